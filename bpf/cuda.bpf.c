@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Kernel side of the libcuda recorder: uprobes and uretprobes on the CUDA
+ * driver API, process lifecycle, and discovery of libcuda files being opened.
+ * Everything is written to one ring buffer; the decoding happens in
+ * userspace (user/decode.c), so the traced program pays for a register copy
+ * and a ring-buffer reservation, nothing more.
+ */
+#include "cuda.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* Set by the recorder before load. */
+const volatile bool filter_pids = false;	/* only pids in the pids map */
+const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the consumer above this much pending data */
+const volatile __u32 self_pid = 0;		/* the recorder itself: never traced */
+
+/* Counters, read by the recorder through the skeleton's bss. */
+__u64 n_events = 0;
+__u64 n_drop_ringbuf = 0;
+__u64 n_drop_stash = 0;
+__u64 n_str_fault = 0;
+__u64 n_args_fault = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 << 20);	/* resized by --buffer-size */
+} rb SEC(".maps");
+
+/* Processes to trace when filter_pids is set; value unused. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} pids SEC(".maps");
+
+/* Out-pointer arguments of calls in flight, read back at their exit. */
+struct stash_key {
+	__u32 tid;	/* thread of the call */
+	__u32 api;	/* enum gt_api: a call may nest another api on the same thread */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct stash_key);
+	__type(value, __u64);
+} stash SEC(".maps");
+
+static __always_inline void count(__u64 *c)
+{
+	__sync_fetch_and_add(c, 1);
+}
+
+static __always_inline bool traced(__u32 pid)
+{
+	if (pid == self_pid)
+		return false;
+	if (!filter_pids)
+		return true;
+	return bpf_map_lookup_elem(&pids, &pid) != NULL;
+}
+
+static __always_inline void *reserve(__u32 size)
+{
+	void *rec = bpf_ringbuf_reserve(&rb, size, 0);
+
+	if (!rec)
+		count(&n_drop_ringbuf);
+	return rec;
+}
+
+/* Submits without waking the consumer (it polls on a short timeout), unless
+ * data piles up: then every submit wakes it so a full buffer adds no delay. */
+static __always_inline void submit(void *rec)
+{
+	__u64 avail = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
+
+	count(&n_events);
+	bpf_ringbuf_submit(rec, avail >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+}
+
+static __always_inline void fill_hdr(struct gt_hdr *h, __u64 id, __u16 type, __u16 size, __u16 api)
+{
+	h->ts = bpf_ktime_get_ns();
+	h->pid = id >> 32;
+	h->tid = (__u32)id;
+	h->type = type;
+	h->size = size;
+	h->api = api;
+	h->cpu = bpf_get_smp_processor_id();
+}
+
+/* Remembers where the call will write its result (new handle, pointer). */
+static __always_inline void stash_out(struct pt_regs *ctx, __u64 id, __u64 cookie)
+{
+	int out = GT_COOKIE_OUT(cookie);
+	struct stash_key k = { .tid = (__u32)id, .api = GT_COOKIE_API(cookie) };
+	__u64 addr;
+
+	if (out < 0)
+		return;
+	addr = gt_arg(ctx, out);
+	if (bpf_map_update_elem(&stash, &k, &addr, BPF_ANY))
+		count(&n_drop_stash);
+}
+
+SEC("uprobe")
+int call_entry(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct gt_call *e;
+
+	if (!traced(id >> 32))
+		return 0;
+	stash_out(ctx, id, cookie);
+	e = reserve(sizeof(*e));
+	if (!e)
+		return 0;
+	fill_hdr(&e->hdr, id, GT_REC_CALL, sizeof(*e), GT_COOKIE_API(cookie));
+	e->args[0] = PT_REGS_PARM1(ctx);
+	e->args[1] = PT_REGS_PARM2(ctx);
+	e->args[2] = PT_REGS_PARM3(ctx);
+	e->args[3] = PT_REGS_PARM4(ctx);
+	e->args[4] = PT_REGS_PARM5(ctx);
+	e->args[5] = PT_REGS_PARM6(ctx);
+	submit(e);
+	return 0;
+}
+
+/* Function handles whose name was already sent, per process. LRU: a handle
+ * evicted or a pid reused only means one more name record. */
+struct seen_key {
+	__u32 pid;	/* process of the handle */
+	__u32 _pad;	/* explicit padding, zero */
+	__u64 handle;	/* CUfunction or CUkernel */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct seen_key);
+	__type(value, __u8);
+} seen_funcs SEC(".maps");
+
+struct gt_name_max {
+	struct gt_name rec;
+	char str[GT_STR_MAX];
+};
+
+/* First launch of a handle in a process: send the name the driver keeps for
+ * it (8 bytes at +8 point to the mangled name; an undocumented layout that
+ * the recorder checks before trusting). Done here, not later from
+ * userspace, because a short-lived process may be gone by then. */
+static __always_inline void name_once(__u64 id, __u64 func)
+{
+	struct seen_key k = { .pid = id >> 32, .handle = func };
+	struct gt_name_max *e;
+	__u64 p = 0;
+	__u8 one = 1;
+	long n = 0;
+
+	if (!func || bpf_map_lookup_elem(&seen_funcs, &k))
+		return;
+	bpf_map_update_elem(&seen_funcs, &k, &one, BPF_ANY);
+	e = reserve(sizeof(*e));
+	if (!e)
+		return;
+	if (!bpf_probe_read_user(&p, sizeof(p), (void *)(func + 8)) && p)
+		n = bpf_probe_read_user_str(e->str, sizeof(e->str), (void *)p);
+	if (n <= 0) {
+		n = 0;
+		e->str[0] = 0;
+	}
+	if (n > GT_STR_MAX)
+		n = GT_STR_MAX;
+	e->rec.key = func;
+	e->rec.kind = GT_NAME_KERNEL_MEM;
+	e->rec.len = n;
+	e->rec.flags = GT_NAME_F_RAW;
+	fill_hdr(&e->rec.hdr, id, GT_REC_NAME, GT_REC_ALIGN(sizeof(e->rec) + n), 0);
+	submit(e);
+}
+
+/* cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra)
+ * and cuLaunchCooperativeKernel (same prefix): the last three dims we need
+ * are on the stack. */
+SEC("uprobe")
+int launch_entry(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct gt_launch *e;
+	__u64 stk[3];
+
+	if (!traced(id >> 32))
+		return 0;
+	name_once(id, PT_REGS_PARM1(ctx));
+	e = reserve(sizeof(*e));
+	if (!e)
+		return 0;
+	fill_hdr(&e->hdr, id, GT_REC_LAUNCH, sizeof(*e), GT_COOKIE_API(cookie));
+	e->func = PT_REGS_PARM1(ctx);
+	e->grid[0] = PT_REGS_PARM2(ctx);
+	e->grid[1] = PT_REGS_PARM3(ctx);
+	e->grid[2] = PT_REGS_PARM4(ctx);
+	e->block[0] = PT_REGS_PARM5(ctx);
+	e->block[1] = PT_REGS_PARM6(ctx);
+	e->flags = (cookie & GT_COOKIE_COOP) ? GT_LAUNCH_COOPERATIVE : 0;
+	e->nattrs = 0;
+	if (bpf_probe_read_user(stk, sizeof(stk), (void *)(PT_REGS_SP(ctx) + 8))) {
+		count(&n_args_fault);
+		stk[0] = stk[1] = stk[2] = 0;
+		e->flags |= GT_LAUNCH_CFG_FAULT;
+	}
+	e->block[2] = (__u32)stk[0];
+	e->shmem = (__u32)stk[1];
+	e->stream = stk[2];
+	submit(e);
+	return 0;
+}
+
+/* Layout of CUlaunchConfig (cuda.h), read whole. */
+struct gt_launch_config {
+	__u32 grid[3];
+	__u32 block[3];
+	__u32 shmem;
+	__u32 _pad;
+	__u64 stream;
+	__u64 attrs;
+	__u32 nattrs;
+	__u32 _pad2;
+};
+
+/* cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, params, extra) */
+SEC("uprobe")
+int launch_ex_entry(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct gt_launch_config cfg;
+	struct gt_launch *e;
+
+	if (!traced(id >> 32))
+		return 0;
+	name_once(id, PT_REGS_PARM2(ctx));
+	e = reserve(sizeof(*e));
+	if (!e)
+		return 0;
+	fill_hdr(&e->hdr, id, GT_REC_LAUNCH, sizeof(*e), GT_COOKIE_API(cookie));
+	e->func = PT_REGS_PARM2(ctx);
+	e->flags = GT_LAUNCH_EX;
+	if (bpf_probe_read_user(&cfg, sizeof(cfg), (void *)PT_REGS_PARM1(ctx))) {
+		count(&n_args_fault);
+		__builtin_memset(&cfg, 0, sizeof(cfg));
+		e->flags |= GT_LAUNCH_CFG_FAULT;
+	}
+	e->grid[0] = cfg.grid[0];
+	e->grid[1] = cfg.grid[1];
+	e->grid[2] = cfg.grid[2];
+	e->block[0] = cfg.block[0];
+	e->block[1] = cfg.block[1];
+	e->block[2] = cfg.block[2];
+	e->shmem = cfg.shmem;
+	e->stream = cfg.stream;
+	e->nattrs = cfg.nattrs > 0xffff ? 0xffff : cfg.nattrs;
+	submit(e);
+	return 0;
+}
+
+/* Calls taking a string: kernel lookups by name, loads from a file. */
+struct gt_call_str_max {
+	struct gt_call_str rec;
+	char str[GT_STR_MAX];
+};
+
+/* Sleepable: a name passed as a string literal may sit on a page the program
+ * never touched, which a plain probe read cannot fault in. */
+SEC("uprobe.s")
+int call_str_entry(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct gt_call_str_max *e;
+	int sarg = GT_COOKIE_STR(cookie);
+	long n = 0;
+
+	if (!traced(id >> 32))
+		return 0;
+	stash_out(ctx, id, cookie);
+	e = reserve(sizeof(*e));
+	if (!e)
+		return 0;
+	e->rec.args[0] = PT_REGS_PARM1(ctx);
+	e->rec.args[1] = PT_REGS_PARM2(ctx);
+	e->rec.args[2] = PT_REGS_PARM3(ctx);
+	e->rec.args[3] = PT_REGS_PARM4(ctx);
+	if (sarg >= 0) {
+		__u64 p = gt_arg(ctx, sarg);
+		char c;
+
+		n = bpf_probe_read_user_str(e->str, sizeof(e->str), (void *)p);
+		if (n < 0 && p) {
+			/* fault in the string's page and the next, then read again */
+			bpf_copy_from_user(&c, 1, (void *)p);
+			bpf_copy_from_user(&c, 1, (void *)((p | 4095) + 1));
+			n = bpf_probe_read_user_str(e->str, sizeof(e->str), (void *)p);
+		}
+	}
+	if (n <= 0) {
+		count(&n_str_fault);
+		n = 0;
+		e->str[0] = 0;
+	}
+	if (n > GT_STR_MAX)
+		n = GT_STR_MAX;
+	e->rec.len = n;
+	/* a full buffer without room for more means the string was cut */
+	e->rec.truncated = n == GT_STR_MAX;
+	e->rec._pad = 0;
+	fill_hdr(&e->rec.hdr, id, GT_REC_CALL_STR, GT_REC_ALIGN(sizeof(e->rec) + n),
+		 GT_COOKIE_API(cookie));
+	submit(e);
+	return 0;
+}
+
+/* cuMemcpy2D*(const CUDA_MEMCPY2D *p[, stream]) and 3D: the fields a copy
+ * needs, at their cuda.h offsets, into args[] as documented in gtrace_api.h. */
+static __always_inline int memcpy_struct(struct pt_regs *ctx, bool three_d)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 id = bpf_get_current_pid_tgid();
+	int sarg = GT_COOKIE_STREAM(cookie);
+	__u8 p[200];
+	struct gt_call *e;
+	__u64 w, h, d = 1;
+	__u32 st, dt;
+
+	if (!traced(id >> 32))
+		return 0;
+	e = reserve(sizeof(*e));
+	if (!e)
+		return 0;
+	fill_hdr(&e->hdr, id, GT_REC_CALL, sizeof(*e), GT_COOKIE_API(cookie));
+	if (bpf_probe_read_user(p, three_d ? 200 : 128, (void *)PT_REGS_PARM1(ctx))) {
+		count(&n_args_fault);
+		__builtin_memset(e->args, 0, sizeof(e->args));
+		submit(e);
+		return 0;
+	}
+	if (three_d) {
+		st = *(__u32 *)&p[32];
+		dt = *(__u32 *)&p[120];
+		w = *(__u64 *)&p[176];
+		h = *(__u64 *)&p[184];
+		d = *(__u64 *)&p[192];
+		e->args[4] = st == 1 ? *(__u64 *)&p[40] : *(__u64 *)&p[48];
+		e->args[5] = dt == 1 ? *(__u64 *)&p[128] : *(__u64 *)&p[136];
+	} else {
+		st = *(__u32 *)&p[16];
+		dt = *(__u32 *)&p[72];
+		w = *(__u64 *)&p[112];
+		h = *(__u64 *)&p[120];
+		e->args[4] = st == 1 ? *(__u64 *)&p[24] : *(__u64 *)&p[32];
+		e->args[5] = dt == 1 ? *(__u64 *)&p[80] : *(__u64 *)&p[88];
+	}
+	e->args[0] = st;
+	e->args[1] = dt;
+	e->args[2] = w * h * d;
+	e->args[3] = sarg >= 0 ? gt_arg(ctx, sarg) : 0;
+	submit(e);
+	return 0;
+}
+
+SEC("uprobe")
+int memcpy2d_entry(struct pt_regs *ctx)
+{
+	return memcpy_struct(ctx, false);
+}
+
+SEC("uprobe")
+int memcpy3d_entry(struct pt_regs *ctx)
+{
+	return memcpy_struct(ctx, true);
+}
+
+/* Reads back the out-pointer stashed at entry. Returns the address, 0 if none. */
+static __always_inline __u64 take_out(__u64 id, __u64 cookie)
+{
+	struct stash_key k = { .tid = (__u32)id, .api = GT_COOKIE_API(cookie) };
+	__u64 *addr, a;
+
+	if (GT_COOKIE_OUT(cookie) < 0)
+		return 0;
+	addr = bpf_map_lookup_elem(&stash, &k);
+	if (!addr)
+		return 0;
+	a = *addr;
+	bpf_map_delete_elem(&stash, &k);
+	return a;
+}
+
+SEC("uretprobe")
+int call_exit(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct gt_ret *e;
+	__u64 addr;
+
+	if (!traced(id >> 32))
+		return 0;
+	addr = take_out(id, cookie);
+	e = reserve(sizeof(*e));
+	if (!e)
+		return 0;
+	fill_hdr(&e->hdr, id, GT_REC_RET, sizeof(*e), GT_COOKIE_API(cookie));
+	e->ret = (__s32)PT_REGS_RC(ctx);
+	e->flags = 0;
+	e->out = 0;
+	if (addr) {
+		if (bpf_probe_read_user(&e->out, sizeof(e->out), (void *)addr))
+			e->flags = GT_RET_OUT_FAULT;
+		else
+			e->flags = GT_RET_OUT;
+	}
+	submit(e);
+	return 0;
+}
+
+struct gt_ret_str_max {
+	struct gt_ret_str rec;
+	char str[GT_STR_MAX];
+};
+
+/* Exit of cuFuncGetName-like calls: the out-pointer received a char *. */
+SEC("uretprobe")
+int call_exit_str(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct gt_ret_str_max *e;
+	__u64 addr, s = 0;
+	long n = 0;
+
+	if (!traced(id >> 32))
+		return 0;
+	addr = take_out(id, cookie);
+	e = reserve(sizeof(*e));
+	if (!e)
+		return 0;
+	e->rec.ret = (__s32)PT_REGS_RC(ctx);
+	if (addr && !bpf_probe_read_user(&s, sizeof(s), (void *)addr) && s && e->rec.ret == 0)
+		n = bpf_probe_read_user_str(e->str, sizeof(e->str), (void *)s);
+	if (n <= 0) {
+		if (e->rec.ret == 0)
+			count(&n_str_fault);
+		n = 0;
+		e->str[0] = 0;
+	}
+	if (n > GT_STR_MAX)
+		n = GT_STR_MAX;
+	e->rec.out = s;
+	e->rec.len = n;
+	e->rec.truncated = n == GT_STR_MAX;
+	fill_hdr(&e->rec.hdr, id, GT_REC_RET_STR, GT_REC_ALIGN(sizeof(e->rec) + n),
+		 GT_COOKIE_API(cookie));
+	submit(e);
+	return 0;
+}
+
+/* ---- processes: lifecycle for names and the pid filter ---- */
+
+static __always_inline void proc_event(__u16 type, __u32 pid, __u32 tid, __u32 ppid, int code)
+{
+	struct gt_proc_evt *e = reserve(sizeof(*e));
+
+	if (!e)
+		return;
+	fill_hdr(&e->hdr, ((__u64)pid << 32) | tid, type, sizeof(*e), 0);
+	e->ppid = ppid;
+	e->exit_code = code;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	submit(e);
+}
+
+/* Every exec is reported: the recorder scans the new image's mappings for a
+ * libcuda it has not attached yet. */
+SEC("raw_tp/sched_process_exec")
+int proc_exec(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 ppid = BPF_CORE_READ(t, real_parent, tgid);
+
+	if (!traced(id >> 32))
+		return 0;
+	proc_event(GT_REC_EXEC, id >> 32, (__u32)id, ppid, 0);
+	return 0;
+}
+
+/* New processes of traced ones are traced too (`-- CMD` and its children). */
+SEC("raw_tp/sched_process_fork")
+int proc_fork(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *parent = (struct task_struct *)ctx->args[0];
+	struct task_struct *child = (struct task_struct *)ctx->args[1];
+	__u32 ppid = BPF_CORE_READ(parent, tgid);
+	__u32 cpid = BPF_CORE_READ(child, pid);
+	__u8 one = 1;
+
+	if (cpid != BPF_CORE_READ(child, tgid))
+		return 0;	/* a new thread, not a process */
+	if (!traced(ppid))
+		return 0;
+	if (filter_pids)
+		bpf_map_update_elem(&pids, &cpid, &one, BPF_ANY);
+	proc_event(GT_REC_FORK, cpid, cpid, ppid, 0);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int proc_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if ((__u32)id != id >> 32)
+		return 0;	/* only the thread group leader ends the process */
+	if (!traced(id >> 32))
+		return 0;
+	proc_event(GT_REC_EXIT, id >> 32, (__u32)id, BPF_CORE_READ(t, real_parent, tgid),
+		   BPF_CORE_READ(t, exit_code));
+	return 0;
+}
+
+/* ---- discovery of libcuda copies opened after the recorder started ---- */
+
+#define GT_PATH_MAX 256
+
+struct gt_path_max {
+	struct gt_path rec;
+	char path[GT_PATH_MAX];
+};
+
+/* True when buf (n bytes with the NUL) ends in a component of len bytes that
+ * is libcuda.so or libcuda.so.<anything>. Fixed offsets from the end keep
+ * the verifier's work small: no scan of the whole path for its last '/'. */
+static __always_inline bool ends_in_libcuda(const char *buf, long n, int len)
+{
+	static const char want[] = "libcuda.so";
+	int start = n - 1 - len, j;
+	char c;
+
+	if (start < 0)
+		return false;
+	if (start > 0 && buf[(start - 1) & (GT_PATH_MAX - 1)] != '/')
+		return false;
+	for (j = 0; j < (int)sizeof(want) - 1; j++) {
+		if (buf[(start + j) & (GT_PATH_MAX - 1)] != want[j])
+			return false;
+	}
+	c = buf[(start + sizeof(want) - 1) & (GT_PATH_MAX - 1)];
+	return c == 0 || c == '.';
+}
+
+/* Reports an openat of a file named libcuda.so*. The check runs for every
+ * openat on the machine, so it reads at most GT_PATH_MAX bytes and looks only
+ * at the file names libcuda has (libcuda.so .. libcuda.so.NNN.NNN.NN). */
+static __always_inline int check_open(const char *upath)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct gt_path_max *e;
+	char buf[GT_PATH_MAX];
+	bool hit = false;
+	long n;
+	int len;
+
+	if (!traced(id >> 32))
+		return 0;
+	n = bpf_probe_read_user_str(buf, sizeof(buf), upath);
+	if (n < 11 || n > GT_PATH_MAX)
+		return 0;
+	for (len = 10; len <= 28 && !hit; len++)
+		hit = ends_in_libcuda(buf, n, len);
+	if (!hit)
+		return 0;
+	e = reserve(sizeof(*e));
+	if (!e)
+		return 0;
+	fill_hdr(&e->rec.hdr, id, GT_REC_LIBOPEN, GT_REC_ALIGN(sizeof(e->rec) + n), 0);
+	e->rec.len = n;
+	__builtin_memcpy(e->path, buf, sizeof(buf));
+	submit(e);
+	return 0;
+}
+
+/* Preferred: the openat tracepoint fires for openat only. */
+SEC("tracepoint/syscalls/sys_enter_openat")
+int open_tp(struct trace_event_raw_sys_enter *ctx)
+{
+	return check_open((const char *)ctx->args[1]);
+}
+
+/* Fallback when tracefs is unavailable: every syscall, filtered on its number. */
+SEC("raw_tp/sys_enter")
+int open_raw(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct pt_regs *regs;
+
+	if (ctx->args[1] != 257 /* __NR_openat on x86-64 */)
+		return 0;
+	regs = (struct pt_regs *)ctx->args[0];
+	return check_open((const char *)PT_REGS_PARM2_CORE_SYSCALL(regs));
+}
+
+/* ---- census: which driver API functions a program calls ---- */
+
+#define GT_CENSUS_MAX 4096
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, GT_CENSUS_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} census_counts SEC(".maps");
+
+/* Counts calls of one exported function (cookie = its index). */
+SEC("uprobe")
+int count_entry(struct pt_regs *ctx)
+{
+	__u32 idx = bpf_get_attach_cookie(ctx);
+	__u64 *c;
+
+	if (!traced(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	c = bpf_map_lookup_elem(&census_counts, &idx);
+	if (c)
+		__sync_fetch_and_add(c, 1);
+	return 0;
+}

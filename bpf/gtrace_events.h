@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one event ABI of gtrace-bpf: record layouts shared by the BPF programs
+ * (bpf/), the recorder and every reader (user/) and the CUPTI agent (cupti/).
+ * Types only: no functions, no includes that pull in libc.  Every record
+ * starts with struct gt_hdr; sizes are multiples of 8 and checked below, so
+ * the same bytes mean the same thing in the kernel, on disk and in readers.
+ */
+#ifndef GTRACE_EVENTS_H
+#define GTRACE_EVENTS_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* Record types.  Values below 32 come from BPF, 32 and up from userspace. */
+enum gt_rec_type {
+	GT_REC_CALL = 1,	/* libcuda call entry with raw arguments (struct gt_call) */
+	GT_REC_LAUNCH = 2,	/* kernel launch entry (struct gt_launch) */
+	GT_REC_RET = 3,		/* libcuda call exit (struct gt_ret) */
+	GT_REC_CALL_STR = 4,	/* call entry carrying a string argument (struct gt_call_str) */
+	GT_REC_RET_STR = 5,	/* call exit carrying the string an out-pointer points to (struct gt_ret_str) */
+	GT_REC_LIBOPEN = 6,	/* a process opened a file named libcuda.so* (struct gt_path) */
+	GT_REC_EXEC = 7,	/* a process called exec (struct gt_proc_evt) */
+	GT_REC_FORK = 8,	/* a traced process forked (struct gt_proc_evt) */
+	GT_REC_EXIT = 9,	/* a process exited (struct gt_proc_evt) */
+
+	GT_REC_NAME = 32,	/* name table entry written by the recorder (struct gt_name) */
+	GT_REC_STATS = 33,	/* snapshot of the drop and event counters (struct gt_stats) */
+	GT_REC_MAX = 63,
+};
+
+/* Common header of every record. */
+struct gt_hdr {
+	__u64 ts;	/* CLOCK_MONOTONIC ns (bpf_ktime_get_ns in BPF) */
+	__u32 pid;	/* process id (tgid) */
+	__u32 tid;	/* thread id (kernel tid), 0 where no thread applies */
+	__u16 type;	/* enum gt_rec_type */
+	__u16 size;	/* size of the whole record in bytes, a multiple of 8 */
+	__u16 api;	/* enum gt_api of the libcuda symbol, 0 for non-call records */
+	__u16 cpu;	/* CPU the event was taken on */
+};
+
+#define GT_CALL_NARGS 6
+
+/* Entry of a libcuda call decoded in userspace from its raw arguments. For
+ * calls whose arguments are a struct (cuMemcpy2D/3D) BPF copies the needed
+ * struct fields into args[] instead; gtrace_api.h says which. */
+struct gt_call {
+	struct gt_hdr hdr;
+	__u64 args[GT_CALL_NARGS];	/* the first six integer arguments (x86-64 rdi..r9) */
+};
+
+/* Flags of struct gt_launch. */
+#define GT_LAUNCH_COOPERATIVE	(1u << 0)	/* cooperative launch, or Ex with the cooperative attribute */
+#define GT_LAUNCH_EX		(1u << 1)	/* came from a CUlaunchConfig (cuLaunchKernelEx) */
+#define GT_LAUNCH_CFG_FAULT	(1u << 2)	/* the CUlaunchConfig could not be read: dims are 0 */
+
+/* Entry of cuLaunchKernel / cuLaunchKernelEx / cuLaunchCooperativeKernel and
+ * their _ptsz variants, the hot path: everything already in final form. */
+struct gt_launch {
+	struct gt_hdr hdr;
+	__u64 func;		/* CUfunction (or CUkernel) handle as passed */
+	__u64 stream;		/* CUstream handle, 0 = legacy default stream */
+	__u32 grid[3];		/* gridDimX/Y/Z */
+	__u32 block[3];		/* blockDimX/Y/Z */
+	__u32 shmem;		/* dynamic shared memory bytes per block */
+	__u16 flags;		/* GT_LAUNCH_* */
+	__u16 nattrs;		/* CUlaunchConfig.numAttrs for Ex launches */
+};
+
+/* Flags of struct gt_ret. */
+#define GT_RET_OUT	(1u << 0)	/* out holds the value the out-pointer argument pointed to */
+#define GT_RET_OUT_FAULT (1u << 1)	/* the out-pointer could not be read */
+
+/* Exit of a libcuda call: pairs with the latest open entry of the same
+ * api on the same thread. */
+struct gt_ret {
+	struct gt_hdr hdr;
+	__u64 out;	/* *out-pointer after the call (new handle, device pointer), see flags */
+	__s32 ret;	/* CUresult returned */
+	__u32 flags;	/* GT_RET_* */
+};
+
+#define GT_STR_MAX 4096	/* longest string a record carries, NUL included */
+
+/* Entry of a call with a string argument (kernel name, module path). */
+struct gt_call_str {
+	struct gt_hdr hdr;
+	__u64 args[4];	/* first four integer arguments */
+	__u16 len;	/* bytes in str including the NUL (0 = could not be read) */
+	__u16 truncated;/* 1 when the string was longer than GT_STR_MAX - 1 */
+	__u32 _pad;	/* explicit padding */
+	char str[];	/* NUL-terminated, record padded to 8 bytes */
+};
+
+/* Exit of a call whose out-pointer receives a string (cuFuncGetName). */
+struct gt_ret_str {
+	struct gt_hdr hdr;
+	__u64 out;	/* the char* the out-pointer received */
+	__s32 ret;	/* CUresult returned */
+	__u16 len;	/* bytes in str including the NUL (0 = could not be read) */
+	__u16 truncated;/* 1 when cut at GT_STR_MAX - 1 */
+	char str[];	/* NUL-terminated, record padded to 8 bytes */
+};
+
+/* A path a process opened (libcuda discovery). */
+struct gt_path {
+	struct gt_hdr hdr;
+	__u16 len;	/* bytes in path including the NUL */
+	__u16 _pad[3];	/* explicit padding */
+	char path[];	/* as passed to openat, relative to the process' cwd and root */
+};
+
+/* Process lifecycle. */
+struct gt_proc_evt {
+	struct gt_hdr hdr;
+	__u32 ppid;	/* parent (fork: the forking process; exec/exit: the real parent) */
+	__s32 exit_code;/* exit: the wait status code, else 0 */
+	char comm[16];	/* task comm at the time of the event */
+};
+
+/* Kinds of struct gt_name. */
+enum gt_name_kind {
+	GT_NAME_KERNEL_MEM = 1,	/* kernel name read from the handle's driver struct (fallback) */
+	GT_NAME_PROCESS = 2,	/* key = pid: command line of the process */
+	GT_NAME_THREAD = 3,	/* key = tid: thread comm */
+	GT_NAME_LIBCUDA = 4,	/* key = dev<<32|ino... (see FORMAT.md): path of an attached libcuda */
+};
+
+/* A name learned by the recorder outside the traced programs' path. */
+struct gt_name {
+	struct gt_hdr hdr;	/* ts = when learned, pid = owning process */
+	__u64 key;		/* handle, pid or tid, by kind */
+	__u16 kind;		/* enum gt_name_kind */
+	__u16 len;		/* bytes in str including the NUL (0: could not be read) */
+	__u32 flags;		/* GT_NAME_F_* */
+	char str[];		/* NUL-terminated, record padded to 8 bytes */
+};
+
+/* Flags of struct gt_name. */
+#define GT_NAME_F_RAW	(1u << 0)	/* read by BPF at a first launch, not yet checked: the
+					 * recorder checks it and writes it without this flag,
+					 * or drops it; never in a file */
+
+/* Counters, snapshotted into GT_REC_STATS records and the trailer. */
+struct gt_counters {
+	__u64 events;		/* records the BPF side submitted */
+	__u64 drop_ringbuf;	/* records lost to a full ring buffer */
+	__u64 drop_stash;	/* out-pointer stash full: exit lost its out value */
+	__u64 str_fault;	/* strings that could not be read from user memory */
+	__u64 args_fault;	/* argument structs or stack slots that could not be read */
+	__u64 names_mem;	/* kernel names recovered from driver structs */
+	__u64 names_mem_rejected;/* recovered strings rejected (not a symbol, or layout check failed) */
+	__u64 names_mem_verified;/* layout checks against names learned from naming calls that held */
+	__u64 names_mem_mismatch;/* layout checks that failed */
+	__u64 attach_files;	/* distinct libcuda files attached */
+	__u64 attach_probes;	/* uprobes and uretprobes attached */
+	__u64 attach_failed;	/* probe attachments that failed */
+	__u64 records_written;	/* records written to the file (BPF and userspace) */
+	__u64 _reserved[3];	/* room for later counters, zero */
+};
+
+struct gt_stats {
+	struct gt_hdr hdr;
+	struct gt_counters c;	/* cumulative values at hdr.ts */
+};
+
+#define GT_REC_ALIGN(n) (((n) + 7u) & ~7u)
+
+_Static_assert(sizeof(struct gt_hdr) == 24, "gt_hdr size");
+_Static_assert(sizeof(struct gt_call) == 72, "gt_call size");
+_Static_assert(sizeof(struct gt_launch) == 72, "gt_launch size");
+_Static_assert(sizeof(struct gt_ret) == 40, "gt_ret size");
+_Static_assert(sizeof(struct gt_call_str) == 64, "gt_call_str size");
+_Static_assert(sizeof(struct gt_ret_str) == 40, "gt_ret_str size");
+_Static_assert(sizeof(struct gt_path) == 32, "gt_path size");
+_Static_assert(sizeof(struct gt_proc_evt) == 48, "gt_proc_evt size");
+_Static_assert(sizeof(struct gt_name) == 40, "gt_name size");
+_Static_assert(sizeof(struct gt_counters) == 128, "gt_counters size");
+_Static_assert(sizeof(struct gt_stats) == 152, "gt_stats size");
+
+#endif /* GTRACE_EVENTS_H */

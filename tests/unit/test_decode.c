@@ -1,0 +1,1079 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the decoder (user/decode.c) and its name tables
+ * (user/names.c): pairing of entries and exits, argument decoding of every
+ * api class from synthetic records laid out by the table's indices, kernel
+ * naming by each path, demangling, the symbol name check.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "decode.h"
+
+/* ------------------------------------------------------------ collector */
+
+#define MAX_CALLS 128
+#define SLEN 256
+
+/* What the callbacks saw, strings copied: the decoder only promises them
+ * until the callback returns. */
+struct seen {
+	struct gt_callrec c[MAX_CALLS];
+	char kernel[MAX_CALLS][SLEN], mangled[MAX_CALLS][SLEN], str[MAX_CALLS][SLEN];
+	int n;
+	uint16_t other[MAX_CALLS];	/* types of on_other records */
+	int nother;
+	int fail_at;			/* on_call returns -5 at this call number (1-based) */
+	bool count_only;		/* only count calls (more than MAX_CALLS) */
+	struct gt_decoder *d;		/* to check queries from inside callbacks */
+	char pname_at_exit[SLEN];	/* process name seen by on_other for an exit */
+};
+
+static void keep(char *dst, const char **p)
+{
+	if (!*p)
+		return;
+	snprintf(dst, SLEN, "%s", *p);
+	*p = dst;
+}
+
+static int on_call(void *ctx, const struct gt_callrec *c)
+{
+	struct seen *s = ctx;
+	int i = s->n;
+
+	if (s->count_only) {
+		s->n++;
+		return 0;
+	}
+	assert_true(i < MAX_CALLS);
+	s->c[i] = *c;
+	keep(s->kernel[i], &s->c[i].kernel);
+	keep(s->mangled[i], &s->c[i].mangled);
+	keep(s->str[i], &s->c[i].str);
+	s->n++;
+	if (s->fail_at && s->n == s->fail_at)
+		return -5;
+	return 0;
+}
+
+static int on_other(void *ctx, const struct gt_hdr *rec)
+{
+	struct seen *s = ctx;
+
+	assert_true(s->nother < MAX_CALLS);
+	s->other[s->nother++] = rec->type;
+	if (rec->type == GT_REC_EXIT && s->d) {
+		const char *n = gt_decoder__process_name(s->d, rec->pid);
+
+		snprintf(s->pname_at_exit, SLEN, "%s", n ? n : "(null)");
+	}
+	return 0;
+}
+
+static struct seen S;
+
+static int setup(void **state)
+{
+	memset(&S, 0, sizeof(S));
+	S.d = gt_decoder__new(on_call, on_other, &S);
+	assert_non_null(S.d);
+	*state = S.d;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	gt_decoder__free(*state);
+	return 0;
+}
+
+/* ------------------------------------------------------------ records */
+
+static _Alignas(8) unsigned char rbuf[8192];
+
+static void hdr(struct gt_hdr *h, uint16_t type, size_t size, uint64_t ts, uint32_t pid,
+		uint32_t tid, uint16_t api)
+{
+	h->ts = ts;
+	h->pid = pid;
+	h->tid = tid;
+	h->type = type;
+	h->size = (uint16_t)size;
+	h->api = api;
+	h->cpu = 3;
+}
+
+static void feed_ok(struct gt_decoder *d, const void *rec)
+{
+	assert_int_equal(gt_decoder__feed(d, rec), 0);
+}
+
+/* An entry with the given raw registers. */
+static void call6(struct gt_decoder *d, uint64_t ts, uint32_t tid, unsigned api,
+		  const uint64_t args[6])
+{
+	struct gt_call *c = (void *)rbuf;
+
+	memset(rbuf, 0xa5, sizeof(struct gt_call));
+	hdr(&c->hdr, GT_REC_CALL, sizeof(*c), ts, 100, tid, api);
+	memcpy(c->args, args, sizeof(c->args));
+	feed_ok(d, c);
+}
+
+static void call0(struct gt_decoder *d, uint64_t ts, uint32_t tid, unsigned api)
+{
+	uint64_t a[6] = { 0 };
+
+	call6(d, ts, tid, api, a);
+}
+
+/* An entry whose arguments are placed by the table's a/b/c/d columns. */
+static void call_abcd(struct gt_decoder *d, uint64_t ts, uint32_t tid, unsigned api,
+		      uint64_t a, uint64_t b, uint64_t c, uint64_t dd)
+{
+	const struct gt_api_info *ai = gt_api__info(api);
+	uint64_t args[6] = { 0 };
+
+	assert_non_null(ai);
+	if (ai->a >= 0)
+		args[ai->a] = a;
+	if (ai->b >= 0)
+		args[ai->b] = b;
+	if (ai->c >= 0)
+		args[ai->c] = c;
+	if (ai->d >= 0)
+		args[ai->d] = dd;
+	call6(d, ts, tid, api, args);
+}
+
+static void call_str(struct gt_decoder *d, uint64_t ts, uint32_t pid, uint32_t tid,
+		     unsigned api, uint64_t a, const char *str)
+{
+	const struct gt_api_info *ai = gt_api__info(api);
+	struct gt_call_str *c = (void *)rbuf;
+	size_t n = strlen(str) + 1;
+
+	memset(rbuf, 0, sizeof(rbuf));
+	hdr(&c->hdr, GT_REC_CALL_STR, GT_REC_ALIGN(sizeof(*c) + n), ts, pid, tid, api);
+	if (ai->a >= 0)
+		c->args[ai->a] = a;
+	c->len = (uint16_t)n;
+	memcpy(c->str, str, n);
+	feed_ok(d, c);
+}
+
+static void launch(struct gt_decoder *d, uint64_t ts, uint32_t pid, uint32_t tid,
+		   unsigned api, uint64_t func, uint64_t stream, uint16_t flags)
+{
+	struct gt_launch *l = (void *)rbuf;
+
+	memset(rbuf, 0, sizeof(*l));
+	hdr(&l->hdr, GT_REC_LAUNCH, sizeof(*l), ts, pid, tid, api);
+	l->func = func;
+	l->stream = stream;
+	l->grid[0] = 64; l->grid[1] = 2; l->grid[2] = 1;
+	l->block[0] = 256; l->block[1] = 1; l->block[2] = 1;
+	l->shmem = 1024;
+	l->flags = flags;
+	feed_ok(d, l);
+}
+
+static void ret_pid(struct gt_decoder *d, uint64_t ts, uint32_t pid, uint32_t tid,
+		    unsigned api, int32_t ret, uint64_t out, uint32_t flags)
+{
+	struct gt_ret *r = (void *)rbuf;
+
+	memset(rbuf, 0, sizeof(*r));
+	hdr(&r->hdr, GT_REC_RET, sizeof(*r), ts, pid, tid, api);
+	r->ret = ret;
+	r->out = out;
+	r->flags = flags;
+	feed_ok(d, r);
+}
+
+static void ret(struct gt_decoder *d, uint64_t ts, uint32_t tid, unsigned api, int32_t rv)
+{
+	ret_pid(d, ts, 100, tid, api, rv, 0, 0);
+}
+
+static void ret_out(struct gt_decoder *d, uint64_t ts, uint32_t tid, unsigned api, uint64_t out)
+{
+	ret_pid(d, ts, 100, tid, api, 0, out, GT_RET_OUT);
+}
+
+static void ret_str(struct gt_decoder *d, uint64_t ts, uint32_t tid, unsigned api,
+		    int32_t rv, const char *str)
+{
+	struct gt_ret_str *r = (void *)rbuf;
+	size_t n = str ? strlen(str) + 1 : 0;
+
+	memset(rbuf, 0, sizeof(rbuf));
+	hdr(&r->hdr, GT_REC_RET_STR, GT_REC_ALIGN(sizeof(*r) + n), ts, 100, tid, api);
+	r->ret = rv;
+	r->out = 0x7000;
+	r->len = (uint16_t)n;
+	if (n)
+		memcpy(r->str, str, n);
+	feed_ok(d, r);
+}
+
+static void name_rec(struct gt_decoder *d, uint64_t ts, uint32_t pid, uint16_t kind,
+		     uint64_t key, const char *str)
+{
+	struct gt_name *nm = (void *)rbuf;
+	size_t n = strlen(str) + 1;
+
+	memset(rbuf, 0, sizeof(rbuf));
+	hdr(&nm->hdr, GT_REC_NAME, GT_REC_ALIGN(sizeof(*nm) + n), ts, pid, 0, 0);
+	nm->key = key;
+	nm->kind = kind;
+	nm->len = (uint16_t)n;
+	memcpy(nm->str, str, n);
+	feed_ok(d, nm);
+}
+
+static void proc_rec(struct gt_decoder *d, uint16_t type, uint64_t ts, uint32_t pid,
+		     uint32_t ppid, const char *comm)
+{
+	struct gt_proc_evt *p = (void *)rbuf;
+
+	memset(rbuf, 0, sizeof(*p));
+	hdr(&p->hdr, type, sizeof(*p), ts, pid, pid, 0);
+	p->ppid = ppid;
+	strncpy(p->comm, comm, sizeof(p->comm));	/* 16 bytes: no NUL, as the kernel may */
+	feed_ok(d, p);
+}
+
+#define API(x) GT_API_##x
+
+/* ------------------------------------------------------------ pairing */
+
+static void test_pair_simple(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	call_abcd(d, 1000, 7, API(cuMemcpyHtoD_v2), 0xd000, 0x1000, 64, 0);
+	assert_int_equal(S.n, 0);
+	ret(d, 1250, 7, API(cuMemcpyHtoD_v2), 0);
+	assert_int_equal(S.n, 1);
+	assert_true(S.c[0].has_exit);
+	assert_int_equal(S.c[0].ts, 1000);
+	assert_int_equal(S.c[0].dur, 250);
+	assert_int_equal(S.c[0].pid, 100);
+	assert_int_equal(S.c[0].tid, 7);
+	assert_int_equal(S.c[0].cpu, 3);
+	assert_int_equal(S.c[0].api, API(cuMemcpyHtoD_v2));
+	assert_int_equal(S.c[0].ret, 0);
+	assert_int_equal(gt_decoder__stats(d)->calls, 1);
+}
+
+static void test_pair_nested(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	/* cuModuleLoadData calling cuCtxSynchronize inside (as a wrapper might) */
+	call0(d, 10, 1, API(cuModuleLoadData));
+	call0(d, 20, 1, API(cuCtxSynchronize));
+	ret(d, 30, 1, API(cuCtxSynchronize), 0);
+	ret(d, 40, 1, API(cuModuleLoadData), 0);
+	assert_int_equal(S.n, 2);
+	assert_int_equal(S.c[0].api, API(cuCtxSynchronize));
+	assert_int_equal(S.c[0].dur, 10);
+	assert_int_equal(S.c[1].api, API(cuModuleLoadData));
+	assert_int_equal(S.c[1].dur, 30);
+	assert_int_equal(S.c[1].type, GT_T_MODULE);
+
+	/* same api nested: the exit pairs with the innermost */
+	call0(d, 100, 1, API(cuInit));
+	call0(d, 110, 1, API(cuInit));
+	ret(d, 115, 1, API(cuInit), 0);
+	ret(d, 200, 1, API(cuInit), 0);
+	assert_int_equal(S.n, 4);
+	assert_int_equal(S.c[2].ts, 110);
+	assert_int_equal(S.c[3].ts, 100);
+	assert_int_equal(S.c[3].dur, 100);
+}
+
+static void test_interleaved_threads(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	call0(d, 10, 1, API(cuCtxSynchronize));
+	call0(d, 11, 2, API(cuCtxSynchronize));
+	call0(d, 12, 3, API(cuCtxSynchronize));
+	ret(d, 50, 2, API(cuCtxSynchronize), 0);
+	ret(d, 60, 1, API(cuCtxSynchronize), 0);
+	ret(d, 70, 3, API(cuCtxSynchronize), 0);
+	assert_int_equal(S.n, 3);
+	assert_int_equal(S.c[0].tid, 2);
+	assert_int_equal(S.c[0].dur, 39);
+	assert_int_equal(S.c[1].tid, 1);
+	assert_int_equal(S.c[1].dur, 50);
+	assert_int_equal(S.c[2].tid, 3);
+	assert_int_equal(S.c[2].dur, 58);
+	assert_int_equal(gt_decoder__stats(d)->open_at_end, 0);
+}
+
+static void test_unmatched_exit(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	ret(d, 10, 1, API(cuInit), 0);			/* nothing open at all */
+	call0(d, 20, 1, API(cuCtxSynchronize));
+	ret(d, 30, 1, API(cuInit), 0);			/* thread open, other api */
+	ret(d, 31, 2, API(cuCtxSynchronize), 0);	/* other thread */
+	ret_pid(d, 32, 101, 1, API(cuCtxSynchronize), 0, 0, 0); /* same tid, other pid */
+	assert_int_equal(S.n, 0);
+	assert_int_equal(gt_decoder__stats(d)->unmatched_exits, 4);
+	ret(d, 40, 1, API(cuCtxSynchronize), 0);
+	assert_int_equal(S.n, 1);
+	assert_int_equal(S.c[0].dur, 20);
+}
+
+static void test_lost_exit_incomplete(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	/* the exit of B is lost: A's exit closes A and gives up on B */
+	call0(d, 10, 1, API(cuCtxSynchronize));
+	call0(d, 20, 1, API(cuInit));
+	call0(d, 25, 1, API(cuProfilerStart));
+	ret(d, 30, 1, API(cuCtxSynchronize), 0);
+	assert_int_equal(S.n, 3);
+	assert_int_equal(S.c[0].api, API(cuInit));
+	assert_false(S.c[0].has_exit);
+	assert_int_equal(S.c[1].api, API(cuProfilerStart));
+	assert_false(S.c[1].has_exit);
+	assert_int_equal(S.c[2].api, API(cuCtxSynchronize));
+	assert_true(S.c[2].has_exit);
+	assert_int_equal(gt_decoder__stats(d)->open_at_end, 2);
+	/* the stack is empty again: a later exit is unmatched */
+	ret(d, 40, 1, API(cuInit), 0);
+	assert_int_equal(gt_decoder__stats(d)->unmatched_exits, 1);
+}
+
+static void test_finish_incomplete(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	call0(d, 10, 1, API(cuCtxSynchronize));
+	call_abcd(d, 15, 1, API(cuStreamSynchronize), 0x55, 0, 0, 0x55);
+	call0(d, 20, 2, API(cuInit));
+	assert_int_equal(gt_decoder__finish(d), 0);
+	assert_int_equal(S.n, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_false(S.c[i].has_exit);
+		assert_int_equal(S.c[i].dur, 0);
+	}
+	/* thread 1 oldest first, then thread 2 */
+	assert_int_equal(S.c[0].ts, 10);
+	assert_int_equal(S.c[1].ts, 15);
+	assert_int_equal(S.c[1].stream, 0x55);
+	assert_int_equal(S.c[2].ts, 20);
+	assert_int_equal(gt_decoder__stats(d)->open_at_end, 3);
+	assert_int_equal(gt_decoder__stats(d)->calls, 3);
+	/* nothing left for a second finish */
+	assert_int_equal(gt_decoder__finish(d), 0);
+	assert_int_equal(S.n, 3);
+}
+
+static void test_process_exit_flush(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	call0(d, 10, 11, API(cuCtxSynchronize));		/* pid 100 */
+	call0(d, 11, 12, API(cuInit));				/* pid 100 */
+	ret_pid(d, 5, 200, 21, API(cuInit), 0, 0, 0);		/* unmatched, pid 200 */
+	{
+		struct gt_call *c = (void *)rbuf;
+
+		memset(c, 0, sizeof(*c));
+		hdr(&c->hdr, GT_REC_CALL, sizeof(*c), 12, 200, 21, API(cuInit));
+		feed_ok(d, c);
+	}
+	proc_rec(d, GT_REC_EXIT, 50, 100, 1, "python3");
+	assert_int_equal(S.n, 2);
+	assert_int_equal(S.c[0].pid, 100);
+	assert_false(S.c[0].has_exit);
+	assert_int_equal(S.c[1].pid, 100);
+	assert_false(S.c[1].has_exit);
+	/* the calls went out before the exit record */
+	assert_int_equal(S.nother, 1);
+	assert_int_equal(S.other[0], GT_REC_EXIT);
+	/* pid 200 is untouched until it exits too */
+	ret_pid(d, 60, 200, 21, API(cuInit), 0, 0, 0);
+	assert_int_equal(S.n, 3);
+	assert_true(S.c[2].has_exit);
+	assert_int_equal(S.c[2].pid, 200);
+}
+
+static void test_exec_flushes_and_forgets(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	call_str(d, 10, 100, 1, API(cuModuleGetFunction), 0x10, "k");
+	ret_out(d, 11, 1, API(cuModuleGetFunction), 0xf1);
+	call0(d, 20, 2, API(cuCtxSynchronize));
+	proc_rec(d, GT_REC_EXEC, 30, 100, 1, "newprog");
+	assert_int_equal(S.n, 2);
+	assert_false(S.c[1].has_exit);
+	/* the old image's handles mean nothing after exec */
+	launch(d, 40, 100, 1, API(cuLaunchKernel), 0xf1, 0, 0);
+	ret(d, 41, 1, API(cuLaunchKernel), 0);
+	assert_string_equal(S.c[2].kernel, "unknown_kernel_0xf1");
+	assert_string_equal(gt_decoder__process_name(d, 100), "newprog");
+}
+
+static void test_stack_overflow(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	for (int i = 0; i < 40; i++)
+		call0(d, 100 + i, 1, API(cuInit));
+	/* 32 fit; the 8 oldest were given up as incomplete, oldest first */
+	assert_int_equal(S.n, 8);
+	for (int i = 0; i < 8; i++) {
+		assert_false(S.c[i].has_exit);
+		assert_int_equal(S.c[i].ts, 100 + i);
+	}
+	for (int i = 39; i >= 8; i--)
+		ret(d, 1000, 1, API(cuInit), 0);
+	assert_int_equal(S.n, 40);
+	for (int i = 8; i < 40; i++) {
+		assert_true(S.c[i].has_exit);
+		assert_int_equal(S.c[i].ts, 100 + 47 - i);
+	}
+	ret(d, 1001, 1, API(cuInit), 0);
+	assert_int_equal(gt_decoder__stats(d)->unmatched_exits, 1);
+}
+
+static void test_many_threads(void **state)
+{
+	struct gt_decoder *d = *state;
+	struct gt_decoder_stats st;
+
+	/* threads come and go: the per-thread state is recycled */
+	S.count_only = true;
+	for (uint32_t round = 0; round < 4; round++) {
+		for (uint32_t t = 1; t <= 3000; t++)
+			call0(d, round * 10000 + t, t, API(cuCtxSynchronize));
+		for (uint32_t t = 1; t <= 3000; t++)
+			ret(d, round * 10000 + 5000 + t, t, API(cuCtxSynchronize), 0);
+	}
+	assert_int_equal(S.n, 12000);
+	st = *gt_decoder__stats(d);
+	assert_int_equal(st.calls, 12000);
+	assert_int_equal(st.unmatched_exits, 0);
+	assert_int_equal(st.open_at_end, 0);
+}
+
+static void test_callback_error(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	S.fail_at = 1;
+	call0(d, 10, 1, API(cuInit));
+	assert_int_equal(gt_decoder__feed(d, (const void *)rbuf), 0);	/* a 2nd entry */
+	{
+		struct gt_ret *r = (void *)rbuf;
+
+		memset(r, 0, sizeof(*r));
+		hdr(&r->hdr, GT_REC_RET, sizeof(*r), 20, 100, 1, API(cuInit));
+		assert_int_equal(gt_decoder__feed(d, &r->hdr), -5);
+	}
+	assert_int_equal(S.n, 1);
+	S.fail_at = 0;
+	assert_int_equal(gt_decoder__finish(d), 0);
+	assert_int_equal(S.n, 2);
+}
+
+/* ------------------------------------------------------------ classes */
+
+static void test_memcpy(void **state)
+{
+	struct gt_decoder *d = *state;
+	const struct gt_callrec *c;
+
+	call_abcd(d, 10, 1, API(cuMemcpyHtoDAsync_v2), 0xd0000, 0x70000, 4096, 0x5e);
+	ret(d, 20, 1, API(cuMemcpyHtoDAsync_v2), 0);
+	c = &S.c[0];
+	assert_int_equal(c->type, GT_T_MEMCPY);
+	assert_int_equal(c->bytes, 4096);
+	assert_int_equal(c->kind, GT_COPY_HTOD);
+	assert_int_equal(c->ptr, 0xd0000);
+	assert_int_equal(c->src, 0x70000);
+	assert_true(c->has_stream);
+	assert_int_equal(c->stream, 0x5e);
+
+	call_abcd(d, 30, 1, API(cuMemcpyDtoH_v2), 0x70000, 0xd0000, 8, 0);
+	ret(d, 40, 1, API(cuMemcpyDtoH_v2), 0);
+	c = &S.c[1];
+	assert_int_equal(c->kind, GT_COPY_DTOH);
+	assert_int_equal(c->bytes, 8);
+	assert_false(c->has_stream);
+
+	/* peer: (dst, dstCtx, src, srcCtx, bytes, stream) */
+	{
+		uint64_t a[6] = { 0xd1, 0xc1, 0xd2, 0xc2, 1 << 20, 0x77 };
+
+		call6(d, 50, 1, API(cuMemcpyPeerAsync), a);
+		ret(d, 60, 1, API(cuMemcpyPeerAsync), 0);
+	}
+	c = &S.c[2];
+	assert_int_equal(c->kind, GT_COPY_PTOP);
+	assert_int_equal(c->ptr, 0xd1);
+	assert_int_equal(c->src, 0xd2);
+	assert_int_equal(c->bytes, 1 << 20);
+	assert_int_equal(c->stream, 0x77);
+
+	call_abcd(d, 70, 1, API(cuMemcpy), 0xa, 0xb, 3, 0);
+	ret(d, 80, 1, API(cuMemcpy), 0);
+	assert_int_equal(S.c[3].kind, GT_COPY_DEFAULT);
+	assert_string_equal(gt_copy_kind__name(S.c[3].kind), "Default");
+}
+
+static void test_memcpy2d_kinds(void **state)
+{
+	struct gt_decoder *d = *state;
+	static const struct { uint64_t src, dst; enum gt_copy_kind k; } cases[] = {
+		{ 1, 2, GT_COPY_HTOD }, { 2, 1, GT_COPY_DTOH }, { 2, 2, GT_COPY_DTOD },
+		{ 1, 1, GT_COPY_HTOH }, { 1, 3, GT_COPY_HTOA }, { 3, 1, GT_COPY_ATOH },
+		{ 2, 3, GT_COPY_DTOA }, { 3, 2, GT_COPY_ATOD }, { 3, 3, GT_COPY_ATOA },
+		{ 4, 2, GT_COPY_DEFAULT }, { 1, 4, GT_COPY_DEFAULT }, { 0, 2, GT_COPY_UNKNOWN },
+		{ 9, 1, GT_COPY_UNKNOWN },
+	};
+	int n = sizeof(cases) / sizeof(cases[0]);
+
+	for (int i = 0; i < n; i++) {
+		uint64_t a[6] = { cases[i].src, cases[i].dst, 1000 + i, 0x5, 0x51, 0xd1 };
+
+		call6(d, 10 * i, 1, API(cuMemcpy2DAsync_v2), a);
+		ret(d, 10 * i + 5, 1, API(cuMemcpy2DAsync_v2), 0);
+		assert_int_equal(S.c[i].kind, cases[i].k);
+		assert_int_equal(S.c[i].bytes, 1000 + i);
+		assert_true(S.c[i].has_stream);
+		assert_int_equal(S.c[i].stream, 0x5);
+		assert_int_equal(S.c[i].src, 0x51);
+		assert_int_equal(S.c[i].ptr, 0xd1);
+	}
+	{
+		uint64_t a[6] = { 2, 2, 12345, 0, 0x61, 0xd2 };
+
+		call6(d, 500, 1, API(cuMemcpy3D_v2), a);
+		ret(d, 600, 1, API(cuMemcpy3D_v2), 0);
+	}
+	assert_int_equal(S.c[n].kind, GT_COPY_DTOD);
+	assert_int_equal(S.c[n].bytes, 12345);
+	assert_false(S.c[n].has_stream);
+	assert_int_equal(S.c[n].type, GT_T_MEMCPY);
+}
+
+static void test_memset(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	/* D2D32Async(dst, pitch, value, width, height, stream) */
+	{
+		uint64_t a[6] = { 0xd0, 512, 0xffffffff, 100, 30, 0x9 };
+
+		call6(d, 10, 1, API(cuMemsetD2D32Async), a);
+		ret(d, 20, 1, API(cuMemsetD2D32Async), 0);
+	}
+	assert_int_equal(S.c[0].type, GT_T_MEMSET);
+	assert_int_equal(S.c[0].bytes, 100 * 30 * 4);
+	assert_int_equal(S.c[0].ptr, 0xd0);
+	assert_true(S.c[0].has_stream);
+	assert_int_equal(S.c[0].stream, 0x9);
+
+	/* D16(dst, value, count) */
+	{
+		uint64_t a[6] = { 0xd8, 7, 1000, 0, 0, 0 };
+
+		call6(d, 30, 1, API(cuMemsetD16_v2), a);
+		ret(d, 40, 1, API(cuMemsetD16_v2), 0);
+	}
+	assert_int_equal(S.c[1].bytes, 2000);
+	assert_false(S.c[1].has_stream);
+
+	call_abcd(d, 50, 1, API(cuMemsetD8Async), 0xd9, 33, 0, 0xa);
+	ret(d, 60, 1, API(cuMemsetD8Async), 0);
+	assert_int_equal(S.c[2].bytes, 33);
+	assert_int_equal(S.c[2].stream, 0xa);
+}
+
+static void test_alloc_free(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	call_abcd(d, 10, 1, API(cuMemAlloc_v2), 1 << 20, 0, 0, 0);
+	ret_out(d, 20, 1, API(cuMemAlloc_v2), 0x7f0000000000);
+	assert_int_equal(S.c[0].type, GT_T_ALLOC);
+	assert_int_equal(S.c[0].bytes, 1 << 20);
+	assert_true(S.c[0].out_valid);
+	assert_int_equal(S.c[0].ptr, 0x7f0000000000);
+	assert_false(S.c[0].has_stream);
+
+	/* AllocPitch(dptr, pitch, width, height, elem) */
+	{
+		uint64_t a[6] = { 0x1000, 0x1008, 1000, 20, 4, 0 };
+
+		call6(d, 30, 1, API(cuMemAllocPitch_v2), a);
+		ret_out(d, 40, 1, API(cuMemAllocPitch_v2), 0xabc000);
+	}
+	assert_int_equal(S.c[1].bytes, 20000);
+	assert_int_equal(S.c[1].ptr, 0xabc000);
+
+	/* a failed allocation returned no pointer */
+	call_abcd(d, 50, 1, API(cuMemAllocAsync), 64, 0, 0, 0x33);
+	ret_pid(d, 60, 100, 1, API(cuMemAllocAsync), 2, 0, 0);
+	assert_int_equal(S.c[2].ret, 2);
+	assert_false(S.c[2].out_valid);
+	assert_int_equal(S.c[2].ptr, 0);
+	assert_true(S.c[2].has_stream);
+	assert_int_equal(S.c[2].stream, 0x33);
+
+	call_abcd(d, 70, 1, API(cuMemFreeAsync), 0x7f0000000000, 0, 0, 0x33);
+	ret(d, 80, 1, API(cuMemFreeAsync), 0);
+	assert_int_equal(S.c[3].type, GT_T_FREE);
+	assert_int_equal(S.c[3].handle, 0x7f0000000000);
+	assert_int_equal(S.c[3].ptr, 0x7f0000000000);
+	assert_int_equal(S.c[3].stream, 0x33);
+}
+
+static void test_sync_classes(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	call_abcd(d, 10, 1, API(cuStreamSynchronize_ptsz), 0x51, 0, 0, 0x51);
+	ret(d, 20, 1, API(cuStreamSynchronize_ptsz), 0);
+	assert_int_equal(S.c[0].type, GT_T_SYNC);
+	assert_true(S.c[0].has_stream);
+	assert_int_equal(S.c[0].stream, 0x51);
+	assert_int_equal(S.c[0].handle, 0x51);
+
+	call_abcd(d, 30, 1, API(cuEventSynchronize), 0xe1, 0, 0, 0);
+	ret(d, 40, 1, API(cuEventSynchronize), 0);
+	assert_false(S.c[1].has_stream);
+	assert_int_equal(S.c[1].handle, 0xe1);
+
+	call_abcd(d, 50, 1, API(cuStreamWaitEvent), 0x52, 0xe2, 0, 0x52);
+	ret(d, 60, 1, API(cuStreamWaitEvent), 0);
+	assert_int_equal(S.c[2].handle, 0x52);
+	assert_int_equal(S.c[2].handle2, 0xe2);
+	assert_int_equal(S.c[2].stream, 0x52);
+
+	call_abcd(d, 70, 1, API(cuEventRecord), 0xe3, 0x53, 0, 0x53);
+	ret(d, 80, 1, API(cuEventRecord), 0);
+	assert_int_equal(S.c[3].handle, 0xe3);
+	assert_int_equal(S.c[3].handle2, 0x53);
+	assert_int_equal(S.c[3].stream, 0x53);
+
+	call_abcd(d, 90, 1, API(cuCtxSynchronize_v2), 0xc1, 0, 0, 0);
+	ret(d, 95, 1, API(cuCtxSynchronize_v2), 0);
+	assert_int_equal(S.c[4].handle, 0xc1);
+
+	/* a query that says "not ready" (CUDA_ERROR_NOT_READY = 600) */
+	call_abcd(d, 100, 1, API(cuStreamQuery), 0x54, 0, 0, 0x54);
+	ret(d, 101, 1, API(cuStreamQuery), 600);
+	assert_int_equal(S.c[5].type, GT_T_SYNC);
+	assert_int_equal(S.c[5].ret, 600);
+	assert_int_equal(S.c[5].stream, 0x54);
+}
+
+static void test_module_ctx_stream_event(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	call_str(d, 10, 100, 1, API(cuModuleLoad), 0, "/opt/k.cubin");
+	ret_out(d, 20, 1, API(cuModuleLoad), 0x3000);
+	assert_int_equal(S.c[0].type, GT_T_MODULE);
+	assert_true(S.c[0].out_valid);
+	assert_int_equal(S.c[0].out, 0x3000);
+	assert_int_equal(S.c[0].handle, 0x3000);
+	assert_string_equal(S.c[0].str, "/opt/k.cubin");
+
+	call_str(d, 30, 100, 1, API(cuModuleGetFunction), 0x3000, "_Z3foov");
+	ret_out(d, 40, 1, API(cuModuleGetFunction), 0x4000);
+	assert_int_equal(S.c[1].handle, 0x3000);
+	assert_int_equal(S.c[1].out, 0x4000);
+	assert_string_equal(S.c[1].str, "_Z3foov");
+
+	call_abcd(d, 50, 1, API(cuModuleUnload), 0x3000, 0, 0, 0);
+	ret(d, 60, 1, API(cuModuleUnload), 0);
+	assert_int_equal(S.c[2].handle, 0x3000);
+	assert_false(S.c[2].out_valid);
+
+	/* cuCtxCreate_v2(pctx, flags, dev): a is the device, the handle comes out */
+	call_abcd(d, 70, 1, API(cuCtxCreate_v2), 0, 0, 0, 0);
+	ret_out(d, 80, 1, API(cuCtxCreate_v2), 0xc0);
+	assert_int_equal(S.c[3].type, GT_T_CONTEXT);
+	assert_int_equal(S.c[3].handle, 0xc0);
+	call_abcd(d, 90, 1, API(cuCtxCreate_v2), 0, 0, 0, 0);
+	ret_pid(d, 95, 100, 1, API(cuCtxCreate_v2), 201, 0, 0);
+	assert_false(S.c[4].out_valid);
+	assert_int_equal(S.c[4].handle, 0);
+
+	call0(d, 100, 1, API(cuStreamCreate));
+	ret_out(d, 110, 1, API(cuStreamCreate), 0x5a);
+	assert_int_equal(S.c[5].type, GT_T_STREAM);
+	assert_int_equal(S.c[5].handle, 0x5a);
+	call_abcd(d, 120, 1, API(cuStreamDestroy_v2), 0x5a, 0, 0, 0);
+	ret(d, 130, 1, API(cuStreamDestroy_v2), 0);
+	assert_int_equal(S.c[6].handle, 0x5a);
+
+	call0(d, 140, 1, API(cuEventCreate));
+	ret_out(d, 150, 1, API(cuEventCreate), 0xe5);
+	assert_int_equal(S.c[7].type, GT_T_EVENT);
+	assert_int_equal(S.c[7].handle, 0xe5);
+
+	call0(d, 160, 1, API(cuProfilerStart));
+	ret(d, 170, 1, API(cuProfilerStart), 0);
+	assert_int_equal(S.c[8].type, GT_T_MARKER);
+	call0(d, 180, 1, API(cuInit));
+	ret(d, 190, 1, API(cuInit), 100);
+	assert_int_equal(S.c[9].type, GT_T_INIT);
+	assert_int_equal(S.c[9].ret, 100);
+}
+
+static void test_launch_fields(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	launch(d, 10, 100, 1, API(cuLaunchKernel_ptsz), 0xf00, 0x5, 0);
+	ret(d, 14, 1, API(cuLaunchKernel_ptsz), 0);
+	assert_int_equal(S.c[0].type, GT_T_LAUNCH);
+	assert_int_equal(S.c[0].handle, 0xf00);
+	assert_int_equal(S.c[0].stream, 0x5);
+	assert_true(S.c[0].has_stream);
+	assert_int_equal(S.c[0].grid[0], 64);
+	assert_int_equal(S.c[0].grid[1], 2);
+	assert_int_equal(S.c[0].block[0], 256);
+	assert_int_equal(S.c[0].shmem, 1024);
+	assert_false(S.c[0].graph);
+	assert_int_equal(S.c[0].launch_flags & GT_LAUNCH_COOPERATIVE, 0);
+
+	/* cooperative by api, even when BPF did not flag it */
+	launch(d, 20, 100, 1, API(cuLaunchCooperativeKernel), 0xf00, 0, 0);
+	ret(d, 24, 1, API(cuLaunchCooperativeKernel), 0);
+	assert_true(S.c[1].launch_flags & GT_LAUNCH_COOPERATIVE);
+
+	launch(d, 30, 100, 1, API(cuLaunchKernelEx), 0xf00, 0, GT_LAUNCH_EX | GT_LAUNCH_COOPERATIVE);
+	ret(d, 34, 1, API(cuLaunchKernelEx), 0);
+	assert_int_equal(S.c[2].launch_flags, GT_LAUNCH_EX | GT_LAUNCH_COOPERATIVE);
+
+	/* graph: no kernel name */
+	call_abcd(d, 40, 1, API(cuGraphLaunch), 0x6e, 0, 0, 0x5);
+	ret(d, 44, 1, API(cuGraphLaunch), 0);
+	assert_int_equal(S.c[3].type, GT_T_LAUNCH);
+	assert_true(S.c[3].graph);
+	assert_int_equal(S.c[3].handle, 0x6e);
+	assert_int_equal(S.c[3].stream, 0x5);
+	assert_null(S.c[3].kernel);
+	assert_int_equal(gt_decoder__stats(d)->placeholder_names, 3);
+}
+
+/* ------------------------------------------------------------ naming */
+
+static void test_name_get_func(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	call_str(d, 10, 100, 1, API(cuModuleGetFunction), 0x3000, "_Z6vecAddPfS_S_i");
+	ret_out(d, 20, 1, API(cuModuleGetFunction), 0xf1);
+	launch(d, 30, 100, 1, API(cuLaunchKernel), 0xf1, 0, 0);
+	ret(d, 35, 1, API(cuLaunchKernel), 0);
+	launch(d, 40, 100, 2, API(cuLaunchKernel), 0xf1, 0, 0);
+	ret(d, 45, 2, API(cuLaunchKernel), 0);
+	assert_string_equal(S.c[1].kernel, "vecAdd(float*, float*, float*, int)");
+	assert_string_equal(S.c[1].mangled, "_Z6vecAddPfS_S_i");
+	assert_string_equal(S.c[2].kernel, "vecAdd(float*, float*, float*, int)");
+	assert_int_equal(gt_decoder__stats(d)->placeholder_names, 0);
+
+	/* same handle value in another process: not that name */
+	launch(d, 50, 101, 9, API(cuLaunchKernel), 0xf1, 0, 0);
+	ret_pid(d, 55, 101, 9, API(cuLaunchKernel), 0, 0, 0);
+	assert_string_equal(S.c[3].kernel, "unknown_kernel_0xf1");
+	assert_null(S.c[3].mangled);
+	assert_int_equal(gt_decoder__stats(d)->placeholder_names, 1);
+
+	/* a failed lookup teaches nothing */
+	call_str(d, 60, 100, 1, API(cuLibraryGetKernel), 0x3100, "other");
+	ret_pid(d, 70, 100, 1, API(cuLibraryGetKernel), 500, 0xf2, GT_RET_OUT);
+	launch(d, 80, 100, 1, API(cuLaunchKernel), 0xf2, 0, 0);
+	ret(d, 85, 1, API(cuLaunchKernel), 0);
+	assert_string_equal(S.c[5].kernel, "unknown_kernel_0xf2");
+}
+
+static void test_name_kernel_func(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	call_str(d, 10, 100, 1, API(cuLibraryGetKernel), 0x3100, "_Z4axpyIfEvT_PKS0_PS0_");
+	ret_out(d, 20, 1, API(cuLibraryGetKernel), 0xa1);
+	call_abcd(d, 30, 1, API(cuKernelGetFunction), 0xa1, 0, 0, 0);
+	ret_out(d, 40, 1, API(cuKernelGetFunction), 0xb1);
+	assert_string_equal(S.c[1].str, "_Z4axpyIfEvT_PKS0_PS0_");
+	assert_int_equal(S.c[1].handle, 0xa1);
+	assert_int_equal(S.c[1].out, 0xb1);
+	launch(d, 50, 100, 1, API(cuLaunchKernel), 0xb1, 0, 0);
+	ret(d, 55, 1, API(cuLaunchKernel), 0);
+	assert_string_equal(S.c[2].kernel, "void axpy<float>(float, float const*, float*)");
+	/* the kernel handle itself launches under the same name */
+	launch(d, 60, 100, 1, API(cuLaunchKernel), 0xa1, 0, 0);
+	ret(d, 65, 1, API(cuLaunchKernel), 0);
+	assert_string_equal(S.c[3].mangled, "_Z4axpyIfEvT_PKS0_PS0_");
+
+	/* a kernel of unknown name: function stays unknown, no str */
+	call_abcd(d, 70, 1, API(cuKernelGetFunction), 0xa9, 0, 0, 0);
+	ret_out(d, 80, 1, API(cuKernelGetFunction), 0xb9);
+	assert_null(S.c[4].str);
+}
+
+static void test_name_func_name(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	call_abcd(d, 10, 1, API(cuFuncGetName), 0xc1, 0, 0, 0);
+	ret_str(d, 20, 1, API(cuFuncGetName), 0, "my_kernel");
+	assert_int_equal(S.c[0].type, GT_T_MODULE);
+	assert_int_equal(S.c[0].handle, 0xc1);
+	assert_string_equal(S.c[0].str, "my_kernel");
+	assert_false(S.c[0].out_valid);
+	launch(d, 30, 100, 1, API(cuLaunchKernel), 0xc1, 0, 0);
+	ret(d, 35, 1, API(cuLaunchKernel), 0);
+	assert_string_equal(S.c[1].kernel, "my_kernel");
+	assert_string_equal(S.c[1].mangled, "my_kernel");
+
+	/* a failed cuKernelGetName teaches nothing */
+	call_abcd(d, 40, 1, API(cuKernelGetName), 0xc2, 0, 0, 0);
+	ret_str(d, 50, 1, API(cuKernelGetName), 1, "junk");
+	launch(d, 60, 100, 1, API(cuLaunchKernel), 0xc2, 0, 0);
+	ret(d, 65, 1, API(cuLaunchKernel), 0);
+	assert_string_equal(S.c[3].kernel, "unknown_kernel_0xc2");
+}
+
+static void test_name_kernel_mem(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	name_rec(d, 5, 100, GT_NAME_KERNEL_MEM, 0xd1, "_Z5scalePdd");
+	assert_int_equal(S.nother, 1);
+	assert_int_equal(S.other[0], GT_REC_NAME);
+	launch(d, 10, 100, 1, API(cuLaunchKernel), 0xd1, 0, 0);
+	ret(d, 15, 1, API(cuLaunchKernel), 0);
+	assert_string_equal(S.c[0].kernel, "scale(double*, double)");
+
+	/* a naming call's answer is not overridden by a recovered one */
+	call_abcd(d, 20, 1, API(cuFuncGetName), 0xd2, 0, 0, 0);
+	ret_str(d, 30, 1, API(cuFuncGetName), 0, "right");
+	name_rec(d, 35, 100, GT_NAME_KERNEL_MEM, 0xd2, "wrong");
+	launch(d, 40, 100, 1, API(cuLaunchKernel), 0xd2, 0, 0);
+	ret(d, 45, 1, API(cuLaunchKernel), 0);
+	assert_string_equal(S.c[2].kernel, "right");
+
+	/* names go with the process */
+	proc_rec(d, GT_REC_EXIT, 50, 100, 1, "app");
+	launch(d, 60, 100, 1, API(cuLaunchKernel), 0xd1, 0, 0);
+	ret(d, 65, 1, API(cuLaunchKernel), 0);
+	assert_string_equal(S.c[3].kernel, "unknown_kernel_0xd1");
+}
+
+static void test_process_names(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	assert_null(gt_decoder__process_name(d, 100));
+	proc_rec(d, GT_REC_EXEC, 10, 100, 1, "python3");
+	assert_string_equal(gt_decoder__process_name(d, 100), "python3");
+	name_rec(d, 20, 100, GT_NAME_PROCESS, 100, "python3 train.py --epochs 3");
+	assert_string_equal(gt_decoder__process_name(d, 100), "python3 train.py --epochs 3");
+	/* a 16-byte comm without NUL */
+	proc_rec(d, GT_REC_FORK, 30, 101, 100, "0123456789abcdef");
+	assert_string_equal(gt_decoder__process_name(d, 101), "python3 train.py --epochs 3");
+	proc_rec(d, GT_REC_EXEC, 40, 101, 100, "0123456789abcdef");
+	assert_string_equal(gt_decoder__process_name(d, 101), "0123456789abcdef");
+	/* a command line read before the exec is stale */
+	name_rec(d, 35, 101, GT_NAME_PROCESS, 101, "stale");
+	assert_string_equal(gt_decoder__process_name(d, 101), "0123456789abcdef");
+	name_rec(d, 40, 101, GT_NAME_THREAD, 102, "worker-1");
+	assert_string_equal(gt_decoder__thread_name(d, 102), "worker-1");
+	assert_null(gt_decoder__thread_name(d, 103));
+	/* still known while the exit is handed on */
+	proc_rec(d, GT_REC_EXIT, 50, 100, 1, "python3");
+	assert_string_equal(S.pname_at_exit, "python3 train.py --epochs 3");
+	assert_int_equal(S.nother, 7);
+}
+
+static void test_unknown_records(void **state)
+{
+	struct gt_decoder *d = *state;
+	struct gt_hdr *h = (void *)rbuf;
+
+	memset(rbuf, 0, 64);
+	hdr(h, 50, 32, 1, 100, 1, 0);			/* a type from the future */
+	feed_ok(d, h);
+	assert_int_equal(S.nother, 1);
+	assert_int_equal(gt_decoder__stats(d)->unknown_records, 1);
+
+	hdr(h, GT_REC_CALL, sizeof(struct gt_call), 1, 100, 1, GT_API__COUNT);
+	feed_ok(d, h);					/* api out of range */
+	hdr(h, GT_REC_RET, sizeof(struct gt_ret), 1, 100, 1, 0);
+	feed_ok(d, h);					/* api 0 */
+	hdr(h, GT_REC_CALL, 32, 1, 100, 1, API(cuInit));
+	feed_ok(d, h);					/* too short */
+	assert_int_equal(gt_decoder__stats(d)->unknown_records, 4);
+	assert_int_equal(S.nother, 1);
+	assert_int_equal(S.n, 0);
+
+	/* stats and libopen pass through uncounted */
+	memset(rbuf, 0, sizeof(struct gt_stats));
+	hdr(h, GT_REC_STATS, sizeof(struct gt_stats), 1, 0, 0, 0);
+	feed_ok(d, h);
+	hdr(h, GT_REC_LIBOPEN, sizeof(struct gt_path) + 8, 1, 100, 1, 0);
+	feed_ok(d, h);
+	assert_int_equal(S.nother, 3);
+	assert_int_equal(gt_decoder__stats(d)->unknown_records, 4);
+	assert_int_equal(gt_decoder__finish(d), 0);
+	assert_int_equal(S.n, 0);
+}
+
+static void test_bad_string_len(void **state)
+{
+	struct gt_decoder *d = *state;
+	struct gt_call_str *c = (void *)rbuf;
+
+	/* len claims more than the record holds, and no NUL inside */
+	memset(rbuf, 'x', sizeof(rbuf));
+	hdr(&c->hdr, GT_REC_CALL_STR, sizeof(*c) + 8, 10, 100, 1, API(cuModuleLoad));
+	memset(c->args, 0, sizeof(c->args));
+	c->len = 4000;
+	feed_ok(d, c);
+	ret_out(d, 20, 1, API(cuModuleLoad), 0x3000);
+	assert_string_equal(S.c[0].str, "xxxxxxxx");
+}
+
+/* ------------------------------------------------------------ tables */
+
+static void test_tables(void **state)
+{
+	(void)state;
+	assert_string_equal(gt_api__name(API(cuLaunchKernel_ptsz)), "cuLaunchKernel_ptsz");
+	assert_null(gt_api__name(0));
+	assert_null(gt_api__name(GT_API__COUNT));
+	assert_null(gt_api__info(GT_API__COUNT + 7));
+	assert_int_equal(gt_api__by_name("cuMemsetD2D32Async"), API(cuMemsetD2D32Async));
+	assert_int_equal(gt_api__by_name("cuNoSuchThing"), -1);
+	assert_int_equal(gt_api__by_name(NULL), -1);
+	assert_int_equal(gt_api__class(API(cuMemcpy3D_v2)), GT_CLS_MEMCPY3D);
+	assert_int_equal(gt_api__class(9999), GT_CLS_NONE);
+	assert_int_equal(gt_api__info(API(cuMemAllocPitch_v2))->b, 3);
+	assert_int_equal(gt_api__info(API(cuFuncGetName))->ret, GT_R_RET_STR);
+	for (unsigned i = 1; i < GT_API__COUNT; i++)
+		assert_int_equal(gt_api__by_name(gt_api__name(i)), i);
+
+	assert_string_equal(gt_call_type__name(GT_T_LAUNCH), "launch");
+	assert_string_equal(gt_call_type__name(GT_T_CONTEXT), "context");
+	assert_string_equal(gt_call_type__name(GT_T_INIT), "init");
+	assert_string_equal(gt_call_type__name(GT_T__COUNT), "unknown");
+	for (int t = 0; t < GT_T__COUNT; t++)
+		assert_non_null(gt_call_type__name(t));
+	assert_string_equal(gt_copy_kind__name(GT_COPY_HTOD), "HtoD");
+	assert_string_equal(gt_copy_kind__name(GT_COPY_PTOP), "PtoP");
+	assert_string_equal(gt_copy_kind__name(GT_COPY_ATOA), "AtoA");
+	assert_string_equal(gt_copy_kind__name(GT_COPY_UNKNOWN), "Unknown");
+	assert_string_equal(gt_copy_kind__name(GT_COPY__COUNT), "Unknown");
+}
+
+static void test_demangle(void **state)
+{
+	char buf[256], small[8];
+
+	(void)state;
+	assert_string_equal(gt_demangle("_Z6vecAddPfS_S_i", buf, sizeof(buf)),
+			    "vecAdd(float*, float*, float*, int)");
+	assert_string_equal(gt_demangle("_Z4axpyIfEvT_PKS0_PS0_", buf, sizeof(buf)),
+			    "void axpy<float>(float, float const*, float*)");
+	assert_string_equal(gt_demangle("_ZN2ns6kernelILi4EEEvPi", buf, sizeof(buf)),
+			    "void ns::kernel<4>(int*)");
+	assert_string_equal(gt_demangle("my_kernel", buf, sizeof(buf)), "my_kernel");
+	/* plain names that spell a type encoding stay as they are */
+	assert_string_equal(gt_demangle("i", buf, sizeof(buf)), "i");
+	assert_string_equal(gt_demangle("_Z$$garbage!!", buf, sizeof(buf)), "_Z$$garbage!!");
+	assert_string_equal(gt_demangle("", buf, sizeof(buf)), "");
+	assert_string_equal(gt_demangle(NULL, buf, sizeof(buf)), "");
+	/* cut to the buffer, always terminated */
+	assert_ptr_equal(gt_demangle("_Z6vecAddPfS_S_i", small, sizeof(small)), small);
+	assert_string_equal(small, "vecAdd(");
+}
+
+static void test_symbol_name_valid(void **state)
+{
+	char big[GT_STR_MAX + 8];
+
+	(void)state;
+	assert_true(gt_symbol_name_valid("_Z6vecAddPfS_S_i", 64));
+	assert_true(gt_symbol_name_valid("my_kernel", 64));
+	assert_true(gt_symbol_name_valid("_ZN5cutlass6KernelINS_4gemmEEEvNT_6ParamsE", 4096));
+	assert_true(gt_symbol_name_valid("kernel.cold$1", 64));
+	assert_false(gt_symbol_name_valid("", 64));
+	assert_false(gt_symbol_name_valid(NULL, 64));
+	assert_false(gt_symbol_name_valid("9lives", 64));
+	assert_false(gt_symbol_name_valid("has space", 64));
+	assert_false(gt_symbol_name_valid("vecAdd(float*)", 64));
+	assert_false(gt_symbol_name_valid("tab\tname", 64));
+	assert_false(gt_symbol_name_valid("\xc3\xa9t\xc3\xa9", 64));
+	/* no NUL within maxlen: the read ran short */
+	assert_false(gt_symbol_name_valid("abcdef", 3));
+	assert_true(gt_symbol_name_valid("abcdef", 7));
+	assert_false(gt_symbol_name_valid("abc", 0));
+	memset(big, 'a', sizeof(big));
+	big[GT_STR_MAX - 1] = '\0';	/* 4095 bytes: the longest allowed */
+	assert_true(gt_symbol_name_valid(big, sizeof(big)));
+	big[GT_STR_MAX - 1] = 'a';
+	big[GT_STR_MAX] = '\0';		/* 4096 bytes: too long */
+	assert_false(gt_symbol_name_valid(big, sizeof(big)));
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_pair_simple),
+		T(test_pair_nested),
+		T(test_interleaved_threads),
+		T(test_unmatched_exit),
+		T(test_lost_exit_incomplete),
+		T(test_finish_incomplete),
+		T(test_process_exit_flush),
+		T(test_exec_flushes_and_forgets),
+		T(test_stack_overflow),
+		T(test_many_threads),
+		T(test_callback_error),
+		T(test_memcpy),
+		T(test_memcpy2d_kinds),
+		T(test_memset),
+		T(test_alloc_free),
+		T(test_sync_classes),
+		T(test_module_ctx_stream_event),
+		T(test_launch_fields),
+		T(test_name_get_func),
+		T(test_name_kernel_func),
+		T(test_name_func_name),
+		T(test_name_kernel_mem),
+		T(test_process_names),
+		T(test_unknown_records),
+		T(test_bad_string_len),
+		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_demangle),
+		cmocka_unit_test(test_symbol_name_valid),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

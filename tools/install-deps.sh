@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages gtrace-bpf needs to build and test.
+# Idempotent: does nothing when everything is already installed.
+set -euo pipefail
+pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
+      libiberty-dev libcmocka-dev pkg-config jq protobuf-compiler python3 procps)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing packages (${missing[*]}); run as root to install them" >&2
+	exit 1
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

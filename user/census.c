@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "census.h"
+#include "cuda.skel.h"
+#include "decode.h"
+#include "elf_syms.h"
+#include "libcuda_finder.h"
+#include "log.h"
+
+#define CENSUS_MAX 4096	/* GT_CENSUS_MAX in bpf/cuda.bpf.c */
+
+struct census {
+	struct cuda_bpf *skel;
+	char *names[CENSUS_MAX];	/* symbol of each cookie */
+	uint64_t offs[CENSUS_MAX];	/* its offset, to skip aliases */
+	int files[CENSUS_MAX];		/* which file it is in */
+	struct bpf_link *links[CENSUS_MAX];
+	int n;
+	int file;			/* index of the file being attached */
+	const char *paths[16];
+	int npaths;
+};
+
+static int attach_sym(void *ctx, const char *name, uint64_t off)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo);
+	struct census *c = ctx;
+	int i;
+
+	if (c->n >= CENSUS_MAX)
+		return -E2BIG;
+	for (i = 0; i < c->n; i++) {
+		if (c->files[i] == c->file && c->offs[i] == off)
+			return 0;	/* alias or .symtab repeat of a .dynsym entry */
+	}
+	uo.bpf_cookie = c->n;
+	c->links[c->n] = bpf_program__attach_uprobe_opts(c->skel->progs.count_entry, -1,
+							 c->paths[c->file], off, &uo);
+	if (!c->links[c->n]) {
+		pr_verbose("failed to attach to %s: %s", name, strerror(errno));
+		return 0;
+	}
+	c->names[c->n] = strdup(name);
+	c->offs[c->n] = off;
+	c->files[c->n] = c->file;
+	c->n++;
+	return 0;
+}
+
+static int add_path(void *ctx, const char *path, const char *label)
+{
+	struct census *c = ctx;
+
+	(void)label;
+	if (c->npaths < 16)
+		c->paths[c->npaths++] = strdup(path);
+	return 0;
+}
+
+struct row {
+	const char *name;
+	uint64_t count;
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static void report(struct census *c)
+{
+	struct row *rows = calloc(c->n ? c->n : 1, sizeof(*rows));
+	int i, called = 0, unprobed = 0, fd = bpf_map__fd(c->skel->maps.census_counts);
+
+	if (!rows)
+		return;
+	for (i = 0; i < c->n; i++) {
+		__u32 k = i;
+
+		rows[i].name = c->names[i];
+		bpf_map_lookup_elem(fd, &k, &rows[i].count);
+	}
+	qsort(rows, c->n, sizeof(*rows), cmp_row);
+	printf("%12s  %-8s %s\n", "calls", "probed", "function");
+	for (i = 0; i < c->n && rows[i].count; i++) {
+		bool probed = gt_api__by_name(rows[i].name) > 0;
+
+		called++;
+		unprobed += !probed;
+		printf("%12llu  %-8s %s\n", (unsigned long long)rows[i].count, probed ? "yes" : "NO",
+		       rows[i].name);
+	}
+	printf("%d of %d exported cu* functions called; %d of them not probed by the recorder\n",
+	       called, c->n, unprobed);
+	free(rows);
+}
+
+int census__run(const struct census_opts *o)
+{
+	struct census *c = calloc(1, sizeof(*c));
+	int err = 0, status = 1, st, i;
+	uint8_t one = 1;
+	uint32_t pid;
+	pid_t child;
+
+	if (!c)
+		return 1;
+	gt_log__setup_libbpf();
+	c->skel = cuda_bpf__open();
+	if (!c->skel) {
+		pr_err("failed to open BPF object: %s", strerror(errno));
+		goto cleanup;
+	}
+	c->skel->rodata->filter_pids = true;
+	c->skel->rodata->self_pid = getpid();
+	bpf_program__set_autoload(c->skel->progs.open_tp, false);
+	err = cuda_bpf__load(c->skel);
+	if (err) {
+		pr_err("failed to load BPF programs: %s", strerror(-err));
+		goto cleanup;
+	}
+	for (i = 0; i < (int)o->nlibcuda; i++)
+		add_path(c, o->libcuda[i], NULL);
+	if (!o->nlibcuda)
+		libcuda_finder__scan_default(add_path, c);
+	if (!c->npaths) {
+		pr_err("no libcuda found; pass --libcuda PATH");
+		goto cleanup;
+	}
+	for (c->file = 0; c->file < c->npaths; c->file++) {
+		err = elf_syms__each(c->paths[c->file], "cu", attach_sym, c);
+		if (err < 0) {
+			pr_err("cannot read %s: %s", c->paths[c->file], strerror(-err));
+			goto cleanup;
+		}
+	}
+	if (!bpf_program__attach(c->skel->progs.proc_fork)) {
+		pr_err("failed to attach the fork probe: %s", strerror(errno));
+		goto cleanup;
+	}
+	pr_info("counting calls of %d functions in %d file(s)", c->n, c->npaths);
+	child = fork();
+	if (child == 0) {
+		/* stopped until the parent has put our pid in the filter */
+		raise(SIGSTOP);
+		execvp(o->cmd[0], o->cmd);
+		fprintf(stderr, "gtrace-bpf: cannot run %s: %s\n", o->cmd[0], strerror(errno));
+		_exit(127);
+	}
+	if (child < 0) {
+		pr_err("failed to start %s: %s", o->cmd[0], strerror(errno));
+		goto cleanup;
+	}
+	waitpid(child, &st, WUNTRACED);
+	pid = child;
+	bpf_map__update_elem(c->skel->maps.pids, &pid, sizeof(pid), &one, sizeof(one), BPF_ANY);
+	kill(child, SIGCONT);
+	waitpid(child, &st, 0);
+	status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	report(c);
+cleanup:
+	for (i = 0; i < c->n; i++) {
+		bpf_link__destroy(c->links[i]);
+		free(c->names[i]);
+	}
+	for (i = 0; i < c->npaths; i++)
+		free((char *)c->paths[i]);
+	cuda_bpf__destroy(c->skel);
+	free(c);
+	return status;
+}

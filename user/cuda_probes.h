@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* Attaches the uprobes of bpf/gtrace_api.h to libcuda files, once per
+ * distinct file (device + inode), whatever path it was found under. */
+#ifndef GTRACE_CUDA_PROBES_H
+#define GTRACE_CUDA_PROBES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cuda_bpf;
+struct cuda_probes;
+
+struct cuda_probes_opts {
+	bool no_launch_exit;	/* skip the uretprobes of launches (cheaper, no launch durations) */
+};
+
+struct cuda_probes *cuda_probes__new(struct cuda_bpf *skel, const struct cuda_probes_opts *opts);
+/* Attaches to the file at path (which may go through /proc/PID/root).
+ * Returns the number of probes attached (0 when this file was attached
+ * before), or a negative errno: -ENOENT unreadable, -ENOEXEC not an ELF file
+ * or no libcuda symbols in it, other errors from the kernel when no probe at
+ * all could be attached. label names the file in messages. */
+int cuda_probes__attach_file(struct cuda_probes *p, const char *path, const char *label);
+/* True when the file at path (device + inode) is already attached. */
+bool cuda_probes__has_file(const struct cuda_probes *p, const char *path);
+size_t cuda_probes__nfiles(const struct cuda_probes *p);
+size_t cuda_probes__nprobes(const struct cuda_probes *p);
+size_t cuda_probes__nfailed(const struct cuda_probes *p);
+/* Path (label) of attached file i, for the trace header. */
+const char *cuda_probes__file_label(const struct cuda_probes *p, size_t i);
+void cuda_probes__free(struct cuda_probes *p);
+
+#endif

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* Diagnostics on stderr, in tiers chosen with -v; stdout carries data only. */
+#ifndef GTRACE_LOG_H
+#define GTRACE_LOG_H
+
+enum gt_log_level {
+	GT_LOG_ERROR = 0,	/* always shown */
+	GT_LOG_WARN,		/* always shown */
+	GT_LOG_INFO,		/* shown unless -q */
+	GT_LOG_VERBOSE,		/* -v */
+	GT_LOG_DEBUG,		/* -vv, includes libbpf's own log */
+};
+
+extern int gt_log_level;
+
+void gt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define pr_err(...)	gt_log(GT_LOG_ERROR, __VA_ARGS__)
+#define pr_warn(...)	gt_log(GT_LOG_WARN, __VA_ARGS__)
+#define pr_info(...)	gt_log(GT_LOG_INFO, __VA_ARGS__)
+#define pr_verbose(...)	gt_log(GT_LOG_VERBOSE, __VA_ARGS__)
+#define pr_debug(...)	gt_log(GT_LOG_DEBUG, __VA_ARGS__)
+
+/* Routes libbpf's messages through gt_log (debug tier, warnings as verbose). */
+void gt_log__setup_libbpf(void);
+
+#endif

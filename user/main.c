@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: MIT
+/* gtrace-bpf command line: record (the default) and dump. */
+#include <argp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "census.h"
+#include "dump.h"
+#include "log.h"
+#include "record.h"
+
+#define GT_VERSION "0.1.0"
+
+const char *argp_program_version = "gtrace-bpf " GT_VERSION;
+const char *argp_program_bug_address = NULL;
+
+static const char record_doc[] =
+"Record the CUDA driver API calls of processes into a trace file.\n"
+"\n"
+"USAGE: gtrace-bpf [record] --all | -p PID [-p PID...] | -- CMD [ARGS...]  [OPTIONS]\n"
+"       gtrace-bpf dump FILE [--summary]\n"
+"\n"
+"EXAMPLES:\n"
+"  sudo gtrace-bpf --all                      # every CUDA process, until Ctrl-C\n"
+"  sudo gtrace-bpf --all -d 30 -o run.gtrace  # 30 seconds into run.gtrace\n"
+"  sudo gtrace-bpf -p 4242                    # one running process\n"
+"  sudo gtrace-bpf -- python train.py         # start a command and trace it\n"
+"  gtrace-bpf dump run.gtrace | head          # one JSON object per call\n"
+"  gtrace-bpf dump --summary run.gtrace       # counts per API and drops\n"
+"\v"
+"Without -o the file is named {name}_{scenario}_{YYYYMMDD}_v{N}.gtrace in the\n"
+"current directory (name: the command, or 'system' for --all). Needs root, or\n"
+"CAP_BPF and CAP_PERFMON, and a kernel with BTF and uprobes.";
+
+enum {
+	OPT_FORCE = 0x100, OPT_SCENARIO, OPT_BUFSIZE, OPT_LIBCUDA, OPT_NO_LAUNCH_EXIT, OPT_SUMMARY,
+};
+
+static const struct argp_option record_options[] = {
+	{ "all", 'a', NULL, 0, "Trace every process that uses CUDA, also ones started later", 0 },
+	{ "pid", 'p', "PID", 0, "Trace only this process (repeatable)", 0 },
+	{ "output", 'o', "FILE", 0, "Write the trace to FILE", 0 },
+	{ "force", OPT_FORCE, NULL, 0, "Replace FILE if it exists", 0 },
+	{ "scenario", OPT_SCENARIO, "NAME", 0, "Scenario part of the default file name (default: trace)", 0 },
+	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 0 },
+	{ "buffer-size", OPT_BUFSIZE, "SIZE", 0, "Ring buffer size, e.g. 64M (default), 1G", 0 },
+	{ "libcuda", OPT_LIBCUDA, "PATH", 0, "Also trace this libcuda file (repeatable)", 0 },
+	{ "no-launch-exit", OPT_NO_LAUNCH_EXIT, NULL, 0,
+	  "Do not probe launch returns (cheaper; launches get no duration or result)", 0 },
+	{ "quiet", 'q', NULL, 0, "No status line or summary", 0 },
+	{ "verbose", 'v', NULL, 0, "More diagnostics (-vv: libbpf's too)", 0 },
+	{ 0 },
+};
+
+struct cli {
+	struct record_opts rec;
+	int verbose;
+	bool quiet;
+};
+
+static int parse_u64(const char *s, uint64_t *out, bool size_suffix)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		return -EINVAL;
+	if (size_suffix && *end) {
+		int shift = 0;
+
+		switch (*end) {
+		case 'k': case 'K': shift = 10; break;
+		case 'm': case 'M': shift = 20; break;
+		case 'g': case 'G': shift = 30; break;
+		default: return -EINVAL;
+		}
+		end++;
+		if (*end == 'i')
+			end++;
+		if (*end == 'B' || *end == 'b')
+			end++;
+		if (v > (~0ull >> shift))
+			return -ERANGE;
+		v <<= shift;
+	}
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static error_t record_parse(int key, char *arg, struct argp_state *state)
+{
+	struct cli *c = state->input;
+	struct record_opts *o = &c->rec;
+	uint64_t v;
+	char *end;
+	void *p;
+
+	switch (key) {
+	case 'a':
+		o->all = true;
+		break;
+	case 'p':
+		if (parse_u64(arg, &v, false) || v == 0 || v > 4194304)
+			argp_error(state, "invalid pid '%s'", arg);
+		p = realloc(o->pids, (o->npids + 1) * sizeof(*o->pids));
+		if (!p)
+			argp_failure(state, 1, ENOMEM, "out of memory");
+		o->pids = p;
+		o->pids[o->npids++] = (pid_t)v;
+		break;
+	case 'o':
+		o->output = arg;
+		break;
+	case OPT_FORCE:
+		o->force = true;
+		break;
+	case OPT_SCENARIO:
+		if (!arg[0])
+			argp_error(state, "empty scenario name");
+		o->scenario = arg;
+		break;
+	case 'd':
+		errno = 0;
+		o->duration = strtod(arg, &end);
+		if (errno || end == arg || *end || !(o->duration > 0) || o->duration > 1e7)
+			argp_error(state, "invalid duration '%s' (seconds > 0)", arg);
+		break;
+	case OPT_BUFSIZE:
+		if (parse_u64(arg, &v, true) || v < 4096 || v > (4ull << 30))
+			argp_error(state, "invalid buffer size '%s' (4K..4G, e.g. 64M)", arg);
+		o->buffer_size = v;
+		break;
+	case OPT_LIBCUDA:
+		p = realloc(o->libcuda, (o->nlibcuda + 1) * sizeof(*o->libcuda));
+		if (!p)
+			argp_failure(state, 1, ENOMEM, "out of memory");
+		o->libcuda = p;
+		o->libcuda[o->nlibcuda++] = arg;
+		break;
+	case OPT_NO_LAUNCH_EXIT:
+		o->no_launch_exit = true;
+		break;
+	case 'q':
+		c->quiet = true;
+		break;
+	case 'v':
+		c->verbose++;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s' (to trace a command, put it after --)", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static char *join_args(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+static int cmd_record(int argc, char **argv, char *cmdline)
+{
+	struct argp argp = { record_options, record_parse, NULL, record_doc, NULL, NULL, NULL };
+	struct cli c = { .rec = { .buffer_size = 64ull << 20, .scenario = "trace" } };
+	int i, nopt = argc, status, modes;
+
+	/* everything after "--" is the command to run, untouched by our parser */
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			nopt = i;
+			c.rec.cmd = argv + i + 1;
+			break;
+		}
+	}
+	if (argp_parse(&argp, nopt, argv, 0, NULL, &c))
+		return 2;
+	if (c.rec.cmd && !c.rec.cmd[0]) {
+		fprintf(stderr, "gtrace-bpf: nothing after --: give the command to trace\n");
+		return 2;
+	}
+	modes = c.rec.all + (c.rec.npids > 0) + (c.rec.cmd != NULL);
+	if (modes != 1) {
+		fprintf(stderr, "gtrace-bpf: %s\n", modes ? "choose one of --all, -p PID and -- CMD" :
+			"nothing to trace: give --all, -p PID or -- CMD (see --help)");
+		return 2;
+	}
+	gt_log_level = c.quiet ? GT_LOG_WARN : GT_LOG_INFO + c.verbose;
+	c.rec.quiet = c.quiet;
+	c.rec.cmdline = cmdline;
+	status = record__run(&c.rec);
+	free(c.rec.pids);
+	free(c.rec.libcuda);
+	return status;
+}
+
+static const struct argp_option dump_options[] = {
+	{ "summary", OPT_SUMMARY, NULL, 0, "Counts per API and the drop counters instead of events", 0 },
+	{ 0 },
+};
+
+static const char dump_doc[] =
+"Print the calls of a trace file, one JSON object per line (docs/FORMAT.md).\n"
+"\n"
+"EXAMPLES:\n"
+"  gtrace-bpf dump run.gtrace | jq 'select(.type==\"launch\") | .kernel'\n"
+"  gtrace-bpf dump --summary run.gtrace";
+
+static error_t dump_parse(int key, char *arg, struct argp_state *state)
+{
+	struct dump_opts *o = state->input;
+
+	switch (key) {
+	case OPT_SUMMARY:
+		o->summary = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (o->path)
+			argp_error(state, "one trace file at a time");
+		o->path = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!o->path)
+			argp_error(state, "no trace file given");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int cmd_dump(int argc, char **argv)
+{
+	struct argp argp = { dump_options, dump_parse, "FILE", dump_doc, NULL, NULL, NULL };
+	struct dump_opts o = { .out = stdout, .err = stderr };
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
+		return 2;
+	return dump__run(&o);
+}
+
+static const char census_doc[] =
+"Run a command and count every exported cu* function of libcuda it calls,\n"
+"marking the ones the recorder does not probe.\n"
+"\n"
+"USAGE: gtrace-bpf census [--libcuda PATH] -- CMD [ARGS...]";
+
+static const struct argp_option census_options[] = {
+	{ "libcuda", OPT_LIBCUDA, "PATH", 0, "libcuda file to count (default: the driver's)", 0 },
+	{ 0 },
+};
+
+static error_t census_parse(int key, char *arg, struct argp_state *state)
+{
+	struct census_opts *o = state->input;
+	void *p;
+
+	switch (key) {
+	case OPT_LIBCUDA:
+		p = realloc(o->libcuda, (o->nlibcuda + 1) * sizeof(*o->libcuda));
+		if (!p)
+			argp_failure(state, 1, ENOMEM, "out of memory");
+		o->libcuda = p;
+		o->libcuda[o->nlibcuda++] = arg;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s' (put the command after --)", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int cmd_census(int argc, char **argv)
+{
+	struct argp argp = { census_options, census_parse, NULL, census_doc, NULL, NULL, NULL };
+	struct census_opts o = { 0 };
+	int i, nopt = argc, status;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			nopt = i;
+			o.cmd = argv + i + 1;
+			break;
+		}
+	}
+	if (argp_parse(&argp, nopt, argv, 0, NULL, &o))
+		return 2;
+	if (!o.cmd || !o.cmd[0]) {
+		fprintf(stderr, "gtrace-bpf: census needs a command after --\n");
+		return 2;
+	}
+	status = census__run(&o);
+	free(o.libcuda);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	char *cmdline = join_args(argc, argv);
+	int status;
+
+	if (argc > 1 && !strcmp(argv[1], "dump")) {
+		status = cmd_dump(argc - 1, argv + 1);
+	} else if (argc > 1 && !strcmp(argv[1], "census")) {
+		status = cmd_census(argc - 1, argv + 1);
+	} else if (argc > 1 && !strcmp(argv[1], "record")) {
+		argv[1] = argv[0];
+		status = cmd_record(argc - 1, argv + 1, cmdline);
+	} else {
+		status = cmd_record(argc, argv, cmdline);
+	}
+	free(cmdline);
+	return status;
+}

@@ -1,0 +1,740 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The recorder: open -> configure -> load -> attach -> poll -> one cleanup.
+ * Records arrive from one BPF ring buffer submitted without wake-ups; this
+ * loop polls on a short timeout and drains it, adds what only userspace can
+ * learn (process, thread and recovered kernel names) and appends everything
+ * to the trace file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "cuda.skel.h"
+#include "cuda_probes.h"
+#include "kernel_names.h"
+#include "libcuda_finder.h"
+#include "log.h"
+#include "record.h"
+#include "trace_file.h"
+#include "u64map.h"
+
+#define POLL_MS		50	/* consumer latency bound with no wake-ups */
+#define TICK_NS		1000000000ull	/* stats, flush, status line */
+#define RESCAN_NS	10000000000ull	/* full /proc rescan in --all mode */
+#define SCAN_QUEUE	1024
+
+struct recorder {
+	const struct record_opts *o;
+	struct cuda_bpf *skel;
+	struct ring_buffer *rb;
+	struct cuda_probes *probes;
+	struct kernel_names *names;
+	struct trace_writer *w;
+	char path[PATH_MAX];
+	bool filter;			/* only pids in the BPF pids map */
+	struct u64map cuda_pids;	/* pid+1 -> 1: processes that made CUDA calls */
+	struct u64map seen_tids;	/* tid+1 -> pid+1: thread names written */
+	pid_t scan_queue[SCAN_QUEUE];	/* exec'd processes to look at */
+	size_t nscan;
+	int write_err;			/* first write error, stops the recording */
+	uint64_t nprocs;		/* processes seen making CUDA calls */
+	uint64_t bad_records;		/* malformed ring-buffer records */
+	uint64_t last_drops;
+	pid_t child;			/* -- CMD, 0 = none */
+	int child_status;
+	bool child_done;
+	const char *open_probe;		/* which openat probe runs */
+};
+
+static volatile sig_atomic_t stop_requests;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requests++;
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int write_rec(struct recorder *r, const struct gt_hdr *h)
+{
+	int err;
+
+	if (r->write_err)
+		return r->write_err;
+	err = trace_writer__append(r->w, h);
+	if (err) {
+		r->write_err = err;
+		pr_err("failed to write %s: %s; the file keeps everything up to its last complete chunk",
+		       r->path, strerror(-err));
+	}
+	return err;
+}
+
+static int emit_name_rec(void *ctx, const struct gt_hdr *h)
+{
+	return write_rec(ctx, h);
+}
+
+static int write_name(struct recorder *r, const struct gt_hdr *src, uint16_t kind, uint64_t key,
+		      const char *s)
+{
+	struct {
+		struct gt_name n;
+		char str[1024];
+	} rec;
+	size_t len = strnlen(s, sizeof(rec.str) - 1) + 1;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.n.hdr.ts = src->ts;
+	rec.n.hdr.pid = src->pid;
+	rec.n.hdr.tid = src->tid;
+	rec.n.hdr.type = GT_REC_NAME;
+	rec.n.hdr.size = GT_REC_ALIGN(sizeof(rec.n) + len);
+	rec.n.key = key;
+	rec.n.kind = kind;
+	rec.n.len = len;
+	memcpy(rec.str, s, len - 1);
+	return write_rec(r, &rec.n.hdr);
+}
+
+/* Reads a small /proc file; NULs (cmdline separators) become spaces. */
+static void read_proc(const char *path, char *buf, size_t len)
+{
+	ssize_t n = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	if (n <= 0) {
+		buf[0] = 0;
+		return;
+	}
+	while (n > 0 && (buf[n - 1] == 0 || buf[n - 1] == '\n'))
+		n--;
+	buf[n] = 0;
+	for (ssize_t i = 0; i < n; i++) {
+		if (buf[i] == 0)
+			buf[i] = ' ';
+	}
+}
+
+/* First record of a process or thread: write its name before it. */
+static void note_process(struct recorder *r, const struct gt_hdr *h)
+{
+	char path[64], buf[1024];
+
+	if (!u64map__get(&r->cuda_pids, (uint64_t)h->pid + 1)) {
+		u64map__set(&r->cuda_pids, (uint64_t)h->pid + 1, 1);
+		r->nprocs++;
+		snprintf(path, sizeof(path), "/proc/%u/cmdline", h->pid);
+		read_proc(path, buf, sizeof(buf));
+		if (!buf[0]) {
+			snprintf(path, sizeof(path), "/proc/%u/comm", h->pid);
+			read_proc(path, buf, sizeof(buf));
+		}
+		if (buf[0])
+			write_name(r, h, GT_NAME_PROCESS, h->pid, buf);
+	}
+	if (h->tid && !u64map__get(&r->seen_tids, (uint64_t)h->tid + 1)) {
+		u64map__set(&r->seen_tids, (uint64_t)h->tid + 1, (uint64_t)h->pid + 1);
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", h->pid, h->tid);
+		read_proc(path, buf, sizeof(buf));
+		if (buf[0])
+			write_name(r, h, GT_NAME_THREAD, h->tid, buf);
+	}
+}
+
+static int attach_found(void *ctx, const char *path, const char *label)
+{
+	struct recorder *r = ctx;
+	int n = cuda_probes__attach_file(r->probes, path, label);
+
+	if (n > 0)
+		pr_verbose("tracing %s (%d probes)", label, n);
+	else if (n < 0 && n != -ENOEXEC)
+		pr_warn("failed to attach to %s: %s", label, strerror(-n));
+	return n;
+}
+
+static bool relevant(struct recorder *r, uint32_t pid)
+{
+	return r->filter || u64map__get(&r->cuda_pids, (uint64_t)pid + 1);
+}
+
+static int on_event(void *ctx, void *data, size_t len)
+{
+	struct recorder *r = ctx;
+	const struct gt_hdr *h = data;
+	int err;
+
+	if (len < sizeof(*h) || h->size < sizeof(*h) || h->size > len || h->size % 8) {
+		r->bad_records++;
+		return 0;
+	}
+	switch (h->type) {
+	case GT_REC_LIBOPEN: {
+		const struct gt_path *p = data;
+
+		if (p->len && sizeof(*p) + p->len <= h->size && !p->path[p->len - 1])
+			libcuda_finder__on_open(h->pid, p->path, attach_found, r);
+		return 0;
+	}
+	case GT_REC_EXEC:
+		if (r->nscan < SCAN_QUEUE)
+			r->scan_queue[r->nscan++] = h->pid;
+		if (!relevant(r, h->pid))
+			return 0;
+		break;
+	case GT_REC_FORK:
+		if (!relevant(r, ((const struct gt_proc_evt *)data)->ppid))
+			return 0;
+		break;
+	case GT_REC_EXIT:
+		if (!relevant(r, h->pid))
+			return 0;
+		kernel_names__on_record(r->names, h);
+		break;
+	case GT_REC_NAME:
+		/* raw driver name from BPF: kernel_names writes the checked one */
+		return kernel_names__on_record(r->names, h);
+	default:
+		note_process(r, h);
+		err = kernel_names__on_record(r->names, h);
+		if (err)
+			return err;
+		break;
+	}
+	return write_rec(r, h);
+}
+
+static void collect_counters(struct recorder *r, struct gt_counters *c)
+{
+	struct cuda_bpf__bss *b = r->skel->bss;
+
+	memset(c, 0, sizeof(*c));
+	c->events = __atomic_load_n(&b->n_events, __ATOMIC_RELAXED);
+	c->drop_ringbuf = __atomic_load_n(&b->n_drop_ringbuf, __ATOMIC_RELAXED);
+	c->drop_stash = __atomic_load_n(&b->n_drop_stash, __ATOMIC_RELAXED);
+	c->str_fault = __atomic_load_n(&b->n_str_fault, __ATOMIC_RELAXED);
+	c->args_fault = __atomic_load_n(&b->n_args_fault, __ATOMIC_RELAXED);
+	kernel_names__counters(r->names, c);
+	c->attach_files = cuda_probes__nfiles(r->probes);
+	c->attach_probes = cuda_probes__nprobes(r->probes);
+	c->attach_failed = cuda_probes__nfailed(r->probes);
+	c->records_written = trace_writer__records(r->w);
+}
+
+static void write_stats(struct recorder *r, struct gt_counters *c)
+{
+	struct gt_stats s;
+
+	memset(&s, 0, sizeof(s));
+	collect_counters(r, c);
+	s.hdr.ts = now_ns(CLOCK_MONOTONIC);
+	s.hdr.pid = getpid();
+	s.hdr.type = GT_REC_STATS;
+	s.hdr.size = sizeof(s);
+	s.c = *c;
+	write_rec(r, &s.hdr);
+}
+
+/* Once a second: counters into the file, a chunk to disk, drops on stderr. */
+static void tick(struct recorder *r, uint64_t start, uint64_t *last_events, bool tty)
+{
+	struct gt_counters c;
+	uint64_t el = now_ns(CLOCK_MONOTONIC) - start;
+
+	write_stats(r, &c);
+	if (!r->write_err) {
+		int err = trace_writer__flush(r->w);
+
+		if (err && !r->write_err) {
+			r->write_err = err;
+			pr_err("failed to write %s: %s", r->path, strerror(-err));
+		}
+	}
+	if (c.drop_ringbuf > r->last_drops) {
+		if (tty && !r->o->quiet)
+			fputs("\r\033[K", stderr);
+		pr_warn("%llu events lost: ring buffer full (%llu in all); raise --buffer-size",
+			(unsigned long long)(c.drop_ringbuf - r->last_drops),
+			(unsigned long long)c.drop_ringbuf);
+		r->last_drops = c.drop_ringbuf;
+	}
+	if (tty && !r->o->quiet) {
+		fprintf(stderr, "\r\033[Kgtrace-bpf: %llus  %llu events  %llu/s  %llu dropped  %llu processes",
+			(unsigned long long)(el / 1000000000ull), (unsigned long long)c.events,
+			(unsigned long long)(c.events - *last_events),
+			(unsigned long long)c.drop_ringbuf, (unsigned long long)r->nprocs);
+		fflush(stderr);
+	}
+	*last_events = c.events;
+}
+
+static void sanitize(char *s)
+{
+	for (; *s; s++) {
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '.' || *s == '-' || *s == '_'))
+			*s = '_';
+	}
+}
+
+static int open_output(struct recorder *r, const struct gt_file_info *info)
+{
+	struct trace_writer_opts wo = { .force = r->o->force };
+	char name[128] = "system", date[16], comm[64];
+	time_t t = time(NULL);
+	struct tm tm;
+	int err, v;
+
+	if (r->o->output) {
+		snprintf(r->path, sizeof(r->path), "%s", r->o->output);
+		err = trace_writer__create(r->path, info, &wo, &r->w);
+		if (err == -EEXIST)
+			pr_err("%s exists: use --force to replace it", r->path);
+		else if (err)
+			pr_err("cannot create %s: %s", r->path, strerror(-err));
+		return err;
+	}
+	if (r->o->cmd) {
+		const char *b = strrchr(r->o->cmd[0], '/');
+
+		snprintf(name, sizeof(name), "%s", b ? b + 1 : r->o->cmd[0]);
+	} else if (r->o->npids) {
+		char p[64];
+
+		snprintf(p, sizeof(p), "/proc/%d/comm", r->o->pids[0]);
+		read_proc(p, comm, sizeof(comm));
+		if (comm[0])
+			snprintf(name, sizeof(name), "%s", comm);
+	}
+	sanitize(name);
+	localtime_r(&t, &tm);
+	strftime(date, sizeof(date), "%Y%m%d", &tm);
+	for (v = 1; v < 100000; v++) {
+		char scen[64];
+
+		snprintf(scen, sizeof(scen), "%s", r->o->scenario ? r->o->scenario : "trace");
+		sanitize(scen);
+		snprintf(r->path, sizeof(r->path), "%s_%s_%s_v%d.gtrace", name, scen, date, v);
+		wo.force = false;
+		err = trace_writer__create(r->path, info, &wo, &r->w);
+		if (err != -EEXIST)
+			break;
+	}
+	if (err)
+		pr_err("cannot create %s: %s", r->path, strerror(-err));
+	return err;
+}
+
+/* The openat tracepoint needs tracefs; mount it where the kernel has it
+ * but nobody mounted it (seen on the GPU machine). */
+static bool have_openat_tracepoint(void)
+{
+	static const char *const ids[] = {
+		"/sys/kernel/tracing/events/syscalls/sys_enter_openat/id",
+		"/sys/kernel/debug/tracing/events/syscalls/sys_enter_openat/id",
+	};
+
+	if (!access(ids[0], R_OK) || !access(ids[1], R_OK))
+		return true;
+	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0)
+		pr_verbose("mounted tracefs at /sys/kernel/tracing");
+	return !access(ids[0], R_OK);
+}
+
+static uint64_t round_pow2(uint64_t v)
+{
+	uint64_t p = 4096;
+
+	while (p < v && p < (1ull << 40))
+		p <<= 1;
+	return p;
+}
+
+static int start_child(struct recorder *r, int *go_fd)
+{
+	int pfd[2];
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+
+		close(pfd[0]);
+		close(pfd[1]);
+		return err;
+	}
+	if (pid == 0) {
+		char c;
+
+		close(pfd[1]);
+		/* wait until the probes are in place; EOF means the recorder gave up */
+		if (read(pfd[0], &c, 1) != 1)
+			_exit(127);
+		execvp(r->o->cmd[0], r->o->cmd);
+		fprintf(stderr, "gtrace-bpf: cannot run %s: %s\n", r->o->cmd[0], strerror(errno));
+		_exit(127);
+	}
+	close(pfd[0]);
+	*go_fd = pfd[1];
+	r->child = pid;
+	return 0;
+}
+
+static int load_bpf(struct recorder *r)
+{
+	uint64_t size = round_pow2(r->o->buffer_size);
+	bool tp = have_openat_tracepoint();
+	int err;
+
+	r->skel = cuda_bpf__open();
+	if (!r->skel) {
+		err = -errno;
+		pr_err("failed to open BPF object: %s", strerror(-err));
+		return err;
+	}
+	r->skel->rodata->filter_pids = r->filter;
+	r->skel->rodata->wakeup_bytes = size / 8;
+	r->skel->rodata->self_pid = getpid();
+	err = bpf_map__set_max_entries(r->skel->maps.rb, size);
+	if (err) {
+		pr_err("failed to size the ring buffer to %llu bytes: %s", (unsigned long long)size,
+		       strerror(-err));
+		return err;
+	}
+	bpf_program__set_autoload(tp ? r->skel->progs.open_raw : r->skel->progs.open_tp, false);
+	r->open_probe = tp ? "tracepoint" : "raw_tp";
+	err = cuda_bpf__load(r->skel);
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			pr_err("failed to load BPF programs: %s: run as root (or with CAP_BPF and CAP_PERFMON)",
+			       strerror(-err));
+		else
+			pr_err("failed to load BPF programs: %s (run with -vv for the verifier log)",
+			       strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static int attach_static(struct recorder *r)
+{
+	struct bpf_program *need[] = { r->skel->progs.proc_exec, r->skel->progs.proc_fork,
+				       r->skel->progs.proc_exit };
+	struct bpf_program *open = strcmp(r->open_probe, "tracepoint") ? r->skel->progs.open_raw :
+									r->skel->progs.open_tp;
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		if (!bpf_program__attach(need[i])) {
+			err = -errno;
+			pr_err("failed to attach %s: %s", bpf_program__name(need[i]), strerror(-err));
+			return err;
+		}
+	}
+	/* discovery of libcuda copies opened later; a rescan covers its absence */
+	if (!bpf_program__attach(open)) {
+		pr_warn("failed to attach the openat probe (%s): %s; new libcuda copies are found by "
+			"rescanning only", r->open_probe, strerror(errno));
+		r->open_probe = "none";
+	}
+	return 0;
+}
+
+static int attach_libcuda(struct recorder *r)
+{
+	size_t i;
+	int n;
+
+	for (i = 0; i < r->o->nlibcuda; i++) {
+		n = cuda_probes__attach_file(r->probes, r->o->libcuda[i], r->o->libcuda[i]);
+		if (n < 0) {
+			pr_err("cannot trace %s: %s", r->o->libcuda[i],
+			       n == -ENOEXEC ? "not a libcuda (no CUDA driver API symbols)" : strerror(-n));
+			return n;
+		}
+	}
+	libcuda_finder__scan_default(attach_found, r);
+	if (r->o->all) {
+		libcuda_finder__scan_all(attach_found, r);
+	} else {
+		for (i = 0; i < r->o->npids; i++)
+			libcuda_finder__scan_pid(r->o->pids[i], attach_found, r);
+	}
+	if (!cuda_probes__nfiles(r->probes)) {
+		pr_err("no libcuda found (looked in the usual driver locations%s); pass --libcuda PATH",
+		       r->o->all ? " and every process' mappings" : "");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static void fill_info(struct recorder *r, struct gt_file_info *info, struct utsname *u, char *opts,
+		      size_t len)
+{
+	uint64_t mono = now_ns(CLOCK_MONOTONIC), real = now_ns(CLOCK_REALTIME);
+
+	(void)r;
+	uname(u);
+	memset(info, 0, sizeof(*info));
+	info->version = GT_FILE_VERSION;
+	info->clock_id = CLOCK_MONOTONIC;
+	info->realtime_offset_ns = (int64_t)(real - mono);
+	info->start_ts = mono;
+	info->host = u->nodename;
+	info->kernel = u->release;
+	info->cmdline = r->o->cmdline ? r->o->cmdline : "";
+	snprintf(opts, len, "mode=%s buffer_size=%llu duration=%g scenario=%s launch_exit=%d",
+		 r->o->all ? "all" : r->o->cmd ? "command" : "pids",
+		 (unsigned long long)round_pow2(r->o->buffer_size), r->o->duration,
+		 r->o->scenario ? r->o->scenario : "trace", !r->o->no_launch_exit);
+	info->options = opts;
+}
+
+static void rescan(struct recorder *r, bool all)
+{
+	size_t i;
+
+	if (all) {
+		libcuda_finder__scan_all(attach_found, r);
+	} else {
+		for (i = 0; i < r->nscan; i++)
+			libcuda_finder__scan_pid(r->scan_queue[i], attach_found, r);
+	}
+	r->nscan = 0;
+}
+
+static void poll_child(struct recorder *r)
+{
+	int st;
+
+	if (!r->child || r->child_done)
+		return;
+	if (waitpid(r->child, &st, WNOHANG) == r->child) {
+		r->child_done = true;
+		r->child_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	}
+}
+
+static int run_loop(struct recorder *r)
+{
+	uint64_t start = now_ns(CLOCK_MONOTONIC), next_tick = start + TICK_NS;
+	uint64_t next_rescan = start + RESCAN_NS, last_events = 0;
+	uint64_t end = r->o->duration > 0 ? start + (uint64_t)(r->o->duration * 1e9) : 0;
+	bool tty = isatty(STDERR_FILENO);
+	int err;
+
+	while (!stop_requests && !r->write_err) {
+		err = ring_buffer__poll(r->rb, POLL_MS);
+		if (err < 0 && err != -EINTR) {
+			pr_err("failed to poll the ring buffer: %s", strerror(-err));
+			return err;
+		}
+		ring_buffer__consume(r->rb);
+		poll_child(r);
+		if (r->child_done)
+			break;
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+		if (end && now >= end)
+			break;
+		if (now >= next_tick) {
+			rescan(r, r->o->all && now >= next_rescan);
+			if (now >= next_rescan)
+				next_rescan = now + RESCAN_NS;
+			tick(r, start, &last_events, tty);
+			next_tick += TICK_NS;
+			if (next_tick < now)
+				next_tick = now + TICK_NS;
+		}
+	}
+	/* what the BPF side submitted before we stopped is still ours */
+	ring_buffer__consume(r->rb);
+	if (tty && !r->o->quiet)
+		fputs("\r\033[K", stderr);
+	return 0;
+}
+
+static int finish(struct recorder *r)
+{
+	struct gt_trailer t;
+	struct gt_counters c;
+	int err;
+
+	memset(&t, 0, sizeof(t));
+	if (!r->write_err)
+		write_stats(r, &c);
+	collect_counters(r, &c);
+	t.end_ts = now_ns(CLOCK_MONOTONIC);
+	t.counters = c;
+	t.records = trace_writer__records(r->w);
+	err = r->write_err ? r->write_err : trace_writer__finish(r->w, &t);
+	if (err) {
+		if (!r->write_err)
+			pr_err("failed to finish %s: %s", r->path, strerror(-err));
+		return err;
+	}
+	pr_info("wrote %s: %llu records, %.1f MiB, %llu events dropped, %llu processes",
+		r->path, (unsigned long long)trace_writer__records(r->w),
+		trace_writer__bytes(r->w) / 1048576.0, (unsigned long long)c.drop_ringbuf,
+		(unsigned long long)r->nprocs);
+	if (c.drop_ringbuf)
+		pr_warn("%llu events were lost to a full ring buffer; raise --buffer-size",
+			(unsigned long long)c.drop_ringbuf);
+	if (c.drop_stash)
+		pr_warn("%llu call results lost (too many calls in flight)",
+			(unsigned long long)c.drop_stash);
+	if (r->bad_records)
+		pr_warn("%llu malformed records skipped", (unsigned long long)r->bad_records);
+	return 0;
+}
+
+static int check_pids(const struct record_opts *o)
+{
+	char p[64];
+	size_t i;
+
+	for (i = 0; i < o->npids; i++) {
+		snprintf(p, sizeof(p), "/proc/%d", o->pids[i]);
+		if (o->pids[i] <= 0 || access(p, F_OK)) {
+			pr_err("no such process: %d", o->pids[i]);
+			return -ESRCH;
+		}
+	}
+	return 0;
+}
+
+int record__run(const struct record_opts *o)
+{
+	struct recorder rec = { .o = o }, *r = &rec;
+	struct cuda_probes_opts po = { .no_launch_exit = o->no_launch_exit };
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct gt_file_info info;
+	struct utsname u;
+	char opts[512];
+	int err, go_fd = -1, status = 1;
+	size_t i;
+	uint8_t one = 1;
+
+	r->filter = !o->all;
+	if (check_pids(o))
+		return 1;
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		pr_err("this kernel has no BTF (/sys/kernel/btf/vmlinux): gtrace-bpf needs CONFIG_DEBUG_INFO_BTF");
+		return 1;
+	}
+	if (geteuid() != 0)
+		pr_verbose("not root: loading needs CAP_BPF and CAP_PERFMON");
+	gt_log__setup_libbpf();
+	fill_info(r, &info, &u, opts, sizeof(opts));
+	err = load_bpf(r);
+	if (err)
+		goto cleanup;
+	r->probes = cuda_probes__new(r->skel, &po);
+	r->names = kernel_names__new(emit_name_rec, kernel_names__read_process, r);
+	if (!r->probes || !r->names) {
+		err = -ENOMEM;
+		pr_err("failed to allocate the recorder: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = attach_static(r);
+	if (err)
+		goto cleanup;
+	err = attach_libcuda(r);
+	if (err)
+		goto cleanup;
+	err = open_output(r, &info);
+	if (err) {
+		r->w = NULL;
+		goto cleanup;
+	}
+	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.rb), on_event, r, NULL);
+	if (!r->rb) {
+		err = -errno;
+		pr_err("failed to create the ring buffer consumer: %s", strerror(-err));
+		goto cleanup;
+	}
+	for (i = 0; i < o->npids; i++) {
+		uint32_t pid = o->pids[i];
+
+		bpf_map__update_elem(r->skel->maps.pids, &pid, sizeof(pid), &one, sizeof(one), BPF_ANY);
+	}
+	if (o->cmd) {
+		uint32_t pid;
+
+		err = start_child(r, &go_fd);
+		if (err) {
+			pr_err("failed to start %s: %s", o->cmd[0], strerror(-err));
+			goto cleanup;
+		}
+		pid = r->child;
+		err = bpf_map__update_elem(r->skel->maps.pids, &pid, sizeof(pid), &one, sizeof(one),
+					   BPF_ANY);
+		if (err) {
+			pr_err("failed to add pid %u to the filter: %s", pid, strerror(-err));
+			goto cleanup;
+		}
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	pr_info("recording to %s (%zu libcuda file%s, %zu probes%s); Ctrl-C to stop", r->path,
+		cuda_probes__nfiles(r->probes), cuda_probes__nfiles(r->probes) == 1 ? "" : "s",
+		cuda_probes__nprobes(r->probes), o->all ? ", all processes" : "");
+	pr_verbose("openat discovery probe: %s; options: %s", r->open_probe, opts);
+	if (go_fd >= 0) {
+		if (write(go_fd, "g", 1) != 1)
+			pr_warn("failed to start %s: %s", o->cmd[0], strerror(errno));
+		close(go_fd);
+		go_fd = -1;
+	}
+	err = run_loop(r);
+	if (r->child && !r->child_done) {
+		pr_info("recording stopped; waiting for %s (pid %d) to exit", o->cmd[0], r->child);
+		while (!r->child_done && stop_requests < 2) {
+			poll_child(r);
+			if (!r->child_done)
+				usleep(50000);
+		}
+	}
+	if (finish(r) || err)
+		status = 1;
+	else
+		status = r->child ? r->child_status : 0;
+cleanup:
+	if (go_fd >= 0) {
+		close(go_fd);	/* the child sees EOF and exits 127 without running CMD */
+		waitpid(r->child, NULL, 0);
+	}
+	ring_buffer__free(r->rb);
+	cuda_probes__free(r->probes);
+	kernel_names__free(r->names);
+	cuda_bpf__destroy(r->skel);
+	trace_writer__free(r->w);
+	u64map__free(&r->cuda_pids);
+	u64map__free(&r->seen_tids);
+	return err && status == 1 ? 1 : status;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* `gtrace-bpf record`: attach, capture into a trace file, stop cleanly. */
+#ifndef GTRACE_RECORD_H
+#define GTRACE_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct record_opts {
+	bool all;			/* --all: every process */
+	pid_t *pids;			/* -p: only these (and their children) */
+	size_t npids;
+	char **cmd;			/* -- CMD ARGS: start and trace it, NULL-terminated */
+	const char *output;		/* -o, NULL = default name in the current directory */
+	bool force;			/* replace an existing output */
+	const char *scenario;		/* part of the default name */
+	double duration;		/* -d seconds, 0 = until stopped */
+	uint64_t buffer_size;		/* ring buffer bytes */
+	const char **libcuda;		/* --libcuda paths */
+	size_t nlibcuda;
+	bool quiet;			/* no status line */
+	bool no_launch_exit;		/* no uretprobes on launches */
+	const char *cmdline;		/* our own command line, for the header */
+};
+
+/* Returns the process exit status: 0, 1 on error, or CMD's status. */
+int record__run(const struct record_opts *o);
+
+#endif
