@@ -48,7 +48,7 @@ WORKLOAD  := $(MOCK_DIR)/cuda_workload
 MOCK_CFLAGS := -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -fPIC -Itests/mock \
 	$(if $(wildcard $(CUDA_HOME)/include/cuda.h),-I$(CUDA_HOME)/include -DGT_HAVE_CUDA_H)
 
-.PHONY: all clean test unit-test integration-test install deps gpu-check mock
+.PHONY: FORCE all clean test unit-test integration-test install deps gpu-check mock
 all: gtrace-bpf
 
 $(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests $(MOCK_DIR):
@@ -72,9 +72,13 @@ $(LIBGT): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-gtrace-bpf: $(OUTPUT)/user/main.o $(LIBGT)
+# relink when switching between static and dynamic linking
+$(OUTPUT)/link-mode: FORCE | $(OUTPUT)
+	$(Q)echo 'STATIC=$(STATIC)' | cmp -s - $@ || echo 'STATIC=$(STATIC)' > $@
+
+gtrace-bpf: $(OUTPUT)/user/main.o $(LIBGT) $(OUTPUT)/link-mode
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $(OUTPUT)/user/main.o $(LIBGT) $(LIBS) -o $@
 
 # tests
 $(OUTPUT)/tests/%: tests/unit/%.c $(LIBGT) | $(OUTPUT)/tests

@@ -239,7 +239,12 @@ enum gt_copy_kind {
 	X(cuEventDestroy_v2,          EVENT,  CALL, RET, GT_NA, GT_NA, 0, GT_NA, GT_NA, GT_NA, 0) \
 	/* markers */ \
 	X(cuProfilerStart,            MARKER, CALL, RET, GT_NA, GT_NA, GT_NA, GT_NA, GT_NA, GT_NA, 0) \
-	X(cuProfilerStop,             MARKER, CALL, RET, GT_NA, GT_NA, GT_NA, GT_NA, GT_NA, GT_NA, 0)
+	X(cuProfilerStop,             MARKER, CALL, RET, GT_NA, GT_NA, GT_NA, GT_NA, GT_NA, GT_NA, 0) \
+	/* appended later: ids are stored in trace files, so only append */ \
+	X(cuDevicePrimaryCtxRelease,  CTX,    CALL, RET, GT_NA, GT_NA, 0, GT_NA, GT_NA, GT_NA, 0) \
+	X(cuCtxSetCurrent,            CTX,    CALL, RET, GT_NA, GT_NA, 0, GT_NA, GT_NA, GT_NA, 0) \
+	X(cuCtxPushCurrent_v2,        CTX,    CALL, RET, GT_NA, GT_NA, 0, GT_NA, GT_NA, GT_NA, 0) \
+	X(cuCtxPopCurrent_v2,         CTX,    CALL, RET, 0, GT_NA, GT_NA, GT_NA, GT_NA, GT_NA, 0)
 
 enum gt_api {
 	GT_API_NONE = 0,

@@ -3,12 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "census.h"
 #include "cuda.skel.h"
+#include "cuda_probes.h"
 #include "decode.h"
 #include "elf_syms.h"
 #include "libcuda_finder.h"
@@ -19,37 +21,31 @@
 struct census {
 	struct cuda_bpf *skel;
 	char *names[CENSUS_MAX];	/* symbol of each cookie */
-	uint64_t offs[CENSUS_MAX];	/* its offset, to skip aliases */
-	int files[CENSUS_MAX];		/* which file it is in */
-	struct bpf_link *links[CENSUS_MAX];
+	uint64_t offs[CENSUS_MAX];	/* its offset in its file */
+	uint64_t cookies[CENSUS_MAX];	/* = its index */
 	int n;
-	int file;			/* index of the file being attached */
-	const char *paths[16];
+	int first;			/* first index of the file being read */
+	int links[16];			/* one uprobe_multi link per file */
+	int nlinks;
+	const char *paths[16];		/* distinct files (device + inode) */
+	struct stat st[16];
 	int npaths;
 };
 
-static int attach_sym(void *ctx, const char *name, uint64_t off)
+static int add_sym(void *ctx, const char *name, uint64_t off)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo);
 	struct census *c = ctx;
 	int i;
 
 	if (c->n >= CENSUS_MAX)
 		return -E2BIG;
-	for (i = 0; i < c->n; i++) {
-		if (c->files[i] == c->file && c->offs[i] == off)
-			return 0;	/* alias or .symtab repeat of a .dynsym entry */
-	}
-	uo.bpf_cookie = c->n;
-	c->links[c->n] = bpf_program__attach_uprobe_opts(c->skel->progs.count_entry, -1,
-							 c->paths[c->file], off, &uo);
-	if (!c->links[c->n]) {
-		pr_verbose("failed to attach to %s: %s", name, strerror(errno));
-		return 0;
+	for (i = c->first; i < c->n; i++) {
+		if (c->offs[i] == off)
+			return 0;	/* alias, or the .symtab copy of a .dynsym entry */
 	}
 	c->names[c->n] = strdup(name);
 	c->offs[c->n] = off;
-	c->files[c->n] = c->file;
+	c->cookies[c->n] = c->n;
 	c->n++;
 	return 0;
 }
@@ -57,10 +53,18 @@ static int attach_sym(void *ctx, const char *name, uint64_t off)
 static int add_path(void *ctx, const char *path, const char *label)
 {
 	struct census *c = ctx;
+	struct stat st;
+	int i;
 
 	(void)label;
-	if (c->npaths < 16)
-		c->paths[c->npaths++] = strdup(path);
+	if (stat(path, &st) || c->npaths >= 16)
+		return 0;
+	for (i = 0; i < c->npaths; i++) {
+		if (c->st[i].st_dev == st.st_dev && c->st[i].st_ino == st.st_ino)
+			return 0;
+	}
+	c->st[c->npaths] = st;
+	c->paths[c->npaths++] = strdup(path);
 	return 0;
 }
 
@@ -123,6 +127,7 @@ int census__run(const struct census_opts *o)
 		goto cleanup;
 	}
 	c->skel->rodata->filter_pids = true;
+	cuda_probes__prepare_multi(c->skel, true);
 	c->skel->rodata->self_pid = getpid();
 	bpf_program__set_autoload(c->skel->progs.open_tp, false);
 	err = cuda_bpf__load(c->skel);
@@ -138,12 +143,18 @@ int census__run(const struct census_opts *o)
 		pr_err("no libcuda found; pass --libcuda PATH");
 		goto cleanup;
 	}
-	for (c->file = 0; c->file < c->npaths; c->file++) {
-		err = elf_syms__each(c->paths[c->file], "cu", attach_sym, c);
+	for (i = 0; i < c->npaths; i++) {
+		c->first = c->n;
+		err = elf_syms__each(c->paths[i], "cu", add_sym, c);
+		if (err >= 0 && c->n > c->first)
+			err = uprobe_multi__attach(bpf_program__fd(c->skel->progs.count_entry), c->paths[i],
+						   c->offs + c->first, c->cookies + c->first,
+						   c->n - c->first, false);
 		if (err < 0) {
-			pr_err("cannot read %s: %s", c->paths[c->file], strerror(-err));
+			pr_err("cannot count calls in %s: %s", c->paths[i], strerror(-err));
 			goto cleanup;
 		}
+		c->links[c->nlinks++] = err;
 	}
 	if (!bpf_program__attach(c->skel->progs.proc_fork)) {
 		pr_err("failed to attach the fork probe: %s", strerror(errno));
@@ -170,10 +181,10 @@ int census__run(const struct census_opts *o)
 	status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	report(c);
 cleanup:
-	for (i = 0; i < c->n; i++) {
-		bpf_link__destroy(c->links[i]);
+	for (i = 0; i < c->nlinks; i++)
+		close(c->links[i]);
+	for (i = 0; i < c->n; i++)
 		free(c->names[i]);
-	}
 	for (i = 0; i < c->npaths; i++)
 		free((char *)c->paths[i]);
 	cuda_bpf__destroy(c->skel);

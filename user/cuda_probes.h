@@ -4,6 +4,7 @@
 #ifndef GTRACE_CUDA_PROBES_H
 #define GTRACE_CUDA_PROBES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,7 +13,16 @@ struct cuda_probes;
 
 struct cuda_probes_opts {
 	bool no_launch_exit;	/* skip the uretprobes of launches (cheaper, no launch durations) */
+	bool multi;		/* uprobe_multi links: programs were loaded for them */
 };
+
+/* Creates one uprobe_multi link of the loaded program prog_fd at cnt file
+ * offsets of path (entry probes, or return probes when ret). Returns the
+ * link fd (close it to detach) or a negative errno. */
+int uprobe_multi__attach(int prog_fd, const char *path, const uint64_t *offs,
+			 const uint64_t *cookies, uint32_t cnt, bool ret);
+/* Prepares the loaded-to-be programs of skel for uprobe_multi links. */
+void cuda_probes__prepare_multi(struct cuda_bpf *skel, bool multi);
 
 struct cuda_probes *cuda_probes__new(struct cuda_bpf *skel, const struct cuda_probes_opts *opts);
 /* Attaches to the file at path (which may go through /proc/PID/root).

@@ -23,9 +23,9 @@
 
 /* An entry waiting for its exit: the entry record's fields, decoded later. */
 struct open_call {
-	uint64_t ts;
-	uint32_t pid, tid;
-	uint16_t api, cpu;
+	uint64_t ts;		/* entry time, ns */
+	uint32_t pid, tid;	/* of the entry record */
+	uint16_t api, cpu;	/* enum gt_api; CPU of the entry */
 	uint16_t rtype;		/* GT_REC_CALL, _LAUNCH or _CALL_STR */
 	uint16_t nargs;		/* valid entries of args[] */
 	bool has_str;		/* str holds the entry's string argument */
@@ -43,7 +43,7 @@ struct open_call {
 
 /* The open calls of one thread. */
 struct tstack {
-	uint32_t tid, pid;
+	uint32_t tid, pid;		/* the thread, its key in d->threads */
 	uint32_t depth;			/* entries in use, ent[0] oldest */
 	struct tstack *prev, *next;	/* active list (or pool, next only) */
 	struct open_call ent[STACK_MAX];
@@ -59,24 +59,24 @@ struct proc {
 
 /* What an exit record brought. */
 struct exit_info {
-	int32_t ret;
-	uint32_t flags;		/* GT_RET_* */
-	uint64_t out;
+	int32_t ret;		/* CUresult */
+	uint32_t flags;		/* GT_RET_*, 0 for string exits */
+	uint64_t out;		/* what the out-pointer received */
 	const char *str;	/* NUL-terminated, NULL if none */
 };
 
 struct gt_decoder {
-	gt_call_cb on_call;
-	gt_rec_cb on_other;
-	void *ctx;
+	gt_call_cb on_call;		/* completed calls */
+	gt_rec_cb on_other;		/* everything else, may be NULL */
+	void *ctx;			/* passed to both */
 	struct gt_decoder_stats stats;
 	struct hmap threads;		/* (tid, pid) -> struct tstack, non-empty only */
 	struct tstack *active_head;	/* threads with open calls, oldest first */
 	struct tstack *active_tail;
 	struct tstack *pool;		/* empty stacks for reuse */
-	uint32_t npool;
+	uint32_t npool;			/* stacks in pool, at most POOL_MAX */
 	struct hmap kernels;		/* (handle, pid) -> struct kname */
-	struct kname_table names;
+	struct kname_table names;	/* the distinct names kernels points to */
 	struct hmap procs;		/* (pid, 0) -> struct proc */
 	struct hmap thread_names;	/* (tid, 0) -> char * */
 	struct open_call tmp;		/* entry emitted at once (apis without exit) */
@@ -357,7 +357,8 @@ static int emit(struct gt_decoder *d, const struct open_call *e, const struct ex
 		c.has_exit = true;
 		c.dur = exit_ts >= e->ts ? exit_ts - e->ts : 0;
 		c.ret = x->ret;
-		if (ai->out >= 0 && ai->ret == GT_R_RET && (x->flags & GT_RET_OUT)) {
+		/* an out value means something only when the call succeeded */
+		if (ai->out >= 0 && ai->ret == GT_R_RET && (x->flags & GT_RET_OUT) && x->ret == 0) {
 			c.out = x->out;
 			c.out_valid = true;
 		}

@@ -125,6 +125,11 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* Bytes that JSON lets through as they are: printable ASCII but the quote and backslash. */
+static const bool plain[256] = {
+	[' '] = 1, ['!'] = 1, ['#' ... '['] = 1, [']' ... '~'] = 1,
+};
+
 /* A JSON string of n bytes of s.  Bytes that are not UTF-8 come out as
  * \u00XX (their Latin-1 reading) so that every line is valid JSON. */
 static void ob_strn(struct obuf *o, const char *str, size_t n)
@@ -142,9 +147,15 @@ static void ob_strn(struct obuf *o, const char *str, size_t n)
 			unsigned char c = s[i];
 			size_t l;
 
-			if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-				*p++ = (char)c;
-				i++;
+			if (plain[c]) {
+				/* names are mostly plain: copy the run at once */
+				size_t j = i + 1;
+
+				while (j < end && plain[s[j]])
+					j++;
+				memcpy(p, s + i, j - i);
+				p += j - i;
+				i = j;
 				continue;
 			}
 			switch (c) {

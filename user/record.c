@@ -54,6 +54,7 @@ struct recorder {
 	int child_status;
 	bool child_done;
 	const char *open_probe;		/* which openat probe runs */
+	bool multi;			/* uprobe_multi links (else one link per probe) */
 };
 
 static volatile sig_atomic_t stop_requests;
@@ -404,12 +405,40 @@ static int start_child(struct recorder *r, int *go_fd)
 	return 0;
 }
 
+static int load_bpf_once(struct recorder *r, bool multi, bool tp);
+
+/* The ladder: uprobe_multi links (one per program, cheap to detach) where the
+ * kernel has them (6.6+), else one perf-event uprobe per probe point. */
 static int load_bpf(struct recorder *r)
 {
-	uint64_t size = round_pow2(r->o->buffer_size);
 	bool tp = have_openat_tracepoint();
 	int err;
 
+	err = load_bpf_once(r, true, tp);
+	if (err && err != -EPERM && err != -EACCES) {
+		pr_verbose("uprobe_multi programs did not load (%s): using one link per probe",
+			   strerror(-err));
+		cuda_bpf__destroy(r->skel);
+		r->skel = NULL;
+		err = load_bpf_once(r, false, tp);
+	}
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			pr_err("failed to load BPF programs: %s: run as root (or with CAP_BPF and CAP_PERFMON)",
+			       strerror(-err));
+		else
+			pr_err("failed to load BPF programs: %s (run with -vv for the verifier log)",
+			       strerror(-err));
+	}
+	return err;
+}
+
+static int load_bpf_once(struct recorder *r, bool multi, bool tp)
+{
+	uint64_t size = round_pow2(r->o->buffer_size);
+	int err;
+
+	r->multi = multi;
 	r->skel = cuda_bpf__open();
 	if (!r->skel) {
 		err = -errno;
@@ -427,17 +456,8 @@ static int load_bpf(struct recorder *r)
 	}
 	bpf_program__set_autoload(tp ? r->skel->progs.open_raw : r->skel->progs.open_tp, false);
 	r->open_probe = tp ? "tracepoint" : "raw_tp";
-	err = cuda_bpf__load(r->skel);
-	if (err) {
-		if (err == -EPERM || err == -EACCES)
-			pr_err("failed to load BPF programs: %s: run as root (or with CAP_BPF and CAP_PERFMON)",
-			       strerror(-err));
-		else
-			pr_err("failed to load BPF programs: %s (run with -vv for the verifier log)",
-			       strerror(-err));
-		return err;
-	}
-	return 0;
+	cuda_probes__prepare_multi(r->skel, multi);
+	return cuda_bpf__load(r->skel);
 }
 
 static int attach_static(struct recorder *r)
@@ -654,6 +674,7 @@ int record__run(const struct record_opts *o)
 	err = load_bpf(r);
 	if (err)
 		goto cleanup;
+	po.multi = r->multi;
 	r->probes = cuda_probes__new(r->skel, &po);
 	r->names = kernel_names__new(emit_name_rec, kernel_names__read_process, r);
 	if (!r->probes || !r->names) {
@@ -704,7 +725,8 @@ int record__run(const struct record_opts *o)
 	pr_info("recording to %s (%zu libcuda file%s, %zu probes%s); Ctrl-C to stop", r->path,
 		cuda_probes__nfiles(r->probes), cuda_probes__nfiles(r->probes) == 1 ? "" : "s",
 		cuda_probes__nprobes(r->probes), o->all ? ", all processes" : "");
-	pr_verbose("openat discovery probe: %s; options: %s", r->open_probe, opts);
+	pr_verbose("uprobes: %s; openat discovery probe: %s; options: %s",
+		   r->multi ? "uprobe_multi links" : "one perf-event link per probe", r->open_probe, opts);
 	if (go_fd >= 0) {
 		if (write(go_fd, "g", 1) != 1)
 			pr_warn("failed to start %s: %s", o->cmd[0], strerror(errno));

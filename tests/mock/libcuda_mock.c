@@ -127,10 +127,15 @@ struct mock_event {
 	int recorded;
 };
 
+#define CTX_STACK_MAX 32
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int initialized;
 static struct mock_ctx primary_ctx = { .magic = MAGIC_CTX, .dev = 0, .primary = 1 };
+/* The thread's context stack: current_ctx is its top, ctx_stack the rest. */
 static __thread CUcontext current_ctx;
+static __thread CUcontext ctx_stack[CTX_STACK_MAX];
+static __thread int ctx_depth;
 
 static bool ctx_valid(CUcontext c)
 {
@@ -864,6 +869,27 @@ MOCK_API CUresult cuCtxSetCurrent(CUcontext ctx)
 	return CUDA_SUCCESS;
 }
 
+MOCK_API CUresult cuCtxPushCurrent_v2(CUcontext ctx)
+{
+	if (!ctx_valid(ctx))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (ctx_depth == CTX_STACK_MAX)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	ctx_stack[ctx_depth++] = current_ctx;
+	current_ctx = ctx;
+	return CUDA_SUCCESS;
+}
+
+MOCK_API CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
+{
+	if (!current_ctx)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (pctx)
+		*pctx = current_ctx;
+	current_ctx = ctx_depth ? ctx_stack[--ctx_depth] : NULL;
+	return CUDA_SUCCESS;
+}
+
 MOCK_API CUresult cuCtxGetCurrent(CUcontext *pctx)
 {
 	if (!pctx)
@@ -903,7 +929,7 @@ MOCK_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 	return CUDA_SUCCESS;
 }
 
-MOCK_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+static CUresult primary_release(CUdevice dev)
 {
 	CUresult r = CUDA_SUCCESS;
 
@@ -918,6 +944,17 @@ MOCK_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 		r = CUDA_ERROR_INVALID_CONTEXT;
 	pthread_mutex_unlock(&lock);
 	return r;
+}
+
+MOCK_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+	return primary_release(dev);
+}
+
+/* exported as "cuDevicePrimaryCtxRelease" (see cuda_compat.h) */
+MOCK_API CUresult gt_cuDevicePrimaryCtxRelease_v1(CUdevice dev)
+{
+	return primary_release(dev);
 }
 
 MOCK_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)

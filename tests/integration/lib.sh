@@ -1,0 +1,402 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=bash
+#
+# Helpers shared by the integration tests (sourced, not run).
+#
+# A test script defines one shell function per test case, registers it with
+#     add_case FUNCTION "what it checks"
+# lists what it needs in REQUIRES (root gtrace mock jq), and ends with
+#     run_cases "$@"
+# Each case runs in its own bash process, under a timeout, with its own
+# temporary directory $T.  Inside a case:
+#     err "what differed"     records a mismatch and carries on
+#     fatal "why"             records it and ends the case
+# A case passes when it ends normally having recorded nothing.  The script
+# prints one line per case, "PASS <script>: <what>" or "FAIL <script>: <what>"
+# followed by indented details; tests/run-tests.sh counts those lines.
+
+set -u
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+GTRACE=${GTRACE:-$ROOT/gtrace-bpf}
+MOCK_DIR=$ROOT/.output/mock
+MOCK_LIB=$MOCK_DIR/libcuda.so.1
+WORKLOAD=$MOCK_DIR/cuda_workload
+API_H=$ROOT/bpf/gtrace_api.h
+CASE_TIMEOUT=${GT_TEST_CASE_TIMEOUT:-150}
+SCRIPT_NAME=$(basename "$0" .sh)
+REQUIRES=${REQUIRES:-}
+
+# Workload constants (tests/mock/cuda_workload.c).
+N_ELEMS=1048576
+BUF_BYTES=$((N_ELEMS * 4))
+M_VECADD=_Z6vecAddPfS_S_i
+M_SCALE=_Z5scaleIfEvPT_i
+M_FILL=_Z4fillPfif
+K_VECADD='vecAdd(float*, float*, float*, int)'
+K_SCALE='void scale<float>(float*, int)'
+K_FILL='fill(float*, int, float)'
+
+# jq definitions used by the checks.  Handles and pointers may be printed as
+# numbers or as "0x..." strings: num turns both into a number (exact below
+# 2^53, which user-space addresses are); a missing field becomes -1.
+JQ_DEFS='
+def num:
+  if type == "number" then .
+  elif type == "string" then
+    (if test("^0[xX][0-9a-fA-F]+$") then
+       (.[2:] | ascii_downcase | explode
+        | reduce .[] as $c (0; . * 16 + (if $c >= 97 then $c - 87 else $c - 48 end)))
+     else (tonumber? // -1) end)
+  else -1 end;
+def calls($pid): .[] | select(.pid == $pid and .type != "process" and (.api | type) == "string");
+def tally: reduce .[] as $s ({}; .[$s] += 1);
+def diffmaps($got; $want):
+  [ ($got + $want) | keys[] | select(($got[.] // 0) != ($want[.] // 0))
+    | "  \(.): got \($got[.] // 0), expected \($want[.] // 0)" ] | join("\n");
+'
+
+declare -a CASES=()
+declare -A CASE_DESC=()
+declare -a PIDS=()
+
+add_case() {
+	CASES+=("$1")
+	CASE_DESC[$1]=$2
+}
+
+err() {
+	printf '%s\n' "$*" >> "$ERRS"
+	printf 'ERROR: %s\n' "$*" >&2
+}
+
+fatal() {
+	err "$@"
+	exit 1
+}
+
+log() {
+	printf '[%s] %s\n' "$(date +%T.%N | cut -c1-12)" "$*" >&2
+}
+
+# --- prerequisites --------------------------------------------------------
+
+# Prints why the script's cases cannot run, nothing when they can.
+missing_prereqs() {
+	local r
+	for r in $REQUIRES; do
+		case $r in
+		root)
+			[ "$(id -u)" -eq 0 ] || { echo "needs root (uprobes and BPF): run as root, e.g. sudo make test"; return; } ;;
+		jq)
+			command -v jq >/dev/null || { echo "needs jq (apt-get install jq)"; return; } ;;
+		mock)
+			[ -x "$WORKLOAD" ] && [ -f "$MOCK_LIB" ] ||
+				{ echo "mock not built: $WORKLOAD / $MOCK_LIB missing (run make mock)"; return; } ;;
+		gtrace)
+			[ -x "$GTRACE" ] || { echo "recorder not built: $GTRACE missing (run make)"; return; } ;;
+		esac
+	done
+}
+
+# --- running cases ----------------------------------------------------------
+
+run_cases() {
+	if [ "${1:-}" = __case ]; then
+		case_main "$2"
+		return
+	fi
+	local filter=${1:-} why c dir rc status=0 t0 secs
+	why=$(missing_prereqs)
+	for c in "${CASES[@]}"; do
+		[ -n "$filter" ] && [[ $c != *$filter* ]] && continue
+		if [ -n "$why" ]; then
+			echo "FAIL $SCRIPT_NAME: ${CASE_DESC[$c]}"
+			echo "    cannot run: $why"
+			status=1
+			continue
+		fi
+		dir=$(mktemp -d "${TMPDIR:-/tmp}/gtrace-itest.XXXXXX")
+		: > "$dir/errors"
+		t0=$(date +%s%N)
+		CASE_DIR=$dir timeout -k 10 "$CASE_TIMEOUT" bash "$0" __case "$c" > "$dir/output" 2>&1
+		rc=$?
+		secs=$(( ($(date +%s%N) - t0) / 1000000 ))
+		secs="$((secs / 1000)).$((secs % 1000 / 100)) s"
+		if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+			echo "case timed out after ${CASE_TIMEOUT} s" >> "$dir/errors"
+		elif [ $rc -ne 0 ] && [ ! -s "$dir/errors" ]; then
+			echo "case ended with status $rc" >> "$dir/errors"
+		fi
+		if [ -s "$dir/errors" ]; then
+			echo "FAIL $SCRIPT_NAME: ${CASE_DESC[$c]} [$secs]"
+			sed 's/^/    /' "$dir/errors"
+			if [ -s "$dir/output" ]; then
+				echo "    --- last lines of the case's log ($c):"
+				tail -n 15 "$dir/output" | sed 's/^/    | /'
+			fi
+			status=1
+			if [ -n "${GT_TEST_KEEP:-}" ]; then
+				echo "    (files kept in $dir)"
+			else
+				rm -rf "$dir"
+			fi
+		else
+			echo "PASS $SCRIPT_NAME: ${CASE_DESC[$c]} [$secs]"
+			rm -rf "$dir"
+		fi
+	done
+	return $status
+}
+
+case_main() {
+	T=$CASE_DIR
+	ERRS=$T/errors
+	cd "$T" || exit 1
+	trap case_cleanup EXIT
+	trap 'exit 143' TERM INT
+	log "case $1 in $T"
+	"$1"
+	exit 0
+}
+
+# Ends what the case started that is still running, by pid.
+case_cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do
+		if kill -0 "$p" 2>/dev/null; then
+			kill -INT "$p" 2>/dev/null
+			sleep 0.5
+			kill -KILL "$p" 2>/dev/null
+		fi
+	done
+}
+
+# --- processes --------------------------------------------------------------
+
+# wait_line FILE REGEX SECONDS [PID]: waits until a line of FILE matches
+# REGEX; fails after SECONDS, or as soon as PID has exited.
+wait_line() {
+	local file=$1 re=$2 secs=$3 pid=${4:-} i
+	for ((i = 0; i < secs * 20; i++)); do
+		grep -Eq -- "$re" "$file" 2>/dev/null && return 0
+		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+			grep -Eq -- "$re" "$file" 2>/dev/null && return 0
+			return 1
+		fi
+		sleep 0.05
+	done
+	return 1
+}
+
+# wait_exit PID SECONDS: waits for a child; its status in WAIT_RC (124 when
+# it was still running after SECONDS, and it is then killed).
+wait_exit() {
+	local pid=$1 secs=$2 i
+	for ((i = 0; i < secs * 20; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		WAIT_RC=124
+		return 1
+	fi
+	wait "$pid"
+	WAIT_RC=$?
+	return 0
+}
+
+# start_tracer ARGS...: starts gtrace-bpf in the background (stdout and
+# stderr in $T/tracer.out, $T/tracer.err) and waits for its
+# "gtrace-bpf: recording" line.  Sets TRACER_PID.
+start_tracer() {
+	log "start: $GTRACE $*"
+	"$GTRACE" "$@" > "$T/tracer.out" 2> "$T/tracer.err" &
+	TRACER_PID=$!
+	PIDS+=("$TRACER_PID")
+	if ! wait_line "$T/tracer.err" '^gtrace-bpf: recording' 30 "$TRACER_PID"; then
+		if kill -0 "$TRACER_PID" 2>/dev/null; then
+			fatal "gtrace-bpf did not print 'gtrace-bpf: recording' within 30 s; stderr: $(tail -n 5 "$T/tracer.err" | tr '\n' '|')"
+		fi
+		wait "$TRACER_PID"
+		fatal "gtrace-bpf exited with status $? before recording; stderr: $(tail -n 5 "$T/tracer.err" | tr '\n' '|')"
+	fi
+	log "tracer $TRACER_PID recording"
+}
+
+# stop_tracer [SIGNAL]: stops the tracer (default SIGINT), waits up to 30 s.
+# Sets TRACER_RC.
+stop_tracer() {
+	local sig=${1:-INT}
+	kill -"$sig" "$TRACER_PID" 2>/dev/null
+	if ! wait_exit "$TRACER_PID" 30; then
+		fatal "gtrace-bpf did not exit within 30 s of SIG$sig"
+	fi
+	TRACER_RC=$WAIT_RC
+	log "tracer exited with $TRACER_RC"
+	[ "$TRACER_RC" -eq 0 ] || err "gtrace-bpf exited with status $TRACER_RC after SIG$sig (expected 0); stderr: $(tail -n 3 "$T/tracer.err" | tr '\n' '|')"
+}
+
+# start_workload NAME [VAR=VALUE...] -- ARGS...: runs the workload in the
+# background with the environment given, output in $T/NAME.out/.err.
+# Sets WPID.
+start_workload() {
+	local name=$1
+	shift
+	local -a envs=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		envs+=("$1")
+		shift
+	done
+	[ "${1:-}" = -- ] && shift
+	env "${envs[@]}" "$WORKLOAD" "$@" > "$T/$name.out" 2> "$T/$name.err" &
+	WPID=$!
+	PIDS+=("$WPID")
+	log "workload $name pid $WPID: ${envs[*]} $*"
+}
+
+# wait_ready NAME PID: waits for "ready PID" of a --wait-signal workload.
+wait_ready() {
+	wait_line "$T/$1.out" "^ready $2\$" 20 "$2" ||
+		fatal "workload $1 (pid $2) did not print 'ready $2' within 20 s; stderr: $(tail -n 3 "$T/$1.err" | tr '\n' '|')"
+}
+
+# finish_workload NAME PID: waits for it (it must be a child of this shell:
+# not from a $(...) subshell), checks exit 0; its JSON line in WJ.
+finish_workload() {
+	local name=$1 pid=$2
+	wait_exit "$pid" 60 || fatal "workload $name (pid $pid) still running after 60 s"
+	[ "$WAIT_RC" -eq 0 ] || fatal "workload $name exited with status $WAIT_RC: $(tail -n 3 "$T/$name.err" | tr '\n' '|')"
+	WJ=$(grep '^{' "$T/$name.out" | tail -n 1)
+	[ -n "$WJ" ] || fatal "no JSON line in the output of workload $name"
+	jq -e --argjson pid "$pid" '.pid == $pid' <<< "$WJ" > /dev/null ||
+		fatal "the JSON line of workload $name does not have pid $pid: $WJ"
+}
+
+# --- traces -----------------------------------------------------------------
+
+# dump_trace FILE OUT: gtrace-bpf dump FILE > OUT; checks exit 0 and that
+# every line is a JSON object.
+dump_trace() {
+	local file=$1 out=$2 rc
+	"$GTRACE" dump "$file" > "$out" 2> "$out.err"
+	rc=$?
+	[ $rc -eq 0 ] || fatal "gtrace-bpf dump $file exited with status $rc: $(head -n 3 "$out.err" | tr '\n' '|')"
+	jq -e -s 'all(type == "object")' "$out" > /dev/null ||
+		fatal "gtrace-bpf dump $file printed lines that are not JSON objects: $(grep -v '^{' "$out" | head -n 2 | tr '\n' '|')"
+	log "dump: $(wc -l < "$out") lines"
+}
+
+# counts_of DUMP PID: {"api": calls} of one process in a dump.
+counts_of() {
+	jq -s -c --argjson pid "$2" "$JQ_DEFS [calls(\$pid) | .api] | tally" "$1"
+}
+
+# compare_counts LABEL GOT WANT: records the apis whose counts differ.
+compare_counts() {
+	local d
+	d=$(jq -n -r --argjson got "$2" --argjson want "$3" "$JQ_DEFS diffmaps(\$got; \$want)")
+	[ -z "$d" ] || err "$1 differ:
+$d"
+}
+
+# sig_check LABEL DUMP PID SELECT SIGNATURE WANT: turns every call of PID
+# that SELECT keeps into the string SIGNATURE (jq expressions) and compares
+# how often each string occurs with WANT ({"signature": count}).
+sig_check() {
+	local label=$1 dump=$2 pid=$3 sel=$4 sig=$5 want=$6 d
+	d=$(jq -s -r --argjson pid "$pid" --argjson want "$want" \
+		"$JQ_DEFS [calls(\$pid) | select($sel) | ($sig)] | tally as \$got | diffmaps(\$got; \$want)" "$dump") ||
+		fatal "jq failed on $dump ($label)"
+	[ -z "$d" ] || err "$label differ:
+$d"
+}
+
+# The libcuda symbols gtrace-bpf probes, from bpf/gtrace_api.h as it is now:
+# {"cuInit": true, ...}.
+probed_apis() {
+	if [ -z "${PROBED_JSON:-}" ]; then
+		PROBED_JSON=$(grep -oE '^[[:space:]]*X\(cu[A-Za-z0-9_]+' "$API_H" | sed 's/.*X(//' |
+			jq -R -s -c 'split("\n") | map(select(length > 0) | {(.): true}) | add // {}')
+	fi
+	printf '%s\n' "$PROBED_JSON"
+}
+
+# expected_counts N M K [FAIL THREADS AFTER_READY]: the calls of
+#   cuda_workload --launches N --copies M --syncs K [--fail] [--threads T]
+# per probed api, by the sequence in tests/mock/cuda_workload.c;
+# AFTER_READY=1 leaves out the calls made before --wait-signal's signal.
+expected_counts() {
+	local n=$1 m=$2 k=$3 fail=${4:-0} th=${5:-1} ready=${6:-0}
+	jq -n -c --argjson q $((n / 4)) --argjson r $((n % 4)) --argjson m "$m" --argjson k "$k" \
+		--argjson fail "$fail" --argjson th "$th" --argjson ready "$ready" \
+		--argjson probed "$(probed_apis)" '
+	def ge($a; $b): if $a >= $b then 1 else 0 end;
+	(if $ready == 1 then {} else
+	   {cuInit: 1, cuDeviceGet: 1, cuDeviceGetName: 1, cuDevicePrimaryCtxRetain: 1,
+	    cuCtxSetCurrent: 1, cuModuleLoadData: 1, cuModuleGetFunction: 2,
+	    cuLibraryLoadData: 1, cuLibraryGetKernel: 1, cuKernelGetFunction: 1} end)
+	+ {cuStreamCreate: $th, cuMemAlloc_v2: (3 + $fail), cuMemAllocHost_v2: 1, cuMemcpyHtoD_v2: $m,
+	   cuLaunchKernel: ($th * (2 * $q + ge($r; 1))),
+	   cuLaunchKernel_ptsz: ($th * ($q + ge($r; 2))),
+	   cuLaunchKernelEx: ($th * ($q + ge($r; 3))),
+	   cuMemsetD32_v2: 1, cuMemcpyDtoHAsync_v2: 1, cuStreamSynchronize: $k, cuEventCreate: 1,
+	   cuEventRecord: 1, cuEventSynchronize: 1, cuCtxSynchronize: 1, cuProfilerStart: 1,
+	   cuProfilerStop: 1, cuMemFree_v2: 3, cuMemFreeHost: 1, cuEventDestroy_v2: 1,
+	   cuStreamDestroy_v2: $th, cuModuleUnload: 1, cuLibraryUnload: 1,
+	   cuDevicePrimaryCtxRelease_v2: 1}
+	# each launch thread but the main one makes the context current first
+	| .cuCtxSetCurrent = ((.cuCtxSetCurrent // 0) + (if $th > 1 then $th else 0 end))
+	| with_entries(select(.value > 0 and $probed[.key]))'
+}
+
+# wl_counts JSON [after_ready]: the probed calls the workload reports (all,
+# or only those after --wait-signal's signal), by the current table.
+wl_counts() {
+	local sfx=
+	[ "${2:-}" = after_ready ] && sfx=_after_ready
+	jq -c --argjson probed "$(probed_apis)" \
+		"(.calls$sfx // {}) + (.other_calls$sfx // {}) | with_entries(select(\$probed[.key]))" <<< "$1"
+}
+
+# check_launches LABEL DUMP PID WJSON N: every launch of PID has the api,
+# kernel name (demangled and mangled), grid, block, shared memory, stream
+# and function handle the workload used, as many times as N launches give.
+check_launches() {
+	local label=$1 dump=$2 pid=$3 wj=$4 n=$5 want
+	want=$(jq -c -n --argjson w "$wj" --argjson q $((n / 4)) --argjson r $((n % 4)) \
+		--arg kv "$K_VECADD" --arg ks "$K_SCALE" --arg kf "$K_FILL" \
+		--arg mv "$M_VECADD" --arg ms "$M_SCALE" --arg mf "$M_FILL" '
+	def ge($a; $b): if $a >= $b then 1 else 0 end;
+	($w.handles.streams[0]) as $s | ($w.n) as $n |
+	{ "cuLaunchKernel \($kv) [\($mv)] grid=[\($n / 256),1,1] block=[256,1,1] shmem=0 stream=\($s) func=\($w.handles.vecAdd)": ($q + ge($r; 1)),
+	  "cuLaunchKernel_ptsz \($ks) [\($ms)] grid=[\($n / 256),1,1] block=[256,1,1] shmem=0 stream=\($s) func=\($w.handles.scale)": ($q + ge($r; 2)),
+	  "cuLaunchKernelEx \($kf) [\($mf)] grid=[\($n / 128),1,1] block=[128,1,1] shmem=256 stream=\($s) func=\($w.handles.fill)": ($q + ge($r; 3)),
+	  "cuLaunchKernel \($kf) [\($mf)] grid=[\($n / 1024),2,2] block=[256,1,1] shmem=64 stream=\($s) func=\($w.handles.fill)": $q }
+	| with_entries(select(.value > 0))')
+	sig_check "$label" "$dump" "$pid" '.type == "launch"' \
+		'"\(.api) \(.kernel) [\(.mangled)] grid=\(.grid | tojson) block=\(.block | tojson) shmem=\(.shmem) stream=\(.stream | num) func=\(.func | num)"' \
+		"$want"
+}
+
+# check_clean LABEL DUMP PID [FAILED_OK]: no call of PID is incomplete, and
+# every one returned CUDA_SUCCESS unless listed in FAILED_OK (api names).
+check_clean() {
+	local label=$1 dump=$2 pid=$3 ok=${4:-} d
+	d=$(jq -s -r --argjson pid "$pid" --arg ok " $ok " "$JQ_DEFS
+		[calls(\$pid) | . as \$c
+		 | select(\$c.incomplete == true
+		          or (\$c.ret != 0 and ((\$ok | contains(\" \" + \$c.api + \" \")) | not))
+		          or (\$c.failed != (\$c.ret != 0)))
+		 | \"  \(.api) ts=\(.ts) ret=\(.ret) failed=\(.failed) incomplete=\(.incomplete // false)\"]
+		| .[:10] | join(\"\n\")" "$dump")
+	[ -z "$d" ] || err "$label: calls incomplete, failed or with a failed flag that does not match ret:
+$d"
+}
+
+# today: the date part of default file names, YYYYMMDD.
+today() {
+	date +%Y%m%d
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Bad input: gtrace-bpf refuses with exactly one line on stderr and a
+# non-zero status; a damaged trace is read up to the damage with a warning.
+REQUIRES="root jq mock gtrace"
+. "$(dirname "$0")/lib.sh"
+
+# expect_refusal LABEL RC STDERR-FILE: non-zero status, one stderr line.
+expect_refusal() {
+	local label=$1 rc=$2 file=$3 lines
+	lines=$(wc -l < "$file")
+	[ "$rc" -ne 0 ] || err "$label: exit status 0, expected non-zero"
+	[ "$rc" -ne 124 ] || err "$label: still running after the timeout"
+	[ "$lines" -eq 1 ] || err "$label: $lines lines on stderr, expected exactly 1: $(head -n 5 "$file" | tr '\n' '|')"
+	log "$label: status $rc, stderr: $(head -n 2 "$file")"
+}
+
+t_unknown_pid() {
+	local pid rc
+	pid=$(( $(cat /proc/sys/kernel/pid_max) - 1 ))
+	while [ -e "/proc/$pid" ]; do pid=$((pid - 1)); done
+	timeout 30 "$GTRACE" -p "$pid" --libcuda "$MOCK_LIB" -o "$T/x.gtrace" > "$T/out" 2> "$T/err"
+	rc=$?
+	expect_refusal "-p $pid (no such process)" $rc "$T/err"
+}
+
+t_unwritable_output() {
+	local rc
+	timeout 30 "$GTRACE" --all --libcuda "$MOCK_LIB" -d 1 -o "$T/no/such/dir/x.gtrace" > "$T/out" 2> "$T/err"
+	rc=$?
+	expect_refusal "-o in a directory that does not exist" $rc "$T/err"
+	[ ! -e "$T/no" ] || err "gtrace-bpf created $T/no"
+	mkdir "$T/ro"
+	echo data > "$T/ro/file"
+	timeout 30 "$GTRACE" --all --libcuda "$MOCK_LIB" -d 1 -o "$T/ro/file/x.gtrace" > "$T/out2" 2> "$T/err2"
+	rc=$?
+	expect_refusal "-o below a regular file" $rc "$T/err2"
+}
+
+t_no_libcuda() {
+	local rc
+	timeout 30 "$GTRACE" --libcuda "$T/nonexistent/libcuda.so.1" -o "$T/x.gtrace" -- "$WORKLOAD" \
+		> "$T/out" 2> "$T/err"
+	rc=$?
+	expect_refusal "--libcuda of a file that does not exist" $rc "$T/err"
+	grep -q '^{' "$T/out" && err "the command ran although gtrace-bpf refused to start"
+	: > "$T/empty.so"
+	timeout 30 "$GTRACE" --libcuda "$T/empty.so" -o "$T/y.gtrace" -- "$WORKLOAD" > "$T/out2" 2> "$T/err2"
+	rc=$?
+	expect_refusal "--libcuda of an empty file (not a libcuda)" $rc "$T/err2"
+}
+
+t_dump_not_a_trace() {
+	local rc
+	printf 'hello, I am not a trace\n' > "$T/text.gtrace"
+	"$GTRACE" dump "$T/text.gtrace" > "$T/out1" 2> "$T/err1"
+	rc=$?
+	expect_refusal "dump of a text file" $rc "$T/err1"
+	[ ! -s "$T/out1" ] || err "dump of a text file printed to stdout: $(head -c 200 "$T/out1")"
+	: > "$T/empty.gtrace"
+	"$GTRACE" dump "$T/empty.gtrace" > "$T/out2" 2> "$T/err2"
+	rc=$?
+	expect_refusal "dump of an empty file" $rc "$T/err2"
+	"$GTRACE" dump "$T/missing.gtrace" > "$T/out3" 2> "$T/err3"
+	rc=$?
+	expect_refusal "dump of a missing file" $rc "$T/err3"
+	head -c 4096 /dev/urandom > "$T/random.gtrace"
+	"$GTRACE" dump "$T/random.gtrace" > "$T/out4" 2> "$T/err4"
+	rc=$?
+	expect_refusal "dump of random bytes" $rc "$T/err4"
+}
+
+# A real recording spread over ~3 s (several chunks), cut at several points:
+# each cut dumps with status 0 and a warning, never more records than the
+# whole file, more as the cut moves later, and some cut shows some but not
+# all of them.
+t_dump_truncated() {
+	local rc size full pct n prev=0 partial=0
+	GT_LIBCUDA=$MOCK_LIB GT_MOCK_SYNC_US=50000 "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/full.gtrace" -- \
+		"$WORKLOAD" --launches 400 --copies 10 --syncs 60 > "$T/rec.out" 2> "$T/rec.err"
+	rc=$?
+	[ $rc -eq 0 ] || fatal "recording failed with status $rc: $(tail -n 3 "$T/rec.err" | tr '\n' '|')"
+	dump_trace "$T/full.gtrace" "$T/full.json"
+	full=$(wc -l < "$T/full.json")
+	size=$(stat -c %s "$T/full.gtrace")
+	log "full trace: $size bytes, $full records"
+	compare_counts "calls in the whole trace" \
+		"$(counts_of "$T/full.json" "$(grep '^{' "$T/rec.out" | jq .pid)")" "$(expected_counts 400 10 60)"
+	for pct in 25 50 75 90 99; do
+		head -c $((size * pct / 100)) "$T/full.gtrace" > "$T/cut$pct.gtrace"
+		"$GTRACE" dump "$T/cut$pct.gtrace" > "$T/cut$pct.json" 2> "$T/cut$pct.err"
+		rc=$?
+		n=$(wc -l < "$T/cut$pct.json")
+		log "cut at $pct%: status $rc, $n records, stderr: $(head -n 1 "$T/cut$pct.err")"
+		[ $rc -eq 0 ] || { err "dump of the trace cut at $pct% exited $rc, expected 0"; continue; }
+		[ -s "$T/cut$pct.err" ] || err "dump of the trace cut at $pct% printed no warning on stderr"
+		jq -e -s 'all(type == "object")' "$T/cut$pct.json" > /dev/null ||
+			err "dump of the trace cut at $pct% printed lines that are not JSON objects"
+		if [ "$pct" -le 75 ]; then
+			[ "$n" -lt "$full" ] || err "dump of the trace cut at $pct% shows $n records, as many as the whole file"
+		else
+			[ "$n" -le "$full" ] || err "dump of the trace cut at $pct% shows $n records, more than the whole file ($full)"
+		fi
+		[ "$n" -ge "$prev" ] || err "cut at $pct% shows $n records, fewer than an earlier cut ($prev)"
+		[ "$n" -gt 0 ] && [ "$n" -lt "$full" ] && partial=1
+		prev=$n
+	done
+	[ $partial -eq 1 ] || err "no cut showed part of the records (the trace seems to be one chunk)"
+}
+
+add_case t_unknown_pid "-p of a pid that does not exist: one-line error, non-zero exit"
+add_case t_unwritable_output "-o where a file cannot be created: one-line error, non-zero exit"
+add_case t_no_libcuda "--libcuda of a missing or non-libcuda file: one-line error, command not run"
+add_case t_dump_not_a_trace "dump of a text/empty/missing/random file: one-line error, non-zero exit"
+add_case t_dump_truncated "dump of a trace cut short: warning, exit 0, fewer records"
+run_cases "$@"

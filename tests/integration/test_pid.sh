@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# gtrace-bpf -p PID: only the chosen processes are recorded, although the
+# others use the same libcuda file (whose uprobes fire for all of them).
+REQUIRES="root jq mock gtrace"
+. "$(dirname "$0")/lib.sh"
+
+N=40 M=4 K=2
+
+t_one_pid() {
+	local w1 w2 wj1 others
+	start_workload w1 LD_LIBRARY_PATH="$MOCK_DIR" GT_MOCK_SYNC_US=1000 -- \
+		--wait-signal --launches $N --copies $M --syncs $K
+	w1=$WPID
+	start_workload w2 LD_LIBRARY_PATH="$MOCK_DIR" GT_MOCK_SYNC_US=1000 -- \
+		--wait-signal --launches $N --copies $M --syncs $K
+	w2=$WPID
+	wait_ready w1 "$w1"
+	wait_ready w2 "$w2"
+	start_tracer -p "$w1" --libcuda "$MOCK_LIB" -o "$T/p.gtrace"
+	kill -USR1 "$w1" "$w2"
+	finish_workload w1 "$w1"
+	wj1=$WJ
+	finish_workload w2 "$w2"
+	# SIGTERM here (SIGINT elsewhere): both must stop the recorder cleanly
+	stop_tracer TERM
+	dump_trace "$T/p.gtrace" "$T/p.json"
+
+	compare_counts "calls of the traced pid $w1" "$(counts_of "$T/p.json" "$w1")" "$(expected_counts $N $M $K 0 1 1)"
+	compare_counts "the traced workload's own counts after the signal" \
+		"$(wl_counts "$wj1" after_ready)" "$(expected_counts $N $M $K 0 1 1)"
+	others=$(jq -s -c --argjson p "$w2" '[.[] | select(.pid == $p)] | length' "$T/p.json")
+	[ "$others" -eq 0 ] || err "$others records of the untraced pid $w2 are in the trace"
+	others=$(jq -s -c --argjson p "$w1" '[.[] | select(.pid != $p and .type != "process") | .pid] | unique' "$T/p.json")
+	[ "$others" = "[]" ] || err "calls of other processes than $w1 in the trace: pids $others"
+	check_launches "launches of pid $w1 (names recovered from handles)" "$T/p.json" "$w1" "$wj1" $N
+	check_clean "pid $w1" "$T/p.json" "$w1"
+}
+
+t_two_pids() {
+	local w1 w2 w3
+	for w in w1 w2 w3; do
+		start_workload $w LD_LIBRARY_PATH="$MOCK_DIR" GT_MOCK_SYNC_US=1000 -- \
+			--wait-signal --launches 8 --copies 2 --syncs 1
+		printf -v "$w" '%s' "$WPID"
+	done
+	wait_ready w1 "$w1"
+	wait_ready w2 "$w2"
+	wait_ready w3 "$w3"
+	start_tracer -p "$w1" -p "$w3" --libcuda "$MOCK_LIB" -o "$T/p2.gtrace"
+	kill -USR1 "$w1" "$w2" "$w3"
+	for w in w1 w2 w3; do
+		finish_workload $w "${!w}"
+	done
+	stop_tracer INT
+	dump_trace "$T/p2.gtrace" "$T/p2.json"
+	compare_counts "calls of traced pid $w1" "$(counts_of "$T/p2.json" "$w1")" "$(expected_counts 8 2 1 0 1 1)"
+	compare_counts "calls of traced pid $w3" "$(counts_of "$T/p2.json" "$w3")" "$(expected_counts 8 2 1 0 1 1)"
+	compare_counts "calls of the untraced pid $w2" "$(counts_of "$T/p2.json" "$w2")" "{}"
+}
+
+add_case t_one_pid "-p PID: only that process of two is recorded, exact counts, stops on SIGTERM"
+add_case t_two_pids "-p A -p C: two of three processes recorded, the third not"
+run_cases "$@"

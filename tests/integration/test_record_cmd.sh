@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# gtrace-bpf -- CMD: traces the workload it starts, against the mock libcuda
+# given with --libcuda; every number is derived from the workload's options
+# and cross-checked with the counts the workload reports itself.
+REQUIRES="root jq mock gtrace"
+. "$(dirname "$0")/lib.sh"
+
+N=100 M=10 K=5
+SYNC_US=20000
+SYNC_NS=$((SYNC_US * 1000))
+SLACK_NS=500000000	# a sync may take this much longer than the mock's sleep
+IS_SYNC='(.api == "cuStreamSynchronize" or .api == "cuEventSynchronize" or .api == "cuCtxSynchronize")'
+
+# Records `cuda_workload ARGS` into a new file and dumps it into $T/a.json;
+# sets WJ (the workload's JSON line) and WL_PID.
+REC=0
+record_workload() {
+	REC=$((REC + 1))
+	rm -f "$T/a.json"
+	GT_LIBCUDA=$MOCK_LIB GT_MOCK_SYNC_US=$SYNC_US \
+		"$GTRACE" --libcuda "$MOCK_LIB" -o "$T/rec$REC.gtrace" -- "$WORKLOAD" "$@" \
+		> "$T/cmd.out" 2> "$T/cmd.err"
+	RC=$?
+	log "gtrace-bpf -- cuda_workload $* exited with $RC"
+	[ "$RC" -eq 0 ] || fatal "gtrace-bpf -- cuda_workload $* exited with status $RC (the workload's is 0); stderr: $(tail -n 3 "$T/cmd.err" | tr '\n' '|')"
+	grep -q '^gtrace-bpf: recording' "$T/cmd.err" || err "no 'gtrace-bpf: recording' line on stderr"
+	WJ=$(grep '^{' "$T/cmd.out" | tail -n 1)
+	[ -n "$WJ" ] || fatal "the workload printed no JSON line; stdout: $(head -c 300 "$T/cmd.out")"
+	WL_PID=$(jq -r .pid <<< "$WJ")
+	dump_trace "$T/rec$REC.gtrace" "$T/a.json"
+}
+
+t_counts() {
+	local want got
+	record_workload --launches $N --copies $M --syncs $K
+	want=$(expected_counts $N $M $K)
+	compare_counts "the workload's own counts (its JSON) vs the expected ones" "$(wl_counts "$WJ")" "$want"
+	got=$(counts_of "$T/a.json" "$WL_PID")
+	compare_counts "calls per api in the dump (pid $WL_PID) vs expected" "$got" "$want"
+	check_clean "pid $WL_PID" "$T/a.json" "$WL_PID"
+	jq -e '.launches == {"vecAdd": 25, "scale": 25, "fill_ex": 25, "fill": 25}' <<< "$WJ" > /dev/null ||
+		err "the workload's launch split is $(jq -c .launches <<< "$WJ"), expected 25 of each"
+}
+
+t_launches() {
+	record_workload --launches $N --copies $M --syncs $K
+	check_launches "launches (api kernel [mangled] grid block shmem stream func)" "$T/a.json" "$WL_PID" "$WJ" $N
+	# The uneven split: 4q+3 launches.
+	record_workload --launches 7 --copies 2 --syncs 1
+	compare_counts "calls per api with --launches 7" "$(counts_of "$T/a.json" "$WL_PID")" "$(expected_counts 7 2 1)"
+	check_launches "launches with --launches 7" "$T/a.json" "$WL_PID" "$WJ" 7
+}
+
+t_memory() {
+	local want
+	record_workload --launches $N --copies $M --syncs $K
+	want=$(jq -c -n --argjson w "$WJ" --argjson b $BUF_BYTES --argjson m $M '
+	  $w.handles as $h |
+	  { "cuMemcpyHtoD_v2 HtoD bytes=\($b) dst=\($h.dptr[0]) src=\($h.host)": (($m + 1) / 2 | floor),
+	    "cuMemcpyHtoD_v2 HtoD bytes=\($b) dst=\($h.dptr[1]) src=\($h.host)": ($m / 2 | floor),
+	    "cuMemcpyDtoHAsync_v2 DtoH bytes=\($b) dst=\($h.host) src=\($h.dptr[2]) stream=\($h.streams[0])": 1 }')
+	sig_check "copies (api kind bytes dst src [stream])" "$T/a.json" "$WL_PID" '.type == "memcpy"' \
+		'"\(.api) \(.kind) bytes=\(.bytes) dst=\(.dst | num) src=\(.src | num)" + (if .api | test("Async") then " stream=\(.stream | num)" else "" end)' \
+		"$want"
+	want=$(jq -c -n --argjson w "$WJ" --argjson b $((BUF_BYTES / 2)) \
+		'{ "cuMemsetD32_v2 bytes=\($b) dst=\($w.handles.dptr[2])": 1 }')
+	sig_check "sets (api bytes dst)" "$T/a.json" "$WL_PID" '.type == "memset"' \
+		'"\(.api) bytes=\(.bytes) dst=\(.dst | num)"' "$want"
+	want=$(jq -c -n --argjson w "$WJ" --argjson b $BUF_BYTES '
+	  $w.handles as $h |
+	  ([ $h.dptr[] | { key: "cuMemAlloc_v2 bytes=\($b) ptr=\(.)", value: 1 } ] | from_entries)
+	  + { "cuMemAllocHost_v2 bytes=\($b) ptr=\($h.host)": 1 }')
+	sig_check "allocations (api bytes returned-ptr; the pointers the workload got)" "$T/a.json" "$WL_PID" \
+		'.type == "alloc"' '"\(.api) bytes=\(.bytes) ptr=\(.ptr | num)"' "$want"
+	want=$(jq -c -n --argjson w "$WJ" '
+	  $w.handles as $h |
+	  ([ $h.dptr[] | { key: "cuMemFree_v2 ptr=\(.)", value: 1 } ] | from_entries)
+	  + { "cuMemFreeHost ptr=\($h.host)": 1 }')
+	sig_check "frees (api ptr: the pointers allocated)" "$T/a.json" "$WL_PID" '.type == "free"' \
+		'"\(.api) ptr=\(.ptr | num)"' "$want"
+	# the same, from the dump alone: every allocated pointer is non-zero and freed once
+	local d
+	d=$(jq -s -r --argjson pid "$WL_PID" "$JQ_DEFS
+		[calls(\$pid) | select(.type == \"alloc\") | .ptr | num] as \$a
+		| [calls(\$pid) | select(.type == \"free\") | .ptr | num] as \$f
+		| if (\$a | map(select(. <= 0)) | length) > 0 then \"allocations with a zero or missing ptr: \(\$a)\"
+		  elif (\$a | sort) != (\$f | sort) then \"allocated \(\$a | sort) but freed \(\$f | sort)\"
+		  else empty end" "$T/a.json")
+	[ -z "$d" ] || err "$d"
+}
+
+t_syncs() {
+	local d
+	record_workload --launches $N --copies $M --syncs $K
+	sig_check "synchronizing calls (api type)" "$T/a.json" "$WL_PID" "$IS_SYNC" '"\(.api) \(.type)"' \
+		"{\"cuStreamSynchronize sync\":$K,\"cuEventSynchronize sync\":1,\"cuCtxSynchronize sync\":1}"
+	d=$(jq -s -r --argjson pid "$WL_PID" --argjson lo $SYNC_NS --argjson hi $((SYNC_NS + SLACK_NS)) "$JQ_DEFS
+		[calls(\$pid) | select($IS_SYNC) | select((.dur | type) != \"number\" or .dur < \$lo or .dur >= \$hi)
+		 | \"  \(.api) dur=\(.dur) ns\"] | join(\"\n\")" "$T/a.json")
+	[ -z "$d" ] || err "sync durations outside [$SYNC_NS, $((SYNC_NS + SLACK_NS))) ns (the mock sleeps ${SYNC_US} us):
+$d"
+	sig_check "cuStreamSynchronize streams" "$T/a.json" "$WL_PID" '.api == "cuStreamSynchronize"' \
+		'"stream=\(.stream | num)"' "{\"stream=$(jq .handles.streams[0] <<< "$WJ")\":$K}"
+	sig_check "cuEventSynchronize events" "$T/a.json" "$WL_PID" '.api == "cuEventSynchronize"' \
+		'"event=\(.event | num)"' "{\"event=$(jq .handles.event <<< "$WJ")\":1}"
+}
+
+t_names() {
+	local d
+	record_workload --launches $N --copies $M --syncs $K
+	sig_check "demangled kernel names per launch api" "$T/a.json" "$WL_PID" '.type == "launch"' \
+		'"\(.api): \(.kernel)"' \
+		"$(jq -n -c --arg v "$K_VECADD" --arg s "$K_SCALE" --arg f "$K_FILL" \
+			'{"cuLaunchKernel: \($v)": 25, "cuLaunchKernel_ptsz: \($s)": 25, "cuLaunchKernelEx: \($f)": 25, "cuLaunchKernel: \($f)": 25}')"
+	# the naming calls carry the looked-up name (mangled, or demangled)
+	d=$(jq -s -r --argjson pid "$WL_PID" --arg mv "$M_VECADD" --arg ms "$M_SCALE" --arg mf "$M_FILL" \
+		--arg kv "$K_VECADD" --arg ks "$K_SCALE" --arg kf "$K_FILL" "$JQ_DEFS
+		[calls(\$pid) | select(.api == \"cuModuleGetFunction\" or .api == \"cuLibraryGetKernel\") | .name] as \$n
+		| if (\$n | length) != 3 then \"naming calls: \(\$n | length), expected 3\"
+		  elif ([\$n[] | select(. == \$mv or . == \$kv)] | length) != 1
+		    or ([\$n[] | select(. == \$ms or . == \$ks)] | length) != 1
+		    or ([\$n[] | select(. == \$mf or . == \$kf)] | length) != 1
+		  then \"names of cuModuleGetFunction/cuLibraryGetKernel: \(\$n), expected the three kernels\"
+		  else empty end" "$T/a.json")
+	[ -z "$d" ] || err "$d"
+	d=$(jq -s -r --argjson pid "$WL_PID" "$JQ_DEFS
+		[calls(\$pid) | select(.type == \"launch\" and (.kernel | tostring | startswith(\"unknown_kernel_\")))] | length
+		| if . > 0 then \"\(.) launches have a placeholder name\" else empty end" "$T/a.json")
+	[ -z "$d" ] || err "$d"
+}
+
+t_exit_status() {
+	local rc
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/b.gtrace" -- "$WORKLOAD" --threads 0 \
+		> "$T/b.out" 2> "$T/b.err"
+	rc=$?
+	[ $rc -eq 2 ] || err "tracing a workload that exits 2 (bad option): gtrace-bpf exited $rc, expected 2; stderr: $(tail -n 3 "$T/b.err" | tr '\n' '|')"
+	GT_LIBCUDA=/nonexistent/libcuda.so.1 "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/c.gtrace" -- "$WORKLOAD" \
+		> "$T/c.out" 2> "$T/c.err"
+	rc=$?
+	[ $rc -eq 1 ] || err "tracing a workload that exits 1 (no libcuda): gtrace-bpf exited $rc, expected 1; stderr: $(tail -n 3 "$T/c.err" | tr '\n' '|')"
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/d.gtrace" -- "$WORKLOAD" --launches 4 --syncs 1 \
+		> "$T/d.out" 2> "$T/d.err"
+	rc=$?
+	[ $rc -eq 0 ] || err "tracing a workload that exits 0: gtrace-bpf exited $rc; stderr: $(tail -n 3 "$T/d.err" | tr '\n' '|')"
+	[ -s "$T/b.gtrace" ] && [ -s "$T/d.gtrace" ] || err "a trace file is missing or empty after -- CMD ran"
+}
+
+t_fail() {
+	local d
+	record_workload --launches 4 --copies 1 --syncs 1 --fail
+	compare_counts "the workload's own counts with --fail" "$(wl_counts "$WJ")" "$(expected_counts 4 1 1 1)"
+	compare_counts "calls per api with --fail" "$(counts_of "$T/a.json" "$WL_PID")" "$(expected_counts 4 1 1 1)"
+	jq -e '.failed == {"cuMemAlloc_v2": 1}' <<< "$WJ" > /dev/null ||
+		err "the workload reports failed calls $(jq -c .failed <<< "$WJ"), expected one cuMemAlloc_v2"
+	sig_check "cuMemAlloc_v2 calls (bytes ret failed)" "$T/a.json" "$WL_PID" '.api == "cuMemAlloc_v2"' \
+		'"bytes=\(.bytes) ret=\(.ret) failed=\(.failed)"' \
+		"{\"bytes=$BUF_BYTES ret=0 failed=false\":3,\"bytes=0 ret=1 failed=true\":1}"
+	check_clean "pid $WL_PID" "$T/a.json" "$WL_PID" cuMemAlloc_v2
+}
+
+t_threads() {
+	local d
+	record_workload --launches 20 --copies 2 --syncs 1 --threads 3
+	compare_counts "calls per api with --threads 3" "$(counts_of "$T/a.json" "$WL_PID")" "$(expected_counts 20 2 1 0 3)"
+	compare_counts "the workload's own counts with --threads 3" "$(wl_counts "$WJ")" "$(expected_counts 20 2 1 0 3)"
+	# each launch thread: its own tid (not the main thread's), its own stream, 20 launches
+	d=$(jq -s -r --argjson pid "$WL_PID" --argjson w "$WJ" "$JQ_DEFS
+		[calls(\$pid) | select(.type == \"launch\")] | group_by(.tid)
+		| map({tid: .[0].tid, n: length, streams: (map(.stream | num) | unique)}) as \$g
+		| if (\$g | length) != 3 then \"launches came from \(\$g | length) threads, expected 3: \(\$g)\"
+		  elif (\$g | map(select(.tid == \$pid)) | length) > 0 then \"launches on the main thread: \(\$g)\"
+		  elif (\$g | map(select(.n != 20 or (.streams | length) != 1)) | length) > 0
+		    then \"each thread should make 20 launches on one stream: \(\$g)\"
+		  elif (\$g | map(.streams[0]) | sort) != (\$w.handles.streams | sort)
+		    then \"launch streams \(\$g | map(.streams[0])), the workload created \(\$w.handles.streams)\"
+		  else empty end" "$T/a.json")
+	[ -z "$d" ] || err "$d"
+}
+
+# As many launches as one thread can make in 2 s: every one is in the trace,
+# or the loss is counted and reported (never silent).
+t_flood() {
+	local got want drops
+	record_workload --flood 2 --copies 1 --syncs 1
+	want=$(wl_counts "$WJ")
+	got=$(counts_of "$T/a.json" "$WL_PID")
+	log "flood: $(jq -c .launches <<< "$WJ")"
+	"$GTRACE" dump --summary "$T/rec$REC.gtrace" > "$T/summary" 2>&1 || err "dump --summary failed: $(head -n 3 "$T/summary" | tr '\n' '|')"
+	drops=$(awk '$1 ~ /^drop_/ { s += $2 } END { print s + 0 }' "$T/summary")
+	log "drop counters: $drops; recorder: $(grep -i drop "$T/cmd.err" | tail -n 1)"
+	if [ "$drops" -eq 0 ]; then
+		compare_counts "calls per api in a 2 s launch flood (no drops reported)" "$got" "$want"
+	else
+		err "the recorder dropped $drops records in a 2 s flood of one thread (reported, so not silent)"
+		grep -qi 'drop' "$T/cmd.err" || err "the recorder dropped $drops records but said nothing about it on stderr"
+	fi
+	jq -e '(.launches | .vecAdd + .scale + .fill_ex + .fill) > 1000' <<< "$WJ" > /dev/null ||
+		err "the flood made only $(jq -c .launches <<< "$WJ") launches"
+}
+
+add_case t_counts "-- CMD: exact calls per api (100 launches, 10 copies, 5 syncs)"
+add_case t_launches "-- CMD: grid, block, shmem, stream, function and names of every launch (100 and 7 launches)"
+add_case t_memory "-- CMD: copy bytes/kind/pointers, memset, alloc pointers equal to the frees'"
+add_case t_syncs "-- CMD: sync durations >= GT_MOCK_SYNC_US (20 ms) and their stream/event"
+add_case t_names "-- CMD: demangled names of all three kernels (module, library+cuKernelGetFunction, Ex launch)"
+add_case t_exit_status "-- CMD: gtrace-bpf exits with the command's status (0, 1, 2)"
+add_case t_fail "-- CMD: a failing call (cuMemAlloc_v2 of 0 bytes) is recorded with ret 1, failed true"
+add_case t_flood "-- CMD: a 2 s launch flood is recorded completely (or its drops are reported)"
+add_case t_threads "-- CMD: 3 launch threads: per-thread tids, streams and counts"
+run_cases "$@"

@@ -1,0 +1,817 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cuda_workload: a CUDA driver-API program with a known, countable sequence
+ * of calls, for testing gtrace-bpf against the libcuda mock and the real
+ * driver alike.
+ *
+ * libcuda is loaded with dlopen, as the CUDA runtime does: GT_LIBCUDA names
+ * the file (default "libcuda.so.1", so LD_LIBRARY_PATH picks the copy).
+ * Every call goes through a pointer from dlsym and is counted; the last line
+ * on stdout is one JSON object with the counts, so a test can compare what
+ * the tracer recorded with what the program did.
+ *
+ * Sequence (one launch thread):
+ *   cuInit; cuDeviceGet; cuDeviceGetName; cuDevicePrimaryCtxRetain;
+ *   cuCtxSetCurrent; cuModuleLoadData (PTX: vecAdd, scale);
+ *   cuModuleGetFunction x2; cuLibraryLoadData (PTX: fill);
+ *   cuLibraryGetKernel; cuKernelGetFunction;
+ *   [--wait-signal: print "ready PID", wait for SIGUSR1]
+ *   cuStreamCreate (one per launch thread); cuMemAlloc_v2 x3 (a, b, c:
+ *   n floats each, n = 1<<20); cuMemAllocHost_v2 (h, n floats);
+ *   cuMemcpyHtoD_v2 x M (h -> a for even copies, h -> b for odd ones);
+ *   launches (below); cuMemsetD32_v2 (c, 7.0f, n/2);
+ *   cuMemcpyDtoHAsync_v2 (c -> h, n floats, stream 0);
+ *   cuStreamSynchronize(stream 0) x K; cuEventCreate;
+ *   cuEventRecord(ev, stream 0); cuEventSynchronize; cuCtxSynchronize;
+ *   cuProfilerStart; cuProfilerStop; [--fail: cuMemAlloc_v2 of 0 bytes];
+ *   cuMemFree_v2 x3; cuMemFreeHost; cuEventDestroy_v2;
+ *   cuStreamDestroy_v2 (each stream); cuModuleUnload; cuLibraryUnload;
+ *   cuDevicePrimaryCtxRelease_v2.
+ *
+ * Launches: each launch thread makes N launches (--launches, default 100),
+ * launch i being operation i % 4 of this group:
+ *   0 cuLaunchKernel      vecAdd(a, b, c, n)  grid (n/256,1,1)  block (256,1,1) shmem 0
+ *   1 cuLaunchKernel_ptsz scale<float>(c, n)  grid (n/256,1,1)  block (256,1,1) shmem 0
+ *   2 cuLaunchKernelEx    fill(a, n, 1.5f)    grid (n/128,1,1)  block (128,1,1) shmem 256
+ *   3 cuLaunchKernel      fill(b, n, 2.5f)    grid (n/1024,2,2) block (256,1,1) shmem 64
+ * all on the thread's stream.  With N = 4q + r the first r operations of the
+ * group run q + 1 times, the others q times: cuLaunchKernel = 2q + (r >= 1),
+ * cuLaunchKernel_ptsz = q + (r >= 2), cuLaunchKernelEx = q + (r >= 3).
+ *
+ * On a real GPU the result is checked: c[i] = 7 for i < n/2 (the memset),
+ * and for i >= n/2 the value the launch sequence gives (simulated on the
+ * host for a few i).  A wrong value exits 1.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cuda_compat.h"
+#include "../../bpf/gtrace_api.h"
+
+#define PROG "cuda_workload"
+#define MOCK_DEVICE_NAME "gtrace mock device"
+#define N_ELEMS (1 << 20)
+#define MAX_THREADS 64
+#define MEMSET_VALUE 0x40e00000u	/* 7.0f */
+#define FILL_EX_VALUE 1.5f
+#define FILL_VALUE 2.5f
+
+#define NAME_VECADD "_Z6vecAddPfS_S_i"	/* vecAdd(float*, float*, float*, int) */
+#define NAME_SCALE "_Z5scaleIfEvPT_i"	/* void scale<float>(float*, int) */
+#define NAME_FILL "_Z4fillPfif"		/* fill(float*, int, float) */
+
+/* vecAdd: c[i] = a[i] + b[i]; scale<float>: x[i] *= 2 (both i < n). */
+static const char module_ptx[] =
+	".version 7.0\n"
+	".target sm_70\n"
+	".address_size 64\n"
+	"\n"
+	".visible .entry _Z6vecAddPfS_S_i(\n"
+	"\t.param .u64 _Z6vecAddPfS_S_i_param_0,\n"
+	"\t.param .u64 _Z6vecAddPfS_S_i_param_1,\n"
+	"\t.param .u64 _Z6vecAddPfS_S_i_param_2,\n"
+	"\t.param .u32 _Z6vecAddPfS_S_i_param_3\n"
+	")\n"
+	"{\n"
+	"\t.reg .pred %p<2>;\n"
+	"\t.reg .b32 %r<6>;\n"
+	"\t.reg .f32 %f<4>;\n"
+	"\t.reg .b64 %rd<11>;\n"
+	"\n"
+	"\tld.param.u64 %rd1, [_Z6vecAddPfS_S_i_param_0];\n"
+	"\tld.param.u64 %rd2, [_Z6vecAddPfS_S_i_param_1];\n"
+	"\tld.param.u64 %rd3, [_Z6vecAddPfS_S_i_param_2];\n"
+	"\tld.param.u32 %r2, [_Z6vecAddPfS_S_i_param_3];\n"
+	"\tmov.u32 %r3, %ctaid.x;\n"
+	"\tmov.u32 %r4, %ntid.x;\n"
+	"\tmov.u32 %r5, %tid.x;\n"
+	"\tmad.lo.s32 %r1, %r3, %r4, %r5;\n"
+	"\tsetp.ge.s32 %p1, %r1, %r2;\n"
+	"\t@%p1 bra $L_vecadd_done;\n"
+	"\tcvta.to.global.u64 %rd4, %rd1;\n"
+	"\tcvta.to.global.u64 %rd5, %rd2;\n"
+	"\tcvta.to.global.u64 %rd6, %rd3;\n"
+	"\tmul.wide.s32 %rd7, %r1, 4;\n"
+	"\tadd.s64 %rd8, %rd4, %rd7;\n"
+	"\tadd.s64 %rd9, %rd5, %rd7;\n"
+	"\tadd.s64 %rd10, %rd6, %rd7;\n"
+	"\tld.global.f32 %f1, [%rd8];\n"
+	"\tld.global.f32 %f2, [%rd9];\n"
+	"\tadd.f32 %f3, %f1, %f2;\n"
+	"\tst.global.f32 [%rd10], %f3;\n"
+	"$L_vecadd_done:\n"
+	"\tret;\n"
+	"}\n"
+	"\n"
+	".visible .entry _Z5scaleIfEvPT_i(\n"
+	"\t.param .u64 _Z5scaleIfEvPT_i_param_0,\n"
+	"\t.param .u32 _Z5scaleIfEvPT_i_param_1\n"
+	")\n"
+	"{\n"
+	"\t.reg .pred %p<2>;\n"
+	"\t.reg .b32 %r<6>;\n"
+	"\t.reg .f32 %f<3>;\n"
+	"\t.reg .b64 %rd<5>;\n"
+	"\n"
+	"\tld.param.u64 %rd1, [_Z5scaleIfEvPT_i_param_0];\n"
+	"\tld.param.u32 %r2, [_Z5scaleIfEvPT_i_param_1];\n"
+	"\tmov.u32 %r3, %ctaid.x;\n"
+	"\tmov.u32 %r4, %ntid.x;\n"
+	"\tmov.u32 %r5, %tid.x;\n"
+	"\tmad.lo.s32 %r1, %r3, %r4, %r5;\n"
+	"\tsetp.ge.s32 %p1, %r1, %r2;\n"
+	"\t@%p1 bra $L_scale_done;\n"
+	"\tcvta.to.global.u64 %rd2, %rd1;\n"
+	"\tmul.wide.s32 %rd3, %r1, 4;\n"
+	"\tadd.s64 %rd4, %rd2, %rd3;\n"
+	"\tld.global.f32 %f1, [%rd4];\n"
+	"\tmul.f32 %f2, %f1, 0f40000000;\n"
+	"\tst.global.f32 [%rd4], %f2;\n"
+	"$L_scale_done:\n"
+	"\tret;\n"
+	"}\n";
+
+/* fill: p[i] = v for the flat thread index i < n over a 3D grid of 1D blocks. */
+static const char library_ptx[] =
+	".version 7.0\n"
+	".target sm_70\n"
+	".address_size 64\n"
+	"\n"
+	".visible .entry _Z4fillPfif(\n"
+	"\t.param .u64 _Z4fillPfif_param_0,\n"
+	"\t.param .u32 _Z4fillPfif_param_1,\n"
+	"\t.param .f32 _Z4fillPfif_param_2\n"
+	")\n"
+	"{\n"
+	"\t.reg .pred %p<2>;\n"
+	"\t.reg .b32 %r<12>;\n"
+	"\t.reg .f32 %f<2>;\n"
+	"\t.reg .b64 %rd<5>;\n"
+	"\n"
+	"\tld.param.u64 %rd1, [_Z4fillPfif_param_0];\n"
+	"\tld.param.u32 %r2, [_Z4fillPfif_param_1];\n"
+	"\tld.param.f32 %f1, [_Z4fillPfif_param_2];\n"
+	"\tmov.u32 %r3, %ctaid.z;\n"
+	"\tmov.u32 %r4, %nctaid.y;\n"
+	"\tmov.u32 %r5, %ctaid.y;\n"
+	"\tmad.lo.s32 %r6, %r3, %r4, %r5;\n"
+	"\tmov.u32 %r7, %nctaid.x;\n"
+	"\tmov.u32 %r8, %ctaid.x;\n"
+	"\tmad.lo.s32 %r9, %r6, %r7, %r8;\n"
+	"\tmov.u32 %r10, %ntid.x;\n"
+	"\tmov.u32 %r11, %tid.x;\n"
+	"\tmad.lo.s32 %r1, %r9, %r10, %r11;\n"
+	"\tsetp.ge.s32 %p1, %r1, %r2;\n"
+	"\t@%p1 bra $L_fill_done;\n"
+	"\tcvta.to.global.u64 %rd2, %rd1;\n"
+	"\tmul.wide.s32 %rd3, %r1, 4;\n"
+	"\tadd.s64 %rd4, %rd2, %rd3;\n"
+	"\tst.global.f32 [%rd4], %f1;\n"
+	"$L_fill_done:\n"
+	"\tret;\n"
+	"}\n";
+
+/* ------------------------------------------------------------------ */
+/* libcuda entry points, counted                                        */
+
+#define WL_APIS(X) \
+	X(cuInit) X(cuDeviceGet) X(cuDeviceGetName) X(cuDevicePrimaryCtxRetain) \
+	X(cuCtxSetCurrent) X(cuModuleLoadData) X(cuModuleGetFunction) X(cuLibraryLoadData) \
+	X(cuLibraryGetKernel) X(cuKernelGetFunction) X(cuStreamCreate) X(cuMemAlloc_v2) \
+	X(cuMemAllocHost_v2) X(cuMemcpyHtoD_v2) X(cuLaunchKernel) X(cuLaunchKernel_ptsz) \
+	X(cuLaunchKernelEx) X(cuMemsetD32_v2) X(cuMemcpyDtoHAsync_v2) X(cuStreamSynchronize) \
+	X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize) X(cuCtxSynchronize) \
+	X(cuProfilerStart) X(cuProfilerStop) X(cuMemFree_v2) X(cuMemFreeHost) \
+	X(cuEventDestroy_v2) X(cuStreamDestroy_v2) X(cuModuleUnload) X(cuLibraryUnload) \
+	X(cuDevicePrimaryCtxRelease_v2)
+
+enum wl_api {
+#define WL_ENUM(n) WL_##n,
+	WL_APIS(WL_ENUM)
+#undef WL_ENUM
+	WL__COUNT
+};
+
+struct wl_count {
+	const char *name;
+	bool probed;			/* listed in bpf/gtrace_api.h */
+	unsigned long calls;		/* all calls */
+	unsigned long after_ready;	/* calls after SIGUSR1 (--wait-signal) */
+	unsigned long failed;		/* calls that did not return CUDA_SUCCESS */
+};
+
+static struct wl_count counts[WL__COUNT] = {
+#define WL_INIT(n) [WL_##n] = { .name = #n },
+	WL_APIS(WL_INIT)
+#undef WL_INIT
+};
+
+#define WL_PTR(n) static __typeof__(&n) p_##n;
+WL_APIS(WL_PTR)
+#undef WL_PTR
+static __typeof__(&cuGetErrorName) p_cuGetErrorName;	/* for messages, not counted */
+
+/* The names gtrace-bpf probes. */
+static const char *const probed_names[] = {
+#define GT_NAME(sym, ...) #sym,
+	GT_API_TABLE(GT_NAME)
+#undef GT_NAME
+};
+
+static bool after_ready;	/* set once, before any launch thread starts */
+
+static CUresult wl_count(enum wl_api a, CUresult r)
+{
+	__atomic_add_fetch(&counts[a].calls, 1, __ATOMIC_RELAXED);
+	if (after_ready)
+		__atomic_add_fetch(&counts[a].after_ready, 1, __ATOMIC_RELAXED);
+	if (r != CUDA_SUCCESS)
+		__atomic_add_fetch(&counts[a].failed, 1, __ATOMIC_RELAXED);
+	return r;
+}
+
+static void cuda_fail(const char *api, CUresult r)
+{
+	const char *name = NULL;
+
+	if (!p_cuGetErrorName || p_cuGetErrorName(r, &name) != CUDA_SUCCESS || !name)
+		name = "unknown error";
+	fprintf(stderr, PROG ": %s failed: %s (%d)\n", api, name, (int)r);
+	exit(1);
+}
+
+/* CU(): the call, counted.  CK(): the same, exiting on an error. */
+#define CU(n, ...) wl_count(WL_##n, p_##n(__VA_ARGS__))
+#define CK(n, ...) do { \
+		CUresult r_ = CU(n, __VA_ARGS__); \
+		if (r_ != CUDA_SUCCESS) \
+			cuda_fail(#n, r_); \
+	} while (0)
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void load_libcuda(void)
+{
+	const char *path = getenv("GT_LIBCUDA");
+	void *h;
+	size_t i;
+
+	if (!path || !*path)
+		path = "libcuda.so.1";
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		die("cannot load %s: %s", path, dlerror());
+#define WL_SYM(n) \
+	*(void **)&p_##n = dlsym(h, #n); \
+	if (!p_##n) \
+		die("%s has no symbol %s", path, #n);
+	WL_APIS(WL_SYM)
+#undef WL_SYM
+	*(void **)&p_cuGetErrorName = dlsym(h, "cuGetErrorName");
+
+	for (i = 0; i < WL__COUNT; i++) {
+		size_t j;
+
+		for (j = 0; j < sizeof(probed_names) / sizeof(probed_names[0]); j++)
+			if (!strcmp(counts[i].name, probed_names[j]))
+				counts[i].probed = true;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* options                                                              */
+
+struct opts {
+	long launches;		/* per launch thread */
+	long copies;		/* cuMemcpyHtoD_v2 calls */
+	long syncs;		/* cuStreamSynchronize calls */
+	long threads;		/* launch threads, each with its own stream */
+	long flood_s;		/* > 0: launch for this long instead of `launches` times */
+	bool wait_signal;
+	bool fail;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " PROG " [OPTION...]\n"
+		"A CUDA driver-API workload with countable calls, for testing gtrace-bpf.\n"
+		"\n"
+		"  --launches N     kernel launches per launch thread (default 100), in groups of 4:\n"
+		"                   cuLaunchKernel(vecAdd), cuLaunchKernel_ptsz(scale),\n"
+		"                   cuLaunchKernelEx(fill), cuLaunchKernel(fill); with N = 4q + r the\n"
+		"                   first r of the group run q + 1 times, the others q times\n"
+		"  --copies M       cuMemcpyHtoD_v2 calls (default 10)\n"
+		"  --syncs K        cuStreamSynchronize calls (default 5)\n"
+		"  --threads T      launch threads, each with its own stream (default 1)\n"
+		"  --wait-signal    after initialization and kernel lookups print \"ready PID\"\n"
+		"                   and wait for SIGUSR1 before the rest\n"
+		"  --fail           also make one failing call (cuMemAlloc_v2 of 0 bytes)\n"
+		"  --flood SECONDS  launch as fast as possible on every thread for SECONDS\n"
+		"  -h, --help       this help\n"
+		"\n"
+		"Environment: GT_LIBCUDA  libcuda to dlopen (default libcuda.so.1)\n"
+		"Output: one JSON line on stdout with the calls made per libcuda api.\n"
+		"Exit status: 0 success, 1 CUDA error or wrong result, 2 bad usage.\n");
+}
+
+static void bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, PROG ": ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (try --help)\n");
+	exit(2);
+}
+
+static long parse_num(const char *opt, const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "invalid value for %s: '%%s' (expected %ld..%ld)", opt, min, max);
+		bad_usage(msg, s);
+	}
+	return v;
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+	enum { O_LAUNCHES = 256, O_COPIES, O_SYNCS, O_THREADS, O_WAIT, O_FAIL, O_FLOOD };
+	static const struct option longopts[] = {
+		{ "launches", required_argument, NULL, O_LAUNCHES },
+		{ "copies", required_argument, NULL, O_COPIES },
+		{ "syncs", required_argument, NULL, O_SYNCS },
+		{ "threads", required_argument, NULL, O_THREADS },
+		{ "wait-signal", no_argument, NULL, O_WAIT },
+		{ "fail", no_argument, NULL, O_FAIL },
+		{ "flood", required_argument, NULL, O_FLOOD },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*o = (struct opts){ .launches = 100, .copies = 10, .syncs = 5, .threads = 1 };
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_LAUNCHES:
+			o->launches = parse_num("--launches", optarg, 0, 1000000000L);
+			break;
+		case O_COPIES:
+			o->copies = parse_num("--copies", optarg, 0, 1000000L);
+			break;
+		case O_SYNCS:
+			o->syncs = parse_num("--syncs", optarg, 0, 1000000L);
+			break;
+		case O_THREADS:
+			o->threads = parse_num("--threads", optarg, 1, MAX_THREADS);
+			break;
+		case O_FLOOD:
+			o->flood_s = parse_num("--flood", optarg, 1, 86400);
+			break;
+		case O_WAIT:
+			o->wait_signal = true;
+			break;
+		case O_FAIL:
+			o->fail = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			bad_usage("option %s needs a value", argv[optind - 1]);
+			break;
+		default:
+			bad_usage("unknown option '%s'", argv[optind - 1]);
+			break;
+		}
+	}
+	if (optind < argc)
+		bad_usage("unexpected argument '%s'", argv[optind]);
+}
+
+/* ------------------------------------------------------------------ */
+/* launches                                                             */
+
+enum { OP_VECADD, OP_SCALE, OP_FILL_EX, OP_FILL, OP__COUNT };
+static const char *const op_names[OP__COUNT] = { "vecAdd", "scale", "fill_ex", "fill" };
+static const char *const op_apis[OP__COUNT] = {
+	"cuLaunchKernel(vecAdd)", "cuLaunchKernel_ptsz(scale)", "cuLaunchKernelEx(fill)",
+	"cuLaunchKernel(fill)",
+};
+
+static CUcontext ctx;
+static CUfunction f_vecadd, f_scale, f_fill;
+static CUdeviceptr d_a, d_b, d_c;
+static int n_elems = N_ELEMS;
+
+struct worker {
+	pthread_t thread;
+	CUstream stream;
+	long launches;			/* to make, when not flooding */
+	long flood_s;			/* > 0: launch for this long */
+	bool set_ctx;			/* a new thread: make the context current first */
+	unsigned long done[OP__COUNT];	/* launches made, per operation */
+};
+
+static void launch_op(int op, CUstream s)
+{
+	float v_ex = FILL_EX_VALUE, v = FILL_VALUE;
+	unsigned int n = (unsigned int)n_elems;
+
+	switch (op) {
+	case OP_VECADD: {
+		void *args[] = { &d_a, &d_b, &d_c, &n_elems };
+
+		CK(cuLaunchKernel, f_vecadd, n / 256, 1, 1, 256, 1, 1, 0, s, args, NULL);
+		break;
+	}
+	case OP_SCALE: {
+		void *args[] = { &d_c, &n_elems };
+
+		CK(cuLaunchKernel_ptsz, f_scale, n / 256, 1, 1, 256, 1, 1, 0, s, args, NULL);
+		break;
+	}
+	case OP_FILL_EX: {
+		void *args[] = { &d_a, &n_elems, &v_ex };
+		CUlaunchConfig cfg;
+
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.gridDimX = n / 128;
+		cfg.gridDimY = 1;
+		cfg.gridDimZ = 1;
+		cfg.blockDimX = 128;
+		cfg.blockDimY = 1;
+		cfg.blockDimZ = 1;
+		cfg.sharedMemBytes = 256;
+		cfg.hStream = s;
+		cfg.attrs = NULL;
+		cfg.numAttrs = 0;
+		CK(cuLaunchKernelEx, &cfg, f_fill, args, NULL);
+		break;
+	}
+	default: {
+		void *args[] = { &d_b, &n_elems, &v };
+
+		CK(cuLaunchKernel, f_fill, n / 1024, 2, 2, 256, 1, 1, 64, s, args, NULL);
+		break;
+	}
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	long i;
+
+	if (w->set_ctx)
+		CK(cuCtxSetCurrent, ctx);
+	if (w->flood_s > 0) {
+		double end = now_s() + (double)w->flood_s;
+
+		for (i = 0;; i++) {
+			if ((i & 15) == 0 && now_s() >= end)
+				break;
+			launch_op((int)(i % OP__COUNT), w->stream);
+			w->done[i % OP__COUNT]++;
+		}
+	} else {
+		for (i = 0; i < w->launches; i++) {
+			launch_op((int)(i % OP__COUNT), w->stream);
+			w->done[i % OP__COUNT]++;
+		}
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* result check                                                         */
+
+/* Value of one element of c after the whole sequence; false when it is not
+ * defined (read before anything wrote it). */
+static bool expected_c(long i, long copies, unsigned long launches, float *out)
+{
+	float a = 0, b = 0, c = 0, h = (float)(i % 1000);
+	bool da = false, db = false, dc = false;
+	unsigned long k;
+
+	if (i < n_elems / 2) {
+		*out = 7.0f;	/* the memset */
+		return true;
+	}
+	if (copies >= 1) {
+		a = h;
+		da = true;
+	}
+	if (copies >= 2) {
+		b = h;
+		db = true;
+	}
+	for (k = 0; k < launches; k++) {
+		switch (k % OP__COUNT) {
+		case OP_VECADD:
+			c = a + b;
+			dc = da && db;
+			break;
+		case OP_SCALE:
+			c *= 2;
+			break;
+		case OP_FILL_EX:
+			a = FILL_EX_VALUE;
+			da = true;
+			break;
+		default:
+			b = FILL_VALUE;
+			db = true;
+			break;
+		}
+	}
+	*out = c;
+	return dc;
+}
+
+/* ------------------------------------------------------------------ */
+/* name layout                                                          */
+
+/* Reads len bytes at addr of this process without faulting on a bad
+ * address (the driver's structs are not ours to trust). */
+static bool safe_read(uintptr_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)addr, len };
+
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)len;
+}
+
+/* True when the 8 bytes at handle + 8 point to the NUL-terminated name: the
+ * layout gtrace-bpf falls back on for handles created before it started. */
+static bool name_at_8(const void *handle, const char *name)
+{
+	char buf[64];
+	uintptr_t p;
+	size_t len = strlen(name) + 1;
+
+	if (!handle || len > sizeof(buf) || !safe_read((uintptr_t)handle + 8, &p, sizeof(p)))
+		return false;
+	return safe_read(p, buf, len) && !memcmp(buf, name, len);
+}
+
+/* ------------------------------------------------------------------ */
+/* output                                                               */
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+enum count_kind { C_CALLS, C_AFTER_READY, C_FAILED };
+
+/* One {"api": count} object: of the probed apis, or of the others. */
+static void json_counts(const char *key, enum count_kind kind, bool probed)
+{
+	bool first = true;
+	size_t i;
+
+	printf(",\"%s\":{", key);
+	for (i = 0; i < WL__COUNT; i++) {
+		const struct wl_count *c = &counts[i];
+		unsigned long v;
+
+		if (c->probed != probed)
+			continue;
+		v = kind == C_AFTER_READY ? c->after_ready : kind == C_FAILED ? c->failed : c->calls;
+		if (!v)
+			continue;
+		printf("%s\"%s\":%lu", first ? "" : ",", c->name, v);
+		first = false;
+	}
+	putchar('}');
+}
+
+/* ------------------------------------------------------------------ */
+
+int main(int argc, char **argv)
+{
+	struct worker workers[MAX_THREADS];
+	struct opts o;
+	sigset_t usr1;
+	CUdevice dev;
+	CUmodule mod;
+	CUlibrary lib;
+	CUkernel k_fill;
+	CUevent ev;
+	float *h;
+	char devname[256];
+	size_t bytes = (size_t)N_ELEMS * sizeof(float);
+	unsigned long launched[OP__COUNT] = { 0 };
+	bool is_mock, verified = false, layout[4];
+	long i, t;
+	int op;
+
+	parse_opts(argc, argv, &o);
+
+	/* Block SIGUSR1 before anything can send it: it is taken with sigwait. */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (o.wait_signal && pthread_sigmask(SIG_BLOCK, &usr1, NULL))
+		die("cannot block SIGUSR1");
+
+	load_libcuda();
+
+	CK(cuInit, 0);
+	CK(cuDeviceGet, &dev, 0);
+	CK(cuDeviceGetName, devname, (int)sizeof(devname), dev);
+	is_mock = !strcmp(devname, MOCK_DEVICE_NAME);
+	CK(cuDevicePrimaryCtxRetain, &ctx, dev);
+	CK(cuCtxSetCurrent, ctx);
+	CK(cuModuleLoadData, &mod, module_ptx);
+	CK(cuModuleGetFunction, &f_vecadd, mod, NAME_VECADD);
+	CK(cuModuleGetFunction, &f_scale, mod, NAME_SCALE);
+	CK(cuLibraryLoadData, &lib, library_ptx, NULL, NULL, 0, NULL, NULL, 0);
+	CK(cuLibraryGetKernel, &k_fill, lib, NAME_FILL);
+	CK(cuKernelGetFunction, &f_fill, k_fill);
+	layout[0] = name_at_8(f_vecadd, NAME_VECADD);
+	layout[1] = name_at_8(f_scale, NAME_SCALE);
+	layout[2] = name_at_8(f_fill, NAME_FILL);
+	layout[3] = name_at_8(k_fill, NAME_FILL);
+
+	if (o.wait_signal) {
+		int sig;
+
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+		do {
+			errno = sigwait(&usr1, &sig);
+		} while (errno == EINTR);
+		if (errno)
+			die("sigwait: %s", strerror(errno));
+		after_ready = true;
+	}
+
+	for (t = 0; t < o.threads; t++) {
+		memset(&workers[t], 0, sizeof(workers[t]));
+		workers[t].launches = o.launches;
+		workers[t].flood_s = o.flood_s;
+		workers[t].set_ctx = o.threads > 1;
+		CK(cuStreamCreate, &workers[t].stream, CU_STREAM_DEFAULT);
+	}
+	CK(cuMemAlloc_v2, &d_a, bytes);
+	CK(cuMemAlloc_v2, &d_b, bytes);
+	CK(cuMemAlloc_v2, &d_c, bytes);
+	CK(cuMemAllocHost_v2, (void **)&h, bytes);
+	for (i = 0; i < N_ELEMS; i++)
+		h[i] = (float)(i % 1000);
+	for (i = 0; i < o.copies; i++)
+		CK(cuMemcpyHtoD_v2, (i % 2) ? d_b : d_a, h, bytes);
+
+	if (!o.flood_s) {
+		long q = o.launches / OP__COUNT, r = o.launches % OP__COUNT;
+
+		fprintf(stderr, PROG ": %ld launches per thread on %ld thread(s):", o.launches, o.threads);
+		for (op = 0; op < OP__COUNT; op++)
+			fprintf(stderr, "%s %s x%ld", op ? "," : "", op_apis[op], q + (op < r));
+		fputc('\n', stderr);
+	}
+	if (o.threads == 1) {
+		worker_main(&workers[0]);
+	} else {
+		for (t = 0; t < o.threads; t++) {
+			errno = pthread_create(&workers[t].thread, NULL, worker_main, &workers[t]);
+			if (errno)
+				die("cannot start a launch thread: %s", strerror(errno));
+		}
+		for (t = 0; t < o.threads; t++)
+			pthread_join(workers[t].thread, NULL);
+	}
+	for (t = 0; t < o.threads; t++)
+		for (op = 0; op < OP__COUNT; op++)
+			launched[op] += workers[t].done[op];
+
+	CK(cuMemsetD32_v2, d_c, MEMSET_VALUE, (size_t)N_ELEMS / 2);
+	CK(cuMemcpyDtoHAsync_v2, h, d_c, bytes, workers[0].stream);
+	for (i = 0; i < o.syncs; i++)
+		CK(cuStreamSynchronize, workers[0].stream);
+	CK(cuEventCreate, &ev, CU_EVENT_DEFAULT);
+	CK(cuEventRecord, ev, workers[0].stream);
+	CK(cuEventSynchronize, ev);
+	CK(cuCtxSynchronize);
+
+	/* Only a real GPU computes; with several threads the kernels race. */
+	if (!is_mock && o.threads == 1) {
+		const long idx[] = { 0, 1, N_ELEMS / 2 - 1, N_ELEMS / 2, N_ELEMS / 2 + 1,
+				     3 * (N_ELEMS / 4) + 5, N_ELEMS - 1 };
+		unsigned long total = launched[0] + launched[1] + launched[2] + launched[3];
+
+		verified = true;
+		for (i = 0; i < (long)(sizeof(idx) / sizeof(idx[0])); i++) {
+			float want;
+
+			if (!expected_c(idx[i], o.copies, total, &want)) {
+				verified = false;
+				continue;
+			}
+			if (h[idx[i]] != want)
+				die("wrong result: c[%ld] = %g, expected %g", idx[i], (double)h[idx[i]],
+				    (double)want);
+		}
+	}
+
+	CK(cuProfilerStart);
+	CK(cuProfilerStop);
+	if (o.fail) {
+		CUdeviceptr none = 0;
+		CUresult r = CU(cuMemAlloc_v2, &none, 0);
+
+		if (r == CUDA_SUCCESS)
+			die("cuMemAlloc_v2 of 0 bytes succeeded, expected an error");
+	}
+	CK(cuMemFree_v2, d_a);
+	CK(cuMemFree_v2, d_b);
+	CK(cuMemFree_v2, d_c);
+	CK(cuMemFreeHost, h);
+	CK(cuEventDestroy_v2, ev);
+	for (t = 0; t < o.threads; t++)
+		CK(cuStreamDestroy_v2, workers[t].stream);
+	CK(cuModuleUnload, mod);
+	CK(cuLibraryUnload, lib);
+	CK(cuDevicePrimaryCtxRelease_v2, dev);
+
+	printf("{\"pid\":%d,\"device\":", (int)getpid());
+	json_string(devname);
+	printf(",\"mock\":%s,\"verified\":%s,\"n\":%d,\"threads\":%ld,\"launches_per_thread\":%ld",
+	       is_mock ? "true" : "false", verified ? "true" : "false", N_ELEMS, o.threads,
+	       o.flood_s ? -1L : o.launches);
+	printf(",\"launches\":{");
+	for (op = 0; op < OP__COUNT; op++)
+		printf("%s\"%s\":%lu", op ? "," : "", op_names[op], launched[op]);
+	printf("},\"handles\":{\"streams\":[");
+	for (t = 0; t < o.threads; t++)
+		printf("%s%llu", t ? "," : "", (unsigned long long)(uintptr_t)workers[t].stream);
+	printf("],\"dptr\":[%llu,%llu,%llu],\"host\":%llu,\"event\":%llu,"
+	       "\"vecAdd\":%llu,\"scale\":%llu,\"fill\":%llu,\"fill_kernel\":%llu}",
+	       (unsigned long long)d_a, (unsigned long long)d_b, (unsigned long long)d_c,
+	       (unsigned long long)(uintptr_t)h, (unsigned long long)(uintptr_t)ev,
+	       (unsigned long long)(uintptr_t)f_vecadd, (unsigned long long)(uintptr_t)f_scale,
+	       (unsigned long long)(uintptr_t)f_fill, (unsigned long long)(uintptr_t)k_fill);
+	printf(",\"name_at_8\":{\"vecAdd\":%s,\"scale\":%s,\"fill\":%s,\"fill_kernel\":%s}",
+	       layout[0] ? "true" : "false", layout[1] ? "true" : "false",
+	       layout[2] ? "true" : "false", layout[3] ? "true" : "false");
+	/* "calls": the apis of bpf/gtrace_api.h as this program was built;
+	 * "other_calls": the rest (so that a test can apply a newer table) */
+	json_counts("calls", C_CALLS, true);
+	if (o.wait_signal)
+		json_counts("calls_after_ready", C_AFTER_READY, true);
+	json_counts("failed", C_FAILED, true);
+	json_counts("other_calls", C_CALLS, false);
+	if (o.wait_signal)
+		json_counts("other_calls_after_ready", C_AFTER_READY, false);
+	printf("}\n");
+	fflush(stdout);
+	return 0;
+}

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of `gtrace-bpf dump` (user/dump.c): a small trace written with
+ * trace_writer must come out as exactly the expected JSON lines; the summary
+ * table adds up; unreadable and damaged files give one line on err.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "decode.h"
+#include "dump.h"
+#include "trace_file.h"
+
+static char tmpdir[64];
+
+static const char *tmp_path(const char *name)
+{
+	static char buf[128];
+
+	snprintf(buf, sizeof(buf), "%s/%s", tmpdir, name);
+	return buf;
+}
+
+/* ------------------------------------------------------------ trace building */
+
+static struct trace_writer *W;
+static _Alignas(8) unsigned char rbuf[8192];
+
+static void w_open(const char *path)
+{
+	struct gt_file_info info = {
+		.version = GT_FILE_VERSION, .clock_id = 1, .start_ts = 1,
+		.host = "testhost", .kernel = "6.18", .cmdline = "gtrace-bpf record",
+		.options = "",
+	};
+	struct trace_writer_opts o = { .force = true };
+
+	assert_int_equal(trace_writer__create(path, &info, &o, &W), 0);
+}
+
+static void w_put(const void *rec)
+{
+	assert_int_equal(trace_writer__append(W, rec), 0);
+}
+
+static void hdr(uint16_t type, size_t size, uint64_t ts, uint32_t tid, unsigned api)
+{
+	struct gt_hdr *h = (void *)rbuf;
+
+	memset(rbuf, 0, size);
+	h->ts = ts;
+	h->pid = 100;
+	h->tid = tid;
+	h->type = type;
+	h->size = (uint16_t)size;
+	h->api = (uint16_t)api;
+	h->cpu = 2;
+}
+
+static void w_call(uint64_t ts, uint32_t tid, unsigned api, uint64_t a0, uint64_t a1,
+		   uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	struct gt_call *c = (void *)rbuf;
+
+	hdr(GT_REC_CALL, sizeof(*c), ts, tid, api);
+	c->args[0] = a0; c->args[1] = a1; c->args[2] = a2;
+	c->args[3] = a3; c->args[4] = a4; c->args[5] = a5;
+	w_put(c);
+}
+
+static void w_call_str(uint64_t ts, unsigned api, uint64_t a1, const char *s)
+{
+	struct gt_call_str *c = (void *)rbuf;
+	size_t n = strlen(s) + 1;
+
+	hdr(GT_REC_CALL_STR, GT_REC_ALIGN(sizeof(*c) + n), ts, 101, api);
+	c->args[1] = a1;
+	c->len = (uint16_t)n;
+	memcpy(c->str, s, n);
+	w_put(c);
+}
+
+static void w_ret(uint64_t ts, unsigned api, int32_t ret, uint64_t out, uint32_t flags)
+{
+	struct gt_ret *r = (void *)rbuf;
+
+	hdr(GT_REC_RET, sizeof(*r), ts, 101, api);
+	r->ret = ret;
+	r->out = out;
+	r->flags = flags;
+	w_put(r);
+}
+
+static void w_ret_str(uint64_t ts, unsigned api, const char *s)
+{
+	struct gt_ret_str *r = (void *)rbuf;
+	size_t n = strlen(s) + 1;
+
+	hdr(GT_REC_RET_STR, GT_REC_ALIGN(sizeof(*r) + n), ts, 101, api);
+	r->len = (uint16_t)n;
+	memcpy(r->str, s, n);
+	w_put(r);
+}
+
+static void w_launch(uint64_t ts, unsigned api, uint64_t func, uint16_t flags)
+{
+	struct gt_launch *l = (void *)rbuf;
+
+	hdr(GT_REC_LAUNCH, sizeof(*l), ts, 101, api);
+	l->func = func;
+	l->stream = 7;
+	l->grid[0] = 64; l->grid[1] = 1; l->grid[2] = 1;
+	l->block[0] = 256; l->block[1] = 1; l->block[2] = 1;
+	l->flags = flags;
+	w_put(l);
+}
+
+static void w_proc(uint16_t type, uint64_t ts, const char *comm, int32_t code)
+{
+	struct gt_proc_evt *p = (void *)rbuf;
+
+	hdr(type, sizeof(*p), ts, 100, 0);
+	p->ppid = 1;
+	p->exit_code = code;
+	memcpy(p->comm, comm, strlen(comm));	/* shorter than 16 here */
+	w_put(p);
+}
+
+#define API(x) GT_API_##x
+
+/* Every kind of line, with the one expected for it in exp[]. */
+static const char *const exp_lines[] = {
+	"{\"ts\":1000,\"pid\":100,\"tid\":100,\"cpu\":2,\"type\":\"process\",\"event\":\"exec\",\"ppid\":1,\"comm\":\"app\"}",
+	"{\"ts\":2000,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"module\",\"api\":\"cuModuleGetFunction\",\"dur\":100,\"ret\":0,\"failed\":false,\"handle\":16384,\"parent\":12288,\"name\":\"_Z6vecAddPfS_S_i\"}",
+	"{\"ts\":3000,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"launch\",\"api\":\"cuLaunchKernel_ptsz\",\"dur\":4,\"ret\":0,\"failed\":false,\"kernel\":\"vecAdd(float*, float*, float*, int)\",\"mangled\":\"_Z6vecAddPfS_S_i\",\"func\":16384,\"grid\":[64,1,1],\"block\":[256,1,1],\"shmem\":0,\"stream\":7}",
+	"{\"ts\":3100,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"launch\",\"api\":\"cuLaunchCooperativeKernel\",\"dur\":5,\"ret\":0,\"failed\":false,\"kernel\":\"unknown_kernel_0x3e7\",\"func\":999,\"grid\":[64,1,1],\"block\":[256,1,1],\"shmem\":0,\"stream\":7,\"cooperative\":true}",
+	"{\"ts\":4000,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"launch\",\"api\":\"cuGraphLaunch\",\"dur\":3,\"ret\":0,\"failed\":false,\"graph\":77,\"stream\":7}",
+	"{\"ts\":5000,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"memcpy\",\"api\":\"cuMemcpyHtoDAsync_v2\",\"dur\":10,\"ret\":0,\"failed\":false,\"bytes\":4096,\"kind\":\"HtoD\",\"dst\":1000000,\"src\":2000,\"stream\":7}",
+	"{\"ts\":5100,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"memcpy\",\"api\":\"cuMemcpy2D_v2\",\"dur\":10,\"ret\":0,\"failed\":false,\"bytes\":640,\"kind\":\"DtoH\",\"dst\":3000,\"src\":1000000}",
+	"{\"ts\":5200,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"memset\",\"api\":\"cuMemsetD2D32Async\",\"dur\":10,\"ret\":0,\"failed\":false,\"bytes\":12000,\"dst\":1000000,\"stream\":7}",
+	"{\"ts\":6000,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"alloc\",\"api\":\"cuMemAlloc_v2\",\"dur\":20,\"ret\":0,\"failed\":false,\"bytes\":1048576,\"ptr\":140000000000}",
+	"{\"ts\":6100,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"free\",\"api\":\"cuMemFree_v2\",\"dur\":1,\"ret\":1,\"failed\":true,\"ptr\":140000000000}",
+	"{\"ts\":7000,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"sync\",\"api\":\"cuStreamWaitEvent\",\"dur\":2,\"ret\":0,\"failed\":false,\"stream\":7,\"event\":9}",
+	"{\"ts\":7100,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"sync\",\"api\":\"cuEventRecord\",\"dur\":2,\"ret\":0,\"failed\":false,\"event\":9,\"stream\":7}",
+	"{\"ts\":7200,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"sync\",\"api\":\"cuCtxSynchronize_v2\",\"dur\":2,\"ret\":0,\"failed\":false,\"ctx\":5}",
+	"{\"ts\":7300,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"sync\",\"api\":\"cuEventSynchronize\",\"dur\":2,\"ret\":0,\"failed\":false,\"event\":9}",
+	"{\"ts\":7400,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"sync\",\"api\":\"cuStreamSynchronize\",\"dur\":2,\"ret\":0,\"failed\":false,\"stream\":7}",
+	"{\"ts\":8000,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"module\",\"api\":\"cuModuleLoad\",\"dur\":50,\"ret\":0,\"failed\":false,\"handle\":12288,\"path\":\"d\\\"x\\\\y\\n\\u00ff\xc3\xa9\\u0001.cubin\"}",
+	"{\"ts\":8100,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"module\",\"api\":\"cuFuncGetName\",\"dur\":1,\"ret\":0,\"failed\":false,\"handle\":16384,\"name\":\"_Z6vecAddPfS_S_i\"}",
+	"{\"ts\":8200,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"stream\",\"api\":\"cuStreamCreate\",\"dur\":3,\"ret\":0,\"failed\":false,\"handle\":7}",
+	"{\"ts\":8300,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"context\",\"api\":\"cuCtxDestroy_v2\",\"dur\":3,\"ret\":0,\"failed\":false,\"handle\":5}",
+	"{\"ts\":8400,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"init\",\"api\":\"cuInit\",\"dur\":3,\"ret\":0,\"failed\":false}",
+	"{\"ts\":9000,\"pid\":100,\"tid\":102,\"cpu\":2,\"type\":\"sync\",\"api\":\"cuStreamSynchronize\",\"incomplete\":true,\"stream\":7}",
+	"{\"ts\":10000,\"pid\":100,\"tid\":100,\"cpu\":2,\"type\":\"process\",\"event\":\"exit\",\"ppid\":1,\"comm\":\"app\\u0001\",\"exit_code\":0}",
+};
+
+/* A call and its exit, argument registers as given. */
+#define CALL_RET(ts, dur, api, a0, a1, a2, a3, a4, a5) do {		\
+		w_call(ts, 101, API(api), a0, a1, a2, a3, a4, a5);	\
+		w_ret((ts) + (dur), API(api), 0, 0, 0);			\
+	} while (0)
+
+static void write_trace(const char *path, bool finish)
+{
+	struct gt_stats *st = (void *)rbuf;
+	struct gt_trailer t = { 0 };
+
+	w_open(path);
+	w_proc(GT_REC_EXEC, 1000, "app", 0);
+	w_call_str(2000, API(cuModuleGetFunction), 12288, "_Z6vecAddPfS_S_i");
+	w_ret(2100, API(cuModuleGetFunction), 0, 16384, GT_RET_OUT);
+	w_launch(3000, API(cuLaunchKernel_ptsz), 16384, 0);
+	w_ret(3004, API(cuLaunchKernel_ptsz), 0, 0, 0);
+	w_launch(3100, API(cuLaunchCooperativeKernel), 999, GT_LAUNCH_COOPERATIVE);
+	w_ret(3105, API(cuLaunchCooperativeKernel), 0, 0, 0);
+	CALL_RET(4000, 3, cuGraphLaunch, 77, 7, 0, 0, 0, 0);
+	CALL_RET(5000, 10, cuMemcpyHtoDAsync_v2, 1000000, 2000, 4096, 7, 0, 0);
+	/* 2D: src memtype device, dst host, bytes, stream, src, dst */
+	CALL_RET(5100, 10, cuMemcpy2D_v2, 2, 1, 640, 0, 1000000, 3000);
+	CALL_RET(5200, 10, cuMemsetD2D32Async, 1000000, 512, 0, 100, 30, 7);
+	w_call(6000, 101, API(cuMemAlloc_v2), 0x1000, 1048576, 0, 0, 0, 0);
+	w_ret(6020, API(cuMemAlloc_v2), 0, 140000000000ull, GT_RET_OUT);
+	w_call(6100, 101, API(cuMemFree_v2), 140000000000ull, 0, 0, 0, 0, 0);
+	w_ret(6101, API(cuMemFree_v2), 1, 0, 0);
+	CALL_RET(7000, 2, cuStreamWaitEvent, 7, 9, 0, 0, 0, 0);
+	CALL_RET(7100, 2, cuEventRecord, 9, 7, 0, 0, 0, 0);
+	CALL_RET(7200, 2, cuCtxSynchronize_v2, 5, 0, 0, 0, 0, 0);
+	CALL_RET(7300, 2, cuEventSynchronize, 9, 0, 0, 0, 0, 0);
+	CALL_RET(7400, 2, cuStreamSynchronize, 7, 0, 0, 0, 0, 0);
+	w_call_str(8000, API(cuModuleLoad), 0, "d\"x\\y\n\xff\xc3\xa9\x01.cubin");
+	w_ret(8050, API(cuModuleLoad), 0, 12288, GT_RET_OUT);
+	w_call(8100, 101, API(cuFuncGetName), 0x1000, 16384, 0, 0, 0, 0);
+	w_ret_str(8101, API(cuFuncGetName), "_Z6vecAddPfS_S_i");
+	w_call(8200, 101, API(cuStreamCreate), 0x1000, 0, 0, 0, 0, 0);
+	w_ret(8203, API(cuStreamCreate), 0, 7, GT_RET_OUT);
+	CALL_RET(8300, 3, cuCtxDestroy_v2, 5, 0, 0, 0, 0, 0);
+	CALL_RET(8400, 3, cuInit, 0, 0, 0, 0, 0, 0);
+	hdr(GT_REC_STATS, sizeof(*st), 8500, 0, 0);
+	st->c.events = 42;
+	st->c.drop_ringbuf = 3;
+	w_put(st);
+	w_call(9000, 102, API(cuStreamSynchronize), 7, 0, 0, 0, 0, 0);
+	assert_int_equal(trace_writer__flush(W), 0);
+	w_proc(GT_REC_EXIT, 10000, "app\x01", 0);
+	if (finish) {
+		t.end_ts = 11000;
+		t.counters.events = 50;
+		t.counters.drop_ringbuf = 4;
+		assert_int_equal(trace_writer__finish(W, &t), 0);
+	} else {
+		/* a crash after the first chunk: the second never reached the file */
+	}
+	trace_writer__free(W);
+	W = NULL;
+}
+
+/* ------------------------------------------------------------ running dump */
+
+struct run {
+	char *out, *err;
+	size_t out_len, err_len;
+	int rc;
+};
+
+static void run_dump(const char *path, bool summary, struct run *r)
+{
+	FILE *out = open_memstream(&r->out, &r->out_len);
+	FILE *err = open_memstream(&r->err, &r->err_len);
+	struct dump_opts o = { .path = path, .summary = summary, .out = out, .err = err };
+
+	assert_non_null(out);
+	assert_non_null(err);
+	r->rc = dump__run(&o);
+	fclose(out);
+	fclose(err);
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void check_lines(const char *out, int nexp)
+{
+	const char *p = out;
+
+	for (int i = 0; i < nexp; i++) {
+		const char *nl = strchr(p, '\n');
+
+		assert_non_null(nl);
+		if ((size_t)(nl - p) != strlen(exp_lines[i]) ||
+		    memcmp(p, exp_lines[i], nl - p) != 0) {
+			fprintf(stderr, "line %d\n got: %.*s\nwant: %s\n", i + 1, (int)(nl - p),
+				p, exp_lines[i]);
+			fail();
+		}
+		p = nl + 1;
+	}
+	assert_string_equal(p, "");
+}
+
+/* ------------------------------------------------------------ tests */
+
+static void test_json_lines(void **state)
+{
+	const char *path = tmp_path("full.gtrace");
+	struct run r = { 0 };
+	int n = sizeof(exp_lines) / sizeof(exp_lines[0]);
+
+	(void)state;
+	write_trace(path, true);
+	run_dump(path, false, &r);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.err, "");
+	check_lines(r.out, n);
+	run_free(&r);
+}
+
+static void test_summary(void **state)
+{
+	const char *path = tmp_path("sum.gtrace");
+	struct run r = { 0 };
+	unsigned long long calls, failed, inc, dur;
+	const char *row;
+
+	(void)state;
+	write_trace(path, true);
+	run_dump(path, true, &r);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.err, "");
+	/* no JSON in a summary */
+	assert_null(strchr(r.out, '{'));
+
+	row = strstr(r.out, "\ncuMemFree_v2 ");
+	assert_non_null(row);
+	assert_int_equal(sscanf(row, " %*s %llu %llu %llu %llu", &calls, &failed, &inc, &dur), 4);
+	assert_int_equal(calls, 1);
+	assert_int_equal(failed, 1);
+	assert_int_equal(inc, 0);
+	assert_int_equal(dur, 1);
+
+	row = strstr(r.out, "\ncuStreamSynchronize ");
+	assert_non_null(row);
+	assert_int_equal(sscanf(row, " %*s %llu %llu %llu %llu", &calls, &failed, &inc, &dur), 4);
+	assert_int_equal(calls, 2);
+	assert_int_equal(failed, 0);
+	assert_int_equal(inc, 1);
+	assert_int_equal(dur, 2);
+
+	row = strstr(r.out, "\ntotal ");
+	assert_non_null(row);
+	assert_int_equal(sscanf(row, " %*s %llu %llu %llu", &calls, &failed, &inc), 3);
+	assert_int_equal(calls, 20);
+	assert_int_equal(failed, 1);
+	assert_int_equal(inc, 1);
+
+	/* counters come from the trailer; decoder stats by name */
+	row = strstr(r.out, "\n  events ");
+	assert_non_null(row);
+	assert_int_equal(sscanf(row, " %*s %llu", &calls), 1);
+	assert_int_equal(calls, 50);
+	assert_non_null(strstr(r.out, "\n  drop_ringbuf "));
+	assert_non_null(strstr(r.out, "\n  records_written "));
+	row = strstr(r.out, "\n  placeholder_names ");
+	assert_non_null(row);
+	assert_int_equal(sscanf(row, " %*s %llu", &calls), 1);
+	assert_int_equal(calls, 1);
+	row = strstr(r.out, "\n  incomplete ");
+	assert_non_null(row);
+	assert_int_equal(sscanf(row, " %*s %llu", &calls), 1);
+	assert_int_equal(calls, 1);
+	assert_non_null(strstr(r.out, "\n  unmatched_exits "));
+	assert_non_null(strstr(r.out, "\n  unknown_records "));
+	assert_null(strstr(r.out, "damage"));
+	run_free(&r);
+}
+
+static void test_truncated(void **state)
+{
+	const char *path = tmp_path("cut.gtrace");
+	int n = sizeof(exp_lines) / sizeof(exp_lines[0]);
+	struct trace_reader *rd;
+	const struct gt_hdr *rec;
+	char want[512];
+	struct run r = { 0 };
+
+	(void)state;
+	write_trace(path, false);
+	/* what the reader says about the damage, read the same way dump does */
+	assert_int_equal(trace_reader__open(path, &rd, NULL), 0);
+	while (trace_reader__next(rd, &rec) == 1)
+		;
+	assert_true(trace_reader__truncated(rd));
+	snprintf(want, sizeof(want), "gtrace-bpf: warning: %s: %s; showing the records before it\n",
+		 path, trace_reader__damage(rd));
+	trace_reader__close(rd);
+
+	run_dump(path, false, &r);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.err, want);
+	/* everything up to the exit record, the open sync flushed at the end */
+	check_lines(r.out, n - 1);
+	run_free(&r);
+
+	run_dump(path, true, &r);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.err, want);
+	assert_non_null(strstr(r.out, "\ndamage: "));
+	/* counters from the last stats record */
+	assert_non_null(strstr(r.out, "\n  drop_ringbuf "));
+	{
+		unsigned long long v;
+
+		assert_int_equal(sscanf(strstr(r.out, "\n  drop_ringbuf "), " %*s %llu", &v), 1);
+		assert_int_equal(v, 3);
+	}
+	run_free(&r);
+}
+
+static void test_errors(void **state)
+{
+	const char *path;
+	struct run r = { 0 };
+	char want[256];
+	FILE *f;
+
+	(void)state;
+	path = tmp_path("missing.gtrace");
+	run_dump(path, false, &r);
+	assert_int_equal(r.rc, 1);
+	snprintf(want, sizeof(want), "gtrace-bpf: cannot read %s: No such file or directory\n", path);
+	assert_string_equal(r.err, want);
+	assert_string_equal(r.out, "");
+	run_free(&r);
+
+	path = tmp_path("notes.txt");
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("these are not the records you are looking for\n", f);
+	fclose(f);
+	run_dump(path, false, &r);
+	assert_int_equal(r.rc, 1);
+	snprintf(want, sizeof(want), "gtrace-bpf: cannot read %s: not a gtrace file (bad magic)\n",
+		 path);
+	assert_string_equal(r.err, want);
+	assert_int_equal(count_lines(r.err), 1);
+	assert_string_equal(r.out, "");
+	run_free(&r);
+}
+
+/* Strings longer than the escape chunk and full of bytes that need it. */
+static void test_long_escapes(void **state)
+{
+	const char *path = tmp_path("long.gtrace");
+	char name[GT_STR_MAX];
+	struct run r = { 0 };
+	const char *p, *end;
+
+	(void)state;
+	for (int i = 0; i < GT_STR_MAX - 1; i++)
+		name[i] = (i % 3 == 0) ? '"' : (i % 3 == 1) ? '\x02' : '\xe9';
+	name[GT_STR_MAX - 1] = '\0';
+	w_open(path);
+	w_call_str(100, API(cuModuleLoad), 0, name);
+	w_ret(200, API(cuModuleLoad), 0, 1, GT_RET_OUT);
+	assert_int_equal(trace_writer__finish(W, &(struct gt_trailer){ 0 }), 0);
+	trace_writer__free(W);
+	W = NULL;
+
+	run_dump(path, false, &r);
+	assert_int_equal(r.rc, 0);
+	p = strstr(r.out, "\"path\":\"");
+	assert_non_null(p);
+	p += 8;
+	end = strstr(p, "\"}\n");
+	assert_non_null(end);
+	/* 1365 x (\" + \u0002 + \u00e9) */
+	assert_int_equal(end - p, 1365 * (2 + 6 + 6));
+	assert_memory_equal(p, "\\\"\\u0002\\u00e9\\\"", 16);
+	run_free(&r);
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_dump.XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+	static const char *const files[] = {
+		"full.gtrace", "sum.gtrace", "cut.gtrace", "notes.txt", "long.gtrace",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		unlink(tmp_path(files[i]));
+	return rmdir(tmpdir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_lines),
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_long_escapes),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

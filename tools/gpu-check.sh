@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# GPU acceptance checks, run on the GPU machine from the repo root with a
+# static build made elsewhere (`make STATIC=1`; the binary travels as
+# ./gtrace-bpf). One PASS/FAIL line per check with its figures; logs and
+# traces packed into $OUT/gpu-logs.tgz, the summary in $OUT/summary.txt
+# ($OUT defaults to /tmp/gtrace-gpu). Exit 1 if any check failed.
+set -u
+FINAL=${OUT:-/tmp/gtrace-gpu}
+W=$(mktemp -d /tmp/gtrace-gpu.XXXXXX)
+OUT=$W/logs
+B=${GTRACE:-./gtrace-bpf}
+CUDA=${CUDA_HOME:-/usr/local/cuda}
+mkdir -p "$OUT"
+fails=0
+note() { echo "$*" | tee -a "$OUT/summary.txt"; }
+result() { # name rc detail
+	if [ "$2" -eq 0 ]; then note "PASS $1: $3"; else note "FAIL $1: $3"; fails=$((fails + 1)); fi
+}
+pycheck() { # mode dump output
+	python3 tools/gpu/check_trace.py "$@" | tee -a "$OUT/summary.txt"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || fails=$((fails + 1))
+}
+wait_for() { # file pattern seconds
+	local i
+	for i in $(seq 1 $(($3 * 10))); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+	return 1
+}
+
+LIBCUDA=$(readlink -f /usr/local/nvidia/lib64/libcuda.so.1 2>/dev/null || ldconfig -p | awk '/libcuda.so.1 /{print $NF; exit}')
+note "INFO $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1); kernel $(uname -r); libcuda $LIBCUDA"
+[ -x "$B" ] || { note "FAIL setup: no $B (make STATIC=1 first)"; exit 1; }
+file "$B" 2>/dev/null | grep -q "statically linked" && note "INFO $B is static"
+mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+
+# build the workloads here: nvcc for the runtime API one, gcc for the driver API one
+"$CUDA/bin/nvcc" -O2 -o "$W/runtime_workload" tools/gpu/runtime_workload.cu 2>"$OUT/build.log"
+result "build runtime workload" $? "nvcc $(\"$CUDA/bin/nvcc\" --version | tail -1)"
+gcc -O2 -std=gnu11 -D_GNU_SOURCE -I"$CUDA/include" -DGT_HAVE_CUDA_H -Itests/mock \
+	tests/mock/cuda_workload.c -ldl -lpthread -o "$W/cuda_workload" 2>>"$OUT/build.log"
+result "build driver workload" $? "gcc"
+
+# the probe list against the driver's exports
+nm -D --defined-only "$LIBCUDA" | awk '{print $NF}' | sort -u > "$OUT/libcuda_exports.txt"
+grep -oE '^[[:space:]]*X\(cu[A-Za-z0-9_]+' bpf/gtrace_api.h | sed 's/.*X(//' | sort -u > "$W/probed.txt"
+comm -23 "$W/probed.txt" "$OUT/libcuda_exports.txt" > "$OUT/probed_not_exported.txt"
+note "INFO probe table: $(wc -l < "$W/probed.txt") symbols, $(grep -c '^cu' "$OUT/libcuda_exports.txt") cu* exports in libcuda; not exported: $(tr '\n' ' ' < "$OUT/probed_not_exported.txt")"
+
+# 1. runtime API program: exact launches, copies, stream syncs, kernel names
+"$B" -q -o "$W/rt.gtrace" -- "$W/runtime_workload" 1000 100 50 > "$OUT/rt.out" 2> "$OUT/rt.err"
+result "record runtime workload" $? "exit status of gtrace-bpf -- runtime_workload; $(tail -1 "$OUT/rt.err")"
+"$B" dump "$W/rt.gtrace" > "$OUT/rt.jsonl"
+pycheck runtime "$OUT/rt.jsonl" "$OUT/rt.out"
+"$B" dump --summary "$W/rt.gtrace" > "$OUT/rt.summary"
+
+# 2. driver API program (the bundled workload, real PTX): counts per api
+"$B" -q -o "$W/drv.gtrace" -- "$W/cuda_workload" --launches 400 --copies 20 --syncs 10 --fail \
+	> "$OUT/drv.out" 2> "$OUT/drv.err"
+result "record driver workload" $? "$(tail -1 "$OUT/drv.err")"
+"$B" dump "$W/drv.gtrace" > "$OUT/drv.jsonl"
+pycheck driver "$OUT/drv.jsonl" "$OUT/drv.out"
+
+# 3. PyTorch with --all, the tracer started after the process set CUDA up
+python3 tools/gpu/torch_loop.py 300 --wait 6 > "$OUT/torch.out" 2> "$OUT/torch.err" &
+tpid=$!
+wait_for "$OUT/torch.out" ready 120
+"$B" --all -o "$W/torch.gtrace" -v > /dev/null 2> "$OUT/torch_rec.err" &
+rpid=$!
+wait_for "$OUT/torch_rec.err" "recording to" 30
+result "attach --all" $? "$(grep -m1 'recording to' "$OUT/torch_rec.err")"
+wait $tpid
+sleep 0.5
+kill -INT $rpid; wait $rpid
+result "stop on SIGINT" $? "$(tail -1 "$OUT/torch_rec.err")"
+"$B" dump "$W/torch.gtrace" > "$OUT/torch.jsonl"
+pycheck torch "$OUT/torch.jsonl" "$OUT/torch.out"
+"$B" dump --summary "$W/torch.gtrace" > "$OUT/torch.summary"
+
+# 4. what the runtime and PyTorch call in libcuda (for the probe list)
+"$B" census -- "$W/runtime_workload" 20 4 4 > "$OUT/census_runtime.txt" 2>&1
+"$B" census -- python3 tools/gpu/torch_loop.py 20 > "$OUT/census_torch.txt" 2>&1
+note "INFO census runtime: $(tail -1 "$OUT/census_runtime.txt")"
+note "INFO census torch:   $(tail -1 "$OUT/census_torch.txt")"
+grep -E ' NO ' "$OUT/census_torch.txt" "$OUT/census_runtime.txt" | head -40 | sed 's/^/INFO unprobed /' | tee -a "$OUT/summary.txt"
+
+ls -la "$W"/*.gtrace | awk '{print "INFO trace " $NF " " $5 " bytes"}' | tee -a "$OUT/summary.txt"
+note "gpu-check: $fails failed"
+mkdir -p "$FINAL"
+cp "$OUT/summary.txt" "$FINAL/summary.txt"
+tar czf "$FINAL/gpu-logs.tgz" -C "$OUT" .
+rm -rf "$W"
+[ "$fails" -eq 0 ]
