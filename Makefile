@@ -89,14 +89,17 @@ $(MOCK_LIB): tests/mock/libcuda_mock.c tests/mock/cuda_compat.h | $(MOCK_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(MOCK_CFLAGS) -shared -Wl,-soname,libcuda.so.1 $< -lpthread -o $@
 
-$(WORKLOAD): tests/mock/cuda_workload.c tests/mock/cuda_compat.h | $(MOCK_DIR)
+$(WORKLOAD): tests/mock/cuda_workload.c tests/mock/cuda_compat.h bpf/gtrace_api.h | $(MOCK_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(MOCK_CFLAGS) $< -ldl -lpthread -o $@
 
 mock: $(MOCK_LIB) $(WORKLOAD)
 
 unit-test: $(UNIT_BINS)
+	$(Q)tests/run-tests.sh --unit
+
 integration-test: gtrace-bpf mock
+	$(Q)tests/run-tests.sh --integration
 
 test: gtrace-bpf $(UNIT_BINS) mock
 	$(Q)tests/run-tests.sh

@@ -16,6 +16,9 @@
 # followed by indented details; tests/run-tests.sh counts those lines.
 
 set -u
+# The tests choose the libcuda and the mock's timing themselves: settings
+# from the caller's environment would change what they measure.
+unset GT_LIBCUDA GT_MOCK_SYNC_US GT_MOCK_INIT_US
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 GTRACE=${GTRACE:-$ROOT/gtrace-bpf}

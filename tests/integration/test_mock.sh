@@ -14,12 +14,12 @@ t_exports() {
 	[ -n "$syms" ] || fatal "no symbols found in $API_H"
 	nm -D --defined-only "$MOCK_LIB" | awk '$2 == "T" { print $3, $1 }' | sort > "$T/exports"
 	missing=$(comm -23 <(printf '%s\n' "$syms") <(cut -d' ' -f1 "$T/exports"))
-	[ -z "$missing" ] || err "symbols of bpf/gtrace_api.h the mock does not export: $(echo $missing)"
+	[ -z "$missing" ] || err "symbols of bpf/gtrace_api.h the mock does not export: $(tr '\n' ' ' <<< "$missing")"
 	for s in cuDeviceGet cuDeviceGetCount cuDeviceGetName cuCtxSetCurrent cuGetErrorName; do
 		grep -q "^$s " "$T/exports" || err "the mock does not export $s"
 	done
 	addrs=$(cut -d' ' -f2 "$T/exports" | sort | uniq -d)
-	[ -z "$addrs" ] || err "exported functions sharing an entry address: $(grep -E "$(echo $addrs | tr ' ' '|')" "$T/exports" | tr '\n' ' ')"
+	[ -z "$addrs" ] || err "exported functions sharing an entry address: $(grep -E "$(tr '\n' '|' <<< "$addrs" | sed 's/|$//')" "$T/exports" | tr '\n' ' ')"
 	readelf -d "$MOCK_LIB" | grep -q 'Library soname: \[libcuda.so.1\]' || err "the mock's soname is not libcuda.so.1"
 }
 
