@@ -1,6 +1,8 @@
 # gtrace-bpf build.  `make` -> ./gtrace-bpf; `make STATIC=1` -> fully static;
 # `make test`; `make install PREFIX=...`; `make clean`; `V=1` shows commands.
 .DELETE_ON_ERROR:
+# skeletons are inputs of every user object, not throw-away intermediates
+.SECONDARY:
 .DEFAULT_GOAL := all
 
 OUTPUT    ?= .output
@@ -43,6 +45,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 MOCK_DIR  := $(OUTPUT)/mock
 MOCK_LIB  := $(MOCK_DIR)/libcuda.so.1
 WORKLOAD  := $(MOCK_DIR)/cuda_workload
+IOCTL_WL  := $(MOCK_DIR)/ioctl_workload
 # The mock and the workload take their prototypes from cuda.h when the CUDA
 # toolkit is installed, so that the mock exports the real signatures.
 MOCK_CFLAGS := -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -fPIC -Itests/mock \
@@ -93,7 +96,11 @@ $(WORKLOAD): tests/mock/cuda_workload.c tests/mock/cuda_compat.h bpf/gtrace_api.
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(MOCK_CFLAGS) $< -ldl -lpthread -o $@
 
-mock: $(MOCK_LIB) $(WORKLOAD)
+$(IOCTL_WL): tests/mock/ioctl_workload.c | $(MOCK_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(MOCK_CFLAGS) $< -o $@
+
+mock: $(MOCK_LIB) $(WORKLOAD) $(IOCTL_WL)
 
 unit-test: $(UNIT_BINS)
 	$(Q)tests/run-tests.sh --unit

@@ -6,34 +6,14 @@
  * userspace (user/decode.c), so the traced program pays for a register copy
  * and a ring-buffer reservation, nothing more.
  */
-#include "cuda.bpf.h"
+#include "common.bpf.h"
 
-char LICENSE[] SEC("license") = "Dual MIT/GPL";
-
-/* Set by the recorder before load. */
-const volatile bool filter_pids = false;	/* only pids in the pids map */
-const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the consumer above this much pending data */
-const volatile __u32 self_pid = 0;		/* the recorder itself: never traced */
-
-/* Counters, read by the recorder through the skeleton's bss. */
-__u64 n_events = 0;
-__u64 n_drop_ringbuf = 0;
+/* Counters of this object, read by the recorder through the skeleton. */
 __u64 n_drop_stash = 0;
 __u64 n_str_fault = 0;
 __u64 n_args_fault = 0;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 64 << 20);	/* resized by --buffer-size */
-} rb SEC(".maps");
-
-/* Processes to trace when filter_pids is set; value unused. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);
-	__type(value, __u8);
-} pids SEC(".maps");
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 /* Out-pointer arguments of calls in flight, read back at their exit. */
 struct stash_key {
@@ -47,50 +27,6 @@ struct {
 	__type(key, struct stash_key);
 	__type(value, __u64);
 } stash SEC(".maps");
-
-static __always_inline void count(__u64 *c)
-{
-	__sync_fetch_and_add(c, 1);
-}
-
-static __always_inline bool traced(__u32 pid)
-{
-	if (pid == self_pid)
-		return false;
-	if (!filter_pids)
-		return true;
-	return bpf_map_lookup_elem(&pids, &pid) != NULL;
-}
-
-static __always_inline void *reserve(__u32 size)
-{
-	void *rec = bpf_ringbuf_reserve(&rb, size, 0);
-
-	if (!rec)
-		count(&n_drop_ringbuf);
-	return rec;
-}
-
-/* Submits without waking the consumer (it polls on a short timeout), unless
- * data piles up: then every submit wakes it so a full buffer adds no delay. */
-static __always_inline void submit(void *rec)
-{
-	__u64 avail = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
-
-	count(&n_events);
-	bpf_ringbuf_submit(rec, avail >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
-}
-
-static __always_inline void fill_hdr(struct gt_hdr *h, __u64 id, __u16 type, __u16 size, __u16 api)
-{
-	h->ts = bpf_ktime_get_ns();
-	h->pid = id >> 32;
-	h->tid = (__u32)id;
-	h->type = type;
-	h->size = size;
-	h->api = api;
-	h->cpu = bpf_get_smp_processor_id();
-}
 
 /* Remembers where the call will write its result (new handle, pointer). */
 static __always_inline void stash_out(struct pt_regs *ctx, __u64 id, __u64 cookie)
@@ -483,6 +419,7 @@ static __always_inline void proc_event(__u16 type, __u32 pid, __u32 tid, __u32 p
 	e->ppid = ppid;
 	e->exit_code = code;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	e->cgroup = bpf_get_current_cgroup_id();
 	submit(e);
 }
 

@@ -24,9 +24,13 @@ enum gt_rec_type {
 	GT_REC_EXEC = 7,	/* a process called exec (struct gt_proc_evt) */
 	GT_REC_FORK = 8,	/* a traced process forked (struct gt_proc_evt) */
 	GT_REC_EXIT = 9,	/* a process exited (struct gt_proc_evt) */
+	GT_REC_IOCTL = 10,	/* an ioctl on an NVIDIA device, entry to exit (struct gt_ioctl) */
+	GT_REC_OFFCPU = 11,	/* a traced thread was off-CPU (struct gt_offcpu) */
 
 	GT_REC_NAME = 32,	/* name table entry written by the recorder (struct gt_name) */
 	GT_REC_STATS = 33,	/* snapshot of the drop and event counters (struct gt_stats) */
+	GT_REC_PROC_INFO = 34,	/* a process seen for the first time, started before the
+				 * recorder or its exec missed (struct gt_proc_evt) */
 	GT_REC_MAX = 63,
 };
 
@@ -118,6 +122,44 @@ struct gt_proc_evt {
 	__u32 ppid;	/* parent (fork: the forking process; exec/exit: the real parent) */
 	__s32 exit_code;/* exit: the wait status code, else 0 */
 	char comm[16];	/* task comm at the time of the event */
+	__u64 cgroup;	/* cgroup v2 id (inode of the cgroup directory), 0 if unknown */
+};
+
+/* Which attach rung produced an ioctl record (enum gt_ioctl_rung). */
+enum gt_ioctl_rung {
+	GT_RUNG_NONE = 0,
+	GT_RUNG_KPROBE = 1,	/* kprobe/kretprobe on the driver's ioctl entry points */
+	GT_RUNG_FENTRY = 2,	/* fentry/fexit on them (module BTF) */
+	GT_RUNG_SYSCALL = 3,	/* ioctl syscall tracepoints filtered on the device major */
+};
+
+/* Flags of struct gt_ioctl. */
+#define GT_IOCTL_RM_CONTROL	(1u << 0)	/* param = RM control command (NVOS54 cmd) */
+#define GT_IOCTL_RM_ALLOC	(1u << 1)	/* param = RM class allocated (NVOS21/64 hClass) */
+#define GT_IOCTL_PARAM_FAULT	(1u << 2)	/* the parameter struct could not be read */
+
+/* One ioctl on an NVIDIA device (or the devices of --ioctl-majors). */
+struct gt_ioctl {
+	struct gt_hdr hdr;	/* ts = entry; api = 0 */
+	__u64 dur;		/* ns from entry to exit */
+	__u64 arg;		/* the ioctl's argument (a user pointer for NVIDIA's) */
+	__s64 ret;		/* return value: >= 0, or -errno */
+	__u32 cmd;		/* request number */
+	__u32 rdev;		/* device number, kernel encoding: major << 20 | minor */
+	__u32 param;		/* RM control command or RM class, see flags */
+	__u16 flags;		/* GT_IOCTL_* */
+	__u16 rung;		/* enum gt_ioctl_rung */
+	__s32 fd;		/* file descriptor (-1 where the rung does not see it) */
+	__u32 _pad;		/* explicit padding */
+};
+
+/* An interval a traced thread spent off-CPU. */
+struct gt_offcpu {
+	struct gt_hdr hdr;	/* ts = switched out; cpu = the CPU it left */
+	__u64 dur;		/* ns until it ran again */
+	__u32 state;		/* task state it left in: 0 runnable (preempted), 1 sleeping
+				 * (S), 2 uninterruptible (D), other kernel TASK_* bits */
+	__u32 next_cpu;		/* CPU it came back on */
 };
 
 /* Kinds of struct gt_name. */
@@ -175,7 +217,9 @@ _Static_assert(sizeof(struct gt_ret) == 40, "gt_ret size");
 _Static_assert(sizeof(struct gt_call_str) == 64, "gt_call_str size");
 _Static_assert(sizeof(struct gt_ret_str) == 40, "gt_ret_str size");
 _Static_assert(sizeof(struct gt_path) == 32, "gt_path size");
-_Static_assert(sizeof(struct gt_proc_evt) == 48, "gt_proc_evt size");
+_Static_assert(sizeof(struct gt_proc_evt) == 56, "gt_proc_evt size");
+_Static_assert(sizeof(struct gt_ioctl) == 72, "gt_ioctl size");
+_Static_assert(sizeof(struct gt_offcpu) == 40, "gt_offcpu size");
 _Static_assert(sizeof(struct gt_name) == 40, "gt_name size");
 _Static_assert(sizeof(struct gt_counters) == 128, "gt_counters size");
 _Static_assert(sizeof(struct gt_stats) == 152, "gt_stats size");

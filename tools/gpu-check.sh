@@ -51,6 +51,9 @@ result "record runtime workload" $? "exit status of gtrace-bpf -- runtime_worklo
 "$B" dump "$W/rt.gtrace" > "$OUT/rt.jsonl"
 pycheck runtime "$OUT/rt.jsonl" "$OUT/rt.out"
 "$B" dump --summary "$W/rt.gtrace" > "$OUT/rt.summary"
+# the driver's ioctls of the same run (init, allocations, syncs) and the rung
+pycheck ioctl "$OUT/rt.jsonl" "$OUT/rt.out"
+note "INFO ioctl rung and sources: $(grep -o 'trace=[^ ]*\|ioctl_rung=[^ ]*\|ioctl_majors=[^ ]*\|uprobes=[^ ]*' "$OUT/rt.summary" | tr '\n' ' ')"
 
 # 2. driver API program (the bundled workload, real PTX): counts per api
 "$B" -q -o "$W/drv.gtrace" -- "$W/cuda_workload" --launches 400 --copies 20 --syncs 10 --fail \
@@ -74,6 +77,17 @@ result "stop on SIGINT" $? "$(tail -1 "$OUT/torch_rec.err")"
 "$B" dump "$W/torch.gtrace" > "$OUT/torch.jsonl"
 pycheck torch "$OUT/torch.jsonl" "$OUT/torch.out"
 "$B" dump --summary "$W/torch.gtrace" > "$OUT/torch.summary"
+# the PyTorch trace as a Perfetto timeline and Chrome JSON, checked independently
+"$B" export "$W/torch.gtrace" -f perfetto -o "$W/torch.pftrace" 2> "$OUT/export.err"
+result "export perfetto" $? "$(stat -c %s "$W/torch.pftrace" 2>/dev/null) bytes"
+python3 tools/perfetto_lint.py "$W/torch.pftrace" > "$OUT/lint.txt" 2>&1
+result "perfetto lint" $? "$(tail -1 "$OUT/lint.txt")"
+"$B" export "$W/torch.gtrace" -f json -o "$W/torch.json" 2>> "$OUT/export.err" &&
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(len(d['traceEvents']), 'events')" \
+	"$W/torch.json" > "$OUT/json.txt" 2>&1
+result "export json" $? "$(cat "$OUT/json.txt")"
+"$B" stats "$W/torch.gtrace" > "$OUT/torch.stats" 2>&1
+result "stats" $? "$(grep -c . "$OUT/torch.stats") lines"
 
 # 4. what the runtime and PyTorch call in libcuda (for the probe list)
 "$B" census -- "$W/runtime_workload" 20 4 4 > "$OUT/census_runtime.txt" 2>&1

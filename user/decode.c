@@ -55,6 +55,7 @@ struct proc {
 	uint64_t name_ts;	/* when the name was learned */
 	uint8_t name_prio;	/* 1 comm, 2 command line: the better one wins a tie */
 	uint32_t nkernels;	/* entries of kernels keyed by this pid */
+	uint64_t cgroup;	/* cgroup v2 id, 0 if unknown */
 };
 
 /* What an exit record brought. */
@@ -717,7 +718,16 @@ static int on_proc(struct gt_decoder *d, const struct gt_hdr *rec)
 	case GT_REC_EXIT:
 		rc = flush_pid(d, rec->pid);
 		break;
+	case GT_REC_PROC_INFO:
+		/* a process started before the recorder: its comm, unless the
+		 * command line is known already */
+		p = proc_get(d, rec->pid, false);
+		if (!p || !p->name)
+			rc = proc_name_set(d, rec->pid, pe->comm, n, rec->ts, 1);
+		break;
 	}
+	if (!rc && pe->cgroup && (p = proc_get(d, rec->pid, true)))
+		p->cgroup = pe->cgroup;
 	if (!rc && d->on_other)
 		rc = d->on_other(d->ctx, rec);
 	/* after on_other, which may still want the names */
@@ -751,7 +761,10 @@ static size_t rec_min_size(uint16_t type)
 	case GT_REC_LIBOPEN:	return sizeof(struct gt_path);
 	case GT_REC_EXEC:
 	case GT_REC_FORK:
-	case GT_REC_EXIT:	return sizeof(struct gt_proc_evt);
+	case GT_REC_EXIT:
+	case GT_REC_PROC_INFO:	return sizeof(struct gt_proc_evt);
+	case GT_REC_IOCTL:	return sizeof(struct gt_ioctl);
+	case GT_REC_OFFCPU:	return sizeof(struct gt_offcpu);
 	case GT_REC_NAME:	return sizeof(struct gt_name);
 	case GT_REC_STATS:	return sizeof(struct gt_stats);
 	default:		return sizeof(struct gt_hdr);
@@ -786,7 +799,12 @@ int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec)
 	case GT_REC_EXEC:
 	case GT_REC_FORK:
 	case GT_REC_EXIT:
+	case GT_REC_PROC_INFO:
 		return on_proc(d, rec);
+	case GT_REC_IOCTL:
+	case GT_REC_OFFCPU:
+		/* complete in themselves: the consumer formats them */
+		break;
 	case GT_REC_NAME:
 		rc = on_name(d, rec);
 		if (rc)
@@ -828,6 +846,13 @@ const char *gt_decoder__process_name(const struct gt_decoder *d, uint32_t pid)
 	const struct proc *p = hmap_get(&d->procs, pid, 0);
 
 	return p ? p->name : NULL;
+}
+
+uint64_t gt_decoder__process_cgroup(const struct gt_decoder *d, uint32_t pid)
+{
+	const struct proc *p = hmap_get(&d->procs, pid, 0);
+
+	return p ? p->cgroup : 0;
 }
 
 const char *gt_decoder__thread_name(const struct gt_decoder *d, uint32_t tid)

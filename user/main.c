@@ -7,6 +7,8 @@
 #include <string.h>
 #include "census.h"
 #include "dump.h"
+#include "export.h"
+#include "stats.h"
 #include "log.h"
 #include "record.h"
 
@@ -20,12 +22,15 @@ static const char record_doc[] =
 "\n"
 "USAGE: gtrace-bpf [record] --all | -p PID [-p PID...] | -- CMD [ARGS...]  [OPTIONS]\n"
 "       gtrace-bpf dump FILE [--summary]\n"
+"       gtrace-bpf export FILE [-f perfetto|json|csv] [-o OUT]\n"
+"       gtrace-bpf stats FILE [-r REPORT[,...]] [--format table|csv|json] [--timeunit ns|us|ms|s]\n"
 "\n"
 "EXAMPLES:\n"
 "  sudo gtrace-bpf --all                      # every CUDA process, until Ctrl-C\n"
 "  sudo gtrace-bpf --all -d 30 -o run.gtrace  # 30 seconds into run.gtrace\n"
 "  sudo gtrace-bpf -p 4242                    # one running process\n"
 "  sudo gtrace-bpf -- python train.py         # start a command and trace it\n"
+"  sudo gtrace-bpf --all --trace cuda         # libcuda calls only, no ioctls or scheduling\n"
 "  gtrace-bpf dump run.gtrace | head          # one JSON object per call\n"
 "  gtrace-bpf dump --summary run.gtrace       # counts per API and drops\n"
 "\v"
@@ -35,6 +40,8 @@ static const char record_doc[] =
 
 enum {
 	OPT_FORCE = 0x100, OPT_SCENARIO, OPT_BUFSIZE, OPT_LIBCUDA, OPT_NO_LAUNCH_EXIT, OPT_SUMMARY,
+	OPT_TRACE, OPT_IOCTL_MAJORS,
+	OPT_FORMAT, OPT_TIMEUNIT,
 };
 
 static const struct argp_option record_options[] = {
@@ -48,6 +55,9 @@ static const struct argp_option record_options[] = {
 	{ "libcuda", OPT_LIBCUDA, "PATH", 0, "Also trace this libcuda file (repeatable)", 0 },
 	{ "no-launch-exit", OPT_NO_LAUNCH_EXIT, NULL, 0,
 	  "Do not probe launch returns (cheaper; launches get no duration or result)", 0 },
+	{ "trace", OPT_TRACE, "LIST", 0, "Sources to record: cuda,ioctl,sched (default: all three)", 0 },
+	{ "ioctl-majors", OPT_IOCTL_MAJORS, "LIST", 0,
+	  "Debugging: record ioctls on these device majors instead of NVIDIA's (/proc/devices)", 0 },
 	{ "quiet", 'q', NULL, 0, "No status line or summary", 0 },
 	{ "verbose", 'v', NULL, 0, "More diagnostics (-vv: libbpf's too)", 0 },
 	{ 0 },
@@ -145,6 +155,30 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	case OPT_NO_LAUNCH_EXIT:
 		o->no_launch_exit = true;
 		break;
+	case OPT_TRACE: {
+		char *copy = strdup(arg), *tok, *save = NULL;
+
+		if (!copy)
+			argp_failure(state, 1, ENOMEM, "out of memory");
+		o->trace_cuda = o->trace_ioctl = o->trace_sched = false;
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (!strcmp(tok, "cuda"))
+				o->trace_cuda = true;
+			else if (!strcmp(tok, "ioctl"))
+				o->trace_ioctl = true;
+			else if (!strcmp(tok, "sched"))
+				o->trace_sched = true;
+			else
+				argp_error(state, "unknown source '%s' in --trace (cuda, ioctl, sched)", tok);
+		}
+		free(copy);
+		if (!o->trace_cuda && !o->trace_ioctl && !o->trace_sched)
+			argp_error(state, "--trace needs at least one of cuda, ioctl, sched");
+		break;
+	}
+	case OPT_IOCTL_MAJORS:
+		o->ioctl_majors = arg;
+		break;
 	case 'q':
 		c->quiet = true;
 		break;
@@ -182,7 +216,8 @@ static char *join_args(int argc, char **argv)
 static int cmd_record(int argc, char **argv, char *cmdline)
 {
 	struct argp argp = { record_options, record_parse, NULL, record_doc, NULL, NULL, NULL };
-	struct cli c = { .rec = { .buffer_size = 64ull << 20, .scenario = "trace" } };
+	struct cli c = { .rec = { .buffer_size = 64ull << 20, .scenario = "trace", .trace_cuda = true,
+				  .trace_ioctl = true, .trace_sched = true } };
 	int i, nopt = argc, status, modes;
 
 	/* everything after "--" is the command to run, untouched by our parser */
@@ -316,6 +351,132 @@ static int cmd_census(int argc, char **argv)
 	return status;
 }
 
+static const struct argp_option export_options[] = {
+	{ "format", 'f', "FORMAT", 0, "perfetto (default), json or csv", 0 },
+	{ "output", 'o', "OUT", 0, "Output file (default: FILE with .pftrace/.json/.csv; - for stdout)", 0 },
+	{ "force", OPT_FORCE, NULL, 0, "Replace OUT if it exists", 0 },
+	{ 0 },
+};
+
+static const char export_doc[] =
+"Export a trace as a timeline or a table.\n"
+"\n"
+"EXAMPLES:\n"
+"  gtrace-bpf export run.gtrace                 # run.pftrace: open it in ui.perfetto.dev\n"
+"  gtrace-bpf export run.gtrace -f json -o -    # Chrome trace JSON on stdout\n"
+"  gtrace-bpf export run.gtrace -f csv -o run.csv";
+
+static error_t export_parse(int key, char *arg, struct argp_state *state)
+{
+	struct export_opts *o = state->input;
+
+	switch (key) {
+	case 'f':
+		if (!strcmp(arg, "perfetto"))
+			o->format = EXPORT_PERFETTO;
+		else if (!strcmp(arg, "json"))
+			o->format = EXPORT_JSON;
+		else if (!strcmp(arg, "csv"))
+			o->format = EXPORT_CSV;
+		else
+			argp_error(state, "unknown format '%s' (perfetto, json or csv)", arg);
+		break;
+	case 'o':
+		o->output = arg;
+		break;
+	case OPT_FORCE:
+		o->force = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (o->path)
+			argp_error(state, "one trace file at a time");
+		o->path = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!o->path)
+			argp_error(state, "no trace file given");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int cmd_export(int argc, char **argv)
+{
+	struct argp argp = { export_options, export_parse, "FILE", export_doc, NULL, NULL, NULL };
+	struct export_opts o = { .format = EXPORT_PERFETTO, .err = stderr };
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
+		return 2;
+	return export__run(&o);
+}
+
+static const struct argp_option stats_options[] = {
+	{ "report", 'r', "REPORT[,...]", 0, "Reports to print (default: all)", 0 },
+	{ "format", OPT_FORMAT, "FORMAT", 0, "table (default), csv or json", 0 },
+	{ "timeunit", OPT_TIMEUNIT, "UNIT", 0, "ns (default), us, ms or s", 0 },
+	{ 0 },
+};
+
+static const char stats_doc[] =
+"Summary reports of a trace, modelled on nsys stats.\n"
+"\n"
+"REPORTS: cuda_api_sum, cuda_launch_sum, cuda_mem_size_sum, cuda_sync_sum, process_sum\n"
+"\n"
+"EXAMPLES:\n"
+"  gtrace-bpf stats run.gtrace\n"
+"  gtrace-bpf stats run.gtrace -r cuda_api_sum --timeunit us\n"
+"  gtrace-bpf stats run.gtrace -r cuda_launch_sum,cuda_sync_sum --format csv";
+
+static error_t stats_parse(int key, char *arg, struct argp_state *state)
+{
+	struct stats_opts *o = state->input;
+
+	switch (key) {
+	case 'r':
+		o->reports = arg;
+		break;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "table"))
+			o->format = STATS_TABLE;
+		else if (!strcmp(arg, "csv"))
+			o->format = STATS_CSV;
+		else if (!strcmp(arg, "json"))
+			o->format = STATS_JSON;
+		else
+			argp_error(state, "unknown format '%s' (table, csv or json)", arg);
+		break;
+	case OPT_TIMEUNIT:
+		if (strcmp(arg, "ns") && strcmp(arg, "us") && strcmp(arg, "ms") && strcmp(arg, "s"))
+			argp_error(state, "unknown time unit '%s' (ns, us, ms or s)", arg);
+		o->timeunit = arg;
+		break;
+	case ARGP_KEY_ARG:
+		if (o->path)
+			argp_error(state, "one trace file at a time");
+		o->path = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!o->path)
+			argp_error(state, "no trace file given");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+	struct argp argp = { stats_options, stats_parse, "FILE", stats_doc, NULL, NULL, NULL };
+	struct stats_opts o = { .format = STATS_TABLE, .timeunit = "ns", .out = stdout, .err = stderr };
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
+		return 2;
+	return stats__run(&o);
+}
+
 int main(int argc, char **argv)
 {
 	char *cmdline = join_args(argc, argv);
@@ -323,6 +484,10 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "dump")) {
 		status = cmd_dump(argc - 1, argv + 1);
+	} else if (argc > 1 && !strcmp(argv[1], "export")) {
+		status = cmd_export(argc - 1, argv + 1);
+	} else if (argc > 1 && !strcmp(argv[1], "stats")) {
+		status = cmd_stats(argc - 1, argv + 1);
 	} else if (argc > 1 && !strcmp(argv[1], "census")) {
 		status = cmd_census(argc - 1, argv + 1);
 	} else if (argc > 1 && !strcmp(argv[1], "record")) {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,6 +23,8 @@
 #include "cuda.skel.h"
 #include "cuda_probes.h"
 #include "kernel_names.h"
+#include "kernel_sources.h"
+#include "nv_ioctl.h"
 #include "libcuda_finder.h"
 #include "log.h"
 #include "record.h"
@@ -55,6 +58,11 @@ struct recorder {
 	bool child_done;
 	const char *open_probe;		/* which openat probe runs */
 	bool multi;			/* uprobe_multi links (else one link per probe) */
+	struct kernel_sources *ks;	/* ioctl and scheduler recording */
+	uint32_t majors[8];		/* device majors whose ioctls are recorded */
+	size_t nmajors;
+	uint32_t frontend_major;	/* NVIDIA frontend (RM escapes decoded) */
+	struct nv_majors nv;		/* NVIDIA's majors, for naming devices later */
 };
 
 static volatile sig_atomic_t stop_requests;
@@ -138,14 +146,73 @@ static void read_proc(const char *path, char *buf, size_t len)
 	}
 }
 
+/* cgroup v2 id of a process: the inode of its cgroup directory. */
+static uint64_t proc_cgroup(uint32_t pid)
+{
+	char p[64], line[1024], dir[1200];
+	uint64_t id = 0;
+	struct stat st;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/proc/%u/cgroup", pid);
+	f = fopen(p, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *nl = strchr(line, '\n');
+
+		if (nl)
+			*nl = 0;
+		if (strncmp(line, "0::", 3))
+			continue;
+		snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", line + 3);
+		if (!stat(dir, &st))
+			id = st.st_ino;
+	}
+	fclose(f);
+	return id;
+}
+
+/* What an exec record would have said, for a process first seen now
+ * (started before the recorder): parent, comm, cgroup. */
+static void write_proc_info(struct recorder *r, const struct gt_hdr *h)
+{
+	struct gt_proc_evt e;
+	char p[64], buf[512], *rp;
+
+	memset(&e, 0, sizeof(e));
+	e.hdr.ts = h->ts;
+	e.hdr.pid = h->pid;
+	e.hdr.tid = h->pid;
+	e.hdr.type = GT_REC_PROC_INFO;
+	e.hdr.size = sizeof(e);
+	snprintf(p, sizeof(p), "/proc/%u/stat", h->pid);
+	read_proc(p, buf, sizeof(buf));
+	/* "pid (comm) state ppid ...": comm may hold spaces and parentheses */
+	rp = strrchr(buf, ')');
+	if (rp)
+		sscanf(rp + 1, " %*c %u", &e.ppid);
+	snprintf(p, sizeof(p), "/proc/%u/comm", h->pid);
+	read_proc(p, buf, sizeof(buf));
+	memcpy(e.comm, buf, strnlen(buf, sizeof(e.comm) - 1));
+	e.cgroup = proc_cgroup(h->pid);
+	write_rec(r, &e.hdr);
+}
+
 /* First record of a process or thread: write its name before it. */
 static void note_process(struct recorder *r, const struct gt_hdr *h)
 {
 	char path[64], buf[1024];
 
 	if (!u64map__get(&r->cuda_pids, (uint64_t)h->pid + 1)) {
+		uint8_t one = 1;
+
 		u64map__set(&r->cuda_pids, (uint64_t)h->pid + 1, 1);
 		r->nprocs++;
+		/* its threads' scheduling is recorded from now on */
+		bpf_map__update_elem(r->skel->maps.active_pids, &h->pid, sizeof(h->pid), &one,
+				     sizeof(one), BPF_ANY);
+		write_proc_info(r, h);
 		snprintf(path, sizeof(path), "/proc/%u/cmdline", h->pid);
 		read_proc(path, buf, sizeof(buf));
 		if (!buf[0]) {
@@ -242,6 +309,7 @@ static void collect_counters(struct recorder *r, struct gt_counters *c)
 	c->attach_probes = cuda_probes__nprobes(r->probes);
 	c->attach_failed = cuda_probes__nfailed(r->probes);
 	c->records_written = trace_writer__records(r->w);
+	kernel_sources__counters(r->ks, c);
 }
 
 static void write_stats(struct recorder *r, struct gt_counters *c)
@@ -528,11 +596,81 @@ static void fill_info(struct recorder *r, struct gt_file_info *info, struct utsn
 	info->host = u->nodename;
 	info->kernel = u->release;
 	info->cmdline = r->o->cmdline ? r->o->cmdline : "";
-	snprintf(opts, len, "mode=%s buffer_size=%llu duration=%g scenario=%s launch_exit=%d",
+	char majors[96] = "";
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nmajors; i++)
+		n += snprintf(majors + n, sizeof(majors) - n, "%s%u", i ? "," : "", r->majors[i]);
+	snprintf(opts, len,
+		 "mode=%s trace=%s%s%s buffer_size=%llu duration=%g scenario=%s launch_exit=%d "
+		 "uprobes=%s ioctl_rung=%s ioctl_majors=%s nv_majors=%u,%u,%u,%u,%u",
 		 r->o->all ? "all" : r->o->cmd ? "command" : "pids",
+		 r->o->trace_cuda ? "cuda," : "", r->o->trace_ioctl ? "ioctl," : "",
+		 r->o->trace_sched ? "sched" : "",
 		 (unsigned long long)round_pow2(r->o->buffer_size), r->o->duration,
-		 r->o->scenario ? r->o->scenario : "trace", !r->o->no_launch_exit);
+		 r->o->scenario ? r->o->scenario : "trace", !r->o->no_launch_exit,
+		 r->multi ? "multi" : "single",
+		 ioctl_ladder__rung_name(kernel_sources__rung(r->ks)), majors[0] ? majors : "none",
+		 r->nv.frontend, r->nv.uvm, r->nv.modeset, r->nv.caps, r->nv.caps_imex);
 	info->options = opts;
+}
+
+/* Which device majors' ioctls to record: --ioctl-majors, else NVIDIA's
+ * from /proc/devices (they are allocated dynamically). */
+static int choose_majors(struct recorder *r)
+{
+	struct nv_majors m = {0};
+	FILE *f;
+	int n;
+
+	if (r->o->ioctl_majors) {
+		n = nv_majors__from_list(r->o->ioctl_majors, r->majors, 8);
+		if (n < 0) {
+			pr_err("invalid --ioctl-majors '%s' (a comma-separated list of numbers)",
+			       r->o->ioctl_majors);
+			return n;
+		}
+		r->nmajors = n;
+	}
+	f = fopen("/proc/devices", "re");
+	if (f) {
+		nv_majors__parse(f, &m);
+		fclose(f);
+	}
+	r->frontend_major = m.frontend;
+	r->nv = m;
+	if (!r->o->ioctl_majors) {
+		uint32_t all[] = { m.frontend, m.uvm, m.modeset, m.caps, m.caps_imex };
+
+		for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+			if (all[i])
+				r->majors[r->nmajors++] = all[i];
+		}
+		if (!r->nmajors)
+			pr_verbose("no NVIDIA character devices in /proc/devices: no ioctls to record");
+	}
+	return 0;
+}
+
+static int start_sources(struct recorder *r)
+{
+	struct kernel_sources_opts ko = {
+		.ioctl = r->o->trace_ioctl,
+		.sched = r->o->trace_sched,
+		.majors = r->majors,
+		.nmajors = r->nmajors,
+		.frontend_major = r->frontend_major,
+		.filter = r->filter,
+		.wakeup_bytes = r->skel->rodata->wakeup_bytes,
+		.self_pid = getpid(),
+		.rb_fd = bpf_map__fd(r->skel->maps.rb),
+		.pids_fd = bpf_map__fd(r->skel->maps.pids),
+		.active_fd = bpf_map__fd(r->skel->maps.active_pids),
+	};
+
+	if (!ko.ioctl && !ko.sched)
+		return 0;
+	return kernel_sources__start(&ko, &r->ks);
 }
 
 static void rescan(struct recorder *r, bool all)
@@ -655,7 +793,7 @@ int record__run(const struct record_opts *o)
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct gt_file_info info;
 	struct utsname u;
-	char opts[512];
+	char opts[768];
 	int err, go_fd = -1, status = 1;
 	size_t i;
 	uint8_t one = 1;
@@ -670,7 +808,8 @@ int record__run(const struct record_opts *o)
 	if (geteuid() != 0)
 		pr_verbose("not root: loading needs CAP_BPF and CAP_PERFMON");
 	gt_log__setup_libbpf();
-	fill_info(r, &info, &u, opts, sizeof(opts));
+	if (choose_majors(r))
+		return 1;
 	err = load_bpf(r);
 	if (err)
 		goto cleanup;
@@ -685,9 +824,15 @@ int record__run(const struct record_opts *o)
 	err = attach_static(r);
 	if (err)
 		goto cleanup;
-	err = attach_libcuda(r);
+	if (o->trace_cuda) {
+		err = attach_libcuda(r);
+		if (err)
+			goto cleanup;
+	}
+	err = start_sources(r);
 	if (err)
 		goto cleanup;
+	fill_info(r, &info, &u, opts, sizeof(opts));
 	err = open_output(r, &info);
 	if (err) {
 		r->w = NULL;
@@ -753,6 +898,7 @@ cleanup:
 	}
 	ring_buffer__free(r->rb);
 	cuda_probes__free(r->probes);
+	kernel_sources__free(r->ks);
 	kernel_names__free(r->names);
 	cuda_bpf__destroy(r->skel);
 	trace_writer__free(r->w);

@@ -22,6 +22,10 @@ struct record_opts {
 	size_t nlibcuda;
 	bool quiet;			/* no status line */
 	bool no_launch_exit;		/* no uretprobes on launches */
+	bool trace_cuda;		/* --trace: libcuda uprobes */
+	bool trace_ioctl;		/* --trace: NVIDIA driver ioctls */
+	bool trace_sched;		/* --trace: off-CPU intervals of GPU processes' threads */
+	const char *ioctl_majors;	/* --ioctl-majors: device majors instead of NVIDIA's */
 	const char *cmdline;		/* our own command line, for the header */
 };
 

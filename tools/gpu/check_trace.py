@@ -6,6 +6,7 @@ any failure.
   check_trace.py runtime DUMP.jsonl PROGRAM_OUTPUT
   check_trace.py driver  DUMP.jsonl PROGRAM_OUTPUT
   check_trace.py torch   DUMP.jsonl PROGRAM_OUTPUT
+  check_trace.py ioctl   DUMP.jsonl PROGRAM_OUTPUT
 """
 import collections
 import json
@@ -78,11 +79,32 @@ def torch(mine, prog):
         print(f"INFO   {c:6d}  {n[:150]}")
 
 
+def ioctl(mine, prog):
+    io = [e for e in mine if e["type"] == "ioctl"]
+    by_dev = collections.Counter(e.get("device") for e in io)
+    names = collections.Counter(e.get("name") for e in io)
+    hexnames = sum(c for n, c in names.items() if not n or n.startswith("0x"))
+    rm = [e for e in io if "rm" in e]
+    rm_named = [e for e in rm if not str(e["rm"]).startswith("0x")]
+    failed = sum(1 for e in io if e.get("ret", 0) < 0)
+    check("ioctl events", len(io) > 0 and hexnames == 0,
+          f"{len(io)} ioctls, devices {dict(by_dev)}, {hexnames} with unnamed commands, "
+          f"{failed} failed; top {names.most_common(6)}")
+    check("ioctl rm decoding", len(rm) > 0 and len(rm_named) >= 0.9 * len(rm),
+          f"{len(rm_named)} of {len(rm)} RM control/alloc words named; top "
+          f"{collections.Counter(e['rm'] for e in rm).most_common(6)}")
+    waits = sorted((e["dur"] for e in io), reverse=True)[:3]
+    print(f"INFO ioctl: longest {waits} ns; total {sum(e['dur'] for e in io)} ns")
+    off = [e for e in mine if e["type"] == "offcpu"]
+    print(f"INFO offcpu: {len(off)} intervals, {sum(e['dur'] for e in off)} ns, states "
+          f"{dict(collections.Counter(e.get('state') for e in off))}")
+
+
 def main():
     mode, dump, out = sys.argv[1:4]
     prog, ev, mine = load(dump, out)
     print(f"INFO {mode}: {len(ev)} events in dump, {len(mine)} from pid {prog['pid']}")
-    {"runtime": runtime, "driver": driver, "torch": torch}[mode](mine, prog)
+    {"runtime": runtime, "driver": driver, "torch": torch, "ioctl": ioctl}[mode](mine, prog)
     sys.exit(1 if failed else 0)
 
 

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/* Maps, configuration and helpers shared by the BPF objects of gtrace-bpf
+ * (BPF side only). Each object gets its own copy of the globals. */
+#ifndef GTRACE_COMMON_BPF_H
+#define GTRACE_COMMON_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "gtrace_events.h"
+#include "gtrace_api.h"
+
+/* libbpf before 1.2 has no sixth-argument accessor. */
+#ifndef PT_REGS_PARM6
+#if defined(__TARGET_ARCH_x86)
+#define PT_REGS_PARM6(x) (((const struct pt_regs *)(x))->r9)
+#else
+#error "PT_REGS_PARM6 missing for this architecture"
+#endif
+#endif
+
+/* Reads integer argument i (0-based) of a uprobed function at entry:
+ * x86-64 SysV passes the first six in registers, the rest on the stack
+ * above the return address. */
+static __always_inline __u64 gt_arg(struct pt_regs *ctx, int i)
+{
+	__u64 v = 0;
+
+	switch (i) {
+	case 0: return PT_REGS_PARM1(ctx);
+	case 1: return PT_REGS_PARM2(ctx);
+	case 2: return PT_REGS_PARM3(ctx);
+	case 3: return PT_REGS_PARM4(ctx);
+	case 4: return PT_REGS_PARM5(ctx);
+	case 5: return PT_REGS_PARM6(ctx);
+	default:
+		if (i < 0 || i > 15)
+			return 0;
+		bpf_probe_read_user(&v, sizeof(v), (void *)(PT_REGS_SP(ctx) + 8 * (i - 5)));
+		return v;
+	}
+}
+
+/* Set by the recorder before load. */
+const volatile bool filter_pids = false;	/* only pids in the pids map */
+const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the consumer above this much pending data */
+const volatile __u32 self_pid = 0;		/* the recorder itself: never traced */
+
+/* Counters of every object, read by the recorder through the skeletons' bss. */
+__u64 n_events = 0;
+__u64 n_drop_ringbuf = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 << 20);	/* resized by --buffer-size */
+} rb SEC(".maps");
+
+/* Maps shared by all objects: the cuda object creates them, the others
+ * reuse its file descriptors (bpf_map__reuse_fd) before they load. */
+
+/* Processes to trace when filter_pids is set; value unused. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} pids SEC(".maps");
+
+/* Processes known to use the GPU (they made a CUDA call or an NVIDIA
+ * ioctl): the scheduler events are taken for their threads only. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} active_pids SEC(".maps");
+
+static __always_inline void count(__u64 *c)
+{
+	__sync_fetch_and_add(c, 1);
+}
+
+static __always_inline bool traced(__u32 pid)
+{
+	if (pid == self_pid)
+		return false;
+	if (!filter_pids)
+		return true;
+	return bpf_map_lookup_elem(&pids, &pid) != NULL;
+}
+
+static __always_inline void *reserve(__u32 size)
+{
+	void *rec = bpf_ringbuf_reserve(&rb, size, 0);
+
+	if (!rec)
+		count(&n_drop_ringbuf);
+	return rec;
+}
+
+/* Submits without waking the consumer (it polls on a short timeout), unless
+ * data piles up: then every submit wakes it so a full buffer adds no delay. */
+static __always_inline void submit(void *rec)
+{
+	__u64 avail = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
+
+	count(&n_events);
+	bpf_ringbuf_submit(rec, avail >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+}
+
+static __always_inline void fill_hdr(struct gt_hdr *h, __u64 id, __u16 type, __u16 size, __u16 api)
+{
+	h->ts = bpf_ktime_get_ns();
+	h->pid = id >> 32;
+	h->tid = (__u32)id;
+	h->type = type;
+	h->size = size;
+	h->api = api;
+	h->cpu = bpf_get_smp_processor_id();
+}
+
+#endif

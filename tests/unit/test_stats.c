@@ -1,0 +1,826 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of `gtrace-bpf stats` (user/stats.c, stats_acc.c,
+ * stats_report.c): a small trace whose every number was worked out by hand
+ * must give exactly the expected tables, CSV and JSON; time units scale
+ * exactly; medians are exact for odd and even counts; an unknown report is
+ * refused before the file is read; a damaged trace gives the reports of
+ * what was read and one warning.
+ *
+ * The trace (pid 100 "app --tag "x\y"", threads 101-103; pid 200 "worker"):
+ *   cuModuleGetFunction 100 ns names 0x4000 vecAdd
+ *   cuLaunchKernel x3 of vecAdd: 10, 20, 60 ns (grid 64, 64, 128; block 256)
+ *   cuGraphLaunch 9 ns
+ *   cuMemcpyHtoD_v2 1000 B in 5 ns, 3000 B in 16 ns; cuMemcpyDtoH_v2 500 B
+ *   failing (ret 1) in 3 ns; cuMemsetD32_v2 of 256 words (1024 B) in 7 ns
+ *   cuStreamSynchronize 100, 200, 300, 1000 ns, and one with no exit (tid 102)
+ *   cuCtxSynchronize with no exit (tid 103)
+ *   pid 200: cuLaunchKernel_ptsz of unnamed 0x3e7 40 ns, cuStreamSynchronize
+ *   50 ns, exit
+ * Worked out:
+ *   cuStreamSynchronize over both pids: 50 100 200 300 1000 -> total 1650,
+ *   mean 330, median 200, sample sd sqrt(598000 / 4) = 386.65; its pid 100
+ *   part: 100 200 300 1000 -> median 250 (even), sd sqrt(500000 / 3) = 408.25
+ *   cuLaunchKernel: 10 20 60 -> mean 30, median 20, sd sqrt(1400 / 2) = 26.46
+ *   cuMemcpyHtoD_v2: 5 16 -> mean = median = 10.5, sd sqrt(60.5) = 7.78
+ *   all api time 1920 ns: 1650 -> 85.9 %, 100 -> 5.2 %, 90 -> 4.7 %, ...
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "decode.h"
+#include "stats.h"
+#include "stats_acc.h"
+#include "trace_file.h"
+
+#define API(x) GT_API_##x
+
+static char tmpdir[64];
+
+static const char *tmp_path(const char *name)
+{
+	static char buf[2][128];
+	static int which;
+
+	which ^= 1;
+	snprintf(buf[which], sizeof(buf[which]), "%s/%s", tmpdir, name);
+	return buf[which];
+}
+
+/* ------------------------------------------------------------ trace building */
+
+static struct trace_writer *W;
+static _Alignas(8) unsigned char rbuf[8192];
+
+static void w_open(const char *path)
+{
+	struct gt_file_info info = {
+		.version = GT_FILE_VERSION, .clock_id = 1, .start_ts = 1,
+		.host = "testhost", .kernel = "6.18", .cmdline = "gtrace-bpf record",
+		.options = "",
+	};
+	struct trace_writer_opts o = { .force = true };
+
+	assert_int_equal(trace_writer__create(path, &info, &o, &W), 0);
+}
+
+static void w_put(const void *rec)
+{
+	assert_int_equal(trace_writer__append(W, rec), 0);
+}
+
+static void w_close(bool finish)
+{
+	if (finish)
+		assert_int_equal(trace_writer__finish(W, &(struct gt_trailer){ .end_ts = 99999 }), 0);
+	trace_writer__free(W);
+	W = NULL;
+}
+
+static void *hdr(uint16_t type, size_t size, uint64_t ts, uint32_t pid, uint32_t tid, unsigned api)
+{
+	struct gt_hdr *h = (void *)rbuf;
+
+	memset(rbuf, 0, size);
+	h->ts = ts;
+	h->pid = pid;
+	h->tid = tid;
+	h->type = type;
+	h->size = (uint16_t)size;
+	h->api = (uint16_t)api;
+	h->cpu = 1;
+	return h;
+}
+
+static void w_call(uint64_t ts, uint32_t pid, uint32_t tid, unsigned api, uint64_t a0,
+		   uint64_t a1, uint64_t a2)
+{
+	struct gt_call *c = hdr(GT_REC_CALL, sizeof(*c), ts, pid, tid, api);
+
+	c->args[0] = a0;
+	c->args[1] = a1;
+	c->args[2] = a2;
+	w_put(c);
+}
+
+static void w_ret(uint64_t ts, uint32_t pid, uint32_t tid, unsigned api, int32_t ret,
+		  uint64_t out, uint32_t flags)
+{
+	struct gt_ret *r = hdr(GT_REC_RET, sizeof(*r), ts, pid, tid, api);
+
+	r->ret = ret;
+	r->out = out;
+	r->flags = flags;
+	w_put(r);
+}
+
+/* A call on pid 100 / tid 101 and its successful exit dur ns later. */
+static void w_call_ret(uint64_t ts, uint64_t dur, unsigned api, uint64_t a0, uint64_t a1,
+		       uint64_t a2)
+{
+	w_call(ts, 100, 101, api, a0, a1, a2);
+	w_ret(ts + dur, 100, 101, api, 0, 0, 0);
+}
+
+static void w_launch(uint64_t ts, uint64_t dur, uint32_t pid, uint32_t tid, unsigned api,
+		     uint64_t func, uint32_t gridx)
+{
+	struct gt_launch *l = hdr(GT_REC_LAUNCH, sizeof(*l), ts, pid, tid, api);
+
+	l->func = func;
+	l->stream = 7;
+	l->grid[0] = gridx; l->grid[1] = 1; l->grid[2] = 1;
+	l->block[0] = 256; l->block[1] = 1; l->block[2] = 1;
+	w_put(l);
+	w_ret(ts + dur, pid, tid, api, 0, 0, 0);
+}
+
+static void w_str(uint16_t type, uint64_t ts, uint32_t pid, unsigned api, uint64_t key,
+		  uint16_t kind, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	if (type == GT_REC_CALL_STR) {
+		struct gt_call_str *c = hdr(type, GT_REC_ALIGN(sizeof(*c) + n), ts, pid, 101, api);
+
+		c->args[1] = key;	/* cuModuleGetFunction(&f, module, name) */
+		c->len = (uint16_t)n;
+		memcpy(c->str, s, n);
+		w_put(c);
+	} else {
+		struct gt_name *nm = hdr(type, GT_REC_ALIGN(sizeof(*nm) + n), ts, pid, 0, 0);
+
+		nm->key = key;
+		nm->kind = kind;
+		nm->len = (uint16_t)n;
+		memcpy(nm->str, s, n);
+		w_put(nm);
+	}
+}
+
+static void w_proc(uint16_t type, uint64_t ts, uint32_t pid, const char *comm)
+{
+	struct gt_proc_evt *p = hdr(type, sizeof(*p), ts, pid, pid, 0);
+
+	p->ppid = 1;
+	memcpy(p->comm, comm, strlen(comm));	/* shorter than 16 here */
+	w_put(p);
+}
+
+/* The trace of the header comment.  !finish: a crash before the last chunk,
+ * which holds pid 200's exit only. */
+static void write_trace(const char *path, bool finish)
+{
+	struct gt_stats *st;
+
+	w_open(path);
+	w_str(GT_REC_NAME, 500, 100, 0, 100, GT_NAME_PROCESS, "app --tag \"x\\y\"");
+	w_proc(GT_REC_EXEC, 600, 200, "worker");
+	w_str(GT_REC_CALL_STR, 1000, 100, API(cuModuleGetFunction), 0x3000, 0, "_Z6vecAddPfS_S_i");
+	w_ret(1100, 100, 101, API(cuModuleGetFunction), 0, 0x4000, GT_RET_OUT);
+	w_launch(2000, 10, 100, 101, API(cuLaunchKernel), 0x4000, 64);
+	w_launch(2100, 20, 100, 101, API(cuLaunchKernel), 0x4000, 64);
+	w_launch(2200, 60, 100, 101, API(cuLaunchKernel), 0x4000, 128);
+	w_call_ret(2300, 9, API(cuGraphLaunch), 77, 7, 0);
+	w_call_ret(3000, 5, API(cuMemcpyHtoD_v2), 0x10000, 0x2000, 1000);
+	w_call_ret(3100, 16, API(cuMemcpyHtoD_v2), 0x10000, 0x2000, 3000);
+	w_call(3200, 100, 101, API(cuMemcpyDtoH_v2), 0x2000, 0x10000, 500);
+	w_ret(3203, 100, 101, API(cuMemcpyDtoH_v2), 1, 0, 0);
+	w_call_ret(3300, 7, API(cuMemsetD32_v2), 0x10000, 0x40e00000, 256);
+	/* the recorder's snapshot belongs to no process */
+	st = hdr(GT_REC_STATS, sizeof(*st), 3500, 0, 0, 0);
+	st->c.events = 20;
+	w_put(st);
+	w_call_ret(4000, 100, API(cuStreamSynchronize), 7, 0, 0);
+	w_call_ret(4200, 200, API(cuStreamSynchronize), 7, 0, 0);
+	w_call_ret(4500, 300, API(cuStreamSynchronize), 7, 0, 0);
+	w_call_ret(5000, 1000, API(cuStreamSynchronize), 7, 0, 0);
+	w_call(7000, 100, 102, API(cuStreamSynchronize), 7, 0, 0);
+	w_call(7100, 100, 103, API(cuCtxSynchronize), 0, 0, 0);
+	w_launch(8000, 40, 200, 200, API(cuLaunchKernel_ptsz), 999, 64);
+	w_call(8100, 200, 200, API(cuStreamSynchronize), 8, 0, 0);
+	w_ret(8150, 200, 200, API(cuStreamSynchronize), 0, 0, 0);
+	assert_int_equal(trace_writer__flush(W), 0);
+	w_proc(GT_REC_EXIT, 9000, 200, "worker");
+	w_close(finish);
+}
+
+/* ------------------------------------------------------------ running stats */
+
+struct run {
+	char *out, *err;
+	size_t out_len, err_len;
+	int rc;
+};
+
+static void run_stats(const char *path, const char *reports, enum stats_format fmt,
+		      const char *unit, struct run *r)
+{
+	FILE *out = open_memstream(&r->out, &r->out_len);
+	FILE *err = open_memstream(&r->err, &r->err_len);
+	struct stats_opts o = {
+		.path = path, .reports = reports, .format = fmt, .timeunit = unit,
+		.out = out, .err = err,
+	};
+
+	assert_non_null(out);
+	assert_non_null(err);
+	r->rc = stats__run(&o);
+	fclose(out);
+	fclose(err);
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Compares got with the lines of want (each ends with a newline in got),
+ * saying where they first differ. */
+static void check_text(const char *got, const char *const *want, size_t n)
+{
+	const char *p = got;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *nl = strchr(p, '\n');
+
+		if (!nl || (size_t)(nl - p) != strlen(want[i]) || memcmp(p, want[i], nl - p)) {
+			fprintf(stderr, "line %zu\n got: %.*s\nwant: %s\n", i + 1,
+				nl ? (int)(nl - p) : (int)strlen(p), p, want[i]);
+			fail();
+		}
+		p = nl + 1;
+	}
+	if (*p) {
+		fprintf(stderr, "extra output after line %zu: %s\n", n, p);
+		fail();
+	}
+}
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ------------------------------------------------------------ expected output */
+
+static const char *const want_table[] = {
+	"",
+	" ** CUDA API Summary (cuda_api_sum):",
+	"",
+	" Time (%)  Total Time (ns)  Num Calls  Avg (ns)  Med (ns)  Min (ns)  Max (ns)  StdDev (ns)  Incomplete  Name",
+	" --------  ---------------  ---------  --------  --------  --------  --------  -----------  ----------  -------------------",
+	"     85.9            1,650          6     330.0     200.0        50     1,000        386.7           1  cuStreamSynchronize",
+	"      5.2              100          1     100.0     100.0       100       100          0.0           0  cuModuleGetFunction",
+	"      4.7               90          3      30.0      20.0        10        60         26.5           0  cuLaunchKernel",
+	"      2.1               40          1      40.0      40.0        40        40          0.0           0  cuLaunchKernel_ptsz",
+	"      1.1               21          2      10.5      10.5         5        16          7.8           0  cuMemcpyHtoD_v2",
+	"      0.5                9          1       9.0       9.0         9         9          0.0           0  cuGraphLaunch",
+	"      0.4                7          1       7.0       7.0         7         7          0.0           0  cuMemsetD32_v2",
+	"      0.2                3          1       3.0       3.0         3         3          0.0           0  cuMemcpyDtoH_v2",
+	"      0.0                0          1         -         -         -         -            -           1  cuCtxSynchronize",
+	"",
+	" Times are those of calls with an exit. Incomplete: calls whose exit was not recorded (recording stopped or the process ended inside the call); they count in Num Calls only.",
+	" Med is the exact median; StdDev the sample standard deviation.",
+	"",
+	" ** CUDA Launch Summary (cuda_launch_sum):",
+	"",
+	" Launches  Launches (%)  Shapes  Grid    Block    Launch API           Name",
+	" --------  ------------  ------  ------  -------  -------------------  -----------------------------------",
+	"        3          60.0       2  64x1x1  256x1x1  cuLaunchKernel       vecAdd(float*, float*, float*, int)",
+	"        1          20.0       -  -       -        cuGraphLaunch        [CUDA graph launch]",
+	"        1          20.0       1  64x1x1  256x1x1  cuLaunchKernel_ptsz  unknown_kernel_0x3e7",
+	"",
+	" Launches: every launch call, failed and incomplete ones included. Shapes: distinct (grid, block) pairs; Grid and Block: the most frequent pair (the first seen on a tie).",
+	"",
+	" ** CUDA Memory Operation Summary (by Size) (cuda_mem_size_sum):",
+	"",
+	" Total (bytes)  Count  Avg (bytes)  Med (bytes)  Min (bytes)  Max (bytes)  StdDev (bytes)  Operation",
+	" -------------  -----  -----------  -----------  -----------  -----------  --------------  ---------",
+	"         4,000      2      2,000.0      2,000.0        1,000        3,000         1,414.2  HtoD",
+	"         1,024      1      1,024.0      1,024.0        1,024        1,024             0.0  memset",
+	"",
+	" Bytes of the memcpy and memset calls by direction (as dump's \"kind\"); failed calls are left out, calls without an exit counted (their size is known at entry).",
+	"",
+	" ** CUDA Synchronization Summary (cuda_sync_sum):",
+	"",
+	" Time (%)  Total Time (ns)  Num Calls  Avg (ns)  Med (ns)  Min (ns)  Max (ns)  StdDev (ns)  Incomplete  PID  Name",
+	" --------  ---------------  ---------  --------  --------  --------  --------  -----------  ----------  ---  -------------------",
+	"     97.0            1,600          5     400.0     250.0       100     1,000        408.2           1  100  cuStreamSynchronize",
+	"      3.0               50          1      50.0      50.0        50        50          0.0           0  200  cuStreamSynchronize",
+	"      0.0                0          1         -         -         -         -            -           1  100  cuCtxSynchronize",
+	"",
+	" Calls that wait for the GPU or poll it, per process: *Synchronize, *Query and cuStreamWaitEvent (which only orders the GPU: its time is the call's own cost).",
+	" Times are those of calls with an exit. Incomplete: waits whose exit was not recorded (recording stopped or the process ended while waiting).",
+	"",
+	" ** Process Summary (process_sum):",
+	"",
+	" PID  Events  Calls  API Time (ns)  Launches  Sync Time (ns)  Command",
+	" ---  ------  -----  -------------  --------  --------------  ---------------",
+	" 100      29     15          1,830         4           1,600  app --tag \"x\\y\"",
+	" 200       6      2             90         1              50  worker",
+	"",
+	" Events: the process' records in the trace. API Time: summed time of its calls with an exit; Sync Time: that of its calls in cuda_sync_sum.",
+};
+
+/* the reports of libcuda calls, as -r would name them (all but ioctl_sum) */
+#define CUDA_REPORTS "cuda_api_sum,cuda_launch_sum,cuda_mem_size_sum,cuda_sync_sum,process_sum"
+
+static const char *const want_csv[] = {
+	"# cuda_api_sum",
+	"Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Incomplete,Name",
+	"85.9,1650,6,330.0,200.0,50,1000,386.7,1,cuStreamSynchronize",
+	"5.2,100,1,100.0,100.0,100,100,0.0,0,cuModuleGetFunction",
+	"4.7,90,3,30.0,20.0,10,60,26.5,0,cuLaunchKernel",
+	"2.1,40,1,40.0,40.0,40,40,0.0,0,cuLaunchKernel_ptsz",
+	"1.1,21,2,10.5,10.5,5,16,7.8,0,cuMemcpyHtoD_v2",
+	"0.5,9,1,9.0,9.0,9,9,0.0,0,cuGraphLaunch",
+	"0.4,7,1,7.0,7.0,7,7,0.0,0,cuMemsetD32_v2",
+	"0.2,3,1,3.0,3.0,3,3,0.0,0,cuMemcpyDtoH_v2",
+	"0.0,0,1,,,,,,1,cuCtxSynchronize",
+	"",
+	"# cuda_launch_sum",
+	"Launches,Launches (%),Shapes,Grid,Block,Launch API,Name",
+	"3,60.0,2,64x1x1,256x1x1,cuLaunchKernel,\"vecAdd(float*, float*, float*, int)\"",
+	"1,20.0,,,,cuGraphLaunch,[CUDA graph launch]",
+	"1,20.0,1,64x1x1,256x1x1,cuLaunchKernel_ptsz,unknown_kernel_0x3e7",
+	"",
+	"# cuda_mem_size_sum",
+	"Total (bytes),Count,Avg (bytes),Med (bytes),Min (bytes),Max (bytes),StdDev (bytes),Operation",
+	"4000,2,2000.0,2000.0,1000,3000,1414.2,HtoD",
+	"1024,1,1024.0,1024.0,1024,1024,0.0,memset",
+	"",
+	"# cuda_sync_sum",
+	"Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Incomplete,PID,Name",
+	"97.0,1600,5,400.0,250.0,100,1000,408.2,1,100,cuStreamSynchronize",
+	"3.0,50,1,50.0,50.0,50,50,0.0,0,200,cuStreamSynchronize",
+	"0.0,0,1,,,,,,1,100,cuCtxSynchronize",
+	"",
+	"# process_sum",
+	"PID,Events,Calls,API Time (ns),Launches,Sync Time (ns),Command",
+	"100,29,15,1830,4,1600,\"app --tag \"\"x\\y\"\"\"",
+	"200,6,2,90,1,50,worker",
+};
+
+/* ------------------------------------------------------------ tests */
+
+static void test_table(void **state)
+{
+	const char *path = tmp_path("full.gtrace");
+	struct run r = { 0 };
+
+	(void)state;
+	write_trace(path, true);
+	run_stats(path, CUDA_REPORTS, STATS_TABLE, NULL, &r);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.err, "");
+	check_text(r.out, want_table, N(want_table));
+	run_free(&r);
+
+	/* "ns" is the default; asked for by name it gives the same */
+	run_stats(path, CUDA_REPORTS, STATS_TABLE, "ns", &r);
+	assert_int_equal(r.rc, 0);
+	check_text(r.out, want_table, N(want_table));
+	run_free(&r);
+
+	/* without -r: every report, the ioctl one last (this trace has none) */
+	run_stats(path, NULL, STATS_TABLE, NULL, &r);
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, " ** Process Summary (process_sum):"));
+	assert_non_null(strstr(r.out, " ** NVIDIA Driver ioctl Summary (ioctl_sum):\n\n SKIPPED: "));
+	assert_true(strstr(r.out, "(process_sum)") < strstr(r.out, "(ioctl_sum)"));
+	run_free(&r);
+}
+
+static void test_csv(void **state)
+{
+	const char *path = tmp_path("full.gtrace");
+	struct run r = { 0 };
+
+	(void)state;
+	write_trace(path, true);
+	run_stats(path, CUDA_REPORTS, STATS_CSV, NULL, &r);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.err, "");
+	check_text(r.out, want_csv, N(want_csv));
+	run_free(&r);
+}
+
+static void test_json(void **state)
+{
+	const char *path = tmp_path("full.gtrace");
+	struct run r = { 0 };
+	char *want;
+
+	(void)state;
+	write_trace(path, true);
+	run_stats(path, "cuda_sync_sum,cuda_mem_size_sum,cuda_launch_sum", STATS_JSON, NULL, &r);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.err, "");
+	assert_true(asprintf(&want,
+		"{\"file\":\"%s\",\"timeunit\":\"ns\",\"truncated\":false,\"reports\":[\n"
+		"{\"report\":\"cuda_sync_sum\",\"title\":\"CUDA Synchronization Summary\",\"rows\":[\n"
+		"{\"time_pct\":97.0,\"total_time\":1600,\"num_calls\":5,\"avg\":400.0,\"med\":250.0,\"min\":100,\"max\":1000,\"stddev\":408.2,\"incomplete\":1,\"pid\":100,\"name\":\"cuStreamSynchronize\"},\n"
+		"{\"time_pct\":3.0,\"total_time\":50,\"num_calls\":1,\"avg\":50.0,\"med\":50.0,\"min\":50,\"max\":50,\"stddev\":0.0,\"incomplete\":0,\"pid\":200,\"name\":\"cuStreamSynchronize\"},\n"
+		"{\"time_pct\":0.0,\"total_time\":0,\"num_calls\":1,\"avg\":null,\"med\":null,\"min\":null,\"max\":null,\"stddev\":null,\"incomplete\":1,\"pid\":100,\"name\":\"cuCtxSynchronize\"}]},\n"
+		"{\"report\":\"cuda_mem_size_sum\",\"title\":\"CUDA Memory Operation Summary (by Size)\",\"rows\":[\n"
+		"{\"total\":4000,\"count\":2,\"avg\":2000.0,\"med\":2000.0,\"min\":1000,\"max\":3000,\"stddev\":1414.2,\"operation\":\"HtoD\"},\n"
+		"{\"total\":1024,\"count\":1,\"avg\":1024.0,\"med\":1024.0,\"min\":1024,\"max\":1024,\"stddev\":0.0,\"operation\":\"memset\"}]},\n"
+		"{\"report\":\"cuda_launch_sum\",\"title\":\"CUDA Launch Summary\",\"rows\":[\n"
+		"{\"launches\":3,\"launches_pct\":60.0,\"shapes\":2,\"grid\":\"64x1x1\",\"block\":\"256x1x1\",\"launch_api\":\"cuLaunchKernel\",\"name\":\"vecAdd(float*, float*, float*, int)\"},\n"
+		"{\"launches\":1,\"launches_pct\":20.0,\"shapes\":null,\"grid\":null,\"block\":null,\"launch_api\":\"cuGraphLaunch\",\"name\":\"[CUDA graph launch]\"},\n"
+		"{\"launches\":1,\"launches_pct\":20.0,\"shapes\":1,\"grid\":\"64x1x1\",\"block\":\"256x1x1\",\"launch_api\":\"cuLaunchKernel_ptsz\",\"name\":\"unknown_kernel_0x3e7\"}]}\n"
+		"]}\n", path) > 0);
+	assert_string_equal(r.out, want);
+	free(want);
+	run_free(&r);
+
+	/* strings escaped, time columns in the unit asked for */
+	run_stats(path, "process_sum", STATS_JSON, "ms", &r);
+	assert_int_equal(r.rc, 0);
+	assert_true(asprintf(&want,
+		"{\"file\":\"%s\",\"timeunit\":\"ms\",\"truncated\":false,\"reports\":[\n"
+		"{\"report\":\"process_sum\",\"title\":\"Process Summary\",\"rows\":[\n"
+		"{\"pid\":100,\"events\":29,\"calls\":15,\"api_time\":0.001830,\"launches\":4,\"sync_time\":0.001600,\"command\":\"app --tag \\\"x\\\\y\\\"\"},\n"
+		"{\"pid\":200,\"events\":6,\"calls\":2,\"api_time\":0.000090,\"launches\":1,\"sync_time\":0.000050,\"command\":\"worker\"}]}\n"
+		"]}\n", path) > 0);
+	assert_string_equal(r.out, want);
+	free(want);
+	run_free(&r);
+}
+
+static void test_timeunits(void **state)
+{
+	static const char *const want_us[] = {
+		"# cuda_api_sum",
+		"Time (%),Total Time (us),Num Calls,Avg (us),Med (us),Min (us),Max (us),StdDev (us),Incomplete,Name",
+		"85.9,1.650,6,0.3300,0.2000,0.050,1.000,0.3867,1,cuStreamSynchronize",
+		"5.2,0.100,1,0.1000,0.1000,0.100,0.100,0.0000,0,cuModuleGetFunction",
+		"4.7,0.090,3,0.0300,0.0200,0.010,0.060,0.0265,0,cuLaunchKernel",
+		"2.1,0.040,1,0.0400,0.0400,0.040,0.040,0.0000,0,cuLaunchKernel_ptsz",
+		"1.1,0.021,2,0.0105,0.0105,0.005,0.016,0.0078,0,cuMemcpyHtoD_v2",
+		"0.5,0.009,1,0.0090,0.0090,0.009,0.009,0.0000,0,cuGraphLaunch",
+		"0.4,0.007,1,0.0070,0.0070,0.007,0.007,0.0000,0,cuMemsetD32_v2",
+		"0.2,0.003,1,0.0030,0.0030,0.003,0.003,0.0000,0,cuMemcpyDtoH_v2",
+		"0.0,0.000,1,,,,,,1,cuCtxSynchronize",
+	};
+	const char *path = tmp_path("full.gtrace");
+	struct run r = { 0 };
+
+	(void)state;
+	write_trace(path, true);
+	run_stats(path, "cuda_api_sum", STATS_CSV, "us", &r);
+	assert_int_equal(r.rc, 0);
+	check_text(r.out, want_us, N(want_us));
+	run_free(&r);
+
+	run_stats(path, "cuda_api_sum", STATS_CSV, "ms", &r);
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "\n85.9,0.001650,6,0.0003300,0.0002000,0.000050,0.001000,"
+				      "0.0003867,1,cuStreamSynchronize\n"));
+	assert_non_null(strstr(r.out, "\n1.1,0.000021,2,0.0000105,0.0000105,0.000005,0.000016,"
+				      "0.0000078,0,cuMemcpyHtoD_v2\n"));
+	assert_non_null(strstr(r.out, "Total Time (ms)"));
+	run_free(&r);
+
+	run_stats(path, "cuda_api_sum", STATS_CSV, "s", &r);
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "\n85.9,0.000001650,6,0.0000003300,0.0000002000,0.000000050,"
+				      "0.000001000,0.0000003867,1,cuStreamSynchronize\n"));
+	assert_non_null(strstr(r.out, "Avg (s)"));
+	run_free(&r);
+
+	/* the table groups the integer part only */
+	run_stats(path, "cuda_sync_sum", STATS_TABLE, "us", &r);
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "\n     97.0            1.600          5    0.4000    0.2500     0.100     1.000"
+				      "       0.4082           1  100  cuStreamSynchronize\n"));
+	run_free(&r);
+
+	/* a big total: groups of three in the table, every digit kept in us */
+	{
+		static const char *const want_big[] = {
+			"",
+			" ** CUDA Synchronization Summary (cuda_sync_sum):",
+			"",
+			" Time (%)  Total Time (us)  Num Calls        Avg (us)        Med (us)       Min (us)       Max (us)  StdDev (us)  Incomplete  PID  Name",
+			" --------  ---------------  ---------  --------------  --------------  -------------  -------------  -----------  ----------  ---  -------------------",
+			"    100.0    1,234,567.891          1  1,234,567.8910  1,234,567.8910  1,234,567.891  1,234,567.891       0.0000           0  100  cuStreamSynchronize",
+			"",
+			" Calls that wait for the GPU or poll it, per process: *Synchronize, *Query and cuStreamWaitEvent (which only orders the GPU: its time is the call's own cost).",
+			" Times are those of calls with an exit. Incomplete: waits whose exit was not recorded (recording stopped or the process ended while waiting).",
+		};
+		const char *big = tmp_path("big.gtrace");
+
+		w_open(big);
+		w_call_ret(1000, 1234567891ull, API(cuStreamSynchronize), 7, 0, 0);
+		w_close(true);
+		run_stats(big, "cuda_sync_sum", STATS_TABLE, "us", &r);
+		assert_int_equal(r.rc, 0);
+		check_text(r.out, want_big, N(want_big));
+		run_free(&r);
+	}
+}
+
+static void test_select(void **state)
+{
+	const char *path = tmp_path("full.gtrace");
+	struct run r = { 0 };
+	const char *a, *b;
+
+	(void)state;
+	write_trace(path, true);
+	/* in the order asked, each once, blanks around names ignored */
+	run_stats(path, "process_sum, cuda_api_sum,process_sum", STATS_TABLE, NULL, &r);
+	assert_int_equal(r.rc, 0);
+	a = strstr(r.out, "(process_sum):");
+	b = strstr(r.out, "(cuda_api_sum):");
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_true(a < b);
+	assert_null(strstr(a + 1, "(process_sum):"));
+	assert_null(strstr(r.out, "cuda_launch_sum"));
+	run_free(&r);
+
+	/* the array main.c lists in its help */
+	assert_string_equal(stats_report_names[0], "cuda_api_sum");
+	assert_string_equal(stats_report_names[4], "process_sum");
+	assert_string_equal(stats_report_names[5], "ioctl_sum");
+	assert_null(stats_report_names[6]);
+}
+
+static void test_unknown_report(void **state)
+{
+	static const char want[] = "gtrace-bpf: unknown report 'cuda_gpu_sum' (cuda_api_sum, "
+		"cuda_launch_sum, cuda_mem_size_sum, cuda_sync_sum, process_sum, ioctl_sum)\n";
+	struct run r = { 0 };
+
+	(void)state;
+	/* refused before the file is read: it does not exist */
+	run_stats(tmp_path("absent.gtrace"), "cuda_api_sum,cuda_gpu_sum", STATS_TABLE, NULL, &r);
+	assert_int_equal(r.rc, 1);
+	assert_string_equal(r.err, want);
+	assert_string_equal(r.out, "");
+	run_free(&r);
+
+	run_stats(tmp_path("absent.gtrace"), "", STATS_JSON, NULL, &r);
+	assert_int_equal(r.rc, 1);
+	assert_string_equal(r.err, "gtrace-bpf: unknown report '' (cuda_api_sum, cuda_launch_sum, "
+				   "cuda_mem_size_sum, cuda_sync_sum, process_sum, ioctl_sum)\n");
+	assert_string_equal(r.out, "");
+	run_free(&r);
+
+	run_stats(tmp_path("absent.gtrace"), NULL, STATS_TABLE, "h", &r);
+	assert_int_equal(r.rc, 1);
+	assert_string_equal(r.err, "gtrace-bpf: unknown time unit 'h' (ns, us, ms, s)\n");
+	assert_string_equal(r.out, "");
+	run_free(&r);
+}
+
+static void test_unreadable(void **state)
+{
+	const char *path;
+	struct run r = { 0 };
+	char want[256];
+	FILE *f;
+
+	(void)state;
+	path = tmp_path("absent.gtrace");
+	run_stats(path, NULL, STATS_TABLE, NULL, &r);
+	assert_int_equal(r.rc, 1);
+	snprintf(want, sizeof(want), "gtrace-bpf: cannot read %s: No such file or directory\n", path);
+	assert_string_equal(r.err, want);
+	assert_string_equal(r.out, "");
+	run_free(&r);
+
+	path = tmp_path("notes.txt");
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("not a trace\n", f);
+	fclose(f);
+	run_stats(path, NULL, STATS_JSON, NULL, &r);
+	assert_int_equal(r.rc, 1);
+	snprintf(want, sizeof(want), "gtrace-bpf: cannot read %s: not a gtrace file (bad magic)\n",
+		 path);
+	assert_string_equal(r.err, want);
+	assert_string_equal(r.out, "");
+	run_free(&r);
+}
+
+static void test_truncated(void **state)
+{
+	const char *path = tmp_path("cut.gtrace");
+	struct trace_reader *rd;
+	const struct gt_hdr *rec;
+	char want[512], *damage;
+	struct run r = { 0 };
+
+	(void)state;
+	write_trace(path, false);
+	assert_int_equal(trace_reader__open(path, &rd, NULL), 0);
+	while (trace_reader__next(rd, &rec) == 1)
+		;
+	assert_true(trace_reader__truncated(rd));
+	damage = strdup(trace_reader__damage(rd));
+	trace_reader__close(rd);
+	snprintf(want, sizeof(want),
+		 "gtrace-bpf: warning: %s: %s; the reports cover the records before it\n", path,
+		 damage);
+
+	run_stats(path, NULL, STATS_CSV, NULL, &r);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.err, want);
+	/* all but pid 200's exit record was read */
+	assert_non_null(strstr(r.out, "\n85.9,1650,6,330.0,200.0,50,1000,386.7,1,cuStreamSynchronize\n"));
+	assert_non_null(strstr(r.out, "\n200,5,2,90,1,50,worker\n"));
+	run_free(&r);
+
+	run_stats(path, "cuda_launch_sum", STATS_JSON, NULL, &r);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.err, want);
+	snprintf(want, sizeof(want), "\"truncated\":true,\"damage\":\"%s\",\"reports\":[", damage);
+	assert_non_null(strstr(r.out, want));
+	run_free(&r);
+	free(damage);
+}
+
+static void test_empty_reports(void **state)
+{
+	const char *path = tmp_path("empty.gtrace");
+	struct run r = { 0 };
+	char *want;
+
+	(void)state;
+	w_open(path);
+	w_proc(GT_REC_EXEC, 100, 300, "lonely");
+	w_proc(GT_REC_EXIT, 200, 300, "lonely");
+	w_close(true);
+
+	run_stats(path, "cuda_api_sum,process_sum", STATS_TABLE, NULL, &r);
+	assert_int_equal(r.rc, 0);
+	assert_true(asprintf(&want,
+		"\n ** CUDA API Summary (cuda_api_sum):\n\n"
+		" SKIPPED: %s does not contain CUDA API calls.\n"
+		"\n ** Process Summary (process_sum):\n\n"
+		" PID  Events  Calls  API Time (ns)  Launches  Sync Time (ns)  Command\n"
+		" ---  ------  -----  -------------  --------  --------------  -------\n"
+		" 300       2      0              0         0               0  lonely\n"
+		"\n Events: the process' records in the trace. API Time: summed time of its calls with "
+		"an exit; Sync Time: that of its calls in cuda_sync_sum.\n", path) > 0);
+	assert_string_equal(r.out, want);
+	free(want);
+	run_free(&r);
+
+	run_stats(path, "cuda_launch_sum,cuda_mem_size_sum", STATS_CSV, NULL, &r);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.out,
+		"# cuda_launch_sum\n"
+		"Launches,Launches (%),Shapes,Grid,Block,Launch API,Name\n"
+		"\n# cuda_mem_size_sum\n"
+		"Total (bytes),Count,Avg (bytes),Med (bytes),Min (bytes),Max (bytes),StdDev (bytes),Operation\n");
+	run_free(&r);
+
+	run_stats(path, "cuda_sync_sum", STATS_JSON, "s", &r);
+	assert_int_equal(r.rc, 0);
+	assert_true(asprintf(&want, "{\"file\":\"%s\",\"timeunit\":\"s\",\"truncated\":false,"
+				    "\"reports\":[\n{\"report\":\"cuda_sync_sum\",\"title\":"
+				    "\"CUDA Synchronization Summary\",\"rows\":[]}\n]}\n", path) > 0);
+	assert_string_equal(r.out, want);
+	free(want);
+	run_free(&r);
+}
+
+/* Many launches of one kernel: shape counting, the most frequent shape. */
+static void test_shapes(void **state)
+{
+	const char *path = tmp_path("shapes.gtrace");
+	struct run r = { 0 };
+
+	(void)state;
+	w_open(path);
+	w_str(GT_REC_CALL_STR, 10, 100, API(cuModuleGetFunction), 0x3000, 0, "_Z4fillPfif");
+	w_ret(20, 100, 101, API(cuModuleGetFunction), 0, 0x5000, GT_RET_OUT);
+	/* 1000 launches over 250 grids; grid 32 (i % 250 == 0 .. ) comes 4 + 100 times */
+	for (int i = 0; i < 1000; i++)
+		w_launch(100 + (uint64_t)i * 10, 1, 100, 101, i % 3 ? API(cuLaunchKernel) :
+			 API(cuLaunchKernelEx), 0x5000, (uint32_t)(i % 250 + 1));
+	for (int i = 0; i < 100; i++)
+		w_launch(20000 + (uint64_t)i * 10, 1, 100, 101, API(cuLaunchKernel), 0x5000, 32);
+	w_close(true);
+	run_stats(path, "cuda_launch_sum", STATS_CSV, NULL, &r);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.out,
+		"# cuda_launch_sum\n"
+		"Launches,Launches (%),Shapes,Grid,Block,Launch API,Name\n"
+		"1100,100.0,250,32x1x1,256x1x1,\"cuLaunchKernel, cuLaunchKernelEx\","
+		"\"fill(float*, int, float)\"\n");
+	run_free(&r);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The selection-based median against a sort, on inputs that break naive
+ * quickselects: sorted, reversed, all equal, few distinct, organ pipe. */
+static void test_median(void **state)
+{
+	static const size_t sizes[] = { 1, 2, 3, 4, 5, 10, 11, 100, 101, 1000, 4097 };
+	uint64_t rng = 42;
+
+	(void)state;
+	for (size_t si = 0; si < N(sizes); si++) {
+		for (int pattern = 0; pattern < 6; pattern++) {
+			size_t n = sizes[si];
+			struct dvec d = { .v = malloc(n * sizeof(uint64_t)), .n = n, .cap = n };
+			uint64_t *ref = malloc(n * sizeof(uint64_t)), total = 0;
+			struct dvec_summary sm;
+			double want, mean, ss = 0, var;
+
+			assert_non_null(d.v);
+			assert_non_null(ref);
+			for (size_t i = 0; i < n; i++) {
+				rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+				switch (pattern) {
+				case 0: d.v[i] = rng >> 40; break;
+				case 1: d.v[i] = i; break;
+				case 2: d.v[i] = n - i; break;
+				case 3: d.v[i] = 7; break;
+				case 4: d.v[i] = (rng >> 33) % 3; break;
+				default: d.v[i] = i < n / 2 ? i : n - i; break;
+				}
+				ref[i] = d.v[i];
+				total += d.v[i];
+			}
+			qsort(ref, n, sizeof(*ref), cmp_u64);
+			want = n % 2 ? (double)ref[n / 2] : ((double)ref[n / 2 - 1] + (double)ref[n / 2]) / 2;
+			mean = (double)total / (double)n;
+			for (size_t i = 0; i < n; i++)
+				ss += ((double)ref[i] - mean) * ((double)ref[i] - mean);
+			var = n > 1 ? ss / (double)(n - 1) : 0;
+			dvec__summarize(&d, total, &sm);
+			if (sm.median != want) {
+				fprintf(stderr, "n %zu pattern %d: median %f, want %f\n", n, pattern,
+					sm.median, want);
+				fail();
+			}
+			assert_true(sm.mean == mean);
+			assert_true(sm.stddev >= 0);
+			assert_true(sm.stddev * sm.stddev - var <= 1e-9 * (var + 1) &&
+				    var - sm.stddev * sm.stddev <= 1e-9 * (var + 1));
+			/* a permutation of the input */
+			qsort(d.v, n, sizeof(*d.v), cmp_u64);
+			assert_memory_equal(d.v, ref, n * sizeof(*ref));
+			free(d.v);
+			free(ref);
+		}
+	}
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_stats.XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+	static const char *const files[] = {
+		"full.gtrace", "cut.gtrace", "notes.txt", "empty.gtrace", "shapes.gtrace",
+		"big.gtrace",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N(files); i++)
+		unlink(tmp_path(files[i]));
+	return rmdir(tmpdir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_timeunits),
+		cmocka_unit_test(test_select),
+		cmocka_unit_test(test_unknown_report),
+		cmocka_unit_test(test_unreadable),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_empty_reports),
+		cmocka_unit_test(test_shapes),
+		cmocka_unit_test(test_median),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Throughput of the trace readers: builds tools/gen_trace, writes a synthetic
+# trace of N records (default 5000000, THREADS threads in each of 2
+# processes, default 4) and times, on one CPU, median of 3 runs each:
+#   gtrace-bpf stats FILE                   (all reports, table, to /dev/null)
+#   gtrace-bpf export FILE -f perfetto|json|csv -o OUT
+# printing seconds and events (records) per second.  The goal is >= 2
+# million events/s for each.
+#
+# Usage: tools/bench-export.sh [N_RECORDS [THREADS]]
+# Environment: GTRACE (default ./gtrace-bpf; any command taking the same
+# arguments, e.g. a driver while a sub-command is not wired yet), RUNS (3),
+# CPU (the CPU to pin to with taskset, default the last one), KEEP=1 keeps
+# the trace and outputs (their directory is printed).
+# Needs .output/libgtrace.a (run make first) and gcc.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+
+n=${1:-5000000}
+threads=${2:-4}
+runs=${RUNS:-3}
+gtrace=${GTRACE:-./gtrace-bpf}
+cpu=${CPU:-$(($(nproc) - 1))}
+gen=.output/tools/gen_trace
+
+[ -f .output/libgtrace.a ] || { echo "bench: .output/libgtrace.a missing: run make first" >&2; exit 2; }
+mkdir -p .output/tools
+# the writer's dependencies as the Makefile links them
+gcc -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -I.output -Iuser -Ibpf \
+	tools/gen_trace.c .output/libgtrace.a -lbpf -lelf -lz -lzstd -liberty -o "$gen" ||
+	{ echo "bench: failed to build $gen" >&2; exit 1; }
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/gtrace-bench.XXXXXX") || exit 1
+if [ -n "${KEEP:-}" ]; then
+	echo "bench: files kept in $dir"
+else
+	trap 'rm -rf "$dir"' EXIT
+fi
+trace=$dir/bench.gtrace
+line=$("$gen" "$trace" "$n" "$threads") || { echo "bench: gen_trace failed" >&2; exit 1; }
+records=$(sed -n 's/.*: \([0-9][0-9]*\) records$/\1/p' <<< "$line")
+[ -n "$records" ] || { echo "bench: unexpected gen_trace output: $line" >&2; exit 1; }
+
+pin=()
+command -v taskset > /dev/null && pin=(taskset -c "$cpu")
+echo "bench: $records records ($(( $(stat -c %s "$trace") / 1048576 )) MiB, $threads threads x 2 processes)," \
+	"median of $runs runs${pin:+, pinned to CPU $cpu}; $gtrace"
+
+# bench NAME OUT ARGS...: runs "$gtrace ARGS" RUNS times (OUT: a file it
+# writes, removed before each run, or -), prints the median.
+bench() {
+	local name=$1 out=$2 i t0 t1 rc
+	local -a times=()
+	shift 2
+	for ((i = 0; i < runs; i++)); do
+		[ "$out" = - ] || rm -f "$out"
+		t0=$(date +%s%N)
+		"${pin[@]}" "$gtrace" "$@" > "$dir/stdout" 2> "$dir/stderr"
+		rc=$?
+		t1=$(date +%s%N)
+		if [ $rc -ne 0 ]; then
+			printf '%-22s skipped: exited with status %d: %s\n' "$name" "$rc" \
+				"$(head -n 1 "$dir/stderr")"
+			return
+		fi
+		times+=($((t1 - t0)))
+	done
+	local med
+	med=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
+	awk -v name="$name" -v ns="$med" -v n="$records" 'BEGIN {
+		printf "%-22s %8.3f s  %6.2f M events/s\n", name, ns / 1e9, n / (ns / 1e9) / 1e6 }'
+}
+
+bench "stats" - stats "$trace"
+for f in perfetto json csv; do
+	bench "export -f $f" "$dir/out.$f" export "$trace" -f "$f" -o "$dir/out.$f"
+done

@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gen_trace: writes a large synthetic trace, for benchmarking the readers
+ * (stats, export) without a GPU or a recording run.
+ *
+ *   gen_trace [-s SEED] [-p PROCS] [-k KERNELS] OUT N_RECORDS [THREADS]
+ *
+ * The trace looks like what the recorder writes for a few training-style
+ * processes: per process a command-line name, an exec, thread names, cuInit,
+ * a primary context, a module, KERNELS naming calls (cuModuleGetFunction;
+ * every fifth kernel is named by a GT_REC_NAME record instead, as for kernels
+ * loaded before recording; one per process stays unnamed), one stream per
+ * thread, a few allocations; then THREADS threads per process (default 4)
+ * each run a loop of launches (mostly), copies, sets, event records, stream
+ * and event syncs, queries and the odd alloc/free, with realistic durations
+ * and gaps, interleaved across threads in time order; then the exits.  A
+ * GT_REC_STATS snapshot every 2^20 records and a trailer end it.
+ *
+ * Every call has its exit.  The output depends only on the arguments and
+ * the seed (default 1), so two runs give the same file and benchmark
+ * numbers can be compared.  N_RECORDS counts every record written; the
+ * calls open when it is reached are finished, so the file holds a few more.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "trace_file.h"
+#include "../bpf/gtrace_api.h"
+
+#define PROG "gen_trace"
+#define MAX_THREADS 64
+#define MAX_PROCS 64
+#define MAX_KERNELS 256
+#define PID_BASE 4000
+#define PID_STEP 100
+#define STATS_EVERY (1u << 20)
+
+#define API(x) GT_API_##x
+
+/* Kernel names as the driver stores them: mangled, templated or plain. */
+static const char *const base_names[] = {
+	"_Z6vecAddPfS_S_i",
+	"_Z5scaleIfEvPT_i",
+	"_Z4fillPfif",
+	"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEENS_6detail5ArrayIPcLi1EEEEEviT0_T1_",
+	"_ZN2at6native13reduce_kernelILi512ELi1EEEvPfi",
+	"_Z17layer_norm_kernelIfEvPKT_S2_S2_PS0_ii",
+	"_Z15softmax_forwardIfLi1024EEvPT_PKS0_i",
+	"ampere_sgemm_128x64_nn",
+	"ampere_sgemm_64x32_sliced1x4_tn",
+	"_Z11adam_updatePfS_S_S_ffffi",
+};
+
+struct kernel {
+	char name[160];		/* mangled */
+	uint64_t func;		/* CUfunction handle in its process */
+	uint16_t api;		/* launch api this kernel is launched with */
+	uint32_t grid[3][3], block[3][3];	/* up to 3 shapes */
+	int nshapes;
+	uint32_t shmem;
+};
+
+/* A thread of a process: idle until next_ts, or inside a call until exit_ts. */
+struct thr {
+	uint32_t pid, tid;
+	int proc;
+	uint64_t ts;		/* time of its next record */
+	bool in_call;		/* an entry was written, its exit is due at ts */
+	uint16_t api;		/* api of the open call */
+	int32_t ret;		/* what the open call returns */
+	uint64_t out;		/* out value of the open call (alloc) */
+	bool has_out;
+	uint64_t stream;	/* its stream */
+	uint64_t event;		/* its event */
+	uint64_t live_alloc;	/* pointer allocated and not yet freed, 0 if none */
+};
+
+struct gen {
+	struct trace_writer *w;
+	uint64_t rng;
+	uint64_t nrec;		/* records appended */
+	int nprocs, nthreads, nkernels;
+	struct kernel k[MAX_PROCS][MAX_KERNELS];
+	struct thr t[MAX_PROCS * MAX_THREADS];
+	_Alignas(8) unsigned char buf[8192];
+};
+
+/* splitmix64: tiny, fast, and the same stream on every machine */
+static uint64_t rnd(struct gen *g)
+{
+	uint64_t z = (g->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [lo, hi]. */
+static uint64_t rnd_range(struct gen *g, uint64_t lo, uint64_t hi)
+{
+	return lo + rnd(g) % (hi - lo + 1);
+}
+
+/* Skewed towards lo: most calls are fast, a few slow, as real latencies. */
+static uint64_t rnd_skew(struct gen *g, uint64_t lo, uint64_t hi)
+{
+	uint64_t a = rnd_range(g, lo, hi), b = rnd_range(g, lo, hi), c = rnd_range(g, lo, hi);
+	uint64_t m = a < b ? a : b;
+
+	return m < c ? m : c;
+}
+
+static int put(struct gen *g, void *rec)
+{
+	struct gt_hdr *h = rec;
+	int err;
+
+	h->cpu = (uint16_t)(h->tid % 16);
+	err = trace_writer__append(g->w, h);
+	if (err)
+		return err;
+	g->nrec++;
+	if (g->nrec % STATS_EVERY == 0) {
+		struct gt_stats st;
+
+		memset(&st, 0, sizeof(st));
+		st.hdr = (struct gt_hdr){ .ts = h->ts, .type = GT_REC_STATS, .size = sizeof(st) };
+		st.c.events = g->nrec;
+		st.c.records_written = g->nrec;
+		err = trace_writer__append(g->w, &st.hdr);
+		if (err)
+			return err;
+		g->nrec++;
+	}
+	return 0;
+}
+
+static void *rec_init(struct gen *g, uint16_t type, size_t size, uint64_t ts, uint32_t pid,
+		      uint32_t tid, uint16_t api)
+{
+	struct gt_hdr *h = (void *)g->buf;
+
+	memset(g->buf, 0, size);
+	h->ts = ts;
+	h->pid = pid;
+	h->tid = tid;
+	h->type = type;
+	h->size = (uint16_t)size;
+	h->api = api;
+	return h;
+}
+
+static int w_call(struct gen *g, uint64_t ts, uint32_t pid, uint32_t tid, uint16_t api,
+		  uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	struct gt_call *c = rec_init(g, GT_REC_CALL, sizeof(*c), ts, pid, tid, api);
+
+	c->args[0] = a0; c->args[1] = a1; c->args[2] = a2;
+	c->args[3] = a3; c->args[4] = a4; c->args[5] = a5;
+	return put(g, c);
+}
+
+static int w_ret(struct gen *g, uint64_t ts, uint32_t pid, uint32_t tid, uint16_t api,
+		 int32_t ret, bool has_out, uint64_t out)
+{
+	struct gt_ret *r = rec_init(g, GT_REC_RET, sizeof(*r), ts, pid, tid, api);
+
+	r->ret = ret;
+	if (has_out) {
+		r->out = out;
+		r->flags = GT_RET_OUT;
+	}
+	return put(g, r);
+}
+
+static int w_str(struct gen *g, uint16_t type, uint64_t ts, uint32_t pid, uint32_t tid,
+		 uint16_t api, uint64_t key, uint16_t kind, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	if (type == GT_REC_CALL_STR) {
+		struct gt_call_str *c = rec_init(g, type, GT_REC_ALIGN(sizeof(*c) + n), ts, pid, tid, api);
+
+		c->args[1] = key;	/* cuModuleGetFunction(&f, module, name) */
+		c->args[0] = 0x7ffc0000ull + tid;
+		c->args[2] = 0x5500000000ull;
+		c->len = (uint16_t)n;
+		memcpy(c->str, s, n);
+		return put(g, c);
+	} else {
+		struct gt_name *nm = rec_init(g, type, GT_REC_ALIGN(sizeof(*nm) + n), ts, pid, 0, 0);
+
+		nm->key = key;
+		nm->kind = kind;
+		nm->len = (uint16_t)n;
+		memcpy(nm->str, s, n);
+		return put(g, nm);
+	}
+}
+
+static int w_proc(struct gen *g, uint16_t type, uint64_t ts, uint32_t pid, const char *comm)
+{
+	struct gt_proc_evt *p = rec_init(g, type, sizeof(*p), ts, pid, pid, 0);
+
+	p->ppid = 1000;
+	snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	return put(g, p);
+}
+
+/* A call with its exit right away (set-up and tear-down). */
+static int w_call_ret(struct gen *g, uint64_t *ts, uint32_t pid, uint16_t api, uint64_t a0,
+		      uint64_t a1, uint64_t a2, bool has_out, uint64_t out)
+{
+	int err = w_call(g, *ts, pid, pid, api, a0, a1, a2, 0, 0, 0);
+
+	*ts += rnd_skew(g, 500, 5000);
+	if (!err)
+		err = w_ret(g, *ts, pid, pid, api, 0, has_out, out);
+	*ts += rnd_range(g, 200, 2000);
+	return err;
+}
+
+static void make_kernels(struct gen *g, int p)
+{
+	static const uint16_t apis[] = {
+		API(cuLaunchKernel), API(cuLaunchKernel), API(cuLaunchKernel),
+		API(cuLaunchKernel_ptsz), API(cuLaunchKernelEx),
+	};
+
+	for (int i = 0; i < g->nkernels; i++) {
+		struct kernel *k = &g->k[p][i];
+		const char *b = base_names[i % (sizeof(base_names) / sizeof(base_names[0]))];
+		int rep = i / (int)(sizeof(base_names) / sizeof(base_names[0]));
+
+		if (rep == 0)
+			snprintf(k->name, sizeof(k->name), "%s", b);
+		else	/* more distinct kernels: variants of a plain C name */
+			snprintf(k->name, sizeof(k->name), "_Z%zukernel_v%03dPfi",
+				 strlen("kernel_v000"), rep * 100 + i % 100);
+		k->func = 0x55aa00000000ull + (uint64_t)p * 0x1000000 + (uint64_t)i * 0x340;
+		k->api = apis[rnd(g) % (sizeof(apis) / sizeof(apis[0]))];
+		k->nshapes = 1 + (int)(rnd(g) % 3);
+		for (int s = 0; s < k->nshapes; s++) {
+			k->grid[s][0] = 1u << rnd_range(g, 4, 14);
+			k->grid[s][1] = (uint32_t)rnd_range(g, 1, 2);
+			k->grid[s][2] = 1;
+			k->block[s][0] = 32u << rnd_range(g, 0, 5);
+			k->block[s][1] = 1;
+			k->block[s][2] = 1;
+		}
+		k->shmem = (uint32_t)(rnd(g) % 4) * 1024;
+	}
+}
+
+/* The set-up of one process, from its exec to its streams. */
+static int proc_start(struct gen *g, int p, uint64_t *ts)
+{
+	uint32_t pid = PID_BASE + (uint32_t)p * PID_STEP;
+	uint64_t module = 0x5600000000ull + (uint64_t)p * 0x100000;
+	char s[128];
+	int err;
+
+	snprintf(s, sizeof(s), "python3 train.py --rank %d --model gpt-small", p);
+	/* the recorder reads the command line after the exec: the newer name wins */
+	err = w_proc(g, GT_REC_EXEC, *ts, pid, "python3");
+	if (!err)
+		err = w_str(g, GT_REC_NAME, *ts + 10, pid, 0, 0, pid, GT_NAME_PROCESS, s);
+	*ts += 1000;
+	for (int i = 0; i < g->nthreads && !err; i++) {
+		snprintf(s, sizeof(s), i ? "pt_worker%d" : "python3", i);
+		err = w_str(g, GT_REC_NAME, *ts, pid, 0, 0, pid + (uint32_t)i, GT_NAME_THREAD, s);
+	}
+	if (!err)
+		err = w_call_ret(g, ts, pid, API(cuInit), 0, 0, 0, false, 0);
+	if (!err)
+		err = w_call_ret(g, ts, pid, API(cuDevicePrimaryCtxRetain), 0x7ffc1000, 0, 0,
+				 true, 0x5700000000ull + (uint64_t)p);
+	if (!err)
+		err = w_call_ret(g, ts, pid, API(cuModuleLoadData), 0x7ffc1008, 0x5800000000ull, 0,
+				 true, module);
+	make_kernels(g, p);
+	for (int i = 0; i < g->nkernels && !err; i++) {
+		const struct kernel *k = &g->k[p][i];
+
+		if (i == g->nkernels - 1 && i > 0)
+			continue;	/* no name at all: a placeholder */
+		if (i % 5 == 4) {
+			err = w_str(g, GT_REC_NAME, *ts, pid, 0, 0, k->func, GT_NAME_KERNEL_MEM, k->name);
+			continue;
+		}
+		err = w_str(g, GT_REC_CALL_STR, *ts, pid, pid, API(cuModuleGetFunction), module, 0,
+			    k->name);
+		*ts += rnd_range(g, 1000, 3000);
+		if (!err)
+			err = w_ret(g, *ts, pid, pid, API(cuModuleGetFunction), 0, true, k->func);
+		*ts += 500;
+	}
+	for (int i = 0; i < g->nthreads && !err; i++) {
+		struct thr *t = &g->t[p * g->nthreads + i];
+
+		*t = (struct thr){
+			.pid = pid, .tid = pid + (uint32_t)i, .proc = p,
+			.stream = 0x5900000000ull + (uint64_t)p * 0x10000 + (uint64_t)i * 0x100,
+			.event = 0x5a00000000ull + (uint64_t)p * 0x10000 + (uint64_t)i * 0x100,
+		};
+		err = w_call_ret(g, ts, pid, API(cuStreamCreate), 0x7ffc1010, 1, 0, true, t->stream);
+		if (!err)
+			err = w_call_ret(g, ts, pid, API(cuEventCreate), 0x7ffc1018, 2, 0, true, t->event);
+		t->ts = *ts + rnd_range(g, 0, 10000);
+	}
+	return err;
+}
+
+static const uint16_t copy_apis[] = {
+	API(cuMemcpyHtoDAsync_v2), API(cuMemcpyHtoDAsync_v2), API(cuMemcpyDtoHAsync_v2),
+	API(cuMemcpyDtoDAsync_v2), API(cuMemcpyAsync), API(cuMemcpyHtoD_v2),
+};
+
+/* Starts the next call of thread t: writes its entry, schedules its exit. */
+static int thr_enter(struct gen *g, struct thr *t)
+{
+	unsigned op = (unsigned)(rnd(g) % 100);
+	uint64_t dur;
+	int err;
+
+	t->ret = 0;
+	t->has_out = false;
+	if (op < 62) {
+		const struct kernel *k = &g->k[t->proc][rnd_skew(g, 0, (uint64_t)g->nkernels - 1)];
+		int s = (int)(rnd(g) % (uint64_t)k->nshapes);
+		struct gt_launch *l = rec_init(g, GT_REC_LAUNCH, sizeof(*l), t->ts, t->pid, t->tid,
+					       k->api);
+
+		l->func = k->func;
+		l->stream = t->stream;
+		memcpy(l->grid, k->grid[s], sizeof(l->grid));
+		memcpy(l->block, k->block[s], sizeof(l->block));
+		l->shmem = k->shmem;
+		if (k->api == API(cuLaunchKernelEx)) {
+			l->flags = GT_LAUNCH_EX;
+			l->nattrs = 1;
+		}
+		t->api = k->api;
+		dur = rnd_skew(g, 1800, 12000);
+		err = put(g, l);
+	} else if (op < 74) {
+		uint16_t api = copy_apis[rnd(g) % (sizeof(copy_apis) / sizeof(copy_apis[0]))];
+		uint64_t bytes = 256ull << rnd_range(g, 0, 16);
+
+		t->api = api;
+		/* about 12 GB/s plus the call's own cost */
+		dur = bytes / 12 + rnd_skew(g, 2000, 9000);
+		err = w_call(g, t->ts, t->pid, t->tid, api, 0x7f0000000000ull + t->tid * 0x1000ull,
+			     0x7e0000000000ull, bytes, t->stream, 0, 0);
+	} else if (op < 77) {
+		t->api = API(cuMemsetD32Async);
+		dur = rnd_skew(g, 2000, 6000);
+		err = w_call(g, t->ts, t->pid, t->tid, t->api, 0x7f0000000000ull, 0,
+			     rnd_range(g, 1, 1 << 20), t->stream, 0, 0);
+	} else if (op < 85) {
+		t->api = API(cuEventRecord);
+		dur = rnd_skew(g, 800, 3000);
+		err = w_call(g, t->ts, t->pid, t->tid, t->api, t->event, t->stream, 0, 0, 0, 0);
+	} else if (op < 90) {
+		t->api = API(cuStreamSynchronize);
+		dur = rnd_skew(g, 5000, 3000000);
+		err = w_call(g, t->ts, t->pid, t->tid, t->api, t->stream, 0, 0, 0, 0, 0);
+	} else if (op < 92) {
+		t->api = API(cuEventSynchronize);
+		dur = rnd_skew(g, 3000, 1000000);
+		err = w_call(g, t->ts, t->pid, t->tid, t->api, t->event, 0, 0, 0, 0, 0);
+	} else if (op < 98) {
+		t->api = API(cuStreamQuery);
+		dur = rnd_skew(g, 500, 2000);
+		/* CUDA_ERROR_NOT_READY most of the time: still busy */
+		t->ret = rnd(g) % 4 ? 600 : 0;
+		err = w_call(g, t->ts, t->pid, t->tid, t->api, t->stream, 0, 0, 0, 0, 0);
+	} else if (!t->live_alloc) {
+		t->api = API(cuMemAlloc_v2);
+		dur = rnd_skew(g, 3000, 200000);
+		t->has_out = true;
+		t->out = t->live_alloc = 0x7f1000000000ull + (rnd(g) & 0xffffff000ull);
+		err = w_call(g, t->ts, t->pid, t->tid, t->api, 0x7ffc2000, 1ull << rnd_range(g, 12, 30),
+			     0, 0, 0, 0);
+	} else {
+		t->api = API(cuMemFree_v2);
+		dur = rnd_skew(g, 2000, 50000);
+		err = w_call(g, t->ts, t->pid, t->tid, t->api, t->live_alloc, 0, 0, 0, 0, 0);
+		t->live_alloc = 0;
+	}
+	t->in_call = true;
+	t->ts += dur;
+	return err;
+}
+
+static int thr_exit(struct gen *g, struct thr *t)
+{
+	int err = w_ret(g, t->ts, t->pid, t->tid, t->api, t->ret, t->has_out, t->out);
+
+	t->in_call = false;
+	t->ts += rnd_skew(g, 300, 30000);
+	return err;
+}
+
+static int run(struct gen *g, uint64_t want)
+{
+	int nt = g->nprocs * g->nthreads;
+	uint64_t ts = 1000000000ull;
+	bool stopping = false;
+	int err = 0;
+
+	for (int p = 0; p < g->nprocs && !err; p++)
+		err = proc_start(g, p, &ts);
+	while (!err) {
+		struct thr *t = NULL;
+
+		/* the thread whose next record comes first: records in time order */
+		for (int i = 0; i < nt; i++)
+			if ((!stopping || g->t[i].in_call) && (!t || g->t[i].ts < t->ts))
+				t = &g->t[i];
+		if (!t)
+			break;
+		if (t->in_call)
+			err = thr_exit(g, t);
+		else
+			err = thr_enter(g, t);
+		if (g->nrec >= want)
+			stopping = true;	/* only the exits of open calls from now on */
+	}
+	for (int i = 0; i < nt; i++)
+		if (g->t[i].ts > ts)
+			ts = g->t[i].ts;
+	for (int p = 0; p < g->nprocs && !err; p++)
+		err = w_proc(g, GT_REC_EXIT, ts + 1000 + (uint64_t)p, PID_BASE + (uint32_t)p * PID_STEP,
+			     "python3");
+	if (!err) {
+		struct gt_trailer tr = { .end_ts = ts + 1000000 };
+
+		tr.counters.events = g->nrec;
+		tr.counters.records_written = g->nrec;
+		err = trace_writer__finish(g->w, &tr);
+	}
+	return err;
+}
+
+static int parse_int(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: " PROG " [-s SEED] [-p PROCS] [-k KERNELS] OUT N_RECORDS [THREADS]\n"
+		   "  writes a synthetic trace of about N_RECORDS records to OUT (replaced);\n"
+		   "  THREADS per process (default 4), PROCS processes (default 2),\n"
+		   "  KERNELS distinct kernels per process (default 40), SEED (default 1)\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct gt_file_info info = {
+		.version = GT_FILE_VERSION, .clock_id = 1, .start_ts = 1000000000ull,
+		.host = "gen-trace", .kernel = "6.18.0", .cmdline = "gen_trace",
+		.options = "synthetic=1",
+	};
+	struct trace_writer_opts wo = { .force = true };
+	long seed = 1, procs = 2, kernels = 40, threads = 4, n;
+	struct gen *g;
+	int opt, err;
+
+	while ((opt = getopt(argc, argv, "s:p:k:h")) != -1) {
+		switch (opt) {
+		case 's':
+			if (parse_int(optarg, 0, __LONG_MAX__, &seed))
+				goto bad;
+			break;
+		case 'p':
+			if (parse_int(optarg, 1, MAX_PROCS, &procs))
+				goto bad;
+			break;
+		case 'k':
+			if (parse_int(optarg, 1, MAX_KERNELS, &kernels))
+				goto bad;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			goto bad;
+		}
+	}
+	if (argc - optind < 2 || argc - optind > 3 ||
+	    parse_int(argv[optind + 1], 1, __LONG_MAX__, &n) ||
+	    (argc - optind == 3 && parse_int(argv[optind + 2], 1, MAX_THREADS, &threads)))
+		goto bad;
+
+	g = calloc(1, sizeof(*g));
+	if (!g) {
+		fprintf(stderr, PROG ": failed to allocate state: %s\n", strerror(ENOMEM));
+		return 1;
+	}
+	g->rng = (uint64_t)seed;
+	g->nprocs = (int)procs;
+	g->nthreads = (int)threads;
+	g->nkernels = (int)kernels;
+	err = trace_writer__create(argv[optind], &info, &wo, &g->w);
+	if (err) {
+		fprintf(stderr, PROG ": failed to create %s: %s\n", argv[optind], strerror(-err));
+		free(g);
+		return 1;
+	}
+	err = run(g, (uint64_t)n);
+	if (err)
+		fprintf(stderr, PROG ": failed to write %s: %s\n", argv[optind], strerror(-err));
+	else
+		printf("%s: %llu records\n", argv[optind], (unsigned long long)g->nrec);
+	trace_writer__free(g->w);
+	free(g);
+	return err ? 1 : 0;
+bad:
+	usage(stderr);
+	return 2;
+}
