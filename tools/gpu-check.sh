@@ -97,6 +97,7 @@ note "INFO census torch:   $(tail -1 "$OUT/census_torch.txt")"
 grep -E ' NO ' "$OUT/census_torch.txt" "$OUT/census_runtime.txt" | head -40 | sed 's/^/INFO unprobed /' | tee -a "$OUT/summary.txt"
 
 ls -la "$W"/*.gtrace | awk '{print "INFO trace " $NF " " $5 " bytes"}' | tee -a "$OUT/summary.txt"
+cp "$W"/*.gtrace "$OUT/" 2>/dev/null
 note "gpu-check: $fails failed"
 mkdir -p "$FINAL"
 cp "$OUT/summary.txt" "$FINAL/summary.txt"

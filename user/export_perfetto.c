@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "callfmt.h"
 #include "decode.h"
 #include "export.h"
 #include "hmap.h"
@@ -48,13 +49,19 @@
 enum ann {
 	A_API, A_GRID, A_BLOCK, A_SHMEM, A_STREAM, A_FUNC, A_MANGLED, A_COOP, A_GRAPH,
 	A_BYTES, A_KIND, A_DST, A_SRC, A_PTR, A_EVENT, A_CTX, A_HANDLE, A_PARENT, A_PATH,
-	A_NAME, A_RET, A_FAILED, A_INCOMPLETE, A_PPID, A_COMM, A_EXIT_CODE, A__COUNT,
+	A_NAME, A_RET, A_FAILED, A_INCOMPLETE, A_PPID, A_COMM, A_EXIT_CODE,
+	A_DEVICE, A_CMD, A_RM, A_FD, A_STATE, A__COUNT,
 };
 static const char *const ann_names[A__COUNT] = {
 	"api", "grid", "block", "shmem", "stream", "func", "mangled", "cooperative", "graph",
 	"bytes", "kind", "dst", "src", "ptr", "event", "ctx", "handle", "parent", "path",
 	"name", "ret", "failed", "incomplete", "ppid", "comm", "exit_code",
+	"device", "cmd", "rm", "fd", "state",
 };
+
+/* What an item is: a libcuda call, or a kernel-side record that sits on the
+ * thread's track inside the call that caused it. */
+enum item_kind { IK_CALL, IK_IOCTL, IK_OFFCPU };
 
 /* A call ready to be written: the decoder's record with its strings
  * replaced by string ids (the decoder's strings die with the callback). */
@@ -65,6 +72,10 @@ struct item {
 	uint32_t name;		/* slice name */
 	uint32_t mangled, str;	/* kernel mangled name; string argument or copy kind; 0 = none */
 	uint64_t flow;		/* flow id shared with a GPU-side slice, 0 = none (none yet) */
+	uint8_t kind;		/* enum item_kind */
+	uint32_t dev, rm;	/* ioctl: device and RM command/class names; off-CPU: rm = state */
+	uint64_t cmd;		/* ioctl: request number */
+	int32_t fd;		/* ioctl: file descriptor, -1 unknown */
 };
 
 struct thr {
@@ -313,12 +324,32 @@ static void call_args(struct pf *x, const struct item *it)
 	}
 }
 
+/* An ioctl's or off-CPU interval's arguments (the fields dump shows). */
+static void kernel_args(struct pf *x, const struct item *it)
+{
+	if (it->kind == IK_OFFCPU) {
+		ANN_STR(x, A_STATE, it->rm);
+		return;
+	}
+	ANN_STR(x, A_DEVICE, it->dev);
+	ANN_UINT(x, A_CMD, it->cmd);
+	if (it->rm)
+		ANN_STR(x, A_RM, it->rm);
+	if (it->fd >= 0)
+		ANN_INT(x, A_FD, it->fd);
+	ANN_INT(x, A_RET, it->c.ret);
+	ANN_BOOL(x, A_FAILED, it->c.ret < 0);
+}
+
 /* A slice begin or an instant, with name and arguments. */
 static void write_call(struct pf *x, struct thr *t, struct pf_seq *s, const struct item *it)
 {
 	pftrace__event_open(x->w, &t->tr, s, it->c.has_exit ? PF_SLICE_BEGIN : PF_INSTANT,
 			    it->c.ts, it->name);
-	call_args(x, it);
+	if (it->kind == IK_CALL)
+		call_args(x, it);
+	else
+		kernel_args(x, it);
 	if (it->flow)
 		pftrace__event_flow(x->w, it->flow);
 	pftrace__event_close(x->w);
@@ -452,6 +483,19 @@ static void open_remove(struct thr *t, uint64_t ts, uint16_t api)
 	}
 }
 
+/* Writes an item now when nothing on its thread waits, else buffers it. */
+static int place(struct pf *x, struct thr *t, struct item *it)
+{
+	if (pf_err(x))
+		return pf_err(x);
+	if (!t->nbuf && it->c.ts < watermark(t))
+		write_item(x, t, it);	/* the usual case: nothing waits, write it now */
+	else
+		buffer(x, t, it);
+	drain(x, t);
+	return pf_err(x);
+}
+
 static int on_call(void *ctx, const struct gt_callrec *c)
 {
 	const struct gt_api_info *ai = gt_api__info(c->api);
@@ -479,14 +523,53 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 		it.name = pftrace__cstring(x->w, c->kernel);
 	else
 		it.name = x->api_name[c->api];
-	if (pf_err(x))
+	it.kind = IK_CALL;
+	return place(x, t, &it);
+}
+
+/* An ioctl or an off-CPU interval: a complete slice on its thread's track,
+ * ordered with the calls (it lies inside the call that caused it, whose
+ * exit comes later). */
+static int on_kernel_rec(struct pf *x, const struct gt_hdr *rec)
+{
+	struct thr *t = thr_get(x, rec->pid, rec->tid);
+	struct cf_val v[CF_MAX];
+	unsigned n = callfmt__proc(rec, v);
+	struct item it;
+	char name[48];
+
+	if (!t)
 		return pf_err(x);
-	if (!t->nbuf && c->ts < watermark(t))
-		write_item(x, t, &it);	/* the usual case: nothing waits, write it now */
-	else
-		buffer(x, t, &it);
-	drain(x, t);
-	return pf_err(x);
+	memset(&it, 0, sizeof(it));
+	it.kind = rec->type == GT_REC_IOCTL ? IK_IOCTL : IK_OFFCPU;
+	it.c.ts = rec->ts;
+	it.c.pid = rec->pid;
+	it.c.tid = rec->tid;
+	it.c.has_exit = true;
+	it.c.dur = it.kind == IK_IOCTL ? ((const struct gt_ioctl *)rec)->dur :
+					 ((const struct gt_offcpu *)rec)->dur;
+	it.end = it.c.ts + it.c.dur;
+	it.order = x->order++;
+	it.fd = -1;
+	for (unsigned i = 0; i < n; i++) {
+		const struct cf_val *f = &v[i];
+
+		switch (f->id) {
+		case CF_NAME: it.name = pftrace__string(x->w, f->s, f->len); break;
+		case CF_DEVICE: it.dev = pftrace__string(x->w, f->s, f->len); break;
+		case CF_RM: it.rm = pftrace__string(x->w, f->s, f->len); break;
+		case CF_CMD: it.cmd = f->u; break;
+		case CF_FD: it.fd = (int32_t)f->i; break;
+		case CF_RET: it.c.ret = (int32_t)f->i; break;
+		case CF_STATE:
+			it.rm = pftrace__string(x->w, f->s, f->len);
+			snprintf(name, sizeof(name), "off-CPU (%.*s)", (int)f->len, f->s);
+			it.name = pftrace__cstring(x->w, name);
+			break;
+		default: break;
+		}
+	}
+	return place(x, t, &it);
 }
 
 /* ---- process events ----------------------------------------------------- */
@@ -561,6 +644,15 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 		if (rec->type == GT_REC_EXIT)
 			proc_end(x, p);
 		break;
+	case GT_REC_PROC_INFO:
+		/* a process already running when recording began: its name */
+		p = proc_get(x, rec->pid);
+		if (p && name_update(x, &p->name, gt_decoder__process_name(x->d, rec->pid)))
+			pftrace__process_track(x->w, &p->tr, p->pid, p->name);
+		break;
+	case GT_REC_IOCTL:
+	case GT_REC_OFFCPU:
+		return on_kernel_rec(x, rec);
 	case GT_REC_NAME:
 		on_name(x, (const struct gt_name *)rec);
 		break;

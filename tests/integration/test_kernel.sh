@@ -65,7 +65,7 @@ t_offcpu() {
 }
 
 t_process_info() {
-	local got
+	local got want
 	run_iow --trace ioctl,sched --ioctl-majors 1
 	# the process: exec then exit, its cgroup id, its command line as name
 	got=$(jq -s -c --argjson p "$IPID" '[.[] | select(.type == "process" and .pid == $p) | .event]' "$T/k.json")
@@ -82,6 +82,17 @@ t_process_info() {
 		([.[] | select(.pid == $p and .type == "process" and .event == "exit") | .ts] | max) as $x |
 		[.[] | select(.pid == $p and .type == "ioctl" and (.ts < $e or .ts > $x))] | length' "$T/k.json")
 	[ "$got" = 0 ] || err "$got ioctls outside the process' lifetime"
+	# on the timeline: ioctls and off-CPU intervals are slices of the thread's track
+	"$GTRACE" export "$T/k.gtrace" -f perfetto -o "$T/k.pftrace" 2> "$T/x.err" ||
+		err "export -f perfetto failed: $(cat "$T/x.err")"
+	python3 "$ROOT/tools/perfetto_lint.py" "$T/k.pftrace" > "$T/lint.txt" 2>&1 ||
+		err "the Perfetto lint failed: $(tail -n 2 "$T/lint.txt")"
+	want=$(jq -s '[.[] | select(.type == "ioctl" or .type == "offcpu")] | length' "$T/k.json")
+	grep -q " slices $want," "$T/lint.txt" ||
+		err "Perfetto slices: $(tail -n 1 "$T/lint.txt"); expected $want (the ioctls and off-CPU intervals)"
+	"$GTRACE" export "$T/k.gtrace" -f json -o "$T/k.tj" 2> "$T/x.err" || err "export -f json failed"
+	got=$(jq '[.traceEvents[] | select(.ph == "X" and (.cat == "ioctl" or .cat == "sched"))] | length' "$T/k.tj")
+	[ "$got" = "$want" ] || err "JSON X events of ioctls and off-CPU intervals: $got; expected $want"
 }
 
 t_bad_majors() {
@@ -98,6 +109,6 @@ t_bad_majors() {
 
 add_case t_ioctl "ioctls on --ioctl-majors 1 (/dev/null): exact count, requests, return values, durations, fd; rung in the header"
 add_case t_offcpu "off-CPU intervals: three 40 ms sleeps show as three intervals in state S"
-add_case t_process_info "process exec/exit with the cgroup id; ioctls within the process' lifetime"
+add_case t_process_info "process exec/exit with the cgroup id; ioctls within the process' lifetime; both on the Perfetto and JSON timelines"
 add_case t_bad_majors "bad --ioctl-majors / --trace: one line on stderr, non-zero exit, no file"
 run_cases "$@"

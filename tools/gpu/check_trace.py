@@ -53,7 +53,7 @@ def runtime(mine, prog):
 
 
 def driver(mine, prog):
-    got = collections.Counter(e["api"] for e in mine if e.get("type") != "process")
+    got = collections.Counter(e["api"] for e in mine if "api" in e)
     want = prog["calls"]
     diff = {k: (got.get(k, 0), v) for k, v in want.items() if got.get(k, 0) != v}
     extra = {k: v for k, v in got.items() if k not in want}
