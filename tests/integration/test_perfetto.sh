@@ -51,7 +51,7 @@ export_pf() {
 }
 
 # check_vs_dump NAME: the lint's counts and names against the dump's libcuda
-# calls and exec / fork / exit events (other lines: not in this export).
+# calls, ioctls, off-CPU intervals and exec / fork / exit events.
 check_vs_dump() {
 	local name=$1 d
 	# what the dump says the trace holds: "slice NAME" per call with an
@@ -59,6 +59,8 @@ check_vs_dump() {
 	d=$(jq -s -r --slurpfile lint "$T/$name.lint" "$JQ_DEFS"'
 		def cname: if .type == "launch" and (.kernel | type) == "string" then .kernel else .api end;
 		[ .[] | if .type == "process" then (select(.event | IN("exec", "fork", "exit")) | "instant \(.event)")
+		        elif .type == "offcpu" then "slice off-CPU (\(.state))"
+		        elif .type == "ioctl" then "slice \(.name)"
 		        elif (.api | type) != "string" then empty
 		        elif .incomplete == true then "instant \(cname)"
 		        else "slice \(cname)" end ] | tally as $want
@@ -70,11 +72,12 @@ $d"
 	d=$(jq -s -r --slurpfile lint "$T/$name.lint" '
 		($lint[0]) as $l
 		| [ .[] | select(.type != "process" and (.api | type) == "string") ] as $calls
-		| ([ $calls[] | {pid, tid} ] | unique) as $thr
+		| [ .[] | select(.type == "offcpu" or .type == "ioctl") ] as $kern
+		| ([ ($calls[], $kern[]) | {pid, tid} ] | unique) as $thr
 		| ([ ($calls[] | .pid), (.[] | select(.type == "process" and (.event | IN("exec", "fork", "exit"))) | .pid) ]
 		   | unique) as $pids
-		| ([ $calls[] | select(.incomplete != true) ] | length) as $ncalls
-		| [ (if $l.slices != $ncalls then "\($l.slices) slices, the dump has \($ncalls) calls with an exit" else empty end),
+		| ([ $calls[] | select(.incomplete != true) ] | length + ($kern | length)) as $ncalls
+		| [ (if $l.slices != $ncalls then "\($l.slices) slices, the dump has \($ncalls) calls with an exit, ioctls and off-CPU intervals" else empty end),
 		    (if $l.slice_ends != $l.slices then "\($l.slices) slice begins but \($l.slice_ends) ends" else empty end),
 		    (if $l.thread_tracks != ($thr | length) then "\($l.thread_tracks) thread tracks, the dump has calls from \($thr | length) threads" else empty end),
 		    (if ([ $l.threads[] | {pid, tid} ] | sort) != $thr then "thread tracks \([ $l.threads[] | {pid, tid} ] | sort | tojson), dump threads \($thr | tojson)" else empty end),
