@@ -423,6 +423,35 @@ static __always_inline void proc_event(__u16 type, __u32 pid, __u32 tid, __u32 p
 	submit(e);
 }
 
+#define GT_CMDLINE_MAX 1024
+
+/* The new program's arguments, read now: a short-lived process may be gone
+ * before userspace could read /proc/PID/cmdline. NUL-separated as in the
+ * process; the recorder joins them (GT_NAME_F_RAW). */
+static __always_inline void exec_cmdline(struct task_struct *t, __u64 id)
+{
+	__u64 start = BPF_CORE_READ(t, mm, arg_start), end = BPF_CORE_READ(t, mm, arg_end);
+	struct gt_name_max *e;
+	__u64 n = end - start;
+
+	if (!start || end <= start)
+		return;
+	if (n > GT_CMDLINE_MAX - 1)
+		n = GT_CMDLINE_MAX - 1;
+	e = reserve(sizeof(*e));
+	if (!e)
+		return;
+	if (bpf_probe_read_user(e->str, n & (GT_CMDLINE_MAX - 1), (void *)start))
+		n = 0;
+	e->str[n & (GT_CMDLINE_MAX - 1)] = 0;
+	e->rec.key = id >> 32;
+	e->rec.kind = GT_NAME_PROCESS;
+	e->rec.len = n + 1;
+	e->rec.flags = GT_NAME_F_RAW;
+	fill_hdr(&e->rec.hdr, id, GT_REC_NAME, GT_REC_ALIGN(sizeof(e->rec) + n + 1), 0);
+	submit(e);
+}
+
 /* Every exec is reported: the recorder scans the new image's mappings for a
  * libcuda it has not attached yet. */
 SEC("raw_tp/sched_process_exec")
@@ -435,6 +464,7 @@ int proc_exec(struct bpf_raw_tracepoint_args *ctx)
 	if (!traced(id >> 32))
 		return 0;
 	proc_event(GT_REC_EXEC, id >> 32, (__u32)id, ppid, 0);
+	exec_cmdline(t, id);
 	return 0;
 }
 

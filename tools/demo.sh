@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job, for a fresh Debian 12 machine as root: installs what gtrace-bpf
-# needs, builds it, traces the bundled demo workload and prints a summary.
+# needs, builds it, traces the bundled demo workload, prints a summary and
+# the statistics, and writes a Perfetto timeline.
 # On a machine with an NVIDIA GPU the workload runs on the real driver;
 # without one it runs against the mock libcuda of tests/mock, and says so.
 set -euo pipefail
@@ -25,4 +26,12 @@ echo "demo: summary of $trace"
 ./gtrace-bpf dump --summary "$trace"
 echo
 echo "demo: the first launches (gtrace-bpf dump $trace):"
-./gtrace-bpf dump "$trace" | grep '"type":"launch"' | head -3
+./gtrace-bpf dump "$trace" > demo-output/demo.jsonl
+grep -m3 '"type":"launch"' demo-output/demo.jsonl
+echo
+./gtrace-bpf stats "$trace"
+./gtrace-bpf export "$trace" -f perfetto -o demo-output/demo.pftrace --force
+echo
+echo "demo: timeline written to demo-output/demo.pftrace: open https://ui.perfetto.dev and"
+echo "demo: drag the file onto the page (or use 'Open trace file'); each thread's track shows"
+echo "demo: its CUDA calls, with the driver's ioctls and off-CPU intervals nested inside them."

@@ -47,6 +47,7 @@ struct recorder {
 	bool filter;			/* only pids in the BPF pids map */
 	struct u64map cuda_pids;	/* pid+1 -> 1: processes that made CUDA calls */
 	struct u64map seen_tids;	/* tid+1 -> pid+1: thread names written */
+	struct u64map cmdlines;		/* pid+1 -> char *: command line read at its exec */
 	pid_t scan_queue[SCAN_QUEUE];	/* exec'd processes to look at */
 	size_t nscan;
 	int write_err;			/* first write error, stops the recording */
@@ -199,10 +200,60 @@ static void write_proc_info(struct recorder *r, const struct gt_hdr *h)
 	write_rec(r, &e.hdr);
 }
 
+static bool relevant(struct recorder *r, uint32_t pid)
+{
+	return r->filter || u64map__get(&r->cuda_pids, (uint64_t)pid + 1);
+}
+
+/* The command line BPF read at an exec (arguments NUL-separated): joined,
+ * kept for the process' first CUDA record, and written now if the process is
+ * traced already. After the exec record, so it names the new program. */
+static int on_exec_cmdline(struct recorder *r, const struct gt_name *nm)
+{
+	uint64_t *old = u64map__get(&r->cmdlines, (uint64_t)nm->hdr.pid + 1);
+	size_t n = nm->len, i;
+	char *s;
+
+	if (!n || sizeof(*nm) + n > nm->hdr.size)
+		return 0;
+	/* not strndup: the arguments are separated by NULs */
+	s = malloc(n + 1);
+	if (!s)
+		return 0;
+	memcpy(s, nm->str, n);
+	s[n] = 0;
+	for (i = 0; i < n; i++) {
+		if (!s[i])
+			s[i] = ' ';
+	}
+	while (i > 0 && (s[i - 1] == ' ' || !s[i - 1]))
+		s[--i] = 0;
+	if (old)
+		free((char *)(uintptr_t)*old);
+	if (u64map__set(&r->cmdlines, (uint64_t)nm->hdr.pid + 1, (uint64_t)(uintptr_t)s)) {
+		free(s);
+		return 0;
+	}
+	if (!s[0] || !relevant(r, nm->hdr.pid))
+		return 0;
+	return write_name(r, &nm->hdr, GT_NAME_PROCESS, nm->hdr.pid, s);
+}
+
+static void forget_cmdline(struct recorder *r, uint32_t pid)
+{
+	uint64_t *v = u64map__get(&r->cmdlines, (uint64_t)pid + 1);
+
+	if (v && *v) {
+		free((char *)(uintptr_t)*v);
+		*v = 0;
+	}
+}
+
 /* First record of a process or thread: write its name before it. */
 static void note_process(struct recorder *r, const struct gt_hdr *h)
 {
 	char path[64], buf[1024];
+	uint64_t *cached;
 
 	if (!u64map__get(&r->cuda_pids, (uint64_t)h->pid + 1)) {
 		uint8_t one = 1;
@@ -213,8 +264,12 @@ static void note_process(struct recorder *r, const struct gt_hdr *h)
 		bpf_map__update_elem(r->skel->maps.active_pids, &h->pid, sizeof(h->pid), &one,
 				     sizeof(one), BPF_ANY);
 		write_proc_info(r, h);
+		cached = u64map__get(&r->cmdlines, (uint64_t)h->pid + 1);
 		snprintf(path, sizeof(path), "/proc/%u/cmdline", h->pid);
-		read_proc(path, buf, sizeof(buf));
+		if (cached && *cached)
+			snprintf(buf, sizeof(buf), "%s", (const char *)(uintptr_t)*cached);
+		else
+			read_proc(path, buf, sizeof(buf));
 		if (!buf[0]) {
 			snprintf(path, sizeof(path), "/proc/%u/comm", h->pid);
 			read_proc(path, buf, sizeof(buf));
@@ -243,10 +298,6 @@ static int attach_found(void *ctx, const char *path, const char *label)
 	return n;
 }
 
-static bool relevant(struct recorder *r, uint32_t pid)
-{
-	return r->filter || u64map__get(&r->cuda_pids, (uint64_t)pid + 1);
-}
 
 static int on_event(void *ctx, void *data, size_t len)
 {
@@ -277,11 +328,14 @@ static int on_event(void *ctx, void *data, size_t len)
 			return 0;
 		break;
 	case GT_REC_EXIT:
+		forget_cmdline(r, h->pid);
 		if (!relevant(r, h->pid))
 			return 0;
 		kernel_names__on_record(r->names, h);
 		break;
 	case GT_REC_NAME:
+		if (((const struct gt_name *)data)->kind == GT_NAME_PROCESS)
+			return on_exec_cmdline(r, data);
 		/* raw driver name from BPF: kernel_names writes the checked one */
 		return kernel_names__on_record(r->names, h);
 	default:
@@ -528,26 +582,31 @@ static int load_bpf_once(struct recorder *r, bool multi, bool tp)
 	return cuda_bpf__load(r->skel);
 }
 
+/* Attaches a program, keeping its link in the skeleton, which destroys it. */
+static int attach_into(struct bpf_program *prog, struct bpf_link **slot)
+{
+	*slot = bpf_program__attach(prog);
+	return *slot ? 0 : -errno;
+}
+
 static int attach_static(struct recorder *r)
 {
-	struct bpf_program *need[] = { r->skel->progs.proc_exec, r->skel->progs.proc_fork,
-				       r->skel->progs.proc_exit };
-	struct bpf_program *open = strcmp(r->open_probe, "tracepoint") ? r->skel->progs.open_raw :
-									r->skel->progs.open_tp;
-	size_t i;
+	struct cuda_bpf *s = r->skel;
+	bool tp = !strcmp(r->open_probe, "tracepoint");
 	int err;
 
-	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		if (!bpf_program__attach(need[i])) {
-			err = -errno;
-			pr_err("failed to attach %s: %s", bpf_program__name(need[i]), strerror(-err));
-			return err;
-		}
+	if ((err = attach_into(s->progs.proc_exec, &s->links.proc_exec)) ||
+	    (err = attach_into(s->progs.proc_fork, &s->links.proc_fork)) ||
+	    (err = attach_into(s->progs.proc_exit, &s->links.proc_exit))) {
+		pr_err("failed to attach the process lifecycle probes: %s", strerror(-err));
+		return err;
 	}
 	/* discovery of libcuda copies opened later; a rescan covers its absence */
-	if (!bpf_program__attach(open)) {
+	err = tp ? attach_into(s->progs.open_tp, &s->links.open_tp) :
+		   attach_into(s->progs.open_raw, &s->links.open_raw);
+	if (err) {
 		pr_warn("failed to attach the openat probe (%s): %s; new libcuda copies are found by "
-			"rescanning only", r->open_probe, strerror(errno));
+			"rescanning only", r->open_probe, strerror(-err));
 		r->open_probe = "none";
 	}
 	return 0;
@@ -902,6 +961,11 @@ cleanup:
 	kernel_names__free(r->names);
 	cuda_bpf__destroy(r->skel);
 	trace_writer__free(r->w);
+	for (i = 0; i < r->cmdlines.cap; i++) {
+		if (r->cmdlines.keys[i])
+			free((char *)(uintptr_t)r->cmdlines.vals[i]);
+	}
+	u64map__free(&r->cmdlines);
 	u64map__free(&r->cuda_pids);
 	u64map__free(&r->seen_tids);
 	return err && status == 1 ? 1 : status;
