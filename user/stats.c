@@ -83,17 +83,38 @@ const char *const stats_report_names[] = {
 
 #define NREPORTS 6
 
+/* The eight columns every report of durations starts with (cells 0-7,
+ * filled by time_cells() and the callers' percentage and count). */
+#define TIME_COLS								\
+	{ "Time (%)", "time_pct", SK_PCT },					\
+	{ "Total Time", "total_time", SK_TIME },				\
+	{ "Num Calls", "num_calls", SK_INT },					\
+	{ "Avg", "avg", SK_TIMEF },						\
+	{ "Med", "med", SK_TIMEF },						\
+	{ "Min", "min", SK_TIME },						\
+	{ "Max", "max", SK_TIME },						\
+	{ "StdDev", "stddev", SK_TIMEF },
+
+/* The values of a map, sorted with cmp (on pointers to values); NULL when
+ * out of memory. The caller frees the array. */
+static void **sorted_values(const struct hmap *m, int (*cmp)(const void *, const void *), size_t *n)
+{
+	void **v = malloc((m->n ? m->n : 1) * sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (uint32_t i = 0; i < m->cap; i++)
+		if (m->s[i].used)
+			v[(*n)++] = m->s[i].v;
+	qsort(v, *n, sizeof(*v), cmp);
+	return v;
+}
+
 /* ---- report: cuda_api_sum ----------------------------------------------- */
 
 static const struct stats_col api_cols[] = {
-	{ "Time (%)", "time_pct", SK_PCT },
-	{ "Total Time", "total_time", SK_TIME },
-	{ "Num Calls", "num_calls", SK_INT },
-	{ "Avg", "avg", SK_TIMEF },
-	{ "Med", "med", SK_TIMEF },
-	{ "Min", "min", SK_TIME },
-	{ "Max", "max", SK_TIME },
-	{ "StdDev", "stddev", SK_TIMEF },
+	TIME_COLS
 	{ "Incomplete", "incomplete", SK_INT },
 	{ "Name", "name", SK_STR },
 };
@@ -315,14 +336,7 @@ static int build_mem_sum(struct stats_acc *s, struct stats_report *r)
 /* ---- report: cuda_sync_sum ---------------------------------------------- */
 
 static const struct stats_col sync_cols[] = {
-	{ "Time (%)", "time_pct", SK_PCT },
-	{ "Total Time", "total_time", SK_TIME },
-	{ "Num Calls", "num_calls", SK_INT },
-	{ "Avg", "avg", SK_TIMEF },
-	{ "Med", "med", SK_TIMEF },
-	{ "Min", "min", SK_TIME },
-	{ "Max", "max", SK_TIME },
-	{ "StdDev", "stddev", SK_TIMEF },
+	TIME_COLS
 	{ "Incomplete", "incomplete", SK_INT },
 	{ "PID", "pid", SK_ID },
 	{ "Name", "name", SK_STR },
@@ -349,18 +363,14 @@ static int cmp_sync(const void *pa, const void *pb)
 
 static int build_sync_sum(struct stats_acc *s, struct stats_report *r)
 {
-	struct sync_acc **order = malloc((s->syncs.n ? s->syncs.n : 1) * sizeof(*order));
+	size_t n;
+	struct sync_acc **order = (struct sync_acc **)sorted_values(&s->syncs, cmp_sync, &n);
 	uint64_t whole = 0;
-	size_t n = 0;
 
 	if (!order)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < s->syncs.cap; i++)
-		if (s->syncs.s[i].used) {
-			order[n] = s->syncs.s[i].v;
-			whole += order[n++]->d.total;
-		}
-	qsort(order, n, sizeof(order[0]), cmp_sync);
+	for (size_t i = 0; i < n; i++)
+		whole += order[i]->d.total;
 	for (size_t i = 0; i < n; i++) {
 		struct stats_cell *c = stats_report__row(r);
 
@@ -409,15 +419,11 @@ static int cmp_proc(const void *pa, const void *pb)
 static int build_proc_sum(struct stats_acc *s, struct stats_report *r,
 			  const struct gt_decoder *d)
 {
-	struct proc_acc **order = malloc((s->procs.n ? s->procs.n : 1) * sizeof(*order));
-	size_t n = 0;
+	size_t n;
+	struct proc_acc **order = (struct proc_acc **)sorted_values(&s->procs, cmp_proc, &n);
 
 	if (!order)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < s->procs.cap; i++)
-		if (s->procs.s[i].used)
-			order[n++] = s->procs.s[i].v;
-	qsort(order, n, sizeof(order[0]), cmp_proc);
 	for (size_t i = 0; i < n; i++) {
 		const struct proc_acc *p = order[i];
 		struct stats_cell *c = stats_report__row(r);
@@ -442,14 +448,7 @@ static int build_proc_sum(struct stats_acc *s, struct stats_report *r,
 /* ---- report: ioctl_sum -------------------------------------------------- */
 
 static const struct stats_col ioctl_cols[] = {
-	{ "Time (%)", "time_pct", SK_PCT },
-	{ "Total Time", "total_time", SK_TIME },
-	{ "Num Calls", "num_calls", SK_INT },
-	{ "Avg", "avg", SK_TIMEF },
-	{ "Med", "med", SK_TIMEF },
-	{ "Min", "min", SK_TIME },
-	{ "Max", "max", SK_TIME },
-	{ "StdDev", "stddev", SK_TIMEF },
+	TIME_COLS
 	{ "Errors", "errors", SK_INT },
 	{ "Device", "device", SK_STR },
 	{ "Name", "name", SK_STR },
@@ -475,18 +474,14 @@ static int cmp_ioctl(const void *pa, const void *pb)
 
 static int build_ioctl_sum(struct stats_acc *s, struct stats_report *r, const struct nv_majors *m)
 {
-	struct ioctl_acc **order = malloc((s->ioctls.n ? s->ioctls.n : 1) * sizeof(*order));
+	size_t n;
+	struct ioctl_acc **order = (struct ioctl_acc **)sorted_values(&s->ioctls, cmp_ioctl, &n);
 	uint64_t whole = 0;
-	size_t n = 0;
 
 	if (!order)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < s->ioctls.cap; i++)
-		if (s->ioctls.s[i].used) {
-			order[n] = s->ioctls.s[i].v;
-			whole += order[n++]->d.total;
-		}
-	qsort(order, n, sizeof(order[0]), cmp_ioctl);
+	for (size_t i = 0; i < n; i++)
+		whole += order[i]->d.total;
 	for (size_t i = 0; i < n; i++) {
 		struct ioctl_acc *a = order[i];
 		struct stats_cell *c = stats_report__row(r);
