@@ -249,6 +249,24 @@ static int cmd_record(int argc, char **argv, char *cmdline)
 	return status;
 }
 
+/* The one trace file argument of dump, export and stats. */
+static error_t trace_file_arg(int key, char *arg, struct argp_state *state, const char **path)
+{
+	switch (key) {
+	case ARGP_KEY_ARG:
+		if (*path)
+			argp_error(state, "one trace file at a time");
+		*path = arg;
+		return 0;
+	case ARGP_KEY_END:
+		if (!*path)
+			argp_error(state, "no trace file given");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
 static const struct argp_option dump_options[] = {
 	{ "summary", OPT_SUMMARY, NULL, 0, "Counts per API and the drop counters instead of events", 0 },
 	{ 0 },
@@ -269,17 +287,8 @@ static error_t dump_parse(int key, char *arg, struct argp_state *state)
 	case OPT_SUMMARY:
 		o->summary = true;
 		break;
-	case ARGP_KEY_ARG:
-		if (o->path)
-			argp_error(state, "one trace file at a time");
-		o->path = arg;
-		break;
-	case ARGP_KEY_END:
-		if (!o->path)
-			argp_error(state, "no trace file given");
-		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return trace_file_arg(key, arg, state, &o->path);
 	}
 	return 0;
 }
@@ -387,17 +396,8 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 	case OPT_FORCE:
 		o->force = true;
 		break;
-	case ARGP_KEY_ARG:
-		if (o->path)
-			argp_error(state, "one trace file at a time");
-		o->path = arg;
-		break;
-	case ARGP_KEY_END:
-		if (!o->path)
-			argp_error(state, "no trace file given");
-		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return trace_file_arg(key, arg, state, &o->path);
 	}
 	return 0;
 }
@@ -452,17 +452,8 @@ static error_t stats_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "unknown time unit '%s' (ns, us, ms or s)", arg);
 		o->timeunit = arg;
 		break;
-	case ARGP_KEY_ARG:
-		if (o->path)
-			argp_error(state, "one trace file at a time");
-		o->path = arg;
-		break;
-	case ARGP_KEY_END:
-		if (!o->path)
-			argp_error(state, "no trace file given");
-		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return trace_file_arg(key, arg, state, &o->path);
 	}
 	return 0;
 }
