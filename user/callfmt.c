@@ -42,7 +42,36 @@ void obuf__free(struct obuf *o)
 
 /* Length of a valid UTF-8 sequence starting at s (at most n bytes), 0 if
  * the bytes there are not one. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
+char *callfmt__scalar(char *p, const struct cf_val *f, bool brackets)
+{
+	switch (f->kind) {
+	case CF_K_U64:
+		return callfmt__u64(p, f->u);
+	case CF_K_I64:
+		if (f->i >= 0)
+			return callfmt__u64(p, (uint64_t)f->i);
+		*p++ = '-';
+		return callfmt__u64(p, (uint64_t)0 - (uint64_t)f->i);
+	case CF_K_BOOL:
+		memcpy(p, f->b ? "true" : "false", f->b ? 4 : 5);
+		return p + (f->b ? 4 : 5);
+	case CF_K_DIM3:
+		if (brackets)
+			*p++ = '[';
+		p = callfmt__u64(p, f->dim[0]);
+		*p++ = ',';
+		p = callfmt__u64(p, f->dim[1]);
+		*p++ = ',';
+		p = callfmt__u64(p, f->dim[2]);
+		if (brackets)
+			*p++ = ']';
+		return p;
+	default:
+		return p;
+	}
+}
+
+size_t callfmt__utf8_len(const unsigned char *s, size_t n)
 {
 	unsigned char c = s[0];
 	size_t len;
@@ -114,7 +143,7 @@ void obuf__json_strn(struct obuf *o, const char *str, size_t n)
 			case '\t': *p++ = '\\'; *p++ = 't'; i++; continue;
 			default: break;
 			}
-			l = c >= 0x80 ? utf8_seq(s + i, n - i) : 0;
+			l = c >= 0x80 ? callfmt__utf8_len(s + i, n - i) : 0;
 			if (l) {
 				/* may run past end by up to 3 bytes: the +8 covers it */
 				memcpy(p, s + i, l);
@@ -177,7 +206,7 @@ void obuf__csv_strn(struct obuf *o, const char *str, size_t n)
 				i++;
 				continue;
 			}
-			l = utf8_seq(s + i, n - i);
+			l = callfmt__utf8_len(s + i, n - i);
 			if (l) {
 				memcpy(p, s + i, l);
 				p += l;
@@ -545,34 +574,8 @@ void callfmt__json(struct obuf *o, const struct cf_val *v, unsigned n, uint64_t 
 		memcpy(p, json_keys[f->id].s, JSON_KEY_MAX);
 		p += json_keys[f->id].len;
 		switch (f->kind) {
-		case CF_K_U64:
-			p = callfmt__u64(p, f->u);
-			break;
-		case CF_K_I64:
-			if (f->i < 0) {
-				*p++ = '-';
-				p = callfmt__u64(p, (uint64_t)0 - (uint64_t)f->i);
-			} else {
-				p = callfmt__u64(p, (uint64_t)f->i);
-			}
-			break;
-		case CF_K_BOOL:
-			if (f->b) {
-				memcpy(p, "true", 4);
-				p += 4;
-			} else {
-				memcpy(p, "false", 5);
-				p += 5;
-			}
-			break;
-		case CF_K_DIM3:
-			*p++ = '[';
-			p = callfmt__u64(p, f->dim[0]);
-			*p++ = ',';
-			p = callfmt__u64(p, f->dim[1]);
-			*p++ = ',';
-			p = callfmt__u64(p, f->dim[2]);
-			*p++ = ']';
+		default:
+			p = callfmt__scalar(p, f, true);
 			break;
 		case CF_K_STR:
 			o->len = (size_t)(p - o->b);

@@ -93,6 +93,13 @@ static inline void obuf__i64(struct obuf *o, int64_t v)
  * UTF-8 come out as \u00XX (their Latin-1 reading) so that the output is
  * valid JSON whatever the traced programs passed. */
 void obuf__json_strn(struct obuf *o, const char *s, size_t n);
+/* Writes a number, boolean or dim3 field at p (the caller made room: a
+ * dim3 takes at most 3 * 20 + 4 bytes); dims as [x,y,z] when brackets,
+ * else x,y,z. Strings are the caller's. Returns the end. */
+struct cf_val;
+char *callfmt__scalar(char *p, const struct cf_val *f, bool brackets);
+/* Length of a valid UTF-8 sequence at s (n bytes left), 0 when not one. */
+size_t callfmt__utf8_len(const unsigned char *s, size_t n);
 
 static inline void obuf__json_str(struct obuf *o, const char *s)
 {

@@ -67,32 +67,8 @@ static void put_row(struct obuf *o, const struct cf_val *v, unsigned n)
 			continue;
 		}
 		switch (f->kind) {
-		case CF_K_U64:
-			p = callfmt__u64(p, f->u);
-			break;
-		case CF_K_I64:
-			if (f->i < 0) {
-				*p++ = '-';
-				p = callfmt__u64(p, (uint64_t)0 - (uint64_t)f->i);
-			} else {
-				p = callfmt__u64(p, (uint64_t)f->i);
-			}
-			break;
-		case CF_K_BOOL:
-			if (f->b) {
-				memcpy(p, "true", 4);
-				p += 4;
-			} else {
-				memcpy(p, "false", 5);
-				p += 5;
-			}
-			break;
-		case CF_K_DIM3:
-			p = callfmt__u64(p, f->dim[0]);
-			*p++ = ',';
-			p = callfmt__u64(p, f->dim[1]);
-			*p++ = ',';
-			p = callfmt__u64(p, f->dim[2]);
+		default:
+			p = callfmt__scalar(p, f, false);
 			break;
 		case CF_K_STR:
 			o->len = (size_t)(p - o->b);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "callfmt.h"
 #include "stats_report.h"
 
 #define CELL_MAX 64	/* longest number a cell prints, grouping included */
@@ -148,38 +149,6 @@ static void fmt_number(const struct stats_writer *w, enum stats_kind kind,
 
 /* ---- strings ------------------------------------------------------------ */
 
-/* Length of a valid UTF-8 sequence at s (n bytes left), 0 when not one. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	/* the second byte rules out overlong forms, surrogates and > U+10FFFF */
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
 
 /* A JSON string.  Bytes that are not UTF-8 come out as \u00XX (their
  * Latin-1 reading): command lines are whatever the process had, and the
@@ -209,7 +178,7 @@ static void put_json_str(FILE *f, const char *str)
 			i++;
 			continue;
 		}
-		l = c >= 0x80 ? utf8_len(s + i, n - i) : 0;
+		l = c >= 0x80 ? callfmt__utf8_len(s + i, n - i) : 0;
 		if (l) {
 			fwrite(s + i, 1, l, f);
 			i += l;
