@@ -81,6 +81,16 @@ struct {
 	__type(value, __u8);
 } seen_funcs SEC(".maps");
 
+/* In front of seen_funcs, per CPU: the last handle seen in each of 256
+ * slots. A launch loop hits it every time, and an array lookup is inlined
+ * by the verifier where a hash lookup is a call. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, struct seen_key);
+} seen_cache SEC(".maps");
+
 struct gt_name_max {
 	struct gt_name rec;
 	char str[GT_STR_MAX];
@@ -98,7 +108,18 @@ static __always_inline void name_once(__u64 id, __u64 func)
 	__u8 one = 1;
 	long n = 0;
 
-	if (!func || bpf_map_lookup_elem(&seen_funcs, &k))
+	__u32 slot = ((func >> 4) ^ k.pid) & 255;
+	struct seen_key *c = bpf_map_lookup_elem(&seen_cache, &slot);
+
+	if (!func)
+		return;
+	if (c && c->pid == k.pid && c->handle == func)
+		return;
+	if (c) {
+		c->pid = k.pid;
+		c->handle = func;
+	}
+	if (bpf_map_lookup_elem(&seen_funcs, &k))
 		return;
 	bpf_map_update_elem(&seen_funcs, &k, &one, BPF_ANY);
 	e = reserve(sizeof(*e));

@@ -30,6 +30,7 @@ struct census {
 	const char *paths[16];		/* distinct files (device + inode) */
 	struct stat st[16];
 	int npaths;
+	const char *only;		/* ",name,name," to count, NULL = all */
 };
 
 static int add_sym(void *ctx, const char *name, uint64_t off)
@@ -37,6 +38,13 @@ static int add_sym(void *ctx, const char *name, uint64_t off)
 	struct census *c = ctx;
 	int i;
 
+	if (c->only) {
+		char key[256];
+
+		snprintf(key, sizeof(key), ",%s,", name);
+		if (!strstr(c->only, key))
+			return 0;
+	}
 	if (c->n >= CENSUS_MAX)
 		return -E2BIG;
 	for (i = c->first; i < c->n; i++) {
@@ -114,12 +122,21 @@ int census__run(const struct census_opts *o)
 {
 	struct census *c = calloc(1, sizeof(*c));
 	int err = 0, status = 1, st, i;
+	char *only = NULL;
 	uint8_t one = 1;
 	uint32_t pid;
 	pid_t child;
 
 	if (!c)
 		return 1;
+	if (o->functions) {
+		/* ",a,b," so that a lookup of ",name," matches whole names only */
+		if (asprintf(&only, ",%s,", o->functions) < 0) {
+			free(c);
+			return 1;
+		}
+		c->only = only;
+	}
 	gt_log__setup_libbpf();
 	c->skel = cuda_bpf__open();
 	if (!c->skel) {
@@ -189,5 +206,6 @@ cleanup:
 		free((char *)c->paths[i]);
 	cuda_bpf__destroy(c->skel);
 	free(c);
+	free(only);
 	return status;
 }

@@ -11,6 +11,7 @@ struct census_opts {
 	const char **libcuda;	/* extra libcuda files */
 	size_t nlibcuda;
 	char **cmd;		/* command to run, NULL-terminated */
+	const char *functions;	/* comma-separated names to count, NULL = every cu* export */
 };
 
 /* Returns the exit status: CMD's, or 1 on error. */

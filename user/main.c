@@ -40,7 +40,7 @@ static const char record_doc[] =
 
 enum {
 	OPT_FORCE = 0x100, OPT_SCENARIO, OPT_BUFSIZE, OPT_LIBCUDA, OPT_NO_LAUNCH_EXIT, OPT_SUMMARY,
-	OPT_TRACE, OPT_IOCTL_MAJORS,
+	OPT_TRACE, OPT_IOCTL_MAJORS, OPT_FUNCTIONS,
 	OPT_FORMAT, OPT_TIMEUNIT,
 };
 
@@ -307,10 +307,13 @@ static const char census_doc[] =
 "Run a command and count every exported cu* function of libcuda it calls,\n"
 "marking the ones the recorder does not probe.\n"
 "\n"
-"USAGE: gtrace-bpf census [--libcuda PATH] -- CMD [ARGS...]";
+"USAGE: gtrace-bpf census [--libcuda PATH] [--functions LIST] -- CMD [ARGS...]";
 
 static const struct argp_option census_options[] = {
 	{ "libcuda", OPT_LIBCUDA, "PATH", 0, "libcuda file to count (default: the driver's)", 0 },
+	{ "functions", OPT_FUNCTIONS, "LIST", 0,
+	  "Count only these functions (comma-separated): a bare counting uprobe, the floor "
+	  "any uprobe tracer pays", 0 },
 	{ 0 },
 };
 
@@ -326,6 +329,9 @@ static error_t census_parse(int key, char *arg, struct argp_state *state)
 			argp_failure(state, 1, ENOMEM, "out of memory");
 		o->libcuda = p;
 		o->libcuda[o->nlibcuda++] = arg;
+		break;
+	case OPT_FUNCTIONS:
+		o->functions = arg;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s' (put the command after --)", arg);
