@@ -1,4 +1,5 @@
-# gtrace-bpf build.  `make` -> ./gtrace-bpf; `make STATIC=1` -> fully static;
+# gtrace-bpf build.  `make` -> ./gtrace-bpf (+ .output/libgtrace-cupti.so, the
+# CUPTI agent, when $(CUDA_HOME) has CUPTI); `make STATIC=1` -> fully static;
 # `make test`; `make install PREFIX=...`; `make clean`; `V=1` shows commands.
 .DELETE_ON_ERROR:
 # skeletons are inputs of every user object, not throw-away intermediates
@@ -51,8 +52,22 @@ IOCTL_WL  := $(MOCK_DIR)/ioctl_workload
 MOCK_CFLAGS := -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -fPIC -Itests/mock \
 	$(if $(wildcard $(CUDA_HOME)/include/cuda.h),-I$(CUDA_HOME)/include -DGT_HAVE_CUDA_H)
 
+# The CUPTI agent (cupti/) and its unit test need the toolkit's CUPTI headers.
+# The agent is always a shared object (STATIC=1 does not apply to it); the
+# rpath names both lib64 and lib, since toolkits ship one or the other.
+HAVE_CUPTI   := $(if $(wildcard $(CUDA_HOME)/include/cupti.h),1)
+CUPTI_AGENT  := $(OUTPUT)/libgtrace-cupti.so
+CUPTI_OBJS   := $(patsubst cupti/%.c,$(OUTPUT)/cupti/%.o,$(wildcard cupti/*.c))
+CUPTI_CFLAGS  = $(CFLAGS) -fPIC -fvisibility=hidden -I$(CUDA_HOME)/include -Icupti -Ibpf
+CUPTI_LDLIBS := -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -lcupti \
+	-Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib -ldl -lpthread
+ifneq ($(HAVE_CUPTI),1)
+UNIT_BINS := $(filter-out $(OUTPUT)/tests/test_cupti_convert,$(UNIT_BINS))
+endif
+
 .PHONY: FORCE all clean test unit-test integration-test install deps gpu-check mock
 all: gtrace-bpf
+all: cupti-agent
 
 $(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests $(MOCK_DIR):
 	$(Q)mkdir -p $@
@@ -102,6 +117,52 @@ $(IOCTL_WL): tests/mock/ioctl_workload.c | $(MOCK_DIR)
 
 mock: $(MOCK_LIB) $(WORKLOAD) $(IOCTL_WL)
 
+# CUPTI agent
+.PHONY: cupti-agent install-cupti cupti-check
+ifeq ($(HAVE_CUPTI),1)
+cupti-agent: $(CUPTI_AGENT)
+
+$(OUTPUT)/cupti:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/cupti/%.o: cupti/%.c | $(OUTPUT)/cupti
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CUPTI_CFLAGS) -c $< -o $@
+
+$(CUPTI_AGENT): $(CUPTI_OBJS)
+	$(call msg,LIB,$@)
+	$(Q)$(CC) -shared -fPIC -Wl,-z,defs -Wl,-soname,libgtrace-cupti.so $^ $(CUPTI_LDLIBS) -o $@
+
+# the conversion only: no libcupti at run time
+$(OUTPUT)/tests/cupti_convert.o: cupti/convert.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -I$(CUDA_HOME)/include -Icupti -Ibpf -c $< -o $@
+
+$(OUTPUT)/tests/test_cupti_convert: tests/unit/test_cupti_convert.c $(OUTPUT)/tests/cupti_convert.o | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -I$(CUDA_HOME)/include -Icupti -Ibpf $(filter %.c %.o,$^) -lcmocka -pthread -o $@
+
+# the agent over a mock libcupti (cupti/testing): no GPU needed
+CUPTI_MOCK := $(OUTPUT)/cupti/mock
+cupti-check: $(CUPTI_AGENT) | $(OUTPUT)/cupti
+	$(Q)so=$$(readelf -d $(CUPTI_AGENT) | sed -n 's/.*NEEDED.*\[\(libcupti[^]]*\)\].*/\1/p'); \
+	mkdir -p $(CUPTI_MOCK) && echo "$$so { global: *; };" > $(CUPTI_MOCK)/libcupti.map && \
+	$(CC) -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -fPIC -shared -I$(CUDA_HOME)/include \
+		-Icupti/testing -Wl,-soname,$$so -Wl,--version-script=$(CUPTI_MOCK)/libcupti.map \
+		cupti/testing/libcupti_mock.c -lpthread -o $(CUPTI_MOCK)/$$so && \
+	$(CC) -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Icupti/testing \
+		cupti/testing/agent_driver.c -L$(CUPTI_MOCK) -l:$$so -Wl,-rpath,$(abspath $(CUPTI_MOCK)) \
+		-ldl -o $(CUPTI_MOCK)/agent_driver && \
+	cupti/testing/run.sh $(CUPTI_AGENT) $(CUPTI_MOCK)/agent_driver
+
+install-cupti: $(CUPTI_AGENT)
+	$(Q)install -d $(DESTDIR)$(PREFIX)/lib/gtrace-bpf
+	$(Q)install -m 0755 $(CUPTI_AGENT) $(DESTDIR)$(PREFIX)/lib/gtrace-bpf/libgtrace-cupti.so
+else
+cupti-agent install-cupti cupti-check:
+	@echo "CUPTI not found in $(CUDA_HOME): building without the CUPTI agent"
+endif
+
 unit-test: $(UNIT_BINS)
 	$(Q)tests/run-tests.sh --unit
 
@@ -114,7 +175,7 @@ test: gtrace-bpf $(UNIT_BINS) mock
 gpu-check:
 	$(Q)tools/gpu-check.sh
 
-install: gtrace-bpf
+install: gtrace-bpf install-cupti
 	$(Q)install -d $(DESTDIR)$(PREFIX)/bin
 	$(Q)install -m 0755 gtrace-bpf $(DESTDIR)$(PREFIX)/bin/gtrace-bpf
 
@@ -126,3 +187,4 @@ clean:
 	$(Q)rm -rf $(OUTPUT) gtrace-bpf
 
 -include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/user/*.d $(OUTPUT)/tests/*.d)
+-include $(wildcard $(OUTPUT)/cupti/*.d)

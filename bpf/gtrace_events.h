@@ -31,6 +31,15 @@ enum gt_rec_type {
 	GT_REC_STATS = 33,	/* snapshot of the drop and event counters (struct gt_stats) */
 	GT_REC_PROC_INFO = 34,	/* a process seen for the first time, started before the
 				 * recorder or its exec missed (struct gt_proc_evt) */
+	/* from the CUPTI agent (cupti/), GPU-side, linked by the merger */
+	GT_REC_GPU_KERNEL = 40,	/* a kernel's execution on the GPU (struct gt_gpu_kernel) */
+	GT_REC_GPU_MEMCPY = 41,	/* a copy executed by the GPU (struct gt_gpu_copy) */
+	GT_REC_GPU_MEMSET = 42,	/* a set executed by the GPU (struct gt_gpu_copy) */
+	GT_REC_GPU_API = 43,	/* CUPTI's record of the driver call that caused GPU work:
+				 * its correlation id and CPU interval (struct gt_gpu_api) */
+	GT_REC_NVTX = 44,	/* an NVTX range or mark (struct gt_nvtx) */
+	GT_REC_CUPTI_STATS = 45,/* the agent's counters at the end of a process (struct gt_cupti_stats) */
+	GT_REC_MERGE_STATS = 46,/* what the merger linked and could not (struct gt_merge_stats) */
 	GT_REC_MAX = 63,
 };
 
@@ -208,6 +217,86 @@ struct gt_stats {
 	struct gt_counters c;	/* cumulative values at hdr.ts */
 };
 
+/* Flags of GPU records. */
+#define GT_GPU_LINKED		(1u << 0)	/* launch_ts/launch_tid name the eBPF call it came from */
+#define GT_GPU_CAUSALITY	(1u << 1)	/* linked, but the GPU started before the call's entry */
+#define GT_GPU_API_MATCHED	(1u << 2)	/* a GT_REC_GPU_API with the correlation id was found */
+
+/* A kernel as the GPU ran it. Written by the CUPTI agent with the link
+ * fields 0; the merger fills them. */
+struct gt_gpu_kernel {
+	struct gt_hdr hdr;	/* ts = start on the GPU (CLOCK_MONOTONIC); pid = process;
+				 * tid = 0 until linked, then the launching thread */
+	__u64 dur;		/* end - start on the GPU, ns */
+	__u64 launch_ts;	/* entry ts of the eBPF launch call (merger), 0 = unmatched */
+	__u32 correlation;	/* CUPTI correlation id, shared with its GT_REC_GPU_API */
+	__u32 device;		/* CUPTI device id */
+	__u32 context;		/* CUPTI context id */
+	__u32 stream;		/* CUPTI stream id */
+	__u32 grid[3];		/* grid dims */
+	__u32 block[3];		/* block dims */
+	__u32 shmem;		/* dynamic + static shared memory per block, bytes */
+	__u16 flags;		/* GT_GPU_* */
+	__u16 len;		/* bytes in name including the NUL */
+	char name[];		/* mangled kernel name as CUPTI gives it, record padded to 8 */
+};
+
+/* A copy or set as the GPU ran it. */
+struct gt_gpu_copy {
+	struct gt_hdr hdr;	/* ts = start on the GPU; pid; tid = launching thread once linked */
+	__u64 dur;		/* end - start, ns */
+	__u64 launch_ts;	/* entry ts of the eBPF call (merger), 0 = unmatched */
+	__u64 bytes;		/* bytes copied or set */
+	__u32 correlation;	/* CUPTI correlation id */
+	__u32 device;		/* CUPTI device id (the source device for peer copies) */
+	__u32 context;		/* CUPTI context id */
+	__u32 stream;		/* CUPTI stream id */
+	__u16 kind;		/* copies: enum gt_copy_kind; sets: 0 */
+	__u16 flags;		/* GT_GPU_* */
+	__u32 _pad;		/* explicit padding */
+};
+
+/* CUPTI's record of a driver API call that launched or copied: joins the GPU
+ * records (by correlation) to a thread and a CPU interval, which the merger
+ * matches with the eBPF call. */
+struct gt_gpu_api {
+	struct gt_hdr hdr;	/* ts = CPU start per CUPTI; pid; tid = system tid */
+	__u64 dur;		/* CPU end - start, ns */
+	__u32 correlation;	/* CUPTI correlation id */
+	__u32 cbid;		/* CUPTI driver API callback id (CUpti_driver_api_trace_cbid) */
+};
+
+/* An NVTX range (dur > 0 or a push/pop pair) or mark (dur = 0). */
+struct gt_nvtx {
+	struct gt_hdr hdr;	/* ts = start; pid; tid = system tid */
+	__u64 dur;		/* ns; 0 for a mark */
+	__u32 id;		/* CUPTI marker id */
+	__u16 len;		/* bytes in name including the NUL */
+	__u16 _pad;		/* explicit padding */
+	char name[];		/* the message, record padded to 8 */
+};
+
+/* The agent's own counters for one process, written when it stops. */
+struct gt_cupti_stats {
+	struct gt_hdr hdr;	/* ts = when written; pid = the process */
+	__u64 records;		/* activity records converted */
+	__u64 dropped;		/* records CUPTI reported dropped (buffers full) */
+	__u64 buffers;		/* buffers completed */
+	__u64 unknown;		/* activity kinds received but not converted */
+	__u64 clock_offset_ns;	/* |CUPTI timestamp - CLOCK_MONOTONIC| measured at start */
+};
+
+/* What the merger did, appended once to a merged trace. */
+struct gt_merge_stats {
+	struct gt_hdr hdr;	/* ts = when merged */
+	__u64 gpu_records;	/* kernels, copies and sets merged */
+	__u64 linked;		/* of which linked to their eBPF call */
+	__u64 unmatched_gpu;	/* GPU records with no eBPF call found */
+	__u64 unmatched_calls;	/* eBPF launches/copies with no GPU record */
+	__u64 causality;	/* linked GPU records that started before their call */
+	__u64 no_api;		/* GPU records without a GT_REC_GPU_API of their correlation */
+};
+
 #define GT_REC_ALIGN(n) (((n) + 7u) & ~7u)
 
 _Static_assert(sizeof(struct gt_hdr) == 24, "gt_hdr size");
@@ -220,6 +309,12 @@ _Static_assert(sizeof(struct gt_path) == 32, "gt_path size");
 _Static_assert(sizeof(struct gt_proc_evt) == 56, "gt_proc_evt size");
 _Static_assert(sizeof(struct gt_ioctl) == 72, "gt_ioctl size");
 _Static_assert(sizeof(struct gt_offcpu) == 40, "gt_offcpu size");
+_Static_assert(sizeof(struct gt_gpu_kernel) == 88, "gt_gpu_kernel size");
+_Static_assert(sizeof(struct gt_gpu_copy) == 72, "gt_gpu_copy size");
+_Static_assert(sizeof(struct gt_gpu_api) == 40, "gt_gpu_api size");
+_Static_assert(sizeof(struct gt_nvtx) == 40, "gt_nvtx size");
+_Static_assert(sizeof(struct gt_cupti_stats) == 64, "gt_cupti_stats size");
+_Static_assert(sizeof(struct gt_merge_stats) == 72, "gt_merge_stats size");
 _Static_assert(sizeof(struct gt_name) == 40, "gt_name size");
 _Static_assert(sizeof(struct gt_counters) == 128, "gt_counters size");
 _Static_assert(sizeof(struct gt_stats) == 152, "gt_stats size");

@@ -89,6 +89,39 @@ result "export json" $? "$(cat "$OUT/json.txt")"
 "$B" stats "$W/torch.gtrace" > "$OUT/torch.stats" 2>&1
 result "stats" $? "$(grep -c . "$OUT/torch.stats") lines"
 
+# 5. the CUPTI agent: kernels on several streams in a known order, each GPU
+# record linked to its launch; then PyTorch with --cupti on the timeline
+if [ -d cupti ] && ls cupti/*.c >/dev/null 2>&1; then
+	gcc -O2 -std=gnu11 -D_GNU_SOURCE -shared -fPIC -Wall -Icupti -Ibpf -I"$CUDA/include" cupti/*.c \
+		-L"$CUDA/lib64" -L"$CUDA/lib" -Wl,-rpath,"$CUDA/lib64" -lcupti -lpthread \
+		-o "$W/libgtrace-cupti.so" 2>> "$OUT/build.log"
+	result "build CUPTI agent" $? "gcc against $CUDA/include/cupti.h"
+	"$CUDA/bin/nvcc" -O2 -o "$W/streams_workload" tools/gpu/streams_workload.cu 2>> "$OUT/build.log"
+	"$B" -q --cupti --cupti-lib "$W/libgtrace-cupti.so" -o "$W/cu.gtrace" -- "$W/streams_workload" 4 250 \
+		> "$OUT/cu.out" 2> "$OUT/cu.err"
+	result "record --cupti" $? "$(tail -1 "$OUT/cu.err")"
+	"$B" dump "$W/cu.gtrace" > "$OUT/cu.jsonl"
+	"$B" dump --summary "$W/cu.gtrace" > "$OUT/cu.summary"
+	python3 tools/gpu/cupti_check.py "$OUT/cu.jsonl" "$OUT/cu.out" "$OUT/cu.summary" | tee -a "$OUT/summary.txt"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || fails=$((fails + 1))
+	"$B" -q --cupti --cupti-lib "$W/libgtrace-cupti.so" -o "$W/tc.gtrace" -- \
+		python3 tools/gpu/torch_loop.py 100 > "$OUT/tc.out" 2> "$OUT/tc.err"
+	result "record PyTorch --cupti" $? "$(tail -1 "$OUT/tc.err")"
+	"$B" export "$W/tc.gtrace" -f perfetto -o "$W/tc.pftrace" 2>> "$OUT/export.err"
+	python3 tools/perfetto_lint.py "$W/tc.pftrace" > "$OUT/tc.lint" 2>&1
+	result "PyTorch --cupti timeline" $? "$(tail -1 "$OUT/tc.lint")"
+	"$B" dump "$W/tc.gtrace" | python3 -c "
+import sys, json, collections
+ev = [json.loads(l) for l in sys.stdin]
+g = [e for e in ev if e['type'] == 'gpu_kernel']
+l = [e for e in g if 'launch_ts' in e]
+print('INFO torch --cupti: %d GPU kernels, %d linked, %d distinct names, top %s' % (len(g), len(l),
+      len(set(e.get('kernel') for e in g)), collections.Counter(e.get('kernel', '')[:60] for e in g).most_common(3)))
+" | tee -a "$OUT/summary.txt"
+	"$B" stats "$W/tc.gtrace" -r cuda_gpu_kern_sum,gpu_launch_latency > "$OUT/tc.stats" 2>&1
+	result "GPU stats" $? "$(grep -c . "$OUT/tc.stats") lines"
+fi
+
 # 4. what the runtime and PyTorch call in libcuda (for the probe list)
 "$B" census -- "$W/runtime_workload" 20 4 4 > "$OUT/census_runtime.txt" 2>&1
 "$B" census -- python3 tools/gpu/torch_loop.py 20 > "$OUT/census_torch.txt" 2>&1

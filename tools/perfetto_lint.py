@@ -22,8 +22,10 @@ and checks what trace_processor relies on when it imports track events:
   - every flow id appears on at least two events.
 
 On success it prints the counts (packets, sequences, tracks, slices,
-instants, ...), with --json as one JSON object that also lists the process
-and thread tracks and how often each slice / instant name occurs.  On the
+instants, ...), with --json as one JSON object that also lists the process,
+thread and other tracks (GPU streams, NVTX: name and parent), how often each
+slice / instant name occurs, and the most events one flow id is on
+(flow_events_max: 2 for gtrace-bpf's launch -> GPU arrows).  On the
 first violation it prints "perfetto_lint: FILE: packet N (offset X): why" on
 stderr and exits 1; an unreadable file exits 2.
 
@@ -449,6 +451,9 @@ class Linter:
         s["threads"] = [{"uuid": u, "pid": d["pid"], "tid": d["tid"], "name": d["name"],
                          "parent": d["parent"]}
                         for u, d in self.tracks.items() if d["kind"] == "thread"]
+        s["other"] = [{"uuid": u, "name": d["name"], "parent": d["parent"]}
+                      for u, d in self.tracks.items() if d["kind"] == "other"]
+        s["flow_events_max"] = max(self.flows.values(), default=0)
         s["slice_names"] = self.names["slices"]
         s["instant_names"] = self.names["instants"]
         return s

@@ -240,7 +240,10 @@ void obuf__csv_strn(struct obuf *o, const char *str, size_t n)
 	X(CF_EXIT_CODE, "exit_code") X(CF_GRAPH, "graph") X(CF_CTX, "ctx")	\
 	X(CF_COOPERATIVE, "cooperative") X(CF_CGROUP, "cgroup")		\
 	X(CF_DEVICE, "device") X(CF_CMD, "cmd") X(CF_RM, "rm") X(CF_FD, "fd")	\
-	X(CF_STATE, "state") X(CF_NEXT_CPU, "next_cpu")
+	X(CF_STATE, "state") X(CF_NEXT_CPU, "next_cpu")				\
+	X(CF_CONTEXT, "context") X(CF_CORRELATION, "correlation")		\
+	X(CF_LAUNCH_TS, "launch_ts") X(CF_LAUNCH_TID, "launch_tid")		\
+	X(CF_CAUSALITY, "causality")
 
 const char *const cf_names[CF__COUNT] = {
 #define X(id, name) [id] = name,
@@ -549,6 +552,142 @@ unsigned callfmt__proc(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 	if (pe->cgroup)
 		vu(v, &n, CF_CGROUP, pe->cgroup);
 	return n;
+}
+
+/* GPU side: where it ran, then what, then the call it came from. */
+static void gpu_common(const struct gt_hdr *rec, struct cf_val v[CF_MAX], unsigned *n,
+		       const char *type, uint64_t dur, uint32_t device, uint32_t context,
+		       uint32_t stream, uint32_t correlation)
+{
+	vu(v, n, CF_TS, rec->ts);
+	vu(v, n, CF_PID, rec->pid);
+	vs(v, n, CF_TYPE, type);
+	vu(v, n, CF_DUR, dur);
+	vu(v, n, CF_DEVICE, device);
+	vu(v, n, CF_CONTEXT, context);
+	vu(v, n, CF_STREAM, stream);
+	vu(v, n, CF_CORRELATION, correlation);
+}
+
+/* A linked record names its call (launch_ts, the launching thread); an
+ * unmatched one nothing. */
+static void gpu_link(const struct gt_hdr *rec, struct cf_val v[CF_MAX], unsigned *n,
+		     uint16_t flags, uint64_t launch_ts)
+{
+	if (flags & GT_GPU_LINKED) {
+		vu(v, n, CF_LAUNCH_TS, launch_ts);
+		vu(v, n, CF_LAUNCH_TID, rec->tid);
+	}
+	if (flags & GT_GPU_CAUSALITY)
+		vb(v, n, CF_CAUSALITY, true);
+}
+
+unsigned callfmt__gpu(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX])
+{
+	unsigned n = 0;
+
+	switch (rec->type) {
+	case GT_REC_GPU_KERNEL: {
+		const struct gt_gpu_kernel *k = (const void *)rec;
+		const char *mangled, *name;
+
+		if (rec->size < sizeof(*k))
+			return 0;
+		name = gt_decoder__gpu_kernel_name(d, k, &mangled);
+		gpu_common(rec, v, &n, "gpu_kernel", k->dur, k->device, k->context, k->stream,
+			   k->correlation);
+		vs(v, &n, CF_KERNEL, name);
+		if (mangled)
+			vs(v, &n, CF_MANGLED, mangled);
+		vd(v, &n, CF_GRID, k->grid);
+		vd(v, &n, CF_BLOCK, k->block);
+		vu(v, &n, CF_SHMEM, k->shmem);
+		gpu_link(rec, v, &n, k->flags, k->launch_ts);
+		return n;
+	}
+	case GT_REC_GPU_MEMCPY:
+	case GT_REC_GPU_MEMSET: {
+		const struct gt_gpu_copy *c = (const void *)rec;
+		bool copy = rec->type == GT_REC_GPU_MEMCPY;
+
+		if (rec->size < sizeof(*c))
+			return 0;
+		gpu_common(rec, v, &n, copy ? "gpu_memcpy" : "gpu_memset", c->dur, c->device,
+			   c->context, c->stream, c->correlation);
+		vu(v, &n, CF_BYTES, c->bytes);
+		if (copy)
+			vs(v, &n, CF_KIND, gt_copy_kind__name((enum gt_copy_kind)c->kind));
+		gpu_link(rec, v, &n, c->flags, c->launch_ts);
+		return n;
+	}
+	case GT_REC_NVTX: {
+		const struct gt_nvtx *nv = (const void *)rec;
+
+		if (rec->size < sizeof(*nv))
+			return 0;
+		vu(v, &n, CF_TS, rec->ts);
+		vu(v, &n, CF_PID, rec->pid);
+		vu(v, &n, CF_TID, rec->tid);
+		vs(v, &n, CF_TYPE, "nvtx");
+		vu(v, &n, CF_DUR, nv->dur);
+		vsn(v, &n, CF_NAME, nv->name, nv->len ? gt_rec_strlen(rec, nv->name, nv->len) : 0);
+		return n;
+	}
+	default:
+		return 0;
+	}
+}
+
+char *callfmt__bytes(char *buf, size_t len, uint64_t bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	unsigned u = 0;
+
+	while (u < 5 && bytes >= (1ull << (10 * (u + 1))))
+		u++;
+	if (!u || !(bytes & ((1ull << (10 * u)) - 1)))
+		snprintf(buf, len, "%llu %s", (unsigned long long)(bytes >> (10 * u)), units[u]);
+	else
+		snprintf(buf, len, "%.1f %s", (double)bytes / (double)(1ull << (10 * u)), units[u]);
+	return buf;
+}
+
+const char *callfmt__gpu_name(struct gt_decoder *d, const struct gt_hdr *rec,
+			      char buf[CF_NAME_BUF], size_t *n)
+{
+	const struct gt_gpu_copy *c = (const void *)rec;
+	const struct gt_nvtx *nv = (const void *)rec;
+	const char *mangled, *s;
+	char size[24];
+
+	switch (rec->type) {
+	case GT_REC_GPU_KERNEL:
+		s = gt_decoder__gpu_kernel_name(d, (const struct gt_gpu_kernel *)rec, &mangled);
+		*n = strlen(s);
+		return s;
+	case GT_REC_GPU_MEMCPY:
+		callfmt__bytes(size, sizeof(size), c->bytes);
+		*n = (size_t)snprintf(buf, CF_NAME_BUF, "memcpy %s %s",
+				      gt_copy_kind__name((enum gt_copy_kind)c->kind), size);
+		return buf;
+	case GT_REC_GPU_MEMSET:
+		callfmt__bytes(size, sizeof(size), c->bytes);
+		*n = (size_t)snprintf(buf, CF_NAME_BUF, "memset %s", size);
+		return buf;
+	case GT_REC_NVTX:
+		*n = nv->len ? gt_rec_strlen(rec, nv->name, nv->len) : 0;
+		return nv->name;
+	default:
+		*n = 0;
+		return NULL;
+	}
+}
+
+unsigned callfmt__record(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX])
+{
+	unsigned n = callfmt__proc(rec, v);
+
+	return n ? n : callfmt__gpu(d, rec, v);
 }
 
 /* Room one field takes apart from a string value: comma, key, and the

@@ -123,6 +123,8 @@ enum cf_id {
 	CF_EVENT,	/* sync calls: the event handle; process events: exec, fork or exit */
 	CF_PPID, CF_COMM, CF_EXIT_CODE, CF_GRAPH, CF_CTX, CF_COOPERATIVE,
 	CF_CGROUP, CF_DEVICE, CF_CMD, CF_RM, CF_FD, CF_STATE, CF_NEXT_CPU,
+	/* GPU records (merged traces) */
+	CF_CONTEXT, CF_CORRELATION, CF_LAUNCH_TS, CF_LAUNCH_TID, CF_CAUSALITY,
 	CF__COUNT,
 };
 
@@ -158,6 +160,22 @@ extern const char *const cf_names[CF__COUNT];
 unsigned callfmt__call(const struct gt_callrec *c, struct cf_val v[CF_MAX]);
 /* The same for an exec, fork or exit record; 0 for any other record. */
 unsigned callfmt__proc(const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
+/* The same for a GPU kernel, copy or set and an NVTX range (merged traces);
+ * 0 for any other record (GT_REC_GPU_API, the agents' and merger's stats are
+ * no lines).  Kernel names are demangled through d; strings point into rec
+ * or into d's name table. */
+unsigned callfmt__gpu(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
+/* The name a timeline shows for a GPU kernel, copy or set or an NVTX range:
+ * the demangled kernel name, "memcpy HtoD 4 MiB", "memset 1 MiB", the NVTX
+ * message (not NUL-terminated: *n is its length); NULL for other records.
+ * May be built in buf (CF_NAME_BUF bytes). */
+#define CF_NAME_BUF 64
+const char *callfmt__gpu_name(struct gt_decoder *d, const struct gt_hdr *rec,
+			      char buf[CF_NAME_BUF], size_t *n);
+/* A byte count for people: "512 B", "4 KiB", "1.5 MiB". Returns buf. */
+char *callfmt__bytes(char *buf, size_t len, uint64_t bytes);
+/* Either of the two above: the fields of any record that is no call. */
+unsigned callfmt__record(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
 /* Which NVIDIA device majors the trace saw (from its header's options), so
  * that ioctl records get device and command names. Call after opening. */
 void callfmt__set_trace_info(const struct gt_file_info *info);

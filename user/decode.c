@@ -80,6 +80,8 @@ struct gt_decoder {
 	struct kname_table names;	/* the distinct names kernels points to */
 	struct hmap procs;		/* (pid, 0) -> struct proc */
 	struct hmap thread_names;	/* (tid, 0) -> char * */
+	struct kname_table gpu_names;	/* names of GPU kernel records and of demangle
+					 * calls, one reference each, kept to the end */
 	struct open_call tmp;		/* entry emitted at once (apis without exit) */
 	char xstr[GT_STR_MAX];		/* exit string, NUL-terminated copy */
 	char placeholder[40];		/* "unknown_kernel_0x..." of the launch being emitted */
@@ -102,7 +104,7 @@ static const enum gt_call_type class_type[GT_CLS__COUNT] = {
 
 /* Length of a string inside a record: at most len bytes, never past the
  * end of the record (a damaged len must not make us read beyond it). */
-static size_t rec_strlen(const struct gt_hdr *rec, const char *s, size_t len)
+size_t gt_rec_strlen(const struct gt_hdr *rec, const char *s, size_t len)
 {
 	size_t avail = rec->size - (size_t)(s - (const char *)rec);
 
@@ -418,7 +420,7 @@ static int load_entry(struct open_call *e, const struct gt_hdr *rec)
 		memcpy(e->args, cs->args, sizeof(cs->args));
 		e->nargs = 4;
 		if (cs->len)
-			return slot_set_str(e, cs->str, rec_strlen(rec, cs->str, cs->len));
+			return slot_set_str(e, cs->str, gt_rec_strlen(rec, cs->str, cs->len));
 	} else {
 		const struct gt_call *call = (const void *)rec;
 
@@ -581,7 +583,7 @@ static int on_exit_rec(struct gt_decoder *d, const struct gt_hdr *rec,
 		x.ret = r->ret;
 		x.out = r->out;
 		if (r->len) {
-			size_t n = rec_strlen(rec, r->str, r->len);
+			size_t n = gt_rec_strlen(rec, r->str, r->len);
 
 			memcpy(d->xstr, r->str, n);
 			d->xstr[n] = '\0';
@@ -671,7 +673,7 @@ static int thread_name_set(struct gt_decoder *d, uint32_t tid, const char *s, si
 static int on_name(struct gt_decoder *d, const struct gt_hdr *rec)
 {
 	const struct gt_name *nm = (const void *)rec;
-	size_t n = rec_strlen(rec, nm->str, nm->len);
+	size_t n = gt_rec_strlen(rec, nm->str, nm->len);
 
 	switch (nm->kind) {
 	case GT_NAME_KERNEL_MEM:
@@ -767,6 +769,13 @@ static size_t rec_min_size(uint16_t type)
 	case GT_REC_OFFCPU:	return sizeof(struct gt_offcpu);
 	case GT_REC_NAME:	return sizeof(struct gt_name);
 	case GT_REC_STATS:	return sizeof(struct gt_stats);
+	case GT_REC_GPU_KERNEL:	return sizeof(struct gt_gpu_kernel);
+	case GT_REC_GPU_MEMCPY:
+	case GT_REC_GPU_MEMSET:	return sizeof(struct gt_gpu_copy);
+	case GT_REC_GPU_API:	return sizeof(struct gt_gpu_api);
+	case GT_REC_NVTX:	return sizeof(struct gt_nvtx);
+	case GT_REC_CUPTI_STATS: return sizeof(struct gt_cupti_stats);
+	case GT_REC_MERGE_STATS: return sizeof(struct gt_merge_stats);
 	default:		return sizeof(struct gt_hdr);
 	}
 }
@@ -812,6 +821,16 @@ int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec)
 		break;
 	case GT_REC_STATS:
 	case GT_REC_LIBOPEN:
+		break;
+	case GT_REC_GPU_KERNEL:
+	case GT_REC_GPU_MEMCPY:
+	case GT_REC_GPU_MEMSET:
+	case GT_REC_GPU_API:
+	case GT_REC_NVTX:
+	case GT_REC_CUPTI_STATS:
+	case GT_REC_MERGE_STATS:
+		/* from the CUPTI agent and the merger: complete in themselves,
+		 * placed in the file by the merger (see FORMAT.md) */
 		break;
 	default:
 		d->stats.unknown_records++;
@@ -860,6 +879,44 @@ const char *gt_decoder__thread_name(const struct gt_decoder *d, uint32_t tid)
 	return hmap_get(&d->thread_names, tid, 0);
 }
 
+/* Interns n bytes of s in the GPU name table, keeping one reference per
+ * name however often it is asked for; NULL when out of memory. */
+static struct kname *gpu_name(struct gt_decoder *d, const char *s, size_t n)
+{
+	struct kname *k = kname_table__get(&d->gpu_names, s, n);
+
+	/* a name seen before came back with one more reference: drop it */
+	if (k && k->refs > 1)
+		kname_table__put(&d->gpu_names, k);
+	return k;
+}
+
+const char *gt_decoder__demangle(struct gt_decoder *d, const char *mangled)
+{
+	struct kname *k;
+
+	if (!mangled)
+		return NULL;
+	k = gpu_name(d, mangled, strnlen(mangled, GT_STR_MAX - 1));
+	return k ? kname__demangled(k) : mangled;
+}
+
+const char *gt_decoder__gpu_kernel_name(struct gt_decoder *d, const struct gt_gpu_kernel *gk,
+					const char **mangled)
+{
+	size_t n = gk->len ? gt_rec_strlen(&gk->hdr, gk->name, gk->len) : 0;
+	struct kname *k;
+
+	*mangled = NULL;
+	if (!n)
+		return "unknown_kernel";
+	k = gpu_name(d, gk->name, n);
+	if (!k)
+		return "unknown_kernel";
+	*mangled = k->mangled;
+	return kname__demangled(k);
+}
+
 void gt_decoder__free(struct gt_decoder *d)
 {
 	struct tstack *st, *next;
@@ -889,6 +946,7 @@ void gt_decoder__free(struct gt_decoder *d)
 	free(d->procs.s);
 	free(d->thread_names.s);
 	kname_table__free(&d->names);	/* the kernels map's references with it */
+	kname_table__free(&d->gpu_names);
 	free(d->tmp.str);
 	free(d);
 }

@@ -81,6 +81,23 @@ uint64_t gt_decoder__process_cgroup(const struct gt_decoder *d, uint32_t pid);
 /* Thread comm learned from GT_NAME_THREAD records; NULL if unknown. */
 const char *gt_decoder__thread_name(const struct gt_decoder *d, uint32_t tid);
 
+/* The demangled form of a mangled kernel name (as gt_demangle; the name
+ * itself when it is not an Itanium name), each distinct name demangled once
+ * and kept until the decoder is freed: the same string comes back for the
+ * same name, so callers may key on its address.  The name unchanged when
+ * out of memory. */
+const char *gt_decoder__demangle(struct gt_decoder *d, const char *mangled);
+/* The names of a GT_REC_GPU_KERNEL record, read no further than the record's
+ * end: returns the demangled name ("unknown_kernel" when the record has
+ * none) and sets *mangled to the mangled one (NULL when none); both strings
+ * live as long as the decoder, as for gt_decoder__demangle. */
+const char *gt_decoder__gpu_kernel_name(struct gt_decoder *d, const struct gt_gpu_kernel *k,
+					const char **mangled);
+/* Length of the string s[0..len) that a record carries, cut at its first NUL,
+ * at the end of the record and at GT_STR_MAX - 1: a damaged len never makes
+ * a reader run past the record. */
+size_t gt_rec_strlen(const struct gt_hdr *rec, const char *s, size_t len);
+
 /* One row of GT_API_TABLE (gtrace_api.h says what the columns mean). */
 struct gt_api_info {
 	const char *name;	/* libcuda symbol */

@@ -23,9 +23,32 @@ struct api_sum {
 	uint64_t dur;		/* sum of dur of calls with an exit, ns */
 };
 
+/* One process' CUPTI agent counters (GT_REC_CUPTI_STATS), for --summary. */
+struct cupti_sum {
+	uint32_t pid;
+	struct gt_cupti_stats st;	/* the latest record of the pid */
+};
+
+/* GPU records of a merged trace, for --summary. */
+struct gpu_sum {
+	uint64_t n[3];		/* kernels, copies, sets */
+	uint64_t dur[3];	/* their total duration on the GPU, ns */
+	uint64_t linked;	/* of all three, linked to their call */
+	uint64_t causality;	/* linked, started before their call */
+	uint64_t nvtx;		/* NVTX ranges and marks */
+	uint64_t nvtx_dur;	/* their total duration, ns */
+	uint64_t api;		/* GT_REC_GPU_API records (merger input) */
+	bool merged;		/* a GT_REC_MERGE_STATS was seen: merge holds the last */
+	struct gt_merge_stats merge;
+	struct cupti_sum *cupti;	/* per process, in order of first record */
+	size_t ncupti, capcupti;
+};
+
 struct dump {
 	const struct dump_opts *o;
+	struct gt_decoder *d;	/* names of GPU kernels */
 	struct obuf ob;
+	struct gpu_sum gpu;
 	struct api_sum sums[GT_API__COUNT];
 	uint64_t proc_events;	/* exec/fork/exit/seen records (summary) */
 	uint64_t ioctls;	/* ioctl records (summary) */
@@ -65,12 +88,83 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 	return dp->ob.err;
 }
 
+static int cupti_add(struct gpu_sum *g, const struct gt_cupti_stats *cs)
+{
+	struct cupti_sum *c = NULL;
+
+	for (size_t i = 0; i < g->ncupti; i++)
+		if (g->cupti[i].pid == cs->hdr.pid)
+			c = &g->cupti[i];
+	if (!c) {
+		if (g->ncupti == g->capcupti) {
+			size_t cap = g->capcupti ? g->capcupti * 2 : 8;
+			struct cupti_sum *p = realloc(g->cupti, cap * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			g->cupti = p;
+			g->capcupti = cap;
+		}
+		c = &g->cupti[g->ncupti++];
+		c->pid = cs->hdr.pid;
+	}
+	c->st = *cs;
+	return 0;
+}
+
+/* Counts a record of the GPU side; true when rec was one. */
+static bool gpu_count(struct gpu_sum *g, const struct gt_hdr *rec, int *err)
+{
+	const struct gt_gpu_kernel *k = (const void *)rec;
+	const struct gt_gpu_copy *c = (const void *)rec;
+	uint16_t flags;
+	int i;
+
+	switch (rec->type) {
+	case GT_REC_GPU_KERNEL:
+		i = 0;
+		flags = k->flags;
+		g->dur[i] += k->dur;
+		break;
+	case GT_REC_GPU_MEMCPY:
+	case GT_REC_GPU_MEMSET:
+		i = rec->type == GT_REC_GPU_MEMCPY ? 1 : 2;
+		flags = c->flags;
+		g->dur[i] += c->dur;
+		break;
+	case GT_REC_NVTX:
+		g->nvtx++;
+		g->nvtx_dur += ((const struct gt_nvtx *)rec)->dur;
+		return true;
+	case GT_REC_GPU_API:
+		g->api++;
+		return true;
+	case GT_REC_MERGE_STATS:
+		g->merged = true;
+		g->merge = *(const struct gt_merge_stats *)rec;
+		return true;
+	case GT_REC_CUPTI_STATS:
+		*err = cupti_add(g, (const struct gt_cupti_stats *)rec);
+		return true;
+	default:
+		return false;
+	}
+	g->n[i]++;
+	g->linked += !!(flags & GT_GPU_LINKED);
+	g->causality += !!(flags & GT_GPU_CAUSALITY);
+	return true;
+}
+
 static int on_other(void *ctx, const struct gt_hdr *rec)
 {
 	struct dump *dp = ctx;
 	struct cf_val v[CF_MAX];
-	unsigned n = callfmt__proc(rec, v);
+	unsigned n;
+	int err = 0;
 
+	if (dp->o->summary && gpu_count(&dp->gpu, rec, &err))
+		return err;
+	n = callfmt__record(dp->d, rec, v);
 	if (!n)
 		return 0;
 	if (dp->o->summary) {
@@ -90,6 +184,58 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 	}
 	put_fields(&dp->ob, v, n);
 	return dp->ob.err;
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)part * 100.0 / (double)whole : 0.0;
+}
+
+#define ROW(f, name, v) fprintf(f, "  %-34s %12llu\n", name, (unsigned long long)(v))
+
+/* The GPU side of a merged trace: what the records say, what the merger and
+ * the agents counted.  Nothing for a trace without any of them. */
+static void print_gpu(FILE *f, const struct gpu_sum *g)
+{
+	uint64_t all = g->n[0] + g->n[1] + g->n[2];
+
+	if (!all && !g->nvtx && !g->api && !g->merged && !g->ncupti)
+		return;
+	fprintf(f, "\ngpu\n");
+	fprintf(f, "  %-34s %12llu %16llu\n", "kernels", (unsigned long long)g->n[0],
+		(unsigned long long)g->dur[0]);
+	fprintf(f, "  %-34s %12llu %16llu\n", "memcpy", (unsigned long long)g->n[1],
+		(unsigned long long)g->dur[1]);
+	fprintf(f, "  %-34s %12llu %16llu\n", "memset", (unsigned long long)g->n[2],
+		(unsigned long long)g->dur[2]);
+	fprintf(f, "  %-34s %12llu %15.1f%%\n", "linked", (unsigned long long)g->linked,
+		share(g->linked, all));
+	ROW(f, "unlinked", all - g->linked);
+	ROW(f, "causality", g->causality);
+	fprintf(f, "  %-34s %12llu %16llu\n", "nvtx", (unsigned long long)g->nvtx,
+		(unsigned long long)g->nvtx_dur);
+	ROW(f, "api records", g->api);
+	if (g->merged) {
+		const struct gt_merge_stats *m = &g->merge;
+
+		fprintf(f, "\nmerge\n");
+		ROW(f, "gpu_records", m->gpu_records);
+		ROW(f, "linked", m->linked);
+		ROW(f, "unmatched_gpu", m->unmatched_gpu);
+		ROW(f, "unmatched_calls", m->unmatched_calls);
+		ROW(f, "causality", m->causality);
+		ROW(f, "no_api", m->no_api);
+	}
+	for (size_t i = 0; i < g->ncupti; i++) {
+		const struct gt_cupti_stats *c = &g->cupti[i].st;
+
+		fprintf(f, "\ncupti agent (pid %u)\n", g->cupti[i].pid);
+		ROW(f, "records", c->records);
+		ROW(f, "dropped", c->dropped);
+		ROW(f, "buffers", c->buffers);
+		ROW(f, "unknown", c->unknown);
+		ROW(f, "clock_offset_ns", c->clock_offset_ns);
+	}
 }
 
 static void print_summary(struct dump *dp, struct trace_reader *r, const struct gt_decoder *d)
@@ -135,6 +281,7 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 		for (unsigned i = 0; i < gt_counter_count; i++)
 			fprintf(f, "  %-34s %12llu\n", gt_counter_names[i], (unsigned long long)v[i]);
 	}
+	print_gpu(f, &dp->gpu);
 	fprintf(f, "\ndecoder\n");
 	fprintf(f, "  %-34s %12llu\n", "unmatched_exits", (unsigned long long)st->unmatched_exits);
 	fprintf(f, "  %-34s %12llu\n", "incomplete", (unsigned long long)st->open_at_end);
@@ -173,6 +320,7 @@ int dump__run(const struct dump_opts *o)
 		fprintf(err, "gtrace-bpf: failed to create decoder: %s\n", strerror(ENOMEM));
 		goto out;
 	}
+	dp->d = d;
 	for (;;) {
 		rc = trace_reader__next(r, &rec);
 		if (rc < 0) {
@@ -208,8 +356,10 @@ int dump__run(const struct dump_opts *o)
 out:
 	gt_decoder__free(d);
 	trace_reader__close(r);
-	if (dp)
+	if (dp) {
 		obuf__free(&dp->ob);
+		free(dp->gpu.cupti);
+	}
 	free(dp);
 	return ret;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * `gtrace-bpf export -f csv`: one row per call and per process event, the
- * fields of dump as columns, for spreadsheets and data frames.
+ * `gtrace-bpf export -f csv`: one row per call, per process event and (merged
+ * traces) per GPU kernel, copy, set and NVTX range, the fields of dump as
+ * columns, for spreadsheets and data frames.
  *
  * A header row names the columns (callfmt's field order, grid and block
  * split into _x/_y/_z); a row has a cell for every column, empty where the
@@ -81,52 +82,56 @@ static void put_row(struct obuf *o, const struct cf_val *v, unsigned n)
 	o->len = (size_t)(p - o->b);
 }
 
+struct cx {
+	struct obuf ob;
+	struct gt_decoder *d;	/* names of GPU kernels */
+};
+
 static int on_call(void *ctx, const struct gt_callrec *c)
 {
-	struct obuf *o = ctx;
+	struct cx *x = ctx;
 	struct cf_val v[CF_MAX];
 
-	put_row(o, v, callfmt__call(c, v));
-	return o->err;
+	put_row(&x->ob, v, callfmt__call(c, v));
+	return x->ob.err;
 }
 
 static int on_other(void *ctx, const struct gt_hdr *rec)
 {
-	struct obuf *o = ctx;
+	struct cx *x = ctx;
 	struct cf_val v[CF_MAX];
-	unsigned n = callfmt__proc(rec, v);
+	unsigned n = callfmt__record(x->d, rec, v);
 
 	if (n)
-		put_row(o, v, n);
-	return o->err;
+		put_row(&x->ob, v, n);
+	return x->ob.err;
 }
 
 int export_csv__write(struct trace_reader *r, FILE *out, const char **why)
 {
-	struct gt_decoder *d = NULL;
-	struct obuf ob;
+	struct cx x = { 0 };
 	int rc;
 
-	rc = obuf__init(&ob, out);
+	rc = obuf__init(&x.ob, out);
 	if (rc) {
 		*why = strerror(-rc);
 		return rc;
 	}
-	d = gt_decoder__new(on_call, on_other, &ob);
-	if (!d) {
+	x.d = gt_decoder__new(on_call, on_other, &x);
+	if (!x.d) {
 		rc = -ENOMEM;
 		*why = strerror(ENOMEM);
 		goto cleanup;
 	}
-	put_header(&ob);
-	rc = callfmt__decode_all(r, d, why);
+	put_header(&x.ob);
+	rc = callfmt__decode_all(r, x.d, why);
 	if (rc)
 		goto cleanup;
-	rc = obuf__flush(&ob);
+	rc = obuf__flush(&x.ob);
 	if (rc)
 		*why = strerror(-rc);
 cleanup:
-	gt_decoder__free(d);
-	obuf__free(&ob);
+	gt_decoder__free(x.d);
+	obuf__free(&x.ob);
 	return rc;
 }

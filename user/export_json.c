@@ -26,6 +26,19 @@
  *
  * Times: the format's unit is the microsecond; the nanoseconds are kept as
  * three decimals, written as integers so that no float rounding creeps in.
+ *
+ * GPU side (merged traces).  Kernels, copies and sets are complete events
+ * in their process, on one lane per (device, context, stream): a synthetic
+ * tid from LANE_BASE up (above any kernel tid) named "GPU 0 stream 7" by
+ * thread_name metadata and sorted after the threads.  NVTX ranges go on a
+ * lane of their own per thread ("NVTX main 4242", "NVTX tid 4242" when the
+ * thread has no name), as they need not nest with the calls.  A linked record gets an arrow from its call: the merger
+ * puts it after its call's entry, so it is written before the call, which
+ * comes at its exit; its flow is remembered by (tid, launch_ts) and written
+ * with the call, ph 's' at the call's entry and ph 'f' (bp 'e') at the GPU
+ * event.  A call that never completed is an instant, which flow events
+ * cannot bind to: its GPU events get no arrow, nor does a record whose call
+ * the decoder never emits.  So no flow id is ever left with one end.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,6 +46,7 @@
 #include "callfmt.h"
 #include "decode.h"
 #include "export.h"
+#include "hmap.h"
 #include "trace_file.h"
 #include "u64map.h"
 
@@ -41,6 +55,27 @@
 		   (1ull << CF_TYPE) | (1ull << CF_DUR))
 
 #define THREAD_KEY(pid, tid) ((uint64_t)(pid) << 32 | (tid) | 1ull << 63)
+
+/* Synthetic tids of the GPU and NVTX lanes start here: above PID_MAX_LIMIT
+ * (2^22), so they never meet a kernel tid. */
+#define LANE_BASE 0x40000000u
+
+/* A GPU stream's or a thread's NVTX lane. */
+struct lane {
+	uint32_t tid;		/* its synthetic tid */
+};
+
+/* The GPU ends of the arrows of one call, waiting for the call. */
+struct jflow {
+	uint32_t pid;		/* of the call (the map's key is its tid and entry) */
+	uint32_t n, cap;
+	struct {
+		uint64_t id;	/* flow id */
+		uint64_t ts;	/* GPU start */
+		uint32_t lane;	/* tid of the GPU event's lane */
+		bool copy;	/* a copy or set: the arrow is named "copy" */
+	} *v;
+};
 
 struct jx {
 	struct obuf ob;
@@ -52,6 +87,11 @@ struct jx {
 	struct u64map threads;	/* THREAD_KEY -> name hash */
 	uint64_t last_thread;	/* THREAD_KEY of the latest event: calls come in runs per thread */
 	bool first;		/* no event written yet: no comma before the next */
+	struct hmap gpu_lanes;	/* (context << 32 | stream, pid) -> struct lane */
+	struct hmap nvtx_lanes;	/* (tid, pid) -> struct lane */
+	uint32_t next_lane;	/* the next synthetic tid */
+	struct hmap flows;	/* (launch_ts, launch tid) -> struct jflow */
+	uint64_t next_flow;	/* the next flow id */
 };
 
 /* FNV-1a, never 0 (0 marks "no name written"). */
@@ -131,13 +171,15 @@ static void put_meta_sort(struct jx *j, const char *what, uint32_t pid, uint32_t
  * activity, once merged): ph 's' starts arrow id at the slice enclosing
  * (ts, pid, tid), ph 'f' ends it at the slice enclosing its point ("bp":"e":
  * the enclosing slice, not the next one to begin). */
-static __attribute__((unused)) void put_flow(struct jx *j, char ph, uint64_t id, uint64_t ts,
-					      uint32_t pid, uint32_t tid)
+static void put_flow(struct jx *j, const char *name, char ph, uint64_t id, uint64_t ts,
+		     uint32_t pid, uint32_t tid)
 {
 	struct obuf *o = &j->ob;
 
 	ev_open(j);
-	OBUF_LIT(o, "{\"name\":\"launch\",\"cat\":\"flow\",\"ph\":");
+	OBUF_LIT(o, "{\"name\":");
+	obuf__json_str(o, name);
+	OBUF_LIT(o, ",\"cat\":\"flow\",\"ph\":");
 	if (ph == 's')
 		OBUF_LIT(o, "\"s\"");
 	else
@@ -185,6 +227,17 @@ static int thread_name(struct jx *j, uint32_t pid, uint32_t tid)
 	return 0;
 }
 
+/* Before the first event of a process: its metadata. */
+static int proc_seen(struct jx *j, uint32_t pid)
+{
+	if (u64map__get(&j->procs, (uint64_t)pid + 1))
+		return 0;
+	if (u64map__set(&j->procs, (uint64_t)pid + 1, 0))
+		return -ENOMEM;
+	put_meta_sort(j, "process_sort_index", pid, pid, pid);
+	return proc_name(j, pid);
+}
+
 /* Before the first event of a thread: the metadata of its process (when
  * new) and its own.  Processes sort by pid, threads by tid with the main
  * thread first. */
@@ -197,19 +250,33 @@ static int track(struct jx *j, uint32_t pid, uint32_t tid)
 		j->last_thread = key;
 		return 0;
 	}
-	if (!u64map__get(&j->procs, (uint64_t)pid + 1)) {
-		if (u64map__set(&j->procs, (uint64_t)pid + 1, 0))
-			return -ENOMEM;
-		put_meta_sort(j, "process_sort_index", pid, pid, pid);
-		rc = proc_name(j, pid);
-		if (rc)
-			return rc;
-	}
+	rc = proc_seen(j, pid);
+	if (rc)
+		return rc;
 	if (u64map__set(&j->threads, key, 0))
 		return -ENOMEM;
 	put_meta_sort(j, "thread_sort_index", pid, tid, tid == pid ? 0 : tid);
 	j->last_thread = key;
 	return thread_name(j, pid, tid);
+}
+
+/* The arrows of a call whose GPU events were written: one 's' at the call,
+ * one 'f' at each GPU event; none for a call without an exit. */
+static void call_flows(struct jx *j, const struct gt_callrec *c)
+{
+	struct jflow *fl = hmap_get(&j->flows, c->ts, c->tid);
+
+	if (!fl || fl->pid != c->pid)
+		return;
+	for (uint32_t i = 0; i < fl->n && c->has_exit; i++) {
+		const char *name = fl->v[i].copy ? "copy" : "launch";
+
+		put_flow(j, name, 's', fl->v[i].id, c->ts, c->pid, c->tid);
+		put_flow(j, name, 'f', fl->v[i].id, fl->v[i].ts, c->pid, fl->v[i].lane);
+	}
+	hmap_del(&j->flows, c->ts, c->tid);
+	free(fl->v);
+	free(fl);
 }
 
 static int on_call(void *ctx, const struct gt_callrec *c)
@@ -248,6 +315,8 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 	OBUF_LIT(o, ",\"args\":{");
 	callfmt__json(o, v, n, ARGS_SKIP);
 	OBUF_LIT(o, "}}");
+	if (j->flows.n)
+		call_flows(j, c);
 	return o->err;
 }
 
@@ -305,6 +374,132 @@ static int put_kernel_event(struct jx *j, const struct gt_hdr *rec, const struct
 	return o->err;
 }
 
+/* The synthetic tid of a lane, with its metadata on first use: a GPU
+ * stream's (nvtx false: k1 = context << 32 | stream) or a thread's NVTX
+ * ranges (k1 = tid).  0 when out of memory. */
+static uint32_t lane_of(struct jx *j, bool nvtx, uint64_t k1, uint32_t pid, uint32_t device)
+{
+	struct hmap *m = nvtx ? &j->nvtx_lanes : &j->gpu_lanes;
+	struct lane *l = hmap_get(m, k1, pid);
+	char name[96];
+	void *old;
+
+	if (l)
+		return l->tid;
+	if (proc_seen(j, pid))
+		return 0;
+	l = malloc(sizeof(*l));
+	if (!l || hmap_put(m, k1, pid, l, &old)) {
+		free(l);
+		return 0;
+	}
+	l->tid = LANE_BASE + j->next_lane++;
+	if (nvtx && gt_decoder__thread_name(j->d, (uint32_t)k1))
+		snprintf(name, sizeof(name), "NVTX %s %u", gt_decoder__thread_name(j->d, (uint32_t)k1),
+			 (uint32_t)k1);
+	else if (nvtx)
+		snprintf(name, sizeof(name), "NVTX tid %u", (uint32_t)k1);
+	else
+		snprintf(name, sizeof(name), "GPU %u stream %u", device, (uint32_t)k1);
+	put_meta_sort(j, "thread_sort_index", pid, l->tid, l->tid);
+	put_meta_name(j, "thread_name", pid, l->tid, name);
+	return l->tid;
+}
+
+/* Remembers the GPU end of a linked record's arrow until its call comes. */
+static int flow_add(struct jx *j, const struct gt_hdr *rec, uint64_t launch_ts, uint32_t lane)
+{
+	struct jflow *fl = hmap_get(&j->flows, launch_ts, rec->tid);
+	void *old;
+
+	if (fl && fl->pid != rec->pid)
+		return 0;	/* two processes' threads with one tid at one ts: no arrow */
+	if (!fl) {
+		fl = calloc(1, sizeof(*fl));
+		if (!fl || hmap_put(&j->flows, launch_ts, rec->tid, fl, &old)) {
+			free(fl);
+			return -ENOMEM;
+		}
+		fl->pid = rec->pid;
+	}
+	if (fl->n == fl->cap) {
+		uint32_t cap = fl->cap ? fl->cap * 2 : 1;
+		void *v = realloc(fl->v, cap * sizeof(*fl->v));
+
+		if (!v)
+			return -ENOMEM;
+		fl->v = v;
+		fl->cap = cap;
+	}
+	fl->v[fl->n].id = ++j->next_flow;
+	fl->v[fl->n].ts = rec->ts;
+	fl->v[fl->n].lane = lane;
+	fl->v[fl->n++].copy = rec->type != GT_REC_GPU_KERNEL;
+	return 0;
+}
+
+/* A kernel, copy or set on its stream's lane, or an NVTX range (a mark: an
+ * instant) on its thread's NVTX lane. */
+static int on_gpu(struct jx *j, const struct gt_hdr *rec)
+{
+	const struct gt_gpu_kernel *k = (const void *)rec;
+	const struct gt_gpu_copy *cp = (const void *)rec;
+	struct obuf *o = &j->ob;
+	struct cf_val v[CF_MAX];
+	char buf[CF_NAME_BUF];
+	const char *name;
+	uint64_t dur, launch_ts = 0;
+	uint16_t flags = 0;
+	uint32_t lane;
+	size_t len;
+	unsigned n;
+
+	n = callfmt__gpu(j->d, rec, v);
+	if (!n)
+		return 0;
+	if (rec->type == GT_REC_NVTX) {
+		dur = ((const struct gt_nvtx *)rec)->dur;
+		lane = lane_of(j, true, rec->tid, rec->pid, 0);
+	} else if (rec->type == GT_REC_GPU_KERNEL) {
+		dur = k->dur;
+		flags = k->flags;
+		launch_ts = k->launch_ts;
+		lane = lane_of(j, false, (uint64_t)k->context << 32 | k->stream, rec->pid, k->device);
+	} else {
+		dur = cp->dur;
+		flags = cp->flags;
+		launch_ts = cp->launch_ts;
+		lane = lane_of(j, false, (uint64_t)cp->context << 32 | cp->stream, rec->pid,
+			       cp->device);
+	}
+	if (!lane)
+		return -ENOMEM;
+	name = callfmt__gpu_name(j->d, rec, buf, &len);
+	ev_open(j);
+	OBUF_LIT(o, "{\"name\":");
+	obuf__json_strn(o, name, len);
+	OBUF_LIT(o, ",\"cat\":");
+	for (unsigned i = 0; i < n; i++)
+		if (v[i].id == CF_TYPE)
+			obuf__json_strn(o, v[i].s, v[i].len);
+	if (rec->type == GT_REC_NVTX && !dur) {
+		OBUF_LIT(o, ",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
+		put_us(o, rec->ts);
+	} else {
+		OBUF_LIT(o, ",\"ph\":\"X\",\"ts\":");
+		put_us(o, rec->ts);
+		OBUF_LIT(o, ",\"dur\":");
+		put_us(o, dur);
+	}
+	put_pid_tid(o, rec->pid, lane);
+	OBUF_LIT(o, ",\"args\":{");
+	callfmt__json(o, v, n, ARGS_SKIP);
+	OBUF_LIT(o, "}}");
+	if (flags & GT_GPU_LINKED)
+		return flow_add(j, rec, launch_ts, lane);
+	return o->err;
+}
+
 static int on_other(void *ctx, const struct gt_hdr *rec)
 {
 	struct jx *j = ctx;
@@ -315,6 +510,8 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 
 	if (rec->type == GT_REC_NAME)
 		return on_name(j, rec);
+	if (rec->type >= GT_REC_GPU_KERNEL && rec->type <= GT_REC_MERGE_STATS)
+		return on_gpu(j, rec);
 	n = callfmt__proc(rec, v);
 	if (!n)
 		return 0;
@@ -390,6 +587,24 @@ static void put_metadata(struct jx *j, struct trace_reader *r)
 	OBUF_LIT(o, "}}}\n");
 }
 
+static void free_flow(void *v)
+{
+	free(((struct jflow *)v)->v);
+}
+
+/* Frees every value of m (after free_inner, when given) and the map. */
+static void hmap_free_all(struct hmap *m, void (*free_inner)(void *))
+{
+	for (uint32_t i = 0; i < m->cap; i++) {
+		if (!m->s[i].used)
+			continue;
+		if (free_inner)
+			free_inner(m->s[i].v);
+		free(m->s[i].v);
+	}
+	free(m->s);
+}
+
 int export_json__write(struct trace_reader *r, FILE *out, const char **why)
 {
 	struct jx j = { .first = true };
@@ -418,6 +633,9 @@ cleanup:
 	gt_decoder__free(j.d);
 	u64map__free(&j.procs);
 	u64map__free(&j.threads);
+	hmap_free_all(&j.gpu_lanes, NULL);
+	hmap_free_all(&j.nvtx_lanes, NULL);
+	hmap_free_all(&j.flows, free_flow);
 	obuf__free(&j.ob);
 	return rc;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* gtrace-bpf command line: record (the default) and dump. */
+/* gtrace-bpf command line: record (the default), dump, export, stats, merge, census. */
 #include <argp.h>
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 #include "export.h"
 #include "stats.h"
 #include "log.h"
+#include "merge.h"
 #include "record.h"
 
 #define GT_VERSION "0.1.0"
@@ -24,6 +25,7 @@ static const char record_doc[] =
 "       gtrace-bpf dump FILE [--summary]\n"
 "       gtrace-bpf export FILE [-f perfetto|json|csv] [-o OUT]\n"
 "       gtrace-bpf stats FILE [-r REPORT[,...]] [--format table|csv|json] [--timeunit ns|us|ms|s]\n"
+"       gtrace-bpf merge TRACE SPOOL... [-o OUT] [--force]\n"
 "\n"
 "EXAMPLES:\n"
 "  sudo gtrace-bpf --all                      # every CUDA process, until Ctrl-C\n"
@@ -31,6 +33,7 @@ static const char record_doc[] =
 "  sudo gtrace-bpf -p 4242                    # one running process\n"
 "  sudo gtrace-bpf -- python train.py         # start a command and trace it\n"
 "  sudo gtrace-bpf --all --trace cuda         # libcuda calls only, no ioctls or scheduling\n"
+"  sudo gtrace-bpf --cupti -- ./train         # the GPU side too (CUPTI agent)\n"
 "  gtrace-bpf dump run.gtrace | head          # one JSON object per call\n"
 "  gtrace-bpf dump --summary run.gtrace       # counts per API and drops\n"
 "\v"
@@ -40,7 +43,7 @@ static const char record_doc[] =
 
 enum {
 	OPT_FORCE = 0x100, OPT_SCENARIO, OPT_BUFSIZE, OPT_LIBCUDA, OPT_NO_LAUNCH_EXIT, OPT_SUMMARY,
-	OPT_TRACE, OPT_IOCTL_MAJORS, OPT_FUNCTIONS,
+	OPT_TRACE, OPT_IOCTL_MAJORS, OPT_FUNCTIONS, OPT_CUPTI, OPT_CUPTI_LIB,
 	OPT_FORMAT, OPT_TIMEUNIT,
 };
 
@@ -55,7 +58,15 @@ static const struct argp_option record_options[] = {
 	{ "libcuda", OPT_LIBCUDA, "PATH", 0, "Also trace this libcuda file (repeatable)", 0 },
 	{ "no-launch-exit", OPT_NO_LAUNCH_EXIT, NULL, 0,
 	  "Do not probe launch returns (cheaper; launches get no duration or result)", 0 },
-	{ "trace", OPT_TRACE, "LIST", 0, "Sources to record: cuda,ioctl,sched (default: all three)", 0 },
+	{ "trace", OPT_TRACE, "LIST", 0,
+	  "Sources to record: cuda,ioctl,sched (default: all three); cupti adds --cupti", 0 },
+	{ "cupti", OPT_CUPTI, NULL, 0,
+	  "Also record the GPU side (kernels, copies, sets, NVTX ranges) with the CUPTI agent and "
+	  "merge it into the trace. -- CMD: loaded into CMD; --all/-p: programs started with "
+	  "CUDA_INJECTION64_PATH=<agent> join", 0 },
+	{ "cupti-lib", OPT_CUPTI_LIB, "PATH", 0,
+	  "The CUPTI agent library (default: libgtrace-cupti.so next to gtrace-bpf, in "
+	  "../lib/gtrace-bpf or .output)", 0 },
 	{ "ioctl-majors", OPT_IOCTL_MAJORS, "LIST", 0,
 	  "Debugging: record ioctls on these device majors instead of NVIDIA's (/proc/devices)", 0 },
 	{ "quiet", 'q', NULL, 0, "No status line or summary", 0 },
@@ -168,14 +179,26 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 				o->trace_ioctl = true;
 			else if (!strcmp(tok, "sched"))
 				o->trace_sched = true;
+			else if (!strcmp(tok, "cupti"))
+				o->cupti = true;
 			else
-				argp_error(state, "unknown source '%s' in --trace (cuda, ioctl, sched)", tok);
+				argp_error(state, "unknown source '%s' in --trace (cuda, ioctl, sched, cupti)",
+					   tok);
 		}
 		free(copy);
 		if (!o->trace_cuda && !o->trace_ioctl && !o->trace_sched)
-			argp_error(state, "--trace needs at least one of cuda, ioctl, sched");
+			argp_error(state, "--trace needs at least one of cuda, ioctl, sched%s",
+				   o->cupti ? " (cupti adds to them)" : "");
 		break;
 	}
+	case OPT_CUPTI:
+		o->cupti = true;
+		break;
+	case OPT_CUPTI_LIB:
+		if (!arg[0])
+			argp_error(state, "empty --cupti-lib path");
+		o->cupti_lib = arg;
+		break;
 	case OPT_IOCTL_MAJORS:
 		o->ioctl_majors = arg;
 		break;
@@ -232,6 +255,10 @@ static int cmd_record(int argc, char **argv, char *cmdline)
 		return 2;
 	if (c.rec.cmd && !c.rec.cmd[0]) {
 		fprintf(stderr, "gtrace-bpf: nothing after --: give the command to trace\n");
+		return 2;
+	}
+	if (c.rec.cupti_lib && !c.rec.cupti) {
+		fprintf(stderr, "gtrace-bpf: --cupti-lib needs --cupti\n");
 		return 2;
 	}
 	modes = c.rec.all + (c.rec.npids > 0) + (c.rec.cmd != NULL);
@@ -474,6 +501,103 @@ static int cmd_stats(int argc, char **argv)
 	return stats__run(&o);
 }
 
+static const struct argp_option merge_options[] = {
+	{ "output", 'o', "OUT", 0, "Merged trace (default: TRACE with .gtrace replaced by _merged.gtrace)", 0 },
+	{ "force", OPT_FORCE, NULL, 0, "Replace OUT if it exists", 0 },
+	{ "quiet", 'q', NULL, 0, "No summary line", 0 },
+	{ 0 },
+};
+
+static const char merge_doc[] =
+"Merge the GPU-side records of the CUPTI agent into a trace: every kernel,\n"
+"copy and set linked to the libcuda call that caused it. `gtrace-bpf --cupti`\n"
+"does this by itself; this command is for spool files kept or copied by hand.\n"
+"\n"
+"SPOOL: a gtrace-cupti.PID.spool file, or a directory (every *.spool in it).\n"
+"\n"
+"EXAMPLES:\n"
+"  gtrace-bpf merge run.gtrace /tmp/gtrace-cupti.Ab12Cd   # run_merged.gtrace\n"
+"  gtrace-bpf merge run.gtrace gtrace-cupti.4242.spool -o run+gpu.gtrace";
+
+struct merge_cli {
+	struct merge_opts o;
+	const char **spools;
+	size_t nspools;
+	bool quiet;
+};
+
+static error_t merge_parse(int key, char *arg, struct argp_state *state)
+{
+	struct merge_cli *c = state->input;
+	void *p;
+
+	switch (key) {
+	case 'o':
+		if (!arg[0])
+			argp_error(state, "empty output name");
+		c->o.output = arg;
+		break;
+	case OPT_FORCE:
+		c->o.force = true;
+		break;
+	case 'q':
+		c->quiet = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (!c->o.trace) {
+			c->o.trace = arg;
+			break;
+		}
+		p = realloc(c->spools, (c->nspools + 1) * sizeof(*c->spools));
+		if (!p)
+			argp_failure(state, 1, ENOMEM, "out of memory");
+		c->spools = p;
+		c->spools[c->nspools++] = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!c->o.trace)
+			argp_error(state, "no trace file given");
+		if (!c->nspools)
+			argp_error(state, "no spool file or directory given");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int cmd_merge(int argc, char **argv)
+{
+	struct argp argp = { merge_options, merge_parse, "TRACE SPOOL...", merge_doc, NULL, NULL, NULL };
+	struct merge_cli c = { 0 };
+	char *out = NULL;
+	int err;
+
+	/* usage errors exit 2 like the other failures before any work, bad input 1 */
+	argp_err_exit_status = 2;
+	if (argp_parse(&argp, argc, argv, 0, NULL, &c)) {
+		free(c.spools);
+		return 2;
+	}
+	if (!c.o.output) {
+		out = merge__default_output(c.o.trace);
+		if (!out) {
+			fprintf(stderr, "gtrace-bpf: out of memory\n");
+			free(c.spools);
+			return 1;
+		}
+		c.o.output = out;
+	}
+	c.o.spools = c.spools;
+	c.o.nspools = c.nspools;
+	if (c.quiet)
+		gt_log_level = GT_LOG_WARN;
+	err = merge__run(&c.o, NULL);
+	free(out);
+	free(c.spools);
+	return err ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	char *cmdline = join_args(argc, argv);
@@ -485,6 +609,8 @@ int main(int argc, char **argv)
 		status = cmd_export(argc - 1, argv + 1);
 	} else if (argc > 1 && !strcmp(argv[1], "stats")) {
 		status = cmd_stats(argc - 1, argv + 1);
+	} else if (argc > 1 && !strcmp(argv[1], "merge")) {
+		status = cmd_merge(argc - 1, argv + 1);
 	} else if (argc > 1 && !strcmp(argv[1], "census")) {
 		status = cmd_census(argc - 1, argv + 1);
 	} else if (argc > 1 && !strcmp(argv[1], "record")) {

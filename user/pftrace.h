@@ -5,8 +5,9 @@
  * snapshot; packets encoded with protobuf.h and written in large pieces.
  *
  * It knows Perfetto, not CUDA: user/export_perfetto.c turns decoded calls
- * into its events, and a later GPU-side merge (CUPTI) adds its own tracks
- * (device / context / stream) and flows through the same functions.
+ * into its events, and the GPU records of a merged trace (CUPTI) into
+ * tracks of their own (pftrace__track: one per stream) and flows between
+ * the two through the same functions.
  *
  * Rules it keeps for its users: every sequence's first packet clears the
  * incremental state and sets TracePacketDefaults.timestamp_clock_id =

@@ -6,13 +6,16 @@
  * learn (process, thread and recovered kernel names) and appends everything
  * to the trace file.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -27,6 +30,7 @@
 #include "nv_ioctl.h"
 #include "libcuda_finder.h"
 #include "log.h"
+#include "merge.h"
 #include "record.h"
 #include "trace_file.h"
 #include "u64map.h"
@@ -35,6 +39,13 @@
 #define TICK_NS		1000000000ull	/* stats, flush, status line */
 #define RESCAN_NS	10000000000ull	/* full /proc rescan in --all mode */
 #define SCAN_QUEUE	1024
+
+/* GTRACE_CUPTI_RUN_DIR (cupti/gtrace_cupti.h): where a running --all or -p
+ * recorder lets programs started with the CUPTI agent join. */
+#define CUPTI_RUN_DIR		GTRACE_CUPTI_RUN_DIR
+#define CUPTI_AGENT		"libgtrace-cupti.so"
+#define CUPTI_WAIT_NS		2000000000ull	/* agents get this long to flush after "stop" */
+#define CUPTI_QUIET_NS		1000000000ull	/* ... or until no spool grew for this long */
 
 struct recorder {
 	const struct record_opts *o;
@@ -64,6 +75,12 @@ struct recorder {
 	size_t nmajors;
 	uint32_t frontend_major;	/* NVIDIA frontend (RM escapes decoded) */
 	struct nv_majors nv;		/* NVIDIA's majors, for naming devices later */
+	char cupti_lib[PATH_MAX];	/* --cupti: the agent library, absolute */
+	char cupti_dir[PATH_MAX];	/* the agents' spool directory, "" while none */
+	int cupti_dir_fd;		/* CUPTI_RUN_DIR, locked against a second recorder; -1 */
+	char **cupti_old;		/* spool files in CUPTI_RUN_DIR before we started */
+	size_t ncupti_old;
+	uint64_t cupti_stop_ts;		/* when "stop" was created, 0 = not yet */
 };
 
 static volatile sig_atomic_t stop_requests;
@@ -517,6 +534,17 @@ static int start_child(struct recorder *r, int *go_fd)
 		/* wait until the probes are in place; EOF means the recorder gave up */
 		if (read(pfd[0], &c, 1) != 1)
 			_exit(127);
+		/* the agent's environment goes to CMD (and what it starts) only */
+		if (r->cupti_dir[0] &&
+		    (setenv("CUDA_INJECTION64_PATH", r->cupti_lib, 1) ||
+		     setenv(GT_CUPTI_ENV_DIR, r->cupti_dir, 1) ||
+		     /* the agent hands NVTX to CUPTI only while a recording wants
+		      * the process: cheaper than naming libcupti itself */
+		     setenv("NVTX_INJECTION64_PATH", r->cupti_lib, 1))) {
+			fprintf(stderr, "gtrace-bpf: cannot set the CUPTI agent's environment: %s\n",
+				strerror(errno));
+			_exit(127);
+		}
 		execvp(r->o->cmd[0], r->o->cmd);
 		fprintf(stderr, "gtrace-bpf: cannot run %s: %s\n", r->o->cmd[0], strerror(errno));
 		_exit(127);
@@ -662,7 +690,7 @@ static void fill_info(struct recorder *r, struct gt_file_info *info, struct utsn
 		n += snprintf(majors + n, sizeof(majors) - n, "%s%u", i ? "," : "", r->majors[i]);
 	snprintf(opts, len,
 		 "mode=%s trace=%s%s%s buffer_size=%llu duration=%g scenario=%s launch_exit=%d "
-		 "uprobes=%s ioctl_rung=%s ioctl_majors=%s nv_majors=%u,%u,%u,%u,%u",
+		 "uprobes=%s ioctl_rung=%s ioctl_majors=%s nv_majors=%u,%u,%u,%u,%u%s",
 		 r->o->all ? "all" : r->o->cmd ? "command" : "pids",
 		 r->o->trace_cuda ? "cuda," : "", r->o->trace_ioctl ? "ioctl," : "",
 		 r->o->trace_sched ? "sched" : "",
@@ -670,7 +698,8 @@ static void fill_info(struct recorder *r, struct gt_file_info *info, struct utsn
 		 r->o->scenario ? r->o->scenario : "trace", !r->o->no_launch_exit,
 		 r->multi ? "multi" : "single",
 		 ioctl_ladder__rung_name(kernel_sources__rung(r->ks)), majors[0] ? majors : "none",
-		 r->nv.frontend, r->nv.uvm, r->nv.modeset, r->nv.caps, r->nv.caps_imex);
+		 r->nv.frontend, r->nv.uvm, r->nv.modeset, r->nv.caps, r->nv.caps_imex,
+		 r->o->cupti ? " cupti=1" : "");
 	info->options = opts;
 }
 
@@ -830,6 +859,359 @@ static int finish(struct recorder *r)
 	return 0;
 }
 
+/* ------------------------------------------------------------ CUPTI agent */
+
+static bool regular_file(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return false;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		return false;
+	}
+	return !access(path, R_OK);
+}
+
+/* The agent library: --cupti-lib, else next to our own binary: the same
+ * directory, ../lib/gtrace-bpf (installed), .output (the build tree).
+ * CUDA_INJECTION64_PATH wants an absolute path. */
+static int cupti_find_agent(struct recorder *r)
+{
+	static const char *const rel[] = {
+		"/" CUPTI_AGENT, "/../lib/gtrace-bpf/" CUPTI_AGENT, "/.output/" CUPTI_AGENT,
+	};
+	char exe[PATH_MAX], cand[PATH_MAX + 64], *slash;
+	ssize_t n;
+	size_t i;
+
+	if (r->o->cupti_lib) {
+		if (!regular_file(r->o->cupti_lib) || !realpath(r->o->cupti_lib, r->cupti_lib)) {
+			pr_err("cannot use the CUPTI agent library %s: %s", r->o->cupti_lib,
+			       errno == EINVAL ? "not a regular file" : strerror(errno));
+			return -ENOENT;
+		}
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0) {
+		pr_err("failed to find the CUPTI agent library: /proc/self/exe: %s; pass --cupti-lib PATH",
+		       n ? strerror(errno) : "empty");
+		return -ENOENT;
+	}
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = 0;
+	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(cand, sizeof(cand), "%s%s", exe, rel[i]);
+		if (regular_file(cand) && realpath(cand, r->cupti_lib))
+			return 0;
+	}
+	pr_err("the CUPTI agent library %s is not in %s, %s/../lib/gtrace-bpf or %s/.output: "
+	       "build it (make) or pass --cupti-lib PATH", CUPTI_AGENT, exe, exe, exe);
+	return -ENOENT;
+}
+
+static bool spool_name(const char *name)
+{
+	size_t n = strlen(name), sl = strlen(GT_CUPTI_SPOOL_SUFFIX);
+
+	return n > sl && !strcmp(name + n - sl, GT_CUPTI_SPOOL_SUFFIX);
+}
+
+/* The process a spool file belongs to, from its name; 0 if it does not say. */
+static pid_t spool_pid(const char *name)
+{
+	size_t pl = strlen(GT_CUPTI_SPOOL_PREFIX);
+	unsigned long v;
+	char *end;
+
+	if (strncmp(name, GT_CUPTI_SPOOL_PREFIX, pl))
+		return 0;
+	errno = 0;
+	v = strtoul(name + pl, &end, 10);
+	if (errno || end == name + pl || strcmp(end, GT_CUPTI_SPOOL_SUFFIX) || !v || v > INT_MAX)
+		return 0;
+	return (pid_t)v;
+}
+
+static bool cupti_old_spool(const struct recorder *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->ncupti_old; i++) {
+		if (!strcmp(r->cupti_old[i], name))
+			return true;
+	}
+	return false;
+}
+
+/* -- CMD: a private directory for its agents, named in its environment.
+ * --all, -p: CUPTI_RUN_DIR, where agents of programs started with
+ * CUDA_INJECTION64_PATH find us; root's only (0700), locked so that a
+ * second recorder does not take the first one's spool files. */
+static int cupti_open_dir(struct recorder *r)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int err;
+
+	if (r->o->cmd) {
+		snprintf(r->cupti_dir, sizeof(r->cupti_dir), "%s/gtrace-cupti.XXXXXX",
+			 tmp && tmp[0] == '/' ? tmp : "/tmp");
+		if (!mkdtemp(r->cupti_dir)) {
+			err = -errno;
+			pr_err("failed to create a spool directory for the CUPTI agent (%s): %s",
+			       r->cupti_dir, strerror(-err));
+			r->cupti_dir[0] = 0;
+			return err;
+		}
+		pr_verbose("CUPTI agent %s (also the NVTX injection), spool directory %s",
+			   r->cupti_lib, r->cupti_dir);
+		return 0;
+	}
+	if ((mkdir("/run/gtrace-bpf", 0755) && errno != EEXIST) ||
+	    (mkdir(CUPTI_RUN_DIR, 0700) && errno != EEXIST)) {
+		err = -errno;
+		pr_err("failed to create %s: %s", CUPTI_RUN_DIR, strerror(-err));
+		return err;
+	}
+	r->cupti_dir_fd = open(CUPTI_RUN_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (r->cupti_dir_fd < 0) {
+		err = -errno;
+		pr_err("cannot open %s: %s", CUPTI_RUN_DIR, strerror(-err));
+		return err;
+	}
+	if (fstat(r->cupti_dir_fd, &st)) {
+		err = -errno;
+		pr_err("cannot open %s: %s", CUPTI_RUN_DIR, strerror(-err));
+		return err;
+	}
+	if (st.st_uid != geteuid()) {
+		pr_err("%s belongs to uid %u, not to us: remove it", CUPTI_RUN_DIR, (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	if (flock(r->cupti_dir_fd, LOCK_EX | LOCK_NB)) {
+		err = -errno;
+		pr_err("%s is in use%s", CUPTI_RUN_DIR,
+		       err == -EWOULDBLOCK ? ": another gtrace-bpf records with --cupti" : "");
+		return err;
+	}
+	if (fchmod(r->cupti_dir_fd, 0700)) {
+		err = -errno;
+		pr_err("failed to restrict %s to its owner: %s", CUPTI_RUN_DIR, strerror(-err));
+		return err;
+	}
+	/* a crashed recorder's leftovers: its "stop" would stop the new agents,
+	 * its spool files are not this recording's */
+	if (unlinkat(r->cupti_dir_fd, GT_CUPTI_STOP_FILE, 0) && errno != ENOENT)
+		pr_warn("failed to remove %s/%s: %s", CUPTI_RUN_DIR, GT_CUPTI_STOP_FILE, strerror(errno));
+	d = opendir(CUPTI_RUN_DIR);
+	while (d && (de = readdir(d))) {
+		char **p, *s;
+
+		if (!spool_name(de->d_name))
+			continue;
+		p = realloc(r->cupti_old, (r->ncupti_old + 1) * sizeof(*p));
+		s = p ? strdup(de->d_name) : NULL;
+		if (p)
+			r->cupti_old = p;
+		if (s)
+			r->cupti_old[r->ncupti_old++] = s;
+	}
+	if (d)
+		closedir(d);
+	if (r->ncupti_old)
+		pr_warn("%s holds %zu spool files of an earlier recording: they are left out",
+			CUPTI_RUN_DIR, r->ncupti_old);
+	snprintf(r->cupti_dir, sizeof(r->cupti_dir), "%s", CUPTI_RUN_DIR);
+	pr_verbose("CUPTI: programs started with CUDA_INJECTION64_PATH=%s join through %s",
+		   r->cupti_lib, r->cupti_dir);
+	return 0;
+}
+
+/* Asks the agents to flush and stop. */
+static void cupti_stop(struct recorder *r)
+{
+	char path[PATH_MAX + 16];
+	int fd;
+
+	if (!r->cupti_dir[0] || r->cupti_stop_ts)
+		return;
+	r->cupti_stop_ts = now_ns(CLOCK_MONOTONIC);
+	snprintf(path, sizeof(path), "%s/%s", r->cupti_dir, GT_CUPTI_STOP_FILE);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		pr_warn("failed to create %s: %s; agents still running may not flush", path,
+			strerror(errno));
+	else
+		close(fd);
+}
+
+/* A spool is complete once its process is gone or it ends with the agent's
+ * last record (its counters). */
+static bool spool_complete(const char *dir, const char *name, off_t *size)
+{
+	char path[PATH_MAX + 256];
+	struct gt_cupti_stats last;
+	struct stat st;
+	pid_t pid = spool_pid(name);
+	bool done = false;
+	int fd;
+
+	*size = 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return true;
+	if (!fstat(fd, &st)) {
+		*size = st.st_size;
+		done = st.st_size >= (off_t)(GT_CUPTI_MAGIC_LEN + sizeof(last)) &&
+		       pread(fd, &last, sizeof(last), st.st_size - sizeof(last)) == sizeof(last) &&
+		       last.hdr.type == GT_REC_CUPTI_STATS && last.hdr.size == sizeof(last);
+	}
+	close(fd);
+	return done || (pid > 0 && kill(pid, 0) && errno == ESRCH);
+}
+
+/* Waits until every spool is complete, none grew for CUPTI_QUIET_NS, or
+ * CUPTI_WAIT_NS passed since "stop". */
+static void cupti_wait(struct recorder *r)
+{
+	uint64_t last_sum = UINT64_MAX, quiet_since = now_ns(CLOCK_MONOTONIC);
+
+	for (;;) {
+		uint64_t sum = 0, now;
+		bool all_done = true;
+		struct dirent *de;
+		DIR *d = opendir(r->cupti_dir);
+
+		while (d && (de = readdir(d))) {
+			off_t size;
+
+			if (!spool_name(de->d_name) || cupti_old_spool(r, de->d_name))
+				continue;
+			if (!spool_complete(r->cupti_dir, de->d_name, &size))
+				all_done = false;
+			sum += size;
+		}
+		if (d)
+			closedir(d);
+		now = now_ns(CLOCK_MONOTONIC);
+		if (sum != last_sum) {
+			last_sum = sum;
+			quiet_since = now;
+		}
+		if (all_done || now - quiet_since >= CUPTI_QUIET_NS ||
+		    now - r->cupti_stop_ts >= CUPTI_WAIT_NS) {
+			if (!all_done)
+				pr_verbose("CUPTI agents still running after stop: merging what they wrote");
+			return;
+		}
+		usleep(50000);
+	}
+}
+
+/* Empties and removes the spool directory. */
+static void cupti_remove_dir(struct recorder *r)
+{
+	struct dirent *de;
+	DIR *d;
+
+	if (!r->cupti_dir[0])
+		return;
+	d = opendir(r->cupti_dir);
+	while (d && (de = readdir(d))) {
+		if (de->d_type == DT_DIR)
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) && errno != ENOENT)
+			pr_warn("failed to remove %s/%s: %s", r->cupti_dir, de->d_name, strerror(errno));
+	}
+	if (d)
+		closedir(d);
+	if (rmdir(r->cupti_dir) && errno != ENOENT)
+		pr_warn("failed to remove %s: %s", r->cupti_dir, strerror(errno));
+	r->cupti_dir[0] = 0;
+}
+
+static bool cupti_want_pid(void *ctx, uint32_t pid)
+{
+	struct recorder *r = ctx;
+
+	return u64map__get(&r->cuda_pids, (uint64_t)pid + 1) != NULL;
+}
+
+/* After the recording: the agents' spool files into the trace (written to
+ * a temporary file beside it and renamed over it), then the directory goes.
+ * When the merge fails the spool files stay, with the command to retry. */
+static int cupti_merge(struct recorder *r)
+{
+	struct merge_opts mo = { .trace = r->path, .output = r->path, .force = true };
+	const char **files = NULL;
+	char **names = NULL;
+	size_t n = 0, i;
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	cupti_stop(r);
+	cupti_wait(r);
+	if (r->o->cmd) {
+		const char *dir = r->cupti_dir;
+
+		mo.spools = &dir;
+		mo.nspools = 1;
+		err = merge__run(&mo, NULL);
+	} else {
+		/* the run directory: this recording's spool files, of the processes it traced */
+		d = opendir(r->cupti_dir);
+		while (!err && d && (de = readdir(d))) {
+			char **p, *s;
+
+			if (!spool_name(de->d_name) || cupti_old_spool(r, de->d_name))
+				continue;
+			p = realloc(names, (n + 1) * sizeof(*p));
+			if (p)
+				names = p;
+			if (!p || asprintf(&s, "%s/%s", r->cupti_dir, de->d_name) < 0) {
+				err = -ENOMEM;
+				break;
+			}
+			names[n++] = s;
+		}
+		if (d)
+			closedir(d);
+		files = calloc(n ? n : 1, sizeof(*files));
+		if (err || !files) {
+			err = -ENOMEM;
+			pr_err("failed to list %s: %s", r->cupti_dir, strerror(-err));
+		} else {
+			for (i = 0; i < n; i++)
+				files[i] = names[i];
+			mo.spools = files;
+			mo.nspools = n;
+			mo.want_pid = cupti_want_pid;
+			mo.want_ctx = r;
+			err = merge__run(&mo, NULL);
+		}
+		for (i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		free(files);
+	}
+	if (err) {
+		pr_err("the CUPTI spool files stay in %s: merge them with gtrace-bpf merge %s %s",
+		       r->cupti_dir, r->path, r->cupti_dir);
+		return err;
+	}
+	cupti_remove_dir(r);
+	return 0;
+}
+
 static int check_pids(const struct record_opts *o)
 {
 	char p[64];
@@ -854,10 +1236,16 @@ int record__run(const struct record_opts *o)
 	struct utsname u;
 	char opts[768];
 	int err, go_fd = -1, status = 1;
+	bool recorded = false, finished = false;
 	size_t i;
 	uint8_t one = 1;
 
 	r->filter = !o->all;
+	r->cupti_dir_fd = -1;
+	if (o->cupti) {
+		if (cupti_find_agent(r))
+			return 1;
+	}
 	if (check_pids(o))
 		return 1;
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
@@ -891,6 +1279,11 @@ int record__run(const struct record_opts *o)
 	err = start_sources(r);
 	if (err)
 		goto cleanup;
+	if (o->cupti) {
+		err = cupti_open_dir(r);
+		if (err)
+			goto cleanup;
+	}
 	fill_info(r, &info, &u, opts, sizeof(opts));
 	err = open_output(r, &info);
 	if (err) {
@@ -937,6 +1330,7 @@ int record__run(const struct record_opts *o)
 		close(go_fd);
 		go_fd = -1;
 	}
+	recorded = true;
 	err = run_loop(r);
 	if (r->child && !r->child_done) {
 		pr_info("recording stopped; waiting for %s (pid %d) to exit", o->cmd[0], r->child);
@@ -946,7 +1340,10 @@ int record__run(const struct record_opts *o)
 				usleep(50000);
 		}
 	}
-	if (finish(r) || err)
+	/* the agents flush while the trace is finished */
+	cupti_stop(r);
+	finished = !finish(r);
+	if (!finished || err)
 		status = 1;
 	else
 		status = r->child ? r->child_status : 0;
@@ -961,6 +1358,22 @@ cleanup:
 	kernel_names__free(r->names);
 	cuda_bpf__destroy(r->skel);
 	trace_writer__free(r->w);
+	if (r->cupti_dir[0]) {
+		if (finished) {
+			if (cupti_merge(r) && status == 0)
+				status = 1;
+		} else if (recorded) {
+			pr_warn("the CUPTI spool files stay in %s (gtrace-bpf merge TRACE %s)",
+				r->cupti_dir, r->cupti_dir);
+		} else {
+			cupti_remove_dir(r);
+		}
+	}
+	if (r->cupti_dir_fd >= 0)
+		close(r->cupti_dir_fd);
+	for (i = 0; i < r->ncupti_old; i++)
+		free(r->cupti_old[i]);
+	free(r->cupti_old);
 	for (i = 0; i < r->cmdlines.cap; i++) {
 		if (r->cmdlines.keys[i])
 			free((char *)(uintptr_t)r->cmdlines.vals[i]);

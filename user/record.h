@@ -27,6 +27,8 @@ struct record_opts {
 	bool trace_sched;		/* --trace: off-CPU intervals of GPU processes' threads */
 	const char *ioctl_majors;	/* --ioctl-majors: device majors instead of NVIDIA's */
 	const char *cmdline;		/* our own command line, for the header */
+	bool cupti;			/* --cupti: GPU-side records by the CUPTI agent, merged at the end */
+	const char *cupti_lib;		/* --cupti-lib: the agent library, NULL = found next to us */
 };
 
 /* Returns the process exit status: 0, 1 on error, or CMD's status. */

@@ -22,6 +22,24 @@
  *                      Time, Launches, Sync Time, Command (the decoder's
  *                      process name: command line, else comm; the newest
  *                      when a pid exec'd more than once)
+ *   ioctl_sum          per NVIDIA device, ioctl request and RM command or
+ *                      class: the time columns, Errors, Device, Name
+ * and of the GPU side of a merged trace (the CUPTI agent's records):
+ *   cuda_gpu_kern_sum  per kernel (demangled name): Time (%), Total Time,
+ *                      Instances, Avg, Med, Min, Max, StdDev, Name; times
+ *                      on the GPU, by total time, highest first
+ *   cuda_gpu_mem_time_sum  per copy direction and "memset": Time (%), Total
+ *                      Time, Count, Avg, Med, Min, Max, StdDev, Operation
+ *   cuda_gpu_mem_size_sum  the same groups: the columns of cuda_mem_size_sum
+ *   nvtx_sum           per NVTX range message: Time (%), Total Time,
+ *                      Instances, Avg, Med, Min, Max, StdDev, Range (marks
+ *                      left out)
+ *   gpu_launch_latency per process: Count, Min, P50, P90, P99, Max of the
+ *                      latency from a launch call's entry to its kernel's
+ *                      start on the GPU (linked kernels; nearest-rank
+ *                      percentiles), Causality (linked kernels that started
+ *                      before their call, left out of the latencies), PID
+ * A trace without GPU records gives these the usual SKIPPED line.
  *
  * Statistics.  Times are those of calls with an exit (the decoder's dur); a
  * call without one is counted in Num Calls and in Incomplete, not in the
@@ -77,11 +95,12 @@
 
 const char *const stats_report_names[] = {
 	"cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_sum", "process_sum",
-	"ioctl_sum",
+	"ioctl_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
+	"nvtx_sum", "gpu_launch_latency",
 	NULL,
 };
 
-#define NREPORTS 6
+#define NREPORTS 11
 
 /* The eight columns every report of durations starts with (cells 0-7,
  * filled by time_cells() and the callers' percentage and count). */
@@ -292,47 +311,6 @@ static const char *const mem_notes[] = {
 	NULL,
 };
 
-static int cmp_mem(const void *pa, const void *pb, void *ctx)
-{
-	const struct stats_acc *s = ctx;
-	int ia = *(const int *)pa, ib = *(const int *)pb;
-	const struct dur_acc *a = &s->mem[ia], *b = &s->mem[ib];
-
-	if (a->total != b->total)
-		return a->total > b->total ? -1 : 1;
-	if (a->calls != b->calls)
-		return a->calls > b->calls ? -1 : 1;
-	return strcmp(stats_acc__mem_name(ia), stats_acc__mem_name(ib));
-}
-
-static int build_mem_sum(struct stats_acc *s, struct stats_report *r)
-{
-	int order[MEM_KINDS], n = 0;
-
-	for (int i = 0; i < MEM_KINDS; i++)
-		if (s->mem[i].calls)
-			order[n++] = i;
-	qsort_r(order, n, sizeof(order[0]), cmp_mem, s);
-	for (int i = 0; i < n; i++) {
-		struct dur_acc *a = &s->mem[order[i]];
-		struct stats_cell *c = stats_report__row(r);
-		struct dvec_summary sm;
-
-		if (!c)
-			return -ENOMEM;
-		dvec__summarize(&a->dur, a->total, &sm);
-		c[0] = (struct stats_cell){ .u = a->total };
-		c[1] = (struct stats_cell){ .u = a->calls };
-		c[2] = (struct stats_cell){ .d = sm.mean };
-		c[3] = (struct stats_cell){ .d = sm.median };
-		c[4] = (struct stats_cell){ .u = a->min };
-		c[5] = (struct stats_cell){ .u = a->max };
-		c[6] = (struct stats_cell){ .d = sm.stddev };
-		c[7] = (struct stats_cell){ .s = stats_acc__mem_name(order[i]) };
-	}
-	return 0;
-}
-
 /* ---- report: cuda_sync_sum ---------------------------------------------- */
 
 static const struct stats_col sync_cols[] = {
@@ -519,6 +497,223 @@ static int build_ioctl_sum(struct stats_acc *s, struct stats_report *r, const st
 	return 0;
 }
 
+/* ---- reports of the GPU side (merged traces) ---------------------------- */
+
+/* The eight columns of a GPU duration report: TIME_COLS with the count
+ * named as nsys names it there. */
+#define GPU_TIME_COLS(count, count_key)						\
+	{ "Time (%)", "time_pct", SK_PCT },					\
+	{ "Total Time", "total_time", SK_TIME },				\
+	{ count, count_key, SK_INT },						\
+	{ "Avg", "avg", SK_TIMEF },						\
+	{ "Med", "med", SK_TIMEF },						\
+	{ "Min", "min", SK_TIME },						\
+	{ "Max", "max", SK_TIME },						\
+	{ "StdDev", "stddev", SK_TIMEF },
+
+/* A row of a GPU duration report: Time (%) of whole, the time columns, the
+ * count and the name in the ninth column. */
+static int gpu_time_row(struct stats_report *r, struct dur_acc *a, uint64_t whole,
+			const char *name)
+{
+	struct stats_cell *c = stats_report__row(r);
+
+	if (!c)
+		return -ENOMEM;
+	c[0] = (struct stats_cell){ .d = pct(a->total, whole) };
+	time_cells(&c[1], a);
+	c[2] = (struct stats_cell){ .u = a->calls };
+	c[8] = (struct stats_cell){ .s = name };
+	return 0;
+}
+
+static const struct stats_col gpu_kern_cols[] = {
+	GPU_TIME_COLS("Instances", "instances")
+	{ "Name", "name", SK_STR },
+};
+
+static const char *const gpu_kern_notes[] = {
+	"Kernels as the GPU ran them (CUPTI records of a merged trace), by demangled name: "
+	"time from start to end on the GPU.",
+	NULL,
+};
+
+static const struct stats_col nvtx_cols[] = {
+	GPU_TIME_COLS("Instances", "instances")
+	{ "Range", "range", SK_STR },
+};
+
+static const char *const nvtx_notes[] = {
+	"NVTX ranges by message (marks, which have no duration, left out).",
+	NULL,
+};
+
+static int cmp_named(const void *pa, const void *pb, void *ctx)
+{
+	const struct named_durs *n = ctx;
+	uint32_t ia = *(const uint32_t *)pa, ib = *(const uint32_t *)pb;
+
+	if (n->d[ia].total != n->d[ib].total)
+		return n->d[ia].total > n->d[ib].total ? -1 : 1;
+	if (n->d[ia].calls != n->d[ib].calls)
+		return n->d[ia].calls > n->d[ib].calls ? -1 : 1;
+	return strcmp(n->names.v[ia].name, n->names.v[ib].name);
+}
+
+/* One row per name, by total time, highest first. */
+static int build_named_sum(struct named_durs *n, struct stats_report *r)
+{
+	uint32_t cnt = n->names.n, *order = malloc((cnt ? cnt : 1) * sizeof(*order));
+	uint64_t whole = 0;
+	int err = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < cnt; i++) {
+		order[i] = i;
+		whole += n->d[i].total;
+	}
+	qsort_r(order, cnt, sizeof(order[0]), cmp_named, n);
+	for (uint32_t i = 0; i < cnt && !err; i++)
+		err = gpu_time_row(r, &n->d[order[i]], whole, n->names.v[order[i]].name);
+	free(order);
+	return err;
+}
+
+static const struct stats_col gpu_mem_time_cols[] = {
+	GPU_TIME_COLS("Count", "count")
+	{ "Operation", "operation", SK_STR },
+};
+
+static const char *const gpu_mem_time_notes[] = {
+	"Copies and sets as the GPU ran them (CUPTI records of a merged trace), by direction "
+	"(as dump's \"kind\") and \"memset\": time from start to end on the GPU.",
+	NULL,
+};
+
+static const char *const gpu_mem_size_notes[] = {
+	"Bytes of the copies and sets the GPU ran (CUPTI records of a merged trace), by "
+	"direction (as dump's \"kind\") and \"memset\".",
+	NULL,
+};
+
+static int cmp_kind(const void *pa, const void *pb, void *ctx)
+{
+	const struct dur_acc *a = ctx;
+	int ia = *(const int *)pa, ib = *(const int *)pb;
+
+	if (a[ia].total != a[ib].total)
+		return a[ia].total > a[ib].total ? -1 : 1;
+	if (a[ia].calls != a[ib].calls)
+		return a[ia].calls > a[ib].calls ? -1 : 1;
+	return strcmp(stats_acc__mem_name(ia), stats_acc__mem_name(ib));
+}
+
+/* Indices of the kinds of a[] with a record, by total, highest first. */
+static int kinds_sorted(struct dur_acc *a, int order[MEM_KINDS])
+{
+	int n = 0;
+
+	for (int i = 0; i < MEM_KINDS; i++)
+		if (a[i].calls)
+			order[n++] = i;
+	qsort_r(order, n, sizeof(order[0]), cmp_kind, a);
+	return n;
+}
+
+static int build_gpu_mem_time_sum(struct stats_acc *s, struct stats_report *r)
+{
+	int order[MEM_KINDS], n = kinds_sorted(s->gmem_time, order), err = 0;
+	uint64_t whole = 0;
+
+	for (int i = 0; i < n; i++)
+		whole += s->gmem_time[order[i]].total;
+	for (int i = 0; i < n && !err; i++)
+		err = gpu_time_row(r, &s->gmem_time[order[i]], whole, stats_acc__mem_name(order[i]));
+	return err;
+}
+
+/* Rows as cuda_mem_size_sum's (mem_cols) of the sizes in a[]. */
+static int build_size_rows(struct dur_acc *a, struct stats_report *r)
+{
+	int order[MEM_KINDS], n = kinds_sorted(a, order);
+
+	for (int i = 0; i < n; i++) {
+		struct dur_acc *k = &a[order[i]];
+		struct stats_cell *c = stats_report__row(r);
+		struct dvec_summary sm;
+
+		if (!c)
+			return -ENOMEM;
+		dvec__summarize(&k->dur, k->total, &sm);
+		c[0] = (struct stats_cell){ .u = k->total };
+		c[1] = (struct stats_cell){ .u = k->calls };
+		c[2] = (struct stats_cell){ .d = sm.mean };
+		c[3] = (struct stats_cell){ .d = sm.median };
+		c[4] = (struct stats_cell){ .u = k->min };
+		c[5] = (struct stats_cell){ .u = k->max };
+		c[6] = (struct stats_cell){ .d = sm.stddev };
+		c[7] = (struct stats_cell){ .s = stats_acc__mem_name(order[i]) };
+	}
+	return 0;
+}
+
+static const struct stats_col latency_cols[] = {
+	{ "Count", "count", SK_INT },
+	{ "Min", "min", SK_TIME },
+	{ "P50", "p50", SK_TIME },
+	{ "P90", "p90", SK_TIME },
+	{ "P99", "p99", SK_TIME },
+	{ "Max", "max", SK_TIME },
+	{ "Causality", "causality", SK_INT },
+	{ "PID", "pid", SK_ID },
+};
+
+static const char *const latency_notes[] = {
+	"Latency: from the entry of the launch call to the kernel's start on the GPU, of the "
+	"kernels linked to their launch; it includes the time queued behind earlier work.",
+	"Pnn: nearest-rank percentiles. Causality: linked kernels that started before their "
+	"launch call (a clock or linking error), left out of the latencies.",
+	NULL,
+};
+
+static int cmp_lat(const void *pa, const void *pb)
+{
+	const struct lat_acc *a = *(struct lat_acc *const *)pa, *b = *(struct lat_acc *const *)pb;
+
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+static int build_latency(struct stats_acc *s, struct stats_report *r)
+{
+	size_t n;
+	struct lat_acc **order = (struct lat_acc **)sorted_values(&s->lat, cmp_lat, &n);
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct lat_acc *a = order[i];
+		struct stats_cell *c = stats_report__row(r);
+
+		if (!c) {
+			free(order);
+			return -ENOMEM;
+		}
+		c[0] = (struct stats_cell){ .u = a->v.n };
+		if (a->v.n) {
+			c[1] = (struct stats_cell){ .u = a->min };
+			c[2] = (struct stats_cell){ .u = dvec__percentile(&a->v, 50) };
+			c[3] = (struct stats_cell){ .u = dvec__percentile(&a->v, 90) };
+			c[4] = (struct stats_cell){ .u = dvec__percentile(&a->v, 99) };
+			c[5] = (struct stats_cell){ .u = a->max };
+		}
+		c[6] = (struct stats_cell){ .u = a->causality };
+		c[7] = (struct stats_cell){ .u = a->pid };
+	}
+	free(order);
+	return 0;
+}
+
 /* ---- running ------------------------------------------------------------ */
 
 #define REPORT(nm, ttl, what, c, n) \
@@ -535,6 +730,15 @@ static const struct stats_report report_templates[NREPORTS] = {
 	       sync_cols, sync_notes),
 	REPORT("process_sum", "Process Summary", "process records", proc_cols, proc_notes),
 	REPORT("ioctl_sum", "NVIDIA Driver ioctl Summary", "ioctls", ioctl_cols, ioctl_notes),
+	REPORT("cuda_gpu_kern_sum", "CUDA GPU Kernel Summary", "GPU records (kernels)",
+	       gpu_kern_cols, gpu_kern_notes),
+	REPORT("cuda_gpu_mem_time_sum", "CUDA GPU MemOps Summary (by Time)",
+	       "GPU records (memory copies or sets)", gpu_mem_time_cols, gpu_mem_time_notes),
+	REPORT("cuda_gpu_mem_size_sum", "CUDA GPU MemOps Summary (by Size)",
+	       "GPU records (memory copies or sets)", mem_cols, gpu_mem_size_notes),
+	REPORT("nvtx_sum", "NVTX Range Summary", "NVTX ranges", nvtx_cols, nvtx_notes),
+	REPORT("gpu_launch_latency", "GPU Launch Latency", "GPU records (kernels linked to "
+	       "their launch)", latency_cols, latency_notes),
 };
 
 static int build(int which, struct stats_acc *s, const struct gt_decoder *d,
@@ -543,10 +747,15 @@ static int build(int which, struct stats_acc *s, const struct gt_decoder *d,
 	switch (which) {
 	case 0: return build_api_sum(s, r);
 	case 1: return build_launch_sum(s, r);
-	case 2: return build_mem_sum(s, r);
+	case 2: return build_size_rows(s->mem, r);
 	case 3: return build_sync_sum(s, r);
 	case 4: return build_proc_sum(s, r, d);
-	default: return build_ioctl_sum(s, r, m);
+	case 5: return build_ioctl_sum(s, r, m);
+	case 6: return build_named_sum(&s->gkern, r);
+	case 7: return build_gpu_mem_time_sum(s, r);
+	case 8: return build_size_rows(s->gmem_size, r);
+	case 9: return build_named_sum(&s->nvtx, r);
+	default: return build_latency(s, r);
 	}
 }
 
@@ -670,7 +879,9 @@ int stats__run(const struct stats_opts *o)
 		return 1;
 	}
 	s = stats_acc__new();
-	d = s ? gt_decoder__new(stats_acc__call, NULL, s) : NULL;
+	d = s ? gt_decoder__new(stats_acc__call, stats_acc__other, s) : NULL;
+	if (s)
+		s->d = d;
 	if (!d) {
 		fprintf(err, "gtrace-bpf: failed to compute statistics: %s\n", strerror(ENOMEM));
 		goto out;

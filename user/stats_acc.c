@@ -130,6 +130,21 @@ void dvec__summarize(struct dvec *d, uint64_t total, struct dvec_summary *out)
 	out->stddev = n > 1 ? sqrt_pos(ss / (double)(n - 1)) : 0.0;
 }
 
+uint64_t dvec__percentile(struct dvec *d, unsigned p)
+{
+	/* rank ceil(p n / 100), 1-based */
+	size_t rank = (size_t)(((uint64_t)p * d->n + 99) / 100);
+
+	if (!d->n)
+		return 0;
+	if (rank < 1)
+		rank = 1;
+	if (rank > d->n)
+		rank = d->n;
+	select_kth(d->v, d->n, rank - 1);
+	return d->v[rank - 1];
+}
+
 static inline int dur_add(struct dur_acc *a, bool has_value, uint64_t v)
 {
 	a->calls++;
@@ -357,19 +372,25 @@ static int shape_add(struct shape_table *t, struct kern_acc *k, uint32_t kern,
  * hit is confirmed with strcmp because an address can be reused for another
  * name (a process' names are freed when it exits, the placeholder buffer is
  * rewritten per launch). */
-static struct kern_acc *kern_of(struct stats_acc *s, const char *name)
+static struct kern_acc *kern_cached(struct kern_table *t, struct kcache_slot *cache,
+				    const char *name)
 {
-	struct kcache_slot *slot = &s->kcache[((uintptr_t)name >> 3) % KCACHE_SLOTS];
+	struct kcache_slot *slot = &cache[((uintptr_t)name >> 3) % KCACHE_SLOTS];
 	struct kern_acc *k;
 
-	if (slot->name == name && !strcmp(s->kern.v[slot->kern].name, name))
-		return &s->kern.v[slot->kern];
-	k = kern_get(&s->kern, name);
+	if (slot->name == name && !strcmp(t->v[slot->kern].name, name))
+		return &t->v[slot->kern];
+	k = kern_get(t, name);
 	if (k) {
 		slot->name = name;
-		slot->kern = (uint32_t)(k - s->kern.v);
+		slot->kern = (uint32_t)(k - t->v);
 	}
 	return k;
+}
+
+static struct kern_acc *kern_of(struct stats_acc *s, const char *name)
+{
+	return kern_cached(&s->kern, s->kcache, name);
 }
 
 static int launch_add(struct stats_acc *s, const struct gt_callrec *c)
@@ -466,6 +487,113 @@ int stats_acc__call(void *ctx, const struct gt_callrec *c)
 	}
 }
 
+/* ---- the GPU side ------------------------------------------------------- */
+
+/* The durations of name in n (added when new); NULL when out of memory. */
+static struct dur_acc *named_get(struct named_durs *n, const char *name)
+{
+	struct kern_acc *k = kern_cached(&n->names, n->cache, name);
+	uint32_t i;
+
+	if (!k)
+		return NULL;
+	i = (uint32_t)(k - n->names.v);
+	while (i >= n->cap) {
+		uint32_t cap = n->cap ? n->cap * 2 : 64;
+		struct dur_acc *d = realloc(n->d, cap * sizeof(*d));
+
+		if (!d)
+			return NULL;
+		memset(d + n->cap, 0, (cap - n->cap) * sizeof(*d));
+		n->d = d;
+		n->cap = cap;
+	}
+	return &n->d[i];
+}
+
+static void named_free(struct named_durs *n)
+{
+	for (uint32_t i = 0; i < n->names.n; i++) {
+		free(n->names.v[i].name);
+		if (i < n->cap)
+			free(n->d[i].dur.v);
+	}
+	free(n->names.v);
+	free(n->names.idx);
+	free(n->d);
+}
+
+static int latency_add(struct stats_acc *s, const struct gt_gpu_kernel *k)
+{
+	struct lat_acc *a = hmap_get(&s->lat, k->hdr.pid, 0);
+	uint64_t v;
+	void *old;
+
+	if (!a) {
+		a = calloc(1, sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		a->pid = k->hdr.pid;
+		if (hmap_put(&s->lat, k->hdr.pid, 0, a, &old)) {
+			free(a);
+			return -ENOMEM;
+		}
+	}
+	/* the merger flags these; a start before the entry is one in any case */
+	if ((k->flags & GT_GPU_CAUSALITY) || k->hdr.ts < k->launch_ts) {
+		a->causality++;
+		return 0;
+	}
+	v = k->hdr.ts - k->launch_ts;
+	if (!a->v.n || v < a->min)
+		a->min = v;
+	if (v > a->max)
+		a->max = v;
+	return dvec_push(&a->v, v);
+}
+
+int stats_acc__other(void *ctx, const struct gt_hdr *rec)
+{
+	struct stats_acc *s = ctx;
+	const struct gt_gpu_kernel *k = (const void *)rec;
+	const struct gt_gpu_copy *c = (const void *)rec;
+	const struct gt_nvtx *nv = (const void *)rec;
+	const char *mangled, *name;
+	char buf[GT_STR_MAX];
+	struct dur_acc *a;
+	size_t n;
+	int kind;
+
+	switch (rec->type) {
+	case GT_REC_GPU_KERNEL:
+		s->gpu_records++;
+		name = gt_decoder__gpu_kernel_name(s->d, k, &mangled);
+		a = named_get(&s->gkern, name);
+		if (!a || dur_add(a, true, k->dur))
+			return -ENOMEM;
+		return (k->flags & GT_GPU_LINKED) ? latency_add(s, k) : 0;
+	case GT_REC_GPU_MEMCPY:
+	case GT_REC_GPU_MEMSET:
+		s->gpu_records++;
+		kind = rec->type == GT_REC_GPU_MEMSET ? GT_COPY__COUNT
+		       : c->kind < GT_COPY__COUNT ? (int)c->kind : GT_COPY_UNKNOWN;
+		if (dur_add(&s->gmem_time[kind], true, c->dur))
+			return -ENOMEM;
+		return dur_add(&s->gmem_size[kind], true, c->bytes);
+	case GT_REC_NVTX:
+		/* ranges only: a mark has no duration to sum */
+		if (!nv->dur)
+			return 0;
+		n = nv->len ? gt_rec_strlen(rec, nv->name, nv->len) : 0;
+		memcpy(buf, nv->name, n);
+		buf[n] = '\0';
+		a = named_get(&s->nvtx, buf);
+		return a ? dur_add(a, true, nv->dur) : -ENOMEM;
+	default:
+		return 0;
+	}
+}
+
 /* ---- life and report strings -------------------------------------------- */
 
 struct stats_acc *stats_acc__new(void)
@@ -491,8 +619,17 @@ void stats_acc__free(struct stats_acc *s)
 		return;
 	for (int i = 0; i < GT_API__COUNT; i++)
 		free(s->api[i].dur.v);
-	for (int i = 0; i < MEM_KINDS; i++)
+	for (int i = 0; i < MEM_KINDS; i++) {
 		free(s->mem[i].dur.v);
+		free(s->gmem_time[i].dur.v);
+		free(s->gmem_size[i].dur.v);
+	}
+	named_free(&s->gkern);
+	named_free(&s->nvtx);
+	for (uint32_t i = 0; i < s->lat.cap; i++)
+		if (s->lat.s[i].used)
+			free(((struct lat_acc *)s->lat.s[i].v)->v.v);
+	hmap_free_values(&s->lat, false);
 	hmap_free_values(&s->syncs, true);
 	for (uint32_t i = 0; i < s->ioctls.cap; i++)
 		if (s->ioctls.s[i].used)

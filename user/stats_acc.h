@@ -104,6 +104,22 @@ struct kcache_slot {
 	uint32_t kern;		/* index in kern */
 };
 
+/* Names each with a group of durations: GPU kernels, NVTX ranges. */
+struct named_durs {
+	struct kern_table names;	/* name and hash of its entries used only */
+	struct dur_acc *d;		/* by index in names */
+	uint32_t cap;			/* entries of d */
+	struct kcache_slot cache[KCACHE_SLOTS];	/* by address of a name string */
+};
+
+/* Launch-to-start latencies of one process' linked GPU kernels. */
+struct lat_acc {
+	uint32_t pid;
+	uint64_t causality;	/* linked kernels that started before their call */
+	struct dvec v;		/* GPU start - launch call entry, ns, of the others */
+	uint64_t min, max;	/* of v, valid when v.n > 0 */
+};
+
 struct stats_acc {
 	struct dur_acc api[GT_API__COUNT];	/* by enum gt_api */
 	struct dur_acc mem[MEM_KINDS];		/* bytes by copy kind, memset last */
@@ -116,6 +132,14 @@ struct stats_acc {
 	struct shape_table shapes;
 	char **strs;				/* strings made for reports, freed with s */
 	size_t nstrs, strs_cap;
+	/* GPU side (merged traces) */
+	struct gt_decoder *d;			/* demangles GPU kernel names; set by the caller */
+	struct named_durs gkern;		/* GPU kernel durations by demangled name */
+	struct named_durs nvtx;			/* NVTX range durations by message */
+	struct dur_acc gmem_time[MEM_KINDS];	/* GPU copy and set durations by kind, memset last */
+	struct dur_acc gmem_size[MEM_KINDS];	/* their bytes */
+	struct hmap lat;			/* (pid, 0) -> struct lat_acc */
+	uint64_t gpu_records;			/* kernels, copies and sets seen */
 };
 
 struct stats_acc *stats_acc__new(void);
@@ -124,9 +148,17 @@ void stats_acc__free(struct stats_acc *s);
 int stats_acc__record(struct stats_acc *s, const struct gt_hdr *rec);
 /* The decoder's call callback (ctx = the stats_acc).  Returns 0 or -ENOMEM. */
 int stats_acc__call(void *ctx, const struct gt_callrec *c);
+/* The decoder's callback for other records (ctx = the stats_acc): takes the
+ * GPU kernels, copies, sets and NVTX ranges of merged traces.  s->d must be
+ * the decoder.  Returns 0 or -ENOMEM. */
+int stats_acc__other(void *ctx, const struct gt_hdr *rec);
 
 /* Mean, exact median and sample deviation of v (reorders v). */
 void dvec__summarize(struct dvec *v, uint64_t total, struct dvec_summary *out);
+/* The p-th percentile of v (0 < p <= 100), nearest rank: the smallest value
+ * with at least p % of the values at or below it; 0 for an empty v.
+ * Reorders v. */
+uint64_t dvec__percentile(struct dvec *v, unsigned p);
 
 /* Report strings, owned by s; NULL when out of memory (or mask 0). */
 const char *stats_acc__api_list(struct stats_acc *s, uint64_t mask);	/* "cuLaunchKernel, ..." */

@@ -13,7 +13,11 @@ SYNC_US=20000
 SYNC_NS=$((SYNC_US * 1000))
 TITLES=('CUDA API Summary (cuda_api_sum)' 'CUDA Launch Summary (cuda_launch_sum)'
 	'CUDA Memory Operation Summary (by Size) (cuda_mem_size_sum)'
-	'CUDA Synchronization Summary (cuda_sync_sum)' 'Process Summary (process_sum)')
+	'CUDA Synchronization Summary (cuda_sync_sum)' 'Process Summary (process_sum)'
+	'NVIDIA Driver ioctl Summary (ioctl_sum)' 'CUDA GPU Kernel Summary (cuda_gpu_kern_sum)'
+	'CUDA GPU MemOps Summary (by Time) (cuda_gpu_mem_time_sum)'
+	'CUDA GPU MemOps Summary (by Size) (cuda_gpu_mem_size_sum)'
+	'NVTX Range Summary (nvtx_sum)' 'GPU Launch Latency (gpu_launch_latency)')
 
 # Records `cuda_workload ARGS` into $T/a.gtrace; sets WJ (the workload's
 # JSON line) and WL_PID.
@@ -130,26 +134,37 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 names = [r["report"] for r in d["reports"]]
 assert names == ["cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_sum", "process_sum",
-                 "ioctl_sum"], names
+                 "ioctl_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
+                 "nvtx_sum", "gpu_launch_latency"], names
 assert d["timeunit"] == "ns" and d["truncated"] is False
 for r in d["reports"]:
-    # no NVIDIA device on a machine without a GPU: ioctl_sum may be empty
+    # no NVIDIA device on a machine without a GPU: ioctl_sum may be empty;
+    # no CUPTI agent in this recording: the GPU side's reports are
     if r["report"] == "ioctl_sum" and not r["rows"]:
+        continue
+    if r["report"] in ("cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
+                       "nvtx_sum", "gpu_launch_latency"):
+        assert not r["rows"], r["report"]
         continue
     assert r["rows"], r["report"] + " has no rows"
     keys = set(r["rows"][0])
     assert all(set(row) == keys for row in r["rows"]), r["report"]
 EOF
 	stats "$T/s.csv" "$T/a.gtrace" --format csv
-	python3 - "$T/s.csv" <<'EOF' || err "the --format csv output does not parse as six CSV tables"
+	python3 - "$T/s.csv" <<'EOF' || err "the --format csv output does not parse as eleven CSV tables"
 import csv, sys
 blocks = open(sys.argv[1]).read().split("\n\n")
+gpu = ["# cuda_gpu_kern_sum", "# cuda_gpu_mem_time_sum", "# cuda_gpu_mem_size_sum", "# nvtx_sum",
+       "# gpu_launch_latency"]
 assert [b.split("\n")[0] for b in blocks] == ["# cuda_api_sum", "# cuda_launch_sum",
-    "# cuda_mem_size_sum", "# cuda_sync_sum", "# process_sum", "# ioctl_sum"], [b[:20] for b in blocks]
+    "# cuda_mem_size_sum", "# cuda_sync_sum", "# process_sum", "# ioctl_sum"] + gpu, [b[:20] for b in blocks]
 for b in blocks:
     rows = list(csv.reader(b.strip("\n").split("\n")[1:]))
-    # a header and rows; ioctl_sum may have only its header (no NVIDIA device here)
-    assert (len(rows) > 1 or b.startswith("# ioctl_sum")) and all(len(r) == len(rows[0]) for r in rows), b[:200]
+    # a header and rows; ioctl_sum may have only its header (no NVIDIA device
+    # here), the GPU side's reports have only theirs (no CUPTI agent)
+    head = b.split("\n")[0]
+    assert (len(rows) > 1 or head == "# ioctl_sum" or head in gpu) and all(len(r) == len(rows[0]) for r in rows), b[:200]
+    assert head not in gpu or len(rows) == 1, b[:200]
 EOF
 	# the same totals in us, exactly: 1500 ns is 1.500 us
 	stats "$T/us.json" "$T/a.gtrace" --format json --timeunit us -r cuda_api_sum
@@ -193,8 +208,8 @@ t_errors() {
 	[ $rc -eq 0 ] || err "a cut trace: status $rc, expected 0"
 	[ "$(wc -l < "$T/e3")" -eq 1 ] && grep -q 'warning' "$T/e3" ||
 		err "a cut trace: stderr is not one warning line: $(head -n 3 "$T/e3" | tr '\n' '|')"
-	jq -e '.truncated == true and (.damage | length > 0) and (.reports | length == 6)' "$T/o3" > /dev/null ||
-		err "a cut trace: the JSON does not say truncated with six reports: $(head -c 300 "$T/o3")"
+	jq -e '.truncated == true and (.damage | length > 0) and (.reports | length == 11)' "$T/o3" > /dev/null ||
+		err "a cut trace: the JSON does not say truncated with eleven reports: $(head -c 300 "$T/o3")"
 }
 
 add_case t_api_counts "stats: cuda_api_sum Num Calls equal the workload's calls and dump's (json and table)"

@@ -8,6 +8,7 @@
  * decrease along a sequence, interned ids are defined before use on their
  * sequence, events and parents name tracks described before, and per track
  * (events in time order, ties in file order) slice ends close open slices.
+ * Events keep their flow ids; plain tracks (GPU streams, NVTX) their names.
  * Static inline so that each test takes what it uses.
  */
 #ifndef GTRACE_TEST_PFTRACE_MODEL_H
@@ -89,10 +90,14 @@ struct ann {
 	uint64_t arr[4];
 };
 
+#define EV_FLOWS 8
+
 struct ev {
 	int pkt;		/* packet index */
 	uint32_t seq;
-	uint64_t ts, track, flow;
+	uint64_t ts, track, flow;	/* flow: the last of flows */
+	uint64_t flows[EV_FLOWS];	/* flow_ids, in order */
+	int nflow;
 	int type;
 	char name[128];
 	struct ann ann[20];
@@ -226,6 +231,8 @@ static inline void read_track(struct model *m, const struct field *tf)
 			t->uuid = f.v;
 		else if (f.num == 5)
 			t->parent = f.v;
+		else if (f.num == 2)
+			copy_str(t->name, sizeof(t->name), &f);	/* a plain track's name */
 		else if (f.num == 3 || f.num == 4) {
 			t->kind = f.num == 3 ? 'p' : 't';
 			FOR_FIELDS(g, f.p, f.n) {
@@ -281,8 +288,10 @@ static inline void read_event(struct model *m, uint32_t seq, uint64_t ts, const 
 			set_str(e->name, sizeof(e->name), lookup(m, seq, K_EVENT, f.v));
 		else if (f.num == 4)
 			read_ann(m, seq, e, &f);
-		else if (f.num == 47)
-			e->flow = f.v;
+		else if (f.num == 47) {
+			assert_true(e->nflow < EV_FLOWS);
+			e->flow = e->flows[e->nflow++] = f.v;
+		}
 	}
 	for (int i = 0; i < m->ntrk; i++)
 		known |= m->trk[i].uuid == e->track;
@@ -421,6 +430,27 @@ static inline const struct trk *find_track(const struct model *m, char kind, uin
 			return &m->trk[i];
 	fail_msg("no %s track for %u", kind == 'p' ? "process" : "thread", tid);
 	return NULL;
+}
+
+/* A track that is neither a process' nor a thread's, by name. */
+static inline const struct trk *find_named_track(const struct model *m, const char *name)
+{
+	for (int i = 0; i < m->ntrk; i++)
+		if (!m->trk[i].kind && !strcmp(m->trk[i].name, name))
+			return &m->trk[i];
+	fail_msg("no track named %s", name);
+	return NULL;
+}
+
+/* Events carrying flow id (a flow id twice on one event counts twice). */
+static inline int flow_uses(const struct model *m, uint64_t id)
+{
+	int n = 0;
+
+	for (int i = 0; i < m->nev; i++)
+		for (int k = 0; k < m->ev[i].nflow; k++)
+			n += m->ev[i].flows[k] == id;
+	return n;
 }
 
 static inline const struct ann *find_ann(const struct ev *e, const char *name)

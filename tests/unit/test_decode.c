@@ -580,6 +580,61 @@ static void test_bad_string_len(void **state)
 	assert_string_equal(S.c[0].str, "xxxxxxxx");
 }
 
+/* The records of the CUPTI agent and the merger go to on_other, uncounted,
+ * when they are long enough for their type; kernel names demangle once. */
+static void test_gpu_records(void **state)
+{
+	/* size: the fixed part of the record (a multiple of 8) */
+	static const struct { uint16_t type; size_t size; } recs[] = {
+		{ GT_REC_GPU_KERNEL, sizeof(struct gt_gpu_kernel) },
+		{ GT_REC_GPU_MEMCPY, sizeof(struct gt_gpu_copy) },
+		{ GT_REC_GPU_MEMSET, sizeof(struct gt_gpu_copy) },
+		{ GT_REC_GPU_API, sizeof(struct gt_gpu_api) },
+		{ GT_REC_NVTX, sizeof(struct gt_nvtx) },
+		{ GT_REC_CUPTI_STATS, sizeof(struct gt_cupti_stats) },
+		{ GT_REC_MERGE_STATS, sizeof(struct gt_merge_stats) },
+	};
+	struct gt_decoder *d = *state;
+	struct gt_gpu_kernel *k = (void *)rbuf;
+	const char *a, *b, *mangled;
+
+	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+		memset(rbuf, 0, 256);
+		hdr((void *)rbuf, recs[i].type, recs[i].size, 10 + i, 100, 0, 0);
+		feed_ok(d, rbuf);
+		assert_int_equal(S.other[i], recs[i].type);
+		/* shorter than its struct: refused and counted */
+		hdr((void *)rbuf, recs[i].type, recs[i].size - 8, 10 + i, 100, 0, 0);
+		feed_ok(d, rbuf);
+	}
+	assert_int_equal(S.nother, 7);
+	assert_int_equal(gt_decoder__stats(d)->unknown_records, 7);
+
+	/* demangled once: the same string for the same name */
+	a = gt_decoder__demangle(d, "_Z6vecAddPfS_S_i");
+	b = gt_decoder__demangle(d, "_Z6vecAddPfS_S_i");
+	assert_string_equal(a, "vecAdd(float*, float*, float*, int)");
+	assert_ptr_equal(a, b);
+	assert_string_equal(gt_decoder__demangle(d, "relu"), "relu");
+	assert_null(gt_decoder__demangle(d, NULL));
+
+	/* a record's name: the same string again; none, or one cut by the
+	 * record's end */
+	memset(rbuf, 0, 256);
+	hdr(&k->hdr, GT_REC_GPU_KERNEL, sizeof(*k) + 24, 1, 100, 0, 0);
+	k->len = 17;
+	memcpy(k->name, "_Z6vecAddPfS_S_i", 17);
+	assert_ptr_equal(gt_decoder__gpu_kernel_name(d, k, &mangled), a);
+	assert_string_equal(mangled, "_Z6vecAddPfS_S_i");
+	k->len = 0;
+	assert_string_equal(gt_decoder__gpu_kernel_name(d, k, &mangled), "unknown_kernel");
+	assert_null(mangled);
+	memset(k->name, 'x', 24);
+	k->len = 4000;
+	assert_string_equal(gt_decoder__gpu_kernel_name(d, k, &mangled),
+			    "xxxxxxxxxxxxxxxxxxxxxxxx");
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -605,6 +660,7 @@ int main(void)
 		T(test_launch_fields),
 		T(test_unknown_records),
 		T(test_bad_string_len),
+		T(test_gpu_records),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,7 @@
 #include "decode.h"
 #include "dump.h"
 #include "trace_file.h"
+#include "merged_trace.h"
 
 static char tmpdir[64];
 
@@ -257,7 +258,7 @@ static int count_lines(const char *s)
 	return n;
 }
 
-static void check_lines(const char *out, int nexp)
+static void check_lines_of(const char *out, const char *const *want, int nexp)
 {
 	const char *p = out;
 
@@ -265,15 +266,20 @@ static void check_lines(const char *out, int nexp)
 		const char *nl = strchr(p, '\n');
 
 		assert_non_null(nl);
-		if ((size_t)(nl - p) != strlen(exp_lines[i]) ||
-		    memcmp(p, exp_lines[i], nl - p) != 0) {
+		if ((size_t)(nl - p) != strlen(want[i]) ||
+		    memcmp(p, want[i], nl - p) != 0) {
 			fprintf(stderr, "line %d\n got: %.*s\nwant: %s\n", i + 1, (int)(nl - p),
-				p, exp_lines[i]);
+				p, want[i]);
 			fail();
 		}
 		p = nl + 1;
 	}
 	assert_string_equal(p, "");
+}
+
+static void check_lines(const char *out, int nexp)
+{
+	check_lines_of(out, exp_lines, nexp);
 }
 
 /* ------------------------------------------------------------ tests */
@@ -457,6 +463,101 @@ static void test_long_escapes(void **state)
 	run_free(&r);
 }
 
+/* The merged trace of merged_trace.h: GPU records where the merger put them
+ * (a linked one before its call's line, which comes at the call's exit),
+ * linked ones naming their call, NVTX ranges and marks; the merger's input
+ * (API records) and the stats records are no lines. */
+static const char *const gpu_lines[] = {
+	"{\"ts\":1000,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"module\",\"api\":\"cuModuleGetFunction\",\"dur\":100,\"ret\":0,\"failed\":false,\"handle\":16384,\"parent\":12288,\"name\":\"_Z6vecAddPfS_S_i\"}",
+	"{\"ts\":3500,\"pid\":100,\"type\":\"gpu_kernel\",\"dur\":1000,\"device\":0,\"context\":1,\"stream\":7,\"correlation\":11,\"kernel\":\"vecAdd(float*, float*, float*, int)\",\"mangled\":\"_Z6vecAddPfS_S_i\",\"grid\":[64,1,1],\"block\":[256,1,1],\"shmem\":48,\"launch_ts\":3000,\"launch_tid\":101}",
+	"{\"ts\":3000,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"launch\",\"api\":\"cuLaunchKernel\",\"dur\":10,\"ret\":0,\"failed\":false,\"kernel\":\"vecAdd(float*, float*, float*, int)\",\"mangled\":\"_Z6vecAddPfS_S_i\",\"func\":16384,\"grid\":[64,1,1],\"block\":[256,1,1],\"shmem\":0,\"stream\":7}",
+	"{\"ts\":4600,\"pid\":100,\"type\":\"gpu_memcpy\",\"dur\":300,\"device\":0,\"context\":1,\"stream\":7,\"correlation\":12,\"bytes\":4194304,\"kind\":\"HtoD\",\"launch_ts\":4000,\"launch_tid\":101}",
+	"{\"ts\":4000,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"memcpy\",\"api\":\"cuMemcpyHtoDAsync_v2\",\"dur\":20,\"ret\":0,\"failed\":false,\"bytes\":4194304,\"kind\":\"HtoD\",\"dst\":65536,\"src\":8192,\"stream\":7}",
+	"{\"ts\":5100,\"pid\":100,\"type\":\"gpu_memset\",\"dur\":50,\"device\":0,\"context\":1,\"stream\":8,\"correlation\":13,\"bytes\":1048576,\"launch_ts\":5000,\"launch_tid\":101}",
+	"{\"ts\":5000,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"memset\",\"api\":\"cuMemsetD8Async\",\"dur\":5,\"ret\":0,\"failed\":false,\"bytes\":1048576,\"dst\":65536,\"stream\":8}",
+	"{\"ts\":5990,\"pid\":100,\"type\":\"gpu_kernel\",\"dur\":20,\"device\":0,\"context\":1,\"stream\":7,\"correlation\":14,\"kernel\":\"vecAdd(float*, float*, float*, int)\",\"mangled\":\"_Z6vecAddPfS_S_i\",\"grid\":[64,1,1],\"block\":[256,1,1],\"shmem\":48,\"launch_ts\":6000,\"launch_tid\":101,\"causality\":true}",
+	"{\"ts\":6000,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"launch\",\"api\":\"cuLaunchKernel\",\"dur\":10,\"ret\":0,\"failed\":false,\"kernel\":\"vecAdd(float*, float*, float*, int)\",\"mangled\":\"_Z6vecAddPfS_S_i\",\"func\":16384,\"grid\":[64,1,1],\"block\":[256,1,1],\"shmem\":0,\"stream\":7}",
+	"{\"ts\":7200,\"pid\":100,\"type\":\"gpu_kernel\",\"dur\":100,\"device\":0,\"context\":1,\"stream\":9,\"correlation\":15,\"kernel\":\"vecAdd(float*, float*, float*, int)\",\"mangled\":\"_Z6vecAddPfS_S_i\",\"grid\":[64,1,1],\"block\":[256,1,1],\"shmem\":48,\"launch_ts\":7000,\"launch_tid\":102}",
+	"{\"ts\":8100,\"pid\":100,\"type\":\"gpu_kernel\",\"dur\":100,\"device\":0,\"context\":1,\"stream\":7,\"correlation\":16,\"kernel\":\"step()\",\"mangled\":\"_Z4stepv\",\"grid\":[64,1,1],\"block\":[256,1,1],\"shmem\":48,\"launch_ts\":8000,\"launch_tid\":101}",
+	"{\"ts\":8300,\"pid\":100,\"type\":\"gpu_kernel\",\"dur\":200,\"device\":0,\"context\":1,\"stream\":7,\"correlation\":17,\"kernel\":\"relu_kernel\",\"mangled\":\"relu_kernel\",\"grid\":[64,1,1],\"block\":[256,1,1],\"shmem\":48,\"launch_ts\":8000,\"launch_tid\":101}",
+	"{\"ts\":8000,\"pid\":100,\"tid\":101,\"cpu\":2,\"type\":\"launch\",\"api\":\"cuGraphLaunch\",\"dur\":10,\"ret\":0,\"failed\":false,\"graph\":77,\"stream\":7}",
+	"{\"ts\":7000,\"pid\":100,\"tid\":102,\"cpu\":2,\"type\":\"launch\",\"api\":\"cuLaunchKernel\",\"incomplete\":true,\"kernel\":\"vecAdd(float*, float*, float*, int)\",\"mangled\":\"_Z6vecAddPfS_S_i\",\"func\":16384,\"grid\":[64,1,1],\"block\":[256,1,1],\"shmem\":0,\"stream\":7}",
+	"{\"ts\":9000,\"pid\":100,\"tid\":100,\"cpu\":2,\"type\":\"process\",\"event\":\"exit\",\"ppid\":1,\"comm\":\"app\",\"exit_code\":0}",
+	"{\"ts\":2000,\"pid\":100,\"type\":\"gpu_kernel\",\"dur\":100,\"device\":0,\"context\":1,\"stream\":7,\"correlation\":99,\"kernel\":\"relu_kernel\",\"mangled\":\"relu_kernel\",\"grid\":[64,1,1],\"block\":[256,1,1],\"shmem\":48}",
+	"{\"ts\":2900,\"pid\":100,\"tid\":101,\"type\":\"nvtx\",\"dur\":6000,\"name\":\"step\"}",
+	"{\"ts\":3000,\"pid\":100,\"tid\":101,\"type\":\"nvtx\",\"dur\":1000,\"name\":\"fwd\"}",
+	"{\"ts\":4000,\"pid\":100,\"tid\":101,\"type\":\"nvtx\",\"dur\":0,\"name\":\"mark\"}",
+	"{\"ts\":7000,\"pid\":100,\"tid\":101,\"type\":\"nvtx\",\"dur\":500,\"name\":\"fwd\"}",
+};
+
+static void test_gpu_lines(void **state)
+{
+	const char *path = tmp_path("merged.gtrace");
+	struct run r = { 0 };
+
+	(void)state;
+	mt_file(path);
+	run_dump(path, false, &r);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.err, "");
+	check_lines_of(r.out, gpu_lines, sizeof(gpu_lines) / sizeof(gpu_lines[0]));
+	run_free(&r);
+}
+
+/* The value after a row's name (at the start of a line) in a summary. */
+static unsigned long long row_value(const char *out, const char *section, const char *name,
+				    int col)
+{
+	char key[64];
+	const char *p = strstr(out, section);
+	unsigned long long v[2] = { 0 };
+
+	assert_non_null(p);
+	snprintf(key, sizeof(key), "\n  %s ", name);
+	p = strstr(p, key);
+	assert_non_null(p);
+	assert_true(sscanf(p, " %*s %llu %llu", &v[0], &v[1]) >= col + 1);
+	return v[col];
+}
+
+static void test_gpu_summary(void **state)
+{
+	const char *path = tmp_path("merged.gtrace");
+	struct run r = { 0 };
+
+	(void)state;
+	mt_file(path);
+	run_dump(path, true, &r);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.err, "");
+	assert_int_equal(row_value(r.out, "\ngpu\n", "kernels", 0), 6);
+	assert_int_equal(row_value(r.out, "\ngpu\n", "kernels", 1), 1520);
+	assert_int_equal(row_value(r.out, "\ngpu\n", "memcpy", 0), 1);
+	assert_int_equal(row_value(r.out, "\ngpu\n", "memset", 1), 50);
+	assert_non_null(strstr(r.out, "\n  linked                                        7            87.5%\n"));
+	assert_int_equal(row_value(r.out, "\ngpu\n", "unlinked", 0), 1);
+	assert_int_equal(row_value(r.out, "\ngpu\n", "causality", 0), 1);
+	assert_int_equal(row_value(r.out, "\ngpu\n", "nvtx", 0), 4);
+	assert_int_equal(row_value(r.out, "\nmerge\n", "unmatched_gpu", 0), 1);
+	assert_int_equal(row_value(r.out, "\nmerge\n", "unmatched_calls", 0), 0);
+	assert_int_equal(row_value(r.out, "\nmerge\n", "causality", 0), 1);
+	assert_int_equal(row_value(r.out, "\nmerge\n", "no_api", 0), 6);
+	assert_int_equal(row_value(r.out, "\ncupti agent (pid 100)\n", "dropped", 0), 2);
+	assert_int_equal(row_value(r.out, "\ncupti agent (pid 100)\n", "clock_offset_ns", 0), 120);
+	/* GPU records are not unknown to the decoder */
+	assert_int_equal(row_value(r.out, "\ndecoder\n", "unknown_records", 0), 0);
+	run_free(&r);
+
+	/* a trace without GPU records has no such sections */
+	write_trace(tmp_path("sum.gtrace"), true);
+	run_dump(tmp_path("sum.gtrace"), true, &r);
+	assert_int_equal(r.rc, 0);
+	assert_null(strstr(r.out, "\ngpu\n"));
+	assert_null(strstr(r.out, "\nmerge\n"));
+	assert_null(strstr(r.out, "cupti"));
+	run_free(&r);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -468,6 +569,7 @@ static int group_teardown(void **state)
 {
 	static const char *const files[] = {
 		"full.gtrace", "sum.gtrace", "cut.gtrace", "notes.txt", "long.gtrace",
+		"merged.gtrace",
 	};
 
 	(void)state;
@@ -484,6 +586,8 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_long_escapes),
+		cmocka_unit_test(test_gpu_lines),
+		cmocka_unit_test(test_gpu_summary),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

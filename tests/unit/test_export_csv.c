@@ -19,6 +19,7 @@
 #include "dump.h"
 #include "export.h"
 #include "trace_file.h"
+#include "merged_trace.h"
 
 static char tmpdir[64];
 
@@ -174,7 +175,8 @@ static const char header[] =
 	"ts,pid,tid,cpu,type,api,dur,ret,failed,incomplete,kernel,mangled,func,"
 	"grid_x,grid_y,grid_z,block_x,block_y,block_z,shmem,stream,bytes,kind,dst,src,ptr,"
 	"handle,parent,name,path,event,ppid,comm,exit_code,graph,ctx,cooperative,"
-	"cgroup,device,cmd,rm,fd,state,next_cpu";
+	"cgroup,device,cmd,rm,fd,state,next_cpu,"
+	"context,correlation,launch_ts,launch_tid,causality";
 
 /* A row from "column", "cell text" pairs (NULL-terminated), the other cells
  * empty: placed by the header above, not by the code under test. */
@@ -397,6 +399,60 @@ static void test_write_error(void **state)
 	fclose(f);
 }
 
+#define GPU_COMMON(ts, type, dur, stream, corr)					\
+	"ts", ts, "pid", "100", "type", type, "dur", dur, "device", "0", "context", "1", \
+	"stream", stream, "correlation", corr
+#define GPU_DIMS							\
+	"grid_x", "64", "grid_y", "1", "grid_z", "1", "block_x", "256", "block_y", "1", \
+	"block_z", "1", "shmem", "48"
+
+/* A merged trace: a row per GPU kernel, copy, set and NVTX range, in the
+ * columns dump names, the link to the call only where there is one. */
+static void test_gpu_rows(void **state)
+{
+	const char *path = tmp_path("merged.gtrace");
+	const char *why = NULL;
+	struct out o = { 0 };
+	char *want[6];
+	int rows = 0;
+
+	(void)state;
+	mt_file(path);
+	assert_int_equal(run_writer(path, &o, &why), 0);
+	assert_int_equal(strncmp(o.buf, header, strlen(header)), 0);
+	want[0] = row(GPU_COMMON("3500", "gpu_kernel", "1000", "7", "11"),
+		      "kernel", "\"vecAdd(float*, float*, float*, int)\"", "mangled", "_Z6vecAddPfS_S_i",
+		      GPU_DIMS, "launch_ts", "3000", "launch_tid", "101", NULL);
+	want[1] = row(GPU_COMMON("5990", "gpu_kernel", "20", "7", "14"),
+		      "kernel", "\"vecAdd(float*, float*, float*, int)\"", "mangled", "_Z6vecAddPfS_S_i",
+		      GPU_DIMS, "launch_ts", "6000", "launch_tid", "101", "causality", "true", NULL);
+	want[2] = row(GPU_COMMON("4600", "gpu_memcpy", "300", "7", "12"), "bytes", "4194304",
+		      "kind", "HtoD", "launch_ts", "4000", "launch_tid", "101", NULL);
+	want[3] = row(GPU_COMMON("5100", "gpu_memset", "50", "8", "13"), "bytes", "1048576",
+		      "launch_ts", "5000", "launch_tid", "101", NULL);
+	/* unlinked: no launch_ts, launch_tid */
+	want[4] = row(GPU_COMMON("2000", "gpu_kernel", "100", "7", "99"), "kernel", "relu_kernel",
+		      "mangled", "relu_kernel", GPU_DIMS, NULL);
+	want[5] = row("ts", "4000", "pid", "100", "tid", "101", "type", "nvtx", "dur", "0",
+		      "name", "mark", NULL);
+	for (int i = 0; i < 6; i++) {
+		char *line = malloc(strlen(want[i]) + 3);
+
+		sprintf(line, "\n%s\n", want[i]);
+		if (!strstr(o.buf, line)) {
+			fprintf(stderr, "no row\n%s\nin\n%s", want[i], o.buf);
+			fail();
+		}
+		free(line);
+		free(want[i]);
+	}
+	/* the header, 9 calls and process events, 8 GPU records, 4 NVTX */
+	for (const char *p = o.buf; *p; p++)
+		rows += *p == '\n';
+	assert_int_equal(rows, 1 + 8 + 8 + 4);
+	free(o.buf);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -409,6 +465,7 @@ static int group_teardown(void **state)
 	(void)state;
 	unlink(tmp_path("full.gtrace"));
 	unlink(tmp_path("cut.gtrace"));
+	unlink(tmp_path("merged.gtrace"));
 	return rmdir(tmpdir);
 }
 
@@ -419,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_rows_match_dump),
 		cmocka_unit_test(test_csv_truncated),
 		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_gpu_rows),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

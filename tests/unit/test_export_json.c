@@ -27,6 +27,7 @@
 #include "decode.h"
 #include "export.h"
 #include "trace_file.h"
+#include "merged_trace.h"
 
 static char tmpdir[64];
 
@@ -648,6 +649,95 @@ static void test_stdout(void **state)
 	assert_int_equal(count_files("", "-"), 0);
 }
 
+/* The line of out that contains all of the NULL-terminated strings; NULL if
+ * none. Returns a copy. */
+static char *line_with(const char *out, ...)
+{
+	const char *p = out;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		char *line = strndup(p, n);
+		bool all = true;
+		va_list ap;
+
+		va_start(ap, out);
+		for (const char *k = va_arg(ap, const char *); k && all; k = va_arg(ap, const char *))
+			all = strstr(line, k) != NULL;
+		va_end(ap);
+		if (all)
+			return line;
+		free(line);
+		p += n + (p[n] == '\n');
+	}
+	return NULL;
+}
+
+/* A merged trace: GPU events on lanes of synthetic tids named by metadata,
+ * NVTX ranges on a lane per thread, and for each linked record of a call
+ * that completed one 's' at the call and one 'f' at the GPU event. */
+#define FLOW_PH "\"cat\":\"flow\",\"ph\":\""
+
+static void test_gpu_json(void **state)
+{
+	const char *path = tmp_path("merged.gtrace");
+	const char *why = NULL;
+	struct out o = { 0 };
+	char *l, want[512];
+	int s = 0, f = 0;
+
+	(void)state;
+	mt_file(path);
+	assert_int_equal(run_writer(path, &o, &why), 0);
+	l = line_with(o.buf, "\"thread_name\"", "\"GPU 0 stream 7\"", NULL);
+	assert_non_null(l);
+	assert_string_equal(l, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":100,"
+			    "\"tid\":1073741824,\"args\":{\"name\":\"GPU 0 stream 7\"}},");
+	free(l);
+	assert_non_null(l = line_with(o.buf, "\"NVTX main 101\"", NULL));
+	free(l);
+	l = line_with(o.buf, "\"ts\":3.500,", NULL);
+	assert_non_null(l);
+	assert_string_equal(l, "{\"name\":\"vecAdd(float*, float*, float*, int)\",\"cat\":"
+			    "\"gpu_kernel\",\"ph\":\"X\",\"ts\":3.500,\"dur\":1.000,\"pid\":100,"
+			    "\"tid\":1073741824,\"args\":{\"device\":0,\"context\":1,\"stream\":7,"
+			    "\"correlation\":11,\"kernel\":\"vecAdd(float*, float*, float*, int)\","
+			    "\"mangled\":\"_Z6vecAddPfS_S_i\",\"grid\":[64,1,1],\"block\":[256,1,1],"
+			    "\"shmem\":48,\"launch_ts\":3000,\"launch_tid\":101}},");
+	free(l);
+	assert_non_null(l = line_with(o.buf, "\"name\":\"memcpy HtoD 4 MiB\"", "\"tid\":1073741824", NULL));
+	free(l);
+	assert_non_null(l = line_with(o.buf, "\"name\":\"mark\"", "\"ph\":\"i\"", NULL));
+	free(l);
+	/* the copy's arrow: from its call's entry on its thread to the copy */
+	assert_non_null(l = line_with(o.buf, "\"name\":\"copy\",\"cat\":\"flow\",\"ph\":\"s\",\"id\":2,"
+				      "\"ts\":4.000,\"pid\":100,\"tid\":101}", NULL));
+	free(l);
+	assert_non_null(l = line_with(o.buf, "\"name\":\"copy\",\"cat\":\"flow\",\"ph\":\"f\",\"bp\":\"e\","
+				      "\"id\":2,\"ts\":4.600,\"pid\":100,\"tid\":1073741824}", NULL));
+	free(l);
+	/* one 's' and one 'f' per id; none for the kernel of the launch that
+	 * never returned (id 5), whose call is an instant */
+	for (int id = 1; id <= 7; id++) {
+		char *ls, *lf;
+
+		snprintf(want, sizeof(want), "\"id\":%d,", id);
+		ls = line_with(o.buf, "\"ph\":\"s\"", want, NULL);
+		lf = line_with(o.buf, "\"ph\":\"f\"", want, NULL);
+		assert_true((ls != NULL) == (id != 5));
+		assert_true((lf != NULL) == (id != 5));
+		free(ls);
+		free(lf);
+	}
+	for (const char *p = o.buf; (p = strstr(p, FLOW_PH)); p++) {
+		s += p[sizeof(FLOW_PH) - 1] == 's';
+		f += p[sizeof(FLOW_PH) - 1] == 'f';
+	}
+	assert_int_equal(s, 6);
+	assert_int_equal(f, 6);
+	free(o.buf);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -681,6 +771,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_truncated_input),
 		cmocka_unit_test(test_stdout),
+		cmocka_unit_test(test_gpu_json),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -1,0 +1,381 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# gtrace-bpf merge and --cupti, without a GPU: spool files are written here
+# (by a small C program built from bpf/gtrace_events.h) for the calls of a
+# real recording of the mock workload, so every expected number follows from
+# the recording's own dump.
+REQUIRES="root jq mock gtrace"
+. "$(dirname "$0")/lib.sh"
+
+N=20 M=4 K=1
+SPOOLGEN=
+
+# Builds $T/spoolgen: reads lines on stdin and writes a spool file (magic,
+# then records as the CUPTI agent writes them):
+#   api PID TID CORR START DUR        kernel PID CORR TS DUR NAME
+#   memcpy PID CORR TS DUR BYTES      memset PID CORR TS DUR BYTES
+#   nvtx PID TID TS DUR NAME          stats PID TS RECORDS DROPPED
+#   cut BYTES                         (the file ends BYTES early: a cut record)
+#   magic STRING                      (another magic, 8 bytes)
+build_spoolgen() {
+	cat > "$T/spoolgen.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gtrace_events.h"
+
+static _Alignas(8) unsigned char rec[4096];
+
+static struct gt_hdr *hdr(unsigned type, size_t size, unsigned long long ts, unsigned pid,
+			  unsigned tid)
+{
+	struct gt_hdr *h = (void *)rec;
+
+	memset(rec, 0, sizeof(rec));
+	h->ts = ts;
+	h->pid = pid;
+	h->tid = tid;
+	h->type = type;
+	h->size = size;
+	return h;
+}
+
+int main(int argc, char **argv)
+{
+	char line[1024], word[32], name[256], magic[16] = "GTCUPTI1";
+	unsigned long long ts, dur, bytes, a, b;
+	unsigned pid, tid, corr;
+	long cut = 0, total;
+	FILE *f, *buf = tmpfile();
+	struct gt_hdr *h = NULL;
+
+	if (argc != 2 || !buf)
+		return 2;
+	while (fgets(line, sizeof(line), stdin)) {
+		if (sscanf(line, "%31s", word) != 1)
+			continue;
+		h = NULL;
+		if (!strcmp(word, "api") &&
+		    sscanf(line, "%*s %u %u %u %llu %llu", &pid, &tid, &corr, &ts, &dur) == 5) {
+			struct gt_gpu_api *r = (void *)hdr(GT_REC_GPU_API, sizeof(*r), ts, pid, tid);
+
+			r->dur = dur;
+			r->correlation = corr;
+			r->cbid = 307;
+			h = &r->hdr;
+		} else if (!strcmp(word, "kernel") &&
+			   sscanf(line, "%*s %u %u %llu %llu %255s", &pid, &corr, &ts, &dur, name) == 5) {
+			size_t len = strlen(name) + 1;
+			struct gt_gpu_kernel *r = (void *)hdr(GT_REC_GPU_KERNEL,
+							      GT_REC_ALIGN(sizeof(*r) + len), ts, pid, 0);
+
+			r->dur = dur;
+			r->correlation = corr;
+			r->grid[0] = r->block[0] = 1;
+			r->len = len;
+			memcpy(r->name, name, len);
+			h = &r->hdr;
+		} else if ((!strcmp(word, "memcpy") || !strcmp(word, "memset")) &&
+			   sscanf(line, "%*s %u %u %llu %llu %llu", &pid, &corr, &ts, &dur, &bytes) == 5) {
+			struct gt_gpu_copy *r = (void *)hdr(word[3] == 'c' ? GT_REC_GPU_MEMCPY :
+							    GT_REC_GPU_MEMSET, sizeof(*r), ts, pid, 0);
+
+			r->dur = dur;
+			r->bytes = bytes;
+			r->correlation = corr;
+			h = &r->hdr;
+		} else if (!strcmp(word, "nvtx") &&
+			   sscanf(line, "%*s %u %u %llu %llu %255s", &pid, &tid, &ts, &dur, name) == 5) {
+			size_t len = strlen(name) + 1;
+			struct gt_nvtx *r = (void *)hdr(GT_REC_NVTX, GT_REC_ALIGN(sizeof(*r) + len), ts,
+							pid, tid);
+
+			r->dur = dur;
+			r->len = len;
+			memcpy(r->name, name, len);
+			h = &r->hdr;
+		} else if (!strcmp(word, "stats") &&
+			   sscanf(line, "%*s %u %llu %llu %llu", &pid, &ts, &a, &b) == 4) {
+			struct gt_cupti_stats *r = (void *)hdr(GT_REC_CUPTI_STATS, sizeof(*r), ts, pid, 0);
+
+			r->records = a;
+			r->dropped = b;
+			h = &r->hdr;
+		} else if (!strcmp(word, "cut") && sscanf(line, "%*s %ld", &cut) == 1) {
+			continue;
+		} else if (!strcmp(word, "magic") && sscanf(line, "%*s %8s", magic) == 1) {
+			continue;
+		} else {
+			fprintf(stderr, "spoolgen: bad line: %s", line);
+			return 2;
+		}
+		fwrite(h, 1, h->size, buf);
+	}
+	total = ftell(buf);
+	rewind(buf);
+	f = fopen(argv[1], "wb");
+	if (!f)
+		return 1;
+	fwrite(magic, 1, 8, f);
+	for (long i = 0; i < total - cut; i++)
+		fputc(fgetc(buf), f);
+	return fclose(f) ? 1 : 0;
+}
+EOF
+	cc -O1 -Wall -Werror -I"$ROOT/bpf" "$T/spoolgen.c" -o "$T/spoolgen" 2> "$T/spoolgen.err" ||
+		fatal "cannot build the spool generator: $(head -n 3 "$T/spoolgen.err" | tr '\n' '|')"
+	SPOOLGEN=$T/spoolgen
+}
+
+# Records `cuda_workload ARGS` with -- CMD into $T/a.gtrace, dumps it into
+# $T/a.json; sets WJ and WL_PID.
+record_workload() {
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --trace cuda -o "$T/a.gtrace" -- \
+		"$WORKLOAD" "$@" > "$T/cmd.out" 2> "$T/cmd.err"
+	RC=$?
+	[ "$RC" -eq 0 ] || fatal "gtrace-bpf -- cuda_workload $* exited with status $RC; stderr: $(tail -n 3 "$T/cmd.err" | tr '\n' '|')"
+	WJ=$(grep '^{' "$T/cmd.out" | tail -n 1)
+	[ -n "$WJ" ] || fatal "the workload printed no JSON line"
+	WL_PID=$(jq -r .pid <<< "$WJ")
+	dump_trace "$T/a.gtrace" "$T/a.json"
+}
+
+# The spool lines for the workload's calls, as the agent would write them:
+# for each launch, copy and set an API record inside the call and its GPU
+# record after the exit, except the last two launches (no GPU record: two
+# launches without GPU work) and the first launch, whose kernel starts 500 ns
+# before the call (one causality violation); then a kernel without an API
+# record and an API + kernel 5 s after every call (two unmatched), an NVTX
+# range and the agent's counters.
+spool_lines() {
+	jq -s -r --argjson pid "$WL_PID" '
+	[ .[] | select(.pid == $pid and (.type == "launch" or .type == "memcpy" or .type == "memset")) ]
+	| sort_by(.ts) as $c
+	| ($c | map(select(.type == "launch"))) as $l
+	| ($l[-2:] | map(.ts)) as $skip
+	| ($l[0].ts) as $first
+	| ($c | map(.ts + .dur) | max) as $tail_ts
+	| ($c[-1].tid) as $tid
+	| ( $c | to_entries[] | .key as $i | .value as $x
+	    | select(($skip | any(. == $x.ts)) | not)
+	    | ($i + 1) as $corr
+	    | "api \($pid) \($x.tid) \($corr) \($x.ts + ($x.dur / 4 | floor)) \($x.dur / 2 | floor)",
+	      (if $x.type == "launch" then
+	         "kernel \($pid) \($corr) \(if $x.ts == $first then $x.ts - 500 else $x.ts + $x.dur + 1000 end) 2000 _Z4testv"
+	       else "\($x.type) \($pid) \($corr) \($x.ts + 1000) 3000 \($x.bytes)" end) ),
+	  "kernel \($pid) 9001 \($tail_ts + 1000) 2000 _Z6orphanv",
+	  "api \($pid) \($tid) 9002 \($tail_ts + 5000000000) 1000",
+	  "kernel \($pid) 9002 \($tail_ts + 5000000100) 2000 _Z4latev",
+	  "nvtx \($pid) \($tid) \($c[0].ts) 1000000 step",
+	  "stats \($pid) \($tail_ts + 5000001000) 100 0"' "$T/a.json"
+}
+
+# call_keys DUMP PID: one line per libcuda call of PID, sorted (GPU-side
+# lines that dump may print for a merged trace are not calls).
+call_keys() {
+	jq -r --argjson pid "$2" 'select(.pid == $pid and (.api | type) == "string")
+		| "\(.ts) \(.tid) \(.type) \(.api) \(.dur) \(.ret)"' "$1" | sort
+}
+
+# one_line LABEL FILE: FILE (stderr of a failed command) holds exactly one line.
+one_line() {
+	local n
+	n=$(wc -l < "$2")
+	[ "$n" -eq 1 ] || err "$1: $n lines on stderr, expected one: $(head -n 4 "$2" | tr '\n' '|')"
+}
+
+t_merge() {
+	local want got n_launch n_copy n_set
+	build_spoolgen
+	record_workload --launches $N --copies $M --syncs $K
+	n_launch=$(jq -s --argjson pid "$WL_PID" '[.[] | select(.pid == $pid and .type == "launch")] | length' "$T/a.json")
+	n_copy=$(jq -s --argjson pid "$WL_PID" '[.[] | select(.pid == $pid and .type == "memcpy")] | length' "$T/a.json")
+	n_set=$(jq -s --argjson pid "$WL_PID" '[.[] | select(.pid == $pid and .type == "memset")] | length' "$T/a.json")
+	[ "$n_launch" -eq $N ] && [ "$n_copy" -eq $((M + 1)) ] && [ "$n_set" -eq 1 ] ||
+		fatal "the recording has $n_launch launches, $n_copy copies, $n_set sets; expected $N, $((M + 1)), 1"
+	mkdir -m 0700 "$T/spool"
+	spool_lines > "$T/spool.txt" || fatal "jq failed on $T/a.json"
+	"$SPOOLGEN" "$T/spool/gtrace-cupti.$WL_PID.spool" < "$T/spool.txt" || fatal "spoolgen failed"
+	: > "$T/spool/notes.txt"	# not a spool: ignored
+
+	# a directory as SPOOL, the default output name
+	"$GTRACE" merge "$T/a.gtrace" "$T/spool" > "$T/m.out" 2> "$T/m.err"
+	RC=$?
+	[ "$RC" -eq 0 ] || fatal "gtrace-bpf merge exited with $RC: $(tr '\n' '|' < "$T/m.err")"
+	[ -f "$T/a_merged.gtrace" ] || fatal "no a_merged.gtrace after gtrace-bpf merge"
+	[ ! -s "$T/m.out" ] || err "gtrace-bpf merge printed on stdout: $(head -c 200 "$T/m.out")"
+	# 18 kernels, 5 copies, 1 set linked; the orphan and the late kernel not
+	want="gtrace-bpf: merged 26 GPU records from 1 processes: 24 linked (92.3 %), 2 unmatched, 1 causality violations, 2 launches without GPU work, 1 without an API record"
+	got=$(cat "$T/m.err")
+	[ "$got" = "$want" ] || err "merge summary:
+  got      $got
+  expected $want"
+	[ "$(stat -c %a "$T/a_merged.gtrace")" = 600 ] || err "a_merged.gtrace has mode $(stat -c %a "$T/a_merged.gtrace"), expected 600"
+
+	# every call of the recording is still there, unchanged
+	dump_trace "$T/a_merged.gtrace" "$T/b.json"
+	call_keys "$T/a.json" "$WL_PID" > "$T/a.keys"
+	call_keys "$T/b.json" "$WL_PID" > "$T/b.keys"
+	[ -s "$T/a.keys" ] || fatal "no calls of pid $WL_PID in the recording"
+	cmp -s "$T/a.keys" "$T/b.keys" || err "the merged trace's calls differ from the recording's:
+$(diff "$T/a.keys" "$T/b.keys" | head -n 10)"
+	"$GTRACE" dump --summary "$T/a_merged.gtrace" > "$T/sum.out" 2>&1 ||
+		err "dump --summary of the merged trace failed: $(head -n 3 "$T/sum.out" | tr '\n' '|')"
+	grep -q 'cupti=merged' "$T/sum.out" || err "the merged trace's options do not say cupti=merged"
+
+	# the output exists: refused without --force, one line, exit 1
+	"$GTRACE" merge "$T/a.gtrace" "$T/spool" > /dev/null 2> "$T/e1.err"
+	RC=$?
+	[ "$RC" -eq 1 ] || err "merge onto an existing output: exit $RC, expected 1"
+	one_line "merge onto an existing output" "$T/e1.err"
+	grep -q 'exists' "$T/e1.err" || err "merge onto an existing output: $(cat "$T/e1.err")"
+	"$GTRACE" merge "$T/a.gtrace" "$T/spool" -o "$T/a_merged.gtrace" --force 2> "$T/e2.err" ||
+		err "merge --force failed: $(cat "$T/e2.err")"
+	# a merged trace is not merged again
+	"$GTRACE" merge "$T/a_merged.gtrace" "$T/spool" -o "$T/twice.gtrace" 2> "$T/e3.err"
+	RC=$?
+	[ "$RC" -eq 1 ] && [ ! -e "$T/twice.gtrace" ] || err "merging a merged trace: exit $RC (expected 1), output left: $(ls "$T/twice.gtrace" 2>&1)"
+	one_line "merging a merged trace" "$T/e3.err"
+}
+
+t_merge_damaged() {
+	local got
+	build_spoolgen
+	record_workload --launches $N --copies $M --syncs $K
+	spool_lines > "$T/spool.txt" || fatal "jq failed on $T/a.json"
+	# the process died while writing one more kernel: its record is cut
+	{ cat "$T/spool.txt"; echo "kernel $WL_PID 9002 1 2000 _Z4lostv"; echo "cut 12"; } |
+		"$SPOOLGEN" "$T/cut.spool" || fatal "spoolgen failed"
+	"$GTRACE" merge "$T/a.gtrace" "$T/cut.spool" -o "$T/cut.gtrace" > /dev/null 2> "$T/c.err"
+	RC=$?
+	[ "$RC" -eq 0 ] || fatal "merge of a cut spool exited with $RC: $(tr '\n' '|' < "$T/c.err")"
+	grep -q "^gtrace-bpf: warning: $T/cut.spool: the last record is cut short" "$T/c.err" ||
+		err "no warning about the cut record: $(tr '\n' '|' < "$T/c.err")"
+	got=$(grep -c . "$T/c.err")
+	[ "$got" -eq 2 ] || err "merge of a cut spool: $got lines on stderr, expected the warning and the summary"
+	grep -q '^gtrace-bpf: merged 26 GPU records from 1 processes: 24 linked' "$T/c.err" ||
+		err "merge of a cut spool: $(tail -n 1 "$T/c.err")"
+
+	# bad input: one line, exit 1, no output
+	echo "api 1 1 1 1 1" | { echo "magic GTCUPTIX"; cat; } | "$SPOOLGEN" "$T/bad.spool"
+	"$GTRACE" merge "$T/a.gtrace" "$T/bad.spool" -o "$T/bad.gtrace" > /dev/null 2> "$T/b.err"
+	RC=$?
+	[ "$RC" -eq 1 ] || err "merge of a spool with a bad magic: exit $RC, expected 1"
+	one_line "merge of a spool with a bad magic" "$T/b.err"
+	grep -q 'not a CUPTI spool file' "$T/b.err" || err "bad magic: $(cat "$T/b.err")"
+	[ ! -e "$T/bad.gtrace" ] || err "merge of a bad spool left $T/bad.gtrace"
+	"$GTRACE" merge "$T/cut.spool" "$T/cut.spool" -o "$T/bad2.gtrace" > /dev/null 2> "$T/b2.err"
+	RC=$?
+	[ "$RC" -eq 1 ] && [ ! -e "$T/bad2.gtrace" ] || err "a spool given as the trace: exit $RC, expected 1 and no output"
+	one_line "a spool given as the trace" "$T/b2.err"
+	"$GTRACE" merge "$T/a.gtrace" "$T/nope.spool" -o "$T/bad3.gtrace" > /dev/null 2> "$T/b3.err"
+	RC=$?
+	[ "$RC" -eq 1 ] && [ ! -e "$T/bad3.gtrace" ] || err "a missing spool: exit $RC, expected 1 and no output"
+	one_line "a missing spool" "$T/b3.err"
+	"$GTRACE" merge "$T/a.gtrace" > /dev/null 2>&1
+	RC=$?
+	[ "$RC" -eq 2 ] || err "merge without a spool: exit $RC, expected 2"
+	[ -z "$(find "$T" -name '.*.merge.*')" ] || err "temporary files left: $(find "$T" -name '.*.merge.*')"
+}
+
+t_cupti_missing_agent() {
+	local rc
+	"$GTRACE" --cupti --cupti-lib "$T/nope.so" -o "$T/x.gtrace" -- true > "$T/o" 2> "$T/e"
+	rc=$?
+	[ "$rc" -ne 0 ] || err "--cupti with a missing --cupti-lib: exit 0"
+	one_line "--cupti with a missing --cupti-lib" "$T/e"
+	grep -q "nope.so" "$T/e" || err "--cupti-lib missing: the error does not name the file: $(cat "$T/e")"
+	[ ! -e "$T/x.gtrace" ] || err "--cupti with a missing agent wrote a trace"
+	# a gtrace-bpf with no agent beside it, in ../lib/gtrace-bpf or .output
+	mkdir -p "$T/bin"
+	cp "$GTRACE" "$T/bin/gtrace-bpf"
+	"$T/bin/gtrace-bpf" --cupti -o "$T/y.gtrace" -- true > "$T/o" 2> "$T/e"
+	rc=$?
+	[ "$rc" -ne 0 ] || err "--cupti without an agent library: exit 0"
+	one_line "--cupti without an agent library" "$T/e"
+	grep -q "libgtrace-cupti.so" "$T/e" || err "--cupti without an agent: $(cat "$T/e")"
+	[ ! -e "$T/y.gtrace" ] || err "--cupti without an agent wrote a trace"
+	"$GTRACE" --trace cuda,cupti --cupti-lib "$T/nope.so" -o "$T/z.gtrace" -- true > "$T/o" 2> "$T/e"
+	rc=$?
+	[ "$rc" -ne 0 ] && grep -q "nope.so" "$T/e" || err "--trace cuda,cupti does not mean --cupti: exit $rc, $(cat "$T/e")"
+}
+
+# -- CMD --cupti: the agent's environment reaches CMD, its spool is merged
+# into the output, the private directory goes.  A stand-in agent library
+# (the mock libcuda does not load injections): CMD writes its spool itself.
+t_cupti_cmd() {
+	local dir lib want got nvtx
+	build_spoolgen
+	echo 'int gt_fake_agent;' > "$T/agent.c"
+	cc -shared -fPIC "$T/agent.c" -o "$T/agent.so" || fatal "cannot build the stand-in agent"
+	lib=$(readlink -f "$T/agent.so")
+	cat > "$T/wrap.sh" <<EOF
+#!/bin/sh
+env | grep -E '^(CUDA_INJECTION64_PATH|GTRACE_CUPTI_DIR|NVTX_INJECTION64_PATH)=' | sort > "$T/env.txt"
+stat -c '%a %U' "\$GTRACE_CUPTI_DIR" > "$T/dir.txt"
+printf 'api %s %s 1 1000 100\nkernel %s 1 2000 100 _Z1kv\nnvtx %s %s 500 10 r\nstats %s 3000 2 0\n' \$\$ \$\$ \$\$ \$\$ \$\$ \$\$ |
+	"$SPOOLGEN" "\$GTRACE_CUPTI_DIR/gtrace-cupti.\$\$.spool"
+exec "\$@"
+EOF
+	chmod +x "$T/wrap.sh"
+	env -u CUDA_HOME GT_LIBCUDA="$MOCK_LIB" "$GTRACE" --libcuda "$MOCK_LIB" --trace cuda --cupti \
+		--cupti-lib "$T/agent.so" -o "$T/c.gtrace" -- "$T/wrap.sh" "$WORKLOAD" --launches 4 --copies 1 --syncs 1 \
+		> "$T/c.out" 2> "$T/c.err"
+	RC=$?
+	[ "$RC" -eq 0 ] || fatal "gtrace-bpf --cupti -- CMD exited with $RC: $(tail -n 3 "$T/c.err" | tr '\n' '|')"
+	dir=$(sed -n 's/^GTRACE_CUPTI_DIR=//p' "$T/env.txt")
+	[ -n "$dir" ] || fatal "CMD did not get GTRACE_CUPTI_DIR: $(tr '\n' '|' < "$T/env.txt")"
+	grep -qx "CUDA_INJECTION64_PATH=$lib" "$T/env.txt" || err "CUDA_INJECTION64_PATH in CMD: $(grep CUDA_INJ "$T/env.txt"), expected $lib"
+	[ "$(cat "$T/dir.txt")" = "700 root" ] || err "the spool directory was $(cat "$T/dir.txt"), expected 700 root"
+	[ ! -e "$dir" ] || err "the spool directory $dir is still there after the recording"
+	# NVTX goes through the agent, which hands it to CUPTI only while recording
+	grep -qx "NVTX_INJECTION64_PATH=$lib" "$T/env.txt" || err "NVTX_INJECTION64_PATH in CMD: $(grep NVTX "$T/env.txt"), expected $lib"
+	want="gtrace-bpf: merged 1 GPU records from 1 processes: 0 linked (0.0 %), 1 unmatched, 0 causality violations, 0 launches without GPU work"
+	got=$(grep '^gtrace-bpf: merged' "$T/c.err")
+	[ "$got" = "$want" ] || err "--cupti summary:
+  got      $got
+  expected $want"
+	dump_trace "$T/c.gtrace" "$T/c.json"
+	"$GTRACE" dump --summary "$T/c.gtrace" > "$T/sum.out" 2>&1
+	grep -q 'cupti=merged' "$T/sum.out" || err "the trace's options do not say cupti=merged: $(grep options "$T/sum.out")"
+	[ "$(stat -c %a "$T/c.gtrace")" = 600 ] || err "the merged trace has mode $(stat -c %a "$T/c.gtrace")"
+	jq -s -e '[.[] | select(.type == "launch")] | length == 4' "$T/c.json" > /dev/null ||
+		err "the merged trace does not hold the 4 launches"
+}
+
+# --all --cupti: the run directory exists while recording (root's, 0700),
+# spool files of recorded processes are merged, others left out, and the
+# directory goes at the end.
+t_cupti_all() {
+	local run=/run/gtrace-bpf/cupti want got
+	build_spoolgen
+	echo 'int gt_fake_agent;' > "$T/agent.c"
+	cc -shared -fPIC "$T/agent.c" -o "$T/agent.so" || fatal "cannot build the stand-in agent"
+	start_tracer --all --libcuda "$MOCK_LIB" --trace cuda --cupti --cupti-lib "$T/agent.so" -o "$T/all.gtrace"
+	[ -d "$run" ] || fatal "$run does not exist while recording with --all --cupti"
+	[ "$(stat -c '%a %U' "$run")" = "700 root" ] || err "$run is $(stat -c '%a %U' "$run"), expected 700 root"
+	start_workload w LD_LIBRARY_PATH="$MOCK_DIR" -- --launches 4 --copies 1 --syncs 1
+	finish_workload w "$WPID"
+	printf 'api %s %s 1 1000 100\nkernel %s 1 2000 100 _Z1kv\nstats %s 3000 2 0\n' \
+		"$WPID" "$WPID" "$WPID" "$WPID" | "$SPOOLGEN" "$run/gtrace-cupti.$WPID.spool"
+	# a process the recorder did not see
+	printf 'api 4194000 4194000 1 1000 100\nkernel 4194000 1 2000 100 _Z1kv\n' |
+		"$SPOOLGEN" "$run/gtrace-cupti.4194000.spool"
+	stop_tracer INT
+	want="gtrace-bpf: merged 1 GPU records from 1 processes: 0 linked (0.0 %), 1 unmatched, 0 causality violations, 0 launches without GPU work"
+	got=$(grep '^gtrace-bpf: merged' "$T/tracer.err")
+	[ "$got" = "$want" ] || err "--all --cupti summary:
+  got      $got
+  expected $want"
+	[ ! -e "$run" ] || err "$run is still there after the recording: $(ls -la "$run" | tr '\n' '|')"
+	"$GTRACE" dump --summary "$T/all.gtrace" > "$T/sum.out" 2>&1
+	grep -q 'cupti=merged' "$T/sum.out" || err "the trace's options do not say cupti=merged"
+}
+
+add_case t_merge "merge TRACE DIR: exact summary for a synthetic spool of a real recording, every call kept, refusals"
+add_case t_merge_damaged "merge: a cut-off spool merges with one warning; bad inputs: one line, exit 1, no output"
+add_case t_cupti_missing_agent "--cupti without the agent library: one error line, no trace"
+add_case t_cupti_cmd "--cupti -- CMD: the agent's environment in CMD, its spool merged, the directory removed"
+add_case t_cupti_all "--all --cupti: the run directory while recording, recorded pids merged, directory removed"
+run_cases "$@"
