@@ -26,26 +26,8 @@
  * on the track's late sequence (pftrace__track_seq); trace_processor sorts
  * sequences by time, so the slice still encloses its children.
  *
- * GPU side (merged traces).  Kernels, copies and sets go on one track per
- * (process, device, context, stream), "GPU 0 stream 7", a child of the
- * process track; NVTX ranges on one "NVTX" track per thread, also under the
- * process (ranges need not nest with the calls).  These are "span" tracks:
- * their records come in begin order (a stream runs its work in launch order,
- * the merger puts linked records after their call's entry and the rest
- * sorted by time), so a slice is begun at once and its end kept on a stack
- * until a later begin passes it; a record older than what its track wrote
- * goes, begin and end together, on the track's late sequence.  Span tracks
- * live to the end: unlinked records come after the processes' exits.
- *
- * Flows.  A linked GPU record comes after its call's entry and before its
- * exit, so the call is among the thread's mirrored open entries: the entry
- * gets a flow base (one per call) and the record the id base << FLOW_SHIFT |
- * n, its n-th GPU record; when the decoder emits the call, the call's slice
- * (or instant, for a call that never completed) carries every id of its
- * base.  The decoder emits every entry it holds exactly once, so each id
- * ends up on exactly two events; an entry the mirror gave up on (see above)
- * keeps its flows in a side map until its call comes.  A linked record
- * whose call is not open gets no flow, never a dangling one.
+ * GPU side (merged traces) and flows from calls to GPU records:
+ * export_perfetto_gpu.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -54,22 +36,14 @@
 #include "callfmt.h"
 #include "decode.h"
 #include "export.h"
+#include "export_perfetto_int.h"
 #include "hmap.h"
 #include "pftrace.h"
 #include "trace_file.h"
 
 #define BUF_MAX		512	/* calls a thread buffers before giving up its oldest open entry */
-#define OPEN_MAX	64	/* mirrored open entries per thread; the decoder keeps 32 */
-#define FLOW_SHIFT	16	/* flow id = call's base << FLOW_SHIFT | its GPU record's index */
-#define FLOW_PER_CALL	((1u << FLOW_SHIFT) - 1)	/* GPU records of one call with an arrow */
 
 /* Debug annotation names. */
-enum ann {
-	A_API, A_GRID, A_BLOCK, A_SHMEM, A_STREAM, A_FUNC, A_MANGLED, A_COOP, A_GRAPH,
-	A_BYTES, A_KIND, A_DST, A_SRC, A_PTR, A_EVENT, A_CTX, A_HANDLE, A_PARENT, A_PATH,
-	A_NAME, A_RET, A_FAILED, A_INCOMPLETE, A_PPID, A_COMM, A_EXIT_CODE,
-	A_DEVICE, A_CMD, A_RM, A_FD, A_STATE, A__COUNT,
-};
 static const char *const ann_names[A__COUNT] = {
 	"api", "grid", "block", "shmem", "stream", "func", "mangled", "cooperative", "graph",
 	"bytes", "kind", "dst", "src", "ptr", "event", "ctx", "handle", "parent", "path",
@@ -77,95 +51,9 @@ static const char *const ann_names[A__COUNT] = {
 	"device", "cmd", "rm", "fd", "state",
 };
 
-/* What an item is: a libcuda call, or a kernel-side record that sits on the
- * thread's track inside the call that caused it. */
-enum item_kind { IK_CALL, IK_IOCTL, IK_OFFCPU };
-
-/* A call ready to be written: the decoder's record with its strings
- * replaced by string ids (the decoder's strings die with the callback). */
-struct item {
-	struct gt_callrec c;	/* string pointers cleared */
-	uint64_t end;		/* ts + dur; ts for an instant */
-	uint64_t order;		/* emission order: at equal ts and end, the later one is the parent */
-	uint32_t name;		/* slice name */
-	uint32_t mangled, str;	/* kernel mangled name; string argument or copy kind; 0 = none */
-	uint64_t flow_base;	/* flows of its GPU records: ids flow_base << FLOW_SHIFT | 0 … */
-	uint32_t nflow;		/* … | nflow - 1; 0 = none */
-	uint8_t kind;		/* enum item_kind */
-	uint32_t dev, rm;	/* ioctl: device and RM command/class names; off-CPU: rm = state */
-	uint64_t cmd;		/* ioctl: request number */
-	int32_t fd;		/* ioctl: file descriptor, -1 unknown */
-};
-
-struct thr {
-	uint32_t pid, tid;
-	struct pf_track tr;
-	char *name;			/* as written in the descriptor, NULL if none */
-	struct thr *next;		/* of the same process */
-	uint32_t nopen;			/* mirrored open entries, open[0] oldest */
-	struct open_ent {
-		uint64_t ts;		/* entry time */
-		uint16_t api;
-		uint32_t nflow;		/* GPU records linked to it so far */
-		uint64_t flow_base;	/* their flows' base, valid when nflow */
-	} open[OPEN_MAX];
-	struct item *buf;		/* completed calls waiting for W, sorted by begin */
-	uint32_t nbuf, capbuf;
-	uint64_t *ends;			/* ends of written slices not ended yet, innermost last */
-	uint32_t depth, capends;
-};
-
-struct proc {
-	uint32_t pid;
-	struct pf_track tr;
-	char *name;			/* as written in the descriptor, NULL if none */
-	struct thr *threads;
-};
-
-/* A track of complete slices that come in begin order: a GPU stream's work,
- * a thread's NVTX ranges (see the top). */
-struct span {
-	struct pf_track tr;
-	uint64_t *ends;			/* ends of written slices not ended yet, innermost last */
-	uint32_t depth, capends;
-};
-
-/* The flows of an open entry the mirror gave up on, until its call comes. */
-struct orphan {
-	uint32_t pid;
-	uint32_t nflow;
-	uint64_t flow_base;
-};
-
-struct pf {
-	struct pftrace *w;
-	struct gt_decoder *d;
-	int err;			/* first error of our own (the writer keeps its own) */
-	const char *why;
-	uint32_t ann[A__COUNT];		/* string ids of the annotation names */
-	uint32_t api_name[GT_API__COUNT];	/* string ids of the api names, 0 until used */
-	uint32_t ev_name[GT_REC_EXIT + 1];	/* "exec", "fork", "exit" */
-	struct hmap procs;		/* (pid, 0) -> struct proc */
-	struct hmap thrs;		/* (tid, pid) -> struct thr */
-	struct thr *last;		/* the thread of the previous lookup */
-	uint64_t order;			/* calls seen */
-	uint64_t abandoned, clamped;	/* ordering repairs (see the top) */
-	struct u64map ended;		/* pid + 1 -> uuid of the track of an exited process */
-	struct hmap gpu;		/* (context << 32 | stream, pid) -> struct span */
-	struct hmap nvtx;		/* (tid, pid) -> struct span */
-	struct hmap orphans;		/* (entry ts, tid) -> struct orphan */
-	uint64_t flow_bases;		/* flow bases handed out */
-	uint32_t cf_ann[CF__COUNT];	/* string ids of callfmt's field names, 0 until used */
-};
-
 static __thread char why_buf[160];
 
-static int pf_err(struct pf *x)
-{
-	return x->err ? x->err : pftrace__err(x->w, NULL);
-}
-
-static void fail(struct pf *x, int err, const char *what)
+void pf__fail(struct pf *x, int err, const char *what)
 {
 	if (pf_err(x))
 		return;
@@ -185,11 +73,11 @@ static bool name_update(struct pf *x, char **cur, const char *now)
 	free(*cur);
 	*cur = strdup(now);
 	if (!*cur)
-		fail(x, -ENOMEM, "copy a name");
+		pf__fail(x, -ENOMEM, "copy a name");
 	return *cur != NULL;
 }
 
-static struct proc *proc_get(struct pf *x, uint32_t pid)
+struct proc *pf__proc_get(struct pf *x, uint32_t pid)
 {
 	struct proc *p = hmap_get(&x->procs, pid, 0);
 	void *old;
@@ -199,7 +87,7 @@ static struct proc *proc_get(struct pf *x, uint32_t pid)
 	p = calloc(1, sizeof(*p));
 	if (!p || hmap_put(&x->procs, pid, 0, p, &old)) {
 		free(p);
-		fail(x, -ENOMEM, "allocate a process");
+		pf__fail(x, -ENOMEM, "allocate a process");
 		return NULL;
 	}
 	p->pid = pid;
@@ -220,13 +108,13 @@ static struct thr *thr_get(struct pf *x, uint32_t pid, uint32_t tid)
 	t = hmap_get(&x->thrs, tid, pid);
 	if (t)
 		return x->last = t;
-	p = proc_get(x, pid);
+	p = pf__proc_get(x, pid);
 	if (!p)
 		return NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t || hmap_put(&x->thrs, tid, pid, t, &old)) {
 		free(t);
-		fail(x, -ENOMEM, "allocate a thread");
+		pf__fail(x, -ENOMEM, "allocate a thread");
 		return NULL;
 	}
 	t->pid = pid;
@@ -413,7 +301,7 @@ static void ends_push(struct pf *x, struct thr *t, uint64_t end)
 		uint64_t *e = realloc(t->ends, cap * sizeof(*e));
 
 		if (!e) {
-			fail(x, -ENOMEM, "allocate a slice stack");
+			pf__fail(x, -ENOMEM, "allocate a slice stack");
 			return;
 		}
 		t->ends = e;
@@ -487,28 +375,6 @@ static bool item_before(const struct item *a, const struct item *b)
 	return a->order > b->order;
 }
 
-/* Drops t's oldest mirrored entry; flows it carries wait for its call in
- * the orphans map. */
-static void open_drop_oldest(struct pf *x, struct thr *t)
-{
-	struct open_ent *e = &t->open[0];
-
-	if (e->nflow) {
-		struct orphan *o = malloc(sizeof(*o));
-		void *old;
-
-		if (!o || hmap_put(&x->orphans, e->ts, t->tid, o, &old)) {
-			free(o);
-			fail(x, -ENOMEM, "keep a flow");
-		} else {
-			*o = (struct orphan){ .pid = t->pid, .nflow = e->nflow,
-					      .flow_base = e->flow_base };
-			free(old);
-		}
-	}
-	memmove(t->open, t->open + 1, --t->nopen * sizeof(t->open[0]));
-}
-
 static void buffer(struct pf *x, struct thr *t, const struct item *it)
 {
 	uint32_t i;
@@ -518,7 +384,7 @@ static void buffer(struct pf *x, struct thr *t, const struct item *it)
 		struct item *b = realloc(t->buf, cap * sizeof(*b));
 
 		if (!b) {
-			fail(x, -ENOMEM, "buffer a call");
+			pf__fail(x, -ENOMEM, "buffer a call");
 			return;
 		}
 		t->buf = b;
@@ -533,35 +399,9 @@ static void buffer(struct pf *x, struct thr *t, const struct item *it)
 	/* An entry whose exit was lost holds W until its process ends: past
 	 * BUF_MAX calls, stop waiting for the oldest one. */
 	while (t->nbuf > BUF_MAX && t->nopen) {
-		open_drop_oldest(x, t);
+		pf__open_drop_oldest(x, t);
 		x->abandoned++;
 		drain(x, t);
-	}
-}
-
-/* Forgets the mirrored entry of a call the decoder emitted; the flows of
- * its GPU records go to the call's item. */
-static void open_remove(struct pf *x, struct thr *t, uint64_t ts, uint16_t api, struct item *it)
-{
-	struct orphan *o;
-
-	for (uint32_t i = t->nopen; i > 0; i--) {
-		if (t->open[i - 1].ts == ts && t->open[i - 1].api == api) {
-			if (it) {
-				it->nflow = t->open[i - 1].nflow;
-				it->flow_base = t->open[i - 1].flow_base;
-			}
-			memmove(t->open + i - 1, t->open + i, (t->nopen - i) * sizeof(t->open[0]));
-			t->nopen--;
-			return;
-		}
-	}
-	/* an entry given up on: its flows may be waiting */
-	if (it && x->orphans.n && (o = hmap_get(&x->orphans, ts, t->tid)) && o->pid == t->pid) {
-		it->nflow = o->nflow;
-		it->flow_base = o->flow_base;
-		hmap_del(&x->orphans, ts, t->tid);
-		free(o);
 	}
 }
 
@@ -590,7 +430,7 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 	it.nflow = 0;
 	it.flow_base = 0;
 	if (ai->ret != GT_R_NONE)
-		open_remove(x, t, c->ts, c->api, &it);
+		pf__open_remove(x, t, c->ts, c->api, &it);
 	it.c = *c;
 	it.c.kernel = it.c.mangled = it.c.str = NULL;
 	it.end = c->has_exit ? c->ts + c->dur : c->ts;
@@ -655,223 +495,6 @@ static int on_kernel_rec(struct pf *x, const struct gt_hdr *rec)
 	return place(x, t, &it);
 }
 
-/* ---- GPU and NVTX -------------------------------------------------------- */
-
-/* The uuid of pid's process track: the live one, that of the process that
- * exited with this pid, else a new one. 0 when out of memory. */
-static uint64_t proc_uuid(struct pf *x, uint32_t pid)
-{
-	struct proc *p = hmap_get(&x->procs, pid, 0);
-	uint64_t *u;
-
-	if (p)
-		return p->tr.uuid;
-	u = u64map__get(&x->ended, (uint64_t)pid + 1);
-	if (u)
-		return *u;
-	p = proc_get(x, pid);
-	return p ? p->tr.uuid : 0;
-}
-
-/* The span track of a GPU stream (nvtx false, k1 = context << 32 | stream)
- * or of a thread's NVTX ranges (k1 = tid), described on first use. */
-static struct span *span_get(struct pf *x, bool nvtx, uint64_t k1, uint32_t pid, uint32_t device)
-{
-	struct hmap *m = nvtx ? &x->nvtx : &x->gpu;
-	struct span *sp = hmap_get(m, k1, pid);
-	uint64_t parent;
-	char name[96];
-	void *old;
-
-	if (sp)
-		return sp;
-	parent = proc_uuid(x, pid);
-	if (!parent)
-		return NULL;
-	sp = calloc(1, sizeof(*sp));
-	if (!sp || hmap_put(m, k1, pid, sp, &old)) {
-		free(sp);
-		fail(x, -ENOMEM, "allocate a track");
-		return NULL;
-	}
-	if (nvtx) {
-		const char *tn = gt_decoder__thread_name(x->d, (uint32_t)k1);
-
-		if (tn)
-			snprintf(name, sizeof(name), "NVTX %s %u", tn, (uint32_t)k1);
-		else
-			snprintf(name, sizeof(name), "NVTX tid %u", (uint32_t)k1);
-	} else {
-		snprintf(name, sizeof(name), "GPU %u stream %u", device, (uint32_t)k1);
-	}
-	pftrace__track_init(x->w, &sp->tr);
-	pftrace__track(x->w, &sp->tr, parent, name);
-	return sp;
-}
-
-static void span_free(struct span *sp)
-{
-	pftrace__track_free(&sp->tr);
-	free(sp->ends);
-	free(sp);
-}
-
-/* The fields dump shows for a GPU record, as debug annotations (those the
- * slice itself shows left out). */
-static void gpu_args(struct pf *x, const struct cf_val *v, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++) {
-		const struct cf_val *f = &v[i];
-		uint32_t name;
-
-		switch (f->id) {
-		case CF_TS: case CF_PID: case CF_TID: case CF_TYPE: case CF_DUR: case CF_KERNEL:
-			continue;
-		default:
-			break;
-		}
-		if (!x->cf_ann[f->id])
-			x->cf_ann[f->id] = pftrace__cstring(x->w, cf_names[f->id]);
-		name = x->cf_ann[f->id];
-		switch (f->kind) {
-		case CF_K_U64: pftrace__ann_uint(x->w, name, f->u); break;
-		case CF_K_I64: pftrace__ann_int(x->w, name, f->i); break;
-		case CF_K_BOOL: pftrace__ann_bool(x->w, name, f->b); break;
-		case CF_K_DIM3: pftrace__ann_uints(x->w, name, f->dim, 3); break;
-		case CF_K_STR:
-			/* the NVTX message is the slice's name already */
-			if (f->id != CF_NAME)
-				pftrace__ann_str(x->w, name, pftrace__string(x->w, f->s, f->len));
-			break;
-		}
-	}
-}
-
-static void span_end(struct pf *x, struct span *sp, struct pf_seq *s, uint64_t ts)
-{
-	pftrace__event_open(x->w, &sp->tr, s, PF_SLICE_END, ts, 0);
-	pftrace__event_close(x->w);
-}
-
-/* One slice (an instant when dur is 0) on a span track, see the top. */
-static void span_put(struct pf *x, struct span *sp, uint64_t ts, uint64_t dur, uint32_t name,
-		     const struct cf_val *v, unsigned n, uint64_t flow)
-{
-	struct pf_seq *s = pftrace__track_seq(x->w, &sp->tr, ts);
-	uint64_t end = ts + dur;
-	bool late = s != &sp->tr.seq;
-
-	if (!late) {
-		while (sp->depth && sp->ends[sp->depth - 1] <= ts)
-			span_end(x, sp, s, sp->ends[--sp->depth]);
-		if (sp->depth && end > sp->ends[sp->depth - 1]) {
-			/* overlaps the slice it began in: keep the nesting */
-			end = sp->ends[sp->depth - 1];
-			x->clamped++;
-		}
-	}
-	pftrace__event_open(x->w, &sp->tr, s, dur ? PF_SLICE_BEGIN : PF_INSTANT, ts, name);
-	gpu_args(x, v, n);
-	if (flow)
-		pftrace__event_flow(x->w, flow);
-	pftrace__event_close(x->w);
-	if (!dur)
-		return;
-	if (late) {
-		span_end(x, sp, s, end);
-		return;
-	}
-	if (sp->depth == sp->capends) {
-		uint32_t cap = sp->capends ? sp->capends * 2 : 8;
-		uint64_t *e = realloc(sp->ends, cap * sizeof(*e));
-
-		if (!e) {
-			fail(x, -ENOMEM, "allocate a slice stack");
-			return;
-		}
-		sp->ends = e;
-		sp->capends = cap;
-	}
-	sp->ends[sp->depth++] = end;
-}
-
-/* The flow id of a linked GPU record: the next of its call's base, if the
- * call is open on its thread (mirrored, or given up on by the mirror); 0
- * when it is not (no arrow rather than a dangling one). */
-static uint64_t gpu_flow(struct pf *x, uint32_t pid, uint32_t tid, uint64_t launch_ts)
-{
-	struct thr *t = hmap_get(&x->thrs, tid, pid);
-	uint32_t *nflow = NULL;
-	uint64_t *base = NULL;
-	struct orphan *o;
-
-	for (uint32_t i = t ? t->nopen : 0; i > 0; i--) {
-		if (t->open[i - 1].ts == launch_ts) {
-			nflow = &t->open[i - 1].nflow;
-			base = &t->open[i - 1].flow_base;
-			break;
-		}
-	}
-	if (!nflow && x->orphans.n && (o = hmap_get(&x->orphans, launch_ts, tid)) && o->pid == pid) {
-		nflow = &o->nflow;
-		base = &o->flow_base;
-	}
-	if (!nflow || *nflow >= FLOW_PER_CALL)
-		return 0;
-	if (!*nflow)
-		*base = ++x->flow_bases;
-	return *base << FLOW_SHIFT | (*nflow)++;
-}
-
-/* A kernel, copy or set on its stream's track, or an NVTX range (a mark:
- * an instant) on its thread's NVTX track. */
-static int on_gpu(struct pf *x, const struct gt_hdr *rec)
-{
-	const struct gt_gpu_kernel *k = (const void *)rec;
-	const struct gt_gpu_copy *cp = (const void *)rec;
-	struct cf_val v[CF_MAX];
-	char buf[CF_NAME_BUF];
-	const char *name;
-	uint64_t dur, flow = 0;
-	struct span *sp;
-	size_t len;
-	unsigned n = callfmt__gpu(x->d, rec, v);
-
-	if (!n)
-		return pf_err(x);
-	if (rec->type == GT_REC_NVTX) {
-		dur = ((const struct gt_nvtx *)rec)->dur;
-		sp = span_get(x, true, rec->tid, rec->pid, 0);
-	} else if (rec->type == GT_REC_GPU_KERNEL) {
-		dur = k->dur;
-		sp = span_get(x, false, (uint64_t)k->context << 32 | k->stream, rec->pid, k->device);
-		if (k->flags & GT_GPU_LINKED)
-			flow = gpu_flow(x, rec->pid, rec->tid, k->launch_ts);
-	} else {
-		dur = cp->dur;
-		sp = span_get(x, false, (uint64_t)cp->context << 32 | cp->stream, rec->pid,
-			      cp->device);
-		if (cp->flags & GT_GPU_LINKED)
-			flow = gpu_flow(x, rec->pid, rec->tid, cp->launch_ts);
-	}
-	if (!sp)
-		return pf_err(x);
-	name = callfmt__gpu_name(x->d, rec, buf, &len);
-	span_put(x, sp, rec->ts, dur, pftrace__string(x->w, name, len), v, n, flow);
-	return pf_err(x);
-}
-
-/* Writes the ends every span track still holds. */
-static void spans_finish(struct pf *x, struct hmap *m)
-{
-	for (uint32_t i = 0; i < m->cap && !pf_err(x); i++) {
-		struct span *sp = m->s[i].v;
-
-		while (m->s[i].used && sp->depth && !pf_err(x))
-			span_end(x, sp, &sp->tr.seq, sp->ends[--sp->depth]);
-	}
-}
-
 /* ---- process events ----------------------------------------------------- */
 
 static void proc_event(struct pf *x, struct proc *p, const struct gt_hdr *rec)
@@ -906,7 +529,7 @@ static void proc_end(struct pf *x, struct proc *p)
 	/* GPU and NVTX tracks made later (unlinked records come after the
 	 * exits) still go under this process */
 	if (u64map__set(&x->ended, (uint64_t)p->pid + 1, p->tr.uuid))
-		fail(x, -ENOMEM, "remember a process");
+		pf__fail(x, -ENOMEM, "remember a process");
 	hmap_del(&x->procs, p->pid, 0);
 	proc_free(p);
 }
@@ -938,7 +561,7 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 	case GT_REC_EXEC:
 	case GT_REC_FORK:
 	case GT_REC_EXIT:
-		p = proc_get(x, rec->pid);
+		p = pf__proc_get(x, rec->pid);
 		if (!p)
 			break;
 		/* exec renames the process; a forked child has its parent's name */
@@ -950,7 +573,7 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 		break;
 	case GT_REC_PROC_INFO:
 		/* a process already running when recording began: its name */
-		p = proc_get(x, rec->pid);
+		p = pf__proc_get(x, rec->pid);
 		if (p && name_update(x, &p->name, gt_decoder__process_name(x->d, rec->pid)))
 			pftrace__process_track(x->w, &p->tr, p->pid, p->name);
 		break;
@@ -964,7 +587,7 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 	case GT_REC_GPU_MEMCPY:
 	case GT_REC_GPU_MEMSET:
 	case GT_REC_NVTX:
-		return on_gpu(x, rec);
+		return pf__on_gpu(x, rec);
 	default:
 		break;
 	}
@@ -997,13 +620,13 @@ static int feed(struct pf *x, const struct gt_hdr *rec)
 	if (!t)
 		return pf_err(x);
 	if (t->nopen == OPEN_MAX)
-		open_drop_oldest(x, t);
+		pf__open_drop_oldest(x, t);
 	t->open[t->nopen++] = (struct open_ent){ .ts = rec->ts, .api = rec->api };
 	unknown = gt_decoder__stats(x->d)->unknown_records;
 	rc = gt_decoder__feed(x->d, rec);
 	/* a record the decoder refused opens nothing */
 	if (gt_decoder__stats(x->d)->unknown_records != unknown)
-		open_remove(x, t, rec->ts, rec->api, NULL);
+		pf__open_remove(x, t, rec->ts, rec->api, NULL);
 	return rc;
 }
 
@@ -1017,10 +640,10 @@ static void pf_free(struct pf *x)
 			proc_free(x->procs.s[i].v);
 	for (uint32_t i = 0; i < x->gpu.cap; i++)
 		if (x->gpu.s[i].used)
-			span_free(x->gpu.s[i].v);
+			pf__span_free(x->gpu.s[i].v);
 	for (uint32_t i = 0; i < x->nvtx.cap; i++)
 		if (x->nvtx.s[i].used)
-			span_free(x->nvtx.s[i].v);
+			pf__span_free(x->nvtx.s[i].v);
 	for (uint32_t i = 0; i < x->orphans.cap; i++)
 		if (x->orphans.s[i].used)
 			free(x->orphans.s[i].v);
@@ -1071,17 +694,17 @@ int export_perfetto__write(struct trace_reader *r, FILE *out, const char **why)
 	while (!pf_err(x)) {
 		rc = trace_reader__next(r, &rec);
 		if (rc < 0)
-			fail(x, rc, "read the trace");
+			pf__fail(x, rc, "read the trace");
 		if (rc <= 0)
 			break;
 		rc = feed(x, rec);
 		if (rc)
-			fail(x, rc, "decode the trace");
+			pf__fail(x, rc, "decode the trace");
 	}
 	if (!pf_err(x)) {
 		rc = gt_decoder__finish(x->d);
 		if (rc)
-			fail(x, rc, "decode the trace");
+			pf__fail(x, rc, "decode the trace");
 	}
 	/* every call is out of the decoder now: write what threads still hold */
 	for (uint32_t i = 0; i < x->thrs.cap && !pf_err(x); i++) {
@@ -1092,8 +715,8 @@ int export_perfetto__write(struct trace_reader *r, FILE *out, const char **why)
 			drain(x, t);
 		}
 	}
-	spans_finish(x, &x->gpu);
-	spans_finish(x, &x->nvtx);
+	pf__spans_finish(x, &x->gpu);
+	pf__spans_finish(x, &x->nvtx);
 	if (!pf_err(x))
 		pftrace__flush(x->w);
 	rc = pf_err(x);

@@ -21,6 +21,7 @@
 #include "decode.h"
 #include "log.h"
 #include "merge.h"
+#include "merge_link.h"
 #include "trace_file.h"
 
 #define US 1000ull

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The cuda object (bpf/cuda.bpf.c) up to its static probes: open, set its
+ * configuration, size the ring buffer, load (the uprobe_multi ladder, the
+ * openat probe that can run) and attach the process lifecycle and openat
+ * probes. The libcuda uprobes are cuda_probes' (attached per file later).
+ */
+#ifndef GTRACE_CUDA_OBJECT_H
+#define GTRACE_CUDA_OBJECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cuda_bpf;
+
+struct cuda_object_opts {
+	bool filter;		/* only the pids in the pids map (not --all) */
+	uint64_t buffer_size;	/* ring buffer bytes, rounded by cuda_object__ring_size() */
+};
+
+/* Loads the object into *skel, which is set even on failure (destroy it
+ * with cuda_bpf__destroy). *multi: uprobe_multi programs were loaded (else
+ * one link per probe). *open_probe: which openat probe runs ("tracepoint",
+ * "raw_tp"). Returns 0 or a negative errno with one error line printed. */
+int cuda_object__load(const struct cuda_object_opts *o, struct cuda_bpf **skel, bool *multi,
+		      const char **open_probe);
+/* Attaches the process lifecycle probes (their failure is an error) and the
+ * openat probe (its failure a warning: *open_probe becomes "none"). Links
+ * stay in the skeleton, which destroys them. Returns 0 or a negative errno. */
+int cuda_object__attach_static(struct cuda_bpf *skel, const char **open_probe);
+/* The ring buffer's size for buffer_size: a power of two, 4 KiB to 1 TiB. */
+uint64_t cuda_object__ring_size(uint64_t buffer_size);
+
+#endif

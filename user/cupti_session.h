@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The recorder's side of --cupti: finds the agent library, owns the spool
+ * directory its agents write to (a private one for -- CMD, named in the
+ * child's environment; GTRACE_CUPTI_RUN_DIR, locked, for --all and -p), asks
+ * the agents to stop, waits for them, and merges their spool files into the
+ * trace at the end (contract: cupti/gtrace_cupti.h).
+ */
+#ifndef GTRACE_CUPTI_SESSION_H
+#define GTRACE_CUPTI_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cupti_session;
+
+struct cupti_session_opts {
+	const char *lib;	/* --cupti-lib: the agent library, NULL = found next to us */
+	bool private_dir;	/* -- CMD: a private spool directory for its agents,
+				 * else GTRACE_CUPTI_RUN_DIR where any program can join */
+};
+
+/* Keeps only the spool records of the processes the recording traced. */
+typedef bool (*cupti_session_want_fn)(void *ctx, uint32_t pid);
+
+/* Finds the agent library. Returns 0 or a negative errno with one error
+ * line printed. */
+int cupti_session__new(const struct cupti_session_opts *o, struct cupti_session **out);
+/* Creates (private) or opens and locks (run directory) the spool directory.
+ * Returns 0 or a negative errno with one error line printed. */
+int cupti_session__open_dir(struct cupti_session *s);
+/* The spool directory; NULL while none (or s is NULL). */
+const char *cupti_session__dir(const struct cupti_session *s);
+/* In the child of -- CMD: the agent's environment (nothing while no spool
+ * directory). Returns 0 or a negative errno. */
+int cupti_session__setenv(const struct cupti_session *s);
+/* Asks the agents to flush and stop (once; nothing when s is NULL). */
+void cupti_session__stop(struct cupti_session *s);
+/* After the recording: stops and waits for the agents, merges this
+ * recording's spool files into trace (those of processes want_pid accepts,
+ * in the run directory), then removes the directory. When the merge fails
+ * the spool files stay, with the command to retry. Returns 0 or -errno. */
+int cupti_session__merge(struct cupti_session *s, const char *trace, cupti_session_want_fn want_pid,
+			 void *ctx);
+/* Empties and removes the spool directory. */
+void cupti_session__remove_dir(struct cupti_session *s);
+/* Closes the run directory (unlocks it); the spool directory stays. */
+void cupti_session__free(struct cupti_session *s);
+
+#endif
