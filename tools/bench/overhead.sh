@@ -11,6 +11,8 @@
 #   noexit    gtrace-bpf --no-launch-exit (no uretprobe on launches)
 #   cuda      gtrace-bpf --trace cuda (no ioctl, no sched)
 #   all       gtrace-bpf --all running beside the loop (no pid filter in BPF)
+# The loop is pinned to one CPU (LOOP_CPU, default 2) and the recorder to
+# another (REC_CPU, default 4) so that scheduling noise stays out.
 # Prints, per configuration, the median ns per launch with min..max and the
 # median added over "none"; raw rows in $OUT/overhead.csv when OUT is set.
 set -u
@@ -21,6 +23,8 @@ B=${GTRACE:-./gtrace-bpf}
 CUDA=${CUDA_HOME:-/usr/local/cuda}
 W=$(mktemp -d /tmp/gtrace-bench.XXXXXX)
 LAUNCH_FNS=cuLaunchKernel,cuLaunchKernel_ptsz,cuLaunchKernelEx,cuLaunchKernelEx_ptsz
+LOOP="taskset -c ${LOOP_CPU:-2}"
+REC="taskset -c ${REC_CPU:-4}"
 "$CUDA/bin/nvcc" -O2 -o "$W/launch_loop" tools/bench/launch_loop.cu || exit 1
 csv=${OUT:+$OUT/overhead.csv}
 csv=${csv:-$W/overhead.csv}
@@ -29,16 +33,16 @@ echo "round,config,ns_per_launch" > "$csv"
 run() { # config
 	local out="$W/out.$1"
 	case $1 in
-	none) "$W/launch_loop" "$n" > "$out" ;;
-	bare) "$B" census --functions "$LAUNCH_FNS" -- "$W/launch_loop" "$n" > "$out" 2>/dev/null ;;
-	full) "$B" -q -o "$W/t.gtrace" --force -- "$W/launch_loop" "$n" > "$out" ;;
-	noexit) "$B" -q --no-launch-exit -o "$W/t.gtrace" --force -- "$W/launch_loop" "$n" > "$out" ;;
-	cuda) "$B" -q --trace cuda -o "$W/t.gtrace" --force -- "$W/launch_loop" "$n" > "$out" ;;
+	none) $LOOP "$W/launch_loop" "$n" > "$out" ;;
+	bare) $REC "$B" census --functions "$LAUNCH_FNS" -- $LOOP "$W/launch_loop" "$n" > "$out" 2>/dev/null ;;
+	full) $REC "$B" -q -o "$W/t.gtrace" --force -- $LOOP "$W/launch_loop" "$n" > "$out" ;;
+	noexit) $REC "$B" -q --no-launch-exit -o "$W/t.gtrace" --force -- $LOOP "$W/launch_loop" "$n" > "$out" ;;
+	cuda) $REC "$B" -q --trace cuda -o "$W/t.gtrace" --force -- $LOOP "$W/launch_loop" "$n" > "$out" ;;
 	all)
-		"$B" --all -o "$W/a.gtrace" --force 2> "$W/all.err" &
+		$REC "$B" --all -o "$W/a.gtrace" --force 2> "$W/all.err" &
 		local rp=$! i
 		for i in $(seq 1 300); do grep -q 'recording to' "$W/all.err" && break; sleep 0.05; done
-		"$W/launch_loop" "$n" > "$out"
+		$LOOP "$W/launch_loop" "$n" > "$out"
 		kill -INT $rp
 		wait $rp ;;
 	esac
