@@ -113,6 +113,48 @@ static int parse_u64(const char *s, uint64_t *out, bool size_suffix)
 	return 0;
 }
 
+/* argp follows each usage error with a "Try `... --help'" line; bad input
+ * gets one line here, so argp's error stream drops that hint. Lines are
+ * reassembled across writes before they are judged. */
+static char err_line[1024];
+static size_t err_len;
+static bool err_hint;	/* the hint began: it is the last thing argp says, and may wrap */
+
+static void err_line_out(void)
+{
+	if (err_len && !strncmp(err_line, "Try ", 4))
+		err_hint = true;
+	if (err_len && !err_hint)
+		fwrite(err_line, 1, err_len, stderr);
+	err_len = 0;
+}
+
+static ssize_t one_line_write(void *cookie, const char *buf, size_t n)
+{
+	(void)cookie;
+	for (size_t i = 0; i < n; i++) {
+		if (err_len < sizeof(err_line))
+			err_line[err_len++] = buf[i];
+		if (buf[i] == '\n' || err_len == sizeof(err_line))
+			err_line_out();
+	}
+	return n;
+}
+
+static FILE *usage_err_stream(void)
+{
+	static FILE *f;
+	cookie_io_functions_t io = { .write = one_line_write };
+
+	if (!f) {
+		f = fopencookie(NULL, "w", io);
+		if (!f)
+			return stderr;
+		setvbuf(f, NULL, _IONBF, 0);
+	}
+	return f;
+}
+
 static error_t record_parse(int key, char *arg, struct argp_state *state)
 {
 	struct cli *c = state->input;
@@ -120,6 +162,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	uint64_t v;
 	char *end;
 	void *p;
+
+	if (key == ARGP_KEY_INIT)
+		state->err_stream = usage_err_stream();
 
 	switch (key) {
 	case 'a':
@@ -310,6 +355,9 @@ static error_t dump_parse(int key, char *arg, struct argp_state *state)
 {
 	struct dump_opts *o = state->input;
 
+	if (key == ARGP_KEY_INIT)
+		state->err_stream = usage_err_stream();
+
 	switch (key) {
 	case OPT_SUMMARY:
 		o->summary = true;
@@ -348,6 +396,9 @@ static error_t census_parse(int key, char *arg, struct argp_state *state)
 {
 	struct census_opts *o = state->input;
 	void *p;
+
+	if (key == ARGP_KEY_INIT)
+		state->err_stream = usage_err_stream();
 
 	switch (key) {
 	case OPT_LIBCUDA:
@@ -412,6 +463,9 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 {
 	struct export_opts *o = state->input;
 
+	if (key == ARGP_KEY_INIT)
+		state->err_stream = usage_err_stream();
+
 	switch (key) {
 	case 'f':
 		if (!strcmp(arg, "perfetto"))
@@ -465,6 +519,9 @@ static const char stats_doc[] =
 static error_t stats_parse(int key, char *arg, struct argp_state *state)
 {
 	struct stats_opts *o = state->input;
+
+	if (key == ARGP_KEY_INIT)
+		state->err_stream = usage_err_stream();
 
 	switch (key) {
 	case 'r':
@@ -530,6 +587,9 @@ static error_t merge_parse(int key, char *arg, struct argp_state *state)
 {
 	struct merge_cli *c = state->input;
 	void *p;
+
+	if (key == ARGP_KEY_INIT)
+		state->err_stream = usage_err_stream();
 
 	switch (key) {
 	case 'o':
@@ -600,21 +660,28 @@ static int cmd_merge(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	char *cmdline = join_args(argc, argv);
+	char *cmdline = join_args(argc, argv), prog[64];
 	int status;
 
-	if (argc > 1 && !strcmp(argv[1], "dump")) {
+	/* sub-commands parse argv + 1: their messages say "gtrace-bpf dump: ..." */
+	if (argc > 1 && (!strcmp(argv[1], "dump") || !strcmp(argv[1], "export") ||
+			 !strcmp(argv[1], "stats") || !strcmp(argv[1], "merge") ||
+			 !strcmp(argv[1], "census"))) {
+		snprintf(prog, sizeof(prog), "gtrace-bpf %s", argv[1]);
+		argv[1] = prog;
+	}
+	if (argc > 1 && !strcmp(argv[1], "gtrace-bpf dump")) {
 		status = cmd_dump(argc - 1, argv + 1);
-	} else if (argc > 1 && !strcmp(argv[1], "export")) {
+	} else if (argc > 1 && !strcmp(argv[1], "gtrace-bpf export")) {
 		status = cmd_export(argc - 1, argv + 1);
-	} else if (argc > 1 && !strcmp(argv[1], "stats")) {
+	} else if (argc > 1 && !strcmp(argv[1], "gtrace-bpf stats")) {
 		status = cmd_stats(argc - 1, argv + 1);
-	} else if (argc > 1 && !strcmp(argv[1], "merge")) {
+	} else if (argc > 1 && !strcmp(argv[1], "gtrace-bpf merge")) {
 		status = cmd_merge(argc - 1, argv + 1);
-	} else if (argc > 1 && !strcmp(argv[1], "census")) {
+	} else if (argc > 1 && !strcmp(argv[1], "gtrace-bpf census")) {
 		status = cmd_census(argc - 1, argv + 1);
 	} else if (argc > 1 && !strcmp(argv[1], "record")) {
-		argv[1] = argv[0];
+		argv[1] = argv[0];	/* "gtrace-bpf record" reads as gtrace-bpf itself */
 		status = cmd_record(argc - 1, argv + 1, cmdline);
 	} else {
 		status = cmd_record(argc, argv, cmdline);

@@ -109,6 +109,32 @@ t_dump_truncated() {
 	[ $partial -eq 1 ] || err "no cut showed part of the records (the trace seems to be one chunk)"
 }
 
+t_usage() {
+	local rc i=0 args
+	# bad command lines: each gets one line on stderr and a non-zero exit
+	while IFS= read -r args; do
+		i=$((i + 1))
+		# shellcheck disable=SC2086
+		timeout 30 "$GTRACE" $args > "$T/out$i" 2> "$T/err$i"
+		rc=$?
+		expect_refusal "gtrace-bpf $args" $rc "$T/err$i"
+	done <<'ARGS'
+--bogus-option
+-p notapid
+-p 1 --all
+-d -3 --all
+--buffer-size 12Q --all
+--trace cuda,gpu --all
+dump
+dump a b
+stats x --format yaml
+stats x --timeunit h
+export x -f svg
+merge
+ARGS
+}
+
+add_case t_usage "bad command lines (unknown option, bad numbers, conflicting modes, bad formats): one line each, non-zero exit"
 add_case t_unknown_pid "-p of a pid that does not exist: one-line error, non-zero exit"
 add_case t_unwritable_output "-o where a file cannot be created: one-line error, non-zero exit"
 add_case t_no_libcuda "--libcuda of a missing or non-libcuda file: one-line error, command not run"
