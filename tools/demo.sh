@@ -7,14 +7,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
-make -j"$(nproc)" gtrace-bpf mock >/dev/null
+make -j"$(nproc)" >/dev/null
+make mock >/dev/null
 mkdir -p demo-output
 trace=demo-output/demo.gtrace
 args=(--launches 200 --copies 10 --syncs 5)
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
 	gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 	echo "demo: tracing the bundled workload on the real GPU: $gpu"
-	./gtrace-bpf -o "$trace" --force -- .output/mock/cuda_workload "${args[@]}"
+	cupti=()
+	# GPU-side kernel times too, when the CUPTI agent could be built
+	[ -f .output/libgtrace-cupti.so ] && cupti=(--cupti)
+	./gtrace-bpf -o "$trace" --force "${cupti[@]}" -- .output/mock/cuda_workload "${args[@]}"
 else
 	echo "demo: no NVIDIA GPU here: tracing the bundled workload against the MOCK libcuda"
 	echo "demo: (tests/mock/libcuda_mock.c, a stand-in with the real signatures, no GPU work)"
