@@ -12,80 +12,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "decode.h"
-#include "hmap.h"
-#include "names.h"
+#include "decode_int.h"
 
-#define STACK_MAX	32	/* open calls per thread; libcuda nests a few at most */
-#define POOL_MAX	256	/* empty thread stacks kept for reuse (~3 KiB each) */
-
-/* ---- decoder state ------------------------------------------------------ */
-
-/* An entry waiting for its exit: the entry record's fields, decoded later. */
-struct open_call {
-	uint64_t ts;		/* entry time, ns */
-	uint32_t pid, tid;	/* of the entry record */
-	uint16_t api, cpu;	/* enum gt_api; CPU of the entry */
-	uint16_t rtype;		/* GT_REC_CALL, _LAUNCH or _CALL_STR */
-	uint16_t nargs;		/* valid entries of args[] */
-	bool has_str;		/* str holds the entry's string argument */
-	union {
-		uint64_t args[GT_CALL_NARGS];	/* GT_REC_CALL / _CALL_STR */
-		struct {			/* GT_REC_LAUNCH */
-			uint64_t func, stream;
-			uint32_t grid[3], block[3], shmem;
-			uint16_t flags;
-		} l;
-	};
-	char *str;		/* buffer owned by the slot, str_cap bytes */
-	uint32_t str_cap;
-};
-
-/* The open calls of one thread. */
-struct tstack {
-	uint32_t tid, pid;		/* the thread, its key in d->threads */
-	uint32_t depth;			/* entries in use, ent[0] oldest */
-	struct tstack *prev, *next;	/* active list (or pool, next only) */
-	struct open_call ent[STACK_MAX];
-};
-
-/* What the decoder knows of a process. */
-struct proc {
-	char *name;		/* command line or comm, NULL if none */
-	uint64_t name_ts;	/* when the name was learned */
-	uint8_t name_prio;	/* 1 comm, 2 command line: the better one wins a tie */
-	uint32_t nkernels;	/* entries of kernels keyed by this pid */
-	uint64_t cgroup;	/* cgroup v2 id, 0 if unknown */
-};
-
-/* What an exit record brought. */
-struct exit_info {
-	int32_t ret;		/* CUresult */
-	uint32_t flags;		/* GT_RET_*, 0 for string exits */
-	uint64_t out;		/* what the out-pointer received */
-	const char *str;	/* NUL-terminated, NULL if none */
-};
-
-struct gt_decoder {
-	gt_call_cb on_call;		/* completed calls */
-	gt_rec_cb on_other;		/* everything else, may be NULL */
-	void *ctx;			/* passed to both */
-	struct gt_decoder_stats stats;
-	struct hmap threads;		/* (tid, pid) -> struct tstack, non-empty only */
-	struct tstack *active_head;	/* threads with open calls, oldest first */
-	struct tstack *active_tail;
-	struct tstack *pool;		/* empty stacks for reuse */
-	uint32_t npool;			/* stacks in pool, at most POOL_MAX */
-	struct hmap kernels;		/* (handle, pid) -> struct kname */
-	struct kname_table names;	/* the distinct names kernels points to */
-	struct hmap procs;		/* (pid, 0) -> struct proc */
-	struct hmap thread_names;	/* (tid, 0) -> char * */
-	struct kname_table gpu_names;	/* names of GPU kernel records and of demangle
-					 * calls, one reference each, kept to the end */
-	struct open_call tmp;		/* entry emitted at once (apis without exit) */
-	char xstr[GT_STR_MAX];		/* exit string, NUL-terminated copy */
-	char placeholder[40];		/* "unknown_kernel_0x..." of the launch being emitted */
-};
 
 static const enum gt_call_type class_type[GT_CLS__COUNT] = {
 	[GT_CLS_NONE] = GT_T_INIT,
@@ -113,111 +41,6 @@ size_t gt_rec_strlen(const struct gt_hdr *rec, const char *s, size_t len)
 	if (len > GT_STR_MAX - 1)
 		len = GT_STR_MAX - 1;
 	return strnlen(s, len);
-}
-
-/* ---- kernel names ------------------------------------------------------- */
-
-static struct proc *proc_get(struct gt_decoder *d, uint32_t pid, bool create)
-{
-	struct proc *p = hmap_get(&d->procs, pid, 0);
-	void *old;
-
-	if (p || !create)
-		return p;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	if (hmap_put(&d->procs, pid, 0, p, &old)) {
-		free(p);
-		return NULL;
-	}
-	return p;
-}
-
-/* Binds (pid, handle) to k, taking over the caller's reference. */
-static int kernel_bind(struct gt_decoder *d, uint32_t pid, uint64_t handle, struct kname *k)
-{
-	struct proc *p = proc_get(d, pid, true);
-	void *old;
-
-	if (!p || hmap_put(&d->kernels, handle, pid, k, &old)) {
-		kname_table__put(&d->names, k);
-		return -ENOMEM;
-	}
-	if (old)
-		kname_table__put(&d->names, old);
-	else
-		p->nkernels++;
-	return 0;
-}
-
-static int kernel_learn(struct gt_decoder *d, uint32_t pid, uint64_t handle,
-			const char *s, size_t n)
-{
-	struct kname *k;
-
-	if (!n)
-		return 0;
-	k = kname_table__get(&d->names, s, n);
-	if (!k)
-		return -ENOMEM;
-	return kernel_bind(d, pid, handle, k);
-}
-
-/* Forgets the kernels of a process that exited or exec'd: its handles mean
- * nothing any more, and long traces must not keep every pid's names. */
-static void kernels_forget(struct gt_decoder *d, uint32_t pid)
-{
-	struct proc *p = proc_get(d, pid, false);
-	struct hmap *m = &d->kernels;
-	uint32_t i = 0;
-
-	if (!p || !p->nkernels)
-		return;
-	while (i < m->cap && p->nkernels) {
-		if (m->s[i].used && m->s[i].k2 == pid) {
-			kname_table__put(&d->names, m->s[i].v);
-			/* The shift may pull a later entry into slot i: look
-			 * again.  Entries it moves across the wrap land in
-			 * slots already scanned, which hold no match any more. */
-			hmap_del_at(m, i);
-			p->nkernels--;
-			continue;
-		}
-		i++;
-	}
-}
-
-static void hex_u64(char *out, const char *prefix, uint64_t v)
-{
-	static const char digits[] = "0123456789abcdef";
-	char tmp[16];
-	int n = 0;
-
-	while (*prefix)
-		*out++ = *prefix++;
-	do {
-		tmp[n++] = digits[v & 0xf];
-		v >>= 4;
-	} while (v);
-	while (n)
-		*out++ = tmp[--n];
-	*out = '\0';
-}
-
-static void launch_name(struct gt_decoder *d, struct gt_callrec *c)
-{
-	struct kname *k = hmap_get(&d->kernels, c->handle, c->pid);
-
-	if (k) {
-		c->kernel = kname__demangled(k);
-		c->mangled = k->mangled;
-		return;
-	}
-	hex_u64(d->placeholder, "unknown_kernel_0x", c->handle);
-	c->kernel = d->placeholder;
-	c->mangled = NULL;
-	d->stats.placeholder_names++;
 }
 
 /* ---- decoding ----------------------------------------------------------- */
@@ -265,7 +88,7 @@ static void decode_args(struct gt_decoder *d, struct gt_callrec *c,
 		if (ai->kind)
 			c->launch_flags |= GT_LAUNCH_COOPERATIVE;
 		c->has_stream = true;
-		launch_name(d, c);
+		dec__launch_name(d, c);
 		break;
 	case GT_CLS_GRAPH:
 		c->graph = true;
@@ -535,7 +358,7 @@ static int learn_from_exit(struct gt_decoder *d, const struct gt_api_info *ai,
 	case GT_CLS_GET_FUNC:
 		if (!(x->flags & GT_RET_OUT) || !e->has_str)
 			return 0;
-		return kernel_learn(d, e->pid, x->out, e->str, strlen(e->str));
+		return dec__kernel_learn(d, e->pid, x->out, e->str, strlen(e->str));
 	case GT_CLS_KERNEL_FUNC:
 		/* the function of a kernel runs the kernel's code: same name */
 		if (!(x->flags & GT_RET_OUT))
@@ -544,11 +367,11 @@ static int learn_from_exit(struct gt_decoder *d, const struct gt_api_info *ai,
 		if (!k)
 			return 0;
 		k->refs++;
-		return kernel_bind(d, e->pid, x->out, k);
+		return dec__kernel_bind(d, e->pid, x->out, k);
 	case GT_CLS_FUNC_NAME:
 		if (!x->str)
 			return 0;
-		return kernel_learn(d, e->pid, arg(e, ai->a), x->str, strlen(x->str));
+		return dec__kernel_learn(d, e->pid, arg(e, ai->a), x->str, strlen(x->str));
 	default:
 		return 0;
 	}
@@ -611,7 +434,7 @@ unmatched:
 
 /* Emits the open calls of a process as incomplete: it exited or exec'd, so
  * their exits will never be recorded. */
-static int flush_pid(struct gt_decoder *d, uint32_t pid)
+int dec__flush_pid(struct gt_decoder *d, uint32_t pid)
 {
 	struct tstack *st, *next;
 	int rc = 0;
@@ -627,114 +450,6 @@ static int flush_pid(struct gt_decoder *d, uint32_t pid)
 			rc = emit(d, &st->ent[j], NULL, 0);
 		stack_release(d, st);
 	}
-	return rc;
-}
-
-/* ---- process and thread names ------------------------------------------- */
-
-/* Keeps the newest name; on a tie the command line (prio 2) beats comm. */
-static int proc_name_set(struct gt_decoder *d, uint32_t pid, const char *s, size_t n,
-			 uint64_t ts, uint8_t prio)
-{
-	struct proc *p = proc_get(d, pid, true);
-	char *name;
-
-	if (!p)
-		return -ENOMEM;
-	if (!n)
-		return 0;
-	if (p->name && (ts < p->name_ts || (ts == p->name_ts && prio < p->name_prio)))
-		return 0;
-	name = strndup(s, n);
-	if (!name)
-		return -ENOMEM;
-	free(p->name);
-	p->name = name;
-	p->name_ts = ts;
-	p->name_prio = prio;
-	return 0;
-}
-
-static int thread_name_set(struct gt_decoder *d, uint32_t tid, const char *s, size_t n)
-{
-	char *name = strndup(s, n);
-	void *old;
-
-	if (!name)
-		return -ENOMEM;
-	if (hmap_put(&d->thread_names, tid, 0, name, &old)) {
-		free(name);
-		return -ENOMEM;
-	}
-	free(old);
-	return 0;
-}
-
-static int on_name(struct gt_decoder *d, const struct gt_hdr *rec)
-{
-	const struct gt_name *nm = (const void *)rec;
-	size_t n = gt_rec_strlen(rec, nm->str, nm->len);
-
-	switch (nm->kind) {
-	case GT_NAME_KERNEL_MEM:
-		/* a recovered name never overrides what a naming call said */
-		if (hmap_get(&d->kernels, nm->key, rec->pid))
-			return 0;
-		return kernel_learn(d, rec->pid, nm->key, nm->str, n);
-	case GT_NAME_PROCESS:
-		return proc_name_set(d, (uint32_t)nm->key, nm->str, n, rec->ts, 2);
-	case GT_NAME_THREAD:
-		return n ? thread_name_set(d, (uint32_t)nm->key, nm->str, n) : 0;
-	default:
-		return 0;
-	}
-}
-
-static int on_proc(struct gt_decoder *d, const struct gt_hdr *rec)
-{
-	const struct gt_proc_evt *pe = (const void *)rec;
-	size_t n = strnlen(pe->comm, sizeof(pe->comm));
-	struct proc *parent, *p;
-	int rc = 0;
-
-	switch (rec->type) {
-	case GT_REC_EXEC:
-		/* a new program: the old image's calls and handles are gone */
-		rc = flush_pid(d, rec->pid);
-		kernels_forget(d, rec->pid);
-		if (!rc)
-			rc = proc_name_set(d, rec->pid, pe->comm, n, rec->ts, 1);
-		break;
-	case GT_REC_FORK:
-		/* the child runs the parent's program until it execs */
-		p = proc_get(d, rec->pid, false);
-		if (p && p->name)
-			break;
-		parent = proc_get(d, pe->ppid, false);
-		if (parent && parent->name)
-			rc = proc_name_set(d, rec->pid, parent->name, strlen(parent->name),
-					   rec->ts, parent->name_prio);
-		else
-			rc = proc_name_set(d, rec->pid, pe->comm, n, rec->ts, 1);
-		break;
-	case GT_REC_EXIT:
-		rc = flush_pid(d, rec->pid);
-		break;
-	case GT_REC_PROC_INFO:
-		/* a process started before the recorder: its comm, unless the
-		 * command line is known already */
-		p = proc_get(d, rec->pid, false);
-		if (!p || !p->name)
-			rc = proc_name_set(d, rec->pid, pe->comm, n, rec->ts, 1);
-		break;
-	}
-	if (!rc && pe->cgroup && (p = proc_get(d, rec->pid, true)))
-		p->cgroup = pe->cgroup;
-	if (!rc && d->on_other)
-		rc = d->on_other(d->ctx, rec);
-	/* after on_other, which may still want the names */
-	if (rec->type == GT_REC_EXIT)
-		kernels_forget(d, rec->pid);
 	return rc;
 }
 
@@ -809,13 +524,13 @@ int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec)
 	case GT_REC_FORK:
 	case GT_REC_EXIT:
 	case GT_REC_PROC_INFO:
-		return on_proc(d, rec);
+		return dec__on_proc(d, rec);
 	case GT_REC_IOCTL:
 	case GT_REC_OFFCPU:
 		/* complete in themselves: the consumer formats them */
 		break;
 	case GT_REC_NAME:
-		rc = on_name(d, rec);
+		rc = dec__on_name(d, rec);
 		if (rc)
 			return rc;
 		break;
@@ -858,63 +573,6 @@ int gt_decoder__finish(struct gt_decoder *d)
 const struct gt_decoder_stats *gt_decoder__stats(const struct gt_decoder *d)
 {
 	return &d->stats;
-}
-
-const char *gt_decoder__process_name(const struct gt_decoder *d, uint32_t pid)
-{
-	const struct proc *p = hmap_get(&d->procs, pid, 0);
-
-	return p ? p->name : NULL;
-}
-
-uint64_t gt_decoder__process_cgroup(const struct gt_decoder *d, uint32_t pid)
-{
-	const struct proc *p = hmap_get(&d->procs, pid, 0);
-
-	return p ? p->cgroup : 0;
-}
-
-const char *gt_decoder__thread_name(const struct gt_decoder *d, uint32_t tid)
-{
-	return hmap_get(&d->thread_names, tid, 0);
-}
-
-/* Interns n bytes of s in the GPU name table, keeping one reference per
- * name however often it is asked for; NULL when out of memory. */
-static struct kname *gpu_name(struct gt_decoder *d, const char *s, size_t n)
-{
-	struct kname *k = kname_table__get(&d->gpu_names, s, n);
-
-	/* a name seen before came back with one more reference: drop it */
-	if (k && k->refs > 1)
-		kname_table__put(&d->gpu_names, k);
-	return k;
-}
-
-const char *gt_decoder__demangle(struct gt_decoder *d, const char *mangled)
-{
-	struct kname *k;
-
-	if (!mangled)
-		return NULL;
-	k = gpu_name(d, mangled, strnlen(mangled, GT_STR_MAX - 1));
-	return k ? kname__demangled(k) : mangled;
-}
-
-const char *gt_decoder__gpu_kernel_name(struct gt_decoder *d, const struct gt_gpu_kernel *gk,
-					const char **mangled)
-{
-	size_t n = gk->len ? gt_rec_strlen(&gk->hdr, gk->name, gk->len) : 0;
-	struct kname *k;
-
-	*mangled = NULL;
-	if (!n)
-		return "unknown_kernel";
-	k = gpu_name(d, gk->name, n);
-	if (!k)
-		return "unknown_kernel";
-	*mangled = k->mangled;
-	return kname__demangled(k);
 }
 
 void gt_decoder__free(struct gt_decoder *d)

@@ -90,6 +90,7 @@
 #include "nv_ioctl.h"
 #include "stats.h"
 #include "stats_acc.h"
+#include "stats_int.h"
 #include "stats_report.h"
 #include "trace_file.h"
 
@@ -101,34 +102,6 @@ const char *const stats_report_names[] = {
 };
 
 #define NREPORTS 11
-
-/* The eight columns every report of durations starts with (cells 0-7,
- * filled by time_cells() and the callers' percentage and count). */
-#define TIME_COLS								\
-	{ "Time (%)", "time_pct", SK_PCT },					\
-	{ "Total Time", "total_time", SK_TIME },				\
-	{ "Num Calls", "num_calls", SK_INT },					\
-	{ "Avg", "avg", SK_TIMEF },						\
-	{ "Med", "med", SK_TIMEF },						\
-	{ "Min", "min", SK_TIME },						\
-	{ "Max", "max", SK_TIME },						\
-	{ "StdDev", "stddev", SK_TIMEF },
-
-/* The values of a map, sorted with cmp (on pointers to values); NULL when
- * out of memory. The caller frees the array. */
-static void **sorted_values(const struct hmap *m, int (*cmp)(const void *, const void *), size_t *n)
-{
-	void **v = malloc((m->n ? m->n : 1) * sizeof(*v));
-
-	*n = 0;
-	if (!v)
-		return NULL;
-	for (uint32_t i = 0; i < m->cap; i++)
-		if (m->s[i].used)
-			v[(*n)++] = m->s[i].v;
-	qsort(v, *n, sizeof(*v), cmp);
-	return v;
-}
 
 /* ---- report: cuda_api_sum ----------------------------------------------- */
 
@@ -144,30 +117,6 @@ static const char *const api_notes[] = {
 	"Med is the exact median; StdDev the sample standard deviation.",
 	NULL,
 };
-
-/* Fills the time columns of a row laid out as api_cols from "Total Time"
- * on: c[0] Total, c[2] Avg, c[3] Med, c[4] Min, c[5] Max, c[6] StdDev (c[1]
- * is Num Calls, the caller's).  No completed call: only Total, 0. */
-static void time_cells(struct stats_cell *c, struct dur_acc *a)
-{
-	uint64_t n = a->dur.n;
-	struct dvec_summary sm;
-
-	c[0] = (struct stats_cell){ .u = a->total };
-	if (!n)
-		return;
-	dvec__summarize(&a->dur, a->total, &sm);
-	c[2] = (struct stats_cell){ .d = sm.mean };
-	c[3] = (struct stats_cell){ .d = sm.median };
-	c[4] = (struct stats_cell){ .u = a->min };
-	c[5] = (struct stats_cell){ .u = a->max };
-	c[6] = (struct stats_cell){ .d = sm.stddev };
-}
-
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? (double)part * 100.0 / (double)whole : 0.0;
-}
 
 static int cmp_api(const void *pa, const void *pb, void *ctx)
 {
@@ -497,223 +446,6 @@ static int build_ioctl_sum(struct stats_acc *s, struct stats_report *r, const st
 	return 0;
 }
 
-/* ---- reports of the GPU side (merged traces) ---------------------------- */
-
-/* The eight columns of a GPU duration report: TIME_COLS with the count
- * named as nsys names it there. */
-#define GPU_TIME_COLS(count, count_key)						\
-	{ "Time (%)", "time_pct", SK_PCT },					\
-	{ "Total Time", "total_time", SK_TIME },				\
-	{ count, count_key, SK_INT },						\
-	{ "Avg", "avg", SK_TIMEF },						\
-	{ "Med", "med", SK_TIMEF },						\
-	{ "Min", "min", SK_TIME },						\
-	{ "Max", "max", SK_TIME },						\
-	{ "StdDev", "stddev", SK_TIMEF },
-
-/* A row of a GPU duration report: Time (%) of whole, the time columns, the
- * count and the name in the ninth column. */
-static int gpu_time_row(struct stats_report *r, struct dur_acc *a, uint64_t whole,
-			const char *name)
-{
-	struct stats_cell *c = stats_report__row(r);
-
-	if (!c)
-		return -ENOMEM;
-	c[0] = (struct stats_cell){ .d = pct(a->total, whole) };
-	time_cells(&c[1], a);
-	c[2] = (struct stats_cell){ .u = a->calls };
-	c[8] = (struct stats_cell){ .s = name };
-	return 0;
-}
-
-static const struct stats_col gpu_kern_cols[] = {
-	GPU_TIME_COLS("Instances", "instances")
-	{ "Name", "name", SK_STR },
-};
-
-static const char *const gpu_kern_notes[] = {
-	"Kernels as the GPU ran them (CUPTI records of a merged trace), by demangled name: "
-	"time from start to end on the GPU.",
-	NULL,
-};
-
-static const struct stats_col nvtx_cols[] = {
-	GPU_TIME_COLS("Instances", "instances")
-	{ "Range", "range", SK_STR },
-};
-
-static const char *const nvtx_notes[] = {
-	"NVTX ranges by message (marks, which have no duration, left out).",
-	NULL,
-};
-
-static int cmp_named(const void *pa, const void *pb, void *ctx)
-{
-	const struct named_durs *n = ctx;
-	uint32_t ia = *(const uint32_t *)pa, ib = *(const uint32_t *)pb;
-
-	if (n->d[ia].total != n->d[ib].total)
-		return n->d[ia].total > n->d[ib].total ? -1 : 1;
-	if (n->d[ia].calls != n->d[ib].calls)
-		return n->d[ia].calls > n->d[ib].calls ? -1 : 1;
-	return strcmp(n->names.v[ia].name, n->names.v[ib].name);
-}
-
-/* One row per name, by total time, highest first. */
-static int build_named_sum(struct named_durs *n, struct stats_report *r)
-{
-	uint32_t cnt = n->names.n, *order = malloc((cnt ? cnt : 1) * sizeof(*order));
-	uint64_t whole = 0;
-	int err = 0;
-
-	if (!order)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < cnt; i++) {
-		order[i] = i;
-		whole += n->d[i].total;
-	}
-	qsort_r(order, cnt, sizeof(order[0]), cmp_named, n);
-	for (uint32_t i = 0; i < cnt && !err; i++)
-		err = gpu_time_row(r, &n->d[order[i]], whole, n->names.v[order[i]].name);
-	free(order);
-	return err;
-}
-
-static const struct stats_col gpu_mem_time_cols[] = {
-	GPU_TIME_COLS("Count", "count")
-	{ "Operation", "operation", SK_STR },
-};
-
-static const char *const gpu_mem_time_notes[] = {
-	"Copies and sets as the GPU ran them (CUPTI records of a merged trace), by direction "
-	"(as dump's \"kind\") and \"memset\": time from start to end on the GPU.",
-	NULL,
-};
-
-static const char *const gpu_mem_size_notes[] = {
-	"Bytes of the copies and sets the GPU ran (CUPTI records of a merged trace), by "
-	"direction (as dump's \"kind\") and \"memset\".",
-	NULL,
-};
-
-static int cmp_kind(const void *pa, const void *pb, void *ctx)
-{
-	const struct dur_acc *a = ctx;
-	int ia = *(const int *)pa, ib = *(const int *)pb;
-
-	if (a[ia].total != a[ib].total)
-		return a[ia].total > a[ib].total ? -1 : 1;
-	if (a[ia].calls != a[ib].calls)
-		return a[ia].calls > a[ib].calls ? -1 : 1;
-	return strcmp(stats_acc__mem_name(ia), stats_acc__mem_name(ib));
-}
-
-/* Indices of the kinds of a[] with a record, by total, highest first. */
-static int kinds_sorted(struct dur_acc *a, int order[MEM_KINDS])
-{
-	int n = 0;
-
-	for (int i = 0; i < MEM_KINDS; i++)
-		if (a[i].calls)
-			order[n++] = i;
-	qsort_r(order, n, sizeof(order[0]), cmp_kind, a);
-	return n;
-}
-
-static int build_gpu_mem_time_sum(struct stats_acc *s, struct stats_report *r)
-{
-	int order[MEM_KINDS], n = kinds_sorted(s->gmem_time, order), err = 0;
-	uint64_t whole = 0;
-
-	for (int i = 0; i < n; i++)
-		whole += s->gmem_time[order[i]].total;
-	for (int i = 0; i < n && !err; i++)
-		err = gpu_time_row(r, &s->gmem_time[order[i]], whole, stats_acc__mem_name(order[i]));
-	return err;
-}
-
-/* Rows as cuda_mem_size_sum's (mem_cols) of the sizes in a[]. */
-static int build_size_rows(struct dur_acc *a, struct stats_report *r)
-{
-	int order[MEM_KINDS], n = kinds_sorted(a, order);
-
-	for (int i = 0; i < n; i++) {
-		struct dur_acc *k = &a[order[i]];
-		struct stats_cell *c = stats_report__row(r);
-		struct dvec_summary sm;
-
-		if (!c)
-			return -ENOMEM;
-		dvec__summarize(&k->dur, k->total, &sm);
-		c[0] = (struct stats_cell){ .u = k->total };
-		c[1] = (struct stats_cell){ .u = k->calls };
-		c[2] = (struct stats_cell){ .d = sm.mean };
-		c[3] = (struct stats_cell){ .d = sm.median };
-		c[4] = (struct stats_cell){ .u = k->min };
-		c[5] = (struct stats_cell){ .u = k->max };
-		c[6] = (struct stats_cell){ .d = sm.stddev };
-		c[7] = (struct stats_cell){ .s = stats_acc__mem_name(order[i]) };
-	}
-	return 0;
-}
-
-static const struct stats_col latency_cols[] = {
-	{ "Count", "count", SK_INT },
-	{ "Min", "min", SK_TIME },
-	{ "P50", "p50", SK_TIME },
-	{ "P90", "p90", SK_TIME },
-	{ "P99", "p99", SK_TIME },
-	{ "Max", "max", SK_TIME },
-	{ "Causality", "causality", SK_INT },
-	{ "PID", "pid", SK_ID },
-};
-
-static const char *const latency_notes[] = {
-	"Latency: from the entry of the launch call to the kernel's start on the GPU, of the "
-	"kernels linked to their launch; it includes the time queued behind earlier work.",
-	"Pnn: nearest-rank percentiles. Causality: linked kernels that started before their "
-	"launch call (a clock or linking error), left out of the latencies.",
-	NULL,
-};
-
-static int cmp_lat(const void *pa, const void *pb)
-{
-	const struct lat_acc *a = *(struct lat_acc *const *)pa, *b = *(struct lat_acc *const *)pb;
-
-	return a->pid < b->pid ? -1 : a->pid > b->pid;
-}
-
-static int build_latency(struct stats_acc *s, struct stats_report *r)
-{
-	size_t n;
-	struct lat_acc **order = (struct lat_acc **)sorted_values(&s->lat, cmp_lat, &n);
-
-	if (!order)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		struct lat_acc *a = order[i];
-		struct stats_cell *c = stats_report__row(r);
-
-		if (!c) {
-			free(order);
-			return -ENOMEM;
-		}
-		c[0] = (struct stats_cell){ .u = a->v.n };
-		if (a->v.n) {
-			c[1] = (struct stats_cell){ .u = a->min };
-			c[2] = (struct stats_cell){ .u = dvec__percentile(&a->v, 50) };
-			c[3] = (struct stats_cell){ .u = dvec__percentile(&a->v, 90) };
-			c[4] = (struct stats_cell){ .u = dvec__percentile(&a->v, 99) };
-			c[5] = (struct stats_cell){ .u = a->max };
-		}
-		c[6] = (struct stats_cell){ .u = a->causality };
-		c[7] = (struct stats_cell){ .u = a->pid };
-	}
-	free(order);
-	return 0;
-}
-
 /* ---- running ------------------------------------------------------------ */
 
 #define REPORT(nm, ttl, what, c, n) \
@@ -731,14 +463,15 @@ static const struct stats_report report_templates[NREPORTS] = {
 	REPORT("process_sum", "Process Summary", "process records", proc_cols, proc_notes),
 	REPORT("ioctl_sum", "NVIDIA Driver ioctl Summary", "ioctls", ioctl_cols, ioctl_notes),
 	REPORT("cuda_gpu_kern_sum", "CUDA GPU Kernel Summary", "GPU records (kernels)",
-	       gpu_kern_cols, gpu_kern_notes),
+	       stats_gpu_kern_cols, stats_gpu_kern_notes),
 	REPORT("cuda_gpu_mem_time_sum", "CUDA GPU MemOps Summary (by Time)",
-	       "GPU records (memory copies or sets)", gpu_mem_time_cols, gpu_mem_time_notes),
+	       "GPU records (memory copies or sets)", stats_gpu_mem_time_cols,
+	       stats_gpu_mem_time_notes),
 	REPORT("cuda_gpu_mem_size_sum", "CUDA GPU MemOps Summary (by Size)",
-	       "GPU records (memory copies or sets)", mem_cols, gpu_mem_size_notes),
-	REPORT("nvtx_sum", "NVTX Range Summary", "NVTX ranges", nvtx_cols, nvtx_notes),
+	       "GPU records (memory copies or sets)", mem_cols, stats_gpu_mem_size_notes),
+	REPORT("nvtx_sum", "NVTX Range Summary", "NVTX ranges", stats_nvtx_cols, stats_nvtx_notes),
 	REPORT("gpu_launch_latency", "GPU Launch Latency", "GPU records (kernels linked to "
-	       "their launch)", latency_cols, latency_notes),
+	       "their launch)", stats_latency_cols, stats_latency_notes),
 };
 
 static int build(int which, struct stats_acc *s, const struct gt_decoder *d,
@@ -747,15 +480,15 @@ static int build(int which, struct stats_acc *s, const struct gt_decoder *d,
 	switch (which) {
 	case 0: return build_api_sum(s, r);
 	case 1: return build_launch_sum(s, r);
-	case 2: return build_size_rows(s->mem, r);
+	case 2: return stats_gpu__size_rows(s->mem, r);
 	case 3: return build_sync_sum(s, r);
 	case 4: return build_proc_sum(s, r, d);
 	case 5: return build_ioctl_sum(s, r, m);
-	case 6: return build_named_sum(&s->gkern, r);
-	case 7: return build_gpu_mem_time_sum(s, r);
-	case 8: return build_size_rows(s->gmem_size, r);
-	case 9: return build_named_sum(&s->nvtx, r);
-	default: return build_latency(s, r);
+	case 6: return stats_gpu__named_sum(&s->gkern, r);
+	case 7: return stats_gpu__mem_time_sum(s, r);
+	case 8: return stats_gpu__size_rows(s->gmem_size, r);
+	case 9: return stats_gpu__named_sum(&s->nvtx, r);
+	default: return stats_gpu__latency(s, r);
 	}
 }
 

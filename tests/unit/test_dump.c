@@ -18,21 +18,10 @@
 #include "dump.h"
 #include "trace_file.h"
 #include "merged_trace.h"
+#include "test_util.h"
 
-static char tmpdir[64];
-
-static const char *tmp_path(const char *name)
-{
-	static char buf[128];
-
-	snprintf(buf, sizeof(buf), "%s/%s", tmpdir, name);
-	return buf;
-}
 
 /* ------------------------------------------------------------ trace building */
-
-static struct trace_writer *W;
-static _Alignas(8) unsigned char rbuf[8192];
 
 static void w_open(const char *path)
 {
@@ -41,28 +30,17 @@ static void w_open(const char *path)
 		.host = "testhost", .kernel = "6.18", .cmdline = "gtrace-bpf record",
 		.options = "",
 	};
-	struct trace_writer_opts o = { .force = true };
-
-	assert_int_equal(trace_writer__create(path, &info, &o, &W), 0);
+	tu_w_create(path, &info);
 }
 
 static void w_put(const void *rec)
 {
-	assert_int_equal(trace_writer__append(W, rec), 0);
+	tu_w_append(rec);
 }
 
 static void hdr(uint16_t type, size_t size, uint64_t ts, uint32_t tid, unsigned api)
 {
-	struct gt_hdr *h = (void *)rbuf;
-
-	memset(rbuf, 0, size);
-	h->ts = ts;
-	h->pid = 100;
-	h->tid = tid;
-	h->type = type;
-	h->size = (uint16_t)size;
-	h->api = (uint16_t)api;
-	h->cpu = 2;
+	tu_hdr(type, size, ts, 100, tid, api, 2);
 }
 
 static void w_call(uint64_t ts, uint32_t tid, unsigned api, uint64_t a0, uint64_t a1,
@@ -224,29 +202,13 @@ static void write_trace(const char *path, bool finish)
 
 /* ------------------------------------------------------------ running dump */
 
-struct run {
-	char *out, *err;
-	size_t out_len, err_len;
-	int rc;
-};
-
 static void run_dump(const char *path, bool summary, struct run *r)
 {
-	FILE *out = open_memstream(&r->out, &r->out_len);
-	FILE *err = open_memstream(&r->err, &r->err_len);
-	struct dump_opts o = { .path = path, .summary = summary, .out = out, .err = err };
+	struct dump_opts o = { .path = path, .summary = summary };
 
-	assert_non_null(out);
-	assert_non_null(err);
+	tu_run_open(r, &o.out, &o.err);
 	r->rc = dump__run(&o);
-	fclose(out);
-	fclose(err);
-}
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
+	tu_run_close(o.out, o.err);
 }
 
 static int count_lines(const char *s)
@@ -561,8 +523,7 @@ static void test_gpu_summary(void **state)
 static int group_setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_dump.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return tu_tmpdir_make("test_dump");
 }
 
 static int group_teardown(void **state)
@@ -573,9 +534,7 @@ static int group_teardown(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		unlink(tmp_path(files[i]));
-	return rmdir(tmpdir);
+	return tu_tmpdir_clean(files, sizeof(files) / sizeof(files[0]));
 }
 
 int main(void)

@@ -20,21 +20,10 @@
 #include "export.h"
 #include "trace_file.h"
 #include "merged_trace.h"
+#include "test_util.h"
 
-static char tmpdir[64];
-
-static const char *tmp_path(const char *name)
-{
-	static char buf[128];
-
-	snprintf(buf, sizeof(buf), "%s/%s", tmpdir, name);
-	return buf;
-}
 
 /* ------------------------------------------------------------ trace building */
-
-static struct trace_writer *W;
-static _Alignas(8) unsigned char rbuf[8192];
 
 #define API(x) GT_API_##x
 
@@ -44,28 +33,17 @@ static void w_open(const char *path)
 		.version = GT_FILE_VERSION, .clock_id = 1, .start_ts = 500,
 		.host = "testhost", .kernel = "6.18", .cmdline = "gtrace-bpf record", .options = "",
 	};
-	struct trace_writer_opts o = { .force = true };
-
-	assert_int_equal(trace_writer__create(path, &info, &o, &W), 0);
+	tu_w_create(path, &info);
 }
 
 static void w_put(const void *rec)
 {
-	assert_int_equal(trace_writer__append(W, rec), 0);
+	tu_w_append(rec);
 }
 
 static void hdr(uint16_t type, size_t size, uint64_t ts, uint32_t tid, unsigned api)
 {
-	struct gt_hdr *h = (void *)rbuf;
-
-	memset(rbuf, 0, size);
-	h->ts = ts;
-	h->pid = 100;
-	h->tid = tid;
-	h->type = type;
-	h->size = (uint16_t)size;
-	h->api = (uint16_t)api;
-	h->cpu = 2;
+	tu_hdr(type, size, ts, 100, tid, api, 2);
 }
 
 static void w_call(uint64_t ts, uint32_t tid, unsigned api, uint64_t a0, uint64_t a1,
@@ -268,18 +246,12 @@ static void free_rows(void)
 
 /* ------------------------------------------------------------ helpers */
 
-struct out {
-	char *buf;
-	size_t len;
-};
-
 static int run_writer(const char *path, struct out *o, const char **why)
 {
 	struct trace_reader *r;
-	FILE *f = open_memstream(&o->buf, &o->len);
+	FILE *f = tu_memstream(&o->buf, &o->len);
 	int rc;
 
-	assert_non_null(f);
 	assert_int_equal(trace_reader__open(path, &r, NULL), 0);
 	rc = export_csv__write(r, f, why);
 	trace_reader__close(r);
@@ -456,17 +428,15 @@ static void test_gpu_rows(void **state)
 static int group_setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_export_csv.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return tu_tmpdir_make("test_export_csv");
 }
 
 static int group_teardown(void **state)
 {
+	static const char *const files[] = { "full.gtrace", "cut.gtrace", "merged.gtrace" };
+
 	(void)state;
-	unlink(tmp_path("full.gtrace"));
-	unlink(tmp_path("cut.gtrace"));
-	unlink(tmp_path("merged.gtrace"));
-	return rmdir(tmpdir);
+	return tu_tmpdir_clean(files, sizeof(files) / sizeof(files[0]));
 }
 
 int main(void)

@@ -28,23 +28,10 @@
 #include "export.h"
 #include "trace_file.h"
 #include "merged_trace.h"
+#include "test_util.h"
 
-static char tmpdir[64];
-
-static const char *tmp_path(const char *name)
-{
-	static char buf[4][160];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", tmpdir, name);
-	return buf[i];
-}
 
 /* ------------------------------------------------------------ trace building */
-
-static struct trace_writer *W;
-static _Alignas(8) unsigned char rbuf[8192];
 
 #define API(x) GT_API_##x
 
@@ -56,28 +43,17 @@ static void w_open(const char *path)
 		.host = "test\"host", .kernel = "6.18", .cmdline = "gtrace-bpf record -- ./app",
 		.options = "buffer=8",
 	};
-	struct trace_writer_opts o = { .force = true };
-
-	assert_int_equal(trace_writer__create(path, &info, &o, &W), 0);
+	tu_w_create(path, &info);
 }
 
 static void w_put(const void *rec)
 {
-	assert_int_equal(trace_writer__append(W, rec), 0);
+	tu_w_append(rec);
 }
 
 static void hdr(uint16_t type, size_t size, uint64_t ts, uint32_t tid, unsigned api)
 {
-	struct gt_hdr *h = (void *)rbuf;
-
-	memset(rbuf, 0, size);
-	h->ts = ts;
-	h->pid = 100;
-	h->tid = tid;
-	h->type = type;
-	h->size = (uint16_t)size;
-	h->api = (uint16_t)api;
-	h->cpu = 2;
+	tu_hdr(type, size, ts, 100, tid, api, 2);
 }
 
 static void w_call(uint64_t ts, uint32_t tid, unsigned api, uint64_t a0, uint64_t a1,
@@ -241,18 +217,12 @@ static const char exp_metadata[] =
 
 /* ------------------------------------------------------------ helpers */
 
-struct out {
-	char *buf;
-	size_t len;
-};
-
 static int run_writer(const char *path, struct out *o, const char **why)
 {
 	struct trace_reader *r;
-	FILE *f = open_memstream(&o->buf, &o->len);
+	FILE *f = tu_memstream(&o->buf, &o->len);
 	int rc;
 
-	assert_non_null(f);
 	assert_int_equal(trace_reader__open(path, &r, NULL), 0);
 	rc = export_json__write(r, f, why);
 	trace_reader__close(r);
@@ -282,23 +252,6 @@ static void check_text(const char *got, const char *const *want, int n, const ch
 	}
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t cap = 0, len;
-
-	if (!f)
-		return NULL;
-	len = getdelim(&buf, &cap, '\0', f);
-	fclose(f);
-	if (len == (size_t)-1) {
-		free(buf);
-		return strdup("");
-	}
-	return buf;
-}
-
 static void spit(const char *path, const char *s)
 {
 	FILE *f = fopen(path, "w");
@@ -323,12 +276,6 @@ static int count_files(const char *sub, const char *prefix)
 	closedir(d);
 	return n;
 }
-
-struct run {
-	char *err;
-	size_t err_len;
-	int rc;
-};
 
 static void run_export(const char *path, const char *output, enum export_format fmt, bool force,
 		       struct run *r)
@@ -741,22 +688,13 @@ static void test_gpu_json(void **state)
 static int group_setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_export_json.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
+	return tu_tmpdir_make("test_export_json");
 }
 
 static int group_teardown(void **state)
 {
 	(void)state;
-	return nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return tu_tmpdir_remove_all();
 }
 
 int main(void)

@@ -25,25 +25,14 @@
 #include "trace_file.h"
 #include "pftrace_model.h"
 #include "merged_trace.h"
+#include "test_util.h"
 
 #define API(x) GT_API_##x
 #define START_TS 500
 #define REAL_OFF 1700000000000000000ll
 
-static char tmpdir[64];
-
-static const char *tmp_path(const char *name)
-{
-	static char buf[128];
-
-	snprintf(buf, sizeof(buf), "%s/%s", tmpdir, name);
-	return buf;
-}
 
 /* ------------------------------------------------------------ trace building */
-
-static struct trace_writer *W;
-static _Alignas(8) unsigned char rbuf[8192];
 
 static void w_open(const char *path)
 {
@@ -52,9 +41,7 @@ static void w_open(const char *path)
 		.realtime_offset_ns = REAL_OFF, .host = "testhost", .kernel = "6.18",
 		.cmdline = "gtrace-bpf record", .options = "",
 	};
-	struct trace_writer_opts o = { .force = true };
-
-	assert_int_equal(trace_writer__create(path, &info, &o, &W), 0);
+	tu_w_create(path, &info);
 }
 
 static void w_close(void)
@@ -66,21 +53,12 @@ static void w_close(void)
 
 static void w_put(void)
 {
-	assert_int_equal(trace_writer__append(W, (const void *)rbuf), 0);
+	tu_w_append(rbuf);
 }
 
 static void hdr(uint16_t type, size_t size, uint64_t ts, uint32_t pid, uint32_t tid, unsigned api)
 {
-	struct gt_hdr *h = (void *)rbuf;
-
-	memset(rbuf, 0, size);
-	h->ts = ts;
-	h->pid = pid;
-	h->tid = tid;
-	h->type = type;
-	h->size = (uint16_t)size;
-	h->api = (uint16_t)api;
-	h->cpu = 1;
+	tu_hdr(type, size, ts, pid, tid, api, 1);
 }
 
 static void w_call(uint64_t ts, uint32_t tid, unsigned api, uint64_t a0, uint64_t a1, uint64_t a2)
@@ -149,10 +127,9 @@ static int export_file(const char *path, struct model *m, const char **why)
 	const char *msg;
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
+	FILE *out = tu_memstream(&buf, &len);
 	int rc;
 
-	assert_non_null(out);
 	assert_int_equal(trace_reader__open(path, &r, &msg), 0);
 	rc = export_perfetto__write(r, out, why);
 	assert_int_equal(fclose(out), 0);
@@ -707,8 +684,7 @@ static void test_empty(void **state)
 static int group_setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_export_perfetto.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return tu_tmpdir_make("test_export_perfetto");
 }
 
 static int group_teardown(void **state)
@@ -719,9 +695,7 @@ static int group_teardown(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		unlink(tmp_path(files[i]));
-	return rmdir(tmpdir);
+	return tu_tmpdir_clean(files, sizeof(files) / sizeof(files[0]));
 }
 
 int main(void)

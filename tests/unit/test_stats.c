@@ -40,25 +40,12 @@
 #include "stats_acc.h"
 #include "trace_file.h"
 #include "merged_trace.h"
+#include "test_util.h"
 
 #define API(x) GT_API_##x
 
-static char tmpdir[64];
-
-static const char *tmp_path(const char *name)
-{
-	static char buf[2][128];
-	static int which;
-
-	which ^= 1;
-	snprintf(buf[which], sizeof(buf[which]), "%s/%s", tmpdir, name);
-	return buf[which];
-}
 
 /* ------------------------------------------------------------ trace building */
-
-static struct trace_writer *W;
-static _Alignas(8) unsigned char rbuf[8192];
 
 static void w_open(const char *path)
 {
@@ -67,14 +54,12 @@ static void w_open(const char *path)
 		.host = "testhost", .kernel = "6.18", .cmdline = "gtrace-bpf record",
 		.options = "",
 	};
-	struct trace_writer_opts o = { .force = true };
-
-	assert_int_equal(trace_writer__create(path, &info, &o, &W), 0);
+	tu_w_create(path, &info);
 }
 
 static void w_put(const void *rec)
 {
-	assert_int_equal(trace_writer__append(W, rec), 0);
+	tu_w_append(rec);
 }
 
 static void w_close(bool finish)
@@ -87,17 +72,7 @@ static void w_close(bool finish)
 
 static void *hdr(uint16_t type, size_t size, uint64_t ts, uint32_t pid, uint32_t tid, unsigned api)
 {
-	struct gt_hdr *h = (void *)rbuf;
-
-	memset(rbuf, 0, size);
-	h->ts = ts;
-	h->pid = pid;
-	h->tid = tid;
-	h->type = type;
-	h->size = (uint16_t)size;
-	h->api = (uint16_t)api;
-	h->cpu = 1;
-	return h;
+	return tu_hdr(type, size, ts, pid, tid, api, 1);
 }
 
 static void w_call(uint64_t ts, uint32_t pid, uint32_t tid, unsigned api, uint64_t a0,
@@ -215,34 +190,14 @@ static void write_trace(const char *path, bool finish)
 
 /* ------------------------------------------------------------ running stats */
 
-struct run {
-	char *out, *err;
-	size_t out_len, err_len;
-	int rc;
-};
-
 static void run_stats(const char *path, const char *reports, enum stats_format fmt,
 		      const char *unit, struct run *r)
 {
-	FILE *out = open_memstream(&r->out, &r->out_len);
-	FILE *err = open_memstream(&r->err, &r->err_len);
-	struct stats_opts o = {
-		.path = path, .reports = reports, .format = fmt, .timeunit = unit,
-		.out = out, .err = err,
-	};
+	struct stats_opts o = { .path = path, .reports = reports, .format = fmt, .timeunit = unit };
 
-	assert_non_null(out);
-	assert_non_null(err);
+	tu_run_open(r, &o.out, &o.err);
 	r->rc = stats__run(&o);
-	fclose(out);
-	fclose(err);
-}
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-	memset(r, 0, sizeof(*r));
+	tu_run_close(o.out, o.err);
 }
 
 /* Compares got with the lines of want (each ends with a newline in got),
@@ -945,8 +900,7 @@ static void test_latency_percentiles(void **state)
 static int group_setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_stats.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return tu_tmpdir_make("test_stats");
 }
 
 static int group_teardown(void **state)
@@ -957,9 +911,7 @@ static int group_teardown(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < N(files); i++)
-		unlink(tmp_path(files[i]));
-	return rmdir(tmpdir);
+	return tu_tmpdir_clean(files, N(files));
 }
 
 int main(void)
