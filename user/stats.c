@@ -148,9 +148,7 @@ static int build_api_sum(struct stats_acc *s, struct stats_report *r)
 
 		if (!c)
 			return -ENOMEM;
-		c[0] = (struct stats_cell){ .d = pct(a->total, whole) };
-		time_cells(&c[1], a);
-		c[2] = (struct stats_cell){ .u = a->calls };
+		time_cells(c, a, whole);
 		c[8] = (struct stats_cell){ .u = a->incomplete };
 		c[9] = (struct stats_cell){ .s = gt_api__name(order[i]) };
 	}
@@ -305,9 +303,7 @@ static int build_sync_sum(struct stats_acc *s, struct stats_report *r)
 			free(order);
 			return -ENOMEM;
 		}
-		c[0] = (struct stats_cell){ .d = pct(order[i]->d.total, whole) };
-		time_cells(&c[1], &order[i]->d);
-		c[2] = (struct stats_cell){ .u = order[i]->d.calls };
+		time_cells(c, &order[i]->d, whole);
 		c[8] = (struct stats_cell){ .u = order[i]->d.incomplete };
 		c[9] = (struct stats_cell){ .u = order[i]->pid };
 		c[10] = (struct stats_cell){ .s = gt_api__name(order[i]->api) };
@@ -431,9 +427,7 @@ static int build_ioctl_sum(struct stats_acc *s, struct stats_report *r, const st
 			snprintf(full, sizeof(full), "%s 0x%x", cmd, a->param);
 		else
 			snprintf(full, sizeof(full), "%s", cmd);
-		c[0] = (struct stats_cell){ .d = pct(a->d.total, whole) };
-		time_cells(&c[1], &a->d);
-		c[2] = (struct stats_cell){ .u = a->d.calls };
+		time_cells(c, &a->d, whole);
 		c[8] = (struct stats_cell){ .u = a->errors };
 		c[9] = (struct stats_cell){ .s = stats_acc__strdup(s, dev) };
 		c[10] = (struct stats_cell){ .s = stats_acc__strdup(s, full) };

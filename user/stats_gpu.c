@@ -35,9 +35,7 @@ static int gpu_time_row(struct stats_report *r, struct dur_acc *a, uint64_t whol
 
 	if (!c)
 		return -ENOMEM;
-	c[0] = (struct stats_cell){ .d = pct(a->total, whole) };
-	time_cells(&c[1], a);
-	c[2] = (struct stats_cell){ .u = a->calls };
+	time_cells(c, a, whole);
 	c[8] = (struct stats_cell){ .s = name };
 	return 0;
 }

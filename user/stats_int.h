@@ -16,7 +16,7 @@
 #include "stats_report.h"
 
 /* The eight columns every report of durations starts with (cells 0-7,
- * filled by time_cells() and the callers' percentage and count). */
+ * filled by time_cells()). */
 #define TIME_COLS								\
 	{ "Time (%)", "time_pct", SK_PCT },					\
 	{ "Total Time", "total_time", SK_TIME },				\
@@ -47,20 +47,26 @@ static inline void **sorted_values(const struct hmap *m,
 /* Fills the time columns of a row laid out as api_cols from "Total Time"
  * on: c[0] Total, c[2] Avg, c[3] Med, c[4] Min, c[5] Max, c[6] StdDev (c[1]
  * is Num Calls, the caller's).  No completed call: only Total, 0. */
-static inline void time_cells(struct stats_cell *c, struct dur_acc *a)
+static inline double pct(uint64_t part, uint64_t whole);
+
+/* Cells 0-7 (TIME_COLS) of a group of durations: its share of whole, total,
+ * count, and mean, median, min, max, deviation of those with a value. */
+static inline void time_cells(struct stats_cell *c, struct dur_acc *a, uint64_t whole)
 {
 	uint64_t n = a->dur.n;
 	struct dvec_summary sm;
 
-	c[0] = (struct stats_cell){ .u = a->total };
+	c[0] = (struct stats_cell){ .d = pct(a->total, whole) };
+	c[1] = (struct stats_cell){ .u = a->total };
+	c[2] = (struct stats_cell){ .u = a->calls };
 	if (!n)
 		return;
 	dvec__summarize(&a->dur, a->total, &sm);
-	c[2] = (struct stats_cell){ .d = sm.mean };
-	c[3] = (struct stats_cell){ .d = sm.median };
-	c[4] = (struct stats_cell){ .u = a->min };
-	c[5] = (struct stats_cell){ .u = a->max };
-	c[6] = (struct stats_cell){ .d = sm.stddev };
+	c[3] = (struct stats_cell){ .d = sm.mean };
+	c[4] = (struct stats_cell){ .d = sm.median };
+	c[5] = (struct stats_cell){ .u = a->min };
+	c[6] = (struct stats_cell){ .u = a->max };
+	c[7] = (struct stats_cell){ .d = sm.stddev };
 }
 
 static inline double pct(uint64_t part, uint64_t whole)
