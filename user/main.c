@@ -155,6 +155,28 @@ static FILE *usage_err_stream(void)
 	return f;
 }
 
+/* Every command line goes through here: a parent parser gives argp the
+ * one-line error stream before the command's own parser runs. */
+static error_t cli_parse(int key, char *arg, struct argp_state *state)
+{
+	(void)arg;
+	if (key != ARGP_KEY_INIT)
+		return ARGP_ERR_UNKNOWN;
+	state->child_inputs[0] = state->input;
+	state->err_stream = usage_err_stream();
+	return 0;
+}
+
+static int parse_cli(const struct argp *cmd, int argc, char **argv, void *input)
+{
+	/* the command's usage and doc head the help, its options follow */
+	struct argp body = { cmd->options, cmd->parser, NULL, NULL, NULL, NULL, NULL };
+	struct argp_child children[] = { { &body, 0, NULL, 0 }, { 0 } };
+	struct argp top = { NULL, cli_parse, cmd->args_doc, cmd->doc, children, NULL, NULL };
+
+	return argp_parse(&top, argc, argv, 0, NULL, input);
+}
+
 static error_t record_parse(int key, char *arg, struct argp_state *state)
 {
 	struct cli *c = state->input;
@@ -162,9 +184,6 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	uint64_t v;
 	char *end;
 	void *p;
-
-	if (key == ARGP_KEY_INIT)
-		state->err_stream = usage_err_stream();
 
 	switch (key) {
 	case 'a':
@@ -296,7 +315,7 @@ static int cmd_record(int argc, char **argv, char *cmdline)
 			break;
 		}
 	}
-	if (argp_parse(&argp, nopt, argv, 0, NULL, &c))
+	if (parse_cli(&argp, nopt, argv, &c))
 		return 2;
 	if (c.rec.cmd && !c.rec.cmd[0]) {
 		fprintf(stderr, "gtrace-bpf: nothing after --: give the command to trace\n");
@@ -355,9 +374,6 @@ static error_t dump_parse(int key, char *arg, struct argp_state *state)
 {
 	struct dump_opts *o = state->input;
 
-	if (key == ARGP_KEY_INIT)
-		state->err_stream = usage_err_stream();
-
 	switch (key) {
 	case OPT_SUMMARY:
 		o->summary = true;
@@ -373,7 +389,7 @@ static int cmd_dump(int argc, char **argv)
 	struct argp argp = { dump_options, dump_parse, "FILE", dump_doc, NULL, NULL, NULL };
 	struct dump_opts o = { .out = stdout, .err = stderr };
 
-	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
+	if (parse_cli(&argp, argc, argv, &o))
 		return 2;
 	return dump__run(&o);
 }
@@ -396,9 +412,6 @@ static error_t census_parse(int key, char *arg, struct argp_state *state)
 {
 	struct census_opts *o = state->input;
 	void *p;
-
-	if (key == ARGP_KEY_INIT)
-		state->err_stream = usage_err_stream();
 
 	switch (key) {
 	case OPT_LIBCUDA:
@@ -433,7 +446,7 @@ static int cmd_census(int argc, char **argv)
 			break;
 		}
 	}
-	if (argp_parse(&argp, nopt, argv, 0, NULL, &o))
+	if (parse_cli(&argp, nopt, argv, &o))
 		return 2;
 	if (!o.cmd || !o.cmd[0]) {
 		fprintf(stderr, "gtrace-bpf: census needs a command after --\n");
@@ -463,9 +476,6 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 {
 	struct export_opts *o = state->input;
 
-	if (key == ARGP_KEY_INIT)
-		state->err_stream = usage_err_stream();
-
 	switch (key) {
 	case 'f':
 		if (!strcmp(arg, "perfetto"))
@@ -494,7 +504,7 @@ static int cmd_export(int argc, char **argv)
 	struct argp argp = { export_options, export_parse, "FILE", export_doc, NULL, NULL, NULL };
 	struct export_opts o = { .format = EXPORT_PERFETTO, .err = stderr };
 
-	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
+	if (parse_cli(&argp, argc, argv, &o))
 		return 2;
 	return export__run(&o);
 }
@@ -519,9 +529,6 @@ static const char stats_doc[] =
 static error_t stats_parse(int key, char *arg, struct argp_state *state)
 {
 	struct stats_opts *o = state->input;
-
-	if (key == ARGP_KEY_INIT)
-		state->err_stream = usage_err_stream();
 
 	switch (key) {
 	case 'r':
@@ -553,7 +560,7 @@ static int cmd_stats(int argc, char **argv)
 	struct argp argp = { stats_options, stats_parse, "FILE", stats_doc, NULL, NULL, NULL };
 	struct stats_opts o = { .format = STATS_TABLE, .timeunit = "ns", .out = stdout, .err = stderr };
 
-	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
+	if (parse_cli(&argp, argc, argv, &o))
 		return 2;
 	return stats__run(&o);
 }
@@ -587,9 +594,6 @@ static error_t merge_parse(int key, char *arg, struct argp_state *state)
 {
 	struct merge_cli *c = state->input;
 	void *p;
-
-	if (key == ARGP_KEY_INIT)
-		state->err_stream = usage_err_stream();
 
 	switch (key) {
 	case 'o':
@@ -635,7 +639,7 @@ static int cmd_merge(int argc, char **argv)
 
 	/* usage errors exit 2 like the other failures before any work, bad input 1 */
 	argp_err_exit_status = 2;
-	if (argp_parse(&argp, argc, argv, 0, NULL, &c)) {
+	if (parse_cli(&argp, argc, argv, &c)) {
 		free(c.spools);
 		return 2;
 	}
