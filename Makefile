@@ -62,7 +62,7 @@ CUPTI_CFLAGS  = $(CFLAGS) -fPIC -fvisibility=hidden -I$(CUDA_HOME)/include -Icup
 CUPTI_LDLIBS := -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -lcupti \
 	-Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib -ldl -lpthread
 ifneq ($(HAVE_CUPTI),1)
-UNIT_BINS := $(filter-out $(OUTPUT)/tests/test_cupti_convert,$(UNIT_BINS))
+UNIT_BINS := $(filter-out $(OUTPUT)/tests/test_cupti_convert $(OUTPUT)/tests/test_cupti_ring,$(UNIT_BINS))
 endif
 
 .PHONY: FORCE all clean test unit-test integration-test install deps gpu-check mock
@@ -139,6 +139,10 @@ $(OUTPUT)/tests/cupti_convert.o: cupti/convert.c | $(OUTPUT)/tests
 	$(Q)$(CC) $(CFLAGS) -I$(CUDA_HOME)/include -Icupti -Ibpf -c $< -o $@
 
 $(OUTPUT)/tests/test_cupti_convert: tests/unit/test_cupti_convert.c $(OUTPUT)/tests/cupti_convert.o | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -I$(CUDA_HOME)/include -Icupti -Ibpf $(filter %.c %.o,$^) -lcmocka -pthread -o $@
+
+$(OUTPUT)/tests/test_cupti_ring: tests/unit/test_cupti_ring.c $(OUTPUT)/tests/cupti_convert.o | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -I$(CUDA_HOME)/include -Icupti -Ibpf $(filter %.c %.o,$^) -lcmocka -pthread -o $@
 

@@ -1,29 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of `gtrace-bpf stats` (user/stats.c, stats_acc.c,
- * stats_report.c): a small trace whose every number was worked out by hand
- * must give exactly the expected tables, CSV and JSON; time units scale
- * exactly; medians are exact for odd and even counts; an unknown report is
- * refused before the file is read; a damaged trace gives the reports of
- * what was read and one warning.
- *
- * The trace (pid 100 "app --tag "x\y"", threads 101-103; pid 200 "worker"):
- *   cuModuleGetFunction 100 ns names 0x4000 vecAdd
- *   cuLaunchKernel x3 of vecAdd: 10, 20, 60 ns (grid 64, 64, 128; block 256)
- *   cuGraphLaunch 9 ns
- *   cuMemcpyHtoD_v2 1000 B in 5 ns, 3000 B in 16 ns; cuMemcpyDtoH_v2 500 B
- *   failing (ret 1) in 3 ns; cuMemsetD32_v2 of 256 words (1024 B) in 7 ns
- *   cuStreamSynchronize 100, 200, 300, 1000 ns, and one with no exit (tid 102)
- *   cuCtxSynchronize with no exit (tid 103)
- *   pid 200: cuLaunchKernel_ptsz of unnamed 0x3e7 40 ns, cuStreamSynchronize
- *   50 ns, exit
- * Worked out:
- *   cuStreamSynchronize over both pids: 50 100 200 300 1000 -> total 1650,
- *   mean 330, median 200, sample sd sqrt(598000 / 4) = 386.65; its pid 100
- *   part: 100 200 300 1000 -> median 250 (even), sd sqrt(500000 / 3) = 408.25
- *   cuLaunchKernel: 10 20 60 -> mean 30, median 20, sd sqrt(1400 / 2) = 26.46
- *   cuMemcpyHtoD_v2: 5 16 -> mean = median = 10.5, sd sqrt(60.5) = 7.78
- *   all api time 1920 ns: 1650 -> 85.9 %, 100 -> 5.2 %, 90 -> 4.7 %, ...
+ * stats_report.c), the reports of the CPU side: a small trace whose every
+ * number was worked out by hand (stats_fixtures.h describes it) must give
+ * exactly the expected tables, CSV and JSON; time units scale exactly;
+ * medians are exact for odd and even counts; an unknown report is refused
+ * before the file is read; a damaged trace gives the reports of what was
+ * read and one warning.  The GPU-side reports are in test_stats_gpu.c.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -39,190 +22,8 @@
 #include "stats.h"
 #include "stats_acc.h"
 #include "trace_file.h"
-#include "merged_trace.h"
 #include "test_util.h"
-
-#define API(x) GT_API_##x
-
-
-/* ------------------------------------------------------------ trace building */
-
-static void w_open(const char *path)
-{
-	struct gt_file_info info = {
-		.version = GT_FILE_VERSION, .clock_id = 1, .start_ts = 1,
-		.host = "testhost", .kernel = "6.18", .cmdline = "gtrace-bpf record",
-		.options = "",
-	};
-	tu_w_create(path, &info);
-}
-
-static void w_put(const void *rec)
-{
-	tu_w_append(rec);
-}
-
-static void w_close(bool finish)
-{
-	if (finish)
-		assert_int_equal(trace_writer__finish(W, &(struct gt_trailer){ .end_ts = 99999 }), 0);
-	trace_writer__free(W);
-	W = NULL;
-}
-
-static void *hdr(uint16_t type, size_t size, uint64_t ts, uint32_t pid, uint32_t tid, unsigned api)
-{
-	return tu_hdr(type, size, ts, pid, tid, api, 1);
-}
-
-static void w_call(uint64_t ts, uint32_t pid, uint32_t tid, unsigned api, uint64_t a0,
-		   uint64_t a1, uint64_t a2)
-{
-	struct gt_call *c = hdr(GT_REC_CALL, sizeof(*c), ts, pid, tid, api);
-
-	c->args[0] = a0;
-	c->args[1] = a1;
-	c->args[2] = a2;
-	w_put(c);
-}
-
-static void w_ret(uint64_t ts, uint32_t pid, uint32_t tid, unsigned api, int32_t ret,
-		  uint64_t out, uint32_t flags)
-{
-	struct gt_ret *r = hdr(GT_REC_RET, sizeof(*r), ts, pid, tid, api);
-
-	r->ret = ret;
-	r->out = out;
-	r->flags = flags;
-	w_put(r);
-}
-
-/* A call on pid 100 / tid 101 and its successful exit dur ns later. */
-static void w_call_ret(uint64_t ts, uint64_t dur, unsigned api, uint64_t a0, uint64_t a1,
-		       uint64_t a2)
-{
-	w_call(ts, 100, 101, api, a0, a1, a2);
-	w_ret(ts + dur, 100, 101, api, 0, 0, 0);
-}
-
-static void w_launch(uint64_t ts, uint64_t dur, uint32_t pid, uint32_t tid, unsigned api,
-		     uint64_t func, uint32_t gridx)
-{
-	struct gt_launch *l = hdr(GT_REC_LAUNCH, sizeof(*l), ts, pid, tid, api);
-
-	l->func = func;
-	l->stream = 7;
-	l->grid[0] = gridx; l->grid[1] = 1; l->grid[2] = 1;
-	l->block[0] = 256; l->block[1] = 1; l->block[2] = 1;
-	w_put(l);
-	w_ret(ts + dur, pid, tid, api, 0, 0, 0);
-}
-
-static void w_str(uint16_t type, uint64_t ts, uint32_t pid, unsigned api, uint64_t key,
-		  uint16_t kind, const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	if (type == GT_REC_CALL_STR) {
-		struct gt_call_str *c = hdr(type, GT_REC_ALIGN(sizeof(*c) + n), ts, pid, 101, api);
-
-		c->args[1] = key;	/* cuModuleGetFunction(&f, module, name) */
-		c->len = (uint16_t)n;
-		memcpy(c->str, s, n);
-		w_put(c);
-	} else {
-		struct gt_name *nm = hdr(type, GT_REC_ALIGN(sizeof(*nm) + n), ts, pid, 0, 0);
-
-		nm->key = key;
-		nm->kind = kind;
-		nm->len = (uint16_t)n;
-		memcpy(nm->str, s, n);
-		w_put(nm);
-	}
-}
-
-static void w_proc(uint16_t type, uint64_t ts, uint32_t pid, const char *comm)
-{
-	struct gt_proc_evt *p = hdr(type, sizeof(*p), ts, pid, pid, 0);
-
-	p->ppid = 1;
-	memcpy(p->comm, comm, strlen(comm));	/* shorter than 16 here */
-	w_put(p);
-}
-
-/* The trace of the header comment.  !finish: a crash before the last chunk,
- * which holds pid 200's exit only. */
-static void write_trace(const char *path, bool finish)
-{
-	struct gt_stats *st;
-
-	w_open(path);
-	w_str(GT_REC_NAME, 500, 100, 0, 100, GT_NAME_PROCESS, "app --tag \"x\\y\"");
-	w_proc(GT_REC_EXEC, 600, 200, "worker");
-	w_str(GT_REC_CALL_STR, 1000, 100, API(cuModuleGetFunction), 0x3000, 0, "_Z6vecAddPfS_S_i");
-	w_ret(1100, 100, 101, API(cuModuleGetFunction), 0, 0x4000, GT_RET_OUT);
-	w_launch(2000, 10, 100, 101, API(cuLaunchKernel), 0x4000, 64);
-	w_launch(2100, 20, 100, 101, API(cuLaunchKernel), 0x4000, 64);
-	w_launch(2200, 60, 100, 101, API(cuLaunchKernel), 0x4000, 128);
-	w_call_ret(2300, 9, API(cuGraphLaunch), 77, 7, 0);
-	w_call_ret(3000, 5, API(cuMemcpyHtoD_v2), 0x10000, 0x2000, 1000);
-	w_call_ret(3100, 16, API(cuMemcpyHtoD_v2), 0x10000, 0x2000, 3000);
-	w_call(3200, 100, 101, API(cuMemcpyDtoH_v2), 0x2000, 0x10000, 500);
-	w_ret(3203, 100, 101, API(cuMemcpyDtoH_v2), 1, 0, 0);
-	w_call_ret(3300, 7, API(cuMemsetD32_v2), 0x10000, 0x40e00000, 256);
-	/* the recorder's snapshot belongs to no process */
-	st = hdr(GT_REC_STATS, sizeof(*st), 3500, 0, 0, 0);
-	st->c.events = 20;
-	w_put(st);
-	w_call_ret(4000, 100, API(cuStreamSynchronize), 7, 0, 0);
-	w_call_ret(4200, 200, API(cuStreamSynchronize), 7, 0, 0);
-	w_call_ret(4500, 300, API(cuStreamSynchronize), 7, 0, 0);
-	w_call_ret(5000, 1000, API(cuStreamSynchronize), 7, 0, 0);
-	w_call(7000, 100, 102, API(cuStreamSynchronize), 7, 0, 0);
-	w_call(7100, 100, 103, API(cuCtxSynchronize), 0, 0, 0);
-	w_launch(8000, 40, 200, 200, API(cuLaunchKernel_ptsz), 999, 64);
-	w_call(8100, 200, 200, API(cuStreamSynchronize), 8, 0, 0);
-	w_ret(8150, 200, 200, API(cuStreamSynchronize), 0, 0, 0);
-	assert_int_equal(trace_writer__flush(W), 0);
-	w_proc(GT_REC_EXIT, 9000, 200, "worker");
-	w_close(finish);
-}
-
-/* ------------------------------------------------------------ running stats */
-
-static void run_stats(const char *path, const char *reports, enum stats_format fmt,
-		      const char *unit, struct run *r)
-{
-	struct stats_opts o = { .path = path, .reports = reports, .format = fmt, .timeunit = unit };
-
-	tu_run_open(r, &o.out, &o.err);
-	r->rc = stats__run(&o);
-	tu_run_close(o.out, o.err);
-}
-
-/* Compares got with the lines of want (each ends with a newline in got),
- * saying where they first differ. */
-static void check_text(const char *got, const char *const *want, size_t n)
-{
-	const char *p = got;
-
-	for (size_t i = 0; i < n; i++) {
-		const char *nl = strchr(p, '\n');
-
-		if (!nl || (size_t)(nl - p) != strlen(want[i]) || memcmp(p, want[i], nl - p)) {
-			fprintf(stderr, "line %zu\n got: %.*s\nwant: %s\n", i + 1,
-				nl ? (int)(nl - p) : (int)strlen(p), p, want[i]);
-			fail();
-		}
-		p = nl + 1;
-	}
-	if (*p) {
-		fprintf(stderr, "extra output after line %zu: %s\n", n, p);
-		fail();
-	}
-}
-
-#define N(a) (sizeof(a) / sizeof((a)[0]))
+#include "stats_fixtures.h"
 
 /* ------------------------------------------------------------ expected output */
 
@@ -766,137 +567,6 @@ static void test_median(void **state)
 	}
 }
 
-#define GPU_REPORTS "cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,nvtx_sum," \
-	"gpu_launch_latency"
-
-/* The merged trace of merged_trace.h, worked out by hand:
- *   kernels by name: vecAdd 1000, 20, 100 -> 1120, mean 373.3, median 100,
- *   sd sqrt(592266.7 / 2) = 544.2; relu_kernel 200, 100 -> sd 70.7; step()
- *   100; all 1520: 73.7 %, 19.7 %, 6.6 %
- *   GPU copies: HtoD 300 ns, 4 MiB; memset 50 ns, 1 MiB: 85.7 %, 14.3 %
- *   NVTX: step 6000; fwd 1000, 500 (the mark left out): 80.0 %, 20.0 %
- *   latency (launch entry -> GPU start) of the linked kernels: 500, 200,
- *   100, 300 -> p50 (rank 2) 200, p90 and p99 (rank 4) 500; the kernel
- *   that started 10 ns before its launch is a causality violation */
-static const char *const want_gpu_csv[] = {
-	"# cuda_gpu_kern_sum",
-	"Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name",
-	"73.7,1120,3,373.3,100.0,20,1000,544.2,\"vecAdd(float*, float*, float*, int)\"",
-	"19.7,300,2,150.0,150.0,100,200,70.7,relu_kernel",
-	"6.6,100,1,100.0,100.0,100,100,0.0,step()",
-	"",
-	"# cuda_gpu_mem_time_sum",
-	"Time (%),Total Time (ns),Count,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Operation",
-	"85.7,300,1,300.0,300.0,300,300,0.0,HtoD",
-	"14.3,50,1,50.0,50.0,50,50,0.0,memset",
-	"",
-	"# cuda_gpu_mem_size_sum",
-	"Total (bytes),Count,Avg (bytes),Med (bytes),Min (bytes),Max (bytes),StdDev (bytes),Operation",
-	"4194304,1,4194304.0,4194304.0,4194304,4194304,0.0,HtoD",
-	"1048576,1,1048576.0,1048576.0,1048576,1048576,0.0,memset",
-	"",
-	"# nvtx_sum",
-	"Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Range",
-	"80.0,6000,1,6000.0,6000.0,6000,6000,0.0,step",
-	"20.0,1500,2,750.0,750.0,500,1000,353.6,fwd",
-	"",
-	"# gpu_launch_latency",
-	"Count,Min (ns),P50 (ns),P90 (ns),P99 (ns),Max (ns),Causality,PID",
-	"4,100,200,500,500,500,1,100",
-};
-
-static const char *const want_gpu_table[] = {
-	"",
-	" ** GPU Launch Latency (gpu_launch_latency):",
-	"",
-	" Count  Min (ns)  P50 (ns)  P90 (ns)  P99 (ns)  Max (ns)  Causality  PID",
-	" -----  --------  --------  --------  --------  --------  ---------  ---",
-	"     4       100       200       500       500       500          1  100",
-	"",
-	" Latency: from the entry of the launch call to the kernel's start on the GPU, of the "
-	"kernels linked to their launch; it includes the time queued behind earlier work.",
-	" Pnn: nearest-rank percentiles. Causality: linked kernels that started before their "
-	"launch call (a clock or linking error), left out of the latencies.",
-};
-
-static void test_gpu_reports(void **state)
-{
-	const char *path = tmp_path("merged.gtrace");
-	struct run r = { 0 };
-
-	(void)state;
-	mt_file(path);
-	run_stats(path, GPU_REPORTS, STATS_CSV, NULL, &r);
-	assert_int_equal(r.rc, 0);
-	assert_string_equal(r.err, "");
-	check_text(r.out, want_gpu_csv, N(want_gpu_csv));
-	run_free(&r);
-
-	run_stats(path, "gpu_launch_latency", STATS_TABLE, NULL, &r);
-	assert_int_equal(r.rc, 0);
-	check_text(r.out, want_gpu_table, N(want_gpu_table));
-	run_free(&r);
-
-	/* the reports of the calls see the merged trace's calls as before */
-	run_stats(path, "cuda_launch_sum", STATS_CSV, NULL, &r);
-	assert_int_equal(r.rc, 0);
-	assert_non_null(strstr(r.out, "\n3,75.0,1,64x1x1,256x1x1,cuLaunchKernel,"
-				      "\"vecAdd(float*, float*, float*, int)\"\n"));
-	run_free(&r);
-}
-
-/* Nearest-rank percentiles on known data: 100 launches whose kernels start
- * 10, 20, ... 1000 ns after them (in shuffled order), and two causality
- * violations, one flagged by the merger, one found by the times. */
-static void test_latency_percentiles(void **state)
-{
-	const char *path = tmp_path("latency.gtrace");
-	struct gt_file_info info = {
-		.version = GT_FILE_VERSION, .clock_id = 1, .start_ts = 1, .host = "h",
-		.kernel = "k", .cmdline = "c", .options = "",
-	};
-	struct trace_writer_opts o = { .force = true };
-	struct trace_writer *w;
-	struct run r = { 0 };
-	struct dvec d = { 0 };
-	uint64_t five[] = { 5, 1, 4, 2, 3 };
-
-	(void)state;
-	assert_int_equal(trace_writer__create(path, &info, &o, &w), 0);
-	for (uint64_t i = 0; i < 100; i++) {
-		uint64_t ts = 10000 + i * 10000, lat = ((i * 37) % 100 + 1) * 10;
-
-		mt_launch(w, ts, 101);
-		mt_kernel(w, ts + lat, 5, 101, ts, MT_LINKED, 7, (uint32_t)i, "k");
-		mt_ret(w, ts + 2, 101, GT_API_cuLaunchKernel, 0, 0);
-	}
-	mt_launch(w, 2000000, 101);
-	mt_kernel(w, 1999990, 5, 101, 2000000, MT_LINKED | GT_GPU_CAUSALITY, 7, 100, "k");
-	mt_kernel(w, 1999995, 5, 101, 2000000, MT_LINKED, 7, 101, "k");
-	mt_ret(w, 2000002, 101, GT_API_cuLaunchKernel, 0, 0);
-	assert_int_equal(trace_writer__finish(w, NULL), 0);
-	trace_writer__free(w);
-
-	run_stats(path, "gpu_launch_latency,cuda_gpu_kern_sum", STATS_JSON, "us", &r);
-	assert_int_equal(r.rc, 0);
-	assert_non_null(strstr(r.out, "{\"count\":100,\"min\":0.010,\"p50\":0.500,\"p90\":0.900,"
-				      "\"p99\":0.990,\"max\":1.000,\"causality\":2,\"pid\":100}"));
-	assert_non_null(strstr(r.out, "\"total_time\":0.510,\"instances\":102,"));
-	run_free(&r);
-
-	/* and the function itself: rank ceil(p n / 100) */
-	d.v = five;
-	d.n = d.cap = 5;
-	assert_int_equal(dvec__percentile(&d, 50), 3);
-	assert_int_equal(dvec__percentile(&d, 90), 5);
-	assert_int_equal(dvec__percentile(&d, 20), 1);
-	assert_int_equal(dvec__percentile(&d, 21), 2);
-	assert_int_equal(dvec__percentile(&d, 1), 1);
-	assert_int_equal(dvec__percentile(&d, 100), 5);
-	d.n = 0;
-	assert_int_equal(dvec__percentile(&d, 50), 0);
-}
-
 static int group_setup(void **state)
 {
 	(void)state;
@@ -907,7 +577,7 @@ static int group_teardown(void **state)
 {
 	static const char *const files[] = {
 		"full.gtrace", "cut.gtrace", "notes.txt", "empty.gtrace", "shapes.gtrace",
-		"big.gtrace", "merged.gtrace", "latency.gtrace",
+		"big.gtrace",
 	};
 
 	(void)state;
@@ -928,8 +598,6 @@ int main(void)
 		cmocka_unit_test(test_empty_reports),
 		cmocka_unit_test(test_shapes),
 		cmocka_unit_test(test_median),
-		cmocka_unit_test(test_gpu_reports),
-		cmocka_unit_test(test_latency_percentiles),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the merger's linking core (user/merge.c, merge__link) on
+ * arrays built here, with exact expected links and counters.  The file
+ * merge is tested in test_merge.c.  No root, no GPU.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "decode.h"
+#include "log.h"
+#include "merge.h"
+#include "merge_link.h"
+#include "trace_file.h"
+#include "merge_fixtures.h"
+
+/* ------------------------------------------------------------ linking core */
+
+static struct merge_call call_x(uint64_t entry, uint64_t exit, uint32_t tid, uint8_t kind)
+{
+	return (struct merge_call){ .entry = entry, .exit = exit, .has_exit = 1, .pid = PID,
+				    .tid = tid, .kind = kind };
+}
+
+static struct merge_call call_noexit(uint64_t entry, uint32_t tid, uint8_t kind)
+{
+	return (struct merge_call){ .entry = entry, .pid = PID, .tid = tid, .kind = kind };
+}
+
+static struct merge_api api(uint32_t corr, uint32_t tid, uint64_t start, uint64_t dur)
+{
+	return (struct merge_api){ .start = start, .dur = dur, .pid = PID, .tid = tid,
+				   .correlation = corr };
+}
+
+static struct merge_gpu gpu_rec(uint16_t type, uint32_t corr, uint64_t ts)
+{
+	return (struct merge_gpu){ .ts = ts, .pid = PID, .correlation = corr, .type = type,
+				   .call = 12345 };
+}
+
+static void link_ok(struct merge_call *c, size_t nc, struct merge_api *a, size_t na,
+		    struct merge_gpu *g, size_t ng, struct merge_link_stats *st)
+{
+	assert_int_equal(merge__link(c, nc, a, na, g, ng, NULL, st), 0);
+}
+
+/* Three launches 10 us apart, each 4 us long; CUPTI's API interval inside
+ * each, the kernel on the GPU 5 us after the entry. */
+static void three_launches(struct merge_call c[3], struct merge_api a[3], struct merge_gpu g[3])
+{
+	for (int i = 0; i < 3; i++) {
+		uint64_t e = T0 + i * 10 * US;
+
+		c[i] = call_x(e, e + 4 * US, TID, MERGE_CALL_LAUNCH);
+		a[i] = api(100 + i, TID, e + 300, 3 * US);
+		g[i] = gpu_rec(GT_REC_GPU_KERNEL, 100 + i, e + 5 * US);
+	}
+}
+
+static void t_in_order(void **state)
+{
+	struct merge_call c[3];
+	struct merge_api a[3];
+	struct merge_gpu g[3];
+	struct merge_link_stats st;
+
+	(void)state;
+	three_launches(c, a, g);
+	link_ok(c, 3, a, 3, g, 3, &st);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(g[i].call, i);
+		assert_int_equal(g[i].flags, LINKED_FLAGS);
+		assert_int_equal(c[i].nlinked, 1);
+	}
+	expect_stats(&st, 3, 3, 0, 0, 0, 0, 0);
+	assert_int_equal(st.processes, 1);
+}
+
+static void t_reordered(void **state)
+{
+	struct merge_call c[3];
+	struct merge_api a[3], ra[3];
+	struct merge_gpu g[3], rg[3];
+	struct merge_link_stats st;
+
+	(void)state;
+	three_launches(c, a, g);
+	/* GPU records and API records in other orders than the calls */
+	rg[0] = g[2]; rg[1] = g[0]; rg[2] = g[1];
+	ra[0] = a[1]; ra[1] = a[2]; ra[2] = a[0];
+	link_ok(c, 3, ra, 3, rg, 3, &st);
+	assert_int_equal(rg[0].call, 2);
+	assert_int_equal(rg[1].call, 0);
+	assert_int_equal(rg[2].call, 1);
+	expect_stats(&st, 3, 3, 0, 0, 0, 0, 0);
+}
+
+static void t_missing_api(void **state)
+{
+	struct merge_call c[3];
+	struct merge_api a[3];
+	struct merge_gpu g[3];
+	struct merge_link_stats st;
+
+	(void)state;
+	three_launches(c, a, g);
+	/* the API record of the second launch is missing */
+	a[1] = a[2];
+	link_ok(c, 3, a, 2, g, 3, &st);
+	assert_int_equal(g[0].call, 0);
+	assert_int_equal(g[1].call, MERGE_NO_CALL);
+	assert_int_equal(g[1].flags, 0);
+	assert_int_equal(g[2].call, 2);
+	assert_int_equal(c[1].nlinked, 0);
+	/* and the launch without its kernel counts as one without GPU work */
+	expect_stats(&st, 3, 2, 1, 1, 0, 1, 0);
+}
+
+static void t_duplicate(void **state)
+{
+	struct merge_call c[3];
+	struct merge_api a[3];
+	struct merge_gpu g[4];
+	struct merge_link_stats st;
+
+	(void)state;
+	three_launches(c, a, g);
+	g[3] = g[1];	/* the same kernel twice */
+	link_ok(c, 3, a, 3, g, 4, &st);
+	assert_int_equal(g[1].call, 1);
+	assert_int_equal(g[3].call, 1);
+	assert_int_equal(g[3].flags, LINKED_FLAGS);
+	assert_int_equal(c[1].nlinked, 2);
+	expect_stats(&st, 4, 4, 0, 0, 0, 0, 1);
+}
+
+static void t_outside(void **state)
+{
+	struct merge_call c[3];
+	struct merge_api a[4];
+	struct merge_gpu g[4];
+	struct merge_link_stats st;
+
+	(void)state;
+	three_launches(c, a, g);
+	/* between the second launch's exit (+14 us) and the third's entry (+20 us) */
+	a[3] = api(200, TID, T0 + 17 * US, 1 * US);
+	g[3] = gpu_rec(GT_REC_GPU_KERNEL, 200, T0 + 18 * US);
+	link_ok(c, 3, a, 4, g, 4, &st);
+	assert_int_equal(g[3].call, MERGE_NO_CALL);
+	assert_int_equal(g[3].flags, GT_GPU_API_MATCHED);
+	/* on another thread than every call */
+	a[3] = api(200, TID + 1, T0 + 300, 1 * US);
+	link_ok(c, 3, a, 4, g, 4, &st);
+	assert_int_equal(g[3].call, MERGE_NO_CALL);
+	expect_stats(&st, 4, 3, 1, 0, 0, 0, 0);
+}
+
+static void t_skew(void **state)
+{
+	struct merge_call c[2] = {
+		call_x(T0, T0 + 4 * US, TID, MERGE_CALL_LAUNCH),
+		call_x(T0 + 100 * US, T0 + 104 * US, TID, MERGE_CALL_LAUNCH),
+	};
+	struct merge_api a[2];
+	struct merge_gpu g[2] = {
+		gpu_rec(GT_REC_GPU_KERNEL, 1, T0 + 50 * US),
+		gpu_rec(GT_REC_GPU_KERNEL, 2, T0 + 150 * US),
+	};
+	struct merge_link_stats st;
+
+	(void)state;
+	/* within the tolerance (2 us): 1.5 us before the entry, 1.5 us after the exit */
+	a[0] = api(1, TID, T0 - 1500, 1 * US);
+	a[1] = api(2, TID, T0 + 104 * US + 1500, 1 * US);
+	link_ok(c, 2, a, 2, g, 2, &st);
+	assert_int_equal(g[0].call, 0);
+	assert_int_equal(g[1].call, 1);
+	expect_stats(&st, 2, 2, 0, 0, 0, 0, 0);
+	/* beyond it: 5 us before the entry, 5 us after the exit */
+	a[0] = api(1, TID, T0 - 5 * US, 1 * US);
+	a[1] = api(2, TID, T0 + 109 * US, 1 * US);
+	link_ok(c, 2, a, 2, g, 2, &st);
+	assert_int_equal(g[0].call, MERGE_NO_CALL);
+	assert_int_equal(g[1].call, MERGE_NO_CALL);
+	expect_stats(&st, 2, 0, 2, 2, 0, 0, 0);
+	/* a tolerance of 10 us takes both */
+	struct merge_link_opts o = { .tolerance_ns = 10 * US };
+
+	assert_int_equal(merge__link(c, 2, a, 2, g, 2, &o, &st), 0);
+	assert_int_equal(g[0].call, 0);
+	assert_int_equal(g[1].call, 1);
+}
+
+/* Two launches back to back: a start in the gap is within the tolerance of
+ * both; the one it is inside wins. */
+static void t_back_to_back(void **state)
+{
+	struct merge_call c[2] = {
+		call_x(T0, T0 + 4 * US, TID, MERGE_CALL_LAUNCH),
+		call_x(T0 + 5 * US, T0 + 9 * US, TID, MERGE_CALL_LAUNCH),
+	};
+	struct merge_api a[2] = { api(1, TID, T0 + 3800, 100), api(2, TID, T0 + 5200, 100) };
+	struct merge_gpu g[2] = {
+		gpu_rec(GT_REC_GPU_KERNEL, 1, T0 + 20 * US),
+		gpu_rec(GT_REC_GPU_KERNEL, 2, T0 + 30 * US),
+	};
+	struct merge_link_stats st;
+
+	(void)state;
+	link_ok(c, 2, a, 2, g, 2, &st);
+	assert_int_equal(g[0].call, 0);
+	assert_int_equal(g[1].call, 1);
+	expect_stats(&st, 2, 2, 0, 0, 0, 0, 0);
+}
+
+/* --no-launch-exit: launches have entries only; the latest entry at or
+ * before the API start, within 1 ms, is the call. */
+static void t_no_exit(void **state)
+{
+	struct merge_call c[4];
+	struct merge_api a[4];
+	struct merge_gpu g[4];
+	struct merge_link_stats st;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		uint64_t e = T0 + i * 6 * US;
+
+		c[i] = call_noexit(e, TID, MERGE_CALL_LAUNCH);
+		a[i] = api(10 + i, TID, e + 400, 3 * US);
+		g[i] = gpu_rec(GT_REC_GPU_KERNEL, 10 + i, e + 8 * US);
+	}
+	/* a copy with its exit on the same thread, later */
+	c[3] = call_x(T0 + 50 * US, T0 + 60 * US, TID, MERGE_CALL_COPY);
+	a[3] = api(13, TID, T0 + 51 * US, 8 * US);
+	g[3] = gpu_rec(GT_REC_GPU_MEMCPY, 13, T0 + 52 * US);
+	link_ok(c, 4, a, 4, g, 4, &st);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(g[i].call, i);
+	expect_stats(&st, 4, 4, 0, 0, 0, 0, 0);
+	/* 2 ms after the last launch's entry: too far */
+	a[2].start = T0 + 12 * US + 2 * MS;
+	a[3].start = T0 + 12 * US + 3 * MS;	/* keep the copy out of the way */
+	c[3].entry = a[3].start - 1 * US;
+	c[3].exit = a[3].start + 8 * US;
+	g[3].ts = a[3].start + 1 * US;
+	link_ok(c, 4, a, 4, g, 4, &st);
+	assert_int_equal(g[2].call, MERGE_NO_CALL);
+	assert_int_equal(g[3].call, 3);
+	expect_stats(&st, 4, 3, 1, 1, 0, 0, 0);
+}
+
+static void t_causality(void **state)
+{
+	struct merge_call c[3];
+	struct merge_api a[3];
+	struct merge_gpu g[3];
+	struct merge_link_stats st;
+
+	(void)state;
+	three_launches(c, a, g);
+	g[1].ts = c[1].entry - 1;	/* the GPU started before the launch was entered */
+	link_ok(c, 3, a, 3, g, 3, &st);
+	assert_int_equal(g[1].call, 1);
+	assert_int_equal(g[1].flags, LINKED_FLAGS | GT_GPU_CAUSALITY);
+	assert_int_equal(g[0].flags, LINKED_FLAGS);
+	expect_stats(&st, 3, 3, 0, 0, 1, 0, 0);
+}
+
+static void t_graph(void **state)
+{
+	struct merge_call c[2] = {
+		call_x(T0, T0 + 8 * US, TID, MERGE_CALL_GRAPH),
+		call_x(T0 + 20 * US, T0 + 24 * US, TID, MERGE_CALL_LAUNCH),
+	};
+	struct merge_api a[2] = { api(7, TID, T0 + 1 * US, 6 * US), api(8, TID, T0 + 21 * US, 2 * US) };
+	struct merge_gpu g[6] = {
+		gpu_rec(GT_REC_GPU_KERNEL, 7, T0 + 30 * US),
+		gpu_rec(GT_REC_GPU_KERNEL, 7, T0 + 31 * US),
+		gpu_rec(GT_REC_GPU_MEMCPY, 7, T0 + 32 * US),
+		gpu_rec(GT_REC_GPU_MEMSET, 7, T0 + 33 * US),
+		gpu_rec(GT_REC_GPU_KERNEL, 7, T0 + 34 * US),
+		gpu_rec(GT_REC_GPU_KERNEL, 8, T0 + 35 * US),
+	};
+	struct merge_link_stats st;
+
+	(void)state;
+	link_ok(c, 2, a, 2, g, 6, &st);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(g[i].call, 0);
+	assert_int_equal(g[5].call, 1);
+	assert_int_equal(c[0].nlinked, 5);
+	expect_stats(&st, 6, 6, 0, 0, 0, 0, 0);
+}
+
+/* A kernel is never linked to a copy, nor a copy to a launch. */
+static void t_kinds(void **state)
+{
+	struct merge_call c[2] = {
+		call_x(T0, T0 + 20 * US, TID, MERGE_CALL_COPY),
+		call_x(T0 + 30 * US, T0 + 34 * US, TID, MERGE_CALL_SET),
+	};
+	struct merge_api a[3] = {
+		api(1, TID, T0 + 1 * US, 1 * US), api(2, TID, T0 + 31 * US, 1 * US),
+		api(3, TID, T0 + 2 * US, 1 * US),
+	};
+	struct merge_gpu g[3] = {
+		gpu_rec(GT_REC_GPU_MEMCPY, 1, T0 + 5 * US),
+		gpu_rec(GT_REC_GPU_MEMSET, 2, T0 + 35 * US),
+		gpu_rec(GT_REC_GPU_KERNEL, 3, T0 + 6 * US),
+	};
+	struct merge_link_stats st;
+
+	(void)state;
+	link_ok(c, 2, a, 3, g, 3, &st);
+	assert_int_equal(g[0].call, 0);
+	assert_int_equal(g[1].call, 1);
+	assert_int_equal(g[2].call, MERGE_NO_CALL);
+	expect_stats(&st, 3, 2, 1, 0, 0, 0, 0);
+	assert_int_equal(merge__call_kind(GT_API_cuLaunchKernel), MERGE_CALL_LAUNCH);
+	assert_int_equal(merge__call_kind(GT_API_cuLaunchKernelEx_ptsz), MERGE_CALL_LAUNCH);
+	assert_int_equal(merge__call_kind(GT_API_cuLaunchCooperativeKernel), MERGE_CALL_LAUNCH);
+	assert_int_equal(merge__call_kind(GT_API_cuGraphLaunch), MERGE_CALL_GRAPH);
+	assert_int_equal(merge__call_kind(GT_API_cuMemcpyHtoDAsync_v2), MERGE_CALL_COPY);
+	assert_int_equal(merge__call_kind(GT_API_cuMemcpy3D_v2), MERGE_CALL_COPY);
+	assert_int_equal(merge__call_kind(GT_API_cuMemsetD32Async), MERGE_CALL_SET);
+	assert_int_equal(merge__call_kind(GT_API_cuStreamSynchronize), MERGE_CALL_NONE);
+	assert_int_equal(merge__call_kind(0), MERGE_CALL_NONE);
+}
+
+/* Launches without GPU work count only in processes the agent watched,
+ * up to its last API record, and not when they failed. */
+static void t_unmatched_calls(void **state)
+{
+	struct merge_call c[5] = {
+		call_x(T0, T0 + 4 * US, TID, MERGE_CALL_LAUNCH),		/* linked */
+		call_x(T0 + 10 * US, T0 + 14 * US, TID, MERGE_CALL_LAUNCH),	/* no kernel: counted */
+		call_x(T0 + 20 * US, T0 + 24 * US, TID, MERGE_CALL_LAUNCH),	/* failed */
+		call_x(T0 + 1 * MS, T0 + 1 * MS + 4 * US, TID, MERGE_CALL_LAUNCH), /* after the agent */
+		call_x(T0, T0 + 4 * US, 77, MERGE_CALL_LAUNCH),			/* other process */
+	};
+	/* the agent's last API record ends at T0 + 101 us */
+	struct merge_api a[2] = { api(1, TID, T0 + 1 * US, 2 * US), api(2, TID, T0 + 100 * US, 1 * US) };
+	struct merge_gpu g[1] = { gpu_rec(GT_REC_GPU_KERNEL, 1, T0 + 5 * US) };
+	struct merge_link_stats st;
+
+	(void)state;
+	c[2].failed = 1;
+	c[4].pid = 77;
+	link_ok(c, 5, a, 2, g, 1, &st);
+	assert_int_equal(g[0].call, 0);
+	expect_stats(&st, 1, 1, 0, 1, 0, 0, 0);
+	assert_int_equal(st.processes, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_in_order),
+		cmocka_unit_test(t_reordered),
+		cmocka_unit_test(t_missing_api),
+		cmocka_unit_test(t_duplicate),
+		cmocka_unit_test(t_outside),
+		cmocka_unit_test(t_skew),
+		cmocka_unit_test(t_back_to_back),
+		cmocka_unit_test(t_no_exit),
+		cmocka_unit_test(t_causality),
+		cmocka_unit_test(t_graph),
+		cmocka_unit_test(t_kinds),
+		cmocka_unit_test(t_unmatched_calls),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
