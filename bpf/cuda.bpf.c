@@ -166,6 +166,8 @@ int launch_entry(struct pt_regs *ctx)
 	e->block[0] = PT_REGS_PARM5(ctx);
 	e->block[1] = PT_REGS_PARM6(ctx);
 	e->flags = (cookie & GT_COOKIE_COOP) ? GT_LAUNCH_COOPERATIVE : 0;
+	if (cookie & GT_COOKIE_NOEXIT)
+		e->flags |= GT_LAUNCH_NO_EXIT;
 	e->nattrs = 0;
 	if (bpf_probe_read_user(stk, sizeof(stk), (void *)(PT_REGS_SP(ctx) + 8))) {
 		count(&n_args_fault);
@@ -209,6 +211,8 @@ int launch_ex_entry(struct pt_regs *ctx)
 	fill_hdr(&e->hdr, id, GT_REC_LAUNCH, sizeof(*e), GT_COOKIE_API(cookie));
 	e->func = PT_REGS_PARM2(ctx);
 	e->flags = GT_LAUNCH_EX;
+	if (cookie & GT_COOKIE_NOEXIT)
+		e->flags |= GT_LAUNCH_NO_EXIT;
 	if (bpf_probe_read_user(&cfg, sizeof(cfg), (void *)PT_REGS_PARM1(ctx))) {
 		count(&n_args_fault);
 		__builtin_memset(&cfg, 0, sizeof(cfg));

@@ -68,6 +68,7 @@ struct gt_call {
 #define GT_LAUNCH_COOPERATIVE	(1u << 0)	/* cooperative launch, or Ex with the cooperative attribute */
 #define GT_LAUNCH_EX		(1u << 1)	/* came from a CUlaunchConfig (cuLaunchKernelEx) */
 #define GT_LAUNCH_CFG_FAULT	(1u << 2)	/* the CUlaunchConfig could not be read: dims are 0 */
+#define GT_LAUNCH_NO_EXIT	(1u << 3)	/* recorded without a return probe: no exit record follows */
 
 /* Entry of cuLaunchKernel / cuLaunchKernelEx / cuLaunchCooperativeKernel and
  * their _ptsz variants, the hot path: everything already in final form. */

@@ -401,7 +401,7 @@ unsigned callfmt__call(const struct gt_callrec *c, struct cf_val v[CF_MAX])
 		vu(v, &n, CF_DUR, c->dur);
 		vi(v, &n, CF_RET, c->ret);
 		vb(v, &n, CF_FAILED, c->ret != 0);
-	} else {
+	} else if (!c->entry_only) {
 		vb(v, &n, CF_INCOMPLETE, true);
 	}
 	switch (c->type) {

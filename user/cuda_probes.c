@@ -239,7 +239,7 @@ int cuda_probes__attach_file(struct cuda_probes *p, const char *path, const char
 	for (i = 0; i < NAPI; i++) {
 		const struct api_desc *d = &descs[i];
 		uint64_t cookie = GT_COOKIE_MAKE(i + 1, d->out, d->str, d->stream);
-		bool alias = false;
+		bool alias = false, entry_only;
 
 		if (!offs[i]) {
 			pr_debug("%s: no %s", f.label, d->name);
@@ -254,9 +254,12 @@ int cuda_probes__attach_file(struct cuda_probes *p, const char *path, const char
 		}
 		if (d->coop)
 			cookie |= GT_COOKIE_COOP;
+		entry_only = !p->opts.launch_exit &&
+			     (d->prog == GT_P_LAUNCH || d->prog == GT_P_LAUNCH_EX);
+		if (entry_only)
+			cookie |= GT_COOKIE_NOEXIT;
 		pr[n++] = (struct probe){ entry_prog(p->skel, d->prog), false, offs[i], cookie };
-		if (d->ret == GT_R_NONE || (p->opts.no_launch_exit &&
-					    (d->prog == GT_P_LAUNCH || d->prog == GT_P_LAUNCH_EX)))
+		if (d->ret == GT_R_NONE || entry_only)
 			continue;
 		pr[n++] = (struct probe){ d->ret == GT_R_RET_STR ? p->skel->progs.call_exit_str :
 					  p->skel->progs.call_exit, true, offs[i], cookie };

@@ -12,7 +12,7 @@ struct cuda_bpf;
 struct cuda_probes;
 
 struct cuda_probes_opts {
-	bool no_launch_exit;	/* skip the uretprobes of launches (cheaper, no launch durations) */
+	bool launch_exit;	/* also probe launch returns (durations, results; a second probe per launch) */
 	bool multi;		/* uprobe_multi links: programs were loaded for them */
 };
 

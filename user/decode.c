@@ -188,6 +188,8 @@ static int emit(struct gt_decoder *d, const struct open_call *e, const struct ex
 			c.out = x->out;
 			c.out_valid = true;
 		}
+	} else if (e->rtype == GT_REC_LAUNCH && (e->l.flags & GT_LAUNCH_NO_EXIT)) {
+		c.entry_only = true;
 	} else if (ai->ret != GT_R_NONE) {
 		d->stats.open_at_end++;
 	}
@@ -319,7 +321,7 @@ static int on_entry(struct gt_decoder *d, const struct gt_hdr *rec,
 	struct tstack *st;
 	int rc = 0, err;
 
-	if (ai->ret == GT_R_NONE) {
+	if (ai->ret == GT_R_NONE || gt_rec_entry_only(rec)) {
 		/* no exit will come: the entry is all there is */
 		err = load_entry(&d->tmp, rec);
 		rc = emit(d, &d->tmp, NULL, 0);

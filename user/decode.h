@@ -29,6 +29,8 @@ struct gt_callrec {
 	uint16_t api;		/* enum gt_api */
 	enum gt_call_type type;
 	bool has_exit;		/* an exit was recorded (ret, dur valid) */
+	bool entry_only;	/* recorded without a return probe (launches unless
+				 * --launch-exit): no exit by design, not incomplete */
 	int32_t ret;		/* CUresult */
 	/* decoded arguments; which are set depends on type */
 	uint64_t handle;	/* launch: function; graph launch: exec; sync/query: stream, event or ctx;
@@ -51,6 +53,14 @@ struct gt_callrec {
 };
 
 struct gt_decoder;
+
+/* True for an entry record after which no exit is recorded by design: a
+ * launch recorded without its return probe. */
+static inline bool gt_rec_entry_only(const struct gt_hdr *rec)
+{
+	return rec->type == GT_REC_LAUNCH && rec->size >= sizeof(struct gt_launch) &&
+	       (((const struct gt_launch *)rec)->flags & GT_LAUNCH_NO_EXIT);
+}
 
 struct gt_decoder_stats {
 	uint64_t calls;			/* calls emitted */

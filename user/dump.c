@@ -76,7 +76,7 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 
 		s->calls++;
 		if (!c->has_exit) {
-			s->incomplete++;
+			s->incomplete += !c->entry_only;
 		} else {
 			s->dur += c->dur;
 			if (c->ret)

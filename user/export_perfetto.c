@@ -429,7 +429,7 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 		return pf_err(x);
 	it.nflow = 0;
 	it.flow_base = 0;
-	if (ai->ret != GT_R_NONE)
+	if (ai->ret != GT_R_NONE && !c->entry_only)
 		pf__open_remove(x, t, c->ts, c->api, &it);
 	it.c = *c;
 	it.c.kernel = it.c.mangled = it.c.str = NULL;
@@ -614,7 +614,8 @@ static int feed(struct pf *x, const struct gt_hdr *rec)
 	struct thr *t;
 	int rc;
 
-	if (!is_entry(rec) || !(ai = gt_api__info(rec->api)) || ai->ret == GT_R_NONE)
+	if (!is_entry(rec) || !(ai = gt_api__info(rec->api)) || ai->ret == GT_R_NONE ||
+	    gt_rec_entry_only(rec))
 		return gt_decoder__feed(x->d, rec);
 	t = thr_get(x, rec->pid, rec->tid);
 	if (!t)

@@ -42,7 +42,7 @@ static const char record_doc[] =
 "CAP_BPF and CAP_PERFMON, and a kernel with BTF and uprobes.";
 
 enum {
-	OPT_FORCE = 0x100, OPT_SCENARIO, OPT_BUFSIZE, OPT_LIBCUDA, OPT_NO_LAUNCH_EXIT, OPT_SUMMARY,
+	OPT_FORCE = 0x100, OPT_SCENARIO, OPT_BUFSIZE, OPT_LIBCUDA, OPT_NO_LAUNCH_EXIT, OPT_LAUNCH_EXIT, OPT_SUMMARY,
 	OPT_TRACE, OPT_IOCTL_MAJORS, OPT_FUNCTIONS, OPT_CUPTI, OPT_CUPTI_LIB,
 	OPT_FORMAT, OPT_TIMEUNIT,
 };
@@ -56,8 +56,10 @@ static const struct argp_option record_options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 0 },
 	{ "buffer-size", OPT_BUFSIZE, "SIZE", 0, "Ring buffer size, e.g. 64M (default), 1G", 0 },
 	{ "libcuda", OPT_LIBCUDA, "PATH", 0, "Also trace this libcuda file (repeatable)", 0 },
-	{ "no-launch-exit", OPT_NO_LAUNCH_EXIT, NULL, 0,
-	  "Do not probe launch returns (cheaper; launches get no duration or result)", 0 },
+	{ "launch-exit", OPT_LAUNCH_EXIT, NULL, 0,
+	  "Also probe launch returns: launches get their CPU duration and result, at the "
+	  "cost of a second probe per launch (default: launches are recorded at entry only)", 0 },
+	{ "no-launch-exit", OPT_NO_LAUNCH_EXIT, NULL, OPTION_HIDDEN, "", 0 },
 	{ "trace", OPT_TRACE, "LIST", 0,
 	  "Sources to record: cuda,ioctl,sched (default: all three); cupti adds --cupti", 0 },
 	{ "cupti", OPT_CUPTI, NULL, 0,
@@ -227,8 +229,11 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		o->libcuda = p;
 		o->libcuda[o->nlibcuda++] = arg;
 		break;
-	case OPT_NO_LAUNCH_EXIT:
-		o->no_launch_exit = true;
+	case OPT_LAUNCH_EXIT:
+		o->launch_exit = true;
+		break;
+	case OPT_NO_LAUNCH_EXIT:	/* the default; kept for scripts written before it was */
+		o->launch_exit = false;
 		break;
 	case OPT_TRACE: {
 		char *copy = strdup(arg), *tok, *save = NULL;

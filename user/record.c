@@ -345,7 +345,7 @@ static void fill_info(struct recorder *r, struct gt_file_info *info, struct utsn
 		 r->o->trace_cuda ? "cuda," : "", r->o->trace_ioctl ? "ioctl," : "",
 		 r->o->trace_sched ? "sched" : "",
 		 (unsigned long long)cuda_object__ring_size(r->o->buffer_size), r->o->duration,
-		 r->o->scenario ? r->o->scenario : "trace", !r->o->no_launch_exit,
+		 r->o->scenario ? r->o->scenario : "trace", r->o->launch_exit,
 		 r->multi ? "multi" : "single",
 		 ioctl_ladder__rung_name(kernel_sources__rung(r->ks)), majors[0] ? majors : "none",
 		 r->nv.frontend, r->nv.uvm, r->nv.modeset, r->nv.caps, r->nv.caps_imex,
@@ -534,7 +534,7 @@ static int check_pids(const struct record_opts *o)
 int record__run(const struct record_opts *o)
 {
 	struct recorder rec = { .o = o }, *r = &rec;
-	struct cuda_probes_opts po = { .no_launch_exit = o->no_launch_exit };
+	struct cuda_probes_opts po = { .launch_exit = o->launch_exit };
 	struct cuda_object_opts bo = { .filter = !o->all, .buffer_size = o->buffer_size };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct gt_file_info info;

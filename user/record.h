@@ -21,7 +21,7 @@ struct record_opts {
 	const char **libcuda;		/* --libcuda paths */
 	size_t nlibcuda;
 	bool quiet;			/* no status line */
-	bool no_launch_exit;		/* no uretprobes on launches */
+	bool launch_exit;		/* uretprobes on launches too */
 	bool trace_cuda;		/* --trace: libcuda uprobes */
 	bool trace_ioctl;		/* --trace: NVIDIA driver ioctls */
 	bool trace_sched;		/* --trace: off-CPU intervals of GPU processes' threads */

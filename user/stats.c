@@ -113,7 +113,9 @@ static const struct stats_col api_cols[] = {
 
 static const char *const api_notes[] = {
 	"Times are those of calls with an exit. Incomplete: calls whose exit was not recorded "
-	"(recording stopped or the process ended inside the call); they count in Num Calls only.",
+	"(recording stopped or the process ended inside the call); they count in Num Calls only. "
+	"Launches are recorded at entry only unless the recording used --launch-exit: they count "
+	"in Num Calls with no times.",
 	"Med is the exact median; StdDev the sample standard deviation.",
 	NULL,
 };

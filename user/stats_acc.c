@@ -463,7 +463,9 @@ int stats_acc__call(void *ctx, const struct gt_callrec *c)
 	p->calls++;
 	if (c->has_exit)
 		p->api_time += c->dur;
-	if (dur_add(&s->api[c->api], c->has_exit, c->dur))
+	if (c->entry_only)
+		s->api[c->api].calls++;	/* no time by design, not incomplete */
+	else if (dur_add(&s->api[c->api], c->has_exit, c->dur))
 		return -ENOMEM;
 	switch (c->type) {
 	case GT_T_LAUNCH:

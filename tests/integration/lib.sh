@@ -385,14 +385,17 @@ check_launches() {
 }
 
 # check_clean LABEL DUMP PID [FAILED_OK]: no call of PID is incomplete, and
-# every one returned CUDA_SUCCESS unless listed in FAILED_OK (api names).
+# every one returned CUDA_SUCCESS unless listed in FAILED_OK (api names);
+# only launches may lack a result (recorded at entry only, the default).
 check_clean() {
 	local label=$1 dump=$2 pid=$3 ok=${4:-} d
 	d=$(jq -s -r --argjson pid "$pid" --arg ok " $ok " "$JQ_DEFS
 		[calls(\$pid) | . as \$c
 		 | select(\$c.incomplete == true
-		          or (\$c.ret != 0 and ((\$ok | contains(\" \" + \$c.api + \" \")) | not))
-		          or (\$c.failed != (\$c.ret != 0)))
+		          or (\$c.ret == null and \$c.type != \"launch\")
+		          or (\$c.ret != null
+		              and ((\$c.ret != 0 and ((\$ok | contains(\" \" + \$c.api + \" \")) | not))
+		                   or (\$c.failed != (\$c.ret != 0)))))
 		 | \"  \(.api) ts=\(.ts) ret=\(.ret) failed=\(.failed) incomplete=\(.incomplete // false)\"]
 		| .[:10] | join(\"\n\")" "$dump")
 	[ -z "$d" ] || err "$label: calls incomplete, failed or with a failed flag that does not match ret:

@@ -143,7 +143,8 @@ record_workload() {
 
 # The spool lines for the workload's calls, as the agent would write them:
 # for each launch, copy and set an API record inside the call and its GPU
-# record after the exit, except the last two launches (no GPU record: two
+# record after the exit (launches, recorded at entry only, are taken to last
+# 4 us), except the last two launches (no GPU record: two
 # launches without GPU work) and the first launch, whose kernel starts 500 ns
 # before the call (one causality violation); then a kernel without an API
 # record and an API + kernel 5 s after every call (two unmatched), an NVTX
@@ -155,14 +156,15 @@ spool_lines() {
 	| ($c | map(select(.type == "launch"))) as $l
 	| ($l[-2:] | map(.ts)) as $skip
 	| ($l[0].ts) as $first
-	| ($c | map(.ts + .dur) | max) as $tail_ts
+	| ($c | map(.ts + (.dur // 4000)) | max) as $tail_ts
 	| ($c[-1].tid) as $tid
 	| ( $c | to_entries[] | .key as $i | .value as $x
 	    | select(($skip | any(. == $x.ts)) | not)
 	    | ($i + 1) as $corr
-	    | "api \($pid) \($x.tid) \($corr) \($x.ts + ($x.dur / 4 | floor)) \($x.dur / 2 | floor)",
+	    | ($x.dur // 4000) as $d
+	    | "api \($pid) \($x.tid) \($corr) \($x.ts + ($d / 4 | floor)) \($d / 2 | floor)",
 	      (if $x.type == "launch" then
-	         "kernel \($pid) \($corr) \(if $x.ts == $first then $x.ts - 500 else $x.ts + $x.dur + 1000 end) 2000 _Z4testv"
+	         "kernel \($pid) \($corr) \(if $x.ts == $first then $x.ts - 500 else $x.ts + $d + 1000 end) 2000 _Z4testv"
 	       else "\($x.type) \($pid) \($corr) \($x.ts + 1000) 3000 \($x.bytes)" end) ),
 	  "kernel \($pid) 9001 \($tail_ts + 1000) 2000 _Z6orphanv",
 	  "api \($pid) \($tid) 9002 \($tail_ts + 5000000000) 1000",

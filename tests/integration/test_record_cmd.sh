@@ -13,14 +13,15 @@ SYNC_NS=$((SYNC_US * 1000))
 SLACK_NS=500000000	# a sync may take this much longer than the mock's sleep
 IS_SYNC='(.api == "cuStreamSynchronize" or .api == "cuEventSynchronize" or .api == "cuCtxSynchronize")'
 
-# Records `cuda_workload ARGS` into a new file and dumps it into $T/a.json;
-# sets WJ (the workload's JSON line) and WL_PID.
+# Records `cuda_workload ARGS` into a new file (with the recorder options in
+# REC_OPTS) and dumps it into $T/a.json; sets WJ (the workload's JSON line)
+# and WL_PID.
 REC=0
 record_workload() {
 	REC=$((REC + 1))
 	rm -f "$T/a.json"
 	GT_LIBCUDA=$MOCK_LIB GT_MOCK_SYNC_US=$SYNC_US \
-		"$GTRACE" --libcuda "$MOCK_LIB" -o "$T/rec$REC.gtrace" -- "$WORKLOAD" "$@" \
+		"$GTRACE" --libcuda "$MOCK_LIB" ${REC_OPTS:-} -o "$T/rec$REC.gtrace" -- "$WORKLOAD" "$@" \
 		> "$T/cmd.out" 2> "$T/cmd.err"
 	RC=$?
 	log "gtrace-bpf -- cuda_workload $* exited with $RC"
@@ -201,6 +202,31 @@ t_flood() {
 		err "the flood made only $(jq -c .launches <<< "$WJ") launches"
 }
 
+# Launches are recorded at entry only by default: one record each, no
+# duration or result, not incomplete; --launch-exit adds their exits.
+t_launch_exit() {
+	local d n
+	record_workload --launches $N --copies 2 --syncs 1
+	"$GTRACE" dump --summary "$T/rec$REC.gtrace" > "$T/summary" || err "dump --summary failed"
+	grep -q 'launch_exit=0' "$T/summary" || err "the default recording's header lacks launch_exit=0"
+	d=$(jq -s -r --argjson pid "$WL_PID" '[.[] | select(.pid == $pid and .type == "launch")] as $l
+		| if ($l | length) != '$N' then "\($l | length) launches, expected '$N'"
+		  else [ $l[] | select(has("dur") or has("ret") or has("failed") or has("incomplete"))
+		         | "launch with exit fields by default: \(tojson)" ] | .[:3] | join("\n") end' "$T/a.json")
+	[ -z "$d" ] || err "$d"
+	n=$(awk '$1 == "incomplete" { print $2 }' "$T/summary")
+	[ "$n" = 0 ] || err "dump --summary: $n incomplete calls in the default recording, expected 0"
+	REC_OPTS=--launch-exit record_workload --launches $N --copies 2 --syncs 1
+	"$GTRACE" dump --summary "$T/rec$REC.gtrace" > "$T/summary" || err "dump --summary failed"
+	grep -q 'launch_exit=1' "$T/summary" || err "the --launch-exit recording's header lacks launch_exit=1"
+	d=$(jq -s -r --argjson pid "$WL_PID" '[.[] | select(.pid == $pid and .type == "launch")] as $l
+		| if ($l | length) != '$N' then "\($l | length) launches with --launch-exit, expected '$N'"
+		  else [ $l[] | select(.ret != 0 or .failed != false or (.dur | type) != "number" or .dur <= 0)
+		         | "launch without its exit under --launch-exit: \(tojson)" ] | .[:3] | join("\n") end' "$T/a.json")
+	[ -z "$d" ] || err "$d"
+	check_clean "pid $WL_PID (--launch-exit)" "$T/a.json" "$WL_PID"
+}
+
 add_case t_counts "-- CMD: exact calls per api (100 launches, 10 copies, 5 syncs)"
 add_case t_launches "-- CMD: grid, block, shmem, stream, function and names of every launch (100 and 7 launches)"
 add_case t_memory "-- CMD: copy bytes/kind/pointers, memset, alloc pointers equal to the frees'"
@@ -208,6 +234,7 @@ add_case t_syncs "-- CMD: sync durations >= GT_MOCK_SYNC_US (20 ms) and their st
 add_case t_names "-- CMD: demangled names of all three kernels (module, library+cuKernelGetFunction, Ex launch)"
 add_case t_exit_status "-- CMD: gtrace-bpf exits with the command's status (0, 1, 2)"
 add_case t_fail "-- CMD: a failing call (cuMemAlloc_v2 of 0 bytes) is recorded with ret 1, failed true"
+add_case t_launch_exit "-- CMD: launches at entry only by default (no dur/ret, not incomplete); --launch-exit: every one with ret 0 and dur > 0"
 add_case t_flood "-- CMD: a 2 s launch flood is recorded completely (or its drops are reported)"
 add_case t_threads "-- CMD: 3 launch threads: per-thread tids, streams and counts"
 run_cases "$@"

@@ -104,6 +104,8 @@ static inline void w_call_ret(uint64_t ts, uint64_t dur, unsigned api, uint64_t 
 	w_ret(ts + dur, 100, 101, api, 0, 0, 0);
 }
 
+/* A launch entry; its exit dur ns later, or none (dur == UINT64_MAX: recorded
+ * at entry only, flagged GT_LAUNCH_NO_EXIT as the recorder does by default). */
 static inline void w_launch(uint64_t ts, uint64_t dur, uint32_t pid, uint32_t tid, unsigned api,
 			    uint64_t func, uint32_t gridx)
 {
@@ -113,9 +115,14 @@ static inline void w_launch(uint64_t ts, uint64_t dur, uint32_t pid, uint32_t ti
 	l->stream = 7;
 	l->grid[0] = gridx; l->grid[1] = 1; l->grid[2] = 1;
 	l->block[0] = 256; l->block[1] = 1; l->block[2] = 1;
+	if (dur == UINT64_MAX)
+		l->flags = GT_LAUNCH_NO_EXIT;
 	w_put(l);
-	w_ret(ts + dur, pid, tid, api, 0, 0, 0);
+	if (dur != UINT64_MAX)
+		w_ret(ts + dur, pid, tid, api, 0, 0, 0);
 }
+
+#define ENTRY_ONLY UINT64_MAX
 
 static inline void w_str(uint16_t type, uint64_t ts, uint32_t pid, unsigned api, uint64_t key,
 			 uint16_t kind, const char *s)

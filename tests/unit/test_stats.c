@@ -43,7 +43,7 @@ static const char *const want_table[] = {
 	"      0.2                3          1       3.0       3.0         3         3          0.0           0  cuMemcpyDtoH_v2",
 	"      0.0                0          1         -         -         -         -            -           1  cuCtxSynchronize",
 	"",
-	" Times are those of calls with an exit. Incomplete: calls whose exit was not recorded (recording stopped or the process ended inside the call); they count in Num Calls only.",
+	" Times are those of calls with an exit. Incomplete: calls whose exit was not recorded (recording stopped or the process ended inside the call); they count in Num Calls only. Launches are recorded at entry only unless the recording used --launch-exit: they count in Num Calls with no times.",
 	" Med is the exact median; StdDev the sample standard deviation.",
 	"",
 	" ** CUDA Launch Summary (cuda_launch_sum):",
@@ -504,6 +504,47 @@ static void test_shapes(void **state)
 	run_free(&r);
 }
 
+/* Launches recorded at entry only (the recorder's default) count as calls
+ * and launches, with no time and not as incomplete; a sync between them
+ * pairs with its own exit. */
+static void test_entry_only(void **state)
+{
+	const char *path = tmp_path("entry_only.gtrace");
+	struct run r = { 0 };
+
+	(void)state;
+	w_open(path);
+	w_str(GT_REC_CALL_STR, 10, 100, API(cuModuleGetFunction), 0x3000, 0, "_Z4fillPfif");
+	w_ret(20, 100, 101, API(cuModuleGetFunction), 0, 0x5000, GT_RET_OUT);
+	w_launch(100, ENTRY_ONLY, 100, 101, API(cuLaunchKernel), 0x5000, 4);
+	w_call(200, 100, 101, API(cuStreamSynchronize), 7, 0, 0);
+	w_launch(250, ENTRY_ONLY, 100, 101, API(cuLaunchKernel), 0x5000, 4);
+	w_ret(300, 100, 101, API(cuStreamSynchronize), 0, 0, 0);
+	w_launch(400, ENTRY_ONLY, 100, 101, API(cuLaunchKernelEx), 0x5000, 8);
+	w_launch(500, 30, 100, 101, API(cuLaunchKernel), 0x5000, 4);
+	w_close(true);
+	run_stats(path, "cuda_api_sum,cuda_launch_sum,process_sum", STATS_CSV, NULL, &r);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.err, "");
+	assert_string_equal(r.out,
+		"# cuda_api_sum\n"
+		"Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),"
+		"Incomplete,Name\n"
+		"71.4,100,1,100.0,100.0,100,100,0.0,0,cuStreamSynchronize\n"
+		"21.4,30,3,30.0,30.0,30,30,0.0,0,cuLaunchKernel\n"
+		"7.1,10,1,10.0,10.0,10,10,0.0,0,cuModuleGetFunction\n"
+		"0.0,0,1,,,,,,0,cuLaunchKernelEx\n"
+		"\n"
+		"# cuda_launch_sum\n"
+		"Launches,Launches (%),Shapes,Grid,Block,Launch API,Name\n"
+		"4,100.0,2,4x1x1,256x1x1,\"cuLaunchKernel, cuLaunchKernelEx\",\"fill(float*, int, float)\"\n"
+		"\n"
+		"# process_sum\n"
+		"PID,Events,Calls,API Time (ns),Launches,Sync Time (ns),Command\n"
+		"100,9,6,140,4,100,\n");
+	run_free(&r);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -597,6 +638,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_empty_reports),
 		cmocka_unit_test(test_shapes),
+		cmocka_unit_test(test_entry_only),
 		cmocka_unit_test(test_median),
 	};
 
