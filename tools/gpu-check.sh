@@ -55,6 +55,20 @@ pycheck runtime "$OUT/rt.jsonl" "$OUT/rt.out"
 pycheck ioctl "$OUT/rt.jsonl" "$OUT/rt.out"
 note "INFO ioctl rung and sources: $(grep -o 'trace=[^ ]*\|ioctl_rung=[^ ]*\|ioctl_majors=[^ ]*\|uprobes=[^ ]*' "$OUT/rt.summary" | tr '\n' ' ')"
 
+# 1b. the same program with --launch-exit: every launch with its duration and result
+"$B" -q --launch-exit -o "$W/rtx.gtrace" -- "$W/runtime_workload" 1000 100 50 > "$OUT/rtx.out" 2> "$OUT/rtx.err"
+"$B" dump "$W/rtx.gtrace" | python3 -c "
+import json, sys
+ev = [json.loads(l) for l in sys.stdin]
+l = [e for e in ev if e.get('type') == 'launch']
+ok = [e for e in l if e.get('ret') == 0 and e.get('dur', 0) > 0]
+d = sorted(e['dur'] for e in ok) or [0]
+print('%s launch exits: %d launches, %d with ret 0 and a duration (median %d ns, p99 %d ns)' % (
+      'PASS' if len(l) == 1000 and len(ok) == 1000 else 'FAIL', len(l), len(ok), d[len(d) // 2], d[len(d) * 99 // 100]))
+sys.exit(0 if len(l) == 1000 and len(ok) == 1000 else 1)
+" | tee -a "$OUT/summary.txt"
+[ "${PIPESTATUS[1]}" -eq 0 ] || fails=$((fails + 1))
+
 # 2. driver API program (the bundled workload, real PTX): counts per api
 "$B" -q -o "$W/drv.gtrace" -- "$W/cuda_workload" --launches 400 --copies 20 --syncs 10 --fail \
 	> "$OUT/drv.out" 2> "$OUT/drv.err"
@@ -121,6 +135,11 @@ print('INFO torch --cupti: %d GPU kernels, %d linked, %d distinct names, top %s'
 	"$B" stats "$W/tc.gtrace" -r cuda_gpu_kern_sum,gpu_launch_latency > "$OUT/tc.stats" 2>&1
 	result "GPU stats" $? "$(grep -c . "$OUT/tc.stats") lines"
 fi
+
+# 6. the event-rate flood through the mock libcuda: 1 M events/s for 10 s
+bash tools/bench/flood.sh 10 > "$OUT/flood.txt" 2>&1
+tee -a "$OUT/summary.txt" < "$OUT/flood.txt"
+fails=$((fails + $(grep -c '^FAIL' "$OUT/flood.txt")))
 
 # 4. what the runtime and PyTorch call in libcuda (for the probe list)
 "$B" census -- "$W/runtime_workload" 20 4 4 > "$OUT/census_runtime.txt" 2>&1

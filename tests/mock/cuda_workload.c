@@ -310,6 +310,7 @@ struct opts {
 	long syncs;		/* cuStreamSynchronize calls */
 	long threads;		/* launch threads, each with its own stream */
 	long flood_s;		/* > 0: launch for this long instead of `launches` times */
+	long rate;		/* > 0: with flood_s, launches per second per thread */
 	bool wait_signal;
 	bool fail;
 };
@@ -331,6 +332,7 @@ static void usage(FILE *f)
 		"                   and wait for SIGUSR1 before the rest\n"
 		"  --fail           also make one failing call (cuMemAlloc_v2 of 0 bytes)\n"
 		"  --flood SECONDS  launch as fast as possible on every thread for SECONDS\n"
+		"  --rate N         with --flood: N launches per second per thread, evenly paced\n"
 		"  -h, --help       this help\n"
 		"\n"
 		"Environment: GT_LIBCUDA  libcuda to dlopen (default libcuda.so.1)\n"
@@ -364,7 +366,7 @@ static long parse_num(const char *opt, const char *s, long min, long max)
 
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
-	enum { O_LAUNCHES = 256, O_COPIES, O_SYNCS, O_THREADS, O_WAIT, O_FAIL, O_FLOOD };
+	enum { O_LAUNCHES = 256, O_COPIES, O_SYNCS, O_THREADS, O_WAIT, O_FAIL, O_FLOOD, O_RATE };
 	static const struct option longopts[] = {
 		{ "launches", required_argument, NULL, O_LAUNCHES },
 		{ "copies", required_argument, NULL, O_COPIES },
@@ -373,6 +375,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "wait-signal", no_argument, NULL, O_WAIT },
 		{ "fail", no_argument, NULL, O_FAIL },
 		{ "flood", required_argument, NULL, O_FLOOD },
+		{ "rate", required_argument, NULL, O_RATE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -397,6 +400,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case O_FLOOD:
 			o->flood_s = parse_num("--flood", optarg, 1, 86400);
 			break;
+		case O_RATE:
+			o->rate = parse_num("--rate", optarg, 1, 100000000L);
+			break;
 		case O_WAIT:
 			o->wait_signal = true;
 			break;
@@ -416,6 +422,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (optind < argc)
 		bad_usage("unexpected argument '%s'", argv[optind]);
+	if (o->rate && !o->flood_s)
+		bad_usage("%s needs --flood", "--rate");
 }
 
 /* ------------------------------------------------------------------ */
@@ -438,6 +446,7 @@ struct worker {
 	CUstream stream;
 	long launches;			/* to make, when not flooding */
 	long flood_s;			/* > 0: launch for this long */
+	long rate;			/* > 0: paced to this many launches per second */
 	bool set_ctx;			/* a new thread: make the context current first */
 	unsigned long done[OP__COUNT];	/* launches made, per operation */
 };
@@ -503,11 +512,20 @@ static void *worker_main(void *arg)
 	if (w->set_ctx)
 		CK(cuCtxSetCurrent, ctx);
 	if (w->flood_s > 0) {
-		double end = now_s() + (double)w->flood_s;
+		double start = now_s(), end = start + (double)w->flood_s;
 
 		for (i = 0;; i++) {
-			if ((i & 15) == 0 && now_s() >= end)
+			if (w->rate) {
+				/* the i-th launch is due i / rate seconds in */
+				double due = start + (double)i / (double)w->rate, t;
+
+				while ((t = now_s()) < due)
+					;
+				if (t >= end)
+					break;
+			} else if ((i & 15) == 0 && now_s() >= end) {
 				break;
+			}
 			launch_op((int)(i % OP__COUNT), w->stream);
 			w->done[i % OP__COUNT]++;
 		}
@@ -698,6 +716,7 @@ int main(int argc, char **argv)
 		memset(&workers[t], 0, sizeof(workers[t]));
 		workers[t].launches = o.launches;
 		workers[t].flood_s = o.flood_s;
+		workers[t].rate = o.rate;
 		workers[t].set_ctx = o.threads > 1;
 		CK(cuStreamCreate, &workers[t].stream, CU_STREAM_DEFAULT);
 	}

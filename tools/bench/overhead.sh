@@ -1,79 +1,182 @@
 #!/usr/bin/env bash
-# Overhead of recording on a launch-bound loop, on the GPU machine, with a
-# static build of gtrace-bpf next to this repo's root:
-#   tools/bench/overhead.sh [ROUNDS] [LAUNCHES]
-# Configurations, interleaved within each round (timings on these machines
-# drift; never compare numbers from different runs):
-#   none      the loop alone
-#   bare      a bare counting uprobe on the launch functions (gtrace-bpf census
-#             --functions): the floor any uprobe tracer pays
-#   full      gtrace-bpf -- CMD, all sources (cuda, ioctl, sched)
-#   noexit    gtrace-bpf --no-launch-exit (no uretprobe on launches)
-#   cuda      gtrace-bpf --trace cuda (no ioctl, no sched)
-#   all       gtrace-bpf --all running beside the loop (no pid filter in BPF)
-# The loop is pinned to one CPU (LOOP_CPU, default 2) and the recorder to
-# another (REC_CPU, default 4) so that scheduling noise stays out.
-# Prints, per configuration, the median ns per launch with min..max and the
-# median added over "none"; raw rows in $OUT/overhead.csv when OUT is set.
+# What tracing costs a program, gtrace-bpf beside the tools users would
+# otherwise pick. Run on the GPU machine from the repository root, with a
+# static build at ./gtrace-bpf (`make STATIC=1` elsewhere):
+#   tools/bench/overhead.sh [-r ROUNDS] [-w WORKLOADS] [-c CONFIGS]
+# WORKLOADS (comma-separated, default all; tools/bench/workload.cu and
+# tools/bench/torch_step.py):
+#   launch   100,000 empty-kernel launches with <<<>>> (runtime API)
+#   driver   100,000 launches through the driver API's cuLaunchKernel
+#   sync     20,000 x (launch + cudaStreamSynchronize)
+#   memcpy   1,000 round trips of 4 MiB (cudaMemcpy HtoD + DtoH, pinned)
+#   streams  GPU-bound: 200 kernels of 1 ms on each of 4 streams
+#   torch    200 steps of a launch-bound MLP training step (~3 ms each)
+# CONFIGS (default all):
+#   none         the workload alone
+#   bare         a bare counting uprobe on the workload's libcuda functions
+#                (gtrace-bpf census --functions): the floor of any uprobe tracer
+#   ebpf         gtrace-bpf --all, eBPF only, running beside the workload
+#   ebpf_exit    the same with --launch-exit (launch durations and results)
+#   gtrace_cupti gtrace-bpf --cupti -- CMD (eBPF + the CUPTI agent, merged)
+#   cupti_bare   a bare CUPTI agent: CONCURRENT_KERNEL only, records counted
+#                (tools/bench/bare_cupti.c): the floor of any CUPTI tracer
+#   nsys         nsys profile -t cuda -s none --cpuctxsw=none (CUDA tracing
+#                alone; the nsys binary of the Nsight Compute install)
+#   torchprof    torch.profiler (CPU + CUDA activities), torch workload only
+# Within each round every workload runs under every configuration, the
+# configurations in a rotated order; workloads on CPUs WL_CPUS (default 2,3),
+# recorders and nsys on TOOL_CPUS (default 4-7). Each workload times its own
+# measured loop (after a warm-up), so start-up and attach are left out.
+# Prints a table per workload: median time per operation, min..max over the
+# rounds, added time and % over "none", and the ratios the targets name.
+# Raw rows in $OUT/overhead.csv and logs in $OUT/overhead-logs/ when OUT is set.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-rounds=${1:-5}
-n=${2:-200000}
-B=${GTRACE:-./gtrace-bpf}
+rounds=5
+wls=launch,driver,sync,memcpy,streams,torch
+cfgs=none,bare,ebpf,ebpf_exit,gtrace_cupti,cupti_bare,nsys,torchprof
+while getopts "r:w:c:" o; do
+	case $o in
+	r) rounds=$OPTARG ;;
+	w) wls=$OPTARG ;;
+	c) cfgs=$OPTARG ;;
+	*) echo "usage: $0 [-r ROUNDS] [-w WORKLOADS] [-c CONFIGS]" >&2; exit 2 ;;
+	esac
+done
+B=$(readlink -f "${GTRACE:-./gtrace-bpf}")
 CUDA=${CUDA_HOME:-/usr/local/cuda}
 W=$(mktemp -d /tmp/gtrace-bench.XXXXXX)
-LAUNCH_FNS=cuLaunchKernel,cuLaunchKernel_ptsz,cuLaunchKernelEx,cuLaunchKernelEx_ptsz
-LOOP="taskset -c ${LOOP_CPU:-2}"
-REC="taskset -c ${REC_CPU:-4}"
-"$CUDA/bin/nvcc" -O2 -o "$W/launch_loop" tools/bench/launch_loop.cu || exit 1
+LOGS=${OUT:+$OUT/overhead-logs}
+LOGS=${LOGS:-$W/logs}
+mkdir -p "$LOGS"
 csv=${OUT:+$OUT/overhead.csv}
 csv=${csv:-$W/overhead.csv}
-echo "round,config,ns_per_launch" > "$csv"
+WL="taskset -c ${WL_CPUS:-2,3}"
+TOOL="taskset -c ${TOOL_CPUS:-4-7}"
+LAUNCH_FNS=cuLaunchKernel,cuLaunchKernel_ptsz,cuLaunchKernelEx,cuLaunchKernelEx_ptsz
 
-run() { # config
-	local out="$W/out.$1"
+# builds: the workload, the bare CUPTI agent and gtrace-bpf's agent
+"$CUDA/bin/nvcc" -O2 -o "$W/workload" tools/bench/workload.cu -L"$CUDA/lib64/stubs" -lcuda ||
+	exit 1
+gcc -O2 -shared -fPIC -I"$CUDA/include" tools/bench/bare_cupti.c -L"$CUDA/lib64" \
+	-Wl,-rpath,"$CUDA/lib64" -lcupti -o "$W/bare_cupti.so" || exit 1
+gcc -O2 -std=gnu11 -D_GNU_SOURCE -shared -fPIC -Icupti -Ibpf -I"$CUDA/include" cupti/*.c \
+	-L"$CUDA/lib64" -Wl,-rpath,"$CUDA/lib64" -lcupti -lpthread -o "$W/agent.so" || exit 1
+NSYS=$(ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -n 1)
+NSYS=${NSYS:-$(command -v nsys)}
+[ -n "$NSYS" ] || cfgs=$(echo ",$cfgs," | sed 's/,nsys,/,/; s/^,//; s/,$//')
+echo "INFO $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1); kernel $(uname -r); $(nproc) CPUs; nsys: ${NSYS:-none}; $(date -u +%F)"
+
+wl_cmd() { # workload -> its command line
 	case $1 in
-	none) $LOOP "$W/launch_loop" "$n" > "$out" ;;
-	bare) $REC "$B" census --functions "$LAUNCH_FNS" -- $LOOP "$W/launch_loop" "$n" > "$out" 2>/dev/null ;;
-	full) $REC "$B" -q -o "$W/t.gtrace" --force -- $LOOP "$W/launch_loop" "$n" > "$out" ;;
-	noexit) $REC "$B" -q --no-launch-exit -o "$W/t.gtrace" --force -- $LOOP "$W/launch_loop" "$n" > "$out" ;;
-	cuda) $REC "$B" -q --trace cuda -o "$W/t.gtrace" --force -- $LOOP "$W/launch_loop" "$n" > "$out" ;;
-	all)
-		$REC "$B" --all -o "$W/a.gtrace" --force 2> "$W/all.err" &
-		local rp=$! i
-		for i in $(seq 1 300); do grep -q 'recording to' "$W/all.err" && break; sleep 0.05; done
-		$LOOP "$W/launch_loop" "$n" > "$out"
-		kill -INT $rp
-		wait $rp ;;
+	launch) echo "$W/workload launch 100000" ;;
+	driver) echo "$W/workload driver 100000" ;;
+	sync) echo "$W/workload sync 20000" ;;
+	memcpy) echo "$W/workload memcpy 1000" ;;
+	streams) echo "$W/workload streams 200" ;;
+	torch) echo "python3 tools/bench/torch_step.py 200" ;;
 	esac
-	grep -o '"ns_per_launch":[0-9.]*' "$out" | cut -d: -f2
+}
+wl_fns() { # workload -> the libcuda functions its loop calls (the bare probe's)
+	case $1 in
+	sync) echo "$LAUNCH_FNS,cuStreamSynchronize" ;;
+	memcpy) echo "cuMemcpyHtoD_v2,cuMemcpyDtoH_v2" ;;
+	*) echo "$LAUNCH_FNS" ;;
+	esac
 }
 
-configs=(none bare full noexit cuda all)
+# record_beside LOG OPTS... -- CMD...: gtrace-bpf --all OPTS while CMD runs
+record_beside() {
+	local log=$1 rp i
+	shift
+	local opts=()
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	$TOOL "$B" --all "${opts[@]}" -o "$W/all.gtrace" --force 2> "$log.rec" &
+	rp=$!
+	for i in $(seq 1 200); do grep -q 'recording to' "$log.rec" && break; sleep 0.05; done
+	"$@"
+	kill -INT $rp
+	wait $rp
+}
+
+run_one() { # workload config round -> prints ns per operation, or nothing
+	local wl=$1 c=$2 log="$LOGS/$1.$2.$3" cmd
+	read -r -a cmd <<< "$(wl_cmd "$wl")"
+	cmd=($WL "${cmd[@]}")
+	case $c in
+	none) "${cmd[@]}" ;;
+	bare) $TOOL "$B" census --functions "$(wl_fns "$wl")" -- "${cmd[@]}" ;;
+	ebpf) record_beside "$log" -- "${cmd[@]}" ;;
+	ebpf_exit) record_beside "$log" --launch-exit -- "${cmd[@]}" ;;
+	gtrace_cupti)
+		$TOOL "$B" -q --cupti --cupti-lib "$W/agent.so" -o "$W/cupti.gtrace" --force -- "${cmd[@]}" ;;
+	cupti_bare) CUDA_INJECTION64_PATH=$W/bare_cupti.so "${cmd[@]}" ;;
+	nsys)
+		rm -f "$W"/nsys.*
+		timeout 300 $TOOL "$NSYS" profile -t cuda -s none --cpuctxsw=none -o "$W/nsys" \
+			--force-overwrite=true "${cmd[@]}" ;;
+	torchprof) "${cmd[@]}" --profile ;;
+	esac > "$log.out" 2> "$log.err"
+	grep -o '"ns_per_op": *[0-9.]*' "$log.out" | tail -n 1 | sed 's/.*: *//'
+}
+
+echo "round,workload,config,ns_per_op" > "$csv"
+IFS=, read -r -a WLS <<< "$wls"
+IFS=, read -r -a CFGS <<< "$cfgs"
 for r in $(seq 1 "$rounds"); do
-	for c in "${configs[@]}"; do
-		v=$(run "$c")
-		echo "$r,$c,$v" >> "$csv"
+	t0=$(date +%s)
+	for wl in "${WLS[@]}"; do
+		n=${#CFGS[@]}
+		for k in $(seq 0 $((n - 1))); do
+			c=${CFGS[$(((k + r) % n))]}
+			[ "$c" = torchprof ] && [ "$wl" != torch ] && continue
+			v=$(run_one "$wl" "$c" "$r")
+			echo "$r,$wl,$c,${v:-nan}" >> "$csv"
+			[ -n "$v" ] || echo "INFO no result: $wl under $c in round $r: $(tail -n 2 "$LOGS/$wl.$c.$r.err" | tr '\n' '|')"
+		done
+		# what the last eBPF recording of this workload held
+		if [ "$r" -eq "$rounds" ] && [ -f "$W/all.gtrace" ]; then
+			"$B" dump --summary "$W/all.gtrace" > "$LOGS/$wl.ebpf.summary" 2>&1
+			echo "INFO $wl: last --all recording: $(awk '$1 == "total" { print $2 " calls" } $1 == "records_written" { print $2 " records" } $1 ~ /^drop_/ { d += $2 } END { print d + 0 " dropped" }' "$LOGS/$wl.ebpf.summary" | tr '\n' ' ')$(stat -c %s "$W/all.gtrace") bytes"
+			rm -f "$W/all.gtrace"
+		fi
 	done
+	echo "INFO round $r: $(($(date +%s) - t0)) s"
 done
-# a full recording's drops and size, for the record
-"$B" dump --summary "$W/t.gtrace" | grep -E '^(cuLaunchKernel|total) |drop_ringbuf' > "$W/summary"
-python3 - "$csv" "$n" "$W/summary" <<'PY'
-import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-by = {}
+
+python3 - "$csv" <<'PY'
+import csv, math, statistics, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1]))]
+order = ["none", "bare", "ebpf", "ebpf_exit", "gtrace_cupti", "cupti_bare", "nsys", "torchprof"]
+unit = {"memcpy": "round trip", "torch": "step"}
+res = {}
 for r in rows:
-    by.setdefault(r["config"], []).append(float(r["ns_per_launch"]))
-base = statistics.median(by["none"])
-print(f"{'config':8} {'median ns/launch':>17} {'min..max':>17} {'added ns':>9} {'added %':>8}")
-for c, v in by.items():
-    m = statistics.median(v)
-    print(f"{c:8} {m:17.1f} {min(v):8.1f}..{max(v):<8.1f} {m - base:9.1f} {100 * (m - base) / base:7.1f}%")
-bare = statistics.median(by["bare"]) - base
-for c in ("full", "noexit", "cuda", "all"):
-    if c in by and bare > 0:
-        print(f"{c}: {(statistics.median(by[c]) - base) / bare:.2f}x what the bare uprobe adds")
-print(f"{len(by['none'])} rounds of {sys.argv[2]} launches each")
-print(open(sys.argv[3]).read().strip())
+    v = float(r["ns_per_op"])
+    if not math.isnan(v):
+        res.setdefault(r["workload"], {}).setdefault(r["config"], []).append(v)
+for wl, by in res.items():
+    if "none" not in by:
+        continue
+    base = statistics.median(by["none"])
+    med = {c: statistics.median(v) for c, v in by.items()}
+    add = {c: med[c] - base for c in med}
+    print(f"\n{wl} (ns per {unit.get(wl, 'launch')}, {len(by['none'])} rounds)")
+    print(f"  {'config':13} {'median':>12} {'min..max':>23} {'added':>10} {'added %':>8}")
+    for c in order:
+        if c in by:
+            v = by[c]
+            print(f"  {c:13} {med[c]:12.1f} {min(v):11.1f}..{max(v):<11.1f} {add[c]:10.1f} {100 * add[c] / base:7.2f}%")
+    b = add.get("bare")
+    if b and b > 0:
+        for c in ("ebpf", "ebpf_exit"):
+            if c in add:
+                print(f"  {c}: {add[c] / b:.2f}x what the bare uprobe adds")
+    if "gtrace_cupti" in add and "cupti_bare" in add and b is not None:
+        floor = add["cupti_bare"] + b
+        print(f"  gtrace_cupti adds {add['gtrace_cupti']:.1f}; bare CUPTI + bare uprobe add {floor:.1f} "
+              f"({add['gtrace_cupti'] / floor:.2f}x)" if floor > 0 else "")
+    if "gtrace_cupti" in add and "nsys" in add and add["nsys"] > 0:
+        print(f"  gtrace_cupti adds {add['gtrace_cupti'] / add['nsys']:.2f}x what nsys adds")
 PY
 rm -rf "$W"

@@ -8,16 +8,16 @@ W=$(mktemp -d /tmp/gtrace-cx.XXXXXX)
 B=./gtrace-bpf
 gcc -O2 -std=gnu11 -D_GNU_SOURCE -shared -fPIC -Icupti -Ibpf -I"$CUDA/include" cupti/*.c \
 	-L"$CUDA/lib64" -L"$CUDA/lib" -Wl,-rpath,"$CUDA/lib64" -lcupti -lpthread -o "$W/agent.so" || exit 1
-"$CUDA/bin/nvcc" -O2 -o "$W/loop" tools/bench/launch_loop.cu || exit 1
+"$CUDA/bin/nvcc" -O2 -o "$W/loop" tools/bench/workload.cu -L"$CUDA/lib64/stubs" -lcuda || exit 1
 mkdir -p "$W/spool"
 for r in 1 2 3 4 5 6 7; do
 	for c in none idle rec; do
 		case $c in
-		none) v=$("$W/loop" 200000) ;;
-		idle) v=$(CUDA_INJECTION64_PATH="$W/agent.so" "$W/loop" 200000) ;;
-		rec) rm -f "$W/spool"/*; v=$(CUDA_INJECTION64_PATH="$W/agent.so" GTRACE_CUPTI_DIR="$W/spool" "$W/loop" 200000) ;;
+		none) v=$("$W/loop" launch 200000) ;;
+		idle) v=$(CUDA_INJECTION64_PATH="$W/agent.so" "$W/loop" launch 200000) ;;
+		rec) rm -f "$W/spool"/*; v=$(CUDA_INJECTION64_PATH="$W/agent.so" GTRACE_CUPTI_DIR="$W/spool" "$W/loop" launch 200000) ;;
 		esac
-		echo "$r $c $(echo "$v" | grep -o '"ns_per_launch":[0-9.]*' | cut -d: -f2)"
+		echo "$r $c $(echo "$v" | grep -o '"ns_per_op":[0-9.]*' | cut -d: -f2)"
 	done
 done > "$W/rows"
 python3 - "$W/rows" <<'PY'

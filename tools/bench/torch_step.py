@@ -1,0 +1,53 @@
+# A launch-bound PyTorch training step for the overhead benchmark: a small
+# MLP (16 Linear(512, 512) + ReLU, batch 64) with Adam in its per-parameter
+# form, a few hundred kernel launches and about 3 ms per step on an H200.
+#   python3 torch_step.py STEPS [--profile]
+# --profile runs the measured steps under torch.profiler (CPU and CUDA
+# activities); the trace it collects is left unexported.
+# Prints one JSON line: {"mode":"torch","ops":STEPS,"ns_per_op":..,"ms":..};
+# only the measured steps are timed (after warm-up steps).
+import json, sys, time
+import torch
+
+args = [a for a in sys.argv[1:] if not a.startswith("--")]
+steps = int(args[0]) if args else 300
+profile = "--profile" in sys.argv
+dev = torch.device("cuda")
+layers = []
+for _ in range(16):
+    layers += [torch.nn.Linear(512, 512), torch.nn.ReLU()]
+model = torch.nn.Sequential(*layers, torch.nn.Linear(512, 10)).to(dev)
+opt = torch.optim.Adam(model.parameters(), lr=1e-4, foreach=False)
+x = torch.randn(64, 512, device=dev)
+t = torch.randint(0, 10, (64,), device=dev)
+
+
+def step():
+    opt.zero_grad(set_to_none=True)
+    loss = torch.nn.functional.cross_entropy(model(x), t)
+    loss.backward()
+    opt.step()
+    return loss
+
+
+for _ in range(20):
+    step()
+torch.cuda.synchronize()
+
+
+def timed():
+    t0 = time.perf_counter_ns()
+    for _ in range(steps):
+        loss = step()
+    torch.cuda.synchronize()
+    return time.perf_counter_ns() - t0, loss
+
+
+if profile:
+    from torch.profiler import profile as tprofile, ProfilerActivity
+    with tprofile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]):
+        ns, loss = timed()
+else:
+    ns, loss = timed()
+print(json.dumps({"mode": "torch", "ops": steps, "ns_per_op": round(ns / steps, 1),
+                  "ms": round(ns / 1e6, 3), "loss": round(loss.item(), 4)}), flush=True)
