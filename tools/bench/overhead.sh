@@ -29,7 +29,7 @@
 # measured loop (after a warm-up), so start-up and attach are left out.
 # Prints a table per workload: median time per operation, min..max over the
 # rounds, added time and % over "none", and the ratios the targets name.
-# Raw rows in $OUT/overhead.csv and logs in $OUT/overhead-logs/ when OUT is set.
+# Raw rows in $OUT/overhead.csv and logs in $OUT/overhead-logs.tgz when OUT is set.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 rounds=5
@@ -46,8 +46,7 @@ done
 B=$(readlink -f "${GTRACE:-./gtrace-bpf}")
 CUDA=${CUDA_HOME:-/usr/local/cuda}
 W=$(mktemp -d /tmp/gtrace-bench.XXXXXX)
-LOGS=${OUT:+$OUT/overhead-logs}
-LOGS=${LOGS:-$W/logs}
+LOGS=$W/logs
 mkdir -p "$LOGS"
 csv=${OUT:+$OUT/overhead.csv}
 csv=${csv:-$W/overhead.csv}
@@ -179,4 +178,5 @@ for wl, by in res.items():
     if "gtrace_cupti" in add and "nsys" in add and add["nsys"] > 0:
         print(f"  gtrace_cupti adds {add['gtrace_cupti'] / add['nsys']:.2f}x what nsys adds")
 PY
+[ -n "${OUT:-}" ] && tar czf "$OUT/overhead-logs.tgz" -C "$W" logs
 rm -rf "$W"
