@@ -222,6 +222,7 @@ struct gt_stats {
 #define GT_GPU_LINKED		(1u << 0)	/* launch_ts/launch_tid name the eBPF call it came from */
 #define GT_GPU_CAUSALITY	(1u << 1)	/* linked, but the GPU started before the call's entry */
 #define GT_GPU_API_MATCHED	(1u << 2)	/* a GT_REC_GPU_API with the correlation id was found */
+#define GT_GPU_BY_ORDER		(1u << 3)	/* linked by launch order (no GT_REC_GPU_API), see FORMAT.md */
 
 /* A kernel as the GPU ran it. Written by the CUPTI agent with the link
  * fields 0; the merger fills them. */

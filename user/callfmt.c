@@ -243,7 +243,7 @@ void obuf__csv_strn(struct obuf *o, const char *str, size_t n)
 	X(CF_STATE, "state") X(CF_NEXT_CPU, "next_cpu")				\
 	X(CF_CONTEXT, "context") X(CF_CORRELATION, "correlation")		\
 	X(CF_LAUNCH_TS, "launch_ts") X(CF_LAUNCH_TID, "launch_tid")		\
-	X(CF_CAUSALITY, "causality")
+	X(CF_CAUSALITY, "causality") X(CF_BY_ORDER, "by_order")
 
 const char *const cf_names[CF__COUNT] = {
 #define X(id, name) [id] = name,
@@ -580,6 +580,8 @@ static void gpu_link(const struct gt_hdr *rec, struct cf_val v[CF_MAX], unsigned
 	}
 	if (flags & GT_GPU_CAUSALITY)
 		vb(v, n, CF_CAUSALITY, true);
+	if (flags & GT_GPU_BY_ORDER)
+		vb(v, n, CF_BY_ORDER, true);
 }
 
 unsigned callfmt__gpu(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX])

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "decode.h"
 #include "hmap.h"
 #include "log.h"
 #include "merge.h"
@@ -261,6 +262,9 @@ static int index_spool_rec(struct merger *m, const struct gt_hdr *h, uint64_t lo
 			.correlation = h->type == GT_REC_GPU_KERNEL ? k->correlation : cp->correlation,
 			.flags = h->type == GT_REC_GPU_KERNEL ? k->flags : cp->flags,
 			.call = MERGE_NO_CALL,
+			.stream = h->type == GT_REC_GPU_KERNEL ? k->stream : cp->stream,
+			.shape = h->type != GT_REC_GPU_KERNEL ? cp->bytes :
+				 k->grid[0] && k->block[0] ? merge__shape(k->grid, k->block) : 0,
 		};
 		return VEC_PUSH(m->gpu, m->ngpu, m->gpu_cap, g);
 	case GT_REC_GPU_API: {
@@ -340,6 +344,24 @@ static int index_spool(struct merger *m, size_t fi)
 	return 0;
 }
 
+/* What lets the order linker tell calls apart: a launch's dims and stream,
+ * a plain copy's bytes. */
+static void call_shape(const struct gt_hdr *h, struct merge_call *c)
+{
+	const struct gt_api_info *ai = gt_api__info(h->api);
+
+	if (h->type == GT_REC_LAUNCH && h->size >= sizeof(struct gt_launch)) {
+		const struct gt_launch *l = (const void *)h;
+
+		c->stream = l->stream;
+		if (!(l->flags & GT_LAUNCH_CFG_FAULT) && l->grid[0] && l->block[0])
+			c->shape = merge__shape(l->grid, l->block);
+	} else if (h->type == GT_REC_CALL && h->size >= sizeof(struct gt_call) && ai &&
+		   ai->cls == GT_CLS_MEMCPY && ai->c >= 0 && ai->c < GT_CALL_NARGS) {
+		c->shape = ((const struct gt_call *)h)->args[ai->c];
+	}
+}
+
 static enum merge_call_kind entry_kind(const struct gt_hdr *h)
 {
 	enum merge_call_kind k;
@@ -366,6 +388,8 @@ static int index_trace_rec(struct merger *m, const struct gt_hdr *h)
 	k = entry_kind(h);
 	if (k != MERGE_CALL_NONE) {
 		struct merge_call c = { .entry = h->ts, .pid = h->pid, .tid = h->tid, .kind = k };
+
+		call_shape(h, &c);
 
 		if (VEC_PUSH(m->calls, m->ncalls, m->calls_cap, c))
 			return -ENOMEM;
@@ -624,8 +648,11 @@ static void print_summary(const struct merger *m)
 		n += snprintf(extra + n, sizeof(extra) - n, ", %llu duplicates",
 			      (unsigned long long)s->duplicates);
 	if (s->no_api)
-		snprintf(extra + n, sizeof(extra) - n, ", %llu without an API record",
-			 (unsigned long long)s->no_api);
+		n += snprintf(extra + n, sizeof(extra) - n, ", %llu without an API record",
+			      (unsigned long long)s->no_api);
+	if (s->by_order)
+		snprintf(extra + n, sizeof(extra) - n, ", %llu of the links by launch order",
+			 (unsigned long long)s->by_order);
 	pr_info("merged %llu GPU records from %llu processes: %llu linked (%.1f %%), %llu unmatched, "
 		"%llu causality violations, %llu launches without GPU work%s",
 		(unsigned long long)s->gpu_records, (unsigned long long)s->processes,

@@ -10,14 +10,24 @@
  * thread whose interval holds the API start is the one (the CUPTI callback
  * runs inside the driver function, so its interval lies inside the uprobe's
  * [entry, exit]; the tolerance absorbs the two sides' clock reads).
+ *
+ * Without API records (the agent's default: recording them costs the program
+ * more than the kernel records do), by order: CUPTI numbers the driver calls
+ * in the order they are entered, so a process' GPU records in correlation
+ * order meet its calls in entry order; the dims of a kernel and of its
+ * launch, the bytes of a copy, and the streams pick out the right call where
+ * a call made no GPU work (or its record was lost).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "decode.h"
 #include "merge_link.h"
+#include "u64map.h"
 
 #define MAX_WALK	256		/* calls looked at per GPU record, at most */
+#define ORDER_WINDOW	4096		/* free calls looked at per correlation, at most */
+#define ORDER_KEEP	64		/* free calls kept behind the latest link by order */
 
 /* ------------------------------------------------------------ call kinds */
 
@@ -159,6 +169,189 @@ static uint32_t find_call(const struct merge_call *calls, const uint32_t *perm, 
 	return best;
 }
 
+/* ------------------------------------------------------------ by order */
+
+/* GPU records without an API record, by (pid, correlation, ts). */
+static int gpu_order_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct merge_gpu *gpu = ctx;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct merge_gpu *x = &gpu[i], *y = &gpu[j];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->correlation != y->correlation)
+		return x->correlation < y->correlation ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* Free calls by (pid, entry). */
+static int call_order_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct merge_call *calls = ctx;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct merge_call *x = &calls[i], *y = &calls[j];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->entry != y->entry)
+		return x->entry < y->entry ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* Dims for a kernel, bytes for a copy; graphs and unknowns fit anything. */
+static bool shape_fits(const struct merge_gpu *g, const struct merge_call *c)
+{
+	if (!g->shape || !c->shape || c->kind == MERGE_CALL_GRAPH)
+		return true;
+	if (g->type == GT_REC_GPU_KERNEL)
+		return g->shape == c->shape;
+	if (g->type == GT_REC_GPU_MEMCPY)
+		return g->shape <= c->shape;	/* a copy may run as several */
+	return true;
+}
+
+/* 1: the call's stream is known to be g's CUPTI stream, 0: unknown, -1: it
+ * is known to be another one. */
+static int stream_fits(const struct u64map *streams, const struct merge_gpu *g,
+		       const struct merge_call *c)
+{
+	const uint64_t *v;
+
+	if (c->kind != MERGE_CALL_LAUNCH)
+		return 0;
+	v = u64map__get(streams, c->stream);
+	return !v ? 0 : *v == g->stream ? 1 : -1;
+}
+
+/* Links the records of one process' correlations [g0, g1) of order[] to
+ * its free calls cs[0 .. nc); *lo is where the search starts. */
+static int link_process(struct merge_call *calls, const uint32_t *cs, size_t nc, size_t *lo,
+			struct merge_gpu *gpu, const uint32_t *order, size_t g0, size_t g1,
+			uint64_t tol, struct u64map *streams, struct merge_link_stats *st)
+{
+	size_t gi = g0;
+
+	while (gi < g1) {
+		struct merge_gpu *g = &gpu[order[gi]];
+		size_t gj = gi + 1, k, seen = 0, pick = SIZE_MAX, first = SIZE_MAX;
+
+		while (gj < g1 && gpu[order[gj]].correlation == g->correlation)
+			gj++;
+		while (*lo < nc && calls[cs[*lo]].nlinked)
+			(*lo)++;
+		for (k = *lo; k < nc && seen < ORDER_WINDOW; k++) {
+			const struct merge_call *c = &calls[cs[k]];
+			int sf;
+
+			if (c->nlinked)
+				continue;
+			seen++;
+			if (c->entry > g->ts + tol)
+				break;	/* entered after the GPU started: neither it nor later ones */
+			if (!kind_fits(g->type, c->kind) || !shape_fits(g, c))
+				continue;
+			sf = stream_fits(streams, g, c);
+			if (sf > 0 || (sf == 0 && first == SIZE_MAX && pick == SIZE_MAX)) {
+				/* a known stream wins; else the first fit with no
+				 * stream against it */
+				if (sf > 0) {
+					pick = k;
+					break;
+				}
+				first = k;
+			}
+			if (first != SIZE_MAX && seen > ORDER_KEEP)
+				break;
+		}
+		if (pick == SIZE_MAX)
+			pick = first;
+		if (pick == SIZE_MAX) {
+			st->unmatched_gpu += gj - gi;
+			gi = gj;
+			continue;
+		}
+		{
+			struct merge_call *c = &calls[cs[pick]];
+
+			if (c->kind == MERGE_CALL_LAUNCH && !u64map__get(streams, c->stream) &&
+			    u64map__set(streams, c->stream, g->stream))
+				return -ENOMEM;
+			for (; gi < gj; gi++) {
+				struct merge_gpu *r = &gpu[order[gi]];
+
+				r->call = cs[pick];
+				r->flags |= GT_GPU_LINKED | GT_GPU_BY_ORDER;
+				c->nlinked++;
+				st->linked++;
+				st->by_order++;
+				if (r->ts < c->entry) {
+					r->flags |= GT_GPU_CAUSALITY;
+					st->causality++;
+				}
+			}
+		}
+		/* calls left far behind made no GPU work (or lost it) */
+		if (pick > *lo + ORDER_KEEP)
+			*lo = pick - ORDER_KEEP;
+	}
+	return 0;
+}
+
+/* Step 3 of merge__link: the records left without an API record. */
+static int link_by_order(struct merge_call *calls, size_t ncalls, struct merge_gpu *gpu,
+			 size_t ngpu, uint64_t tol, struct merge_link_stats *st)
+{
+	uint32_t *order = NULL, *cs = NULL;
+	size_t ng = 0, nc = 0, gi, ci = 0;
+	struct u64map streams = { 0 };
+	int err = -ENOMEM;
+
+	for (size_t i = 0; i < ngpu; i++)
+		ng += !(gpu[i].flags & GT_GPU_API_MATCHED);
+	if (!ng)
+		return 0;
+	order = malloc(ng * sizeof(*order));
+	cs = malloc((ncalls ? ncalls : 1) * sizeof(*cs));
+	if (!order || !cs)
+		goto out;
+	ng = 0;
+	for (size_t i = 0; i < ngpu; i++)
+		if (!(gpu[i].flags & GT_GPU_API_MATCHED))
+			order[ng++] = i;
+	for (size_t i = 0; i < ncalls; i++)
+		if (calls[i].kind != MERGE_CALL_NONE && !calls[i].nlinked && !calls[i].failed)
+			cs[nc++] = i;
+	qsort_r(order, ng, sizeof(*order), gpu_order_cmp, gpu);
+	qsort_r(cs, nc, sizeof(*cs), call_order_cmp, calls);
+	for (gi = 0; gi < ng;) {
+		uint32_t pid = gpu[order[gi]].pid;
+		size_t gj = gi, c0, lo = 0;
+
+		while (gj < ng && gpu[order[gj]].pid == pid)
+			gj++;
+		while (ci < nc && calls[cs[ci]].pid < pid)
+			ci++;
+		c0 = ci;
+		while (ci < nc && calls[cs[ci]].pid == pid)
+			ci++;
+		u64map__free(&streams);
+		memset(&streams, 0, sizeof(streams));
+		err = link_process(calls, cs + c0, ci - c0, &lo, gpu, order, gi, gj, tol, &streams, st);
+		if (err)
+			goto out;
+		gi = gj;
+	}
+	err = 0;
+out:
+	u64map__free(&streams);
+	free(order);
+	free(cs);
+	return err;
+}
+
 /* Distinct pids, sorted: processes are few, records many. */
 struct pid_set {
 	uint32_t *v;
@@ -229,9 +422,9 @@ int merge__link(struct merge_call *calls, size_t ncalls, struct merge_api *apis,
 	uint64_t win = opts && opts->no_exit_window_ns ? opts->no_exit_window_ns :
 		       MERGE_NO_EXIT_WINDOW_NS;
 	struct pid_set pids = { 0 };
-	struct pid_end *ends = NULL;
+	struct pid_end *ends = NULL, *oends = NULL;
 	uint32_t *perm = NULL;
-	size_t nperm = 0, nends = 0, i;
+	size_t nperm = 0, nends = 0, noends = 0, i;
 	int err = -ENOMEM;
 
 	memset(st, 0, sizeof(*st));
@@ -276,11 +469,16 @@ int merge__link(struct merge_call *calls, size_t ncalls, struct merge_api *apis,
 			goto out;
 		st->gpu_records++;
 		g->call = MERGE_NO_CALL;
-		g->flags &= ~(GT_GPU_LINKED | GT_GPU_CAUSALITY | GT_GPU_API_MATCHED);
+		g->flags &= ~(GT_GPU_LINKED | GT_GPU_CAUSALITY | GT_GPU_API_MATCHED | GT_GPU_BY_ORDER);
 		a = find_api(apis, napis, g->pid, g->correlation);
 		if (!a) {
-			st->no_api++;
-			st->unmatched_gpu++;
+			/* lost from a process with API records; a process without
+			 * any is linked by order below */
+			if (find_pid_end(ends, nends, g->pid)) {
+				st->no_api++;
+				st->unmatched_gpu++;
+				g->flags |= GT_GPU_API_MATCHED;	/* keeps it out of step 3; cleared below */
+			}
 			continue;
 		}
 		g->flags |= GT_GPU_API_MATCHED;
@@ -299,6 +497,32 @@ int merge__link(struct merge_call *calls, size_t ncalls, struct merge_api *apis,
 		}
 	}
 
+	err = link_by_order(calls, ncalls, gpu, ngpu, tol, st);
+	if (err)
+		goto out;
+	for (i = 0; i < ngpu; i++)
+		if ((gpu[i].flags & GT_GPU_API_MATCHED) &&
+		    !find_api(apis, napis, gpu[i].pid, gpu[i].correlation))
+			gpu[i].flags &= ~GT_GPU_API_MATCHED;
+	err = -ENOMEM;
+	/* a process without API records ends at its last linked call (perm is
+	 * by pid: one end per process) */
+	oends = malloc((nperm ? nperm : 1) * sizeof(*oends));
+	if (!oends)
+		goto out;
+	for (i = 0; i < nperm; i++) {
+		const struct merge_call *c = &calls[perm[i]];
+
+		if (!c->nlinked || find_pid_end(ends, nends, c->pid))
+			continue;
+		if (noends && oends[noends - 1].pid == c->pid) {
+			if (c->entry > oends[noends - 1].end)
+				oends[noends - 1].end = c->entry;
+		} else {
+			oends[noends++] = (struct pid_end){ .pid = c->pid, .end = c->entry };
+		}
+	}
+
 	for (i = 0; i < ncalls; i++) {
 		const struct merge_call *c = &calls[i];
 		const struct pid_end *e;
@@ -311,6 +535,8 @@ int merge__link(struct merge_call *calls, size_t ncalls, struct merge_api *apis,
 		if (c->nlinked || c->failed)
 			continue;
 		e = find_pid_end(ends, nends, c->pid);
+		if (!e)
+			e = find_pid_end(oends, noends, c->pid);
 		if (e && c->entry <= e->end + tol)
 			st->unmatched_calls++;
 	}
@@ -320,6 +546,7 @@ int merge__link(struct merge_call *calls, size_t ncalls, struct merge_api *apis,
 out:
 	free(perm);
 	free(ends);
+	free(oends);
 	free(pids.v);
 	return err;
 }

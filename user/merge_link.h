@@ -36,6 +36,8 @@ struct merge_call {
 	uint8_t failed;		/* the exit returned an error: no GPU work expected */
 	uint8_t _pad;		/* explicit padding */
 	uint32_t nlinked;	/* output: GPU records linked to it */
+	uint64_t shape;		/* launch: merge__shape of its dims; copy: bytes; 0 = unknown */
+	uint64_t stream;	/* launch: the stream handle */
 };
 
 /* One GT_REC_GPU_API record: joins GPU records (by correlation) to a thread
@@ -58,6 +60,8 @@ struct merge_gpu {
 	uint32_t call;		/* output: index of the linked call, MERGE_NO_CALL */
 	uint16_t type;		/* GT_REC_GPU_KERNEL, _MEMCPY or _MEMSET */
 	uint16_t flags;		/* output: GT_GPU_* */
+	uint32_t stream;	/* CUPTI stream id */
+	uint64_t shape;		/* kernel: merge__shape of its dims; copy: bytes; 0 = unknown */
 };
 
 struct merge_link_opts {
@@ -71,24 +75,46 @@ struct merge_link_stats {
 	uint64_t unmatched_gpu;		/* not linked (no_api included) */
 	uint64_t unmatched_calls;	/* calls of agent processes with no GPU record (see merge_link.c) */
 	uint64_t causality;		/* linked, but started on the GPU before the call's entry */
-	uint64_t no_api;		/* no GT_REC_GPU_API of their (pid, correlation) */
+	uint64_t no_api;		/* no GT_REC_GPU_API of their (pid, correlation) in a
+					 * process that has API records (lost) */
+	uint64_t by_order;		/* of the linked, linked by launch order (no API record) */
 	uint64_t duplicates;		/* extra GPU records on a single-kernel launch */
 	uint64_t processes;		/* distinct pids among the API and GPU records */
 };
+
+/* Launch dims as one number to compare a kernel with its launch; never 0. */
+static inline uint64_t merge__shape(const uint32_t grid[3], const uint32_t block[3])
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (int i = 0; i < 3; i++)
+		h = (h ^ grid[i]) * 1099511628211ull, h = (h ^ block[i]) * 1099511628211ull;
+	return h ? h : 1;
+}
 
 /* The kind of call a libcuda api is (enum gt_api). */
 enum merge_call_kind merge__call_kind(unsigned api);
 
 /*
  * Links every GPU record to the eBPF call that caused it:
- *  1. its GT_REC_GPU_API by (pid, correlation); none: no_api, unmatched;
+ *  1. its GT_REC_GPU_API by (pid, correlation); none: no_api and unmatched
+ *     in a process with API records, step 3 in a process without any;
  *  2. on the API record's (pid, tid), among calls of a compatible kind
  *     (kernel <- launch or graph, copy <- copy or graph, set <- set or
  *     graph), the call whose [entry, exit] holds the API start within
  *     tolerance_ns either way, the nearest when several do (ties: the latest
  *     entry); a call without exit holds it when its entry is at most
  *     no_exit_window_ns before (or tolerance_ns after) the start.
- * Fills gpu[].call and gpu[].flags (LINKED, API_MATCHED, CAUSALITY) and
+ *  3. records of processes without API records (the agent's default), by
+ *     order: a process' GPU records in correlation order (CUPTI numbers the
+ *     driver calls as they are entered) against its calls not linked in
+ *     step 2 in entry order; each correlation takes the first call still
+ *     free, of a compatible kind, entered no later than the GPU start (+
+ *     tolerance), whose shape fits (kernel: the launch's dims; copy: no more
+ *     bytes than the call's) and whose stream maps to the record's CUPTI
+ *     stream as earlier links taught (preferred, not required); a call
+ *     falls out of the search when links move ORDER_KEEP calls past it.
+ * Fills gpu[].call and gpu[].flags (LINKED, API_MATCHED, BY_ORDER, CAUSALITY) and
  * calls[].nlinked.  Sorts apis[] in place (by pid, correlation); calls[] and
  * gpu[] keep their order.  Returns 0 or -ENOMEM.
  */

@@ -360,6 +360,149 @@ static void t_unmatched_calls(void **state)
 	assert_int_equal(st.processes, 1);
 }
 
+/* ------------------------------------------------------------ by order */
+
+#define ORDER_FLAGS (GT_GPU_LINKED | GT_GPU_BY_ORDER)
+
+/* A launch entered at e on tid, stream handle s, grid x (block 256). */
+static struct merge_call launch_at(uint64_t e, uint32_t tid, uint64_t s, uint32_t x)
+{
+	const uint32_t grid[3] = { x, 1, 1 }, block[3] = { 256, 1, 1 };
+	struct merge_call c = call_noexit(e, tid, MERGE_CALL_LAUNCH);
+
+	c.stream = s;
+	c.shape = merge__shape(grid, block);
+	return c;
+}
+
+/* Its kernel: correlation corr, CUPTI stream id sid, start ts. */
+static struct merge_gpu kernel_of(uint32_t corr, uint32_t sid, uint64_t ts, uint32_t x)
+{
+	const uint32_t grid[3] = { x, 1, 1 }, block[3] = { 256, 1, 1 };
+	struct merge_gpu g = gpu_rec(GT_REC_GPU_KERNEL, corr, ts);
+
+	g.stream = sid;
+	g.shape = merge__shape(grid, block);
+	return g;
+}
+
+/* No API records at all (the agent's default): calls in entry order meet
+ * the GPU records in correlation order, whatever order they come in. */
+static void t_order_basic(void **state)
+{
+	struct merge_call c[4];
+	struct merge_gpu g[4];
+	struct merge_link_stats st;
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		c[i] = launch_at(T0 + i * 10 * US, TID, 0x70, 1 + i % 2);
+		g[3 - i] = kernel_of(100 + 7 * i, 13, T0 + i * 10 * US + 5 * US, 1 + i % 2);
+	}
+	link_ok(c, 4, NULL, 0, g, 4, &st);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(g[3 - i].call, i);
+		assert_int_equal(g[3 - i].flags, ORDER_FLAGS);
+		assert_int_equal(c[i].nlinked, 1);
+	}
+	expect_stats(&st, 4, 4, 0, 0, 0, 0, 0);
+	assert_int_equal(st.by_order, 4);
+}
+
+/* A launch whose kernel is missing (failed without an exit, or its record
+ * lost) is skipped: the next kernel's dims do not fit it. */
+static void t_order_gap(void **state)
+{
+	struct merge_call c[4];
+	struct merge_gpu g[3];
+	struct merge_link_stats st;
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		c[i] = launch_at(T0 + i * 10 * US, TID, 0x70, 10 + i);
+	g[0] = kernel_of(1, 13, T0 + 5 * US, 10);
+	g[1] = kernel_of(3, 13, T0 + 25 * US, 12);	/* launch 1 made none */
+	g[2] = kernel_of(4, 13, T0 + 35 * US, 13);
+	link_ok(c, 4, NULL, 0, g, 3, &st);
+	assert_int_equal(g[0].call, 0);
+	assert_int_equal(g[1].call, 2);
+	assert_int_equal(g[2].call, 3);
+	assert_int_equal(c[1].nlinked, 0);
+	/* launch 1 lies before the process' last linked call: without GPU work */
+	expect_stats(&st, 3, 3, 0, 1, 0, 0, 0);
+}
+
+/* Two threads launch the same kernel on their own streams, entries 100 ns
+ * apart, and the driver numbered them the other way round: once the first
+ * (distinct) launches taught which stream handle is which CUPTI stream, the
+ * stream decides. */
+static void t_order_streams(void **state)
+{
+	struct merge_call c[4] = {
+		launch_at(T0, 1001, 0xa0, 1),			/* thread 1, stream A */
+		launch_at(T0 + 1 * US, 1002, 0xb0, 2),		/* thread 2, stream B */
+		launch_at(T0 + 10 * US, 1001, 0xa0, 9),		/* the same kernel ... */
+		launch_at(T0 + 10 * US + 100, 1002, 0xb0, 9),	/* ... on both */
+	};
+	struct merge_gpu g[4] = {
+		kernel_of(1, 21, T0 + 5 * US, 1),
+		kernel_of(2, 22, T0 + 6 * US, 2),
+		kernel_of(3, 22, T0 + 15 * US, 9),		/* thread 2's, numbered first */
+		kernel_of(4, 21, T0 + 16 * US, 9),
+	};
+	struct merge_link_stats st;
+
+	(void)state;
+	link_ok(c, 4, NULL, 0, g, 4, &st);
+	assert_int_equal(g[0].call, 0);
+	assert_int_equal(g[1].call, 1);
+	assert_int_equal(g[2].call, 3);
+	assert_int_equal(g[3].call, 2);
+	expect_stats(&st, 4, 4, 0, 0, 0, 0, 0);
+}
+
+/* A graph launch takes every record of its correlation; a copy fits a call
+ * of at least its bytes; a kernel that started before every free call was
+ * entered has no call; a process with API records is not linked by order. */
+static void t_order_kinds(void **state)
+{
+	struct merge_call c[4] = {
+		call_noexit(T0, TID, MERGE_CALL_GRAPH),
+		call_noexit(T0 + 10 * US, TID, MERGE_CALL_COPY),
+		call_noexit(T0 + 20 * US, TID, MERGE_CALL_COPY),
+		call_x(T0, T0 + 4 * US, TID, MERGE_CALL_LAUNCH),
+	};
+	struct merge_gpu g[6] = {
+		gpu_rec(GT_REC_GPU_KERNEL, 5, T0 + 2 * US),
+		gpu_rec(GT_REC_GPU_MEMSET, 5, T0 + 3 * US),
+		gpu_rec(GT_REC_GPU_KERNEL, 5, T0 + 4 * US),
+		gpu_rec(GT_REC_GPU_MEMCPY, 6, T0 + 30 * US),	/* 4 MiB: not the 1 MiB copy */
+		gpu_rec(GT_REC_GPU_KERNEL, 7, T0 - 1 * MS),	/* before every call */
+		gpu_rec(GT_REC_GPU_KERNEL, 9, T0 + 5 * US),	/* pid 77: has API records */
+	};
+	struct merge_api a[1] = { api(8, TID, T0 + 300, 3 * US) };
+	struct merge_link_stats st;
+
+	(void)state;
+	c[1].shape = 1 << 20;
+	c[2].shape = 4 << 20;
+	g[3].shape = 4 << 20;
+	c[3].pid = a[0].pid = g[5].pid = 77;
+	link_ok(c, 4, a, 1, g, 6, &st);
+	assert_int_equal(g[0].call, 0);
+	assert_int_equal(g[1].call, 0);
+	assert_int_equal(g[2].call, 0);
+	assert_int_equal(c[0].nlinked, 3);
+	assert_int_equal(g[3].call, 2);
+	assert_int_equal(g[4].call, MERGE_NO_CALL);
+	assert_int_equal(g[5].call, MERGE_NO_CALL);
+	assert_int_equal(g[5].flags, 0);
+	/* the 1 MiB copy lies before the last linked call: without GPU work;
+	 * pid 77's launch has no GPU record and its process API records */
+	expect_stats(&st, 6, 4, 2, 2, 0, 1, 0);
+	assert_int_equal(st.by_order, 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,6 +518,10 @@ int main(void)
 		cmocka_unit_test(t_graph),
 		cmocka_unit_test(t_kinds),
 		cmocka_unit_test(t_unmatched_calls),
+		cmocka_unit_test(t_order_basic),
+		cmocka_unit_test(t_order_gap),
+		cmocka_unit_test(t_order_streams),
+		cmocka_unit_test(t_order_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
