@@ -71,7 +71,8 @@ static struct agent {
 	pid_t pid;			/* process that recorded (a forked child is not it) */
 	int fd;				/* spool file */
 	bool write_failed;		/* a write failed: nothing more is written */
-	bool driver_all;		/* the DRIVER kind is on (GTRACE_CUPTI_ALL_API=1) */
+	bool driver_all;		/* the DRIVER kind is on (GTRACE_CUPTI_API=all) */
+	bool driver_ids;		/* the launch/copy/set calls' records are on */
 	bool subscribed;		/* sub holds CUPTI's one subscriber slot */
 	CUpti_SubscriberHandle sub;
 	char dir[PATH_MAX];		/* spool directory */
@@ -260,16 +261,20 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
 
 /* ------------------------------------------------------------ CUPTI on/off */
 
-/* Driver API records of the launch/copy/set calls only.  The fine-grained
- * call needs the DRIVER kind off: enabling the kind later would override
- * it.  Returns false when no call could be enabled. */
+/* Driver API records, when GTRACE_CUPTI_API asks for them: of the
+ * launch/copy/set calls only ("calls"), or of every call ("all"). None by
+ * default: they cost the program more per launch than the kernel records,
+ * and the merger links GPU work to calls by launch order without them.  The
+ * fine-grained call needs the DRIVER kind off: enabling the kind later
+ * would override it.  Returns false when records were asked for and none
+ * could be enabled. */
 static bool enable_driver_api(void)
 {
-	const char *all = getenv(GT_CUPTI_ENV_ALL_API);
+	const char *all = getenv(GT_CUPTI_ENV_ALL_API), *mode = getenv(GT_CUPTI_ENV_API);
 	CUptiResult r = CUPTI_SUCCESS;
 	size_t ok = 0;
 
-	if (all && strcmp(all, "1") == 0) {
+	if ((all && strcmp(all, "1") == 0) || (mode && strcmp(mode, "all") == 0)) {
 		r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
 		if (r == CUPTI_SUCCESS) {
 			g.driver_all = true;
@@ -277,7 +282,14 @@ static bool enable_driver_api(void)
 		}
 		say("failed to enable all driver API records: %s; trying launch/copy/set calls only",
 		    cupti_err(r));
+	} else if (!mode || !*mode || strcmp(mode, "none") == 0) {
+		return true;
+	} else if (strcmp(mode, "calls") != 0) {
+		say("unknown " GT_CUPTI_ENV_API "='%s' (none, calls or all): no driver API records",
+		    mode);
+		return true;
 	}
+	g.driver_ids = true;
 	for (size_t i = 0; i < gt_cupti_driver_cbids_len; i++) {
 		CUptiResult e = cuptiActivityEnableDriverApi(gt_cupti_driver_cbids[i], 1);
 
@@ -288,8 +300,10 @@ static bool enable_driver_api(void)
 	}
 	if (ok)
 		return true;
-	say("failed to enable driver API records: %s; GPU work will not be joined to threads "
-	    "(set " GT_CUPTI_ENV_ALL_API "=1 to record all driver API calls instead)", cupti_err(r));
+	g.driver_ids = false;
+	say("failed to enable driver API records: %s; GPU work will be joined to calls by launch "
+	    "order (set " GT_CUPTI_ENV_API "=all to record all driver API calls instead)",
+	    cupti_err(r));
 	return false;
 }
 
@@ -302,9 +316,10 @@ static void disable_activity(void)
 	if (g.driver_all) {
 		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
 		g.driver_all = false;
-	} else {
+	} else if (g.driver_ids) {
 		for (size_t i = 0; i < gt_cupti_driver_cbids_len; i++)
 			cuptiActivityEnableDriverApi(gt_cupti_driver_cbids[i], 0);
+		g.driver_ids = false;
 	}
 }
 

@@ -244,6 +244,9 @@ int mock_emit(int n, unsigned corr)
 		k.streamId = 7;
 		k.name = "_Z10mockKernelv";
 		put(&k, sizeof(k));
+		/* as CUPTI: API records only when asked for (the kind or the ids) */
+		if (!kind_on[CUPTI_ACTIVITY_KIND_DRIVER] && driver_ids <= 0)
+			continue;
 		memset(&a, 0, sizeof(a));
 		a.kind = CUPTI_ACTIVITY_KIND_DRIVER;
 		a.cbid = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel;
