@@ -229,7 +229,6 @@ enum gt_ioctl_rung kernel_sources__rung(const struct kernel_sources *ks)
 #define ADD_BSS(skel, c)                                                                   \
 	do {                                                                               \
 		if (skel) {                                                                \
-			(c)->events += __atomic_load_n(&(skel)->bss->n_events, __ATOMIC_RELAXED); \
 			(c)->drop_ringbuf +=                                               \
 				__atomic_load_n(&(skel)->bss->n_drop_ringbuf, __ATOMIC_RELAXED); \
 		}                                                                          \

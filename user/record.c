@@ -54,6 +54,7 @@ struct recorder {
 	uint64_t nprocs;		/* processes seen making CUDA calls */
 	uint64_t bad_records;		/* malformed ring-buffer records */
 	uint64_t last_drops;
+	uint64_t received;		/* records taken from the ring buffer */
 	pid_t child;			/* -- CMD, 0 = none */
 	int child_status;
 	bool child_done;
@@ -143,6 +144,7 @@ static int on_event(void *ctx, void *data, size_t len)
 	const struct gt_hdr *h = data;
 	int err;
 
+	r->received++;
 	if (len < sizeof(*h) || h->size < sizeof(*h) || h->size > len || h->size % 8) {
 		r->bad_records++;
 		return 0;
@@ -191,7 +193,7 @@ static void collect_counters(struct recorder *r, struct gt_counters *c)
 	struct cuda_bpf__bss *b = r->skel->bss;
 
 	memset(c, 0, sizeof(*c));
-	c->events = __atomic_load_n(&b->n_events, __ATOMIC_RELAXED);
+	c->events = r->received;
 	c->drop_ringbuf = __atomic_load_n(&b->n_drop_ringbuf, __ATOMIC_RELAXED);
 	c->drop_stash = __atomic_load_n(&b->n_drop_stash, __ATOMIC_RELAXED);
 	c->str_fault = __atomic_load_n(&b->n_str_fault, __ATOMIC_RELAXED);
@@ -547,7 +549,8 @@ int record__run(const struct record_opts *o)
 
 	r->filter = !o->all;
 	if (o->cupti) {
-		struct cupti_session_opts co = { .lib = o->cupti_lib, .private_dir = o->cmd != NULL };
+		struct cupti_session_opts co = { .lib = o->cupti_lib, .private_dir = o->cmd != NULL,
+						 .api_records = o->cupti_api };
 
 		if (cupti_session__new(&co, &r->cupti))
 			return 1;
