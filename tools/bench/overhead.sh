@@ -11,17 +11,20 @@
 #   memcpy   1,000 round trips of 4 MiB (cudaMemcpy HtoD + DtoH, pinned)
 #   streams  GPU-bound: 200 kernels of 1 ms on each of 4 streams
 #   torch    200 steps of a launch-bound MLP training step (~3 ms each)
-# CONFIGS (default all):
+# CONFIGS (default: per workload, see wl_cfgs; -c replaces them for all):
 #   none         the workload alone
 #   bare         a bare counting uprobe on the workload's libcuda functions
 #                (gtrace-bpf census --functions): the floor of any uprobe tracer
 #   ebpf         gtrace-bpf --all, eBPF only, running beside the workload
 #   ebpf_exit    the same with --launch-exit (launch durations and results)
-#   gtrace_cupti gtrace-bpf --cupti -- CMD (eBPF + the CUPTI agent, merged)
+#   gtrace_cupti gtrace-bpf --cupti -- CMD (eBPF + the CUPTI agent, merged;
+#                GPU work joined to calls by launch order)
+#   gtrace_cupti_api  the same with --cupti-api (the agent also records the
+#                launch driver calls, the exact join)
 #   cupti_bare   a bare CUPTI agent: CONCURRENT_KERNEL only, records counted
 #                (tools/bench/bare_cupti.c): the floor of any CUPTI tracer
-#   nsys         nsys profile -t cuda -s none --cpuctxsw=none (CUDA tracing
-#                alone; the nsys binary of the Nsight Compute install)
+#   nsys         nsys profile -t cuda (the nsys binary of the Nsight Compute
+#                install; its other settings at their defaults)
 #   torchprof    torch.profiler (CPU + CUDA activities), torch workload only
 # Within each round every workload runs under every configuration, the
 # configurations in a rotated order; workloads on CPUs WL_CPUS (default 2,3),
@@ -34,7 +37,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 rounds=5
 wls=launch,driver,sync,memcpy,streams,torch
-cfgs=none,bare,ebpf,ebpf_exit,gtrace_cupti,cupti_bare,nsys,torchprof
+cfgs=
 while getopts "r:w:c:" o; do
 	case $o in
 	r) rounds=$OPTARG ;;
@@ -63,7 +66,14 @@ gcc -O2 -std=gnu11 -D_GNU_SOURCE -shared -fPIC -Icupti -Ibpf -I"$CUDA/include" c
 	-L"$CUDA/lib64" -Wl,-rpath,"$CUDA/lib64" -lcupti -lpthread -o "$W/agent.so" || exit 1
 NSYS=$(ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -n 1)
 NSYS=${NSYS:-$(command -v nsys)}
-[ -n "$NSYS" ] || cfgs=$(echo ",$cfgs," | sed 's/,nsys,/,/; s/^,//; s/,$//')
+wl_cfgs() { # workload -> its configurations
+	[ -n "$cfgs" ] && { echo "$cfgs"; return; }
+	case $1 in
+	launch | driver) echo none,bare,ebpf,ebpf_exit,gtrace_cupti,gtrace_cupti_api,cupti_bare,nsys ;;
+	torch) echo none,bare,ebpf,ebpf_exit,gtrace_cupti,cupti_bare,nsys,torchprof ;;
+	*) echo none,bare,ebpf,gtrace_cupti,cupti_bare,nsys ;;
+	esac
+}
 echo "INFO $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1); kernel $(uname -r); $(nproc) CPUs; nsys: ${NSYS:-none}; $(date -u +%F)"
 
 wl_cmd() { # workload -> its command line
@@ -110,11 +120,13 @@ run_one() { # workload config round -> prints ns per operation, or nothing
 	ebpf_exit) record_beside "$log" --launch-exit -- "${cmd[@]}" ;;
 	gtrace_cupti)
 		$TOOL "$B" -q --cupti --cupti-lib "$W/agent.so" -o "$W/cupti.gtrace" --force -- "${cmd[@]}" ;;
+	gtrace_cupti_api)
+		$TOOL "$B" -q --cupti-api --cupti-lib "$W/agent.so" -o "$W/cupti.gtrace" --force -- "${cmd[@]}" ;;
 	cupti_bare) CUDA_INJECTION64_PATH=$W/bare_cupti.so "${cmd[@]}" ;;
 	nsys)
+		[ -n "$NSYS" ] || return 0
 		rm -f "$W"/nsys.*
-		timeout 300 $TOOL "$NSYS" profile -t cuda -s none --cpuctxsw=none -o "$W/nsys" \
-			--force-overwrite=true "${cmd[@]}" ;;
+		timeout 120 $TOOL "$NSYS" profile -t cuda -o "$W/nsys" --force-overwrite=true "${cmd[@]}" ;;
 	torchprof) "${cmd[@]}" --profile ;;
 	esac > "$log.out" 2> "$log.err"
 	grep -o '"ns_per_op": *[0-9.]*' "$log.out" | tail -n 1 | sed 's/.*: *//'
@@ -122,10 +134,10 @@ run_one() { # workload config round -> prints ns per operation, or nothing
 
 echo "round,workload,config,ns_per_op" > "$csv"
 IFS=, read -r -a WLS <<< "$wls"
-IFS=, read -r -a CFGS <<< "$cfgs"
 for r in $(seq 1 "$rounds"); do
 	t0=$(date +%s)
 	for wl in "${WLS[@]}"; do
+		IFS=, read -r -a CFGS <<< "$(wl_cfgs "$wl")"
 		n=${#CFGS[@]}
 		for k in $(seq 0 $((n - 1))); do
 			c=${CFGS[$(((k + r) % n))]}
@@ -147,7 +159,7 @@ done
 python3 - "$csv" <<'PY'
 import csv, math, statistics, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1]))]
-order = ["none", "bare", "ebpf", "ebpf_exit", "gtrace_cupti", "cupti_bare", "nsys", "torchprof"]
+order = ["none", "bare", "ebpf", "ebpf_exit", "gtrace_cupti", "gtrace_cupti_api", "cupti_bare", "nsys", "torchprof"]
 unit = {"memcpy": "round trip", "torch": "step"}
 res = {}
 for r in rows:
@@ -171,12 +183,12 @@ for wl, by in res.items():
         for c in ("ebpf", "ebpf_exit"):
             if c in add:
                 print(f"  {c}: {add[c] / b:.2f}x what the bare uprobe adds")
-    if "gtrace_cupti" in add and "cupti_bare" in add and b is not None:
-        floor = add["cupti_bare"] + b
-        print(f"  gtrace_cupti adds {add['gtrace_cupti']:.1f}; bare CUPTI + bare uprobe add {floor:.1f} "
-              f"({add['gtrace_cupti'] / floor:.2f}x)" if floor > 0 else "")
-    if "gtrace_cupti" in add and "nsys" in add and add["nsys"] > 0:
-        print(f"  gtrace_cupti adds {add['gtrace_cupti'] / add['nsys']:.2f}x what nsys adds")
+    for c in ("gtrace_cupti", "gtrace_cupti_api"):
+        if c in add and "cupti_bare" in add and b is not None and add["cupti_bare"] + b > 0:
+            floor = add["cupti_bare"] + b
+            print(f"  {c} adds {add[c]:.1f}; bare CUPTI + bare uprobe add {floor:.1f} ({add[c] / floor:.2f}x)")
+        if c in add and "nsys" in add and add["nsys"] > 0:
+            print(f"  {c} adds {add[c] / add['nsys']:.2f}x what nsys adds")
 PY
 [ -n "${OUT:-}" ] && tar czf "$OUT/overhead-logs.tgz" -C "$W" logs
 rm -rf "$W"
