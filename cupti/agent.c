@@ -261,13 +261,11 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
 
 /* ------------------------------------------------------------ CUPTI on/off */
 
-/* Driver API records, when GTRACE_CUPTI_API asks for them: of the
- * launch/copy/set calls only ("calls"), or of every call ("all"). None by
- * default: they cost the program more per launch than the kernel records,
- * and the merger links GPU work to calls by launch order without them.  The
- * fine-grained call needs the DRIVER kind off: enabling the kind later
- * would override it.  Returns false when records were asked for and none
- * could be enabled. */
+/* Driver API records (GTRACE_CUPTI_API): of the launch/copy/set calls only
+ * (unset or "calls"), of every call ("all"), or none ("none": the merger
+ * then links GPU work to calls by launch order).  The fine-grained call
+ * needs the DRIVER kind off: enabling the kind later would override it.
+ * Returns false when records were asked for and none could be enabled. */
 static bool enable_driver_api(void)
 {
 	const char *all = getenv(GT_CUPTI_ENV_ALL_API), *mode = getenv(GT_CUPTI_ENV_API);
@@ -282,12 +280,11 @@ static bool enable_driver_api(void)
 		}
 		say("failed to enable all driver API records: %s; trying launch/copy/set calls only",
 		    cupti_err(r));
-	} else if (!mode || !*mode || strcmp(mode, "none") == 0) {
+	} else if (mode && strcmp(mode, "none") == 0) {
 		return true;
-	} else if (strcmp(mode, "calls") != 0) {
-		say("unknown " GT_CUPTI_ENV_API "='%s' (none, calls or all): no driver API records",
+	} else if (mode && *mode && strcmp(mode, "calls") != 0) {
+		say("unknown " GT_CUPTI_ENV_API "='%s' (calls, all or none): recording the calls'",
 		    mode);
-		return true;
 	}
 	g.driver_ids = true;
 	for (size_t i = 0; i < gt_cupti_driver_cbids_len; i++) {

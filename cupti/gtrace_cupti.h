@@ -45,9 +45,10 @@
 /* environment of the traced program */
 #define GT_CUPTI_ENV_DIR	"GTRACE_CUPTI_DIR"
 #define GT_CUPTI_ENV_ALL_API	"GTRACE_CUPTI_ALL_API"
-/* driver API records: unset or "none" (the merger links by launch order),
- * "calls" (the launch/copy/set calls: exact links, at a cost per call),
- * "all" (every driver call, like GTRACE_CUPTI_ALL_API=1) */
+/* driver API records: unset or "calls" (the launch/copy/set calls: the
+ * merger's exact links), "all" (every driver call, like
+ * GTRACE_CUPTI_ALL_API=1), "none" (the merger links by launch order:
+ * right for programs that launch from one thread at a time) */
 #define GT_CUPTI_ENV_API	"GTRACE_CUPTI_API"
 
 /* spool file name in the directory, printf format taking the pid */

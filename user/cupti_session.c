@@ -24,7 +24,6 @@
 
 struct cupti_session {
 	bool private_dir;		/* -- CMD: the spool directory is ours alone */
-	bool api_records;		/* GTRACE_CUPTI_API=calls for the command */
 	char lib[PATH_MAX];		/* the agent library, absolute */
 	char dir[PATH_MAX];		/* the agents' spool directory, "" while none */
 	int dir_fd;			/* CUPTI_RUN_DIR, locked against a second recorder; -1 */
@@ -106,7 +105,6 @@ int cupti_session__new(const struct cupti_session_opts *o, struct cupti_session 
 		return err;
 	}
 	s->private_dir = o->private_dir;
-	s->api_records = o->api_records;
 	s->dir_fd = -1;
 	err = cupti_find_agent(s, o);
 	if (err) {
@@ -129,8 +127,7 @@ int cupti_session__setenv(const struct cupti_session *s)
 	     setenv(GT_CUPTI_ENV_DIR, s->dir, 1) ||
 	     /* the agent hands NVTX to CUPTI only while a recording wants
 	      * the process: cheaper than naming libcupti itself */
-	     setenv("NVTX_INJECTION64_PATH", s->lib, 1) ||
-	     (s->api_records && setenv(GT_CUPTI_ENV_API, "calls", 1))))
+	     setenv("NVTX_INJECTION64_PATH", s->lib, 1)))
 		return -errno;
 	return 0;
 }

@@ -18,8 +18,6 @@ struct cupti_session_opts {
 	const char *lib;	/* --cupti-lib: the agent library, NULL = found next to us */
 	bool private_dir;	/* -- CMD: a private spool directory for its agents,
 				 * else GTRACE_CUPTI_RUN_DIR where any program can join */
-	bool api_records;	/* --cupti-api: the agent records the launch/copy/set
-				 * driver calls (exact links, at a cost per call) */
 };
 
 /* Keeps only the spool records of the processes the recording traced. */

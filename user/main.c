@@ -43,7 +43,7 @@ static const char record_doc[] =
 
 enum {
 	OPT_FORCE = 0x100, OPT_SCENARIO, OPT_BUFSIZE, OPT_LIBCUDA, OPT_NO_LAUNCH_EXIT, OPT_LAUNCH_EXIT, OPT_SUMMARY,
-	OPT_TRACE, OPT_IOCTL_MAJORS, OPT_FUNCTIONS, OPT_CUPTI, OPT_CUPTI_LIB, OPT_CUPTI_API,
+	OPT_TRACE, OPT_IOCTL_MAJORS, OPT_FUNCTIONS, OPT_CUPTI, OPT_CUPTI_LIB,
 	OPT_FORMAT, OPT_TIMEUNIT,
 };
 
@@ -66,10 +66,6 @@ static const struct argp_option record_options[] = {
 	  "Also record the GPU side (kernels, copies, sets, NVTX ranges) with the CUPTI agent and "
 	  "merge it into the trace. -- CMD: loaded into CMD; --all/-p: programs started with "
 	  "CUDA_INJECTION64_PATH=<agent> join", 0 },
-	{ "cupti-api", OPT_CUPTI_API, NULL, 0,
-	  "With --cupti: the agent also records the driver's launch/copy/set calls, and GPU work is "
-	  "joined to its call through them instead of by launch order (exact when threads race, "
-	  "at a cost per call)", 0 },
 	{ "cupti-lib", OPT_CUPTI_LIB, "PATH", 0,
 	  "The CUPTI agent library (default: libgtrace-cupti.so next to gtrace-bpf, in "
 	  "../lib/gtrace-bpf or .output)", 0 },
@@ -266,9 +262,6 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	}
 	case OPT_CUPTI:
 		o->cupti = true;
-		break;
-	case OPT_CUPTI_API:
-		o->cupti = o->cupti_api = true;
 		break;
 	case OPT_CUPTI_LIB:
 		if (!arg[0])

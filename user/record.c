@@ -549,8 +549,7 @@ int record__run(const struct record_opts *o)
 
 	r->filter = !o->all;
 	if (o->cupti) {
-		struct cupti_session_opts co = { .lib = o->cupti_lib, .private_dir = o->cmd != NULL,
-						 .api_records = o->cupti_api };
+		struct cupti_session_opts co = { .lib = o->cupti_lib, .private_dir = o->cmd != NULL };
 
 		if (cupti_session__new(&co, &r->cupti))
 			return 1;

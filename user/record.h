@@ -29,7 +29,6 @@ struct record_opts {
 	const char *cmdline;		/* our own command line, for the header */
 	bool cupti;			/* --cupti: GPU-side records by the CUPTI agent, merged at the end */
 	const char *cupti_lib;		/* --cupti-lib: the agent library, NULL = found next to us */
-	bool cupti_api;			/* --cupti-api: driver API records, exact links */
 };
 
 /* Returns the process exit status: 0, 1 on error, or CMD's status. */

@@ -8,8 +8,8 @@
 #   launch   100,000 empty-kernel launches with <<<>>> (runtime API)
 #   driver   100,000 launches through the driver API's cuLaunchKernel
 #   sync     20,000 x (launch + cudaStreamSynchronize)
-#   memcpy   1,000 round trips of 4 MiB (cudaMemcpy HtoD + DtoH, pinned)
-#   streams  GPU-bound: 200 kernels of 1 ms on each of 4 streams
+#   memcpy   500 round trips of 4 MiB (cudaMemcpy HtoD + DtoH, pinned)
+#   streams  GPU-bound: 100 kernels of 1 ms on each of 4 streams
 #   torch    200 steps of a launch-bound MLP training step (~3 ms each)
 # CONFIGS (default: per workload, see wl_cfgs; -c replaces them for all):
 #   none         the workload alone
@@ -17,10 +17,9 @@
 #                (gtrace-bpf census --functions): the floor of any uprobe tracer
 #   ebpf         gtrace-bpf --all, eBPF only, running beside the workload
 #   ebpf_exit    the same with --launch-exit (launch durations and results)
-#   gtrace_cupti gtrace-bpf --cupti -- CMD (eBPF + the CUPTI agent, merged;
-#                GPU work joined to calls by launch order)
-#   gtrace_cupti_api  the same with --cupti-api (the agent also records the
-#                launch driver calls, the exact join)
+#   gtrace_cupti gtrace-bpf --cupti -- CMD (eBPF + the CUPTI agent, merged)
+#   gtrace_cupti_order  the same with GTRACE_CUPTI_API=none (no API records
+#                of the launch calls: the merger links by launch order)
 #   cupti_bare   a bare CUPTI agent: CONCURRENT_KERNEL only, records counted
 #                (tools/bench/bare_cupti.c): the floor of any CUPTI tracer
 #   nsys         nsys profile -t cuda (the nsys binary of the Nsight Compute
@@ -69,8 +68,8 @@ NSYS=${NSYS:-$(command -v nsys)}
 wl_cfgs() { # workload -> its configurations
 	[ -n "$cfgs" ] && { echo "$cfgs"; return; }
 	case $1 in
-	launch | driver) echo none,bare,ebpf,ebpf_exit,gtrace_cupti,gtrace_cupti_api,cupti_bare,nsys ;;
-	torch) echo none,bare,ebpf,ebpf_exit,gtrace_cupti,cupti_bare,nsys,torchprof ;;
+	launch | driver) echo none,bare,ebpf,ebpf_exit,gtrace_cupti,gtrace_cupti_order,cupti_bare,nsys ;;
+	torch) echo none,bare,ebpf,gtrace_cupti,cupti_bare,nsys,torchprof ;;
 	*) echo none,bare,ebpf,gtrace_cupti,cupti_bare,nsys ;;
 	esac
 }
@@ -81,8 +80,8 @@ wl_cmd() { # workload -> its command line
 	launch) echo "$W/workload launch 100000" ;;
 	driver) echo "$W/workload driver 100000" ;;
 	sync) echo "$W/workload sync 20000" ;;
-	memcpy) echo "$W/workload memcpy 1000" ;;
-	streams) echo "$W/workload streams 200" ;;
+	memcpy) echo "$W/workload memcpy 500" ;;
+	streams) echo "$W/workload streams 100" ;;
 	torch) echo "python3 tools/bench/torch_step.py 200" ;;
 	esac
 }
@@ -120,8 +119,9 @@ run_one() { # workload config round -> prints ns per operation, or nothing
 	ebpf_exit) record_beside "$log" --launch-exit -- "${cmd[@]}" ;;
 	gtrace_cupti)
 		$TOOL "$B" -q --cupti --cupti-lib "$W/agent.so" -o "$W/cupti.gtrace" --force -- "${cmd[@]}" ;;
-	gtrace_cupti_api)
-		$TOOL "$B" -q --cupti-api --cupti-lib "$W/agent.so" -o "$W/cupti.gtrace" --force -- "${cmd[@]}" ;;
+	gtrace_cupti_order)
+		GTRACE_CUPTI_API=none $TOOL "$B" -q --cupti --cupti-lib "$W/agent.so" -o "$W/cupti.gtrace" \
+			--force -- "${cmd[@]}" ;;
 	cupti_bare) CUDA_INJECTION64_PATH=$W/bare_cupti.so "${cmd[@]}" ;;
 	nsys)
 		[ -n "$NSYS" ] || return 0
@@ -159,7 +159,7 @@ done
 python3 - "$csv" <<'PY'
 import csv, math, statistics, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1]))]
-order = ["none", "bare", "ebpf", "ebpf_exit", "gtrace_cupti", "gtrace_cupti_api", "cupti_bare", "nsys", "torchprof"]
+order = ["none", "bare", "ebpf", "ebpf_exit", "gtrace_cupti", "gtrace_cupti_order", "cupti_bare", "nsys", "torchprof"]
 unit = {"memcpy": "round trip", "torch": "step"}
 res = {}
 for r in rows:
@@ -183,7 +183,7 @@ for wl, by in res.items():
         for c in ("ebpf", "ebpf_exit"):
             if c in add:
                 print(f"  {c}: {add[c] / b:.2f}x what the bare uprobe adds")
-    for c in ("gtrace_cupti", "gtrace_cupti_api"):
+    for c in ("gtrace_cupti", "gtrace_cupti_order"):
         if c in add and "cupti_bare" in add and b is not None and add["cupti_bare"] + b > 0:
             floor = add["cupti_bare"] + b
             print(f"  {c} adds {add[c]:.1f}; bare CUPTI + bare uprobe add {floor:.1f} ({add[c] / floor:.2f}x)")
