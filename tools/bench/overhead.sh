@@ -132,31 +132,10 @@ run_one() { # workload config round -> prints ns per operation, or nothing
 	grep -o '"ns_per_op": *[0-9.]*' "$log.out" | tail -n 1 | sed 's/.*: *//'
 }
 
-echo "round,workload,config,ns_per_op" > "$csv"
-IFS=, read -r -a WLS <<< "$wls"
-for r in $(seq 1 "$rounds"); do
-	t0=$(date +%s)
-	for wl in "${WLS[@]}"; do
-		IFS=, read -r -a CFGS <<< "$(wl_cfgs "$wl")"
-		n=${#CFGS[@]}
-		for k in $(seq 0 $((n - 1))); do
-			c=${CFGS[$(((k + r) % n))]}
-			[ "$c" = torchprof ] && [ "$wl" != torch ] && continue
-			v=$(run_one "$wl" "$c" "$r")
-			echo "$r,$wl,$c,${v:-nan}" >> "$csv"
-			[ -n "$v" ] || echo "INFO no result: $wl under $c in round $r: $(tail -n 2 "$LOGS/$wl.$c.$r.err" | tr '\n' '|')"
-		done
-		# what the last eBPF recording of this workload held
-		if [ "$r" -eq "$rounds" ] && [ -f "$W/all.gtrace" ]; then
-			"$B" dump --summary "$W/all.gtrace" > "$LOGS/$wl.ebpf.summary" 2>&1
-			echo "INFO $wl: last --all recording: $(awk '$1 == "total" { print $2 " calls" } $1 == "records_written" { print $2 " records" } $1 ~ /^drop_/ { d += $2 } END { print d + 0 " dropped" }' "$LOGS/$wl.ebpf.summary" | tr '\n' ' ')$(stat -c %s "$W/all.gtrace") bytes"
-			rm -f "$W/all.gtrace"
-		fi
-	done
-	echo "INFO round $r: $(($(date +%s) - t0)) s"
-done
-
-python3 - "$csv" <<'PY'
+# The tables, from the rows so far; also when the run is stopped (a time
+# limit) part way: the rounds done are still worth reading.
+summary() {
+	python3 - "$csv" <<'PY'
 import csv, math, statistics, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1]))]
 order = ["none", "bare", "ebpf", "ebpf_exit", "gtrace_cupti", "gtrace_cupti_order", "cupti_bare", "nsys", "torchprof"]
@@ -190,5 +169,32 @@ for wl, by in res.items():
         if c in add and "nsys" in add and add["nsys"] > 0:
             print(f"  {c} adds {add[c] / add['nsys']:.2f}x what nsys adds")
 PY
-[ -n "${OUT:-}" ] && tar czf "$OUT/overhead-logs.tgz" -C "$W" logs
-rm -rf "$W"
+	[ -n "${OUT:-}" ] && tar czf "$OUT/overhead-logs.tgz" -C "$W" logs
+	rm -rf "$W"
+}
+trap 'echo "INFO stopped in round ${r:-0}: the tables hold the rounds done"; summary; exit 1' TERM INT
+
+echo "round,workload,config,ns_per_op" > "$csv"
+IFS=, read -r -a WLS <<< "$wls"
+for r in $(seq 1 "$rounds"); do
+	t0=$(date +%s)
+	for wl in "${WLS[@]}"; do
+		IFS=, read -r -a CFGS <<< "$(wl_cfgs "$wl")"
+		n=${#CFGS[@]}
+		for k in $(seq 0 $((n - 1))); do
+			c=${CFGS[$(((k + r) % n))]}
+			[ "$c" = torchprof ] && [ "$wl" != torch ] && continue
+			v=$(run_one "$wl" "$c" "$r")
+			echo "$r,$wl,$c,${v:-nan}" >> "$csv"
+			[ -n "$v" ] || echo "INFO no result: $wl under $c in round $r: $(tail -n 2 "$LOGS/$wl.$c.$r.err" | tr '\n' '|')"
+		done
+		# what the last eBPF recording of this workload held
+		if [ "$r" -eq "$rounds" ] && [ -f "$W/all.gtrace" ]; then
+			"$B" dump --summary "$W/all.gtrace" > "$LOGS/$wl.ebpf.summary" 2>&1
+			echo "INFO $wl: last --all recording: $(awk '$1 == "total" { print $2 " calls" } $1 == "records_written" { print $2 " records" } $1 ~ /^drop_/ { d += $2 } END { print d + 0 " dropped" }' "$LOGS/$wl.ebpf.summary" | tr '\n' ' ')$(stat -c %s "$W/all.gtrace") bytes"
+			rm -f "$W/all.gtrace"
+		fi
+	done
+	echo "INFO round $r: $(($(date +%s) - t0)) s"
+done
+summary
