@@ -20,13 +20,8 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 secs=${1:-10}
 B=${GTRACE:-./gtrace-bpf}
-CUDA=${CUDA_HOME:-/usr/local/cuda}
 W=$(mktemp -d /tmp/gtrace-flood.XXXXXX)
-CFLAGS="-O2 -std=gnu11 -D_GNU_SOURCE -fPIC -Itests/mock"
-[ -f "$CUDA/include/cuda.h" ] && CFLAGS="$CFLAGS -I$CUDA/include -DGT_HAVE_CUDA_H"
-gcc $CFLAGS -shared -Wl,-soname,libcuda.so.1 tests/mock/libcuda_mock.c -lpthread \
-	-o "$W/libcuda.so.1" || exit 1
-gcc $CFLAGS tests/mock/cuda_workload.c -ldl -lpthread -o "$W/cuda_workload" || exit 1
+tools/bench/build_mock.sh "$W" || exit 1
 fails=0
 
 flood() { # label threads rate(0 = unpaced) target(1 = must not drop) [recorder options]

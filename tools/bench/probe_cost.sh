@@ -19,13 +19,8 @@ cd "$(dirname "$0")/../.." || exit 2
 rounds=${1:-7}
 secs=${2:-2}
 B=$(readlink -f "${GTRACE:-./gtrace-bpf}")
-CUDA=${CUDA_HOME:-/usr/local/cuda}
 W=$(mktemp -d /tmp/gtrace-pc.XXXXXX)
-CFLAGS="-O2 -std=gnu11 -D_GNU_SOURCE -fPIC -Itests/mock"
-[ -f "$CUDA/include/cuda.h" ] && CFLAGS="$CFLAGS -I$CUDA/include -DGT_HAVE_CUDA_H"
-gcc $CFLAGS -shared -Wl,-soname,libcuda.so.1 tests/mock/libcuda_mock.c -lpthread \
-	-o "$W/libcuda.so.1" || exit 1
-gcc $CFLAGS tests/mock/cuda_workload.c -ldl -lpthread -o "$W/cuda_workload" || exit 1
+tools/bench/build_mock.sh "$W" || exit 1
 MOCK=$W/libcuda.so.1
 FNS=cuLaunchKernel,cuLaunchKernel_ptsz,cuLaunchKernelEx,cuLaunchKernelEx_ptsz
 LOOP=(taskset -c "${WL_CPUS:-2}" env GT_LIBCUDA="$MOCK" "$W/cuda_workload" --flood "$secs" --copies 0 --syncs 0)

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds the mock libcuda and the driver-API workload into DIR with gcc, for
+# the benchmarks that run without a GPU driver in the way (flood.sh,
+# probe_cost.sh): on the GPU machine, where the project's build tools are
+# absent. From the repository root:
+#   tools/bench/build_mock.sh DIR    -> DIR/libcuda.so.1, DIR/cuda_workload
+set -u
+dir=$1
+CUDA=${CUDA_HOME:-/usr/local/cuda}
+CFLAGS="-O2 -std=gnu11 -D_GNU_SOURCE -fPIC -Itests/mock"
+[ -f "$CUDA/include/cuda.h" ] && CFLAGS="$CFLAGS -I$CUDA/include -DGT_HAVE_CUDA_H"
+gcc $CFLAGS -shared -Wl,-soname,libcuda.so.1 tests/mock/libcuda_mock.c -lpthread \
+	-o "$dir/libcuda.so.1" || exit 1
+gcc $CFLAGS tests/mock/cuda_workload.c -ldl -lpthread -o "$dir/cuda_workload" || exit 1
