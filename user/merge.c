@@ -264,7 +264,7 @@ static int index_spool_rec(struct merger *m, const struct gt_hdr *h, uint64_t lo
 			.call = MERGE_NO_CALL,
 			.stream = h->type == GT_REC_GPU_KERNEL ? k->stream : cp->stream,
 			.shape = h->type != GT_REC_GPU_KERNEL ? cp->bytes :
-				 k->grid[0] && k->block[0] ? merge__shape(k->grid, k->block) : 0,
+				 merge__shape_known(k->grid, k->block),
 		};
 		return VEC_PUSH(m->gpu, m->ngpu, m->gpu_cap, g);
 	case GT_REC_GPU_API: {
@@ -354,8 +354,8 @@ static void call_shape(const struct gt_hdr *h, struct merge_call *c)
 		const struct gt_launch *l = (const void *)h;
 
 		c->stream = l->stream;
-		if (!(l->flags & GT_LAUNCH_CFG_FAULT) && l->grid[0] && l->block[0])
-			c->shape = merge__shape(l->grid, l->block);
+		if (!(l->flags & GT_LAUNCH_CFG_FAULT))
+			c->shape = merge__shape_known(l->grid, l->block);
 	} else if (h->type == GT_REC_CALL && h->size >= sizeof(struct gt_call) && ai &&
 		   ai->cls == GT_CLS_MEMCPY && ai->c >= 0 && ai->c < GT_CALL_NARGS) {
 		c->shape = ((const struct gt_call *)h)->args[ai->c];

@@ -27,7 +27,9 @@
 
 #define MAX_WALK	256		/* calls looked at per GPU record, at most */
 #define ORDER_WINDOW	4096		/* free calls looked at per correlation, at most */
-#define ORDER_KEEP	64		/* free calls kept behind the latest link by order */
+#define ORDER_KEEP	64		/* free calls looked past the first fit for a known stream */
+#define ORDER_RACE_NS	20000ull	/* calls of two threads entered this close may be
+					 * numbered by the driver in the other order */
 
 /* ------------------------------------------------------------ call kinds */
 
@@ -227,42 +229,46 @@ static int stream_fits(const struct u64map *streams, const struct merge_gpu *g,
 }
 
 /* Links the records of one process' correlations [g0, g1) of order[] to
- * its free calls cs[0 .. nc); *lo is where the search starts. */
+ * its free calls cs[0 .. nc); *lo is where the search starts.  streams
+ * ties stream handles to CUPTI stream ids; last holds, per thread, the
+ * entry of its latest linked call: a thread's calls are entered one after
+ * the other, so an earlier free call of that thread made no GPU work. */
 static int link_process(struct merge_call *calls, const uint32_t *cs, size_t nc, size_t *lo,
 			struct merge_gpu *gpu, const uint32_t *order, size_t g0, size_t g1,
-			uint64_t tol, struct u64map *streams, struct merge_link_stats *st)
+			uint64_t tol, struct u64map *streams, struct u64map *last,
+			struct merge_link_stats *st)
 {
 	size_t gi = g0;
 
 	while (gi < g1) {
 		struct merge_gpu *g = &gpu[order[gi]];
 		size_t gj = gi + 1, k, seen = 0, pick = SIZE_MAX, first = SIZE_MAX;
+		struct merge_call *c;
+		uint64_t *le;
 
 		while (gj < g1 && gpu[order[gj]].correlation == g->correlation)
 			gj++;
 		while (*lo < nc && calls[cs[*lo]].nlinked)
 			(*lo)++;
 		for (k = *lo; k < nc && seen < ORDER_WINDOW; k++) {
-			const struct merge_call *c = &calls[cs[k]];
 			int sf;
 
+			c = &calls[cs[k]];
 			if (c->nlinked)
 				continue;
 			seen++;
 			if (c->entry > g->ts + tol)
 				break;	/* entered after the GPU started: neither it nor later ones */
-			if (!kind_fits(g->type, c->kind) || !shape_fits(g, c))
+			le = u64map__get(last, c->tid);
+			if ((le && c->entry < *le) || !kind_fits(g->type, c->kind) || !shape_fits(g, c))
 				continue;
 			sf = stream_fits(streams, g, c);
-			if (sf > 0 || (sf == 0 && first == SIZE_MAX && pick == SIZE_MAX)) {
-				/* a known stream wins; else the first fit with no
-				 * stream against it */
-				if (sf > 0) {
-					pick = k;
-					break;
-				}
-				first = k;
+			if (sf > 0) {
+				pick = k;	/* a known stream wins */
+				break;
 			}
+			if (sf == 0 && first == SIZE_MAX)
+				first = k;	/* else the first fit no stream rules out */
 			if (first != SIZE_MAX && seen > ORDER_KEEP)
 				break;
 		}
@@ -273,29 +279,30 @@ static int link_process(struct merge_call *calls, const uint32_t *cs, size_t nc,
 			gi = gj;
 			continue;
 		}
-		{
-			struct merge_call *c = &calls[cs[pick]];
+		c = &calls[cs[pick]];
+		if (c->kind == MERGE_CALL_LAUNCH && !u64map__get(streams, c->stream) &&
+		    u64map__set(streams, c->stream, g->stream))
+			return -ENOMEM;
+		le = u64map__get(last, c->tid);
+		if ((!le || *le < c->entry) && u64map__set(last, c->tid, c->entry))
+			return -ENOMEM;
+		for (; gi < gj; gi++) {
+			struct merge_gpu *r = &gpu[order[gi]];
 
-			if (c->kind == MERGE_CALL_LAUNCH && !u64map__get(streams, c->stream) &&
-			    u64map__set(streams, c->stream, g->stream))
-				return -ENOMEM;
-			for (; gi < gj; gi++) {
-				struct merge_gpu *r = &gpu[order[gi]];
-
-				r->call = cs[pick];
-				r->flags |= GT_GPU_LINKED | GT_GPU_BY_ORDER;
-				c->nlinked++;
-				st->linked++;
-				st->by_order++;
-				if (r->ts < c->entry) {
-					r->flags |= GT_GPU_CAUSALITY;
-					st->causality++;
-				}
+			r->call = cs[pick];
+			r->flags |= GT_GPU_LINKED | GT_GPU_BY_ORDER;
+			c->nlinked++;
+			st->linked++;
+			st->by_order++;
+			if (r->ts < c->entry) {
+				r->flags |= GT_GPU_CAUSALITY;
+				st->causality++;
 			}
 		}
-		/* calls left far behind made no GPU work (or lost it) */
-		if (pick > *lo + ORDER_KEEP)
-			*lo = pick - ORDER_KEEP;
+		/* calls entered well before this one would have come first in
+		 * correlation order: still free, they made no GPU work */
+		while (*lo < nc && calls[cs[*lo]].entry + ORDER_RACE_NS < c->entry)
+			(*lo)++;
 	}
 	return 0;
 }
@@ -306,7 +313,7 @@ static int link_by_order(struct merge_call *calls, size_t ncalls, struct merge_g
 {
 	uint32_t *order = NULL, *cs = NULL;
 	size_t ng = 0, nc = 0, gi, ci = 0;
-	struct u64map streams = { 0 };
+	struct u64map streams = { 0 }, last = { 0 };
 	int err = -ENOMEM;
 
 	for (size_t i = 0; i < ngpu; i++)
@@ -338,8 +345,11 @@ static int link_by_order(struct merge_call *calls, size_t ncalls, struct merge_g
 		while (ci < nc && calls[cs[ci]].pid == pid)
 			ci++;
 		u64map__free(&streams);
+		u64map__free(&last);
 		memset(&streams, 0, sizeof(streams));
-		err = link_process(calls, cs + c0, ci - c0, &lo, gpu, order, gi, gj, tol, &streams, st);
+		memset(&last, 0, sizeof(last));
+		err = link_process(calls, cs + c0, ci - c0, &lo, gpu, order, gi, gj, tol, &streams, &last,
+				   st);
 		if (err)
 			goto out;
 		gi = gj;
@@ -347,6 +357,7 @@ static int link_by_order(struct merge_call *calls, size_t ncalls, struct merge_g
 	err = 0;
 out:
 	u64map__free(&streams);
+	u64map__free(&last);
 	free(order);
 	free(cs);
 	return err;

@@ -92,6 +92,15 @@ static inline uint64_t merge__shape(const uint32_t grid[3], const uint32_t block
 	return h ? h : 1;
 }
 
+/* merge__shape when every dim is known (a CUDA dim is never 0), else 0. */
+static inline uint64_t merge__shape_known(const uint32_t grid[3], const uint32_t block[3])
+{
+	for (int i = 0; i < 3; i++)
+		if (!grid[i] || !block[i])
+			return 0;
+	return merge__shape(grid, block);
+}
+
 /* The kind of call a libcuda api is (enum gt_api). */
 enum merge_call_kind merge__call_kind(unsigned api);
 
@@ -112,8 +121,9 @@ enum merge_call_kind merge__call_kind(unsigned api);
  *     free, of a compatible kind, entered no later than the GPU start (+
  *     tolerance), whose shape fits (kernel: the launch's dims; copy: no more
  *     bytes than the call's) and whose stream maps to the record's CUPTI
- *     stream as earlier links taught (preferred, not required); a call
- *     falls out of the search when links move ORDER_KEEP calls past it.
+ *     stream as earlier links taught (preferred, not required), and that
+ *     is not older than a linked call of its thread; a call falls out of
+ *     the search once a call entered ORDER_RACE_NS after it is linked.
  * Fills gpu[].call and gpu[].flags (LINKED, API_MATCHED, BY_ORDER, CAUSALITY) and
  * calls[].nlinked.  Sorts apis[] in place (by pid, correlation); calls[] and
  * gpu[] keep their order.  Returns 0 or -ENOMEM.

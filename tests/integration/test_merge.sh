@@ -69,10 +69,16 @@ int main(int argc, char **argv)
 			size_t len = strlen(name) + 1;
 			struct gt_gpu_kernel *r = (void *)hdr(GT_REC_GPU_KERNEL,
 							      GT_REC_ALIGN(sizeof(*r) + len), ts, pid, 0);
+			unsigned d[6];
 
 			r->dur = dur;
 			r->correlation = corr;
 			r->grid[0] = r->block[0] = 1;
+			/* optional dims after the name: gx gy gz bx by bz */
+			if (sscanf(line, "%*s %*u %*u %*u %*u %*s %u %u %u %u %u %u", &d[0], &d[1], &d[2],
+				   &d[3], &d[4], &d[5]) == 6)
+				for (int i = 0; i < 3; i++)
+					r->grid[i] = d[i], r->block[i] = d[i + 3];
 			r->len = len;
 			memcpy(r->name, name, len);
 			h = &r->hdr;
@@ -241,6 +247,45 @@ $(diff "$T/a.keys" "$T/b.keys" | head -n 10)"
 	one_line "merging a merged trace" "$T/e3.err"
 }
 
+# A spool without API records (GTRACE_CUPTI_API=none): the merger links by
+# launch order. Kernels start 5 us after their launch's entry, copies and
+# sets 1 us after theirs, in call order with rising correlation ids, kernels
+# with their launch's dims; the second launch (scale) and the last made no
+# kernel: the third's dims (fill, Ex) keep its kernel off the second. Every
+# GPU record must name the call it was made for.
+t_merge_order() {
+	local got bad n
+	build_spoolgen
+	record_workload --launches $N --copies $M --syncs $K
+	jq -s -r --argjson pid "$WL_PID" '
+	[ .[] | select(.pid == $pid and (.type == "launch" or .type == "memcpy" or .type == "memset")) ]
+	| sort_by(.ts) as $c
+	| ([ $c[] | select(.type == "launch") ] | [.[1], .[-1]] | map(.ts)) as $skip
+	| ( $c | to_entries[] | .key as $i | .value as $x
+	    | select(($skip | any(. == $x.ts)) | not)
+	    | if $x.type == "launch" then "kernel \($pid) \($i + 1) \($x.ts + 5000) 2000 _Z4testv \($x.grid | join(" ")) \($x.block | join(" "))"
+	      else "\($x.type) \($pid) \($i + 1) \($x.ts + 1000) 3000 \($x.bytes)" end ),
+	  "stats \($pid) \($c[-1].ts + 5000000) 100 0"' "$T/a.json" > "$T/order.txt" || fatal "jq failed on $T/a.json"
+	n=$(grep -c '^\(kernel\|memcpy\|memset\) ' "$T/order.txt")
+	"$SPOOLGEN" "$T/order.spool" < "$T/order.txt" || fatal "spoolgen failed"
+	"$GTRACE" merge "$T/a.gtrace" "$T/order.spool" -o "$T/o.gtrace" > /dev/null 2> "$T/o.err"
+	RC=$?
+	[ "$RC" -eq 0 ] || fatal "merge of a spool without API records exited with $RC: $(tr '\n' '|' < "$T/o.err")"
+	got=$(cat "$T/o.err")
+	case $got in
+	"gtrace-bpf: merged $n GPU records from 1 processes: $n linked (100.0 %), 0 unmatched, 0 causality violations, "*", $n of the links by launch order") ;;
+	*) err "merge by launch order: $got (expected all $n linked by launch order)" ;;
+	esac
+	dump_trace "$T/o.gtrace" "$T/o.json"
+	bad=$(jq -r 'select(.type == "gpu_kernel" or .type == "gpu_memcpy" or .type == "gpu_memset")
+		| select(.by_order != true or .launch_ts != .ts - (if .type == "gpu_kernel" then 5000 else 1000 end))
+		| "\(.type) ts=\(.ts) correlation=\(.correlation) launch_ts=\(.launch_ts) by_order=\(.by_order)"' "$T/o.json" | head -n 5)
+	[ -z "$bad" ] || err "GPU records linked to another call than their own:
+$bad"
+	got=$(jq -s '[.[] | select(.type == "gpu_kernel" or .type == "gpu_memcpy" or .type == "gpu_memset")] | length' "$T/o.json")
+	[ "$got" -eq "$n" ] || err "$got GPU records in the merged dump, expected $n"
+}
+
 t_merge_damaged() {
 	local got
 	build_spoolgen
@@ -376,6 +421,7 @@ t_cupti_all() {
 }
 
 add_case t_merge "merge TRACE DIR: exact summary for a synthetic spool of a real recording, every call kept, refusals"
+add_case t_merge_order "merge: a spool without API records is linked by launch order, every record to its own call"
 add_case t_merge_damaged "merge: a cut-off spool merges with one warning; bad inputs: one line, exit 1, no output"
 add_case t_cupti_missing_agent "--cupti without the agent library: one error line, no trace"
 add_case t_cupti_cmd "--cupti -- CMD: the agent's environment in CMD, its spool merged, the directory removed"

@@ -503,6 +503,33 @@ static void t_order_kinds(void **state)
 	assert_int_equal(st.by_order, 4);
 }
 
+/* A thread enters its calls one after the other: once a later call of it
+ * is linked, an earlier free one made no GPU work, however close in time
+ * (launch 1 has the dims of launch 3 and is 2 us before it). */
+static void t_order_thread(void **state)
+{
+	struct merge_call c[4] = {
+		launch_at(T0, TID, 0x70, 5),
+		launch_at(T0 + 1 * US, TID, 0x70, 5),	/* no kernel */
+		launch_at(T0 + 2 * US, TID, 0x70, 6),
+		launch_at(T0 + 3 * US, TID, 0x70, 5),
+	};
+	struct merge_gpu g[3] = {
+		kernel_of(1, 13, T0 + 10 * US, 5),
+		kernel_of(3, 13, T0 + 20 * US, 6),
+		kernel_of(4, 13, T0 + 30 * US, 5),
+	};
+	struct merge_link_stats st;
+
+	(void)state;
+	link_ok(c, 4, NULL, 0, g, 3, &st);
+	assert_int_equal(g[0].call, 0);
+	assert_int_equal(g[1].call, 2);
+	assert_int_equal(g[2].call, 3);
+	assert_int_equal(c[1].nlinked, 0);
+	expect_stats(&st, 3, 3, 0, 1, 0, 0, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -520,6 +547,7 @@ int main(void)
 		cmocka_unit_test(t_unmatched_calls),
 		cmocka_unit_test(t_order_basic),
 		cmocka_unit_test(t_order_gap),
+		cmocka_unit_test(t_order_thread),
 		cmocka_unit_test(t_order_streams),
 		cmocka_unit_test(t_order_kinds),
 	};
