@@ -19,7 +19,8 @@
 struct api_sum {
 	uint64_t calls;		/* calls emitted, incomplete ones included */
 	uint64_t failed;	/* calls that returned non-zero */
-	uint64_t incomplete;	/* calls without an exit */
+	uint64_t incomplete;	/* calls whose exit was not recorded */
+	uint64_t entry_only;	/* launches recorded at entry only (no exit by design) */
 	uint64_t dur;		/* sum of dur of calls with an exit, ns */
 };
 
@@ -77,6 +78,7 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 		s->calls++;
 		if (!c->has_exit) {
 			s->incomplete += !c->entry_only;
+			s->entry_only += c->entry_only;
 		} else {
 			s->dur += c->dur;
 			if (c->ret)
@@ -256,9 +258,13 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 
 		if (!s->calls)
 			continue;
-		fprintf(f, "%-36s %12llu %10llu %10llu %16llu\n", gt_api__name(i),
-			(unsigned long long)s->calls, (unsigned long long)s->failed,
-			(unsigned long long)s->incomplete, (unsigned long long)s->dur);
+		if (s->entry_only == s->calls)	/* no exits: no result, no time */
+			fprintf(f, "%-36s %12llu %10s %10llu %16s\n", gt_api__name(i),
+				(unsigned long long)s->calls, "-", (unsigned long long)s->incomplete, "-");
+		else
+			fprintf(f, "%-36s %12llu %10llu %10llu %16llu\n", gt_api__name(i),
+				(unsigned long long)s->calls, (unsigned long long)s->failed,
+				(unsigned long long)s->incomplete, (unsigned long long)s->dur);
 		tot.calls += s->calls;
 		tot.failed += s->failed;
 		tot.incomplete += s->incomplete;

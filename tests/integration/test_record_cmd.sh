@@ -216,6 +216,8 @@ t_launch_exit() {
 	[ -z "$d" ] || err "$d"
 	n=$(awk '$1 == "incomplete" { print $2 }' "$T/summary")
 	[ "$n" = 0 ] || err "dump --summary: $n incomplete calls in the default recording, expected 0"
+	grep -Eq '^cuLaunchKernel +[0-9]+ +- +0 +-$' "$T/summary" ||
+		err "dump --summary: the cuLaunchKernel row of the default recording is not 'N - 0 -': $(grep '^cuLaunchKernel ' "$T/summary")"
 	REC_OPTS=--launch-exit record_workload --launches $N --copies 2 --syncs 1
 	"$GTRACE" dump --summary "$T/rec$REC.gtrace" > "$T/summary" || err "dump --summary failed"
 	grep -q 'launch_exit=1' "$T/summary" || err "the --launch-exit recording's header lacks launch_exit=1"
