@@ -44,6 +44,11 @@ nm -D --defined-only "$LIBCUDA" | awk '{print $NF}' | sort -u > "$OUT/libcuda_ex
 grep -oE '^[[:space:]]*X\(cu[A-Za-z0-9_]+' bpf/gtrace_api.h | sed 's/.*X(//' | sort -u > "$W/probed.txt"
 comm -23 "$W/probed.txt" "$OUT/libcuda_exports.txt" > "$OUT/probed_not_exported.txt"
 note "INFO probe table: $(wc -l < "$W/probed.txt") symbols, $(grep -c '^cu' "$OUT/libcuda_exports.txt") cu* exports in libcuda; not exported: $(tr '\n' ' ' < "$OUT/probed_not_exported.txt")"
+# where the hot probes land: an entry instruction the kernel cannot emulate
+# costs a second (single-step) trap per hit
+python3 tools/gpu/first_insns.py "$LIBCUDA" cuLaunchKernel cuLaunchKernel_ptsz cuLaunchKernelEx \
+	cuLaunchKernelEx_ptsz cuMemcpyHtoD_v2 cuMemcpyHtoDAsync_v2 cuMemcpyAsync cuStreamSynchronize \
+	cuEventRecord 2>&1 | sed 's/^/INFO entry /' | tee -a "$OUT/summary.txt"
 
 # 1. runtime API program: exact launches, copies, stream syncs, kernel names
 "$B" -q -o "$W/rt.gtrace" -- "$W/runtime_workload" 1000 100 50 > "$OUT/rt.out" 2> "$OUT/rt.err"

@@ -22,6 +22,7 @@ B=$(readlink -f "${GTRACE:-./gtrace-bpf}")
 W=$(mktemp -d /tmp/gtrace-pc.XXXXXX)
 tools/bench/build_mock.sh "$W" || exit 1
 MOCK=$W/libcuda.so.1
+python3 tools/gpu/first_insns.py "$MOCK" cuLaunchKernel cuLaunchKernel_ptsz cuLaunchKernelEx | sed 's/^/entry of the mock: /'
 FNS=cuLaunchKernel,cuLaunchKernel_ptsz,cuLaunchKernelEx,cuLaunchKernelEx_ptsz
 LOOP=(taskset -c "${WL_CPUS:-2}" env GT_LIBCUDA="$MOCK" "$W/cuda_workload" --flood "$secs" --copies 0 --syncs 0)
 TOOL="taskset -c ${TOOL_CPUS:-4-7}"
