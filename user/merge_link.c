@@ -11,8 +11,8 @@
  * runs inside the driver function, so its interval lies inside the uprobe's
  * [entry, exit]; the tolerance absorbs the two sides' clock reads).
  *
- * Without API records (the agent's default: recording them costs the program
- * more than the kernel records do), by order: CUPTI numbers the driver calls
+ * Without API records (GTRACE_CUPTI_API=none: they cost the program a little
+ * per launch), by order: CUPTI numbers the driver calls
  * in the order they are entered, so a process' GPU records in correlation
  * order meet its calls in entry order; the dims of a kernel and of its
  * launch, the bytes of a copy, and the streams pick out the right call where
@@ -171,6 +171,29 @@ static uint32_t find_call(const struct merge_call *calls, const uint32_t *perm, 
 	return best;
 }
 
+/* Per process of the agent: the end of its last API record.  Calls after
+ * it were made after the agent stopped (a --all recording ends while the
+ * program runs on) and are not counted as launches without GPU work. */
+struct pid_end {
+	uint32_t pid;
+	uint64_t end;
+};
+
+static const struct pid_end *find_pid_end(const struct pid_end *v, size_t n, uint32_t pid)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].pid == pid ? &v[lo] : NULL;
+}
+
 /* ------------------------------------------------------------ by order */
 
 /* GPU records without an API record, by (pid, correlation, ts). */
@@ -307,9 +330,11 @@ static int link_process(struct merge_call *calls, const uint32_t *cs, size_t nc,
 	return 0;
 }
 
-/* Step 3 of merge__link: the records left without an API record. */
+/* Step 3 of merge__link: the records of processes without API records
+ * (ends[] holds one entry per process that has some). */
 static int link_by_order(struct merge_call *calls, size_t ncalls, struct merge_gpu *gpu,
-			 size_t ngpu, uint64_t tol, struct merge_link_stats *st)
+			 size_t ngpu, const struct pid_end *ends, size_t nends, uint64_t tol,
+			 struct merge_link_stats *st)
 {
 	uint32_t *order = NULL, *cs = NULL;
 	size_t ng = 0, nc = 0, gi, ci = 0;
@@ -317,7 +342,7 @@ static int link_by_order(struct merge_call *calls, size_t ncalls, struct merge_g
 	int err = -ENOMEM;
 
 	for (size_t i = 0; i < ngpu; i++)
-		ng += !(gpu[i].flags & GT_GPU_API_MATCHED);
+		ng += !find_pid_end(ends, nends, gpu[i].pid);
 	if (!ng)
 		return 0;
 	order = malloc(ng * sizeof(*order));
@@ -326,7 +351,7 @@ static int link_by_order(struct merge_call *calls, size_t ncalls, struct merge_g
 		goto out;
 	ng = 0;
 	for (size_t i = 0; i < ngpu; i++)
-		if (!(gpu[i].flags & GT_GPU_API_MATCHED))
+		if (!find_pid_end(ends, nends, gpu[i].pid))
 			order[ng++] = i;
 	for (size_t i = 0; i < ncalls; i++)
 		if (calls[i].kind != MERGE_CALL_NONE && !calls[i].nlinked && !calls[i].failed)
@@ -402,29 +427,6 @@ static int pid_set_add(struct pid_set *s, uint32_t pid)
 	return 0;
 }
 
-/* Per process of the agent: the end of its last API record.  Calls after
- * it were made after the agent stopped (a --all recording ends while the
- * program runs on) and are not counted as launches without GPU work. */
-struct pid_end {
-	uint32_t pid;
-	uint64_t end;
-};
-
-static const struct pid_end *find_pid_end(const struct pid_end *v, size_t n, uint32_t pid)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo].pid == pid ? &v[lo] : NULL;
-}
-
 int merge__link(struct merge_call *calls, size_t ncalls, struct merge_api *apis, size_t napis,
 		struct merge_gpu *gpu, size_t ngpu, const struct merge_link_opts *opts,
 		struct merge_link_stats *st)
@@ -488,7 +490,6 @@ int merge__link(struct merge_call *calls, size_t ncalls, struct merge_api *apis,
 			if (find_pid_end(ends, nends, g->pid)) {
 				st->no_api++;
 				st->unmatched_gpu++;
-				g->flags |= GT_GPU_API_MATCHED;	/* keeps it out of step 3; cleared below */
 			}
 			continue;
 		}
@@ -508,13 +509,9 @@ int merge__link(struct merge_call *calls, size_t ncalls, struct merge_api *apis,
 		}
 	}
 
-	err = link_by_order(calls, ncalls, gpu, ngpu, tol, st);
+	err = link_by_order(calls, ncalls, gpu, ngpu, ends, nends, tol, st);
 	if (err)
 		goto out;
-	for (i = 0; i < ngpu; i++)
-		if ((gpu[i].flags & GT_GPU_API_MATCHED) &&
-		    !find_api(apis, napis, gpu[i].pid, gpu[i].correlation))
-			gpu[i].flags &= ~GT_GPU_API_MATCHED;
 	err = -ENOMEM;
 	/* a process without API records ends at its last linked call (perm is
 	 * by pid: one end per process) */

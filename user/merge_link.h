@@ -114,7 +114,7 @@ enum merge_call_kind merge__call_kind(unsigned api);
  *     tolerance_ns either way, the nearest when several do (ties: the latest
  *     entry); a call without exit holds it when its entry is at most
  *     no_exit_window_ns before (or tolerance_ns after) the start.
- *  3. records of processes without API records (the agent's default), by
+ *  3. records of processes without API records (GTRACE_CUPTI_API=none), by
  *     order: a process' GPU records in correlation order (CUPTI numbers the
  *     driver calls as they are entered) against its calls not linked in
  *     step 2 in entry order; each correlation takes the first call still
