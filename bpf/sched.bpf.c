@@ -9,6 +9,10 @@
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
+#ifndef PF_EXITING
+#define PF_EXITING 0x00000004	/* task_struct.flags: getting shut down (linux/sched.h) */
+#endif
+
 /* Shorter off-CPU intervals are not recorded (set by the recorder). */
 const volatile __u64 min_offcpu_ns = 0;
 
@@ -50,7 +54,10 @@ int on_switch(struct bpf_raw_tracepoint_args *ctx)
 	struct offcpu_start *s;
 	struct gt_offcpu *e;
 
-	if (prev_tid && gpu_process(prev_pid)) {
+	/* a task in do_exit (its exit event is out, or about to be) may still
+	 * block while it tears down: that is not the program's off-CPU time,
+	 * and recorded it would come after the process' exit */
+	if (prev_tid && gpu_process(prev_pid) && !(BPF_CORE_READ(prev, flags) & PF_EXITING)) {
 		struct offcpu_start st = {
 			.ts = now, .state = (__u32)ctx->args[3],
 			.cpu = bpf_get_smp_processor_id(), .pid = prev_pid,
