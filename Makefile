@@ -48,8 +48,9 @@ MOCK_LIB  := $(MOCK_DIR)/libcuda.so.1
 WORKLOAD  := $(MOCK_DIR)/cuda_workload
 IOCTL_WL  := $(MOCK_DIR)/ioctl_workload
 # The mock and the workload take their prototypes from cuda.h when the CUDA
-# toolkit is installed, so that the mock exports the real signatures.
-MOCK_CFLAGS := -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -fPIC -Itests/mock \
+# toolkit is installed, so that the mock exports the real signatures. Built
+# for CET: every entry is an endbr64, which the recorder probes past.
+MOCK_CFLAGS := -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -fPIC -fcf-protection=full -Itests/mock \
 	$(if $(wildcard $(CUDA_HOME)/include/cuda.h),-I$(CUDA_HOME)/include -DGT_HAVE_CUDA_H)
 
 # The CUPTI agent (cupti/) and its unit test need the toolkit's CUPTI headers.
@@ -102,6 +103,10 @@ gtrace-bpf: $(OUTPUT)/user/main.o $(LIBGT) $(OUTPUT)/link-mode
 $(OUTPUT)/tests/%: tests/unit/%.c $(LIBGT) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $< $(LIBGT) $(LIBS) -lcmocka -o $@
+
+# the probe offsets, checked on the mock's endbr64 entries
+$(OUTPUT)/tests/test_elf_syms: $(MOCK_LIB)
+$(OUTPUT)/tests/test_elf_syms: CPPFLAGS += -DGT_MOCK_LIB='"$(MOCK_LIB)"'
 
 $(MOCK_LIB): tests/mock/libcuda_mock.c tests/mock/cuda_compat.h | $(MOCK_DIR)
 	$(call msg,CC,$@)
