@@ -46,7 +46,8 @@ comm -23 "$W/probed.txt" "$OUT/libcuda_exports.txt" > "$OUT/probed_not_exported.
 note "INFO probe table: $(wc -l < "$W/probed.txt") symbols, $(grep -c '^cu' "$OUT/libcuda_exports.txt") cu* exports in libcuda; not exported: $(tr '\n' ' ' < "$OUT/probed_not_exported.txt")"
 # where the hot probes land: an entry instruction the kernel cannot emulate
 # costs a second (single-step) trap per hit
-python3 tools/gpu/first_insns.py "$LIBCUDA" cuLaunchKernel cuLaunchKernel_ptsz cuLaunchKernelEx \
+mkdir -p "$OUT/entries"
+python3 tools/gpu/first_insns.py --dump "$OUT/entries" "$LIBCUDA" cuLaunchKernel cuLaunchKernel_ptsz cuLaunchKernelEx \
 	cuLaunchKernelEx_ptsz cuMemcpyHtoD_v2 cuMemcpyHtoDAsync_v2 cuMemcpyAsync cuStreamSynchronize \
 	cuEventRecord 2>&1 | sed 's/^/INFO entry /' | tee -a "$OUT/summary.txt"
 

@@ -4,14 +4,15 @@
 # probe_cost.sh): on the GPU machine, where the project's build tools are
 # absent. From the repository root:
 #   tools/bench/build_mock.sh DIR    -> DIR/libcuda.so.1, DIR/cuda_workload
-# Every exported function starts with push %rbp (frame pointers, no shrink
-# wrapping): an entry the kernel emulates, so a probe hit costs one trap as
-# on a driver entry that starts so, not a trap and a single step
-# (tools/gpu/first_insns.py tells which kind an entry is).
+# Every exported function starts with endbr64 (CET, as distributions build
+# by default), which the recorder probes past, then push %rbp (frame
+# pointers, no shrink wrapping): an instruction the kernel emulates, so a
+# probe hit costs one trap as on a driver entry that starts so, not a trap
+# and a single step (tools/gpu/first_insns.py tells which kind an entry is).
 set -u
 dir=$1
 CUDA=${CUDA_HOME:-/usr/local/cuda}
-CFLAGS="-O2 -fno-omit-frame-pointer -fno-shrink-wrap -std=gnu11 -D_GNU_SOURCE -fPIC -Itests/mock"
+CFLAGS="-O2 -fcf-protection=full -fno-omit-frame-pointer -fno-shrink-wrap -std=gnu11 -D_GNU_SOURCE -fPIC -Itests/mock"
 [ -f "$CUDA/include/cuda.h" ] && CFLAGS="$CFLAGS -I$CUDA/include -DGT_HAVE_CUDA_H"
 gcc $CFLAGS -shared -Wl,-soname,libcuda.so.1 tests/mock/libcuda_mock.c -lpthread \
 	-o "$dir/libcuda.so.1" || exit 1

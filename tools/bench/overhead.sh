@@ -5,8 +5,8 @@
 #   tools/bench/overhead.sh [-r ROUNDS] [-w WORKLOADS] [-c CONFIGS]
 # WORKLOADS (comma-separated, default all; tools/bench/workload.cu and
 # tools/bench/torch_step.py):
-#   launch   100,000 empty-kernel launches with <<<>>> (runtime API)
-#   driver   100,000 launches through the driver API's cuLaunchKernel
+#   launch   200,000 empty-kernel launches with <<<>>> (runtime API)
+#   driver   200,000 launches through the driver API's cuLaunchKernel
 #   sync     20,000 x (launch + cudaStreamSynchronize)
 #   memcpy   500 round trips of 4 MiB (cudaMemcpy HtoD + DtoH, pinned)
 #   streams  GPU-bound: 100 kernels of 1 ms on each of 4 streams
@@ -31,7 +31,7 @@
 # measured loop (after a warm-up), so start-up and attach are left out.
 # Prints a table per workload: median time per operation, min..max over the
 # rounds, added time and % over "none", and the ratios the targets name.
-# Raw rows in $OUT/overhead.csv and logs in $OUT/overhead-logs.tgz when OUT is set.
+# Raw rows (with each run's wall time in ms, start-up included) in $OUT/overhead.csv and logs in $OUT/overhead-logs.tgz when OUT is set.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 rounds=5
@@ -77,8 +77,8 @@ echo "INFO $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>
 
 wl_cmd() { # workload -> its command line
 	case $1 in
-	launch) echo "$W/workload launch 100000" ;;
-	driver) echo "$W/workload driver 100000" ;;
+	launch) echo "$W/workload launch 200000" ;;
+	driver) echo "$W/workload driver 200000" ;;
 	sync) echo "$W/workload sync 20000" ;;
 	memcpy) echo "$W/workload memcpy 500" ;;
 	streams) echo "$W/workload streams 100" ;;
@@ -174,7 +174,7 @@ PY
 }
 trap 'echo "INFO stopped in round ${r:-0}: the tables hold the rounds done"; summary; exit 1' TERM INT
 
-echo "round,workload,config,ns_per_op" > "$csv"
+echo "round,workload,config,ns_per_op,wall_ms" > "$csv"
 IFS=, read -r -a WLS <<< "$wls"
 for r in $(seq 1 "$rounds"); do
 	t0=$(date +%s)
@@ -184,8 +184,9 @@ for r in $(seq 1 "$rounds"); do
 		for k in $(seq 0 $((n - 1))); do
 			c=${CFGS[$(((k + r) % n))]}
 			[ "$c" = torchprof ] && [ "$wl" != torch ] && continue
+			t1=$(date +%s%N)
 			v=$(run_one "$wl" "$c" "$r")
-			echo "$r,$wl,$c,${v:-nan}" >> "$csv"
+			echo "$r,$wl,$c,${v:-nan},$((($(date +%s%N) - t1) / 1000000))" >> "$csv"
 			[ -n "$v" ] || echo "INFO no result: $wl under $c in round $r: $(tail -n 2 "$LOGS/$wl.$c.$r.err" | tr '\n' '|')"
 		done
 		# what the last eBPF recording of this workload held

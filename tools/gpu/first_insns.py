@@ -3,10 +3,14 @@
 a uprobe on the function's entry lands. The kernel emulates a few
 instructions there (push of a register, nops, jumps and calls); any other
 it executes out of line with a single step: a second trap per hit, which a
-VM can make several microseconds dearer (docs/PERFORMANCE.md).
-  first_insns.py LIB SYMBOL...
+VM can make several microseconds dearer (docs/PERFORMANCE.md). endbr64 is
+one it single-steps; gtrace-bpf probes the instruction after it, so for
+such an entry the guess is about that next instruction.
+  first_insns.py [--dump DIR] LIB SYMBOL...
 Prints one line per symbol: name, file offset, first 8 bytes, and a guess
-(emulated or single-stepped) from the first instruction's opcode.
+(emulated or single-stepped) from the first instruction's opcode. --dump
+also writes the first 128 bytes of each to DIR/SYMBOL.bin, for a
+disassembler (objdump -D -b binary -m i386:x86-64 DIR/SYMBOL.bin).
 """
 import struct, sys
 
@@ -43,7 +47,7 @@ def guess(b):
     """Whether the kernel emulates the instruction starting at b (roughly)."""
     i = 0
     if b[:4] == b"\xf3\x0f\x1e\xfa":
-        return "endbr64 (nop: emulated on recent kernels)"
+        return "endbr64, probed after it: " + guess(b[4:])
     if b[0] in (0x41, 0x40):  # REX.B for push r8..r15
         i = 1
     op = b[i]
@@ -57,10 +61,14 @@ def guess(b):
 
 
 def main():
-    if len(sys.argv) < 3:
-        raise SystemExit("usage: first_insns.py LIB SYMBOL...")
-    data, segs, syms = load_symbols(sys.argv[1])
-    for name in sys.argv[2:]:
+    argv = sys.argv[1:]
+    dump = None
+    if argv[:1] == ["--dump"] and len(argv) > 1:
+        dump, argv = argv[1], argv[2:]
+    if len(argv) < 2:
+        raise SystemExit("usage: first_insns.py [--dump DIR] LIB SYMBOL...")
+    data, segs, syms = load_symbols(argv[0])
+    for name in argv[1:]:
         if name not in syms:
             print(f"{name:28} not exported")
             continue
@@ -69,7 +77,10 @@ def main():
         if off is None:
             print(f"{name:28} not in a loaded segment")
             continue
-        b = data[off:off + 8]
+        b = data[off:off + 12]
+        if dump:
+            with open(f"{dump}/{name}.bin", "wb") as f:
+                f.write(data[off:off + 128])
         print(f"{name:28} 0x{off:08x}  {b.hex(' ')}  {guess(b)}")
 
 
