@@ -108,6 +108,29 @@ record_beside() {
 	wait $rp
 }
 
+# nsys_run LOG ARGS...: nsys profile ARGS in its own process group, ended
+# once the workload has printed its figure: the report step after it does
+# not finish on a machine without the Nsight Systems host tools (it waits
+# until killed), and a lingering nsys would run into the next measurement.
+nsys_run() {
+	local log=$1 np i
+	shift
+	setsid $TOOL "$NSYS" profile "$@" &
+	np=$!
+	for i in $(seq 1 1800); do
+		grep -q '"ns_per_op"' "$log.out" 2> /dev/null && break
+		kill -0 "$np" 2> /dev/null || break
+		sleep 0.1
+	done
+	for i in $(seq 1 30); do # its own end, if it comes soon
+		kill -0 "$np" 2> /dev/null || break
+		sleep 0.1
+	done
+	kill -TERM -- -"$np" 2> /dev/null && sleep 1 && kill -KILL -- -"$np" 2> /dev/null
+	wait "$np" 2> /dev/null
+	return 0
+}
+
 run_one() { # workload config round -> prints ns per operation, or nothing
 	local wl=$1 c=$2 log="$LOGS/$1.$2.$3" cmd
 	read -r -a cmd <<< "$(wl_cmd "$wl")"
@@ -126,7 +149,7 @@ run_one() { # workload config round -> prints ns per operation, or nothing
 	nsys)
 		[ -n "$NSYS" ] || return 0
 		rm -f "$W"/nsys.*
-		timeout 120 $TOOL "$NSYS" profile -t cuda -o "$W/nsys" --force-overwrite=true "${cmd[@]}" ;;
+		nsys_run "$log" -t cuda -o "$W/nsys" --force-overwrite=true "${cmd[@]}" ;;
 	torchprof) "${cmd[@]}" --profile ;;
 	esac > "$log.out" 2> "$log.err"
 	grep -o '"ns_per_op": *[0-9.]*' "$log.out" | tail -n 1 | sed 's/.*: *//'
