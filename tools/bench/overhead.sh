@@ -158,40 +158,7 @@ run_one() { # workload config round -> prints ns per operation, or nothing
 # The tables, from the rows so far; also when the run is stopped (a time
 # limit) part way: the rounds done are still worth reading.
 summary() {
-	python3 - "$csv" <<'PY'
-import csv, math, statistics, sys
-rows = [r for r in csv.DictReader(open(sys.argv[1]))]
-order = ["none", "bare", "ebpf", "ebpf_exit", "gtrace_cupti", "gtrace_cupti_order", "cupti_bare", "nsys", "torchprof"]
-unit = {"memcpy": "round trip", "torch": "step"}
-res = {}
-for r in rows:
-    v = float(r["ns_per_op"])
-    if not math.isnan(v):
-        res.setdefault(r["workload"], {}).setdefault(r["config"], []).append(v)
-for wl, by in res.items():
-    if "none" not in by:
-        continue
-    base = statistics.median(by["none"])
-    med = {c: statistics.median(v) for c, v in by.items()}
-    add = {c: med[c] - base for c in med}
-    print(f"\n{wl} (ns per {unit.get(wl, 'launch')}, {len(by['none'])} rounds)")
-    print(f"  {'config':13} {'median':>12} {'min..max':>23} {'added':>10} {'added %':>8}")
-    for c in order:
-        if c in by:
-            v = by[c]
-            print(f"  {c:13} {med[c]:12.1f} {min(v):11.1f}..{max(v):<11.1f} {add[c]:10.1f} {100 * add[c] / base:7.2f}%")
-    b = add.get("bare")
-    if b and b > 0:
-        for c in ("ebpf", "ebpf_exit"):
-            if c in add:
-                print(f"  {c}: {add[c] / b:.2f}x what the bare uprobe adds")
-    for c in ("gtrace_cupti", "gtrace_cupti_order"):
-        if c in add and "cupti_bare" in add and b is not None and add["cupti_bare"] + b > 0:
-            floor = add["cupti_bare"] + b
-            print(f"  {c} adds {add[c]:.1f}; bare CUPTI + bare uprobe add {floor:.1f} ({add[c] / floor:.2f}x)")
-        if c in add and "nsys" in add and add["nsys"] > 0:
-            print(f"  {c} adds {add[c] / add['nsys']:.2f}x what nsys adds")
-PY
+	python3 tools/bench/overhead_table.py "$csv"
 	[ -n "${OUT:-}" ] && tar czf "$OUT/overhead-logs.tgz" -C "$W" logs
 	rm -rf "$W"
 }
