@@ -48,6 +48,7 @@ static int walk(const char *path, elf_syms_fn visit, void *ctx)
 	int fd, err = 0, pass;
 	const unsigned char *file;
 	size_t file_size = 0;
+	GElf_Ehdr eh;
 	Elf_Scn *scn;
 	GElf_Shdr sh;
 	GElf_Sym sym;
@@ -63,7 +64,9 @@ static int walk(const char *path, elf_syms_fn visit, void *ctx)
 		err = -ENOEXEC;
 		goto cleanup;
 	}
-	file = (const unsigned char *)elf_rawfile(elf, &file_size);
+	/* the endbr64 bytes mean that only in x86-64 code */
+	file = gelf_getehdr(elf, &eh) && eh.e_machine == EM_X86_64 ?
+		       (const unsigned char *)elf_rawfile(elf, &file_size) : NULL;
 	for (pass = 0; pass < 2 && !err; pass++) {
 		Elf32_Word want = pass == 0 ? SHT_DYNSYM : SHT_SYMTAB;
 

@@ -30,8 +30,11 @@
 # recorders and nsys on TOOL_CPUS (default 4-7). Each workload times its own
 # measured loop (after a warm-up), so start-up and attach are left out.
 # Prints a table per workload: median time per operation, min..max over the
-# rounds, added time and % over "none", and the ratios the targets name.
-# Raw rows (with each run's wall time in ms, start-up included) in $OUT/overhead.csv and logs in $OUT/overhead-logs.tgz when OUT is set.
+# rounds, added time and % over "none" (the median of the per-round
+# differences), and the ratios the targets name.
+# Raw rows (with each run's wall time in ms, start-up included) in
+# $OUT/overhead.csv and logs in $OUT/overhead-logs.tgz when OUT is set;
+# tools/bench/overhead_table.py prints the tables again from such a CSV.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 rounds=5
