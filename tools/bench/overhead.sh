@@ -10,7 +10,7 @@
 #   sync     20,000 x (launch + cudaStreamSynchronize)
 #   memcpy   500 round trips of 4 MiB (cudaMemcpy HtoD + DtoH, pinned)
 #   streams  GPU-bound: 100 kernels of 1 ms on each of 4 streams
-#   torch    200 steps of a launch-bound MLP training step (~3 ms each)
+#   torch    200 steps of a launch-bound MLP training step (5-7 ms each here)
 # CONFIGS (default: per workload, see wl_cfgs; -c replaces them for all):
 #   none         the workload alone
 #   bare         a bare counting uprobe on the workload's libcuda functions
