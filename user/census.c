@@ -163,7 +163,12 @@ int census__run(const struct census_opts *o)
 	for (i = 0; i < c->npaths; i++) {
 		c->first = c->n;
 		err = elf_syms__each(c->paths[i], "cu", add_sym, c);
-		if (err >= 0 && c->n > c->first)
+		if (err >= 0 && c->n == c->first) {
+			pr_err("no %s function in %s to count", o->functions ? "listed" : "cu*",
+			       c->paths[i]);
+			goto cleanup;
+		}
+		if (err >= 0)
 			err = uprobe_multi__attach(bpf_program__fd(c->skel->progs.count_entry), c->paths[i],
 						   c->offs + c->first, c->cookies + c->first,
 						   c->n - c->first, false);
