@@ -19,11 +19,14 @@ void gt_log(int level, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int gt_log__libbpf_tier(int level)
+{
+	return level == LIBBPF_WARN ? GT_LOG_VERBOSE : GT_LOG_DEBUG;
+}
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	int want = GT_LOG_DEBUG;
-
-	(void)level;
+	int want = gt_log__libbpf_tier(level);
 
 	if (want > gt_log_level)
 		return 0;

@@ -23,5 +23,8 @@ void gt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 
 /* Routes libbpf's messages through gt_log (debug tier, warnings as verbose). */
 void gt_log__setup_libbpf(void);
+/* The tier a libbpf message of this level (enum libbpf_print_level) is
+ * shown at: warnings with -v, the rest with -vv. */
+int gt_log__libbpf_tier(int level);
 
 #endif
