@@ -26,6 +26,7 @@ static const char record_doc[] =
 "       gtrace-bpf export FILE [-f perfetto|json|csv] [-o OUT]\n"
 "       gtrace-bpf stats FILE [-r REPORT[,...]] [--format table|csv|json] [--timeunit ns|us|ms|s]\n"
 "       gtrace-bpf merge TRACE SPOOL... [-o OUT] [--force]\n"
+"       gtrace-bpf census [--libcuda PATH] [--functions LIST] -- CMD [ARGS...]\n"
 "\n"
 "EXAMPLES:\n"
 "  sudo gtrace-bpf --all                      # every CUDA process, until Ctrl-C\n"
@@ -36,10 +37,15 @@ static const char record_doc[] =
 "  sudo gtrace-bpf --cupti -- ./train         # the GPU side too (CUPTI agent)\n"
 "  gtrace-bpf dump run.gtrace | head          # one JSON object per call\n"
 "  gtrace-bpf dump --summary run.gtrace       # counts per API and drops\n"
+"  sudo gtrace-bpf census -- ./train          # which libcuda functions a program calls\n"
 "\v"
 "Without -o the file is named {name}_{scenario}_{YYYYMMDD}_v{N}.gtrace in the\n"
 "current directory (name: the command, or 'system' for --all). Needs root, or\n"
-"CAP_BPF and CAP_PERFMON, and a kernel with BTF and uprobes.";
+"CAP_BPF and CAP_PERFMON, and a kernel with BTF and uprobes.\n"
+"\n"
+"EXIT STATUS (every command): 0 done; 1 failed while working (unreadable or\n"
+"damaged input, cannot write, cannot load or attach); 2 bad command line. With\n"
+"-- CMD (record, census) the command's own status, 128+N if signal N ended it.";
 
 enum {
 	OPT_FORCE = 0x100, OPT_SCENARIO, OPT_BUFSIZE, OPT_LIBCUDA, OPT_NO_LAUNCH_EXIT, OPT_LAUNCH_EXIT, OPT_SUMMARY,
@@ -72,7 +78,7 @@ static const struct argp_option record_options[] = {
 	{ "ioctl-majors", OPT_IOCTL_MAJORS, "LIST", 0,
 	  "Debugging: record ioctls on these device majors instead of NVIDIA's (/proc/devices)", 0 },
 	{ "quiet", 'q', NULL, 0, "No status line or summary", 0 },
-	{ "verbose", 'v', NULL, 0, "More diagnostics (-vv: libbpf's too)", 0 },
+	{ "verbose", 'v', NULL, 0, "More diagnostics (-v: libbpf's warnings too, -vv: all of libbpf's log)", 0 },
 	{ 0 },
 };
 
@@ -521,24 +527,55 @@ static const struct argp_option stats_options[] = {
 	{ 0 },
 };
 
-static const char stats_doc[] =
+/* "%s" is the list of reports, from the report table */
+static const char stats_doc_fmt[] =
 "Summary reports of a trace, modelled on nsys stats.\n"
 "\n"
-"REPORTS: cuda_api_sum, cuda_launch_sum, cuda_mem_size_sum, cuda_sync_sum, process_sum\n"
+"REPORTS (default: all, in this order):\n"
+"  %s\n"
 "\n"
 "EXAMPLES:\n"
 "  gtrace-bpf stats run.gtrace\n"
 "  gtrace-bpf stats run.gtrace -r cuda_api_sum --timeunit us\n"
 "  gtrace-bpf stats run.gtrace -r cuda_launch_sum,cuda_sync_sum --format csv";
 
+/* The report names joined with sep, from the report table; NULL when out of
+ * memory. */
+static char *stats_report_list(const char *sep)
+{
+	size_t len = 1;
+	char *list;
+
+	for (int i = 0; stats_report_names[i]; i++)
+		len += strlen(stats_report_names[i]) + strlen(sep);
+	list = calloc(1, len);
+	if (!list)
+		return NULL;
+	for (int i = 0; stats_report_names[i]; i++) {
+		if (i)
+			strcat(list, sep);
+		strcat(list, stats_report_names[i]);
+	}
+	return list;
+}
+
 static error_t stats_parse(int key, char *arg, struct argp_state *state)
 {
 	struct stats_opts *o = state->input;
 
 	switch (key) {
-	case 'r':
+	case 'r': {
+		char bad[64];
+
+		if (stats__check_reports(arg, bad, sizeof(bad))) {
+			char *list = stats_report_list(", ");
+
+			argp_error(state, "unknown report '%s' (%s)", bad, list ? list : "see --help");
+			free(list);
+		}
 		o->reports = arg;
 		break;
+	}
 	case OPT_FORMAT:
 		if (!strcmp(arg, "table"))
 			o->format = STATS_TABLE;
@@ -560,14 +597,30 @@ static error_t stats_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static char *stats_doc(void)
+{
+	char *list = stats_report_list("\n  "), *doc = NULL;
+
+	if (list && asprintf(&doc, stats_doc_fmt, list) < 0)
+		doc = NULL;
+	free(list);
+	return doc;
+}
+
 static int cmd_stats(int argc, char **argv)
 {
-	struct argp argp = { stats_options, stats_parse, "FILE", stats_doc, NULL, NULL, NULL };
+	char *doc = stats_doc();
+	struct argp argp = { stats_options, stats_parse, "FILE", doc, NULL, NULL, NULL };
 	struct stats_opts o = { .format = STATS_TABLE, .timeunit = "ns", .out = stdout, .err = stderr };
+	int status;
 
-	if (parse_cli(&argp, argc, argv, &o))
-		return 2;
-	return stats__run(&o);
+	if (!doc) {
+		fprintf(stderr, "gtrace-bpf: out of memory\n");
+		return 1;
+	}
+	status = parse_cli(&argp, argc, argv, &o) ? 2 : stats__run(&o);
+	free(doc);
+	return status;
 }
 
 static const struct argp_option merge_options[] = {
@@ -642,8 +695,6 @@ static int cmd_merge(int argc, char **argv)
 	char *out = NULL;
 	int err;
 
-	/* usage errors exit 2 like the other failures before any work, bad input 1 */
-	argp_err_exit_status = 2;
 	if (parse_cli(&argp, argc, argv, &c)) {
 		free(c.spools);
 		return 2;
@@ -671,6 +722,10 @@ int main(int argc, char **argv)
 {
 	char *cmdline = join_args(argc, argv), prog[64];
 	int status;
+
+	/* one scheme for every command: 2 for a bad command line (argp's own
+	 * default is 64), 1 for a failure while working */
+	argp_err_exit_status = 2;
 
 	/* sub-commands parse argv + 1: their messages say "gtrace-bpf dump: ..." */
 	if (argc > 1 && (!strcmp(argv[1], "dump") || !strcmp(argv[1], "export") ||

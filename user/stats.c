@@ -580,6 +580,13 @@ static int write_reports(const struct stats_opts *o, FILE *out, const int *sel, 
 	return err;
 }
 
+int stats__check_reports(const char *list, char *bad, size_t badlen)
+{
+	int sel[NREPORTS], nsel;
+
+	return select_reports(list, sel, &nsel, bad, badlen);
+}
+
 int stats__run(const struct stats_opts *o)
 {
 	FILE *err = o->err ? o->err : stderr, *out = o->out ? o->out : stdout;
@@ -596,11 +603,11 @@ int stats__run(const struct stats_opts *o)
 		for (int i = 0; stats_report_names[i]; i++)
 			fprintf(err, "%s%s", i ? ", " : "", stats_report_names[i]);
 		fprintf(err, ")\n");
-		return 1;
+		return 2;
 	}
 	if (stats_timeunit__decimals(o->timeunit ? o->timeunit : "ns") < 0) {
 		fprintf(err, "gtrace-bpf: unknown time unit '%s' (ns, us, ms, s)\n", o->timeunit);
-		return 1;
+		return 2;
 	}
 	rc = trace_reader__open(o->path, &r, &msg);
 	if (rc) {

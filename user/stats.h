@@ -16,9 +16,13 @@ struct stats_opts {
 	FILE *err;			/* diagnostics (one line on failure) */
 };
 
-/* Returns the exit status: 0, or 1 after one line on o->err (unknown
- * report, unreadable or damaged file...). */
+/* Returns the exit status: 0; 2 after one line on o->err for an unknown
+ * report or time unit (a bad command line); 1 after one line for an
+ * unreadable or damaged file, or a failed write. */
 int stats__run(const struct stats_opts *o);
+/* 0 when every name of the comma-separated list is a report (NULL: all);
+ * else -EINVAL with the first unknown name copied into bad. */
+int stats__check_reports(const char *list, char *bad, size_t badlen);
 /* Names of the reports, NULL-terminated, in default order. */
 extern const char *const stats_report_names[];
 

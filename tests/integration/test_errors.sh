@@ -118,6 +118,8 @@ t_usage() {
 		timeout 30 "$GTRACE" $args > "$T/out$i" 2> "$T/err$i"
 		rc=$?
 		expect_refusal "gtrace-bpf $args" $rc "$T/err$i"
+		# one scheme (--help, EXIT STATUS): a bad command line exits 2
+		[ "$rc" -eq 2 ] || err "gtrace-bpf $args: exit status $rc, expected 2 (bad command line)"
 	done <<'ARGS'
 --bogus-option
 -p notapid
@@ -131,10 +133,42 @@ stats x --format yaml
 stats x --timeunit h
 export x -f svg
 merge
+merge x
+stats x -r nope
+stats x -r cuda_api_sum,nope
+census
+census --libcuda x
+census --functions
+record
 ARGS
 }
 
-add_case t_usage "bad command lines (unknown option, bad numbers, conflicting modes, bad formats): one line each, non-zero exit"
+# the help texts name every command and every stats report
+t_help() {
+	local cmd names known missing=
+	"$GTRACE" --help > "$T/help" 2>&1 || err "gtrace-bpf --help exited non-zero"
+	for cmd in dump export stats merge census; do
+		grep -q "gtrace-bpf $cmd " "$T/help" || missing="$missing $cmd"
+	done
+	[ -z "$missing" ] || err "gtrace-bpf --help does not show the usage of:$missing"
+	grep -q '^EXIT STATUS' "$T/help" || err "gtrace-bpf --help says nothing of exit statuses"
+	# the reports stats knows (its refusal of an unknown one lists them) are
+	# the ones its --help lists, one a line
+	"$GTRACE" stats x -r nope 2> "$T/names" > /dev/null
+	known=$(sed -n "s/^gtrace-bpf stats: unknown report 'nope' (\(.*\))$/\1/p" "$T/names" | sed 's/, /\n/g')
+	[ -n "$known" ] || err "stats -r nope does not list the reports: $(cat "$T/names")"
+	"$GTRACE" stats --help > "$T/shelp" 2>&1 || err "gtrace-bpf stats --help exited non-zero"
+	names=$(sed -n '/^REPORTS/,/^$/p' "$T/shelp" | sed -n 's/^  \([a-z_0-9]*\)$/\1/p')
+	[ "$names" = "$known" ] || err "stats --help lists [$(tr '\n' ' ' <<< "$names")], stats knows [$(tr '\n' ' ' <<< "$known")]"
+	[ "$(wc -l <<< "$names")" -eq 11 ] || err "stats --help lists $(wc -l <<< "$names") reports, expected 11"
+	for cmd in cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_sum process_sum ioctl_sum \
+		   cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency; do
+		grep -qx "$cmd" <<< "$names" || err "stats --help does not list $cmd"
+	done
+}
+
+add_case t_usage "bad command lines (unknown option, bad numbers, conflicting modes, bad formats, unknown reports): one line each, exit 2"
+add_case t_help "--help shows every command and the exit statuses; stats --help lists all 11 reports"
 add_case t_unknown_pid "-p of a pid that does not exist: one-line error, non-zero exit"
 add_case t_unwritable_output "-o where a file cannot be created: one-line error, non-zero exit"
 add_case t_no_libcuda "--libcuda of a missing or non-libcuda file: one-line error, command not run"

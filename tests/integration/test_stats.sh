@@ -3,7 +3,7 @@
 #
 # gtrace-bpf stats: the reports of a recorded mock workload agree with what
 # the workload did (its own counts) and with dump; the three formats parse;
-# --timeunit scales exactly; bad input gives one line and status 1, a cut
+# --timeunit scales exactly; bad input gives one line and status 2 (command line) or 1 (file), a cut
 # file one warning and the reports of what was read.
 REQUIRES="root jq mock gtrace"
 . "$(dirname "$0")/lib.sh"
@@ -188,7 +188,7 @@ t_errors() {
 	record --launches 8 --copies 2 --syncs 1
 	"$GTRACE" stats "$T/a.gtrace" -r cuda_api_sum,nope > "$T/o1" 2> "$T/e1"
 	rc=$?
-	[ $rc -eq 1 ] || err "an unknown report: status $rc, expected 1"
+	[ $rc -eq 2 ] || err "an unknown report: status $rc, expected 2 (a bad command line)"
 	[ "$(wc -l < "$T/e1")" -eq 1 ] && grep -q "unknown report 'nope'" "$T/e1" ||
 		err "an unknown report: stderr is not one line naming it: $(head -n 3 "$T/e1" | tr '\n' '|')"
 	[ -s "$T/o1" ] && err "an unknown report: something on stdout"
@@ -216,5 +216,5 @@ add_case t_api_counts "stats: cuda_api_sum Num Calls equal the workload's calls 
 add_case t_launches "stats: cuda_launch_sum kernel names, launches, shapes, grid, block, launch apis"
 add_case t_sync_proc "stats: cuda_sync_sum waits >= the mock's sleep, process_sum and cuda_mem_size_sum of the workload"
 add_case t_formats "stats: table titles, json and csv parse (python3), --timeunit us is exact"
-add_case t_errors "stats: unknown report and non-trace give one line and status 1; a cut trace warns once"
+add_case t_errors "stats: unknown report and non-trace give one line and status 2 and 1; a cut trace warns once"
 run_cases "$@"

@@ -343,13 +343,13 @@ static void test_unknown_report(void **state)
 	(void)state;
 	/* refused before the file is read: it does not exist */
 	run_stats(tmp_path("absent.gtrace"), "cuda_api_sum,cuda_gpu_sum", STATS_TABLE, NULL, &r);
-	assert_int_equal(r.rc, 1);
+	assert_int_equal(r.rc, 2);	/* a bad command line */
 	assert_string_equal(r.err, want);
 	assert_string_equal(r.out, "");
 	run_free(&r);
 
 	run_stats(tmp_path("absent.gtrace"), "", STATS_JSON, NULL, &r);
-	assert_int_equal(r.rc, 1);
+	assert_int_equal(r.rc, 2);	/* a bad command line */
 	assert_string_equal(r.err, "gtrace-bpf: unknown report '' (cuda_api_sum, cuda_launch_sum, "
 				   "cuda_mem_size_sum, cuda_sync_sum, process_sum, ioctl_sum, "
 				   "cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, "
@@ -358,7 +358,7 @@ static void test_unknown_report(void **state)
 	run_free(&r);
 
 	run_stats(tmp_path("absent.gtrace"), NULL, STATS_TABLE, "h", &r);
-	assert_int_equal(r.rc, 1);
+	assert_int_equal(r.rc, 2);	/* a bad command line */
 	assert_string_equal(r.err, "gtrace-bpf: unknown time unit 'h' (ns, us, ms, s)\n");
 	assert_string_equal(r.out, "");
 	run_free(&r);
