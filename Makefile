@@ -25,7 +25,9 @@ endif
 
 CFLAGS   ?= -O2 -g
 CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -MMD -MP
-CPPFLAGS += -I$(OUTPUT) -Iuser -Ibpf
+# user/ includes name their stage ("format/trace_file.h"); the ABI headers
+# their folder ("bpf/gtrace_events.h"), which -iquote keeps out of <...>
+CPPFLAGS += -I$(OUTPUT) -Iuser -iquote .
 LIBS     := -lbpf -lelf -lz -lzstd -liberty
 ifeq ($(STATIC),1)
 LDFLAGS  += -static
@@ -36,9 +38,9 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Wno-gnu-
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
-USER_SRCS := $(wildcard user/*.c)
+USER_SRCS := $(wildcard user/*/*.c user/*/*/*.c)
 USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
-LIB_OBJS  := $(filter-out $(OUTPUT)/user/main.o,$(USER_OBJS))
+LIB_OBJS  := $(filter-out $(OUTPUT)/user/cli/main.o,$(USER_OBJS))
 LIBGT     := $(OUTPUT)/libgtrace.a
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -59,7 +61,7 @@ MOCK_CFLAGS := -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -fPIC -fcf-
 HAVE_CUPTI   := $(if $(wildcard $(CUDA_HOME)/include/cupti.h),1)
 CUPTI_AGENT  := $(OUTPUT)/libgtrace-cupti.so
 CUPTI_OBJS   := $(patsubst cupti/%.c,$(OUTPUT)/cupti/%.o,$(wildcard cupti/*.c))
-CUPTI_CFLAGS  = $(CFLAGS) -fPIC -fvisibility=hidden -I$(CUDA_HOME)/include -Icupti -Ibpf
+CUPTI_CFLAGS  = $(CFLAGS) -fPIC -fvisibility=hidden -I$(CUDA_HOME)/include -Icupti -Ibpf -iquote .
 CUPTI_LDLIBS := -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -lcupti \
 	-Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib -ldl -lpthread
 ifneq ($(HAVE_CUPTI),1)
@@ -85,6 +87,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o | $(OUTPUT)
 # userspace
 $(OUTPUT)/user/%.o: user/%.c $(SKELS) | $(OUTPUT)/user
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
 
 $(LIBGT): $(LIB_OBJS)
@@ -95,9 +98,9 @@ $(LIBGT): $(LIB_OBJS)
 $(OUTPUT)/link-mode: FORCE | $(OUTPUT)
 	$(Q)echo 'STATIC=$(STATIC)' | cmp -s - $@ || echo 'STATIC=$(STATIC)' > $@
 
-gtrace-bpf: $(OUTPUT)/user/main.o $(LIBGT) $(OUTPUT)/link-mode
+gtrace-bpf: $(OUTPUT)/user/cli/main.o $(LIBGT) $(OUTPUT)/link-mode
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(LDFLAGS) $(OUTPUT)/user/main.o $(LIBGT) $(LIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $(OUTPUT)/user/cli/main.o $(LIBGT) $(LIBS) -o $@
 
 # tests
 $(OUTPUT)/tests/%: tests/unit/%.c $(LIBGT) | $(OUTPUT)/tests
@@ -141,15 +144,15 @@ $(CUPTI_AGENT): $(CUPTI_OBJS)
 # the conversion only: no libcupti at run time
 $(OUTPUT)/tests/cupti_convert.o: cupti/convert.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -I$(CUDA_HOME)/include -Icupti -Ibpf -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -I$(CUDA_HOME)/include -Icupti -Ibpf -iquote . -c $< -o $@
 
 $(OUTPUT)/tests/test_cupti_convert: tests/unit/test_cupti_convert.c $(OUTPUT)/tests/cupti_convert.o | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -I$(CUDA_HOME)/include -Icupti -Ibpf $(filter %.c %.o,$^) -lcmocka -pthread -o $@
+	$(Q)$(CC) $(CFLAGS) -I$(CUDA_HOME)/include -Icupti -Ibpf -iquote . $(filter %.c %.o,$^) -lcmocka -pthread -o $@
 
 $(OUTPUT)/tests/test_cupti_ring: tests/unit/test_cupti_ring.c $(OUTPUT)/tests/cupti_convert.o | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -I$(CUDA_HOME)/include -Icupti -Ibpf $(filter %.c %.o,$^) -lcmocka -pthread -o $@
+	$(Q)$(CC) $(CFLAGS) -I$(CUDA_HOME)/include -Icupti -Ibpf -iquote . $(filter %.c %.o,$^) -lcmocka -pthread -o $@
 
 # the agent over a mock libcupti (cupti/testing): no GPU needed
 CUPTI_MOCK := $(OUTPUT)/cupti/mock
@@ -195,5 +198,5 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf $(OUTPUT) gtrace-bpf
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/user/*.d $(OUTPUT)/tests/*.d)
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/user/*/*.d $(OUTPUT)/user/*/*/*.d $(OUTPUT)/tests/*.d)
 -include $(wildcard $(OUTPUT)/cupti/*.d)

@@ -3,7 +3,7 @@
  * Kernel side of the libcuda recorder: uprobes and uretprobes on the CUDA
  * driver API, process lifecycle, and discovery of libcuda files being opened.
  * Everything is written to one ring buffer; the decoding happens in
- * userspace (user/decode.c), so the traced program pays for a register copy
+ * userspace (user/decode/decode.c), so the traced program pays for a register copy
  * and a ring-buffer reservation, nothing more.
  */
 #include "common.bpf.h"

@@ -28,8 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "trace_file.h"
-#include "../bpf/gtrace_api.h"
+#include "format/trace_file.h"
+#include "bpf/gtrace_api.h"
 
 #define PROG "gen_trace"
 #define MAX_THREADS 64

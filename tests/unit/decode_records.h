@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "decode.h"
+#include "decode/decode.h"
 
 /* ------------------------------------------------------------ collector */
 

@@ -3,7 +3,7 @@
  * Shared fixtures of the merger's unit tests (test_merge_link.c: the linking
  * core; test_merge.c: the file merge): times, the process, the flags of a
  * linked GPU record, and the check of the linking counters.  Include after
- * <cmocka.h> and "merge_link.h".
+ * <cmocka.h> and "merge/link.h".
  */
 #ifndef GTRACE_TEST_MERGE_FIXTURES_H
 #define GTRACE_TEST_MERGE_FIXTURES_H

@@ -31,8 +31,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "decode.h"
-#include "trace_file.h"
+#include "decode/decode.h"
+#include "format/trace_file.h"
 
 #define MT_PID 100
 

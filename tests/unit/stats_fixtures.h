@@ -36,9 +36,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "decode.h"
-#include "stats.h"
-#include "trace_file.h"
+#include "decode/decode.h"
+#include "analysis/stats.h"
+#include "format/trace_file.h"
 #include "test_util.h"
 
 #define API(x) GT_API_##x

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "convert.h"
-#include "gtrace_api.h"
+#include "bpf/gtrace_api.h"
 #include "cupti_fixtures.h"
 
 /* ------------------------------------------------------------ kernels */

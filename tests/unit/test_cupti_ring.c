@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "convert.h"
-#include "gtrace_api.h"
+#include "bpf/gtrace_api.h"
 #include "ring.h"
 
 /* ------------------------------------------------------------ driver callbacks */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the decoder (user/decode.c): pairing of entries and exits,
+ * Unit tests of the decoder (user/decode/decode.c): pairing of entries and exits,
  * argument decoding of every api class from synthetic records laid out by
  * the table's indices, records it does not know.  Naming is in test_names.c.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of `gtrace-bpf dump` (user/dump.c): a small trace written with
+ * Unit tests of `gtrace-bpf dump` (user/export/dump.c): a small trace written with
  * trace_writer must come out as exactly the expected JSON lines; the summary
  * table adds up; unreadable and damaged files give one line on err.
  */
@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "decode.h"
-#include "dump.h"
-#include "trace_file.h"
+#include "decode/decode.h"
+#include "export/dump.h"
+#include "format/trace_file.h"
 #include "merged_trace.h"
 #include "test_util.h"
 

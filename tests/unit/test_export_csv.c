@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the CSV export (user/export_csv.c): a small trace written
+ * Unit tests of the CSV export (user/export/csv.c): a small trace written
  * with trace_writer comes out as exactly the expected rows, one per dump
  * line, with cells quoted per RFC 4180 where names hold commas, quotes or
  * line breaks; a damaged file gives the rows before the damage.
@@ -15,10 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "decode.h"
-#include "dump.h"
-#include "export.h"
-#include "trace_file.h"
+#include "decode/decode.h"
+#include "export/dump.h"
+#include "export/export.h"
+#include "format/trace_file.h"
 #include "merged_trace.h"
 #include "test_util.h"
 

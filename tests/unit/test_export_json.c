@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of `gtrace-bpf export` (user/export.c) and its Chrome JSON
- * writer (user/export_json.c): a small trace written with trace_writer must
+ * Unit tests of `gtrace-bpf export` (user/export/export.c) and its Chrome JSON
+ * writer (user/export/json.c): a small trace written with trace_writer must
  * come out as exactly the expected text, odd names escaped; export__run
  * picks the output name, refuses to overwrite without --force, and leaves
  * no file behind (final or temporary) when it fails.
@@ -24,9 +24,9 @@
 #include <signal.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "decode.h"
-#include "export.h"
-#include "trace_file.h"
+#include "decode/decode.h"
+#include "export/export.h"
+#include "format/trace_file.h"
 #include "merged_trace.h"
 #include "test_util.h"
 

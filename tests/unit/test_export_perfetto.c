@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the Perfetto exporter (user/export_perfetto.c, pftrace.c,
+ * Unit tests of the Perfetto exporter (user/export/perfetto.c, pftrace.c,
  * protobuf.c): small traces written with trace_writer are exported and the
  * protobuf read back with pftrace_model.h, which also checks the rules
  * trace_processor relies on (each sequence starts by clearing its state,
@@ -19,10 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "decode.h"
-#include "export.h"
-#include "protobuf.h"
-#include "trace_file.h"
+#include "decode/decode.h"
+#include "export/export.h"
+#include "export/perfetto/protobuf.h"
+#include "format/trace_file.h"
 #include "pftrace_model.h"
 #include "merged_trace.h"
 #include "test_util.h"

@@ -5,7 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <bpf/libbpf.h>
-#include "log.h"
+#include "lib/log.h"
 
 static void test_libbpf_warnings_at_verbose(void **state)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the merger's file merge (user/merge.c, merge__run) on
+ * Unit tests of the merger's file merge (user/merge/merge.c, merge__run) on
  * traces and spool files written here (placement of each GPU record,
  * damaged and refused inputs).  The linking core is tested in
  * test_merge_link.c.  No root, no GPU.
@@ -18,11 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "decode.h"
-#include "log.h"
-#include "merge.h"
-#include "merge_link.h"
-#include "trace_file.h"
+#include "decode/decode.h"
+#include "lib/log.h"
+#include "merge/merge.h"
+#include "merge/link.h"
+#include "format/trace_file.h"
 #include "merge_fixtures.h"
 
 /* ------------------------------------------------------------ files */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the merger's linking core (user/merge.c, merge__link) on
+ * Unit tests of the merger's linking core (user/merge/merge.c, merge__link) on
  * arrays built here, with exact expected links and counters.  The file
  * merge is tested in test_merge.c.  No root, no GPU.
  */
@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "decode.h"
-#include "log.h"
-#include "merge.h"
-#include "merge_link.h"
-#include "trace_file.h"
+#include "decode/decode.h"
+#include "lib/log.h"
+#include "merge/merge.h"
+#include "merge/link.h"
+#include "format/trace_file.h"
 #include "merge_fixtures.h"
 
 /* ------------------------------------------------------------ linking core */

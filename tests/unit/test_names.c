@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of kernel and process naming in the decoder (user/decode.c) and
- * of the name tables (user/names.c): each way a kernel gets its name, the
+ * Unit tests of kernel and process naming in the decoder (user/decode/decode.c) and
+ * of the name tables (user/format/api.c): each way a kernel gets its name, the
  * placeholder, demangling, the symbol name check, the api table lookups.
  */
 #include "decode_records.h"

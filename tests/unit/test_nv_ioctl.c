@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the NVIDIA ioctl decoding (user/nv_ioctl.c): /proc/devices
+ * Unit tests of the NVIDIA ioctl decoding (user/format/nv_ioctl.c): /proc/devices
  * parsing, the --ioctl-majors list, device and command names, RM control
  * and class names.  Command numbers are built with the kernel's own _IOC
  * macros, and checked against raw values logged on the GPU machine (driver
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <linux/ioctl.h>
 #include <cmocka.h>
-#include "nv_ioctl.h"
+#include "format/nv_ioctl.h"
 
 /* The GPU machine's /proc/devices (580.159.04, Firecracker), with a block
  * section that reuses NVIDIA names at other numbers: those must not count. */

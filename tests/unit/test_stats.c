@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of `gtrace-bpf stats` (user/stats.c, stats_acc.c,
+ * Unit tests of `gtrace-bpf stats` (user/analysis/stats.c, stats_acc.c,
  * stats_report.c), the reports of the CPU side: a small trace whose every
  * number was worked out by hand (stats_fixtures.h describes it) must give
  * exactly the expected tables, CSV and JSON; time units scale exactly;
@@ -18,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "decode.h"
-#include "stats.h"
-#include "stats_acc.h"
-#include "trace_file.h"
+#include "decode/decode.h"
+#include "analysis/stats.h"
+#include "analysis/stats_acc.h"
+#include "format/trace_file.h"
 #include "test_util.h"
 #include "stats_fixtures.h"
 

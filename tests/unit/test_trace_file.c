@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the .gtrace writer and reader (user/trace_file.c): round
+ * Unit tests of the .gtrace writer and reader (user/format/trace_file.c): round
  * trips, damaged files, the errors the API promises.  The byte offsets used to
  * cut and corrupt files are the ones docs/FORMAT.md documents, so these tests
  * also hold the document to the code.
@@ -21,7 +21,7 @@
 #include <zlib.h>
 #include <zstd.h>
 #include <cmocka.h>
-#include "trace_file.h"
+#include "format/trace_file.h"
 
 static char tmpdir[64];
 

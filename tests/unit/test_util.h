@@ -22,8 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "decode.h"
-#include "trace_file.h"
+#include "decode/decode.h"
+#include "format/trace_file.h"
 
 /* ------------------------------------------------------------ temporary directory */
 

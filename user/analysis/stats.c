@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `gtrace-bpf stats FILE`: summary reports of a trace, modelled on
+ * `nsys stats` so that its users find the same reports, columns and order.
+ *
+ * Reports (-r, comma-separated, default all in this order):
+ *   cuda_api_sum       per libcuda api: Time (%), Total Time, Num Calls, Avg,
+ *                      Med, Min, Max, StdDev, Incomplete, Name; by total time,
+ *                      highest first
+ *   cuda_launch_sum    per kernel name: Launches, Launches (%), Shapes
+ *                      (distinct grid/block pairs), Grid and Block (the most
+ *                      frequent pair), Launch API (the launch symbols used);
+ *                      graph launches are one row "[CUDA graph launch]"
+ *   cuda_mem_size_sum  per copy direction (HtoD, DtoH, ... as in dump's
+ *                      "kind") and "memset": Total, Count, Avg, Med, Min,
+ *                      Max, StdDev bytes; failed calls left out
+ *   cuda_sync_sum      per waiting api (ctx/stream/event synchronize, stream
+ *                      and event queries, cuStreamWaitEvent) and process:
+ *                      Time (%), Total Time, Num Calls, Avg, Med, Min, Max,
+ *                      StdDev, Incomplete, PID, Name
+ *   process_sum        per process: PID, Events (its records), Calls, API
+ *                      Time, Launches, Sync Time, Command (the decoder's
+ *                      process name: command line, else comm; the newest
+ *                      when a pid exec'd more than once)
+ *   ioctl_sum          per NVIDIA device, ioctl request and RM command or
+ *                      class: the time columns, Errors, Device, Name
+ * and of the GPU side of a merged trace (the CUPTI agent's records):
+ *   cuda_gpu_kern_sum  per kernel (demangled name): Time (%), Total Time,
+ *                      Instances, Avg, Med, Min, Max, StdDev, Name; times
+ *                      on the GPU, by total time, highest first
+ *   cuda_gpu_mem_time_sum  per copy direction and "memset": Time (%), Total
+ *                      Time, Count, Avg, Med, Min, Max, StdDev, Operation
+ *   cuda_gpu_mem_size_sum  the same groups: the columns of cuda_mem_size_sum
+ *   nvtx_sum           per NVTX range message: Time (%), Total Time,
+ *                      Instances, Avg, Med, Min, Max, StdDev, Range (marks
+ *                      left out)
+ *   gpu_launch_latency per process: Count, Min, P50, P90, P99, Max of the
+ *                      latency from a launch call's entry to its kernel's
+ *                      start on the GPU (linked kernels; nearest-rank
+ *                      percentiles), Causality (linked kernels that started
+ *                      before their call, left out of the latencies), PID
+ * A trace without GPU records gives these the usual SKIPPED line.
+ *
+ * Statistics.  Times are those of calls with an exit (the decoder's dur); a
+ * call without one is counted in Num Calls and in Incomplete, not in the
+ * times.  Med is the exact median (the mean of the two middle values for an
+ * even count): every duration is kept (8 bytes a call) and one selection per
+ * group runs at the end.  StdDev is the sample standard deviation (n - 1),
+ * 0 for a single call.  Time (%) is the share of the report's total time.
+ * Rows tie-break by name or pid, so output is deterministic.
+ *
+ * Formats (--format):
+ *   table  (default) per report: an empty line, " ** CUDA API Summary
+ *          (cuda_api_sum):", an empty line, the column titles, dashes, the
+ *          rows; numbers right-aligned with thousands separators, "-" for no
+ *          value (Avg of an api with no completed call), footnotes under the
+ *          table.  A report with no rows says " SKIPPED: FILE does not
+ *          contain ...".  The layout is for people, not a stable interface.
+ *   csv    per report: a line "# <report name>", a header row of the column
+ *          titles (time columns with their unit: "Total Time (ns)"), one row
+ *          per line; numbers without separators, no value = empty field,
+ *          RFC 4180 quoting (kernel names have commas); an empty line
+ *          between reports.  One report reads with e.g. pandas'
+ *          read_csv(f, comment='#').
+ *   json   one document: {"file": PATH, "timeunit": "ns", "truncated": false
+ *          [, "damage": WHY], "reports": [{"report": "cuda_api_sum", "title":
+ *          "CUDA API Summary", "rows": [{"time_pct": 55.3, "total_time": ...,
+ *          "name": "cuLaunchKernel"}, ...]}, ...]}; keys are snake_case
+ *          column names, no value = null, reports in the order asked.
+ * --timeunit ns|us|ms|s scales every time column in all formats: exact
+ * columns (Total, Min, Max) keep every digit (1500 ns = 1.500 us), averages
+ * one decimal more than that (ns: 1).  Percentages and byte averages have
+ * one decimal.
+ *
+ * Errors: an unknown report or time unit, an unreadable file or one that is
+ * not a trace: one line on err, status 1, before any output.  A truncated
+ * trace: the reports of what was read, then one warning line, status 0.
+ *
+ * Speed: one pass over the records (the decoder's), no allocation per call
+ * but the growth of the value vectors; per call, array indexing, and for
+ * launches a kernel lookup by the address of the decoder's name string
+ * (checked with strcmp, hashed only on a miss) and one of the shape.  About
+ * 5-7 million records/s on one core here (tools/bench-export.sh).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "decode/decode.h"
+#include "lib/hmap.h"
+#include "format/nv_ioctl.h"
+#include "analysis/stats.h"
+#include "analysis/stats_acc.h"
+#include "analysis/stats_int.h"
+#include "analysis/stats_report.h"
+#include "format/trace_file.h"
+
+const char *const stats_report_names[] = {
+	"cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_sum", "process_sum",
+	"ioctl_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
+	"nvtx_sum", "gpu_launch_latency",
+	NULL,
+};
+
+#define NREPORTS 11
+
+/* ---- report: cuda_api_sum ----------------------------------------------- */
+
+static const struct stats_col api_cols[] = {
+	TIME_COLS
+	{ "Incomplete", "incomplete", SK_INT },
+	{ "Name", "name", SK_STR },
+};
+
+static const char *const api_notes[] = {
+	"Times are those of calls with an exit. Incomplete: calls whose exit was not recorded "
+	"(recording stopped or the process ended inside the call); they count in Num Calls only. "
+	"Launches are recorded at entry only unless the recording used --launch-exit: they count "
+	"in Num Calls with no times.",
+	"Med is the exact median; StdDev the sample standard deviation.",
+	NULL,
+};
+
+static int cmp_api(const void *pa, const void *pb, void *ctx)
+{
+	const struct stats_acc *s = ctx;
+	const struct dur_acc *a = &s->api[*(const uint16_t *)pa], *b = &s->api[*(const uint16_t *)pb];
+
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	if (a->calls != b->calls)
+		return a->calls > b->calls ? -1 : 1;
+	return strcmp(gt_api__name(*(const uint16_t *)pa), gt_api__name(*(const uint16_t *)pb));
+}
+
+static int build_api_sum(struct stats_acc *s, struct stats_report *r)
+{
+	uint16_t order[GT_API__COUNT];
+	uint64_t whole = 0;
+	size_t n = 0;
+
+	for (unsigned i = 1; i < GT_API__COUNT; i++)
+		if (s->api[i].calls) {
+			order[n++] = (uint16_t)i;
+			whole += s->api[i].total;
+		}
+	qsort_r(order, n, sizeof(order[0]), cmp_api, s);
+	for (size_t i = 0; i < n; i++) {
+		struct dur_acc *a = &s->api[order[i]];
+		struct stats_cell *c = stats_report__row(r);
+
+		if (!c)
+			return -ENOMEM;
+		time_cells(c, a, whole);
+		c[8] = (struct stats_cell){ .u = a->incomplete };
+		c[9] = (struct stats_cell){ .s = gt_api__name(order[i]) };
+	}
+	return 0;
+}
+
+/* ---- report: cuda_launch_sum -------------------------------------------- */
+
+static const struct stats_col launch_cols[] = {
+	{ "Launches", "launches", SK_INT },
+	{ "Launches (%)", "launches_pct", SK_PCT },
+	{ "Shapes", "shapes", SK_INT },
+	{ "Grid", "grid", SK_STR },
+	{ "Block", "block", SK_STR },
+	{ "Launch API", "launch_api", SK_STR },
+	{ "Name", "name", SK_STR },
+};
+
+static const char *const launch_notes[] = {
+	"Launches: every launch call, failed and incomplete ones included. Shapes: distinct "
+	"(grid, block) pairs; Grid and Block: the most frequent pair (the first seen on a tie).",
+	NULL,
+};
+
+static int cmp_kern(const void *pa, const void *pb, void *ctx)
+{
+	const struct stats_acc *s = ctx;
+	const struct kern_acc *a = &s->kern.v[*(const uint32_t *)pa];
+	const struct kern_acc *b = &s->kern.v[*(const uint32_t *)pb];
+
+	if (a->launches != b->launches)
+		return a->launches > b->launches ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static int build_launch_sum(struct stats_acc *s, struct stats_report *r)
+{
+	uint32_t n = s->kern.n, *order = malloc((n ? n : 1) * sizeof(*order));
+	const struct shape_acc **top = calloc(n ? n : 1, sizeof(*top));
+	uint64_t whole = 0;
+	int err = 0;
+
+	if (!order || !top) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		order[i] = i;
+		whole += s->kern.v[i].launches;
+	}
+	/* the most frequent shape of each kernel, the first seen on a tie */
+	for (uint32_t i = 0; i < s->shapes.n; i++) {
+		const struct shape_acc *sh = &s->shapes.v[i];
+
+		if (!top[sh->kern] || sh->count > top[sh->kern]->count)
+			top[sh->kern] = sh;
+	}
+	qsort_r(order, n, sizeof(order[0]), cmp_kern, s);
+	for (uint32_t i = 0; i < n && !err; i++) {
+		const struct kern_acc *k = &s->kern.v[order[i]];
+		const struct shape_acc *sh = top[order[i]];
+		struct stats_cell *c = stats_report__row(r);
+
+		if (!c) {
+			err = -ENOMEM;
+			break;
+		}
+		c[0] = (struct stats_cell){ .u = k->launches };
+		c[1] = (struct stats_cell){ .d = pct(k->launches, whole) };
+		c[6] = (struct stats_cell){ .s = k->name };
+		c[5].s = stats_acc__api_list(s, k->apis);
+		c[5].none = !c[5].s;
+		if (k->apis && !c[5].s)
+			err = -ENOMEM;
+		if (!sh)
+			continue;	/* graph launches: no shape */
+		c[2] = (struct stats_cell){ .u = k->nshapes };
+		c[3].s = stats_acc__dim3(s, sh->grid);
+		c[4].s = stats_acc__dim3(s, sh->block);
+		c[3].none = !c[3].s;
+		c[4].none = !c[4].s;
+		if (!c[3].s || !c[4].s)
+			err = -ENOMEM;
+	}
+out:
+	free(order);
+	free(top);
+	return err;
+}
+
+/* ---- report: cuda_mem_size_sum ------------------------------------------ */
+
+static const struct stats_col mem_cols[] = {
+	{ "Total (bytes)", "total", SK_INT },
+	{ "Count", "count", SK_INT },
+	{ "Avg (bytes)", "avg", SK_REAL },
+	{ "Med (bytes)", "med", SK_REAL },
+	{ "Min (bytes)", "min", SK_INT },
+	{ "Max (bytes)", "max", SK_INT },
+	{ "StdDev (bytes)", "stddev", SK_REAL },
+	{ "Operation", "operation", SK_STR },
+};
+
+static const char *const mem_notes[] = {
+	"Bytes of the memcpy and memset calls by direction (as dump's \"kind\"); failed calls are "
+	"left out, calls without an exit counted (their size is known at entry).",
+	NULL,
+};
+
+/* ---- report: cuda_sync_sum ---------------------------------------------- */
+
+static const struct stats_col sync_cols[] = {
+	TIME_COLS
+	{ "Incomplete", "incomplete", SK_INT },
+	{ "PID", "pid", SK_ID },
+	{ "Name", "name", SK_STR },
+};
+
+static const char *const sync_notes[] = {
+	"Calls that wait for the GPU or poll it, per process: *Synchronize, *Query and "
+	"cuStreamWaitEvent (which only orders the GPU: its time is the call's own cost).",
+	"Times are those of calls with an exit. Incomplete: waits whose exit was not recorded "
+	"(recording stopped or the process ended while waiting).",
+	NULL,
+};
+
+static int cmp_sync(const void *pa, const void *pb)
+{
+	const struct sync_acc *a = *(struct sync_acc *const *)pa, *b = *(struct sync_acc *const *)pb;
+
+	if (a->d.total != b->d.total)
+		return a->d.total > b->d.total ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return strcmp(gt_api__name(a->api), gt_api__name(b->api));
+}
+
+static int build_sync_sum(struct stats_acc *s, struct stats_report *r)
+{
+	size_t n;
+	struct sync_acc **order = (struct sync_acc **)sorted_values(&s->syncs, cmp_sync, &n);
+	uint64_t whole = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		whole += order[i]->d.total;
+	for (size_t i = 0; i < n; i++) {
+		struct stats_cell *c = stats_report__row(r);
+
+		if (!c) {
+			free(order);
+			return -ENOMEM;
+		}
+		time_cells(c, &order[i]->d, whole);
+		c[8] = (struct stats_cell){ .u = order[i]->d.incomplete };
+		c[9] = (struct stats_cell){ .u = order[i]->pid };
+		c[10] = (struct stats_cell){ .s = gt_api__name(order[i]->api) };
+	}
+	free(order);
+	return 0;
+}
+
+/* ---- report: process_sum ------------------------------------------------ */
+
+static const struct stats_col proc_cols[] = {
+	{ "PID", "pid", SK_ID },
+	{ "Events", "events", SK_INT },
+	{ "Calls", "calls", SK_INT },
+	{ "API Time", "api_time", SK_TIME },
+	{ "Launches", "launches", SK_INT },
+	{ "Sync Time", "sync_time", SK_TIME },
+	{ "Command", "command", SK_STR },
+};
+
+static const char *const proc_notes[] = {
+	"Events: the process' records in the trace. API Time: summed time of its calls with an "
+	"exit; Sync Time: that of its calls in cuda_sync_sum.",
+	NULL,
+};
+
+static int cmp_proc(const void *pa, const void *pb)
+{
+	const struct proc_acc *a = *(struct proc_acc *const *)pa, *b = *(struct proc_acc *const *)pb;
+
+	if (a->api_time != b->api_time)
+		return a->api_time > b->api_time ? -1 : 1;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+static int build_proc_sum(struct stats_acc *s, struct stats_report *r,
+			  const struct gt_decoder *d)
+{
+	size_t n;
+	struct proc_acc **order = (struct proc_acc **)sorted_values(&s->procs, cmp_proc, &n);
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct proc_acc *p = order[i];
+		struct stats_cell *c = stats_report__row(r);
+		const char *cmd = gt_decoder__process_name(d, p->pid);
+
+		if (!c) {
+			free(order);
+			return -ENOMEM;
+		}
+		c[0] = (struct stats_cell){ .u = p->pid };
+		c[1] = (struct stats_cell){ .u = p->records };
+		c[2] = (struct stats_cell){ .u = p->calls };
+		c[3] = (struct stats_cell){ .u = p->api_time };
+		c[4] = (struct stats_cell){ .u = p->launches };
+		c[5] = (struct stats_cell){ .u = p->sync_time };
+		c[6] = (struct stats_cell){ .none = !cmd, .s = cmd };
+	}
+	free(order);
+	return 0;
+}
+
+/* ---- report: ioctl_sum -------------------------------------------------- */
+
+static const struct stats_col ioctl_cols[] = {
+	TIME_COLS
+	{ "Errors", "errors", SK_INT },
+	{ "Device", "device", SK_STR },
+	{ "Name", "name", SK_STR },
+};
+
+static const char *const ioctl_notes[] = {
+	"ioctls on the NVIDIA devices (or those of --ioctl-majors), per device and request; "
+	"for the RM control and alloc escapes also per RM command or class.",
+	"Errors: calls that returned a negative errno.",
+	NULL,
+};
+
+static int cmp_ioctl(const void *pa, const void *pb)
+{
+	const struct ioctl_acc *a = *(struct ioctl_acc *const *)pa, *b = *(struct ioctl_acc *const *)pb;
+
+	if (a->d.total != b->d.total)
+		return a->d.total > b->d.total ? -1 : 1;
+	if (a->cmd != b->cmd)
+		return a->cmd < b->cmd ? -1 : 1;
+	return a->param < b->param ? -1 : a->param > b->param;
+}
+
+static int build_ioctl_sum(struct stats_acc *s, struct stats_report *r, const struct nv_majors *m)
+{
+	size_t n;
+	struct ioctl_acc **order = (struct ioctl_acc **)sorted_values(&s->ioctls, cmp_ioctl, &n);
+	uint64_t whole = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		whole += order[i]->d.total;
+	for (size_t i = 0; i < n; i++) {
+		struct ioctl_acc *a = order[i];
+		struct stats_cell *c = stats_report__row(r);
+		char dev[48], cmd[64], full[160];
+		const char *rm = NULL;
+
+		if (!c) {
+			free(order);
+			return -ENOMEM;
+		}
+		nv_ioctl__device_name(m, a->rdev >> 20, a->rdev & 0xfffff, dev, sizeof(dev));
+		nv_ioctl__cmd_name(m, a->rdev >> 20, a->cmd, cmd, sizeof(cmd));
+		if (a->flags & GT_IOCTL_RM_CONTROL)
+			rm = nv_ioctl__rm_control_name(a->param);
+		else if (a->flags & GT_IOCTL_RM_ALLOC)
+			rm = nv_ioctl__rm_class_name(a->param);
+		if (rm)
+			snprintf(full, sizeof(full), "%s %s", cmd, rm);
+		else if (a->flags)
+			snprintf(full, sizeof(full), "%s 0x%x", cmd, a->param);
+		else
+			snprintf(full, sizeof(full), "%s", cmd);
+		time_cells(c, &a->d, whole);
+		c[8] = (struct stats_cell){ .u = a->errors };
+		c[9] = (struct stats_cell){ .s = stats_acc__strdup(s, dev) };
+		c[10] = (struct stats_cell){ .s = stats_acc__strdup(s, full) };
+		if (!c[9].s || !c[10].s) {
+			free(order);
+			return -ENOMEM;
+		}
+	}
+	free(order);
+	return 0;
+}
+
+/* ---- running ------------------------------------------------------------ */
+
+#define REPORT(nm, ttl, what, c, n) \
+	{ .name = nm, .title = ttl, .empty = what, .cols = c, \
+	  .ncols = (int)(sizeof(c) / sizeof(c[0])), .notes = n }
+
+static const struct stats_report report_templates[NREPORTS] = {
+	REPORT("cuda_api_sum", "CUDA API Summary", "CUDA API calls", api_cols, api_notes),
+	REPORT("cuda_launch_sum", "CUDA Launch Summary", "kernel launches", launch_cols,
+	       launch_notes),
+	REPORT("cuda_mem_size_sum", "CUDA Memory Operation Summary (by Size)",
+	       "memory copies or sets", mem_cols, mem_notes),
+	REPORT("cuda_sync_sum", "CUDA Synchronization Summary", "synchronizing calls",
+	       sync_cols, sync_notes),
+	REPORT("process_sum", "Process Summary", "process records", proc_cols, proc_notes),
+	REPORT("ioctl_sum", "NVIDIA Driver ioctl Summary", "ioctls", ioctl_cols, ioctl_notes),
+	REPORT("cuda_gpu_kern_sum", "CUDA GPU Kernel Summary", "GPU records (kernels)",
+	       stats_gpu_kern_cols, stats_gpu_kern_notes),
+	REPORT("cuda_gpu_mem_time_sum", "CUDA GPU MemOps Summary (by Time)",
+	       "GPU records (memory copies or sets)", stats_gpu_mem_time_cols,
+	       stats_gpu_mem_time_notes),
+	REPORT("cuda_gpu_mem_size_sum", "CUDA GPU MemOps Summary (by Size)",
+	       "GPU records (memory copies or sets)", mem_cols, stats_gpu_mem_size_notes),
+	REPORT("nvtx_sum", "NVTX Range Summary", "NVTX ranges", stats_nvtx_cols, stats_nvtx_notes),
+	REPORT("gpu_launch_latency", "GPU Launch Latency", "GPU records (kernels linked to "
+	       "their launch)", stats_latency_cols, stats_latency_notes),
+};
+
+static int build(int which, struct stats_acc *s, const struct gt_decoder *d,
+		 struct stats_report *r, const struct nv_majors *m)
+{
+	switch (which) {
+	case 0: return build_api_sum(s, r);
+	case 1: return build_launch_sum(s, r);
+	case 2: return stats_gpu__size_rows(s->mem, r);
+	case 3: return build_sync_sum(s, r);
+	case 4: return build_proc_sum(s, r, d);
+	case 5: return build_ioctl_sum(s, r, m);
+	case 6: return stats_gpu__named_sum(&s->gkern, r);
+	case 7: return stats_gpu__mem_time_sum(s, r);
+	case 8: return stats_gpu__size_rows(s->gmem_size, r);
+	case 9: return stats_gpu__named_sum(&s->nvtx, r);
+	default: return stats_gpu__latency(s, r);
+	}
+}
+
+/* Parses the -r list into report indices, in the order given, each once.
+ * Returns 0, or -EINVAL with the offending name copied into bad. */
+static int select_reports(const char *list, int *sel, int *nsel, char *bad, size_t badlen)
+{
+	const char *p = list;
+
+	*nsel = 0;
+	if (!list) {
+		for (int i = 0; i < NREPORTS; i++)
+			sel[(*nsel)++] = i;
+		return 0;
+	}
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		const char *q = p, *e = p + len;
+		bool dup = false;
+		int i;
+
+		/* "-r 'cuda_api_sum, process_sum'" is meant as two names */
+		while (q < e && *q == ' ')
+			q++;
+		while (e > q && e[-1] == ' ')
+			e--;
+		for (i = 0; i < NREPORTS; i++)
+			if (strlen(stats_report_names[i]) == (size_t)(e - q) &&
+			    !memcmp(stats_report_names[i], q, e - q))
+				break;
+		if (i == NREPORTS) {
+			snprintf(bad, badlen, "%.*s", (int)(e - q), q);
+			return -EINVAL;
+		}
+		for (int j = 0; j < *nsel; j++)
+			dup |= sel[j] == i;
+		if (!dup)
+			sel[(*nsel)++] = i;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
+/* Reads the whole trace into s.  Returns 0 or a negative errno; *why says
+ * what failed ("read", "decode") for the message. */
+static int read_trace(struct trace_reader *r, struct gt_decoder *d, struct stats_acc *s,
+		      const char **why)
+{
+	const struct gt_hdr *rec;
+	int rc;
+
+	for (;;) {
+		rc = trace_reader__next(r, &rec);
+		if (rc <= 0) {
+			*why = "read";
+			break;
+		}
+		rc = stats_acc__record(s, rec);
+		if (!rc)
+			rc = gt_decoder__feed(d, rec);
+		if (rc) {
+			*why = "decode";
+			return rc;
+		}
+	}
+	if (rc < 0)
+		return rc;
+	*why = "decode";
+	return gt_decoder__finish(d);
+}
+
+static int write_reports(const struct stats_opts *o, FILE *out, const int *sel, int nsel,
+			 struct stats_acc *s, const struct gt_decoder *d, const char *damage,
+			 const struct nv_majors *m)
+{
+	struct stats_writer *w = stats_writer__new(out, o->format, o->timeunit, o->path, damage);
+	int err = 0;
+
+	if (!w)
+		return -ENOMEM;
+	for (int i = 0; i < nsel && !err; i++) {
+		struct stats_report r = report_templates[sel[i]];
+
+		err = build(sel[i], s, d, &r, m);
+		if (!err)
+			err = stats_writer__report(w, &r);
+		stats_report__free(&r);
+	}
+	if (!err)
+		err = stats_writer__finish(w);
+	stats_writer__free(w);
+	return err;
+}
+
+int stats__check_reports(const char *list, char *bad, size_t badlen)
+{
+	int sel[NREPORTS], nsel;
+
+	return select_reports(list, sel, &nsel, bad, badlen);
+}
+
+int stats__run(const struct stats_opts *o)
+{
+	FILE *err = o->err ? o->err : stderr, *out = o->out ? o->out : stdout;
+	struct trace_reader *r = NULL;
+	struct gt_decoder *d = NULL;
+	struct stats_acc *s = NULL;
+	const char *msg = NULL, *why = NULL, *damage = NULL;
+	int sel[NREPORTS], nsel, rc, ret = 1;
+	char bad[64];
+	struct nv_majors majors;
+
+	if (select_reports(o->reports, sel, &nsel, bad, sizeof(bad))) {
+		fprintf(err, "gtrace-bpf: unknown report '%s' (", bad);
+		for (int i = 0; stats_report_names[i]; i++)
+			fprintf(err, "%s%s", i ? ", " : "", stats_report_names[i]);
+		fprintf(err, ")\n");
+		return 2;
+	}
+	if (stats_timeunit__decimals(o->timeunit ? o->timeunit : "ns") < 0) {
+		fprintf(err, "gtrace-bpf: unknown time unit '%s' (ns, us, ms, s)\n", o->timeunit);
+		return 2;
+	}
+	rc = trace_reader__open(o->path, &r, &msg);
+	if (rc) {
+		fprintf(err, "gtrace-bpf: cannot read %s: %s\n", o->path, msg ? msg : strerror(-rc));
+		return 1;
+	}
+	s = stats_acc__new();
+	d = s ? gt_decoder__new(stats_acc__call, stats_acc__other, s) : NULL;
+	if (s)
+		s->d = d;
+	if (!d) {
+		fprintf(err, "gtrace-bpf: failed to compute statistics: %s\n", strerror(ENOMEM));
+		goto out;
+	}
+	rc = read_trace(r, d, s, &why);
+	if (rc) {
+		if (!strcmp(why, "read"))
+			fprintf(err, "gtrace-bpf: cannot read %s: %s\n", o->path, strerror(-rc));
+		else
+			fprintf(err, "gtrace-bpf: failed to decode %s: %s\n", o->path, strerror(-rc));
+		goto out;
+	}
+	if (trace_reader__truncated(r))
+		damage = trace_reader__damage(r);
+	nv_majors__from_options(trace_reader__info(r)->options, &majors);
+	rc = write_reports(o, out, sel, nsel, s, d, damage, &majors);
+	if (rc) {
+		fprintf(err, "gtrace-bpf: failed to write the reports: %s\n", strerror(-rc));
+		goto out;
+	}
+	if (damage)
+		fprintf(err, "gtrace-bpf: warning: %s: %s; the reports cover the records before it\n",
+			o->path, damage);
+	ret = 0;
+out:
+	gt_decoder__free(d);
+	stats_acc__free(s);
+	trace_reader__close(r);
+	return ret;
+}

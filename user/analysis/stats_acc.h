@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What `gtrace-bpf stats` accumulates in its one pass over a trace: per api,
+ * copy kind, (pid, sync api), process, kernel name and (kernel, shape).
+ * Internal to stats: stats.c feeds it records and decoded calls, then turns
+ * it into reports.  Durations and sizes are kept one by one (8 bytes each)
+ * because the reports give exact medians.
+ */
+#ifndef GTRACE_STATS_ACC_H
+#define GTRACE_STATS_ACC_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "decode/decode.h"
+#include "lib/hmap.h"
+
+#define MEM_KINDS (GT_COPY__COUNT + 1)	/* copy kinds (enum gt_copy_kind), then memset */
+
+/* Every value of a group, in arrival order until summarized. */
+struct dvec {
+	uint64_t *v;		/* cap slots */
+	size_t n, cap;		/* values, slots */
+};
+
+struct dvec_summary {
+	double mean;		/* total / n */
+	double median;		/* exact: mean of the two middle values for even n */
+	double stddev;		/* sample standard deviation (n - 1), 0 for n <= 1 */
+};
+
+/* Durations (ns) of a group of calls, or sizes (bytes) of copies. */
+struct dur_acc {
+	uint64_t calls;		/* calls counted, incomplete ones included */
+	uint64_t incomplete;	/* calls without an exit (durations only) */
+	uint64_t total;		/* sum of the values */
+	uint64_t min, max;	/* of the values; valid when dur.n > 0 */
+	struct dvec dur;	/* every value */
+};
+
+/* One waiting api in one process. */
+struct sync_acc {
+	uint32_t pid;
+	uint16_t api;		/* enum gt_api */
+	struct dur_acc d;	/* its call durations */
+};
+
+struct proc_acc {
+	uint32_t pid;
+	uint64_t records;	/* records with this pid (stats snapshots left out) */
+	uint64_t calls;		/* decoded libcuda calls */
+	uint64_t api_time;	/* sum of dur of calls with an exit, ns */
+	uint64_t launches;	/* launch calls, graph launches included */
+	uint64_t sync_time;	/* sum of dur of its cuda_sync_sum calls, ns */
+};
+
+/* One (device, request, RM command or class) of the driver's ioctls. */
+struct ioctl_acc {
+	uint32_t rdev;		/* device number, kernel encoding */
+	uint32_t cmd;		/* request */
+	uint32_t param;		/* RM control command or class (flags say which), else 0 */
+	uint16_t flags;		/* GT_IOCTL_RM_* of the records */
+	uint64_t errors;	/* calls that returned < 0 */
+	struct dur_acc d;	/* their durations */
+};
+
+/* One kernel name (the decoder's demangled name or placeholder). */
+struct kern_acc {
+	char *name;		/* owned copy */
+	uint64_t hash;		/* of name */
+	uint64_t launches;
+	uint64_t apis;		/* bit n: launched with enum gt_api n (all launch apis are < 64) */
+	uint32_t nshapes;	/* distinct (grid, block) pairs */
+	uint32_t last_shape;	/* index in shapes of its latest launch's pair, UINT32_MAX none */
+};
+
+/* One (kernel, grid, block) seen. */
+struct shape_acc {
+	uint32_t kern;		/* index in kern */
+	uint32_t grid[3], block[3];
+	uint64_t count;		/* launches with it */
+};
+
+/* Entries in insertion order, found by an open-addressed index of
+ * (entry + 1), 0 = free. */
+struct kern_table {
+	struct kern_acc *v;
+	uint32_t n, cap;	/* entries, slots of v */
+	uint32_t *idx;		/* idx_cap slots, a power of two */
+	uint32_t idx_cap;
+};
+
+struct shape_table {
+	struct shape_acc *v;
+	uint32_t n, cap;
+	uint32_t *idx;
+	uint32_t idx_cap;
+};
+
+#define KCACHE_SLOTS 64	/* recently launched kernel names, by string address */
+
+/* A name string the decoder handed out and the kernel it named. */
+struct kcache_slot {
+	const char *name;	/* the decoder's pointer, only compared, never followed */
+	uint32_t kern;		/* index in kern */
+};
+
+/* Names each with a group of durations: GPU kernels, NVTX ranges. */
+struct named_durs {
+	struct kern_table names;	/* name and hash of its entries used only */
+	struct dur_acc *d;		/* by index in names */
+	uint32_t cap;			/* entries of d */
+	struct kcache_slot cache[KCACHE_SLOTS];	/* by address of a name string */
+};
+
+/* Launch-to-start latencies of one process' linked GPU kernels. */
+struct lat_acc {
+	uint32_t pid;
+	uint64_t causality;	/* linked kernels that started before their call */
+	struct dvec v;		/* GPU start - launch call entry, ns, of the others */
+	uint64_t min, max;	/* of v, valid when v.n > 0 */
+};
+
+struct stats_acc {
+	struct dur_acc api[GT_API__COUNT];	/* by enum gt_api */
+	struct dur_acc mem[MEM_KINDS];		/* bytes by copy kind, memset last */
+	struct hmap syncs;			/* (pid, api) -> struct sync_acc */
+	struct hmap procs;			/* (pid, 0) -> struct proc_acc */
+	struct hmap ioctls;			/* (cmd << 32 | rdev, param) -> struct ioctl_acc */
+	struct proc_acc *last_proc;		/* cache: records of a pid come in runs */
+	struct kern_table kern;
+	struct kcache_slot kcache[KCACHE_SLOTS];	/* saves hashing the name per launch */
+	struct shape_table shapes;
+	char **strs;				/* strings made for reports, freed with s */
+	size_t nstrs, strs_cap;
+	/* GPU side (merged traces) */
+	struct gt_decoder *d;			/* demangles GPU kernel names; set by the caller */
+	struct named_durs gkern;		/* GPU kernel durations by demangled name */
+	struct named_durs nvtx;			/* NVTX range durations by message */
+	struct dur_acc gmem_time[MEM_KINDS];	/* GPU copy and set durations by kind, memset last */
+	struct dur_acc gmem_size[MEM_KINDS];	/* their bytes */
+	struct hmap lat;			/* (pid, 0) -> struct lat_acc */
+	uint64_t gpu_records;			/* kernels, copies and sets seen */
+};
+
+struct stats_acc *stats_acc__new(void);
+void stats_acc__free(struct stats_acc *s);
+/* Counts one raw record for its process.  Returns 0 or -ENOMEM. */
+int stats_acc__record(struct stats_acc *s, const struct gt_hdr *rec);
+/* The decoder's call callback (ctx = the stats_acc).  Returns 0 or -ENOMEM. */
+int stats_acc__call(void *ctx, const struct gt_callrec *c);
+/* The decoder's callback for other records (ctx = the stats_acc): takes the
+ * GPU kernels, copies, sets and NVTX ranges of merged traces.  s->d must be
+ * the decoder.  Returns 0 or -ENOMEM. */
+int stats_acc__other(void *ctx, const struct gt_hdr *rec);
+
+/* Mean, exact median and sample deviation of v (reorders v). */
+void dvec__summarize(struct dvec *v, uint64_t total, struct dvec_summary *out);
+/* The p-th percentile of v (0 < p <= 100), nearest rank: the smallest value
+ * with at least p % of the values at or below it; 0 for an empty v.
+ * Reorders v. */
+uint64_t dvec__percentile(struct dvec *v, unsigned p);
+
+/* Report strings, owned by s; NULL when out of memory (or mask 0). */
+const char *stats_acc__api_list(struct stats_acc *s, uint64_t mask);	/* "cuLaunchKernel, ..." */
+const char *stats_acc__dim3(struct stats_acc *s, const uint32_t v[3]);	/* "64x1x1" */
+const char *stats_acc__strdup(struct stats_acc *s, const char *str);	/* a copy kept with s */
+/* "HtoD", ..., "memset" for a mem[] index. */
+const char *stats_acc__mem_name(int kind);
+
+#endif

@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Rendering of `gtrace-bpf stats` reports: typed rows in, an nsys-style text
+ * table, CSV or one JSON document out (the formats are described in stats.c).
+ *
+ * Reports are small (one row per api, kernel, copy kind or process), so this
+ * favours exactness over speed: every cell is formatted into its own string
+ * first, because a table needs the widest cell of a column before its first
+ * line.  Time columns are integers of nanoseconds scaled by a power of ten
+ * with integer arithmetic, so "1.500" us is exactly 1500 ns, never a rounded
+ * double.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "export/fields.h"
+#include "analysis/stats_report.h"
+
+#define CELL_MAX 64	/* longest number a cell prints, grouping included */
+
+struct stats_writer {
+	FILE *out;
+	enum stats_format fmt;
+	const char *unit;	/* "ns", "us", "ms" or "s" */
+	int dec;		/* decimals of the unit: 0, 3, 6, 9 */
+	const char *path;	/* the trace, for JSON and SKIPPED lines */
+	const char *damage;	/* why the trace ended early, NULL if whole */
+	int nreports;		/* reports written so far */
+};
+
+static const uint64_t pow10_u64[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+				      100000000, 1000000000 };
+
+int stats_timeunit__decimals(const char *unit)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+
+	for (int i = 0; i < 4; i++)
+		if (unit && !strcmp(unit, units[i]))
+			return i * 3;
+	return -EINVAL;
+}
+
+struct stats_cell *stats_report__row(struct stats_report *r)
+{
+	struct stats_cell *row;
+
+	if (r->nrows == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 16;
+		struct stats_cell *c = realloc(r->cells, cap * r->ncols * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		r->cells = c;
+		r->cap = cap;
+	}
+	row = r->cells + r->nrows++ * r->ncols;
+	for (int i = 0; i < r->ncols; i++)
+		row[i] = (struct stats_cell){ .none = true };
+	return row;
+}
+
+void stats_report__free(struct stats_report *r)
+{
+	free(r->cells);
+	r->cells = NULL;
+	r->nrows = r->cap = 0;
+}
+
+struct stats_writer *stats_writer__new(FILE *out, enum stats_format fmt, const char *unit,
+				       const char *path, const char *damage)
+{
+	struct stats_writer *w;
+	int dec = stats_timeunit__decimals(unit ? unit : "ns");
+
+	if (dec < 0)
+		return NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->out = out;
+	w->fmt = fmt;
+	w->unit = unit ? unit : "ns";
+	w->dec = dec;
+	w->path = path;
+	w->damage = damage;
+	return w;
+}
+
+void stats_writer__free(struct stats_writer *w)
+{
+	free(w);
+}
+
+/* ---- numbers ------------------------------------------------------------ */
+
+/* Inserts a comma every three digits of the integer part (table only: nsys
+ * prints its tables so, and long nanosecond counts are unreadable without). */
+static void group_digits(char *s)
+{
+	char tmp[CELL_MAX];
+	size_t n = strlen(s), ilen = strcspn(s, "."), o = 0;
+
+	if (n + ilen / 3 >= sizeof(tmp))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (i && i < ilen && (ilen - i) % 3 == 0)
+			tmp[o++] = ',';
+		tmp[o++] = s[i];
+	}
+	tmp[o] = '\0';
+	memcpy(s, tmp, o + 1);
+}
+
+/* A number cell without grouping; "" for none. */
+static void fmt_number(const struct stats_writer *w, enum stats_kind kind,
+		       const struct stats_cell *c, char *buf)
+{
+	if (c->none) {
+		buf[0] = '\0';
+		return;
+	}
+	switch (kind) {
+	case SK_INT:
+	case SK_ID:
+		snprintf(buf, CELL_MAX, "%llu", (unsigned long long)c->u);
+		break;
+	case SK_TIME:
+		if (!w->dec)
+			snprintf(buf, CELL_MAX, "%llu", (unsigned long long)c->u);
+		else
+			snprintf(buf, CELL_MAX, "%llu.%0*llu",
+				 (unsigned long long)(c->u / pow10_u64[w->dec]), w->dec,
+				 (unsigned long long)(c->u % pow10_u64[w->dec]));
+		break;
+	case SK_TIMEF:
+		/* one decimal more than the exact columns: averages are not integers */
+		snprintf(buf, CELL_MAX, "%.*f", w->dec + 1, c->d / (double)pow10_u64[w->dec]);
+		break;
+	case SK_PCT:
+	case SK_REAL:
+		snprintf(buf, CELL_MAX, "%.1f", c->d);
+		break;
+	case SK_STR:
+		buf[0] = '\0';
+		break;
+	}
+}
+
+/* ---- strings ------------------------------------------------------------ */
+
+
+/* A JSON string.  Bytes that are not UTF-8 come out as \u00XX (their
+ * Latin-1 reading): command lines are whatever the process had, and the
+ * document must stay valid JSON. */
+static void put_json_str(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), i = 0;
+
+	fputc('"', f);
+	while (i < n) {
+		unsigned char c = s[i];
+		size_t l;
+
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			size_t j = i + 1;
+
+			while (j < n && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '"' && s[j] != '\\')
+				j++;
+			fwrite(s + i, 1, j - i, f);
+			i = j;
+			continue;
+		}
+		if (c == '"' || c == '\\') {
+			fputc('\\', f);
+			fputc(c, f);
+			i++;
+			continue;
+		}
+		l = c >= 0x80 ? callfmt__utf8_len(s + i, n - i) : 0;
+		if (l) {
+			fwrite(s + i, 1, l, f);
+			i += l;
+			continue;
+		}
+		fprintf(f, "\\u%04x", c);
+		i++;
+	}
+	fputc('"', f);
+}
+
+/* A CSV field (RFC 4180): quoted when it holds a comma, quote, line break
+ * or leading/trailing space, quotes doubled.  Kernel names have commas. */
+static void put_csv_str(FILE *f, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!strpbrk(s, ",\"\r\n") && !(n && (s[0] == ' ' || s[n - 1] == ' '))) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static bool is_time(enum stats_kind k)
+{
+	return k == SK_TIME || k == SK_TIMEF;
+}
+
+/* "Total Time (us)": the unit follows the title of time columns. */
+static void col_title(const struct stats_writer *w, const struct stats_col *c, char *buf,
+		      size_t len)
+{
+	if (is_time(c->kind))
+		snprintf(buf, len, "%s (%s)", c->title, w->unit);
+	else
+		snprintf(buf, len, "%s", c->title);
+}
+
+/* ---- table -------------------------------------------------------------- */
+
+static const char *cell_text(const struct stats_writer *w, const struct stats_col *col,
+			     const struct stats_cell *c, char *buf)
+{
+	if (col->kind == SK_STR)
+		return c->none ? "-" : c->s;
+	if (c->none)
+		return "-";
+	fmt_number(w, col->kind, c, buf);
+	if (col->kind != SK_ID)
+		group_digits(buf);
+	return buf;
+}
+
+/* s in a column of width bytes; a left-aligned last column is not padded
+ * so that lines carry no trailing blanks. */
+static void put_padded(FILE *f, const char *s, size_t width, bool left, bool last)
+{
+	size_t n = strlen(s);
+
+	if (!left)
+		for (size_t k = n; k < width; k++)
+			fputc(' ', f);
+	fputs(s, f);
+	if (left && !last)
+		for (size_t k = n; k < width; k++)
+			fputc(' ', f);
+}
+
+static int write_table(struct stats_writer *w, const struct stats_report *r)
+{
+	char (*num)[CELL_MAX] = NULL;
+	const char **text = NULL;
+	size_t *width = NULL, ncells = r->nrows * r->ncols;
+	char title[96];
+	FILE *f = w->out;
+	int err = 0;
+
+	fprintf(f, "\n ** %s (%s):\n\n", r->title, r->name);
+	if (!r->nrows) {
+		fprintf(f, " SKIPPED: %s does not contain %s.\n", w->path ? w->path : "the trace",
+			r->empty);
+		return 0;
+	}
+	num = malloc((ncells ? ncells : 1) * sizeof(*num));
+	text = malloc((ncells ? ncells : 1) * sizeof(*text));
+	width = calloc(r->ncols, sizeof(*width));
+	if (!num || !text || !width) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int j = 0; j < r->ncols; j++) {
+		col_title(w, &r->cols[j], title, sizeof(title));
+		width[j] = strlen(title);
+	}
+	for (size_t i = 0; i < ncells; i++) {
+		size_t j = i % r->ncols, l;
+
+		text[i] = cell_text(w, &r->cols[j], &r->cells[i], num[i]);
+		l = strlen(text[i]);
+		if (l > width[j])
+			width[j] = l;
+	}
+	/* header, dashes, rows: numbers right-aligned, text left-aligned */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int j = 0; j < r->ncols; j++) {
+			bool left = r->cols[j].kind == SK_STR, last = j == r->ncols - 1;
+
+			fputs(j ? "  " : " ", f);
+			if (pass == 0) {
+				col_title(w, &r->cols[j], title, sizeof(title));
+				put_padded(f, title, width[j], left, last);
+			} else {
+				for (size_t k = 0; k < width[j]; k++)
+					fputc('-', f);
+			}
+		}
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < r->nrows; i++) {
+		for (int j = 0; j < r->ncols; j++) {
+			const char *t = text[i * r->ncols + j];
+			bool left = r->cols[j].kind == SK_STR;
+
+			fputs(j ? "  " : " ", f);
+			put_padded(f, t, width[j], left, j == r->ncols - 1);
+		}
+		fputc('\n', f);
+	}
+	if (r->notes && r->notes[0]) {
+		fputc('\n', f);
+		for (const char *const *n = r->notes; *n; n++)
+			fprintf(f, " %s\n", *n);
+	}
+out:
+	free(num);
+	free(text);
+	free(width);
+	return err;
+}
+
+/* ---- CSV and JSON ------------------------------------------------------- */
+
+static void write_csv(struct stats_writer *w, const struct stats_report *r)
+{
+	char buf[CELL_MAX];
+	FILE *f = w->out;
+
+	/* reports after the first are set apart by an empty line */
+	fprintf(f, "%s# %s\n", w->nreports ? "\n" : "", r->name);
+	for (int j = 0; j < r->ncols; j++) {
+		col_title(w, &r->cols[j], buf, sizeof(buf));
+		if (j)
+			fputc(',', f);
+		put_csv_str(f, buf);
+	}
+	fputc('\n', f);
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct stats_cell *row = r->cells + i * r->ncols;
+
+		for (int j = 0; j < r->ncols; j++) {
+			if (j)
+				fputc(',', f);
+			if (r->cols[j].kind == SK_STR) {
+				if (!row[j].none)
+					put_csv_str(f, row[j].s);
+				continue;
+			}
+			fmt_number(w, r->cols[j].kind, &row[j], buf);
+			fputs(buf, f);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void write_json_head(struct stats_writer *w)
+{
+	FILE *f = w->out;
+
+	fputs("{\"file\":", f);
+	put_json_str(f, w->path ? w->path : "");
+	fprintf(f, ",\"timeunit\":\"%s\",\"truncated\":%s", w->unit, w->damage ? "true" : "false");
+	if (w->damage) {
+		fputs(",\"damage\":", f);
+		put_json_str(f, w->damage);
+	}
+	fputs(",\"reports\":[", f);
+}
+
+static void write_json(struct stats_writer *w, const struct stats_report *r)
+{
+	char buf[CELL_MAX];
+	FILE *f = w->out;
+
+	if (!w->nreports)
+		write_json_head(w);
+	fprintf(f, "%s\n{\"report\":\"%s\",\"title\":", w->nreports ? "," : "", r->name);
+	put_json_str(f, r->title);
+	fputs(",\"rows\":[", f);
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct stats_cell *row = r->cells + i * r->ncols;
+
+		fputs(i ? ",\n{" : "\n{", f);
+		for (int j = 0; j < r->ncols; j++) {
+			fprintf(f, "%s\"%s\":", j ? "," : "", r->cols[j].key);
+			if (row[j].none) {
+				fputs("null", f);
+			} else if (r->cols[j].kind == SK_STR) {
+				put_json_str(f, row[j].s);
+			} else {
+				fmt_number(w, r->cols[j].kind, &row[j], buf);
+				fputs(buf, f);
+			}
+		}
+		fputc('}', f);
+	}
+	fputs("]}", f);
+}
+
+int stats_writer__report(struct stats_writer *w, const struct stats_report *r)
+{
+	int err = 0;
+
+	switch (w->fmt) {
+	case STATS_TABLE:
+		err = write_table(w, r);
+		break;
+	case STATS_CSV:
+		write_csv(w, r);
+		break;
+	case STATS_JSON:
+		write_json(w, r);
+		break;
+	}
+	w->nreports++;
+	if (!err && ferror(w->out))
+		err = -EIO;
+	return err;
+}
+
+int stats_writer__finish(struct stats_writer *w)
+{
+	if (w->fmt == STATS_JSON) {
+		if (!w->nreports)
+			write_json_head(w);
+		fputs("\n]}\n", w->out);
+	}
+	if (fflush(w->out) || ferror(w->out))
+		return errno ? -errno : -EIO;
+	return 0;
+}

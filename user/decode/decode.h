@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Turns the raw records of a trace into calls: pairs entries with exits per
+ * thread, resolves kernel names (naming calls, recovered names, placeholder),
+ * decodes arguments by api class.  Used by dump and every later tool.
+ */
+#ifndef GTRACE_DECODE_H
+#define GTRACE_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "bpf/gtrace_events.h"
+#include "bpf/gtrace_api.h"
+
+/* What a call is, for "type" in dump and grouping in stats. */
+enum gt_call_type {
+	GT_T_LAUNCH, GT_T_MEMCPY, GT_T_MEMSET, GT_T_ALLOC, GT_T_FREE, GT_T_SYNC,
+	GT_T_MODULE, GT_T_CONTEXT, GT_T_STREAM, GT_T_EVENT, GT_T_MARKER, GT_T_INIT,
+	GT_T__COUNT,
+};
+
+/* One decoded libcuda call. */
+struct gt_callrec {
+	uint64_t ts;		/* entry, CLOCK_MONOTONIC ns */
+	uint64_t dur;		/* exit - entry, valid when has_exit */
+	uint32_t pid, tid;	/* process and thread */
+	uint16_t cpu;		/* CPU of the entry */
+	uint16_t api;		/* enum gt_api */
+	enum gt_call_type type;
+	bool has_exit;		/* an exit was recorded (ret, dur valid) */
+	bool entry_only;	/* recorded without a return probe (launches unless
+				 * --launch-exit): no exit by design, not incomplete */
+	int32_t ret;		/* CUresult */
+	/* decoded arguments; which are set depends on type */
+	uint64_t handle;	/* launch: function; graph launch: exec; sync/query: stream, event or ctx;
+				 * free: pointer; module: module/library; ctx/stream/event: the handle */
+	uint64_t handle2;	/* second handle: stream wait: event; event record: stream */
+	uint64_t stream;	/* stream argument, 0 = default stream */
+	bool has_stream;	/* the call takes a stream */
+	uint64_t bytes;		/* memcpy/memset/alloc bytes */
+	uint64_t ptr;		/* alloc: returned pointer (has_exit); memcpy: dst; memset: dst */
+	uint64_t src;		/* memcpy: source */
+	enum gt_copy_kind kind;	/* memcpy direction */
+	uint32_t grid[3], block[3], shmem;	/* launch */
+	uint16_t launch_flags;	/* GT_LAUNCH_* */
+	bool graph;		/* launch of a CUDA graph (no kernel name) */
+	const char *kernel;	/* launch: demangled name or placeholder; never NULL for launches */
+	const char *mangled;	/* launch: mangled name, NULL if unknown */
+	const char *str;	/* module: path or name argument; func name: the returned name */
+	uint64_t out;		/* exit out value (new handle) when out_valid */
+	bool out_valid;
+};
+
+struct gt_decoder;
+
+/* True for an entry record after which no exit is recorded by design: a
+ * launch recorded without its return probe. */
+static inline bool gt_rec_entry_only(const struct gt_hdr *rec)
+{
+	return rec->type == GT_REC_LAUNCH && rec->size >= sizeof(struct gt_launch) &&
+	       (((const struct gt_launch *)rec)->flags & GT_LAUNCH_NO_EXIT);
+}
+
+struct gt_decoder_stats {
+	uint64_t calls;			/* calls emitted */
+	uint64_t unmatched_exits;	/* exits with no open entry */
+	uint64_t open_at_end;		/* entries whose exit never came */
+	uint64_t unknown_records;	/* record types or apis this build does not know */
+	uint64_t placeholder_names;	/* launches that got a placeholder name */
+};
+
+typedef int (*gt_call_cb)(void *ctx, const struct gt_callrec *c);
+/* Non-call records (process events, names, stats) are passed here, may be NULL. */
+typedef int (*gt_rec_cb)(void *ctx, const struct gt_hdr *rec);
+
+struct gt_decoder *gt_decoder__new(gt_call_cb on_call, gt_rec_cb on_other, void *ctx);
+/* Feeds one record; calls on_call for every call it completes.  A non-zero
+ * return of a callback is returned. */
+int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec);
+/* Emits the entries still open (has_exit = false). */
+int gt_decoder__finish(struct gt_decoder *d);
+const struct gt_decoder_stats *gt_decoder__stats(const struct gt_decoder *d);
+void gt_decoder__free(struct gt_decoder *d);
+
+/* Process name (command line, else comm from exec) learned from GT_NAME_PROCESS
+ * and GT_REC_EXEC records so far; NULL if unknown.  Valid until the next feed. */
+const char *gt_decoder__process_name(const struct gt_decoder *d, uint32_t pid);
+/* cgroup v2 id of a process (exec/fork/first-sight records), 0 if unknown. */
+uint64_t gt_decoder__process_cgroup(const struct gt_decoder *d, uint32_t pid);
+/* Thread comm learned from GT_NAME_THREAD records; NULL if unknown. */
+const char *gt_decoder__thread_name(const struct gt_decoder *d, uint32_t tid);
+
+/* The demangled form of a mangled kernel name (as gt_demangle; the name
+ * itself when it is not an Itanium name), each distinct name demangled once
+ * and kept until the decoder is freed: the same string comes back for the
+ * same name, so callers may key on its address.  The name unchanged when
+ * out of memory. */
+const char *gt_decoder__demangle(struct gt_decoder *d, const char *mangled);
+/* The names of a GT_REC_GPU_KERNEL record, read no further than the record's
+ * end: returns the demangled name ("unknown_kernel" when the record has
+ * none) and sets *mangled to the mangled one (NULL when none); both strings
+ * live as long as the decoder, as for gt_decoder__demangle. */
+const char *gt_decoder__gpu_kernel_name(struct gt_decoder *d, const struct gt_gpu_kernel *k,
+					const char **mangled);
+/* Length of the string s[0..len) that a record carries, cut at its first NUL,
+ * at the end of the record and at GT_STR_MAX - 1: a damaged len never makes
+ * a reader run past the record. */
+size_t gt_rec_strlen(const struct gt_hdr *rec, const char *s, size_t len);
+
+/* One row of GT_API_TABLE (gtrace_api.h says what the columns mean). */
+struct gt_api_info {
+	const char *name;	/* libcuda symbol */
+	enum gt_api_class cls;	/* how the decoder reads it */
+	enum gt_prog prog;	/* entry program */
+	enum gt_ret_prog ret;	/* exit program */
+	int8_t out, str;	/* out-pointer and string argument indices, GT_NA if none */
+	int8_t a, b, c, d;	/* class-dependent argument indices, GT_NA if none */
+	uint8_t kind;		/* memcpy: enum gt_copy_kind; memset: element size; launch: 1 = cooperative */
+};
+
+/* Table lookups. */
+const struct gt_api_info *gt_api__info(unsigned api);	/* NULL if out of range */
+const char *gt_api__name(unsigned api);			/* "cuLaunchKernel", NULL if out of range */
+int gt_api__by_name(const char *name);			/* enum gt_api or -1 */
+enum gt_api_class gt_api__class(unsigned api);
+const char *gt_call_type__name(enum gt_call_type t);	/* "launch", ... */
+const char *gt_copy_kind__name(enum gt_copy_kind k);	/* "HtoD", ... */
+
+/* Demangles an Itanium C++ name into buf; copies it unchanged when it is not
+ * mangled or cannot be demangled. Returns buf. */
+const char *gt_demangle(const char *mangled, char *buf, size_t len);
+/* True when s looks like a symbol name a driver would store: printable,
+ * identifier characters and the few a mangled name uses, 1..4095 bytes. */
+bool gt_symbol_name_valid(const char *s, size_t maxlen);
+
+#endif

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal to the decoder: the state its two files share.  decode.c pairs
+ * entries with exits and decodes arguments by api class; decode/names.c
+ * keeps the names: kernels by handle, processes and threads, GPU kernels.
+ */
+#ifndef GTRACE_DECODE_INT_H
+#define GTRACE_DECODE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "decode/decode.h"
+#include "lib/hmap.h"
+#include "decode/kname.h"
+
+#define STACK_MAX	32	/* open calls per thread; libcuda nests a few at most */
+#define POOL_MAX	256	/* empty thread stacks kept for reuse (~3 KiB each) */
+
+/* ---- decoder state ------------------------------------------------------ */
+
+/* An entry waiting for its exit: the entry record's fields, decoded later. */
+struct open_call {
+	uint64_t ts;		/* entry time, ns */
+	uint32_t pid, tid;	/* of the entry record */
+	uint16_t api, cpu;	/* enum gt_api; CPU of the entry */
+	uint16_t rtype;		/* GT_REC_CALL, _LAUNCH or _CALL_STR */
+	uint16_t nargs;		/* valid entries of args[] */
+	bool has_str;		/* str holds the entry's string argument */
+	union {
+		uint64_t args[GT_CALL_NARGS];	/* GT_REC_CALL / _CALL_STR */
+		struct {			/* GT_REC_LAUNCH */
+			uint64_t func, stream;
+			uint32_t grid[3], block[3], shmem;
+			uint16_t flags;
+		} l;
+	};
+	char *str;		/* buffer owned by the slot, str_cap bytes */
+	uint32_t str_cap;
+};
+
+/* The open calls of one thread. */
+struct tstack {
+	uint32_t tid, pid;		/* the thread, its key in d->threads */
+	uint32_t depth;			/* entries in use, ent[0] oldest */
+	struct tstack *prev, *next;	/* active list (or pool, next only) */
+	struct open_call ent[STACK_MAX];
+};
+
+/* What the decoder knows of a process. */
+struct proc {
+	char *name;		/* command line or comm, NULL if none */
+	uint64_t name_ts;	/* when the name was learned */
+	uint8_t name_prio;	/* 1 comm, 2 command line: the better one wins a tie */
+	uint32_t nkernels;	/* entries of kernels keyed by this pid */
+	uint64_t cgroup;	/* cgroup v2 id, 0 if unknown */
+};
+
+/* What an exit record brought. */
+struct exit_info {
+	int32_t ret;		/* CUresult */
+	uint32_t flags;		/* GT_RET_*, 0 for string exits */
+	uint64_t out;		/* what the out-pointer received */
+	const char *str;	/* NUL-terminated, NULL if none */
+};
+
+struct gt_decoder {
+	gt_call_cb on_call;		/* completed calls */
+	gt_rec_cb on_other;		/* everything else, may be NULL */
+	void *ctx;			/* passed to both */
+	struct gt_decoder_stats stats;
+	struct hmap threads;		/* (tid, pid) -> struct tstack, non-empty only */
+	struct tstack *active_head;	/* threads with open calls, oldest first */
+	struct tstack *active_tail;
+	struct tstack *pool;		/* empty stacks for reuse */
+	uint32_t npool;			/* stacks in pool, at most POOL_MAX */
+	struct hmap kernels;		/* (handle, pid) -> struct kname */
+	struct kname_table names;	/* the distinct names kernels points to */
+	struct hmap procs;		/* (pid, 0) -> struct proc */
+	struct hmap thread_names;	/* (tid, 0) -> char * */
+	struct kname_table gpu_names;	/* names of GPU kernel records and of demangle
+					 * calls, one reference each, kept to the end */
+	struct open_call tmp;		/* entry emitted at once (apis without exit) */
+	char xstr[GT_STR_MAX];		/* exit string, NUL-terminated copy */
+	char placeholder[40];		/* "unknown_kernel_0x..." of the launch being emitted */
+};
+
+/* decode/names.c */
+/* Binds (pid, handle) to k, taking over the caller's reference. */
+int dec__kernel_bind(struct gt_decoder *d, uint32_t pid, uint64_t handle, struct kname *k);
+int dec__kernel_learn(struct gt_decoder *d, uint32_t pid, uint64_t handle,
+		      const char *s, size_t n);
+void dec__launch_name(struct gt_decoder *d, struct gt_callrec *c);
+int dec__on_name(struct gt_decoder *d, const struct gt_hdr *rec);
+int dec__on_proc(struct gt_decoder *d, const struct gt_hdr *rec);
+
+/* decode.c */
+/* Emits the open calls of a process as incomplete: it exited or exec'd, so
+ * their exits will never be recorded. */
+int dec__flush_pid(struct gt_decoder *d, uint32_t pid);
+
+#endif

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `gtrace-bpf export -f csv`: one row per call, per process event and (merged
+ * traces) per GPU kernel, copy, set and NVTX range, the fields of dump as
+ * columns, for spreadsheets and data frames.
+ *
+ * A header row names the columns (callfmt's field order, grid and block
+ * split into _x/_y/_z); a row has a cell for every column, empty where the
+ * field does not apply to the call (exactly where dump leaves it out), so
+ * a row and its dump line hold the same values.  Rows come in dump's order
+ * (completion order); sort by ts for time order.  Cells follow RFC 4180:
+ * quoted when they hold a comma (C++ kernel names do), a quote or a line
+ * break; rows end with a bare LF, which every CSV reader takes.
+ */
+#include <errno.h>
+#include <string.h>
+#include "export/fields.h"
+#include "decode/decode.h"
+#include "export/export.h"
+#include "format/trace_file.h"
+
+static void put_header(struct obuf *o)
+{
+	for (unsigned id = 0; id < CF__COUNT; id++) {
+		if (id)
+			OBUF_LIT(o, ",");
+		if (id == CF_GRID || id == CF_BLOCK) {
+			const char *n = cf_names[id];
+
+			obuf__mem(o, n, strlen(n));
+			OBUF_LIT(o, "_x,");
+			obuf__mem(o, n, strlen(n));
+			OBUF_LIT(o, "_y,");
+			obuf__mem(o, n, strlen(n));
+			OBUF_LIT(o, "_z");
+		} else {
+			obuf__csv_strn(o, cf_names[id], strlen(cf_names[id]));
+		}
+	}
+	OBUF_LIT(o, "\n");
+}
+
+/* Room a row takes apart from its strings: a comma and 20 digits (or the
+ * minus and 19) per column, the newline. */
+#define ROW_ROOM ((CF__COUNT + 4) * 21 + 1)
+
+/* Numbers and separators go through a local pointer, not the buffer's
+ * length: a row is mostly those, and updating the length in memory for
+ * each one cost a third of the export. */
+static void put_row(struct obuf *o, const struct cf_val *v, unsigned n)
+{
+	const struct cf_val *cell[CF__COUNT] = { 0 };
+	char *p;
+
+	for (unsigned i = 0; i < n; i++)
+		cell[v[i].id] = &v[i];
+	p = obuf__room(o, ROW_ROOM);
+	for (unsigned id = 0; id < CF__COUNT; id++) {
+		const struct cf_val *f = cell[id];
+
+		if (id)
+			*p++ = ',';
+		if (!f) {
+			if (id == CF_GRID || id == CF_BLOCK) {
+				*p++ = ',';
+				*p++ = ',';
+			}
+			continue;
+		}
+		switch (f->kind) {
+		default:
+			p = callfmt__scalar(p, f, false);
+			break;
+		case CF_K_STR:
+			o->len = (size_t)(p - o->b);
+			obuf__csv_strn(o, f->s, f->len);
+			p = obuf__room(o, ROW_ROOM);
+			break;
+		}
+	}
+	*p++ = '\n';
+	o->len = (size_t)(p - o->b);
+}
+
+struct cx {
+	struct obuf ob;
+	struct gt_decoder *d;	/* names of GPU kernels */
+};
+
+static int on_call(void *ctx, const struct gt_callrec *c)
+{
+	struct cx *x = ctx;
+	struct cf_val v[CF_MAX];
+
+	put_row(&x->ob, v, callfmt__call(c, v));
+	return x->ob.err;
+}
+
+static int on_other(void *ctx, const struct gt_hdr *rec)
+{
+	struct cx *x = ctx;
+	struct cf_val v[CF_MAX];
+	unsigned n = callfmt__record(x->d, rec, v);
+
+	if (n)
+		put_row(&x->ob, v, n);
+	return x->ob.err;
+}
+
+int export_csv__write(struct trace_reader *r, FILE *out, const char **why)
+{
+	struct cx x = { 0 };
+	int rc;
+
+	rc = obuf__init(&x.ob, out);
+	if (rc) {
+		*why = strerror(-rc);
+		return rc;
+	}
+	x.d = gt_decoder__new(on_call, on_other, &x);
+	if (!x.d) {
+		rc = -ENOMEM;
+		*why = strerror(ENOMEM);
+		goto cleanup;
+	}
+	put_header(&x.ob);
+	rc = callfmt__decode_all(r, x.d, why);
+	if (rc)
+		goto cleanup;
+	rc = obuf__flush(&x.ob);
+	if (rc)
+		*why = strerror(-rc);
+cleanup:
+	gt_decoder__free(x.d);
+	obuf__free(&x.ob);
+	return rc;
+}

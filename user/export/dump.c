@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `gtrace-bpf dump`: every decoded call and process event of a trace as one
+ * JSON object per line, or with --summary a per-api table and the counters.
+ *
+ * Dumps of large traces are piped into jq or scripts: lines are built in
+ * callfmt's buffer, from the same field list the exports use.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "export/fields.h"
+#include "decode/decode.h"
+#include "export/dump.h"
+#include "format/trace_file.h"
+
+/* Per-api totals of --summary. */
+struct api_sum {
+	uint64_t calls;		/* calls emitted, incomplete ones included */
+	uint64_t failed;	/* calls that returned non-zero */
+	uint64_t incomplete;	/* calls whose exit was not recorded */
+	uint64_t entry_only;	/* launches recorded at entry only (no exit by design) */
+	uint64_t dur;		/* sum of dur of calls with an exit, ns */
+};
+
+/* One process' CUPTI agent counters (GT_REC_CUPTI_STATS), for --summary. */
+struct cupti_sum {
+	uint32_t pid;
+	struct gt_cupti_stats st;	/* the latest record of the pid */
+};
+
+/* GPU records of a merged trace, for --summary. */
+struct gpu_sum {
+	uint64_t n[3];		/* kernels, copies, sets */
+	uint64_t dur[3];	/* their total duration on the GPU, ns */
+	uint64_t linked;	/* of all three, linked to their call */
+	uint64_t causality;	/* linked, started before their call */
+	uint64_t nvtx;		/* NVTX ranges and marks */
+	uint64_t nvtx_dur;	/* their total duration, ns */
+	uint64_t api;		/* GT_REC_GPU_API records (merger input) */
+	bool merged;		/* a GT_REC_MERGE_STATS was seen: merge holds the last */
+	struct gt_merge_stats merge;
+	struct cupti_sum *cupti;	/* per process, in order of first record */
+	size_t ncupti, capcupti;
+};
+
+struct dump {
+	const struct dump_opts *o;
+	struct gt_decoder *d;	/* names of GPU kernels */
+	struct obuf ob;
+	struct gpu_sum gpu;
+	struct api_sum sums[GT_API__COUNT];
+	uint64_t proc_events;	/* exec/fork/exit/seen records (summary) */
+	uint64_t ioctls;	/* ioctl records (summary) */
+	uint64_t ioctls_failed;	/* of which returned an error */
+	uint64_t ioctl_dur;	/* their total duration, ns */
+	uint64_t offcpu;	/* off-CPU intervals (summary) */
+	uint64_t offcpu_dur;	/* their total duration, ns */
+};
+
+/* One JSON object per line: the fields of callfmt in their order. */
+static void put_fields(struct obuf *o, const struct cf_val *v, unsigned n)
+{
+	OBUF_LIT(o, "{");
+	callfmt__json(o, v, n, 0);
+	OBUF_LIT(o, "}\n");
+}
+
+static int on_call(void *ctx, const struct gt_callrec *c)
+{
+	struct dump *dp = ctx;
+	struct cf_val v[CF_MAX];
+
+	if (dp->o->summary) {
+		struct api_sum *s = &dp->sums[c->api < GT_API__COUNT ? c->api : 0];
+
+		s->calls++;
+		if (!c->has_exit) {
+			s->incomplete += !c->entry_only;
+			s->entry_only += c->entry_only;
+		} else {
+			s->dur += c->dur;
+			if (c->ret)
+				s->failed++;
+		}
+		return 0;
+	}
+	put_fields(&dp->ob, v, callfmt__call(c, v));
+	return dp->ob.err;
+}
+
+static int cupti_add(struct gpu_sum *g, const struct gt_cupti_stats *cs)
+{
+	struct cupti_sum *c = NULL;
+
+	for (size_t i = 0; i < g->ncupti; i++)
+		if (g->cupti[i].pid == cs->hdr.pid)
+			c = &g->cupti[i];
+	if (!c) {
+		if (g->ncupti == g->capcupti) {
+			size_t cap = g->capcupti ? g->capcupti * 2 : 8;
+			struct cupti_sum *p = realloc(g->cupti, cap * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			g->cupti = p;
+			g->capcupti = cap;
+		}
+		c = &g->cupti[g->ncupti++];
+		c->pid = cs->hdr.pid;
+	}
+	c->st = *cs;
+	return 0;
+}
+
+/* Counts a record of the GPU side; true when rec was one. */
+static bool gpu_count(struct gpu_sum *g, const struct gt_hdr *rec, int *err)
+{
+	const struct gt_gpu_kernel *k = (const void *)rec;
+	const struct gt_gpu_copy *c = (const void *)rec;
+	uint16_t flags;
+	int i;
+
+	switch (rec->type) {
+	case GT_REC_GPU_KERNEL:
+		i = 0;
+		flags = k->flags;
+		g->dur[i] += k->dur;
+		break;
+	case GT_REC_GPU_MEMCPY:
+	case GT_REC_GPU_MEMSET:
+		i = rec->type == GT_REC_GPU_MEMCPY ? 1 : 2;
+		flags = c->flags;
+		g->dur[i] += c->dur;
+		break;
+	case GT_REC_NVTX:
+		g->nvtx++;
+		g->nvtx_dur += ((const struct gt_nvtx *)rec)->dur;
+		return true;
+	case GT_REC_GPU_API:
+		g->api++;
+		return true;
+	case GT_REC_MERGE_STATS:
+		g->merged = true;
+		g->merge = *(const struct gt_merge_stats *)rec;
+		return true;
+	case GT_REC_CUPTI_STATS:
+		*err = cupti_add(g, (const struct gt_cupti_stats *)rec);
+		return true;
+	default:
+		return false;
+	}
+	g->n[i]++;
+	g->linked += !!(flags & GT_GPU_LINKED);
+	g->causality += !!(flags & GT_GPU_CAUSALITY);
+	return true;
+}
+
+static int on_other(void *ctx, const struct gt_hdr *rec)
+{
+	struct dump *dp = ctx;
+	struct cf_val v[CF_MAX];
+	unsigned n;
+	int err = 0;
+
+	if (dp->o->summary && gpu_count(&dp->gpu, rec, &err))
+		return err;
+	n = callfmt__record(dp->d, rec, v);
+	if (!n)
+		return 0;
+	if (dp->o->summary) {
+		if (rec->type == GT_REC_IOCTL) {
+			const struct gt_ioctl *io = (const void *)rec;
+
+			dp->ioctls++;
+			dp->ioctls_failed += io->ret < 0;
+			dp->ioctl_dur += io->dur;
+		} else if (rec->type == GT_REC_OFFCPU) {
+			dp->offcpu++;
+			dp->offcpu_dur += ((const struct gt_offcpu *)rec)->dur;
+		} else {
+			dp->proc_events++;
+		}
+		return 0;
+	}
+	put_fields(&dp->ob, v, n);
+	return dp->ob.err;
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)part * 100.0 / (double)whole : 0.0;
+}
+
+#define ROW(f, name, v) fprintf(f, "  %-34s %12llu\n", name, (unsigned long long)(v))
+
+/* The GPU side of a merged trace: what the records say, what the merger and
+ * the agents counted.  Nothing for a trace without any of them. */
+static void print_gpu(FILE *f, const struct gpu_sum *g)
+{
+	uint64_t all = g->n[0] + g->n[1] + g->n[2];
+
+	if (!all && !g->nvtx && !g->api && !g->merged && !g->ncupti)
+		return;
+	fprintf(f, "\ngpu\n");
+	fprintf(f, "  %-34s %12llu %16llu\n", "kernels", (unsigned long long)g->n[0],
+		(unsigned long long)g->dur[0]);
+	fprintf(f, "  %-34s %12llu %16llu\n", "memcpy", (unsigned long long)g->n[1],
+		(unsigned long long)g->dur[1]);
+	fprintf(f, "  %-34s %12llu %16llu\n", "memset", (unsigned long long)g->n[2],
+		(unsigned long long)g->dur[2]);
+	fprintf(f, "  %-34s %12llu %15.1f%%\n", "linked", (unsigned long long)g->linked,
+		share(g->linked, all));
+	ROW(f, "unlinked", all - g->linked);
+	ROW(f, "causality", g->causality);
+	fprintf(f, "  %-34s %12llu %16llu\n", "nvtx", (unsigned long long)g->nvtx,
+		(unsigned long long)g->nvtx_dur);
+	ROW(f, "api records", g->api);
+	if (g->merged) {
+		const struct gt_merge_stats *m = &g->merge;
+
+		fprintf(f, "\nmerge\n");
+		ROW(f, "gpu_records", m->gpu_records);
+		ROW(f, "linked", m->linked);
+		ROW(f, "unmatched_gpu", m->unmatched_gpu);
+		ROW(f, "unmatched_calls", m->unmatched_calls);
+		ROW(f, "causality", m->causality);
+		ROW(f, "no_api", m->no_api);
+	}
+	for (size_t i = 0; i < g->ncupti; i++) {
+		const struct gt_cupti_stats *c = &g->cupti[i].st;
+
+		fprintf(f, "\ncupti agent (pid %u)\n", g->cupti[i].pid);
+		ROW(f, "records", c->records);
+		ROW(f, "dropped", c->dropped);
+		ROW(f, "buffers", c->buffers);
+		ROW(f, "unknown", c->unknown);
+		ROW(f, "clock_offset_ns", c->clock_offset_ns);
+	}
+}
+
+static void print_summary(struct dump *dp, struct trace_reader *r, const struct gt_decoder *d)
+{
+	const struct gt_decoder_stats *st = gt_decoder__stats(d);
+	const struct gt_counters *cn = trace_reader__counters(r);
+	struct api_sum tot = { 0 };
+	FILE *f = dp->o->out ? dp->o->out : stdout;
+
+	const struct gt_file_info *info = trace_reader__info(r);
+
+	fprintf(f, "recorded on %s (kernel %s) by: %s\noptions: %s\n\n", info->host, info->kernel,
+		info->cmdline, info->options);
+	fprintf(f, "%-36s %12s %10s %10s %16s\n", "api", "calls", "failed", "incomplete",
+		"total_dur_ns");
+	for (unsigned i = 1; i < GT_API__COUNT; i++) {
+		const struct api_sum *s = &dp->sums[i];
+
+		if (!s->calls)
+			continue;
+		if (s->entry_only == s->calls)	/* no exits: no result, no time */
+			fprintf(f, "%-36s %12llu %10s %10llu %16s\n", gt_api__name(i),
+				(unsigned long long)s->calls, "-", (unsigned long long)s->incomplete, "-");
+		else
+			fprintf(f, "%-36s %12llu %10llu %10llu %16llu\n", gt_api__name(i),
+				(unsigned long long)s->calls, (unsigned long long)s->failed,
+				(unsigned long long)s->incomplete, (unsigned long long)s->dur);
+		tot.calls += s->calls;
+		tot.failed += s->failed;
+		tot.incomplete += s->incomplete;
+		tot.dur += s->dur;
+	}
+	fprintf(f, "%-36s %12llu %10llu %10llu %16llu\n", "total",
+		(unsigned long long)tot.calls, (unsigned long long)tot.failed,
+		(unsigned long long)tot.incomplete, (unsigned long long)tot.dur);
+	fprintf(f, "%-36s %12llu\n", "process events", (unsigned long long)dp->proc_events);
+	fprintf(f, "%-36s %12llu %10llu %10s %16llu\n", "ioctls", (unsigned long long)dp->ioctls,
+		(unsigned long long)dp->ioctls_failed, "", (unsigned long long)dp->ioctl_dur);
+	fprintf(f, "%-36s %12llu %10s %10s %16llu\n", "off-cpu intervals", (unsigned long long)dp->offcpu,
+		"", "", (unsigned long long)dp->offcpu_dur);
+
+	fprintf(f, "\ncounters\n");
+	if (cn) {
+		/* the fields of struct gt_counters in order, _reserved left out */
+		const __u64 *v = &cn->events;
+
+		for (unsigned i = 0; i < gt_counter_count; i++)
+			fprintf(f, "  %-34s %12llu\n", gt_counter_names[i], (unsigned long long)v[i]);
+	}
+	print_gpu(f, &dp->gpu);
+	fprintf(f, "\ndecoder\n");
+	fprintf(f, "  %-34s %12llu\n", "unmatched_exits", (unsigned long long)st->unmatched_exits);
+	fprintf(f, "  %-34s %12llu\n", "incomplete", (unsigned long long)st->open_at_end);
+	fprintf(f, "  %-34s %12llu\n", "placeholder_names", (unsigned long long)st->placeholder_names);
+	fprintf(f, "  %-34s %12llu\n", "unknown_records", (unsigned long long)st->unknown_records);
+	if (trace_reader__truncated(r))
+		fprintf(f, "\ndamage: %s\n", trace_reader__damage(r));
+}
+
+int dump__run(const struct dump_opts *o)
+{
+	FILE *err = o->err ? o->err : stderr;
+	struct trace_reader *r = NULL;
+	struct gt_decoder *d = NULL;
+	const struct gt_hdr *rec;
+	const char *msg = NULL;
+	struct dump *dp;
+	int rc, ret = 1;
+
+	dp = calloc(1, sizeof(*dp));
+	if (!dp || obuf__init(&dp->ob, o->out ? o->out : stdout)) {
+		fprintf(err, "gtrace-bpf: failed to allocate output buffer: %s\n", strerror(ENOMEM));
+		goto out;
+	}
+	dp->o = o;
+
+	rc = trace_reader__open(o->path, &r, &msg);
+	if (rc) {
+		fprintf(err, "gtrace-bpf: cannot read %s: %s\n", o->path,
+			msg ? msg : strerror(-rc));
+		goto out;
+	}
+	callfmt__set_trace_info(trace_reader__info(r));
+	d = gt_decoder__new(on_call, on_other, dp);
+	if (!d) {
+		fprintf(err, "gtrace-bpf: failed to create decoder: %s\n", strerror(ENOMEM));
+		goto out;
+	}
+	dp->d = d;
+	for (;;) {
+		rc = trace_reader__next(r, &rec);
+		if (rc < 0) {
+			fprintf(err, "gtrace-bpf: cannot read %s: %s\n", o->path, strerror(-rc));
+			goto out;
+		}
+		if (rc == 0)
+			break;
+		rc = gt_decoder__feed(d, rec);
+		if (rc)
+			break;
+	}
+	if (!rc)
+		rc = gt_decoder__finish(d);
+	if (rc && !dp->ob.err) {
+		fprintf(err, "gtrace-bpf: failed to decode %s: %s\n", o->path, strerror(-rc));
+		goto out;
+	}
+	if (!rc && !o->summary)
+		rc = obuf__flush(&dp->ob);
+	if (!rc && o->summary)
+		print_summary(dp, r, d);
+	if (!rc && fflush(dp->ob.f))
+		rc = -errno;
+	if (rc) {
+		fprintf(err, "gtrace-bpf: failed to write output: %s\n", strerror(-rc));
+		goto out;
+	}
+	if (trace_reader__truncated(r))
+		fprintf(err, "gtrace-bpf: warning: %s: %s; showing the records before it\n",
+			o->path, trace_reader__damage(r));
+	ret = 0;
+out:
+	gt_decoder__free(d);
+	trace_reader__close(r);
+	if (dp) {
+		obuf__free(&dp->ob);
+		free(dp->gpu.cupti);
+	}
+	free(dp);
+	return ret;
+}

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `gtrace-bpf export FILE -f perfetto|json|csv [-o OUT] [--force]`: opens
+ * the trace, chooses the output, and has the format's writer fill a
+ * temporary file next to it, renamed into place only once complete and on
+ * disk: an export that fails (disk full, damaged input, Ctrl-C) never
+ * leaves a file that looks finished, nor destroys the one it would replace.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "export/fields.h"
+#include "export/export.h"
+#include "format/trace_file.h"
+
+typedef int (*export_write_fn)(struct trace_reader *r, FILE *out, const char **why);
+
+static const struct {
+	const char *ext;	/* of the default output name */
+	export_write_fn write;
+} formats[] = {
+	[EXPORT_PERFETTO] = { ".pftrace", export_perfetto__write },
+	[EXPORT_JSON] = { ".json", export_json__write },
+	[EXPORT_CSV] = { ".csv", export_csv__write },
+};
+
+#define TRACE_EXT ".gtrace"
+
+/* The input's name with its .gtrace replaced by ext (appended when it has
+ * none), in the input's directory. */
+static char *default_output(const char *path, const char *ext)
+{
+	size_t n = strlen(path), e = strlen(TRACE_EXT);
+	char *out;
+
+	if (n > e && !strcmp(path + n - e, TRACE_EXT) && path[n - e - 1] != '/')
+		n -= e;
+	if (asprintf(&out, "%.*s%s", (int)n, path, ext) < 0)
+		return NULL;
+	return out;
+}
+
+/* "DIR/.BASE.XXXXXX" for mkstemp: in the output's directory so that the
+ * rename is atomic, hidden so that a leftover does not pass for an export. */
+static char *temp_name(const char *out)
+{
+	const char *slash = strrchr(out, '/');
+	char *tmp;
+	int n;
+
+	if (slash)
+		n = asprintf(&tmp, "%.*s/.%s.XXXXXX", (int)(slash - out), out, slash + 1);
+	else
+		n = asprintf(&tmp, ".%s.XXXXXX", out);
+	return n < 0 ? NULL : tmp;
+}
+
+/* Moves tmp to out. Without force it must not replace a file created since
+ * the check at the start: RENAME_NOREPLACE, where the filesystem has it. */
+static int install(const char *tmp, const char *out, bool force)
+{
+	if (!force) {
+		if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, out, RENAME_NOREPLACE))
+			return 0;
+		if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+			return -errno;
+	}
+	return rename(tmp, out) ? -errno : 0;
+}
+
+/* Writes the whole output through a temporary file. Returns 0 or 1 after
+ * one line on err. */
+static int write_file(struct trace_reader *r, const struct export_opts *o, const char *out,
+		      FILE *err)
+{
+	const char *why = NULL;
+	char *tmp = temp_name(out);
+	FILE *f = NULL;
+	mode_t mask;
+	int fd = -1, rc;
+
+	if (!tmp) {
+		fprintf(err, "gtrace-bpf: failed to allocate a file name: %s\n", strerror(ENOMEM));
+		return 1;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		fprintf(err, "gtrace-bpf: cannot write %s: %s\n", out, strerror(-rc));
+		free(tmp);
+		return 1;
+	}
+	/* exports are made to be shared, unlike traces (0600): the usual
+	 * mode of a new file, rather than mkstemp's 0600 */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0644 & ~mask)) {
+		rc = -errno;
+		fprintf(err, "gtrace-bpf: cannot write %s: %s\n", out, strerror(-rc));
+		goto fail;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		rc = -errno;
+		fprintf(err, "gtrace-bpf: cannot write %s: %s\n", out, strerror(-rc));
+		goto fail;
+	}
+	fd = -1;
+	rc = formats[o->format].write(r, f, &why);
+	if (rc) {
+		if (ferror(f))
+			fprintf(err, "gtrace-bpf: cannot write %s: %s\n", out, strerror(-rc));
+		else
+			fprintf(err, "gtrace-bpf: failed to export %s: %s\n", o->path,
+				why ? why : strerror(-rc));
+		goto fail;
+	}
+	/* on disk before the rename: a crash must not leave an empty file
+	 * under the final name */
+	if (fflush(f) || fsync(fileno(f))) {
+		rc = -errno;
+		fprintf(err, "gtrace-bpf: cannot write %s: %s\n", out, strerror(-rc));
+		goto fail;
+	}
+	rc = fclose(f) ? -errno : 0;
+	f = NULL;
+	if (!rc)
+		rc = install(tmp, out, o->force);
+	if (rc == -EEXIST && !o->force) {
+		fprintf(err, "gtrace-bpf: %s exists: use --force to replace it\n", out);
+		goto fail;
+	}
+	if (rc) {
+		fprintf(err, "gtrace-bpf: cannot write %s: %s\n", out, strerror(-rc));
+		goto fail;
+	}
+	free(tmp);
+	return 0;
+fail:
+	if (f)
+		fclose(f);
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	return 1;
+}
+
+static int write_stdout(struct trace_reader *r, const struct export_opts *o, FILE *err)
+{
+	const char *why = NULL;
+	int rc = formats[o->format].write(r, stdout, &why);
+
+	if (!rc && fflush(stdout))
+		rc = -errno;
+	if (rc && ferror(stdout)) {
+		fprintf(err, "gtrace-bpf: cannot write standard output: %s\n", strerror(-rc));
+		return 1;
+	}
+	if (rc) {
+		fprintf(err, "gtrace-bpf: failed to export %s: %s\n", o->path,
+			why ? why : strerror(-rc));
+		return 1;
+	}
+	return 0;
+}
+
+int export__run(const struct export_opts *o)
+{
+	FILE *err = o->err ? o->err : stderr;
+	struct trace_reader *r = NULL;
+	const char *msg = NULL;
+	char *out = NULL;
+	struct stat in_st, out_st;
+	int rc, ret = 1;
+
+	if ((unsigned)o->format >= sizeof(formats) / sizeof(formats[0])) {
+		fprintf(err, "gtrace-bpf: unknown export format %d\n", (int)o->format);
+		return 1;
+	}
+	rc = trace_reader__open(o->path, &r, &msg);
+	if (rc) {
+		fprintf(err, "gtrace-bpf: cannot read %s: %s\n", o->path, msg ? msg : strerror(-rc));
+		return 1;
+	}
+	callfmt__set_trace_info(trace_reader__info(r));
+	if (o->output && !strcmp(o->output, "-")) {
+		ret = write_stdout(r, o, err);
+		goto out;
+	}
+	out = o->output ? strdup(o->output) : default_output(o->path, formats[o->format].ext);
+	if (!out) {
+		fprintf(err, "gtrace-bpf: failed to allocate a file name: %s\n", strerror(ENOMEM));
+		goto out;
+	}
+	/* refused before the work, not after it; install() catches a file
+	 * that appears meanwhile */
+	if (!lstat(out, &out_st)) {
+		if (!stat(o->path, &in_st) && in_st.st_dev == out_st.st_dev &&
+		    in_st.st_ino == out_st.st_ino) {
+			fprintf(err, "gtrace-bpf: cannot write %s: it is the input trace\n", out);
+			goto out;
+		}
+		if (!o->force) {
+			fprintf(err, "gtrace-bpf: %s exists: use --force to replace it\n", out);
+			goto out;
+		}
+	}
+	ret = write_file(r, o, out, err);
+out:
+	if (!ret && trace_reader__truncated(r))
+		fprintf(err, "gtrace-bpf: warning: %s: %s; exported the records before it\n",
+			o->path, trace_reader__damage(r));
+	trace_reader__close(r);
+	free(out);
+	return ret;
+}

@@ -1,0 +1,757 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The fields of a call shared by dump and the exports, and the output
+ * buffer with its JSON and CSV string writers (fields.h says why).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "export/fields.h"
+#include "format/nv_ioctl.h"
+#include "format/trace_file.h"
+
+#define ESC_CHUNK 1024		/* string bytes escaped per room check */
+
+int obuf__init(struct obuf *o, FILE *f)
+{
+	memset(o, 0, sizeof(*o));
+	o->b = malloc(OBUF_CAP);
+	if (!o->b)
+		return -ENOMEM;
+	o->f = f;
+	return 0;
+}
+
+int obuf__flush(struct obuf *o)
+{
+	if (o->len && !o->err) {
+		/* a short fwrite need not set errno: a stale one must not be taken */
+		errno = 0;
+		if (fwrite(o->b, 1, o->len, o->f) != o->len)
+			o->err = errno ? -errno : -EIO;
+	}
+	o->len = 0;
+	return o->err;
+}
+
+void obuf__free(struct obuf *o)
+{
+	free(o->b);
+	o->b = NULL;
+}
+
+/* Length of a valid UTF-8 sequence starting at s (at most n bytes), 0 if
+ * the bytes there are not one. */
+char *callfmt__scalar(char *p, const struct cf_val *f, bool brackets)
+{
+	switch (f->kind) {
+	case CF_K_U64:
+		return callfmt__u64(p, f->u);
+	case CF_K_I64:
+		if (f->i >= 0)
+			return callfmt__u64(p, (uint64_t)f->i);
+		*p++ = '-';
+		return callfmt__u64(p, (uint64_t)0 - (uint64_t)f->i);
+	case CF_K_BOOL:
+		memcpy(p, f->b ? "true" : "false", f->b ? 4 : 5);
+		return p + (f->b ? 4 : 5);
+	case CF_K_DIM3:
+		if (brackets)
+			*p++ = '[';
+		p = callfmt__u64(p, f->dim[0]);
+		*p++ = ',';
+		p = callfmt__u64(p, f->dim[1]);
+		*p++ = ',';
+		p = callfmt__u64(p, f->dim[2]);
+		if (brackets)
+			*p++ = ']';
+		return p;
+	default:
+		return p;
+	}
+}
+
+size_t callfmt__utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	/* the second byte rules out overlong forms, surrogates and > U+10FFFF */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/* Bytes that JSON lets through as they are: printable ASCII but the quote and backslash. */
+static const bool json_plain[256] = {
+	[' '] = 1, ['!'] = 1, ['#' ... '['] = 1, [']' ... '~'] = 1,
+};
+
+void obuf__json_strn(struct obuf *o, const char *str, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	OBUF_LIT(o, "\"");
+	while (i < n) {
+		size_t end = n - i > ESC_CHUNK ? i + ESC_CHUNK : n;
+		char *p = obuf__room(o, (end - i) * 6 + 8), *p0 = p;
+
+		while (i < end) {
+			unsigned char c = s[i];
+			size_t l;
+
+			if (json_plain[c]) {
+				/* names are mostly plain: copy the run at once */
+				size_t j = i + 1;
+
+				while (j < end && json_plain[s[j]])
+					j++;
+				memcpy(p, s + i, j - i);
+				p += j - i;
+				i = j;
+				continue;
+			}
+			switch (c) {
+			case '"':  *p++ = '\\'; *p++ = '"'; i++; continue;
+			case '\\': *p++ = '\\'; *p++ = '\\'; i++; continue;
+			case '\n': *p++ = '\\'; *p++ = 'n'; i++; continue;
+			case '\r': *p++ = '\\'; *p++ = 'r'; i++; continue;
+			case '\t': *p++ = '\\'; *p++ = 't'; i++; continue;
+			default: break;
+			}
+			l = c >= 0x80 ? callfmt__utf8_len(s + i, n - i) : 0;
+			if (l) {
+				/* may run past end by up to 3 bytes: the +8 covers it */
+				memcpy(p, s + i, l);
+				p += l;
+				i += l;
+				continue;
+			}
+			memcpy(p, "\\u00", 4);
+			p[4] = hex[c >> 4];
+			p[5] = hex[c & 0xf];
+			p += 6;
+			i++;
+		}
+		o->len += (size_t)(p - p0);
+	}
+	OBUF_LIT(o, "\"");
+}
+
+/* Bytes a CSV cell takes as they are, without quotes: ASCII but the
+ * separator, the quote and line breaks. */
+static const bool csv_plain[256] = {
+	[0x01 ... '\t'] = 1, [0x0b ... 0x0c] = 1, [0x0e ... '!'] = 1, ['#' ... '+'] = 1,
+	['-' ... 0x7f] = 1,
+};
+
+void obuf__csv_strn(struct obuf *o, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	bool quote = false;
+	size_t i = 0;
+
+	for (size_t k = 0; k < n && !quote; k++)
+		quote = s[k] == ',' || s[k] == '"' || s[k] == '\n' || s[k] == '\r';
+	if (quote)
+		OBUF_LIT(o, "\"");
+	while (i < n) {
+		size_t end = n - i > ESC_CHUNK ? i + ESC_CHUNK : n;
+		/* worst case: every byte doubled (a quote) or two UTF-8 bytes */
+		char *p = obuf__room(o, (end - i) * 2 + 8), *p0 = p;
+
+		while (i < end) {
+			unsigned char c = s[i];
+			size_t l;
+
+			if (csv_plain[c]) {
+				size_t j = i + 1;
+
+				while (j < end && csv_plain[s[j]])
+					j++;
+				memcpy(p, s + i, j - i);
+				p += j - i;
+				i = j;
+				continue;
+			}
+			if (c < 0x80) {
+				/* , " \n \r: inside quotes, only the quote is doubled */
+				if (c == '"')
+					*p++ = '"';
+				*p++ = (char)c;
+				i++;
+				continue;
+			}
+			l = callfmt__utf8_len(s + i, n - i);
+			if (l) {
+				memcpy(p, s + i, l);
+				p += l;
+				i += l;
+				continue;
+			}
+			*p++ = (char)(0xc0 | c >> 6);
+			*p++ = (char)(0x80 | (c & 0x3f));
+			i++;
+		}
+		o->len += (size_t)(p - p0);
+	}
+	if (quote)
+		OBUF_LIT(o, "\"");
+}
+
+/* ------------------------------------------------------------ fields */
+
+/* Every field's dump name, in one list so that the names and the JSON keys
+ * cannot disagree. */
+#define CF_FIELDS(X)								\
+	X(CF_TS, "ts") X(CF_PID, "pid") X(CF_TID, "tid") X(CF_CPU, "cpu")	\
+	X(CF_TYPE, "type") X(CF_API, "api") X(CF_DUR, "dur") X(CF_RET, "ret")	\
+	X(CF_FAILED, "failed") X(CF_INCOMPLETE, "incomplete")			\
+	X(CF_KERNEL, "kernel") X(CF_MANGLED, "mangled") X(CF_FUNC, "func")	\
+	X(CF_GRID, "grid") X(CF_BLOCK, "block") X(CF_SHMEM, "shmem")		\
+	X(CF_STREAM, "stream") X(CF_BYTES, "bytes") X(CF_KIND, "kind")		\
+	X(CF_DST, "dst") X(CF_SRC, "src") X(CF_PTR, "ptr") X(CF_HANDLE, "handle")	\
+	X(CF_PARENT, "parent") X(CF_NAME, "name") X(CF_PATH, "path")		\
+	X(CF_EVENT, "event") X(CF_PPID, "ppid") X(CF_COMM, "comm")		\
+	X(CF_EXIT_CODE, "exit_code") X(CF_GRAPH, "graph") X(CF_CTX, "ctx")	\
+	X(CF_COOPERATIVE, "cooperative") X(CF_CGROUP, "cgroup")		\
+	X(CF_DEVICE, "device") X(CF_CMD, "cmd") X(CF_RM, "rm") X(CF_FD, "fd")	\
+	X(CF_STATE, "state") X(CF_NEXT_CPU, "next_cpu")				\
+	X(CF_CONTEXT, "context") X(CF_CORRELATION, "correlation")		\
+	X(CF_LAUNCH_TS, "launch_ts") X(CF_LAUNCH_TID, "launch_tid")		\
+	X(CF_CAUSALITY, "causality") X(CF_BY_ORDER, "by_order")
+
+const char *const cf_names[CF__COUNT] = {
+#define X(id, name) [id] = name,
+	CF_FIELDS(X)
+#undef X
+};
+
+/* "name": of every field, quotes and colon included, padded to a fixed size:
+ * a key is copied with one fixed-size move (a copy of variable length
+ * compiles to a string instruction that costs more than the rest of the
+ * field) and the length then advanced. */
+#define JSON_KEY_MAX 16
+static const struct {
+	char s[JSON_KEY_MAX];
+	uint8_t len;
+} json_keys[CF__COUNT] = {
+#define X(id, name) [id] = { "\"" name "\":", sizeof(name) + 2 },
+	CF_FIELDS(X)
+#undef X
+};
+
+#define X(id, name) _Static_assert(sizeof(name) + 2 <= JSON_KEY_MAX, "the JSON key of " name " is too long");
+CF_FIELDS(X)
+#undef X
+
+const char *const gt_counter_names[] = {
+	"events", "drop_ringbuf", "drop_stash", "str_fault", "args_fault",
+	"names_mem", "names_mem_rejected", "names_mem_verified",
+	"names_mem_mismatch", "attach_files", "attach_probes",
+	"attach_failed", "records_written",
+};
+const unsigned gt_counter_count = sizeof(gt_counter_names) / sizeof(gt_counter_names[0]);
+
+_Static_assert(sizeof(gt_counter_names) / sizeof(gt_counter_names[0]) ==
+	       offsetof(struct gt_counters, _reserved) / sizeof(__u64),
+	       "a counter of struct gt_counters has no name here");
+
+static inline void vu(struct cf_val *v, unsigned *n, enum cf_id id, uint64_t u)
+{
+	v[*n] = (struct cf_val){ .id = id, .kind = CF_K_U64, .u = u };
+	(*n)++;
+}
+
+static inline void vi(struct cf_val *v, unsigned *n, enum cf_id id, int64_t i)
+{
+	v[*n] = (struct cf_val){ .id = id, .kind = CF_K_I64, .i = i };
+	(*n)++;
+}
+
+static inline void vsn(struct cf_val *v, unsigned *n, enum cf_id id, const char *s, size_t len)
+{
+	v[*n] = (struct cf_val){ .id = id, .kind = CF_K_STR, .len = (uint32_t)len, .s = s };
+	(*n)++;
+}
+
+static inline void vs(struct cf_val *v, unsigned *n, enum cf_id id, const char *s)
+{
+	vsn(v, n, id, s, strlen(s));
+}
+
+static inline void vb(struct cf_val *v, unsigned *n, enum cf_id id, bool b)
+{
+	v[*n] = (struct cf_val){ .id = id, .kind = CF_K_BOOL, .b = b };
+	(*n)++;
+}
+
+static inline void vd(struct cf_val *v, unsigned *n, enum cf_id id, const uint32_t *dim)
+{
+	v[*n] = (struct cf_val){ .id = id, .kind = CF_K_DIM3, .dim = dim };
+	(*n)++;
+}
+
+static void launch_fields(const struct gt_callrec *c, struct cf_val *v, unsigned *n)
+{
+	if (c->graph) {
+		vu(v, n, CF_GRAPH, c->handle);
+		vu(v, n, CF_STREAM, c->stream);
+		return;
+	}
+	vs(v, n, CF_KERNEL, c->kernel ? c->kernel : "");
+	if (c->mangled)
+		vs(v, n, CF_MANGLED, c->mangled);
+	vu(v, n, CF_FUNC, c->handle);
+	vd(v, n, CF_GRID, c->grid);
+	vd(v, n, CF_BLOCK, c->block);
+	vu(v, n, CF_SHMEM, c->shmem);
+	vu(v, n, CF_STREAM, c->stream);
+	if (c->launch_flags & GT_LAUNCH_COOPERATIVE)
+		vb(v, n, CF_COOPERATIVE, true);
+}
+
+static void sync_fields(const struct gt_callrec *c, const struct gt_api_info *ai,
+			struct cf_val *v, unsigned *n)
+{
+	switch (ai->cls) {
+	case GT_CLS_STREAM_WAIT:
+		vu(v, n, CF_STREAM, c->handle);
+		vu(v, n, CF_EVENT, c->handle2);
+		break;
+	case GT_CLS_EVENT_RECORD:
+		vu(v, n, CF_EVENT, c->handle);
+		vu(v, n, CF_STREAM, c->handle2);
+		break;
+	default:
+		/* SYNC / QUERY: the one handle is a stream, an event or a context */
+		if (c->has_stream)
+			vu(v, n, CF_STREAM, c->stream);
+		else if (ai->a >= 0 && c->api == GT_API_cuCtxSynchronize_v2)
+			vu(v, n, CF_CTX, c->handle);
+		else if (ai->a >= 0)
+			vu(v, n, CF_EVENT, c->handle);
+		break;
+	}
+}
+
+static void module_fields(const struct gt_callrec *c, const struct gt_api_info *ai,
+			  struct cf_val *v, unsigned *n)
+{
+	switch (ai->cls) {
+	case GT_CLS_MODULE_LOAD:
+		if (c->out_valid)
+			vu(v, n, CF_HANDLE, c->out);
+		if (c->str)
+			vs(v, n, CF_PATH, c->str);
+		break;
+	case GT_CLS_GET_FUNC:
+	case GT_CLS_KERNEL_FUNC:
+		if (c->out_valid)
+			vu(v, n, CF_HANDLE, c->out);
+		vu(v, n, CF_PARENT, c->handle);
+		if (c->str)
+			vs(v, n, CF_NAME, c->str);
+		break;
+	default:
+		/* unload, func name: the handle is an argument */
+		vu(v, n, CF_HANDLE, c->handle);
+		if (c->str)
+			vs(v, n, CF_NAME, c->str);
+		break;
+	}
+}
+
+unsigned callfmt__call(const struct gt_callrec *c, struct cf_val v[CF_MAX])
+{
+	const struct gt_api_info *ai = gt_api__info(c->api);
+	unsigned n = 0;
+
+	vu(v, &n, CF_TS, c->ts);
+	vu(v, &n, CF_PID, c->pid);
+	vu(v, &n, CF_TID, c->tid);
+	vu(v, &n, CF_CPU, c->cpu);
+	vs(v, &n, CF_TYPE, gt_call_type__name(c->type));
+	vs(v, &n, CF_API, ai ? ai->name : "unknown");
+	if (c->has_exit) {
+		vu(v, &n, CF_DUR, c->dur);
+		vi(v, &n, CF_RET, c->ret);
+		vb(v, &n, CF_FAILED, c->ret != 0);
+	} else if (!c->entry_only) {
+		vb(v, &n, CF_INCOMPLETE, true);
+	}
+	switch (c->type) {
+	case GT_T_LAUNCH:
+		launch_fields(c, v, &n);
+		break;
+	case GT_T_MEMCPY:
+		vu(v, &n, CF_BYTES, c->bytes);
+		vs(v, &n, CF_KIND, gt_copy_kind__name(c->kind));
+		vu(v, &n, CF_DST, c->ptr);
+		vu(v, &n, CF_SRC, c->src);
+		if (c->has_stream)
+			vu(v, &n, CF_STREAM, c->stream);
+		break;
+	case GT_T_MEMSET:
+		vu(v, &n, CF_BYTES, c->bytes);
+		vu(v, &n, CF_DST, c->ptr);
+		if (c->has_stream)
+			vu(v, &n, CF_STREAM, c->stream);
+		break;
+	case GT_T_ALLOC:
+		vu(v, &n, CF_BYTES, c->bytes);
+		if (c->out_valid)
+			vu(v, &n, CF_PTR, c->ptr);
+		if (c->has_stream)
+			vu(v, &n, CF_STREAM, c->stream);
+		break;
+	case GT_T_FREE:
+		vu(v, &n, CF_PTR, c->handle);
+		if (c->has_stream)
+			vu(v, &n, CF_STREAM, c->stream);
+		break;
+	case GT_T_SYNC:
+		if (ai)
+			sync_fields(c, ai, v, &n);
+		break;
+	case GT_T_MODULE:
+		if (ai)
+			module_fields(c, ai, v, &n);
+		break;
+	case GT_T_CONTEXT:
+	case GT_T_STREAM:
+	case GT_T_EVENT:
+		/* creators: the new handle when they returned one; others: the argument */
+		if (ai && (ai->out >= 0 ? c->out_valid : ai->a >= 0))
+			vu(v, &n, CF_HANDLE, c->handle);
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
+/* Device majors of the trace being formatted (dump, exports: one trace at a
+ * time per process). */
+static struct nv_majors trace_majors;
+
+void callfmt__set_trace_info(const struct gt_file_info *info)
+{
+	nv_majors__from_options(info ? info->options : NULL, &trace_majors);
+}
+
+static void common_fields(const struct gt_hdr *rec, struct cf_val v[CF_MAX], unsigned *n,
+			  const char *type)
+{
+	vu(v, n, CF_TS, rec->ts);
+	vu(v, n, CF_PID, rec->pid);
+	vu(v, n, CF_TID, rec->tid);
+	vu(v, n, CF_CPU, rec->cpu);
+	vs(v, n, CF_TYPE, type);
+}
+
+static unsigned ioctl_fields(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
+{
+	static char dev[48], cmd[64], rm[24];
+	const struct gt_ioctl *io = (const void *)rec;
+	unsigned n = 0;
+	const char *name;
+
+	common_fields(rec, v, &n, "ioctl");
+	vu(v, &n, CF_DUR, io->dur);
+	vi(v, &n, CF_RET, io->ret);
+	vb(v, &n, CF_FAILED, io->ret < 0);
+	vs(v, &n, CF_DEVICE, nv_ioctl__device_name(&trace_majors, io->rdev >> 20,
+						   io->rdev & 0xfffff, dev, sizeof(dev)));
+	vu(v, &n, CF_CMD, io->cmd);
+	vs(v, &n, CF_NAME, nv_ioctl__cmd_name(&trace_majors, io->rdev >> 20, io->cmd, cmd, sizeof(cmd)));
+	if ((io->flags & (GT_IOCTL_RM_CONTROL | GT_IOCTL_RM_ALLOC)) && !(io->flags & GT_IOCTL_PARAM_FAULT)) {
+		name = io->flags & GT_IOCTL_RM_CONTROL ? nv_ioctl__rm_control_name(io->param) :
+							nv_ioctl__rm_class_name(io->param);
+		if (!name) {
+			snprintf(rm, sizeof(rm), "0x%x", io->param);
+			name = rm;
+		}
+		vs(v, &n, CF_RM, name);
+	}
+	if (io->fd >= 0)
+		vi(v, &n, CF_FD, io->fd);
+	return n;
+}
+
+static unsigned offcpu_fields(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
+{
+	static char state[16];
+	const struct gt_offcpu *oc = (const void *)rec;
+	unsigned n = 0;
+
+	common_fields(rec, v, &n, "offcpu");
+	vu(v, &n, CF_DUR, oc->dur);
+	/* R: preempted while runnable; S: waiting (sleep, futex, poll); D:
+	 * uninterruptible (also killable and idle waits). Modifier bits such as
+	 * TASK_FREEZABLE (0x2000) or TASK_WAKEKILL (0x100) ride along. */
+	if (oc->state == 0)
+		snprintf(state, sizeof(state), "R");
+	else if (oc->state & 1)
+		snprintf(state, sizeof(state), "S");
+	else if (oc->state & 2)
+		snprintf(state, sizeof(state), "D");
+	else
+		snprintf(state, sizeof(state), "0x%x", oc->state);
+	vs(v, &n, CF_STATE, state);
+	vu(v, &n, CF_NEXT_CPU, oc->next_cpu);
+	return n;
+}
+
+unsigned callfmt__proc(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
+{
+	static const char *const events[] = {
+		[GT_REC_EXEC] = "exec", [GT_REC_FORK] = "fork", [GT_REC_EXIT] = "exit",
+		[GT_REC_PROC_INFO] = "seen",
+	};
+	const struct gt_proc_evt *pe = (const void *)rec;
+	unsigned n = 0;
+
+	if (rec->type == GT_REC_IOCTL)
+		return ioctl_fields(rec, v);
+	if (rec->type == GT_REC_OFFCPU)
+		return offcpu_fields(rec, v);
+	if (rec->type != GT_REC_EXEC && rec->type != GT_REC_FORK && rec->type != GT_REC_EXIT &&
+	    rec->type != GT_REC_PROC_INFO)
+		return 0;
+	common_fields(rec, v, &n, "process");
+	vs(v, &n, CF_EVENT, events[rec->type]);
+	vu(v, &n, CF_PPID, pe->ppid);
+	vsn(v, &n, CF_COMM, pe->comm, strnlen(pe->comm, sizeof(pe->comm)));
+	if (rec->type == GT_REC_EXIT)
+		vi(v, &n, CF_EXIT_CODE, pe->exit_code);
+	if (pe->cgroup)
+		vu(v, &n, CF_CGROUP, pe->cgroup);
+	return n;
+}
+
+/* GPU side: where it ran, then what, then the call it came from. */
+static void gpu_common(const struct gt_hdr *rec, struct cf_val v[CF_MAX], unsigned *n,
+		       const char *type, uint64_t dur, uint32_t device, uint32_t context,
+		       uint32_t stream, uint32_t correlation)
+{
+	vu(v, n, CF_TS, rec->ts);
+	vu(v, n, CF_PID, rec->pid);
+	vs(v, n, CF_TYPE, type);
+	vu(v, n, CF_DUR, dur);
+	vu(v, n, CF_DEVICE, device);
+	vu(v, n, CF_CONTEXT, context);
+	vu(v, n, CF_STREAM, stream);
+	vu(v, n, CF_CORRELATION, correlation);
+}
+
+/* A linked record names its call (launch_ts, the launching thread); an
+ * unmatched one nothing. */
+static void gpu_link(const struct gt_hdr *rec, struct cf_val v[CF_MAX], unsigned *n,
+		     uint16_t flags, uint64_t launch_ts)
+{
+	if (flags & GT_GPU_LINKED) {
+		vu(v, n, CF_LAUNCH_TS, launch_ts);
+		vu(v, n, CF_LAUNCH_TID, rec->tid);
+	}
+	if (flags & GT_GPU_CAUSALITY)
+		vb(v, n, CF_CAUSALITY, true);
+	if (flags & GT_GPU_BY_ORDER)
+		vb(v, n, CF_BY_ORDER, true);
+}
+
+unsigned callfmt__gpu(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX])
+{
+	unsigned n = 0;
+
+	switch (rec->type) {
+	case GT_REC_GPU_KERNEL: {
+		const struct gt_gpu_kernel *k = (const void *)rec;
+		const char *mangled, *name;
+
+		if (rec->size < sizeof(*k))
+			return 0;
+		name = gt_decoder__gpu_kernel_name(d, k, &mangled);
+		gpu_common(rec, v, &n, "gpu_kernel", k->dur, k->device, k->context, k->stream,
+			   k->correlation);
+		vs(v, &n, CF_KERNEL, name);
+		if (mangled)
+			vs(v, &n, CF_MANGLED, mangled);
+		vd(v, &n, CF_GRID, k->grid);
+		vd(v, &n, CF_BLOCK, k->block);
+		vu(v, &n, CF_SHMEM, k->shmem);
+		gpu_link(rec, v, &n, k->flags, k->launch_ts);
+		return n;
+	}
+	case GT_REC_GPU_MEMCPY:
+	case GT_REC_GPU_MEMSET: {
+		const struct gt_gpu_copy *c = (const void *)rec;
+		bool copy = rec->type == GT_REC_GPU_MEMCPY;
+
+		if (rec->size < sizeof(*c))
+			return 0;
+		gpu_common(rec, v, &n, copy ? "gpu_memcpy" : "gpu_memset", c->dur, c->device,
+			   c->context, c->stream, c->correlation);
+		vu(v, &n, CF_BYTES, c->bytes);
+		if (copy)
+			vs(v, &n, CF_KIND, gt_copy_kind__name((enum gt_copy_kind)c->kind));
+		gpu_link(rec, v, &n, c->flags, c->launch_ts);
+		return n;
+	}
+	case GT_REC_NVTX: {
+		const struct gt_nvtx *nv = (const void *)rec;
+
+		if (rec->size < sizeof(*nv))
+			return 0;
+		vu(v, &n, CF_TS, rec->ts);
+		vu(v, &n, CF_PID, rec->pid);
+		vu(v, &n, CF_TID, rec->tid);
+		vs(v, &n, CF_TYPE, "nvtx");
+		vu(v, &n, CF_DUR, nv->dur);
+		vsn(v, &n, CF_NAME, nv->name, nv->len ? gt_rec_strlen(rec, nv->name, nv->len) : 0);
+		return n;
+	}
+	default:
+		return 0;
+	}
+}
+
+char *callfmt__bytes(char *buf, size_t len, uint64_t bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	unsigned u = 0;
+
+	while (u < 5 && bytes >= (1ull << (10 * (u + 1))))
+		u++;
+	if (!u || !(bytes & ((1ull << (10 * u)) - 1)))
+		snprintf(buf, len, "%llu %s", (unsigned long long)(bytes >> (10 * u)), units[u]);
+	else
+		snprintf(buf, len, "%.1f %s", (double)bytes / (double)(1ull << (10 * u)), units[u]);
+	return buf;
+}
+
+const char *callfmt__gpu_name(struct gt_decoder *d, const struct gt_hdr *rec,
+			      char buf[CF_NAME_BUF], size_t *n)
+{
+	const struct gt_gpu_copy *c = (const void *)rec;
+	const struct gt_nvtx *nv = (const void *)rec;
+	const char *mangled, *s;
+	char size[24];
+
+	switch (rec->type) {
+	case GT_REC_GPU_KERNEL:
+		s = gt_decoder__gpu_kernel_name(d, (const struct gt_gpu_kernel *)rec, &mangled);
+		*n = strlen(s);
+		return s;
+	case GT_REC_GPU_MEMCPY:
+		callfmt__bytes(size, sizeof(size), c->bytes);
+		*n = (size_t)snprintf(buf, CF_NAME_BUF, "memcpy %s %s",
+				      gt_copy_kind__name((enum gt_copy_kind)c->kind), size);
+		return buf;
+	case GT_REC_GPU_MEMSET:
+		callfmt__bytes(size, sizeof(size), c->bytes);
+		*n = (size_t)snprintf(buf, CF_NAME_BUF, "memset %s", size);
+		return buf;
+	case GT_REC_NVTX:
+		*n = nv->len ? gt_rec_strlen(rec, nv->name, nv->len) : 0;
+		return nv->name;
+	default:
+		*n = 0;
+		return NULL;
+	}
+}
+
+unsigned callfmt__record(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX])
+{
+	unsigned n = callfmt__proc(rec, v);
+
+	return n ? n : callfmt__gpu(d, rec, v);
+}
+
+/* Room one field takes apart from a string value: comma, key, and the
+ * longest number or [x,y,z]. */
+#define FIELD_ROOM (1 + JSON_KEY_MAX + 3 * 11 + 2)
+
+void callfmt__json(struct obuf *o, const struct cf_val *v, unsigned n, uint64_t skip)
+{
+	bool first = true;
+
+	/* each field through a local pointer, the length stored once: storing
+	 * it after every piece made this the hottest loop of dump */
+	for (unsigned i = 0; i < n; i++) {
+		const struct cf_val *f = &v[i];
+		char *p;
+
+		if (skip & (1ull << f->id))
+			continue;
+		p = obuf__room(o, FIELD_ROOM);
+		if (!first)
+			*p++ = ',';
+		first = false;
+		memcpy(p, json_keys[f->id].s, JSON_KEY_MAX);
+		p += json_keys[f->id].len;
+		switch (f->kind) {
+		default:
+			p = callfmt__scalar(p, f, true);
+			break;
+		case CF_K_STR:
+			o->len = (size_t)(p - o->b);
+			obuf__json_strn(o, f->s, f->len);
+			continue;
+		}
+		o->len = (size_t)(p - o->b);
+	}
+}
+
+int callfmt__decode_all(struct trace_reader *r, struct gt_decoder *d, const char **why)
+{
+	static __thread char msg[128];
+	const struct gt_hdr *rec;
+	int rc;
+
+	for (;;) {
+		rc = trace_reader__next(r, &rec);
+		if (rc < 0) {
+			snprintf(msg, sizeof(msg), "read error: %s", strerror(-rc));
+			*why = msg;
+			return rc;
+		}
+		if (rc == 0)
+			break;
+		rc = gt_decoder__feed(d, rec);
+		if (rc)
+			goto fail;
+	}
+	rc = gt_decoder__finish(d);
+	if (!rc)
+		return 0;
+fail:
+	/* the decoder's own errors and those of the callbacks (writes) */
+	snprintf(msg, sizeof(msg), "%s", strerror(-rc));
+	*why = msg;
+	return rc;
+}

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What dump and the exports say about a call or a process event, kept in
+ * one place so that a field has the same name and value everywhere: the
+ * fields of a decoded call as a list of (field, value) in dump's order, and
+ * the output buffer the text formats build their lines in.
+ *
+ * The buffer exists because these outputs run to millions of lines: lines
+ * are built with hand-written number and string formatting in one big
+ * buffer, stdio per field would cost more than the decoding.
+ */
+#ifndef GTRACE_CALLFMT_H
+#define GTRACE_CALLFMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include "decode/decode.h"
+#include "format/trace_file.h"
+
+struct trace_reader;
+
+/* ------------------------------------------------------------ output buffer */
+
+#define OBUF_CAP (256 * 1024)	/* output written in pieces of about this */
+
+struct obuf {
+	char *b;		/* OBUF_CAP bytes */
+	size_t len;		/* bytes waiting to be written */
+	FILE *f;		/* where they go */
+	int err;		/* first write error, negative errno; later writes are dropped */
+};
+
+/* Returns 0 or -ENOMEM. */
+int obuf__init(struct obuf *o, FILE *f);
+/* Writes what is buffered. Returns 0 or the first write error. */
+int obuf__flush(struct obuf *o);
+void obuf__free(struct obuf *o);
+
+/* Makes room for n bytes (n <= OBUF_CAP) and returns where they go. */
+static inline char *obuf__room(struct obuf *o, size_t n)
+{
+	if (OBUF_CAP - o->len < n)
+		obuf__flush(o);
+	return o->b + o->len;
+}
+
+static inline void obuf__mem(struct obuf *o, const char *s, size_t n)
+{
+	memcpy(obuf__room(o, n), s, n);
+	o->len += n;
+}
+
+/* Literal strings only: the length is known at compile time. */
+#define OBUF_LIT(o, s) obuf__mem((o), (s), sizeof(s) - 1)
+
+/* Decimal digits of v at p (at most 20); returns the end. For writers that
+ * fill a line through a pointer of their own. */
+static inline char *callfmt__u64(char *p, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static inline void obuf__u64(struct obuf *o, uint64_t v)
+{
+	char *p = obuf__room(o, 20);
+
+	o->len += (size_t)(callfmt__u64(p, v) - p);
+}
+
+static inline void obuf__i64(struct obuf *o, int64_t v)
+{
+	if (v < 0) {
+		OBUF_LIT(o, "-");
+		obuf__u64(o, (uint64_t)0 - (uint64_t)v);
+	} else {
+		obuf__u64(o, (uint64_t)v);
+	}
+}
+
+/* A JSON string (quotes included) of n bytes of s.  Bytes that are not
+ * UTF-8 come out as \u00XX (their Latin-1 reading) so that the output is
+ * valid JSON whatever the traced programs passed. */
+void obuf__json_strn(struct obuf *o, const char *s, size_t n);
+/* Writes a number, boolean or dim3 field at p (the caller made room: a
+ * dim3 takes at most 3 * 20 + 4 bytes); dims as [x,y,z] when brackets,
+ * else x,y,z. Strings are the caller's. Returns the end. */
+struct cf_val;
+char *callfmt__scalar(char *p, const struct cf_val *f, bool brackets);
+/* Length of a valid UTF-8 sequence at s (n bytes left), 0 when not one. */
+size_t callfmt__utf8_len(const unsigned char *s, size_t n);
+
+static inline void obuf__json_str(struct obuf *o, const char *s)
+{
+	obuf__json_strn(o, s, strlen(s));
+}
+
+/* A CSV cell (RFC 4180): quoted, with quotes doubled, when it holds a comma,
+ * a quote or a line break.  Bytes that are not UTF-8 are written as the
+ * UTF-8 of their Latin-1 reading, the same characters the JSON outputs give. */
+void obuf__csv_strn(struct obuf *o, const char *s, size_t n);
+
+/* ------------------------------------------------------------ fields */
+
+/* Every field a call or process event can have, named as in dump.  The
+ * order is that of the CSV columns (grid and block take three each). */
+enum cf_id {
+	CF_TS, CF_PID, CF_TID, CF_CPU, CF_TYPE, CF_API, CF_DUR, CF_RET, CF_FAILED,
+	CF_INCOMPLETE, CF_KERNEL, CF_MANGLED, CF_FUNC, CF_GRID, CF_BLOCK, CF_SHMEM,
+	CF_STREAM, CF_BYTES, CF_KIND, CF_DST, CF_SRC, CF_PTR, CF_HANDLE, CF_PARENT,
+	CF_NAME, CF_PATH,
+	CF_EVENT,	/* sync calls: the event handle; process events: exec, fork or exit */
+	CF_PPID, CF_COMM, CF_EXIT_CODE, CF_GRAPH, CF_CTX, CF_COOPERATIVE,
+	CF_CGROUP, CF_DEVICE, CF_CMD, CF_RM, CF_FD, CF_STATE, CF_NEXT_CPU,
+	/* GPU records (merged traces) */
+	CF_CONTEXT, CF_CORRELATION, CF_LAUNCH_TS, CF_LAUNCH_TID, CF_CAUSALITY, CF_BY_ORDER,
+	CF__COUNT,
+};
+
+enum cf_kind {
+	CF_K_U64,	/* u */
+	CF_K_I64,	/* i */
+	CF_K_STR,	/* s, len bytes, not NUL-terminated (a comm may fill its field) */
+	CF_K_DIM3,	/* dim[3] */
+	CF_K_BOOL,	/* b */
+};
+
+/* One field of a call: which, and its value. */
+struct cf_val {
+	uint8_t id;		/* enum cf_id */
+	uint8_t kind;		/* enum cf_kind */
+	uint32_t len;		/* CF_K_STR: bytes of s */
+	union {
+		uint64_t u;
+		int64_t i;
+		const char *s;
+		const uint32_t *dim;
+		bool b;
+	};
+};
+
+#define CF_MAX 24		/* fields of one call or event, at most */
+
+/* Field names as dump writes them, indexed by enum cf_id. */
+extern const char *const cf_names[CF__COUNT];
+
+/* The fields of a call in dump's order, common ones first; returns how many.
+ * Strings point into c (valid while c is). */
+unsigned callfmt__call(const struct gt_callrec *c, struct cf_val v[CF_MAX]);
+/* The same for an exec, fork or exit record; 0 for any other record. */
+unsigned callfmt__proc(const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
+/* The same for a GPU kernel, copy or set and an NVTX range (merged traces);
+ * 0 for any other record (GT_REC_GPU_API, the agents' and merger's stats are
+ * no lines).  Kernel names are demangled through d; strings point into rec
+ * or into d's name table. */
+unsigned callfmt__gpu(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
+/* The name a timeline shows for a GPU kernel, copy or set or an NVTX range:
+ * the demangled kernel name, "memcpy HtoD 4 MiB", "memset 1 MiB", the NVTX
+ * message (not NUL-terminated: *n is its length); NULL for other records.
+ * May be built in buf (CF_NAME_BUF bytes). */
+#define CF_NAME_BUF 64
+const char *callfmt__gpu_name(struct gt_decoder *d, const struct gt_hdr *rec,
+			      char buf[CF_NAME_BUF], size_t *n);
+/* A byte count for people: "512 B", "4 KiB", "1.5 MiB". Returns buf. */
+char *callfmt__bytes(char *buf, size_t len, uint64_t bytes);
+/* Either of the two above: the fields of any record that is no call. */
+unsigned callfmt__record(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
+/* Which NVIDIA device majors the trace saw (from its header's options), so
+ * that ioctl records get device and command names. Call after opening. */
+void callfmt__set_trace_info(const struct gt_file_info *info);
+/* The fields as JSON members, "name":value separated by commas, without
+ * braces; those whose bit (1 << id) is set in skip are left out. */
+void callfmt__json(struct obuf *o, const struct cf_val *v, unsigned n, uint64_t skip);
+
+/* Names of the fields of struct gt_counters in order, _reserved left out. */
+extern const char *const gt_counter_names[];
+extern const unsigned gt_counter_count;
+
+/* Feeds every record of r to d and finishes it: the read loop of dump and
+ * the exports.  Returns 0 or the first error (reader, decoder, or what a
+ * callback returned); *why then says which in one line. A truncated file
+ * is not an error: trace_reader__truncated() tells. */
+int callfmt__decode_all(struct trace_reader *r, struct gt_decoder *d, const char **why);
+
+#endif

@@ -1,0 +1,641 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `gtrace-bpf export -f json`: the Chrome trace event format (its JSON
+ * object form), which chrome://tracing and the Perfetto UI load:
+ *
+ *   {"traceEvents":[
+ *   {"name":...,"cat":"launch","ph":"X","ts":1234.567,"dur":3.120,"pid":..,"tid":..,"args":{...}},
+ *   ...
+ *   ],"displayTimeUnit":"ns","metadata":{...}}
+ *
+ * A call with an exit is a complete event (ph X), a call without one and a
+ * process exec/fork/exit an instant event on its thread (ph i, scope t).
+ * Process and thread names and sort indexes are metadata events (ph M),
+ * written when a process or thread is first seen and again when its name
+ * changes.  args carry the call's fields under dump's names.
+ *
+ * Events are written as the decoder completes the calls (completion order,
+ * as dump; viewers sort by time), so memory does not grow with the trace,
+ * only with the number of processes and threads.  The "metadata" object
+ * comes last because part of it is only known at the end: whether the file
+ * was cut short, and the final counters.  displayTimeUnit comes after the
+ * events on purpose: for the format it only sets how times are shown, but
+ * older versions of Perfetto's trace processor took it, when seen before
+ * traceEvents, as the unit of ts and dur (every time a thousandfold too
+ * small); after the events they ignore it, as current versions always do.
+ *
+ * Times: the format's unit is the microsecond; the nanoseconds are kept as
+ * three decimals, written as integers so that no float rounding creeps in.
+ *
+ * GPU side (merged traces).  Kernels, copies and sets are complete events
+ * in their process, on one lane per (device, context, stream): a synthetic
+ * tid from LANE_BASE up (above any kernel tid) named "GPU 0 stream 7" by
+ * thread_name metadata and sorted after the threads.  NVTX ranges go on a
+ * lane of their own per thread ("NVTX main 4242", "NVTX tid 4242" when the
+ * thread has no name), as they need not nest with the calls.  A linked record gets an arrow from its call: the merger
+ * puts it after its call's entry, so it is written before the call, which
+ * comes at its exit; its flow is remembered by (tid, launch_ts) and written
+ * with the call, ph 's' at the call's entry and ph 'f' (bp 'e') at the GPU
+ * event.  A call that never completed is an instant, which flow events
+ * cannot bind to: its GPU events get no arrow, nor does a record whose call
+ * the decoder never emits.  So no flow id is ever left with one end.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "export/fields.h"
+#include "decode/decode.h"
+#include "export/export.h"
+#include "lib/hmap.h"
+#include "format/trace_file.h"
+#include "lib/u64map.h"
+
+/* Fields that are the event's own keys (ts, dur, pid, tid, cat), not args. */
+#define ARGS_SKIP ((1ull << CF_TS) | (1ull << CF_PID) | (1ull << CF_TID) | \
+		   (1ull << CF_TYPE) | (1ull << CF_DUR))
+
+#define THREAD_KEY(pid, tid) ((uint64_t)(pid) << 32 | (tid) | 1ull << 63)
+
+/* Synthetic tids of the GPU and NVTX lanes start here: above PID_MAX_LIMIT
+ * (2^22), so they never meet a kernel tid. */
+#define LANE_BASE 0x40000000u
+
+/* A GPU stream's or a thread's NVTX lane. */
+struct lane {
+	uint32_t tid;		/* its synthetic tid */
+};
+
+/* The GPU ends of the arrows of one call, waiting for the call. */
+struct jflow {
+	uint32_t pid;		/* of the call (the map's key is its tid and entry) */
+	uint32_t n, cap;
+	struct {
+		uint64_t id;	/* flow id */
+		uint64_t ts;	/* GPU start */
+		uint32_t lane;	/* tid of the GPU event's lane */
+		bool copy;	/* a copy or set: the arrow is named "copy" */
+	} *v;
+};
+
+struct jx {
+	struct obuf ob;
+	struct gt_decoder *d;
+	/* processes and threads seen so far, with the hash of the name last
+	 * written for them (0: none yet): a name is written again only when it
+	 * changed (exec, a name learned late) */
+	struct u64map procs;	/* pid + 1 -> name hash */
+	struct u64map threads;	/* THREAD_KEY -> name hash */
+	uint64_t last_thread;	/* THREAD_KEY of the latest event: calls come in runs per thread */
+	bool first;		/* no event written yet: no comma before the next */
+	struct hmap gpu_lanes;	/* (context << 32 | stream, pid) -> struct lane */
+	struct hmap nvtx_lanes;	/* (tid, pid) -> struct lane */
+	uint32_t next_lane;	/* the next synthetic tid */
+	struct hmap flows;	/* (launch_ts, launch tid) -> struct jflow */
+	uint64_t next_flow;	/* the next flow id */
+};
+
+/* FNV-1a, never 0 (0 marks "no name written"). */
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h | 1;
+}
+
+static inline void ev_open(struct jx *j)
+{
+	if (j->first)
+		OBUF_LIT(&j->ob, "\n");
+	else
+		OBUF_LIT(&j->ob, ",\n");
+	j->first = false;
+}
+
+/* ns as microseconds with three decimals: 1234567 -> 1234.567 */
+static inline void put_us(struct obuf *o, uint64_t ns)
+{
+	uint64_t frac = ns % 1000;
+	char *p;
+
+	obuf__u64(o, ns / 1000);
+	p = obuf__room(o, 4);
+	p[0] = '.';
+	p[1] = (char)('0' + frac / 100);
+	p[2] = (char)('0' + frac / 10 % 10);
+	p[3] = (char)('0' + frac % 10);
+	o->len += 4;
+}
+
+static void put_pid_tid(struct obuf *o, uint32_t pid, uint32_t tid)
+{
+	OBUF_LIT(o, ",\"pid\":");
+	obuf__u64(o, pid);
+	OBUF_LIT(o, ",\"tid\":");
+	obuf__u64(o, tid);
+}
+
+/* {"name":"process_name","ph":"M",...,"args":{"name":"..."}} */
+static void put_meta_name(struct jx *j, const char *what, uint32_t pid, uint32_t tid,
+			  const char *name)
+{
+	struct obuf *o = &j->ob;
+
+	ev_open(j);
+	OBUF_LIT(o, "{\"name\":");
+	obuf__json_str(o, what);
+	OBUF_LIT(o, ",\"ph\":\"M\"");
+	put_pid_tid(o, pid, tid);
+	OBUF_LIT(o, ",\"args\":{\"name\":");
+	obuf__json_str(o, name);
+	OBUF_LIT(o, "}}");
+}
+
+static void put_meta_sort(struct jx *j, const char *what, uint32_t pid, uint32_t tid,
+			  uint64_t index)
+{
+	struct obuf *o = &j->ob;
+
+	ev_open(j);
+	OBUF_LIT(o, "{\"name\":");
+	obuf__json_str(o, what);
+	OBUF_LIT(o, ",\"ph\":\"M\"");
+	put_pid_tid(o, pid, tid);
+	OBUF_LIT(o, ",\"args\":{\"sort_index\":");
+	obuf__u64(o, index);
+	OBUF_LIT(o, "}}");
+}
+
+/* A flow event, for arrows from a launch to the kernel it started (GPU
+ * activity, once merged): ph 's' starts arrow id at the slice enclosing
+ * (ts, pid, tid), ph 'f' ends it at the slice enclosing its point ("bp":"e":
+ * the enclosing slice, not the next one to begin). */
+static void put_flow(struct jx *j, const char *name, char ph, uint64_t id, uint64_t ts,
+		     uint32_t pid, uint32_t tid)
+{
+	struct obuf *o = &j->ob;
+
+	ev_open(j);
+	OBUF_LIT(o, "{\"name\":");
+	obuf__json_str(o, name);
+	OBUF_LIT(o, ",\"cat\":\"flow\",\"ph\":");
+	if (ph == 's')
+		OBUF_LIT(o, "\"s\"");
+	else
+		OBUF_LIT(o, "\"f\",\"bp\":\"e\"");
+	OBUF_LIT(o, ",\"id\":");
+	obuf__u64(o, id);
+	OBUF_LIT(o, ",\"ts\":");
+	put_us(o, ts);
+	put_pid_tid(o, pid, tid);
+	OBUF_LIT(o, "}");
+}
+
+/* Writes the process' name if the decoder knows one not written yet. */
+static int proc_name(struct jx *j, uint32_t pid)
+{
+	const char *name = gt_decoder__process_name(j->d, pid);
+	uint64_t h, *seen;
+
+	if (!name)
+		return 0;
+	h = name_hash(name);
+	seen = u64map__get(&j->procs, (uint64_t)pid + 1);
+	if (seen && *seen == h)
+		return 0;
+	if (u64map__set(&j->procs, (uint64_t)pid + 1, h))
+		return -ENOMEM;
+	put_meta_name(j, "process_name", pid, pid, name);
+	return 0;
+}
+
+static int thread_name(struct jx *j, uint32_t pid, uint32_t tid)
+{
+	const char *name = gt_decoder__thread_name(j->d, tid);
+	uint64_t h, *seen;
+
+	if (!name)
+		return 0;
+	h = name_hash(name);
+	seen = u64map__get(&j->threads, THREAD_KEY(pid, tid));
+	if (seen && *seen == h)
+		return 0;
+	if (u64map__set(&j->threads, THREAD_KEY(pid, tid), h))
+		return -ENOMEM;
+	put_meta_name(j, "thread_name", pid, tid, name);
+	return 0;
+}
+
+/* Before the first event of a process: its metadata. */
+static int proc_seen(struct jx *j, uint32_t pid)
+{
+	if (u64map__get(&j->procs, (uint64_t)pid + 1))
+		return 0;
+	if (u64map__set(&j->procs, (uint64_t)pid + 1, 0))
+		return -ENOMEM;
+	put_meta_sort(j, "process_sort_index", pid, pid, pid);
+	return proc_name(j, pid);
+}
+
+/* Before the first event of a thread: the metadata of its process (when
+ * new) and its own.  Processes sort by pid, threads by tid with the main
+ * thread first. */
+static int track(struct jx *j, uint32_t pid, uint32_t tid)
+{
+	uint64_t key = THREAD_KEY(pid, tid);
+	int rc;
+
+	if (key == j->last_thread || u64map__get(&j->threads, key)) {
+		j->last_thread = key;
+		return 0;
+	}
+	rc = proc_seen(j, pid);
+	if (rc)
+		return rc;
+	if (u64map__set(&j->threads, key, 0))
+		return -ENOMEM;
+	put_meta_sort(j, "thread_sort_index", pid, tid, tid == pid ? 0 : tid);
+	j->last_thread = key;
+	return thread_name(j, pid, tid);
+}
+
+/* The arrows of a call whose GPU events were written: one 's' at the call,
+ * one 'f' at each GPU event; none for a call without an exit. */
+static void call_flows(struct jx *j, const struct gt_callrec *c)
+{
+	struct jflow *fl = hmap_get(&j->flows, c->ts, c->tid);
+
+	if (!fl || fl->pid != c->pid)
+		return;
+	for (uint32_t i = 0; i < fl->n && c->has_exit; i++) {
+		const char *name = fl->v[i].copy ? "copy" : "launch";
+
+		put_flow(j, name, 's', fl->v[i].id, c->ts, c->pid, c->tid);
+		put_flow(j, name, 'f', fl->v[i].id, fl->v[i].ts, c->pid, fl->v[i].lane);
+	}
+	hmap_del(&j->flows, c->ts, c->tid);
+	free(fl->v);
+	free(fl);
+}
+
+static int on_call(void *ctx, const struct gt_callrec *c)
+{
+	struct jx *j = ctx;
+	struct obuf *o = &j->ob;
+	struct cf_val v[CF_MAX];
+	unsigned n;
+	int rc;
+
+	rc = track(j, c->pid, c->tid);
+	if (rc)
+		return rc;
+	n = callfmt__call(c, v);
+	ev_open(j);
+	OBUF_LIT(o, "{\"name\":");
+	if (c->type == GT_T_LAUNCH && !c->graph && c->kernel) {
+		obuf__json_str(o, c->kernel);
+	} else {
+		const char *api = gt_api__name(c->api);
+
+		obuf__json_str(o, api ? api : "unknown");
+	}
+	OBUF_LIT(o, ",\"cat\":");
+	obuf__json_str(o, gt_call_type__name(c->type));
+	if (c->has_exit) {
+		OBUF_LIT(o, ",\"ph\":\"X\",\"ts\":");
+		put_us(o, c->ts);
+		OBUF_LIT(o, ",\"dur\":");
+		put_us(o, c->dur);
+	} else {
+		OBUF_LIT(o, ",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
+		put_us(o, c->ts);
+	}
+	put_pid_tid(o, c->pid, c->tid);
+	OBUF_LIT(o, ",\"args\":{");
+	callfmt__json(o, v, n, ARGS_SKIP);
+	OBUF_LIT(o, "}}");
+	if (j->flows.n)
+		call_flows(j, c);
+	return o->err;
+}
+
+static int on_name(struct jx *j, const struct gt_hdr *rec)
+{
+	const struct gt_name *nm = (const void *)rec;
+
+	/* names of what has no event yet are written with its first event */
+	switch (nm->kind) {
+	case GT_NAME_PROCESS:
+		if (u64map__get(&j->procs, nm->key + 1))
+			return proc_name(j, (uint32_t)nm->key);
+		return 0;
+	case GT_NAME_THREAD:
+		if (u64map__get(&j->threads, THREAD_KEY(rec->pid, (uint32_t)nm->key)))
+			return thread_name(j, rec->pid, (uint32_t)nm->key);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* An ioctl (named by its command) or an off-CPU interval (named by the state
+ * the thread left in), as a complete event on the thread's track: both lie
+ * inside the CUDA call that caused them, so they nest under it. */
+static int put_kernel_event(struct jx *j, const struct gt_hdr *rec, const struct cf_val *v,
+			    unsigned n)
+{
+	struct obuf *o = &j->ob;
+	bool io = rec->type == GT_REC_IOCTL;
+	uint64_t dur = io ? ((const struct gt_ioctl *)rec)->dur : ((const struct gt_offcpu *)rec)->dur;
+
+	ev_open(j);
+	OBUF_LIT(o, "{\"name\":");
+	for (unsigned i = 0; i < n; i++) {
+		if (io && v[i].id == CF_NAME) {
+			obuf__json_strn(o, v[i].s, v[i].len);
+		} else if (!io && v[i].id == CF_STATE) {
+			OBUF_LIT(o, "\"off-CPU (");
+			obuf__mem(o, v[i].s, v[i].len);
+			OBUF_LIT(o, ")\"");
+		}
+	}
+	if (io)
+		OBUF_LIT(o, ",\"cat\":\"ioctl\",\"ph\":\"X\",\"ts\":");
+	else
+		OBUF_LIT(o, ",\"cat\":\"sched\",\"ph\":\"X\",\"ts\":");
+	put_us(o, rec->ts);
+	OBUF_LIT(o, ",\"dur\":");
+	put_us(o, dur);
+	put_pid_tid(o, rec->pid, rec->tid);
+	OBUF_LIT(o, ",\"args\":{");
+	callfmt__json(o, v, n, ARGS_SKIP);
+	OBUF_LIT(o, "}}");
+	return o->err;
+}
+
+/* The synthetic tid of a lane, with its metadata on first use: a GPU
+ * stream's (nvtx false: k1 = context << 32 | stream) or a thread's NVTX
+ * ranges (k1 = tid).  0 when out of memory. */
+static uint32_t lane_of(struct jx *j, bool nvtx, uint64_t k1, uint32_t pid, uint32_t device)
+{
+	struct hmap *m = nvtx ? &j->nvtx_lanes : &j->gpu_lanes;
+	struct lane *l = hmap_get(m, k1, pid);
+	char name[96];
+	void *old;
+
+	if (l)
+		return l->tid;
+	if (proc_seen(j, pid))
+		return 0;
+	l = malloc(sizeof(*l));
+	if (!l || hmap_put(m, k1, pid, l, &old)) {
+		free(l);
+		return 0;
+	}
+	l->tid = LANE_BASE + j->next_lane++;
+	if (nvtx && gt_decoder__thread_name(j->d, (uint32_t)k1))
+		snprintf(name, sizeof(name), "NVTX %s %u", gt_decoder__thread_name(j->d, (uint32_t)k1),
+			 (uint32_t)k1);
+	else if (nvtx)
+		snprintf(name, sizeof(name), "NVTX tid %u", (uint32_t)k1);
+	else
+		snprintf(name, sizeof(name), "GPU %u stream %u", device, (uint32_t)k1);
+	put_meta_sort(j, "thread_sort_index", pid, l->tid, l->tid);
+	put_meta_name(j, "thread_name", pid, l->tid, name);
+	return l->tid;
+}
+
+/* Remembers the GPU end of a linked record's arrow until its call comes. */
+static int flow_add(struct jx *j, const struct gt_hdr *rec, uint64_t launch_ts, uint32_t lane)
+{
+	struct jflow *fl = hmap_get(&j->flows, launch_ts, rec->tid);
+	void *old;
+
+	if (fl && fl->pid != rec->pid)
+		return 0;	/* two processes' threads with one tid at one ts: no arrow */
+	if (!fl) {
+		fl = calloc(1, sizeof(*fl));
+		if (!fl || hmap_put(&j->flows, launch_ts, rec->tid, fl, &old)) {
+			free(fl);
+			return -ENOMEM;
+		}
+		fl->pid = rec->pid;
+	}
+	if (fl->n == fl->cap) {
+		uint32_t cap = fl->cap ? fl->cap * 2 : 1;
+		void *v = realloc(fl->v, cap * sizeof(*fl->v));
+
+		if (!v)
+			return -ENOMEM;
+		fl->v = v;
+		fl->cap = cap;
+	}
+	fl->v[fl->n].id = ++j->next_flow;
+	fl->v[fl->n].ts = rec->ts;
+	fl->v[fl->n].lane = lane;
+	fl->v[fl->n++].copy = rec->type != GT_REC_GPU_KERNEL;
+	return 0;
+}
+
+/* A kernel, copy or set on its stream's lane, or an NVTX range (a mark: an
+ * instant) on its thread's NVTX lane. */
+static int on_gpu(struct jx *j, const struct gt_hdr *rec)
+{
+	const struct gt_gpu_kernel *k = (const void *)rec;
+	const struct gt_gpu_copy *cp = (const void *)rec;
+	struct obuf *o = &j->ob;
+	struct cf_val v[CF_MAX];
+	char buf[CF_NAME_BUF];
+	const char *name;
+	uint64_t dur, launch_ts = 0;
+	uint16_t flags = 0;
+	uint32_t lane;
+	size_t len;
+	unsigned n;
+
+	n = callfmt__gpu(j->d, rec, v);
+	if (!n)
+		return 0;
+	if (rec->type == GT_REC_NVTX) {
+		dur = ((const struct gt_nvtx *)rec)->dur;
+		lane = lane_of(j, true, rec->tid, rec->pid, 0);
+	} else if (rec->type == GT_REC_GPU_KERNEL) {
+		dur = k->dur;
+		flags = k->flags;
+		launch_ts = k->launch_ts;
+		lane = lane_of(j, false, (uint64_t)k->context << 32 | k->stream, rec->pid, k->device);
+	} else {
+		dur = cp->dur;
+		flags = cp->flags;
+		launch_ts = cp->launch_ts;
+		lane = lane_of(j, false, (uint64_t)cp->context << 32 | cp->stream, rec->pid,
+			       cp->device);
+	}
+	if (!lane)
+		return -ENOMEM;
+	name = callfmt__gpu_name(j->d, rec, buf, &len);
+	ev_open(j);
+	OBUF_LIT(o, "{\"name\":");
+	obuf__json_strn(o, name, len);
+	OBUF_LIT(o, ",\"cat\":");
+	for (unsigned i = 0; i < n; i++)
+		if (v[i].id == CF_TYPE)
+			obuf__json_strn(o, v[i].s, v[i].len);
+	if (rec->type == GT_REC_NVTX && !dur) {
+		OBUF_LIT(o, ",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
+		put_us(o, rec->ts);
+	} else {
+		OBUF_LIT(o, ",\"ph\":\"X\",\"ts\":");
+		put_us(o, rec->ts);
+		OBUF_LIT(o, ",\"dur\":");
+		put_us(o, dur);
+	}
+	put_pid_tid(o, rec->pid, lane);
+	OBUF_LIT(o, ",\"args\":{");
+	callfmt__json(o, v, n, ARGS_SKIP);
+	OBUF_LIT(o, "}}");
+	if (flags & GT_GPU_LINKED)
+		return flow_add(j, rec, launch_ts, lane);
+	return o->err;
+}
+
+static int on_other(void *ctx, const struct gt_hdr *rec)
+{
+	struct jx *j = ctx;
+	struct obuf *o = &j->ob;
+	struct cf_val v[CF_MAX];
+	unsigned n;
+	int rc;
+
+	if (rec->type == GT_REC_NAME)
+		return on_name(j, rec);
+	if (rec->type >= GT_REC_GPU_KERNEL && rec->type <= GT_REC_MERGE_STATS)
+		return on_gpu(j, rec);
+	n = callfmt__proc(rec, v);
+	if (!n)
+		return 0;
+	rc = track(j, rec->pid, rec->tid);
+	/* exec renames the process: its name from now on */
+	if (!rc && rec->type == GT_REC_EXEC)
+		rc = proc_name(j, rec->pid);
+	if (rc)
+		return rc;
+	if (rec->type == GT_REC_IOCTL || rec->type == GT_REC_OFFCPU)
+		return put_kernel_event(j, rec, v, n);
+	ev_open(j);
+	OBUF_LIT(o, "{\"name\":");
+	/* named by the event word: exec, fork or exit */
+	for (unsigned i = 0; i < n; i++)
+		if (v[i].id == CF_EVENT)
+			obuf__json_strn(o, v[i].s, v[i].len);
+	OBUF_LIT(o, ",\"cat\":\"process\",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
+	put_us(o, rec->ts);
+	put_pid_tid(o, rec->pid, rec->tid);
+	OBUF_LIT(o, ",\"args\":{");
+	callfmt__json(o, v, n, ARGS_SKIP);
+	OBUF_LIT(o, "}}");
+	return o->err;
+}
+
+#define KEY_STR(o, key, s) do { OBUF_LIT(o, key); obuf__json_str(o, (s) ? (s) : ""); } while (0)
+#define KEY_U64(o, key, v) do { OBUF_LIT(o, key); obuf__u64(o, v); } while (0)
+
+/* The recording's header, the damage and the counters, after the events. */
+static void put_metadata(struct jx *j, struct trace_reader *r)
+{
+	const struct gt_file_info *fi = trace_reader__info(r);
+	const struct gt_decoder_stats *st = gt_decoder__stats(j->d);
+	struct obuf *o = &j->ob;
+
+	OBUF_LIT(o, "\n],\"displayTimeUnit\":\"ns\",\"metadata\":{\"source\":\"gtrace-bpf\"");
+	KEY_U64(o, ",\"format_version\":", fi->version);
+	if (fi->clock_id == 1)
+		OBUF_LIT(o, ",\"clock\":\"CLOCK_MONOTONIC\"");
+	KEY_U64(o, ",\"clock_id\":", fi->clock_id);
+	OBUF_LIT(o, ",\"realtime_offset_ns\":");
+	obuf__i64(o, fi->realtime_offset_ns);
+	KEY_U64(o, ",\"start_ts\":", fi->start_ts);
+	KEY_STR(o, ",\"host\":", fi->host);
+	KEY_STR(o, ",\"kernel\":", fi->kernel);
+	KEY_STR(o, ",\"cmdline\":", fi->cmdline);
+	KEY_STR(o, ",\"options\":", fi->options);
+	if (trace_reader__truncated(r)) {
+		OBUF_LIT(o, ",\"truncated\":true");
+		KEY_STR(o, ",\"damage\":", trace_reader__damage(r));
+	} else {
+		OBUF_LIT(o, ",\"truncated\":false");
+	}
+	if (trace_reader__has_counters(r)) {
+		const __u64 *c = &trace_reader__counters(r)->events;
+
+		OBUF_LIT(o, ",\"counters\":{");
+		for (unsigned i = 0; i < gt_counter_count; i++) {
+			if (i)
+				OBUF_LIT(o, ",");
+			obuf__json_str(o, gt_counter_names[i]);
+			OBUF_LIT(o, ":");
+			obuf__u64(o, c[i]);
+		}
+		OBUF_LIT(o, "}");
+	}
+	KEY_U64(o, ",\"decoder\":{\"calls\":", st->calls);
+	KEY_U64(o, ",\"unmatched_exits\":", st->unmatched_exits);
+	KEY_U64(o, ",\"incomplete\":", st->open_at_end);
+	KEY_U64(o, ",\"placeholder_names\":", st->placeholder_names);
+	KEY_U64(o, ",\"unknown_records\":", st->unknown_records);
+	OBUF_LIT(o, "}}}\n");
+}
+
+static void free_flow(void *v)
+{
+	free(((struct jflow *)v)->v);
+}
+
+/* Frees every value of m (after free_inner, when given) and the map. */
+static void hmap_free_all(struct hmap *m, void (*free_inner)(void *))
+{
+	for (uint32_t i = 0; i < m->cap; i++) {
+		if (!m->s[i].used)
+			continue;
+		if (free_inner)
+			free_inner(m->s[i].v);
+		free(m->s[i].v);
+	}
+	free(m->s);
+}
+
+int export_json__write(struct trace_reader *r, FILE *out, const char **why)
+{
+	struct jx j = { .first = true };
+	int rc;
+
+	rc = obuf__init(&j.ob, out);
+	if (rc) {
+		*why = strerror(-rc);
+		return rc;
+	}
+	j.d = gt_decoder__new(on_call, on_other, &j);
+	if (!j.d) {
+		rc = -ENOMEM;
+		*why = strerror(ENOMEM);
+		goto cleanup;
+	}
+	OBUF_LIT(&j.ob, "{\"traceEvents\":[");
+	rc = callfmt__decode_all(r, j.d, why);
+	if (rc)
+		goto cleanup;
+	put_metadata(&j, r);
+	rc = obuf__flush(&j.ob);
+	if (rc)
+		*why = strerror(-rc);
+cleanup:
+	gt_decoder__free(j.d);
+	u64map__free(&j.procs);
+	u64map__free(&j.threads);
+	hmap_free_all(&j.gpu_lanes, NULL);
+	hmap_free_all(&j.nvtx_lanes, NULL);
+	hmap_free_all(&j.flows, free_flow);
+	obuf__free(&j.ob);
+	return rc;
+}

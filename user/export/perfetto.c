@@ -1,0 +1,735 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `export -f perfetto`: a trace as native Perfetto protobuf (.pftrace), the
+ * format ui.perfetto.dev and trace_processor read best.  The Perfetto side
+ * (tracks, sequences, interning, encoding) is pftrace.c; this file turns
+ * decoded calls and process events into its tracks and events:
+ *  - one ClockSnapshot: MONOTONIC (the primary trace clock: timestamps are
+ *    shown as recorded) and REALTIME = MONOTONIC + the header's offset;
+ *  - per process a track (ProcessDescriptor: pid, name) with the exec /
+ *    fork / exit instants;
+ *  - per thread a track (ThreadDescriptor: pid, tid, name; parent = its
+ *    process) with the calls as nested slices named after the kernel
+ *    (launches) or the api, and an instant for a call whose exit never came.
+ *
+ * Ordering.  The decoder hands calls over in completion order (a nested
+ * call before its parent); a sequence's timestamps must not decrease and a
+ * track's begin/end events must nest.  Each thread mirrors the entries the
+ * decoder holds open (their entry times): no call completed later can begin
+ * before the oldest of them, the watermark W.  Completed calls wait in a
+ * small per-thread buffer sorted by begin; those that begin before W are
+ * written in that order, and a written slice's end waits on a stack until
+ * it is below W too.  So a thread buffers what its outermost open call
+ * holds, not the trace.  An entry whose exit was lost would hold W until
+ * its process ends: past BUF_MAX buffered calls the oldest open entry is
+ * given up, and if its call comes after all it goes, begin and end together,
+ * on the track's late sequence (pftrace__track_seq); trace_processor sorts
+ * sequences by time, so the slice still encloses its children.
+ *
+ * GPU side (merged traces) and flows from calls to GPU records:
+ * perfetto_gpu.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "export/fields.h"
+#include "decode/decode.h"
+#include "export/export.h"
+#include "export/perfetto_int.h"
+#include "lib/hmap.h"
+#include "export/perfetto/pftrace.h"
+#include "format/trace_file.h"
+
+#define BUF_MAX		512	/* calls a thread buffers before giving up its oldest open entry */
+
+/* Debug annotation names. */
+static const char *const ann_names[A__COUNT] = {
+	"api", "grid", "block", "shmem", "stream", "func", "mangled", "cooperative", "graph",
+	"bytes", "kind", "dst", "src", "ptr", "event", "ctx", "handle", "parent", "path",
+	"name", "ret", "failed", "incomplete", "ppid", "comm", "exit_code",
+	"device", "cmd", "rm", "fd", "state",
+};
+
+static __thread char why_buf[160];
+
+void pf__fail(struct pf *x, int err, const char *what)
+{
+	if (pf_err(x))
+		return;
+	x->err = err;
+	snprintf(why_buf, sizeof(why_buf), "failed to %s: %s", what, strerror(-err));
+	x->why = why_buf;
+}
+
+/* ---- processes and threads ---------------------------------------------- */
+
+/* Takes a name that may differ from what the descriptor says; true when it
+ * does (*cur then holds a copy of the new one). */
+static bool name_update(struct pf *x, char **cur, const char *now)
+{
+	if (!now || (*cur && !strcmp(*cur, now)))
+		return false;
+	free(*cur);
+	*cur = strdup(now);
+	if (!*cur)
+		pf__fail(x, -ENOMEM, "copy a name");
+	return *cur != NULL;
+}
+
+struct proc *pf__proc_get(struct pf *x, uint32_t pid)
+{
+	struct proc *p = hmap_get(&x->procs, pid, 0);
+	void *old;
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p || hmap_put(&x->procs, pid, 0, p, &old)) {
+		free(p);
+		pf__fail(x, -ENOMEM, "allocate a process");
+		return NULL;
+	}
+	p->pid = pid;
+	pftrace__track_init(x->w, &p->tr);
+	name_update(x, &p->name, gt_decoder__process_name(x->d, pid));
+	pftrace__process_track(x->w, &p->tr, pid, p->name);
+	return p;
+}
+
+static struct thr *thr_get(struct pf *x, uint32_t pid, uint32_t tid)
+{
+	struct thr *t = x->last;
+	struct proc *p;
+	void *old;
+
+	if (t && t->tid == tid && t->pid == pid)
+		return t;
+	t = hmap_get(&x->thrs, tid, pid);
+	if (t)
+		return x->last = t;
+	p = pf__proc_get(x, pid);
+	if (!p)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t || hmap_put(&x->thrs, tid, pid, t, &old)) {
+		free(t);
+		pf__fail(x, -ENOMEM, "allocate a thread");
+		return NULL;
+	}
+	t->pid = pid;
+	t->tid = tid;
+	pftrace__track_init(x->w, &t->tr);
+	name_update(x, &t->name, gt_decoder__thread_name(x->d, tid));
+	pftrace__thread_track(x->w, &t->tr, &p->tr, pid, tid, t->name);
+	t->next = p->threads;
+	p->threads = t;
+	return x->last = t;
+}
+
+static void thr_free(struct thr *t)
+{
+	pftrace__track_free(&t->tr);
+	free(t->name);
+	free(t->buf);
+	free(t->ends);
+	free(t);
+}
+
+static void proc_free(struct proc *p)
+{
+	pftrace__track_free(&p->tr);
+	free(p->name);
+	free(p);
+}
+
+/* ---- calls -------------------------------------------------------------- */
+
+#define ANN_UINT(x, a, v)	pftrace__ann_uint((x)->w, (x)->ann[a], v)
+#define ANN_INT(x, a, v)	pftrace__ann_int((x)->w, (x)->ann[a], v)
+#define ANN_BOOL(x, a, v)	pftrace__ann_bool((x)->w, (x)->ann[a], v)
+#define ANN_PTR(x, a, v)	pftrace__ann_ptr((x)->w, (x)->ann[a], v)
+#define ANN_STR(x, a, id)	pftrace__ann_str((x)->w, (x)->ann[a], id)
+
+static void launch_args(struct pf *x, const struct item *it)
+{
+	const struct gt_callrec *c = &it->c;
+
+	ANN_STR(x, A_API, x->api_name[c->api]);
+	if (c->graph) {
+		ANN_PTR(x, A_GRAPH, c->handle);
+	} else {
+		pftrace__ann_uints(x->w, x->ann[A_GRID], c->grid, 3);
+		pftrace__ann_uints(x->w, x->ann[A_BLOCK], c->block, 3);
+		ANN_UINT(x, A_SHMEM, c->shmem);
+		ANN_PTR(x, A_FUNC, c->handle);
+		ANN_STR(x, A_MANGLED, it->mangled);
+		if (c->launch_flags & GT_LAUNCH_COOPERATIVE)
+			ANN_BOOL(x, A_COOP, true);
+	}
+	ANN_PTR(x, A_STREAM, c->stream);
+}
+
+static void sync_args(struct pf *x, const struct gt_callrec *c, const struct gt_api_info *ai)
+{
+	if (ai->cls == GT_CLS_STREAM_WAIT) {
+		ANN_PTR(x, A_STREAM, c->handle);
+		ANN_PTR(x, A_EVENT, c->handle2);
+	} else if (ai->cls == GT_CLS_EVENT_RECORD) {
+		ANN_PTR(x, A_EVENT, c->handle);
+		ANN_PTR(x, A_STREAM, c->handle2);
+	} else if (c->has_stream) {
+		ANN_PTR(x, A_STREAM, c->stream);
+	} else if (ai->a >= 0) {
+		/* the one handle of a sync or query: a context or an event */
+		ANN_PTR(x, c->api == GT_API_cuCtxSynchronize_v2 ? A_CTX : A_EVENT, c->handle);
+	}
+}
+
+static void module_args(struct pf *x, const struct item *it, const struct gt_api_info *ai)
+{
+	const struct gt_callrec *c = &it->c;
+	bool lookup = ai->cls == GT_CLS_GET_FUNC || ai->cls == GT_CLS_KERNEL_FUNC;
+
+	/* loads and lookups return the handle; unloads and name queries take it */
+	if (lookup || ai->cls == GT_CLS_MODULE_LOAD) {
+		if (c->out_valid)
+			ANN_PTR(x, A_HANDLE, c->out);
+		if (lookup)
+			ANN_PTR(x, A_PARENT, c->handle);
+	} else {
+		ANN_PTR(x, A_HANDLE, c->handle);
+	}
+	ANN_STR(x, ai->cls == GT_CLS_MODULE_LOAD ? A_PATH : A_NAME, it->str);
+}
+
+/* The arguments dump shows (docs/FORMAT.md), as debug annotations. */
+static void call_args(struct pf *x, const struct item *it)
+{
+	const struct gt_callrec *c = &it->c;
+	const struct gt_api_info *ai = gt_api__info(c->api);
+
+	switch (c->type) {
+	case GT_T_LAUNCH:
+		launch_args(x, it);
+		break;
+	case GT_T_MEMCPY:
+	case GT_T_MEMSET:
+	case GT_T_ALLOC:
+		ANN_UINT(x, A_BYTES, c->bytes);
+		if (c->type == GT_T_MEMCPY) {
+			ANN_STR(x, A_KIND, it->str);
+			ANN_PTR(x, A_SRC, c->src);
+		}
+		if (c->type != GT_T_ALLOC)
+			ANN_PTR(x, A_DST, c->ptr);
+		else if (c->out_valid)
+			ANN_PTR(x, A_PTR, c->ptr);
+		if (c->has_stream)
+			ANN_PTR(x, A_STREAM, c->stream);
+		break;
+	case GT_T_FREE:
+		ANN_PTR(x, A_PTR, c->handle);
+		if (c->has_stream)
+			ANN_PTR(x, A_STREAM, c->stream);
+		break;
+	case GT_T_SYNC:
+		sync_args(x, c, ai);
+		break;
+	case GT_T_MODULE:
+		module_args(x, it, ai);
+		break;
+	case GT_T_CONTEXT:
+	case GT_T_STREAM:
+	case GT_T_EVENT:
+		/* creators: the new handle when they returned one; others: the argument */
+		if (ai->out >= 0 ? c->out_valid : ai->a >= 0)
+			ANN_PTR(x, A_HANDLE, c->handle);
+		break;
+	default:
+		break;
+	}
+	if (c->has_exit) {
+		ANN_INT(x, A_RET, c->ret);
+		ANN_BOOL(x, A_FAILED, c->ret != 0);
+	} else {
+		ANN_BOOL(x, A_INCOMPLETE, true);
+	}
+}
+
+/* An ioctl's or off-CPU interval's arguments (the fields dump shows). */
+static void kernel_args(struct pf *x, const struct item *it)
+{
+	if (it->kind == IK_OFFCPU) {
+		ANN_STR(x, A_STATE, it->rm);
+		return;
+	}
+	ANN_STR(x, A_DEVICE, it->dev);
+	ANN_UINT(x, A_CMD, it->cmd);
+	if (it->rm)
+		ANN_STR(x, A_RM, it->rm);
+	if (it->fd >= 0)
+		ANN_INT(x, A_FD, it->fd);
+	ANN_INT(x, A_RET, it->c.ret);
+	ANN_BOOL(x, A_FAILED, it->c.ret < 0);
+}
+
+/* A slice begin or an instant, with name and arguments. */
+static void write_call(struct pf *x, struct thr *t, struct pf_seq *s, const struct item *it)
+{
+	pftrace__event_open(x->w, &t->tr, s, it->c.has_exit ? PF_SLICE_BEGIN : PF_INSTANT,
+			    it->c.ts, it->name);
+	if (it->kind == IK_CALL)
+		call_args(x, it);
+	else
+		kernel_args(x, it);
+	for (uint32_t i = 0; i < it->nflow; i++)
+		pftrace__event_flow(x->w, it->flow_base << FLOW_SHIFT | i);
+	pftrace__event_close(x->w);
+}
+
+static void write_end(struct pf *x, struct thr *t, struct pf_seq *s, uint64_t ts)
+{
+	pftrace__event_open(x->w, &t->tr, s, PF_SLICE_END, ts, 0);
+	pftrace__event_close(x->w);
+}
+
+static void ends_push(struct pf *x, struct thr *t, uint64_t end)
+{
+	if (t->depth == t->capends) {
+		uint32_t cap = t->capends ? t->capends * 2 : 16;
+		uint64_t *e = realloc(t->ends, cap * sizeof(*e));
+
+		if (!e) {
+			pf__fail(x, -ENOMEM, "allocate a slice stack");
+			return;
+		}
+		t->ends = e;
+		t->capends = cap;
+	}
+	t->ends[t->depth++] = end;
+}
+
+/* Writes one call on its thread's track: first the ends of the written
+ * slices it is not inside, then its begin (or instant). */
+static void write_item(struct pf *x, struct thr *t, struct item *it)
+{
+	struct pf_seq *s = pftrace__track_seq(x->w, &t->tr, it->c.ts);
+
+	if (s != &t->tr.seq) {
+		/* older than what the thread's sequence has: a call given up on */
+		write_call(x, t, s, it);
+		if (it->c.has_exit)
+			write_end(x, t, s, it->end);
+		return;
+	}
+	while (t->depth) {
+		uint64_t top = t->ends[t->depth - 1];
+
+		if (it->end <= top)
+			break;
+		if (it->c.ts < top) {
+			/* overlaps the slice it began in (exits paired wrongly
+			 * upstream): keep the nesting, cut this one short */
+			it->end = top;
+			x->clamped++;
+			break;
+		}
+		write_end(x, t, s, top);
+		t->depth--;
+	}
+	write_call(x, t, s, it);
+	if (it->c.has_exit)
+		ends_push(x, t, it->end);
+}
+
+static uint64_t watermark(const struct thr *t)
+{
+	return t->nopen ? t->open[0].ts : UINT64_MAX;
+}
+
+/* Writes the buffered calls that begin before the watermark, then the
+ * slice ends below it. */
+static void drain(struct pf *x, struct thr *t)
+{
+	uint64_t w = watermark(t);
+	uint32_t i = 0;
+
+	while (i < t->nbuf && t->buf[i].c.ts < w && !pf_err(x))
+		write_item(x, t, &t->buf[i++]);
+	if (i) {
+		t->nbuf -= i;
+		memmove(t->buf, t->buf + i, t->nbuf * sizeof(*t->buf));
+	}
+	while (t->depth && t->ends[t->depth - 1] < w && !pf_err(x))
+		write_end(x, t, &t->tr.seq, t->ends[--t->depth]);
+}
+
+/* a goes before b: earlier begin; at equal begins the enclosing one. */
+static bool item_before(const struct item *a, const struct item *b)
+{
+	if (a->c.ts != b->c.ts)
+		return a->c.ts < b->c.ts;
+	if (a->end != b->end)
+		return a->end > b->end;
+	return a->order > b->order;
+}
+
+static void buffer(struct pf *x, struct thr *t, const struct item *it)
+{
+	uint32_t i;
+
+	if (t->nbuf == t->capbuf) {
+		uint32_t cap = t->capbuf ? t->capbuf * 2 : 8;
+		struct item *b = realloc(t->buf, cap * sizeof(*b));
+
+		if (!b) {
+			pf__fail(x, -ENOMEM, "buffer a call");
+			return;
+		}
+		t->buf = b;
+		t->capbuf = cap;
+	}
+	/* calls come mostly in begin order, parents after their children */
+	for (i = t->nbuf; i > 0 && item_before(it, &t->buf[i - 1]); i--)
+		;
+	memmove(t->buf + i + 1, t->buf + i, (t->nbuf - i) * sizeof(*t->buf));
+	t->buf[i] = *it;
+	t->nbuf++;
+	/* An entry whose exit was lost holds W until its process ends: past
+	 * BUF_MAX calls, stop waiting for the oldest one. */
+	while (t->nbuf > BUF_MAX && t->nopen) {
+		pf__open_drop_oldest(x, t);
+		x->abandoned++;
+		drain(x, t);
+	}
+}
+
+/* Writes an item now when nothing on its thread waits, else buffers it. */
+static int place(struct pf *x, struct thr *t, struct item *it)
+{
+	if (pf_err(x))
+		return pf_err(x);
+	if (!t->nbuf && it->c.ts < watermark(t))
+		write_item(x, t, it);	/* the usual case: nothing waits, write it now */
+	else
+		buffer(x, t, it);
+	drain(x, t);
+	return pf_err(x);
+}
+
+static int on_call(void *ctx, const struct gt_callrec *c)
+{
+	const struct gt_api_info *ai = gt_api__info(c->api);
+	struct pf *x = ctx;
+	struct thr *t = thr_get(x, c->pid, c->tid);
+	struct item it;
+
+	if (!t || !ai)
+		return pf_err(x);
+	it.nflow = 0;
+	it.flow_base = 0;
+	if (ai->ret != GT_R_NONE && !c->entry_only)
+		pf__open_remove(x, t, c->ts, c->api, &it);
+	it.c = *c;
+	it.c.kernel = it.c.mangled = it.c.str = NULL;
+	it.end = c->has_exit ? c->ts + c->dur : c->ts;
+	it.order = x->order++;
+	it.mangled = c->mangled ? pftrace__cstring(x->w, c->mangled) : 0;
+	if (c->type == GT_T_MEMCPY)
+		it.str = pftrace__cstring(x->w, gt_copy_kind__name(c->kind));
+	else
+		it.str = c->str ? pftrace__cstring(x->w, c->str) : 0;
+	if (!x->api_name[c->api])
+		x->api_name[c->api] = pftrace__cstring(x->w, ai->name);
+	if (c->type == GT_T_LAUNCH && !c->graph && c->kernel)
+		it.name = pftrace__cstring(x->w, c->kernel);
+	else
+		it.name = x->api_name[c->api];
+	it.kind = IK_CALL;
+	return place(x, t, &it);
+}
+
+/* An ioctl or an off-CPU interval: a complete slice on its thread's track,
+ * ordered with the calls (it lies inside the call that caused it, whose
+ * exit comes later). */
+static int on_kernel_rec(struct pf *x, const struct gt_hdr *rec)
+{
+	struct thr *t = thr_get(x, rec->pid, rec->tid);
+	struct cf_val v[CF_MAX];
+	unsigned n = callfmt__proc(rec, v);
+	struct item it;
+	char name[48];
+
+	if (!t)
+		return pf_err(x);
+	memset(&it, 0, sizeof(it));
+	it.kind = rec->type == GT_REC_IOCTL ? IK_IOCTL : IK_OFFCPU;
+	it.c.ts = rec->ts;
+	it.c.pid = rec->pid;
+	it.c.tid = rec->tid;
+	it.c.has_exit = true;
+	it.c.dur = it.kind == IK_IOCTL ? ((const struct gt_ioctl *)rec)->dur :
+					 ((const struct gt_offcpu *)rec)->dur;
+	it.end = it.c.ts + it.c.dur;
+	it.order = x->order++;
+	it.fd = -1;
+	for (unsigned i = 0; i < n; i++) {
+		const struct cf_val *f = &v[i];
+
+		switch (f->id) {
+		case CF_NAME: it.name = pftrace__string(x->w, f->s, f->len); break;
+		case CF_DEVICE: it.dev = pftrace__string(x->w, f->s, f->len); break;
+		case CF_RM: it.rm = pftrace__string(x->w, f->s, f->len); break;
+		case CF_CMD: it.cmd = f->u; break;
+		case CF_FD: it.fd = (int32_t)f->i; break;
+		case CF_RET: it.c.ret = (int32_t)f->i; break;
+		case CF_STATE:
+			it.rm = pftrace__string(x->w, f->s, f->len);
+			snprintf(name, sizeof(name), "off-CPU (%.*s)", (int)f->len, f->s);
+			it.name = pftrace__cstring(x->w, name);
+			break;
+		default: break;
+		}
+	}
+	return place(x, t, &it);
+}
+
+/* ---- process events ----------------------------------------------------- */
+
+static void proc_event(struct pf *x, struct proc *p, const struct gt_hdr *rec)
+{
+	const struct gt_proc_evt *pe = (const void *)rec;
+	struct pf_seq *s = pftrace__track_seq(x->w, &p->tr, rec->ts);
+	uint32_t comm = pftrace__string(x->w, pe->comm, strnlen(pe->comm, sizeof(pe->comm)));
+
+	pftrace__event_open(x->w, &p->tr, s, PF_INSTANT, rec->ts, x->ev_name[rec->type]);
+	ANN_UINT(x, A_PPID, pe->ppid);
+	ANN_STR(x, A_COMM, comm);
+	if (rec->type == GT_REC_EXIT)
+		ANN_INT(x, A_EXIT_CODE, pe->exit_code);
+	pftrace__event_close(x->w);
+}
+
+/* A process ended: write what its threads still hold and forget it, so that
+ * memory follows the live processes.  A reused pid gets new tracks. */
+static void proc_end(struct pf *x, struct proc *p)
+{
+	struct thr *t, *next;
+
+	for (t = p->threads; t; t = next) {
+		next = t->next;
+		t->nopen = 0;
+		drain(x, t);
+		hmap_del(&x->thrs, t->tid, t->pid);
+		if (x->last == t)
+			x->last = NULL;
+		thr_free(t);
+	}
+	/* GPU and NVTX tracks made later (unlinked records come after the
+	 * exits) still go under this process */
+	if (u64map__set(&x->ended, (uint64_t)p->pid + 1, p->tr.uuid))
+		pf__fail(x, -ENOMEM, "remember a process");
+	hmap_del(&x->procs, p->pid, 0);
+	proc_free(p);
+}
+
+static void on_name(struct pf *x, const struct gt_name *nm)
+{
+	struct proc *p;
+	struct thr *t;
+
+	if (nm->kind == GT_NAME_PROCESS) {
+		p = hmap_get(&x->procs, (uint32_t)nm->key, 0);
+		if (p && name_update(x, &p->name, gt_decoder__process_name(x->d, p->pid)))
+			pftrace__process_track(x->w, &p->tr, p->pid, p->name);
+	} else if (nm->kind == GT_NAME_THREAD) {
+		/* a name learned after the thread's first call: describe it again */
+		t = hmap_get(&x->thrs, (uint32_t)nm->key, nm->hdr.pid);
+		p = t ? hmap_get(&x->procs, t->pid, 0) : NULL;
+		if (p && name_update(x, &t->name, gt_decoder__thread_name(x->d, t->tid)))
+			pftrace__thread_track(x->w, &t->tr, &p->tr, t->pid, t->tid, t->name);
+	}
+}
+
+static int on_other(void *ctx, const struct gt_hdr *rec)
+{
+	struct pf *x = ctx;
+	struct proc *p;
+
+	switch (rec->type) {
+	case GT_REC_EXEC:
+	case GT_REC_FORK:
+	case GT_REC_EXIT:
+		p = pf__proc_get(x, rec->pid);
+		if (!p)
+			break;
+		/* exec renames the process; a forked child has its parent's name */
+		if (name_update(x, &p->name, gt_decoder__process_name(x->d, rec->pid)))
+			pftrace__process_track(x->w, &p->tr, p->pid, p->name);
+		proc_event(x, p, rec);
+		if (rec->type == GT_REC_EXIT)
+			proc_end(x, p);
+		break;
+	case GT_REC_PROC_INFO:
+		/* a process already running when recording began: its name */
+		p = pf__proc_get(x, rec->pid);
+		if (p && name_update(x, &p->name, gt_decoder__process_name(x->d, rec->pid)))
+			pftrace__process_track(x->w, &p->tr, p->pid, p->name);
+		break;
+	case GT_REC_IOCTL:
+	case GT_REC_OFFCPU:
+		return on_kernel_rec(x, rec);
+	case GT_REC_NAME:
+		on_name(x, (const struct gt_name *)rec);
+		break;
+	case GT_REC_GPU_KERNEL:
+	case GT_REC_GPU_MEMCPY:
+	case GT_REC_GPU_MEMSET:
+	case GT_REC_NVTX:
+		return pf__on_gpu(x, rec);
+	default:
+		break;
+	}
+	return pf_err(x);
+}
+
+/* ---- driver ------------------------------------------------------------- */
+
+static bool is_entry(const struct gt_hdr *rec)
+{
+	switch (rec->type) {
+	case GT_REC_CALL:	return rec->size >= sizeof(struct gt_call);
+	case GT_REC_LAUNCH:	return rec->size >= sizeof(struct gt_launch);
+	case GT_REC_CALL_STR:	return rec->size >= sizeof(struct gt_call_str);
+	default:		return false;
+	}
+}
+
+/* Feeds one record, mirroring the entries the decoder keeps open. */
+static int feed(struct pf *x, const struct gt_hdr *rec)
+{
+	const struct gt_api_info *ai;
+	uint64_t unknown;
+	struct thr *t;
+	int rc;
+
+	if (!is_entry(rec) || !(ai = gt_api__info(rec->api)) || ai->ret == GT_R_NONE ||
+	    gt_rec_entry_only(rec))
+		return gt_decoder__feed(x->d, rec);
+	t = thr_get(x, rec->pid, rec->tid);
+	if (!t)
+		return pf_err(x);
+	if (t->nopen == OPEN_MAX)
+		pf__open_drop_oldest(x, t);
+	t->open[t->nopen++] = (struct open_ent){ .ts = rec->ts, .api = rec->api };
+	unknown = gt_decoder__stats(x->d)->unknown_records;
+	rc = gt_decoder__feed(x->d, rec);
+	/* a record the decoder refused opens nothing */
+	if (gt_decoder__stats(x->d)->unknown_records != unknown)
+		pf__open_remove(x, t, rec->ts, rec->api, NULL);
+	return rc;
+}
+
+static void pf_free(struct pf *x)
+{
+	for (uint32_t i = 0; i < x->thrs.cap; i++)
+		if (x->thrs.s[i].used)
+			thr_free(x->thrs.s[i].v);
+	for (uint32_t i = 0; i < x->procs.cap; i++)
+		if (x->procs.s[i].used)
+			proc_free(x->procs.s[i].v);
+	for (uint32_t i = 0; i < x->gpu.cap; i++)
+		if (x->gpu.s[i].used)
+			pf__span_free(x->gpu.s[i].v);
+	for (uint32_t i = 0; i < x->nvtx.cap; i++)
+		if (x->nvtx.s[i].used)
+			pf__span_free(x->nvtx.s[i].v);
+	for (uint32_t i = 0; i < x->orphans.cap; i++)
+		if (x->orphans.s[i].used)
+			free(x->orphans.s[i].v);
+	free(x->thrs.s);
+	free(x->procs.s);
+	free(x->gpu.s);
+	free(x->nvtx.s);
+	free(x->orphans.s);
+	u64map__free(&x->ended);
+	gt_decoder__free(x->d);
+	pftrace__free(x->w);
+	free(x);
+}
+
+static int pf_new(FILE *out, struct pf **px)
+{
+	static const char *const ev[] = {
+		[GT_REC_EXEC] = "exec", [GT_REC_FORK] = "fork", [GT_REC_EXIT] = "exit",
+	};
+	struct pf *x = calloc(1, sizeof(*x));
+
+	*px = x;
+	if (!x || pftrace__new(out, &x->w) || !(x->d = gt_decoder__new(on_call, on_other, x)))
+		return -ENOMEM;
+	for (int i = 0; i < A__COUNT; i++)
+		x->ann[i] = pftrace__cstring(x->w, ann_names[i]);
+	for (int i = GT_REC_EXEC; i <= GT_REC_EXIT; i++)
+		x->ev_name[i] = pftrace__cstring(x->w, ev[i]);
+	return pf_err(x);
+}
+
+int export_perfetto__write(struct trace_reader *r, FILE *out, const char **why)
+{
+	const struct gt_file_info *info = trace_reader__info(r);
+	const struct gt_hdr *rec;
+	struct pf *x;
+	int rc;
+
+	*why = NULL;
+	rc = pf_new(out, &x);
+	if (rc) {
+		if (x)
+			pf_free(x);
+		*why = "failed to allocate the exporter: Cannot allocate memory";
+		return rc;
+	}
+	pftrace__clock_snapshot(x->w, info->start_ts, info->realtime_offset_ns);
+	while (!pf_err(x)) {
+		rc = trace_reader__next(r, &rec);
+		if (rc < 0)
+			pf__fail(x, rc, "read the trace");
+		if (rc <= 0)
+			break;
+		rc = feed(x, rec);
+		if (rc)
+			pf__fail(x, rc, "decode the trace");
+	}
+	if (!pf_err(x)) {
+		rc = gt_decoder__finish(x->d);
+		if (rc)
+			pf__fail(x, rc, "decode the trace");
+	}
+	/* every call is out of the decoder now: write what threads still hold */
+	for (uint32_t i = 0; i < x->thrs.cap && !pf_err(x); i++) {
+		if (x->thrs.s[i].used) {
+			struct thr *t = x->thrs.s[i].v;
+
+			t->nopen = 0;
+			drain(x, t);
+		}
+	}
+	pf__spans_finish(x, &x->gpu);
+	pf__spans_finish(x, &x->nvtx);
+	if (!pf_err(x))
+		pftrace__flush(x->w);
+	rc = pf_err(x);
+	if (rc && !x->err) {
+		/* the writer's reason lives in the writer: keep a copy */
+		const char *m;
+
+		pftrace__err(x->w, &m);
+		snprintf(why_buf, sizeof(why_buf), "%s", m);
+	}
+	if (rc)
+		*why = why_buf;
+	pf_free(x);
+	return rc;
+}

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The Perfetto trace writer (pftrace.h).  Packets are built in one buffer
+ * and written when it passes OUT_FLUSH, between packets, so memory is one
+ * piece of output plus the string table.
+ *
+ * Interning: every string has one id in the writer's table, and that id is
+ * its iid on every sequence that uses it (iids are per sequence and per
+ * kind; sharing them keeps one table).  A packet that uses an id its
+ * sequence has not seen carries the entry in its own interned_data, which
+ * trace_processor reads before the packet's event.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "export/perfetto/protobuf.h"
+#include "export/perfetto/pftrace.h"
+
+#define OUT_FLUSH	(256 * 1024)	/* output written in pieces of about this */
+#define PENDING_MAX	64		/* interned entries one packet may introduce */
+
+/* Field numbers, checked against Perfetto's protos/perfetto/... files. */
+enum {
+	F_TRACE_PACKET = 1,		/* trace/trace.proto Trace.packet */
+	/* trace/trace_packet.proto TracePacket */
+	F_PKT_CLOCK_SNAPSHOT = 6,
+	F_PKT_TIMESTAMP = 8,
+	F_PKT_SEQ_ID = 10,		/* trusted_packet_sequence_id */
+	F_PKT_TRACK_EVENT = 11,
+	F_PKT_INTERNED = 12,		/* interned_data */
+	F_PKT_SEQ_FLAGS = 13,		/* sequence_flags */
+	F_PKT_DEFAULTS = 59,		/* trace_packet_defaults */
+	F_PKT_TRACK_DESC = 60,		/* track_descriptor */
+	/* trace/trace_packet_defaults.proto TracePacketDefaults */
+	F_DEF_CLOCK_ID = 58,		/* timestamp_clock_id */
+	/* trace/clock_snapshot.proto ClockSnapshot, ClockSnapshot.Clock */
+	F_CS_CLOCKS = 1, F_CS_PRIMARY = 2,
+	F_CLK_ID = 1, F_CLK_TS = 2,
+	/* trace/track_event/track_descriptor.proto TrackDescriptor */
+	F_TD_UUID = 1, F_TD_NAME = 2, F_TD_PROCESS = 3, F_TD_THREAD = 4, F_TD_PARENT = 5,
+	/* trace/track_event/process_descriptor.proto ProcessDescriptor */
+	F_PD_PID = 1, F_PD_NAME = 6,
+	/* trace/track_event/thread_descriptor.proto ThreadDescriptor */
+	F_THD_PID = 1, F_THD_TID = 2, F_THD_NAME = 5,
+	/* trace/track_event/track_event.proto TrackEvent */
+	F_TE_ANNOT = 4, F_TE_TYPE = 9, F_TE_NAME_IID = 10, F_TE_TRACK = 11, F_TE_FLOW = 47,
+	/* trace/track_event/debug_annotation.proto DebugAnnotation */
+	F_DA_NAME_IID = 1, F_DA_BOOL = 2, F_DA_UINT = 3, F_DA_INT = 4, F_DA_PTR = 7,
+	F_DA_ARRAY = 12, F_DA_STR_IID = 17,
+	/* trace/interned_data/interned_data.proto InternedData */
+	F_ID_EVENT_NAMES = 2, F_ID_ANNOT_NAMES = 3, F_ID_ANNOT_STRINGS = 29,
+	/* EventName, DebugAnnotationName, InternedString (profile_common.proto) */
+	F_IN_IID = 1, F_IN_STR = 2,
+};
+
+enum { SEQ_CLEARED = 1, SEQ_NEEDS_STATE = 2 };	/* TracePacket.SequenceFlags */
+enum { CLK_REALTIME = 1, CLK_MONOTONIC = 3 };	/* common/builtin_clock.proto BuiltinClock */
+
+/* What an interned id names, per sequence: the low bits of a sent key. */
+enum { KIND_EVENT_NAME = 1, KIND_ANNOT_NAME = 2, KIND_ANNOT_STR = 3 };
+
+struct sent {
+	uint64_t h;		/* hash */
+	size_t off;		/* in chars */
+	uint32_t len;		/* bytes, no NUL */
+};
+
+struct pftrace {
+	FILE *f;
+	struct pb_buf out;		/* packets not yet written to f */
+	int err;			/* first error, negative errno */
+	char why[160];			/* its reason */
+	/* the string table */
+	uint32_t *slot;			/* scap ids, 0 = empty */
+	uint32_t scap;			/* power of two */
+	uint32_t nstr, ecap;		/* strings (ids 1 … nstr), entries allocated */
+	struct sent *ent;		/* by id - 1 */
+	char *chars;			/* the strings back to back */
+	size_t clen, ccap;
+	/* the open packet */
+	size_t pkt, ev;			/* marks of the packet and its TrackEvent */
+	struct pf_seq *seq;		/* its sequence */
+	uint64_t pending[PENDING_MAX];	/* interned entries it introduces */
+	uint32_t npending;
+	uint64_t next_uuid;
+	uint32_t next_seq;
+	struct pftrace_stats stats;
+};
+
+static void fail(struct pftrace *w, int err, const char *what)
+{
+	if (w->err)
+		return;
+	w->err = err;
+	snprintf(w->why, sizeof(w->why), "failed to %s: %s", what, strerror(-err));
+}
+
+int pftrace__new(FILE *f, struct pftrace **out)
+{
+	struct pftrace *w = calloc(1, sizeof(*w));
+
+	*out = NULL;
+	if (!w)
+		return -ENOMEM;
+	if (pb_buf__init(&w->out, OUT_FLUSH + 64 * 1024)) {
+		free(w);
+		return -ENOMEM;
+	}
+	w->f = f;
+	w->next_uuid = 1;
+	w->next_seq = 1;
+	*out = w;
+	return 0;
+}
+
+static int out_write(struct pftrace *w)
+{
+	struct pb_buf *b = &w->out;
+
+	if (b->len && !w->err && fwrite(b->b, 1, b->len, w->f) != b->len)
+		fail(w, errno ? -errno : -EIO, "write the output");
+	b->len = 0;
+	return w->err;
+}
+
+int pftrace__flush(struct pftrace *w)
+{
+	if (!out_write(w) && fflush(w->f))
+		fail(w, errno ? -errno : -EIO, "write the output");
+	return w->err;
+}
+
+int pftrace__err(const struct pftrace *w, const char **why)
+{
+	if (why)
+		*why = w->err ? w->why : NULL;
+	return w->err;
+}
+
+const struct pftrace_stats *pftrace__stats(const struct pftrace *w)
+{
+	return &w->stats;
+}
+
+void pftrace__free(struct pftrace *w)
+{
+	if (!w)
+		return;
+	free(w->slot);
+	free(w->ent);
+	free(w->chars);
+	pb_buf__free(&w->out);
+	free(w);
+}
+
+/* ---- string table ------------------------------------------------------- */
+
+static uint64_t str_hash(const char *s, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, v;
+
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&v, s, 8);
+		h = (h ^ v) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	if (n) {
+		v = 0;
+		memcpy(&v, s, n);
+		h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
+	}
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
+}
+
+static void slot_place(uint32_t *slot, uint32_t cap, uint64_t h, uint32_t id)
+{
+	uint32_t i = (uint32_t)h & (cap - 1);
+
+	while (slot[i])
+		i = (i + 1) & (cap - 1);
+	slot[i] = id;
+}
+
+/* Room for one more string of n bytes; false when out of memory. */
+static bool str_room(struct pftrace *w, size_t n)
+{
+	if ((uint64_t)(w->nstr + 1) * 2 > w->scap) {
+		uint32_t cap = w->scap ? w->scap * 2 : 1024;
+		uint32_t *slot = calloc(cap, sizeof(*slot));
+
+		if (!slot)
+			return false;
+		for (uint32_t id = 1; id <= w->nstr; id++)
+			slot_place(slot, cap, w->ent[id - 1].h, id);
+		free(w->slot);
+		w->slot = slot;
+		w->scap = cap;
+	}
+	if (w->nstr == w->ecap) {
+		uint32_t cap = w->ecap ? w->ecap * 2 : 256;
+		struct sent *e = realloc(w->ent, cap * sizeof(*e));
+
+		if (!e)
+			return false;
+		w->ent = e;
+		w->ecap = cap;
+	}
+	if (w->ccap - w->clen < n) {
+		size_t cap = w->ccap ? w->ccap : 16384;
+		char *c;
+
+		while (cap - w->clen < n)
+			cap *= 2;
+		c = realloc(w->chars, cap);
+		if (!c)
+			return false;
+		w->chars = c;
+		w->ccap = cap;
+	}
+	return true;
+}
+
+uint32_t pftrace__string(struct pftrace *w, const char *s, size_t n)
+{
+	uint64_t h = str_hash(s, n);
+	uint32_t i, id;
+
+	if (w->scap) {
+		for (i = (uint32_t)h & (w->scap - 1); (id = w->slot[i]); i = (i + 1) & (w->scap - 1)) {
+			const struct sent *e = &w->ent[id - 1];
+
+			if (e->h == h && e->len == n && !memcmp(w->chars + e->off, s, n))
+				return id;
+		}
+	}
+	if (n > UINT32_MAX || w->nstr >= (1u << 30) || !str_room(w, n)) {
+		fail(w, -ENOMEM, "intern a name");
+		return 0;
+	}
+	memcpy(w->chars + w->clen, s, n);
+	w->ent[w->nstr] = (struct sent){ .h = h, .off = w->clen, .len = (uint32_t)n };
+	w->clen += n;
+	id = ++w->nstr;
+	slot_place(w->slot, w->scap, h, id);
+	return id;
+}
+
+uint32_t pftrace__cstring(struct pftrace *w, const char *s)
+{
+	return pftrace__string(w, s, strlen(s));
+}
+
+/* ---- packets ------------------------------------------------------------ */
+
+/* The iid of string id on the open packet's sequence, queued for the
+ * packet's interned data when the sequence has not seen it. */
+static uint64_t intern(struct pftrace *w, int kind, uint32_t id)
+{
+	uint64_t key = (uint64_t)id << 2 | (uint64_t)kind;
+
+	if (!id)
+		return id;
+	if (id < PF_LOW_IDS) {
+		uint64_t *word = &w->seq->low[kind - 1][id / 64], bit = 1ull << (id % 64);
+
+		if (*word & bit)
+			return id;
+		*word |= bit;
+	} else {
+		if (u64map__get(&w->seq->sent, key))
+			return id;
+		if (u64map__set(&w->seq->sent, key, 1)) {
+			fail(w, -ENOMEM, "intern a name");
+			return id;
+		}
+	}
+	if (w->npending == PENDING_MAX)
+		fail(w, -ENOMEM, "intern a name");
+	else
+		w->pending[w->npending++] = key;
+	return id;
+}
+
+/* Opens a TracePacket on s (ts may be NULL).  The first packet of a
+ * sequence clears its incremental state and sets the clock of every later
+ * timestamp on it. */
+static void pkt_begin(struct pftrace *w, struct pf_seq *s, const uint64_t *ts)
+{
+	struct pb_buf *b = &w->out;
+	size_t dm;
+
+	w->pkt = pb_buf__begin(b, F_TRACE_PACKET);
+	w->seq = s;
+	w->npending = 0;
+	if (ts) {
+		pb_buf__varint(b, F_PKT_TIMESTAMP, *ts);
+		if (*ts > s->last_ts)
+			s->last_ts = *ts;
+	}
+	pb_buf__varint(b, F_PKT_SEQ_ID, s->id);
+	if (s->started) {
+		pb_buf__varint(b, F_PKT_SEQ_FLAGS, SEQ_NEEDS_STATE);
+		return;
+	}
+	pb_buf__varint(b, F_PKT_SEQ_FLAGS, SEQ_CLEARED);
+	dm = pb_buf__begin(b, F_PKT_DEFAULTS);
+	pb_buf__varint(b, F_DEF_CLOCK_ID, CLK_MONOTONIC);
+	pb_buf__end(b, dm);
+	s->started = true;
+}
+
+/* Closes the packet, adding the interned entries it introduced. */
+static int pkt_end(struct pftrace *w)
+{
+	static const uint32_t kind_field[] = {
+		[KIND_EVENT_NAME] = F_ID_EVENT_NAMES, [KIND_ANNOT_NAME] = F_ID_ANNOT_NAMES,
+		[KIND_ANNOT_STR] = F_ID_ANNOT_STRINGS,
+	};
+	struct pb_buf *b = &w->out;
+
+	if (w->npending) {
+		size_t im = pb_buf__begin(b, F_PKT_INTERNED);
+
+		for (uint32_t i = 0; i < w->npending; i++) {
+			uint32_t id = (uint32_t)(w->pending[i] >> 2);
+			const struct sent *e = &w->ent[id - 1];
+			size_t em = pb_buf__begin(b, kind_field[w->pending[i] & 3]);
+
+			pb_buf__varint(b, F_IN_IID, id);
+			pb_buf__bytes(b, F_IN_STR, w->chars + e->off, e->len);
+			pb_buf__end(b, em);
+		}
+		pb_buf__end(b, im);
+		w->npending = 0;
+	}
+	pb_buf__end(b, w->pkt);
+	w->stats.packets++;
+	if (b->err)
+		fail(w, b->err, "build a packet");
+	if (b->len >= OUT_FLUSH)
+		out_write(w);
+	return w->err;
+}
+
+static void seq_init(struct pftrace *w, struct pf_seq *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->id = w->next_seq++;
+	w->stats.sequences++;
+}
+
+void pftrace__clock_snapshot(struct pftrace *w, uint64_t mono, int64_t realtime_offset)
+{
+	struct pb_buf *b = &w->out;
+	int64_t real = (int64_t)mono + realtime_offset;
+	struct pf_seq s;
+	size_t cs, c;
+
+	seq_init(w, &s);
+	pkt_begin(w, &s, NULL);
+	cs = pb_buf__begin(b, F_PKT_CLOCK_SNAPSHOT);
+	c = pb_buf__begin(b, F_CS_CLOCKS);
+	pb_buf__varint(b, F_CLK_ID, CLK_MONOTONIC);
+	pb_buf__varint(b, F_CLK_TS, mono);
+	pb_buf__end(b, c);
+	if (real >= 0) {
+		c = pb_buf__begin(b, F_CS_CLOCKS);
+		pb_buf__varint(b, F_CLK_ID, CLK_REALTIME);
+		pb_buf__varint(b, F_CLK_TS, (uint64_t)real);
+		pb_buf__end(b, c);
+	}
+	pb_buf__varint(b, F_CS_PRIMARY, CLK_MONOTONIC);
+	pb_buf__end(b, cs);
+	pkt_end(w);
+}
+
+/* ---- tracks ------------------------------------------------------------- */
+
+void pftrace__track_init(struct pftrace *w, struct pf_track *t)
+{
+	t->uuid = w->next_uuid++;
+	seq_init(w, &t->seq);
+	t->late = NULL;
+	w->stats.tracks++;
+}
+
+void pftrace__track_free(struct pf_track *t)
+{
+	u64map__free(&t->seq.sent);
+	if (t->late)
+		u64map__free(&t->late->sent);
+	free(t->late);
+	t->late = NULL;
+}
+
+struct pf_seq *pftrace__track_seq(struct pftrace *w, struct pf_track *t, uint64_t ts)
+{
+	if (ts >= t->seq.last_ts)
+		return &t->seq;
+	w->stats.late++;
+	if (t->late && ts >= t->late->last_ts)
+		return t->late;
+	/* older than the late sequence too: a fresh one (rare: a call
+	 * given up on, see perfetto.c) */
+	if (t->late) {
+		u64map__free(&t->late->sent);
+	} else {
+		t->late = malloc(sizeof(*t->late));
+		if (!t->late) {
+			fail(w, -ENOMEM, "allocate a sequence");
+			return &t->seq;
+		}
+	}
+	seq_init(w, t->late);
+	return t->late;
+}
+
+/* Opens a TrackDescriptor packet on t's sequence; returns the mark of the
+ * descriptor. */
+static size_t desc_begin(struct pftrace *w, struct pf_track *t, uint64_t parent)
+{
+	size_t td;
+
+	pkt_begin(w, &t->seq, NULL);
+	td = pb_buf__begin(&w->out, F_PKT_TRACK_DESC);
+	pb_buf__varint(&w->out, F_TD_UUID, t->uuid);
+	if (parent)
+		pb_buf__varint(&w->out, F_TD_PARENT, parent);
+	return td;
+}
+
+void pftrace__process_track(struct pftrace *w, struct pf_track *t, uint32_t pid, const char *name)
+{
+	struct pb_buf *b = &w->out;
+	size_t td = desc_begin(w, t, 0), pd;
+
+	pd = pb_buf__begin(b, F_TD_PROCESS);
+	pb_buf__varint(b, F_PD_PID, pid);
+	if (name)
+		pb_buf__string(b, F_PD_NAME, name);
+	pb_buf__end(b, pd);
+	pb_buf__end(b, td);
+	pkt_end(w);
+}
+
+void pftrace__thread_track(struct pftrace *w, struct pf_track *t, const struct pf_track *process,
+			   uint32_t pid, uint32_t tid, const char *name)
+{
+	struct pb_buf *b = &w->out;
+	size_t td = desc_begin(w, t, process ? process->uuid : 0), d;
+
+	d = pb_buf__begin(b, F_TD_THREAD);
+	pb_buf__varint(b, F_THD_PID, pid);
+	pb_buf__varint(b, F_THD_TID, tid);
+	if (name)
+		pb_buf__string(b, F_THD_NAME, name);
+	pb_buf__end(b, d);
+	pb_buf__end(b, td);
+	pkt_end(w);
+}
+
+void pftrace__track(struct pftrace *w, struct pf_track *t, uint64_t parent, const char *name)
+{
+	size_t td = desc_begin(w, t, parent);
+
+	if (name)
+		pb_buf__string(&w->out, F_TD_NAME, name);
+	pb_buf__end(&w->out, td);
+	pkt_end(w);
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+void pftrace__event_open(struct pftrace *w, const struct pf_track *t, struct pf_seq *s,
+			 enum pf_event_type type, uint64_t ts, uint32_t name)
+{
+	struct pb_buf *b = &w->out;
+
+	pkt_begin(w, s, &ts);
+	w->ev = pb_buf__begin(b, F_PKT_TRACK_EVENT);
+	pb_buf__varint(b, F_TE_TYPE, type);
+	pb_buf__varint(b, F_TE_TRACK, t->uuid);
+	if (name)
+		pb_buf__varint(b, F_TE_NAME_IID, intern(w, KIND_EVENT_NAME, name));
+}
+
+void pftrace__event_flow(struct pftrace *w, uint64_t flow_id)
+{
+	pb_buf__fixed64(&w->out, F_TE_FLOW, flow_id);
+}
+
+int pftrace__event_close(struct pftrace *w)
+{
+	pb_buf__end(&w->out, w->ev);
+	return pkt_end(w);
+}
+
+static size_t ann_begin(struct pftrace *w, uint32_t name)
+{
+	size_t m = pb_buf__begin(&w->out, F_TE_ANNOT);
+
+	pb_buf__varint(&w->out, F_DA_NAME_IID, intern(w, KIND_ANNOT_NAME, name));
+	return m;
+}
+
+static void ann_varint(struct pftrace *w, uint32_t name, uint32_t field, uint64_t v)
+{
+	size_t m = ann_begin(w, name);
+
+	pb_buf__varint(&w->out, field, v);
+	pb_buf__end(&w->out, m);
+}
+
+void pftrace__ann_uint(struct pftrace *w, uint32_t name, uint64_t v)
+{
+	ann_varint(w, name, F_DA_UINT, v);
+}
+
+void pftrace__ann_int(struct pftrace *w, uint32_t name, int64_t v)
+{
+	ann_varint(w, name, F_DA_INT, (uint64_t)v);
+}
+
+void pftrace__ann_bool(struct pftrace *w, uint32_t name, bool v)
+{
+	ann_varint(w, name, F_DA_BOOL, v);
+}
+
+void pftrace__ann_ptr(struct pftrace *w, uint32_t name, uint64_t v)
+{
+	ann_varint(w, name, F_DA_PTR, v);
+}
+
+void pftrace__ann_str(struct pftrace *w, uint32_t name, uint32_t str)
+{
+	if (str)
+		ann_varint(w, name, F_DA_STR_IID, intern(w, KIND_ANNOT_STR, str));
+}
+
+/* An array: trace_processor shows name[0], name[1], … */
+void pftrace__ann_uints(struct pftrace *w, uint32_t name, const uint32_t *v, int n)
+{
+	size_t m = ann_begin(w, name);
+
+	for (int i = 0; i < n; i++) {
+		size_t e = pb_buf__begin(&w->out, F_DA_ARRAY);
+
+		pb_buf__varint(&w->out, F_DA_UINT, v[i]);
+		pb_buf__end(&w->out, e);
+	}
+	pb_buf__end(&w->out, m);
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A writer of native Perfetto traces (.pftrace): tracks, packet sequences,
+ * interning, track events with debug annotations and flows, a clock
+ * snapshot; packets encoded with protobuf.h and written in large pieces.
+ *
+ * It knows Perfetto, not CUDA: user/export/perfetto.c turns decoded calls
+ * into its events, and the GPU records of a merged trace (CUPTI) into
+ * tracks of their own (pftrace__track: one per stream) and flows between
+ * the two through the same functions.
+ *
+ * Rules it keeps for its users: every sequence's first packet clears the
+ * incremental state and sets TracePacketDefaults.timestamp_clock_id =
+ * MONOTONIC; names are interned per sequence (ids from one string table of
+ * the writer); a sequence's timestamps must not decrease, which
+ * pftrace__track_seq() guarantees by handing out a track's "late" sequence
+ * for an event older than what the track's own sequence has.
+ */
+#ifndef GTRACE_PFTRACE_H
+#define GTRACE_PFTRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "lib/u64map.h"
+
+/* TrackEvent.Type */
+enum pf_event_type { PF_SLICE_BEGIN = 1, PF_SLICE_END = 2, PF_INSTANT = 3 };
+
+/* String ids below this are marked in a bitmap per sequence: the annotation
+ * names, api names and the first kernels, looked up on every event. */
+#define PF_LOW_IDS 1024
+
+/* A packet sequence (TracePacket.trusted_packet_sequence_id): timestamps
+ * and interned ids are per sequence. */
+struct pf_seq {
+	uint32_t id;		/* trusted_packet_sequence_id */
+	bool started;		/* its first packet (state cleared, defaults) is written */
+	uint64_t last_ts;	/* latest timestamp written on it */
+	uint64_t low[3][PF_LOW_IDS / 64];	/* per kind, ids below PF_LOW_IDS interned here */
+	struct u64map sent;	/* (string id << 2 | kind) -> 1: higher ids interned here */
+};
+
+/* A track (TrackDescriptor) and the sequences that write its events. */
+struct pf_track {
+	uint64_t uuid;		/* TrackDescriptor.uuid, unique in the trace */
+	struct pf_seq seq;	/* its events in time order */
+	struct pf_seq *late;	/* events older than seq.last_ts; NULL until one comes */
+};
+
+struct pftrace;
+
+/* A writer onto f (nothing is written until the first packet).  Returns 0
+ * or -ENOMEM. */
+int pftrace__new(FILE *f, struct pftrace **out);
+/* Writes what is buffered and fflushes f.  Returns 0 or the first error. */
+int pftrace__flush(struct pftrace *w);
+/* The first error (negative errno), 0 if none; *why then a one-line reason. */
+int pftrace__err(const struct pftrace *w, const char **why);
+void pftrace__free(struct pftrace *w);
+
+/* The id of the string s[0..n) in the writer's table, added when new; 0
+ * (and the writer's error set) when out of memory.  Ids are what events
+ * and annotations take for names and string values. */
+uint32_t pftrace__string(struct pftrace *w, const char *s, size_t n);
+uint32_t pftrace__cstring(struct pftrace *w, const char *s);
+
+/* One ClockSnapshot: CLOCK_MONOTONIC at mono (the primary trace clock, the
+ * clock of every timestamp) and CLOCK_REALTIME at mono + realtime_offset. */
+void pftrace__clock_snapshot(struct pftrace *w, uint64_t mono, int64_t realtime_offset);
+
+/* A new track with a new uuid and sequence; describe it before its events. */
+void pftrace__track_init(struct pftrace *w, struct pf_track *t);
+void pftrace__track_free(struct pf_track *t);
+/* The sequence for an event of t at ts: t's own while ts keeps its order. */
+struct pf_seq *pftrace__track_seq(struct pftrace *w, struct pf_track *t, uint64_t ts);
+/* TrackDescriptors (again after a rename: same uuid, new name). name may be NULL. */
+void pftrace__process_track(struct pftrace *w, struct pf_track *t, uint32_t pid, const char *name);
+void pftrace__thread_track(struct pftrace *w, struct pf_track *t, const struct pf_track *process,
+			   uint32_t pid, uint32_t tid, const char *name);
+/* A named track under parent (0: a root track), e.g. one per GPU stream. */
+void pftrace__track(struct pftrace *w, struct pf_track *t, uint64_t parent, const char *name);
+
+/* One event: open, add annotations / flows, close.  One at a time.  name
+ * is a string id (0 for slice ends); s comes from pftrace__track_seq. */
+void pftrace__event_open(struct pftrace *w, const struct pf_track *t, struct pf_seq *s,
+			 enum pf_event_type type, uint64_t ts, uint32_t name);
+void pftrace__event_flow(struct pftrace *w, uint64_t flow_id);
+/* Debug annotations of the open event; name and str are string ids. */
+void pftrace__ann_uint(struct pftrace *w, uint32_t name, uint64_t v);
+void pftrace__ann_int(struct pftrace *w, uint32_t name, int64_t v);
+void pftrace__ann_bool(struct pftrace *w, uint32_t name, bool v);
+void pftrace__ann_ptr(struct pftrace *w, uint32_t name, uint64_t v);
+void pftrace__ann_str(struct pftrace *w, uint32_t name, uint32_t str);
+void pftrace__ann_uints(struct pftrace *w, uint32_t name, const uint32_t *v, int n);
+/* Returns 0 or the writer's first error. */
+int pftrace__event_close(struct pftrace *w);
+
+/* Counters for tests and diagnostics. */
+struct pftrace_stats {
+	uint64_t packets;	/* TracePackets written */
+	uint64_t tracks;	/* tracks created */
+	uint64_t sequences;	/* sequences created, late ones included */
+	uint64_t late;		/* events that went on a late sequence */
+};
+const struct pftrace_stats *pftrace__stats(const struct pftrace *w);
+
+#endif

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `export -f perfetto`, the GPU side (perfetto.c writes the calls,
+ * threads and processes): GPU stream and NVTX tracks of merged traces, and
+ * the flows that join each linked GPU record to its call.
+ *
+ * GPU side (merged traces).  Kernels, copies and sets go on one track per
+ * (process, device, context, stream), "GPU 0 stream 7", a child of the
+ * process track; NVTX ranges on one "NVTX" track per thread, also under the
+ * process (ranges need not nest with the calls).  These are "span" tracks:
+ * their records come in begin order (a stream runs its work in launch order,
+ * the merger puts linked records after their call's entry and the rest
+ * sorted by time), so a slice is begun at once and its end kept on a stack
+ * until a later begin passes it; a record older than what its track wrote
+ * goes, begin and end together, on the track's late sequence.  Span tracks
+ * live to the end: unlinked records come after the processes' exits.
+ *
+ * Flows.  A linked GPU record comes after its call's entry and before its
+ * exit, so the call is among the thread's mirrored open entries: the entry
+ * gets a flow base (one per call) and the record the id base << FLOW_SHIFT |
+ * n, its n-th GPU record; when the decoder emits the call, the call's slice
+ * (or instant, for a call that never completed) carries every id of its
+ * base.  The decoder emits every entry it holds exactly once, so each id
+ * ends up on exactly two events; an entry the mirror gave up on (perfetto.c)
+ * keeps its flows in a side map until its call comes.  A linked record
+ * whose call is not open gets no flow, never a dangling one.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "export/perfetto_int.h"
+
+/* ---- flows of open entries ---------------------------------------------- */
+
+/* Drops t's oldest mirrored entry; flows it carries wait for its call in
+ * the orphans map. */
+void pf__open_drop_oldest(struct pf *x, struct thr *t)
+{
+	struct open_ent *e = &t->open[0];
+
+	if (e->nflow) {
+		struct orphan *o = malloc(sizeof(*o));
+		void *old;
+
+		if (!o || hmap_put(&x->orphans, e->ts, t->tid, o, &old)) {
+			free(o);
+			pf__fail(x, -ENOMEM, "keep a flow");
+		} else {
+			*o = (struct orphan){ .pid = t->pid, .nflow = e->nflow,
+					      .flow_base = e->flow_base };
+			free(old);
+		}
+	}
+	memmove(t->open, t->open + 1, --t->nopen * sizeof(t->open[0]));
+}
+
+/* Forgets the mirrored entry of a call the decoder emitted; the flows of
+ * its GPU records go to the call's item. */
+void pf__open_remove(struct pf *x, struct thr *t, uint64_t ts, uint16_t api, struct item *it)
+{
+	struct orphan *o;
+
+	for (uint32_t i = t->nopen; i > 0; i--) {
+		if (t->open[i - 1].ts == ts && t->open[i - 1].api == api) {
+			if (it) {
+				it->nflow = t->open[i - 1].nflow;
+				it->flow_base = t->open[i - 1].flow_base;
+			}
+			memmove(t->open + i - 1, t->open + i, (t->nopen - i) * sizeof(t->open[0]));
+			t->nopen--;
+			return;
+		}
+	}
+	/* an entry given up on: its flows may be waiting */
+	if (it && x->orphans.n && (o = hmap_get(&x->orphans, ts, t->tid)) && o->pid == t->pid) {
+		it->nflow = o->nflow;
+		it->flow_base = o->flow_base;
+		hmap_del(&x->orphans, ts, t->tid);
+		free(o);
+	}
+}
+
+/* ---- GPU and NVTX -------------------------------------------------------- */
+
+/* The uuid of pid's process track: the live one, that of the process that
+ * exited with this pid, else a new one. 0 when out of memory. */
+static uint64_t proc_uuid(struct pf *x, uint32_t pid)
+{
+	struct proc *p = hmap_get(&x->procs, pid, 0);
+	uint64_t *u;
+
+	if (p)
+		return p->tr.uuid;
+	u = u64map__get(&x->ended, (uint64_t)pid + 1);
+	if (u)
+		return *u;
+	p = pf__proc_get(x, pid);
+	return p ? p->tr.uuid : 0;
+}
+
+/* The span track of a GPU stream (nvtx false, k1 = context << 32 | stream)
+ * or of a thread's NVTX ranges (k1 = tid), described on first use. */
+static struct span *span_get(struct pf *x, bool nvtx, uint64_t k1, uint32_t pid, uint32_t device)
+{
+	struct hmap *m = nvtx ? &x->nvtx : &x->gpu;
+	struct span *sp = hmap_get(m, k1, pid);
+	uint64_t parent;
+	char name[96];
+	void *old;
+
+	if (sp)
+		return sp;
+	parent = proc_uuid(x, pid);
+	if (!parent)
+		return NULL;
+	sp = calloc(1, sizeof(*sp));
+	if (!sp || hmap_put(m, k1, pid, sp, &old)) {
+		free(sp);
+		pf__fail(x, -ENOMEM, "allocate a track");
+		return NULL;
+	}
+	if (nvtx) {
+		const char *tn = gt_decoder__thread_name(x->d, (uint32_t)k1);
+
+		if (tn)
+			snprintf(name, sizeof(name), "NVTX %s %u", tn, (uint32_t)k1);
+		else
+			snprintf(name, sizeof(name), "NVTX tid %u", (uint32_t)k1);
+	} else {
+		snprintf(name, sizeof(name), "GPU %u stream %u", device, (uint32_t)k1);
+	}
+	pftrace__track_init(x->w, &sp->tr);
+	pftrace__track(x->w, &sp->tr, parent, name);
+	return sp;
+}
+
+void pf__span_free(struct span *sp)
+{
+	pftrace__track_free(&sp->tr);
+	free(sp->ends);
+	free(sp);
+}
+
+/* The fields dump shows for a GPU record, as debug annotations (those the
+ * slice itself shows left out). */
+static void gpu_args(struct pf *x, const struct cf_val *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct cf_val *f = &v[i];
+		uint32_t name;
+
+		switch (f->id) {
+		case CF_TS: case CF_PID: case CF_TID: case CF_TYPE: case CF_DUR: case CF_KERNEL:
+			continue;
+		default:
+			break;
+		}
+		if (!x->cf_ann[f->id])
+			x->cf_ann[f->id] = pftrace__cstring(x->w, cf_names[f->id]);
+		name = x->cf_ann[f->id];
+		switch (f->kind) {
+		case CF_K_U64: pftrace__ann_uint(x->w, name, f->u); break;
+		case CF_K_I64: pftrace__ann_int(x->w, name, f->i); break;
+		case CF_K_BOOL: pftrace__ann_bool(x->w, name, f->b); break;
+		case CF_K_DIM3: pftrace__ann_uints(x->w, name, f->dim, 3); break;
+		case CF_K_STR:
+			/* the NVTX message is the slice's name already */
+			if (f->id != CF_NAME)
+				pftrace__ann_str(x->w, name, pftrace__string(x->w, f->s, f->len));
+			break;
+		}
+	}
+}
+
+static void span_end(struct pf *x, struct span *sp, struct pf_seq *s, uint64_t ts)
+{
+	pftrace__event_open(x->w, &sp->tr, s, PF_SLICE_END, ts, 0);
+	pftrace__event_close(x->w);
+}
+
+/* One slice (an instant when dur is 0) on a span track, see the top. */
+static void span_put(struct pf *x, struct span *sp, uint64_t ts, uint64_t dur, uint32_t name,
+		     const struct cf_val *v, unsigned n, uint64_t flow)
+{
+	struct pf_seq *s = pftrace__track_seq(x->w, &sp->tr, ts);
+	uint64_t end = ts + dur;
+	bool late = s != &sp->tr.seq;
+
+	if (!late) {
+		while (sp->depth && sp->ends[sp->depth - 1] <= ts)
+			span_end(x, sp, s, sp->ends[--sp->depth]);
+		if (sp->depth && end > sp->ends[sp->depth - 1]) {
+			/* overlaps the slice it began in: keep the nesting */
+			end = sp->ends[sp->depth - 1];
+			x->clamped++;
+		}
+	}
+	pftrace__event_open(x->w, &sp->tr, s, dur ? PF_SLICE_BEGIN : PF_INSTANT, ts, name);
+	gpu_args(x, v, n);
+	if (flow)
+		pftrace__event_flow(x->w, flow);
+	pftrace__event_close(x->w);
+	if (!dur)
+		return;
+	if (late) {
+		span_end(x, sp, s, end);
+		return;
+	}
+	if (sp->depth == sp->capends) {
+		uint32_t cap = sp->capends ? sp->capends * 2 : 8;
+		uint64_t *e = realloc(sp->ends, cap * sizeof(*e));
+
+		if (!e) {
+			pf__fail(x, -ENOMEM, "allocate a slice stack");
+			return;
+		}
+		sp->ends = e;
+		sp->capends = cap;
+	}
+	sp->ends[sp->depth++] = end;
+}
+
+/* The flow id of a linked GPU record: the next of its call's base, if the
+ * call is open on its thread (mirrored, or given up on by the mirror); 0
+ * when it is not (no arrow rather than a dangling one). */
+static uint64_t gpu_flow(struct pf *x, uint32_t pid, uint32_t tid, uint64_t launch_ts)
+{
+	struct thr *t = hmap_get(&x->thrs, tid, pid);
+	uint32_t *nflow = NULL;
+	uint64_t *base = NULL;
+	struct orphan *o;
+
+	for (uint32_t i = t ? t->nopen : 0; i > 0; i--) {
+		if (t->open[i - 1].ts == launch_ts) {
+			nflow = &t->open[i - 1].nflow;
+			base = &t->open[i - 1].flow_base;
+			break;
+		}
+	}
+	if (!nflow && x->orphans.n && (o = hmap_get(&x->orphans, launch_ts, tid)) && o->pid == pid) {
+		nflow = &o->nflow;
+		base = &o->flow_base;
+	}
+	if (!nflow || *nflow >= FLOW_PER_CALL)
+		return 0;
+	if (!*nflow)
+		*base = ++x->flow_bases;
+	return *base << FLOW_SHIFT | (*nflow)++;
+}
+
+/* A kernel, copy or set on its stream's track, or an NVTX range (a mark:
+ * an instant) on its thread's NVTX track. */
+int pf__on_gpu(struct pf *x, const struct gt_hdr *rec)
+{
+	const struct gt_gpu_kernel *k = (const void *)rec;
+	const struct gt_gpu_copy *cp = (const void *)rec;
+	struct cf_val v[CF_MAX];
+	char buf[CF_NAME_BUF];
+	const char *name;
+	uint64_t dur, flow = 0;
+	struct span *sp;
+	size_t len;
+	unsigned n = callfmt__gpu(x->d, rec, v);
+
+	if (!n)
+		return pf_err(x);
+	if (rec->type == GT_REC_NVTX) {
+		dur = ((const struct gt_nvtx *)rec)->dur;
+		sp = span_get(x, true, rec->tid, rec->pid, 0);
+	} else if (rec->type == GT_REC_GPU_KERNEL) {
+		dur = k->dur;
+		sp = span_get(x, false, (uint64_t)k->context << 32 | k->stream, rec->pid, k->device);
+		if (k->flags & GT_GPU_LINKED)
+			flow = gpu_flow(x, rec->pid, rec->tid, k->launch_ts);
+	} else {
+		dur = cp->dur;
+		sp = span_get(x, false, (uint64_t)cp->context << 32 | cp->stream, rec->pid,
+			      cp->device);
+		if (cp->flags & GT_GPU_LINKED)
+			flow = gpu_flow(x, rec->pid, rec->tid, cp->launch_ts);
+	}
+	if (!sp)
+		return pf_err(x);
+	name = callfmt__gpu_name(x->d, rec, buf, &len);
+	span_put(x, sp, rec->ts, dur, pftrace__string(x->w, name, len), v, n, flow);
+	return pf_err(x);
+}
+
+/* Writes the ends every span track still holds. */
+void pf__spans_finish(struct pf *x, struct hmap *m)
+{
+	for (uint32_t i = 0; i < m->cap && !pf_err(x); i++) {
+		struct span *sp = m->s[i].v;
+
+		while (m->s[i].used && sp->depth && !pf_err(x))
+			span_end(x, sp, &sp->tr.seq, sp->ends[--sp->depth]);
+	}
+}

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal to `export -f perfetto`: the state its two files share.
+ * perfetto.c writes calls, threads and processes and drives the
+ * export; perfetto_gpu.c writes the GPU side of merged traces (GPU
+ * stream and NVTX tracks) and keeps the flows from calls to GPU records.
+ */
+#ifndef GTRACE_EXPORT_PERFETTO_INT_H
+#define GTRACE_EXPORT_PERFETTO_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "export/fields.h"
+#include "decode/decode.h"
+#include "lib/hmap.h"
+#include "export/perfetto/pftrace.h"
+
+#define OPEN_MAX	64	/* mirrored open entries per thread; the decoder keeps 32 */
+#define FLOW_SHIFT	16	/* flow id = call's base << FLOW_SHIFT | its GPU record's index */
+#define FLOW_PER_CALL	((1u << FLOW_SHIFT) - 1)	/* GPU records of one call with an arrow */
+
+/* Debug annotation names (their strings: ann_names in perfetto.c). */
+enum ann {
+	A_API, A_GRID, A_BLOCK, A_SHMEM, A_STREAM, A_FUNC, A_MANGLED, A_COOP, A_GRAPH,
+	A_BYTES, A_KIND, A_DST, A_SRC, A_PTR, A_EVENT, A_CTX, A_HANDLE, A_PARENT, A_PATH,
+	A_NAME, A_RET, A_FAILED, A_INCOMPLETE, A_PPID, A_COMM, A_EXIT_CODE,
+	A_DEVICE, A_CMD, A_RM, A_FD, A_STATE, A__COUNT,
+};
+
+/* What an item is: a libcuda call, or a kernel-side record that sits on the
+ * thread's track inside the call that caused it. */
+enum item_kind { IK_CALL, IK_IOCTL, IK_OFFCPU };
+
+/* A call ready to be written: the decoder's record with its strings
+ * replaced by string ids (the decoder's strings die with the callback). */
+struct item {
+	struct gt_callrec c;	/* string pointers cleared */
+	uint64_t end;		/* ts + dur; ts for an instant */
+	uint64_t order;		/* emission order: at equal ts and end, the later one is the parent */
+	uint32_t name;		/* slice name */
+	uint32_t mangled, str;	/* kernel mangled name; string argument or copy kind; 0 = none */
+	uint64_t flow_base;	/* flows of its GPU records: ids flow_base << FLOW_SHIFT | 0 … */
+	uint32_t nflow;		/* … | nflow - 1; 0 = none */
+	uint8_t kind;		/* enum item_kind */
+	uint32_t dev, rm;	/* ioctl: device and RM command/class names; off-CPU: rm = state */
+	uint64_t cmd;		/* ioctl: request number */
+	int32_t fd;		/* ioctl: file descriptor, -1 unknown */
+};
+
+struct thr {
+	uint32_t pid, tid;
+	struct pf_track tr;
+	char *name;			/* as written in the descriptor, NULL if none */
+	struct thr *next;		/* of the same process */
+	uint32_t nopen;			/* mirrored open entries, open[0] oldest */
+	struct open_ent {
+		uint64_t ts;		/* entry time */
+		uint16_t api;
+		uint32_t nflow;		/* GPU records linked to it so far */
+		uint64_t flow_base;	/* their flows' base, valid when nflow */
+	} open[OPEN_MAX];
+	struct item *buf;		/* completed calls waiting for W, sorted by begin */
+	uint32_t nbuf, capbuf;
+	uint64_t *ends;			/* ends of written slices not ended yet, innermost last */
+	uint32_t depth, capends;
+};
+
+struct proc {
+	uint32_t pid;
+	struct pf_track tr;
+	char *name;			/* as written in the descriptor, NULL if none */
+	struct thr *threads;
+};
+
+/* A track of complete slices that come in begin order: a GPU stream's work,
+ * a thread's NVTX ranges (see perfetto_gpu.c). */
+struct span {
+	struct pf_track tr;
+	uint64_t *ends;			/* ends of written slices not ended yet, innermost last */
+	uint32_t depth, capends;
+};
+
+/* The flows of an open entry the mirror gave up on, until its call comes. */
+struct orphan {
+	uint32_t pid;
+	uint32_t nflow;
+	uint64_t flow_base;
+};
+
+struct pf {
+	struct pftrace *w;
+	struct gt_decoder *d;
+	int err;			/* first error of our own (the writer keeps its own) */
+	const char *why;
+	uint32_t ann[A__COUNT];		/* string ids of the annotation names */
+	uint32_t api_name[GT_API__COUNT];	/* string ids of the api names, 0 until used */
+	uint32_t ev_name[GT_REC_EXIT + 1];	/* "exec", "fork", "exit" */
+	struct hmap procs;		/* (pid, 0) -> struct proc */
+	struct hmap thrs;		/* (tid, pid) -> struct thr */
+	struct thr *last;		/* the thread of the previous lookup */
+	uint64_t order;			/* calls seen */
+	uint64_t abandoned, clamped;	/* ordering repairs (see perfetto.c) */
+	struct u64map ended;		/* pid + 1 -> uuid of the track of an exited process */
+	struct hmap gpu;		/* (context << 32 | stream, pid) -> struct span */
+	struct hmap nvtx;		/* (tid, pid) -> struct span */
+	struct hmap orphans;		/* (entry ts, tid) -> struct orphan */
+	uint64_t flow_bases;		/* flow bases handed out */
+	uint32_t cf_ann[CF__COUNT];	/* string ids of callfmt's field names, 0 until used */
+};
+
+static inline int pf_err(struct pf *x)
+{
+	return x->err ? x->err : pftrace__err(x->w, NULL);
+}
+
+/* perfetto.c */
+
+/* Keeps the first error of our own and its reason (x->why). */
+void pf__fail(struct pf *x, int err, const char *what);
+/* pid's process track, made and described on first use; NULL: out of memory. */
+struct proc *pf__proc_get(struct pf *x, uint32_t pid);
+
+/* perfetto_gpu.c */
+
+/* Drops t's oldest mirrored open entry, keeping its flows for its call. */
+void pf__open_drop_oldest(struct pf *x, struct thr *t);
+/* Forgets the mirrored entry of an emitted call; it (may be NULL) gets its flows. */
+void pf__open_remove(struct pf *x, struct thr *t, uint64_t ts, uint16_t api, struct item *it);
+/* A kernel, copy, set or NVTX range on its span track. */
+int pf__on_gpu(struct pf *x, const struct gt_hdr *rec);
+/* Writes the ends the span tracks of m (x->gpu or x->nvtx) still hold. */
+void pf__spans_finish(struct pf *x, struct hmap *m);
+void pf__span_free(struct span *sp);
+
+#endif

@@ -1,0 +1,813 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The .gtrace file (layout in docs/FORMAT.md): a checksummed header, zstd
+ * chunks of records in the order they arrived, a trailer chunk.
+ *
+ * The writer only ever appends whole chunks after the end of what is known to
+ * be good, so a crash or a full disk leaves a file that reads back up to its
+ * last complete chunk.  The reader streams one chunk at a time into buffers it
+ * reuses, so memory stays bounded by the largest chunk and records cost no
+ * allocation: later tools read millions of records a second through it.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include "format/trace_file.h"
+
+/* Records go to disk as the BPF side wrote them, in host order; the format
+ * defines them as little-endian, so a big-endian build would need swapping. */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "gtrace files store records in host order, which must be little-endian"
+#endif
+
+/* gt_hdr.size is 16 bits, so no record can exceed 64 KiB: the reader's and
+ * the writer's size checks rely on that. */
+_Static_assert(sizeof(((struct gt_hdr *)0)->size) == 2, "gt_hdr.size is 16 bits");
+
+/* "GTRACE", NUL, then 0x1a (^Z): stops a text viewer early and changes if a
+ * transfer mangles bytes, like PNG's signature. */
+static const uint8_t file_magic[8] = { 'G', 'T', 'R', 'A', 'C', 'E', 0x00, 0x1a };
+static const uint8_t chunk_magic[4] = { 'G', 'T', 'C', 'K' };
+
+#define HDR_FIXED	40		/* header bytes before the strings */
+#define HDR_NSTR	4		/* host, kernel, cmdline, options */
+#define HDR_MIN		(HDR_FIXED + HDR_NSTR * 4 + 4)
+#define HDR_MAX		(1u << 20)	/* a longer header is corrupt, not a long cmdline */
+#define CHUNK_HDR	40		/* bytes of a chunk header */
+#define CHUNK_DATA	1
+#define CHUNK_TRAILER	2
+#define CHUNK_MAX	(64u << 20)	/* largest uncompressed chunk a reader accepts */
+#define CHUNK_DEFAULT	(1u << 20)
+#define LEVEL_DEFAULT	3
+#define REC_MAX		65536		/* a chunk buffer holds at least one largest record */
+
+static void put_u16(uint8_t *p, uint16_t v) { v = htole16(v); memcpy(p, &v, 2); }
+static void put_u32(uint8_t *p, uint32_t v) { v = htole32(v); memcpy(p, &v, 4); }
+static void put_u64(uint8_t *p, uint64_t v) { v = htole64(v); memcpy(p, &v, 8); }
+static uint16_t get_u16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return le16toh(v); }
+static uint32_t get_u32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return le32toh(v); }
+static uint64_t get_u64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return le64toh(v); }
+
+static uint32_t crc_of(const void *buf, size_t len)
+{
+	return crc32(crc32(0L, Z_NULL, 0), buf, len);
+}
+
+/* Writes all of buf at off; 0 or -errno.  pwrite at an explicit offset (not
+ * the file position) so that a retry after a failed write lands where the
+ * failed chunk began instead of after its partial bytes. */
+static int pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+/* Reads up to len bytes at off; the count (short only at end of file) or
+ * -errno. */
+static ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	uint8_t *p = buf;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = pread(fd, p + got, len - got, off + got);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		got += n;
+	}
+	return got;
+}
+
+/* ------------------------------------------------------------------ writer */
+
+struct trace_writer {
+	int fd;
+	ZSTD_CCtx *cctx;	/* reused for every chunk */
+	uint8_t *ubuf;		/* records of the chunk being filled */
+	size_t ucap;		/* size of ubuf: chunk_bytes, at least REC_MAX */
+	size_t chunk_bytes;	/* a chunk is written before it would grow past this */
+	size_t used;		/* bytes of records in ubuf */
+	uint32_t nrec;		/* records in ubuf */
+	uint64_t ts_min;	/* lowest and highest hdr.ts in ubuf */
+	uint64_t ts_max;
+	uint8_t *cbuf;		/* chunk header + zstd frame, written in one go */
+	size_t ccap;		/* size of cbuf */
+	uint64_t off;		/* end of the last complete chunk: where the next goes */
+	uint64_t records;	/* records appended, buffered ones included */
+	uint64_t chunks;	/* data chunks written */
+	bool dirty_tail;	/* a failed write may have left bytes after off */
+	bool finished;		/* the trailer is written: nothing may follow */
+};
+
+/* Cuts a failed write's partial bytes off so that the file ends on a
+ * complete chunk; if even that fails, finish tries again. */
+static void writer__trim(struct trace_writer *w)
+{
+	w->dirty_tail = ftruncate(w->fd, w->off) != 0;
+}
+
+static int writer__write_chunk(struct trace_writer *w, uint16_t kind, const void *data,
+			       size_t len, uint32_t nrec, uint64_t ts_min, uint64_t ts_max)
+{
+	uint8_t *h = w->cbuf;
+	size_t n;
+	int err;
+
+	n = ZSTD_compress2(w->cctx, w->cbuf + CHUNK_HDR, w->ccap - CHUNK_HDR, data, len);
+	if (ZSTD_isError(n))
+		return -EIO;	/* cannot happen with a bound-sized buffer, but must not be written */
+
+	memcpy(h, chunk_magic, 4);
+	put_u16(h + 4, kind);
+	put_u16(h + 6, 0);
+	put_u32(h + 8, n);
+	put_u32(h + 12, len);
+	put_u64(h + 16, ts_min);
+	put_u64(h + 24, ts_max);
+	put_u32(h + 32, nrec);
+	put_u32(h + 36, crc_of(h, 36));
+
+	err = pwrite_full(w->fd, w->cbuf, CHUNK_HDR + n, w->off);
+	if (err) {
+		writer__trim(w);
+		return err;
+	}
+	w->off += CHUNK_HDR + n;
+	return 0;
+}
+
+static int writer__flush_chunk(struct trace_writer *w)
+{
+	int err;
+
+	if (!w->used)
+		return 0;
+	err = writer__write_chunk(w, CHUNK_DATA, w->ubuf, w->used, w->nrec, w->ts_min, w->ts_max);
+	if (err)
+		return err;	/* the records stay buffered: a later flush retries */
+	w->chunks++;
+	w->used = 0;
+	w->nrec = 0;
+	return 0;
+}
+
+/* Lays out the header (FORMAT.md "File header") in a new buffer. */
+static int header__build(const struct gt_file_info *info, uint8_t **out, size_t *out_len)
+{
+	const char *strs[HDR_NSTR] = { info->host, info->kernel, info->cmdline, info->options };
+	size_t lens[HDR_NSTR], len = HDR_FIXED;
+	uint8_t *buf, *p;
+	int i;
+
+	for (i = 0; i < HDR_NSTR; i++) {
+		lens[i] = strs[i] ? strlen(strs[i]) : 0;
+		if (lens[i] > HDR_MAX)
+			return -E2BIG;
+		len += 4 + lens[i];
+	}
+	/* pad so that the crc ends the header on an 8-byte boundary */
+	len = ((len + 4 + 7) & ~(size_t)7);
+	if (len > HDR_MAX)
+		return -E2BIG;
+
+	buf = calloc(1, len);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, file_magic, 8);
+	put_u32(buf + 8, GT_FILE_VERSION);
+	put_u32(buf + 12, len);
+	put_u32(buf + 16, info->clock_id);
+	put_u32(buf + 20, 0);
+	put_u64(buf + 24, (uint64_t)info->realtime_offset_ns);
+	put_u64(buf + 32, info->start_ts);
+	p = buf + HDR_FIXED;
+	for (i = 0; i < HDR_NSTR; i++) {
+		put_u32(p, lens[i]);
+		if (lens[i])
+			memcpy(p + 4, strs[i], lens[i]);
+		p += 4 + lens[i];
+	}
+	put_u32(buf + len - 4, crc_of(buf, len - 4));
+	*out = buf;
+	*out_len = len;
+	return 0;
+}
+
+int trace_writer__create(const char *path, const struct gt_file_info *info,
+			 const struct trace_writer_opts *opts, struct trace_writer **out)
+{
+	struct trace_writer_opts o = {};
+	struct trace_writer *w = NULL;
+	uint8_t *hdr = NULL;
+	size_t hdr_len;
+	struct stat st;
+	int flags, err;
+
+	if (!path || !info || !out)
+		return -EINVAL;
+	*out = NULL;
+	if (opts)
+		o = *opts;
+	if (!o.chunk_bytes)
+		o.chunk_bytes = CHUNK_DEFAULT;
+	if (!o.zstd_level)
+		o.zstd_level = LEVEL_DEFAULT;
+	if (o.chunk_bytes > CHUNK_MAX || o.zstd_level < ZSTD_minCLevel() ||
+	    o.zstd_level > ZSTD_maxCLevel())
+		return -EINVAL;
+
+	err = header__build(info, &hdr, &hdr_len);
+	if (err)
+		return err;
+
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	w->fd = -1;
+	w->chunk_bytes = o.chunk_bytes;
+	w->ucap = o.chunk_bytes > REC_MAX ? o.chunk_bytes : REC_MAX;
+	w->ccap = CHUNK_HDR + ZSTD_compressBound(w->ucap);
+	w->ubuf = malloc(w->ucap);
+	w->cbuf = malloc(w->ccap);
+	w->cctx = ZSTD_createCCtx();
+	if (!w->ubuf || !w->cbuf || !w->cctx) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, o.zstd_level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1))) {
+		err = -EINVAL;
+		goto cleanup;
+	}
+
+	/* O_EXCL never follows a symlink; with force, O_NOFOLLOW keeps a root
+	 * recorder from truncating whatever a planted link points to. */
+	flags = O_WRONLY | O_CREAT | O_CLOEXEC | (o.force ? O_TRUNC | O_NOFOLLOW : O_EXCL);
+	w->fd = open(path, flags, 0600);
+	if (w->fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	if (fstat(w->fd, &st)) {
+		err = -errno;
+		goto cleanup_unlink;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = -EINVAL;	/* chunks are written at offsets: pipes and devices cannot take them */
+		close(w->fd);
+		w->fd = -1;
+		goto cleanup;
+	}
+	/* Traces hold arguments and command lines: owner only, whatever the
+	 * umask or the mode of the file force replaced. */
+	if ((st.st_mode & 07777) != 0600 && fchmod(w->fd, 0600)) {
+		err = -errno;
+		goto cleanup_unlink;
+	}
+	err = pwrite_full(w->fd, hdr, hdr_len, 0);
+	if (err)
+		goto cleanup_unlink;
+	w->off = hdr_len;
+	free(hdr);
+	*out = w;
+	return 0;
+
+cleanup_unlink:
+	/* a file without a complete header is of no use to anyone */
+	unlink(path);
+cleanup:
+	free(hdr);
+	trace_writer__free(w);
+	return err;
+}
+
+int trace_writer__append(struct trace_writer *w, const struct gt_hdr *rec)
+{
+	size_t size;
+	int err;
+
+	if (!w || !rec || w->finished)
+		return -EINVAL;
+	size = rec->size;
+	if (size < sizeof(struct gt_hdr) || size % 8)
+		return -EINVAL;
+
+	if (w->used + size > w->chunk_bytes && w->used) {
+		err = writer__flush_chunk(w);
+		if (err)
+			return err;	/* rec is not stored: the caller counts it lost */
+	}
+	memcpy(w->ubuf + w->used, rec, size);
+	if (!w->nrec || rec->ts < w->ts_min)
+		w->ts_min = rec->ts;
+	if (!w->nrec || rec->ts > w->ts_max)
+		w->ts_max = rec->ts;
+	w->used += size;
+	w->nrec++;
+	w->records++;
+	return 0;
+}
+
+int trace_writer__flush(struct trace_writer *w)
+{
+	if (!w || w->finished)
+		return -EINVAL;
+	return writer__flush_chunk(w);
+}
+
+int trace_writer__finish(struct trace_writer *w, const struct gt_trailer *t)
+{
+	struct gt_trailer tr = {};
+	struct timespec now;
+	int err;
+
+	if (!w || w->finished)
+		return -EINVAL;
+	err = writer__flush_chunk(w);
+	if (err)
+		return err;
+
+	if (t) {
+		tr = *t;
+	} else {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		tr.end_ts = (uint64_t)now.tv_sec * 1000000000ull + now.tv_nsec;
+	}
+	/* the writer knows these better than its caller */
+	tr.records = w->records;
+	tr.chunks = w->chunks;
+	err = writer__write_chunk(w, CHUNK_TRAILER, &tr, sizeof(tr), 0, tr.end_ts, tr.end_ts);
+	if (err)
+		return err;	/* a retry of finish writes the trailer again */
+	w->finished = true;
+
+	if (w->dirty_tail && ftruncate(w->fd, w->off))
+		return -errno;
+	w->dirty_tail = false;
+	if (fsync(w->fd))
+		return -errno;
+	return 0;
+}
+
+uint64_t trace_writer__bytes(const struct trace_writer *w)
+{
+	return w ? w->off : 0;
+}
+
+uint64_t trace_writer__records(const struct trace_writer *w)
+{
+	return w ? w->records : 0;
+}
+
+void trace_writer__free(struct trace_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0) {
+		/* Partial bytes of a failed write would read as a corrupt chunk
+		 * instead of a clean end. */
+		if (w->dirty_tail)
+			writer__trim(w);
+		close(w->fd);
+	}
+	ZSTD_freeCCtx(w->cctx);
+	free(w->ubuf);
+	free(w->cbuf);
+	free(w);
+}
+
+/* ------------------------------------------------------------------ reader */
+
+struct trace_reader {
+	int fd;
+	struct gt_file_info info;	/* strings point into strings */
+	char *strings;			/* NUL-terminated copies of the header strings */
+	ZSTD_DCtx *dctx;		/* reused for every chunk */
+	uint8_t *cbuf;			/* compressed frame of the current chunk */
+	size_t ccap;
+	uint8_t *ubuf;			/* records of the current chunk */
+	size_t ucap;
+	size_t pos;			/* next record in ubuf */
+	size_t len;			/* bytes of records in ubuf */
+	uint32_t chunk_nrec;		/* records the current chunk's header announced */
+	uint32_t chunk_seen;		/* records returned from the current chunk */
+	uint64_t chunk_off;		/* offset of the current chunk, for messages */
+	uint64_t chunk_idx;		/* index of the next chunk, counting from 0 */
+	uint64_t off;			/* offset of the next chunk */
+	uint64_t records;		/* records returned */
+	struct gt_trailer trailer;	/* valid when has_trailer */
+	bool has_trailer;
+	struct gt_counters counters;	/* trailer's, else the last GT_REC_STATS */
+	bool has_counters;
+	bool done;			/* trailer or damage reached: no more chunks */
+	bool truncated;			/* the end came from damage, not the trailer */
+	char damage[256];		/* why truncated, "" when not */
+};
+
+/* One-line reason of the last failed open on this thread (the API promises
+ * a pointer the caller need not free). */
+static __thread char open_errmsg[128];
+
+static int open_fail(const char **errmsg, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int open_fail(const char **errmsg, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(open_errmsg, sizeof(open_errmsg), fmt, ap);
+	va_end(ap);
+	if (errmsg)
+		*errmsg = open_errmsg;
+	return -EBADMSG;
+}
+
+/* Ends the data at damage: next returns 0 from now on. */
+static int reader__stop(struct trace_reader *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int reader__stop(struct trace_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->damage, sizeof(r->damage), fmt, ap);
+	va_end(ap);
+	r->truncated = true;
+	r->done = true;
+	r->len = r->pos = 0;
+	return 0;
+}
+
+/* Makes *buf hold at least need bytes; the old contents are not kept. */
+static int buf_reserve(uint8_t **buf, size_t *cap, size_t need)
+{
+	uint8_t *p;
+	size_t n = 4096;
+
+	if (*cap >= need)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = malloc(n);
+	if (!p)
+		return -ENOMEM;
+	free(*buf);
+	*buf = p;
+	*cap = n;
+	return 0;
+}
+
+/* Checks and copies the header strings into r. */
+static int reader__parse_strings(struct trace_reader *r, const uint8_t *h, size_t hlen)
+{
+	const char **dst[HDR_NSTR] = { &r->info.host, &r->info.kernel, &r->info.cmdline,
+				       &r->info.options };
+	size_t pos = HDR_FIXED, lens[HDR_NSTR], offs[HDR_NSTR], total = 0;
+	char *s;
+	int i;
+
+	for (i = 0; i < HDR_NSTR; i++) {
+		if (hlen - 4 - pos < 4)
+			return -EBADMSG;
+		lens[i] = get_u32(h + pos);
+		pos += 4;
+		if (lens[i] > hlen - 4 - pos)
+			return -EBADMSG;
+		offs[i] = pos;
+		pos += lens[i];
+		total += lens[i] + 1;
+	}
+	r->strings = s = malloc(total);
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < HDR_NSTR; i++) {
+		memcpy(s, h + offs[i], lens[i]);
+		s[lens[i]] = '\0';
+		*dst[i] = s;
+		s += lens[i] + 1;
+	}
+	return 0;
+}
+
+int trace_reader__open(const char *path, struct trace_reader **out, const char **errmsg)
+{
+	struct trace_reader *r = NULL;
+	uint8_t fixed[16], *h = NULL;
+	uint32_t version, hlen;
+	ssize_t n;
+	int err;
+
+	if (errmsg)
+		*errmsg = NULL;
+	if (!path || !out)
+		return -EINVAL;
+	*out = NULL;
+
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		err = -ENOMEM;
+		goto cleanup_errno;
+	}
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		err = -errno;
+		goto cleanup_errno;
+	}
+	/* chunks are read front to back: let the kernel read ahead */
+	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+
+	n = pread_full(r->fd, fixed, sizeof(fixed), 0);
+	if (n < 0) {
+		err = n;
+		goto cleanup_errno;
+	}
+	if (n == 0) {
+		err = open_fail(errmsg, "not a gtrace file (empty file)");
+		goto cleanup;
+	}
+	if (memcmp(fixed, file_magic, n < 8 ? n : 8)) {
+		err = open_fail(errmsg, "not a gtrace file (bad magic)");
+		goto cleanup;
+	}
+	if (n < (ssize_t)sizeof(fixed)) {
+		err = open_fail(errmsg, "header is cut short (file ends after %zd bytes)", n);
+		goto cleanup;
+	}
+	/* The version comes before the length and the checksum: a later
+	 * version may lay out the rest differently. */
+	version = get_u32(fixed + 8);
+	if (version != GT_FILE_VERSION) {
+		err = open_fail(errmsg, "unsupported format version %u (this build reads %u)",
+				version, GT_FILE_VERSION);
+		goto cleanup;
+	}
+	hlen = get_u32(fixed + 12);
+	if (hlen < HDR_MIN || hlen > HDR_MAX) {
+		err = open_fail(errmsg, "header is corrupt (bad length %u)", hlen);
+		goto cleanup;
+	}
+	h = malloc(hlen);
+	if (!h) {
+		err = -ENOMEM;
+		goto cleanup_errno;
+	}
+	n = pread_full(r->fd, h, hlen, 0);
+	if (n < 0) {
+		err = n;
+		goto cleanup_errno;
+	}
+	if (n < hlen) {
+		err = open_fail(errmsg, "header is cut short (file ends after %zd of %u bytes)",
+				n, hlen);
+		goto cleanup;
+	}
+	if (crc_of(h, hlen - 4) != get_u32(h + hlen - 4)) {
+		err = open_fail(errmsg, "header is corrupt (checksum mismatch)");
+		goto cleanup;
+	}
+	err = reader__parse_strings(r, h, hlen);
+	if (err == -EBADMSG) {
+		err = open_fail(errmsg, "header is corrupt (a string runs past its end)");
+		goto cleanup;
+	} else if (err) {
+		goto cleanup_errno;
+	}
+	r->info.version = version;
+	r->info.clock_id = get_u32(h + 16);
+	r->info.realtime_offset_ns = (int64_t)get_u64(h + 24);
+	r->info.start_ts = get_u64(h + 32);
+	r->off = hlen;
+
+	r->dctx = ZSTD_createDCtx();
+	if (!r->dctx) {
+		err = -ENOMEM;
+		goto cleanup_errno;
+	}
+	free(h);
+	*out = r;
+	return 0;
+
+cleanup_errno:
+	if (errmsg)
+		*errmsg = strerror(-err);
+cleanup:
+	free(h);
+	trace_reader__close(r);
+	return err;
+}
+
+const struct gt_file_info *trace_reader__info(const struct trace_reader *r)
+{
+	return &r->info;
+}
+
+/* Reads, checks and decompresses the chunk at r->off.  0 with the records
+ * ready, 0 with r->done set at the trailer or damage, or -errno. */
+static int reader__load_chunk(struct trace_reader *r)
+{
+	const unsigned long long idx = r->chunk_idx, off = r->off;
+	uint8_t h[CHUNK_HDR];
+	uint32_t csize, usize, nrec;
+	uint16_t kind;
+	size_t d;
+	ssize_t n;
+	int err;
+
+	n = pread_full(r->fd, h, CHUNK_HDR, off);
+	if (n < 0)
+		return n;
+	if (n == 0) {
+		if (!idx)
+			return reader__stop(r, "file ends after the header with no trailer: "
+					    "recording did not finish");
+		return reader__stop(r, "file ends after chunk %llu (offset %llu) with no "
+				    "trailer: recording did not finish", idx - 1, off);
+	}
+	if (n < CHUNK_HDR)
+		return reader__stop(r, "chunk %llu at offset %llu is cut short (file ends after "
+				    "%zd of %d header bytes); no trailer: recording did not finish",
+				    idx, off, n, CHUNK_HDR);
+	if (memcmp(h, chunk_magic, 4))
+		return reader__stop(r, "chunk %llu at offset %llu is corrupt (bad chunk magic)",
+				    idx, off);
+	if (crc_of(h, 36) != get_u32(h + 36))
+		return reader__stop(r, "chunk %llu at offset %llu is corrupt (header checksum "
+				    "mismatch)", idx, off);
+	kind = get_u16(h + 4);
+	csize = get_u32(h + 8);
+	usize = get_u32(h + 12);
+	nrec = get_u32(h + 32);
+	if (kind != CHUNK_DATA && kind != CHUNK_TRAILER)
+		return reader__stop(r, "chunk %llu at offset %llu is corrupt (unknown kind %u)",
+				    idx, off, kind);
+	if (usize > CHUNK_MAX || !csize || csize > ZSTD_COMPRESSBOUND(CHUNK_MAX))
+		return reader__stop(r, "chunk %llu at offset %llu is corrupt (sizes %u compressed, "
+				    "%u uncompressed are out of range)", idx, off, csize, usize);
+
+	err = buf_reserve(&r->cbuf, &r->ccap, csize);
+	if (!err)
+		err = buf_reserve(&r->ubuf, &r->ucap, usize);
+	if (err)
+		return err;
+	n = pread_full(r->fd, r->cbuf, csize, off + CHUNK_HDR);
+	if (n < 0)
+		return n;
+	if (n < csize)
+		return reader__stop(r, "chunk %llu at offset %llu is cut short (file ends after "
+				    "%zd of %u bytes); no trailer: recording did not finish",
+				    idx, off, CHUNK_HDR + n, CHUNK_HDR + csize);
+
+	/* also checks the frame's content checksum */
+	d = ZSTD_decompressDCtx(r->dctx, r->ubuf, usize, r->cbuf, csize);
+	if (ZSTD_isError(d))
+		return reader__stop(r, "chunk %llu at offset %llu is corrupt (zstd: %s)",
+				    idx, off, ZSTD_getErrorName(d));
+	if (d != usize)
+		return reader__stop(r, "chunk %llu at offset %llu is corrupt (holds %zu bytes, "
+				    "its header says %u)", idx, off, d, usize);
+
+	if (kind == CHUNK_TRAILER) {
+		/* A later version may append fields; the first ones stay. */
+		if (usize < sizeof(r->trailer))
+			return reader__stop(r, "trailer at offset %llu is corrupt (%u bytes, "
+					    "expected %zu)", off, usize, sizeof(r->trailer));
+		memcpy(&r->trailer, r->ubuf, sizeof(r->trailer));
+		r->has_trailer = true;
+		r->counters = r->trailer.counters;
+		r->has_counters = true;
+		r->done = true;
+		if (r->trailer.records != r->records || r->trailer.chunks != idx)
+			return reader__stop(r, "trailer at offset %llu counts %llu records in %llu "
+					    "chunks, the file held %llu in %llu", off,
+					    (unsigned long long)r->trailer.records,
+					    (unsigned long long)r->trailer.chunks,
+					    (unsigned long long)r->records, idx);
+		return 0;
+	}
+
+	r->pos = 0;
+	r->len = usize;
+	r->chunk_nrec = nrec;
+	r->chunk_seen = 0;
+	r->chunk_off = off;
+	r->chunk_idx++;
+	r->off = off + CHUNK_HDR + csize;
+	return 0;
+}
+
+int trace_reader__next(struct trace_reader *r, const struct gt_hdr **rec)
+{
+	const struct gt_hdr *h;
+	size_t left;
+	int err;
+
+	for (;;) {
+		if (r->pos < r->len) {
+			h = (const struct gt_hdr *)(r->ubuf + r->pos);
+			left = r->len - r->pos;
+			if (left < sizeof(*h) || h->size < sizeof(*h) || h->size % 8 ||
+			    h->size > left)
+				return reader__stop(r, "chunk %llu at offset %llu is corrupt (record "
+						    "%u at byte %zu has size %u)",
+						    (unsigned long long)r->chunk_idx - 1,
+						    (unsigned long long)r->chunk_off, r->chunk_seen,
+						    r->pos, left < sizeof(*h) ? 0 : h->size);
+			r->pos += h->size;
+			r->chunk_seen++;
+			r->records++;
+			if (h->type == GT_REC_STATS && h->size >= sizeof(struct gt_stats)) {
+				memcpy(&r->counters, &((const struct gt_stats *)h)->c,
+				       sizeof(r->counters));
+				r->has_counters = true;
+			}
+			*rec = h;
+			return 1;
+		}
+		if (r->done)
+			return 0;
+		if (r->chunk_seen != r->chunk_nrec)
+			return reader__stop(r, "chunk %llu at offset %llu is corrupt (holds %u "
+					    "records, its header says %u)",
+					    (unsigned long long)r->chunk_idx - 1,
+					    (unsigned long long)r->chunk_off, r->chunk_seen,
+					    r->chunk_nrec);
+		err = reader__load_chunk(r);
+		if (err)
+			return err;
+	}
+}
+
+bool trace_reader__truncated(const struct trace_reader *r)
+{
+	return r->truncated;
+}
+
+const char *trace_reader__damage(const struct trace_reader *r)
+{
+	return r->damage;
+}
+
+const struct gt_trailer *trace_reader__trailer(const struct trace_reader *r)
+{
+	return r->has_trailer ? &r->trailer : NULL;
+}
+
+const struct gt_counters *trace_reader__counters(const struct trace_reader *r)
+{
+	return &r->counters;
+}
+
+bool trace_reader__has_counters(const struct trace_reader *r)
+{
+	return r->has_counters;
+}
+
+uint64_t trace_reader__records(const struct trace_reader *r)
+{
+	return r->records;
+}
+
+void trace_reader__close(struct trace_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	ZSTD_freeDCtx(r->dctx);
+	free(r->cbuf);
+	free(r->ubuf);
+	free(r->strings);
+	free(r);
+}

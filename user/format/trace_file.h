@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The .gtrace file: writer used by the recorder, reader used by every later
+ * tool.  Layout in docs/FORMAT.md.  Records are the ones of
+ * bpf/gtrace_events.h, stored as they arrive in zstd-compressed chunks.
+ */
+#ifndef GTRACE_TRACE_FILE_H
+#define GTRACE_TRACE_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "bpf/gtrace_events.h"
+
+#define GT_FILE_VERSION 1
+
+/* What the header says about the recording. Strings are owned by the
+ * struct's producer (writer: the caller; reader: the reader). */
+struct gt_file_info {
+	uint32_t version;		/* format version, GT_FILE_VERSION when written */
+	uint32_t clock_id;		/* clock of every ts: CLOCK_MONOTONIC (1) */
+	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC at start */
+	uint64_t start_ts;		/* CLOCK_MONOTONIC ns when recording started */
+	const char *host;		/* uname nodename */
+	const char *kernel;		/* uname release */
+	const char *cmdline;		/* the gtrace-bpf command line */
+	const char *options;		/* effective options, "key=value" separated by spaces */
+};
+
+/* Totals written at the end of a complete file. */
+struct gt_trailer {
+	uint64_t end_ts;		/* CLOCK_MONOTONIC ns when recording stopped */
+	uint64_t records;		/* records in all chunks */
+	uint64_t chunks;		/* chunks written */
+	struct gt_counters counters;	/* final counters, drops included */
+};
+
+struct trace_writer;
+
+struct trace_writer_opts {
+	bool force;			/* replace an existing file */
+	size_t chunk_bytes;		/* uncompressed bytes per chunk, 0 = default (1 MiB) */
+	int zstd_level;			/* 0 = default (3) */
+};
+
+/* Creates path (mode 0600, O_EXCL unless force) and writes the header.
+ * Returns 0 or a negative errno (-EEXIST when it exists and !force). */
+int trace_writer__create(const char *path, const struct gt_file_info *info,
+			 const struct trace_writer_opts *opts, struct trace_writer **out);
+/* Copies one record (hdr.size bytes) into the current chunk; writes the chunk
+ * when it is full.  Returns 0 or negative errno (write error, bad size). */
+int trace_writer__append(struct trace_writer *w, const struct gt_hdr *rec);
+/* Writes the current chunk now, even if small (called about once a second so
+ * that a crash loses little). */
+int trace_writer__flush(struct trace_writer *w);
+/* Flushes, writes the trailer and fsyncs.  The writer stays to be freed.
+ * t->records and t->chunks are filled in by the writer; t may be NULL (end_ts
+ * = now, counters zero).  After a failed trailer write, finish may be retried. */
+int trace_writer__finish(struct trace_writer *w, const struct gt_trailer *t);
+/* Bytes written to the file so far. */
+uint64_t trace_writer__bytes(const struct trace_writer *w);
+/* Records appended so far. */
+uint64_t trace_writer__records(const struct trace_writer *w);
+/* Closes the file.  Records appended since the last flush are not written:
+ * call trace_writer__finish (or at least flush) first. */
+void trace_writer__free(struct trace_writer *w);
+
+struct trace_reader;
+
+/* Opens and checks the header.  Returns 0, -ENOENT etc., or -EBADMSG when
+ * the file is not a gtrace file / has an unsupported version; *errmsg then
+ * points to a static one-line reason (thread-local, valid until the next open
+ * on the thread; strerror's text for other errors; NULL on success). */
+int trace_reader__open(const char *path, struct trace_reader **out, const char **errmsg);
+const struct gt_file_info *trace_reader__info(const struct trace_reader *r);
+/* Next record in file order: 1 and *rec set (valid until the next call),
+ * 0 at the end of the data, negative errno on I/O error.  A truncated or
+ * corrupt chunk ends the data early: 0 is returned and
+ * trace_reader__truncated() tells so. */
+int trace_reader__next(struct trace_reader *r, const struct gt_hdr **rec);
+/* True once the reader stopped at a damaged or missing part of the file. */
+bool trace_reader__truncated(const struct trace_reader *r);
+/* One-line description of the damage ("chunk 12 at offset N: short read"),
+ * "" while not truncated. */
+const char *trace_reader__damage(const struct trace_reader *r);
+/* The trailer, once the end was reached; NULL if the file has none. */
+const struct gt_trailer *trace_reader__trailer(const struct trace_reader *r);
+/* Latest counters seen (trailer, else the last GT_REC_STATS record); all zero
+ * while none was seen (see trace_reader__has_counters). */
+const struct gt_counters *trace_reader__counters(const struct trace_reader *r);
+/* True once a trailer or a GT_REC_STATS record has supplied the counters. */
+bool trace_reader__has_counters(const struct trace_reader *r);
+/* Records trace_reader__next has returned so far. */
+uint64_t trace_reader__records(const struct trace_reader *r);
+void trace_reader__close(struct trace_reader *r);
+
+#endif

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The linking core of `gtrace-bpf merge` (merge.h): which eBPF call caused
+ * each GPU kernel, copy and set, over compact arrays the file merge builds.
+ * Pure: no files, no logging; unit tested on its own.
+ */
+#ifndef GTRACE_MERGE_LINK_H
+#define GTRACE_MERGE_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "bpf/gtrace_events.h"
+
+/* Linking tolerances (merge_link_opts, 0 = these). */
+#define MERGE_TOLERANCE_NS	2000ull		/* CUPTI API start vs eBPF [entry, exit], both ways */
+#define MERGE_NO_EXIT_WINDOW_NS	1000000ull	/* calls without exit: entry at most this before */
+
+#define MERGE_NO_CALL		UINT32_MAX	/* merge_gpu.call of an unlinked record */
+
+/* What an eBPF call can have caused on the GPU. */
+enum merge_call_kind {
+	MERGE_CALL_NONE = 0,	/* no GPU work: not indexed */
+	MERGE_CALL_LAUNCH,	/* cuLaunchKernel*, cuLaunchCooperativeKernel*: one kernel */
+	MERGE_CALL_GRAPH,	/* cuGraphLaunch*: any number of kernels, copies, sets */
+	MERGE_CALL_COPY,	/* cuMemcpy* (also 2D/3D): copies */
+	MERGE_CALL_SET,		/* cuMemset*: sets */
+};
+
+/* One eBPF call that may have caused GPU work. */
+struct merge_call {
+	uint64_t entry;		/* entry ts (CLOCK_MONOTONIC ns) */
+	uint64_t exit;		/* exit ts, when has_exit */
+	uint32_t pid, tid;	/* process, calling thread */
+	uint8_t kind;		/* enum merge_call_kind */
+	uint8_t has_exit;	/* an exit was recorded (not with --no-launch-exit) */
+	uint8_t failed;		/* the exit returned an error: no GPU work expected */
+	uint8_t _pad;		/* explicit padding */
+	uint32_t nlinked;	/* output: GPU records linked to it */
+	uint64_t shape;		/* launch: merge__shape of its dims; copy: bytes; 0 = unknown */
+	uint64_t stream;	/* launch: the stream handle */
+};
+
+/* One GT_REC_GPU_API record: joins GPU records (by correlation) to a thread
+ * and CPU interval. */
+struct merge_api {
+	uint64_t start;		/* CPU start of the driver call per CUPTI */
+	uint64_t dur;		/* its CPU duration */
+	uint64_t loc;		/* where the record is; the linker does not look at it */
+	uint32_t pid, tid;	/* process, system thread id */
+	uint32_t correlation;	/* CUPTI correlation id */
+	uint32_t _pad;		/* explicit padding */
+};
+
+/* One GPU kernel, copy or set. */
+struct merge_gpu {
+	uint64_t ts;		/* start on the GPU */
+	uint64_t loc;		/* where the record is; the linker does not look at it */
+	uint32_t pid;		/* process */
+	uint32_t correlation;	/* CUPTI correlation id */
+	uint32_t call;		/* output: index of the linked call, MERGE_NO_CALL */
+	uint16_t type;		/* GT_REC_GPU_KERNEL, _MEMCPY or _MEMSET */
+	uint16_t flags;		/* output: GT_GPU_* */
+	uint32_t stream;	/* CUPTI stream id */
+	uint64_t shape;		/* kernel: merge__shape of its dims; copy: bytes; 0 = unknown */
+};
+
+struct merge_link_opts {
+	uint64_t tolerance_ns;		/* 0 = MERGE_TOLERANCE_NS */
+	uint64_t no_exit_window_ns;	/* 0 = MERGE_NO_EXIT_WINDOW_NS */
+};
+
+struct merge_link_stats {
+	uint64_t gpu_records;		/* kernels, copies and sets given */
+	uint64_t linked;		/* linked to an eBPF call */
+	uint64_t unmatched_gpu;		/* not linked (no_api included) */
+	uint64_t unmatched_calls;	/* calls of agent processes with no GPU record (see merge/link.c) */
+	uint64_t causality;		/* linked, but started on the GPU before the call's entry */
+	uint64_t no_api;		/* no GT_REC_GPU_API of their (pid, correlation) in a
+					 * process that has API records (lost) */
+	uint64_t by_order;		/* of the linked, linked by launch order (no API record) */
+	uint64_t duplicates;		/* extra GPU records on a single-kernel launch */
+	uint64_t processes;		/* distinct pids among the API and GPU records */
+};
+
+/* Launch dims as one number to compare a kernel with its launch; never 0. */
+static inline uint64_t merge__shape(const uint32_t grid[3], const uint32_t block[3])
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (int i = 0; i < 3; i++)
+		h = (h ^ grid[i]) * 1099511628211ull, h = (h ^ block[i]) * 1099511628211ull;
+	return h ? h : 1;
+}
+
+/* merge__shape when every dim is known (a CUDA dim is never 0), else 0. */
+static inline uint64_t merge__shape_known(const uint32_t grid[3], const uint32_t block[3])
+{
+	for (int i = 0; i < 3; i++)
+		if (!grid[i] || !block[i])
+			return 0;
+	return merge__shape(grid, block);
+}
+
+/* The kind of call a libcuda api is (enum gt_api). */
+enum merge_call_kind merge__call_kind(unsigned api);
+
+/*
+ * Links every GPU record to the eBPF call that caused it:
+ *  1. its GT_REC_GPU_API by (pid, correlation); none: no_api and unmatched
+ *     in a process with API records, step 3 in a process without any;
+ *  2. on the API record's (pid, tid), among calls of a compatible kind
+ *     (kernel <- launch or graph, copy <- copy or graph, set <- set or
+ *     graph), the call whose [entry, exit] holds the API start within
+ *     tolerance_ns either way, the nearest when several do (ties: the latest
+ *     entry); a call without exit holds it when its entry is at most
+ *     no_exit_window_ns before (or tolerance_ns after) the start.
+ *  3. records of processes without API records (GTRACE_CUPTI_API=none), by
+ *     order: a process' GPU records in correlation order (CUPTI numbers the
+ *     driver calls as they are entered) against its calls not linked in
+ *     step 2 in entry order; each correlation takes the first call still
+ *     free, of a compatible kind, entered no later than the GPU start (+
+ *     tolerance), whose shape fits (kernel: the launch's dims; copy: no more
+ *     bytes than the call's) and whose stream maps to the record's CUPTI
+ *     stream as earlier links taught (preferred, not required), and that
+ *     is not older than a linked call of its thread; a call falls out of
+ *     the search once a call entered ORDER_RACE_NS after it is linked.
+ * Fills gpu[].call and gpu[].flags (LINKED, API_MATCHED, BY_ORDER, CAUSALITY) and
+ * calls[].nlinked.  Sorts apis[] in place (by pid, correlation); calls[] and
+ * gpu[] keep their order.  Returns 0 or -ENOMEM.
+ */
+int merge__link(struct merge_call *calls, size_t ncalls, struct merge_api *apis, size_t napis,
+		struct merge_gpu *gpu, size_t ngpu, const struct merge_link_opts *opts,
+		struct merge_link_stats *st);
+
+#endif

@@ -1,0 +1,875 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The merger: GPU-side records of the CUPTI agent into an eBPF trace.
+ *
+ * Linking is merge/link.c: this file feeds it from a trace and spool files
+ * and writes the merged trace.
+ *
+ * Files.  Two passes over the trace, each streaming one chunk at a time:
+ * the first indexes the calls that can cause GPU work (32 bytes each), the
+ * second copies every record and puts each linked GPU record right after
+ * the entry record of its call, so that a reader streaming the file sees the
+ * GPU work of a call before the call's exit.  Spool files are mapped, not
+ * read into memory: the index holds 32-40 bytes per GPU and API record and
+ * the page cache holds the records themselves.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "decode/decode.h"
+#include "lib/hmap.h"
+#include "lib/log.h"
+#include "merge/merge.h"
+#include "format/trace_file.h"
+
+#define LOC_OFF_BITS	48
+#define LOC_OFF_MASK	((1ull << LOC_OFF_BITS) - 1)
+#define LOC_GPU		(1ull << 63)	/* tail entry: the value is an index into gpu[] */
+#define MAX_SPOOLS	32767		/* file index in bits 48..62 of a loc */
+
+/* ------------------------------------------------------------ growable arrays */
+
+static int vec_grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 1024;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(*v, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* Gives back what doubling left unused, once an array is complete. */
+static void shrink(void **v, size_t *cap, size_t n, size_t elem)
+{
+	void *p;
+
+	if (!n || n == *cap)
+		return;
+	p = realloc(*v, n * elem);
+	if (p) {
+		*v = p;
+		*cap = n;
+	}
+}
+
+#define VEC_PUSH(vec, n, cap, val) \
+	(vec_grow((void **)&(vec), &(cap), (n) + 1, sizeof(*(vec))) ? -ENOMEM : ((vec)[(n)++] = (val), 0))
+
+/* ------------------------------------------------------------ the merger */
+
+struct spool {
+	char *path;
+	const uint8_t *map;	/* the whole file as it was when opened */
+	size_t len;
+};
+
+/* A record placed after the main records: by ts, then by where it is. */
+struct tail_ent {
+	uint64_t ts;
+	uint64_t loc;		/* file << 48 | offset, or LOC_GPU | index into gpu[] */
+};
+
+struct merger {
+	const struct merge_opts *o;
+	struct merge_result res;
+	struct spool *spools;
+	size_t nspools, spools_cap;
+	struct merge_call *calls;
+	size_t ncalls, calls_cap;
+	struct merge_api *apis;
+	size_t napis, apis_cap;
+	struct merge_gpu *gpu;
+	size_t ngpu, gpu_cap;
+	struct tail_ent *tail;
+	size_t ntail, tail_cap;
+	uint64_t *stats;	/* locs of GT_REC_CUPTI_STATS */
+	size_t nstats, stats_cap;
+	struct hmap open;	/* (tid, api) -> index + 1 of the call awaiting its exit */
+	uint64_t max_ts;	/* highest ts of the trace's records */
+	uint64_t end_ts;	/* the trace's trailer end_ts, else max_ts */
+	struct gt_counters counters;	/* the trace's final counters (first pass) */
+	union {
+		uint64_t align;
+		uint8_t b[65536];
+	} buf;			/* one record being rewritten */
+};
+
+static const struct gt_hdr *spool_rec(const struct merger *m, uint64_t loc)
+{
+	const struct spool *s = &m->spools[loc >> LOC_OFF_BITS];
+
+	return (const struct gt_hdr *)(s->map + (loc & LOC_OFF_MASK));
+}
+
+static int add_spool_file(struct merger *m, const char *path)
+{
+	char *p;
+
+	if (m->nspools >= MAX_SPOOLS) {
+		pr_err("too many spool files (at most %d)", MAX_SPOOLS);
+		return -E2BIG;
+	}
+	p = strdup(path);
+	if (!p || vec_grow((void **)&m->spools, &m->spools_cap, m->nspools + 1, sizeof(*m->spools))) {
+		free(p);
+		pr_err("failed to list %s: %s", path, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	m->spools[m->nspools++] = (struct spool){ .path = p };
+	return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every *.spool of a directory, in name order (a stable merge order). */
+static int add_spool_dir(struct merger *m, const char *dir)
+{
+	size_t n = 0, cap = 0, i, sl = strlen(GT_CUPTI_SPOOL_SUFFIX);
+	char **names = NULL, *path;
+	struct dirent *de;
+	int err = 0;
+	DIR *d = opendir(dir);
+
+	if (!d) {
+		err = -errno;
+		pr_err("cannot read %s: %s", dir, strerror(-err));
+		return err;
+	}
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		char *s;
+
+		if (len <= sl || strcmp(de->d_name + len - sl, GT_CUPTI_SPOOL_SUFFIX))
+			continue;
+		s = strdup(de->d_name);
+		if (!s || VEC_PUSH(names, n, cap, s)) {
+			free(s);
+			err = -ENOMEM;
+			break;
+		}
+	}
+	closedir(d);
+	if (!err)
+		qsort(names, n, sizeof(*names), name_cmp);
+	if (err)
+		pr_err("failed to list %s: %s", dir, strerror(-err));
+	for (i = 0; i < n; i++) {
+		if (!err) {
+			if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
+				err = -ENOMEM;
+				pr_err("failed to list %s: %s", dir, strerror(-err));
+			} else {
+				err = add_spool_file(m, path);
+				free(path);
+			}
+		}
+		free(names[i]);
+	}
+	free(names);
+	return err;
+}
+
+static int map_spool(struct spool *s)
+{
+	struct stat st;
+	int fd, err = 0;
+
+	fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		pr_err("cannot read %s: %s", s->path, strerror(-err));
+		return err;
+	}
+	if (fstat(fd, &st)) {
+		err = -errno;
+		pr_err("cannot read %s: %s", s->path, strerror(-err));
+	} else if (!S_ISREG(st.st_mode)) {
+		err = -EINVAL;
+		pr_err("cannot read %s: not a regular file", s->path);
+	} else if (st.st_size > 0) {
+		void *p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (p == MAP_FAILED) {
+			err = -errno;
+			pr_err("cannot read %s: %s", s->path, strerror(-err));
+		} else {
+			s->map = p;
+			s->len = st.st_size;
+		}
+	}
+	close(fd);
+	return err;
+}
+
+static size_t min_size(uint16_t type)
+{
+	switch (type) {
+	case GT_REC_GPU_KERNEL: return sizeof(struct gt_gpu_kernel);
+	case GT_REC_GPU_MEMCPY:
+	case GT_REC_GPU_MEMSET: return sizeof(struct gt_gpu_copy);
+	case GT_REC_GPU_API: return sizeof(struct gt_gpu_api);
+	case GT_REC_NVTX: return sizeof(struct gt_nvtx);
+	case GT_REC_CUPTI_STATS: return sizeof(struct gt_cupti_stats);
+	default: return sizeof(struct gt_hdr);
+	}
+}
+
+/* Takes one record of a spool into the index. */
+static int index_spool_rec(struct merger *m, const struct gt_hdr *h, uint64_t loc)
+{
+	const struct gt_gpu_copy *cp = (const void *)h;
+	const struct gt_gpu_kernel *k = (const void *)h;
+	const struct gt_gpu_api *a = (const void *)h;
+	struct merge_gpu g;
+
+	/* types the agent does not write (BPF's, the merger's) would pass for
+	 * eBPF records in a reader: left out */
+	if (h->type < GT_REC_GPU_KERNEL || h->type == GT_REC_MERGE_STATS || h->type > GT_REC_MAX ||
+	    h->size < min_size(h->type)) {
+		m->res.spool_bad++;
+		return 0;
+	}
+	if (m->o->want_pid && !m->o->want_pid(m->o->want_ctx, h->pid)) {
+		m->res.spool_other_pids++;
+		return 0;
+	}
+	m->res.spool_records++;
+	switch (h->type) {
+	case GT_REC_GPU_KERNEL:
+	case GT_REC_GPU_MEMCPY:
+	case GT_REC_GPU_MEMSET:
+		g = (struct merge_gpu){
+			.ts = h->ts, .loc = loc, .pid = h->pid, .type = h->type,
+			.correlation = h->type == GT_REC_GPU_KERNEL ? k->correlation : cp->correlation,
+			.flags = h->type == GT_REC_GPU_KERNEL ? k->flags : cp->flags,
+			.call = MERGE_NO_CALL,
+			.stream = h->type == GT_REC_GPU_KERNEL ? k->stream : cp->stream,
+			.shape = h->type != GT_REC_GPU_KERNEL ? cp->bytes :
+				 merge__shape_known(k->grid, k->block),
+		};
+		return VEC_PUSH(m->gpu, m->ngpu, m->gpu_cap, g);
+	case GT_REC_GPU_API: {
+		struct merge_api e = {
+			.start = h->ts, .dur = a->dur, .loc = loc, .pid = h->pid, .tid = h->tid,
+			.correlation = a->correlation,
+		};
+
+		return VEC_PUSH(m->apis, m->napis, m->apis_cap, e);
+	}
+	case GT_REC_CUPTI_STATS:
+		return VEC_PUSH(m->stats, m->nstats, m->stats_cap, loc);
+	default: {
+		/* NVTX, and later record types of the agent: by time after the trace */
+		struct tail_ent t = { .ts = h->ts, .loc = loc };
+
+		return VEC_PUSH(m->tail, m->ntail, m->tail_cap, t);
+	}
+	}
+}
+
+/* Indexes one spool file.  A record cut short at the end (the process died
+ * while writing) or a damaged one ends the file: what came before is kept,
+ * and one warning line says so. */
+static int index_spool(struct merger *m, size_t fi)
+{
+	struct spool *s = &m->spools[fi];
+	uint64_t nrec = 0, off = GT_CUPTI_MAGIC_LEN;
+	int err;
+
+	err = map_spool(s);
+	if (err)
+		return err;
+	m->res.spool_files++;
+	if (s->len < GT_CUPTI_MAGIC_LEN) {
+		if (memcmp(s->map ? (const char *)s->map : "", GT_CUPTI_MAGIC, s->len)) {
+			pr_err("%s is not a CUPTI spool file (bad magic)", s->path);
+			return -EBADMSG;
+		}
+		m->res.spool_cut++;
+		pr_warn("%s: cut short (%zu bytes, no records): the process ended as it started",
+			s->path, s->len);
+		return 0;
+	}
+	if (memcmp(s->map, GT_CUPTI_MAGIC, GT_CUPTI_MAGIC_LEN)) {
+		pr_err("%s is not a CUPTI spool file (bad magic)", s->path);
+		return -EBADMSG;
+	}
+	if (s->len - 1 > LOC_OFF_MASK) {
+		pr_err("%s is too large (%zu bytes)", s->path, s->len);
+		return -EFBIG;
+	}
+	while (off < s->len) {
+		const struct gt_hdr *h = (const void *)(s->map + off);
+		size_t left = s->len - off;
+
+		if (left < sizeof(*h) || h->size > left) {
+			m->res.spool_cut++;
+			pr_warn("%s: the last record is cut short (%zu bytes at offset %llu): the process "
+				"ended while writing; merged the %llu records before it", s->path, left,
+				(unsigned long long)off, (unsigned long long)nrec);
+			return 0;
+		}
+		if (h->size < sizeof(*h) || h->size % 8) {
+			m->res.spool_bad++;
+			pr_warn("%s: damaged record at offset %llu (size %u); merged the %llu records "
+				"before it", s->path, (unsigned long long)off, h->size,
+				(unsigned long long)nrec);
+			return 0;
+		}
+		err = index_spool_rec(m, h, (uint64_t)fi << LOC_OFF_BITS | off);
+		if (err)
+			return err;
+		nrec++;
+		off += h->size;
+	}
+	return 0;
+}
+
+/* What lets the order linker tell calls apart: a launch's dims and stream,
+ * a plain copy's bytes. */
+static void call_shape(const struct gt_hdr *h, struct merge_call *c)
+{
+	const struct gt_api_info *ai = gt_api__info(h->api);
+
+	if (h->type == GT_REC_LAUNCH && h->size >= sizeof(struct gt_launch)) {
+		const struct gt_launch *l = (const void *)h;
+
+		c->stream = l->stream;
+		if (!(l->flags & GT_LAUNCH_CFG_FAULT))
+			c->shape = merge__shape_known(l->grid, l->block);
+	} else if (h->type == GT_REC_CALL && h->size >= sizeof(struct gt_call) && ai &&
+		   ai->cls == GT_CLS_MEMCPY && ai->c >= 0 && ai->c < GT_CALL_NARGS) {
+		c->shape = ((const struct gt_call *)h)->args[ai->c];
+	}
+}
+
+static enum merge_call_kind entry_kind(const struct gt_hdr *h)
+{
+	enum merge_call_kind k;
+
+	if (h->type == GT_REC_LAUNCH) {
+		k = merge__call_kind(h->api);
+		return k == MERGE_CALL_NONE ? MERGE_CALL_LAUNCH : k;
+	}
+	if (h->type == GT_REC_CALL)
+		return merge__call_kind(h->api);
+	return MERGE_CALL_NONE;
+}
+
+/* First pass: the calls that can cause GPU work, paired with their exits
+ * (the latest open entry of the same api on the same thread, as readers
+ * pair them). */
+static int index_trace_rec(struct merger *m, const struct gt_hdr *h)
+{
+	enum merge_call_kind k;
+	void *old;
+
+	if (h->ts > m->max_ts)
+		m->max_ts = h->ts;
+	k = entry_kind(h);
+	if (k != MERGE_CALL_NONE) {
+		struct merge_call c = { .entry = h->ts, .pid = h->pid, .tid = h->tid, .kind = k };
+
+		call_shape(h, &c);
+
+		if (VEC_PUSH(m->calls, m->ncalls, m->calls_cap, c))
+			return -ENOMEM;
+		if (m->ncalls >= MERGE_NO_CALL)
+			return -E2BIG;
+		return hmap_put(&m->open, h->tid, h->api, (void *)(uintptr_t)m->ncalls, &old);
+	}
+	if (h->type == GT_REC_RET && h->size >= sizeof(struct gt_ret) &&
+	    merge__call_kind(h->api) != MERGE_CALL_NONE) {
+		uintptr_t v = (uintptr_t)hmap_del(&m->open, h->tid, h->api);
+
+		if (v) {
+			struct merge_call *c = &m->calls[v - 1];
+
+			c->exit = h->ts;
+			c->has_exit = 1;
+			c->failed = ((const struct gt_ret *)h)->ret != 0;
+		}
+	}
+	return 0;
+}
+
+/* Linked GPU records by (call, GPU start): the run of each call in turn. */
+static int linked_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct merge_gpu *gpu = ctx;
+	const struct merge_gpu *x = &gpu[*(const uint32_t *)a], *y = &gpu[*(const uint32_t *)b];
+
+	if (x->call != y->call)
+		return x->call < y->call ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->loc < y->loc ? -1 : x->loc > y->loc;
+}
+
+static int tail_cmp(const void *a, const void *b)
+{
+	const struct tail_ent *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->loc < y->loc ? -1 : x->loc > y->loc;
+}
+
+static int append(struct trace_writer *w, const struct gt_hdr *h, const char *out)
+{
+	int err = trace_writer__append(w, h);
+
+	if (err)
+		pr_err("cannot write %s: %s", out, strerror(-err));
+	return err;
+}
+
+/* A GPU record with the merger's fields filled in. */
+static int write_gpu(struct merger *m, struct trace_writer *w, const struct merge_gpu *g,
+		     const char *out)
+{
+	const struct gt_hdr *src = spool_rec(m, g->loc);
+	struct gt_gpu_kernel *k = (void *)m->buf.b;
+	struct gt_gpu_copy *c = (void *)m->buf.b;
+	uint64_t launch_ts = 0;
+	uint32_t tid = 0;
+
+	memcpy(m->buf.b, src, src->size);
+	if (g->call != MERGE_NO_CALL) {
+		tid = m->calls[g->call].tid;
+		launch_ts = m->calls[g->call].entry;
+	}
+	k->hdr.tid = tid;
+	if (src->type == GT_REC_GPU_KERNEL) {
+		k->launch_ts = launch_ts;
+		k->flags = g->flags;
+	} else {
+		c->launch_ts = launch_ts;
+		c->flags = g->flags;
+	}
+	return append(w, &k->hdr, out);
+}
+
+/* "cupti=merged" in place of a "cupti=..." the recorder wrote. */
+static char *merged_options(const char *opts)
+{
+	const char *p = opts ? opts : "";
+	size_t n = strlen(p) + sizeof(" cupti=merged");
+	char *s = malloc(n), *q = s;
+
+	if (!s)
+		return NULL;
+	while (*p) {
+		const char *e = strchr(p, ' ');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		if (len && strncmp(p, "cupti=", 6)) {
+			if (q != s)
+				*q++ = ' ';
+			memcpy(q, p, len);
+			q += len;
+		}
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	strcpy(q, q != s ? " cupti=merged" : "cupti=merged");
+	return s;
+}
+
+static bool already_merged(const char *opts)
+{
+	const char *p = opts;
+
+	while (p && (p = strstr(p, "cupti=merged"))) {
+		if ((p == opts || p[-1] == ' ') && (p[12] == ' ' || !p[12]))
+			return true;
+		p++;
+	}
+	return false;
+}
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* "DIR/.BASE.merge.XXXXXX" next to the output: the rename stays in one
+ * filesystem, and a leftover does not pass for a trace. */
+static char *temp_name(const char *out)
+{
+	const char *slash = strrchr(out, '/');
+	char *tmp;
+	int n;
+
+	if (slash)
+		n = asprintf(&tmp, "%.*s/.%s.merge.XXXXXX", (int)(slash - out), out, slash + 1);
+	else
+		n = asprintf(&tmp, ".%s.merge.XXXXXX", out);
+	return n < 0 ? NULL : tmp;
+}
+
+/* Without force, never replaces a file created since the check at the
+ * start: RENAME_NOREPLACE where the filesystem has it. */
+static int install(const char *tmp, const char *out, bool force)
+{
+	if (!force) {
+		if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, out, RENAME_NOREPLACE))
+			return 0;
+		if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+			return -errno;
+		if (!access(out, F_OK))
+			return -EEXIST;
+	}
+	return rename(tmp, out) ? -errno : 0;
+}
+
+char *merge__default_output(const char *trace)
+{
+	static const char ext[] = ".gtrace";
+	size_t n = strlen(trace), e = sizeof(ext) - 1;
+	char *out;
+
+	if (n > e && !strcmp(trace + n - e, ext) && trace[n - e - 1] != '/')
+		n -= e;
+	if (asprintf(&out, "%.*s_merged.gtrace", (int)n, trace) < 0)
+		return NULL;
+	return out;
+}
+
+/* Second pass and the rest: writes the merged trace into w. */
+static int write_merged(struct merger *m, struct trace_writer *w, uint32_t *linked,
+			size_t nlinked, const char *out)
+{
+	const struct merge_opts *o = m->o;
+	struct trace_reader *r = NULL;
+	const struct gt_hdr *h;
+	const char *msg = NULL;
+	uint64_t n = 0;
+	size_t cursor = 0, lp = 0, i;
+	struct gt_merge_stats ms;
+	int err;
+
+	err = trace_reader__open(o->trace, &r, &msg);
+	if (err) {
+		pr_err("cannot read %s: %s", o->trace, msg ? msg : strerror(-err));
+		return err;
+	}
+	while (n < m->res.main_records && (err = trace_reader__next(r, &h)) > 0) {
+		n++;
+		err = append(w, h, out);
+		if (err)
+			goto out;
+		if (entry_kind(h) == MERGE_CALL_NONE)
+			continue;
+		/* the n-th call entry of this pass is calls[n] of the first */
+		for (; lp < nlinked && m->gpu[linked[lp]].call == cursor; lp++) {
+			err = write_gpu(m, w, &m->gpu[linked[lp]], out);
+			if (err)
+				goto out;
+		}
+		cursor++;
+	}
+	if (err < 0) {
+		pr_err("cannot read %s: %s", o->trace, strerror(-err));
+		goto out;
+	}
+	if (n != m->res.main_records || cursor != m->ncalls || lp != nlinked) {
+		err = -EIO;
+		pr_err("%s changed while it was merged (%llu records read, then %llu)", o->trace,
+		       (unsigned long long)m->res.main_records, (unsigned long long)n);
+		goto out;
+	}
+	for (i = 0; i < m->ntail; i++) {
+		const struct tail_ent *t = &m->tail[i];
+
+		err = t->loc & LOC_GPU ? write_gpu(m, w, &m->gpu[t->loc & ~LOC_GPU], out) :
+					 append(w, spool_rec(m, t->loc), out);
+		if (err)
+			goto out;
+	}
+	memset(&ms, 0, sizeof(ms));
+	ms.hdr.ts = mono_now();
+	ms.hdr.type = GT_REC_MERGE_STATS;
+	ms.hdr.size = sizeof(ms);
+	ms.gpu_records = m->res.link.gpu_records;
+	ms.linked = m->res.link.linked;
+	ms.unmatched_gpu = m->res.link.unmatched_gpu;
+	ms.unmatched_calls = m->res.link.unmatched_calls;
+	ms.causality = m->res.link.causality;
+	ms.no_api = m->res.link.no_api;
+	err = append(w, &ms.hdr, out);
+	for (i = 0; !err && i < m->nstats; i++)
+		err = append(w, spool_rec(m, m->stats[i]), out);
+	if (!err) {
+		struct gt_trailer t;
+
+		memset(&t, 0, sizeof(t));
+		t.end_ts = m->end_ts;
+		t.counters = m->counters;
+		err = trace_writer__finish(w, &t);
+		if (err)
+			pr_err("cannot write %s: %s", out, strerror(-err));
+	}
+out:
+	trace_reader__close(r);
+	return err;
+}
+
+static void print_summary(const struct merger *m)
+{
+	const struct merge_link_stats *s = &m->res.link;
+	char extra[128] = "";
+	size_t n = 0;
+
+	if (s->duplicates)
+		n += snprintf(extra + n, sizeof(extra) - n, ", %llu duplicates",
+			      (unsigned long long)s->duplicates);
+	if (s->no_api)
+		n += snprintf(extra + n, sizeof(extra) - n, ", %llu without an API record",
+			      (unsigned long long)s->no_api);
+	if (s->by_order)
+		snprintf(extra + n, sizeof(extra) - n, ", %llu of the links by launch order",
+			 (unsigned long long)s->by_order);
+	pr_info("merged %llu GPU records from %llu processes: %llu linked (%.1f %%), %llu unmatched, "
+		"%llu causality violations, %llu launches without GPU work%s",
+		(unsigned long long)s->gpu_records, (unsigned long long)s->processes,
+		(unsigned long long)s->linked,
+		s->gpu_records ? 100.0 * s->linked / s->gpu_records : 0.0,
+		(unsigned long long)s->unmatched_gpu, (unsigned long long)s->causality,
+		(unsigned long long)s->unmatched_calls, extra);
+}
+
+static void merger_free(struct merger *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nspools; i++) {
+		if (m->spools[i].map)
+			munmap((void *)m->spools[i].map, m->spools[i].len);
+		free(m->spools[i].path);
+	}
+	free(m->spools);
+	free(m->calls);
+	free(m->apis);
+	free(m->gpu);
+	free(m->tail);
+	free(m->stats);
+	free(m->open.s);
+}
+
+int merge__run(const struct merge_opts *o, struct merge_result *res)
+{
+	struct merger *m = calloc(1, sizeof(*m));
+	struct trace_reader *r = NULL;
+	struct trace_writer *w = NULL;
+	struct trace_writer_opts wo = { .force = true };
+	struct gt_file_info info;
+	const struct gt_hdr *h;
+	const char *msg = NULL, *out = o->output;
+	char *tmp = NULL, *opts = NULL, *damage = NULL;
+	uint32_t *linked = NULL;
+	size_t nlinked = 0, i;
+	struct stat in_st, out_st;
+	int err, fd;
+
+	if (res)
+		memset(res, 0, sizeof(*res));
+	if (!o->trace || !o->output || (o->nspools && !o->spools)) {
+		free(m);
+		pr_err("failed to merge: %s", strerror(EINVAL));
+		return -EINVAL;
+	}
+	if (!m) {
+		pr_err("failed to allocate the merger: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	m->o = o;
+
+	/* the inputs: everything is checked before anything is written */
+	err = trace_reader__open(o->trace, &r, &msg);
+	if (err) {
+		pr_err("cannot read %s: %s", o->trace, msg ? msg : strerror(-err));
+		goto out;
+	}
+	if (already_merged(trace_reader__info(r)->options)) {
+		err = -EINVAL;
+		pr_err("%s is merged already (its options say cupti=merged)", o->trace);
+		goto out;
+	}
+	if (!lstat(out, &out_st)) {
+		bool same = !stat(o->trace, &in_st) && in_st.st_dev == out_st.st_dev &&
+			    in_st.st_ino == out_st.st_ino;
+
+		if (!o->force) {
+			err = -EEXIST;
+			pr_err("%s exists: use --force to replace it", out);
+			goto out;
+		}
+		if (!same && !S_ISREG(out_st.st_mode)) {
+			err = -EINVAL;
+			pr_err("cannot write %s: not a regular file", out);
+			goto out;
+		}
+	}
+	for (i = 0; i < o->nspools; i++) {
+		struct stat st;
+
+		if (stat(o->spools[i], &st)) {
+			err = -errno;
+			pr_err("cannot read %s: %s", o->spools[i], strerror(-err));
+			goto out;
+		}
+		err = S_ISDIR(st.st_mode) ? add_spool_dir(m, o->spools[i]) :
+					    add_spool_file(m, o->spools[i]);
+		if (err)
+			goto out;
+	}
+	for (i = 0; i < m->nspools; i++) {
+		err = index_spool(m, i);
+		if (err == -ENOMEM)
+			pr_err("failed to index %s: %s", m->spools[i].path, strerror(-err));
+		if (err)
+			goto out;
+	}
+
+	/* first pass */
+	while ((err = trace_reader__next(r, &h)) > 0) {
+		m->res.main_records++;
+		err = index_trace_rec(m, h);
+		if (err) {
+			pr_err("failed to index %s: %s", o->trace, strerror(-err));
+			goto out;
+		}
+	}
+	if (err < 0) {
+		pr_err("cannot read %s: %s", o->trace, strerror(-err));
+		goto out;
+	}
+	if (trace_reader__truncated(r)) {
+		m->res.trace_damaged = true;
+		damage = strdup(trace_reader__damage(r));
+	}
+	/* the second pass stops at the last record: the trailer is read now */
+	m->end_ts = trace_reader__trailer(r) ? trace_reader__trailer(r)->end_ts : m->max_ts;
+	m->counters = *trace_reader__counters(r);
+	free(m->open.s);
+	m->open = (struct hmap){ 0 };
+	shrink((void **)&m->calls, &m->calls_cap, m->ncalls, sizeof(*m->calls));
+	shrink((void **)&m->apis, &m->apis_cap, m->napis, sizeof(*m->apis));
+	shrink((void **)&m->gpu, &m->gpu_cap, m->ngpu, sizeof(*m->gpu));
+
+	err = merge__link(m->calls, m->ncalls, m->apis, m->napis, m->gpu, m->ngpu, &o->link,
+			  &m->res.link);
+	if (err) {
+		pr_err("failed to link GPU records: %s", strerror(-err));
+		goto out;
+	}
+	/* where each GPU record goes: after its call's entry, or by time at the end */
+	nlinked = m->res.link.linked;
+	linked = malloc((nlinked ? nlinked : 1) * sizeof(*linked));
+	if (!linked || vec_grow((void **)&m->tail, &m->tail_cap,
+				m->ntail + m->napis + (m->ngpu - nlinked), sizeof(*m->tail))) {
+		err = -ENOMEM;
+		pr_err("failed to allocate the merge index: %s", strerror(-err));
+		goto out;
+	}
+	nlinked = 0;
+	for (i = 0; i < m->ngpu; i++) {
+		if (m->gpu[i].call != MERGE_NO_CALL)
+			linked[nlinked++] = i;
+		else
+			m->tail[m->ntail++] = (struct tail_ent){ .ts = m->gpu[i].ts, .loc = LOC_GPU | i };
+	}
+	for (i = 0; i < m->napis; i++)
+		m->tail[m->ntail++] = (struct tail_ent){ .ts = m->apis[i].start, .loc = m->apis[i].loc };
+	/* the API records are in the tail now */
+	free(m->apis);
+	m->apis = NULL;
+	m->napis = m->apis_cap = 0;
+	qsort_r(linked, nlinked, sizeof(*linked), linked_cmp, m->gpu);
+	qsort(m->tail, m->ntail, sizeof(*m->tail), tail_cmp);
+
+	/* the output, through a temporary file next to it */
+	info = *trace_reader__info(r);
+	opts = merged_options(info.options);
+	tmp = temp_name(out);
+	if (!opts || !tmp) {
+		err = -ENOMEM;
+		pr_err("failed to allocate the merge index: %s", strerror(-err));
+		goto out;
+	}
+	info.options = opts;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		pr_err("cannot write %s: %s", out, strerror(-err));
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
+	close(fd);
+	/* the file is ours (mkostemp, 0600): the writer replaces it in place */
+	err = trace_writer__create(tmp, &info, &wo, &w);
+	if (err) {
+		pr_err("cannot write %s: %s", out, strerror(-err));
+		goto out;
+	}
+	err = write_merged(m, w, linked, nlinked, out);
+	if (err)
+		goto out;
+	trace_writer__free(w);
+	w = NULL;
+	err = install(tmp, out, o->force);
+	if (err) {
+		if (err == -EEXIST)
+			pr_err("%s exists: use --force to replace it", out);
+		else
+			pr_err("cannot write %s: %s", out, strerror(-err));
+		goto out;
+	}
+	free(tmp);
+	tmp = NULL;
+	if (damage)
+		pr_warn("%s: %s; merged the %llu records before it", o->trace, damage,
+			(unsigned long long)m->res.main_records);
+	print_summary(m);
+	if (res)
+		*res = m->res;
+out:
+	if (w)
+		trace_writer__free(w);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
+	trace_reader__close(r);
+	free(linked);
+	free(opts);
+	free(damage);
+	merger_free(m);
+	free(m);
+	return err;
+}

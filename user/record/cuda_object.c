@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "cuda.skel.h"
+#include "record/cuda_object.h"
+#include "record/cuda_probes.h"
+#include "lib/log.h"
+
+/* The openat tracepoint needs tracefs; mount it where the kernel has it
+ * but nobody mounted it (seen on the GPU machine). */
+static bool have_openat_tracepoint(void)
+{
+	static const char *const ids[] = {
+		"/sys/kernel/tracing/events/syscalls/sys_enter_openat/id",
+		"/sys/kernel/debug/tracing/events/syscalls/sys_enter_openat/id",
+	};
+
+	if (!access(ids[0], R_OK) || !access(ids[1], R_OK))
+		return true;
+	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0)
+		pr_verbose("mounted tracefs at /sys/kernel/tracing");
+	return !access(ids[0], R_OK);
+}
+
+uint64_t cuda_object__ring_size(uint64_t v)
+{
+	uint64_t p = 4096;
+
+	while (p < v && p < (1ull << 40))
+		p <<= 1;
+	return p;
+}
+
+static int load_bpf_once(const struct cuda_object_opts *o, bool multi, bool tp,
+			 struct cuda_bpf **skel, bool *multi_out, const char **open_probe);
+
+/* The ladder: uprobe_multi links (one per program, cheap to detach) where the
+ * kernel has them (6.6+), else one perf-event uprobe per probe point. */
+int cuda_object__load(const struct cuda_object_opts *o, struct cuda_bpf **skel, bool *multi,
+		      const char **open_probe)
+{
+	bool tp = have_openat_tracepoint();
+	int err;
+
+	err = load_bpf_once(o, true, tp, skel, multi, open_probe);
+	if (err && err != -EPERM && err != -EACCES) {
+		pr_verbose("uprobe_multi programs did not load (%s): using one link per probe",
+			   strerror(-err));
+		cuda_bpf__destroy(*skel);
+		*skel = NULL;
+		err = load_bpf_once(o, false, tp, skel, multi, open_probe);
+	}
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			pr_err("failed to load BPF programs: %s: run as root (or with CAP_BPF and CAP_PERFMON)",
+			       strerror(-err));
+		else
+			pr_err("failed to load BPF programs: %s (run with -vv for the verifier log)",
+			       strerror(-err));
+	}
+	return err;
+}
+
+static int load_bpf_once(const struct cuda_object_opts *o, bool multi, bool tp,
+			 struct cuda_bpf **skel, bool *multi_out, const char **open_probe)
+{
+	uint64_t size = cuda_object__ring_size(o->buffer_size);
+	struct cuda_bpf *s;
+	int err;
+
+	*multi_out = multi;
+	s = *skel = cuda_bpf__open();
+	if (!s) {
+		err = -errno;
+		pr_err("failed to open BPF object: %s", strerror(-err));
+		return err;
+	}
+	s->rodata->filter_pids = o->filter;
+	s->rodata->wakeup_bytes = size / 8;
+	s->rodata->self_pid = getpid();
+	err = bpf_map__set_max_entries(s->maps.rb, size);
+	if (err) {
+		pr_err("failed to size the ring buffer to %llu bytes: %s", (unsigned long long)size,
+		       strerror(-err));
+		return err;
+	}
+	bpf_program__set_autoload(tp ? s->progs.open_raw : s->progs.open_tp, false);
+	*open_probe = tp ? "tracepoint" : "raw_tp";
+	cuda_probes__prepare_multi(s, multi);
+	return cuda_bpf__load(s);
+}
+
+/* Attaches a program, keeping its link in the skeleton, which destroys it. */
+static int attach_into(struct bpf_program *prog, struct bpf_link **slot)
+{
+	*slot = bpf_program__attach(prog);
+	return *slot ? 0 : -errno;
+}
+
+int cuda_object__attach_static(struct cuda_bpf *s, const char **open_probe)
+{
+	bool tp = !strcmp(*open_probe, "tracepoint");
+	int err;
+
+	if ((err = attach_into(s->progs.proc_exec, &s->links.proc_exec)) ||
+	    (err = attach_into(s->progs.proc_fork, &s->links.proc_fork)) ||
+	    (err = attach_into(s->progs.proc_exit, &s->links.proc_exit))) {
+		pr_err("failed to attach the process lifecycle probes: %s", strerror(-err));
+		return err;
+	}
+	/* discovery of libcuda copies opened later; a rescan covers its absence */
+	err = tp ? attach_into(s->progs.open_tp, &s->links.open_tp) :
+		   attach_into(s->progs.open_raw, &s->links.open_raw);
+	if (err) {
+		pr_warn("failed to attach the openat probe (%s): %s; new libcuda copies are found by "
+			"rescanning only", *open_probe, strerror(-err));
+		*open_probe = "none";
+	}
+	return 0;
+}

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: MIT
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "record/cupti_session.h"
+#include "lib/log.h"
+#include "merge/merge.h"
+
+/* GTRACE_CUPTI_RUN_DIR (cupti/gtrace_cupti.h): where a running --all or -p
+ * recorder lets programs started with the CUPTI agent join. */
+#define CUPTI_RUN_DIR		GTRACE_CUPTI_RUN_DIR
+#define CUPTI_AGENT		"libgtrace-cupti.so"
+#define CUPTI_WAIT_NS		2000000000ull	/* agents get this long to flush after "stop" */
+#define CUPTI_QUIET_NS		1000000000ull	/* ... or until no spool grew for this long */
+
+struct cupti_session {
+	bool private_dir;		/* -- CMD: the spool directory is ours alone */
+	char lib[PATH_MAX];		/* the agent library, absolute */
+	char dir[PATH_MAX];		/* the agents' spool directory, "" while none */
+	int dir_fd;			/* CUPTI_RUN_DIR, locked against a second recorder; -1 */
+	char **old;			/* spool files in CUPTI_RUN_DIR before we started */
+	size_t nold;
+	uint64_t stop_ts;		/* when "stop" was created, 0 = not yet */
+};
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static bool regular_file(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return false;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		return false;
+	}
+	return !access(path, R_OK);
+}
+
+/* The agent library: --cupti-lib, else next to our own binary: the same
+ * directory, ../lib/gtrace-bpf (installed), .output (the build tree).
+ * CUDA_INJECTION64_PATH wants an absolute path. */
+static int cupti_find_agent(struct cupti_session *s, const struct cupti_session_opts *o)
+{
+	static const char *const rel[] = {
+		"/" CUPTI_AGENT, "/../lib/gtrace-bpf/" CUPTI_AGENT, "/.output/" CUPTI_AGENT,
+	};
+	char exe[PATH_MAX], cand[PATH_MAX + 64], *slash;
+	ssize_t n;
+	size_t i;
+
+	if (o->lib) {
+		if (!regular_file(o->lib) || !realpath(o->lib, s->lib)) {
+			pr_err("cannot use the CUPTI agent library %s: %s", o->lib,
+			       errno == EINVAL ? "not a regular file" : strerror(errno));
+			return -ENOENT;
+		}
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0) {
+		pr_err("failed to find the CUPTI agent library: /proc/self/exe: %s; pass --cupti-lib PATH",
+		       n ? strerror(errno) : "empty");
+		return -ENOENT;
+	}
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = 0;
+	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(cand, sizeof(cand), "%s%s", exe, rel[i]);
+		if (regular_file(cand) && realpath(cand, s->lib))
+			return 0;
+	}
+	pr_err("the CUPTI agent library %s is not in %s, %s/../lib/gtrace-bpf or %s/.output: "
+	       "build it (make) or pass --cupti-lib PATH", CUPTI_AGENT, exe, exe, exe);
+	return -ENOENT;
+}
+
+int cupti_session__new(const struct cupti_session_opts *o, struct cupti_session **out)
+{
+	struct cupti_session *s = calloc(1, sizeof(*s));
+	int err;
+
+	*out = NULL;
+	if (!s) {
+		err = -ENOMEM;
+		pr_err("failed to allocate the CUPTI session: %s", strerror(-err));
+		return err;
+	}
+	s->private_dir = o->private_dir;
+	s->dir_fd = -1;
+	err = cupti_find_agent(s, o);
+	if (err) {
+		free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+const char *cupti_session__dir(const struct cupti_session *s)
+{
+	return s && s->dir[0] ? s->dir : NULL;
+}
+
+int cupti_session__setenv(const struct cupti_session *s)
+{
+	if (s->dir[0] &&
+	    (setenv("CUDA_INJECTION64_PATH", s->lib, 1) ||
+	     setenv(GT_CUPTI_ENV_DIR, s->dir, 1) ||
+	     /* the agent hands NVTX to CUPTI only while a recording wants
+	      * the process: cheaper than naming libcupti itself */
+	     setenv("NVTX_INJECTION64_PATH", s->lib, 1)))
+		return -errno;
+	return 0;
+}
+
+static bool spool_name(const char *name)
+{
+	size_t n = strlen(name), sl = strlen(GT_CUPTI_SPOOL_SUFFIX);
+
+	return n > sl && !strcmp(name + n - sl, GT_CUPTI_SPOOL_SUFFIX);
+}
+
+/* The process a spool file belongs to, from its name; 0 if it does not say. */
+static pid_t spool_pid(const char *name)
+{
+	size_t pl = strlen(GT_CUPTI_SPOOL_PREFIX);
+	unsigned long v;
+	char *end;
+
+	if (strncmp(name, GT_CUPTI_SPOOL_PREFIX, pl))
+		return 0;
+	errno = 0;
+	v = strtoul(name + pl, &end, 10);
+	if (errno || end == name + pl || strcmp(end, GT_CUPTI_SPOOL_SUFFIX) || !v || v > INT_MAX)
+		return 0;
+	return (pid_t)v;
+}
+
+static bool cupti_old_spool(const struct cupti_session *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nold; i++) {
+		if (!strcmp(s->old[i], name))
+			return true;
+	}
+	return false;
+}
+
+/* -- CMD: a private directory for its agents, named in its environment.
+ * --all, -p: CUPTI_RUN_DIR, where agents of programs started with
+ * CUDA_INJECTION64_PATH find us; root's only (0700), locked so that a
+ * second recorder does not take the first one's spool files. */
+int cupti_session__open_dir(struct cupti_session *s)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int err;
+
+	if (s->private_dir) {
+		snprintf(s->dir, sizeof(s->dir), "%s/gtrace-cupti.XXXXXX",
+			 tmp && tmp[0] == '/' ? tmp : "/tmp");
+		if (!mkdtemp(s->dir)) {
+			err = -errno;
+			pr_err("failed to create a spool directory for the CUPTI agent (%s): %s",
+			       s->dir, strerror(-err));
+			s->dir[0] = 0;
+			return err;
+		}
+		pr_verbose("CUPTI agent %s (also the NVTX injection), spool directory %s",
+			   s->lib, s->dir);
+		return 0;
+	}
+	if ((mkdir("/run/gtrace-bpf", 0755) && errno != EEXIST) ||
+	    (mkdir(CUPTI_RUN_DIR, 0700) && errno != EEXIST)) {
+		err = -errno;
+		pr_err("failed to create %s: %s", CUPTI_RUN_DIR, strerror(-err));
+		return err;
+	}
+	s->dir_fd = open(CUPTI_RUN_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->dir_fd < 0) {
+		err = -errno;
+		pr_err("cannot open %s: %s", CUPTI_RUN_DIR, strerror(-err));
+		return err;
+	}
+	if (fstat(s->dir_fd, &st)) {
+		err = -errno;
+		pr_err("cannot open %s: %s", CUPTI_RUN_DIR, strerror(-err));
+		return err;
+	}
+	if (st.st_uid != geteuid()) {
+		pr_err("%s belongs to uid %u, not to us: remove it", CUPTI_RUN_DIR, (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	if (flock(s->dir_fd, LOCK_EX | LOCK_NB)) {
+		err = -errno;
+		pr_err("%s is in use%s", CUPTI_RUN_DIR,
+		       err == -EWOULDBLOCK ? ": another gtrace-bpf records with --cupti" : "");
+		return err;
+	}
+	if (fchmod(s->dir_fd, 0700)) {
+		err = -errno;
+		pr_err("failed to restrict %s to its owner: %s", CUPTI_RUN_DIR, strerror(-err));
+		return err;
+	}
+	/* a crashed recorder's leftovers: its "stop" would stop the new agents,
+	 * its spool files are not this recording's */
+	if (unlinkat(s->dir_fd, GT_CUPTI_STOP_FILE, 0) && errno != ENOENT)
+		pr_warn("failed to remove %s/%s: %s", CUPTI_RUN_DIR, GT_CUPTI_STOP_FILE, strerror(errno));
+	d = opendir(CUPTI_RUN_DIR);
+	while (d && (de = readdir(d))) {
+		char **p, *name;
+
+		if (!spool_name(de->d_name))
+			continue;
+		p = realloc(s->old, (s->nold + 1) * sizeof(*p));
+		name = p ? strdup(de->d_name) : NULL;
+		if (p)
+			s->old = p;
+		if (name)
+			s->old[s->nold++] = name;
+	}
+	if (d)
+		closedir(d);
+	if (s->nold)
+		pr_warn("%s holds %zu spool files of an earlier recording: they are left out",
+			CUPTI_RUN_DIR, s->nold);
+	snprintf(s->dir, sizeof(s->dir), "%s", CUPTI_RUN_DIR);
+	pr_verbose("CUPTI: programs started with CUDA_INJECTION64_PATH=%s join through %s",
+		   s->lib, s->dir);
+	return 0;
+}
+
+/* Asks the agents to flush and stop. */
+void cupti_session__stop(struct cupti_session *s)
+{
+	char path[PATH_MAX + 16];
+	int fd;
+
+	if (!s || !s->dir[0] || s->stop_ts)
+		return;
+	s->stop_ts = now_ns(CLOCK_MONOTONIC);
+	snprintf(path, sizeof(path), "%s/%s", s->dir, GT_CUPTI_STOP_FILE);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		pr_warn("failed to create %s: %s; agents still running may not flush", path,
+			strerror(errno));
+	else
+		close(fd);
+}
+
+/* A spool is complete once its process is gone or it ends with the agent's
+ * last record (its counters). */
+static bool spool_complete(const char *dir, const char *name, off_t *size)
+{
+	char path[PATH_MAX + 256];
+	struct gt_cupti_stats last;
+	struct stat st;
+	pid_t pid = spool_pid(name);
+	bool done = false;
+	int fd;
+
+	*size = 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return true;
+	if (!fstat(fd, &st)) {
+		*size = st.st_size;
+		done = st.st_size >= (off_t)(GT_CUPTI_MAGIC_LEN + sizeof(last)) &&
+		       pread(fd, &last, sizeof(last), st.st_size - sizeof(last)) == sizeof(last) &&
+		       last.hdr.type == GT_REC_CUPTI_STATS && last.hdr.size == sizeof(last);
+	}
+	close(fd);
+	return done || (pid > 0 && kill(pid, 0) && errno == ESRCH);
+}
+
+/* Waits until every spool is complete, none grew for CUPTI_QUIET_NS, or
+ * CUPTI_WAIT_NS passed since "stop". */
+static void cupti_wait(struct cupti_session *s)
+{
+	uint64_t last_sum = UINT64_MAX, quiet_since = now_ns(CLOCK_MONOTONIC);
+
+	for (;;) {
+		uint64_t sum = 0, now;
+		bool all_done = true;
+		struct dirent *de;
+		DIR *d = opendir(s->dir);
+
+		while (d && (de = readdir(d))) {
+			off_t size;
+
+			if (!spool_name(de->d_name) || cupti_old_spool(s, de->d_name))
+				continue;
+			if (!spool_complete(s->dir, de->d_name, &size))
+				all_done = false;
+			sum += size;
+		}
+		if (d)
+			closedir(d);
+		now = now_ns(CLOCK_MONOTONIC);
+		if (sum != last_sum) {
+			last_sum = sum;
+			quiet_since = now;
+		}
+		if (all_done || now - quiet_since >= CUPTI_QUIET_NS ||
+		    now - s->stop_ts >= CUPTI_WAIT_NS) {
+			if (!all_done)
+				pr_verbose("CUPTI agents still running after stop: merging what they wrote");
+			return;
+		}
+		usleep(50000);
+	}
+}
+
+/* Empties and removes the spool directory. */
+void cupti_session__remove_dir(struct cupti_session *s)
+{
+	struct dirent *de;
+	DIR *d;
+
+	if (!s->dir[0])
+		return;
+	d = opendir(s->dir);
+	while (d && (de = readdir(d))) {
+		if (de->d_type == DT_DIR)
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) && errno != ENOENT)
+			pr_warn("failed to remove %s/%s: %s", s->dir, de->d_name, strerror(errno));
+	}
+	if (d)
+		closedir(d);
+	if (rmdir(s->dir) && errno != ENOENT)
+		pr_warn("failed to remove %s: %s", s->dir, strerror(errno));
+	s->dir[0] = 0;
+}
+
+
+/* After the recording: the agents' spool files into the trace (written to
+ * a temporary file beside it and renamed over it), then the directory goes.
+ * When the merge fails the spool files stay, with the command to retry. */
+int cupti_session__merge(struct cupti_session *s, const char *trace, cupti_session_want_fn want_pid,
+			 void *ctx)
+{
+	struct merge_opts mo = { .trace = trace, .output = trace, .force = true };
+	const char **files = NULL;
+	char **names = NULL;
+	size_t n = 0, i;
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	cupti_session__stop(s);
+	cupti_wait(s);
+	if (s->private_dir) {
+		const char *dir = s->dir;
+
+		mo.spools = &dir;
+		mo.nspools = 1;
+		err = merge__run(&mo, NULL);
+	} else {
+		/* the run directory: this recording's spool files, of the processes it traced */
+		d = opendir(s->dir);
+		while (!err && d && (de = readdir(d))) {
+			char **p, *path;
+
+			if (!spool_name(de->d_name) || cupti_old_spool(s, de->d_name))
+				continue;
+			p = realloc(names, (n + 1) * sizeof(*p));
+			if (p)
+				names = p;
+			if (!p || asprintf(&path, "%s/%s", s->dir, de->d_name) < 0) {
+				err = -ENOMEM;
+				break;
+			}
+			names[n++] = path;
+		}
+		if (d)
+			closedir(d);
+		files = calloc(n ? n : 1, sizeof(*files));
+		if (err || !files) {
+			err = -ENOMEM;
+			pr_err("failed to list %s: %s", s->dir, strerror(-err));
+		} else {
+			for (i = 0; i < n; i++)
+				files[i] = names[i];
+			mo.spools = files;
+			mo.nspools = n;
+			mo.want_pid = want_pid;
+			mo.want_ctx = ctx;
+			err = merge__run(&mo, NULL);
+		}
+		for (i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		free(files);
+	}
+	if (err) {
+		pr_err("the CUPTI spool files stay in %s: merge them with gtrace-bpf merge %s %s",
+		       s->dir, trace, s->dir);
+		return err;
+	}
+	cupti_session__remove_dir(s);
+	return 0;
+}
+
+void cupti_session__free(struct cupti_session *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	if (s->dir_fd >= 0)
+		close(s->dir_fd);
+	for (i = 0; i < s->nold; i++)
+		free(s->old[i]);
+	free(s->old);
+	free(s);
+}

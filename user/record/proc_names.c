@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "record/proc_names.h"
+#include "lib/u64map.h"
+
+struct proc_names {
+	proc_names_emit_fn emit;
+	void *ctx;
+	bool filter;			/* only pids in the BPF pids map */
+	struct u64map cuda_pids;	/* pid+1 -> 1: processes that made CUDA calls */
+	struct u64map seen_tids;	/* tid+1 -> pid+1: thread names written */
+	struct u64map cmdlines;		/* pid+1 -> char *: command line read at its exec */
+};
+
+struct proc_names *proc_names__new(bool filter, proc_names_emit_fn emit, void *ctx)
+{
+	struct proc_names *pn = calloc(1, sizeof(*pn));
+
+	if (!pn)
+		return NULL;
+	pn->filter = filter;
+	pn->emit = emit;
+	pn->ctx = ctx;
+	return pn;
+}
+
+static int write_name(struct proc_names *pn, const struct gt_hdr *src, uint16_t kind, uint64_t key,
+		      const char *s)
+{
+	struct {
+		struct gt_name n;
+		char str[1024];
+	} rec;
+	size_t len = strnlen(s, sizeof(rec.str) - 1) + 1;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.n.hdr.ts = src->ts;
+	rec.n.hdr.pid = src->pid;
+	rec.n.hdr.tid = src->tid;
+	rec.n.hdr.type = GT_REC_NAME;
+	rec.n.hdr.size = GT_REC_ALIGN(sizeof(rec.n) + len);
+	rec.n.key = key;
+	rec.n.kind = kind;
+	rec.n.len = len;
+	memcpy(rec.str, s, len - 1);
+	return pn->emit(pn->ctx, &rec.n.hdr);
+}
+
+/* Reads a small /proc file; NULs (cmdline separators) become spaces. */
+void proc_names__read_proc(const char *path, char *buf, size_t len)
+{
+	ssize_t n = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	if (n <= 0) {
+		buf[0] = 0;
+		return;
+	}
+	while (n > 0 && (buf[n - 1] == 0 || buf[n - 1] == '\n'))
+		n--;
+	buf[n] = 0;
+	for (ssize_t i = 0; i < n; i++) {
+		if (buf[i] == 0)
+			buf[i] = ' ';
+	}
+}
+
+/* cgroup v2 id of a process: the inode of its cgroup directory. */
+static uint64_t proc_cgroup(uint32_t pid)
+{
+	char p[64], line[1024], dir[1200];
+	uint64_t id = 0;
+	struct stat st;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/proc/%u/cgroup", pid);
+	f = fopen(p, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *nl = strchr(line, '\n');
+
+		if (nl)
+			*nl = 0;
+		if (strncmp(line, "0::", 3))
+			continue;
+		snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", line + 3);
+		if (!stat(dir, &st))
+			id = st.st_ino;
+	}
+	fclose(f);
+	return id;
+}
+
+/* What an exec record would have said, for a process first seen now
+ * (started before the recorder): parent, comm, cgroup. */
+static void write_proc_info(struct proc_names *pn, const struct gt_hdr *h)
+{
+	struct gt_proc_evt e;
+	char p[64], buf[512], *rp;
+
+	memset(&e, 0, sizeof(e));
+	e.hdr.ts = h->ts;
+	e.hdr.pid = h->pid;
+	e.hdr.tid = h->pid;
+	e.hdr.type = GT_REC_PROC_INFO;
+	e.hdr.size = sizeof(e);
+	snprintf(p, sizeof(p), "/proc/%u/stat", h->pid);
+	proc_names__read_proc(p, buf, sizeof(buf));
+	/* "pid (comm) state ppid ...": comm may hold spaces and parentheses */
+	rp = strrchr(buf, ')');
+	if (rp)
+		sscanf(rp + 1, " %*c %u", &e.ppid);
+	snprintf(p, sizeof(p), "/proc/%u/comm", h->pid);
+	proc_names__read_proc(p, buf, sizeof(buf));
+	memcpy(e.comm, buf, strnlen(buf, sizeof(e.comm) - 1));
+	e.cgroup = proc_cgroup(h->pid);
+	pn->emit(pn->ctx, &e.hdr);
+}
+
+bool proc_names__relevant(const struct proc_names *pn, uint32_t pid)
+{
+	return pn->filter || u64map__get(&pn->cuda_pids, (uint64_t)pid + 1);
+}
+
+bool proc_names__traced(const struct proc_names *pn, uint32_t pid)
+{
+	return u64map__get(&pn->cuda_pids, (uint64_t)pid + 1) != NULL;
+}
+
+bool proc_names__add_process(struct proc_names *pn, uint32_t pid)
+{
+	if (u64map__get(&pn->cuda_pids, (uint64_t)pid + 1))
+		return false;
+	u64map__set(&pn->cuda_pids, (uint64_t)pid + 1, 1);
+	return true;
+}
+
+/* The command line BPF read at an exec (arguments NUL-separated): joined,
+ * kept for the process' first CUDA record, and written now if the process is
+ * traced already. After the exec record, so it names the new program. */
+int proc_names__on_exec_cmdline(struct proc_names *pn, const struct gt_name *nm)
+{
+	uint64_t *old = u64map__get(&pn->cmdlines, (uint64_t)nm->hdr.pid + 1);
+	size_t n = nm->len, i;
+	char *s;
+
+	if (!n || sizeof(*nm) + n > nm->hdr.size)
+		return 0;
+	/* not strndup: the arguments are separated by NULs */
+	s = malloc(n + 1);
+	if (!s)
+		return 0;
+	memcpy(s, nm->str, n);
+	s[n] = 0;
+	for (i = 0; i < n; i++) {
+		if (!s[i])
+			s[i] = ' ';
+	}
+	while (i > 0 && (s[i - 1] == ' ' || !s[i - 1]))
+		s[--i] = 0;
+	if (old)
+		free((char *)(uintptr_t)*old);
+	if (u64map__set(&pn->cmdlines, (uint64_t)nm->hdr.pid + 1, (uint64_t)(uintptr_t)s)) {
+		free(s);
+		return 0;
+	}
+	if (!s[0] || !proc_names__relevant(pn, nm->hdr.pid))
+		return 0;
+	return write_name(pn, &nm->hdr, GT_NAME_PROCESS, nm->hdr.pid, s);
+}
+
+void proc_names__forget_cmdline(struct proc_names *pn, uint32_t pid)
+{
+	uint64_t *v = u64map__get(&pn->cmdlines, (uint64_t)pid + 1);
+
+	if (v && *v) {
+		free((char *)(uintptr_t)*v);
+		*v = 0;
+	}
+}
+
+/* First record of a process: write its name before it. */
+void proc_names__write_process(struct proc_names *pn, const struct gt_hdr *h)
+{
+	char path[64], buf[1024];
+	uint64_t *cached;
+
+	write_proc_info(pn, h);
+	cached = u64map__get(&pn->cmdlines, (uint64_t)h->pid + 1);
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", h->pid);
+	if (cached && *cached)
+		snprintf(buf, sizeof(buf), "%s", (const char *)(uintptr_t)*cached);
+	else
+		proc_names__read_proc(path, buf, sizeof(buf));
+	if (!buf[0]) {
+		snprintf(path, sizeof(path), "/proc/%u/comm", h->pid);
+		proc_names__read_proc(path, buf, sizeof(buf));
+	}
+	if (buf[0])
+		write_name(pn, h, GT_NAME_PROCESS, h->pid, buf);
+}
+
+/* First record of a thread: write its name before it. */
+void proc_names__note_thread(struct proc_names *pn, const struct gt_hdr *h)
+{
+	char path[64], buf[1024];
+
+	if (h->tid && !u64map__get(&pn->seen_tids, (uint64_t)h->tid + 1)) {
+		u64map__set(&pn->seen_tids, (uint64_t)h->tid + 1, (uint64_t)h->pid + 1);
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", h->pid, h->tid);
+		proc_names__read_proc(path, buf, sizeof(buf));
+		if (buf[0])
+			write_name(pn, h, GT_NAME_THREAD, h->tid, buf);
+	}
+}
+
+void proc_names__free(struct proc_names *pn)
+{
+	size_t i;
+
+	if (!pn)
+		return;
+	for (i = 0; i < pn->cmdlines.cap; i++) {
+		if (pn->cmdlines.keys[i])
+			free((char *)(uintptr_t)pn->cmdlines.vals[i]);
+	}
+	u64map__free(&pn->cmdlines);
+	u64map__free(&pn->cuda_pids);
+	u64map__free(&pn->seen_tids);
+	free(pn);
+}

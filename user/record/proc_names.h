@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The recorder's side of process and thread names: which processes are
+ * traced (made CUDA calls), the command line BPF read at each exec (kept
+ * until the process' first CUDA record), and what /proc says about a
+ * process first seen now (command line, comm, parent, cgroup), written as
+ * name and process-info records just before its first record.
+ */
+#ifndef GTRACE_PROC_NAMES_H
+#define GTRACE_PROC_NAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "bpf/gtrace_events.h"
+
+struct proc_names;
+
+/* Where the records go (the trace writer, in the recorder). */
+typedef int (*proc_names_emit_fn)(void *ctx, const struct gt_hdr *rec);
+
+/* filter: BPF records only the processes in its pids map, so every process
+ * is relevant (else only those traced). */
+struct proc_names *proc_names__new(bool filter, proc_names_emit_fn emit, void *ctx);
+/* Reads a small /proc file; NULs (cmdline separators) become spaces. */
+void proc_names__read_proc(const char *path, char *buf, size_t len);
+/* True when pid's records are kept: filtered by BPF, or traced. */
+bool proc_names__relevant(const struct proc_names *pn, uint32_t pid);
+/* True when pid made CUDA calls (proc_names__add_process). */
+bool proc_names__traced(const struct proc_names *pn, uint32_t pid);
+/* Marks pid traced. Returns true when it was not yet. */
+bool proc_names__add_process(struct proc_names *pn, uint32_t pid);
+/* For a process first traced at h: its process-info record (parent, comm,
+ * cgroup) and its name (command line from its exec, else /proc). */
+void proc_names__write_process(struct proc_names *pn, const struct gt_hdr *h);
+/* First record of thread h->tid: writes its name (comm) before it. */
+void proc_names__note_thread(struct proc_names *pn, const struct gt_hdr *h);
+/* A GT_NAME_PROCESS record of BPF (the command line at an exec): kept, and
+ * written now when the process is relevant. Returns 0 or the emit error. */
+int proc_names__on_exec_cmdline(struct proc_names *pn, const struct gt_name *nm);
+/* Drops the command line kept for pid (it exited). */
+void proc_names__forget_cmdline(struct proc_names *pn, uint32_t pid);
+void proc_names__free(struct proc_names *pn);
+
+#endif

@@ -1,0 +1,687 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The recorder: open -> configure -> load -> attach -> poll -> one cleanup.
+ * Records arrive from one BPF ring buffer submitted without wake-ups; this
+ * loop polls on a short timeout and drains it, adds what only userspace can
+ * learn (process, thread and recovered kernel names) and appends everything
+ * to the trace file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "cuda.skel.h"
+#include "record/cuda_object.h"
+#include "record/cuda_probes.h"
+#include "record/cupti_session.h"
+#include "record/kname_recovery.h"
+#include "record/sched_ioctl_sources.h"
+#include "format/nv_ioctl.h"
+#include "record/libcuda_finder.h"
+#include "lib/log.h"
+#include "record/proc_names.h"
+#include "record/record.h"
+#include "record/output.h"
+#include "format/trace_file.h"
+
+#define POLL_MS		50	/* consumer latency bound with no wake-ups */
+#define TICK_NS		1000000000ull	/* stats, flush, status line */
+#define RESCAN_NS	10000000000ull	/* full /proc rescan in --all mode */
+#define SCAN_QUEUE	1024
+
+struct recorder {
+	const struct record_opts *o;
+	struct cuda_bpf *skel;
+	struct ring_buffer *rb;
+	struct cuda_probes *probes;
+	struct kernel_names *names;
+	struct trace_writer *w;
+	char path[PATH_MAX];
+	bool filter;			/* only pids in the BPF pids map */
+	struct proc_names *procs;	/* traced processes, their names */
+	pid_t scan_queue[SCAN_QUEUE];	/* exec'd processes to look at */
+	size_t nscan;
+	int write_err;			/* first write error, stops the recording */
+	uint64_t nprocs;		/* processes seen making CUDA calls */
+	uint64_t bad_records;		/* malformed ring-buffer records */
+	uint64_t last_drops;
+	uint64_t received;		/* records taken from the ring buffer */
+	pid_t child;			/* -- CMD, 0 = none */
+	int child_status;
+	bool child_done;
+	const char *open_probe;		/* which openat probe runs */
+	bool multi;			/* uprobe_multi links (else one link per probe) */
+	struct kernel_sources *ks;	/* ioctl and scheduler recording */
+	uint32_t majors[8];		/* device majors whose ioctls are recorded */
+	size_t nmajors;
+	uint32_t frontend_major;	/* NVIDIA frontend (RM escapes decoded) */
+	struct nv_majors nv;		/* NVIDIA's majors, for naming devices later */
+	struct cupti_session *cupti;	/* --cupti, else NULL */
+};
+
+static volatile sig_atomic_t stop_requests;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requests++;
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int write_rec(struct recorder *r, const struct gt_hdr *h)
+{
+	int err;
+
+	if (r->write_err)
+		return r->write_err;
+	err = trace_writer__append(r->w, h);
+	if (err) {
+		r->write_err = err;
+		pr_err("failed to write %s: %s; the file keeps everything up to its last complete chunk",
+		       r->path, strerror(-err));
+	}
+	return err;
+}
+
+static int emit_name_rec(void *ctx, const struct gt_hdr *h)
+{
+	return write_rec(ctx, h);
+}
+
+static bool relevant(struct recorder *r, uint32_t pid)
+{
+	return proc_names__relevant(r->procs, pid);
+}
+
+/* First record of a process or thread: write its name before it. */
+static void note_process(struct recorder *r, const struct gt_hdr *h)
+{
+	if (proc_names__add_process(r->procs, h->pid)) {
+		uint8_t one = 1;
+
+		r->nprocs++;
+		/* its threads' scheduling is recorded from now on */
+		bpf_map__update_elem(r->skel->maps.active_pids, &h->pid, sizeof(h->pid), &one,
+				     sizeof(one), BPF_ANY);
+		proc_names__write_process(r->procs, h);
+	}
+	proc_names__note_thread(r->procs, h);
+}
+
+
+static int attach_found(void *ctx, const char *path, const char *label)
+{
+	struct recorder *r = ctx;
+	int n = cuda_probes__attach_file(r->probes, path, label);
+
+	if (n > 0)
+		pr_verbose("tracing %s (%d probes)", label, n);
+	else if (n < 0 && n != -ENOEXEC)
+		pr_warn("failed to attach to %s: %s", label, strerror(-n));
+	return n;
+}
+
+
+static int on_event(void *ctx, void *data, size_t len)
+{
+	struct recorder *r = ctx;
+	const struct gt_hdr *h = data;
+	int err;
+
+	r->received++;
+	if (len < sizeof(*h) || h->size < sizeof(*h) || h->size > len || h->size % 8) {
+		r->bad_records++;
+		return 0;
+	}
+	switch (h->type) {
+	case GT_REC_LIBOPEN: {
+		const struct gt_path *p = data;
+
+		if (p->len && sizeof(*p) + p->len <= h->size && !p->path[p->len - 1])
+			libcuda_finder__on_open(h->pid, p->path, attach_found, r);
+		return 0;
+	}
+	case GT_REC_EXEC:
+		if (r->nscan < SCAN_QUEUE)
+			r->scan_queue[r->nscan++] = h->pid;
+		if (!relevant(r, h->pid))
+			return 0;
+		break;
+	case GT_REC_FORK:
+		if (!relevant(r, ((const struct gt_proc_evt *)data)->ppid))
+			return 0;
+		break;
+	case GT_REC_EXIT:
+		proc_names__forget_cmdline(r->procs, h->pid);
+		if (!relevant(r, h->pid))
+			return 0;
+		kernel_names__on_record(r->names, h);
+		break;
+	case GT_REC_NAME:
+		if (((const struct gt_name *)data)->kind == GT_NAME_PROCESS)
+			return proc_names__on_exec_cmdline(r->procs, data);
+		/* raw driver name from BPF: kernel_names writes the checked one */
+		return kernel_names__on_record(r->names, h);
+	default:
+		note_process(r, h);
+		err = kernel_names__on_record(r->names, h);
+		if (err)
+			return err;
+		break;
+	}
+	return write_rec(r, h);
+}
+
+static void collect_counters(struct recorder *r, struct gt_counters *c)
+{
+	struct cuda_bpf__bss *b = r->skel->bss;
+
+	memset(c, 0, sizeof(*c));
+	c->events = r->received;
+	c->drop_ringbuf = __atomic_load_n(&b->n_drop_ringbuf, __ATOMIC_RELAXED);
+	c->drop_stash = __atomic_load_n(&b->n_drop_stash, __ATOMIC_RELAXED);
+	c->str_fault = __atomic_load_n(&b->n_str_fault, __ATOMIC_RELAXED);
+	c->args_fault = __atomic_load_n(&b->n_args_fault, __ATOMIC_RELAXED);
+	kernel_names__counters(r->names, c);
+	c->attach_files = cuda_probes__nfiles(r->probes);
+	c->attach_probes = cuda_probes__nprobes(r->probes);
+	c->attach_failed = cuda_probes__nfailed(r->probes);
+	c->records_written = trace_writer__records(r->w);
+	kernel_sources__counters(r->ks, c);
+}
+
+static void write_stats(struct recorder *r, struct gt_counters *c)
+{
+	struct gt_stats s;
+
+	memset(&s, 0, sizeof(s));
+	collect_counters(r, c);
+	s.hdr.ts = now_ns(CLOCK_MONOTONIC);
+	s.hdr.pid = getpid();
+	s.hdr.type = GT_REC_STATS;
+	s.hdr.size = sizeof(s);
+	s.c = *c;
+	write_rec(r, &s.hdr);
+}
+
+/* Once a second: counters into the file, a chunk to disk, drops on stderr. */
+static void tick(struct recorder *r, uint64_t start, uint64_t *last_events, bool tty)
+{
+	struct gt_counters c;
+	uint64_t el = now_ns(CLOCK_MONOTONIC) - start;
+
+	write_stats(r, &c);
+	if (!r->write_err) {
+		int err = trace_writer__flush(r->w);
+
+		if (err && !r->write_err) {
+			r->write_err = err;
+			pr_err("failed to write %s: %s", r->path, strerror(-err));
+		}
+	}
+	if (c.drop_ringbuf > r->last_drops) {
+		if (tty && !r->o->quiet)
+			fputs("\r\033[K", stderr);
+		pr_warn("%llu events lost: ring buffer full (%llu in all); raise --buffer-size",
+			(unsigned long long)(c.drop_ringbuf - r->last_drops),
+			(unsigned long long)c.drop_ringbuf);
+		r->last_drops = c.drop_ringbuf;
+	}
+	if (tty && !r->o->quiet) {
+		fprintf(stderr, "\r\033[Kgtrace-bpf: %llus  %llu events  %llu/s  %llu dropped  %llu processes",
+			(unsigned long long)(el / 1000000000ull), (unsigned long long)c.events,
+			(unsigned long long)(c.events - *last_events),
+			(unsigned long long)c.drop_ringbuf, (unsigned long long)r->nprocs);
+		fflush(stderr);
+	}
+	*last_events = c.events;
+}
+
+static int start_child(struct recorder *r, int *go_fd)
+{
+	int pfd[2];
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+
+		close(pfd[0]);
+		close(pfd[1]);
+		return err;
+	}
+	if (pid == 0) {
+		char c;
+		int err;
+
+		close(pfd[1]);
+		/* wait until the probes are in place; EOF means the recorder gave up */
+		if (read(pfd[0], &c, 1) != 1)
+			_exit(127);
+		/* the agent's environment goes to CMD (and what it starts) only */
+		if (r->cupti && (err = cupti_session__setenv(r->cupti))) {
+			fprintf(stderr, "gtrace-bpf: cannot set the CUPTI agent's environment: %s\n",
+				strerror(-err));
+			_exit(127);
+		}
+		execvp(r->o->cmd[0], r->o->cmd);
+		fprintf(stderr, "gtrace-bpf: cannot run %s: %s\n", r->o->cmd[0], strerror(errno));
+		_exit(127);
+	}
+	close(pfd[0]);
+	*go_fd = pfd[1];
+	r->child = pid;
+	return 0;
+}
+
+static int attach_libcuda(struct recorder *r)
+{
+	size_t i;
+	int n;
+
+	for (i = 0; i < r->o->nlibcuda; i++) {
+		n = cuda_probes__attach_file(r->probes, r->o->libcuda[i], r->o->libcuda[i]);
+		if (n < 0) {
+			pr_err("cannot trace %s: %s", r->o->libcuda[i],
+			       n == -ENOEXEC ? "not a libcuda (no CUDA driver API symbols)" : strerror(-n));
+			return n;
+		}
+	}
+	libcuda_finder__scan_default(attach_found, r);
+	if (r->o->all) {
+		libcuda_finder__scan_all(attach_found, r);
+	} else {
+		for (i = 0; i < r->o->npids; i++)
+			libcuda_finder__scan_pid(r->o->pids[i], attach_found, r);
+	}
+	if (!cuda_probes__nfiles(r->probes)) {
+		pr_err("no libcuda found (looked in the usual driver locations%s); pass --libcuda PATH",
+		       r->o->all ? " and every process' mappings" : "");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static void fill_info(struct recorder *r, struct gt_file_info *info, struct utsname *u, char *opts,
+		      size_t len)
+{
+	uint64_t mono = now_ns(CLOCK_MONOTONIC), real = now_ns(CLOCK_REALTIME);
+
+	(void)r;
+	uname(u);
+	memset(info, 0, sizeof(*info));
+	info->version = GT_FILE_VERSION;
+	info->clock_id = CLOCK_MONOTONIC;
+	info->realtime_offset_ns = (int64_t)(real - mono);
+	info->start_ts = mono;
+	info->host = u->nodename;
+	info->kernel = u->release;
+	info->cmdline = r->o->cmdline ? r->o->cmdline : "";
+	char majors[96] = "";
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nmajors; i++)
+		n += snprintf(majors + n, sizeof(majors) - n, "%s%u", i ? "," : "", r->majors[i]);
+	snprintf(opts, len,
+		 "mode=%s trace=%s%s%s buffer_size=%llu duration=%g scenario=%s launch_exit=%d "
+		 "uprobes=%s ioctl_rung=%s ioctl_majors=%s nv_majors=%u,%u,%u,%u,%u%s",
+		 r->o->all ? "all" : r->o->cmd ? "command" : "pids",
+		 r->o->trace_cuda ? "cuda," : "", r->o->trace_ioctl ? "ioctl," : "",
+		 r->o->trace_sched ? "sched" : "",
+		 (unsigned long long)cuda_object__ring_size(r->o->buffer_size), r->o->duration,
+		 r->o->scenario ? r->o->scenario : "trace", r->o->launch_exit,
+		 r->multi ? "multi" : "single",
+		 ioctl_ladder__rung_name(kernel_sources__rung(r->ks)), majors[0] ? majors : "none",
+		 r->nv.frontend, r->nv.uvm, r->nv.modeset, r->nv.caps, r->nv.caps_imex,
+		 r->o->cupti ? " cupti=1" : "");
+	info->options = opts;
+}
+
+/* Which device majors' ioctls to record: --ioctl-majors, else NVIDIA's
+ * from /proc/devices (they are allocated dynamically). */
+static int choose_majors(struct recorder *r)
+{
+	struct nv_majors m = {0};
+	FILE *f;
+	int n;
+
+	if (r->o->ioctl_majors) {
+		n = nv_majors__from_list(r->o->ioctl_majors, r->majors, 8);
+		if (n < 0) {
+			pr_err("invalid --ioctl-majors '%s' (a comma-separated list of numbers)",
+			       r->o->ioctl_majors);
+			return n;
+		}
+		r->nmajors = n;
+	}
+	f = fopen("/proc/devices", "re");
+	if (f) {
+		nv_majors__parse(f, &m);
+		fclose(f);
+	}
+	r->frontend_major = m.frontend;
+	r->nv = m;
+	if (!r->o->ioctl_majors) {
+		uint32_t all[] = { m.frontend, m.uvm, m.modeset, m.caps, m.caps_imex };
+
+		for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+			if (all[i])
+				r->majors[r->nmajors++] = all[i];
+		}
+		if (!r->nmajors)
+			pr_verbose("no NVIDIA character devices in /proc/devices: no ioctls to record");
+	}
+	return 0;
+}
+
+static int start_sources(struct recorder *r)
+{
+	struct kernel_sources_opts ko = {
+		.ioctl = r->o->trace_ioctl,
+		.sched = r->o->trace_sched,
+		.majors = r->majors,
+		.nmajors = r->nmajors,
+		.frontend_major = r->frontend_major,
+		.filter = r->filter,
+		.wakeup_bytes = r->skel->rodata->wakeup_bytes,
+		.self_pid = getpid(),
+		.rb_fd = bpf_map__fd(r->skel->maps.rb),
+		.pids_fd = bpf_map__fd(r->skel->maps.pids),
+		.active_fd = bpf_map__fd(r->skel->maps.active_pids),
+	};
+
+	if (!ko.ioctl && !ko.sched)
+		return 0;
+	return kernel_sources__start(&ko, &r->ks);
+}
+
+static void rescan(struct recorder *r, bool all)
+{
+	size_t i;
+
+	if (all) {
+		libcuda_finder__scan_all(attach_found, r);
+	} else {
+		for (i = 0; i < r->nscan; i++)
+			libcuda_finder__scan_pid(r->scan_queue[i], attach_found, r);
+	}
+	r->nscan = 0;
+}
+
+static void poll_child(struct recorder *r)
+{
+	int st;
+
+	if (!r->child || r->child_done)
+		return;
+	if (waitpid(r->child, &st, WNOHANG) == r->child) {
+		r->child_done = true;
+		r->child_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	}
+}
+
+static int run_loop(struct recorder *r)
+{
+	uint64_t start = now_ns(CLOCK_MONOTONIC), next_tick = start + TICK_NS;
+	uint64_t next_rescan = start + RESCAN_NS, last_events = 0;
+	uint64_t end = r->o->duration > 0 ? start + (uint64_t)(r->o->duration * 1e9) : 0;
+	bool tty = isatty(STDERR_FILENO);
+	int err;
+
+	while (!stop_requests && !r->write_err) {
+		err = ring_buffer__poll(r->rb, POLL_MS);
+		if (err < 0 && err != -EINTR) {
+			pr_err("failed to poll the ring buffer: %s", strerror(-err));
+			return err;
+		}
+		ring_buffer__consume(r->rb);
+		poll_child(r);
+		if (r->child_done)
+			break;
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+		if (end && now >= end)
+			break;
+		if (now >= next_tick) {
+			rescan(r, r->o->all && now >= next_rescan);
+			if (now >= next_rescan)
+				next_rescan = now + RESCAN_NS;
+			tick(r, start, &last_events, tty);
+			next_tick += TICK_NS;
+			if (next_tick < now)
+				next_tick = now + TICK_NS;
+		}
+	}
+	/* what the BPF side submitted before we stopped is still ours */
+	ring_buffer__consume(r->rb);
+	if (tty && !r->o->quiet)
+		fputs("\r\033[K", stderr);
+	return 0;
+}
+
+static int finish(struct recorder *r)
+{
+	struct gt_trailer t;
+	struct gt_counters c;
+	int err;
+
+	memset(&t, 0, sizeof(t));
+	if (!r->write_err)
+		write_stats(r, &c);
+	collect_counters(r, &c);
+	t.end_ts = now_ns(CLOCK_MONOTONIC);
+	t.counters = c;
+	t.records = trace_writer__records(r->w);
+	err = r->write_err ? r->write_err : trace_writer__finish(r->w, &t);
+	if (err) {
+		if (!r->write_err)
+			pr_err("failed to finish %s: %s", r->path, strerror(-err));
+		return err;
+	}
+	pr_info("wrote %s: %llu records, %.1f MiB, %llu events dropped, %llu processes",
+		r->path, (unsigned long long)trace_writer__records(r->w),
+		trace_writer__bytes(r->w) / 1048576.0, (unsigned long long)c.drop_ringbuf,
+		(unsigned long long)r->nprocs);
+	if (c.drop_ringbuf)
+		pr_warn("%llu events were lost to a full ring buffer; raise --buffer-size",
+			(unsigned long long)c.drop_ringbuf);
+	if (c.drop_stash)
+		pr_warn("%llu call results lost (too many calls in flight)",
+			(unsigned long long)c.drop_stash);
+	if (r->bad_records)
+		pr_warn("%llu malformed records skipped", (unsigned long long)r->bad_records);
+	return 0;
+}
+
+static bool cupti_want_pid(void *ctx, uint32_t pid)
+{
+	struct recorder *r = ctx;
+
+	return proc_names__traced(r->procs, pid);
+}
+
+static int check_pids(const struct record_opts *o)
+{
+	char p[64];
+	size_t i;
+
+	for (i = 0; i < o->npids; i++) {
+		snprintf(p, sizeof(p), "/proc/%d", o->pids[i]);
+		if (o->pids[i] <= 0 || access(p, F_OK)) {
+			pr_err("no such process: %d", o->pids[i]);
+			return -ESRCH;
+		}
+	}
+	return 0;
+}
+
+int record__run(const struct record_opts *o)
+{
+	struct recorder rec = { .o = o }, *r = &rec;
+	struct cuda_probes_opts po = { .launch_exit = o->launch_exit };
+	struct cuda_object_opts bo = { .filter = !o->all, .buffer_size = o->buffer_size };
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct gt_file_info info;
+	struct utsname u;
+	char opts[768];
+	int err, go_fd = -1, status = 1;
+	bool recorded = false, finished = false;
+	size_t i;
+	uint8_t one = 1;
+
+	r->filter = !o->all;
+	if (o->cupti) {
+		struct cupti_session_opts co = { .lib = o->cupti_lib, .private_dir = o->cmd != NULL };
+
+		if (cupti_session__new(&co, &r->cupti))
+			return 1;
+	}
+	err = check_pids(o);
+	if (err)
+		goto cleanup;
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		err = -ENOENT;
+		pr_err("this kernel has no BTF (/sys/kernel/btf/vmlinux): gtrace-bpf needs CONFIG_DEBUG_INFO_BTF");
+		goto cleanup;
+	}
+	if (geteuid() != 0)
+		pr_verbose("not root: loading needs CAP_BPF and CAP_PERFMON");
+	gt_log__setup_libbpf();
+	err = choose_majors(r);
+	if (err)
+		goto cleanup;
+	err = cuda_object__load(&bo, &r->skel, &r->multi, &r->open_probe);
+	if (err)
+		goto cleanup;
+	po.multi = r->multi;
+	r->probes = cuda_probes__new(r->skel, &po);
+	r->names = kernel_names__new(emit_name_rec, kernel_names__read_process, r);
+	r->procs = proc_names__new(r->filter, emit_name_rec, r);
+	if (!r->probes || !r->names || !r->procs) {
+		err = -ENOMEM;
+		pr_err("failed to allocate the recorder: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = cuda_object__attach_static(r->skel, &r->open_probe);
+	if (err)
+		goto cleanup;
+	if (o->trace_cuda) {
+		err = attach_libcuda(r);
+		if (err)
+			goto cleanup;
+	}
+	err = start_sources(r);
+	if (err)
+		goto cleanup;
+	if (o->cupti) {
+		err = cupti_session__open_dir(r->cupti);
+		if (err)
+			goto cleanup;
+	}
+	fill_info(r, &info, &u, opts, sizeof(opts));
+	err = record_output__create(o, &info, r->path, sizeof(r->path), &r->w);
+	if (err) {
+		r->w = NULL;
+		goto cleanup;
+	}
+	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.rb), on_event, r, NULL);
+	if (!r->rb) {
+		err = -errno;
+		pr_err("failed to create the ring buffer consumer: %s", strerror(-err));
+		goto cleanup;
+	}
+	for (i = 0; i < o->npids; i++) {
+		uint32_t pid = o->pids[i];
+
+		bpf_map__update_elem(r->skel->maps.pids, &pid, sizeof(pid), &one, sizeof(one), BPF_ANY);
+	}
+	if (o->cmd) {
+		uint32_t pid;
+
+		err = start_child(r, &go_fd);
+		if (err) {
+			pr_err("failed to start %s: %s", o->cmd[0], strerror(-err));
+			goto cleanup;
+		}
+		pid = r->child;
+		err = bpf_map__update_elem(r->skel->maps.pids, &pid, sizeof(pid), &one, sizeof(one),
+					   BPF_ANY);
+		if (err) {
+			pr_err("failed to add pid %u to the filter: %s", pid, strerror(-err));
+			goto cleanup;
+		}
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	pr_info("recording to %s (%zu libcuda file%s, %zu probes%s); Ctrl-C to stop", r->path,
+		cuda_probes__nfiles(r->probes), cuda_probes__nfiles(r->probes) == 1 ? "" : "s",
+		cuda_probes__nprobes(r->probes), o->all ? ", all processes" : "");
+	pr_verbose("uprobes: %s; openat discovery probe: %s; options: %s",
+		   r->multi ? "uprobe_multi links" : "one perf-event link per probe", r->open_probe, opts);
+	if (go_fd >= 0) {
+		if (write(go_fd, "g", 1) != 1)
+			pr_warn("failed to start %s: %s", o->cmd[0], strerror(errno));
+		close(go_fd);
+		go_fd = -1;
+	}
+	recorded = true;
+	err = run_loop(r);
+	if (r->child && !r->child_done) {
+		pr_info("recording stopped; waiting for %s (pid %d) to exit", o->cmd[0], r->child);
+		while (!r->child_done && stop_requests < 2) {
+			poll_child(r);
+			if (!r->child_done)
+				usleep(50000);
+		}
+	}
+	/* the agents flush while the trace is finished */
+	cupti_session__stop(r->cupti);
+	finished = !finish(r);
+	if (!finished || err)
+		status = 1;
+	else
+		status = r->child ? r->child_status : 0;
+cleanup:
+	if (go_fd >= 0) {
+		close(go_fd);	/* the child sees EOF and exits 127 without running CMD */
+		waitpid(r->child, NULL, 0);
+	}
+	ring_buffer__free(r->rb);
+	cuda_probes__free(r->probes);
+	kernel_sources__free(r->ks);
+	kernel_names__free(r->names);
+	cuda_bpf__destroy(r->skel);
+	trace_writer__free(r->w);
+	if (cupti_session__dir(r->cupti)) {
+		if (finished) {
+			if (cupti_session__merge(r->cupti, r->path, cupti_want_pid, r) && status == 0)
+				status = 1;
+		} else if (recorded) {
+			pr_warn("the CUPTI spool files stay in %s (gtrace-bpf merge TRACE %s)",
+				cupti_session__dir(r->cupti), cupti_session__dir(r->cupti));
+		} else {
+			cupti_session__remove_dir(r->cupti);
+		}
+	}
+	cupti_session__free(r->cupti);
+	proc_names__free(r->procs);
+	return err && status == 1 ? 1 : status;
+}
