@@ -16,6 +16,7 @@
 #include "export/fields.h"
 #include "export/export.h"
 #include "format/trace_file.h"
+#include "lib/installer.h"
 
 typedef int (*export_write_fn)(struct trace_reader *r, FILE *out, const char **why);
 
@@ -44,72 +45,37 @@ static char *default_output(const char *path, const char *ext)
 	return out;
 }
 
-/* "DIR/.BASE.XXXXXX" for mkstemp: in the output's directory so that the
- * rename is atomic, hidden so that a leftover does not pass for an export. */
-static char *temp_name(const char *out)
-{
-	const char *slash = strrchr(out, '/');
-	char *tmp;
-	int n;
-
-	if (slash)
-		n = asprintf(&tmp, "%.*s/.%s.XXXXXX", (int)(slash - out), out, slash + 1);
-	else
-		n = asprintf(&tmp, ".%s.XXXXXX", out);
-	return n < 0 ? NULL : tmp;
-}
-
-/* Moves tmp to out. Without force it must not replace a file created since
- * the check at the start: RENAME_NOREPLACE, where the filesystem has it. */
-static int install(const char *tmp, const char *out, bool force)
-{
-	if (!force) {
-		if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, out, RENAME_NOREPLACE))
-			return 0;
-		if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
-			return -errno;
-	}
-	return rename(tmp, out) ? -errno : 0;
-}
-
 /* Writes the whole output through a temporary file. Returns 0 or 1 after
  * one line on err. */
 static int write_file(struct trace_reader *r, const struct export_opts *o, const char *out,
 		      FILE *err)
 {
 	const char *why = NULL;
-	char *tmp = temp_name(out);
+	struct installer *in = NULL;
 	FILE *f = NULL;
-	mode_t mask;
-	int fd = -1, rc;
+	int fd, rc;
 
-	if (!tmp) {
+	/* exports are made to be shared, unlike traces (0600): the usual
+	 * mode of a new file, rather than mkstemp's 0600 */
+	rc = installer__create(out, "", 0644, &in);
+	if (rc == -ENOMEM) {
 		fprintf(err, "gtrace-bpf: failed to allocate a file name: %s\n", strerror(ENOMEM));
 		return 1;
 	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
+	if (rc) {
 		fprintf(err, "gtrace-bpf: cannot write %s: %s\n", out, strerror(-rc));
-		free(tmp);
 		return 1;
 	}
-	/* exports are made to be shared, unlike traces (0600): the usual
-	 * mode of a new file, rather than mkstemp's 0600 */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0644 & ~mask)) {
-		rc = -errno;
-		fprintf(err, "gtrace-bpf: cannot write %s: %s\n", out, strerror(-rc));
-		goto fail;
-	}
-	f = fdopen(fd, "w");
+	/* the installer keeps its descriptor, to sync it before the rename */
+	fd = fcntl(installer__fd(in), F_DUPFD_CLOEXEC, 0);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f) {
 		rc = -errno;
 		fprintf(err, "gtrace-bpf: cannot write %s: %s\n", out, strerror(-rc));
+		if (fd >= 0)
+			close(fd);
 		goto fail;
 	}
-	fd = -1;
 	rc = formats[o->format].write(r, f, &why);
 	if (rc) {
 		if (ferror(f))
@@ -119,17 +85,10 @@ static int write_file(struct trace_reader *r, const struct export_opts *o, const
 				why ? why : strerror(-rc));
 		goto fail;
 	}
-	/* on disk before the rename: a crash must not leave an empty file
-	 * under the final name */
-	if (fflush(f) || fsync(fileno(f))) {
-		rc = -errno;
-		fprintf(err, "gtrace-bpf: cannot write %s: %s\n", out, strerror(-rc));
-		goto fail;
-	}
 	rc = fclose(f) ? -errno : 0;
 	f = NULL;
 	if (!rc)
-		rc = install(tmp, out, o->force);
+		rc = installer__commit(in, o->force);
 	if (rc == -EEXIST && !o->force) {
 		fprintf(err, "gtrace-bpf: %s exists: use --force to replace it\n", out);
 		goto fail;
@@ -138,15 +97,12 @@ static int write_file(struct trace_reader *r, const struct export_opts *o, const
 		fprintf(err, "gtrace-bpf: cannot write %s: %s\n", out, strerror(-rc));
 		goto fail;
 	}
-	free(tmp);
+	installer__free(in);
 	return 0;
 fail:
 	if (f)
 		fclose(f);
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	free(tmp);
+	installer__free(in);
 	return 1;
 }
 
@@ -197,7 +153,7 @@ int export__run(const struct export_opts *o)
 		fprintf(err, "gtrace-bpf: failed to allocate a file name: %s\n", strerror(ENOMEM));
 		goto out;
 	}
-	/* refused before the work, not after it; install() catches a file
+	/* refused before the work, not after it; the installer catches a file
 	 * that appears meanwhile */
 	if (!lstat(out, &out_st)) {
 		if (!stat(o->path, &in_st) && in_st.st_dev == out_st.st_dev &&

@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include "decode/decode.h"
 #include "lib/hmap.h"
+#include "lib/installer.h"
 #include "lib/log.h"
 #include "merge/merge.h"
 #include "format/trace_file.h"
@@ -516,36 +517,6 @@ static uint64_t mono_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/* "DIR/.BASE.merge.XXXXXX" next to the output: the rename stays in one
- * filesystem, and a leftover does not pass for a trace. */
-static char *temp_name(const char *out)
-{
-	const char *slash = strrchr(out, '/');
-	char *tmp;
-	int n;
-
-	if (slash)
-		n = asprintf(&tmp, "%.*s/.%s.merge.XXXXXX", (int)(slash - out), out, slash + 1);
-	else
-		n = asprintf(&tmp, ".%s.merge.XXXXXX", out);
-	return n < 0 ? NULL : tmp;
-}
-
-/* Without force, never replaces a file created since the check at the
- * start: RENAME_NOREPLACE where the filesystem has it. */
-static int install(const char *tmp, const char *out, bool force)
-{
-	if (!force) {
-		if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, out, RENAME_NOREPLACE))
-			return 0;
-		if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
-			return -errno;
-		if (!access(out, F_OK))
-			return -EEXIST;
-	}
-	return rename(tmp, out) ? -errno : 0;
-}
-
 char *merge__default_output(const char *trace)
 {
 	static const char ext[] = ".gtrace";
@@ -689,11 +660,12 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	struct gt_file_info info;
 	const struct gt_hdr *h;
 	const char *msg = NULL, *out = o->output;
-	char *tmp = NULL, *opts = NULL, *damage = NULL;
+	char *opts = NULL, *damage = NULL;
+	struct installer *inst = NULL;
 	uint32_t *linked = NULL;
 	size_t nlinked = 0, i;
 	struct stat in_st, out_st;
-	int err, fd;
+	int err;
 
 	if (res)
 		memset(res, 0, sizeof(*res));
@@ -815,24 +787,19 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	/* the output, through a temporary file next to it */
 	info = *trace_reader__info(r);
 	opts = merged_options(info.options);
-	tmp = temp_name(out);
-	if (!opts || !tmp) {
-		err = -ENOMEM;
+	/* ".BASE.merge.XXXXXX": a leftover does not pass for a trace */
+	err = opts ? installer__create(out, ".merge", 0600, &inst) : -ENOMEM;
+	if (err == -ENOMEM) {
 		pr_err("failed to allocate the merge index: %s", strerror(-err));
 		goto out;
 	}
-	info.options = opts;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
+	if (err) {
 		pr_err("cannot write %s: %s", out, strerror(-err));
-		free(tmp);
-		tmp = NULL;
 		goto out;
 	}
-	close(fd);
+	info.options = opts;
 	/* the file is ours (mkostemp, 0600): the writer replaces it in place */
-	err = trace_writer__create(tmp, &info, &wo, &w);
+	err = trace_writer__create(installer__path(inst), &info, &wo, &w);
 	if (err) {
 		pr_err("cannot write %s: %s", out, strerror(-err));
 		goto out;
@@ -842,7 +809,7 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 		goto out;
 	trace_writer__free(w);
 	w = NULL;
-	err = install(tmp, out, o->force);
+	err = installer__commit(inst, o->force);
 	if (err) {
 		if (err == -EEXIST)
 			pr_err("%s exists: use --force to replace it", out);
@@ -850,8 +817,6 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 			pr_err("cannot write %s: %s", out, strerror(-err));
 		goto out;
 	}
-	free(tmp);
-	tmp = NULL;
 	if (damage)
 		pr_warn("%s: %s; merged the %llu records before it", o->trace, damage,
 			(unsigned long long)m->res.main_records);
@@ -861,10 +826,7 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 out:
 	if (w)
 		trace_writer__free(w);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
+	installer__free(inst);
 	trace_reader__close(r);
 	free(linked);
 	free(opts);

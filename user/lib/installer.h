@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A file written under a private temporary name next to its target and
+ * renamed into place only once complete and on disk, so that a writer that
+ * fails (disk full, damaged input, Ctrl-C) never leaves a file that looks
+ * finished, nor destroys the one it would have replaced.  Used by export and
+ * merge, whose outputs are read by people and tools that trust a name.
+ */
+#ifndef GTRACE_INSTALLER_H
+#define GTRACE_INSTALLER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct installer;
+
+/*
+ * Creates "DIR/.BASE<tag>.XXXXXX" next to target: in its directory so that
+ * the rename stays in one filesystem, hidden so that a leftover does not
+ * pass for an output.  tag may be "" or NULL.  mode is what the installed
+ * file gets, less the umask, as open(2) would give a new file (0600 keeps
+ * mkstemp's own).  Returns 0, -ENOMEM, or the -errno of the creation.
+ */
+int installer__create(const char *target, const char *tag, mode_t mode, struct installer **out);
+
+/* The temporary file, open for writing; it stays the installer's (dup it
+ * to hand it to a FILE). */
+int installer__fd(const struct installer *in);
+
+/* The temporary file's name, for writers that open by name. */
+const char *installer__path(const struct installer *in);
+
+/*
+ * Syncs the temporary file and renames it onto the target.  Without force it
+ * never replaces a file, even one created since the caller's own check:
+ * RENAME_NOREPLACE, and where the filesystem lacks it, a refusal of any file
+ * there now rather than a plain rename.  Returns 0, -EEXIST, or another
+ * -errno (the temporary file is then still there, for installer__free).
+ */
+int installer__commit(struct installer *in, bool force);
+
+/* Closes the temporary file and, unless it was installed, removes it. */
+void installer__free(struct installer *in);
+
+#endif
