@@ -11,27 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/stats_acc.h"
+#include "lib/vec.h"
 
 #define GRAPH_NAME "[CUDA graph launch]"
 #define NO_SHAPE UINT32_MAX
 
 /* ---- value vectors ------------------------------------------------------ */
 
-static int dvec_grow(struct dvec *d)
-{
-	size_t cap = d->cap ? d->cap * 2 : 64;
-	uint64_t *v = realloc(d->v, cap * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	d->v = v;
-	d->cap = cap;
-	return 0;
-}
-
 static inline int dvec_push(struct dvec *d, uint64_t x)
 {
-	if (d->n == d->cap && dvec_grow(d))
+	if (d->n == d->cap && vec__reserve(&d->v, &d->cap, d->n, 1, 64))
 		return -ENOMEM;
 	d->v[d->n++] = x;
 	return 0;
@@ -270,23 +259,6 @@ static uint64_t shape_hash_of(const void *tab, uint32_t i)
 	return shape_hash(a->kern, a->grid, a->block);
 }
 
-/* Makes room for one more entry of size sz in *v (n used of *cap). */
-static int vec_room(void **v, uint32_t n, uint32_t *cap, size_t sz)
-{
-	uint32_t ncap;
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	nv = realloc(*v, (size_t)ncap * sz);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 static struct kern_acc *kern_get(struct kern_table *t, const char *name)
 {
 	size_t len;
@@ -305,7 +277,7 @@ static struct kern_acc *kern_get(struct kern_table *t, const char *name)
 	if ((t->n + 1) * 2 > t->idx_cap &&
 	    idx_grow(&t->idx, &t->idx_cap, t->n, kern_hash_of, t))
 		return NULL;
-	if (vec_room((void **)&t->v, t->n, &t->cap, sizeof(*t->v)))
+	if (vec__reserve(&t->v, &t->cap, t->n, 1, 64))
 		return NULL;
 	k = &t->v[t->n];
 	*k = (struct kern_acc){ .hash = h, .last_shape = NO_SHAPE };
@@ -352,7 +324,7 @@ static int shape_add(struct shape_table *t, struct kern_acc *k, uint32_t kern,
 	if ((t->n + 1) * 2 > t->idx_cap &&
 	    idx_grow(&t->idx, &t->idx_cap, t->n, shape_hash_of, t))
 		return -ENOMEM;
-	if (vec_room((void **)&t->v, t->n, &t->cap, sizeof(*t->v)))
+	if (vec__reserve(&t->v, &t->cap, t->n, 1, 64))
 		return -ENOMEM;
 	a = &t->v[t->n];
 	*a = (struct shape_acc){ .kern = kern, .count = 1 };
@@ -495,21 +467,16 @@ int stats_acc__call(void *ctx, const struct gt_callrec *c)
 static struct dur_acc *named_get(struct named_durs *n, const char *name)
 {
 	struct kern_acc *k = kern_cached(&n->names, n->cache, name);
-	uint32_t i;
+	uint32_t i, old;
 
 	if (!k)
 		return NULL;
 	i = (uint32_t)(k - n->names.v);
-	while (i >= n->cap) {
-		uint32_t cap = n->cap ? n->cap * 2 : 64;
-		struct dur_acc *d = realloc(n->d, cap * sizeof(*d));
-
-		if (!d)
-			return NULL;
-		memset(d + n->cap, 0, (cap - n->cap) * sizeof(*d));
-		n->d = d;
-		n->cap = cap;
-	}
+	old = n->cap;
+	if (vec__reserve(&n->d, &n->cap, i, 1, 64))
+		return NULL;
+	/* durations of names not seen yet on this side: none */
+	memset(n->d + old, 0, (n->cap - old) * sizeof(*n->d));
 	return &n->d[i];
 }
 
@@ -655,16 +622,9 @@ static const char *keep_str(struct stats_acc *s, char *str)
 {
 	if (!str)
 		return NULL;
-	if (s->nstrs == s->strs_cap) {
-		size_t cap = s->strs_cap ? s->strs_cap * 2 : 32;
-		char **v = realloc(s->strs, cap * sizeof(*v));
-
-		if (!v) {
-			free(str);
-			return NULL;
-		}
-		s->strs = v;
-		s->strs_cap = cap;
+	if (vec__reserve(&s->strs, &s->strs_cap, s->nstrs, 1, 32)) {
+		free(str);
+		return NULL;
 	}
 	s->strs[s->nstrs++] = str;
 	return str;

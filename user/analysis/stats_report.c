@@ -15,6 +15,7 @@
 #include <string.h>
 #include "export/fields.h"
 #include "analysis/stats_report.h"
+#include "lib/vec.h"
 
 #define CELL_MAX 64	/* longest number a cell prints, grouping included */
 
@@ -46,13 +47,12 @@ struct stats_cell *stats_report__row(struct stats_report *r)
 	struct stats_cell *row;
 
 	if (r->nrows == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 16;
-		struct stats_cell *c = realloc(r->cells, cap * r->ncols * sizeof(*c));
+		void *c = r->cells;
 
-		if (!c)
+		/* the element is a row of ncols cells */
+		if (vec__grow(&c, &r->cap, r->nrows, 1, r->ncols * sizeof(*r->cells), 16, SIZE_MAX))
 			return NULL;
 		r->cells = c;
-		r->cap = cap;
 	}
 	row = r->cells + r->nrows++ * r->ncols;
 	for (int i = 0; i < r->ncols; i++)

@@ -14,6 +14,7 @@
 #include "decode/decode.h"
 #include "export/dump.h"
 #include "format/trace_file.h"
+#include "lib/vec.h"
 
 /* Per-api totals of --summary. */
 struct api_sum {
@@ -98,15 +99,8 @@ static int cupti_add(struct gpu_sum *g, const struct gt_cupti_stats *cs)
 		if (g->cupti[i].pid == cs->hdr.pid)
 			c = &g->cupti[i];
 	if (!c) {
-		if (g->ncupti == g->capcupti) {
-			size_t cap = g->capcupti ? g->capcupti * 2 : 8;
-			struct cupti_sum *p = realloc(g->cupti, cap * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			g->cupti = p;
-			g->capcupti = cap;
-		}
+		if (vec__reserve(&g->cupti, &g->capcupti, g->ncupti, 1, 8))
+			return -ENOMEM;
 		c = &g->cupti[g->ncupti++];
 		c->pid = cs->hdr.pid;
 	}

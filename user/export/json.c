@@ -49,6 +49,7 @@
 #include "lib/hmap.h"
 #include "format/trace_file.h"
 #include "lib/u64map.h"
+#include "lib/vec.h"
 
 /* Fields that are the event's own keys (ts, dur, pid, tid, cat), not args. */
 #define ARGS_SKIP ((1ull << CF_TS) | (1ull << CF_PID) | (1ull << CF_TID) | \
@@ -422,15 +423,8 @@ static int flow_add(struct jx *j, const struct gt_hdr *rec, uint64_t launch_ts, 
 		}
 		fl->pid = rec->pid;
 	}
-	if (fl->n == fl->cap) {
-		uint32_t cap = fl->cap ? fl->cap * 2 : 1;
-		void *v = realloc(fl->v, cap * sizeof(*fl->v));
-
-		if (!v)
-			return -ENOMEM;
-		fl->v = v;
-		fl->cap = cap;
-	}
+	if (vec__reserve(&fl->v, &fl->cap, fl->n, 1, 1))
+		return -ENOMEM;
 	fl->v[fl->n].id = ++j->next_flow;
 	fl->v[fl->n].ts = rec->ts;
 	fl->v[fl->n].lane = lane;

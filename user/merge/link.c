@@ -24,6 +24,7 @@
 #include "decode/decode.h"
 #include "merge/link.h"
 #include "lib/u64map.h"
+#include "lib/vec.h"
 
 #define MAX_WALK	256		/* calls looked at per GPU record, at most */
 #define ORDER_WINDOW	4096		/* free calls looked at per correlation, at most */
@@ -412,15 +413,8 @@ static int pid_set_add(struct pid_set *s, uint32_t pid)
 	}
 	if (lo < s->n && s->v[lo] == pid)
 		return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		uint32_t *p = realloc(s->v, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		s->v = p;
-		s->cap = cap;
-	}
+	if (vec__reserve(&s->v, &s->cap, s->n, 1, 16))
+		return -ENOMEM;
 	memmove(s->v + lo + 1, s->v + lo, (s->n - lo) * sizeof(*s->v));
 	s->v[lo] = pid;
 	s->n++;

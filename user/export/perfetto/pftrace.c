@@ -15,6 +15,7 @@
 #include <string.h>
 #include "export/perfetto/protobuf.h"
 #include "export/perfetto/pftrace.h"
+#include "lib/vec.h"
 
 #define OUT_FLUSH	(256 * 1024)	/* output written in pieces of about this */
 #define PENDING_MAX	64		/* interned entries one packet may introduce */
@@ -198,28 +199,8 @@ static bool str_room(struct pftrace *w, size_t n)
 		w->slot = slot;
 		w->scap = cap;
 	}
-	if (w->nstr == w->ecap) {
-		uint32_t cap = w->ecap ? w->ecap * 2 : 256;
-		struct sent *e = realloc(w->ent, cap * sizeof(*e));
-
-		if (!e)
-			return false;
-		w->ent = e;
-		w->ecap = cap;
-	}
-	if (w->ccap - w->clen < n) {
-		size_t cap = w->ccap ? w->ccap : 16384;
-		char *c;
-
-		while (cap - w->clen < n)
-			cap *= 2;
-		c = realloc(w->chars, cap);
-		if (!c)
-			return false;
-		w->chars = c;
-		w->ccap = cap;
-	}
-	return true;
+	return !vec__reserve(&w->ent, &w->ecap, w->nstr, 1, 256) &&
+	       !vec__reserve(&w->chars, &w->ccap, w->clen, n, 16384);
 }
 
 uint32_t pftrace__string(struct pftrace *w, const char *s, size_t n)

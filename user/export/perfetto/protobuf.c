@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "export/perfetto/protobuf.h"
+#include "lib/vec.h"
 
 int pb_buf__init(struct pb_buf *p, size_t cap)
 {
@@ -27,28 +28,10 @@ void pb_buf__free(struct pb_buf *p)
 
 bool pb_buf__grow(struct pb_buf *p, size_t n)
 {
-	size_t cap = p->cap ? p->cap : 64;
-	uint8_t *b;
-
 	if (p->err)
 		return false;
-	if (p->cap - p->len >= n)
-		return true;
-	while (cap - p->len < n) {
-		if (cap > SIZE_MAX / 2) {
-			p->err = -ENOMEM;
-			return false;
-		}
-		cap *= 2;
-	}
-	b = realloc(p->b, cap);
-	if (!b) {
-		p->err = -ENOMEM;
-		return false;
-	}
-	p->b = b;
-	p->cap = cap;
-	return true;
+	p->err = vec__reserve(&p->b, &p->cap, p->len, n, 64);
+	return !p->err;
 }
 
 void pb_buf__end_long(struct pb_buf *p, size_t mark)
