@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/stats_acc.h"
+#include "lib/hash.h"
 #include "lib/vec.h"
 
 #define GRAPH_NAME "[CUDA graph launch]"
@@ -196,25 +197,11 @@ static int sync_add(struct stats_acc *s, const struct gt_callrec *c, struct proc
 
 /* ---- kernels and shapes ------------------------------------------------- */
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-/* FNV-1a over the name, and its length on the way. */
+/* The name's hash, and its length for the copy. */
 static uint64_t name_hash(const char *s, size_t *len)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	const unsigned char *p = (const unsigned char *)s;
-
-	for (; *p; p++)
-		h = (h ^ *p) * 0x100000001b3ull;
-	*len = (size_t)(p - (const unsigned char *)s);
-	return h;
+	*len = strlen(s);
+	return hash__bytes(s, *len);
 }
 
 /* Doubles an index of (entry + 1) slots; hash_of gives an entry's hash. */
@@ -245,11 +232,11 @@ static uint64_t kern_hash_of(const void *tab, uint32_t i)
 
 static uint64_t shape_hash(uint32_t kern, const uint32_t grid[3], const uint32_t block[3])
 {
-	uint64_t h = mix64(kern + ((uint64_t)grid[0] << 32));
+	uint64_t h = hash__mix64(kern + ((uint64_t)grid[0] << 32));
 
-	h = mix64(h ^ grid[1] ^ ((uint64_t)grid[2] << 32));
-	h = mix64(h ^ block[0] ^ ((uint64_t)block[1] << 32));
-	return mix64(h ^ block[2]);
+	h = hash__mix64(h ^ grid[1] ^ ((uint64_t)grid[2] << 32));
+	h = hash__mix64(h ^ block[0] ^ ((uint64_t)block[1] << 32));
+	return hash__mix64(h ^ block[2]);
 }
 
 static uint64_t shape_hash_of(const void *tab, uint32_t i)

@@ -46,6 +46,7 @@
 #include "export/fields.h"
 #include "decode/decode.h"
 #include "export/export.h"
+#include "lib/hash.h"
 #include "lib/hmap.h"
 #include "format/trace_file.h"
 #include "lib/u64map.h"
@@ -95,14 +96,10 @@ struct jx {
 	uint64_t next_flow;	/* the next flow id */
 };
 
-/* FNV-1a, never 0 (0 marks "no name written"). */
+/* Never 0 (0 marks "no name written"). */
 static uint64_t name_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h | 1;
+	return hash__bytes(s, strlen(s)) | 1;
 }
 
 static inline void ev_open(struct jx *j)

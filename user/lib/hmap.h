@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include "lib/hash.h"
 
 #define HMAP_MIN_CAP 64	/* slots of a map's first table */
 
@@ -30,15 +31,8 @@ struct hmap {
 
 static inline uint32_t hmap_hash(uint64_t k1, uint32_t k2)
 {
-	/* splitmix64 finalizer: handles are aligned pointers, tids dense */
-	uint64_t x = k1 ^ ((uint64_t)k2 * 0x9e3779b97f4a7c15ull);
-
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return (uint32_t)x;
+	/* mixed: handles are aligned pointers, tids dense */
+	return (uint32_t)hash__pair(k1, k2);
 }
 
 static inline int64_t hmap_find(const struct hmap *m, uint64_t k1, uint32_t k2)

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <stdlib.h>
+#include "lib/hash.h"
 #include "lib/u64map.h"
 
 static size_t slot_of(uint64_t key, size_t cap)
 {
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdull;
-	key ^= key >> 33;
-	return key & (cap - 1);
+	return hash__mix64(key) & (cap - 1);
 }
 
 uint64_t *u64map__get(const struct u64map *m, uint64_t key)

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
+#include "lib/hash.h"
 
 struct u64map {
 	uint64_t *keys;		/* 0 = empty slot */
@@ -21,10 +22,12 @@ uint64_t *u64map__get(const struct u64map *m, uint64_t key);
 int u64map__set(struct u64map *m, uint64_t key, uint64_t val);
 void u64map__free(struct u64map *m);
 
-/* Key from a process id and a 64-bit handle: handles are per process. */
+/* Key from a process id and a 64-bit handle: handles are per process, and
+ * the handles of one process never share a key (hash__pair() is a bijection
+ * of the handle for a fixed pid; only the one whose key would be 0 shares 1). */
 static inline uint64_t u64map__key2(uint32_t pid, uint64_t handle)
 {
-	uint64_t k = handle * 0x9e3779b97f4a7c15ull ^ ((uint64_t)pid << 1 | 1);
+	uint64_t k = hash__pair(handle, pid);
 
 	return k ? k : 1;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include "export/perfetto/protobuf.h"
 #include "export/perfetto/pftrace.h"
+#include "lib/hash.h"
 #include "lib/vec.h"
 
 #define OUT_FLUSH	(256 * 1024)	/* output written in pieces of about this */
@@ -156,25 +157,6 @@ void pftrace__free(struct pftrace *w)
 
 /* ---- string table ------------------------------------------------------- */
 
-static uint64_t str_hash(const char *s, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, v;
-
-	for (; n >= 8; s += 8, n -= 8) {
-		memcpy(&v, s, 8);
-		h = (h ^ v) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	if (n) {
-		v = 0;
-		memcpy(&v, s, n);
-		h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
-	}
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ull;
-	return h ^ (h >> 32);
-}
-
 static void slot_place(uint32_t *slot, uint32_t cap, uint64_t h, uint32_t id)
 {
 	uint32_t i = (uint32_t)h & (cap - 1);
@@ -205,7 +187,7 @@ static bool str_room(struct pftrace *w, size_t n)
 
 uint32_t pftrace__string(struct pftrace *w, const char *s, size_t n)
 {
-	uint64_t h = str_hash(s, n);
+	uint64_t h = hash__bytes(s, n);
 	uint32_t i, id;
 
 	if (w->scap) {
