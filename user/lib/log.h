@@ -8,7 +8,7 @@ enum gt_log_level {
 	GT_LOG_WARN,		/* always shown */
 	GT_LOG_INFO,		/* shown unless -q */
 	GT_LOG_VERBOSE,		/* -v */
-	GT_LOG_DEBUG,		/* -vv, includes libbpf's own log */
+	GT_LOG_DEBUG,		/* -vv, includes libbpf's own log (record/bpf_log.h) */
 };
 
 extern int gt_log_level;
@@ -20,11 +20,5 @@ void gt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 #define pr_info(...)	gt_log(GT_LOG_INFO, __VA_ARGS__)
 #define pr_verbose(...)	gt_log(GT_LOG_VERBOSE, __VA_ARGS__)
 #define pr_debug(...)	gt_log(GT_LOG_DEBUG, __VA_ARGS__)
-
-/* Routes libbpf's messages through gt_log (debug tier, warnings as verbose). */
-void gt_log__setup_libbpf(void);
-/* The tier a libbpf message of this level (enum libbpf_print_level) is
- * shown at: warnings with -v, the rest with -vv. */
-int gt_log__libbpf_tier(int level);
 
 #endif

@@ -15,6 +15,7 @@
 #include "record/elf_syms.h"
 #include "record/libcuda_finder.h"
 #include "lib/log.h"
+#include "record/bpf_log.h"
 
 #define CENSUS_MAX 4096	/* GT_CENSUS_MAX in bpf/cuda.bpf.c */
 
@@ -137,7 +138,7 @@ int census__run(const struct census_opts *o)
 		}
 		c->only = only;
 	}
-	gt_log__setup_libbpf();
+	bpf_log__setup();
 	c->skel = cuda_bpf__open();
 	if (!c->skel) {
 		pr_err("failed to open BPF object: %s", strerror(errno));

@@ -28,6 +28,7 @@
 #include "format/nv_ioctl.h"
 #include "record/libcuda_finder.h"
 #include "lib/log.h"
+#include "record/bpf_log.h"
 #include "record/proc_names.h"
 #include "record/record.h"
 #include "record/output.h"
@@ -564,7 +565,7 @@ int record__run(const struct record_opts *o)
 	}
 	if (geteuid() != 0)
 		pr_verbose("not root: loading needs CAP_BPF and CAP_PERFMON");
-	gt_log__setup_libbpf();
+	bpf_log__setup();
 	err = choose_majors(r);
 	if (err)
 		goto cleanup;

@@ -6,18 +6,19 @@
 #include <cmocka.h>
 #include <bpf/libbpf.h>
 #include "lib/log.h"
+#include "record/bpf_log.h"
 
 static void test_libbpf_warnings_at_verbose(void **state)
 {
 	(void)state;
-	assert_int_equal(gt_log__libbpf_tier(LIBBPF_WARN), GT_LOG_VERBOSE);
+	assert_int_equal(bpf_log__tier(LIBBPF_WARN), GT_LOG_VERBOSE);
 }
 
 static void test_libbpf_info_and_debug_at_debug(void **state)
 {
 	(void)state;
-	assert_int_equal(gt_log__libbpf_tier(LIBBPF_INFO), GT_LOG_DEBUG);
-	assert_int_equal(gt_log__libbpf_tier(LIBBPF_DEBUG), GT_LOG_DEBUG);
+	assert_int_equal(bpf_log__tier(LIBBPF_INFO), GT_LOG_DEBUG);
+	assert_int_equal(bpf_log__tier(LIBBPF_DEBUG), GT_LOG_DEBUG);
 }
 
 int main(void)
