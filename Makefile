@@ -2,7 +2,7 @@
 # CUPTI agent, when $(CUDA_HOME) has CUPTI); `make STATIC=1` -> fully static;
 # `make test`; `make install PREFIX=...`; `make clean`; `V=1` shows commands.
 .DELETE_ON_ERROR:
-# skeletons are inputs of every user object, not throw-away intermediates
+# skeletons are kept, not deleted as intermediates once their objects are built
 .SECONDARY:
 .DEFAULT_GOAL := all
 
@@ -28,7 +28,10 @@ CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -MMD -MP
 # user/ includes name their stage ("format/trace_file.h"); the ABI headers
 # their folder ("bpf/gtrace_events.h"), which -iquote keeps out of <...>
 CPPFLAGS += -I$(OUTPUT) -Iuser -iquote .
-LIBS     := -lbpf -lelf -lz -lzstd -liberty
+# the readers (dump, export, stats, merge) need no libbpf/libelf; the
+# recorder does
+READ_LIBS := -lz -lzstd -liberty
+LIBS      := -lbpf -lelf $(READ_LIBS)
 ifeq ($(STATIC),1)
 LDFLAGS  += -static
 endif
@@ -40,11 +43,19 @@ BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 USER_SRCS := $(wildcard user/*/*.c user/*/*/*.c)
 USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
-LIB_OBJS  := $(filter-out $(OUTPUT)/user/cli/main.o,$(USER_OBJS))
-LIBGT     := $(OUTPUT)/libgtrace.a
+# three parts: the command line, the recorder (libbpf, libelf) and the
+# readers, a library of their own that links without libbpf
+CLI_OBJS  := $(filter $(OUTPUT)/user/cli/%,$(USER_OBJS))
+REC_OBJS  := $(filter $(OUTPUT)/user/record/%,$(USER_OBJS))
+READ_OBJS := $(filter-out $(CLI_OBJS) $(REC_OBJS),$(USER_OBJS))
+LIBREAD   := $(OUTPUT)/libgtrace-read.a
+LIBREC    := $(OUTPUT)/libgtrace-record.a
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+# tests of record/ modules link the recorder's library and libbpf; the rest
+# the readers' only, which shows that they need no libbpf
+REC_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(shell grep -l '^\#include "record/' $(UNIT_SRCS)))
 MOCK_DIR  := $(OUTPUT)/mock
 MOCK_LIB  := $(MOCK_DIR)/libcuda.so.1
 WORKLOAD  := $(MOCK_DIR)/cuda_workload
@@ -84,13 +95,19 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o | $(OUTPUT)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-# userspace
-$(OUTPUT)/user/%.o: user/%.c $(SKELS) | $(OUTPUT)/user
+# userspace: the skeletons only have to exist before the first build (order
+# only); afterwards each object's -MMD file names the ones it includes, so a
+# changed .bpf.c rebuilds the objects of its own skeleton, not all of them
+$(OUTPUT)/user/%.o: user/%.c | $(SKELS) $(OUTPUT)/user
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
 
-$(LIBGT): $(LIB_OBJS)
+$(LIBREAD): $(READ_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(LIBREC): $(REC_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
@@ -98,14 +115,18 @@ $(LIBGT): $(LIB_OBJS)
 $(OUTPUT)/link-mode: FORCE | $(OUTPUT)
 	$(Q)echo 'STATIC=$(STATIC)' | cmp -s - $@ || echo 'STATIC=$(STATIC)' > $@
 
-gtrace-bpf: $(OUTPUT)/user/cli/main.o $(LIBGT) $(OUTPUT)/link-mode
+gtrace-bpf: $(CLI_OBJS) $(LIBREC) $(LIBREAD) $(OUTPUT)/link-mode
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(LDFLAGS) $(OUTPUT)/user/cli/main.o $(LIBGT) $(LIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $(CLI_OBJS) $(LIBREC) $(LIBREAD) $(LIBS) -o $@
 
 # tests
-$(OUTPUT)/tests/%: tests/unit/%.c $(LIBGT) | $(OUTPUT)/tests
+$(OUTPUT)/tests/%: tests/unit/%.c $(LIBREAD) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $< $(LIBGT) $(LIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $< $(LIBREAD) $(READ_LIBS) -lcmocka -o $@
+
+$(REC_TESTS): $(OUTPUT)/tests/%: tests/unit/%.c $(LIBREC) $(LIBREAD) | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $< $(LIBREC) $(LIBREAD) $(LIBS) -lcmocka -o $@
 
 # the probe offsets, checked on the mock's endbr64 entries
 $(OUTPUT)/tests/test_elf_syms: $(MOCK_LIB)

@@ -14,7 +14,7 @@
 # arguments, e.g. a driver while a sub-command is not wired yet), RUNS (3),
 # CPU (the CPU to pin to with taskset, default the last one), KEEP=1 keeps
 # the trace and outputs (their directory is printed).
-# Needs .output/libgtrace.a (run make first) and gcc.
+# Needs .output/libgtrace-read.a (run make first) and gcc.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
@@ -25,11 +25,11 @@ gtrace=${GTRACE:-./gtrace-bpf}
 cpu=${CPU:-$(($(nproc) - 1))}
 gen=.output/tools/gen_trace
 
-[ -f .output/libgtrace.a ] || { echo "bench: .output/libgtrace.a missing: run make first" >&2; exit 2; }
+[ -f .output/libgtrace-read.a ] || { echo "bench: .output/libgtrace-read.a missing: run make first" >&2; exit 2; }
 mkdir -p .output/tools
-# the writer's dependencies as the Makefile links them
-gcc -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -I.output -Iuser -Ibpf \
-	tools/gen_trace.c .output/libgtrace.a -lbpf -lelf -lz -lzstd -liberty -o "$gen" ||
+# the writer is a reader-library module: no libbpf, as the Makefile links readers
+gcc -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iuser -iquote . \
+	tools/gen_trace.c .output/libgtrace-read.a -lz -lzstd -liberty -o "$gen" ||
 	{ echo "bench: failed to build $gen" >&2; exit 1; }
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gtrace-bench.XXXXXX") || exit 1
