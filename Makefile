@@ -79,7 +79,7 @@ ifneq ($(HAVE_CUPTI),1)
 UNIT_BINS := $(filter-out $(OUTPUT)/tests/test_cupti_convert $(OUTPUT)/tests/test_cupti_ring,$(UNIT_BINS))
 endif
 
-.PHONY: FORCE all clean test unit-test integration-test install deps gpu-check mock
+.PHONY: FORCE all clean test unit-test integration-test install deps gpu-check mock check-layers
 all: gtrace-bpf
 all: cupti-agent
 
@@ -202,8 +202,12 @@ unit-test: $(UNIT_BINS)
 integration-test: gtrace-bpf mock
 	$(Q)tests/run-tests.sh --integration
 
-test: gtrace-bpf $(UNIT_BINS) mock
+test: check-layers gtrace-bpf $(UNIT_BINS) mock
 	$(Q)tests/run-tests.sh
+
+# a lower stage of user/ including a higher one fails the build
+check-layers:
+	$(Q)tools/check-layers.sh
 
 gpu-check:
 	$(Q)tools/gpu-check.sh

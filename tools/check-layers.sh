@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The layering of user/ (docs: README "Layout"), as a build check: every
+# stage includes only the stages below it, so the data flow reads one way.
+#
+#   lib < format < decode < merge, export, analysis < cli
+#   record beside decode: format/, lib/, its skeletons and the ABI headers
+#
+# bpf/ and cupti/ are the ABI headers (no code); *.skel.h are the BPF
+# skeletons, which need libbpf and belong to record/ alone, as do libbpf's
+# and libelf's own headers. Prints one line per include that breaks a rule
+# and exits 1 if any did.
+#
+# Usage: tools/check-layers.sh [DIR]   (DIR: the user/ tree, default user)
+set -u
+cd "$(dirname "$0")/.." || exit 2
+root=${1:-user}
+
+# What each stage may include, besides itself: folders of quoted includes
+# ("format/trace_file.h"), or single headers (export/fields.h).
+declare -A allow=(
+	[lib]=""
+	[format]="lib bpf cupti"
+	[decode]="lib format bpf cupti"
+	[record]="lib format bpf cupti SKEL"
+	[merge]="lib format decode bpf cupti"
+	[export]="lib format decode bpf cupti"
+	[analysis]="lib format decode bpf cupti export/fields.h"
+	[cli]="*"
+)
+
+bad=0
+while IFS= read -r hit; do
+	file=${hit%%:*}
+	rest=${hit#*:}
+	line=${rest%%:*}
+	text=${rest#*:}
+	stage=${file#"$root"/}
+	stage=${stage%%/*}
+	if [ -z "${allow[$stage]+set}" ]; then
+		echo "$file:$line: $stage/ is no known stage of user/: add it to tools/check-layers.sh"
+		bad=1
+		continue
+	fi
+	ok=${allow[$stage]}
+	[ "$ok" = "*" ] && continue
+	if [[ $text =~ \#[[:space:]]*include[[:space:]]*\<(bpf/[^>]*|libelf\.h|gelf\.h)\> ]]; then
+		inc=${BASH_REMATCH[1]}
+		[[ " $ok " == *" SKEL "* ]] && continue
+		echo "$file:$line: $stage/ includes <$inc>: only record/ and cli/ use libbpf and libelf"
+		bad=1
+		continue
+	fi
+	[[ $text =~ \#[[:space:]]*include[[:space:]]*\"([^\"]*)\" ]] || continue
+	inc=${BASH_REMATCH[1]}
+	case $inc in
+	*.skel.h)
+		[[ " $ok " == *" SKEL "* ]] && continue
+		echo "$file:$line: $stage/ includes the BPF skeleton \"$inc\": only record/ loads BPF objects"
+		bad=1
+		continue ;;
+	*/*) dir=${inc%%/*} ;;
+	*)
+		echo "$file:$line: $stage/ includes \"$inc\" without its stage: name it (\"$stage/$inc\")"
+		bad=1
+		continue ;;
+	esac
+	[ "$dir" = "$stage" ] && continue
+	[[ " $ok " == *" $dir "* || " $ok " == *" $inc "* ]] && continue
+	if [ -z "$ok" ]; then
+		echo "$file:$line: $stage/ includes \"$inc\": lib/ includes no gtrace header"
+	else
+		list=$(for d in $ok; do case $d in SKEL) ;; */*) printf '%s ' "$d" ;; *) printf '%s/ ' "$d" ;; esac; done)
+		echo "$file:$line: $stage/ includes \"$inc\": $stage/ may include only ${list% }"
+	fi
+	bad=1
+done < <(grep -rnE '^[[:space:]]*#[[:space:]]*include' --include='*.c' --include='*.h' "$root")
+
+[ $bad -eq 0 ] || echo "check-layers: includes against the layering of user/ (tools/check-layers.sh)"
+exit $bad
