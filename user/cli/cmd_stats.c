@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+/* gtrace-bpf stats FILE [-r REPORT[,...]] [--format table|csv|json] [--timeunit ns|us|ms|s] */
+#include <argp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli.h"
+#include "analysis/stats.h"
+
+enum { OPT_FORMAT = 0x100, OPT_TIMEUNIT };
+
+static const struct argp_option stats_options[] = {
+	{ "report", 'r', "REPORT[,...]", 0, "Reports to print (default: all)", 0 },
+	{ "format", OPT_FORMAT, "FORMAT", 0, "table (default), csv or json", 0 },
+	{ "timeunit", OPT_TIMEUNIT, "UNIT", 0, "ns (default), us, ms or s", 0 },
+	{ 0 },
+};
+
+/* "%s" is the list of reports, from the report table */
+static const char stats_doc_fmt[] =
+"Summary reports of a trace, modelled on nsys stats.\n"
+"\n"
+"REPORTS (default: all, in this order):\n"
+"  %s\n"
+"\n"
+"EXAMPLES:\n"
+"  gtrace-bpf stats run.gtrace\n"
+"  gtrace-bpf stats run.gtrace -r cuda_api_sum --timeunit us\n"
+"  gtrace-bpf stats run.gtrace -r cuda_launch_sum,cuda_sync_sum --format csv";
+
+/* The report names joined with sep, from the report table; NULL when out of
+ * memory. */
+static char *stats_report_list(const char *sep)
+{
+	size_t len = 1;
+	char *list;
+
+	for (int i = 0; stats_report_names[i]; i++)
+		len += strlen(stats_report_names[i]) + strlen(sep);
+	list = calloc(1, len);
+	if (!list)
+		return NULL;
+	for (int i = 0; stats_report_names[i]; i++) {
+		if (i)
+			strcat(list, sep);
+		strcat(list, stats_report_names[i]);
+	}
+	return list;
+}
+
+static error_t stats_parse(int key, char *arg, struct argp_state *state)
+{
+	struct stats_opts *o = state->input;
+
+	switch (key) {
+	case 'r': {
+		char bad[64];
+
+		if (stats__check_reports(arg, bad, sizeof(bad))) {
+			char *list = stats_report_list(", ");
+
+			argp_error(state, "unknown report '%s' (%s)", bad, list ? list : "see --help");
+			free(list);
+		}
+		o->reports = arg;
+		break;
+	}
+	case OPT_FORMAT:
+		if (!strcmp(arg, "table"))
+			o->format = STATS_TABLE;
+		else if (!strcmp(arg, "csv"))
+			o->format = STATS_CSV;
+		else if (!strcmp(arg, "json"))
+			o->format = STATS_JSON;
+		else
+			argp_error(state, "unknown format '%s' (table, csv or json)", arg);
+		break;
+	case OPT_TIMEUNIT:
+		if (strcmp(arg, "ns") && strcmp(arg, "us") && strcmp(arg, "ms") && strcmp(arg, "s"))
+			argp_error(state, "unknown time unit '%s' (ns, us, ms or s)", arg);
+		o->timeunit = arg;
+		break;
+	default:
+		return cli__trace_file_arg(key, arg, state, &o->path);
+	}
+	return 0;
+}
+
+static char *stats_doc(void)
+{
+	char *list = stats_report_list("\n  "), *doc = NULL;
+
+	if (list && asprintf(&doc, stats_doc_fmt, list) < 0)
+		doc = NULL;
+	free(list);
+	return doc;
+}
+
+int cmd_stats(int argc, char **argv, const char *cmdline)
+{
+	char *doc = stats_doc();
+	struct argp argp = { stats_options, stats_parse, "FILE", doc, NULL, NULL, NULL };
+	struct stats_opts o = { .format = STATS_TABLE, .timeunit = "ns", .out = stdout, .err = stderr };
+	int status;
+
+	(void)cmdline;
+	if (!doc) {
+		fprintf(stderr, "gtrace-bpf: out of memory\n");
+		return 1;
+	}
+	status = cli__parse(&argp, argc, argv, &o) ? 2 : stats__run(&o);
+	free(doc);
+	return status;
+}
