@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "lib/log.h"
+#include "merge/merge.h"
 #include "record/record.h"
 
 static const char record_doc[] =
@@ -185,12 +186,30 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* --cupti: the agents' spool files into the trace, written to a temporary
+ * file beside it and renamed over it. Returns 0 or a negative errno. */
+static int merge_spools(const struct record_spools *s)
+{
+	struct merge_opts mo = {
+		.trace = s->trace,
+		.output = s->trace,
+		.force = true,
+		.spools = (const char *const *)s->files,
+		.nspools = s->nfiles,
+		.want_pid = s->want_pid,
+		.want_ctx = s->want_ctx,
+	};
+
+	return merge__run(&mo, NULL);
+}
+
 int cmd_record(int argc, char **argv, const char *cmdline)
 {
 	struct argp argp = { record_options, record_parse, NULL, record_doc, NULL, NULL, NULL };
 	struct record_cli c = { .rec = { .buffer_size = 64ull << 20, .scenario = "trace", .trace_cuda = true,
 				  .trace_ioctl = true, .trace_sched = true } };
 	int nopt = cli__split_cmd(argc, argv, &c.rec.cmd), status, modes;
+	struct record_spools *spools;
 
 	if (cli__parse(&argp, nopt, argv, &c))
 		return 2;
@@ -211,7 +230,15 @@ int cmd_record(int argc, char **argv, const char *cmdline)
 	gt_log_level = c.quiet ? GT_LOG_WARN : GT_LOG_INFO + c.verbose;
 	c.rec.quiet = c.quiet;
 	c.rec.cmdline = cmdline;
-	status = record__run(&c.rec);
+	/* record, then merge what the CUPTI agents wrote */
+	status = record__run(&c.rec, &spools);
+	if (spools) {
+		bool merged = !merge_spools(spools);
+
+		if (!merged && status == 0)
+			status = 1;
+		record_spools__done(spools, merged);
+	}
 	free(c.rec.pids);
 	free(c.rec.libcuda);
 	return status;

@@ -11,9 +11,10 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "bpf/gtrace_events.h"
+#include "cupti/gtrace_cupti.h"
 #include "record/cupti_session.h"
 #include "lib/log.h"
-#include "merge/merge.h"
 
 /* GTRACE_CUPTI_RUN_DIR (cupti/gtrace_cupti.h): where a running --all or -p
  * recorder lets programs started with the CUPTI agent join. */
@@ -357,30 +358,28 @@ void cupti_session__remove_dir(struct cupti_session *s)
 }
 
 
-/* After the recording: the agents' spool files into the trace (written to
- * a temporary file beside it and renamed over it), then the directory goes.
- * When the merge fails the spool files stay, with the command to retry. */
-int cupti_session__merge(struct cupti_session *s, const char *trace, cupti_session_want_fn want_pid,
-			 void *ctx)
+/* After the recording: stops and waits for the agents, then lists what the
+ * merge takes. */
+int cupti_session__spools(struct cupti_session *s, char ***files, size_t *nfiles)
 {
-	struct merge_opts mo = { .trace = trace, .output = trace, .force = true };
-	const char **files = NULL;
 	char **names = NULL;
-	size_t n = 0, i;
+	size_t n = 0;
 	struct dirent *de;
 	DIR *d;
 	int err = 0;
 
+	*files = NULL;
+	*nfiles = 0;
 	cupti_session__stop(s);
 	cupti_wait(s);
 	if (s->private_dir) {
-		const char *dir = s->dir;
-
-		mo.spools = &dir;
-		mo.nspools = 1;
-		err = merge__run(&mo, NULL);
+		names = calloc(1, sizeof(*names));
+		if (names)
+			names[n++] = strdup(s->dir);
+		if (!names || !names[0])
+			err = -ENOMEM;
 	} else {
-		/* the run directory: this recording's spool files, of the processes it traced */
+		/* the run directory: this recording's spool files */
 		d = opendir(s->dir);
 		while (!err && d && (de = readdir(d))) {
 			char **p, *path;
@@ -398,31 +397,22 @@ int cupti_session__merge(struct cupti_session *s, const char *trace, cupti_sessi
 		}
 		if (d)
 			closedir(d);
-		files = calloc(n ? n : 1, sizeof(*files));
-		if (err || !files) {
-			err = -ENOMEM;
-			pr_err("failed to list %s: %s", s->dir, strerror(-err));
-		} else {
-			for (i = 0; i < n; i++)
-				files[i] = names[i];
-			mo.spools = files;
-			mo.nspools = n;
-			mo.want_pid = want_pid;
-			mo.want_ctx = ctx;
-			err = merge__run(&mo, NULL);
-		}
-		for (i = 0; i < n; i++)
-			free(names[i]);
-		free(names);
-		free(files);
 	}
 	if (err) {
-		pr_err("the CUPTI spool files stay in %s: merge them with gtrace-bpf merge %s %s",
-		       s->dir, trace, s->dir);
+		pr_err("failed to list %s: %s", s->dir, strerror(-err));
+		for (size_t i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
 		return err;
 	}
-	cupti_session__remove_dir(s);
+	*files = names;
+	*nfiles = n;
 	return 0;
+}
+
+bool cupti_session__private(const struct cupti_session *s)
+{
+	return s->private_dir;
 }
 
 void cupti_session__free(struct cupti_session *s)

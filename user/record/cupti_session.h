@@ -3,8 +3,9 @@
  * The recorder's side of --cupti: finds the agent library, owns the spool
  * directory its agents write to (a private one for -- CMD, named in the
  * child's environment; GTRACE_CUPTI_RUN_DIR, locked, for --all and -p), asks
- * the agents to stop, waits for them, and merges their spool files into the
- * trace at the end (contract: cupti/gtrace_cupti.h).
+ * the agents to stop, waits for them, and lists this recording's spool
+ * files for the merge, which is the caller's: record/ does not merge
+ * (contract: cupti/gtrace_cupti.h).
  */
 #ifndef GTRACE_CUPTI_SESSION_H
 #define GTRACE_CUPTI_SESSION_H
@@ -20,9 +21,6 @@ struct cupti_session_opts {
 				 * else GTRACE_CUPTI_RUN_DIR where any program can join */
 };
 
-/* Keeps only the spool records of the processes the recording traced. */
-typedef bool (*cupti_session_want_fn)(void *ctx, uint32_t pid);
-
 /* Finds the agent library. Returns 0 or a negative errno with one error
  * line printed. */
 int cupti_session__new(const struct cupti_session_opts *o, struct cupti_session **out);
@@ -36,12 +34,14 @@ const char *cupti_session__dir(const struct cupti_session *s);
 int cupti_session__setenv(const struct cupti_session *s);
 /* Asks the agents to flush and stop (once; nothing when s is NULL). */
 void cupti_session__stop(struct cupti_session *s);
-/* After the recording: stops and waits for the agents, merges this
- * recording's spool files into trace (those of processes want_pid accepts,
- * in the run directory), then removes the directory. When the merge fails
- * the spool files stay, with the command to retry. Returns 0 or -errno. */
-int cupti_session__merge(struct cupti_session *s, const char *trace, cupti_session_want_fn want_pid,
-			 void *ctx);
+/* After the recording: stops and waits for the agents, then lists what the
+ * merge takes in *files (malloc'd paths, *nfiles of them; free each and the
+ * array): a private directory itself, else this recording's spool files in
+ * the run directory. Returns 0 or a negative errno with one error line. */
+int cupti_session__spools(struct cupti_session *s, char ***files, size_t *nfiles);
+/* True when the spool directory is private to -- CMD (every spool record in
+ * it is the recording's). */
+bool cupti_session__private(const struct cupti_session *s);
 /* Empties and removes the spool directory. */
 void cupti_session__remove_dir(struct cupti_session *s);
 /* Closes the run directory (unlocks it); the spool directory stays. */

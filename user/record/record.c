@@ -514,9 +514,7 @@ static int finish(struct recorder *r)
 
 static bool cupti_want_pid(void *ctx, uint32_t pid)
 {
-	struct recorder *r = ctx;
-
-	return proc_names__traced(r->procs, pid);
+	return proc_names__traced(ctx, pid);
 }
 
 static int check_pids(const struct record_opts *o)
@@ -534,7 +532,56 @@ static int check_pids(const struct record_opts *o)
 	return 0;
 }
 
-int record__run(const struct record_opts *o)
+/* A finished --cupti recording: once the agents are done, the spool files
+ * and the traced processes go to the caller's merge. Returns NULL after an
+ * error line (the spool files stay, with the command to retry). */
+static struct record_spools *leave_spools(struct recorder *r)
+{
+	struct record_spools *s = calloc(1, sizeof(*s));
+	int err = -ENOMEM;
+
+	if (s)
+		err = cupti_session__spools(r->cupti, &s->files, &s->nfiles);
+	else
+		pr_err("failed to list %s: %s", cupti_session__dir(r->cupti), strerror(-err));
+	if (err) {
+		pr_err("the CUPTI spool files stay in %s: merge them with gtrace-bpf merge %s %s",
+		       cupti_session__dir(r->cupti), r->path, cupti_session__dir(r->cupti));
+		free(s);
+		return NULL;
+	}
+	snprintf(s->trace, sizeof(s->trace), "%s", r->path);
+	if (!cupti_session__private(r->cupti)) {
+		s->want_pid = cupti_want_pid;
+		s->want_ctx = r->procs;
+	}
+	s->cupti = r->cupti;
+	s->procs = r->procs;
+	r->cupti = NULL;
+	r->procs = NULL;
+	return s;
+}
+
+void record_spools__done(struct record_spools *s, bool merged)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	if (merged)
+		cupti_session__remove_dir(s->cupti);
+	else
+		pr_err("the CUPTI spool files stay in %s: merge them with gtrace-bpf merge %s %s",
+		       cupti_session__dir(s->cupti), s->trace, cupti_session__dir(s->cupti));
+	for (i = 0; i < s->nfiles; i++)
+		free(s->files[i]);
+	free(s->files);
+	cupti_session__free(s->cupti);
+	proc_names__free(s->procs);
+	free(s);
+}
+
+int record__run(const struct record_opts *o, struct record_spools **spools)
 {
 	struct recorder rec = { .o = o }, *r = &rec;
 	struct cuda_probes_opts po = { .launch_exit = o->launch_exit };
@@ -548,6 +595,8 @@ int record__run(const struct record_opts *o)
 	size_t i;
 	uint8_t one = 1;
 
+	if (spools)
+		*spools = NULL;
 	r->filter = !o->all;
 	if (o->cupti) {
 		struct cupti_session_opts co = { .lib = o->cupti_lib, .private_dir = o->cmd != NULL };
@@ -673,7 +722,8 @@ cleanup:
 	trace_writer__free(r->w);
 	if (cupti_session__dir(r->cupti)) {
 		if (finished) {
-			if (cupti_session__merge(r->cupti, r->path, cupti_want_pid, r) && status == 0)
+			*spools = leave_spools(r);
+			if (!*spools && status == 0)
 				status = 1;
 		} else if (recorded) {
 			pr_warn("the CUPTI spool files stay in %s (gtrace-bpf merge TRACE %s)",

@@ -3,6 +3,7 @@
 #ifndef GTRACE_RECORD_H
 #define GTRACE_RECORD_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,11 +28,33 @@ struct record_opts {
 	bool trace_sched;		/* --trace: off-CPU intervals of GPU processes' threads */
 	const char *ioctl_majors;	/* --ioctl-majors: device majors instead of NVIDIA's */
 	const char *cmdline;		/* our own command line, for the header */
-	bool cupti;			/* --cupti: GPU-side records by the CUPTI agent, merged at the end */
+	bool cupti;			/* --cupti: GPU-side records by the CUPTI agent, left to merge */
 	const char *cupti_lib;		/* --cupti-lib: the agent library, NULL = found next to us */
 };
 
-/* Returns the process exit status: 0, 1 on error, or CMD's status. */
-int record__run(const struct record_opts *o);
+struct cupti_session;
+struct proc_names;
+
+/* What a --cupti recording leaves to merge into its trace: the merge is the
+ * caller's (record/ does not merge); record_spools__done() afterwards. */
+struct record_spools {
+	char trace[PATH_MAX];		/* the trace written, also the merge's output */
+	char **files;			/* this recording's spool files (or its private directory) */
+	size_t nfiles;
+	/* the processes the recording traced: only their spool records belong
+	 * in the trace (NULL: every record, the directory was private) */
+	bool (*want_pid)(void *ctx, uint32_t pid);
+	void *want_ctx;			/* want_pid's argument */
+	struct cupti_session *cupti;	/* holds the spool directory (the run directory locked) */
+	struct proc_names *procs;	/* the traced processes, behind want_ctx */
+};
+
+/* Returns the process exit status: 0, 1 on error, or CMD's status. With
+ * --cupti and a finished trace, *spools is what is left to merge (else
+ * NULL); spools may be NULL without --cupti. */
+int record__run(const struct record_opts *o, struct record_spools **spools);
+/* After the merge of s: merged, the spool directory goes; else its files
+ * stay, with one error line giving the command to retry. Frees s. */
+void record_spools__done(struct record_spools *s, bool merged);
 
 #endif
