@@ -8,6 +8,7 @@
 #include "record/cuda_object.h"
 #include "record/cuda_probes.h"
 #include "lib/log.h"
+#include "record/uprobe_ladder.h"
 
 /* The openat tracepoint needs tracefs; mount it where the kernel has it
  * but nobody mounted it (seen on the GPU machine). */
@@ -34,51 +35,27 @@ uint64_t cuda_object__ring_size(uint64_t v)
 	return p;
 }
 
-static int load_bpf_once(const struct cuda_object_opts *o, bool multi, bool tp,
-			 struct cuda_bpf **skel, bool *multi_out, const char **open_probe);
+struct load_ctx {
+	const struct cuda_object_opts *o;	/* configuration */
+	bool tp;				/* the openat tracepoint exists */
+	struct cuda_bpf **skel;			/* where the object goes */
+	const char **open_probe;		/* which openat probe it has */
+};
 
-/* The ladder: uprobe_multi links (one per program, cheap to detach) where the
- * kernel has them (6.6+), else one perf-event uprobe per probe point. */
-int cuda_object__load(const struct cuda_object_opts *o, struct cuda_bpf **skel, bool *multi,
-		      const char **open_probe)
+static int load_once(void *ctx, bool multi)
 {
-	bool tp = have_openat_tracepoint();
-	int err;
-
-	err = load_bpf_once(o, true, tp, skel, multi, open_probe);
-	if (err && err != -EPERM && err != -EACCES) {
-		pr_verbose("uprobe_multi programs did not load (%s): using one link per probe",
-			   strerror(-err));
-		cuda_bpf__destroy(*skel);
-		*skel = NULL;
-		err = load_bpf_once(o, false, tp, skel, multi, open_probe);
-	}
-	if (err) {
-		if (err == -EPERM || err == -EACCES)
-			pr_err("failed to load BPF programs: %s: run as root (or with CAP_BPF and CAP_PERFMON)",
-			       strerror(-err));
-		else
-			pr_err("failed to load BPF programs: %s (run with -vv for the verifier log)",
-			       strerror(-err));
-	}
-	return err;
-}
-
-static int load_bpf_once(const struct cuda_object_opts *o, bool multi, bool tp,
-			 struct cuda_bpf **skel, bool *multi_out, const char **open_probe)
-{
-	uint64_t size = cuda_object__ring_size(o->buffer_size);
+	struct load_ctx *l = ctx;
+	uint64_t size = cuda_object__ring_size(l->o->buffer_size);
 	struct cuda_bpf *s;
 	int err;
 
-	*multi_out = multi;
-	s = *skel = cuda_bpf__open();
+	s = *l->skel = cuda_bpf__open();
 	if (!s) {
 		err = -errno;
 		pr_err("failed to open BPF object: %s", strerror(-err));
 		return err;
 	}
-	s->rodata->filter_pids = o->filter;
+	s->rodata->filter_pids = l->o->filter;
 	s->rodata->wakeup_bytes = size / 8;
 	s->rodata->self_pid = getpid();
 	err = bpf_map__set_max_entries(s->maps.rb, size);
@@ -87,10 +64,28 @@ static int load_bpf_once(const struct cuda_object_opts *o, bool multi, bool tp,
 		       strerror(-err));
 		return err;
 	}
-	bpf_program__set_autoload(tp ? s->progs.open_raw : s->progs.open_tp, false);
-	*open_probe = tp ? "tracepoint" : "raw_tp";
+	bpf_program__set_autoload(l->tp ? s->progs.open_raw : s->progs.open_tp, false);
+	*l->open_probe = l->tp ? "tracepoint" : "raw_tp";
 	cuda_probes__prepare_multi(s, multi);
 	return cuda_bpf__load(s);
+}
+
+static void unload(void *ctx)
+{
+	struct load_ctx *l = ctx;
+
+	cuda_bpf__destroy(*l->skel);
+	*l->skel = NULL;
+}
+
+int cuda_object__load(const struct cuda_object_opts *o, struct cuda_bpf **skel, bool *multi,
+		      const char **open_probe)
+{
+	static const struct uprobe_ladder_ops ops = { .load = load_once, .unload = unload };
+	struct load_ctx l = { .o = o, .tp = have_openat_tracepoint(), .skel = skel,
+			      .open_probe = open_probe };
+
+	return uprobe_ladder__load(&ops, &l, multi);
 }
 
 /* Attaches a program, keeping its link in the skeleton, which destroys it. */

@@ -121,6 +121,11 @@ int uprobe_multi__attach(int prog_fd, const char *path, const uint64_t *offs,
 	return fd < 0 ? -errno : fd;
 }
 
+void uprobe_multi__prepare(struct bpf_program *prog, bool multi)
+{
+	bpf_program__set_expected_attach_type(prog, multi ? GT_BPF_TRACE_UPROBE_MULTI : 0);
+}
+
 /* Multi mode: one link per (program, entry/exit) with all its offsets, so
  * that detaching costs one synchronization, not one per probe (with
  * per-probe links, detaching ~270 probes took about a minute). */
@@ -317,5 +322,5 @@ void cuda_probes__prepare_multi(struct cuda_bpf *s, bool multi)
 	size_t i;
 
 	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
-		bpf_program__set_expected_attach_type(progs[i], multi ? GT_BPF_TRACE_UPROBE_MULTI : 0);
+		uprobe_multi__prepare(progs[i], multi);
 }

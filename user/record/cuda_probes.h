@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct bpf_program;
 struct cuda_bpf;
 struct cuda_probes;
 
@@ -21,6 +22,9 @@ struct cuda_probes_opts {
  * link fd (close it to detach) or a negative errno. */
 int uprobe_multi__attach(int prog_fd, const char *path, const uint64_t *offs,
 			 const uint64_t *cookies, uint32_t cnt, bool ret);
+/* Prepares a program, before its object loads, for uprobe_multi links
+ * (multi) or for one perf-event link per probe. */
+void uprobe_multi__prepare(struct bpf_program *prog, bool multi);
 /* Prepares the loaded-to-be programs of skel for uprobe_multi links. */
 void cuda_probes__prepare_multi(struct cuda_bpf *skel, bool multi);
 

@@ -7,7 +7,6 @@
  * to the trace file.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
 #include <signal.h>
@@ -15,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "cuda.skel.h"
 #include "record/cuda_object.h"
+#include "record/child.h"
 #include "record/cuda_probes.h"
 #include "record/cupti_session.h"
 #include "record/kname_recovery.h"
@@ -56,9 +55,7 @@ struct recorder {
 	uint64_t bad_records;		/* malformed ring-buffer records */
 	uint64_t last_drops;
 	uint64_t received;		/* records taken from the ring buffer */
-	pid_t child;			/* -- CMD, 0 = none */
-	int child_status;
-	bool child_done;
+	struct child *child;		/* -- CMD, NULL = none */
 	const char *open_probe;		/* which openat probe runs */
 	bool multi;			/* uprobe_multi links (else one link per probe) */
 	struct kernel_sources *ks;	/* ioctl and scheduler recording */
@@ -254,42 +251,18 @@ static void tick(struct recorder *r, uint64_t start, uint64_t *last_events, bool
 	*last_events = c.events;
 }
 
-static int start_child(struct recorder *r, int *go_fd)
+/* In the child of -- CMD: the agent's environment goes to CMD (and what it
+ * starts) only. */
+static int child_setup(void *ctx)
 {
-	int pfd[2];
-	pid_t pid;
+	struct recorder *r = ctx;
+	int err;
 
-	if (pipe2(pfd, O_CLOEXEC))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		int err = -errno;
-
-		close(pfd[0]);
-		close(pfd[1]);
+	if (r->cupti && (err = cupti_session__setenv(r->cupti))) {
+		fprintf(stderr, "gtrace-bpf: cannot set the CUPTI agent's environment: %s\n",
+			strerror(-err));
 		return err;
 	}
-	if (pid == 0) {
-		char c;
-		int err;
-
-		close(pfd[1]);
-		/* wait until the probes are in place; EOF means the recorder gave up */
-		if (read(pfd[0], &c, 1) != 1)
-			_exit(127);
-		/* the agent's environment goes to CMD (and what it starts) only */
-		if (r->cupti && (err = cupti_session__setenv(r->cupti))) {
-			fprintf(stderr, "gtrace-bpf: cannot set the CUPTI agent's environment: %s\n",
-				strerror(-err));
-			_exit(127);
-		}
-		execvp(r->o->cmd[0], r->o->cmd);
-		fprintf(stderr, "gtrace-bpf: cannot run %s: %s\n", r->o->cmd[0], strerror(errno));
-		_exit(127);
-	}
-	close(pfd[0]);
-	*go_fd = pfd[1];
-	r->child = pid;
 	return 0;
 }
 
@@ -427,16 +400,10 @@ static void rescan(struct recorder *r, bool all)
 	r->nscan = 0;
 }
 
-static void poll_child(struct recorder *r)
+/* True once -- CMD has exited. */
+static bool child_done(struct recorder *r)
 {
-	int st;
-
-	if (!r->child || r->child_done)
-		return;
-	if (waitpid(r->child, &st, WNOHANG) == r->child) {
-		r->child_done = true;
-		r->child_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	}
+	return r->child && child__poll(r->child);
 }
 
 static int run_loop(struct recorder *r)
@@ -454,8 +421,7 @@ static int run_loop(struct recorder *r)
 			return err;
 		}
 		ring_buffer__consume(r->rb);
-		poll_child(r);
-		if (r->child_done)
+		if (child_done(r))
 			break;
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
 
@@ -590,7 +556,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	struct gt_file_info info;
 	struct utsname u;
 	char opts[768];
-	int err, go_fd = -1, status = 1;
+	int err, status = 1;
 	bool recorded = false, finished = false;
 	size_t i;
 	uint8_t one = 1;
@@ -666,12 +632,12 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	if (o->cmd) {
 		uint32_t pid;
 
-		err = start_child(r, &go_fd);
+		err = child__start(o->cmd, child_setup, r, &r->child);
 		if (err) {
 			pr_err("failed to start %s: %s", o->cmd[0], strerror(-err));
 			goto cleanup;
 		}
-		pid = r->child;
+		pid = child__pid(r->child);
 		err = bpf_map__update_elem(r->skel->maps.pids, &pid, sizeof(pid), &one, sizeof(one),
 					   BPF_ANY);
 		if (err) {
@@ -686,21 +652,15 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		cuda_probes__nprobes(r->probes), o->all ? ", all processes" : "");
 	pr_verbose("uprobes: %s; openat discovery probe: %s; options: %s",
 		   r->multi ? "uprobe_multi links" : "one perf-event link per probe", r->open_probe, opts);
-	if (go_fd >= 0) {
-		if (write(go_fd, "g", 1) != 1)
-			pr_warn("failed to start %s: %s", o->cmd[0], strerror(errno));
-		close(go_fd);
-		go_fd = -1;
-	}
+	if (r->child && (err = child__release(r->child)))
+		pr_warn("failed to start %s: %s", o->cmd[0], strerror(-err));
 	recorded = true;
 	err = run_loop(r);
-	if (r->child && !r->child_done) {
-		pr_info("recording stopped; waiting for %s (pid %d) to exit", o->cmd[0], r->child);
-		while (!r->child_done && stop_requests < 2) {
-			poll_child(r);
-			if (!r->child_done)
-				usleep(50000);
-		}
+	if (r->child && !child_done(r)) {
+		pr_info("recording stopped; waiting for %s (pid %d) to exit", o->cmd[0],
+			child__pid(r->child));
+		while (!child_done(r) && stop_requests < 2)
+			usleep(50000);
 	}
 	/* the agents flush while the trace is finished */
 	cupti_session__stop(r->cupti);
@@ -708,12 +668,9 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	if (!finished || err)
 		status = 1;
 	else
-		status = r->child ? r->child_status : 0;
+		status = r->child ? child__status(r->child) : 0;
 cleanup:
-	if (go_fd >= 0) {
-		close(go_fd);	/* the child sees EOF and exits 127 without running CMD */
-		waitpid(r->child, NULL, 0);
-	}
+	child__free(r->child);	/* never released: it exits without running CMD */
 	ring_buffer__free(r->rb);
 	cuda_probes__free(r->probes);
 	kernel_sources__free(r->ks);
