@@ -607,29 +607,3 @@ int open_raw(struct bpf_raw_tracepoint_args *ctx)
 	regs = (struct pt_regs *)ctx->args[0];
 	return check_open((const char *)PT_REGS_PARM2_CORE_SYSCALL(regs));
 }
-
-/* ---- census: which driver API functions a program calls ---- */
-
-#define GT_CENSUS_MAX 4096
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, GT_CENSUS_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} census_counts SEC(".maps");
-
-/* Counts calls of one exported function (cookie = its index). */
-SEC("uprobe")
-int count_entry(struct pt_regs *ctx)
-{
-	__u32 idx = bpf_get_attach_cookie(ctx);
-	__u64 *c;
-
-	if (!traced(bpf_get_current_pid_tgid() >> 32))
-		return 0;
-	c = bpf_map_lookup_elem(&census_counts, &idx);
-	if (c)
-		__sync_fetch_and_add(c, 1);
-	return 0;
-}

@@ -4,23 +4,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "record/census.h"
-#include "cuda.skel.h"
+#include "census.skel.h"
+#include "record/child.h"
 #include "record/cuda_probes.h"
 #include "decode/decode.h"
 #include "record/elf_syms.h"
 #include "record/libcuda_finder.h"
 #include "lib/log.h"
 #include "record/bpf_log.h"
+#include "record/uprobe_ladder.h"
 
-#define CENSUS_MAX 4096	/* GT_CENSUS_MAX in bpf/cuda.bpf.c */
+#define CENSUS_MAX 4096	/* GT_CENSUS_MAX in bpf/census.bpf.c */
 
 struct census {
-	struct cuda_bpf *skel;
+	struct census_bpf *skel;
+	bool multi;			/* uprobe_multi links, else one perf-event link per function */
+	struct bpf_link *plinks[CENSUS_MAX];	/* those links, by index, when not multi */
 	char *names[CENSUS_MAX];	/* symbol of each cookie */
 	uint64_t offs[CENSUS_MAX];	/* its offset in its file */
 	uint64_t cookies[CENSUS_MAX];	/* = its index */
@@ -119,14 +122,99 @@ static void report(struct census *c)
 	free(rows);
 }
 
+static int load_once(void *ctx, bool multi)
+{
+	struct census *c = ctx;
+	int err;
+
+	c->skel = census_bpf__open();
+	if (!c->skel) {
+		err = -errno;
+		pr_err("failed to open BPF object: %s", strerror(-err));
+		return err;
+	}
+	c->skel->rodata->filter_pids = true;
+	c->skel->rodata->self_pid = getpid();
+	/* the shared maps' ring buffer: census writes no records into it */
+	err = bpf_map__set_max_entries(c->skel->maps.rb, getpagesize());
+	if (err) {
+		pr_err("failed to size the ring buffer: %s", strerror(-err));
+		return err;
+	}
+	uprobe_multi__prepare(c->skel->progs.count_entry, multi);
+	return census_bpf__load(c->skel);
+}
+
+static void unload(void *ctx)
+{
+	struct census *c = ctx;
+
+	census_bpf__destroy(c->skel);
+	c->skel = NULL;
+}
+
+/* The counting probes of the functions first..n-1 of path: one
+ * uprobe_multi link, else one link each. Returns 0 or a negative errno. */
+static int attach_file(struct census *c, const char *path)
+{
+	int i, fd, err;
+
+	if (c->multi) {
+		fd = uprobe_multi__attach(bpf_program__fd(c->skel->progs.count_entry), path,
+					  c->offs + c->first, c->cookies + c->first, c->n - c->first,
+					  false);
+		if (fd < 0)
+			return fd;
+		c->links[c->nlinks++] = fd;
+		return 0;
+	}
+	for (i = c->first; i < c->n; i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = c->cookies[i]);
+
+		c->plinks[i] = bpf_program__attach_uprobe_opts(c->skel->progs.count_entry, -1, path,
+							       c->offs[i], &uo);
+		if (!c->plinks[i]) {
+			err = -errno;
+			return err ? err : -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Starts CMD with its pid in the filter, waits for it; its status. */
+static int run_cmd(struct census *c, char **cmd)
+{
+	static const uint8_t one = 1;
+	struct child *ch;
+	uint32_t pid;
+	int err, status;
+
+	err = child__start(cmd, NULL, NULL, &ch);
+	if (err) {
+		pr_err("failed to start %s: %s", cmd[0], strerror(-err));
+		return -1;
+	}
+	pid = child__pid(ch);
+	err = bpf_map__update_elem(c->skel->maps.pids, &pid, sizeof(pid), &one, sizeof(one), BPF_ANY);
+	if (err) {
+		pr_err("failed to add pid %u to the filter: %s", pid, strerror(-err));
+		child__free(ch);
+		return -1;
+	}
+	err = child__release(ch);
+	if (err)
+		pr_warn("failed to start %s: %s", cmd[0], strerror(-err));
+	status = child__wait(ch);
+	child__free(ch);
+	return status;
+}
+
 int census__run(const struct census_opts *o)
 {
+	static const struct uprobe_ladder_ops ops = { .load = load_once, .unload = unload };
 	struct census *c = calloc(1, sizeof(*c));
-	int err = 0, status = 1, st, i;
+	int err = 0, status = 1, i;
 	char *only = NULL;
-	uint8_t one = 1;
-	uint32_t pid;
-	pid_t child;
 
 	if (!c)
 		return 1;
@@ -139,20 +227,8 @@ int census__run(const struct census_opts *o)
 		c->only = only;
 	}
 	bpf_log__setup();
-	c->skel = cuda_bpf__open();
-	if (!c->skel) {
-		pr_err("failed to open BPF object: %s", strerror(errno));
+	if (uprobe_ladder__load(&ops, c, &c->multi))
 		goto cleanup;
-	}
-	c->skel->rodata->filter_pids = true;
-	cuda_probes__prepare_multi(c->skel, true);
-	c->skel->rodata->self_pid = getpid();
-	bpf_program__set_autoload(c->skel->progs.open_tp, false);
-	err = cuda_bpf__load(c->skel);
-	if (err) {
-		pr_err("failed to load BPF programs: %s", strerror(-err));
-		goto cleanup;
-	}
 	for (i = 0; i < (int)o->nlibcuda; i++)
 		add_path(c, o->libcuda[i], NULL);
 	if (!o->nlibcuda)
@@ -170,47 +246,34 @@ int census__run(const struct census_opts *o)
 			goto cleanup;
 		}
 		if (err >= 0)
-			err = uprobe_multi__attach(bpf_program__fd(c->skel->progs.count_entry), c->paths[i],
-						   c->offs + c->first, c->cookies + c->first,
-						   c->n - c->first, false);
+			err = attach_file(c, c->paths[i]);
 		if (err < 0) {
 			pr_err("cannot count calls in %s: %s", c->paths[i], strerror(-err));
 			goto cleanup;
 		}
-		c->links[c->nlinks++] = err;
 	}
-	if (!bpf_program__attach(c->skel->progs.proc_fork)) {
+	c->skel->links.census_fork = bpf_program__attach(c->skel->progs.census_fork);
+	if (!c->skel->links.census_fork) {
 		pr_err("failed to attach the fork probe: %s", strerror(errno));
 		goto cleanup;
 	}
 	pr_info("counting calls of %d functions in %d file(s)", c->n, c->npaths);
-	child = fork();
-	if (child == 0) {
-		/* stopped until the parent has put our pid in the filter */
-		raise(SIGSTOP);
-		execvp(o->cmd[0], o->cmd);
-		fprintf(stderr, "gtrace-bpf: cannot run %s: %s\n", o->cmd[0], strerror(errno));
-		_exit(127);
-	}
-	if (child < 0) {
-		pr_err("failed to start %s: %s", o->cmd[0], strerror(errno));
+	status = run_cmd(c, o->cmd);
+	if (status < 0) {
+		status = 1;
 		goto cleanup;
 	}
-	waitpid(child, &st, WUNTRACED);
-	pid = child;
-	bpf_map__update_elem(c->skel->maps.pids, &pid, sizeof(pid), &one, sizeof(one), BPF_ANY);
-	kill(child, SIGCONT);
-	waitpid(child, &st, 0);
-	status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	report(c);
 cleanup:
 	for (i = 0; i < c->nlinks; i++)
 		close(c->links[i]);
 	for (i = 0; i < c->n; i++)
+		bpf_link__destroy(c->plinks[i]);
+	for (i = 0; i < c->n; i++)
 		free(c->names[i]);
 	for (i = 0; i < c->npaths; i++)
 		free((char *)c->paths[i]);
-	cuda_bpf__destroy(c->skel);
+	census_bpf__destroy(c->skel);
 	free(c);
 	free(only);
 	return status;

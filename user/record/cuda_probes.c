@@ -317,7 +317,7 @@ void cuda_probes__prepare_multi(struct cuda_bpf *s, bool multi)
 	struct bpf_program *progs[] = {
 		s->progs.call_entry, s->progs.launch_entry, s->progs.launch_ex_entry,
 		s->progs.call_str_entry, s->progs.memcpy2d_entry, s->progs.memcpy3d_entry,
-		s->progs.call_exit, s->progs.call_exit_str, s->progs.count_entry,
+		s->progs.call_exit, s->progs.call_exit_str,
 	};
 	size_t i;
 
