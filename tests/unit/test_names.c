@@ -2,7 +2,7 @@
 /*
  * Unit tests of kernel and process naming in the decoder (user/decode/decode.c) and
  * of the name tables (user/format/api.c): each way a kernel gets its name, the
- * placeholder, demangling, the symbol name check, the api table lookups.
+ * placeholder, the api table lookups.
  */
 #include "decode_records.h"
 
@@ -170,56 +170,6 @@ static void test_tables(void **state)
 	assert_string_equal(gt_copy_kind__name(GT_COPY__COUNT), "Unknown");
 }
 
-static void test_demangle(void **state)
-{
-	char buf[256], small[8];
-
-	(void)state;
-	assert_string_equal(gt_demangle("_Z6vecAddPfS_S_i", buf, sizeof(buf)),
-			    "vecAdd(float*, float*, float*, int)");
-	assert_string_equal(gt_demangle("_Z4axpyIfEvT_PKS0_PS0_", buf, sizeof(buf)),
-			    "void axpy<float>(float, float const*, float*)");
-	assert_string_equal(gt_demangle("_ZN2ns6kernelILi4EEEvPi", buf, sizeof(buf)),
-			    "void ns::kernel<4>(int*)");
-	assert_string_equal(gt_demangle("my_kernel", buf, sizeof(buf)), "my_kernel");
-	/* plain names that spell a type encoding stay as they are */
-	assert_string_equal(gt_demangle("i", buf, sizeof(buf)), "i");
-	assert_string_equal(gt_demangle("_Z$$garbage!!", buf, sizeof(buf)), "_Z$$garbage!!");
-	assert_string_equal(gt_demangle("", buf, sizeof(buf)), "");
-	assert_string_equal(gt_demangle(NULL, buf, sizeof(buf)), "");
-	/* cut to the buffer, always terminated */
-	assert_ptr_equal(gt_demangle("_Z6vecAddPfS_S_i", small, sizeof(small)), small);
-	assert_string_equal(small, "vecAdd(");
-}
-
-static void test_symbol_name_valid(void **state)
-{
-	char big[GT_STR_MAX + 8];
-
-	(void)state;
-	assert_true(gt_symbol_name_valid("_Z6vecAddPfS_S_i", 64));
-	assert_true(gt_symbol_name_valid("my_kernel", 64));
-	assert_true(gt_symbol_name_valid("_ZN5cutlass6KernelINS_4gemmEEEvNT_6ParamsE", 4096));
-	assert_true(gt_symbol_name_valid("kernel.cold$1", 64));
-	assert_false(gt_symbol_name_valid("", 64));
-	assert_false(gt_symbol_name_valid(NULL, 64));
-	assert_false(gt_symbol_name_valid("9lives", 64));
-	assert_false(gt_symbol_name_valid("has space", 64));
-	assert_false(gt_symbol_name_valid("vecAdd(float*)", 64));
-	assert_false(gt_symbol_name_valid("tab\tname", 64));
-	assert_false(gt_symbol_name_valid("\xc3\xa9t\xc3\xa9", 64));
-	/* no NUL within maxlen: the read ran short */
-	assert_false(gt_symbol_name_valid("abcdef", 3));
-	assert_true(gt_symbol_name_valid("abcdef", 7));
-	assert_false(gt_symbol_name_valid("abc", 0));
-	memset(big, 'a', sizeof(big));
-	big[GT_STR_MAX - 1] = '\0';	/* 4095 bytes: the longest allowed */
-	assert_true(gt_symbol_name_valid(big, sizeof(big)));
-	big[GT_STR_MAX - 1] = 'a';
-	big[GT_STR_MAX] = '\0';		/* 4096 bytes: too long */
-	assert_false(gt_symbol_name_valid(big, sizeof(big)));
-}
-
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -231,8 +181,6 @@ int main(void)
 		T(test_name_kernel_mem),
 		T(test_process_names),
 		cmocka_unit_test(test_tables),
-		cmocka_unit_test(test_demangle),
-		cmocka_unit_test(test_symbol_name_valid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

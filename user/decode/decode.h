@@ -91,11 +91,11 @@ uint64_t gt_decoder__process_cgroup(const struct gt_decoder *d, uint32_t pid);
 /* Thread comm learned from GT_NAME_THREAD records; NULL if unknown. */
 const char *gt_decoder__thread_name(const struct gt_decoder *d, uint32_t tid);
 
-/* The demangled form of a mangled kernel name (as gt_demangle; the name
- * itself when it is not an Itanium name), each distinct name demangled once
- * and kept until the decoder is freed: the same string comes back for the
- * same name, so callers may key on its address.  The name unchanged when
- * out of memory. */
+/* The demangled form of a mangled kernel name (as gt_demangle of
+ * lib/demangle.h; the name itself when it is not an Itanium name), each
+ * distinct name demangled once and kept until the decoder is freed: the same
+ * string comes back for the same name, so callers may key on its address.
+ * The name unchanged when out of memory. */
 const char *gt_decoder__demangle(struct gt_decoder *d, const char *mangled);
 /* The names of a GT_REC_GPU_KERNEL record, read no further than the record's
  * end: returns the demangled name ("unknown_kernel" when the record has
@@ -126,12 +126,5 @@ int gt_api__by_name(const char *name);			/* enum gt_api or -1 */
 enum gt_api_class gt_api__class(unsigned api);
 const char *gt_call_type__name(enum gt_call_type t);	/* "launch", ... */
 const char *gt_copy_kind__name(enum gt_copy_kind k);	/* "HtoD", ... */
-
-/* Demangles an Itanium C++ name into buf; copies it unchanged when it is not
- * mangled or cannot be demangled. Returns buf. */
-const char *gt_demangle(const char *mangled, char *buf, size_t len);
-/* True when s looks like a symbol name a driver would store: printable,
- * identifier characters and the few a mangled name uses, 1..4095 bytes. */
-bool gt_symbol_name_valid(const char *s, size_t maxlen);
 
 #endif

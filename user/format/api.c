@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * Name tables of the decoder: the rows of GT_API_TABLE, the names of call
- * types and copy kinds, kernel name demangling and the check of strings
- * recovered from driver memory.
+ * types and copy kinds, and the interned kernel names.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <libiberty/demangle.h>
 #include "decode/decode.h"
 #include "decode/kname.h"
+#include "lib/demangle.h"
 
 #define KNAME_TABLE_MIN_CAP 64	/* buckets of the first name table */
 
@@ -84,72 +83,6 @@ const char *gt_copy_kind__name(enum gt_copy_kind k)
 	if ((unsigned)k >= GT_COPY__COUNT)
 		return "Unknown";
 	return copy_kind_names[k];
-}
-
-static void copy_trunc(char *buf, size_t len, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n >= len)
-		n = len - 1;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-}
-
-const char *gt_demangle(const char *mangled, char *buf, size_t len)
-{
-	char *dm;
-
-	if (!buf || len == 0)
-		return buf;
-	if (!mangled) {
-		buf[0] = '\0';
-		return buf;
-	}
-	/*
-	 * Only Itanium names are handed to libiberty: with DMGL_TYPES it would
-	 * also "demangle" plain identifiers that happen to spell a type
-	 * encoding (a kernel named "i" would become "int").
-	 */
-	if (strncmp(mangled, "_Z", 2) != 0) {
-		copy_trunc(buf, len, mangled);
-		return buf;
-	}
-	dm = cplus_demangle(mangled, DMGL_PARAMS | DMGL_ANSI | DMGL_TYPES);
-	copy_trunc(buf, len, dm ? dm : mangled);
-	free(dm);
-	return buf;
-}
-
-static bool symbol_char(unsigned char ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-	       (ch >= '0' && ch <= '9') || ch == '_' || ch == '$' || ch == '.';
-}
-
-bool gt_symbol_name_valid(const char *s, size_t maxlen)
-{
-	size_t n;
-
-	if (!s || maxlen == 0)
-		return false;
-	if (maxlen > GT_STR_MAX)
-		maxlen = GT_STR_MAX;
-	/* No NUL within maxlen: the string ran off what was read. */
-	n = strnlen(s, maxlen);
-	if (n == 0 || n == maxlen)
-		return false;
-	/*
-	 * A stale pointer read as a name mostly yields bytes that fail this:
-	 * symbols never start with a digit and use no spaces or punctuation
-	 * beyond '_', '$' and '.' (clone suffixes such as ".cold").
-	 */
-	if (s[0] >= '0' && s[0] <= '9')
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!symbol_char((unsigned char)s[i]))
-			return false;
-	return true;
 }
 
 /* ---- interned kernel names ---------------------------------------------- */
@@ -237,11 +170,8 @@ void kname_table__put(struct kname_table *in, struct kname *k)
 const char *kname__demangled(struct kname *k)
 {
 	if (!k->demangled) {
-		char *dm = NULL;
+		char *dm = gt_demangle__dup(k->mangled);
 
-		/* Itanium names only: see gt_demangle */
-		if (strncmp(k->mangled, "_Z", 2) == 0)
-			dm = cplus_demangle(k->mangled, DMGL_PARAMS | DMGL_ANSI | DMGL_TYPES);
 		k->demangled = dm ? dm : k->mangled;
 	}
 	return k->demangled;

@@ -7,8 +7,12 @@
 #include <sys/uio.h>
 #include "decode/decode.h"
 #include "record/kname_recovery.h"
+#include "lib/demangle.h"
 #include "lib/log.h"
 #include "lib/u64map.h"
+
+/* a recovered name is checked against the longest string a record carries */
+_Static_assert(GT_SYMBOL_NAME_MAX == GT_STR_MAX, "symbol name limit is not the record string limit");
 
 /* value of `known` for a handle already looked at that has no usable name */
 #define SEEN_NO_NAME 1ull
