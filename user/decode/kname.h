@@ -2,11 +2,11 @@
 /*
  * Kernel names shared by the decoder's (pid, handle) entries: interned so
  * that each distinct name is stored and demangled once, however many
- * handles, contexts or launches use it.  Internal to the decoder; the public
- * name lookups (api table, demangling) are declared in decode.h.
+ * handles, contexts or launches use it.  Internal to the decoder; the api
+ * table is in format/api.h, demangling in lib/demangle.h.
  */
-#ifndef GTRACE_NAMES_H
-#define GTRACE_NAMES_H
+#ifndef GTRACE_KNAME_H
+#define GTRACE_KNAME_H
 
 #include <stdint.h>
 #include <stddef.h>

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "decode/kname.h"
+#include "lib/demangle.h"
+
+#define KNAME_TABLE_MIN_CAP 64	/* buckets of the first name table */
+
+static uint64_t str_hash(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static int interner_grow(struct kname_table *in)
+{
+	uint32_t cap = in->cap ? in->cap * 2 : KNAME_TABLE_MIN_CAP;
+	struct kname **b = calloc(cap, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < in->cap; i++) {
+		struct kname *k = in->b[i], *next;
+
+		for (; k; k = next) {
+			next = k->next;
+			k->next = b[k->h & (cap - 1)];
+			b[k->h & (cap - 1)] = k;
+		}
+	}
+	free(in->b);
+	in->b = b;
+	in->cap = cap;
+	return 0;
+}
+
+/* Returns the name with one more reference, NULL when out of memory. */
+struct kname *kname_table__get(struct kname_table *in, const char *s, size_t n)
+{
+	uint64_t h = str_hash(s, n);
+	struct kname *k;
+
+	if (in->cap) {
+		for (k = in->b[h & (in->cap - 1)]; k; k = k->next)
+			if (k->h == h && k->len == n && memcmp(k->mangled, s, n) == 0) {
+				k->refs++;
+				return k;
+			}
+	}
+	if (in->n >= in->cap && interner_grow(in))
+		return NULL;
+	k = malloc(sizeof(*k) + n + 1);
+	if (!k)
+		return NULL;
+	memcpy(k->mangled, s, n);
+	k->mangled[n] = '\0';
+	k->h = h;
+	k->len = (uint32_t)n;
+	k->refs = 1;
+	k->demangled = NULL;
+	k->next = in->b[h & (in->cap - 1)];
+	in->b[h & (in->cap - 1)] = k;
+	in->n++;
+	return k;
+}
+
+void kname_table__put(struct kname_table *in, struct kname *k)
+{
+	struct kname **pp;
+
+	if (!k || --k->refs)
+		return;
+	for (pp = &in->b[k->h & (in->cap - 1)]; *pp; pp = &(*pp)->next)
+		if (*pp == k) {
+			*pp = k->next;
+			break;
+		}
+	in->n--;
+	if (k->demangled != k->mangled)
+		free(k->demangled);
+	free(k);
+}
+
+const char *kname__demangled(struct kname *k)
+{
+	if (!k->demangled) {
+		char *dm = gt_demangle__dup(k->mangled);
+
+		k->demangled = dm ? dm : k->mangled;
+	}
+	return k->demangled;
+}
+
+void kname_table__free(struct kname_table *in)
+{
+	for (uint32_t i = 0; i < in->cap; i++) {
+		struct kname *k = in->b[i], *next;
+
+		for (; k; k = next) {
+			next = k->next;
+			if (k->demangled != k->mangled)
+				free(k->demangled);
+			free(k);
+		}
+	}
+	free(in->b);
+	in->b = NULL;
+	in->cap = in->n = 0;
+}
