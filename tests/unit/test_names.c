@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of kernel and process naming in the decoder (user/decode/decode.c) and
- * of the name tables (user/format/api.c): each way a kernel gets its name, the
- * placeholder, the api table lookups.
+ * Unit tests of kernel and process naming in the decoder (user/decode/names.c):
+ * each way a kernel gets its name, the placeholder, process and thread names.
  */
 #include "decode_records.h"
 
@@ -138,38 +137,6 @@ static void test_process_names(void **state)
 	assert_int_equal(S.nother, 7);
 }
 
-/* ------------------------------------------------------------ tables */
-
-static void test_tables(void **state)
-{
-	(void)state;
-	assert_string_equal(gt_api__name(API(cuLaunchKernel_ptsz)), "cuLaunchKernel_ptsz");
-	assert_null(gt_api__name(0));
-	assert_null(gt_api__name(GT_API__COUNT));
-	assert_null(gt_api__info(GT_API__COUNT + 7));
-	assert_int_equal(gt_api__by_name("cuMemsetD2D32Async"), API(cuMemsetD2D32Async));
-	assert_int_equal(gt_api__by_name("cuNoSuchThing"), -1);
-	assert_int_equal(gt_api__by_name(NULL), -1);
-	assert_int_equal(gt_api__class(API(cuMemcpy3D_v2)), GT_CLS_MEMCPY3D);
-	assert_int_equal(gt_api__class(9999), GT_CLS_NONE);
-	assert_int_equal(gt_api__info(API(cuMemAllocPitch_v2))->b, 3);
-	assert_int_equal(gt_api__info(API(cuFuncGetName))->ret, GT_R_RET_STR);
-	for (unsigned i = 1; i < GT_API__COUNT; i++)
-		assert_int_equal(gt_api__by_name(gt_api__name(i)), i);
-
-	assert_string_equal(gt_call_type__name(GT_T_LAUNCH), "launch");
-	assert_string_equal(gt_call_type__name(GT_T_CONTEXT), "context");
-	assert_string_equal(gt_call_type__name(GT_T_INIT), "init");
-	assert_string_equal(gt_call_type__name(GT_T__COUNT), "unknown");
-	for (int t = 0; t < GT_T__COUNT; t++)
-		assert_non_null(gt_call_type__name(t));
-	assert_string_equal(gt_copy_kind__name(GT_COPY_HTOD), "HtoD");
-	assert_string_equal(gt_copy_kind__name(GT_COPY_PTOP), "PtoP");
-	assert_string_equal(gt_copy_kind__name(GT_COPY_ATOA), "AtoA");
-	assert_string_equal(gt_copy_kind__name(GT_COPY_UNKNOWN), "Unknown");
-	assert_string_equal(gt_copy_kind__name(GT_COPY__COUNT), "Unknown");
-}
-
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -180,7 +147,6 @@ int main(void)
 		T(test_name_func_name),
 		T(test_name_kernel_mem),
 		T(test_process_names),
-		cmocka_unit_test(test_tables),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

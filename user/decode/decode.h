@@ -12,13 +12,7 @@
 #include <stdint.h>
 #include "bpf/gtrace_events.h"
 #include "bpf/gtrace_api.h"
-
-/* What a call is, for "type" in dump and grouping in stats. */
-enum gt_call_type {
-	GT_T_LAUNCH, GT_T_MEMCPY, GT_T_MEMSET, GT_T_ALLOC, GT_T_FREE, GT_T_SYNC,
-	GT_T_MODULE, GT_T_CONTEXT, GT_T_STREAM, GT_T_EVENT, GT_T_MARKER, GT_T_INIT,
-	GT_T__COUNT,
-};
+#include "format/api.h"
 
 /* One decoded libcuda call. */
 struct gt_callrec {
@@ -107,24 +101,5 @@ const char *gt_decoder__gpu_kernel_name(struct gt_decoder *d, const struct gt_gp
  * at the end of the record and at GT_STR_MAX - 1: a damaged len never makes
  * a reader run past the record. */
 size_t gt_rec_strlen(const struct gt_hdr *rec, const char *s, size_t len);
-
-/* One row of GT_API_TABLE (gtrace_api.h says what the columns mean). */
-struct gt_api_info {
-	const char *name;	/* libcuda symbol */
-	enum gt_api_class cls;	/* how the decoder reads it */
-	enum gt_prog prog;	/* entry program */
-	enum gt_ret_prog ret;	/* exit program */
-	int8_t out, str;	/* out-pointer and string argument indices, GT_NA if none */
-	int8_t a, b, c, d;	/* class-dependent argument indices, GT_NA if none */
-	uint8_t kind;		/* memcpy: enum gt_copy_kind; memset: element size; launch: 1 = cooperative */
-};
-
-/* Table lookups. */
-const struct gt_api_info *gt_api__info(unsigned api);	/* NULL if out of range */
-const char *gt_api__name(unsigned api);			/* "cuLaunchKernel", NULL if out of range */
-int gt_api__by_name(const char *name);			/* enum gt_api or -1 */
-enum gt_api_class gt_api__class(unsigned api);
-const char *gt_call_type__name(enum gt_call_type t);	/* "launch", ... */
-const char *gt_copy_kind__name(enum gt_copy_kind k);	/* "HtoD", ... */
 
 #endif

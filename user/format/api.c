@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: MIT
-/*
- * Name tables of the decoder: the rows of GT_API_TABLE, the names of call
- * types and copy kinds.
- */
 #include <string.h>
-#include "decode/decode.h"
+#include "format/api.h"
 
 /* The table expanded once into data, so that lookups are array indexing. */
 static const struct gt_api_info api_table[GT_API__COUNT] = {
