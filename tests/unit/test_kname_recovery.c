@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "record/kname_recovery.h"
-#include "decode/decode.h"
+#include "format/api.h"
 
 #define PID 4242
 #define TID 4243

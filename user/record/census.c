@@ -11,7 +11,7 @@
 #include "census.skel.h"
 #include "record/child.h"
 #include "record/cuda_probes.h"
-#include "decode/decode.h"
+#include "format/api.h"
 #include "record/elf_syms.h"
 #include "record/libcuda_finder.h"
 #include "lib/log.h"

@@ -10,20 +10,11 @@
 #include "cuda.skel.h"
 #include "record/cuda_probes.h"
 #include "record/elf_syms.h"
-#include "bpf/gtrace_api.h"
+#include "format/api.h"
 #include "lib/log.h"
 
-struct api_desc {
-	const char *name;
-	int prog, ret, out, str, stream, coop;
-};
-
-#define GT_DESC(sym, cls, prog, ret, out, str, a, b, c, d, kind) \
-	{ #sym, GT_P_##prog, GT_R_##ret, out, str, d, \
-	  GT_CLS_##cls == GT_CLS_LAUNCH && (kind) == 1 },
-static const struct api_desc descs[] = { GT_API_TABLE(GT_DESC) };
-#undef GT_DESC
-#define NAPI (sizeof(descs) / sizeof(descs[0]))
+/* The probed symbols are apis 1..NAPI of the table; probe i is api i + 1. */
+#define NAPI ((size_t)GT_API__COUNT - 1)
 
 struct attached_file {
 	dev_t dev;
@@ -230,7 +221,7 @@ int cuda_probes__attach_file(struct cuda_probes *p, const char *path, const char
 	if (cuda_probes__has_file(p, path))
 		return 0;
 	for (i = 0; i < NAPI; i++)
-		names[i] = descs[i].name;
+		names[i] = gt_api__name(i + 1);
 	found = elf_syms__resolve(path, names, NAPI, offs);
 	if (found < 0)
 		return found;
@@ -242,8 +233,8 @@ int cuda_probes__attach_file(struct cuda_probes *p, const char *path, const char
 	if (!f.label)
 		return -ENOMEM;
 	for (i = 0; i < NAPI; i++) {
-		const struct api_desc *d = &descs[i];
-		uint64_t cookie = GT_COOKIE_MAKE(i + 1, d->out, d->str, d->stream);
+		const struct gt_api_info *d = gt_api__info(i + 1);
+		uint64_t cookie = GT_COOKIE_MAKE(i + 1, d->out, d->str, d->d);
 		bool alias = false, entry_only;
 
 		if (!offs[i]) {
@@ -257,7 +248,7 @@ int cuda_probes__attach_file(struct cuda_probes *p, const char *path, const char
 			pr_verbose("%s: %s is an alias of an earlier symbol, not probed", f.label, d->name);
 			continue;
 		}
-		if (d->coop)
+		if (d->cls == GT_CLS_LAUNCH && d->kind == 1)	/* a cooperative launch */
 			cookie |= GT_COOKIE_COOP;
 		entry_only = !p->opts.launch_exit &&
 			     (d->prog == GT_P_LAUNCH || d->prog == GT_P_LAUNCH_EX);

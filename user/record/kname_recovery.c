@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
-#include "decode/decode.h"
+#include "format/api.h"
 #include "record/kname_recovery.h"
 #include "lib/demangle.h"
 #include "lib/log.h"
@@ -27,15 +27,6 @@ struct kernel_names {
 	struct u64map gen;	/* pid -> generation, bumped when the process exits */
 	uint64_t recovered, rejected, verified, mismatch;
 };
-
-struct api_info {
-	uint8_t cls;	/* enum gt_api_class */
-	int8_t a;	/* handle argument */
-};
-
-#define GT_INFO(sym, cls, prog, ret, out, str, a, b, c, d, kind) { GT_CLS_##cls, a },
-static const struct api_info infos[GT_API__COUNT] = { {0, -1}, GT_API_TABLE(GT_INFO) };
-#undef GT_INFO
 
 struct kernel_names *kernel_names__new(kernel_names_emit_fn emit, kernel_names_read_fn read,
 				       void *ctx)
@@ -202,7 +193,8 @@ static uint64_t pending_take(struct u64map *m, const struct gt_hdr *h)
 
 int kernel_names__on_record(struct kernel_names *kn, const struct gt_hdr *h)
 {
-	const struct api_info *ai = h->api < GT_API__COUNT ? &infos[h->api] : &infos[0];
+	static const struct gt_api_info none = { .cls = GT_CLS_NONE, .a = GT_NA };
+	const struct gt_api_info *ai = gt_api__info(h->api) ?: &none;
 	const struct gt_ret *r = (const void *)h;
 	uint64_t v;
 	char *s;
