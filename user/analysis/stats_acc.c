@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/stats_acc.h"
+#include "format/records.h"
 #include "lib/hash.h"
 #include "lib/vec.h"
 
@@ -405,7 +406,7 @@ int stats_acc__record(struct stats_acc *s, const struct gt_hdr *rec)
 	if (!p)
 		return -ENOMEM;
 	p->records++;
-	if (rec->type == GT_REC_IOCTL && rec->size >= sizeof(struct gt_ioctl))
+	if (rec->type == GT_REC_IOCTL && gt_rec__size_ok(rec))
 		return ioctl_add(s, (const struct gt_ioctl *)rec);
 	return 0;
 }

@@ -469,34 +469,6 @@ struct gt_decoder *gt_decoder__new(gt_call_cb on_call, gt_rec_cb on_other, void 
 	return d;
 }
 
-static size_t rec_min_size(uint16_t type)
-{
-	switch (type) {
-	case GT_REC_CALL:	return sizeof(struct gt_call);
-	case GT_REC_LAUNCH:	return sizeof(struct gt_launch);
-	case GT_REC_RET:	return sizeof(struct gt_ret);
-	case GT_REC_CALL_STR:	return sizeof(struct gt_call_str);
-	case GT_REC_RET_STR:	return sizeof(struct gt_ret_str);
-	case GT_REC_LIBOPEN:	return sizeof(struct gt_path);
-	case GT_REC_EXEC:
-	case GT_REC_FORK:
-	case GT_REC_EXIT:
-	case GT_REC_PROC_INFO:	return sizeof(struct gt_proc_evt);
-	case GT_REC_IOCTL:	return sizeof(struct gt_ioctl);
-	case GT_REC_OFFCPU:	return sizeof(struct gt_offcpu);
-	case GT_REC_NAME:	return sizeof(struct gt_name);
-	case GT_REC_STATS:	return sizeof(struct gt_stats);
-	case GT_REC_GPU_KERNEL:	return sizeof(struct gt_gpu_kernel);
-	case GT_REC_GPU_MEMCPY:
-	case GT_REC_GPU_MEMSET:	return sizeof(struct gt_gpu_copy);
-	case GT_REC_GPU_API:	return sizeof(struct gt_gpu_api);
-	case GT_REC_NVTX:	return sizeof(struct gt_nvtx);
-	case GT_REC_CUPTI_STATS: return sizeof(struct gt_cupti_stats);
-	case GT_REC_MERGE_STATS: return sizeof(struct gt_merge_stats);
-	default:		return sizeof(struct gt_hdr);
-	}
-}
-
 int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec)
 {
 	const struct gt_api_info *ai;
@@ -504,7 +476,7 @@ int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec)
 
 	/* A record too short for its type would be read past its end: count
 	 * it and pass nothing on, consumers could not read it either. */
-	if (rec->size < rec_min_size(rec->type)) {
+	if (!gt_rec__size_ok(rec)) {
 		d->stats.unknown_records++;
 		return 0;
 	}

@@ -13,6 +13,7 @@
 #include "bpf/gtrace_events.h"
 #include "bpf/gtrace_api.h"
 #include "format/api.h"
+#include "format/records.h"
 
 /* One decoded libcuda call. */
 struct gt_callrec {
@@ -52,7 +53,7 @@ struct gt_decoder;
  * launch recorded without its return probe. */
 static inline bool gt_rec_entry_only(const struct gt_hdr *rec)
 {
-	return rec->type == GT_REC_LAUNCH && rec->size >= sizeof(struct gt_launch) &&
+	return rec->type == GT_REC_LAUNCH && gt_rec__size_ok(rec) &&
 	       (((const struct gt_launch *)rec)->flags & GT_LAUNCH_NO_EXIT);
 }
 

@@ -39,6 +39,7 @@
 #include "export/perfetto_int.h"
 #include "lib/hmap.h"
 #include "export/perfetto/pftrace.h"
+#include "format/records.h"
 #include "format/trace_file.h"
 
 #define BUF_MAX		512	/* calls a thread buffers before giving up its oldest open entry */
@@ -599,9 +600,9 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 static bool is_entry(const struct gt_hdr *rec)
 {
 	switch (rec->type) {
-	case GT_REC_CALL:	return rec->size >= sizeof(struct gt_call);
-	case GT_REC_LAUNCH:	return rec->size >= sizeof(struct gt_launch);
-	case GT_REC_CALL_STR:	return rec->size >= sizeof(struct gt_call_str);
+	case GT_REC_CALL:
+	case GT_REC_LAUNCH:
+	case GT_REC_CALL_STR:	return gt_rec__size_ok(rec);
 	default:		return false;
 	}
 }

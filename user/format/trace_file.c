@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+#include "format/records.h"
 #include "format/trace_file.h"
 
 /* Records go to disk as the BPF side wrote them, in host order; the format
@@ -747,7 +748,7 @@ int trace_reader__next(struct trace_reader *r, const struct gt_hdr **rec)
 			r->pos += h->size;
 			r->chunk_seen++;
 			r->records++;
-			if (h->type == GT_REC_STATS && h->size >= sizeof(struct gt_stats)) {
+			if (h->type == GT_REC_STATS && gt_rec__size_ok(h)) {
 				memcpy(&r->counters, &((const struct gt_stats *)h)->c,
 				       sizeof(r->counters));
 				r->has_counters = true;

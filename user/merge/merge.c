@@ -28,6 +28,7 @@
 #include "lib/installer.h"
 #include "lib/log.h"
 #include "merge/merge.h"
+#include "format/records.h"
 #include "format/trace_file.h"
 
 #define LOC_OFF_BITS	48
@@ -221,19 +222,6 @@ static int map_spool(struct spool *s)
 	return err;
 }
 
-static size_t min_size(uint16_t type)
-{
-	switch (type) {
-	case GT_REC_GPU_KERNEL: return sizeof(struct gt_gpu_kernel);
-	case GT_REC_GPU_MEMCPY:
-	case GT_REC_GPU_MEMSET: return sizeof(struct gt_gpu_copy);
-	case GT_REC_GPU_API: return sizeof(struct gt_gpu_api);
-	case GT_REC_NVTX: return sizeof(struct gt_nvtx);
-	case GT_REC_CUPTI_STATS: return sizeof(struct gt_cupti_stats);
-	default: return sizeof(struct gt_hdr);
-	}
-}
-
 /* Takes one record of a spool into the index. */
 static int index_spool_rec(struct merger *m, const struct gt_hdr *h, uint64_t loc)
 {
@@ -245,7 +233,7 @@ static int index_spool_rec(struct merger *m, const struct gt_hdr *h, uint64_t lo
 	/* types the agent does not write (BPF's, the merger's) would pass for
 	 * eBPF records in a reader: left out */
 	if (h->type < GT_REC_GPU_KERNEL || h->type == GT_REC_MERGE_STATS || h->type > GT_REC_MAX ||
-	    h->size < min_size(h->type)) {
+	    !gt_rec__size_ok(h)) {
 		m->res.spool_bad++;
 		return 0;
 	}
@@ -351,13 +339,13 @@ static void call_shape(const struct gt_hdr *h, struct merge_call *c)
 {
 	const struct gt_api_info *ai = gt_api__info(h->api);
 
-	if (h->type == GT_REC_LAUNCH && h->size >= sizeof(struct gt_launch)) {
+	if (h->type == GT_REC_LAUNCH && gt_rec__size_ok(h)) {
 		const struct gt_launch *l = (const void *)h;
 
 		c->stream = l->stream;
 		if (!(l->flags & GT_LAUNCH_CFG_FAULT))
 			c->shape = merge__shape_known(l->grid, l->block);
-	} else if (h->type == GT_REC_CALL && h->size >= sizeof(struct gt_call) && ai &&
+	} else if (h->type == GT_REC_CALL && gt_rec__size_ok(h) && ai &&
 		   ai->cls == GT_CLS_MEMCPY && ai->c >= 0 && ai->c < GT_CALL_NARGS) {
 		c->shape = ((const struct gt_call *)h)->args[ai->c];
 	}
@@ -398,7 +386,7 @@ static int index_trace_rec(struct merger *m, const struct gt_hdr *h)
 			return -E2BIG;
 		return hmap_put(&m->open, h->tid, h->api, (void *)(uintptr_t)m->ncalls, &old);
 	}
-	if (h->type == GT_REC_RET && h->size >= sizeof(struct gt_ret) &&
+	if (h->type == GT_REC_RET && gt_rec__size_ok(h) &&
 	    merge__call_kind(h->api) != MERGE_CALL_NONE) {
 		uintptr_t v = (uintptr_t)hmap_del(&m->open, h->tid, h->api);
 

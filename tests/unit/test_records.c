@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the record size table (user/format/records.c): every type
+ * this build writes needs its whole struct, a record cut short of it is
+ * refused, one grown at its end accepted, an unknown type needs its header.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include "format/records.h"
+
+static void test_known_types(void **state)
+{
+	static const uint16_t known[] = {
+		GT_REC_CALL, GT_REC_LAUNCH, GT_REC_RET, GT_REC_CALL_STR, GT_REC_RET_STR,
+		GT_REC_LIBOPEN, GT_REC_EXEC, GT_REC_FORK, GT_REC_EXIT, GT_REC_IOCTL,
+		GT_REC_OFFCPU, GT_REC_NAME, GT_REC_STATS, GT_REC_PROC_INFO,
+		GT_REC_GPU_KERNEL, GT_REC_GPU_MEMCPY, GT_REC_GPU_MEMSET, GT_REC_GPU_API,
+		GT_REC_NVTX, GT_REC_CUPTI_STATS, GT_REC_MERGE_STATS,
+	};
+
+	(void)state;
+	/* each carries more than a header, in whole 8-byte units as written */
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		size_t n = gt_rec__min_size(known[i]);
+
+		assert_true(n > sizeof(struct gt_hdr));
+		assert_int_equal(n % 8, 0);
+	}
+	assert_int_equal(gt_rec__min_size(GT_REC_LAUNCH), sizeof(struct gt_launch));
+	assert_int_equal(gt_rec__min_size(GT_REC_GPU_MEMSET), sizeof(struct gt_gpu_copy));
+	assert_int_equal(gt_rec__min_size(GT_REC_FORK), sizeof(struct gt_proc_evt));
+	/* a type of a later version: only its header can be read */
+	assert_int_equal(gt_rec__min_size(20), sizeof(struct gt_hdr));
+	assert_int_equal(gt_rec__min_size(GT_REC_MAX), sizeof(struct gt_hdr));
+	assert_int_equal(gt_rec__min_size(0), sizeof(struct gt_hdr));
+}
+
+static void test_size_ok(void **state)
+{
+	struct gt_hdr h = { .type = GT_REC_RET };
+
+	(void)state;
+	h.size = sizeof(struct gt_ret);
+	assert_true(gt_rec__size_ok(&h));
+	h.size = sizeof(struct gt_ret) + 8;	/* grown at its end */
+	assert_true(gt_rec__size_ok(&h));
+	h.size = sizeof(struct gt_ret) - 8;	/* cut short */
+	assert_false(gt_rec__size_ok(&h));
+	h.size = sizeof(struct gt_hdr);
+	assert_false(gt_rec__size_ok(&h));
+	h.type = 20;
+	assert_true(gt_rec__size_ok(&h));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_known_types),
+		cmocka_unit_test(test_size_ok),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

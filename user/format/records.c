@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+#include "format/records.h"
+
+size_t gt_rec__min_size(uint16_t type)
+{
+	switch (type) {
+	case GT_REC_CALL:	return sizeof(struct gt_call);
+	case GT_REC_LAUNCH:	return sizeof(struct gt_launch);
+	case GT_REC_RET:	return sizeof(struct gt_ret);
+	case GT_REC_CALL_STR:	return sizeof(struct gt_call_str);
+	case GT_REC_RET_STR:	return sizeof(struct gt_ret_str);
+	case GT_REC_LIBOPEN:	return sizeof(struct gt_path);
+	case GT_REC_EXEC:
+	case GT_REC_FORK:
+	case GT_REC_EXIT:
+	case GT_REC_PROC_INFO:	return sizeof(struct gt_proc_evt);
+	case GT_REC_IOCTL:	return sizeof(struct gt_ioctl);
+	case GT_REC_OFFCPU:	return sizeof(struct gt_offcpu);
+	case GT_REC_NAME:	return sizeof(struct gt_name);
+	case GT_REC_STATS:	return sizeof(struct gt_stats);
+	case GT_REC_GPU_KERNEL:	return sizeof(struct gt_gpu_kernel);
+	case GT_REC_GPU_MEMCPY:
+	case GT_REC_GPU_MEMSET:	return sizeof(struct gt_gpu_copy);
+	case GT_REC_GPU_API:	return sizeof(struct gt_gpu_api);
+	case GT_REC_NVTX:	return sizeof(struct gt_nvtx);
+	case GT_REC_CUPTI_STATS: return sizeof(struct gt_cupti_stats);
+	case GT_REC_MERGE_STATS: return sizeof(struct gt_merge_stats);
+	default:		return sizeof(struct gt_hdr);
+	}
+}

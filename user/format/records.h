@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The size each record type has at least (docs/FORMAT.md: a record may grow
+ * at its end, never shrink).  A reader checks a record against it before it
+ * casts the header to the type's struct, so that a damaged or foreign
+ * record is never read past its end.
+ */
+#ifndef GTRACE_FORMAT_RECORDS_H
+#define GTRACE_FORMAT_RECORDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "bpf/gtrace_events.h"
+
+/* sizeof the struct of a record type (enum gt_rec_type); the header's size
+ * for a type this build does not know, which then carries nothing else. */
+size_t gt_rec__min_size(uint16_t type);
+
+/* True when rec is large enough for the struct of its type. */
+static inline bool gt_rec__size_ok(const struct gt_hdr *rec)
+{
+	return rec->size >= gt_rec__min_size(rec->type);
+}
+
+#endif
