@@ -16,6 +16,7 @@
 #include <linux/ioctl.h>
 #include <cmocka.h>
 #include "format/nv_ioctl.h"
+#include "format/trace_file.h"
 
 /* The GPU machine's /proc/devices (580.159.04, Firecracker), with a block
  * section that reuses NVIDIA names at other numbers: those must not count. */
@@ -207,6 +208,48 @@ static void test_list_overflow(void **state)
 	/* more majors than room */
 	assert_int_equal(nv_majors__from_list("1,2,3", out, 2), -E2BIG);
 	assert_int_equal(nv_majors__from_list("1", out, 0), -E2BIG);
+}
+
+/* ------------------------------------------------------------ trace header */
+
+static void test_majors_from_info(void **state)
+{
+	struct gt_file_info info = {
+		.options = "mode=all trace=cuda,ioctl, ioctl_majors=195,238 "
+			   "nv_majors=195,238,0,241,242 cupti=1",
+	};
+	struct nv_majors m;
+
+	(void)state;
+	nv_majors__from_info(&info, &m);
+	assert_int_equal(m.frontend, 195);
+	assert_int_equal(m.uvm, 238);
+	assert_int_equal(m.modeset, 0);
+	assert_int_equal(m.caps, 241);
+	assert_int_equal(m.caps_imex, 242);
+	/* the last option too */
+	info.options = "mode=pids nv_majors=1,2,3,4,5";
+	nv_majors__from_info(&info, &m);
+	assert_int_equal(m.caps_imex, 5);
+
+	/* absent, short of a major, or no header: all 0 */
+	static const char *const none[] = {
+		"mode=all", "", "nv_majors=195,238", "nv_majors=", "nv_majors=a,b,c,d,e",
+		"xnv_majors=1,2,3,4,5",
+	};
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+		info.options = none[i];
+		memset(&m, 0xff, sizeof(m));
+		nv_majors__from_info(&info, &m);
+		if (m.frontend || m.uvm || m.modeset || m.caps || m.caps_imex)
+			fail_msg("'%s' should give no majors", none[i]);
+	}
+	info.options = NULL;
+	nv_majors__from_info(&info, &m);
+	assert_int_equal(m.frontend, 0);
+	memset(&m, 0xff, sizeof(m));
+	nv_majors__from_info(NULL, &m);
+	assert_int_equal(m.uvm, 0);
 }
 
 /* ------------------------------------------------------------ device names */
@@ -465,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_list_good),
 		cmocka_unit_test(test_list_bad),
 		cmocka_unit_test(test_list_overflow),
+		cmocka_unit_test(test_majors_from_info),
 		cmocka_unit_test(test_device_names),
 		cmocka_unit_test(test_device_names_edges),
 		cmocka_unit_test(test_cmd_frontend),

@@ -833,6 +833,56 @@ static void test_invalid_record_size(void **state)
 
 /* A write error (EFBIG here, ENOSPC in the field) leaves the file ending on
  * its last complete chunk, and the writer can carry on once space is back. */
+/* What readers ask of the header's options: one key's value, one token. */
+static void test_header_options(void **state)
+{
+	struct gt_file_info info = {
+		.options = "mode=command trace=cuda, scenario=trace  launch_exit=0 flag "
+			   "empty= cupti=1 cupti=merged",
+	};
+	const char *v;
+	size_t len = 99;
+
+	(void)state;
+	v = gt_file_info__option(&info, "mode", &len);
+	assert_non_null(v);
+	assert_int_equal(len, 7);
+	assert_memory_equal(v, "command", 7);
+	/* past a double space; a value is cut at the next space */
+	v = gt_file_info__option(&info, "launch_exit", &len);
+	assert_int_equal(len, 1);
+	assert_memory_equal(v, "0", 1);
+	/* a bare key and an empty value are present, with nothing in them */
+	assert_non_null(gt_file_info__option(&info, "flag", &len));
+	assert_int_equal(len, 0);
+	assert_non_null(gt_file_info__option(&info, "empty", &len));
+	assert_int_equal(len, 0);
+	/* the first of a repeated key */
+	v = gt_file_info__option(&info, "cupti", &len);
+	assert_int_equal(len, 1);
+	assert_memory_equal(v, "1", 1);
+	/* whole keys only: neither a prefix nor a suffix of one */
+	assert_null(gt_file_info__option(&info, "mod", &len));
+	assert_null(gt_file_info__option(&info, "ode", &len));
+	assert_null(gt_file_info__option(&info, "trace=cuda,", &len));
+	assert_null(gt_file_info__option(&info, "nv_majors", NULL));
+
+	assert_true(gt_file_info__has_option(&info, "cupti", "merged"));
+	assert_true(gt_file_info__has_option(&info, "cupti", "1"));
+	assert_true(gt_file_info__has_option(&info, "empty", ""));
+	assert_false(gt_file_info__has_option(&info, "cupti", "merge"));
+	assert_false(gt_file_info__has_option(&info, "mode", "comman"));
+	assert_false(gt_file_info__has_option(&info, "scenario", "trace "));
+	info.options = "cupti=mergedx xcupti=merged";
+	assert_false(gt_file_info__has_option(&info, "cupti", "merged"));
+
+	info.options = NULL;
+	assert_null(gt_file_info__option(&info, "mode", &len));
+	assert_false(gt_file_info__has_option(&info, "cupti", "merged"));
+	assert_null(gt_file_info__option(NULL, "mode", &len));
+	assert_false(gt_file_info__has_option(NULL, "cupti", "merged"));
+}
+
 static void test_write_error(void **state)
 {
 	const char *path = tmp_path("full-disk.gtrace");
@@ -935,6 +985,7 @@ int main(void)
 		cmocka_unit_test(test_counters_without_trailer),
 		cmocka_unit_test(test_invalid_record_size),
 		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_header_options),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

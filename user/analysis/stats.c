@@ -632,7 +632,7 @@ int stats__run(const struct stats_opts *o)
 	}
 	if (trace_reader__truncated(r))
 		damage = trace_reader__damage(r);
-	nv_majors__from_options(trace_reader__info(r)->options, &majors);
+	nv_majors__from_info(trace_reader__info(r), &majors);
 	rc = write_reports(o, out, sel, nsel, s, d, damage, &majors);
 	if (rc) {
 		fprintf(err, "gtrace-bpf: failed to write the reports: %s\n", strerror(-rc));

@@ -461,7 +461,7 @@ static struct nv_majors trace_majors;
 
 void callfmt__set_trace_info(const struct gt_file_info *info)
 {
-	nv_majors__from_options(info ? info->options : NULL, &trace_majors);
+	nv_majors__from_info(info, &trace_majors);
 }
 
 static void common_fields(const struct gt_hdr *rec, struct cf_val v[CF_MAX], unsigned *n,

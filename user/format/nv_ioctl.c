@@ -26,6 +26,7 @@
 #include <string.h>
 #include <linux/ioctl.h>
 #include "format/nv_ioctl.h"
+#include "format/trace_file.h"
 
 /* /dev minors of the frontend's major (nv-chardev-numbers.h). */
 #define NV_MINOR_REGULAR_MAX	247	/* /dev/nvidia0 .. nvidia247 */
@@ -742,12 +743,13 @@ int nv_ioctl__check_tables(void)
 	return 0;
 }
 
-void nv_majors__from_options(const char *options, struct nv_majors *m)
+void nv_majors__from_info(const struct gt_file_info *info, struct nv_majors *m)
 {
-	const char *p = options ? strstr(options, "nv_majors=") : NULL;
+	const char *p = gt_file_info__option(info, "nv_majors", NULL);
 
 	memset(m, 0, sizeof(*m));
-	if (p && sscanf(p, "nv_majors=%u,%u,%u,%u,%u", &m->frontend, &m->uvm, &m->modeset, &m->caps,
+	/* the value ends at a space, where %u stops too */
+	if (p && sscanf(p, "%u,%u,%u,%u,%u", &m->frontend, &m->uvm, &m->modeset, &m->caps,
 			&m->caps_imex) != 5)
 		memset(m, 0, sizeof(*m));
 }

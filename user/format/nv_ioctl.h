@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct gt_file_info;	/* format/trace_file.h */
+
 /*
  * Character-device majors of the NVIDIA driver, as /proc/devices lists them.
  * They are assigned at module load (only the frontend's 195 is fixed in the
@@ -76,8 +78,9 @@ int nv_majors__parse(FILE *proc_devices, struct nv_majors *m);
  */
 int nv_majors__from_list(const char *list, uint32_t *out, size_t max);
 /* The majors a trace was recorded with, from its header's options
- * ("nv_majors=FRONTEND,UVM,MODESET,CAPS,CAPS_IMEX"); all 0 when absent. */
-void nv_majors__from_options(const char *options, struct nv_majors *m);
+ * ("nv_majors=FRONTEND,UVM,MODESET,CAPS,CAPS_IMEX"); all 0 when absent or
+ * malformed, or when info is NULL. */
+void nv_majors__from_info(const struct gt_file_info *info, struct nv_majors *m);
 
 /*
  * Name of a device, as under /dev: "nvidiactl", "nvidia-modeset", "nvidiaN",

@@ -109,6 +109,60 @@ static ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off)
 	return got;
 }
 
+/* ----------------------------------------------------------------- options */
+
+/*
+ * The options are "key=value" tokens separated by spaces (docs/FORMAT.md).
+ * Walks them from *p: returns the next token's key and value, NULL at the
+ * end.  A token without '=' is a key with an empty value.
+ */
+static const char *option_next(const char **p, size_t *klen, const char **val, size_t *vlen)
+{
+	const char *s = *p, *e, *eq;
+
+	while (*s == ' ')
+		s++;
+	if (!*s)
+		return NULL;
+	e = strchrnul(s, ' ');
+	eq = memchr(s, '=', (size_t)(e - s));
+	*klen = (size_t)((eq ? eq : e) - s);
+	*val = eq ? eq + 1 : e;
+	*vlen = (size_t)(e - *val);
+	*p = e;
+	return s;
+}
+
+const char *gt_file_info__option(const struct gt_file_info *info, const char *key, size_t *len)
+{
+	const char *p = info ? info->options : NULL, *k, *v;
+	size_t kl, vl, n = key ? strlen(key) : 0;
+
+	if (!p || !key)
+		return NULL;
+	while ((k = option_next(&p, &kl, &v, &vl)))
+		if (kl == n && memcmp(k, key, n) == 0) {
+			if (len)
+				*len = vl;
+			return v;
+		}
+	return NULL;
+}
+
+bool gt_file_info__has_option(const struct gt_file_info *info, const char *key,
+			      const char *value)
+{
+	const char *p = info ? info->options : NULL, *k, *v;
+	size_t kl, vl, n = key ? strlen(key) : 0, vn = value ? strlen(value) : 0;
+
+	if (!p || !key || !value)
+		return false;
+	while ((k = option_next(&p, &kl, &v, &vl)))
+		if (kl == n && memcmp(k, key, n) == 0 && vl == vn && memcmp(v, value, vn) == 0)
+			return true;
+	return false;
+}
+
 /* ------------------------------------------------------------------ writer */
 
 struct trace_writer {

@@ -35,6 +35,15 @@ struct gt_trailer {
 	struct gt_counters counters;	/* final counters, drops included */
 };
 
+/* The value of option key in info's options: a pointer into the options
+ * string, not NUL-terminated, its length in *len.  NULL when info, its
+ * options or the key are absent; the first one when the key is repeated. */
+const char *gt_file_info__option(const struct gt_file_info *info, const char *key, size_t *len);
+/* True when the options hold the token key=value (any of them when the key
+ * is repeated). */
+bool gt_file_info__has_option(const struct gt_file_info *info, const char *key,
+			      const char *value);
+
 struct trace_writer;
 
 struct trace_writer_opts {

@@ -485,18 +485,6 @@ static char *merged_options(const char *opts)
 	return s;
 }
 
-static bool already_merged(const char *opts)
-{
-	const char *p = opts;
-
-	while (p && (p = strstr(p, "cupti=merged"))) {
-		if ((p == opts || p[-1] == ' ') && (p[12] == ' ' || !p[12]))
-			return true;
-		p++;
-	}
-	return false;
-}
-
 static uint64_t mono_now(void)
 {
 	struct timespec ts;
@@ -674,7 +662,7 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 		pr_err("cannot read %s: %s", o->trace, msg ? msg : strerror(-err));
 		goto out;
 	}
-	if (already_merged(trace_reader__info(r)->options)) {
+	if (gt_file_info__has_option(trace_reader__info(r), "cupti", "merged")) {
 		err = -EINVAL;
 		pr_err("%s is merged already (its options say cupti=merged)", o->trace);
 		goto out;
