@@ -637,6 +637,79 @@ static void test_gpu_records(void **state)
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
+/* ------------------------------------------------------------ entry hook */
+
+static uint64_t nentries;
+
+static int number_entry(void *ctx, const struct gt_hdr *rec, uint64_t *cookie)
+{
+	(void)ctx;
+	assert_true(gt_decoder__takes_entry(rec));
+	*cookie = ++nentries * 100 + rec->tid;
+	return 0;
+}
+
+/* Each call comes back with what the hook set for its own entry, whether
+ * it completed, was left open by a nested exit or never waits for one. */
+static void test_entry_hook(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	nentries = 0;
+	gt_decoder__set_entry_cb(d, number_entry);
+	call0(d, 10, 1, API(cuCtxSynchronize));			/* entry 1 */
+	call0(d, 11, 2, API(cuCtxSynchronize));			/* entry 2, other thread */
+	call0(d, 12, 1, API(cuStreamSynchronize));		/* entry 3, exit lost */
+	ret(d, 20, 1, API(cuCtxSynchronize), 0);
+	assert_int_equal(S.n, 2);
+	assert_int_equal(S.c[0].cookie, 301);	/* the nested one first, incomplete */
+	assert_false(S.c[0].has_exit);
+	assert_int_equal(S.c[1].cookie, 101);
+	assert_true(S.c[1].has_exit);
+	assert_int_equal(S.c[1].dur, 10);
+	/* a launch recorded without its exit: emitted at once, hooked first */
+	launch(d, 30, 100, 1, API(cuLaunchKernel), 0xf1, 0, GT_LAUNCH_NO_EXIT);
+	assert_int_equal(S.n, 3);
+	assert_int_equal(S.c[2].cookie, 401);
+	assert_true(S.c[2].entry_only);
+	/* an exit without its entry and an api this build does not know: no hook */
+	ret(d, 40, 3, API(cuCtxSynchronize), 0);
+	call0(d, 41, 3, GT_API__COUNT + 5);
+	assert_int_equal(nentries, 4);
+	ret(d, 50, 2, API(cuCtxSynchronize), 1);
+	assert_int_equal(S.c[3].cookie, 202);
+	assert_int_equal(S.c[3].ret, 1);
+	/* without a hook, calls carry none */
+	gt_decoder__set_entry_cb(d, NULL);
+	call0(d, 60, 1, API(cuCtxSynchronize));
+	ret(d, 70, 1, API(cuCtxSynchronize), 0);
+	assert_int_equal(S.c[4].cookie, 0);
+}
+
+static void test_takes_entry(void **state)
+{
+	_Alignas(8) unsigned char b[sizeof(struct gt_call_str)] = {0};
+	struct gt_hdr *h = (void *)b;
+
+	(void)state;
+	h->api = API(cuCtxSynchronize);
+	h->type = GT_REC_CALL;
+	h->size = sizeof(struct gt_call);
+	assert_true(gt_decoder__takes_entry(h));
+	h->size = sizeof(struct gt_call) - 8;	/* cut short */
+	assert_false(gt_decoder__takes_entry(h));
+	h->type = GT_REC_CALL_STR;
+	h->size = sizeof(struct gt_call_str);
+	assert_true(gt_decoder__takes_entry(h));
+	h->type = GT_REC_RET;			/* exits are not entries */
+	h->size = sizeof(struct gt_ret);
+	assert_false(gt_decoder__takes_entry(h));
+	h->type = GT_REC_CALL;
+	h->size = sizeof(struct gt_call);
+	h->api = GT_API__COUNT;
+	assert_false(gt_decoder__takes_entry(h));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -661,6 +734,8 @@ int main(void)
 		T(test_unknown_records),
 		T(test_bad_string_len),
 		T(test_gpu_records),
+		T(test_entry_hook),
+		cmocka_unit_test(test_takes_entry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -178,6 +178,7 @@ static int emit(struct gt_decoder *d, const struct open_call *e, const struct ex
 	c.tid = e->tid;
 	c.cpu = e->cpu;
 	c.api = e->api;
+	c.cookie = e->cookie;
 	c.type = class_type[ai->cls];
 	if (x) {
 		c.has_exit = true;
@@ -229,6 +230,7 @@ static int load_entry(struct open_call *e, const struct gt_hdr *rec)
 	e->cpu = rec->cpu;
 	e->rtype = rec->type;
 	e->has_str = false;
+	e->cookie = 0;
 	if (rec->type == GT_REC_LAUNCH) {
 		const struct gt_launch *l = (const void *)rec;
 
@@ -324,6 +326,8 @@ static int on_entry(struct gt_decoder *d, const struct gt_hdr *rec,
 	if (ai->ret == GT_R_NONE || gt_rec_entry_only(rec)) {
 		/* no exit will come: the entry is all there is */
 		err = load_entry(&d->tmp, rec);
+		if (d->on_entry && (rc = d->on_entry(d->ctx, rec, &d->tmp.cookie)))
+			return rc;
 		rc = emit(d, &d->tmp, NULL, 0);
 		return rc ? rc : err;
 	}
@@ -344,7 +348,10 @@ static int on_entry(struct gt_decoder *d, const struct gt_hdr *rec,
 		st->ent[STACK_MAX - 1] = oldest;
 		st->depth--;
 	}
-	err = load_entry(&st->ent[st->depth++], rec);
+	err = load_entry(&st->ent[st->depth], rec);
+	if (!rc && d->on_entry)
+		rc = d->on_entry(d->ctx, rec, &st->ent[st->depth].cookie);
+	st->depth++;
 	return rc ? rc : err;
 }
 
@@ -467,6 +474,17 @@ struct gt_decoder *gt_decoder__new(gt_call_cb on_call, gt_rec_cb on_other, void 
 	d->on_other = on_other;
 	d->ctx = ctx;
 	return d;
+}
+
+void gt_decoder__set_entry_cb(struct gt_decoder *d, gt_entry_cb on_entry)
+{
+	d->on_entry = on_entry;
+}
+
+bool gt_decoder__takes_entry(const struct gt_hdr *rec)
+{
+	return (rec->type == GT_REC_CALL || rec->type == GT_REC_LAUNCH ||
+		rec->type == GT_REC_CALL_STR) && gt_rec__size_ok(rec) && gt_api__info(rec->api);
 }
 
 int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec)

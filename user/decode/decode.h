@@ -45,6 +45,7 @@ struct gt_callrec {
 	const char *str;	/* module: path or name argument; func name: the returned name */
 	uint64_t out;		/* exit out value (new handle) when out_valid */
 	bool out_valid;
+	uint64_t cookie;	/* what the entry hook set for this call's entry, 0 if none */
 };
 
 struct gt_decoder;
@@ -69,7 +70,20 @@ typedef int (*gt_call_cb)(void *ctx, const struct gt_callrec *c);
 /* Non-call records (process events, names, stats) are passed here, may be NULL. */
 typedef int (*gt_rec_cb)(void *ctx, const struct gt_hdr *rec);
 
+/* Called for each call entry the decoder takes, before it waits for the exit
+ * (or, for an entry-only call, before the call is emitted).  What it stores
+ * in *cookie (0 on entry) comes back as the cookie of the call that entry
+ * makes, complete or not: so a consumer can tie its own record of an entry
+ * to the decoder's pairing instead of pairing again. */
+typedef int (*gt_entry_cb)(void *ctx, const struct gt_hdr *rec, uint64_t *cookie);
+
 struct gt_decoder *gt_decoder__new(gt_call_cb on_call, gt_rec_cb on_other, void *ctx);
+/* Sets the entry hook (NULL: none); ctx is the decoder's. */
+void gt_decoder__set_entry_cb(struct gt_decoder *d, gt_entry_cb on_entry);
+/* True for a record the decoder takes as a call entry (a GT_REC_CALL,
+ * _LAUNCH or _CALL_STR of a known api, whole): the records the entry hook
+ * sees, so that a second pass over a trace can count them. */
+bool gt_decoder__takes_entry(const struct gt_hdr *rec);
 /* Feeds one record; calls on_call for every call it completes.  A non-zero
  * return of a callback is returned. */
 int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec);

@@ -36,6 +36,7 @@ struct open_call {
 	};
 	char *str;		/* buffer owned by the slot, str_cap bytes */
 	uint32_t str_cap;
+	uint64_t cookie;	/* set by the entry hook, handed on with the call */
 };
 
 /* The open calls of one thread. */
@@ -66,7 +67,8 @@ struct exit_info {
 struct gt_decoder {
 	gt_call_cb on_call;		/* completed calls */
 	gt_rec_cb on_other;		/* everything else, may be NULL */
-	void *ctx;			/* passed to both */
+	gt_entry_cb on_entry;		/* entries taken, may be NULL */
+	void *ctx;			/* passed to all three */
 	struct gt_decoder_stats stats;
 	struct hmap threads;		/* (tid, pid) -> struct tstack, non-empty only */
 	struct tstack *active_head;	/* threads with open calls, oldest first */
