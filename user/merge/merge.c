@@ -102,7 +102,7 @@ struct merger {
 	size_t ntail, tail_cap;
 	uint64_t *stats;	/* locs of GT_REC_CUPTI_STATS */
 	size_t nstats, stats_cap;
-	struct hmap open;	/* (tid, api) -> index + 1 of the call awaiting its exit */
+	struct gt_decoder *dec;	/* pairs the first pass's entries with their exits */
 	uint64_t max_ts;	/* highest ts of the trace's records */
 	uint64_t end_ts;	/* the trace's trailer end_ts, else max_ts */
 	struct gt_counters counters;	/* the trace's final counters (first pass) */
@@ -355,6 +355,8 @@ static enum merge_call_kind entry_kind(const struct gt_hdr *h)
 {
 	enum merge_call_kind k;
 
+	if (!gt_decoder__takes_entry(h))
+		return MERGE_CALL_NONE;
 	if (h->type == GT_REC_LAUNCH) {
 		k = merge__call_kind(h->api);
 		return k == MERGE_CALL_NONE ? MERGE_CALL_LAUNCH : k;
@@ -364,44 +366,47 @@ static enum merge_call_kind entry_kind(const struct gt_hdr *h)
 	return MERGE_CALL_NONE;
 }
 
-/* First pass: the calls that can cause GPU work, paired with their exits
- * (the latest open entry of the same api on the same thread, as readers
- * pair them). */
-static int index_trace_rec(struct merger *m, const struct gt_hdr *h)
+/* First pass: the calls that can cause GPU work, in entry order; the
+ * decoder pairs them with their exits, as for every reader. */
+static int on_entry(void *ctx, const struct gt_hdr *h, uint64_t *cookie)
 {
-	enum merge_call_kind k;
-	void *old;
+	struct merger *m = ctx;
+	enum merge_call_kind k = entry_kind(h);
+	struct merge_call c;
 
-	if (h->ts > m->max_ts)
-		m->max_ts = h->ts;
-	k = entry_kind(h);
-	if (k != MERGE_CALL_NONE) {
-		struct merge_call c = { .entry = h->ts, .pid = h->pid, .tid = h->tid, .kind = k };
-
-		call_shape(h, &c);
-
-		if (VEC_PUSH(m->calls, m->ncalls, m->calls_cap, c))
-			return -ENOMEM;
-		if (m->ncalls >= MERGE_NO_CALL)
-			return -E2BIG;
-		return hmap_put(&m->open, h->tid, h->api, (void *)(uintptr_t)m->ncalls, &old);
-	}
-	if (h->type == GT_REC_RET && gt_rec__size_ok(h) &&
-	    merge__call_kind(h->api) != MERGE_CALL_NONE) {
-		uintptr_t v = (uintptr_t)hmap_del(&m->open, h->tid, h->api);
-
-		if (v) {
-			struct merge_call *c = &m->calls[v - 1];
-
-			c->exit = h->ts;
-			c->has_exit = 1;
-			c->failed = ((const struct gt_ret *)h)->ret != 0;
-		}
-	}
+	if (k == MERGE_CALL_NONE)
+		return 0;
+	c = (struct merge_call){ .entry = h->ts, .pid = h->pid, .tid = h->tid, .kind = k };
+	call_shape(h, &c);
+	if (VEC_PUSH(m->calls, m->ncalls, m->calls_cap, c))
+		return -ENOMEM;
+	if (m->ncalls >= MERGE_NO_CALL)
+		return -E2BIG;
+	*cookie = m->ncalls;	/* index + 1 */
 	return 0;
 }
 
-/* Linked GPU records by (call, GPU start): the run of each call in turn. */
+static int on_call(void *ctx, const struct gt_callrec *rc)
+{
+	struct merger *m = ctx;
+	struct merge_call *c;
+
+	if (!rc->cookie || !rc->has_exit)
+		return 0;
+	c = &m->calls[rc->cookie - 1];
+	c->exit = rc->ts + rc->dur;
+	c->has_exit = 1;
+	c->failed = rc->ret != 0;
+	return 0;
+}
+
+static int index_trace_rec(struct merger *m, const struct gt_hdr *h)
+{
+	if (h->ts > m->max_ts)
+		m->max_ts = h->ts;
+	return gt_decoder__feed(m->dec, h);
+}
+
 static int linked_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct merge_gpu *gpu = ctx;
@@ -624,7 +629,7 @@ static void merger_free(struct merger *m)
 	free(m->gpu);
 	free(m->tail);
 	free(m->stats);
-	free(m->open.s);
+	gt_decoder__free(m->dec);
 }
 
 int merge__run(const struct merge_opts *o, struct merge_result *res)
@@ -655,6 +660,13 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 		return -ENOMEM;
 	}
 	m->o = o;
+	m->dec = gt_decoder__new(on_call, NULL, m);
+	if (!m->dec) {
+		free(m);
+		pr_err("failed to allocate the merger: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	gt_decoder__set_entry_cb(m->dec, on_entry);
 
 	/* the inputs: everything is checked before anything is written */
 	err = trace_reader__open(o->trace, &r, &msg);
@@ -723,8 +735,8 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	/* the second pass stops at the last record: the trailer is read now */
 	m->end_ts = trace_reader__trailer(r) ? trace_reader__trailer(r)->end_ts : m->max_ts;
 	m->counters = *trace_reader__counters(r);
-	free(m->open.s);
-	m->open = (struct hmap){ 0 };
+	gt_decoder__free(m->dec);
+	m->dec = NULL;
 	shrink((void **)&m->calls, &m->calls_cap, m->ncalls, sizeof(*m->calls));
 	shrink((void **)&m->apis, &m->apis_cap, m->napis, sizeof(*m->apis));
 	shrink((void **)&m->gpu, &m->gpu_cap, m->ngpu, sizeof(*m->gpu));
