@@ -60,6 +60,34 @@ t_two_pids() {
 	compare_counts "calls of the untraced pid $w2" "$(counts_of "$T/p2.json" "$w2")" "{}"
 }
 
+# As perf record -p does: no Ctrl-C needed once the traced processes are
+# gone, and not before the last of them is.
+t_stops_when_all_exit() {
+	local w1 w2
+	start_workload w1 LD_LIBRARY_PATH="$MOCK_DIR" -- --wait-signal --launches 4 --copies 1 --syncs 1
+	w1=$WPID
+	start_workload w2 LD_LIBRARY_PATH="$MOCK_DIR" -- --wait-signal --launches 4 --copies 1 --syncs 1
+	w2=$WPID
+	wait_ready w1 "$w1"
+	wait_ready w2 "$w2"
+	start_tracer -p "$w1" -p "$w2" --libcuda "$MOCK_LIB" -o "$T/auto.gtrace"
+	kill -USR1 "$w1"
+	finish_workload w1 "$w1"
+	sleep 1
+	kill -0 "$TRACER_PID" 2>/dev/null ||
+		fatal "gtrace-bpf stopped when the first of two traced processes exited; stderr: $(tail -n 3 "$T/tracer.err" | tr '\n' '|')"
+	kill -USR1 "$w2"
+	finish_workload w2 "$w2"
+	wait_exit "$TRACER_PID" 10 ||
+		fatal "gtrace-bpf still recording 10 s after every traced process exited"
+	[ "$WAIT_RC" -eq 0 ] || err "gtrace-bpf exited with status $WAIT_RC after its processes exited (expected 0)"
+	grep -q '^gtrace-bpf: every traced process has exited; stopping' "$T/tracer.err" ||
+		err "no line saying why the recording stopped; stderr: $(tail -n 3 "$T/tracer.err" | tr '\n' '|')"
+	dump_trace "$T/auto.gtrace" "$T/auto.json"
+	compare_counts "calls of pid $w2, the last to exit" "$(counts_of "$T/auto.json" "$w2")" "$(expected_counts 4 1 1 0 1 1)"
+}
+
+add_case t_stops_when_all_exit "-p A -p B: the recording ends by itself once both have exited, not before"
 add_case t_one_pid "-p PID: only that process of two is recorded, exact counts, stops on SIGTERM"
 add_case t_two_pids "-p A -p C: two of three processes recorded, the third not"
 run_cases "$@"

@@ -23,7 +23,7 @@ static const char record_doc[] =
 "EXAMPLES:\n"
 "  sudo gtrace-bpf --all                      # every CUDA process, until Ctrl-C\n"
 "  sudo gtrace-bpf --all -d 30 -o run.gtrace  # 30 seconds into run.gtrace\n"
-"  sudo gtrace-bpf -p 4242                    # one running process\n"
+"  sudo gtrace-bpf -p 4242                    # one running process, until it exits\n"
 "  sudo gtrace-bpf -- python train.py         # start a command and trace it\n"
 "  sudo gtrace-bpf --all --trace cuda         # libcuda calls only, no ioctls or scheduling\n"
 "  sudo gtrace-bpf --cupti -- ./train         # the GPU side too (CUPTI agent)\n"

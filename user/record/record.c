@@ -31,6 +31,7 @@
 #include "record/proc_names.h"
 #include "record/record.h"
 #include "record/output.h"
+#include "record/pid_watch.h"
 #include "format/trace_file.h"
 
 #define POLL_MS		50	/* consumer latency bound with no wake-ups */
@@ -64,6 +65,7 @@ struct recorder {
 	uint32_t frontend_major;	/* NVIDIA frontend (RM escapes decoded) */
 	struct nv_majors nv;		/* NVIDIA's majors, for naming devices later */
 	struct cupti_session *cupti;	/* --cupti, else NULL */
+	struct pid_watch *watch;	/* -p: the traced processes, to stop when all have exited */
 };
 
 static volatile sig_atomic_t stop_requests;
@@ -164,6 +166,9 @@ static int on_event(void *ctx, void *data, size_t len)
 	case GT_REC_FORK:
 		if (!relevant(r, ((const struct gt_proc_evt *)data)->ppid))
 			return 0;
+		/* a child of a traced process is traced: the recording waits for it too */
+		if (r->watch)
+			pid_watch__add(r->watch, h->pid);
 		break;
 	case GT_REC_EXIT:
 		proc_names__forget_cmdline(r->procs, h->pid);
@@ -406,6 +411,17 @@ static bool child_done(struct recorder *r)
 	return r->child && child__poll(r->child);
 }
 
+/* True once every process -p traces has exited. A process forks before it
+ * exits: the ring buffer is drained again before the last look, so that a
+ * child it started just before is watched too. */
+static bool pids_done(struct recorder *r)
+{
+	if (!r->watch || pid_watch__alive(r->watch))
+		return false;
+	ring_buffer__consume(r->rb);
+	return !pid_watch__alive(r->watch);
+}
+
 static int run_loop(struct recorder *r)
 {
 	uint64_t start = now_ns(CLOCK_MONOTONIC), next_tick = start + TICK_NS;
@@ -423,6 +439,12 @@ static int run_loop(struct recorder *r)
 		ring_buffer__consume(r->rb);
 		if (child_done(r))
 			break;
+		if (pids_done(r)) {
+			if (tty && !r->o->quiet)
+				fputs("\r\033[K", stderr);
+			pr_info("every traced process has exited; stopping");
+			break;
+		}
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
 
 		if (end && now >= end)
@@ -624,10 +646,22 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		pr_err("failed to create the ring buffer consumer: %s", strerror(-err));
 		goto cleanup;
 	}
+	if (o->npids && !(r->watch = pid_watch__new())) {
+		err = -ENOMEM;
+		pr_err("failed to allocate the recorder: %s", strerror(-err));
+		goto cleanup;
+	}
 	for (i = 0; i < o->npids; i++) {
 		uint32_t pid = o->pids[i];
 
 		bpf_map__update_elem(r->skel->maps.pids, &pid, sizeof(pid), &one, sizeof(one), BPF_ANY);
+		/* one gone already leaves the others to record */
+		err = pid_watch__add(r->watch, pid);
+		if (err && err != -ESRCH) {
+			pr_err("failed to watch pid %d: %s", pid, strerror(-err));
+			goto cleanup;
+		}
+		err = 0;
 	}
 	if (o->cmd) {
 		uint32_t pid;
@@ -674,6 +708,7 @@ cleanup:
 	ring_buffer__free(r->rb);
 	cuda_probes__free(r->probes);
 	kernel_sources__free(r->ks);
+	pid_watch__free(r->watch);
 	kernel_names__free(r->names);
 	cuda_bpf__destroy(r->skel);
 	trace_writer__free(r->w);
