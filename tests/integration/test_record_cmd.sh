@@ -229,6 +229,30 @@ t_launch_exit() {
 	check_clean "pid $WL_PID (--launch-exit)" "$T/a.json" "$WL_PID"
 }
 
+# A first Ctrl-C leaves CMD to finish; a second must not leave it running,
+# orphaned, while the recorder exits 0 as if it had finished.
+t_second_interrupt() {
+	local child
+	start_tracer --libcuda "$MOCK_LIB" -o "$T/int.gtrace" -- sleep 60
+	child=$(pgrep -P "$TRACER_PID" -x sleep)
+	[ -n "$child" ] || fatal "no sleep process under the recorder (pid $TRACER_PID)"
+	kill -INT "$TRACER_PID"
+	wait_line "$T/tracer.err" 'waiting for sleep' 10 "$TRACER_PID" ||
+		fatal "no 'waiting for sleep' line after the first SIGINT; stderr: $(tail -n 3 "$T/tracer.err" | tr '\n' '|')"
+	kill -INT "$TRACER_PID"
+	wait_exit "$TRACER_PID" 10 || fatal "gtrace-bpf still running 10 s after a second SIGINT"
+	[ "$WAIT_RC" -ne 0 ] || err "gtrace-bpf exited 0 after a second SIGINT although sleep 60 never finished"
+	sleep 0.2
+	if kill -0 "$child" 2>/dev/null; then
+		kill -KILL "$child"
+		err "the command (pid $child) still runs after the recorder exited"
+	fi
+	grep -q 'killed sleep' "$T/tracer.err" ||
+		err "no line saying the command was killed; stderr: $(tail -n 3 "$T/tracer.err" | tr '\n' '|')"
+	"$GTRACE" dump --summary "$T/int.gtrace" > /dev/null 2>&1 || err "the trace is not readable after the second SIGINT"
+}
+
+add_case t_second_interrupt "-- CMD: a second SIGINT kills and reaps CMD and exits non-zero"
 add_case t_counts "-- CMD: exact calls per api (100 launches, 10 copies, 5 syncs)"
 add_case t_launches "-- CMD: grid, block, shmem, stream, function and names of every launch (100 and 7 launches)"
 add_case t_memory "-- CMD: copy bytes/kind/pointers, memset, alloc pointers equal to the frees'"

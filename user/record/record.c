@@ -466,6 +466,28 @@ static int run_loop(struct recorder *r)
 	return 0;
 }
 
+/* -- CMD still runs after a stop request: its calls are still recorded
+ * until it exits. A second request kills it: leaving it running, orphaned
+ * and untraced, with a status of 0 would hide that it never finished. */
+static void wait_child(struct recorder *r)
+{
+	pid_t pid = child__pid(r->child);
+
+	pr_info("recording stopped; waiting for %s (pid %d) to exit (Ctrl-C again to kill it)",
+		r->o->cmd[0], pid);
+	while (!child_done(r)) {
+		if (stop_requests >= 2) {
+			kill(pid, SIGKILL);
+			child__wait(r->child);
+			pr_warn("stopped again: killed %s (pid %d)", r->o->cmd[0], pid);
+			break;
+		}
+		ring_buffer__poll(r->rb, POLL_MS);
+		ring_buffer__consume(r->rb);
+	}
+	ring_buffer__consume(r->rb);
+}
+
 static int finish(struct recorder *r)
 {
 	struct gt_trailer t;
@@ -690,12 +712,8 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		pr_warn("failed to start %s: %s", o->cmd[0], strerror(-err));
 	recorded = true;
 	err = run_loop(r);
-	if (r->child && !child_done(r)) {
-		pr_info("recording stopped; waiting for %s (pid %d) to exit", o->cmd[0],
-			child__pid(r->child));
-		while (!child_done(r) && stop_requests < 2)
-			usleep(50000);
-	}
+	if (r->child && !child_done(r))
+		wait_child(r);
 	/* the agents flush while the trace is finished */
 	cupti_session__stop(r->cupti);
 	finished = !finish(r);
