@@ -252,6 +252,40 @@ t_second_interrupt() {
 	"$GTRACE" dump --summary "$T/int.gtrace" > /dev/null 2>&1 || err "the trace is not readable after the second SIGINT"
 }
 
+# A program that dlopens a libcuda nobody has mapped (a container's or a
+# wheel's copy): traced through the openat discovery, as --all traces it.
+# The mock's cuInit sleeps like the real driver's, the attacher's time.
+t_late_libcuda() {
+	local got want rc
+	mkdir "$T/wheel"
+	cp "$MOCK_LIB" "$T/wheel/libcuda.so.1"
+	GT_LIBCUDA=$T/wheel/libcuda.so.1 GT_MOCK_INIT_US=500000 "$GTRACE" -o "$T/late.gtrace" -- \
+		"$WORKLOAD" --launches 8 --copies 2 --syncs 1 > "$T/late.out" 2> "$T/late.err"
+	rc=$?
+	[ $rc -eq 0 ] || fatal "gtrace-bpf -- CMD (libcuda dlopened from $T/wheel) exited $rc; stderr: $(tail -n 3 "$T/late.err" | tr '\n' '|')"
+	WJ=$(grep '^{' "$T/late.out" | tail -n 1)
+	WL_PID=$(jq -r .pid <<< "$WJ")
+	dump_trace "$T/late.gtrace" "$T/late.json"
+	# cuInit may have begun before the probes were in place
+	got=$(counts_of "$T/late.json" "$WL_PID" | jq -c 'del(.cuInit)')
+	want=$(expected_counts 8 2 1 | jq -c 'del(.cuInit)')
+	compare_counts "calls through a libcuda found when CMD opened it (cuInit aside)" "$got" "$want"
+
+	# A command that never loads one: an error at its end, not at the start.
+	"$GTRACE" -o "$T/none.gtrace" -- true > /dev/null 2> "$T/none.err"
+	rc=$?
+	if ls /usr/lib/x86_64-linux-gnu/libcuda.so.1 /usr/lib64/libcuda.so.1 /usr/lib/libcuda.so.1 \
+		/usr/local/nvidia/lib64/libcuda.so.1 /usr/local/nvidia/lib/libcuda.so.1 \
+		/usr/lib/wsl/lib/libcuda.so.1 > /dev/null 2>&1; then
+		[ $rc -eq 0 ] || err "-- true with the driver's libcuda installed exited $rc; stderr: $(tail -n 3 "$T/none.err" | tr '\n' '|')"
+	else
+		[ $rc -eq 1 ] || err "-- true, which never loads a libcuda, exited $rc (expected 1)"
+		grep -q 'true never loaded a libcuda' "$T/none.err" ||
+			err "no line saying the command never loaded a libcuda; stderr: $(tail -n 3 "$T/none.err" | tr '\n' '|')"
+	fi
+}
+
+add_case t_late_libcuda "-- CMD: a libcuda the command dlopens from its own copy is found and traced; none at all is an error at its end"
 add_case t_second_interrupt "-- CMD: a second SIGINT kills and reaps CMD and exits non-zero"
 add_case t_counts "-- CMD: exact calls per api (100 launches, 10 copies, 5 syncs)"
 add_case t_launches "-- CMD: grid, block, shmem, stream, function and names of every launch (100 and 7 launches)"

@@ -291,6 +291,12 @@ static int attach_libcuda(struct recorder *r)
 		for (i = 0; i < r->o->npids; i++)
 			libcuda_finder__scan_pid(r->o->pids[i], attach_found, r);
 	}
+	if (!cuda_probes__nfiles(r->probes) && r->o->cmd) {
+		/* CMD may dlopen its own copy (a container's, a wheel's): the
+		 * openat discovery attaches to it then, as in --all */
+		pr_verbose("no libcuda found yet: tracing the one %s loads", r->o->cmd[0]);
+		return 0;
+	}
 	if (!cuda_probes__nfiles(r->probes)) {
 		pr_err("no libcuda found (looked in the usual driver locations%s); pass --libcuda PATH",
 		       r->o->all ? " and every process' mappings" : "");
@@ -703,9 +709,13 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	pr_info("recording to %s (%zu libcuda file%s, %zu probes%s); Ctrl-C to stop", r->path,
-		cuda_probes__nfiles(r->probes), cuda_probes__nfiles(r->probes) == 1 ? "" : "s",
-		cuda_probes__nprobes(r->probes), o->all ? ", all processes" : "");
+	if (o->trace_cuda && !cuda_probes__nfiles(r->probes))
+		pr_info("recording to %s (libcuda: traced once %s loads one); Ctrl-C to stop", r->path,
+			o->cmd[0]);
+	else
+		pr_info("recording to %s (%zu libcuda file%s, %zu probes%s); Ctrl-C to stop", r->path,
+			cuda_probes__nfiles(r->probes), cuda_probes__nfiles(r->probes) == 1 ? "" : "s",
+			cuda_probes__nprobes(r->probes), o->all ? ", all processes" : "");
 	pr_verbose("uprobes: %s; openat discovery probe: %s; options: %s",
 		   r->multi ? "uprobe_multi links" : "one perf-event link per probe", r->open_probe, opts);
 	if (r->child && (err = child__release(r->child)))
@@ -721,6 +731,12 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		status = 1;
 	else
 		status = r->child ? child__status(r->child) : 0;
+	if (o->cmd && o->trace_cuda && !cuda_probes__nfiles(r->probes)) {
+		pr_err("%s never loaded a libcuda (none in the usual driver locations either): "
+		       "no CUDA calls recorded; pass --libcuda PATH", o->cmd[0]);
+		if (status == 0)
+			status = 1;
+	}
 cleanup:
 	child__free(r->child);	/* never released: it exits without running CMD */
 	ring_buffer__free(r->rb);
