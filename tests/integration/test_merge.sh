@@ -420,6 +420,34 @@ t_cupti_all() {
 	grep -q 'cupti=merged' "$T/sum.out" || err "the trace's options do not say cupti=merged"
 }
 
+# --cupti -- CMD where the agent never loads (the mock libcuda loads no
+# injection, as a static binary or a program under another injection):
+# never a silent "0 GPU records" with status 0.
+t_cupti_never_loaded() {
+	local rc
+	echo 'int gt_fake_agent;' > "$T/agent.c"
+	cc -shared -fPIC "$T/agent.c" -o "$T/agent.so" || fatal "cannot build the stand-in agent"
+	GT_LIBCUDA="$MOCK_LIB" "$GTRACE" --libcuda "$MOCK_LIB" --trace cuda --cupti --cupti-lib "$T/agent.so" \
+		-o "$T/n.gtrace" -- "$WORKLOAD" --launches 4 --copies 1 --syncs 1 > "$T/n.out" 2> "$T/n.err"
+	rc=$?
+	[ "$rc" -eq 1 ] || err "--cupti with an agent that never loaded: exit $rc, expected 1"
+	grep -q '^gtrace-bpf: warning: --cupti: no GPU records: the agent never loaded although the command used CUDA' "$T/n.err" ||
+		err "no warning naming why there are no GPU records; stderr: $(tr '\n' '|' < "$T/n.err")"
+	dump_trace "$T/n.gtrace" "$T/n.json"
+	jq -s -e '[.[] | select(.type == "launch")] | length == 4' "$T/n.json" > /dev/null ||
+		err "the trace of a --cupti recording without GPU records lost its 4 launches"
+	GT_LIBCUDA="$MOCK_LIB" "$GTRACE" --libcuda "$MOCK_LIB" --trace cuda --cupti=optional --cupti-lib "$T/agent.so" \
+		-o "$T/o.gtrace" -- "$WORKLOAD" --launches 4 --copies 1 --syncs 1 > "$T/o.out" 2> "$T/o.err"
+	rc=$?
+	[ "$rc" -eq 0 ] || err "--cupti=optional with an agent that never loaded: exit $rc, expected 0; stderr: $(tail -n 3 "$T/o.err" | tr '\n' '|')"
+	grep -q 'warning: --cupti: no GPU records' "$T/o.err" || err "--cupti=optional: no warning about the missing GPU records"
+	"$GTRACE" --cupti=maybe -o "$T/m.gtrace" -- true > /dev/null 2> "$T/m.err"
+	rc=$?
+	[ "$rc" -eq 2 ] || err "--cupti=maybe: exit $rc, expected 2"
+	one_line "--cupti=maybe" "$T/m.err"
+}
+
+add_case t_cupti_never_loaded "--cupti -- CMD where the agent never loads: a warning naming why, status 1 unless --cupti=optional"
 add_case t_merge "merge TRACE DIR: exact summary for a synthetic spool of a real recording, every call kept, refusals"
 add_case t_merge_order "merge: a spool without API records is linked by launch order, every record to its own call"
 add_case t_merge_damaged "merge: a cut-off spool merges with one warning; bad inputs: one line, exit 1, no output"

@@ -59,10 +59,11 @@ static const struct argp_option record_options[] = {
 	{ "no-launch-exit", OPT_NO_LAUNCH_EXIT, NULL, OPTION_HIDDEN, "", 0 },
 	{ "trace", OPT_TRACE, "LIST", 0,
 	  "Sources to record: cuda,ioctl,sched (default: all three); cupti adds --cupti", 0 },
-	{ "cupti", OPT_CUPTI, NULL, 0,
+	{ "cupti", OPT_CUPTI, "optional", OPTION_ARG_OPTIONAL,
 	  "Also record the GPU side (kernels, copies, sets, NVTX ranges) with the CUPTI agent and "
 	  "merge it into the trace. -- CMD: loaded into CMD; --all/-p: programs started with "
-	  "CUDA_INJECTION64_PATH=<agent> join", 0 },
+	  "CUDA_INJECTION64_PATH=<agent> join. An agent that never loads is a failure (status 1) "
+	  "unless --cupti=optional", 0 },
 	{ "cupti-lib", OPT_CUPTI_LIB, "PATH", 0,
 	  "The CUPTI agent library (default: libgtrace-cupti.so next to gtrace-bpf, in "
 	  "../lib/gtrace-bpf or .output)", 0 },
@@ -161,7 +162,10 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	}
 	case OPT_CUPTI:
+		if (arg && strcmp(arg, "optional"))
+			argp_error(state, "invalid --cupti=%s (only --cupti=optional)", arg);
 		o->cupti = true;
+		o->cupti_optional = arg != NULL;
 		break;
 	case OPT_CUPTI_LIB:
 		if (!arg[0])

@@ -410,6 +410,26 @@ int cupti_session__spools(struct cupti_session *s, char ***files, size_t *nfiles
 	return 0;
 }
 
+size_t cupti_session__nspools(const struct cupti_session *s)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d = opendir(s->dir);
+
+	while (d && (de = readdir(d))) {
+		if (spool_name(de->d_name) && !cupti_old_spool(s, de->d_name))
+			n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+const char *cupti_session__lib(const struct cupti_session *s)
+{
+	return s->lib;
+}
+
 bool cupti_session__private(const struct cupti_session *s)
 {
 	return s->private_dir;

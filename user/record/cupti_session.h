@@ -39,6 +39,11 @@ void cupti_session__stop(struct cupti_session *s);
  * array): a private directory itself, else this recording's spool files in
  * the run directory. Returns 0 or a negative errno with one error line. */
 int cupti_session__spools(struct cupti_session *s, char ***files, size_t *nfiles);
+/* How many spool files this recording's agents wrote (after
+ * cupti_session__spools()): 0 means no agent ever loaded. */
+size_t cupti_session__nspools(const struct cupti_session *s);
+/* The agent library programs load (CUDA_INJECTION64_PATH). */
+const char *cupti_session__lib(const struct cupti_session *s);
 /* True when the spool directory is private to -- CMD (every spool record in
  * it is the recording's). */
 bool cupti_session__private(const struct cupti_session *s);

@@ -578,6 +578,28 @@ static struct record_spools *leave_spools(struct recorder *r)
 	return s;
 }
 
+/* --cupti, after the agents were waited for: a recording with no spool
+ * file has no GPU records because no agent ever loaded; say why it may
+ * not have. Returns false then. */
+static bool cupti_joined(struct recorder *r, const struct cupti_session *cs)
+{
+	const char *why;
+
+	if (cupti_session__nspools(cs))
+		return true;
+	if (!r->o->cmd)
+		why = "no program joined: start them with CUDA_INJECTION64_PATH=";
+	else if (!r->nprocs)
+		why = "the command never used CUDA, so the agent never loaded (";
+	else
+		why = "the agent never loaded although the command used CUDA: it is linked "
+		      "statically, runs under another injection or cleared its environment "
+		      "(CUDA_INJECTION64_PATH=";
+	pr_warn("--cupti: no GPU records: %s%s%s", why, cupti_session__lib(cs),
+		r->o->cmd ? ")" : "");
+	return false;
+}
+
 void record_spools__done(struct record_spools *s, bool merged)
 {
 	size_t i;
@@ -749,7 +771,8 @@ cleanup:
 	if (cupti_session__dir(r->cupti)) {
 		if (finished) {
 			*spools = leave_spools(r);
-			if (!*spools && status == 0)
+			if ((!*spools || (!cupti_joined(r, (*spools)->cupti) && !o->cupti_optional)) &&
+			    status == 0)
 				status = 1;
 		} else if (recorded) {
 			pr_warn("the CUPTI spool files stay in %s (gtrace-bpf merge TRACE %s)",

@@ -29,6 +29,7 @@ struct record_opts {
 	const char *ioctl_majors;	/* --ioctl-majors: device majors instead of NVIDIA's */
 	const char *cmdline;		/* our own command line, for the header */
 	bool cupti;			/* --cupti: GPU-side records by the CUPTI agent, left to merge */
+	bool cupti_optional;		/* --cupti=optional: no agent loading is not a failure */
 	const char *cupti_lib;		/* --cupti-lib: the agent library, NULL = found next to us */
 };
 
