@@ -167,6 +167,28 @@ t_help() {
 	done
 }
 
+# Values the kernel or the libcuda would refuse: one line naming the limit
+# or the name, before anything is loaded or run.
+t_limits() {
+	local rc b
+	for b in 3G 4G; do
+		timeout 30 "$GTRACE" --all --buffer-size $b -d 1 -o "$T/b$b.gtrace" > /dev/null 2> "$T/b$b.err"
+		rc=$?
+		expect_refusal "--buffer-size $b" $rc "$T/b$b.err"
+		[ "$rc" -eq 2 ] || err "--buffer-size $b: exit $rc, expected 2 (bad command line)"
+		grep -q 'at most 2G' "$T/b$b.err" || err "--buffer-size $b: the error does not name the limit: $(head -n 2 "$T/b$b.err")"
+		[ ! -e "$T/b$b.gtrace" ] || err "--buffer-size $b wrote a trace"
+	done
+	for f in bogus cuInit,bogus; do
+		timeout 30 "$GTRACE" census --libcuda "$MOCK_LIB" --functions $f -- "$WORKLOAD" > "$T/c.out" 2> "$T/c.err"
+		rc=$?
+		expect_refusal "census --functions $f" $rc "$T/c.err"
+		grep -q "'bogus'" "$T/c.err" || err "census --functions $f: the error does not name bogus: $(head -n 2 "$T/c.err")"
+		grep -q '^{' "$T/c.out" && err "census --functions $f ran the command"
+	done
+}
+
+add_case t_limits "--buffer-size above 2G and census --functions of an unknown name: one line naming the limit or the name"
 add_case t_usage "bad command lines (unknown option, bad numbers, conflicting modes, bad formats, unknown reports): one line each, exit 2"
 add_case t_help "--help shows every command and the exit statuses; stats --help lists all 11 reports"
 add_case t_unknown_pid "-p of a pid that does not exist: one-line error, non-zero exit"

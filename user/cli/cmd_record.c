@@ -51,7 +51,7 @@ static const struct argp_option record_options[] = {
 	{ "force", OPT_FORCE, NULL, 0, "Replace FILE if it exists", 0 },
 	{ "scenario", OPT_SCENARIO, "NAME", 0, "Scenario part of the default file name (default: trace)", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 0 },
-	{ "buffer-size", OPT_BUFSIZE, "SIZE", 0, "Ring buffer size, e.g. 64M (default), 1G", 0 },
+	{ "buffer-size", OPT_BUFSIZE, "SIZE", 0, "Ring buffer size, a power of two up to 2G, e.g. 64M (default), 1G", 0 },
 	{ "libcuda", OPT_LIBCUDA, "PATH", 0, "Also trace this libcuda file (repeatable)", 0 },
 	{ "launch-exit", OPT_LAUNCH_EXIT, NULL, 0,
 	  "Also probe launch returns: launches get their CPU duration and result, at the "
@@ -119,8 +119,12 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid duration '%s' (seconds > 0)", arg);
 		break;
 	case OPT_BUFSIZE:
-		if (cli__parse_u64(arg, &v, true) || v < 4096 || v > (4ull << 30))
-			argp_error(state, "invalid buffer size '%s' (4K..4G, e.g. 64M)", arg);
+		if (cli__parse_u64(arg, &v, true) || v < 4096)
+			argp_error(state, "invalid buffer size '%s' (4K..2G, e.g. 64M)", arg);
+		/* a BPF ring buffer's size is a u32 power of two */
+		if (v > (2ull << 30))
+			argp_error(state, "--buffer-size %s: a BPF ring buffer holds at most 2G "
+				   "(sizes round up to a power of two)", arg);
 		o->buffer_size = v;
 		break;
 	case OPT_LIBCUDA:

@@ -35,6 +35,7 @@ struct census {
 	struct stat st[16];
 	int npaths;
 	const char *only;		/* ",name,name," to count, NULL = all */
+	char *found;			/* ",name," of each listed function seen (aliases too) */
 };
 
 static int add_sym(void *ctx, const char *name, uint64_t off)
@@ -48,6 +49,14 @@ static int add_sym(void *ctx, const char *name, uint64_t off)
 		snprintf(key, sizeof(key), ",%s,", name);
 		if (!strstr(c->only, key))
 			return 0;
+		if (!c->found || !strstr(c->found, key)) {
+			char *f;
+
+			if (asprintf(&f, "%s%s", c->found ? c->found : ",", key + 1) < 0)
+				return -ENOMEM;
+			free(c->found);
+			c->found = f;
+		}
 	}
 	if (c->n >= CENSUS_MAX)
 		return -E2BIG;
@@ -209,6 +218,27 @@ static int run_cmd(struct census *c, char **cmd)
 	return status;
 }
 
+/* --functions: a name that is in no libcuda is a typo, not a zero to
+ * report. Returns 0 or -ENOENT after one line naming it. */
+static int check_listed(const struct census *c, const char *list)
+{
+	char *copy = strdup(list), *tok, *save = NULL, key[256];
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		snprintf(key, sizeof(key), ",%s,", tok);
+		if (!c->found || !strstr(c->found, key)) {
+			pr_err("--functions: no function '%s' in %s%s", tok, c->paths[0],
+			       c->npaths > 1 ? " or the other libcuda files" : "");
+			err = -ENOENT;
+		}
+	}
+	free(copy);
+	return err;
+}
+
 int census__run(const struct census_opts *o)
 {
 	static const struct uprobe_ladder_ops ops = { .load = load_once, .unload = unload };
@@ -241,6 +271,8 @@ int census__run(const struct census_opts *o)
 		c->first = c->n;
 		err = elf_syms__each(c->paths[i], "cu", add_sym, c);
 		if (err >= 0 && c->n == c->first) {
+			if (o->functions && check_listed(c, o->functions))
+				goto cleanup;
 			pr_err("no %s function in %s to count", o->functions ? "listed" : "cu*",
 			       c->paths[i]);
 			goto cleanup;
@@ -252,6 +284,8 @@ int census__run(const struct census_opts *o)
 			goto cleanup;
 		}
 	}
+	if (o->functions && (err = check_listed(c, o->functions)))
+		goto cleanup;
 	c->skel->links.census_fork = bpf_program__attach(c->skel->progs.census_fork);
 	if (!c->skel->links.census_fork) {
 		pr_err("failed to attach the fork probe: %s", strerror(errno));
@@ -274,6 +308,7 @@ cleanup:
 	for (i = 0; i < c->npaths; i++)
 		free((char *)c->paths[i]);
 	census_bpf__destroy(c->skel);
+	free(c->found);
 	free(c);
 	free(only);
 	return status;
