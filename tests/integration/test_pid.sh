@@ -87,6 +87,17 @@ t_stops_when_all_exit() {
 	compare_counts "calls of pid $w2, the last to exit" "$(counts_of "$T/auto.json" "$w2")" "$(expected_counts 4 1 1 0 1 1)"
 }
 
+# kthreadd (pid 2) is always there and never makes a CUDA call.
+t_kernel_thread() {
+	local rc
+	timeout 30 "$GTRACE" -p 2 -d 1 --libcuda "$MOCK_LIB" -o "$T/k.gtrace" > /dev/null 2> "$T/k.err"
+	rc=$?
+	[ "$rc" -eq 0 ] || err "-p 2 -d 1: exit $rc, expected 0; stderr: $(tail -n 3 "$T/k.err" | tr '\n' '|')"
+	grep -q '^gtrace-bpf: warning: -p 2 is a kernel thread' "$T/k.err" ||
+		err "-p of a kernel thread: no warning; stderr: $(tail -n 3 "$T/k.err" | tr '\n' '|')"
+}
+
+add_case t_kernel_thread "-p of a kernel thread: a warning that it never makes CUDA calls"
 add_case t_stops_when_all_exit "-p A -p B: the recording ends by itself once both have exited, not before"
 add_case t_one_pid "-p PID: only that process of two is recorded, exact counts, stops on SIGTERM"
 add_case t_two_pids "-p A -p C: two of three processes recorded, the third not"

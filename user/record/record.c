@@ -533,6 +533,28 @@ static bool cupti_want_pid(void *ctx, uint32_t pid)
 	return proc_names__traced(ctx, pid);
 }
 
+#define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
+
+/* True when /proc/PID/stat's flags (its 9th field) mark a kernel thread. */
+static bool kernel_thread(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	unsigned long flags;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* the comm may hold spaces and parentheses */
+	return p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
+	       (flags & PF_KTHREAD);
+}
+
 static int check_pids(const struct record_opts *o)
 {
 	char p[64];
@@ -544,6 +566,8 @@ static int check_pids(const struct record_opts *o)
 			pr_err("no such process: %d", o->pids[i]);
 			return -ESRCH;
 		}
+		if (kernel_thread(o->pids[i]))
+			pr_warn("-p %d is a kernel thread: it never makes CUDA calls", o->pids[i]);
 	}
 	return 0;
 }
