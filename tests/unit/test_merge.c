@@ -526,6 +526,29 @@ static void t_file_in_place(void **state)
 	assert_true(only(tmpdir, "run.gtrace", "gtrace-cupti.4242.spool"));
 }
 
+/* A spool directory with no spool in it (the agent never loaded): the trace
+ * is copied through, with nothing linked. */
+static void t_file_empty_spool_dir(void **state)
+{
+	const char *main_path = tmp_path("run.gtrace"), *dir = tmp_path("spools");
+	const char *spools[] = { dir };
+	struct merge_opts mo = { .trace = main_path, .spools = spools, .nspools = 1,
+				 .output = tmp_path("out.gtrace") };
+	struct merge_result res;
+	struct outrec o[64];
+	struct gt_trailer t;
+	char options[512];
+
+	(void)state;
+	write_main(main_path);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(merge__run(&mo, &res), 0);
+	assert_int_equal(res.spool_files, 0);
+	assert_int_equal(res.main_records, 9);
+	assert_int_equal(read_out(mo.output, o, 64, &t, options, sizeof(options)), 9 + 1);
+	rmdir(dir);
+}
+
 static bool pid_is_4242(void *ctx, uint32_t pid)
 {
 	(void)ctx;
@@ -627,6 +650,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(t_file_cut_spool, file_setup, file_teardown),
 		cmocka_unit_test_setup_teardown(t_file_refused, file_setup, file_teardown),
 		cmocka_unit_test_setup_teardown(t_file_in_place, file_setup, file_teardown),
+		cmocka_unit_test_setup_teardown(t_file_empty_spool_dir, file_setup, file_teardown),
 		cmocka_unit_test_setup_teardown(t_file_want_pid, file_setup, file_teardown),
 		cmocka_unit_test_setup_teardown(t_file_damaged_trace, file_setup, file_teardown),
 		cmocka_unit_test(t_default_output),

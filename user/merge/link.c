@@ -357,8 +357,11 @@ static int link_by_order(struct merge_call *calls, size_t ncalls, struct merge_g
 	for (size_t i = 0; i < ncalls; i++)
 		if (calls[i].kind != MERGE_CALL_NONE && !calls[i].nlinked && !calls[i].failed)
 			cs[nc++] = i;
-	qsort_r(order, ng, sizeof(*order), gpu_order_cmp, gpu);
-	qsort_r(cs, nc, sizeof(*cs), call_order_cmp, calls);
+	/* qsort's array must not be NULL even when empty (C11 7.22.5) */
+	if (ng > 1)
+		qsort_r(order, ng, sizeof(*order), gpu_order_cmp, gpu);
+	if (nc > 1)
+		qsort_r(cs, nc, sizeof(*cs), call_order_cmp, calls);
 	for (gi = 0; gi < ng;) {
 		uint32_t pid = gpu[order[gi]].pid;
 		size_t gj = gi, c0, lo = 0;
@@ -445,8 +448,11 @@ int merge__link(struct merge_call *calls, size_t ncalls, struct merge_api *apis,
 		if (calls[i].kind != MERGE_CALL_NONE)
 			perm[nperm++] = i;
 	}
-	qsort_r(perm, nperm, sizeof(*perm), call_perm_cmp, calls);
-	qsort(apis, napis, sizeof(*apis), api_cmp);
+	/* apis is NULL when there are none, which qsort does not take */
+	if (nperm > 1)
+		qsort_r(perm, nperm, sizeof(*perm), call_perm_cmp, calls);
+	if (napis > 1)
+		qsort(apis, napis, sizeof(*apis), api_cmp);
 
 	for (i = 0; i < napis; i++) {
 		if (pid_set_add(&pids, apis[i].pid))

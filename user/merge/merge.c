@@ -170,7 +170,8 @@ static int add_spool_dir(struct merger *m, const char *dir)
 		}
 	}
 	closedir(d);
-	if (!err)
+	/* names is NULL in an empty directory, which qsort does not take */
+	if (!err && n > 1)
 		qsort(names, n, sizeof(*names), name_cmp);
 	if (err)
 		pr_err("failed to list %s: %s", dir, strerror(-err));
@@ -769,8 +770,11 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	free(m->apis);
 	m->apis = NULL;
 	m->napis = m->apis_cap = 0;
-	qsort_r(linked, nlinked, sizeof(*linked), linked_cmp, m->gpu);
-	qsort(m->tail, m->ntail, sizeof(*m->tail), tail_cmp);
+	/* either array is NULL when empty, which qsort does not take */
+	if (nlinked > 1)
+		qsort_r(linked, nlinked, sizeof(*linked), linked_cmp, m->gpu);
+	if (m->ntail > 1)
+		qsort(m->tail, m->ntail, sizeof(*m->tail), tail_cmp);
 
 	/* the output, through a temporary file next to it */
 	info = *trace_reader__info(r);
