@@ -34,14 +34,19 @@
 
 /* ------------------------------------------------------------ trace building */
 
-static void w_open(const char *path)
+static void w_open_at(const char *path, uint64_t start_ts, int64_t real_off)
 {
 	struct gt_file_info info = {
-		.version = GT_FILE_VERSION, .clock_id = 1, .start_ts = START_TS,
-		.realtime_offset_ns = REAL_OFF, .host = "testhost", .kernel = "6.18",
+		.version = GT_FILE_VERSION, .clock_id = 1, .start_ts = start_ts,
+		.realtime_offset_ns = real_off, .host = "testhost", .kernel = "6.18",
 		.cmdline = "gtrace-bpf record", .options = "",
 	};
 	tu_w_create(path, &info);
+}
+
+static void w_open(const char *path)
+{
+	w_open_at(path, START_TS, REAL_OFF);
 }
 
 static void w_close(void)
@@ -681,6 +686,32 @@ static void test_empty(void **state)
 	model_free(&m);
 }
 
+/* A header whose start and realtime offset add up past what a timestamp
+ * holds (a damaged or hostile file): the export goes on with the monotonic
+ * clock alone rather than a wrapped wall-clock time. */
+static void test_clock_out_of_range(void **state)
+{
+	static const struct { uint64_t start; int64_t off; } hdrs[] = {
+		{ INT64_MAX - 5, REAL_OFF },		/* past INT64_MAX */
+		{ (uint64_t)INT64_MAX + 7, INT64_MIN },	/* a start no clock has */
+		{ START_TS, -REAL_OFF },		/* before 1970 */
+	};
+	const char *path = tmp_path("clock.gtrace");
+	struct model m;
+	const char *why;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(hdrs) / sizeof(hdrs[0]); i++) {
+		unlink(path);
+		w_open_at(path, hdrs[i].start, hdrs[i].off);
+		w_close();
+		assert_int_equal(export_file(path, &m, &why), 0);
+		assert_int_equal(m.clk[3], hdrs[i].start);
+		assert_int_equal(m.clk[1], 0);	/* no realtime clock */
+		model_free(&m);
+	}
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -708,6 +739,7 @@ int main(void)
 		cmocka_unit_test(test_lost_exit),
 		cmocka_unit_test(test_truncated_and_errors),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_clock_out_of_range),
 		cmocka_unit_test(test_gpu_tracks_and_flows),
 		cmocka_unit_test(test_gpu_flow_edges),
 	};

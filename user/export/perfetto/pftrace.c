@@ -317,9 +317,13 @@ static void seq_init(struct pftrace *w, struct pf_seq *s)
 void pftrace__clock_snapshot(struct pftrace *w, uint64_t mono, int64_t realtime_offset)
 {
 	struct pb_buf *b = &w->out;
-	int64_t real = (int64_t)mono + realtime_offset;
 	struct pf_seq s;
 	size_t cs, c;
+	int64_t real;
+	/* the header's values come from the file: a wall-clock time that would
+	 * wrap (or precede 1970) is left out rather than computed */
+	bool has_real = mono <= INT64_MAX &&
+			!__builtin_add_overflow((int64_t)mono, realtime_offset, &real) && real >= 0;
 
 	seq_init(w, &s);
 	pkt_begin(w, &s, NULL);
@@ -328,7 +332,7 @@ void pftrace__clock_snapshot(struct pftrace *w, uint64_t mono, int64_t realtime_
 	pb_buf__varint(b, F_CLK_ID, CLK_MONOTONIC);
 	pb_buf__varint(b, F_CLK_TS, mono);
 	pb_buf__end(b, c);
-	if (real >= 0) {
+	if (has_real) {
 		c = pb_buf__begin(b, F_CS_CLOCKS);
 		pb_buf__varint(b, F_CLK_ID, CLK_REALTIME);
 		pb_buf__varint(b, F_CLK_TS, (uint64_t)real);
