@@ -124,6 +124,8 @@ t_usage() {
 --bogus-option
 -p notapid
 -p 1 --all
+-p 1 -p 2 --libcuda x --cupti-lib y
+-p 1 --libcuda x --
 -d -3 --all
 --buffer-size 12Q --all
 --trace cuda,gpu --all

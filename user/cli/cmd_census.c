@@ -56,13 +56,16 @@ int cmd_census(int argc, char **argv, const char *cmdline)
 	int nopt = cli__split_cmd(argc, argv, &o.cmd), status;
 
 	(void)cmdline;
+	/* a bad command line (2) still frees the --libcuda list */
+	status = 2;
 	if (cli__parse(&argp, nopt, argv, &o))
-		return 2;
+		goto out;
 	if (!o.cmd || !o.cmd[0]) {
 		fprintf(stderr, "gtrace-bpf: census needs a command after --\n");
-		return 2;
+		goto out;
 	}
 	status = census__run(&o);
+out:
 	free(o.libcuda);
 	return status;
 }

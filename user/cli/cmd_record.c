@@ -219,21 +219,23 @@ int cmd_record(int argc, char **argv, const char *cmdline)
 	int nopt = cli__split_cmd(argc, argv, &c.rec.cmd), status, modes;
 	struct record_spools *spools;
 
+	/* a bad command line (2) still frees the -p and --libcuda lists */
+	status = 2;
 	if (cli__parse(&argp, nopt, argv, &c))
-		return 2;
+		goto out;
 	if (c.rec.cmd && !c.rec.cmd[0]) {
 		fprintf(stderr, "gtrace-bpf: nothing after --: give the command to trace\n");
-		return 2;
+		goto out;
 	}
 	if (c.rec.cupti_lib && !c.rec.cupti) {
 		fprintf(stderr, "gtrace-bpf: --cupti-lib needs --cupti\n");
-		return 2;
+		goto out;
 	}
 	modes = c.rec.all + (c.rec.npids > 0) + (c.rec.cmd != NULL);
 	if (modes != 1) {
 		fprintf(stderr, "gtrace-bpf: %s\n", modes ? "choose one of --all, -p PID and -- CMD" :
 			"nothing to trace: give --all, -p PID or -- CMD (see --help)");
-		return 2;
+		goto out;
 	}
 	gt_log_level = c.quiet ? GT_LOG_WARN : GT_LOG_INFO + c.verbose;
 	c.rec.quiet = c.quiet;
@@ -247,6 +249,7 @@ int cmd_record(int argc, char **argv, const char *cmdline)
 			status = 1;
 		record_spools__done(spools, merged);
 	}
+out:
 	free(c.rec.pids);
 	free(c.rec.libcuda);
 	return status;
