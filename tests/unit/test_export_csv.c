@@ -410,6 +410,7 @@ static void test_gpu_rows(void **state)
 	for (int i = 0; i < 6; i++) {
 		char *line = malloc(strlen(want[i]) + 3);
 
+		assert_non_null(line);
 		sprintf(line, "\n%s\n", want[i]);
 		if (!strstr(o.buf, line)) {
 			fprintf(stderr, "no row\n%s\nin\n%s", want[i], o.buf);
