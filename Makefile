@@ -1,12 +1,19 @@
 # gtrace-bpf build.  `make` -> ./gtrace-bpf (+ .output/libgtrace-cupti.so, the
 # CUPTI agent, when $(CUDA_HOME) has CUPTI); `make STATIC=1` -> fully static;
 # `make test`; `make install PREFIX=...`; `make clean`; `V=1` shows commands.
+# `make SANITIZE=1` -> .output-san/gtrace-bpf and unit tests under ASAN+UBSAN
+# (`make test SANITIZE=1` runs them); `make fuzz` -> libFuzzer harnesses.
 .DELETE_ON_ERROR:
 # skeletons are kept, not deleted as intermediates once their objects are built
 .SECONDARY:
 .DEFAULT_GOAL := all
 
+# the sanitized build lives apart, so that the normal one stays as it is
+ifeq ($(SANITIZE),1)
+OUTPUT    ?= .output-san
+else
 OUTPUT    ?= .output
+endif
 CC        ?= cc
 CLANG     ?= clang
 BPFTOOL   ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
@@ -35,6 +42,26 @@ LIBS      := -lbpf -lelf $(READ_LIBS)
 ifeq ($(STATIC),1)
 LDFLAGS  += -static
 endif
+# ASAN+UBSAN on the user-space programs and their tests (the BPF side and the
+# CUPTI agent, which runs inside someone else's process, are left alone); a
+# UB report aborts rather than scrolls by. The sanitizer runtimes are shared
+# objects, so no STATIC=1.
+ifeq ($(SANITIZE),1)
+ifeq ($(STATIC),1)
+$(error STATIC=1 and SANITIZE=1 do not mix: the sanitizer runtimes are shared libraries)
+endif
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+endif
+# the libFuzzer build (make fuzz, in $(OUTPUT)/fuzz): the readers' library
+# instrumented for coverage, linked into tests/fuzz/*.c
+ifeq ($(FUZZ),1)
+CC        := $(CLANG)
+SAN_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+endif
+CFLAGS   += $(SAN_FLAGS)
+LDFLAGS  += $(SAN_FLAGS)
+# the recorder: ./gtrace-bpf, or beside the sanitized build's objects
+BIN       := $(if $(SAN_FLAGS),$(OUTPUT)/gtrace-bpf,gtrace-bpf)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Wno-gnu-variable-sized-type-not-at-end -MMD -MP \
 	      -I$(OUTPUT) -Ibpf -Ivmlinux/$(ARCH)
 
@@ -72,15 +99,15 @@ MOCK_CFLAGS := -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -fPIC -fcf-
 HAVE_CUPTI   := $(if $(wildcard $(CUDA_HOME)/include/cupti.h),1)
 CUPTI_AGENT  := $(OUTPUT)/libgtrace-cupti.so
 CUPTI_OBJS   := $(patsubst cupti/%.c,$(OUTPUT)/cupti/%.o,$(wildcard cupti/*.c))
-CUPTI_CFLAGS  = $(CFLAGS) -fPIC -fvisibility=hidden -I$(CUDA_HOME)/include -Icupti -Ibpf -iquote .
+CUPTI_CFLAGS  = $(filter-out $(SAN_FLAGS),$(CFLAGS)) -fPIC -fvisibility=hidden -I$(CUDA_HOME)/include -Icupti -Ibpf -iquote .
 CUPTI_LDLIBS := -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -lcupti \
 	-Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib -ldl -lpthread
 ifneq ($(HAVE_CUPTI),1)
 UNIT_BINS := $(filter-out $(OUTPUT)/tests/test_cupti_convert $(OUTPUT)/tests/test_cupti_ring,$(UNIT_BINS))
 endif
 
-.PHONY: FORCE all clean test unit-test integration-test install deps gpu-check mock check-layers
-all: gtrace-bpf
+.PHONY: FORCE all clean test test-build fuzz fuzz-build unit-test integration-test install deps gpu-check mock check-layers
+all: $(BIN)
 all: cupti-agent
 
 $(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests $(MOCK_DIR):
@@ -115,18 +142,53 @@ $(LIBREC): $(REC_OBJS)
 $(OUTPUT)/link-mode: FORCE | $(OUTPUT)
 	$(Q)echo 'STATIC=$(STATIC)' | cmp -s - $@ || echo 'STATIC=$(STATIC)' > $@
 
-gtrace-bpf: $(CLI_OBJS) $(LIBREC) $(LIBREAD) $(OUTPUT)/link-mode
+$(BIN): $(CLI_OBJS) $(LIBREC) $(LIBREAD) $(OUTPUT)/link-mode
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(LDFLAGS) $(CLI_OBJS) $(LIBREC) $(LIBREAD) $(LIBS) -o $@
 
 # tests
 $(OUTPUT)/tests/%: tests/unit/%.c $(LIBREAD) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $< $(LIBREAD) $(READ_LIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $< $(LIBREAD) $(LDFLAGS) $(READ_LIBS) -lcmocka -o $@
 
 $(REC_TESTS): $(OUTPUT)/tests/%: tests/unit/%.c $(LIBREC) $(LIBREAD) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $< $(LIBREC) $(LIBREAD) $(LIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $< $(LIBREC) $(LIBREAD) $(LDFLAGS) $(LIBS) -lcmocka -o $@
+
+# fuzz harnesses (FUZZ=1 only: make fuzz builds them in $(OUTPUT)/fuzz): the
+# readers' library alone, seeds from generated traces and tests/fuzz/corpus/
+FUZZ_SRCS  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(OUTPUT)/%,$(FUZZ_SRCS))
+FUZZ_SEEDS := $(OUTPUT)/seeds
+FUZZ_MAIN  := $(abspath $(FUZZ_SEEDS))/main.gtrace
+
+$(FUZZ_BINS): $(OUTPUT)/%: tests/fuzz/%.c tests/fuzz/fuzz_common.h $(LIBREAD) | $(OUTPUT)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer $(CPPFLAGS) -DFUZZ_MAIN_TRACE='"$(FUZZ_MAIN)"' \
+		$< $(LIBREAD) $(READ_LIBS) -o $@
+
+$(OUTPUT)/tools/%: tools/%.c $(LIBREAD)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $< $(LIBREAD) $(LDFLAGS) $(READ_LIBS) -o $@
+
+$(OUTPUT)/tools/mkseed: tests/fuzz/mkseed.c tests/fuzz/fuzz_common.h $(LIBREAD)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $< $(LIBREAD) $(LDFLAGS) $(READ_LIBS) -o $@
+
+# small generated traces (the spools' main trace among them), as files and
+# as recipes, and spools answering their calls
+$(FUZZ_SEEDS)/stamp: $(OUTPUT)/tools/gen_trace $(OUTPUT)/tools/mkseed
+	$(call msg,SEEDS,$(FUZZ_SEEDS))
+	$(Q)rm -rf $(FUZZ_SEEDS) && mkdir -p $(FUZZ_SEEDS)
+	$(Q)$(OUTPUT)/tools/gen_trace -p 1 -k 4 $(FUZZ_MAIN) 120 2 > /dev/null
+	$(Q)$(OUTPUT)/tools/gen_trace -s 2 -p 2 -k 6 $(FUZZ_SEEDS)/gen2.gtrace 400 3 > /dev/null
+	$(Q)$(OUTPUT)/tools/mkseed $(FUZZ_SEEDS) $(FUZZ_MAIN) $(FUZZ_SEEDS)/gen2.gtrace \
+		$(wildcard tests/fuzz/corpus/traces/*.gtrace)
+	$(Q)touch $@
+
+fuzz-build: $(FUZZ_BINS) $(FUZZ_SEEDS)/stamp
 
 # the probe offsets, checked on the mock's endbr64 entries
 $(OUTPUT)/tests/test_elf_syms: $(MOCK_LIB)
@@ -196,14 +258,38 @@ cupti-agent install-cupti cupti-check:
 	@echo "CUPTI not found in $(CUDA_HOME): building without the CUPTI agent"
 endif
 
+# the tests run the build of this OUTPUT: its unit tests, its mock, its $(BIN)
+RUN_TESTS := GT_OUTPUT=$(OUTPUT) GTRACE=$(abspath $(BIN)) tests/run-tests.sh
+SAN_OUTPUT := .output-san
+FUZZ_OUTPUT := $(OUTPUT)/fuzz
+# seconds per harness: FUZZ_SECONDS for make fuzz, TEST_FUZZ_SECONDS in make test
+FUZZ_SECONDS ?= 60
+TEST_FUZZ_SECONDS ?= 30
+
+test-build: $(BIN) $(UNIT_BINS) mock
+
 unit-test: $(UNIT_BINS)
-	$(Q)tests/run-tests.sh --unit
+	$(Q)$(RUN_TESTS) --unit
 
-integration-test: gtrace-bpf mock
-	$(Q)tests/run-tests.sh --integration
+integration-test: $(BIN) mock
+	$(Q)$(RUN_TESTS) --integration
 
-test: check-layers gtrace-bpf $(UNIT_BINS) mock
-	$(Q)tests/run-tests.sh
+# make test: the tests of this build, of the sanitized build and the fuzzers
+# for a bounded time, counted together; make test SANITIZE=1: the sanitized
+# build's alone
+ifeq ($(SAN_FLAGS),)
+test: check-layers test-build
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 OUTPUT=$(SAN_OUTPUT) test-build
+	$(Q)$(MAKE) --no-print-directory FUZZ=1 OUTPUT=$(FUZZ_OUTPUT) fuzz-build
+	$(Q)GT_FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) $(RUN_TESTS) --unit --integration --fuzz --sanitized $(SAN_OUTPUT)
+
+fuzz:
+	$(Q)$(MAKE) --no-print-directory FUZZ=1 OUTPUT=$(FUZZ_OUTPUT) fuzz-build
+	$(Q)GT_FUZZ_SECONDS=$(FUZZ_SECONDS) $(RUN_TESTS) --fuzz
+else
+test: check-layers test-build
+	$(Q)$(RUN_TESTS)
+endif
 
 # a lower stage of user/ including a higher one fails the build
 check-layers:
@@ -212,16 +298,16 @@ check-layers:
 gpu-check:
 	$(Q)tools/gpu-check.sh
 
-install: gtrace-bpf install-cupti
+install: $(BIN) install-cupti
 	$(Q)install -d $(DESTDIR)$(PREFIX)/bin
-	$(Q)install -m 0755 gtrace-bpf $(DESTDIR)$(PREFIX)/bin/gtrace-bpf
+	$(Q)install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/gtrace-bpf
 
 deps:
 	$(Q)tools/install-deps.sh
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf $(OUTPUT) gtrace-bpf
+	$(Q)rm -rf $(OUTPUT) $(BIN) $(if $(SAN_FLAGS),,$(SAN_OUTPUT))
 
 -include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/user/*/*.d $(OUTPUT)/user/*/*/*.d $(OUTPUT)/tests/*.d)
 -include $(wildcard $(OUTPUT)/cupti/*.d)

@@ -3,28 +3,57 @@
 #
 # Runs every test and ends with one line: "N passed, N failed".
 #
-#   unit tests          .output/tests/test_* (cmocka; built by make from
+#   unit tests          $GT_OUTPUT/tests/test_* (cmocka; built by make from
 #                       tests/unit/test_*.c; a source without its binary fails)
 #   integration tests   tests/integration/test_*.sh (each prints one
 #                       "PASS ..." or "FAIL ..." line per case; most need
 #                       root and fail, saying so, without it)
+#   fuzzers             $GT_OUTPUT/fuzz/fuzz_* (libFuzzer, make fuzz), each
+#                       run GT_FUZZ_SECONDS (default 60) and counted as one
+#                       test; a crash fails it and keeps the input in
+#                       $GT_OUTPUT/fuzz/crashes/
 #
-# Usage: tests/run-tests.sh [--unit|--integration] [FILTER]
+# Usage: tests/run-tests.sh [--unit] [--integration] [--fuzz]
+#                           [--sanitized DIR] [FILTER]
+#   The options choose the parts (default: unit and integration tests).
+#   --sanitized DIR runs the unit and integration parts again with the
+#   sanitized build in DIR (make SANITIZE=1): its tests and DIR/gtrace-bpf.
 #   FILTER keeps the test files whose name contains it.
-# Environment: GTRACE (recorder, default ./gtrace-bpf), GT_TEST_KEEP=1 keeps
-# the files of failed integration cases, GT_TEST_CASE_TIMEOUT (s, default 150).
+# Environment: GT_OUTPUT (build directory, default .output), GTRACE
+# (recorder, default ./gtrace-bpf), GT_TEST_KEEP=1 keeps the files of failed
+# integration cases, GT_TEST_CASE_TIMEOUT (s, default 150).
 set -u
 
 cd "$(dirname "$0")/.." || exit 2
 
-
-run_unit=1 run_integration=1
-case ${1:-} in
---unit) run_integration=0; shift ;;
---integration) run_unit=0; shift ;;
--h|--help) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-esac
+run_unit=0 run_integration=0 run_fuzz=0 san_dir=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--unit) run_unit=1 ;;
+	--integration) run_integration=1 ;;
+	--fuzz) run_fuzz=1 ;;
+	--sanitized)
+		[ $# -ge 2 ] || { echo "run-tests: --sanitized needs a directory" >&2; exit 2; }
+		san_dir=$2; shift ;;
+	-h|--help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "run-tests: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+	shift
+done
+[ $((run_unit + run_integration + run_fuzz)) -eq 0 ] && run_unit=1 run_integration=1
 filter=${1:-}
+out_dir=${GT_OUTPUT:-.output}
+GTRACE=${GTRACE:-$PWD/gtrace-bpf}
+export GTRACE
+
+# The sanitized programs: a report (a leak included) ends the program with a
+# status no test expects, so it fails the test that ran it; known one-off
+# leaks are listed, with the reason, in tests/sanitize/lsan.supp.  A failed
+# allocation returns NULL as without ASAN: test_vec checks that ENOMEM path.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86:detect_leaks=1:allocator_may_return_null=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-exitcode=86:print_stacktrace=1:halt_on_error=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-exitcode=86:suppressions=$PWD/tests/sanitize/lsan.supp}
 
 passed=0 failed=0
 UNIT_TIMEOUT=${GT_TEST_UNIT_TIMEOUT:-300}
@@ -36,7 +65,7 @@ UNIT_TIMEOUT=${GT_TEST_UNIT_TIMEOUT:-300}
 # listed below:"; a crash or a non-zero status without a FAILED count
 # counts as one failure.
 run_unit_binary() {
-	local bin=$1 name out rc p f why=
+	local bin=$1 tag=$2 name out rc p f why=
 	name=$(basename "$bin")
 	out=$(mktemp)
 	CMOCKA_MESSAGE_OUTPUT=stdout timeout -k 10 "$UNIT_TIMEOUT" "$bin" > "$out" 2>&1
@@ -56,40 +85,45 @@ run_unit_binary() {
 	fi
 	[ -n "$why" ] && [ "$f" -eq 0 ] && f=1
 	if [ "$f" -gt 0 ]; then
-		echo "FAIL unit $name: $p passed, $f failed${why:+ ($why)}"
+		echo "FAIL ${tag}unit $name: $p passed, $f failed${why:+ ($why)}"
 		grep -E '^\[  (FAILED|ERROR)  *\]|[Ee]rror|[Ff]ailure' "$out" | head -n 30 | sed 's/^/    /'
 		[ -n "$why" ] && tail -n 5 "$out" | sed 's/^/    | /'
 	else
-		echo "PASS unit $name: $p test(s)"
+		echo "PASS ${tag}unit $name: $p test(s)"
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
 	rm -f "$out"
 }
 
-if [ $run_unit -eq 1 ]; then
-	declare -A seen=()
-	for bin in .output/tests/test_*; do
+# The unit tests of the build in $1; $2 tags their result lines.
+run_unit_tests() {
+	local dir=$1 tag=$2 bin src name
+	local -A seen=()
+	for bin in "$dir"/tests/test_*; do
 		[ -f "$bin" ] && [ -x "$bin" ] || continue
 		case $bin in *.d|*.o) continue ;; esac
 		[ -n "$filter" ] && [[ $(basename "$bin") != *"$filter"* ]] && continue
 		seen[$(basename "$bin")]=1
-		run_unit_binary "$bin"
+		run_unit_binary "$bin" "$tag"
 	done
 	for src in tests/unit/test_*.c; do
 		[ -f "$src" ] || continue
 		name=$(basename "$src" .c)
 		[ -n "$filter" ] && [[ $name != *"$filter"* ]] && continue
 		if [ -z "${seen[$name]:-}" ]; then
-			echo "FAIL unit $name: not built (.output/tests/$name missing; run make test)"
+			echo "FAIL ${tag}unit $name: not built ($dir/tests/$name missing; run make test)"
 			failed=$((failed + 1))
 		fi
 	done
-fi
+}
 
 # --- integration tests ------------------------------------------------------
 
-if [ $run_integration -eq 1 ]; then
+# The integration tests with the recorder $GTRACE and the mock of the build
+# in GT_OUTPUT; $1 tags their result lines.
+run_integration_tests() {
+	local tag=$1 t out start rc p f
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "note: not root: the integration tests that need uprobes will fail; run as root (sudo make test)"
 	fi
@@ -98,23 +132,93 @@ if [ $run_integration -eq 1 ]; then
 		[ -n "$filter" ] && [[ $(basename "$t") != *"$filter"* ]] && continue
 		out=$(mktemp)
 		start=$(date +%s)
-		bash "$t" 2>&1 | tee "$out"
+		bash "$t" 2>&1 | sed -u "s/^\(PASS\|FAIL\) /\1 $tag/" | tee "$out"
 		rc=${PIPESTATUS[0]}
 		p=$(grep -c '^PASS ' "$out")
 		f=$(grep -c '^FAIL ' "$out")
 		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-			echo "FAIL $(basename "$t" .sh): the script exited with status $rc"
+			echo "FAIL $tag$(basename "$t" .sh): the script exited with status $rc"
 			f=1
 		elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
-			echo "FAIL $(basename "$t" .sh): the script reported no result"
+			echo "FAIL $tag$(basename "$t" .sh): the script reported no result"
 			f=1
 		fi
-		echo "    ($(basename "$t"): $(( $(date +%s) - start )) s)"
+		echo "    ($tag$(basename "$t"): $(( $(date +%s) - start )) s)"
 		passed=$((passed + p))
 		failed=$((failed + f))
 		rm -f "$out"
 	done
+}
+
+# --- fuzzers ----------------------------------------------------------------
+
+# Runs every harness of $1 for GT_FUZZ_SECONDS on its corpus: what it finds
+# is added to $1/corpus/NAME, its seeds are $1/seeds/NAME (generated by make)
+# and tests/fuzz/corpus/NAME (committed).  One test per harness; a crash,
+# leak or timeout fails it and the input is kept in $1/crashes/.
+run_fuzzers() {
+	local dir=$1 secs=${GT_FUZZ_SECONDS:-60} h name log rc s seeds start n=0
+	mkdir -p "$dir/crashes" "$dir/logs"
+	for h in "$dir"/fuzz_*; do
+		[ -f "$h" ] && [ -x "$h" ] || continue
+		case $h in *.d|*.o) continue ;; esac
+		name=$(basename "$h")
+		[ -n "$filter" ] && [[ $name != *"$filter"* ]] && continue
+		n=$((n + 1))
+		log=$dir/logs/$name.log
+		mkdir -p "$dir/corpus/$name"
+		seeds=()
+		for s in "$dir/seeds/$name" "tests/fuzz/corpus/$name"; do
+			[ -d "$s" ] && seeds+=("$s")
+		done
+		start=$(date +%s)
+		"$h" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+			-artifact_prefix="$dir/crashes/$name-" "$dir/corpus/$name" "${seeds[@]}" > "$log" 2>&1
+		rc=$?
+		if [ "$rc" -eq 0 ]; then
+			echo "PASS fuzz $name: $(sed -n 's/^stat::number_of_executed_units: *//p' "$log") runs in $secs s," \
+			     "$(ls "$dir/corpus/$name" | wc -l) inputs in its corpus"
+			passed=$((passed + 1))
+		else
+			echo "FAIL fuzz $name: status $rc; input kept as" \
+			     "$(sed -n 's/.*Test unit written to \(.*\)/\1/p' "$log" | tail -n 1) (log: $log)"
+			grep -E '^(==[0-9]+==|SUMMARY|.*runtime error)' "$log" | head -n 10 | sed 's/^/    /'
+			failed=$((failed + 1))
+		fi
+		echo "    (fuzz $name: $(( $(date +%s) - start )) s)"
+	done
+	for src in tests/fuzz/fuzz_*.c; do
+		[ -f "$src" ] || continue
+		name=$(basename "$src" .c)
+		[ -n "$filter" ] && [[ $name != *"$filter"* ]] && continue
+		if [ ! -x "$dir/$name" ]; then
+			echo "FAIL fuzz $name: not built ($dir/$name missing; run make fuzz)"
+			failed=$((failed + 1))
+		fi
+	done
+}
+
+# Runs a part and says how long it took.
+timed() {
+	local what=$1 start
+	shift
+	start=$(date +%s)
+	"$@"
+	echo "    ($what: $(( $(date +%s) - start )) s)"
+}
+
+[ $run_unit -eq 1 ] && timed "unit tests" run_unit_tests "$out_dir" ""
+[ $run_integration -eq 1 ] && timed "integration tests" run_integration_tests ""
+if [ -n "$san_dir" ]; then
+	[ $run_unit -eq 1 ] && timed "sanitized unit tests" run_unit_tests "$san_dir" "[san] "
+	if [ $run_integration -eq 1 ]; then
+		# the tests take the recorder from GTRACE, the mock from GT_OUTPUT
+		export GT_OUTPUT=$san_dir GTRACE=$PWD/$san_dir/gtrace-bpf
+		case $san_dir in /*) GTRACE=$san_dir/gtrace-bpf ;; esac
+		timed "sanitized integration tests" run_integration_tests "[san] "
+	fi
 fi
+[ $run_fuzz -eq 1 ] && timed "fuzzers" run_fuzzers "$out_dir/fuzz"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -2,8 +2,12 @@
 # Installs the Debian 12 packages gtrace-bpf needs to build and test.
 # Idempotent: does nothing when everything is already installed.
 set -euo pipefail
+# libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (make fuzz),
+# only recommended by clang, so not pulled in with --no-install-recommends;
+# gcc's ASAN/UBSAN runtimes (make SANITIZE=1) come with gcc
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
-      libiberty-dev libcmocka-dev pkg-config jq protobuf-compiler python3 procps)
+      libiberty-dev libcmocka-dev pkg-config jq protobuf-compiler python3 procps
+      libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -22,7 +22,9 @@ unset GT_LIBCUDA GT_MOCK_SYNC_US GT_MOCK_INIT_US
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 GTRACE=${GTRACE:-$ROOT/gtrace-bpf}
-MOCK_DIR=$ROOT/.output/mock
+# the mock of the build under test (tests/run-tests.sh sets GT_OUTPUT)
+MOCK_DIR=${GT_OUTPUT:-.output}/mock
+case $MOCK_DIR in /*) ;; *) MOCK_DIR=$ROOT/$MOCK_DIR ;; esac
 MOCK_LIB=$MOCK_DIR/libcuda.so.1
 WORKLOAD=$MOCK_DIR/cuda_workload
 API_H=$ROOT/bpf/gtrace_api.h
