@@ -317,6 +317,18 @@ static void stack_release(struct gt_decoder *d, struct tstack *st)
 	d->npool++;
 }
 
+/* Takes ent[j] out of what is open, the others keeping their order, and
+ * returns it for emit: its slot (and string buffer) moves just past the
+ * open ones, so that every slot keeps its own buffer. */
+static struct open_call *stack_take(struct tstack *st, uint32_t j)
+{
+	struct open_call e = st->ent[j];
+
+	memmove(&st->ent[j], &st->ent[j + 1], (st->depth - j - 1) * sizeof(e));
+	st->ent[--st->depth] = e;
+	return &st->ent[st->depth];
+}
+
 static int on_entry(struct gt_decoder *d, const struct gt_hdr *rec,
 		    const struct gt_api_info *ai)
 {
@@ -339,17 +351,22 @@ static int on_entry(struct gt_decoder *d, const struct gt_hdr *rec,
 	}
 	if (st->depth == STACK_MAX) {
 		/* Deeper than libcuda ever nests: exits were lost.  Give up on
-		 * the oldest, reusing its slot (and string buffer) on top. */
-		struct open_call oldest;
+		 * the oldest.  The new entry is open while the oldest is
+		 * emitted, as it was taken first: the oldest moves to the
+		 * spare slot (tmp), whose buffer goes to the new one on top. */
+		struct open_call spare = d->tmp;
 
-		rc = emit(d, &st->ent[0], NULL, 0);
-		oldest = st->ent[0];
+		d->tmp = st->ent[0];
 		memmove(&st->ent[0], &st->ent[1], (STACK_MAX - 1) * sizeof(st->ent[0]));
-		st->ent[STACK_MAX - 1] = oldest;
-		st->depth--;
+		st->ent[STACK_MAX - 1] = spare;
+		err = load_entry(&st->ent[STACK_MAX - 1], rec);
+		rc = emit(d, &d->tmp, NULL, 0);
+		if (!rc && d->on_entry)
+			rc = d->on_entry(d->ctx, rec, &st->ent[STACK_MAX - 1].cookie);
+		return rc ? rc : err;
 	}
 	err = load_entry(&st->ent[st->depth], rec);
-	if (!rc && d->on_entry)
+	if (d->on_entry)
 		rc = d->on_entry(d->ctx, rec, &st->ent[st->depth].cookie);
 	st->depth++;
 	return rc ? rc : err;
@@ -391,7 +408,8 @@ static int on_exit_rec(struct gt_decoder *d, const struct gt_hdr *rec,
 {
 	struct tstack *st = hmap_get(&d->threads, rec->tid, rec->pid);
 	struct exit_info x = { 0 };
-	uint32_t i, top;
+	struct open_call *e;
+	uint32_t i;
 	int rc = 0, err;
 
 	if (!st)
@@ -424,14 +442,15 @@ static int on_exit_rec(struct gt_decoder *d, const struct gt_hdr *rec,
 	}
 
 	/* Entries above the match were left by exits that never came: they
-	 * are nested in it, so they go out first. */
-	top = st->depth;
-	st->depth = i;
-	for (uint32_t j = i + 1; j < top && !rc; j++)
-		rc = emit(d, &st->ent[j], NULL, 0);
-	err = learn_from_exit(d, ai, &st->ent[i], &x);
+	 * are nested in it, so they go out first, oldest first, each open
+	 * until it goes. */
+	while (st->depth > i + 1 && !rc)
+		rc = emit(d, stack_take(st, i + 1), NULL, 0);
+	st->depth = i + 1;	/* after an error, those left above go unemitted */
+	e = stack_take(st, i);
+	err = learn_from_exit(d, ai, e, &x);
 	if (!rc)
-		rc = emit(d, &st->ent[i], &x, rec->ts);
+		rc = emit(d, e, &x, rec->ts);
 	if (!st->depth)
 		stack_release(d, st);
 	return rc ? rc : err;
@@ -449,14 +468,11 @@ int dec__flush_pid(struct gt_decoder *d, uint32_t pid)
 	int rc = 0;
 
 	for (st = d->active_head; st; st = next) {
-		uint32_t top = st->depth;
-
 		next = st->next;
 		if (st->pid != pid)
 			continue;
-		st->depth = 0;
-		for (uint32_t j = 0; j < top && !rc; j++)
-			rc = emit(d, &st->ent[j], NULL, 0);
+		while (st->depth && !rc)
+			rc = emit(d, stack_take(st, 0), NULL, 0);
 		stack_release(d, st);
 	}
 	return rc;
@@ -479,6 +495,21 @@ struct gt_decoder *gt_decoder__new(gt_call_cb on_call, gt_rec_cb on_other, void 
 void gt_decoder__set_entry_cb(struct gt_decoder *d, gt_entry_cb on_entry)
 {
 	d->on_entry = on_entry;
+}
+
+int gt_decoder__open_entries(struct gt_decoder *d, uint32_t pid, uint32_t tid,
+			     gt_open_cb cb, void *ctx)
+{
+	struct tstack *st = hmap_get(&d->threads, tid, pid);
+	int rc = 0;
+
+	for (uint32_t i = 0; st && i < st->depth && !rc; i++) {
+		struct open_call *e = &st->ent[i];
+		struct gt_open_entry oe = { .ts = e->ts, .api = e->api, .cookie = &e->cookie };
+
+		rc = cb(ctx, &oe);
+	}
+	return rc;
 }
 
 bool gt_decoder__takes_entry(const struct gt_hdr *rec)
@@ -552,11 +583,9 @@ int gt_decoder__finish(struct gt_decoder *d)
 
 	while (d->active_head && !rc) {
 		struct tstack *st = d->active_head;
-		uint32_t top = st->depth;
 
-		st->depth = 0;
-		for (uint32_t j = 0; j < top && !rc; j++)
-			rc = emit(d, &st->ent[j], NULL, 0);
+		while (st->depth && !rc)
+			rc = emit(d, stack_take(st, 0), NULL, 0);
 		stack_release(d, st);
 	}
 	return rc;

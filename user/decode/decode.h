@@ -80,6 +80,27 @@ typedef int (*gt_entry_cb)(void *ctx, const struct gt_hdr *rec, uint64_t *cookie
 struct gt_decoder *gt_decoder__new(gt_call_cb on_call, gt_rec_cb on_other, void *ctx);
 /* Sets the entry hook (NULL: none); ctx is the decoder's. */
 void gt_decoder__set_entry_cb(struct gt_decoder *d, gt_entry_cb on_entry);
+/* An entry the decoder holds open: taken, waiting for its exit.  An entry
+ * stays open until its call is emitted and is no longer open during that
+ * call's callback, so that while an exit or a process end emits several
+ * calls, what is open is exactly what has not come out yet. */
+struct gt_open_entry {
+	uint64_t ts;		/* entry time */
+	uint16_t api;		/* enum gt_api */
+	uint64_t *cookie;	/* the entry's cookie (see gt_entry_cb): the consumer may
+				 * change it until the call comes back with it */
+};
+
+typedef int (*gt_open_cb)(void *ctx, const struct gt_open_entry *e);
+
+/* Calls cb for each entry open on thread (pid, tid), oldest first (the one
+ * the decoder gives up on first when exits were lost), until cb returns
+ * non-zero, which is returned.  The thread's state is the decoder's: cb
+ * must not feed it.  A consumer that has to know what is still to come
+ * (a watermark, GPU records of a call under way) asks here instead of
+ * pairing entries and exits again. */
+int gt_decoder__open_entries(struct gt_decoder *d, uint32_t pid, uint32_t tid,
+			     gt_open_cb cb, void *ctx);
 /* True for a record the decoder takes as a call entry (a GT_REC_CALL,
  * _LAUNCH or _CALL_STR of a known api, whole): the records the entry hook
  * sees, so that a second pass over a trace can count them. */
