@@ -627,6 +627,57 @@ static void test_gpu_tracks_and_flows(void **state)
 	model_free(&m);
 }
 
+/* Calls whose exits were lost inside a call that returns: the decoder hands
+ * them over when the outer exit comes, and they are written where they
+ * began, inside it, on the thread's own sequence in time order; GPU work of
+ * a launch with calls still open above it gets its arrows. */
+static void test_lost_exits_inside_a_call(void **state)
+{
+	static const uint64_t want_ts[] = { 1000, 1100, 1200, 1300, 1310, 2000 };
+	static const int want_type[] = { 1, 3, 3, 1, 2, 2 };
+	const char *path = tmp_path("inside.gtrace");
+	const struct trk *t1, *s7;
+	const struct ev *e, *b;
+	struct model m;
+	const char *why;
+	int k = 0;
+
+	(void)state;
+	w_open(path);
+	w_call(1000, 101, API(cuCtxSynchronize_v2), 5, 0, 0);
+	w_launch(1100, 101, 0x4000);				/* its exit is lost */
+	mt_kernel(W, 1150, 10, 101, 1100, MT_LINKED, 7, 1, "k_first");
+	w_call(1200, 101, API(cuStreamSynchronize), 7, 0, 0);	/* its exit is lost */
+	mt_kernel(W, 1250, 10, 101, 1100, MT_LINKED, 7, 2, "k_second");
+	CALL_RET(1300, 1310, 101, cuMemAlloc_v2);
+	w_ret(2000, 101, API(cuCtxSynchronize_v2), 0);
+	w_close();
+
+	assert_int_equal(export_file(path, &m, &why), 0);
+	t1 = find_track(&m, 't', 101);
+	s7 = find_named_track(&m, "GPU 0 stream 7");
+	for (int i = 0; i < m.nev; i++) {
+		e = &m.ev[i];
+		if (e->track != t1->uuid)
+			continue;
+		assert_true(k < 6);
+		assert_int_equal(e->ts, want_ts[k]);
+		assert_int_equal(e->type, want_type[k]);
+		/* one sequence: none went late */
+		assert_int_equal(e->seq, event_at(&m, t1->uuid, 1000, 1)->seq);
+		k++;
+	}
+	assert_int_equal(k, 6);
+	b = event_at(&m, t1->uuid, 1100, 3);
+	assert_int_equal(b->nflow, 2);
+	assert_int_equal(b->flows[0], event_at(&m, s7->uuid, 1150, 1)->flow);
+	assert_int_equal(b->flows[1], event_at(&m, s7->uuid, 1250, 1)->flow);
+	assert_int_equal(flow_uses(&m, b->flows[0]), 2);
+	assert_int_equal(flow_uses(&m, b->flows[1]), 2);
+	assert_int_equal(event_at(&m, t1->uuid, 1200, 3)->nflow, 0);
+	model_free(&m);
+}
+
 /* Arrows whose call is not where it should be: a linked record whose call
  * is not open gets none; one whose call the exporter gave up waiting for
  * (its exit lost, hundreds of calls after it) still gets its arrow when the
@@ -722,7 +773,7 @@ static int group_teardown(void **state)
 {
 	static const char *const files[] = {
 		"nest.gtrace", "proc.gtrace", "intern.gtrace", "lost.gtrace", "cut.gtrace",
-		"empty.gtrace", "merged.gtrace", "edges.gtrace",
+		"empty.gtrace", "merged.gtrace", "edges.gtrace", "inside.gtrace",
 	};
 
 	(void)state;
@@ -742,6 +793,7 @@ int main(void)
 		cmocka_unit_test(test_clock_out_of_range),
 		cmocka_unit_test(test_gpu_tracks_and_flows),
 		cmocka_unit_test(test_gpu_flow_edges),
+		cmocka_unit_test(test_lost_exits_inside_a_call),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

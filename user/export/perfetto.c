@@ -14,17 +14,19 @@
  *
  * Ordering.  The decoder hands calls over in completion order (a nested
  * call before its parent); a sequence's timestamps must not decrease and a
- * track's begin/end events must nest.  Each thread mirrors the entries the
- * decoder holds open (their entry times): no call completed later can begin
- * before the oldest of them, the watermark W.  Completed calls wait in a
- * small per-thread buffer sorted by begin; those that begin before W are
- * written in that order, and a written slice's end waits on a stack until
- * it is below W too.  So a thread buffers what its outermost open call
- * holds, not the trace.  An entry whose exit was lost would hold W until
- * its process ends: past BUF_MAX buffered calls the oldest open entry is
- * given up, and if its call comes after all it goes, begin and end together,
- * on the track's late sequence (pftrace__track_seq); trace_processor sorts
- * sequences by time, so the slice still encloses its children.
+ * track's begin/end events must nest.  No call completed later can begin
+ * before the oldest entry the decoder holds open on the thread (it pairs
+ * entries with exits, we ask it: gt_decoder__open_entries): that entry's
+ * time is the watermark W.  Completed calls wait in a small per-thread
+ * buffer sorted by begin; those that begin before W are written in that
+ * order, and a written slice's end waits on a stack until it is below W
+ * too.  So a thread buffers what its outermost open call holds, not the
+ * trace.  An entry whose exit was lost would hold W until its process ends:
+ * past BUF_MAX buffered calls we give up waiting for the oldest open entry
+ * (a mark in its cookie, CK_GIVEN_UP; the next one holds W), and if its
+ * call comes after all it goes, begin and end together, on the track's late
+ * sequence (pftrace__track_seq); trace_processor sorts sequences by time,
+ * so the slice still encloses its children.
  *
  * GPU side (merged traces) and flows from calls to GPU records:
  * perfetto_gpu.c.
@@ -344,16 +346,40 @@ static void write_item(struct pf *x, struct thr *t, struct item *it)
 		ends_push(x, t, it->end);
 }
 
-static uint64_t watermark(const struct thr *t)
+/* The oldest entry open on a thread that we still wait for. */
+struct waited {
+	uint64_t ts;		/* its entry time, UINT64_MAX when none */
+	uint64_t *cookie;	/* its cookie, NULL when none */
+};
+
+static int first_waited(void *ctx, const struct gt_open_entry *e)
 {
-	return t->nopen ? t->open[0].ts : UINT64_MAX;
+	struct waited *w = ctx;
+
+	if (*e->cookie & CK_GIVEN_UP)
+		return 0;
+	w->ts = e->ts;
+	w->cookie = e->cookie;
+	return 1;
 }
 
-/* Writes the buffered calls that begin before the watermark, then the
- * slice ends below it. */
-static void drain(struct pf *x, struct thr *t)
+static struct waited oldest_waited(struct pf *x, const struct thr *t)
 {
-	uint64_t w = watermark(t);
+	struct waited w = { .ts = UINT64_MAX };
+
+	gt_decoder__open_entries(x->d, t->pid, t->tid, first_waited, &w);
+	return w;
+}
+
+static uint64_t watermark(struct pf *x, const struct thr *t)
+{
+	return oldest_waited(x, t).ts;
+}
+
+/* Writes the buffered calls that begin before w, then the slice ends
+ * below it. */
+static void drain_below(struct pf *x, struct thr *t, uint64_t w)
+{
 	uint32_t i = 0;
 
 	while (i < t->nbuf && t->buf[i].c.ts < w && !pf_err(x))
@@ -364,6 +390,11 @@ static void drain(struct pf *x, struct thr *t)
 	}
 	while (t->depth && t->ends[t->depth - 1] < w && !pf_err(x))
 		write_end(x, t, &t->tr.seq, t->ends[--t->depth]);
+}
+
+static void drain(struct pf *x, struct thr *t)
+{
+	drain_below(x, t, watermark(x, t));
 }
 
 /* a goes before b: earlier begin; at equal begins the enclosing one. */
@@ -378,6 +409,7 @@ static bool item_before(const struct item *a, const struct item *b)
 
 static void buffer(struct pf *x, struct thr *t, const struct item *it)
 {
+	struct waited w;
 	uint32_t i;
 
 	if (t->nbuf == t->capbuf) {
@@ -399,8 +431,8 @@ static void buffer(struct pf *x, struct thr *t, const struct item *it)
 	t->nbuf++;
 	/* An entry whose exit was lost holds W until its process ends: past
 	 * BUF_MAX calls, stop waiting for the oldest one. */
-	while (t->nbuf > BUF_MAX && t->nopen) {
-		pf__open_drop_oldest(x, t);
+	while (t->nbuf > BUF_MAX && (w = oldest_waited(x, t)).cookie) {
+		*w.cookie |= CK_GIVEN_UP;
 		x->abandoned++;
 		drain(x, t);
 	}
@@ -411,7 +443,7 @@ static int place(struct pf *x, struct thr *t, struct item *it)
 {
 	if (pf_err(x))
 		return pf_err(x);
-	if (!t->nbuf && it->c.ts < watermark(t))
+	if (!t->nbuf && it->c.ts < watermark(x, t))
 		write_item(x, t, it);	/* the usual case: nothing waits, write it now */
 	else
 		buffer(x, t, it);
@@ -428,10 +460,9 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 
 	if (!t || !ai)
 		return pf_err(x);
-	it.nflow = 0;
-	it.flow_base = 0;
-	if (ai->ret != GT_R_NONE && !c->entry_only)
-		pf__open_remove(x, t, c->ts, c->api, &it);
+	/* the flows its GPU records got while it was open */
+	it.nflow = ck_nflow(c->cookie);
+	it.flow_base = ck_flow_base(c->cookie);
 	it.c = *c;
 	it.c.kernel = it.c.mangled = it.c.str = NULL;
 	it.end = c->has_exit ? c->ts + c->dur : c->ts;
@@ -520,8 +551,7 @@ static void proc_end(struct pf *x, struct proc *p)
 
 	for (t = p->threads; t; t = next) {
 		next = t->next;
-		t->nopen = 0;
-		drain(x, t);
+		drain_below(x, t, UINT64_MAX);
 		hmap_del(&x->thrs, t->tid, t->pid);
 		if (x->last == t)
 			x->last = NULL;
@@ -597,39 +627,16 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 
 /* ---- driver ------------------------------------------------------------- */
 
-static bool is_entry(const struct gt_hdr *rec)
+/* A call begins: its thread's track is described now, in the order the
+ * threads' first calls begin, not in the order they complete.  Its cookie
+ * stays 0: no flows yet, waited for. */
+static int on_entry(void *ctx, const struct gt_hdr *rec, uint64_t *cookie)
 {
-	switch (rec->type) {
-	case GT_REC_CALL:
-	case GT_REC_LAUNCH:
-	case GT_REC_CALL_STR:	return gt_rec__size_ok(rec);
-	default:		return false;
-	}
-}
+	struct pf *x = ctx;
 
-/* Feeds one record, mirroring the entries the decoder keeps open. */
-static int feed(struct pf *x, const struct gt_hdr *rec)
-{
-	const struct gt_api_info *ai;
-	uint64_t unknown;
-	struct thr *t;
-	int rc;
-
-	if (!is_entry(rec) || !(ai = gt_api__info(rec->api)) || ai->ret == GT_R_NONE ||
-	    gt_rec_entry_only(rec))
-		return gt_decoder__feed(x->d, rec);
-	t = thr_get(x, rec->pid, rec->tid);
-	if (!t)
-		return pf_err(x);
-	if (t->nopen == OPEN_MAX)
-		pf__open_drop_oldest(x, t);
-	t->open[t->nopen++] = (struct open_ent){ .ts = rec->ts, .api = rec->api };
-	unknown = gt_decoder__stats(x->d)->unknown_records;
-	rc = gt_decoder__feed(x->d, rec);
-	/* a record the decoder refused opens nothing */
-	if (gt_decoder__stats(x->d)->unknown_records != unknown)
-		pf__open_remove(x, t, rec->ts, rec->api, NULL);
-	return rc;
+	(void)cookie;
+	thr_get(x, rec->pid, rec->tid);
+	return pf_err(x);
 }
 
 static void pf_free(struct pf *x)
@@ -646,14 +653,10 @@ static void pf_free(struct pf *x)
 	for (uint32_t i = 0; i < x->nvtx.cap; i++)
 		if (x->nvtx.s[i].used)
 			pf__span_free(x->nvtx.s[i].v);
-	for (uint32_t i = 0; i < x->orphans.cap; i++)
-		if (x->orphans.s[i].used)
-			free(x->orphans.s[i].v);
 	free(x->thrs.s);
 	free(x->procs.s);
 	free(x->gpu.s);
 	free(x->nvtx.s);
-	free(x->orphans.s);
 	u64map__free(&x->ended);
 	gt_decoder__free(x->d);
 	pftrace__free(x->w);
@@ -670,6 +673,7 @@ static int pf_new(FILE *out, struct pf **px)
 	*px = x;
 	if (!x || pftrace__new(out, &x->w) || !(x->d = gt_decoder__new(on_call, on_other, x)))
 		return -ENOMEM;
+	gt_decoder__set_entry_cb(x->d, on_entry);
 	for (int i = 0; i < A__COUNT; i++)
 		x->ann[i] = pftrace__cstring(x->w, ann_names[i]);
 	for (int i = GT_REC_EXEC; i <= GT_REC_EXIT; i++)
@@ -699,7 +703,7 @@ int export_perfetto__write(struct trace_reader *r, FILE *out, const char **why)
 			pf__fail(x, rc, "read the trace");
 		if (rc <= 0)
 			break;
-		rc = feed(x, rec);
+		rc = gt_decoder__feed(x->d, rec);
 		if (rc)
 			pf__fail(x, rc, "decode the trace");
 	}
@@ -710,12 +714,8 @@ int export_perfetto__write(struct trace_reader *r, FILE *out, const char **why)
 	}
 	/* every call is out of the decoder now: write what threads still hold */
 	for (uint32_t i = 0; i < x->thrs.cap && !pf_err(x); i++) {
-		if (x->thrs.s[i].used) {
-			struct thr *t = x->thrs.s[i].v;
-
-			t->nopen = 0;
-			drain(x, t);
-		}
+		if (x->thrs.s[i].used)
+			drain_below(x, x->thrs.s[i].v, UINT64_MAX);
 	}
 	pf__spans_finish(x, &x->gpu);
 	pf__spans_finish(x, &x->nvtx);

@@ -16,70 +16,20 @@
  * live to the end: unlinked records come after the processes' exits.
  *
  * Flows.  A linked GPU record comes after its call's entry and before its
- * exit, so the call is among the thread's mirrored open entries: the entry
- * gets a flow base (one per call) and the record the id base << FLOW_SHIFT |
- * n, its n-th GPU record; when the decoder emits the call, the call's slice
- * (or instant, for a call that never completed) carries every id of its
- * base.  The decoder emits every entry it holds exactly once, so each id
- * ends up on exactly two events; an entry the mirror gave up on (perfetto.c)
- * keeps its flows in a side map until its call comes.  A linked record
- * whose call is not open gets no flow, never a dangling one.
+ * exit, so the call is among the entries the decoder holds open on the
+ * thread: the entry gets a flow base (one per call) and the record the id
+ * base << FLOW_SHIFT | n, its n-th GPU record, both kept in the entry's
+ * cookie (CK_*); when the decoder emits the call, it comes back with the
+ * cookie and the call's slice (or instant, for a call that never
+ * completed) carries every id of its base.  The decoder emits every entry
+ * it holds exactly once, so each id ends up on exactly two events.  A
+ * linked record whose call is not open gets no flow, never a dangling one.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "export/perfetto_int.h"
-
-/* ---- flows of open entries ---------------------------------------------- */
-
-/* Drops t's oldest mirrored entry; flows it carries wait for its call in
- * the orphans map. */
-void pf__open_drop_oldest(struct pf *x, struct thr *t)
-{
-	struct open_ent *e = &t->open[0];
-
-	if (e->nflow) {
-		struct orphan *o = malloc(sizeof(*o));
-		void *old;
-
-		if (!o || hmap_put(&x->orphans, e->ts, t->tid, o, &old)) {
-			free(o);
-			pf__fail(x, -ENOMEM, "keep a flow");
-		} else {
-			*o = (struct orphan){ .pid = t->pid, .nflow = e->nflow,
-					      .flow_base = e->flow_base };
-			free(old);
-		}
-	}
-	memmove(t->open, t->open + 1, --t->nopen * sizeof(t->open[0]));
-}
-
-/* Forgets the mirrored entry of a call the decoder emitted; the flows of
- * its GPU records go to the call's item. */
-void pf__open_remove(struct pf *x, struct thr *t, uint64_t ts, uint16_t api, struct item *it)
-{
-	struct orphan *o;
-
-	for (uint32_t i = t->nopen; i > 0; i--) {
-		if (t->open[i - 1].ts == ts && t->open[i - 1].api == api) {
-			if (it) {
-				it->nflow = t->open[i - 1].nflow;
-				it->flow_base = t->open[i - 1].flow_base;
-			}
-			memmove(t->open + i - 1, t->open + i, (t->nopen - i) * sizeof(t->open[0]));
-			t->nopen--;
-			return;
-		}
-	}
-	/* an entry given up on: its flows may be waiting */
-	if (it && x->orphans.n && (o = hmap_get(&x->orphans, ts, t->tid)) && o->pid == t->pid) {
-		it->nflow = o->nflow;
-		it->flow_base = o->flow_base;
-		hmap_del(&x->orphans, ts, t->tid);
-		free(o);
-	}
-}
 
 /* ---- GPU and NVTX -------------------------------------------------------- */
 
@@ -221,32 +171,47 @@ static void span_put(struct pf *x, struct span *sp, uint64_t ts, uint64_t dur, u
 	sp->ends[sp->depth++] = end;
 }
 
+/* The cookie of the newest open entry that began at ts. */
+struct entry_at {
+	uint64_t ts;		/* the launch's entry time */
+	uint64_t *cookie;	/* NULL when no open entry began then */
+};
+
+static int find_entry(void *ctx, const struct gt_open_entry *e)
+{
+	struct entry_at *f = ctx;
+
+	if (e->ts == f->ts)
+		f->cookie = e->cookie;	/* oldest first: the last match is the newest */
+	return 0;
+}
+
 /* The flow id of a linked GPU record: the next of its call's base, if the
- * call is open on its thread (mirrored, or given up on by the mirror); 0
- * when it is not (no arrow rather than a dangling one). */
+ * call is open on its thread; 0 when it is not (no arrow rather than a
+ * dangling one). */
 static uint64_t gpu_flow(struct pf *x, uint32_t pid, uint32_t tid, uint64_t launch_ts)
 {
-	struct thr *t = hmap_get(&x->thrs, tid, pid);
-	uint32_t *nflow = NULL;
-	uint64_t *base = NULL;
-	struct orphan *o;
+	struct entry_at f = { .ts = launch_ts };
+	uint32_t n;
+	uint64_t ck;
 
-	for (uint32_t i = t ? t->nopen : 0; i > 0; i--) {
-		if (t->open[i - 1].ts == launch_ts) {
-			nflow = &t->open[i - 1].nflow;
-			base = &t->open[i - 1].flow_base;
-			break;
-		}
-	}
-	if (!nflow && x->orphans.n && (o = hmap_get(&x->orphans, launch_ts, tid)) && o->pid == pid) {
-		nflow = &o->nflow;
-		base = &o->flow_base;
-	}
-	if (!nflow || *nflow >= FLOW_PER_CALL)
+	gt_decoder__open_entries(x->d, pid, tid, find_entry, &f);
+	if (!f.cookie)
 		return 0;
-	if (!*nflow)
-		*base = ++x->flow_bases;
-	return *base << FLOW_SHIFT | (*nflow)++;
+	ck = *f.cookie;
+	n = ck_nflow(ck);
+	/* An entry we stopped waiting for (perfetto.c) keeps the arrows it
+	 * has but starts none, as the exporter has always drawn them:
+	 * starting some would change its output, a change of its own. */
+	if (n >= FLOW_PER_CALL || ((ck & CK_GIVEN_UP) && !n))
+		return 0;
+	if (!n) {
+		if (x->flow_bases >= CK_BASE_MAX)
+			return 0;
+		ck |= ++x->flow_bases << CK_BASE_SHIFT;
+	}
+	*f.cookie = ck + CK_NFLOW_ONE;
+	return ck_flow_base(ck) << FLOW_SHIFT | n;
 }
 
 /* A kernel, copy or set on its stream's track, or an NVTX range (a mark:

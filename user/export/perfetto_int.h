@@ -15,9 +15,28 @@
 #include "lib/hmap.h"
 #include "export/perfetto/pftrace.h"
 
-#define OPEN_MAX	64	/* mirrored open entries per thread; the decoder keeps 32 */
 #define FLOW_SHIFT	16	/* flow id = call's base << FLOW_SHIFT | its GPU record's index */
 #define FLOW_PER_CALL	((1u << FLOW_SHIFT) - 1)	/* GPU records of one call with an arrow */
+
+/* What the exporter keeps of an entry the decoder holds open, in the
+ * entry's cookie (0 when taken; see gt_decoder__open_entries): bit 0, the
+ * exporter stopped waiting for it (see perfetto.c); bits 1-16, the GPU
+ * records linked to it so far; bits 17-63, their flows' base, valid when
+ * there are some.  The call comes back with it. */
+#define CK_GIVEN_UP	1ull
+#define CK_NFLOW_ONE	2ull
+#define CK_BASE_SHIFT	(1 + FLOW_SHIFT)
+#define CK_BASE_MAX	(UINT64_MAX >> CK_BASE_SHIFT)	/* flow bases a cookie holds */
+
+static inline uint32_t ck_nflow(uint64_t ck)
+{
+	return (uint32_t)(ck >> 1) & FLOW_PER_CALL;
+}
+
+static inline uint64_t ck_flow_base(uint64_t ck)
+{
+	return ck >> CK_BASE_SHIFT;
+}
 
 /* Debug annotation names (their strings: ann_names in perfetto.c). */
 enum ann {
@@ -52,13 +71,6 @@ struct thr {
 	struct pf_track tr;
 	char *name;			/* as written in the descriptor, NULL if none */
 	struct thr *next;		/* of the same process */
-	uint32_t nopen;			/* mirrored open entries, open[0] oldest */
-	struct open_ent {
-		uint64_t ts;		/* entry time */
-		uint16_t api;
-		uint32_t nflow;		/* GPU records linked to it so far */
-		uint64_t flow_base;	/* their flows' base, valid when nflow */
-	} open[OPEN_MAX];
 	struct item *buf;		/* completed calls waiting for W, sorted by begin */
 	uint32_t nbuf, capbuf;
 	uint64_t *ends;			/* ends of written slices not ended yet, innermost last */
@@ -80,13 +92,6 @@ struct span {
 	uint32_t depth, capends;
 };
 
-/* The flows of an open entry the mirror gave up on, until its call comes. */
-struct orphan {
-	uint32_t pid;
-	uint32_t nflow;
-	uint64_t flow_base;
-};
-
 struct pf {
 	struct pftrace *w;
 	struct gt_decoder *d;
@@ -103,7 +108,6 @@ struct pf {
 	struct u64map ended;		/* pid + 1 -> uuid of the track of an exited process */
 	struct hmap gpu;		/* (context << 32 | stream, pid) -> struct span */
 	struct hmap nvtx;		/* (tid, pid) -> struct span */
-	struct hmap orphans;		/* (entry ts, tid) -> struct orphan */
 	uint64_t flow_bases;		/* flow bases handed out */
 	uint32_t cf_ann[CF__COUNT];	/* string ids of callfmt's field names, 0 until used */
 };
@@ -122,10 +126,6 @@ struct proc *pf__proc_get(struct pf *x, uint32_t pid);
 
 /* perfetto_gpu.c */
 
-/* Drops t's oldest mirrored open entry, keeping its flows for its call. */
-void pf__open_drop_oldest(struct pf *x, struct thr *t);
-/* Forgets the mirrored entry of an emitted call; it (may be NULL) gets its flows. */
-void pf__open_remove(struct pf *x, struct thr *t, uint64_t ts, uint16_t api, struct item *it);
 /* A kernel, copy, set or NVTX range on its span track. */
 int pf__on_gpu(struct pf *x, const struct gt_hdr *rec);
 /* Writes the ends the span tracks of m (x->gpu or x->nvtx) still hold. */
