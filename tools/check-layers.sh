@@ -26,7 +26,7 @@ declare -A allow=(
 	[record]="lib format bpf cupti SKEL"
 	[merge]="lib format decode bpf cupti"
 	[export]="lib format decode bpf cupti"
-	[analysis]="lib format decode bpf cupti export/fields.h"
+	[analysis]="lib format decode bpf cupti"
 	[cli]="*"
 )
 

@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "export/fields.h"
+#include "lib/obuf.h"
 #include "analysis/stats_report.h"
 #include "lib/vec.h"
 

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The output buffer the text outputs (dump, JSON, CSV, stats) build their
+ * lines in, with JSON and CSV string writers that turn whatever bytes the
+ * traced programs passed into valid output.
+ *
+ * It exists because these outputs run to millions of lines: lines are built
+ * with hand-written number and string formatting in one big buffer; stdio
+ * per field would cost more than the decoding.
+ */
+#ifndef GTRACE_OBUF_H
+#define GTRACE_OBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define OBUF_CAP (256 * 1024)	/* output written in pieces of about this */
+
+struct obuf {
+	char *b;		/* OBUF_CAP bytes */
+	size_t len;		/* bytes waiting to be written */
+	FILE *f;		/* where they go */
+	int err;		/* first write error, negative errno; later writes are dropped */
+};
+
+/* Returns 0 or -ENOMEM. */
+int obuf__init(struct obuf *o, FILE *f);
+/* Writes what is buffered. Returns 0 or the first write error. */
+int obuf__flush(struct obuf *o);
+void obuf__free(struct obuf *o);
+
+/* Makes room for n bytes (n <= OBUF_CAP) and returns where they go. */
+static inline char *obuf__room(struct obuf *o, size_t n)
+{
+	if (OBUF_CAP - o->len < n)
+		obuf__flush(o);
+	return o->b + o->len;
+}
+
+static inline void obuf__mem(struct obuf *o, const char *s, size_t n)
+{
+	memcpy(obuf__room(o, n), s, n);
+	o->len += n;
+}
+
+/* Literal strings only: the length is known at compile time. */
+#define OBUF_LIT(o, s) obuf__mem((o), (s), sizeof(s) - 1)
+
+/* Decimal digits of v at p (at most 20); returns the end. For writers that
+ * fill a line through a pointer of their own. */
+static inline char *callfmt__u64(char *p, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static inline void obuf__u64(struct obuf *o, uint64_t v)
+{
+	char *p = obuf__room(o, 20);
+
+	o->len += (size_t)(callfmt__u64(p, v) - p);
+}
+
+static inline void obuf__i64(struct obuf *o, int64_t v)
+{
+	if (v < 0) {
+		OBUF_LIT(o, "-");
+		obuf__u64(o, (uint64_t)0 - (uint64_t)v);
+	} else {
+		obuf__u64(o, (uint64_t)v);
+	}
+}
+
+/* A JSON string (quotes included) of n bytes of s.  Bytes that are not
+ * UTF-8 come out as \u00XX (their Latin-1 reading) so that the output is
+ * valid JSON whatever the traced programs passed. */
+void obuf__json_strn(struct obuf *o, const char *s, size_t n);
+/* Length of a valid UTF-8 sequence at s (n bytes left), 0 when not one. */
+size_t callfmt__utf8_len(const unsigned char *s, size_t n);
+
+static inline void obuf__json_str(struct obuf *o, const char *s)
+{
+	obuf__json_strn(o, s, strlen(s));
+}
+
+/* A CSV cell (RFC 4180): quoted, with quotes doubled, when it holds a comma,
+ * a quote or a line break.  Bytes that are not UTF-8 are written as the
+ * UTF-8 of their Latin-1 reading, the same characters the JSON outputs give. */
+void obuf__csv_strn(struct obuf *o, const char *s, size_t n);
+
+#endif
