@@ -178,7 +178,7 @@ static void put_json_str(FILE *f, const char *str)
 			i++;
 			continue;
 		}
-		l = c >= 0x80 ? callfmt__utf8_len(s + i, n - i) : 0;
+		l = c >= 0x80 ? obuf__utf8_len(s + i, n - i) : 0;
 		if (l) {
 			fwrite(s + i, 1, l, f);
 			i += l;

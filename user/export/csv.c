@@ -4,7 +4,7 @@
  * traces) per GPU kernel, copy, set and NVTX range, the fields of dump as
  * columns, for spreadsheets and data frames.
  *
- * A header row names the columns (callfmt's field order, grid and block
+ * A header row names the columns (the field order of export/fields.h, grid and block
  * split into _x/_y/_z); a row has a cell for every column, empty where the
  * field does not apply to the call (exactly where dump leaves it out), so
  * a row and its dump line hold the same values.  Rows come in dump's order
@@ -69,7 +69,7 @@ static void put_row(struct obuf *o, const struct cf_val *v, unsigned n)
 		}
 		switch (f->kind) {
 		default:
-			p = callfmt__scalar(p, f, false);
+			p = fields__scalar(p, f, false);
 			break;
 		case CF_K_STR:
 			o->len = (size_t)(p - o->b);
@@ -92,7 +92,7 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 	struct cx *x = ctx;
 	struct cf_val v[CF_MAX];
 
-	put_row(&x->ob, v, callfmt__call(c, v));
+	put_row(&x->ob, v, fields__call(c, v));
 	return x->ob.err;
 }
 
@@ -100,7 +100,7 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 {
 	struct cx *x = ctx;
 	struct cf_val v[CF_MAX];
-	unsigned n = callfmt__record(x->d, rec, v);
+	unsigned n = fields__record(x->d, rec, v);
 
 	if (n)
 		put_row(&x->ob, v, n);
@@ -124,7 +124,7 @@ int export_csv__write(struct trace_reader *r, FILE *out, const char **why)
 		goto cleanup;
 	}
 	put_header(&x.ob);
-	rc = callfmt__decode_all(r, x.d, why);
+	rc = fields__decode_all(r, x.d, why);
 	if (rc)
 		goto cleanup;
 	rc = obuf__flush(&x.ob);

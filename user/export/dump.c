@@ -4,7 +4,7 @@
  * JSON object per line, or with --summary a per-api table and the counters.
  *
  * Dumps of large traces are piped into jq or scripts: lines are built in
- * callfmt's buffer, from the same field list the exports use.
+ * lib/obuf's buffer, from the same field list the exports use.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -60,11 +60,11 @@ struct dump {
 	uint64_t offcpu_dur;	/* their total duration, ns */
 };
 
-/* One JSON object per line: the fields of callfmt in their order. */
+/* One JSON object per line: the fields of export/fields.h in their order. */
 static void put_fields(struct obuf *o, const struct cf_val *v, unsigned n)
 {
 	OBUF_LIT(o, "{");
-	callfmt__json(o, v, n, 0);
+	fields__json(o, v, n, 0);
 	OBUF_LIT(o, "}\n");
 }
 
@@ -87,7 +87,7 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 		}
 		return 0;
 	}
-	put_fields(&dp->ob, v, callfmt__call(c, v));
+	put_fields(&dp->ob, v, fields__call(c, v));
 	return dp->ob.err;
 }
 
@@ -160,7 +160,7 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 
 	if (dp->o->summary && gpu_count(&dp->gpu, rec, &err))
 		return err;
-	n = callfmt__record(dp->d, rec, v);
+	n = fields__record(dp->d, rec, v);
 	if (!n)
 		return 0;
 	if (dp->o->summary) {
@@ -314,7 +314,7 @@ int dump__run(const struct dump_opts *o)
 			msg ? msg : strerror(-rc));
 		goto out;
 	}
-	callfmt__set_trace_info(trace_reader__info(r));
+	fields__set_trace_info(trace_reader__info(r));
 	d = gt_decoder__new(on_call, on_other, dp);
 	if (!d) {
 		fprintf(err, "gtrace-bpf: failed to create decoder: %s\n", strerror(ENOMEM));

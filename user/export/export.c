@@ -143,7 +143,7 @@ int export__run(const struct export_opts *o)
 		fprintf(err, "gtrace-bpf: cannot read %s: %s\n", o->path, msg ? msg : strerror(-rc));
 		return 1;
 	}
-	callfmt__set_trace_info(trace_reader__info(r));
+	fields__set_trace_info(trace_reader__info(r));
 	if (o->output && !strcmp(o->output, "-")) {
 		ret = write_stdout(r, o, err);
 		goto out;

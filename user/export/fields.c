@@ -11,27 +11,27 @@
 #include "format/trace_file.h"
 
 
-char *callfmt__scalar(char *p, const struct cf_val *f, bool brackets)
+char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 {
 	switch (f->kind) {
 	case CF_K_U64:
-		return callfmt__u64(p, f->u);
+		return obuf__fmt_u64(p, f->u);
 	case CF_K_I64:
 		if (f->i >= 0)
-			return callfmt__u64(p, (uint64_t)f->i);
+			return obuf__fmt_u64(p, (uint64_t)f->i);
 		*p++ = '-';
-		return callfmt__u64(p, (uint64_t)0 - (uint64_t)f->i);
+		return obuf__fmt_u64(p, (uint64_t)0 - (uint64_t)f->i);
 	case CF_K_BOOL:
 		memcpy(p, f->b ? "true" : "false", f->b ? 4 : 5);
 		return p + (f->b ? 4 : 5);
 	case CF_K_DIM3:
 		if (brackets)
 			*p++ = '[';
-		p = callfmt__u64(p, f->dim[0]);
+		p = obuf__fmt_u64(p, f->dim[0]);
 		*p++ = ',';
-		p = callfmt__u64(p, f->dim[1]);
+		p = obuf__fmt_u64(p, f->dim[1]);
 		*p++ = ',';
-		p = callfmt__u64(p, f->dim[2]);
+		p = obuf__fmt_u64(p, f->dim[2]);
 		if (brackets)
 			*p++ = ']';
 		return p;
@@ -204,7 +204,7 @@ static void module_fields(const struct gt_callrec *c, const struct gt_api_info *
 	}
 }
 
-unsigned callfmt__call(const struct gt_callrec *c, struct cf_val v[CF_MAX])
+unsigned fields__call(const struct gt_callrec *c, struct cf_val v[CF_MAX])
 {
 	const struct gt_api_info *ai = gt_api__info(c->api);
 	unsigned n = 0;
@@ -277,7 +277,7 @@ unsigned callfmt__call(const struct gt_callrec *c, struct cf_val v[CF_MAX])
  * time per process). */
 static struct nv_majors trace_majors;
 
-void callfmt__set_trace_info(const struct gt_file_info *info)
+void fields__set_trace_info(const struct gt_file_info *info)
 {
 	nv_majors__from_info(info, &trace_majors);
 }
@@ -345,7 +345,7 @@ static unsigned offcpu_fields(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 	return n;
 }
 
-unsigned callfmt__proc(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
+unsigned fields__proc(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 {
 	static const char *const events[] = {
 		[GT_REC_EXEC] = "exec", [GT_REC_FORK] = "fork", [GT_REC_EXIT] = "exit",
@@ -402,7 +402,7 @@ static void gpu_link(const struct gt_hdr *rec, struct cf_val v[CF_MAX], unsigned
 		vb(v, n, CF_BY_ORDER, true);
 }
 
-unsigned callfmt__gpu(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX])
+unsigned fields__gpu(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 {
 	unsigned n = 0;
 
@@ -458,7 +458,7 @@ unsigned callfmt__gpu(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_
 	}
 }
 
-char *callfmt__bytes(char *buf, size_t len, uint64_t bytes)
+char *fields__bytes(char *buf, size_t len, uint64_t bytes)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
 	unsigned u = 0;
@@ -472,7 +472,7 @@ char *callfmt__bytes(char *buf, size_t len, uint64_t bytes)
 	return buf;
 }
 
-const char *callfmt__gpu_name(struct gt_decoder *d, const struct gt_hdr *rec,
+const char *fields__gpu_name(struct gt_decoder *d, const struct gt_hdr *rec,
 			      char buf[CF_NAME_BUF], size_t *n)
 {
 	const struct gt_gpu_copy *c = (const void *)rec;
@@ -486,12 +486,12 @@ const char *callfmt__gpu_name(struct gt_decoder *d, const struct gt_hdr *rec,
 		*n = strlen(s);
 		return s;
 	case GT_REC_GPU_MEMCPY:
-		callfmt__bytes(size, sizeof(size), c->bytes);
+		fields__bytes(size, sizeof(size), c->bytes);
 		*n = (size_t)snprintf(buf, CF_NAME_BUF, "memcpy %s %s",
 				      gt_copy_kind__name((enum gt_copy_kind)c->kind), size);
 		return buf;
 	case GT_REC_GPU_MEMSET:
-		callfmt__bytes(size, sizeof(size), c->bytes);
+		fields__bytes(size, sizeof(size), c->bytes);
 		*n = (size_t)snprintf(buf, CF_NAME_BUF, "memset %s", size);
 		return buf;
 	case GT_REC_NVTX:
@@ -503,18 +503,18 @@ const char *callfmt__gpu_name(struct gt_decoder *d, const struct gt_hdr *rec,
 	}
 }
 
-unsigned callfmt__record(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX])
+unsigned fields__record(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 {
-	unsigned n = callfmt__proc(rec, v);
+	unsigned n = fields__proc(rec, v);
 
-	return n ? n : callfmt__gpu(d, rec, v);
+	return n ? n : fields__gpu(d, rec, v);
 }
 
 /* Room one field takes apart from a string value: comma, key, and the
  * longest number or [x,y,z]. */
 #define FIELD_ROOM (1 + JSON_KEY_MAX + 3 * 11 + 2)
 
-void callfmt__json(struct obuf *o, const struct cf_val *v, unsigned n, uint64_t skip)
+void fields__json(struct obuf *o, const struct cf_val *v, unsigned n, uint64_t skip)
 {
 	bool first = true;
 
@@ -534,7 +534,7 @@ void callfmt__json(struct obuf *o, const struct cf_val *v, unsigned n, uint64_t 
 		p += json_keys[f->id].len;
 		switch (f->kind) {
 		default:
-			p = callfmt__scalar(p, f, true);
+			p = fields__scalar(p, f, true);
 			break;
 		case CF_K_STR:
 			o->len = (size_t)(p - o->b);
@@ -545,7 +545,7 @@ void callfmt__json(struct obuf *o, const struct cf_val *v, unsigned n, uint64_t 
 	}
 }
 
-int callfmt__decode_all(struct trace_reader *r, struct gt_decoder *d, const char **why)
+int fields__decode_all(struct trace_reader *r, struct gt_decoder *d, const char **why)
 {
 	static __thread char msg[128];
 	const struct gt_hdr *rec;

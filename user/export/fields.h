@@ -5,8 +5,8 @@
  * fields of a decoded call as a list of (field, value) in dump's order.
  * The text formats write them through lib/obuf.h.
  */
-#ifndef GTRACE_CALLFMT_H
-#define GTRACE_CALLFMT_H
+#ifndef GTRACE_FIELDS_H
+#define GTRACE_FIELDS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,7 +23,7 @@ struct trace_reader;
  * dim3 takes at most 3 * 20 + 4 bytes); dims as [x,y,z] when brackets,
  * else x,y,z. Strings are the caller's. Returns the end. */
 struct cf_val;
-char *callfmt__scalar(char *p, const struct cf_val *f, bool brackets);
+char *fields__scalar(char *p, const struct cf_val *f, bool brackets);
 
 /* ------------------------------------------------------------ fields */
 
@@ -71,31 +71,31 @@ extern const char *const cf_names[CF__COUNT];
 
 /* The fields of a call in dump's order, common ones first; returns how many.
  * Strings point into c (valid while c is). */
-unsigned callfmt__call(const struct gt_callrec *c, struct cf_val v[CF_MAX]);
+unsigned fields__call(const struct gt_callrec *c, struct cf_val v[CF_MAX]);
 /* The same for an exec, fork or exit record; 0 for any other record. */
-unsigned callfmt__proc(const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
+unsigned fields__proc(const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
 /* The same for a GPU kernel, copy or set and an NVTX range (merged traces);
  * 0 for any other record (GT_REC_GPU_API, the agents' and merger's stats are
  * no lines).  Kernel names are demangled through d; strings point into rec
  * or into d's name table. */
-unsigned callfmt__gpu(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
+unsigned fields__gpu(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
 /* The name a timeline shows for a GPU kernel, copy or set or an NVTX range:
  * the demangled kernel name, "memcpy HtoD 4 MiB", "memset 1 MiB", the NVTX
  * message (not NUL-terminated: *n is its length); NULL for other records.
  * May be built in buf (CF_NAME_BUF bytes). */
 #define CF_NAME_BUF 64
-const char *callfmt__gpu_name(struct gt_decoder *d, const struct gt_hdr *rec,
+const char *fields__gpu_name(struct gt_decoder *d, const struct gt_hdr *rec,
 			      char buf[CF_NAME_BUF], size_t *n);
 /* A byte count for people: "512 B", "4 KiB", "1.5 MiB". Returns buf. */
-char *callfmt__bytes(char *buf, size_t len, uint64_t bytes);
+char *fields__bytes(char *buf, size_t len, uint64_t bytes);
 /* Either of the two above: the fields of any record that is no call. */
-unsigned callfmt__record(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
+unsigned fields__record(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
 /* Which NVIDIA device majors the trace saw (from its header's options), so
  * that ioctl records get device and command names. Call after opening. */
-void callfmt__set_trace_info(const struct gt_file_info *info);
+void fields__set_trace_info(const struct gt_file_info *info);
 /* The fields as JSON members, "name":value separated by commas, without
  * braces; those whose bit (1 << id) is set in skip are left out. */
-void callfmt__json(struct obuf *o, const struct cf_val *v, unsigned n, uint64_t skip);
+void fields__json(struct obuf *o, const struct cf_val *v, unsigned n, uint64_t skip);
 
 /* Names of the fields of struct gt_counters in order, _reserved left out. */
 extern const char *const gt_counter_names[];
@@ -105,6 +105,6 @@ extern const unsigned gt_counter_count;
  * the exports.  Returns 0 or the first error (reader, decoder, or what a
  * callback returned); *why then says which in one line. A truncated file
  * is not an error: trace_reader__truncated() tells. */
-int callfmt__decode_all(struct trace_reader *r, struct gt_decoder *d, const char **why);
+int fields__decode_all(struct trace_reader *r, struct gt_decoder *d, const char **why);
 
 #endif

@@ -288,7 +288,7 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 	rc = track(j, c->pid, c->tid);
 	if (rc)
 		return rc;
-	n = callfmt__call(c, v);
+	n = fields__call(c, v);
 	ev_open(j);
 	OBUF_LIT(o, "{\"name\":");
 	if (c->type == GT_T_LAUNCH && !c->graph && c->kernel) {
@@ -311,7 +311,7 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 	}
 	put_pid_tid(o, c->pid, c->tid);
 	OBUF_LIT(o, ",\"args\":{");
-	callfmt__json(o, v, n, ARGS_SKIP);
+	fields__json(o, v, n, ARGS_SKIP);
 	OBUF_LIT(o, "}}");
 	if (j->flows.n)
 		call_flows(j, c);
@@ -367,7 +367,7 @@ static int put_kernel_event(struct jx *j, const struct gt_hdr *rec, const struct
 	put_us(o, dur);
 	put_pid_tid(o, rec->pid, rec->tid);
 	OBUF_LIT(o, ",\"args\":{");
-	callfmt__json(o, v, n, ARGS_SKIP);
+	fields__json(o, v, n, ARGS_SKIP);
 	OBUF_LIT(o, "}}");
 	return o->err;
 }
@@ -445,7 +445,7 @@ static int on_gpu(struct jx *j, const struct gt_hdr *rec)
 	size_t len;
 	unsigned n;
 
-	n = callfmt__gpu(j->d, rec, v);
+	n = fields__gpu(j->d, rec, v);
 	if (!n)
 		return 0;
 	if (rec->type == GT_REC_NVTX) {
@@ -465,7 +465,7 @@ static int on_gpu(struct jx *j, const struct gt_hdr *rec)
 	}
 	if (!lane)
 		return -ENOMEM;
-	name = callfmt__gpu_name(j->d, rec, buf, &len);
+	name = fields__gpu_name(j->d, rec, buf, &len);
 	ev_open(j);
 	OBUF_LIT(o, "{\"name\":");
 	obuf__json_strn(o, name, len);
@@ -484,7 +484,7 @@ static int on_gpu(struct jx *j, const struct gt_hdr *rec)
 	}
 	put_pid_tid(o, rec->pid, lane);
 	OBUF_LIT(o, ",\"args\":{");
-	callfmt__json(o, v, n, ARGS_SKIP);
+	fields__json(o, v, n, ARGS_SKIP);
 	OBUF_LIT(o, "}}");
 	if (flags & GT_GPU_LINKED)
 		return flow_add(j, rec, launch_ts, lane);
@@ -503,7 +503,7 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 		return on_name(j, rec);
 	if (rec->type >= GT_REC_GPU_KERNEL && rec->type <= GT_REC_MERGE_STATS)
 		return on_gpu(j, rec);
-	n = callfmt__proc(rec, v);
+	n = fields__proc(rec, v);
 	if (!n)
 		return 0;
 	rc = track(j, rec->pid, rec->tid);
@@ -524,7 +524,7 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 	put_us(o, rec->ts);
 	put_pid_tid(o, rec->pid, rec->tid);
 	OBUF_LIT(o, ",\"args\":{");
-	callfmt__json(o, v, n, ARGS_SKIP);
+	fields__json(o, v, n, ARGS_SKIP);
 	OBUF_LIT(o, "}}");
 	return o->err;
 }
@@ -613,7 +613,7 @@ int export_json__write(struct trace_reader *r, FILE *out, const char **why)
 		goto cleanup;
 	}
 	OBUF_LIT(&j.ob, "{\"traceEvents\":[");
-	rc = callfmt__decode_all(r, j.d, why);
+	rc = fields__decode_all(r, j.d, why);
 	if (rc)
 		goto cleanup;
 	put_metadata(&j, r);

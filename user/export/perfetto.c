@@ -489,7 +489,7 @@ static int on_kernel_rec(struct pf *x, const struct gt_hdr *rec)
 {
 	struct thr *t = thr_get(x, rec->pid, rec->tid);
 	struct cf_val v[CF_MAX];
-	unsigned n = callfmt__proc(rec, v);
+	unsigned n = fields__proc(rec, v);
 	struct item it;
 	char name[48];
 

@@ -226,7 +226,7 @@ int pf__on_gpu(struct pf *x, const struct gt_hdr *rec)
 	uint64_t dur, flow = 0;
 	struct span *sp;
 	size_t len;
-	unsigned n = callfmt__gpu(x->d, rec, v);
+	unsigned n = fields__gpu(x->d, rec, v);
 
 	if (!n)
 		return pf_err(x);
@@ -247,7 +247,7 @@ int pf__on_gpu(struct pf *x, const struct gt_hdr *rec)
 	}
 	if (!sp)
 		return pf_err(x);
-	name = callfmt__gpu_name(x->d, rec, buf, &len);
+	name = fields__gpu_name(x->d, rec, buf, &len);
 	span_put(x, sp, rec->ts, dur, pftrace__string(x->w, name, len), v, n, flow);
 	return pf_err(x);
 }

@@ -109,7 +109,7 @@ struct pf {
 	struct hmap gpu;		/* (context << 32 | stream, pid) -> struct span */
 	struct hmap nvtx;		/* (tid, pid) -> struct span */
 	uint64_t flow_bases;		/* flow bases handed out */
-	uint32_t cf_ann[CF__COUNT];	/* string ids of callfmt's field names, 0 until used */
+	uint32_t cf_ann[CF__COUNT];	/* string ids of the field names of export/fields.h, 0 until used */
 };
 
 static inline int pf_err(struct pf *x)

@@ -38,7 +38,7 @@ void obuf__free(struct obuf *o)
 	o->b = NULL;
 }
 
-size_t callfmt__utf8_len(const unsigned char *s, size_t n)
+size_t obuf__utf8_len(const unsigned char *s, size_t n)
 {
 	unsigned char c = s[0];
 	size_t len;
@@ -110,7 +110,7 @@ void obuf__json_strn(struct obuf *o, const char *str, size_t n)
 			case '\t': *p++ = '\\'; *p++ = 't'; i++; continue;
 			default: break;
 			}
-			l = c >= 0x80 ? callfmt__utf8_len(s + i, n - i) : 0;
+			l = c >= 0x80 ? obuf__utf8_len(s + i, n - i) : 0;
 			if (l) {
 				/* may run past end by up to 3 bytes: the +8 covers it */
 				memcpy(p, s + i, l);
@@ -173,7 +173,7 @@ void obuf__csv_strn(struct obuf *o, const char *str, size_t n)
 				i++;
 				continue;
 			}
-			l = callfmt__utf8_len(s + i, n - i);
+			l = obuf__utf8_len(s + i, n - i);
 			if (l) {
 				memcpy(p, s + i, l);
 				p += l;

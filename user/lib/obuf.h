@@ -51,7 +51,7 @@ static inline void obuf__mem(struct obuf *o, const char *s, size_t n)
 
 /* Decimal digits of v at p (at most 20); returns the end. For writers that
  * fill a line through a pointer of their own. */
-static inline char *callfmt__u64(char *p, uint64_t v)
+static inline char *obuf__fmt_u64(char *p, uint64_t v)
 {
 	char tmp[20];
 	int n = 0;
@@ -69,7 +69,7 @@ static inline void obuf__u64(struct obuf *o, uint64_t v)
 {
 	char *p = obuf__room(o, 20);
 
-	o->len += (size_t)(callfmt__u64(p, v) - p);
+	o->len += (size_t)(obuf__fmt_u64(p, v) - p);
 }
 
 static inline void obuf__i64(struct obuf *o, int64_t v)
@@ -87,7 +87,7 @@ static inline void obuf__i64(struct obuf *o, int64_t v)
  * valid JSON whatever the traced programs passed. */
 void obuf__json_strn(struct obuf *o, const char *s, size_t n);
 /* Length of a valid UTF-8 sequence at s (n bytes left), 0 when not one. */
-size_t callfmt__utf8_len(const unsigned char *s, size_t n);
+size_t obuf__utf8_len(const unsigned char *s, size_t n);
 
 static inline void obuf__json_str(struct obuf *o, const char *s)
 {
