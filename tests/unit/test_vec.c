@@ -148,6 +148,28 @@ static void test_grow_with_own_element_size(void **state)
 	free(v);
 }
 
+static void test_shrink_to_len_keeps_contents(void **state)
+{
+	uint32_t *v = NULL;
+	size_t cap = 0;
+
+	(void)state;
+	assert_int_equal(vec__reserve(&v, &cap, 0, 100, 64), 0);
+	assert_int_equal(cap, 128);
+	for (uint32_t i = 0; i < 100; i++)
+		v[i] = i * 7;
+	vec__shrink(&v, &cap, 100);
+	assert_int_equal(cap, 100);
+	for (uint32_t i = 0; i < 100; i++)
+		assert_int_equal(v[i], i * 7);
+	/* an empty or already tight array is left alone */
+	vec__shrink(&v, &cap, 0);
+	assert_int_equal(cap, 100);
+	vec__shrink(&v, &cap, 100);
+	assert_int_equal(cap, 100);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -159,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_byte_size_overflow_is_refused_unchanged),
 		cmocka_unit_test(test_failed_allocation_leaves_array_intact),
 		cmocka_unit_test(test_grow_with_own_element_size),
+		cmocka_unit_test(test_shrink_to_len_keeps_contents),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "decode/decode_int.h"
+#include "lib/vec.h"
 
 
 static const enum gt_call_type class_type[GT_CLS__COUNT] = {
@@ -203,18 +204,8 @@ static int emit(struct gt_decoder *d, const struct open_call *e, const struct ex
 
 static int slot_set_str(struct open_call *e, const char *s, size_t n)
 {
-	if (e->str_cap < n + 1) {
-		uint32_t cap = 64;
-		char *p;
-
-		while (cap < n + 1)
-			cap *= 2;
-		p = realloc(e->str, cap);
-		if (!p)
-			return -ENOMEM;
-		e->str = p;
-		e->str_cap = cap;
-	}
+	if (vec__reserve(&e->str, &e->str_cap, 0, n + 1, 64))
+		return -ENOMEM;
 	memcpy(e->str, s, n);
 	e->str[n] = '\0';
 	e->has_str = true;

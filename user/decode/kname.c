@@ -4,19 +4,9 @@
 #include <string.h>
 #include "decode/kname.h"
 #include "lib/demangle.h"
+#include "lib/hash.h"
 
 #define KNAME_TABLE_MIN_CAP 64	/* buckets of the first name table */
-
-static uint64_t str_hash(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
 
 static int interner_grow(struct kname_table *in)
 {
@@ -43,7 +33,7 @@ static int interner_grow(struct kname_table *in)
 /* Returns the name with one more reference, NULL when out of memory. */
 struct kname *kname_table__get(struct kname_table *in, const char *s, size_t n)
 {
-	uint64_t h = str_hash(s, n);
+	uint64_t h = hash__bytes(s, n);
 	struct kname *k;
 
 	if (in->cap) {

@@ -67,4 +67,22 @@ static inline int vec__grow(void **v, size_t *cap, size_t len, size_t n, size_t 
 		vec_err_;                                                                        \
 	})
 
+/*
+ * Gives back what doubling left unused once an array is complete: *cap
+ * becomes len (len > 0). When the allocator cannot shrink in place and has
+ * no memory to move, the array stays as it was, which is still correct.
+ */
+#define vec__shrink(v, cap, len)                                                                 \
+	__extension__({                                                                          \
+		size_t vec_len_ = (len);                                                         \
+		if (vec_len_ && vec_len_ < *(cap)) {                                             \
+			void *vec_p_ = realloc(*(v), vec_len_ * sizeof(**(v)));                  \
+			if (vec_p_) {                                                            \
+				*(v) = vec_p_;                                                   \
+				*(cap) = (__typeof__(*(cap)))vec_len_;                           \
+			}                                                                        \
+		}                                                                                \
+		(void)0;                                                                         \
+	})
+
 #endif

@@ -27,6 +27,7 @@
 #include "lib/hmap.h"
 #include "lib/installer.h"
 #include "lib/log.h"
+#include "lib/vec.h"
 #include "merge/merge.h"
 #include "format/records.h"
 #include "format/trace_file.h"
@@ -38,40 +39,11 @@
 
 /* ------------------------------------------------------------ growable arrays */
 
-static int vec_grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 1024;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*v, ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = ncap;
-	return 0;
-}
-
-/* Gives back what doubling left unused, once an array is complete. */
-static void shrink(void **v, size_t *cap, size_t n, size_t elem)
-{
-	void *p;
-
-	if (!n || n == *cap)
-		return;
-	p = realloc(*v, n * elem);
-	if (p) {
-		*v = p;
-		*cap = n;
-	}
-}
+/* The merge's arrays grow from 1024 entries: a trace has thousands of calls. */
+#define VEC_MIN 1024
 
 #define VEC_PUSH(vec, n, cap, val) \
-	(vec_grow((void **)&(vec), &(cap), (n) + 1, sizeof(*(vec))) ? -ENOMEM : ((vec)[(n)++] = (val), 0))
+	(vec__reserve(&(vec), &(cap), (n), 1, VEC_MIN) ? -ENOMEM : ((vec)[(n)++] = (val), 0))
 
 /* ------------------------------------------------------------ the merger */
 
@@ -128,7 +100,7 @@ static int add_spool_file(struct merger *m, const char *path)
 		return -E2BIG;
 	}
 	p = strdup(path);
-	if (!p || vec_grow((void **)&m->spools, &m->spools_cap, m->nspools + 1, sizeof(*m->spools))) {
+	if (!p || vec__reserve(&m->spools, &m->spools_cap, m->nspools, 1, VEC_MIN)) {
 		free(p);
 		pr_err("failed to list %s: %s", path, strerror(ENOMEM));
 		return -ENOMEM;
@@ -738,9 +710,9 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	m->counters = *trace_reader__counters(r);
 	gt_decoder__free(m->dec);
 	m->dec = NULL;
-	shrink((void **)&m->calls, &m->calls_cap, m->ncalls, sizeof(*m->calls));
-	shrink((void **)&m->apis, &m->apis_cap, m->napis, sizeof(*m->apis));
-	shrink((void **)&m->gpu, &m->gpu_cap, m->ngpu, sizeof(*m->gpu));
+	vec__shrink(&m->calls, &m->calls_cap, m->ncalls);
+	vec__shrink(&m->apis, &m->apis_cap, m->napis);
+	vec__shrink(&m->gpu, &m->gpu_cap, m->ngpu);
 
 	err = merge__link(m->calls, m->ncalls, m->apis, m->napis, m->gpu, m->ngpu, &o->link,
 			  &m->res.link);
@@ -751,8 +723,8 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	/* where each GPU record goes: after its call's entry, or by time at the end */
 	nlinked = m->res.link.linked;
 	linked = malloc((nlinked ? nlinked : 1) * sizeof(*linked));
-	if (!linked || vec_grow((void **)&m->tail, &m->tail_cap,
-				m->ntail + m->napis + (m->ngpu - nlinked), sizeof(*m->tail))) {
+	if (!linked || vec__reserve(&m->tail, &m->tail_cap, m->ntail,
+				     m->napis + (m->ngpu - nlinked), VEC_MIN)) {
 		err = -ENOMEM;
 		pr_err("failed to allocate the merge index: %s", strerror(-err));
 		goto out;
