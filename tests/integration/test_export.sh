@@ -7,7 +7,7 @@
 # microseconds, named by the kernel or the api, on the right pid and tid;
 # one CSV row per dump line with the same values, kernel names with commas
 # intact.  Output files: default names, never replaced without --force,
-# mode 0644, "-" for stdout; bad input gives one line and status 1.
+# mode 0600, "-" for stdout; bad input gives one line and status 1.
 REQUIRES="root jq mock gtrace"
 . "$(dirname "$0")/lib.sh"
 
@@ -203,7 +203,7 @@ t_files() {
 	[ -s "$T/a.json" ] || err "no $T/a.json after export -f json without -o"
 	[ -s "$T/a.csv" ] || err "no $T/a.csv after export -f csv without -o"
 	m=$(stat -c %a "$T/a.json")
-	[ "$m" = 644 ] || err "a.json has mode $m, expected 644"
+	[ "$m" = 600 ] || err "a.json has mode $m, expected 600"
 	jq -e '.traceEvents | length > 0' "$T/a.json" > /dev/null || err "a.json is not a trace event document"
 
 	# no overwrite without --force: one line, status 1, the file untouched

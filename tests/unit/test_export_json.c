@@ -370,7 +370,7 @@ static void test_default_name(void **state)
 	assert_string_equal(r.err, "");
 	free(r.err);
 	assert_int_equal(stat(tmp_path("dflt.json"), &st), 0);
-	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(st.st_mode & 07777, 0600);
 	s = slurp(tmp_path("dflt.json"));
 	assert_non_null(s);
 	assert_memory_equal(s, exp_events[0], strlen(exp_events[0]));

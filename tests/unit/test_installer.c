@@ -170,8 +170,9 @@ static void test_refuses_a_dangling_link_without_force(void **state)
 	struct stat st;
 
 	(void)state;
-	assert_int_equal(symlink("nowhere", path_in("out.csv")), 0);
+	/* made while the file is written: create refuses one already there */
 	in = written("out.csv", "", 0644, "new");
+	assert_int_equal(symlink("nowhere", path_in("out.csv")), 0);
 	assert_int_equal(installer__commit(in, false), -EEXIST);
 	installer__free(in);
 	assert_int_equal(lstat(path_in("out.csv"), &st), 0);
@@ -219,14 +220,65 @@ static void test_failed_rename_keeps_temp_until_free(void **state)
 	struct installer *in = written("sub", "", 0644, "x");
 
 	(void)state;
-	/* a directory in the target's place: rename fails, the caller can
-	 * report it, and the installer still removes its file */
+	/* a directory in the target's place: the commit is refused, the
+	 * caller can report it, and the installer still removes its file */
 	assert_int_equal(mkdir(path_in("sub"), 0755), 0);
-	assert_int_equal(installer__commit(in, true), -EISDIR);
+	assert_int_equal(installer__commit(in, true), -EPERM);
 	assert_int_equal(access(installer__path(in), F_OK), 0);
 	installer__free(in);
 	assert_string_equal(listing(), "sub");
 	rmdir(path_in("sub"));
+}
+
+/* What --force must not replace, refused before any work is done. */
+static void test_refuses_what_is_not_our_regular_file(void **state)
+{
+	struct installer *in = NULL;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(mkfifo(path_in("fifo"), 0644), 0);
+	assert_int_equal(installer__create(path_in("fifo"), "", 0600, &in), -EPERM);
+	assert_null(in);
+	assert_string_equal(installer__refusal(path_in("fifo")), "it is not a regular file");
+	assert_int_equal(lstat(path_in("fifo"), &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+
+	/* a link to a file of ours: neither followed nor replaced */
+	put(path_in("mine"), "mine");
+	assert_int_equal(symlink("mine", path_in("link")), 0);
+	assert_int_equal(installer__create(path_in("link"), "", 0600, &in), -EPERM);
+	assert_string_equal(installer__refusal(path_in("link")), "it is a symbolic link");
+	assert_string_equal(contents(path_in("mine")), "mine");
+	assert_null(installer__refusal(path_in("mine")));
+	assert_null(installer__refusal(path_in("absent")));
+	assert_string_equal(listing(), "fifo link mine");
+
+	/* a file someone else owns (as root, which the writers run as) */
+	if (geteuid() == 0) {
+		assert_int_equal(chown(path_in("mine"), 65534, 65534), 0);
+		assert_string_equal(installer__refusal(path_in("mine")), "it is owned by another user");
+		assert_int_equal(installer__create(path_in("mine"), "", 0600, &in), -EPERM);
+	}
+	unlink(path_in("fifo"));
+	unlink(path_in("link"));
+	unlink(path_in("mine"));
+}
+
+/* A FIFO planted while the file was written: refused at the rename. */
+static void test_refuses_a_target_planted_before_the_commit(void **state)
+{
+	struct installer *in = written("out.json", "", 0600, "new");
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(mkfifo(path_in("out.json"), 0644), 0);
+	assert_int_equal(installer__commit(in, true), -EPERM);
+	installer__free(in);
+	assert_int_equal(lstat(path_in("out.json"), &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	assert_string_equal(listing(), "out.json");
+	unlink(path_in("out.json"));
 }
 
 int main(void)
@@ -241,6 +293,8 @@ int main(void)
 		cmocka_unit_test(test_abandoned_install_leaves_nothing),
 		cmocka_unit_test(test_missing_directory_is_an_error),
 		cmocka_unit_test(test_failed_rename_keeps_temp_until_free),
+		cmocka_unit_test(test_refuses_what_is_not_our_regular_file),
+		cmocka_unit_test(test_refuses_a_target_planted_before_the_commit),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

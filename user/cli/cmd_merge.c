@@ -45,6 +45,10 @@ static error_t merge_parse(int key, char *arg, struct argp_state *state)
 	case 'o':
 		if (!arg[0])
 			argp_error(state, "empty output name");
+		/* a merged trace is a trace: written in place, not streamed */
+		if (!strcmp(arg, "-"))
+			argp_error(state, "a trace cannot be written to standard output (-o -): "
+				   "give a file name");
 		c->o.output = arg;
 		break;
 	case OPT_FORCE:

@@ -102,6 +102,13 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		o->pids[o->npids++] = (pid_t)v;
 		break;
 	case 'o':
+		/* chunks go where the last one ended and a damaged tail is
+		 * cut off: a pipe cannot take a trace */
+		if (!strcmp(arg, "-"))
+			argp_error(state, "a trace cannot be written to standard output (-o -): "
+				   "give a file name");
+		if (!arg[0])
+			argp_error(state, "empty output name");
 		o->output = arg;
 		break;
 	case OPT_FORCE:

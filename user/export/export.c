@@ -55,9 +55,13 @@ static int write_file(struct trace_reader *r, const struct export_opts *o, const
 	FILE *f = NULL;
 	int fd, rc;
 
-	/* exports are made to be shared, unlike traces (0600): the usual
-	 * mode of a new file, rather than mkstemp's 0600 */
-	rc = installer__create(out, "", 0644, &in);
+	/* exports hold the command lines and the host name, as the trace
+	 * does: owner only, like it (chmod to share one) */
+	rc = installer__create(out, "", 0600, &in);
+	if (rc == -EPERM && installer__refusal(out)) {
+		fprintf(err, "gtrace-bpf: refusing to replace %s: %s\n", out, installer__refusal(out));
+		return 1;
+	}
 	if (rc == -ENOMEM) {
 		fprintf(err, "gtrace-bpf: failed to allocate a file name: %s\n", strerror(ENOMEM));
 		return 1;
@@ -91,6 +95,10 @@ static int write_file(struct trace_reader *r, const struct export_opts *o, const
 		rc = installer__commit(in, o->force);
 	if (rc == -EEXIST && !o->force) {
 		fprintf(err, "gtrace-bpf: %s exists: use --force to replace it\n", out);
+		goto fail;
+	}
+	if (rc == -EPERM && installer__refusal(out)) {
+		fprintf(err, "gtrace-bpf: refusing to replace %s: %s\n", out, installer__refusal(out));
 		goto fail;
 	}
 	if (rc) {
@@ -159,6 +167,12 @@ int export__run(const struct export_opts *o)
 		if (!stat(o->path, &in_st) && in_st.st_dev == out_st.st_dev &&
 		    in_st.st_ino == out_st.st_ino) {
 			fprintf(err, "gtrace-bpf: cannot write %s: it is the input trace\n", out);
+			goto out;
+		}
+		/* --force would not help: say so rather than ask for it */
+		if (installer__refusal(out)) {
+			fprintf(err, "gtrace-bpf: refusing to replace %s: %s\n", out,
+				installer__refusal(out));
 			goto out;
 		}
 		if (!o->force) {

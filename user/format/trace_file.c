@@ -328,8 +328,11 @@ int trace_writer__create(const char *path, const struct gt_file_info *info,
 	}
 
 	/* O_EXCL never follows a symlink; with force, O_NOFOLLOW keeps a root
-	 * recorder from truncating whatever a planted link points to. */
-	flags = O_WRONLY | O_CREAT | O_CLOEXEC | (o.force ? O_TRUNC | O_NOFOLLOW : O_EXCL);
+	 * recorder from truncating whatever a planted link points to, and
+	 * O_NONBLOCK from waiting forever on a FIFO's reader (the fstat below
+	 * refuses it; regular files ignore the flag). */
+	flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK |
+		(o.force ? O_TRUNC | O_NOFOLLOW : O_EXCL);
 	w->fd = open(path, flags, 0600);
 	if (w->fd < 0) {
 		err = -errno;

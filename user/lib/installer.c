@@ -29,6 +29,21 @@ static char *temp_name(const char *target, const char *tag)
 	return n < 0 ? NULL : tmp;
 }
 
+const char *installer__refusal(const char *target)
+{
+	struct stat st;
+
+	if (lstat(target, &st))
+		return NULL;
+	if (S_ISLNK(st.st_mode))
+		return "it is a symbolic link";
+	if (!S_ISREG(st.st_mode))
+		return "it is not a regular file";
+	if (st.st_uid != geteuid())
+		return "it is owned by another user";
+	return NULL;
+}
+
 int installer__create(const char *target, const char *tag, mode_t mode, struct installer **out)
 {
 	struct installer *in = calloc(1, sizeof(*in));
@@ -40,6 +55,11 @@ int installer__create(const char *target, const char *tag, mode_t mode, struct i
 	if (!in)
 		return -ENOMEM;
 	in->fd = -1;
+	/* before the work: a long export is not made only to be refused */
+	if (installer__refusal(target)) {
+		err = -EPERM;
+		goto fail;
+	}
 	in->target = strdup(target);
 	tmp = temp_name(target, tag ? tag : "");
 	if (!in->target || !tmp) {
@@ -100,6 +120,10 @@ int installer__commit(struct installer *in, bool force)
 		 * the instant between this check and the rename is lost */
 		if (!lstat(in->target, &st))
 			return -EEXIST;
+	} else if (installer__refusal(in->target)) {
+		/* what appears between this and the rename only loses its
+		 * name: rename writes nothing through it */
+		return -EPERM;
 	}
 	if (rename(in->tmp, in->target))
 		return -errno;

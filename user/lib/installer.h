@@ -15,11 +15,23 @@
 struct installer;
 
 /*
+ * Why target must not be replaced, NULL when it may be (absent, or a regular
+ * file of our effective uid): a writer running as root must not turn a
+ * device (/dev/null) or a FIFO into a file, rename over a symbolic link, nor
+ * take over a name another user planted to read what we write.  Judged with
+ * lstat: a link is refused, not followed.  An lstat failure other than the
+ * target's absence is left to the creation or the rename to report.
+ */
+const char *installer__refusal(const char *target);
+
+/*
  * Creates "DIR/.BASE<tag>.XXXXXX" next to target: in its directory so that
  * the rename stays in one filesystem, hidden so that a leftover does not
  * pass for an output.  tag may be "" or NULL.  mode is what the installed
  * file gets, less the umask, as open(2) would give a new file (0600 keeps
- * mkstemp's own).  Returns 0, -ENOMEM, or the -errno of the creation.
+ * mkstemp's own).  Returns 0, -EPERM when installer__refusal(target) has a
+ * reason (checked before any work is done), -ENOMEM, or the -errno of the
+ * creation.
  */
 int installer__create(const char *target, const char *tag, mode_t mode, struct installer **out);
 
@@ -34,8 +46,11 @@ const char *installer__path(const struct installer *in);
  * Syncs the temporary file and renames it onto the target.  Without force it
  * never replaces a file, even one created since the caller's own check:
  * RENAME_NOREPLACE, and where the filesystem lacks it, a refusal of any file
- * there now rather than a plain rename.  Returns 0, -EEXIST, or another
- * -errno (the temporary file is then still there, for installer__free).
+ * there now rather than a plain rename.  With force, the target is judged
+ * again (installer__refusal) just before the rename: what appeared there
+ * while the file was written is refused too.  Returns 0, -EEXIST, -EPERM
+ * (refused), or another -errno (the temporary file is then still there, for
+ * installer__free).
  */
 int installer__commit(struct installer *in, bool force);
 

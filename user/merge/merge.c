@@ -618,7 +618,7 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	struct installer *inst = NULL;
 	uint32_t *linked = NULL;
 	size_t nlinked = 0, i;
-	struct stat in_st, out_st;
+	struct stat out_st;
 	int err;
 
 	if (res)
@@ -653,17 +653,15 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 		goto out;
 	}
 	if (!lstat(out, &out_st)) {
-		bool same = !stat(o->trace, &in_st) && in_st.st_dev == out_st.st_dev &&
-			    in_st.st_ino == out_st.st_ino;
-
+		/* --force would not help: say so rather than ask for it */
+		if (installer__refusal(out)) {
+			err = -EPERM;
+			pr_err("refusing to replace %s: %s", out, installer__refusal(out));
+			goto out;
+		}
 		if (!o->force) {
 			err = -EEXIST;
 			pr_err("%s exists: use --force to replace it", out);
-			goto out;
-		}
-		if (!same && !S_ISREG(out_st.st_mode)) {
-			err = -EINVAL;
-			pr_err("cannot write %s: not a regular file", out);
 			goto out;
 		}
 	}
@@ -757,6 +755,10 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 		pr_err("failed to allocate the merge index: %s", strerror(-err));
 		goto out;
 	}
+	if (err == -EPERM && installer__refusal(out)) {
+		pr_err("refusing to replace %s: %s", out, installer__refusal(out));
+		goto out;
+	}
 	if (err) {
 		pr_err("cannot write %s: %s", out, strerror(-err));
 		goto out;
@@ -777,6 +779,8 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	if (err) {
 		if (err == -EEXIST)
 			pr_err("%s exists: use --force to replace it", out);
+		else if (err == -EPERM && installer__refusal(out))
+			pr_err("refusing to replace %s: %s", out, installer__refusal(out));
 		else
 			pr_err("cannot write %s: %s", out, strerror(-err));
 		goto out;

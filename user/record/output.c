@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "lib/installer.h"
 #include "lib/log.h"
 #include "record/proc_names.h"
 #include "record/output.h"
@@ -16,6 +17,34 @@ static void sanitize(char *s)
 	}
 }
 
+/* --force: the trace is made under a temporary name next to path and
+ * renamed over it once its header is on disk, never opened through what is
+ * there: O_TRUNC would keep a planted file's owner (who then reads root's
+ * trace), write through a link, or block on a FIFO. */
+static int create_replacing(const char *path, const struct gt_file_info *info,
+			    struct trace_writer_opts *wo, struct trace_writer **w)
+{
+	struct installer *in;
+	int err;
+
+	err = installer__create(path, "", 0600, &in);
+	if (err)
+		return err;
+	/* the temporary file is ours (mkostemp, 0600): written in place */
+	wo->force = true;
+	err = trace_writer__create(installer__path(in), info, wo, w);
+	if (!err) {
+		err = installer__commit(in, true);
+		if (err) {
+			trace_writer__free(*w);
+			*w = NULL;
+		}
+	}
+	/* the writer has its own descriptor, which the rename keeps */
+	installer__free(in);
+	return err;
+}
+
 int record_output__create(const struct record_opts *o, const struct gt_file_info *info, char *path,
 			  size_t len, struct trace_writer **w)
 {
@@ -27,8 +56,18 @@ int record_output__create(const struct record_opts *o, const struct gt_file_info
 
 	if (o->output) {
 		snprintf(path, len, "%s", o->output);
-		err = trace_writer__create(path, info, &wo, w);
-		if (err == -EEXIST)
+		/* --force would not help: say so rather than ask for it */
+		if (installer__refusal(path)) {
+			pr_err("refusing to replace %s: %s", path, installer__refusal(path));
+			return -EPERM;
+		}
+		if (o->force)
+			err = create_replacing(path, info, &wo, w);
+		else
+			err = trace_writer__create(path, info, &wo, w);
+		if (err == -EPERM && installer__refusal(path))
+			pr_err("refusing to replace %s: %s", path, installer__refusal(path));
+		else if (err == -EEXIST)
 			pr_err("%s exists: use --force to replace it", path);
 		else if (err)
 			pr_err("cannot create %s: %s", path, strerror(-err));
