@@ -448,10 +448,78 @@ t_cupti_never_loaded() {
 }
 
 add_case t_cupti_never_loaded "--cupti -- CMD where the agent never loads: a warning naming why, status 1 unless --cupti=optional"
+
+# Spool files that a traced program could plant: a FIFO (must not block the
+# merge), links (not followed), another user's file. Each is left out with a
+# warning and counted; the merge is that of the genuine spool alone.
+t_merge_hostile_spools() {
+	local rc want got
+	build_spoolgen
+	record_workload --launches 4 --syncs 1
+	mkdir -m 0700 "$T/spool" "$T/elsewhere"
+	spool_lines > "$T/spool.txt" || fatal "jq failed on $T/a.json"
+	"$SPOOLGEN" "$T/spool/gtrace-cupti.$WL_PID.spool" < "$T/spool.txt" || fatal "spoolgen failed"
+	"$GTRACE" merge "$T/a.gtrace" "$T/spool" -o "$T/good.gtrace" > /dev/null 2> "$T/good.err" ||
+		fatal "merge of the genuine spool: $(cat "$T/good.err")"
+	want="$(cat "$T/good.err"), 4 spool files left out"
+	"$SPOOLGEN" "$T/elsewhere/gtrace-cupti.$WL_PID.spool" < "$T/spool.txt" || fatal "spoolgen failed"
+	mkfifo "$T/spool/gtrace-cupti.2.spool"
+	ln -s "$T/elsewhere/gtrace-cupti.$WL_PID.spool" "$T/spool/gtrace-cupti.3.spool"
+	ln -s /etc/passwd "$T/spool/gtrace-cupti.4.spool"
+	cp "$T/elsewhere/gtrace-cupti.$WL_PID.spool" "$T/spool/gtrace-cupti.5.spool"
+	chown 65534 "$T/spool/gtrace-cupti.5.spool" || fatal "cannot chown to 65534"
+	timeout 20 "$GTRACE" merge "$T/a.gtrace" "$T/spool" -o "$T/m.gtrace" > /dev/null 2> "$T/m.err"
+	rc=$?
+	[ $rc -ne 124 ] || fatal "merge of a directory with a FIFO: still running after 20 s"
+	[ $rc -eq 0 ] || err "merge with planted spool files: status $rc: $(tr '\n' '|' < "$T/m.err")"
+	[ "$(grep -c 'left out: it is not a regular file$' "$T/m.err")" -eq 1 ] ||
+		err "no warning for the FIFO: $(tr '\n' '|' < "$T/m.err")"
+	[ "$(grep -c 'left out: it is a symbolic link$' "$T/m.err")" -eq 2 ] ||
+		err "not two warnings for the links: $(tr '\n' '|' < "$T/m.err")"
+	[ "$(grep -c 'left out: it is owned by another user$' "$T/m.err")" -eq 1 ] ||
+		err "no warning for the other user's file: $(tr '\n' '|' < "$T/m.err")"
+	got=$(grep '^gtrace-bpf: merged' "$T/m.err")
+	[ "$got" = "$want" ] || err "merge summary with planted spool files:
+  got      $got
+  expected $want"
+	# named on the command line, a link is not followed either
+	timeout 20 "$GTRACE" merge "$T/a.gtrace" "$T/spool/gtrace-cupti.3.spool" -o "$T/l.gtrace" > /dev/null 2> "$T/l.err"
+	rc=$?
+	[ $rc -eq 0 ] && grep -q 'left out: it is a symbolic link$' "$T/l.err" ||
+		err "merge of a link named as SPOOL: status $rc: $(tr '\n' '|' < "$T/l.err")"
+}
+
+# An earlier run's spool files in the run directory are left out, as the
+# recorder says, and left there.
+t_cupti_all_keeps_old() {
+	local run=/run/gtrace-bpf/cupti old
+	build_spoolgen
+	trap 'case_cleanup; rm -rf "$run"' EXIT
+	rm -rf "$run"
+	mkdir -p -m 0700 "$run" || fatal "cannot create $run"
+	old=$run/gtrace-cupti.4194001.spool
+	printf 'api 4194001 4194001 1 1000 100\n' | "$SPOOLGEN" "$old" || fatal "spoolgen failed"
+	echo 'int gt_fake_agent;' > "$T/agent.c"
+	cc -shared -fPIC "$T/agent.c" -o "$T/agent.so" || fatal "cannot build the stand-in agent"
+	start_tracer --all --libcuda "$MOCK_LIB" --trace cuda --cupti --cupti-lib "$T/agent.so" -o "$T/all.gtrace"
+	grep -q 'spool files of an earlier recording: they are left out' "$T/tracer.err" ||
+		err "the recorder did not say it leaves the earlier spool file out: $(tr '\n' '|' < "$T/tracer.err")"
+	start_workload w LD_LIBRARY_PATH="$MOCK_DIR" -- --launches 2 --syncs 1
+	finish_workload w "$WPID"
+	printf 'api %s %s 1 1000 100\nstats %s 3000 1 0\n' "$WPID" "$WPID" "$WPID" |
+		"$SPOOLGEN" "$run/gtrace-cupti.$WPID.spool"
+	stop_tracer INT
+	[ -f "$old" ] || err "the earlier recording's spool file was deleted: $(ls -la "$run" 2>&1 | tr '\n' '|')"
+	[ ! -e "$run/gtrace-cupti.$WPID.spool" ] || err "this recording's spool file is still there"
+	[ ! -e "$run/stop" ] || err "the stop file is still there"
+}
+
 add_case t_merge "merge TRACE DIR: exact summary for a synthetic spool of a real recording, every call kept, refusals"
 add_case t_merge_order "merge: a spool without API records is linked by launch order, every record to its own call"
 add_case t_merge_damaged "merge: a cut-off spool merges with one warning; bad inputs: one line, exit 1, no output"
 add_case t_cupti_missing_agent "--cupti without the agent library: one error line, no trace"
 add_case t_cupti_cmd "--cupti -- CMD: the agent's environment in CMD, its spool merged, the directory removed"
 add_case t_cupti_all "--all --cupti: the run directory while recording, recorded pids merged, directory removed"
+add_case t_merge_hostile_spools "merge: a FIFO, links and another user's file among the spools: left out, counted, no hang"
+add_case t_cupti_all_keeps_old "--all --cupti: an earlier run's spool files are left out and kept"
 run_cases "$@"

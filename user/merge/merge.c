@@ -163,12 +163,22 @@ static int add_spool_dir(struct merger *m, const char *dir)
 	return err;
 }
 
+/* Maps a spool file. Returns 0, 1 when it is left out (one warning line:
+ * not a regular file, or not written by root or by us), or a negative
+ * errno with one error line. */
 static int map_spool(struct spool *s)
 {
+	const char *why = NULL;
 	struct stat st;
 	int fd, err = 0;
 
-	fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	/* a spool directory may be writable by the traced programs: no link
+	 * is followed, and a FIFO does not block the merge */
+	fd = open(s->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0 && errno == ELOOP) {
+		pr_warn("%s: left out: it is a symbolic link", s->path);
+		return 1;
+	}
 	if (fd < 0) {
 		err = -errno;
 		pr_err("cannot read %s: %s", s->path, strerror(-err));
@@ -178,8 +188,11 @@ static int map_spool(struct spool *s)
 		err = -errno;
 		pr_err("cannot read %s: %s", s->path, strerror(-err));
 	} else if (!S_ISREG(st.st_mode)) {
-		err = -EINVAL;
-		pr_err("cannot read %s: not a regular file", s->path);
+		why = "it is not a regular file";
+	} else if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		/* the agents run as root under a root recorder: another
+		 * user's file would put their records in our trace */
+		why = "it is owned by another user";
 	} else if (st.st_size > 0) {
 		void *p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 
@@ -192,6 +205,10 @@ static int map_spool(struct spool *s)
 		}
 	}
 	close(fd);
+	if (why) {
+		pr_warn("%s: left out: %s", s->path, why);
+		return 1;
+	}
 	return err;
 }
 
@@ -258,6 +275,10 @@ static int index_spool(struct merger *m, size_t fi)
 	int err;
 
 	err = map_spool(s);
+	if (err == 1) {
+		m->res.spool_refused++;
+		return 0;
+	}
 	if (err)
 		return err;
 	m->res.spool_files++;
@@ -576,8 +597,11 @@ static void print_summary(const struct merger *m)
 		n += snprintf(extra + n, sizeof(extra) - n, ", %llu without an API record",
 			      (unsigned long long)s->no_api);
 	if (s->by_order)
-		snprintf(extra + n, sizeof(extra) - n, ", %llu of the links by launch order",
-			 (unsigned long long)s->by_order);
+		n += snprintf(extra + n, sizeof(extra) - n, ", %llu of the links by launch order",
+			      (unsigned long long)s->by_order);
+	if (m->res.spool_refused)
+		snprintf(extra + n, sizeof(extra) - n, ", %llu spool files left out",
+			 (unsigned long long)m->res.spool_refused);
 	pr_info("merged %llu GPU records from %llu processes: %llu linked (%.1f %%), %llu unmatched, "
 		"%llu causality violations, %llu launches without GPU work%s",
 		(unsigned long long)s->gpu_records, (unsigned long long)s->processes,

@@ -42,6 +42,8 @@ struct merge_result {
 	uint64_t spool_cut;		/* spool files whose last record was cut short */
 	uint64_t spool_bad;		/* spool records skipped: damaged or too short for their type */
 	uint64_t spool_other_pids;	/* records left out by want_pid */
+	uint64_t spool_refused;		/* spool files left out: not a regular file, or
+					 * owned by neither root nor our euid */
 	bool trace_damaged;		/* the trace ended early; what was readable was merged */
 };
 

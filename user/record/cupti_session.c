@@ -263,7 +263,7 @@ void cupti_session__stop(struct cupti_session *s)
 		return;
 	s->stop_ts = now_ns(CLOCK_MONOTONIC);
 	snprintf(path, sizeof(path), "%s/%s", s->dir, GT_CUPTI_STOP_FILE);
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
 	if (fd < 0)
 		pr_warn("failed to create %s: %s; agents still running may not flush", path,
 			strerror(errno));
@@ -284,15 +284,19 @@ static bool spool_complete(const char *dir, const char *name, off_t *size)
 
 	*size = 0;
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* O_NONBLOCK: a FIFO under a spool's name must not stop the wait */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return true;
-	if (!fstat(fd, &st)) {
-		*size = st.st_size;
-		done = st.st_size >= (off_t)(GT_CUPTI_MAGIC_LEN + sizeof(last)) &&
-		       pread(fd, &last, sizeof(last), st.st_size - sizeof(last)) == sizeof(last) &&
-		       last.hdr.type == GT_REC_CUPTI_STATS && last.hdr.size == sizeof(last);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		/* nothing the merge will take: nothing to wait for */
+		close(fd);
+		return true;
 	}
+	*size = st.st_size;
+	done = st.st_size >= (off_t)(GT_CUPTI_MAGIC_LEN + sizeof(last)) &&
+	       pread(fd, &last, sizeof(last), st.st_size - sizeof(last)) == sizeof(last) &&
+	       last.hdr.type == GT_REC_CUPTI_STATS && last.hdr.size == sizeof(last);
 	close(fd);
 	return done || (pid > 0 && kill(pid, 0) && errno == ESRCH);
 }
@@ -335,7 +339,21 @@ static void cupti_wait(struct cupti_session *s)
 	}
 }
 
-/* Empties and removes the spool directory. */
+/* Whether name in the spool directory is this recording's to remove: all
+ * of a private directory; in the run directory our "stop" and the spool
+ * files that were not there before us, which open_dir said it leaves out
+ * (another recording's, still to be merged). */
+static bool cupti_ours(const struct cupti_session *s, const char *name)
+{
+	if (s->private_dir)
+		return true;
+	if (!strcmp(name, GT_CUPTI_STOP_FILE))
+		return true;
+	return spool_name(name) && !cupti_old_spool(s, name);
+}
+
+/* Empties and removes the spool directory: of the run directory only what
+ * is ours, and the directory when nothing else is left. */
 void cupti_session__remove_dir(struct cupti_session *s)
 {
 	struct dirent *de;
@@ -345,14 +363,14 @@ void cupti_session__remove_dir(struct cupti_session *s)
 		return;
 	d = opendir(s->dir);
 	while (d && (de = readdir(d))) {
-		if (de->d_type == DT_DIR)
+		if (de->d_type == DT_DIR || !cupti_ours(s, de->d_name))
 			continue;
 		if (unlinkat(dirfd(d), de->d_name, 0) && errno != ENOENT)
 			pr_warn("failed to remove %s/%s: %s", s->dir, de->d_name, strerror(errno));
 	}
 	if (d)
 		closedir(d);
-	if (rmdir(s->dir) && errno != ENOENT)
+	if (rmdir(s->dir) && errno != ENOENT && (s->private_dir || errno != ENOTEMPTY))
 		pr_warn("failed to remove %s: %s", s->dir, strerror(errno));
 	s->dir[0] = 0;
 }
