@@ -3,7 +3,8 @@
 #
 # gtrace-bpf runs as root and writes files where it is told: what it must not
 # replace (devices, FIFOs, links, other users' files), what "-o -" means, the
-# mode of what it writes.
+# mode of what it writes, and that names from traced programs cannot drive
+# the terminal their tables are shown on.
 REQUIRES="root jq mock gtrace"
 . "$(dirname "$0")/lib.sh"
 
@@ -150,10 +151,29 @@ t_export_mode() {
 	done
 }
 
+# A program's name and the recorder's own command line with escape
+# sequences: the tables show them written out, never the raw bytes.
+t_escaped_text() {
+	local rc
+	GT_LIBCUDA=$MOCK_LIB timeout 60 "$GTRACE" --libcuda "$MOCK_LIB" --scenario $'s\e[2J' -o "$T/a.gtrace" -- \
+		bash -c 'exec -a "$0" "$1" --launches 2 --syncs 1' $'wl\e]0;x\a' "$WORKLOAD" > "$T/o" 2> "$T/e"
+	rc=$?
+	[ $rc -eq 0 ] || fatal "recording: status $rc: $(tail -n 3 "$T/e" | tr '\n' '|')"
+	"$GTRACE" dump --summary "$T/a.gtrace" > "$T/sum" 2> "$T/e" || fatal "dump --summary: $(head -n 2 "$T/e")"
+	"$GTRACE" stats -r process_sum "$T/a.gtrace" > "$T/stats" 2> "$T/e" || fatal "stats: $(head -n 2 "$T/e")"
+	LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$T/sum" &&
+		err "dump --summary prints control characters: $(LC_ALL=C grep $'[\x01-\x08\x0b-\x1f\x7f]' "$T/sum" | cat -v)"
+	grep -qF 's\x1b[2J' "$T/sum" || err "dump --summary does not show the escaped scenario: $(head -n 2 "$T/sum" | cat -v)"
+	LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$T/stats" &&
+		err "stats prints control characters: $(LC_ALL=C grep $'[\x01-\x08\x0b-\x1f\x7f]' "$T/stats" | cat -v)"
+	grep -qF 'wl\x1b]0;x\x07' "$T/stats" || err "stats does not show the escaped command: $(cat -v "$T/stats")"
+}
+
 add_case t_export_targets "export -o a device, FIFO, link or another user's file (with and without --force): refused, untouched"
 add_case t_merge_targets "merge -o a device, FIFO, link or another user's file --force: refused, untouched"
 add_case t_record_targets "record -o a device, FIFO, link or another user's file (with and without --force): refused at once, untouched"
 add_case t_record_force_replaces "record --force over its own trace: a new private file renamed over it, the old one not written through"
 add_case t_stdout "-o -: stdout for export, refused with one line by record and merge, never a file named -"
 add_case t_export_mode "exports are created 0600"
+add_case t_escaped_text "dump --summary and stats tables escape control characters of command lines"
 run_cases "$@"

@@ -16,6 +16,7 @@
 #include "lib/obuf.h"
 #include "analysis/stats_report.h"
 #include "lib/vec.h"
+#include "lib/term_text.h"
 
 #define CELL_MAX 64	/* longest number a cell prints, grouping included */
 
@@ -256,7 +257,7 @@ static void put_padded(FILE *f, const char *s, size_t width, bool left, bool las
 
 static int write_table(struct stats_writer *w, const struct stats_report *r)
 {
-	char (*num)[CELL_MAX] = NULL;
+	char (*num)[CELL_MAX] = NULL, **esc = NULL;
 	const char **text = NULL;
 	size_t *width = NULL, ncells = r->nrows * r->ncols;
 	char title[96];
@@ -272,7 +273,9 @@ static int write_table(struct stats_writer *w, const struct stats_report *r)
 	num = malloc((ncells ? ncells : 1) * sizeof(*num));
 	text = malloc((ncells ? ncells : 1) * sizeof(*text));
 	width = calloc(r->ncols, sizeof(*width));
-	if (!num || !text || !width) {
+	/* the escaped copies of text cells that need one */
+	esc = calloc(ncells ? ncells : 1, sizeof(*esc));
+	if (!num || !text || !width || !esc) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -284,6 +287,16 @@ static int write_table(struct stats_writer *w, const struct stats_report *r)
 		size_t j = i % r->ncols, l;
 
 		text[i] = cell_text(w, &r->cols[j], &r->cells[i], num[i]);
+		/* command lines and kernel names are the traced programs':
+		 * their escape sequences must not reach the terminal */
+		if (r->cols[j].kind == SK_STR && term_text__needs_escape(text[i])) {
+			esc[i] = term_text__escape(text[i]);
+			if (!esc[i]) {
+				err = -ENOMEM;
+				goto out;
+			}
+			text[i] = esc[i];
+		}
 		l = strlen(text[i]);
 		if (l > width[j])
 			width[j] = l;
@@ -320,6 +333,9 @@ static int write_table(struct stats_writer *w, const struct stats_report *r)
 			fprintf(f, " %s\n", *n);
 	}
 out:
+	for (size_t i = 0; esc && i < ncells; i++)
+		free(esc[i]);
+	free(esc);
 	free(num);
 	free(text);
 	free(width);

@@ -14,6 +14,7 @@
 #include "decode/decode.h"
 #include "export/dump.h"
 #include "format/trace_file.h"
+#include "lib/term_text.h"
 #include "lib/vec.h"
 
 /* Per-api totals of --summary. */
@@ -234,6 +235,23 @@ static void print_gpu(FILE *f, const struct gpu_sum *g)
 	}
 }
 
+/* The header's strings come from the recorded machine and command line:
+ * escaped, so that none can drive the terminal it is shown on. */
+static void put_header(FILE *f, const struct gt_file_info *info)
+{
+	const char *raw[4] = { info->host, info->kernel, info->cmdline, info->options };
+	char *esc[4];
+	int i;
+
+	for (i = 0; i < 4; i++)
+		esc[i] = term_text__escape(raw[i] ? raw[i] : "");
+	fprintf(f, "recorded on %s (kernel %s) by: %s\noptions: %s\n\n",
+		esc[0] ? esc[0] : "?", esc[1] ? esc[1] : "?", esc[2] ? esc[2] : "?",
+		esc[3] ? esc[3] : "?");
+	for (i = 0; i < 4; i++)
+		free(esc[i]);
+}
+
 static void print_summary(struct dump *dp, struct trace_reader *r, const struct gt_decoder *d)
 {
 	const struct gt_decoder_stats *st = gt_decoder__stats(d);
@@ -243,8 +261,7 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 
 	const struct gt_file_info *info = trace_reader__info(r);
 
-	fprintf(f, "recorded on %s (kernel %s) by: %s\noptions: %s\n\n", info->host, info->kernel,
-		info->cmdline, info->options);
+	put_header(f, info);
 	fprintf(f, "%-36s %12s %10s %10s %16s\n", "api", "calls", "failed", "incomplete",
 		"total_dur_ns");
 	for (unsigned i = 1; i < GT_API__COUNT; i++) {
