@@ -494,7 +494,8 @@ t_merge_hostile_spools() {
 t_cupti_all_keeps_old() {
 	local run=/run/gtrace-bpf/cupti old
 	build_spoolgen
-	trap 'case_cleanup; rm -rf "$run"' EXIT
+	# expanded now: $run is gone when the trap runs
+	trap "case_cleanup; rm -rf '$run'" EXIT
 	rm -rf "$run"
 	mkdir -p -m 0700 "$run" || fatal "cannot create $run"
 	old=$run/gtrace-cupti.4194001.spool
