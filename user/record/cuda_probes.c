@@ -12,6 +12,7 @@
 #include "record/elf_syms.h"
 #include "format/api.h"
 #include "lib/log.h"
+#include "lib/vec.h"
 
 /* The probed symbols are apis 1..NAPI of the table; probe i is api i + 1. */
 #define NAPI ((size_t)GT_API__COUNT - 1)
@@ -29,7 +30,7 @@ struct cuda_probes {
 	struct cuda_bpf *skel;
 	struct cuda_probes_opts opts;
 	struct attached_file *files;
-	size_t nfiles;
+	size_t nfiles, files_cap;	/* files attached; room in files */
 	size_t nprobes;
 	size_t nfailed;
 };
@@ -211,7 +212,7 @@ int cuda_probes__attach_file(struct cuda_probes *p, const char *path, const char
 	const char *names[NAPI];
 	uint64_t offs[NAPI];
 	struct probe pr[2 * NAPI];
-	struct attached_file f = {0}, *nf;
+	struct attached_file f = {0};
 	struct stat st;
 	size_t i, j, n = 0;
 	int found, err;
@@ -266,12 +267,10 @@ int cuda_probes__attach_file(struct cuda_probes *p, const char *path, const char
 	if (f.nlinks < n)
 		pr_warn("%zu of %zu probes could not be attached to %s: those calls are not recorded "
 			"(-v tells which)", n - f.nlinks, n, f.label);
-	nf = realloc(p->files, (p->nfiles + 1) * sizeof(*nf));
-	if (!nf) {
+	if (vec__reserve(&p->files, &p->files_cap, p->nfiles, 1, 4)) {
 		err = -ENOMEM;
 		goto fail;
 	}
-	p->files = nf;
 	p->files[p->nfiles++] = f;
 	p->nprobes += f.nlinks;
 	pr_verbose("attached %zu probes to %s (%d of %zu symbols present)", f.nlinks, f.label,

@@ -15,6 +15,7 @@
 #include "cupti/gtrace_cupti.h"
 #include "record/cupti_session.h"
 #include "lib/log.h"
+#include "lib/vec.h"
 
 /* GTRACE_CUPTI_RUN_DIR (cupti/gtrace_cupti.h): where a running --all or -p
  * recorder lets programs started with the CUPTI agent join. */
@@ -29,7 +30,7 @@ struct cupti_session {
 	char dir[PATH_MAX];		/* the agents' spool directory, "" while none */
 	int dir_fd;			/* CUPTI_RUN_DIR, locked against a second recorder; -1 */
 	char **old;			/* spool files in CUPTI_RUN_DIR before we started */
-	size_t nold;
+	size_t nold, old_cap;		/* their count; room in old */
 	uint64_t stop_ts;		/* when "stop" was created, 0 = not yet */
 };
 
@@ -231,14 +232,11 @@ int cupti_session__open_dir(struct cupti_session *s)
 		pr_warn("failed to remove %s/%s: %s", CUPTI_RUN_DIR, GT_CUPTI_STOP_FILE, strerror(errno));
 	d = opendir(CUPTI_RUN_DIR);
 	while (d && (de = readdir(d))) {
-		char **p, *name;
+		char *name;
 
 		if (!spool_name(de->d_name))
 			continue;
-		p = realloc(s->old, (s->nold + 1) * sizeof(*p));
-		name = p ? strdup(de->d_name) : NULL;
-		if (p)
-			s->old = p;
+		name = vec__reserve(&s->old, &s->old_cap, s->nold, 1, 16) ? NULL : strdup(de->d_name);
 		if (name)
 			s->old[s->nold++] = name;
 	}
@@ -381,7 +379,7 @@ void cupti_session__remove_dir(struct cupti_session *s)
 int cupti_session__spools(struct cupti_session *s, char ***files, size_t *nfiles)
 {
 	char **names = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	struct dirent *de;
 	DIR *d;
 	int err = 0;
@@ -400,14 +398,12 @@ int cupti_session__spools(struct cupti_session *s, char ***files, size_t *nfiles
 		/* the run directory: this recording's spool files */
 		d = opendir(s->dir);
 		while (!err && d && (de = readdir(d))) {
-			char **p, *path;
+			char *path;
 
 			if (!spool_name(de->d_name) || cupti_old_spool(s, de->d_name))
 				continue;
-			p = realloc(names, (n + 1) * sizeof(*p));
-			if (p)
-				names = p;
-			if (!p || asprintf(&path, "%s/%s", s->dir, de->d_name) < 0) {
+			if (vec__reserve(&names, &cap, n, 1, 16) ||
+			    asprintf(&path, "%s/%s", s->dir, de->d_name) < 0) {
 				err = -ENOMEM;
 				break;
 			}

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "lib/vec.h"
 #include "record/pid_watch.h"
 
 #ifndef SYS_pidfd_open
@@ -63,17 +64,10 @@ int pid_watch__add(struct pid_watch *w, pid_t pid)
 		if (!proc_alive(pid))
 			return -ESRCH;
 	}
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? 2 * w->cap : 8;
-		struct watched *v = realloc(w->v, cap * sizeof(*v));
-
-		if (!v) {
-			if (e.fd >= 0)
-				close(e.fd);
-			return -ENOMEM;
-		}
-		w->v = v;
-		w->cap = cap;
+	if (vec__reserve(&w->v, &w->cap, w->n, 1, 8)) {
+		if (e.fd >= 0)
+			close(e.fd);
+		return -ENOMEM;
 	}
 	w->v[w->n++] = e;
 	return 0;
