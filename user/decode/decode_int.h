@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal to the decoder: the state its two files share.  decode.c pairs
- * entries with exits and decodes arguments by api class; decode/names.c
- * keeps the names: kernels by handle, processes and threads, GPU kernels.
+ * Internal to the decoder: the state its files share.  decode.c pairs
+ * entries with exits and decodes arguments by api class; names.c keeps the
+ * names: kernels by handle, processes and threads, GPU kernels; kname.c
+ * interns kernel names so that each is stored and demangled once.
  */
 #ifndef GTRACE_DECODE_INT_H
 #define GTRACE_DECODE_INT_H
