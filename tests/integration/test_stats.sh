@@ -150,22 +150,34 @@ for r in d["reports"]:
     keys = set(r["rows"][0])
     assert all(set(row) == keys for row in r["rows"]), r["report"]
 EOF
-	stats "$T/s.csv" "$T/a.gtrace" --format csv
-	python3 - "$T/s.csv" <<'EOF' || err "the --format csv output does not parse as eleven CSV tables"
-import csv, sys
-blocks = open(sys.argv[1]).read().split("\n\n")
-gpu = ["# cuda_gpu_kern_sum", "# cuda_gpu_mem_time_sum", "# cuda_gpu_mem_size_sum", "# nvtx_sum",
-       "# gpu_launch_latency"]
-assert [b.split("\n")[0] for b in blocks] == ["# cuda_api_sum", "# cuda_launch_sum",
-    "# cuda_mem_size_sum", "# cuda_sync_sum", "# process_sum", "# ioctl_sum"] + gpu, [b[:20] for b in blocks]
-for b in blocks:
-    rows = list(csv.reader(b.strip("\n").split("\n")[1:]))
+	# CSV: one report a call on stdout, or one file a report with -o BASE
+	"$GTRACE" stats "$T/a.gtrace" --format csv > "$T/o.csv" 2> "$T/e.csv"
+	[ $? -eq 2 ] && [ ! -s "$T/o.csv" ] && [ "$(wc -l < "$T/e.csv")" -eq 1 ] &&
+		grep -q -- '-o BASE' "$T/e.csv" ||
+		err "csv of every report on stdout: not status 2 and one line saying -o BASE: $(head -n 3 "$T/e.csv" | tr '\n' '|')"
+	stats "$T/s.csv" "$T/a.gtrace" --format csv -o "$T/s"
+	[ -s "$T/s.csv" ] && err "stats --format csv -o BASE wrote to stdout: $(head -c 200 "$T/s.csv")"
+	python3 - "$T/s" <<'EOF' || err "stats --format csv -o BASE: not eleven loadable CSV files, 0600"
+import csv, os, sys
+gpu = ["cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum", "nvtx_sum",
+       "gpu_launch_latency"]
+for name in ["cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_sum", "process_sum",
+             "ioctl_sum"] + gpu:
+    path = "%s_%s.csv" % (sys.argv[1], name)
+    assert os.stat(path).st_mode & 0o7777 == 0o600, path
+    rows = list(csv.reader(open(path, newline="")))
     # a header and rows; ioctl_sum may have only its header (no NVIDIA device
     # here), the GPU side's reports have only theirs (no CUPTI agent)
-    head = b.split("\n")[0]
-    assert (len(rows) > 1 or head == "# ioctl_sum" or head in gpu) and all(len(r) == len(rows[0]) for r in rows), b[:200]
-    assert head not in gpu or len(rows) == 1, b[:200]
+    assert rows[0][0] in ("Time (%)", "Launches", "Total (bytes)", "PID", "Count"), (name, rows[0])
+    assert (len(rows) > 1 or name == "ioctl_sum" or name in gpu) and all(len(r) == len(rows[0]) for r in rows), name
+    assert name not in gpu or len(rows) == 1, name
 EOF
+	# launches at entry only (the default): counted, with no time, not 0
+	stats "$T/api.csv" "$T/a.gtrace" --format csv -r cuda_api_sum
+	grep -qx ',,4,,,,,,0,cuLaunchKernel' "$T/api.csv" ||
+		err "cuda_api_sum csv: cuLaunchKernel is not ',,4,,,,,,0,cuLaunchKernel' (4 calls, no time): $(grep cuLaunchKernel, "$T/api.csv" | head -n 1)"
+	jq -e '.reports[0].rows[] | select(.name == "cuLaunchKernel") | .total_time == null and .time_pct == null and .num_calls == 4' \
+		"$T/s.json" > /dev/null || err "cuda_api_sum json: cuLaunchKernel has a time: $(jq -c '.reports[0].rows[] | select(.name == "cuLaunchKernel")' "$T/s.json")"
 	# the same totals in us, exactly: 1500 ns is 1.500 us
 	stats "$T/us.json" "$T/a.gtrace" --format json --timeunit us -r cuda_api_sum
 	python3 - "$T/s.json" "$T/us.json" <<'EOF' || err "--timeunit us: totals are not the ns ones / 1000"
@@ -175,6 +187,9 @@ ns = {r["name"]: r for r in json.load(open(sys.argv[1]))["reports"][0]["rows"]}
 us = {r["name"]: r for r in json.load(open(sys.argv[2]), parse_float=Decimal)["reports"][0]["rows"]}
 assert ns.keys() == us.keys()
 for k in ns:
+    if ns[k]["total_time"] is None:
+        assert us[k]["total_time"] is None, k
+        continue
     assert Decimal(ns[k]["total_time"]) == us[k]["total_time"] * 1000, (k, ns[k], us[k])
     if ns[k]["max"] is not None:
         assert Decimal(ns[k]["max"]) == us[k]["max"] * 1000, k
@@ -210,11 +225,25 @@ t_errors() {
 		err "a cut trace: stderr is not one warning line: $(head -n 3 "$T/e3" | tr '\n' '|')"
 	jq -e '.truncated == true and (.damage | length > 0) and (.reports | length == 11)' "$T/o3" > /dev/null ||
 		err "a cut trace: the JSON does not say truncated with eleven reports: $(head -c 300 "$T/o3")"
+
+	# a full disk is named so, on one line, status 1: stats and export
+	for f in table json csv; do
+		"$GTRACE" stats "$T/a.gtrace" --format $f -r cuda_api_sum > /dev/full 2> "$T/e4"
+		rc=$?
+		[ $rc -eq 1 ] && [ "$(wc -l < "$T/e4")" -eq 1 ] && grep -q 'No space left on device' "$T/e4" ||
+			err "stats --format $f > /dev/full: status $rc, stderr: $(head -n 3 "$T/e4" | tr '\n' '|') (expected 1 and one line 'No space left on device')"
+	done
+	for f in perfetto json csv; do
+		"$GTRACE" export "$T/a.gtrace" -f $f -o - > /dev/full 2> "$T/e5"
+		rc=$?
+		[ $rc -eq 1 ] && [ "$(wc -l < "$T/e5")" -eq 1 ] && grep -q 'No space left on device' "$T/e5" ||
+			err "export -f $f -o - > /dev/full: status $rc, stderr: $(head -n 3 "$T/e5" | tr '\n' '|') (expected 1 and one line 'No space left on device')"
+	done
 }
 
 add_case t_api_counts "stats: cuda_api_sum Num Calls equal the workload's calls and dump's (json and table)"
 add_case t_launches "stats: cuda_launch_sum kernel names, launches, shapes, grid, block, launch apis"
 add_case t_sync_proc "stats: cuda_sync_sum waits >= the mock's sleep, process_sum and cuda_mem_size_sum of the workload"
-add_case t_formats "stats: table titles, json and csv parse (python3), --timeunit us is exact"
-add_case t_errors "stats: unknown report and non-trace give one line and status 2 and 1; a cut trace warns once"
+add_case t_formats "stats: table titles, json parses, csv is one loadable file per report (-o BASE), entry-only launches have no time, --timeunit us is exact"
+add_case t_errors "stats: unknown report and non-trace give one line and status 2 and 1; a cut trace warns once; a full disk says so (stats, export)"
 run_cases "$@"

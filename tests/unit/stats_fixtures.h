@@ -196,11 +196,60 @@ static inline void write_trace(const char *path, bool finish)
 
 /* ------------------------------------------------------------ running stats */
 
+/* CSV of several reports is one file per report (-o BASE): their contents
+ * in r->out, each after a line "# <report>", an empty line between them;
+ * the files are removed.  Every file must be 0600 (command lines). */
+static inline void run_stats_csv_files(const char *path, const char *reports, const char *unit,
+				       struct run *r)
+{
+	struct stats_opts o = { .path = path, .reports = reports, .format = STATS_CSV,
+				.timeunit = unit, .output = tmp_path("csv") };
+	char base[160], names[1024], *save = NULL;
+	FILE *all;
+
+	snprintf(base, sizeof(base), "%s", o.output);
+	tu_run_open(r, &o.out, &o.err);
+	r->rc = stats__run(&o);
+	/* nothing on stdout: it all went to the files */
+	fflush(o.out);
+	assert_int_equal(r->out_len, 0);
+	fclose(o.out);
+	fclose(o.err);
+	free(r->out);
+	all = tu_memstream(&r->out, &r->out_len);
+	if (!reports) {
+		names[0] = '\0';
+		for (int i = 0; stats_report_names[i]; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 i ? "," : "", stats_report_names[i]);
+	} else {
+		snprintf(names, sizeof(names), "%s", reports);
+	}
+	for (char *n = strtok_r(names, ",", &save); n && !r->rc; n = strtok_r(NULL, ",", &save)) {
+		char file[256], *text;
+		struct stat st;
+
+		snprintf(file, sizeof(file), "%s_%s.csv", base, n);
+		text = slurp(file);
+		assert_non_null(text);
+		assert_int_equal(stat(file, &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0600);
+		fprintf(all, "%s# %s\n%s", ftell(all) ? "\n" : "", n, text);
+		free(text);
+		unlink(file);
+	}
+	fclose(all);
+}
+
 static inline void run_stats(const char *path, const char *reports, enum stats_format fmt,
 			     const char *unit, struct run *r)
 {
 	struct stats_opts o = { .path = path, .reports = reports, .format = fmt, .timeunit = unit };
 
+	if (fmt == STATS_CSV && (!reports || strchr(reports, ','))) {
+		run_stats_csv_files(path, reports, unit, r);
+		return;
+	}
 	tu_run_open(r, &o.out, &o.err);
 	r->rc = stats__run(&o);
 	tu_run_close(o.out, o.err);

@@ -41,7 +41,7 @@ static const char *const want_table[] = {
 	"      0.5                9          1       9.0       9.0         9         9          0.0           0  cuGraphLaunch",
 	"      0.4                7          1       7.0       7.0         7         7          0.0           0  cuMemsetD32_v2",
 	"      0.2                3          1       3.0       3.0         3         3          0.0           0  cuMemcpyDtoH_v2",
-	"      0.0                0          1         -         -         -         -            -           1  cuCtxSynchronize",
+	"        -                -          1         -         -         -         -            -           1  cuCtxSynchronize",
 	"",
 	" Times are those of calls with an exit. Incomplete: calls whose exit was not recorded (recording stopped or the process ended inside the call); they count in Num Calls only. Launches are recorded at entry only unless the recording used --launch-exit: they count in Num Calls with no times.",
 	" Med is the exact median; StdDev the sample standard deviation.",
@@ -71,7 +71,7 @@ static const char *const want_table[] = {
 	" --------  ---------------  ---------  --------  --------  --------  --------  -----------  ----------  ---  -------------------",
 	"     97.0            1,600          5     400.0     250.0       100     1,000        408.2           1  100  cuStreamSynchronize",
 	"      3.0               50          1      50.0      50.0        50        50          0.0           0  200  cuStreamSynchronize",
-	"      0.0                0          1         -         -         -         -            -           1  100  cuCtxSynchronize",
+	"        -                -          1         -         -         -         -            -           1  100  cuCtxSynchronize",
 	"",
 	" Calls that wait for the GPU or poll it, per process: *Synchronize, *Query and cuStreamWaitEvent (which only orders the GPU: its time is the call's own cost).",
 	" Times are those of calls with an exit. Incomplete: waits whose exit was not recorded (recording stopped or the process ended while waiting).",
@@ -100,7 +100,7 @@ static const char *const want_csv[] = {
 	"0.5,9,1,9.0,9.0,9,9,0.0,0,cuGraphLaunch",
 	"0.4,7,1,7.0,7.0,7,7,0.0,0,cuMemsetD32_v2",
 	"0.2,3,1,3.0,3.0,3,3,0.0,0,cuMemcpyDtoH_v2",
-	"0.0,0,1,,,,,,1,cuCtxSynchronize",
+	",,1,,,,,,1,cuCtxSynchronize",
 	"",
 	"# cuda_launch_sum",
 	"Launches,Launches (%),Shapes,Grid,Block,Launch API,Name",
@@ -117,7 +117,7 @@ static const char *const want_csv[] = {
 	"Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Incomplete,PID,Name",
 	"97.0,1600,5,400.0,250.0,100,1000,408.2,1,100,cuStreamSynchronize",
 	"3.0,50,1,50.0,50.0,50,50,0.0,0,200,cuStreamSynchronize",
-	"0.0,0,1,,,,,,1,100,cuCtxSynchronize",
+	",,1,,,,,,1,100,cuCtxSynchronize",
 	"",
 	"# process_sum",
 	"PID,Events,Calls,API Time (ns),Launches,Sync Time (ns),Command",
@@ -203,7 +203,7 @@ static void test_json(void **state)
 		"{\"report\":\"cuda_sync_sum\",\"title\":\"CUDA Synchronization Summary\",\"rows\":[\n"
 		"{\"time_pct\":97.0,\"total_time\":1600,\"num_calls\":5,\"avg\":400.0,\"med\":250.0,\"min\":100,\"max\":1000,\"stddev\":408.2,\"incomplete\":1,\"pid\":100,\"name\":\"cuStreamSynchronize\"},\n"
 		"{\"time_pct\":3.0,\"total_time\":50,\"num_calls\":1,\"avg\":50.0,\"med\":50.0,\"min\":50,\"max\":50,\"stddev\":0.0,\"incomplete\":0,\"pid\":200,\"name\":\"cuStreamSynchronize\"},\n"
-		"{\"time_pct\":0.0,\"total_time\":0,\"num_calls\":1,\"avg\":null,\"med\":null,\"min\":null,\"max\":null,\"stddev\":null,\"incomplete\":1,\"pid\":100,\"name\":\"cuCtxSynchronize\"}]},\n"
+		"{\"time_pct\":null,\"total_time\":null,\"num_calls\":1,\"avg\":null,\"med\":null,\"min\":null,\"max\":null,\"stddev\":null,\"incomplete\":1,\"pid\":100,\"name\":\"cuCtxSynchronize\"}]},\n"
 		"{\"report\":\"cuda_mem_size_sum\",\"title\":\"CUDA Memory Operation Summary (by Size)\",\"rows\":[\n"
 		"{\"total\":4000,\"count\":2,\"avg\":2000.0,\"med\":2000.0,\"min\":1000,\"max\":3000,\"stddev\":1414.2,\"operation\":\"HtoD\"},\n"
 		"{\"total\":1024,\"count\":1,\"avg\":1024.0,\"med\":1024.0,\"min\":1024,\"max\":1024,\"stddev\":0.0,\"operation\":\"memset\"}]},\n"
@@ -232,8 +232,8 @@ static void test_json(void **state)
 
 static void test_timeunits(void **state)
 {
+	/* one report: a header row and the rows, no other line */
 	static const char *const want_us[] = {
-		"# cuda_api_sum",
 		"Time (%),Total Time (us),Num Calls,Avg (us),Med (us),Min (us),Max (us),StdDev (us),Incomplete,Name",
 		"85.9,1.650,6,0.3300,0.2000,0.050,1.000,0.3867,1,cuStreamSynchronize",
 		"5.2,0.100,1,0.1000,0.1000,0.100,0.100,0.0000,0,cuModuleGetFunction",
@@ -243,7 +243,7 @@ static void test_timeunits(void **state)
 		"0.5,0.009,1,0.0090,0.0090,0.009,0.009,0.0000,0,cuGraphLaunch",
 		"0.4,0.007,1,0.0070,0.0070,0.007,0.007,0.0000,0,cuMemsetD32_v2",
 		"0.2,0.003,1,0.0030,0.0030,0.003,0.003,0.0000,0,cuMemcpyDtoH_v2",
-		"0.0,0.000,1,,,,,,1,cuCtxSynchronize",
+		",,1,,,,,,1,cuCtxSynchronize",
 	};
 	const char *path = tmp_path("full.gtrace");
 	struct run r = { 0 };
@@ -497,7 +497,6 @@ static void test_shapes(void **state)
 	run_stats(path, "cuda_launch_sum", STATS_CSV, NULL, &r);
 	assert_int_equal(r.rc, 0);
 	assert_string_equal(r.out,
-		"# cuda_launch_sum\n"
 		"Launches,Launches (%),Shapes,Grid,Block,Launch API,Name\n"
 		"1100,100.0,250,32x1x1,256x1x1,\"cuLaunchKernel, cuLaunchKernelEx\","
 		"\"fill(float*, int, float)\"\n");
@@ -522,6 +521,9 @@ static void test_entry_only(void **state)
 	w_ret(300, 100, 101, API(cuStreamSynchronize), 0, 0, 0);
 	w_launch(400, ENTRY_ONLY, 100, 101, API(cuLaunchKernelEx), 0x5000, 8);
 	w_launch(500, 30, 100, 101, API(cuLaunchKernel), 0x5000, 4);
+	/* a process whose only calls are launches at entry: its API Time is
+	 * unknown, not 0 */
+	w_launch(600, ENTRY_ONLY, 300, 301, API(cuLaunchKernelEx), 0x6000, 2);
 	w_close(true);
 	run_stats(path, "cuda_api_sum,cuda_launch_sum,process_sum", STATS_CSV, NULL, &r);
 	assert_int_equal(r.rc, 0);
@@ -533,16 +535,129 @@ static void test_entry_only(void **state)
 		"71.4,100,1,100.0,100.0,100,100,0.0,0,cuStreamSynchronize\n"
 		"21.4,30,3,30.0,30.0,30,30,0.0,0,cuLaunchKernel\n"
 		"7.1,10,1,10.0,10.0,10,10,0.0,0,cuModuleGetFunction\n"
-		"0.0,0,1,,,,,,0,cuLaunchKernelEx\n"
+		",,2,,,,,,0,cuLaunchKernelEx\n"
 		"\n"
 		"# cuda_launch_sum\n"
 		"Launches,Launches (%),Shapes,Grid,Block,Launch API,Name\n"
-		"4,100.0,2,4x1x1,256x1x1,\"cuLaunchKernel, cuLaunchKernelEx\",\"fill(float*, int, float)\"\n"
+		"4,80.0,2,4x1x1,256x1x1,\"cuLaunchKernel, cuLaunchKernelEx\",\"fill(float*, int, float)\"\n"
+		"1,20.0,1,2x1x1,256x1x1,cuLaunchKernelEx,unknown_kernel_0x6000\n"
 		"\n"
 		"# process_sum\n"
 		"PID,Events,Calls,API Time (ns),Launches,Sync Time (ns),Command\n"
-		"100,9,6,140,4,100,\n");
+		"100,9,6,140,4,100,\n"
+		"300,1,1,,1,0,\n");
 	run_free(&r);
+
+	/* the same in the other formats: "-" and null, not 0 */
+	run_stats(path, "cuda_api_sum", STATS_TABLE, NULL, &r);
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "\n        -                -          2         -         -"
+				      "         -         -            -           0  cuLaunchKernelEx\n"));
+	run_free(&r);
+	run_stats(path, "cuda_api_sum,process_sum", STATS_JSON, NULL, &r);
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "{\"time_pct\":null,\"total_time\":null,\"num_calls\":2,"
+				      "\"avg\":null,\"med\":null,\"min\":null,\"max\":null,"
+				      "\"stddev\":null,\"incomplete\":0,\"name\":\"cuLaunchKernelEx\"}"));
+	assert_non_null(strstr(r.out, "{\"pid\":300,\"events\":1,\"calls\":1,\"api_time\":null,"));
+	run_free(&r);
+}
+
+/* CSV is one table a file: several reports on one stream are refused
+ * before any work (status 2, one line), -o BASE writes BASE_<report>.csv
+ * each, 0600, and replaces none without force. */
+static void test_csv_files(void **state)
+{
+	const char *path = tmp_path("full.gtrace"), *base = tmp_path("run.csv");
+	struct stats_opts o = { .path = path, .reports = "cuda_api_sum,process_sum",
+				.format = STATS_CSV };
+	char api[192], proc[192], *text;
+	struct run r = { 0 };
+
+	(void)state;
+	write_trace(path, true);
+	snprintf(api, sizeof(api), "%s/run_cuda_api_sum.csv", tmpdir);
+	snprintf(proc, sizeof(proc), "%s/run_process_sum.csv", tmpdir);
+
+	tu_run_open(&r, &o.out, &o.err);
+	r.rc = stats__run(&o);
+	tu_run_close(o.out, o.err);
+	assert_int_equal(r.rc, 2);
+	assert_string_equal(r.out, "");
+	assert_string_equal(r.err, "gtrace-bpf: --format csv writes one report per file: choose "
+			    "one with -r REPORT, or give -o BASE for BASE_<report>.csv each\n");
+	run_free(&r);
+
+	/* "-o run.csv" is the base "run" */
+	o.output = base;
+	tu_run_open(&r, &o.out, &o.err);
+	r.rc = stats__run(&o);
+	tu_run_close(o.out, o.err);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.out, "");
+	assert_string_equal(r.err, "");
+	run_free(&r);
+	text = slurp(proc);
+	assert_non_null(text);
+	assert_string_equal(text, "PID,Events,Calls,API Time (ns),Launches,Sync Time (ns),Command\n"
+			    "100,29,15,1830,4,1600,\"app --tag \"\"x\\y\"\"\"\n200,6,2,90,1,50,worker\n");
+	free(text);
+	text = slurp(api);
+	assert_non_null(text);
+	assert_true(!strncmp(text, "Time (%),Total Time (ns),Num Calls,", 35));
+	free(text);
+
+	/* there now: refused without --force, before the work, files kept */
+	assert_int_equal(truncate(proc, 3), 0);
+	tu_run_open(&r, &o.out, &o.err);
+	r.rc = stats__run(&o);
+	tu_run_close(o.out, o.err);
+	assert_int_equal(r.rc, 1);
+	assert_non_null(strstr(r.err, "run_cuda_api_sum.csv exists: use --force to replace it\n"));
+	/* one line */
+	assert_ptr_equal(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);
+	run_free(&r);
+	text = slurp(proc);
+	assert_string_equal(text, "PID");
+	free(text);
+	o.force = true;
+	tu_run_open(&r, &o.out, &o.err);
+	r.rc = stats__run(&o);
+	tu_run_close(o.out, o.err);
+	assert_int_equal(r.rc, 0);
+	run_free(&r);
+	text = slurp(proc);
+	assert_true(!strncmp(text, "PID,Events,", 11));
+	free(text);
+	unlink(api);
+	unlink(proc);
+}
+
+/* A full disk is named as such, whatever the format: not EIO. */
+static void test_full_disk(void **state)
+{
+	static const enum stats_format fmts[] = { STATS_TABLE, STATS_CSV, STATS_JSON };
+	const char *path = tmp_path("full.gtrace");
+
+	(void)state;
+	write_trace(path, true);
+	for (size_t i = 0; i < N(fmts); i++) {
+		struct stats_opts o = { .path = path, .format = fmts[i],
+					.reports = fmts[i] == STATS_CSV ? "cuda_api_sum" : NULL };
+		struct run r = { 0 };
+		FILE *junk;
+
+		tu_run_open(&r, &junk, &o.err);
+		o.out = fopen("/dev/full", "w");
+		assert_non_null(o.out);
+		r.rc = stats__run(&o);
+		fclose(o.out);
+		tu_run_close(junk, o.err);
+		assert_int_equal(r.rc, 1);
+		assert_string_equal(r.err, "gtrace-bpf: cannot write standard output: No space left "
+				    "on device\n");
+		run_free(&r);
+	}
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -618,7 +733,7 @@ static int group_teardown(void **state)
 {
 	static const char *const files[] = {
 		"full.gtrace", "cut.gtrace", "notes.txt", "empty.gtrace", "shapes.gtrace",
-		"big.gtrace",
+		"big.gtrace", "entry_only.gtrace",
 	};
 
 	(void)state;
@@ -639,6 +754,8 @@ int main(void)
 		cmocka_unit_test(test_empty_reports),
 		cmocka_unit_test(test_shapes),
 		cmocka_unit_test(test_entry_only),
+		cmocka_unit_test(test_csv_files),
+		cmocka_unit_test(test_full_disk),
 		cmocka_unit_test(test_median),
 	};
 

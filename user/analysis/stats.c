@@ -43,7 +43,10 @@
  *
  * Statistics.  Times are those of calls with an exit (the decoder's dur); a
  * call without one is counted in Num Calls and in Incomplete, not in the
- * times.  Med is the exact median (the mean of the two middle values for an
+ * times; a launch recorded at entry only (no return probe by design) in Num
+ * Calls only.  A group with no call with an exit has no time at all: Time
+ * (%) and Total Time are "no value" too, not 0 (and so is a process' API
+ * Time when none of its calls has an exit).  Med is the exact median (the mean of the two middle values for an
  * even count): every duration is kept (8 bytes a call) and one selection per
  * group runs at the end.  StdDev is the sample standard deviation (n - 1),
  * 0 for a single call.  Time (%) is the share of the report's total time.
@@ -56,12 +59,13 @@
  *          value (Avg of an api with no completed call), footnotes under the
  *          table.  A report with no rows says " SKIPPED: FILE does not
  *          contain ...".  The layout is for people, not a stable interface.
- *   csv    per report: a line "# <report name>", a header row of the column
- *          titles (time columns with their unit: "Total Time (ns)"), one row
- *          per line; numbers without separators, no value = empty field,
- *          RFC 4180 quoting (kernel names have commas); an empty line
- *          between reports.  One report reads with e.g. pandas'
- *          read_csv(f, comment='#').
+ *   csv    one report per file, so that any CSV reader loads it: a header
+ *          row of the column titles (time columns with their unit: "Total
+ *          Time (ns)"), one row per line; numbers without separators, no
+ *          value = empty field, RFC 4180 quoting (kernel names have
+ *          commas).  On stdout one report (-r); -o BASE writes every report
+ *          asked for to BASE_<report>.csv (like nsys; a ".csv" ending BASE
+ *          is dropped); several reports on stdout are a command-line error.
  *   json   one document: {"file": PATH, "timeunit": "ns", "truncated": false
  *          [, "damage": WHY], "reports": [{"report": "cuda_api_sum", "title":
  *          "CUDA API Summary", "rows": [{"time_pct": 55.3, "total_time": ...,
@@ -72,8 +76,14 @@
  * one decimal more than that (ns: 1).  Percentages and byte averages have
  * one decimal.
  *
- * Errors: an unknown report or time unit, an unreadable file or one that is
- * not a trace: one line on err, status 1, before any output.  A truncated
+ * Output (-o): table and json to that file, csv to one file per report;
+ * each written under a temporary name, 0600 (the reports hold command
+ * lines), and renamed into place once every file is complete; an existing
+ * file is refused before the work unless --force.  "-" is stdout.
+ *
+ * Errors: an unknown report or time unit, csv of several reports without
+ * -o: one line on err, status 2; an unreadable file or one that is not a
+ * trace, an output that exists: one line, status 1, before any output.  A truncated
  * trace: the reports of what was read, then one warning line, status 0.
  *
  * Speed: one pass over the records (the decoder's), no allocation per call
@@ -83,9 +93,13 @@
  * 5-7 million records/s on one core here (tools/bench-export.sh).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "decode/decode.h"
+#include "lib/installer.h"
 #include "lib/hmap.h"
 #include "format/nv_ioctl.h"
 #include "analysis/stats.h"
@@ -361,7 +375,9 @@ static int build_proc_sum(struct stats_acc *s, struct stats_report *r,
 		c[0] = (struct stats_cell){ .u = p->pid };
 		c[1] = (struct stats_cell){ .u = p->records };
 		c[2] = (struct stats_cell){ .u = p->calls };
-		c[3] = (struct stats_cell){ .u = p->api_time };
+		/* a process whose calls all lack an exit spent an unknown time;
+		 * one with no call, none */
+		c[3] = (struct stats_cell){ .none = p->calls && !p->timed, .u = p->api_time };
 		c[4] = (struct stats_cell){ .u = p->launches };
 		c[5] = (struct stats_cell){ .u = p->sync_time };
 		c[6] = (struct stats_cell){ .none = !cmd, .s = cmd };
@@ -580,6 +596,132 @@ static int write_reports(const struct stats_opts *o, FILE *out, const int *sel, 
 	return err;
 }
 
+/* ---- output files ------------------------------------------------------- */
+
+/* One output file, written under a temporary name and renamed into place
+ * once every file of the run is complete: a failed run leaves none of them
+ * half written, nor replaces an earlier one. */
+struct out_file {
+	char *path;		/* the name it gets */
+	struct installer *in;	/* its temporary file */
+	FILE *f;		/* open on the temporary file, NULL once closed */
+};
+
+/* The files of a run: o->output itself, or for csv one per report,
+ * BASE_<report>.csv (a ".csv" ending BASE is dropped: "-o run.csv" means
+ * run_cuda_api_sum.csv, not run.csv_cuda_api_sum.csv).  Returns 0 or
+ * -ENOMEM. */
+static int out_names(const struct stats_opts *o, const int *sel, int nsel, struct out_file *of,
+		     int *nof)
+{
+	size_t n = strlen(o->output);
+
+	*nof = 0;
+	if (o->format != STATS_CSV) {
+		of[0].path = strdup(o->output);
+		*nof = of[0].path ? 1 : 0;
+		return of[0].path ? 0 : -ENOMEM;
+	}
+	if (n > 4 && !strcmp(o->output + n - 4, ".csv"))
+		n -= 4;
+	for (int i = 0; i < nsel; i++) {
+		if (asprintf(&of[i].path, "%.*s_%s.csv", (int)n, o->output,
+			     stats_report_names[sel[i]]) < 0) {
+			of[i].path = NULL;
+			return -ENOMEM;
+		}
+		(*nof)++;
+	}
+	return 0;
+}
+
+/* Refuses, before the work, a name that exists (unless force) or that is
+ * the input trace.  Returns 0 or 1 after one line on err. */
+static int out_check(const struct stats_opts *o, const struct out_file *of, int nof, FILE *err)
+{
+	struct stat in_st, st;
+
+	for (int i = 0; i < nof; i++) {
+		if (lstat(of[i].path, &st))
+			continue;
+		if (!stat(o->path, &in_st) && in_st.st_dev == st.st_dev && in_st.st_ino == st.st_ino) {
+			fprintf(err, "gtrace-bpf: cannot write %s: it is the input trace\n", of[i].path);
+			return 1;
+		}
+		if (!o->force) {
+			fprintf(err, "gtrace-bpf: %s exists: use --force to replace it\n", of[i].path);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Creates the temporary file of of, 0600: the reports hold the traced
+ * programs' command lines, as private as the trace.  Returns 0 or a
+ * negative errno. */
+static int out_open(struct out_file *of)
+{
+	int fd, rc = installer__create(of->path, "", 0600, &of->in);
+
+	if (rc)
+		return rc;
+	/* the installer keeps its descriptor, to sync it before the rename */
+	fd = fcntl(installer__fd(of->in), F_DUPFD_CLOEXEC, 0);
+	of->f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!of->f) {
+		rc = -errno;
+		if (fd >= 0)
+			close(fd);
+	}
+	return rc;
+}
+
+static void out_free(struct out_file *of, int nof)
+{
+	for (int i = 0; i < nof; i++) {
+		if (of[i].f)
+			fclose(of[i].f);
+		installer__free(of[i].in);
+		free(of[i].path);
+	}
+}
+
+/* Writes the reports into the files of o->output and installs them.
+ * Returns 0 or 1 after one line on err. */
+static int write_files(const struct stats_opts *o, struct out_file *of, int nof, const int *sel,
+		       int nsel, struct stats_acc *s, const struct gt_decoder *d, const char *damage,
+		       const struct nv_majors *m, FILE *err)
+{
+	int rc, i;
+
+	for (i = 0; i < nof; i++) {
+		rc = out_open(&of[i]);
+		/* csv: one report per file; table and json: all in one */
+		if (!rc)
+			rc = nof > 1 ? write_reports(o, of[i].f, &sel[i], 1, s, d, damage, m)
+				     : write_reports(o, of[i].f, sel, nsel, s, d, damage, m);
+		if (!rc)
+			rc = fclose(of[i].f) ? -errno : 0;
+		of[i].f = NULL;
+		if (rc) {
+			fprintf(err, "gtrace-bpf: cannot write %s: %s\n", of[i].path, strerror(-rc));
+			return 1;
+		}
+	}
+	for (i = 0; i < nof; i++) {
+		rc = installer__commit(of[i].in, o->force);
+		if (rc == -EEXIST && !o->force) {
+			fprintf(err, "gtrace-bpf: %s exists: use --force to replace it\n", of[i].path);
+			return 1;
+		}
+		if (rc) {
+			fprintf(err, "gtrace-bpf: cannot write %s: %s\n", of[i].path, strerror(-rc));
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int stats__check_reports(const char *list, char *bad, size_t badlen)
 {
 	int sel[NREPORTS], nsel;
@@ -595,6 +737,9 @@ int stats__run(const struct stats_opts *o)
 	struct stats_acc *s = NULL;
 	const char *msg = NULL, *why = NULL, *damage = NULL;
 	int sel[NREPORTS], nsel, rc, ret = 1;
+	bool to_file = o->output && strcmp(o->output, "-");
+	struct out_file of[NREPORTS] = { 0 };
+	int nof = 0;
 	char bad[64];
 	struct nv_majors majors;
 
@@ -609,10 +754,28 @@ int stats__run(const struct stats_opts *o)
 		fprintf(err, "gtrace-bpf: unknown time unit '%s' (ns, us, ms, s)\n", o->timeunit);
 		return 2;
 	}
+	/* CSV readers take one table a file: several reports in one stream
+	 * would not load */
+	if (o->format == STATS_CSV && nsel > 1 && !to_file) {
+		fprintf(err, "gtrace-bpf: --format csv writes one report per file: choose one with "
+			"-r REPORT, or give -o BASE for BASE_<report>.csv each\n");
+		return 2;
+	}
+	/* refused before the work, not after it; the installer catches a file
+	 * that appears meanwhile */
+	if (to_file) {
+		rc = out_names(o, sel, nsel, of, &nof);
+		if (rc) {
+			fprintf(err, "gtrace-bpf: failed to allocate a file name: %s\n", strerror(-rc));
+			goto out;
+		}
+		if (out_check(o, of, nof, err))
+			goto out;
+	}
 	rc = trace_reader__open(o->path, &r, &msg);
 	if (rc) {
 		fprintf(err, "gtrace-bpf: cannot read %s: %s\n", o->path, msg ? msg : strerror(-rc));
-		return 1;
+		goto out;
 	}
 	s = stats_acc__new();
 	d = s ? gt_decoder__new(stats_acc__call, stats_acc__other, s) : NULL;
@@ -633,16 +796,22 @@ int stats__run(const struct stats_opts *o)
 	if (trace_reader__truncated(r))
 		damage = trace_reader__damage(r);
 	nv_majors__from_info(trace_reader__info(r), &majors);
-	rc = write_reports(o, out, sel, nsel, s, d, damage, &majors);
-	if (rc) {
-		fprintf(err, "gtrace-bpf: failed to write the reports: %s\n", strerror(-rc));
-		goto out;
+	if (to_file) {
+		if (write_files(o, of, nof, sel, nsel, s, d, damage, &majors, err))
+			goto out;
+	} else {
+		rc = write_reports(o, out, sel, nsel, s, d, damage, &majors);
+		if (rc) {
+			fprintf(err, "gtrace-bpf: cannot write standard output: %s\n", strerror(-rc));
+			goto out;
+		}
 	}
 	if (damage)
 		fprintf(err, "gtrace-bpf: warning: %s: %s; the reports cover the records before it\n",
 			o->path, damage);
 	ret = 0;
 out:
+	out_free(of, nof);
 	gt_decoder__free(d);
 	stats_acc__free(s);
 	trace_reader__close(r);

@@ -3,6 +3,7 @@
 #ifndef GTRACE_STATS_H
 #define GTRACE_STATS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 enum stats_format { STATS_TABLE, STATS_CSV, STATS_JSON };
@@ -12,13 +13,18 @@ struct stats_opts {
 	const char *reports;		/* comma-separated report names, NULL = all */
 	enum stats_format format;
 	const char *timeunit;		/* "ns", "us", "ms" or "s" (default ns) */
-	FILE *out;			/* the reports */
+	const char *output;		/* NULL or "-": out; else the file (table, json), or
+					 * for csv the base of one file per report,
+					 * BASE_<report>.csv */
+	bool force;			/* replace output files that exist */
+	FILE *out;			/* the reports when output is NULL or "-" */
 	FILE *err;			/* diagnostics (one line on failure) */
 };
 
 /* Returns the exit status: 0; 2 after one line on o->err for an unknown
- * report or time unit (a bad command line); 1 after one line for an
- * unreadable or damaged file, or a failed write. */
+ * report or time unit, or csv of several reports without an output base (a
+ * bad command line); 1 after one line for an unreadable or damaged file, an
+ * output that exists (without force), or a failed write. */
 int stats__run(const struct stats_opts *o);
 /* 0 when every name of the comma-separated list is a report (NULL: all);
  * else -EINVAL with the first unknown name copied into bad. */

@@ -421,8 +421,10 @@ int stats_acc__call(void *ctx, const struct gt_callrec *c)
 	if (!p || c->api >= GT_API__COUNT)
 		return p ? 0 : -ENOMEM;
 	p->calls++;
-	if (c->has_exit)
+	if (c->has_exit) {
 		p->api_time += c->dur;
+		p->timed++;
+	}
 	if (c->entry_only)
 		s->api[c->api].calls++;	/* no time by design, not incomplete */
 	else if (dur_add(&s->api[c->api], c->has_exit, c->dur))

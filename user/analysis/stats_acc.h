@@ -49,6 +49,7 @@ struct proc_acc {
 	uint64_t records;	/* records with this pid (stats snapshots left out) */
 	uint64_t calls;		/* decoded libcuda calls */
 	uint64_t api_time;	/* sum of dur of calls with an exit, ns */
+	uint64_t timed;		/* calls with an exit (0: api_time is unknown) */
 	uint64_t launches;	/* launch calls, graph launches included */
 	uint64_t sync_time;	/* sum of dur of its cuda_sync_sum calls, ns */
 };

@@ -46,21 +46,24 @@ static inline void **sorted_values(const struct hmap *m,
 
 /* Fills the time columns of a row laid out as api_cols from "Total Time"
  * on: c[0] Total, c[2] Avg, c[3] Med, c[4] Min, c[5] Max, c[6] StdDev (c[1]
- * is Num Calls, the caller's).  No completed call: only Total, 0. */
+ * is Num Calls, the caller's).  No completed call: Num Calls only. */
 static inline double pct(uint64_t part, uint64_t whole);
 
 /* Cells 0-7 (TIME_COLS) of a group of durations: its share of whole, total,
- * count, and mean, median, min, max, deviation of those with a value. */
+ * count, and mean, median, min, max, deviation of those with a value; only
+ * the count when none has a value. */
 static inline void time_cells(struct stats_cell *c, struct dur_acc *a, uint64_t whole)
 {
 	uint64_t n = a->dur.n;
 	struct dvec_summary sm;
 
-	c[0] = (struct stats_cell){ .d = pct(a->total, whole) };
-	c[1] = (struct stats_cell){ .u = a->total };
 	c[2] = (struct stats_cell){ .u = a->calls };
+	/* no call with an exit (launches recorded at entry only, calls cut by
+	 * the end of the recording): their time is unknown, not 0 */
 	if (!n)
 		return;
+	c[0] = (struct stats_cell){ .d = pct(a->total, whole) };
+	c[1] = (struct stats_cell){ .u = a->total };
 	dvec__summarize(&a->dur, a->total, &sm);
 	c[3] = (struct stats_cell){ .d = sm.mean };
 	c[4] = (struct stats_cell){ .d = sm.median };

@@ -349,8 +349,8 @@ static void write_csv(struct stats_writer *w, const struct stats_report *r)
 	char buf[CELL_MAX];
 	FILE *f = w->out;
 
-	/* reports after the first are set apart by an empty line */
-	fprintf(f, "%s# %s\n", w->nreports ? "\n" : "", r->name);
+	/* a header row and the rows, nothing else: one report is one file
+	 * that any CSV reader loads (stats.c writes one per report) */
 	for (int j = 0; j < r->ncols; j++) {
 		col_title(w, &r->cols[j], buf, sizeof(buf));
 		if (j)
@@ -424,6 +424,9 @@ int stats_writer__report(struct stats_writer *w, const struct stats_report *r)
 {
 	int err = 0;
 
+	/* the writes below do not return their errors: the stream's error
+	 * flag keeps that one happened, errno which (ENOSPC on a full disk) */
+	errno = 0;
 	switch (w->fmt) {
 	case STATS_TABLE:
 		err = write_table(w, r);
@@ -437,12 +440,13 @@ int stats_writer__report(struct stats_writer *w, const struct stats_report *r)
 	}
 	w->nreports++;
 	if (!err && ferror(w->out))
-		err = -EIO;
+		err = errno ? -errno : -EIO;
 	return err;
 }
 
 int stats_writer__finish(struct stats_writer *w)
 {
+	errno = 0;
 	if (w->fmt == STATS_JSON) {
 		if (!w->nreports)
 			write_json_head(w);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* gtrace-bpf stats FILE [-r REPORT[,...]] [--format table|csv|json] [--timeunit ns|us|ms|s] */
+/* gtrace-bpf stats FILE [-r REPORT[,...]] [--format table|csv|json] [--timeunit ns|us|ms|s]
+ *                 [-o OUT] [--force] */
 #include <argp.h>
 #include <errno.h>
 #include <stdio.h>
@@ -8,12 +9,15 @@
 #include "cli/cli.h"
 #include "analysis/stats.h"
 
-enum { OPT_FORMAT = 0x100, OPT_TIMEUNIT };
+enum { OPT_FORMAT = 0x100, OPT_TIMEUNIT, OPT_FORCE };
 
 static const struct argp_option stats_options[] = {
 	{ "report", 'r', "REPORT[,...]", 0, "Reports to print (default: all)", 0 },
 	{ "format", OPT_FORMAT, "FORMAT", 0, "table (default), csv or json", 0 },
 	{ "timeunit", OPT_TIMEUNIT, "UNIT", 0, "ns (default), us, ms or s", 0 },
+	{ "output", 'o', "OUT", 0, "Write to OUT (default: stdout, also -); csv: one file "
+	  "OUT_<report>.csv per report", 0 },
+	{ "force", OPT_FORCE, NULL, 0, "Replace output files that exist", 0 },
 	{ 0 },
 };
 
@@ -27,7 +31,8 @@ static const char stats_doc_fmt[] =
 "EXAMPLES:\n"
 "  gtrace-bpf stats run.gtrace\n"
 "  gtrace-bpf stats run.gtrace -r cuda_api_sum --timeunit us\n"
-"  gtrace-bpf stats run.gtrace -r cuda_launch_sum,cuda_sync_sum --format csv";
+"  gtrace-bpf stats run.gtrace -r cuda_launch_sum --format csv > launches.csv\n"
+"  gtrace-bpf stats run.gtrace --format csv -o run   # run_cuda_api_sum.csv ...";
 
 /* The report names joined with sep, from the report table; NULL when out of
  * memory. */
@@ -75,6 +80,12 @@ static error_t stats_parse(int key, char *arg, struct argp_state *state)
 			o->format = STATS_JSON;
 		else
 			argp_error(state, "unknown format '%s' (table, csv or json)", arg);
+		break;
+	case 'o':
+		o->output = arg;
+		break;
+	case OPT_FORCE:
+		o->force = true;
 		break;
 	case OPT_TIMEUNIT:
 		if (strcmp(arg, "ns") && strcmp(arg, "us") && strcmp(arg, "ms") && strcmp(arg, "s"))
