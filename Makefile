@@ -301,6 +301,9 @@ gpu-check:
 install: $(BIN) install-cupti
 	$(Q)install -d $(DESTDIR)$(PREFIX)/bin
 	$(Q)install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/gtrace-bpf
+	$(Q)install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	$(Q)install -m 0644 docs/man/gtrace-bpf.1 $(DESTDIR)$(PREFIX)/share/man/man1/gtrace-bpf.1
+	$(Q)install -m 0644 tools/completion/gtrace-bpf.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gtrace-bpf
 
 deps:
 	$(Q)tools/install-deps.sh

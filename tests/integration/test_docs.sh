@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The man page and the bash completion: the page renders without a warning,
+# names every long option of every command's --help in that command's
+# section; the completion offers the commands, each command's options (the
+# same as --help), report names, formats and file names; `make install`
+# puts both where man and bash-completion look.  No root needed.
+REQUIRES="gtrace"
+. "$(dirname "$0")/lib.sh"
+
+MAN_SRC=$ROOT/docs/man/gtrace-bpf.1
+COMPLETION=$ROOT/tools/completion/gtrace-bpf.bash
+COMMANDS="record dump export stats merge census"
+
+# help_opts CMD: the long options of `gtrace-bpf CMD --help`, one a line.
+help_opts() {
+	"$GTRACE" "$1" --help | grep -E '^ +(-[^-], )?--' | sed -E 's/^ +(-[^-], )?(--[a-z][a-z-]*).*/\2/' | sort -u
+}
+
+# The page as text, with bold and underline overstrikes removed.
+man_text() {
+	groff -man -Tascii -P-cbou "$MAN_SRC" 2>/dev/null
+}
+
+t_man_renders() {
+	local warn
+	command -v groff > /dev/null || fatal "needs groff to render the man page (apt-get install groff-base)"
+	[ -f "$MAN_SRC" ] || fatal "no man page at docs/man/gtrace-bpf.1"
+	warn=$(groff -man -Tutf8 -ww -z "$MAN_SRC" 2>&1)
+	[ -z "$warn" ] || err "groff -ww warns about the man page: $(head -n 5 <<< "$warn" | tr '\n' '|')"
+	if command -v man > /dev/null; then
+		warn=$(MANWIDTH=80 man -l "$MAN_SRC" 2>&1 > /dev/null)
+		[ -z "$warn" ] || err "man -l warns about the man page: $(head -n 5 <<< "$warn" | tr '\n' '|')"
+	fi
+	for s in NAME SYNOPSIS DESCRIPTION COMMANDS 'EXIT STATUS' ENVIRONMENT FILES EXAMPLES; do
+		man_text | grep -qx "$s" || err "the man page has no section $s"
+	done
+}
+
+t_man_options() {
+	local c o text sect n=0
+	command -v groff > /dev/null || fatal "needs groff to render the man page (apt-get install groff-base)"
+	text=$(man_text)
+	for c in $COMMANDS; do
+		# the subsection of c: from "   c" to the next subsection or section
+		sect=$(awk -v c="$c" '$0 == "   " c { on = 1; next } on && /^(   )?[A-Za-z]/ && !/^    / { exit } on' <<< "$text")
+		[ -n "$sect" ] || { err "the man page has no subsection for '$c'"; continue; }
+		for o in $(help_opts "$c"); do
+			case $o in --help|--usage|--version) grep -q -- "$o" <<< "$text" || err "the man page never names $o"; continue ;; esac
+			n=$((n + 1))
+			grep -qE -- "(^|[^a-z-])$o([^a-z-]|\$)" <<< "$sect" ||
+				err "gtrace-bpf $c --help has $o, the man page's '$c' section does not"
+		done
+	done
+	[ $n -ge 25 ] || err "only $n options read from the commands' --help: the parsing broke"
+}
+
+# comp WORD...: COMPREPLY of the completion function for the command line
+# "gtrace-bpf WORD...", the cursor on the last word; one candidate a line.
+comp() {
+	# shellcheck disable=SC2034 # read by the completion function
+	bash -c '. "$1"; shift; COMP_WORDS=(gtrace-bpf "$@"); COMP_CWORD=$#; COMPREPLY=()
+		_gtrace_bpf; printf "%s\n" "${COMPREPLY[@]}"' comp "$COMPLETION" "$@" | sed '/^$/d' | sort
+}
+
+# want WHAT GOT WANT...: GOT (lines) must be the words WANT.
+want() {
+	local what=$1 got=$2
+	shift 2
+	[ "$got" = "$(printf '%s\n' "$@" | sort)" ] || err "completion of $what: got '$(tr '\n' ' ' <<< "$got")', expected '$*'"
+}
+
+t_completion() {
+	local c
+	[ -f "$COMPLETION" ] || fatal "no completion at tools/completion/gtrace-bpf.bash"
+	want "the command" "$(comp '')" record dump export stats merge census
+	want "'st'" "$(comp st)" stats
+	# every command's options are those of its --help
+	for c in $COMMANDS; do
+		want "'$c --'" "$(comp "$c" --)" $(help_opts "$c")
+	done
+	want "record's options (no command word)" "$(comp --)" $(help_opts record)
+	want "stats -r" "$(comp stats a.gtrace -r '')" cuda_api_sum cuda_launch_sum cuda_mem_size_sum \
+		cuda_sync_sum process_sum ioctl_sum cuda_gpu_kern_sum cuda_gpu_mem_time_sum \
+		cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency
+	want "stats -r cuda_api_sum,proc" "$(comp stats a.gtrace -r cuda_api_sum,proc)" cuda_api_sum,process_sum
+	want "stats --format" "$(comp stats a.gtrace --format '')" table csv json
+	want "stats --format=c" "$(comp stats a.gtrace --format = c)" csv
+	want "stats --timeunit" "$(comp stats a.gtrace --timeunit '')" ns us ms s
+	want "export -f" "$(comp export a.gtrace -f '')" perfetto json csv
+	want "record --trace cuda," "$(comp --trace cuda,)" cuda,cuda cuda,ioctl cuda,sched cuda,cupti
+	# FILE arguments: the files there
+	mkdir -p "$T/d"
+	: > "$T/d/run one.gtrace"
+	: > "$T/d/run2.gtrace"
+	: > "$T/d/other.txt"
+	want "dump FILE" "$(comp dump "$T/d/run")" "$T/d/run one.gtrace" "$T/d/run2.gtrace"
+	want "export -o" "$(comp export a.gtrace -o "$T/d/oth")" "$T/d/other.txt"
+	want "merge TRACE SPOOL" "$(comp merge a.gtrace "$T/d/run2")" "$T/d/run2.gtrace"
+}
+
+t_install() {
+	local d=$T/dest
+	make -s -C "$ROOT" install DESTDIR="$d" PREFIX=/usr/local > "$T/make.out" 2>&1 ||
+		fatal "make install DESTDIR=$d failed: $(tail -n 5 "$T/make.out" | tr '\n' '|')"
+	cmp -s "$d/usr/local/share/man/man1/gtrace-bpf.1" "$MAN_SRC" ||
+		err "make install put no man page in \$(PREFIX)/share/man/man1/gtrace-bpf.1"
+	cmp -s "$d/usr/local/share/bash-completion/completions/gtrace-bpf" "$COMPLETION" ||
+		err "make install put no completion in \$(PREFIX)/share/bash-completion/completions/gtrace-bpf"
+	if command -v man > /dev/null; then
+		MANPATH=$d/usr/local/share/man man -w gtrace-bpf > /dev/null 2>&1 ||
+			err "man -w gtrace-bpf does not find the installed page under \$(PREFIX)/share/man"
+	fi
+}
+
+add_case t_man_renders "docs: the man page renders without warnings (groff -ww, man -l) and has its sections"
+add_case t_man_options "docs: every long option of every command's --help is in that command's man page section"
+add_case t_completion "docs: bash completion offers commands, --help's options, reports, formats, file names"
+add_case t_install "docs: make install installs the man page and the bash completion"
+run_cases "$@"

@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=bash
+#
+# Bash completion for gtrace-bpf: subcommands, each command's options, file
+# names for FILE arguments, report names for `stats -r`, formats for -f and
+# --format, units for --timeunit, sources for --trace.  `make install` puts
+# it in $(PREFIX)/share/bash-completion/completions/gtrace-bpf, where
+# bash-completion loads it on first use; or `source` it.
+# The option lists are those of each command's --help;
+# tests/integration/test_docs.sh fails when they drift apart.
+
+_gtrace_bpf_cmds="record dump export stats merge census"
+_gtrace_bpf_reports="cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_sum process_sum ioctl_sum cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency"
+
+# The long options of command $1 (those of --help, which every command takes).
+_gtrace_bpf_opts() {
+	local common="--help --usage --version"
+	case $1 in
+	record) echo "--all --buffer-size --cupti --cupti-lib --duration --force --ioctl-majors --launch-exit --libcuda --output --pid --quiet --scenario --trace --verbose $common" ;;
+	dump) echo "--summary $common" ;;
+	export) echo "--force --format --output $common" ;;
+	stats) echo "--force --format --output --report --timeunit $common" ;;
+	merge) echo "--force --output --quiet $common" ;;
+	census) echo "--functions --libcuda $common" ;;
+	esac
+}
+
+# COMPREPLY = the words of $1 that complete the last item of the
+# comma-separated list $2 (its earlier items kept as they are).
+_gtrace_bpf_list() {
+	local head="" last=$2 w
+	if [[ $2 == *,* ]]; then
+		head=${2%,*},
+		last=${2##*,}
+	fi
+	COMPREPLY=()
+	for w in $1; do
+		[[ $w == "$last"* ]] && COMPREPLY+=("$head$w")
+	done
+}
+
+# COMPREPLY = file names completing $1 (directories marked with a slash).
+_gtrace_bpf_files() {
+	local IFS=$'\n'
+	compopt -o filenames 2>/dev/null
+	COMPREPLY=($(compgen -f -- "$1"))
+}
+
+_gtrace_bpf() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev="" cmd=record eq=0 i w
+	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
+	# "--format=c": bash splits it at '=' (COMP_WORDBREAKS) into "--format"
+	# "=" "c"; without that split it is one word.  Either way the option is
+	# prev, the value cur, and eq says an '=' joins them.
+	if [[ $cur == = ]]; then
+		cur="" eq=1
+	elif [[ $prev == = ]] && ((COMP_CWORD > 1)); then
+		prev=${COMP_WORDS[COMP_CWORD - 2]} eq=1
+	elif [[ $cur == --*=* ]]; then
+		prev=${cur%%=*} cur=${cur#*=} eq=1
+	fi
+	# the command: the first word, when it is one (record is the default)
+	w=${COMP_WORDS[1]:-}
+	[[ " $_gtrace_bpf_cmds " == *" $w "* ]] && ((COMP_CWORD > 1)) && cmd=$w
+	# after "--" (record, census): the command to run, then its arguments
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		if [[ ${COMP_WORDS[i]} == -- ]]; then
+			if ((i == COMP_CWORD - 1)); then
+				COMPREPLY=($(compgen -c -- "$cur"))
+			else
+				_gtrace_bpf_files "$cur"
+			fi
+			return 0
+		fi
+	done
+	case $prev in
+	-r|--report)
+		[[ $cmd == stats ]] && { _gtrace_bpf_list "$_gtrace_bpf_reports" "$cur"; return 0; } ;;
+	-f|--format)
+		case $cmd in
+		export) COMPREPLY=($(compgen -W "perfetto json csv" -- "$cur")); return 0 ;;
+		stats) COMPREPLY=($(compgen -W "table csv json" -- "$cur")); return 0 ;;
+		esac ;;
+	--timeunit)
+		COMPREPLY=($(compgen -W "ns us ms s" -- "$cur")); return 0 ;;
+	--trace)
+		_gtrace_bpf_list "cuda ioctl sched cupti" "$cur"; return 0 ;;
+	--cupti)
+		# its argument is optional: only "--cupti=optional" takes one
+		((eq)) && { COMPREPLY=($(compgen -W "optional" -- "$cur")); return 0; } ;;
+	-o|--output|--libcuda|--cupti-lib)
+		_gtrace_bpf_files "$cur"; return 0 ;;
+	-p|--pid)
+		COMPREPLY=($(compgen -W "$(cd /proc 2>/dev/null && compgen -G '[0-9]*')" -- "$cur")); return 0 ;;
+	-d|--duration|--buffer-size|--scenario|--ioctl-majors|--functions)
+		COMPREPLY=(); return 0 ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$(_gtrace_bpf_opts "$cmd")" -- "$cur"))
+		return 0
+	fi
+	if ((COMP_CWORD == 1)); then
+		COMPREPLY=($(compgen -W "$_gtrace_bpf_cmds" -- "$cur"))
+		return 0
+	fi
+	# FILE, TRACE and SPOOL arguments
+	_gtrace_bpf_files "$cur"
+	return 0
+}
+
+complete -F _gtrace_bpf gtrace-bpf
