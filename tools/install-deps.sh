@@ -7,7 +7,7 @@ set -euo pipefail
 # gcc's ASAN/UBSAN runtimes (make SANITIZE=1) come with gcc
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
       libiberty-dev libcmocka-dev pkg-config jq protobuf-compiler python3 procps
-      libclang-rt-14-dev)
+      libclang-rt-14-dev groff-base man-db)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
