@@ -97,6 +97,26 @@ t_kernel_thread() {
 		err "-p of a kernel thread: no warning; stderr: $(tail -n 3 "$T/k.err" | tr '\n' '|')"
 }
 
+# a static program maps no shared object: it has no loader to open libcuda
+t_static_program() {
+	local rc pid
+	printf '#include <unistd.h>\nint main(void) { pause(); return 0; }\n' > "$T/st.c"
+	cc -static -O1 "$T/st.c" -o "$T/st" || fatal "cannot build a static program (libc6-dev's libc.a)"
+	"$T/st" & pid=$!
+	timeout 30 "$GTRACE" -p "$pid" -d 1 --libcuda "$MOCK_LIB" -o "$T/s.gtrace" > /dev/null 2> "$T/s.err"
+	rc=$?
+	kill "$pid"; wait "$pid" 2> /dev/null
+	[ "$rc" -eq 0 ] || err "-p STATIC -d 1: exit $rc, expected 0; stderr: $(tail -n 3 "$T/s.err" | tr '\n' '|')"
+	grep -q "^gtrace-bpf: warning: -p $pid is a static program that maps no shared library" "$T/s.err" ||
+		err "-p of a static program: no warning; stderr: $(tail -n 3 "$T/s.err" | tr '\n' '|')"
+	# a dynamic program that has not loaded libcuda yet may still: no warning
+	sleep 30 & pid=$!
+	timeout 30 "$GTRACE" -p "$pid" -d 1 --libcuda "$MOCK_LIB" -o "$T/d.gtrace" > /dev/null 2> "$T/d.err"
+	kill "$pid"; wait "$pid" 2> /dev/null
+	! grep -q 'static program' "$T/d.err" || err "-p of a dynamic program warned: $(cat "$T/d.err")"
+}
+
+add_case t_static_program "-p of a static program: a warning that it can never load libcuda; none for a dynamic one"
 add_case t_kernel_thread "-p of a kernel thread: a warning that it never makes CUDA calls"
 add_case t_stops_when_all_exit "-p A -p B: the recording ends by itself once both have exited, not before"
 add_case t_one_pid "-p PID: only that process of two is recorded, exact counts, stops on SIGTERM"

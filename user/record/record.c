@@ -555,6 +555,26 @@ static bool kernel_thread(pid_t pid)
 	       (flags & PF_KTHREAD);
 }
 
+/* True when a process maps no shared object at all: a static program,
+ * which has no dynamic loader to open libcuda with, ever. */
+static bool static_program(pid_t pid)
+{
+	char path[64], line[4096];
+	bool shared = false, read_any = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!shared && fgets(line, sizeof(line), f)) {
+		read_any = true;
+		shared = strstr(line, ".so") != NULL;
+	}
+	fclose(f);
+	return read_any && !shared;
+}
+
 static int check_pids(const struct record_opts *o)
 {
 	char p[64];
@@ -568,6 +588,9 @@ static int check_pids(const struct record_opts *o)
 		}
 		if (kernel_thread(o->pids[i]))
 			pr_warn("-p %d is a kernel thread: it never makes CUDA calls", o->pids[i]);
+		else if (static_program(o->pids[i]))
+			pr_warn("-p %d is a static program that maps no shared library: it can never "
+				"load libcuda", o->pids[i]);
 	}
 	return 0;
 }
