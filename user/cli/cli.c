@@ -3,7 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cli/cli.h"
+#include "lib/vec.h"
 
 int cli__parse_u64(const char *s, uint64_t *out, bool size_suffix)
 {
@@ -36,6 +39,107 @@ int cli__parse_u64(const char *s, uint64_t *out, bool size_suffix)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+int cli__parse_duration(const char *s, double *secs)
+{
+	static const struct {
+		const char *unit;	/* the suffix */
+		double secs;		/* seconds in one */
+	} units[] = {
+		{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "ns", 1e-9 }, { "m", 60 }, { "h", 3600 },
+	};
+	char *end;
+	double v;
+
+	/* strtod would also take signs, spaces, "inf", "nan" and hex */
+	if (!((s[0] >= '0' && s[0] <= '9') || (s[0] == '.' && s[1] >= '0' && s[1] <= '9')))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].unit)) {
+			*secs = v * units[i].secs;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int cli__choice(const char *s, const char *const *names)
+{
+	for (int i = 0; names[i]; i++) {
+		if (!strcmp(s, names[i]))
+			return i;
+	}
+	return -1;
+}
+
+int cli__choose(struct argp_state *state, const char *what, const char *s, const char *const *names)
+{
+	char list[256] = "";
+	size_t n = 0;
+	int i = cli__choice(s, names);
+
+	if (i >= 0)
+		return i;
+	for (i = 0; names[i]; i++)
+		n += snprintf(list + n, n < sizeof(list) ? sizeof(list) - n : 0, "%s%s",
+			      !i ? "" : names[i + 1] ? ", " : " or ", names[i]);
+	argp_error(state, "unknown %s '%s' (%s)", what, s, list);
+	return -1;
+}
+
+error_t cli__output_arg(int key, char *arg, struct argp_state *state, bool stream, const char **output,
+			bool *force)
+{
+	switch (key) {
+	case 'o':
+		if (!arg[0])
+			argp_error(state, "empty output name");
+		if (!stream && !strcmp(arg, "-"))
+			argp_error(state, "a trace cannot be written to standard output (-o -): "
+				   "give a file name");
+		*output = arg;
+		return 0;
+	case CLI_OPT_FORCE:
+		*force = true;
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+void cli__push_str(struct argp_state *state, struct cli_strs *l, const char *s)
+{
+	if (vec__reserve(&l->v, &l->cap, l->n, 1, 4))
+		argp_failure(state, 1, ENOMEM, "out of memory");
+	l->v[l->n++] = s;
+}
+
+void cli__push_pids(struct argp_state *state, struct cli_pids *l, const char *arg)
+{
+	const char *p = arg;
+	uint64_t v;
+	char one[24];
+
+	/* each item of the list on its own: "1,,2" and "1," are errors */
+	for (;;) {
+		size_t n = strcspn(p, ",");
+
+		snprintf(one, sizeof(one), "%.*s", (int)(n < sizeof(one) ? n : sizeof(one) - 1), p);
+		if (n >= sizeof(one) || cli__parse_u64(one, &v, false) || v == 0 || v > 4194304)
+			argp_error(state, "invalid pid '%s'%s", n ? one : arg,
+				   strchr(arg, ',') ? " (a pid or a comma-separated list of pids)" : "");
+		if (vec__reserve(&l->v, &l->cap, l->n, 1, 4))
+			argp_failure(state, 1, ENOMEM, "out of memory");
+		l->v[l->n++] = (pid_t)v;
+		if (!p[n])
+			return;
+		p += n + 1;
+	}
 }
 
 /* argp follows each usage error with a "Try `... --help'" line; bad input
@@ -80,16 +184,28 @@ static FILE *usage_err_stream(void)
 	return f;
 }
 
+/* argp knows -? and --help; -h is what people type */
+static const struct argp_option cli_options[] = {
+	{ NULL, 'h', NULL, 0, "Give this help list (as --help)", -1 },
+	{ 0 },
+};
+
 /* Every command line goes through here: a parent parser gives argp the
  * one-line error stream before the command's own parser runs. */
 static error_t cli_parse(int key, char *arg, struct argp_state *state)
 {
 	(void)arg;
-	if (key != ARGP_KEY_INIT)
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = state->input;
+		state->err_stream = usage_err_stream();
+		return 0;
+	case 'h':
+		argp_state_help(state, state->out_stream, ARGP_HELP_STD_HELP);
+		return 0;
+	default:
 		return ARGP_ERR_UNKNOWN;
-	state->child_inputs[0] = state->input;
-	state->err_stream = usage_err_stream();
-	return 0;
+	}
 }
 
 int cli__parse(const struct argp *cmd, int argc, char **argv, void *input)
@@ -97,9 +213,11 @@ int cli__parse(const struct argp *cmd, int argc, char **argv, void *input)
 	/* the command's usage and doc head the help, its options follow */
 	struct argp body = { cmd->options, cmd->parser, NULL, NULL, NULL, NULL, NULL };
 	struct argp_child children[] = { { &body, 0, NULL, 0 }, { 0 } };
-	struct argp top = { NULL, cli_parse, cmd->args_doc, cmd->doc, children, NULL, NULL };
+	struct argp top = { cli_options, cli_parse, cmd->args_doc, cmd->doc, children, NULL, NULL };
 
-	return argp_parse(&top, argc, argv, 0, NULL, input);
+	/* in order: a command to run ends our options at its first word, its
+	 * own options are not taken for ours (cli__cmd_arg) */
+	return argp_parse(&top, argc, argv, ARGP_IN_ORDER, NULL, input);
 }
 
 char *cli__join_args(int argc, char **argv)
@@ -139,16 +257,65 @@ error_t cli__trace_file_arg(int key, char *arg, struct argp_state *state, const 
 	}
 }
 
-int cli__split_cmd(int argc, char **argv, char ***cmd)
+error_t cli__cmd_arg(int key, struct argp_state *state, char ***cmd, bool *after_dashdash)
 {
-	int i;
+	switch (key) {
+	case ARGP_KEY_ARG:
+		/* argp took the word already: the command is from it to the end */
+		*cmd = state->argv + state->next - 1;
+		*after_dashdash = state->quoted && state->next - 1 >= state->quoted;
+		state->next = state->argc;
+		return 0;
+	case ARGP_KEY_END:
+		/* "--" and nothing after it */
+		if (!*cmd && state->quoted)
+			*after_dashdash = true;
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
 
-	*cmd = NULL;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			*cmd = argv + i + 1;
-			return i;
+/* 0 when path is a regular file we may execute, else -errno. */
+static int executable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode) || access(path, X_OK))
+		return -EACCES;
+	return 0;
+}
+
+int cli__check_cmd(const char *prog, bool after_dashdash)
+{
+	const char *path = getenv("PATH"), *p;
+	char full[4096];
+	int err = -ENOENT, e;
+
+	if (strchr(prog, '/')) {
+		err = executable(prog);
+	} else if (prog[0]) {
+		/* execvp's search, where an unreadable candidate does not hide a later one */
+		for (p = path ? path : "/bin:/usr/bin"; err; p++) {
+			size_t n = strcspn(p, ":");
+
+			snprintf(full, sizeof(full), "%.*s%s%s", (int)n, p, n ? "/" : "", prog);
+			e = executable(full);
+			if (!e || (e == -EACCES && err == -ENOENT))
+				err = e;
+			p += n;
+			if (!*p)
+				break;
 		}
 	}
-	return argc;
+	if (!err)
+		return 0;
+	fprintf(stderr, "gtrace-bpf: cannot run %s: %s%s\n", prog, strerror(-err),
+		!after_dashdash && !strchr(prog, '/') && err == -ENOENT ?
+		" (not a command of gtrace-bpf either: see --help)" : "");
+	return err == -ENOENT ? 127 : 126;
 }

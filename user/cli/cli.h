@@ -12,6 +12,7 @@
 #include <argp.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The commands, argv[0] their own name ("gtrace-bpf dump"; for record the
  * program's). cmdline: our whole command line, for the trace header.
@@ -30,13 +31,56 @@ int cli__parse(const struct argp *cmd, int argc, char **argv, void *input);
 /* A decimal number; with size_suffix also 64K, 64M, 1G, 1GiB, 1gb. Returns
  * 0, -EINVAL or -ERANGE. */
 int cli__parse_u64(const char *s, uint64_t *out, bool size_suffix);
+/* A time: a decimal number with a unit, ns, us, ms, s, m or h; a plain
+ * number is seconds. Returns 0 or -EINVAL. */
+int cli__parse_duration(const char *s, double *secs);
+/* The index of s in names (NULL-terminated), -1 when it is not there: for
+ * options that take one of a few words. */
+int cli__choice(const char *s, const char *const *names);
+/* cli__choice() where a word not in names is a usage error, "unknown WHAT
+ * 'S' (a, b or c)". */
+int cli__choose(struct argp_state *state, const char *what, const char *s, const char *const *names);
+
+/* --force's key, the same in every command that writes a file */
+#define CLI_OPT_FORCE 0xff00
+/* -o FILE (not empty) and --force as an argp parser step; ARGP_ERR_UNKNOWN
+ * for other keys. With stream, "-" is standard output; without (a trace:
+ * its chunks are written where the last one ended and a damaged tail is
+ * cut off, which a pipe cannot take), "-" is a usage error. */
+error_t cli__output_arg(int key, char *arg, struct argp_state *state, bool stream, const char **output,
+			bool *force);
+
+/* A growable list for a repeatable option or argument. */
+struct cli_strs {
+	const char **v;		/* the strings (argv's own, not copied) */
+	size_t n;		/* how many */
+	size_t cap;		/* room in v */
+};
+struct cli_pids {
+	pid_t *v;		/* the pids, in the order given */
+	size_t n;		/* how many */
+	size_t cap;		/* room in v */
+};
+/* Appends s; out of memory ends the program with argp_failure (status 1). */
+void cli__push_str(struct argp_state *state, struct cli_strs *l, const char *s);
+/* Appends the pids of -p's argument, one or a comma-separated list; a bad
+ * one is a usage error (argp_error: status 2). */
+void cli__push_pids(struct argp_state *state, struct cli_pids *l, const char *arg);
+
 /* The one trace file argument of dump, export and stats, as an argp parser
  * step for ARGP_KEY_ARG and ARGP_KEY_END; ARGP_ERR_UNKNOWN for other keys. */
 error_t cli__trace_file_arg(int key, char *arg, struct argp_state *state, const char **path);
-/* Where "--" is in argv (everything after it is the command to run,
- * untouched by our parser): returns the number of arguments before it
- * (argc when none) and sets *cmd to what follows it (NULL when none). */
-int cli__split_cmd(int argc, char **argv, char ***cmd);
+/* The command to run of record and census, as an argp parser step for
+ * ARGP_KEY_ARG and ARGP_KEY_END (ARGP_ERR_UNKNOWN for other keys): the
+ * first word that is not an option, with everything after it, untouched by
+ * our parser (perf record's way), whether or not "--" comes before it.
+ * Sets *cmd (NULL-terminated, argv's own) and *after_dashdash when "--"
+ * was given, also with nothing after it. */
+error_t cli__cmd_arg(int key, struct argp_state *state, char ***cmd, bool *after_dashdash);
+/* Where CMD's program is, as execvp would find it: 0, or 127 (not found)
+ * or 126 (not executable), a shell's statuses, after one line saying
+ * why. Checked before anything is recorded, so that nothing is left behind. */
+int cli__check_cmd(const char *prog, bool after_dashdash);
 /* argv joined with spaces; malloc'd, NULL on ENOMEM. */
 char *cli__join_args(int argc, char **argv);
 

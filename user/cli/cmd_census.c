@@ -14,7 +14,7 @@ static const char census_doc[] =
 "Run a command and count every exported cu* function of libcuda it calls,\n"
 "marking the ones the recorder does not probe.\n"
 "\n"
-"USAGE: gtrace-bpf census [--libcuda PATH] [--functions LIST] -- CMD [ARGS...]";
+"USAGE: gtrace-bpf census [--libcuda PATH] [--functions LIST] [--] CMD [ARGS...]";
 
 static const struct argp_option census_options[] = {
 	{ "libcuda", OPT_LIBCUDA, "PATH", 0, "libcuda file to count (default: the driver's)", 0 },
@@ -24,27 +24,25 @@ static const struct argp_option census_options[] = {
 	{ 0 },
 };
 
+struct census_cli {
+	struct census_opts o;	/* what census__run() takes */
+	struct cli_strs libcuda;/* --libcuda, into o.libcuda */
+	bool dashdash;		/* CMD came after "--" */
+};
+
 static error_t census_parse(int key, char *arg, struct argp_state *state)
 {
-	struct census_opts *o = state->input;
-	void *p;
+	struct census_cli *c = state->input;
 
 	switch (key) {
 	case OPT_LIBCUDA:
-		p = realloc(o->libcuda, (o->nlibcuda + 1) * sizeof(*o->libcuda));
-		if (!p)
-			argp_failure(state, 1, ENOMEM, "out of memory");
-		o->libcuda = p;
-		o->libcuda[o->nlibcuda++] = arg;
+		cli__push_str(state, &c->libcuda, arg);
 		break;
 	case OPT_FUNCTIONS:
-		o->functions = arg;
-		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s' (put the command after --)", arg);
+		c->o.functions = arg;
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return cli__cmd_arg(key, state, &c->o.cmd, &c->dashdash);
 	}
 	return 0;
 }
@@ -52,20 +50,19 @@ static error_t census_parse(int key, char *arg, struct argp_state *state)
 int cmd_census(int argc, char **argv, const char *cmdline)
 {
 	struct argp argp = { census_options, census_parse, NULL, census_doc, NULL, NULL, NULL };
-	struct census_opts o = { 0 };
-	int nopt = cli__split_cmd(argc, argv, &o.cmd), status;
+	struct census_cli c = { 0 };
+	int status = 2;
 
 	(void)cmdline;
-	/* a bad command line (2) still frees the --libcuda list */
-	status = 2;
-	if (cli__parse(&argp, nopt, argv, &o))
+	if (cli__parse(&argp, argc, argv, &c))
 		goto out;
-	if (!o.cmd || !o.cmd[0]) {
+	c.o.libcuda = c.libcuda.v;
+	c.o.nlibcuda = c.libcuda.n;
+	if (!c.o.cmd)
 		fprintf(stderr, "gtrace-bpf: census needs a command after --\n");
-		goto out;
-	}
-	status = census__run(&o);
+	else if (!(status = cli__check_cmd(c.o.cmd[0], c.dashdash)))
+		status = census__run(&c.o);
 out:
-	free(o.libcuda);
+	free(c.libcuda.v);
 	return status;
 }

@@ -8,12 +8,10 @@
 #include "cli/cli.h"
 #include "export/export.h"
 
-enum { OPT_FORCE = 0x100 };
-
 static const struct argp_option export_options[] = {
 	{ "format", 'f', "FORMAT", 0, "perfetto (default), json or csv", 0 },
 	{ "output", 'o', "OUT", 0, "Output file (default: FILE with .pftrace/.json/.csv; - for stdout)", 0 },
-	{ "force", OPT_FORCE, NULL, 0, "Replace OUT if it exists", 0 },
+	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace OUT if it exists", 0 },
 	{ 0 },
 };
 
@@ -30,24 +28,16 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 	struct export_opts *o = state->input;
 
 	switch (key) {
-	case 'f':
-		if (!strcmp(arg, "perfetto"))
-			o->format = EXPORT_PERFETTO;
-		else if (!strcmp(arg, "json"))
-			o->format = EXPORT_JSON;
-		else if (!strcmp(arg, "csv"))
-			o->format = EXPORT_CSV;
-		else
-			argp_error(state, "unknown format '%s' (perfetto, json or csv)", arg);
+	case 'f': {
+		static const char *const names[] = { "perfetto", "json", "csv", NULL };
+		static const enum export_format formats[] = { EXPORT_PERFETTO, EXPORT_JSON, EXPORT_CSV };
+
+		o->format = formats[cli__choose(state, "format", arg, names)];
 		break;
-	case 'o':
-		o->output = arg;
-		break;
-	case OPT_FORCE:
-		o->force = true;
-		break;
+	}
 	default:
-		return cli__trace_file_arg(key, arg, state, &o->path);
+		if (cli__output_arg(key, arg, state, true, &o->output, &o->force) == ARGP_ERR_UNKNOWN)
+			return cli__trace_file_arg(key, arg, state, &o->path);
 	}
 	return 0;
 }

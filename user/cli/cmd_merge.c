@@ -9,11 +9,9 @@
 #include "lib/log.h"
 #include "merge/merge.h"
 
-enum { OPT_FORCE = 0x100 };
-
 static const struct argp_option merge_options[] = {
 	{ "output", 'o', "OUT", 0, "Merged trace (default: TRACE with .gtrace replaced by _merged.gtrace)", 0 },
-	{ "force", OPT_FORCE, NULL, 0, "Replace OUT if it exists", 0 },
+	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace OUT if it exists", 0 },
 	{ "quiet", 'q', NULL, 0, "No summary line", 0 },
 	{ 0 },
 };
@@ -30,30 +28,16 @@ static const char merge_doc[] =
 "  gtrace-bpf merge run.gtrace gtrace-cupti.4242.spool -o run+gpu.gtrace";
 
 struct merge_cli {
-	struct merge_opts o;
-	const char **spools;
-	size_t nspools;
-	bool quiet;
+	struct merge_opts o;	/* what merge__run() takes */
+	struct cli_strs spools;	/* the SPOOL arguments, into o.spools */
+	bool quiet;		/* -q: no summary line */
 };
 
 static error_t merge_parse(int key, char *arg, struct argp_state *state)
 {
 	struct merge_cli *c = state->input;
-	void *p;
 
 	switch (key) {
-	case 'o':
-		if (!arg[0])
-			argp_error(state, "empty output name");
-		/* a merged trace is a trace: written in place, not streamed */
-		if (!strcmp(arg, "-"))
-			argp_error(state, "a trace cannot be written to standard output (-o -): "
-				   "give a file name");
-		c->o.output = arg;
-		break;
-	case OPT_FORCE:
-		c->o.force = true;
-		break;
 	case 'q':
 		c->quiet = true;
 		break;
@@ -62,20 +46,16 @@ static error_t merge_parse(int key, char *arg, struct argp_state *state)
 			c->o.trace = arg;
 			break;
 		}
-		p = realloc(c->spools, (c->nspools + 1) * sizeof(*c->spools));
-		if (!p)
-			argp_failure(state, 1, ENOMEM, "out of memory");
-		c->spools = p;
-		c->spools[c->nspools++] = arg;
+		cli__push_str(state, &c->spools, arg);
 		break;
 	case ARGP_KEY_END:
 		if (!c->o.trace)
 			argp_error(state, "no trace file given");
-		if (!c->nspools)
+		if (!c->spools.n)
 			argp_error(state, "no spool file or directory given");
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return cli__output_arg(key, arg, state, false, &c->o.output, &c->o.force);
 	}
 	return 0;
 }
@@ -85,28 +65,24 @@ int cmd_merge(int argc, char **argv, const char *cmdline)
 	struct argp argp = { merge_options, merge_parse, "TRACE SPOOL...", merge_doc, NULL, NULL, NULL };
 	struct merge_cli c = { 0 };
 	char *out = NULL;
-	int err;
+	int status = 1;
 
 	(void)cmdline;
 	if (cli__parse(&argp, argc, argv, &c)) {
-		free(c.spools);
-		return 2;
+		status = 2;
+		goto out;
 	}
-	if (!c.o.output) {
-		out = merge__default_output(c.o.trace);
-		if (!out) {
-			fprintf(stderr, "gtrace-bpf: out of memory\n");
-			free(c.spools);
-			return 1;
-		}
-		c.o.output = out;
+	if (!c.o.output && !(c.o.output = out = merge__default_output(c.o.trace))) {
+		fprintf(stderr, "gtrace-bpf: out of memory\n");
+		goto out;
 	}
-	c.o.spools = c.spools;
-	c.o.nspools = c.nspools;
+	c.o.spools = c.spools.v;
+	c.o.nspools = c.spools.n;
 	if (c.quiet)
 		gt_log_level = GT_LOG_WARN;
-	err = merge__run(&c.o, NULL);
+	status = merge__run(&c.o, NULL) ? 1 : 0;
+out:
 	free(out);
-	free(c.spools);
-	return err ? 1 : 0;
+	free(c.spools.v);
+	return status;
 }

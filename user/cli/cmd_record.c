@@ -13,18 +13,21 @@
 static const char record_doc[] =
 "Record the CUDA driver API calls of processes into a trace file.\n"
 "\n"
-"USAGE: gtrace-bpf [record] --all | -p PID [-p PID...] | -- CMD [ARGS...]  [OPTIONS]\n"
+"USAGE: gtrace-bpf [record] [OPTIONS] --all | -p PID[,PID...] | [--] CMD [ARGS...]\n"
 "       gtrace-bpf dump FILE [--summary]\n"
 "       gtrace-bpf export FILE [-f perfetto|json|csv] [-o OUT]\n"
 "       gtrace-bpf stats FILE [-r REPORT[,...]] [--format table|csv|json] [--timeunit ns|us|ms|s]\n"
+"                       [-o OUT] [--force]\n"
 "       gtrace-bpf merge TRACE SPOOL... [-o OUT] [--force]\n"
 "       gtrace-bpf census [--libcuda PATH] [--functions LIST] -- CMD [ARGS...]\n"
 "\n"
 "EXAMPLES:\n"
 "  sudo gtrace-bpf --all                      # every CUDA process, until Ctrl-C\n"
-"  sudo gtrace-bpf --all -d 30 -o run.gtrace  # 30 seconds into run.gtrace\n"
-"  sudo gtrace-bpf -p 4242                    # one running process, until it exits\n"
+"  sudo gtrace-bpf --all -d 30s -o run.gtrace # 30 seconds into run.gtrace\n"
+"  sudo gtrace-bpf -p 4242,4243               # running processes, until they exit\n"
 "  sudo gtrace-bpf -- python train.py         # start a command and trace it\n"
+"  sudo gtrace-bpf python train.py            # the same: the first word that is not\n"
+"                                             # a command of gtrace-bpf starts CMD\n"
 "  sudo gtrace-bpf --all --trace cuda         # libcuda calls only, no ioctls or scheduling\n"
 "  sudo gtrace-bpf --cupti -- ./train         # the GPU side too (CUPTI agent)\n"
 "  gtrace-bpf dump run.gtrace | head          # one JSON object per call\n"
@@ -32,25 +35,27 @@ static const char record_doc[] =
 "  sudo gtrace-bpf census -- ./train          # which libcuda functions a program calls\n"
 "\v"
 "Without -o the file is named {name}_{scenario}_{YYYYMMDD}_v{N}.gtrace in the\n"
-"current directory (name: the command, or 'system' for --all). Needs root, or\n"
+"current directory (name: the command, or 'system' for --all). CMD's own options\n"
+"follow it: gtrace-bpf takes none after CMD's first word. Needs root, or\n"
 "CAP_BPF and CAP_PERFMON, and a kernel with BTF and uprobes.\n"
 "\n"
 "EXIT STATUS (every command): 0 done; 1 failed while working (unreadable or\n"
 "damaged input, cannot write, cannot load or attach); 2 bad command line. With\n"
-"-- CMD (record, census) the command's own status, 128+N if signal N ended it.";
+"CMD (record, census) the command's own status, 128+N if signal N ended it, and\n"
+"as a shell: 127 when CMD is not found, 126 when it cannot be run (no trace).";
 
 enum {
-	OPT_FORCE = 0x100, OPT_SCENARIO, OPT_BUFSIZE, OPT_LIBCUDA, OPT_NO_LAUNCH_EXIT, OPT_LAUNCH_EXIT,
+	OPT_SCENARIO = 0x100, OPT_BUFSIZE, OPT_LIBCUDA, OPT_NO_LAUNCH_EXIT, OPT_LAUNCH_EXIT,
 	OPT_TRACE, OPT_IOCTL_MAJORS, OPT_CUPTI, OPT_CUPTI_LIB,
 };
 
 static const struct argp_option record_options[] = {
 	{ "all", 'a', NULL, 0, "Trace every process that uses CUDA, also ones started later", 0 },
-	{ "pid", 'p', "PID", 0, "Trace only this process (repeatable)", 0 },
+	{ "pid", 'p', "PID[,PID...]", 0, "Trace only these processes (repeatable)", 0 },
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE", 0 },
-	{ "force", OPT_FORCE, NULL, 0, "Replace FILE if it exists", 0 },
+	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace FILE if it exists", 0 },
 	{ "scenario", OPT_SCENARIO, "NAME", 0, "Scenario part of the default file name (default: trace)", 0 },
-	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 0 },
+	{ "duration", 'd', "TIME", 0, "Stop after TIME: 30 or 30s, 500ms, 2m, 1h", 0 },
 	{ "buffer-size", OPT_BUFSIZE, "SIZE", 0, "Ring buffer size, a power of two up to 2G, e.g. 64M (default), 1G", 0 },
 	{ "libcuda", OPT_LIBCUDA, "PATH", 0, "Also trace this libcuda file (repeatable)", 0 },
 	{ "launch-exit", OPT_LAUNCH_EXIT, NULL, 0,
@@ -76,43 +81,27 @@ static const struct argp_option record_options[] = {
 
 struct record_cli {
 	struct record_opts rec;	/* what record__run() takes */
+	struct cli_pids pids;	/* -p, into rec.pids */
+	struct cli_strs libcuda;/* --libcuda, into rec.libcuda */
+	bool dashdash;		/* CMD came after "--" (or "--" ended the line) */
 	int verbose;		/* -v count: the log tier above info */
 	bool quiet;		/* -q: warnings and errors only */
 };
+
+static const char *const trace_sources[] = { "cuda", "ioctl", "sched", "cupti", NULL };
 
 static error_t record_parse(int key, char *arg, struct argp_state *state)
 {
 	struct record_cli *c = state->input;
 	struct record_opts *o = &c->rec;
 	uint64_t v;
-	char *end;
-	void *p;
 
 	switch (key) {
 	case 'a':
 		o->all = true;
 		break;
 	case 'p':
-		if (cli__parse_u64(arg, &v, false) || v == 0 || v > 4194304)
-			argp_error(state, "invalid pid '%s'", arg);
-		p = realloc(o->pids, (o->npids + 1) * sizeof(*o->pids));
-		if (!p)
-			argp_failure(state, 1, ENOMEM, "out of memory");
-		o->pids = p;
-		o->pids[o->npids++] = (pid_t)v;
-		break;
-	case 'o':
-		/* chunks go where the last one ended and a damaged tail is
-		 * cut off: a pipe cannot take a trace */
-		if (!strcmp(arg, "-"))
-			argp_error(state, "a trace cannot be written to standard output (-o -): "
-				   "give a file name");
-		if (!arg[0])
-			argp_error(state, "empty output name");
-		o->output = arg;
-		break;
-	case OPT_FORCE:
-		o->force = true;
+		cli__push_pids(state, &c->pids, arg);
 		break;
 	case OPT_SCENARIO:
 		if (!arg[0])
@@ -120,10 +109,8 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		o->scenario = arg;
 		break;
 	case 'd':
-		errno = 0;
-		o->duration = strtod(arg, &end);
-		if (errno || end == arg || *end || !(o->duration > 0) || o->duration > 1e7)
-			argp_error(state, "invalid duration '%s' (seconds > 0)", arg);
+		if (cli__parse_duration(arg, &o->duration) || !(o->duration > 0) || o->duration > 1e7)
+			argp_error(state, "invalid duration '%s' (a time > 0: 30 or 30s, 500ms, 2m, 1h)", arg);
 		break;
 	case OPT_BUFSIZE:
 		if (cli__parse_u64(arg, &v, true) || v < 4096)
@@ -135,11 +122,7 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		o->buffer_size = v;
 		break;
 	case OPT_LIBCUDA:
-		p = realloc(o->libcuda, (o->nlibcuda + 1) * sizeof(*o->libcuda));
-		if (!p)
-			argp_failure(state, 1, ENOMEM, "out of memory");
-		o->libcuda = p;
-		o->libcuda[o->nlibcuda++] = arg;
+		cli__push_str(state, &c->libcuda, arg);
 		break;
 	case OPT_LAUNCH_EXIT:
 		o->launch_exit = true;
@@ -154,17 +137,13 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 			argp_failure(state, 1, ENOMEM, "out of memory");
 		o->trace_cuda = o->trace_ioctl = o->trace_sched = false;
 		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			if (!strcmp(tok, "cuda"))
-				o->trace_cuda = true;
-			else if (!strcmp(tok, "ioctl"))
-				o->trace_ioctl = true;
-			else if (!strcmp(tok, "sched"))
-				o->trace_sched = true;
-			else if (!strcmp(tok, "cupti"))
-				o->cupti = true;
-			else
+			bool *on[] = { &o->trace_cuda, &o->trace_ioctl, &o->trace_sched, &o->cupti };
+			int i = cli__choice(tok, trace_sources);
+
+			if (i < 0)
 				argp_error(state, "unknown source '%s' in --trace (cuda, ioctl, sched, cupti)",
 					   tok);
+			*on[i] = true;
 		}
 		free(copy);
 		if (!o->trace_cuda && !o->trace_ioctl && !o->trace_sched)
@@ -192,11 +171,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	case 'v':
 		c->verbose++;
 		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s' (to trace a command, put it after --)", arg);
-		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		if (cli__output_arg(key, arg, state, false, &o->output, &o->force) == ARGP_ERR_UNKNOWN)
+			return cli__cmd_arg(key, state, &o->cmd, &c->dashdash);
 	}
 	return 0;
 }
@@ -218,32 +195,46 @@ static int merge_spools(const struct record_spools *s)
 	return merge__run(&mo, NULL);
 }
 
+/* The command line, parsed and checked: 0, or the status to exit with
+ * after one line on stderr. */
+static int cmd_record_check(const struct argp *argp, int argc, char **argv, struct record_cli *c)
+{
+	int modes;
+
+	if (cli__parse(argp, argc, argv, c))
+		return 2;
+	c->rec.pids = c->pids.v;
+	c->rec.npids = c->pids.n;
+	c->rec.libcuda = c->libcuda.v;
+	c->rec.nlibcuda = c->libcuda.n;
+	if (c->dashdash && !c->rec.cmd) {
+		fprintf(stderr, "gtrace-bpf: nothing after --: give the command to trace\n");
+		return 2;
+	}
+	if (c->rec.cupti_lib && !c->rec.cupti) {
+		fprintf(stderr, "gtrace-bpf: --cupti-lib needs --cupti\n");
+		return 2;
+	}
+	modes = c->rec.all + (c->rec.npids > 0) + (c->rec.cmd != NULL);
+	if (modes != 1) {
+		fprintf(stderr, "gtrace-bpf: %s\n", modes ? "choose one of --all, -p PID and -- CMD" :
+			"nothing to trace: give --all, -p PID or -- CMD (see --help)");
+		return 2;
+	}
+	/* a command that cannot run leaves no trace behind */
+	return c->rec.cmd ? cli__check_cmd(c->rec.cmd[0], c->dashdash) : 0;
+}
+
 int cmd_record(int argc, char **argv, const char *cmdline)
 {
 	struct argp argp = { record_options, record_parse, NULL, record_doc, NULL, NULL, NULL };
 	struct record_cli c = { .rec = { .buffer_size = 64ull << 20, .scenario = "trace", .trace_cuda = true,
 				  .trace_ioctl = true, .trace_sched = true } };
-	int nopt = cli__split_cmd(argc, argv, &c.rec.cmd), status, modes;
 	struct record_spools *spools;
+	int status = cmd_record_check(&argp, argc, argv, &c);
 
-	/* a bad command line (2) still frees the -p and --libcuda lists */
-	status = 2;
-	if (cli__parse(&argp, nopt, argv, &c))
+	if (status)
 		goto out;
-	if (c.rec.cmd && !c.rec.cmd[0]) {
-		fprintf(stderr, "gtrace-bpf: nothing after --: give the command to trace\n");
-		goto out;
-	}
-	if (c.rec.cupti_lib && !c.rec.cupti) {
-		fprintf(stderr, "gtrace-bpf: --cupti-lib needs --cupti\n");
-		goto out;
-	}
-	modes = c.rec.all + (c.rec.npids > 0) + (c.rec.cmd != NULL);
-	if (modes != 1) {
-		fprintf(stderr, "gtrace-bpf: %s\n", modes ? "choose one of --all, -p PID and -- CMD" :
-			"nothing to trace: give --all, -p PID or -- CMD (see --help)");
-		goto out;
-	}
 	gt_log_level = c.quiet ? GT_LOG_WARN : GT_LOG_INFO + c.verbose;
 	c.rec.quiet = c.quiet;
 	c.rec.cmdline = cmdline;
@@ -257,7 +248,7 @@ int cmd_record(int argc, char **argv, const char *cmdline)
 		record_spools__done(spools, merged);
 	}
 out:
-	free(c.rec.pids);
-	free(c.rec.libcuda);
+	free(c.pids.v);
+	free(c.libcuda.v);
 	return status;
 }

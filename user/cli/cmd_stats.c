@@ -9,7 +9,7 @@
 #include "cli/cli.h"
 #include "analysis/stats.h"
 
-enum { OPT_FORMAT = 0x100, OPT_TIMEUNIT, OPT_FORCE };
+enum { OPT_FORMAT = 0x100, OPT_TIMEUNIT };
 
 static const struct argp_option stats_options[] = {
 	{ "report", 'r', "REPORT[,...]", 0, "Reports to print (default: all)", 0 },
@@ -17,7 +17,7 @@ static const struct argp_option stats_options[] = {
 	{ "timeunit", OPT_TIMEUNIT, "UNIT", 0, "ns (default), us, ms or s", 0 },
 	{ "output", 'o', "OUT", 0, "Write to OUT (default: stdout, also -); csv: one file "
 	  "OUT_<report>.csv per report", 0 },
-	{ "force", OPT_FORCE, NULL, 0, "Replace output files that exist", 0 },
+	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace output files that exist", 0 },
 	{ 0 },
 };
 
@@ -71,29 +71,22 @@ static error_t stats_parse(int key, char *arg, struct argp_state *state)
 		o->reports = arg;
 		break;
 	}
-	case OPT_FORMAT:
-		if (!strcmp(arg, "table"))
-			o->format = STATS_TABLE;
-		else if (!strcmp(arg, "csv"))
-			o->format = STATS_CSV;
-		else if (!strcmp(arg, "json"))
-			o->format = STATS_JSON;
-		else
-			argp_error(state, "unknown format '%s' (table, csv or json)", arg);
+	case OPT_FORMAT: {
+		static const char *const names[] = { "table", "csv", "json", NULL };
+		static const enum stats_format formats[] = { STATS_TABLE, STATS_CSV, STATS_JSON };
+
+		o->format = formats[cli__choose(state, "format", arg, names)];
 		break;
-	case 'o':
-		o->output = arg;
+	}
+	case OPT_TIMEUNIT: {
+		static const char *const units[] = { "ns", "us", "ms", "s", NULL };
+
+		o->timeunit = units[cli__choose(state, "time unit", arg, units)];
 		break;
-	case OPT_FORCE:
-		o->force = true;
-		break;
-	case OPT_TIMEUNIT:
-		if (strcmp(arg, "ns") && strcmp(arg, "us") && strcmp(arg, "ms") && strcmp(arg, "s"))
-			argp_error(state, "unknown time unit '%s' (ns, us, ms or s)", arg);
-		o->timeunit = arg;
-		break;
+	}
 	default:
-		return cli__trace_file_arg(key, arg, state, &o->path);
+		if (cli__output_arg(key, arg, state, true, &o->output, &o->force) == ARGP_ERR_UNKNOWN)
+			return cli__trace_file_arg(key, arg, state, &o->path);
 	}
 	return 0;
 }

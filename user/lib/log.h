@@ -14,6 +14,11 @@ enum gt_log_level {
 extern int gt_log_level;
 
 void gt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A status line on a terminal: written over the last one, without a
+ * newline; the next message (gt_log) or gt_log_status_clear() clears it
+ * first, so that no message is written at the end of it. */
+void gt_log_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void gt_log_status_clear(void);
 
 #define pr_err(...)	gt_log(GT_LOG_ERROR, __VA_ARGS__)
 #define pr_warn(...)	gt_log(GT_LOG_WARN, __VA_ARGS__)

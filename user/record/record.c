@@ -239,20 +239,17 @@ static void tick(struct recorder *r, uint64_t start, uint64_t *last_events, bool
 		}
 	}
 	if (c.drop_ringbuf > r->last_drops) {
-		if (tty && !r->o->quiet)
-			fputs("\r\033[K", stderr);
 		pr_warn("%llu events lost: ring buffer full (%llu in all); raise --buffer-size",
 			(unsigned long long)(c.drop_ringbuf - r->last_drops),
 			(unsigned long long)c.drop_ringbuf);
 		r->last_drops = c.drop_ringbuf;
 	}
-	if (tty && !r->o->quiet) {
-		fprintf(stderr, "\r\033[Kgtrace-bpf: %llus  %llu events  %llu/s  %llu dropped  %llu processes",
-			(unsigned long long)(el / 1000000000ull), (unsigned long long)c.events,
-			(unsigned long long)(c.events - *last_events),
-			(unsigned long long)c.drop_ringbuf, (unsigned long long)r->nprocs);
-		fflush(stderr);
-	}
+	if (tty && !r->o->quiet)
+		gt_log_status("gtrace-bpf: %llus  %llu events  %llu/s  %llu dropped  %llu process%s",
+			      (unsigned long long)(el / 1000000000ull), (unsigned long long)c.events,
+			      (unsigned long long)(c.events - *last_events),
+			      (unsigned long long)c.drop_ringbuf, (unsigned long long)r->nprocs,
+			      r->nprocs == 1 ? "" : "es");
 	*last_events = c.events;
 }
 
@@ -320,17 +317,23 @@ static void fill_info(struct recorder *r, struct gt_file_info *info, struct utsn
 	info->host = u->nodename;
 	info->kernel = u->release;
 	info->cmdline = r->o->cmdline ? r->o->cmdline : "";
-	char majors[96] = "";
-	size_t i, n = 0;
+	char majors[96] = "", sources[32] = "";
+	size_t i, n = 0, ns = 0;
 
 	for (i = 0; i < r->nmajors; i++)
 		n += snprintf(majors + n, sizeof(majors) - n, "%s%u", i ? "," : "", r->majors[i]);
+	/* the sources recorded, comma-separated */
+	if (r->o->trace_cuda)
+		ns += snprintf(sources + ns, sizeof(sources) - ns, "cuda");
+	if (r->o->trace_ioctl)
+		ns += snprintf(sources + ns, sizeof(sources) - ns, "%sioctl", ns ? "," : "");
+	if (r->o->trace_sched)
+		ns += snprintf(sources + ns, sizeof(sources) - ns, "%ssched", ns ? "," : "");
 	snprintf(opts, len,
-		 "mode=%s trace=%s%s%s buffer_size=%llu duration=%g scenario=%s launch_exit=%d "
+		 "mode=%s trace=%s buffer_size=%llu duration=%g scenario=%s launch_exit=%d "
 		 "uprobes=%s ioctl_rung=%s ioctl_majors=%s nv_majors=%u,%u,%u,%u,%u%s",
 		 r->o->all ? "all" : r->o->cmd ? "command" : "pids",
-		 r->o->trace_cuda ? "cuda," : "", r->o->trace_ioctl ? "ioctl," : "",
-		 r->o->trace_sched ? "sched" : "",
+		 sources,
 		 (unsigned long long)cuda_object__ring_size(r->o->buffer_size), r->o->duration,
 		 r->o->scenario ? r->o->scenario : "trace", r->o->launch_exit,
 		 r->multi ? "multi" : "single",
@@ -446,8 +449,6 @@ static int run_loop(struct recorder *r)
 		if (child_done(r))
 			break;
 		if (pids_done(r)) {
-			if (tty && !r->o->quiet)
-				fputs("\r\033[K", stderr);
 			pr_info("every traced process has exited; stopping");
 			break;
 		}
@@ -467,8 +468,7 @@ static int run_loop(struct recorder *r)
 	}
 	/* what the BPF side submitted before we stopped is still ours */
 	ring_buffer__consume(r->rb);
-	if (tty && !r->o->quiet)
-		fputs("\r\033[K", stderr);
+	gt_log_status_clear();
 	return 0;
 }
 
@@ -498,6 +498,7 @@ static int finish(struct recorder *r)
 {
 	struct gt_trailer t;
 	struct gt_counters c;
+	uint64_t bytes;
 	int err;
 
 	memset(&t, 0, sizeof(t));
@@ -513,10 +514,13 @@ static int finish(struct recorder *r)
 			pr_err("failed to finish %s: %s", r->path, strerror(-err));
 		return err;
 	}
-	pr_info("wrote %s: %llu records, %.1f MiB, %llu events dropped, %llu processes",
+	bytes = trace_writer__bytes(r->w);
+	/* "0.0 MiB" says nothing of a short recording */
+	pr_info("wrote %s: %llu records, %.1f %s, %llu events dropped, %llu process%s",
 		r->path, (unsigned long long)trace_writer__records(r->w),
-		trace_writer__bytes(r->w) / 1048576.0, (unsigned long long)c.drop_ringbuf,
-		(unsigned long long)r->nprocs);
+		bytes < 104858 ? bytes / 1024.0 : bytes / 1048576.0, bytes < 104858 ? "KiB" : "MiB",
+		(unsigned long long)c.drop_ringbuf, (unsigned long long)r->nprocs,
+		r->nprocs == 1 ? "" : "es");
 	if (c.drop_ringbuf)
 		pr_warn("%llu events were lost to a full ring buffer; raise --buffer-size",
 			(unsigned long long)c.drop_ringbuf);
