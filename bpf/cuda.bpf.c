@@ -513,12 +513,59 @@ int proc_fork(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+struct gt_name_comm {
+	struct gt_name rec;
+	char str[16];	/* TASK_COMM_LEN */
+};
+
+/* A thread's comm, in BPF: a thread that lives less than the recorder's
+ * poll interval is gone from /proc before its first record is read there.
+ * For every traced process, not only the ones known to use the GPU: a
+ * process that lives less than that interval is not known yet either. The
+ * recorder writes it when the thread had records and the name is new. */
+static __always_inline void thread_name(__u64 id, __u32 tid, const char *kcomm)
+{
+	__u32 pid = id >> 32;
+	struct gt_name_comm *e;
+
+	if (!traced(pid))
+		return;
+	e = reserve(sizeof(*e));
+	if (!e)
+		return;
+	if (kcomm)
+		bpf_probe_read_kernel_str(e->str, sizeof(e->str), kcomm);
+	else
+		bpf_get_current_comm(e->str, sizeof(e->str));
+	e->str[sizeof(e->str) - 1] = 0;
+	e->rec.key = tid;
+	e->rec.kind = GT_NAME_THREAD;
+	e->rec.len = sizeof(e->str);
+	e->rec.flags = GT_NAME_F_RAW;
+	fill_hdr(&e->rec.hdr, (id & ~0xffffffffull) | tid, GT_REC_NAME, sizeof(*e), 0);
+	submit(e);
+}
+
+/* prctl(PR_SET_NAME), pthread_setname_np, a write to /proc/.../comm: the
+ * renamed task may be another thread than the current one. */
+SEC("raw_tp/task_rename")
+int thread_rename(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *t = (struct task_struct *)ctx->args[0];
+	__u64 id = (__u64)BPF_CORE_READ(t, tgid) << 32;
+
+	thread_name(id, BPF_CORE_READ(t, pid), (const char *)ctx->args[1]);
+	return 0;
+}
+
 SEC("raw_tp/sched_process_exit")
 int proc_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
 	__u64 id = bpf_get_current_pid_tgid();
 
+	/* every thread's last name, before the process' exit record */
+	thread_name(id, (__u32)id, NULL);
 	if ((__u32)id != id >> 32)
 		return 0;	/* only the thread group leader ends the process */
 	if (!traced(id >> 32))

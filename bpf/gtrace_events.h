@@ -191,9 +191,11 @@ struct gt_name {
 };
 
 /* Flags of struct gt_name. */
-#define GT_NAME_F_RAW	(1u << 0)	/* read by BPF at a first launch, not yet checked: the
-					 * recorder checks it and writes it without this flag,
-					 * or drops it; never in a file */
+#define GT_NAME_F_RAW	(1u << 0)	/* read by BPF (a kernel name at a first launch, a
+					 * command line at exec, a thread comm at a rename or
+					 * exit), not yet checked: the recorder checks it and
+					 * writes it without this flag, or drops it; never in
+					 * a file */
 
 /* Counters, snapshotted into GT_REC_STATS records and the trailer. */
 struct gt_counters {

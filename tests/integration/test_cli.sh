@@ -186,6 +186,30 @@ EOF
 	[ -z "$raw" ] || err "a message shares its line with the status line: it follows [$raw]"
 }
 
+# Threads that live a few milliseconds and rename themselves after their
+# first call (the mock's launch threads, gtw-N) still get their names.
+t_thread_names() {
+	local rc wj pid got
+	GT_LIBCUDA=$MOCK_LIB timeout 60 "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/th.gtrace" -- \
+		"$WORKLOAD" --launches 4 --copies 1 --syncs 1 --threads 4 > "$T/th.out" 2> "$T/th.err"
+	rc=$?
+	[ $rc -eq 0 ] || fatal "-- WORKLOAD --threads 4: exit $rc: $(tail -n 2 "$T/th.err")"
+	wj=$(grep '^{' "$T/th.out" | tail -n 1)
+	pid=$(jq -r .pid <<< "$wj")
+	"$GTRACE" export "$T/th.gtrace" -f json -o "$T/th.json" 2> "$T/exp.err" || fatal "export failed: $(cat "$T/exp.err")"
+	# the last name given to each launching thread (not the main one)
+	got=$(jq -c --argjson p "$pid" '
+		[.traceEvents[] | select(.pid == $p and .tid != $p)] as $ev
+		| ([$ev[] | select(.ph != "M" and ((.name // "") | test("^cuLaunch|^vecAdd|^scale|^fill")))
+		    | .tid] | unique) as $launchers
+		| [$launchers[] as $t | [$ev[] | select(.ph == "M" and .name == "thread_name" and .tid == $t)
+		    | .args.name] | last // "none"] | sort' "$T/th.json")
+	log "launch threads' names: $got"
+	[ "$got" = '["gtw-0","gtw-1","gtw-2","gtw-3"]' ] ||
+		err "the 4 launch threads are named $got, expected [gtw-0..gtw-3]"
+}
+
+add_case t_thread_names "threads that live milliseconds and rename themselves after their first call are named"
 add_case t_duration "-d 500ms, 0.02m and 1 (seconds) are taken; 5x, 10sec, -1s refused (exit 2)"
 add_case t_pid_list "-p A,B and -p A -p B trace both until the last exits; bad lists refused (exit 2)"
 add_case t_help_short "-h prints --help for every command"

@@ -448,6 +448,7 @@ struct worker {
 	long flood_s;			/* > 0: launch for this long */
 	long rate;			/* > 0: paced to this many launches per second */
 	bool set_ctx;			/* a new thread: make the context current first */
+	int index;			/* which launch thread, for its name */
 	unsigned long done[OP__COUNT];	/* launches made, per operation */
 };
 
@@ -509,8 +510,15 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	long i;
 
-	if (w->set_ctx)
+	if (w->set_ctx) {
+		char name[16];
+
 		CK(cuCtxSetCurrent, ctx);
+		/* named after its first call, as frameworks name their threads:
+		 * the tracer must learn the rename, however short the thread lives */
+		snprintf(name, sizeof(name), "gtw-%d", w->index);
+		pthread_setname_np(pthread_self(), name);
+	}
 	if (w->flood_s > 0) {
 		double start = now_s(), end = start + (double)w->flood_s;
 
@@ -718,6 +726,7 @@ int main(int argc, char **argv)
 		workers[t].flood_s = o.flood_s;
 		workers[t].rate = o.rate;
 		workers[t].set_ctx = o.threads > 1;
+		workers[t].index = (int)t;
 		CK(cuStreamCreate, &workers[t].stream, CU_STREAM_DEFAULT);
 	}
 	CK(cuMemAlloc_v2, &d_a, bytes);

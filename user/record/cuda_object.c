@@ -106,6 +106,12 @@ int cuda_object__attach_static(struct cuda_bpf *s, const char **open_probe)
 		pr_err("failed to attach the process lifecycle probes: %s", strerror(-err));
 		return err;
 	}
+	/* thread renames after a thread's first record; its name at exit is
+	 * taken without it */
+	err = attach_into(s->progs.thread_rename, &s->links.thread_rename);
+	if (err)
+		pr_verbose("failed to attach the task_rename probe: %s; a thread renamed after its "
+			   "first call keeps its first name", strerror(-err));
 	/* discovery of libcuda copies opened later; a rescan covers its absence */
 	err = tp ? attach_into(s->progs.open_tp, &s->links.open_tp) :
 		   attach_into(s->progs.open_raw, &s->links.open_raw);

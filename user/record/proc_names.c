@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "record/proc_names.h"
+#include "lib/hash.h"
 #include "lib/u64map.h"
 
 struct proc_names {
@@ -14,7 +15,8 @@ struct proc_names {
 	void *ctx;
 	bool filter;			/* only pids in the BPF pids map */
 	struct u64map cuda_pids;	/* pid+1 -> 1: processes that made CUDA calls */
-	struct u64map seen_tids;	/* tid+1 -> pid+1: thread names written */
+	struct u64map seen_tids;	/* tid+1 -> pid+1: threads seen (their name looked up) */
+	struct u64map tid_names;	/* tid+1 -> hash of the thread name last written */
 	struct u64map cmdlines;		/* pid+1 -> char *: command line read at its exec */
 };
 
@@ -211,6 +213,18 @@ void proc_names__write_process(struct proc_names *pn, const struct gt_hdr *h)
 		write_name(pn, h, GT_NAME_PROCESS, h->pid, buf);
 }
 
+/* A thread's name, unless it is the one last written for it. */
+static void thread_name(struct proc_names *pn, const struct gt_hdr *h, uint32_t tid, const char *s)
+{
+	/* never 0: 0 is "none written" */
+	uint64_t hv = hash__bytes(s, strlen(s)) | 1, *old = u64map__get(&pn->tid_names, (uint64_t)tid + 1);
+
+	if (!s[0] || (old && *old == hv))
+		return;
+	u64map__set(&pn->tid_names, (uint64_t)tid + 1, hv);
+	write_name(pn, h, GT_NAME_THREAD, tid, s);
+}
+
 /* First record of a thread: write its name before it. */
 void proc_names__note_thread(struct proc_names *pn, const struct gt_hdr *h)
 {
@@ -220,9 +234,24 @@ void proc_names__note_thread(struct proc_names *pn, const struct gt_hdr *h)
 		u64map__set(&pn->seen_tids, (uint64_t)h->tid + 1, (uint64_t)h->pid + 1);
 		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", h->pid, h->tid);
 		proc_names__read_proc(path, buf, sizeof(buf));
-		if (buf[0])
-			write_name(pn, h, GT_NAME_THREAD, h->tid, buf);
+		thread_name(pn, h, h->tid, buf);
 	}
+}
+
+int proc_names__on_thread_name(struct proc_names *pn, const struct gt_name *nm)
+{
+	uint64_t *seen = u64map__get(&pn->seen_tids, nm->key + 1);
+	char buf[16];
+
+	/* a thread with no record needs no name; one of another process that
+	 * had its tid before is not this one */
+	if (nm->key > UINT32_MAX || !seen || *seen != (uint64_t)nm->hdr.pid + 1 ||
+	    sizeof(*nm) + sizeof(buf) > nm->hdr.size)
+		return 0;
+	memcpy(buf, nm->str, sizeof(buf));
+	buf[sizeof(buf) - 1] = 0;
+	thread_name(pn, &nm->hdr, (uint32_t)nm->key, buf);
+	return 0;
 }
 
 void proc_names__free(struct proc_names *pn)
@@ -238,5 +267,6 @@ void proc_names__free(struct proc_names *pn)
 	u64map__free(&pn->cmdlines);
 	u64map__free(&pn->cuda_pids);
 	u64map__free(&pn->seen_tids);
+	u64map__free(&pn->tid_names);
 	free(pn);
 }

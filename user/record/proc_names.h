@@ -34,6 +34,10 @@ bool proc_names__add_process(struct proc_names *pn, uint32_t pid);
  * cgroup) and its name (command line from its exec, else /proc). */
 void proc_names__write_process(struct proc_names *pn, const struct gt_hdr *h);
 /* First record of thread h->tid: writes its name (comm) before it. */
+/* A thread's comm from BPF (at its exit or a rename, GT_NAME_F_RAW):
+ * written, without the flag, for a thread that had records and whose name
+ * it changes; a thread that is gone from /proc is named so. */
+int proc_names__on_thread_name(struct proc_names *pn, const struct gt_name *nm);
 void proc_names__note_thread(struct proc_names *pn, const struct gt_hdr *h);
 /* A GT_NAME_PROCESS record of BPF (the command line at an exec): kept, and
  * written now when the process is relevant. Returns 0 or the emit error. */

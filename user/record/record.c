@@ -179,6 +179,8 @@ static int on_event(void *ctx, void *data, size_t len)
 	case GT_REC_NAME:
 		if (((const struct gt_name *)data)->kind == GT_NAME_PROCESS)
 			return proc_names__on_exec_cmdline(r->procs, data);
+		if (((const struct gt_name *)data)->kind == GT_NAME_THREAD)
+			return proc_names__on_thread_name(r->procs, data);
 		/* raw driver name from BPF: kernel_names writes the checked one */
 		return kernel_names__on_record(r->names, h);
 	default:
