@@ -565,6 +565,33 @@ static void test_unknown_records(void **state)
 	assert_int_equal(S.n, 0);
 }
 
+/* A name the recorder cut at the record's limit says so, in the call's
+ * string and in the kernel name of the launches that use it. */
+static void test_cut_name(void **state)
+{
+	struct gt_decoder *d = *state;
+	struct gt_call_str *c = (void *)rbuf;
+
+	memset(rbuf, 0, sizeof(rbuf));
+	hdr(&c->hdr, GT_REC_CALL_STR, GT_REC_ALIGN(sizeof(*c) + 8), 10, 100, 1, API(cuModuleGetFunction));
+	c->args[gt_api__info(API(cuModuleGetFunction))->a] = 0x3000;
+	c->len = 8;
+	c->truncated = 1;
+	memcpy(c->str, "_Z3fooi", 8);
+	feed_ok(d, c);
+	ret_out(d, 20, 1, API(cuModuleGetFunction), 0x4000);
+	assert_string_equal(S.c[0].str, "_Z3fooi" GT_STR_CUT_MARK);
+	launch(d, 30, 100, 1, API(cuLaunchKernel), 0x4000, 0, GT_LAUNCH_NO_EXIT);
+	assert_int_equal(S.n, 2);
+	assert_string_equal(S.c[1].mangled, "_Z3fooi" GT_STR_CUT_MARK);
+	assert_non_null(strstr(S.c[1].kernel, GT_STR_CUT_MARK));
+
+	/* not cut: no mark */
+	call_str(d, 40, 100, 1, API(cuModuleGetFunction), 0x3000, "_Z3barv");
+	ret_out(d, 50, 1, API(cuModuleGetFunction), 0x4001);
+	assert_string_equal(S.c[2].str, "_Z3barv");
+}
+
 static void test_bad_string_len(void **state)
 {
 	struct gt_decoder *d = *state;
@@ -917,6 +944,7 @@ int main(void)
 		T(test_launch_fields),
 		T(test_unknown_records),
 		T(test_bad_string_len),
+		T(test_cut_name),
 		T(test_gpu_records),
 		T(test_entry_hook),
 		T(test_open_entries),

@@ -202,12 +202,16 @@ static int emit(struct gt_decoder *d, const struct open_call *e, const struct ex
 
 /* ---- entries, exits and thread stacks ----------------------------------- */
 
-static int slot_set_str(struct open_call *e, const char *s, size_t n)
+/* cut: the recorder cut the string at the record's limit; it gets the mark */
+static int slot_set_str(struct open_call *e, const char *s, size_t n, bool cut)
 {
-	if (vec__reserve(&e->str, &e->str_cap, 0, n + 1, 64))
+	size_t m = cut ? sizeof(GT_STR_CUT_MARK) - 1 : 0;
+
+	if (vec__reserve(&e->str, &e->str_cap, 0, n + m + 1, 64))
 		return -ENOMEM;
 	memcpy(e->str, s, n);
-	e->str[n] = '\0';
+	memcpy(e->str + n, GT_STR_CUT_MARK, m);
+	e->str[n + m] = '\0';
 	e->has_str = true;
 	return 0;
 }
@@ -238,7 +242,8 @@ static int load_entry(struct open_call *e, const struct gt_hdr *rec)
 		memcpy(e->args, cs->args, sizeof(cs->args));
 		e->nargs = 4;
 		if (cs->len)
-			return slot_set_str(e, cs->str, gt_rec_strlen(rec, cs->str, cs->len));
+			return slot_set_str(e, cs->str, gt_rec_strlen(rec, cs->str, cs->len),
+					    cs->truncated == 1);
 	} else {
 		const struct gt_call *call = (const void *)rec;
 
@@ -428,6 +433,8 @@ static int on_exit_rec(struct gt_decoder *d, const struct gt_hdr *rec,
 
 			memcpy(d->xstr, r->str, n);
 			d->xstr[n] = '\0';
+			if (r->truncated == 1)
+				strcat(d->xstr, GT_STR_CUT_MARK);
 			x.str = d->xstr;
 		}
 	}

@@ -137,5 +137,8 @@ const char *gt_decoder__gpu_kernel_name(struct gt_decoder *d, const struct gt_gp
  * at the end of the record and at GT_STR_MAX - 1: a damaged len never makes
  * a reader run past the record. */
 size_t gt_rec_strlen(const struct gt_hdr *rec, const char *s, size_t len);
+/* Appended to a string the recorder had to cut (the record's truncated
+ * flag): a kernel name or path shown cut says that it is (U+2026). */
+#define GT_STR_CUT_MARK "\xe2\x80\xa6"
 
 #endif

@@ -83,7 +83,7 @@ struct gt_decoder {
 	struct kname_table gpu_names;	/* names of GPU kernel records and of demangle
 					 * calls, one reference each, kept to the end */
 	struct open_call tmp;		/* entry emitted at once (apis without exit) */
-	char xstr[GT_STR_MAX];		/* exit string, NUL-terminated copy */
+	char xstr[GT_STR_MAX + sizeof(GT_STR_CUT_MARK)];	/* exit string, NUL-terminated copy (and its cut mark) */
 	char placeholder[40];		/* "unknown_kernel_0x..." of the launch being emitted */
 };
 
