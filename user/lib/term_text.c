@@ -1,42 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <stdlib.h>
 #include <string.h>
+#include "lib/obuf.h"
 #include "lib/term_text.h"
-
-/* Length of the valid UTF-8 sequence at s (n bytes left; s[0] >= 0x80), 0
- * when it is not one: overlong forms, surrogates and code points above
- * U+10FFFF are not UTF-8 (RFC 3629) and a terminal may read them otherwise. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t len, i;
-
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	/* the second byte's range is what rules out the invalid forms */
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
 
 /* How the byte at s[i] prints: 0 as it is (its UTF-8 sequence is *len
  * bytes), else the character of its short escape ('x' for \xHH of *len
@@ -55,7 +21,7 @@ static char classify(const unsigned char *s, size_t n, size_t i, size_t *len)
 		return 'x';
 	if (c < 0x80)
 		return 0;
-	*len = utf8_len(s + i, n - i);
+	*len = obuf__utf8_len(s + i, n - i);
 	if (!*len) {
 		*len = 1;
 		return 'x';

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "lib/vec.h"
 #include "record/pid_watch.h"
+#include "record/procfs.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434	/* the same number on every architecture */
@@ -33,19 +34,10 @@ struct pid_watch *pid_watch__new(void)
 /* Without pidfds: /proc/PID/stat's state, where Z and X are an exit. */
 static bool proc_alive(pid_t pid)
 {
-	char path[64], buf[512], *p;
-	size_t n;
-	FILE *f;
+	char buf[512];
+	const char *p = procfs__stat_fields(pid, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	p = strrchr(buf, ')');	/* the comm may hold spaces and parentheses */
-	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	return p && p[1] != 'Z' && p[1] != 'X';
 }
 
 int pid_watch__add(struct pid_watch *w, pid_t pid)

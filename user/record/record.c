@@ -32,6 +32,7 @@
 #include "record/record.h"
 #include "record/output.h"
 #include "record/pid_watch.h"
+#include "record/procfs.h"
 #include "format/trace_file.h"
 
 #define POLL_MS		50	/* consumer latency bound with no wake-ups */
@@ -544,21 +545,11 @@ static bool cupti_want_pid(void *ctx, uint32_t pid)
 /* True when /proc/PID/stat's flags (its 9th field) mark a kernel thread. */
 static bool kernel_thread(pid_t pid)
 {
-	char path[64], buf[512], *p;
+	char buf[512];
+	const char *p = procfs__stat_fields(pid, buf, sizeof(buf));
 	unsigned long flags;
-	size_t n;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	p = strrchr(buf, ')');	/* the comm may hold spaces and parentheses */
-	return p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
-	       (flags & PF_KTHREAD);
+	return p && sscanf(p, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 && (flags & PF_KTHREAD);
 }
 
 /* True when a process maps no shared object at all: a static program,
