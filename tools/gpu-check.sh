@@ -154,6 +154,12 @@ if [ -d cupti ] && ls cupti/*.c >/dev/null 2>&1; then
 	"$B" export "$W/tc.gtrace" -f perfetto -o "$W/tc.pftrace" 2>> "$OUT/export.err"
 	python3 tools/perfetto_lint.py "$W/tc.pftrace" > "$OUT/tc.lint" 2>&1
 	result "PyTorch --cupti timeline" $? "$(tail -1 "$OUT/tc.lint")"
+	# one arrow per linked GPU record in both exports of this default
+	# (launches at entry only) recording
+	"$B" export "$W/tc.gtrace" -f json -o "$W/tc.json" 2>> "$OUT/export.err"
+	"$B" dump "$W/tc.gtrace" > "$OUT/tc.jsonl"
+	python3 tools/gpu/arrows_check.py "$OUT/tc.jsonl" "$W/tc.pftrace" "$W/tc.json" > "$OUT/tc.arrows" 2>&1
+	result "PyTorch --cupti arrows" $? "$(tail -1 "$OUT/tc.arrows" | sed 's/^\(PASS\|FAIL\) timeline arrows: //')"
 	"$B" dump "$W/tc.gtrace" | python3 -c "
 import sys, json, collections
 ev = [json.loads(l) for l in sys.stdin]

@@ -193,6 +193,32 @@ one_line() {
 	[ "$n" -eq 1 ] || err "$1: $n lines on stderr, expected one: $(head -n 4 "$2" | tr '\n' '|')"
 }
 
+# check_arrows: $T/a_merged.gtrace (launches recorded at entry only, the
+# default) exported to Perfetto and JSON has one arrow per linked GPU record
+# in each: the 24 of the summary, counted in the exports themselves (flow
+# ids on Perfetto slices; 's' and 'f' events), then by tools/gpu/arrows_check.py
+# as tools/gpu-check.sh runs it on a PyTorch recording.
+check_arrows() {
+	local linked entry pf js_s js_f line
+	linked=$(jq -s '[.[] | select((.type | IN("gpu_kernel", "gpu_memcpy", "gpu_memset")) and .launch_ts != null)] | length' "$T/b.json")
+	entry=$(jq -s --argjson pid "$WL_PID" '[.[] | select(.pid == $pid and .type == "launch" and .dur == null)] | length' "$T/b.json")
+	[ "$linked" -eq 24 ] || err "$linked linked GPU records in the merged dump, expected 24"
+	[ "$entry" -eq $N ] || err "$entry launches recorded at entry only, expected $N (the default)"
+	"$GTRACE" export "$T/a_merged.gtrace" -f perfetto -o "$T/m.pftrace" 2> "$T/xp.err" ||
+		fatal "export -f perfetto of the merged trace failed: $(head -n 3 "$T/xp.err" | tr '\n' '|')"
+	"$GTRACE" export "$T/a_merged.gtrace" -f json -o "$T/m.tjson" 2> "$T/xj.err" ||
+		fatal "export -f json of the merged trace failed: $(head -n 3 "$T/xj.err" | tr '\n' '|')"
+	pf=$(python3 "$ROOT/tools/perfetto_lint.py" --json "$T/m.pftrace" 2> "$T/lint.err" | jq '.flows') ||
+		fatal "perfetto_lint rejects the merged trace's export: $(head -n 3 "$T/lint.err" | tr '\n' '|')"
+	js_s=$(jq '[.traceEvents[] | select(.cat == "flow" and .ph == "s")] | length' "$T/m.tjson")
+	js_f=$(jq '[.traceEvents[] | select(.cat == "flow" and .ph == "f")] | length' "$T/m.tjson")
+	[ "$pf" = "$linked" ] && [ "$js_s" = "$linked" ] && [ "$js_f" = "$linked" ] ||
+		err "arrows: $linked linked GPU records, $pf Perfetto flows, $js_s JSON 's' and $js_f 'f' events; expected one arrow per linked record in each"
+	line=$(python3 "$ROOT/tools/gpu/arrows_check.py" "$T/b.json" "$T/m.pftrace" "$T/m.tjson")
+	[ "$line" = "PASS timeline arrows: 24 linked GPU records (18 kernels), 24 Perfetto flows (at most 2 events each), 24 JSON flows (24 's', 24 'f')" ] ||
+		err "tools/gpu/arrows_check.py: $line"
+}
+
 t_merge() {
 	local want got n_launch n_copy n_set
 	build_spoolgen
@@ -228,6 +254,7 @@ t_merge() {
 	[ -s "$T/a.keys" ] || fatal "no calls of pid $WL_PID in the recording"
 	cmp -s "$T/a.keys" "$T/b.keys" || err "the merged trace's calls differ from the recording's:
 $(diff "$T/a.keys" "$T/b.keys" | head -n 10)"
+	check_arrows
 	"$GTRACE" dump --summary "$T/a_merged.gtrace" > "$T/sum.out" 2>&1 ||
 		err "dump --summary of the merged trace failed: $(head -n 3 "$T/sum.out" | tr '\n' '|')"
 	grep -q 'cupti=merged' "$T/sum.out" || err "the merged trace's options do not say cupti=merged"

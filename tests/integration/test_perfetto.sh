@@ -4,8 +4,9 @@
 # gtrace-bpf export -f perfetto: a recorded mock workload exported through
 # the CLI is protobuf that protoc decodes, passes tools/perfetto_lint.py
 # (sequences, timestamps, interning, tracks, nesting), and says what dump
-# says: one slice per call with an exit and one instant per call without
-# one or process event, named by the kernel or the api; a process track
+# says: one slice per call with an exit or launch recorded at entry only
+# (1 ns long), one instant per call whose exit never came or process event,
+# named by the kernel or the api; a process track
 # with the workload's pid and name, and one thread track per thread that
 # made calls, under its process track.
 REQUIRES="root jq mock gtrace"
@@ -55,15 +56,15 @@ export_pf() {
 check_vs_dump() {
 	local name=$1 d
 	# what the dump says the trace holds: "slice NAME" per call with an
-	# exit, "instant NAME" per call without one (incomplete, or a launch
-	# recorded at entry only) and per process event
+	# exit or launch recorded at entry only (no dur, not incomplete),
+	# "instant NAME" per call whose exit never came and per process event
 	d=$(jq -s -r --slurpfile lint "$T/$name.lint" "$JQ_DEFS"'
 		def cname: if .type == "launch" and (.kernel | type) == "string" then .kernel else .api end;
 		[ .[] | if .type == "process" then (select(.event | IN("exec", "fork", "exit")) | "instant \(.event)")
 		        elif .type == "offcpu" then "slice off-CPU (\(.state))"
 		        elif .type == "ioctl" then "slice \(.name)"
 		        elif (.api | type) != "string" then empty
-		        elif .dur == null then "instant \(cname)"
+		        elif .dur == null and .incomplete then "instant \(cname)"
 		        else "slice \(cname)" end ] | tally as $want
 		| ($lint[0] | (.slice_names | with_entries(.key = "slice " + .key))
 		            + (.instant_names | with_entries(.key = "instant " + .key))) as $got
@@ -77,8 +78,8 @@ $d"
 		| ([ ($calls[], $kern[]) | {pid, tid} ] | unique) as $thr
 		| ([ ($calls[] | .pid), (.[] | select(.type == "process" and (.event | IN("exec", "fork", "exit"))) | .pid) ]
 		   | unique) as $pids
-		| ([ $calls[] | select(.dur != null) ] | length + ($kern | length)) as $ncalls
-		| [ (if $l.slices != $ncalls then "\($l.slices) slices, the dump has \($ncalls) calls with an exit, ioctls and off-CPU intervals" else empty end),
+		| ([ $calls[] | select(.dur != null or (.incomplete | not)) ] | length + ($kern | length)) as $ncalls
+		| [ (if $l.slices != $ncalls then "\($l.slices) slices, the dump has \($ncalls) calls with an exit or recorded at entry only, ioctls and off-CPU intervals" else empty end),
 		    (if $l.slice_ends != $l.slices then "\($l.slices) slice begins but \($l.slice_ends) ends" else empty end),
 		    (if $l.thread_tracks != ($thr | length) then "\($l.thread_tracks) thread tracks, the dump has calls from \($thr | length) threads" else empty end),
 		    (if ([ $l.threads[] | {pid, tid} ] | sort) != $thr then "thread tracks \([ $l.threads[] | {pid, tid} ] | sort | tojson), dump threads \($thr | tojson)" else empty end),
@@ -105,8 +106,8 @@ t_export() {
 		   then "no thread track for the main thread \($pid) named cuda_workload: \(.threads | tojson)" else empty end),
 		  (if ([ .threads[] | select(.pid == $pid) ] | length) != 4
 		   then "\([ .threads[] | select(.pid == $pid) ] | length) thread tracks for pid \($pid), expected 4 (main + 3 launch threads)" else empty end),
-		  (if [.instant_names[$k1], .instant_names[$k2], .instant_names[$k3]] != [75, 75, 150]
-		   then "kernel launch instants \([.instant_names[$k1], .instant_names[$k2], .instant_names[$k3]]), expected [75, 75, 150] (3 threads x 100 launches at entry only)" else empty end),
+		  (if [.slice_names[$k1], .slice_names[$k2], .slice_names[$k3]] != [75, 75, 150]
+		   then "kernel launch slices \([.slice_names[$k1], .slice_names[$k2], .slice_names[$k3]]), expected [75, 75, 150] (3 threads x 100 launches at entry only)" else empty end),
 		  (if .instant_names.exec != 1 or .instant_names.exit != 1
 		   then "process instants \(.instant_names | tojson), expected one exec and one exit" else empty end)
 		] | join("\n")' "$T/a.lint")

@@ -21,11 +21,16 @@
  * then unlinked kernel 2000 +100 relu_kernel stream 7 (corr 99); NVTX on tid
  * 101: "step" 2900 +6000, "fwd" 3000 +1000, mark "mark" 4000, "fwd" 7000
  * +500; an API record (corr 11); merge stats; the agent's stats.
+ *
+ * mt_file_entry_only() writes it as a default recording does: every
+ * cuLaunchKernel recorded at entry only (GT_LAUNCH_NO_EXIT, no exit), the
+ * other calls as above; the same 7 linked GPU records.
  */
 #ifndef GTRACE_TEST_MERGED_TRACE_H
 #define GTRACE_TEST_MERGED_TRACE_H
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,6 +42,7 @@
 #define MT_PID 100
 
 static _Alignas(8) unsigned char mt_buf[8192];
+static bool mt_entry_only;	/* launches recorded at entry only (mt_file_entry_only) */
 
 static inline void *mt_hdr(uint16_t type, size_t size, uint64_t ts, uint32_t pid, uint32_t tid,
 			   unsigned api)
@@ -90,7 +96,16 @@ static inline void mt_launch(struct trace_writer *w, uint64_t ts, uint32_t tid)
 	l->stream = 7;
 	l->grid[0] = 64; l->grid[1] = 1; l->grid[2] = 1;
 	l->block[0] = 256; l->block[1] = 1; l->block[2] = 1;
+	if (mt_entry_only)
+		l->flags = GT_LAUNCH_NO_EXIT;
 	mt_put(w);
+}
+
+/* The exit of a launch, unless launches are recorded at entry only. */
+static inline void mt_launch_ret(struct trace_writer *w, uint64_t ts, uint32_t tid)
+{
+	if (!mt_entry_only)
+		mt_ret(w, ts, tid, GT_API_cuLaunchKernel, 0, 0);
 }
 
 static inline void mt_name(struct trace_writer *w, uint64_t ts, uint16_t kind, uint64_t key,
@@ -187,7 +202,7 @@ static inline void mt_write(struct trace_writer *w)
 
 	mt_launch(w, 3000, 101);
 	mt_kernel(w, 3500, 1000, 101, 3000, MT_LINKED, 7, 11, fn);
-	mt_ret(w, 3010, 101, GT_API_cuLaunchKernel, 0, 0);
+	mt_launch_ret(w, 3010, 101);
 
 	mt_call(w, 4000, 101, GT_API_cuMemcpyHtoDAsync_v2, 0x10000, 0x2000, 4194304, 7);
 	mt_copy(w, GT_REC_GPU_MEMCPY, 4600, 300, 101, 4000, MT_LINKED, 7, 4194304, GT_COPY_HTOD, 12);
@@ -199,7 +214,7 @@ static inline void mt_write(struct trace_writer *w)
 
 	mt_launch(w, 6000, 101);
 	mt_kernel(w, 5990, 20, 101, 6000, MT_LINKED | GT_GPU_CAUSALITY, 7, 14, fn);
-	mt_ret(w, 6010, 101, GT_API_cuLaunchKernel, 0, 0);
+	mt_launch_ret(w, 6010, 101);
 
 	mt_launch(w, 7000, 102);
 	mt_kernel(w, 7200, 100, 102, 7000, MT_LINKED, 9, 15, fn);
@@ -258,6 +273,14 @@ static inline void mt_file(const char *path)
 	mt_write(w);
 	assert_int_equal(trace_writer__finish(w, NULL), 0);
 	trace_writer__free(w);
+}
+
+/* The same trace with its launches recorded at entry only. */
+static inline void mt_file_entry_only(const char *path)
+{
+	mt_entry_only = true;
+	mt_file(path);
+	mt_entry_only = false;
 }
 
 #endif

@@ -685,6 +685,53 @@ static void test_gpu_json(void **state)
 	free(o.buf);
 }
 
+/* A merged trace of a default recording (launches at entry only): each
+ * launch a complete event of 1 ns at its entry, and one arrow ('s' at the
+ * call, 'f' at the GPU event) per linked GPU record. */
+static void test_gpu_json_entry_only(void **state)
+{
+	const char *path = tmp_path("merged_entry_only.gtrace");
+	const char *why = NULL;
+	struct out o = { 0 };
+	char *l, want[128];
+	int s = 0, f = 0, linked = 0;
+
+	(void)state;
+	mt_file_entry_only(path);
+	assert_int_equal(run_writer(path, &o, &why), 0);
+	for (const char *p = o.buf; (p = strstr(p, "\"launch_ts\":")); p++)
+		linked++;
+	assert_int_equal(linked, 7);
+	for (const char *p = o.buf; (p = strstr(p, FLOW_PH)); p++) {
+		s += p[sizeof(FLOW_PH) - 1] == 's';
+		f += p[sizeof(FLOW_PH) - 1] == 'f';
+	}
+	assert_int_equal(s, 7);
+	assert_int_equal(f, 7);
+	for (int id = 1; id <= 7; id++) {
+		char *ls, *lf;
+
+		snprintf(want, sizeof(want), "\"id\":%d,", id);
+		assert_non_null(ls = line_with(o.buf, "\"ph\":\"s\"", want, NULL));
+		assert_non_null(lf = line_with(o.buf, "\"ph\":\"f\"", want, NULL));
+		free(ls);
+		free(lf);
+	}
+	/* the launch on tid 102 and its kernel's arrow */
+	l = line_with(o.buf, "\"api\":\"cuLaunchKernel\"", "\"tid\":102", NULL);
+	assert_non_null(l);
+	assert_non_null(strstr(l, "\"ph\":\"X\",\"ts\":7.000,\"dur\":0.001,"));
+	assert_null(strstr(l, "incomplete"));
+	free(l);
+	assert_non_null(l = line_with(o.buf, "\"name\":\"launch\",\"cat\":\"flow\",\"ph\":\"s\"",
+				      "\"ts\":7.000,\"pid\":100,\"tid\":102}", NULL));
+	free(l);
+	assert_non_null(l = line_with(o.buf, "\"name\":\"launch\",\"cat\":\"flow\",\"ph\":\"f\"",
+				      "\"ts\":7.200,", NULL));
+	free(l);
+	free(o.buf);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -710,6 +757,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_input),
 		cmocka_unit_test(test_stdout),
 		cmocka_unit_test(test_gpu_json),
+		cmocka_unit_test(test_gpu_json_entry_only),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

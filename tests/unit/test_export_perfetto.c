@@ -720,6 +720,55 @@ static void test_gpu_flow_edges(void **state)
 	model_free(&m);
 }
 
+/* A merged trace of a default recording (launches at entry only): every
+ * linked GPU record has its arrow from its call, the entry-only launches
+ * being slices of 1 ns at their entry that carry them. */
+static void test_entry_only_flows(void **state)
+{
+	const char *path = tmp_path("merged_entry_only.gtrace");
+	const struct trk *t101, *t102, *s7, *s9;
+	const struct ev *e;
+	const char *why;
+	struct model m;
+	int linked = 0, gpu_flows = 0;
+
+	(void)state;
+	mt_file_entry_only(path);
+	assert_int_equal(export_file(path, &m, &why), 0);
+	t101 = find_track(&m, 't', 101);
+	t102 = find_track(&m, 't', 102);
+	s7 = find_named_track(&m, "GPU 0 stream 7");
+	s9 = find_named_track(&m, "GPU 0 stream 9");
+	for (int i = 0; i < m.nev; i++) {
+		const struct ev *g = &m.ev[i];
+
+		if (!on_gpu_track(&m, g) || g->type != 1)
+			continue;
+		linked += find_ann(g, "launch_ts") != NULL;
+		gpu_flows += g->nflow;
+		if (g->nflow) {
+			assert_int_equal(g->nflow, 1);
+			assert_int_equal(flow_uses(&m, g->flow), 2);
+		}
+	}
+	assert_int_equal(linked, 7);
+	assert_int_equal(gpu_flows, 7);
+	/* the launches: a slice of 1 ns each, with the arrow of its kernel */
+	e = event_at(&m, t101->uuid, 3000, 1);
+	assert_string_equal(e->name, "vecAdd(float*, float*, float*, int)");
+	assert_int_equal(e->nflow, 1);
+	assert_int_equal(e->flow, event_at(&m, s7->uuid, 3500, 1)->flow);
+	assert_null(find_ann(e, "incomplete"));
+	assert_non_null(event_at(&m, t101->uuid, 3001, 2));
+	assert_int_equal(event_at(&m, t101->uuid, 6000, 1)->flow,
+			 event_at(&m, s7->uuid, 5990, 1)->flow);
+	e = event_at(&m, t102->uuid, 7000, 1);
+	assert_int_equal(e->nflow, 1);
+	assert_int_equal(e->flow, event_at(&m, s9->uuid, 7200, 1)->flow);
+	assert_non_null(event_at(&m, t102->uuid, 7001, 2));
+	model_free(&m);
+}
+
 /* No records: a valid trace with the clock snapshot alone. */
 static void test_empty(void **state)
 {
@@ -793,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_clock_out_of_range),
 		cmocka_unit_test(test_gpu_tracks_and_flows),
 		cmocka_unit_test(test_gpu_flow_edges),
+		cmocka_unit_test(test_entry_only_flows),
 		cmocka_unit_test(test_lost_exits_inside_a_call),
 	};
 

@@ -8,8 +8,10 @@
  *   ...
  *   ],"displayTimeUnit":"ns","metadata":{...}}
  *
- * A call with an exit is a complete event (ph X), a call without one and a
- * process exec/fork/exit an instant event on its thread (ph i, scope t).
+ * A call with an exit is a complete event (ph X), and so is a launch
+ * recorded at entry only, 1 ns long at its entry (ENTRY_ONLY_NS: arrows
+ * bind to slices, not instants); a call whose exit never came and a
+ * process exec/fork/exit are instant events on their thread (ph i, scope t).
  * Process and thread names and sort indexes are metadata events (ph M),
  * written when a process or thread is first seen and again when its name
  * changes.  args carry the call's fields under dump's names.
@@ -36,9 +38,12 @@
  * puts it after its call's entry, so it is written before the call, which
  * comes at its exit; its flow is remembered by (tid, launch_ts) and written
  * with the call, ph 's' at the call's entry and ph 'f' (bp 'e') at the GPU
- * event.  A call that never completed is an instant, which flow events
- * cannot bind to: its GPU events get no arrow, nor does a record whose call
- * the decoder never emits.  So no flow id is ever left with one end.
+ * event.  A launch recorded at entry only is written at its entry, before
+ * its GPU records: they follow it in the file, so the latest one is kept
+ * (struct jx.held) and each of its GPU records writes its arrow at once.
+ * A call that never completed is an instant, which flow events cannot
+ * bind to: its GPU events get no arrow, nor does a record whose call the
+ * decoder never emits.  So no flow id is ever left with one end.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -61,6 +66,9 @@
 /* Synthetic tids of the GPU and NVTX lanes start here: above PID_MAX_LIMIT
  * (2^22), so they never meet a kernel tid. */
 #define LANE_BASE 0x40000000u
+
+/* The length of a launch recorded at entry only (see the top). */
+#define ENTRY_ONLY_NS 1
 
 /* A GPU stream's or a thread's NVTX lane. */
 struct lane {
@@ -94,6 +102,13 @@ struct jx {
 	uint32_t next_lane;	/* the next synthetic tid */
 	struct hmap flows;	/* (launch_ts, launch tid) -> struct jflow */
 	uint64_t next_flow;	/* the next flow id */
+	/* the latest launch recorded at entry only, written already: the
+	 * GPU records after it are its own (see the top) */
+	struct {
+		bool set;	/* one was written */
+		uint32_t pid, tid;
+		uint64_t ts;	/* its entry */
+	} held;
 };
 
 /* Never 0 (0 marks "no name written"). */
@@ -300,11 +315,11 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 	}
 	OBUF_LIT(o, ",\"cat\":");
 	obuf__json_str(o, gt_call_type__name(c->type));
-	if (c->has_exit) {
+	if (c->has_exit || c->entry_only) {
 		OBUF_LIT(o, ",\"ph\":\"X\",\"ts\":");
 		put_us(o, c->ts);
 		OBUF_LIT(o, ",\"dur\":");
-		put_us(o, c->dur);
+		put_us(o, c->has_exit ? c->dur : ENTRY_ONLY_NS);
 	} else {
 		OBUF_LIT(o, ",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
 		put_us(o, c->ts);
@@ -313,6 +328,12 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 	OBUF_LIT(o, ",\"args\":{");
 	fields__json(o, v, n, ARGS_SKIP);
 	OBUF_LIT(o, "}}");
+	if (c->entry_only) {
+		j->held.set = true;
+		j->held.pid = c->pid;
+		j->held.tid = c->tid;
+		j->held.ts = c->ts;
+	}
 	if (j->flows.n)
 		call_flows(j, c);
 	return o->err;
@@ -404,12 +425,21 @@ static uint32_t lane_of(struct jx *j, bool nvtx, uint64_t k1, uint32_t pid, uint
 	return l->tid;
 }
 
-/* Remembers the GPU end of a linked record's arrow until its call comes. */
+/* Remembers the GPU end of a linked record's arrow until its call comes;
+ * writes the arrow at once when the call is the entry-only launch just
+ * written. */
 static int flow_add(struct jx *j, const struct gt_hdr *rec, uint64_t launch_ts, uint32_t lane)
 {
 	struct jflow *fl = hmap_get(&j->flows, launch_ts, rec->tid);
+	const char *name = rec->type != GT_REC_GPU_KERNEL ? "copy" : "launch";
 	void *old;
 
+	if (j->held.set && j->held.ts == launch_ts && j->held.tid == rec->tid &&
+	    j->held.pid == rec->pid) {
+		put_flow(j, name, 's', ++j->next_flow, launch_ts, rec->pid, rec->tid);
+		put_flow(j, name, 'f', j->next_flow, rec->ts, rec->pid, lane);
+		return j->ob.err;
+	}
 	if (fl && fl->pid != rec->pid)
 		return 0;	/* two processes' threads with one tid at one ts: no arrow */
 	if (!fl) {

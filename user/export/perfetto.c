@@ -10,7 +10,8 @@
  *    fork / exit instants;
  *  - per thread a track (ThreadDescriptor: pid, tid, name; parent = its
  *    process) with the calls as nested slices named after the kernel
- *    (launches) or the api, and an instant for a call whose exit never came.
+ *    (launches) or the api, a slice of ENTRY_ONLY_NS for a launch recorded
+ *    at entry only, and an instant for a call whose exit never came.
  *
  * Ordering.  The decoder hands calls over in completion order (a nested
  * call before its parent); a sequence's timestamps must not decrease and a
@@ -255,7 +256,8 @@ static void call_args(struct pf *x, const struct item *it)
 	if (c->has_exit) {
 		ANN_INT(x, A_RET, c->ret);
 		ANN_BOOL(x, A_FAILED, c->ret != 0);
-	} else {
+	} else if (!c->entry_only) {
+		/* as dump: a launch recorded at entry only lacks nothing */
 		ANN_BOOL(x, A_INCOMPLETE, true);
 	}
 }
@@ -277,10 +279,18 @@ static void kernel_args(struct pf *x, const struct item *it)
 	ANN_BOOL(x, A_FAILED, it->c.ret < 0);
 }
 
+/* A call that completed, or a launch recorded at entry only (a slice of
+ * ENTRY_ONLY_NS: arrows start from it), is a slice; one whose exit was
+ * lost an instant. */
+static bool item_slice(const struct item *it)
+{
+	return it->c.has_exit || it->c.entry_only;
+}
+
 /* A slice begin or an instant, with name and arguments. */
 static void write_call(struct pf *x, struct thr *t, struct pf_seq *s, const struct item *it)
 {
-	pftrace__event_open(x->w, &t->tr, s, it->c.has_exit ? PF_SLICE_BEGIN : PF_INSTANT,
+	pftrace__event_open(x->w, &t->tr, s, item_slice(it) ? PF_SLICE_BEGIN : PF_INSTANT,
 			    it->c.ts, it->name);
 	if (it->kind == IK_CALL)
 		call_args(x, it);
@@ -322,7 +332,7 @@ static void write_item(struct pf *x, struct thr *t, struct item *it)
 	if (s != &t->tr.seq) {
 		/* older than what the thread's sequence has: a call given up on */
 		write_call(x, t, s, it);
-		if (it->c.has_exit)
+		if (item_slice(it))
 			write_end(x, t, s, it->end);
 		return;
 	}
@@ -342,7 +352,7 @@ static void write_item(struct pf *x, struct thr *t, struct item *it)
 		t->depth--;
 	}
 	write_call(x, t, s, it);
-	if (it->c.has_exit)
+	if (item_slice(it))
 		ends_push(x, t, it->end);
 }
 
@@ -451,6 +461,8 @@ static int place(struct pf *x, struct thr *t, struct item *it)
 	return pf_err(x);
 }
 
+static void pf__held_place(struct pf *x);
+
 static int on_call(void *ctx, const struct gt_callrec *c)
 {
 	const struct gt_api_info *ai = gt_api__info(c->api);
@@ -465,7 +477,7 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 	it.flow_base = ck_flow_base(c->cookie);
 	it.c = *c;
 	it.c.kernel = it.c.mangled = it.c.str = NULL;
-	it.end = c->has_exit ? c->ts + c->dur : c->ts;
+	it.end = c->has_exit ? c->ts + c->dur : c->entry_only ? c->ts + ENTRY_ONLY_NS : c->ts;
 	it.order = x->order++;
 	it.mangled = c->mangled ? pftrace__cstring(x->w, c->mangled) : 0;
 	if (c->type == GT_T_MEMCPY)
@@ -479,7 +491,36 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 	else
 		it.name = x->api_name[c->api];
 	it.kind = IK_CALL;
+	if (c->entry_only) {
+		/* its GPU records come next (perfetto_gpu.c): hold it until
+		 * they are read, so that it carries their flow ids */
+		pf__held_place(x);
+		x->held = it;
+		x->holding = true;
+		return pf_err(x);
+	}
 	return place(x, t, &it);
+}
+
+/* Writes the held entry-only launch, if any, on its thread's track. */
+static void pf__held_place(struct pf *x)
+{
+	struct thr *t;
+
+	if (!x->holding)
+		return;
+	x->holding = false;
+	t = thr_get(x, x->held.c.pid, x->held.c.tid);
+	if (t)
+		place(x, t, &x->held);
+}
+
+/* The records that may follow an entry-only launch's entry as its own: the
+ * GPU work the merger links to a call. */
+static bool gpu_work(const struct gt_hdr *rec)
+{
+	return rec->type == GT_REC_GPU_KERNEL || rec->type == GT_REC_GPU_MEMCPY ||
+	       rec->type == GT_REC_GPU_MEMSET;
 }
 
 /* An ioctl or an off-CPU interval: a complete slice on its thread's track,
@@ -703,10 +744,15 @@ int export_perfetto__write(struct trace_reader *r, FILE *out, const char **why)
 			pf__fail(x, rc, "read the trace");
 		if (rc <= 0)
 			break;
+		/* anything else than GPU work ends the run of a held launch's
+		 * GPU records */
+		if (x->holding && !gpu_work(rec))
+			pf__held_place(x);
 		rc = gt_decoder__feed(x->d, rec);
 		if (rc)
 			pf__fail(x, rc, "decode the trace");
 	}
+	pf__held_place(x);
 	if (!pf_err(x)) {
 		rc = gt_decoder__finish(x->d);
 		if (rc)

@@ -23,7 +23,10 @@
  * cookie and the call's slice (or instant, for a call that never
  * completed) carries every id of its base.  The decoder emits every entry
  * it holds exactly once, so each id ends up on exactly two events.  A
- * linked record whose call is not open gets no flow, never a dangling one.
+ * launch recorded at entry only is emitted at its entry, before its GPU
+ * records: perfetto.c holds it back until the next record that is no GPU
+ * work, and its GPU records take their ids from it.  A linked record whose
+ * call is neither open nor held gets no flow, never a dangling one.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -186,9 +189,25 @@ static int find_entry(void *ctx, const struct gt_open_entry *e)
 	return 0;
 }
 
+/* The flow id of a GPU record of the held entry-only launch (perfetto.c):
+ * the next of its base. */
+static uint64_t held_flow(struct pf *x)
+{
+	struct item *it = &x->held;
+
+	if (it->nflow >= FLOW_PER_CALL)
+		return 0;
+	if (!it->nflow) {
+		if (x->flow_bases >= CK_BASE_MAX)
+			return 0;
+		it->flow_base = ++x->flow_bases;
+	}
+	return it->flow_base << FLOW_SHIFT | it->nflow++;
+}
+
 /* The flow id of a linked GPU record: the next of its call's base, if the
- * call is open on its thread; 0 when it is not (no arrow rather than a
- * dangling one). */
+ * call is open on its thread or is the held entry-only launch; 0 when it
+ * is neither (no arrow rather than a dangling one). */
 static uint64_t gpu_flow(struct pf *x, uint32_t pid, uint32_t tid, uint64_t launch_ts)
 {
 	struct entry_at f = { .ts = launch_ts };
@@ -196,6 +215,9 @@ static uint64_t gpu_flow(struct pf *x, uint32_t pid, uint32_t tid, uint64_t laun
 	uint64_t ck;
 
 	gt_decoder__open_entries(x->d, pid, tid, find_entry, &f);
+	if (!f.cookie && x->holding && x->held.c.pid == pid && x->held.c.tid == tid &&
+	    x->held.c.ts == launch_ts)
+		return held_flow(x);
 	if (!f.cookie)
 		return 0;
 	ck = *f.cookie;

@@ -17,6 +17,10 @@
 
 #define FLOW_SHIFT	16	/* flow id = call's base << FLOW_SHIFT | its GPU record's index */
 #define FLOW_PER_CALL	((1u << FLOW_SHIFT) - 1)	/* GPU records of one call with an arrow */
+/* A launch recorded at entry only is drawn as a slice this long at its
+ * entry: an instant in one viewer is no end of an arrow in another (the
+ * JSON export draws it the same). */
+#define ENTRY_ONLY_NS	1
 
 /* What the exporter keeps of an entry the decoder holds open, in the
  * entry's cookie (0 when taken; see gt_decoder__open_entries): bit 0, the
@@ -110,6 +114,12 @@ struct pf {
 	struct hmap nvtx;		/* (tid, pid) -> struct span */
 	uint64_t flow_bases;		/* flow bases handed out */
 	uint32_t cf_ann[CF__COUNT];	/* string ids of the field names of export/fields.h, 0 until used */
+	/* The latest launch recorded at entry only, held back from its track
+	 * until the records after its entry are read: the merger puts its GPU
+	 * records there, after the decoder emitted it, and the slice must
+	 * carry their flow ids (see perfetto_gpu.c). */
+	struct item held;
+	bool holding;			/* held is set */
 };
 
 static inline int pf_err(struct pf *x)
