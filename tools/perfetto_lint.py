@@ -9,7 +9,9 @@ the field numbers it needs are below, from Perfetto's protos/perfetto/trace)
 and checks what trace_processor relies on when it imports track events:
 
   - every sequence (trusted_packet_sequence_id) starts with a packet that has
-    SEQ_INCREMENTAL_STATE_CLEARED;
+    SEQ_INCREMENTAL_STATE_CLEARED, and a packet with interned data or a
+    track event (which uses it) has SEQ_NEEDS_INCREMENTAL_STATE, the first
+    one of its sequence included;
   - timestamps never decrease along a sequence;
   - interned ids (event names, categories, debug annotation names and string
     values) are defined on their sequence before, or in the packet of, their
@@ -52,6 +54,7 @@ PKT_DEFAULTS = 59
 PKT_CLOCK_ID = 58
 PKT_TRACK_DESC = 60
 SEQ_INCREMENTAL_STATE_CLEARED = 1
+SEQ_NEEDS_INCREMENTAL_STATE = 2
 # trace_packet_defaults.proto, track_event.proto TrackEventDefaults
 DEF_CLOCK_ID = 58
 DEF_TRACK_EVENT = 11
@@ -261,6 +264,10 @@ class Linter:
             seq.interned = {}
             seq.default_track = None
         seq.packets += 1
+        if ((PKT_INTERNED in f or PKT_TRACK_EVENT in f) and
+                not (one(PKT_SEQ_FLAGS) or 0) & SEQ_NEEDS_INCREMENTAL_STATE):
+            raise LintError("a packet with %s on sequence %d lacks SEQ_NEEDS_INCREMENTAL_STATE"
+                            % ("interned data" if PKT_INTERNED in f else "a track event", seq_id))
         if PKT_DEFAULTS in f:
             for field, _, v in fields(one(PKT_DEFAULTS)):
                 if field == DEF_TRACK_EVENT:

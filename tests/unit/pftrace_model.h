@@ -330,6 +330,11 @@ static inline void read_packet(struct model *m, const struct field *pf)
 	} else {
 		assert_int_equal(flags, 2);
 	}
+	/* a packet that interns names or has an event (which uses them)
+	 * says it needs the sequence's state, its first one included */
+	FOR_FIELDS(f, pf->p, pf->n)
+		if (f.num == 12 || f.num == 11)
+			assert_true(flags & 2);
 	if (has_ts) {
 		assert_true(ts >= m->last_ts[si]);
 		m->last_ts[si] = ts;

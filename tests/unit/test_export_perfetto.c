@@ -769,6 +769,76 @@ static void test_entry_only_flows(void **state)
 	model_free(&m);
 }
 
+/* A trace with a thread, a launch and its kernel (one flow), starting at start. */
+static void ids_trace(const char *path, uint64_t start)
+{
+	w_open_at(path, start, REAL_OFF);
+	w_name(start, GT_NAME_THREAD, 101, "main");
+	w_launch(start + 1000, 101, 0x4000);
+	mt_kernel(W, start + 1500, 10, 101, start + 1000, MT_LINKED, 7, 1, "k");
+	w_ret(start + 1010, 101, API(cuLaunchKernel), 0);
+	w_close();
+}
+
+static bool ids_meet(const uint64_t *a, int na, const uint64_t *b, int nb)
+{
+	for (int i = 0; i < na; i++)
+		for (int j = 0; j < nb; j++)
+			if (a[i] == b[j])
+				return true;
+	return false;
+}
+
+/* Track uuids, sequence ids and flow ids of one model, for comparisons. */
+struct ids {
+	uint64_t uuid[64], seq[64], flow[64];
+	int nuuid, nseq, nflow;
+};
+
+static void ids_of(const struct model *m, struct ids *d)
+{
+	memset(d, 0, sizeof(*d));
+	for (int i = 0; i < m->ntrk; i++)
+		d->uuid[d->nuuid++] = m->trk[i].uuid;
+	for (int i = 0; i < m->nseq; i++)
+		d->seq[d->nseq++] = m->seqs[i];
+	for (int i = 0; i < m->nev && d->nflow < 64; i++)
+		for (int k = 0; k < m->ev[i].nflow && d->nflow < 64; k++)
+			d->flow[d->nflow++] = m->ev[i].flows[k];
+}
+
+/* Two exports load together in one Perfetto UI (or one concatenated file):
+ * different traces share no track uuid, sequence id or flow id; the same
+ * trace exported twice gets the same ones. */
+static void test_ids_per_trace(void **state)
+{
+	const char *a = tmp_path("ids_a.gtrace"), *b = tmp_path("ids_b.gtrace");
+	struct model ma, ma2, mb;
+	struct ids ia, ia2, ib;
+	const char *why;
+
+	(void)state;
+	ids_trace(a, 500);
+	ids_trace(b, 700);
+	assert_int_equal(export_file(a, &ma, &why), 0);
+	assert_int_equal(export_file(a, &ma2, &why), 0);
+	assert_int_equal(export_file(b, &mb, &why), 0);
+	ids_of(&ma, &ia);
+	ids_of(&ma2, &ia2);
+	ids_of(&mb, &ib);
+	assert_true(ia.nuuid >= 3 && ia.nseq >= 3 && ia.nflow == 2);
+	assert_int_equal(ia.nuuid, ib.nuuid);
+	assert_int_equal(ia.nseq, ib.nseq);
+	assert_int_equal(ia.nflow, ib.nflow);
+	assert_false(ids_meet(ia.uuid, ia.nuuid, ib.uuid, ib.nuuid));
+	assert_false(ids_meet(ia.seq, ia.nseq, ib.seq, ib.nseq));
+	assert_false(ids_meet(ia.flow, ia.nflow, ib.flow, ib.nflow));
+	assert_memory_equal(&ia, &ia2, sizeof(ia));
+	model_free(&ma);
+	model_free(&ma2);
+	model_free(&mb);
+}
+
 /* No records: a valid trace with the clock snapshot alone. */
 static void test_empty(void **state)
 {
@@ -843,6 +913,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_tracks_and_flows),
 		cmocka_unit_test(test_gpu_flow_edges),
 		cmocka_unit_test(test_entry_only_flows),
+		cmocka_unit_test(test_ids_per_trace),
 		cmocka_unit_test(test_lost_exits_inside_a_call),
 	};
 

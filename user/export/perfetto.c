@@ -40,6 +40,7 @@
 #include "decode/decode.h"
 #include "export/export.h"
 #include "export/perfetto_int.h"
+#include "lib/hash.h"
 #include "lib/hmap.h"
 #include "export/perfetto/pftrace.h"
 #include "format/records.h"
@@ -722,6 +723,18 @@ static int pf_new(FILE *out, struct pf **px)
 	return pf_err(x);
 }
 
+/* The identity of a trace: its header, whose start time and host tell
+ * recordings apart (a merged trace's options differ from its source's). */
+static uint64_t trace_seed(const struct gt_file_info *info)
+{
+	const char *s[] = { info->host, info->kernel, info->cmdline, info->options };
+	uint64_t h = hash__pair(info->start_ts, (uint64_t)info->realtime_offset_ns);
+
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		h = hash__pair(h, s[i] ? hash__bytes(s[i], strlen(s[i])) : 0);
+	return h;
+}
+
 int export_perfetto__write(struct trace_reader *r, FILE *out, const char **why)
 {
 	const struct gt_file_info *info = trace_reader__info(r);
@@ -737,6 +750,7 @@ int export_perfetto__write(struct trace_reader *r, FILE *out, const char **why)
 		*why = "failed to allocate the exporter: Cannot allocate memory";
 		return rc;
 	}
+	pftrace__set_ids(x->w, trace_seed(info));
 	pftrace__clock_snapshot(x->w, info->start_ts, info->realtime_offset_ns);
 	while (!pf_err(x)) {
 		rc = trace_reader__next(r, &rec);

@@ -86,6 +86,7 @@ struct pftrace {
 	uint32_t npending;
 	uint64_t next_uuid;
 	uint32_t next_seq;
+	uint64_t flow_salt;		/* added to every flow id (pftrace__set_ids) */
 	struct pftrace_stats stats;
 };
 
@@ -123,6 +124,24 @@ static int out_write(struct pftrace *w)
 		fail(w, errno ? -errno : -EIO, "write the output");
 	b->len = 0;
 	return w->err;
+}
+
+/* Sequence ids start in [SEQ_FIRST, SEQ_FIRST + SEQ_SPAN): low ids are
+ * the tracing service's own, and a file may count 2^24 sequences from its
+ * start without wrapping. */
+#define SEQ_FIRST	0x10000u
+#define SEQ_SPAN	(0xffffffffu - SEQ_FIRST - (1u << 24))
+
+void pftrace__set_ids(struct pftrace *w, uint64_t seed)
+{
+	uint64_t h = hash__mix64(seed);
+
+	/* uuids count up from a point of 2^64 drawn by the seed (never 0),
+	 * sequences from one of 2^32, flows are shifted by a third: two
+	 * files meet only if their ranges overlap */
+	w->next_uuid = (h & ~0xffffull) ? h & ~0xffffull : 1ull << 16;
+	w->next_seq = SEQ_FIRST + (uint32_t)(hash__mix64(h) % SEQ_SPAN);
+	w->flow_salt = hash__mix64(h ^ 0x9e3779b97f4a7c15ull);
 }
 
 int pftrace__flush(struct pftrace *w)
@@ -267,7 +286,10 @@ static void pkt_begin(struct pftrace *w, struct pf_seq *s, const uint64_t *ts)
 		pb_buf__varint(b, F_PKT_SEQ_FLAGS, SEQ_NEEDS_STATE);
 		return;
 	}
-	pb_buf__varint(b, F_PKT_SEQ_FLAGS, SEQ_CLEARED);
+	/* an event (the packets with a timestamp) uses interned names, and
+	 * may bring them: it needs the state it starts, as every later
+	 * packet does */
+	pb_buf__varint(b, F_PKT_SEQ_FLAGS, ts ? SEQ_CLEARED | SEQ_NEEDS_STATE : SEQ_CLEARED);
 	dm = pb_buf__begin(b, F_PKT_DEFAULTS);
 	pb_buf__varint(b, F_DEF_CLOCK_ID, CLK_MONOTONIC);
 	pb_buf__end(b, dm);
@@ -455,7 +477,7 @@ void pftrace__event_open(struct pftrace *w, const struct pf_track *t, struct pf_
 
 void pftrace__event_flow(struct pftrace *w, uint64_t flow_id)
 {
-	pb_buf__fixed64(&w->out, F_TE_FLOW, flow_id);
+	pb_buf__fixed64(&w->out, F_TE_FLOW, flow_id + w->flow_salt);
 }
 
 int pftrace__event_close(struct pftrace *w)

@@ -10,7 +10,8 @@
  * the two through the same functions.
  *
  * Rules it keeps for its users: every sequence's first packet clears the
- * incremental state and sets TracePacketDefaults.timestamp_clock_id =
+ * incremental state (and, when it is an event, says it needs it, as every
+ * later packet does) and sets TracePacketDefaults.timestamp_clock_id =
  * MONOTONIC; names are interned per sequence (ids from one string table of
  * the writer); a sequence's timestamps must not decrease, which
  * pftrace__track_seq() guarantees by handing out a track's "late" sequence
@@ -53,6 +54,11 @@ struct pftrace;
 /* A writer onto f (nothing is written until the first packet).  Returns 0
  * or -ENOMEM. */
 int pftrace__new(FILE *f, struct pftrace **out);
+/* Draws the track uuids, sequence ids and flow ids of this file from seed
+ * (e.g. a hash of the trace's header), so that exports of different traces
+ * loaded together do not share ids and one trace always gets the same ones.
+ * Before the first track or packet; without it they count from 1. */
+void pftrace__set_ids(struct pftrace *w, uint64_t seed);
 /* Writes what is buffered and fflushes f.  Returns 0 or the first error. */
 int pftrace__flush(struct pftrace *w);
 /* The first error (negative errno), 0 if none; *why then a one-line reason. */
@@ -85,6 +91,7 @@ void pftrace__track(struct pftrace *w, struct pf_track *t, uint64_t parent, cons
  * is a string id (0 for slice ends); s comes from pftrace__track_seq. */
 void pftrace__event_open(struct pftrace *w, const struct pf_track *t, struct pf_seq *s,
 			 enum pf_event_type type, uint64_t ts, uint32_t name);
+/* A flow id of the open event (shifted by the file's salt, pftrace__set_ids). */
 void pftrace__event_flow(struct pftrace *w, uint64_t flow_id);
 /* Debug annotations of the open event; name and str are string ids. */
 void pftrace__ann_uint(struct pftrace *w, uint32_t name, uint64_t v);
