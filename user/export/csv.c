@@ -112,17 +112,9 @@ int export_csv__write(struct trace_reader *r, FILE *out, const char **why)
 	struct cx x = { 0 };
 	int rc;
 
-	rc = obuf__init(&x.ob, out);
-	if (rc) {
-		*why = strerror(-rc);
+	rc = fields__writer_open(&x.ob, out, on_call, on_other, &x, &x.d, why);
+	if (rc)
 		return rc;
-	}
-	x.d = gt_decoder__new(on_call, on_other, &x);
-	if (!x.d) {
-		rc = -ENOMEM;
-		*why = strerror(ENOMEM);
-		goto cleanup;
-	}
 	put_header(&x.ob);
 	rc = fields__decode_all(r, x.d, why);
 	if (rc)

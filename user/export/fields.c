@@ -545,6 +545,24 @@ void fields__json(struct obuf *o, const struct cf_val *v, unsigned n, uint64_t s
 	}
 }
 
+int fields__writer_open(struct obuf *ob, FILE *out, gt_call_cb on_call, gt_rec_cb on_other, void *ctx,
+			struct gt_decoder **d, const char **why)
+{
+	int rc = obuf__init(ob, out);
+
+	if (rc) {
+		*why = strerror(-rc);
+		return rc;
+	}
+	*d = gt_decoder__new(on_call, on_other, ctx);
+	if (!*d) {
+		obuf__free(ob);
+		*why = strerror(ENOMEM);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int fields__decode_all(struct trace_reader *r, struct gt_decoder *d, const char **why)
 {
 	static __thread char msg[128];

@@ -101,6 +101,12 @@ void fields__json(struct obuf *o, const struct cf_val *v, unsigned n, uint64_t s
 extern const char *const gt_counter_names[];
 extern const unsigned gt_counter_count;
 
+/* The start every text export shares: the output buffer on out and a
+ * decoder that feeds on_call / on_other with ctx. Returns 0, or -ENOMEM
+ * with *why set and nothing left to free but what was already the
+ * caller's. */
+int fields__writer_open(struct obuf *ob, FILE *out, gt_call_cb on_call, gt_rec_cb on_other, void *ctx,
+			struct gt_decoder **d, const char **why);
 /* Feeds every record of r to d and finishes it: the read loop of dump and
  * the exports.  Returns 0 or the first error (reader, decoder, or what a
  * callback returned); *why then says which in one line. A truncated file

@@ -149,9 +149,10 @@ static void put_pid_tid(struct obuf *o, uint32_t pid, uint32_t tid)
 	obuf__u64(o, tid);
 }
 
-/* {"name":"process_name","ph":"M",...,"args":{"name":"..."}} */
-static void put_meta_name(struct jx *j, const char *what, uint32_t pid, uint32_t tid,
-			  const char *name)
+/* A metadata event up to its one argument's value: {"name":WHAT,"ph":"M",
+ * pid, tid, "args":{"KEY": — the caller writes the value, then "}}". */
+static struct obuf *put_meta_open(struct jx *j, const char *what, uint32_t pid, uint32_t tid,
+				  const char *key)
 {
 	struct obuf *o = &j->ob;
 
@@ -160,7 +161,17 @@ static void put_meta_name(struct jx *j, const char *what, uint32_t pid, uint32_t
 	obuf__json_str(o, what);
 	OBUF_LIT(o, ",\"ph\":\"M\"");
 	put_pid_tid(o, pid, tid);
-	OBUF_LIT(o, ",\"args\":{\"name\":");
+	OBUF_LIT(o, ",\"args\":{");
+	obuf__json_str(o, key);
+	OBUF_LIT(o, ":");
+	return o;
+}
+
+static void put_meta_name(struct jx *j, const char *what, uint32_t pid, uint32_t tid,
+			  const char *name)
+{
+	struct obuf *o = put_meta_open(j, what, pid, tid, "name");
+
 	obuf__json_str(o, name);
 	OBUF_LIT(o, "}}");
 }
@@ -168,14 +179,8 @@ static void put_meta_name(struct jx *j, const char *what, uint32_t pid, uint32_t
 static void put_meta_sort(struct jx *j, const char *what, uint32_t pid, uint32_t tid,
 			  uint64_t index)
 {
-	struct obuf *o = &j->ob;
+	struct obuf *o = put_meta_open(j, what, pid, tid, "sort_index");
 
-	ev_open(j);
-	OBUF_LIT(o, "{\"name\":");
-	obuf__json_str(o, what);
-	OBUF_LIT(o, ",\"ph\":\"M\"");
-	put_pid_tid(o, pid, tid);
-	OBUF_LIT(o, ",\"args\":{\"sort_index\":");
 	obuf__u64(o, index);
 	OBUF_LIT(o, "}}");
 }
@@ -631,17 +636,9 @@ int export_json__write(struct trace_reader *r, FILE *out, const char **why)
 	struct jx j = { .first = true };
 	int rc;
 
-	rc = obuf__init(&j.ob, out);
-	if (rc) {
-		*why = strerror(-rc);
+	rc = fields__writer_open(&j.ob, out, on_call, on_other, &j, &j.d, why);
+	if (rc)
 		return rc;
-	}
-	j.d = gt_decoder__new(on_call, on_other, &j);
-	if (!j.d) {
-		rc = -ENOMEM;
-		*why = strerror(ENOMEM);
-		goto cleanup;
-	}
 	OBUF_LIT(&j.ob, "{\"traceEvents\":[");
 	rc = fields__decode_all(r, j.d, why);
 	if (rc)
