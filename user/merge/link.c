@@ -24,6 +24,7 @@
 #include "decode/decode.h"
 #include "merge/link.h"
 #include "lib/u64map.h"
+#include "lib/cmp.h"
 #include "lib/vec.h"
 
 #define MAX_WALK	256		/* calls looked at per GPU record, at most */
@@ -73,12 +74,9 @@ static int api_cmp(const void *a, const void *b)
 {
 	const struct merge_api *x = a, *y = b;
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->correlation != y->correlation)
-		return x->correlation < y->correlation ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
+	CMP_BY(x->pid, y->pid);
+	CMP_BY(x->correlation, y->correlation);
+	CMP_BY(x->start, y->start);
 	return 0;
 }
 
@@ -108,13 +106,10 @@ static int call_perm_cmp(const void *a, const void *b, void *ctx)
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
 	const struct merge_call *x = &calls[i], *y = &calls[j];
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->entry != y->entry)
-		return x->entry < y->entry ? -1 : 1;
-	return i < j ? -1 : i > j;
+	CMP_BY(x->pid, y->pid);
+	CMP_BY(x->tid, y->tid);
+	CMP_BY(x->entry, y->entry);
+	return cmp__u64(i, j);
 }
 
 /* The call of a compatible kind on (pid, tid) that holds the API start s.
@@ -204,13 +199,10 @@ static int gpu_order_cmp(const void *a, const void *b, void *ctx)
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
 	const struct merge_gpu *x = &gpu[i], *y = &gpu[j];
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->correlation != y->correlation)
-		return x->correlation < y->correlation ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return i < j ? -1 : i > j;
+	CMP_BY(x->pid, y->pid);
+	CMP_BY(x->correlation, y->correlation);
+	CMP_BY(x->ts, y->ts);
+	return cmp__u64(i, j);
 }
 
 /* Free calls by (pid, entry). */
@@ -220,11 +212,9 @@ static int call_order_cmp(const void *a, const void *b, void *ctx)
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
 	const struct merge_call *x = &calls[i], *y = &calls[j];
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->entry != y->entry)
-		return x->entry < y->entry ? -1 : 1;
-	return i < j ? -1 : i > j;
+	CMP_BY(x->pid, y->pid);
+	CMP_BY(x->entry, y->entry);
+	return cmp__u64(i, j);
 }
 
 /* Dims for a kernel, bytes for a copy; graphs and unknowns fit anything. */

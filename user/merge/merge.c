@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "decode/decode.h"
+#include "lib/cmp.h"
 #include "lib/hmap.h"
 #include "lib/installer.h"
 #include "lib/log.h"
@@ -406,20 +407,17 @@ static int linked_cmp(const void *a, const void *b, void *ctx)
 	const struct merge_gpu *gpu = ctx;
 	const struct merge_gpu *x = &gpu[*(const uint32_t *)a], *y = &gpu[*(const uint32_t *)b];
 
-	if (x->call != y->call)
-		return x->call < y->call ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->loc < y->loc ? -1 : x->loc > y->loc;
+	CMP_BY(x->call, y->call);
+	CMP_BY(x->ts, y->ts);
+	return cmp__u64(x->loc, y->loc);
 }
 
 static int tail_cmp(const void *a, const void *b)
 {
 	const struct tail_ent *x = a, *y = b;
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->loc < y->loc ? -1 : x->loc > y->loc;
+	CMP_BY(x->ts, y->ts);
+	return cmp__u64(x->loc, y->loc);
 }
 
 static int append(struct trace_writer *w, const struct gt_hdr *h, const char *out)
