@@ -71,6 +71,22 @@ size_t obuf__utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* Copies the run of bytes from s[*i] on (up to end) that plain lets
+ * through as they are, and moves *i past it: names are mostly plain, so
+ * runs are copied at once rather than byte by byte. Returns the end of the
+ * copy at p. */
+static char *copy_plain(char *p, const unsigned char *s, size_t *i, size_t end, const bool plain[256])
+{
+	size_t j = *i + 1;
+
+	while (j < end && plain[s[j]])
+		j++;
+	memcpy(p, s + *i, j - *i);
+	p += j - *i;
+	*i = j;
+	return p;
+}
+
 /* Bytes that JSON lets through as they are: printable ASCII but the quote and backslash. */
 static const bool json_plain[256] = {
 	[' '] = 1, ['!'] = 1, ['#' ... '['] = 1, [']' ... '~'] = 1,
@@ -92,14 +108,7 @@ void obuf__json_strn(struct obuf *o, const char *str, size_t n)
 			size_t l;
 
 			if (json_plain[c]) {
-				/* names are mostly plain: copy the run at once */
-				size_t j = i + 1;
-
-				while (j < end && json_plain[s[j]])
-					j++;
-				memcpy(p, s + i, j - i);
-				p += j - i;
-				i = j;
+				p = copy_plain(p, s, &i, end, json_plain);
 				continue;
 			}
 			switch (c) {
@@ -156,13 +165,7 @@ void obuf__csv_strn(struct obuf *o, const char *str, size_t n)
 			size_t l;
 
 			if (csv_plain[c]) {
-				size_t j = i + 1;
-
-				while (j < end && csv_plain[s[j]])
-					j++;
-				memcpy(p, s + i, j - i);
-				p += j - i;
-				i = j;
+				p = copy_plain(p, s, &i, end, csv_plain);
 				continue;
 			}
 			if (c < 0x80) {
