@@ -154,7 +154,7 @@ static const char header[] =
 	"grid_x,grid_y,grid_z,block_x,block_y,block_z,shmem,stream,bytes,kind,dst,src,ptr,"
 	"handle,parent,name,path,event,ppid,comm,exit_code,graph,ctx,cooperative,"
 	"cgroup,device,cmd,rm,fd,state,next_cpu,"
-	"context,correlation,launch_ts,launch_tid,causality,by_order";
+	"context,stream_id,correlation,launch_ts,launch_tid,causality,by_order";
 
 /* A row from "column", "cell text" pairs (NULL-terminated), the other cells
  * empty: placed by the header above, not by the code under test. */
@@ -373,7 +373,7 @@ static void test_write_error(void **state)
 
 #define GPU_COMMON(ts, type, dur, stream, corr)					\
 	"ts", ts, "pid", "100", "type", type, "dur", dur, "device", "0", "context", "1", \
-	"stream", stream, "correlation", corr
+	"stream_id", stream, "correlation", corr
 #define GPU_DIMS							\
 	"grid_x", "64", "grid_y", "1", "grid_z", "1", "block_x", "256", "block_y", "1", \
 	"block_z", "1", "shmem", "48"

@@ -647,7 +647,7 @@ static void test_gpu_json(void **state)
 	assert_non_null(l);
 	assert_string_equal(l, "{\"name\":\"vecAdd(float*, float*, float*, int)\",\"cat\":"
 			    "\"gpu_kernel\",\"ph\":\"X\",\"ts\":3.500,\"dur\":1.000,\"pid\":100,"
-			    "\"tid\":1073741824,\"args\":{\"device\":0,\"context\":1,\"stream\":7,"
+			    "\"tid\":1073741824,\"args\":{\"device\":0,\"context\":1,\"stream_id\":7,"
 			    "\"correlation\":11,\"kernel\":\"vecAdd(float*, float*, float*, int)\","
 			    "\"mangled\":\"_Z6vecAddPfS_S_i\",\"grid\":[64,1,1],\"block\":[256,1,1],"
 			    "\"shmem\":48,\"launch_ts\":3000,\"launch_tid\":101}},");

@@ -556,8 +556,12 @@ static void test_gpu_tracks_and_flows(void **state)
 	assert_true(v[0]->seq != v[2]->seq);
 	free(v);
 
-	/* the arguments of a kernel, as dump names them */
+	/* the arguments of a kernel, as dump names them: CUPTI's stream id is
+	 * stream_id, "stream" is a call's CUstream handle only */
 	e = event_at(&m, s7->uuid, 3500, 1);
+	assert_non_null(a = find_ann(e, "stream_id"));
+	assert_int_equal(a->v, 7);
+	assert_null(find_ann(e, "stream"));
 	assert_non_null(a = find_ann(e, "correlation"));
 	assert_int_equal(a->v, 11);
 	assert_non_null(a = find_ann(e, "launch_tid"));

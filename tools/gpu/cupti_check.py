@@ -32,7 +32,7 @@ check("cupti causality", not caus, f"{len(caus)} kernels starting before their l
 lat = sorted(e["ts"] - e["launch_ts"] for e in linked)
 if lat:
     print(f"INFO launch->start latency ns: min {lat[0]} p50 {lat[len(lat)//2]} p99 {lat[int(len(lat)*0.99)]} max {lat[-1]}")
-streams = collections.Counter(e.get("stream") for e in gk)
+streams = collections.Counter(e.get("stream_id") for e in gk)
 print(f"INFO GPU streams: {dict(streams)}")
 txt = open(summ).read()
 m = re.search(r"clock_offset_ns\s+(\d+)", txt)

@@ -59,7 +59,8 @@ char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 	X(CF_COOPERATIVE, "cooperative") X(CF_CGROUP, "cgroup")		\
 	X(CF_DEVICE, "device") X(CF_CMD, "cmd") X(CF_RM, "rm") X(CF_FD, "fd")	\
 	X(CF_STATE, "state") X(CF_NEXT_CPU, "next_cpu")				\
-	X(CF_CONTEXT, "context") X(CF_CORRELATION, "correlation")		\
+	X(CF_CONTEXT, "context") X(CF_STREAM_ID, "stream_id")		\
+	X(CF_CORRELATION, "correlation")		\
 	X(CF_LAUNCH_TS, "launch_ts") X(CF_LAUNCH_TID, "launch_tid")		\
 	X(CF_CAUSALITY, "causality") X(CF_BY_ORDER, "by_order")
 
@@ -375,7 +376,7 @@ unsigned fields__proc(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 /* GPU side: where it ran, then what, then the call it came from. */
 static void gpu_common(const struct gt_hdr *rec, struct cf_val v[CF_MAX], unsigned *n,
 		       const char *type, uint64_t dur, uint32_t device, uint32_t context,
-		       uint32_t stream, uint32_t correlation)
+		       uint32_t stream_id, uint32_t correlation)
 {
 	vu(v, n, CF_TS, rec->ts);
 	vu(v, n, CF_PID, rec->pid);
@@ -383,7 +384,7 @@ static void gpu_common(const struct gt_hdr *rec, struct cf_val v[CF_MAX], unsign
 	vu(v, n, CF_DUR, dur);
 	vu(v, n, CF_DEVICE, device);
 	vu(v, n, CF_CONTEXT, context);
-	vu(v, n, CF_STREAM, stream);
+	vu(v, n, CF_STREAM_ID, stream_id);
 	vu(v, n, CF_CORRELATION, correlation);
 }
 
