@@ -100,6 +100,8 @@ struct ev {
 	int nflow;
 	int type;
 	char name[128];
+	char cat[32];		/* TrackEvent.categories, the last of them; "" when none */
+	int ncat;		/* how many categories it has */
 	struct ann ann[20];
 	int nann;
 };
@@ -288,6 +290,10 @@ static inline void read_event(struct model *m, uint32_t seq, uint64_t ts, const 
 			set_str(e->name, sizeof(e->name), lookup(m, seq, K_EVENT, f.v));
 		else if (f.num == 4)
 			read_ann(m, seq, e, &f);
+		else if (f.num == 22) {
+			copy_str(e->cat, sizeof(e->cat), &f);
+			e->ncat++;
+		}
 		else if (f.num == 47) {
 			assert_true(e->nflow < EV_FLOWS);
 			e->flow = e->flows[e->nflow++] = f.v;

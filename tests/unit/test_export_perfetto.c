@@ -844,6 +844,110 @@ static void test_ids_per_trace(void **state)
 }
 
 /* No records: a valid trace with the clock snapshot alone. */
+/* A trace of calls of several kinds, process events and kernel-side
+ * records (an ioctl inside a call, an off-CPU interval). */
+static void kinds_file(const char *path)
+{
+	struct gt_ioctl *io = (void *)rbuf;
+	struct gt_offcpu *oc = (void *)rbuf;
+
+	w_open(path);
+	w_proc(GT_REC_EXEC, 550, 100, "app", 0);
+	w_launch(1000, 101, 0x4000);
+	w_ret(1100, 101, API(cuLaunchKernel), 0);
+	CALL_RET(1200, 1300, 101, cuMemAlloc_v2);
+	w_call(1400, 101, API(cuStreamSynchronize), 7, 0, 0);
+	hdr(GT_REC_IOCTL, sizeof(*io), 1450, 100, 101, 0);
+	io->dur = 20;
+	io->cmd = 0xc020462a;
+	io->rdev = 195u << 20;
+	io->fd = 3;
+	w_put();
+	hdr(GT_REC_OFFCPU, sizeof(*oc), 1480, 100, 101, 0);
+	oc->dur = 10;
+	oc->state = 1;
+	w_put();
+	w_ret(1500, 101, API(cuStreamSynchronize), 0);
+	w_call(1600, 101, API(cuCtxSynchronize_v2), 0, 0, 0);	/* never returns: an instant */
+	w_proc(GT_REC_EXIT, 2000, 100, "app", 0);
+	w_close();
+}
+
+/* Each slice and instant has one category, the "cat" the JSON export
+ * gives the same event (same name, same time): calls by their type, GPU
+ * records by theirs, process events, ioctls and off-CPU intervals. */
+static void check_categories_as_json(const char *path, int want_min)
+{
+	struct trace_reader *r;
+	struct model m;
+	const char *why;
+	char *json = NULL;
+	size_t len = 0;
+	FILE *out = tu_memstream(&json, &len);
+	int checked = 0;
+
+	assert_int_equal(trace_reader__open(path, &r, NULL), 0);
+	assert_int_equal(export_json__write(r, out, &why), 0);
+	assert_int_equal(fclose(out), 0);
+	trace_reader__close(r);
+	assert_int_equal(export_file(path, &m, &why), 0);
+	for (int i = 0; i < m.nev; i++) {
+		const struct ev *e = &m.ev[i];
+		char name[160], ts[48], cat[48];
+		bool found = false;
+
+		if (e->type == 2) {
+			assert_int_equal(e->ncat, 0);	/* an end is no event of its own */
+			continue;
+		}
+		assert_int_equal(e->ncat, 1);
+		snprintf(name, sizeof(name), "{\"name\":\"%s\",", e->name);
+		snprintf(ts, sizeof(ts), "\"ts\":%llu.%03llu,", (unsigned long long)(e->ts / 1000),
+			 (unsigned long long)(e->ts % 1000));
+		snprintf(cat, sizeof(cat), ",\"cat\":\"%s\",", e->cat);
+		for (const char *p = json; *p && !found;) {
+			size_t n = strcspn(p, "\n");
+			char *line = strndup(p, n);
+
+			found = strstr(line, name) == line && strstr(line, ts) && strstr(line, cat);
+			free(line);
+			p += n + (p[n] == '\n');
+		}
+		if (!found)
+			fail_msg("no JSON event %s %s %s", name, ts, cat);
+		checked++;
+	}
+	assert_true(checked >= want_min);
+	free(json);
+	model_free(&m);
+}
+
+static void test_categories_as_json(void **state)
+{
+	const char *path = tmp_path("kinds.gtrace");
+	struct model m;
+	const char *why;
+	const char *want[] = { "launch", "alloc", "sync", "ioctl", "sched", "process" };
+
+	(void)state;
+	kinds_file(path);
+	check_categories_as_json(path, 7);
+	/* every kind is there: the test sees each category */
+	assert_int_equal(export_file(path, &m, &why), 0);
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		bool seen = false;
+
+		for (int i = 0; i < m.nev; i++)
+			seen |= !strcmp(m.ev[i].cat, want[k]);
+		if (!seen)
+			fail_msg("no event of category %s", want[k]);
+	}
+	model_free(&m);
+	path = tmp_path("merged.gtrace");
+	mt_file(path);
+	check_categories_as_json(path, 20);
+}
+
 static void test_empty(void **state)
 {
 	const char *path = tmp_path("empty.gtrace");
@@ -918,6 +1022,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_flow_edges),
 		cmocka_unit_test(test_entry_only_flows),
 		cmocka_unit_test(test_ids_per_trace),
+		cmocka_unit_test(test_categories_as_json),
 		cmocka_unit_test(test_lost_exits_inside_a_call),
 	};
 

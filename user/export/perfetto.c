@@ -288,11 +288,23 @@ static bool item_slice(const struct item *it)
 	return it->c.has_exit || it->c.entry_only;
 }
 
-/* A slice begin or an instant, with name and arguments. */
+/* The category of a call or kernel-side record: the "cat" of the JSON
+ * export (json.c), so that both filter the same. */
+static void event_category(struct pf *x, const struct item *it)
+{
+	const char *cat = it->kind == IK_IOCTL ? "ioctl" :
+			  it->kind == IK_OFFCPU ? "sched" : gt_call_type__name(it->c.type);
+
+	if (cat)
+		pftrace__event_category(x->w, cat, strlen(cat));
+}
+
+/* A slice begin or an instant, with category, name and arguments. */
 static void write_call(struct pf *x, struct thr *t, struct pf_seq *s, const struct item *it)
 {
 	pftrace__event_open(x->w, &t->tr, s, item_slice(it) ? PF_SLICE_BEGIN : PF_INSTANT,
 			    it->c.ts, it->name);
+	event_category(x, it);
 	if (it->kind == IK_CALL)
 		call_args(x, it);
 	else
@@ -578,6 +590,7 @@ static void proc_event(struct pf *x, struct proc *p, const struct gt_hdr *rec)
 	uint32_t comm = pftrace__string(x->w, pe->comm, strnlen(pe->comm, sizeof(pe->comm)));
 
 	pftrace__event_open(x->w, &p->tr, s, PF_INSTANT, rec->ts, x->ev_name[rec->type]);
+	pftrace__event_category(x->w, "process", strlen("process"));
 	ANN_UINT(x, A_PPID, pe->ppid);
 	ANN_STR(x, A_COMM, comm);
 	if (rec->type == GT_REC_EXIT)

@@ -96,7 +96,7 @@ void pf__span_free(struct span *sp)
 }
 
 /* The fields dump shows for a GPU record, as debug annotations (those the
- * slice itself shows left out). */
+ * slice itself shows left out), and its type as the event's category. */
 static void gpu_args(struct pf *x, const struct cf_val *v, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
@@ -104,7 +104,11 @@ static void gpu_args(struct pf *x, const struct cf_val *v, unsigned n)
 		uint32_t name;
 
 		switch (f->id) {
-		case CF_TS: case CF_PID: case CF_TID: case CF_TYPE: case CF_DUR: case CF_KERNEL:
+		case CF_TYPE:
+			/* the category, as the JSON export's "cat" */
+			pftrace__event_category(x->w, f->s, f->len);
+			continue;
+		case CF_TS: case CF_PID: case CF_TID: case CF_DUR: case CF_KERNEL:
 			continue;
 		default:
 			break;

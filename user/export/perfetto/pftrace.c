@@ -45,7 +45,8 @@ enum {
 	/* trace/track_event/thread_descriptor.proto ThreadDescriptor */
 	F_THD_PID = 1, F_THD_TID = 2, F_THD_NAME = 5,
 	/* trace/track_event/track_event.proto TrackEvent */
-	F_TE_ANNOT = 4, F_TE_TYPE = 9, F_TE_NAME_IID = 10, F_TE_TRACK = 11, F_TE_FLOW = 47,
+	F_TE_ANNOT = 4, F_TE_TYPE = 9, F_TE_NAME_IID = 10, F_TE_TRACK = 11, F_TE_CATEGORIES = 22,
+	F_TE_FLOW = 47,
 	/* trace/track_event/debug_annotation.proto DebugAnnotation */
 	F_DA_NAME_IID = 1, F_DA_BOOL = 2, F_DA_UINT = 3, F_DA_INT = 4, F_DA_PTR = 7,
 	F_DA_ARRAY = 12, F_DA_STR_IID = 17,
@@ -473,6 +474,13 @@ void pftrace__event_open(struct pftrace *w, const struct pf_track *t, struct pf_
 	pb_buf__varint(b, F_TE_TRACK, t->uuid);
 	if (name)
 		pb_buf__varint(b, F_TE_NAME_IID, intern(w, KIND_EVENT_NAME, name));
+}
+
+void pftrace__event_category(struct pftrace *w, const char *cat, size_t n)
+{
+	/* a plain string, not interned: the few categories are short, and a
+	 * fourth interned kind would not fit the sent keys' two bits */
+	pb_buf__bytes(&w->out, F_TE_CATEGORIES, cat, n);
 }
 
 void pftrace__event_flow(struct pftrace *w, uint64_t flow_id)

@@ -91,6 +91,9 @@ void pftrace__track(struct pftrace *w, struct pf_track *t, uint64_t parent, cons
  * is a string id (0 for slice ends); s comes from pftrace__track_seq. */
 void pftrace__event_open(struct pftrace *w, const struct pf_track *t, struct pf_seq *s,
 			 enum pf_event_type type, uint64_t ts, uint32_t name);
+/* The category of the open event (TrackEvent.categories), cat[0..n): the
+ * "cat" the Chrome JSON export gives the same event. */
+void pftrace__event_category(struct pftrace *w, const char *cat, size_t n);
 /* A flow id of the open event (shifted by the file's salt, pftrace__set_ids). */
 void pftrace__event_flow(struct pftrace *w, uint64_t flow_id);
 /* Debug annotations of the open event; name and str are string ids. */
