@@ -172,6 +172,21 @@ print('INFO torch --cupti: %d GPU kernels, %d linked, %d distinct names, top %s'
 	result "GPU stats" $? "$(grep -c . "$OUT/tc.stats") lines"
 fi
 
+# a transformers GPT-2 (random weights) with --cupti: one arrow per linked
+# GPU record in both exports, on a model's many kernel kinds
+if [ -f "$W/libgtrace-cupti.so" ] && python3 -c 'import transformers' 2>/dev/null; then
+	"$B" -q --cupti --cupti-lib "$W/libgtrace-cupti.so" -o "$W/g2.gtrace" -- \
+		python3 tools/gpu/gpt2_step.py 10 > "$OUT/g2.out" 2> "$OUT/g2.err"
+	result "record GPT-2 --cupti" $? "$(grep '^{' "$OUT/g2.out" | tail -1) $(tail -1 "$OUT/g2.err")"
+	"$B" export "$W/g2.gtrace" -f perfetto -o "$W/g2.pftrace" 2>> "$OUT/export.err"
+	"$B" export "$W/g2.gtrace" -f json -o "$W/g2.json" 2>> "$OUT/export.err"
+	"$B" dump "$W/g2.gtrace" > "$OUT/g2.jsonl"
+	python3 tools/gpu/arrows_check.py "$OUT/g2.jsonl" "$W/g2.pftrace" "$W/g2.json" > "$OUT/g2.arrows" 2>&1
+	result "GPT-2 --cupti arrows" $? "$(tail -1 "$OUT/g2.arrows" | sed 's/^\(PASS\|FAIL\) timeline arrows: //')"
+else
+	note "INFO GPT-2 check skipped: no CUPTI agent built or no transformers in python3"
+fi
+
 # 6. the event-rate flood through the mock libcuda: 1 M events/s for 10 s
 bash tools/bench/flood.sh 10 > "$OUT/flood.txt" 2>&1
 tee -a "$OUT/summary.txt" < "$OUT/flood.txt"
