@@ -480,13 +480,10 @@ int dec__flush_pid(struct gt_decoder *d, uint32_t pid)
 
 struct gt_decoder *gt_decoder__new(gt_call_cb on_call, gt_rec_cb on_other, void *ctx)
 {
-	struct gt_decoder *d = calloc(1, sizeof(*d));
+	struct gt_decoder *d = malloc(sizeof(*d));
 
-	if (!d)
-		return NULL;
-	d->on_call = on_call;
-	d->on_other = on_other;
-	d->ctx = ctx;
+	if (d)
+		*d = (struct gt_decoder){ .on_call = on_call, .on_other = on_other, .ctx = ctx };
 	return d;
 }
 

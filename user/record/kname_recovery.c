@@ -31,13 +31,10 @@ struct kernel_names {
 struct kernel_names *kernel_names__new(kernel_names_emit_fn emit, kernel_names_read_fn read,
 				       void *ctx)
 {
-	struct kernel_names *kn = calloc(1, sizeof(*kn));
+	struct kernel_names *kn = malloc(sizeof(*kn));
 
-	if (!kn)
-		return NULL;
-	kn->emit = emit;
-	kn->read = read;
-	kn->ctx = ctx;
+	if (kn)
+		*kn = (struct kernel_names){ .emit = emit, .read = read, .ctx = ctx };
 	return kn;
 }
 

@@ -22,13 +22,10 @@ struct proc_names {
 
 struct proc_names *proc_names__new(bool filter, proc_names_emit_fn emit, void *ctx)
 {
-	struct proc_names *pn = calloc(1, sizeof(*pn));
+	struct proc_names *pn = malloc(sizeof(*pn));
 
-	if (!pn)
-		return NULL;
-	pn->filter = filter;
-	pn->emit = emit;
-	pn->ctx = ctx;
+	if (pn)
+		*pn = (struct proc_names){ .filter = filter, .emit = emit, .ctx = ctx };
 	return pn;
 }
 
