@@ -18,6 +18,8 @@ and checks what trace_processor relies on when it imports track events:
     first use, and an id keeps its string;
   - every track_uuid an event or a descriptor refers to has a TrackDescriptor
     earlier in the file, and a uuid is not redescribed as another track;
+  - a process track is described once (trace_processor takes a process'
+    name from its first descriptor only, later ones would be lost);
   - per track, taking events in time order (ties in file order, as
     trace_processor sorts them), every SLICE_END closes an open SLICE_BEGIN
     and no slice is left open at the end;
@@ -71,6 +73,7 @@ TD_PROCESS = 3
 TD_THREAD = 4
 TD_PARENT = 5
 PD_PID = 1
+PD_CMDLINE = 2
 PD_NAME = 6
 THD_PID = 1
 THD_TID = 2
@@ -336,7 +339,8 @@ class Linter:
             raise LintError("a clock snapshot lists a clock twice: %s" % clocks)
 
     def descriptor(self, msg):
-        d = {"kind": "other", "parent": None, "pid": None, "tid": None, "name": None}
+        d = {"kind": "other", "parent": None, "pid": None, "tid": None, "name": None,
+             "cmdline": None}
         uuid = None
         for field, _, v in fields(msg):
             if field == TD_UUID:
@@ -352,6 +356,8 @@ class Linter:
                         d["pid"] = vv
                     elif ff == PD_NAME:
                         d["name"] = text(vv)
+                    elif ff == PD_CMDLINE:
+                        d["cmdline"] = (d["cmdline"] or []) + [text(vv)]
             elif field == TD_THREAD:
                 d["kind"] = "thread"
                 for ff, _, vv in fields(v):
@@ -372,6 +378,9 @@ class Linter:
                (d["kind"], d["parent"], d["pid"], d["tid"]):
                 raise LintError("track %d described again as another track: %s, then %s"
                                 % (uuid, old, d))
+            if d["kind"] == "process":
+                raise LintError("process track %d (pid %s) described twice: trace_processor "
+                                "keeps the first name only" % (uuid, d["pid"]))
             if d["name"] is None:
                 d["name"] = old["name"]
         else:
@@ -453,7 +462,7 @@ class Linter:
         s = dict(self.counts)
         s["primary_clock"] = self.primary_clock
         s["ts_min"], s["ts_max"] = self.ts_min, self.ts_max
-        s["processes"] = [{"uuid": u, "pid": d["pid"], "name": d["name"]}
+        s["processes"] = [{"uuid": u, "pid": d["pid"], "name": d["name"], "cmdline": d["cmdline"]}
                           for u, d in self.tracks.items() if d["kind"] == "process"]
         s["threads"] = [{"uuid": u, "pid": d["pid"], "tid": d["tid"], "name": d["name"],
                          "parent": d["parent"]}

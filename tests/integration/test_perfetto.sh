@@ -102,6 +102,8 @@ t_export() {
 	d=$(jq -r --argjson pid "$WL_PID" --arg k1 "$K_VECADD" --arg k2 "$K_SCALE" --arg k3 "$K_FILL" '
 		[ (if ([ .processes[] | select(.pid == $pid and ((.name // "") | contains("cuda_workload"))) ] | length) != 1
 		   then "no process track of pid \($pid) named after cuda_workload: \(.processes | tojson)" else empty end),
+		  (if ([ .processes[] | select(.pid == $pid and ((.cmdline // []) | length) == 1 and (.cmdline[0] | contains("cuda_workload"))) ] | length) != 1
+		   then "no process track of pid \($pid) with its command line as cmdline: \(.processes | tojson)" else empty end),
 		  (if ([ .threads[] | select(.pid == $pid and .tid == $pid and .name == "cuda_workload") ] | length) != 1
 		   then "no thread track for the main thread \($pid) named cuda_workload: \(.threads | tojson)" else empty end),
 		  (if ([ .threads[] | select(.pid == $pid) ] | length) != 4

@@ -111,6 +111,9 @@ struct trk {
 	char kind;		/* 'p' process, 't' thread */
 	uint32_t pid, tid;
 	char name[128];
+	char cmdline[128];	/* ProcessDescriptor.cmdline, its elements joined by spaces */
+	int ncmdline;		/* its elements */
+	int ndesc;		/* descriptors of this uuid: a thread's again after a rename */
 };
 
 struct interned {
@@ -244,6 +247,14 @@ static inline void read_track(struct model *m, const struct field *tf)
 					t->tid = (uint32_t)g.v;
 				else if ((g.num == 6 && f.num == 3) || (g.num == 5 && f.num == 4))
 					copy_str(t->name, sizeof(t->name), &g);
+				else if (g.num == 2 && f.num == 3) {
+					size_t l = strlen(t->cmdline);
+					char part[128];
+
+					copy_str(part, sizeof(part), &g);
+					snprintf(t->cmdline + l, sizeof(t->cmdline) - l, "%s%s",
+						 t->ncmdline++ ? " " : "", part);
+				}
 			}
 		}
 	}
@@ -255,9 +266,11 @@ static inline void read_track(struct model *m, const struct field *tf)
 			found |= m->trk[i].uuid == t->parent;
 		assert_true(found);
 	}
-	/* described again (a rename): replace */
+	/* described again (a thread's rename): replace, and count */
+	t->ndesc = 1;
 	for (int i = 0; i < m->ntrk; i++)
 		if (m->trk[i].uuid == t->uuid) {
+			t->ndesc += m->trk[i].ndesc;
 			m->trk[i] = *t;
 			return;
 		}

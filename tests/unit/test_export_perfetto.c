@@ -66,11 +66,14 @@ static void hdr(uint16_t type, size_t size, uint64_t ts, uint32_t pid, uint32_t 
 	tu_hdr(type, size, ts, pid, tid, api, 1);
 }
 
+/* The process of the calls w_call, w_ret and w_launch write. */
+static uint32_t w_pid = 100;
+
 static void w_call(uint64_t ts, uint32_t tid, unsigned api, uint64_t a0, uint64_t a1, uint64_t a2)
 {
 	struct gt_call *c = (void *)rbuf;
 
-	hdr(GT_REC_CALL, sizeof(*c), ts, 100, tid, api);
+	hdr(GT_REC_CALL, sizeof(*c), ts, w_pid, tid, api);
 	c->args[0] = a0;
 	c->args[1] = a1;
 	c->args[2] = a2;
@@ -81,7 +84,7 @@ static void w_ret(uint64_t ts, uint32_t tid, unsigned api, int32_t ret)
 {
 	struct gt_ret *r = (void *)rbuf;
 
-	hdr(GT_REC_RET, sizeof(*r), ts, 100, tid, api);
+	hdr(GT_REC_RET, sizeof(*r), ts, w_pid, tid, api);
 	r->ret = ret;
 	w_put();
 }
@@ -90,7 +93,7 @@ static void w_launch(uint64_t ts, uint32_t tid, uint64_t func)
 {
 	struct gt_launch *l = (void *)rbuf;
 
-	hdr(GT_REC_LAUNCH, sizeof(*l), ts, 100, tid, API(cuLaunchKernel));
+	hdr(GT_REC_LAUNCH, sizeof(*l), ts, w_pid, tid, API(cuLaunchKernel));
 	l->func = func;
 	l->stream = 7;
 	l->grid[0] = 64; l->grid[1] = 1; l->grid[2] = 1;
@@ -351,6 +354,71 @@ static void test_instants_and_process_events(void **state)
 	assert_true(v[1]->pkt > last);
 	free(v);
 	v = track_events(&m, find_track(&m, 'p', 300)->uuid, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0]->name, "fork");
+	free(v);
+	model_free(&m);
+}
+
+/* Each process (pid lifetime) has one ProcessDescriptor, written when
+ * first needed with the name and command line known then: exec, the
+ * command line (GT_NAME_PROCESS) and a fork come before any call, and a
+ * child's exec renames it, without a second descriptor of either. */
+static void test_one_process_descriptor(void **state)
+{
+	const char *path = tmp_path("pdesc.gtrace");
+	const struct trk *p1, *p2, *p3;
+	struct model m;
+	const char *why;
+	struct ev **v;
+	int n;
+
+	(void)state;
+	w_open(path);
+	w_proc(GT_REC_EXEC, 1000, 100, "app", 0);
+	w_name(1010, GT_NAME_PROCESS, 100, "app --flag x");
+	w_proc(GT_REC_FORK, 1500, 300, "app", 0);
+	w_proc(GT_REC_EXEC, 1600, 300, "tool", 0);
+	w_name(1610, GT_NAME_PROCESS, 300, "tool -v");
+	/* a process that never calls: described at the end */
+	w_proc(GT_REC_FORK, 1700, 400, "app", 0);
+	CALL_RET(2000, 2100, 100, cuInit);
+	w_pid = 300;
+	CALL_RET(2200, 2300, 300, cuInit);
+	w_pid = 100;
+	w_proc(GT_REC_EXIT, 4000, 100, "app", 0);
+	w_close();
+
+	assert_int_equal(export_file(path, &m, &why), 0);
+	p1 = find_track(&m, 'p', 100);
+	p2 = find_track(&m, 'p', 300);
+	p3 = find_track(&m, 'p', 400);
+	assert_int_equal(p1->ndesc, 1);
+	assert_int_equal(p2->ndesc, 1);
+	assert_int_equal(p3->ndesc, 1);
+	assert_string_equal(p1->name, "app --flag x");
+	assert_string_equal(p1->cmdline, "app --flag x");
+	assert_int_equal(p1->ncmdline, 1);
+	assert_string_equal(p2->name, "tool -v");
+	assert_string_equal(p2->cmdline, "tool -v");
+	/* its parent (ppid 1) unknown: the comm, no command line */
+	assert_string_equal(p3->name, "app");
+	assert_int_equal(p3->ncmdline, 0);
+	assert_int_equal(find_track(&m, 't', 300)->parent, p2->uuid);
+
+	v = track_events(&m, p1->uuid, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0]->name, "exec");
+	assert_string_equal(v[1]->name, "exit");
+	free(v);
+	v = track_events(&m, p2->uuid, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0]->name, "fork");
+	assert_int_equal(v[0]->ts, 1500);
+	assert_string_equal(v[1]->name, "exec");
+	assert_int_equal(v[1]->ts, 1600);
+	free(v);
+	v = track_events(&m, p3->uuid, &n);
 	assert_int_equal(n, 1);
 	assert_string_equal(v[0]->name, "fork");
 	free(v);
@@ -1013,6 +1081,7 @@ int main(void)
 		cmocka_unit_test(test_encoder),
 		cmocka_unit_test(test_tracks_and_slices),
 		cmocka_unit_test(test_instants_and_process_events),
+		cmocka_unit_test(test_one_process_descriptor),
 		cmocka_unit_test(test_interning),
 		cmocka_unit_test(test_lost_exit),
 		cmocka_unit_test(test_truncated_and_errors),

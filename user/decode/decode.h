@@ -116,6 +116,10 @@ void gt_decoder__free(struct gt_decoder *d);
 /* Process name (command line, else comm from exec) learned from GT_NAME_PROCESS
  * and GT_REC_EXEC records so far; NULL if unknown.  Valid until the next feed. */
 const char *gt_decoder__process_name(const struct gt_decoder *d, uint32_t pid);
+/* The process name when it is the command line (GT_NAME_PROCESS, or a
+ * forked child's inherited from its parent), NULL when it is a comm or
+ * unknown.  Valid until the next feed. */
+const char *gt_decoder__process_cmdline(const struct gt_decoder *d, uint32_t pid);
 /* cgroup v2 id of a process (exec/fork/first-sight records), 0 if unknown. */
 uint64_t gt_decoder__process_cgroup(const struct gt_decoder *d, uint32_t pid);
 /* Thread comm learned from GT_NAME_THREAD records; NULL if unknown. */

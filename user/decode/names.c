@@ -229,6 +229,13 @@ const char *gt_decoder__process_name(const struct gt_decoder *d, uint32_t pid)
 	return p ? p->name : NULL;
 }
 
+const char *gt_decoder__process_cmdline(const struct gt_decoder *d, uint32_t pid)
+{
+	const struct proc *p = hmap_get(&d->procs, pid, 0);
+
+	return p && p->name_prio == 2 ? p->name : NULL;
+}
+
 uint64_t gt_decoder__process_cgroup(const struct gt_decoder *d, uint32_t pid)
 {
 	const struct proc *p = hmap_get(&d->procs, pid, 0);

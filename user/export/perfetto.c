@@ -6,8 +6,14 @@
  * decoded calls and process events into its tracks and events:
  *  - one ClockSnapshot: MONOTONIC (the primary trace clock: timestamps are
  *    shown as recorded) and REALTIME = MONOTONIC + the header's offset;
- *  - per process a track (ProcessDescriptor: pid, name) with the exec /
- *    fork / exit instants;
+ *  - per process a track (ProcessDescriptor: pid, name, cmdline when known)
+ *    with the exec / fork / exit instants.  trace_processor takes a
+ *    process' name from its first descriptor only, so each process (each
+ *    pid lifetime) is described once, when first needed: before its first
+ *    thread, GPU or NVTX track, else at its exit or the end of the export,
+ *    with the name and command line known then.  Its instants wait for
+ *    the descriptor (the process track is a sequence of its own: writing
+ *    them later keeps its timestamps in order);
  *  - per thread a track (ThreadDescriptor: pid, tid, name; parent = its
  *    process) with the calls as nested slices named after the kernel
  *    (launches) or the api, a slice of ENTRY_ONLY_NS for a launch recorded
@@ -82,7 +88,8 @@ static bool name_update(struct pf *x, char **cur, const char *now)
 	return *cur != NULL;
 }
 
-struct proc *pf__proc_get(struct pf *x, uint32_t pid)
+/* pid's process, made on first use, not described yet. */
+static struct proc *proc_find(struct pf *x, uint32_t pid)
 {
 	struct proc *p = hmap_get(&x->procs, pid, 0);
 	void *old;
@@ -97,8 +104,50 @@ struct proc *pf__proc_get(struct pf *x, uint32_t pid)
 	}
 	p->pid = pid;
 	pftrace__track_init(x->w, &p->tr);
-	name_update(x, &p->name, gt_decoder__process_name(x->d, pid));
-	pftrace__process_track(x->w, &p->tr, pid, p->name);
+	return p;
+}
+
+#define ANN_UINT(x, a, v)	pftrace__ann_uint((x)->w, (x)->ann[a], v)
+#define ANN_INT(x, a, v)	pftrace__ann_int((x)->w, (x)->ann[a], v)
+#define ANN_BOOL(x, a, v)	pftrace__ann_bool((x)->w, (x)->ann[a], v)
+#define ANN_PTR(x, a, v)	pftrace__ann_ptr((x)->w, (x)->ann[a], v)
+#define ANN_STR(x, a, id)	pftrace__ann_str((x)->w, (x)->ann[a], id)
+
+static void proc_event_write(struct pf *x, struct proc *p, const struct proc_ev *e)
+{
+	struct pf_seq *s = pftrace__track_seq(x->w, &p->tr, e->ts);
+
+	pftrace__event_open(x->w, &p->tr, s, PF_INSTANT, e->ts, x->ev_name[e->type]);
+	pftrace__event_category(x->w, "process", strlen("process"));
+	ANN_UINT(x, A_PPID, e->ppid);
+	ANN_STR(x, A_COMM, e->comm);
+	if (e->type == GT_REC_EXIT)
+		ANN_INT(x, A_EXIT_CODE, e->exit_code);
+	pftrace__event_close(x->w);
+}
+
+/* Writes p's only descriptor, with the name and command line known now,
+ * then the events that waited for it. */
+static void proc_describe(struct pf *x, struct proc *p)
+{
+	if (p->described)
+		return;
+	p->described = true;
+	pftrace__process_track(x->w, &p->tr, p->pid, gt_decoder__process_name(x->d, p->pid),
+			       gt_decoder__process_cmdline(x->d, p->pid));
+	for (uint32_t i = 0; i < p->nev; i++)
+		proc_event_write(x, p, &p->evs[i]);
+	free(p->evs);
+	p->evs = NULL;
+	p->nev = p->capev = 0;
+}
+
+struct proc *pf__proc_get(struct pf *x, uint32_t pid)
+{
+	struct proc *p = proc_find(x, pid);
+
+	if (p)
+		proc_describe(x, p);
 	return p;
 }
 
@@ -144,17 +193,11 @@ static void thr_free(struct thr *t)
 static void proc_free(struct proc *p)
 {
 	pftrace__track_free(&p->tr);
-	free(p->name);
+	free(p->evs);
 	free(p);
 }
 
 /* ---- calls -------------------------------------------------------------- */
-
-#define ANN_UINT(x, a, v)	pftrace__ann_uint((x)->w, (x)->ann[a], v)
-#define ANN_INT(x, a, v)	pftrace__ann_int((x)->w, (x)->ann[a], v)
-#define ANN_BOOL(x, a, v)	pftrace__ann_bool((x)->w, (x)->ann[a], v)
-#define ANN_PTR(x, a, v)	pftrace__ann_ptr((x)->w, (x)->ann[a], v)
-#define ANN_STR(x, a, id)	pftrace__ann_str((x)->w, (x)->ann[a], id)
 
 static void launch_args(struct pf *x, const struct item *it)
 {
@@ -583,19 +626,32 @@ static int on_kernel_rec(struct pf *x, const struct gt_hdr *rec)
 
 /* ---- process events ----------------------------------------------------- */
 
+/* An exec, fork or exit: written now when p is described, else kept until
+ * it is. */
 static void proc_event(struct pf *x, struct proc *p, const struct gt_hdr *rec)
 {
 	const struct gt_proc_evt *pe = (const void *)rec;
-	struct pf_seq *s = pftrace__track_seq(x->w, &p->tr, rec->ts);
-	uint32_t comm = pftrace__string(x->w, pe->comm, strnlen(pe->comm, sizeof(pe->comm)));
+	struct proc_ev e = {
+		.ts = rec->ts, .ppid = pe->ppid, .exit_code = pe->exit_code, .type = (uint8_t)rec->type,
+		.comm = pftrace__string(x->w, pe->comm, strnlen(pe->comm, sizeof(pe->comm))),
+	};
 
-	pftrace__event_open(x->w, &p->tr, s, PF_INSTANT, rec->ts, x->ev_name[rec->type]);
-	pftrace__event_category(x->w, "process", strlen("process"));
-	ANN_UINT(x, A_PPID, pe->ppid);
-	ANN_STR(x, A_COMM, comm);
-	if (rec->type == GT_REC_EXIT)
-		ANN_INT(x, A_EXIT_CODE, pe->exit_code);
-	pftrace__event_close(x->w);
+	if (p->described) {
+		proc_event_write(x, p, &e);
+		return;
+	}
+	if (p->nev == p->capev) {
+		uint32_t cap = p->capev ? p->capev * 2 : 4;
+		struct proc_ev *v = realloc(p->evs, cap * sizeof(*v));
+
+		if (!v) {
+			pf__fail(x, -ENOMEM, "keep a process event");
+			return;
+		}
+		p->evs = v;
+		p->capev = cap;
+	}
+	p->evs[p->nev++] = e;
 }
 
 /* A process ended: write what its threads still hold and forget it, so that
@@ -604,6 +660,7 @@ static void proc_end(struct pf *x, struct proc *p)
 {
 	struct thr *t, *next;
 
+	proc_describe(x, p);
 	for (t = p->threads; t; t = next) {
 		next = t->next;
 		drain_below(x, t, UINT64_MAX);
@@ -625,11 +682,9 @@ static void on_name(struct pf *x, const struct gt_name *nm)
 	struct proc *p;
 	struct thr *t;
 
-	if (nm->kind == GT_NAME_PROCESS) {
-		p = hmap_get(&x->procs, (uint32_t)nm->key, 0);
-		if (p && name_update(x, &p->name, gt_decoder__process_name(x->d, p->pid)))
-			pftrace__process_track(x->w, &p->tr, p->pid, p->name);
-	} else if (nm->kind == GT_NAME_THREAD) {
+	/* a process' name (GT_NAME_PROCESS) goes in its only descriptor, when
+	 * that is written */
+	if (nm->kind == GT_NAME_THREAD) {
 		/* a name learned after the thread's first call: describe it again */
 		t = hmap_get(&x->thrs, (uint32_t)nm->key, nm->hdr.pid);
 		p = t ? hmap_get(&x->procs, t->pid, 0) : NULL;
@@ -647,21 +702,19 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 	case GT_REC_EXEC:
 	case GT_REC_FORK:
 	case GT_REC_EXIT:
-		p = pf__proc_get(x, rec->pid);
+		/* exec renames the process, a forked child has its parent's
+		 * name: the decoder keeps the name for the descriptor */
+		p = proc_find(x, rec->pid);
 		if (!p)
 			break;
-		/* exec renames the process; a forked child has its parent's name */
-		if (name_update(x, &p->name, gt_decoder__process_name(x->d, rec->pid)))
-			pftrace__process_track(x->w, &p->tr, p->pid, p->name);
 		proc_event(x, p, rec);
 		if (rec->type == GT_REC_EXIT)
 			proc_end(x, p);
 		break;
 	case GT_REC_PROC_INFO:
-		/* a process already running when recording began: its name */
-		p = pf__proc_get(x, rec->pid);
-		if (p && name_update(x, &p->name, gt_decoder__process_name(x->d, rec->pid)))
-			pftrace__process_track(x->w, &p->tr, p->pid, p->name);
+		/* a process already running when recording began: described
+		 * when first needed, at the latest at the end */
+		proc_find(x, rec->pid);
 		break;
 	case GT_REC_IOCTL:
 	case GT_REC_OFFCPU:
@@ -789,6 +842,12 @@ int export_perfetto__write(struct trace_reader *r, FILE *out, const char **why)
 	for (uint32_t i = 0; i < x->thrs.cap && !pf_err(x); i++) {
 		if (x->thrs.s[i].used)
 			drain_below(x, x->thrs.s[i].v, UINT64_MAX);
+	}
+	/* the processes still live and not described: their descriptors and
+	 * the events that waited for them */
+	for (uint32_t i = 0; i < x->procs.cap && !pf_err(x); i++) {
+		if (x->procs.s[i].used)
+			proc_describe(x, x->procs.s[i].v);
 	}
 	pf__spans_finish(x, &x->gpu);
 	pf__spans_finish(x, &x->nvtx);

@@ -40,14 +40,15 @@
  * exited with this pid, else a new one. 0 when out of memory. */
 static uint64_t proc_uuid(struct pf *x, uint32_t pid)
 {
-	struct proc *p = hmap_get(&x->procs, pid, 0);
+	struct proc *p;
 	uint64_t *u;
 
-	if (p)
-		return p->tr.uuid;
-	u = u64map__get(&x->ended, (uint64_t)pid + 1);
-	if (u)
-		return *u;
+	if (!hmap_get(&x->procs, pid, 0)) {
+		u = u64map__get(&x->ended, (uint64_t)pid + 1);
+		if (u)
+			return *u;
+	}
+	/* the live one, described before its first child track */
 	p = pf__proc_get(x, pid);
 	return p ? p->tr.uuid : 0;
 }

@@ -81,10 +81,22 @@ struct thr {
 	uint32_t depth, capends;
 };
 
+/* A process event (exec, fork, exit) waiting for its process' descriptor. */
+struct proc_ev {
+	uint64_t ts;
+	uint32_t ppid, comm;		/* comm: string id */
+	int32_t exit_code;
+	uint8_t type;			/* GT_REC_EXEC, _FORK, _EXIT */
+};
+
+/* A process is described once, when first needed (see perfetto.c): its
+ * events wait in evs until then. */
 struct proc {
 	uint32_t pid;
 	struct pf_track tr;
-	char *name;			/* as written in the descriptor, NULL if none */
+	bool described;			/* its ProcessDescriptor is written */
+	struct proc_ev *evs;		/* its events while not described, in order */
+	uint32_t nev, capev;
 	struct thr *threads;
 };
 
@@ -131,7 +143,8 @@ static inline int pf_err(struct pf *x)
 
 /* Keeps the first error of our own and its reason (x->why). */
 void pf__fail(struct pf *x, int err, const char *what);
-/* pid's process track, made and described on first use; NULL: out of memory. */
+/* pid's process track, made on first use and described (once) now; NULL:
+ * out of memory. */
 struct proc *pf__proc_get(struct pf *x, uint32_t pid);
 
 /* perfetto_gpu.c */

@@ -41,7 +41,7 @@ enum {
 	/* trace/track_event/track_descriptor.proto TrackDescriptor */
 	F_TD_UUID = 1, F_TD_NAME = 2, F_TD_PROCESS = 3, F_TD_THREAD = 4, F_TD_PARENT = 5,
 	/* trace/track_event/process_descriptor.proto ProcessDescriptor */
-	F_PD_PID = 1, F_PD_NAME = 6,
+	F_PD_PID = 1, F_PD_CMDLINE = 2, F_PD_NAME = 6,
 	/* trace/track_event/thread_descriptor.proto ThreadDescriptor */
 	F_THD_PID = 1, F_THD_TID = 2, F_THD_NAME = 5,
 	/* trace/track_event/track_event.proto TrackEvent */
@@ -421,7 +421,8 @@ static size_t desc_begin(struct pftrace *w, struct pf_track *t, uint64_t parent)
 	return td;
 }
 
-void pftrace__process_track(struct pftrace *w, struct pf_track *t, uint32_t pid, const char *name)
+void pftrace__process_track(struct pftrace *w, struct pf_track *t, uint32_t pid, const char *name,
+			    const char *cmdline)
 {
 	struct pb_buf *b = &w->out;
 	size_t td = desc_begin(w, t, 0), pd;
@@ -430,6 +431,8 @@ void pftrace__process_track(struct pftrace *w, struct pf_track *t, uint32_t pid,
 	pb_buf__varint(b, F_PD_PID, pid);
 	if (name)
 		pb_buf__string(b, F_PD_NAME, name);
+	if (cmdline)
+		pb_buf__string(b, F_PD_CMDLINE, cmdline);
 	pb_buf__end(b, pd);
 	pb_buf__end(b, td);
 	pkt_end(w);

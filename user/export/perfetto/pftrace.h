@@ -80,8 +80,12 @@ void pftrace__track_init(struct pftrace *w, struct pf_track *t);
 void pftrace__track_free(struct pf_track *t);
 /* The sequence for an event of t at ts: t's own while ts keeps its order. */
 struct pf_seq *pftrace__track_seq(struct pftrace *w, struct pf_track *t, uint64_t ts);
-/* TrackDescriptors (again after a rename: same uuid, new name). name may be NULL. */
-void pftrace__process_track(struct pftrace *w, struct pf_track *t, uint32_t pid, const char *name);
+/* TrackDescriptors (a thread's again after a rename: same uuid, new name).
+ * name may be NULL.  A process is described once (trace_processor keeps
+ * the first name it is given): cmdline, NULL when unknown, is written as
+ * one string, ProcessDescriptor.cmdline's only element. */
+void pftrace__process_track(struct pftrace *w, struct pf_track *t, uint32_t pid, const char *name,
+			    const char *cmdline);
 void pftrace__thread_track(struct pftrace *w, struct pf_track *t, const struct pf_track *process,
 			   uint32_t pid, uint32_t tid, const char *name);
 /* A named track under parent (0: a root track), e.g. one per GPU stream. */
