@@ -47,6 +47,7 @@
 #include "export/export.h"
 #include "export/perfetto_int.h"
 #include "lib/hash.h"
+#include "lib/vec.h"
 #include "lib/hmap.h"
 #include "export/perfetto/pftrace.h"
 #include "format/records.h"
@@ -363,20 +364,13 @@ static void write_end(struct pf *x, struct thr *t, struct pf_seq *s, uint64_t ts
 	pftrace__event_close(x->w);
 }
 
-static void ends_push(struct pf *x, struct thr *t, uint64_t end)
+void pf__ends_push(struct pf *x, uint64_t **ends, uint32_t *depth, uint32_t *cap, uint64_t end)
 {
-	if (t->depth == t->capends) {
-		uint32_t cap = t->capends ? t->capends * 2 : 16;
-		uint64_t *e = realloc(t->ends, cap * sizeof(*e));
-
-		if (!e) {
-			pf__fail(x, -ENOMEM, "allocate a slice stack");
-			return;
-		}
-		t->ends = e;
-		t->capends = cap;
+	if (vec__reserve(ends, cap, *depth, 1, 16)) {
+		pf__fail(x, -ENOMEM, "allocate a slice stack");
+		return;
 	}
-	t->ends[t->depth++] = end;
+	(*ends)[(*depth)++] = end;
 }
 
 /* Writes one call on its thread's track: first the ends of the written
@@ -409,7 +403,7 @@ static void write_item(struct pf *x, struct thr *t, struct item *it)
 	}
 	write_call(x, t, s, it);
 	if (item_slice(it))
-		ends_push(x, t, it->end);
+		pf__ends_push(x, &t->ends, &t->depth, &t->capends, it->end);
 }
 
 /* The oldest entry open on a thread that we still wait for. */
@@ -478,16 +472,9 @@ static void buffer(struct pf *x, struct thr *t, const struct item *it)
 	struct waited w;
 	uint32_t i;
 
-	if (t->nbuf == t->capbuf) {
-		uint32_t cap = t->capbuf ? t->capbuf * 2 : 8;
-		struct item *b = realloc(t->buf, cap * sizeof(*b));
-
-		if (!b) {
-			pf__fail(x, -ENOMEM, "buffer a call");
-			return;
-		}
-		t->buf = b;
-		t->capbuf = cap;
+	if (vec__reserve(&t->buf, &t->capbuf, t->nbuf, 1, 8)) {
+		pf__fail(x, -ENOMEM, "buffer a call");
+		return;
 	}
 	/* calls come mostly in begin order, parents after their children */
 	for (i = t->nbuf; i > 0 && item_before(it, &t->buf[i - 1]); i--)
@@ -640,16 +627,9 @@ static void proc_event(struct pf *x, struct proc *p, const struct gt_hdr *rec)
 		proc_event_write(x, p, &e);
 		return;
 	}
-	if (p->nev == p->capev) {
-		uint32_t cap = p->capev ? p->capev * 2 : 4;
-		struct proc_ev *v = realloc(p->evs, cap * sizeof(*v));
-
-		if (!v) {
-			pf__fail(x, -ENOMEM, "keep a process event");
-			return;
-		}
-		p->evs = v;
-		p->capev = cap;
+	if (vec__reserve(&p->evs, &p->capev, p->nev, 1, 4)) {
+		pf__fail(x, -ENOMEM, "keep a process event");
+		return;
 	}
 	p->evs[p->nev++] = e;
 }

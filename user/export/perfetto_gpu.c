@@ -165,18 +165,7 @@ static void span_put(struct pf *x, struct span *sp, uint64_t ts, uint64_t dur, u
 		span_end(x, sp, s, end);
 		return;
 	}
-	if (sp->depth == sp->capends) {
-		uint32_t cap = sp->capends ? sp->capends * 2 : 8;
-		uint64_t *e = realloc(sp->ends, cap * sizeof(*e));
-
-		if (!e) {
-			pf__fail(x, -ENOMEM, "allocate a slice stack");
-			return;
-		}
-		sp->ends = e;
-		sp->capends = cap;
-	}
-	sp->ends[sp->depth++] = end;
+	pf__ends_push(x, &sp->ends, &sp->depth, &sp->capends, end);
 }
 
 /* The cookie of the newest open entry that began at ts. */

@@ -143,6 +143,9 @@ static inline int pf_err(struct pf *x)
 
 /* Keeps the first error of our own and its reason (x->why). */
 void pf__fail(struct pf *x, int err, const char *what);
+/* Pushes the end of a slice just begun on a track's stack of open slices
+ * (thread or GPU span track); out of memory fails the export. */
+void pf__ends_push(struct pf *x, uint64_t **ends, uint32_t *depth, uint32_t *cap, uint64_t end);
 /* pid's process track, made on first use and described (once) now; NULL:
  * out of memory. */
 struct proc *pf__proc_get(struct pf *x, uint32_t pid);
