@@ -36,15 +36,8 @@ int count_entry(struct pt_regs *ctx)
 SEC("raw_tp/sched_process_fork")
 int census_fork(struct bpf_raw_tracepoint_args *ctx)
 {
-	struct task_struct *parent = (struct task_struct *)ctx->args[0];
-	struct task_struct *child = (struct task_struct *)ctx->args[1];
-	__u32 ppid = BPF_CORE_READ(parent, tgid);
-	__u32 cpid = BPF_CORE_READ(child, pid);
-	__u8 one = 1;
+	__u32 ppid, cpid;
 
-	if (cpid != BPF_CORE_READ(child, tgid))
-		return 0;	/* a new thread, not a process */
-	if (traced(ppid))
-		bpf_map_update_elem(&pids, &cpid, &one, BPF_ANY);
+	follow_fork(ctx, &ppid, &cpid);	/* census always filters on its pids */
 	return 0;
 }

@@ -89,6 +89,24 @@ static __always_inline bool traced(__u32 pid)
 	return bpf_map_lookup_elem(&pids, &pid) != NULL;
 }
 
+/* At sched_process_fork: when the new task is a process (not a thread) of
+ * a traced parent, puts it in the pids filter (when filtering) and returns
+ * true with both pids; false for threads and untraced parents. */
+static __always_inline bool follow_fork(struct bpf_raw_tracepoint_args *ctx, __u32 *ppid, __u32 *cpid)
+{
+	struct task_struct *parent = (struct task_struct *)ctx->args[0];
+	struct task_struct *child = (struct task_struct *)ctx->args[1];
+	__u8 one = 1;
+
+	*ppid = BPF_CORE_READ(parent, tgid);
+	*cpid = BPF_CORE_READ(child, pid);
+	if (*cpid != BPF_CORE_READ(child, tgid) || !traced(*ppid))
+		return false;
+	if (filter_pids)
+		bpf_map_update_elem(&pids, cpid, &one, BPF_ANY);
+	return true;
+}
+
 static __always_inline void *reserve(__u32 size)
 {
 	void *rec = bpf_ringbuf_reserve(&rb, size, 0);
