@@ -285,6 +285,19 @@ t_late_libcuda() {
 	fi
 }
 
+# A 4K ring buffer overflows in a launch flood: the warnings while recording
+# name the option to raise once, not every second, and the summary again.
+t_drop_hint() {
+	local live
+	REC_OPTS="--buffer-size 4K -t cuda" record_workload --flood 3 --copies 1 --syncs 1
+	grep -q 'events lost: ring buffer full' "$T/cmd.err" ||
+		fatal "a 3 s flood into a 4K buffer lost nothing (or said nothing); stderr: $(tail -n 3 "$T/cmd.err" | tr '\n' '|')"
+	live=$(grep 'events lost: ring buffer full' "$T/cmd.err" | grep -c -- '--buffer-size')
+	[ "$live" -eq 1 ] || err "the drop warnings while recording name --buffer-size $live times, expected once: $(grep 'events lost' "$T/cmd.err" | head -n 4 | tr '\n' '|')"
+	grep -q 'events were lost to a full ring buffer; raise --buffer-size' "$T/cmd.err" ||
+		err "the final summary does not name --buffer-size; stderr: $(tail -n 3 "$T/cmd.err" | tr '\n' '|')"
+}
+
 add_case t_late_libcuda "-- CMD: a libcuda the command dlopens from its own copy is found and traced; none at all is an error at its end"
 add_case t_second_interrupt "-- CMD: a second SIGINT kills and reaps CMD and exits non-zero"
 add_case t_counts "-- CMD: exact calls per api (100 launches, 10 copies, 5 syncs)"
@@ -296,5 +309,6 @@ add_case t_exit_status "-- CMD: gtrace-bpf exits with the command's status (0, 1
 add_case t_fail "-- CMD: a failing call (cuMemAlloc_v2 of 0 bytes) is recorded with ret 1, failed true"
 add_case t_launch_exit "-- CMD: launches at entry only by default (no dur/ret, not incomplete); --launch-exit: every one with ret 0 and dur > 0"
 add_case t_flood "-- CMD: a 2 s launch flood is recorded completely (or its drops are reported)"
+add_case t_drop_hint "-- CMD: drops to a full 4K buffer: --buffer-size named once while recording and in the summary (-t cuda)"
 add_case t_threads "-- CMD: 3 launch threads: per-thread tids, streams and counts"
 run_cases "$@"

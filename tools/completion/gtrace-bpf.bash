@@ -83,7 +83,7 @@ _gtrace_bpf() {
 		esac ;;
 	--timeunit)
 		COMPREPLY=($(compgen -W "ns us ms s" -- "$cur")); return 0 ;;
-	--trace)
+	-t|--trace)
 		_gtrace_bpf_list "cuda ioctl sched cupti" "$cur"; return 0 ;;
 	--cupti)
 		# its argument is optional: only "--cupti=optional" takes one

@@ -46,7 +46,7 @@ static const char record_doc[] =
 
 enum {
 	OPT_SCENARIO = 0x100, OPT_BUFSIZE, OPT_LIBCUDA, OPT_NO_LAUNCH_EXIT, OPT_LAUNCH_EXIT,
-	OPT_TRACE, OPT_IOCTL_MAJORS, OPT_CUPTI, OPT_CUPTI_LIB,
+	OPT_IOCTL_MAJORS, OPT_CUPTI, OPT_CUPTI_LIB,
 };
 
 static const struct argp_option record_options[] = {
@@ -62,7 +62,7 @@ static const struct argp_option record_options[] = {
 	  "Also probe launch returns: launches get their CPU duration and result, at the "
 	  "cost of a second probe per launch (default: launches are recorded at entry only)", 0 },
 	{ "no-launch-exit", OPT_NO_LAUNCH_EXIT, NULL, OPTION_HIDDEN, "", 0 },
-	{ "trace", OPT_TRACE, "LIST", 0,
+	{ "trace", 't', "LIST", 0,
 	  "Sources to record: cuda,ioctl,sched (default: all three); cupti adds --cupti", 0 },
 	{ "cupti", OPT_CUPTI, "optional", OPTION_ARG_OPTIONAL,
 	  "Also record the GPU side (kernels, copies, sets, NVTX ranges) with the CUPTI agent and "
@@ -130,7 +130,7 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	case OPT_NO_LAUNCH_EXIT:	/* the default; kept for scripts written before it was */
 		o->launch_exit = false;
 		break;
-	case OPT_TRACE: {
+	case 't': {
 		char *copy = strdup(arg), *tok, *save = NULL;
 
 		if (!copy)

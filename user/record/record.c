@@ -242,9 +242,11 @@ static void tick(struct recorder *r, uint64_t start, uint64_t *last_events, bool
 		}
 	}
 	if (c.drop_ringbuf > r->last_drops) {
-		pr_warn("%llu events lost: ring buffer full (%llu in all); raise --buffer-size",
+		/* the remedy once: a flood would repeat it every second */
+		pr_warn("%llu events lost: ring buffer full (%llu in all)%s",
 			(unsigned long long)(c.drop_ringbuf - r->last_drops),
-			(unsigned long long)c.drop_ringbuf);
+			(unsigned long long)c.drop_ringbuf,
+			r->last_drops ? "" : "; raise --buffer-size");
 		r->last_drops = c.drop_ringbuf;
 	}
 	if (tty && !r->o->quiet)
