@@ -298,6 +298,35 @@ t_drop_hint() {
 		err "the final summary does not name --buffer-size; stderr: $(tail -n 3 "$T/cmd.err" | tr '\n' '|')"
 }
 
+# -y/--delay: CMD starts at once and runs untraced until the probes attach;
+# only what it does after that is recorded. A delay that leaves nothing of
+# -d, or a malformed one, is a bad command line.
+t_delay() {
+	local gp wp rc
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" -y 1500ms --libcuda "$MOCK_LIB" -o "$T/delay.gtrace" -- \
+		"$WORKLOAD" --wait-signal --launches 8 --copies 2 --syncs 1 > "$T/w.out" 2> "$T/w.err" &
+	gp=$!
+	wait_line "$T/w.out" '^ready ' 20 || fatal "the workload never got ready under --delay; stderr: $(tail -n 3 "$T/w.err" | tr '\n' '|')"
+	wp=$(awk '/^ready / { print $2; exit }' "$T/w.out")
+	grep -q '^gtrace-bpf: recording' "$T/w.err" && err "recording started before the delay ran out (the workload was ready first)"
+	wait_line "$T/w.err" '^gtrace-bpf: recording' 20 || fatal "no recording line after the delay"
+	kill -USR1 "$wp"
+	wait "$gp"; rc=$?
+	[ $rc -eq 0 ] || fatal "gtrace-bpf -y 1500ms -- workload exited $rc; stderr: $(tail -n 3 "$T/w.err" | tr '\n' '|')"
+	dump_trace "$T/delay.gtrace" "$T/delay.json"
+	compare_counts "calls recorded with --delay (only those after the signal)" \
+		"$(counts_of "$T/delay.json" "$wp")" "$(expected_counts 8 2 1 0 1 1)"
+	"$GTRACE" dump --summary "$T/delay.gtrace" | grep -q 'delay=1.5' ||
+		err "dump --summary does not show delay=1.5"
+	for bad in "-y 5s -d 5s" "-y 10s -d 2s" "--delay 3x" "--delay=" "-y -1s"; do
+		"$GTRACE" $bad --libcuda "$MOCK_LIB" -o "$T/bad.gtrace" -- "$WORKLOAD" > /dev/null 2> "$T/bad.err"
+		rc=$?
+		[ $rc -eq 2 ] || err "'$bad' exited $rc, expected 2: $(head -n 2 "$T/bad.err" | tr '\n' '|')"
+		[ ! -e "$T/bad.gtrace" ] || err "'$bad' wrote a trace"
+	done
+	[ "$(grep -c . <<< "$("$GTRACE" -y 5s -d 5s --all 2>&1)")" -eq 1 ] || err "-y 5s -d 5s: not one line"
+}
+
 add_case t_late_libcuda "-- CMD: a libcuda the command dlopens from its own copy is found and traced; none at all is an error at its end"
 add_case t_second_interrupt "-- CMD: a second SIGINT kills and reaps CMD and exits non-zero"
 add_case t_counts "-- CMD: exact calls per api (100 launches, 10 copies, 5 syncs)"
@@ -310,5 +339,6 @@ add_case t_fail "-- CMD: a failing call (cuMemAlloc_v2 of 0 bytes) is recorded w
 add_case t_launch_exit "-- CMD: launches at entry only by default (no dur/ret, not incomplete); --launch-exit: every one with ret 0 and dur > 0"
 add_case t_flood "-- CMD: a 2 s launch flood is recorded completely (or its drops are reported)"
 add_case t_drop_hint "-- CMD: drops to a full 4K buffer: --buffer-size named once while recording and in the summary (-t cuda)"
+add_case t_delay "-- CMD -y 1500ms: CMD runs untraced during the delay, only later calls recorded; bad delays exit 2"
 add_case t_threads "-- CMD: 3 launch threads: per-thread tids, streams and counts"
 run_cases "$@"

@@ -56,6 +56,7 @@ static const struct argp_option record_options[] = {
 	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace FILE if it exists", 0 },
 	{ "scenario", OPT_SCENARIO, "NAME", 0, "Scenario part of the default file name (default: trace)", 0 },
 	{ "duration", 'd', "TIME", 0, "Stop after TIME: 30 or 30s, 500ms, 2m, 1h", 0 },
+	{ "delay", 'y', "TIME", 0, "Attach only after TIME (same units as -d); CMD runs untraced meanwhile", 0 },
 	{ "buffer-size", OPT_BUFSIZE, "SIZE", 0, "Ring buffer size, a power of two up to 2G, e.g. 64M (default), 1G", 0 },
 	{ "libcuda", OPT_LIBCUDA, "PATH", 0, "Also trace this libcuda file (repeatable)", 0 },
 	{ "launch-exit", OPT_LAUNCH_EXIT, NULL, 0,
@@ -111,6 +112,10 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	case 'd':
 		if (cli__parse_duration(arg, &o->duration) || !(o->duration > 0) || o->duration > 1e7)
 			argp_error(state, "invalid duration '%s' (a time > 0: 30 or 30s, 500ms, 2m, 1h)", arg);
+		break;
+	case 'y':
+		if (cli__parse_duration(arg, &o->delay) || !(o->delay >= 0) || o->delay > 1e7)
+			argp_error(state, "invalid delay '%s' (a time: 30 or 30s, 500ms, 2m, 1h)", arg);
 		break;
 	case OPT_BUFSIZE:
 		if (cli__parse_u64(arg, &v, true) || v < 4096)
@@ -213,6 +218,16 @@ static int cmd_record_check(const struct argp *argp, int argc, char **argv, stru
 	}
 	if (c->rec.cupti_lib && !c->rec.cupti) {
 		fprintf(stderr, "gtrace-bpf: --cupti-lib needs --cupti\n");
+		return 2;
+	}
+	if (c->rec.delay > 0 && c->rec.duration > 0 && c->rec.delay >= c->rec.duration) {
+		fprintf(stderr, "gtrace-bpf: --delay %gs leaves nothing of --duration %gs to record "
+			"(the duration counts from the start, the delay included)\n",
+			c->rec.delay, c->rec.duration);
+		return 2;
+	}
+	if (c->rec.delay > 0 && c->rec.cupti) {
+		fprintf(stderr, "gtrace-bpf: --delay does not work with --cupti yet\n");
 		return 2;
 	}
 	modes = c->rec.all + (c->rec.npids > 0) + (c->rec.cmd != NULL);

@@ -67,6 +67,7 @@ struct recorder {
 	struct nv_majors nv;		/* NVIDIA's majors, for naming devices later */
 	struct cupti_session *cupti;	/* --cupti, else NULL */
 	struct pid_watch *watch;	/* -p: the traced processes, to stop when all have exited */
+	bool released;			/* -- CMD runs (already during --delay) */
 };
 
 static volatile sig_atomic_t stop_requests;
@@ -293,6 +294,9 @@ static int attach_libcuda(struct recorder *r)
 		for (i = 0; i < r->o->npids; i++)
 			libcuda_finder__scan_pid(r->o->pids[i], attach_found, r);
 	}
+	/* after --delay CMD may have loaded its libcuda already */
+	if (r->child && r->released)
+		libcuda_finder__scan_pid(child__pid(r->child), attach_found, r);
 	if (!cuda_probes__nfiles(r->probes) && r->o->cmd) {
 		/* CMD may dlopen its own copy (a container's, a wheel's): the
 		 * openat discovery attaches to it then, as in --all */
@@ -335,11 +339,11 @@ static void fill_info(struct recorder *r, struct gt_file_info *info, struct utsn
 	if (r->o->trace_sched)
 		ns += snprintf(sources + ns, sizeof(sources) - ns, "%ssched", ns ? "," : "");
 	snprintf(opts, len,
-		 "mode=%s trace=%s buffer_size=%llu duration=%g scenario=%s launch_exit=%d "
+		 "mode=%s trace=%s buffer_size=%llu duration=%g delay=%g scenario=%s launch_exit=%d "
 		 "uprobes=%s ioctl_rung=%s ioctl_majors=%s nv_majors=%u,%u,%u,%u,%u%s",
 		 r->o->all ? "all" : r->o->cmd ? "command" : "pids",
 		 sources,
-		 (unsigned long long)cuda_object__ring_size(r->o->buffer_size), r->o->duration,
+		 (unsigned long long)cuda_object__ring_size(r->o->buffer_size), r->o->duration, r->o->delay,
 		 r->o->scenario ? r->o->scenario : "trace", r->o->launch_exit,
 		 r->multi ? "multi" : "single",
 		 ioctl_ladder__rung_name(kernel_sources__rung(r->ks)), majors[0] ? majors : "none",
@@ -440,7 +444,9 @@ static int run_loop(struct recorder *r)
 {
 	uint64_t start = now_ns(CLOCK_MONOTONIC), next_tick = start + TICK_NS;
 	uint64_t next_rescan = start + RESCAN_NS, last_events = 0;
-	uint64_t end = r->o->duration > 0 ? start + (uint64_t)(r->o->duration * 1e9) : 0;
+	/* -d counts from the start: the delay was part of it */
+	uint64_t end = r->o->duration > 0 ?
+		start + (uint64_t)((r->o->duration - r->o->delay) * 1e9) : 0;
 	bool tty = isatty(STDERR_FILENO);
 	int err;
 
@@ -497,6 +503,45 @@ static void wait_child(struct recorder *r)
 		ring_buffer__consume(r->rb);
 	}
 	ring_buffer__consume(r->rb);
+}
+
+/* --delay: -- CMD (started and released) runs untraced meanwhile; a stop
+ * request or CMD's exit ends the wait early. */
+static int wait_delay(struct recorder *r)
+{
+	uint64_t end = now_ns(CLOCK_MONOTONIC) + (uint64_t)(r->o->delay * 1e9);
+	uint8_t one = 1;
+	int err;
+
+	if (r->o->cmd) {
+		uint32_t pid;
+
+		err = child__start(r->o->cmd, child_setup, r, &r->child);
+		if (err) {
+			pr_err("failed to start %s: %s", r->o->cmd[0], strerror(-err));
+			return err;
+		}
+		pid = child__pid(r->child);
+		err = bpf_map__update_elem(r->skel->maps.pids, &pid, sizeof(pid), &one, sizeof(one),
+					   BPF_ANY);
+		if (err) {
+			pr_err("failed to add pid %u to the filter: %s", pid, strerror(-err));
+			return err;
+		}
+		if ((err = child__release(r->child)))
+			pr_warn("failed to start %s: %s", r->o->cmd[0], strerror(-err));
+		r->released = true;
+	}
+	pr_info("waiting %gs before recording (--delay)%s", r->o->delay,
+		r->o->cmd ? "; the command runs untraced meanwhile" : "");
+	while (!stop_requests && !child_done(r)) {
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+		if (now >= end)
+			break;
+		usleep(end - now > 50000000ull ? 50000 : (end - now) / 1000 + 1);
+	}
+	return 0;
 }
 
 static int finish(struct recorder *r)
@@ -714,6 +759,13 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		pr_err("failed to allocate the recorder: %s", strerror(-err));
 		goto cleanup;
 	}
+	if (o->delay > 0) {
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		err = wait_delay(r);
+		if (err)
+			goto cleanup;
+	}
 	err = cuda_object__attach_static(r->skel, &r->open_probe);
 	if (err)
 		goto cleanup;
@@ -759,7 +811,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		}
 		err = 0;
 	}
-	if (o->cmd) {
+	if (o->cmd && !r->child) {
 		uint32_t pid;
 
 		err = child__start(o->cmd, child_setup, r, &r->child);
@@ -786,7 +838,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 			cuda_probes__nprobes(r->probes), o->all ? ", all processes" : "");
 	pr_verbose("uprobes: %s; openat discovery probe: %s; options: %s",
 		   r->multi ? "uprobe_multi links" : "one perf-event link per probe", r->open_probe, opts);
-	if (r->child && (err = child__release(r->child)))
+	if (r->child && !r->released && (err = child__release(r->child)))
 		pr_warn("failed to start %s: %s", o->cmd[0], strerror(-err));
 	recorded = true;
 	err = run_loop(r);

@@ -17,7 +17,8 @@ struct record_opts {
 	const char *output;		/* -o, NULL = default name in the current directory */
 	bool force;			/* replace an existing output */
 	const char *scenario;		/* part of the default name */
-	double duration;		/* -d seconds, 0 = until stopped */
+	double duration;		/* -d seconds from the start (the delay included), 0 = until stopped */
+	double delay;			/* -y seconds before the probes are attached, 0 = none */
 	uint64_t buffer_size;		/* ring buffer bytes */
 	const char **libcuda;		/* --libcuda paths */
 	size_t nlibcuda;
