@@ -128,6 +128,8 @@ t_usage() {
 -p 1 --libcuda x --
 -d -3 --all
 --buffer-size 12Q --all
+--max-size 0 --all
+--max-size 12Q --all
 --trace cuda,gpu --all
 dump
 dump a b

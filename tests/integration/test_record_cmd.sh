@@ -329,6 +329,30 @@ t_delay() {
 
 add_case t_late_libcuda "-- CMD: a libcuda the command dlopens from its own copy is found and traced; none at all is an error at its end"
 add_case t_second_interrupt "-- CMD: a second SIGINT kills and reaps CMD and exits non-zero"
+# --max-size: the recording stops once the file holds the size (plus the chunk
+# that crossed it); CMD runs on untraced to its end and its status is ours.
+t_max_size() {
+	local rc size launches got
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --max-size 64K -o "$T/m.gtrace" -- \
+		sh -c "\"$WORKLOAD\" --flood 2 --copies 1 --syncs 1; exit 3" > "$T/m.out" 2> "$T/m.err"
+	rc=$?
+	[ "$rc" -eq 3 ] || err "--max-size 64K -- CMD exited $rc, expected CMD's 3; stderr: $(tail -n 3 "$T/m.err" | tr '\n' '|')"
+	grep -q '^gtrace-bpf: the trace reached --max-size (65536 bytes); stopping' "$T/m.err" ||
+		err "no line saying --max-size was reached: $(tr '\n' '|' < "$T/m.err")"
+	grep -q 'runs on untraced until it exits' "$T/m.err" || err "no line saying CMD runs on untraced"
+	size=$(stat -c %s "$T/m.gtrace")
+	# at least the size, at most the size and one chunk (1 MiB before compression) more
+	[ "$size" -ge 65536 ] && [ "$size" -le $((65536 + 1048576 + 4096)) ] ||
+		err "trace of $size bytes with --max-size 64K"
+	launches=$(grep '^{' "$T/m.out" | tail -n 1 | jq '[.calls | to_entries[] | select(.key | startswith("cuLaunch")) | .value] | add')
+	dump_trace "$T/m.gtrace" "$T/m.json"
+	got=$(jq -s '[.[] | select(.type == "launch")] | length' "$T/m.json")
+	log "max-size: $size bytes, $got of $launches launches recorded"
+	[ "$got" -gt 0 ] && [ "$got" -lt "$launches" ] ||
+		err "$got of the flood's $launches launches recorded: expected some, not all"
+	"$GTRACE" dump --summary "$T/m.gtrace" | grep -q 'max_size=65536' || err "the header does not hold max_size=65536"
+}
+
 add_case t_counts "-- CMD: exact calls per api (100 launches, 10 copies, 5 syncs)"
 add_case t_launches "-- CMD: grid, block, shmem, stream, function and names of every launch (100 and 7 launches)"
 add_case t_memory "-- CMD: copy bytes/kind/pointers, memset, alloc pointers equal to the frees'"
@@ -340,5 +364,6 @@ add_case t_launch_exit "-- CMD: launches at entry only by default (no dur/ret, n
 add_case t_flood "-- CMD: a 2 s launch flood is recorded completely (or its drops are reported)"
 add_case t_drop_hint "-- CMD: drops to a full 4K buffer: --buffer-size named once while recording and in the summary (-t cuda)"
 add_case t_delay "-- CMD -y 1500ms: CMD runs untraced during the delay, only later calls recorded; bad delays exit 2"
+add_case t_max_size "-- CMD --max-size 64K: recording stops at the size, CMD runs on untraced, its status passed through"
 add_case t_threads "-- CMD: 3 launch threads: per-thread tids, streams and counts"
 run_cases "$@"

@@ -16,7 +16,7 @@ _gtrace_bpf_reports="cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_su
 _gtrace_bpf_opts() {
 	local common="--help --usage --version"
 	case $1 in
-	record) echo "--all --buffer-size --cupti --cupti-lib --delay --duration --force --ioctl-majors --launch-exit --libcuda --output --pid --quiet --scenario --trace --verbose $common" ;;
+	record) echo "--all --buffer-size --cupti --cupti-lib --delay --duration --force --ioctl-majors --launch-exit --libcuda --max-size --output --pid --quiet --scenario --trace --verbose $common" ;;
 	dump) echo "--summary $common" ;;
 	export) echo "--force --format --output $common" ;;
 	stats) echo "--force --format --output --report --timeunit $common" ;;
@@ -92,7 +92,7 @@ _gtrace_bpf() {
 		_gtrace_bpf_files "$cur"; return 0 ;;
 	-p|--pid)
 		COMPREPLY=($(compgen -W "$(cd /proc 2>/dev/null && compgen -G '[0-9]*')" -- "$cur")); return 0 ;;
-	-d|--duration|-y|--delay|--buffer-size|--scenario|--ioctl-majors|--functions)
+	-d|--duration|-y|--delay|--buffer-size|--max-size|--scenario|--ioctl-majors|--functions)
 		COMPREPLY=(); return 0 ;;
 	esac
 	if [[ $cur == -* ]]; then

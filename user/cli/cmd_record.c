@@ -45,7 +45,7 @@ static const char record_doc[] =
 "as a shell: 127 when CMD is not found, 126 when it cannot be run (no trace).";
 
 enum {
-	OPT_SCENARIO = 0x100, OPT_BUFSIZE, OPT_LIBCUDA, OPT_NO_LAUNCH_EXIT, OPT_LAUNCH_EXIT,
+	OPT_SCENARIO = 0x100, OPT_MAX_SIZE, OPT_BUFSIZE, OPT_LIBCUDA, OPT_NO_LAUNCH_EXIT, OPT_LAUNCH_EXIT,
 	OPT_IOCTL_MAJORS, OPT_CUPTI, OPT_CUPTI_LIB,
 };
 
@@ -58,6 +58,8 @@ static const struct argp_option record_options[] = {
 	{ "duration", 'd', "TIME", 0, "Stop after TIME: 30 or 30s, 500ms, 2m, 1h", 0 },
 	{ "delay", 'y', "TIME", 0, "Attach only after TIME (same units as -d); CMD runs untraced meanwhile", 0 },
 	{ "buffer-size", OPT_BUFSIZE, "SIZE", 0, "Ring buffer size, a power of two up to 2G, e.g. 64M (default), 1G", 0 },
+	{ "max-size", OPT_MAX_SIZE, "SIZE", 0,
+	  "Stop recording once the trace file holds SIZE (e.g. 512M); -- CMD runs on untraced", 0 },
 	{ "libcuda", OPT_LIBCUDA, "PATH", 0, "Also trace this libcuda file (repeatable)", 0 },
 	{ "launch-exit", OPT_LAUNCH_EXIT, NULL, 0,
 	  "Also probe launch returns: launches get their CPU duration and result, at the "
@@ -116,6 +118,11 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	case 'y':
 		if (cli__parse_duration(arg, &o->delay) || !(o->delay >= 0) || o->delay > 1e7)
 			argp_error(state, "invalid delay '%s' (a time: 30 or 30s, 500ms, 2m, 1h)", arg);
+		break;
+	case OPT_MAX_SIZE:
+		if (cli__parse_u64(arg, &v, true) || v == 0)
+			argp_error(state, "invalid --max-size '%s' (a size > 0, e.g. 512M, 1G)", arg);
+		o->max_size = v;
 		break;
 	case OPT_BUFSIZE:
 		if (cli__parse_u64(arg, &v, true) || v < 4096)

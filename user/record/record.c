@@ -16,6 +16,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "cuda.skel.h"
 #include "record/cuda_object.h"
@@ -68,6 +69,7 @@ struct recorder {
 	struct cupti_session *cupti;	/* --cupti, else NULL */
 	struct pid_watch *watch;	/* -p: the traced processes, to stop when all have exited */
 	bool released;			/* -- CMD runs (already during --delay) */
+	bool size_stop;			/* the trace reached --max-size: CMD runs on untraced */
 };
 
 static volatile sig_atomic_t stop_requests;
@@ -339,12 +341,12 @@ static void fill_info(struct recorder *r, struct gt_file_info *info, struct utsn
 	if (r->o->trace_sched)
 		ns += snprintf(sources + ns, sizeof(sources) - ns, "%ssched", ns ? "," : "");
 	snprintf(opts, len,
-		 "mode=%s trace=%s buffer_size=%llu duration=%g delay=%g scenario=%s launch_exit=%d "
+		 "mode=%s trace=%s buffer_size=%llu duration=%g delay=%g max_size=%llu scenario=%s launch_exit=%d "
 		 "uprobes=%s ioctl_rung=%s ioctl_majors=%s nv_majors=%u,%u,%u,%u,%u%s",
 		 r->o->all ? "all" : r->o->cmd ? "command" : "pids",
 		 sources,
 		 (unsigned long long)cuda_object__ring_size(r->o->buffer_size), r->o->duration, r->o->delay,
-		 r->o->scenario ? r->o->scenario : "trace", r->o->launch_exit,
+		 (unsigned long long)r->o->max_size, r->o->scenario ? r->o->scenario : "trace", r->o->launch_exit,
 		 r->multi ? "multi" : "single",
 		 ioctl_ladder__rung_name(kernel_sources__rung(r->ks)), majors[0] ? majors : "none",
 		 r->nv.frontend, r->nv.uvm, r->nv.modeset, r->nv.caps, r->nv.caps_imex,
@@ -457,6 +459,12 @@ static int run_loop(struct recorder *r)
 			return err;
 		}
 		ring_buffer__consume(r->rb);
+		if (r->o->max_size && trace_writer__bytes(r->w) >= r->o->max_size) {
+			r->size_stop = true;
+			pr_info("the trace reached --max-size (%llu bytes); stopping",
+				(unsigned long long)r->o->max_size);
+			break;
+		}
 		if (child_done(r))
 			break;
 		if (pids_done(r)) {
@@ -503,6 +511,32 @@ static void wait_child(struct recorder *r)
 		ring_buffer__consume(r->rb);
 	}
 	ring_buffer__consume(r->rb);
+}
+
+/* --max-size reached with -- CMD still running: it runs on untraced (out
+ * of the pids filter, so nothing more is submitted) and its status is
+ * still ours to return. A second Ctrl-C kills it, as in wait_child. */
+static void wait_child_untraced(struct recorder *r)
+{
+	pid_t pid = child__pid(r->child);
+	int fd = bpf_map__fd(r->skel->maps.pids);
+	uint32_t key, next;
+
+	while (!bpf_map_get_next_key(fd, NULL, &next)) {
+		key = next;
+		if (bpf_map_delete_elem(fd, &key))
+			break;
+	}
+	pr_info("%s (pid %d) runs on untraced until it exits", r->o->cmd[0], pid);
+	while (!child_done(r)) {
+		if (stop_requests >= 2) {
+			kill(pid, SIGKILL);
+			child__wait(r->child);
+			pr_warn("stopped again: killed %s (pid %d)", r->o->cmd[0], pid);
+			break;
+		}
+		usleep(POLL_MS * 1000);
+	}
 }
 
 /* --delay: -- CMD (started and released) runs untraced meanwhile; a stop
@@ -842,7 +876,9 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		pr_warn("failed to start %s: %s", o->cmd[0], strerror(-err));
 	recorded = true;
 	err = run_loop(r);
-	if (r->child && !child_done(r))
+	if (r->child && !child_done(r) && r->size_stop)
+		wait_child_untraced(r);
+	else if (r->child && !child_done(r))
 		wait_child(r);
 	/* the agents flush while the trace is finished */
 	cupti_session__stop(r->cupti);

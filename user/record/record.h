@@ -19,6 +19,7 @@ struct record_opts {
 	const char *scenario;		/* part of the default name */
 	double duration;		/* -d seconds from the start (the delay included), 0 = until stopped */
 	double delay;			/* -y seconds before the probes are attached, 0 = none */
+	uint64_t max_size;		/* --max-size: stop once the trace file holds this many bytes, 0 = no limit */
 	uint64_t buffer_size;		/* ring buffer bytes */
 	const char **libcuda;		/* --libcuda paths */
 	size_t nlibcuda;
