@@ -31,48 +31,13 @@
 #include "record/bpf_log.h"
 #include "record/proc_names.h"
 #include "record/record.h"
+#include "record/recorder.h"
 #include "record/output.h"
 #include "record/pid_watch.h"
 #include "record/procfs.h"
 #include "format/trace_file.h"
 
-#define POLL_MS		50	/* consumer latency bound with no wake-ups */
-#define TICK_NS		1000000000ull	/* stats, flush, status line */
-#define RESCAN_NS	10000000000ull	/* full /proc rescan in --all mode */
-#define SCAN_QUEUE	1024
-
-struct recorder {
-	const struct record_opts *o;
-	struct cuda_bpf *skel;
-	struct ring_buffer *rb;
-	struct cuda_probes *probes;
-	struct kernel_names *names;
-	struct trace_writer *w;
-	char path[PATH_MAX];
-	bool filter;			/* only pids in the BPF pids map */
-	struct proc_names *procs;	/* traced processes, their names */
-	pid_t scan_queue[SCAN_QUEUE];	/* exec'd processes to look at */
-	size_t nscan;
-	int write_err;			/* first write error, stops the recording */
-	uint64_t nprocs;		/* processes seen making CUDA calls */
-	uint64_t bad_records;		/* malformed ring-buffer records */
-	uint64_t last_drops;
-	uint64_t received;		/* records taken from the ring buffer */
-	struct child *child;		/* -- CMD, NULL = none */
-	const char *open_probe;		/* which openat probe runs */
-	bool multi;			/* uprobe_multi links (else one link per probe) */
-	struct kernel_sources *ks;	/* ioctl and scheduler recording */
-	uint32_t majors[8];		/* device majors whose ioctls are recorded */
-	size_t nmajors;
-	uint32_t frontend_major;	/* NVIDIA frontend (RM escapes decoded) */
-	struct nv_majors nv;		/* NVIDIA's majors, for naming devices later */
-	struct cupti_session *cupti;	/* --cupti, else NULL */
-	struct pid_watch *watch;	/* -p: the traced processes, to stop when all have exited */
-	bool released;			/* -- CMD runs (already during --delay) */
-	bool size_stop;			/* the trace reached --max-size: CMD runs on untraced */
-};
-
-static volatile sig_atomic_t stop_requests;
+volatile sig_atomic_t stop_requests;
 
 static void on_signal(int sig)
 {
@@ -80,7 +45,7 @@ static void on_signal(int sig)
 	stop_requests++;
 }
 
-static uint64_t now_ns(clockid_t clk)
+uint64_t now_ns(clockid_t clk)
 {
 	struct timespec ts;
 
@@ -230,7 +195,7 @@ static void write_stats(struct recorder *r, struct gt_counters *c)
 }
 
 /* Once a second: counters into the file, a chunk to disk, drops on stderr. */
-static void tick(struct recorder *r, uint64_t start, uint64_t *last_events, bool tty)
+void tick(struct recorder *r, uint64_t start, uint64_t *last_events, bool tty)
 {
 	struct gt_counters c;
 	uint64_t el = now_ns(CLOCK_MONOTONIC) - start;
@@ -263,7 +228,7 @@ static void tick(struct recorder *r, uint64_t start, uint64_t *last_events, bool
 
 /* In the child of -- CMD: the agent's environment goes to CMD (and what it
  * starts) only. */
-static int child_setup(void *ctx)
+int child_setup(void *ctx)
 {
 	struct recorder *r = ctx;
 	int err;
@@ -412,7 +377,7 @@ static int start_sources(struct recorder *r)
 	return kernel_sources__start(&ko, &r->ks);
 }
 
-static void rescan(struct recorder *r, bool all)
+void rescan(struct recorder *r, bool all)
 {
 	size_t i;
 
@@ -423,159 +388,6 @@ static void rescan(struct recorder *r, bool all)
 			libcuda_finder__scan_pid(r->scan_queue[i], attach_found, r);
 	}
 	r->nscan = 0;
-}
-
-/* True once -- CMD has exited. */
-static bool child_done(struct recorder *r)
-{
-	return r->child && child__poll(r->child);
-}
-
-/* True once every process -p traces has exited. A process forks before it
- * exits: the ring buffer is drained again before the last look, so that a
- * child it started just before is watched too. */
-static bool pids_done(struct recorder *r)
-{
-	if (!r->watch || pid_watch__alive(r->watch))
-		return false;
-	ring_buffer__consume(r->rb);
-	return !pid_watch__alive(r->watch);
-}
-
-static int run_loop(struct recorder *r)
-{
-	uint64_t start = now_ns(CLOCK_MONOTONIC), next_tick = start + TICK_NS;
-	uint64_t next_rescan = start + RESCAN_NS, last_events = 0;
-	/* -d counts from the start: the delay was part of it */
-	uint64_t end = r->o->duration > 0 ?
-		start + (uint64_t)((r->o->duration - r->o->delay) * 1e9) : 0;
-	bool tty = isatty(STDERR_FILENO);
-	int err;
-
-	while (!stop_requests && !r->write_err) {
-		err = ring_buffer__poll(r->rb, POLL_MS);
-		if (err < 0 && err != -EINTR) {
-			pr_err("failed to poll the ring buffer: %s", strerror(-err));
-			return err;
-		}
-		ring_buffer__consume(r->rb);
-		if (r->o->max_size && trace_writer__bytes(r->w) >= r->o->max_size) {
-			r->size_stop = true;
-			pr_info("the trace reached --max-size (%llu bytes); stopping",
-				(unsigned long long)r->o->max_size);
-			break;
-		}
-		if (child_done(r))
-			break;
-		if (pids_done(r)) {
-			pr_info("every traced process has exited; stopping");
-			break;
-		}
-		uint64_t now = now_ns(CLOCK_MONOTONIC);
-
-		if (end && now >= end)
-			break;
-		if (now >= next_tick) {
-			rescan(r, r->o->all && now >= next_rescan);
-			if (now >= next_rescan)
-				next_rescan = now + RESCAN_NS;
-			tick(r, start, &last_events, tty);
-			next_tick += TICK_NS;
-			if (next_tick < now)
-				next_tick = now + TICK_NS;
-		}
-	}
-	/* what the BPF side submitted before we stopped is still ours */
-	ring_buffer__consume(r->rb);
-	gt_log_status_clear();
-	return 0;
-}
-
-/* -- CMD still runs after a stop request: its calls are still recorded
- * until it exits. A second request kills it: leaving it running, orphaned
- * and untraced, with a status of 0 would hide that it never finished. */
-static void wait_child(struct recorder *r)
-{
-	pid_t pid = child__pid(r->child);
-
-	pr_info("recording stopped; waiting for %s (pid %d) to exit (Ctrl-C again to kill it)",
-		r->o->cmd[0], pid);
-	while (!child_done(r)) {
-		if (stop_requests >= 2) {
-			kill(pid, SIGKILL);
-			child__wait(r->child);
-			pr_warn("stopped again: killed %s (pid %d)", r->o->cmd[0], pid);
-			break;
-		}
-		ring_buffer__poll(r->rb, POLL_MS);
-		ring_buffer__consume(r->rb);
-	}
-	ring_buffer__consume(r->rb);
-}
-
-/* --max-size reached with -- CMD still running: it runs on untraced (out
- * of the pids filter, so nothing more is submitted) and its status is
- * still ours to return. A second Ctrl-C kills it, as in wait_child. */
-static void wait_child_untraced(struct recorder *r)
-{
-	pid_t pid = child__pid(r->child);
-	int fd = bpf_map__fd(r->skel->maps.pids);
-	uint32_t key, next;
-
-	while (!bpf_map_get_next_key(fd, NULL, &next)) {
-		key = next;
-		if (bpf_map_delete_elem(fd, &key))
-			break;
-	}
-	pr_info("%s (pid %d) runs on untraced until it exits", r->o->cmd[0], pid);
-	while (!child_done(r)) {
-		if (stop_requests >= 2) {
-			kill(pid, SIGKILL);
-			child__wait(r->child);
-			pr_warn("stopped again: killed %s (pid %d)", r->o->cmd[0], pid);
-			break;
-		}
-		usleep(POLL_MS * 1000);
-	}
-}
-
-/* --delay: -- CMD (started and released) runs untraced meanwhile; a stop
- * request or CMD's exit ends the wait early. */
-static int wait_delay(struct recorder *r)
-{
-	uint64_t end = now_ns(CLOCK_MONOTONIC) + (uint64_t)(r->o->delay * 1e9);
-	uint8_t one = 1;
-	int err;
-
-	if (r->o->cmd) {
-		uint32_t pid;
-
-		err = child__start(r->o->cmd, child_setup, r, &r->child);
-		if (err) {
-			pr_err("failed to start %s: %s", r->o->cmd[0], strerror(-err));
-			return err;
-		}
-		pid = child__pid(r->child);
-		err = bpf_map__update_elem(r->skel->maps.pids, &pid, sizeof(pid), &one, sizeof(one),
-					   BPF_ANY);
-		if (err) {
-			pr_err("failed to add pid %u to the filter: %s", pid, strerror(-err));
-			return err;
-		}
-		if ((err = child__release(r->child)))
-			pr_warn("failed to start %s: %s", r->o->cmd[0], strerror(-err));
-		r->released = true;
-	}
-	pr_info("waiting %gs before recording (--delay)%s", r->o->delay,
-		r->o->cmd ? "; the command runs untraced meanwhile" : "");
-	while (!stop_requests && !child_done(r)) {
-		uint64_t now = now_ns(CLOCK_MONOTONIC);
-
-		if (now >= end)
-			break;
-		usleep(end - now > 50000000ull ? 50000 : (end - now) / 1000 + 1);
-	}
-	return 0;
 }
 
 static int finish(struct recorder *r)
@@ -796,7 +608,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	if (o->delay > 0) {
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
-		err = wait_delay(r);
+		err = recorder__wait_delay(r);
 		if (err)
 			goto cleanup;
 	}
@@ -845,22 +657,8 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		}
 		err = 0;
 	}
-	if (o->cmd && !r->child) {
-		uint32_t pid;
-
-		err = child__start(o->cmd, child_setup, r, &r->child);
-		if (err) {
-			pr_err("failed to start %s: %s", o->cmd[0], strerror(-err));
-			goto cleanup;
-		}
-		pid = child__pid(r->child);
-		err = bpf_map__update_elem(r->skel->maps.pids, &pid, sizeof(pid), &one, sizeof(one),
-					   BPF_ANY);
-		if (err) {
-			pr_err("failed to add pid %u to the filter: %s", pid, strerror(-err));
-			goto cleanup;
-		}
-	}
+	if (o->cmd && !r->child && (err = recorder__start_child(r)))
+		goto cleanup;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	if (o->trace_cuda && !cuda_probes__nfiles(r->probes))
@@ -875,11 +673,11 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	if (r->child && !r->released && (err = child__release(r->child)))
 		pr_warn("failed to start %s: %s", o->cmd[0], strerror(-err));
 	recorded = true;
-	err = run_loop(r);
-	if (r->child && !child_done(r) && r->size_stop)
-		wait_child_untraced(r);
-	else if (r->child && !child_done(r))
-		wait_child(r);
+	err = recorder__run_loop(r);
+	if (r->child && !recorder__child_done(r) && r->size_stop)
+		recorder__wait_child_untraced(r);
+	else if (r->child && !recorder__child_done(r))
+		recorder__wait_child(r);
 	/* the agents flush while the trace is finished */
 	cupti_session__stop(r->cupti);
 	finished = !finish(r);
