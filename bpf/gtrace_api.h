@@ -91,6 +91,9 @@ enum gt_copy_kind {
 #define GT_COOKIE_STREAM(c)	((int)(((c) >> 24) & 0xf) - 1)
 #define GT_COOKIE_COOP		(1ull << 28)
 #define GT_COOKIE_NOEXIT	(1ull << 29)	/* no return probe on this launch */
+#define GT_COOKIE_HOT		(1ull << 30)	/* a hot call (gt_api__hot): gated by light mode */
+#define GT_COOKIE_RANGE_OPEN	(1ull << 31)	/* entry opens a capture range (cuProfilerStart) */
+#define GT_COOKIE_RANGE_CLOSE	(1ull << 32)	/* exit closes it (cuProfilerStop) */
 #define GT_COOKIE_MAKE(api, out, str, stream) \
 	((unsigned long long)(api) | ((unsigned long long)((out) + 1) << 16) | \
 	 ((unsigned long long)((str) + 1) << 20) | ((unsigned long long)((stream) + 1) << 24))

@@ -13,7 +13,8 @@
 #include <linux/types.h>
 #endif
 
-/* Record types.  Values below 32 come from BPF, 32 and up from userspace. */
+/* Record types.  Values below 32 come from BPF (or stand for a BPF record the
+ * recorder wrote on its behalf), 32 and up from userspace. */
 enum gt_rec_type {
 	GT_REC_CALL = 1,	/* libcuda call entry with raw arguments (struct gt_call) */
 	GT_REC_LAUNCH = 2,	/* kernel launch entry (struct gt_launch) */
@@ -26,6 +27,7 @@ enum gt_rec_type {
 	GT_REC_EXIT = 9,	/* a process exited (struct gt_proc_evt) */
 	GT_REC_IOCTL = 10,	/* an ioctl on an NVIDIA device, entry to exit (struct gt_ioctl) */
 	GT_REC_OFFCPU = 11,	/* a traced thread was off-CPU (struct gt_offcpu) */
+	GT_REC_RANGE = 12,	/* a capture range opened or closed in a process (struct gt_capture) */
 
 	GT_REC_NAME = 32,	/* name table entry written by the recorder (struct gt_name) */
 	GT_REC_STATS = 33,	/* snapshot of the drop and event counters (struct gt_stats) */
@@ -40,6 +42,8 @@ enum gt_rec_type {
 	GT_REC_NVTX = 44,	/* an NVTX range or mark (struct gt_nvtx) */
 	GT_REC_CUPTI_STATS = 45,/* the agent's counters at the end of a process (struct gt_cupti_stats) */
 	GT_REC_MERGE_STATS = 46,/* what the merger linked and could not (struct gt_merge_stats) */
+	GT_REC_CAPTURE = 47,	/* the recorder changed what it captures: a light-mode window
+				 * opened or closed, the hot probes went live or off (struct gt_capture) */
 	GT_REC_MAX = 63,
 };
 
@@ -212,12 +216,63 @@ struct gt_counters {
 	__u64 attach_probes;	/* uprobes and uretprobes attached */
 	__u64 attach_failed;	/* probe attachments that failed */
 	__u64 records_written;	/* records written to the file (BPF and userspace) */
-	__u64 _reserved[3];	/* room for later counters, zero */
+	__u64 ranges_nested;	/* range opens inside an open range of the process: ignored */
+	__u64 ranges_refused;	/* range opens beyond --capture-range-end's count: not recorded */
+	__u64 _reserved[1];	/* room for later counters, zero */
 };
 
 struct gt_stats {
 	struct gt_hdr hdr;
 	struct gt_counters c;	/* cumulative values at hdr.ts */
+};
+
+/* What a struct gt_capture says. */
+enum gt_capture_kind {
+	GT_CAP_RANGE_OPEN = 1,	/* GT_REC_RANGE: a range opened in hdr.pid, on thread hdr.tid */
+	GT_CAP_RANGE_CLOSE = 2,	/* GT_REC_RANGE: the range of hdr.pid closed */
+	GT_CAP_WINDOW_OPEN = 3,	/* GT_REC_CAPTURE: light mode: a full-capture window began; every
+				 * probe is live from hdr.ts */
+	GT_CAP_WINDOW_CLOSE = 4,/* GT_REC_CAPTURE: the window ended at hdr.ts (hot calls after it
+				 * are not recorded) */
+	GT_CAP_HOT_LIVE = 5,	/* GT_REC_CAPTURE: light mode with capture ranges: the hot probes
+				 * are live from hdr.ts (a range that opened before is missing its
+				 * hot calls from its open to here) */
+	GT_CAP_HOT_OFF = 6,	/* GT_REC_CAPTURE: no range open any more: hot calls after hdr.ts
+				 * are not recorded */
+};
+
+/* What opened a capture range, or that a record is about a window. */
+enum gt_capture_source {
+	GT_CAPSRC_NONE = 0,
+	GT_CAPSRC_PROFILER = 1,	/* cuProfilerStart .. cuProfilerStop (-c cudaProfilerApi) */
+	GT_CAPSRC_NVTX = 2,	/* an NVTX range of --nvtx-capture, reported by the CUPTI agent */
+	GT_CAPSRC_WINDOW = 3,	/* light mode's periodic full-capture window */
+};
+
+/* Flags of struct gt_capture. */
+#define GT_CAP_F_REFUSED	(1u << 0)	/* open: beyond --capture-range-end's count; nothing of
+						 * this range is recorded, and no close follows */
+#define GT_CAP_F_EXIT		(1u << 1)	/* close: the process exited inside the range */
+#define GT_CAP_F_CUT		(1u << 2)	/* close: the recording ended inside the range (written
+						 * by the recorder) */
+
+/* A change of what is captured.  "Hot" calls are those a program makes
+ * per kernel (launches, graph launches, async copies and sets, event
+ * records, stream waits, queries): light mode records them only inside
+ * windows, while the cold ones (waits, allocations, module loads, context,
+ * stream and event lifecycles, markers) and the kernel sources stay on. */
+struct gt_capture {
+	struct gt_hdr hdr;	/* ts = when; pid, tid = the range's process and thread, 0 for
+				 * the recorder's own (windows, hot probes) */
+	__u32 kind;		/* enum gt_capture_kind */
+	__u32 source;		/* enum gt_capture_source */
+	__u32 index;		/* ranges: 1-based number in order of opening in the recording;
+				 * windows: 1-based window number; HOT_LIVE/OFF: the range that
+				 * made the change */
+	__u32 flags;		/* GT_CAP_F_* */
+	__u64 latency_ns;	/* WINDOW_OPEN, HOT_LIVE: ns the hot probes took to attach (ending
+				 * at hdr.ts); WINDOW_CLOSE, HOT_OFF: ns they took to detach
+				 * (starting at hdr.ts); 0 for ranges */
 };
 
 /* Flags of GPU records. */
@@ -320,6 +375,7 @@ _Static_assert(sizeof(struct gt_nvtx) == 40, "gt_nvtx size");
 _Static_assert(sizeof(struct gt_cupti_stats) == 64, "gt_cupti_stats size");
 _Static_assert(sizeof(struct gt_merge_stats) == 72, "gt_merge_stats size");
 _Static_assert(sizeof(struct gt_name) == 40, "gt_name size");
+_Static_assert(sizeof(struct gt_capture) == 48, "gt_capture size");
 _Static_assert(sizeof(struct gt_counters) == 128, "gt_counters size");
 _Static_assert(sizeof(struct gt_stats) == 152, "gt_stats size");
 

@@ -92,7 +92,7 @@ const char *const gt_counter_names[] = {
 	"events", "drop_ringbuf", "drop_stash", "str_fault", "args_fault",
 	"names_mem", "names_mem_rejected", "names_mem_verified",
 	"names_mem_mismatch", "attach_files", "attach_probes",
-	"attach_failed", "records_written",
+	"attach_failed", "records_written", "ranges_nested", "ranges_refused",
 };
 const unsigned gt_counter_count = sizeof(gt_counter_names) / sizeof(gt_counter_names[0]);
 

@@ -43,6 +43,30 @@ enum gt_api_class gt_api__class(unsigned api)
 	return i ? i->cls : GT_CLS_NONE;
 }
 
+bool gt_api__hot(unsigned api)
+{
+	const struct gt_api_info *i = gt_api__info(api);
+
+	if (!i)
+		return false;
+	switch (i->cls) {
+	case GT_CLS_LAUNCH:
+	case GT_CLS_GRAPH:
+	case GT_CLS_EVENT_RECORD:
+	case GT_CLS_STREAM_WAIT:
+	case GT_CLS_QUERY:
+		return true;
+	case GT_CLS_MEMCPY:
+	case GT_CLS_MEMCPY2D:
+	case GT_CLS_MEMCPY3D:
+	case GT_CLS_MEMSET:
+		/* the async forms (they take a stream); the blocking ones are waits */
+		return i->d != GT_NA;
+	default:
+		return false;
+	}
+}
+
 static const char *const call_type_names[GT_T__COUNT] = {
 	[GT_T_LAUNCH] = "launch",	[GT_T_MEMCPY] = "memcpy",
 	[GT_T_MEMSET] = "memset",	[GT_T_ALLOC] = "alloc",

@@ -9,6 +9,7 @@
 #ifndef GTRACE_FORMAT_API_H
 #define GTRACE_FORMAT_API_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "bpf/gtrace_api.h"
 
@@ -35,6 +36,11 @@ const struct gt_api_info *gt_api__info(unsigned api);	/* NULL if out of range */
 const char *gt_api__name(unsigned api);			/* "cuLaunchKernel", NULL if out of range */
 int gt_api__by_name(const char *name);			/* enum gt_api or -1 */
 enum gt_api_class gt_api__class(unsigned api);
+/* True for the calls a program makes per kernel: launches, graph launches,
+ * async copies and sets, event records, stream waits and queries. Light
+ * mode records them only inside its windows (struct gt_capture); every
+ * other call is recorded all the time. */
+bool gt_api__hot(unsigned api);
 const char *gt_call_type__name(enum gt_call_type t);	/* "launch", ... */
 const char *gt_copy_kind__name(enum gt_copy_kind k);	/* "HtoD", ... */
 
