@@ -62,7 +62,7 @@ CFLAGS   += $(SAN_FLAGS)
 LDFLAGS  += $(SAN_FLAGS)
 # the recorder: ./gtrace-bpf, or beside the sanitized build's objects
 BIN       := $(if $(SAN_FLAGS),$(OUTPUT)/gtrace-bpf,gtrace-bpf)
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Wno-gnu-variable-sized-type-not-at-end -MMD -MP \
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Wno-gnu-variable-sized-type-not-at-end -MMD -MP \
 	      -I$(OUTPUT) -Ibpf -Ivmlinux/$(ARCH)
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)

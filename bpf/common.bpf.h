@@ -46,6 +46,8 @@ static __always_inline __u64 gt_arg(struct pt_regs *ctx, int i)
 const volatile bool filter_pids = false;	/* only pids in the pids map */
 const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the consumer above this much pending data */
 const volatile __u32 self_pid = 0;		/* the recorder itself: never traced */
+const volatile bool capture_ranges = false;	/* record a process only while a capture range
+						 * is open in it (the ranges map) */
 
 /* Counters of every object, read by the recorder through the skeletons' bss. */
 __u64 n_drop_ringbuf = 0;
@@ -75,6 +77,19 @@ struct {
 	__type(value, __u8);
 } active_pids SEC(".maps");
 
+/* Processes with a capture range open (-c): what opened it. */
+struct range_state {
+	__u32 index;	/* 1-based range number (struct gt_capture.index) */
+	__u32 source;	/* enum gt_capture_source */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct range_state);
+} ranges SEC(".maps");
+
 static __always_inline void count(__u64 *c)
 {
 	__sync_fetch_and_add(c, 1);
@@ -87,6 +102,15 @@ static __always_inline bool traced(__u32 pid)
 	if (!filter_pids)
 		return true;
 	return bpf_map_lookup_elem(&pids, &pid) != NULL;
+}
+
+/* True when pid's records are wanted now: always without capture ranges,
+ * else only while a range is open in the process. */
+static __always_inline bool captured(__u32 pid)
+{
+	if (!capture_ranges)
+		return true;
+	return bpf_map_lookup_elem(&ranges, &pid) != NULL;
 }
 
 /* At sched_process_fork: when the new task is a process (not a thread) of

@@ -12,6 +12,17 @@
 __u64 n_drop_stash = 0;
 __u64 n_str_fault = 0;
 __u64 n_args_fault = 0;
+__u64 n_ranges = 0;		/* capture ranges opened (the last index given) */
+__u64 n_ranges_nested = 0;	/* opens inside an open range of the process: ignored */
+__u64 n_ranges_refused = 0;	/* opens beyond range_max: not recorded */
+
+/* Capture control, set by the recorder before load. */
+const volatile bool gate_hot = false;	/* light mode: hot calls (GT_COOKIE_HOT) only while hot_on */
+const volatile __u32 range_max = 0;	/* ranges recorded at most, 0 = any number */
+
+/* Written by the recorder while recording: 1 while its hot probes are
+ * live and their calls wanted (a light-mode window, or a range open). */
+__u32 hot_on = 0;
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -27,6 +38,69 @@ struct {
 	__type(key, struct stash_key);
 	__type(value, __u64);
 } stash SEC(".maps");
+
+/* Whether a call entry is recorded: its process traced and in a range
+ * (with -c), and, for hot calls in light mode, the hot probes live. */
+static __always_inline bool entry_wanted(__u64 id, __u64 cookie)
+{
+	if (!traced(id >> 32))
+		return false;
+	if (gate_hot && (cookie & GT_COOKIE_HOT) && !*(volatile __u32 *)&hot_on)
+		return false;
+	return captured(id >> 32);
+}
+
+/* A change of a process' range, reported at once (a forced wake-up): in
+ * light mode the recorder attaches the hot probes when a range opens. */
+static __always_inline void range_record(__u64 id, __u32 kind, __u32 source, __u32 index, __u32 flags)
+{
+	struct gt_capture *e = reserve(sizeof(*e));
+
+	if (!e)
+		return;
+	fill_hdr(&e->hdr, id, GT_REC_RANGE, sizeof(*e), 0);
+	e->kind = kind;
+	e->source = source;
+	e->index = index;
+	e->flags = flags;
+	e->latency_ns = 0;
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+}
+
+/* cuProfilerStart, or the agent's NVTX range of --nvtx-capture: the
+ * process' records are written from here on, up to range_max ranges. */
+static __always_inline void range_open(__u64 id, __u32 source)
+{
+	__u32 pid = id >> 32, flags = 0;
+	struct range_state st = { .source = source };
+
+	if (bpf_map_lookup_elem(&ranges, &pid)) {
+		count(&n_ranges_nested);
+		return;
+	}
+	st.index = __sync_fetch_and_add(&n_ranges, 1) + 1;
+	if (range_max && st.index > range_max) {
+		count(&n_ranges_refused);
+		flags = GT_CAP_F_REFUSED;
+	} else if (bpf_map_update_elem(&ranges, &pid, &st, BPF_NOEXIST)) {
+		return;
+	}
+	range_record(id, GT_CAP_RANGE_OPEN, source, st.index, flags);
+}
+
+static __always_inline void range_close(__u64 id, __u32 flags)
+{
+	__u32 pid = id >> 32;
+	struct range_state *st = bpf_map_lookup_elem(&ranges, &pid);
+	__u32 index, source;
+
+	if (!st)
+		return;
+	index = st->index;
+	source = st->source;
+	bpf_map_delete_elem(&ranges, &pid);
+	range_record(id, GT_CAP_RANGE_CLOSE, source, index, flags);
+}
 
 /* Remembers where the call will write its result (new handle, pointer). */
 static __always_inline void stash_out(struct pt_regs *ctx, __u64 id, __u64 cookie)
@@ -49,7 +123,9 @@ int call_entry(struct pt_regs *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct gt_call *e;
 
-	if (!traced(id >> 32))
+	if ((cookie & GT_COOKIE_RANGE_OPEN) && traced(id >> 32))
+		range_open(id, GT_CAPSRC_PROFILER);
+	if (!entry_wanted(id, cookie))
 		return 0;
 	stash_out(ctx, id, cookie);
 	e = reserve(sizeof(*e));
@@ -152,7 +228,7 @@ int launch_entry(struct pt_regs *ctx)
 	struct gt_launch *e;
 	__u64 stk[3];
 
-	if (!traced(id >> 32))
+	if (!entry_wanted(id, cookie))
 		return 0;
 	name_once(id, PT_REGS_PARM1(ctx));
 	e = reserve(sizeof(*e));
@@ -202,7 +278,7 @@ int launch_ex_entry(struct pt_regs *ctx)
 	struct gt_launch_config cfg;
 	struct gt_launch *e;
 
-	if (!traced(id >> 32))
+	if (!entry_wanted(id, cookie))
 		return 0;
 	name_once(id, PT_REGS_PARM2(ctx));
 	e = reserve(sizeof(*e));
@@ -248,7 +324,7 @@ int call_str_entry(struct pt_regs *ctx)
 	int sarg = GT_COOKIE_STR(cookie);
 	long n = 0;
 
-	if (!traced(id >> 32))
+	if (!entry_wanted(id, cookie))
 		return 0;
 	stash_out(ctx, id, cookie);
 	e = reserve(sizeof(*e));
@@ -299,7 +375,7 @@ static __always_inline int memcpy_struct(struct pt_regs *ctx, bool three_d)
 	__u64 w, h, d = 1;
 	__u32 st, dt;
 
-	if (!traced(id >> 32))
+	if (!entry_wanted(id, cookie))
 		return 0;
 	e = reserve(sizeof(*e));
 	if (!e)
@@ -374,9 +450,11 @@ int call_exit(struct pt_regs *ctx)
 	if (!traced(id >> 32))
 		return 0;
 	addr = take_out(id, cookie);
+	if (!captured(id >> 32))
+		return 0;
 	e = reserve(sizeof(*e));
 	if (!e)
-		return 0;
+		goto out;
 	fill_hdr(&e->hdr, id, GT_REC_RET, sizeof(*e), GT_COOKIE_API(cookie));
 	e->ret = (__s32)PT_REGS_RC(ctx);
 	e->flags = 0;
@@ -388,6 +466,10 @@ int call_exit(struct pt_regs *ctx)
 			e->flags = GT_RET_OUT;
 	}
 	submit(e);
+out:
+	/* cuProfilerStop: its own exit is the last record of the range */
+	if (cookie & GT_COOKIE_RANGE_CLOSE)
+		range_close(id, 0);
 	return 0;
 }
 
@@ -409,6 +491,8 @@ int call_exit_str(struct pt_regs *ctx)
 	if (!traced(id >> 32))
 		return 0;
 	addr = take_out(id, cookie);
+	if (!captured(id >> 32))
+		return 0;
 	e = reserve(sizeof(*e));
 	if (!e)
 		return 0;
@@ -561,8 +645,34 @@ int proc_exit(struct bpf_raw_tracepoint_args *ctx)
 		return 0;	/* only the thread group leader ends the process */
 	if (!traced(id >> 32))
 		return 0;
+	if (capture_ranges)
+		range_close(id, GT_CAP_F_EXIT);
 	proc_event(GT_REC_EXIT, id >> 32, (__u32)id, BPF_CORE_READ(t, real_parent, tgid),
 		   BPF_CORE_READ(t, exit_code));
+	return 0;
+}
+
+/* ---- capture ranges reported by the CUPTI agent (-c nvtx) ---- */
+
+/* gtrace_capture_open(void) in the agent: cookie = enum gt_capture_source. */
+SEC("uprobe")
+int range_open_entry(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if (traced(id >> 32))
+		range_open(id, (__u32)bpf_get_attach_cookie(ctx));
+	return 0;
+}
+
+/* gtrace_capture_close(void) in the agent. */
+SEC("uprobe")
+int range_close_entry(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if (traced(id >> 32))
+		range_close(id, 0);
 	return 0;
 }
 

@@ -83,6 +83,10 @@ static __always_inline void ioctl_enter(struct file *f, int fd, __u32 cmd, __u64
 	s.rdev = BPF_CORE_READ(f, f_inode, i_rdev);
 	if (!s.rdev || !major_wanted(s.rdev) || !traced(pid))
 		return;
+	/* a process talking to the driver uses the GPU: follow its threads */
+	bpf_map_update_elem(&active_pids, &pid, &one, BPF_NOEXIST);
+	if (!captured(pid))
+		return;
 	s.ts = bpf_ktime_get_ns();
 	s.arg = arg;
 	s.cmd = cmd;
@@ -90,8 +94,6 @@ static __always_inline void ioctl_enter(struct file *f, int fd, __u32 cmd, __u64
 	s.rung = rung;
 	rm_param(&s);
 	bpf_map_update_elem(&ioctl_inflight, &id, &s, BPF_ANY);
-	/* a process talking to the driver uses the GPU: follow its threads */
-	bpf_map_update_elem(&active_pids, &pid, &one, BPF_NOEXIST);
 }
 
 static __always_inline void ioctl_exit(__s64 ret)

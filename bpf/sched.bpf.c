@@ -36,9 +36,9 @@ static __always_inline bool gpu_process(__u32 pid)
 {
 	if (!pid || pid == self_pid)
 		return false;
-	if (filter_pids)
-		return bpf_map_lookup_elem(&pids, &pid) != NULL;
-	return bpf_map_lookup_elem(&active_pids, &pid) != NULL;
+	if (filter_pids ? !bpf_map_lookup_elem(&pids, &pid) : !bpf_map_lookup_elem(&active_pids, &pid))
+		return false;
+	return captured(pid);
 }
 
 /* sched_switch(bool preempt, struct task_struct *prev, struct task_struct *next,

@@ -23,7 +23,8 @@
  *   cuMemcpyDtoHAsync_v2 (c -> h, n floats, stream 0);
  *   cuStreamSynchronize(stream 0) x K; cuEventCreate;
  *   cuEventRecord(ev, stream 0); cuEventSynchronize; cuCtxSynchronize;
- *   cuProfilerStart; cuProfilerStop; [--fail: cuMemAlloc_v2 of 0 bytes];
+ *   cuProfilerStart; cuProfilerStop (not with --ranges);
+ *   [--fail: cuMemAlloc_v2 of 0 bytes];
  *   cuMemFree_v2 x3; cuMemFreeHost; cuEventDestroy_v2;
  *   cuStreamDestroy_v2 (each stream); cuModuleUnload; cuLibraryUnload;
  *   cuDevicePrimaryCtxRelease_v2.
@@ -37,6 +38,11 @@
  * all on the thread's stream.  With N = 4q + r the first r operations of the
  * group run q + 1 times, the others q times: cuLaunchKernel = 2q + (r >= 1),
  * cuLaunchKernel_ptsz = q + (r >= 2), cuLaunchKernelEx = q + (r >= 3).
+ *
+ * --ranges R (one launch thread): the launches are cut into 2R + 1 parts as
+ * equal as they can be (the first N % (2R + 1) parts one longer); parts
+ * 1, 3, ... are each between a cuProfilerStart and a cuProfilerStop, with
+ * --gap MS of sleep before every part but the first.
  *
  * On a real GPU the result is checked: c[i] = 7 for i < n/2 (the memset),
  * and for i >= n/2 the value the launch sequence gives (simulated on the
@@ -313,6 +319,9 @@ struct opts {
 	long rate;		/* > 0: with flood_s, launches per second per thread */
 	bool wait_signal;
 	bool fail;
+	long ranges;		/* > 0: launches in this many cuProfilerStart/Stop ranges */
+	long gap_ms;		/* sleep between the parts of --ranges */
+	const char *launch_log;	/* CLOCK_MONOTONIC ns before each launch, one per line */
 };
 
 static void usage(FILE *f)
@@ -333,6 +342,10 @@ static void usage(FILE *f)
 		"  --fail           also make one failing call (cuMemAlloc_v2 of 0 bytes)\n"
 		"  --flood SECONDS  launch as fast as possible on every thread for SECONDS\n"
 		"  --rate N         with --flood: N launches per second per thread, evenly paced\n"
+		"  --ranges R       cut the launches into 2R+1 parts, every second one between\n"
+		"                   cuProfilerStart and cuProfilerStop (one launch thread only)\n"
+		"  --gap MS         with --ranges: sleep MS before each part but the first\n"
+		"  --launch-log F   write the CLOCK_MONOTONIC time (ns) before each launch to F\n"
 		"  -h, --help       this help\n"
 		"\n"
 		"Environment: GT_LIBCUDA  libcuda to dlopen (default libcuda.so.1)\n"
@@ -366,7 +379,8 @@ static long parse_num(const char *opt, const char *s, long min, long max)
 
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
-	enum { O_LAUNCHES = 256, O_COPIES, O_SYNCS, O_THREADS, O_WAIT, O_FAIL, O_FLOOD, O_RATE };
+	enum { O_LAUNCHES = 256, O_COPIES, O_SYNCS, O_THREADS, O_WAIT, O_FAIL, O_FLOOD, O_RATE,
+	       O_RANGES, O_GAP, O_LOG };
 	static const struct option longopts[] = {
 		{ "launches", required_argument, NULL, O_LAUNCHES },
 		{ "copies", required_argument, NULL, O_COPIES },
@@ -376,6 +390,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "fail", no_argument, NULL, O_FAIL },
 		{ "flood", required_argument, NULL, O_FLOOD },
 		{ "rate", required_argument, NULL, O_RATE },
+		{ "ranges", required_argument, NULL, O_RANGES },
+		{ "gap", required_argument, NULL, O_GAP },
+		{ "launch-log", required_argument, NULL, O_LOG },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -403,6 +420,15 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case O_RATE:
 			o->rate = parse_num("--rate", optarg, 1, 100000000L);
 			break;
+		case O_RANGES:
+			o->ranges = parse_num("--ranges", optarg, 1, 64);
+			break;
+		case O_GAP:
+			o->gap_ms = parse_num("--gap", optarg, 0, 60000);
+			break;
+		case O_LOG:
+			o->launch_log = optarg;
+			break;
 		case O_WAIT:
 			o->wait_signal = true;
 			break;
@@ -424,6 +450,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		bad_usage("unexpected argument '%s'", argv[optind]);
 	if (o->rate && !o->flood_s)
 		bad_usage("%s needs --flood", "--rate");
+	if (o->ranges && (o->threads > 1 || o->flood_s))
+		bad_usage("%s needs one launch thread and no --flood", "--ranges");
 }
 
 /* ------------------------------------------------------------------ */
@@ -449,14 +477,35 @@ struct worker {
 	long rate;			/* > 0: paced to this many launches per second */
 	bool set_ctx;			/* a new thread: make the context current first */
 	int index;			/* which launch thread, for its name */
+	long ranges;			/* > 0: launches in profiler ranges (--ranges) */
+	long gap_ms;			/* sleep between their parts */
+	unsigned long in_range[64];	/* launches made inside each range */
 	unsigned long done[OP__COUNT];	/* launches made, per operation */
 };
+
+/* --launch-log: the time before each launch, kept until the end. */
+static uint64_t *log_ts;
+static size_t log_len, log_cap;
+
+static void log_launch(void)
+{
+	struct timespec ts;
+	size_t i;
+
+	if (!log_ts)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	i = __atomic_fetch_add(&log_len, 1, __ATOMIC_RELAXED);
+	if (i < log_cap)
+		log_ts[i] = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static void launch_op(int op, CUstream s)
 {
 	float v_ex = FILL_EX_VALUE, v = FILL_VALUE;
 	unsigned int n = (unsigned int)n_elems;
 
+	log_launch();
 	switch (op) {
 	case OP_VECADD: {
 		void *args[] = { &d_a, &d_b, &d_c, &n_elems };
@@ -536,6 +585,26 @@ static void *worker_main(void *arg)
 			}
 			launch_op((int)(i % OP__COUNT), w->stream);
 			w->done[i % OP__COUNT]++;
+		}
+	} else if (w->ranges) {
+		long parts = 2 * w->ranges + 1, k, done = 0;
+
+		for (k = 0; k < parts; k++) {
+			long len = w->launches / parts + (k < w->launches % parts);
+
+			if (k && w->gap_ms)
+				usleep((useconds_t)w->gap_ms * 1000);
+			if (k % 2)
+				CK(cuProfilerStart);
+			for (i = done; i < done + len; i++) {
+				launch_op((int)(i % OP__COUNT), w->stream);
+				w->done[i % OP__COUNT]++;
+			}
+			if (k % 2) {
+				CK(cuProfilerStop);
+				w->in_range[k / 2] = (unsigned long)len;
+			}
+			done += len;
 		}
 	} else {
 		for (i = 0; i < w->launches; i++) {
@@ -689,6 +758,13 @@ int main(int argc, char **argv)
 		die("cannot block SIGUSR1");
 
 	load_libcuda();
+	if (o.launch_log) {
+		log_cap = o.flood_s ? (size_t)o.flood_s * (size_t)(o.rate ? o.rate : 2000000) * (size_t)o.threads :
+				      (size_t)o.launches * (size_t)o.threads;
+		log_ts = calloc(log_cap ? log_cap : 1, sizeof(*log_ts));
+		if (!log_ts)
+			die("out of memory for --launch-log");
+	}
 
 	CK(cuInit, 0);
 	CK(cuDeviceGet, &dev, 0);
@@ -727,6 +803,8 @@ int main(int argc, char **argv)
 		workers[t].rate = o.rate;
 		workers[t].set_ctx = o.threads > 1;
 		workers[t].index = (int)t;
+		workers[t].ranges = o.ranges;
+		workers[t].gap_ms = o.gap_ms;
 		CK(cuStreamCreate, &workers[t].stream, CU_STREAM_DEFAULT);
 	}
 	CK(cuMemAlloc_v2, &d_a, bytes);
@@ -790,8 +868,21 @@ int main(int argc, char **argv)
 		}
 	}
 
-	CK(cuProfilerStart);
-	CK(cuProfilerStop);
+	if (!o.ranges) {
+		CK(cuProfilerStart);
+		CK(cuProfilerStop);
+	}
+	if (o.launch_log) {
+		FILE *f = fopen(o.launch_log, "we");
+		size_t k, n = log_len < log_cap ? log_len : log_cap;
+
+		if (!f)
+			die("cannot write %s: %s", o.launch_log, strerror(errno));
+		for (k = 0; k < n; k++)
+			fprintf(f, "%llu\n", (unsigned long long)log_ts[k]);
+		if (fclose(f))
+			die("cannot write %s: %s", o.launch_log, strerror(errno));
+	}
 	if (o.fail) {
 		CUdeviceptr none = 0;
 		CUresult r = CU(cuMemAlloc_v2, &none, 0);
@@ -818,7 +909,14 @@ int main(int argc, char **argv)
 	printf(",\"launches\":{");
 	for (op = 0; op < OP__COUNT; op++)
 		printf("%s\"%s\":%lu", op ? "," : "", op_names[op], launched[op]);
-	printf("},\"handles\":{\"streams\":[");
+	printf("}");
+	if (o.ranges) {
+		printf(",\"range_launches\":[");
+		for (i = 0; i < o.ranges; i++)
+			printf("%s%lu", i ? "," : "", workers[0].in_range[i]);
+		printf("]");
+	}
+	printf(",\"handles\":{\"streams\":[");
 	for (t = 0; t < o.threads; t++)
 		printf("%s%llu", t ? "," : "", (unsigned long long)(uintptr_t)workers[t].stream);
 	printf("],\"dptr\":[%llu,%llu,%llu],\"host\":%llu,\"event\":%llu,"

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "cli/cli.h"
 #include "lib/log.h"
 #include "merge/merge.h"
@@ -30,6 +31,8 @@ static const char record_doc[] =
 "                                             # a command of gtrace-bpf starts CMD\n"
 "  sudo gtrace-bpf --all --trace cuda         # libcuda calls only, no ioctls or scheduling\n"
 "  sudo gtrace-bpf --cupti -- ./train         # the GPU side too (CUPTI agent)\n"
+"  sudo gtrace-bpf --all --mode light         # long runs: launches sampled in windows\n"
+"  sudo gtrace-bpf -c cudaProfilerApi -- ./train  # only between cudaProfilerStart/Stop\n"
 "  gtrace-bpf dump run.gtrace | head          # one JSON object per call\n"
 "  gtrace-bpf dump --summary run.gtrace       # counts per API and drops\n"
 "  sudo gtrace-bpf census -- ./train          # which libcuda functions a program calls\n"
@@ -46,7 +49,8 @@ static const char record_doc[] =
 
 enum {
 	OPT_SCENARIO = 0x100, OPT_MAX_SIZE, OPT_BUFSIZE, OPT_LIBCUDA, OPT_NO_LAUNCH_EXIT, OPT_LAUNCH_EXIT,
-	OPT_IOCTL_MAJORS, OPT_CUPTI, OPT_CUPTI_LIB,
+	OPT_IOCTL_MAJORS, OPT_CUPTI, OPT_CUPTI_LIB, OPT_MODE, OPT_LIGHT_WINDOW, OPT_NVTX_CAPTURE,
+	OPT_RANGE_END,
 };
 
 static const struct argp_option record_options[] = {
@@ -66,7 +70,25 @@ static const struct argp_option record_options[] = {
 	  "cost of a second probe per launch (default: launches are recorded at entry only)", 0 },
 	{ "no-launch-exit", OPT_NO_LAUNCH_EXIT, NULL, OPTION_HIDDEN, "", 0 },
 	{ "trace", 't', "LIST", 0,
-	  "Sources to record: cuda,ioctl,sched (default: all three); cupti adds --cupti", 0 },
+	  "Sources to record: cuda,ioctl,sched (default: all three); cupti adds --cupti; none "
+	  "records the GPU side only (with --cupti)", 0 },
+	{ "mode", OPT_MODE, "full|light", 0,
+	  "full (default): every probed call. light: for long runs, at most ~1 %: waits, "
+	  "allocations, modules, contexts, ioctls and off-CPU all the time; launches and the other "
+	  "calls made per kernel only in full-capture windows (--light-window) or capture ranges", 0 },
+	{ "light-window", OPT_LIGHT_WINDOW, "LEN/PERIOD", 0,
+	  "Light mode: capture everything for LEN every PERIOD (default 200ms/5s); 0: no windows", 0 },
+	{ "capture-range", 'c', "KIND", 0,
+	  "Record only inside ranges, per process: none (default); cudaProfilerApi (between "
+	  "cuProfilerStart and cuProfilerStop, e.g. cudaProfilerStart or torch.cuda.profiler.start()); "
+	  "nvtx (inside the NVTX range of --nvtx-capture; NVTX has no symbols to probe, so this needs "
+	  "the CUPTI agent: --cupti -- CMD)", 0 },
+	{ "nvtx-capture", OPT_NVTX_CAPTURE, "NAME[@DOMAIN]", 0,
+	  "With -c nvtx: the NVTX range (push/pop or start/end message NAME, in DOMAIN or the "
+	  "default domain) that opens a capture range", 0 },
+	{ "capture-range-end", OPT_RANGE_END, "stop|repeat[:N]", 0,
+	  "With -c: stop (default) ends the recording when the first range ends (-- CMD runs on "
+	  "untraced); repeat records every range, repeat:N at most N, then stops", 0 },
 	{ "cupti", OPT_CUPTI, "optional", OPTION_ARG_OPTIONAL,
 	  "Also record the GPU side (kernels, copies, sets, NVTX ranges) with the CUPTI agent and "
 	  "merge it into the trace. -- CMD: loaded into CMD; --all/-p: programs started with "
@@ -89,9 +111,56 @@ struct record_cli {
 	bool dashdash;		/* CMD came after "--" (or "--" ended the line) */
 	int verbose;		/* -v count: the log tier above info */
 	bool quiet;		/* -q: warnings and errors only */
+	bool trace_none;	/* --trace none */
+	bool window_set;	/* --light-window given */
+	bool range_end_set;	/* --capture-range-end given */
 };
 
-static const char *const trace_sources[] = { "cuda", "ioctl", "sched", "cupti", NULL };
+static const char *const trace_sources[] = { "cuda", "ioctl", "sched", "cupti", "none", NULL };
+static const char *const modes[] = { "full", "light", NULL };
+static const char *const range_kinds[] = { "none", "cudaProfilerApi", "nvtx", NULL };
+
+/* --light-window LEN/PERIOD, or 0 for no windows. */
+static int parse_window(const char *arg, uint64_t *len, uint64_t *period)
+{
+	char buf[64];
+	const char *slash = strchr(arg, '/');
+	double l, p;
+
+	if (!strcmp(arg, "0")) {
+		*len = *period = 0;
+		return 0;
+	}
+	if (!slash || (size_t)(slash - arg) >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, arg, slash - arg);
+	buf[slash - arg] = 0;
+	if (cli__parse_duration(buf, &l) || cli__parse_duration(slash + 1, &p) || !(l > 0) ||
+	    !(p > l) || p > 1e6)
+		return -EINVAL;
+	*len = (uint64_t)(l * 1e9);
+	*period = (uint64_t)(p * 1e9);
+	return 0;
+}
+
+/* --capture-range-end: stop = 1 range, repeat = no limit, repeat:N. */
+static int parse_range_end(const char *arg, uint32_t *max)
+{
+	uint64_t n;
+
+	if (!strcmp(arg, "stop")) {
+		*max = 1;
+		return 0;
+	}
+	if (!strcmp(arg, "repeat")) {
+		*max = 0;
+		return 0;
+	}
+	if (strncmp(arg, "repeat:", 7) || cli__parse_u64(arg + 7, &n, false) || n == 0 || n > UINT32_MAX)
+		return -EINVAL;
+	*max = (uint32_t)n;
+	return 0;
+}
 
 static error_t record_parse(int key, char *arg, struct argp_state *state)
 {
@@ -147,22 +216,58 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 
 		if (!copy)
 			argp_failure(state, 1, ENOMEM, "out of memory");
+		bool none = false;
+
 		o->trace_cuda = o->trace_ioctl = o->trace_sched = false;
 		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			bool *on[] = { &o->trace_cuda, &o->trace_ioctl, &o->trace_sched, &o->cupti };
+			bool *on[] = { &o->trace_cuda, &o->trace_ioctl, &o->trace_sched, &o->cupti, &none };
 			int i = cli__choice(tok, trace_sources);
 
 			if (i < 0)
-				argp_error(state, "unknown source '%s' in --trace (cuda, ioctl, sched, cupti)",
-					   tok);
+				argp_error(state, "unknown source '%s' in --trace (cuda, ioctl, sched, cupti, "
+					   "none)", tok);
 			*on[i] = true;
 		}
 		free(copy);
-		if (!o->trace_cuda && !o->trace_ioctl && !o->trace_sched)
+		if (none && (o->trace_cuda || o->trace_ioctl || o->trace_sched))
+			argp_error(state, "--trace none records no CPU-side source: it takes no other but "
+				   "cupti");
+		if (!none && !o->trace_cuda && !o->trace_ioctl && !o->trace_sched)
 			argp_error(state, "--trace needs at least one of cuda, ioctl, sched%s",
-				   o->cupti ? " (cupti adds to them)" : "");
+				   o->cupti ? " (cupti adds to them), or none for the GPU side only" : "");
+		c->trace_none = none;
 		break;
 	}
+	case OPT_MODE:
+		o->light = cli__choose(state, "mode", arg, modes) == 1;
+		break;
+	case OPT_LIGHT_WINDOW:
+		if (parse_window(arg, &o->window_ns, &o->period_ns))
+			argp_error(state, "invalid --light-window '%s' (LEN/PERIOD with LEN < PERIOD, e.g. "
+				   "200ms/5s, or 0)", arg);
+		c->window_set = true;
+		break;
+	case 'c': {
+		int i;
+
+		for (i = 0; range_kinds[i] && strcasecmp(arg, range_kinds[i]); i++)
+			;
+		if (!range_kinds[i])
+			argp_error(state, "unknown capture range '%s' (none, cudaProfilerApi or nvtx)", arg);
+		o->capture_range = (enum record_range)i;
+		break;
+	}
+	case OPT_NVTX_CAPTURE:
+		if (!arg[0] || arg[0] == '@')
+			argp_error(state, "invalid --nvtx-capture '%s' (NAME or NAME@DOMAIN)", arg);
+		o->nvtx_capture = arg;
+		break;
+	case OPT_RANGE_END:
+		if (parse_range_end(arg, &o->range_max))
+			argp_error(state, "invalid --capture-range-end '%s' (stop, repeat or repeat:N with "
+				   "N > 0)", arg);
+		c->range_end_set = true;
+		break;
 	case OPT_CUPTI:
 		if (arg && strcmp(arg, "optional"))
 			argp_error(state, "invalid --cupti=%s (only --cupti=optional)", arg);
@@ -207,11 +312,42 @@ static int merge_spools(const struct record_spools *s)
 	return merge__run(&mo, NULL);
 }
 
+/* The capture options together: 0, or 2 after one line on stderr. */
+static int check_capture(const struct record_cli *c)
+{
+	const struct record_opts *o = &c->rec;
+	const char *why = NULL;
+
+	if (c->trace_none && !o->cupti)
+		why = "--trace none records nothing without the GPU side: add --cupti";
+	else if (c->window_set && !o->light)
+		why = "--light-window needs --mode light";
+	else if (c->range_end_set && o->capture_range == RECORD_RANGE_NONE)
+		why = "--capture-range-end needs -c cudaProfilerApi or -c nvtx";
+	else if (o->nvtx_capture && o->capture_range != RECORD_RANGE_NVTX)
+		why = "--nvtx-capture needs -c nvtx";
+	else if (o->capture_range == RECORD_RANGE_NVTX && !o->nvtx_capture)
+		why = "-c nvtx needs --nvtx-capture NAME[@DOMAIN]: the range that opens a capture";
+	else if (o->capture_range == RECORD_RANGE_NVTX && !o->cupti)
+		why = "-c nvtx needs the CUPTI agent (--cupti): NVTX has no symbols to probe, the agent "
+		      "reports the ranges";
+	else if (o->capture_range == RECORD_RANGE_NVTX && !o->cmd)
+		why = "-c nvtx needs -- CMD: the range's name reaches the agent through CMD's environment";
+	else if (o->capture_range == RECORD_RANGE_PROFILER && !o->trace_cuda)
+		why = "-c cudaProfilerApi needs --trace cuda: cuProfilerStart is seen through it";
+	else if (o->light && !o->trace_cuda)
+		why = "--mode light needs --trace cuda: it decides which libcuda calls are probed when";
+	if (!why)
+		return 0;
+	fprintf(stderr, "gtrace-bpf: %s\n", why);
+	return 2;
+}
+
 /* The command line, parsed and checked: 0, or the status to exit with
  * after one line on stderr. */
 static int cmd_record_check(const struct argp *argp, int argc, char **argv, struct record_cli *c)
 {
-	int modes;
+	int modes, err;
 
 	if (cli__parse(argp, argc, argv, c))
 		return 2;
@@ -237,6 +373,8 @@ static int cmd_record_check(const struct argp *argp, int argc, char **argv, stru
 		fprintf(stderr, "gtrace-bpf: --delay does not work with --cupti yet\n");
 		return 2;
 	}
+	if ((err = check_capture(c)))
+		return err;
 	modes = c->rec.all + (c->rec.npids > 0) + (c->rec.cmd != NULL);
 	if (modes != 1) {
 		fprintf(stderr, "gtrace-bpf: %s\n", modes ? "choose one of --all, -p PID and -- CMD" :
@@ -251,7 +389,8 @@ int cmd_record(int argc, char **argv, const char *cmdline)
 {
 	struct argp argp = { record_options, record_parse, NULL, record_doc, NULL, NULL, NULL };
 	struct record_cli c = { .rec = { .buffer_size = 64ull << 20, .scenario = "trace", .trace_cuda = true,
-				  .trace_ioctl = true, .trace_sched = true } };
+				  .trace_ioctl = true, .trace_sched = true, .range_max = 1,
+				  .window_ns = 200000000ull, .period_ns = 5000000000ull } };
 	struct record_spools *spools;
 	int status = cmd_record_check(&argp, argc, argv, &c);
 

@@ -58,6 +58,9 @@ static int load_once(void *ctx, bool multi)
 	s->rodata->filter_pids = l->o->filter;
 	s->rodata->wakeup_bytes = size / 8;
 	s->rodata->self_pid = getpid();
+	s->rodata->capture_ranges = l->o->capture_ranges;
+	s->rodata->gate_hot = l->o->gate_hot;
+	s->rodata->range_max = l->o->range_max;
 	err = bpf_map__set_max_entries(s->maps.rb, size);
 	if (err) {
 		pr_err("failed to size the ring buffer to %llu bytes: %s", (unsigned long long)size,

@@ -16,6 +16,9 @@ struct cuda_bpf;
 struct cuda_object_opts {
 	bool filter;		/* only the pids in the pids map (not --all) */
 	uint64_t buffer_size;	/* ring buffer bytes, rounded by cuda_object__ring_size() */
+	bool capture_ranges;	/* record a process only while a capture range is open in it */
+	bool gate_hot;		/* light mode: hot calls only while bss hot_on is set */
+	uint32_t range_max;	/* ranges recorded at most, 0 = any number */
 };
 
 /* Loads the object into *skel, which is set even on failure (destroy it

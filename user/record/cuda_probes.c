@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <time.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,13 +21,27 @@
 /* The probed symbols are apis 1..NAPI of the table; probe i is api i + 1. */
 #define NAPI ((size_t)GT_API__COUNT - 1)
 
+/* Probes of one file that share a program and an entry/exit side: one
+ * uprobe_multi link (or one link per probe), attached and detached whole.
+ * Hot groups (GT_COOKIE_HOT) come and go in light mode. */
+struct probe_group {
+	struct bpf_program *prog;
+	bool ret;			/* return probes */
+	bool hot;			/* calls made per kernel: detachable */
+	uint64_t *offs, *cookies;	/* n probe points */
+	size_t n;
+	int fd;				/* multi mode: the link, -1 while detached */
+	struct bpf_link **links;	/* per-probe mode: n links, NULL while detached */
+	size_t nlive;			/* probes attached now */
+};
+
 struct attached_file {
 	dev_t dev;
 	ino_t ino;
 	char *label;
-	struct bpf_link **links;	/* per-probe mode: one link per probe */
-	int *fds;			/* multi mode: one uprobe_multi link per program */
-	size_t nlinks, nfds;
+	int path_fd;			/* O_PATH: /proc/self/fd/N re-attaches the same file */
+	struct probe_group *groups;
+	size_t ngroups;
 };
 
 struct cuda_probes {
@@ -31,9 +49,63 @@ struct cuda_probes {
 	struct cuda_probes_opts opts;
 	struct attached_file *files;
 	size_t nfiles, files_cap;	/* files attached; room in files */
-	size_t nprobes;
+	size_t nprobes;			/* probes attached now */
 	size_t nfailed;
+	bool hot;			/* hot groups wanted attached */
+	uint64_t last_detach_ns;	/* how long the last detach of the hot groups took */
+	bool detach_reported;		/* ... and cuda_probes__detach_done() said so */
+	struct detach_batch *detaching;	/* hot links being closed by a thread, NULL = none */
+	int range_fds[2];		/* -c nvtx: the agent's open and close (multi mode) */
+	struct bpf_link *range_links[2];/* the same in per-probe mode */
 };
+
+/* Links whose detach runs in a thread: closing a uprobe link waits for the
+ * kernel's synchronization (measured at ~300 ms on the CI VM), which would
+ * stall the consumer. What they cost stops once the gate in BPF is shut;
+ * the thread only takes the traps away. */
+struct detach_batch {
+	pthread_t thread;
+	int *fds;
+	struct bpf_link **links;
+	size_t nfds, nlinks;
+	uint64_t ns;			/* how long the detach took */
+	bool done;			/* set by the thread when finished */
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *detach_main(void *arg)
+{
+	struct detach_batch *b = arg;
+	uint64_t t0 = mono_ns();
+	size_t i;
+
+	for (i = 0; i < b->nfds; i++)
+		close(b->fds[i]);
+	for (i = 0; i < b->nlinks; i++)
+		bpf_link__destroy(b->links[i]);
+	b->ns = mono_ns() - t0;
+	__atomic_store_n(&b->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static uint64_t batch_join(struct detach_batch *b)
+{
+	uint64_t ns;
+
+	pthread_join(b->thread, NULL);
+	ns = b->ns;
+	free(b->fds);
+	free(b->links);
+	free(b);
+	return ns;
+}
 
 /* One probe point: which program, where, with which cookie. */
 struct probe {
@@ -52,6 +124,9 @@ struct cuda_probes *cuda_probes__new(struct cuda_bpf *skel, const struct cuda_pr
 	p->skel = skel;
 	if (opts)
 		p->opts = *opts;
+	p->hot = !p->opts.hot_detached;
+	p->range_fds[0] = p->range_fds[1] = -1;
+	p->detach_reported = true;
 	return p;
 }
 
@@ -118,93 +193,138 @@ void uprobe_multi__prepare(struct bpf_program *prog, bool multi)
 	bpf_program__set_expected_attach_type(prog, multi ? GT_BPF_TRACE_UPROBE_MULTI : 0);
 }
 
-/* Multi mode: one link per (program, entry/exit) with all its offsets, so
- * that detaching costs one synchronization, not one per probe (with
- * per-probe links, detaching ~270 probes took about a minute). */
-static int attach_multi(struct cuda_probes *p, struct attached_file *f, const char *path,
-			struct probe *pr, size_t n)
+static void fd_path(const struct attached_file *f, char *buf, size_t len)
 {
-	uint64_t *offs = calloc(n, sizeof(*offs)), *cookies = calloc(n, sizeof(*cookies));
-	bool *done = calloc(n, sizeof(*done));
-	int err = 0;
-	size_t i, j, cnt;
-
-	f->fds = calloc(n, sizeof(*f->fds));
-	if (!offs || !cookies || !done || !f->fds) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		int fd;
-
-		if (done[i])
-			continue;
-		for (cnt = 0, j = i; j < n; j++) {
-			if (done[j] || pr[j].prog != pr[i].prog || pr[j].ret != pr[i].ret)
-				continue;
-			offs[cnt] = pr[j].off;
-			cookies[cnt++] = pr[j].cookie;
-			done[j] = true;
-		}
-		fd = uprobe_multi__attach(bpf_program__fd(pr[i].prog), path, offs, cookies, cnt,
-					  pr[i].ret);
-		if (fd < 0) {
-			err = fd;
-			p->nfailed += cnt;
-			pr_verbose("failed to attach %zu %s to %s for %s: %s", cnt,
-				   pr[i].ret ? "uretprobes" : "uprobes", f->label,
-				   bpf_program__name(pr[i].prog), strerror(-fd));
-			continue;
-		}
-		f->fds[f->nfds++] = fd;
-		f->nlinks += cnt;
-	}
-out:
-	free(offs);
-	free(cookies);
-	free(done);
-	return f->nlinks ? 0 : err ? err : -ENOEXEC;
+	snprintf(buf, len, "/proc/self/fd/%d", f->path_fd);
 }
 
-static int attach_each(struct cuda_probes *p, struct attached_file *f, const char *path,
-		       struct probe *pr, size_t n)
+/* Attaches group g of file f: one uprobe_multi link with all its offsets
+ * (detaching then costs one synchronization, not one per probe: with
+ * per-probe links, detaching ~270 probes took about a minute), or one link
+ * per probe. Returns the probes attached. */
+static size_t group_attach(struct cuda_probes *p, struct attached_file *f, struct probe_group *g)
 {
-	int first_err = 0;
+	char path[64];
 	size_t i;
 
-	f->links = calloc(n, sizeof(*f->links));
-	if (!f->links)
+	if (g->nlive)
+		return 0;
+	fd_path(f, path, sizeof(path));
+	if (p->opts.multi) {
+		int fd = uprobe_multi__attach(bpf_program__fd(g->prog), path, g->offs, g->cookies,
+					      g->n, g->ret);
+
+		if (fd < 0) {
+			p->nfailed += g->n;
+			pr_verbose("failed to attach %zu %s to %s for %s: %s", g->n,
+				   g->ret ? "uretprobes" : "uprobes", f->label,
+				   bpf_program__name(g->prog), strerror(-fd));
+			return 0;
+		}
+		g->fd = fd;
+		g->nlive = g->n;
+	} else {
+		for (i = 0; i < g->n; i++) {
+			LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = g->cookies[i], .retprobe = g->ret);
+
+			/* pid -1: a uprobe on a file applies to every process
+			 * mapping it; the pid filter, when asked for, is in BPF */
+			g->links[i] = bpf_program__attach_uprobe_opts(g->prog, -1, path, g->offs[i], &o);
+			if (!g->links[i]) {
+				p->nfailed++;
+				pr_verbose("failed to attach %s at 0x%llx of %s: %s",
+					   bpf_program__name(g->prog), (unsigned long long)g->offs[i],
+					   f->label, strerror(errno));
+				continue;
+			}
+			g->nlive++;
+		}
+	}
+	p->nprobes += g->nlive;
+	return g->nlive;
+}
+
+static void group_detach(struct cuda_probes *p, struct probe_group *g)
+{
+	size_t i;
+
+	if (g->fd >= 0)
+		close(g->fd);
+	g->fd = -1;
+	for (i = 0; g->links && i < g->n; i++) {
+		bpf_link__destroy(g->links[i]);
+		g->links[i] = NULL;
+	}
+	p->nprobes -= g->nlive;
+	g->nlive = 0;
+}
+
+static void detach_file(struct cuda_probes *p, struct attached_file *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->ngroups; i++) {
+		group_detach(p, &f->groups[i]);
+		free(f->groups[i].offs);
+		free(f->groups[i].cookies);
+		free(f->groups[i].links);
+	}
+	free(f->groups);
+	if (f->path_fd >= 0)
+		close(f->path_fd);
+	free(f->label);
+}
+
+/* Sorts the probe points of f into groups by (program, side, hotness). */
+static int make_groups(struct cuda_probes *p, struct attached_file *f, const struct probe *pr, size_t n)
+{
+	size_t i, j;
+
+	f->groups = calloc(n, sizeof(*f->groups));
+	if (!f->groups)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = pr[i].cookie, .retprobe = pr[i].ret);
-		struct bpf_link *l;
+		bool hot = pr[i].cookie & GT_COOKIE_HOT;
+		struct probe_group *g = NULL;
 
-		/* pid -1: a uprobe on a file applies to every process mapping
-		 * it; the pid filter, when asked for, is applied in BPF */
-		l = bpf_program__attach_uprobe_opts(pr[i].prog, -1, path, pr[i].off, &o);
-		if (!l) {
-			first_err = first_err ? first_err : -errno;
-			p->nfailed++;
-			pr_verbose("failed to attach %s at 0x%llx of %s: %s", bpf_program__name(pr[i].prog),
-				   (unsigned long long)pr[i].off, f->label, strerror(errno));
-			continue;
+		for (j = 0; j < f->ngroups && !g; j++) {
+			if (f->groups[j].prog == pr[i].prog && f->groups[j].ret == pr[i].ret &&
+			    f->groups[j].hot == hot)
+				g = &f->groups[j];
 		}
-		f->links[f->nlinks++] = l;
+		if (!g) {
+			g = &f->groups[f->ngroups++];
+			*g = (struct probe_group){ .prog = pr[i].prog, .ret = pr[i].ret, .hot = hot, .fd = -1 };
+			g->offs = calloc(n, sizeof(*g->offs));
+			g->cookies = calloc(n, sizeof(*g->cookies));
+			g->links = p->opts.multi ? NULL : calloc(n, sizeof(*g->links));
+			if (!g->offs || !g->cookies || (!p->opts.multi && !g->links))
+				return -ENOMEM;
+		}
+		g->offs[g->n] = pr[i].off;
+		g->cookies[g->n++] = pr[i].cookie;
 	}
-	return f->nlinks ? 0 : first_err ? first_err : -ENOEXEC;
+	return 0;
 }
 
-static void detach_file(struct attached_file *f)
+/* The cookie of api i: what the BPF side needs to know of the call. */
+static uint64_t api_cookie(const struct cuda_probes *p, unsigned api, bool *entry_only)
 {
-	size_t i;
+	const struct gt_api_info *d = gt_api__info(api);
+	uint64_t cookie = GT_COOKIE_MAKE(api, d->out, d->str, d->d);
 
-	for (i = 0; f->links && i < f->nlinks; i++)
-		bpf_link__destroy(f->links[i]);
-	for (i = 0; i < f->nfds; i++)
-		close(f->fds[i]);
-	free(f->links);
-	free(f->fds);
-	free(f->label);
+	if (d->cls == GT_CLS_LAUNCH && d->kind == 1)	/* a cooperative launch */
+		cookie |= GT_COOKIE_COOP;
+	*entry_only = !p->opts.launch_exit && (d->prog == GT_P_LAUNCH || d->prog == GT_P_LAUNCH_EX);
+	if (*entry_only)
+		cookie |= GT_COOKIE_NOEXIT;
+	if (gt_api__hot(api))
+		cookie |= GT_COOKIE_HOT;
+	if (p->opts.profiler_ranges && api == GT_API_cuProfilerStart)
+		cookie |= GT_COOKIE_RANGE_OPEN;
+	if (p->opts.profiler_ranges && api == GT_API_cuProfilerStop)
+		cookie |= GT_COOKIE_RANGE_CLOSE;
+	return cookie;
 }
 
 int cuda_probes__attach_file(struct cuda_probes *p, const char *path, const char *label)
@@ -212,31 +332,38 @@ int cuda_probes__attach_file(struct cuda_probes *p, const char *path, const char
 	const char *names[NAPI];
 	uint64_t offs[NAPI];
 	struct probe pr[2 * NAPI];
-	struct attached_file f = {0};
+	struct attached_file f = { .path_fd = -1 };
 	struct stat st;
-	size_t i, j, n = 0;
+	size_t i, j, n = 0, live = 0, failed = p->nfailed, tried = 0;
+	char fdp[64];
 	int found, err;
 
-	if (stat(path, &st))
-		return -errno;
 	if (cuda_probes__has_file(p, path))
 		return 0;
-	for (i = 0; i < NAPI; i++)
-		names[i] = gt_api__name(i + 1);
-	found = elf_syms__resolve(path, names, NAPI, offs);
-	if (found < 0)
-		return found;
-	if (found == 0)
-		return -ENOEXEC;
+	f.path_fd = open(path, O_PATH | O_CLOEXEC);
+	if (f.path_fd < 0 || fstat(f.path_fd, &st)) {
+		err = -errno;
+		goto fail;
+	}
 	f.dev = st.st_dev;
 	f.ino = st.st_ino;
 	f.label = strdup(label ? label : path);
-	if (!f.label)
-		return -ENOMEM;
+	if (!f.label) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (i = 0; i < NAPI; i++)
+		names[i] = gt_api__name(i + 1);
+	fd_path(&f, fdp, sizeof(fdp));
+	found = elf_syms__resolve(fdp, names, NAPI, offs);
+	if (found <= 0) {
+		err = found ? found : -ENOEXEC;
+		goto fail;
+	}
 	for (i = 0; i < NAPI; i++) {
 		const struct gt_api_info *d = gt_api__info(i + 1);
-		uint64_t cookie = GT_COOKIE_MAKE(i + 1, d->out, d->str, d->d);
 		bool alias = false, entry_only;
+		uint64_t cookie;
 
 		if (!offs[i]) {
 			pr_debug("%s: no %s", f.label, d->name);
@@ -249,36 +376,177 @@ int cuda_probes__attach_file(struct cuda_probes *p, const char *path, const char
 			pr_verbose("%s: %s is an alias of an earlier symbol, not probed", f.label, d->name);
 			continue;
 		}
-		if (d->cls == GT_CLS_LAUNCH && d->kind == 1)	/* a cooperative launch */
-			cookie |= GT_COOKIE_COOP;
-		entry_only = !p->opts.launch_exit &&
-			     (d->prog == GT_P_LAUNCH || d->prog == GT_P_LAUNCH_EX);
-		if (entry_only)
-			cookie |= GT_COOKIE_NOEXIT;
+		cookie = api_cookie(p, i + 1, &entry_only);
 		pr[n++] = (struct probe){ entry_prog(p->skel, d->prog), false, offs[i], cookie };
 		if (d->ret == GT_R_NONE || entry_only)
 			continue;
 		pr[n++] = (struct probe){ d->ret == GT_R_RET_STR ? p->skel->progs.call_exit_str :
 					  p->skel->progs.call_exit, true, offs[i], cookie };
 	}
-	err = p->opts.multi ? attach_multi(p, &f, path, pr, n) : attach_each(p, &f, path, pr, n);
+	err = make_groups(p, &f, pr, n);
 	if (err)
 		goto fail;
-	if (f.nlinks < n)
+	for (i = 0; i < f.ngroups; i++) {
+		if (!f.groups[i].hot || p->hot) {
+			tried += f.groups[i].n;
+			live += group_attach(p, &f, &f.groups[i]);
+		}
+	}
+	if (!live) {
+		err = -ENOEXEC;
+		goto fail;
+	}
+	if (p->nfailed > failed)
 		pr_warn("%zu of %zu probes could not be attached to %s: those calls are not recorded "
-			"(-v tells which)", n - f.nlinks, n, f.label);
+			"(-v tells which)", p->nfailed - failed, tried, f.label);
 	if (vec__reserve(&p->files, &p->files_cap, p->nfiles, 1, 4)) {
 		err = -ENOMEM;
 		goto fail;
 	}
 	p->files[p->nfiles++] = f;
-	p->nprobes += f.nlinks;
-	pr_verbose("attached %zu probes to %s (%d of %zu symbols present)", f.nlinks, f.label,
-		   found, NAPI);
-	return f.nlinks;
+	pr_verbose("attached %zu probes to %s (%d of %zu symbols present%s)", live, f.label, found,
+		   NAPI, p->hot ? "" : "; hot calls detached until a window or range");
+	return live;
 fail:
-	detach_file(&f);
+	detach_file(p, &f);
 	return err;
+}
+
+/* Moves the links of the detached hot groups into a batch closed by a
+ * thread; without a thread they are closed here. */
+static int detach_hot(struct cuda_probes *p)
+{
+	struct detach_batch *b;
+	size_t i, j, k, n = 0;
+
+	if (p->detaching) {
+		p->last_detach_ns = batch_join(p->detaching);
+		p->detaching = NULL;
+		p->detach_reported = false;
+	}
+	for (i = 0; i < p->nfiles; i++)
+		for (j = 0; j < p->files[i].ngroups; j++)
+			if (p->files[i].groups[j].hot)
+				n += p->files[i].groups[j].n;
+	b = calloc(1, sizeof(*b));
+	if (b) {
+		b->fds = calloc(n + 1, sizeof(*b->fds));
+		b->links = calloc(n + 1, sizeof(*b->links));
+	}
+	for (i = 0; i < p->nfiles; i++) {
+		for (j = 0; j < p->files[i].ngroups; j++) {
+			struct probe_group *g = &p->files[i].groups[j];
+
+			if (!g->hot)
+				continue;
+			if (b && b->fds && b->links) {
+				if (g->fd >= 0)
+					b->fds[b->nfds++] = g->fd;
+				for (k = 0; g->links && k < g->n; k++)
+					if (g->links[k])
+						b->links[b->nlinks++] = g->links[k];
+				g->fd = -1;
+				for (k = 0; g->links && k < g->n; k++)
+					g->links[k] = NULL;
+				p->nprobes -= g->nlive;
+				g->nlive = 0;
+			} else {
+				group_detach(p, g);
+			}
+		}
+	}
+	if (!b || !b->fds || !b->links || pthread_create(&b->thread, NULL, detach_main, b)) {
+		if (b && b->fds && b->links) {
+			uint64_t t0 = mono_ns();
+
+			b->thread = 0;
+			detach_main(b);
+			p->last_detach_ns = mono_ns() - t0;
+			p->detach_reported = false;
+		}
+		if (b) {
+			free(b->fds);
+			free(b->links);
+			free(b);
+		}
+		return 0;
+	}
+	p->detaching = b;
+	return 0;
+}
+
+int cuda_probes__set_hot(struct cuda_probes *p, bool on)
+{
+	size_t i, j, want = 0, live = 0;
+
+	p->hot = on;
+	if (!on)
+		return detach_hot(p);
+	for (i = 0; i < p->nfiles; i++) {
+		struct attached_file *f = &p->files[i];
+
+		for (j = 0; j < f->ngroups; j++) {
+			struct probe_group *g = &f->groups[j];
+
+			if (!g->hot)
+				continue;
+			want += g->n;
+			live += group_attach(p, f, g);
+		}
+	}
+	return live < want ? -EIO : 0;
+}
+
+bool cuda_probes__detach_done(struct cuda_probes *p, bool wait, uint64_t *ns)
+{
+	if (p->detaching && (wait || __atomic_load_n(&p->detaching->done, __ATOMIC_ACQUIRE))) {
+		p->last_detach_ns = batch_join(p->detaching);
+		p->detaching = NULL;
+		p->detach_reported = false;
+	}
+	if (p->detaching || p->detach_reported)
+		return false;
+	p->detach_reported = true;
+	*ns = p->last_detach_ns;
+	return true;
+}
+
+static void range_link_free(struct cuda_probes *p, int i)
+{
+	if (p->range_fds[i] >= 0)
+		close(p->range_fds[i]);
+	bpf_link__destroy(p->range_links[i]);
+}
+
+int cuda_probes__attach_ranges(struct cuda_probes *p, const char *path, uint32_t source)
+{
+	static const char *const names[2] = { "gtrace_capture_open", "gtrace_capture_close" };
+	struct bpf_program *progs[2] = { p->skel->progs.range_open_entry, p->skel->progs.range_close_entry };
+	uint64_t offs[2];
+	int found = elf_syms__resolve(path, names, 2, offs), i;
+
+	if (found < 0)
+		return found;
+	if (!offs[0] || !offs[1])
+		return -ENOEXEC;
+	for (i = 0; i < 2; i++) {
+		uint64_t cookie = source;
+		int fd;
+
+		if (p->opts.multi) {
+			fd = uprobe_multi__attach(bpf_program__fd(progs[i]), path, &offs[i], &cookie, 1, false);
+			if (fd < 0)
+				return fd;
+			p->range_fds[i] = fd;
+		} else {
+			LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = cookie);
+
+			p->range_links[i] = bpf_program__attach_uprobe_opts(progs[i], -1, path, offs[i], &o);
+			if (!p->range_links[i])
+				return -errno;
+		}
+	}
+	return 0;
 }
 
 size_t cuda_probes__nfiles(const struct cuda_probes *p) { return p->nfiles; }
@@ -296,8 +564,12 @@ void cuda_probes__free(struct cuda_probes *p)
 
 	if (!p)
 		return;
+	if (p->detaching)
+		batch_join(p->detaching);
 	for (i = 0; i < p->nfiles; i++)
-		detach_file(&p->files[i]);
+		detach_file(p, &p->files[i]);
+	for (i = 0; i < 2; i++)
+		range_link_free(p, i);
 	free(p->files);
 	free(p);
 }
@@ -307,7 +579,8 @@ void cuda_probes__prepare_multi(struct cuda_bpf *s, bool multi)
 	struct bpf_program *progs[] = {
 		s->progs.call_entry, s->progs.launch_entry, s->progs.launch_ex_entry,
 		s->progs.call_str_entry, s->progs.memcpy2d_entry, s->progs.memcpy3d_entry,
-		s->progs.call_exit, s->progs.call_exit_str,
+		s->progs.call_exit, s->progs.call_exit_str, s->progs.range_open_entry,
+		s->progs.range_close_entry,
 	};
 	size_t i;
 

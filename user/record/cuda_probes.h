@@ -15,6 +15,8 @@ struct cuda_probes;
 struct cuda_probes_opts {
 	bool launch_exit;	/* also probe launch returns (durations, results; a second probe per launch) */
 	bool multi;		/* uprobe_multi links: programs were loaded for them */
+	bool hot_detached;	/* light mode: hot calls' probes start detached (cuda_probes__set_hot) */
+	bool profiler_ranges;	/* -c cudaProfilerApi: cuProfilerStart/Stop open and close ranges */
 };
 
 /* Creates one uprobe_multi link of the loaded program prog_fd at cnt file
@@ -37,6 +39,18 @@ struct cuda_probes *cuda_probes__new(struct cuda_bpf *skel, const struct cuda_pr
 int cuda_probes__attach_file(struct cuda_probes *p, const char *path, const char *label);
 /* True when the file at path (device + inode) is already attached. */
 bool cuda_probes__has_file(const struct cuda_probes *p, const char *path);
+/* Attaches (on) or detaches the probes of the hot calls (gt_api__hot) in
+ * every file, and in files attached later. Returns 0, or -EIO when some
+ * could not be attached (the others are). The detach runs in a thread: the
+ * kernel's synchronization takes up to hundreds of ms. */
+int cuda_probes__set_hot(struct cuda_probes *p, bool on);
+/* True once, when the last detach has finished (wait: block until it has),
+ * with how long it took in *ns. */
+bool cuda_probes__detach_done(struct cuda_probes *p, bool wait, uint64_t *ns);
+/* -c nvtx: probes gtrace_capture_open/close in the CUPTI agent at path,
+ * opening ranges of source (enum gt_capture_source). Returns 0, -ENOEXEC
+ * when the agent lacks them, or another negative errno. */
+int cuda_probes__attach_ranges(struct cuda_probes *p, const char *path, uint32_t source);
 size_t cuda_probes__nfiles(const struct cuda_probes *p);
 size_t cuda_probes__nprobes(const struct cuda_probes *p);
 size_t cuda_probes__nfailed(const struct cuda_probes *p);

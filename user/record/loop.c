@@ -61,10 +61,12 @@ int recorder__run_loop(struct recorder *r)
 	uint64_t end = r->o->duration > 0 ?
 		start + (uint64_t)((r->o->duration - r->o->delay) * 1e9) : 0;
 	bool tty = isatty(STDERR_FILENO);
-	int err;
+	uint64_t wake;
+	int err, timeout = POLL_MS;
 
-	while (!stop_requests && !r->write_err) {
-		err = ring_buffer__poll(r->rb, POLL_MS);
+	capture__start(r, start);
+	while (!stop_requests && !r->write_err && !r->cap.stop) {
+		err = ring_buffer__poll(r->rb, timeout);
 		if (err < 0 && err != -EINTR) {
 			pr_err("failed to poll the ring buffer: %s", strerror(-err));
 			return err;
@@ -86,6 +88,11 @@ int recorder__run_loop(struct recorder *r)
 
 		if (end && now >= end)
 			break;
+		/* light mode's windows open and close on time, not at the next poll */
+		wake = capture__tick(r, now);
+		timeout = POLL_MS;
+		if (wake && wake < now + POLL_MS * 1000000ull)
+			timeout = wake > now ? (int)((wake - now) / 1000000ull) + 1 : 0;
 		if (now >= next_tick) {
 			rescan(r, r->o->all && now >= next_rescan);
 			if (now >= next_rescan)

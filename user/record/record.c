@@ -53,7 +53,7 @@ uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static int write_rec(struct recorder *r, const struct gt_hdr *h)
+int recorder__write(struct recorder *r, const struct gt_hdr *h)
 {
 	int err;
 
@@ -70,7 +70,7 @@ static int write_rec(struct recorder *r, const struct gt_hdr *h)
 
 static int emit_name_rec(void *ctx, const struct gt_hdr *h)
 {
-	return write_rec(ctx, h);
+	return recorder__write(ctx, h);
 }
 
 static bool relevant(struct recorder *r, uint32_t pid)
@@ -145,6 +145,14 @@ static int on_event(void *ctx, void *data, size_t len)
 			return 0;
 		kernel_names__on_record(r->names, h);
 		break;
+	case GT_REC_RANGE:
+		if (h->size < sizeof(struct gt_capture)) {
+			r->bad_records++;
+			return 0;
+		}
+		err = recorder__write(r, h);
+		capture__on_range(r, data);
+		return err;
 	case GT_REC_NAME:
 		if (((const struct gt_name *)data)->kind == GT_NAME_PROCESS)
 			return proc_names__on_exec_cmdline(r->procs, data);
@@ -159,7 +167,7 @@ static int on_event(void *ctx, void *data, size_t len)
 			return err;
 		break;
 	}
-	return write_rec(r, h);
+	return recorder__write(r, h);
 }
 
 static void collect_counters(struct recorder *r, struct gt_counters *c)
@@ -172,6 +180,8 @@ static void collect_counters(struct recorder *r, struct gt_counters *c)
 	c->drop_stash = __atomic_load_n(&b->n_drop_stash, __ATOMIC_RELAXED);
 	c->str_fault = __atomic_load_n(&b->n_str_fault, __ATOMIC_RELAXED);
 	c->args_fault = __atomic_load_n(&b->n_args_fault, __ATOMIC_RELAXED);
+	c->ranges_nested = __atomic_load_n(&b->n_ranges_nested, __ATOMIC_RELAXED);
+	c->ranges_refused = __atomic_load_n(&b->n_ranges_refused, __ATOMIC_RELAXED);
 	kernel_names__counters(r->names, c);
 	c->attach_files = cuda_probes__nfiles(r->probes);
 	c->attach_probes = cuda_probes__nprobes(r->probes);
@@ -191,7 +201,7 @@ static void write_stats(struct recorder *r, struct gt_counters *c)
 	s.hdr.type = GT_REC_STATS;
 	s.hdr.size = sizeof(s);
 	s.c = *c;
-	write_rec(r, &s.hdr);
+	recorder__write(r, &s.hdr);
 }
 
 /* Once a second: counters into the file, a chunk to disk, drops on stderr. */
@@ -278,6 +288,28 @@ static int attach_libcuda(struct recorder *r)
 	return 0;
 }
 
+/* The capture keys of the header's options (docs/FORMAT.md). */
+static void capture_options(const struct record_opts *o, char *buf, size_t len)
+{
+	static const char *const ranges[] = { "none", "cudaProfilerApi", "nvtx" };
+	size_t n;
+
+	n = snprintf(buf, len, "capture=%s capture_range=%s", o->light ? "light" : "full",
+		     ranges[o->capture_range]);
+	if (o->capture_range != RECORD_RANGE_NONE && n < len) {
+		if (o->range_max == 1)
+			n += snprintf(buf + n, len - n, " capture_range_end=stop");
+		else if (o->range_max)
+			n += snprintf(buf + n, len - n, " capture_range_end=repeat:%u", o->range_max);
+		else
+			n += snprintf(buf + n, len - n, " capture_range_end=repeat");
+	}
+	if (o->light && n < len)
+		snprintf(buf + n, len - n, " light_window_ns=%llu light_period_ns=%llu",
+			 o->capture_range == RECORD_RANGE_NONE ? (unsigned long long)o->window_ns : 0ull,
+			 o->capture_range == RECORD_RANGE_NONE ? (unsigned long long)o->period_ns : 0ull);
+}
+
 static void fill_info(struct recorder *r, struct gt_file_info *info, struct utsname *u, char *opts,
 		      size_t len)
 {
@@ -293,7 +325,7 @@ static void fill_info(struct recorder *r, struct gt_file_info *info, struct utsn
 	info->host = u->nodename;
 	info->kernel = u->release;
 	info->cmdline = r->o->cmdline ? r->o->cmdline : "";
-	char majors[96] = "", sources[32] = "";
+	char majors[96] = "", sources[32] = "", capture[160];
 	size_t i, n = 0, ns = 0;
 
 	for (i = 0; i < r->nmajors; i++)
@@ -305,11 +337,12 @@ static void fill_info(struct recorder *r, struct gt_file_info *info, struct utsn
 		ns += snprintf(sources + ns, sizeof(sources) - ns, "%sioctl", ns ? "," : "");
 	if (r->o->trace_sched)
 		ns += snprintf(sources + ns, sizeof(sources) - ns, "%ssched", ns ? "," : "");
+	capture_options(r->o, capture, sizeof(capture));
 	snprintf(opts, len,
-		 "mode=%s trace=%s buffer_size=%llu duration=%g delay=%g max_size=%llu scenario=%s launch_exit=%d "
+		 "mode=%s %s trace=%s buffer_size=%llu duration=%g delay=%g max_size=%llu scenario=%s launch_exit=%d "
 		 "uprobes=%s ioctl_rung=%s ioctl_majors=%s nv_majors=%u,%u,%u,%u,%u%s",
-		 r->o->all ? "all" : r->o->cmd ? "command" : "pids",
-		 sources,
+		 r->o->all ? "all" : r->o->cmd ? "command" : "pids", capture,
+		 sources[0] ? sources : "none",
 		 (unsigned long long)cuda_object__ring_size(r->o->buffer_size), r->o->duration, r->o->delay,
 		 (unsigned long long)r->o->max_size, r->o->scenario ? r->o->scenario : "trace", r->o->launch_exit,
 		 r->multi ? "multi" : "single",
@@ -370,6 +403,8 @@ static int start_sources(struct recorder *r)
 		.rb_fd = bpf_map__fd(r->skel->maps.rb),
 		.pids_fd = bpf_map__fd(r->skel->maps.pids),
 		.active_fd = bpf_map__fd(r->skel->maps.active_pids),
+		.ranges_fd = bpf_map__fd(r->skel->maps.ranges),
+		.capture_ranges = r->o->capture_range != RECORD_RANGE_NONE,
 	};
 
 	if (!ko.ioctl && !ko.sched)
@@ -398,6 +433,7 @@ static int finish(struct recorder *r)
 	int err;
 
 	memset(&t, 0, sizeof(t));
+	capture__finish(r);
 	if (!r->write_err)
 		write_stats(r, &c);
 	collect_counters(r, &c);
@@ -559,8 +595,18 @@ void record_spools__done(struct record_spools *s, bool merged)
 int record__run(const struct record_opts *o, struct record_spools **spools)
 {
 	struct recorder rec = { .o = o }, *r = &rec;
-	struct cuda_probes_opts po = { .launch_exit = o->launch_exit };
-	struct cuda_object_opts bo = { .filter = !o->all, .buffer_size = o->buffer_size };
+	struct cuda_probes_opts po = {
+		.launch_exit = o->launch_exit,
+		.hot_detached = o->light,
+		.profiler_ranges = o->capture_range == RECORD_RANGE_PROFILER,
+	};
+	struct cuda_object_opts bo = {
+		.filter = !o->all,
+		.buffer_size = o->buffer_size,
+		.capture_ranges = o->capture_range != RECORD_RANGE_NONE,
+		.gate_hot = o->light,
+		.range_max = o->range_max,
+	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct gt_file_info info;
 	struct utsname u;
@@ -620,6 +666,16 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		if (err)
 			goto cleanup;
 	}
+	if (o->capture_range == RECORD_RANGE_NVTX) {
+		err = cuda_probes__attach_ranges(r->probes, cupti_session__lib(r->cupti), GT_CAPSRC_NVTX);
+		if (err) {
+			pr_err("cannot follow the NVTX ranges of --nvtx-capture: %s: %s",
+			       cupti_session__lib(r->cupti),
+			       err == -ENOEXEC ? "no gtrace_capture_open/close in this CUPTI agent" :
+			       strerror(-err));
+			goto cleanup;
+		}
+	}
 	err = start_sources(r);
 	if (err)
 		goto cleanup;
@@ -674,7 +730,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		pr_warn("failed to start %s: %s", o->cmd[0], strerror(-err));
 	recorded = true;
 	err = recorder__run_loop(r);
-	if (r->child && !recorder__child_done(r) && r->size_stop)
+	if (r->child && !recorder__child_done(r) && (r->size_stop || r->cap.stop))
 		recorder__wait_child_untraced(r);
 	else if (r->child && !recorder__child_done(r))
 		recorder__wait_child(r);

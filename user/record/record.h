@@ -9,6 +9,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* -c, --capture-range: what opens and closes the ranges recorded. */
+enum record_range {
+	RECORD_RANGE_NONE = 0,		/* everything, all the time */
+	RECORD_RANGE_PROFILER,		/* cudaProfilerApi: cuProfilerStart .. cuProfilerStop */
+	RECORD_RANGE_NVTX,		/* nvtx: the NVTX range of nvtx_capture, via the CUPTI agent */
+};
+
 struct record_opts {
 	bool all;			/* --all: every process */
 	pid_t *pids;			/* -p: only these (and their children) */
@@ -33,6 +40,13 @@ struct record_opts {
 	bool cupti;			/* --cupti: GPU-side records by the CUPTI agent, left to merge */
 	bool cupti_optional;		/* --cupti=optional: no agent loading is not a failure */
 	const char *cupti_lib;		/* --cupti-lib: the agent library, NULL = found next to us */
+	bool light;			/* --mode light: hot calls only in windows or ranges */
+	uint64_t window_ns;		/* --light-window: full capture this long ... */
+	uint64_t period_ns;		/* ... every this long; 0 = no windows */
+	enum record_range capture_range;/* -c */
+	const char *nvtx_capture;	/* --nvtx-capture NAME[@DOMAIN] (-c nvtx) */
+	uint32_t range_max;		/* --capture-range-end: stop once this many ranges closed
+					 * (stop = 1), 0 = repeat without a limit */
 };
 
 struct cupti_session;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+#include "bpf/gtrace_events.h"
 #include "format/nv_ioctl.h"
 #include "record/record.h"
 
@@ -19,6 +20,34 @@
 #define TICK_NS		1000000000ull	/* stats, flush, status line */
 #define RESCAN_NS	10000000000ull	/* full /proc rescan in --all mode */
 #define SCAN_QUEUE	1024
+
+/* Attach or detach times of the hot probes. */
+struct capture_lat {
+	uint64_t n, sum, max;	/* how many, their total and the longest, ns */
+};
+
+/* A capture range open in a process, as its BPF record said. */
+struct open_range {
+	uint32_t pid, tid;	/* its process, the thread that opened it */
+	uint32_t index;		/* its number */
+	uint32_t source;	/* enum gt_capture_source */
+};
+
+/* Capture control (capture.c). */
+struct capture_ctl {
+	uint64_t next_window;		/* light mode: when the next window opens, 0 = never */
+	uint64_t window_end;		/* the open window's end, 0 = none open */
+	uint32_t windows;		/* windows opened */
+	uint32_t opened, refused, closed;/* range records seen */
+	struct open_range *open;	/* ranges open now */
+	size_t nopen, open_cap;
+	bool stop;			/* --capture-range-end reached: stop recording */
+	bool hot_warned;		/* a hot attach failed, said once */
+	uint32_t pend_kind;		/* close record waiting for its detach time, 0 = none */
+	uint32_t pend_source, pend_index;/* ... its source and number */
+	uint64_t pend_ts;		/* ... and when the gate closed */
+	struct capture_lat attach, detach;
+};
 
 struct recorder {
 	const struct record_opts *o;
@@ -49,6 +78,7 @@ struct recorder {
 	struct pid_watch *watch;	/* -p: the traced processes, to stop when all have exited */
 	bool released;			/* -- CMD runs (already during --delay) */
 	bool size_stop;			/* the trace reached --max-size: CMD runs on untraced */
+	struct capture_ctl cap;		/* light mode, capture ranges */
 };
 
 /* SIGINT/SIGTERM received: the first stops the recording, a second kills
@@ -56,6 +86,18 @@ struct recorder {
 extern volatile sig_atomic_t stop_requests;
 
 uint64_t now_ns(clockid_t clk);
+/* Appends h to the trace; the first error stops the recording. */
+int recorder__write(struct recorder *r, const struct gt_hdr *h);
+
+/* Capture control (capture.c). At the start of the run loop: */
+void capture__start(struct recorder *r, uint64_t now);
+/* Opens and closes light mode's windows. Returns when it wants to be called
+ * next (CLOCK_MONOTONIC ns), 0 for never. */
+uint64_t capture__tick(struct recorder *r, uint64_t now);
+/* A range record from BPF, after it was written. */
+void capture__on_range(struct recorder *r, const struct gt_capture *e);
+/* Before the trace is finished: closes what is open, says what was captured. */
+void capture__finish(struct recorder *r);
 /* Once a second: counters into the trace, a flush, the status line. */
 void tick(struct recorder *r, uint64_t start, uint64_t *last_events, bool tty);
 /* In the child of -- CMD before its exec (child__start's setup). */

@@ -28,7 +28,10 @@ struct kernel_sources {
 			e_ = bpf_map__reuse_fd((skel)->maps.pids, (o)->pids_fd);       \
 		if (!e_)                                                               \
 			e_ = bpf_map__reuse_fd((skel)->maps.active_pids, (o)->active_fd); \
+		if (!e_)                                                               \
+			e_ = bpf_map__reuse_fd((skel)->maps.ranges, (o)->ranges_fd);   \
 		(skel)->rodata->filter_pids = (o)->filter;                             \
+		(skel)->rodata->capture_ranges = (o)->capture_ranges;                  \
 		(skel)->rodata->wakeup_bytes = (o)->wakeup_bytes;                      \
 		(skel)->rodata->self_pid = (o)->self_pid;                              \
 		e_;                                                                    \

@@ -21,7 +21,8 @@ struct kernel_sources_opts {
 	bool filter;			/* only processes in the pids map */
 	uint64_t wakeup_bytes;		/* as the cuda object */
 	uint32_t self_pid;		/* the recorder */
-	int rb_fd, pids_fd, active_fd;	/* the cuda object's maps */
+	bool capture_ranges;		/* a process only while a capture range is open in it */
+	int rb_fd, pids_fd, active_fd, ranges_fd; /* the cuda object's maps */
 	const struct ioctl_caps *caps;	/* NULL: probe this machine */
 };
 
