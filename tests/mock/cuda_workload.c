@@ -319,7 +319,8 @@ struct opts {
 	long rate;		/* > 0: with flood_s, launches per second per thread */
 	bool wait_signal;
 	bool fail;
-	long ranges;		/* > 0: launches in this many cuProfilerStart/Stop ranges */
+	long ranges;		/* > 0: launches in this many cuProfilerStart/Stop ranges;
+				 * 0: no profiler calls at all; -1 (default): one empty range */
 	long gap_ms;		/* sleep between the parts of --ranges */
 	const char *launch_log;	/* CLOCK_MONOTONIC ns before each launch, one per line */
 };
@@ -343,7 +344,8 @@ static void usage(FILE *f)
 		"  --flood SECONDS  launch as fast as possible on every thread for SECONDS\n"
 		"  --rate N         with --flood: N launches per second per thread, evenly paced\n"
 		"  --ranges R       cut the launches into 2R+1 parts, every second one between\n"
-		"                   cuProfilerStart and cuProfilerStop (one launch thread only)\n"
+		"                   cuProfilerStart and cuProfilerStop (one launch thread only);\n"
+		"                   0: no profiler calls at all (default: one empty range at the end)\n"
 		"  --gap MS         with --ranges: sleep MS before each part but the first\n"
 		"  --launch-log F   write the CLOCK_MONOTONIC time (ns) before each launch to F\n"
 		"  -h, --help       this help\n"
@@ -398,7 +400,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	};
 	int c;
 
-	*o = (struct opts){ .launches = 100, .copies = 10, .syncs = 5, .threads = 1 };
+	*o = (struct opts){ .launches = 100, .copies = 10, .syncs = 5, .threads = 1, .ranges = -1 };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -421,7 +423,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->rate = parse_num("--rate", optarg, 1, 100000000L);
 			break;
 		case O_RANGES:
-			o->ranges = parse_num("--ranges", optarg, 1, 64);
+			o->ranges = parse_num("--ranges", optarg, 0, 64);
 			break;
 		case O_GAP:
 			o->gap_ms = parse_num("--gap", optarg, 0, 60000);
@@ -450,7 +452,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		bad_usage("unexpected argument '%s'", argv[optind]);
 	if (o->rate && !o->flood_s)
 		bad_usage("%s needs --flood", "--rate");
-	if (o->ranges && (o->threads > 1 || o->flood_s))
+	if (o->ranges > 0 && (o->threads > 1 || o->flood_s))
 		bad_usage("%s needs one launch thread and no --flood", "--ranges");
 }
 
@@ -803,7 +805,7 @@ int main(int argc, char **argv)
 		workers[t].rate = o.rate;
 		workers[t].set_ctx = o.threads > 1;
 		workers[t].index = (int)t;
-		workers[t].ranges = o.ranges;
+		workers[t].ranges = o.ranges > 0 ? o.ranges : 0;
 		workers[t].gap_ms = o.gap_ms;
 		CK(cuStreamCreate, &workers[t].stream, CU_STREAM_DEFAULT);
 	}
@@ -868,7 +870,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	if (!o.ranges) {
+	if (o.ranges < 0) {
 		CK(cuProfilerStart);
 		CK(cuProfilerStop);
 	}
@@ -910,7 +912,7 @@ int main(int argc, char **argv)
 	for (op = 0; op < OP__COUNT; op++)
 		printf("%s\"%s\":%lu", op ? "," : "", op_names[op], launched[op]);
 	printf("}");
-	if (o.ranges) {
+	if (o.ranges > 0) {
 		printf(",\"range_launches\":[");
 		for (i = 0; i < o.ranges; i++)
 			printf("%s%lu", i ? "," : "", workers[0].in_range[i]);

@@ -16,7 +16,7 @@ _gtrace_bpf_reports="cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_su
 _gtrace_bpf_opts() {
 	local common="--help --usage --version"
 	case $1 in
-	record) echo "--all --buffer-size --cupti --cupti-lib --delay --duration --force --ioctl-majors --launch-exit --libcuda --max-size --output --pid --quiet --scenario --trace --verbose $common" ;;
+	record) echo "--all --buffer-size --capture-range --capture-range-end --cupti --cupti-lib --delay --duration --force --ioctl-majors --launch-exit --libcuda --light-window --max-size --mode --nvtx-capture --output --pid --quiet --scenario --trace --verbose $common" ;;
 	dump) echo "--summary $common" ;;
 	export) echo "--force --format --output $common" ;;
 	stats) echo "--force --format --output --report --timeunit $common" ;;
@@ -84,7 +84,16 @@ _gtrace_bpf() {
 	--timeunit)
 		COMPREPLY=($(compgen -W "ns us ms s" -- "$cur")); return 0 ;;
 	-t|--trace)
-		_gtrace_bpf_list "cuda ioctl sched cupti" "$cur"; return 0 ;;
+		# none stands alone (or with cupti), not after a comma
+		if [[ $cur == *,* ]]; then _gtrace_bpf_list "cuda ioctl sched cupti" "$cur"
+		else _gtrace_bpf_list "cuda ioctl sched cupti none" "$cur"; fi
+		return 0 ;;
+	--mode)
+		COMPREPLY=($(compgen -W "full light" -- "$cur")); return 0 ;;
+	-c|--capture-range)
+		COMPREPLY=($(compgen -W "none cudaProfilerApi nvtx" -- "$cur")); return 0 ;;
+	--capture-range-end)
+		COMPREPLY=($(compgen -W "stop repeat repeat:" -- "$cur")); return 0 ;;
 	--cupti)
 		# its argument is optional: only "--cupti=optional" takes one
 		((eq)) && { COMPREPLY=($(compgen -W "optional" -- "$cur")); return 0; } ;;
@@ -92,7 +101,7 @@ _gtrace_bpf() {
 		_gtrace_bpf_files "$cur"; return 0 ;;
 	-p|--pid)
 		COMPREPLY=($(compgen -W "$(cd /proc 2>/dev/null && compgen -G '[0-9]*')" -- "$cur")); return 0 ;;
-	-d|--duration|-y|--delay|--buffer-size|--max-size|--scenario|--ioctl-majors|--functions)
+	-d|--duration|-y|--delay|--buffer-size|--max-size|--scenario|--ioctl-majors|--functions|--light-window|--nvtx-capture)
 		COMPREPLY=(); return 0 ;;
 	esac
 	if [[ $cur == -* ]]; then

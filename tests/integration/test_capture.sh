@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Capture control against the mock libcuda: -c cudaProfilerApi ranges with
+# --capture-range-end stop and repeat (one process, and two under --all),
+# light mode's windows checked launch by launch against the workload's own
+# log of its launches, light mode with ranges, --delay/--duration bounds,
+# and the bad command lines, each refused with one line before anything is
+# attached.
+REQUIRES="root jq mock gtrace"
+. "$(dirname "$0")/lib.sh"
+
+# count_in JSON PID JQ-FILTER: how many records of PID match the filter.
+count_in() {
+	jq -s --argjson p "$2" "[.[] | select(.pid == \$p) | select($3)] | length" "$1"
+}
+
+# The capture records of a dump, one JSON array.
+captures() {
+	jq -s '[.[] | select(.type == "capture")]' "$1"
+}
+
+t_profiler_stop() {
+	local rc r1 got opens
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -c cudaProfilerApi -o "$T/s.gtrace" -- \
+		sh -c "\"$WORKLOAD\" --launches 50 --ranges 2 --gap 5 --copies 3; exit 4" > "$T/w.out" 2> "$T/w.err"
+	rc=$?
+	[ $rc -eq 4 ] || err "-c cudaProfilerApi -- CMD exited $rc, expected CMD's 4: $(tail -n 3 "$T/w.err" | tr '\n' '|')"
+	grep -q 'stopping (--capture-range-end=stop)' "$T/w.err" || err "no line saying the first range's end stops the recording"
+	grep -q 'runs on untraced until it exits' "$T/w.err" || err "no line saying CMD runs on untraced"
+	r1=$(grep '^{' "$T/w.out" | tail -n 1 | jq '.range_launches[0]')
+	dump_trace "$T/s.gtrace" "$T/s.json"
+	got=$(jq -s '[.[] | select(.type == "launch")] | length' "$T/s.json")
+	[ "$got" -eq "$r1" ] || err "stop: $got launches recorded, expected the $r1 of the first range"
+	# nothing outside the range: no copy, allocation or sync (they come before and after)
+	got=$(jq -s '[.[] | select(.api != null and .type != "launch" and .type != "marker")] | length' "$T/s.json")
+	[ "$got" -eq 0 ] || err "stop: $got calls outside the range recorded: $(jq -sc '[.[] | select(.api != null and .type != "launch" and .type != "marker") | .api] | unique' "$T/s.json")"
+	got=$(jq -s '[.[] | select(.type == "marker")] | map(.api) | join(",")' "$T/s.json")
+	[ "$got" = '"cuProfilerStart,cuProfilerStop"' ] || err "stop: markers $got, expected the first range's start and stop"
+	opens=$(captures "$T/s.json" | jq -c '[.[] | [.kind, .index]]')
+	[ "$opens" = '[["range_open",1],["range_close",1]]' ] || err "stop: capture records $opens"
+	"$GTRACE" dump --summary "$T/s.gtrace" | grep -q 'capture_range=cudaProfilerApi capture_range_end=stop' ||
+		err "the header does not say capture_range=cudaProfilerApi capture_range_end=stop"
+}
+
+t_profiler_repeat() {
+	local end want got wj kinds
+	for end in repeat repeat:3 repeat:1; do
+		GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -c cudaProfilerApi --capture-range-end=$end \
+			-o "$T/$end.gtrace" -- "$WORKLOAD" --launches 70 --ranges 3 --gap 5 > "$T/w.out" 2> "$T/w.err" ||
+			{ err "--capture-range-end=$end exited $?: $(tail -n 3 "$T/w.err" | tr '\n' '|')"; continue; }
+		wj=$(grep '^{' "$T/w.out" | tail -n 1)
+		case $end in
+		repeat | repeat:3) want=$(jq '.range_launches | add' <<< "$wj"); kinds=3 ;;
+		repeat:1) want=$(jq '.range_launches[0]' <<< "$wj"); kinds=1 ;;
+		esac
+		dump_trace "$T/$end.gtrace" "$T/$end.json"
+		got=$(jq -s '[.[] | select(.type == "launch")] | length' "$T/$end.json")
+		[ "$got" -eq "$want" ] || err "$end: $got launches recorded, expected $want (ranges: $(jq -c .range_launches <<< "$wj"))"
+		got=$(captures "$T/$end.json" | jq '[.[] | select(.kind == "range_close")] | length')
+		[ "$got" -eq "$kinds" ] || err "$end: $got ranges closed, expected $kinds"
+		# per range: the launches between its open and close are its own
+		for i in $(seq 1 "$kinds"); do
+			got=$(jq -s --argjson i "$i" '
+				([.[] | select(.type == "capture" and .index == $i)] | sort_by(.ts)) as $r
+				| [.[] | select(.type == "launch" and .ts >= $r[0].ts and .ts <= $r[1].ts)] | length' "$T/$end.json")
+			want=$(jq --argjson i "$i" '.range_launches[$i - 1]' <<< "$wj")
+			[ "$got" -eq "$want" ] || err "$end: range $i holds $got launches, expected $want"
+		done
+	done
+	# refused ranges are counted: repeat:1 saw 3 opens
+	"$GTRACE" dump --summary "$T/repeat:1.gtrace" | grep -Eq 'ranges_refused +2' ||
+		err "repeat:1 with 3 ranges: ranges_refused is not 2: $("$GTRACE" dump --summary "$T/repeat:1.gtrace" | grep ranges_ | tr '\n' '|')"
+}
+
+t_all_two() {
+	local p1 p2 w1 w2 got want
+	start_tracer --all --libcuda "$MOCK_LIB" -c cudaProfilerApi --capture-range-end=repeat -o "$T/all.gtrace"
+	start_workload a GT_LIBCUDA="$MOCK_LIB" -- --launches 30 --ranges 1 --copies 2
+	p1=$WPID
+	start_workload b GT_LIBCUDA="$MOCK_LIB" -- --launches 90 --ranges 2 --gap 5 --copies 4
+	p2=$WPID
+	wait_exit "$p1" 60 && wait_exit "$p2" 60 || fatal "the workloads did not finish"
+	sleep 0.3
+	stop_tracer
+	w1=$(grep '^{' "$T/a.out" | tail -n 1)
+	w2=$(grep '^{' "$T/b.out" | tail -n 1)
+	dump_trace "$T/all.gtrace" "$T/all.json"
+	for p in "$p1:$w1" "$p2:$w2"; do
+		pid=${p%%:*}
+		want=$(jq '.range_launches | add' <<< "${p#*:}")
+		got=$(count_in "$T/all.json" "$pid" '.type == "launch"')
+		[ "$got" -eq "$want" ] || err "--all: pid $pid has $got launches recorded, expected its ranges' $want"
+		want=$(jq '.range_launches | length' <<< "${p#*:}")
+		got=$(count_in "$T/all.json" "$pid" '.type == "capture" and .kind == "range_close"')
+		[ "$got" -eq "$want" ] || err "--all: pid $pid has $got ranges, expected $want"
+		got=$(count_in "$T/all.json" "$pid" '.type == "memcpy"')
+		[ "$got" -eq 0 ] || err "--all: pid $pid has $got copies recorded, all outside its ranges"
+	done
+}
+
+t_no_range() {
+	local rc
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -c cudaProfilerApi -o "$T/n.gtrace" -- \
+		"$WORKLOAD" --launches 20 --ranges 0 > "$T/w.out" 2> "$T/w.err"
+	rc=$?
+	[ $rc -eq 0 ] || err "a workload without a range: exit $rc: $(tail -n 3 "$T/w.err" | tr '\n' '|')"
+	grep -q 'no capture range opened (cuProfilerStart was never called): the trace holds 0 ranges' "$T/w.err" ||
+		err "no line saying no range opened: $(tr '\n' '|' < "$T/w.err")"
+	dump_trace "$T/n.gtrace" "$T/n.json"
+	[ "$(jq -s '[.[] | select(.api != null)] | length' "$T/n.json")" -eq 0 ] || err "calls recorded without a range"
+	[ "$(jq -s '[.[] | select(.type == "exit")] | length + ([.[] | select(.event == "exit")] | length)' "$T/n.json")" -ge 1 ] ||
+		err "the process' lifecycle is not in the trace"
+}
+
+# Light mode: windows of 150 ms every 600 ms over a 3.5 s flood of 2000
+# launches/s. Every launch the workload logged inside a window (with 0.5 ms
+# of slack at the edges, where the log's clock read precedes the probe's)
+# is in the trace, none outside; the cold calls are all there.
+t_light() {
+	local n got
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --mode light --light-window 150ms/600ms \
+		-o "$T/l.gtrace" -- "$WORKLOAD" --flood 3 --rate 2000 --launch-log "$T/launch.log" \
+		--copies 4 --syncs 3 > "$T/w.out" 2> "$T/w.err" || fatal "light mode exited $?: $(tail -n 3 "$T/w.err" | tr '\n' '|')"
+	grep -Eq 'light mode: [0-9]+ windows; the hot probes attached' "$T/w.err" || err "no light-mode summary line"
+	dump_trace "$T/l.gtrace" "$T/l.json"
+	jq -s -c '[.[] | select(.type == "capture")] | sort_by(.ts)' "$T/l.json" > "$T/caps.json"
+	jq -s -c '[.[] | select(.type == "launch") | .ts]' "$T/l.json" > "$T/got.json"
+	jq -R -s -c '[split("\n")[] | select(length > 0) | tonumber]' "$T/launch.log" > "$T/log.json"
+	n=$(jq '[.[] | select(.kind == "window_open")] | length' "$T/caps.json")
+	[ "$n" -ge 5 ] && [ "$n" -le 8 ] || err "$n windows in 3 s at 150ms/600ms, expected 5..8"
+	# per window: logged launches well inside <= recorded <= logged with slack
+	jq -n -r --slurpfile c "$T/caps.json" --slurpfile g "$T/got.json" --slurpfile l "$T/log.json" '
+		($c[0] | map(select(.kind == "window_open")) | sort_by(.index)) as $o
+		| ($c[0] | map(select(.kind == "window_close")) | sort_by(.index)) as $x
+		| range(0; $o | length) as $i
+		| $o[$i].ts as $s | ($x[$i].ts // 1e20) as $e
+		| [$g[0][] | select(. >= $s and . <= $e)] | length as $n
+		| [$l[0][] | select(. >= $s and . <= $e - 500000)] | length as $lo
+		| [$l[0][] | select(. >= $s - 500000 and . <= $e)] | length as $hi
+		| "\($o[$i].index) \($n) \($lo) \($hi)"' > "$T/per_window"
+	while read -r i n lo hi; do
+		[ "$n" -ge "$lo" ] && [ "$n" -le "$hi" ] ||
+			err "window $i: $n launches recorded, the workload made $lo..$hi in it"
+		[ "$n" -gt 0 ] || err "window $i recorded no launch"
+	done < "$T/per_window"
+	got=$(jq -n --slurpfile c "$T/caps.json" --slurpfile g "$T/got.json" '
+		($c[0] | map(select(.kind == "window_open")) | sort_by(.index)) as $o
+		| ($c[0] | map(select(.kind == "window_close")) | sort_by(.index)) as $x
+		| [$g[0][] as $t | select([range(0; $o | length) | select($t >= $o[.].ts and $t <= ($x[.].ts // 1e20))] | length == 0)]
+		| length')
+	[ "$got" -eq 0 ] || err "$got launches recorded outside every window"
+	# the cold calls, complete
+	for a in cuMemcpyHtoD_v2:4 cuStreamSynchronize:3 cuMemAlloc_v2:3 cuMemFree_v2:3 cuModuleGetFunction:2; do
+		got=$(jq -s --arg a "${a%%:*}" '[.[] | select(.api == $a)] | length' "$T/l.json")
+		[ "$got" -eq "${a#*:}" ] || err "light mode: $got ${a%%:*} recorded, expected all ${a#*:}"
+	done
+	jq -e '.[] | select(.kind == "window_open") | select(.latency_ns > 0)' "$T/caps.json" > /dev/null ||
+		err "no window carries its attach time"
+	jq -e '.[] | select(.kind == "window_close") | select(.latency_ns > 0)' "$T/caps.json" > /dev/null ||
+		err "no window carries its detach time"
+	"$GTRACE" dump --summary "$T/l.gtrace" | grep -q 'capture=light capture_range=none light_window_ns=150000000 light_period_ns=600000000' ||
+		err "the header does not hold the light-mode keys"
+}
+
+# Light mode with ranges: the hot probes follow the ranges; launches are
+# recorded only inside them and after they went live, which the trace says.
+t_light_range() {
+	local wj got want bad
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --mode light -c cudaProfilerApi --capture-range-end=repeat \
+		-o "$T/lr.gtrace" -- "$WORKLOAD" --launches 3000 --ranges 2 --gap 300 --copies 2 > "$T/w.out" 2> "$T/w.err" ||
+		fatal "light mode with ranges exited $?: $(tail -n 3 "$T/w.err" | tr '\n' '|')"
+	wj=$(grep '^{' "$T/w.out" | tail -n 1)
+	dump_trace "$T/lr.gtrace" "$T/lr.json"
+	got=$(captures "$T/lr.json" | jq -c '[sort_by(.ts)[] | .kind]')
+	[ "$got" = '["range_open","hot_live","range_close","hot_off","range_open","hot_live","range_close","hot_off"]' ] ||
+		err "capture records in order: $got"
+	bad=$(jq -s '
+		([.[] | select(.type == "capture")] | sort_by(.ts)) as $c
+		| [$c[] | select(.kind == "hot_live")] as $on | [$c[] | select(.kind == "hot_off")] as $off
+		| [.[] | select(.type == "launch") | .ts as $t
+		   | select([range(0; $on | length) | select($t >= $on[.].ts and $t <= $off[.].ts)] | length == 0)]
+		| length' "$T/lr.json")
+	[ "$bad" -eq 0 ] || err "$bad launches recorded outside the live part of a range"
+	got=$(jq -s '[.[] | select(.type == "launch")] | length' "$T/lr.json")
+	want=$(jq '.range_launches | add' <<< "$wj")
+	[ "$got" -gt 0 ] && [ "$got" -le "$want" ] || err "light ranges: $got launches recorded of the ranges' $want"
+	log "light with ranges: $got of $want range launches recorded (the rest before the probes were live)"
+	# the cold calls inside the ranges: the markers, exactly
+	got=$(jq -s '[.[] | select(.type == "marker")] | length' "$T/lr.json")
+	[ "$got" -eq 4 ] || err "light ranges: $got markers recorded, expected 4"
+}
+
+# -y 1s -d 2s over a 4 s flood: every launch the workload logged between the
+# first and the last recorded is recorded, and they span about 1 s, starting
+# about 1 s in.
+t_delay_duration() {
+	jq_span() { jq -s '[.[] | select(.type == "launch") | .ts] | [min, max, length]' "$1"; }
+	local span first last n logged t0
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -y 1s -d 2s -o "$T/d.gtrace" -- \
+		"$WORKLOAD" --flood 4 --rate 1000 --launch-log "$T/launch.log" > "$T/w.out" 2> "$T/w.err" ||
+		fatal "-y 1s -d 2s exited $?: $(tail -n 3 "$T/w.err" | tr '\n' '|')"
+	dump_trace "$T/d.gtrace" "$T/d.json"
+	span=$(jq_span "$T/d.json")
+	first=$(jq '.[0]' <<< "$span") last=$(jq '.[1]' <<< "$span") n=$(jq '.[2]' <<< "$span")
+	t0=$(head -n 1 "$T/launch.log")
+	logged=$(awk -v a="$first" -v b="$last" '$1 + 0 >= a - 500000 && $1 + 0 <= b' "$T/launch.log" | wc -l)
+	[ "$n" -gt 0 ] || fatal "no launch recorded"
+	[ "$n" -eq "$logged" ] || err "-y 1s -d 2s: $n launches recorded, the workload made $logged between the first and the last"
+	awk -v f="$first" -v l="$last" -v t="$t0" 'BEGIN { exit !((l - f) <= 1.3e9 && (l - f) >= 0.7e9 && (f - t) >= 0.7e9) }' ||
+		err "-y 1s -d 2s: launches recorded from $(((first - t0) / 1000000)) ms to $(((last - t0) / 1000000)) ms into the flood"
+}
+
+t_bad() {
+	local bad rc
+	while IFS= read -r bad; do
+		# shellcheck disable=SC2086
+		"$GTRACE" $bad --libcuda "$MOCK_LIB" -o "$T/bad.gtrace" -- "$WORKLOAD" > /dev/null 2> "$T/bad.err"
+		rc=$?
+		[ $rc -eq 2 ] || err "'$bad' exited $rc, expected 2: $(head -n 2 "$T/bad.err" | tr '\n' '|')"
+		[ "$(grep -c . "$T/bad.err")" -eq 1 ] || err "'$bad': not one line: $(tr '\n' '|' < "$T/bad.err")"
+		[ ! -e "$T/bad.gtrace" ] || err "'$bad' wrote a trace"
+	done <<- 'EOF'
+		-c cudaProfiler
+		-c nvtx
+		-c nvtx --nvtx-capture step
+		--nvtx-capture step
+		--nvtx-capture @dom -c nvtx --cupti
+		-c cudaProfilerApi --capture-range-end=again
+		-c cudaProfilerApi --capture-range-end=repeat:0
+		-c cudaProfilerApi --capture-range-end=repeat:x
+		--capture-range-end=repeat
+		--light-window 200ms/5s
+		--mode light --light-window 300ms/200ms
+		--mode light --light-window 200ms
+		--mode light --light-window -1s/5s
+		--mode heavy
+		--trace none
+		--trace none,cuda --cupti
+		-c cudaProfilerApi --trace ioctl
+		--mode light --trace sched
+	EOF
+}
+
+add_case t_profiler_stop "-c cudaProfilerApi (stop): exactly the first range's launches and markers, nothing outside, CMD's status"
+add_case t_profiler_repeat "-c cudaProfilerApi: repeat, repeat:3 and repeat:1 over 3 ranges, exact launches per range, refused ones counted"
+add_case t_all_two "--all -c cudaProfilerApi --capture-range-end=repeat: two processes with different ranges, exact per process"
+add_case t_no_range "-c cudaProfilerApi with no range: ends normally, says 0 ranges, no call recorded"
+add_case t_light "--mode light: launches recorded exactly inside the windows (against the workload's log), cold calls complete"
+add_case t_light_range "--mode light -c cudaProfilerApi: hot probes live inside ranges only, marked in the trace"
+add_case t_delay_duration "-y 1s -d 2s: launches recorded only from about 1 s to about 2 s into a 4 s flood, all of them"
+add_case t_bad "bad capture options: one line, exit 2, no trace"
+run_cases "$@"
