@@ -187,6 +187,42 @@ else
 	note "INFO GPT-2 check skipped: no CUPTI agent built or no transformers in python3"
 fi
 
+# 7. capture ranges: PyTorch with torch.cuda.profiler.start()/stop() around
+# steps 10..19: -c cudaProfilerApi records exactly the launches the full
+# recording has between the markers; light mode's gap is printed
+"$B" -q -o "$W/pr_full.gtrace" -- python3 tools/gpu/profiler_range.py 30 10 19 > "$OUT/pr_full.out" 2> "$OUT/pr_full.err"
+"$B" -q -c cudaProfilerApi -o "$W/pr_range.gtrace" -- python3 tools/gpu/profiler_range.py 30 10 19 > "$OUT/pr_range.out" 2> "$OUT/pr_range.err"
+result "record PyTorch -c cudaProfilerApi" $? "$(grep '^{' "$OUT/pr_range.out" | tail -1)"
+"$B" -q --mode light -c cudaProfilerApi -o "$W/pr_light.gtrace" -- python3 tools/gpu/profiler_range.py 30 10 19 > "$OUT/pr_light.out" 2> "$OUT/pr_light.err"
+for k in full range light; do "$B" dump "$W/pr_$k.gtrace" > "$OUT/pr_$k.jsonl"; done
+python3 tools/gpu/range_check.py "$OUT/pr_full.jsonl" "$OUT/pr_range.jsonl" "$OUT/pr_light.jsonl" 10 | tee -a "$OUT/summary.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || fails=$((fails + 1))
+# light mode over a steady PyTorch loop: windows, launches in them, attach/detach times
+"$B" --mode light --light-window 200ms/1s -o "$W/lt.gtrace" -- python3 tools/gpu/torch_loop.py 3000 > "$OUT/lt.out" 2> "$OUT/lt.err"
+result "record PyTorch --mode light" $? "$(grep 'light mode:' "$OUT/lt.err" | sed 's/^gtrace-bpf: //')"
+"$B" dump --summary "$W/lt.gtrace" > "$OUT/lt.summary" 2>&1
+note "INFO light PyTorch: $(grep -E '^(cuLaunchKernel|cuLaunchKernelEx|cuStreamSynchronize|cuMemcpy) ' "$OUT/lt.summary" | awk '{printf "%s %s; ", $1, $2}')$(stat -c %s "$W/lt.gtrace") bytes"
+# NVTX capture with the agent on a named range
+if [ -f "$W/libgtrace-cupti.so" ] && [ -f tools/gpu/nvtx_capture.py ]; then
+	"$B" -q --cupti --cupti-lib "$W/libgtrace-cupti.so" -c nvtx --nvtx-capture capture --capture-range-end=repeat \
+		-o "$W/nv.gtrace" -- python3 tools/gpu/nvtx_capture.py > "$OUT/nv.out" 2> "$OUT/nv.err"
+	result "record PyTorch -c nvtx" $? "$(grep '^{' "$OUT/nv.out" | tail -1) $(tail -1 "$OUT/nv.err")"
+	"$B" dump "$W/nv.gtrace" > "$OUT/nv.jsonl"
+	python3 - "$OUT/nv.jsonl" "$OUT/nv.out" <<'PY' | tee -a "$OUT/summary.txt"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+wl = [json.loads(l) for l in open(sys.argv[2]) if l.startswith("{")][-1]
+got = len([e for e in ev if e.get("type") == "launch"])
+caps = [e.get("kind") for e in ev if e.get("type") == "capture"]
+want = wl.get("launches_inside")
+ok = want is not None and got == want and caps.count("range_open") >= 1
+print("%s NVTX capture: %d launches recorded, the program made %s inside its ranges (%s outside); ranges %d" % (
+    "PASS" if ok else "FAIL", got, want, wl.get("launches_outside"), caps.count("range_open")))
+sys.exit(0 if ok else 1)
+PY
+	[ "${PIPESTATUS[0]}" -eq 0 ] || fails=$((fails + 1))
+fi
+
 # 6. the event-rate flood through the mock libcuda: 1 M events/s for 10 s
 bash tools/bench/flood.sh 10 > "$OUT/flood.txt" 2>&1
 tee -a "$OUT/summary.txt" < "$OUT/flood.txt"
