@@ -68,9 +68,32 @@ t_profiler_repeat() {
 			[ "$got" -eq "$want" ] || err "$end: range $i holds $got launches, expected $want"
 		done
 	done
-	# refused ranges are counted: repeat:1 saw 3 opens
-	"$GTRACE" dump --summary "$T/repeat:1.gtrace" | grep -Eq 'ranges_refused +2' ||
-		err "repeat:1 with 3 ranges: ranges_refused is not 2: $("$GTRACE" dump --summary "$T/repeat:1.gtrace" | grep ranges_ | tr '\n' '|')"
+}
+
+# stop under --all: a range that opens in a second process while the first
+# one's is open is beyond the count: refused, counted, nothing of it written
+t_refused() {
+	local pa pb got
+	start_tracer --all --libcuda "$MOCK_LIB" -c cudaProfilerApi -o "$T/rf.gtrace"
+	start_workload a GT_LIBCUDA="$MOCK_LIB" -- --launches 9 --ranges 1 --hold 2500
+	pa=$WPID
+	sleep 0.8
+	start_workload b GT_LIBCUDA="$MOCK_LIB" -- --launches 30 --ranges 1
+	pb=$WPID
+	wait_exit "$pb" 30 || err "the second workload did not finish"
+	wait_exit "$TRACER_PID" 30 || fatal "the recording did not stop at the first range's end"
+	TRACER_RC=$WAIT_RC
+	[ "$TRACER_RC" -eq 0 ] || err "gtrace-bpf exited $TRACER_RC"
+	wait_exit "$pa" 30 || err "the first workload did not finish"
+	dump_trace "$T/rf.gtrace" "$T/rf.json"
+	got=$(count_in "$T/rf.json" "$pa" '.type == "launch"')
+	[ "$got" -eq 3 ] || err "the first process' range: $got launches recorded, expected 3"
+	got=$(count_in "$T/rf.json" "$pb" '.api != null')
+	[ "$got" -eq 0 ] || err "the refused range's process: $got calls recorded"
+	got=$(count_in "$T/rf.json" "$pb" '.type == "capture" and .kind == "range_open" and (.flags | index("refused"))')
+	[ "$got" -eq 1 ] || err "no refused range open in the second process"
+	"$GTRACE" dump --summary "$T/rf.gtrace" | grep -Eq 'ranges_refused +1' ||
+		err "ranges_refused is not 1: $("$GTRACE" dump --summary "$T/rf.gtrace" | grep ranges_ | tr '\n' '|')"
 }
 
 t_all_two() {
@@ -109,7 +132,7 @@ t_no_range() {
 		err "no line saying no range opened: $(tr '\n' '|' < "$T/w.err")"
 	dump_trace "$T/n.gtrace" "$T/n.json"
 	[ "$(jq -s '[.[] | select(.api != null)] | length' "$T/n.json")" -eq 0 ] || err "calls recorded without a range"
-	[ "$(jq -s '[.[] | select(.type == "exit")] | length + ([.[] | select(.event == "exit")] | length)' "$T/n.json")" -ge 1 ] ||
+	[ "$(jq -s '[.[] | select(.type == "process" and .event == "exit")] | length' "$T/n.json")" -eq 1 ] ||
 		err "the process' lifecycle is not in the trace"
 }
 
@@ -244,6 +267,7 @@ t_bad() {
 
 add_case t_profiler_stop "-c cudaProfilerApi (stop): exactly the first range's launches and markers, nothing outside, CMD's status"
 add_case t_profiler_repeat "-c cudaProfilerApi: repeat, repeat:3 and repeat:1 over 3 ranges, exact launches per range, refused ones counted"
+add_case t_refused "--all -c cudaProfilerApi (stop): a second process' range while the first is open is refused and counted"
 add_case t_all_two "--all -c cudaProfilerApi --capture-range-end=repeat: two processes with different ranges, exact per process"
 add_case t_no_range "-c cudaProfilerApi with no range: ends normally, says 0 ranges, no call recorded"
 add_case t_light "--mode light: launches recorded exactly inside the windows (against the workload's log), cold calls complete"

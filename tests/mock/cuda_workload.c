@@ -322,6 +322,7 @@ struct opts {
 	long ranges;		/* > 0: launches in this many cuProfilerStart/Stop ranges;
 				 * 0: no profiler calls at all; -1 (default): one empty range */
 	long gap_ms;		/* sleep between the parts of --ranges */
+	long hold_ms;		/* sleep inside each range, after its launches */
 	const char *launch_log;	/* CLOCK_MONOTONIC ns before each launch, one per line */
 };
 
@@ -347,6 +348,7 @@ static void usage(FILE *f)
 		"                   cuProfilerStart and cuProfilerStop (one launch thread only);\n"
 		"                   0: no profiler calls at all (default: one empty range at the end)\n"
 		"  --gap MS         with --ranges: sleep MS before each part but the first\n"
+		"  --hold MS        with --ranges: sleep MS inside each range, before its stop\n"
 		"  --launch-log F   write the CLOCK_MONOTONIC time (ns) before each launch to F\n"
 		"  -h, --help       this help\n"
 		"\n"
@@ -382,7 +384,7 @@ static long parse_num(const char *opt, const char *s, long min, long max)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_LAUNCHES = 256, O_COPIES, O_SYNCS, O_THREADS, O_WAIT, O_FAIL, O_FLOOD, O_RATE,
-	       O_RANGES, O_GAP, O_LOG };
+	       O_RANGES, O_GAP, O_LOG, O_HOLD };
 	static const struct option longopts[] = {
 		{ "launches", required_argument, NULL, O_LAUNCHES },
 		{ "copies", required_argument, NULL, O_COPIES },
@@ -394,6 +396,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "rate", required_argument, NULL, O_RATE },
 		{ "ranges", required_argument, NULL, O_RANGES },
 		{ "gap", required_argument, NULL, O_GAP },
+		{ "hold", required_argument, NULL, O_HOLD },
 		{ "launch-log", required_argument, NULL, O_LOG },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -427,6 +430,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case O_GAP:
 			o->gap_ms = parse_num("--gap", optarg, 0, 60000);
+			break;
+		case O_HOLD:
+			o->hold_ms = parse_num("--hold", optarg, 0, 60000);
 			break;
 		case O_LOG:
 			o->launch_log = optarg;
@@ -481,6 +487,7 @@ struct worker {
 	int index;			/* which launch thread, for its name */
 	long ranges;			/* > 0: launches in profiler ranges (--ranges) */
 	long gap_ms;			/* sleep between their parts */
+	long hold_ms;			/* sleep inside each range */
 	unsigned long in_range[64];	/* launches made inside each range */
 	unsigned long done[OP__COUNT];	/* launches made, per operation */
 };
@@ -603,6 +610,8 @@ static void *worker_main(void *arg)
 				w->done[i % OP__COUNT]++;
 			}
 			if (k % 2) {
+				if (w->hold_ms)
+					usleep((useconds_t)w->hold_ms * 1000);
 				CK(cuProfilerStop);
 				w->in_range[k / 2] = (unsigned long)len;
 			}
@@ -807,6 +816,7 @@ int main(int argc, char **argv)
 		workers[t].index = (int)t;
 		workers[t].ranges = o.ranges > 0 ? o.ranges : 0;
 		workers[t].gap_ms = o.gap_ms;
+		workers[t].hold_ms = o.hold_ms;
 		CK(cuStreamCreate, &workers[t].stream, CU_STREAM_DEFAULT);
 	}
 	CK(cuMemAlloc_v2, &d_a, bytes);

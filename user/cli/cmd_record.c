@@ -59,7 +59,7 @@ static const struct argp_option record_options[] = {
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE", 0 },
 	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace FILE if it exists", 0 },
 	{ "scenario", OPT_SCENARIO, "NAME", 0, "Scenario part of the default file name (default: trace)", 0 },
-	{ "duration", 'd', "TIME", 0, "Stop after TIME: 30 or 30s, 500ms, 2m, 1h", 0 },
+	{ "duration", 'd', "TIME", 0, "Stop after TIME: 30 or 30s, 500ms, 2m, 1h; -- CMD runs on untraced", 0 },
 	{ "delay", 'y', "TIME", 0, "Attach only after TIME (same units as -d); CMD runs untraced meanwhile", 0 },
 	{ "buffer-size", OPT_BUFSIZE, "SIZE", 0, "Ring buffer size, a power of two up to 2G, e.g. 64M (default), 1G", 0 },
 	{ "max-size", OPT_MAX_SIZE, "SIZE", 0,

@@ -86,8 +86,12 @@ int recorder__run_loop(struct recorder *r)
 		}
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
 
-		if (end && now >= end)
+		if (end && now >= end) {
+			/* -d bounds the trace: -- CMD runs on untraced after it */
+			r->duration_stop = true;
+			pr_info("--duration reached; stopping");
 			break;
+		}
 		/* light mode's windows open and close on time, not at the next poll */
 		wake = capture__tick(r, now);
 		timeout = POLL_MS;

@@ -730,7 +730,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		pr_warn("failed to start %s: %s", o->cmd[0], strerror(-err));
 	recorded = true;
 	err = recorder__run_loop(r);
-	if (r->child && !recorder__child_done(r) && (r->size_stop || r->cap.stop))
+	if (r->child && !recorder__child_done(r) && (r->size_stop || r->cap.stop || r->duration_stop))
 		recorder__wait_child_untraced(r);
 	else if (r->child && !recorder__child_done(r))
 		recorder__wait_child(r);

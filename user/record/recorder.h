@@ -78,6 +78,7 @@ struct recorder {
 	struct pid_watch *watch;	/* -p: the traced processes, to stop when all have exited */
 	bool released;			/* -- CMD runs (already during --delay) */
 	bool size_stop;			/* the trace reached --max-size: CMD runs on untraced */
+	bool duration_stop;		/* -d ran out: CMD runs on untraced too */
 	struct capture_ctl cap;		/* light mode, capture ranges */
 };
 
