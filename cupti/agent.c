@@ -16,6 +16,10 @@
  *   writer thread    queue -> convert.c -> write(); looks for the stop signal
  * Idle (no recording): InitializeInjection returns after a getenv and a
  * stat(), subscribing to nothing, so CUPTI never starts.
+ *
+ * NVTX capture ranges (GTRACE_NVTX_CAPTURE, nvtx_capture.c): only then are
+ * NVTX callbacks enabled, and the agent starts at NVTX's initialization if
+ * that comes before cuInit, so that no range of the program goes unseen.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* RTLD_NEXT, dladdr, pthread_timedjoin_np, pthread_setname_np */
@@ -41,6 +45,7 @@
 
 #include "convert.h"
 #include "gtrace_cupti.h"
+#include "nvtx_capture.h"
 #include "ring.h"
 
 #define GT_EXPORT __attribute__((visibility("default")))
@@ -74,6 +79,7 @@ static struct agent {
 	bool driver_all;		/* the DRIVER kind is on (GTRACE_CUPTI_API=all) */
 	bool driver_ids;		/* the launch/copy/set calls' records are on */
 	bool subscribed;		/* sub holds CUPTI's one subscriber slot */
+	bool nvtx_cbs;			/* the NVTX capture callbacks are enabled */
 	CUpti_SubscriberHandle sub;
 	char dir[PATH_MAX];		/* spool directory */
 	char stop[PATH_MAX];		/* its stop signal file */
@@ -248,14 +254,15 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 }
 
 /* cudaDeviceReset / cuCtxDestroy: hand over what the context's buffers
- * hold while CUPTI still knows the context. */
+ * hold while CUPTI still knows the context.  NVTX: capture ranges. */
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 				 const void *data)
 {
 	(void)userdata;
-	(void)data;
-	if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING &&
-	    atomic_load(&g.state) == ST_ON)
+	if (domain == CUPTI_CB_DOMAIN_NVTX)
+		gt_nvtx_capture__callback(cbid, data);
+	else if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING &&
+		 atomic_load(&g.state) == ST_ON)
 		cuptiActivityFlushAll(0);
 }
 
@@ -327,6 +334,10 @@ static void unsubscribe(void)
 	if (!g.subscribed)
 		return;
 	cuptiEnableCallback(0, g.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+	if (g.nvtx_cbs)
+		for (size_t i = 0; i < gt_nvtx_capture_cbids_len; i++)
+			cuptiEnableCallback(0, g.sub, CUPTI_CB_DOMAIN_NVTX, gt_nvtx_capture_cbids[i]);
+	g.nvtx_cbs = false;
 	cuptiUnsubscribe(g.sub);
 	g.subscribed = false;
 }
@@ -608,6 +619,26 @@ static void setup_clock(void)
 	g.clock_offset_ns = cupti > mid ? cupti - mid : mid - cupti;
 }
 
+/* NVTX capture ranges: the callbacks of the range calls, only when asked
+ * for; all or none (a pop unseen would hold a capture open). */
+static void enable_nvtx_capture(void)
+{
+	CUptiResult r = CUPTI_SUCCESS;
+
+	if (!gt_nvtx_capture__on())
+		return;
+	g.nvtx_cbs = true;
+	for (size_t i = 0; i < gt_nvtx_capture_cbids_len && r == CUPTI_SUCCESS; i++)
+		r = cuptiEnableCallback(1, g.sub, CUPTI_CB_DOMAIN_NVTX, gt_nvtx_capture_cbids[i]);
+	if (r == CUPTI_SUCCESS)
+		return;
+	for (size_t i = 0; i < gt_nvtx_capture_cbids_len; i++)
+		cuptiEnableCallback(0, g.sub, CUPTI_CB_DOMAIN_NVTX, gt_nvtx_capture_cbids[i]);
+	g.nvtx_cbs = false;
+	say("failed to watch NVTX ranges: %s; no " GT_CUPTI_ENV_NVTX_CAPTURE " range can open in pid %d",
+	    cupti_err(r), (int)g.pid);
+}
+
 /* Everything CUPTI records, in the order CUPTI needs: timestamp callback
  * before any kind.  Returns false (message said) when recording is off. */
 static bool enable_recording(void)
@@ -643,7 +674,30 @@ static bool enable_recording(void)
 	if (r != CUPTI_SUCCESS)
 		say("failed to watch context destruction: %s (records of reset devices may be lost)",
 		    cupti_err(r));
+	enable_nvtx_capture();
 	return true;
+}
+
+/* GTRACE_NVTX_CAPTURE, NULL when unset or empty. */
+static const char *capture_spec(void)
+{
+	const char *s = getenv(GT_CUPTI_ENV_NVTX_CAPTURE);
+
+	return s && *s ? s : NULL;
+}
+
+static void say_str(const char *msg)
+{
+	say("%s", msg);
+}
+
+static void setup_capture(void)
+{
+	const char *spec = capture_spec(), *why = NULL;
+
+	if (spec && gt_nvtx_capture__init(spec, say_str, &why))
+		say(GT_CUPTI_ENV_NVTX_CAPTURE "='%s': %s; no capture range can open in pid %d", spec, why,
+		    (int)g.pid);
 }
 
 static void start(void)
@@ -652,6 +706,7 @@ static void start(void)
 	int err;
 
 	g.pid = getpid();
+	setup_capture();
 	/* before CUPTI starts: a directory this user cannot write to (a
 	 * recorder's run directory is root's) costs the program nothing more */
 	if (access(g.dir, W_OK | X_OK) != 0) {
@@ -716,15 +771,24 @@ cleanup:
 	g.conv = NULL;
 }
 
+/* Starts recording, once, when a recording wants this process. */
+static void init_once(void)
+{
+	if (atomic_exchange(&g.initialized, 1))
+		return;
+	if (!wanted(g.dir, g.stop))
+		return;
+	start();
+	if (gt_nvtx_capture__on() && atomic_load(&g.state) != ST_ON)
+		say(GT_CUPTI_ENV_NVTX_CAPTURE " is set but GPU-side recording is off: no capture range "
+		    "can open in pid %d", (int)g.pid);
+}
+
 /* Called by the CUDA driver in cuInit when CUDA_INJECTION64_PATH names this
  * library.  Returns 1 in every case: the agent never fails the program. */
 GT_EXPORT int InitializeInjection(void)
 {
-	if (atomic_exchange(&g.initialized, 1))
-		return 1;
-	if (!wanted(g.dir, g.stop))
-		return 1;
-	start();
+	init_once();
 	return 1;
 }
 
@@ -732,7 +796,9 @@ GT_EXPORT int InitializeInjection(void)
  * NVTX injection (NVTX_INJECTION64_PATH may name this library too): forwards
  * to CUPTI's only while a recording wants this process, so that NVTX calls
  * stay no-ops otherwise.  NVTX calls this at the first NVTX call, which may
- * come before cuInit.  Returning 0 tells NVTX that no tool is attached.
+ * come before cuInit: with capture ranges asked for, recording starts here
+ * then, so that CUPTI reports that first range.  Returning 0 tells NVTX that
+ * no tool is attached.
  */
 typedef const void *(*gt_nvtx_export_table_fn)(uint32_t id);
 
@@ -749,6 +815,8 @@ int InitializeInjectionNvtx2(gt_nvtx_export_table_fn get_export_table)
 
 	if (!wanted(dir, stop))
 		return 0;
+	if (capture_spec())
+		init_once();
 	/* the next definition after this library's own: libcupti's */
 	*(void **)&cupti_init = dlsym(RTLD_NEXT, "InitializeInjectionNvtx2");
 	if (!cupti_init) {	/* the libcupti this library is linked to, by its path */

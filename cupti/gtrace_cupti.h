@@ -23,6 +23,15 @@
  *                             only needs to create its file there).
  *   GTRACE_CUPTI_ALL_API=1   record every driver API call (the DRIVER activity
  *                             kind) instead of only the launch/copy/set ones.
+ *   GTRACE_NVTX_CAPTURE=NAME[@DOMAIN]  capture ranges (record -c nvtx): the
+ *                             agent calls its function gtrace_capture_open()
+ *                             when the first NVTX range with message NAME (in
+ *                             DOMAIN, else NVTX's default domain) opens in the
+ *                             process and gtrace_capture_close() when the last
+ *                             one ends; the recorder puts uprobes on the two
+ *                             symbols in the agent file.  "\@" is an '@' of
+ *                             NAME or DOMAIN.  Needs NVTX_INJECTION64_PATH =
+ *                             the agent.  Details: cupti/nvtx_capture.h.
  *
  * Spool file: <dir>/gtrace-cupti.<pid>.spool, created O_EXCL, mode 0600,
  * owned by the program's user: GT_CUPTI_MAGIC (8 bytes) then records of
@@ -50,6 +59,13 @@
  * GTRACE_CUPTI_ALL_API=1), "none" (the merger links by launch order:
  * right for programs that launch from one thread at a time) */
 #define GT_CUPTI_ENV_API	"GTRACE_CUPTI_API"
+/* capture ranges: NAME or NAME@DOMAIN (above) */
+#define GT_CUPTI_ENV_NVTX_CAPTURE	"GTRACE_NVTX_CAPTURE"
+
+/* the agent's functions called at a capture range's open and close: each
+ * call is one hit of a uprobe on the symbol's address */
+#define GT_CUPTI_CAPTURE_OPEN_SYM	"gtrace_capture_open"
+#define GT_CUPTI_CAPTURE_CLOSE_SYM	"gtrace_capture_close"
 
 /* spool file name in the directory, printf format taking the pid */
 #define GT_CUPTI_SPOOL_FMT	"gtrace-cupti.%d.spool"
