@@ -5,18 +5,27 @@
  * driver API ids, flushes), checks their order (timestamp callback before
  * any kind), and plays CUPTI's part with buffers: mock_emit() fills buffers
  * the agent lends with synthetic CUPTI 13 records and completes them when
- * full, cuptiActivityFlushAll() completes the current one.
+ * full, cuptiActivityFlushAll() completes the current one.  Once NVTX handed
+ * itself over (InitializeInjectionNvtx2), mock_nvtx_*() play CUPTI's NVTX
+ * implementation: each reports its call to the subscriber's callback when
+ * that id is enabled, as CUPTI does, with what NVTX returns.
  *
  * Environment: MOCK_CONFLICT=1 (cuptiSubscribe answers that another client
  * holds the process), MOCK_FAIL_KIND=<kind> (cuptiActivityEnable of it
- * fails), MOCK_NO_FINE=1 (cuptiActivityEnableDriverApi unsupported).
+ * fails), MOCK_NO_FINE=1 (cuptiActivityEnableDriverApi unsupported),
+ * MOCK_FAIL_NVTX_CBID=<id> (cuptiEnableCallback of that NVTX id fails),
+ * MOCK_NO_RANGE_ID=1 (range starts report no return value).
  */
+#define NVTX_NO_IMPL
 #include <cupti.h>
+#include <generated_nvtx_meta.h>
+#include <locale.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wchar.h>
 #include <sys/syscall.h>
 
 #include "mock_api.h"
@@ -26,6 +35,10 @@ static CUpti_BuffersCallbackRequestFunc req;
 static CUpti_BuffersCallbackCompleteFunc done;
 static CUpti_TimestampCallbackFunc clock_cb;
 static int subscribed, kind_on[128], driver_ids, order_errors, subscribes, unsubscribes, flushes, nvtx_inits;
+static CUpti_CallbackFunc sub_cb;	/* the subscriber's callback */
+static void *sub_ud;			/* its userdata */
+static int nvtx_on[CUPTI_CBID_NVTX_SIZE];	/* NVTX callback ids enabled */
+static int nvtx_calls;			/* NVTX callbacks made */
 static uint8_t *cur;
 static size_t cur_size, cur_used, dropped;
 
@@ -40,12 +53,13 @@ CUptiResult cuptiGetResultString(CUptiResult r, const char **s)
 
 CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *h, CUpti_CallbackFunc cb, void *ud)
 {
-	(void)cb;
-	(void)ud;
 	pthread_mutex_lock(&mu);
 	subscribes++;
-	if (!getenv("MOCK_CONFLICT"))
+	if (!getenv("MOCK_CONFLICT")) {
 		subscribed = 1;
+		sub_cb = cb;
+		sub_ud = ud;
+	}
 	pthread_mutex_unlock(&mu);
 	if (getenv("MOCK_CONFLICT"))
 		return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
@@ -58,6 +72,8 @@ CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle h)
 	(void)h;
 	pthread_mutex_lock(&mu);
 	subscribed = 0;
+	sub_cb = NULL;
+	memset(nvtx_on, 0, sizeof(nvtx_on));
 	unsubscribes++;
 	pthread_mutex_unlock(&mu);
 	return CUPTI_SUCCESS;
@@ -65,7 +81,18 @@ CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle h)
 
 CUptiResult cuptiEnableCallback(uint32_t e, CUpti_SubscriberHandle s, CUpti_CallbackDomain d, CUpti_CallbackId c)
 {
-	(void)e, (void)s, (void)d, (void)c;
+	const char *fail = getenv("MOCK_FAIL_NVTX_CBID");
+
+	(void)s;
+	if (d != CUPTI_CB_DOMAIN_NVTX)
+		return CUPTI_SUCCESS;
+	if (c >= CUPTI_CBID_NVTX_SIZE)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	if (e && fail && atoi(fail) == (int)c)
+		return CUPTI_ERROR_NOT_SUPPORTED;
+	pthread_mutex_lock(&mu);
+	nvtx_on[c] = !!e;
+	pthread_mutex_unlock(&mu);
 	return CUPTI_SUCCESS;
 }
 
@@ -315,6 +342,10 @@ void mock_state(struct mock_state *s)
 	s->unsubscribes = unsubscribes;
 	s->flushes = flushes;
 	s->nvtx_inits = nvtx_inits;
+	s->nvtx_cbs = 0;
+	for (int c = 0; c < CUPTI_CBID_NVTX_SIZE; c++)
+		s->nvtx_cbs += nvtx_on[c];
+	s->nvtx_calls = nvtx_calls;
 	pthread_mutex_unlock(&mu);
 }
 
@@ -325,4 +356,228 @@ int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t))
 	nvtx_inits++;
 	pthread_mutex_unlock(&mu);
 	return 1;
+}
+
+/* ------------------------------------------------------------ NVTX */
+
+static __thread int nvtx_depth;		/* push depth of the calling thread */
+static unsigned long long next_range_id = 1;	/* nvtxRangeStart's ids */
+static char domain_names[16][64];	/* domains created, by handle index */
+static char domains[16];		/* their handles: &domains[i] */
+static char strings[64];		/* registered strings' handles: &strings[i] */
+static int nstrings;
+
+/* The subscriber's NVTX callback for one call, when enabled (outside mu, as
+ * the agent may call into CUPTI). */
+static void nvtx_report(CUpti_CallbackId cbid, const char *fn, const void *params, const void *ret)
+{
+	CUpti_NvtxData d = { .functionName = fn, .functionParams = params, .functionReturnValue = ret };
+	CUpti_CallbackFunc cb;
+	void *ud;
+
+	pthread_mutex_lock(&mu);
+	cb = nvtx_inits && subscribed && nvtx_on[cbid] ? sub_cb : NULL;
+	ud = sub_ud;
+	nvtx_calls += !!cb;
+	pthread_mutex_unlock(&mu);
+	if (cb)
+		cb(ud, CUPTI_CB_DOMAIN_NVTX, cbid, &d);
+}
+
+/* s (UTF-8) as wide characters, through the C library's own decoder. */
+static wchar_t *widen(const char *s)
+{
+	static locale_t utf8;
+	size_t n = strlen(s) + 1;
+	wchar_t *w = calloc(n, sizeof(*w));
+	locale_t old;
+
+	if (!utf8)
+		utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	if (!w || !utf8)
+		abort();
+	old = uselocale(utf8);
+	if (mbstowcs(w, s, n) == (size_t)-1)
+		abort();
+	uselocale(old);
+	return w;
+}
+
+void *mock_nvtx_domain(const char *name, int wide)
+{
+	wchar_t *w = wide ? widen(name) : NULL;
+	nvtxDomainHandle_t h = NULL;
+	int i, free_i = -1;
+
+	pthread_mutex_lock(&mu);
+	for (i = 0; i < 16; i++) {
+		if (!strcmp(domain_names[i], name))
+			break;
+		if (free_i < 0 && !domain_names[i][0])
+			free_i = i;
+	}
+	if (i == 16 && free_i >= 0)	/* NVTX: one handle per name */
+		snprintf(domain_names[i = free_i], sizeof(domain_names[0]), "%s", name);
+	if (i < 16)
+		h = (nvtxDomainHandle_t)&domains[i];
+	pthread_mutex_unlock(&mu);
+	if (wide) {
+		const wchar_t *params = w;	/* nvtxDomainCreateW_params: { const wchar_t *name; } */
+
+		nvtx_report(CUPTI_CBID_NVTX_nvtxDomainCreateW, "nvtxDomainCreateW", &params, &h);
+	} else {
+		nvtxDomainCreateA_params p = { name };
+
+		nvtx_report(CUPTI_CBID_NVTX_nvtxDomainCreateA, "nvtxDomainCreateA", &p, &h);
+	}
+	free(w);
+	return h;
+}
+
+void mock_nvtx_domain_destroy(void *domain)
+{
+	nvtxDomainDestroy_params p = { domain };
+
+	nvtx_report(CUPTI_CBID_NVTX_nvtxDomainDestroy, "nvtxDomainDestroy", &p, NULL);
+	pthread_mutex_lock(&mu);
+	if (domain)
+		domain_names[(char *)domain - domains][0] = 0;
+	pthread_mutex_unlock(&mu);
+}
+
+void *mock_nvtx_register(void *domain, const char *s, int wide)
+{
+	nvtxStringHandle_t h;
+
+	pthread_mutex_lock(&mu);
+	h = (nvtxStringHandle_t)&strings[nstrings++ % 64];
+	pthread_mutex_unlock(&mu);
+	if (wide) {
+		/* the header types its string as char: it is wchar_t */
+		struct { nvtxDomainHandle_t domain; const wchar_t *string; } p = { domain, widen(s) };
+
+		nvtx_report(CUPTI_CBID_NVTX_nvtxDomainRegisterStringW, "nvtxDomainRegisterStringW", &p, &h);
+		free((void *)p.string);
+	} else {
+		nvtxDomainRegisterStringA_params p = { domain, s };
+
+		nvtx_report(CUPTI_CBID_NVTX_nvtxDomainRegisterStringA, "nvtxDomainRegisterStringA", &p, &h);
+	}
+	return h;
+}
+
+/* Event attributes carrying msg as type says; *w: the wide copy to free. */
+static nvtxEventAttributes_t attr_of(int type, const void *msg, wchar_t **w)
+{
+	nvtxEventAttributes_t a;
+
+	memset(&a, 0, sizeof(a));
+	a.version = NVTX_VERSION;
+	a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+	*w = NULL;
+	switch (type) {
+	case MOCK_NVTX_EX_W:
+		a.messageType = NVTX_MESSAGE_TYPE_UNICODE;
+		a.message.unicode = *w = widen(msg);
+		break;
+	case MOCK_NVTX_EX_REG:
+		a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+		a.message.registered = (nvtxStringHandle_t)msg;
+		break;
+	default:
+		a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+		a.message.ascii = msg;
+		break;
+	}
+	return a;
+}
+
+int mock_nvtx_push(int in_domain, void *domain, int type, const void *msg)
+{
+	wchar_t *w = NULL;
+	nvtxEventAttributes_t a = attr_of(type, msg, &w);
+	int depth = nvtx_depth++;
+
+	if (in_domain) {
+		nvtxDomainRangePushEx_params p = { domain, { &a } };
+
+		nvtx_report(CUPTI_CBID_NVTX_nvtxDomainRangePushEx, "nvtxDomainRangePushEx", &p, &depth);
+	} else if (type == MOCK_NVTX_A) {
+		nvtxRangePushA_params p = { msg };
+
+		nvtx_report(CUPTI_CBID_NVTX_nvtxRangePushA, "nvtxRangePushA", &p, &depth);
+	} else if (type == MOCK_NVTX_W) {
+		nvtxRangePushW_params p = { w = widen(msg) };
+
+		nvtx_report(CUPTI_CBID_NVTX_nvtxRangePushW, "nvtxRangePushW", &p, &depth);
+	} else {
+		nvtxRangePushEx_params p = { &a };
+
+		nvtx_report(CUPTI_CBID_NVTX_nvtxRangePushEx, "nvtxRangePushEx", &p, &depth);
+	}
+	free(w);
+	return depth;
+}
+
+int mock_nvtx_pop(int in_domain, void *domain)
+{
+	int depth = nvtx_depth > 0 ? --nvtx_depth : -2;	/* NVTX_NO_PUSH_POP_TRACKING */
+
+	if (in_domain) {
+		nvtxDomainRangePop_params p = { domain };
+
+		nvtx_report(CUPTI_CBID_NVTX_nvtxDomainRangePop, "nvtxDomainRangePop", &p, &depth);
+	} else {
+		nvtxRangePop_params p = { NULL };
+
+		nvtx_report(CUPTI_CBID_NVTX_nvtxRangePop, "nvtxRangePop", &p, &depth);
+	}
+	return depth;
+}
+
+unsigned long long mock_nvtx_start(int in_domain, void *domain, int type, const void *msg)
+{
+	wchar_t *w = NULL;
+	nvtxEventAttributes_t a = attr_of(type, msg, &w);
+	nvtxRangeId_t id;
+
+	pthread_mutex_lock(&mu);
+	id = next_range_id++;
+	pthread_mutex_unlock(&mu);
+	if (in_domain) {
+		nvtxDomainRangeStartEx_params p = { domain, { &a } };
+
+		nvtx_report(CUPTI_CBID_NVTX_nvtxDomainRangeStartEx, "nvtxDomainRangeStartEx", &p,
+			    getenv("MOCK_NO_RANGE_ID") ? NULL : &id);
+	} else if (type == MOCK_NVTX_A) {
+		nvtxRangeStartA_params p = { msg };
+
+		nvtx_report(CUPTI_CBID_NVTX_nvtxRangeStartA, "nvtxRangeStartA", &p,
+			    getenv("MOCK_NO_RANGE_ID") ? NULL : &id);
+	} else if (type == MOCK_NVTX_W) {
+		nvtxRangeStartW_params p = { w = widen(msg) };
+
+		nvtx_report(CUPTI_CBID_NVTX_nvtxRangeStartW, "nvtxRangeStartW", &p,
+			    getenv("MOCK_NO_RANGE_ID") ? NULL : &id);
+	} else {
+		nvtxRangeStartEx_params p = { &a };
+
+		nvtx_report(CUPTI_CBID_NVTX_nvtxRangeStartEx, "nvtxRangeStartEx", &p,
+			    getenv("MOCK_NO_RANGE_ID") ? NULL : &id);
+	}
+	free(w);
+	return id;
+}
+
+void mock_nvtx_end(int in_domain, void *domain, unsigned long long id)
+{
+	if (in_domain) {
+		nvtxDomainRangeEnd_params p = { domain, { id } };
+
+		nvtx_report(CUPTI_CBID_NVTX_nvtxDomainRangeEnd, "nvtxDomainRangeEnd", &p, NULL);
+	} else {
+		nvtxRangeEnd_params p = { id };
+
+		nvtx_report(CUPTI_CBID_NVTX_nvtxRangeEnd, "nvtxRangeEnd", &p, NULL);
+	}
 }

@@ -12,10 +12,33 @@ struct mock_state {
 	int unsubscribes;	/* cuptiUnsubscribe calls */
 	int flushes;		/* cuptiActivityFlushAll calls */
 	int nvtx_inits;		/* InitializeInjectionNvtx2 calls forwarded to "libcupti" */
+	int nvtx_cbs;		/* NVTX callback ids enabled now */
+	int nvtx_calls;		/* NVTX callbacks made */
 };
 
 int mock_emit(int n, unsigned corr);
 void mock_complete_async(void);
 void mock_state(struct mock_state *s);
+
+/* NVTX calls as CUPTI's NVTX implementation sees them once NVTX handed
+ * itself to "libcupti" (the driver's 'n'); each returns what NVTX would. */
+enum mock_nvtx_msg {
+	MOCK_NVTX_A,		/* nvtxRange*A(const char *msg) */
+	MOCK_NVTX_W,		/* nvtxRange*W: msg (UTF-8) as wchar_t */
+	MOCK_NVTX_EX_A,		/* *Ex with an ASCII message */
+	MOCK_NVTX_EX_W,		/* *Ex with a Unicode message (msg as above) */
+	MOCK_NVTX_EX_REG,	/* *Ex with a registered string: msg is its handle */
+};
+/* nvtxDomainCreateA/W (wide: W): one handle per name */
+void *mock_nvtx_domain(const char *name, int wide);
+void mock_nvtx_domain_destroy(void *domain);
+/* nvtxDomainRegisterStringA/W in domain (NULL: the default one) */
+void *mock_nvtx_register(void *domain, const char *s, int wide);
+/* in_domain 0: nvtxRangePush*, nvtxRangePop, nvtxRangeStart*, nvtxRangeEnd
+ * (domain unused); else nvtxDomainRange*(domain, ...), *_EX_* types only */
+int mock_nvtx_push(int in_domain, void *domain, int type, const void *msg);
+int mock_nvtx_pop(int in_domain, void *domain);
+unsigned long long mock_nvtx_start(int in_domain, void *domain, int type, const void *msg);
+void mock_nvtx_end(int in_domain, void *domain, unsigned long long id);
 
 #endif
