@@ -5,7 +5,8 @@
 # line per case, then "N passed, N failed".
 #   cupti/testing/run.sh AGENT DRIVER
 # AGENT: libgtrace-cupti.so; DRIVER: agent_driver linked to the mock
-# (make cupti-check builds both and runs this).
+# (make cupti-check builds both and runs this).  GTRACE_CUPTI_CHECK=nvtx
+# runs the NVTX capture range cases (nvtx_capture.sh; root) instead.
 set -u
 agent=$1 driver=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,7 +35,15 @@ expect_spool() { # case expr
 	if [ -z "$spool" ]; then bad "$1" "no spool file; stderr: $(cat "$err")"; return; fi
 	if why=$($check "$spool" "$2"); then ok "$1"; else bad "$1" "$(echo "$why" | tr '\n' ' ')"; fi
 }
-state() { grep -o "$1=[0-9-]*" "$out" | tail -n 1 | cut -d= -f2; }
+# state KEY: its last value in $out (whole keys: subscribes is not unsubscribes)
+state() { grep -oE "(^| )$1=[0-9-]*" "$out" | tail -n 1 | cut -d= -f2; }
+
+if [ "${GTRACE_CUPTI_CHECK:-}" = nvtx ]; then
+	. "$here/nvtx_capture.sh"
+	echo "$passed passed, $failed failed"
+	[ $failed -eq 0 ]
+	exit
+fi
 
 # idle: nothing asks for a recording (skipped while a recorder runs here)
 if [ -d /run/gtrace-bpf/cupti ]; then
