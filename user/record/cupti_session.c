@@ -26,6 +26,7 @@
 
 struct cupti_session {
 	bool private_dir;		/* -- CMD: the spool directory is ours alone */
+	const char *nvtx_capture;	/* GTRACE_NVTX_CAPTURE for the agents, NULL = none */
 	char lib[PATH_MAX];		/* the agent library, absolute */
 	char dir[PATH_MAX];		/* the agents' spool directory, "" while none */
 	int dir_fd;			/* CUPTI_RUN_DIR, locked against a second recorder; -1 */
@@ -107,6 +108,7 @@ int cupti_session__new(const struct cupti_session_opts *o, struct cupti_session 
 		return err;
 	}
 	s->private_dir = o->private_dir;
+	s->nvtx_capture = o->nvtx_capture;
 	s->dir_fd = -1;
 	err = cupti_find_agent(s, o);
 	if (err) {
@@ -129,7 +131,9 @@ int cupti_session__setenv(const struct cupti_session *s)
 	     setenv(GT_CUPTI_ENV_DIR, s->dir, 1) ||
 	     /* the agent hands NVTX to CUPTI only while a recording wants
 	      * the process: cheaper than naming libcupti itself */
-	     setenv("NVTX_INJECTION64_PATH", s->lib, 1)))
+	     setenv("NVTX_INJECTION64_PATH", s->lib, 1) ||
+	     /* capture ranges: the agent calls out when one opens or closes */
+	     (s->nvtx_capture && setenv(GT_CUPTI_ENV_NVTX_CAPTURE, s->nvtx_capture, 1))))
 		return -errno;
 	return 0;
 }

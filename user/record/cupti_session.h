@@ -19,6 +19,9 @@ struct cupti_session_opts {
 	const char *lib;	/* --cupti-lib: the agent library, NULL = found next to us */
 	bool private_dir;	/* -- CMD: a private spool directory for its agents,
 				 * else GTRACE_CUPTI_RUN_DIR where any program can join */
+	const char *nvtx_capture;	/* --nvtx-capture NAME[@DOMAIN] for the agents
+					 * (GTRACE_NVTX_CAPTURE), NULL = none; the caller's,
+					 * kept for the session */
 };
 
 /* Finds the agent library. Returns 0 or a negative errno with one error
@@ -30,7 +33,8 @@ int cupti_session__open_dir(struct cupti_session *s);
 /* The spool directory; NULL while none (or s is NULL). */
 const char *cupti_session__dir(const struct cupti_session *s);
 /* In the child of -- CMD: the agent's environment (nothing while no spool
- * directory). Returns 0 or a negative errno. */
+ * directory), GTRACE_NVTX_CAPTURE too when asked for. Returns 0 or a
+ * negative errno. */
 int cupti_session__setenv(const struct cupti_session *s);
 /* Asks the agents to flush and stop (once; nothing when s is NULL). */
 void cupti_session__stop(struct cupti_session *s);
