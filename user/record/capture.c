@@ -209,10 +209,12 @@ void capture__finish(struct recorder *r)
 	if (r->o->light && c->nopen)
 		hot_off(r, GT_CAP_HOT_OFF, c->open[0].source, c->open[0].index);
 	flush_close(r, true);
-	if (r->o->capture_range != RECORD_RANGE_NONE && !c->opened)
-		pr_info("no capture range opened (%s was never called): the trace holds 0 ranges",
-			r->o->capture_range == RECORD_RANGE_PROFILER ? "cuProfilerStart" :
-			"the NVTX range of --nvtx-capture");
+	if (r->o->capture_range == RECORD_RANGE_PROFILER && !c->opened)
+		pr_info("no capture range opened (cuProfilerStart was never called): the trace holds 0 "
+			"ranges");
+	else if (r->o->capture_range == RECORD_RANGE_NVTX && !c->opened)
+		pr_info("no capture range opened (no NVTX range %s was seen): the trace holds 0 ranges",
+			r->o->nvtx_capture);
 	else if (r->o->capture_range != RECORD_RANGE_NONE)
 		pr_info("%u capture range%s recorded%s%s", c->opened - c->refused,
 			c->opened - c->refused == 1 ? "" : "s", c->nopen ? " (the last cut by the stop)" : "",

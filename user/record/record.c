@@ -620,7 +620,8 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		*spools = NULL;
 	r->filter = !o->all;
 	if (o->cupti) {
-		struct cupti_session_opts co = { .lib = o->cupti_lib, .private_dir = o->cmd != NULL };
+		struct cupti_session_opts co = { .lib = o->cupti_lib, .private_dir = o->cmd != NULL,
+						 .nvtx_capture = o->nvtx_capture };
 
 		if (cupti_session__new(&co, &r->cupti))
 			return 1;
