@@ -190,10 +190,10 @@ fi
 # 7. capture ranges: PyTorch with torch.cuda.profiler.start()/stop() around
 # steps 10..19: -c cudaProfilerApi records exactly the launches the full
 # recording has between the markers; light mode's gap is printed
-"$B" -q -o "$W/pr_full.gtrace" -- python3 tools/gpu/profiler_range.py 30 10 19 > "$OUT/pr_full.out" 2> "$OUT/pr_full.err"
-"$B" -q -c cudaProfilerApi -o "$W/pr_range.gtrace" -- python3 tools/gpu/profiler_range.py 30 10 19 > "$OUT/pr_range.out" 2> "$OUT/pr_range.err"
-result "record PyTorch -c cudaProfilerApi" $? "$(grep '^{' "$OUT/pr_range.out" | tail -1)"
-"$B" -q --mode light -c cudaProfilerApi -o "$W/pr_light.gtrace" -- python3 tools/gpu/profiler_range.py 30 10 19 > "$OUT/pr_light.out" 2> "$OUT/pr_light.err"
+"$B" -q -o "$W/pr_full.gtrace" -- python3 tools/gpu/torch_loop.py 30 --profiler-range 10 19 > "$OUT/pr_full.out" 2> "$OUT/pr_full.err"
+"$B" -q -c cudaProfilerApi -o "$W/pr_range.gtrace" -- python3 tools/gpu/torch_loop.py 30 --profiler-range 10 19 > "$OUT/pr_range.out" 2> "$OUT/pr_range.err"
+result "record PyTorch -c cudaProfilerApi" $? "$(grep '^{' "$OUT/pr_range.out" | tail -1) $(tail -1 "$OUT/pr_range.err")"
+"$B" -q --mode light -c cudaProfilerApi -o "$W/pr_light.gtrace" -- python3 tools/gpu/torch_loop.py 30 --profiler-range 10 19 > "$OUT/pr_light.out" 2> "$OUT/pr_light.err"
 for k in full range light; do "$B" dump "$W/pr_$k.gtrace" > "$OUT/pr_$k.jsonl"; done
 python3 tools/gpu/range_check.py "$OUT/pr_full.jsonl" "$OUT/pr_range.jsonl" "$OUT/pr_light.jsonl" 10 | tee -a "$OUT/summary.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || fails=$((fails + 1))

@@ -1,4 +1,4 @@
-# Checks -c cudaProfilerApi on a real program (tools/gpu/profiler_range.py):
+# Checks -c cudaProfilerApi on a real program (tools/gpu/torch_loop.py --profiler-range):
 #   python3 range_check.py FULL.jsonl RANGE.jsonl [LIGHT.jsonl] RANGE_STEPS
 # FULL: `gtrace-bpf dump` of a recording of everything; RANGE: of one with
 # -c cudaProfilerApi; LIGHT (optional): with --mode light -c cudaProfilerApi.
