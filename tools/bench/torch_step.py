@@ -4,19 +4,29 @@
 # 5-7 ms per step on the H200 machine with the process on two CPUs (launch-
 # bound: the GPU work is a fraction of that).
 #   python3 torch_step.py STEPS [--profile]
+#   python3 torch_step.py --steady SECONDS --step-log FILE
 # --profile runs the measured steps under torch.profiler (CPU and CUDA
 # activities); the trace it collects is left unexported, and the process
 # ends without the profiler's post-processing (which does not touch the
 # measured steps but takes longer than the run itself).
 # Prints one JSON line: {"mode":"torch","ops":STEPS,"ns_per_op":..,"ms":..};
 # only the measured steps are timed (after warm-up steps).
+# --steady runs the step for SECONDS after the warm-up (or until SIGTERM or
+# SIGINT), writing each step's end time to FILE, for tools/bench/inproc.py;
+# it prints "ready PID" when it starts and a JSON line at the end
+# (tools/bench/steady.py says how). --warmup N changes the 20 warm-up
+# steps; --device cpu runs it without a GPU (a check of the script, not a
+# benchmark).
 import json, os, sys, time
 import torch
+from steady import parse_args, run_steady
 
-args = [a for a in sys.argv[1:] if not a.startswith("--")]
+USAGE = "usage: torch_step.py [STEPS] [--profile] | --steady SECONDS --step-log FILE"
+args, opts = parse_args(sys.argv[1:], USAGE)
 steps = int(args[0]) if args else 300
-profile = "--profile" in sys.argv
-dev = torch.device("cuda")
+profile = opts["profile"]
+dev = torch.device(opts["device"])
+sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
 layers = []
 for _ in range(16):
     layers += [torch.nn.Linear(512, 512), torch.nn.ReLU()]
@@ -34,16 +44,20 @@ def step():
     return loss
 
 
-for _ in range(20):
+for _ in range(opts["warmup"]):
     step()
-torch.cuda.synchronize()
+sync()
+
+if opts["steady"] is not None:
+    run_steady("torch", step, opts["steady"], opts["step_log"], sync)
+    sys.exit(0)
 
 
 def timed():
     t0 = time.perf_counter_ns()
     for _ in range(steps):
         loss = step()
-    torch.cuda.synchronize()
+    sync()
     return time.perf_counter_ns() - t0, loss
 
 

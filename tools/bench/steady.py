@@ -1,0 +1,81 @@
+# The steady mode shared by torch_step.py and transformer_step.py: run the
+# step for SECONDS (or until SIGTERM / SIGINT) and write the end time of each
+# step to a step log, for tools/bench/inproc.py.
+#
+# Step log: text, one CLOCK_MONOTONIC time in ns per line (Python's
+# time.monotonic_ns() on Linux). The first line is the start of the first
+# step, every later line the end of one step (and so the start of the next).
+# The file is written through a 64 KiB buffer and flushed every 256 steps
+# and at the end: one write() per 256 steps, nothing else per step but the
+# clock read and the formatting of one integer.
+#
+# Once warmed up (the caller's business) and with the log open, it prints
+# "ready PID" on stdout; at the end one JSON line:
+#   {"mode": NAME, "steady": true, "pid": PID, "steps": N, "seconds": S,
+#    "ms_per_step": ..}
+import json, os, signal, time
+
+
+def run_steady(name, step, seconds, log_path, sync):
+    stop = []
+
+    def on_signal(signum, frame):
+        stop.append(signum)
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    log = open(log_path, "w", buffering=1 << 16)
+    write, now = log.write, time.monotonic_ns
+    print("ready %d" % os.getpid(), flush=True)
+    t0 = t = now()
+    end = t0 + int(seconds * 1e9)
+    write("%d\n" % t)
+    n = 0
+    while not stop and t < end:
+        step()
+        t = now()
+        write("%d\n" % t)
+        n += 1
+        if n & 255 == 0:
+            log.flush()
+    sync()
+    log.close()
+    secs = (t - t0) / 1e9
+    print(json.dumps({"mode": name, "steady": True, "pid": os.getpid(), "steps": n,
+                      "seconds": round(secs, 3),
+                      "ms_per_step": round(secs * 1e3 / n, 4) if n else None}), flush=True)
+
+
+def parse_args(argv, usage):
+    """Splits argv into positional arguments and the options of the scripts:
+    --profile, --steady SECONDS, --step-log FILE, --device DEV, --warmup N.
+    Returns (positional, options dict)."""
+    pos, opts = [], {"profile": False, "steady": None, "step_log": None, "device": "cuda",
+                     "warmup": 20}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--profile":
+            opts["profile"] = True
+        elif a in ("--steady", "--step-log", "--device", "--warmup"):
+            if i + 1 >= len(argv):
+                raise SystemExit("%s needs a value\n%s" % (a, usage))
+            i += 1
+            opts[a[2:].replace("-", "_")] = argv[i]
+        elif a.startswith("--"):
+            raise SystemExit("unknown option %s\n%s" % (a, usage))
+        else:
+            pos.append(a)
+        i += 1
+    try:
+        opts["warmup"] = int(opts["warmup"])
+    except ValueError:
+        raise SystemExit("--warmup needs a number of steps\n" + usage)
+    if opts["steady"] is not None:
+        try:
+            opts["steady"] = float(opts["steady"])
+        except ValueError:
+            raise SystemExit("--steady needs seconds\n" + usage)
+        if opts["step_log"] is None:
+            raise SystemExit("--steady needs --step-log FILE\n" + usage)
+    return pos, opts
