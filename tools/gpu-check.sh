@@ -198,8 +198,9 @@ for k in full range light; do "$B" dump "$W/pr_$k.gtrace" > "$OUT/pr_$k.jsonl"; 
 python3 tools/gpu/range_check.py "$OUT/pr_full.jsonl" "$OUT/pr_range.jsonl" "$OUT/pr_light.jsonl" 10 | tee -a "$OUT/summary.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || fails=$((fails + 1))
 # light mode over a steady PyTorch loop: windows, launches in them, attach/detach times
-"$B" --mode light --light-window 200ms/1s -o "$W/lt.gtrace" -- python3 tools/gpu/torch_loop.py 3000 > "$OUT/lt.out" 2> "$OUT/lt.err"
+"$B" -v --mode light --light-window 200ms/1s -o "$W/lt.gtrace" -- python3 tools/gpu/torch_loop.py 3000 > "$OUT/lt.out" 2> "$OUT/lt.err"
 result "record PyTorch --mode light" $? "$(grep 'light mode:' "$OUT/lt.err" | sed 's/^gtrace-bpf: //')"
+note "INFO whole probe set: $(grep -E 'attached [0-9]+ probes to|detached [0-9]+ probes' "$OUT/lt.err" | sed 's/^gtrace-bpf: //' | tr '\n' ';')"
 "$B" dump --summary "$W/lt.gtrace" > "$OUT/lt.summary" 2>&1
 note "INFO light PyTorch: $(grep -E '^(cuLaunchKernel|cuLaunchKernelEx|cuStreamSynchronize|cuMemcpy) ' "$OUT/lt.summary" | awk '{printf "%s %s; ", $1, $2}')$(stat -c %s "$W/lt.gtrace") bytes"
 # NVTX capture with the agent on a named range

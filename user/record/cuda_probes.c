@@ -335,6 +335,7 @@ int cuda_probes__attach_file(struct cuda_probes *p, const char *path, const char
 	struct attached_file f = { .path_fd = -1 };
 	struct stat st;
 	size_t i, j, n = 0, live = 0, failed = p->nfailed, tried = 0;
+	uint64_t t0 = mono_ns();
 	char fdp[64];
 	int found, err;
 
@@ -404,8 +405,9 @@ int cuda_probes__attach_file(struct cuda_probes *p, const char *path, const char
 		goto fail;
 	}
 	p->files[p->nfiles++] = f;
-	pr_verbose("attached %zu probes to %s (%d of %zu symbols present%s)", live, f.label, found,
-		   NAPI, p->hot ? "" : "; hot calls detached until a window or range");
+	pr_verbose("attached %zu probes to %s in %.2f ms (%d of %zu symbols present%s)", live, f.label,
+		   (mono_ns() - t0) / 1e6, found, NAPI,
+		   p->hot ? "" : "; hot calls detached until a window or range");
 	return live;
 fail:
 	detach_file(p, &f);
@@ -560,14 +562,18 @@ const char *cuda_probes__file_label(const struct cuda_probes *p, size_t i)
 
 void cuda_probes__free(struct cuda_probes *p)
 {
-	size_t i;
+	uint64_t t0 = mono_ns();
+	size_t i, n;
 
 	if (!p)
 		return;
+	n = p->nprobes;
 	if (p->detaching)
 		batch_join(p->detaching);
 	for (i = 0; i < p->nfiles; i++)
 		detach_file(p, &p->files[i]);
+	if (p->nfiles)
+		pr_verbose("detached %zu probes in %.2f ms", n, (mono_ns() - t0) / 1e6);
 	for (i = 0; i < 2; i++)
 		range_link_free(p, i);
 	free(p->files);
