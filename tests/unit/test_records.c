@@ -18,7 +18,7 @@ static void test_known_types(void **state)
 		GT_REC_LIBOPEN, GT_REC_EXEC, GT_REC_FORK, GT_REC_EXIT, GT_REC_IOCTL,
 		GT_REC_OFFCPU, GT_REC_NAME, GT_REC_STATS, GT_REC_PROC_INFO,
 		GT_REC_GPU_KERNEL, GT_REC_GPU_MEMCPY, GT_REC_GPU_MEMSET, GT_REC_GPU_API,
-		GT_REC_NVTX, GT_REC_CUPTI_STATS, GT_REC_MERGE_STATS,
+		GT_REC_NVTX, GT_REC_CUPTI_STATS, GT_REC_MERGE_STATS, GT_REC_RANGE, GT_REC_CAPTURE,
 	};
 
 	(void)state;
@@ -32,6 +32,8 @@ static void test_known_types(void **state)
 	assert_int_equal(gt_rec__min_size(GT_REC_LAUNCH), sizeof(struct gt_launch));
 	assert_int_equal(gt_rec__min_size(GT_REC_GPU_MEMSET), sizeof(struct gt_gpu_copy));
 	assert_int_equal(gt_rec__min_size(GT_REC_FORK), sizeof(struct gt_proc_evt));
+	assert_int_equal(gt_rec__min_size(GT_REC_RANGE), sizeof(struct gt_capture));
+	assert_int_equal(gt_rec__min_size(GT_REC_CAPTURE), sizeof(struct gt_capture));
 	/* a type of a later version: only its header can be read */
 	assert_int_equal(gt_rec__min_size(20), sizeof(struct gt_hdr));
 	assert_int_equal(gt_rec__min_size(GT_REC_MAX), sizeof(struct gt_hdr));

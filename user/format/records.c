@@ -16,6 +16,8 @@ size_t gt_rec__min_size(uint16_t type)
 	case GT_REC_PROC_INFO:	return sizeof(struct gt_proc_evt);
 	case GT_REC_IOCTL:	return sizeof(struct gt_ioctl);
 	case GT_REC_OFFCPU:	return sizeof(struct gt_offcpu);
+	case GT_REC_RANGE:
+	case GT_REC_CAPTURE:	return sizeof(struct gt_capture);
 	case GT_REC_NAME:	return sizeof(struct gt_name);
 	case GT_REC_STATS:	return sizeof(struct gt_stats);
 	case GT_REC_GPU_KERNEL:	return sizeof(struct gt_gpu_kernel);

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+/* Capture control as the trace records it (capture.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "format/capture.h"
+
+/* True when the option key has the value word. */
+static bool option_is(const struct gt_file_info *info, const char *key, const char *word)
+{
+	size_t n;
+	const char *v = gt_file_info__option(info, key, &n);
+
+	return v && n == strlen(word) && !memcmp(v, word, n);
+}
+
+/* A decimal option; 0 when absent or not a number. */
+static uint64_t option_u64(const struct gt_file_info *info, const char *key)
+{
+	char buf[24];
+	size_t n;
+	const char *v = gt_file_info__option(info, key, &n);
+	unsigned long long x;
+	char *end;
+
+	if (!v || !n || n >= sizeof(buf) || v[0] < '0' || v[0] > '9')
+		return 0;
+	memcpy(buf, v, n);
+	buf[n] = '\0';
+	errno = 0;
+	x = strtoull(buf, &end, 10);
+	return errno || *end ? 0 : (uint64_t)x;
+}
+
+void gt_capture_mode__from_info(const struct gt_file_info *info, struct gt_capture_mode *m)
+{
+	size_t n;
+	const char *v;
+
+	*m = (struct gt_capture_mode){ 0 };
+	m->light = option_is(info, "capture", "light");
+	if (option_is(info, "capture_range", "cudaProfilerApi"))
+		m->range = GT_CAPSRC_PROFILER;
+	else if (option_is(info, "capture_range", "nvtx"))
+		m->range = GT_CAPSRC_NVTX;
+	v = gt_file_info__option(info, "capture_range_end", &n);
+	if (v && n >= 6 && !memcmp(v, "repeat", 6) && (n == 6 || v[6] == ':')) {
+		char buf[16];
+
+		m->repeat = true;
+		/* "repeat:N": the count after the colon */
+		if (n > 7 && n - 7 < sizeof(buf)) {
+			memcpy(buf, v + 7, n - 7);
+			buf[n - 7] = '\0';
+			m->repeat_max = (uint32_t)strtoul(buf, NULL, 10);
+		}
+	}
+	if (m->light) {
+		m->window_ns = option_u64(info, "light_window_ns");
+		m->period_ns = option_u64(info, "light_period_ns");
+	}
+}
+
+const char *gt_capture_kind__name(uint32_t kind)
+{
+	static const char *const names[] = {
+		[GT_CAP_RANGE_OPEN] = "range_open", [GT_CAP_RANGE_CLOSE] = "range_close",
+		[GT_CAP_WINDOW_OPEN] = "window_open", [GT_CAP_WINDOW_CLOSE] = "window_close",
+		[GT_CAP_HOT_LIVE] = "hot_live", [GT_CAP_HOT_OFF] = "hot_off",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : NULL;
+}
+
+const char *gt_capture_source__name(uint32_t source)
+{
+	static const char *const names[] = {
+		[GT_CAPSRC_NONE] = "none", [GT_CAPSRC_PROFILER] = "cudaProfilerApi",
+		[GT_CAPSRC_NVTX] = "nvtx", [GT_CAPSRC_WINDOW] = "window",
+	};
+
+	return source < sizeof(names) / sizeof(names[0]) ? names[source] : NULL;
+}
+
+const char *gt_capture_flag__name(uint32_t bit)
+{
+	switch (bit) {
+	case GT_CAP_F_REFUSED:	return "refused";
+	case GT_CAP_F_EXIT:	return "exit";
+	case GT_CAP_F_CUT:	return "cut";
+	default:		return NULL;
+	}
+}
+
+char *gt_capture_flags__text(uint32_t flags, const char *sep, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (uint32_t bit = 1; bit <= GT_CAP_F_CUT; bit <<= 1) {
+		if (!(flags & bit))
+			continue;
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? sep : "",
+				      gt_capture_flag__name(bit));
+	}
+	if (flags & ~GT_CAP_F_KNOWN)
+		snprintf(buf + n, n < len ? len - n : 0, "%s0x%x", n ? sep : "",
+			 flags & ~GT_CAP_F_KNOWN);
+	return buf;
+}
