@@ -322,6 +322,18 @@ static void test_unknown_records(void **state)
 	feed_ok(d, h);
 	assert_int_equal(S.nother, 3);
 	assert_int_equal(gt_decoder__stats(d)->unknown_records, 4);
+	/* so do capture ranges and windows, whole; one cut short is counted */
+	memset(rbuf, 0, sizeof(struct gt_capture));
+	hdr(h, GT_REC_RANGE, sizeof(struct gt_capture), 7, 100, 1, 0);
+	feed_ok(d, h);
+	hdr(h, GT_REC_CAPTURE, sizeof(struct gt_capture), 5, 0, 0, 0);
+	feed_ok(d, h);
+	hdr(h, GT_REC_CAPTURE, sizeof(struct gt_capture) - 8, 9, 0, 0, 0);
+	feed_ok(d, h);
+	assert_int_equal(S.nother, 5);
+	assert_int_equal(gt_decoder__stats(d)->unknown_records, 5);
+	/* the latest ts of the records fed (not of the one cut short) */
+	assert_int_equal(gt_decoder__last_ts(d), 7);
 	assert_int_equal(gt_decoder__finish(d), 0);
 	assert_int_equal(S.n, 0);
 }

@@ -524,6 +524,8 @@ int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec)
 		d->stats.unknown_records++;
 		return 0;
 	}
+	if (rec->ts > d->last_ts)
+		d->last_ts = rec->ts;
 	switch (rec->type) {
 	case GT_REC_CALL:
 	case GT_REC_LAUNCH:
@@ -554,6 +556,10 @@ int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec)
 		break;
 	case GT_REC_STATS:
 	case GT_REC_LIBOPEN:
+	case GT_REC_RANGE:
+	case GT_REC_CAPTURE:
+		/* capture ranges and windows: decode/capture_spans.c pairs them
+		 * for the consumers that show them */
 		break;
 	case GT_REC_GPU_KERNEL:
 	case GT_REC_GPU_MEMCPY:
@@ -584,6 +590,11 @@ int gt_decoder__finish(struct gt_decoder *d)
 		stack_release(d, st);
 	}
 	return rc;
+}
+
+uint64_t gt_decoder__last_ts(const struct gt_decoder *d)
+{
+	return d->last_ts;
 }
 
 const struct gt_decoder_stats *gt_decoder__stats(const struct gt_decoder *d)

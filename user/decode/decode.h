@@ -111,6 +111,9 @@ int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec);
 /* Emits the entries still open (has_exit = false). */
 int gt_decoder__finish(struct gt_decoder *d);
 const struct gt_decoder_stats *gt_decoder__stats(const struct gt_decoder *d);
+/* The latest hdr.ts of the records fed so far (0 before the first): where a
+ * trace without a trailer ends. */
+uint64_t gt_decoder__last_ts(const struct gt_decoder *d);
 void gt_decoder__free(struct gt_decoder *d);
 
 /* Process name (command line, else comm from exec) learned from GT_NAME_PROCESS

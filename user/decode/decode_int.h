@@ -71,6 +71,7 @@ struct gt_decoder {
 	gt_entry_cb on_entry;		/* entries taken, may be NULL */
 	void *ctx;			/* passed to all three */
 	struct gt_decoder_stats stats;
+	uint64_t last_ts;		/* latest ts of a record fed */
 	struct hmap threads;		/* (tid, pid) -> struct tstack, non-empty only */
 	struct tstack *active_head;	/* threads with open calls, oldest first */
 	struct tstack *active_tail;
