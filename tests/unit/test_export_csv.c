@@ -154,7 +154,8 @@ static const char header[] =
 	"grid_x,grid_y,grid_z,block_x,block_y,block_z,shmem,stream,bytes,kind,dst,src,ptr,"
 	"handle,parent,name,path,event,ppid,comm,exit_code,graph,ctx,cooperative,"
 	"cgroup,device,cmd,rm,fd,state,next_cpu,"
-	"context,stream_id,correlation,launch_ts,launch_tid,causality,by_order";
+	"context,stream_id,correlation,launch_ts,launch_tid,causality,by_order,"
+	"source,index,flags,latency_ns";
 
 /* A row from "column", "cell text" pairs (NULL-terminated), the other cells
  * empty: placed by the header above, not by the code under test. */

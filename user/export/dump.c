@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * `gtrace-bpf dump`: every decoded call and process event of a trace as one
- * JSON object per line, or with --summary a per-api table and the counters.
+ * `gtrace-bpf dump`: every decoded call, process event and capture record
+ * of a trace as one JSON object per line, or with --summary a per-api table,
+ * the counters and the capture ranges and windows.
  *
  * Dumps of large traces are piped into jq or scripts: lines are built in
  * lib/obuf's buffer, from the same field list the exports use.
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "export/fields.h"
+#include "decode/capture_spans.h"
 #include "decode/decode.h"
 #include "export/dump.h"
 #include "format/trace_file.h"
@@ -59,6 +61,8 @@ struct dump {
 	uint64_t ioctl_dur;	/* their total duration, ns */
 	uint64_t offcpu;	/* off-CPU intervals (summary) */
 	uint64_t offcpu_dur;	/* their total duration, ns */
+	struct capture_spans *cap;	/* capture ranges and windows (summary) */
+	uint64_t capture_records;	/* GT_REC_RANGE and GT_REC_CAPTURE records (summary) */
 };
 
 /* One JSON object per line: the fields of export/fields.h in their order. */
@@ -161,6 +165,10 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 
 	if (dp->o->summary && gpu_count(&dp->gpu, rec, &err))
 		return err;
+	if (dp->o->summary && (rec->type == GT_REC_RANGE || rec->type == GT_REC_CAPTURE)) {
+		dp->capture_records++;
+		return capture_spans__feed(dp->cap, rec);
+	}
 	n = fields__record(dp->d, rec, v);
 	if (!n)
 		return 0;
@@ -235,6 +243,38 @@ static void print_gpu(FILE *f, const struct gpu_sum *g)
 	}
 }
 
+/* Capture control: the mode, the ranges and windows and the time they
+ * cover, when hot calls were recorded, what did not pair.  Nothing for a
+ * trace that says nothing of it (one of a recorder without capture modes). */
+static void print_capture(FILE *f, struct dump *dp, struct trace_reader *r)
+{
+	const struct gt_trailer *t = trace_reader__trailer(r);
+	uint64_t last = gt_decoder__last_ts(dp->d);
+	struct capture_totals tot;
+	char mode[160], an[512];
+
+	capture_spans__finish(dp->cap, t && t->end_ts > last ? t->end_ts : last);
+	if (!capture_spans__any(dp->cap))
+		return;
+	capture_spans__totals(dp->cap, &tot);
+	fprintf(f, "\ncapture (%s)\n",
+		gt_capture_mode__text(capture_spans__mode(dp->cap), mode, sizeof(mode)));
+	ROW(f, "records", dp->capture_records);
+	ROW(f, "ranges", tot.ranges);
+	ROW(f, "refused ranges", tot.refused);
+	ROW(f, "range time (ns)", tot.range_ns);
+	ROW(f, "windows", tot.windows);
+	ROW(f, "window time (ns)", tot.window_ns);
+	if (capture_spans__light(dp->cap)) {
+		ROW(f, "hot-call time (ns)", tot.hot_ns);
+		ROW(f, "ranges before hot probes live", tot.late);
+	}
+	ROW(f, "trace time (ns)", tot.trace_ns);
+	ROW(f, "anomalies", capture_spans__anomalies(dp->cap));
+	if (capture_spans__anomalies(dp->cap))
+		fprintf(f, "  %s\n", capture_spans__anomalies_text(dp->cap, an, sizeof(an)));
+}
+
 /* The header's strings come from the recorded machine and command line:
  * escaped, so that none can drive the terminal it is shown on. */
 static void put_header(FILE *f, const struct gt_file_info *info)
@@ -298,6 +338,7 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 		for (unsigned i = 0; i < gt_counter_count; i++)
 			fprintf(f, "  %-34s %12llu\n", gt_counter_names[i], (unsigned long long)v[i]);
 	}
+	print_capture(f, dp, r);
 	print_gpu(f, &dp->gpu);
 	fprintf(f, "\ndecoder\n");
 	fprintf(f, "  %-34s %12llu\n", "unmatched_exits", (unsigned long long)st->unmatched_exits);
@@ -333,7 +374,8 @@ int dump__run(const struct dump_opts *o)
 	}
 	fields__set_trace_info(trace_reader__info(r));
 	d = gt_decoder__new(on_call, on_other, dp);
-	if (!d) {
+	dp->cap = o->summary ? capture_spans__new(trace_reader__info(r)) : NULL;
+	if (!d || (o->summary && !dp->cap)) {
 		fprintf(err, "gtrace-bpf: failed to create decoder: %s\n", strerror(ENOMEM));
 		goto out;
 	}
@@ -376,6 +418,7 @@ out:
 	if (dp) {
 		obuf__free(&dp->ob);
 		free(dp->gpu.cupti);
+		capture_spans__free(dp->cap);
 	}
 	free(dp);
 	return ret;

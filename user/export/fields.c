@@ -7,9 +7,41 @@
 #include <stdlib.h>
 #include <string.h>
 #include "export/fields.h"
+#include "decode/capture_spans.h"
+#include "format/capture.h"
 #include "format/nv_ioctl.h"
 #include "format/trace_file.h"
 
+
+/* Capture flags: ["refused","exit"] (JSON) or refused|exit (CSV, brackets
+ * false); unknown bits as one hex number. At most 40 bytes. */
+static char *flags_text(char *p, uint32_t flags, bool brackets)
+{
+	char text[48], *t, *save = NULL;
+	bool first = true;
+
+	gt_capture_flags__text(flags, "|", text, sizeof(text));
+	if (!brackets) {
+		size_t n = strlen(text);
+
+		memcpy(p, text, n);
+		return p + n;
+	}
+	*p++ = '[';
+	for (t = strtok_r(text, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
+		size_t n = strlen(t);
+
+		if (!first)
+			*p++ = ',';
+		first = false;
+		*p++ = '"';
+		memcpy(p, t, n);
+		p += n;
+		*p++ = '"';
+	}
+	*p++ = ']';
+	return p;
+}
 
 char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 {
@@ -24,6 +56,8 @@ char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 	case CF_K_BOOL:
 		memcpy(p, f->b ? "true" : "false", f->b ? 4 : 5);
 		return p + (f->b ? 4 : 5);
+	case CF_K_FLAGS:
+		return flags_text(p, (uint32_t)f->u, brackets);
 	case CF_K_DIM3:
 		if (brackets)
 			*p++ = '[';
@@ -62,7 +96,9 @@ char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 	X(CF_CONTEXT, "context") X(CF_STREAM_ID, "stream_id")		\
 	X(CF_CORRELATION, "correlation")		\
 	X(CF_LAUNCH_TS, "launch_ts") X(CF_LAUNCH_TID, "launch_tid")		\
-	X(CF_CAUSALITY, "causality") X(CF_BY_ORDER, "by_order")
+	X(CF_CAUSALITY, "causality") X(CF_BY_ORDER, "by_order")		\
+	X(CF_SOURCE, "source") X(CF_INDEX, "index") X(CF_FLAGS, "flags")	\
+	X(CF_LATENCY_NS, "latency_ns")
 
 const char *const cf_names[CF__COUNT] = {
 #define X(id, name) [id] = name,
@@ -504,10 +540,62 @@ const char *fields__gpu_name(struct gt_decoder *d, const struct gt_hdr *rec,
 	}
 }
 
+unsigned fields__capture(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
+{
+	const struct gt_capture *cp = (const void *)rec;
+	const char *kind, *source;
+	unsigned n = 0;
+
+	if ((rec->type != GT_REC_RANGE && rec->type != GT_REC_CAPTURE) || rec->size < sizeof(*cp))
+		return 0;
+	kind = gt_capture_kind__name(cp->kind);
+	source = gt_capture_source__name(cp->source);
+	vu(v, &n, CF_TS, rec->ts);
+	vu(v, &n, CF_PID, rec->pid);
+	vu(v, &n, CF_TID, rec->tid);
+	vs(v, &n, CF_TYPE, "capture");
+	vs(v, &n, CF_KIND, kind ? kind : "unknown");
+	vs(v, &n, CF_SOURCE, source ? source : "unknown");
+	vu(v, &n, CF_INDEX, cp->index);
+	v[n++] = (struct cf_val){ .id = CF_FLAGS, .kind = CF_K_FLAGS, .u = cp->flags };
+	vu(v, &n, CF_LATENCY_NS, cp->latency_ns);
+	return n;
+}
+
+char *fields__span_name(const struct capspan *s, char *buf, size_t len)
+{
+	const char *src = capspan__source_name(s);
+	char t[32];
+
+	if (s->kind == CAPSPAN_WINDOW)
+		snprintf(buf, len, "window %u", s->number);
+	else if (s->end == CAPSPAN_REFUSED)
+		snprintf(buf, len, "range %u (%s, refused)", s->number, src);
+	else if (s->live_ts > s->start_ts && s->live_ts >= s->end_ts)
+		snprintf(buf, len, "range %u (%s, no hot calls)", s->number, src);
+	else if (s->live_ts > s->start_ts)
+		snprintf(buf, len, "range %u (%s, hot calls from +%s)", s->number, src,
+			 gt_ns__text(s->live_ts - s->start_ts, t, sizeof(t)));
+	else
+		snprintf(buf, len, "range %u (%s)", s->number, src);
+	return buf;
+}
+
+char *fields__hot_name(const struct capture_hot *h, char *buf, size_t len)
+{
+	if (h->range)
+		snprintf(buf, len, "hot probes %s (range %u)", h->live ? "live" : "off", h->range);
+	else
+		snprintf(buf, len, "hot probes %s", h->live ? "live" : "off");
+	return buf;
+}
+
 unsigned fields__record(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 {
 	unsigned n = fields__proc(rec, v);
 
+	if (!n)
+		n = fields__capture(rec, v);
 	return n ? n : fields__gpu(d, rec, v);
 }
 

@@ -19,9 +19,10 @@
 
 struct trace_reader;
 
-/* Writes a number, boolean or dim3 field at p (the caller made room: a
- * dim3 takes at most 3 * 20 + 4 bytes); dims as [x,y,z] when brackets,
- * else x,y,z. Strings are the caller's. Returns the end. */
+/* Writes a number, boolean, dim3 or flags field at p (the caller made
+ * room: a dim3 takes at most 3 * 20 + 4 bytes, flags 40); dims as [x,y,z]
+ * and flags as ["exit","cut"] when brackets, else x,y,z and exit|cut.
+ * Strings are the caller's. Returns the end. */
 struct cf_val;
 char *fields__scalar(char *p, const struct cf_val *f, bool brackets);
 
@@ -41,6 +42,8 @@ enum cf_id {
 	CF_CONTEXT,
 	CF_STREAM_ID,	/* CUPTI's stream id, not the CUstream handle of calls (CF_STREAM) */
 	CF_CORRELATION, CF_LAUNCH_TS, CF_LAUNCH_TID, CF_CAUSALITY, CF_BY_ORDER,
+	/* capture records (GT_REC_RANGE, GT_REC_CAPTURE); their kind is CF_KIND */
+	CF_SOURCE, CF_INDEX, CF_FLAGS, CF_LATENCY_NS,
 	CF__COUNT,
 };
 
@@ -50,6 +53,7 @@ enum cf_kind {
 	CF_K_STR,	/* s, len bytes, not NUL-terminated (a comm may fill its field) */
 	CF_K_DIM3,	/* dim[3] */
 	CF_K_BOOL,	/* b */
+	CF_K_FLAGS,	/* u: GT_CAP_F_* bits, a list of their names (format/capture.h) */
 };
 
 /* One field of a call: which, and its value. */
@@ -90,7 +94,20 @@ const char *fields__gpu_name(struct gt_decoder *d, const struct gt_hdr *rec,
 			      char buf[CF_NAME_BUF], size_t *n);
 /* A byte count for people: "512 B", "4 KiB", "1.5 MiB". Returns buf. */
 char *fields__bytes(char *buf, size_t len, uint64_t bytes);
-/* Either of the two above: the fields of any record that is no call. */
+/* The same for a capture record (GT_REC_RANGE, GT_REC_CAPTURE); 0 for any
+ * other record. */
+unsigned fields__capture(const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
+/* The name a timeline shows for a capture span: "window 4", "range 2
+ * (cudaProfilerApi)"; a range that opened before the hot probes were live
+ * "range 2 (cudaProfilerApi, hot calls from +1.5 ms)", or "…, no hot
+ * calls" when they never were while it was open; a refused one "range 3
+ * (cudaProfilerApi, refused)".  Returns buf. */
+struct capspan;
+struct capture_hot;
+char *fields__span_name(const struct capspan *s, char *buf, size_t len);
+/* The same for a hot-probe change: "hot probes live (range 2)", "hot probes off". */
+char *fields__hot_name(const struct capture_hot *h, char *buf, size_t len);
+/* Any of the three above: the fields of any record that is no call. */
 unsigned fields__record(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
 /* Which NVIDIA device majors the trace saw (from its header's options), so
  * that ioctl records get device and command names. Call after opening. */

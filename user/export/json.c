@@ -44,11 +44,20 @@
  * A call that never completed is an instant, which flow events cannot
  * bind to: its GPU events get no arrow, nor does a record whose call the
  * decoder never emits.  So no flow id is ever left with one end.
+ *
+ * Capture control (decode/capture_spans.h), written after the other events
+ * since a span is only known at its close: per process with capture ranges
+ * a lane "Capture ranges" (a synthetic tid) with a complete event per range
+ * and an instant per refused one; light-mode windows and the hot probes'
+ * changes on the lane "Light-mode windows" of a process of their own,
+ * "gtrace-bpf recorder" (RECORDER_PID); names and arguments as in the
+ * Perfetto export; the metadata's "capture" holds the totals and anomalies.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "export/fields.h"
+#include "decode/capture_spans.h"
 #include "decode/decode.h"
 #include "export/export.h"
 #include "lib/hash.h"
@@ -109,6 +118,7 @@ struct jx {
 		uint32_t pid, tid;
 		uint64_t ts;	/* its entry */
 	} held;
+	struct capture_spans *cap;	/* capture ranges and windows, written at the end */
 };
 
 /* Never 0 (0 marks "no name written"). */
@@ -536,6 +546,8 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 
 	if (rec->type == GT_REC_NAME)
 		return on_name(j, rec);
+	if (rec->type == GT_REC_RANGE || rec->type == GT_REC_CAPTURE)
+		return capture_spans__feed(j->cap, rec);
 	if (rec->type >= GT_REC_GPU_KERNEL && rec->type <= GT_REC_MERGE_STATS)
 		return on_gpu(j, rec);
 	n = fields__proc(rec, v);
@@ -566,6 +578,141 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 
 #define KEY_STR(o, key, s) do { OBUF_LIT(o, key); obuf__json_str(o, (s) ? (s) : ""); } while (0)
 #define KEY_U64(o, key, v) do { OBUF_LIT(o, key); obuf__u64(o, v); } while (0)
+
+/* ---- capture ranges and windows ------------------------------------------ */
+
+/* The process of the recorder's own lane (light-mode windows, hot-probe
+ * changes): above PID_MAX_LIMIT, as the lanes' tids, so no pid meets it. */
+#define RECORDER_PID LANE_BASE
+
+/* One range or window, or a hot-probe change (s NULL): a complete event, or
+ * an instant for a refused range and a change, named as in Perfetto. */
+static void put_capture(struct jx *j, uint32_t pid, uint32_t tid, const struct capspan *s,
+			const struct capture_hot *h)
+{
+	struct obuf *o = &j->ob;
+	struct cf_val f = { .id = CF_FLAGS, .kind = CF_K_FLAGS };
+	char name[96], *p;
+
+	if (s)
+		fields__span_name(s, name, sizeof(name));
+	else
+		fields__hot_name(h, name, sizeof(name));
+	ev_open(j);
+	OBUF_LIT(o, "{\"name\":");
+	obuf__json_str(o, name);
+	OBUF_LIT(o, ",\"cat\":\"capture\"");
+	if (s && s->end != CAPSPAN_REFUSED) {
+		OBUF_LIT(o, ",\"ph\":\"X\",\"ts\":");
+		put_us(o, s->start_ts);
+		OBUF_LIT(o, ",\"dur\":");
+		put_us(o, capspan__ns(s));
+	} else {
+		OBUF_LIT(o, ",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
+		put_us(o, s ? s->start_ts : h->ts);
+	}
+	put_pid_tid(o, pid, tid);
+	if (!s) {
+		KEY_U64(o, ",\"args\":{\"latency_ns\":", h->latency_ns);
+		if (h->range)
+			KEY_U64(o, ",\"range\":", h->range);
+		OBUF_LIT(o, "}}");
+		return;
+	}
+	KEY_U64(o, ",\"args\":{\"number\":", s->number);
+	KEY_STR(o, ",\"source\":", capspan__source_name(s));
+	KEY_STR(o, ",\"state\":", capspan__state_name(s));
+	f.u = s->flags;
+	OBUF_LIT(o, ",\"flags\":");
+	p = obuf__room(o, 48);
+	o->len += (size_t)(fields__scalar(p, &f, true) - p);
+	if (s->kind == CAPSPAN_RANGE) {
+		KEY_U64(o, ",\"tid\":", s->tid);
+		if (s->live_ts > s->start_ts) {
+			KEY_U64(o, ",\"live_ts\":", s->live_ts);
+			KEY_U64(o, ",\"hot_missing_ns\":", s->live_ts - s->start_ts);
+		}
+	} else {
+		KEY_U64(o, ",\"attach_ns\":", s->attach_ns);
+		KEY_U64(o, ",\"detach_ns\":", s->detach_ns);
+	}
+	OBUF_LIT(o, "}}");
+}
+
+/* The capture lanes: per process with ranges "Capture ranges", and the
+ * recorder's "Light-mode windows" with the windows and hot-probe changes. */
+static int put_captures(struct jx *j, uint64_t end_ts)
+{
+	struct capture_spans *c = j->cap;
+	struct u64map lanes = { 0 };
+	bool recorder = capture_spans__hot_count(c) > 0;
+	int rc = 0;
+
+	capture_spans__finish(c, end_ts);
+	for (size_t i = 0; i < capture_spans__count(c) && !rc; i++) {
+		const struct capspan *s = capture_spans__at(c, i);
+		uint64_t *lane;
+
+		if (s->kind == CAPSPAN_WINDOW) {
+			recorder = true;
+			continue;
+		}
+		lane = u64map__get(&lanes, (uint64_t)s->pid + 1);
+		if (!lane) {
+			uint32_t tid = LANE_BASE + j->next_lane++;
+
+			rc = proc_seen(j, s->pid);
+			if (rc || (rc = u64map__set(&lanes, (uint64_t)s->pid + 1, tid)))
+				break;
+			put_meta_sort(j, "thread_sort_index", s->pid, tid, tid);
+			put_meta_name(j, "thread_name", s->pid, tid, "Capture ranges");
+			lane = u64map__get(&lanes, (uint64_t)s->pid + 1);
+		}
+		put_capture(j, s->pid, (uint32_t)*lane, s, NULL);
+	}
+	u64map__free(&lanes);
+	if (rc || !recorder)
+		return rc;
+	put_meta_name(j, "process_name", RECORDER_PID, RECORDER_PID, "gtrace-bpf recorder");
+	put_meta_name(j, "thread_name", RECORDER_PID, RECORDER_PID, "Light-mode windows");
+	for (size_t i = 0; i < capture_spans__count(c); i++)
+		if (capture_spans__at(c, i)->kind == CAPSPAN_WINDOW)
+			put_capture(j, RECORDER_PID, RECORDER_PID, capture_spans__at(c, i), NULL);
+	for (size_t i = 0; i < capture_spans__hot_count(c); i++)
+		put_capture(j, RECORDER_PID, RECORDER_PID, NULL, capture_spans__hot_at(c, i));
+	return j->ob.err;
+}
+
+/* What the metadata says of capture control, when the trace says anything. */
+static void put_capture_meta(struct jx *j)
+{
+	const struct capture_spans *c = j->cap;
+	const struct gt_capture_mode *m = capture_spans__mode(c);
+	struct obuf *o = &j->ob;
+	struct capture_totals t;
+
+	if (!capture_spans__any(c))
+		return;
+	capture_spans__totals(c, &t);
+	KEY_STR(o, ",\"capture\":{\"mode\":", capture_spans__light(c) ? "light" : "full");
+	KEY_STR(o, ",\"capture_range\":", m->range ? gt_capture_source__name(m->range) : "none");
+	KEY_U64(o, ",\"ranges\":", t.ranges);
+	KEY_U64(o, ",\"refused\":", t.refused);
+	KEY_U64(o, ",\"windows\":", t.windows);
+	KEY_U64(o, ",\"range_ns\":", t.range_ns);
+	KEY_U64(o, ",\"window_ns\":", t.window_ns);
+	KEY_U64(o, ",\"hot_ns\":", t.hot_ns);
+	KEY_U64(o, ",\"trace_ns\":", t.trace_ns);
+	OBUF_LIT(o, ",\"anomalies\":{");
+	for (int i = 0; i < CAPTURE_AN__COUNT; i++) {
+		if (i)
+			OBUF_LIT(o, ",");
+		obuf__json_str(o, capture_anomaly__key(i));
+		OBUF_LIT(o, ":");
+		obuf__u64(o, capture_spans__anomaly(c, i));
+	}
+	OBUF_LIT(o, "}}");
+}
 
 /* The recording's header, the damage and the counters, after the events. */
 static void put_metadata(struct jx *j, struct trace_reader *r)
@@ -605,6 +752,7 @@ static void put_metadata(struct jx *j, struct trace_reader *r)
 		}
 		OBUF_LIT(o, "}");
 	}
+	put_capture_meta(j);
 	KEY_U64(o, ",\"decoder\":{\"calls\":", st->calls);
 	KEY_U64(o, ",\"unmatched_exits\":", st->unmatched_exits);
 	KEY_U64(o, ",\"incomplete\":", st->open_at_end);
@@ -636,11 +784,26 @@ int export_json__write(struct trace_reader *r, FILE *out, const char **why)
 	struct jx j = { .first = true };
 	int rc;
 
+	j.cap = capture_spans__new(trace_reader__info(r));
+	if (!j.cap) {
+		*why = strerror(ENOMEM);
+		return -ENOMEM;
+	}
 	rc = fields__writer_open(&j.ob, out, on_call, on_other, &j, &j.d, why);
-	if (rc)
+	if (rc) {
+		capture_spans__free(j.cap);
 		return rc;
+	}
 	OBUF_LIT(&j.ob, "{\"traceEvents\":[");
 	rc = fields__decode_all(r, j.d, why);
+	if (!rc) {
+		const struct gt_trailer *t = trace_reader__trailer(r);
+		uint64_t last = gt_decoder__last_ts(j.d);
+
+		rc = put_captures(&j, t && t->end_ts > last ? t->end_ts : last);
+		if (rc)
+			*why = strerror(-rc);
+	}
 	if (rc)
 		goto cleanup;
 	put_metadata(&j, r);
@@ -649,6 +812,7 @@ int export_json__write(struct trace_reader *r, FILE *out, const char **why)
 		*why = strerror(-rc);
 cleanup:
 	gt_decoder__free(j.d);
+	capture_spans__free(j.cap);
 	u64map__free(&j.procs);
 	u64map__free(&j.threads);
 	hmap_free_all(&j.gpu_lanes, NULL);

@@ -36,7 +36,7 @@
  * so the slice still encloses its children.
  *
  * GPU side (merged traces) and flows from calls to GPU records:
- * perfetto_gpu.c.
+ * perfetto_gpu.c; capture ranges and light-mode windows: perfetto_capture.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -707,6 +707,11 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 	case GT_REC_GPU_MEMSET:
 	case GT_REC_NVTX:
 		return pf__on_gpu(x, rec);
+	case GT_REC_RANGE:
+	case GT_REC_CAPTURE:
+		if (capture_spans__feed(x->cap, rec))
+			pf__fail(x, -ENOMEM, "keep a capture range");
+		break;
 	default:
 		break;
 	}
@@ -747,11 +752,12 @@ static void pf_free(struct pf *x)
 	free(x->nvtx.s);
 	u64map__free(&x->ended);
 	gt_decoder__free(x->d);
+	capture_spans__free(x->cap);
 	pftrace__free(x->w);
 	free(x);
 }
 
-static int pf_new(FILE *out, struct pf **px)
+static int pf_new(FILE *out, const struct gt_file_info *info, struct pf **px)
 {
 	static const char *const ev[] = {
 		[GT_REC_EXEC] = "exec", [GT_REC_FORK] = "fork", [GT_REC_EXIT] = "exit",
@@ -759,7 +765,8 @@ static int pf_new(FILE *out, struct pf **px)
 	struct pf *x = calloc(1, sizeof(*x));
 
 	*px = x;
-	if (!x || pftrace__new(out, &x->w) || !(x->d = gt_decoder__new(on_call, on_other, x)))
+	if (!x || pftrace__new(out, &x->w) || !(x->d = gt_decoder__new(on_call, on_other, x)) ||
+	    !(x->cap = capture_spans__new(info)))
 		return -ENOMEM;
 	gt_decoder__set_entry_cb(x->d, on_entry);
 	for (int i = 0; i < A__COUNT; i++)
@@ -789,7 +796,7 @@ int export_perfetto__write(struct trace_reader *r, FILE *out, const char **why)
 	int rc;
 
 	*why = NULL;
-	rc = pf_new(out, &x);
+	rc = pf_new(out, info, &x);
 	if (rc) {
 		if (x)
 			pf_free(x);
@@ -831,6 +838,12 @@ int export_perfetto__write(struct trace_reader *r, FILE *out, const char **why)
 	}
 	pf__spans_finish(x, &x->gpu);
 	pf__spans_finish(x, &x->nvtx);
+	if (!pf_err(x)) {
+		const struct gt_trailer *t = trace_reader__trailer(r);
+		uint64_t last = gt_decoder__last_ts(x->d);
+
+		pf__capture_write(x, t && t->end_ts > last ? t->end_ts : last);
+	}
 	if (!pf_err(x))
 		pftrace__flush(x->w);
 	rc = pf_err(x);

@@ -36,9 +36,7 @@
 
 /* ---- GPU and NVTX -------------------------------------------------------- */
 
-/* The uuid of pid's process track: the live one, that of the process that
- * exited with this pid, else a new one. 0 when out of memory. */
-static uint64_t proc_uuid(struct pf *x, uint32_t pid)
+uint64_t pf__proc_uuid(struct pf *x, uint32_t pid)
 {
 	struct proc *p;
 	uint64_t *u;
@@ -65,7 +63,7 @@ static struct span *span_get(struct pf *x, bool nvtx, uint64_t k1, uint32_t pid,
 
 	if (sp)
 		return sp;
-	parent = proc_uuid(x, pid);
+	parent = pf__proc_uuid(x, pid);
 	if (!parent)
 		return NULL;
 	sp = calloc(1, sizeof(*sp));

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "export/fields.h"
+#include "decode/capture_spans.h"
 #include "decode/decode.h"
 #include "lib/hmap.h"
 #include "export/perfetto/pftrace.h"
@@ -132,6 +133,7 @@ struct pf {
 	 * carry their flow ids (see perfetto_gpu.c). */
 	struct item held;
 	bool holding;			/* held is set */
+	struct capture_spans *cap;	/* capture ranges and windows, written at the end */
 };
 
 static inline int pf_err(struct pf *x)
@@ -152,10 +154,20 @@ struct proc *pf__proc_get(struct pf *x, uint32_t pid);
 
 /* perfetto_gpu.c */
 
+/* The uuid of pid's process track: the live one, that of the process that
+ * exited with this pid, else a new one.  0 when out of memory. */
+uint64_t pf__proc_uuid(struct pf *x, uint32_t pid);
+
 /* A kernel, copy, set or NVTX range on its span track. */
 int pf__on_gpu(struct pf *x, const struct gt_hdr *rec);
 /* Writes the ends the span tracks of m (x->gpu or x->nvtx) still hold. */
 void pf__spans_finish(struct pf *x, struct hmap *m);
 void pf__span_free(struct span *sp);
+
+/* perfetto_capture.c */
+
+/* Finishes x->cap at end_ts and writes its tracks: the capture ranges of
+ * each process, the light-mode windows and hot-probe changes. */
+void pf__capture_write(struct pf *x, uint64_t end_ts);
 
 #endif

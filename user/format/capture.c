@@ -109,3 +109,38 @@ char *gt_capture_flags__text(uint32_t flags, const char *sep, char *buf, size_t 
 			 flags & ~GT_CAP_F_KNOWN);
 	return buf;
 }
+
+char *gt_ns__text(uint64_t ns, char *buf, size_t len)
+{
+	static const struct {
+		uint64_t ns;		/* in one */
+		const char *unit;
+	} units[] = { { 1000000000ull, "s" }, { 1000000, "ms" }, { 1000, "us" } };
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (ns >= units[i].ns) {
+			snprintf(buf, len, "%.1f %s", (double)ns / (double)units[i].ns, units[i].unit);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+	return buf;
+}
+
+char *gt_capture_mode__text(const struct gt_capture_mode *m, char *buf, size_t len)
+{
+	char w[32], p[32];
+	size_t n = (size_t)snprintf(buf, len, "%s", m->light ? "light" : "full");
+
+	if (m->light && m->window_ns && m->period_ns)
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ", windows of %s every %s",
+				      gt_ns__text(m->window_ns, w, sizeof(w)),
+				      gt_ns__text(m->period_ns, p, sizeof(p)));
+	if (!m->range)
+		return buf;
+	n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ", capture ranges of %s, %s",
+			      gt_capture_source__name(m->range), m->repeat ? "repeat" : "stop");
+	if (m->repeat && m->repeat_max)
+		snprintf(buf + n, n < len ? len - n : 0, ":%u", m->repeat_max);
+	return buf;
+}

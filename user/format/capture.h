@@ -45,4 +45,10 @@ const char *gt_capture_flag__name(uint32_t bit);
  * Cut to fit len (> 0) bytes with the NUL; returns buf. */
 char *gt_capture_flags__text(uint32_t flags, const char *sep, char *buf, size_t len);
 
+/* A time for people: "850 ns", "12.3 us", "4.5 ms", "2.4 s". Returns buf. */
+char *gt_ns__text(uint64_t ns, char *buf, size_t len);
+/* The mode in words: "full", "light, windows of 200.0 ms every 5.0 s",
+ * "full, capture ranges of cudaProfilerApi, repeat:3". Returns buf. */
+char *gt_capture_mode__text(const struct gt_capture_mode *m, char *buf, size_t len);
+
 #endif

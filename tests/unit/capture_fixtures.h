@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Traces with capture control, shared by the unit tests of dump, the
+ * exports and stats (test_export_capture.c, test_stats_capture.c), written
+ * record by record on the scaffolding of test_util.h.  Static inline, names
+ * prefixed cx_, so that a test can take these beside its own fixtures.
+ *
+ * cx_write_ranges: full capture with ranges (capture_range=cudaProfilerApi,
+ * capture_range_end=repeat:2), start 500, trailer end 10000; pid 100 "app"
+ * (tid 101), pid 200 "worker" (tid 201); launches of 0x4000 last 10 ns:
+ *   1000, 2000       launches of pid 100, before any range
+ *   3000 - 4000      range 1 of pid 100: launches at 3100, 3200, 3300, a
+ *                    cuStreamSynchronize 3400 - 3450
+ *   3500 - 5000      range 2 of pid 200, closed as its process exits
+ *                    (flag exit): a launch at 3600, a cuMemcpyHtoDAsync_v2
+ *                    of 1000 bytes 3700 - 3720; pid 200 exits at 5001
+ *   4500             a launch of pid 100, between its ranges
+ *   6000             range 3 of pid 100, refused (beyond repeat:2)
+ *   6100             a launch of pid 100, not in any range
+ * cx_write_light: light mode, windows (light_window_ns=1000,
+ * light_period_ns=5000), start 500, end 10000, pid 100 only:
+ *   1000 - 2000      window 1 (attach 300 ns, detach 200 ns): launches at
+ *                    1100 and 1500, a cuMemcpyHtoDAsync_v2 1800 - 1810
+ *   3000 - 3100      cuStreamSynchronize (cold: recorded outside windows)
+ *   3500 - 3600      cuMemAlloc_v2 (cold)
+ *   6000 - 7000      window 2: a launch at 6500
+ *   windows 2000 ns of the trace's 9500 (21.1 %)
+ * cx_write_light_ranges: light mode with ranges (capture=light,
+ * capture_range=cudaProfilerApi, repeat), start 500, end 4000, pid 100:
+ *   1000 - 2000      range 1; a cuStreamSynchronize 1200 - 1250 before the
+ *                    hot probes are live at 1400 (attach 400 ns); launches
+ *                    at 1500 and 1600; the probes off at 2000
+ *   3000 - 4000      range 2, cut by the end of the recording (flag cut);
+ *                    the probes live at 3300, a launch at 3500, off at 4000
+ *   hot calls recorded 600 + 700 ns of 3500
+ */
+#ifndef GTRACE_TEST_CAPTURE_FIXTURES_H
+#define GTRACE_TEST_CAPTURE_FIXTURES_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "format/trace_file.h"
+#include "test_util.h"
+
+#define CX_FUNC 0x4000
+
+static inline void cx_open(const char *path, const char *options)
+{
+	struct gt_file_info info = {
+		.version = GT_FILE_VERSION, .clock_id = 1, .start_ts = 500,
+		.host = "testhost", .kernel = "6.18", .cmdline = "gtrace-bpf record",
+		.options = options,
+	};
+
+	tu_w_create(path, &info);
+}
+
+static inline void cx_close(uint64_t end_ts)
+{
+	assert_int_equal(trace_writer__finish(W, &(struct gt_trailer){ .end_ts = end_ts }), 0);
+	trace_writer__free(W);
+	W = NULL;
+}
+
+static inline void cx_capture(uint16_t type, uint64_t ts, uint32_t pid, uint32_t kind,
+			      uint32_t source, uint32_t index, uint32_t flags, uint64_t latency)
+{
+	struct gt_capture *c = tu_hdr(type, sizeof(*c), ts, pid, pid ? pid + 1 : 0, 0, 1);
+
+	c->kind = kind;
+	c->source = source;
+	c->index = index;
+	c->flags = flags;
+	c->latency_ns = latency;
+	tu_w_append(c);
+}
+
+static inline void cx_range(uint64_t ts, uint32_t pid, uint32_t kind, uint32_t index,
+			    uint32_t flags)
+{
+	cx_capture(GT_REC_RANGE, ts, pid, kind, GT_CAPSRC_PROFILER, index, flags, 0);
+}
+
+static inline void cx_ret(uint64_t ts, uint32_t pid, unsigned api)
+{
+	struct gt_ret *r = tu_hdr(GT_REC_RET, sizeof(*r), ts, pid, pid + 1, api, 1);
+
+	tu_w_append(r);
+}
+
+/* A launch of CX_FUNC on pid's thread pid + 1, 10 ns long. */
+static inline void cx_launch(uint64_t ts, uint32_t pid)
+{
+	struct gt_launch *l = tu_hdr(GT_REC_LAUNCH, sizeof(*l), ts, pid, pid + 1,
+				     GT_API_cuLaunchKernel, 1);
+
+	l->func = CX_FUNC;
+	l->stream = 7;
+	l->grid[0] = 64; l->grid[1] = 1; l->grid[2] = 1;
+	l->block[0] = 256; l->block[1] = 1; l->block[2] = 1;
+	tu_w_append(l);
+	cx_ret(ts + 10, pid, GT_API_cuLaunchKernel);
+}
+
+/* A call with its exit dur ns later. */
+static inline void cx_call(uint64_t ts, uint64_t dur, uint32_t pid, unsigned api, uint64_t a0,
+			   uint64_t a1, uint64_t a2)
+{
+	struct gt_call *c = tu_hdr(GT_REC_CALL, sizeof(*c), ts, pid, pid + 1, api, 1);
+
+	c->args[0] = a0;
+	c->args[1] = a1;
+	c->args[2] = a2;
+	c->args[3] = 7;
+	tu_w_append(c);
+	cx_ret(ts + dur, pid, api);
+}
+
+static inline void cx_proc_name(uint32_t pid, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	struct gt_name *nm = tu_hdr(GT_REC_NAME, GT_REC_ALIGN(sizeof(*nm) + n), 400, pid, 0, 0, 1);
+
+	nm->key = pid;
+	nm->kind = GT_NAME_PROCESS;
+	nm->len = (uint16_t)n;
+	memcpy(nm->str, s, n);
+	tu_w_append(nm);
+}
+
+static inline void cx_write_ranges(const char *path)
+{
+	struct gt_proc_evt *e;
+
+	cx_open(path, "capture=full capture_range=cudaProfilerApi capture_range_end=repeat:2");
+	cx_proc_name(100, "app");
+	cx_proc_name(200, "worker");
+	cx_launch(1000, 100);
+	cx_launch(2000, 100);
+	cx_range(3000, 100, GT_CAP_RANGE_OPEN, 1, 0);
+	cx_launch(3100, 100);
+	cx_launch(3200, 100);
+	cx_launch(3300, 100);
+	cx_call(3400, 50, 100, GT_API_cuStreamSynchronize, 7, 0, 0);
+	cx_range(3500, 200, GT_CAP_RANGE_OPEN, 2, 0);
+	cx_launch(3600, 200);
+	cx_call(3700, 20, 200, GT_API_cuMemcpyHtoDAsync_v2, 0x10000, 0x2000, 1000);
+	cx_range(4000, 100, GT_CAP_RANGE_CLOSE, 1, 0);
+	cx_launch(4500, 100);
+	cx_range(5000, 200, GT_CAP_RANGE_CLOSE, 2, GT_CAP_F_EXIT);
+	e = tu_hdr(GT_REC_EXIT, sizeof(*e), 5001, 200, 200, 0, 1);
+	memcpy(e->comm, "worker", 6);
+	tu_w_append(e);
+	cx_range(6000, 100, GT_CAP_RANGE_OPEN, 3, GT_CAP_F_REFUSED);
+	cx_launch(6100, 100);
+	cx_close(10000);
+}
+
+static inline void cx_window(uint64_t ts, uint32_t kind, uint32_t index, uint64_t latency)
+{
+	cx_capture(GT_REC_CAPTURE, ts, 0, kind, GT_CAPSRC_WINDOW, index, 0, latency);
+}
+
+static inline void cx_write_light(const char *path)
+{
+	cx_open(path, "capture=light capture_range=none light_window_ns=1000 light_period_ns=5000");
+	cx_window(1000, GT_CAP_WINDOW_OPEN, 1, 300);
+	cx_launch(1100, 100);
+	cx_launch(1500, 100);
+	cx_call(1800, 10, 100, GT_API_cuMemcpyHtoDAsync_v2, 0x10000, 0x2000, 4096);
+	cx_window(2000, GT_CAP_WINDOW_CLOSE, 1, 200);
+	cx_call(3000, 100, 100, GT_API_cuStreamSynchronize, 7, 0, 0);
+	cx_call(3500, 100, 100, GT_API_cuMemAlloc_v2, 0x7ffc0000, 1 << 20, 0);
+	cx_window(6000, GT_CAP_WINDOW_OPEN, 2, 300);
+	cx_launch(6500, 100);
+	cx_window(7000, GT_CAP_WINDOW_CLOSE, 2, 200);
+	cx_close(10000);
+}
+
+static inline void cx_hot(uint64_t ts, bool live, uint32_t range, uint64_t latency)
+{
+	cx_capture(GT_REC_CAPTURE, ts, 0, live ? GT_CAP_HOT_LIVE : GT_CAP_HOT_OFF, GT_CAPSRC_NONE,
+		   range, 0, latency);
+}
+
+static inline void cx_write_light_ranges(const char *path)
+{
+	cx_open(path, "capture=light capture_range=cudaProfilerApi capture_range_end=repeat");
+	cx_range(1000, 100, GT_CAP_RANGE_OPEN, 1, 0);
+	cx_call(1200, 50, 100, GT_API_cuStreamSynchronize, 7, 0, 0);
+	cx_hot(1400, true, 1, 400);
+	cx_launch(1500, 100);
+	cx_launch(1600, 100);
+	cx_range(2000, 100, GT_CAP_RANGE_CLOSE, 1, 0);
+	cx_hot(2000, false, 1, 100);
+	cx_range(3000, 100, GT_CAP_RANGE_OPEN, 2, 0);
+	cx_hot(3300, true, 2, 300);
+	cx_launch(3500, 100);
+	cx_range(4000, 100, GT_CAP_RANGE_CLOSE, 2, GT_CAP_F_CUT);
+	cx_hot(4000, false, 2, 100);
+	cx_close(4000);
+}
+
+#endif /* GTRACE_TEST_CAPTURE_FIXTURES_H */

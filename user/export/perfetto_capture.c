@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `export -f perfetto`, capture control (perfetto.c writes the calls,
+ * perfetto_gpu.c the GPU side): the capture ranges and light-mode windows
+ * of decode/capture_spans.h, written once the whole trace is read (a span
+ * is known when its close comes, and a range's hot start-up only at the
+ * end of the trace).
+ *
+ *  - per process that has ranges, a track "Capture ranges" under its
+ *    process track: one slice per range, "range 2 (cudaProfilerApi)"; one
+ *    that opened before the hot probes were live says from when its hot
+ *    calls were recorded, "range 2 (cudaProfilerApi, hot calls from
+ *    +1.5 ms)", or "…, no hot calls" when they never were; a refused range
+ *    is an instant, "range 3 (cudaProfilerApi, refused)";
+ *  - one root track "Light-mode windows" when the trace has windows or
+ *    hot-probe records: a slice per window, "window 4", and the hot probes'
+ *    changes as instants, "hot probes live (range 2)", "hot probes off".
+ * Their events have the category "capture", and the arguments dump would
+ * need to say the same: number, source, state, flags, live_ts, and the
+ * probes' attach and detach times.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "decode/capture_spans.h"
+#include "export/perfetto_int.h"
+
+#define CATEGORY "capture"
+
+static void ann_u64(struct pf *x, const char *name, uint64_t v)
+{
+	pftrace__ann_uint(x->w, pftrace__cstring(x->w, name), v);
+}
+
+static void ann_str(struct pf *x, const char *name, const char *v)
+{
+	pftrace__ann_str(x->w, pftrace__cstring(x->w, name), pftrace__cstring(x->w, v));
+}
+
+/* The arguments of a range or window. */
+static void span_args(struct pf *x, const struct capspan *s)
+{
+	char flags[48];
+
+	pftrace__event_category(x->w, CATEGORY, strlen(CATEGORY));
+	ann_u64(x, "number", s->number);
+	ann_str(x, "source", capspan__source_name(s));
+	ann_str(x, "state", capspan__state_name(s));
+	if (s->flags)
+		ann_str(x, "flags", gt_capture_flags__text(s->flags, "|", flags, sizeof(flags)));
+	if (s->kind == CAPSPAN_RANGE) {
+		ann_u64(x, "tid", s->tid);
+		if (s->live_ts > s->start_ts) {
+			ann_u64(x, "live_ts", s->live_ts);
+			ann_u64(x, "hot_missing_ns", s->live_ts - s->start_ts);
+		}
+	} else {
+		ann_u64(x, "attach_ns", s->attach_ns);
+		ann_u64(x, "detach_ns", s->detach_ns);
+	}
+}
+
+/* A span as a slice (a refused range: an instant) on track t. */
+static void span_write(struct pf *x, struct pf_track *t, const struct capspan *s, bool end)
+{
+	char name[96];
+	struct pf_seq *q;
+
+	if (end) {
+		q = pftrace__track_seq(x->w, t, s->end_ts);
+		pftrace__event_open(x->w, t, q, PF_SLICE_END, s->end_ts, 0);
+		pftrace__event_close(x->w);
+		return;
+	}
+	fields__span_name(s, name, sizeof(name));
+	q = pftrace__track_seq(x->w, t, s->start_ts);
+	pftrace__event_open(x->w, t, q, s->end == CAPSPAN_REFUSED ? PF_INSTANT : PF_SLICE_BEGIN,
+			    s->start_ts, pftrace__cstring(x->w, name));
+	span_args(x, s);
+	pftrace__event_close(x->w);
+}
+
+static void hot_write(struct pf *x, struct pf_track *t, const struct capture_hot *h)
+{
+	struct pf_seq *q = pftrace__track_seq(x->w, t, h->ts);
+	char name[64];
+
+	fields__hot_name(h, name, sizeof(name));
+	pftrace__event_open(x->w, t, q, PF_INSTANT, h->ts, pftrace__cstring(x->w, name));
+	pftrace__event_category(x->w, CATEGORY, strlen(CATEGORY));
+	ann_u64(x, "latency_ns", h->latency_ns);
+	if (h->range)
+		ann_u64(x, "range", h->range);
+	pftrace__event_close(x->w);
+}
+
+/* The ranges of pid, in order of start, on a track of their own.  They do
+ * not overlap: a process has one open at a time. */
+static void ranges_write(struct pf *x, const struct capture_spans *c, uint32_t pid)
+{
+	uint64_t parent = pf__proc_uuid(x, pid);
+	struct pf_track t;
+
+	if (!parent)
+		return;
+	pftrace__track_init(x->w, &t);
+	pftrace__track(x->w, &t, parent, "Capture ranges");
+	for (size_t i = 0; i < capture_spans__count(c); i++) {
+		const struct capspan *s = capture_spans__at(c, i);
+
+		if (s->kind != CAPSPAN_RANGE || s->pid != pid)
+			continue;
+		span_write(x, &t, s, false);
+		if (s->end != CAPSPAN_REFUSED)
+			span_write(x, &t, s, true);
+	}
+	pftrace__track_free(&t);
+}
+
+/* The windows and the hot probes' changes in time order: at one ts a
+ * window's end first, then the changes, then the next window's begin. */
+static void windows_write(struct pf *x, const struct capture_spans *c)
+{
+	size_t nh = capture_spans__hot_count(c), h = 0;
+	const struct capspan *open = NULL;
+	struct pf_track t;
+
+	pftrace__track_init(x->w, &t);
+	pftrace__track(x->w, &t, 0, "Light-mode windows");
+	for (size_t i = 0; i <= capture_spans__count(c); i++) {
+		const struct capspan *s = capture_spans__at(c, i);
+
+		if (s && s->kind != CAPSPAN_WINDOW)
+			continue;
+		for (;;) {
+			const struct capture_hot *hot = capture_spans__hot_at(c, h);
+			uint64_t next = s ? s->start_ts : UINT64_MAX;
+
+			if (open && open->end_ts <= next &&
+			    (!hot || open->end_ts <= hot->ts)) {
+				span_write(x, &t, open, true);
+				open = NULL;
+			} else if (hot && hot->ts <= next) {
+				hot_write(x, &t, hot);
+				h++;
+			} else {
+				break;
+			}
+		}
+		if (!s)
+			break;
+		span_write(x, &t, s, false);
+		open = s;
+	}
+	while (h < nh)
+		hot_write(x, &t, capture_spans__hot_at(c, h++));
+	pftrace__track_free(&t);
+}
+
+void pf__capture_write(struct pf *x, uint64_t end_ts)
+{
+	struct capture_spans *c = x->cap;
+	struct u64map done = { 0 };
+	bool windows = capture_spans__hot_count(c) > 0;
+
+	capture_spans__finish(c, end_ts);
+	for (size_t i = 0; i < capture_spans__count(c) && !pf_err(x); i++) {
+		const struct capspan *s = capture_spans__at(c, i);
+
+		if (s->kind == CAPSPAN_WINDOW) {
+			windows = true;
+			continue;
+		}
+		if (u64map__get(&done, (uint64_t)s->pid + 1))
+			continue;
+		if (u64map__set(&done, (uint64_t)s->pid + 1, 1)) {
+			pf__fail(x, -ENOMEM, "keep a capture range");
+			break;
+		}
+		ranges_write(x, c, s->pid);
+	}
+	u64map__free(&done);
+	if (windows && !pf_err(x))
+		windows_write(x, c);
+}
