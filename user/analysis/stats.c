@@ -39,7 +39,23 @@
  *                      start on the GPU (linked kernels; nearest-rank
  *                      percentiles), Causality (linked kernels that started
  *                      before their call, left out of the latencies), PID
- * A trace without GPU records gives these the usual SKIPPED line.
+ * A trace without GPU records gives these the usual SKIPPED line.  And of
+ * capture control (stats_capture.c):
+ *   capture_sum        per capture range and light-mode window: Number,
+ *                      Kind, Source, PID, TID, Start and End (since the
+ *                      recording started), Duration, Hot From (how long after
+ *                      its start a range's hot calls began to be recorded),
+ *                      State; notes with the count and the time covered,
+ *                      and the anomalies
+ *
+ * --range N limits every report to capture range N (the records of its
+ * process inside it), or window N (of every process inside it); the table
+ * says so before the reports, the JSON document in "range".  In light mode
+ * the reports of hot calls (cuda_api_sum, cuda_launch_sum,
+ * cuda_mem_size_sum, cuda_sync_sum, process_sum, gpu_launch_latency) are
+ * sampled where hot calls were not recorded all through what they cover:
+ * a note says how much was, and a Sampled column which rows it touches.
+ * stats_capture.c has the rules.
  *
  * Statistics.  Times are those of calls with an exit (the decoder's dur); a
  * call without one is counted in Num Calls and in Incomplete, not in the
@@ -81,8 +97,9 @@
  * lines), and renamed into place once every file is complete; an existing
  * file is refused before the work unless --force.  "-" is stdout.
  *
- * Errors: an unknown report or time unit, csv of several reports without
- * -o: one line on err, status 2; an unreadable file or one that is not a
+ * Errors: an unknown report or time unit, a bad --range or one the trace
+ * does not have, csv of several reports without -o: one line on err,
+ * status 2; an unreadable file or one that is not a
  * trace, an output that exists: one line, status 1, before any output.  A truncated
  * trace: the reports of what was read, then one warning line, status 0.
  *
@@ -93,13 +110,10 @@
  * 5-7 million records/s on one core here (tools/bench-export.sh).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "decode/capture_spans.h"
 #include "decode/decode.h"
-#include "lib/installer.h"
 #include "lib/hmap.h"
 #include "format/nv_ioctl.h"
 #include "analysis/stats.h"
@@ -111,11 +125,11 @@
 const char *const stats_report_names[] = {
 	"cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_sum", "process_sum",
 	"ioctl_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
-	"nvtx_sum", "gpu_launch_latency",
+	"nvtx_sum", "gpu_launch_latency", "capture_sum",
 	NULL,
 };
 
-#define NREPORTS 11
+#define NREPORTS 12
 
 /* ---- report: cuda_api_sum ----------------------------------------------- */
 
@@ -484,24 +498,70 @@ static const struct stats_report report_templates[NREPORTS] = {
 	REPORT("nvtx_sum", "NVTX Range Summary", "NVTX ranges", stats_nvtx_cols, stats_nvtx_notes),
 	REPORT("gpu_launch_latency", "GPU Launch Latency", "GPU records (kernels linked to "
 	       "their launch)", stats_latency_cols, stats_latency_notes),
+	REPORT("capture_sum", "Capture Ranges and Windows", "capture ranges or light-mode windows",
+	       stats_capture_cols, NULL),
 };
 
-static int build(int which, struct stats_acc *s, const struct gt_decoder *d,
-		 struct stats_report *r, const struct nv_majors *m)
+/* The reports with figures of hot calls, sampled in light mode: the column
+ * of the api a row is of (only its hot apis' rows are), or ALL_ROWS. */
+#define NOT_HOT -2
+#define ALL_ROWS -1
+static const int8_t hot_rows[NREPORTS] = {
+	[0] = 9, [1] = ALL_ROWS, [2] = ALL_ROWS, [3] = 10, [4] = ALL_ROWS, [5] = NOT_HOT,
+	[6] = NOT_HOT, [7] = NOT_HOT, [8] = NOT_HOT, [9] = NOT_HOT, [10] = ALL_ROWS,
+	[11] = NOT_HOT,
+};
+
+static const struct stats_col sampled_col = { "Sampled", "sampled", SK_BOOL };
+
+static int build(int which, struct stats_run *run, struct stats_report *r)
 {
+	struct stats_acc *s = run->s;
+
 	switch (which) {
 	case 0: return build_api_sum(s, r);
 	case 1: return build_launch_sum(s, r);
 	case 2: return stats_gpu__size_rows(s->mem, r);
 	case 3: return build_sync_sum(s, r);
-	case 4: return build_proc_sum(s, r, d);
-	case 5: return build_ioctl_sum(s, r, m);
+	case 4: return build_proc_sum(s, r, run->d);
+	case 5: return build_ioctl_sum(s, r, &run->majors);
 	case 6: return stats_gpu__named_sum(&s->gkern, r);
 	case 7: return stats_gpu__mem_time_sum(s, r);
 	case 8: return stats_gpu__size_rows(s->gmem_size, r);
 	case 9: return stats_gpu__named_sum(&s->nvtx, r);
-	default: return stats_gpu__latency(s, r);
+	case 10: return stats_gpu__latency(s, r);
+	default: return stats_capture__sum(run, r);
 	}
+}
+
+/* Builds and writes report which: in a sampled run, a report of hot calls
+ * gets the Sampled column and the sampled note first. */
+static int write_report(struct stats_writer *w, int which, struct stats_run *run)
+{
+	struct stats_report r = report_templates[which];
+	struct stats_col cols[16];
+	const char *notes[8] = { 0 };
+	bool mark = run->sampled && hot_rows[which] != NOT_HOT;
+	int err, n = 0;
+
+	if (which == 11)
+		r.notes = stats_capture__notes(run);
+	if (mark) {
+		memcpy(cols, r.cols, (size_t)r.ncols * sizeof(cols[0]));
+		cols[r.ncols++] = sampled_col;
+		r.cols = cols;
+		notes[n++] = run->sampled_note;
+		for (const char *const *p = r.notes; p && *p && n < 7; p++)
+			notes[n++] = *p;
+		r.notes = notes;
+	}
+	err = build(which, run, &r);
+	if (!err && mark)
+		stats_capture__mark(run, &r, hot_rows[which]);
+	if (!err)
+		err = stats_writer__report(w, &r);
+	stats_report__free(&r);
+	return err;
 }
 
 /* Parses the -r list into report indices, in the order given, each once.
@@ -573,153 +633,22 @@ static int read_trace(struct trace_reader *r, struct gt_decoder *d, struct stats
 	return gt_decoder__finish(d);
 }
 
-static int write_reports(const struct stats_opts *o, FILE *out, const int *sel, int nsel,
-			 struct stats_acc *s, const struct gt_decoder *d, const char *damage,
-			 const struct nv_majors *m)
+int stats__write_reports(const struct stats_opts *o, FILE *out, const int *sel, int nsel,
+			  struct stats_run *run, const char *damage)
 {
 	struct stats_writer *w = stats_writer__new(out, o->format, o->timeunit, o->path, damage);
 	int err = 0;
 
 	if (!w)
 		return -ENOMEM;
-	for (int i = 0; i < nsel && !err; i++) {
-		struct stats_report r = report_templates[sel[i]];
-
-		err = build(sel[i], s, d, &r, m);
-		if (!err)
-			err = stats_writer__report(w, &r);
-		stats_report__free(&r);
-	}
+	stats_writer__set_head(w, run->head_text[0] ? run->head_text : NULL,
+			       run->head_json[0] ? run->head_json : NULL);
+	for (int i = 0; i < nsel && !err; i++)
+		err = write_report(w, sel[i], run);
 	if (!err)
 		err = stats_writer__finish(w);
 	stats_writer__free(w);
 	return err;
-}
-
-/* ---- output files ------------------------------------------------------- */
-
-/* One output file, written under a temporary name and renamed into place
- * once every file of the run is complete: a failed run leaves none of them
- * half written, nor replaces an earlier one. */
-struct out_file {
-	char *path;		/* the name it gets */
-	struct installer *in;	/* its temporary file */
-	FILE *f;		/* open on the temporary file, NULL once closed */
-};
-
-/* The files of a run: o->output itself, or for csv one per report,
- * BASE_<report>.csv (a ".csv" ending BASE is dropped: "-o run.csv" means
- * run_cuda_api_sum.csv, not run.csv_cuda_api_sum.csv).  Returns 0 or
- * -ENOMEM. */
-static int out_names(const struct stats_opts *o, const int *sel, int nsel, struct out_file *of,
-		     int *nof)
-{
-	size_t n = strlen(o->output);
-
-	*nof = 0;
-	if (o->format != STATS_CSV) {
-		of[0].path = strdup(o->output);
-		*nof = of[0].path ? 1 : 0;
-		return of[0].path ? 0 : -ENOMEM;
-	}
-	if (n > 4 && !strcmp(o->output + n - 4, ".csv"))
-		n -= 4;
-	for (int i = 0; i < nsel; i++) {
-		if (asprintf(&of[i].path, "%.*s_%s.csv", (int)n, o->output,
-			     stats_report_names[sel[i]]) < 0) {
-			of[i].path = NULL;
-			return -ENOMEM;
-		}
-		(*nof)++;
-	}
-	return 0;
-}
-
-/* Refuses, before the work, a name that exists (unless force) or that is
- * the input trace.  Returns 0 or 1 after one line on err. */
-static int out_check(const struct stats_opts *o, const struct out_file *of, int nof, FILE *err)
-{
-	struct stat in_st, st;
-
-	for (int i = 0; i < nof; i++) {
-		if (lstat(of[i].path, &st))
-			continue;
-		if (!stat(o->path, &in_st) && in_st.st_dev == st.st_dev && in_st.st_ino == st.st_ino) {
-			fprintf(err, "gtrace-bpf: cannot write %s: it is the input trace\n", of[i].path);
-			return 1;
-		}
-		if (!o->force) {
-			fprintf(err, "gtrace-bpf: %s exists: use --force to replace it\n", of[i].path);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* Creates the temporary file of of, 0600: the reports hold the traced
- * programs' command lines, as private as the trace.  Returns 0 or a
- * negative errno. */
-static int out_open(struct out_file *of)
-{
-	int fd, rc = installer__create(of->path, "", 0600, &of->in);
-
-	if (rc)
-		return rc;
-	/* the installer keeps its descriptor, to sync it before the rename */
-	fd = fcntl(installer__fd(of->in), F_DUPFD_CLOEXEC, 0);
-	of->f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!of->f) {
-		rc = -errno;
-		if (fd >= 0)
-			close(fd);
-	}
-	return rc;
-}
-
-static void out_free(struct out_file *of, int nof)
-{
-	for (int i = 0; i < nof; i++) {
-		if (of[i].f)
-			fclose(of[i].f);
-		installer__free(of[i].in);
-		free(of[i].path);
-	}
-}
-
-/* Writes the reports into the files of o->output and installs them.
- * Returns 0 or 1 after one line on err. */
-static int write_files(const struct stats_opts *o, struct out_file *of, int nof, const int *sel,
-		       int nsel, struct stats_acc *s, const struct gt_decoder *d, const char *damage,
-		       const struct nv_majors *m, FILE *err)
-{
-	int rc, i;
-
-	for (i = 0; i < nof; i++) {
-		rc = out_open(&of[i]);
-		/* csv: one report per file; table and json: all in one */
-		if (!rc)
-			rc = nof > 1 ? write_reports(o, of[i].f, &sel[i], 1, s, d, damage, m)
-				     : write_reports(o, of[i].f, sel, nsel, s, d, damage, m);
-		if (!rc)
-			rc = fclose(of[i].f) ? -errno : 0;
-		of[i].f = NULL;
-		if (rc) {
-			fprintf(err, "gtrace-bpf: cannot write %s: %s\n", of[i].path, strerror(-rc));
-			return 1;
-		}
-	}
-	for (i = 0; i < nof; i++) {
-		rc = installer__commit(of[i].in, o->force);
-		if (rc == -EEXIST && !o->force) {
-			fprintf(err, "gtrace-bpf: %s exists: use --force to replace it\n", of[i].path);
-			return 1;
-		}
-		if (rc) {
-			fprintf(err, "gtrace-bpf: cannot write %s: %s\n", of[i].path, strerror(-rc));
-			return 1;
-		}
-	}
-	return 0;
 }
 
 int stats__check_reports(const char *list, char *bad, size_t badlen)
@@ -727,6 +656,30 @@ int stats__check_reports(const char *list, char *bad, size_t badlen)
 	int sel[NREPORTS], nsel;
 
 	return select_reports(list, sel, &nsel, bad, badlen);
+}
+
+int stats__check_range(const char *range)
+{
+	struct stats_range_arg a;
+
+	return stats_capture__parse_range(range, &a);
+}
+
+/* The capture spans of path in a pass of their own, before the one of the
+ * reports: --range must know where its span ends before its records come.
+ * Returns 0 or 1 after one line on err. */
+static int read_spans(const char *path, struct capture_spans *c, FILE *err)
+{
+	struct trace_reader *r = NULL;
+	const char *msg = NULL;
+	int rc = trace_reader__open(path, &r, &msg);
+
+	if (!rc)
+		rc = capture_spans__read(c, r);
+	trace_reader__close(r);
+	if (rc)
+		fprintf(err, "gtrace-bpf: cannot read %s: %s\n", path, msg ? msg : strerror(-rc));
+	return rc ? 1 : 0;
 }
 
 int stats__run(const struct stats_opts *o)
@@ -739,9 +692,10 @@ int stats__run(const struct stats_opts *o)
 	int sel[NREPORTS], nsel, rc, ret = 1;
 	bool to_file = o->output && strcmp(o->output, "-");
 	struct out_file of[NREPORTS] = { 0 };
+	struct stats_range_arg range;
+	struct stats_run *run = NULL;
 	int nof = 0;
 	char bad[64];
-	struct nv_majors majors;
 
 	if (select_reports(o->reports, sel, &nsel, bad, sizeof(bad))) {
 		fprintf(err, "gtrace-bpf: unknown report '%s' (", bad);
@@ -754,6 +708,11 @@ int stats__run(const struct stats_opts *o)
 		fprintf(err, "gtrace-bpf: unknown time unit '%s' (ns, us, ms, s)\n", o->timeunit);
 		return 2;
 	}
+	if (o->range && stats_capture__parse_range(o->range, &range)) {
+		fprintf(err, "gtrace-bpf: bad range '%s': give the number of a capture range "
+			"(1, 2, ...) or of a light-mode window (w1, w2, ...)\n", o->range);
+		return 2;
+	}
 	/* CSV readers take one table a file: several reports in one stream
 	 * would not load */
 	if (o->format == STATS_CSV && nsel > 1 && !to_file) {
@@ -764,12 +723,12 @@ int stats__run(const struct stats_opts *o)
 	/* refused before the work, not after it; the installer catches a file
 	 * that appears meanwhile */
 	if (to_file) {
-		rc = out_names(o, sel, nsel, of, &nof);
+		rc = stats_files__names(o, sel, nsel, of, &nof);
 		if (rc) {
 			fprintf(err, "gtrace-bpf: failed to allocate a file name: %s\n", strerror(-rc));
 			goto out;
 		}
-		if (out_check(o, of, nof, err))
+		if (stats_files__check(o, of, nof, err))
 			goto out;
 	}
 	rc = trace_reader__open(o->path, &r, &msg);
@@ -779,11 +738,27 @@ int stats__run(const struct stats_opts *o)
 	}
 	s = stats_acc__new();
 	d = s ? gt_decoder__new(stats_acc__call, stats_acc__other, s) : NULL;
-	if (s)
-		s->d = d;
-	if (!d) {
+	run = calloc(1, sizeof(*run));
+	if (run)
+		run->cap = capture_spans__new(trace_reader__info(r));
+	if (!d || !run || !run->cap) {
 		fprintf(err, "gtrace-bpf: failed to compute statistics: %s\n", strerror(ENOMEM));
 		goto out;
+	}
+	s->d = d;
+	run->s = s;
+	run->d = d;
+	if (o->range) {
+		if (read_spans(o->path, run->cap, err))
+			goto out;
+		rc = stats_capture__select(run, &range, o->path, err);
+		if (rc) {
+			ret = rc;
+			goto out;
+		}
+	} else {
+		/* one pass: the spans come with the other records */
+		s->cap = run->cap;
 	}
 	rc = read_trace(r, d, s, &why);
 	if (rc) {
@@ -795,12 +770,19 @@ int stats__run(const struct stats_opts *o)
 	}
 	if (trace_reader__truncated(r))
 		damage = trace_reader__damage(r);
-	nv_majors__from_info(trace_reader__info(r), &majors);
+	nv_majors__from_info(trace_reader__info(r), &run->majors);
+	if (s->cap) {
+		const struct gt_trailer *t = trace_reader__trailer(r);
+		uint64_t last = gt_decoder__last_ts(d);
+
+		capture_spans__finish(run->cap, t && t->end_ts > last ? t->end_ts : last);
+	}
+	stats_capture__describe(run);
 	if (to_file) {
-		if (write_files(o, of, nof, sel, nsel, s, d, damage, &majors, err))
+		if (stats_files__write(o, of, nof, sel, nsel, run, damage, err))
 			goto out;
 	} else {
-		rc = write_reports(o, out, sel, nsel, s, d, damage, &majors);
+		rc = stats__write_reports(o, out, sel, nsel, run, damage);
 		if (rc) {
 			fprintf(err, "gtrace-bpf: cannot write standard output: %s\n", strerror(-rc));
 			goto out;
@@ -811,9 +793,12 @@ int stats__run(const struct stats_opts *o)
 			o->path, damage);
 	ret = 0;
 out:
-	out_free(of, nof);
+	stats_files__free(of, nof);
 	gt_decoder__free(d);
 	stats_acc__free(s);
+	if (run)
+		capture_spans__free(run->cap);
+	free(run);
 	trace_reader__close(r);
 	return ret;
 }

@@ -370,6 +370,30 @@ static int launch_add(struct stats_acc *s, const struct gt_callrec *c)
 
 /* ---- the callbacks ------------------------------------------------------ */
 
+static inline bool in_scope(const struct stats_acc *s, uint32_t pid, uint64_t ts)
+{
+	return !s->scope.on || ((!s->scope.pid || s->scope.pid == pid) && ts >= s->scope.start &&
+				ts <= s->scope.end);
+}
+
+/* A record in the scope: GPU work by its call when linked (see stats_scope). */
+static bool rec_in_scope(const struct stats_acc *s, const struct gt_hdr *rec)
+{
+	const struct gt_gpu_kernel *k = (const void *)rec;
+	const struct gt_gpu_copy *c = (const void *)rec;
+
+	if (!s->scope.on)
+		return true;
+	if (!gt_rec__size_ok(rec))
+		return in_scope(s, rec->pid, rec->ts);
+	if (rec->type == GT_REC_GPU_KERNEL && (k->flags & GT_GPU_LINKED))
+		return in_scope(s, rec->pid, k->launch_ts);
+	if ((rec->type == GT_REC_GPU_MEMCPY || rec->type == GT_REC_GPU_MEMSET) &&
+	    (c->flags & GT_GPU_LINKED))
+		return in_scope(s, rec->pid, c->launch_ts);
+	return in_scope(s, rec->pid, rec->ts);
+}
+
 static int ioctl_add(struct stats_acc *s, const struct gt_ioctl *io)
 {
 	uint16_t which = io->flags & (GT_IOCTL_RM_CONTROL | GT_IOCTL_RM_ALLOC);
@@ -400,7 +424,7 @@ int stats_acc__record(struct stats_acc *s, const struct gt_hdr *rec)
 	struct proc_acc *p;
 
 	/* snapshots belong to the recorder, pid 0 to no process */
-	if (!rec->pid || rec->type == GT_REC_STATS)
+	if (!rec->pid || rec->type == GT_REC_STATS || !rec_in_scope(s, rec))
 		return 0;
 	p = proc_of(s, rec->pid);
 	if (!p)
@@ -414,10 +438,13 @@ int stats_acc__record(struct stats_acc *s, const struct gt_hdr *rec)
 int stats_acc__call(void *ctx, const struct gt_callrec *c)
 {
 	struct stats_acc *s = ctx;
-	struct proc_acc *p = proc_of(s, c->pid);
+	struct proc_acc *p;
 	enum gt_api_class cls;
 	int kind;
 
+	if (!in_scope(s, c->pid, c->ts))
+		return 0;
+	p = proc_of(s, c->pid);
 	if (!p || c->api >= GT_API__COUNT)
 		return p ? 0 : -ENOMEM;
 	p->calls++;
@@ -523,6 +550,10 @@ int stats_acc__other(void *ctx, const struct gt_hdr *rec)
 	size_t n;
 	int kind;
 
+	if ((rec->type == GT_REC_RANGE || rec->type == GT_REC_CAPTURE) && s->cap)
+		return capture_spans__feed(s->cap, rec);
+	if (!rec_in_scope(s, rec))
+		return 0;
 	switch (rec->type) {
 	case GT_REC_GPU_KERNEL:
 		s->gpu_records++;

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include "decode/capture_spans.h"
 #include "decode/decode.h"
 #include "lib/hmap.h"
 
@@ -121,7 +122,19 @@ struct lat_acc {
 	uint64_t min, max;	/* of v, valid when v.n > 0 */
 };
 
+/* What `stats --range` limits the reports to: the records of pid (0: of
+ * every process) from start to end, both included.  A call is in when its
+ * entry is; a GPU record linked to its call when the call's entry is, an
+ * unlinked one by its start. */
+struct stats_scope {
+	bool on;		/* false: the whole trace */
+	uint32_t pid;		/* a range's process, 0 for a window */
+	uint64_t start, end;	/* CLOCK_MONOTONIC ns */
+};
+
 struct stats_acc {
+	struct stats_scope scope;		/* set by the caller before the pass */
+	struct capture_spans *cap;		/* fed the capture records, when set */
 	struct dur_acc api[GT_API__COUNT];	/* by enum gt_api */
 	struct dur_acc mem[MEM_KINDS];		/* bytes by copy kind, memset last */
 	struct hmap syncs;			/* (pid, api) -> struct sync_acc */
@@ -150,8 +163,9 @@ int stats_acc__record(struct stats_acc *s, const struct gt_hdr *rec);
 /* The decoder's call callback (ctx = the stats_acc).  Returns 0 or -ENOMEM. */
 int stats_acc__call(void *ctx, const struct gt_callrec *c);
 /* The decoder's callback for other records (ctx = the stats_acc): takes the
- * GPU kernels, copies, sets and NVTX ranges of merged traces.  s->d must be
- * the decoder.  Returns 0 or -ENOMEM. */
+ * GPU kernels, copies, sets and NVTX ranges of merged traces, and the
+ * capture records into s->cap.  s->d must be the decoder.  Returns 0 or
+ * -ENOMEM. */
 int stats_acc__other(void *ctx, const struct gt_hdr *rec);
 
 /* Mean, exact median and sample deviation of v (reorders v). */

@@ -1,19 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal to `gtrace-bpf stats`: what its two files share.  stats.c has
- * the reports of the CPU side and runs them; stats_gpu.c has the reports of
+ * Internal to `gtrace-bpf stats`: what its files share.  stats.c has the
+ * reports of the CPU side and runs them; stats_gpu.c has the reports of
  * the GPU side of merged traces (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum,
  * cuda_gpu_mem_size_sum, nvtx_sum, gpu_launch_latency): their columns,
- * notes and builders.
+ * notes and builders; stats_capture.c capture_sum, --range and the labels
+ * of light mode; stats_files.c the output files of -o.
  */
 #ifndef GTRACE_STATS_INT_H
 #define GTRACE_STATS_INT_H
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include "lib/hmap.h"
 #include "analysis/stats_acc.h"
 #include "analysis/stats_report.h"
+#include "decode/capture_spans.h"
+#include "format/nv_ioctl.h"
 
 /* The eight columns every report of durations starts with (cells 0-7,
  * filled by time_cells()). */
@@ -95,5 +99,75 @@ int stats_gpu__mem_time_sum(struct stats_acc *s, struct stats_report *r);
 /* Rows as cuda_mem_size_sum's (mem_cols) of the sizes in a[]. */
 int stats_gpu__size_rows(struct dur_acc *a, struct stats_report *r);
 int stats_gpu__latency(struct stats_acc *s, struct stats_report *r);
+
+/* ---- a run, and capture control (stats_capture.c) ---------------------- */
+
+/* --range's argument: "N" or "wN". */
+struct stats_range_arg {
+	bool window;		/* "wN": window N */
+	uint32_t number;	/* N, 1 or more */
+};
+
+/* What every report of one run shares. */
+struct stats_run {
+	struct stats_acc *s;
+	const struct gt_decoder *d;
+	struct nv_majors majors;	/* the trace's NVIDIA device majors */
+	struct capture_spans *cap;	/* the trace's capture ranges and windows */
+	const struct capspan *scope;	/* --range's, NULL for the whole trace */
+	bool sampled;			/* light mode, and hot calls were not recorded all
+					 * through the scope: their figures are sampled */
+	char sampled_note[320];		/* "sampled: launches and other hot calls only ..." */
+	char head_text[320];		/* the table's lines before the reports, "" none */
+	char head_json[768];		/* the JSON document's members before them, "" none */
+	char capture_notes[3][640];	/* capture_sum's notes of this trace */
+	const char *capture_note_v[5];	/* the notes of capture_sum, NULL-terminated */
+};
+
+/* "N" or "wN" with N from 1: 0, or -EINVAL. */
+int stats_capture__parse_range(const char *s, struct stats_range_arg *a);
+/* Points run->scope and run->s->scope at the span a names (run->cap
+ * finished).  Returns 0, or 2 after one line on err: a trace with no
+ * ranges and no windows, or none of that number. */
+int stats_capture__select(struct stats_run *run, const struct stats_range_arg *a,
+			  const char *path, FILE *err);
+/* Works out, once the trace is read, what the reports say of capture
+ * control: whether they are sampled and the notes and heads. */
+void stats_capture__describe(struct stats_run *run);
+/* Fills the last column (Sampled) of r's rows: true for every row, or, for
+ * name_col >= 0, for the rows whose api (in that column) is a hot one. */
+void stats_capture__mark(const struct stats_run *run, struct stats_report *r, int name_col);
+extern const struct stats_col stats_capture_cols[10];
+const char *const *stats_capture__notes(const struct stats_run *run);
+/* capture_sum: one row per range and window (only --range's, with it). */
+int stats_capture__sum(struct stats_run *run, struct stats_report *r);
+
+/* ---- output files (stats_files.c) --------------------------------------- */
+
+/* One output file, written under a temporary name and renamed into place
+ * once every file of the run is complete: a failed run leaves none of them
+ * half written, nor replaces an earlier one. */
+struct out_file {
+	char *path;		/* the name it gets */
+	struct installer *in;	/* its temporary file */
+	FILE *f;		/* open on the temporary file, NULL once closed */
+};
+
+/* Writes the reports sel[0..nsel) of run to out (stats.c).  Returns 0 or a
+ * negative errno. */
+int stats__write_reports(const struct stats_opts *o, FILE *out, const int *sel, int nsel,
+			 struct stats_run *run, const char *damage);
+/* The files of a run: o->output itself, or for csv one per report,
+ * BASE_<report>.csv.  Returns 0 or -ENOMEM. */
+int stats_files__names(const struct stats_opts *o, const int *sel, int nsel, struct out_file *of,
+		       int *nof);
+/* Refuses, before the work, a name that exists (unless force) or that is
+ * the input trace.  Returns 0 or 1 after one line on err. */
+int stats_files__check(const struct stats_opts *o, const struct out_file *of, int nof, FILE *err);
+/* Writes the reports into the files and installs them.  Returns 0 or 1
+ * after one line on err. */
+int stats_files__write(const struct stats_opts *o, struct out_file *of, int nof, const int *sel,
+		       int nsel, struct stats_run *run, const char *damage, FILE *err);
+void stats_files__free(struct out_file *of, int nof);
 
 #endif

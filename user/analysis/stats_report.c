@@ -27,6 +27,8 @@ struct stats_writer {
 	int dec;		/* decimals of the unit: 0, 3, 6, 9 */
 	const char *path;	/* the trace, for JSON and SKIPPED lines */
 	const char *damage;	/* why the trace ended early, NULL if whole */
+	const char *head_text;	/* table: lines before the first report, NULL none */
+	const char *head_json;	/* JSON: members after "damage", NULL none */
 	int nreports;		/* reports written so far */
 };
 
@@ -88,6 +90,12 @@ struct stats_writer *stats_writer__new(FILE *out, enum stats_format fmt, const c
 	return w;
 }
 
+void stats_writer__set_head(struct stats_writer *w, const char *text, const char *json)
+{
+	w->head_text = text;
+	w->head_json = json;
+}
+
 void stats_writer__free(struct stats_writer *w)
 {
 	free(w);
@@ -141,6 +149,10 @@ static void fmt_number(const struct stats_writer *w, enum stats_kind kind,
 	case SK_PCT:
 	case SK_REAL:
 		snprintf(buf, CELL_MAX, "%.1f", c->d);
+		break;
+	case SK_BOOL:
+		snprintf(buf, CELL_MAX, "%s", w->fmt == STATS_TABLE ? (c->u ? "yes" : "no") :
+					      c->u ? "true" : "false");
 		break;
 	case SK_STR:
 		buf[0] = '\0';
@@ -235,7 +247,7 @@ static const char *cell_text(const struct stats_writer *w, const struct stats_co
 	if (c->none)
 		return "-";
 	fmt_number(w, col->kind, c, buf);
-	if (col->kind != SK_ID)
+	if (col->kind != SK_ID && col->kind != SK_BOOL)
 		group_digits(buf);
 	return buf;
 }
@@ -264,6 +276,8 @@ static int write_table(struct stats_writer *w, const struct stats_report *r)
 	FILE *f = w->out;
 	int err = 0;
 
+	if (!w->nreports && w->head_text)
+		fprintf(f, "\n%s", w->head_text);
 	fprintf(f, "\n ** %s (%s):\n\n", r->title, r->name);
 	if (!r->nrows) {
 		fprintf(f, " SKIPPED: %s does not contain %s.\n", w->path ? w->path : "the trace",
@@ -387,6 +401,8 @@ static void write_json_head(struct stats_writer *w)
 		fputs(",\"damage\":", f);
 		put_json_str(f, w->damage);
 	}
+	if (w->head_json)
+		fprintf(f, ",%s", w->head_json);
 	fputs(",\"reports\":[", f);
 }
 

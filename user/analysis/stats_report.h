@@ -24,6 +24,7 @@ enum stats_kind {
 	SK_PCT,		/* percentage, double, one decimal */
 	SK_REAL,	/* other double (bytes average), one decimal */
 	SK_STR,		/* text, printed as it is (JSON-escaped in JSON) */
+	SK_BOOL,	/* u: yes / no in tables, true / false in CSV and JSON */
 };
 
 struct stats_col {
@@ -67,6 +68,11 @@ int stats_timeunit__decimals(const char *unit);
  * format only.  Returns NULL when out of memory. */
 struct stats_writer *stats_writer__new(FILE *out, enum stats_format fmt, const char *unit,
 				       const char *path, const char *damage);
+/* What comes before the reports, both may be NULL: in a table, text (lines,
+ * each ending in a newline) before the first report; in JSON, json (members
+ * "key":value separated by commas) after "truncated" and "damage".  CSV has
+ * neither: a file is one table.  Both must live until the writer is freed. */
+void stats_writer__set_head(struct stats_writer *w, const char *text, const char *json);
 /* Renders one report.  Returns 0 or a negative errno (write error, ENOMEM). */
 int stats_writer__report(struct stats_writer *w, const struct stats_report *r);
 /* Ends the output (closes the JSON document) and flushes it.  Returns 0 or

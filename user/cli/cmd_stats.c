@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* gtrace-bpf stats FILE [-r REPORT[,...]] [--format table|csv|json] [--timeunit ns|us|ms|s]
- *                 [-o OUT] [--force] */
+ *                 [--range N] [-o OUT] [--force] */
 #include <argp.h>
 #include <errno.h>
 #include <stdio.h>
@@ -9,12 +9,15 @@
 #include "cli/cli.h"
 #include "analysis/stats.h"
 
-enum { OPT_FORMAT = 0x100, OPT_TIMEUNIT };
+enum { OPT_FORMAT = 0x100, OPT_TIMEUNIT, OPT_RANGE };
 
 static const struct argp_option stats_options[] = {
 	{ "report", 'r', "REPORT[,...]", 0, "Reports to print (default: all)", 0 },
 	{ "format", OPT_FORMAT, "FORMAT", 0, "table (default), csv or json", 0 },
 	{ "timeunit", OPT_TIMEUNIT, "UNIT", 0, "ns (default), us, ms or s", 0 },
+	{ "range", OPT_RANGE, "N", 0, "Reports of capture range N only (its process, its start "
+	  "to its end); wN: of light-mode window N (every process); N is window N in a trace of "
+	  "windows and no ranges", 0 },
 	{ "output", 'o', "OUT", 0, "Write to OUT (default: stdout, also -); csv: one file "
 	  "OUT_<report>.csv per report", 0 },
 	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace output files that exist", 0 },
@@ -32,7 +35,14 @@ static const char stats_doc_fmt[] =
 "  gtrace-bpf stats run.gtrace\n"
 "  gtrace-bpf stats run.gtrace -r cuda_api_sum --timeunit us\n"
 "  gtrace-bpf stats run.gtrace -r cuda_launch_sum --format csv > launches.csv\n"
-"  gtrace-bpf stats run.gtrace --format csv -o run   # run_cuda_api_sum.csv ...";
+"  gtrace-bpf stats run.gtrace --format csv -o run   # run_cuda_api_sum.csv ...\n"
+"  gtrace-bpf stats run.gtrace -r capture_sum        # capture ranges, windows\n"
+"  gtrace-bpf stats run.gtrace --range 2             # capture range 2 only\n"
+"\n"
+"Capture ranges count from 1 in the order they opened in the recording, across\n"
+"processes; light-mode windows from 1 on their own (dump's \"index\"). In light\n"
+"mode the figures of launches and other hot calls are of what the windows or\n"
+"the live hot probes saw: marked sampled, never scaled up.";
 
 /* The report names joined with sep, from the report table; NULL when out of
  * memory. */
@@ -78,6 +88,12 @@ static error_t stats_parse(int key, char *arg, struct argp_state *state)
 		o->format = formats[cli__choose(state, "format", arg, names)];
 		break;
 	}
+	case OPT_RANGE:
+		if (stats__check_range(arg))
+			argp_error(state, "bad range '%s': give the number of a capture range (1, 2, ...) "
+				   "or of a light-mode window (w1, w2, ...)", arg);
+		o->range = arg;
+		break;
 	case OPT_TIMEUNIT: {
 		static const char *const units[] = { "ns", "us", "ms", "s", NULL };
 

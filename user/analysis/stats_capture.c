@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Capture control in `gtrace-bpf stats` (stats.c runs the reports): the
+ * capture_sum report of a trace's capture ranges and light-mode windows,
+ * --range N, which limits every report to one of them, and the labels of
+ * light mode, whose hot calls were recorded only part of the time.
+ *
+ * --range N names capture range N, the number its records carry (ranges
+ * count from 1 in the order they opened in the recording, across processes,
+ * refused ones included: decode/capture_spans.h), or window N in a trace
+ * that has windows and no range; wN names window N in any trace.  A range
+ * limits the reports to the records of its process from its open to its
+ * close, a window to those of every process inside it (stats_acc.h says
+ * which record is inside).
+ *
+ * Sampled.  In light mode hot calls (gt_api__hot: launches, async copies
+ * and sets, event records, stream waits, queries) were recorded only while
+ * the hot probes were live: inside windows, or in ranges once their probes
+ * had attached.  Where that is less than the whole of what the reports
+ * cover (the trace, or the range of --range), every figure that hot calls
+ * make is sampled: the table says so in a note under those reports, CSV and
+ * JSON in a "sampled" column, and the JSON document in "sampled" and
+ * "sampled_note".  Nothing is scaled up: the figures are of what was
+ * recorded.  Cold calls, ioctls, off-CPU intervals and the GPU side are
+ * complete; gpu_launch_latency has the kernels of recorded launches only.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/stats_int.h"
+#include "format/api.h"
+
+/* ---- --range ------------------------------------------------------------ */
+
+int stats_capture__parse_range(const char *s, struct stats_range_arg *a)
+{
+	unsigned long long v = 0;
+	const char *p = s;
+
+	if (!s)
+		return -EINVAL;
+	a->window = *p == 'w';
+	p += a->window;
+	/* digits only: strtoull would take signs and blanks */
+	if (*p < '1' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (unsigned)(*p - '0');
+		if (v > UINT32_MAX)
+			return -EINVAL;
+	}
+	if (*p)
+		return -EINVAL;
+	a->number = (uint32_t)v;
+	return 0;
+}
+
+/* The lowest and highest number of the spans of kind; false when none. */
+static bool numbers(const struct capture_spans *c, enum capspan_kind kind, uint32_t *lo,
+		    uint32_t *hi)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < capture_spans__count(c); i++) {
+		const struct capspan *s = capture_spans__at(c, i);
+
+		if (s->kind != kind)
+			continue;
+		if (!any || s->number < *lo)
+			*lo = s->number;
+		if (!any || s->number > *hi)
+			*hi = s->number;
+		any = true;
+	}
+	return any;
+}
+
+int stats_capture__select(struct stats_run *run, const struct stats_range_arg *a,
+			  const char *path, FILE *err)
+{
+	uint32_t rlo = 0, rhi = 0, wlo = 0, whi = 0;
+	bool ranges = numbers(run->cap, CAPSPAN_RANGE, &rlo, &rhi);
+	bool windows = numbers(run->cap, CAPSPAN_WINDOW, &wlo, &whi);
+	bool window = a->window || (!ranges && windows);
+	const struct capspan *s;
+
+	if (!ranges && !windows) {
+		fprintf(err, "gtrace-bpf: %s has no capture ranges or light-mode windows for --range "
+			"(a trace recorded with -c cudaProfilerApi, -c nvtx or --mode light has)\n",
+			path);
+		return 2;
+	}
+	s = capture_spans__find(run->cap, window ? CAPSPAN_WINDOW : CAPSPAN_RANGE, a->number);
+	if (!s) {
+		if (window && !windows)
+			fprintf(err, "gtrace-bpf: %s has no light-mode windows (its capture ranges: "
+				"%u to %u)\n", path, rlo, rhi);
+		else if (window)
+			fprintf(err, "gtrace-bpf: %s has no light-mode window %u (its windows: %u to "
+				"%u)\n", path, a->number, wlo, whi);
+		else
+			fprintf(err, "gtrace-bpf: %s has no capture range %u (its ranges: %u to %u)\n",
+				path, a->number, rlo, rhi);
+		return 2;
+	}
+	run->scope = s;
+	run->s->scope = (struct stats_scope){
+		.on = true, .pid = s->kind == CAPSPAN_RANGE ? s->pid : 0,
+		.start = s->start_ts, .end = s->end_ts,
+	};
+	return 0;
+}
+
+/* ---- what the reports say of it ----------------------------------------- */
+
+/* ns since the recording started (0 for what came before it). */
+static uint64_t rel(const struct stats_run *run, uint64_t ts)
+{
+	uint64_t start = capture_spans__start_ts(run->cap);
+
+	return ts > start ? ts - start : 0;
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)part * 100.0 / (double)whole : 0.0;
+}
+
+/* The sampled note, when hot calls were recorded for less than the scope. */
+static void sampled_note(struct stats_run *run)
+{
+	const struct capture_spans *c = run->cap;
+	const struct capspan *sc = run->scope;
+	struct capture_totals t;
+	uint64_t a = sc ? sc->start_ts : capture_spans__start_ts(c);
+	uint64_t b = sc ? sc->end_ts : capture_spans__end_ts(c), hot, all;
+	char h[32], w[32], from[32], where[96];
+
+	if (a > b)
+		a = b;
+	all = b - a;
+	hot = capture_spans__hot_ns(c, a, b);
+	run->sampled = capture_spans__light(c) && hot < all;
+	if (!run->sampled)
+		return;
+	capture_spans__totals(c, &t);
+	if (sc && sc->kind == CAPSPAN_RANGE && sc->live_ts > sc->start_ts && sc->live_ts < sc->end_ts)
+		snprintf(where, sizeof(where), "from +%s of range %u on, when the hot probes were live",
+			 gt_ns__text(sc->live_ts - sc->start_ts, from, sizeof(from)), sc->number);
+	else if (sc && sc->kind == CAPSPAN_RANGE)
+		snprintf(where, sizeof(where), "while the hot probes were live in range %u",
+			 sc->number);
+	else if (t.windows && !capture_spans__hot_count(c))
+		snprintf(where, sizeof(where), "inside %u window%s", t.windows,
+			 t.windows == 1 ? "" : "s");
+	else
+		snprintf(where, sizeof(where), "while the hot probes were live (%u interval%s)",
+			 t.hot_intervals, t.hot_intervals == 1 ? "" : "s");
+	snprintf(run->sampled_note, sizeof(run->sampled_note),
+		 "sampled: launches and other hot calls only %s, %s of %s (%.1f %%); cold calls, "
+		 "ioctls and off-CPU intervals are complete; nothing is extrapolated.", where,
+		 gt_ns__text(hot, h, sizeof(h)), gt_ns__text(all, w, sizeof(w)), share(hot, all));
+}
+
+/* capture_sum's notes: what the columns mean, the totals, the anomalies. */
+static void sum_notes(struct stats_run *run)
+{
+	const struct capture_spans *c = run->cap;
+	struct capture_totals t;
+	char a[32], b[32], an[512];
+	size_t n = 0, k = 0;
+
+	capture_spans__totals(c, &t);
+	run->capture_note_v[k++] = "Start and End: time since the recording started. Hot From: how "
+		"long after its start a range's hot calls (launches, async copies and sets, event "
+		"records, stream waits, queries) began to be recorded, when it opened before the "
+		"hot probes were live.";
+	if (t.ranges) {
+		n = (size_t)snprintf(run->capture_notes[0], sizeof(run->capture_notes[0]),
+				     "%u capture range%s", t.ranges, t.ranges == 1 ? "" : "s");
+		if (t.refused)
+			n += (size_t)snprintf(run->capture_notes[0] + n,
+					      sizeof(run->capture_notes[0]) - n,
+					      " (%u refused: nothing of %s was recorded)", t.refused,
+					      t.refused == 1 ? "it" : "them");
+		snprintf(run->capture_notes[0] + n, sizeof(run->capture_notes[0]) - n,
+			 " cover %s of the recording's %s (%.1f %%); a range is of one process.",
+			 gt_ns__text(t.range_ns, a, sizeof(a)), gt_ns__text(t.trace_ns, b, sizeof(b)),
+			 share(t.range_ns, t.trace_ns));
+		run->capture_note_v[k++] = run->capture_notes[0];
+	}
+	if (t.windows) {
+		snprintf(run->capture_notes[1], sizeof(run->capture_notes[1]),
+			 "%u light-mode window%s cover %s of the recording's %s (%.1f %%); a window "
+			 "is of every process.", t.windows, t.windows == 1 ? "" : "s",
+			 gt_ns__text(t.window_ns, a, sizeof(a)), gt_ns__text(t.trace_ns, b, sizeof(b)),
+			 share(t.window_ns, t.trace_ns));
+		run->capture_note_v[k++] = run->capture_notes[1];
+	}
+	if (capture_spans__anomalies(c)) {
+		snprintf(run->capture_notes[2], sizeof(run->capture_notes[2]), "Anomalies: %s.",
+			 capture_spans__anomalies_text(c, an, sizeof(an)));
+		run->capture_note_v[k++] = run->capture_notes[2];
+	}
+	run->capture_note_v[k] = NULL;
+}
+
+/* The table's lines and the JSON members that say what the reports cover.
+ * The JSON strings are ours (names, numbers, units): nothing to escape. */
+static void heads(struct stats_run *run)
+{
+	const struct capture_spans *c = run->cap;
+	const struct capspan *s = run->scope;
+	const struct gt_capture_mode *m = capture_spans__mode(c);
+	char a[32], b[32], d[32], what[64];
+	size_t n = 0;
+
+	if (!capture_spans__any(c))
+		return;
+	n = (size_t)snprintf(run->head_json, sizeof(run->head_json),
+			     "\"capture\":{\"mode\":\"%s\",\"capture_range\":\"%s\"}",
+			     capture_spans__light(c) ? "light" : "full",
+			     m->range ? gt_capture_source__name(m->range) : "none");
+	if (s) {
+		if (s->kind == CAPSPAN_RANGE)
+			snprintf(what, sizeof(what), "Capture range %u (%s), pid %u", s->number,
+				 capspan__source_name(s), s->pid);
+		else
+			snprintf(what, sizeof(what), "Light-mode window %u, every process", s->number);
+		if (s->end == CAPSPAN_REFUSED)
+			snprintf(run->head_text, sizeof(run->head_text),
+				 " %s: refused at +%s (beyond --capture-range-end's count): nothing of "
+				 "it was recorded.\n", what, gt_ns__text(rel(run, s->start_ts), a, sizeof(a)));
+		else
+			snprintf(run->head_text, sizeof(run->head_text),
+				 " %s: +%s to +%s of the recording (%s), %s. Every report below is of "
+				 "its records only.\n", what, gt_ns__text(rel(run, s->start_ts), a, sizeof(a)),
+				 gt_ns__text(rel(run, s->end_ts), b, sizeof(b)),
+				 gt_ns__text(capspan__ns(s), d, sizeof(d)), capspan__state_name(s));
+		n += (size_t)snprintf(run->head_json + n, sizeof(run->head_json) - n,
+				      ",\"range\":{\"kind\":\"%s\",\"number\":%u,\"source\":\"%s\","
+				      "\"pid\":%u,\"start\":%llu,\"end\":%llu,\"state\":\"%s\"}",
+				      s->kind == CAPSPAN_RANGE ? "range" : "window", s->number,
+				      capspan__source_name(s), s->pid,
+				      (unsigned long long)s->start_ts, (unsigned long long)s->end_ts,
+				      capspan__state_name(s));
+	}
+	n += (size_t)snprintf(run->head_json + n, sizeof(run->head_json) - n, ",\"sampled\":%s",
+			      run->sampled ? "true" : "false");
+	if (run->sampled)
+		snprintf(run->head_json + n, sizeof(run->head_json) - n, ",\"sampled_note\":\"%s\"",
+			 run->sampled_note);
+}
+
+void stats_capture__describe(struct stats_run *run)
+{
+	sampled_note(run);
+	sum_notes(run);
+	heads(run);
+}
+
+/* The rows a sampled figure is in: every row of a report of hot calls, or
+ * (cuda_api_sum, cuda_sync_sum: api in column name_col) those of hot apis. */
+void stats_capture__mark(const struct stats_run *run, struct stats_report *r, int name_col)
+{
+	int col = r->ncols - 1;
+
+	for (size_t i = 0; run->sampled && i < r->nrows; i++) {
+		struct stats_cell *c = r->cells + i * r->ncols;
+		bool hot = true;
+
+		if (name_col >= 0)
+			hot = !c[name_col].none && gt_api__hot((unsigned)gt_api__by_name(c[name_col].s));
+		c[col] = (struct stats_cell){ .u = hot };
+	}
+}
+
+/* ---- report: capture_sum ------------------------------------------------ */
+
+const struct stats_col stats_capture_cols[10] = {
+	{ "Number", "number", SK_ID },
+	{ "Kind", "kind", SK_STR },
+	{ "Source", "source", SK_STR },
+	{ "PID", "pid", SK_ID },
+	{ "TID", "tid", SK_ID },
+	{ "Start", "start", SK_TIME },
+	{ "End", "end", SK_TIME },
+	{ "Duration", "duration", SK_TIME },
+	{ "Hot From", "hot_from", SK_TIME },
+	{ "State", "state", SK_STR },
+};
+
+const char *const *stats_capture__notes(const struct stats_run *run)
+{
+	return run->capture_note_v;
+}
+
+int stats_capture__sum(struct stats_run *run, struct stats_report *r)
+{
+	for (size_t i = 0; i < capture_spans__count(run->cap); i++) {
+		const struct capspan *s = capture_spans__at(run->cap, i);
+		bool range = s->kind == CAPSPAN_RANGE;
+		struct stats_cell *c;
+
+		if (run->scope && s != run->scope)
+			continue;
+		c = stats_report__row(r);
+		if (!c)
+			return -ENOMEM;
+		c[0] = (struct stats_cell){ .u = s->number };
+		c[1] = (struct stats_cell){ .s = range ? "range" : "window" };
+		c[2] = (struct stats_cell){ .s = capspan__source_name(s) };
+		if (range) {
+			c[3] = (struct stats_cell){ .u = s->pid };
+			c[4] = (struct stats_cell){ .u = s->tid };
+		}
+		c[5] = (struct stats_cell){ .u = rel(run, s->start_ts) };
+		c[6] = (struct stats_cell){ .u = rel(run, s->end_ts) };
+		c[7] = (struct stats_cell){ .u = capspan__ns(s) };
+		if (range && s->live_ts > s->start_ts)
+			c[8] = (struct stats_cell){ .u = s->live_ts - s->start_ts };
+		c[9] = (struct stats_cell){ .s = capspan__state_name(s) };
+	}
+	return 0;
+}
