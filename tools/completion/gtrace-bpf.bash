@@ -10,7 +10,7 @@
 # tests/integration/test_docs.sh fails when they drift apart.
 
 _gtrace_bpf_cmds="record dump export stats merge census"
-_gtrace_bpf_reports="cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_sum process_sum ioctl_sum cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency"
+_gtrace_bpf_reports="cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_sum process_sum ioctl_sum cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency capture_sum"
 
 # The long options of command $1 (those of --help, which every command takes).
 _gtrace_bpf_opts() {
@@ -19,7 +19,7 @@ _gtrace_bpf_opts() {
 	record) echo "--all --buffer-size --capture-range --capture-range-end --cupti --cupti-lib --delay --duration --force --ioctl-majors --launch-exit --libcuda --light-window --max-size --mode --nvtx-capture --output --pid --quiet --scenario --trace --verbose $common" ;;
 	dump) echo "--summary $common" ;;
 	export) echo "--force --format --output $common" ;;
-	stats) echo "--force --format --output --report --timeunit $common" ;;
+	stats) echo "--force --format --output --range --report --timeunit $common" ;;
 	merge) echo "--force --output --quiet $common" ;;
 	census) echo "--functions --libcuda $common" ;;
 	esac
@@ -101,7 +101,7 @@ _gtrace_bpf() {
 		_gtrace_bpf_files "$cur"; return 0 ;;
 	-p|--pid)
 		COMPREPLY=($(compgen -W "$(cd /proc 2>/dev/null && compgen -G '[0-9]*')" -- "$cur")); return 0 ;;
-	-d|--duration|-y|--delay|--buffer-size|--max-size|--scenario|--ioctl-majors|--functions|--light-window|--nvtx-capture)
+	-d|--duration|-y|--delay|--buffer-size|--max-size|--scenario|--ioctl-majors|--functions|--light-window|--nvtx-capture|--range)
 		COMPREPLY=(); return 0 ;;
 	esac
 	if [[ $cur == -* ]]; then
