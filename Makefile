@@ -266,7 +266,8 @@ FUZZ_OUTPUT := $(OUTPUT)/fuzz
 FUZZ_SECONDS ?= 60
 TEST_FUZZ_SECONDS ?= 30
 
-test-build: $(BIN) $(UNIT_BINS) mock
+# gen_trace: the integration tests of the readers write their traces with it
+test-build: $(BIN) $(UNIT_BINS) mock $(OUTPUT)/tools/gen_trace
 
 unit-test: $(UNIT_BINS)
 	$(Q)$(RUN_TESTS) --unit

@@ -20,6 +20,17 @@
  * the seed (default 1), so two runs give the same file and benchmark
  * numbers can be compared.  N_RECORDS counts every record written; the
  * calls open when it is reached are finished, so the file holds a few more.
+ *
+ * -c range writes the trace of a recording with capture ranges
+ * (capture_range=cudaProfilerApi, repeat): every CAP_PERIOD each process
+ * opens a range, one after the other, each open 1.5 times the gap between
+ * two processes' opens, so that ranges of different processes overlap; the
+ * calls of a process are recorded only when they begin inside one of its
+ * ranges; a range open at the end is closed with the cut flag.  -c light
+ * writes a light-mode trace: a window of CAP_WINDOW every CAP_PERIOD, the
+ * hot calls (gt_api__hot) recorded only when they begin inside one, the
+ * others all the time.  The set-up calls of each process come before any of
+ * that and are always there.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "format/api.h"
 #include "format/trace_file.h"
 #include "bpf/gtrace_api.h"
 
@@ -38,6 +50,8 @@
 #define PID_BASE 4000
 #define PID_STEP 100
 #define STATS_EVERY (1u << 20)
+#define CAP_PERIOD 2000000ull	/* -c: ns from a window's (a process' range's) start to the next */
+#define CAP_WINDOW 400000ull	/* -c light: ns a window lasts */
 
 #define API(x) GT_API_##x
 
@@ -77,7 +91,10 @@ struct thr {
 	uint64_t stream;	/* its stream */
 	uint64_t event;		/* its event */
 	uint64_t live_alloc;	/* pointer allocated and not yet freed, 0 if none */
+	bool skipped;		/* its open call is not recorded (-c: outside a range or window) */
 };
+
+enum cap_mode { CAP_NONE, CAP_RANGE, CAP_LIGHT };
 
 struct gen {
 	struct trace_writer *w;
@@ -86,6 +103,19 @@ struct gen {
 	int nprocs, nthreads, nkernels;
 	struct kernel k[MAX_PROCS][MAX_KERNELS];
 	struct thr t[MAX_PROCS * MAX_THREADS];
+	enum cap_mode cap;	/* -c */
+	bool cap_started;	/* the schedule below runs (after the set-up) */
+	uint64_t cap_t0;	/* its start: the first window, process 0's first range */
+	uint64_t cap_gap;	/* -c range: from one process' range open to the next's */
+	uint64_t next_window;	/* -c light: number of the next window, from 0 */
+	bool window_open;
+	uint32_t nranges;	/* -c range: ranges opened so far */
+	struct {
+		uint64_t k;	/* number of its next range, from 0 */
+		bool open;
+		uint32_t index;	/* of the open one */
+	} pr[MAX_PROCS];
+	struct thr *cur;	/* the thread whose call is being written, NULL none */
 	_Alignas(8) unsigned char buf[8192];
 };
 
@@ -114,12 +144,116 @@ static uint64_t rnd_skew(struct gen *g, uint64_t lo, uint64_t hi)
 	return m < c ? m : c;
 }
 
+static int append(struct gen *g, struct gt_hdr *h)
+{
+	int err = trace_writer__append(g->w, h);
+
+	if (!err)
+		g->nrec++;
+	return err;
+}
+
+/* -c: a capture record, written as the recorder or BPF would. */
+static int w_capture(struct gen *g, uint64_t ts, uint32_t pid, uint32_t kind, uint32_t index,
+		     uint32_t flags)
+{
+	struct gt_capture c = {
+		.hdr = { .ts = ts, .pid = pid, .tid = pid, .size = sizeof(c),
+			 .type = g->cap == CAP_RANGE ? GT_REC_RANGE : GT_REC_CAPTURE,
+			 .cpu = (uint16_t)(pid % 16) },
+		.kind = kind, .index = index, .flags = flags,
+		.source = g->cap == CAP_RANGE ? GT_CAPSRC_PROFILER : GT_CAPSRC_WINDOW,
+		/* the hot probes' attach and detach times */
+		.latency_ns = kind == GT_CAP_WINDOW_OPEN ? 50000 : kind == GT_CAP_WINDOW_CLOSE ? 30000 : 0,
+	};
+
+	return append(g, &c.hdr);
+}
+
+/* The start of range k of process p (-c range). */
+static uint64_t range_start(const struct gen *g, int p, uint64_t k)
+{
+	return g->cap_t0 + k * CAP_PERIOD + (uint64_t)p * g->cap_gap;
+}
+
+/* -c: writes the capture records due by ts (opens and closes of ranges or
+ * windows), in time order. */
+static int cap_due(struct gen *g, uint64_t ts)
+{
+	int err = 0;
+
+	while (g->cap_started && !err) {
+		uint64_t best = UINT64_MAX;
+		int bp = -1;
+
+		if (g->cap == CAP_LIGHT) {
+			uint64_t at = g->cap_t0 + g->next_window * CAP_PERIOD +
+				      (g->window_open ? CAP_WINDOW : 0);
+
+			if (at > ts)
+				return 0;
+			if (g->window_open) {
+				g->next_window++;
+				err = w_capture(g, at, 0, GT_CAP_WINDOW_CLOSE, (uint32_t)g->next_window, 0);
+			} else {
+				err = w_capture(g, at, 0, GT_CAP_WINDOW_OPEN, (uint32_t)g->next_window + 1, 0);
+			}
+			g->window_open = !g->window_open;
+			continue;
+		}
+		for (int p = 0; p < g->nprocs; p++) {
+			uint64_t at = range_start(g, p, g->pr[p].k) +
+				      (g->pr[p].open ? g->cap_gap * 3 / 2 : 0);
+
+			if (at < best) {
+				best = at;
+				bp = p;
+			}
+		}
+		if (bp < 0 || best > ts)
+			return 0;
+		if (g->pr[bp].open) {
+			err = w_capture(g, best, PID_BASE + (uint32_t)bp * PID_STEP, GT_CAP_RANGE_CLOSE,
+					g->pr[bp].index, 0);
+			g->pr[bp].k++;
+		} else {
+			g->pr[bp].index = ++g->nranges;
+			err = w_capture(g, best, PID_BASE + (uint32_t)bp * PID_STEP, GT_CAP_RANGE_OPEN,
+					g->pr[bp].index, 0);
+		}
+		g->pr[bp].open = !g->pr[bp].open;
+	}
+	return err;
+}
+
+/* -c: whether a call of pid that begins at ts is recorded. */
+static bool captured(const struct gen *g, uint32_t pid, uint16_t api, uint64_t ts)
+{
+	int p = (int)((pid - PID_BASE) / PID_STEP);
+
+	if (g->cap == CAP_NONE || !g->cap_started)
+		return true;
+	if (g->cap == CAP_LIGHT)
+		return !gt_api__hot(api) || (ts - g->cap_t0) % CAP_PERIOD < CAP_WINDOW;
+	if (ts < range_start(g, p, 0))
+		return false;
+	return (ts - range_start(g, p, 0)) % CAP_PERIOD < g->cap_gap * 3 / 2;
+}
+
 static int put(struct gen *g, void *rec)
 {
 	struct gt_hdr *h = rec;
 	int err;
 
 	h->cpu = (uint16_t)(h->tid % 16);
+	err = cap_due(g, h->ts);
+	if (err)
+		return err;
+	/* a call outside what -c captures: neither its entry nor its exit */
+	if (g->cur && (h->type == GT_REC_CALL || h->type == GT_REC_LAUNCH))
+		g->cur->skipped = !captured(g, h->pid, h->api, h->ts);
+	if (g->cur && g->cur->skipped)
+		return 0;
 	err = trace_writer__append(g->w, h);
 	if (err)
 		return err;
@@ -399,8 +533,12 @@ static int thr_enter(struct gen *g, struct thr *t)
 
 static int thr_exit(struct gen *g, struct thr *t)
 {
-	int err = w_ret(g, t->ts, t->pid, t->tid, t->api, t->ret, t->has_out, t->out);
+	int err;
 
+	g->cur = t;
+	err = w_ret(g, t->ts, t->pid, t->tid, t->api, t->ret, t->has_out, t->out);
+	g->cur = NULL;
+	t->skipped = false;
 	t->in_call = false;
 	t->ts += rnd_skew(g, 300, 30000);
 	return err;
@@ -415,6 +553,10 @@ static int run(struct gen *g, uint64_t want)
 
 	for (int p = 0; p < g->nprocs && !err; p++)
 		err = proc_start(g, p, &ts);
+	/* -c: the schedule of ranges or windows starts once all are set up */
+	g->cap_started = g->cap != CAP_NONE;
+	g->cap_t0 = ts;
+	g->cap_gap = CAP_PERIOD / (uint64_t)(g->nprocs + 1);
 	while (!err) {
 		struct thr *t = NULL;
 
@@ -424,16 +566,29 @@ static int run(struct gen *g, uint64_t want)
 				t = &g->t[i];
 		if (!t)
 			break;
-		if (t->in_call)
+		if (t->in_call) {
 			err = thr_exit(g, t);
-		else
+		} else {
+			g->cur = t;
 			err = thr_enter(g, t);
+			g->cur = NULL;
+		}
 		if (g->nrec >= want)
 			stopping = true;	/* only the exits of open calls from now on */
 	}
 	for (int i = 0; i < nt; i++)
 		if (g->t[i].ts > ts)
 			ts = g->t[i].ts;
+	/* what is due before the end, then what is still open, cut by it */
+	if (!err)
+		err = cap_due(g, ts);
+	g->cap_started = false;
+	if (g->window_open && !err)
+		err = w_capture(g, ts, 0, GT_CAP_WINDOW_CLOSE, (uint32_t)g->next_window + 1, 0);
+	for (int p = 0; p < g->nprocs && !err; p++)
+		if (g->cap == CAP_RANGE && g->pr[p].open)
+			err = w_capture(g, ts, PID_BASE + (uint32_t)p * PID_STEP, GT_CAP_RANGE_CLOSE,
+					g->pr[p].index, GT_CAP_F_CUT);
 	for (int p = 0; p < g->nprocs && !err; p++)
 		err = w_proc(g, GT_REC_EXIT, ts + 1000 + (uint64_t)p, PID_BASE + (uint32_t)p * PID_STEP,
 			     "python3");
@@ -462,10 +617,12 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " [-s SEED] [-p PROCS] [-k KERNELS] OUT N_RECORDS [THREADS]\n"
+	fprintf(f, "usage: " PROG " [-s SEED] [-p PROCS] [-k KERNELS] [-c range|light] OUT N_RECORDS "
+		   "[THREADS]\n"
 		   "  writes a synthetic trace of about N_RECORDS records to OUT (replaced);\n"
 		   "  THREADS per process (default 4), PROCS processes (default 2),\n"
-		   "  KERNELS distinct kernels per process (default 40), SEED (default 1)\n");
+		   "  KERNELS distinct kernels per process (default 40), SEED (default 1);\n"
+		   "  -c range: capture ranges, -c light: light-mode windows\n");
 }
 
 int main(int argc, char **argv)
@@ -477,11 +634,21 @@ int main(int argc, char **argv)
 	};
 	struct trace_writer_opts wo = { .force = true };
 	long seed = 1, procs = 2, kernels = 40, threads = 4, n;
+	enum cap_mode cap = CAP_NONE;
+	char options[160];
 	struct gen *g;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "s:p:k:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:p:k:c:h")) != -1) {
 		switch (opt) {
+		case 'c':
+			if (!strcmp(optarg, "range"))
+				cap = CAP_RANGE;
+			else if (!strcmp(optarg, "light"))
+				cap = CAP_LIGHT;
+			else
+				goto bad;
+			break;
 		case 's':
 			if (parse_int(optarg, 0, __LONG_MAX__, &seed))
 				goto bad;
@@ -515,6 +682,15 @@ int main(int argc, char **argv)
 	g->nprocs = (int)procs;
 	g->nthreads = (int)threads;
 	g->nkernels = (int)kernels;
+	g->cap = cap;
+	if (cap == CAP_RANGE)
+		info.options = "synthetic=1 capture=full capture_range=cudaProfilerApi "
+			       "capture_range_end=repeat";
+	if (cap == CAP_LIGHT) {
+		snprintf(options, sizeof(options), "synthetic=1 capture=light capture_range=none "
+			 "light_window_ns=%llu light_period_ns=%llu", CAP_WINDOW, CAP_PERIOD);
+		info.options = options;
+	}
 	err = trace_writer__create(argv[optind], &info, &wo, &g->w);
 	if (err) {
 		fprintf(stderr, PROG ": failed to create %s: %s\n", argv[optind], strerror(-err));

@@ -145,6 +145,11 @@ static void test_names(void **state)
 	assert_string_equal(gt_capture_flags__text(GT_CAP_F_CUT | 0x30, ",", buf, sizeof(buf)),
 			    "cut,0x30");
 	assert_string_equal(gt_capture_flags__text(0, "|", buf, sizeof(buf)), "");
+	assert_string_equal(gt_ns__text(850, buf, sizeof(buf)), "850 ns");
+	assert_string_equal(gt_ns__text(12345, buf, sizeof(buf)), "12.3 us");
+	assert_string_equal(gt_ns__text(999999, buf, sizeof(buf)), "1.0 ms");
+	assert_string_equal(gt_ns__text(2400000000ull, buf, sizeof(buf)), "2.4 s");
+	assert_string_equal(gt_ns__text(999, buf, sizeof(buf)), "999 ns");
 	/* cut to the room there is */
 	assert_string_equal(gt_capture_flags__text(GT_CAP_F_REFUSED | GT_CAP_F_EXIT, "|", buf, 6),
 			    "refus");

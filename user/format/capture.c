@@ -118,7 +118,8 @@ char *gt_ns__text(uint64_t ns, char *buf, size_t len)
 	} units[] = { { 1000000000ull, "s" }, { 1000000, "ms" }, { 1000, "us" } };
 
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (ns >= units[i].ns) {
+		/* 999999 ns is "1.0 ms", not "1000.0 us" */
+		if (ns >= units[i].ns - units[i].ns / 20000) {
 			snprintf(buf, len, "%.1f %s", (double)ns / (double)units[i].ns, units[i].unit);
 			return buf;
 		}
