@@ -271,6 +271,8 @@ static size_t interval_union(struct interval *iv, size_t n)
 {
 	size_t k = 0;
 
+	if (!n)
+		return 0;	/* iv may be NULL: qsort must not see it */
 	qsort(iv, n, sizeof(*iv), cmp_interval);
 	for (size_t i = 0; i < n; i++) {
 		if (k && iv[i].a <= iv[k - 1].b) {
@@ -320,7 +322,8 @@ void capture_spans__finish(struct capture_spans *c, uint64_t end_ts)
 		if (c->v[i].kind == CAPSPAN_WINDOW && c->v[i].end != CAPSPAN_REFUSED)
 			interval_add(c, c->v[i].start_ts, c->v[i].end_ts);
 	c->niv = interval_union(c->iv, c->niv);
-	qsort(c->v, c->n, sizeof(*c->v), cmp_span);
+	if (c->n)
+		qsort(c->v, c->n, sizeof(*c->v), cmp_span);
 	for (size_t i = 0; i < c->n; i++) {
 		struct capspan *s = &c->v[i];
 		uint64_t live;
