@@ -184,7 +184,10 @@ $(FUZZ_SEEDS)/stamp: $(OUTPUT)/tools/gen_trace $(OUTPUT)/tools/mkseed
 	$(Q)rm -rf $(FUZZ_SEEDS) && mkdir -p $(FUZZ_SEEDS)
 	$(Q)$(OUTPUT)/tools/gen_trace -p 1 -k 4 $(FUZZ_MAIN) 120 2 > /dev/null
 	$(Q)$(OUTPUT)/tools/gen_trace -s 2 -p 2 -k 6 $(FUZZ_SEEDS)/gen2.gtrace 400 3 > /dev/null
+	$(Q)$(OUTPUT)/tools/gen_trace -s 3 -p 2 -k 4 -c range $(FUZZ_SEEDS)/range.gtrace 300 2 > /dev/null
+	$(Q)$(OUTPUT)/tools/gen_trace -s 4 -p 1 -k 4 -c light $(FUZZ_SEEDS)/light.gtrace 300 2 > /dev/null
 	$(Q)$(OUTPUT)/tools/mkseed $(FUZZ_SEEDS) $(FUZZ_MAIN) $(FUZZ_SEEDS)/gen2.gtrace \
+		$(FUZZ_SEEDS)/range.gtrace $(FUZZ_SEEDS)/light.gtrace \
 		$(wildcard tests/fuzz/corpus/traces/*.gtrace)
 	$(Q)touch $@
 
