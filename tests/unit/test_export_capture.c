@@ -302,7 +302,7 @@ static void test_json_events(void **state)
 	/* a lane per process with ranges, named so */
 	assert_non_null(strstr(js, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":100,\"tid\":1073741824,\"args\":{\"name\":\"Capture ranges\"}}"));
 	assert_non_null(strstr(js, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":200,\"tid\":1073741825,\"args\":{\"name\":\"Capture ranges\"}}"));
-	assert_non_null(strstr(js, "{\"name\":\"range 1 (cudaProfilerApi)\",\"cat\":\"capture\",\"ph\":\"X\",\"ts\":3.000,\"dur\":1.000,\"pid\":100,\"tid\":1073741824,\"args\":{\"number\":1,\"source\":\"cudaProfilerApi\",\"state\":\"closed\",\"flags\":[],\"tid\":101}}"));
+	assert_non_null(strstr(js, "{\"name\":\"range 1 (cudaProfilerApi)\",\"cat\":\"capture\",\"ph\":\"X\",\"ts\":3.000,\"dur\":1.000,\"pid\":100,\"tid\":1073741824,\"args\":{\"number\":1,\"source\":\"cudaProfilerApi\",\"state\":\"closed\",\"tid\":101}}"));
 	assert_non_null(strstr(js, "{\"name\":\"range 2 (cudaProfilerApi)\",\"cat\":\"capture\",\"ph\":\"X\",\"ts\":3.500,\"dur\":1.500,\"pid\":200,\"tid\":1073741825,\"args\":{\"number\":2,\"source\":\"cudaProfilerApi\",\"state\":\"exit\",\"flags\":[\"exit\"],\"tid\":201}}"));
 	assert_non_null(strstr(js, "{\"name\":\"range 3 (cudaProfilerApi, refused)\",\"cat\":\"capture\",\"ph\":\"i\",\"s\":\"t\",\"ts\":6.000,\"pid\":100,\"tid\":1073741824,\"args\":{\"number\":3,\"source\":\"cudaProfilerApi\",\"state\":\"refused\",\"flags\":[\"refused\"],\"tid\":101}}"));
 	/* no recorder lane without windows or hot-probe records */
@@ -313,7 +313,7 @@ static void test_json_events(void **state)
 	path = tmp_path("light_ranges.gtrace");
 	cx_write_light_ranges(path);
 	js = export_text(path, export_json__write);
-	assert_non_null(strstr(js, "{\"name\":\"range 1 (cudaProfilerApi, hot calls from +400 ns)\",\"cat\":\"capture\",\"ph\":\"X\",\"ts\":1.000,\"dur\":1.000,\"pid\":100,\"tid\":1073741824,\"args\":{\"number\":1,\"source\":\"cudaProfilerApi\",\"state\":\"closed\",\"flags\":[],\"tid\":101,\"live_ts\":1400,\"hot_missing_ns\":400}}"));
+	assert_non_null(strstr(js, "{\"name\":\"range 1 (cudaProfilerApi, hot calls from +400 ns)\",\"cat\":\"capture\",\"ph\":\"X\",\"ts\":1.000,\"dur\":1.000,\"pid\":100,\"tid\":1073741824,\"args\":{\"number\":1,\"source\":\"cudaProfilerApi\",\"state\":\"closed\",\"tid\":101,\"live_ts\":1400,\"hot_missing_ns\":400}}"));
 	assert_non_null(strstr(js, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1073741824,\"tid\":1073741824,\"args\":{\"name\":\"gtrace-bpf recorder\"}}"));
 	assert_non_null(strstr(js, "{\"name\":\"hot probes live (range 2)\",\"cat\":\"capture\",\"ph\":\"i\",\"s\":\"t\",\"ts\":3.300,\"pid\":1073741824,\"tid\":1073741824,\"args\":{\"latency_ns\":300,\"range\":2}}"));
 	assert_non_null(strstr(js, "\"capture\":{\"mode\":\"light\",\"capture_range\":\"cudaProfilerApi\",\"ranges\":2,\"refused\":0,\"windows\":0,\"range_ns\":2000,\"window_ns\":0,\"hot_ns\":1300,\"trace_ns\":3500,"));
@@ -322,7 +322,7 @@ static void test_json_events(void **state)
 	path = tmp_path("light.gtrace");
 	cx_write_light(path);
 	js = export_text(path, export_json__write);
-	assert_non_null(strstr(js, "{\"name\":\"window 2\",\"cat\":\"capture\",\"ph\":\"X\",\"ts\":6.000,\"dur\":1.000,\"pid\":1073741824,\"tid\":1073741824,\"args\":{\"number\":2,\"source\":\"window\",\"state\":\"closed\",\"flags\":[],\"attach_ns\":300,\"detach_ns\":200}}"));
+	assert_non_null(strstr(js, "{\"name\":\"window 2\",\"cat\":\"capture\",\"ph\":\"X\",\"ts\":6.000,\"dur\":1.000,\"pid\":1073741824,\"tid\":1073741824,\"args\":{\"number\":2,\"source\":\"window\",\"state\":\"closed\",\"attach_ns\":300,\"detach_ns\":200}}"));
 	free(js);
 }
 

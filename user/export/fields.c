@@ -590,6 +590,39 @@ char *fields__hot_name(const struct capture_hot *h, char *buf, size_t len)
 	return buf;
 }
 
+unsigned fields__span_args(const struct capspan *s, const struct capture_hot *h,
+			   struct span_arg a[SPAN_ARGS_MAX])
+{
+	unsigned n = 0;
+
+#define ARG_U(nm, v) (a[n++] = (struct span_arg){ .name = nm, .kind = SA_U64, .u = (v) })
+#define ARG_S(nm, v) (a[n++] = (struct span_arg){ .name = nm, .kind = SA_STR, .s = (v) })
+	if (!s) {
+		ARG_U("latency_ns", h->latency_ns);
+		if (h->range)
+			ARG_U("range", h->range);
+		return n;
+	}
+	ARG_U("number", s->number);
+	ARG_S("source", capspan__source_name(s));
+	ARG_S("state", capspan__state_name(s));
+	if (s->flags)
+		a[n++] = (struct span_arg){ .name = "flags", .kind = SA_FLAGS, .u = s->flags };
+	if (s->kind == CAPSPAN_WINDOW) {
+		ARG_U("attach_ns", s->attach_ns);
+		ARG_U("detach_ns", s->detach_ns);
+		return n;
+	}
+	ARG_U("tid", s->tid);
+	if (s->live_ts > s->start_ts) {
+		ARG_U("live_ts", s->live_ts);
+		ARG_U("hot_missing_ns", s->live_ts - s->start_ts);
+	}
+	return n;
+#undef ARG_U
+#undef ARG_S
+}
+
 unsigned fields__record(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 {
 	unsigned n = fields__proc(rec, v);

@@ -107,6 +107,22 @@ struct capture_hot;
 char *fields__span_name(const struct capspan *s, char *buf, size_t len);
 /* The same for a hot-probe change: "hot probes live (range 2)", "hot probes off". */
 char *fields__hot_name(const struct capture_hot *h, char *buf, size_t len);
+
+/* One argument of a capture span or hot-probe change on a timeline. */
+struct span_arg {
+	const char *name;	/* "number", "state", ... */
+	enum { SA_U64, SA_STR, SA_FLAGS } kind;	/* SA_FLAGS: u holds GT_CAP_F_* bits */
+	uint64_t u;
+	const char *s;		/* SA_STR */
+};
+#define SPAN_ARGS_MAX 8
+/* The arguments the Perfetto and JSON exports give a span (h NULL) or a
+ * hot-probe change (s NULL), in order: number, source, state, flags (when
+ * any), then a range's tid and, when it missed its hot start-up, live_ts
+ * and hot_missing_ns, a window's attach_ns and detach_ns; a change's
+ * latency_ns and range.  Returns how many. */
+unsigned fields__span_args(const struct capspan *s, const struct capture_hot *h,
+			   struct span_arg a[SPAN_ARGS_MAX]);
 /* Any of the three above: the fields of any record that is no call. */
 unsigned fields__record(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
 /* Which NVIDIA device majors the trace saw (from its header's options), so

@@ -592,7 +592,9 @@ static void put_capture(struct jx *j, uint32_t pid, uint32_t tid, const struct c
 {
 	struct obuf *o = &j->ob;
 	struct cf_val f = { .id = CF_FLAGS, .kind = CF_K_FLAGS };
+	struct span_arg args[SPAN_ARGS_MAX];
 	char name[96], *p;
+	unsigned n;
 
 	if (s)
 		fields__span_name(s, name, sizeof(name));
@@ -612,29 +614,23 @@ static void put_capture(struct jx *j, uint32_t pid, uint32_t tid, const struct c
 		put_us(o, s ? s->start_ts : h->ts);
 	}
 	put_pid_tid(o, pid, tid);
-	if (!s) {
-		KEY_U64(o, ",\"args\":{\"latency_ns\":", h->latency_ns);
-		if (h->range)
-			KEY_U64(o, ",\"range\":", h->range);
-		OBUF_LIT(o, "}}");
-		return;
-	}
-	KEY_U64(o, ",\"args\":{\"number\":", s->number);
-	KEY_STR(o, ",\"source\":", capspan__source_name(s));
-	KEY_STR(o, ",\"state\":", capspan__state_name(s));
-	f.u = s->flags;
-	OBUF_LIT(o, ",\"flags\":");
-	p = obuf__room(o, 48);
-	o->len += (size_t)(fields__scalar(p, &f, true) - p);
-	if (s->kind == CAPSPAN_RANGE) {
-		KEY_U64(o, ",\"tid\":", s->tid);
-		if (s->live_ts > s->start_ts) {
-			KEY_U64(o, ",\"live_ts\":", s->live_ts);
-			KEY_U64(o, ",\"hot_missing_ns\":", s->live_ts - s->start_ts);
+	OBUF_LIT(o, ",\"args\":{");
+	n = fields__span_args(s, h, args);
+	for (unsigned i = 0; i < n; i++) {
+		OBUF_LIT(o, "\"");
+		obuf__mem(o, args[i].name, strlen(args[i].name));
+		OBUF_LIT(o, "\":");
+		if (args[i].kind == SA_STR) {
+			obuf__json_str(o, args[i].s);
+		} else if (args[i].kind == SA_FLAGS) {
+			f.u = args[i].u;
+			p = obuf__room(o, 48);
+			o->len += (size_t)(fields__scalar(p, &f, true) - p);
+		} else {
+			obuf__u64(o, args[i].u);
 		}
-	} else {
-		KEY_U64(o, ",\"attach_ns\":", s->attach_ns);
-		KEY_U64(o, ",\"detach_ns\":", s->detach_ns);
+		if (i + 1 < n)
+			OBUF_LIT(o, ",");
 	}
 	OBUF_LIT(o, "}}");
 }

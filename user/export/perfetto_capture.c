@@ -28,36 +28,22 @@
 
 #define CATEGORY "capture"
 
-static void ann_u64(struct pf *x, const char *name, uint64_t v)
+/* The category and arguments of a range, window or hot-probe change. */
+static void span_args(struct pf *x, const struct capspan *s, const struct capture_hot *h)
 {
-	pftrace__ann_uint(x->w, pftrace__cstring(x->w, name), v);
-}
-
-static void ann_str(struct pf *x, const char *name, const char *v)
-{
-	pftrace__ann_str(x->w, pftrace__cstring(x->w, name), pftrace__cstring(x->w, v));
-}
-
-/* The arguments of a range or window. */
-static void span_args(struct pf *x, const struct capspan *s)
-{
+	struct span_arg a[SPAN_ARGS_MAX];
+	unsigned n = fields__span_args(s, h, a);
 	char flags[48];
 
 	pftrace__event_category(x->w, CATEGORY, strlen(CATEGORY));
-	ann_u64(x, "number", s->number);
-	ann_str(x, "source", capspan__source_name(s));
-	ann_str(x, "state", capspan__state_name(s));
-	if (s->flags)
-		ann_str(x, "flags", gt_capture_flags__text(s->flags, "|", flags, sizeof(flags)));
-	if (s->kind == CAPSPAN_RANGE) {
-		ann_u64(x, "tid", s->tid);
-		if (s->live_ts > s->start_ts) {
-			ann_u64(x, "live_ts", s->live_ts);
-			ann_u64(x, "hot_missing_ns", s->live_ts - s->start_ts);
-		}
-	} else {
-		ann_u64(x, "attach_ns", s->attach_ns);
-		ann_u64(x, "detach_ns", s->detach_ns);
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t name = pftrace__cstring(x->w, a[i].name);
+
+		if (a[i].kind == SA_U64)
+			pftrace__ann_uint(x->w, name, a[i].u);
+		else
+			pftrace__ann_str(x->w, name, pftrace__cstring(x->w, a[i].kind == SA_STR ? a[i].s :
+				gt_capture_flags__text((uint32_t)a[i].u, "|", flags, sizeof(flags))));
 	}
 }
 
@@ -77,7 +63,7 @@ static void span_write(struct pf *x, struct pf_track *t, const struct capspan *s
 	q = pftrace__track_seq(x->w, t, s->start_ts);
 	pftrace__event_open(x->w, t, q, s->end == CAPSPAN_REFUSED ? PF_INSTANT : PF_SLICE_BEGIN,
 			    s->start_ts, pftrace__cstring(x->w, name));
-	span_args(x, s);
+	span_args(x, s, NULL);
 	pftrace__event_close(x->w);
 }
 
@@ -88,10 +74,7 @@ static void hot_write(struct pf *x, struct pf_track *t, const struct capture_hot
 
 	fields__hot_name(h, name, sizeof(name));
 	pftrace__event_open(x->w, t, q, PF_INSTANT, h->ts, pftrace__cstring(x->w, name));
-	pftrace__event_category(x->w, CATEGORY, strlen(CATEGORY));
-	ann_u64(x, "latency_ns", h->latency_ns);
-	if (h->range)
-		ann_u64(x, "range", h->range);
+	span_args(x, NULL, h);
 	pftrace__event_close(x->w);
 }
 
