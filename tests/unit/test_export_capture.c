@@ -168,8 +168,10 @@ static void test_dump_summary(void **state)
 	assert_int_equal(summary_row(r.out, "\ncapture (", "windows"), 0);
 	assert_int_equal(summary_row(r.out, "\ncapture (", "trace time (ns)"), 9500);
 	assert_int_equal(summary_row(r.out, "\ncapture (", "anomalies"), 0);
-	/* full capture: no hot-call time to report */
+	/* full capture: no hot-call time to report, nothing sampled */
 	assert_null(strstr(r.out, "hot-call time"));
+	assert_null(strstr(r.out, "sampled"));
+	assert_null(strstr(r.out, " *"));
 	/* the counters of nested and refused opens, by name */
 	assert_int_equal(summary_row(r.out, "\ncounters\n", "ranges_nested"), 0);
 	assert_int_equal(summary_row(r.out, "\ncounters\n", "ranges_refused"), 0);
@@ -192,6 +194,13 @@ static void test_dump_summary(void **state)
 	assert_int_equal(summary_row(r.out, "\ncapture (", "window time (ns)"), 2000);
 	assert_int_equal(summary_row(r.out, "\ncapture (", "hot-call time (ns)"), 2000);
 	assert_int_equal(summary_row(r.out, "\ncapture (", "trace time (ns)"), 9500);
+	/* the per-api rows of hot calls say they are sampled, the others not */
+	assert_non_null(strstr(r.out, "\ncuLaunchKernel *                                3 "));
+	assert_non_null(strstr(r.out, "\ncuMemcpyHtoDAsync_v2 *                          1 "));
+	assert_non_null(strstr(r.out, "\ncuStreamSynchronize                             1 "));
+	assert_non_null(strstr(r.out, "\n* sampled: launches and other hot calls only inside 2 "
+				      "windows, 2.0 us of 9.5 us (21.1 %); cold calls, ioctls and "
+				      "off-CPU intervals are complete; nothing is extrapolated.\n"));
 	run_free(&r);
 
 	path = tmp_path("light_ranges.gtrace");

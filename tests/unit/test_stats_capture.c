@@ -108,6 +108,19 @@ static void test_capture_sum(void **state)
 		"1,window,window,,,0.500,1.500,1.000,,closed\n"
 		"2,window,window,,,5.500,6.500,1.000,,closed\n");
 	run_free(&r);
+
+	/* what does not pair is said under the table */
+	path = tmp_path("odd.gtrace");
+	cx_open(path, "capture_range=cudaProfilerApi");
+	cx_range(1000, 100, GT_CAP_RANGE_CLOSE, 1, 0);
+	cx_range(2000, 100, GT_CAP_RANGE_OPEN, 2, 0);
+	cx_close(3000);
+	run_range(path, "capture_sum", NULL, STATS_TABLE, &r);
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "\n      2  range  cudaProfilerApi  100  101       1,500     2,500"
+				      "          1,000              -  open_at_end\n"));
+	assert_non_null(strstr(r.out, "\n Anomalies: 1 close without an open.\n"));
+	run_free(&r);
 }
 
 /* ------------------------------------------------------------ --range */

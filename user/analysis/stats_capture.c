@@ -130,37 +130,8 @@ static double share(uint64_t part, uint64_t whole)
 /* The sampled note, when hot calls were recorded for less than the scope. */
 static void sampled_note(struct stats_run *run)
 {
-	const struct capture_spans *c = run->cap;
-	const struct capspan *sc = run->scope;
-	struct capture_totals t;
-	uint64_t a = sc ? sc->start_ts : capture_spans__start_ts(c);
-	uint64_t b = sc ? sc->end_ts : capture_spans__end_ts(c), hot, all;
-	char h[32], w[32], from[32], where[96];
-
-	if (a > b)
-		a = b;
-	all = b - a;
-	hot = capture_spans__hot_ns(c, a, b);
-	run->sampled = capture_spans__light(c) && hot < all;
-	if (!run->sampled)
-		return;
-	capture_spans__totals(c, &t);
-	if (sc && sc->kind == CAPSPAN_RANGE && sc->live_ts > sc->start_ts && sc->live_ts < sc->end_ts)
-		snprintf(where, sizeof(where), "from +%s of range %u on, when the hot probes were live",
-			 gt_ns__text(sc->live_ts - sc->start_ts, from, sizeof(from)), sc->number);
-	else if (sc && sc->kind == CAPSPAN_RANGE)
-		snprintf(where, sizeof(where), "while the hot probes were live in range %u",
-			 sc->number);
-	else if (t.windows && !capture_spans__hot_count(c))
-		snprintf(where, sizeof(where), "inside %u window%s", t.windows,
-			 t.windows == 1 ? "" : "s");
-	else
-		snprintf(where, sizeof(where), "while the hot probes were live (%u interval%s)",
-			 t.hot_intervals, t.hot_intervals == 1 ? "" : "s");
-	snprintf(run->sampled_note, sizeof(run->sampled_note),
-		 "sampled: launches and other hot calls only %s, %s of %s (%.1f %%); cold calls, "
-		 "ioctls and off-CPU intervals are complete; nothing is extrapolated.", where,
-		 gt_ns__text(hot, h, sizeof(h)), gt_ns__text(all, w, sizeof(w)), share(hot, all));
+	run->sampled = capture_spans__sampled(run->cap, run->scope, run->sampled_note,
+					      sizeof(run->sampled_note));
 }
 
 /* capture_sum's notes: what the columns mean, the totals, the anomalies. */

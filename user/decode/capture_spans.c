@@ -476,6 +476,45 @@ void capture_spans__totals(const struct capture_spans *c, struct capture_totals 
 	t->hot_ns = capture_spans__hot_ns(c, start, c->end_ts);
 }
 
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)part * 100.0 / (double)whole : 0.0;
+}
+
+bool capture_spans__sampled(const struct capture_spans *c, const struct capspan *sc,
+			    char *note, size_t len)
+{
+	uint64_t a = sc ? sc->start_ts : c->start_ts, b = sc ? sc->end_ts : c->end_ts, hot, all;
+	char h[32], w[32], from[32], where[96];
+	struct capture_totals t;
+
+	note[0] = '\0';
+	if (a > b)
+		a = b;
+	all = b - a;
+	hot = capture_spans__hot_ns(c, a, b);
+	if (!capture_spans__light(c) || hot >= all)
+		return false;
+	capture_spans__totals(c, &t);
+	if (sc && sc->kind == CAPSPAN_RANGE && sc->live_ts > sc->start_ts && sc->live_ts < sc->end_ts)
+		snprintf(where, sizeof(where), "from +%s of range %u on, when the hot probes were live",
+			 gt_ns__text(sc->live_ts - sc->start_ts, from, sizeof(from)), sc->number);
+	else if (sc && sc->kind == CAPSPAN_RANGE)
+		snprintf(where, sizeof(where), "while the hot probes were live in range %u",
+			 sc->number);
+	else if (t.windows && !c->nhot)
+		snprintf(where, sizeof(where), "inside %u window%s", t.windows,
+			 t.windows == 1 ? "" : "s");
+	else
+		snprintf(where, sizeof(where), "while the hot probes were live (%u interval%s)",
+			 t.hot_intervals, t.hot_intervals == 1 ? "" : "s");
+	snprintf(note, len, "sampled: launches and other hot calls only %s, %s of %s (%.1f %%); "
+		 "cold calls, ioctls and off-CPU intervals are complete; nothing is extrapolated.",
+		 where, gt_ns__text(hot, h, sizeof(h)), gt_ns__text(all, w, sizeof(w)),
+		 share(hot, all));
+	return true;
+}
+
 /* ---- anomalies and names ------------------------------------------------ */
 
 static const struct {

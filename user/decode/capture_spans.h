@@ -144,6 +144,13 @@ uint64_t capture_spans__end_ts(const struct capture_spans *c);		/* as finished *
 /* ns of [a, b] in which hot calls were recorded: b - a in full capture. */
 uint64_t capture_spans__hot_ns(const struct capture_spans *c, uint64_t a, uint64_t b);
 void capture_spans__totals(const struct capture_spans *c, struct capture_totals *t);
+/* True when the figures of hot calls over scope (a span; NULL: the whole
+ * trace) are sampled: light mode, and hot calls were not recorded all
+ * through it.  note then says how much was, in one line without a newline:
+ * "sampled: launches and other hot calls only inside 12 windows, 2.4 s of
+ * 60.1 s (4.0 %); ..." (cut to len > 0 bytes); "" when not sampled. */
+bool capture_spans__sampled(const struct capture_spans *c, const struct capspan *scope,
+			    char *note, size_t len);
 /* A span's length in ns (0 for a refused one). */
 static inline uint64_t capspan__ns(const struct capspan *s)
 {

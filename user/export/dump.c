@@ -244,16 +244,14 @@ static void print_gpu(FILE *f, const struct gpu_sum *g)
 }
 
 /* Capture control: the mode, the ranges and windows and the time they
- * cover, when hot calls were recorded, what did not pair.  Nothing for a
- * trace that says nothing of it (one of a recorder without capture modes). */
-static void print_capture(FILE *f, struct dump *dp, struct trace_reader *r)
+ * cover, when hot calls were recorded, what did not pair (the spans are
+ * finished).  Nothing for a trace that says nothing of it (one of a
+ * recorder without capture modes). */
+static void print_capture(FILE *f, struct dump *dp)
 {
-	const struct gt_trailer *t = trace_reader__trailer(r);
-	uint64_t last = gt_decoder__last_ts(dp->d);
 	struct capture_totals tot;
 	char mode[160], an[512];
 
-	capture_spans__finish(dp->cap, t && t->end_ts > last ? t->end_ts : last);
 	if (!capture_spans__any(dp->cap))
 		return;
 	capture_spans__totals(dp->cap, &tot);
@@ -300,20 +298,32 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 	FILE *f = dp->o->out ? dp->o->out : stdout;
 
 	const struct gt_file_info *info = trace_reader__info(r);
+	const struct gt_trailer *t = trace_reader__trailer(r);
+	uint64_t last = gt_decoder__last_ts(d);
+	char note[320];
+	bool sampled;
 
+	capture_spans__finish(dp->cap, t && t->end_ts > last ? t->end_ts : last);
+	sampled = capture_spans__sampled(dp->cap, NULL, note, sizeof(note));
 	put_header(f, info);
 	fprintf(f, "%-36s %12s %10s %10s %16s\n", "api", "calls", "failed", "incomplete",
 		"total_dur_ns");
 	for (unsigned i = 1; i < GT_API__COUNT; i++) {
 		const struct api_sum *s = &dp->sums[i];
+		char name[72];
 
 		if (!s->calls)
 			continue;
+		/* in light mode a hot call's row is of what was recorded */
+		if (sampled && gt_api__hot(i))
+			snprintf(name, sizeof(name), "%s *", gt_api__name(i));
+		else
+			snprintf(name, sizeof(name), "%s", gt_api__name(i));
 		if (s->entry_only == s->calls)	/* no exits: no result, no time */
-			fprintf(f, "%-36s %12llu %10s %10llu %16s\n", gt_api__name(i),
+			fprintf(f, "%-36s %12llu %10s %10llu %16s\n", name,
 				(unsigned long long)s->calls, "-", (unsigned long long)s->incomplete, "-");
 		else
-			fprintf(f, "%-36s %12llu %10llu %10llu %16llu\n", gt_api__name(i),
+			fprintf(f, "%-36s %12llu %10llu %10llu %16llu\n", name,
 				(unsigned long long)s->calls, (unsigned long long)s->failed,
 				(unsigned long long)s->incomplete, (unsigned long long)s->dur);
 		tot.calls += s->calls;
@@ -324,6 +334,8 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 	fprintf(f, "%-36s %12llu %10llu %10llu %16llu\n", "total",
 		(unsigned long long)tot.calls, (unsigned long long)tot.failed,
 		(unsigned long long)tot.incomplete, (unsigned long long)tot.dur);
+	if (sampled)
+		fprintf(f, "* %s\n", note);
 	fprintf(f, "%-36s %12llu\n", "process events", (unsigned long long)dp->proc_events);
 	fprintf(f, "%-36s %12llu %10llu %10s %16llu\n", "ioctls", (unsigned long long)dp->ioctls,
 		(unsigned long long)dp->ioctls_failed, "", (unsigned long long)dp->ioctl_dur);
@@ -338,7 +350,7 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 		for (unsigned i = 0; i < gt_counter_count; i++)
 			fprintf(f, "  %-34s %12llu\n", gt_counter_names[i], (unsigned long long)v[i]);
 	}
-	print_capture(f, dp, r);
+	print_capture(f, dp);
 	print_gpu(f, &dp->gpu);
 	fprintf(f, "\ndecoder\n");
 	fprintf(f, "  %-34s %12llu\n", "unmatched_exits", (unsigned long long)st->unmatched_exits);
