@@ -39,8 +39,8 @@
  *                      start on the GPU (linked kernels; nearest-rank
  *                      percentiles), Causality (linked kernels that started
  *                      before their call, left out of the latencies), PID
- * A trace without GPU records gives these the usual SKIPPED line.  And of
- * capture control (stats_capture.c):
+ * A trace without GPU records gives these the usual SKIPPED line.  Capture
+ * control (stats_capture.c) has one:
  *   capture_sum        per capture range and light-mode window: Number,
  *                      Kind, Source, PID, TID, Start and End (since the
  *                      recording started), Duration, Hot From (how long after
@@ -514,6 +514,8 @@ static const int8_t hot_rows[NREPORTS] = {
 
 static const struct stats_col sampled_col = { "Sampled", "sampled", SK_BOOL };
 
+#define CAPTURE_SUM 11	/* its notes are the trace's */
+
 static int build(int which, struct stats_run *run, struct stats_report *r)
 {
 	struct stats_acc *s = run->s;
@@ -530,7 +532,7 @@ static int build(int which, struct stats_run *run, struct stats_report *r)
 	case 8: return stats_gpu__size_rows(s->gmem_size, r);
 	case 9: return stats_gpu__named_sum(&s->nvtx, r);
 	case 10: return stats_gpu__latency(s, r);
-	default: return stats_capture__sum(run, r);
+	default: return stats_capture__sum(run, r);	/* CAPTURE_SUM */
 	}
 }
 
@@ -541,10 +543,11 @@ static int write_report(struct stats_writer *w, int which, struct stats_run *run
 	struct stats_report r = report_templates[which];
 	struct stats_col cols[16];
 	const char *notes[8] = { 0 };
-	bool mark = run->sampled && hot_rows[which] != NOT_HOT;
+	bool mark = run->sampled && hot_rows[which] != NOT_HOT &&
+		    r.ncols < (int)(sizeof(cols) / sizeof(cols[0]));
 	int err, n = 0;
 
-	if (which == 11)
+	if (which == CAPTURE_SUM)
 		r.notes = stats_capture__notes(run);
 	if (mark) {
 		memcpy(cols, r.cols, (size_t)r.ncols * sizeof(cols[0]));
