@@ -202,7 +202,7 @@ python3 tools/gpu/range_check.py "$OUT/pr_full.jsonl" "$OUT/pr_range.jsonl" "$OU
 result "record PyTorch --mode light" $? "$(grep 'light mode:' "$OUT/lt.err" | sed 's/^gtrace-bpf: //')"
 note "INFO whole probe set: $(grep -E 'attached [0-9]+ probes to|detached [0-9]+ probes' "$OUT/lt.err" | sed 's/^gtrace-bpf: //' | tr '\n' ';')"
 "$B" dump --summary "$W/lt.gtrace" > "$OUT/lt.summary" 2>&1
-note "INFO light PyTorch: $(grep -E '^(cuLaunchKernel|cuLaunchKernelEx|cuStreamSynchronize|cuMemcpy) ' "$OUT/lt.summary" | awk '{printf "%s %s; ", $1, $2}')$(stat -c %s "$W/lt.gtrace") bytes"
+note "INFO light PyTorch: $(awk '/^cu[A-Za-z0-9_]+ / { printf "%s %s%s; ", $1, $2, ($NF == "*" ? " (sampled)" : "") }' "$OUT/lt.summary")$(grep -m1 'sampled:' "$OUT/lt.summary"); $(stat -c %s "$W/lt.gtrace") bytes; $(grep -E 'ms_per_step' "$OUT/lt.out")"
 # NVTX capture with the agent on a named range
 if [ -f "$W/libgtrace-cupti.so" ] && [ -f tools/gpu/nvtx_capture.py ]; then
 	"$B" -q --cupti --cupti-lib "$W/libgtrace-cupti.so" -c nvtx --nvtx-capture capture --capture-range-end=repeat \

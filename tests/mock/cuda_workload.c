@@ -322,7 +322,7 @@ struct opts {
 	long ranges;		/* > 0: launches in this many cuProfilerStart/Stop ranges;
 				 * 0: no profiler calls at all; -1 (default): one empty range */
 	long gap_ms;		/* sleep between the parts of --ranges */
-	long hold_ms;		/* sleep inside each range, after its launches */
+	long hold_ms;		/* sleep inside each range, before its launches */
 	const char *launch_log;	/* CLOCK_MONOTONIC ns before each launch, one per line */
 };
 
@@ -348,7 +348,7 @@ static void usage(FILE *f)
 		"                   cuProfilerStart and cuProfilerStop (one launch thread only);\n"
 		"                   0: no profiler calls at all (default: one empty range at the end)\n"
 		"  --gap MS         with --ranges: sleep MS before each part but the first\n"
-		"  --hold MS        with --ranges: sleep MS inside each range, before its stop\n"
+		"  --hold MS        with --ranges: sleep MS inside each range, before its launches\n"
 		"  --launch-log F   write the CLOCK_MONOTONIC time (ns) before each launch to F\n"
 		"  -h, --help       this help\n"
 		"\n"
@@ -603,15 +603,16 @@ static void *worker_main(void *arg)
 
 			if (k && w->gap_ms)
 				usleep((useconds_t)w->gap_ms * 1000);
-			if (k % 2)
+			if (k % 2) {
 				CK(cuProfilerStart);
+				if (w->hold_ms)
+					usleep((useconds_t)w->hold_ms * 1000);
+			}
 			for (i = done; i < done + len; i++) {
 				launch_op((int)(i % OP__COUNT), w->stream);
 				w->done[i % OP__COUNT]++;
 			}
 			if (k % 2) {
-				if (w->hold_ms)
-					usleep((useconds_t)w->hold_ms * 1000);
 				CK(cuProfilerStop);
 				w->in_range[k / 2] = (unsigned long)len;
 			}
