@@ -52,6 +52,7 @@ bool gt_api__hot(unsigned api)
 	switch (i->cls) {
 	case GT_CLS_LAUNCH:
 	case GT_CLS_GRAPH:
+	case GT_CLS_KERNEL_FUNC:	/* PyTorch: 4 cuKernelGetFunction per MLP step */
 	case GT_CLS_EVENT_RECORD:
 	case GT_CLS_STREAM_WAIT:
 	case GT_CLS_QUERY:
