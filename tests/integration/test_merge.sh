@@ -542,6 +542,52 @@ t_cupti_all_keeps_old() {
 	[ ! -e "$run/stop" ] || err "the stop file is still there"
 }
 
+# A trace recorded with -c: the agent saw the whole process, the recorder
+# its range only. The merge keeps the GPU records linked to recorded calls
+# and the GPU-side records meeting the range, leaves the others out and
+# says how many.
+t_merge_ranges() {
+	local open close got want
+	build_spoolgen
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --trace cuda -c cudaProfilerApi -o "$T/a.gtrace" -- \
+		"$WORKLOAD" --launches 12 --ranges 1 --gap 50 > "$T/cmd.out" 2> "$T/cmd.err" ||
+		fatal "recording with -c failed: $(tail -n 3 "$T/cmd.err" | tr '\n' '|')"
+	WL_PID=$(grep '^{' "$T/cmd.out" | tail -n 1 | jq .pid)
+	dump_trace "$T/a.gtrace" "$T/a.json"
+	open=$(jq -s '[.[] | select(.type == "capture" and .kind == "range_open")][0].ts' "$T/a.json")
+	close=$(jq -s '[.[] | select(.type == "capture" and .kind == "range_close")][0].ts' "$T/a.json")
+	want=$(jq -s '[.[] | select(.type == "launch")] | length' "$T/a.json")
+	[ "$want" -eq 4 ] || fatal "$want launches in the range, expected 4 of 12"
+	{
+		# the range's launches, each with its API record and kernel
+		jq -s -r --argjson pid "$WL_PID" '[.[] | select(.type == "launch")] | to_entries[]
+			| "api \($pid) \(.value.tid) \(.key + 1) \(.value.ts + 500) 1000",
+			  "kernel \($pid) \(.key + 1) \(.value.ts + 5000) 2000 _Z4testv"' "$T/a.json"
+		# before and after it: launches the recorder did not see
+		echo "api $WL_PID $WL_PID 101 $((open - 30000000)) 1000"
+		echo "kernel $WL_PID 101 $((open - 29000000)) 2000 _Z6beforev"
+		echo "api $WL_PID $WL_PID 102 $((close + 30000000)) 1000"
+		echo "kernel $WL_PID 102 $((close + 31000000)) 2000 _Z5afterv"
+		# NVTX: one across the range's start, one long before it
+		echo "nvtx $WL_PID $WL_PID $((open - 1000)) 2000000 across"
+		echo "nvtx $WL_PID $WL_PID $((open - 40000000)) 1000 outside"
+	} > "$T/spool.txt"
+	"$SPOOLGEN" "$T/r.spool" < "$T/spool.txt" || fatal "spoolgen failed"
+	"$GTRACE" merge "$T/a.gtrace" "$T/r.spool" -o "$T/m.gtrace" > /dev/null 2> "$T/m.err" ||
+		fatal "merge exited $?: $(tr '\n' '|' < "$T/m.err")"
+	want="gtrace-bpf: merged 4 GPU records from 1 processes: 4 linked (100.0 %), 0 unmatched, 0 causality violations, 0 launches without GPU work, 5 GPU-side records outside the capture ranges left out"
+	got=$(cat "$T/m.err")
+	[ "$got" = "$want" ] || err "merge summary:
+  got      $got
+  expected $want"
+	dump_trace "$T/m.gtrace" "$T/b.json"
+	got=$(jq -s -c '[.[] | select(.type == "gpu_kernel") | .mangled // .kernel] | unique' "$T/b.json")
+	[ "$got" = '["_Z4testv"]' ] || [ "$got" = '["test()"]' ] || err "GPU kernels kept: $got, expected only the range's"
+	got=$(jq -s -c '[.[] | select(.type == "nvtx") | .name] ' "$T/b.json")
+	[ "$got" = '["across"]' ] || err "NVTX kept: $got, expected the one across the range's start"
+}
+
+add_case t_merge_ranges "merge of a -c trace: GPU-side records outside the process' ranges left out and counted"
 add_case t_merge "merge TRACE DIR: exact summary for a synthetic spool of a real recording, every call kept, refusals"
 add_case t_merge_order "merge: a spool without API records is linked by launch order, every record to its own call"
 add_case t_merge_damaged "merge: a cut-off spool merges with one warning; bad inputs: one line, exit 1, no output"

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "decode/capture_spans.h"
 #include "decode/decode.h"
 #include "lib/cmp.h"
 #include "lib/hmap.h"
@@ -79,6 +80,9 @@ struct merger {
 	uint64_t max_ts;	/* highest ts of the trace's records */
 	uint64_t end_ts;	/* the trace's trailer end_ts, else max_ts */
 	struct gt_counters counters;	/* the trace's final counters (first pass) */
+	struct capture_spans *spans;	/* the trace's capture ranges (first pass) */
+	bool ranged;			/* recorded with -c: GPU-side records outside ranges go */
+	uint64_t outside_gpu;		/* unlinked GPU records left out for it */
 	union {
 		uint64_t align;
 		uint8_t b[65536];
@@ -397,9 +401,59 @@ static int on_call(void *ctx, const struct gt_callrec *rc)
 
 static int index_trace_rec(struct merger *m, const struct gt_hdr *h)
 {
+	int err;
+
 	if (h->ts > m->max_ts)
 		m->max_ts = h->ts;
+	if ((h->type == GT_REC_RANGE || h->type == GT_REC_CAPTURE) &&
+	    (err = capture_spans__feed(m->spans, h)))
+		return err;
 	return gt_decoder__feed(m->dec, h);
+}
+
+/* With -c the agent recorded the whole process, the recorder only its
+ * ranges: a GPU-side record that is not linked to a recorded call stays
+ * only when [a, b] meets a range of its process. */
+static bool in_ranges(const struct merger *m, uint32_t pid, uint64_t a, uint64_t b)
+{
+	size_t i, n = capture_spans__count(m->spans);
+
+	for (i = 0; i < n; i++) {
+		const struct capspan *s = capture_spans__at(m->spans, i);
+
+		if (s->kind == CAPSPAN_RANGE && s->end != CAPSPAN_REFUSED && s->pid == pid &&
+		    a <= s->end_ts && b >= s->start_ts)
+			return true;
+	}
+	return false;
+}
+
+/* Whether tail entry t is written (see in_ranges). */
+static bool tail_wanted(struct merger *m, const struct tail_ent *t)
+{
+	const struct gt_hdr *h;
+	uint64_t dur = 0;
+
+	if (!m->ranged)
+		return true;
+	if (t->loc & LOC_GPU) {
+		const struct merge_gpu *g = &m->gpu[t->loc & ~LOC_GPU];
+
+		if (in_ranges(m, g->pid, g->ts, g->ts))
+			return true;
+		m->outside_gpu++;
+		return false;
+	}
+	h = spool_rec(m, t->loc);
+	/* NVTX ranges and API records by their whole interval */
+	if (h->type == GT_REC_NVTX)
+		dur = ((const struct gt_nvtx *)h)->dur;
+	else if (h->type == GT_REC_GPU_API)
+		dur = ((const struct gt_gpu_api *)h)->dur;
+	if (in_ranges(m, h->pid, h->ts, h->ts + dur))
+		return true;
+	m->res.outside_ranges++;
+	return false;
 }
 
 static int linked_cmp(const void *a, const void *b, void *ctx)
@@ -549,11 +603,17 @@ static int write_merged(struct merger *m, struct trace_writer *w, uint32_t *link
 	for (i = 0; i < m->ntail; i++) {
 		const struct tail_ent *t = &m->tail[i];
 
+		if (!tail_wanted(m, t))
+			continue;
 		err = t->loc & LOC_GPU ? write_gpu(m, w, &m->gpu[t->loc & ~LOC_GPU], out) :
 					 append(w, spool_rec(m, t->loc), out);
 		if (err)
 			goto out;
 	}
+	/* what is left out is no longer in the trace's figures */
+	m->res.outside_ranges += m->outside_gpu;
+	m->res.link.gpu_records -= m->outside_gpu;
+	m->res.link.unmatched_gpu -= m->outside_gpu;
 	memset(&ms, 0, sizeof(ms));
 	ms.hdr.ts = mono_now();
 	ms.hdr.type = GT_REC_MERGE_STATS;
@@ -585,7 +645,7 @@ out:
 static void print_summary(const struct merger *m)
 {
 	const struct merge_link_stats *s = &m->res.link;
-	char extra[128] = "";
+	char extra[256] = "";
 	size_t n = 0;
 
 	if (s->duplicates)
@@ -598,8 +658,11 @@ static void print_summary(const struct merger *m)
 		n += snprintf(extra + n, sizeof(extra) - n, ", %llu of the links by launch order",
 			      (unsigned long long)s->by_order);
 	if (m->res.spool_refused)
-		snprintf(extra + n, sizeof(extra) - n, ", %llu spool files left out",
-			 (unsigned long long)m->res.spool_refused);
+		n += snprintf(extra + n, sizeof(extra) - n, ", %llu spool files left out",
+			      (unsigned long long)m->res.spool_refused);
+	if (m->res.outside_ranges)
+		snprintf(extra + n, sizeof(extra) - n, ", %llu GPU-side records outside the capture ranges "
+			 "left out", (unsigned long long)m->res.outside_ranges);
 	pr_info("merged %llu GPU records from %llu processes: %llu linked (%.1f %%), %llu unmatched, "
 		"%llu causality violations, %llu launches without GPU work%s",
 		(unsigned long long)s->gpu_records, (unsigned long long)s->processes,
@@ -625,6 +688,7 @@ static void merger_free(struct merger *m)
 	free(m->tail);
 	free(m->stats);
 	gt_decoder__free(m->dec);
+	capture_spans__free(m->spans);
 }
 
 int merge__run(const struct merge_opts *o, struct merge_result *res)
@@ -667,6 +731,12 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	err = trace_reader__open(o->trace, &r, &msg);
 	if (err) {
 		pr_err("cannot read %s: %s", o->trace, msg ? msg : strerror(-err));
+		goto out;
+	}
+	m->spans = capture_spans__new(trace_reader__info(r));
+	if (!m->spans) {
+		err = -ENOMEM;
+		pr_err("failed to allocate the merger: %s", strerror(-err));
 		goto out;
 	}
 	if (gt_file_info__has_option(trace_reader__info(r), "cupti", "merged")) {
@@ -728,6 +798,8 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	/* the second pass stops at the last record: the trailer is read now */
 	m->end_ts = trace_reader__trailer(r) ? trace_reader__trailer(r)->end_ts : m->max_ts;
 	m->counters = *trace_reader__counters(r);
+	capture_spans__finish(m->spans, m->end_ts);
+	m->ranged = capture_spans__mode(m->spans)->range != GT_CAPSRC_NONE;
 	gt_decoder__free(m->dec);
 	m->dec = NULL;
 	vec__shrink(&m->calls, &m->calls_cap, m->ncalls);

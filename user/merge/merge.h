@@ -45,12 +45,16 @@ struct merge_result {
 	uint64_t spool_refused;		/* spool files left out: not a regular file, or
 					 * owned by neither root nor our euid */
 	bool trace_damaged;		/* the trace ended early; what was readable was merged */
+	uint64_t outside_ranges;	/* GPU-side records left out: the trace was recorded with -c
+					 * and they met none of their process' capture ranges */
 };
 
 /*
  * Merges: every record of the trace in its order, each linked GPU record
  * right after the entry record of its call, then the GPU_API, NVTX and
- * unlinked GPU records by ts, one GT_REC_MERGE_STATS and the agents'
+ * unlinked GPU records by ts (of a trace recorded with -c, only those that
+ * meet a capture range of their process: the rest are counted in
+ * outside_ranges), one GT_REC_MERGE_STATS and the agents'
  * GT_REC_CUPTI_STATS.  Writes a temporary file in the output's directory
  * and renames it into place when complete.  Prints the summary line
  * (info level) and one warning line per damaged input.  Returns 0, or a
