@@ -227,12 +227,21 @@ void tick(struct recorder *r, uint64_t start, uint64_t *last_events, bool tty)
 			r->last_drops ? "" : "; raise --buffer-size");
 		r->last_drops = c.drop_ringbuf;
 	}
-	if (tty && !r->o->quiet)
-		gt_log_status("gtrace-bpf: %llus  %llu events  %llu/s  %llu dropped  %llu process%s",
+	if (tty && !r->o->quiet) {
+		char cap[64] = "";
+
+		if (r->o->capture_range != RECORD_RANGE_NONE)
+			snprintf(cap, sizeof(cap), "  ranges %u open, %u done", (unsigned)r->cap.nopen,
+				 r->cap.closed);
+		else if (r->o->light)
+			snprintf(cap, sizeof(cap), "  %u window%s", r->cap.windows,
+				 r->cap.windows == 1 ? "" : "s");
+		gt_log_status("gtrace-bpf: %llus  %llu events  %llu/s  %llu dropped  %llu process%s%s",
 			      (unsigned long long)(el / 1000000000ull), (unsigned long long)c.events,
 			      (unsigned long long)(c.events - *last_events),
 			      (unsigned long long)c.drop_ringbuf, (unsigned long long)r->nprocs,
-			      r->nprocs == 1 ? "" : "es");
+			      r->nprocs == 1 ? "" : "es", cap);
+	}
 	*last_events = c.events;
 }
 
