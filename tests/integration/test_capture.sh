@@ -235,6 +235,19 @@ t_delay_duration() {
 		err "-y 1s -d 2s: launches recorded from $(((first - t0) / 1000000)) ms to $(((last - t0) / 1000000)) ms into the flood"
 }
 
+# --trace none: no CPU-side source; the process lifecycle only, and what the
+# agent adds (here none: the mock libcuda loads no injection).
+t_trace_none() {
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --cupti=optional -t none -o "$T/tn.gtrace" -- \
+		"$WORKLOAD" --launches 8 > "$T/w.out" 2> "$T/w.err" || fatal "-t none exited $?: $(tail -n 3 "$T/w.err" | tr '\n' '|')"
+	grep -q 'recording to .* (--trace none: the GPU side only' "$T/w.err" || err "no line saying the GPU side only is recorded"
+	dump_trace "$T/tn.gtrace" "$T/tn.json"
+	[ "$(jq -s '[.[] | select(.api != null or .type == "ioctl" or .type == "offcpu")] | length' "$T/tn.json")" -eq 0 ] ||
+		err "-t none recorded CPU-side records"
+	[ "$(jq -s '[.[] | select(.type == "process")] | length' "$T/tn.json")" -ge 2 ] || err "-t none lost the process lifecycle"
+	"$GTRACE" dump --summary "$T/tn.gtrace" | grep -q ' trace=none ' || err "the header does not say trace=none"
+}
+
 t_bad() {
 	local bad rc
 	while IFS= read -r bad; do
@@ -274,5 +287,6 @@ add_case t_no_range "-c cudaProfilerApi with no range: ends normally, says 0 ran
 add_case t_light "--mode light: launches recorded exactly inside the windows (against the workload's log), cold calls complete"
 add_case t_light_range "--mode light -c cudaProfilerApi: hot probes live inside ranges only, marked in the trace"
 add_case t_delay_duration "-y 1s -d 2s: launches recorded only from about 1 s to about 2 s into a 4 s flood, all of them"
+add_case t_trace_none "-t none --cupti: no CPU-side records, the lifecycle kept, trace=none in the header"
 add_case t_bad "bad capture options: one line, exit 2, no trace"
 run_cases "$@"

@@ -571,6 +571,9 @@ static bool cupti_joined(struct recorder *r, const struct cupti_session *cs)
 		return true;
 	if (!r->o->cmd)
 		why = "no program joined: start them with CUDA_INJECTION64_PATH=";
+	else if (!r->o->trace_cuda)
+		why = "the agent never loaded: the command did not use CUDA, is linked statically, runs "
+		      "under another injection or cleared its environment (CUDA_INJECTION64_PATH=";
 	else if (!r->nprocs)
 		why = "the command never used CUDA, so the agent never loaded (";
 	else
@@ -727,7 +730,10 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		goto cleanup;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if (o->trace_cuda && !cuda_probes__nfiles(r->probes))
+	if (!o->trace_cuda && !o->trace_ioctl && !o->trace_sched)
+		pr_info("recording to %s (--trace none: the GPU side only, from the CUPTI agent); Ctrl-C "
+			"to stop", r->path);
+	else if (o->trace_cuda && !cuda_probes__nfiles(r->probes))
 		pr_info("recording to %s (libcuda: traced once %s loads one); Ctrl-C to stop", r->path,
 			o->cmd[0]);
 	else
