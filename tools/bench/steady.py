@@ -46,6 +46,32 @@ def run_steady(name, step, seconds, log_path, sync):
                       "ms_per_step": round(secs * 1e3 / n, 4) if n else None}), flush=True)
 
 
+def run_timed(name, step, steps, sync, profile=False, cuda=True):
+    """The measured mode: STEPS steps timed together, then one JSON line
+    {"mode": NAME, "ops": STEPS, "ns_per_op": .., "ms": .., "loss": ..}; with
+    profile under torch.profiler (CPU, and CUDA when cuda), the process
+    ending without the profiler's post-processing."""
+    def timed():
+        t0 = time.perf_counter_ns()
+        loss = None
+        for _ in range(steps):
+            loss = step()
+        sync()
+        return time.perf_counter_ns() - t0, loss
+
+    def report(ns, loss):
+        print(json.dumps({"mode": name, "ops": steps, "ns_per_op": round(ns / steps, 1),
+                          "ms": round(ns / 1e6, 3), "loss": round(loss.item(), 4)}), flush=True)
+
+    if profile:
+        from torch.profiler import profile as tprofile, ProfilerActivity
+        acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+        with tprofile(activities=acts):
+            report(*timed())
+            os._exit(0)
+    report(*timed())
+
+
 def parse_args(argv, usage):
     """Splits argv into positional arguments and the options of the scripts:
     --profile, --steady SECONDS, --step-log FILE, --device DEV, --warmup N.

@@ -17,9 +17,9 @@
 # (tools/bench/steady.py says how). --warmup N changes the 20 warm-up
 # steps; --device cpu runs it without a GPU (a check of the script, not a
 # benchmark).
-import json, os, sys, time
+import sys
 import torch
-from steady import parse_args, run_steady
+from steady import parse_args, run_steady, run_timed
 
 USAGE = "usage: torch_step.py [STEPS] [--profile] | --steady SECONDS --step-log FILE"
 args, opts = parse_args(sys.argv[1:], USAGE)
@@ -53,23 +53,4 @@ if opts["steady"] is not None:
     sys.exit(0)
 
 
-def timed():
-    t0 = time.perf_counter_ns()
-    for _ in range(steps):
-        loss = step()
-    sync()
-    return time.perf_counter_ns() - t0, loss
-
-
-def report(ns, loss):
-    print(json.dumps({"mode": "torch", "ops": steps, "ns_per_op": round(ns / steps, 1),
-                      "ms": round(ns / 1e6, 3), "loss": round(loss.item(), 4)}), flush=True)
-
-
-if profile:
-    from torch.profiler import profile as tprofile, ProfilerActivity
-    with tprofile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]):
-        report(*timed())
-        os._exit(0)
-else:
-    report(*timed())
+run_timed("torch", step, steps, sync, profile, dev.type == "cuda")

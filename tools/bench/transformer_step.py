@@ -17,10 +17,10 @@
 # (tools/bench/steady.py says how). --warmup N changes the 20 warm-up
 # steps; --device cpu runs it without a GPU (a check of the script, not a
 # benchmark).
-import json, os, sys, time
+import sys
 import torch
 from torch import nn
-from steady import parse_args, run_steady
+from steady import parse_args, run_steady, run_timed
 
 USAGE = "usage: transformer_step.py [STEPS] [--profile] | --steady SECONDS --step-log FILE"
 VOCAB, D_MODEL, HEADS, LAYERS, SEQ, BATCH = 8192, 384, 6, 6, 128, 8
@@ -74,26 +74,7 @@ def main():
         run_steady("transformer", step, opts["steady"], opts["step_log"], sync)
         return
 
-    def timed():
-        t0 = time.perf_counter_ns()
-        for _ in range(steps):
-            loss = step()
-        sync()
-        return time.perf_counter_ns() - t0, loss
-
-    def report(ns, loss):
-        print(json.dumps({"mode": "transformer", "ops": steps, "ns_per_op": round(ns / steps, 1),
-                          "ms": round(ns / 1e6, 3), "loss": round(loss.item(), 4)}), flush=True)
-
-    if opts["profile"]:
-        from torch.profiler import profile as tprofile, ProfilerActivity
-        acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if dev.type == "cuda" else [])
-        with tprofile(activities=acts):
-            report(*timed())
-            os._exit(0)
-    else:
-        report(*timed())
-
+    run_timed("transformer", step, steps, sync, opts["profile"], dev.type == "cuda")
 
 if __name__ == "__main__":
     main()
