@@ -5,9 +5,12 @@ set -euo pipefail
 # libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (make fuzz),
 # only recommended by clang, so not pulled in with --no-install-recommends;
 # gcc's ASAN/UBSAN runtimes (make SANITIZE=1) come with gcc
+# prometheus, curl: the server (and promtool) and client that
+# tests/integration/test_metrics.sh
+# scrapes and asks the metrics endpoint with
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
       libiberty-dev libcmocka-dev pkg-config jq protobuf-compiler python3 procps
-      libclang-rt-14-dev groff-base man-db)
+      libclang-rt-14-dev groff-base man-db prometheus curl)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
