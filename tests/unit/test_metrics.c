@@ -116,21 +116,33 @@ static void m_proc(uint16_t type, uint64_t ts, uint32_t pid, const char *comm)
 static char *OUT;
 static size_t OUT_LEN;
 
+static FILE *OUT_F;
+
+/* An output buffer writing into OUT (emptied); out_end() closes it. */
+static void out_begin(struct obuf *o)
+{
+	free(OUT);
+	OUT = NULL;
+	OUT_F = tu_memstream(&OUT, &OUT_LEN);
+	assert_int_equal(obuf__init(o, OUT_F), 0);
+}
+
+static const char *out_end(struct obuf *o)
+{
+	assert_int_equal(obuf__flush(o), 0);
+	obuf__free(o);
+	assert_int_equal(fclose(OUT_F), 0);
+	return OUT;
+}
+
 /* M rendered, into OUT. */
 static const char *render(void)
 {
-	FILE *f;
 	struct obuf o;
 
-	free(OUT);
-	OUT = NULL;
-	f = tu_memstream(&OUT, &OUT_LEN);
-	assert_int_equal(obuf__init(&o, f), 0);
+	out_begin(&o);
 	assert_int_equal(gt_metrics__render(M, &o), 0);
-	assert_int_equal(obuf__flush(&o), 0);
-	obuf__free(&o);
-	assert_int_equal(fclose(f), 0);
-	return OUT;
+	return out_end(&o);
 }
 
 /* The sample lines of OUT that start with prefix, joined by '\n'. */
@@ -332,18 +344,11 @@ static void test_self(void **state)
 
 static const char *label(const char *s, size_t max)
 {
-	FILE *f;
 	struct obuf o;
 
-	free(OUT);
-	OUT = NULL;
-	f = tu_memstream(&OUT, &OUT_LEN);
-	assert_int_equal(obuf__init(&o, f), 0);
+	out_begin(&o);
 	gt_metrics__label_value(&o, s, max);
-	obuf__flush(&o);
-	obuf__free(&o);
-	fclose(f);
-	return OUT;
+	return out_end(&o);
 }
 
 static void test_escaping(void **state)

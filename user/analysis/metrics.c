@@ -381,23 +381,29 @@ void gt_metrics__label_value(struct obuf *out, const char *s, size_t max)
 	OBUF_LIT(out, "\"");
 }
 
+/* Names of our own tables and families: nothing to escape. */
+static void put(struct obuf *o, const char *s)
+{
+	obuf__mem(o, s, strlen(s));
+}
+
 static void family(struct obuf *o, const char *name, const char *type, const char *help)
 {
 	OBUF_LIT(o, "# HELP ");
-	obuf__mem(o, name, strlen(name));
+	put(o, name);
 	OBUF_LIT(o, " ");
-	obuf__mem(o, help, strlen(help));
+	put(o, help);
 	OBUF_LIT(o, "\n# TYPE ");
-	obuf__mem(o, name, strlen(name));
+	put(o, name);
 	OBUF_LIT(o, " ");
-	obuf__mem(o, type, strlen(type));
+	put(o, type);
 	OBUF_LIT(o, "\n");
 }
 
 /* "name{pid="N",process="..." (the caller adds labels and "} "). */
 static void proc_series(struct obuf *o, const char *name, const struct mproc *p)
 {
-	obuf__mem(o, name, strlen(name));
+	put(o, name);
 	OBUF_LIT(o, "{pid=\"");
 	obuf__u64(o, p->pid);
 	OBUF_LIT(o, "\",process=");
@@ -407,9 +413,9 @@ static void proc_series(struct obuf *o, const char *name, const struct mproc *p)
 static void str_label(struct obuf *o, const char *key, const char *val)
 {
 	OBUF_LIT(o, ",");
-	obuf__mem(o, key, strlen(key));
+	put(o, key);
 	OBUF_LIT(o, "=\"");
-	obuf__mem(o, val, strlen(val));	/* names of our own tables: nothing to escape */
+	put(o, val);
 	OBUF_LIT(o, "\"");
 }
 
@@ -538,7 +544,7 @@ static void single_u64(struct obuf *o, const char *name, const char *type, const
 {
 	family(o, name, type, help);
 	if (has) {
-		obuf__mem(o, name, strlen(name));
+		put(o, name);
 		OBUF_LIT(o, " ");
 		obuf__u64(o, v);
 		OBUF_LIT(o, "\n");
@@ -549,7 +555,7 @@ static void single_double(struct obuf *o, const char *name, const char *help, bo
 {
 	family(o, name, "gauge", help);
 	if (has && v >= 0) {
-		obuf__mem(o, name, strlen(name));
+		put(o, name);
 		OBUF_LIT(o, " ");
 		val_double(o, v);
 		OBUF_LIT(o, "\n");
