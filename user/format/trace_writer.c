@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The .gtrace writer (layout in docs/FORMAT.md): a checksummed header, zstd
+ * chunks of records in the order they arrived, a trailer chunk.
+ *
+ * The writer only ever appends whole chunks after the end of what is known to
+ * be good, so a crash or a full disk leaves a file that reads back up to its
+ * last complete chunk.  The same writer also hands its chunks to a sink
+ * instead of a file (the flight recorder's ring, chunk_ring.c), and copies
+ * chunks made that way into a file without recompressing them: one
+ * compression path for every chunk gtrace-bpf makes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+#include "format/trace_file.h"
+#include "format/trace_layout.h"
+
+#define CHUNK_DEFAULT	(1u << 20)
+#define LEVEL_DEFAULT	3
+#define REC_MAX		65536		/* a chunk buffer holds at least one largest record */
+
+/* Writes all of buf at off; 0 or -errno.  pwrite at an explicit offset (not
+ * the file position) so that a retry after a failed write lands where the
+ * failed chunk began instead of after its partial bytes. */
+static int pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+struct trace_writer {
+	int fd;
+	ZSTD_CCtx *cctx;	/* reused for every chunk */
+	uint8_t *ubuf;		/* records of the chunk being filled */
+	size_t ucap;		/* size of ubuf: chunk_bytes, at least REC_MAX */
+	size_t chunk_bytes;	/* a chunk is written before it would grow past this */
+	size_t used;		/* bytes of records in ubuf */
+	uint32_t nrec;		/* records in ubuf */
+	uint64_t ts_min;	/* lowest and highest hdr.ts in ubuf */
+	uint64_t ts_max;
+	uint8_t *cbuf;		/* chunk header + zstd frame, written in one go */
+	size_t ccap;		/* size of cbuf */
+	uint64_t off;		/* end of the last complete chunk: where the next goes */
+	uint64_t records;	/* records appended, buffered ones included */
+	uint64_t chunks;	/* data chunks written */
+	bool dirty_tail;	/* a failed write may have left bytes after off */
+	bool finished;		/* the trailer is written: nothing may follow */
+};
+
+/* Cuts a failed write's partial bytes off so that the file ends on a
+ * complete chunk; if even that fails, finish tries again. */
+static void writer__trim(struct trace_writer *w)
+{
+	w->dirty_tail = ftruncate(w->fd, w->off) != 0;
+}
+
+static int writer__write_chunk(struct trace_writer *w, uint16_t kind, const void *data,
+			       size_t len, uint32_t nrec, uint64_t ts_min, uint64_t ts_max)
+{
+	uint8_t *h = w->cbuf;
+	size_t n;
+	int err;
+
+	n = ZSTD_compress2(w->cctx, w->cbuf + CHUNK_HDR, w->ccap - CHUNK_HDR, data, len);
+	if (ZSTD_isError(n))
+		return -EIO;	/* cannot happen with a bound-sized buffer, but must not be written */
+
+	memcpy(h, chunk_magic, 4);
+	put_u16(h + 4, kind);
+	put_u16(h + 6, 0);
+	put_u32(h + 8, n);
+	put_u32(h + 12, len);
+	put_u64(h + 16, ts_min);
+	put_u64(h + 24, ts_max);
+	put_u32(h + 32, nrec);
+	put_u32(h + 36, crc_of(h, 36));
+
+	err = pwrite_full(w->fd, w->cbuf, CHUNK_HDR + n, w->off);
+	if (err) {
+		writer__trim(w);
+		return err;
+	}
+	w->off += CHUNK_HDR + n;
+	return 0;
+}
+
+static int writer__flush_chunk(struct trace_writer *w)
+{
+	int err;
+
+	if (!w->used)
+		return 0;
+	err = writer__write_chunk(w, CHUNK_DATA, w->ubuf, w->used, w->nrec, w->ts_min, w->ts_max);
+	if (err)
+		return err;	/* the records stay buffered: a later flush retries */
+	w->chunks++;
+	w->used = 0;
+	w->nrec = 0;
+	return 0;
+}
+
+/* Lays out the header (FORMAT.md "File header") in a new buffer. */
+static int header__build(const struct gt_file_info *info, uint8_t **out, size_t *out_len)
+{
+	const char *strs[HDR_NSTR] = { info->host, info->kernel, info->cmdline, info->options };
+	size_t lens[HDR_NSTR], len = HDR_FIXED;
+	uint8_t *buf, *p;
+	int i;
+
+	for (i = 0; i < HDR_NSTR; i++) {
+		lens[i] = strs[i] ? strlen(strs[i]) : 0;
+		if (lens[i] > HDR_MAX)
+			return -E2BIG;
+		len += 4 + lens[i];
+	}
+	/* pad so that the crc ends the header on an 8-byte boundary */
+	len = ((len + 4 + 7) & ~(size_t)7);
+	if (len > HDR_MAX)
+		return -E2BIG;
+
+	buf = calloc(1, len);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, file_magic, 8);
+	put_u32(buf + 8, GT_FILE_VERSION);
+	put_u32(buf + 12, len);
+	put_u32(buf + 16, info->clock_id);
+	put_u32(buf + 20, 0);
+	put_u64(buf + 24, (uint64_t)info->realtime_offset_ns);
+	put_u64(buf + 32, info->start_ts);
+	p = buf + HDR_FIXED;
+	for (i = 0; i < HDR_NSTR; i++) {
+		put_u32(p, lens[i]);
+		if (lens[i])
+			memcpy(p + 4, strs[i], lens[i]);
+		p += 4 + lens[i];
+	}
+	put_u32(buf + len - 4, crc_of(buf, len - 4));
+	*out = buf;
+	*out_len = len;
+	return 0;
+}
+
+int trace_writer__create(const char *path, const struct gt_file_info *info,
+			 const struct trace_writer_opts *opts, struct trace_writer **out)
+{
+	struct trace_writer_opts o = {};
+	struct trace_writer *w = NULL;
+	uint8_t *hdr = NULL;
+	size_t hdr_len;
+	struct stat st;
+	int flags, err;
+
+	if (!path || !info || !out)
+		return -EINVAL;
+	*out = NULL;
+	if (opts)
+		o = *opts;
+	if (!o.chunk_bytes)
+		o.chunk_bytes = CHUNK_DEFAULT;
+	if (!o.zstd_level)
+		o.zstd_level = LEVEL_DEFAULT;
+	if (o.chunk_bytes > CHUNK_MAX || o.zstd_level < ZSTD_minCLevel() ||
+	    o.zstd_level > ZSTD_maxCLevel())
+		return -EINVAL;
+
+	err = header__build(info, &hdr, &hdr_len);
+	if (err)
+		return err;
+
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	w->fd = -1;
+	w->chunk_bytes = o.chunk_bytes;
+	w->ucap = o.chunk_bytes > REC_MAX ? o.chunk_bytes : REC_MAX;
+	w->ccap = CHUNK_HDR + ZSTD_compressBound(w->ucap);
+	w->ubuf = malloc(w->ucap);
+	w->cbuf = malloc(w->ccap);
+	w->cctx = ZSTD_createCCtx();
+	if (!w->ubuf || !w->cbuf || !w->cctx) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, o.zstd_level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1))) {
+		err = -EINVAL;
+		goto cleanup;
+	}
+
+	/* O_EXCL never follows a symlink; with force, O_NOFOLLOW keeps a root
+	 * recorder from truncating whatever a planted link points to, and
+	 * O_NONBLOCK from waiting forever on a FIFO's reader (the fstat below
+	 * refuses it; regular files ignore the flag). */
+	flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK |
+		(o.force ? O_TRUNC | O_NOFOLLOW : O_EXCL);
+	w->fd = open(path, flags, 0600);
+	if (w->fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	if (fstat(w->fd, &st)) {
+		err = -errno;
+		goto cleanup_unlink;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = -EINVAL;	/* chunks are written at offsets: pipes and devices cannot take them */
+		close(w->fd);
+		w->fd = -1;
+		goto cleanup;
+	}
+	/* Traces hold arguments and command lines: owner only, whatever the
+	 * umask or the mode of the file force replaced. */
+	if ((st.st_mode & 07777) != 0600 && fchmod(w->fd, 0600)) {
+		err = -errno;
+		goto cleanup_unlink;
+	}
+	err = pwrite_full(w->fd, hdr, hdr_len, 0);
+	if (err)
+		goto cleanup_unlink;
+	w->off = hdr_len;
+	free(hdr);
+	*out = w;
+	return 0;
+
+cleanup_unlink:
+	/* a file without a complete header is of no use to anyone */
+	unlink(path);
+cleanup:
+	free(hdr);
+	trace_writer__free(w);
+	return err;
+}
+
+int trace_writer__append(struct trace_writer *w, const struct gt_hdr *rec)
+{
+	size_t size;
+	int err;
+
+	if (!w || !rec || w->finished)
+		return -EINVAL;
+	size = rec->size;
+	if (size < sizeof(struct gt_hdr) || size % 8)
+		return -EINVAL;
+
+	if (w->used + size > w->chunk_bytes && w->used) {
+		err = writer__flush_chunk(w);
+		if (err)
+			return err;	/* rec is not stored: the caller counts it lost */
+	}
+	memcpy(w->ubuf + w->used, rec, size);
+	if (!w->nrec || rec->ts < w->ts_min)
+		w->ts_min = rec->ts;
+	if (!w->nrec || rec->ts > w->ts_max)
+		w->ts_max = rec->ts;
+	w->used += size;
+	w->nrec++;
+	w->records++;
+	return 0;
+}
+
+int trace_writer__flush(struct trace_writer *w)
+{
+	if (!w || w->finished)
+		return -EINVAL;
+	return writer__flush_chunk(w);
+}
+
+int trace_writer__finish(struct trace_writer *w, const struct gt_trailer *t)
+{
+	struct gt_trailer tr = {};
+	struct timespec now;
+	int err;
+
+	if (!w || w->finished)
+		return -EINVAL;
+	err = writer__flush_chunk(w);
+	if (err)
+		return err;
+
+	if (t) {
+		tr = *t;
+	} else {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		tr.end_ts = (uint64_t)now.tv_sec * 1000000000ull + now.tv_nsec;
+	}
+	/* the writer knows these better than its caller */
+	tr.records = w->records;
+	tr.chunks = w->chunks;
+	err = writer__write_chunk(w, CHUNK_TRAILER, &tr, sizeof(tr), 0, tr.end_ts, tr.end_ts);
+	if (err)
+		return err;	/* a retry of finish writes the trailer again */
+	w->finished = true;
+
+	if (w->dirty_tail && ftruncate(w->fd, w->off))
+		return -errno;
+	w->dirty_tail = false;
+	if (fsync(w->fd))
+		return -errno;
+	return 0;
+}
+
+uint64_t trace_writer__bytes(const struct trace_writer *w)
+{
+	return w ? w->off : 0;
+}
+
+uint64_t trace_writer__records(const struct trace_writer *w)
+{
+	return w ? w->records : 0;
+}
+
+void trace_writer__free(struct trace_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0) {
+		/* Partial bytes of a failed write would read as a corrupt chunk
+		 * instead of a clean end. */
+		if (w->dirty_tail)
+			writer__trim(w);
+		close(w->fd);
+	}
+	ZSTD_freeCCtx(w->cctx);
+	free(w->ubuf);
+	free(w->cbuf);
+	free(w);
+}
