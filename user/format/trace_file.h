@@ -56,9 +56,34 @@ struct trace_writer_opts {
  * Returns 0 or a negative errno (-EEXIST when it exists and !force). */
 int trace_writer__create(const char *path, const struct gt_file_info *info,
 			 const struct trace_writer_opts *opts, struct trace_writer **out);
+/*
+ * Where a sink writer's chunks go: chunk[0..len) is one complete data chunk,
+ * the 40-byte chunk header and its zstd frame, exactly the bytes a file would
+ * get; first_ts, last_ts and nrec repeat what its header says.  The bytes are
+ * the writer's, valid during the call only.  Returns 0, or a negative errno
+ * that the writer returns in turn (the records stay buffered, as after a
+ * failed write).
+ */
+typedef int trace_writer_sink_fn(void *ctx, const void *chunk, size_t len, uint64_t first_ts,
+				 uint64_t last_ts, uint32_t nrec);
+/* A writer whose chunks go to sink(ctx, ...) instead of a file: no header,
+ * no trailer (finish only flushes; whoever makes a file of the chunks, like
+ * chunk_ring__snapshot, writes both).  opts->force is not used. */
+int trace_writer__create_sink(const struct trace_writer_opts *opts, trace_writer_sink_fn *sink,
+			      void *ctx, struct trace_writer **out);
+/* A writer on fd, a regular file the caller created (through lib/installer,
+ * say) and still owns: the writer writes the header at offset 0 and works on
+ * a duplicate of fd, which free closes.  opts->force is not used. */
+int trace_writer__create_fd(int fd, const struct gt_file_info *info,
+			    const struct trace_writer_opts *opts, struct trace_writer **out);
 /* Copies one record (hdr.size bytes) into the current chunk; writes the chunk
  * when it is full.  Returns 0 or negative errno (write error, bad size). */
 int trace_writer__append(struct trace_writer *w, const struct gt_hdr *rec);
+/* Appends chunk[0..len), a complete data chunk as a sink writer made it,
+ * without recompressing it, after the records appended before it; counts
+ * its chunk and records for the trailer.  Returns 0, -EBADMSG when it is not
+ * one whole valid data chunk, or the write's -errno. */
+int trace_writer__put_chunk(struct trace_writer *w, const void *chunk, size_t len);
 /* Writes the current chunk now, even if small (called about once a second so
  * that a crash loses little). */
 int trace_writer__flush(struct trace_writer *w);
@@ -66,10 +91,12 @@ int trace_writer__flush(struct trace_writer *w);
  * t->records and t->chunks are filled in by the writer; t may be NULL (end_ts
  * = now, counters zero).  After a failed trailer write, finish may be retried. */
 int trace_writer__finish(struct trace_writer *w, const struct gt_trailer *t);
-/* Bytes written to the file so far. */
+/* Bytes written to the file so far (a sink writer: bytes handed to the sink). */
 uint64_t trace_writer__bytes(const struct trace_writer *w);
 /* Records appended so far. */
 uint64_t trace_writer__records(const struct trace_writer *w);
+/* Data chunks written (or handed to the sink) so far. */
+uint64_t trace_writer__chunks(const struct trace_writer *w);
 /* Closes the file.  Records appended since the last flush are not written:
  * call trace_writer__finish (or at least flush) first. */
 void trace_writer__free(struct trace_writer *w);

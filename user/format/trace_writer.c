@@ -50,7 +50,9 @@ static int pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
 }
 
 struct trace_writer {
-	int fd;
+	int fd;			/* the file, -1 for a sink writer */
+	trace_writer_sink_fn *sink;	/* where chunks go instead of fd, NULL for a file */
+	void *sink_ctx;		/* the sink's first argument */
 	ZSTD_CCtx *cctx;	/* reused for every chunk */
 	uint8_t *ubuf;		/* records of the chunk being filled */
 	size_t ucap;		/* size of ubuf: chunk_bytes, at least REC_MAX */
@@ -75,12 +77,31 @@ static void writer__trim(struct trace_writer *w)
 	w->dirty_tail = ftruncate(w->fd, w->off) != 0;
 }
 
+/* Hands one complete chunk to the sink, or writes it at the end of the file;
+ * on failure nothing counts as written (a retry sends it again). */
+static int writer__emit(struct trace_writer *w, const void *chunk, size_t len,
+			uint64_t ts_min, uint64_t ts_max, uint32_t nrec)
+{
+	int err;
+
+	if (w->sink)
+		err = w->sink(w->sink_ctx, chunk, len, ts_min, ts_max, nrec);
+	else
+		err = pwrite_full(w->fd, chunk, len, w->off);
+	if (err) {
+		if (!w->sink)
+			writer__trim(w);
+		return err;
+	}
+	w->off += len;
+	return 0;
+}
+
 static int writer__write_chunk(struct trace_writer *w, uint16_t kind, const void *data,
 			       size_t len, uint32_t nrec, uint64_t ts_min, uint64_t ts_max)
 {
 	uint8_t *h = w->cbuf;
 	size_t n;
-	int err;
 
 	n = ZSTD_compress2(w->cctx, w->cbuf + CHUNK_HDR, w->ccap - CHUNK_HDR, data, len);
 	if (ZSTD_isError(n))
@@ -95,14 +116,7 @@ static int writer__write_chunk(struct trace_writer *w, uint16_t kind, const void
 	put_u64(h + 24, ts_max);
 	put_u32(h + 32, nrec);
 	put_u32(h + 36, crc_of(h, 36));
-
-	err = pwrite_full(w->fd, w->cbuf, CHUNK_HDR + n, w->off);
-	if (err) {
-		writer__trim(w);
-		return err;
-	}
-	w->off += CHUNK_HDR + n;
-	return 0;
+	return writer__emit(w, w->cbuf, CHUNK_HDR + n, ts_min, ts_max, nrec);
 }
 
 static int writer__flush_chunk(struct trace_writer *w)
@@ -162,19 +176,12 @@ static int header__build(const struct gt_file_info *info, uint8_t **out, size_t 
 	return 0;
 }
 
-int trace_writer__create(const char *path, const struct gt_file_info *info,
-			 const struct trace_writer_opts *opts, struct trace_writer **out)
+/* A writer with its buffers and compressor, writing nowhere yet. */
+static int writer__new(const struct trace_writer_opts *opts, struct trace_writer **out)
 {
 	struct trace_writer_opts o = {};
-	struct trace_writer *w = NULL;
-	uint8_t *hdr = NULL;
-	size_t hdr_len;
-	struct stat st;
-	int flags, err;
+	struct trace_writer *w;
 
-	if (!path || !info || !out)
-		return -EINVAL;
-	*out = NULL;
 	if (opts)
 		o = *opts;
 	if (!o.chunk_bytes)
@@ -185,15 +192,9 @@ int trace_writer__create(const char *path, const struct gt_file_info *info,
 	    o.zstd_level > ZSTD_maxCLevel())
 		return -EINVAL;
 
-	err = header__build(info, &hdr, &hdr_len);
-	if (err)
-		return err;
-
 	w = calloc(1, sizeof(*w));
-	if (!w) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
+	if (!w)
+		return -ENOMEM;
 	w->fd = -1;
 	w->chunk_bytes = o.chunk_bytes;
 	w->ucap = o.chunk_bytes > REC_MAX ? o.chunk_bytes : REC_MAX;
@@ -201,22 +202,50 @@ int trace_writer__create(const char *path, const struct gt_file_info *info,
 	w->ubuf = malloc(w->ucap);
 	w->cbuf = malloc(w->ccap);
 	w->cctx = ZSTD_createCCtx();
-	if (!w->ubuf || !w->cbuf || !w->cctx) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
+	*out = w;
+	if (!w->ubuf || !w->cbuf || !w->cctx)
+		return -ENOMEM;
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, o.zstd_level)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1))) {
-		err = -EINVAL;
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1)))
+		return -EINVAL;
+	return 0;
+}
+
+/* Writes the header at offset 0 of w->fd, a regular file. */
+static int writer__start(struct trace_writer *w, const uint8_t *hdr, size_t hdr_len)
+{
+	int err = pwrite_full(w->fd, hdr, hdr_len, 0);
+
+	if (err)
+		return err;
+	w->off = hdr_len;
+	return 0;
+}
+
+int trace_writer__create(const char *path, const struct gt_file_info *info,
+			 const struct trace_writer_opts *opts, struct trace_writer **out)
+{
+	struct trace_writer *w = NULL;
+	uint8_t *hdr = NULL;
+	size_t hdr_len;
+	struct stat st;
+	int flags, err;
+
+	if (!path || !info || !out)
+		return -EINVAL;
+	*out = NULL;
+	err = writer__new(opts, &w);
+	if (!err)
+		err = header__build(info, &hdr, &hdr_len);
+	if (err)
 		goto cleanup;
-	}
 
 	/* O_EXCL never follows a symlink; with force, O_NOFOLLOW keeps a root
 	 * recorder from truncating whatever a planted link points to, and
 	 * O_NONBLOCK from waiting forever on a FIFO's reader (the fstat below
 	 * refuses it; regular files ignore the flag). */
 	flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK |
-		(o.force ? O_TRUNC | O_NOFOLLOW : O_EXCL);
+		(opts && opts->force ? O_TRUNC | O_NOFOLLOW : O_EXCL);
 	w->fd = open(path, flags, 0600);
 	if (w->fd < 0) {
 		err = -errno;
@@ -238,10 +267,9 @@ int trace_writer__create(const char *path, const struct gt_file_info *info,
 		err = -errno;
 		goto cleanup_unlink;
 	}
-	err = pwrite_full(w->fd, hdr, hdr_len, 0);
+	err = writer__start(w, hdr, hdr_len);
 	if (err)
 		goto cleanup_unlink;
-	w->off = hdr_len;
 	free(hdr);
 	*out = w;
 	return 0;
@@ -253,6 +281,70 @@ cleanup:
 	free(hdr);
 	trace_writer__free(w);
 	return err;
+}
+
+int trace_writer__create_fd(int fd, const struct gt_file_info *info,
+			    const struct trace_writer_opts *opts, struct trace_writer **out)
+{
+	struct trace_writer *w = NULL;
+	uint8_t *hdr = NULL;
+	size_t hdr_len;
+	struct stat st;
+	int err;
+
+	if (fd < 0 || !info || !out)
+		return -EINVAL;
+	*out = NULL;
+	err = writer__new(opts, &w);
+	if (!err)
+		err = header__build(info, &hdr, &hdr_len);
+	if (err)
+		goto cleanup;
+	/* a copy of the caller's: free closes the writer's, the caller keeps its own */
+	w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (w->fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	if (fstat(w->fd, &st)) {
+		err = -errno;
+		goto cleanup;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = -EINVAL;
+		goto cleanup;
+	}
+	err = writer__start(w, hdr, hdr_len);
+	if (err)
+		goto cleanup;
+	free(hdr);
+	*out = w;
+	return 0;
+
+cleanup:
+	free(hdr);
+	trace_writer__free(w);
+	return err;
+}
+
+int trace_writer__create_sink(const struct trace_writer_opts *opts, trace_writer_sink_fn *sink,
+			      void *ctx, struct trace_writer **out)
+{
+	struct trace_writer *w = NULL;
+	int err;
+
+	if (!sink || !out)
+		return -EINVAL;
+	*out = NULL;
+	err = writer__new(opts, &w);
+	if (err) {
+		trace_writer__free(w);
+		return err;
+	}
+	w->sink = sink;
+	w->sink_ctx = ctx;
+	*out = w;
+	return 0;
 }
 
 int trace_writer__append(struct trace_writer *w, const struct gt_hdr *rec)
@@ -289,6 +381,27 @@ int trace_writer__flush(struct trace_writer *w)
 	return writer__flush_chunk(w);
 }
 
+int trace_writer__put_chunk(struct trace_writer *w, const void *chunk, size_t len)
+{
+	struct chunk_head c;
+	int err;
+
+	if (!w || w->finished)
+		return -EINVAL;
+	if (chunk_head__check(chunk, len, &c))
+		return -EBADMSG;
+	/* the records appended before it come before it */
+	err = writer__flush_chunk(w);
+	if (err)
+		return err;
+	err = writer__emit(w, chunk, len, c.first_ts, c.last_ts, c.nrec);
+	if (err)
+		return err;
+	w->chunks++;
+	w->records += c.nrec;
+	return 0;
+}
+
 int trace_writer__finish(struct trace_writer *w, const struct gt_trailer *t)
 {
 	struct gt_trailer tr = {};
@@ -300,6 +413,12 @@ int trace_writer__finish(struct trace_writer *w, const struct gt_trailer *t)
 	err = writer__flush_chunk(w);
 	if (err)
 		return err;
+	if (w->sink) {
+		/* a sink's chunks are not a file yet: whoever makes one from
+		 * them (chunk_ring__snapshot) ends it with its own trailer */
+		w->finished = true;
+		return 0;
+	}
 
 	if (t) {
 		tr = *t;
@@ -331,6 +450,11 @@ uint64_t trace_writer__bytes(const struct trace_writer *w)
 uint64_t trace_writer__records(const struct trace_writer *w)
 {
 	return w ? w->records : 0;
+}
+
+uint64_t trace_writer__chunks(const struct trace_writer *w)
+{
+	return w ? w->chunks : 0;
 }
 
 void trace_writer__free(struct trace_writer *w)
