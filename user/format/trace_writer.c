@@ -211,14 +211,28 @@ static int writer__new(const struct trace_writer_opts *opts, struct trace_writer
 	return 0;
 }
 
-/* Writes the header at offset 0 of w->fd, a regular file. */
-static int writer__start(struct trace_writer *w, const uint8_t *hdr, size_t hdr_len)
+/* What can fail before a file is touched: the options, the header, the
+ * buffers.  On failure *w is still to be freed. */
+static int writer__prepare(const struct gt_file_info *info, const struct trace_writer_opts *opts,
+			   struct trace_writer **w, uint8_t **hdr, size_t *hdr_len)
+{
+	int err = writer__new(opts, w);
+
+	return err ? err : header__build(info, hdr, hdr_len);
+}
+
+/* Writes hdr at offset 0 of w->fd, a regular file, and hands w out; hdr is
+ * freed either way. */
+static int writer__start(struct trace_writer *w, uint8_t *hdr, size_t hdr_len,
+			 struct trace_writer **out)
 {
 	int err = pwrite_full(w->fd, hdr, hdr_len, 0);
 
+	free(hdr);
 	if (err)
 		return err;
 	w->off = hdr_len;
+	*out = w;
 	return 0;
 }
 
@@ -234,9 +248,7 @@ int trace_writer__create(const char *path, const struct gt_file_info *info,
 	if (!path || !info || !out)
 		return -EINVAL;
 	*out = NULL;
-	err = writer__new(opts, &w);
-	if (!err)
-		err = header__build(info, &hdr, &hdr_len);
+	err = writer__prepare(info, opts, &w, &hdr, &hdr_len);
 	if (err)
 		goto cleanup;
 
@@ -267,11 +279,10 @@ int trace_writer__create(const char *path, const struct gt_file_info *info,
 		err = -errno;
 		goto cleanup_unlink;
 	}
-	err = writer__start(w, hdr, hdr_len);
+	err = writer__start(w, hdr, hdr_len, out);
+	hdr = NULL;
 	if (err)
 		goto cleanup_unlink;
-	free(hdr);
-	*out = w;
 	return 0;
 
 cleanup_unlink:
@@ -295,35 +306,22 @@ int trace_writer__create_fd(int fd, const struct gt_file_info *info,
 	if (fd < 0 || !info || !out)
 		return -EINVAL;
 	*out = NULL;
-	err = writer__new(opts, &w);
-	if (!err)
-		err = header__build(info, &hdr, &hdr_len);
-	if (err)
-		goto cleanup;
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	err = writer__prepare(info, opts, &w, &hdr, &hdr_len);
 	/* a copy of the caller's: free closes the writer's, the caller keeps its own */
-	w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (w->fd < 0) {
+	if (!err && (w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		err = -errno;
-		goto cleanup;
+	if (!err) {
+		err = writer__start(w, hdr, hdr_len, out);
+		hdr = NULL;
 	}
-	if (fstat(w->fd, &st)) {
-		err = -errno;
-		goto cleanup;
+	if (err) {
+		free(hdr);
+		trace_writer__free(w);
 	}
-	if (!S_ISREG(st.st_mode)) {
-		err = -EINVAL;
-		goto cleanup;
-	}
-	err = writer__start(w, hdr, hdr_len);
-	if (err)
-		goto cleanup;
-	free(hdr);
-	*out = w;
-	return 0;
-
-cleanup:
-	free(hdr);
-	trace_writer__free(w);
 	return err;
 }
 
