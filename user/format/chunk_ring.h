@@ -24,8 +24,9 @@ struct chunk_ring;
 
 struct chunk_ring_opts {
 	uint64_t max_bytes;	/* memory bound (see chunk_ring_stats.mem_bytes), required */
-	uint64_t window_ns;	/* time bound: a chunk whose last_ts is older than the newest
-				 * last_ts put minus this is dropped; 0 = none */
+	uint64_t window_ns;	/* time bound: chunks whose last_ts is older than the newest
+				 * last_ts put minus this are dropped, oldest first (from
+				 * the front of the ring only); 0 = none */
 };
 
 /* What the ring holds and what it dropped, all counted at one instant. */
@@ -107,7 +108,7 @@ void chunk_ring__stats(struct chunk_ring *ring, struct chunk_ring_stats *st);
  * leaves nothing under path.  path must not exist (-EEXIST) unless force;
  * with force it may only be a regular file of our user (-EPERM for a link, a
  * FIFO, a device, a directory).  Other errors: -ENOENT (no such directory),
- * -ENOMEM, I/O errors.  st may be NULL.
+ * -ENOMEM, I/O errors.  st, filled in on success, may be NULL.
  */
 int chunk_ring__snapshot(struct chunk_ring *ring, const char *path,
 			 const struct gt_file_info *info, const struct chunk_ring_snap_opts *o,
