@@ -308,6 +308,9 @@ install: $(BIN) install-cupti
 	$(Q)install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	$(Q)install -m 0644 docs/man/gtrace-bpf.1 $(DESTDIR)$(PREFIX)/share/man/man1/gtrace-bpf.1
 	$(Q)install -m 0644 tools/completion/gtrace-bpf.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gtrace-bpf
+	$(Q)install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	$(Q)sed 's|@BINDIR@|$(PREFIX)/bin|' tools/systemd/gtrace-bpf.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/gtrace-bpf.service
+	$(Q)chmod 0644 $(DESTDIR)$(PREFIX)/lib/systemd/system/gtrace-bpf.service
 
 deps:
 	$(Q)tools/install-deps.sh

@@ -182,6 +182,8 @@ enum gt_name_kind {
 	GT_NAME_PROCESS = 2,	/* key = pid: command line of the process */
 	GT_NAME_THREAD = 3,	/* key = tid: thread comm */
 	GT_NAME_LIBCUDA = 4,	/* key = dev<<32|ino... (see FORMAT.md): path of an attached libcuda */
+	GT_NAME_KERNEL = 5,	/* key = handle: mangled name a naming call gave it, written at the
+				 * head of a daemon snapshot whose window no longer holds that call */
 };
 
 /* A name learned by the recorder outside the traced programs' path. */

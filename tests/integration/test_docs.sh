@@ -11,7 +11,7 @@ REQUIRES="gtrace"
 
 MAN_SRC=$ROOT/docs/man/gtrace-bpf.1
 COMPLETION=$ROOT/tools/completion/gtrace-bpf.bash
-COMMANDS="record dump export stats merge census"
+COMMANDS="record dump export stats merge census daemon snapshot status"
 
 # help_opts CMD: the long options of `gtrace-bpf CMD --help`, one a line.
 help_opts() {
@@ -73,8 +73,8 @@ want() {
 t_completion() {
 	local c
 	[ -f "$COMPLETION" ] || fatal "no completion at tools/completion/gtrace-bpf.bash"
-	want "the command" "$(comp '')" record dump export stats merge census
-	want "'st'" "$(comp st)" stats
+	want "the command" "$(comp '')" record dump export stats merge census daemon snapshot status
+	want "'st'" "$(comp st)" stats status
 	# every command's options are those of its --help
 	for c in $COMMANDS; do
 		want "'$c --'" "$(comp "$c" --)" $(help_opts "$c")

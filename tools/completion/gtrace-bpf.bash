@@ -9,7 +9,7 @@
 # The option lists are those of each command's --help;
 # tests/integration/test_docs.sh fails when they drift apart.
 
-_gtrace_bpf_cmds="record dump export stats merge census"
+_gtrace_bpf_cmds="record dump export stats merge census daemon snapshot status"
 _gtrace_bpf_reports="cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_sum process_sum ioctl_sum cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency capture_sum"
 
 # The long options of command $1 (those of --help, which every command takes).
@@ -22,6 +22,9 @@ _gtrace_bpf_opts() {
 	stats) echo "--force --format --output --range --report --timeunit $common" ;;
 	merge) echo "--force --output --quiet $common" ;;
 	census) echo "--functions --libcuda $common" ;;
+	daemon) echo "--buffer-size --dir --libcuda --light-window --log --memory --mode --quiet --verbose --window $common" ;;
+	snapshot) echo "--last --output --pid $common" ;;
+	status) echo "$common" ;;
 	esac
 }
 
@@ -97,11 +100,13 @@ _gtrace_bpf() {
 	--cupti)
 		# its argument is optional: only "--cupti=optional" takes one
 		((eq)) && { COMPREPLY=($(compgen -W "optional" -- "$cur")); return 0; } ;;
-	-o|--output|--libcuda|--cupti-lib)
+	-o|--output|--libcuda|--cupti-lib|--log)
 		_gtrace_bpf_files "$cur"; return 0 ;;
+	--dir)
+		COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
 	-p|--pid)
 		COMPREPLY=($(compgen -W "$(cd /proc 2>/dev/null && compgen -G '[0-9]*')" -- "$cur")); return 0 ;;
-	-d|--duration|-y|--delay|--buffer-size|--max-size|--scenario|--ioctl-majors|--functions|--light-window|--nvtx-capture|--range)
+	-d|--duration|-y|--delay|--buffer-size|--max-size|--scenario|--ioctl-majors|--functions|--light-window|--nvtx-capture|--range|--window|--memory|--last)
 		COMPREPLY=(); return 0 ;;
 	esac
 	if [[ $cur == -* ]]; then

@@ -319,3 +319,26 @@ int cli__check_cmd(const char *prog, bool after_dashdash)
 		" (not a command of gtrace-bpf either: see --help)" : "");
 	return err == -ENOENT ? 127 : 126;
 }
+
+/* --light-window LEN/PERIOD, or 0 for no windows. */
+int cli__parse_window(const char *arg, uint64_t *len, uint64_t *period)
+{
+	char buf[64];
+	const char *slash = strchr(arg, '/');
+	double l, p;
+
+	if (!strcmp(arg, "0")) {
+		*len = *period = 0;
+		return 0;
+	}
+	if (!slash || (size_t)(slash - arg) >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, arg, slash - arg);
+	buf[slash - arg] = 0;
+	if (cli__parse_duration(buf, &l) || cli__parse_duration(slash + 1, &p) || !(l > 0) ||
+	    !(p > l) || p > 1e6)
+		return -EINVAL;
+	*len = (uint64_t)(l * 1e9);
+	*period = (uint64_t)(p * 1e9);
+	return 0;
+}

@@ -23,6 +23,9 @@ int cmd_export(int argc, char **argv, const char *cmdline);
 int cmd_stats(int argc, char **argv, const char *cmdline);
 int cmd_merge(int argc, char **argv, const char *cmdline);
 int cmd_census(int argc, char **argv, const char *cmdline);
+int cmd_daemon(int argc, char **argv, const char *cmdline);
+int cmd_snapshot(int argc, char **argv, const char *cmdline);
+int cmd_status(int argc, char **argv, const char *cmdline);
 
 /* Parses argv with the command's argp (options, parser, args_doc, doc) and
  * argp's usage errors as one line on stderr, without the "Try --help" hint.
@@ -34,6 +37,9 @@ int cli__parse_u64(const char *s, uint64_t *out, bool size_suffix);
 /* A time: a decimal number with a unit, ns, us, ms, s, m or h; a plain
  * number is seconds. Returns 0 or -EINVAL. */
 int cli__parse_duration(const char *s, double *secs);
+/* Light mode's windows: LEN/PERIOD (times, LEN < PERIOD), or 0 for none.
+ * Returns 0 or -EINVAL. */
+int cli__parse_window(const char *arg, uint64_t *len, uint64_t *period);
 /* The index of s in names (NULL-terminated), -1 when it is not there: for
  * options that take one of a few words. */
 int cli__choice(const char *s, const char *const *names);

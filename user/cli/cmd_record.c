@@ -120,29 +120,6 @@ static const char *const trace_sources[] = { "cuda", "ioctl", "sched", "cupti", 
 static const char *const modes[] = { "full", "light", NULL };
 static const char *const range_kinds[] = { "none", "cudaProfilerApi", "nvtx", NULL };
 
-/* --light-window LEN/PERIOD, or 0 for no windows. */
-static int parse_window(const char *arg, uint64_t *len, uint64_t *period)
-{
-	char buf[64];
-	const char *slash = strchr(arg, '/');
-	double l, p;
-
-	if (!strcmp(arg, "0")) {
-		*len = *period = 0;
-		return 0;
-	}
-	if (!slash || (size_t)(slash - arg) >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, arg, slash - arg);
-	buf[slash - arg] = 0;
-	if (cli__parse_duration(buf, &l) || cli__parse_duration(slash + 1, &p) || !(l > 0) ||
-	    !(p > l) || p > 1e6)
-		return -EINVAL;
-	*len = (uint64_t)(l * 1e9);
-	*period = (uint64_t)(p * 1e9);
-	return 0;
-}
-
 /* --capture-range-end: stop = 1 range, repeat = no limit, repeat:N. */
 static int parse_range_end(const char *arg, uint32_t *max)
 {
@@ -242,7 +219,7 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		o->light = cli__choose(state, "mode", arg, modes) == 1;
 		break;
 	case OPT_LIGHT_WINDOW:
-		if (parse_window(arg, &o->window_ns, &o->period_ns))
+		if (cli__parse_window(arg, &o->window_ns, &o->period_ns))
 			argp_error(state, "invalid --light-window '%s' (LEN/PERIOD with LEN < PERIOD, e.g. "
 				   "200ms/5s, or 0)", arg);
 		c->window_set = true;

@@ -26,6 +26,9 @@ static const struct cmd cmds[] = {
 	{ "stats", cmd_stats, false },
 	{ "merge", cmd_merge, false },
 	{ "census", cmd_census, false },
+	{ "daemon", cmd_daemon, false },
+	{ "snapshot", cmd_snapshot, false },
+	{ "status", cmd_status, false },
 };
 
 int main(int argc, char **argv)

@@ -160,6 +160,8 @@ int dec__on_name(struct gt_decoder *d, const struct gt_hdr *rec)
 	size_t n = gt_rec_strlen(rec, nm->str, nm->len);
 
 	switch (nm->kind) {
+	case GT_NAME_KERNEL:	/* a naming call's name, kept by the daemon: as good as the call */
+		return dec__kernel_learn(d, rec->pid, nm->key, nm->str, n);
 	case GT_NAME_KERNEL_MEM:
 		/* a recovered name never overrides what a naming call said */
 		if (hmap_get(&d->kernels, nm->key, rec->pid))

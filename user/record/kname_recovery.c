@@ -26,6 +26,7 @@ struct kernel_names {
 	struct u64map pending_str;/* (tid, api) -> char * name argument of a lookup in flight */
 	struct u64map gen;	/* pid -> generation, bumped when the process exits */
 	uint64_t recovered, rejected, verified, mismatch;
+	kernel_names_learned_fn learned;	/* kernel_names__on_learn, NULL = none */
 };
 
 struct kernel_names *kernel_names__new(kernel_names_emit_fn emit, kernel_names_read_fn read,
@@ -105,11 +106,18 @@ static void verify(struct kernel_names *kn, uint64_t handle, const char *name, c
 			   (unsigned long long)handle, name, buf);
 }
 
-static void learn(struct kernel_names *kn, uint32_t pid, uint64_t handle, const char *name)
+static void learn(struct kernel_names *kn, const struct gt_hdr *h, uint64_t handle, const char *name)
 {
 	if (!handle || !name || !name[0])
 		return;
-	set_known(kn, pid, handle, name);
+	set_known(kn, h->pid, handle, name);
+	if (kn->learned)
+		kn->learned(kn->ctx, h, handle, name);
+}
+
+void kernel_names__on_learn(struct kernel_names *kn, kernel_names_learned_fn fn)
+{
+	kn->learned = fn;
 }
 
 static const char *known_name(struct kernel_names *kn, uint32_t pid, uint64_t handle)
@@ -237,7 +245,7 @@ int kernel_names__on_record(struct kernel_names *kn, const struct gt_hdr *h)
 		if (ai->cls == GT_CLS_GET_FUNC) {
 			s = (char *)(uintptr_t)pending_take(&kn->pending_str, h);
 			if (s && r->ret == 0 && (r->flags & GT_RET_OUT))
-				learn(kn, h->pid, r->out, s);
+				learn(kn, h, r->out, s);
 			free(s);
 		} else if (ai->cls == GT_CLS_KERNEL_FUNC) {
 			v = pending_take(&kn->pending, h);
@@ -245,7 +253,7 @@ int kernel_names__on_record(struct kernel_names *kn, const struct gt_hdr *h)
 				const char *kname = known_name(kn, h->pid, v);
 				char *copy = kname ? strdup(kname) : NULL;
 
-				learn(kn, h->pid, r->out, copy);
+				learn(kn, h, r->out, copy);
 				free(copy);
 			}
 		}
@@ -255,7 +263,7 @@ int kernel_names__on_record(struct kernel_names *kn, const struct gt_hdr *h)
 
 		v = pending_take(&kn->pending, h);
 		if (ai->cls == GT_CLS_FUNC_NAME && v && rs->ret == 0 && rs->len)
-			learn(kn, h->pid, v, rs->str);
+			learn(kn, h, v, rs->str);
 		return 0;
 	}
 	default:

@@ -30,6 +30,11 @@ struct kernel_names *kernel_names__new(kernel_names_emit_fn emit, kernel_names_r
  * Raw name records from BPF (GT_NAME_F_RAW) are consumed here: the caller
  * does not write them, this writes the checked name instead. */
 int kernel_names__on_record(struct kernel_names *kn, const struct gt_hdr *rec);
+/* Called with every name a naming call gives a handle (rec: the record
+ * that completed the call): the daemon keeps them for its snapshots. */
+typedef void (*kernel_names_learned_fn)(void *ctx, const struct gt_hdr *rec, uint64_t handle,
+					const char *name);
+void kernel_names__on_learn(struct kernel_names *kn, kernel_names_learned_fn fn);
 /* Forgets a process' handles (it exited; its pid may be reused). */
 void kernel_names__forget_pid(struct kernel_names *kn, uint32_t pid);
 /* Adds this module's counters (names_mem*) into c. */

@@ -72,6 +72,8 @@ int recorder__run_loop(struct recorder *r)
 			return err;
 		}
 		ring_buffer__consume(r->rb);
+		if (r->ctl)
+			daemon__serve(r);
 		if (r->o->max_size && trace_writer__bytes(r->w) >= r->o->max_size) {
 			r->size_stop = true;
 			pr_info("the trace reached --max-size (%llu bytes); stopping",

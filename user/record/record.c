@@ -60,6 +60,8 @@ int recorder__write(struct recorder *r, const struct gt_hdr *h)
 	if (r->write_err)
 		return r->write_err;
 	err = trace_writer__append(r->w, h);
+	if (!err && r->ctl)
+		daemon__note(r, h);
 	if (err) {
 		r->write_err = err;
 		pr_err("failed to write %s: %s; the file keeps everything up to its last complete chunk",
@@ -170,7 +172,7 @@ static int on_event(void *ctx, void *data, size_t len)
 	return recorder__write(r, h);
 }
 
-static void collect_counters(struct recorder *r, struct gt_counters *c)
+void recorder__counters(struct recorder *r, struct gt_counters *c)
 {
 	struct cuda_bpf__bss *b = r->skel->bss;
 
@@ -195,7 +197,7 @@ static void write_stats(struct recorder *r, struct gt_counters *c)
 	struct gt_stats s;
 
 	memset(&s, 0, sizeof(s));
-	collect_counters(r, c);
+	recorder__counters(r, c);
 	s.hdr.ts = now_ns(CLOCK_MONOTONIC);
 	s.hdr.pid = getpid();
 	s.hdr.type = GT_REC_STATS;
@@ -445,10 +447,16 @@ static int finish(struct recorder *r)
 	capture__finish(r);
 	if (!r->write_err)
 		write_stats(r, &c);
-	collect_counters(r, &c);
+	recorder__counters(r, &c);
 	t.end_ts = now_ns(CLOCK_MONOTONIC);
 	t.counters = c;
 	t.records = trace_writer__records(r->w);
+	if (r->ctl) {
+		pr_info("daemon stopped: %llu events, %llu dropped, %llu snapshots written",
+			(unsigned long long)c.events, (unsigned long long)c.drop_ringbuf,
+			(unsigned long long)r->snapshots);
+		return 0;
+	}
 	err = r->write_err ? r->write_err : trace_writer__finish(r->w, &t);
 	if (err) {
 		if (!r->write_err)
@@ -641,6 +649,8 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	err = check_pids(o);
 	if (err)
 		goto cleanup;
+	if (o->daemon && (err = daemon__open(r)))
+		goto cleanup;
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		err = -ENOENT;
 		pr_err("this kernel has no BTF (/sys/kernel/btf/vmlinux): gtrace-bpf needs CONFIG_DEBUG_INFO_BTF");
@@ -659,6 +669,8 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	r->probes = cuda_probes__new(r->skel, &po);
 	r->names = kernel_names__new(emit_name_rec, kernel_names__read_process, r);
 	r->procs = proc_names__new(r->filter, emit_name_rec, r);
+	if (r->names && o->daemon)
+		kernel_names__on_learn(r->names, daemon__learned);
 	if (!r->probes || !r->names || !r->procs) {
 		err = -ENOMEM;
 		pr_err("failed to allocate the recorder: %s", strerror(-err));
@@ -698,8 +710,10 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 			goto cleanup;
 	}
 	fill_info(r, &info, &u, opts, sizeof(opts));
-	err = record_output__create(o, &info, r->path, sizeof(r->path), &r->w);
+	err = o->daemon ? daemon__create_window(r, &info) :
+			  record_output__create(o, &info, r->path, sizeof(r->path), &r->w);
 	if (err) {
+		trace_writer__free(r->w);
 		r->w = NULL;
 		goto cleanup;
 	}
@@ -772,6 +786,7 @@ cleanup:
 	kernel_names__free(r->names);
 	cuda_bpf__destroy(r->skel);
 	trace_writer__free(r->w);
+	daemon__close(r);
 	if (cupti_session__dir(r->cupti)) {
 		if (finished) {
 			*spools = leave_spools(r);

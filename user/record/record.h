@@ -47,6 +47,11 @@ struct record_opts {
 	const char *nvtx_capture;	/* --nvtx-capture NAME[@DOMAIN] (-c nvtx) */
 	uint32_t range_max;		/* --capture-range-end: stop once this many ranges closed
 					 * (stop = 1), 0 = repeat without a limit */
+	bool daemon;			/* gtrace-bpf daemon: a rolling window in memory, no file */
+	uint64_t daemon_window_ns;	/* --window: how much of the recording the window keeps */
+	uint64_t daemon_memory;		/* --memory: the window's bound in compressed bytes */
+	const char *daemon_dir;		/* --dir: where snapshots go */
+	const char *daemon_log;		/* --log: stderr goes there, reopened at SIGHUP */
 };
 
 struct cupti_session;

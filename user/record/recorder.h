@@ -14,6 +14,7 @@
 #include <time.h>
 #include "bpf/gtrace_events.h"
 #include "format/nv_ioctl.h"
+#include "format/trace_file.h"
 #include "record/record.h"
 
 #define POLL_MS		50	/* consumer latency bound with no wake-ups */
@@ -80,6 +81,15 @@ struct recorder {
 	bool size_stop;			/* the trace reached --max-size: CMD runs on untraced */
 	bool duration_stop;		/* -d ran out: CMD runs on untraced too */
 	struct capture_ctl cap;		/* light mode, capture ranges */
+	/* gtrace-bpf daemon (daemon.c) */
+	struct control *ctl;		/* its control socket, NULL when not a daemon */
+	struct chunk_ring *ring;	/* the window the trace writer's chunks go to */
+	struct gt_file_info info;	/* the header, for snapshots */
+	uint64_t daemon_start;		/* when the window started */
+	uint64_t snapshots;		/* snapshots written */
+	uint8_t *preamble;		/* the name records written so far, for snapshots */
+	size_t preamble_len, preamble_cap;
+	uint64_t preamble_lost;		/* name records it had no room for */
 };
 
 /* SIGINT/SIGTERM received: the first stops the recording, a second kills
@@ -89,6 +99,22 @@ extern volatile sig_atomic_t stop_requests;
 uint64_t now_ns(clockid_t clk);
 /* Appends h to the trace; the first error stops the recording. */
 int recorder__write(struct recorder *r, const struct gt_hdr *h);
+
+/* The counters as they are now (BPF, recorder, writer). */
+void recorder__counters(struct recorder *r, struct gt_counters *c);
+
+/* gtrace-bpf daemon (daemon.c): takes the control socket and --dir (one
+ * error line on failure; -EBUSY when another daemon runs), then the window
+ * instead of a file; serves control requests from the loop. */
+int daemon__open(struct recorder *r);
+int daemon__create_window(struct recorder *r, const struct gt_file_info *info);
+void daemon__serve(struct recorder *r);
+/* A record just written: names are kept for snapshots. */
+void daemon__note(struct recorder *r, const struct gt_hdr *h);
+/* kernel_names' learned callback (ctx = the recorder): call-learned kernel
+ * names kept as GT_NAME_KERNEL records for snapshots. */
+void daemon__learned(void *ctx, const struct gt_hdr *at, uint64_t handle, const char *name);
+void daemon__close(struct recorder *r);
 
 /* Capture control (capture.c). At the start of the run loop: */
 void capture__start(struct recorder *r, uint64_t now);

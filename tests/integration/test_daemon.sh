@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# gtrace-bpf daemon against the mock libcuda: start and stop, status,
+# snapshots of the window (whole, --last, one process) with exact contents,
+# the time bound of the window, a second daemon refused, a daemon killed
+# with SIGKILL replaced by the next, and the bad command lines. Each case
+# has its own run directory (GTRACE_RUN_DIR) and snapshot directory.
+REQUIRES="root jq mock gtrace"
+. "$(dirname "$0")/lib.sh"
+
+# start_daemon ARGS...: the daemon in the background, its stderr in
+# $T/daemon.err; waits for its recording line. Sets DPID.
+start_daemon() {
+	export GTRACE_RUN_DIR=$T/run
+	mkdir -p -m 0700 "$T/snaps"
+	"$GTRACE" daemon --libcuda "$MOCK_LIB" --dir "$T/snaps" "$@" > "$T/daemon.out" 2> "$T/daemon.err" &
+	DPID=$!
+	PIDS+=("$DPID")
+	wait_line "$T/daemon.err" '^gtrace-bpf: recording' 30 "$DPID" ||
+		fatal "the daemon did not start: $(tail -n 3 "$T/daemon.err" | tr '\n' '|')"
+}
+
+stop_daemon() {
+	kill -TERM "$DPID"
+	wait_exit "$DPID" 30 || fatal "the daemon did not stop within 30 s of SIGTERM"
+	[ "$WAIT_RC" -eq 0 ] || err "the daemon exited $WAIT_RC after SIGTERM: $(tail -n 3 "$T/daemon.err" | tr '\n' '|')"
+}
+
+# run_wl NAME ARGS...: the workload, to its end; sets WP (its pid).
+run_wl() {
+	local name=$1
+	shift
+	GT_LIBCUDA=$MOCK_LIB "$WORKLOAD" "$@" > "$T/$name.out" 2> "$T/$name.err" || fatal "workload $name failed"
+	WP=$(grep '^{' "$T/$name.out" | tail -n 1 | jq .pid)
+}
+
+# snap ARGS...: gtrace-bpf snapshot ARGS; sets SNAP (the path it printed).
+snap() {
+	SNAP=$("$GTRACE" snapshot "$@" 2> "$T/snap.err") || fatal "snapshot $* failed: $(cat "$T/snap.err")"
+	[ -f "$SNAP" ] || fatal "snapshot printed '$SNAP', not a file"
+}
+
+launches_of() { # DUMP PID
+	jq -s --argjson p "$2" '[.[] | select(.pid == $p and .type == "launch")] | length' "$1"
+}
+
+t_snapshot() {
+	local got st
+	start_daemon --mode full --window 30s --memory 16M
+	run_wl a --launches 100 --copies 3
+	sleep 1.5	# a second's flush puts the last chunk in the window
+	"$GTRACE" status > "$T/status" 2> "$T/status.err" || err "status failed: $(cat "$T/status.err")"
+	grep -Eq '^processes [1-9]' "$T/status" || err "status shows no process: $(tr '\n' '|' < "$T/status")"
+	grep -Eq '^window_chunks [1-9]' "$T/status" || err "status shows an empty window: $(tr '\n' '|' < "$T/status")"
+	grep -q "^pid $DPID\$" "$T/status" || err "status does not give the daemon's pid"
+	snap
+	case $SNAP in "$T/snaps/system_snapshot_"*_v1.gtrace) ;; *) err "default snapshot name: $SNAP" ;; esac
+	[ "$(stat -c %a "$SNAP")" = 600 ] || err "the snapshot's mode is $(stat -c %a "$SNAP"), expected 600"
+	dump_trace "$SNAP" "$T/s.json"
+	got=$(launches_of "$T/s.json" "$WP")
+	[ "$got" -eq 100 ] || err "the snapshot holds $got of the workload's 100 launches"
+	got=$(jq -s --argjson p "$WP" '[.[] | select(.pid == $p and .api == "cuMemcpyHtoD_v2")] | length' "$T/s.json")
+	[ "$got" -eq 3 ] || err "the snapshot holds $got of 3 copies"
+	"$GTRACE" dump --summary "$SNAP" | grep -q 'snapshot=1' || err "the snapshot's header does not say snapshot=1"
+	snap -o "$T/second.gtrace"
+	[ "$SNAP" = "$T/second.gtrace" ] || err "-o: the snapshot went to $SNAP"
+	"$GTRACE" snapshot -o "$T/second.gtrace" > /dev/null 2> "$T/again.err" && err "a snapshot over an existing file succeeded"
+	stop_daemon
+	[ ! -e "$T/run/control.sock" ] && [ ! -e "$T/run/daemon.pid" ] || err "the socket or pid file is left after SIGTERM"
+	grep -q 'daemon stopped' "$T/daemon.err" || err "no line saying the daemon stopped"
+}
+
+# The window keeps 3 s: a workload 6 s ago is gone, the last one is there;
+# --last 2s leaves out one 3.5 s ago; -p keeps one process.
+t_window() {
+	local a b c got
+	start_daemon --mode full --window 3s --memory 16M
+	run_wl a --launches 40
+	a=$WP
+	sleep 6
+	run_wl b --launches 60
+	b=$WP
+	sleep 3.5
+	run_wl c --launches 20
+	c=$WP
+	sleep 1.5
+	snap
+	dump_trace "$SNAP" "$T/w.json"
+	[ "$(launches_of "$T/w.json" "$a")" -eq 0 ] || err "a workload older than the window is in the snapshot"
+	[ "$(launches_of "$T/w.json" "$c")" -eq 20 ] || err "the last workload: $(launches_of "$T/w.json" "$c") of 20 launches"
+	snap --last 2s
+	dump_trace "$SNAP" "$T/l.json"
+	[ "$(launches_of "$T/l.json" "$b")" -eq 0 ] || err "--last 2s holds the workload of 5 s ago"
+	[ "$(launches_of "$T/l.json" "$c")" -eq 20 ] || err "--last 2s lost the last workload"
+	run_wl d --launches 12
+	sleep 1.5
+	snap -p "$WP"
+	dump_trace "$SNAP" "$T/p.json"
+	got=$(jq -s --argjson p "$WP" '[.[] | select(.pid != $p and .pid != 0 and .api != null)] | length' "$T/p.json")
+	[ "$got" -eq 0 ] || err "-p $WP: $got calls of other processes"
+	[ "$(launches_of "$T/p.json" "$WP")" -eq 12 ] || err "-p $WP: $(launches_of "$T/p.json" "$WP") of 12 launches"
+	"$GTRACE" snapshot -p 4000000 > /dev/null 2> "$T/nopid.err" && err "a snapshot of a pid never seen succeeded"
+	grep -q 'never seen' "$T/nopid.err" || err "no line saying the pid was never seen: $(cat "$T/nopid.err")"
+	stop_daemon
+}
+
+# Names learned before the window's oldest chunk: a process that looked its
+# kernels up 5 s before launching them, in a 3 s window, still has its
+# kernel and process names in the snapshot (the preamble).
+t_names() {
+	local wp got
+	start_daemon --mode full --window 3s --memory 16M
+	GT_LIBCUDA=$MOCK_LIB "$WORKLOAD" --wait-signal --launches 8 > "$T/n.out" 2> "$T/n.err" &
+	PIDS+=($!)
+	wait_line "$T/n.out" '^ready ' 20 || fatal "the workload never got ready"
+	wp=$(awk '/^ready / { print $2; exit }' "$T/n.out")
+	sleep 5
+	kill -USR1 "$wp"
+	wait_line "$T/n.out" '^\{' 20 || fatal "the workload did not finish"
+	sleep 1.5
+	snap
+	dump_trace "$SNAP" "$T/n.json"
+	got=$(jq -s --argjson p "$wp" '[.[] | select(.pid == $p and .api == "cuModuleGetFunction")] | length' "$T/n.json")
+	[ "$got" -eq 0 ] || err "the kernel lookups of 5 s ago are still in a 3 s window"
+	[ "$(launches_of "$T/n.json" "$wp")" -eq 8 ] || err "$(launches_of "$T/n.json" "$wp") of 8 launches in the snapshot"
+	got=$(jq -s -c --argjson p "$wp" '[.[] | select(.pid == $p and .type == "launch") | .kernel] | unique' "$T/n.json")
+	[ "$got" = "[\"$K_FILL\",\"$K_VECADD\",\"$K_SCALE\"]" ] || err "kernel names in the snapshot: $got"
+	grep -q '^names_kept_bytes [1-9]' <("$GTRACE" status) || err "status keeps no names"
+	stop_daemon
+}
+
+t_second_and_kill() {
+	local rc
+	start_daemon --window 10s
+	"$GTRACE" daemon --dir "$T/snaps" > /dev/null 2> "$T/second.err"
+	rc=$?
+	[ $rc -eq 1 ] || err "a second daemon exited $rc, expected 1"
+	grep -q "a daemon is already running (pid $DPID)" "$T/second.err" ||
+		err "the second daemon's line does not name the first: $(cat "$T/second.err")"
+	[ "$(grep -c . "$T/second.err")" -eq 1 ] || err "the second daemon said more than one line"
+	kill -KILL "$DPID"
+	wait "$DPID" 2> /dev/null
+	start_daemon --window 10s
+	"$GTRACE" status > /dev/null 2>&1 || err "the daemon after a SIGKILLed one does not answer"
+	stop_daemon
+}
+
+t_bad() {
+	local bad rc
+	export GTRACE_RUN_DIR=$T/run
+	"$GTRACE" snapshot > /dev/null 2> "$T/none.err"
+	[ $? -eq 1 ] || err "snapshot without a daemon did not exit 1"
+	grep -q 'no daemon is running' "$T/none.err" || err "snapshot without a daemon: $(cat "$T/none.err")"
+	while IFS= read -r bad; do
+		# shellcheck disable=SC2086
+		"$GTRACE" daemon $bad > /dev/null 2> "$T/bad.err"
+		rc=$?
+		[ $rc -eq 2 ] || err "daemon $bad exited $rc, expected 2: $(head -n 2 "$T/bad.err" | tr '\n' '|')"
+		[ "$(grep -c . "$T/bad.err")" -eq 1 ] || err "daemon $bad: not one line"
+	done <<- 'EOF'
+		--window 0
+		--window 2x
+		--memory 10
+		--memory 1T
+		--dir relative/dir
+		--mode heavy
+		--light-window 5s/1s
+		extra
+	EOF
+	ln -s /tmp "$T/link"
+	timeout 20 "$GTRACE" daemon --dir "$T/link" > /dev/null 2> "$T/link.err"
+	[ $? -eq 1 ] || err "--dir through a symlink was taken"
+	grep -q 'cannot use --dir' "$T/link.err" || err "--dir symlink: $(cat "$T/link.err")"
+}
+
+add_case t_snapshot "daemon: status, a snapshot with the workload's exact launches and copies, -o, SIGTERM cleans up"
+add_case t_window "daemon: a 3 s window drops older work; --last 2s and -p PID select; a pid never seen refused"
+add_case t_names "daemon: names learned before the window's oldest chunk are in the snapshot"
+add_case t_second_and_kill "daemon: a second one refused naming the first's pid; after SIGKILL the next one starts"
+add_case t_bad "daemon: bad options exit 2 with one line; snapshot without a daemon; --dir through a symlink refused"
+run_cases "$@"

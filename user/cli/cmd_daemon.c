@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gtrace-bpf daemon: record every CUDA process into a rolling window in
+ * memory; gtrace-bpf snapshot / status: ask it, over its control socket.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli/cli.h"
+#include "lib/log.h"
+#include "record/control.h"
+#include "record/record.h"
+
+enum { OPT_WINDOW = 0x100, OPT_MEMORY, OPT_DIR, OPT_MODE, OPT_LIGHT_WINDOW, OPT_LAST, OPT_LIBCUDA, OPT_LOG };
+
+static const struct argp_option daemon_options[] = {
+	{ "window", OPT_WINDOW, "TIME", 0, "Keep the last TIME of recording in memory (default 60s)", 0 },
+	{ "memory", OPT_MEMORY, "SIZE", 0,
+	  "Keep at most SIZE of compressed chunks (default 256M); the oldest go first, counted", 0 },
+	{ "dir", OPT_DIR, "DIR", 0, "Where snapshots are written (default /var/lib/gtrace-bpf)", 0 },
+	{ "mode", OPT_MODE, "light|full", 0, "What is recorded (default light: see record --mode)", 0 },
+	{ "light-window", OPT_LIGHT_WINDOW, "LEN/PERIOD", 0,
+	  "Light mode's full-capture windows (default 200ms/5s)", 0 },
+	{ "buffer-size", 0x200, "SIZE", 0, "Ring buffer size (default 64M)", 0 },
+	{ "libcuda", OPT_LIBCUDA, "PATH", 0, "Also trace this libcuda file (repeatable)", 0 },
+	{ "log", OPT_LOG, "FILE", 0, "Log to FILE (appended; reopened at SIGHUP) instead of stderr", 0 },
+	{ "quiet", 'q', NULL, 0, "Warnings and errors only", 0 },
+	{ "verbose", 'v', NULL, 0, "More diagnostics", 0 },
+	{ 0 },
+};
+
+static const char daemon_doc[] =
+"Record every process that uses CUDA, as --all does, into a rolling window kept\n"
+"in memory, until SIGTERM or SIGINT. gtrace-bpf snapshot writes the window (or\n"
+"its last part, or one process) to a trace file; gtrace-bpf status says what the\n"
+"daemon is doing. Control socket: " CONTROL_DIR "/control.sock (root only;\n"
+"GTRACE_RUN_DIR=DIR puts it and the pid file in DIR instead).\n"
+"\n"
+"EXAMPLES:\n"
+"  sudo gtrace-bpf daemon --window 120s --memory 512M\n"
+"  sudo gtrace-bpf snapshot --last 30s        # prints the file's path\n"
+"  sudo gtrace-bpf status";
+
+struct daemon_cli {
+	struct record_opts rec;
+	struct cli_strs libcuda;	/* --libcuda, into rec.libcuda */
+	int verbose;
+	bool quiet;
+};
+
+static error_t daemon_parse(int key, char *arg, struct argp_state *state)
+{
+	static const char *const modes[] = { "full", "light", NULL };
+	struct daemon_cli *c = state->input;
+	struct record_opts *o = &c->rec;
+	uint64_t v;
+	double d;
+
+	switch (key) {
+	case OPT_WINDOW:
+		if (cli__parse_duration(arg, &d) || !(d >= 1) || d > 86400)
+			argp_error(state, "invalid --window '%s' (a time from 1s to 24h, e.g. 60s, 10m)", arg);
+		o->daemon_window_ns = (uint64_t)(d * 1e9);
+		break;
+	case OPT_MEMORY:
+		if (cli__parse_u64(arg, &v, true) || v < (1u << 20) || v > (64ull << 30))
+			argp_error(state, "invalid --memory '%s' (1M..64G, e.g. 256M)", arg);
+		o->daemon_memory = v;
+		break;
+	case OPT_DIR:
+		if (!arg[0] || arg[0] != '/')
+			argp_error(state, "invalid --dir '%s' (an absolute path)", arg);
+		o->daemon_dir = arg;
+		break;
+	case OPT_MODE:
+		o->light = cli__choose(state, "mode", arg, modes) == 1;
+		break;
+	case OPT_LIGHT_WINDOW:
+		if (cli__parse_window(arg, &o->window_ns, &o->period_ns))
+			argp_error(state, "invalid --light-window '%s' (LEN/PERIOD with LEN < PERIOD, e.g. "
+				   "200ms/5s, or 0)", arg);
+		break;
+	case 0x200:
+		if (cli__parse_u64(arg, &v, true) || v < 4096 || v > (2ull << 30))
+			argp_error(state, "invalid buffer size '%s' (4K..2G, e.g. 64M)", arg);
+		o->buffer_size = v;
+		break;
+	case OPT_LOG:
+		if (!arg[0])
+			argp_error(state, "empty --log");
+		o->daemon_log = arg;
+		break;
+	case OPT_LIBCUDA:
+		cli__push_str(state, &c->libcuda, arg);
+		break;
+	case 'q':
+		c->quiet = true;
+		break;
+	case 'v':
+		c->verbose++;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int cmd_daemon(int argc, char **argv, const char *cmdline)
+{
+	struct argp argp = { daemon_options, daemon_parse, NULL, daemon_doc, NULL, NULL, NULL };
+	struct daemon_cli c = { .rec = {
+		.all = true, .buffer_size = 64ull << 20, .scenario = "snapshot", .trace_cuda = true,
+		.trace_ioctl = true, .trace_sched = true, .light = true, .window_ns = 200000000ull,
+		.period_ns = 5000000000ull, .daemon = true, .daemon_window_ns = 60000000000ull,
+		.daemon_memory = 256ull << 20, .daemon_dir = "/var/lib/gtrace-bpf",
+	} };
+
+	int status;
+
+	if (cli__parse(&argp, argc, argv, &c))
+		return 2;
+	c.rec.libcuda = c.libcuda.v;
+	c.rec.nlibcuda = c.libcuda.n;
+	gt_log_level = c.quiet ? GT_LOG_WARN : GT_LOG_INFO + c.verbose;
+	c.rec.quiet = true;	/* no status line: a daemon's stderr is a log */
+	c.rec.cmdline = cmdline;
+	status = record__run(&c.rec, NULL);
+	free(c.libcuda.v);
+	return status;
+}
+
+/* ---- clients ---- */
+
+struct snap_cli {
+	double last;		/* --last seconds, 0 = the whole window */
+	long pid;		/* -p, 0 = every process */
+	const char *output;	/* -o */
+};
+
+static const struct argp_option snapshot_options[] = {
+	{ "last", OPT_LAST, "TIME", 0, "Only the last TIME of the window (chunk granularity)", 0 },
+	{ "pid", 'p', "PID", 0, "Only this process' records", 0 },
+	{ "output", 'o', "FILE", 0,
+	  "Write to FILE (default: system_snapshot_{date}_v{N}.gtrace in the daemon's snapshot directory)", 0 },
+	{ 0 },
+};
+
+static error_t snapshot_parse(int key, char *arg, struct argp_state *state)
+{
+	struct snap_cli *s = state->input;
+	uint64_t v;
+
+	switch (key) {
+	case OPT_LAST:
+		if (cli__parse_duration(arg, &s->last) || !(s->last > 0) || s->last > 86400)
+			argp_error(state, "invalid --last '%s' (a time > 0, e.g. 30s)", arg);
+		break;
+	case 'p':
+		if (cli__parse_u64(arg, &v, false) || v == 0 || v > 4194304)
+			argp_error(state, "invalid pid '%s'", arg);
+		s->pid = (long)v;
+		break;
+	case 'o':
+		if (!arg[0])
+			argp_error(state, "empty -o");
+		s->output = arg;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* Sends req; 0, 1 (the daemon said no) or 1 after a line saying why not. */
+static int ask(const char *req)
+{
+	int err = control__request(control__dir(), req, 30000, stdout, stderr);
+
+	if (err < 0) {
+		if (err == -ENOENT || err == -ECONNREFUSED)
+			fprintf(stderr, "gtrace-bpf: no daemon is running (no %s/control.sock)\n", control__dir());
+		else
+			fprintf(stderr, "gtrace-bpf: cannot reach the daemon: %s\n", strerror(-err));
+		return 1;
+	}
+	return err ? 1 : 0;
+}
+
+int cmd_snapshot(int argc, char **argv, const char *cmdline)
+{
+	static const char doc[] =
+		"Ask the daemon (gtrace-bpf daemon) to write its window to a trace file; prints the "
+		"file's path.\n\nEXAMPLES:\n  sudo gtrace-bpf snapshot\n  sudo gtrace-bpf snapshot "
+		"--last 30s -p 4242 -o slow.gtrace";
+	struct argp argp = { snapshot_options, snapshot_parse, NULL, doc, NULL, NULL, NULL };
+	struct snap_cli s = { 0 };
+	char req[CONTROL_REQ_MAX], abs[PATH_MAX];
+	int n;
+
+	(void)cmdline;
+	if (cli__parse(&argp, argc, argv, &s))
+		return 2;
+	/* the daemon's working directory is not ours: a relative -o is made absolute here */
+	if (s.output && s.output[0] != '/') {
+		if (!getcwd(abs, sizeof(abs)) || strlen(abs) + strlen(s.output) + 2 > sizeof(abs)) {
+			fprintf(stderr, "gtrace-bpf: cannot make -o %s absolute\n", s.output);
+			return 2;
+		}
+		strcat(abs, "/");
+		strcat(abs, s.output);
+		s.output = abs;
+	}
+	if (s.output && strpbrk(s.output, "\n ")) {
+		fprintf(stderr, "gtrace-bpf: -o: a path without spaces or newlines, please\n");
+		return 2;
+	}
+	n = snprintf(req, sizeof(req), "snapshot last_ns=%llu pid=%ld%s%s",
+		     (unsigned long long)(s.last * 1e9), s.pid, s.output ? " out=" : "",
+		     s.output ? s.output : "");
+	if (n < 0 || (size_t)n >= sizeof(req)) {
+		fprintf(stderr, "gtrace-bpf: -o path too long\n");
+		return 2;
+	}
+	return ask(req);
+}
+
+int cmd_status(int argc, char **argv, const char *cmdline)
+{
+	static const char doc[] = "Say what the daemon (gtrace-bpf daemon) is doing.";
+	static const struct argp_option none[] = { { 0 } };
+	struct argp argp = { none, NULL, NULL, doc, NULL, NULL, NULL };
+
+	(void)cmdline;
+	if (cli__parse(&argp, argc, argv, NULL))
+		return 2;
+	return ask("status");
+}

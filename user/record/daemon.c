@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gtrace-bpf daemon: the recorder of --all writing into a rolling window of
+ * compressed chunks in memory (format/chunk_ring) instead of a file, with a
+ * control socket (record/control) from which snapshots of the window are
+ * asked for. Chunks reach the window once a second (the recorder's flush),
+ * so a snapshot holds everything up to the last second, and the chunk
+ * being filled when it is asked for.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "format/chunk_ring.h"
+#include "format/trace_file.h"
+#include "lib/log.h"
+#include "lib/vec.h"
+#include "record/control.h"
+#include "record/proc_names.h"
+#include "record/recorder.h"
+
+static volatile sig_atomic_t hup;
+
+static void on_hup(int sig)
+{
+	(void)sig;
+	hup = 1;
+}
+
+/* --log: appended to, never through a link, a regular file of ours only;
+ * it becomes stderr (the log's messages go there). */
+static int open_log(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		close(fd);
+		return -EPERM;
+	}
+	if (dup2(fd, STDERR_FILENO) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	close(fd);
+	return 0;
+}
+
+#define PREAMBLE_MAX	(16u << 20)	/* names kept for snapshots, bytes */
+
+/* Names are written once, when learned: a snapshot whose oldest chunk came
+ * later would show placeholders. Every name record is kept (bounded) and
+ * put at the head of each snapshot. */
+void daemon__note(struct recorder *r, const struct gt_hdr *h)
+{
+	if (h->type != GT_REC_NAME && h->type != GT_REC_PROC_INFO)
+		return;
+	if (r->preamble_len + h->size > PREAMBLE_MAX ||
+	    vec__reserve(&r->preamble, &r->preamble_cap, r->preamble_len, h->size, 65536)) {
+		r->preamble_lost++;
+		return;
+	}
+	memcpy(r->preamble + r->preamble_len, h, h->size);
+	r->preamble_len += h->size;
+}
+
+/* --dir: ours, a directory, no one else's to write in; made 0700 if missing. */
+static int check_dir(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return -errno;
+	if (lstat(dir, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
+		return -EPERM;
+	return 0;
+}
+
+/* A name a naming call gave a kernel handle: kept as a GT_NAME_KERNEL
+ * record, the call itself may be out of the window by the snapshot. */
+void daemon__learned(void *ctx, const struct gt_hdr *at, uint64_t handle, const char *name)
+{
+	struct {
+		struct gt_name n;
+		char str[GT_STR_MAX];
+	} rec;
+	size_t len = strnlen(name, GT_STR_MAX - 1) + 1;
+
+	memset(&rec, 0, sizeof(rec.n) + GT_REC_ALIGN(len));
+	rec.n.hdr.ts = at->ts;
+	rec.n.hdr.pid = at->pid;
+	rec.n.hdr.tid = at->tid;
+	rec.n.hdr.type = GT_REC_NAME;
+	rec.n.hdr.size = GT_REC_ALIGN(sizeof(rec.n) + len);
+	rec.n.key = handle;
+	rec.n.kind = GT_NAME_KERNEL;
+	rec.n.len = len;
+	memcpy(rec.str, name, len - 1);
+	daemon__note(ctx, &rec.n.hdr);
+}
+
+int daemon__open(struct recorder *r)
+{
+	struct sigaction sa = { .sa_handler = on_hup };
+	pid_t other = 0;
+	int err;
+
+	if (r->o->daemon_log && (err = open_log(r->o->daemon_log))) {
+		pr_err("cannot write the log %s: %s", r->o->daemon_log,
+		       err == -EPERM ? "not a regular file of ours" : strerror(-err));
+		return err;
+	}
+	/* SIGHUP reopens the log (after a rotation), never stops the daemon */
+	sigaction(SIGHUP, &sa, NULL);
+	err = control__open(control__dir(), &r->ctl, &other);
+	if (err == -EBUSY) {
+		pr_err("a daemon is already running (pid %d): stop it first", (int)other);
+		return err;
+	}
+	if (err) {
+		pr_err("failed to open the control socket in %s: %s", control__dir(),
+		       err == -EPERM ? "not a directory of ours that only we may write in" :
+		       err == -EEXIST ? "its path is taken by something that is not our socket" :
+		       strerror(-err));
+		return err;
+	}
+	err = check_dir(r->o->daemon_dir);
+	if (err) {
+		pr_err("cannot use --dir %s: %s", r->o->daemon_dir,
+		       err == -EPERM ? "not a directory of ours that only we may write in" : strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+int daemon__create_window(struct recorder *r, const struct gt_file_info *info)
+{
+	struct chunk_ring_opts ro = { .max_bytes = r->o->daemon_memory, .window_ns = r->o->daemon_window_ns };
+	int err;
+
+	err = chunk_ring__new(&ro, &r->ring);
+	if (err) {
+		pr_err("failed to allocate the window: %s", strerror(-err));
+		return err;
+	}
+	err = trace_writer__create_sink(NULL, chunk_ring__sink, r->ring, &r->w);
+	if (err) {
+		pr_err("failed to start the window: %s", strerror(-err));
+		return err;
+	}
+	r->info = *info;
+	snprintf(r->path, sizeof(r->path), "the window in memory");
+	r->daemon_start = now_ns(CLOCK_MONOTONIC);
+	return 0;
+}
+
+/* system_snapshot_YYYYMMDD_vN.gtrace in --dir: the first N not taken. */
+static int default_path(struct recorder *r, char *out, size_t len)
+{
+	char date[16];
+	time_t t = time(NULL);
+	struct tm tm;
+	struct stat st;
+	int n;
+
+	strftime(date, sizeof(date), "%Y%m%d", localtime_r(&t, &tm));
+	for (n = 1; n < 100000; n++) {
+		if (snprintf(out, len, "%s/system_snapshot_%s_v%d.gtrace", r->o->daemon_dir, date, n) >= (int)len)
+			return -ENAMETOOLONG;
+		if (lstat(out, &st) && errno == ENOENT)
+			return 0;
+	}
+	return -EEXIST;
+}
+
+static size_t reply(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static size_t reply(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+}
+
+/* "snapshot last_ns=N pid=P [out=PATH]" */
+static size_t do_snapshot(struct recorder *r, const char *req, char *buf, size_t len)
+{
+	unsigned long long last = 0;
+	long pid = 0;
+	const char *o = strstr(req, " out=");
+	char path[PATH_MAX], opts[1024];
+	struct chunk_ring_snap_opts sel = { 0 };
+	struct chunk_ring_snap_stats st = { 0 };
+	struct gt_file_info info = r->info;
+	struct gt_trailer t;
+	uint64_t now = now_ns(CLOCK_MONOTONIC), t0;
+	int err;
+
+	if (sscanf(req, "snapshot last_ns=%llu pid=%ld", &last, &pid) != 2)
+		return reply(buf, len, "error: bad snapshot request\n");
+	if (pid > 0 && !proc_names__traced(r->procs, (uint32_t)pid))
+		return reply(buf, len, "error: pid %ld was never seen making CUDA calls\n", pid);
+	if (o) {
+		snprintf(path, sizeof(path), "%s", o + 5);
+	} else if ((err = default_path(r, path, sizeof(path)))) {
+		return reply(buf, len, "error: no file name in %s: %s\n", r->o->daemon_dir, strerror(-err));
+	}
+	/* the chunk being filled belongs in it too */
+	trace_writer__flush(r->w);
+	snprintf(opts, sizeof(opts), "%s snapshot=1", r->info.options ? r->info.options : "");
+	info.options = opts;
+	sel.last_ns = last;
+	sel.pid = (uint32_t)pid;
+	sel.preamble = r->preamble;
+	sel.preamble_len = r->preamble_len;
+	memset(&t, 0, sizeof(t));
+	recorder__counters(r, &t.counters);
+	t.end_ts = now;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	err = chunk_ring__snapshot(r->ring, path, &info, &sel, &t, &st);
+	if (err)
+		return reply(buf, len, "error: cannot write %s: %s\n", path, strerror(-err));
+	r->snapshots++;
+	pr_info("snapshot %s: %llu records in %llu chunks, %.1f ms (the window locked %.3f ms)", path,
+		(unsigned long long)st.records, (unsigned long long)st.chunks,
+		(now_ns(CLOCK_MONOTONIC) - t0) / 1e6, st.lock_ns / 1e6);
+	return reply(buf, len, "ok\n%s\n", path);
+}
+
+static size_t do_status(struct recorder *r, char *buf, size_t len)
+{
+	struct gt_counters c;
+	struct chunk_ring_stats rs;
+	uint64_t up = now_ns(CLOCK_MONOTONIC) - r->daemon_start;
+
+	recorder__counters(r, &c);
+	chunk_ring__stats(r->ring, &rs);
+	return reply(buf, len,
+		     "ok\n"
+		     "pid %d\n"
+		     "uptime_s %.1f\n"
+		     "mode %s\n"
+		     "processes %llu\n"
+		     "events %llu\n"
+		     "dropped %llu\n"
+		     "window_chunks %llu\n"
+		     "window_records %llu\n"
+		     "window_bytes %llu\n"
+		     "window_limit_bytes %llu\n"
+		     "window_span_s %.1f\n"
+		     "window_dropped_chunks %llu\n"
+		     "window_dropped_records %llu\n"
+		     "names_kept_bytes %llu\n"
+		     "names_lost %llu\n"
+		     "light_windows %u\n"
+		     "snapshots %llu\n",
+		     (int)getpid(), up / 1e9, r->o->light ? "light" : "full",
+		     (unsigned long long)r->nprocs, (unsigned long long)c.events,
+		     (unsigned long long)c.drop_ringbuf, (unsigned long long)rs.chunks,
+		     (unsigned long long)rs.records, (unsigned long long)rs.mem_bytes,
+		     (unsigned long long)r->o->daemon_memory,
+		     rs.chunks ? (rs.newest_ts - rs.oldest_ts) / 1e9 : 0.0,
+		     (unsigned long long)rs.dropped_chunks, (unsigned long long)rs.dropped_records,
+		     (unsigned long long)r->preamble_len, (unsigned long long)r->preamble_lost,
+		     r->cap.windows,
+		     (unsigned long long)r->snapshots);
+}
+
+static size_t handle(void *ctx, const char *req, char *buf, size_t len)
+{
+	struct recorder *r = ctx;
+
+	if (!strcmp(req, "status"))
+		return do_status(r, buf, len);
+	if (!strncmp(req, "snapshot ", 9))
+		return do_snapshot(r, req, buf, len);
+	return reply(buf, len, "error: unknown request\n");
+}
+
+void daemon__serve(struct recorder *r)
+{
+	int i, err;
+
+	if (hup) {
+		hup = 0;
+		if (r->o->daemon_log && (err = open_log(r->o->daemon_log)))
+			pr_warn("SIGHUP: cannot reopen the log %s: %s; logging on", r->o->daemon_log,
+				strerror(-err));
+		else
+			pr_info("SIGHUP: %s", r->o->daemon_log ? "log reopened" : "no --log to reopen");
+	}
+	/* a few per poll: a flood of clients cannot starve the ring buffer */
+	for (i = 0; i < 8 && r->ctl; i++) {
+		err = control__serve(r->ctl, handle, r);
+		if (err == -EAGAIN)
+			break;
+		if (err)
+			pr_verbose("control client: %s", strerror(-err));
+	}
+}
+
+void daemon__close(struct recorder *r)
+{
+	control__close(r->ctl);
+	r->ctl = NULL;
+	chunk_ring__free(r->ring);
+	r->ring = NULL;
+	free(r->preamble);
+	r->preamble = NULL;
+}
