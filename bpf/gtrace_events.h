@@ -44,6 +44,7 @@ enum gt_rec_type {
 	GT_REC_MERGE_STATS = 46,/* what the merger linked and could not (struct gt_merge_stats) */
 	GT_REC_CAPTURE = 47,	/* the recorder changed what it captures: a light-mode window
 				 * opened or closed, the hot probes went live or off (struct gt_capture) */
+	GT_REC_TRIGGER = 48,	/* the daemon's flight recorder fired on a condition (struct gt_trigger) */
 	GT_REC_MAX = 63,
 };
 
@@ -277,6 +278,30 @@ struct gt_capture {
 				 * (starting at hdr.ts); 0 for ranges */
 };
 
+/* What fired a flight-recorder trigger (gtrace-bpf daemon --trigger). */
+enum gt_trigger_kind {
+	GT_TRIG_SYNC = 1,	/* a synchronization call waited longer than the threshold */
+	GT_TRIG_ERROR = 2,	/* a CUDA call returned an error (code) */
+	GT_TRIG_EXIT = 3,	/* a traced process exited with a non-zero status or a signal */
+	GT_TRIG_PROFILER = 4,	/* a cuProfilerStart range opened */
+	GT_TRIG_SIGNAL = 5,	/* the daemon received SIGUSR1 */
+};
+
+/* A trigger that fired, written into the daemon's window before its
+ * snapshot is taken (an instant on the timeline). */
+struct gt_trigger {
+	struct gt_hdr hdr;	/* ts = when the condition held (the sync's or failed call's
+				 * exit, the exit, the profiler start, the signal's arrival);
+				 * pid, tid = what caused it (0 for a signal); api = the call's
+				 * enum gt_api for sync, error and profiler, else 0 */
+	__u32 kind;		/* enum gt_trigger_kind */
+	__s32 code;		/* error: the CUresult; exit: the wait status; else 0 */
+	__u64 wait_ns;		/* sync: how long the call waited; else 0 */
+	__u32 suppressed;	/* triggers that fired since the previous snapshot was taken
+				 * and wrote none (rate limit: one snapshot per window) */
+	__u32 _pad;		/* explicit padding, zero */
+};
+
 /* Flags of GPU records. */
 #define GT_GPU_LINKED		(1u << 0)	/* launch_ts/launch_tid name the eBPF call it came from */
 #define GT_GPU_CAUSALITY	(1u << 1)	/* linked, but the GPU started before the call's entry */
@@ -378,6 +403,7 @@ _Static_assert(sizeof(struct gt_cupti_stats) == 64, "gt_cupti_stats size");
 _Static_assert(sizeof(struct gt_merge_stats) == 72, "gt_merge_stats size");
 _Static_assert(sizeof(struct gt_name) == 40, "gt_name size");
 _Static_assert(sizeof(struct gt_capture) == 48, "gt_capture size");
+_Static_assert(sizeof(struct gt_trigger) == 48, "gt_trigger size");
 _Static_assert(sizeof(struct gt_counters) == 128, "gt_counters size");
 _Static_assert(sizeof(struct gt_stats) == 152, "gt_stats size");
 

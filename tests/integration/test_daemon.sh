@@ -130,6 +130,28 @@ t_names() {
 	stop_daemon
 }
 
+# --metrics: the daemon's own endpoint, scraped with curl: the workload's
+# launches and calls per api, exact.
+t_metrics() {
+	local port=$((20000 + RANDOM % 20000)) body got want
+	start_daemon --mode full --window 30s --metrics "127.0.0.1:$port"
+	run_wl m --launches 100 --copies 2
+	sleep 0.5
+	body=$(curl -sf "http://127.0.0.1:$port/metrics") || fatal "no answer on 127.0.0.1:$port/metrics"
+	got=$(awk -v p="pid=\"$WP\"" '$1 ~ /^gtrace_launches_total\{/ && index($1, p) { print $2 }' <<< "$body")
+	[ "$got" = 100 ] || err "gtrace_launches_total of pid $WP: '$got', expected 100"
+	got=$(awk -v p="pid=\"$WP\"" '$1 ~ /^gtrace_api_calls_total\{/ && index($1, p) && index($1, "api=\"cuMemcpyHtoD_v2\"") { print $2 }' <<< "$body")
+	[ "$got" = 2 ] || err "gtrace_api_calls_total of cuMemcpyHtoD_v2: '$got', expected 2"
+	grep -q '^gtrace_ring_used_bytes [1-9]' <<< "$body" || err "no window bytes in the metrics"
+	want=404
+	got=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/other")
+	[ "$got" = "$want" ] || err "GET /other answered $got, expected $want"
+	stop_daemon
+	"$GTRACE" daemon --dir "$T/snaps" --metrics 10.1.2.3:9464 > /dev/null 2> "$T/remote.err"
+	[ $? -eq 1 ] || err "--metrics on a remote address was taken"
+	grep -q 'not a loopback address' "$T/remote.err" || err "--metrics remote: $(cat "$T/remote.err")"
+}
+
 t_second_and_kill() {
 	local rc
 	start_daemon --window 10s
@@ -177,6 +199,7 @@ t_bad() {
 add_case t_snapshot "daemon: status, a snapshot with the workload's exact launches and copies, -o, SIGTERM cleans up"
 add_case t_window "daemon: a 3 s window drops older work; --last 2s and -p PID select; a pid never seen refused"
 add_case t_names "daemon: names learned before the window's oldest chunk are in the snapshot"
+add_case t_metrics "daemon --metrics: exact launches and calls per api over HTTP, 404 elsewhere, loopback only"
 add_case t_second_and_kill "daemon: a second one refused naming the first's pid; after SIGKILL the next one starts"
 add_case t_bad "daemon: bad options exit 2 with one line; snapshot without a daemon; --dir through a symlink refused"
 run_cases "$@"

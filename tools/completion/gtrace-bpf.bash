@@ -22,7 +22,7 @@ _gtrace_bpf_opts() {
 	stats) echo "--force --format --output --range --report --timeunit $common" ;;
 	merge) echo "--force --output --quiet $common" ;;
 	census) echo "--functions --libcuda $common" ;;
-	daemon) echo "--buffer-size --dir --libcuda --light-window --log --memory --mode --quiet --verbose --window $common" ;;
+	daemon) echo "--buffer-size --dir --libcuda --light-window --log --memory --metrics --metrics-remote --mode --quiet --verbose --window $common" ;;
 	snapshot) echo "--last --output --pid $common" ;;
 	status) echo "$common" ;;
 	esac
@@ -106,7 +106,7 @@ _gtrace_bpf() {
 		COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
 	-p|--pid)
 		COMPREPLY=($(compgen -W "$(cd /proc 2>/dev/null && compgen -G '[0-9]*')" -- "$cur")); return 0 ;;
-	-d|--duration|-y|--delay|--buffer-size|--max-size|--scenario|--ioctl-majors|--functions|--light-window|--nvtx-capture|--range|--window|--memory|--last)
+	-d|--duration|-y|--delay|--buffer-size|--max-size|--scenario|--ioctl-majors|--functions|--light-window|--nvtx-capture|--range|--window|--memory|--last|--metrics)
 		COMPREPLY=(); return 0 ;;
 	esac
 	if [[ $cur == -* ]]; then

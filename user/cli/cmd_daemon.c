@@ -11,11 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "analysis/metrics.h"
+#include "analysis/metrics_http.h"
 #include "lib/log.h"
 #include "record/control.h"
 #include "record/record.h"
 
-enum { OPT_WINDOW = 0x100, OPT_MEMORY, OPT_DIR, OPT_MODE, OPT_LIGHT_WINDOW, OPT_LAST, OPT_LIBCUDA, OPT_LOG };
+enum { OPT_WINDOW = 0x100, OPT_MEMORY, OPT_DIR, OPT_MODE, OPT_LIGHT_WINDOW, OPT_LAST, OPT_LIBCUDA, OPT_LOG, OPT_METRICS, OPT_METRICS_REMOTE };
 
 static const struct argp_option daemon_options[] = {
 	{ "window", OPT_WINDOW, "TIME", 0, "Keep the last TIME of recording in memory (default 60s)", 0 },
@@ -28,6 +30,11 @@ static const struct argp_option daemon_options[] = {
 	{ "buffer-size", 0x200, "SIZE", 0, "Ring buffer size (default 64M)", 0 },
 	{ "libcuda", OPT_LIBCUDA, "PATH", 0, "Also trace this libcuda file (repeatable)", 0 },
 	{ "log", OPT_LOG, "FILE", 0, "Log to FILE (appended; reopened at SIGHUP) instead of stderr", 0 },
+	{ "metrics", OPT_METRICS, "ADDR", 0,
+	  "Serve Prometheus metrics on ADDR: HOST:PORT (e.g. 127.0.0.1:9464) or unix:PATH "
+	  "(docs/METRICS.md)", 0 },
+	{ "metrics-remote", OPT_METRICS_REMOTE, NULL, 0,
+	  "Allow --metrics on an address other than loopback (it has no authentication)", 0 },
 	{ "quiet", 'q', NULL, 0, "Warnings and errors only", 0 },
 	{ "verbose", 'v', NULL, 0, "More diagnostics", 0 },
 	{ 0 },
@@ -48,6 +55,8 @@ static const char daemon_doc[] =
 struct daemon_cli {
 	struct record_opts rec;
 	struct cli_strs libcuda;	/* --libcuda, into rec.libcuda */
+	const char *metrics;		/* --metrics ADDR */
+	bool metrics_remote;		/* --metrics-remote */
 	int verbose;
 	bool quiet;
 };
@@ -89,6 +98,14 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid buffer size '%s' (4K..2G, e.g. 64M)", arg);
 		o->buffer_size = v;
 		break;
+	case OPT_METRICS:
+		if (!arg[0])
+			argp_error(state, "empty --metrics address");
+		c->metrics = arg;
+		break;
+	case OPT_METRICS_REMOTE:
+		c->metrics_remote = true;
+		break;
 	case OPT_LOG:
 		if (!arg[0])
 			argp_error(state, "empty --log");
@@ -112,6 +129,37 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* --metrics: the aggregator sees every record, the endpoint is served
+ * from the recording loop. */
+struct metrics_hook {
+	struct gt_metrics *m;
+	struct metrics_http *h;
+};
+
+static void metrics_on_record(void *ctx, const struct gt_hdr *h)
+{
+	struct metrics_hook *mh = ctx;
+
+	gt_metrics__feed(mh->m, h);
+}
+
+static void metrics_on_poll(void *ctx, const struct gt_counters *c, const struct record_self *s)
+{
+	struct metrics_hook *mh = ctx;
+	struct gt_metrics_self self = {
+		.overhead_ratio = -1,	/* not estimated yet: the budget is to come */
+		.duty_cycle = s->duty_cycle,
+		.records = s->records,
+		.ring_bytes = s->ring_bytes,
+		.ring_used_bytes = s->window_bytes,
+		.cpu_ns = s->cpu_ns,
+	};
+
+	gt_metrics__set_counters(mh->m, c);
+	gt_metrics__set_self(mh->m, &self);
+	metrics_http__serve(mh->h, gt_metrics__render_cb, mh->m);
+}
+
 int cmd_daemon(int argc, char **argv, const char *cmdline)
 {
 	struct argp argp = { daemon_options, daemon_parse, NULL, daemon_doc, NULL, NULL, NULL };
@@ -122,16 +170,35 @@ int cmd_daemon(int argc, char **argv, const char *cmdline)
 		.daemon_memory = 256ull << 20, .daemon_dir = "/var/lib/gtrace-bpf",
 	} };
 
-	int status;
+	struct metrics_hook mh = { 0 };
+	struct record_hooks hooks = { &mh, metrics_on_record, metrics_on_poll };
+	int status, err;
 
 	if (cli__parse(&argp, argc, argv, &c))
 		return 2;
 	c.rec.libcuda = c.libcuda.v;
 	c.rec.nlibcuda = c.libcuda.n;
 	gt_log_level = c.quiet ? GT_LOG_WARN : GT_LOG_INFO + c.verbose;
+	if (c.metrics) {
+		struct metrics_http_opts ho = { .listen = c.metrics, .allow_remote = c.metrics_remote };
+
+		mh.m = gt_metrics__new(NULL);
+		err = mh.m ? metrics_http__open(&ho, &mh.h) : -ENOMEM;
+		if (err) {
+			fprintf(stderr, "gtrace-bpf: cannot serve metrics on %s: %s\n", c.metrics,
+				err == -EPERM ? "not a loopback address (--metrics-remote allows it)" :
+				strerror(-err));
+			gt_metrics__free(mh.m);
+			free(c.libcuda.v);
+			return 1;
+		}
+		c.rec.hooks = &hooks;
+	}
 	c.rec.quiet = true;	/* no status line: a daemon's stderr is a log */
 	c.rec.cmdline = cmdline;
 	status = record__run(&c.rec, NULL);
+	metrics_http__free(mh.h);
+	gt_metrics__free(mh.m);
 	free(c.libcuda.v);
 	return status;
 }

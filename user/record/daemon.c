@@ -24,6 +24,7 @@
 #include "lib/log.h"
 #include "lib/vec.h"
 #include "record/control.h"
+#include "record/cuda_object.h"
 #include "record/proc_names.h"
 #include "record/recorder.h"
 
@@ -294,10 +295,38 @@ static size_t handle(void *ctx, const char *req, char *buf, size_t len)
 	return reply(buf, len, "error: unknown request\n");
 }
 
+/* The owner's figures (the metrics endpoint), once per poll. */
+static void poll_hook(struct recorder *r)
+{
+	const struct record_hooks *h = r->o->hooks;
+	struct chunk_ring_stats rs;
+	struct record_self s = { 0 };
+	struct gt_counters c;
+	struct timespec cpu;
+	uint64_t up;
+
+	if (!h || !h->on_poll)
+		return;
+	recorder__counters(r, &c);
+	chunk_ring__stats(r->ring, &rs);
+	s.records = r->received;
+	s.ring_bytes = cuda_object__ring_size(r->o->buffer_size);
+	s.window_bytes = rs.mem_bytes;
+	if (!clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu))
+		s.cpu_ns = (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
+	up = now_ns(CLOCK_MONOTONIC) - r->daemon_start;
+	s.duty_cycle = !r->o->light ? 1.0 : r->o->period_ns && up ?
+		       (double)r->cap.windows * r->o->window_ns / up : 0.0;
+	if (s.duty_cycle > 1)
+		s.duty_cycle = 1;
+	h->on_poll(h->ctx, &c, &s);
+}
+
 void daemon__serve(struct recorder *r)
 {
 	int i, err;
 
+	poll_hook(r);
 	if (hup) {
 		hup = 0;
 		if (r->o->daemon_log && (err = open_log(r->o->daemon_log)))

@@ -62,6 +62,8 @@ int recorder__write(struct recorder *r, const struct gt_hdr *h)
 	err = trace_writer__append(r->w, h);
 	if (!err && r->ctl)
 		daemon__note(r, h);
+	if (!err && r->o->hooks && r->o->hooks->on_record)
+		r->o->hooks->on_record(r->o->hooks->ctx, h);
 	if (err) {
 		r->write_err = err;
 		pr_err("failed to write %s: %s; the file keeps everything up to its last complete chunk",

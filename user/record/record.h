@@ -8,12 +8,30 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "bpf/gtrace_events.h"
 
 /* -c, --capture-range: what opens and closes the ranges recorded. */
 enum record_range {
 	RECORD_RANGE_NONE = 0,		/* everything, all the time */
 	RECORD_RANGE_PROFILER,		/* cudaProfilerApi: cuProfilerStart .. cuProfilerStop */
 	RECORD_RANGE_NVTX,		/* nvtx: the NVTX range of nvtx_capture, via the CUPTI agent */
+};
+
+/* What the daemon's owner watches while it records (the metrics endpoint):
+ * called from the recording loop, never blocking it. */
+struct record_self {
+	uint64_t records;		/* records taken from the ring buffer */
+	uint64_t ring_bytes;		/* the BPF ring buffer's size */
+	uint64_t window_bytes;		/* the in-memory window's bytes (daemon) */
+	uint64_t cpu_ns;		/* the recorder's CPU time, user + system */
+	double duty_cycle;		/* fraction of time every probe was live: 1 in full mode */
+};
+struct record_hooks {
+	void *ctx;
+	/* every record written to the trace or the window */
+	void (*on_record)(void *ctx, const struct gt_hdr *h);
+	/* once per poll (about every 50 ms), with the counters as they are */
+	void (*on_poll)(void *ctx, const struct gt_counters *c, const struct record_self *s);
 };
 
 struct record_opts {
@@ -52,6 +70,7 @@ struct record_opts {
 	uint64_t daemon_memory;		/* --memory: the window's bound in compressed bytes */
 	const char *daemon_dir;		/* --dir: where snapshots go */
 	const char *daemon_log;		/* --log: stderr goes there, reopened at SIGHUP */
+	const struct record_hooks *hooks;/* NULL = none */
 };
 
 struct cupti_session;
