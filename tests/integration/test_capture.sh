@@ -238,7 +238,9 @@ t_delay_duration() {
 # --trace none: no CPU-side source; the process lifecycle only, and what the
 # agent adds (here none: the mock libcuda loads no injection).
 t_trace_none() {
-	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --cupti=optional -t none -o "$T/tn.gtrace" -- \
+	# an agent that does nothing: the mock libcuda loads no injection anyway
+	echo 'void gt_nothing(void) {}' | cc -shared -fPIC -x c - -o "$T/agent.so" || fatal "cannot build a stand-in agent"
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --cupti=optional --cupti-lib "$T/agent.so" -t none -o "$T/tn.gtrace" -- \
 		"$WORKLOAD" --launches 8 > "$T/w.out" 2> "$T/w.err" || fatal "-t none exited $?: $(tail -n 3 "$T/w.err" | tr '\n' '|')"
 	grep -q 'recording to .* (--trace none: the GPU side only' "$T/w.err" || err "no line saying the GPU side only is recorded"
 	dump_trace "$T/tn.gtrace" "$T/tn.json"

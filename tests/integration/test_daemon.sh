@@ -54,6 +54,8 @@ t_snapshot() {
 	grep -Eq '^processes [1-9]' "$T/status" || err "status shows no process: $(tr '\n' '|' < "$T/status")"
 	grep -Eq '^window_chunks [1-9]' "$T/status" || err "status shows an empty window: $(tr '\n' '|' < "$T/status")"
 	grep -q "^pid $DPID\$" "$T/status" || err "status does not give the daemon's pid"
+	"$GTRACE" status --json | jq -e --argjson p "$DPID" '.pid == $p and .processes >= 1 and .mode == "full"' > /dev/null ||
+		err "status --json: $("$GTRACE" status --json 2>&1 | head -c 300)"
 	snap
 	case $SNAP in "$T/snaps/system_snapshot_"*_v1.gtrace) ;; *) err "default snapshot name: $SNAP" ;; esac
 	[ "$(stat -c %a "$SNAP")" = 600 ] || err "the snapshot's mode is $(stat -c %a "$SNAP"), expected 600"
@@ -136,11 +138,11 @@ t_metrics() {
 	local port=$((20000 + RANDOM % 20000)) body got want
 	start_daemon --mode full --window 30s --metrics "127.0.0.1:$port"
 	run_wl m --launches 100 --copies 2
-	sleep 0.5
+	sleep 1.5	# a second's flush puts the chunks in the window
 	body=$(curl -sf "http://127.0.0.1:$port/metrics") || fatal "no answer on 127.0.0.1:$port/metrics"
-	got=$(awk -v p="pid=\"$WP\"" '$1 ~ /^gtrace_launches_total\{/ && index($1, p) { print $2 }' <<< "$body")
+	got=$(awk -v p="pid=\"$WP\"" '$1 ~ /^gtrace_launches_total\{/ && index($0, p) { print $NF }' <<< "$body")
 	[ "$got" = 100 ] || err "gtrace_launches_total of pid $WP: '$got', expected 100"
-	got=$(awk -v p="pid=\"$WP\"" '$1 ~ /^gtrace_api_calls_total\{/ && index($1, p) && index($1, "api=\"cuMemcpyHtoD_v2\"") { print $2 }' <<< "$body")
+	got=$(awk -v p="pid=\"$WP\"" '$1 ~ /^gtrace_api_calls_total\{/ && index($0, p) && index($0, "api=\"cuMemcpyHtoD_v2\"") { print $NF }' <<< "$body")
 	[ "$got" = 2 ] || err "gtrace_api_calls_total of cuMemcpyHtoD_v2: '$got', expected 2"
 	grep -q '^gtrace_ring_used_bytes [1-9]' <<< "$body" || err "no window bytes in the metrics"
 	want=404
@@ -150,6 +152,71 @@ t_metrics() {
 	"$GTRACE" daemon --dir "$T/snaps" --metrics 10.1.2.3:9464 > /dev/null 2> "$T/remote.err"
 	[ $? -eq 1 ] || err "--metrics on a remote address was taken"
 	grep -q 'not a loopback address' "$T/remote.err" || err "--metrics remote: $(cat "$T/remote.err")"
+}
+
+# trig_case KIND TRIGGER-OPTS -- ACTION...: a daemon with that one trigger,
+# the action that trips it; then exactly one snapshot named after it, with
+# its trigger record, and a second trip within the window suppressed.
+trig_files() { find "$T/snaps" -name "system_$1_trigger_*.gtrace" | sort; }
+trig_case() {
+	local kind=$1 n f got
+	shift
+	start_daemon --mode full --window 20s --post 500ms "$@"
+}
+
+trig_check() { # KIND FIRED
+	local kind=$1 n f
+	sleep 1.5
+	n=$(trig_files "$kind" | grep -c .)
+	[ "$n" -eq 1 ] || { err "$kind: $n snapshots named after the trigger, expected 1: $(ls "$T/snaps" | tr '\n' ' ')"; return; }
+	f=$(trig_files "$kind")
+	dump_trace "$f" "$T/$kind.json"
+	jq -s -e --arg k "$kind" '[.[] | select(.type == "trigger" and .kind == $k)] | length == 1' "$T/$kind.json" > /dev/null ||
+		err "$kind: the snapshot does not hold exactly one trigger record of its kind"
+}
+
+t_triggers() {
+	local wp
+	# sync>10ms: the mock's syncs last 30 ms
+	trig_case sync --trigger 'sync>10ms'
+	GT_MOCK_SYNC_US=30000 run_wl s --launches 8 --syncs 1
+	trig_check sync
+	jq -s -e '[.[] | select(.type == "trigger")][0] | .wait_ns >= 30000000 and .api == "cuStreamSynchronize"' "$T/sync.json" > /dev/null ||
+		err "sync trigger: wait or api wrong: $(jq -s -c '[.[] | select(.type == "trigger")]' "$T/sync.json")"
+	GT_MOCK_SYNC_US=30000 run_wl s2 --launches 8 --syncs 1
+	sleep 1.5
+	[ "$(trig_files sync | grep -c .)" -eq 1 ] || err "a second long sync within the window wrote another snapshot"
+	grep -Eq '^triggers_suppressed [1-9]' <("$GTRACE" status) || err "status counts no suppressed trigger"
+	stop_daemon
+	# error: the workload's failing allocation
+	trig_case error --trigger error
+	run_wl e --launches 4 --fail
+	trig_check error
+	stop_daemon
+	# exit: a workload killed by a signal
+	trig_case exit --trigger exit
+	GT_LIBCUDA=$MOCK_LIB "$WORKLOAD" --wait-signal --launches 4 > "$T/x.out" 2> "$T/x.err" &
+	wp=$!
+	wait_line "$T/x.out" '^ready ' 20 || fatal "the workload never got ready"
+	kill -TERM "$wp"
+	wait "$wp" 2> /dev/null
+	trig_check exit
+	stop_daemon
+	# profiler: cuProfilerStart (the workload calls it at its end)
+	trig_case profiler --trigger profiler
+	run_wl p --launches 4
+	trig_check profiler
+	stop_daemon
+	# signal: SIGUSR1 to the daemon
+	trig_case signal --trigger signal
+	kill -USR1 "$DPID"
+	trig_check signal
+	stop_daemon
+	# bad specs
+	for bad in 'sync>' 'sync>-1s' 'error=x' 'slow' 'sync<2s'; do
+		"$GTRACE" daemon --trigger "$bad" > /dev/null 2> "$T/tb.err"
+		[ $? -eq 2 ] || err "--trigger '$bad' was taken"
+	done
 }
 
 t_second_and_kill() {
@@ -200,6 +267,7 @@ add_case t_snapshot "daemon: status, a snapshot with the workload's exact launch
 add_case t_window "daemon: a 3 s window drops older work; --last 2s and -p PID select; a pid never seen refused"
 add_case t_names "daemon: names learned before the window's oldest chunk are in the snapshot"
 add_case t_metrics "daemon --metrics: exact launches and calls per api over HTTP, 404 elsewhere, loopback only"
+add_case t_triggers "daemon --trigger: sync>, error, exit, profiler, signal each write exactly one snapshot named after them; a second within the window suppressed"
 add_case t_second_and_kill "daemon: a second one refused naming the first's pid; after SIGKILL the next one starts"
 add_case t_bad "daemon: bad options exit 2 with one line; snapshot without a daemon; --dir through a symlink refused"
 run_cases "$@"

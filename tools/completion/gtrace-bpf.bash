@@ -22,9 +22,9 @@ _gtrace_bpf_opts() {
 	stats) echo "--force --format --output --range --report --timeunit $common" ;;
 	merge) echo "--force --output --quiet $common" ;;
 	census) echo "--functions --libcuda $common" ;;
-	daemon) echo "--buffer-size --dir --libcuda --light-window --log --memory --metrics --metrics-remote --mode --quiet --verbose --window $common" ;;
+	daemon) echo "--buffer-size --dir --libcuda --light-window --log --memory --metrics --metrics-remote --mode --post --quiet --trigger --verbose --window $common" ;;
 	snapshot) echo "--last --output --pid $common" ;;
-	status) echo "$common" ;;
+	status) echo "--json $common" ;;
 	esac
 }
 
@@ -104,9 +104,11 @@ _gtrace_bpf() {
 		_gtrace_bpf_files "$cur"; return 0 ;;
 	--dir)
 		COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
+	--trigger)
+		COMPREPLY=($(compgen -W "sync> error error= exit profiler signal" -- "$cur")); return 0 ;;
 	-p|--pid)
 		COMPREPLY=($(compgen -W "$(cd /proc 2>/dev/null && compgen -G '[0-9]*')" -- "$cur")); return 0 ;;
-	-d|--duration|-y|--delay|--buffer-size|--max-size|--scenario|--ioctl-majors|--functions|--light-window|--nvtx-capture|--range|--window|--memory|--last|--metrics)
+	-d|--duration|-y|--delay|--buffer-size|--max-size|--scenario|--ioctl-majors|--functions|--light-window|--nvtx-capture|--range|--window|--memory|--last|--metrics|--post)
 		COMPREPLY=(); return 0 ;;
 	esac
 	if [[ $cur == -* ]]; then

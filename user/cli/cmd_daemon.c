@@ -17,7 +17,9 @@
 #include "record/control.h"
 #include "record/record.h"
 
-enum { OPT_WINDOW = 0x100, OPT_MEMORY, OPT_DIR, OPT_MODE, OPT_LIGHT_WINDOW, OPT_LAST, OPT_LIBCUDA, OPT_LOG, OPT_METRICS, OPT_METRICS_REMOTE };
+enum { OPT_WINDOW = 0x100, OPT_MEMORY, OPT_DIR, OPT_MODE, OPT_LIGHT_WINDOW, OPT_LAST, OPT_LIBCUDA, OPT_LOG, OPT_METRICS, OPT_METRICS_REMOTE, OPT_TRIGGER, OPT_POST };
+
+#define MAX_TRIGGERS 16
 
 static const struct argp_option daemon_options[] = {
 	{ "window", OPT_WINDOW, "TIME", 0, "Keep the last TIME of recording in memory (default 60s)", 0 },
@@ -33,6 +35,12 @@ static const struct argp_option daemon_options[] = {
 	{ "metrics", OPT_METRICS, "ADDR", 0,
 	  "Serve Prometheus metrics on ADDR: HOST:PORT (e.g. 127.0.0.1:9464) or unix:PATH "
 	  "(docs/METRICS.md)", 0 },
+	{ "trigger", OPT_TRIGGER, "SPEC", 0,
+	  "Write a snapshot by itself when: sync>TIME (a synchronization waited longer), error or "
+	  "error=CODE (a CUDA call failed), exit (a traced process exited non-zero or by a signal), "
+	  "profiler (cuProfilerStart), signal (SIGUSR1). Repeatable; one snapshot per --window, "
+	  "later ones counted", 0 },
+	{ "post", OPT_POST, "TIME", 0, "A triggered snapshot also holds TIME after the trigger (default 5s)", 0 },
 	{ "metrics-remote", OPT_METRICS_REMOTE, NULL, 0,
 	  "Allow --metrics on an address other than loopback (it has no authentication)", 0 },
 	{ "quiet", 'q', NULL, 0, "Warnings and errors only", 0 },
@@ -49,6 +57,7 @@ static const char daemon_doc[] =
 "\n"
 "EXAMPLES:\n"
 "  sudo gtrace-bpf daemon --window 120s --memory 512M\n"
+"  sudo gtrace-bpf daemon --trigger 'sync>2s' --trigger exit --post 10s\n"
 "  sudo gtrace-bpf snapshot --last 30s        # prints the file's path\n"
 "  sudo gtrace-bpf status";
 
@@ -56,10 +65,45 @@ struct daemon_cli {
 	struct record_opts rec;
 	struct cli_strs libcuda;	/* --libcuda, into rec.libcuda */
 	const char *metrics;		/* --metrics ADDR */
+	struct record_trigger triggers[MAX_TRIGGERS];	/* --trigger */
+	size_t ntriggers;
 	bool metrics_remote;		/* --metrics-remote */
 	int verbose;
 	bool quiet;
 };
+
+/* --trigger SPEC. Returns 0 or -EINVAL. */
+static int parse_trigger(const char *arg, struct record_trigger *t)
+{
+	static const char *const kinds[] = { [GT_TRIG_ERROR] = "error", [GT_TRIG_EXIT] = "exit",
+					     [GT_TRIG_PROFILER] = "profiler", [GT_TRIG_SIGNAL] = "signal" };
+	uint64_t v;
+	double d;
+	size_t i;
+
+	*t = (struct record_trigger){ .code = -1 };
+	if (!strncmp(arg, "sync>", 5)) {
+		if (cli__parse_duration(arg + 5, &d) || !(d > 0) || d > 86400)
+			return -EINVAL;
+		t->kind = GT_TRIG_SYNC;
+		t->threshold_ns = (uint64_t)(d * 1e9);
+		return 0;
+	}
+	if (!strncmp(arg, "error=", 6)) {
+		if (cli__parse_u64(arg + 6, &v, false) || v == 0 || v > 0x7fffffff)
+			return -EINVAL;
+		t->kind = GT_TRIG_ERROR;
+		t->code = (int32_t)v;
+		return 0;
+	}
+	for (i = 1; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (kinds[i] && !strcmp(arg, kinds[i])) {
+			t->kind = (uint32_t)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
 
 static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 {
@@ -102,6 +146,19 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 		if (!arg[0])
 			argp_error(state, "empty --metrics address");
 		c->metrics = arg;
+		break;
+	case OPT_TRIGGER:
+		if (c->ntriggers == MAX_TRIGGERS)
+			argp_error(state, "at most %d --trigger", MAX_TRIGGERS);
+		if (parse_trigger(arg, &c->triggers[c->ntriggers]))
+			argp_error(state, "invalid --trigger '%s' (sync>TIME, error, error=CODE, exit, "
+				   "profiler or signal)", arg);
+		c->ntriggers++;
+		break;
+	case OPT_POST:
+		if (cli__parse_duration(arg, &d) || !(d >= 0) || d > 3600)
+			argp_error(state, "invalid --post '%s' (a time from 0 to 1h, e.g. 5s)", arg);
+		o->trigger_post_ns = (uint64_t)(d * 1e9);
 		break;
 	case OPT_METRICS_REMOTE:
 		c->metrics_remote = true;
@@ -168,6 +225,7 @@ int cmd_daemon(int argc, char **argv, const char *cmdline)
 		.trace_ioctl = true, .trace_sched = true, .light = true, .window_ns = 200000000ull,
 		.period_ns = 5000000000ull, .daemon = true, .daemon_window_ns = 60000000000ull,
 		.daemon_memory = 256ull << 20, .daemon_dir = "/var/lib/gtrace-bpf",
+		.trigger_post_ns = 5000000000ull,
 	} };
 
 	struct metrics_hook mh = { 0 };
@@ -178,6 +236,8 @@ int cmd_daemon(int argc, char **argv, const char *cmdline)
 		return 2;
 	c.rec.libcuda = c.libcuda.v;
 	c.rec.nlibcuda = c.libcuda.n;
+	c.rec.triggers = c.triggers;
+	c.rec.ntriggers = c.ntriggers;
 	gt_log_level = c.quiet ? GT_LOG_WARN : GT_LOG_INFO + c.verbose;
 	if (c.metrics) {
 		struct metrics_http_opts ho = { .listen = c.metrics, .allow_remote = c.metrics_remote };
@@ -248,10 +308,11 @@ static error_t snapshot_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* Sends req; 0, 1 (the daemon said no) or 1 after a line saying why not. */
-static int ask(const char *req)
+/* Sends req, the reply's text to out; 0, 1 (the daemon said no) or 1
+ * after a line saying why not. */
+static int ask(const char *req, FILE *out)
 {
-	int err = control__request(control__dir(), req, 30000, stdout, stderr);
+	int err = control__request(control__dir(), req, 30000, out, stderr);
 
 	if (err < 0) {
 		if (err == -ENOENT || err == -ECONNREFUSED)
@@ -298,17 +359,81 @@ int cmd_snapshot(int argc, char **argv, const char *cmdline)
 		fprintf(stderr, "gtrace-bpf: -o path too long\n");
 		return 2;
 	}
-	return ask(req);
+	return ask(req, stdout);
+}
+
+/* status --json: the reply's "key value" lines as one JSON object. */
+static int status_json(FILE *in, FILE *out)
+{
+	char line[512], *sp, *end;
+	bool first = true;
+
+	fputc('{', out);
+	while (fgets(line, sizeof(line), in)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!(sp = strchr(line, ' ')))
+			continue;
+		*sp++ = 0;
+		strtod(sp, &end);
+		fprintf(out, "%s\"%s\":", first ? "" : ",", line);
+		if (*sp && !*end)
+			fputs(sp, out);
+		else
+			fprintf(out, "\"%s\"", sp);	/* mode: a word, no quotes or backslashes */
+		first = false;
+	}
+	fputs("}\n", out);
+	return 0;
+}
+
+static error_t status_parse(int key, char *arg, struct argp_state *state)
+{
+	bool *json = state->input;
+
+	(void)arg;
+	if (key == 'j') {
+		*json = true;
+		return 0;
+	}
+	if (key == ARGP_KEY_ARG)
+		argp_error(state, "unexpected argument '%s'", arg);
+	return ARGP_ERR_UNKNOWN;
 }
 
 int cmd_status(int argc, char **argv, const char *cmdline)
 {
-	static const char doc[] = "Say what the daemon (gtrace-bpf daemon) is doing.";
-	static const struct argp_option none[] = { { 0 } };
-	struct argp argp = { none, NULL, NULL, doc, NULL, NULL, NULL };
+	static const char doc[] = "Say what the daemon (gtrace-bpf daemon) is doing: one \"key value\" "
+				  "line each, or --json.";
+	static const struct argp_option opts[] = {
+		{ "json", 'j', NULL, 0, "One JSON object instead of key value lines", 0 },
+		{ 0 },
+	};
+	struct argp argp = { opts, status_parse, NULL, doc, NULL, NULL, NULL };
+	bool json = false;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int rc;
 
 	(void)cmdline;
-	if (cli__parse(&argp, argc, argv, NULL))
+	if (cli__parse(&argp, argc, argv, &json))
 		return 2;
-	return ask("status");
+	if (!json)
+		return ask("status", stdout);
+	mem = open_memstream(&buf, &len);
+	if (!mem) {
+		fprintf(stderr, "gtrace-bpf: out of memory\n");
+		return 1;
+	}
+	rc = ask("status", mem);
+	fclose(mem);
+	if (!rc) {
+		FILE *in = fmemopen(buf, len, "r");
+
+		rc = in ? status_json(in, stdout) : 1;
+		if (in)
+			fclose(in);
+	}
+	free(buf);
+	return rc;
 }

@@ -127,6 +127,7 @@ int daemon__open(struct recorder *r)
 	}
 	/* SIGHUP reopens the log (after a rotation), never stops the daemon */
 	sigaction(SIGHUP, &sa, NULL);
+	trigger__start(r);
 	err = control__open(control__dir(), &r->ctl, &other);
 	if (err == -EBUSY) {
 		pr_err("a daemon is already running (pid %d): stop it first", (int)other);
@@ -169,8 +170,8 @@ int daemon__create_window(struct recorder *r, const struct gt_file_info *info)
 	return 0;
 }
 
-/* system_snapshot_YYYYMMDD_vN.gtrace in --dir: the first N not taken. */
-static int default_path(struct recorder *r, char *out, size_t len)
+/* system_WHAT_YYYYMMDD_vN.gtrace in --dir: the first N not taken. */
+static int default_path(struct recorder *r, const char *what, char *out, size_t len)
 {
 	char date[16];
 	time_t t = time(NULL);
@@ -180,7 +181,7 @@ static int default_path(struct recorder *r, char *out, size_t len)
 
 	strftime(date, sizeof(date), "%Y%m%d", localtime_r(&t, &tm));
 	for (n = 1; n < 100000; n++) {
-		if (snprintf(out, len, "%s/system_snapshot_%s_v%d.gtrace", r->o->daemon_dir, date, n) >= (int)len)
+		if (snprintf(out, len, "%s/system_%s_%s_v%d.gtrace", r->o->daemon_dir, what, date, n) >= (int)len)
 			return -ENAMETOOLONG;
 		if (lstat(out, &st) && errno == ENOENT)
 			return 0;
@@ -200,48 +201,65 @@ static size_t reply(char *buf, size_t len, const char *fmt, ...)
 	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
 }
 
+int daemon__snapshot(struct recorder *r, const char *what, uint64_t last_ns, uint32_t pid,
+		     const char *out, char *path, size_t len)
+{
+	char opts[1024], buf[PATH_MAX];
+	struct chunk_ring_snap_opts sel = { 0 };
+	struct chunk_ring_snap_stats st = { 0 };
+	struct gt_file_info info = r->info;
+	struct gt_trailer t;
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+	int err;
+
+	if (!path) {
+		path = buf;
+		len = sizeof(buf);
+	}
+	if (out) {
+		if (snprintf(path, len, "%s", out) >= (int)len)
+			return -ENAMETOOLONG;
+	} else if ((err = default_path(r, what, path, len))) {
+		return err;
+	}
+	/* the chunk being filled belongs in it too */
+	trace_writer__flush(r->w);
+	snprintf(opts, sizeof(opts), "%s snapshot=1", r->info.options ? r->info.options : "");
+	info.options = opts;
+	sel.last_ns = last_ns;
+	sel.pid = pid;
+	sel.preamble = r->preamble;
+	sel.preamble_len = r->preamble_len;
+	memset(&t, 0, sizeof(t));
+	recorder__counters(r, &t.counters);
+	t.end_ts = t0;
+	err = chunk_ring__snapshot(r->ring, path, &info, &sel, &t, &st);
+	if (err)
+		return err;
+	r->snapshots++;
+	pr_info("snapshot %s: %llu records in %llu chunks, %.1f ms (the window locked %.3f ms)", path,
+		(unsigned long long)st.records, (unsigned long long)st.chunks,
+		(now_ns(CLOCK_MONOTONIC) - t0) / 1e6, st.lock_ns / 1e6);
+	return 0;
+}
+
 /* "snapshot last_ns=N pid=P [out=PATH]" */
 static size_t do_snapshot(struct recorder *r, const char *req, char *buf, size_t len)
 {
 	unsigned long long last = 0;
 	long pid = 0;
 	const char *o = strstr(req, " out=");
-	char path[PATH_MAX], opts[1024];
-	struct chunk_ring_snap_opts sel = { 0 };
-	struct chunk_ring_snap_stats st = { 0 };
-	struct gt_file_info info = r->info;
-	struct gt_trailer t;
-	uint64_t now = now_ns(CLOCK_MONOTONIC), t0;
+	char path[PATH_MAX];
 	int err;
 
 	if (sscanf(req, "snapshot last_ns=%llu pid=%ld", &last, &pid) != 2)
 		return reply(buf, len, "error: bad snapshot request\n");
 	if (pid > 0 && !proc_names__traced(r->procs, (uint32_t)pid))
 		return reply(buf, len, "error: pid %ld was never seen making CUDA calls\n", pid);
-	if (o) {
-		snprintf(path, sizeof(path), "%s", o + 5);
-	} else if ((err = default_path(r, path, sizeof(path)))) {
-		return reply(buf, len, "error: no file name in %s: %s\n", r->o->daemon_dir, strerror(-err));
-	}
-	/* the chunk being filled belongs in it too */
-	trace_writer__flush(r->w);
-	snprintf(opts, sizeof(opts), "%s snapshot=1", r->info.options ? r->info.options : "");
-	info.options = opts;
-	sel.last_ns = last;
-	sel.pid = (uint32_t)pid;
-	sel.preamble = r->preamble;
-	sel.preamble_len = r->preamble_len;
-	memset(&t, 0, sizeof(t));
-	recorder__counters(r, &t.counters);
-	t.end_ts = now;
-	t0 = now_ns(CLOCK_MONOTONIC);
-	err = chunk_ring__snapshot(r->ring, path, &info, &sel, &t, &st);
+	err = daemon__snapshot(r, "snapshot", last, (uint32_t)pid, o ? o + 5 : NULL, path, sizeof(path));
 	if (err)
-		return reply(buf, len, "error: cannot write %s: %s\n", path, strerror(-err));
-	r->snapshots++;
-	pr_info("snapshot %s: %llu records in %llu chunks, %.1f ms (the window locked %.3f ms)", path,
-		(unsigned long long)st.records, (unsigned long long)st.chunks,
-		(now_ns(CLOCK_MONOTONIC) - t0) / 1e6, st.lock_ns / 1e6);
+		return reply(buf, len, "error: cannot write %s: %s\n", o ? o + 5 : "the snapshot",
+			     strerror(-err));
 	return reply(buf, len, "ok\n%s\n", path);
 }
 
@@ -271,7 +289,9 @@ static size_t do_status(struct recorder *r, char *buf, size_t len)
 		     "names_kept_bytes %llu\n"
 		     "names_lost %llu\n"
 		     "light_windows %u\n"
-		     "snapshots %llu\n",
+		     "snapshots %llu\n"
+		     "triggers_fired %llu\n"
+		     "triggers_suppressed %llu\n",
 		     (int)getpid(), up / 1e9, r->o->light ? "light" : "full",
 		     (unsigned long long)r->nprocs, (unsigned long long)c.events,
 		     (unsigned long long)c.drop_ringbuf, (unsigned long long)rs.chunks,
@@ -281,7 +301,8 @@ static size_t do_status(struct recorder *r, char *buf, size_t len)
 		     (unsigned long long)rs.dropped_chunks, (unsigned long long)rs.dropped_records,
 		     (unsigned long long)r->preamble_len, (unsigned long long)r->preamble_lost,
 		     r->cap.windows,
-		     (unsigned long long)r->snapshots);
+		     (unsigned long long)r->snapshots, (unsigned long long)r->trig.fired,
+		     (unsigned long long)r->trig.suppressed);
 }
 
 static size_t handle(void *ctx, const char *req, char *buf, size_t len)
@@ -327,6 +348,7 @@ void daemon__serve(struct recorder *r)
 	int i, err;
 
 	poll_hook(r);
+	trigger__poll(r);
 	if (hup) {
 		hup = 0;
 		if (r->o->daemon_log && (err = open_log(r->o->daemon_log)))
@@ -353,4 +375,5 @@ void daemon__close(struct recorder *r)
 	r->ring = NULL;
 	free(r->preamble);
 	r->preamble = NULL;
+	trigger__free(r);
 }

@@ -122,6 +122,8 @@ static int on_event(void *ctx, void *data, size_t len)
 		r->bad_records++;
 		return 0;
 	}
+	if (r->ctl)
+		trigger__on_record(r, h);
 	switch (h->type) {
 	case GT_REC_LIBOPEN: {
 		const struct gt_path *p = data;

@@ -34,6 +34,13 @@ struct record_hooks {
 	void (*on_poll)(void *ctx, const struct gt_counters *c, const struct record_self *s);
 };
 
+/* --trigger: a condition that writes a snapshot by itself. */
+struct record_trigger {
+	uint32_t kind;			/* enum gt_trigger_kind */
+	int32_t code;			/* error=CODE: only this CUresult, -1 = any */
+	uint64_t threshold_ns;		/* sync>TIME: a wait longer than this */
+};
+
 struct record_opts {
 	bool all;			/* --all: every process */
 	pid_t *pids;			/* -p: only these (and their children) */
@@ -71,6 +78,9 @@ struct record_opts {
 	const char *daemon_dir;		/* --dir: where snapshots go */
 	const char *daemon_log;		/* --log: stderr goes there, reopened at SIGHUP */
 	const struct record_hooks *hooks;/* NULL = none */
+	const struct record_trigger *triggers; /* daemon --trigger */
+	size_t ntriggers;
+	uint64_t trigger_post_ns;	/* --post: a triggered snapshot waits this long after it */
 };
 
 struct cupti_session;

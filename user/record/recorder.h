@@ -15,6 +15,7 @@
 #include "bpf/gtrace_events.h"
 #include "format/nv_ioctl.h"
 #include "format/trace_file.h"
+#include "lib/u64map.h"
 #include "record/record.h"
 
 #define POLL_MS		50	/* consumer latency bound with no wake-ups */
@@ -48,6 +49,16 @@ struct capture_ctl {
 	uint32_t pend_source, pend_index;/* ... its source and number */
 	uint64_t pend_ts;		/* ... and when the gate closed */
 	struct capture_lat attach, detach;
+};
+
+/* The daemon's triggers (trigger.c). */
+struct trigger_ctl {
+	struct u64map sync_entry;	/* (tid, api) -> entry ts of a sync call in flight */
+	uint32_t pending_kind;		/* a trigger waiting for --post, 0 = none */
+	uint64_t due;			/* when its snapshot is taken */
+	uint64_t last_snap;		/* when the last triggered snapshot was taken */
+	uint64_t fired, suppressed;	/* triggers seen; of them, rate-limited */
+	uint32_t since_last;		/* suppressed since the last trigger record */
 };
 
 struct recorder {
@@ -90,6 +101,7 @@ struct recorder {
 	uint8_t *preamble;		/* the name records written so far, for snapshots */
 	size_t preamble_len, preamble_cap;
 	uint64_t preamble_lost;		/* name records it had no room for */
+	struct trigger_ctl trig;	/* --trigger */
 };
 
 /* SIGINT/SIGTERM received: the first stops the recording, a second kills
@@ -115,6 +127,19 @@ void daemon__note(struct recorder *r, const struct gt_hdr *h);
  * names kept as GT_NAME_KERNEL records for snapshots. */
 void daemon__learned(void *ctx, const struct gt_hdr *at, uint64_t handle, const char *name);
 void daemon__close(struct recorder *r);
+/* Writes the window (its last last_ns, or pid's records; 0 = all) to out, or
+ * to system_WHAT_{date}_vN.gtrace in --dir; the path goes to path (len bytes,
+ * may be NULL). Returns 0 or a negative errno. */
+int daemon__snapshot(struct recorder *r, const char *what, uint64_t last_ns, uint32_t pid,
+		     const char *out, char *path, size_t len);
+
+/* Triggers (trigger.c): installed at the daemon's start, fed every record
+ * from BPF, polled from the loop (fires SIGUSR1's, takes due snapshots). */
+void trigger__start(struct recorder *r);
+void trigger__on_record(struct recorder *r, const struct gt_hdr *h);
+void trigger__poll(struct recorder *r);
+void trigger__free(struct recorder *r);
+const char *trigger__name(uint32_t kind);
 
 /* Capture control (capture.c). At the start of the run loop: */
 void capture__start(struct recorder *r, uint64_t now);

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The flight recorder's triggers (gtrace-bpf daemon --trigger): conditions
+ * seen in the records as they arrive — a synchronization that waited too
+ * long, a call that failed, a process that died, a profiler range opening,
+ * SIGUSR1 — each write an instant (GT_REC_TRIGGER) into the window, and
+ * --post later a snapshot named after it. One snapshot per window: a
+ * trigger that fires while one is pending, or within the window after the
+ * last, writes none and is counted in the next one's record.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include "format/api.h"
+#include "lib/log.h"
+#include "record/proc_names.h"
+#include "record/recorder.h"
+
+#define CUDA_ERROR_NOT_READY 600	/* what a query returns for "still running": no failure */
+
+static volatile sig_atomic_t usr1;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	usr1 = 1;
+}
+
+static const char *const kind_names[] = {
+	[GT_TRIG_SYNC] = "sync", [GT_TRIG_ERROR] = "error", [GT_TRIG_EXIT] = "exit",
+	[GT_TRIG_PROFILER] = "profiler", [GT_TRIG_SIGNAL] = "signal",
+};
+
+const char *trigger__name(uint32_t kind)
+{
+	return kind < sizeof(kind_names) / sizeof(kind_names[0]) && kind_names[kind] ?
+	       kind_names[kind] : "unknown";
+}
+
+void trigger__start(struct recorder *r)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	size_t i;
+
+	for (i = 0; i < r->o->ntriggers; i++) {
+		if (r->o->triggers[i].kind == GT_TRIG_SIGNAL)
+			sigaction(SIGUSR1, &sa, NULL);
+	}
+}
+
+static const struct record_trigger *wanted(const struct recorder *r, uint32_t kind)
+{
+	size_t i;
+
+	for (i = 0; i < r->o->ntriggers; i++) {
+		if (r->o->triggers[i].kind == kind)
+			return &r->o->triggers[i];
+	}
+	return NULL;
+}
+
+static void fire(struct recorder *r, uint32_t kind, const struct gt_hdr *at, int32_t code, uint64_t wait)
+{
+	struct trigger_ctl *t = &r->trig;
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	struct gt_trigger g;
+
+	t->fired++;
+	if (t->pending_kind || (t->last_snap && now - t->last_snap < r->o->daemon_window_ns)) {
+		t->suppressed++;
+		t->since_last++;
+		return;
+	}
+	memset(&g, 0, sizeof(g));
+	g.hdr.ts = at ? at->ts : now;
+	g.hdr.pid = at ? at->pid : 0;
+	g.hdr.tid = at ? at->tid : 0;
+	g.hdr.api = at ? at->api : 0;
+	g.hdr.type = GT_REC_TRIGGER;
+	g.hdr.size = sizeof(g);
+	g.kind = kind;
+	g.code = code;
+	g.wait_ns = wait;
+	g.suppressed = t->since_last;
+	t->since_last = 0;
+	recorder__write(r, &g.hdr);
+	t->pending_kind = kind;
+	t->due = now + r->o->trigger_post_ns;
+	pr_info("trigger %s fired (pid %u%s): snapshot in %.1f s", trigger__name(kind), g.hdr.pid,
+		kind == GT_TRIG_SYNC ? ", a long wait" : kind == GT_TRIG_ERROR ? ", a failed call" : "",
+		r->o->trigger_post_ns / 1e9);
+}
+
+/* Entry times of the sync calls in flight, by thread and api. */
+static uint64_t sync_key(const struct gt_hdr *h)
+{
+	return ((uint64_t)h->tid << 16 | h->api) + 1;
+}
+
+void trigger__on_record(struct recorder *r, const struct gt_hdr *h)
+{
+	const struct record_trigger *t;
+	uint64_t *entry;
+
+	if (!r->o->ntriggers)
+		return;
+	switch (h->type) {
+	case GT_REC_CALL:
+	case GT_REC_CALL_STR:
+		if (gt_api__class(h->api) == GT_CLS_SYNC && wanted(r, GT_TRIG_SYNC))
+			u64map__set(&r->trig.sync_entry, sync_key(h), h->ts);
+		if (h->api == GT_API_cuProfilerStart && wanted(r, GT_TRIG_PROFILER))
+			fire(r, GT_TRIG_PROFILER, h, 0, 0);
+		break;
+	case GT_REC_RET:
+	case GT_REC_RET_STR: {
+		int32_t ret = h->type == GT_REC_RET ? ((const struct gt_ret *)h)->ret :
+			      ((const struct gt_ret_str *)h)->ret;
+
+		if ((t = wanted(r, GT_TRIG_SYNC)) && (entry = u64map__get(&r->trig.sync_entry, sync_key(h))) &&
+		    *entry) {
+			uint64_t wait = h->ts > *entry ? h->ts - *entry : 0;
+
+			*entry = 0;
+			if (wait > t->threshold_ns)
+				fire(r, GT_TRIG_SYNC, h, ret, wait);
+		}
+		if (ret && !(ret == CUDA_ERROR_NOT_READY && gt_api__class(h->api) == GT_CLS_QUERY) &&
+		    (t = wanted(r, GT_TRIG_ERROR)) && (t->code < 0 || t->code == ret))
+			fire(r, GT_TRIG_ERROR, h, ret, 0);
+		break;
+	}
+	case GT_REC_EXIT: {
+		const struct gt_proc_evt *e = (const void *)h;
+
+		if (e->exit_code && wanted(r, GT_TRIG_EXIT) && proc_names__relevant(r->procs, h->pid))
+			fire(r, GT_TRIG_EXIT, h, e->exit_code, 0);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+void trigger__poll(struct recorder *r)
+{
+	struct trigger_ctl *t = &r->trig;
+	char name[32];
+	uint64_t now;
+	int err;
+
+	if (usr1) {
+		usr1 = 0;
+		fire(r, GT_TRIG_SIGNAL, NULL, 0, 0);
+	}
+	if (!t->pending_kind || (now = now_ns(CLOCK_MONOTONIC)) < t->due)
+		return;
+	snprintf(name, sizeof(name), "%s_trigger", trigger__name(t->pending_kind));
+	err = daemon__snapshot(r, name, 0, 0, NULL, NULL, 0);
+	if (err)
+		pr_warn("trigger %s: the snapshot failed: %s", trigger__name(t->pending_kind), strerror(-err));
+	t->pending_kind = 0;
+	t->last_snap = now;
+}
+
+void trigger__free(struct recorder *r)
+{
+	u64map__free(&r->trig.sync_entry);
+}
