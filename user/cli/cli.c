@@ -342,3 +342,23 @@ int cli__parse_window(const char *arg, uint64_t *len, uint64_t *period)
 	*period = (uint64_t)(p * 1e9);
 	return 0;
 }
+
+void cli__window_arg(struct argp_state *state, const char *arg, uint64_t *len, uint64_t *period)
+{
+	if (cli__parse_window(arg, len, period))
+		argp_error(state, "invalid --light-window '%s' (LEN/PERIOD with LEN < PERIOD, e.g. "
+			   "200ms/5s, or 0)", arg);
+}
+
+uint64_t cli__buffer_size_arg(struct argp_state *state, const char *arg)
+{
+	uint64_t v;
+
+	if (cli__parse_u64(arg, &v, true) || v < 4096)
+		argp_error(state, "invalid buffer size '%s' (4K..2G, e.g. 64M)", arg);
+	/* a BPF ring buffer's size is a u32 power of two */
+	if (v > (2ull << 30))
+		argp_error(state, "--buffer-size %s: a BPF ring buffer holds at most 2G "
+			   "(sizes round up to a power of two)", arg);
+	return v;
+}

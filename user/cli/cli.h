@@ -40,6 +40,10 @@ int cli__parse_duration(const char *s, double *secs);
 /* Light mode's windows: LEN/PERIOD (times, LEN < PERIOD), or 0 for none.
  * Returns 0 or -EINVAL. */
 int cli__parse_window(const char *arg, uint64_t *len, uint64_t *period);
+/* --light-window and --buffer-size as argp steps: a bad value is a usage
+ * error. */
+void cli__window_arg(struct argp_state *state, const char *arg, uint64_t *len, uint64_t *period);
+uint64_t cli__buffer_size_arg(struct argp_state *state, const char *arg);
 /* The index of s in names (NULL-terminated), -1 when it is not there: for
  * options that take one of a few words. */
 int cli__choice(const char *s, const char *const *names);

@@ -133,14 +133,10 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 		o->light = cli__choose(state, "mode", arg, modes) == 1;
 		break;
 	case OPT_LIGHT_WINDOW:
-		if (cli__parse_window(arg, &o->window_ns, &o->period_ns))
-			argp_error(state, "invalid --light-window '%s' (LEN/PERIOD with LEN < PERIOD, e.g. "
-				   "200ms/5s, or 0)", arg);
+		cli__window_arg(state, arg, &o->window_ns, &o->period_ns);
 		break;
 	case 0x200:
-		if (cli__parse_u64(arg, &v, true) || v < 4096 || v > (2ull << 30))
-			argp_error(state, "invalid buffer size '%s' (4K..2G, e.g. 64M)", arg);
-		o->buffer_size = v;
+		o->buffer_size = cli__buffer_size_arg(state, arg);
 		break;
 	case OPT_METRICS:
 		if (!arg[0])

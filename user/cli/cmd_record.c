@@ -171,13 +171,7 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		o->max_size = v;
 		break;
 	case OPT_BUFSIZE:
-		if (cli__parse_u64(arg, &v, true) || v < 4096)
-			argp_error(state, "invalid buffer size '%s' (4K..2G, e.g. 64M)", arg);
-		/* a BPF ring buffer's size is a u32 power of two */
-		if (v > (2ull << 30))
-			argp_error(state, "--buffer-size %s: a BPF ring buffer holds at most 2G "
-				   "(sizes round up to a power of two)", arg);
-		o->buffer_size = v;
+		o->buffer_size = cli__buffer_size_arg(state, arg);
 		break;
 	case OPT_LIBCUDA:
 		cli__push_str(state, &c->libcuda, arg);
@@ -219,9 +213,7 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		o->light = cli__choose(state, "mode", arg, modes) == 1;
 		break;
 	case OPT_LIGHT_WINDOW:
-		if (cli__parse_window(arg, &o->window_ns, &o->period_ns))
-			argp_error(state, "invalid --light-window '%s' (LEN/PERIOD with LEN < PERIOD, e.g. "
-				   "200ms/5s, or 0)", arg);
+		cli__window_arg(state, arg, &o->window_ns, &o->period_ns);
 		c->window_set = true;
 		break;
 	case 'c': {

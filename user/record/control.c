@@ -51,9 +51,7 @@ static int join(char *out, const char *dir, const char *name)
 	return n < 0 || n >= CONTROL_PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
-/* The directory: ours, a directory, not a link, and no one else's to
- * write in. Created 0700 when missing. */
-static int take_dir(const char *dir)
+int control__own_dir(const char *dir)
 {
 	struct stat st;
 
@@ -109,7 +107,7 @@ int control__open(const char *dir, struct control **out, pid_t *other)
 	c->lfd = c->pfd = -1;
 	snprintf(c->dir, sizeof(c->dir), "%s", dir);
 	if ((err = join(c->sock, dir, "control.sock")) || (err = join(c->pidfile, dir, "daemon.pid")) ||
-	    strlen(c->sock) >= sizeof(sa.sun_path) || (err = take_dir(dir)) ||
+	    strlen(c->sock) >= sizeof(sa.sun_path) || (err = control__own_dir(dir)) ||
 	    (err = take_lock(c, other))) {
 		err = err ? err : -ENAMETOOLONG;
 		goto fail;

@@ -25,6 +25,9 @@ const char *control__dir(void);
  * "error: ...\n") into reply (len bytes) and returns its length. */
 typedef size_t (*control_handler_fn)(void *ctx, const char *req, char *reply, size_t len);
 
+/* Makes sure dir is a directory of ours (not a link) that no one else may
+ * write in, creating it 0700 when missing: 0, -EPERM, or mkdir's -errno. */
+int control__own_dir(const char *dir);
 /* Takes dir (created 0700; refused unless a directory of ours that no one
  * else may write in), its pid file (flock'd: -EBUSY with *other = the pid
  * of the daemon holding it) and its socket (a stale socket of ours is

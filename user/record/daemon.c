@@ -77,20 +77,6 @@ void daemon__note(struct recorder *r, const struct gt_hdr *h)
 	r->preamble_len += h->size;
 }
 
-/* --dir: ours, a directory, no one else's to write in; made 0700 if missing. */
-static int check_dir(const char *dir)
-{
-	struct stat st;
-
-	if (mkdir(dir, 0700) && errno != EEXIST)
-		return -errno;
-	if (lstat(dir, &st))
-		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
-		return -EPERM;
-	return 0;
-}
-
 /* A name a naming call gave a kernel handle: kept as a GT_NAME_KERNEL
  * record, the call itself may be out of the window by the snapshot. */
 void daemon__learned(void *ctx, const struct gt_hdr *at, uint64_t handle, const char *name)
@@ -140,7 +126,7 @@ int daemon__open(struct recorder *r)
 		       strerror(-err));
 		return err;
 	}
-	err = check_dir(r->o->daemon_dir);
+	err = control__own_dir(r->o->daemon_dir);
 	if (err) {
 		pr_err("cannot use --dir %s: %s", r->o->daemon_dir,
 		       err == -EPERM ? "not a directory of ours that only we may write in" : strerror(-err));
