@@ -2,7 +2,8 @@
 /*
  * Unit tests of the record size table (user/format/records.c): every type
  * this build writes needs its whole struct, a record cut short of it is
- * refused, one grown at its end accepted, an unknown type needs its header.
+ * refused, one grown at its end accepted, an unknown type needs its header;
+ * the names of the trigger kinds.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@ static void test_known_types(void **state)
 		GT_REC_OFFCPU, GT_REC_NAME, GT_REC_STATS, GT_REC_PROC_INFO,
 		GT_REC_GPU_KERNEL, GT_REC_GPU_MEMCPY, GT_REC_GPU_MEMSET, GT_REC_GPU_API,
 		GT_REC_NVTX, GT_REC_CUPTI_STATS, GT_REC_MERGE_STATS, GT_REC_RANGE, GT_REC_CAPTURE,
+		GT_REC_TRIGGER,
 	};
 
 	(void)state;
@@ -34,6 +36,7 @@ static void test_known_types(void **state)
 	assert_int_equal(gt_rec__min_size(GT_REC_FORK), sizeof(struct gt_proc_evt));
 	assert_int_equal(gt_rec__min_size(GT_REC_RANGE), sizeof(struct gt_capture));
 	assert_int_equal(gt_rec__min_size(GT_REC_CAPTURE), sizeof(struct gt_capture));
+	assert_int_equal(gt_rec__min_size(GT_REC_TRIGGER), sizeof(struct gt_trigger));
 	/* a type of a later version: only its header can be read */
 	assert_int_equal(gt_rec__min_size(20), sizeof(struct gt_hdr));
 	assert_int_equal(gt_rec__min_size(GT_REC_MAX), sizeof(struct gt_hdr));
@@ -57,11 +60,26 @@ static void test_size_ok(void **state)
 	assert_true(gt_rec__size_ok(&h));
 }
 
+/* Every kind of struct gt_trigger has a name; another value is "unknown". */
+static void test_trigger_kinds(void **state)
+{
+	(void)state;
+	assert_string_equal(gt_trigger_kind__name(GT_TRIG_SYNC), "sync");
+	assert_string_equal(gt_trigger_kind__name(GT_TRIG_ERROR), "error");
+	assert_string_equal(gt_trigger_kind__name(GT_TRIG_EXIT), "exit");
+	assert_string_equal(gt_trigger_kind__name(GT_TRIG_PROFILER), "profiler");
+	assert_string_equal(gt_trigger_kind__name(GT_TRIG_SIGNAL), "signal");
+	assert_string_equal(gt_trigger_kind__name(0), "unknown");
+	assert_string_equal(gt_trigger_kind__name(GT_TRIG_SIGNAL + 1), "unknown");
+	assert_string_equal(gt_trigger_kind__name(UINT32_MAX), "unknown");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_types),
 		cmocka_unit_test(test_size_ok),
+		cmocka_unit_test(test_trigger_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,6 +27,17 @@ size_t gt_rec__min_size(uint16_t type)
 	case GT_REC_NVTX:	return sizeof(struct gt_nvtx);
 	case GT_REC_CUPTI_STATS: return sizeof(struct gt_cupti_stats);
 	case GT_REC_MERGE_STATS: return sizeof(struct gt_merge_stats);
+	case GT_REC_TRIGGER:	return sizeof(struct gt_trigger);
 	default:		return sizeof(struct gt_hdr);
 	}
+}
+
+const char *gt_trigger_kind__name(uint32_t kind)
+{
+	static const char *const names[] = {
+		[GT_TRIG_SYNC] = "sync", [GT_TRIG_ERROR] = "error", [GT_TRIG_EXIT] = "exit",
+		[GT_TRIG_PROFILER] = "profiler", [GT_TRIG_SIGNAL] = "signal",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) && names[kind] ? names[kind] : "unknown";
 }

@@ -23,4 +23,8 @@ static inline bool gt_rec__size_ok(const struct gt_hdr *rec)
 	return rec->size >= gt_rec__min_size(rec->type);
 }
 
+/* "sync", "error", "exit", "profiler", "signal" for enum gt_trigger_kind
+ * (struct gt_trigger, GT_REC_TRIGGER); "unknown" for another value. */
+const char *gt_trigger_kind__name(uint32_t kind);
+
 #endif
