@@ -155,7 +155,7 @@ static const char header[] =
 	"handle,parent,name,path,event,ppid,comm,exit_code,graph,ctx,cooperative,"
 	"cgroup,device,cmd,rm,fd,state,next_cpu,"
 	"context,stream_id,correlation,launch_ts,launch_tid,causality,by_order,"
-	"source,index,flags,latency_ns";
+	"source,index,flags,latency_ns,code,wait_ns,suppressed";
 
 /* A row from "column", "cell text" pairs (NULL-terminated), the other cells
  * empty: placed by the header above, not by the code under test. */

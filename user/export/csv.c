@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * `gtrace-bpf export -f csv`: one row per call, per process event, per
- * capture record (a range's or window's open and close, a hot-probe change)
- * and (merged traces) per GPU kernel, copy, set and NVTX range, the fields
+ * capture record (a range's or window's open and close, a hot-probe change),
+ * per flight-recorder trigger and (merged traces) per GPU kernel, copy, set and NVTX range, the fields
  * of dump as columns, for spreadsheets and data frames.
  *
  * A header row names the columns (the field order of export/fields.h, grid and block

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * `gtrace-bpf dump`: every decoded call, process event and capture record
- * of a trace as one JSON object per line, or with --summary a per-api table,
- * the counters and the capture ranges and windows.
+ * `gtrace-bpf dump`: every decoded call, process event, capture record and
+ * flight-recorder trigger of a trace as one JSON object per line, or with
+ * --summary a per-api table, the counters, the capture ranges and windows
+ * and the triggers by kind.
  *
  * Dumps of large traces are piped into jq or scripts: lines are built in
  * lib/obuf's buffer, from the same field list the exports use.
@@ -15,6 +16,7 @@
 #include "decode/capture_spans.h"
 #include "decode/decode.h"
 #include "export/dump.h"
+#include "format/records.h"
 #include "format/trace_file.h"
 #include "lib/term_text.h"
 #include "lib/vec.h"
@@ -63,6 +65,7 @@ struct dump {
 	uint64_t offcpu_dur;	/* their total duration, ns */
 	struct capture_spans *cap;	/* capture ranges and windows (summary) */
 	uint64_t capture_records;	/* GT_REC_RANGE and GT_REC_CAPTURE records (summary) */
+	uint64_t triggers[GT_TRIG_SIGNAL + 2];	/* GT_REC_TRIGGER by kind, the last unknown ones (summary) */
 };
 
 /* One JSON object per line: the fields of export/fields.h in their order. */
@@ -169,6 +172,13 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 		dp->capture_records++;
 		return capture_spans__feed(dp->cap, rec);
 	}
+	if (dp->o->summary && rec->type == GT_REC_TRIGGER) {
+		uint32_t kind = ((const struct gt_trigger *)rec)->kind;
+
+		/* the decoder passes on only records long enough for their type */
+		dp->triggers[kind >= GT_TRIG_SYNC && kind <= GT_TRIG_SIGNAL ? kind : GT_TRIG_SIGNAL + 1]++;
+		return 0;
+	}
 	n = fields__record(dp->d, rec, v);
 	if (!n)
 		return 0;
@@ -273,6 +283,24 @@ static void print_capture(FILE *f, struct dump *dp)
 		fprintf(f, "  %s\n", capture_spans__anomalies_text(dp->cap, an, sizeof(an)));
 }
 
+/* The daemon's triggers by kind (unknown kinds only when there are some).
+ * Nothing for a trace without any. */
+static void print_triggers(FILE *f, const struct dump *dp)
+{
+	const unsigned unknown = GT_TRIG_SIGNAL + 1;
+	uint64_t all = 0;
+
+	for (unsigned k = GT_TRIG_SYNC; k <= unknown; k++)
+		all += dp->triggers[k];
+	if (!all)
+		return;
+	fprintf(f, "\ntriggers\n");
+	for (unsigned k = GT_TRIG_SYNC; k < unknown; k++)
+		ROW(f, gt_trigger_kind__name(k), dp->triggers[k]);
+	if (dp->triggers[unknown])
+		ROW(f, "unknown", dp->triggers[unknown]);
+}
+
 /* The header's strings come from the recorded machine and command line:
  * escaped, so that none can drive the terminal it is shown on. */
 static void put_header(FILE *f, const struct gt_file_info *info)
@@ -351,6 +379,7 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 			fprintf(f, "  %-34s %12llu\n", gt_counter_names[i], (unsigned long long)v[i]);
 	}
 	print_capture(f, dp);
+	print_triggers(f, dp);
 	print_gpu(f, &dp->gpu);
 	fprintf(f, "\ndecoder\n");
 	fprintf(f, "  %-34s %12llu\n", "unmatched_exits", (unsigned long long)st->unmatched_exits);

@@ -10,6 +10,7 @@
 #include "decode/capture_spans.h"
 #include "format/capture.h"
 #include "format/nv_ioctl.h"
+#include "format/records.h"
 #include "format/trace_file.h"
 
 
@@ -98,7 +99,8 @@ char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 	X(CF_LAUNCH_TS, "launch_ts") X(CF_LAUNCH_TID, "launch_tid")		\
 	X(CF_CAUSALITY, "causality") X(CF_BY_ORDER, "by_order")		\
 	X(CF_SOURCE, "source") X(CF_INDEX, "index") X(CF_FLAGS, "flags")	\
-	X(CF_LATENCY_NS, "latency_ns")
+	X(CF_LATENCY_NS, "latency_ns")						\
+	X(CF_CODE, "code") X(CF_WAIT_NS, "wait_ns") X(CF_SUPPRESSED, "suppressed")
 
 const char *const cf_names[CF__COUNT] = {
 #define X(id, name) [id] = name,
@@ -623,12 +625,68 @@ unsigned fields__span_args(const struct capspan *s, const struct capture_hot *h,
 #undef ARG_S
 }
 
+unsigned fields__trigger(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
+{
+	const struct gt_trigger *t = (const void *)rec;
+	const char *api;
+	unsigned n = 0;
+
+	if (rec->type != GT_REC_TRIGGER || rec->size < sizeof(*t))
+		return 0;
+	vu(v, &n, CF_TS, rec->ts);
+	vu(v, &n, CF_PID, rec->pid);
+	vu(v, &n, CF_TID, rec->tid);
+	vs(v, &n, CF_TYPE, "trigger");
+	vs(v, &n, CF_KIND, gt_trigger_kind__name(t->kind));
+	if (rec->api) {
+		api = gt_api__name(rec->api);
+		vs(v, &n, CF_API, api ? api : "unknown");
+	}
+	vi(v, &n, CF_CODE, t->code);
+	vu(v, &n, CF_WAIT_NS, t->wait_ns);
+	vu(v, &n, CF_SUPPRESSED, t->suppressed);
+	return n;
+}
+
+char *fields__trigger_name(const struct gt_trigger *t, char *buf, size_t len)
+{
+	const char *api = t->hdr.api ? gt_api__name(t->hdr.api) : NULL;
+	char call[80] = "", wait[32];
+
+	if (t->hdr.api)
+		snprintf(call, sizeof(call), " (%s)", api ? api : "unknown");
+	switch (t->kind) {
+	case GT_TRIG_SYNC:
+		snprintf(buf, len, "trigger: sync %s%s", gt_ns__text(t->wait_ns, wait, sizeof(wait)),
+			 call);
+		break;
+	case GT_TRIG_ERROR:
+		snprintf(buf, len, "trigger: error %d%s", t->code, call);
+		break;
+	case GT_TRIG_EXIT:
+		snprintf(buf, len, "trigger: exit status %d", t->code);
+		break;
+	case GT_TRIG_PROFILER:
+		snprintf(buf, len, "trigger: profiler%s", call);
+		break;
+	case GT_TRIG_SIGNAL:
+		snprintf(buf, len, "trigger: SIGUSR1");
+		break;
+	default:
+		snprintf(buf, len, "trigger: %s%s", gt_trigger_kind__name(t->kind), call);
+		break;
+	}
+	return buf;
+}
+
 unsigned fields__record(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 {
 	unsigned n = fields__proc(rec, v);
 
 	if (!n)
 		n = fields__capture(rec, v);
+	if (!n)
+		n = fields__trigger(rec, v);
 	return n ? n : fields__gpu(d, rec, v);
 }
 

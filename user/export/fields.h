@@ -44,6 +44,8 @@ enum cf_id {
 	CF_CORRELATION, CF_LAUNCH_TS, CF_LAUNCH_TID, CF_CAUSALITY, CF_BY_ORDER,
 	/* capture records (GT_REC_RANGE, GT_REC_CAPTURE); their kind is CF_KIND */
 	CF_SOURCE, CF_INDEX, CF_FLAGS, CF_LATENCY_NS,
+	/* flight-recorder triggers (GT_REC_TRIGGER); their kind is CF_KIND */
+	CF_CODE, CF_WAIT_NS, CF_SUPPRESSED,
 	CF__COUNT,
 };
 
@@ -123,7 +125,16 @@ struct span_arg {
  * latency_ns and range.  Returns how many. */
 unsigned fields__span_args(const struct capspan *s, const struct capture_hot *h,
 			   struct span_arg a[SPAN_ARGS_MAX]);
-/* Any of the three above: the fields of any record that is no call. */
+/* The same for a flight-recorder trigger (GT_REC_TRIGGER): ts, pid, tid,
+ * type "trigger", kind, api (when the record names a call), code, wait_ns,
+ * suppressed; 0 for any other record. */
+unsigned fields__trigger(const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
+/* The name a timeline shows for a trigger: "trigger: sync 2.5 s
+ * (cuStreamSynchronize)", "trigger: error 700 (cuMemcpyDtoH_v2)",
+ * "trigger: exit status 256", "trigger: profiler (cuProfilerStart)",
+ * "trigger: SIGUSR1", "trigger: unknown".  Returns buf. */
+char *fields__trigger_name(const struct gt_trigger *t, char *buf, size_t len);
+/* Any of those above: the fields of any record that is no call. */
 unsigned fields__record(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
 /* Which NVIDIA device majors the trace saw (from its header's options), so
  * that ioctl records get device and command names. Call after opening. */

@@ -52,6 +52,10 @@
  * changes on the lane "Light-mode windows" of a process of their own,
  * "gtrace-bpf recorder" (RECORDER_PID); names and arguments as in the
  * Perfetto export; the metadata's "capture" holds the totals and anomalies.
+ *
+ * The daemon's flight-recorder triggers are instants of global scope
+ * (ph i, s g), category "trigger", named as in the Perfetto export
+ * ("trigger: sync 2.5 s (cuStreamSynchronize)"), args dump's fields.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -536,6 +540,30 @@ static int on_gpu(struct jx *j, const struct gt_hdr *rec)
 	return o->err;
 }
 
+/* A flight-recorder trigger: an instant of global scope (it marks the whole
+ * timeline, and a signal's has no process), named as in Perfetto. */
+static int put_trigger(struct jx *j, const struct gt_hdr *rec)
+{
+	struct obuf *o = &j->ob;
+	struct cf_val v[CF_MAX];
+	unsigned n = fields__trigger(rec, v);
+	char name[128];
+
+	if (!n)
+		return 0;
+	fields__trigger_name((const struct gt_trigger *)rec, name, sizeof(name));
+	ev_open(j);
+	OBUF_LIT(o, "{\"name\":");
+	obuf__json_str(o, name);
+	OBUF_LIT(o, ",\"cat\":\"trigger\",\"ph\":\"i\",\"s\":\"g\",\"ts\":");
+	put_us(o, rec->ts);
+	put_pid_tid(o, rec->pid, rec->tid);
+	OBUF_LIT(o, ",\"args\":{");
+	fields__json(o, v, n, ARGS_SKIP);
+	OBUF_LIT(o, "}}");
+	return o->err;
+}
+
 static int on_other(void *ctx, const struct gt_hdr *rec)
 {
 	struct jx *j = ctx;
@@ -548,6 +576,8 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 		return on_name(j, rec);
 	if (rec->type == GT_REC_RANGE || rec->type == GT_REC_CAPTURE)
 		return capture_spans__feed(j->cap, rec);
+	if (rec->type == GT_REC_TRIGGER)
+		return put_trigger(j, rec);
 	if (rec->type >= GT_REC_GPU_KERNEL && rec->type <= GT_REC_MERGE_STATS)
 		return on_gpu(j, rec);
 	n = fields__proc(rec, v);

@@ -36,7 +36,8 @@
  * so the slice still encloses its children.
  *
  * GPU side (merged traces) and flows from calls to GPU records:
- * perfetto_gpu.c; capture ranges and light-mode windows: perfetto_capture.c.
+ * perfetto_gpu.c; capture ranges, light-mode windows and the daemon's
+ * triggers: perfetto_capture.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -712,6 +713,9 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 		if (capture_spans__feed(x->cap, rec))
 			pf__fail(x, -ENOMEM, "keep a capture range");
 		break;
+	case GT_REC_TRIGGER:
+		pf__on_trigger(x, rec);
+		break;
 	default:
 		break;
 	}
@@ -753,6 +757,8 @@ static void pf_free(struct pf *x)
 	u64map__free(&x->ended);
 	gt_decoder__free(x->d);
 	capture_spans__free(x->cap);
+	if (x->triggers_live)
+		pftrace__track_free(&x->triggers);
 	pftrace__free(x->w);
 	free(x);
 }

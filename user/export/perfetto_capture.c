@@ -18,6 +18,11 @@
  * Their events have the category "capture", and the arguments dump would
  * need to say the same: number, source, state, flags, live_ts, and the
  * probes' attach and detach times.
+ *
+ * The daemon's flight-recorder triggers are written as they are read: an
+ * instant each on one root track "Triggers", "trigger: sync 2.5 s
+ * (cuStreamSynchronize)", with the category "trigger" and dump's fields
+ * (pid, tid, kind, api, code, wait_ns, suppressed) as arguments.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -166,4 +171,25 @@ void pf__capture_write(struct pf *x, uint64_t end_ts)
 	u64map__free(&done);
 	if (windows && !pf_err(x))
 		windows_write(x, c);
+}
+
+void pf__on_trigger(struct pf *x, const struct gt_hdr *rec)
+{
+	struct cf_val v[CF_MAX];
+	unsigned n = fields__trigger(rec, v);
+	char name[128];
+	struct pf_seq *q;
+
+	if (!n)
+		return;
+	if (!x->triggers_live) {
+		pftrace__track_init(x->w, &x->triggers);
+		pftrace__track(x->w, &x->triggers, 0, "Triggers");
+		x->triggers_live = true;
+	}
+	fields__trigger_name((const struct gt_trigger *)rec, name, sizeof(name));
+	q = pftrace__track_seq(x->w, &x->triggers, rec->ts);
+	pftrace__event_open(x->w, &x->triggers, q, PF_INSTANT, rec->ts, pftrace__cstring(x->w, name));
+	pf__field_args(x, v, n, 1ull << CF_TS);
+	pftrace__event_close(x->w);
 }

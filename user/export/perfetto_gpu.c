@@ -94,24 +94,19 @@ void pf__span_free(struct span *sp)
 	free(sp);
 }
 
-/* The fields dump shows for a GPU record, as debug annotations (those the
- * slice itself shows left out), and its type as the event's category. */
-static void gpu_args(struct pf *x, const struct cf_val *v, unsigned n)
+void pf__field_args(struct pf *x, const struct cf_val *v, unsigned n, uint64_t skip)
 {
 	for (unsigned i = 0; i < n; i++) {
 		const struct cf_val *f = &v[i];
 		uint32_t name;
 
-		switch (f->id) {
-		case CF_TYPE:
+		if (f->id == CF_TYPE) {
 			/* the category, as the JSON export's "cat" */
 			pftrace__event_category(x->w, f->s, f->len);
 			continue;
-		case CF_TS: case CF_PID: case CF_TID: case CF_DUR: case CF_KERNEL:
-			continue;
-		default:
-			break;
 		}
+		if (skip & (1ull << f->id))
+			continue;
 		if (!x->cf_ann[f->id])
 			x->cf_ann[f->id] = pftrace__cstring(x->w, cf_names[f->id]);
 		name = x->cf_ann[f->id];
@@ -153,7 +148,9 @@ static void span_put(struct pf *x, struct span *sp, uint64_t ts, uint64_t dur, u
 		}
 	}
 	pftrace__event_open(x->w, &sp->tr, s, dur ? PF_SLICE_BEGIN : PF_INSTANT, ts, name);
-	gpu_args(x, v, n);
+	/* the slice itself shows these */
+	pf__field_args(x, v, n, (1ull << CF_TS) | (1ull << CF_PID) | (1ull << CF_TID) |
+		       (1ull << CF_DUR) | (1ull << CF_KERNEL));
 	if (flow)
 		pftrace__event_flow(x->w, flow);
 	pftrace__event_close(x->w);

@@ -134,6 +134,8 @@ struct pf {
 	struct item held;
 	bool holding;			/* held is set */
 	struct capture_spans *cap;	/* capture ranges and windows, written at the end */
+	struct pf_track triggers;	/* the root track "Triggers", described at the first */
+	bool triggers_live;		/* triggers is described */
 };
 
 static inline int pf_err(struct pf *x)
@@ -158,6 +160,10 @@ struct proc *pf__proc_get(struct pf *x, uint32_t pid);
  * exited with this pid, else a new one.  0 when out of memory. */
 uint64_t pf__proc_uuid(struct pf *x, uint32_t pid);
 
+/* The fields of a record (export/fields.h) as debug annotations of the open
+ * event, those whose bit (1 << id) is set in skip left out, and its type as
+ * the event's category. */
+void pf__field_args(struct pf *x, const struct cf_val *v, unsigned n, uint64_t skip);
 /* A kernel, copy, set or NVTX range on its span track. */
 int pf__on_gpu(struct pf *x, const struct gt_hdr *rec);
 /* Writes the ends the span tracks of m (x->gpu or x->nvtx) still hold. */
@@ -169,5 +175,7 @@ void pf__span_free(struct span *sp);
 /* Finishes x->cap at end_ts and writes its tracks: the capture ranges of
  * each process, the light-mode windows and hot-probe changes. */
 void pf__capture_write(struct pf *x, uint64_t end_ts);
+/* A flight-recorder trigger: an instant on the root track "Triggers". */
+void pf__on_trigger(struct pf *x, const struct gt_hdr *rec);
 
 #endif
