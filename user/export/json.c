@@ -540,6 +540,26 @@ static int on_gpu(struct jx *j, const struct gt_hdr *rec)
 	return o->err;
 }
 
+/* The rest of an instant event of rec after its name: category cat, scope
+ * ("t" thread, "g" global), time, pid, tid, and the fields v as args. */
+static int put_instant_rest(struct jx *j, const struct gt_hdr *rec, const char *cat,
+			    const char *scope, const struct cf_val *v, unsigned n)
+{
+	struct obuf *o = &j->ob;
+
+	OBUF_LIT(o, ",\"cat\":\"");
+	obuf__mem(o, cat, strlen(cat));
+	OBUF_LIT(o, "\",\"ph\":\"i\",\"s\":\"");
+	obuf__mem(o, scope, strlen(scope));
+	OBUF_LIT(o, "\",\"ts\":");
+	put_us(o, rec->ts);
+	put_pid_tid(o, rec->pid, rec->tid);
+	OBUF_LIT(o, ",\"args\":{");
+	fields__json(o, v, n, ARGS_SKIP);
+	OBUF_LIT(o, "}}");
+	return o->err;
+}
+
 /* A flight-recorder trigger: an instant of global scope (it marks the whole
  * timeline, and a signal's has no process), named as in Perfetto. */
 static int put_trigger(struct jx *j, const struct gt_hdr *rec)
@@ -555,13 +575,7 @@ static int put_trigger(struct jx *j, const struct gt_hdr *rec)
 	ev_open(j);
 	OBUF_LIT(o, "{\"name\":");
 	obuf__json_str(o, name);
-	OBUF_LIT(o, ",\"cat\":\"trigger\",\"ph\":\"i\",\"s\":\"g\",\"ts\":");
-	put_us(o, rec->ts);
-	put_pid_tid(o, rec->pid, rec->tid);
-	OBUF_LIT(o, ",\"args\":{");
-	fields__json(o, v, n, ARGS_SKIP);
-	OBUF_LIT(o, "}}");
-	return o->err;
+	return put_instant_rest(j, rec, "trigger", "g", v, n);
 }
 
 static int on_other(void *ctx, const struct gt_hdr *rec)
@@ -597,13 +611,7 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 	for (unsigned i = 0; i < n; i++)
 		if (v[i].id == CF_EVENT)
 			obuf__json_strn(o, v[i].s, v[i].len);
-	OBUF_LIT(o, ",\"cat\":\"process\",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
-	put_us(o, rec->ts);
-	put_pid_tid(o, rec->pid, rec->tid);
-	OBUF_LIT(o, ",\"args\":{");
-	fields__json(o, v, n, ARGS_SKIP);
-	OBUF_LIT(o, "}}");
-	return o->err;
+	return put_instant_rest(j, rec, "process", "t", v, n);
 }
 
 #define KEY_STR(o, key, s) do { OBUF_LIT(o, key); obuf__json_str(o, (s) ? (s) : ""); } while (0)
