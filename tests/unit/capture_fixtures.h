@@ -2,7 +2,8 @@
 /*
  * Traces with capture control, shared by the unit tests of dump, the
  * exports and stats (test_export_capture.c, test_stats_capture.c), written
- * record by record on the scaffolding of test_util.h.  Static inline, names
+ * record by record on the scaffolding of test_util.h, and the runs of dump
+ * and the exports those tests read them with.  Static inline, names
  * prefixed cx_, so that a test can take these beside its own fixtures.
  *
  * cx_write_ranges: full capture with ranges (capture_range=cudaProfilerApi,
@@ -43,6 +44,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "export/dump.h"
+#include "export/export.h"
 #include "format/trace_file.h"
 #include "test_util.h"
 
@@ -203,6 +206,52 @@ static inline void cx_write_light_ranges(const char *path)
 	cx_range(4000, 100, GT_CAP_RANGE_CLOSE, 2, GT_CAP_F_CUT);
 	cx_hot(4000, false, 2, 100);
 	cx_close(4000);
+}
+
+/* ------------------------------------------------------------ readers */
+
+/* dump of path, --summary or not, into r; it must succeed and say nothing on stderr. */
+static inline void cx_run_dump(const char *path, bool summary, struct run *r)
+{
+	struct dump_opts o = { .path = path, .summary = summary };
+
+	tu_run_open(r, &o.out, &o.err);
+	r->rc = dump__run(&o);
+	tu_run_close(o.out, o.err);
+	assert_int_equal(r->rc, 0);
+	assert_string_equal(r->err, "");
+}
+
+/* The number after the row title of a --summary section (0: none there). */
+static inline unsigned long long cx_summary_row(const char *out, const char *section, const char *title)
+{
+	const char *s = strstr(out, section), *row;
+	char key[64];
+	unsigned long long v = 0;
+
+	assert_non_null(s);
+	snprintf(key, sizeof(key), "\n  %s ", title);
+	row = strstr(s, key);
+	if (!row)
+		fail_msg("no row '%s' in %s", title, section);
+	assert_int_equal(sscanf(row + strlen(key), "%llu", &v), 1);
+	return v;
+}
+
+/* What an export's write function makes of path. */
+static inline char *cx_export_text(const char *path, int (*write)(struct trace_reader *, FILE *, const char **))
+{
+	struct trace_reader *r;
+	const char *why = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = tu_memstream(&buf, &len);
+
+	assert_int_equal(trace_reader__open(path, &r, NULL), 0);
+	assert_int_equal(write(r, f, &why), 0);
+	trace_reader__close(r);
+	fclose(f);
+	return buf;
 }
 
 #endif /* GTRACE_TEST_CAPTURE_FIXTURES_H */

@@ -24,17 +24,6 @@
 
 /* ------------------------------------------------------------ helpers */
 
-static void run_dump(const char *path, bool summary, struct run *r)
-{
-	struct dump_opts o = { .path = path, .summary = summary };
-
-	tu_run_open(r, &o.out, &o.err);
-	r->rc = dump__run(&o);
-	tu_run_close(o.out, o.err);
-	assert_int_equal(r->rc, 0);
-	assert_string_equal(r->err, "");
-}
-
 /* The lines of text that contain needle, each with its newline. */
 static char *lines_with(const char *text, const char *needle)
 {
@@ -55,37 +44,6 @@ static char *lines_with(const char *text, const char *needle)
 	return out;
 }
 
-/* The number after the row title of a --summary section (0: none there). */
-static unsigned long long summary_row(const char *out, const char *section, const char *title)
-{
-	const char *s = strstr(out, section), *row;
-	char key[64];
-	unsigned long long v = 0;
-
-	assert_non_null(s);
-	snprintf(key, sizeof(key), "\n  %s ", title);
-	row = strstr(s, key);
-	if (!row)
-		fail_msg("no row '%s' in %s", title, section);
-	assert_int_equal(sscanf(row + strlen(key), "%llu", &v), 1);
-	return v;
-}
-
-static char *export_text(const char *path, int (*write)(struct trace_reader *, FILE *, const char **))
-{
-	struct trace_reader *r;
-	const char *why = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = tu_memstream(&buf, &len);
-
-	assert_int_equal(trace_reader__open(path, &r, NULL), 0);
-	assert_int_equal(write(r, f, &why), 0);
-	trace_reader__close(r);
-	fclose(f);
-	return buf;
-}
-
 /* ------------------------------------------------------------ dump */
 
 static void test_dump_lines(void **state)
@@ -96,7 +54,7 @@ static void test_dump_lines(void **state)
 
 	(void)state;
 	cx_write_ranges(path);
-	run_dump(path, false, &r);
+	cx_run_dump(path, false, &r);
 	got = lines_with(r.out, "\"type\":\"capture\"");
 	assert_string_equal(got,
 		"{\"ts\":3000,\"pid\":100,\"tid\":101,\"type\":\"capture\",\"kind\":\"range_open\",\"source\":\"cudaProfilerApi\",\"index\":1,\"flags\":[],\"latency_ns\":0}\n"
@@ -109,7 +67,7 @@ static void test_dump_lines(void **state)
 
 	path = tmp_path("light_ranges.gtrace");
 	cx_write_light_ranges(path);
-	run_dump(path, false, &r);
+	cx_run_dump(path, false, &r);
 	got = lines_with(r.out, "\"type\":\"capture\"");
 	assert_non_null(strstr(got, "{\"ts\":1400,\"pid\":0,\"tid\":0,\"type\":\"capture\",\"kind\":\"hot_live\",\"source\":\"none\",\"index\":1,\"flags\":[],\"latency_ns\":400}\n"));
 	assert_non_null(strstr(got, "{\"ts\":4000,\"pid\":100,\"tid\":101,\"type\":\"capture\",\"kind\":\"range_close\",\"source\":\"cudaProfilerApi\",\"index\":2,\"flags\":[\"cut\"],\"latency_ns\":0}\n"));
@@ -119,7 +77,7 @@ static void test_dump_lines(void **state)
 
 	path = tmp_path("light.gtrace");
 	cx_write_light(path);
-	run_dump(path, false, &r);
+	cx_run_dump(path, false, &r);
 	got = lines_with(r.out, "\"type\":\"capture\"");
 	assert_string_equal(got,
 		"{\"ts\":1000,\"pid\":0,\"tid\":0,\"type\":\"capture\",\"kind\":\"window_open\",\"source\":\"window\",\"index\":1,\"flags\":[],\"latency_ns\":300}\n"
@@ -140,13 +98,13 @@ static void test_dump_unknown_values(void **state)
 	cx_open(path, "");
 	cx_capture(GT_REC_RANGE, 1000, 100, 9, 7, 4, GT_CAP_F_EXIT | 0x40, 0);
 	cx_close(2000);
-	run_dump(path, false, &r);
+	cx_run_dump(path, false, &r);
 	assert_string_equal(r.out, "{\"ts\":1000,\"pid\":100,\"tid\":101,\"type\":\"capture\",\"kind\":\"unknown\",\"source\":\"unknown\",\"index\":4,\"flags\":[\"exit\",\"0x40\"],\"latency_ns\":0}\n");
 	run_free(&r);
 	/* counted as an anomaly, not as a range */
-	run_dump(path, true, &r);
-	assert_int_equal(summary_row(r.out, "\ncapture (", "ranges"), 0);
-	assert_int_equal(summary_row(r.out, "\ncapture (", "anomalies"), 1);
+	cx_run_dump(path, true, &r);
+	assert_int_equal(cx_summary_row(r.out, "\ncapture (", "ranges"), 0);
+	assert_int_equal(cx_summary_row(r.out, "\ncapture (", "anomalies"), 1);
 	assert_non_null(strstr(r.out, "\n  1 malformed capture record\n"));
 	run_free(&r);
 }
@@ -158,23 +116,23 @@ static void test_dump_summary(void **state)
 
 	(void)state;
 	cx_write_ranges(path);
-	run_dump(path, true, &r);
+	cx_run_dump(path, true, &r);
 	assert_non_null(strstr(r.out, "\ncapture (full, capture ranges of cudaProfilerApi, repeat:2)\n"));
-	assert_int_equal(summary_row(r.out, "\ncapture (", "records"), 5);
-	assert_int_equal(summary_row(r.out, "\ncapture (", "ranges"), 3);
-	assert_int_equal(summary_row(r.out, "\ncapture (", "refused ranges"), 1);
+	assert_int_equal(cx_summary_row(r.out, "\ncapture (", "records"), 5);
+	assert_int_equal(cx_summary_row(r.out, "\ncapture (", "ranges"), 3);
+	assert_int_equal(cx_summary_row(r.out, "\ncapture (", "refused ranges"), 1);
 	/* 3000-4000 and 3500-5000 overlap: 2000 ns inside a range */
-	assert_int_equal(summary_row(r.out, "\ncapture (", "range time (ns)"), 2000);
-	assert_int_equal(summary_row(r.out, "\ncapture (", "windows"), 0);
-	assert_int_equal(summary_row(r.out, "\ncapture (", "trace time (ns)"), 9500);
-	assert_int_equal(summary_row(r.out, "\ncapture (", "anomalies"), 0);
+	assert_int_equal(cx_summary_row(r.out, "\ncapture (", "range time (ns)"), 2000);
+	assert_int_equal(cx_summary_row(r.out, "\ncapture (", "windows"), 0);
+	assert_int_equal(cx_summary_row(r.out, "\ncapture (", "trace time (ns)"), 9500);
+	assert_int_equal(cx_summary_row(r.out, "\ncapture (", "anomalies"), 0);
 	/* full capture: no hot-call time to report, nothing sampled */
 	assert_null(strstr(r.out, "hot-call time"));
 	assert_null(strstr(r.out, "sampled"));
 	assert_null(strstr(r.out, " *"));
 	/* the counters of nested and refused opens, by name */
-	assert_int_equal(summary_row(r.out, "\ncounters\n", "ranges_nested"), 0);
-	assert_int_equal(summary_row(r.out, "\ncounters\n", "ranges_refused"), 0);
+	assert_int_equal(cx_summary_row(r.out, "\ncounters\n", "ranges_nested"), 0);
+	assert_int_equal(cx_summary_row(r.out, "\ncounters\n", "ranges_refused"), 0);
 	/* the capture records are no process events: pid 200's exit is */
 	{
 		const char *row = strstr(r.out, "\nprocess events ");
@@ -188,12 +146,12 @@ static void test_dump_summary(void **state)
 
 	path = tmp_path("light.gtrace");
 	cx_write_light(path);
-	run_dump(path, true, &r);
+	cx_run_dump(path, true, &r);
 	assert_non_null(strstr(r.out, "\ncapture (light, windows of 1.0 us every 5.0 us)\n"));
-	assert_int_equal(summary_row(r.out, "\ncapture (", "windows"), 2);
-	assert_int_equal(summary_row(r.out, "\ncapture (", "window time (ns)"), 2000);
-	assert_int_equal(summary_row(r.out, "\ncapture (", "hot-call time (ns)"), 2000);
-	assert_int_equal(summary_row(r.out, "\ncapture (", "trace time (ns)"), 9500);
+	assert_int_equal(cx_summary_row(r.out, "\ncapture (", "windows"), 2);
+	assert_int_equal(cx_summary_row(r.out, "\ncapture (", "window time (ns)"), 2000);
+	assert_int_equal(cx_summary_row(r.out, "\ncapture (", "hot-call time (ns)"), 2000);
+	assert_int_equal(cx_summary_row(r.out, "\ncapture (", "trace time (ns)"), 9500);
 	/* the per-api rows of hot calls say they are sampled, the others not */
 	assert_non_null(strstr(r.out, "\ncuLaunchKernel *                                3 "));
 	assert_non_null(strstr(r.out, "\ncuMemcpyHtoDAsync_v2 *                          1 "));
@@ -205,9 +163,9 @@ static void test_dump_summary(void **state)
 
 	path = tmp_path("light_ranges.gtrace");
 	cx_write_light_ranges(path);
-	run_dump(path, true, &r);
-	assert_int_equal(summary_row(r.out, "\ncapture (", "hot-call time (ns)"), 1300);
-	assert_int_equal(summary_row(r.out, "\ncapture (", "ranges before hot probes live"), 2);
+	cx_run_dump(path, true, &r);
+	assert_int_equal(cx_summary_row(r.out, "\ncapture (", "hot-call time (ns)"), 1300);
+	assert_int_equal(cx_summary_row(r.out, "\ncapture (", "ranges before hot probes live"), 2);
 	run_free(&r);
 
 	/* a trace of a recorder without capture modes: no section */
@@ -215,7 +173,7 @@ static void test_dump_summary(void **state)
 	cx_open(path, "buffer=64M");
 	cx_launch(1000, 100);
 	cx_close(2000);
-	run_dump(path, true, &r);
+	cx_run_dump(path, true, &r);
 	assert_null(strstr(r.out, "\ncapture"));
 	run_free(&r);
 }
@@ -253,7 +211,7 @@ static void test_csv_rows(void **state)
 
 	(void)state;
 	cx_write_ranges(path);
-	csv = export_text(path, export_csv__write);
+	csv = cx_export_text(path, export_csv__write);
 	/* the capture columns come last but the trigger's three */
 	head = strndup(csv, strcspn(csv, "\n"));
 	ncol = cells(head, col, 80);
@@ -307,7 +265,7 @@ static void test_json_events(void **state)
 
 	(void)state;
 	cx_write_ranges(path);
-	js = export_text(path, export_json__write);
+	js = cx_export_text(path, export_json__write);
 	/* a lane per process with ranges, named so */
 	assert_non_null(strstr(js, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":100,\"tid\":1073741824,\"args\":{\"name\":\"Capture ranges\"}}"));
 	assert_non_null(strstr(js, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":200,\"tid\":1073741825,\"args\":{\"name\":\"Capture ranges\"}}"));
@@ -321,7 +279,7 @@ static void test_json_events(void **state)
 
 	path = tmp_path("light_ranges.gtrace");
 	cx_write_light_ranges(path);
-	js = export_text(path, export_json__write);
+	js = cx_export_text(path, export_json__write);
 	assert_non_null(strstr(js, "{\"name\":\"range 1 (cudaProfilerApi, hot calls from +400 ns)\",\"cat\":\"capture\",\"ph\":\"X\",\"ts\":1.000,\"dur\":1.000,\"pid\":100,\"tid\":1073741824,\"args\":{\"number\":1,\"source\":\"cudaProfilerApi\",\"state\":\"closed\",\"tid\":101,\"live_ts\":1400,\"hot_missing_ns\":400}}"));
 	assert_non_null(strstr(js, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1073741824,\"tid\":1073741824,\"args\":{\"name\":\"gtrace-bpf recorder\"}}"));
 	assert_non_null(strstr(js, "{\"name\":\"hot probes live (range 2)\",\"cat\":\"capture\",\"ph\":\"i\",\"s\":\"t\",\"ts\":3.300,\"pid\":1073741824,\"tid\":1073741824,\"args\":{\"latency_ns\":300,\"range\":2}}"));
@@ -330,7 +288,7 @@ static void test_json_events(void **state)
 
 	path = tmp_path("light.gtrace");
 	cx_write_light(path);
-	js = export_text(path, export_json__write);
+	js = cx_export_text(path, export_json__write);
 	assert_non_null(strstr(js, "{\"name\":\"window 2\",\"cat\":\"capture\",\"ph\":\"X\",\"ts\":6.000,\"dur\":1.000,\"pid\":1073741824,\"tid\":1073741824,\"args\":{\"number\":2,\"source\":\"window\",\"state\":\"closed\",\"attach_ns\":300,\"detach_ns\":200}}"));
 	free(js);
 }

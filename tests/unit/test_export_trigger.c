@@ -66,39 +66,14 @@ static const char *write_triggers(void)
 	return path;
 }
 
-static void run_dump(const char *path, bool summary, struct run *r)
-{
-	struct dump_opts o = { .path = path, .summary = summary };
-
-	tu_run_open(r, &o.out, &o.err);
-	r->rc = dump__run(&o);
-	tu_run_close(o.out, o.err);
-	assert_int_equal(r->rc, 0);
-	assert_string_equal(r->err, "");
-}
-
-static char *export_text(const char *path, int (*write)(struct trace_reader *, FILE *, const char **))
-{
-	struct trace_reader *r;
-	const char *why = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = tu_memstream(&buf, &len);
-
-	assert_int_equal(trace_reader__open(path, &r, NULL), 0);
-	assert_int_equal(write(r, f, &why), 0);
-	trace_reader__close(r);
-	fclose(f);
-	return buf;
-}
-
 /* How often needle occurs in text. */
 static int count_of(const char *text, const char *needle)
 {
+	size_t len = strlen(needle);
 	int n = 0;
 
-	for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
-		n++;
+	for (size_t i = 0; text[i]; i++)
+		n += !strncmp(text + i, needle, len);
 	return n;
 }
 
@@ -109,7 +84,7 @@ static void test_dump_lines(void **state)
 	struct run r = { 0 };
 
 	(void)state;
-	run_dump(write_triggers(), false, &r);
+	cx_run_dump(write_triggers(), false, &r);
 	assert_non_null(strstr(r.out,
 		"\n{\"ts\":2500001000,\"pid\":100,\"tid\":101,\"type\":\"trigger\",\"kind\":\"sync\","
 		"\"api\":\"cuStreamSynchronize\",\"code\":0,\"wait_ns\":2500000000,\"suppressed\":0}\n"
@@ -129,22 +104,6 @@ static void test_dump_lines(void **state)
 	run_free(&r);
 }
 
-/* The number after the row title of a --summary section. */
-static unsigned long long summary_row(const char *out, const char *section, const char *title)
-{
-	const char *s = strstr(out, section), *row;
-	char key[64];
-	unsigned long long v = 0;
-
-	assert_non_null(s);
-	snprintf(key, sizeof(key), "\n  %s ", title);
-	row = strstr(s, key);
-	if (!row)
-		fail_msg("no row '%s' in %s", title, section);
-	assert_int_equal(sscanf(row + strlen(key), "%llu", &v), 1);
-	return v;
-}
-
 static void test_dump_summary(void **state)
 {
 	struct run r = { 0 };
@@ -152,24 +111,24 @@ static void test_dump_summary(void **state)
 	const char *row;
 
 	(void)state;
-	run_dump(write_triggers(), true, &r);
-	assert_int_equal(summary_row(r.out, "\ntriggers\n", "sync"), 1);
-	assert_int_equal(summary_row(r.out, "\ntriggers\n", "error"), 1);
-	assert_int_equal(summary_row(r.out, "\ntriggers\n", "exit"), 1);
-	assert_int_equal(summary_row(r.out, "\ntriggers\n", "profiler"), 1);
-	assert_int_equal(summary_row(r.out, "\ntriggers\n", "signal"), 1);
-	assert_int_equal(summary_row(r.out, "\ntriggers\n", "unknown"), 1);
+	cx_run_dump(write_triggers(), true, &r);
+	assert_int_equal(cx_summary_row(r.out, "\ntriggers\n", "sync"), 1);
+	assert_int_equal(cx_summary_row(r.out, "\ntriggers\n", "error"), 1);
+	assert_int_equal(cx_summary_row(r.out, "\ntriggers\n", "exit"), 1);
+	assert_int_equal(cx_summary_row(r.out, "\ntriggers\n", "profiler"), 1);
+	assert_int_equal(cx_summary_row(r.out, "\ntriggers\n", "signal"), 1);
+	assert_int_equal(cx_summary_row(r.out, "\ntriggers\n", "unknown"), 1);
 	/* triggers are no process events; the short one is an unknown record */
 	row = strstr(r.out, "\nprocess events ");
 	assert_non_null(row);
 	assert_int_equal(sscanf(row + strlen("\nprocess events "), "%llu", &n), 1);
 	assert_int_equal(n, 0);
-	assert_int_equal(summary_row(r.out, "\ndecoder\n", "unknown_records"), 1);
+	assert_int_equal(cx_summary_row(r.out, "\ndecoder\n", "unknown_records"), 1);
 	run_free(&r);
 
 	/* a trace without triggers has no section */
 	cx_write_ranges(tmp_path("ranges.gtrace"));
-	run_dump(tmp_path("ranges.gtrace"), true, &r);
+	cx_run_dump(tmp_path("ranges.gtrace"), true, &r);
 	assert_null(strstr(r.out, "\ntriggers\n"));
 	run_free(&r);
 }
@@ -181,7 +140,7 @@ static void test_csv_rows(void **state)
 	char *csv;
 
 	(void)state;
-	csv = export_text(write_triggers(), export_csv__write);
+	csv = cx_export_text(write_triggers(), export_csv__write);
 	assert_non_null(strstr(csv, ",latency_ns,code,wait_ns,suppressed\n"));
 	assert_int_equal(count_of(csv, ",trigger,"), 6);
 	/* ts,pid,tid,cpu (empty),type,api, ... kind ..., the last three */
@@ -198,7 +157,7 @@ static void test_json_events(void **state)
 	char *js;
 
 	(void)state;
-	js = export_text(write_triggers(), export_json__write);
+	js = cx_export_text(write_triggers(), export_json__write);
 	assert_non_null(strstr(js, "{\"name\":\"trigger: sync 2.5 s (cuStreamSynchronize)\",\"cat\":\"trigger\",\"ph\":\"i\",\"s\":\"g\",\"ts\":2500001.000,\"pid\":100,\"tid\":101,\"args\":{\"kind\":\"sync\",\"api\":\"cuStreamSynchronize\",\"code\":0,\"wait_ns\":2500000000,\"suppressed\":0}}"));
 	assert_non_null(strstr(js, "{\"name\":\"trigger: error 700 (cuMemcpyDtoH_v2)\",\"cat\":\"trigger\",\"ph\":\"i\",\"s\":\"g\",\"ts\":3000000.000,"));
 	assert_non_null(strstr(js, "{\"name\":\"trigger: profiler (cuProfilerStart)\","));
