@@ -21,6 +21,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/clock.h"
 #include "analysis/metrics_http.h"
 #include "lib/log.h"
 
@@ -52,14 +53,6 @@ struct metrics_http {
 	size_t max_response;
 	struct conn *conns;	/* max_conns slots */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- listening ---------------------------------------------------------- */
 
@@ -354,7 +347,7 @@ static void do_accept(struct metrics_http *h)
 			close(fd);
 			continue;
 		}
-		h->conns[i] = (struct conn){ .fd = fd, .deadline = now_ns() + h->timeout_ns };
+		h->conns[i] = (struct conn){ .fd = fd, .deadline = clock__mono_ns() + h->timeout_ns };
 		h->nconns++;
 		timer_set(h, true);
 	}
@@ -507,7 +500,7 @@ static void conn_read(struct metrics_http *h, struct conn *c, unsigned slot,
 
 static void expire(struct metrics_http *h)
 {
-	uint64_t now = now_ns(), ticks;
+	uint64_t now = clock__mono_ns(), ticks;
 
 	if (read(h->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		pr_debug("metrics: timer: %s", strerror(errno));

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <zstd.h>
+#include "lib/clock.h"
 #include "format/chunk_ring.h"
 #include "format/trace_layout.h"
 #include "lib/installer.h"
@@ -47,14 +48,6 @@ struct chunk_ring {
 	size_t count;
 	struct chunk_ring_stats st;	/* chunks .. newest_ts kept up to date, dropped_* too */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + t.tv_nsec;
-}
 
 static void chunk__unref(struct ring_chunk *c)
 {
@@ -241,7 +234,7 @@ static bool snap__selects(const struct chunk_ring_snap_opts *o, uint64_t since,
 static int snap__take(struct chunk_ring *r, const struct chunk_ring_snap_opts *o,
 		      struct snap_list *l, struct chunk_ring_snap_stats *st)
 {
-	uint64_t t0 = now_ns(), since = o->since_ts;
+	uint64_t t0 = clock__mono_ns(), since = o->since_ts;
 	struct ring_chunk *c;
 	size_t i;
 	int err = 0;
@@ -268,7 +261,7 @@ static int snap__take(struct chunk_ring *r, const struct chunk_ring_snap_opts *o
 	}
 	st->selected = l->n;
 out:
-	st->lock_ns = now_ns() - t0;
+	st->lock_ns = clock__mono_ns() - t0;
 	pthread_mutex_unlock(&r->lock);
 	return err;
 }

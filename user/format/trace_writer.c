@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <zstd.h>
+#include "lib/clock.h"
 #include "format/trace_file.h"
 #include "format/trace_layout.h"
 
@@ -403,7 +404,6 @@ int trace_writer__put_chunk(struct trace_writer *w, const void *chunk, size_t le
 int trace_writer__finish(struct trace_writer *w, const struct gt_trailer *t)
 {
 	struct gt_trailer tr = {};
-	struct timespec now;
 	int err;
 
 	if (!w || w->finished)
@@ -421,8 +421,7 @@ int trace_writer__finish(struct trace_writer *w, const struct gt_trailer *t)
 	if (t) {
 		tr = *t;
 	} else {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		tr.end_ts = (uint64_t)now.tv_sec * 1000000000ull + now.tv_nsec;
+		tr.end_ts = clock__mono_ns();
 	}
 	/* the writer knows these better than its caller */
 	tr.records = w->records;

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/clock.h"
 #include "decode/capture_spans.h"
 #include "decode/decode.h"
 #include "lib/cmp.h"
@@ -536,14 +537,6 @@ static char *merged_options(const char *opts)
 	return s;
 }
 
-static uint64_t mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 char *merge__default_output(const char *trace)
 {
 	static const char ext[] = ".gtrace";
@@ -615,7 +608,7 @@ static int write_merged(struct merger *m, struct trace_writer *w, uint32_t *link
 	m->res.link.gpu_records -= m->outside_gpu;
 	m->res.link.unmatched_gpu -= m->outside_gpu;
 	memset(&ms, 0, sizeof(ms));
-	ms.hdr.ts = mono_now();
+	ms.hdr.ts = clock__mono_ns();
 	ms.hdr.type = GT_REC_MERGE_STATS;
 	ms.hdr.size = sizeof(ms);
 	ms.gpu_records = m->res.link.gpu_records;

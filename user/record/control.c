@@ -25,6 +25,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/clock.h"
 #include "record/control.h"
 
 #define IO_MS		200	/* a client's whole request or reply, at most */
@@ -149,19 +150,11 @@ int control__fd(const struct control *c)
 	return c ? c->lfd : -1;
 }
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Waits for fd to be ready for events until deadline (CLOCK_MONOTONIC ms). */
 static int wait_fd(int fd, short events, uint64_t deadline)
 {
 	struct pollfd p = { .fd = fd, .events = events };
-	uint64_t now = mono_ms();
+	uint64_t now = (clock__mono_ns() / 1000000);
 	int n;
 
 	if (now >= deadline)
@@ -231,7 +224,7 @@ int control__serve(struct control *c, control_handler_fn handle, void *ctx)
 	fd = accept4(c->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? -EAGAIN : -errno;
-	deadline = mono_ms() + IO_MS;
+	deadline = (clock__mono_ns() / 1000000) + IO_MS;
 	/* the socket's mode already keeps others out; a peer of another user
 	 * that got through (a different root directory, a passed fd) gets no answer */
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) || cred.uid != geteuid()) {
@@ -268,7 +261,7 @@ int control__request(const char *dir, const char *req, int timeout_ms, FILE *out
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char path[CONTROL_PATH_MAX], buf[4096];
-	uint64_t deadline = mono_ms() + (uint64_t)timeout_ms;
+	uint64_t deadline = (clock__mono_ns() / 1000000) + (uint64_t)timeout_ms;
 	bool first = true, ok = false;
 	ssize_t n;
 	int fd, err;

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "lib/clock.h"
 #include "cuda.skel.h"
 #include "record/cuda_probes.h"
 #include "record/elf_syms.h"
@@ -72,25 +73,17 @@ struct detach_batch {
 	bool done;			/* set by the thread when finished */
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void *detach_main(void *arg)
 {
 	struct detach_batch *b = arg;
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = clock__mono_ns();
 	size_t i;
 
 	for (i = 0; i < b->nfds; i++)
 		close(b->fds[i]);
 	for (i = 0; i < b->nlinks; i++)
 		bpf_link__destroy(b->links[i]);
-	b->ns = mono_ns() - t0;
+	b->ns = clock__mono_ns() - t0;
 	__atomic_store_n(&b->done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -335,7 +328,7 @@ int cuda_probes__attach_file(struct cuda_probes *p, const char *path, const char
 	struct attached_file f = { .path_fd = -1 };
 	struct stat st;
 	size_t i, j, n = 0, live = 0, failed = p->nfailed, tried = 0;
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = clock__mono_ns();
 	char fdp[64];
 	int found, err;
 
@@ -406,7 +399,7 @@ int cuda_probes__attach_file(struct cuda_probes *p, const char *path, const char
 	}
 	p->files[p->nfiles++] = f;
 	pr_verbose("attached %zu probes to %s in %.2f ms (%d of %zu symbols present%s)", live, f.label,
-		   (mono_ns() - t0) / 1e6, found, NAPI,
+		   (clock__mono_ns() - t0) / 1e6, found, NAPI,
 		   p->hot ? "" : "; hot calls detached until a window or range");
 	return live;
 fail:
@@ -459,11 +452,11 @@ static int detach_hot(struct cuda_probes *p)
 	}
 	if (!b || !b->fds || !b->links || pthread_create(&b->thread, NULL, detach_main, b)) {
 		if (b && b->fds && b->links) {
-			uint64_t t0 = mono_ns();
+			uint64_t t0 = clock__mono_ns();
 
 			b->thread = 0;
 			detach_main(b);
-			p->last_detach_ns = mono_ns() - t0;
+			p->last_detach_ns = clock__mono_ns() - t0;
 			p->detach_reported = false;
 		}
 		if (b) {
@@ -562,7 +555,7 @@ const char *cuda_probes__file_label(const struct cuda_probes *p, size_t i)
 
 void cuda_probes__free(struct cuda_probes *p)
 {
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = clock__mono_ns();
 	size_t i, n;
 
 	if (!p)
@@ -573,7 +566,7 @@ void cuda_probes__free(struct cuda_probes *p)
 	for (i = 0; i < p->nfiles; i++)
 		detach_file(p, &p->files[i]);
 	if (p->nfiles)
-		pr_verbose("detached %zu probes in %.2f ms", n, (mono_ns() - t0) / 1e6);
+		pr_verbose("detached %zu probes in %.2f ms", n, (clock__mono_ns() - t0) / 1e6);
 	for (i = 0; i < 2; i++)
 		range_link_free(p, i);
 	free(p->files);

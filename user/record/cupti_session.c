@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/clock.h"
 #include "bpf/gtrace_events.h"
 #include "cupti/gtrace_cupti.h"
 #include "record/cupti_session.h"
@@ -35,13 +36,6 @@ struct cupti_session {
 	uint64_t stop_ts;		/* when "stop" was created, 0 = not yet */
 };
 
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static bool regular_file(const char *path)
 {
@@ -263,7 +257,7 @@ void cupti_session__stop(struct cupti_session *s)
 
 	if (!s || !s->dir[0] || s->stop_ts)
 		return;
-	s->stop_ts = now_ns(CLOCK_MONOTONIC);
+	s->stop_ts = clock__ns(CLOCK_MONOTONIC);
 	snprintf(path, sizeof(path), "%s/%s", s->dir, GT_CUPTI_STOP_FILE);
 	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
 	if (fd < 0)
@@ -307,7 +301,7 @@ static bool spool_complete(const char *dir, const char *name, off_t *size)
  * CUPTI_WAIT_NS passed since "stop". */
 static void cupti_wait(struct cupti_session *s)
 {
-	uint64_t last_sum = UINT64_MAX, quiet_since = now_ns(CLOCK_MONOTONIC);
+	uint64_t last_sum = UINT64_MAX, quiet_since = clock__ns(CLOCK_MONOTONIC);
 
 	for (;;) {
 		uint64_t sum = 0, now;
@@ -326,7 +320,7 @@ static void cupti_wait(struct cupti_session *s)
 		}
 		if (d)
 			closedir(d);
-		now = now_ns(CLOCK_MONOTONIC);
+		now = clock__ns(CLOCK_MONOTONIC);
 		if (sum != last_sum) {
 			last_sum = sum;
 			quiet_since = now;
