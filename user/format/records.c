@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <string.h>
 #include "format/records.h"
 
 size_t gt_rec__min_size(uint16_t type)
@@ -40,4 +41,22 @@ const char *gt_trigger_kind__name(uint32_t kind)
 	};
 
 	return kind < sizeof(names) / sizeof(names[0]) && names[kind] ? names[kind] : "unknown";
+}
+
+struct gt_hdr *gt_name__fill(struct gt_name *n, size_t room, const struct gt_hdr *at,
+			     uint16_t kind, uint64_t key, const char *s)
+{
+	size_t len = strnlen(s, room - 1) + 1;
+
+	memset(n, 0, sizeof(*n) + GT_REC_ALIGN(len));
+	n->hdr.ts = at->ts;
+	n->hdr.pid = at->pid;
+	n->hdr.tid = at->tid;
+	n->hdr.type = GT_REC_NAME;
+	n->hdr.size = GT_REC_ALIGN(sizeof(*n) + len);
+	n->key = key;
+	n->kind = kind;
+	n->len = len;
+	memcpy(n->str, s, len - 1);
+	return &n->hdr;
 }

@@ -27,4 +27,10 @@ static inline bool gt_rec__size_ok(const struct gt_hdr *rec)
  * (struct gt_trigger, GT_REC_TRIGGER); "unknown" for another value. */
 const char *gt_trigger_kind__name(uint32_t kind);
 
+/* Fills a GT_REC_NAME record at n, which has room bytes for the string
+ * after it: ts, pid and tid of at, kind, key, and s cut to room - 1 bytes;
+ * what the record's size covers is zeroed first. Returns its header. */
+struct gt_hdr *gt_name__fill(struct gt_name *n, size_t room, const struct gt_hdr *at,
+			     uint16_t kind, uint64_t key, const char *s);
+
 #endif

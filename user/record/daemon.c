@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "format/chunk_ring.h"
+#include "format/records.h"
 #include "format/trace_file.h"
 #include "lib/log.h"
 #include "lib/vec.h"
@@ -85,19 +86,8 @@ void daemon__learned(void *ctx, const struct gt_hdr *at, uint64_t handle, const 
 		struct gt_name n;
 		char str[GT_STR_MAX];
 	} rec;
-	size_t len = strnlen(name, GT_STR_MAX - 1) + 1;
 
-	memset(&rec, 0, sizeof(rec.n) + GT_REC_ALIGN(len));
-	rec.n.hdr.ts = at->ts;
-	rec.n.hdr.pid = at->pid;
-	rec.n.hdr.tid = at->tid;
-	rec.n.hdr.type = GT_REC_NAME;
-	rec.n.hdr.size = GT_REC_ALIGN(sizeof(rec.n) + len);
-	rec.n.key = handle;
-	rec.n.kind = GT_NAME_KERNEL;
-	rec.n.len = len;
-	memcpy(rec.str, name, len - 1);
-	daemon__note(ctx, &rec.n.hdr);
+	daemon__note(ctx, gt_name__fill(&rec.n, sizeof(rec.str), at, GT_NAME_KERNEL, handle, name));
 }
 
 int daemon__open(struct recorder *r)

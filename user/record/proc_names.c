@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "format/records.h"
 #include "record/proc_names.h"
 #include "lib/hash.h"
 #include "lib/u64map.h"
@@ -36,19 +37,8 @@ static int write_name(struct proc_names *pn, const struct gt_hdr *src, uint16_t 
 		struct gt_name n;
 		char str[1024];
 	} rec;
-	size_t len = strnlen(s, sizeof(rec.str) - 1) + 1;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.n.hdr.ts = src->ts;
-	rec.n.hdr.pid = src->pid;
-	rec.n.hdr.tid = src->tid;
-	rec.n.hdr.type = GT_REC_NAME;
-	rec.n.hdr.size = GT_REC_ALIGN(sizeof(rec.n) + len);
-	rec.n.key = key;
-	rec.n.kind = kind;
-	rec.n.len = len;
-	memcpy(rec.str, s, len - 1);
-	return pn->emit(pn->ctx, &rec.n.hdr);
+	return pn->emit(pn->ctx, gt_name__fill(&rec.n, sizeof(rec.str), src, kind, key, s));
 }
 
 /* Reads a small /proc file; NULs (cmdline separators) become spaces. */
