@@ -75,7 +75,7 @@ int recorder__run_loop(struct recorder *r)
 		if (r->ctl)
 			daemon__serve(r);
 		if (r->o->max_size && trace_writer__bytes(r->w) >= r->o->max_size) {
-			r->size_stop = true;
+			r->untraced_stop = true;
 			pr_info("the trace reached --max-size (%llu bytes); stopping",
 				(unsigned long long)r->o->max_size);
 			break;
@@ -90,7 +90,7 @@ int recorder__run_loop(struct recorder *r)
 
 		if (end && now >= end) {
 			/* -d bounds the trace: -- CMD runs on untraced after it */
-			r->duration_stop = true;
+			r->untraced_stop = true;
 			pr_info("--duration reached; stopping");
 			break;
 		}
@@ -111,19 +111,18 @@ int recorder__run_loop(struct recorder *r)
 	}
 	/* what the BPF side submitted before we stopped is still ours */
 	ring_buffer__consume(r->rb);
+	r->untraced_stop |= r->cap.stop;
 	gt_log_status_clear();
 	return 0;
 }
 
-/* -- CMD still runs after a stop request: its calls are still recorded
- * until it exits. A second request kills it: leaving it running, orphaned
- * and untraced, with a status of 0 would hide that it never finished. */
-void recorder__wait_child(struct recorder *r)
+/* Waits for -- CMD to exit, draining the ring buffer while it is traced.
+ * A second stop request kills it: leaving it running, orphaned (and
+ * untraced), with a status of 0 would hide that it never finished. */
+static void wait_cmd(struct recorder *r, bool traced)
 {
 	pid_t pid = child__pid(r->child);
 
-	pr_info("recording stopped; waiting for %s (pid %d) to exit (Ctrl-C again to kill it)",
-		r->o->cmd[0], pid);
 	while (!recorder__child_done(r)) {
 		if (stop_requests >= 2) {
 			kill(pid, SIGKILL);
@@ -131,18 +130,31 @@ void recorder__wait_child(struct recorder *r)
 			pr_warn("stopped again: killed %s (pid %d)", r->o->cmd[0], pid);
 			break;
 		}
-		ring_buffer__poll(r->rb, POLL_MS);
-		ring_buffer__consume(r->rb);
+		if (traced) {
+			ring_buffer__poll(r->rb, POLL_MS);
+			ring_buffer__consume(r->rb);
+		} else {
+			usleep(POLL_MS * 1000);
+		}
 	}
-	ring_buffer__consume(r->rb);
+	if (traced)
+		ring_buffer__consume(r->rb);
 }
 
-/* --max-size reached with -- CMD still running: it runs on untraced (out
- * of the pids filter, so nothing more is submitted) and its status is
- * still ours to return. A second Ctrl-C kills it, as in wait_child. */
+/* -- CMD still runs after a stop request: its calls are still recorded
+ * until it exits. */
+void recorder__wait_child(struct recorder *r)
+{
+	pr_info("recording stopped; waiting for %s (pid %d) to exit (Ctrl-C again to kill it)",
+		r->o->cmd[0], child__pid(r->child));
+	wait_cmd(r, true);
+}
+
+/* The recording ended by itself with -- CMD still running: it runs on
+ * untraced (out of the pids filter, so nothing more is submitted) and its
+ * status is still ours to return. */
 void recorder__wait_child_untraced(struct recorder *r)
 {
-	pid_t pid = child__pid(r->child);
 	int fd = bpf_map__fd(r->skel->maps.pids);
 	uint32_t key, next;
 
@@ -151,16 +163,8 @@ void recorder__wait_child_untraced(struct recorder *r)
 		if (bpf_map_delete_elem(fd, &key))
 			break;
 	}
-	pr_info("%s (pid %d) runs on untraced until it exits", r->o->cmd[0], pid);
-	while (!recorder__child_done(r)) {
-		if (stop_requests >= 2) {
-			kill(pid, SIGKILL);
-			child__wait(r->child);
-			pr_warn("stopped again: killed %s (pid %d)", r->o->cmd[0], pid);
-			break;
-		}
-		usleep(POLL_MS * 1000);
-	}
+	pr_info("%s (pid %d) runs on untraced until it exits", r->o->cmd[0], child__pid(r->child));
+	wait_cmd(r, false);
 }
 
 /* --delay: -- CMD (started and released) runs untraced meanwhile; a stop

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "lib/clock.h"
 #include "cuda.skel.h"
 #include "record/cuda_object.h"
 #include "record/child.h"
@@ -35,6 +36,7 @@
 #include "record/output.h"
 #include "record/pid_watch.h"
 #include "record/procfs.h"
+#include "format/records.h"
 #include "format/trace_file.h"
 
 volatile sig_atomic_t stop_requests;
@@ -47,10 +49,7 @@ static void on_signal(int sig)
 
 uint64_t now_ns(clockid_t clk)
 {
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	return clock__ns(clk);
 }
 
 int recorder__write(struct recorder *r, const struct gt_hdr *h)
@@ -152,7 +151,7 @@ static int on_event(void *ctx, void *data, size_t len)
 		kernel_names__on_record(r->names, h);
 		break;
 	case GT_REC_RANGE:
-		if (h->size < sizeof(struct gt_capture)) {
+		if (!gt_rec__size_ok(h)) {
 			r->bad_records++;
 			return 0;
 		}
@@ -764,7 +763,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		pr_warn("failed to start %s: %s", o->cmd[0], strerror(-err));
 	recorded = true;
 	err = recorder__run_loop(r);
-	if (r->child && !recorder__child_done(r) && (r->size_stop || r->cap.stop || r->duration_stop))
+	if (r->child && !recorder__child_done(r) && r->untraced_stop)
 		recorder__wait_child_untraced(r);
 	else if (r->child && !recorder__child_done(r))
 		recorder__wait_child(r);

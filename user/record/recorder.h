@@ -89,8 +89,8 @@ struct recorder {
 	struct cupti_session *cupti;	/* --cupti, else NULL */
 	struct pid_watch *watch;	/* -p: the traced processes, to stop when all have exited */
 	bool released;			/* -- CMD runs (already during --delay) */
-	bool size_stop;			/* the trace reached --max-size: CMD runs on untraced */
-	bool duration_stop;		/* -d ran out: CMD runs on untraced too */
+	bool untraced_stop;		/* the recording ended by itself (--max-size, -d,
+					 * --capture-range-end): CMD runs on untraced */
 	struct capture_ctl cap;		/* light mode, capture ranges */
 	/* gtrace-bpf daemon (daemon.c) */
 	struct control *ctl;		/* its control socket, NULL when not a daemon */
@@ -167,7 +167,8 @@ int recorder__run_loop(struct recorder *r);
 /* After a stop with -- CMD still running: CMD's calls are still recorded
  * until it exits; a second request kills it. */
 void recorder__wait_child(struct recorder *r);
-/* After --max-size with -- CMD still running: it runs on untraced. */
+/* After the recording ended by itself (--max-size, -d, --capture-range-end)
+ * with -- CMD still running: it runs on untraced. */
 void recorder__wait_child_untraced(struct recorder *r);
 /* --delay: starts and releases -- CMD, then waits. */
 int recorder__wait_delay(struct recorder *r);

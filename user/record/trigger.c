@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "format/api.h"
+#include "format/records.h"
 #include "lib/log.h"
 #include "record/proc_names.h"
 #include "record/recorder.h"
@@ -103,7 +104,7 @@ void trigger__on_record(struct recorder *r, const struct gt_hdr *h)
 	const struct record_trigger *t;
 	uint64_t *entry;
 
-	if (!r->o->ntriggers)
+	if (!r->o->ntriggers || !gt_rec__size_ok(h))
 		return;
 	switch (h->type) {
 	case GT_REC_CALL:
