@@ -45,6 +45,8 @@ enum gt_rec_type {
 	GT_REC_CAPTURE = 47,	/* the recorder changed what it captures: a light-mode window
 				 * opened or closed, the hot probes went live or off (struct gt_capture) */
 	GT_REC_TRIGGER = 48,	/* the daemon's flight recorder fired on a condition (struct gt_trigger) */
+	GT_REC_OVERHEAD = 49,	/* the daemon's estimate of what recording costs, and what it changed
+				 * to keep --budget (struct gt_overhead) */
 	GT_REC_MAX = 63,
 };
 
@@ -299,6 +301,44 @@ struct gt_trigger {
 	__u64 wait_ns;		/* sync: how long the call waited; else 0 */
 	__u32 suppressed;	/* triggers that fired since the previous snapshot was taken
 				 * and wrote none (rate limit: one snapshot per window) */
+	__u32 _pad;		/* explicit padding, zero */
+};
+
+/* Why a struct gt_overhead was written. */
+enum gt_overhead_reason {
+	GT_OVH_ESTIMATE = 0,	/* the periodic estimate; nothing changed */
+	GT_OVH_CALIBRATED = 1,	/* the cost of one probe hit was measured (hit_ns, ret_ns) */
+	GT_OVH_DUTY_DOWN = 2,	/* light mode's full-capture duty cycle was lowered to keep the budget */
+	GT_OVH_DUTY_UP = 3,	/* ... raised again, never above the configured one */
+	GT_OVH_OVER = 4,	/* over budget at the lowest duty cycle: the always-on probes alone
+				 * cost more than the budget */
+};
+
+/* The overhead budget (gtrace-bpf daemon --budget): what the probes cost the
+ * traced programs over the last interval, estimated from measured figures:
+ * probe hits (the kernel's BPF run counts, entry and return programs apart)
+ * times the cost of one hit calibrated on this machine, plus the programs'
+ * run time (kernel BPF stats). The estimate is per thread, as a fraction of
+ * wall time: probe time / (interval - probe time) of the thread that paid
+ * most (hits attributed to threads by their records; hits no record shows,
+ * e.g. gated ones, charged to that thread too). */
+struct gt_overhead {
+	struct gt_hdr hdr;	/* ts = the interval's end; pid, tid = the thread that paid most,
+				 * 0 when no traced thread hit a probe */
+	__u64 interval_ns;	/* the interval the figures are over */
+	__u64 hits;		/* probe program runs in the interval, every program */
+	__u64 probe_ns;		/* the estimated time that thread spent in probes */
+	__u64 total_ns;		/* ... every thread together */
+	__u64 bpf_ns;		/* the BPF programs' run time in the interval (part of total_ns) */
+	__u32 estimate_ppm;	/* probe_ns / (interval_ns - probe_ns), parts per million */
+	__u32 budget_ppm;	/* --budget in ppm, 0 = none */
+	__u32 duty_ppm;		/* light mode's full-capture duty cycle from now on (window /
+				 * period), ppm; 1000000 in full mode */
+	__u32 period_ms;	/* light mode's window period from now on, ms; 0 in full mode */
+	__u32 hit_ns;		/* calibrated cost of one entry-probe hit (trap and a minimal
+				 * program), ns */
+	__u32 ret_ns;		/* ... of one return-probe hit, ns */
+	__u32 reason;		/* enum gt_overhead_reason */
 	__u32 _pad;		/* explicit padding, zero */
 };
 
