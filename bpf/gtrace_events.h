@@ -444,6 +444,7 @@ _Static_assert(sizeof(struct gt_merge_stats) == 72, "gt_merge_stats size");
 _Static_assert(sizeof(struct gt_name) == 40, "gt_name size");
 _Static_assert(sizeof(struct gt_capture) == 48, "gt_capture size");
 _Static_assert(sizeof(struct gt_trigger) == 48, "gt_trigger size");
+_Static_assert(sizeof(struct gt_overhead) == 96, "gt_overhead size");
 _Static_assert(sizeof(struct gt_counters) == 128, "gt_counters size");
 _Static_assert(sizeof(struct gt_stats) == 152, "gt_stats size");
 

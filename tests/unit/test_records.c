@@ -3,7 +3,7 @@
  * Unit tests of the record size table (user/format/records.c): every type
  * this build writes needs its whole struct, a record cut short of it is
  * refused, one grown at its end accepted, an unknown type needs its header;
- * the names of the trigger kinds.
+ * the names of the trigger kinds and of the overhead reasons.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,7 +20,7 @@ static void test_known_types(void **state)
 		GT_REC_OFFCPU, GT_REC_NAME, GT_REC_STATS, GT_REC_PROC_INFO,
 		GT_REC_GPU_KERNEL, GT_REC_GPU_MEMCPY, GT_REC_GPU_MEMSET, GT_REC_GPU_API,
 		GT_REC_NVTX, GT_REC_CUPTI_STATS, GT_REC_MERGE_STATS, GT_REC_RANGE, GT_REC_CAPTURE,
-		GT_REC_TRIGGER,
+		GT_REC_TRIGGER, GT_REC_OVERHEAD,
 	};
 
 	(void)state;
@@ -37,6 +37,8 @@ static void test_known_types(void **state)
 	assert_int_equal(gt_rec__min_size(GT_REC_RANGE), sizeof(struct gt_capture));
 	assert_int_equal(gt_rec__min_size(GT_REC_CAPTURE), sizeof(struct gt_capture));
 	assert_int_equal(gt_rec__min_size(GT_REC_TRIGGER), sizeof(struct gt_trigger));
+	assert_int_equal(gt_rec__min_size(GT_REC_OVERHEAD), sizeof(struct gt_overhead));
+	assert_int_equal(sizeof(struct gt_overhead), 96);
 	/* a type of a later version: only its header can be read */
 	assert_int_equal(gt_rec__min_size(20), sizeof(struct gt_hdr));
 	assert_int_equal(gt_rec__min_size(GT_REC_MAX), sizeof(struct gt_hdr));
@@ -74,12 +76,26 @@ static void test_trigger_kinds(void **state)
 	assert_string_equal(gt_trigger_kind__name(UINT32_MAX), "unknown");
 }
 
+/* Every reason of struct gt_overhead has a name; another value is "unknown". */
+static void test_overhead_reasons(void **state)
+{
+	(void)state;
+	assert_string_equal(gt_overhead_reason__name(GT_OVH_ESTIMATE), "estimate");
+	assert_string_equal(gt_overhead_reason__name(GT_OVH_CALIBRATED), "calibrated");
+	assert_string_equal(gt_overhead_reason__name(GT_OVH_DUTY_DOWN), "duty_down");
+	assert_string_equal(gt_overhead_reason__name(GT_OVH_DUTY_UP), "duty_up");
+	assert_string_equal(gt_overhead_reason__name(GT_OVH_OVER), "over_budget");
+	assert_string_equal(gt_overhead_reason__name(GT_OVH_OVER + 1), "unknown");
+	assert_string_equal(gt_overhead_reason__name(UINT32_MAX), "unknown");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_types),
 		cmocka_unit_test(test_size_ok),
 		cmocka_unit_test(test_trigger_kinds),
+		cmocka_unit_test(test_overhead_reasons),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

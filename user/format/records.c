@@ -29,6 +29,7 @@ size_t gt_rec__min_size(uint16_t type)
 	case GT_REC_CUPTI_STATS: return sizeof(struct gt_cupti_stats);
 	case GT_REC_MERGE_STATS: return sizeof(struct gt_merge_stats);
 	case GT_REC_TRIGGER:	return sizeof(struct gt_trigger);
+	case GT_REC_OVERHEAD:	return sizeof(struct gt_overhead);
 	default:		return sizeof(struct gt_hdr);
 	}
 }
@@ -41,6 +42,17 @@ const char *gt_trigger_kind__name(uint32_t kind)
 	};
 
 	return kind < sizeof(names) / sizeof(names[0]) && names[kind] ? names[kind] : "unknown";
+}
+
+const char *gt_overhead_reason__name(uint32_t reason)
+{
+	static const char *const names[] = {
+		[GT_OVH_ESTIMATE] = "estimate", [GT_OVH_CALIBRATED] = "calibrated",
+		[GT_OVH_DUTY_DOWN] = "duty_down", [GT_OVH_DUTY_UP] = "duty_up",
+		[GT_OVH_OVER] = "over_budget",
+	};
+
+	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "unknown";
 }
 
 struct gt_hdr *gt_name__fill(struct gt_name *n, size_t room, const struct gt_hdr *at,

@@ -27,6 +27,11 @@ static inline bool gt_rec__size_ok(const struct gt_hdr *rec)
  * (struct gt_trigger, GT_REC_TRIGGER); "unknown" for another value. */
 const char *gt_trigger_kind__name(uint32_t kind);
 
+/* "estimate", "calibrated", "duty_down", "duty_up", "over_budget" for enum
+ * gt_overhead_reason (struct gt_overhead, GT_REC_OVERHEAD); "unknown" for
+ * another value. */
+const char *gt_overhead_reason__name(uint32_t reason);
+
 /* Fills a GT_REC_NAME record at n, which has room bytes for the string
  * after it: ts, pid and tid of at, kind, key, and s cut to room - 1 bytes;
  * what the record's size covers is zeroed first. Returns its header. */
