@@ -332,7 +332,18 @@ static void test_unknown_records(void **state)
 	feed_ok(d, h);
 	assert_int_equal(S.nother, 5);
 	assert_int_equal(gt_decoder__stats(d)->unknown_records, 5);
-	/* the latest ts of the records fed (not of the one cut short) */
+	/* and the daemon's overhead records, whole; one cut short is counted
+	 * as malformed and passed on to no one */
+	memset(rbuf, 0, sizeof(struct gt_overhead));
+	hdr(h, GT_REC_OVERHEAD, sizeof(struct gt_overhead), 6, 100, 101, 0);
+	feed_ok(d, h);
+	assert_int_equal(S.nother, 6);
+	assert_int_equal(S.other[5], GT_REC_OVERHEAD);
+	hdr(h, GT_REC_OVERHEAD, sizeof(struct gt_overhead) - 8, 9, 100, 101, 0);
+	feed_ok(d, h);
+	assert_int_equal(S.nother, 6);
+	assert_int_equal(gt_decoder__stats(d)->unknown_records, 6);
+	/* the latest ts of the records fed (not of the ones cut short) */
 	assert_int_equal(gt_decoder__last_ts(d), 7);
 	assert_int_equal(gt_decoder__finish(d), 0);
 	assert_int_equal(S.n, 0);

@@ -62,7 +62,9 @@ struct gt_decoder_stats {
 	uint64_t calls;			/* calls emitted */
 	uint64_t unmatched_exits;	/* exits with no open entry */
 	uint64_t open_at_end;		/* entries whose exit never came */
-	uint64_t unknown_records;	/* record types or apis this build does not know */
+	uint64_t unknown_records;	/* record types or apis this build does not know, and
+					 * records too short for their type (malformed: not
+					 * passed on) */
 	uint64_t placeholder_names;	/* launches that got a placeholder name */
 };
 
