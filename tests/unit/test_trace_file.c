@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of the .gtrace writer and reader (user/format/trace_file.c): round
- * trips, damaged files, the errors the API promises.  The byte offsets used to
+ * trips, damaged files, rewinding, the errors the API promises.  The byte offsets used to
  * cut and corrupt files are the ones docs/FORMAT.md documents, so these tests
  * also hold the document to the code.
  */
@@ -495,6 +495,81 @@ static void test_mode_0600(void **state)
 	unlink(path);
 }
 
+/* Reads r on from where it is to its end, comparing with e from record
+ * 0: what a rewound reader must give again. */
+static unsigned reread_compare(struct trace_reader *r, const struct expect *e)
+{
+	const struct gt_hdr *rec;
+	unsigned n = 0;
+
+	while (trace_reader__next(r, &rec) == 1) {
+		assert_true(n < e->n);
+		assert_memory_equal(rec, e->buf + e->offs[n], rec->size);
+		n++;
+	}
+	assert_int_equal(trace_reader__records(r), n);
+	return n;
+}
+
+/* A rewound reader gives every record again, from a complete read, from
+ * the middle of a chunk and from damage, and forgets the trailer, the
+ * counters and the damage until it reads them again. */
+static void test_rewind(void **state)
+{
+	const char *full = tmp_path("rewind.gtrace"), *cut = tmp_path("rewind-cut.gtrace");
+	struct gt_trailer t = { .end_ts = 4000000000ull };
+	const struct gt_hdr *rec;
+	struct trace_reader *r;
+	struct chunk_pos c[256];
+	struct expect e = {};
+	char damage[256];
+	uint8_t *file;
+	size_t len;
+	int nc;
+
+	(void)state;
+	counters_fill(&t.counters, 5);
+	write_trace(full, 2000, 8192, false, &t, &e);
+	assert_int_equal(read_compare(full, &e, &r), 2000);
+	assert_non_null(trace_reader__trailer(r));
+	trace_reader__rewind(r);
+	assert_null(trace_reader__trailer(r));
+	assert_false(trace_reader__has_counters(r));
+	assert_int_equal(trace_reader__records(r), 0);
+	assert_int_equal(reread_compare(r, &e), 2000);
+	assert_non_null(trace_reader__trailer(r));
+	assert_memory_equal(trace_reader__counters(r), &t.counters, sizeof(t.counters));
+	/* from the middle of the first chunk */
+	trace_reader__rewind(r);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(trace_reader__next(r, &rec), 1);
+	trace_reader__rewind(r);
+	assert_int_equal(reread_compare(r, &e), 2000);
+	assert_false(trace_reader__truncated(r));
+	trace_reader__close(r);
+
+	/* a damaged file: the same records, the same damage, again */
+	file = slurp(full, &len);
+	nc = parse_chunks(file, len, c, 256);
+	assert_true(nc >= 4);
+	spit(cut, file, c[2].off + 20);
+	assert_int_equal(read_compare(cut, &e, &r), records_before(c, 2));
+	assert_true(trace_reader__truncated(r));
+	snprintf(damage, sizeof(damage), "%s", trace_reader__damage(r));
+	trace_reader__rewind(r);
+	assert_false(trace_reader__truncated(r));
+	assert_string_equal(trace_reader__damage(r), "");
+	assert_int_equal(reread_compare(r, &e), records_before(c, 2));
+	assert_true(trace_reader__truncated(r));
+	assert_string_equal(trace_reader__damage(r), damage);
+	trace_reader__close(r);
+
+	free(file);
+	expect_free(&e);
+	unlink(full);
+	unlink(cut);
+}
+
 static void test_truncated(void **state)
 {
 	const char *full = tmp_path("full.gtrace"), *cut = tmp_path("cut.gtrace");
@@ -979,6 +1054,7 @@ int main(void)
 		cmocka_unit_test(test_exists_and_force),
 		cmocka_unit_test(test_mode_0600),
 		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_rewind),
 		cmocka_unit_test(test_corrupt_chunk),
 		cmocka_unit_test(test_bad_record_in_chunk),
 		cmocka_unit_test(test_not_gtrace),

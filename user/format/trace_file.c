@@ -115,6 +115,7 @@ struct trace_reader {
 	uint64_t chunk_off;		/* offset of the current chunk, for messages */
 	uint64_t chunk_idx;		/* index of the next chunk, counting from 0 */
 	uint64_t off;			/* offset of the next chunk */
+	uint64_t data_off;		/* offset of the first chunk (the header's length) */
 	uint64_t records;		/* records returned */
 	struct gt_trailer trailer;	/* valid when has_trailer */
 	bool has_trailer;
@@ -297,7 +298,7 @@ int trace_reader__open(const char *path, struct trace_reader **out, const char *
 	r->info.clock_id = get_u32(h + 16);
 	r->info.realtime_offset_ns = (int64_t)get_u64(h + 24);
 	r->info.start_ts = get_u64(h + 32);
-	r->off = hlen;
+	r->off = r->data_off = hlen;
 
 	r->dctx = ZSTD_createDCtx();
 	if (!r->dctx) {
@@ -456,6 +457,23 @@ int trace_reader__next(struct trace_reader *r, const struct gt_hdr **rec)
 		if (err)
 			return err;
 	}
+}
+
+void trace_reader__rewind(struct trace_reader *r)
+{
+	/* everything the data set, back as open left it: the header's
+	 * strings and the buffers stay */
+	r->pos = r->len = 0;
+	r->chunk_nrec = r->chunk_seen = 0;
+	r->chunk_off = r->chunk_idx = 0;
+	r->off = r->data_off;
+	r->records = 0;
+	memset(&r->trailer, 0, sizeof(r->trailer));
+	r->has_trailer = false;
+	memset(&r->counters, 0, sizeof(r->counters));
+	r->has_counters = false;
+	r->done = r->truncated = false;
+	r->damage[0] = '\0';
 }
 
 bool trace_reader__truncated(const struct trace_reader *r)

@@ -114,6 +114,12 @@ const struct gt_file_info *trace_reader__info(const struct trace_reader *r);
  * corrupt chunk ends the data early: 0 is returned and
  * trace_reader__truncated() tells so. */
 int trace_reader__next(struct trace_reader *r, const struct gt_hdr **rec);
+/* Back to the first record, as after open: the next call of
+ * trace_reader__next reads the file again from its first chunk, and the
+ * trailer, counters, record count and damage are forgotten until read
+ * again.  For a reader that must look ahead before it writes (CSV's columns);
+ * a record returned before is no longer valid. */
+void trace_reader__rewind(struct trace_reader *r);
 /* True once the reader stopped at a damaged or missing part of the file. */
 bool trace_reader__truncated(const struct trace_reader *r);
 /* One-line description of the damage ("chunk 12 at offset N: short read"),
