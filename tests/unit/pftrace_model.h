@@ -8,7 +8,9 @@
  * decrease along a sequence, interned ids are defined before use on their
  * sequence, events and parents name tracks described before, and per track
  * (events in time order, ties in file order) slice ends close open slices.
- * Events keep their flow ids; plain tracks (GPU streams, NVTX) their names.
+ * Events keep their flow ids; plain tracks (GPU streams, NVTX) their names;
+ * counter tracks (a CounterDescriptor) their unit, and take counter events
+ * only, each with one value, which no other event has.
  * Static inline so that each test takes what it uses.
  */
 #ifndef GTRACE_TEST_PFTRACE_MODEL_H
@@ -104,6 +106,10 @@ struct ev {
 	int ncat;		/* how many categories it has */
 	struct ann ann[20];
 	int nann;
+	int nvalue;		/* counter values it has (a counter event: exactly one) */
+	bool is_double;		/* the value is double_counter_value, else counter_value */
+	double value;		/* double_counter_value */
+	int64_t ivalue;		/* counter_value */
 };
 
 struct trk {
@@ -114,6 +120,8 @@ struct trk {
 	char cmdline[128];	/* ProcessDescriptor.cmdline, its elements joined by spaces */
 	int ncmdline;		/* its elements */
 	int ndesc;		/* descriptors of this uuid: a thread's again after a rename */
+	bool counter;		/* it has a CounterDescriptor */
+	int unit;		/* CounterDescriptor.unit, 0 when unset */
 };
 
 struct interned {
@@ -238,6 +246,12 @@ static inline void read_track(struct model *m, const struct field *tf)
 			t->parent = f.v;
 		else if (f.num == 2)
 			copy_str(t->name, sizeof(t->name), &f);	/* a plain track's name */
+		else if (f.num == 8) {
+			t->counter = true;
+			FOR_FIELDS(g, f.p, f.n)
+				if (g.num == 3)
+					t->unit = (int)g.v;
+		}
 		else if (f.num == 3 || f.num == 4) {
 			t->kind = f.num == 3 ? 'p' : 't';
 			FOR_FIELDS(g, f.p, f.n) {
@@ -311,9 +325,26 @@ static inline void read_event(struct model *m, uint32_t seq, uint64_t ts, const 
 			assert_true(e->nflow < EV_FLOWS);
 			e->flow = e->flows[e->nflow++] = f.v;
 		}
+		else if (f.num == 44) {
+			assert_int_equal(f.wire, 1);
+			memcpy(&e->value, &f.v, sizeof(e->value));
+			e->is_double = true;
+			e->nvalue++;
+		}
+		else if (f.num == 30) {
+			e->ivalue = (int64_t)f.v;
+			e->nvalue++;
+		}
 	}
-	for (int i = 0; i < m->ntrk; i++)
-		known |= m->trk[i].uuid == e->track;
+	for (int i = 0; i < m->ntrk; i++) {
+		if (m->trk[i].uuid != e->track)
+			continue;
+		known = true;
+		/* a counter track takes counter events, one value each, and
+		 * nothing else does */
+		assert_int_equal(m->trk[i].counter, e->type == 4);
+		assert_int_equal(e->nvalue, e->type == 4);
+	}
 	assert_true(known);
 }
 

@@ -40,6 +40,9 @@ enum {
 	F_CLK_ID = 1, F_CLK_TS = 2,
 	/* trace/track_event/track_descriptor.proto TrackDescriptor */
 	F_TD_UUID = 1, F_TD_NAME = 2, F_TD_PROCESS = 3, F_TD_THREAD = 4, F_TD_PARENT = 5,
+	F_TD_COUNTER = 8,
+	/* trace/track_event/counter_descriptor.proto CounterDescriptor */
+	F_CD_UNIT = 3,
 	/* trace/track_event/process_descriptor.proto ProcessDescriptor */
 	F_PD_PID = 1, F_PD_CMDLINE = 2, F_PD_NAME = 6,
 	/* trace/track_event/thread_descriptor.proto ThreadDescriptor */
@@ -47,6 +50,7 @@ enum {
 	/* trace/track_event/track_event.proto TrackEvent */
 	F_TE_ANNOT = 4, F_TE_TYPE = 9, F_TE_NAME_IID = 10, F_TE_TRACK = 11, F_TE_CATEGORIES = 22,
 	F_TE_FLOW = 47,
+	F_TE_COUNTER_VALUE = 30, F_TE_DOUBLE_COUNTER_VALUE = 44,
 	/* trace/track_event/debug_annotation.proto DebugAnnotation */
 	F_DA_NAME_IID = 1, F_DA_BOOL = 2, F_DA_UINT = 3, F_DA_INT = 4, F_DA_PTR = 7,
 	F_DA_ARRAY = 12, F_DA_STR_IID = 17,
@@ -462,6 +466,53 @@ void pftrace__track(struct pftrace *w, struct pf_track *t, uint64_t parent, cons
 		pb_buf__string(&w->out, F_TD_NAME, name);
 	pb_buf__end(&w->out, td);
 	pkt_end(w);
+}
+
+void pftrace__counter_track(struct pftrace *w, struct pf_track *t, uint64_t parent, const char *name,
+			    enum pf_counter_unit unit)
+{
+	size_t td = desc_begin(w, t, parent), cd;
+
+	if (name)
+		pb_buf__string(&w->out, F_TD_NAME, name);
+	/* present, even empty, it makes the track a counter track */
+	cd = pb_buf__begin(&w->out, F_TD_COUNTER);
+	if (unit != PF_UNIT_UNSPECIFIED)
+		pb_buf__varint(&w->out, F_CD_UNIT, unit);
+	pb_buf__end(&w->out, cd);
+	pb_buf__end(&w->out, td);
+	pkt_end(w);
+}
+
+/* A TYPE_COUNTER event of t at ts, open: the caller adds the value. */
+static void counter_open(struct pftrace *w, struct pf_track *t, uint64_t ts)
+{
+	struct pf_seq *s = pftrace__track_seq(w, t, ts);
+
+	pkt_begin(w, s, &ts);
+	w->ev = pb_buf__begin(&w->out, F_PKT_TRACK_EVENT);
+	pb_buf__varint(&w->out, F_TE_TYPE, PF_COUNTER);
+	pb_buf__varint(&w->out, F_TE_TRACK, t->uuid);
+}
+
+_Static_assert(sizeof(double) == sizeof(uint64_t), "a double is 64 bits on the wire");
+
+int pftrace__counter(struct pftrace *w, struct pf_track *t, uint64_t ts, double v)
+{
+	uint64_t bits;
+
+	/* a double is its IEEE 754 bits, little-endian, as fixed64 */
+	memcpy(&bits, &v, sizeof(bits));
+	counter_open(w, t, ts);
+	pb_buf__fixed64(&w->out, F_TE_DOUBLE_COUNTER_VALUE, bits);
+	return pftrace__event_close(w);
+}
+
+int pftrace__counter_int(struct pftrace *w, struct pf_track *t, uint64_t ts, int64_t v)
+{
+	counter_open(w, t, ts);
+	pb_buf__int(&w->out, F_TE_COUNTER_VALUE, v);
+	return pftrace__event_close(w);
 }
 
 /* ---- events ------------------------------------------------------------- */

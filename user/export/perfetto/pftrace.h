@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A writer of native Perfetto traces (.pftrace): tracks, packet sequences,
- * interning, track events with debug annotations and flows, a clock
- * snapshot; packets encoded with protobuf.h and written in large pieces.
+ * interning, track events with debug annotations and flows, counter tracks
+ * and their values, a clock snapshot; packets encoded with protobuf.h and
+ * written in large pieces.
  *
  * It knows Perfetto, not CUDA: user/export/perfetto.c turns decoded calls
  * into its events, and the GPU records of a merged trace (CUPTI) into
@@ -26,7 +27,17 @@
 #include "lib/u64map.h"
 
 /* TrackEvent.Type */
-enum pf_event_type { PF_SLICE_BEGIN = 1, PF_SLICE_END = 2, PF_INSTANT = 3 };
+enum pf_event_type { PF_SLICE_BEGIN = 1, PF_SLICE_END = 2, PF_INSTANT = 3, PF_COUNTER = 4 };
+
+/* CounterDescriptor.Unit: what a counter track's values are.  A ratio (a
+ * percentage, a utilization) has no unit of its own: leave it unspecified
+ * and say it in the track's name, "overhead estimate (%)". */
+enum pf_counter_unit {
+	PF_UNIT_UNSPECIFIED = 0,
+	PF_UNIT_TIME_NS = 1,
+	PF_UNIT_COUNT = 2,
+	PF_UNIT_SIZE_BYTES = 3,
+};
 
 /* String ids below this are marked in a bitmap per sequence: the annotation
  * names, api names and the first kernels, looked up on every event. */
@@ -90,6 +101,20 @@ void pftrace__thread_track(struct pftrace *w, struct pf_track *t, const struct p
 			   uint32_t pid, uint32_t tid, const char *name);
 /* A named track under parent (0: a root track), e.g. one per GPU stream. */
 void pftrace__track(struct pftrace *w, struct pf_track *t, uint64_t parent, const char *name);
+
+/* A counter track: a named track under parent (0: a root track) whose
+ * TrackDescriptor has a CounterDescriptor (with unit when not unspecified),
+ * so that it takes counter values only, no slices or instants: the UI draws
+ * it as a graph of its values.  Made with pftrace__track_init, freed with
+ * pftrace__track_free, as any track. */
+void pftrace__counter_track(struct pftrace *w, struct pf_track *t, uint64_t parent, const char *name,
+			    enum pf_counter_unit unit);
+/* One value of counter track t from ts on (a TYPE_COUNTER TrackEvent with
+ * double_counter_value; the _int form with counter_value), on the sequence
+ * pftrace__track_seq gives for ts.  No event may be open.  Returns 0 or the
+ * writer's first error. */
+int pftrace__counter(struct pftrace *w, struct pf_track *t, uint64_t ts, double v);
+int pftrace__counter_int(struct pftrace *w, struct pf_track *t, uint64_t ts, int64_t v);
 
 /* One event: open, add annotations / flows, close.  One at a time.  name
  * is a string id (0 for slice ends); s comes from pftrace__track_seq. */
