@@ -52,7 +52,7 @@ enum {
 	F_TE_FLOW = 47,
 	F_TE_COUNTER_VALUE = 30, F_TE_DOUBLE_COUNTER_VALUE = 44,
 	/* trace/track_event/debug_annotation.proto DebugAnnotation */
-	F_DA_NAME_IID = 1, F_DA_BOOL = 2, F_DA_UINT = 3, F_DA_INT = 4, F_DA_PTR = 7,
+	F_DA_NAME_IID = 1, F_DA_BOOL = 2, F_DA_UINT = 3, F_DA_INT = 4, F_DA_DOUBLE = 5, F_DA_PTR = 7,
 	F_DA_ARRAY = 12, F_DA_STR_IID = 17,
 	/* trace/interned_data/interned_data.proto InternedData */
 	F_ID_EVENT_NAMES = 2, F_ID_ANNOT_NAMES = 3, F_ID_ANNOT_STRINGS = 29,
@@ -577,6 +577,16 @@ void pftrace__ann_int(struct pftrace *w, uint32_t name, int64_t v)
 void pftrace__ann_bool(struct pftrace *w, uint32_t name, bool v)
 {
 	ann_varint(w, name, F_DA_BOOL, v);
+}
+
+void pftrace__ann_double(struct pftrace *w, uint32_t name, double v)
+{
+	size_t m = ann_begin(w, name);
+	uint64_t bits;
+
+	memcpy(&bits, &v, sizeof(bits));
+	pb_buf__fixed64(&w->out, F_DA_DOUBLE, bits);
+	pb_buf__end(&w->out, m);
 }
 
 void pftrace__ann_ptr(struct pftrace *w, uint32_t name, uint64_t v)

@@ -129,6 +129,7 @@ void pftrace__event_flow(struct pftrace *w, uint64_t flow_id);
 void pftrace__ann_uint(struct pftrace *w, uint32_t name, uint64_t v);
 void pftrace__ann_int(struct pftrace *w, uint32_t name, int64_t v);
 void pftrace__ann_bool(struct pftrace *w, uint32_t name, bool v);
+void pftrace__ann_double(struct pftrace *w, uint32_t name, double v);
 void pftrace__ann_ptr(struct pftrace *w, uint32_t name, uint64_t v);
 void pftrace__ann_str(struct pftrace *w, uint32_t name, uint32_t str);
 void pftrace__ann_uints(struct pftrace *w, uint32_t name, const uint32_t *v, int n);
