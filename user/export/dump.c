@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * `gtrace-bpf dump`: every decoded call, process event, capture record and
- * flight-recorder trigger of a trace as one JSON object per line, or with
- * --summary a per-api table, the counters, the capture ranges and windows
- * and the triggers by kind.
+ * `gtrace-bpf dump`: every decoded call, process event, capture record,
+ * flight-recorder trigger and overhead record of a trace as one JSON object
+ * per line, or with --summary a per-api table, the counters, the capture
+ * ranges and windows, the triggers by kind and the overhead records by
+ * reason.
  *
  * Dumps of large traces are piped into jq or scripts: lines are built in
  * lib/obuf's buffer, from the same field list the exports use.
@@ -66,6 +67,7 @@ struct dump {
 	struct capture_spans *cap;	/* capture ranges and windows (summary) */
 	uint64_t capture_records;	/* GT_REC_RANGE and GT_REC_CAPTURE records (summary) */
 	uint64_t triggers[GT_TRIG_SIGNAL + 2];	/* GT_REC_TRIGGER by kind, the last unknown ones (summary) */
+	uint64_t overhead[GT_OVH_OVER + 2];	/* GT_REC_OVERHEAD by reason, the last unknown ones (summary) */
 };
 
 /* One JSON object per line: the fields of export/fields.h in their order. */
@@ -177,6 +179,12 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 
 		/* the decoder passes on only records long enough for their type */
 		dp->triggers[kind >= GT_TRIG_SYNC && kind <= GT_TRIG_SIGNAL ? kind : GT_TRIG_SIGNAL + 1]++;
+		return 0;
+	}
+	if (dp->o->summary && rec->type == GT_REC_OVERHEAD) {
+		uint32_t reason = ((const struct gt_overhead *)rec)->reason;
+
+		dp->overhead[reason <= GT_OVH_OVER ? reason : GT_OVH_OVER + 1]++;
 		return 0;
 	}
 	n = fields__record(dp->d, rec, v);
@@ -301,6 +309,24 @@ static void print_triggers(FILE *f, const struct dump *dp)
 		ROW(f, "unknown", dp->triggers[unknown]);
 }
 
+/* The daemon's overhead records by reason (unknown reasons only when there
+ * are some).  Nothing for a trace without any. */
+static void print_overhead(FILE *f, const struct dump *dp)
+{
+	const unsigned unknown = GT_OVH_OVER + 1;
+	uint64_t all = 0;
+
+	for (unsigned k = 0; k <= unknown; k++)
+		all += dp->overhead[k];
+	if (!all)
+		return;
+	fprintf(f, "\noverhead records\n");
+	for (unsigned k = 0; k < unknown; k++)
+		ROW(f, gt_overhead_reason__name(k), dp->overhead[k]);
+	if (dp->overhead[unknown])
+		ROW(f, "unknown", dp->overhead[unknown]);
+}
+
 /* The header's strings come from the recorded machine and command line:
  * escaped, so that none can drive the terminal it is shown on. */
 static void put_header(FILE *f, const struct gt_file_info *info)
@@ -380,6 +406,7 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 	}
 	print_capture(f, dp);
 	print_triggers(f, dp);
+	print_overhead(f, dp);
 	print_gpu(f, &dp->gpu);
 	fprintf(f, "\ndecoder\n");
 	fprintf(f, "  %-34s %12llu\n", "unmatched_exits", (unsigned long long)st->unmatched_exits);

@@ -44,6 +44,25 @@ static char *flags_text(char *p, uint32_t flags, bool brackets)
 	return p;
 }
 
+/* ppm as the exact percentage, a number of JSON and CSV alike: 42500 ->
+ * 4.25, 1 -> 0.0001, 1000000 -> 100.  At most 25 bytes. */
+static char *ppm_text(char *p, uint64_t ppm)
+{
+	unsigned frac = (unsigned)(ppm % 10000), digits = 4;
+
+	p = obuf__fmt_u64(p, ppm / 10000);
+	if (!frac)
+		return p;
+	while (frac % 10 == 0) {
+		frac /= 10;
+		digits--;
+	}
+	*p++ = '.';
+	for (unsigned i = digits; i-- > 0; frac /= 10)
+		p[i] = (char)('0' + frac % 10);
+	return p + digits;
+}
+
 char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 {
 	switch (f->kind) {
@@ -59,6 +78,8 @@ char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 		return p + (f->b ? 4 : 5);
 	case CF_K_FLAGS:
 		return flags_text(p, (uint32_t)f->u, brackets);
+	case CF_K_PPM:
+		return ppm_text(p, f->u);
 	case CF_K_DIM3:
 		if (brackets)
 			*p++ = '[';
@@ -100,7 +121,13 @@ char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 	X(CF_CAUSALITY, "causality") X(CF_BY_ORDER, "by_order")		\
 	X(CF_SOURCE, "source") X(CF_INDEX, "index") X(CF_FLAGS, "flags")	\
 	X(CF_LATENCY_NS, "latency_ns")						\
-	X(CF_CODE, "code") X(CF_WAIT_NS, "wait_ns") X(CF_SUPPRESSED, "suppressed")
+	X(CF_CODE, "code") X(CF_WAIT_NS, "wait_ns") X(CF_SUPPRESSED, "suppressed")	\
+	X(CF_REASON, "reason") X(CF_INTERVAL_NS, "interval_ns") X(CF_HITS, "hits")	\
+	X(CF_PROBE_NS, "probe_ns") X(CF_TOTAL_NS, "total_ns") X(CF_BPF_NS, "bpf_ns")	\
+	X(CF_ESTIMATE_PPM, "estimate_ppm") X(CF_ESTIMATE_PCT, "estimate_pct")	\
+	X(CF_BUDGET_PPM, "budget_ppm") X(CF_BUDGET_PCT, "budget_pct")		\
+	X(CF_DUTY_PPM, "duty_ppm") X(CF_DUTY_PCT, "duty_pct")			\
+	X(CF_PERIOD_MS, "period_ms") X(CF_HIT_NS, "hit_ns") X(CF_RET_NS, "ret_ns")
 
 const char *const cf_names[CF__COUNT] = {
 #define X(id, name) [id] = name,
@@ -679,6 +706,81 @@ char *fields__trigger_name(const struct gt_trigger *t, char *buf, size_t len)
 	return buf;
 }
 
+static inline void vp(struct cf_val *v, unsigned *n, enum cf_id id, uint32_t ppm)
+{
+	v[*n] = (struct cf_val){ .id = id, .kind = CF_K_PPM, .u = ppm };
+	(*n)++;
+}
+
+unsigned fields__overhead(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
+{
+	const struct gt_overhead *o = (const void *)rec;
+	unsigned n = 0;
+
+	if (rec->type != GT_REC_OVERHEAD || rec->size < sizeof(*o))
+		return 0;
+	vu(v, &n, CF_TS, rec->ts);
+	vu(v, &n, CF_PID, rec->pid);
+	vu(v, &n, CF_TID, rec->tid);
+	vs(v, &n, CF_TYPE, "overhead");
+	vs(v, &n, CF_REASON, gt_overhead_reason__name(o->reason));
+	vu(v, &n, CF_INTERVAL_NS, o->interval_ns);
+	vu(v, &n, CF_HITS, o->hits);
+	vu(v, &n, CF_PROBE_NS, o->probe_ns);
+	vu(v, &n, CF_TOTAL_NS, o->total_ns);
+	vu(v, &n, CF_BPF_NS, o->bpf_ns);
+	vu(v, &n, CF_ESTIMATE_PPM, o->estimate_ppm);
+	vp(v, &n, CF_ESTIMATE_PCT, o->estimate_ppm);
+	vu(v, &n, CF_BUDGET_PPM, o->budget_ppm);
+	vp(v, &n, CF_BUDGET_PCT, o->budget_ppm);
+	vu(v, &n, CF_DUTY_PPM, o->duty_ppm);
+	vp(v, &n, CF_DUTY_PCT, o->duty_ppm);
+	vu(v, &n, CF_PERIOD_MS, o->period_ms);
+	vu(v, &n, CF_HIT_NS, o->hit_ns);
+	vu(v, &n, CF_RET_NS, o->ret_ns);
+	return n;
+}
+
+char *fields__ppm_text(uint32_t ppm, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.3g %%", ppm / 1e4);
+	return buf;
+}
+
+char *fields__overhead_name(const struct gt_overhead *o, char *buf, size_t len)
+{
+	char est[24], bud[24], duty[24], why[80];
+
+	fields__ppm_text(o->estimate_ppm, est, sizeof(est));
+	fields__ppm_text(o->duty_ppm, duty, sizeof(duty));
+	if (o->budget_ppm)
+		snprintf(why, sizeof(why), "estimated %s, budget %s", est,
+			 fields__ppm_text(o->budget_ppm, bud, sizeof(bud)));
+	else
+		snprintf(why, sizeof(why), "estimated %s, no budget", est);
+	switch (o->reason) {
+	case GT_OVH_ESTIMATE:
+		snprintf(buf, len, "overhead: estimated %s", est);
+		break;
+	case GT_OVH_CALIBRATED:
+		snprintf(buf, len, "overhead: probe hit calibrated (entry %u ns, return %u ns)",
+			 o->hit_ns, o->ret_ns);
+		break;
+	case GT_OVH_DUTY_DOWN:
+	case GT_OVH_DUTY_UP:
+		snprintf(buf, len, "overhead: duty cycle %s to %s (%s)",
+			 o->reason == GT_OVH_DUTY_DOWN ? "down" : "up", duty, why);
+		break;
+	case GT_OVH_OVER:
+		snprintf(buf, len, "overhead: over budget at the lowest duty cycle (%s)", why);
+		break;
+	default:
+		snprintf(buf, len, "overhead: %s", gt_overhead_reason__name(o->reason));
+		break;
+	}
+	return buf;
+}
+
 unsigned fields__record(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 {
 	unsigned n = fields__proc(rec, v);
@@ -687,6 +789,8 @@ unsigned fields__record(struct gt_decoder *d, const struct gt_hdr *rec, struct c
 		n = fields__capture(rec, v);
 	if (!n)
 		n = fields__trigger(rec, v);
+	if (!n)
+		n = fields__overhead(rec, v);
 	return n ? n : fields__gpu(d, rec, v);
 }
 
@@ -704,7 +808,7 @@ void fields__json(struct obuf *o, const struct cf_val *v, unsigned n, uint64_t s
 		const struct cf_val *f = &v[i];
 		char *p;
 
-		if (skip & (1ull << f->id))
+		if (cf_skips(skip, f->id))
 			continue;
 		p = obuf__room(o, FIELD_ROOM);
 		if (!first)

@@ -46,8 +46,15 @@ enum cf_id {
 	CF_SOURCE, CF_INDEX, CF_FLAGS, CF_LATENCY_NS,
 	/* flight-recorder triggers (GT_REC_TRIGGER); their kind is CF_KIND */
 	CF_CODE, CF_WAIT_NS, CF_SUPPRESSED,
+	/* the daemon's overhead records (GT_REC_OVERHEAD), from CF_OVERHEAD_FIRST
+	 * on: a CSV has these columns only when its trace holds such records */
+	CF_REASON, CF_INTERVAL_NS, CF_HITS, CF_PROBE_NS, CF_TOTAL_NS, CF_BPF_NS,
+	CF_ESTIMATE_PPM, CF_ESTIMATE_PCT, CF_BUDGET_PPM, CF_BUDGET_PCT, CF_DUTY_PPM,
+	CF_DUTY_PCT, CF_PERIOD_MS, CF_HIT_NS, CF_RET_NS,
 	CF__COUNT,
 };
+
+#define CF_OVERHEAD_FIRST CF_REASON
 
 enum cf_kind {
 	CF_K_U64,	/* u */
@@ -56,7 +63,17 @@ enum cf_kind {
 	CF_K_DIM3,	/* dim[3] */
 	CF_K_BOOL,	/* b */
 	CF_K_FLAGS,	/* u: GT_CAP_F_* bits, a list of their names (format/capture.h) */
+	CF_K_PPM,	/* u: parts per million, written as the exact percentage: 42500 as
+			 * 4.25, 1000000 as 100 (at most four decimals, no trailing zeros) */
 };
+
+/* Whether a skip mask (bit 1 << id per field left out) leaves id out: masks
+ * name the common fields, which come first; ids from 64 on are never left
+ * out. */
+static inline bool cf_skips(uint64_t skip, unsigned id)
+{
+	return id < 64 && (skip >> id & 1);
+}
 
 /* One field of a call: which, and its value. */
 struct cf_val {
@@ -134,6 +151,22 @@ unsigned fields__trigger(const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
  * "trigger: exit status 256", "trigger: profiler (cuProfilerStart)",
  * "trigger: SIGUSR1", "trigger: unknown".  Returns buf. */
 char *fields__trigger_name(const struct gt_trigger *t, char *buf, size_t len);
+/* The same for an overhead record of the daemon (GT_REC_OVERHEAD): ts, pid,
+ * tid (the thread that paid most), type "overhead", reason, interval_ns,
+ * hits, probe_ns, total_ns, bpf_ns, estimate_ppm, estimate_pct, budget_ppm,
+ * budget_pct, duty_ppm, duty_pct, period_ms, hit_ns, ret_ns; 0 for any other
+ * record. */
+unsigned fields__overhead(const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
+/* The name a timeline shows for an overhead record: "overhead: duty cycle
+ * down to 10 % (estimated 7.9 %, budget 5 %)", "… up to 25 % (…)",
+ * "overhead: over budget at the lowest duty cycle (estimated 7.9 %, budget
+ * 5 %)", "overhead: probe hit calibrated (entry 310 ns, return 420 ns)",
+ * "overhead: estimated 4.25 %" (the periodic estimate), "overhead:
+ * unknown".  Returns buf. */
+char *fields__overhead_name(const struct gt_overhead *o, char *buf, size_t len);
+/* ppm as a percentage for people, three significant digits: "4.25 %",
+ * "100 %", "0.05 %".  Returns buf. */
+char *fields__ppm_text(uint32_t ppm, char *buf, size_t len);
 /* Any of those above: the fields of any record that is no call. */
 unsigned fields__record(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
 /* Which NVIDIA device majors the trace saw (from its header's options), so

@@ -105,7 +105,7 @@ void pf__field_args(struct pf *x, const struct cf_val *v, unsigned n, uint64_t s
 			pftrace__event_category(x->w, f->s, f->len);
 			continue;
 		}
-		if (skip & (1ull << f->id))
+		if (cf_skips(skip, f->id))
 			continue;
 		if (!x->cf_ann[f->id])
 			x->cf_ann[f->id] = pftrace__cstring(x->w, cf_names[f->id]);
@@ -115,6 +115,7 @@ void pf__field_args(struct pf *x, const struct cf_val *v, unsigned n, uint64_t s
 		case CF_K_I64: pftrace__ann_int(x->w, name, f->i); break;
 		case CF_K_BOOL: pftrace__ann_bool(x->w, name, f->b); break;
 		case CF_K_DIM3: pftrace__ann_uints(x->w, name, f->dim, 3); break;
+		case CF_K_PPM: pftrace__ann_double(x->w, name, f->u / 1e4); break;
 		case CF_K_STR:
 			/* the NVTX message is the slice's name already */
 			if (f->id != CF_NAME)
