@@ -2,7 +2,8 @@
 /*
  * `gtrace-bpf export -f csv`: one row per call, per process event, per
  * capture record (a range's or window's open and close, a hot-probe change),
- * per flight-recorder trigger and (merged traces) per GPU kernel, copy, set and NVTX range, the fields
+ * per flight-recorder trigger, per overhead record of the daemon and (merged
+ * traces) per GPU kernel, copy, set and NVTX range, the fields
  * of dump as columns, for spreadsheets and data frames.
  *
  * A header row names the columns (the field order of export/fields.h, grid and block
@@ -12,17 +13,25 @@
  * (completion order); sort by ts for time order.  Cells follow RFC 4180:
  * quoted when they hold a comma (C++ kernel names do), a quote or a line
  * break; rows end with a bare LF, which every CSV reader takes.
+ *
+ * The columns of the daemon's overhead records (from CF_OVERHEAD_FIRST on)
+ * come last, and only in the CSV of a trace that holds such records, so
+ * that the CSV of every other trace keeps its columns.  The header comes
+ * before the rows, so that is known first: the daemon writes them, so a
+ * daemon snapshot (snapshot=1) is read once ahead up to its first overhead
+ * record and rewound; any other trace is not, and has none.
  */
 #include <errno.h>
 #include <string.h>
 #include "export/fields.h"
 #include "decode/decode.h"
 #include "export/export.h"
+#include "format/records.h"
 #include "format/trace_file.h"
 
-static void put_header(struct obuf *o)
+static void put_header(struct obuf *o, unsigned ncols)
 {
-	for (unsigned id = 0; id < CF__COUNT; id++) {
+	for (unsigned id = 0; id < ncols; id++) {
 		if (id)
 			OBUF_LIT(o, ",");
 		if (id == CF_GRID || id == CF_BLOCK) {
@@ -48,7 +57,7 @@ static void put_header(struct obuf *o)
 /* Numbers and separators go through a local pointer, not the buffer's
  * length: a row is mostly those, and updating the length in memory for
  * each one cost a third of the export. */
-static void put_row(struct obuf *o, const struct cf_val *v, unsigned n)
+static void put_row(struct obuf *o, const struct cf_val *v, unsigned n, unsigned ncols)
 {
 	const struct cf_val *cell[CF__COUNT] = { 0 };
 	char *p;
@@ -56,7 +65,7 @@ static void put_row(struct obuf *o, const struct cf_val *v, unsigned n)
 	for (unsigned i = 0; i < n; i++)
 		cell[v[i].id] = &v[i];
 	p = obuf__room(o, ROW_ROOM);
-	for (unsigned id = 0; id < CF__COUNT; id++) {
+	for (unsigned id = 0; id < ncols; id++) {
 		const struct cf_val *f = cell[id];
 
 		if (id)
@@ -86,6 +95,7 @@ static void put_row(struct obuf *o, const struct cf_val *v, unsigned n)
 struct cx {
 	struct obuf ob;
 	struct gt_decoder *d;	/* names of GPU kernels */
+	unsigned ncols;		/* the columns written: CF__COUNT, or CF_OVERHEAD_FIRST */
 };
 
 static int on_call(void *ctx, const struct gt_callrec *c)
@@ -93,7 +103,7 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 	struct cx *x = ctx;
 	struct cf_val v[CF_MAX];
 
-	put_row(&x->ob, v, fields__call(c, v));
+	put_row(&x->ob, v, fields__call(c, v), x->ncols);
 	return x->ob.err;
 }
 
@@ -104,8 +114,25 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 	unsigned n = fields__record(x->d, rec, v);
 
 	if (n)
-		put_row(&x->ob, v, n);
+		put_row(&x->ob, v, n, x->ncols);
 	return x->ob.err;
+}
+
+/* Whether r holds a GT_REC_OVERHEAD record whole (see the top): a daemon
+ * snapshot is read ahead up to its first one, then rewound.  Returns 1, 0,
+ * or a negative errno of the read. */
+static int holds_overhead(struct trace_reader *r)
+{
+	const struct gt_hdr *rec;
+	int rc;
+
+	if (!gt_file_info__has_option(trace_reader__info(r), "snapshot", "1"))
+		return 0;
+	while ((rc = trace_reader__next(r, &rec)) > 0)
+		if (rec->type == GT_REC_OVERHEAD && gt_rec__size_ok(rec))
+			break;
+	trace_reader__rewind(r);
+	return rc;
 }
 
 int export_csv__write(struct trace_reader *r, FILE *out, const char **why)
@@ -113,10 +140,16 @@ int export_csv__write(struct trace_reader *r, FILE *out, const char **why)
 	struct cx x = { 0 };
 	int rc;
 
+	rc = holds_overhead(r);
+	if (rc < 0) {
+		*why = strerror(-rc);
+		return rc;
+	}
+	x.ncols = rc ? CF__COUNT : CF_OVERHEAD_FIRST;
 	rc = fields__writer_open(&x.ob, out, on_call, on_other, &x, &x.d, why);
 	if (rc)
 		return rc;
-	put_header(&x.ob);
+	put_header(&x.ob, x.ncols);
 	rc = fields__decode_all(r, x.d, why);
 	if (rc)
 		goto cleanup;
