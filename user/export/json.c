@@ -56,6 +56,16 @@
  * The daemon's flight-recorder triggers are instants of global scope
  * (ph i, s g), category "trigger", named as in the Perfetto export
  * ("trigger: sync 2.5 s (cuStreamSynchronize)"), args dump's fields.
+ *
+ * Its overhead records are counter events (ph C, category "overhead") of
+ * the recorder's process, one series "value" each, percentages named as
+ * the Perfetto export's counter tracks: "overhead estimate (%)" (records
+ * over an interval), "overhead budget (%)" (when there is one), "full-capture
+ * duty cycle (%)"; a change (not the periodic estimate) is also an instant
+ * of that process (ph i, s p), named as in Perfetto ("overhead: duty cycle
+ * down to 10 % (estimated 7.9 %, budget 5 %)"), args dump's fields.
+ * (Perfetto's JSON importer names a counter track by event and series:
+ * "overhead estimate (%) value".)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -123,6 +133,7 @@ struct jx {
 		uint64_t ts;	/* its entry */
 	} held;
 	struct capture_spans *cap;	/* capture ranges and windows, written at the end */
+	bool recorder_named;	/* the process_name of RECORDER_PID is written */
 };
 
 /* Never 0 (0 marks "no name written"). */
@@ -540,6 +551,11 @@ static int on_gpu(struct jx *j, const struct gt_hdr *rec)
 	return o->err;
 }
 
+/* The process of the recorder's own lanes (light-mode windows, hot-probe
+ * changes) and counters (the daemon's overhead): above PID_MAX_LIMIT, as
+ * the lanes' tids, so no pid meets it. */
+#define RECORDER_PID LANE_BASE
+
 /* The rest of an instant event of rec after its name: category cat, scope
  * ("t" thread, "g" global), time, pid, tid, and the fields v as args. */
 static int put_instant_rest(struct jx *j, const struct gt_hdr *rec, const char *cat,
@@ -578,6 +594,69 @@ static int put_trigger(struct jx *j, const struct gt_hdr *rec)
 	return put_instant_rest(j, rec, "trigger", "g", v, n);
 }
 
+static void recorder_named(struct jx *j)
+{
+	if (j->recorder_named)
+		return;
+	put_meta_name(j, "process_name", RECORDER_PID, RECORDER_PID, "gtrace-bpf recorder");
+	j->recorder_named = true;
+}
+
+/* A counter event of the recorder's: name's one series, "value", ppm as a
+ * percentage from ts on. */
+static void put_counter(struct jx *j, const char *name, uint64_t ts, uint32_t ppm)
+{
+	struct cf_val f = { .id = CF_ESTIMATE_PCT, .kind = CF_K_PPM, .u = ppm };
+	struct obuf *o = &j->ob;
+	char *p;
+
+	ev_open(j);
+	OBUF_LIT(o, "{\"name\":");
+	obuf__json_str(o, name);
+	OBUF_LIT(o, ",\"cat\":\"overhead\",\"ph\":\"C\",\"ts\":");
+	put_us(o, ts);
+	put_pid_tid(o, RECORDER_PID, RECORDER_PID);
+	OBUF_LIT(o, ",\"args\":{\"value\":");
+	p = obuf__room(o, 32);
+	o->len += (size_t)(fields__scalar(p, &f, true) - p);
+	OBUF_LIT(o, "}}");
+}
+
+/* An overhead record of the daemon: counter events of the recorder's
+ * process named as the Perfetto export's counter tracks, and for a change
+ * (not the periodic estimate) an instant of that process, named as in
+ * Perfetto, args dump's fields (pid and tid: the thread that paid most). */
+static int put_overhead(struct jx *j, const struct gt_hdr *rec)
+{
+	const struct gt_overhead *ov = (const void *)rec;
+	struct obuf *o = &j->ob;
+	struct cf_val v[CF_MAX];
+	unsigned n = fields__overhead(rec, v);
+	char name[128];
+
+	if (!n)
+		return 0;
+	recorder_named(j);
+	if (ov->interval_ns)
+		put_counter(j, "overhead estimate (%)", rec->ts, ov->estimate_ppm);
+	if (ov->budget_ppm)
+		put_counter(j, "overhead budget (%)", rec->ts, ov->budget_ppm);
+	put_counter(j, "full-capture duty cycle (%)", rec->ts, ov->duty_ppm);
+	if (ov->reason == GT_OVH_ESTIMATE)
+		return o->err;
+	fields__overhead_name(ov, name, sizeof(name));
+	ev_open(j);
+	OBUF_LIT(o, "{\"name\":");
+	obuf__json_str(o, name);
+	OBUF_LIT(o, ",\"cat\":\"overhead\",\"ph\":\"i\",\"s\":\"p\",\"ts\":");
+	put_us(o, rec->ts);
+	put_pid_tid(o, RECORDER_PID, RECORDER_PID);
+	OBUF_LIT(o, ",\"args\":{");
+	fields__json(o, v, n, (1ull << CF_TS) | (1ull << CF_TYPE));
+	OBUF_LIT(o, "}}");
+	return o->err;
+}
+
 static int on_other(void *ctx, const struct gt_hdr *rec)
 {
 	struct jx *j = ctx;
@@ -592,6 +671,8 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 		return capture_spans__feed(j->cap, rec);
 	if (rec->type == GT_REC_TRIGGER)
 		return put_trigger(j, rec);
+	if (rec->type == GT_REC_OVERHEAD)
+		return put_overhead(j, rec);
 	if (rec->type >= GT_REC_GPU_KERNEL && rec->type <= GT_REC_MERGE_STATS)
 		return on_gpu(j, rec);
 	n = fields__proc(rec, v);
@@ -618,10 +699,6 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 #define KEY_U64(o, key, v) do { OBUF_LIT(o, key); obuf__u64(o, v); } while (0)
 
 /* ---- capture ranges and windows ------------------------------------------ */
-
-/* The process of the recorder's own lane (light-mode windows, hot-probe
- * changes): above PID_MAX_LIMIT, as the lanes' tids, so no pid meets it. */
-#define RECORDER_PID LANE_BASE
 
 /* One range or window, or a hot-probe change (s NULL): a complete event, or
  * an instant for a refused range and a change, named as in Perfetto. */
@@ -707,7 +784,7 @@ static int put_captures(struct jx *j, uint64_t end_ts)
 	u64map__free(&lanes);
 	if (rc || !recorder)
 		return rc;
-	put_meta_name(j, "process_name", RECORDER_PID, RECORDER_PID, "gtrace-bpf recorder");
+	recorder_named(j);
 	put_meta_name(j, "thread_name", RECORDER_PID, RECORDER_PID, "Light-mode windows");
 	for (size_t i = 0; i < capture_spans__count(c); i++)
 		if (capture_spans__at(c, i)->kind == CAPSPAN_WINDOW)

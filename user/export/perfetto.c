@@ -37,7 +37,7 @@
  *
  * GPU side (merged traces) and flows from calls to GPU records:
  * perfetto_gpu.c; capture ranges, light-mode windows and the daemon's
- * triggers: perfetto_capture.c.
+ * triggers and overhead records: perfetto_capture.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -716,6 +716,9 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 	case GT_REC_TRIGGER:
 		pf__on_trigger(x, rec);
 		break;
+	case GT_REC_OVERHEAD:
+		pf__on_overhead(x, rec);
+		break;
 	default:
 		break;
 	}
@@ -759,6 +762,9 @@ static void pf_free(struct pf *x)
 	capture_spans__free(x->cap);
 	if (x->triggers_live)
 		pftrace__track_free(&x->triggers);
+	for (int i = 0; i < PF_OVH__COUNT; i++)
+		if (x->ovh_live[i])
+			pftrace__track_free(&x->ovh[i]);
 	pftrace__free(x->w);
 	free(x);
 }

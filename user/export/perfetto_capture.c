@@ -23,6 +23,17 @@
  * instant each on one root track "Triggers", "trigger: sync 2.5 s
  * (cuStreamSynchronize)", with the category "trigger" and dump's fields
  * (pid, tid, kind, api, code, wait_ns, suppressed) as arguments.
+ *
+ * So are its overhead records, on root tracks as the windows and triggers,
+ * each described at its first event: counter tracks (percentages, values
+ * from the record's ts on) "overhead estimate (%)" (the thread that paid
+ * most, a record over an interval only), "overhead budget (%)" (when there
+ * is a budget) and "full-capture duty cycle (%)" (light mode's, 100 in
+ * full mode); and each change the record is of (a calibration, the duty
+ * cycle lowered or raised, over budget at the lowest one; not the periodic
+ * estimate) an instant on the track "Overhead changes", "overhead: duty
+ * cycle down to 10 % (estimated 7.9 %, budget 5 %)", with the category
+ * "overhead" and dump's fields as arguments.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -190,6 +201,61 @@ void pf__on_trigger(struct pf *x, const struct gt_hdr *rec)
 	fields__trigger_name((const struct gt_trigger *)rec, name, sizeof(name));
 	q = pftrace__track_seq(x->w, &x->triggers, rec->ts);
 	pftrace__event_open(x->w, &x->triggers, q, PF_INSTANT, rec->ts, pftrace__cstring(x->w, name));
+	pf__field_args(x, v, n, 1ull << CF_TS);
+	pftrace__event_close(x->w);
+}
+
+/* Overhead track which, described at its first use. */
+static struct pf_track *ovh_track(struct pf *x, enum pf_ovh_track which)
+{
+	static const char *const names[PF_OVH__COUNT] = {
+		[PF_OVH_ESTIMATE] = "overhead estimate (%)",
+		[PF_OVH_BUDGET] = "overhead budget (%)",
+		[PF_OVH_DUTY] = "full-capture duty cycle (%)",
+		[PF_OVH_CHANGES] = "Overhead changes",
+	};
+	struct pf_track *t = &x->ovh[which];
+
+	if (!x->ovh_live[which]) {
+		pftrace__track_init(x->w, t);
+		if (which == PF_OVH_CHANGES)
+			pftrace__track(x->w, t, 0, names[which]);
+		else
+			pftrace__counter_track(x->w, t, 0, names[which], PF_UNIT_UNSPECIFIED);
+		x->ovh_live[which] = true;
+	}
+	return t;
+}
+
+void pf__on_overhead(struct pf *x, const struct gt_hdr *rec)
+{
+	const struct gt_overhead *o = (const void *)rec;
+	struct cf_val v[CF_MAX];
+	unsigned n = fields__overhead(rec, v);
+	struct pf_track *t;
+	char name[128];
+
+	if (!n)
+		return;
+	/* the counters in a fixed order, whichever the first record has */
+	if (!x->ovh_live[PF_OVH_ESTIMATE]) {
+		ovh_track(x, PF_OVH_ESTIMATE);
+		if (o->budget_ppm)
+			ovh_track(x, PF_OVH_BUDGET);
+		ovh_track(x, PF_OVH_DUTY);
+	}
+	/* an estimate is over an interval; a record without one has none */
+	if (o->interval_ns)
+		pftrace__counter(x->w, ovh_track(x, PF_OVH_ESTIMATE), rec->ts, o->estimate_ppm / 1e4);
+	if (o->budget_ppm)
+		pftrace__counter(x->w, ovh_track(x, PF_OVH_BUDGET), rec->ts, o->budget_ppm / 1e4);
+	pftrace__counter(x->w, ovh_track(x, PF_OVH_DUTY), rec->ts, o->duty_ppm / 1e4);
+	if (o->reason == GT_OVH_ESTIMATE)
+		return;
+	t = ovh_track(x, PF_OVH_CHANGES);
+	fields__overhead_name(o, name, sizeof(name));
+	pftrace__event_open(x->w, t, pftrace__track_seq(x->w, t, rec->ts), PF_INSTANT, rec->ts,
+			    pftrace__cstring(x->w, name));
 	pf__field_args(x, v, n, 1ull << CF_TS);
 	pftrace__event_close(x->w);
 }

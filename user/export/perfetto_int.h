@@ -109,6 +109,10 @@ struct span {
 	uint32_t depth, capends;
 };
 
+/* The root tracks of the daemon's overhead records (perfetto_capture.c):
+ * three counter tracks and one of instants, the changes. */
+enum pf_ovh_track { PF_OVH_ESTIMATE, PF_OVH_BUDGET, PF_OVH_DUTY, PF_OVH_CHANGES, PF_OVH__COUNT };
+
 struct pf {
 	struct pftrace *w;
 	struct gt_decoder *d;
@@ -136,6 +140,8 @@ struct pf {
 	struct capture_spans *cap;	/* capture ranges and windows, written at the end */
 	struct pf_track triggers;	/* the root track "Triggers", described at the first */
 	bool triggers_live;		/* triggers is described */
+	struct pf_track ovh[PF_OVH__COUNT];	/* overhead tracks, each described at its first event */
+	bool ovh_live[PF_OVH__COUNT];	/* ovh[i] is described */
 };
 
 static inline int pf_err(struct pf *x)
@@ -177,5 +183,10 @@ void pf__span_free(struct span *sp);
 void pf__capture_write(struct pf *x, uint64_t end_ts);
 /* A flight-recorder trigger: an instant on the root track "Triggers". */
 void pf__on_trigger(struct pf *x, const struct gt_hdr *rec);
+/* An overhead record of the daemon: values on the counter tracks
+ * "overhead estimate (%)", "overhead budget (%)" and "full-capture duty
+ * cycle (%)", and a change (a reason other than the periodic estimate) an
+ * instant on the track "Overhead changes". */
+void pf__on_overhead(struct pf *x, const struct gt_hdr *rec);
 
 #endif
