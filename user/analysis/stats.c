@@ -46,7 +46,11 @@
  *                      recording started), Duration, Hot From (how long after
  *                      its start a range's hot calls began to be recorded),
  *                      State; notes with the count and the time covered,
- *                      and the anomalies
+ *                      and the anomalies; and, in a daemon snapshot with
+ *                      overhead records, a note of what they say (the
+ *                      daemon's estimates: median and max, the budget, the
+ *                      duty cycle's changes), also when there are no rows,
+ *                      and the JSON document's "overhead"
  *
  * --range N limits every report to capture range N (the records of its
  * process inside it), or window N (of every process inside it); the table
@@ -547,8 +551,10 @@ static int write_report(struct stats_writer *w, int which, struct stats_run *run
 		    r.ncols < (int)(sizeof(cols) / sizeof(cols[0]));
 	int err, n = 0;
 
-	if (which == CAPTURE_SUM)
+	if (which == CAPTURE_SUM) {
 		r.notes = stats_capture__notes(run);
+		r.empty_notes = stats_capture__empty_notes(run);
+	}
 	if (mark) {
 		memcpy(cols, r.cols, (size_t)r.ncols * sizeof(cols[0]));
 		cols[r.ncols++] = sampled_col;

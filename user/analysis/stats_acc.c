@@ -423,8 +423,10 @@ int stats_acc__record(struct stats_acc *s, const struct gt_hdr *rec)
 {
 	struct proc_acc *p;
 
-	/* snapshots belong to the recorder, pid 0 to no process */
-	if (!rec->pid || rec->type == GT_REC_STATS || !rec_in_scope(s, rec))
+	/* snapshots and overhead estimates belong to the recorder (an
+	 * estimate's pid is the thread that paid most), pid 0 to no process */
+	if (!rec->pid || rec->type == GT_REC_STATS || rec->type == GT_REC_OVERHEAD ||
+	    !rec_in_scope(s, rec))
 		return 0;
 	p = proc_of(s, rec->pid);
 	if (!p)
@@ -538,6 +540,27 @@ static int latency_add(struct stats_acc *s, const struct gt_gpu_kernel *k)
 	return dvec_push(&a->v, v);
 }
 
+/* An overhead record (the decoder passes on only whole ones). */
+static int ovh_add(struct stats_acc *s, const struct gt_overhead *o)
+{
+	struct ovh_acc *a = &s->ovh;
+
+	if (s->scope.on && (o->hdr.ts < s->scope.start || o->hdr.ts > s->scope.end))
+		return 0;
+	if (!a->records)
+		a->duty_first = o->duty_ppm;
+	a->records++;
+	a->reasons[o->reason <= GT_OVH_OVER ? o->reason : GT_OVH_OVER + 1]++;
+	a->budget_ppm = o->budget_ppm;
+	a->duty_last = o->duty_ppm;
+	/* a record over no interval (a calibration before the first) has no estimate */
+	if (!o->interval_ns)
+		return 0;
+	if (!a->est.n || o->estimate_ppm > a->est_max)
+		a->est_max = o->estimate_ppm;
+	return dvec_push(&a->est, o->estimate_ppm);
+}
+
 int stats_acc__other(void *ctx, const struct gt_hdr *rec)
 {
 	struct stats_acc *s = ctx;
@@ -552,6 +575,8 @@ int stats_acc__other(void *ctx, const struct gt_hdr *rec)
 
 	if ((rec->type == GT_REC_RANGE || rec->type == GT_REC_CAPTURE) && s->cap)
 		return capture_spans__feed(s->cap, rec);
+	if (rec->type == GT_REC_OVERHEAD)
+		return ovh_add(s, (const struct gt_overhead *)rec);
 	if (!rec_in_scope(s, rec))
 		return 0;
 	switch (rec->type) {
@@ -616,6 +641,7 @@ void stats_acc__free(struct stats_acc *s)
 	}
 	named_free(&s->gkern);
 	named_free(&s->nvtx);
+	free(s->ovh.est.v);
 	for (uint32_t i = 0; i < s->lat.cap; i++)
 		if (s->lat.s[i].used)
 			free(((struct lat_acc *)s->lat.s[i].v)->v.v);

@@ -132,6 +132,18 @@ struct stats_scope {
 	uint64_t start, end;	/* CLOCK_MONOTONIC ns */
 };
 
+/* The daemon's overhead records (GT_REC_OVERHEAD) in the scope's time:
+ * its estimates of what recording cost, and what it changed to keep its
+ * budget. */
+struct ovh_acc {
+	uint64_t records;		/* overhead records */
+	uint64_t reasons[GT_OVH_OVER + 2];	/* by enum gt_overhead_reason, the last unknown ones */
+	struct dvec est;		/* estimate_ppm of the records over an interval */
+	uint64_t est_max;		/* of est, valid when est.n > 0 */
+	uint32_t budget_ppm;		/* the latest record's, 0 = none */
+	uint32_t duty_first, duty_last;	/* duty_ppm of the first and the latest record */
+};
+
 struct stats_acc {
 	struct stats_scope scope;		/* set by the caller before the pass */
 	struct capture_spans *cap;		/* fed the capture records, when set */
@@ -154,6 +166,7 @@ struct stats_acc {
 	struct dur_acc gmem_size[MEM_KINDS];	/* their bytes */
 	struct hmap lat;			/* (pid, 0) -> struct lat_acc */
 	uint64_t gpu_records;			/* kernels, copies and sets seen */
+	struct ovh_acc ovh;			/* the daemon's overhead records */
 };
 
 struct stats_acc *stats_acc__new(void);
@@ -163,9 +176,10 @@ int stats_acc__record(struct stats_acc *s, const struct gt_hdr *rec);
 /* The decoder's call callback (ctx = the stats_acc).  Returns 0 or -ENOMEM. */
 int stats_acc__call(void *ctx, const struct gt_callrec *c);
 /* The decoder's callback for other records (ctx = the stats_acc): takes the
- * GPU kernels, copies, sets and NVTX ranges of merged traces, and the
- * capture records into s->cap.  s->d must be the decoder.  Returns 0 or
- * -ENOMEM. */
+ * GPU kernels, copies, sets and NVTX ranges of merged traces, the capture
+ * records into s->cap, and the daemon's overhead records (in the scope by
+ * their time alone: they are the recorder's).  s->d must be the decoder.
+ * Returns 0 or -ENOMEM. */
 int stats_acc__other(void *ctx, const struct gt_hdr *rec);
 
 /* Mean, exact median and sample deviation of v (reorders v). */

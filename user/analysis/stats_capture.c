@@ -23,6 +23,15 @@
  * "sampled_note".  Nothing is scaled up: the figures are of what was
  * recorded.  Cold calls, ioctls, off-CPU intervals and the GPU side are
  * complete; gpu_launch_latency has the kernels of recorded launches only.
+ *
+ * Overhead.  A daemon snapshot may hold the daemon's overhead records
+ * (GT_REC_OVERHEAD): capture_sum gets a note of what they say, with or
+ * without rows, labelled estimated (they are the daemon's estimates from
+ * probe hits and a calibrated cost per hit, not measured slowdowns): the
+ * median and max estimate, the budget, the full-capture duty cycle at the
+ * first and last record and how often it was lowered and raised, how often
+ * the budget was exceeded at the lowest one; the JSON document the same in
+ * "overhead".  --range limits them to its time.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +39,7 @@
 #include <string.h>
 #include "analysis/stats_int.h"
 #include "format/api.h"
+#include "format/records.h"
 
 /* ---- --range ------------------------------------------------------------ */
 
@@ -174,12 +184,129 @@ static void sum_notes(struct stats_run *run)
 			 capture_spans__anomalies_text(c, an, sizeof(an)));
 		run->capture_note_v[k++] = run->capture_notes[2];
 	}
+	if (run->overhead_note[0])
+		run->capture_note_v[k++] = run->overhead_note;
 	run->capture_note_v[k] = NULL;
+	run->empty_note_v[0] = run->overhead_note[0] ? run->overhead_note : NULL;
+	run->empty_note_v[1] = NULL;
+}
+
+/* ---- the daemon's overhead records -------------------------------------- */
+
+/* ppm as a percentage for people, three significant digits: "4.25 %". */
+static const char *pct_text(double ppm, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.3g %%", ppm / 1e4);
+	return buf;
+}
+
+static const char *times(uint64_t n)
+{
+	return n == 1 ? "time" : "times";
+}
+
+/* The median of the estimates (exact: dvec__summarize; reorders them). */
+static double est_median(struct ovh_acc *a)
+{
+	struct dvec_summary sm;
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < a->est.n; i++)
+		total += a->est.v[i];
+	dvec__summarize(&a->est, total, &sm);
+	return sm.median;
+}
+
+/* The note of capture_sum on the overhead records, and the JSON document's
+ * "overhead": labelled estimated, as the figures are the daemon's estimates
+ * (probe hits times a calibrated cost per hit), not measured slowdowns. */
+static void overhead_describe(struct stats_run *run, double *median)
+{
+	struct ovh_acc *a = &run->s->ovh;
+	const unsigned unknown = GT_OVH_OVER + 1;
+	char m[24], x[24], b[24], d0[24], d1[24];
+	size_t n, len = sizeof(run->overhead_note);
+	char *p = run->overhead_note;
+
+	*median = a->est.n ? est_median(a) : 0;
+	if (a->est.n)
+		n = (size_t)snprintf(p, len, "Overhead, estimated by the daemon (probe hits times their "
+				     "calibrated cost, of the thread that paid most): median %s, max %s "
+				     "over %zu estimate%s", pct_text(*median, m, sizeof(m)),
+				     pct_text((double)a->est_max, x, sizeof(x)), a->est.n,
+				     a->est.n == 1 ? "" : "s");
+	else
+		n = (size_t)snprintf(p, len, "Overhead, estimated by the daemon: no estimate over an "
+				     "interval in its %llu record%s", (unsigned long long)a->records,
+				     a->records == 1 ? "" : "s");
+	if (n < len && a->budget_ppm)
+		n += (size_t)snprintf(p + n, len - n, "; budget %s",
+				      pct_text(a->budget_ppm, b, sizeof(b)));
+	else if (n < len)
+		n += (size_t)snprintf(p + n, len - n, "; no budget");
+	if (n < len)
+		n += (size_t)snprintf(p + n, len - n, "; full-capture duty cycle %s at the first record, "
+				      "%s at the last, lowered %llu %s and raised %llu %s",
+				      pct_text(a->duty_first, d0, sizeof(d0)),
+				      pct_text(a->duty_last, d1, sizeof(d1)),
+				      (unsigned long long)a->reasons[GT_OVH_DUTY_DOWN],
+				      times(a->reasons[GT_OVH_DUTY_DOWN]),
+				      (unsigned long long)a->reasons[GT_OVH_DUTY_UP],
+				      times(a->reasons[GT_OVH_DUTY_UP]));
+	if (n < len && a->reasons[GT_OVH_OVER])
+		n += (size_t)snprintf(p + n, len - n, "; over budget at the lowest duty cycle %llu %s",
+				      (unsigned long long)a->reasons[GT_OVH_OVER],
+				      times(a->reasons[GT_OVH_OVER]));
+	if (n < len && a->reasons[unknown])
+		n += (size_t)snprintf(p + n, len - n, "; %llu record%s of a reason this build does not "
+				      "know", (unsigned long long)a->reasons[unknown],
+				      a->reasons[unknown] == 1 ? "" : "s");
+	if (n < len)
+		snprintf(p + n, len - n, ".");
+}
+
+/* JSON: a percentage from ppm, or null. */
+static size_t json_pct(char *p, size_t len, const char *key, bool has, double ppm)
+{
+	if (!has)
+		return (size_t)snprintf(p, len, ",\"%s\":null", key);
+	return (size_t)snprintf(p, len, ",\"%s\":%.10g", key, ppm / 1e4);
+}
+
+static void overhead_json(struct stats_run *run, double median, size_t n)
+{
+	const struct ovh_acc *a = &run->s->ovh;
+	size_t len = sizeof(run->head_json);
+	char *p = run->head_json;
+
+	if (n >= len)
+		return;
+	n += (size_t)snprintf(p + n, len - n, "%s\"overhead\":{\"estimated\":true,\"records\":%llu,"
+			      "\"estimates\":%zu", n ? "," : "", (unsigned long long)a->records,
+			      a->est.n);
+	if (n < len)
+		n += json_pct(p + n, len - n, "estimate_median_pct", a->est.n, median);
+	if (n < len)
+		n += json_pct(p + n, len - n, "estimate_max_pct", a->est.n, (double)a->est_max);
+	if (n < len)
+		n += json_pct(p + n, len - n, "budget_pct", a->budget_ppm, a->budget_ppm);
+	if (n < len)
+		n += json_pct(p + n, len - n, "duty_first_pct", true, a->duty_first);
+	if (n < len)
+		n += json_pct(p + n, len - n, "duty_last_pct", true, a->duty_last);
+	if (n < len)
+		snprintf(p + n, len - n, ",\"calibrated\":%llu,\"duty_down\":%llu,\"duty_up\":%llu,"
+			 "\"over_budget\":%llu}",
+			 (unsigned long long)a->reasons[GT_OVH_CALIBRATED],
+			 (unsigned long long)a->reasons[GT_OVH_DUTY_DOWN],
+			 (unsigned long long)a->reasons[GT_OVH_DUTY_UP],
+			 (unsigned long long)a->reasons[GT_OVH_OVER]);
 }
 
 /* The table's lines and the JSON members that say what the reports cover.
- * The JSON strings are ours (names, numbers, units): nothing to escape. */
-static void heads(struct stats_run *run)
+ * The JSON strings are ours (names, numbers, units): nothing to escape.
+ * Returns the length of the JSON members. */
+static size_t heads(struct stats_run *run)
 {
 	const struct capture_spans *c = run->cap;
 	const struct capspan *s = run->scope;
@@ -188,7 +315,7 @@ static void heads(struct stats_run *run)
 	size_t n = 0;
 
 	if (!capture_spans__any(c))
-		return;
+		return 0;
 	n = (size_t)snprintf(run->head_json, sizeof(run->head_json),
 			     "\"capture\":{\"mode\":\"%s\",\"capture_range\":\"%s\"}",
 			     capture_spans__light(c) ? "light" : "full",
@@ -220,15 +347,23 @@ static void heads(struct stats_run *run)
 	n += (size_t)snprintf(run->head_json + n, sizeof(run->head_json) - n, ",\"sampled\":%s",
 			      run->sampled ? "true" : "false");
 	if (run->sampled)
-		snprintf(run->head_json + n, sizeof(run->head_json) - n, ",\"sampled_note\":\"%s\"",
-			 run->sampled_note);
+		n += (size_t)snprintf(run->head_json + n, sizeof(run->head_json) - n,
+				      ",\"sampled_note\":\"%s\"", run->sampled_note);
+	return n < sizeof(run->head_json) ? n : sizeof(run->head_json) - 1;
 }
 
 void stats_capture__describe(struct stats_run *run)
 {
+	double median = 0;
+	size_t n;
+
 	sampled_note(run);
+	if (run->s->ovh.records)
+		overhead_describe(run, &median);
 	sum_notes(run);
-	heads(run);
+	n = heads(run);
+	if (run->s->ovh.records)
+		overhead_json(run, median, n);
 }
 
 /* The rows a sampled figure is in: every row of a report of hot calls, or
@@ -265,6 +400,11 @@ const struct stats_col stats_capture_cols[10] = {
 const char *const *stats_capture__notes(const struct stats_run *run)
 {
 	return run->capture_note_v;
+}
+
+const char *const *stats_capture__empty_notes(const struct stats_run *run)
+{
+	return run->empty_note_v[0] ? run->empty_note_v : NULL;
 }
 
 int stats_capture__sum(struct stats_run *run, struct stats_report *r)

@@ -119,9 +119,11 @@ struct stats_run {
 					 * through the scope: their figures are sampled */
 	char sampled_note[320];		/* "sampled: launches and other hot calls only ..." */
 	char head_text[320];		/* the table's lines before the reports, "" none */
-	char head_json[768];		/* the JSON document's members before them, "" none */
+	char head_json[1280];		/* the JSON document's members before them, "" none */
 	char capture_notes[3][640];	/* capture_sum's notes of this trace */
-	const char *capture_note_v[5];	/* the notes of capture_sum, NULL-terminated */
+	char overhead_note[640];	/* what the daemon's overhead records say, "" none */
+	const char *capture_note_v[6];	/* the notes of capture_sum, NULL-terminated */
+	const char *empty_note_v[2];	/* its notes when it has no rows: the overhead's */
 };
 
 /* "N" or "wN" with N from 1: 0, or -EINVAL. */
@@ -139,6 +141,9 @@ void stats_capture__describe(struct stats_run *run);
 void stats_capture__mark(const struct stats_run *run, struct stats_report *r, int name_col);
 extern const struct stats_col stats_capture_cols[10];
 const char *const *stats_capture__notes(const struct stats_run *run);
+/* The notes capture_sum has without rows (a trace with overhead records and
+ * neither ranges nor windows); NULL when none. */
+const char *const *stats_capture__empty_notes(const struct stats_run *run);
 /* capture_sum: one row per range and window (only --range's, with it). */
 int stats_capture__sum(struct stats_run *run, struct stats_report *r);
 

@@ -282,6 +282,11 @@ static int write_table(struct stats_writer *w, const struct stats_report *r)
 	if (!r->nrows) {
 		fprintf(f, " SKIPPED: %s does not contain %s.\n", w->path ? w->path : "the trace",
 			r->empty);
+		if (r->empty_notes && r->empty_notes[0]) {
+			fputc('\n', f);
+			for (const char *const *n = r->empty_notes; *n; n++)
+				fprintf(f, " %s\n", *n);
+		}
 		return 0;
 	}
 	num = malloc((ncells ? ncells : 1) * sizeof(*num));

@@ -47,6 +47,8 @@ struct stats_report {
 	const char *title;		/* "CUDA API Summary" */
 	const char *empty;		/* what the trace lacks when there is no row: "CUDA API calls" */
 	const char *const *notes;	/* table footnotes, NULL-terminated, may be NULL */
+	const char *const *empty_notes;	/* the table's footnotes when there is no row (after
+					 * the SKIPPED line), NULL-terminated, may be NULL */
 	const struct stats_col *cols;
 	int ncols;
 	struct stats_cell *cells;	/* nrows * ncols, row-major */
