@@ -34,6 +34,21 @@
  *   3000 - 4000      range 2, cut by the end of the recording (flag cut);
  *                    the probes live at 3300, a launch at 3500, off at 4000
  *   hot calls recorded 600 + 700 ns of 3500
+ * cx_write_overhead: a daemon snapshot (snapshot=1, light mode, no window
+ * records) with the daemon's overhead records, start 500, end 8 s; a
+ * cuStreamSynchronize of pid 100 at 1000 - 1050, then (budget 5 %, period
+ * 1000 ms, calibrated entry 310 ns / return 420 ns throughout):
+ *   1 s        calibrated, pid 0, no interval, duty 25 %
+ *   2 s        estimate 4.25 % of tid 101 (pid 100), duty 25 %
+ *   3 s        estimate 7.9 %
+ *   3 s + 1    duty_down to 10 % (7.9 %)
+ *   4 s        over_budget (6.1 %) at 10 %
+ *   5 s        duty_up to 25 % (2.1 %)
+ *   6 s        reason 9, which this build does not know (3 %)
+ *   7 s        an overhead record cut short of its struct
+ *   estimates over an interval: 2.1 3 4.25 6.1 7.9 7.9 -> median 5.175 %,
+ *   max 7.9 %; one calibration, one duty cycle change down, one up, one
+ *   over budget
  */
 #ifndef GTRACE_TEST_CAPTURE_FIXTURES_H
 #define GTRACE_TEST_CAPTURE_FIXTURES_H
@@ -206,6 +221,61 @@ static inline void cx_write_light_ranges(const char *path)
 	cx_range(4000, 100, GT_CAP_RANGE_CLOSE, 2, GT_CAP_F_CUT);
 	cx_hot(4000, false, 2, 100);
 	cx_close(4000);
+}
+
+#define CX_S 1000000000ull
+
+/* An overhead record at ts of pid (tid pid + 1, 0 for pid 0) with f's
+ * fields, size bytes long (a short one is cut at its end). */
+static inline void cx_overhead(uint64_t ts, uint32_t pid, const struct gt_overhead *f, size_t size)
+{
+	struct gt_overhead *o = tu_hdr(GT_REC_OVERHEAD, size, ts, pid, pid ? pid + 1 : 0, 0, 0);
+
+	memcpy((char *)o + sizeof(o->hdr), (const char *)f + sizeof(f->hdr), size - sizeof(o->hdr));
+	tu_w_append(o);
+}
+
+/* The fields of one interval's record of cx_write_overhead: estimate est and
+ * duty cycle duty (ppm), why it was written. */
+static inline struct gt_overhead cx_interval(uint32_t est, uint32_t duty, uint32_t reason)
+{
+	return (struct gt_overhead){
+		.interval_ns = CX_S, .hits = 12000, .probe_ns = 40760000, .total_ns = 50000000,
+		.bpf_ns = 6000000, .estimate_ppm = est, .budget_ppm = 50000, .duty_ppm = duty,
+		.period_ms = 1000, .hit_ns = 310, .ret_ns = 420, .reason = reason,
+	};
+}
+
+static inline void cx_write_overhead_records(void)
+{
+	struct gt_overhead o = cx_interval(0, 250000, GT_OVH_CALIBRATED);
+	const size_t n = sizeof(struct gt_overhead);
+
+	o.interval_ns = o.hits = o.probe_ns = o.total_ns = o.bpf_ns = 0;
+	cx_overhead(1 * CX_S, 0, &o, n);
+	o = cx_interval(42500, 250000, GT_OVH_ESTIMATE);
+	cx_overhead(2 * CX_S, 100, &o, n);
+	o = cx_interval(79000, 250000, GT_OVH_ESTIMATE);
+	cx_overhead(3 * CX_S, 100, &o, n);
+	o = cx_interval(79000, 100000, GT_OVH_DUTY_DOWN);
+	cx_overhead(3 * CX_S + 1, 100, &o, n);
+	o = cx_interval(61000, 100000, GT_OVH_OVER);
+	cx_overhead(4 * CX_S, 100, &o, n);
+	o = cx_interval(21000, 250000, GT_OVH_DUTY_UP);
+	cx_overhead(5 * CX_S, 100, &o, n);
+	o = cx_interval(30000, 250000, 9);
+	cx_overhead(6 * CX_S, 100, &o, n);
+	o = cx_interval(10000, 250000, GT_OVH_ESTIMATE);
+	cx_overhead(7 * CX_S, 100, &o, n - 8);
+}
+
+static inline void cx_write_overhead(const char *path)
+{
+	cx_open(path, "capture=light capture_range=none light_window_ns=250000000 "
+		      "light_period_ns=1000000000 snapshot=1");
+	cx_call(1000, 50, 100, GT_API_cuStreamSynchronize, 7, 0, 0);
+	cx_write_overhead_records();
+	cx_close(8 * CX_S);
 }
 
 /* ------------------------------------------------------------ readers */

@@ -7,7 +7,9 @@
  * range, or a trace with none, is one line and status 2; in light mode the
  * figures of hot calls say they are sampled (a note, a Sampled column, the
  * JSON document's "sampled"), and a window, inside which everything was
- * recorded, is not.  Traces: capture_fixtures.h.
+ * recorded, is not; a daemon snapshot's overhead records are a note of
+ * capture_sum, labelled estimated, and the JSON document's "overhead".
+ * Traces: capture_fixtures.h.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -430,6 +432,87 @@ static void test_not_sampled(void **state)
 	run_free(&r);
 }
 
+/* ------------------------------------------------------------ overhead */
+
+static const char overhead_note[] =
+	" Overhead, estimated by the daemon (probe hits times their calibrated cost, of the "
+	"thread that paid most): median 5.17 %, max 7.9 % over 6 estimates; budget 5 %; "
+	"full-capture duty cycle 25 % at the first record, 25 % at the last, lowered 1 time and "
+	"raised 1 time; over budget at the lowest duty cycle 1 time; 1 record of a reason this "
+	"build does not know.\n";
+
+/* A daemon snapshot's overhead records: a note of capture_sum, labelled
+ * estimated, with rows or without (after the SKIPPED line), and the JSON
+ * document's "overhead"; --range limits them to its time. */
+static void test_overhead(void **state)
+{
+	const char *path = tmp_path("overhead.gtrace");
+	struct run r = { 0 };
+
+	(void)state;
+	cx_write_overhead(path);
+	run_range(path, "capture_sum", NULL, STATS_TABLE, &r);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.err, "");
+	assert_non_null(strstr(r.out, " SKIPPED: "));
+	assert_non_null(strstr(r.out, "light-mode windows.\n\n"));
+	assert_non_null(strstr(r.out, overhead_note));
+	run_free(&r);
+
+	run_range(path, "capture_sum", NULL, STATS_JSON, &r);
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, ",\"overhead\":{\"estimated\":true,\"records\":7,\"estimates\":6,"
+				      "\"estimate_median_pct\":5.175,\"estimate_max_pct\":7.9,"
+				      "\"budget_pct\":5,\"duty_first_pct\":25,\"duty_last_pct\":25,"
+				      "\"calibrated\":1,\"duty_down\":1,\"duty_up\":1,\"over_budget\":1},"
+				      "\"reports\":"));
+	run_free(&r);
+
+	/* the estimates are the recorder's: no events of the process paying */
+	run_range(path, "process_sum", NULL, STATS_CSV, &r);
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "\n100,2,1,50,0,50,"));
+	run_free(&r);
+
+	/* with a window: the note after the others, under the rows; --range
+	 * w1 (2.5 s - 3.5 s) holds the estimates of 3 s and 3 s + 1 */
+	path = tmp_path("overhead-window.gtrace");
+	cx_open(path, "capture=light capture_range=none light_window_ns=1000000000 "
+		      "light_period_ns=2000000000 snapshot=1");
+	cx_window(2 * CX_S + CX_S / 2, GT_CAP_WINDOW_OPEN, 1, 300);
+	cx_write_overhead_records();
+	cx_window(3 * CX_S + CX_S / 2, GT_CAP_WINDOW_CLOSE, 1, 200);
+	cx_close(8 * CX_S);
+	run_range(path, "capture_sum", NULL, STATS_TABLE, &r);
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "(12.5 %); a window is of every process.\n"));
+	{
+		const char *w = strstr(r.out, "a window is of every process.\n");
+
+		assert_non_null(w);
+		assert_int_equal(strncmp(w + strlen("a window is of every process.\n"), overhead_note,
+					 strlen(overhead_note)), 0);
+	}
+	run_free(&r);
+	run_range(path, "capture_sum", "w1", STATS_JSON, &r);
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "\"overhead\":{\"estimated\":true,\"records\":2,\"estimates\":2,"
+				      "\"estimate_median_pct\":7.9,\"estimate_max_pct\":7.9,"
+				      "\"budget_pct\":5,\"duty_first_pct\":25,\"duty_last_pct\":10,"
+				      "\"calibrated\":0,\"duty_down\":1,\"duty_up\":0,\"over_budget\":0}"));
+	run_free(&r);
+
+	/* none without overhead records */
+	path = tmp_path("light.gtrace");
+	cx_write_light(path);
+	run_range(path, "capture_sum", NULL, STATS_TABLE, &r);
+	assert_null(strstr(r.out, "Overhead"));
+	run_free(&r);
+	run_range(path, "capture_sum", NULL, STATS_JSON, &r);
+	assert_null(strstr(r.out, "\"overhead\""));
+	run_free(&r);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -452,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_sampled_windows),
 		cmocka_unit_test(test_sampled_ranges),
 		cmocka_unit_test(test_not_sampled),
+		cmocka_unit_test(test_overhead),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
