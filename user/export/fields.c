@@ -358,6 +358,17 @@ static void common_fields(const struct gt_hdr *rec, struct cf_val v[CF_MAX], uns
 	vs(v, n, CF_TYPE, type);
 }
 
+/* The common fields of a record that was taken on no CPU: capture
+ * control's, the daemon's. */
+static void no_cpu_fields(const struct gt_hdr *rec, struct cf_val v[CF_MAX], unsigned *n,
+			  const char *type)
+{
+	vu(v, n, CF_TS, rec->ts);
+	vu(v, n, CF_PID, rec->pid);
+	vu(v, n, CF_TID, rec->tid);
+	vs(v, n, CF_TYPE, type);
+}
+
 static unsigned ioctl_fields(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 {
 	static char dev[48], cmd[64], rm[24];
@@ -579,10 +590,7 @@ unsigned fields__capture(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 		return 0;
 	kind = gt_capture_kind__name(cp->kind);
 	source = gt_capture_source__name(cp->source);
-	vu(v, &n, CF_TS, rec->ts);
-	vu(v, &n, CF_PID, rec->pid);
-	vu(v, &n, CF_TID, rec->tid);
-	vs(v, &n, CF_TYPE, "capture");
+	no_cpu_fields(rec, v, &n, "capture");
 	vs(v, &n, CF_KIND, kind ? kind : "unknown");
 	vs(v, &n, CF_SOURCE, source ? source : "unknown");
 	vu(v, &n, CF_INDEX, cp->index);
@@ -660,10 +668,7 @@ unsigned fields__trigger(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 
 	if (rec->type != GT_REC_TRIGGER || rec->size < sizeof(*t))
 		return 0;
-	vu(v, &n, CF_TS, rec->ts);
-	vu(v, &n, CF_PID, rec->pid);
-	vu(v, &n, CF_TID, rec->tid);
-	vs(v, &n, CF_TYPE, "trigger");
+	no_cpu_fields(rec, v, &n, "trigger");
 	vs(v, &n, CF_KIND, gt_trigger_kind__name(t->kind));
 	if (rec->api) {
 		api = gt_api__name(rec->api);
@@ -719,10 +724,7 @@ unsigned fields__overhead(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 
 	if (rec->type != GT_REC_OVERHEAD || rec->size < sizeof(*o))
 		return 0;
-	vu(v, &n, CF_TS, rec->ts);
-	vu(v, &n, CF_PID, rec->pid);
-	vu(v, &n, CF_TID, rec->tid);
-	vs(v, &n, CF_TYPE, "overhead");
+	no_cpu_fields(rec, v, &n, "overhead");
 	vs(v, &n, CF_REASON, gt_overhead_reason__name(o->reason));
 	vu(v, &n, CF_INTERVAL_NS, o->interval_ns);
 	vu(v, &n, CF_HITS, o->hits);

@@ -556,10 +556,11 @@ static int on_gpu(struct jx *j, const struct gt_hdr *rec)
  * the lanes' tids, so no pid meets it. */
 #define RECORDER_PID LANE_BASE
 
-/* The rest of an instant event of rec after its name: category cat, scope
- * ("t" thread, "g" global), time, pid, tid, and the fields v as args. */
-static int put_instant_rest(struct jx *j, const struct gt_hdr *rec, const char *cat,
-			    const char *scope, const struct cf_val *v, unsigned n)
+/* The rest of an instant event at ts after its name: category cat, scope
+ * ("t" thread, "p" process, "g" global), pid, tid, and the fields v as
+ * args, those of skip left out. */
+static int put_instant_at(struct jx *j, uint64_t ts, uint32_t pid, uint32_t tid, const char *cat,
+			  const char *scope, const struct cf_val *v, unsigned n, uint64_t skip)
 {
 	struct obuf *o = &j->ob;
 
@@ -568,19 +569,33 @@ static int put_instant_rest(struct jx *j, const struct gt_hdr *rec, const char *
 	OBUF_LIT(o, "\",\"ph\":\"i\",\"s\":\"");
 	obuf__mem(o, scope, strlen(scope));
 	OBUF_LIT(o, "\",\"ts\":");
-	put_us(o, rec->ts);
-	put_pid_tid(o, rec->pid, rec->tid);
+	put_us(o, ts);
+	put_pid_tid(o, pid, tid);
 	OBUF_LIT(o, ",\"args\":{");
-	fields__json(o, v, n, ARGS_SKIP);
+	fields__json(o, v, n, skip);
 	OBUF_LIT(o, "}}");
 	return o->err;
+}
+
+/* The same for rec's own time, pid and tid, which its args leave out. */
+static int put_instant_rest(struct jx *j, const struct gt_hdr *rec, const char *cat,
+			    const char *scope, const struct cf_val *v, unsigned n)
+{
+	return put_instant_at(j, rec->ts, rec->pid, rec->tid, cat, scope, v, n, ARGS_SKIP);
+}
+
+/* Opens an event with its name: {"name":NAME — the caller writes the rest. */
+static void put_named(struct jx *j, const char *name)
+{
+	ev_open(j);
+	OBUF_LIT(&j->ob, "{\"name\":");
+	obuf__json_str(&j->ob, name);
 }
 
 /* A flight-recorder trigger: an instant of global scope (it marks the whole
  * timeline, and a signal's has no process), named as in Perfetto. */
 static int put_trigger(struct jx *j, const struct gt_hdr *rec)
 {
-	struct obuf *o = &j->ob;
 	struct cf_val v[CF_MAX];
 	unsigned n = fields__trigger(rec, v);
 	char name[128];
@@ -588,9 +603,7 @@ static int put_trigger(struct jx *j, const struct gt_hdr *rec)
 	if (!n)
 		return 0;
 	fields__trigger_name((const struct gt_trigger *)rec, name, sizeof(name));
-	ev_open(j);
-	OBUF_LIT(o, "{\"name\":");
-	obuf__json_str(o, name);
+	put_named(j, name);
 	return put_instant_rest(j, rec, "trigger", "g", v, n);
 }
 
@@ -610,9 +623,7 @@ static void put_counter(struct jx *j, const char *name, uint64_t ts, uint32_t pp
 	struct obuf *o = &j->ob;
 	char *p;
 
-	ev_open(j);
-	OBUF_LIT(o, "{\"name\":");
-	obuf__json_str(o, name);
+	put_named(j, name);
 	OBUF_LIT(o, ",\"cat\":\"overhead\",\"ph\":\"C\",\"ts\":");
 	put_us(o, ts);
 	put_pid_tid(o, RECORDER_PID, RECORDER_PID);
@@ -645,16 +656,9 @@ static int put_overhead(struct jx *j, const struct gt_hdr *rec)
 	if (ov->reason == GT_OVH_ESTIMATE)
 		return o->err;
 	fields__overhead_name(ov, name, sizeof(name));
-	ev_open(j);
-	OBUF_LIT(o, "{\"name\":");
-	obuf__json_str(o, name);
-	OBUF_LIT(o, ",\"cat\":\"overhead\",\"ph\":\"i\",\"s\":\"p\",\"ts\":");
-	put_us(o, rec->ts);
-	put_pid_tid(o, RECORDER_PID, RECORDER_PID);
-	OBUF_LIT(o, ",\"args\":{");
-	fields__json(o, v, n, (1ull << CF_TS) | (1ull << CF_TYPE));
-	OBUF_LIT(o, "}}");
-	return o->err;
+	put_named(j, name);
+	return put_instant_at(j, rec->ts, RECORDER_PID, RECORDER_PID, "overhead", "p", v, n,
+			      (1ull << CF_TS) | (1ull << CF_TYPE));
 }
 
 static int on_other(void *ctx, const struct gt_hdr *rec)
