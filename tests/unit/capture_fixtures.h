@@ -308,6 +308,28 @@ static inline unsigned long long cx_summary_row(const char *out, const char *sec
 	return v;
 }
 
+/* How often needle occurs in text. */
+static inline int cx_count_of(const char *text, const char *needle)
+{
+	size_t len = strlen(needle);
+	int n = 0;
+
+	for (size_t i = 0; text[i]; i++)
+		n += !strncmp(text + i, needle, len);
+	return n;
+}
+
+/* The count of dump --summary's "process events" line. */
+static inline unsigned long long cx_process_events(const char *out)
+{
+	const char *row = strstr(out, "\nprocess events ");
+	unsigned long long n = 0;
+
+	assert_non_null(row);
+	assert_int_equal(sscanf(row + strlen("\nprocess events "), "%llu", &n), 1);
+	return n;
+}
+
 /* What an export's write function makes of path. */
 static inline char *cx_export_text(const char *path, int (*write)(struct trace_reader *, FILE *, const char **))
 {

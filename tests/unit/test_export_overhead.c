@@ -41,17 +41,6 @@ static const char *write_overhead(void)
 	return path;
 }
 
-/* How often needle occurs in text. */
-static int count_of(const char *text, const char *needle)
-{
-	size_t len = strlen(needle);
-	int n = 0;
-
-	for (size_t i = 0; text[i]; i++)
-		n += !strncmp(text + i, needle, len);
-	return n;
-}
-
 /* ------------------------------------------------------------ dump */
 
 static void test_dump_lines(void **state)
@@ -79,7 +68,7 @@ static void test_dump_lines(void **state)
 	assert_non_null(strstr(r.out, "\"ts\":6000000000,\"pid\":100,\"tid\":101,\"type\":\"overhead\","
 				      "\"reason\":\"unknown\","));
 	/* the short one is no line */
-	assert_int_equal(count_of(r.out, "\"type\":\"overhead\""), 7);
+	assert_int_equal(cx_count_of(r.out, "\"type\":\"overhead\""), 7);
 	assert_null(strstr(r.out, "\"ts\":7000000000"));
 	run_free(&r);
 }
@@ -87,8 +76,6 @@ static void test_dump_lines(void **state)
 static void test_dump_summary(void **state)
 {
 	struct run r = { 0 };
-	unsigned long long n = 1;
-	const char *row;
 
 	(void)state;
 	cx_run_dump(write_overhead(), true, &r);
@@ -99,10 +86,7 @@ static void test_dump_summary(void **state)
 	assert_int_equal(cx_summary_row(r.out, "\noverhead records\n", "over_budget"), 1);
 	assert_int_equal(cx_summary_row(r.out, "\noverhead records\n", "unknown"), 1);
 	/* they are no process events; the short one is malformed */
-	row = strstr(r.out, "\nprocess events ");
-	assert_non_null(row);
-	assert_int_equal(sscanf(row + strlen("\nprocess events "), "%llu", &n), 1);
-	assert_int_equal(n, 0);
+	assert_int_equal(cx_process_events(r.out), 0);
 	assert_int_equal(cx_summary_row(r.out, "\ndecoder\n", "unknown_records"), 1);
 	run_free(&r);
 
@@ -140,7 +124,7 @@ static void test_csv_rows(void **state)
 	/* the overhead columns come last */
 	assert_non_null(strstr(csv, overhead_cols));
 	assert_true(strstr(csv, overhead_cols) < strchr(csv, '\n'));
-	assert_int_equal(count_of(csv, ",overhead,"), 7);
+	assert_int_equal(cx_count_of(csv, ",overhead,"), 7);
 	/* ts,pid,tid,cpu (empty),type, the other cells empty, then its own */
 	assert_non_null(strstr(csv, "\n2000000000,100,101,,overhead,"));
 	assert_non_null(strstr(csv, ",estimate,1000000000,12000,40760000,50000000,6000000,42500,4.25,"
@@ -186,7 +170,7 @@ static void test_json_events(void **state)
 	/* counters of the recorder's process, one series each */
 	assert_non_null(strstr(js, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" RECORDER ",\"tid\":"
 				   RECORDER ",\"args\":{\"name\":\"gtrace-bpf recorder\"}}"));
-	assert_int_equal(count_of(js, "\"gtrace-bpf recorder\""), 1);
+	assert_int_equal(cx_count_of(js, "\"gtrace-bpf recorder\""), 1);
 	assert_non_null(strstr(js, "{\"name\":\"overhead estimate (%)\",\"cat\":\"overhead\",\"ph\":\"C\","
 				   "\"ts\":2000000.000,\"pid\":" RECORDER ",\"tid\":" RECORDER
 				   ",\"args\":{\"value\":4.25}}"));
@@ -198,10 +182,10 @@ static void test_json_events(void **state)
 				   ",\"args\":{\"value\":10}}"));
 	/* an estimate per record over an interval (not the calibration's);
 	 * a budget and a duty cycle per record */
-	assert_int_equal(count_of(js, "\"name\":\"overhead estimate (%)\""), 6);
-	assert_int_equal(count_of(js, "\"name\":\"overhead budget (%)\""), 7);
-	assert_int_equal(count_of(js, "\"name\":\"full-capture duty cycle (%)\""), 7);
-	assert_int_equal(count_of(js, "\"ph\":\"C\""), 20);
+	assert_int_equal(cx_count_of(js, "\"name\":\"overhead estimate (%)\""), 6);
+	assert_int_equal(cx_count_of(js, "\"name\":\"overhead budget (%)\""), 7);
+	assert_int_equal(cx_count_of(js, "\"name\":\"full-capture duty cycle (%)\""), 7);
+	assert_int_equal(cx_count_of(js, "\"ph\":\"C\""), 20);
 	/* the changes: instants of the recorder's process with dump's fields */
 	assert_non_null(strstr(js, "{\"name\":\"overhead: duty cycle down to 10 % (estimated 7.9 %, "
 				   "budget 5 %)\",\"cat\":\"overhead\",\"ph\":\"i\",\"s\":\"p\","
@@ -215,7 +199,7 @@ static void test_json_events(void **state)
 	assert_non_null(strstr(js, "{\"name\":\"overhead: duty cycle up to 25 % (estimated 2.1 %, "
 				   "budget 5 %)\","));
 	assert_non_null(strstr(js, "{\"name\":\"overhead: unknown\","));
-	assert_int_equal(count_of(js, "\"cat\":\"overhead\",\"ph\":\"i\""), 5);
+	assert_int_equal(cx_count_of(js, "\"cat\":\"overhead\",\"ph\":\"i\""), 5);
 	/* the short one: counted, nothing else */
 	assert_non_null(strstr(js, "\"unknown_records\":1}"));
 	assert_null(strstr(js, "\"ts\":7000000.000"));
