@@ -108,12 +108,68 @@ static void test_bad_files(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* The instruction classes the budget calibrates: push (plain and REX.B),
+ * relative jumps and calls, conditional jumps and a one-byte nop are
+ * emulated by the kernel; anything else is single-stepped. */
+static void test_insn_classes(void **state)
+{
+	static const struct { unsigned char b[4]; size_t len; enum uprobe_insn want; } cases[] = {
+		{ { 0x55 }, 1, UPROBE_INSN_PUSH },		/* push %rbp */
+		{ { 0x53 }, 1, UPROBE_INSN_PUSH },		/* push %rbx */
+		{ { 0x41, 0x57 }, 2, UPROBE_INSN_PUSH },	/* push %r15 */
+		{ { 0x41 }, 1, UPROBE_INSN_STEP },		/* a REX prefix cut off */
+		{ { 0x48, 0x89, 0xf8 }, 3, UPROBE_INSN_STEP },	/* mov %rdi,%rax */
+		{ { 0x48, 0x83, 0xec, 0x08 }, 4, UPROBE_INSN_STEP }, /* sub $8,%rsp */
+		{ { 0xe9, 0, 0, 0 }, 4, UPROBE_INSN_BRANCH },	/* jmp rel32 */
+		{ { 0xeb, 0x05 }, 2, UPROBE_INSN_BRANCH },	/* jmp rel8 */
+		{ { 0xe8, 0, 0, 0 }, 4, UPROBE_INSN_BRANCH },	/* call rel32 */
+		{ { 0x74, 0x02 }, 2, UPROBE_INSN_BRANCH },	/* je rel8 */
+		{ { 0x0f, 0x84, 0, 0 }, 4, UPROBE_INSN_BRANCH },	/* je rel32 */
+		{ { 0x0f, 0x1f, 0x44, 0 }, 4, UPROBE_INSN_STEP },	/* a long nop: stepped */
+		{ { 0x90 }, 1, UPROBE_INSN_BRANCH },		/* nop */
+		{ { 0xc3 }, 1, UPROBE_INSN_STEP },		/* ret */
+		{ { 0 }, 0, UPROBE_INSN_STEP },			/* nothing readable */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(uprobe_insn__class(cases[i].b, cases[i].len), cases[i].want);
+}
+
+/* The classes read from a file at the probe offsets: the mock's entries
+ * (past endbr64) agree with the bytes there; offset 0 is left alone. */
+static void test_insn_classes_of_file(void **state)
+{
+	const char *path = getenv("GT_MOCK_LIB") ? getenv("GT_MOCK_LIB") : GT_MOCK_LIB;
+	const char *names[2] = { "cuLaunchKernel", "cuInit" };
+	uint64_t offs[3] = { 0 };
+	uint8_t cls[3] = { 0xee, 0xee, 0xee };
+	unsigned char code[4];
+	int fd, i;
+
+	(void)state;
+	assert_int_equal(elf_syms__resolve(path, names, 2, offs), 2);
+	assert_int_equal(elf_syms__insn_classes(path, offs, 3, cls), 0);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(pread(fd, code, 4, (off_t)offs[i]), 4);
+		assert_int_equal(cls[i], uprobe_insn__class(code, 4));
+	}
+	close(fd);
+	assert_int_equal(cls[2], 0xee);
+	assert_int_equal(elf_syms__insn_classes("/nonexistent", offs, 2, cls), -2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mock_entries_skip_endbr64),
 		cmocka_unit_test(test_libc_entries_placed),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_insn_classes),
+		cmocka_unit_test(test_insn_classes_of_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

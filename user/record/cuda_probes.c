@@ -56,6 +56,8 @@ struct cuda_probes {
 	uint64_t last_detach_ns;	/* how long the last detach of the hot groups took */
 	bool detach_reported;		/* ... and cuda_probes__detach_done() said so */
 	struct detach_batch *detaching;	/* hot links being closed by a thread, NULL = none */
+	uint8_t insn[GT_API__COUNT];	/* 1 + enum uprobe_insn of each api's probed
+					 * instruction, 0 = not probed */
 	int range_fds[2];		/* -c nvtx: the agent's open and close (multi mode) */
 	struct bpf_link *range_links[2];/* the same in per-probe mode */
 };
@@ -354,6 +356,16 @@ int cuda_probes__attach_file(struct cuda_probes *p, const char *path, const char
 		err = found ? found : -ENOEXEC;
 		goto fail;
 	}
+	/* for the overhead budget: what a hit of each probe costs */
+	{
+		uint8_t cls[NAPI];
+
+		memset(cls, 0xff, sizeof(cls));
+		elf_syms__insn_classes(fdp, offs, NAPI, cls);
+		for (i = 0; i < NAPI; i++)
+			if (cls[i] != 0xff)
+				p->insn[i + 1] = cls[i] + 1;
+	}
 	for (i = 0; i < NAPI; i++) {
 		const struct gt_api_info *d = gt_api__info(i + 1);
 		bool alias = false, entry_only;
@@ -542,6 +554,11 @@ int cuda_probes__attach_ranges(struct cuda_probes *p, const char *path, uint32_t
 		}
 	}
 	return 0;
+}
+
+int cuda_probes__insn_class(const struct cuda_probes *p, unsigned api)
+{
+	return api < GT_API__COUNT ? (int)p->insn[api] - 1 : -1;
 }
 
 size_t cuda_probes__nfiles(const struct cuda_probes *p) { return p->nfiles; }

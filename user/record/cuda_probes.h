@@ -51,6 +51,9 @@ bool cuda_probes__detach_done(struct cuda_probes *p, bool wait, uint64_t *ns);
  * opening ranges of source (enum gt_capture_source). Returns 0, -ENOEXEC
  * when the agent lacks them, or another negative errno. */
 int cuda_probes__attach_ranges(struct cuda_probes *p, const char *path, uint32_t source);
+/* How a hit of api's entry probe is taken (enum uprobe_insn, elf_syms.h),
+ * in the file attached last that has it; -1 when no file has it. */
+int cuda_probes__insn_class(const struct cuda_probes *p, unsigned api);
 size_t cuda_probes__nfiles(const struct cuda_probes *p);
 size_t cuda_probes__nprobes(const struct cuda_probes *p);
 size_t cuda_probes__nfailed(const struct cuda_probes *p);

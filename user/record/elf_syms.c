@@ -177,3 +177,37 @@ int elf_syms__each(const char *path, const char *prefix, elf_syms_fn fn, void *c
 
 	return err ? err : c.count;
 }
+
+enum uprobe_insn uprobe_insn__class(const unsigned char *c, size_t len)
+{
+	if (!len)
+		return UPROBE_INSN_STEP;
+	if (c[0] >= 0x50 && c[0] <= 0x57)
+		return UPROBE_INSN_PUSH;
+	if (len >= 2 && c[0] == 0x41 && c[1] >= 0x50 && c[1] <= 0x57)
+		return UPROBE_INSN_PUSH;
+	if (c[0] == 0xe8 || c[0] == 0xe9 || c[0] == 0xeb || c[0] == 0x90 || (c[0] >= 0x70 && c[0] <= 0x7f))
+		return UPROBE_INSN_BRANCH;
+	if (len >= 2 && c[0] == 0x0f && c[1] >= 0x80 && c[1] <= 0x8f)
+		return UPROBE_INSN_BRANCH;
+	return UPROBE_INSN_STEP;
+}
+
+int elf_syms__insn_classes(const char *path, const uint64_t *offs, size_t n, uint8_t *cls)
+{
+	unsigned char code[4];
+	size_t i;
+	ssize_t got;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	for (i = 0; i < n; i++) {
+		if (!offs[i])
+			continue;
+		got = pread(fd, code, sizeof(code), (off_t)offs[i]);
+		cls[i] = (uint8_t)uprobe_insn__class(code, got > 0 ? (size_t)got : 0);
+	}
+	close(fd);
+	return 0;
+}

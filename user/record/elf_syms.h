@@ -21,4 +21,21 @@ int elf_syms__resolve(const char *path, const char *const *names, size_t n, uint
 typedef int (*elf_syms_fn)(void *ctx, const char *name, uint64_t offset);
 int elf_syms__each(const char *path, const char *prefix, elf_syms_fn fn, void *ctx);
 
+/* How the kernel takes a uprobe hit on an x86-64 instruction: emulated in
+ * the trap (push of a register, a relative jump or call, a conditional
+ * jump, a one-byte nop), or by single-stepping a copy out of line, a second
+ * trap on every hit. The cost of a hit differs by several times between
+ * them, so the overhead budget calibrates each (record/budget.c). */
+enum uprobe_insn {
+	UPROBE_INSN_STEP = 0,	/* single-stepped (or unknown) */
+	UPROBE_INSN_PUSH,	/* push %reg, with or without REX.B */
+	UPROBE_INSN_BRANCH,	/* jmp/call rel, jcc, nop 0x90 */
+	UPROBE_INSN__COUNT,
+};
+/* The class of the instruction starting at code[0] (len bytes readable). */
+enum uprobe_insn uprobe_insn__class(const unsigned char *code, size_t len);
+/* The classes of the instructions at file offsets offs[0..n-1] of path (0
+ * offsets skipped: cls left as it is). Returns 0 or -errno. */
+int elf_syms__insn_classes(const char *path, const uint64_t *offs, size_t n, uint8_t *cls);
+
 #endif
