@@ -324,6 +324,7 @@ struct opts {
 	long gap_ms;		/* sleep between the parts of --ranges */
 	long hold_ms;		/* sleep inside each range, before its launches */
 	const char *launch_log;	/* CLOCK_MONOTONIC ns before each launch, one per line */
+	long work_us;		/* with flood_s: busy this long (on-CPU) before each launch */
 };
 
 static void usage(FILE *f)
@@ -344,6 +345,8 @@ static void usage(FILE *f)
 		"  --fail           also make one failing call (cuMemAlloc_v2 of 0 bytes)\n"
 		"  --flood SECONDS  launch as fast as possible on every thread for SECONDS\n"
 		"  --rate N         with --flood: N launches per second per thread, evenly paced\n"
+		"  --work US        with --flood: spin US microseconds on the CPU before each launch\n"
+		"                   (host work between launches, as a launch-bound program has)\n"
 		"  --ranges R       cut the launches into 2R+1 parts, every second one between\n"
 		"                   cuProfilerStart and cuProfilerStop (one launch thread only);\n"
 		"                   0: no profiler calls at all (default: one empty range at the end)\n"
@@ -384,7 +387,7 @@ static long parse_num(const char *opt, const char *s, long min, long max)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_LAUNCHES = 256, O_COPIES, O_SYNCS, O_THREADS, O_WAIT, O_FAIL, O_FLOOD, O_RATE,
-	       O_RANGES, O_GAP, O_LOG, O_HOLD };
+	       O_RANGES, O_GAP, O_LOG, O_HOLD, O_WORK };
 	static const struct option longopts[] = {
 		{ "launches", required_argument, NULL, O_LAUNCHES },
 		{ "copies", required_argument, NULL, O_COPIES },
@@ -398,6 +401,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "gap", required_argument, NULL, O_GAP },
 		{ "hold", required_argument, NULL, O_HOLD },
 		{ "launch-log", required_argument, NULL, O_LOG },
+		{ "work", required_argument, NULL, O_WORK },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -437,6 +441,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case O_LOG:
 			o->launch_log = optarg;
 			break;
+		case O_WORK:
+			o->work_us = parse_num("--work", optarg, 1, 1000000L);
+			break;
 		case O_WAIT:
 			o->wait_signal = true;
 			break;
@@ -458,6 +465,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		bad_usage("unexpected argument '%s'", argv[optind]);
 	if (o->rate && !o->flood_s)
 		bad_usage("%s needs --flood", "--rate");
+	if (o->work_us && (!o->flood_s || o->rate))
+		bad_usage("%s needs --flood and no --rate", "--work");
 	if (o->ranges > 0 && (o->threads > 1 || o->flood_s))
 		bad_usage("%s needs one launch thread and no --flood", "--ranges");
 }
@@ -483,6 +492,7 @@ struct worker {
 	long launches;			/* to make, when not flooding */
 	long flood_s;			/* > 0: launch for this long */
 	long rate;			/* > 0: paced to this many launches per second */
+	long work_us;			/* busy before each flood launch */
 	bool set_ctx;			/* a new thread: make the context current first */
 	int index;			/* which launch thread, for its name */
 	long ranges;			/* > 0: launches in profiler ranges (--ranges) */
@@ -586,6 +596,13 @@ static void *worker_main(void *arg)
 				double due = start + (double)i / (double)w->rate, t;
 
 				while ((t = now_s()) < due)
+					;
+				if (t >= end)
+					break;
+			} else if (w->work_us) {
+				double until = now_s() + w->work_us / 1e6, t;
+
+				while ((t = now_s()) < until)
 					;
 				if (t >= end)
 					break;
@@ -813,6 +830,7 @@ int main(int argc, char **argv)
 		workers[t].launches = o.launches;
 		workers[t].flood_s = o.flood_s;
 		workers[t].rate = o.rate;
+		workers[t].work_us = o.work_us;
 		workers[t].set_ctx = o.threads > 1;
 		workers[t].index = (int)t;
 		workers[t].ranges = o.ranges > 0 ? o.ranges : 0;
