@@ -22,7 +22,7 @@ _gtrace_bpf_opts() {
 	stats) echo "--force --format --output --range --report --timeunit $common" ;;
 	merge) echo "--force --output --quiet $common" ;;
 	census) echo "--functions --libcuda $common" ;;
-	daemon) echo "--buffer-size --dir --libcuda --light-window --log --memory --metrics --metrics-remote --mode --post --quiet --trigger --verbose --window $common" ;;
+	daemon) echo "--budget --buffer-size --dir --libcuda --light-window --log --memory --metrics --metrics-remote --mode --post --quiet --trigger --verbose --window $common" ;;
 	snapshot) echo "--last --output --pid $common" ;;
 	status) echo "--json $common" ;;
 	esac
@@ -108,7 +108,7 @@ _gtrace_bpf() {
 		COMPREPLY=($(compgen -W "sync> error error= exit profiler signal" -- "$cur")); return 0 ;;
 	-p|--pid)
 		COMPREPLY=($(compgen -W "$(cd /proc 2>/dev/null && compgen -G '[0-9]*')" -- "$cur")); return 0 ;;
-	-d|--duration|-y|--delay|--buffer-size|--max-size|--scenario|--ioctl-majors|--functions|--light-window|--nvtx-capture|--range|--window|--memory|--last|--metrics|--post)
+	-d|--duration|-y|--delay|--buffer-size|--max-size|--scenario|--ioctl-majors|--functions|--light-window|--nvtx-capture|--range|--window|--memory|--last|--metrics|--post|--budget)
 		COMPREPLY=(); return 0 ;;
 	esac
 	if [[ $cur == -* ]]; then

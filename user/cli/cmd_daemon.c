@@ -17,7 +17,7 @@
 #include "record/control.h"
 #include "record/record.h"
 
-enum { OPT_WINDOW = 0x100, OPT_MEMORY, OPT_DIR, OPT_MODE, OPT_LIGHT_WINDOW, OPT_LAST, OPT_LIBCUDA, OPT_LOG, OPT_METRICS, OPT_METRICS_REMOTE, OPT_TRIGGER, OPT_POST };
+enum { OPT_WINDOW = 0x100, OPT_MEMORY, OPT_DIR, OPT_MODE, OPT_LIGHT_WINDOW, OPT_LAST, OPT_LIBCUDA, OPT_LOG, OPT_METRICS, OPT_METRICS_REMOTE, OPT_TRIGGER, OPT_POST, OPT_BUDGET };
 
 #define MAX_TRIGGERS 16
 
@@ -27,6 +27,10 @@ static const struct argp_option daemon_options[] = {
 	  "Keep at most SIZE of compressed chunks (default 256M); the oldest go first, counted", 0 },
 	{ "dir", OPT_DIR, "DIR", 0, "Where snapshots are written (default /var/lib/gtrace-bpf)", 0 },
 	{ "mode", OPT_MODE, "light|full", 0, "What is recorded (default light: see record --mode)", 0 },
+	{ "budget", OPT_BUDGET, "PCT", 0,
+	  "Keep the estimated cost to the traced programs under PCT% of their time (default 1%) by "
+	  "spacing light mode's windows; none: estimate only. The estimate is measured: probe hits "
+	  "(BPF statistics) x a hit's cost timed at start, plus the programs' run time", 0 },
 	{ "light-window", OPT_LIGHT_WINDOW, "LEN/PERIOD", 0,
 	  "Light mode's full-capture windows (default 200ms/5s)", 0 },
 	{ "buffer-size", 0x200, "SIZE", 0, "Ring buffer size (default 64M)", 0 },
@@ -135,6 +139,20 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 	case OPT_LIGHT_WINDOW:
 		cli__window_arg(state, arg, &o->window_ns, &o->period_ns);
 		break;
+	case OPT_BUDGET: {
+		char *end;
+
+		if (!strcmp(arg, "none")) {
+			o->budget = 0;
+			break;
+		}
+		d = strtod(arg, &end);
+		if (end == arg || (*end && strcmp(end, "%")) || !(d >= 0.01) || d > 50)
+			argp_error(state, "invalid --budget '%s' (a percentage from 0.01%% to 50%%, e.g. "
+				   "1%%, or none)", arg);
+		o->budget = d / 100;
+		break;
+	}
 	case 0x200:
 		o->buffer_size = cli__buffer_size_arg(state, arg);
 		break;
@@ -200,7 +218,7 @@ static void metrics_on_poll(void *ctx, const struct gt_counters *c, const struct
 {
 	struct metrics_hook *mh = ctx;
 	struct gt_metrics_self self = {
-		.overhead_ratio = -1,	/* not estimated yet: the budget is to come */
+		.overhead_ratio = s->overhead,	/* -1 while unknown */
 		.duty_cycle = s->duty_cycle,
 		.records = s->records,
 		.ring_bytes = s->ring_bytes,
@@ -221,7 +239,7 @@ int cmd_daemon(int argc, char **argv, const char *cmdline)
 		.trace_ioctl = true, .trace_sched = true, .light = true, .window_ns = 200000000ull,
 		.period_ns = 5000000000ull, .daemon = true, .daemon_window_ns = 60000000000ull,
 		.daemon_memory = 256ull << 20, .daemon_dir = "/var/lib/gtrace-bpf",
-		.trigger_post_ns = 5000000000ull,
+		.trigger_post_ns = 5000000000ull, .budget = 0.01,
 	} };
 
 	struct metrics_hook mh = { 0 };

@@ -270,7 +270,9 @@ out:
  * The records a per-process snapshot keeps besides the process' own: those
  * of no process (pid 0: the recorder's capture changes, libcuda paths found
  * in no process), the counters (GT_REC_STATS, pid = the recorder's, which
- * readers take the drop counts from) and the libcuda paths, which name a
+ * readers take the drop counts from), the overhead budget's estimates
+ * (GT_REC_OVERHEAD, pid = the process that paid most, which is the
+ * recorder's own figure whoever paid) and the libcuda paths, which name a
  * file every process may map.  A fork of the process is the child's record
  * (hdr.pid = child) and is not kept.
  */
@@ -278,7 +280,8 @@ static bool snap__keeps(const struct gt_hdr *rec, uint32_t pid)
 {
 	const struct gt_name *nm = (const struct gt_name *)rec;
 
-	if (rec->pid == pid || rec->pid == 0 || rec->type == GT_REC_STATS)
+	if (rec->pid == pid || rec->pid == 0 || rec->type == GT_REC_STATS ||
+	    rec->type == GT_REC_OVERHEAD)
 		return true;
 	return rec->type == GT_REC_NAME && rec->size >= sizeof(*nm) &&
 	       nm->kind == GT_NAME_LIBCUDA;

@@ -104,8 +104,20 @@ void capture__start(struct recorder *r, uint64_t now)
 {
 	const struct record_opts *o = r->o;
 
+	r->cap.period_ns = o->period_ns;
 	if (o->light && o->capture_range == RECORD_RANGE_NONE && o->period_ns)
 		r->cap.next_window = now;	/* the first window at once */
+}
+
+void capture__set_period(struct recorder *r, uint64_t period_ns)
+{
+	struct capture_ctl *c = &r->cap;
+
+	if (!c->next_window || !period_ns)
+		return;
+	/* the next window counted from the last one's opening */
+	c->next_window = c->last_open + period_ns;
+	c->period_ns = period_ns;
 }
 
 static void window_open(struct recorder *r)
@@ -113,6 +125,7 @@ static void window_open(struct recorder *r)
 	uint64_t lat, ts = hot_on(r, &lat);
 
 	r->cap.windows++;
+	r->cap.last_open = ts;
 	r->cap.window_end = ts + r->o->window_ns;
 	capture_write(r, GT_REC_CAPTURE, GT_CAP_WINDOW_OPEN, GT_CAPSRC_WINDOW, r->cap.windows, 0, ts,
 		      lat, 0, 0);
@@ -134,9 +147,9 @@ uint64_t capture__tick(struct recorder *r, uint64_t now)
 		window_close(r);
 	if (c->next_window && now >= c->next_window && !c->window_end) {
 		window_open(r);
-		c->next_window += r->o->period_ns;
+		c->next_window += c->period_ns;
 		if (c->next_window <= now)	/* fell behind: skip, never stack windows */
-			c->next_window = now + r->o->period_ns;
+			c->next_window = now + c->period_ns;
 	}
 	if (c->window_end)
 		return c->window_end;

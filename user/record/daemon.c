@@ -24,7 +24,9 @@
 #include "format/trace_file.h"
 #include "lib/log.h"
 #include "lib/vec.h"
+#include "record/budget.h"
 #include "record/control.h"
+#include "record/elf_syms.h"
 #include "record/cuda_object.h"
 #include "record/proc_names.h"
 #include "record/recorder.h"
@@ -239,15 +241,53 @@ static size_t do_snapshot(struct recorder *r, const char *req, char *buf, size_t
 	return reply(buf, len, "ok\n%s\n", path);
 }
 
+/* The budget's lines of status: estimates are labelled as such. */
+static size_t budget_lines(struct recorder *r, char *buf, size_t len)
+{
+	struct budget_status st;
+	char est[32] = "unknown";
+
+	if (!budget__status(r, &st))
+		return reply(buf, len, "overhead_estimate_pct unknown\n");
+	if (st.known)
+		snprintf(est, sizeof(est), "%.3f", st.estimate * 100);
+	return reply(buf, len,
+		     "overhead_estimate_pct %s\n"
+		     "overhead_mean_estimate_pct %.3f\n"
+		     "overhead_max_estimate_pct %.3f\n"
+		     "overhead_budget_pct %.3f\n"
+		     "overhead_over_budget %d\n"
+		     "overhead_thread %u/%u\n"
+		     "overhead_interval_s %.1f\n"
+		     "overhead_hits %llu\n"
+		     "overhead_bpf_ms %.3f\n"
+		     "overhead_evaluations %llu\n"
+		     "overhead_changes %llu\n"
+		     "duty_cycle_pct %.3f\n"
+		     "light_period_s %.1f\n"
+		     "probe_hit_ns %.0f\n"
+		     "probe_hit_push_ns %.0f\n"
+		     "probe_hit_branch_ns %.0f\n"
+		     "probe_hit_step_ns %.0f\n"
+		     "probe_ret_ns %.0f\n"
+		     "bpf_stats %s\n",
+		     est, st.mean_estimate * 100, st.max_estimate * 100, r->o->budget * 100, st.over, st.pid, st.tid,
+		     st.interval_ns / 1e9, (unsigned long long)st.hits, st.bpf_ns / 1e6,
+		     (unsigned long long)st.evaluations, (unsigned long long)st.changes, st.duty * 100,
+		     st.period_ns / 1e9, st.hit_ns, st.hit_insn_ns[UPROBE_INSN_PUSH],
+		     st.hit_insn_ns[UPROBE_INSN_BRANCH], st.hit_insn_ns[UPROBE_INSN_STEP], st.ret_ns, st.stats ? "on" : "off");
+}
+
 static size_t do_status(struct recorder *r, char *buf, size_t len)
 {
 	struct gt_counters c;
 	struct chunk_ring_stats rs;
 	uint64_t up = now_ns(CLOCK_MONOTONIC) - r->daemon_start;
+	size_t n;
 
 	recorder__counters(r, &c);
 	chunk_ring__stats(r->ring, &rs);
-	return reply(buf, len,
+	n = reply(buf, len,
 		     "ok\n"
 		     "pid %d\n"
 		     "uptime_s %.1f\n"
@@ -279,6 +319,7 @@ static size_t do_status(struct recorder *r, char *buf, size_t len)
 		     r->cap.windows,
 		     (unsigned long long)r->snapshots, (unsigned long long)r->trig.fired,
 		     (unsigned long long)r->trig.suppressed);
+	return n + budget_lines(r, buf + n, len - n);
 }
 
 static size_t handle(void *ctx, const char *req, char *buf, size_t len)
@@ -298,6 +339,7 @@ static void poll_hook(struct recorder *r)
 	const struct record_hooks *h = r->o->hooks;
 	struct chunk_ring_stats rs;
 	struct record_self s = { 0 };
+	struct budget_status bs;
 	struct gt_counters c;
 	struct timespec cpu;
 	uint64_t up;
@@ -316,6 +358,8 @@ static void poll_hook(struct recorder *r)
 		       (double)r->cap.windows * r->o->window_ns / up : 0.0;
 	if (s.duty_cycle > 1)
 		s.duty_cycle = 1;
+	s.overhead = budget__status(r, &bs) && bs.known ? bs.estimate : -1;
+	s.budget = r->o->budget;
 	h->on_poll(h->ctx, &c, &s);
 }
 

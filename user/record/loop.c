@@ -16,6 +16,7 @@
 #include "lib/log.h"
 #include "record/child.h"
 #include "record/pid_watch.h"
+#include "record/budget.h"
 #include "record/recorder.h"
 
 int recorder__start_child(struct recorder *r)
@@ -94,6 +95,8 @@ int recorder__run_loop(struct recorder *r)
 			pr_info("--duration reached; stopping");
 			break;
 		}
+		/* the budget weighs a window period before the next one opens */
+		budget__tick(r, now);
 		/* light mode's windows open and close on time, not at the next poll */
 		wake = capture__tick(r, now);
 		timeout = POLL_MS;

@@ -32,6 +32,7 @@
 #include "record/bpf_log.h"
 #include "record/proc_names.h"
 #include "record/record.h"
+#include "record/budget.h"
 #include "record/recorder.h"
 #include "record/output.h"
 #include "record/pid_watch.h"
@@ -123,6 +124,8 @@ static int on_event(void *ctx, void *data, size_t len)
 	}
 	if (r->ctl)
 		trigger__on_record(r, h);
+	if (r->bud)
+		budget__on_record(r, h);
 	switch (h->type) {
 	case GT_REC_LIBOPEN: {
 		const struct gt_path *p = data;
@@ -720,6 +723,8 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		r->w = NULL;
 		goto cleanup;
 	}
+	if (o->daemon && (err = budget__start(r)))
+		goto cleanup;
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.rb), on_event, r, NULL);
 	if (!r->rb) {
 		err = -errno;
@@ -763,6 +768,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		pr_warn("failed to start %s: %s", o->cmd[0], strerror(-err));
 	recorded = true;
 	err = recorder__run_loop(r);
+	budget__finish(r);
 	if (r->child && !recorder__child_done(r) && r->untraced_stop)
 		recorder__wait_child_untraced(r);
 	else if (r->child && !recorder__child_done(r))
@@ -784,6 +790,7 @@ cleanup:
 	child__free(r->child);	/* never released: it exits without running CMD */
 	ring_buffer__free(r->rb);
 	cuda_probes__free(r->probes);
+	budget__free(r);
 	kernel_sources__free(r->ks);
 	pid_watch__free(r->watch);
 	kernel_names__free(r->names);

@@ -25,6 +25,8 @@ struct record_self {
 	uint64_t window_bytes;		/* the in-memory window's bytes (daemon) */
 	uint64_t cpu_ns;		/* the recorder's CPU time, user + system */
 	double duty_cycle;		/* fraction of time every probe was live: 1 in full mode */
+	double overhead;		/* the budget's estimate (budget.c), -1 while unknown */
+	double budget;			/* --budget, 0 = none */
 };
 struct record_hooks {
 	void *ctx;
@@ -81,6 +83,8 @@ struct record_opts {
 	const struct record_trigger *triggers; /* daemon --trigger */
 	size_t ntriggers;
 	uint64_t trigger_post_ns;	/* --post: a triggered snapshot waits this long after it */
+	double budget;			/* daemon --budget: keep the estimated overhead under this
+					 * fraction (light mode), 0 = estimate only */
 };
 
 struct cupti_session;

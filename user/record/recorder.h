@@ -38,6 +38,8 @@ struct open_range {
 /* Capture control (capture.c). */
 struct capture_ctl {
 	uint64_t next_window;		/* light mode: when the next window opens, 0 = never */
+	uint64_t period_ns;		/* ... every this long (--light-window, or the budget's) */
+	uint64_t last_open;		/* when the last window opened */
 	uint64_t window_end;		/* the open window's end, 0 = none open */
 	uint32_t windows;		/* windows opened */
 	uint32_t opened, refused, closed;/* range records seen */
@@ -102,6 +104,7 @@ struct recorder {
 	size_t preamble_len, preamble_cap;
 	uint64_t preamble_lost;		/* name records it had no room for */
 	struct trigger_ctl trig;	/* --trigger */
+	struct budget *bud;		/* the daemon's overhead budget (budget.c), NULL = none */
 };
 
 /* SIGINT/SIGTERM received: the first stops the recording, a second kills
@@ -146,6 +149,9 @@ void capture__start(struct recorder *r, uint64_t now);
 /* Opens and closes light mode's windows. Returns when it wants to be called
  * next (CLOCK_MONOTONIC ns), 0 for never. */
 uint64_t capture__tick(struct recorder *r, uint64_t now);
+/* The budget's window period from now on (the next window counted from the
+ * last one's opening). */
+void capture__set_period(struct recorder *r, uint64_t period_ns);
 /* A range record from BPF, after it was written. */
 void capture__on_range(struct recorder *r, const struct gt_capture *e);
 /* Before the trace is finished: closes what is open, says what was captured. */

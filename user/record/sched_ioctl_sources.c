@@ -246,6 +246,21 @@ void kernel_sources__counters(const struct kernel_sources *ks, struct gt_counter
 	ADD_BSS(ks->sched, c);
 }
 
+size_t kernel_sources__objects(const struct kernel_sources *ks, struct bpf_object **objs, size_t max)
+{
+	size_t n = 0;
+
+	if (!ks)
+		return 0;
+	if (ks->ioctl && n < max)
+		objs[n++] = ks->ioctl->obj;
+	if (ks->fentry && n < max)
+		objs[n++] = ks->fentry->obj;
+	if (ks->sched && n < max)
+		objs[n++] = ks->sched->obj;
+	return n;
+}
+
 void kernel_sources__free(struct kernel_sources *ks)
 {
 	if (!ks)

@@ -27,6 +27,7 @@ struct kernel_sources_opts {
 };
 
 struct kernel_sources;
+struct bpf_object;
 
 /* Loads and attaches what opts asks for. Returns 0 or a negative errno with
  * one error line printed; a rung that fails falls through to the next. */
@@ -35,6 +36,9 @@ int kernel_sources__start(const struct kernel_sources_opts *o, struct kernel_sou
 enum gt_ioctl_rung kernel_sources__rung(const struct kernel_sources *ks);
 /* Adds this side's events and drops into c. */
 void kernel_sources__counters(const struct kernel_sources *ks, struct gt_counters *c);
+/* The loaded BPF objects (for their programs' run counts: the overhead
+ * budget); up to max into objs, returns how many. */
+size_t kernel_sources__objects(const struct kernel_sources *ks, struct bpf_object **objs, size_t max);
 void kernel_sources__free(struct kernel_sources *ks);
 
 #endif

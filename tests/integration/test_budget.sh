@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The daemon's overhead budget against the mock libcuda: its estimate
+# compared with the cost measured inside the traced program (the mock
+# workload spins a fixed time before each launch and logs when each launch
+# starts, so the launches' spacing inside light mode's windows against
+# outside them is what the probes cost it), the window period stretched to
+# keep a budget and given back when the cost goes, status, bad values.
+REQUIRES="root jq mock gtrace python3"
+. "$(dirname "$0")/lib.sh"
+
+start_daemon() {
+	export GTRACE_RUN_DIR=$T/run
+	mkdir -p -m 0700 "$T/snaps"
+	"$GTRACE" daemon -v --libcuda "$MOCK_LIB" --dir "$T/snaps" "$@" > "$T/daemon.out" 2> "$T/daemon.err" &
+	DPID=$!
+	PIDS+=("$DPID")
+	wait_line "$T/daemon.err" '^gtrace-bpf: recording' 30 "$DPID" ||
+		fatal "the daemon did not start: $(tail -n 3 "$T/daemon.err" | tr '\n' '|')"
+}
+
+stop_daemon() {
+	kill -TERM "$DPID"
+	wait_exit "$DPID" 30 || fatal "the daemon did not stop within 30 s of SIGTERM"
+	[ "$WAIT_RC" -eq 0 ] || err "the daemon exited $WAIT_RC after SIGTERM: $(tail -n 3 "$T/daemon.err" | tr '\n' '|')"
+}
+
+status_of() { # KEY: its value in status --json
+	"$GTRACE" status --json | jq -r --arg k "$1" '.[$k]'
+}
+
+# measured LOG DUMP [AFTER]: what the probes cost the workload over the
+# daemon's estimate intervals (its "overhead" records of reason estimate,
+# from the first whose interval starts at or after AFTER ns), from its
+# launch log: per light-mode window, the launches made while the probes were
+# attached (its attach, the window, its detach) each took the median spacing
+# there less the median spacing in the quiet time before it; their sum
+# against the rest of the intervals, as the daemon defines its estimate.
+# Prints: measured estimate windows (fractions), the daemon's own estimate
+# over the same intervals.
+measured() {
+	python3 - "$@" <<- 'EOF'
+		import bisect, json, sys
+		log, dump = sys.argv[1], sys.argv[2]
+		after = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+		ts = [int(x) for x in open(log) if x.strip()]
+		wins, ivs, op = [], [], None
+		for line in open(dump):
+		    r = json.loads(line)
+		    if r.get("type") == "capture" and r.get("kind") == "window_open":
+		        op = (r["ts"] - r.get("latency_ns", 0), r["ts"])
+		    elif r.get("type") == "capture" and r.get("kind") == "window_close" and op:
+		        wins.append((op[0], op[1], r["ts"], r["ts"] + r.get("latency_ns", 0)))
+		        op = None
+		    elif r.get("type") == "overhead" and r.get("reason") != "calibrated":
+		        if r["ts"] - r["interval_ns"] >= after:
+		            ivs.append((r["ts"] - r["interval_ns"], r["ts"], r["probe_ns"]))
+		def gaps(a, b):
+		    i, j = bisect.bisect_left(ts, a), bisect.bisect_left(ts, b)
+		    return sorted(ts[k + 1] - ts[k] for k in range(i, j - 1))
+		def med(g):
+		    return g[len(g) // 2] if g else 0
+		extra, used, prev = 0, 0, 0
+		for a0, a1, c0, c1 in wins:
+		    quiet = gaps(max(prev, a0 - 2000000000) + 50000000, a0 - 10000000)
+		    prev = c1
+		    if not any(lo <= a1 < hi for lo, hi, _ in ivs) or len(quiet) < 100:
+		        continue
+		    base = med(quiet)
+		    for lo, hi in ((a0, a1), (a1, c0), (c0, c1)):
+		        g = gaps(lo, hi)
+		        extra += len(g) * max(0, med(g) - base)
+		    used += 1
+		span = sum(hi - lo for lo, hi, _ in ivs)
+		probe = sum(p for _, _, p in ivs)
+		print("%.5f %.5f %d" % (extra / (span - extra) if span > extra else 1,
+		                        probe / (span - probe) if span > probe else 1, used))
+	EOF
+}
+
+# The estimate against the cost measured in the workload: 1 s windows every
+# 3 s, no budget (the period stays), a workload spinning 40 us per launch.
+t_estimate() {
+	local m est wins
+	GT_LIBCUDA=$MOCK_LIB "$WORKLOAD" --flood 14 --work 40 --launch-log "$T/ll" > "$T/wl.out" 2> "$T/wl.err" &
+	local wp=$!
+	PIDS+=("$wp")
+	sleep 0.5
+	start_daemon --light-window 1s/3s --budget none --window 60s
+	sleep 9.5
+	"$GTRACE" snapshot -o "$T/s.gtrace" > /dev/null 2> "$T/snap.err" || fatal "snapshot: $(cat "$T/snap.err")"
+	stop_daemon
+	wait_exit "$wp" 30 || fatal "the workload did not end"
+	[ "$WAIT_RC" -eq 0 ] || fatal "the workload failed: $(tail -n 2 "$T/wl.err")"
+	dump_trace "$T/s.gtrace" "$T/s.json"
+	read -r m est wins < <(measured "$T/ll" "$T/s.json")
+	log "estimate $(pct "$est"), measured $(pct "$m") over $wins windows"
+	[ "$wins" -ge 2 ] || fatal "only $wins windows inside the estimate's intervals"
+	awk -v m="$m" 'BEGIN { exit !(m > 0.01) }' || fatal "the probes measured no cost ($m): nothing to compare"
+	# within 30 % of what the workload paid
+	awk -v e="$est" -v m="$m" 'BEGIN { exit !(e >= 0.7 * m && e <= 1.3 * m) }' ||
+		err "the estimate $(pct "$est") is not within 30% of the measured $(pct "$m")"
+	grep -q 'budget: a probe hit costs .* single-stepped' "$T/daemon.err" || err "no calibration line at -v"
+	grep -q 'overhead (estimated): ' "$T/daemon.err" || err "no closing estimate line"
+}
+
+pct() { awk -v x="$1" 'BEGIN { printf "%.2f%%", x * 100 }'; }
+
+# A 10 % budget with half of the time in windows costing ~30 %: the period
+# is stretched, the cost after it is under the budget; once the workload has
+# stopped, the configured period comes back.
+t_keeps() {
+	local period m est wins t0 i
+	GT_LIBCUDA=$MOCK_LIB "$WORKLOAD" --flood 12 --work 20 --launch-log "$T/ll" > "$T/wl.out" 2> "$T/wl.err" &
+	local wp=$!
+	PIDS+=("$wp")
+	sleep 0.5
+	start_daemon --light-window 500ms/1s --budget 10% --window 60s
+	sleep 9
+	period=$(status_of light_period_s)
+	awk -v p="$period" 'BEGIN { exit !(p > 1.2) }' || err "the period is ${period} s under a budget the windows exceed"
+	[ "$(status_of overhead_changes)" -ge 1 ] || err "status shows no change"
+	grep -q 'budget 10.00%: estimated .*light windows 500 ms every' "$T/daemon.err" ||
+		err "no line saying the period changed: $(grep budget "$T/daemon.err" | tail -n 2 | tr '\n' '|')"
+	"$GTRACE" snapshot -o "$T/s.gtrace" > /dev/null 2> "$T/snap.err" || fatal "snapshot: $(cat "$T/snap.err")"
+	wait_exit "$wp" 30 || fatal "the workload did not end"
+	dump_trace "$T/s.gtrace" "$T/s.json"
+	jq -e -s 'any(.[]; .type == "overhead" and .reason == "duty_down")' "$T/s.json" > /dev/null ||
+		err "no duty_down record in the snapshot"
+	# after the change: the intervals under the stretched period
+	t0=$(jq -s '[.[] | select(.type == "overhead" and .reason == "duty_down") | .ts] | min' "$T/s.json")
+	read -r m est wins < <(measured "$T/ll" "$T/s.json" "$t0")
+	log "period ${period} s; after the change: measured $(pct "$m"), estimated $(pct "$est") over $wins windows"
+	[ "$wins" -ge 1 ] || err "no window after the change to measure"
+	awk -v m="$m" 'BEGIN { exit !(m <= 0.10) }' || err "measured $(pct "$m") after the change, over the 10% budget"
+	awk -v m="$est" 'BEGIN { exit !(m <= 0.10) }' || err "estimated $(pct "$est") after the change, over the 10% budget"
+	# no cost any more: back to the configured second
+	i=0
+	while [ $i -lt 40 ]; do
+		period=$(status_of light_period_s)
+		awk -v p="$period" 'BEGIN { exit !(p <= 1.05) }' && break
+		sleep 0.5
+		i=$((i + 1))
+	done
+	[ $i -lt 40 ] || err "the period stayed ${period} s after the workload stopped"
+	est=$(status_of overhead_estimate_pct)
+	awk -v e="$est" 'BEGIN { exit !(e < 1) }' || err "estimate ${est}% with nothing running"
+	stop_daemon
+	grep -q 'was every .*s$' "$T/daemon.err" || true
+}
+
+t_status() {
+	local s
+	start_daemon --mode full --budget 0.5%
+	GT_LIBCUDA=$MOCK_LIB "$WORKLOAD" --launches 2000 > /dev/null 2>&1 || fatal "workload failed"
+	sleep 6
+	"$GTRACE" status --json > "$T/st.json" || fatal "status failed"
+	jq -e '(.overhead_estimate_pct | type) == "number" and .overhead_budget_pct == 0.5 and
+	       .probe_hit_ns > 0 and .bpf_stats == "on" and .duty_cycle_pct == 100 and
+	       .overhead_evaluations >= 1 and .overhead_hits >= 2000' "$T/st.json" > /dev/null ||
+		err "status: $(head -c 600 "$T/st.json")"
+	grep -q 'full mode keeps every probe, so the estimate is reported, not kept' "$T/daemon.err" ||
+		err "full mode with a budget: no line saying it is not kept"
+	stop_daemon
+	grep -q 'overhead (estimated): ' "$T/daemon.err" || err "no closing estimate line"
+}
+
+t_bad() {
+	local bad rc
+	for bad in 0% abc 60% 1%% -1 ''; do
+		"$GTRACE" daemon --budget "$bad" > /dev/null 2> "$T/bad.err"
+		rc=$?
+		[ $rc -eq 2 ] || err "--budget '$bad' exited $rc, expected 2"
+		[ "$(grep -c . "$T/bad.err")" -eq 1 ] || err "--budget '$bad': not one line: $(tr '\n' '|' < "$T/bad.err")"
+	done
+}
+
+add_case t_estimate "budget: the daemon's estimate within 30% of the cost measured in the traced workload"
+add_case t_keeps "budget: a 10% budget stretches the window period, the measured cost after it is under it, the period comes back"
+add_case t_status "budget: status fields (estimate, budget, hit cost, BPF stats), full mode reports and says it does not keep it"
+add_case t_bad "budget: bad --budget values exit 2 with one line"
+run_cases "$@"

@@ -1,0 +1,786 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The daemon's overhead budget: what the probes cost the traced programs,
+ * estimated all the time from measured quantities, and light mode's duty
+ * cycle adapted so that the estimate stays under --budget.
+ *
+ * Measured: (1) the cost of one uprobe and one uretprobe hit on this
+ * machine, by timing calls of a function of our own with do-nothing
+ * programs attached (bpf/calib.bpf.c) against the same calls unprobed, at
+ * the start and every RECALIBRATE_NS; (2) the kernel's BPF statistics (run
+ * count and run time of every program, enabled while we hold the fd of
+ * BPF_ENABLE_STATS): hits per interval and what the programs themselves
+ * took; (3) the records, which say which thread paid for each hit.
+ *
+ * The estimate is per thread, as a fraction of wall time: a thread that
+ * spends p ns of an interval L in probes would have needed L - p without
+ * them, so it is slowed by p / (L - p). For a launch-bound program, whose
+ * launching thread is the critical path, that is the step-time increase;
+ * for a program waiting on its GPU it is an upper bound. The figure kept
+ * under the budget is the thread that paid most. Hits the records do not
+ * show (gated calls, lost records) are charged to that thread as well.
+ *
+ * Light mode's cost is the windows' (hot calls, every probe live) plus the
+ * always-on probes'. Per evaluation (one window period, from a window's
+ * opening to the next one's; every EVAL_NS without windows) the hot part is taken per window and the cold part per
+ * second; the next period is the shortest, not shorter than the configured
+ * one, that keeps hot / period + cold under TARGET of the budget.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "calib.skel.h"
+#include "cuda.skel.h"
+#include "format/api.h"
+#include "lib/log.h"
+#include "lib/u64map.h"
+#include "lib/vec.h"
+#include "record/budget.h"
+#include "record/cuda_probes.h"
+#include "record/elf_syms.h"
+#include "record/recorder.h"
+#include "record/sched_ioctl_sources.h"
+
+#define EVAL_NS		5000000000ull	/* evaluation interval without light-mode windows */
+#define RECALIBRATE_NS	600000000000ull	/* the hit cost measured again this often */
+#define TARGET		0.8		/* aim at this fraction of the budget */
+#define PERIOD_MAX_NS	600000000000ull	/* the longest a window period is stretched to */
+#define CALIB_CALLS	5000		/* calls timed per calibration round */
+#define CALIB_ROUNDS	9		/* rounds; the median is taken */
+#define MAX_PROGS	128
+
+enum prog_class { PC_ENTRY, PC_RET, PC_KERN, PC__N };
+
+struct prog_stat {
+	int fd;
+	enum prog_class cls;
+	uint64_t cnt, ns;		/* run count and time at the last read */
+};
+
+/* One thread's hits in the interval, from its records. */
+struct thread_acc {
+	uint32_t pid, tid;
+	uint64_t entry[2][UPROBE_INSN__COUNT];	/* [0] cold calls, [1] hot; by probed instruction */
+	uint64_t ret[2];		/* return probes, cold and hot */
+	uint64_t kern;			/* kernel-side records (off-CPU, ioctls, lifecycle) */
+};
+
+struct budget {
+	int stats_fd;			/* BPF_ENABLE_STATS, -1 when refused */
+	struct prog_stat progs[MAX_PROGS];
+	size_t nprogs;
+	double hit_ns[UPROBE_INSN__COUNT];/* calibrated entry-hit costs, BPF run time excluded */
+	double ret_ns;			/* ... of a return probe's hit */
+	uint64_t calibrated_at;
+	uint64_t interval_start;
+	uint32_t windows_seen;		/* r->cap.windows at the last evaluation */
+	struct u64map by_tid;		/* tid -> index + 1 into acc */
+	struct thread_acc *acc;
+	size_t nacc, acc_cap;
+	uint64_t cold_api[GT_API__COUNT];	/* cold entry records per call, this interval */
+	uint64_t kern_records;		/* every thread's kernel-side records */
+	bool over;			/* the last evaluation was over the budget */
+	double sum_probe, sum_rest;	/* over every interval: the costliest thread's probe time
+					 * and the rest of the interval, for the mean */
+	struct budget_status st;
+};
+
+/* Functions of our own for the calibration, one per way the kernel takes a
+ * hit (enum uprobe_insn), written in assembly so that the probed
+ * instruction is exactly the kind: push, a one-byte nop (emulated like a
+ * jump), a register move (single-stepped). */
+__asm__(".text\n"
+	".globl gtrace_calib_push\n.type gtrace_calib_push, @function\n"
+	"gtrace_calib_push:\n\tpush %rbp\n\tpop %rbp\n\tret\n"
+	".size gtrace_calib_push, .-gtrace_calib_push\n"
+	".globl gtrace_calib_nop\n.type gtrace_calib_nop, @function\n"
+	"gtrace_calib_nop:\n\tnop\n\tret\n"
+	".size gtrace_calib_nop, .-gtrace_calib_nop\n"
+	".globl gtrace_calib_step\n.type gtrace_calib_step, @function\n"
+	"gtrace_calib_step:\n\tmov %rdi, %rax\n\tret\n"
+	".size gtrace_calib_step, .-gtrace_calib_step\n");
+void gtrace_calib_push(void);
+void gtrace_calib_nop(void);
+void gtrace_calib_step(void);
+
+static void (*const calib_fn[UPROBE_INSN__COUNT])(void) = {
+	[UPROBE_INSN_STEP] = gtrace_calib_step,
+	[UPROBE_INSN_PUSH] = gtrace_calib_push,
+	[UPROBE_INSN_BRANCH] = gtrace_calib_nop,
+};
+
+static enum prog_class prog_class(const struct bpf_program *p)
+{
+	const char *sec = bpf_program__section_name(p);
+
+	if (!strncmp(sec, "uretprobe", 9))
+		return PC_RET;
+	if (!strncmp(sec, "uprobe", 6))
+		return PC_ENTRY;
+	return PC_KERN;
+}
+
+static void add_object(struct budget *b, struct bpf_object *obj)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj) {
+		int fd = bpf_program__fd(p);
+
+		if (fd < 0 || b->nprogs == MAX_PROGS)
+			continue;
+		b->progs[b->nprogs++] = (struct prog_stat){ .fd = fd, .cls = prog_class(p) };
+	}
+}
+
+/* Run count and time of program fd; false when the kernel does not say. */
+static bool prog_read(int fd, uint64_t *cnt, uint64_t *ns)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return false;
+	*cnt = info.run_cnt;
+	*ns = info.run_time_ns;
+	return true;
+}
+
+/* The file offset of addr in our own executable, from /proc/self/maps; the
+ * path of that file into path. */
+static int self_offset(const void *addr, char *path, size_t len, uint64_t *off)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[PATH_MAX + 128];
+	uintptr_t a = (uintptr_t)addr;
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, fo;
+		char perm[8], file[PATH_MAX];
+		int n = sscanf(line, "%lx-%lx %7s %lx %*s %*s %4095s", &lo, &hi, perm, &fo, file);
+
+		if (n == 5 && a >= lo && a < hi && file[0] == '/') {
+			*off = a - lo + fo;
+			snprintf(path, len, "%s", file);
+			err = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return err;
+}
+
+static uint64_t time_calls(void (*volatile fn)(void), int n)
+{
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+	int i;
+
+	for (i = 0; i < n; i++)
+		fn();
+	return now_ns(CLOCK_MONOTONIC) - t0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median ns per call of fn over CALIB_ROUNDS rounds. */
+static double per_call(void (*fn)(void))
+{
+	double v[CALIB_ROUNDS];
+	int i;
+
+	for (i = 0; i < CALIB_ROUNDS; i++)
+		v[i] = (double)time_calls(fn, CALIB_CALLS) / CALIB_CALLS;
+	qsort(v, CALIB_ROUNDS, sizeof(v[0]), cmp_double);
+	return v[CALIB_ROUNDS / 2];
+}
+
+/* Mean BPF run time per run of prog since (cnt0, ns0), 0 when unknown. */
+static double run_mean(const struct bpf_program *prog, uint64_t cnt0, uint64_t ns0)
+{
+	uint64_t cnt, ns;
+
+	if (!prog_read(bpf_program__fd(prog), &cnt, &ns) || cnt <= cnt0)
+		return 0;
+	return (double)(ns - ns0) / (double)(cnt - cnt0);
+}
+
+static int calib_attach(struct bpf_program *prog, bool multi, const char *path, uint64_t off, bool ret,
+			struct bpf_link **link)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = ret);
+	int fd;
+
+	*link = NULL;
+	if (multi) {
+		fd = uprobe_multi__attach(bpf_program__fd(prog), path, &off, NULL, 1, ret);
+		return fd;
+	}
+	*link = bpf_program__attach_uprobe_opts(prog, getpid(), path, off, &uo);
+	return *link ? INT32_MAX : (errno ? -errno : -EINVAL);
+}
+
+static void calib_detach(int fd, struct bpf_link *link)
+{
+	if (link)
+		bpf_link__destroy(link);
+	else if (fd >= 0)
+		close(fd);
+}
+
+/* One target: ns per call with an entry probe (*entry) and with an entry
+ * and a return probe (*both, when both is not NULL), less the bare call and
+ * the do-nothing programs' own run time. */
+static int calib_one(struct calib_bpf *skel, bool multi, void (*fn)(void), double *entry, double *both)
+{
+	struct bpf_link *l1 = NULL, *l2 = NULL;
+	char path[PATH_MAX];
+	uint64_t off = 0, c0 = 0, n0 = 0, c1 = 0, n1 = 0;
+	double bare, with, m;
+	int fd1 = -1, fd2 = -1, err;
+
+	err = self_offset((const void *)(uintptr_t)fn, path, sizeof(path), &off);
+	if (err)
+		return err;
+	bare = per_call(fn);
+	fd1 = calib_attach(skel->progs.calib_entry, multi, path, off, false, &l1);
+	if (fd1 < 0)
+		return fd1;
+	prog_read(bpf_program__fd(skel->progs.calib_entry), &c0, &n0);
+	with = per_call(fn);
+	m = run_mean(skel->progs.calib_entry, c0, n0);
+	*entry = with - bare - m;
+	if (both) {
+		fd2 = calib_attach(skel->progs.calib_ret, multi, path, off, true, &l2);
+		if (fd2 < 0) {
+			err = fd2;
+			goto out;
+		}
+		prog_read(bpf_program__fd(skel->progs.calib_entry), &c0, &n0);
+		prog_read(bpf_program__fd(skel->progs.calib_ret), &c1, &n1);
+		*both = per_call(fn) - with - run_mean(skel->progs.calib_ret, c1, n1) -
+			(run_mean(skel->progs.calib_entry, c0, n0) - m);
+	}
+out:
+	calib_detach(fd2, l2);
+	calib_detach(fd1, l1);
+	return err;
+}
+
+/* Measures the cost of an entry hit on each kind of probed instruction and
+ * of a return hit: calls of our own functions bare, then probed by
+ * do-nothing programs, whose own run time (the statistics) is taken out. */
+static int calibrate(struct budget *b, bool multi)
+{
+	struct calib_bpf *skel;
+	double hit[UPROBE_INSN__COUNT], ret = 0;
+	int i, err;
+
+	skel = calib_bpf__open();
+	if (!skel)
+		return errno ? -errno : -ENOMEM;
+	uprobe_multi__prepare(skel->progs.calib_entry, multi);
+	uprobe_multi__prepare(skel->progs.calib_ret, multi);
+	err = calib_bpf__load(skel);
+	for (i = 0; !err && i < UPROBE_INSN__COUNT; i++)
+		err = calib_one(skel, multi, calib_fn[i], &hit[i], i == UPROBE_INSN_PUSH ? &ret : NULL);
+	calib_bpf__destroy(skel);
+	if (err)
+		return err;
+	for (i = 0; i < UPROBE_INSN__COUNT; i++)
+		b->hit_ns[i] = hit[i] > 0 ? hit[i] : 0;
+	b->ret_ns = ret > 0 ? ret : 0;
+	pr_verbose("budget: a probe hit costs %.0f ns on a push, %.0f on a nop or branch, %.0f "
+		   "single-stepped; a return probe %.0f ns more (measured, the programs' run time apart)",
+		   b->hit_ns[UPROBE_INSN_PUSH], b->hit_ns[UPROBE_INSN_BRANCH], b->hit_ns[UPROBE_INSN_STEP],
+		   b->ret_ns);
+	return 0;
+}
+
+/* The calibrated cost of an entry hit of api (its probed instruction). */
+static unsigned api_insn(const struct recorder *r, unsigned api)
+{
+	int k = r->probes ? cuda_probes__insn_class(r->probes, api) : -1;
+
+	return k < 0 ? UPROBE_INSN_STEP : (unsigned)k;
+}
+
+static void write_rec(struct recorder *r, uint32_t reason, uint64_t now)
+{
+	struct budget *b = r->bud;
+	struct gt_overhead o;
+
+	memset(&o, 0, sizeof(o));
+	o.hdr.ts = now;
+	o.hdr.pid = b->st.pid;
+	o.hdr.tid = b->st.tid;
+	o.hdr.type = GT_REC_OVERHEAD;
+	o.hdr.size = sizeof(o);
+	o.interval_ns = b->st.interval_ns;
+	o.hits = b->st.hits;
+	o.probe_ns = b->st.probe_ns;
+	o.total_ns = b->st.total_ns;
+	o.bpf_ns = b->st.bpf_ns;
+	o.estimate_ppm = (uint32_t)(b->st.estimate * 1e6 + 0.5);
+	o.budget_ppm = (uint32_t)(r->o->budget * 1e6 + 0.5);
+	o.duty_ppm = (uint32_t)(b->st.duty * 1e6 + 0.5);
+	o.period_ms = (uint32_t)(b->st.period_ns / 1000000);
+	o.hit_ns = (uint32_t)(b->st.hit_ns + 0.5);
+	o.ret_ns = (uint32_t)(b->ret_ns + 0.5);
+	o.reason = reason;
+	recorder__write(r, &o.hdr);
+}
+
+static double duty_now(const struct recorder *r)
+{
+	if (!r->o->light)
+		return 1;
+	uint64_t period = r->cap.period_ns ? r->cap.period_ns : r->o->period_ns;
+
+	if (!period || r->o->capture_range != RECORD_RANGE_NONE)
+		return 0;
+	return (double)r->o->window_ns / (double)period;
+}
+
+static void reset_interval(struct budget *b, uint64_t now)
+{
+	u64map__free(&b->by_tid);
+	b->nacc = 0;
+	b->kern_records = 0;
+	memset(b->cold_api, 0, sizeof(b->cold_api));
+	b->interval_start = now;
+}
+
+/* The run counts now, as the base of the next interval's deltas. */
+static void read_base(struct budget *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nprogs; i++)
+		prog_read(b->progs[i].fd, &b->progs[i].cnt, &b->progs[i].ns);
+}
+
+/* The mean entry-hit cost over the hot calls the files have; their
+ * instruction census at -v. */
+static double hot_mean_hit(const struct recorder *r)
+{
+	const struct budget *b = r->bud;
+	unsigned api, n[UPROBE_INSN__COUNT] = { 0 }, all = 0;
+	double sum = 0;
+
+	for (api = 1; api < GT_API__COUNT; api++) {
+		int k = r->probes ? cuda_probes__insn_class(r->probes, api) : -1;
+
+		if (!gt_api__hot(api) || k < 0)
+			continue;
+		n[k]++;
+		all++;
+		sum += b->hit_ns[k];
+	}
+	pr_verbose("budget: the hot calls' probed instructions: %u push, %u nop/branch, %u "
+		   "single-stepped", n[UPROBE_INSN_PUSH],
+		   n[UPROBE_INSN_BRANCH], n[UPROBE_INSN_STEP]);
+	return all ? sum / all : 0;
+}
+
+int budget__start(struct recorder *r)
+{
+	struct bpf_object *objs[4];
+	struct budget *b = calloc(1, sizeof(*b));
+	uint64_t now;
+	size_t i, n;
+	int err;
+
+	if (!b)
+		return -ENOMEM;
+	r->bud = b;
+	b->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (b->stats_fd < 0)
+		pr_warn("budget: the kernel's BPF statistics cannot be enabled (%s): the estimate counts "
+			"recorded calls only, without the programs' run time", strerror(errno));
+	add_object(b, r->skel->obj);
+	n = kernel_sources__objects(r->ks, objs, 4);
+	for (i = 0; i < n; i++)
+		add_object(b, objs[i]);
+	err = calibrate(b, r->multi);
+	if (err) {
+		pr_warn("budget: cannot time a probe of our own (%s): no overhead estimate, no budget kept",
+			strerror(-err));
+		budget__free(r);
+		return 0;
+	}
+	now = now_ns(CLOCK_MONOTONIC);
+	b->calibrated_at = now;
+	b->st.known = false;
+	b->st.duty = duty_now(r);
+	b->st.period_ns = r->o->light ? r->o->period_ns : 0;
+	/* until an interval says which probes were hit: the hot calls' mean */
+	b->st.hit_ns = hot_mean_hit(r);
+	write_rec(r, GT_OVH_CALIBRATED, now);
+	read_base(b);
+	reset_interval(b, now);
+	if (r->o->budget > 0 && !r->o->light)
+		pr_info("budget %.2f%%: full mode keeps every probe, so the estimate is reported, not kept "
+			"(--mode light adapts)", r->o->budget * 100);
+	pr_info("overhead budget: %s; a probe hit costs %.0f ns on a push, %.0f on a nop or branch, "
+		"%.0f single-stepped, a return probe %.0f ns more (measured here)",
+		r->o->budget > 0 ? "kept under the budget" : "estimated only (--budget none)",
+		b->hit_ns[UPROBE_INSN_PUSH], b->hit_ns[UPROBE_INSN_BRANCH], b->hit_ns[UPROBE_INSN_STEP],
+		b->ret_ns);
+	return 0;
+}
+
+/* What thread t's hot (or cold) hits cost: entries by their probed
+ * instruction, returns; the programs' mean run time added to each. */
+static double thread_cost(const struct budget *b, const struct thread_acc *t, int hot, double bpf_e,
+			  double cost_r)
+{
+	double c = t->ret[hot] * cost_r;
+	int k;
+
+	for (k = 0; k < UPROBE_INSN__COUNT; k++)
+		c += t->entry[hot][k] * (b->hit_ns[k] + bpf_e);
+	return c;
+}
+
+static uint64_t thread_entries(const struct thread_acc *t)
+{
+	uint64_t n = 0;
+	int h, k;
+
+	for (h = 0; h < 2; h++)
+		for (k = 0; k < UPROBE_INSN__COUNT; k++)
+			n += t->entry[h][k];
+	return n;
+}
+
+static struct thread_acc *thread_of(struct budget *b, const struct gt_hdr *h)
+{
+	uint64_t *idx = u64map__get(&b->by_tid, h->tid);
+
+	if (idx)
+		return &b->acc[*idx - 1];
+	if (vec__reserve(&b->acc, &b->acc_cap, b->nacc, 1, 64) ||
+	    u64map__set(&b->by_tid, h->tid, b->nacc + 1))
+		return NULL;
+	b->acc[b->nacc] = (struct thread_acc){ .pid = h->pid, .tid = h->tid };
+	return &b->acc[b->nacc++];
+}
+
+void budget__on_record(struct recorder *r, const struct gt_hdr *h)
+{
+	struct budget *b = r->bud;
+	struct thread_acc *t;
+	bool hot;
+
+	if (!b || !h->tid)
+		return;
+	switch (h->type) {
+	case GT_REC_CALL:
+	case GT_REC_LAUNCH:
+	case GT_REC_CALL_STR:
+	case GT_REC_RANGE:
+		if (!(t = thread_of(b, h)))
+			return;
+		hot = gt_api__hot(h->api);
+		t->entry[hot][h->type == GT_REC_RANGE ? UPROBE_INSN_STEP : api_insn(r, h->api)]++;
+		if (!hot && h->api < GT_API__COUNT)
+			b->cold_api[h->api]++;
+		return;
+	case GT_REC_RET:
+	case GT_REC_RET_STR:
+		if ((t = thread_of(b, h)))
+			t->ret[gt_api__hot(h->api)]++;
+		return;
+	case GT_REC_OFFCPU:
+	case GT_REC_IOCTL:
+	case GT_REC_EXEC:
+	case GT_REC_FORK:
+	case GT_REC_EXIT:
+		if ((t = thread_of(b, h))) {
+			t->kern++;
+			b->kern_records++;
+		}
+		return;
+	default:
+		return;
+	}
+}
+
+/* The hottest always-on call of the interval, for the over-budget line. */
+static const char *hottest_cold(const struct budget *b, uint64_t *n)
+{
+	unsigned best = 0, i;
+
+	for (i = 1; i < GT_API__COUNT; i++) {
+		if (b->cold_api[i] > b->cold_api[best])
+			best = i;
+	}
+	*n = b->cold_api[best];
+	return gt_api__name(best) ?: "?";
+}
+
+/* The period that keeps hot_per_window / P + cold_rate under the target. */
+static uint64_t period_for(double target, double hot_ns, double cold_rate)
+{
+	double p;
+
+	if (hot_ns <= 0)
+		return 0;
+	if (cold_rate >= target)
+		return PERIOD_MAX_NS;
+	p = hot_ns / (target - cold_rate);
+	return p >= (double)PERIOD_MAX_NS ? PERIOD_MAX_NS : (uint64_t)p;
+}
+
+/* final: the recording's last, partial interval: figures only, no change,
+ * no record (the trace is being finished). */
+static void evaluate(struct recorder *r, uint64_t now, uint32_t windows, bool final)
+{
+	struct budget *b = r->bud;
+	const struct record_opts *o = r->o;
+	uint64_t d_cnt[PC__N] = { 0 }, d_ns[PC__N] = { 0 }, rec[PC__N] = { 0 };
+	double mean[PC__N], cost_e, cost_r, worst = -1, worst_probe = 0, worst_hot = 0, worst_cold = 0;
+	double trap_sum = 0, max_hit = 0;
+	double L = (double)(now - b->interval_start), need = 0, target = o->budget * TARGET;
+	uint64_t unattr_e, unattr_r, cnt, ns, period = 0;
+	size_t i, w = SIZE_MAX;
+	uint32_t reason = GT_OVH_ESTIMATE;
+	bool over = false;
+
+	for (i = 0; i < b->nprogs; i++) {
+		struct prog_stat *p = &b->progs[i];
+
+		if (!prog_read(p->fd, &cnt, &ns))
+			continue;
+		d_cnt[p->cls] += cnt - p->cnt;
+		d_ns[p->cls] += ns - p->ns;
+		p->cnt = cnt;
+		p->ns = ns;
+	}
+	for (i = 0; i < b->nacc; i++) {
+		int h, k;
+
+		rec[PC_ENTRY] += thread_entries(&b->acc[i]);
+		rec[PC_RET] += b->acc[i].ret[0] + b->acc[i].ret[1];
+		for (h = 0; h < 2; h++)
+			for (k = 0; k < UPROBE_INSN__COUNT; k++)
+				trap_sum += b->acc[i].entry[h][k] * b->hit_ns[k];
+	}
+	for (i = 0; i < UPROBE_INSN__COUNT; i++)
+		if (b->hit_ns[i] > max_hit)
+			max_hit = b->hit_ns[i];
+	/* without the statistics, the records are the hits */
+	if (b->stats_fd < 0) {
+		d_cnt[PC_ENTRY] = rec[PC_ENTRY];
+		d_cnt[PC_RET] = rec[PC_RET];
+	}
+	for (i = 0; i < PC__N; i++)
+		mean[i] = d_cnt[i] ? (double)d_ns[i] / (double)d_cnt[i] : 0;
+	/* a hit no record shows: at the records' mean trap, else the dearest */
+	b->st.hit_ns = rec[PC_ENTRY] ? trap_sum / rec[PC_ENTRY] : max_hit;
+	cost_e = b->st.hit_ns + mean[PC_ENTRY];
+	cost_r = b->ret_ns + mean[PC_RET];
+	unattr_e = d_cnt[PC_ENTRY] > rec[PC_ENTRY] ? d_cnt[PC_ENTRY] - rec[PC_ENTRY] : 0;
+	unattr_r = d_cnt[PC_RET] > rec[PC_RET] ? d_cnt[PC_RET] - rec[PC_RET] : 0;
+	for (i = 0; i < b->nacc; i++) {
+		const struct thread_acc *t = &b->acc[i];
+		double hot = thread_cost(b, t, 1, mean[PC_ENTRY], cost_r);
+		double cold = thread_cost(b, t, 0, mean[PC_ENTRY], cost_r);
+
+		if (b->kern_records)
+			cold += (double)d_ns[PC_KERN] * t->kern / b->kern_records;
+		if (hot + cold > worst) {
+			worst = hot + cold;
+			w = i;
+			worst_hot = hot;
+			worst_cold = cold;
+		}
+	}
+	/* hits no record shows: charged to the thread that paid most, as hot */
+	worst_hot += unattr_e * cost_e + unattr_r * cost_r;
+	worst_probe = worst_hot + worst_cold;
+	b->st.interval_ns = now - b->interval_start;
+	b->st.hits = d_cnt[PC_ENTRY] + d_cnt[PC_RET] + d_cnt[PC_KERN];
+	b->st.bpf_ns = d_ns[PC_ENTRY] + d_ns[PC_RET] + d_ns[PC_KERN];
+	b->st.total_ns = (uint64_t)(trap_sum + unattr_e * b->st.hit_ns + d_cnt[PC_RET] * b->ret_ns) +
+			 b->st.bpf_ns;
+	b->st.probe_ns = (uint64_t)worst_probe;
+	b->st.pid = w != SIZE_MAX ? b->acc[w].pid : 0;
+	b->st.tid = w != SIZE_MAX ? b->acc[w].tid : 0;
+	b->st.estimate = L > worst_probe ? worst_probe / (L - worst_probe) : 1;
+	b->st.known = true;
+	b->st.evaluations++;
+	if (b->st.estimate > b->st.max_estimate)
+		b->st.max_estimate = b->st.estimate;
+	b->sum_probe += worst_probe;
+	b->sum_rest += L > worst_probe ? L - worst_probe : 0;
+	b->st.mean_estimate = b->sum_rest > 0 ? b->sum_probe / b->sum_rest : 0;
+	if (final) {
+		reset_interval(b, now);
+		return;
+	}
+
+	if (o->budget > 0 && o->light && r->cap.period_ns && o->capture_range == RECORD_RANGE_NONE &&
+	    windows) {
+		/* per window, and per second outside them */
+		double hot_per_window = worst_hot / windows, cold_rate = worst_cold / L;
+
+		for (i = 0; i < b->nacc; i++) {
+			const struct thread_acc *t = &b->acc[i];
+			double hot = thread_cost(b, t, 1, mean[PC_ENTRY], cost_r);
+			double cold = thread_cost(b, t, 0, mean[PC_ENTRY], cost_r) / L;
+			uint64_t p;
+
+			if (i == w)
+				continue;
+			p = period_for(target, hot / windows, cold);
+			if (p > period)
+				period = p;
+			if (cold >= target)
+				over = true;
+		}
+		need = (double)period_for(target, hot_per_window, cold_rate);
+		if (need > period)
+			period = (uint64_t)need;
+		if (cold_rate >= target)
+			over = true;
+		if (period < o->period_ns)
+			period = o->period_ns;
+		/* hysteresis: a change of less than a fifth is not made */
+		if (period > r->cap.period_ns * 1.2 || (period < r->cap.period_ns / 1.2 &&
+							 r->cap.period_ns > o->period_ns)) {
+			reason = period > r->cap.period_ns ? GT_OVH_DUTY_DOWN : GT_OVH_DUTY_UP;
+			pr_info("budget %.2f%%: estimated %.2f%% (thread %u); light windows %.0f ms every "
+				"%.1f s, was every %.1f s", o->budget * 100, b->st.estimate * 100,
+				b->st.tid, o->window_ns / 1e6, period / 1e9, r->cap.period_ns / 1e9);
+			capture__set_period(r, period);
+			b->st.changes++;
+		}
+	} else if (o->budget > 0) {
+		over = b->st.estimate > o->budget;
+	}
+	if (over && !b->over) {
+		uint64_t n;
+		const char *api = hottest_cold(b, &n);
+
+		pr_warn("budget %.2f%%: %s (%.2f%% estimated; the always-on call made most: %s, %llu "
+			"times in %.1f s)", o->budget * 100,
+			o->light ? "over it even at the longest window period" : "over it in full mode",
+			b->st.estimate * 100, api, (unsigned long long)n, L / 1e9);
+		if (reason == GT_OVH_ESTIMATE)
+			reason = GT_OVH_OVER;
+	}
+	b->over = over;
+	b->st.over = over;
+	b->st.duty = duty_now(r);
+	b->st.period_ns = o->light ? r->cap.period_ns : 0;
+	write_rec(r, reason, now);
+	pr_debug("budget: %.1f ms in %.1f s: %llu+%llu+%llu hits (%llu/%llu unattributed), bpf %.2f ms, "
+		 "worst thread %u %.3f ms (hot %.3f), estimate %.3f%%",
+		 L / 1e6, L / 1e9, (unsigned long long)d_cnt[PC_ENTRY], (unsigned long long)d_cnt[PC_RET],
+		 (unsigned long long)d_cnt[PC_KERN], (unsigned long long)unattr_e,
+		 (unsigned long long)unattr_r, b->st.bpf_ns / 1e6, b->st.tid, worst_probe / 1e6,
+		 worst_hot / 1e6, b->st.estimate * 100);
+	reset_interval(b, now);
+}
+
+void budget__tick(struct recorder *r, uint64_t now)
+{
+	struct budget *b = r->bud;
+	const struct capture_ctl *c = &r->cap;
+	uint32_t windows;
+
+	if (!b)
+		return;
+	windows = c->windows - b->windows_seen;
+	if (r->o->light && c->period_ns && r->o->capture_range == RECORD_RANGE_NONE) {
+		/* one period: from a window's opening to the next one's, which
+		 * capture__tick is about to open (the loop calls us first) */
+		if (!c->next_window || now < c->next_window || c->window_end)
+			return;
+		if (!windows) {
+			/* the start, or the gap after a change: nothing to weigh */
+			reset_interval(b, now);
+			return;
+		}
+	} else if (now - b->interval_start < EVAL_NS) {
+		return;
+	}
+	b->windows_seen = c->windows;
+	evaluate(r, now, windows, false);
+	if (now - b->calibrated_at >= RECALIBRATE_NS) {
+		struct budget keep = *b;
+
+		if (calibrate(b, r->multi)) {
+			memcpy(b->hit_ns, keep.hit_ns, sizeof(b->hit_ns));
+			b->ret_ns = keep.ret_ns;
+		} else {
+			write_rec(r, GT_OVH_CALIBRATED, now_ns(CLOCK_MONOTONIC));
+		}
+		b->calibrated_at = now;
+		/* the calibration's own time is not the programs' */
+		read_base(b);
+		reset_interval(b, now_ns(CLOCK_MONOTONIC));
+	}
+}
+
+bool budget__status(const struct recorder *r, struct budget_status *st)
+{
+	const struct budget *b = r->bud;
+
+	if (!b)
+		return false;
+	*st = b->st;
+	memcpy(st->hit_insn_ns, b->hit_ns, sizeof(st->hit_insn_ns));
+	st->ret_ns = b->ret_ns;
+	st->stats = b->stats_fd >= 0;
+	return true;
+}
+
+void budget__finish(struct recorder *r)
+{
+	struct budget *b = r->bud;
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+	if (!b)
+		return;
+	/* the last part, if it is long enough to say anything */
+	if (now - b->interval_start >= 1000000000ull)
+		evaluate(r, now, r->cap.windows - b->windows_seen, true);
+	if (b->st.evaluations)
+		pr_info("overhead (estimated): %.3f%% of the costliest thread's time on average over "
+			"%llu interval%s, at most %.3f%%%s; %llu change%s of the window period",
+			b->st.mean_estimate * 100, (unsigned long long)b->st.evaluations,
+			b->st.evaluations == 1 ? "" : "s", b->st.max_estimate * 100,
+			r->o->budget > 0 ? "" : " (no budget)", (unsigned long long)b->st.changes,
+			b->st.changes == 1 ? "" : "s");
+}
+
+void budget__free(struct recorder *r)
+{
+	struct budget *b = r->bud;
+
+	if (!b)
+		return;
+	if (b->stats_fd >= 0)
+		close(b->stats_fd);
+	u64map__free(&b->by_tid);
+	free(b->acc);
+	free(b);
+	r->bud = NULL;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The daemon's overhead budget (budget.c): what the probes cost the traced
+ * programs, estimated from the kernel's BPF statistics, the records and a
+ * probe hit's cost measured on this machine; light mode's window period
+ * stretched to keep the estimate under --budget.
+ */
+#ifndef GTRACE_BUDGET_H
+#define GTRACE_BUDGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct recorder;
+struct gt_hdr;
+
+/* The last evaluation, for status and the metrics. */
+struct budget_status {
+	bool known;			/* at least one interval evaluated */
+	bool over;			/* the last one was over the budget */
+	bool stats;			/* the kernel's BPF statistics are on (else records only) */
+	double estimate;		/* probe time / (interval - probe time) of the costliest thread */
+	double max_estimate;		/* the highest so far */
+	double mean_estimate;		/* over every interval so far (time-weighted) */
+	double duty;			/* light mode's full-capture duty cycle now (1 full mode) */
+	uint64_t period_ns;		/* light mode's window period now, 0 in full mode */
+	uint64_t interval_ns, hits, probe_ns, total_ns, bpf_ns;	/* as struct gt_overhead */
+	uint32_t pid, tid;		/* the costliest thread */
+	double hit_ns;			/* the mean calibrated entry-hit cost of the last interval */
+	double hit_insn_ns[3];		/* calibrated entry-hit cost by probed instruction
+					 * (enum uprobe_insn: single-stepped, push, nop/branch) */
+	double ret_ns;			/* calibrated return-hit cost */
+	uint64_t evaluations, changes;	/* intervals evaluated; period changes made */
+};
+
+/* After the probes are attached and the window exists: enables the BPF
+ * statistics, calibrates, writes the calibration record. Returns 0 (a
+ * failure to calibrate is said once and leaves no budget) or -ENOMEM. */
+int budget__start(struct recorder *r);
+/* Every record from BPF: which thread paid for which hits. */
+void budget__on_record(struct recorder *r, const struct gt_hdr *h);
+/* From the loop: evaluates after each light-mode window, or every 5 s. */
+void budget__tick(struct recorder *r, uint64_t now);
+/* False when there is no budget. */
+bool budget__status(const struct recorder *r, struct budget_status *st);
+/* At the end of the recording: the last interval's figures, one summary line. */
+void budget__finish(struct recorder *r);
+void budget__free(struct recorder *r);
+
+#endif
