@@ -76,8 +76,13 @@ BUILTIN_CONFIGS = {
     "light": "--mode light",
     "outside-range": "-c cudaProfilerApi",
     "outside-range-light": "--mode light -c cudaProfilerApi",
+    # gtrace-bpf daemon (every process, a window in memory, its overhead
+    # budget): its own estimate of what it costs is read from its last line
+    "daemon": "daemon",
+    "daemon-full": "daemon --mode full",
     "none": None,  # no recorder
 }
+ESTIMATE_RE = re.compile(r"overhead \(estimated\): ([0-9.]+)% .* at most ([0-9.]+)%")
 DEFAULT_CONFIGS = "full,light,outside-range,outside-range-light"
 WORKLOADS = {
     "torch": os.path.join(HERE, "torch_step.py"),
@@ -95,7 +100,7 @@ CSV_FIELDS = [
     "off_mean_ns", "on_mean_ns", "ratio_median", "ratio_mean", "ratio_bracketed",
     "trace_bytes", "records", "calls", "dropped", "pid_launches", "other_pid_records",
     "capture_records", "capture_windows", "attach_lat_med_ns", "attach_lat_max_ns",
-    "detach_lat_med_ns", "detach_lat_max_ns",
+    "detach_lat_med_ns", "detach_lat_max_ns", "estimate", "estimate_max",
 ]
 
 
@@ -242,6 +247,9 @@ def summarize(windows):
             c[key] = {"median": median(vals), "min": min(vals) if vals else None,
                       "max": max(vals) if vals else None}
         c["dropped"] = sum(w.get("dropped") or 0 for w in ws)
+        est = [w["estimate"] for w in used if w.get("estimate") is not None]
+        c["estimate"] = {"median": median(est), "min": min(est) if est else None,
+                         "max": max(est) if est else None, "n": len(est)}
         for key in ("attach_lat", "detach_lat"):
             vals = [v for w in ws for v in w.get("_" + key, [])]
             c[key + "_ns"] = {"n": len(vals), "median": median(vals),
@@ -407,6 +415,16 @@ def report(meta, per_wl, no_steps):
             head = ["config", "windows", "median", "min..max", "mean-based", "bracketed",
                     "steps on", "steps off", "off ms/step", "attach ms", "trace MB", "dropped"]
         out.append(table(rows, head))
+        est = [[name, c["estimate"]["n"], pct(c["estimate"]["median"]),
+                pct_range(c["estimate"]["min"], c["estimate"]["max"]), pct(c["ratio_median"]["median"]),
+                "n/a" if not c["estimate"]["median"] or c["ratio_median"]["median"] is None else
+                "%.2f" % (c["ratio_median"]["median"] / c["estimate"]["median"])]
+               for name, c in s.items() if c.get("estimate", {}).get("n")]
+        if est:
+            out.append("  the daemon's own estimate (mean over its intervals, per window) against the "
+                       "measured ratio")
+            out.append(table(est, ["config", "windows", "estimate", "min..max", "measured",
+                                   "measured/estimate"]))
         lat = []
         for name, c in s.items():
             a, d = c["attach_lat_ns"], c["detach_lat_ns"]
@@ -651,15 +669,23 @@ class Runner:
             w["error"] = "" if w["ok"] else "the workload exited during the window"
             return w
         trace = os.path.join(self.out, base + ".gtrace")
-        cmd = self.tool_prefix + [a.gtrace, "-p", str(pid)] + opts + shlex.split(a.tool_opts) + \
-            ["-o", trace, "--force"]
+        env = None
+        if opts and opts[0] == "daemon":
+            # its own run and snapshot directories; it writes no trace
+            ddir = tempfile.mkdtemp(prefix="daemon-", dir=self.out)
+            env = dict(os.environ, GTRACE_RUN_DIR=os.path.join(ddir, "run"))
+            cmd = self.tool_prefix + [a.gtrace] + opts + shlex.split(a.tool_opts) + ["--dir", ddir]
+            trace = None
+        else:
+            cmd = self.tool_prefix + [a.gtrace, "-p", str(pid)] + opts + shlex.split(a.tool_opts) + \
+                ["-o", trace, "--force"]
         w["trace"] = trace
         w["command"] = cmd
         err = open(os.path.join(self.out, base + ".err"), "wb")
         w["spawn_ns"] = now()
         try:
             p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=err, stderr=subprocess.PIPE,
-                                 start_new_session=True)
+                                 start_new_session=True, env=env)
         except OSError as e:
             w["error"] = "cannot start %s: %s" % (a.gtrace, e)
             w["exit_ns"] = now()
@@ -699,9 +725,11 @@ class Runner:
                     w["error"] = "the recorder exited with status %d after SIGINT" % p.returncode
                 elif not w["workload_alive"]:
                     w["error"] = "the workload exited during the window"
-                elif not os.path.exists(trace):
+                elif trace and not os.path.exists(trace):
                     w["error"] = "no trace file"
             w["ok"] = not w["error"]
+            if not trace:
+                w.update(read_estimate(os.path.join(self.out, base + ".err")))
             return w
         finally:
             if p.poll() is None:
@@ -728,6 +756,21 @@ class Runner:
                 except subprocess.TimeoutExpired:
                     p.kill()
         self.live.clear()
+
+
+def read_estimate(path):
+    """The daemon's own estimate of its cost (its last "overhead
+    (estimated)" line): mean and max over its intervals, as fractions."""
+    try:
+        with open(path, errors="replace") as f:
+            m = None
+            for line in f:
+                m = ESTIMATE_RE.search(line) or m
+    except OSError:
+        return {}
+    if not m:
+        return {}
+    return {"estimate": float(m.group(1)) / 100, "estimate_max": float(m.group(2)) / 100}
 
 
 def read_trace(a, w, light_like):
