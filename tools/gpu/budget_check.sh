@@ -12,7 +12,7 @@ G=$PWD/gtrace-bpf
 PY=${PYTHON:-python3}
 mkdir -p "$OUT/sanity"
 run=$(mktemp -d)
-GTRACE_RUN_DIR=$run "$G" daemon -v --dir "$run" --light-window 500ms/2s \
+GTRACE_RUN_DIR=$run "$G" daemon -vv --dir "$run" --light-window 500ms/2s \
 	> "$OUT/sanity/daemon.out" 2> "$OUT/sanity/daemon.err" &
 dpid=$!
 for _ in $(seq 100); do grep -q '^gtrace-bpf: recording' "$OUT/sanity/daemon.err" && break; sleep 0.1; done
@@ -25,7 +25,7 @@ kill -TERM "$dpid"
 wait "$dpid"
 echo "daemon exit $?"
 wait "$tpid"
-grep -E 'budget|overhead|recording' "$OUT/sanity/daemon.err" | head -20
+grep -E 'budget|overhead|recording' "$OUT/sanity/daemon.err" | head -30
 grep -E '^(overhead|duty|light_period|probe|bpf|events)' "$OUT/sanity/status"
 [ $# -gt 0 ] || exit 0
 "$PY" tools/bench/inproc.py --out "$OUT/inproc" "$@" > "$OUT/inproc.log" 2>&1
