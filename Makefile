@@ -89,8 +89,11 @@ WORKLOAD  := $(MOCK_DIR)/cuda_workload
 IOCTL_WL  := $(MOCK_DIR)/ioctl_workload
 # The mock and the workload take their prototypes from cuda.h when the CUDA
 # toolkit is installed, so that the mock exports the real signatures. Built
-# for CET: every entry is an endbr64, which the recorder probes past.
-MOCK_CFLAGS := -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -fPIC -fcf-protection=full -Itests/mock \
+# for CET: every entry is an endbr64, which the recorder probes past; with
+# frame pointers, so that the instruction after it is a push, as in the
+# driver's libcuda (the kernel emulates a push, it single-steps most other
+# instructions: the overhead budget's tests measure the common case).
+MOCK_CFLAGS := -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -fPIC -fcf-protection=full -fno-omit-frame-pointer -Itests/mock \
 	$(if $(wildcard $(CUDA_HOME)/include/cuda.h),-I$(CUDA_HOME)/include -DGT_HAVE_CUDA_H)
 
 # The CUPTI agent (cupti/) and its unit test need the toolkit's CUPTI headers.

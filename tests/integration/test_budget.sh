@@ -80,10 +80,12 @@ measured() {
 }
 
 # The estimate against the cost measured in the workload: 1 s windows every
-# 3 s, no budget (the period stays), a workload spinning 40 us per launch.
+# 3 s, no budget (the period stays), a workload spinning 10 us per launch
+# (the mock's launches, like the driver's, are probed on a push: ~1 us a hit
+# on the CI VM).
 t_estimate() {
 	local m est wins
-	GT_LIBCUDA=$MOCK_LIB "$WORKLOAD" --flood 14 --work 40 --launch-log "$T/ll" > "$T/wl.out" 2> "$T/wl.err" &
+	GT_LIBCUDA=$MOCK_LIB "$WORKLOAD" --flood 14 --work 10 --launch-log "$T/ll" > "$T/wl.out" 2> "$T/wl.err" &
 	local wp=$!
 	PIDS+=("$wp")
 	sleep 0.5
@@ -107,21 +109,21 @@ t_estimate() {
 
 pct() { awk -v x="$1" 'BEGIN { printf "%.2f%%", x * 100 }'; }
 
-# A 10 % budget with half of the time in windows costing ~30 %: the period
-# is stretched, the cost after it is under the budget; once the workload has
-# stopped, the configured period comes back.
+# An 8 % budget with half of the time in windows costing ~30 %: the
+# period is stretched, the cost after it is under the budget; once the
+# workload has stopped, the configured period comes back.
 t_keeps() {
 	local period m est wins t0 i
-	GT_LIBCUDA=$MOCK_LIB "$WORKLOAD" --flood 12 --work 20 --launch-log "$T/ll" > "$T/wl.out" 2> "$T/wl.err" &
+	GT_LIBCUDA=$MOCK_LIB "$WORKLOAD" --flood 12 --work 3 --launch-log "$T/ll" > "$T/wl.out" 2> "$T/wl.err" &
 	local wp=$!
 	PIDS+=("$wp")
 	sleep 0.5
-	start_daemon --light-window 500ms/1s --budget 10% --window 60s
+	start_daemon --light-window 500ms/1s --budget 8% --window 60s
 	sleep 9
 	period=$(status_of light_period_s)
 	awk -v p="$period" 'BEGIN { exit !(p > 1.2) }' || err "the period is ${period} s under a budget the windows exceed"
 	[ "$(status_of overhead_changes)" -ge 1 ] || err "status shows no change"
-	grep -q 'budget 10.00%: estimated .*light windows 500 ms every' "$T/daemon.err" ||
+	grep -q 'budget 8.00%: estimated .*light windows 500 ms every' "$T/daemon.err" ||
 		err "no line saying the period changed: $(grep budget "$T/daemon.err" | tail -n 2 | tr '\n' '|')"
 	"$GTRACE" snapshot -o "$T/s.gtrace" > /dev/null 2> "$T/snap.err" || fatal "snapshot: $(cat "$T/snap.err")"
 	wait_exit "$wp" 30 || fatal "the workload did not end"
@@ -133,8 +135,8 @@ t_keeps() {
 	read -r m est wins < <(measured "$T/ll" "$T/s.json" "$t0")
 	log "period ${period} s; after the change: measured $(pct "$m"), estimated $(pct "$est") over $wins windows"
 	[ "$wins" -ge 1 ] || err "no window after the change to measure"
-	awk -v m="$m" 'BEGIN { exit !(m <= 0.10) }' || err "measured $(pct "$m") after the change, over the 10% budget"
-	awk -v m="$est" 'BEGIN { exit !(m <= 0.10) }' || err "estimated $(pct "$est") after the change, over the 10% budget"
+	awk -v m="$m" 'BEGIN { exit !(m <= 0.08) }' || err "measured $(pct "$m") after the change, over the 8% budget"
+	awk -v m="$est" 'BEGIN { exit !(m <= 0.08) }' || err "estimated $(pct "$est") after the change, over the 8% budget"
 	# no cost any more: back to the configured second
 	i=0
 	while [ $i -lt 40 ]; do
@@ -147,7 +149,6 @@ t_keeps() {
 	est=$(status_of overhead_estimate_pct)
 	awk -v e="$est" 'BEGIN { exit !(e < 1) }' || err "estimate ${est}% with nothing running"
 	stop_daemon
-	grep -q 'was every .*s$' "$T/daemon.err" || true
 }
 
 t_status() {
@@ -177,7 +178,7 @@ t_bad() {
 }
 
 add_case t_estimate "budget: the daemon's estimate within 30% of the cost measured in the traced workload"
-add_case t_keeps "budget: a 10% budget stretches the window period, the measured cost after it is under it, the period comes back"
+add_case t_keeps "budget: an 8% budget stretches the window period, the measured cost after it is under it, the period comes back"
 add_case t_status "budget: status fields (estimate, budget, hit cost, BPF stats), full mode reports and says it does not keep it"
 add_case t_bad "budget: bad --budget values exit 2 with one line"
 run_cases "$@"
