@@ -5,9 +5,9 @@
  * cycle adapted so that the estimate stays under --budget.
  *
  * Measured: (1) the cost of one uprobe and one uretprobe hit on this
- * machine, by timing calls of a function of our own with do-nothing
+ * machine, by timing calls of functions of our own with do-nothing
  * programs attached (bpf/calib.bpf.c) against the same calls unprobed, at
- * the start and every RECALIBRATE_NS; (2) the kernel's BPF statistics (run
+ * the start and every RECALIBRATE_NS (then in a thread of its own); (2) the kernel's BPF statistics (run
  * count and run time of every program, enabled while we hold the fd of
  * BPF_ENABLE_STATS): hits per interval and what the programs themselves
  * took; (3) the records, which say which thread paid for each hit.
@@ -27,6 +27,7 @@
  * one, that keeps hot / period + cold under TARGET of the budget.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,7 @@ struct budget {
 	uint64_t cold_api[GT_API__COUNT];	/* cold entry records per call, this interval */
 	uint64_t kern_records;		/* every thread's kernel-side records */
 	bool over;			/* the last evaluation was over the budget */
+	struct recal *recal;		/* a calibration running in its thread, NULL = none */
 	double sum_probe, sum_rest;	/* over every interval: the costliest thread's probe time
 					 * and the rest of the interval, for the mean */
 	struct budget_status st;
@@ -180,14 +182,17 @@ static int self_offset(const void *addr, char *path, size_t len, uint64_t *off)
 	return err;
 }
 
+/* The thread's CPU time, not wall time: a calibration on a busy machine
+ * loses the CPU now and then, which says nothing of what a hit costs (a
+ * hit is handled in the thread's own context, and is charged to it). */
 static uint64_t time_calls(void (*volatile fn)(void), int n)
 {
-	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+	uint64_t t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	int i;
 
 	for (i = 0; i < n; i++)
 		fn();
-	return now_ns(CLOCK_MONOTONIC) - t0;
+	return now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -284,7 +289,7 @@ out:
 /* Measures the cost of an entry hit on each kind of probed instruction and
  * of a return hit: calls of our own functions bare, then probed by
  * do-nothing programs, whose own run time (the statistics) is taken out. */
-static int calibrate(struct budget *b, bool multi)
+static int calibrate(double *hit_ns, double *ret_ns, bool multi)
 {
 	struct calib_bpf *skel;
 	double hit[UPROBE_INSN__COUNT], ret = 0;
@@ -302,13 +307,59 @@ static int calibrate(struct budget *b, bool multi)
 	if (err)
 		return err;
 	for (i = 0; i < UPROBE_INSN__COUNT; i++)
-		b->hit_ns[i] = hit[i] > 0 ? hit[i] : 0;
-	b->ret_ns = ret > 0 ? ret : 0;
+		hit_ns[i] = hit[i] > 0 ? hit[i] : 0;
+	*ret_ns = ret > 0 ? ret : 0;
+	return 0;
+}
+
+static void say_calibration(const struct budget *b)
+{
 	pr_verbose("budget: a probe hit costs %.0f ns on a push, %.0f on a nop or branch, %.0f "
 		   "single-stepped; a return probe %.0f ns more (measured, the programs' run time apart)",
 		   b->hit_ns[UPROBE_INSN_PUSH], b->hit_ns[UPROBE_INSN_BRANCH], b->hit_ns[UPROBE_INSN_STEP],
 		   b->ret_ns);
-	return 0;
+}
+
+/* The periodic calibration, in a thread: timing a few hundred ms of probed
+ * calls must not hold up the recording loop. */
+struct recal {
+	pthread_t thread;
+	bool multi;
+	int done;			/* set (atomically) when the thread has finished */
+	int err;
+	double hit[UPROBE_INSN__COUNT], ret;
+};
+
+static void *recal_main(void *arg)
+{
+	struct recal *c = arg;
+
+	c->err = calibrate(c->hit, &c->ret, c->multi);
+	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Takes a finished calibration's figures (wait: wait for it). True when
+ * one was taken. */
+static bool recal_collect(struct recorder *r, bool wait)
+{
+	struct budget *b = r->bud;
+	struct recal *c = b->recal;
+
+	if (!c || (!wait && !__atomic_load_n(&c->done, __ATOMIC_ACQUIRE)))
+		return false;
+	pthread_join(c->thread, NULL);
+	b->recal = NULL;
+	if (!c->err) {
+		memcpy(b->hit_ns, c->hit, sizeof(b->hit_ns));
+		b->ret_ns = c->ret;
+		say_calibration(b);
+	} else {
+		pr_verbose("budget: the periodic calibration failed (%s); the last figures stay",
+			   strerror(-c->err));
+	}
+	free(c);
+	return true;
 }
 
 /* The calibrated cost of an entry hit of api (its probed instruction). */
@@ -416,7 +467,9 @@ int budget__start(struct recorder *r)
 	n = kernel_sources__objects(r->ks, objs, 4);
 	for (i = 0; i < n; i++)
 		add_object(b, objs[i]);
-	err = calibrate(b, r->multi);
+	err = calibrate(b->hit_ns, &b->ret_ns, r->multi);
+	if (!err)
+		say_calibration(b);
 	if (err) {
 		pr_warn("budget: cannot time a probe of our own (%s): no overhead estimate, no budget kept",
 			strerror(-err));
@@ -438,7 +491,8 @@ int budget__start(struct recorder *r)
 			"(--mode light adapts)", r->o->budget * 100);
 	pr_info("overhead budget: %s; a probe hit costs %.0f ns on a push, %.0f on a nop or branch, "
 		"%.0f single-stepped, a return probe %.0f ns more (measured here)",
-		r->o->budget > 0 ? "kept under the budget" : "estimated only (--budget none)",
+		r->o->budget <= 0 ? "estimated only (--budget none)" :
+		r->o->light ? "kept under the budget" : "reported against the budget",
 		b->hit_ns[UPROBE_INSN_PUSH], b->hit_ns[UPROBE_INSN_BRANCH], b->hit_ns[UPROBE_INSN_STEP],
 		b->ret_ns);
 	return 0;
@@ -723,20 +777,25 @@ void budget__tick(struct recorder *r, uint64_t now)
 	}
 	b->windows_seen = c->windows;
 	evaluate(r, now, windows, false);
-	if (now - b->calibrated_at >= RECALIBRATE_NS) {
-		struct budget keep = *b;
+	if (now - b->calibrated_at >= RECALIBRATE_NS && !b->recal) {
+		struct recal *c = calloc(1, sizeof(*c));
 
-		if (calibrate(b, r->multi)) {
-			memcpy(b->hit_ns, keep.hit_ns, sizeof(b->hit_ns));
-			b->ret_ns = keep.ret_ns;
-		} else {
-			write_rec(r, GT_OVH_CALIBRATED, now_ns(CLOCK_MONOTONIC));
-		}
 		b->calibrated_at = now;
-		/* the calibration's own time is not the programs' */
-		read_base(b);
-		reset_interval(b, now_ns(CLOCK_MONOTONIC));
+		if (c) {
+			c->multi = r->multi;
+			if (pthread_create(&c->thread, NULL, recal_main, c)) {
+				free(c);
+				c = NULL;
+			}
+		}
+		b->recal = c;
 	}
+}
+
+void budget__poll(struct recorder *r)
+{
+	if (r->bud && recal_collect(r, false))
+		write_rec(r, GT_OVH_CALIBRATED, now_ns(CLOCK_MONOTONIC));
 }
 
 bool budget__status(const struct recorder *r, struct budget_status *st)
@@ -759,6 +818,7 @@ void budget__finish(struct recorder *r)
 
 	if (!b)
 		return;
+	recal_collect(r, true);
 	/* the last part, if it is long enough to say anything */
 	if (now - b->interval_start >= 1000000000ull)
 		evaluate(r, now, r->cap.windows - b->windows_seen, true);
@@ -777,6 +837,7 @@ void budget__free(struct recorder *r)
 
 	if (!b)
 		return;
+	recal_collect(r, true);
 	if (b->stats_fd >= 0)
 		close(b->stats_fd);
 	u64map__free(&b->by_tid);

@@ -41,6 +41,9 @@ int budget__start(struct recorder *r);
 void budget__on_record(struct recorder *r, const struct gt_hdr *h);
 /* From the loop: evaluates after each light-mode window, or every 5 s. */
 void budget__tick(struct recorder *r, uint64_t now);
+/* From the loop at every poll: a periodic calibration that has finished
+ * in its thread is taken (and recorded). */
+void budget__poll(struct recorder *r);
 /* False when there is no budget. */
 bool budget__status(const struct recorder *r, struct budget_status *st);
 /* At the end of the recording: the last interval's figures, one summary line. */

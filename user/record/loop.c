@@ -96,6 +96,7 @@ int recorder__run_loop(struct recorder *r)
 			break;
 		}
 		/* the budget weighs a window period before the next one opens */
+		budget__poll(r);
 		budget__tick(r, now);
 		/* light mode's windows open and close on time, not at the next poll */
 		wake = capture__tick(r, now);
