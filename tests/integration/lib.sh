@@ -14,6 +14,21 @@
 # A case passes when it ends normally having recorded nothing.  The script
 # prints one line per case, "PASS <script>: <what>" or "FAIL <script>: <what>"
 # followed by indented details; tests/run-tests.sh counts those lines.
+#
+# tests/run-tests.sh runs cases of different scripts (and of the plain and
+# the sanitized build) at the same time, each in its own process, but not
+# all of them:
+#   solo    a case that sees every process on the machine runs with no other
+#           case beside it: one whose body, or a function of its script that
+#           it calls, records system-wide (--all), runs the daemon or uses
+#           the CUPTI run directory /run/gtrace-bpf; unless the script names
+#           it in SHARED_CASES (a system-wide recording whose checks do not
+#           depend on what else runs: no workload of its own, say)
+#   quiet   a case the script names in QUIET_CASES (its checks assume an
+#           otherwise idle machine) runs with nothing at all beside it
+#   shared  every other case
+#     bash test_x.sh __list      prints "CASE shared|solo|quiet" per case
+#     GT_TEST_ONLY="c1 c2"       runs only the cases named (exactly)
 
 set -u
 # The tests choose the libcuda and the mock's timing themselves: settings
@@ -31,6 +46,8 @@ API_H=$ROOT/bpf/gtrace_api.h
 CASE_TIMEOUT=${GT_TEST_CASE_TIMEOUT:-150}
 SCRIPT_NAME=$(basename "$0" .sh)
 REQUIRES=${REQUIRES:-}
+SHARED_CASES=${SHARED_CASES:-}
+QUIET_CASES=${QUIET_CASES:-}
 
 # Workload constants (tests/mock/cuda_workload.c).
 N_ELEMS=1048576
@@ -106,15 +123,51 @@ missing_prereqs() {
 
 # --- running cases ----------------------------------------------------------
 
+# What makes a case see the processes of other tests: a system-wide
+# recording, the daemon (system-wide too), the CUPTI run directory.
+SOLO_RE='(^|[^[:alnum:]_-])--all([^[:alnum:]_-]|$)|daemon|/run/gtrace-bpf'
+
+# case_kind CASE: how CASE may run beside others, "shared", "solo" or
+# "quiet" (see the top of this file).  SOLO_RE is looked for in its body and
+# in the bodies of the functions of the script (not of this file) that it
+# calls, at any depth.
+case_kind() {
+	local -A seen=()
+	local -a todo=("$1")
+	local f body w
+	if [[ " $QUIET_CASES " == *" $1 "* ]]; then echo quiet; return; fi
+	if [[ " $SHARED_CASES " == *" $1 "* ]]; then echo shared; return; fi
+	while [ ${#todo[@]} -gt 0 ]; do
+		f=${todo[0]}
+		todo=("${todo[@]:1}")
+		[ -n "${seen[$f]:-}" ] && continue
+		seen[$f]=1
+		body=$(declare -f "$f")
+		if grep -Eq -- "$SOLO_RE" <<< "$body"; then echo solo; return; fi
+		for w in $(grep -oE '[A-Za-z_][A-Za-z0-9_]*' <<< "$body" | sort -u); do
+			[ -z "${LIB_FUNCS[$w]:-}" ] && declare -F "$w" > /dev/null && todo+=("$w")
+		done
+	done
+	echo shared
+}
+
 run_cases() {
 	if [ "${1:-}" = __case ]; then
 		case_main "$2"
 		return
 	fi
-	local filter=${1:-} why c dir rc status=0 t0 secs
+	local c
+	if [ "${1:-}" = __list ]; then
+		for c in "${CASES[@]}"; do
+			echo "$c $(case_kind "$c")"
+		done
+		return 0
+	fi
+	local filter=${1:-} why dir rc status=0 t0 secs
 	why=$(missing_prereqs)
 	for c in "${CASES[@]}"; do
 		[ -n "$filter" ] && [[ $c != *$filter* ]] && continue
+		[ -n "${GT_TEST_ONLY:-}" ] && [[ " $GT_TEST_ONLY " != *" $c "* ]] && continue
 		if [ -n "$why" ]; then
 			echo "FAIL $SCRIPT_NAME: ${CASE_DESC[$c]}"
 			echo "    cannot run: $why"
@@ -408,3 +461,8 @@ $d"
 today() {
 	date +%Y%m%d
 }
+
+# the functions above are this file's: case_kind follows only the script's
+declare -A LIB_FUNCS=()
+for _f in $(declare -F | awk '{ print $3 }'); do LIB_FUNCS[$_f]=1; done
+unset _f
