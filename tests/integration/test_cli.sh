@@ -5,6 +5,8 @@
 # --, a command that does not exist; and what the recorder says back (the
 # header's options, the summary line, the status line on a terminal).
 REQUIRES="root jq mock gtrace"
+# --all, but no workload of their own and only the header and the time checked
+SHARED_CASES="t_duration t_wording"
 . "$(dirname "$0")/lib.sh"
 
 # header_options FILE: the "options:" line of dump --summary.

@@ -7,6 +7,8 @@
 # same as --help), report names, formats and file names; `make install`
 # puts both where man and bash-completion look.  No root needed.
 REQUIRES="gtrace"
+# "daemon" only as a word the completion offers
+SHARED_CASES="t_completion"
 . "$(dirname "$0")/lib.sh"
 
 MAN_SRC=$ROOT/docs/man/gtrace-bpf.1

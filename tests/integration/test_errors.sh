@@ -4,6 +4,8 @@
 # Bad input: gtrace-bpf refuses with exactly one line on stderr and a
 # non-zero status; a damaged trace is read up to the damage with a warning.
 REQUIRES="root jq mock gtrace"
+# --all only in command lines that end in a refusal, before anything is recorded
+SHARED_CASES="t_limits t_usage t_unwritable_output"
 . "$(dirname "$0")/lib.sh"
 
 # expect_refusal LABEL RC STDERR-FILE: non-zero status, one stderr line.

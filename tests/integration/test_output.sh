@@ -5,6 +5,8 @@
 # {name}_{scenario}_{YYYYMMDD}_v{N}.gtrace with the next free N, mode 0600;
 # -d SECONDS ends a recording by itself.
 REQUIRES="root jq mock gtrace"
+# --all without a workload: only the file's name and mode checked
+SHARED_CASES="t_default_names"
 . "$(dirname "$0")/lib.sh"
 
 t_no_overwrite() {

@@ -5,6 +5,8 @@
 # given with --libcuda; every number is derived from the workload's options
 # and cross-checked with the counts the workload reports itself.
 REQUIRES="root jq mock gtrace"
+# --all only in a command line that is refused
+SHARED_CASES="t_delay"
 . "$(dirname "$0")/lib.sh"
 
 N=100 M=10 K=5
