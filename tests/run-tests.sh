@@ -17,11 +17,13 @@
 #                           [--sanitized DIR] [FILTER]
 #   The options choose the parts (default: unit and integration tests).
 #   --sanitized DIR runs the unit and integration parts again with the
-#   sanitized build in DIR (make SANITIZE=1): its tests and DIR/gtrace-bpf.
+#   sanitized build in DIR (make SANITIZE=1): its tests and DIR/gtrace-bpf
+#   (its integration tests beside the plain build's).
 #   FILTER keeps the test files whose name contains it.
 # Environment: GT_OUTPUT (build directory, default .output), GTRACE
 # (recorder, default ./gtrace-bpf), GT_TEST_KEEP=1 keeps the files of failed
-# integration cases, GT_TEST_CASE_TIMEOUT (s, default 150).
+# integration cases, GT_TEST_CASE_TIMEOUT (s, default 150), GT_TEST_JOBS
+# (integration cases at a time, default CPUs + 1; 1 runs them one by one).
 set -u
 
 cd "$(dirname "$0")/.." || exit 2
@@ -35,7 +37,7 @@ while [ $# -gt 0 ]; do
 	--sanitized)
 		[ $# -ge 2 ] || { echo "run-tests: --sanitized needs a directory" >&2; exit 2; }
 		san_dir=$2; shift ;;
-	-h|--help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "run-tests: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -120,34 +122,139 @@ run_unit_tests() {
 
 # --- integration tests ------------------------------------------------------
 
-# The integration tests with the recorder $GTRACE and the mock of the build
-# in GT_OUTPUT; $1 tags their result lines.
-run_integration_tests() {
-	local tag=$1 t out start rc p f
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "note: not root: the integration tests that need uprobes will fail; run as root (sudo make test)"
-	fi
+# The integration tests run as jobs: one per case of a script built on
+# tests/integration/lib.sh (each case has its own process and directory
+# already), one per script otherwise.  "bash SCRIPT __list" gives each case's
+# kind (lib.sh says why): the solo jobs (and the scripts not built on
+# lib.sh) run first, one at a time, with no other test beside them; then the
+# quiet ones, the same way; then the shared ones, GT_TEST_JOBS at a time.
+# The output of each job is kept and printed in order: the scripts in turn,
+# the plain build's, then the sanitized build's, each script's cases in
+# their order, then the time its cases took (added up).
+INTEG_JOBS=${GT_TEST_JOBS:-$(( $(nproc 2>/dev/null || echo 1) + 1 ))}
+job_dir=
+declare -a J_SCRIPT=() J_CASE=() J_TAG=() J_OUT_DIR=() J_GTRACE=() J_KIND=() J_LAST=() J_DONE=()
+
+# add_jobs TAG OUT_DIR GTRACE: the jobs of the integration tests with the
+# recorder GTRACE and the mock of the build in OUT_DIR; TAG tags their
+# result lines.
+add_jobs() {
+	local tag=$1 odir=$2 gt=$3 t c kind n
 	for t in tests/integration/test_*.sh; do
 		[ -f "$t" ] || continue
 		[ -n "$filter" ] && [[ $(basename "$t") != *"$filter"* ]] && continue
-		out=$(mktemp)
-		start=$(date +%s)
-		bash "$t" 2>&1 | sed -u "s/^\(PASS\|FAIL\) /\1 $tag/" | tee "$out"
-		rc=${PIPESTATUS[0]}
-		p=$(grep -c '^PASS ' "$out")
-		f=$(grep -c '^FAIL ' "$out")
+		n=${#J_SCRIPT[@]}
+		if grep -q '^run_cases' "$t" && grep -q 'lib\.sh"$' "$t"; then
+			while read -r c kind; do
+				[ -n "$c" ] || continue
+				case $kind in shared|solo|quiet) ;; *) kind=solo ;; esac
+				J_SCRIPT+=("$t") J_CASE+=("$c") J_TAG+=("$tag") J_OUT_DIR+=("$odir") J_GTRACE+=("$gt")
+				J_KIND+=("$kind") J_LAST+=(0) J_DONE+=(0)
+			done < <(bash "$t" __list 2> /dev/null)
+		fi
+		if [ ${#J_SCRIPT[@]} -eq "$n" ]; then
+			# not built on lib.sh, or it listed no case: the whole script
+			J_SCRIPT+=("$t") J_CASE+=("") J_TAG+=("$tag") J_OUT_DIR+=("$odir") J_GTRACE+=("$gt")
+			J_KIND+=(solo) J_LAST+=(0) J_DONE+=(0)
+		fi
+		J_LAST[-1]=1
+	done
+}
+
+# run_job I: runs job I, its tagged output in $job_dir/I.out, its status
+# and milliseconds in $job_dir/I.rc.
+run_job() {
+	local i=$1 t0 rc
+	t0=$(date +%s%N)
+	(
+		export GT_OUTPUT=${J_OUT_DIR[$i]} GTRACE=${J_GTRACE[$i]}
+		if [ -n "${J_CASE[$i]}" ]; then export GT_TEST_ONLY=${J_CASE[$i]}; else unset GT_TEST_ONLY; fi
+		bash "${J_SCRIPT[$i]}" 2>&1 < /dev/null | sed "s/^\(PASS\|FAIL\) /\1 ${J_TAG[$i]}/"
+		exit "${PIPESTATUS[0]}"
+	) > "$job_dir/$i.out"
+	rc=$?
+	echo "$rc $(( ($(date +%s%N) - t0) / 1000000 ))" > "$job_dir/$i.rc"
+}
+
+# Prints the jobs that have ended and not been printed, as far as the first
+# that has not ended, and adds their counts.
+print_from=0 script_ms=0
+print_done() {
+	local i rc ms p f name
+	while [ "$print_from" -lt ${#J_SCRIPT[@]} ] && [ "${J_DONE[$print_from]}" -eq 1 ]; do
+		i=$print_from
+		read -r rc ms < "$job_dir/$i.rc"
+		name=$(basename "${J_SCRIPT[$i]}" .sh)
+		cat "$job_dir/$i.out"
+		p=$(grep -c '^PASS ' "$job_dir/$i.out")
+		f=$(grep -c '^FAIL ' "$job_dir/$i.out")
 		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-			echo "FAIL $tag$(basename "$t" .sh): the script exited with status $rc"
+			echo "FAIL ${J_TAG[$i]}$name${J_CASE[$i]:+ ${J_CASE[$i]}}: the script exited with status $rc"
 			f=1
 		elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
-			echo "FAIL $tag$(basename "$t" .sh): the script reported no result"
+			echo "FAIL ${J_TAG[$i]}$name${J_CASE[$i]:+ ${J_CASE[$i]}}: the script reported no result"
 			f=1
 		fi
-		echo "    ($tag$(basename "$t"): $(( $(date +%s) - start )) s)"
 		passed=$((passed + p))
 		failed=$((failed + f))
-		rm -f "$out"
+		script_ms=$((script_ms + ms))
+		if [ "${J_LAST[$i]}" -eq 1 ]; then
+			echo "    (${J_TAG[$i]}$name.sh: $((script_ms / 1000)) s)"
+			script_ms=0
+		fi
+		print_from=$((print_from + 1))
 	done
+}
+
+# run_phase KIND LANES: runs the jobs of that kind, LANES at a time, and
+# prints what can be printed as they end.
+run_phase() {
+	local kind=$1 lanes=$2 i pid
+	local -A running=()
+	for i in "${!J_SCRIPT[@]}"; do
+		[ "${J_KIND[$i]}" = "$kind" ] || continue
+		while [ ${#running[@]} -ge "$lanes" ]; do
+			pid=
+			wait -n -p pid "${!running[@]}"
+			[ -n "$pid" ] || continue
+			J_DONE[${running[$pid]}]=1
+			unset "running[$pid]"
+			print_done
+		done
+		run_job "$i" &
+		running[$!]=$i
+	done
+	for pid in "${!running[@]}"; do
+		wait "$pid"
+		J_DONE[${running[$pid]}]=1
+	done
+	print_done
+}
+
+# The integration tests of the plain build and, given a directory, of the
+# sanitized build in it (the tests take the recorder from GTRACE, the mock
+# from GT_OUTPUT).
+run_integration_tests() {
+	local san=$1 san_gtrace k n
+	local -A count=()
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "note: not root: the integration tests that need uprobes will fail; run as root (sudo make test)"
+	fi
+	job_dir=$(mktemp -d "${TMPDIR:-/tmp}/gtrace-run-tests.XXXXXX")
+	add_jobs "" "$out_dir" "$GTRACE"
+	if [ -n "$san" ]; then
+		san_gtrace=$PWD/$san/gtrace-bpf
+		case $san in /*) san_gtrace=$san/gtrace-bpf ;; esac
+		add_jobs "[san] " "$san" "$san_gtrace"
+	fi
+	for k in "${J_KIND[@]}"; do count[$k]=$(( ${count[$k]:-0} + 1 )); done
+	echo "note: ${#J_KIND[@]} integration jobs: ${count[solo]:-0} solo (they see every process on the machine)," \
+	     "one at a time; then ${count[quiet]:-0} quiet, one at a time;" \
+	     "then ${count[shared]:-0} shared, $INTEG_JOBS at a time"
+	run_phase solo 1
+	run_phase quiet 1
+	run_phase shared "$INTEG_JOBS"
+	rm -rf "$job_dir"
 }
 
 # --- fuzzers ----------------------------------------------------------------
@@ -208,16 +315,9 @@ timed() {
 }
 
 [ $run_unit -eq 1 ] && timed "unit tests" run_unit_tests "$out_dir" ""
-[ $run_integration -eq 1 ] && timed "integration tests" run_integration_tests ""
-if [ -n "$san_dir" ]; then
-	[ $run_unit -eq 1 ] && timed "sanitized unit tests" run_unit_tests "$san_dir" "[san] "
-	if [ $run_integration -eq 1 ]; then
-		# the tests take the recorder from GTRACE, the mock from GT_OUTPUT
-		export GT_OUTPUT=$san_dir GTRACE=$PWD/$san_dir/gtrace-bpf
-		case $san_dir in /*) GTRACE=$san_dir/gtrace-bpf ;; esac
-		timed "sanitized integration tests" run_integration_tests "[san] "
-	fi
-fi
+[ $run_unit -eq 1 ] && [ -n "$san_dir" ] && timed "sanitized unit tests" run_unit_tests "$san_dir" "[san] "
+[ $run_integration -eq 1 ] &&
+	timed "integration tests${san_dir:+, plain and sanitized}" run_integration_tests "$san_dir"
 [ $run_fuzz -eq 1 ] && timed "fuzzers" run_fuzzers "$out_dir/fuzz"
 
 echo "$passed passed, $failed failed"
