@@ -283,11 +283,17 @@ integration-test: $(BIN) mock
 
 # make test: the tests of this build, of the sanitized build and the fuzzers
 # for a bounded time, counted together; make test SANITIZE=1: the sanitized
-# build's alone
+# build's alone. The three builds are prerequisites, so that make -j shares
+# its jobs among them.
 ifeq ($(SAN_FLAGS),)
-test: check-layers test-build
+.PHONY: test-san-build test-fuzz-build
+test-san-build:
 	$(Q)$(MAKE) --no-print-directory SANITIZE=1 OUTPUT=$(SAN_OUTPUT) test-build
+
+test-fuzz-build:
 	$(Q)$(MAKE) --no-print-directory FUZZ=1 OUTPUT=$(FUZZ_OUTPUT) fuzz-build
+
+test: check-layers test-build test-san-build test-fuzz-build
 	$(Q)GT_FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) $(RUN_TESTS) --unit --integration --fuzz --sanitized $(SAN_OUTPUT)
 
 fuzz:
