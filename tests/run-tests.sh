@@ -23,8 +23,8 @@
 # Environment: GT_OUTPUT (build directory, default .output), GTRACE
 # (recorder, default ./gtrace-bpf), GT_TEST_KEEP=1 keeps the files of failed
 # integration cases, GT_TEST_CASE_TIMEOUT (s, default 150), GT_TEST_JOBS
-# (integration cases at a time, default CPUs + 1; 1 runs them one by one),
-# GT_FUZZ_JOBS (harnesses at a time, default one per CPU).
+# (shared integration cases at a time, default 2 per CPU, at most 8; 1 runs
+# them one by one), GT_FUZZ_JOBS (harnesses at a time, default 1 per CPU).
 set -u
 
 cd "$(dirname "$0")/.." || exit 2
@@ -132,7 +132,10 @@ run_unit_tests() {
 # The output of each job is kept and printed in order: the scripts in turn,
 # the plain build's, then the sanitized build's, each script's cases in
 # their order, then the time its cases took (added up).
-INTEG_JOBS=${GT_TEST_JOBS:-$(( $(nproc 2>/dev/null || echo 1) + 1 ))}
+# Two per CPU (at most 8): a case spends much of its time waiting (probes
+# attached and detached, workloads that sleep), not on a CPU.
+INTEG_JOBS=${GT_TEST_JOBS:-$(( $(nproc 2>/dev/null || echo 1) * 2 ))}
+[ "$INTEG_JOBS" -le 8 ] || [ -n "${GT_TEST_JOBS:-}" ] || INTEG_JOBS=8
 job_dir=
 declare -a J_SCRIPT=() J_CASE=() J_TAG=() J_OUT_DIR=() J_GTRACE=() J_KIND=() J_LAST=() J_DONE=()
 
