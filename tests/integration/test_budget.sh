@@ -8,6 +8,8 @@
 # outside them is what the probes cost it), the window period stretched to
 # keep a budget and given back when the cost goes, status, bad values.
 REQUIRES="root jq mock gtrace python3"
+# they time the workload: nothing else may run beside them
+QUIET_CASES="t_estimate t_keeps"
 . "$(dirname "$0")/lib.sh"
 
 start_daemon() {
