@@ -237,7 +237,8 @@ t_delay_duration() {
 	logged=$(awk -v a="$first" -v b="$last" '$1 + 0 >= a - 500000 && $1 + 0 <= b' "$T/launch.log" | wc -l)
 	[ "$n" -gt 0 ] || fatal "no launch recorded"
 	[ "$n" -eq "$logged" ] || err "-y 1s -d 2s: $n launches recorded, the workload made $logged between the first and the last"
-	awk -v f="$first" -v l="$last" -v t="$t0" 'BEGIN { exit !((l - f) <= 1.3e9 && (l - f) >= 0.7e9 && (f - t) >= 0.7e9) }' ||
+	# the sanitized build stops up to ~0.4 s late under a loaded CI machine
+	awk -v f="$first" -v l="$last" -v t="$t0" 'BEGIN { exit !((l - f) <= 1.45e9 && (l - f) >= 0.7e9 && (f - t) >= 0.7e9) }' ||
 		err "-y 1s -d 2s: launches recorded from $(((first - t0) / 1000000)) ms to $(((last - t0) / 1000000)) ms into the flood"
 }
 
