@@ -47,6 +47,8 @@ enum gt_rec_type {
 	GT_REC_TRIGGER = 48,	/* the daemon's flight recorder fired on a condition (struct gt_trigger) */
 	GT_REC_OVERHEAD = 49,	/* the daemon's estimate of what recording costs, and what it changed
 				 * to keep --budget (struct gt_overhead) */
+	GT_REC_CUPTI_MARK = 50,	/* the agent handed over what CUPTI held: only in spool files that a
+				 * daemon reads as they grow, never in a trace (struct gt_cupti_mark) */
 	GT_REC_MAX = 63,
 };
 
@@ -287,18 +289,23 @@ enum gt_trigger_kind {
 	GT_TRIG_EXIT = 3,	/* a traced process exited with a non-zero status or a signal */
 	GT_TRIG_PROFILER = 4,	/* a cuProfilerStart range opened */
 	GT_TRIG_SIGNAL = 5,	/* the daemon received SIGUSR1 */
+	GT_TRIG_GPU_IDLE = 6,	/* a process with the CUPTI agent had its GPU idle longer than the
+				 * threshold (from its GPU records) */
 };
 
 /* A trigger that fired, written into the daemon's window before its
  * snapshot is taken (an instant on the timeline). */
 struct gt_trigger {
 	struct gt_hdr hdr;	/* ts = when the condition held (the sync's or failed call's
-				 * exit, the exit, the profiler start, the signal's arrival);
-				 * pid, tid = what caused it (0 for a signal); api = the call's
+				 * exit, the exit, the profiler start, the signal's arrival, the
+				 * end of the idle time measured); pid, tid = what caused it (0
+				 * for a signal; tid 0 for gpu-idle); api = the call's
 				 * enum gt_api for sync, error and profiler, else 0 */
 	__u32 kind;		/* enum gt_trigger_kind */
 	__s32 code;		/* error: the CUresult; exit: the wait status; else 0 */
-	__u64 wait_ns;		/* sync: how long the call waited; else 0 */
+	__u64 wait_ns;		/* sync: how long the call waited; gpu-idle: how long the GPU was
+				 * idle, up to hdr.ts (the next activity's start, or the agent's
+				 * flush mark while it still was); else 0 */
 	__u32 suppressed;	/* triggers that fired since the previous snapshot was taken
 				 * and wrote none (rate limit: one snapshot per window) */
 	__u32 _pad;		/* explicit padding, zero */
@@ -412,6 +419,16 @@ struct gt_cupti_stats {
 	__u64 clock_offset_ns;	/* |CUPTI timestamp - CLOCK_MONOTONIC| measured at start */
 };
 
+/* Written by the agent after each forced flush while a daemon reads its spool
+ * file live (GT_CUPTI_LIVE_FILE, cupti/gtrace_cupti.h): every kernel, copy and
+ * set that ended before hdr.ts is in the file before this record, so that the
+ * reader may take hdr.ts as "now" on the GPU records' own clock. */
+struct gt_cupti_mark {
+	struct gt_hdr hdr;	/* ts = just before the flush (CLOCK_MONOTONIC); pid = the process */
+	__u64 records;		/* activity records converted so far */
+	__u64 flush_ns;		/* how long the flush and the writing of what it gave took */
+};
+
 /* What the merger did, appended once to a merged trace. */
 struct gt_merge_stats {
 	struct gt_hdr hdr;	/* ts = when merged */
@@ -441,6 +458,7 @@ _Static_assert(sizeof(struct gt_gpu_api) == 40, "gt_gpu_api size");
 _Static_assert(sizeof(struct gt_nvtx) == 40, "gt_nvtx size");
 _Static_assert(sizeof(struct gt_cupti_stats) == 64, "gt_cupti_stats size");
 _Static_assert(sizeof(struct gt_merge_stats) == 72, "gt_merge_stats size");
+_Static_assert(sizeof(struct gt_cupti_mark) == 40, "gt_cupti_mark size");
 _Static_assert(sizeof(struct gt_name) == 40, "gt_name size");
 _Static_assert(sizeof(struct gt_capture) == 48, "gt_capture size");
 _Static_assert(sizeof(struct gt_trigger) == 48, "gt_trigger size");

@@ -17,6 +17,7 @@
  *   3200000000   exit of pid 200 with status 256
  *   3300000000   signal (pid 0), suppressed 2
  *   3400000000   kind 9, which this build does not know
+ *   3450000000   gpu-idle of pid 100 (tid 0), wait_ns 1500000000
  *   3500000000   a sync trigger cut short of its struct
  */
 #include <setjmp.h>
@@ -60,6 +61,7 @@ static const char *write_triggers(void)
 	trigger(3 * S + 2 * S / 10, 200, 200, 0, GT_TRIG_EXIT, 256, 0, 0, n);
 	trigger(3 * S + 3 * S / 10, 0, 0, 0, GT_TRIG_SIGNAL, 0, 0, 2, n);
 	trigger(3 * S + 4 * S / 10, 100, 101, 0, 9, 0, 0, 0, n);
+	trigger(3 * S + 45 * S / 100, 100, 0, 0, GT_TRIG_GPU_IDLE, 0, 1500000000ull, 0, n);
 	trigger(3 * S + 5 * S / 10, 100, 101, GT_API_cuStreamSynchronize, GT_TRIG_SYNC, 0, 1, 0,
 		n - 8);
 	cx_close(4 * S);
@@ -87,9 +89,11 @@ static void test_dump_lines(void **state)
 		"{\"ts\":3300000000,\"pid\":0,\"tid\":0,\"type\":\"trigger\",\"kind\":\"signal\","
 		"\"code\":0,\"wait_ns\":0,\"suppressed\":2}\n"
 		"{\"ts\":3400000000,\"pid\":100,\"tid\":101,\"type\":\"trigger\",\"kind\":\"unknown\","
-		"\"code\":0,\"wait_ns\":0,\"suppressed\":0}\n"));
+		"\"code\":0,\"wait_ns\":0,\"suppressed\":0}\n"
+		"{\"ts\":3450000000,\"pid\":100,\"tid\":0,\"type\":\"trigger\",\"kind\":\"gpu-idle\","
+		"\"code\":0,\"wait_ns\":1500000000,\"suppressed\":0}\n"));
 	/* the short one is no line */
-	assert_int_equal(cx_count_of(r.out, "\"type\":\"trigger\""), 6);
+	assert_int_equal(cx_count_of(r.out, "\"type\":\"trigger\""), 7);
 	run_free(&r);
 }
 
@@ -104,6 +108,7 @@ static void test_dump_summary(void **state)
 	assert_int_equal(cx_summary_row(r.out, "\ntriggers\n", "exit"), 1);
 	assert_int_equal(cx_summary_row(r.out, "\ntriggers\n", "profiler"), 1);
 	assert_int_equal(cx_summary_row(r.out, "\ntriggers\n", "signal"), 1);
+	assert_int_equal(cx_summary_row(r.out, "\ntriggers\n", "gpu-idle"), 1);
 	assert_int_equal(cx_summary_row(r.out, "\ntriggers\n", "unknown"), 1);
 	/* triggers are no process events; the short one is an unknown record */
 	assert_int_equal(cx_process_events(r.out), 0);
@@ -126,7 +131,7 @@ static void test_csv_rows(void **state)
 	(void)state;
 	csv = cx_export_text(write_triggers(), export_csv__write);
 	assert_non_null(strstr(csv, ",latency_ns,code,wait_ns,suppressed\n"));
-	assert_int_equal(cx_count_of(csv, ",trigger,"), 6);
+	assert_int_equal(cx_count_of(csv, ",trigger,"), 7);
 	/* ts,pid,tid,cpu (empty),type,api, ... kind ..., the last three */
 	assert_non_null(strstr(csv, "\n2500001000,100,101,,trigger,cuStreamSynchronize,"));
 	assert_non_null(strstr(csv, ",sync,"));
@@ -148,7 +153,8 @@ static void test_json_events(void **state)
 	assert_non_null(strstr(js, "{\"name\":\"trigger: exit status 256\",\"cat\":\"trigger\",\"ph\":\"i\",\"s\":\"g\",\"ts\":3200000.000,\"pid\":200,\"tid\":200,\"args\":{\"kind\":\"exit\",\"code\":256,\"wait_ns\":0,\"suppressed\":0}}"));
 	assert_non_null(strstr(js, "{\"name\":\"trigger: SIGUSR1\",\"cat\":\"trigger\",\"ph\":\"i\",\"s\":\"g\",\"ts\":3300000.000,\"pid\":0,\"tid\":0,\"args\":{\"kind\":\"signal\",\"code\":0,\"wait_ns\":0,\"suppressed\":2}}"));
 	assert_non_null(strstr(js, "{\"name\":\"trigger: unknown\","));
-	assert_int_equal(cx_count_of(js, "\"cat\":\"trigger\""), 6);
+	assert_non_null(strstr(js, "{\"name\":\"trigger: gpu-idle 1.5 s\",\"cat\":\"trigger\",\"ph\":\"i\",\"s\":\"g\",\"ts\":3450000.000,\"pid\":100,\"tid\":0,\"args\":{\"kind\":\"gpu-idle\",\"code\":0,\"wait_ns\":1500000000,\"suppressed\":0}}"));
+	assert_int_equal(cx_count_of(js, "\"cat\":\"trigger\""), 7);
 	free(js);
 }
 
@@ -170,7 +176,7 @@ static void test_perfetto_track(void **state)
 	assert_int_equal(t->parent, 0);	/* a root track */
 	for (int i = 0; i < m.nev; i++)
 		n += m.ev[i].track == t->uuid;
-	assert_int_equal(n, 6);
+	assert_int_equal(n, 7);
 	e = event_at(&m, t->uuid, 2500001000ull, EV_INSTANT);
 	assert_string_equal(e->name, "trigger: sync 2.5 s (cuStreamSynchronize)");
 	assert_string_equal(e->cat, "trigger");
@@ -189,6 +195,10 @@ static void test_perfetto_track(void **state)
 	e = event_at(&m, t->uuid, 3 * S + 3 * S / 10, EV_INSTANT);
 	assert_string_equal(e->name, "trigger: SIGUSR1");
 	assert_int_equal(find_ann(e, "suppressed")->v, 2);
+	e = event_at(&m, t->uuid, 3 * S + 45 * S / 100, EV_INSTANT);
+	assert_string_equal(e->name, "trigger: gpu-idle 1.5 s");
+	assert_string_equal(find_ann(e, "kind")->str, "gpu-idle");
+	assert_int_equal(find_ann(e, "wait_ns")->v, 1500000000ull);
 	model_free(&m);
 
 	/* no track for a trace without triggers */

@@ -20,7 +20,7 @@ static void test_known_types(void **state)
 		GT_REC_OFFCPU, GT_REC_NAME, GT_REC_STATS, GT_REC_PROC_INFO,
 		GT_REC_GPU_KERNEL, GT_REC_GPU_MEMCPY, GT_REC_GPU_MEMSET, GT_REC_GPU_API,
 		GT_REC_NVTX, GT_REC_CUPTI_STATS, GT_REC_MERGE_STATS, GT_REC_RANGE, GT_REC_CAPTURE,
-		GT_REC_TRIGGER, GT_REC_OVERHEAD,
+		GT_REC_TRIGGER, GT_REC_OVERHEAD, GT_REC_CUPTI_MARK,
 	};
 
 	(void)state;
@@ -71,8 +71,9 @@ static void test_trigger_kinds(void **state)
 	assert_string_equal(gt_trigger_kind__name(GT_TRIG_EXIT), "exit");
 	assert_string_equal(gt_trigger_kind__name(GT_TRIG_PROFILER), "profiler");
 	assert_string_equal(gt_trigger_kind__name(GT_TRIG_SIGNAL), "signal");
+	assert_string_equal(gt_trigger_kind__name(GT_TRIG_GPU_IDLE), "gpu-idle");
 	assert_string_equal(gt_trigger_kind__name(0), "unknown");
-	assert_string_equal(gt_trigger_kind__name(GT_TRIG_SIGNAL + 1), "unknown");
+	assert_string_equal(gt_trigger_kind__name(GT_TRIG_LAST + 1), "unknown");
 	assert_string_equal(gt_trigger_kind__name(UINT32_MAX), "unknown");
 }
 

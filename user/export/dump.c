@@ -66,7 +66,7 @@ struct dump {
 	uint64_t offcpu_dur;	/* their total duration, ns */
 	struct capture_spans *cap;	/* capture ranges and windows (summary) */
 	uint64_t capture_records;	/* GT_REC_RANGE and GT_REC_CAPTURE records (summary) */
-	uint64_t triggers[GT_TRIG_SIGNAL + 2];	/* GT_REC_TRIGGER by kind, the last unknown ones (summary) */
+	uint64_t triggers[GT_TRIG_LAST + 2];	/* GT_REC_TRIGGER by kind, the last unknown ones (summary) */
 	uint64_t overhead[GT_OVH_OVER + 2];	/* GT_REC_OVERHEAD by reason, the last unknown ones (summary) */
 };
 
@@ -178,7 +178,7 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 		uint32_t kind = ((const struct gt_trigger *)rec)->kind;
 
 		/* the decoder passes on only records long enough for their type */
-		dp->triggers[kind >= GT_TRIG_SYNC && kind <= GT_TRIG_SIGNAL ? kind : GT_TRIG_SIGNAL + 1]++;
+		dp->triggers[kind >= GT_TRIG_SYNC && kind <= GT_TRIG_LAST ? kind : GT_TRIG_LAST + 1]++;
 		return 0;
 	}
 	if (dp->o->summary && rec->type == GT_REC_OVERHEAD) {
@@ -295,7 +295,7 @@ static void print_capture(FILE *f, struct dump *dp)
  * Nothing for a trace without any. */
 static void print_triggers(FILE *f, const struct dump *dp)
 {
-	const unsigned unknown = GT_TRIG_SIGNAL + 1;
+	const unsigned unknown = GT_TRIG_LAST + 1;
 	uint64_t all = 0;
 
 	for (unsigned k = GT_TRIG_SYNC; k <= unknown; k++)

@@ -704,6 +704,9 @@ char *fields__trigger_name(const struct gt_trigger *t, char *buf, size_t len)
 	case GT_TRIG_SIGNAL:
 		snprintf(buf, len, "trigger: SIGUSR1");
 		break;
+	case GT_TRIG_GPU_IDLE:
+		snprintf(buf, len, "trigger: gpu-idle %s", gt_ns__text(t->wait_ns, wait, sizeof(wait)));
+		break;
 	default:
 		snprintf(buf, len, "trigger: %s%s", gt_trigger_kind__name(t->kind), call);
 		break;

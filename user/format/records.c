@@ -30,6 +30,7 @@ size_t gt_rec__min_size(uint16_t type)
 	case GT_REC_MERGE_STATS: return sizeof(struct gt_merge_stats);
 	case GT_REC_TRIGGER:	return sizeof(struct gt_trigger);
 	case GT_REC_OVERHEAD:	return sizeof(struct gt_overhead);
+	case GT_REC_CUPTI_MARK:	return sizeof(struct gt_cupti_mark);
 	default:		return sizeof(struct gt_hdr);
 	}
 }
@@ -39,6 +40,7 @@ const char *gt_trigger_kind__name(uint32_t kind)
 	static const char *const names[] = {
 		[GT_TRIG_SYNC] = "sync", [GT_TRIG_ERROR] = "error", [GT_TRIG_EXIT] = "exit",
 		[GT_TRIG_PROFILER] = "profiler", [GT_TRIG_SIGNAL] = "signal",
+		[GT_TRIG_GPU_IDLE] = "gpu-idle",
 	};
 
 	return kind < sizeof(names) / sizeof(names[0]) && names[kind] ? names[kind] : "unknown";

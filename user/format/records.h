@@ -23,9 +23,11 @@ static inline bool gt_rec__size_ok(const struct gt_hdr *rec)
 	return rec->size >= gt_rec__min_size(rec->type);
 }
 
-/* "sync", "error", "exit", "profiler", "signal" for enum gt_trigger_kind
+/* "sync", "error", "exit", "profiler", "signal", "gpu-idle" for enum gt_trigger_kind
  * (struct gt_trigger, GT_REC_TRIGGER); "unknown" for another value. */
 const char *gt_trigger_kind__name(uint32_t kind);
+/* The highest enum gt_trigger_kind this build knows. */
+#define GT_TRIG_LAST GT_TRIG_GPU_IDLE
 
 /* "estimate", "calibrated", "duty_down", "duty_up", "over_budget" for enum
  * gt_overhead_reason (struct gt_overhead, GT_REC_OVERHEAD); "unknown" for

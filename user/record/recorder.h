@@ -142,7 +142,6 @@ void trigger__start(struct recorder *r);
 void trigger__on_record(struct recorder *r, const struct gt_hdr *h);
 void trigger__poll(struct recorder *r);
 void trigger__free(struct recorder *r);
-const char *trigger__name(uint32_t kind);
 
 /* Capture control (capture.c). At the start of the run loop: */
 void capture__start(struct recorder *r, uint64_t now);

@@ -28,17 +28,6 @@ static void on_usr1(int sig)
 	usr1 = 1;
 }
 
-static const char *const kind_names[] = {
-	[GT_TRIG_SYNC] = "sync", [GT_TRIG_ERROR] = "error", [GT_TRIG_EXIT] = "exit",
-	[GT_TRIG_PROFILER] = "profiler", [GT_TRIG_SIGNAL] = "signal",
-};
-
-const char *trigger__name(uint32_t kind)
-{
-	return kind < sizeof(kind_names) / sizeof(kind_names[0]) && kind_names[kind] ?
-	       kind_names[kind] : "unknown";
-}
-
 void trigger__start(struct recorder *r)
 {
 	struct sigaction sa = { .sa_handler = on_usr1 };
@@ -88,7 +77,7 @@ static void fire(struct recorder *r, uint32_t kind, const struct gt_hdr *at, int
 	recorder__write(r, &g.hdr);
 	t->pending_kind = kind;
 	t->due = now + r->o->trigger_post_ns;
-	pr_info("trigger %s fired (pid %u%s): snapshot in %.1f s", trigger__name(kind), g.hdr.pid,
+	pr_info("trigger %s fired (pid %u%s): snapshot in %.1f s", gt_trigger_kind__name(kind), g.hdr.pid,
 		kind == GT_TRIG_SYNC ? ", a long wait" : kind == GT_TRIG_ERROR ? ", a failed call" : "",
 		r->o->trigger_post_ns / 1e9);
 }
@@ -157,10 +146,10 @@ void trigger__poll(struct recorder *r)
 	}
 	if (!t->pending_kind || (now = now_ns(CLOCK_MONOTONIC)) < t->due)
 		return;
-	snprintf(name, sizeof(name), "%s_trigger", trigger__name(t->pending_kind));
+	snprintf(name, sizeof(name), "%s_trigger", gt_trigger_kind__name(t->pending_kind));
 	err = daemon__snapshot(r, name, 0, 0, NULL, NULL, 0);
 	if (err)
-		pr_warn("trigger %s: the snapshot failed: %s", trigger__name(t->pending_kind), strerror(-err));
+		pr_warn("trigger %s: the snapshot failed: %s", gt_trigger_kind__name(t->pending_kind), strerror(-err));
 	t->pending_kind = 0;
 	t->last_snap = now;
 }
