@@ -83,6 +83,8 @@ static struct agent {
 	CUpti_SubscriberHandle sub;
 	char dir[PATH_MAX];		/* spool directory */
 	char stop[PATH_MAX];		/* its stop signal file */
+	char live[PATH_MAX];		/* its live spooling file (GT_CUPTI_LIVE_FILE) */
+	bool live_on;			/* the live file was there at the last look */
 	char path[PATH_MAX];		/* spool file */
 	struct gt_buf_pool pool;	/* activity buffers lent to CUPTI */
 	struct gt_buf_ring ring;	/* completed buffers for the writer */
@@ -474,10 +476,28 @@ static void finish(void)
 	atomic_store(&g.state, ST_DONE);
 }
 
+/* Live spooling: what CUPTI has completed, handed over now, then the mark
+ * that says so (its ts: before the flush began). */
+static void live_flush(void)
+{
+	uint64_t t0 = mono_ns();
+
+	if (atomic_load(&g.state) != ST_ON)
+		return;
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	drain();
+	if (g.write_failed)
+		return;
+	out_room();
+	g.out_len += gt_cupti_conv__mark(g.conv, t0, mono_ns() - t0, g.out + g.out_len);
+	out_flush();
+}
+
 static void *writer_main(void *arg)
 {
-	uint64_t next_poll = mono_ns() + GT_CUPTI_POLL_STOP_MS * 1000000ull;
+	uint64_t next_poll = mono_ns() + GT_CUPTI_POLL_STOP_MS * 1000000ull, next_live = 0;
 	struct timespec until;
+	struct stat st;
 
 	(void)arg;
 	for (;;) {
@@ -494,6 +514,12 @@ static void *writer_main(void *arg)
 			next_poll = now + GT_CUPTI_POLL_STOP_MS * 1000000ull;
 			if (stop_signalled())
 				break;
+			g.live_on = stat(g.live, &st) == 0;
+		}
+		if (g.live_on && now >= next_live) {
+			next_live = now + GT_CUPTI_LIVE_FLUSH_MS * 1000000ull;
+			live_flush();
+			continue;
 		}
 		if (n)	/* CUPTI is handing buffers over: give them back at once */
 			continue;
@@ -569,7 +595,8 @@ static int spool_open(void)
 	int fd, err;
 
 	if ((size_t)snprintf(g.path, sizeof(g.path), "%s/" GT_CUPTI_SPOOL_FMT, g.dir, (int)g.pid) >=
-	    sizeof(g.path))
+	    sizeof(g.path) ||
+	    (size_t)snprintf(g.live, sizeof(g.live), "%s/" GT_CUPTI_LIVE_FILE, g.dir) >= sizeof(g.live))
 		return -ENAMETOOLONG;
 	/* O_EXCL|O_NOFOLLOW: the directory may be world-writable */
 	fd = open(g.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

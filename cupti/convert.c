@@ -501,6 +501,17 @@ size_t gt_cupti_conv__stats(const struct gt_cupti_conv *c, __u64 now,
 	return sizeof(*r);
 }
 
+size_t gt_cupti_conv__mark(const struct gt_cupti_conv *c, __u64 ts, __u64 flush_ns, void *out)
+{
+	struct gt_cupti_mark *r = out;
+
+	hdr_init(&r->hdr, GT_REC_CUPTI_MARK, c->pid, 0, ts);
+	r->hdr.size = sizeof(*r);
+	r->records = c->records;
+	r->flush_ns = flush_ns;
+	return sizeof(*r);
+}
+
 /* ------------------------------------------------------------ driver cbids */
 
 #define CBID(name) CUPTI_DRIVER_TRACE_CBID_##name,

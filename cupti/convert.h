@@ -67,6 +67,11 @@ struct gt_cupti_conv_extra {
 size_t gt_cupti_conv__stats(const struct gt_cupti_conv *c, __u64 now,
 			    const struct gt_cupti_conv_extra *x, void *out);
 
+/* Writes the GT_REC_CUPTI_MARK of a forced flush begun at ts that took
+ * flush_ns (live spooling) into out, which holds at least
+ * sizeof(struct gt_cupti_mark) bytes; returns its size. */
+size_t gt_cupti_conv__mark(const struct gt_cupti_conv *c, __u64 ts, __u64 flush_ns, void *out);
+
 /* enum gt_copy_kind of a CUpti_ActivityMemcpyKind (GT_COPY_UNKNOWN for
  * values this code does not know). */
 unsigned gt_cupti_copy_kind(unsigned cupti_copy_kind);

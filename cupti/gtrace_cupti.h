@@ -40,6 +40,13 @@
  * last record cut short while the program runs; it ends with one
  * GT_REC_CUPTI_STATS once the agent stopped, and is fsync'ed then.
  *
+ * Live spooling (gtrace-bpf daemon --cupti reads the files as they grow):
+ * while <dir>/GT_CUPTI_LIVE_FILE exists the agent also hands CUPTI's records
+ * over every GT_CUPTI_LIVE_FLUSH_MS (a forced flush: what has completed) and
+ * then writes one GT_REC_CUPTI_MARK, so that every kernel, copy and set that
+ * ended before the mark's ts is in the file before it.  The reader may punch
+ * holes in what it has read (the file's size stays, its blocks go back).
+ *
  * Stopping: the agent stops (flushes CUPTI, writes its stats record, closes
  * the file) at the program's exit, or within ~GT_CUPTI_POLL_STOP_MS after the
  * recorder creates <dir>/GT_CUPTI_STOP_FILE or removes <dir>.  A stopped
@@ -79,7 +86,12 @@
 /* a file of this name in the directory asks the agents to stop */
 #define GT_CUPTI_STOP_FILE	"stop"
 
-/* how often an agent looks for the stop signal */
+/* how often an agent looks for the stop signal (and the live file) */
 #define GT_CUPTI_POLL_STOP_MS	200
+
+/* a file of this name in the directory asks for live spooling (above) */
+#define GT_CUPTI_LIVE_FILE	"live"
+/* how often an agent flushes while spooling live */
+#define GT_CUPTI_LIVE_FLUSH_MS	500
 
 #endif /* GTRACE_CUPTI_H */

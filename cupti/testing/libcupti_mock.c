@@ -5,7 +5,8 @@
  * driver API ids, flushes), checks their order (timestamp callback before
  * any kind), and plays CUPTI's part with buffers: mock_emit() fills buffers
  * the agent lends with synthetic CUPTI 13 records and completes them when
- * full, cuptiActivityFlushAll() completes the current one.  Once NVTX handed
+ * full, cuptiActivityFlushAll() completes the current one; mock_gpu_work()
+ * records the work of the mock libcuda that loaded the agent.  Once NVTX handed
  * itself over (InitializeInjectionNvtx2), mock_nvtx_*() play CUPTI's NVTX
  * implementation: each reports its call to the subscriber's callback when
  * that id is enabled, as CUPTI does, with what NVTX returns.
@@ -308,6 +309,97 @@ int mock_emit(int n, unsigned corr)
 	put(&m, sizeof(m));
 	pthread_mutex_unlock(&mu);
 	return 1;
+}
+
+/* A kernel name for CUPTI's records: kept for the life of the process, as
+ * CUPTI's own are (the agent converts after the module may be gone). */
+static const char *intern_name(const char *name)
+{
+	static char *names[64];
+	static int nnames;
+	int i;
+
+	for (i = 0; i < nnames; i++)
+		if (!strcmp(names[i], name))
+			return names[i];
+	if (nnames == 64)
+		return "_Z14tooManyKernelsv";
+	names[nnames] = strdup(name);
+	return names[nnames] ? names[nnames++] : "";
+}
+
+unsigned mock_gpu_work(const struct mock_gpu_work *w)
+{
+	static unsigned next_corr = 1;
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+	unsigned corr;
+	int any = 0;
+
+	pthread_mutex_lock(&mu);
+	for (int k = 0; k < 128; k++)
+		any |= kind_on[k];
+	if (!req || !any) {
+		pthread_mutex_unlock(&mu);
+		return 0;
+	}
+	corr = next_corr++;
+	if (kind_on[CUPTI_ACTIVITY_KIND_DRIVER] || driver_ids > 0) {
+		CUpti_ActivityAPI a;
+
+		memset(&a, 0, sizeof(a));
+		a.kind = CUPTI_ACTIVITY_KIND_DRIVER;
+		a.cbid = w->kind == MOCK_WORK_KERNEL ? CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel :
+			 w->kind == MOCK_WORK_MEMCPY ? CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2 :
+			 CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2;
+		a.start = w->api_start;
+		a.end = w->api_end;
+		a.correlationId = corr;
+		a.threadId = tid;
+		put(&a, sizeof(a));
+	}
+	if (w->kind == MOCK_WORK_KERNEL && kind_on[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) {
+		CUpti_ActivityKernel10 k;
+
+		memset(&k, 0, sizeof(k));
+		k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+		k.start = w->start;
+		k.end = w->end;
+		k.correlationId = corr;
+		k.gridX = (int32_t)w->grid[0];
+		k.gridY = (int32_t)w->grid[1];
+		k.gridZ = (int32_t)w->grid[2];
+		k.blockX = (int32_t)w->block[0];
+		k.blockY = (int32_t)w->block[1];
+		k.blockZ = (int32_t)w->block[2];
+		k.streamId = w->stream;
+		k.name = intern_name(w->name ? w->name : "");
+		put(&k, sizeof(k));
+	} else if (w->kind == MOCK_WORK_MEMCPY && kind_on[CUPTI_ACTIVITY_KIND_MEMCPY]) {
+		CUpti_ActivityMemcpy6 c;
+
+		memset(&c, 0, sizeof(c));
+		c.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+		c.copyKind = (uint8_t)w->copy_kind;
+		c.bytes = w->bytes;
+		c.start = w->start;
+		c.end = w->end;
+		c.correlationId = corr;
+		c.streamId = w->stream;
+		put(&c, sizeof(c));
+	} else if (w->kind == MOCK_WORK_MEMSET && kind_on[CUPTI_ACTIVITY_KIND_MEMSET]) {
+		CUpti_ActivityMemset4 s;
+
+		memset(&s, 0, sizeof(s));
+		s.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+		s.bytes = w->bytes;
+		s.start = w->start;
+		s.end = w->end;
+		s.correlationId = corr;
+		s.streamId = w->stream;
+		put(&s, sizeof(s));
+	}
+	pthread_mutex_unlock(&mu);
+	return corr;
 }
 
 static void *completer(void *arg)

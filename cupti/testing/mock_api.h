@@ -17,6 +17,27 @@ struct mock_state {
 };
 
 int mock_emit(int n, unsigned corr);
+
+/* One piece of GPU work of the mock libcuda (tests/mock/libcuda_mock.c with
+ * GT_MOCK_INJECTION=1, which loads the agent as the driver does): CUPTI's
+ * record of its driver call (when asked for) and of the kernel, copy or set,
+ * joined by a correlation id of the mock's.  Times are CLOCK_MONOTONIC ns. */
+enum mock_work_kind { MOCK_WORK_KERNEL, MOCK_WORK_MEMCPY, MOCK_WORK_MEMSET };
+struct mock_gpu_work {
+	int kind;			/* enum mock_work_kind */
+	const char *name;		/* kernel: its mangled name (the mock keeps a copy) */
+	unsigned grid[3], block[3];	/* kernel: its dims */
+	unsigned long long bytes;	/* copy, set: bytes */
+	unsigned copy_kind;		/* copy: a CUpti_ActivityMemcpyKind value (1 HtoD, 2 DtoH,
+					 * 8 DtoD, 0 unknown) */
+	unsigned stream;		/* CUPTI stream id */
+	unsigned long long api_start;	/* the driver call, on the calling thread */
+	unsigned long long api_end;
+	unsigned long long start;	/* the work on the "GPU" */
+	unsigned long long end;
+};
+/* Returns the correlation id given, 0 when nothing records (no kind on). */
+unsigned mock_gpu_work(const struct mock_gpu_work *w);
 void mock_complete_async(void);
 void mock_state(struct mock_state *s);
 

@@ -644,6 +644,21 @@ static void test_stats_record(void **state)
 	assert_int_equal(r->clock_offset_ns, 120);
 }
 
+/* The flush mark of live spooling: the records converted so far, at ts. */
+static void test_mark_record(void **state)
+{
+	struct gt_cupti_conv *c = *state;
+	CUpti_ActivityKernel10 k = kernel_rec("k");
+	struct gt_cupti_mark *r = OUT;
+
+	conv(c, &k);
+	memset(outbuf, 0xa5, sizeof(outbuf));
+	assert_int_equal(gt_cupti_conv__mark(c, 987654321, 4500, OUT), sizeof(*r));
+	check_hdr(&r->hdr, GT_REC_CUPTI_MARK, 987654321, 0, sizeof(*r));
+	assert_int_equal(r->records, 1);
+	assert_int_equal(r->flush_ns, 4500);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -667,6 +682,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unknown_kinds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stats_record, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mark_record, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
