@@ -215,7 +215,7 @@ $(IOCTL_WL): tests/mock/ioctl_workload.c | $(MOCK_DIR)
 mock: $(MOCK_LIB) $(WORKLOAD) $(IOCTL_WL)
 
 # CUPTI agent
-.PHONY: cupti-agent install-cupti cupti-check
+.PHONY: cupti-agent install-cupti cupti-check cupti-mock
 ifeq ($(HAVE_CUPTI),1)
 cupti-agent: $(CUPTI_AGENT)
 
@@ -243,9 +243,12 @@ $(OUTPUT)/tests/test_cupti_ring: tests/unit/test_cupti_ring.c $(OUTPUT)/tests/cu
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -I$(CUDA_HOME)/include -Icupti -Ibpf -iquote . $(filter %.c %.o,$^) -lcmocka -pthread -o $@
 
-# the agent over a mock libcupti (cupti/testing): no GPU needed
+# the agent over a mock libcupti (cupti/testing): no GPU needed.  cupti-mock
+# builds the mock (under the soname the agent needs, so that
+# LD_LIBRARY_PATH=$(CUPTI_MOCK) puts it under the agent) and its driver;
+# cupti-check runs the agent's cases over them.
 CUPTI_MOCK := $(OUTPUT)/cupti/mock
-cupti-check: $(CUPTI_AGENT) | $(OUTPUT)/cupti
+cupti-mock: $(CUPTI_AGENT) | $(OUTPUT)/cupti
 	$(Q)so=$$(readelf -d $(CUPTI_AGENT) | sed -n 's/.*NEEDED.*\[\(libcupti[^]]*\)\].*/\1/p'); \
 	mkdir -p $(CUPTI_MOCK) && echo "$$so { global: *; };" > $(CUPTI_MOCK)/libcupti.map && \
 	$(CC) -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -fPIC -shared -I$(CUDA_HOME)/include \
@@ -253,14 +256,16 @@ cupti-check: $(CUPTI_AGENT) | $(OUTPUT)/cupti
 		cupti/testing/libcupti_mock.c -lpthread -o $(CUPTI_MOCK)/$$so && \
 	$(CC) -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Icupti/testing \
 		cupti/testing/agent_driver.c -L$(CUPTI_MOCK) -l:$$so -Wl,-rpath,$(abspath $(CUPTI_MOCK)) \
-		-ldl -o $(CUPTI_MOCK)/agent_driver && \
-	cupti/testing/run.sh $(CUPTI_AGENT) $(CUPTI_MOCK)/agent_driver
+		-ldl -o $(CUPTI_MOCK)/agent_driver
+
+cupti-check: cupti-mock
+	$(Q)cupti/testing/run.sh $(CUPTI_AGENT) $(CUPTI_MOCK)/agent_driver
 
 install-cupti: $(CUPTI_AGENT)
 	$(Q)install -d $(DESTDIR)$(PREFIX)/lib/gtrace-bpf
 	$(Q)install -m 0755 $(CUPTI_AGENT) $(DESTDIR)$(PREFIX)/lib/gtrace-bpf/libgtrace-cupti.so
 else
-cupti-agent install-cupti cupti-check:
+cupti-agent install-cupti cupti-check cupti-mock:
 	@echo "CUPTI not found in $(CUDA_HOME): building without the CUPTI agent"
 endif
 

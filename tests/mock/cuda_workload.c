@@ -39,6 +39,9 @@
  * group run q + 1 times, the others q times: cuLaunchKernel = 2q + (r >= 1),
  * cuLaunchKernel_ptsz = q + (r >= 2), cuLaunchKernelEx = q + (r >= 3).
  *
+ * --gpu-idle MS: each launch thread sleeps MS after the first half of its
+ * launches (N / 2 of them), so the GPU idles that long between two launches.
+ *
  * --ranges R (one launch thread): the launches are cut into 2R + 1 parts as
  * equal as they can be (the first N % (2R + 1) parts one longer); parts
  * 1, 3, ... are each between a cuProfilerStart and a cuProfilerStop, with
@@ -323,6 +326,7 @@ struct opts {
 				 * 0: no profiler calls at all; -1 (default): one empty range */
 	long gap_ms;		/* sleep between the parts of --ranges */
 	long hold_ms;		/* sleep inside each range, before its launches */
+	long idle_ms;		/* --gpu-idle: sleep halfway through the launches */
 	const char *launch_log;	/* CLOCK_MONOTONIC ns before each launch, one per line */
 	long work_us;		/* with flood_s: busy this long (on-CPU) before each launch */
 };
@@ -352,6 +356,7 @@ static void usage(FILE *f)
 		"                   0: no profiler calls at all (default: one empty range at the end)\n"
 		"  --gap MS         with --ranges: sleep MS before each part but the first\n"
 		"  --hold MS        with --ranges: sleep MS inside each range, before its launches\n"
+		"  --gpu-idle MS    sleep MS after the first half of the launches (the GPU idles)\n"
 		"  --launch-log F   write the CLOCK_MONOTONIC time (ns) before each launch to F\n"
 		"  -h, --help       this help\n"
 		"\n"
@@ -387,7 +392,7 @@ static long parse_num(const char *opt, const char *s, long min, long max)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_LAUNCHES = 256, O_COPIES, O_SYNCS, O_THREADS, O_WAIT, O_FAIL, O_FLOOD, O_RATE,
-	       O_RANGES, O_GAP, O_LOG, O_HOLD, O_WORK };
+	       O_RANGES, O_GAP, O_LOG, O_HOLD, O_WORK, O_IDLE };
 	static const struct option longopts[] = {
 		{ "launches", required_argument, NULL, O_LAUNCHES },
 		{ "copies", required_argument, NULL, O_COPIES },
@@ -400,6 +405,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "ranges", required_argument, NULL, O_RANGES },
 		{ "gap", required_argument, NULL, O_GAP },
 		{ "hold", required_argument, NULL, O_HOLD },
+		{ "gpu-idle", required_argument, NULL, O_IDLE },
 		{ "launch-log", required_argument, NULL, O_LOG },
 		{ "work", required_argument, NULL, O_WORK },
 		{ "help", no_argument, NULL, 'h' },
@@ -438,6 +444,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case O_HOLD:
 			o->hold_ms = parse_num("--hold", optarg, 0, 60000);
 			break;
+		case O_IDLE:
+			o->idle_ms = parse_num("--gpu-idle", optarg, 0, 60000);
+			break;
 		case O_LOG:
 			o->launch_log = optarg;
 			break;
@@ -469,6 +478,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		bad_usage("%s needs --flood and no --rate", "--work");
 	if (o->ranges > 0 && (o->threads > 1 || o->flood_s))
 		bad_usage("%s needs one launch thread and no --flood", "--ranges");
+	if (o->idle_ms && (o->ranges > 0 || o->flood_s))
+		bad_usage("%s does not go with --ranges or --flood", "--gpu-idle");
 }
 
 /* ------------------------------------------------------------------ */
@@ -498,6 +509,7 @@ struct worker {
 	long ranges;			/* > 0: launches in profiler ranges (--ranges) */
 	long gap_ms;			/* sleep between their parts */
 	long hold_ms;			/* sleep inside each range */
+	long idle_ms;			/* sleep after half the launches */
 	unsigned long in_range[64];	/* launches made inside each range */
 	unsigned long done[OP__COUNT];	/* launches made, per operation */
 };
@@ -637,6 +649,8 @@ static void *worker_main(void *arg)
 		}
 	} else {
 		for (i = 0; i < w->launches; i++) {
+			if (w->idle_ms && i == w->launches / 2)
+				usleep((useconds_t)w->idle_ms * 1000);
 			launch_op((int)(i % OP__COUNT), w->stream);
 			w->done[i % OP__COUNT]++;
 		}
@@ -836,6 +850,7 @@ int main(int argc, char **argv)
 		workers[t].ranges = o.ranges > 0 ? o.ranges : 0;
 		workers[t].gap_ms = o.gap_ms;
 		workers[t].hold_ms = o.hold_ms;
+		workers[t].idle_ms = o.idle_ms;
 		CK(cuStreamCreate, &workers[t].stream, CU_STREAM_DEFAULT);
 	}
 	CK(cuMemAlloc_v2, &d_a, bytes);

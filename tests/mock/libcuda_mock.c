@@ -19,12 +19,18 @@
  *  - launches only validate their arguments;
  *  - synchronizing calls sleep GT_MOCK_SYNC_US microseconds (default 2000),
  *    so tests can assert durations; cuInit sleeps GT_MOCK_INIT_US (default 0)
- *    to model the real driver's slow initialization.
+ *    to model the real driver's slow initialization;
+ *  - with GT_MOCK_INJECTION=1, cuInit loads CUDA_INJECTION64_PATH (the CUPTI
+ *    agent) and calls its InitializeInjection, as the driver does, and each
+ *    launch, copy and set is then reported to the mock libcupti the agent
+ *    brings (cupti/testing/mock_api.h: mock_gpu_work) as work of one serial
+ *    "GPU" that runs it for GT_MOCK_GPU_NS (default 5000) once it is free.
  *
  * Every exported function is its own non-inlined, non-cloned function with
  * its own entry address (uprobes attach by address), and none calls another
  * exported function (a nested call would be recorded twice).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -35,6 +41,7 @@
 #include <time.h>
 
 #include "cuda_compat.h"
+#include "../../cupti/testing/mock_api.h"
 
 #if defined(__has_attribute)
 #if __has_attribute(__noipa__)
@@ -103,6 +110,73 @@ static void sync_wait(void)
 	pthread_once(&sync_once, read_sync_env);
 	if (sync_us)
 		sleep_us(sync_us);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------ */
+/* GPU work, as the CUPTI agent sees it (GT_MOCK_INJECTION=1)           */
+
+static unsigned (*gpu_work_fn)(const struct mock_gpu_work *);	/* the mock libcupti's */
+static pthread_once_t inject_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t gpu_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t gpu_free;	/* when the serial "GPU" is done with what it was given */
+static unsigned long gpu_ns = 5000;
+
+/* cuInit: the driver loads CUDA_INJECTION64_PATH and calls its
+ * InitializeInjection; the mock libcupti it links takes the GPU work. */
+static void inject(void)
+{
+	const char *path = getenv("CUDA_INJECTION64_PATH"), *on = getenv("GT_MOCK_INJECTION");
+	int (*init_fn)(void);
+	void *h;
+
+	if (!on || strcmp(on, "1") || !path || !*path)
+		return;
+	gpu_ns = env_ulong("GT_MOCK_GPU_NS", 5000);
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "libcuda mock: cannot load CUDA_INJECTION64_PATH %s: %s\n", path, dlerror());
+		return;
+	}
+	*(void **)&init_fn = dlsym(h, "InitializeInjection");
+	if (init_fn)
+		init_fn();
+	*(void **)&gpu_work_fn = dlsym(h, "mock_gpu_work");
+	if (!gpu_work_fn)
+		fprintf(stderr, "libcuda mock: %s brings no mock libcupti (mock_gpu_work): no GPU records\n",
+			path);
+}
+
+/* Work of a call that began at api_start: on the "GPU" from when it is free
+ * (at the earliest 1 us after the call) for gpu_ns. */
+static void gpu_work(struct mock_gpu_work *w, uint64_t api_start)
+{
+	uint64_t now;
+
+	if (!gpu_work_fn)
+		return;
+	now = mono_ns();
+	pthread_mutex_lock(&gpu_lock);
+	w->start = gpu_free > now + 1000 ? gpu_free : now + 1000;
+	w->end = w->start + gpu_ns;
+	gpu_free = w->end;
+	pthread_mutex_unlock(&gpu_lock);
+	w->api_start = api_start;
+	w->api_end = now;
+	gpu_work_fn(w);
+}
+
+/* CUPTI's stream id of a stream: the NULL stream's is 7, as on the GPU. */
+static unsigned stream_id(const void *s)
+{
+	return s ? 13 + (unsigned)(((uintptr_t)s >> 4) % 100000) : 7;
 }
 
 /* ------------------------------------------------------------------ */
@@ -277,11 +351,24 @@ static bool side_ok(uintptr_t p, size_t n, enum side s)
 
 static CUresult copy_bytes(uintptr_t dst, enum side ds, uintptr_t src, enum side ss, size_t n)
 {
+	uint64_t t0 = gpu_work_fn ? mono_ns() : 0;
+
 	if (n == 0)
 		return CUDA_SUCCESS;
 	if (!side_ok(dst, n, ds) || !side_ok(src, n, ss))
 		return CUDA_ERROR_INVALID_VALUE;
 	memmove((void *)dst, (const void *)src, n);
+	if (gpu_work_fn) {
+		/* CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 8 DtoD, 0 unknown */
+		struct mock_gpu_work w = {
+			.kind = MOCK_WORK_MEMCPY, .bytes = n, .stream = stream_id(NULL),
+			.copy_kind = ss == SIDE_HOST && ds == SIDE_DEVICE ? 1 :
+				     ss == SIDE_DEVICE && ds == SIDE_HOST ? 2 :
+				     ss == SIDE_DEVICE && ds == SIDE_DEVICE ? 8 : 0,
+		};
+
+		gpu_work(&w, t0);
+	}
 	return CUDA_SUCCESS;
 }
 
@@ -312,6 +399,7 @@ static CUresult memset_impl(CUdeviceptr dst, size_t pitch, unsigned int value, u
 {
 	size_t row, i, rowbytes = width * elem;
 	uintptr_t base = (uintptr_t)dst;
+	uint64_t t0 = gpu_work_fn ? mono_ns() : 0;
 
 	if (width == 0 || height == 0)
 		return CUDA_SUCCESS;
@@ -340,6 +428,12 @@ static CUresult memset_impl(CUdeviceptr dst, size_t pitch, unsigned int value, u
 				memcpy(p + 4 * i, &value, 4);
 			break;
 		}
+	}
+	if (gpu_work_fn) {
+		struct mock_gpu_work w = { .kind = MOCK_WORK_MEMSET, .bytes = rowbytes * height,
+					   .stream = stream_id(NULL) };
+
+		gpu_work(&w, t0);
 	}
 	return CUDA_SUCCESS;
 }
@@ -656,6 +750,7 @@ static CUresult launch_check(CUfunction f, unsigned int gx, unsigned int gy, uns
 			     unsigned int bx, unsigned int by, unsigned int bz, CUstream s)
 {
 	const struct mock_func *fn = (const void *)f;
+	uint64_t t0 = gpu_work_fn ? mono_ns() : 0;
 
 	if (!have_ctx())
 		return CUDA_ERROR_INVALID_CONTEXT;
@@ -668,6 +763,13 @@ static CUresult launch_check(CUfunction f, unsigned int gx, unsigned int gy, uns
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!stream_valid(s))
 		return CUDA_ERROR_INVALID_HANDLE;
+	if (gpu_work_fn) {
+		struct mock_gpu_work w = { .kind = MOCK_WORK_KERNEL, .name = fn->name,
+					   .grid = { gx, gy, gz }, .block = { bx, by, bz },
+					   .stream = stream_id(s) };
+
+		gpu_work(&w, t0);
+	}
 	return CUDA_SUCCESS;
 }
 
@@ -692,6 +794,7 @@ MOCK_API CUresult cuInit(unsigned int Flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (us)
 		sleep_us(us);
+	pthread_once(&inject_once, inject);
 	__atomic_store_n(&initialized, 1, __ATOMIC_RELEASE);
 	return CUDA_SUCCESS;
 }
