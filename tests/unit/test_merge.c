@@ -627,6 +627,83 @@ static void t_file_damaged_trace(void **state)
 	expect_stats(&res.link, 6, 1, 5, 0, 0, 1, 0);
 }
 
+/* A trace that holds the agent's records itself (a daemon's snapshot,
+ * cupti=inline), here one after each of its own and the rest at the end,
+ * with a flush mark among them: merged without a spool file it is what the
+ * same records merged from a spool make, and the mark is in neither. */
+static void t_file_inline(void **state)
+{
+	const char *main_path = tmp_path("run.gtrace"), *sp = tmp_path("gtrace-cupti.4242.spool");
+	const char *snap = tmp_path("snap.gtrace"), *a = tmp_path("a.gtrace"), *b = tmp_path("b.gtrace");
+	const char *spools[] = { sp };
+	struct merge_opts mo = { .trace = main_path, .spools = spools, .nspools = 1, .output = a };
+	struct merge_result res;
+	struct spool_buf s;
+	struct outrec oa[64], ob[64];
+	struct gt_trailer t;
+	struct trace_reader *r;
+	struct trace_writer *w;
+	const struct gt_hdr *h;
+	const char *msg;
+	char options[512];
+	size_t off = GT_CUPTI_MAGIC_LEN;
+	int na, nb, rc, nmain = 0;
+
+	(void)state;
+	write_main(main_path);
+	fill_spool(&s);
+	sp_write(&s, sp, s.n);
+	assert_int_equal(merge__run(&mo, NULL), 0);
+	na = read_out(a, oa, 64, &t, options, sizeof(options));
+
+	w = trace_begin(snap, "mode=all trace=cuda cupti=inline snapshot=1");
+	assert_int_equal(trace_reader__open(main_path, &r, &msg), 0);
+	while ((rc = trace_reader__next(r, &h)) > 0) {
+		trace_add(w, h);
+		if (off < s.n) {
+			trace_add(w, (const struct gt_hdr *)(s.b + off));
+			off += ((const struct gt_hdr *)(s.b + off))->size;
+		}
+		if (++nmain == 3) {
+			struct gt_cupti_mark *m = (void *)mk(GT_REC_CUPTI_MARK, sizeof(*m), T0 + 7 * US,
+							     PID, 0, 0);
+
+			trace_add(w, &m->hdr);
+		}
+	}
+	assert_int_equal(rc, 0);
+	trace_reader__close(r);
+	for (; off < s.n; off += ((const struct gt_hdr *)(s.b + off))->size)
+		trace_add(w, (const struct gt_hdr *)(s.b + off));
+	trace_end(w);
+
+	mo = (struct merge_opts){ .trace = snap, .output = b };
+	assert_int_equal(merge__run(&mo, &res), 0);
+	assert_int_equal(res.main_records, 9);
+	assert_int_equal(res.spool_files, 0);
+	assert_int_equal(res.inline_records, 13);
+	assert_int_equal(res.spool_records, 12);
+	expect_stats(&res.link, 6, 4, 2, 1, 0, 1, 1);
+	nb = read_out(b, ob, 64, &t, options, sizeof(options));
+	assert_int_equal(nb, na);
+	for (int i = 0; i < na; i++) {
+		assert_int_equal(ob[i].type, oa[i].type);
+		if (oa[i].type != GT_REC_MERGE_STATS)	/* ts: when merged */
+			assert_int_equal(ob[i].ts, oa[i].ts);
+		assert_int_equal(ob[i].tid, oa[i].tid);
+		assert_int_equal(ob[i].launch_ts, oa[i].launch_ts);
+		assert_int_equal(ob[i].flags, oa[i].flags);
+		assert_int_equal(ob[i].corr, oa[i].corr);
+		assert_int_not_equal(ob[i].type, GT_REC_CUPTI_MARK);
+	}
+	assert_string_equal(options, "mode=all trace=cuda snapshot=1 cupti=merged");
+
+	/* a trace without records of its own and no spool: refused */
+	mo = (struct merge_opts){ .trace = main_path, .output = tmp_path("none.gtrace") };
+	assert_int_equal(merge__run(&mo, NULL), -EINVAL);
+	assert_int_equal(access(tmp_path("none.gtrace"), F_OK), -1);
+}
+
 static void t_default_output(void **state)
 {
 	char *s;
@@ -653,6 +730,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(t_file_empty_spool_dir, file_setup, file_teardown),
 		cmocka_unit_test_setup_teardown(t_file_want_pid, file_setup, file_teardown),
 		cmocka_unit_test_setup_teardown(t_file_damaged_trace, file_setup, file_teardown),
+		cmocka_unit_test_setup_teardown(t_file_inline, file_setup, file_teardown),
 		cmocka_unit_test(t_default_output),
 	};
 

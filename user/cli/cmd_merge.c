@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* gtrace-bpf merge TRACE SPOOL... [-o OUT] [--force] */
+/* gtrace-bpf merge TRACE [SPOOL...] [-o OUT] [--force] */
 #include <argp.h>
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +21,9 @@ static const char merge_doc[] =
 "copy and set linked to the libcuda call that caused it. `gtrace-bpf --cupti`\n"
 "does this by itself; this command is for spool files kept or copied by hand.\n"
 "\n"
-"SPOOL: a gtrace-cupti.PID.spool file, or a directory (every *.spool in it).\n"
+"SPOOL: a gtrace-cupti.PID.spool file, or a directory (every *.spool in it);\n"
+"none for a snapshot of gtrace-bpf daemon --cupti that was written unmerged\n"
+"(its options say cupti=inline: it holds the GPU-side records itself).\n"
 "\n"
 "EXAMPLES:\n"
 "  gtrace-bpf merge run.gtrace /tmp/gtrace-cupti.Ab12Cd   # run_merged.gtrace\n"
@@ -51,8 +53,6 @@ static error_t merge_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!c->o.trace)
 			argp_error(state, "no trace file given");
-		if (!c->spools.n)
-			argp_error(state, "no spool file or directory given");
 		break;
 	default:
 		return cli__output_arg(key, arg, state, false, &c->o.output, &c->o.force);
@@ -62,7 +62,7 @@ static error_t merge_parse(int key, char *arg, struct argp_state *state)
 
 int cmd_merge(int argc, char **argv, const char *cmdline)
 {
-	struct argp argp = { merge_options, merge_parse, "TRACE SPOOL...", merge_doc, NULL, NULL, NULL };
+	struct argp argp = { merge_options, merge_parse, "TRACE [SPOOL...]", merge_doc, NULL, NULL, NULL };
 	struct merge_cli c = { 0 };
 	char *out = NULL;
 	int status = 1;

@@ -19,7 +19,7 @@ static const char record_doc[] =
 "       gtrace-bpf export FILE [-f perfetto|json|csv] [-o OUT]\n"
 "       gtrace-bpf stats FILE [-r REPORT[,...]] [--format table|csv|json] [--timeunit ns|us|ms|s]\n"
 "                       [-o OUT] [--force]\n"
-"       gtrace-bpf merge TRACE SPOOL... [-o OUT] [--force]\n"
+"       gtrace-bpf merge TRACE [SPOOL...] [-o OUT] [--force]\n"
 "       gtrace-bpf census [--libcuda PATH] [--functions LIST] -- CMD [ARGS...]\n"
 "\n"
 "EXAMPLES:\n"

@@ -12,6 +12,12 @@
  * GPU work of a call before the call's exit.  Spool files are mapped, not
  * read into memory: the index holds 32-40 bytes per GPU and API record and
  * the page cache holds the records themselves.
+ *
+ * A trace that holds the agent's records itself (a daemon's snapshot, whose
+ * options say cupti=inline) gives them to the merge as one more spool: the
+ * first pass copies them into memory instead of indexing them as calls, the
+ * second leaves them out where they were and puts them where a merged trace
+ * has them.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -54,6 +60,7 @@ struct spool {
 	char *path;
 	const uint8_t *map;	/* the whole file as it was when opened */
 	size_t len;
+	bool owned;		/* map is malloc'd (the trace's own GPU records), not mapped */
 };
 
 /* A record placed after the main records: by ts, then by where it is. */
@@ -82,6 +89,9 @@ struct merger {
 	uint64_t end_ts;	/* the trace's trailer end_ts, else max_ts */
 	struct gt_counters counters;	/* the trace's final counters (first pass) */
 	struct capture_spans *spans;	/* the trace's capture ranges (first pass) */
+	bool inline_gpu;		/* the trace holds the agent's records (cupti=inline) */
+	uint8_t *inl;			/* ... copied here by the first pass, back to back */
+	size_t inl_len, inl_cap;
 	bool ranged;			/* recorded with -c: GPU-side records outside ranges go */
 	uint64_t outside_gpu;		/* unlinked GPU records left out for it */
 	union {
@@ -237,6 +247,10 @@ static int index_spool_rec(struct merger *m, const struct gt_hdr *h, uint64_t lo
 		m->res.spool_other_pids++;
 		return 0;
 	}
+	/* the agent's flush marks say when what came before was handed over
+	 * (a daemon reads them): nothing for a trace */
+	if (h->type == GT_REC_CUPTI_MARK)
+		return 0;
 	m->res.spool_records++;
 	switch (h->type) {
 	case GT_REC_GPU_KERNEL:
@@ -271,37 +285,15 @@ static int index_spool_rec(struct merger *m, const struct gt_hdr *h, uint64_t lo
 	}
 }
 
-/* Indexes one spool file.  A record cut short at the end (the process died
- * while writing) or a damaged one ends the file: what came before is kept,
- * and one warning line says so. */
-static int index_spool(struct merger *m, size_t fi)
+/* Indexes the records of spool fi from off on.  A record cut short at the
+ * end (the process died while writing) or a damaged one ends the file: what
+ * came before is kept, and one warning line says so. */
+static int index_spool_recs(struct merger *m, size_t fi, uint64_t off)
 {
 	struct spool *s = &m->spools[fi];
-	uint64_t nrec = 0, off = GT_CUPTI_MAGIC_LEN;
+	uint64_t nrec = 0;
 	int err;
 
-	err = map_spool(s);
-	if (err == 1) {
-		m->res.spool_refused++;
-		return 0;
-	}
-	if (err)
-		return err;
-	m->res.spool_files++;
-	if (s->len < GT_CUPTI_MAGIC_LEN) {
-		if (memcmp(s->map ? (const char *)s->map : "", GT_CUPTI_MAGIC, s->len)) {
-			pr_err("%s is not a CUPTI spool file (bad magic)", s->path);
-			return -EBADMSG;
-		}
-		m->res.spool_cut++;
-		pr_warn("%s: cut short (%zu bytes, no records): the process ended as it started",
-			s->path, s->len);
-		return 0;
-	}
-	if (memcmp(s->map, GT_CUPTI_MAGIC, GT_CUPTI_MAGIC_LEN)) {
-		pr_err("%s is not a CUPTI spool file (bad magic)", s->path);
-		return -EBADMSG;
-	}
 	if (s->len - 1 > LOC_OFF_MASK) {
 		pr_err("%s is too large (%zu bytes)", s->path, s->len);
 		return -EFBIG;
@@ -331,6 +323,75 @@ static int index_spool(struct merger *m, size_t fi)
 		off += h->size;
 	}
 	return 0;
+}
+
+/* Maps and indexes one spool file. */
+static int index_spool(struct merger *m, size_t fi)
+{
+	struct spool *s = &m->spools[fi];
+	int err;
+
+	err = map_spool(s);
+	if (err == 1) {
+		m->res.spool_refused++;
+		return 0;
+	}
+	if (err)
+		return err;
+	m->res.spool_files++;
+	if (s->len < GT_CUPTI_MAGIC_LEN) {
+		if (memcmp(s->map ? (const char *)s->map : "", GT_CUPTI_MAGIC, s->len)) {
+			pr_err("%s is not a CUPTI spool file (bad magic)", s->path);
+			return -EBADMSG;
+		}
+		m->res.spool_cut++;
+		pr_warn("%s: cut short (%zu bytes, no records): the process ended as it started",
+			s->path, s->len);
+		return 0;
+	}
+	if (memcmp(s->map, GT_CUPTI_MAGIC, GT_CUPTI_MAGIC_LEN)) {
+		pr_err("%s is not a CUPTI spool file (bad magic)", s->path);
+		return -EBADMSG;
+	}
+	return index_spool_recs(m, fi, GT_CUPTI_MAGIC_LEN);
+}
+
+/* The agent's records (what a spool file holds), as a trace of cupti=inline
+ * holds them too. */
+static bool agent_rec(const struct gt_hdr *h)
+{
+	return (h->type >= GT_REC_GPU_KERNEL && h->type <= GT_REC_CUPTI_STATS) ||
+	       h->type == GT_REC_CUPTI_MARK;
+}
+
+/* First pass of a cupti=inline trace: one of its agent records, kept. */
+static int keep_inline(struct merger *m, const struct gt_hdr *h)
+{
+	if (vec__reserve(&m->inl, &m->inl_cap, m->inl_len, h->size, 1u << 20))
+		return -ENOMEM;
+	memcpy(m->inl + m->inl_len, h, h->size);
+	m->inl_len += h->size;
+	m->res.inline_records++;
+	return 0;
+}
+
+/* After the first pass: what keep_inline kept, indexed as one more spool. */
+static int index_inline(struct merger *m)
+{
+	char what[PATH_MAX + 32];
+	int err;
+
+	if (!m->inl_len)
+		return 0;
+	snprintf(what, sizeof(what), "the GPU records of %s", m->o->trace);
+	err = add_spool_file(m, what);
+	if (err)
+		return err;
+	m->spools[m->nspools - 1].map = m->inl;
+	m->spools[m->nspools - 1].len = m->inl_len;
+	m->spools[m->nspools - 1].owned = true;
+	m->inl = NULL;
+	return index_spool_recs(m, m->nspools - 1, 0);
 }
 
 /* What lets the order linker tell calls apart: a launch's dims and stream,
@@ -569,6 +630,8 @@ static int write_merged(struct merger *m, struct trace_writer *w, uint32_t *link
 		return err;
 	}
 	while (n < m->res.main_records && (err = trace_reader__next(r, &h)) > 0) {
+		if (m->inline_gpu && agent_rec(h))
+			continue;	/* placed below, as from a spool */
 		n++;
 		err = append(w, h, out);
 		if (err)
@@ -670,7 +733,9 @@ static void merger_free(struct merger *m)
 	size_t i;
 
 	for (i = 0; i < m->nspools; i++) {
-		if (m->spools[i].map)
+		if (m->spools[i].owned)
+			free((void *)m->spools[i].map);
+		else if (m->spools[i].map)
 			munmap((void *)m->spools[i].map, m->spools[i].len);
 		free(m->spools[i].path);
 	}
@@ -680,6 +745,7 @@ static void merger_free(struct merger *m)
 	free(m->gpu);
 	free(m->tail);
 	free(m->stats);
+	free(m->inl);
 	gt_decoder__free(m->dec);
 	capture_spans__free(m->spans);
 }
@@ -737,6 +803,13 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 		pr_err("%s is merged already (its options say cupti=merged)", o->trace);
 		goto out;
 	}
+	m->inline_gpu = gt_file_info__has_option(trace_reader__info(r), "cupti", "inline");
+	if (!o->nspools && !m->inline_gpu) {
+		err = -EINVAL;
+		pr_err("%s holds no GPU-side records of its own (a daemon's snapshot does) and no spool "
+		       "file was given", o->trace);
+		goto out;
+	}
 	if (!lstat(out, &out_st)) {
 		/* --force would not help: say so rather than ask for it */
 		if (installer__refusal(out)) {
@@ -773,6 +846,14 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 
 	/* first pass */
 	while ((err = trace_reader__next(r, &h)) > 0) {
+		if (m->inline_gpu && agent_rec(h)) {
+			err = keep_inline(m, h);
+			if (err) {
+				pr_err("failed to index %s: %s", o->trace, strerror(-err));
+				goto out;
+			}
+			continue;
+		}
 		m->res.main_records++;
 		err = index_trace_rec(m, h);
 		if (err) {
@@ -787,6 +868,12 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	if (trace_reader__truncated(r)) {
 		m->res.trace_damaged = true;
 		damage = strdup(trace_reader__damage(r));
+	}
+	err = index_inline(m);
+	if (err) {
+		if (err == -ENOMEM)
+			pr_err("failed to index %s: %s", o->trace, strerror(-err));
+		goto out;
 	}
 	/* the second pass stops at the last record: the trailer is read now */
 	m->end_ts = trace_reader__trailer(r) ? trace_reader__trailer(r)->end_ts : m->max_ts;

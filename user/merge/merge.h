@@ -24,7 +24,8 @@
 
 struct merge_opts {
 	const char *trace;		/* the eBPF trace */
-	const char *const *spools;	/* spool files, or directories (their *.spool) */
+	const char *const *spools;	/* spool files, or directories (their *.spool); none
+					 * for a trace that holds them itself (cupti=inline) */
 	size_t nspools;
 	const char *output;		/* merged trace; may be the input trace (with force) */
 	bool force;			/* replace an existing output */
@@ -44,18 +45,23 @@ struct merge_result {
 	uint64_t spool_other_pids;	/* records left out by want_pid */
 	uint64_t spool_refused;		/* spool files left out: not a regular file, or
 					 * owned by neither root nor our euid */
+	uint64_t inline_records;	/* the agent's records the trace held itself (cupti=inline:
+					 * a daemon's snapshot), taken as from a spool file */
 	bool trace_damaged;		/* the trace ended early; what was readable was merged */
 	uint64_t outside_ranges;	/* GPU-side records left out: the trace was recorded with -c
 					 * and they met none of their process' capture ranges */
 };
 
 /*
- * Merges: every record of the trace in its order, each linked GPU record
+ * Merges: every record of the trace in its order (of a trace whose options
+ * say cupti=inline, every record but the agent's, which are taken as from
+ * one more spool file: the flight recorder's snapshots), each linked GPU record
  * right after the entry record of its call, then the GPU_API, NVTX and
  * unlinked GPU records by ts (of a trace recorded with -c, only those that
  * meet a capture range of their process: the rest are counted in
  * outside_ranges), one GT_REC_MERGE_STATS and the agents'
- * GT_REC_CUPTI_STATS.  Writes a temporary file in the output's directory
+ * GT_REC_CUPTI_STATS (never the agent's GT_REC_CUPTI_MARK: those are for
+ * a reader of live spool files).  Writes a temporary file in the output's directory
  * and renames it into place when complete.  Prints the summary line
  * (info level) and one warning line per damaged input.  Returns 0, or a
  * negative errno after one error line (then no output is left behind).
