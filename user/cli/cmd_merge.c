@@ -65,7 +65,7 @@ int cmd_merge(int argc, char **argv, const char *cmdline)
 	struct argp argp = { merge_options, merge_parse, "TRACE [SPOOL...]", merge_doc, NULL, NULL, NULL };
 	struct merge_cli c = { 0 };
 	char *out = NULL;
-	int status = 1;
+	int status = 1, err;
 
 	(void)cmdline;
 	if (cli__parse(&argp, argc, argv, &c)) {
@@ -80,7 +80,9 @@ int cmd_merge(int argc, char **argv, const char *cmdline)
 	c.o.nspools = c.spools.n;
 	if (c.quiet)
 		gt_log_level = GT_LOG_WARN;
-	status = merge__run(&c.o, NULL) ? 1 : 0;
+	err = merge__run(&c.o, NULL);
+	/* no SPOOL for a trace that needs one: a usage error */
+	status = err == -ENODATA ? 2 : err ? 1 : 0;
 out:
 	free(out);
 	free(c.spools.v);

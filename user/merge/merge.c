@@ -805,7 +805,7 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	}
 	m->inline_gpu = gt_file_info__has_option(trace_reader__info(r), "cupti", "inline");
 	if (!o->nspools && !m->inline_gpu) {
-		err = -EINVAL;
+		err = -ENODATA;
 		pr_err("%s holds no GPU-side records of its own (a daemon's snapshot does) and no spool "
 		       "file was given", o->trace);
 		goto out;

@@ -64,8 +64,9 @@ struct merge_result {
  * a reader of live spool files).  Writes a temporary file in the output's directory
  * and renames it into place when complete.  Prints the summary line
  * (info level) and one warning line per damaged input.  Returns 0, or a
- * negative errno after one error line (then no output is left behind).
- * res may be NULL.
+ * negative errno after one error line (then no output is left behind):
+ * -ENODATA when no spool is given and the trace holds no agent records of
+ * its own.  res may be NULL.
  */
 int merge__run(const struct merge_opts *o, struct merge_result *res);
 
