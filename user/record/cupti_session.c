@@ -27,6 +27,7 @@
 
 struct cupti_session {
 	bool private_dir;		/* -- CMD: the spool directory is ours alone */
+	bool live;			/* the daemon's: live spooling, spool files taken over */
 	const char *nvtx_capture;	/* GTRACE_NVTX_CAPTURE for the agents, NULL = none */
 	char lib[PATH_MAX];		/* the agent library, absolute */
 	char dir[PATH_MAX];		/* the agents' spool directory, "" while none */
@@ -102,6 +103,7 @@ int cupti_session__new(const struct cupti_session_opts *o, struct cupti_session 
 		return err;
 	}
 	s->private_dir = o->private_dir;
+	s->live = o->live;
 	s->nvtx_capture = o->nvtx_capture;
 	s->dir_fd = -1;
 	err = cupti_find_agent(s, o);
@@ -140,7 +142,7 @@ static bool spool_name(const char *name)
 }
 
 /* The process a spool file belongs to, from its name; 0 if it does not say. */
-static pid_t spool_pid(const char *name)
+pid_t cupti_session__spool_pid(const char *name)
 {
 	size_t pl = strlen(GT_CUPTI_SPOOL_PREFIX);
 	unsigned long v;
@@ -225,9 +227,26 @@ int cupti_session__open_dir(struct cupti_session *s)
 		return err;
 	}
 	/* a crashed recorder's leftovers: its "stop" would stop the new agents,
-	 * its spool files are not this recording's */
+	 * its "live" ask them for flushes no one reads, its spool files are
+	 * not this recording's (a daemon takes them over) */
 	if (unlinkat(s->dir_fd, GT_CUPTI_STOP_FILE, 0) && errno != ENOENT)
 		pr_warn("failed to remove %s/%s: %s", CUPTI_RUN_DIR, GT_CUPTI_STOP_FILE, strerror(errno));
+	if (s->live) {
+		int fd = openat(s->dir_fd, GT_CUPTI_LIVE_FILE,
+				O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+
+		if (fd < 0) {
+			err = -errno;
+			pr_err("failed to create %s/%s: %s", CUPTI_RUN_DIR, GT_CUPTI_LIVE_FILE,
+			       strerror(-err));
+			return err;
+		}
+		close(fd);
+		snprintf(s->dir, sizeof(s->dir), "%s", CUPTI_RUN_DIR);
+		return 0;
+	}
+	if (unlinkat(s->dir_fd, GT_CUPTI_LIVE_FILE, 0) && errno != ENOENT)
+		pr_warn("failed to remove %s/%s: %s", CUPTI_RUN_DIR, GT_CUPTI_LIVE_FILE, strerror(errno));
 	d = opendir(CUPTI_RUN_DIR);
 	while (d && (de = readdir(d))) {
 		char *name;
@@ -274,7 +293,7 @@ static bool spool_complete(const char *dir, const char *name, off_t *size)
 	char path[PATH_MAX + 256];
 	struct gt_cupti_stats last;
 	struct stat st;
-	pid_t pid = spool_pid(name);
+	pid_t pid = cupti_session__spool_pid(name);
 	bool done = false;
 	int fd;
 
@@ -343,7 +362,7 @@ static bool cupti_ours(const struct cupti_session *s, const char *name)
 {
 	if (s->private_dir)
 		return true;
-	if (!strcmp(name, GT_CUPTI_STOP_FILE))
+	if (!strcmp(name, GT_CUPTI_STOP_FILE) || (s->live && !strcmp(name, GT_CUPTI_LIVE_FILE)))
 		return true;
 	return spool_name(name) && !cupti_old_spool(s, name);
 }

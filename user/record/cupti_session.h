@@ -5,13 +5,16 @@
  * child's environment; GTRACE_CUPTI_RUN_DIR, locked, for --all and -p), asks
  * the agents to stop, waits for them, and lists this recording's spool
  * files for the merge, which is the caller's: record/ does not merge
- * (contract: cupti/gtrace_cupti.h).
+ * (contract: cupti/gtrace_cupti.h).  For the daemon (live) the run directory
+ * asks the agents for live spooling, and its spool files are the daemon's to
+ * read as they grow (record/daemon_cupti.c).
  */
 #ifndef GTRACE_CUPTI_SESSION_H
 #define GTRACE_CUPTI_SESSION_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct cupti_session;
 
@@ -22,6 +25,9 @@ struct cupti_session_opts {
 	const char *nvtx_capture;	/* --nvtx-capture NAME[@DOMAIN] for the agents
 					 * (GTRACE_NVTX_CAPTURE), NULL = none; the caller's,
 					 * kept for the session */
+	bool live;			/* gtrace-bpf daemon: the run directory holds
+					 * GT_CUPTI_LIVE_FILE while it is ours, and spool
+					 * files found in it are taken over, not left out */
 };
 
 /* Finds the agent library. Returns 0 or a negative errno with one error
@@ -53,6 +59,9 @@ const char *cupti_session__lib(const struct cupti_session *s);
 bool cupti_session__private(const struct cupti_session *s);
 /* Empties and removes the spool directory. */
 void cupti_session__remove_dir(struct cupti_session *s);
+/* The pid a spool file's name (gtrace-cupti.PID.spool) gives; 0 when name
+ * is no spool file's. */
+pid_t cupti_session__spool_pid(const char *name);
 /* Closes the run directory (unlocks it); the spool directory stays. */
 void cupti_session__free(struct cupti_session *s);
 
