@@ -278,12 +278,13 @@ FUZZ_SECONDS ?= 60
 TEST_FUZZ_SECONDS ?= 30
 
 # gen_trace: the integration tests of the readers write their traces with it
-test-build: $(BIN) $(UNIT_BINS) mock $(OUTPUT)/tools/gen_trace
+# the CUPTI agent over its mock (test_daemon_cupti) when the toolkit has CUPTI
+test-build: $(BIN) $(UNIT_BINS) mock $(OUTPUT)/tools/gen_trace $(if $(HAVE_CUPTI),cupti-mock)
 
 unit-test: $(UNIT_BINS)
 	$(Q)$(RUN_TESTS) --unit
 
-integration-test: $(BIN) mock
+integration-test: $(BIN) mock $(if $(HAVE_CUPTI),cupti-mock)
 	$(Q)$(RUN_TESTS) --integration
 
 # make test: the tests of this build, of the sanitized build and the fuzzers

@@ -14,10 +14,11 @@
 #include "analysis/metrics.h"
 #include "analysis/metrics_http.h"
 #include "lib/log.h"
+#include "merge/merge.h"
 #include "record/control.h"
 #include "record/record.h"
 
-enum { OPT_WINDOW = 0x100, OPT_MEMORY, OPT_DIR, OPT_MODE, OPT_LIGHT_WINDOW, OPT_LAST, OPT_LIBCUDA, OPT_LOG, OPT_METRICS, OPT_METRICS_REMOTE, OPT_TRIGGER, OPT_POST, OPT_BUDGET };
+enum { OPT_WINDOW = 0x100, OPT_MEMORY, OPT_DIR, OPT_MODE, OPT_LIGHT_WINDOW, OPT_LAST, OPT_LIBCUDA, OPT_LOG, OPT_METRICS, OPT_METRICS_REMOTE, OPT_TRIGGER, OPT_POST, OPT_BUDGET, OPT_CUPTI, OPT_CUPTI_LIB };
 
 #define MAX_TRIGGERS 16
 
@@ -42,9 +43,17 @@ static const struct argp_option daemon_options[] = {
 	{ "trigger", OPT_TRIGGER, "SPEC", 0,
 	  "Write a snapshot by itself when: sync>TIME (a synchronization waited longer), error or "
 	  "error=CODE (a CUDA call failed), exit (a traced process exited non-zero or by a signal), "
-	  "profiler (cuProfilerStart), signal (SIGUSR1). Repeatable; one snapshot per --window, "
-	  "later ones counted", 0 },
+	  "profiler (cuProfilerStart), signal (SIGUSR1), gpu-idle>TIME (with --cupti: the GPU of a "
+	  "live process with the agent ran nothing of it for longer, after it had run something). "
+	  "Repeatable; one snapshot per --window, later ones counted", 0 },
 	{ "post", OPT_POST, "TIME", 0, "A triggered snapshot also holds TIME after the trigger (default 5s)", 0 },
+	{ "cupti", OPT_CUPTI, NULL, 0,
+	  "Also keep the GPU side of programs started with the CUPTI agent "
+	  "(CUDA_INJECTION64_PATH=.../libgtrace-cupti.so): kernels, copies, sets, NVTX, read while "
+	  "they run; snapshots link them to their calls", 0 },
+	{ "cupti-lib", OPT_CUPTI_LIB, "PATH", 0,
+	  "The CUPTI agent library the programs load (default: libgtrace-cupti.so next to "
+	  "gtrace-bpf, in ../lib/gtrace-bpf, or .output)", 0 },
 	{ "metrics-remote", OPT_METRICS_REMOTE, NULL, 0,
 	  "Allow --metrics on an address other than loopback (it has no authentication)", 0 },
 	{ "quiet", 'q', NULL, 0, "Warnings and errors only", 0 },
@@ -62,6 +71,8 @@ static const char daemon_doc[] =
 "EXAMPLES:\n"
 "  sudo gtrace-bpf daemon --window 120s --memory 512M\n"
 "  sudo gtrace-bpf daemon --trigger 'sync>2s' --trigger exit --post 10s\n"
+"  sudo gtrace-bpf daemon --cupti --trigger 'gpu-idle>500ms'\n"
+"  sudo CUDA_INJECTION64_PATH=/usr/local/lib/gtrace-bpf/libgtrace-cupti.so python train.py\n"
 "  sudo gtrace-bpf snapshot --last 30s        # prints the file's path\n"
 "  sudo gtrace-bpf status";
 
@@ -76,23 +87,31 @@ struct daemon_cli {
 	bool quiet;
 };
 
-/* --trigger SPEC. Returns 0 or -EINVAL. */
+/* TIME of sync>TIME, gpu-idle>TIME. Returns 0 or -ERANGE. */
+static int parse_threshold(const char *arg, uint32_t kind, struct record_trigger *t)
+{
+	double d;
+
+	if (cli__parse_duration(arg, &d) || !(d > 0) || d > 86400)
+		return -ERANGE;
+	t->kind = kind;
+	t->threshold_ns = (uint64_t)(d * 1e9);
+	return 0;
+}
+
+/* --trigger SPEC. Returns 0, -ERANGE (a bad TIME) or -EINVAL. */
 static int parse_trigger(const char *arg, struct record_trigger *t)
 {
 	static const char *const kinds[] = { [GT_TRIG_ERROR] = "error", [GT_TRIG_EXIT] = "exit",
 					     [GT_TRIG_PROFILER] = "profiler", [GT_TRIG_SIGNAL] = "signal" };
 	uint64_t v;
-	double d;
 	size_t i;
 
 	*t = (struct record_trigger){ .code = -1 };
-	if (!strncmp(arg, "sync>", 5)) {
-		if (cli__parse_duration(arg + 5, &d) || !(d > 0) || d > 86400)
-			return -EINVAL;
-		t->kind = GT_TRIG_SYNC;
-		t->threshold_ns = (uint64_t)(d * 1e9);
-		return 0;
-	}
+	if (!strncmp(arg, "sync>", 5))
+		return parse_threshold(arg + 5, GT_TRIG_SYNC, t);
+	if (!strncmp(arg, "gpu-idle>", 9))
+		return parse_threshold(arg + 9, GT_TRIG_GPU_IDLE, t);
 	if (!strncmp(arg, "error=", 6)) {
 		if (cli__parse_u64(arg + 6, &v, false) || v == 0 || v > 0x7fffffff)
 			return -EINVAL;
@@ -116,6 +135,7 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 	struct record_opts *o = &c->rec;
 	uint64_t v;
 	double d;
+	int err;
 
 	switch (key) {
 	case OPT_WINDOW:
@@ -164,9 +184,13 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 	case OPT_TRIGGER:
 		if (c->ntriggers == MAX_TRIGGERS)
 			argp_error(state, "at most %d --trigger", MAX_TRIGGERS);
-		if (parse_trigger(arg, &c->triggers[c->ntriggers]))
-			argp_error(state, "invalid --trigger '%s' (sync>TIME, error, error=CODE, exit, "
-				   "profiler or signal)", arg);
+		err = parse_trigger(arg, &c->triggers[c->ntriggers]);
+		if (err == -ERANGE)
+			argp_error(state, "invalid --trigger '%s': TIME is a time > 0 up to 24h, e.g. "
+				   "%.*s500ms", arg, (int)(strchr(arg, '>') - arg + 1), arg);
+		if (err)
+			argp_error(state, "invalid --trigger '%s' (sync>TIME, gpu-idle>TIME, error, "
+				   "error=CODE, exit, profiler or signal)", arg);
 		c->ntriggers++;
 		break;
 	case OPT_POST:
@@ -176,6 +200,14 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_METRICS_REMOTE:
 		c->metrics_remote = true;
+		break;
+	case OPT_CUPTI:
+		o->cupti = true;
+		break;
+	case OPT_CUPTI_LIB:
+		if (!arg[0])
+			argp_error(state, "empty --cupti-lib path");
+		o->cupti_lib = arg;
 		break;
 	case OPT_LOG:
 		if (!arg[0])
@@ -194,10 +226,28 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
 		break;
+	case ARGP_KEY_END:
+		if (o->cupti_lib && !o->cupti)
+			argp_error(state, "--cupti-lib needs --cupti");
+		for (size_t i = 0; i < c->ntriggers; i++)
+			if (c->triggers[i].kind == GT_TRIG_GPU_IDLE && !o->cupti)
+				argp_error(state, "--trigger gpu-idle>TIME needs --cupti (the GPU records "
+					   "come from the CUPTI agent)");
+		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
+}
+
+/* --cupti: each snapshot merged, its GPU records linked to their calls
+ * (written as they came, into raw). */
+static int merge_snapshot(void *ctx, const char *raw, const char *path)
+{
+	struct merge_opts mo = { .trace = raw, .output = path };
+
+	(void)ctx;
+	return merge__run(&mo, NULL);
 }
 
 /* --metrics: the aggregator sees every record, the endpoint is served
@@ -243,7 +293,7 @@ int cmd_daemon(int argc, char **argv, const char *cmdline)
 	} };
 
 	struct metrics_hook mh = { 0 };
-	struct record_hooks hooks = { &mh, metrics_on_record, metrics_on_poll };
+	struct record_hooks hooks = { &mh, NULL, NULL, merge_snapshot };
 	int status, err;
 
 	if (cli__parse(&argp, argc, argv, &c))
@@ -266,8 +316,11 @@ int cmd_daemon(int argc, char **argv, const char *cmdline)
 			free(c.libcuda.v);
 			return 1;
 		}
-		c.rec.hooks = &hooks;
+		hooks.on_record = metrics_on_record;
+		hooks.on_poll = metrics_on_poll;
 	}
+	if (c.metrics || c.rec.cupti)
+		c.rec.hooks = &hooks;
 	c.rec.quiet = true;	/* no status line: a daemon's stderr is a log */
 	c.rec.cmdline = cmdline;
 	status = record__run(&c.rec, NULL);

@@ -28,6 +28,7 @@
 #include "record/control.h"
 #include "record/elf_syms.h"
 #include "record/cuda_object.h"
+#include "record/daemon_cupti.h"
 #include "record/proc_names.h"
 #include "record/recorder.h"
 
@@ -145,7 +146,7 @@ int daemon__create_window(struct recorder *r, const struct gt_file_info *info)
 	r->info = *info;
 	snprintf(r->path, sizeof(r->path), "the window in memory");
 	r->daemon_start = now_ns(CLOCK_MONOTONIC);
-	return 0;
+	return r->cupti ? daemon_cupti__new(r) : 0;
 }
 
 /* system_WHAT_YYYYMMDD_vN.gtrace in --dir: the first N not taken. */
@@ -182,7 +183,7 @@ static size_t reply(char *buf, size_t len, const char *fmt, ...)
 int daemon__snapshot(struct recorder *r, const char *what, uint64_t last_ns, uint32_t pid,
 		     const char *out, char *path, size_t len)
 {
-	char opts[1024], buf[PATH_MAX];
+	char opts[1024], buf[PATH_MAX], raw[PATH_MAX];
 	struct chunk_ring_snap_opts sel = { 0 };
 	struct chunk_ring_snap_stats st = { 0 };
 	struct gt_file_info info = r->info;
@@ -200,6 +201,13 @@ int daemon__snapshot(struct recorder *r, const char *what, uint64_t last_ns, uin
 	} else if ((err = default_path(r, what, path, len))) {
 		return err;
 	}
+	/* --cupti: what the agents wrote up to now, and the snapshot merged
+	 * from a raw one next to it */
+	if (r->dcupti) {
+		daemon_cupti__poll(r, true);
+		if ((err = daemon_cupti__raw_path(path, raw, sizeof(raw))))
+			return err;
+	}
 	/* the chunk being filled belongs in it too */
 	trace_writer__flush(r->w);
 	snprintf(opts, sizeof(opts), "%s snapshot=1", r->info.options ? r->info.options : "");
@@ -211,7 +219,9 @@ int daemon__snapshot(struct recorder *r, const char *what, uint64_t last_ns, uin
 	memset(&t, 0, sizeof(t));
 	recorder__counters(r, &t.counters);
 	t.end_ts = t0;
-	err = chunk_ring__snapshot(r->ring, path, &info, &sel, &t, &st);
+	err = chunk_ring__snapshot(r->ring, r->dcupti ? raw : path, &info, &sel, &t, &st);
+	if (!err && r->dcupti)
+		err = daemon_cupti__finish_snapshot(r, raw, path);
 	if (err)
 		return err;
 	r->snapshots++;
@@ -326,8 +336,11 @@ static size_t handle(void *ctx, const char *req, char *buf, size_t len)
 {
 	struct recorder *r = ctx;
 
-	if (!strcmp(req, "status"))
-		return do_status(r, buf, len);
+	if (!strcmp(req, "status")) {
+		size_t n = do_status(r, buf, len);
+
+		return n + daemon_cupti__status(r, buf + n, len - n);
+	}
 	if (!strncmp(req, "snapshot ", 9))
 		return do_snapshot(r, req, buf, len);
 	return reply(buf, len, "error: unknown request\n");
@@ -368,6 +381,7 @@ void daemon__serve(struct recorder *r)
 	int i, err;
 
 	poll_hook(r);
+	daemon_cupti__poll(r, false);
 	trigger__poll(r);
 	if (hup) {
 		hup = 0;
@@ -389,6 +403,7 @@ void daemon__serve(struct recorder *r)
 
 void daemon__close(struct recorder *r)
 {
+	daemon_cupti__free(r);
 	control__close(r->ctl);
 	r->ctl = NULL;
 	chunk_ring__free(r->ring);

@@ -365,7 +365,8 @@ static void fill_info(struct recorder *r, struct gt_file_info *info, struct utsn
 		 r->multi ? "multi" : "single",
 		 ioctl_ladder__rung_name(kernel_sources__rung(r->ks)), majors[0] ? majors : "none",
 		 r->nv.frontend, r->nv.uvm, r->nv.modeset, r->nv.caps, r->nv.caps_imex,
-		 r->o->cupti ? " cupti=1" : "");
+		 /* the daemon's window holds the agents' records as they came */
+		 !r->o->cupti ? "" : r->o->daemon ? " cupti=inline" : " cupti=1");
 	info->options = opts;
 }
 
@@ -647,7 +648,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	r->filter = !o->all;
 	if (o->cupti) {
 		struct cupti_session_opts co = { .lib = o->cupti_lib, .private_dir = o->cmd != NULL,
-						 .nvtx_capture = o->nvtx_capture };
+						 .nvtx_capture = o->nvtx_capture, .live = o->daemon };
 
 		if (cupti_session__new(&co, &r->cupti))
 			return 1;

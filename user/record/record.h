@@ -34,6 +34,12 @@ struct record_hooks {
 	void (*on_record)(void *ctx, const struct gt_hdr *h);
 	/* once per poll (about every 50 ms), with the counters as they are */
 	void (*on_poll)(void *ctx, const struct gt_counters *c, const struct record_self *s);
+	/* the daemon with --cupti: a snapshot was written to raw with the GPU-side
+	 * records in it as they came (options cupti=inline); writes path from it
+	 * (the merge, linking them to their calls) and returns 0, or a negative
+	 * errno after one error line, and then the daemon puts raw at path as it
+	 * is. NULL: raw goes to path as it is. */
+	int (*on_snapshot)(void *ctx, const char *raw, const char *path);
 };
 
 /* --trigger: a condition that writes a snapshot by itself. */
@@ -64,7 +70,8 @@ struct record_opts {
 	bool trace_sched;		/* --trace: off-CPU intervals of GPU processes' threads */
 	const char *ioctl_majors;	/* --ioctl-majors: device majors instead of NVIDIA's */
 	const char *cmdline;		/* our own command line, for the header */
-	bool cupti;			/* --cupti: GPU-side records by the CUPTI agent, left to merge */
+	bool cupti;			/* --cupti: GPU-side records by the CUPTI agent, left to merge
+					 * (the daemon: read live into its window) */
 	bool cupti_optional;		/* --cupti=optional: no agent loading is not a failure */
 	const char *cupti_lib;		/* --cupti-lib: the agent library, NULL = found next to us */
 	bool light;			/* --mode light: hot calls only in windows or ranges */

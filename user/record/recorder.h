@@ -105,6 +105,7 @@ struct recorder {
 	uint64_t preamble_lost;		/* name records it had no room for */
 	struct trigger_ctl trig;	/* --trigger */
 	struct budget *bud;		/* the daemon's overhead budget (budget.c), NULL = none */
+	struct daemon_cupti *dcupti;	/* daemon --cupti: the agents' spool files read live */
 };
 
 /* SIGINT/SIGTERM received: the first stops the recording, a second kills
@@ -142,6 +143,11 @@ void trigger__start(struct recorder *r);
 void trigger__on_record(struct recorder *r, const struct gt_hdr *h);
 void trigger__poll(struct recorder *r);
 void trigger__free(struct recorder *r);
+/* gpu-idle>TIME: its threshold, 0 when not asked for. */
+uint64_t trigger__gpu_idle_threshold(const struct recorder *r);
+/* A gap of idle_ns up to ts in pid's GPU records (record/daemon_cupti.c):
+ * fires gpu-idle. */
+void trigger__on_gpu_idle(struct recorder *r, uint32_t pid, uint64_t ts, uint64_t idle_ns);
 
 /* Capture control (capture.c). At the start of the run loop: */
 void capture__start(struct recorder *r, uint64_t now);

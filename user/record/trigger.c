@@ -3,8 +3,9 @@
  * The flight recorder's triggers (gtrace-bpf daemon --trigger): conditions
  * seen in the records as they arrive — a synchronization that waited too
  * long, a call that failed, a process that died, a profiler range opening,
- * SIGUSR1 — each write an instant (GT_REC_TRIGGER) into the window, and
- * --post later a snapshot named after it. One snapshot per window: a
+ * SIGUSR1, a GPU idle too long (found by record/daemon_cupti.c) — each
+ * write an instant (GT_REC_TRIGGER) into the window, and --post later a
+ * snapshot named after it. One snapshot per window: a
  * trigger that fires while one is pending, or within the window after the
  * last, writes none and is counted in the next one's record.
  */
@@ -78,8 +79,22 @@ static void fire(struct recorder *r, uint32_t kind, const struct gt_hdr *at, int
 	t->pending_kind = kind;
 	t->due = now + r->o->trigger_post_ns;
 	pr_info("trigger %s fired (pid %u%s): snapshot in %.1f s", gt_trigger_kind__name(kind), g.hdr.pid,
-		kind == GT_TRIG_SYNC ? ", a long wait" : kind == GT_TRIG_ERROR ? ", a failed call" : "",
-		r->o->trigger_post_ns / 1e9);
+		kind == GT_TRIG_SYNC ? ", a long wait" : kind == GT_TRIG_ERROR ? ", a failed call" :
+		kind == GT_TRIG_GPU_IDLE ? ", its GPU idle" : "", r->o->trigger_post_ns / 1e9);
+}
+
+uint64_t trigger__gpu_idle_threshold(const struct recorder *r)
+{
+	const struct record_trigger *t = wanted(r, GT_TRIG_GPU_IDLE);
+
+	return t ? t->threshold_ns : 0;
+}
+
+void trigger__on_gpu_idle(struct recorder *r, uint32_t pid, uint64_t ts, uint64_t idle_ns)
+{
+	struct gt_hdr at = { .ts = ts, .pid = pid };
+
+	fire(r, GT_TRIG_GPU_IDLE, &at, 0, idle_ns);
 }
 
 /* Entry times of the sync calls in flight, by thread and api. */

@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# gtrace-bpf daemon --cupti against the mock libcuda, which loads the real
+# CUPTI agent over the mock libcupti (GT_MOCK_INJECTION=1) as the driver
+# would: snapshots hold the GPU kernels (with names), copies, sets, API
+# records and NVTX of the programs that joined, linked to their calls; the
+# gpu-idle trigger fires once on a planted idle gap and never without one,
+# for a process without the agent, or before a process used its GPU; spool
+# files give back what was read and go once their process has; a daemon
+# after a SIGKILLed one takes the spool files over; bad specs exit 2 with one
+# line. Each case has its own run directory (GTRACE_RUN_DIR) and snapshot
+# directory; the agents' run directory is the system's (/run/gtrace-bpf/cupti).
+REQUIRES="root jq mock gtrace"
+. "$(dirname "$0")/lib.sh"
+
+OUT_DIR=$(dirname "$MOCK_DIR")
+AGENT=$OUT_DIR/libgtrace-cupti.so
+CUPTI_MOCK=$OUT_DIR/cupti/mock
+DRIVER=$CUPTI_MOCK/agent_driver
+RUN=/run/gtrace-bpf/cupti
+
+need_cupti() {
+	[ -f "$AGENT" ] && [ -x "$DRIVER" ] && ls "$CUPTI_MOCK"/libcupti.so.* > /dev/null 2>&1 ||
+		fatal "cannot run: no CUPTI agent or mock ($AGENT, $CUPTI_MOCK): build them with make cupti-mock (needs cupti.h)"
+}
+
+# start_daemon ARGS...: the daemon with --cupti in the background, stderr in
+# $T/daemon.err; waits for its recording line. Sets DPID.
+start_daemon() {
+	need_cupti
+	export GTRACE_RUN_DIR=$T/run
+	mkdir -p -m 0700 "$T/snaps"
+	[ -f "$T/daemon.err" ] && mv "$T/daemon.err" "$T/daemon.err.$(date +%s%N)"
+	"$GTRACE" daemon --libcuda "$MOCK_LIB" --dir "$T/snaps" --cupti --cupti-lib "$AGENT" "$@" \
+		> "$T/daemon.out" 2> "$T/daemon.err" &
+	DPID=$!
+	PIDS+=("$DPID")
+	wait_line "$T/daemon.err" '^gtrace-bpf: recording' 30 "$DPID" ||
+		fatal "the daemon did not start: $(tail -n 3 "$T/daemon.err" | tr '\n' '|')"
+}
+
+stop_daemon() {
+	kill -TERM "$DPID"
+	wait_exit "$DPID" 30 || fatal "the daemon did not stop within 30 s of SIGTERM"
+	[ "$WAIT_RC" -eq 0 ] || err "the daemon exited $WAIT_RC after SIGTERM: $(tail -n 3 "$T/daemon.err" | tr '\n' '|')"
+}
+
+# agent_env: the environment of a program started with the agent
+agent_env() {
+	echo GT_MOCK_INJECTION=1 CUDA_INJECTION64_PATH="$AGENT" LD_LIBRARY_PATH="$CUPTI_MOCK" GT_LIBCUDA="$MOCK_LIB"
+}
+
+# run_wl NAME [agent] ARGS...: the workload to its end (with the agent when
+# the second word is "agent"); sets WP (its pid).
+run_wl() {
+	local name=$1 envs="GT_LIBCUDA=$MOCK_LIB"
+	shift
+	if [ "${1:-}" = agent ]; then
+		envs=$(agent_env)
+		shift
+	fi
+	# shellcheck disable=SC2086
+	env $envs "$WORKLOAD" "$@" > "$T/$name.out" 2> "$T/$name.err" || fatal "workload $name failed: $(tail -n 3 "$T/$name.err" | tr '\n' '|')"
+	WP=$(grep '^{' "$T/$name.out" | tail -n 1 | jq .pid)
+}
+
+snap() {
+	SNAP=$("$GTRACE" snapshot "$@" 2> "$T/snap.err") || fatal "snapshot $* failed: $(cat "$T/snap.err")"
+	[ -f "$SNAP" ] || fatal "snapshot printed '$SNAP', not a file"
+}
+
+count() { # DUMP PID JQ-SELECT: records of PID that SELECT keeps
+	jq -s --argjson p "$2" "[.[] | select(.pid == \$p and ($3))] | length" "$1"
+}
+
+status_of() { "$GTRACE" status | awk -v k="$1" '$1 == k { print $2 }'; }
+
+# A snapshot holds every GPU record of the programs that joined, linked.
+t_snapshot() {
+	local got dp
+	start_daemon --mode full --window 30s
+	[ -f "$RUN/live" ] || err "no $RUN/live while the daemon runs"
+	run_wl a agent --launches 40 --copies 3
+	a=$WP
+	# the agent's own driver: 100 kernels, a copy, a set, an NVTX range
+	env LD_LIBRARY_PATH="$CUPTI_MOCK" "$DRIVER" "$AGENT" ine > "$T/drv.out" 2> "$T/drv.err" &
+	dp=$!
+	wait "$dp" || fatal "agent_driver failed: $(cat "$T/drv.err")"
+	sleep 1.5
+	snap
+	dump_trace "$SNAP" "$T/s.json"
+	got=$(count "$T/s.json" "$a" '.type == "gpu_kernel"')
+	[ "$got" -eq 40 ] || err "the snapshot holds $got GPU kernels of the workload's 40 launches"
+	got=$(jq -s -c --argjson p "$a" '[.[] | select(.pid == $p and .type == "gpu_kernel") | .mangled] | unique' "$T/s.json")
+	[ "$got" = "[\"$M_FILL\",\"$M_SCALE\",\"$M_VECADD\"]" ] || err "kernel names in the snapshot: $got"
+	got=$(count "$T/s.json" "$a" '.type == "gpu_kernel" and .launch_ts != null')
+	[ "$got" -eq 40 ] || err "$got of 40 GPU kernels linked to their launch"
+	got=$(count "$T/s.json" "$a" '.type == "gpu_memcpy"')
+	[ "$got" -eq 4 ] || err "$got GPU copies, expected 4 (3 HtoD, 1 DtoH)"
+	got=$(count "$T/s.json" "$a" '.type == "gpu_memset"')
+	[ "$got" -eq 1 ] || err "$got GPU sets, expected 1"
+	"$GTRACE" dump --summary "$SNAP" > "$T/sum.out" 2>&1 || err "dump --summary failed: $(head -n 3 "$T/sum.out")"
+	grep -q 'cupti=merged' "$T/sum.out" || err "the snapshot's options do not say cupti=merged"
+	# CUPTI's records of the calls: the workload's 45, the driver's 100
+	got=$(awk '$1 == "api" && $2 == "records" { print $3 }' "$T/sum.out")
+	[ "$got" = 145 ] || err "$got GPU API records, expected 145"
+	got=$(count "$T/s.json" "$dp" '.type == "gpu_kernel" and .mangled == "_Z10mockKernelv"')
+	[ "$got" -eq 100 ] || err "agent_driver: $got of its 100 kernels"
+	got=$(count "$T/s.json" "$dp" '.type == "nvtx" and .name == "mock range"')
+	[ "$got" -eq 1 ] || err "agent_driver: $got NVTX ranges 'mock range', expected 1"
+	got=$(count "$T/s.json" "$dp" '.type == "gpu_memcpy" or .type == "gpu_memset"')
+	[ "$got" -eq 2 ] || err "agent_driver: $got copies and sets, expected 2"
+	# both exited: their spool files are gone
+	got=$(find "$RUN" -name 'gtrace-cupti.*.spool' | wc -l)
+	[ "$got" -eq 0 ] || err "$got spool files left in $RUN after their processes exited"
+	[ "$(status_of cupti_spool_removed)" = 2 ] || err "status: cupti_spool_removed $(status_of cupti_spool_removed), expected 2"
+	stop_daemon
+	[ ! -e "$RUN" ] || err "$RUN is left after the daemon stopped: $(ls -A "$RUN" | tr '\n' ' ')"
+}
+
+trig_files() { find "$T/snaps" -name 'system_gpu-idle_trigger_*.gtrace' | sort; }
+
+# A planted 1.5 s gap fires gpu-idle once, snapshot and record named after it.
+t_gap() {
+	local files got
+	start_daemon --mode full --window 30s --trigger 'gpu-idle>500ms' --post 1s
+	run_wl g agent --launches 40 --gpu-idle 1500
+	for _ in $(seq 60); do [ -n "$(trig_files)" ] && break; sleep 0.1; done
+	sleep 1
+	files=$(trig_files)
+	[ "$(grep -c . <<< "$files")" -eq 1 ] || fatal "$(grep -c . <<< "$files") gpu-idle snapshots, expected 1: $(ls "$T/snaps" | tr '\n' ' ')"
+	dump_trace "$files" "$T/g.json"
+	got=$(jq -s -c '[.[] | select(.type == "trigger")]' "$T/g.json")
+	jq -e --argjson p "$WP" 'length == 1 and .[0].kind == "gpu-idle" and .[0].pid == $p and
+		.[0].wait_ns > 500000000 and .[0].wait_ns < 1600000000' <<< "$got" > /dev/null ||
+		err "the trigger records of the gpu-idle snapshot: $got"
+	got=$(count "$T/g.json" "$WP" '.type == "gpu_kernel"')
+	[ "$got" -eq 40 ] || err "the gpu-idle snapshot holds $got of 40 kernels"
+	# the gap closed later: the same gap, not fired again
+	[ "$(status_of triggers_fired)" = 1 ] || err "status: triggers_fired $(status_of triggers_fired), expected 1"
+	[ "$(status_of gpu_idle_gaps)" = 1 ] || err "status: gpu_idle_gaps $(status_of gpu_idle_gaps), expected 1"
+	stop_daemon
+}
+
+# No gap, no agent, no GPU work yet: none fires.
+t_no_gap() {
+	start_daemon --mode full --window 30s --trigger 'gpu-idle>500ms' --post 0
+	run_wl n agent --launches 40 --copies 3
+	# the same gap without the agent: nothing to tell the GPU's idle time by
+	run_wl na --launches 40 --gpu-idle 1500
+	# alive 1.5 s with the agent before any GPU work, then 100 kernels
+	env LD_LIBRARY_PATH="$CUPTI_MOCK" "$DRIVER" "$AGENT" issse > "$T/drv.out" 2> "$T/drv.err" ||
+		fatal "agent_driver failed: $(cat "$T/drv.err")"
+	sleep 1.5	# the first workload exited 3 s ago: exited, it does not fire
+	[ "$(status_of triggers_fired)" = 0 ] || err "status: triggers_fired $(status_of triggers_fired), expected 0"
+	[ -z "$(trig_files)" ] || err "a gpu-idle snapshot without a gap: $(trig_files)"
+	[ "$(status_of cupti_marks)" -gt 0 ] || err "status: no flush marks read"
+	stop_daemon
+}
+
+# Spool files give back what was read: at 10000 launches a second the file
+# grows, its blocks do not; nothing is skipped and every kernel is there.
+
+# gpu_kernels SNAPSHOT: the GPU kernels it holds, every process' (summary)
+gpu_kernels() {
+	"$GTRACE" dump --summary "$1" | awk '/^gpu$/ { g = 1 } g && $1 == "kernels" { print $2; exit }'
+}
+
+t_bounded() {
+	local size disk got
+	start_daemon --mode full --window 30s
+	# shellcheck disable=SC2046
+	env $(agent_env) GT_MOCK_GPU_NS=1000 "$WORKLOAD" --flood 3 --rate 10000 > "$T/f.out" 2> "$T/f.err" &
+	local wp=$!
+	PIDS+=("$wp")
+	sleep 2.5
+	size=$(stat -c %s "$RUN/gtrace-cupti.$wp.spool" 2> /dev/null || echo 0)
+	disk=$(( $(stat -c %b "$RUN/gtrace-cupti.$wp.spool" 2> /dev/null || echo 0) * 512 ))
+	[ "$size" -gt $((2 << 20)) ] || err "the spool grew to $size bytes only"
+	[ "$disk" -lt $((size / 2)) ] || err "the spool holds $disk bytes on disk of its $size"
+	wait_exit "$wp" 30 || fatal "the flood did not end"
+	got=$(grep '^{' "$T/f.out" | tail -n 1 | jq '[.launches[]] | add')
+	sleep 1.5
+	[ "$(status_of cupti_spool_given_back_bytes)" -gt 0 ] || err "status: nothing given back"
+	[ "$(status_of cupti_spool_skipped_bytes)" = 0 ] || err "status: $(status_of cupti_spool_skipped_bytes) bytes skipped"
+	snap
+	[ "$(gpu_kernels "$SNAP")" = "$got" ] || err "the snapshot holds $(gpu_kernels "$SNAP") GPU kernels of $got launches"
+	stop_daemon
+}
+
+# A daemon killed with SIGKILL leaves its spool files; the next takes them
+# over and reads on from the agents' next flush mark.
+t_takeover() {
+	local wp got
+	start_daemon --mode full --window 30s
+	# shellcheck disable=SC2046
+	env $(agent_env) GT_MOCK_GPU_NS=1000 "$WORKLOAD" --flood 4 --rate 10000 > "$T/k.out" 2> "$T/k.err" &
+	wp=$!
+	PIDS+=("$wp")
+	sleep 1.5
+	kill -KILL "$DPID"
+	wait "$DPID" 2> /dev/null
+	start_daemon --mode full --window 30s
+	grep -q "taking over gtrace-cupti.$wp.spool" "$T/daemon.err" || err "the second daemon did not take the spool over"
+	wait_exit "$wp" 30 || fatal "the flood did not end"
+	sleep 1.5
+	[ "$(status_of cupti_spool_resyncs)" = 1 ] || err "status: cupti_spool_resyncs $(status_of cupti_spool_resyncs), expected 1"
+	snap
+	got=$(gpu_kernels "$SNAP")
+	[ "${got:-0}" -gt 10000 ] || err "the second daemon's snapshot holds $got GPU kernels of the last 2.5 s (about 25000)"
+	[ ! -e "$RUN/gtrace-cupti.$wp.spool" ] || err "the spool is left after its process exited"
+	stop_daemon
+}
+
+t_bad() {
+	local bad rc
+	export GTRACE_RUN_DIR=$T/run
+	while IFS= read -r bad; do
+		# shellcheck disable=SC2086
+		"$GTRACE" daemon $bad > /dev/null 2> "$T/bad.err"
+		rc=$?
+		[ $rc -eq 2 ] || err "daemon $bad exited $rc, expected 2: $(head -n 2 "$T/bad.err" | tr '\n' '|')"
+		[ "$(grep -c . "$T/bad.err")" -eq 1 ] || err "daemon $bad: not one line: $(tr '\n' '|' < "$T/bad.err")"
+	done <<- 'EOF'
+		--cupti --trigger gpu-idle>
+		--cupti --trigger gpu-idle>-1s
+		--cupti --trigger gpu-idle>0
+		--cupti --trigger gpu-idle<1s
+		--trigger gpu-idle>500ms
+		--cupti-lib /nonexistent
+	EOF
+	"$GTRACE" daemon --cupti --trigger 'gpu-idle>-1s' 2>&1 | grep -q "invalid --trigger 'gpu-idle>-1s': TIME is a time > 0" ||
+		err "gpu-idle>-1s: the line does not say what TIME is"
+	"$GTRACE" daemon --trigger 'gpu-idle>500ms' 2>&1 | grep -q 'needs --cupti' ||
+		err "gpu-idle without --cupti: the line does not say it needs --cupti"
+}
+
+add_case t_snapshot "daemon --cupti: a snapshot holds the GPU kernels (named), copies, sets, API records and NVTX of the programs that joined, linked; their spool files go with them"
+add_case t_gap "daemon --cupti --trigger gpu-idle>500ms: a planted 1.5 s GPU idle gap fires once, a snapshot and a trigger record named after it"
+add_case t_no_gap "daemon --trigger gpu-idle: no gap, a process without the agent, a process before its first GPU work: none fires"
+add_case t_bounded "daemon --cupti: spool files give back what was read; at 10000 launches/s nothing is skipped, every kernel in the snapshot"
+add_case t_takeover "daemon --cupti: after a SIGKILLed daemon the next takes its spool files over at the next flush mark"
+add_case t_bad "daemon --cupti: bad gpu-idle specs and --cupti-lib without --cupti exit 2 with one line"
+run_cases "$@"
