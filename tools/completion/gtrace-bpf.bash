@@ -22,7 +22,7 @@ _gtrace_bpf_opts() {
 	stats) echo "--force --format --output --range --report --timeunit $common" ;;
 	merge) echo "--force --output --quiet $common" ;;
 	census) echo "--functions --libcuda $common" ;;
-	daemon) echo "--budget --buffer-size --dir --libcuda --light-window --log --memory --metrics --metrics-remote --mode --post --quiet --trigger --verbose --window $common" ;;
+	daemon) echo "--budget --buffer-size --cupti --cupti-lib --dir --libcuda --light-window --log --memory --metrics --metrics-remote --mode --post --quiet --trigger --verbose --window $common" ;;
 	snapshot) echo "--last --output --pid $common" ;;
 	status) echo "--json $common" ;;
 	esac
@@ -98,14 +98,14 @@ _gtrace_bpf() {
 	--capture-range-end)
 		COMPREPLY=($(compgen -W "stop repeat repeat:" -- "$cur")); return 0 ;;
 	--cupti)
-		# its argument is optional: only "--cupti=optional" takes one
-		((eq)) && { COMPREPLY=($(compgen -W "optional" -- "$cur")); return 0; } ;;
+		# its argument is optional: only record's "--cupti=optional" takes one
+		((eq)) && [[ $cmd != daemon ]] && { COMPREPLY=($(compgen -W "optional" -- "$cur")); return 0; } ;;
 	-o|--output|--libcuda|--cupti-lib|--log)
 		_gtrace_bpf_files "$cur"; return 0 ;;
 	--dir)
 		COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
 	--trigger)
-		COMPREPLY=($(compgen -W "sync> error error= exit profiler signal" -- "$cur")); return 0 ;;
+		COMPREPLY=($(compgen -W "sync> error error= exit profiler signal gpu-idle>" -- "$cur")); return 0 ;;
 	-p|--pid)
 		COMPREPLY=($(compgen -W "$(cd /proc 2>/dev/null && compgen -G '[0-9]*')" -- "$cur")); return 0 ;;
 	-d|--duration|-y|--delay|--buffer-size|--max-size|--scenario|--ioctl-majors|--functions|--light-window|--nvtx-capture|--range|--window|--memory|--last|--metrics|--post|--budget)
