@@ -18,9 +18,10 @@
  *
  * When the agent records (else it returns at once, subscribing to nothing):
  *   GTRACE_CUPTI_DIR=<dir>   spool into <dir>; or, when unset,
- *   GTRACE_CUPTI_RUN_DIR exists  (a running `gtrace-bpf --all` creates it; its
- *                             mode decides whose programs can join: the agent
- *                             only needs to create its file there).
+ *   GTRACE_CUPTI_RUN_DIR exists  (a running `gtrace-bpf --all`, or `daemon
+ *                             --cupti`, creates it; its mode decides whose
+ *                             programs can join: the agent only needs to
+ *                             create its file there).
  *   GTRACE_CUPTI_ALL_API=1   record every driver API call (the DRIVER activity
  *                             kind) instead of only the launch/copy/set ones.
  *   GTRACE_NVTX_CAPTURE=NAME[@DOMAIN]  capture ranges (record -c nvtx): the
