@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "lib/log.h"
+#include "format/trace_file.h"
 #include "merge/merge.h"
 
 static const struct argp_option merge_options[] = {
@@ -35,6 +36,21 @@ struct merge_cli {
 	bool quiet;		/* -q: no summary line */
 };
 
+/* Whether path is a trace that holds the agent's records itself (a daemon's
+ * snapshot left unmerged: cupti=inline), so that it needs no SPOOL. */
+static bool holds_gpu_records(const char *path)
+{
+	struct trace_reader *r;
+	const char *msg;
+	bool inl;
+
+	if (trace_reader__open(path, &r, &msg))
+		return false;
+	inl = gt_file_info__has_option(trace_reader__info(r), "cupti", "inline");
+	trace_reader__close(r);
+	return inl;
+}
+
 static error_t merge_parse(int key, char *arg, struct argp_state *state)
 {
 	struct merge_cli *c = state->input;
@@ -53,6 +69,9 @@ static error_t merge_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!c->o.trace)
 			argp_error(state, "no trace file given");
+		if (!c->spools.n && !holds_gpu_records(c->o.trace))
+			argp_error(state, "no spool file or directory given (only a daemon's snapshot left "
+				   "unmerged, cupti=inline, holds its GPU records itself)");
 		break;
 	default:
 		return cli__output_arg(key, arg, state, false, &c->o.output, &c->o.force);
@@ -81,8 +100,7 @@ int cmd_merge(int argc, char **argv, const char *cmdline)
 	if (c.quiet)
 		gt_log_level = GT_LOG_WARN;
 	err = merge__run(&c.o, NULL);
-	/* no SPOOL for a trace that needs one: a usage error */
-	status = err == -ENODATA ? 2 : err ? 1 : 0;
+	status = err ? 1 : 0;
 out:
 	free(out);
 	free(c.spools.v);
