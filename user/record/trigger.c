@@ -5,9 +5,9 @@
  * long, a call that failed, a process that died, a profiler range opening,
  * SIGUSR1, a GPU idle too long (found by record/daemon_cupti.c) — each
  * write an instant (GT_REC_TRIGGER) into the window, and --post later a
- * snapshot named after it. One snapshot per window: a
- * trigger that fires while one is pending, or within the window after the
- * last, writes none and is counted in the next one's record.
+ * snapshot named after it. One snapshot per window: a trigger that fires
+ * while one is pending, or within the window after the last, writes none
+ * and is counted in the next one's record.
  */
 #include <errno.h>
 #include <signal.h>
@@ -78,9 +78,10 @@ static void fire(struct recorder *r, uint32_t kind, const struct gt_hdr *at, int
 	recorder__write(r, &g.hdr);
 	t->pending_kind = kind;
 	t->due = now + r->o->trigger_post_ns;
-	pr_info("trigger %s fired (pid %u%s): snapshot in %.1f s", gt_trigger_kind__name(kind), g.hdr.pid,
-		kind == GT_TRIG_SYNC ? ", a long wait" : kind == GT_TRIG_ERROR ? ", a failed call" :
-		kind == GT_TRIG_GPU_IDLE ? ", its GPU idle" : "", r->o->trigger_post_ns / 1e9);
+	pr_info("trigger %s fired (pid %u%s): snapshot in %.1f s", gt_trigger_kind__name(kind),
+		g.hdr.pid, kind == GT_TRIG_SYNC ? ", a long wait" : kind == GT_TRIG_ERROR ?
+		", a failed call" : kind == GT_TRIG_GPU_IDLE ? ", its GPU idle" : "",
+		r->o->trigger_post_ns / 1e9);
 }
 
 uint64_t trigger__gpu_idle_threshold(const struct recorder *r)
@@ -164,7 +165,8 @@ void trigger__poll(struct recorder *r)
 	snprintf(name, sizeof(name), "%s_trigger", gt_trigger_kind__name(t->pending_kind));
 	err = daemon__snapshot(r, name, 0, 0, NULL, NULL, 0);
 	if (err)
-		pr_warn("trigger %s: the snapshot failed: %s", gt_trigger_kind__name(t->pending_kind), strerror(-err));
+		pr_warn("trigger %s: the snapshot failed: %s", gt_trigger_kind__name(t->pending_kind),
+			strerror(-err));
 	t->pending_kind = 0;
 	t->last_snap = now;
 }
