@@ -297,6 +297,28 @@ stop_tracer() {
 	[ "$TRACER_RC" -eq 0 ] || err "gtrace-bpf exited with status $TRACER_RC after SIG$sig (expected 0); stderr: $(tail -n 3 "$T/tracer.err" | tr '\n' '|')"
 }
 
+# start_daemon ARGS...: gtrace-bpf daemon ARGS over the mock libcuda in the
+# background, its control socket in $T/run (GTRACE_RUN_DIR), snapshots in
+# $T/snaps, stderr in $T/daemon.err (an earlier daemon's is moved aside);
+# waits for its recording line. Sets DPID.
+start_daemon() {
+	export GTRACE_RUN_DIR=$T/run
+	mkdir -p -m 0700 "$T/snaps"
+	[ -f "$T/daemon.err" ] && mv "$T/daemon.err" "$T/daemon.err.$(date +%s%N)"
+	"$GTRACE" daemon --libcuda "$MOCK_LIB" --dir "$T/snaps" "$@" > "$T/daemon.out" 2> "$T/daemon.err" &
+	DPID=$!
+	PIDS+=("$DPID")
+	wait_line "$T/daemon.err" '^gtrace-bpf: recording' 30 "$DPID" ||
+		fatal "the daemon did not start: $(tail -n 3 "$T/daemon.err" | tr '\n' '|')"
+}
+
+# stop_daemon: SIGTERM to the daemon of start_daemon; it must exit 0.
+stop_daemon() {
+	kill -TERM "$DPID"
+	wait_exit "$DPID" 30 || fatal "the daemon did not stop within 30 s of SIGTERM"
+	[ "$WAIT_RC" -eq 0 ] || err "the daemon exited $WAIT_RC after SIGTERM: $(tail -n 3 "$T/daemon.err" | tr '\n' '|')"
+}
+
 # start_workload NAME [VAR=VALUE...] -- ARGS...: runs the workload in the
 # background with the environment given, output in $T/NAME.out/.err.
 # Sets WPID.

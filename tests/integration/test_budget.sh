@@ -12,22 +12,6 @@ REQUIRES="root jq mock gtrace python3"
 QUIET_CASES="t_estimate t_keeps"
 . "$(dirname "$0")/lib.sh"
 
-start_daemon() {
-	export GTRACE_RUN_DIR=$T/run
-	mkdir -p -m 0700 "$T/snaps"
-	"$GTRACE" daemon -v --libcuda "$MOCK_LIB" --dir "$T/snaps" "$@" > "$T/daemon.out" 2> "$T/daemon.err" &
-	DPID=$!
-	PIDS+=("$DPID")
-	wait_line "$T/daemon.err" '^gtrace-bpf: recording' 30 "$DPID" ||
-		fatal "the daemon did not start: $(tail -n 3 "$T/daemon.err" | tr '\n' '|')"
-}
-
-stop_daemon() {
-	kill -TERM "$DPID"
-	wait_exit "$DPID" 30 || fatal "the daemon did not stop within 30 s of SIGTERM"
-	[ "$WAIT_RC" -eq 0 ] || err "the daemon exited $WAIT_RC after SIGTERM: $(tail -n 3 "$T/daemon.err" | tr '\n' '|')"
-}
-
 status_of() { # KEY: its value in status --json
 	"$GTRACE" status --json | jq -r --arg k "$1" '.[$k]'
 }
@@ -91,7 +75,7 @@ t_estimate() {
 	local wp=$!
 	PIDS+=("$wp")
 	sleep 0.5
-	start_daemon --light-window 1s/3s --budget none --window 60s
+	start_daemon -v --light-window 1s/3s --budget none --window 60s
 	sleep 9.5
 	"$GTRACE" snapshot -o "$T/s.gtrace" > /dev/null 2> "$T/snap.err" || fatal "snapshot: $(cat "$T/snap.err")"
 	stop_daemon
@@ -120,7 +104,7 @@ t_keeps() {
 	local wp=$!
 	PIDS+=("$wp")
 	sleep 0.5
-	start_daemon --light-window 500ms/1s --budget 8% --window 60s
+	start_daemon -v --light-window 500ms/1s --budget 8% --window 60s
 	sleep 9
 	period=$(status_of light_period_s)
 	awk -v p="$period" 'BEGIN { exit !(p > 1.2) }' || err "the period is ${period} s under a budget the windows exceed"
@@ -155,7 +139,7 @@ t_keeps() {
 
 t_status() {
 	local s
-	start_daemon --mode full --budget 0.5%
+	start_daemon -v --mode full --budget 0.5%
 	GT_LIBCUDA=$MOCK_LIB "$WORKLOAD" --launches 2000 > /dev/null 2>&1 || fatal "workload failed"
 	sleep 6
 	"$GTRACE" status --json > "$T/st.json" || fatal "status failed"

@@ -9,24 +9,6 @@
 REQUIRES="root jq mock gtrace"
 . "$(dirname "$0")/lib.sh"
 
-# start_daemon ARGS...: the daemon in the background, its stderr in
-# $T/daemon.err; waits for its recording line. Sets DPID.
-start_daemon() {
-	export GTRACE_RUN_DIR=$T/run
-	mkdir -p -m 0700 "$T/snaps"
-	"$GTRACE" daemon --libcuda "$MOCK_LIB" --dir "$T/snaps" "$@" > "$T/daemon.out" 2> "$T/daemon.err" &
-	DPID=$!
-	PIDS+=("$DPID")
-	wait_line "$T/daemon.err" '^gtrace-bpf: recording' 30 "$DPID" ||
-		fatal "the daemon did not start: $(tail -n 3 "$T/daemon.err" | tr '\n' '|')"
-}
-
-stop_daemon() {
-	kill -TERM "$DPID"
-	wait_exit "$DPID" 30 || fatal "the daemon did not stop within 30 s of SIGTERM"
-	[ "$WAIT_RC" -eq 0 ] || err "the daemon exited $WAIT_RC after SIGTERM: $(tail -n 3 "$T/daemon.err" | tr '\n' '|')"
-}
-
 # run_wl NAME ARGS...: the workload, to its end; sets WP (its pid).
 run_wl() {
 	local name=$1

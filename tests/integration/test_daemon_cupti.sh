@@ -25,25 +25,11 @@ need_cupti() {
 		fatal "cannot run: no CUPTI agent or mock ($AGENT, $CUPTI_MOCK): build them with make cupti-mock (needs cupti.h)"
 }
 
-# start_daemon ARGS...: the daemon with --cupti in the background, stderr in
-# $T/daemon.err; waits for its recording line. Sets DPID.
-start_daemon() {
+# start_cupti_daemon ARGS...: start_daemon --cupti ARGS with the agent of
+# this build.
+start_cupti_daemon() {
 	need_cupti
-	export GTRACE_RUN_DIR=$T/run
-	mkdir -p -m 0700 "$T/snaps"
-	[ -f "$T/daemon.err" ] && mv "$T/daemon.err" "$T/daemon.err.$(date +%s%N)"
-	"$GTRACE" daemon --libcuda "$MOCK_LIB" --dir "$T/snaps" --cupti --cupti-lib "$AGENT" "$@" \
-		> "$T/daemon.out" 2> "$T/daemon.err" &
-	DPID=$!
-	PIDS+=("$DPID")
-	wait_line "$T/daemon.err" '^gtrace-bpf: recording' 30 "$DPID" ||
-		fatal "the daemon did not start: $(tail -n 3 "$T/daemon.err" | tr '\n' '|')"
-}
-
-stop_daemon() {
-	kill -TERM "$DPID"
-	wait_exit "$DPID" 30 || fatal "the daemon did not stop within 30 s of SIGTERM"
-	[ "$WAIT_RC" -eq 0 ] || err "the daemon exited $WAIT_RC after SIGTERM: $(tail -n 3 "$T/daemon.err" | tr '\n' '|')"
+	start_daemon --cupti --cupti-lib "$AGENT" "$@"
 }
 
 # agent_env: the environment of a program started with the agent
@@ -79,7 +65,7 @@ status_of() { "$GTRACE" status | awk -v k="$1" '$1 == k { print $2 }'; }
 # A snapshot holds every GPU record of the programs that joined, linked.
 t_snapshot() {
 	local got dp
-	start_daemon --mode full --window 30s
+	start_cupti_daemon --mode full --window 30s
 	[ -f "$RUN/live" ] || err "no $RUN/live while the daemon runs"
 	run_wl a agent --launches 40 --copies 3
 	a=$WP
@@ -124,7 +110,7 @@ trig_files() { find "$T/snaps" -name 'system_gpu-idle_trigger_*.gtrace' | sort; 
 # A planted 1.5 s gap fires gpu-idle once, snapshot and record named after it.
 t_gap() {
 	local files got
-	start_daemon --mode full --window 30s --trigger 'gpu-idle>500ms' --post 1s
+	start_cupti_daemon --mode full --window 30s --trigger 'gpu-idle>500ms' --post 1s
 	run_wl g agent --launches 40 --gpu-idle 1500
 	for _ in $(seq 60); do [ -n "$(trig_files)" ] && break; sleep 0.1; done
 	sleep 1
@@ -145,7 +131,7 @@ t_gap() {
 
 # No gap, no agent, no GPU work yet: none fires.
 t_no_gap() {
-	start_daemon --mode full --window 30s --trigger 'gpu-idle>500ms' --post 0
+	start_cupti_daemon --mode full --window 30s --trigger 'gpu-idle>500ms' --post 0
 	run_wl n agent --launches 40 --copies 3
 	# the same gap without the agent: nothing to tell the GPU's idle time by
 	run_wl na --launches 40 --gpu-idle 1500
@@ -169,7 +155,7 @@ gpu_kernels() {
 
 t_bounded() {
 	local size disk got
-	start_daemon --mode full --window 30s
+	start_cupti_daemon --mode full --window 30s
 	# shellcheck disable=SC2046
 	env $(agent_env) GT_MOCK_GPU_NS=1000 "$WORKLOAD" --flood 3 --rate 10000 > "$T/f.out" 2> "$T/f.err" &
 	local wp=$!
@@ -193,7 +179,7 @@ t_bounded() {
 # over and reads on from the agents' next flush mark.
 t_takeover() {
 	local wp got
-	start_daemon --mode full --window 30s
+	start_cupti_daemon --mode full --window 30s
 	# shellcheck disable=SC2046
 	env $(agent_env) GT_MOCK_GPU_NS=1000 "$WORKLOAD" --flood 4 --rate 10000 > "$T/k.out" 2> "$T/k.err" &
 	wp=$!
@@ -201,7 +187,7 @@ t_takeover() {
 	sleep 1.5
 	kill -KILL "$DPID"
 	wait "$DPID" 2> /dev/null
-	start_daemon --mode full --window 30s
+	start_cupti_daemon --mode full --window 30s
 	grep -q "taking over gtrace-cupti.$wp.spool" "$T/daemon.err" || err "the second daemon did not take the spool over"
 	wait_exit "$wp" 30 || fatal "the flood did not end"
 	sleep 1.5
