@@ -99,10 +99,16 @@ t_kernel_thread() {
 
 # a static program maps no shared object: it has no loader to open libcuda
 t_static_program() {
-	local rc pid
+	local rc pid i
 	printf '#include <unistd.h>\nint main(void) { pause(); return 0; }\n' > "$T/st.c"
 	cc -static -O1 "$T/st.c" -o "$T/st" || fatal "cannot build a static program (libc6-dev's libc.a)"
 	"$T/st" & pid=$!
+	# until the child has exec'd, its maps are the shell's, with shared libraries
+	for ((i = 0; i < 200; i++)); do
+		[ "$(readlink "/proc/$pid/exe" 2> /dev/null)" = "$T/st" ] && break
+		sleep 0.05
+	done
+	[ "$(readlink "/proc/$pid/exe")" = "$T/st" ] || fatal "$T/st did not start in 10 s"
 	timeout 30 "$GTRACE" -p "$pid" -d 1 --libcuda "$MOCK_LIB" -o "$T/s.gtrace" > /dev/null 2> "$T/s.err"
 	rc=$?
 	kill "$pid"; wait "$pid" 2> /dev/null
