@@ -1,0 +1,1094 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The core of `gtrace-bpf analyze` (see analyze.h): the decoder's calls and
+ * the other records, routed to the scopes they count in (the process, its
+ * capture range open at the time), with the per-thread state the CPU side
+ * and the GPU's idle split need.
+ *
+ * Per call, one lookup of the thread (cached) and one of its scope thread
+ * per scope; per launch, one of its stream; per GPU record, a heap push and
+ * pop (analyze_gpu.c) and a lookup of its kernel name by address.
+ *
+ * Time in calls counts top-level calls only (a call made while another of
+ * the thread is open is inside it): the entry hook counts a thread's open
+ * entries, and hands each entry the thread's off-CPU total so far, which
+ * its call gets back as the cookie: the off-CPU time inside a call is the
+ * total at its exit minus that.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/analyze_int.h"
+#include "format/records.h"
+#include "lib/vec.h"
+
+/* ---- names ---------------------------------------------------------------- */
+
+static const char *const rule_ids[AZ_RULE__COUNT] = {
+	[AZ_RULE_GPU_TIME_UTIL] = "gpu_time_util",
+	[AZ_RULE_GPU_GAPS] = "gpu_gaps",
+	[AZ_RULE_LAUNCH_BOUND] = "launch_bound",
+	[AZ_RULE_CUDA_API_SYNC] = "cuda_api_sync",
+	[AZ_RULE_SYNC_IN_LOOP] = "sync_in_loop",
+	[AZ_RULE_MEMCPY_SYNC] = "cuda_memcpy_sync",
+	[AZ_RULE_MEMCPY_ASYNC] = "cuda_memcpy_async",
+	[AZ_RULE_MEMSET_SYNC] = "cuda_memset_sync",
+	[AZ_RULE_SMALL_GRID] = "small_grid",
+	[AZ_RULE_SINGLE_STREAM] = "single_stream",
+	[AZ_RULE_DEFAULT_STREAM] = "default_stream",
+	[AZ_RULE_HOST_STALL] = "host_stall",
+};
+
+const char *az_rule__id(enum az_rule r)
+{
+	return (unsigned)r < AZ_RULE__COUNT ? rule_ids[r] : NULL;
+}
+
+int az_rule__by_id(const char *id)
+{
+	for (int i = 0; i < AZ_RULE__COUNT; i++)
+		if (!strcmp(rule_ids[i], id))
+			return i;
+	return -1;
+}
+
+const char *az_severity__name(enum az_severity s)
+{
+	return s == AZ_SEV_HIGH ? "high" : s == AZ_SEV_MEDIUM ? "medium" : "low";
+}
+
+const char *az_idle__name(enum az_idle i)
+{
+	static const char *const n[AZ_IDLE__COUNT] = { "submit", "launch", "sync", "other",
+						       "before", "after" };
+
+	return (unsigned)i < AZ_IDLE__COUNT ? n[i] : "?";
+}
+
+const char *az_kclass__name(enum az_kclass c)
+{
+	static const char *const n[AZ_KC__COUNT] = { "gemm", "conv", "attention", "elementwise",
+						     "reduction", "nccl", "other" };
+
+	return (unsigned)c < AZ_KC__COUNT ? n[c] : "?";
+}
+
+const char *az_bound__name(enum az_bound b)
+{
+	static const char *const n[] = { "unknown", "compute", "memory", "communication",
+					 "transfers", "kernels", "launch", "host" };
+
+	return (unsigned)b < sizeof(n) / sizeof(n[0]) ? n[b] : "?";
+}
+
+/* Name fragments of each class, tried in the order of enum az_kclass's
+ * comment: the first class one of whose fragments the name holds (case
+ * ignored) wins. */
+static const struct {
+	enum az_kclass c;
+	const char *const *frags;
+} kclass_rules[] = {
+	{ AZ_KC_NCCL, (const char *const[]){ "nccl", NULL } },
+	{ AZ_KC_ATTENTION, (const char *const[]){ "flash", "attention", "attn", "fmha", "mha_",
+						   "sdpa", NULL } },
+	{ AZ_KC_GEMM, (const char *const[]){ "gemm", "matmul", "cublas", "cutlass", "xmma",
+					      "nvjet", "gemv", NULL } },
+	{ AZ_KC_CONV, (const char *const[]){ "conv", "cudnn", "winograd", NULL } },
+	{ AZ_KC_REDUCTION, (const char *const[]){ "reduce", "reduction", "softmax", "norm",
+						   "sum", "argmax", "argmin", "topk", "scan",
+						   NULL } },
+	{ AZ_KC_ELEMENTWISE, (const char *const[]){ "elementwise", "vectorized", "unrolled",
+						     "fill", "copy", "cast", "add", "mul",
+						     "relu", "gelu", "silu", "sigmoid", "tanh",
+						     "dropout", "scale", "index", "gather",
+						     "scatter", "transpose", "cat_", "adam",
+						     "sgd", "embedding", NULL } },
+};
+
+enum az_kclass az_kclass__of(const char *name)
+{
+	char low[256];
+	size_t i;
+
+	/* the class words sit in the first part of any name (C++ argument
+	 * lists come later) */
+	for (i = 0; name[i] && i < sizeof(low) - 1; i++)
+		low[i] = (name[i] >= 'A' && name[i] <= 'Z') ? (char)(name[i] + 32) : name[i];
+	low[i] = '\0';
+	for (size_t r = 0; r < sizeof(kclass_rules) / sizeof(kclass_rules[0]); r++)
+		for (const char *const *f = kclass_rules[r].frags; *f; f++)
+			if (strstr(low, *f))
+				return kclass_rules[r].c;
+	return AZ_KC_OTHER;
+}
+
+/* ---- scopes, processes, threads ------------------------------------------- */
+
+static struct az_acc *acc_new(struct analyze *a, enum az_scope_kind kind, uint32_t pid,
+			      uint32_t number)
+{
+	struct az_acc *acc = calloc(1, sizeof(*acc));
+
+	if (!acc) {
+		a->err = -ENOMEM;
+		return NULL;
+	}
+	acc->kind = kind;
+	acc->pid = pid;
+	acc->number = number;
+	return acc;
+}
+
+static void free_map(struct hmap *m, bool values)
+{
+	if (values)
+		for (uint32_t i = 0; i < m->cap; i++)
+			if (m->s[i].used)
+				free(m->s[i].v);
+	free(m->s);
+	*m = (struct hmap){ 0 };
+}
+
+static void acc_free(struct az_acc *acc)
+{
+	if (!acc)
+		return;
+	free_map(&acc->threads, true);
+	free_map(&acc->lstreams, false);
+	free_map(&acc->knames, true);
+	free_map(&acc->gstreams, false);
+	loghist__free(&acc->launch_dur);
+	loghist__free(&acc->launch_gap);
+	loghist__free(&acc->per_wait);
+	loghist__free(&acc->kdur);
+	az_gpu__free_acc(acc);
+	free(acc);
+}
+
+/* Widens acc's wall time to hold [t0, t1]. */
+static inline void acc_seen(struct az_acc *acc, uint64_t t0, uint64_t t1)
+{
+	if (!acc->have_start || t0 < acc->start) {
+		if (acc->kind == AZ_SCOPE_PROCESS || !acc->have_start)
+			acc->start = t0;
+		acc->have_start = true;
+	}
+	if (t1 > acc->end)
+		acc->end = t1;
+}
+
+static struct az_proc *proc_get(struct analyze *a, uint32_t pid)
+{
+	struct az_proc *p = a->last_proc;
+	void *old;
+
+	if (p && p->pid == pid)
+		return p;
+	p = hmap_get(&a->procs, pid, 0);
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p || hmap_put(&a->procs, pid, 0, p, &old)) {
+			free(p);
+			a->err = -ENOMEM;
+			return NULL;
+		}
+		p->pid = pid;
+		p->whole = acc_new(a, a->o.span ? a->o.span_kind : AZ_SCOPE_PROCESS, pid,
+				   a->o.span ? a->o.span_number : 0);
+		if (!p->whole)
+			return NULL;
+		/* --range: the wall time is the span's */
+		if (a->o.span) {
+			p->whole->start = a->o.span_start;
+			p->whole->end = a->o.span_end;
+			p->whole->have_start = true;
+		}
+	}
+	a->last_proc = p;
+	return p;
+}
+
+static struct az_thread *thread_get(struct analyze *a, uint32_t pid, uint32_t tid)
+{
+	struct az_thread *t = a->last_thread;
+	void *old;
+
+	if (t && t->tid == tid && t->pid == pid)
+		return t;
+	t = hmap_get(&a->threads, tid, pid);
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t || hmap_put(&a->threads, tid, pid, t, &old)) {
+			free(t);
+			a->err = -ENOMEM;
+			return NULL;
+		}
+		t->pid = pid;
+		t->tid = tid;
+	}
+	a->last_thread = t;
+	return t;
+}
+
+static struct az_tacc *tacc_get(struct analyze *a, struct az_acc *acc, uint32_t tid)
+{
+	struct az_tacc *t = acc->last_t;
+	void *old;
+
+	if (t && t->tid == tid)
+		return t;
+	t = hmap_get(&acc->threads, tid, 0);
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t || hmap_put(&acc->threads, tid, 0, t, &old)) {
+			free(t);
+			a->err = -ENOMEM;
+			return NULL;
+		}
+		t->tid = tid;
+	}
+	acc->last_t = t;
+	return t;
+}
+
+/* Whether records of pid at ts count at all (-p, --range). */
+static inline bool wanted(const struct analyze *a, uint32_t pid, uint64_t ts)
+{
+	if (!pid || (a->o.pid && pid != a->o.pid))
+		return false;
+	if (!a->o.span)
+		return true;
+	return (!a->o.span_pid || a->o.span_pid == pid) && ts >= a->o.span_start &&
+	       ts <= a->o.span_end;
+}
+
+/* The scopes a record of p at ts counts in: 1 or 2 of them into acc[]. */
+static int scopes_of(struct az_proc *p, uint64_t ts, struct az_acc *acc[2])
+{
+	int n = 0;
+
+	acc[0] = acc[1] = NULL;
+	acc[n++] = p->whole;
+	if (p->range && ts >= p->range->start)
+		acc[n++] = p->range;
+	return n;
+}
+
+static inline void pos_at(struct analyze *a, uint64_t ts)
+{
+	if (ts > a->pos)
+		a->pos = ts;
+}
+
+/* ---- allocations (pinned or device memory, for pageable copies) ------------ */
+
+static size_t alloc_find(const struct az_proc *p, uint64_t ptr)
+{
+	size_t lo = 0, hi = p->nallocs;
+
+	/* the last allocation starting at or below ptr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->allocs[mid].lo <= ptr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;	/* allocs[lo - 1] is the candidate when lo > 0 */
+}
+
+/* 1 pinned host memory, 2 device memory, 0 not known */
+static int alloc_kind(const struct az_proc *p, uint64_t ptr)
+{
+	size_t i = alloc_find(p, ptr);
+
+	if (!i || ptr >= p->allocs[i - 1].hi)
+		return 0;
+	return p->allocs[i - 1].pinned ? 1 : 2;
+}
+
+static int alloc_add(struct analyze *a, struct az_proc *p, uint64_t ptr, uint64_t bytes,
+		     bool pinned)
+{
+	size_t i;
+
+	if (!ptr || !bytes)
+		return 0;
+	if (vec__reserve(&p->allocs, &p->acap, p->nallocs, 1, 16)) {
+		a->err = -ENOMEM;
+		return -ENOMEM;
+	}
+	i = alloc_find(p, ptr);
+	/* the same address again: the earlier one was freed without our seeing it */
+	if (i && p->allocs[i - 1].lo == ptr) {
+		p->allocs[i - 1] = (struct az_alloc){ ptr, ptr + bytes, pinned };
+		return 0;
+	}
+	memmove(p->allocs + i + 1, p->allocs + i, (p->nallocs - i) * sizeof(*p->allocs));
+	p->allocs[i] = (struct az_alloc){ ptr, ptr + bytes, pinned };
+	p->nallocs++;
+	return 0;
+}
+
+static void alloc_del(struct az_proc *p, uint64_t ptr)
+{
+	size_t i = alloc_find(p, ptr);
+
+	if (!i || p->allocs[i - 1].lo != ptr)
+		return;
+	memmove(p->allocs + i - 1, p->allocs + i, (p->nallocs - i) * sizeof(*p->allocs));
+	p->nallocs--;
+}
+
+/* ---- calls ------------------------------------------------------------------ */
+
+/* A call that makes the host wait for the GPU, for the GPU's idle split: a
+ * synchronize (stream, event, context), or a blocking copy between host and
+ * device memory. */
+static uint8_t wait_kind_of(const struct gt_api_info *ai)
+{
+	if (!ai)
+		return 0;
+	if (ai->cls == GT_CLS_SYNC)
+		return AZ_WAIT_SYNC;
+	if ((ai->cls == GT_CLS_MEMCPY || ai->cls == GT_CLS_MEMCPY2D || ai->cls == GT_CLS_MEMCPY3D) &&
+	    ai->d == GT_NA)
+		return AZ_WAIT_COPY;
+	return 0;
+}
+
+int analyze__entry(void *ctx, const struct gt_hdr *rec, uint64_t *cookie)
+{
+	struct analyze *a = ctx;
+	struct az_thread *t;
+	uint8_t kind;
+
+	pos_at(a, rec->ts);
+	t = thread_get(a, rec->pid, rec->tid);
+	if (!t)
+		return -ENOMEM;
+	t->depth++;
+	*cookie = t->off_cum;
+	kind = wait_kind_of(gt_api__info(rec->api));
+	if (kind && t->depth == 1 && !t->wait_ts) {
+		struct az_proc *p = proc_get(a, rec->pid);
+
+		if (!p)
+			return -ENOMEM;
+		t->wait_ts = rec->ts;
+		t->wait_api = rec->api;
+		t->wait_kind = kind;
+		p->open_waits++;
+	}
+	return 0;
+}
+
+/* A closed wait, for the GPU's idle split. */
+static int wait_push(struct analyze *a, struct az_proc *p, const struct az_wait *w)
+{
+	if (p->n - p->head >= AZ_WAITS_KEPT) {
+		p->head++;
+		p->waits_dropped++;
+	}
+	if (p->head && p->n == p->cap) {
+		memmove(p->waits, p->waits + p->head, (p->n - p->head) * sizeof(*p->waits));
+		p->n -= p->head;
+		p->head = 0;
+	}
+	if (vec__reserve(&p->waits, &p->cap, p->n, 1, 64)) {
+		a->err = -ENOMEM;
+		return -ENOMEM;
+	}
+	p->waits[p->n++] = *w;
+	return 0;
+}
+
+static bool is_wait_class(enum gt_api_class cls)
+{
+	/* cuda_sync_sum's set, so that sync time agrees with stats */
+	return cls == GT_CLS_SYNC || cls == GT_CLS_QUERY || cls == GT_CLS_STREAM_WAIT;
+}
+
+static bool legacy_stream(const struct gt_callrec *c)
+{
+	const char *n = gt_api__name(c->api);
+	size_t len = n ? strlen(n) : 0;
+	bool per_thread = len > 5 && (!strcmp(n + len - 5, "_ptsz") || !strcmp(n + len - 5, "_ptds"));
+
+	/* 0 is the legacy stream, except to the per-thread variants; 1 is
+	 * CU_STREAM_LEGACY, 2 CU_STREAM_PER_THREAD */
+	return c->stream == 1 || (c->stream == 0 && !per_thread);
+}
+
+static uint32_t grid_blocks(const uint32_t g[3])
+{
+	uint64_t b = (uint64_t)g[0] * g[1] * g[2];
+
+	return b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
+}
+
+/* A launch's kernel name that lives as long as the decoder (the decoder's
+ * own go with their process), for examples. */
+static const char *launch_name(struct analyze *a, const struct gt_callrec *c)
+{
+	if (c->graph)
+		return "[CUDA graph launch]";
+	return c->mangled && a->d ? gt_decoder__demangle(a->d, c->mangled) : gt_api__name(c->api);
+}
+
+static int acc_launch(struct analyze *a, struct az_acc *acc, struct az_tacc *t,
+		      const struct gt_callrec *c)
+{
+	void *old;
+
+	acc->launches++;
+	if (c->has_exit && !c->entry_only && loghist__add(&acc->launch_dur, c->dur))
+		return -ENOMEM;
+	if (t->last_launch && !t->other_since && c->ts > t->last_launch &&
+	    loghist__add(&acc->launch_gap, c->ts - t->last_launch))
+		return -ENOMEM;
+	t->last_launch = c->ts;
+	t->other_since = false;
+	t->launches_since_wait++;
+	if (legacy_stream(c)) {
+		acc->legacy++;
+		az_top__add(&acc->legacy_top, 1, c->ts, c->has_exit ? c->dur : 0, c->pid, c->tid,
+			    launch_name(a, c));
+	} else {
+		acc->created_stream_launches++;
+	}
+	if (!hmap_get(&acc->lstreams, c->stream, 0) &&
+	    hmap_put(&acc->lstreams, c->stream, 0, acc, &old))
+		return -ENOMEM;
+	if (!c->graph && grid_blocks(c->grid) < a->sm_count) {
+		acc->small_launches++;
+		az_top__add(&acc->small_launch_top, 1, c->ts, c->has_exit ? c->dur : 0, c->pid,
+			    c->tid, launch_name(a, c));
+	}
+	/* the blocking copies and sets before this launch were among launches */
+	acc->bc_inside += acc->bc_pending;
+	acc->bc_inside_ns += acc->bc_pending_ns;
+	az_top__merge(&acc->bc_top, &acc->bc_pending_top);
+	acc->bc_pending = acc->bc_pending_ns = 0;
+	acc->bc_pending_top.n = 0;
+	acc->ms_inside += acc->ms_pending;
+	acc->ms_inside_ns += acc->ms_pending_ns;
+	az_top__merge(&acc->ms_top, &acc->ms_pending_top);
+	acc->ms_pending = acc->ms_pending_ns = 0;
+	acc->ms_pending_top.n = 0;
+	return 0;
+}
+
+/* The host side of a copy: 1 pinned, 2 device, 0 pageable or unknown; -1
+ * when the copy does not touch host memory. */
+static int copy_host_side(const struct az_proc *p, const struct gt_callrec *c)
+{
+	int s = alloc_kind(p, c->src), d = alloc_kind(p, c->ptr);
+
+	switch (c->kind) {
+	case GT_COPY_HTOD:
+	case GT_COPY_HTOA:
+		return s;
+	case GT_COPY_DTOH:
+	case GT_COPY_ATOH:
+		return d;
+	case GT_COPY_DEFAULT:
+		/* unified addressing: a host side is the one that is not device memory */
+		if (s == 2 && d != 2)
+			return d;
+		if (d == 2 && s != 2)
+			return s;
+		return -1;
+	default:
+		return -1;
+	}
+}
+
+static int acc_call(struct analyze *a, struct az_acc *acc, struct az_proc *p,
+		    const struct gt_callrec *c, bool nested, uint64_t off_now)
+{
+	const struct gt_api_info *ai = gt_api__info(c->api);
+	enum gt_api_class cls = ai ? ai->cls : GT_CLS_NONE;
+	uint64_t end = c->has_exit ? c->ts + c->dur : c->ts;
+	struct az_tacc *t = tacc_get(a, acc, c->tid);
+	int host;
+
+	if (!t)
+		return -ENOMEM;
+	acc_seen(acc, c->ts, end);
+	if (!nested) {
+		acc->calls++;
+		if (!t->first && !t->last) {
+			t->first = c->ts;
+			t->off_first = c->cookie;
+		}
+		/* a host gap seen from the calls: the thread made none for a while
+		 * between two of its launches */
+		if (c->type == GT_T_LAUNCH && t->last_launch && c->ts > t->last &&
+		    c->ts - t->last >= AZ_HOST_GAP_NS) {
+			acc->thost_gaps++;
+			acc->thost_gap_ns += c->ts - t->last;
+			az_top__add(&acc->thost_top, c->ts - t->last, t->last, c->ts - t->last,
+				    c->pid, c->tid, "host gap");
+		}
+		if (c->has_exit) {
+			uint64_t off = off_now > c->cookie ? off_now - c->cookie : 0;
+
+			t->timed = true;
+			if (is_wait_class(cls)) {
+				t->sync_ns += c->dur;
+				t->sync_off_ns += off;
+			} else {
+				t->calls_ns += c->dur;
+				t->calls_off_ns += off;
+			}
+		} else if (!c->entry_only) {
+			acc->incomplete++;
+		}
+		if (end >= t->last) {
+			t->last = end;
+			t->off_last = off_now;
+		}
+	}
+	if (c->type != GT_T_LAUNCH)
+		t->other_since = true;
+	switch (cls) {
+	case GT_CLS_LAUNCH:
+	case GT_CLS_GRAPH:
+		return acc_launch(a, acc, t, c);
+	case GT_CLS_SYNC:
+		acc->waits++;
+		if (c->has_exit) {
+			uint64_t from = c->ts > acc->est_end ? c->ts : acc->est_end;
+
+			acc->wait_ns += c->dur;
+			az_top__add(&acc->wait_top, c->dur, c->ts, c->dur, c->pid, c->tid,
+				    gt_api__name(c->api));
+			if (end > from)
+				acc->est_ns += end - from;
+			if (end > acc->est_end)
+				acc->est_end = end;
+		}
+		if (t->launches_since_wait && loghist__add(&acc->per_wait, t->launches_since_wait))
+			return -ENOMEM;
+		t->launches_since_wait = 0;
+		return 0;
+	case GT_CLS_MEMCPY:
+	case GT_CLS_MEMCPY2D:
+	case GT_CLS_MEMCPY3D:
+		if (c->has_exit && c->ret)
+			return 0;
+		host = copy_host_side(p, c);
+		if (host < 0)
+			return 0;
+		if (ai->d == GT_NA) {
+			acc->bc_pending++;
+			acc->bc_pending_ns += c->has_exit ? c->dur : 0;
+			az_top__add(&acc->bc_pending_top, c->has_exit ? c->dur : 0, c->ts,
+				    c->has_exit ? c->dur : 0, c->pid, c->tid, gt_api__name(c->api));
+		} else if (host == 0) {
+			acc->pageable++;
+			acc->pageable_ns += c->has_exit ? c->dur : 0;
+			az_top__add(&acc->pageable_top, c->has_exit ? c->dur : 0, c->ts,
+				    c->has_exit ? c->dur : 0, c->pid, c->tid, gt_api__name(c->api));
+		}
+		return 0;
+	case GT_CLS_MEMSET:
+		if (ai->d == GT_NA && !(c->has_exit && c->ret)) {
+			acc->ms_pending++;
+			acc->ms_pending_ns += c->has_exit ? c->dur : 0;
+			az_top__add(&acc->ms_pending_top, c->has_exit ? c->dur : 0, c->ts,
+				    c->has_exit ? c->dur : 0, c->pid, c->tid, gt_api__name(c->api));
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Allocations and frees, per process (not per scope). */
+static int track_memory(struct analyze *a, struct az_proc *p, const struct gt_callrec *c)
+{
+	bool pinned = c->api == GT_API_cuMemAllocHost_v2 || c->api == GT_API_cuMemHostAlloc;
+
+	/* cuMemCreate gives a handle, not an address; managed memory is
+	 * neither side */
+	if (c->type == GT_T_ALLOC && c->has_exit && !c->ret && c->out_valid &&
+	    c->api != GT_API_cuMemCreate && c->api != GT_API_cuMemAllocManaged)
+		return alloc_add(a, p, c->ptr, c->bytes, pinned);
+	if (c->type == GT_T_FREE)
+		alloc_del(p, c->handle);
+	return 0;
+}
+
+int analyze__call(void *ctx, const struct gt_callrec *c)
+{
+	struct analyze *a = ctx;
+	struct az_thread *t = thread_get(a, c->pid, c->tid);
+	struct az_acc *acc[2];
+	struct az_proc *p;
+	bool nested;
+	int n, rc = 0;
+
+	if (!t)
+		return -ENOMEM;
+	pos_at(a, c->has_exit ? c->ts + c->dur : c->ts);
+	if (t->depth)
+		t->depth--;
+	nested = t->depth > 0;
+	if (t->wait_ts && t->wait_ts == c->ts && t->wait_api == c->api) {
+		struct az_wait w = { c->ts, c->has_exit ? c->ts + c->dur : a->pos, c->tid, c->api,
+				     t->wait_kind };
+
+		t->wait_ts = 0;
+		p = proc_get(a, c->pid);
+		if (!p)
+			return -ENOMEM;
+		if (p->open_waits)
+			p->open_waits--;
+		if (wanted(a, c->pid, c->ts) && wait_push(a, p, &w))
+			return -ENOMEM;
+	}
+	/* a call without an exit (a launch at entry only) comes out at its
+	 * entry, before the GPU records that follow it: it must not count as
+	 * the call before them */
+	if (c->has_exit && c->ts + c->dur > t->last_end)
+		t->last_end = c->ts + c->dur;
+	if (!wanted(a, c->pid, c->ts))
+		return 0;
+	p = proc_get(a, c->pid);
+	if (!p)
+		return -ENOMEM;
+	p->seen = true;
+	if (track_memory(a, p, c))
+		return -ENOMEM;
+	n = scopes_of(p, c->ts, acc);
+	for (int i = 0; i < n && !rc; i++)
+		rc = acc_call(a, acc[i], p, c, nested, t->off_cum);
+	return rc ? rc : a->err;
+}
+
+/* ---- other records ----------------------------------------------------------- */
+
+/* The range of p closes at ts: it is finished once its GPU work is placed. */
+static void range_close(struct analyze *a, struct az_proc *p, uint64_t ts)
+{
+	struct az_acc *r = p->range;
+
+	if (!r)
+		return;
+	p->range = NULL;
+	r->closed = true;
+	r->close_ts = ts;
+	if (ts > r->end)
+		r->end = ts;
+	r->next = a->closing;
+	a->closing = r;
+}
+
+static int on_range(struct analyze *a, const struct gt_capture *cap)
+{
+	struct az_proc *p;
+
+	if (a->o.no_ranges || a->o.span || !wanted(a, cap->hdr.pid, cap->hdr.ts))
+		return 0;
+	p = proc_get(a, cap->hdr.pid);
+	if (!p)
+		return -ENOMEM;
+	if (cap->kind == GT_CAP_RANGE_CLOSE) {
+		range_close(a, p, cap->hdr.ts);
+		return 0;
+	}
+	if (cap->kind != GT_CAP_RANGE_OPEN || (cap->flags & GT_CAP_F_REFUSED) || !cap->index)
+		return 0;
+	range_close(a, p, cap->hdr.ts);	/* its close was lost */
+	p->range = acc_new(a, AZ_SCOPE_RANGE, p->pid, cap->index);
+	if (!p->range)
+		return -ENOMEM;
+	p->range->start = p->range->end = cap->hdr.ts;
+	p->range->have_start = true;
+	return 0;
+}
+
+/* The launching thread's last call end before L, for the idle split. */
+static uint64_t host_end_before(struct analyze *a, uint32_t pid, uint32_t tid)
+{
+	struct az_thread *t = tid ? hmap_get(&a->threads, tid, pid) : NULL;
+
+	return t ? t->last_end : 0;
+}
+
+static int on_gpu(struct analyze *a, const struct gt_hdr *rec)
+{
+	const struct gt_gpu_kernel *k = (const void *)rec;
+	const struct gt_gpu_copy *cp = (const void *)rec;
+	struct az_item it = { .start = rec->ts, .pid = rec->pid, .tid = rec->tid, .kind = rec->type };
+	uint16_t flags;
+	struct az_proc *p;
+	const char *mangled;
+	uint64_t at;
+
+	if (rec->type == GT_REC_GPU_KERNEL) {
+		it.end = rec->ts + k->dur;
+		it.launch = (k->flags & GT_GPU_LINKED) ? k->launch_ts : 0;
+		it.device = k->device;
+		it.stream = k->stream;
+		it.blocks = grid_blocks(k->grid);
+		it.name = gt_decoder__gpu_kernel_name(a->d, k, &mangled);
+		flags = k->flags;
+	} else {
+		it.end = rec->ts + cp->dur;
+		it.launch = (cp->flags & GT_GPU_LINKED) ? cp->launch_ts : 0;
+		it.device = cp->device;
+		it.stream = cp->stream;
+		it.bytes = cp->bytes;
+		it.copy_kind = rec->type == GT_REC_GPU_MEMSET ? GT_COPY__COUNT
+			       : cp->kind < GT_COPY__COUNT ? cp->kind : GT_COPY_UNKNOWN;
+		flags = cp->flags;
+	}
+	(void)flags;
+	/* a linked record counts where its call does, an unlinked one by its start */
+	at = it.launch ? it.launch : it.start;
+	pos_at(a, at);
+	if (!wanted(a, rec->pid, at))
+		return 0;
+	p = proc_get(a, rec->pid);
+	if (!p)
+		return -ENOMEM;
+	p->seen = true;
+	scopes_of(p, at, it.acc);
+	if (it.launch)
+		it.host_end = host_end_before(a, rec->pid, rec->tid);
+	for (int i = 0; i < 2; i++)
+		if (it.acc[i])
+			acc_seen(it.acc[i], it.start < at ? it.start : at, it.end);
+	return az_gpu__push(a, &it);
+}
+
+int analyze__other(void *ctx, const struct gt_hdr *rec)
+{
+	struct analyze *a = ctx;
+	const struct gt_offcpu *off = (const void *)rec;
+	struct az_acc *acc[2];
+	struct az_thread *t;
+	struct az_proc *p;
+	int rc, n;
+
+	a->records++;
+	if ((rec->type == GT_REC_RANGE || rec->type == GT_REC_CAPTURE) && a->spans) {
+		rc = capture_spans__feed(a->spans, rec);
+		if (rc)
+			return rc;
+	}
+	switch (rec->type) {
+	case GT_REC_GPU_KERNEL:
+	case GT_REC_GPU_MEMCPY:
+	case GT_REC_GPU_MEMSET:
+		rc = on_gpu(a, rec);
+		return rc ? rc : a->err;
+	case GT_REC_RANGE:
+		pos_at(a, rec->ts);
+		return on_range(a, (const struct gt_capture *)rec);
+	case GT_REC_OFFCPU:
+		pos_at(a, rec->ts + off->dur);
+		t = thread_get(a, rec->pid, rec->tid);
+		if (!t)
+			return -ENOMEM;
+		t->off_cum += off->dur;
+		a->sched = true;
+		break;
+	case GT_REC_STATS:
+	case GT_REC_OVERHEAD:
+	case GT_REC_MERGE_STATS:
+	case GT_REC_CUPTI_STATS:
+	case GT_REC_NAME:
+		/* the recorder's and the tools' own, not the process' activity */
+		return 0;
+	/* GT_REC_GPU_METRIC (the gpu-metrics stage): once the format has it,
+	 * case GT_REC_GPU_METRIC: az_metric(a, ts, device, metric, value_micro) */
+	default:
+		pos_at(a, rec->ts);
+		break;
+	}
+	if (!wanted(a, rec->pid, rec->ts))
+		return 0;
+	p = proc_get(a, rec->pid);
+	if (!p)
+		return -ENOMEM;
+	if (rec->type == GT_REC_EXIT)
+		range_close(a, p, rec->ts);
+	/* only what the process did: its GPU API and NVTX records repeat its
+	 * calls' times, names and lifecycle records say when it was seen */
+	if (rec->type == GT_REC_GPU_API || rec->type == GT_REC_NVTX)
+		return 0;
+	n = scopes_of(p, rec->ts, acc);
+	for (int i = 0; i < n; i++)
+		acc_seen(acc[i], rec->ts,
+			 rec->type == GT_REC_OFFCPU ? rec->ts + off->dur : rec->ts);
+	return 0;
+}
+
+/* GPU metrics: the means of question 1 (utilization) and 2 (tensor, DRAM, SM
+ * activity).  The ids are the format's (bpf/gtrace_events.h of the
+ * gpu-metrics stage): 0 GPU utilization, 16 SM active, 18 tensor active, 23
+ * DRAM bandwidth.  Device-wide: every process scope open at ts takes it. */
+int az_metric(struct analyze *a, uint64_t ts, uint32_t device, uint32_t metric, int64_t micro)
+{
+	(void)device;
+	for (uint32_t i = 0; i < a->procs.cap; i++) {
+		struct az_proc *p = a->procs.s[i].v;
+		struct az_acc *acc;
+
+		if (!a->procs.s[i].used || !p->seen)
+			continue;
+		acc = p->whole;
+		if (ts < acc->start || (acc->end && ts > acc->end + a->slack))
+			continue;
+		switch (metric) {
+		case 0: acc->m_util += micro; acc->m_util_n++; break;
+		case 16: acc->m_sm += micro; acc->m_sm_n++; break;
+		case 18: acc->m_tensor += micro; acc->m_tensor_n++; break;
+		case 23: acc->m_dram += micro; acc->m_dram_n++; break;
+		default: break;
+		}
+	}
+	return 0;
+}
+
+/* ---- life ------------------------------------------------------------------- */
+
+struct analyze *analyze__new(const struct analyze_opts *o, const struct gt_file_info *info,
+			     const struct capture_spans *spans)
+{
+	struct analyze *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->o = *o;
+	a->given = spans;
+	a->sm_count = o->sm_count ? o->sm_count : AZ_SM_ASSUMED;
+	a->sm_assumed = !o->sm_count;
+	a->merged = info && gt_file_info__has_option(info, "cupti", "merged");
+	a->slack = info && gt_file_info__has_option(info, "cupti", "inline") ? AZ_SLACK_INLINE_NS
+									   : AZ_SLACK_NS;
+	a->trace_start = info ? info->start_ts : 0;
+	/* the scheduler records' absence means no time off-CPU only when
+	 * they were recorded */
+	if (info) {
+		size_t len;
+		const char *tr = gt_file_info__option(info, "trace", &len);
+
+		a->sched = tr && memmem(tr, len, "sched", 5);
+	}
+	a->spans = capture_spans__new(info);
+	if (!a->spans) {
+		free(a);
+		return NULL;
+	}
+	return a;
+}
+
+void analyze__set_decoder(struct analyze *a, struct gt_decoder *d)
+{
+	a->d = d;
+}
+
+static int cmp_scope(const void *pa, const void *pb)
+{
+	const struct az_scope *x = pa, *y = pb;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind == AZ_SCOPE_PROCESS ? -1 : y->kind == AZ_SCOPE_PROCESS ? 1 : 0;
+	return x->number < y->number ? -1 : x->number > y->number;
+}
+
+/* Turns a finished scope into its result and frees it. */
+int az__finish_acc(struct analyze *a, struct az_acc *acc, uint64_t end);
+int az__finish_acc(struct analyze *a, struct az_acc *acc, uint64_t end)
+{
+	struct az_scope *s;
+	int rc;
+
+	if (!acc->calls && !acc->work) {
+		acc_free(acc);
+		return 0;
+	}
+	rc = az_gpu__finish_acc(a, acc, end);
+	if (!rc && vec__reserve(&a->scopes, &a->scap, a->nscopes, 1, 8))
+		rc = -ENOMEM;
+	if (!rc) {
+		s = &a->scopes[a->nscopes];
+		memset(s, 0, sizeof(*s));
+		rc = az_rules__scope(a, acc, s);
+		if (!rc)
+			a->nscopes++;
+	}
+	acc_free(acc);
+	return rc;
+}
+
+/* What the figures of the result rest on, and the sampled flags. */
+static int add_notes(struct analyze *a, struct analyze_result *r)
+{
+	uint64_t late = 0, dropped = 0;
+	bool gpu = false, entry_only = false, launches = false;
+	const char *sampled = NULL;
+	char note[320];
+	int n = 0;
+
+	for (size_t i = 0; i < a->nscopes; i++) {
+		struct az_scope *s = &a->scopes[i];
+		const struct capspan *sp = NULL;
+
+		if (s->kind == AZ_SCOPE_RANGE)
+			sp = capture_spans__find(a->spans, CAPSPAN_RANGE, s->number);
+		else if (s->kind == AZ_SCOPE_WINDOW)
+			sp = capture_spans__find(a->spans, CAPSPAN_WINDOW, s->number);
+		s->sampled = capture_spans__sampled(a->spans, sp, note, sizeof(note));
+		if (s->sampled && !sampled && !(sampled = az_store__keep(&a->store, note)))
+			return -ENOMEM;
+		gpu |= s->gpu.source == AZ_BUSY_GPU_RECORDS;
+		late += s->gpu.late;
+		launches |= s->work.launches > 0;
+		entry_only |= s->work.launches && !s->work.launch_median_ns;
+	}
+	for (uint32_t i = 0; i < a->procs.cap; i++)
+		if (a->procs.s[i].used)
+			dropped += ((struct az_proc *)a->procs.s[i].v)->waits_dropped;
+	r->notes[n++] = gpu ? "GPU busy and idle time from the GPU records (CUPTI) of a merged trace"
+			    : "no GPU records: GPU busy time is estimated from the host's waits "
+			      "(record with --cupti to measure it)";
+	if (entry_only)
+		r->notes[n++] = "launches recorded at entry only: their CPU time counts as outside "
+				"CUDA and the launch cost is the interval between launches (record "
+				"with --launch-exit to time the calls)";
+	if (launches && a->sm_assumed)
+		r->notes[n++] = az_store__printf(&a->store, "the trace does not say how many SMs the "
+						 "GPU has: small_grid assumes %u (give --sms N)",
+						 AZ_SM_ASSUMED);
+	if (!a->sched)
+		r->notes[n++] = "no scheduler records: time outside CUDA is not split into on- and "
+				"off-CPU (record with --trace including sched)";
+	if (late)
+		r->notes[n++] = az_store__printf(&a->store, "%llu GPU records came after the timeline "
+						 "had passed their start: placed from there on",
+						 (unsigned long long)late);
+	if (dropped)
+		r->notes[n++] = az_store__printf(&a->store, "%llu waits of a process were too old to "
+						 "keep for the GPU's idle split",
+						 (unsigned long long)dropped);
+	if (sampled && n < 7)
+		r->notes[n++] = sampled;
+	for (int i = 0; i < n; i++)
+		if (!r->notes[i])
+			return -ENOMEM;
+	r->notes[n] = NULL;
+	return 0;
+}
+
+int analyze__finish(struct analyze *a, uint64_t end_ts, struct analyze_result **out)
+{
+	struct analyze_result *r;
+	int rc = a->err;
+
+	*out = NULL;
+	if (!rc)
+		rc = az_gpu__drain(a, UINT64_MAX);
+	capture_spans__finish(a->spans, end_ts > a->pos ? end_ts : a->pos);
+	for (uint32_t i = 0; i < a->procs.cap && !rc; i++) {
+		struct az_proc *p = a->procs.s[i].v;
+
+		if (!a->procs.s[i].used)
+			continue;
+		if (p->range)
+			range_close(a, p, p->range->end);
+		rc = az__finish_acc(a, p->whole, p->whole->end);
+		p->whole = NULL;
+	}
+	while (a->closing && !rc) {
+		struct az_acc *r0 = a->closing;
+
+		a->closing = r0->next;
+		rc = az__finish_acc(a, r0, r0->end);
+	}
+	if (rc)
+		return rc;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	if (a->nscopes > 1)
+		qsort(a->scopes, a->nscopes, sizeof(*a->scopes), cmp_scope);
+	rc = add_notes(a, r);
+	if (rc) {
+		free(r);
+		return rc;
+	}
+	r->scopes = a->scopes;
+	r->nscopes = a->nscopes;
+	r->merged = a->merged;
+	r->trace_start_ts = a->trace_start;
+	r->records = a->records;
+	/* the result takes the scopes and their strings */
+	struct az_store *st = malloc(sizeof(*st));
+
+	if (!st) {
+		free(r);
+		return -ENOMEM;
+	}
+	*st = a->store;
+	r->priv = st;
+	a->store = (struct az_store){ 0 };
+	a->scopes = NULL;
+	a->nscopes = a->scap = 0;
+	*out = r;
+	return 0;
+}
+
+void analyze_result__free(struct analyze_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nscopes; i++)
+		free(r->scopes[i].findings);
+	free(r->scopes);
+	if (r->priv) {
+		az_store__free(r->priv);
+		free(r->priv);
+	}
+	free(r);
+}
+
+void analyze__free(struct analyze *a)
+{
+	if (!a)
+		return;
+	for (uint32_t i = 0; i < a->procs.cap; i++) {
+		struct az_proc *p = a->procs.s[i].v;
+
+		if (!a->procs.s[i].used)
+			continue;
+		acc_free(p->whole);
+		acc_free(p->range);
+		free(p->waits);
+		free(p->allocs);
+		free(p);
+	}
+	free(a->procs.s);
+	free_map(&a->threads, true);
+	while (a->closing) {
+		struct az_acc *r = a->closing;
+
+		a->closing = r->next;
+		acc_free(r);
+	}
+	free(a->heap);
+	for (size_t i = 0; i < a->nscopes; i++)
+		free(a->scopes[i].findings);
+	free(a->scopes);
+	az_store__free(&a->store);
+	capture_spans__free(a->spans);
+	free(a);
+}
