@@ -13,6 +13,7 @@ QUIET_CASES="t_planted"
 . "$(dirname "$0")/lib.sh"
 
 INPROC=$ROOT/tools/bench/inproc.py
+LIGHTWIN=$ROOT/tools/bench/light_windows.py
 
 t_selftest() {
 	python3 "$INPROC" --selftest > "$T/self.out" 2>&1 ||
@@ -142,6 +143,44 @@ for r in csv.DictReader(open(sys.argv[1])):
 	grep -Eq '^full +3/3 ' "$T/o/inproc.txt" || err "no 'full 3/3' row: $(head -n 4 "$T/o/inproc.txt" | tr '\n' '|')"
 }
 
+t_lw_selftest() {
+	python3 "$LIGHTWIN" --selftest > "$T/self.out" 2>&1 ||
+		err "light_windows.py --selftest failed: $(tr '\n' '|' < "$T/self.out")"
+	grep -q '^light_windows selftest: PASS' "$T/self.out" || err "no PASS line: $(tail -n 3 "$T/self.out" | tr '\n' '|')"
+}
+
+# light_windows.py end to end: the real recorder in light mode on the mock
+# libcuda beside a stepping process: each of its windows found in the trace,
+# paired with the stretch before it, and the same over the quiet stretch
+t_lw_mock() {
+	local rc n
+	cat > "$T/steps.py" <<-'EOF'
+	import os, sys, time
+	f = open(sys.argv[1], "w")
+	print("ready %d" % os.getpid(), flush=True)
+	end = time.monotonic() + float(sys.argv[2])
+	f.write("%d\n" % time.monotonic_ns())
+	while time.monotonic() < end:
+	    time.sleep(0.005)
+	    f.write("%d\n" % time.monotonic_ns())
+	    f.flush()
+	EOF
+	python3 "$LIGHTWIN" --gtrace "$GTRACE" --workload-cmd "python3 $T/steps.py {step_log} {seconds}" \
+		--quiet 4 --record 6 --period 1s --window 200ms --tool-opts "--libcuda $MOCK_LIB" \
+		--out "$T/lw" > "$T/lw.out" 2> "$T/lw.err"
+	rc=$?
+	[ $rc -eq 0 ] || err "light_windows.py exited with $rc: $(tail -n 5 "$T/lw.err" | tr '\n' '|')"
+	n=$(jq '.workloads.cmd.windows.windows' "$T/lw/light_windows.json")
+	# 6 s of 1 s periods: the first opens a period after the start, the last may be cut
+	[ "$n" -ge 4 ] && [ "$n" -le 6 ] || err "$n windows measured, expected 4..6: $(cat "$T/lw/light_windows.txt")"
+	[ "$(grep -c '"kind":"window_open"' "$T/lw/cmd.capture.jsonl")" -ge "$n" ] || err "fewer window_open records than windows measured"
+	n=$(jq '.workloads.cmd.noise.windows' "$T/lw/light_windows.json")
+	[ "$n" -ge 2 ] || err "the quiet stretch gave $n noise windows, expected 2 or more"
+	grep -q '^cmd  *windows ' "$T/lw.out" || err "no table row for the windows: $(cat "$T/lw.out")"
+}
+
+add_case t_lw_selftest "light_windows.py --selftest: a planted 9 % trap cost and 5 ms attach stall read back, noise floor 0"
+add_case t_lw_mock "light_windows.py on the mock: every light window of the trace paired with the stretch before it"
 add_case t_selftest "inproc.py --selftest: windowing, pairing and ratios on synthetic step logs"
 add_case t_planted "inproc.py with a stand-in recorder that slows steps by 10 %: measured 6..14 %, none -3..3 %"
 add_case t_recorder_fails "inproc.py: a recorder that fails to attach fails its windows, the others go on, status 1"
