@@ -355,10 +355,16 @@ def main(argv):
     if a.analyze:
         out = a.analyze
         meta = json.load(open(os.path.join(out, "light_windows.json"))).get("meta", {})
+        workloads = [w for w in workloads if w in meta]
     else:
         out = a.out or tempfile.mkdtemp(prefix="gtrace-lightwin.")
         os.makedirs(out, exist_ok=True)
-        meta = {wl: run_workload(a, wl, out) for wl in workloads}
+        meta = {}
+        for wl in workloads:
+            meta[wl] = run_workload(a, wl, out)
+            # kept as it goes: a run cut short is analyzed with --analyze
+            with open(os.path.join(out, "light_windows.json"), "w") as f:
+                json.dump({"meta": meta}, f)
     res, ok = analyze(a, out, workloads, meta)
     res["meta"] = meta
     text = report(res)
