@@ -49,6 +49,8 @@ enum gt_rec_type {
 				 * to keep --budget (struct gt_overhead) */
 	GT_REC_CUPTI_MARK = 50,	/* the agent handed over what CUPTI held: only in spool files that a
 				 * daemon reads as they grow, never in a trace (struct gt_cupti_mark) */
+	GT_REC_GPU_METRIC = 51,	/* one GPU metric sampled through NVML by the recorder
+				 * (struct gt_gpu_metric) */
 	GT_REC_MAX = 63,
 };
 
@@ -349,6 +351,47 @@ struct gt_overhead {
 	__u32 _pad;		/* explicit padding, zero */
 };
 
+/* What a struct gt_gpu_metric measures. Ids are ours (stable in the file),
+ * not NVML's; which of them a GPU supports is probed once at the start and
+ * said in the header's options (gpu_metrics_devN=MASK, bit = id). */
+enum gt_gpu_metric_id {
+	/* every GPU (NVML's basic queries) */
+	GT_GPUM_GPU_UTIL = 0,	/* percent of time a kernel was executing */
+	GT_GPUM_MEM_UTIL = 1,	/* percent of time device memory was read or written */
+	GT_GPUM_MEM_USED = 2,	/* device memory used, bytes */
+	GT_GPUM_MEM_TOTAL = 3,	/* device memory, bytes */
+	GT_GPUM_SM_CLOCK = 4,	/* SM clock, MHz */
+	GT_GPUM_MEM_CLOCK = 5,	/* memory clock, MHz */
+	GT_GPUM_POWER = 6,	/* power draw, W */
+	GT_GPUM_TEMP = 7,	/* GPU die temperature, degrees C */
+	GT_GPUM_THROTTLE = 8,	/* clocks event (throttle) reasons, NVML's bit mask */
+	/* GPM (Hopper and later), over the interval since the previous sample */
+	GT_GPUM_SM_ACTIVE = 16,	/* percent of SMs busy */
+	GT_GPUM_SM_OCCUPANCY = 17,/* percent of warps active vs the theoretical maximum */
+	GT_GPUM_TENSOR_ACTIVE = 18,/* percent of time SMs did any tensor operation */
+	GT_GPUM_FP16_ACTIVE = 19,/* percent, non-tensor FP16 */
+	GT_GPUM_FP32_ACTIVE = 20,/* percent, non-tensor FP32 */
+	GT_GPUM_FP64_ACTIVE = 21,/* percent, non-tensor FP64 */
+	GT_GPUM_INT_ACTIVE = 22,/* percent, integer operations */
+	GT_GPUM_DRAM_BW = 23,	/* percent of the DRAM bandwidth's theoretical maximum */
+	GT_GPUM_PCIE_TX = 24,	/* PCIe traffic from the GPU, MiB/s */
+	GT_GPUM_PCIE_RX = 25,	/* ... to the GPU, MiB/s */
+	GT_GPUM_NVLINK_TX = 26,	/* NVLink, every link, written, MiB/s */
+	GT_GPUM_NVLINK_RX = 27,	/* ... read, MiB/s */
+	GT_GPUM_MAX = 32,	/* ids are below this (the header's masks are 32 bits) */
+};
+
+/* One GPU metric at one time: the recorder's sampler (--gpu-metrics) reads
+ * NVML at a fixed rate and writes one record per metric a GPU gave. Records
+ * of one sample share hdr.ts; they reach the file up to a poll interval
+ * after it (not in time order with the BPF records around them). */
+struct gt_gpu_metric {
+	struct gt_hdr hdr;	/* ts = when the sample was taken (CLOCK_MONOTONIC); pid, tid 0 */
+	__u32 device;		/* the GPU's NVML index */
+	__u32 metric;		/* enum gt_gpu_metric_id */
+	__s64 value_micro;	/* the value in the metric's unit, times 10^6, rounded */
+};
+
 /* Flags of GPU records. */
 #define GT_GPU_LINKED		(1u << 0)	/* launch_ts/launch_tid name the eBPF call it came from */
 #define GT_GPU_CAUSALITY	(1u << 1)	/* linked, but the GPU started before the call's entry */
@@ -463,6 +506,7 @@ _Static_assert(sizeof(struct gt_name) == 40, "gt_name size");
 _Static_assert(sizeof(struct gt_capture) == 48, "gt_capture size");
 _Static_assert(sizeof(struct gt_trigger) == 48, "gt_trigger size");
 _Static_assert(sizeof(struct gt_overhead) == 96, "gt_overhead size");
+_Static_assert(sizeof(struct gt_gpu_metric) == 40, "gt_gpu_metric size");
 _Static_assert(sizeof(struct gt_counters) == 128, "gt_counters size");
 _Static_assert(sizeof(struct gt_stats) == 152, "gt_stats size");
 

@@ -549,6 +549,7 @@ int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec)
 	case GT_REC_OFFCPU:
 	case GT_REC_TRIGGER:
 	case GT_REC_OVERHEAD:
+	case GT_REC_GPU_METRIC:
 		/* complete in themselves: the consumer formats them */
 		break;
 	case GT_REC_NAME:

@@ -31,6 +31,7 @@ size_t gt_rec__min_size(uint16_t type)
 	case GT_REC_TRIGGER:	return sizeof(struct gt_trigger);
 	case GT_REC_OVERHEAD:	return sizeof(struct gt_overhead);
 	case GT_REC_CUPTI_MARK:	return sizeof(struct gt_cupti_mark);
+	case GT_REC_GPU_METRIC:	return sizeof(struct gt_gpu_metric);
 	default:		return sizeof(struct gt_hdr);
 	}
 }
@@ -55,6 +56,42 @@ const char *gt_overhead_reason__name(uint32_t reason)
 	};
 
 	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "unknown";
+}
+
+static const struct {
+	const char *name, *unit;
+} gpu_metrics[GT_GPUM_MAX] = {
+	[GT_GPUM_GPU_UTIL] = { "gpu_util", "%" },
+	[GT_GPUM_MEM_UTIL] = { "mem_util", "%" },
+	[GT_GPUM_MEM_USED] = { "mem_used", "B" },
+	[GT_GPUM_MEM_TOTAL] = { "mem_total", "B" },
+	[GT_GPUM_SM_CLOCK] = { "sm_clock", "MHz" },
+	[GT_GPUM_MEM_CLOCK] = { "mem_clock", "MHz" },
+	[GT_GPUM_POWER] = { "power", "W" },
+	[GT_GPUM_TEMP] = { "temperature", "C" },
+	[GT_GPUM_THROTTLE] = { "throttle_reasons", "mask" },
+	[GT_GPUM_SM_ACTIVE] = { "sm_active", "%" },
+	[GT_GPUM_SM_OCCUPANCY] = { "sm_occupancy", "%" },
+	[GT_GPUM_TENSOR_ACTIVE] = { "tensor_active", "%" },
+	[GT_GPUM_FP16_ACTIVE] = { "fp16_active", "%" },
+	[GT_GPUM_FP32_ACTIVE] = { "fp32_active", "%" },
+	[GT_GPUM_FP64_ACTIVE] = { "fp64_active", "%" },
+	[GT_GPUM_INT_ACTIVE] = { "int_active", "%" },
+	[GT_GPUM_DRAM_BW] = { "dram_bw", "%" },
+	[GT_GPUM_PCIE_TX] = { "pcie_tx", "MiB/s" },
+	[GT_GPUM_PCIE_RX] = { "pcie_rx", "MiB/s" },
+	[GT_GPUM_NVLINK_TX] = { "nvlink_tx", "MiB/s" },
+	[GT_GPUM_NVLINK_RX] = { "nvlink_rx", "MiB/s" },
+};
+
+const char *gt_gpu_metric__name(uint32_t id)
+{
+	return id < GT_GPUM_MAX && gpu_metrics[id].name ? gpu_metrics[id].name : NULL;
+}
+
+const char *gt_gpu_metric__unit(uint32_t id)
+{
+	return id < GT_GPUM_MAX && gpu_metrics[id].unit ? gpu_metrics[id].unit : "";
 }
 
 struct gt_hdr *gt_name__fill(struct gt_name *n, size_t room, const struct gt_hdr *at,

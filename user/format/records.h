@@ -34,6 +34,12 @@ const char *gt_trigger_kind__name(uint32_t kind);
  * another value. */
 const char *gt_overhead_reason__name(uint32_t reason);
 
+/* The name of a GPU metric (enum gt_gpu_metric_id: "gpu_util", "sm_active",
+ * ...), NULL for an id this build does not know; its unit ("%", "B", "MHz",
+ * "W", "C", "mask", "MiB/s"), "" for an unknown id. */
+const char *gt_gpu_metric__name(uint32_t id);
+const char *gt_gpu_metric__unit(uint32_t id);
+
 /* Fills a GT_REC_NAME record at n, which has room bytes for the string
  * after it: ts, pid and tid of at, kind, key, and s cut to room - 1 bytes;
  * what the record's size covers is zeroed first. Returns its header. */
