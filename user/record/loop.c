@@ -73,6 +73,7 @@ int recorder__run_loop(struct recorder *r)
 			return err;
 		}
 		ring_buffer__consume(r->rb);
+		recorder__gpum_drain(r);
 		if (r->ctl)
 			daemon__serve(r);
 		if (r->o->max_size && trace_writer__bytes(r->w) >= r->o->max_size) {

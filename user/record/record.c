@@ -33,6 +33,7 @@
 #include "record/proc_names.h"
 #include "record/record.h"
 #include "record/budget.h"
+#include "record/gpu_metrics.h"
 #include "record/recorder.h"
 #include "record/output.h"
 #include "record/pid_watch.h"
@@ -717,6 +718,8 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 			goto cleanup;
 	}
 	fill_info(r, &info, &u, opts, sizeof(opts));
+	if ((err = recorder__gpum_open(r, opts, sizeof(opts))))
+		goto cleanup;
 	err = o->daemon ? daemon__create_window(r, &info) :
 			  record_output__create(o, &info, r->path, sizeof(r->path), &r->w);
 	if (err) {
@@ -725,6 +728,8 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		goto cleanup;
 	}
 	if (o->daemon && (err = budget__start(r)))
+		goto cleanup;
+	if ((err = recorder__gpum_start(r)))
 		goto cleanup;
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.rb), on_event, r, NULL);
 	if (!r->rb) {
@@ -769,6 +774,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		pr_warn("failed to start %s: %s", o->cmd[0], strerror(-err));
 	recorded = true;
 	err = recorder__run_loop(r);
+	recorder__gpum_finish(r);
 	budget__finish(r);
 	if (r->child && !recorder__child_done(r) && r->untraced_stop)
 		recorder__wait_child_untraced(r);
@@ -792,6 +798,7 @@ cleanup:
 	ring_buffer__free(r->rb);
 	cuda_probes__free(r->probes);
 	budget__free(r);
+	gpu_metrics__free(r->gpum);
 	kernel_sources__free(r->ks);
 	pid_watch__free(r->watch);
 	kernel_names__free(r->names);

@@ -92,6 +92,7 @@ struct record_opts {
 	uint64_t trigger_post_ns;	/* --post: a triggered snapshot waits this long after it */
 	double budget;			/* daemon --budget: keep the estimated overhead under this
 					 * fraction (light mode), 0 = estimate only */
+	unsigned int gpu_metrics_hz;	/* --gpu-metrics: NVML samples per second, 0 = off */
 };
 
 struct cupti_session;

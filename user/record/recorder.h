@@ -106,6 +106,7 @@ struct recorder {
 	struct trigger_ctl trig;	/* --trigger */
 	struct budget *bud;		/* the daemon's overhead budget (budget.c), NULL = none */
 	struct daemon_cupti *dcupti;	/* daemon --cupti: the agents' spool files read live */
+	struct gpu_metrics *gpum;	/* --gpu-metrics' sampler, NULL = off or no NVML */
 };
 
 /* SIGINT/SIGTERM received: the first stops the recording, a second kills
@@ -148,6 +149,15 @@ uint64_t trigger__gpu_idle_threshold(const struct recorder *r);
 /* A gap of idle_ns up to ts in pid's GPU records (record/daemon_cupti.c):
  * fires gpu-idle. */
 void trigger__on_gpu_idle(struct recorder *r, uint32_t pid, uint64_t ts, uint64_t idle_ns);
+
+/* --gpu-metrics (gpu_metrics_hook.c): the sampler opened before the
+ * header is written (its probe goes into the header's options, appended to
+ * opts of size len), started with the loop, its records drained from the
+ * loop, stopped and summarised at the end. */
+int recorder__gpum_open(struct recorder *r, char *opts, size_t len);
+int recorder__gpum_start(struct recorder *r);
+void recorder__gpum_drain(struct recorder *r);
+void recorder__gpum_finish(struct recorder *r);
 
 /* Capture control (capture.c). At the start of the run loop: */
 void capture__start(struct recorder *r, uint64_t now);

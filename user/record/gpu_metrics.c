@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The GPU-metrics sampler (--gpu-metrics): NVML through dlopen, probed once
+ * per GPU, read at a fixed rate on CLOCK_MONOTONIC by a thread of its own.
+ * The thread never writes the trace: it queues records, the loop drains.
+ *
+ * NVML's calls cost from ~2 us (utilization) to ~50 us (a GPM sample) and
+ * ~1.7 ms for nvmlGpmMetricsGet of ten metrics (measured on the H200): all
+ * of that is paid here, off the recording loop and off the traced programs.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "record/gpu_metrics.h"
+#include "record/nvml_abi.h"
+
+#define QUEUE_DEFAULT	65536
+#define MAX_DEVICES	64
+#define MAX_PER_SAMPLE	64	/* records one device gives per round, at most */
+
+int gpu_metrics__parse_rate(const char *arg, unsigned int *hz)
+{
+	unsigned long v;
+	char *end;
+
+	if (!arg) {
+		*hz = GPU_METRICS_HZ_DEFAULT;
+		return 0;
+	}
+	if (!strcmp(arg, "off")) {
+		*hz = 0;
+		return 0;
+	}
+	if (arg[0] < '0' || arg[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg)
+		return -EINVAL;
+	if (*end && strcmp(end, "Hz") && strcmp(end, "hz"))
+		return -EINVAL;
+	if (v < 1 || v > GPU_METRICS_HZ_MAX)
+		return -EINVAL;
+	*hz = (unsigned int)v;
+	return 0;
+}
+
+int64_t gpu_metrics__micro(double v)
+{
+	double m = v * 1e6;
+
+	if (m != m)
+		return 0;
+	if (m >= 9.2e18)
+		return INT64_MAX;
+	if (m <= -9.2e18)
+		return INT64_MIN;
+	/* half away from zero, without libm */
+	return (int64_t)(m >= 0 ? m + 0.5 : m - 0.5);
+}
+
+/* --- the queue --- */
+
+struct gpum_queue {
+	pthread_mutex_t lock;
+	struct gt_gpu_metric *v;
+	size_t cap, head, n;		/* ring: the oldest at head */
+	uint64_t dropped;
+};
+
+struct gpum_queue *gpum_queue__new(size_t cap)
+{
+	struct gpum_queue *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return NULL;
+	q->cap = cap ? cap : 1;
+	q->v = calloc(q->cap, sizeof(*q->v));
+	if (!q->v) {
+		free(q);
+		return NULL;
+	}
+	pthread_mutex_init(&q->lock, NULL);
+	return q;
+}
+
+size_t gpum_queue__push(struct gpum_queue *q, const struct gt_gpu_metric *recs, size_t n)
+{
+	size_t i, kept;
+
+	pthread_mutex_lock(&q->lock);
+	kept = q->cap - q->n < n ? q->cap - q->n : n;
+	for (i = 0; i < kept; i++)
+		q->v[(q->head + q->n + i) % q->cap] = recs[i];
+	q->n += kept;
+	q->dropped += n - kept;
+	pthread_mutex_unlock(&q->lock);
+	return kept;
+}
+
+size_t gpum_queue__pop(struct gpum_queue *q, struct gt_gpu_metric *out, size_t max)
+{
+	size_t i, n;
+
+	pthread_mutex_lock(&q->lock);
+	n = q->n < max ? q->n : max;
+	for (i = 0; i < n; i++)
+		out[i] = q->v[(q->head + i) % q->cap];
+	q->head = (q->head + n) % q->cap;
+	q->n -= n;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
+uint64_t gpum_queue__dropped(const struct gpum_queue *q)
+{
+	uint64_t d;
+
+	pthread_mutex_lock((pthread_mutex_t *)&q->lock);
+	d = q->dropped;
+	pthread_mutex_unlock((pthread_mutex_t *)&q->lock);
+	return d;
+}
+
+void gpum_queue__free(struct gpum_queue *q)
+{
+	if (!q)
+		return;
+	pthread_mutex_destroy(&q->lock);
+	free(q->v);
+	free(q);
+}
+
+/* --- NVML --- */
+
+struct nvml {
+	void *dl;
+	nvmlabi_init_v2_fn init;
+	nvmlabi_shutdown_fn shutdown;
+	nvmlabi_device_get_count_v2_fn count;
+	nvmlabi_device_get_handle_by_index_v2_fn handle;
+	nvmlabi_device_get_name_fn name;
+	nvmlabi_device_get_uuid_fn uuid;
+	nvmlabi_device_get_utilization_rates_fn util;
+	nvmlabi_device_get_memory_info_fn mem;
+	nvmlabi_device_get_clock_info_fn clock;
+	nvmlabi_device_get_power_usage_fn power;
+	nvmlabi_device_get_temperature_fn temp;
+	nvmlabi_device_get_clocks_event_reasons_fn reasons;
+	nvmlabi_gpm_query_device_support_fn gpm_support;
+	nvmlabi_gpm_sample_alloc_fn gpm_alloc;
+	nvmlabi_gpm_sample_free_fn gpm_free;
+	nvmlabi_gpm_sample_get_fn gpm_get;
+	nvmlabi_gpm_metrics_get_fn gpm_metrics;
+};
+
+/* The GPM metrics asked for, ours and NVML's id. */
+static const struct {
+	uint32_t ours, nvml;
+} gpm_ids[] = {
+	{ GT_GPUM_SM_ACTIVE, NVMLABI_GPM_SM_UTIL },
+	{ GT_GPUM_SM_OCCUPANCY, NVMLABI_GPM_SM_OCCUPANCY },
+	{ GT_GPUM_TENSOR_ACTIVE, NVMLABI_GPM_ANY_TENSOR_UTIL },
+	{ GT_GPUM_FP16_ACTIVE, NVMLABI_GPM_FP16_UTIL },
+	{ GT_GPUM_FP32_ACTIVE, NVMLABI_GPM_FP32_UTIL },
+	{ GT_GPUM_FP64_ACTIVE, NVMLABI_GPM_FP64_UTIL },
+	{ GT_GPUM_INT_ACTIVE, NVMLABI_GPM_INTEGER_UTIL },
+	{ GT_GPUM_DRAM_BW, NVMLABI_GPM_DRAM_BW_UTIL },
+	{ GT_GPUM_PCIE_TX, NVMLABI_GPM_PCIE_TX_PER_SEC },
+	{ GT_GPUM_PCIE_RX, NVMLABI_GPM_PCIE_RX_PER_SEC },
+	{ GT_GPUM_NVLINK_TX, NVMLABI_GPM_NVLINK_TOTAL_TX_PER_SEC },
+	{ GT_GPUM_NVLINK_RX, NVMLABI_GPM_NVLINK_TOTAL_RX_PER_SEC },
+};
+#define NGPM (sizeof(gpm_ids) / sizeof(gpm_ids[0]))
+
+#define BASIC_MASK ((1u << GT_GPUM_GPU_UTIL) | (1u << GT_GPUM_MEM_UTIL) | (1u << GT_GPUM_MEM_USED) | \
+		    (1u << GT_GPUM_MEM_TOTAL) | (1u << GT_GPUM_SM_CLOCK) | (1u << GT_GPUM_MEM_CLOCK) | \
+		    (1u << GT_GPUM_POWER) | (1u << GT_GPUM_TEMP) | (1u << GT_GPUM_THROTTLE))
+
+struct gpum_dev {
+	nvmlabi_device_t h;
+	uint32_t index;			/* NVML's */
+	uint32_t mask;			/* metrics it gives (bit = enum gt_gpu_metric_id) */
+	bool gpm;			/* GPM samples allocated */
+	bool lost;			/* fell off: not read any more */
+	nvmlabi_gpm_sample_t s[2];	/* GPM: the previous and the next sample */
+	int cur;			/* which of s[] the next sample goes to */
+	bool have_prev;			/* s[!cur] holds a sample */
+	uint64_t prev_ts;		/* ... taken then */
+	char name[NVMLABI_NAME_SIZE];
+};
+
+struct gpu_metrics {
+	struct nvml n;
+	unsigned int hz;
+	struct gpum_dev *dev;
+	uint32_t ndev;
+	struct gpum_queue *q;
+	nvmlabi_gpm_metrics_get_t *mg;	/* large (13 KiB): kept, not on the stack */
+	pthread_t thread;
+	bool running;
+	pthread_mutex_t lock;		/* stop, with cond */
+	pthread_cond_t cond;
+	bool stop;
+	/* written by the thread; read after it stopped or as a snapshot */
+	uint64_t samples, records, errors;
+	uint32_t lost;
+};
+
+static void *sym(struct nvml *n, const char *name, bool *missing)
+{
+	void *p = dlsym(n->dl, name);
+
+	if (!p)
+		*missing = true;
+	return p;
+}
+
+/* Loads the library and the functions; the GPM ones may be missing (an
+ * older driver). Returns 0, or -ENOENT after saying why at info level. */
+static int nvml__load(struct nvml *n, const char *lib)
+{
+	bool missing = false, gpm_missing = false;
+
+	n->dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!n->dl) {
+		pr_info("no GPU metrics: cannot load %s (%s); recording goes on without them", lib,
+			dlerror());
+		return -ENOENT;
+	}
+	n->init = (nvmlabi_init_v2_fn)sym(n, "nvmlInit_v2", &missing);
+	n->shutdown = (nvmlabi_shutdown_fn)sym(n, "nvmlShutdown", &missing);
+	n->count = (nvmlabi_device_get_count_v2_fn)sym(n, "nvmlDeviceGetCount_v2", &missing);
+	n->handle = (nvmlabi_device_get_handle_by_index_v2_fn)sym(n, "nvmlDeviceGetHandleByIndex_v2", &missing);
+	n->name = (nvmlabi_device_get_name_fn)sym(n, "nvmlDeviceGetName", &missing);
+	if (missing) {
+		pr_info("no GPU metrics: %s lacks nvmlInit_v2 or the device queries; recording goes on "
+			"without them", lib);
+		dlclose(n->dl);
+		n->dl = NULL;
+		return -ENOENT;
+	}
+	/* each of these may be absent: the metric is then not probed */
+	n->uuid = (nvmlabi_device_get_uuid_fn)dlsym(n->dl, "nvmlDeviceGetUUID");
+	n->util = (nvmlabi_device_get_utilization_rates_fn)dlsym(n->dl, "nvmlDeviceGetUtilizationRates");
+	n->mem = (nvmlabi_device_get_memory_info_fn)dlsym(n->dl, "nvmlDeviceGetMemoryInfo");
+	n->clock = (nvmlabi_device_get_clock_info_fn)dlsym(n->dl, "nvmlDeviceGetClockInfo");
+	n->power = (nvmlabi_device_get_power_usage_fn)dlsym(n->dl, "nvmlDeviceGetPowerUsage");
+	n->temp = (nvmlabi_device_get_temperature_fn)dlsym(n->dl, "nvmlDeviceGetTemperature");
+	n->reasons = (nvmlabi_device_get_clocks_event_reasons_fn)dlsym(n->dl,
+								       "nvmlDeviceGetCurrentClocksEventReasons");
+	if (!n->reasons)
+		n->reasons = (nvmlabi_device_get_clocks_event_reasons_fn)dlsym(
+			n->dl, "nvmlDeviceGetCurrentClocksThrottleReasons");
+	n->gpm_support = (nvmlabi_gpm_query_device_support_fn)sym(n, "nvmlGpmQueryDeviceSupport", &gpm_missing);
+	n->gpm_alloc = (nvmlabi_gpm_sample_alloc_fn)sym(n, "nvmlGpmSampleAlloc", &gpm_missing);
+	n->gpm_free = (nvmlabi_gpm_sample_free_fn)sym(n, "nvmlGpmSampleFree", &gpm_missing);
+	n->gpm_get = (nvmlabi_gpm_sample_get_fn)sym(n, "nvmlGpmSampleGet", &gpm_missing);
+	n->gpm_metrics = (nvmlabi_gpm_metrics_get_fn)sym(n, "nvmlGpmMetricsGet", &gpm_missing);
+	if (gpm_missing)
+		n->gpm_support = NULL;
+	return 0;
+}
+
+/* One round of device d's metrics into out (at most MAX_PER_SAMPLE);
+ * want = the metrics to read (the probe reads all and keeps what worked).
+ * Returns how many records; *ok = the mask of those read, *lost set when
+ * NVML says the GPU fell off. */
+static size_t read_dev(struct gpu_metrics *g, struct gpum_dev *d, uint64_t ts, uint32_t want,
+		       struct gt_gpu_metric *out, uint32_t *ok, uint64_t *failed, bool *lost)
+{
+	struct nvml *n = &g->n;
+	nvmlabi_utilization_t u;
+	nvmlabi_memory_t m;
+	unsigned long long reasons;
+	unsigned int v;
+	size_t k = 0;
+	int ret;
+
+	*ok = 0;
+	*failed = 0;
+	*lost = false;
+#define PUT(id, val) do { \
+		out[k] = (struct gt_gpu_metric){ .hdr = { .ts = ts, .type = GT_REC_GPU_METRIC, \
+			.size = sizeof(struct gt_gpu_metric) }, .device = d->index, .metric = (id), \
+			.value_micro = (val) }; \
+		k++; *ok |= 1u << (id); \
+	} while (0)
+#define CHECK(r) do { if ((r) == NVMLABI_ERROR_GPU_IS_LOST) *lost = true; (*failed)++; } while (0)
+	if ((want & ((1u << GT_GPUM_GPU_UTIL) | (1u << GT_GPUM_MEM_UTIL))) && n->util) {
+		if (!(ret = n->util(d->h, &u))) {
+			PUT(GT_GPUM_GPU_UTIL, (int64_t)u.gpu * 1000000);
+			PUT(GT_GPUM_MEM_UTIL, (int64_t)u.memory * 1000000);
+		} else {
+			CHECK(ret);
+		}
+	}
+	if ((want & ((1u << GT_GPUM_MEM_USED) | (1u << GT_GPUM_MEM_TOTAL))) && n->mem) {
+		if (!(ret = n->mem(d->h, &m))) {
+			PUT(GT_GPUM_MEM_USED, gpu_metrics__micro((double)m.used));
+			PUT(GT_GPUM_MEM_TOTAL, gpu_metrics__micro((double)m.total));
+		} else {
+			CHECK(ret);
+		}
+	}
+	if ((want & (1u << GT_GPUM_SM_CLOCK)) && n->clock) {
+		if (!(ret = n->clock(d->h, NVMLABI_CLOCK_SM, &v)))
+			PUT(GT_GPUM_SM_CLOCK, (int64_t)v * 1000000);
+		else
+			CHECK(ret);
+	}
+	if ((want & (1u << GT_GPUM_MEM_CLOCK)) && n->clock) {
+		if (!(ret = n->clock(d->h, NVMLABI_CLOCK_MEM, &v)))
+			PUT(GT_GPUM_MEM_CLOCK, (int64_t)v * 1000000);
+		else
+			CHECK(ret);
+	}
+	if ((want & (1u << GT_GPUM_POWER)) && n->power) {
+		if (!(ret = n->power(d->h, &v)))
+			PUT(GT_GPUM_POWER, (int64_t)v * 1000);	/* mW -> W, micro */
+		else
+			CHECK(ret);
+	}
+	if ((want & (1u << GT_GPUM_TEMP)) && n->temp) {
+		if (!(ret = n->temp(d->h, NVMLABI_TEMPERATURE_GPU, &v)))
+			PUT(GT_GPUM_TEMP, (int64_t)v * 1000000);
+		else
+			CHECK(ret);
+	}
+	if ((want & (1u << GT_GPUM_THROTTLE)) && n->reasons) {
+		/* the defined reasons are the low bits: kept exact in micro-units */
+		if (!(ret = n->reasons(d->h, &reasons)))
+			PUT(GT_GPUM_THROTTLE, (int64_t)(reasons & ((1ull << 40) - 1)) * 1000000);
+		else
+			CHECK(ret);
+	}
+	/* GPM: the metrics between the previous sample and this one */
+	if (d->gpm && (!d->have_prev || ts - d->prev_ts >= GPU_METRICS_GPM_MIN_NS)) {
+		nvmlabi_gpm_metrics_get_t *mg = g->mg;
+		size_t i;
+
+		ret = n->gpm_get(d->h, d->s[d->cur]);
+		if (ret) {
+			CHECK(ret);
+		} else if (d->have_prev) {
+			memset(mg, 0, offsetof(nvmlabi_gpm_metrics_get_t, metrics) + NGPM * sizeof(mg->metrics[0]));
+			mg->version = NVMLABI_GPM_METRICS_GET_VERSION;
+			mg->num_metrics = NGPM;
+			mg->sample1 = d->s[!d->cur];
+			mg->sample2 = d->s[d->cur];
+			for (i = 0; i < NGPM; i++)
+				mg->metrics[i].metric_id = gpm_ids[i].nvml;
+			ret = n->gpm_metrics(mg);
+			if (ret) {
+				CHECK(ret);
+			} else {
+				for (i = 0; i < NGPM; i++) {
+					if (!(want & (1u << gpm_ids[i].ours)))
+						continue;
+					if (mg->metrics[i].ret)
+						(*failed)++;
+					else
+						PUT(gpm_ids[i].ours, gpu_metrics__micro(mg->metrics[i].value));
+				}
+			}
+		}
+		if (!ret) {
+			d->have_prev = true;
+			d->prev_ts = ts;
+			d->cur = !d->cur;
+		}
+	}
+#undef PUT
+#undef CHECK
+	return k;
+}
+
+static void nvml__close(struct gpu_metrics *g)
+{
+	uint32_t i;
+
+	if (!g->n.dl)
+		return;
+	for (i = 0; i < g->ndev; i++) {
+		if (!g->dev[i].gpm)
+			continue;
+		g->n.gpm_free(g->dev[i].s[0]);
+		g->n.gpm_free(g->dev[i].s[1]);
+	}
+	g->n.shutdown();
+	dlclose(g->n.dl);
+	g->n.dl = NULL;
+}
+
+/* Every GPU, once: which metrics it gives. GPM metrics count as given when
+ * NVML says the device supports GPM; one that fails later is counted. */
+static void probe(struct gpu_metrics *g)
+{
+	struct gt_gpu_metric tmp[MAX_PER_SAMPLE];
+	uint32_t i, ok;
+	uint64_t failed;
+	bool lost;
+
+	for (i = 0; i < g->ndev; i++) {
+		struct gpum_dev *d = &g->dev[i];
+		nvmlabi_gpm_support_t s = { .version = NVMLABI_GPM_SUPPORT_VERSION };
+
+		read_dev(g, d, clock__ns(CLOCK_MONOTONIC), BASIC_MASK, tmp, &ok, &failed, &lost);
+		d->mask = ok;
+		if (g->n.gpm_support && !g->n.gpm_support(d->h, &s) && s.is_supported &&
+		    !g->n.gpm_alloc(&d->s[0])) {
+			if (g->n.gpm_alloc(&d->s[1])) {
+				g->n.gpm_free(d->s[0]);
+			} else {
+				size_t k;
+
+				d->gpm = true;
+				for (k = 0; k < NGPM; k++)
+					d->mask |= 1u << gpm_ids[k].ours;
+			}
+		}
+		pr_verbose("GPU %u (%s): metrics 0x%x%s", d->index, d->name, d->mask,
+			   d->gpm ? ", GPM" : ", no GPM");
+	}
+}
+
+int gpu_metrics__open(const struct gpu_metrics_opts *o, struct gpu_metrics **out)
+{
+	const char *lib = o->lib ? o->lib : getenv("GTRACE_NVML_LIB");
+	struct gpu_metrics *g;
+	unsigned int count = 0, i;
+	int ret, err;
+
+	*out = NULL;
+	if (!lib || !lib[0])
+		lib = "libnvidia-ml.so.1";
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	g->hz = o->hz;
+	pthread_mutex_init(&g->lock, NULL);
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&g->cond, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	if (nvml__load(&g->n, lib)) {
+		gpu_metrics__free(g);
+		return 0;
+	}
+	if ((ret = g->n.init())) {
+		pr_info("no GPU metrics: nvmlInit_v2 failed (NVML error %d); recording goes on without them",
+			ret);
+		dlclose(g->n.dl);
+		g->n.dl = NULL;
+		gpu_metrics__free(g);
+		return 0;
+	}
+	if ((ret = g->n.count(&count)) || !count) {
+		pr_info("no GPU metrics: NVML sees no GPU%s; recording goes on without them",
+			ret ? " (nvmlDeviceGetCount_v2 failed)" : "");
+		nvml__close(g);
+		gpu_metrics__free(g);
+		return 0;
+	}
+	if (count > MAX_DEVICES)
+		count = MAX_DEVICES;
+	g->dev = calloc(count, sizeof(*g->dev));
+	g->q = gpum_queue__new(o->queue_cap ? o->queue_cap : QUEUE_DEFAULT);
+	g->mg = calloc(1, sizeof(*g->mg));
+	if (!g->dev || !g->q || !g->mg) {
+		err = -ENOMEM;
+		pr_err("failed to allocate the GPU metrics sampler: %s", strerror(-err));
+		nvml__close(g);
+		gpu_metrics__free(g);
+		return err;
+	}
+	for (i = 0; i < count; i++) {
+		struct gpum_dev *d = &g->dev[g->ndev];
+
+		/* one the caller may not read (NO_PERMISSION) is left out */
+		if (g->n.handle(i, &d->h))
+			continue;
+		d->index = i;
+		if (g->n.name(d->h, d->name, sizeof(d->name)))
+			snprintf(d->name, sizeof(d->name), "GPU %u", i);
+		d->name[sizeof(d->name) - 1] = 0;
+		g->ndev++;
+	}
+	probe(g);
+	*out = g;
+	return 0;
+}
+
+size_t gpu_metrics__options(const struct gpu_metrics *g, char *buf, size_t len)
+{
+	size_t n;
+	uint32_t i;
+
+	if (!len)
+		return 0;
+	buf[0] = 0;
+	n = snprintf(buf, len, "gpu_metrics=%u gpu_metrics_devs=%u", g->hz, g->ndev);
+	for (i = 0; i < g->ndev && n < len; i++)
+		n += snprintf(buf + n, len - n, " gpu_metrics_dev%u=0x%x", g->dev[i].index, g->dev[i].mask);
+	return n < len ? n : len - 1;
+}
+
+static void *sampler(void *arg)
+{
+	struct gpu_metrics *g = arg;
+	struct gt_gpu_metric recs[MAX_PER_SAMPLE];
+	uint64_t period = 1000000000ull / g->hz, next = clock__ns(CLOCK_MONOTONIC);
+
+	for (;;) {
+		struct timespec at;
+		uint64_t ts, failed;
+		uint32_t i, ok;
+		bool stop, lost;
+
+		pthread_mutex_lock(&g->lock);
+		at.tv_sec = (time_t)(next / 1000000000ull);
+		at.tv_nsec = (long)(next % 1000000000ull);
+		while (!g->stop && pthread_cond_timedwait(&g->cond, &g->lock, &at) != ETIMEDOUT)
+			;
+		stop = g->stop;
+		pthread_mutex_unlock(&g->lock);
+		if (stop)
+			break;
+		ts = clock__ns(CLOCK_MONOTONIC);
+		for (i = 0; i < g->ndev; i++) {
+			struct gpum_dev *d = &g->dev[i];
+			size_t k;
+
+			if (d->lost)
+				continue;
+			k = read_dev(g, d, ts, d->mask, recs, &ok, &failed, &lost);
+			__atomic_add_fetch(&g->errors, failed, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&g->records, gpum_queue__push(g->q, recs, k), __ATOMIC_RELAXED);
+			if (lost) {
+				d->lost = true;
+				__atomic_add_fetch(&g->lost, 1, __ATOMIC_RELAXED);
+				pr_warn("GPU %u (%s) fell off the bus (NVML): its metrics stop here", d->index,
+					d->name);
+			}
+		}
+		__atomic_add_fetch(&g->samples, 1, __ATOMIC_RELAXED);
+		/* a round that overran skips the missed ticks rather than bursting */
+		next += period;
+		if (next <= ts)
+			next = ts + period - (ts - next) % period;
+	}
+	return NULL;
+}
+
+int gpu_metrics__start(struct gpu_metrics *g)
+{
+	int err;
+
+	if (!g->hz)
+		return -EINVAL;
+	err = -pthread_create(&g->thread, NULL, sampler, g);
+	if (err) {
+		pr_err("failed to start the GPU metrics sampler: %s", strerror(-err));
+		return err;
+	}
+	g->running = true;
+	pr_info("GPU metrics: %u GPU%s at %u Hz", g->ndev, g->ndev == 1 ? "" : "s", g->hz);
+	return 0;
+}
+
+int gpu_metrics__drain(struct gpu_metrics *g, int (*emit)(void *ctx, const struct gt_hdr *h), void *ctx)
+{
+	struct gt_gpu_metric buf[256];
+	size_t n, i;
+	int err;
+
+	while ((n = gpum_queue__pop(g->q, buf, sizeof(buf) / sizeof(buf[0])))) {
+		for (i = 0; i < n; i++)
+			if ((err = emit(ctx, &buf[i].hdr)))
+				return err;
+	}
+	return 0;
+}
+
+void gpu_metrics__stop(struct gpu_metrics *g)
+{
+	if (!g || !g->running)
+		return;
+	pthread_mutex_lock(&g->lock);
+	g->stop = true;
+	pthread_cond_signal(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+	pthread_join(g->thread, NULL);
+	g->running = false;
+}
+
+void gpu_metrics__stats(const struct gpu_metrics *g, struct gpu_metrics_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->samples = __atomic_load_n(&g->samples, __ATOMIC_RELAXED);
+	s->records = __atomic_load_n(&g->records, __ATOMIC_RELAXED);
+	s->errors = __atomic_load_n(&g->errors, __ATOMIC_RELAXED);
+	s->lost = __atomic_load_n(&g->lost, __ATOMIC_RELAXED);
+	s->dropped = g->q ? gpum_queue__dropped(g->q) : 0;
+}
+
+void gpu_metrics__free(struct gpu_metrics *g)
+{
+	if (!g)
+		return;
+	gpu_metrics__stop(g);
+	nvml__close(g);
+	gpum_queue__free(g->q);
+	pthread_cond_destroy(&g->cond);
+	pthread_mutex_destroy(&g->lock);
+	free(g->mg);
+	free(g->dev);
+	free(g);
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The recorder's side of --gpu-metrics: the sampler (gpu_metrics.c) opened
+ * before the header, started with the loop, drained into the trace from
+ * the loop only, stopped and summarised at the end.
+ */
+#include <errno.h>
+#include <string.h>
+#include "lib/log.h"
+#include "record/gpu_metrics.h"
+#include "record/recorder.h"
+
+int recorder__gpum_open(struct recorder *r, char *opts, size_t len)
+{
+	struct gpu_metrics_opts go = { .hz = r->o->gpu_metrics_hz };
+	size_t n;
+	int err;
+
+	if (!go.hz)
+		return 0;
+	err = gpu_metrics__open(&go, &r->gpum);
+	if (err || !r->gpum)
+		return err;
+	n = strlen(opts);
+	if (n + 1 < len) {
+		opts[n] = ' ';
+		gpu_metrics__options(r->gpum, opts + n + 1, len - n - 1);
+	}
+	return 0;
+}
+
+int recorder__gpum_start(struct recorder *r)
+{
+	return r->gpum ? gpu_metrics__start(r->gpum) : 0;
+}
+
+static int emit(void *ctx, const struct gt_hdr *h)
+{
+	return recorder__write(ctx, h);
+}
+
+void recorder__gpum_drain(struct recorder *r)
+{
+	if (r->gpum && !r->write_err)
+		gpu_metrics__drain(r->gpum, emit, r);
+}
+
+void recorder__gpum_finish(struct recorder *r)
+{
+	struct gpu_metrics_stats s;
+
+	if (!r->gpum)
+		return;
+	gpu_metrics__stop(r->gpum);
+	recorder__gpum_drain(r);
+	gpu_metrics__stats(r->gpum, &s);
+	pr_info("GPU metrics: %llu samples, %llu records, %llu read errors, %llu dropped%s",
+		(unsigned long long)s.samples, (unsigned long long)s.records,
+		(unsigned long long)s.errors, (unsigned long long)s.dropped,
+		s.lost ? ", GPUs lost mid-run" : "");
+}
