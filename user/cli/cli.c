@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "lib/vec.h"
+#include "record/gpu_metrics.h"
 
 int cli__parse_u64(const char *s, uint64_t *out, bool size_suffix)
 {
@@ -361,4 +362,11 @@ uint64_t cli__buffer_size_arg(struct argp_state *state, const char *arg)
 		argp_error(state, "--buffer-size %s: a BPF ring buffer holds at most 2G "
 			   "(sizes round up to a power of two)", arg);
 	return v;
+}
+
+void cli__gpu_metrics_arg(struct argp_state *state, const char *arg, unsigned int *hz)
+{
+	if (gpu_metrics__parse_rate(arg, hz))
+		argp_error(state, "invalid --gpu-metrics=%s (a rate of 1-%d Hz, or off)", arg,
+			   GPU_METRICS_HZ_MAX);
 }

@@ -94,4 +94,8 @@ int cli__check_cmd(const char *prog, bool after_dashdash);
 /* argv joined with spaces; malloc'd, NULL on ENOMEM. */
 char *cli__join_args(int argc, char **argv);
 
+/* --gpu-metrics[=HZ|off] into *hz (0 = off); a bad value is a usage
+ * error naming the range. */
+void cli__gpu_metrics_arg(struct argp_state *state, const char *arg, unsigned int *hz);
+
 #endif

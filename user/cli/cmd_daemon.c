@@ -16,9 +16,11 @@
 #include "lib/log.h"
 #include "merge/merge.h"
 #include "record/control.h"
+#include "record/gpu_metrics.h"
 #include "record/record.h"
 
-enum { OPT_WINDOW = 0x100, OPT_MEMORY, OPT_DIR, OPT_MODE, OPT_LIGHT_WINDOW, OPT_LAST, OPT_LIBCUDA, OPT_LOG, OPT_METRICS, OPT_METRICS_REMOTE, OPT_TRIGGER, OPT_POST, OPT_BUDGET, OPT_CUPTI, OPT_CUPTI_LIB };
+enum { OPT_WINDOW = 0x100, OPT_MEMORY, OPT_DIR, OPT_MODE, OPT_LIGHT_WINDOW, OPT_LAST, OPT_LIBCUDA, OPT_LOG, OPT_METRICS, OPT_METRICS_REMOTE, OPT_TRIGGER, OPT_POST, OPT_BUDGET, OPT_CUPTI, OPT_CUPTI_LIB,
+       OPT_GPU_METRICS };
 
 #define MAX_TRIGGERS 16
 
@@ -36,6 +38,9 @@ static const struct argp_option daemon_options[] = {
 	  "Light mode's full-capture windows (default 200ms/5s)", 0 },
 	{ "buffer-size", 0x200, "SIZE", 0, "Ring buffer size (default 64M)", 0 },
 	{ "libcuda", OPT_LIBCUDA, "PATH", 0, "Also trace this libcuda file (repeatable)", 0 },
+	{ "gpu-metrics", OPT_GPU_METRICS, "HZ|off", OPTION_ARG_OPTIONAL,
+	  "Sample GPU metrics through NVML HZ times a second, 1-1000, into the window (default: off "
+	  "in light mode, 10 in full mode; --gpu-metrics alone: 10)", 0 },
 	{ "log", OPT_LOG, "FILE", 0, "Log to FILE (appended; reopened at SIGHUP) instead of stderr", 0 },
 	{ "metrics", OPT_METRICS, "ADDR", 0,
 	  "Serve Prometheus metrics on ADDR: HOST:PORT (e.g. 127.0.0.1:9464) or unix:PATH "
@@ -85,6 +90,7 @@ struct daemon_cli {
 	bool metrics_remote;		/* --metrics-remote */
 	int verbose;
 	bool quiet;
+	bool gpum_set;			/* --gpu-metrics given */
 };
 
 /* TIME of sync>TIME, gpu-idle>TIME. Returns 0 or -ERANGE. */
@@ -214,6 +220,10 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "empty --log");
 		o->daemon_log = arg;
 		break;
+	case OPT_GPU_METRICS:
+		cli__gpu_metrics_arg(state, arg, &o->gpu_metrics_hz);
+		c->gpum_set = true;
+		break;
 	case OPT_LIBCUDA:
 		cli__push_str(state, &c->libcuda, arg);
 		break;
@@ -302,6 +312,8 @@ int cmd_daemon(int argc, char **argv, const char *cmdline)
 	c.rec.nlibcuda = c.libcuda.n;
 	c.rec.triggers = c.triggers;
 	c.rec.ntriggers = c.ntriggers;
+	if (!c.gpum_set)
+		c.rec.gpu_metrics_hz = c.rec.light ? 0 : GPU_METRICS_HZ_DEFAULT;
 	gt_log_level = c.quiet ? GT_LOG_WARN : GT_LOG_INFO + c.verbose;
 	if (c.metrics) {
 		struct metrics_http_opts ho = { .listen = c.metrics, .allow_remote = c.metrics_remote };

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "lib/log.h"
 #include "merge/merge.h"
+#include "record/gpu_metrics.h"
 #include "record/record.h"
 
 static const char record_doc[] =
@@ -50,7 +51,7 @@ static const char record_doc[] =
 enum {
 	OPT_SCENARIO = 0x100, OPT_MAX_SIZE, OPT_BUFSIZE, OPT_LIBCUDA, OPT_NO_LAUNCH_EXIT, OPT_LAUNCH_EXIT,
 	OPT_IOCTL_MAJORS, OPT_CUPTI, OPT_CUPTI_LIB, OPT_MODE, OPT_LIGHT_WINDOW, OPT_NVTX_CAPTURE,
-	OPT_RANGE_END,
+	OPT_RANGE_END, OPT_GPU_METRICS,
 };
 
 static const struct argp_option record_options[] = {
@@ -97,6 +98,10 @@ static const struct argp_option record_options[] = {
 	{ "cupti-lib", OPT_CUPTI_LIB, "PATH", 0,
 	  "The CUPTI agent library (default: libgtrace-cupti.so next to gtrace-bpf, in "
 	  "../lib/gtrace-bpf or .output)", 0 },
+	{ "gpu-metrics", OPT_GPU_METRICS, "HZ|off", OPTION_ARG_OPTIONAL,
+	  "Sample GPU metrics through NVML (utilization, memory, clocks, power, temperature; SM, "
+	  "tensor, DRAM, PCIe and NVLink activity on GPUs with GPM) HZ times a second, 1-1000 "
+	  "(default: 10 in full mode, off in light mode; --gpu-metrics alone: 10)", 0 },
 	{ "ioctl-majors", OPT_IOCTL_MAJORS, "LIST", 0,
 	  "Debugging: record ioctls on these device majors instead of NVIDIA's (/proc/devices)", 0 },
 	{ "quiet", 'q', NULL, 0, "No status line or summary", 0 },
@@ -114,6 +119,7 @@ struct record_cli {
 	bool trace_none;	/* --trace none */
 	bool window_set;	/* --light-window given */
 	bool range_end_set;	/* --capture-range-end given */
+	bool gpum_set;		/* --gpu-metrics given */
 };
 
 static const char *const trace_sources[] = { "cuda", "ioctl", "sched", "cupti", "none", NULL };
@@ -251,6 +257,10 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	case OPT_IOCTL_MAJORS:
 		o->ioctl_majors = arg;
 		break;
+	case OPT_GPU_METRICS:
+		cli__gpu_metrics_arg(state, arg, &o->gpu_metrics_hz);
+		c->gpum_set = true;
+		break;
 	case 'q':
 		c->quiet = true;
 		break;
@@ -344,6 +354,8 @@ static int cmd_record_check(const struct argp *argp, int argc, char **argv, stru
 	}
 	if ((err = check_capture(c)))
 		return err;
+	if (!c->gpum_set)
+		c->rec.gpu_metrics_hz = c->rec.light ? 0 : GPU_METRICS_HZ_DEFAULT;
 	modes = c->rec.all + (c->rec.npids > 0) + (c->rec.cmd != NULL);
 	if (modes != 1) {
 		fprintf(stderr, "gtrace-bpf: %s\n", modes ? "choose one of --all, -p PID and -- CMD" :
