@@ -87,6 +87,8 @@ MOCK_DIR  := $(OUTPUT)/mock
 MOCK_LIB  := $(MOCK_DIR)/libcuda.so.1
 WORKLOAD  := $(MOCK_DIR)/cuda_workload
 IOCTL_WL  := $(MOCK_DIR)/ioctl_workload
+# NVML for --gpu-metrics, in a folder of its own (GTRACE_NVML_LIB names it)
+NVML_MOCK := $(MOCK_DIR)/nvml/libnvidia-ml.so.1
 # The mock and the workload take their prototypes from cuda.h when the CUDA
 # toolkit is installed, so that the mock exports the real signatures. Built
 # for CET: every entry is an endbr64, which the recorder probes past; with
@@ -212,7 +214,12 @@ $(IOCTL_WL): tests/mock/ioctl_workload.c | $(MOCK_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(MOCK_CFLAGS) $< -o $@
 
-mock: $(MOCK_LIB) $(WORKLOAD) $(IOCTL_WL)
+$(NVML_MOCK): tests/mock/libnvml_mock.c user/record/nvml_abi.h | $(MOCK_DIR)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(MOCK_CFLAGS) -iquote . -shared -Wl,-soname,libnvidia-ml.so.1 $< -o $@
+
+mock: $(MOCK_LIB) $(WORKLOAD) $(IOCTL_WL) $(NVML_MOCK)
 
 # CUPTI agent
 .PHONY: cupti-agent install-cupti cupti-check cupti-mock

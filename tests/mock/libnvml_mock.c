@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A mock libnvidia-ml.so.1 for the GPU-metrics tests (GTRACE_NVML_LIB=path):
+ * the functions the sampler calls, with the signatures of NVML 13
+ * (user/record/nvml_abi.h), returning scripted values. Two GPUs: 0 has GPM,
+ * 1 has not. The script (docs in tests/integration/test_gpu_metrics.sh):
+ *   gpu_util of GPU d, call k of it (the probe is k = 0): 10 * (k % 4 + 1) + d
+ *   mem_util 25; mem used (d + 1) GiB of 80 GiB; clocks 1980 / 2619 MHz;
+ *   power 350123 mW; temperature 45 + d C; throttle reasons 0x4
+ *   GPM (GPU 0): sm 50.5, occupancy 25.25, tensor 87.125, fp16 1.5, fp32 2.5,
+ *   fp64 3.5, int 4.5, dram 15.75 %; PCIe tx 100.5 rx 200.25, NVLink tx 300
+ *   rx 400 MiB/s
+ * GTRACE_MOCK_NVML_FAIL_AFTER=N: nvmlDeviceGetUtilizationRates fails from
+ * its (N+1)-th call on (any GPU), as NVML_ERROR_UNKNOWN.
+ * GTRACE_MOCK_NVML_GPUS=N: N GPUs (default 2), the odd ones without GPM.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include "user/record/nvml_abi.h"
+
+#define API __attribute__((visibility("default")))
+#define MAXDEV 8
+#define ERROR_UNKNOWN 999
+
+struct mock_dev {
+	int index;
+	unsigned long util_calls;
+};
+
+static struct mock_dev devs[MAXDEV];
+static int inited;
+static unsigned long util_calls_total;
+
+static struct mock_dev *dev_of(nvmlabi_device_t d)
+{
+	return d.handle;
+}
+
+static unsigned int ngpus(void)
+{
+	const char *e = getenv("GTRACE_MOCK_NVML_GPUS");
+	int n = e ? atoi(e) : 2;
+
+	return n < 0 ? 0 : n > MAXDEV ? MAXDEV : (unsigned int)n;
+}
+
+API nvmlabi_return_t nvmlInit_v2(void)
+{
+	inited = 1;
+	return NVMLABI_SUCCESS;
+}
+
+API nvmlabi_return_t nvmlShutdown(void)
+{
+	inited = 0;
+	return NVMLABI_SUCCESS;
+}
+
+API const char *nvmlErrorString(nvmlabi_return_t r)
+{
+	return r ? "mock error" : "success";
+}
+
+API nvmlabi_return_t nvmlDeviceGetCount_v2(unsigned int *n)
+{
+	if (!inited)
+		return NVMLABI_ERROR_UNINITIALIZED;
+	*n = ngpus();
+	return NVMLABI_SUCCESS;
+}
+
+API nvmlabi_return_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlabi_device_t *d)
+{
+	if (i >= ngpus())
+		return 2;	/* NVML_ERROR_INVALID_ARGUMENT */
+	devs[i].index = (int)i;
+	d->handle = &devs[i];
+	return NVMLABI_SUCCESS;
+}
+
+API nvmlabi_return_t nvmlDeviceGetName(nvmlabi_device_t d, char *name, unsigned int len)
+{
+	snprintf(name, len, dev_of(d)->index % 2 ? "Mock T4" : "Mock H200");
+	return NVMLABI_SUCCESS;
+}
+
+API nvmlabi_return_t nvmlDeviceGetUUID(nvmlabi_device_t d, char *uuid, unsigned int len)
+{
+	snprintf(uuid, len, "GPU-mock-%d", dev_of(d)->index);
+	return NVMLABI_SUCCESS;
+}
+
+API nvmlabi_return_t nvmlDeviceGetUtilizationRates(nvmlabi_device_t d, nvmlabi_utilization_t *u)
+{
+	const char *fail = getenv("GTRACE_MOCK_NVML_FAIL_AFTER");
+	struct mock_dev *m = dev_of(d);
+	unsigned long k = m->util_calls++;
+
+	if (fail && util_calls_total++ >= strtoul(fail, NULL, 10))
+		return ERROR_UNKNOWN;
+	u->gpu = 10 * (unsigned int)(k % 4 + 1) + (unsigned int)m->index;
+	u->memory = 25;
+	return NVMLABI_SUCCESS;
+}
+
+API nvmlabi_return_t nvmlDeviceGetMemoryInfo(nvmlabi_device_t d, nvmlabi_memory_t *mem)
+{
+	mem->total = 80ull << 30;
+	mem->used = (unsigned long long)(dev_of(d)->index + 1) << 30;
+	mem->free = mem->total - mem->used;
+	return NVMLABI_SUCCESS;
+}
+
+API nvmlabi_return_t nvmlDeviceGetClockInfo(nvmlabi_device_t d, int type, unsigned int *mhz)
+{
+	(void)d;
+	if (type == NVMLABI_CLOCK_SM)
+		*mhz = 1980;
+	else if (type == NVMLABI_CLOCK_MEM)
+		*mhz = 2619;
+	else
+		return NVMLABI_ERROR_NOT_SUPPORTED;
+	return NVMLABI_SUCCESS;
+}
+
+API nvmlabi_return_t nvmlDeviceGetPowerUsage(nvmlabi_device_t d, unsigned int *mw)
+{
+	(void)d;
+	*mw = 350123;
+	return NVMLABI_SUCCESS;
+}
+
+API nvmlabi_return_t nvmlDeviceGetTemperature(nvmlabi_device_t d, int sensor, unsigned int *c)
+{
+	if (sensor != NVMLABI_TEMPERATURE_GPU)
+		return NVMLABI_ERROR_NOT_SUPPORTED;
+	*c = 45 + (unsigned int)dev_of(d)->index;
+	return NVMLABI_SUCCESS;
+}
+
+API nvmlabi_return_t nvmlDeviceGetCurrentClocksEventReasons(nvmlabi_device_t d, unsigned long long *r)
+{
+	(void)d;
+	*r = 0x4;
+	return NVMLABI_SUCCESS;
+}
+
+/* GPM: a sample is a counter of which call took it; the metrics are fixed */
+struct nvmlGpmSample_st {
+	int taken;
+};
+
+API nvmlabi_return_t nvmlGpmQueryDeviceSupport(nvmlabi_device_t d, nvmlabi_gpm_support_t *s)
+{
+	if (s->version != NVMLABI_GPM_SUPPORT_VERSION)
+		return 25;	/* NVML_ERROR_ARGUMENT_VERSION_MISMATCH */
+	s->is_supported = dev_of(d)->index % 2 == 0;
+	return NVMLABI_SUCCESS;
+}
+
+API nvmlabi_return_t nvmlGpmSampleAlloc(nvmlabi_gpm_sample_t *s)
+{
+	s->handle = calloc(1, sizeof(struct nvmlGpmSample_st));
+	return s->handle ? NVMLABI_SUCCESS : 4;	/* NVML_ERROR_NO_MEMORY... */
+}
+
+API nvmlabi_return_t nvmlGpmSampleFree(nvmlabi_gpm_sample_t s)
+{
+	free(s.handle);
+	return NVMLABI_SUCCESS;
+}
+
+API nvmlabi_return_t nvmlGpmSampleGet(nvmlabi_device_t d, nvmlabi_gpm_sample_t s)
+{
+	if (dev_of(d)->index % 2)
+		return NVMLABI_ERROR_NOT_SUPPORTED;
+	((struct nvmlGpmSample_st *)s.handle)->taken = 1;
+	return NVMLABI_SUCCESS;
+}
+
+static double gpm_value(unsigned int id, int *ok)
+{
+	*ok = 1;
+	switch (id) {
+	case NVMLABI_GPM_SM_UTIL: return 50.5;
+	case NVMLABI_GPM_SM_OCCUPANCY: return 25.25;
+	case NVMLABI_GPM_ANY_TENSOR_UTIL: return 87.125;
+	case NVMLABI_GPM_FP16_UTIL: return 1.5;
+	case NVMLABI_GPM_FP32_UTIL: return 2.5;
+	case NVMLABI_GPM_FP64_UTIL: return 3.5;
+	case NVMLABI_GPM_INTEGER_UTIL: return 4.5;
+	case NVMLABI_GPM_DRAM_BW_UTIL: return 15.75;
+	case NVMLABI_GPM_PCIE_TX_PER_SEC: return 100.5;
+	case NVMLABI_GPM_PCIE_RX_PER_SEC: return 200.25;
+	case NVMLABI_GPM_NVLINK_TOTAL_TX_PER_SEC: return 300;
+	case NVMLABI_GPM_NVLINK_TOTAL_RX_PER_SEC: return 400;
+	}
+	*ok = 0;
+	return 0;
+}
+
+API nvmlabi_return_t nvmlGpmMetricsGet(nvmlabi_gpm_metrics_get_t *m)
+{
+	unsigned int i;
+	int ok;
+
+	if (m->version != NVMLABI_GPM_METRICS_GET_VERSION || m->num_metrics > NVMLABI_GPM_METRIC_MAX)
+		return 25;
+	if (!m->sample1.handle || !m->sample2.handle ||
+	    !((struct nvmlGpmSample_st *)m->sample1.handle)->taken ||
+	    !((struct nvmlGpmSample_st *)m->sample2.handle)->taken || m->sample1.handle == m->sample2.handle)
+		return 2;
+	for (i = 0; i < m->num_metrics; i++) {
+		m->metrics[i].value = gpm_value(m->metrics[i].metric_id, &ok);
+		m->metrics[i].ret = ok ? NVMLABI_SUCCESS : NVMLABI_ERROR_NOT_SUPPORTED;
+	}
+	return NVMLABI_SUCCESS;
+}
