@@ -68,6 +68,7 @@ struct dump {
 	uint64_t capture_records;	/* GT_REC_RANGE and GT_REC_CAPTURE records (summary) */
 	uint64_t triggers[GT_TRIG_LAST + 2];	/* GT_REC_TRIGGER by kind, the last unknown ones (summary) */
 	uint64_t overhead[GT_OVH_OVER + 2];	/* GT_REC_OVERHEAD by reason, the last unknown ones (summary) */
+	uint64_t gpu_metrics[GT_GPUM_MAX + 1];	/* GT_REC_GPU_METRIC by metric, the last unknown ones (summary) */
 };
 
 /* One JSON object per line: the fields of export/fields.h in their order. */
@@ -185,6 +186,12 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 		uint32_t reason = ((const struct gt_overhead *)rec)->reason;
 
 		dp->overhead[reason <= GT_OVH_OVER ? reason : GT_OVH_OVER + 1]++;
+		return 0;
+	}
+	if (dp->o->summary && rec->type == GT_REC_GPU_METRIC) {
+		uint32_t id = ((const struct gt_gpu_metric *)rec)->metric;
+
+		dp->gpu_metrics[gt_gpu_metric__name(id) ? id : GT_GPUM_MAX]++;
 		return 0;
 	}
 	n = fields__record(dp->d, rec, v);
@@ -327,6 +334,24 @@ static void print_overhead(FILE *f, const struct dump *dp)
 		ROW(f, "unknown", dp->overhead[unknown]);
 }
 
+/* The GPU metric samples by metric (stats -r gpu_metrics_sum has their
+ * figures).  Nothing for a trace without any. */
+static void print_gpu_metrics(FILE *f, const struct dump *dp)
+{
+	uint64_t all = 0;
+
+	for (unsigned k = 0; k <= GT_GPUM_MAX; k++)
+		all += dp->gpu_metrics[k];
+	if (!all)
+		return;
+	fprintf(f, "\ngpu metric records\n");
+	for (unsigned k = 0; k < GT_GPUM_MAX; k++)
+		if (dp->gpu_metrics[k])
+			ROW(f, gt_gpu_metric__name(k), dp->gpu_metrics[k]);
+	if (dp->gpu_metrics[GT_GPUM_MAX])
+		ROW(f, "unknown", dp->gpu_metrics[GT_GPUM_MAX]);
+}
+
 /* The header's strings come from the recorded machine and command line:
  * escaped, so that none can drive the terminal it is shown on. */
 static void put_header(FILE *f, const struct gt_file_info *info)
@@ -407,6 +432,7 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 	print_capture(f, dp);
 	print_triggers(f, dp);
 	print_overhead(f, dp);
+	print_gpu_metrics(f, dp);
 	print_gpu(f, &dp->gpu);
 	fprintf(f, "\ndecoder\n");
 	fprintf(f, "  %-34s %12llu\n", "unmatched_exits", (unsigned long long)st->unmatched_exits);

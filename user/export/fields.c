@@ -63,6 +63,28 @@ static char *ppm_text(char *p, uint64_t ppm)
 	return p + digits;
 }
 
+/* Millionths as the exact decimal (CF_K_MICRO): 87125000 -> 87.125,
+ * -1500000 -> -1.5, 0 -> 0.  At most 28 bytes. */
+static char *micro_text(char *p, int64_t micro)
+{
+	uint64_t m = micro < 0 ? (uint64_t)0 - (uint64_t)micro : (uint64_t)micro;
+	unsigned frac = (unsigned)(m % 1000000), digits = 6;
+
+	if (micro < 0)
+		*p++ = '-';
+	p = obuf__fmt_u64(p, m / 1000000);
+	if (!frac)
+		return p;
+	while (frac % 10 == 0) {
+		frac /= 10;
+		digits--;
+	}
+	*p++ = '.';
+	for (unsigned i = digits; i-- > 0; frac /= 10)
+		p[i] = (char)('0' + frac % 10);
+	return p + digits;
+}
+
 char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 {
 	switch (f->kind) {
@@ -80,6 +102,8 @@ char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 		return flags_text(p, (uint32_t)f->u, brackets);
 	case CF_K_PPM:
 		return ppm_text(p, f->u);
+	case CF_K_MICRO:
+		return micro_text(p, f->i);
 	case CF_K_DIM3:
 		if (brackets)
 			*p++ = '[';
@@ -127,7 +151,8 @@ char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 	X(CF_ESTIMATE_PPM, "estimate_ppm") X(CF_ESTIMATE_PCT, "estimate_pct")	\
 	X(CF_BUDGET_PPM, "budget_ppm") X(CF_BUDGET_PCT, "budget_pct")		\
 	X(CF_DUTY_PPM, "duty_ppm") X(CF_DUTY_PCT, "duty_pct")			\
-	X(CF_PERIOD_MS, "period_ms") X(CF_HIT_NS, "hit_ns") X(CF_RET_NS, "ret_ns")
+	X(CF_PERIOD_MS, "period_ms") X(CF_HIT_NS, "hit_ns") X(CF_RET_NS, "ret_ns")	\
+	X(CF_METRIC, "metric") X(CF_VALUE, "value") X(CF_UNIT, "unit")
 
 const char *const cf_names[CF__COUNT] = {
 #define X(id, name) [id] = name,
@@ -786,6 +811,28 @@ char *fields__overhead_name(const struct gt_overhead *o, char *buf, size_t len)
 	return buf;
 }
 
+unsigned fields__gpu_metric(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
+{
+	static char unknown[24];
+	const struct gt_gpu_metric *m = (const void *)rec;
+	const char *name;
+	unsigned n = 0;
+
+	if (rec->type != GT_REC_GPU_METRIC || rec->size < sizeof(*m))
+		return 0;
+	name = gt_gpu_metric__name(m->metric);
+	if (!name) {
+		snprintf(unknown, sizeof(unknown), "metric_%u", m->metric);
+		name = unknown;
+	}
+	no_cpu_fields(rec, v, &n, "gpu_metric");
+	vu(v, &n, CF_DEVICE, m->device);
+	vs(v, &n, CF_METRIC, name);
+	v[n++] = (struct cf_val){ .id = CF_VALUE, .kind = CF_K_MICRO, .i = m->value_micro };
+	vs(v, &n, CF_UNIT, gt_gpu_metric__unit(m->metric));
+	return n;
+}
+
 unsigned fields__record(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 {
 	unsigned n = fields__proc(rec, v);
@@ -796,6 +843,8 @@ unsigned fields__record(struct gt_decoder *d, const struct gt_hdr *rec, struct c
 		n = fields__trigger(rec, v);
 	if (!n)
 		n = fields__overhead(rec, v);
+	if (!n)
+		n = fields__gpu_metric(rec, v);
 	return n ? n : fields__gpu(d, rec, v);
 }
 

@@ -51,10 +51,15 @@ enum cf_id {
 	CF_REASON, CF_INTERVAL_NS, CF_HITS, CF_PROBE_NS, CF_TOTAL_NS, CF_BPF_NS,
 	CF_ESTIMATE_PPM, CF_ESTIMATE_PCT, CF_BUDGET_PPM, CF_BUDGET_PCT, CF_DUTY_PPM,
 	CF_DUTY_PCT, CF_PERIOD_MS, CF_HIT_NS, CF_RET_NS,
+	/* GPU metrics (GT_REC_GPU_METRIC), from CF_GPUM_FIRST on: a CSV has these
+	 * columns only when its trace was recorded with them; their GPU is
+	 * CF_DEVICE */
+	CF_METRIC, CF_VALUE, CF_UNIT,
 	CF__COUNT,
 };
 
 #define CF_OVERHEAD_FIRST CF_REASON
+#define CF_GPUM_FIRST CF_METRIC
 
 enum cf_kind {
 	CF_K_U64,	/* u */
@@ -63,6 +68,8 @@ enum cf_kind {
 	CF_K_DIM3,	/* dim[3] */
 	CF_K_BOOL,	/* b */
 	CF_K_FLAGS,	/* u: GT_CAP_F_* bits, a list of their names (format/capture.h) */
+	CF_K_MICRO,	/* i: millionths, written as the exact decimal: 87125000 as 87.125,
+			 * -1500000 as -1.5 (at most six decimals, no trailing zeros) */
 	CF_K_PPM,	/* u: parts per million, written as the exact percentage: 42500 as
 			 * 4.25, 1000000 as 100 (at most four decimals, no trailing zeros) */
 };
@@ -167,6 +174,11 @@ char *fields__overhead_name(const struct gt_overhead *o, char *buf, size_t len);
 /* ppm as a percentage for people, three significant digits: "4.25 %",
  * "100 %", "0.05 %".  Returns buf. */
 char *fields__ppm_text(uint32_t ppm, char *buf, size_t len);
+/* The same for a GPU metric sample (GT_REC_GPU_METRIC): ts, pid, tid (0),
+ * type "gpu_metric", device (the GPU's NVML index), metric (its name, or
+ * "metric_N" for an id this build does not know), value (exact, in the
+ * metric's unit), unit; 0 for any other record. */
+unsigned fields__gpu_metric(const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
 /* Any of those above: the fields of any record that is no call. */
 unsigned fields__record(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
 /* Which NVIDIA device majors the trace saw (from its header's options), so

@@ -116,6 +116,7 @@ void pf__field_args(struct pf *x, const struct cf_val *v, unsigned n, uint64_t s
 		case CF_K_BOOL: pftrace__ann_bool(x->w, name, f->b); break;
 		case CF_K_DIM3: pftrace__ann_uints(x->w, name, f->dim, 3); break;
 		case CF_K_PPM: pftrace__ann_double(x->w, name, f->u / 1e4); break;
+		case CF_K_MICRO: pftrace__ann_double(x->w, name, f->i / 1e6); break;
 		case CF_K_STR:
 			/* the NVTX message is the slice's name already */
 			if (f->id != CF_NAME)
