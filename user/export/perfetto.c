@@ -37,7 +37,8 @@
  *
  * GPU side (merged traces) and flows from calls to GPU records:
  * perfetto_gpu.c; capture ranges, light-mode windows and the daemon's
- * triggers and overhead records: perfetto_capture.c.
+ * triggers and overhead records: perfetto_capture.c; GPU metrics:
+ * perfetto_gpum.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -719,6 +720,10 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 	case GT_REC_OVERHEAD:
 		pf__on_overhead(x, rec);
 		break;
+	case GT_REC_GPU_METRIC:
+		if (pf__on_gpu_metric(x, rec))
+			pf__fail(x, -ENOMEM, "keep a GPU metric track");
+		break;
 	default:
 		break;
 	}
@@ -765,6 +770,7 @@ static void pf_free(struct pf *x)
 	for (int i = 0; i < PF_OVH__COUNT; i++)
 		if (x->ovh_live[i])
 			pftrace__track_free(&x->ovh[i]);
+	pf__gpum_free(x);
 	pftrace__free(x->w);
 	free(x);
 }

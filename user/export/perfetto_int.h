@@ -113,6 +113,8 @@ struct span {
  * three counter tracks and one of instants, the changes. */
 enum pf_ovh_track { PF_OVH_ESTIMATE, PF_OVH_BUDGET, PF_OVH_DUTY, PF_OVH_CHANGES, PF_OVH__COUNT };
 
+struct pf_gpum;
+
 struct pf {
 	struct pftrace *w;
 	struct gt_decoder *d;
@@ -142,6 +144,7 @@ struct pf {
 	bool triggers_live;		/* triggers is described */
 	struct pf_track ovh[PF_OVH__COUNT];	/* overhead tracks, each described at its first event */
 	bool ovh_live[PF_OVH__COUNT];	/* ovh[i] is described */
+	struct pf_gpum *gpum;		/* GPU metric tracks (perfetto_gpum.c), NULL until the first */
 };
 
 static inline int pf_err(struct pf *x)
@@ -188,5 +191,9 @@ void pf__on_trigger(struct pf *x, const struct gt_hdr *rec);
  * cycle (%)", and a change (a reason other than the periodic estimate) an
  * instant on the track "Overhead changes". */
 void pf__on_overhead(struct pf *x, const struct gt_hdr *rec);
+/* A GPU metric sample: its value on the counter track of its GPU and
+ * metric (perfetto_gpum.c).  Returns 0 or -ENOMEM. */
+int pf__on_gpu_metric(struct pf *x, const struct gt_hdr *rec);
+void pf__gpum_free(struct pf *x);
 
 #endif
