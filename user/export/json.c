@@ -661,6 +661,43 @@ static int put_overhead(struct jx *j, const struct gt_hdr *rec)
 			      (1ull << CF_TS) | (1ull << CF_TYPE));
 }
 
+/* A GPU metric sample: a counter event of the recorder's process named as
+ * the Perfetto export's track with its GPU, "GPU 0 sm_active (%)", one
+ * series "value", exact, from ts on. */
+static int put_gpu_metric(struct jx *j, const struct gt_hdr *rec)
+{
+	const struct gt_gpu_metric *m = (const void *)rec;
+	struct cf_val v[CF_MAX];
+	struct obuf *o = &j->ob;
+	unsigned n = fields__gpu_metric(rec, v);
+	const char *metric = "", *unit = "";
+	char name[80], *p;
+
+	if (!n)
+		return 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (v[i].id == CF_METRIC)
+			metric = v[i].s;
+		else if (v[i].id == CF_UNIT)
+			unit = v[i].s;
+	}
+	recorder_named(j);
+	snprintf(name, sizeof(name), "GPU %u %s (%s)", m->device, metric, unit);
+	put_named(j, name);
+	OBUF_LIT(o, ",\"cat\":\"gpu_metric\",\"ph\":\"C\",\"ts\":");
+	put_us(o, rec->ts);
+	put_pid_tid(o, RECORDER_PID, RECORDER_PID);
+	OBUF_LIT(o, ",\"args\":{\"value\":");
+	for (unsigned i = 0; i < n; i++) {
+		if (v[i].id != CF_VALUE)
+			continue;
+		p = obuf__room(o, 32);
+		o->len += (size_t)(fields__scalar(p, &v[i], true) - p);
+	}
+	OBUF_LIT(o, "}}");
+	return o->err;
+}
+
 static int on_other(void *ctx, const struct gt_hdr *rec)
 {
 	struct jx *j = ctx;
@@ -677,6 +714,8 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 		return put_trigger(j, rec);
 	if (rec->type == GT_REC_OVERHEAD)
 		return put_overhead(j, rec);
+	if (rec->type == GT_REC_GPU_METRIC)
+		return put_gpu_metric(j, rec);
 	if (rec->type >= GT_REC_GPU_KERNEL && rec->type <= GT_REC_MERGE_STATS)
 		return on_gpu(j, rec);
 	n = fields__proc(rec, v);
