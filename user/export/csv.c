@@ -19,7 +19,10 @@
  * that the CSV of every other trace keeps its columns.  The header comes
  * before the rows, so that is known first: the daemon writes them, so a
  * daemon snapshot (snapshot=1) is read once ahead up to its first overhead
- * record and rewound; any other trace is not, and has none.
+ * record and rewound; any other trace is not, and has none.  The columns of
+ * GPU metric samples (from CF_GPUM_FIRST on: metric, value, unit; their GPU
+ * is the device column) come after those, only in the CSV of a trace
+ * recorded with --gpu-metrics (its header says gpu_metrics=HZ).
  */
 #include <errno.h>
 #include <string.h>
@@ -29,9 +32,22 @@
 #include "format/records.h"
 #include "format/trace_file.h"
 
-static void put_header(struct obuf *o, unsigned ncols)
+/* The column sets a CSV has (see the top). */
+struct cols {
+	bool overhead;		/* CF_OVERHEAD_FIRST .. CF_GPUM_FIRST */
+	bool gpum;		/* CF_GPUM_FIRST .. CF__COUNT */
+};
+
+static inline bool col_on(const struct cols *c, unsigned id)
 {
-	for (unsigned id = 0; id < ncols; id++) {
+	return id < CF_OVERHEAD_FIRST || (id < CF_GPUM_FIRST ? c->overhead : c->gpum);
+}
+
+static void put_header(struct obuf *o, const struct cols *c)
+{
+	for (unsigned id = 0; id < CF__COUNT; id++) {
+		if (!col_on(c, id))
+			continue;
 		if (id)
 			OBUF_LIT(o, ",");
 		if (id == CF_GRID || id == CF_BLOCK) {
@@ -57,7 +73,7 @@ static void put_header(struct obuf *o, unsigned ncols)
 /* Numbers and separators go through a local pointer, not the buffer's
  * length: a row is mostly those, and updating the length in memory for
  * each one cost a third of the export. */
-static void put_row(struct obuf *o, const struct cf_val *v, unsigned n, unsigned ncols)
+static void put_row(struct obuf *o, const struct cf_val *v, unsigned n, const struct cols *c)
 {
 	const struct cf_val *cell[CF__COUNT] = { 0 };
 	char *p;
@@ -65,9 +81,11 @@ static void put_row(struct obuf *o, const struct cf_val *v, unsigned n, unsigned
 	for (unsigned i = 0; i < n; i++)
 		cell[v[i].id] = &v[i];
 	p = obuf__room(o, ROW_ROOM);
-	for (unsigned id = 0; id < ncols; id++) {
+	for (unsigned id = 0; id < CF__COUNT; id++) {
 		const struct cf_val *f = cell[id];
 
+		if (!col_on(c, id))
+			continue;
 		if (id)
 			*p++ = ',';
 		if (!f) {
@@ -95,7 +113,7 @@ static void put_row(struct obuf *o, const struct cf_val *v, unsigned n, unsigned
 struct cx {
 	struct obuf ob;
 	struct gt_decoder *d;	/* names of GPU kernels */
-	unsigned ncols;		/* the columns written: CF__COUNT, or CF_OVERHEAD_FIRST */
+	struct cols cols;	/* the column sets written */
 };
 
 static int on_call(void *ctx, const struct gt_callrec *c)
@@ -103,7 +121,7 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 	struct cx *x = ctx;
 	struct cf_val v[CF_MAX];
 
-	put_row(&x->ob, v, fields__call(c, v), x->ncols);
+	put_row(&x->ob, v, fields__call(c, v), &x->cols);
 	return x->ob.err;
 }
 
@@ -114,7 +132,7 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 	unsigned n = fields__record(x->d, rec, v);
 
 	if (n)
-		put_row(&x->ob, v, n, x->ncols);
+		put_row(&x->ob, v, n, &x->cols);
 	return x->ob.err;
 }
 
@@ -145,11 +163,12 @@ int export_csv__write(struct trace_reader *r, FILE *out, const char **why)
 		*why = strerror(-rc);
 		return rc;
 	}
-	x.ncols = rc ? CF__COUNT : CF_OVERHEAD_FIRST;
+	x.cols.overhead = rc;
+	x.cols.gpum = gt_file_info__option(trace_reader__info(r), "gpu_metrics", NULL) != NULL;
 	rc = fields__writer_open(&x.ob, out, on_call, on_other, &x, &x.d, why);
 	if (rc)
 		return rc;
-	put_header(&x.ob, x.ncols);
+	put_header(&x.ob, &x.cols);
 	rc = fields__decode_all(r, x.d, why);
 	if (rc)
 		goto cleanup;
