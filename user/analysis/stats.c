@@ -51,6 +51,11 @@
  *                      daemon's estimates: median and max, the budget, the
  *                      duty cycle's changes), also when there are no rows,
  *                      and the JSON document's "overhead"
+ * and GPU metrics (stats_gpum.c, a trace recorded with --gpu-metrics):
+ *   gpu_metrics_sum    per GPU and metric: GPU, Metric, Unit, Samples,
+ *                      Mean, P50, P95, Max (exact in the metric's unit; Mean
+ *                      rounded to a millionth, percentiles nearest-rank);
+ *                      with --range, the samples inside its time
  *
  * --range N limits every report to capture range N (the records of its
  * process inside it), or window N (of every process inside it); the table
@@ -129,11 +134,11 @@
 const char *const stats_report_names[] = {
 	"cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_sum", "process_sum",
 	"ioctl_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
-	"nvtx_sum", "gpu_launch_latency", "capture_sum",
+	"nvtx_sum", "gpu_launch_latency", "capture_sum", "gpu_metrics_sum",
 	NULL,
 };
 
-#define NREPORTS 12
+#define NREPORTS 13
 
 /* ---- report: cuda_api_sum ----------------------------------------------- */
 
@@ -504,6 +509,8 @@ static const struct stats_report report_templates[NREPORTS] = {
 	       "their launch)", stats_latency_cols, stats_latency_notes),
 	REPORT("capture_sum", "Capture Ranges and Windows", "capture ranges or light-mode windows",
 	       stats_capture_cols, NULL),
+	REPORT("gpu_metrics_sum", "GPU Metrics Summary", "GPU metric samples (--gpu-metrics)",
+	       stats_gpum_cols, stats_gpum_notes),
 };
 
 /* The reports with figures of hot calls, sampled in light mode: the column
@@ -513,12 +520,13 @@ static const struct stats_report report_templates[NREPORTS] = {
 static const int8_t hot_rows[NREPORTS] = {
 	[0] = 9, [1] = ALL_ROWS, [2] = ALL_ROWS, [3] = 10, [4] = ALL_ROWS, [5] = NOT_HOT,
 	[6] = NOT_HOT, [7] = NOT_HOT, [8] = NOT_HOT, [9] = NOT_HOT, [10] = ALL_ROWS,
-	[11] = NOT_HOT,
+	[11] = NOT_HOT, [12] = NOT_HOT,
 };
 
 static const struct stats_col sampled_col = { "Sampled", "sampled", SK_BOOL };
 
 #define CAPTURE_SUM 11	/* its notes are the trace's */
+#define GPU_METRICS_SUM 12
 
 static int build(int which, struct stats_run *run, struct stats_report *r)
 {
@@ -536,6 +544,7 @@ static int build(int which, struct stats_run *run, struct stats_report *r)
 	case 8: return stats_gpu__size_rows(s->gmem_size, r);
 	case 9: return stats_gpu__named_sum(&s->nvtx, r);
 	case 10: return stats_gpu__latency(s, r);
+	case GPU_METRICS_SUM: return stats_gpum__sum(s, r);
 	default: return stats_capture__sum(run, r);	/* CAPTURE_SUM */
 	}
 }

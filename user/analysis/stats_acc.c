@@ -577,6 +577,9 @@ int stats_acc__other(void *ctx, const struct gt_hdr *rec)
 		return capture_spans__feed(s->cap, rec);
 	if (rec->type == GT_REC_OVERHEAD)
 		return ovh_add(s, (const struct gt_overhead *)rec);
+	/* the whole GPU's, in the scope by their time alone */
+	if (rec->type == GT_REC_GPU_METRIC)
+		return stats_gpum__add(s, (const struct gt_gpu_metric *)rec);
 	if (!rec_in_scope(s, rec))
 		return 0;
 	switch (rec->type) {
@@ -641,6 +644,7 @@ void stats_acc__free(struct stats_acc *s)
 	}
 	named_free(&s->gkern);
 	named_free(&s->nvtx);
+	stats_gpum__free(s);
 	free(s->ovh.est.v);
 	for (uint32_t i = 0; i < s->lat.cap; i++)
 		if (s->lat.s[i].used)

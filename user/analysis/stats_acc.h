@@ -144,6 +144,8 @@ struct ovh_acc {
 	uint32_t duty_first, duty_last;	/* duty_ppm of the first and the latest record */
 };
 
+struct gpum_acc;
+
 struct stats_acc {
 	struct stats_scope scope;		/* set by the caller before the pass */
 	struct capture_spans *cap;		/* fed the capture records, when set */
@@ -167,6 +169,7 @@ struct stats_acc {
 	struct hmap lat;			/* (pid, 0) -> struct lat_acc */
 	uint64_t gpu_records;			/* kernels, copies and sets seen */
 	struct ovh_acc ovh;			/* the daemon's overhead records */
+	struct gpum_acc *gpum;			/* GPU metric samples (stats_gpum.c), NULL = none */
 };
 
 struct stats_acc *stats_acc__new(void);
@@ -181,6 +184,11 @@ int stats_acc__call(void *ctx, const struct gt_callrec *c);
  * their time alone: they are the recorder's).  s->d must be the decoder.
  * Returns 0 or -ENOMEM. */
 int stats_acc__other(void *ctx, const struct gt_hdr *rec);
+
+/* GPU metrics (stats_gpum.c): one sample into s->gpum (in the scope by its
+ * time alone: a sample is of the whole GPU).  Returns 0 or -ENOMEM. */
+int stats_gpum__add(struct stats_acc *s, const struct gt_gpu_metric *m);
+void stats_gpum__free(struct stats_acc *s);
 
 /* Mean, exact median and sample deviation of v (reorders v). */
 void dvec__summarize(struct dvec *v, uint64_t total, struct dvec_summary *out);

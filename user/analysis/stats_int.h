@@ -100,6 +100,16 @@ int stats_gpu__mem_time_sum(struct stats_acc *s, struct stats_report *r);
 int stats_gpu__size_rows(struct dur_acc *a, struct stats_report *r);
 int stats_gpu__latency(struct stats_acc *s, struct stats_report *r);
 
+/* ---- GPU metrics (stats_gpum.c) ----------------------------------------- */
+
+extern const struct stats_col stats_gpum_cols[8];
+extern const char *const stats_gpum_notes[];
+/* gpu_metrics_sum: a row per GPU and metric. */
+int stats_gpum__sum(struct stats_acc *s, struct stats_report *r);
+/* The mean of v[0..n) rounded to the nearest integer (halves away from
+ * zero), without overflow; 0 for none. */
+int64_t stats_gpum__mean(const int64_t *v, size_t n);
+
 /* ---- a run, and capture control (stats_capture.c) ---------------------- */
 
 /* --range's argument: "N" or "wN". */

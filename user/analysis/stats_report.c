@@ -154,6 +154,22 @@ static void fmt_number(const struct stats_writer *w, enum stats_kind kind,
 		snprintf(buf, CELL_MAX, "%s", w->fmt == STATS_TABLE ? (c->u ? "yes" : "no") :
 					      c->u ? "true" : "false");
 		break;
+	case SK_MICRO: {
+		int64_t v = (int64_t)c->u;
+		uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+		unsigned frac = (unsigned)(m % 1000000), digits = 6;
+
+		while (frac && frac % 10 == 0) {
+			frac /= 10;
+			digits--;
+		}
+		if (frac)
+			snprintf(buf, CELL_MAX, "%s%llu.%0*u", v < 0 ? "-" : "",
+				 (unsigned long long)(m / 1000000), (int)digits, frac);
+		else
+			snprintf(buf, CELL_MAX, "%s%llu", v < 0 ? "-" : "", (unsigned long long)(m / 1000000));
+		break;
+	}
 	case SK_STR:
 		buf[0] = '\0';
 		break;

@@ -25,6 +25,8 @@ enum stats_kind {
 	SK_REAL,	/* other double (bytes average), one decimal */
 	SK_STR,		/* text, printed as it is (JSON-escaped in JSON) */
 	SK_BOOL,	/* u: yes / no in tables, true / false in CSV and JSON */
+	SK_MICRO,	/* u: an int64 in millionths, printed as the exact decimal (87.125,
+			 * 100, -1.5: at most six decimals, no trailing zeros) */
 };
 
 struct stats_col {
