@@ -343,6 +343,16 @@ static void test_unknown_records(void **state)
 	feed_ok(d, h);
 	assert_int_equal(S.nother, 6);
 	assert_int_equal(gt_decoder__stats(d)->unknown_records, 6);
+	/* and the sampler's GPU metric records, the same way */
+	memset(rbuf, 0, sizeof(struct gt_gpu_metric));
+	hdr(h, GT_REC_GPU_METRIC, sizeof(struct gt_gpu_metric), 6, 0, 0, 0);
+	feed_ok(d, h);
+	assert_int_equal(S.nother, 7);
+	assert_int_equal(S.other[6], GT_REC_GPU_METRIC);
+	hdr(h, GT_REC_GPU_METRIC, sizeof(struct gt_gpu_metric) - 8, 9, 0, 0, 0);
+	feed_ok(d, h);
+	assert_int_equal(S.nother, 7);
+	assert_int_equal(gt_decoder__stats(d)->unknown_records, 7);
 	/* the latest ts of the records fed (not of the ones cut short) */
 	assert_int_equal(gt_decoder__last_ts(d), 7);
 	assert_int_equal(gt_decoder__finish(d), 0);

@@ -20,7 +20,7 @@ static void test_known_types(void **state)
 		GT_REC_OFFCPU, GT_REC_NAME, GT_REC_STATS, GT_REC_PROC_INFO,
 		GT_REC_GPU_KERNEL, GT_REC_GPU_MEMCPY, GT_REC_GPU_MEMSET, GT_REC_GPU_API,
 		GT_REC_NVTX, GT_REC_CUPTI_STATS, GT_REC_MERGE_STATS, GT_REC_RANGE, GT_REC_CAPTURE,
-		GT_REC_TRIGGER, GT_REC_OVERHEAD, GT_REC_CUPTI_MARK,
+		GT_REC_TRIGGER, GT_REC_OVERHEAD, GT_REC_CUPTI_MARK, GT_REC_GPU_METRIC,
 	};
 
 	(void)state;
@@ -39,6 +39,8 @@ static void test_known_types(void **state)
 	assert_int_equal(gt_rec__min_size(GT_REC_TRIGGER), sizeof(struct gt_trigger));
 	assert_int_equal(gt_rec__min_size(GT_REC_OVERHEAD), sizeof(struct gt_overhead));
 	assert_int_equal(sizeof(struct gt_overhead), 96);
+	assert_int_equal(gt_rec__min_size(GT_REC_GPU_METRIC), sizeof(struct gt_gpu_metric));
+	assert_int_equal(sizeof(struct gt_gpu_metric), 40);
 	/* a type of a later version: only its header can be read */
 	assert_int_equal(gt_rec__min_size(20), sizeof(struct gt_hdr));
 	assert_int_equal(gt_rec__min_size(GT_REC_MAX), sizeof(struct gt_hdr));
@@ -90,6 +92,30 @@ static void test_overhead_reasons(void **state)
 	assert_string_equal(gt_overhead_reason__name(UINT32_MAX), "unknown");
 }
 
+/* Every GPU metric id in use has a name and a unit; an id not in use has
+ * neither. */
+static void test_gpu_metric_names(void **state)
+{
+	(void)state;
+	assert_string_equal(gt_gpu_metric__name(GT_GPUM_GPU_UTIL), "gpu_util");
+	assert_string_equal(gt_gpu_metric__unit(GT_GPUM_GPU_UTIL), "%");
+	assert_string_equal(gt_gpu_metric__name(GT_GPUM_MEM_USED), "mem_used");
+	assert_string_equal(gt_gpu_metric__unit(GT_GPUM_MEM_USED), "B");
+	assert_string_equal(gt_gpu_metric__name(GT_GPUM_POWER), "power");
+	assert_string_equal(gt_gpu_metric__unit(GT_GPUM_POWER), "W");
+	assert_string_equal(gt_gpu_metric__name(GT_GPUM_TENSOR_ACTIVE), "tensor_active");
+	assert_string_equal(gt_gpu_metric__name(GT_GPUM_DRAM_BW), "dram_bw");
+	assert_string_equal(gt_gpu_metric__name(GT_GPUM_NVLINK_RX), "nvlink_rx");
+	assert_string_equal(gt_gpu_metric__unit(GT_GPUM_NVLINK_RX), "MiB/s");
+	for (uint32_t id = 0; id < GT_GPUM_MAX; id++)
+		if (gt_gpu_metric__name(id))
+			assert_true(gt_gpu_metric__unit(id)[0] != 0);
+	assert_null(gt_gpu_metric__name(9));
+	assert_null(gt_gpu_metric__name(GT_GPUM_MAX));
+	assert_null(gt_gpu_metric__name(UINT32_MAX));
+	assert_string_equal(gt_gpu_metric__unit(UINT32_MAX), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -97,6 +123,7 @@ int main(void)
 		cmocka_unit_test(test_size_ok),
 		cmocka_unit_test(test_trigger_kinds),
 		cmocka_unit_test(test_overhead_reasons),
+		cmocka_unit_test(test_gpu_metric_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
