@@ -166,10 +166,10 @@ t_help() {
 	"$GTRACE" stats --help > "$T/shelp" 2>&1 || err "gtrace-bpf stats --help exited non-zero"
 	names=$(sed -n '/^REPORTS/,/^$/p' "$T/shelp" | sed -n 's/^  \([a-z_0-9]*\)$/\1/p')
 	[ "$names" = "$known" ] || err "stats --help lists [$(tr '\n' ' ' <<< "$names")], stats knows [$(tr '\n' ' ' <<< "$known")]"
-	[ "$(wc -l <<< "$names")" -eq 12 ] || err "stats --help lists $(wc -l <<< "$names") reports, expected 12"
+	[ "$(wc -l <<< "$names")" -eq 13 ] || err "stats --help lists $(wc -l <<< "$names") reports, expected 13"
 	for cmd in cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_sum process_sum ioctl_sum \
 		   cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency \
-		   capture_sum; do
+		   capture_sum gpu_metrics_sum; do
 		grep -qx "$cmd" <<< "$names" || err "stats --help does not list $cmd"
 	done
 }

@@ -18,7 +18,7 @@ TITLES=('CUDA API Summary (cuda_api_sum)' 'CUDA Launch Summary (cuda_launch_sum)
 	'CUDA GPU MemOps Summary (by Time) (cuda_gpu_mem_time_sum)'
 	'CUDA GPU MemOps Summary (by Size) (cuda_gpu_mem_size_sum)'
 	'NVTX Range Summary (nvtx_sum)' 'GPU Launch Latency (gpu_launch_latency)'
-	'Capture Ranges and Windows (capture_sum)')
+	'Capture Ranges and Windows (capture_sum)' 'GPU Metrics Summary (gpu_metrics_sum)')
 
 # Records `cuda_workload ARGS` into $T/a.gtrace; sets WJ (the workload's
 # JSON line) and WL_PID.
@@ -136,13 +136,14 @@ d = json.load(open(sys.argv[1]))
 names = [r["report"] for r in d["reports"]]
 assert names == ["cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_sum", "process_sum",
                  "ioctl_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
-                 "nvtx_sum", "gpu_launch_latency", "capture_sum"], names
+                 "nvtx_sum", "gpu_launch_latency", "capture_sum", "gpu_metrics_sum"], names
 assert d["timeunit"] == "ns" and d["truncated"] is False
 for r in d["reports"]:
     # no NVIDIA device on a machine without a GPU: ioctl_sum may be empty;
     # no CUPTI agent in this recording: the GPU side's reports are, and
-    # no capture range either: capture_sum is
-    if r["report"] == "ioctl_sum" and not r["rows"]:
+    # no capture range either: capture_sum is; no NVML here: gpu_metrics_sum
+    # may be empty
+    if r["report"] in ("ioctl_sum", "gpu_metrics_sum") and not r["rows"]:
         continue
     if r["report"] in ("cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
                        "nvtx_sum", "gpu_launch_latency", "capture_sum"):

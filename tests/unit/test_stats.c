@@ -164,12 +164,17 @@ static void test_table(void **state)
 			 " SKIPPED: %s does not contain GPU records (kernels linked to their "
 			 "launch).\n", path);
 		assert_non_null(strstr(r.out, want));
-		/* then capture control's, the last report, which ends the output */
+		/* then capture control's */
 		snprintf(want, sizeof(want), "\n ** Capture Ranges and Windows (capture_sum):\n\n"
 			 " SKIPPED: %s does not contain capture ranges or light-mode windows.\n",
 			 path);
 		assert_non_null(strstr(r.out, want));
 		assert_true(strstr(r.out, "(gpu_launch_latency)") < strstr(r.out, "(capture_sum)"));
+		/* and the GPU metrics, the last report, which ends the output */
+		snprintf(want, sizeof(want), "\n ** GPU Metrics Summary (gpu_metrics_sum):\n\n"
+			 " SKIPPED: %s does not contain GPU metric samples (--gpu-metrics).\n", path);
+		assert_non_null(strstr(r.out, want));
+		assert_true(strstr(r.out, "(capture_sum)") < strstr(r.out, "(gpu_metrics_sum)"));
 		assert_string_equal(strstr(r.out, want) + strlen(want), "");
 	}
 	assert_non_null(strstr(r.out, "(cuda_gpu_mem_time_sum):\n\n SKIPPED: "));
@@ -335,7 +340,8 @@ static void test_select(void **state)
 	assert_string_equal(stats_report_names[6], "cuda_gpu_kern_sum");
 	assert_string_equal(stats_report_names[10], "gpu_launch_latency");
 	assert_string_equal(stats_report_names[11], "capture_sum");
-	assert_null(stats_report_names[12]);
+	assert_string_equal(stats_report_names[12], "gpu_metrics_sum");
+	assert_null(stats_report_names[13]);
 }
 
 static void test_unknown_report(void **state)
@@ -343,7 +349,7 @@ static void test_unknown_report(void **state)
 	static const char want[] = "gtrace-bpf: unknown report 'cuda_gpu_sum' (cuda_api_sum, "
 		"cuda_launch_sum, cuda_mem_size_sum, cuda_sync_sum, process_sum, ioctl_sum, "
 		"cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, nvtx_sum, "
-		"gpu_launch_latency, capture_sum)\n";
+		"gpu_launch_latency, capture_sum, gpu_metrics_sum)\n";
 	struct run r = { 0 };
 
 	(void)state;
@@ -359,7 +365,7 @@ static void test_unknown_report(void **state)
 	assert_string_equal(r.err, "gtrace-bpf: unknown report '' (cuda_api_sum, cuda_launch_sum, "
 				   "cuda_mem_size_sum, cuda_sync_sum, process_sum, ioctl_sum, "
 				   "cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, "
-				   "nvtx_sum, gpu_launch_latency, capture_sum)\n");
+				   "nvtx_sum, gpu_launch_latency, capture_sum, gpu_metrics_sum)\n");
 	assert_string_equal(r.out, "");
 	run_free(&r);
 
