@@ -202,6 +202,10 @@ fuzz-build: $(FUZZ_BINS) $(FUZZ_SEEDS)/stamp
 $(OUTPUT)/tests/test_elf_syms: $(MOCK_LIB)
 $(OUTPUT)/tests/test_elf_syms: CPPFLAGS += -DGT_MOCK_LIB='"$(MOCK_LIB)"'
 
+# the sampler over the mock NVML
+$(OUTPUT)/tests/test_gpu_metrics: $(NVML_MOCK)
+$(OUTPUT)/tests/test_gpu_metrics: CPPFLAGS += -DGT_NVML_MOCK='"$(abspath $(NVML_MOCK))"'
+
 $(MOCK_LIB): tests/mock/libcuda_mock.c tests/mock/cuda_compat.h | $(MOCK_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(MOCK_CFLAGS) -shared -Wl,-soname,libcuda.so.1 $< -lpthread -o $@
