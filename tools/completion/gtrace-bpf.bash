@@ -16,13 +16,13 @@ _gtrace_bpf_reports="cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_su
 _gtrace_bpf_opts() {
 	local common="--help --usage --version"
 	case $1 in
-	record) echo "--all --buffer-size --capture-range --capture-range-end --cupti --cupti-lib --delay --duration --force --ioctl-majors --launch-exit --libcuda --light-window --max-size --mode --nvtx-capture --output --pid --quiet --scenario --trace --verbose $common" ;;
+	record) echo "--all --buffer-size --capture-range --capture-range-end --cupti --cupti-lib --delay --duration --force --gpu-metrics --ioctl-majors --launch-exit --libcuda --light-window --max-size --mode --nvtx-capture --output --pid --quiet --scenario --trace --verbose $common" ;;
 	dump) echo "--summary $common" ;;
 	export) echo "--force --format --output $common" ;;
 	stats) echo "--force --format --output --range --report --timeunit $common" ;;
 	merge) echo "--force --output --quiet $common" ;;
 	census) echo "--functions --libcuda $common" ;;
-	daemon) echo "--budget --buffer-size --cupti --cupti-lib --dir --libcuda --light-window --log --memory --metrics --metrics-remote --mode --post --quiet --trigger --verbose --window $common" ;;
+	daemon) echo "--budget --buffer-size --cupti --cupti-lib --dir --gpu-metrics --libcuda --light-window --log --memory --metrics --metrics-remote --mode --post --quiet --trigger --verbose --window $common" ;;
 	snapshot) echo "--last --output --pid $common" ;;
 	status) echo "--json $common" ;;
 	esac
@@ -97,6 +97,9 @@ _gtrace_bpf() {
 		COMPREPLY=($(compgen -W "none cudaProfilerApi nvtx" -- "$cur")); return 0 ;;
 	--capture-range-end)
 		COMPREPLY=($(compgen -W "stop repeat repeat:" -- "$cur")); return 0 ;;
+	--gpu-metrics)
+		# its argument is optional: "--gpu-metrics=HZ" or "=off"
+		((eq)) && { COMPREPLY=($(compgen -W "off 1 10 100" -- "$cur")); return 0; } ;;
 	--cupti)
 		# its argument is optional: only record's "--cupti=optional" takes one
 		((eq)) && [[ $cmd != daemon ]] && { COMPREPLY=($(compgen -W "optional" -- "$cur")); return 0; } ;;
