@@ -176,6 +176,24 @@ static inline bool on_gpu_track(const struct model *m, const struct ev *e)
 	return false;
 }
 
+/* The values of counter track t in time order into ts[] and v[] (at most
+ * max); how many.  Every event on t must be a double counter value. */
+static inline int pf_counter_values(const struct model *m, const struct trk *t, uint64_t *ts,
+				    double *v, int max)
+{
+	int n = 0, k;
+	struct ev **e = track_events((struct model *)m, t->uuid, &k);
+
+	for (int i = 0; i < k && n < max; i++) {
+		assert_int_equal(e[i]->type, 4);	/* TrackEvent.TYPE_COUNTER */
+		assert_true(e[i]->is_double);
+		ts[n] = e[i]->ts;
+		v[n++] = e[i]->value;
+	}
+	free(e);
+	return n;
+}
+
 static inline int pf_group_setup(const char *name)
 {
 	return tu_tmpdir_make(name);

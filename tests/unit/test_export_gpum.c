@@ -142,21 +142,6 @@ static void test_json_counters(void **state)
 
 enum { EV_COUNTER = 4 };
 
-static int counter_values(const struct model *m, const struct trk *t, uint64_t *ts, double *v, int max)
-{
-	int n = 0, k;
-	struct ev **e = track_events((struct model *)m, t->uuid, &k);
-
-	for (int i = 0; i < k && n < max; i++) {
-		assert_int_equal(e[i]->type, EV_COUNTER);
-		assert_true(e[i]->is_double);
-		ts[n] = e[i]->ts;
-		v[n++] = e[i]->value;
-	}
-	free(e);
-	return n;
-}
-
 static void test_perfetto_tracks(void **state)
 {
 	const char *why = NULL;
@@ -179,14 +164,14 @@ static void test_perfetto_tracks(void **state)
 	assert_int_equal(power->parent, g1->uuid);
 	assert_true(util->counter && tensor->counter && power->counter);
 	assert_false(g0->counter);
-	assert_int_equal(counter_values(&m, util, ts, v, 8), 4);
+	assert_int_equal(pf_counter_values(&m, util, ts, v, 8), 4);
 	for (int i = 0; i < 4; i++) {
 		assert_int_equal(ts[i], (uint64_t)(i + 1) * S);
 		assert_true(v[i] == (i + 1) * 10.0);
 	}
-	assert_int_equal(counter_values(&m, tensor, ts, v, 8), 2);
+	assert_int_equal(pf_counter_values(&m, tensor, ts, v, 8), 2);
 	assert_true(v[0] == 87.125 && v[1] == 87.125);
-	assert_int_equal(counter_values(&m, power, ts, v, 8), 1);
+	assert_int_equal(pf_counter_values(&m, power, ts, v, 8), 1);
 	assert_true(v[0] == 350.123);
 	assert_int_equal(count_type(&m, EV_COUNTER), 9);
 	model_free(&m);

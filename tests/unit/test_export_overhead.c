@@ -210,23 +210,6 @@ static void test_json_events(void **state)
 
 enum { EV_INSTANT = 3, EV_COUNTER = 4 };
 
-/* The values of counter track t in time order into v[]; how many. */
-static int counter_values(const struct model *m, const struct trk *t, uint64_t *ts, double *v,
-			  int max)
-{
-	int n = 0, k;
-	struct ev **e = track_events((struct model *)m, t->uuid, &k);
-
-	for (int i = 0; i < k && n < max; i++) {
-		assert_int_equal(e[i]->type, EV_COUNTER);
-		assert_true(e[i]->is_double);
-		ts[n] = e[i]->ts;
-		v[n++] = e[i]->value;
-	}
-	free(e);
-	return n;
-}
-
 static double ann_double(const struct ann *a)
 {
 	double d;
@@ -262,17 +245,17 @@ static void test_perfetto_tracks(void **state)
 	assert_false(ch->counter);
 	assert_int_equal(est->unit, 0);
 
-	assert_int_equal(counter_values(&m, est, ts, v, 16), 6);
+	assert_int_equal(pf_counter_values(&m, est, ts, v, 16), 6);
 	assert_int_equal(ts[0], 2 * S);
 	assert_true(v[0] == 4.25);
 	assert_int_equal(ts[1], 3 * S);
 	assert_true(v[1] == 7.9);
 	assert_int_equal(ts[4], 5 * S);
 	assert_true(v[4] == 2.1);
-	assert_int_equal(counter_values(&m, bud, ts, v, 16), 7);
+	assert_int_equal(pf_counter_values(&m, bud, ts, v, 16), 7);
 	assert_int_equal(ts[0], 1 * S);
 	assert_true(v[0] == 5.0);
-	assert_int_equal(counter_values(&m, duty, ts, v, 16), 7);
+	assert_int_equal(pf_counter_values(&m, duty, ts, v, 16), 7);
 	assert_true(v[0] == 25.0);
 	assert_int_equal(ts[3], 3 * S + 1);
 	assert_true(v[3] == 10.0);

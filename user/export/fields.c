@@ -44,13 +44,18 @@ static char *flags_text(char *p, uint32_t flags, bool brackets)
 	return p;
 }
 
-/* ppm as the exact percentage, a number of JSON and CSV alike: 42500 ->
- * 4.25, 1 -> 0.0001, 1000000 -> 100.  At most 25 bytes. */
-static char *ppm_text(char *p, uint64_t ppm)
+/* v / 10^digits as the exact decimal, at most digits decimals and no
+ * trailing zeros: (42500, 4) -> 4.25, (87125000, 6) -> 87.125, (100, 2) ->
+ * 1.  At most 21 + digits bytes. */
+static char *fixed_text(char *p, uint64_t v, unsigned digits)
 {
-	unsigned frac = (unsigned)(ppm % 10000), digits = 4;
+	uint64_t scale = 1;
+	unsigned frac;
 
-	p = obuf__fmt_u64(p, ppm / 10000);
+	for (unsigned i = 0; i < digits; i++)
+		scale *= 10;
+	frac = (unsigned)(v % scale);
+	p = obuf__fmt_u64(p, v / scale);
 	if (!frac)
 		return p;
 	while (frac % 10 == 0) {
@@ -63,26 +68,20 @@ static char *ppm_text(char *p, uint64_t ppm)
 	return p + digits;
 }
 
+/* ppm as the exact percentage, a number of JSON and CSV alike: 42500 ->
+ * 4.25, 1 -> 0.0001, 1000000 -> 100.  At most 25 bytes. */
+static char *ppm_text(char *p, uint64_t ppm)
+{
+	return fixed_text(p, ppm, 4);
+}
+
 /* Millionths as the exact decimal (CF_K_MICRO): 87125000 -> 87.125,
  * -1500000 -> -1.5, 0 -> 0.  At most 28 bytes. */
 static char *micro_text(char *p, int64_t micro)
 {
-	uint64_t m = micro < 0 ? (uint64_t)0 - (uint64_t)micro : (uint64_t)micro;
-	unsigned frac = (unsigned)(m % 1000000), digits = 6;
-
 	if (micro < 0)
 		*p++ = '-';
-	p = obuf__fmt_u64(p, m / 1000000);
-	if (!frac)
-		return p;
-	while (frac % 10 == 0) {
-		frac /= 10;
-		digits--;
-	}
-	*p++ = '.';
-	for (unsigned i = digits; i-- > 0; frac /= 10)
-		p[i] = (char)('0' + frac % 10);
-	return p + digits;
+	return fixed_text(p, micro < 0 ? (uint64_t)0 - (uint64_t)micro : (uint64_t)micro, 6);
 }
 
 char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
