@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -567,9 +568,15 @@ int gpu_metrics__start(struct gpu_metrics *g)
 {
 	int err;
 
+	sigset_t all, old;
+
 	if (!g->hz)
 		return -EINVAL;
+	/* signals (SIGINT, SIGCHLD) are the loop's: the thread takes none */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = -pthread_create(&g->thread, NULL, sampler, g);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
 		pr_err("failed to start the GPU metrics sampler: %s", strerror(-err));
 		return err;
