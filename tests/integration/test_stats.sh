@@ -160,10 +160,10 @@ EOF
 		err "csv of every report on stdout: not status 2 and one line saying -o BASE: $(head -n 3 "$T/e.csv" | tr '\n' '|')"
 	stats "$T/s.csv" "$T/a.gtrace" --format csv -o "$T/s"
 	[ -s "$T/s.csv" ] && err "stats --format csv -o BASE wrote to stdout: $(head -c 200 "$T/s.csv")"
-	python3 - "$T/s" <<'EOF' || err "stats --format csv -o BASE: not twelve loadable CSV files, 0600"
+	python3 - "$T/s" <<'EOF' || err "stats --format csv -o BASE: not thirteen loadable CSV files, 0600"
 import csv, os, sys
 gpu = ["cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum", "nvtx_sum",
-       "gpu_launch_latency", "capture_sum"]
+       "gpu_launch_latency", "capture_sum", "gpu_metrics_sum"]
 for name in ["cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_sum", "process_sum",
              "ioctl_sum"] + gpu:
     path = "%s_%s.csv" % (sys.argv[1], name)
@@ -172,7 +172,7 @@ for name in ["cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_
     # a header and rows; ioctl_sum may have only its header (no NVIDIA device
     # here), the GPU side's reports have only theirs (no CUPTI agent), and
     # capture_sum (no capture range)
-    assert rows[0][0] in ("Time (%)", "Launches", "Total (bytes)", "PID", "Count", "Number"), (name, rows[0])
+    assert rows[0][0] in ("Time (%)", "Launches", "Total (bytes)", "PID", "Count", "Number", "GPU"), (name, rows[0])
     assert (len(rows) > 1 or name == "ioctl_sum" or name in gpu) and all(len(r) == len(rows[0]) for r in rows), name
     assert name not in gpu or len(rows) == 1, name
 EOF
@@ -227,8 +227,8 @@ t_errors() {
 	[ $rc -eq 0 ] || err "a cut trace: status $rc, expected 0"
 	[ "$(wc -l < "$T/e3")" -eq 1 ] && grep -q 'warning' "$T/e3" ||
 		err "a cut trace: stderr is not one warning line: $(head -n 3 "$T/e3" | tr '\n' '|')"
-	jq -e '.truncated == true and (.damage | length > 0) and (.reports | length == 12)' "$T/o3" > /dev/null ||
-		err "a cut trace: the JSON does not say truncated with twelve reports: $(head -c 300 "$T/o3")"
+	jq -e '.truncated == true and (.damage | length > 0) and (.reports | length == 13)' "$T/o3" > /dev/null ||
+		err "a cut trace: the JSON does not say truncated with thirteen reports: $(head -c 300 "$T/o3")"
 
 	# a full disk is named so, on one line, status 1: stats and export
 	for f in table json csv; do

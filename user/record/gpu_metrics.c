@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,6 +216,22 @@ struct gpu_metrics {
 	uint32_t lost;
 };
 
+/* Why there are no metrics: into o->why, or the info line. */
+__attribute__((format(printf, 2, 3)))
+static void no_metrics(const struct gpu_metrics_opts *o, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (o->why && o->why_len)
+		snprintf(o->why, o->why_len, "no GPU metrics: %s; recording goes on without them", buf);
+	else
+		pr_info("no GPU metrics: %s; recording goes on without them", buf);
+}
+
 static void *sym(struct nvml *n, const char *name, bool *missing)
 {
 	void *p = dlsym(n->dl, name);
@@ -226,14 +243,13 @@ static void *sym(struct nvml *n, const char *name, bool *missing)
 
 /* Loads the library and the functions; the GPM ones may be missing (an
  * older driver). Returns 0, or -ENOENT after saying why at info level. */
-static int nvml__load(struct nvml *n, const char *lib)
+static int nvml__load(struct nvml *n, const char *lib, const struct gpu_metrics_opts *o)
 {
 	bool missing = false, gpm_missing = false;
 
 	n->dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 	if (!n->dl) {
-		pr_info("no GPU metrics: cannot load %s (%s); recording goes on without them", lib,
-			dlerror());
+		no_metrics(o, "cannot load %s (%s)", lib, dlerror());
 		return -ENOENT;
 	}
 	n->init = (nvmlabi_init_v2_fn)sym(n, "nvmlInit_v2", &missing);
@@ -242,8 +258,7 @@ static int nvml__load(struct nvml *n, const char *lib)
 	n->handle = (nvmlabi_device_get_handle_by_index_v2_fn)sym(n, "nvmlDeviceGetHandleByIndex_v2", &missing);
 	n->name = (nvmlabi_device_get_name_fn)sym(n, "nvmlDeviceGetName", &missing);
 	if (missing) {
-		pr_info("no GPU metrics: %s lacks nvmlInit_v2 or the device queries; recording goes on "
-			"without them", lib);
+		no_metrics(o, "%s lacks nvmlInit_v2 or the device queries", lib);
 		dlclose(n->dl);
 		n->dl = NULL;
 		return -ENOENT;
@@ -455,21 +470,19 @@ int gpu_metrics__open(const struct gpu_metrics_opts *o, struct gpu_metrics **out
 		pthread_cond_init(&g->cond, &ca);
 		pthread_condattr_destroy(&ca);
 	}
-	if (nvml__load(&g->n, lib)) {
+	if (nvml__load(&g->n, lib, o)) {
 		gpu_metrics__free(g);
 		return 0;
 	}
 	if ((ret = g->n.init())) {
-		pr_info("no GPU metrics: nvmlInit_v2 failed (NVML error %d); recording goes on without them",
-			ret);
+		no_metrics(o, "nvmlInit_v2 failed (NVML error %d)", ret);
 		dlclose(g->n.dl);
 		g->n.dl = NULL;
 		gpu_metrics__free(g);
 		return 0;
 	}
 	if ((ret = g->n.count(&count)) || !count) {
-		pr_info("no GPU metrics: NVML sees no GPU%s; recording goes on without them",
-			ret ? " (nvmlDeviceGetCount_v2 failed)" : "");
+		no_metrics(o, "NVML sees no GPU%s", ret ? " (nvmlDeviceGetCount_v2 failed)" : "");
 		nvml__close(g);
 		gpu_metrics__free(g);
 		return 0;

@@ -24,6 +24,9 @@ struct gpu_metrics_opts {
 	const char *lib;		/* the NVML library, NULL = $GTRACE_NVML_LIB (tests'
 					 * override), else libnvidia-ml.so.1 */
 	size_t queue_cap;		/* records the queue holds, 0 = a default */
+	char *why;			/* when there are no metrics: why, written here (why_len
+					 * bytes) instead of the info line; NULL = the line */
+	size_t why_len;
 };
 
 /* What the sampler did, for the summary and tests. */

@@ -12,7 +12,10 @@
 
 int recorder__gpum_open(struct recorder *r, char *opts, size_t len)
 {
-	struct gpu_metrics_opts go = { .hz = r->o->gpu_metrics_hz };
+	/* why there are none is said once the output exists: a recording
+	 * that cannot create its file says that alone */
+	struct gpu_metrics_opts go = { .hz = r->o->gpu_metrics_hz, .why = r->gpum_why,
+				       .why_len = sizeof(r->gpum_why) };
 	size_t n;
 	int err;
 
@@ -31,6 +34,8 @@ int recorder__gpum_open(struct recorder *r, char *opts, size_t len)
 
 int recorder__gpum_start(struct recorder *r)
 {
+	if (r->gpum_why[0])
+		pr_info("%s", r->gpum_why);
 	return r->gpum ? gpu_metrics__start(r->gpum) : 0;
 }
 

@@ -107,6 +107,7 @@ struct recorder {
 	struct budget *bud;		/* the daemon's overhead budget (budget.c), NULL = none */
 	struct daemon_cupti *dcupti;	/* daemon --cupti: the agents' spool files read live */
 	struct gpu_metrics *gpum;	/* --gpu-metrics' sampler, NULL = off or no NVML */
+	char gpum_why[640];		/* why there are no GPU metrics, said at the start */
 };
 
 /* SIGINT/SIGTERM received: the first stops the recording, a second kills
