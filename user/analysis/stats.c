@@ -700,12 +700,110 @@ static int read_spans(const char *path, struct capture_spans *c, FILE *err)
 	return rc ? 1 : 0;
 }
 
+/* ---- the run as a library (stats.h) ----------------------------------- */
+
+struct stats_run *stats_run__new(struct trace_reader *r)
+{
+	struct stats_run *run = calloc(1, sizeof(*run));
+
+	if (!run)
+		return NULL;
+	run->s = stats_acc__new();
+	run->cap = capture_spans__new(trace_reader__info(r));
+	if (!run->s || !run->cap) {
+		stats_run__free(run);
+		return NULL;
+	}
+	/* the spans come with the other records (stats__run reads them in a
+	 * pass of their own for --range) */
+	run->s->cap = run->cap;
+	nv_majors__from_info(trace_reader__info(r), &run->majors);
+	return run;
+}
+
+void stats_run__set_decoder(struct stats_run *run, struct gt_decoder *d)
+{
+	run->d = d;
+	run->s->d = d;
+}
+
+int stats_run__record(struct stats_run *run, const struct gt_hdr *rec)
+{
+	return stats_acc__record(run->s, rec);
+}
+
+int stats_run__call(struct stats_run *run, const struct gt_callrec *c)
+{
+	return stats_acc__call(run->s, c);
+}
+
+int stats_run__other(struct stats_run *run, const struct gt_hdr *rec)
+{
+	return stats_acc__other(run->s, rec);
+}
+
+void stats_run__finish(struct stats_run *run, struct trace_reader *r)
+{
+	if (run->s->cap) {
+		const struct gt_trailer *t = trace_reader__trailer(r);
+		uint64_t last = gt_decoder__last_ts(run->d);
+
+		capture_spans__finish(run->cap, t && t->end_ts > last ? t->end_ts : last);
+	}
+	stats_capture__describe(run);
+}
+
+int stats_run__write(struct stats_run *run, FILE *out, enum stats_format fmt, const char *reports,
+		     const char *path, const char *damage)
+{
+	struct stats_opts o = { .path = path, .reports = reports, .format = fmt, .timeunit = "ns" };
+	int sel[NREPORTS], nsel;
+	char bad[64];
+
+	if (select_reports(reports, sel, &nsel, bad, sizeof(bad)))
+		return -EINVAL;
+	return stats__write_reports(&o, out, sel, nsel, run, damage);
+}
+
+int stats_run__sync_values(struct stats_run *run, stats_values_fn fn, void *ctx)
+{
+	size_t n;
+	struct sync_acc **v = (struct sync_acc **)sorted_values(&run->s->syncs, cmp_sync, &n);
+	int rc = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = fn(ctx, gt_api__name(v[i]->api), v[i]->pid, v[i]->d.dur.v, v[i]->d.dur.n);
+	free(v);
+	return rc;
+}
+
+int stats_run__size_values(struct stats_run *run, bool gpu, stats_values_fn fn, void *ctx)
+{
+	struct dur_acc *a = gpu ? run->s->gmem_size : run->s->mem;
+	int rc = 0;
+
+	for (int k = 0; k < MEM_KINDS && !rc; k++)
+		if (a[k].dur.n)
+			rc = fn(ctx, stats_acc__mem_name(k), 0, a[k].dur.v, a[k].dur.n);
+	return rc;
+}
+
+void stats_run__free(struct stats_run *run)
+{
+	if (!run)
+		return;
+	stats_acc__free(run->s);
+	capture_spans__free(run->cap);
+	free(run);
+}
+
 int stats__run(const struct stats_opts *o)
 {
 	FILE *err = o->err ? o->err : stderr, *out = o->out ? o->out : stdout;
 	struct trace_reader *r = NULL;
 	struct gt_decoder *d = NULL;
-	struct stats_acc *s = NULL;
 	const char *msg = NULL, *why = NULL, *damage = NULL;
 	int sel[NREPORTS], nsel, rc, ret = 1;
 	bool to_file = o->output && strcmp(o->output, "-");
@@ -754,19 +852,16 @@ int stats__run(const struct stats_opts *o)
 		fprintf(err, "gtrace-bpf: cannot read %s: %s\n", o->path, msg ? msg : strerror(-rc));
 		goto out;
 	}
-	s = stats_acc__new();
-	d = s ? gt_decoder__new(stats_acc__call, stats_acc__other, s) : NULL;
-	run = calloc(1, sizeof(*run));
-	if (run)
-		run->cap = capture_spans__new(trace_reader__info(r));
-	if (!d || !run || !run->cap) {
+	run = stats_run__new(r);
+	d = run ? gt_decoder__new(stats_acc__call, stats_acc__other, run->s) : NULL;
+	if (!d) {
 		fprintf(err, "gtrace-bpf: failed to compute statistics: %s\n", strerror(ENOMEM));
 		goto out;
 	}
-	s->d = d;
-	run->s = s;
-	run->d = d;
+	stats_run__set_decoder(run, d);
 	if (o->range) {
+		/* the spans in a pass of their own, the reports' pass limited */
+		run->s->cap = NULL;
 		if (read_spans(o->path, run->cap, err))
 			goto out;
 		rc = stats_capture__select(run, &range, o->path, err);
@@ -774,11 +869,8 @@ int stats__run(const struct stats_opts *o)
 			ret = rc;
 			goto out;
 		}
-	} else {
-		/* one pass: the spans come with the other records */
-		s->cap = run->cap;
 	}
-	rc = read_trace(r, d, s, &why);
+	rc = read_trace(r, d, run->s, &why);
 	if (rc) {
 		if (!strcmp(why, "read"))
 			fprintf(err, "gtrace-bpf: cannot read %s: %s\n", o->path, strerror(-rc));
@@ -788,14 +880,7 @@ int stats__run(const struct stats_opts *o)
 	}
 	if (trace_reader__truncated(r))
 		damage = trace_reader__damage(r);
-	nv_majors__from_info(trace_reader__info(r), &run->majors);
-	if (s->cap) {
-		const struct gt_trailer *t = trace_reader__trailer(r);
-		uint64_t last = gt_decoder__last_ts(d);
-
-		capture_spans__finish(run->cap, t && t->end_ts > last ? t->end_ts : last);
-	}
-	stats_capture__describe(run);
+	stats_run__finish(run, r);
 	if (to_file) {
 		if (stats_files__write(o, of, nof, sel, nsel, run, damage, err))
 			goto out;
@@ -813,10 +898,7 @@ int stats__run(const struct stats_opts *o)
 out:
 	stats_files__free(of, nof);
 	gt_decoder__free(d);
-	stats_acc__free(s);
-	if (run)
-		capture_spans__free(run->cap);
-	free(run);
+	stats_run__free(run);
 	trace_reader__close(r);
 	return ret;
 }
