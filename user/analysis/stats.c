@@ -790,6 +790,11 @@ int stats_run__size_values(struct stats_run *run, bool gpu, stats_values_fn fn, 
 	return rc;
 }
 
+const struct capture_spans *stats_run__spans(const struct stats_run *run)
+{
+	return run->cap;
+}
+
 void stats_run__free(struct stats_run *run)
 {
 	if (!run)

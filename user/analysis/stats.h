@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct capture_spans;
 struct gt_callrec;
 struct gt_decoder;
 struct gt_hdr;
@@ -86,6 +87,9 @@ int stats_run__sync_values(struct stats_run *run, stats_values_fn fn, void *ctx)
  * groups: the bytes of each direction and of memset; pid 0.  Returns what
  * fn returned, or 0. */
 int stats_run__size_values(struct stats_run *run, bool gpu, stats_values_fn fn, void *ctx);
+/* The trace's capture ranges and windows as the reports have them, once
+ * finished (decode/capture_spans.h). */
+const struct capture_spans *stats_run__spans(const struct stats_run *run);
 void stats_run__free(struct stats_run *run);
 
 #endif

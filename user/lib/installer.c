@@ -144,3 +144,102 @@ void installer__free(struct installer *in)
 	free(in->target);
 	free(in);
 }
+
+char *installer__sibling_name(const char *path, const char *old, const char *ext)
+{
+	size_t n = strlen(path), e = strlen(old);
+	char *out;
+
+	if (n > e && !strcmp(path + n - e, old) && path[n - e - 1] != '/')
+		n -= e;
+	if (asprintf(&out, "%.*s%s", (int)n, path, ext) < 0)
+		return NULL;
+	return out;
+}
+
+int installer__check(const char *out, const char *input, bool force, FILE *err)
+{
+	struct stat in_st, out_st;
+
+	if (lstat(out, &out_st))
+		return 0;
+	if (input && !stat(input, &in_st) && in_st.st_dev == out_st.st_dev &&
+	    in_st.st_ino == out_st.st_ino) {
+		fprintf(err, "gtrace-bpf: cannot write %s: it is the input trace\n", out);
+		return 1;
+	}
+	if (installer__refusal(out)) {
+		fprintf(err, "gtrace-bpf: refusing to replace %s: %s\n", out, installer__refusal(out));
+		return 1;
+	}
+	if (!force) {
+		fprintf(err, "gtrace-bpf: %s exists: use --force to replace it\n", out);
+		return 1;
+	}
+	return 0;
+}
+
+int installer__write(const char *out, bool force, installer_fill_fn fill, void *ctx,
+		     const char *verb, const char *input, FILE *err)
+{
+	const char *why = NULL;
+	struct installer *in = NULL;
+	FILE *f = NULL;
+	int fd, rc;
+
+	rc = installer__create(out, "", 0600, &in);
+	if (rc == -EPERM && installer__refusal(out)) {
+		fprintf(err, "gtrace-bpf: refusing to replace %s: %s\n", out, installer__refusal(out));
+		return 1;
+	}
+	if (rc == -ENOMEM) {
+		fprintf(err, "gtrace-bpf: failed to allocate a file name: %s\n", strerror(ENOMEM));
+		return 1;
+	}
+	if (rc) {
+		fprintf(err, "gtrace-bpf: cannot write %s: %s\n", out, strerror(-rc));
+		return 1;
+	}
+	/* the installer keeps its descriptor, to sync it before the rename */
+	fd = fcntl(installer__fd(in), F_DUPFD_CLOEXEC, 0);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		rc = -errno;
+		fprintf(err, "gtrace-bpf: cannot write %s: %s\n", out, strerror(-rc));
+		if (fd >= 0)
+			close(fd);
+		goto fail;
+	}
+	rc = fill(ctx, f, &why);
+	if (rc) {
+		if (ferror(f))
+			fprintf(err, "gtrace-bpf: cannot write %s: %s\n", out, strerror(-rc));
+		else
+			fprintf(err, "gtrace-bpf: failed to %s %s: %s\n", verb, input,
+				why ? why : strerror(-rc));
+		goto fail;
+	}
+	rc = fclose(f) ? -errno : 0;
+	f = NULL;
+	if (!rc)
+		rc = installer__commit(in, force);
+	if (rc == -EEXIST && !force) {
+		fprintf(err, "gtrace-bpf: %s exists: use --force to replace it\n", out);
+		goto fail;
+	}
+	if (rc == -EPERM && installer__refusal(out)) {
+		fprintf(err, "gtrace-bpf: refusing to replace %s: %s\n", out, installer__refusal(out));
+		goto fail;
+	}
+	if (rc) {
+		fprintf(err, "gtrace-bpf: cannot write %s: %s\n", out, strerror(-rc));
+		goto fail;
+	}
+	installer__free(in);
+	return 0;
+fail:
+	if (f)
+		fclose(f);
+	installer__free(in);
+	return 1;
+}

@@ -10,6 +10,7 @@
 #define GTRACE_INSTALLER_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 struct installer;
@@ -56,5 +57,34 @@ int installer__commit(struct installer *in, bool force);
 
 /* Closes the temporary file and, unless it was installed, removes it. */
 void installer__free(struct installer *in);
+
+/* ---- a whole output file, for the readers' commands (export, report) ---- */
+
+/* path with its ending old (".gtrace") replaced by ext, or ext appended
+ * when it has none: the default output name.  NULL when out of memory. */
+char *installer__sibling_name(const char *path, const char *old, const char *ext);
+
+/*
+ * Refuses out before any work is done: the input itself, a name that may
+ * not be replaced (installer__refusal: --force would not help, so it is not
+ * asked for) or a file that exists without force.  Returns 0, or 1 after
+ * one line on err ("gtrace-bpf: ...").  The installer catches a file that
+ * appears meanwhile.
+ */
+int installer__check(const char *out, const char *input, bool force, FILE *err);
+
+/* What fills the temporary file f: 0, or a negative errno with *why (may
+ * stay NULL) saying what failed when it is not a write error. */
+typedef int (*installer_fill_fn)(void *ctx, FILE *f, const char **why);
+
+/*
+ * Writes out as a file of the owner only (0600: outputs hold the traced
+ * programs' command lines, as the trace does) through a temporary file that
+ * fill writes and that is installed once complete.  Returns 0, or 1 after
+ * one line on err: "cannot write OUT: ..." (a write error, a refusal, a name
+ * that appeared), or "failed to VERB INPUT: why" for fill's own failures.
+ */
+int installer__write(const char *out, bool force, installer_fill_fn fill, void *ctx,
+		     const char *verb, const char *input, FILE *err);
 
 #endif

@@ -1,0 +1,881 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The timeline of `gtrace-bpf report` (report_timeline.h): lanes, their
+ * bins, the events kept exactly under the budget, GPU utilization.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/report_timeline.h"
+#include "format/api.h"
+#include "lib/hash.h"
+#include "lib/hmap.h"
+#include "lib/vec.h"
+
+enum lane_kind { LK_CALLS, LK_OFFCPU, LK_NVTX, LK_GPU };
+
+static const char *const lane_kind_names[] = { "calls", "offcpu", "nvtx", "gpu" };
+
+struct lane {
+	uint8_t kind;			/* enum lane_kind */
+	uint32_t pid, tid;		/* tid: thread lanes */
+	uint32_t device, context, stream;	/* GPU lanes: CUPTI's ids */
+	uint64_t events;		/* events counted into the bins */
+	uint64_t omitted;		/* of which not kept exactly */
+	uint64_t *busy;			/* TL_BINS: ns of events inside each bin */
+	uint32_t *count;		/* TL_BINS: events that start in each bin */
+};
+
+#define EV_OPEN 1u	/* a call without an exit: it lasts to the end of the trace */
+#define EV_CAUSALITY 2u	/* a GPU record that started before its call */
+
+struct ev {
+	uint64_t ts, dur;	/* start (absolute ns), length */
+	uint64_t aux;		/* calls: kernel name + 1 (launches) or bytes (copies, sets);
+				 * offcpu: state; gpu: bytes (copies, sets) */
+	uint64_t link_ts;	/* gpu, linked: its call's entry */
+	uint32_t lane;		/* index in lanes */
+	uint32_t name;		/* index in strs */
+	uint32_t link_lane;	/* gpu, linked: the calls lane of its thread, else UINT32_MAX */
+	uint32_t flags;		/* EV_* */
+};
+
+struct ival {
+	uint64_t s, e;		/* a kernel's start and end */
+};
+
+struct gpu_dev {
+	uint32_t device;	/* CUPTI device id */
+	struct ival *iv;	/* its kernels */
+	size_t n, cap;
+};
+
+struct trig {
+	uint64_t ts, wait_ns;
+	uint32_t pid, tid, kind;
+	int32_t code;
+	uint16_t api;
+};
+
+#define MAX_TRIGGERS 100000	/* triggers drawn; one per snapshot, so far more than seen */
+#define MAX_DEVICES 64
+#define HIST_BUCKETS 66		/* duration buckets: 0, [2^(b-1), 2^b) for b 1..64, open */
+#define OPEN_BUCKET 65
+
+struct report_timeline {
+	struct gt_decoder *d;
+	uint64_t origin;	/* time 0, ns */
+	uint64_t bin_ns;	/* width of a bin, doubled while the trace grows */
+	uint64_t end;		/* latest end seen, then the trace's end */
+	size_t budget;
+	struct lane *lanes;
+	size_t nlanes, lanes_cap;
+	struct hmap lane_idx;	/* lane key -> index + 1 */
+	struct ev *ev;		/* kept events */
+	size_t nev, ev_cap;
+	uint64_t hist[HIST_BUCKETS];	/* kept events by duration bucket */
+	unsigned thr;		/* events of a bucket below this are not kept */
+	uint64_t events, gpu_records;
+	char **strs;		/* names, interned */
+	size_t nstrs, strs_cap;
+	struct hmap str_idx;	/* (hash, length) -> index + 1 */
+	struct hmap ptr_idx;	/* (address of a decoder string, 0) -> index + 1 */
+	struct gpu_dev dev[MAX_DEVICES];
+	size_t ndev;
+	int8_t api_type[GT_API__COUNT];	/* enum gt_call_type of the apis called, -1 none */
+	struct trig *trig;
+	size_t ntrig, trig_cap;
+	uint64_t triggers_left_out;
+};
+
+/* ---- names -------------------------------------------------------------- */
+
+/* The index of the name s[0..n), added when new; UINT32_MAX when out of
+ * memory.  Keyed on a hash and the length; a collision moves to the next
+ * hash value. */
+static uint32_t str_intern(struct report_timeline *tl, const char *s, size_t n)
+{
+	uint64_t h = hash__bytes(s, n);
+	void *v, *old;
+	char *copy;
+
+	for (;;) {
+		v = hmap_get(&tl->str_idx, h, (uint32_t)n);
+		if (!v)
+			break;
+		if (!memcmp(tl->strs[(uintptr_t)v - 1], s, n) && !tl->strs[(uintptr_t)v - 1][n])
+			return (uint32_t)((uintptr_t)v - 1);
+		h++;
+	}
+	if (vec__reserve(&tl->strs, &tl->strs_cap, tl->nstrs, 1, 64))
+		return UINT32_MAX;
+	copy = strndup(s, n);
+	if (!copy)
+		return UINT32_MAX;
+	if (hmap_put(&tl->str_idx, h, (uint32_t)n, (void *)(uintptr_t)(tl->nstrs + 1), &old)) {
+		free(copy);
+		return UINT32_MAX;
+	}
+	tl->strs[tl->nstrs] = copy;
+	return (uint32_t)tl->nstrs++;
+}
+
+/* The index of a string whose address stays the same for the same text (the
+ * decoder's names, the api table's): looked up by address first. */
+static uint32_t str_stable(struct report_timeline *tl, const char *s)
+{
+	void *v = hmap_get(&tl->ptr_idx, (uintptr_t)s, 0), *old;
+	uint32_t i;
+
+	if (v)
+		return (uint32_t)((uintptr_t)v - 1);
+	i = str_intern(tl, s, strlen(s));
+	if (i != UINT32_MAX && hmap_put(&tl->ptr_idx, (uintptr_t)s, 0, (void *)(uintptr_t)(i + 1), &old))
+		return UINT32_MAX;
+	return i;
+}
+
+/* ---- lanes and bins ----------------------------------------------------- */
+
+static uint32_t lane_get(struct report_timeline *tl, enum lane_kind kind, uint32_t pid,
+			 uint32_t tid, uint32_t device, uint32_t context, uint32_t stream)
+{
+	/* threads by tid; streams by a hash of their ids, top bit set */
+	uint64_t k1 = kind == LK_GPU ?
+		      (1ull << 63) | (hash__pair((uint64_t)device << 32 | stream, context) >> 1) :
+		      (uint64_t)kind << 32 | tid;
+	void *v = hmap_get(&tl->lane_idx, k1, pid), *old;
+	struct lane *l;
+
+	if (v)
+		return (uint32_t)((uintptr_t)v - 1);
+	if (vec__reserve(&tl->lanes, &tl->lanes_cap, tl->nlanes, 1, 16))
+		return UINT32_MAX;
+	l = &tl->lanes[tl->nlanes];
+	*l = (struct lane){ .kind = (uint8_t)kind, .pid = pid, .tid = tid, .device = device,
+			    .context = context, .stream = stream };
+	l->busy = calloc(TL_BINS, sizeof(*l->busy));
+	l->count = calloc(TL_BINS, sizeof(*l->count));
+	if (!l->busy || !l->count ||
+	    hmap_put(&tl->lane_idx, k1, pid, (void *)(uintptr_t)(tl->nlanes + 1), &old)) {
+		free(l->busy);
+		free(l->count);
+		return UINT32_MAX;
+	}
+	return (uint32_t)tl->nlanes++;
+}
+
+/* Doubles the bins' width until time t (relative) falls inside them. */
+static void bins_fit(struct report_timeline *tl, uint64_t t)
+{
+	while (t / tl->bin_ns >= TL_BINS) {
+		for (size_t i = 0; i < tl->nlanes; i++) {
+			struct lane *l = &tl->lanes[i];
+
+			for (size_t b = 0; b < TL_BINS / 2; b++) {
+				l->busy[b] = l->busy[2 * b] + l->busy[2 * b + 1];
+				l->count[b] = l->count[2 * b] + l->count[2 * b + 1];
+			}
+			memset(l->busy + TL_BINS / 2, 0, TL_BINS / 2 * sizeof(*l->busy));
+			memset(l->count + TL_BINS / 2, 0, TL_BINS / 2 * sizeof(*l->count));
+		}
+		tl->bin_ns *= 2;
+	}
+}
+
+static uint64_t rel(const struct report_timeline *tl, uint64_t ts)
+{
+	return ts > tl->origin ? ts - tl->origin : 0;
+}
+
+/* Counts an event into its lane's bins: its start's bin, and its time in
+ * each bin it covers (count false: the time only). */
+static void bins_add(struct report_timeline *tl, struct lane *l, uint64_t ts, uint64_t dur,
+		     bool count)
+{
+	uint64_t a = rel(tl, ts), b = a + dur;
+
+	bins_fit(tl, b);
+	if (count)
+		l->count[a / tl->bin_ns]++;
+	while (a < b) {
+		uint64_t bin = a / tl->bin_ns, edge = (bin + 1) * tl->bin_ns;
+		uint64_t part = (b < edge ? b : edge) - a;
+
+		l->busy[bin] += part;
+		a += part;
+	}
+}
+
+/* ---- kept events -------------------------------------------------------- */
+
+static unsigned bucket(uint64_t dur)
+{
+	return dur ? 64u - (unsigned)__builtin_clzll(dur) : 0;
+}
+
+/* Raises the threshold until at most budget events are kept, and drops
+ * those below it. */
+static void ev_shrink(struct report_timeline *tl)
+{
+	uint64_t above = 0;
+	unsigned b = HIST_BUCKETS;
+	size_t j = 0;
+
+	while (b > tl->thr && above + tl->hist[b - 1] <= tl->budget)
+		above += tl->hist[--b];
+	/* the open calls' bucket always stays */
+	if (b > OPEN_BUCKET)
+		b = OPEN_BUCKET;
+	if (b <= tl->thr)
+		return;
+	for (size_t i = 0; i < tl->nev; i++) {
+		unsigned k = tl->ev[i].flags & EV_OPEN ? OPEN_BUCKET : bucket(tl->ev[i].dur);
+
+		if (k >= b)
+			tl->ev[j++] = tl->ev[i];
+		else
+			tl->lanes[tl->ev[i].lane].omitted++;
+	}
+	tl->nev = j;
+	for (unsigned k = 0; k < b; k++)
+		tl->hist[k] = 0;
+	tl->thr = b;
+}
+
+/* Counts the event e and keeps it when it is long enough.  Returns 0 or
+ * -ENOMEM. */
+static int ev_add(struct report_timeline *tl, const struct ev *e)
+{
+	struct lane *l = &tl->lanes[e->lane];
+	unsigned k = e->flags & EV_OPEN ? OPEN_BUCKET : bucket(e->dur);
+
+	tl->events++;
+	l->events++;
+	/* an open call's time is added once the end is known */
+	bins_add(tl, l, e->ts, e->flags & EV_OPEN ? 0 : e->dur, true);
+	if (!(e->flags & EV_OPEN) && e->ts + e->dur > tl->end)
+		tl->end = e->ts + e->dur;
+	if (k < tl->thr) {
+		l->omitted++;
+		return 0;
+	}
+	if (vec__reserve(&tl->ev, &tl->ev_cap, tl->nev, 1, 4096))
+		return -ENOMEM;
+	tl->ev[tl->nev++] = *e;
+	tl->hist[k]++;
+	if (tl->nev > 2 * tl->budget)
+		ev_shrink(tl);
+	return 0;
+}
+
+/* ---- the decoder's records ---------------------------------------------- */
+
+struct report_timeline *report_timeline__new(uint64_t origin, size_t budget, struct gt_decoder *d)
+{
+	struct report_timeline *tl = calloc(1, sizeof(*tl));
+
+	if (!tl)
+		return NULL;
+	tl->d = d;
+	tl->origin = origin;
+	tl->end = origin;
+	tl->bin_ns = 1024;
+	tl->budget = budget ? budget : TL_BUDGET_DEFAULT;
+	memset(tl->api_type, -1, sizeof(tl->api_type));
+	return tl;
+}
+
+int report_timeline__call(struct report_timeline *tl, const struct gt_callrec *c)
+{
+	const char *api = gt_api__name(c->api);
+	struct ev e = { .ts = c->ts, .link_lane = UINT32_MAX };
+
+	if (!api)
+		return 0;
+	tl->api_type[c->api] = (int8_t)c->type;
+	e.lane = lane_get(tl, LK_CALLS, c->pid, c->tid, 0, 0, 0);
+	e.name = str_stable(tl, api);
+	if (e.lane == UINT32_MAX || e.name == UINT32_MAX)
+		return -ENOMEM;
+	if (c->has_exit)
+		e.dur = c->dur;
+	else if (!c->entry_only)
+		e.flags = EV_OPEN;
+	if (c->type == GT_T_LAUNCH && c->kernel) {
+		uint32_t k = str_stable(tl, c->kernel);
+
+		if (k == UINT32_MAX)
+			return -ENOMEM;
+		e.aux = (uint64_t)k + 1;
+	} else if (c->type == GT_T_MEMCPY || c->type == GT_T_MEMSET) {
+		e.aux = c->bytes;
+	}
+	return ev_add(tl, &e);
+}
+
+static struct gpu_dev *dev_get(struct report_timeline *tl, uint32_t device)
+{
+	for (size_t i = 0; i < tl->ndev; i++)
+		if (tl->dev[i].device == device)
+			return &tl->dev[i];
+	if (tl->ndev == MAX_DEVICES)
+		return NULL;
+	tl->dev[tl->ndev] = (struct gpu_dev){ .device = device };
+	return &tl->dev[tl->ndev++];
+}
+
+/* A GPU kernel, copy or set (the two share their first fields). */
+static int gpu_add(struct report_timeline *tl, const struct gt_hdr *rec, uint64_t dur,
+		   uint16_t flags, uint64_t launch_ts, uint32_t device, uint32_t context,
+		   uint32_t stream, const char *name, uint64_t bytes)
+{
+	struct ev e = { .ts = rec->ts, .dur = dur, .aux = bytes, .link_lane = UINT32_MAX };
+
+	tl->gpu_records++;
+	e.lane = lane_get(tl, LK_GPU, rec->pid, 0, device, context, stream);
+	e.name = str_stable(tl, name);
+	if (e.lane == UINT32_MAX || e.name == UINT32_MAX)
+		return -ENOMEM;
+	if ((flags & GT_GPU_LINKED) && rec->tid) {
+		e.link_lane = lane_get(tl, LK_CALLS, rec->pid, rec->tid, 0, 0, 0);
+		e.link_ts = launch_ts;
+		if (e.link_lane == UINT32_MAX)
+			return -ENOMEM;
+	}
+	if (flags & GT_GPU_CAUSALITY)
+		e.flags |= EV_CAUSALITY;
+	return ev_add(tl, &e);
+}
+
+static const char *const copy_names[] = {
+	"memcpy HtoD", "memcpy DtoH", "memcpy DtoD", "memcpy HtoH", "memcpy PtoP",
+	"memcpy (unknown direction)",
+};
+
+static int gpu_record(struct report_timeline *tl, const struct gt_hdr *rec)
+{
+	if (rec->type == GT_REC_GPU_KERNEL) {
+		const struct gt_gpu_kernel *k = (const void *)rec;
+		const char *mangled, *name = gt_decoder__gpu_kernel_name(tl->d, k, &mangled);
+		struct gpu_dev *dv = dev_get(tl, k->device);
+
+		if (dv && k->dur) {
+			if (vec__reserve(&dv->iv, &dv->cap, dv->n, 1, 1024))
+				return -ENOMEM;
+			dv->iv[dv->n++] = (struct ival){ rec->ts, rec->ts + k->dur };
+		}
+		return gpu_add(tl, rec, k->dur, k->flags, k->launch_ts, k->device, k->context,
+			       k->stream, name, 0);
+	} else {
+		const struct gt_gpu_copy *c = (const void *)rec;
+		const char *name = "memset";
+
+		if (rec->type == GT_REC_GPU_MEMCPY) {
+			const char *kind = gt_copy_kind__name((enum gt_copy_kind)c->kind);
+
+			name = copy_names[sizeof(copy_names) / sizeof(copy_names[0]) - 1];
+			for (size_t i = 0; kind && i + 1 < sizeof(copy_names) / sizeof(copy_names[0]); i++)
+				if (!strcmp(copy_names[i] + 7, kind))
+					name = copy_names[i];
+		}
+		return gpu_add(tl, rec, c->dur, c->flags, c->launch_ts, c->device, c->context,
+			       c->stream, name, c->bytes);
+	}
+}
+
+int report_timeline__other(struct report_timeline *tl, const struct gt_hdr *rec)
+{
+	struct ev e = { .ts = rec->ts, .link_lane = UINT32_MAX };
+
+	if (!gt_rec__size_ok(rec))
+		return 0;
+	switch (rec->type) {
+	case GT_REC_GPU_KERNEL:
+	case GT_REC_GPU_MEMCPY:
+	case GT_REC_GPU_MEMSET:
+		return gpu_record(tl, rec);
+	case GT_REC_OFFCPU: {
+		const struct gt_offcpu *o = (const void *)rec;
+
+		e.lane = lane_get(tl, LK_OFFCPU, rec->pid, rec->tid, 0, 0, 0);
+		e.name = str_stable(tl, "off-CPU");
+		e.dur = o->dur;
+		e.aux = o->state;
+		break;
+	}
+	case GT_REC_NVTX: {
+		const struct gt_nvtx *nv = (const void *)rec;
+		size_t n = nv->len ? gt_rec_strlen(rec, nv->name, nv->len) : 0;
+
+		e.lane = lane_get(tl, LK_NVTX, rec->pid, rec->tid, 0, 0, 0);
+		e.name = str_intern(tl, nv->name, n);
+		e.dur = nv->dur;
+		break;
+	}
+	case GT_REC_TRIGGER: {
+		const struct gt_trigger *t = (const void *)rec;
+
+		if (tl->ntrig == MAX_TRIGGERS) {
+			tl->triggers_left_out++;
+			return 0;
+		}
+		if (vec__reserve(&tl->trig, &tl->trig_cap, tl->ntrig, 1, 16))
+			return -ENOMEM;
+		tl->trig[tl->ntrig++] = (struct trig){ .ts = rec->ts, .wait_ns = t->wait_ns,
+						       .pid = rec->pid, .tid = rec->tid,
+						       .kind = t->kind, .code = t->code,
+						       .api = rec->api };
+		return 0;
+	}
+	default:
+		return 0;
+	}
+	if (e.lane == UINT32_MAX || e.name == UINT32_MAX)
+		return -ENOMEM;
+	return ev_add(tl, &e);
+}
+
+/* ---- the end ------------------------------------------------------------ */
+
+static int cmp_ev(const void *pa, const void *pb)
+{
+	const struct ev *a = pa, *b = pb;
+
+	if (a->lane != b->lane)
+		return a->lane < b->lane ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	/* at one start the longer first: an enclosing NVTX range above */
+	return a->dur > b->dur ? -1 : a->dur < b->dur;
+}
+
+static int cmp_ival(const void *pa, const void *pb)
+{
+	const struct ival *a = pa, *b = pb;
+
+	return a->s < b->s ? -1 : a->s > b->s;
+}
+
+int report_timeline__finish(struct report_timeline *tl, uint64_t end_ts)
+{
+	if (end_ts > tl->end)
+		tl->end = end_ts;
+	for (size_t i = 0; i < tl->ndev; i++)
+		for (size_t j = 0; j < tl->dev[i].n; j++)
+			if (tl->dev[i].iv[j].e > tl->end)
+				tl->end = tl->dev[i].iv[j].e;
+	bins_fit(tl, rel(tl, tl->end));
+	for (size_t i = 0; i < tl->nev; i++) {
+		struct ev *e = &tl->ev[i];
+
+		if (!(e->flags & EV_OPEN))
+			continue;
+		e->dur = tl->end > e->ts ? tl->end - e->ts : 0;
+		bins_add(tl, &tl->lanes[e->lane], e->ts, e->dur, false);
+	}
+	if (tl->nev > tl->budget)
+		ev_shrink(tl);
+	qsort(tl->ev, tl->nev, sizeof(*tl->ev), cmp_ev);
+	for (size_t i = 0; i < tl->ndev; i++)
+		qsort(tl->dev[i].iv, tl->dev[i].n, sizeof(*tl->dev[i].iv), cmp_ival);
+	return 0;
+}
+
+uint64_t report_timeline__events(const struct report_timeline *tl)
+{
+	return tl->events;
+}
+
+uint64_t report_timeline__kept(const struct report_timeline *tl)
+{
+	return tl->nev;
+}
+
+uint64_t report_timeline__gpu_records(const struct report_timeline *tl)
+{
+	return tl->gpu_records;
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static void json_key(struct obuf *o, bool *first, const char *key)
+{
+	if (!*first)
+		OBUF_LIT(o, ",");
+	*first = false;
+	obuf__json_str(o, key);
+	OBUF_LIT(o, ":");
+}
+
+static void json_u64(struct obuf *o, bool *first, const char *key, uint64_t v)
+{
+	json_key(o, first, key);
+	obuf__u64(o, v);
+}
+
+/* A lane's bins, sparse: [bin, busy ns, count, ...] of those with any. */
+static void write_bins(struct obuf *o, const struct lane *l)
+{
+	bool first = true;
+
+	OBUF_LIT(o, "[");
+	for (size_t b = 0; b < TL_BINS; b++) {
+		if (!l->count[b] && !l->busy[b])
+			continue;
+		if (!first)
+			OBUF_LIT(o, ",");
+		first = false;
+		obuf__u64(o, b);
+		OBUF_LIT(o, ",");
+		obuf__u64(o, l->busy[b]);
+		OBUF_LIT(o, ",");
+		obuf__u64(o, l->count[b]);
+	}
+	OBUF_LIT(o, "]");
+}
+
+/* The positions among the kept events of lane li, ev[at ..), of the calls
+ * without an exit. */
+static void write_open(const struct report_timeline *tl, struct obuf *o, size_t li, size_t at)
+{
+	bool first = true;
+
+	OBUF_LIT(o, "[");
+	for (size_t i = at, k = 0; i < tl->nev && tl->ev[i].lane == li; i++, k++) {
+		if (!(tl->ev[i].flags & EV_OPEN))
+			continue;
+		if (!first)
+			OBUF_LIT(o, ",");
+		first = false;
+		obuf__u64(o, k);
+	}
+	OBUF_LIT(o, "]");
+}
+
+/* The kept events of lane li, ev[*at ..), as a flat array of the lane
+ * kind's fields: the start as the gap from the previous one's (from 0 for
+ * the first), then the duration and the rest.  NVTX depths come from the
+ * ranges kept. */
+static void write_events(struct report_timeline *tl, struct obuf *o, size_t li, size_t *at)
+{
+	const struct lane *l = &tl->lanes[li];
+	uint64_t prev = 0, stack[64];
+	int depth = 0;
+	size_t i, k = 0;
+
+	OBUF_LIT(o, "[");
+	for (i = *at; i < tl->nev && tl->ev[i].lane == li; i++, k++) {
+		const struct ev *e = &tl->ev[i];
+		uint64_t t = rel(tl, e->ts);
+
+		if (k)
+			OBUF_LIT(o, ",");
+		obuf__u64(o, t - prev);
+		prev = t;
+		OBUF_LIT(o, ",");
+		obuf__u64(o, e->dur);
+		if (l->kind != LK_OFFCPU) {
+			OBUF_LIT(o, ",");
+			obuf__u64(o, e->name);
+		}
+		switch (l->kind) {
+		case LK_CALLS:
+		case LK_OFFCPU:
+			OBUF_LIT(o, ",");
+			obuf__u64(o, e->aux);
+			break;
+		case LK_NVTX:
+			while (depth > 0 && stack[depth - 1] <= e->ts)
+				depth--;
+			OBUF_LIT(o, ",");
+			obuf__u64(o, (uint64_t)depth);
+			if (e->dur && depth < (int)(sizeof(stack) / sizeof(stack[0])))
+				stack[depth++] = e->ts + e->dur;
+			break;
+		case LK_GPU:
+			OBUF_LIT(o, ",");
+			if (e->link_lane == UINT32_MAX) {
+				OBUF_LIT(o, "-1,0");
+			} else {
+				obuf__u64(o, e->link_lane);
+				OBUF_LIT(o, ",");
+				obuf__i64(o, (int64_t)(e->ts - e->link_ts));
+			}
+			OBUF_LIT(o, ",");
+			obuf__u64(o, e->aux);
+			OBUF_LIT(o, ",");
+			obuf__u64(o, e->flags & EV_CAUSALITY ? 1 : 0);
+			break;
+		}
+	}
+	OBUF_LIT(o, "]");
+	*at = i;
+}
+
+/* The fields of one event of each lane kind, as the page reads them. */
+static const char *const lane_fields[] = {
+	[LK_CALLS] = "[\"gap\",\"dur\",\"name\",\"aux\"]",
+	[LK_OFFCPU] = "[\"gap\",\"dur\",\"state\"]",
+	[LK_NVTX] = "[\"gap\",\"dur\",\"name\",\"depth\"]",
+	[LK_GPU] = "[\"gap\",\"dur\",\"name\",\"launch_lane\",\"launch_gap\",\"bytes\",\"causality\"]",
+};
+
+static void write_util(struct report_timeline *tl, struct obuf *o)
+{
+	OBUF_LIT(o, "[");
+	for (size_t i = 0; i < tl->ndev; i++) {
+		const struct gpu_dev *dv = &tl->dev[i];
+		uint64_t *busy = calloc(TL_BINS, sizeof(*busy));
+		uint64_t s = 0, e = 0;
+		bool any = false, first = true;
+
+		if (!busy) {
+			o->err = o->err ? o->err : -ENOMEM;
+			break;
+		}
+		/* the union of the kernels' intervals, in order of start */
+		for (size_t j = 0; j <= dv->n; j++) {
+			if (j < dv->n && any && dv->iv[j].s <= e) {
+				if (dv->iv[j].e > e)
+					e = dv->iv[j].e;
+				continue;
+			}
+			if (any) {
+				uint64_t a = rel(tl, s), b = rel(tl, e);
+
+				while (a < b && a / tl->bin_ns < TL_BINS) {
+					uint64_t bin = a / tl->bin_ns, edge = (bin + 1) * tl->bin_ns;
+					uint64_t part = (b < edge ? b : edge) - a;
+
+					busy[bin] += part;
+					a += part;
+				}
+			}
+			if (j < dv->n) {
+				s = dv->iv[j].s;
+				e = dv->iv[j].e;
+				any = true;
+			}
+		}
+		if (i)
+			OBUF_LIT(o, ",");
+		OBUF_LIT(o, "{\"device\":");
+		obuf__u64(o, dv->device);
+		OBUF_LIT(o, ",\"kernels\":");
+		obuf__u64(o, dv->n);
+		OBUF_LIT(o, ",\"busy\":[");
+		for (size_t b = 0; b < TL_BINS; b++) {
+			if (!busy[b])
+				continue;
+			if (!first)
+				OBUF_LIT(o, ",");
+			first = false;
+			obuf__u64(o, b);
+			OBUF_LIT(o, ",");
+			obuf__u64(o, busy[b]);
+		}
+		OBUF_LIT(o, "]}");
+		free(busy);
+	}
+	OBUF_LIT(o, "]");
+}
+
+static void write_names(struct report_timeline *tl, struct obuf *o)
+{
+	struct hmap seen = { 0 };
+	bool first = true;
+	void *old;
+
+	/* the processes and threads of the lanes, named as the decoder knows
+	 * them at the end */
+	OBUF_LIT(o, ",\"processes\":[");
+	for (size_t i = 0; i < tl->nlanes; i++) {
+		uint32_t pid = tl->lanes[i].pid;
+		const char *nm = gt_decoder__process_name(tl->d, pid);
+
+		if (hmap_get(&seen, pid, 1))
+			continue;
+		if (hmap_put(&seen, pid, 1, (void *)1, &old)) {
+			o->err = o->err ? o->err : -ENOMEM;
+			break;
+		}
+		if (!first)
+			OBUF_LIT(o, ",");
+		first = false;
+		OBUF_LIT(o, "{\"pid\":");
+		obuf__u64(o, pid);
+		OBUF_LIT(o, ",\"name\":");
+		if (nm)
+			obuf__json_str(o, nm);
+		else
+			OBUF_LIT(o, "null");
+		OBUF_LIT(o, "}");
+	}
+	OBUF_LIT(o, "],\"threads\":[");
+	first = true;
+	for (size_t i = 0; i < tl->nlanes; i++) {
+		uint32_t tid = tl->lanes[i].tid;
+		const char *nm = tid ? gt_decoder__thread_name(tl->d, tid) : NULL;
+
+		if (!tid || hmap_get(&seen, tid, 2))
+			continue;
+		if (hmap_put(&seen, tid, 2, (void *)1, &old)) {
+			o->err = o->err ? o->err : -ENOMEM;
+			break;
+		}
+		if (!first)
+			OBUF_LIT(o, ",");
+		first = false;
+		OBUF_LIT(o, "{\"tid\":");
+		obuf__u64(o, tid);
+		OBUF_LIT(o, ",\"pid\":");
+		obuf__u64(o, tl->lanes[i].pid);
+		OBUF_LIT(o, ",\"name\":");
+		if (nm)
+			obuf__json_str(o, nm);
+		else
+			OBUF_LIT(o, "null");
+		OBUF_LIT(o, "}");
+	}
+	OBUF_LIT(o, "]");
+	free(seen.s);
+}
+
+void report_timeline__write_json(struct report_timeline *tl, struct obuf *o)
+{
+	bool first = true;
+	size_t at = 0;
+
+	OBUF_LIT(o, "{");
+	json_u64(o, &first, "origin", tl->origin);
+	json_u64(o, &first, "end", rel(tl, tl->end));
+	json_u64(o, &first, "bin_ns", tl->bin_ns);
+	json_u64(o, &first, "bins", TL_BINS);
+	json_u64(o, &first, "budget", tl->budget);
+	json_u64(o, &first, "events", tl->events);
+	json_u64(o, &first, "kept", tl->nev);
+	/* the shortest duration kept: 2^(thr - 1) ns, 0 when all were */
+	json_u64(o, &first, "min_kept_ns", tl->thr ? 1ull << (tl->thr - 1) : 0);
+	json_u64(o, &first, "gpu_records", tl->gpu_records);
+	json_u64(o, &first, "triggers_left_out", tl->triggers_left_out);
+	json_key(o, &first, "fields");
+	OBUF_LIT(o, "{");
+	for (int k = LK_CALLS; k <= LK_GPU; k++) {
+		if (k)
+			OBUF_LIT(o, ",");
+		obuf__json_str(o, lane_kind_names[k]);
+		OBUF_LIT(o, ":");
+		obuf__mem(o, lane_fields[k], strlen(lane_fields[k]));
+	}
+	OBUF_LIT(o, "}");
+	json_key(o, &first, "strings");
+	OBUF_LIT(o, "[");
+	for (size_t i = 0; i < tl->nstrs; i++) {
+		if (i)
+			OBUF_LIT(o, ",");
+		obuf__json_str(o, tl->strs[i]);
+	}
+	OBUF_LIT(o, "]");
+	/* the call type of each api name, for the colours */
+	json_key(o, &first, "call_types");
+	OBUF_LIT(o, "{");
+	first = true;
+	for (unsigned a = 1; a < GT_API__COUNT; a++) {
+		const char *nm = gt_api__name(a);
+		void *v = nm ? hmap_get(&tl->ptr_idx, (uintptr_t)nm, 0) : NULL;
+
+		if (!v || tl->api_type[a] < 0)
+			continue;
+		if (!first)
+			OBUF_LIT(o, ",");
+		first = false;
+		OBUF_LIT(o, "\"");
+		obuf__u64(o, (uintptr_t)v - 1);
+		OBUF_LIT(o, "\":");
+		obuf__json_str(o, gt_call_type__name((enum gt_call_type)tl->api_type[a]));
+	}
+	OBUF_LIT(o, "}");
+	first = false;
+	write_names(tl, o);
+	json_key(o, &first, "lanes");
+	OBUF_LIT(o, "[");
+	for (size_t i = 0; i < tl->nlanes; i++) {
+		const struct lane *l = &tl->lanes[i];
+		bool f = true;
+
+		if (i)
+			OBUF_LIT(o, ",\n");
+		OBUF_LIT(o, "{");
+		json_key(o, &f, "kind");
+		obuf__json_str(o, lane_kind_names[l->kind]);
+		json_u64(o, &f, "pid", l->pid);
+		if (l->kind == LK_GPU) {
+			json_u64(o, &f, "device", l->device);
+			json_u64(o, &f, "context", l->context);
+			json_u64(o, &f, "stream", l->stream);
+		} else {
+			json_u64(o, &f, "tid", l->tid);
+		}
+		json_u64(o, &f, "events", l->events);
+		json_u64(o, &f, "omitted", l->omitted);
+		json_key(o, &f, "open");
+		write_open(tl, o, i, at);
+		json_key(o, &f, "ev");
+		write_events(tl, o, i, &at);
+		json_key(o, &f, "bins");
+		write_bins(o, l);
+		OBUF_LIT(o, "}");
+	}
+	OBUF_LIT(o, "]");
+	json_key(o, &first, "util");
+	write_util(tl, o);
+	json_key(o, &first, "triggers");
+	OBUF_LIT(o, "[");
+	for (size_t i = 0; i < tl->ntrig; i++) {
+		const struct trig *t = &tl->trig[i];
+		const char *api = t->api ? gt_api__name(t->api) : NULL;
+		bool f = true;
+
+		if (i)
+			OBUF_LIT(o, ",");
+		OBUF_LIT(o, "{");
+		json_u64(o, &f, "t", rel(tl, t->ts));
+		json_u64(o, &f, "pid", t->pid);
+		json_u64(o, &f, "tid", t->tid);
+		json_u64(o, &f, "kind", t->kind);
+		json_key(o, &f, "code");
+		obuf__i64(o, t->code);
+		json_u64(o, &f, "wait_ns", t->wait_ns);
+		json_key(o, &f, "api");
+		if (api)
+			obuf__json_str(o, api);
+		else
+			OBUF_LIT(o, "null");
+		OBUF_LIT(o, "}");
+	}
+	OBUF_LIT(o, "]}");
+}
+
+void report_timeline__free(struct report_timeline *tl)
+{
+	if (!tl)
+		return;
+	for (size_t i = 0; i < tl->nlanes; i++) {
+		free(tl->lanes[i].busy);
+		free(tl->lanes[i].count);
+	}
+	free(tl->lanes);
+	free(tl->lane_idx.s);
+	free(tl->ev);
+	for (size_t i = 0; i < tl->nstrs; i++)
+		free(tl->strs[i]);
+	free(tl->strs);
+	free(tl->str_idx.s);
+	free(tl->ptr_idx.s);
+	for (size_t i = 0; i < tl->ndev; i++)
+		free(tl->dev[i].iv);
+	free(tl->trig);
+	free(tl);
+}
