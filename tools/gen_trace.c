@@ -31,6 +31,18 @@
  * hot calls (gt_api__hot) recorded only when they begin inside one, the
  * others all the time.  The set-up calls of each process come before any of
  * that and are always there.
+ *
+ * -g writes what a merged trace of a recording with --cupti holds besides:
+ * for each launch a kernel on the GPU (device: the process' number modulo
+ * 2, a CUPTI stream per thread, starting after its launch and after the
+ * stream's previous work), for each async copy and set its GPU record,
+ * all linked to their call and written right after its entry as the merger
+ * writes them; per thread an NVTX range "step" every STEP_CALLS calls with
+ * a "forward" range inside; an off-CPU interval inside each long
+ * synchronization; and the merger's counters.
+ *
+ * -n writes a trace in which nothing called libcuda: the header, one
+ * process that exec'd and exited, and the trailer (N_RECORDS is ignored).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -52,6 +64,8 @@
 #define STATS_EVERY (1u << 20)
 #define CAP_PERIOD 2000000ull	/* -c: ns from a window's (a process' range's) start to the next */
 #define CAP_WINDOW 400000ull	/* -c light: ns a window lasts */
+
+#define STEP_CALLS 50	/* -g: calls of a thread per NVTX "step" range */
 
 #define API(x) GT_API_##x
 
@@ -92,6 +106,10 @@ struct thr {
 	uint64_t event;		/* its event */
 	uint64_t live_alloc;	/* pointer allocated and not yet freed, 0 if none */
 	bool skipped;		/* its open call is not recorded (-c: outside a range or window) */
+	uint64_t entry_ts;	/* entry of its open call */
+	uint64_t gpu_free;	/* -g: when its stream's previous GPU work ends */
+	uint64_t step_ts;	/* -g: start of its NVTX step range */
+	uint32_t calls;		/* -g: calls made, for the steps */
 };
 
 enum cap_mode { CAP_NONE, CAP_RANGE, CAP_LIGHT };
@@ -116,6 +134,9 @@ struct gen {
 		uint32_t index;	/* of the open one */
 	} pr[MAX_PROCS];
 	struct thr *cur;	/* the thread whose call is being written, NULL none */
+	bool gpu;		/* -g */
+	uint32_t correlation;	/* -g: the last CUPTI correlation id given */
+	uint64_t gpu_records, nvtx_id;	/* -g */
 	_Alignas(8) unsigned char buf[8192];
 };
 
@@ -358,6 +379,95 @@ static int w_call_ret(struct gen *g, uint64_t *ts, uint32_t pid, uint16_t api, u
 	return err;
 }
 
+/* -g: the GPU record of the call t just entered (a launch of k, or an
+ * async copy or set of bytes), linked to it. */
+static int w_gpu(struct gen *g, struct thr *t, const struct kernel *k, const struct gt_launch *l,
+		 uint16_t api, uint64_t bytes)
+{
+	uint64_t start = t->entry_ts + rnd_range(g, 3000, 9000);
+	uint32_t stream = 7 + (uint32_t)(t->tid - t->pid), device = (uint32_t)t->proc % 2;
+	uint64_t dur;
+
+	if (start < t->gpu_free)
+		start = t->gpu_free + rnd_range(g, 500, 2000);
+	g->gpu_records++;
+	if (k) {
+		size_t n = strlen(k->name) + 1;
+		struct gt_gpu_kernel *r = rec_init(g, GT_REC_GPU_KERNEL, GT_REC_ALIGN(sizeof(*r) + n),
+						   start, t->pid, t->tid, 0);
+
+		dur = rnd_skew(g, 1500, 80000);
+		r->dur = dur;
+		r->launch_ts = t->entry_ts;
+		r->correlation = ++g->correlation;
+		r->device = device;
+		r->context = 1;
+		r->stream = stream;
+		memcpy(r->grid, l->grid, sizeof(r->grid));
+		memcpy(r->block, l->block, sizeof(r->block));
+		r->shmem = l->shmem;
+		r->flags = GT_GPU_LINKED | GT_GPU_API_MATCHED;
+		r->len = (uint16_t)n;
+		memcpy(r->name, k->name, n);
+		t->gpu_free = start + dur;
+		r->hdr.cpu = 0;
+		return append(g, &r->hdr);
+	} else {
+		bool set = api == API(cuMemsetD32Async);
+		struct gt_gpu_copy *r = rec_init(g, set ? GT_REC_GPU_MEMSET : GT_REC_GPU_MEMCPY,
+						 sizeof(*r), start, t->pid, t->tid, 0);
+
+		dur = bytes / 20 + rnd_range(g, 1000, 3000);	/* about 20 GB/s */
+		r->dur = dur;
+		r->launch_ts = t->entry_ts;
+		r->bytes = bytes;
+		r->correlation = ++g->correlation;
+		r->device = device;
+		r->context = 1;
+		r->stream = stream;
+		r->kind = set ? 0 : (uint16_t)gt_api__info(api)->kind;
+		r->flags = GT_GPU_LINKED | GT_GPU_API_MATCHED;
+		t->gpu_free = start + dur;
+		return append(g, &r->hdr);
+	}
+}
+
+/* -g: what a call's exit adds: an off-CPU interval inside a long wait, and
+ * the NVTX ranges of a step that ends. */
+static int w_after(struct gen *g, struct thr *t, uint64_t exit_ts)
+{
+	int err = 0;
+
+	if ((t->api == API(cuStreamSynchronize) || t->api == API(cuEventSynchronize)) &&
+	    exit_ts - t->entry_ts > 50000) {
+		struct gt_offcpu *o = rec_init(g, GT_REC_OFFCPU, sizeof(*o), t->entry_ts + 8000, t->pid,
+					       t->tid, 0);
+
+		o->dur = exit_ts - t->entry_ts - 12000;
+		o->state = 1;
+		o->next_cpu = t->tid % 16;
+		err = append(g, &o->hdr);
+	}
+	if (!err && ++t->calls % STEP_CALLS == 0) {
+		static const char *const names[] = { "step", "forward" };
+
+		for (int i = 0; i < 2 && !err; i++) {
+			size_t n = strlen(names[i]) + 1;
+			uint64_t d = exit_ts - t->step_ts;
+			struct gt_nvtx *nv = rec_init(g, GT_REC_NVTX, GT_REC_ALIGN(sizeof(*nv) + n),
+						      t->step_ts + (i ? d / 20 : 0), t->pid, t->tid, 0);
+
+			nv->dur = i ? d * 2 / 5 : d;
+			nv->id = (uint32_t)++g->nvtx_id;
+			nv->len = (uint16_t)n;
+			memcpy(nv->name, names[i], n);
+			err = append(g, &nv->hdr);
+		}
+		t->step_ts = exit_ts + 1;
+	}
+	return err;
+}
+
 static void make_kernels(struct gen *g, int p)
 {
 	static const uint16_t apis[] = {
@@ -445,6 +555,7 @@ static int proc_start(struct gen *g, int p, uint64_t *ts)
 		if (!err)
 			err = w_call_ret(g, ts, pid, API(cuEventCreate), 0x7ffc1018, 2, 0, true, t->event);
 		t->ts = *ts + rnd_range(g, 0, 10000);
+		t->step_ts = t->ts;
 	}
 	return err;
 }
@@ -480,7 +591,10 @@ static int thr_enter(struct gen *g, struct thr *t)
 		}
 		t->api = k->api;
 		dur = rnd_skew(g, 1800, 12000);
+		t->entry_ts = t->ts;
 		err = put(g, l);
+		if (!err && g->gpu && !t->skipped)
+			err = w_gpu(g, t, k, l, k->api, 0);
 	} else if (op < 74) {
 		uint16_t api = copy_apis[rnd(g) % (sizeof(copy_apis) / sizeof(copy_apis[0]))];
 		uint64_t bytes = 256ull << rnd_range(g, 0, 16);
@@ -488,13 +602,22 @@ static int thr_enter(struct gen *g, struct thr *t)
 		t->api = api;
 		/* about 12 GB/s plus the call's own cost */
 		dur = bytes / 12 + rnd_skew(g, 2000, 9000);
+		t->entry_ts = t->ts;
 		err = w_call(g, t->ts, t->pid, t->tid, api, 0x7f0000000000ull + t->tid * 0x1000ull,
 			     0x7e0000000000ull, bytes, t->stream, 0, 0);
+		/* the async ones run on the stream; cuMemcpyHtoD_v2 too, with no
+		 * stream argument, on the default one: not drawn here */
+		if (!err && g->gpu && !t->skipped && api != API(cuMemcpyHtoD_v2))
+			err = w_gpu(g, t, NULL, NULL, api, bytes);
 	} else if (op < 77) {
+		uint64_t n = rnd_range(g, 1, 1 << 20);
+
 		t->api = API(cuMemsetD32Async);
 		dur = rnd_skew(g, 2000, 6000);
-		err = w_call(g, t->ts, t->pid, t->tid, t->api, 0x7f0000000000ull, 0,
-			     rnd_range(g, 1, 1 << 20), t->stream, 0, 0);
+		t->entry_ts = t->ts;
+		err = w_call(g, t->ts, t->pid, t->tid, t->api, 0x7f0000000000ull, 0, n, t->stream, 0, 0);
+		if (!err && g->gpu && !t->skipped)
+			err = w_gpu(g, t, NULL, NULL, t->api, n * 4);
 	} else if (op < 85) {
 		t->api = API(cuEventRecord);
 		dur = rnd_skew(g, 800, 3000);
@@ -502,6 +625,9 @@ static int thr_enter(struct gen *g, struct thr *t)
 	} else if (op < 90) {
 		t->api = API(cuStreamSynchronize);
 		dur = rnd_skew(g, 5000, 3000000);
+		/* -g: it waits for the stream's work */
+		if (g->gpu && t->gpu_free > t->ts)
+			dur = t->gpu_free - t->ts + rnd_range(g, 2000, 8000);
 		err = w_call(g, t->ts, t->pid, t->tid, t->api, t->stream, 0, 0, 0, 0, 0);
 	} else if (op < 92) {
 		t->api = API(cuEventSynchronize);
@@ -527,6 +653,7 @@ static int thr_enter(struct gen *g, struct thr *t)
 		t->live_alloc = 0;
 	}
 	t->in_call = true;
+	t->entry_ts = t->ts;
 	t->ts += dur;
 	return err;
 }
@@ -538,6 +665,8 @@ static int thr_exit(struct gen *g, struct thr *t)
 	g->cur = t;
 	err = w_ret(g, t->ts, t->pid, t->tid, t->api, t->ret, t->has_out, t->out);
 	g->cur = NULL;
+	if (!err && g->gpu && !t->skipped)
+		err = w_after(g, t, t->ts);
 	t->skipped = false;
 	t->in_call = false;
 	t->ts += rnd_skew(g, 300, 30000);
@@ -592,6 +721,14 @@ static int run(struct gen *g, uint64_t want)
 	for (int p = 0; p < g->nprocs && !err; p++)
 		err = w_proc(g, GT_REC_EXIT, ts + 1000 + (uint64_t)p, PID_BASE + (uint32_t)p * PID_STEP,
 			     "python3");
+	if (!err && g->gpu) {
+		struct gt_merge_stats m = {
+			.hdr = { .ts = ts + 2000, .type = GT_REC_MERGE_STATS, .size = sizeof(m) },
+			.gpu_records = g->gpu_records, .linked = g->gpu_records,
+		};
+
+		err = append(g, &m.hdr);
+	}
 	if (!err) {
 		struct gt_trailer tr = { .end_ts = ts + 1000000 };
 
@@ -617,12 +754,14 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " [-s SEED] [-p PROCS] [-k KERNELS] [-c range|light] OUT N_RECORDS "
+	fprintf(f, "usage: " PROG " [-s SEED] [-p PROCS] [-k KERNELS] [-c range|light] [-g] [-n] OUT N_RECORDS "
 		   "[THREADS]\n"
 		   "  writes a synthetic trace of about N_RECORDS records to OUT (replaced);\n"
 		   "  THREADS per process (default 4), PROCS processes (default 2),\n"
 		   "  KERNELS distinct kernels per process (default 40), SEED (default 1);\n"
-		   "  -c range: capture ranges, -c light: light-mode windows\n");
+		   "  -c range: capture ranges, -c light: light-mode windows;\n"
+		   "  -g: the GPU side of a merged --cupti trace, NVTX ranges, off-CPU waits;\n"
+		   "  -n: no calls at all (a process that did not use the GPU)\n");
 }
 
 int main(int argc, char **argv)
@@ -635,11 +774,12 @@ int main(int argc, char **argv)
 	struct trace_writer_opts wo = { .force = true };
 	long seed = 1, procs = 2, kernels = 40, threads = 4, n;
 	enum cap_mode cap = CAP_NONE;
-	char options[160];
+	bool g_gpu = false, no_calls = false;
+	char options[160], gpu_options[200];
 	struct gen *g;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "s:p:k:c:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:p:k:c:gnh")) != -1) {
 		switch (opt) {
 		case 'c':
 			if (!strcmp(optarg, "range"))
@@ -660,6 +800,12 @@ int main(int argc, char **argv)
 		case 'k':
 			if (parse_int(optarg, 1, MAX_KERNELS, &kernels))
 				goto bad;
+			break;
+		case 'g':
+			g_gpu = true;
+			break;
+		case 'n':
+			no_calls = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -683,6 +829,7 @@ int main(int argc, char **argv)
 	g->nthreads = (int)threads;
 	g->nkernels = (int)kernels;
 	g->cap = cap;
+	g->gpu = g_gpu;
 	if (cap == CAP_RANGE)
 		info.options = "synthetic=1 capture=full capture_range=cudaProfilerApi "
 			       "capture_range_end=repeat";
@@ -691,13 +838,28 @@ int main(int argc, char **argv)
 			 "light_window_ns=%llu light_period_ns=%llu", CAP_WINDOW, CAP_PERIOD);
 		info.options = options;
 	}
+	if (g_gpu) {
+		snprintf(gpu_options, sizeof(gpu_options), "%s cupti=merged", info.options);
+		info.options = gpu_options;
+	}
 	err = trace_writer__create(argv[optind], &info, &wo, &g->w);
 	if (err) {
 		fprintf(stderr, PROG ": failed to create %s: %s\n", argv[optind], strerror(-err));
 		free(g);
 		return 1;
 	}
-	err = run(g, (uint64_t)n);
+	if (no_calls) {
+		struct gt_trailer tr = { .end_ts = info.start_ts + 50000000 };
+
+		err = w_proc(g, GT_REC_EXEC, info.start_ts + 1000000, PID_BASE, "true");
+		if (!err)
+			err = w_proc(g, GT_REC_EXIT, info.start_ts + 2000000, PID_BASE, "true");
+		tr.counters.events = tr.counters.records_written = g->nrec;
+		if (!err)
+			err = trace_writer__finish(g->w, &tr);
+	} else {
+		err = run(g, (uint64_t)n);
+	}
 	if (err)
 		fprintf(stderr, PROG ": failed to write %s: %s\n", argv[optind], strerror(-err));
 	else

@@ -25,7 +25,7 @@ writes to OUT.json (a list, in the order given) what the tests check:
   load_ms    from navigation to the load event
 
 GT_REPORT_SHOTS=DIR also writes DIR/PAGE.html.png, a screenshot of each
-whole page.
+whole page, and DIR/PAGE.html.top.png, of its top down to the timeline.
 Exit status 0 when every page loaded (the checks are the caller's), 1 with
 one line on stderr when the browser could not be driven.
 """
@@ -289,6 +289,13 @@ def check_page(b, path):
                                                  'clip': {'x': 0, 'y': 0, 'width': m['width'],
                                                           'height': min(m['height'], 6000), 'scale': 1}}, s)
         with open(os.path.join(shots, os.path.basename(path) + '.png'), 'wb') as f:
+            f.write(base64.b64decode(shot['data']))
+        # and the top of the page down to the timeline's end, as the docs show it
+        r = json.loads(evaluate(b, s, "JSON.stringify(document.getElementById('tl-detail').getBoundingClientRect())"))
+        shot = b.call('Page.captureScreenshot', {'format': 'png', 'captureBeyondViewport': True,
+                                                 'clip': {'x': 0, 'y': 0, 'width': m['width'],
+                                                          'height': r['bottom'] + 8, 'scale': 1}}, s)
+        with open(os.path.join(shots, os.path.basename(path) + '.top.png'), 'wb') as f:
             f.write(base64.b64decode(shot['data']))
     out['errors'] = errors
     out['requests'] = requests

@@ -680,8 +680,8 @@
 			return;
 		}
 		const nb = Math.max(1, Math.ceil(T_END / TL.bin_ns)), bw = TL.bin_ns;
-		// at most ~1500 points a device: bins summed in groups
-		const g = Math.max(1, Math.ceil(nb / 1500)), npt = Math.ceil(nb / g);
+		// at most ~600 points a device: bins summed in groups
+		const g = Math.max(1, Math.ceil(nb / 600)), npt = Math.ceil(nb / g);
 		const xs = new Float64Array(npt);
 		for (let i = 0; i < npt; i++) xs[i] = (i * g + g / 2) * bw / 1e9;
 		const data = [xs], series = [{ label: 'time (s)' }];
@@ -701,7 +701,7 @@
 		const div = el('div', { class: 'chart', id: 'util-chart' });
 		b.append(div);
 		plot(div, {
-			series, scales: { y: { range: [0, 100] } },
+			series, scales: { x: { time: false }, y: { range: [0, 100] } },
 			axes: [{ label: 'seconds since the recording started' }, { label: '% busy' }],
 			cursor: { drag: { x: true, setScale: false } },
 			hooks: { setSelect: [u => {

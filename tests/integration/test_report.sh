@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# gtrace-bpf report: the page opens in a real browser (Debian's chromium,
+# headless, driven over the DevTools protocol by report_page.py) with no
+# console error and no network request; its sections and tables hold
+# stats' numbers (kernel names and counts, processes, waits, copies); the
+# timeline is drawn (coloured pixels in a screenshot) and zooms under the
+# mouse wheel; a kernel linked to its launch gets its arrow.  Bad input: a
+# trace with no calls and one cut short give a page that says what is
+# missing; an unwritable output, a file that is not a trace and a baseline
+# that is none one line and status 1, and no file.
+REQUIRES="jq gtrace"
+. "$(dirname "$0")/lib.sh"
+
+GEN=${GT_OUTPUT:-.output}/tools/gen_trace
+case $GEN in /*) ;; *) GEN=$ROOT/$GEN ;; esac
+PAGE_PY=$ROOT/tests/integration/report_page.py
+
+# gen NAME "OPTIONS" N_RECORDS [THREADS]: gen_trace into $T/NAME.gtrace
+gen() {
+	local name=$1 opts=$2
+	shift 2
+	[ -x "$GEN" ] || fatal "gen_trace not built: $GEN missing (make $GEN)"
+	# shellcheck disable=SC2086
+	"$GEN" $opts "$T/$name.gtrace" "$@" > /dev/null || fatal "gen_trace $opts $* failed"
+}
+
+# report OUT ARGS...: gtrace-bpf report ARGS -o OUT, status 0, nothing on
+# stderr, a file of the owner's only.
+report() {
+	local out=$1 rc
+	shift
+	"$GTRACE" report "$@" -o "$out" 2> "$out.err"
+	rc=$?
+	[ $rc -eq 0 ] || fatal "gtrace-bpf report $* exited with status $rc: $(head -n 3 "$out.err" | tr '\n' '|')"
+	[ -s "$out.err" ] && err "gtrace-bpf report $* wrote to stderr: $(head -n 3 "$out.err" | tr '\n' '|')"
+	[ "$(stat -c %a "$out")" = 600 ] || err "$out has mode $(stat -c %a "$out"), expected 600"
+}
+
+# The browser: installed by the project's install script when it is missing
+# (root only, as that script is), never skipped.
+need_browser() {
+	if ! command -v chromium > /dev/null; then
+		log "chromium missing: tools/install-deps.sh"
+		"$ROOT/tools/install-deps.sh" >&2 || fatal "chromium is missing and tools/install-deps.sh could not install it"
+	fi
+	command -v chromium > /dev/null || fatal "chromium is still missing after tools/install-deps.sh"
+}
+
+# open_pages OUT PAGE...: what the browser saw of each page, into OUT.
+open_pages() {
+	local out=$1
+	shift
+	need_browser
+	python3 "$PAGE_PY" "$out" "$@" 2> "$out.err" ||
+		fatal "report_page.py $*: $(tail -n 3 "$out.err" | tr '\n' '|')"
+}
+
+# The checks every page gets: no console error, no request, every section,
+# a timeline with colour in it that a wheel turn zooms into.  $1: what the
+# browser saw (one page), $2: its name in messages.
+check_basics() {
+	local p=$1 what=$2 got
+	got=$(jq -c '.errors' <<< "$p")
+	[ "$got" = "[]" ] || err "$what: console errors: $got"
+	got=$(jq -c '.requests' <<< "$p")
+	[ "$got" = "[]" ] || err "$what: network requests: $got"
+	got=$(jq -r '.sections | join(" ")' <<< "$p")
+	[ "$got" = "answers timeline gpu-util kernels sync copies processes api nvtx capture compare about" ] ||
+		err "$what: sections '$got'"
+	jq -e '.zoomed.v1 - .zoomed.v0 < (.timeline.v1 - .timeline.v0) * 0.8 and .zoomed.changed' <<< "$p" > /dev/null ||
+		err "$what: the wheel did not zoom in: before $(jq -c .timeline <<< "$p"), after $(jq -c .zoomed <<< "$p")"
+}
+
+# stats_rows FILE REPORT JQ: REPORT's rows of stats' JSON of FILE mapped by JQ.
+stats_rows() {
+	"$GTRACE" stats "$1" --format json -r "$2" 2> /dev/null | jq -c "[.reports[0].rows[] | $3]"
+}
+
+t_cpu_page() {
+	local p got want
+	gen a "-p 2 -k 12" 20000 3
+	report "$T/a.html" "$T/a.gtrace"
+	grep -q '<!--@gt:' "$T/a.html" && err "a template marker is left in the page"
+	open_pages "$T/o.json" "$T/a.html"
+	p=$(jq -c '.[0]' "$T/o.json")
+	check_basics "$p" "CPU-only page"
+	jq -e '.timeline.colored > 2000' <<< "$p" > /dev/null ||
+		err "the timeline screenshot is blank: $(jq -c .timeline <<< "$p") coloured pixels"
+	# the tables are stats' rows (the top 25 of each)
+	want=$(stats_rows "$T/a.gtrace" cuda_launch_sum '{kernel: .name, launches: (.launches | tostring)}' | jq -c '.[:25]')
+	got=$(jq -c '.kernels_count' <<< "$p")
+	[ "$got" = "$want" ] || err "kernels by launches: page $got, stats $want"
+	[ "$(jq 'length' <<< "$got")" -ge 10 ] || err "kernels by launches: only $(jq length <<< "$got") rows"
+	want=$(stats_rows "$T/a.gtrace" process_sum '{pid: (.pid | tostring), calls: (.calls | tostring), launches: (.launches | tostring)}')
+	got=$(jq -c '.processes' <<< "$p")
+	[ "$got" = "$want" ] || err "processes: page $got, stats $want"
+	want=$(stats_rows "$T/a.gtrace" cuda_sync_sum '{sync: .name, pid: (.pid | tostring), calls: (.num_calls | tostring)}')
+	got=$(jq -c '.sync' <<< "$p")
+	[ "$got" = "$want" ] || err "sync waits: page $got, stats $want"
+	want=$(stats_rows "$T/a.gtrace" cuda_mem_size_sum '{copy: .operation, count: (.count | tostring), bytes: (.total | tostring)}')
+	got=$(jq -c '.copies' <<< "$p")
+	[ "$got" = "$want" ] || err "copies: page $got, stats $want"
+	# with no GPU side, the page says so rather than show empty charts
+	jq -e '[.banners[] | select(test("No GPU-side records"))] | length == 1' <<< "$p" > /dev/null ||
+		err "no banner on the missing GPU records: $(jq -c .banners <<< "$p")"
+	jq -e '[.missing[] | select(startswith("gpu-util: No GPU records"))] | length == 1' <<< "$p" > /dev/null ||
+		err "the utilization section does not say the GPU records are missing: $(jq -c .missing <<< "$p")"
+	jq -e '.charts >= 2' <<< "$p" > /dev/null || err "$(jq .charts <<< "$p") charts, expected the two histograms"
+}
+
+t_gpu_page() {
+	local p got want
+	gen g "-g -p 2 -k 12" 20000 3
+	report "$T/g.html" "$T/g.gtrace"
+	open_pages "$T/o.json" "$T/g.html"
+	p=$(jq -c '.[0]' "$T/o.json")
+	check_basics "$p" "merged page"
+	want=$(stats_rows "$T/g.gtrace" cuda_gpu_kern_sum '{kernel: .name, instances: (.instances | tostring), totalTime: (.total_time | tostring)}' | jq -c '.[:25]')
+	got=$(jq -c '[.kernels_time[] | {kernel, instances, totalTime}]' <<< "$p")
+	[ "$got" = "$want" ] || err "kernels by GPU time: page $got, stats $want"
+	[ "$(jq 'length' <<< "$got")" -ge 10 ] || err "kernels by GPU time: only $(jq length <<< "$got") rows"
+	jq -e '.charts >= 3' <<< "$p" > /dev/null || err "$(jq .charts <<< "$p") charts: no utilization chart?"
+	jq -e '.banners == []' <<< "$p" > /dev/null || err "banners on a whole merged trace: $(jq -c .banners <<< "$p")"
+	jq -e '.timeline.colored > 5000' <<< "$p" > /dev/null ||
+		err "the timeline screenshot is blank: $(jq -c .timeline <<< "$p")"
+	# a click on a linked kernel: its launch named, one arrow drawn
+	jq -e '.arrow.arrows == 1 and (.arrow.detail | test("launched by the call at .* on thread [0-9]+"))' <<< "$p" > /dev/null ||
+		err "a click on a linked kernel: $(jq -c .arrow <<< "$p")"
+}
+
+# Few events kept exactly: the others are drawn as bins, which the page
+# says; the numbers of the tables do not depend on it.
+t_aggregated() {
+	local p got want
+	gen g "-g -p 2 -k 12" 60000 3
+	report "$T/g.html" "$T/g.gtrace" --max-events 2000
+	open_pages "$T/o.json" "$T/g.html"
+	p=$(jq -c '.[0]' "$T/o.json")
+	check_basics "$p" "aggregated page"
+	jq -e '.note | test("^Showing [0-9,]+ of [0-9,]+ events exactly")' <<< "$p" > /dev/null ||
+		err "the timeline does not say events were left out: $(jq -c .note <<< "$p")"
+	got=$(jq -r '.note | capture("^Showing (?<k>[0-9,]+) of").k | gsub(","; "")' <<< "$p")
+	[ "$got" -le 2000 ] && [ "$got" -ge 1000 ] || err "$got events kept exactly, expected 1000 to 2000"
+	jq -e '.timeline.colored > 2000' <<< "$p" > /dev/null ||
+		err "the aggregated timeline screenshot is blank: $(jq -c .timeline <<< "$p")"
+	want=$(stats_rows "$T/g.gtrace" cuda_gpu_kern_sum '{kernel: .name, instances: (.instances | tostring)}' | jq -c '.[:25]')
+	got=$(jq -c '[.kernels_time[] | {kernel, instances}]' <<< "$p")
+	[ "$got" = "$want" ] || err "kernels by GPU time: page $got, stats $want"
+}
+
+t_no_calls() {
+	local p
+	gen e "-n" 1
+	report "$T/e.html" "$T/e.gtrace"
+	open_pages "$T/o.json" "$T/e.html"
+	p=$(jq -c '.[0]' "$T/o.json")
+	jq -e '.errors == [] and .requests == []' <<< "$p" > /dev/null ||
+		err "page of a trace with no calls: errors $(jq -c .errors <<< "$p"), requests $(jq -c .requests <<< "$p")"
+	jq -e '[.banners[] | select(test("holds no CUDA calls"))] | length == 1' <<< "$p" > /dev/null ||
+		err "no banner saying the trace has no calls: $(jq -c .banners <<< "$p")"
+	for s in 'kernels: No GPU kernel records' 'kernels: No kernel launches' 'sync: No synchronizing calls' \
+		 'copies: No copies or sets' 'api: No CUDA API calls'; do
+		jq -e --arg s "$s" '[.missing[] | select(startswith($s))] | length == 1' <<< "$p" > /dev/null ||
+			err "no '$s' in the page: $(jq -c .missing <<< "$p")"
+	done
+	jq -e '.note | startswith("Nothing to draw")' <<< "$p" > /dev/null ||
+		err "the empty timeline does not say so: $(jq -c .note <<< "$p")"
+}
+
+t_cut_short() {
+	local p size rc
+	gen a "-p 2 -k 12" 60000 3
+	size=$(stat -c %s "$T/a.gtrace")
+	head -c $((size / 2)) "$T/a.gtrace" > "$T/cut.gtrace"
+	"$GTRACE" report "$T/cut.gtrace" -o "$T/cut.html" 2> "$T/cut.err"
+	rc=$?
+	[ $rc -eq 0 ] || fatal "report of a cut trace: status $rc: $(head -n 2 "$T/cut.err")"
+	[ "$(wc -l < "$T/cut.err")" -eq 1 ] && grep -q "^gtrace-bpf: warning: .*cut.gtrace: .*; the report covers the records before it$" "$T/cut.err" ||
+		err "report of a cut trace: stderr '$(cat "$T/cut.err")', expected one warning line"
+	open_pages "$T/o.json" "$T/cut.html"
+	p=$(jq -c '.[0]' "$T/o.json")
+	check_basics "$p" "page of a cut trace"
+	jq -e '[.banners[] | select(test("cut short"))] | length == 1' <<< "$p" > /dev/null ||
+		err "no banner saying the trace is cut short: $(jq -c .banners <<< "$p")"
+	got=$(jq -c '.processes' <<< "$p")
+	want=$(stats_rows "$T/cut.gtrace" process_sum '{pid: (.pid | tostring), calls: (.calls | tostring), launches: (.launches | tostring)}')
+	[ "$got" = "$want" ] || err "processes of the cut trace: page $got, stats $want"
+}
+
+# expect_fail WHAT REGEX ARGS...: gtrace-bpf report ARGS exits 1 with one
+# line matching REGEX.
+expect_fail() {
+	local what=$1 re=$2 rc
+	shift 2
+	"$GTRACE" report "$@" > "$T/f.out" 2> "$T/f.err"
+	rc=$?
+	[ $rc -eq 1 ] || err "$what: status $rc, expected 1"
+	[ "$(wc -l < "$T/f.err")" -eq 1 ] && grep -Eq "$re" "$T/f.err" ||
+		err "$what: stderr '$(tr '\n' '|' < "$T/f.err")', expected one line like /$re/"
+	[ -s "$T/f.out" ] && err "$what: wrote to stdout"
+	return 0
+}
+
+t_bad_input() {
+	gen a "-p 1 -k 4" 2000 2
+	expect_fail "an output in a missing folder" "^gtrace-bpf: cannot write $T/no/such/dir/r.html: No such file or directory$" \
+		"$T/a.gtrace" -o "$T/no/such/dir/r.html"
+	: > "$T/exists.html"
+	expect_fail "an output that exists" "^gtrace-bpf: $T/exists.html exists: use --force to replace it$" \
+		"$T/a.gtrace" -o "$T/exists.html"
+	[ -s "$T/exists.html" ] && err "the existing output was written"
+	ln -s "$T/elsewhere.html" "$T/link.html"
+	expect_fail "an output that is a symbolic link" "^gtrace-bpf: refusing to replace $T/link.html: it is a symbolic link$" \
+		"$T/a.gtrace" -o "$T/link.html" --force
+	[ -e "$T/elsewhere.html" ] && err "the report was written through a symbolic link"
+	echo "not a trace" > "$T/text.gtrace"
+	expect_fail "a file that is not a trace" "^gtrace-bpf: cannot read $T/text.gtrace: " "$T/text.gtrace" -o "$T/t.html"
+	expect_fail "a baseline that is not a trace" "^gtrace-bpf: cannot read the baseline $T/text.gtrace: " \
+		"$T/a.gtrace" --compare "$T/text.gtrace" -o "$T/t.html"
+	expect_fail "a missing trace" "^gtrace-bpf: cannot read $T/none.gtrace: " "$T/none.gtrace" -o "$T/t.html"
+	expect_fail "the input as output" "^gtrace-bpf: cannot write $T/a.gtrace: it is the input trace$" \
+		"$T/a.gtrace" -o "$T/a.gtrace" --force
+	ls "$T"/.*.html.* > /dev/null 2>&1 && err "temporary files left: $(ls -a "$T" | tr '\n' ' ')"
+	[ -e "$T/t.html" ] && err "a report was written for bad input"
+	# the default name: the trace's with .html
+	"$GTRACE" report "$T/a.gtrace" 2> "$T/d.err" || err "report with the default name: $(cat "$T/d.err")"
+	[ -f "$T/a.html" ] || err "no $T/a.html written by default"
+}
+
+# --compare with a baseline of another program: a page all the same, and
+# the comparison section says what it cannot show.
+t_compare() {
+	local p
+	gen a "-p 2 -k 12" 5000 2
+	gen b "-s 9 -p 1 -k 3" 3000 1
+	report "$T/c.html" "$T/a.gtrace" --compare "$T/b.gtrace"
+	open_pages "$T/o.json" "$T/c.html"
+	p=$(jq -c '.[0]' "$T/o.json")
+	check_basics "$p" "page with --compare"
+	jq -e '[.missing[] | select(startswith("compare: ") and (test("No baseline") | not))] | length == 1' <<< "$p" > /dev/null ||
+		err "the comparison section does not say what it shows or lacks: $(jq -c .missing <<< "$p")"
+}
+
+add_case t_cpu_page "a CPU-only trace's page: no errors, no requests, stats' numbers, a drawn timeline that zooms"
+add_case t_gpu_page "a merged trace's page: kernels by GPU time as stats has them, utilization, a launch arrow"
+add_case t_aggregated "--max-events: the timeline says what it left out and is still drawn; the tables do not change"
+add_case t_no_calls "a trace with no calls: a page that says what is missing in each section"
+add_case t_cut_short "a trace cut short: one warning line and a page that says so"
+add_case t_bad_input "bad output, input or baseline: one line, status 1, no file"
+add_case t_compare "--compare with another program's trace: a page whose comparison says what it lacks"
+run_cases "$@"
