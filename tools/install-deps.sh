@@ -8,9 +8,12 @@ set -euo pipefail
 # prometheus, curl: the server (and promtool) and client that
 # tests/integration/test_metrics.sh
 # scrapes and asks the metrics endpoint with
+# chromium: the headless browser tests/integration/test_report.sh opens the
+# report's page in (driven over its DevTools pipe by python3's standard
+# library alone)
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
       libiberty-dev libcmocka-dev pkg-config jq protobuf-compiler python3 procps
-      libclang-rt-14-dev groff-base man-db prometheus curl)
+      libclang-rt-14-dev groff-base man-db prometheus curl chromium)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -73,6 +73,21 @@ check_basics() {
 		err "$what: the wheel did not zoom in: before $(jq -c .timeline <<< "$p"), after $(jq -c .zoomed <<< "$p")"
 }
 
+# page_data PAGE: the JSON document a page holds (its #gt-data script).
+page_data() {
+	python3 -c 'import html.parser, sys
+class P(html.parser.HTMLParser):
+    on = False
+    def handle_starttag(self, tag, attrs):
+        self.on = ("id", "gt-data") in attrs
+    def handle_data(self, data):
+        if self.on:
+            sys.stdout.write(data)
+    def handle_endtag(self, tag):
+        self.on = False
+P().feed(open(sys.argv[1]).read())' "$1"
+}
+
 # stats_rows FILE REPORT JQ: REPORT's rows of stats' JSON of FILE mapped by JQ.
 stats_rows() {
 	"$GTRACE" stats "$1" --format json -r "$2" 2> /dev/null | jq -c "[.reports[0].rows[] | $3]"
@@ -125,6 +140,15 @@ t_gpu_page() {
 	jq -e '.banners == []' <<< "$p" > /dev/null || err "banners on a whole merged trace: $(jq -c .banners <<< "$p")"
 	jq -e '.timeline.colored > 5000' <<< "$p" > /dev/null ||
 		err "the timeline screenshot is blank: $(jq -c .timeline <<< "$p")"
+	# analyze's answers and findings, each scope's in its order
+	page_data "$T/g.html" > "$T/g.data.json" || fatal "no data document in the page"
+	want=$(jq -c '[.analyze.scopes[] | .pid as $p | .findings[] | {finding: .id, pid: ($p | tostring)}]' "$T/g.data.json")
+	got=$(jq -c '.findings' <<< "$p")
+	[ "$got" = "$want" ] || err "findings: page $got, analyze $want"
+	[ "$(jq length <<< "$want")" -ge 2 ] || err "analyze found only $want in the generated trace"
+	want=$(jq -c '[.analyze.scopes[] | .pid as $p | .answers | to_entries[] | select(.value != null) | {answer: .key, pid: ($p | tostring)}]' "$T/g.data.json")
+	got=$(jq -c '.answers' <<< "$p")
+	[ "$got" = "$want" ] || err "answers: page $got, analyze $want"
 	# a click on a linked kernel: its launch named, one arrow drawn
 	jq -e '.arrow.arrows == 1 and (.arrow.detail | test("launched by the call at .* on thread [0-9]+"))' <<< "$p" > /dev/null ||
 		err "a click on a linked kernel: $(jq -c .arrow <<< "$p")"
@@ -160,7 +184,7 @@ t_no_calls() {
 		err "page of a trace with no calls: errors $(jq -c .errors <<< "$p"), requests $(jq -c .requests <<< "$p")"
 	jq -e '[.banners[] | select(test("holds no CUDA calls"))] | length == 1' <<< "$p" > /dev/null ||
 		err "no banner saying the trace has no calls: $(jq -c .banners <<< "$p")"
-	for s in 'kernels: No GPU kernel records' 'kernels: No kernel launches' 'sync: No synchronizing calls' \
+	for s in 'answers: '"$T"'/e.gtrace holds no CUDA calls: nothing to analyze' 'kernels: No GPU kernel records' 'kernels: No kernel launches' 'sync: No synchronizing calls' \
 		 'copies: No copies or sets' 'api: No CUDA API calls'; do
 		jq -e --arg s "$s" '[.missing[] | select(startswith($s))] | length == 1' <<< "$p" > /dev/null ||
 			err "no '$s' in the page: $(jq -c .missing <<< "$p")"
@@ -244,7 +268,7 @@ t_compare() {
 }
 
 add_case t_cpu_page "a CPU-only trace's page: no errors, no requests, stats' numbers, a drawn timeline that zooms"
-add_case t_gpu_page "a merged trace's page: kernels by GPU time as stats has them, utilization, a launch arrow"
+add_case t_gpu_page "a merged trace's page: kernels by GPU time as stats has them, analyze's answers and findings, utilization, a launch arrow"
 add_case t_aggregated "--max-events: the timeline says what it left out and is still drawn; the tables do not change"
 add_case t_no_calls "a trace with no calls: a page that says what is missing in each section"
 add_case t_cut_short "a trace cut short: one warning line and a page that says so"

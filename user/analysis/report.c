@@ -9,7 +9,10 @@
  * reports of `stats` (stats_run, whose JSON document the page holds whole,
  * so that every table says what `stats --format json` says), the timeline
  * (report_timeline.c: lanes, bins, the events kept exactly, utilization)
- * and the histograms of the values stats kept.  The page is the template
+ * and the histograms of the values stats kept.  analyze reads the trace
+ * again on its own (it needs the records in time order, which a merged
+ * file is not): its JSON document goes in whole as well, so the answers
+ * and findings are its own.  The page is the template
  * of user/analysis/report/ filled with one JSON document (report_page.c):
  *
  *   {"format": 1, "generator": "gtrace-bpf report", "file": PATH,
@@ -25,7 +28,8 @@
  *    "hist": {"sync": [{"api", "pid", "counts": [[bucket, n], ...]}],
  *             "copy": [{"kind", "counts"}]}   (bucket b: [2^(b-1), 2^b)),
  *    "stats": stats' JSON document,
- *    "analyze": null, "analyze_missing": why,
+ *    "analyze": analyze's JSON document (gtrace-bpf analyze --format json),
+ *               or null, "analyze_missing": then its line saying why,
  *    "diff": null, "diff_missing": why (null without --compare)}
  *
  * Errors: an unreadable trace or baseline, an output that exists (without
@@ -37,6 +41,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analysis/analyze.h"
 #include "analysis/report.h"
 #include "analysis/report_page.h"
 #include "analysis/report_timeline.h"
@@ -60,6 +65,10 @@ struct report_run {
 	const char *damage;		/* why the trace is cut short, NULL when whole */
 	char *data;			/* the page's JSON document */
 	size_t ndata;
+	char *analyze;			/* analyze's JSON document, NULL when it has none */
+	size_t nanalyze;
+	char *analyze_why;		/* then its one line, why */
+	size_t nwhy;
 };
 
 static int on_call(void *ctx, const struct gt_callrec *c)
@@ -363,6 +372,31 @@ static int write_hist(struct report_run *rr, struct obuf *o)
 	return rc;
 }
 
+/* analyze's answers and findings of the trace, as its JSON document (its
+ * own pass: it reads the trace in time order), or the line that says why
+ * there are none.  Returns 0 or a negative errno. */
+static int run_analyze(struct report_run *rr)
+{
+	struct analyze_opts ao = { 0 };
+	struct analyze_result *res = NULL;
+	FILE *why = open_memstream(&rr->analyze_why, &rr->nwhy), *f;
+	int rc;
+
+	if (!why)
+		return -errno;
+	rc = analyze__file(rr->o->path, &ao, NULL, &res, why);
+	if (fclose(why))
+		return -errno;
+	if (rc)
+		return 0;
+	f = open_memstream(&rr->analyze, &rr->nanalyze);
+	rc = f ? analyze__write(res, ANALYZE_JSON, f) : -errno;
+	if (f && fclose(f) && !rc)
+		rc = -errno;
+	analyze_result__free(res);
+	return rc;
+}
+
 /* The baseline of --compare: readable, or the one line.  Returns 0 or 1. */
 static int check_baseline(const char *path, FILE *err)
 {
@@ -402,9 +436,24 @@ static int build_data(struct report_run *rr)
 	write_captures(stats_run__spans(rr->stats), origin, &o);
 	OBUF_LIT(&o, ",\n\"hist\":");
 	rc = write_hist(rr, &o);
-	OBUF_LIT(&o, ",\n\"analyze\":null,\"analyze_missing\":");
-	obuf__json_str(&o, "The answers and findings come from gtrace-bpf analyze, which this build "
-		       "does not have: this report shows the timeline and the statistics only.");
+	OBUF_LIT(&o, ",\n\"analyze\":");
+	if (rr->analyze && rr->nanalyze) {
+		obuf__mem(&o, rr->analyze, rr->nanalyze);
+		OBUF_LIT(&o, ",\"analyze_missing\":null");
+	} else {
+		const char *why = rr->analyze_why ? rr->analyze_why : "";
+		size_t n = rr->nwhy;
+
+		/* its one line, without the program's name and the newline */
+		if (n > 12 && !strncmp(why, "gtrace-bpf: ", 12)) {
+			why += 12;
+			n -= 12;
+		}
+		while (n && why[n - 1] == '\n')
+			n--;
+		OBUF_LIT(&o, "null,\"analyze_missing\":");
+		obuf__json_strn(&o, why, n);
+	}
 	OBUF_LIT(&o, ",\"diff\":null,\"diff_missing\":");
 	if (rr->o->compare) {
 		char line[512];
@@ -480,7 +529,9 @@ int report__run(const struct report_opts *o)
 	stats_run__set_decoder(rr.stats, rr.d);
 	if (read_trace(&rr, err))
 		goto out;
-	rc = build_data(&rr);
+	rc = run_analyze(&rr);
+	if (!rc)
+		rc = build_data(&rr);
 	if (rc) {
 		fprintf(err, "gtrace-bpf: failed to build the report: %s\n", strerror(-rc));
 		goto out;
@@ -493,6 +544,8 @@ int report__run(const struct report_opts *o)
 	ret = 0;
 out:
 	free(rr.data);
+	free(rr.analyze);
+	free(rr.analyze_why);
 	report_timeline__free(rr.tl);
 	gt_decoder__free(rr.d);
 	stats_run__free(rr.stats);

@@ -621,24 +621,65 @@
 			toc.append(el('a', { href: '#' + s.id }, s.querySelector('h2').textContent));
 	});
 
+	// analyze's scopes: per process (and capture range), its three answers
+	// and its findings, whose examples open the timeline where they are.
 	section('answers', () => {
 		const b = body('answers'), A = D.analyze;
 		if (!A) { b.append(missing(D.analyze_missing || 'No answers for this trace.')); return; }
-		for (const a of A.answers || [])
-			b.append(el('div', { class: 'answer', 'data-answer': a.question }, el('div', { class: 'q' }, a.title || a.question), a.sentence));
-		if (!(A.findings || []).length)
-			b.append(el('div', { class: 'note' }, 'No findings: none of the rules matched.'));
-		for (const fd of A.findings || []) {
-			const ex = (fd.examples || []).map(x => jump(x.t0, x.t1, dur(x.t0) + (x.label ? ' ' + x.label : '')));
-			const div = el('div', { class: 'finding sev-' + fd.severity, 'data-finding': fd.id },
-				el('span', { class: 'id' }, fd.id), ' ', el('b', {}, fd.title || ''), ' — ', fd.text || '');
-			if (fd.fix) div.append(el('div', { class: 'note' }, 'Fix: ' + fd.fix));
-			if (ex.length) {
-				const p = el('div', { class: 'note' }, 'See: ');
-				ex.forEach((a, i) => { if (i) p.append(', '); p.append(a); });
-				div.append(p);
+		const origin = TL.origin;
+		const Q = [['busy', 'Busy or waiting?'], ['bound', 'What bounds it?'], ['parallelism', 'Parallelism and serial dependencies']];
+		for (const n of A.notes || []) b.append(el('div', { class: 'note' }, n));
+		for (const sc of A.scopes || []) {
+			const title = (sc.kind === 'process' ? '' : sc.kind + ' ' + sc.number + ' of ') +
+				(sc.name || 'process') + ' (pid ' + sc.pid + '), ' + dur(sc.wall_ns) + (sc.sampled ? ', sampled (light mode)' : '');
+			const h = el('h3', { 'data-scope': sc.kind + ':' + sc.pid + ':' + sc.number },
+				jump(sc.start_ns - origin, sc.end_ns - origin, title));
+			b.append(h);
+			for (const [k, q] of Q)
+				if (sc.answers && sc.answers[k])
+					b.append(el('div', { class: 'answer', 'data-answer': k, 'data-pid': sc.pid },
+						el('div', { class: 'q' }, q), sc.answers[k]));
+			const g = sc.gpu || {};
+			if (g.source === 'gpu_records' && g.wall_ns) {
+				// the wall time split: busy, then each kind of idle time
+				const parts = [['busy', g.busy_ns, '#4f86c6']].concat(Object.entries(g.idle_ns || {}).map(([k, v]) =>
+					['idle: ' + k, v, { submit: '#d9534f', launch: '#e5b84b', sync: '#b0413e', other: '#9aa5b1', before: '#d5dbe1', after: '#d5dbe1' }[k] || '#ccc']));
+				const ns = 'http://www.w3.org/2000/svg', svg = document.createElementNS(ns, 'svg');
+				const total = parts.reduce((s, p) => s + p[1], 0) || 1;
+				svg.setAttribute('width', '600'); svg.setAttribute('height', '16');
+				let x = 0;
+				const leg = el('div', { class: 'legend' });
+				for (const [name, v, color] of parts) {
+					if (!v) continue;
+					const r = document.createElementNS(ns, 'rect'), w = v / total * 600;
+					r.setAttribute('x', String(x)); r.setAttribute('width', String(Math.max(w, 0.5)));
+					r.setAttribute('height', '16'); r.setAttribute('fill', color);
+					const t = document.createElementNS(ns, 'title');
+					t.textContent = name + ': ' + dur(v);
+					r.append(t); svg.append(r); x += w;
+					leg.append(el('span', {}, el('i', { style: 'background:' + color }), name + ' ' + dur(v)));
+				}
+				b.append(el('div', { class: 'note' }, 'GPU time of the wall time (summed over ' + g.devices + ' device' + (g.devices > 1 ? 's' : '') + '):'), svg, leg);
 			}
-			b.append(div);
+			if (!(sc.findings || []).length)
+				b.append(el('div', { class: 'note' }, 'No findings: none of the rules matched.'));
+			for (const fd of sc.findings || []) {
+				const div = el('div', { class: 'finding sev-' + fd.severity, 'data-finding': fd.id, 'data-pid': sc.pid },
+					el('span', { class: 'id' }, fd.id), ' ', el('b', {}, fd.severity), ' — ',
+					(fd.cost_upper ? 'up to ' : '') + dur(fd.cost_ns) + ': ', fd.summary || '');
+				if (fd.fix) div.append(el('div', { class: 'note' }, 'Fix: ' + fd.fix));
+				const ex = fd.examples || [];
+				if (ex.length) {
+					const p = el('div', { class: 'note' }, 'See on the timeline: ');
+					ex.forEach((x, i) => {
+						if (i) p.append(', ');
+						p.append(jump(x.ts - origin, x.ts - origin + x.dur,
+							dur(x.ts - origin) + (x.what ? ' ' + x.what : '') + (x.tid ? ' (thread ' + x.tid + ')' : '')));
+					});
+					div.append(p);
+				}
+				b.append(div);
+			}
 		}
 	});
 
