@@ -60,8 +60,11 @@ struct trig {
 
 #define MAX_TRIGGERS 100000	/* triggers drawn; one per snapshot, so far more than seen */
 #define MAX_DEVICES 64
-#define HIST_BUCKETS 66		/* duration buckets: 0, [2^(b-1), 2^b) for b 1..64, open */
-#define OPEN_BUCKET 65
+/* Duration buckets, log-linear: 0 to 7 ns one each, then 8 a power of two
+ * (each 1/8 of it wide, so that the threshold falls within 12 % of where
+ * the budget puts it), and last the calls still open. */
+#define HIST_BUCKETS 497
+#define OPEN_BUCKET 496
 
 struct report_timeline {
 	struct gt_decoder *d;
@@ -212,7 +215,20 @@ static void bins_add(struct report_timeline *tl, struct lane *l, uint64_t ts, ui
 
 static unsigned bucket(uint64_t dur)
 {
-	return dur ? 64u - (unsigned)__builtin_clzll(dur) : 0;
+	unsigned e;
+
+	if (dur < 8)
+		return (unsigned)dur;
+	e = 63u - (unsigned)__builtin_clzll(dur);
+	return 8 + (e - 3) * 8 + (unsigned)((dur >> (e - 3)) & 7);
+}
+
+/* The shortest duration of bucket b. */
+static uint64_t bucket_floor(unsigned b)
+{
+	if (b < 8)
+		return b;
+	return (uint64_t)(8 + (b - 8) % 8) << ((b - 8) / 8);
 }
 
 /* Raises the threshold until at most budget events are kept, and drops
@@ -756,8 +772,8 @@ void report_timeline__write_json(struct report_timeline *tl, struct obuf *o)
 	json_u64(o, &first, "budget", tl->budget);
 	json_u64(o, &first, "events", tl->events);
 	json_u64(o, &first, "kept", tl->nev);
-	/* the shortest duration kept: 2^(thr - 1) ns, 0 when all were */
-	json_u64(o, &first, "min_kept_ns", tl->thr ? 1ull << (tl->thr - 1) : 0);
+	/* the shortest duration kept, 0 when all were */
+	json_u64(o, &first, "min_kept_ns", tl->thr ? bucket_floor(tl->thr) : 0);
 	json_u64(o, &first, "gpu_records", tl->gpu_records);
 	json_u64(o, &first, "triggers_left_out", tl->triggers_left_out);
 	json_key(o, &first, "fields");

@@ -14,9 +14,10 @@
  *     were left out;
  *   - at most `budget` events kept exactly: the longest ones.  While more
  *     than twice the budget are held, the shortest are dropped (a threshold
- *     on the duration rises, by powers of two), so memory is bounded by the
- *     budget, not by the trace.  The lanes say how many events they left
- *     out, and the page says so where it draws bins in their place.
+ *     on the duration rises, in steps of an eighth of a power of two), so
+ *     memory is bounded by the budget, not by the trace.  The lanes say how
+ *     many events they left out, and the page says so where it draws bins
+ *     in their place.
  * GPU utilization per device is the union of its kernels' intervals (any
  * stream), per bin: computed exactly from every kernel (16 bytes each are
  * kept until the end).
