@@ -13,7 +13,7 @@ SHARED_CASES="t_completion"
 
 MAN_SRC=$ROOT/docs/man/gtrace-bpf.1
 COMPLETION=$ROOT/tools/completion/gtrace-bpf.bash
-COMMANDS="record dump export stats merge census daemon snapshot status"
+COMMANDS="record dump export stats report merge census daemon snapshot status"
 
 # help_opts CMD: the long options of `gtrace-bpf CMD --help`, one a line.
 help_opts() {
@@ -75,7 +75,7 @@ want() {
 t_completion() {
 	local c
 	[ -f "$COMPLETION" ] || fatal "no completion at tools/completion/gtrace-bpf.bash"
-	want "the command" "$(comp '')" record dump export stats merge census daemon snapshot status
+	want "the command" "$(comp '')" record dump export stats report merge census daemon snapshot status
 	want "'st'" "$(comp st)" stats status
 	# every command's options are those of its --help
 	for c in $COMMANDS; do

@@ -9,7 +9,7 @@
 # The option lists are those of each command's --help;
 # tests/integration/test_docs.sh fails when they drift apart.
 
-_gtrace_bpf_cmds="record dump export stats merge census daemon snapshot status"
+_gtrace_bpf_cmds="record dump export stats report merge census daemon snapshot status"
 _gtrace_bpf_reports="cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_sum process_sum ioctl_sum cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency capture_sum gpu_metrics_sum"
 
 # The long options of command $1 (those of --help, which every command takes).
@@ -20,6 +20,7 @@ _gtrace_bpf_opts() {
 	dump) echo "--summary $common" ;;
 	export) echo "--force --format --output $common" ;;
 	stats) echo "--force --format --output --range --report --timeunit $common" ;;
+	report) echo "--compare --force --max-events --output $common" ;;
 	merge) echo "--force --output --quiet $common" ;;
 	census) echo "--functions --libcuda $common" ;;
 	daemon) echo "--budget --buffer-size --cupti --cupti-lib --dir --gpu-metrics --libcuda --light-window --log --memory --metrics --metrics-remote --mode --post --quiet --trigger --verbose --window $common" ;;
@@ -103,7 +104,7 @@ _gtrace_bpf() {
 	--cupti)
 		# its argument is optional: only record's "--cupti=optional" takes one
 		((eq)) && [[ $cmd != daemon ]] && { COMPREPLY=($(compgen -W "optional" -- "$cur")); return 0; } ;;
-	-o|--output|--libcuda|--cupti-lib|--log)
+	-o|--output|--libcuda|--cupti-lib|--log|--compare)
 		_gtrace_bpf_files "$cur"; return 0 ;;
 	--dir)
 		COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
@@ -111,7 +112,7 @@ _gtrace_bpf() {
 		COMPREPLY=($(compgen -W "sync> error error= exit profiler signal gpu-idle>" -- "$cur")); return 0 ;;
 	-p|--pid)
 		COMPREPLY=($(compgen -W "$(cd /proc 2>/dev/null && compgen -G '[0-9]*')" -- "$cur")); return 0 ;;
-	-d|--duration|-y|--delay|--buffer-size|--max-size|--scenario|--ioctl-majors|--functions|--light-window|--nvtx-capture|--range|--window|--memory|--last|--metrics|--post|--budget)
+	-d|--duration|-y|--delay|--buffer-size|--max-size|--scenario|--ioctl-majors|--functions|--light-window|--nvtx-capture|--range|--window|--memory|--last|--metrics|--post|--budget|--max-events)
 		COMPREPLY=(); return 0 ;;
 	esac
 	if [[ $cur == -* ]]; then
