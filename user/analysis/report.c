@@ -153,6 +153,14 @@ static void member_u64(struct obuf *o, const char *k, uint64_t v)
 	obuf__u64(o, v);
 }
 
+/* ,"k":"v" (null for NULL) */
+static void member_str(struct obuf *o, const char *k, const char *v)
+{
+	OBUF_LIT(o, ",");
+	key(o, k);
+	str_or_null(o, v);
+}
+
 static void write_counters(struct obuf *o, const struct gt_counters *c)
 {
 	static const struct { const char *k; size_t off; } f[] = {
@@ -196,15 +204,9 @@ static void write_trace(struct report_run *rr, struct obuf *o)
 	OBUF_LIT(o, "{");
 	key(o, "host");
 	str_or_null(o, info->host);
-	OBUF_LIT(o, ",");
-	key(o, "kernel");
-	str_or_null(o, info->kernel);
-	OBUF_LIT(o, ",");
-	key(o, "cmdline");
-	str_or_null(o, info->cmdline);
-	OBUF_LIT(o, ",");
-	key(o, "options");
-	str_or_null(o, info->options);
+	member_str(o, "kernel", info->kernel);
+	member_str(o, "cmdline", info->cmdline);
+	member_str(o, "options", info->options);
 	member_u64(o, "start_ts", info->start_ts);
 	member_u64(o, "duration_ns", end > info->start_ts ? end - info->start_ts : 0);
 	member_u64(o, "records", trace_reader__records(rr->r));
@@ -216,9 +218,7 @@ static void write_trace(struct report_run *rr, struct obuf *o)
 		OBUF_LIT(o, "true");
 	else
 		OBUF_LIT(o, "false");
-	OBUF_LIT(o, ",");
-	key(o, "damage");
-	str_or_null(o, rr->damage);
+	member_str(o, "damage", rr->damage);
 	OBUF_LIT(o, ",");
 	key(o, "counters");
 	if (trace_reader__has_counters(rr->r))
@@ -295,15 +295,11 @@ static void write_captures(const struct capture_spans *c, uint64_t origin, struc
 		key(o, "kind");
 		obuf__json_str(o, s->kind == CAPSPAN_RANGE ? "range" : "window");
 		member_u64(o, "number", s->number);
-		OBUF_LIT(o, ",");
-		key(o, "source");
-		obuf__json_str(o, capspan__source_name(s));
+		member_str(o, "source", capspan__source_name(s));
 		member_u64(o, "pid", s->pid);
 		member_u64(o, "start", s->start_ts > origin ? s->start_ts - origin : 0);
 		member_u64(o, "end", s->end_ts > origin ? s->end_ts - origin : 0);
-		OBUF_LIT(o, ",");
-		key(o, "state");
-		obuf__json_str(o, capspan__state_name(s));
+		member_str(o, "state", capspan__state_name(s));
 		OBUF_LIT(o, "}");
 	}
 	OBUF_LIT(o, "]");

@@ -516,11 +516,17 @@ uint64_t report_timeline__gpu_records(const struct report_timeline *tl)
 
 /* ---- JSON --------------------------------------------------------------- */
 
-static void json_key(struct obuf *o, bool *first, const char *key)
+/* The comma before every element of a list but its first. */
+static void sep(struct obuf *o, bool *first)
 {
 	if (!*first)
 		OBUF_LIT(o, ",");
 	*first = false;
+}
+
+static void json_key(struct obuf *o, bool *first, const char *key)
+{
+	sep(o, first);
 	obuf__json_str(o, key);
 	OBUF_LIT(o, ":");
 }
@@ -540,9 +546,7 @@ static void write_bins(struct obuf *o, const struct lane *l)
 	for (size_t b = 0; b < TL_BINS; b++) {
 		if (!l->count[b] && !l->busy[b])
 			continue;
-		if (!first)
-			OBUF_LIT(o, ",");
-		first = false;
+		sep(o, &first);
 		obuf__u64(o, b);
 		OBUF_LIT(o, ",");
 		obuf__u64(o, l->busy[b]);
@@ -562,9 +566,7 @@ static void write_open(const struct report_timeline *tl, struct obuf *o, size_t 
 	for (size_t i = at, k = 0; i < tl->nev && tl->ev[i].lane == li; i++, k++) {
 		if (!(tl->ev[i].flags & EV_OPEN))
 			continue;
-		if (!first)
-			OBUF_LIT(o, ",");
-		first = false;
+		sep(o, &first);
 		obuf__u64(o, k);
 	}
 	OBUF_LIT(o, "]");
@@ -685,9 +687,7 @@ static void write_util(struct report_timeline *tl, struct obuf *o)
 		for (size_t b = 0; b < TL_BINS; b++) {
 			if (!busy[b])
 				continue;
-			if (!first)
-				OBUF_LIT(o, ",");
-			first = false;
+			sep(o, &first);
 			obuf__u64(o, b);
 			OBUF_LIT(o, ",");
 			obuf__u64(o, busy[b]);
@@ -698,63 +698,54 @@ static void write_util(struct report_timeline *tl, struct obuf *o)
 	OBUF_LIT(o, "]");
 }
 
+/* One entry of "processes" (tid 0) or "threads", the first time its id is
+ * seen: {"pid": P, "name": N} or {"tid": T, "pid": P, "name": N}. */
+static void write_name(struct obuf *o, struct hmap *seen, bool *first, uint32_t pid, uint32_t tid,
+		       const char *name)
+{
+	uint32_t id = tid ? tid : pid, k2 = tid ? 2 : 1;
+	void *old;
+
+	if (hmap_get(seen, id, k2))
+		return;
+	if (hmap_put(seen, id, k2, (void *)1, &old)) {
+		o->err = o->err ? o->err : -ENOMEM;
+		return;
+	}
+	sep(o, first);
+	OBUF_LIT(o, "{");
+	if (tid) {
+		OBUF_LIT(o, "\"tid\":");
+		obuf__u64(o, tid);
+		OBUF_LIT(o, ",");
+	}
+	OBUF_LIT(o, "\"pid\":");
+	obuf__u64(o, pid);
+	OBUF_LIT(o, ",\"name\":");
+	if (name)
+		obuf__json_str(o, name);
+	else
+		OBUF_LIT(o, "null");
+	OBUF_LIT(o, "}");
+}
+
+/* The processes and threads of the lanes, named as the decoder knows them
+ * at the end. */
 static void write_names(struct report_timeline *tl, struct obuf *o)
 {
 	struct hmap seen = { 0 };
 	bool first = true;
-	void *old;
 
-	/* the processes and threads of the lanes, named as the decoder knows
-	 * them at the end */
 	OBUF_LIT(o, ",\"processes\":[");
-	for (size_t i = 0; i < tl->nlanes; i++) {
-		uint32_t pid = tl->lanes[i].pid;
-		const char *nm = gt_decoder__process_name(tl->d, pid);
-
-		if (hmap_get(&seen, pid, 1))
-			continue;
-		if (hmap_put(&seen, pid, 1, (void *)1, &old)) {
-			o->err = o->err ? o->err : -ENOMEM;
-			break;
-		}
-		if (!first)
-			OBUF_LIT(o, ",");
-		first = false;
-		OBUF_LIT(o, "{\"pid\":");
-		obuf__u64(o, pid);
-		OBUF_LIT(o, ",\"name\":");
-		if (nm)
-			obuf__json_str(o, nm);
-		else
-			OBUF_LIT(o, "null");
-		OBUF_LIT(o, "}");
-	}
+	for (size_t i = 0; i < tl->nlanes; i++)
+		write_name(o, &seen, &first, tl->lanes[i].pid, 0,
+			   gt_decoder__process_name(tl->d, tl->lanes[i].pid));
 	OBUF_LIT(o, "],\"threads\":[");
 	first = true;
-	for (size_t i = 0; i < tl->nlanes; i++) {
-		uint32_t tid = tl->lanes[i].tid;
-		const char *nm = tid ? gt_decoder__thread_name(tl->d, tid) : NULL;
-
-		if (!tid || hmap_get(&seen, tid, 2))
-			continue;
-		if (hmap_put(&seen, tid, 2, (void *)1, &old)) {
-			o->err = o->err ? o->err : -ENOMEM;
-			break;
-		}
-		if (!first)
-			OBUF_LIT(o, ",");
-		first = false;
-		OBUF_LIT(o, "{\"tid\":");
-		obuf__u64(o, tid);
-		OBUF_LIT(o, ",\"pid\":");
-		obuf__u64(o, tl->lanes[i].pid);
-		OBUF_LIT(o, ",\"name\":");
-		if (nm)
-			obuf__json_str(o, nm);
-		else
-			OBUF_LIT(o, "null");
-		OBUF_LIT(o, "}");
-	}
+	for (size_t i = 0; i < tl->nlanes; i++)
+		if (tl->lanes[i].tid)
+			write_name(o, &seen, &first, tl->lanes[i].pid, tl->lanes[i].tid,
+				   gt_decoder__thread_name(tl->d, tl->lanes[i].tid));
 	OBUF_LIT(o, "]");
 	free(seen.s);
 }
@@ -804,9 +795,7 @@ void report_timeline__write_json(struct report_timeline *tl, struct obuf *o)
 
 		if (!v || tl->api_type[a] < 0)
 			continue;
-		if (!first)
-			OBUF_LIT(o, ",");
-		first = false;
+		sep(o, &first);
 		OBUF_LIT(o, "\"");
 		obuf__u64(o, (uintptr_t)v - 1);
 		OBUF_LIT(o, "\":");
