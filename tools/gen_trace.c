@@ -39,7 +39,9 @@
  * all linked to their call and written right after its entry as the merger
  * writes them; per thread an NVTX range "step" every STEP_CALLS calls with
  * a "forward" range inside; an off-CPU interval inside each long
- * synchronization; and the merger's counters.
+ * synchronization; GPU metrics of each device every METRIC_NS (utilization
+ * and SM activity, as --gpu-metrics samples them); and the merger's
+ * counters.
  *
  * -n writes a trace in which nothing called libcuda: the header, one
  * process that exec'd and exited, and the trailer (N_RECORDS is ignored).
@@ -66,6 +68,7 @@
 #define CAP_WINDOW 400000ull	/* -c light: ns a window lasts */
 
 #define STEP_CALLS 50	/* -g: calls of a thread per NVTX "step" range */
+#define METRIC_NS 10000000ull	/* -g: from one GPU metric sample to the next */
 
 #define API(x) GT_API_##x
 
@@ -137,6 +140,7 @@ struct gen {
 	bool gpu;		/* -g */
 	uint32_t correlation;	/* -g: the last CUPTI correlation id given */
 	uint64_t gpu_records, nvtx_id;	/* -g */
+	uint64_t next_metric;	/* -g: time of the next GPU metric samples */
 	_Alignas(8) unsigned char buf[8192];
 };
 
@@ -468,6 +472,27 @@ static int w_after(struct gen *g, struct thr *t, uint64_t exit_ts)
 	return err;
 }
 
+/* -g: the GPU metric samples of every device at g->next_metric. */
+static int w_metrics(struct gen *g)
+{
+	static const uint32_t ids[] = { GT_GPUM_GPU_UTIL, GT_GPUM_SM_ACTIVE };
+	int devices = g->nprocs < 2 ? 1 : 2, err = 0;
+
+	for (int d = 0; d < devices && !err; d++)
+		for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]) && !err; i++) {
+			struct gt_gpu_metric *m = rec_init(g, GT_REC_GPU_METRIC, sizeof(*m), g->next_metric,
+							   0, 0, 0);
+
+			m->device = (uint32_t)d;
+			m->metric = ids[i];
+			/* percent, times 10^6 */
+			m->value_micro = (int64_t)rnd_range(g, i ? 20 : 50, i ? 70 : 100) * 1000000;
+			err = append(g, &m->hdr);
+		}
+	g->next_metric += METRIC_NS;
+	return err;
+}
+
 static void make_kernels(struct gen *g, int p)
 {
 	static const uint16_t apis[] = {
@@ -686,6 +711,7 @@ static int run(struct gen *g, uint64_t want)
 	g->cap_started = g->cap != CAP_NONE;
 	g->cap_t0 = ts;
 	g->cap_gap = CAP_PERIOD / (uint64_t)(g->nprocs + 1);
+	g->next_metric = ts;
 	while (!err) {
 		struct thr *t = NULL;
 
@@ -695,6 +721,8 @@ static int run(struct gen *g, uint64_t want)
 				t = &g->t[i];
 		if (!t)
 			break;
+		while (g->gpu && g->next_metric <= t->ts && !err)
+			err = w_metrics(g);
 		if (t->in_call) {
 			err = thr_exit(g, t);
 		} else {

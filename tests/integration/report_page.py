@@ -13,7 +13,7 @@ writes to OUT.json (a list, in the order given) what the tests check:
   requests   every network request but the page's own file
   sections   the ids of the page's sections
   banners    the text of its banners; missing: its "not available" texts
-  kernels_time / kernels_count / sync / processes / api / copies:
+  kernels_time / kernels_count / sync / processes / api / copies / metrics:
              the rows of those tables as their data attributes hold them
   facts      the "About" table
   timeline   {"colored": pixels of colour in the drawing area of a
@@ -192,6 +192,7 @@ JS_SUMMARY = r'''(() => {
     processes: rows('#processes tr[data-pid]'),
     api: rows('tr[data-api]'),
     copies: rows('tr[data-copy]'),
+    metrics: rows('tr[data-metric]'),
     facts: rows('tr[data-fact]'),
     charts: document.querySelectorAll('.uplot').length,
     note: (document.getElementById('tl-note') || {}).textContent,

@@ -149,6 +149,14 @@ t_gpu_page() {
 	want=$(jq -c '[.analyze.scopes[] | .pid as $p | .answers | to_entries[] | select(.value != null) | {answer: .key, pid: ($p | tostring)}]' "$T/g.data.json")
 	got=$(jq -c '.answers' <<< "$p")
 	[ "$got" = "$want" ] || err "answers: page $got, analyze $want"
+	# GPU metrics: stats' rows, and a counter lane of every sample
+	want=$(stats_rows "$T/g.gtrace" gpu_metrics_sum '{metric: .metric, gpu: (.gpu | tostring), samples: (.samples | tostring)}')
+	got=$(jq -c '.metrics' <<< "$p")
+	[ "$got" = "$want" ] || err "GPU metrics: page $got, stats $want"
+	[ "$(jq length <<< "$want")" -eq 4 ] || err "stats has $(jq length <<< "$want") GPU metric rows, the generator wrote 4"
+	got=$(jq -c '[.timeline.lanes[] | select(.kind == "counter") | {metric, gpu: (.device | tostring), samples: (.samples | tostring)}] | sort_by(.gpu, .metric)' "$T/g.data.json")
+	want=$(jq -c 'sort_by(.gpu, .metric)' <<< "$want")
+	[ "$got" = "$want" ] || err "counter lanes: $got, stats $want"
 	# a click on a linked kernel: its launch named, one arrow drawn
 	jq -e '.arrow.arrows == 1 and (.arrow.detail | test("launched by the call at .* on thread [0-9]+"))' <<< "$p" > /dev/null ||
 		err "a click on a linked kernel: $(jq -c .arrow <<< "$p")"

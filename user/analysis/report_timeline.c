@@ -9,13 +9,24 @@
 #include <string.h>
 #include "analysis/report_timeline.h"
 #include "format/api.h"
+#include "format/records.h"
 #include "lib/hash.h"
 #include "lib/hmap.h"
 #include "lib/vec.h"
 
-enum lane_kind { LK_CALLS, LK_OFFCPU, LK_NVTX, LK_GPU };
+enum lane_kind { LK_CALLS, LK_OFFCPU, LK_NVTX, LK_GPU, LK_COUNTER };
 
-static const char *const lane_kind_names[] = { "calls", "offcpu", "nvtx", "gpu" };
+static const char *const lane_kind_names[] = { "calls", "offcpu", "nvtx", "gpu", "counter" };
+
+/* A GPU metric's samples, or the means of runs of them once there were
+ * too many to keep. */
+struct sample {
+	uint64_t ts;		/* the first sample's */
+	double v;		/* the mean value, in the metric's unit */
+	uint64_t n;		/* samples it stands for */
+};
+
+#define MAX_SAMPLES 8192	/* kept a counter lane: beyond, pairs become their mean */
 
 struct lane {
 	uint8_t kind;			/* enum lane_kind */
@@ -25,6 +36,8 @@ struct lane {
 	uint64_t omitted;		/* of which not kept exactly */
 	uint64_t *busy;			/* TL_BINS: ns of events inside each bin */
 	uint32_t *count;		/* TL_BINS: events that start in each bin */
+	struct sample *smp;		/* counter lanes (device, stream = the metric id) */
+	size_t nsmp, smp_cap;
 };
 
 #define EV_OPEN 1u	/* a call without an exit: it lasts to the end of the trace */
@@ -144,11 +157,13 @@ static uint32_t str_stable(struct report_timeline *tl, const char *s)
 static uint32_t lane_get(struct report_timeline *tl, enum lane_kind kind, uint32_t pid,
 			 uint32_t tid, uint32_t device, uint32_t context, uint32_t stream)
 {
-	/* threads by tid; streams by a hash of their ids, top bit set */
+	/* threads by tid; streams by a hash of their ids, top bit set;
+	 * counters by device and metric */
 	uint64_t k1 = kind == LK_GPU ?
 		      (1ull << 63) | (hash__pair((uint64_t)device << 32 | stream, context) >> 1) :
-		      (uint64_t)kind << 32 | tid;
-	void *v = hmap_get(&tl->lane_idx, k1, pid), *old;
+		      kind == LK_COUNTER ? (uint64_t)kind << 32 | stream : (uint64_t)kind << 32 | tid;
+	uint32_t k2 = kind == LK_COUNTER ? device : pid;
+	void *v = hmap_get(&tl->lane_idx, k1, k2), *old;
 	struct lane *l;
 
 	if (v)
@@ -161,7 +176,7 @@ static uint32_t lane_get(struct report_timeline *tl, enum lane_kind kind, uint32
 	l->busy = calloc(TL_BINS, sizeof(*l->busy));
 	l->count = calloc(TL_BINS, sizeof(*l->count));
 	if (!l->busy || !l->count ||
-	    hmap_put(&tl->lane_idx, k1, pid, (void *)(uintptr_t)(tl->nlanes + 1), &old)) {
+	    hmap_put(&tl->lane_idx, k1, k2, (void *)(uintptr_t)(tl->nlanes + 1), &old)) {
 		free(l->busy);
 		free(l->count);
 		return UINT32_MAX;
@@ -401,6 +416,37 @@ static int gpu_record(struct report_timeline *tl, const struct gt_hdr *rec)
 	}
 }
 
+/* A GPU metric sample onto its device's counter lane. */
+static int counter_add(struct report_timeline *tl, const struct gt_gpu_metric *m)
+{
+	uint32_t li;
+	struct lane *l;
+
+	if (!gt_gpu_metric__name(m->metric))
+		return 0;
+	li = lane_get(tl, LK_COUNTER, 0, 0, m->device, 0, m->metric);
+	if (li == UINT32_MAX)
+		return -ENOMEM;
+	l = &tl->lanes[li];
+	l->events++;
+	if (l->nsmp == MAX_SAMPLES) {
+		/* the means of pairs: half the points, the same curve */
+		for (size_t i = 0; i < MAX_SAMPLES / 2; i++) {
+			const struct sample *a = &l->smp[2 * i], *b = &l->smp[2 * i + 1];
+
+			l->smp[i] = (struct sample){ a->ts, (a->v * (double)a->n + b->v * (double)b->n) /
+						     (double)(a->n + b->n), a->n + b->n };
+		}
+		l->nsmp = MAX_SAMPLES / 2;
+	}
+	if (vec__reserve(&l->smp, &l->smp_cap, l->nsmp, 1, 64))
+		return -ENOMEM;
+	l->smp[l->nsmp++] = (struct sample){ m->hdr.ts, (double)m->value_micro / 1e6, 1 };
+	if (m->hdr.ts > tl->end)
+		tl->end = m->hdr.ts;
+	return 0;
+}
+
 int report_timeline__other(struct report_timeline *tl, const struct gt_hdr *rec)
 {
 	struct ev e = { .ts = rec->ts, .link_lane = UINT32_MAX };
@@ -430,6 +476,8 @@ int report_timeline__other(struct report_timeline *tl, const struct gt_hdr *rec)
 		e.dur = nv->dur;
 		break;
 	}
+	case GT_REC_GPU_METRIC:
+		return counter_add(tl, (const struct gt_gpu_metric *)rec);
 	case GT_REC_TRIGGER: {
 		const struct gt_trigger *t = (const void *)rec;
 
@@ -632,12 +680,35 @@ static void write_events(struct report_timeline *tl, struct obuf *o, size_t li, 
 	*at = i;
 }
 
+/* A counter lane's points: [time since the previous (from the origin), value, ...]
+ * in the metric's unit; a point is the mean of the samples from its time to
+ * the next point's. */
+static void write_points(struct report_timeline *tl, struct obuf *o, const struct lane *l)
+{
+	uint64_t prev = 0;
+	char num[40];
+
+	OBUF_LIT(o, "[");
+	for (size_t i = 0; i < l->nsmp; i++) {
+		uint64_t t = rel(tl, l->smp[i].ts);
+
+		if (i)
+			OBUF_LIT(o, ",");
+		obuf__u64(o, t > prev ? t - prev : 0);
+		prev = t > prev ? t : prev;
+		snprintf(num, sizeof(num), ",%.6g", l->smp[i].v);
+		obuf__mem(o, num, strlen(num));
+	}
+	OBUF_LIT(o, "]");
+}
+
 /* The fields of one event of each lane kind, as the page reads them. */
 static const char *const lane_fields[] = {
 	[LK_CALLS] = "[\"gap\",\"dur\",\"name\",\"aux\"]",
 	[LK_OFFCPU] = "[\"gap\",\"dur\",\"state\"]",
 	[LK_NVTX] = "[\"gap\",\"dur\",\"name\",\"depth\"]",
 	[LK_GPU] = "[\"gap\",\"dur\",\"name\",\"launch_lane\",\"launch_gap\",\"bytes\",\"causality\"]",
+	[LK_COUNTER] = "[\"gap\",\"value\"]",
 };
 
 static void write_util(struct report_timeline *tl, struct obuf *o)
@@ -738,8 +809,9 @@ static void write_names(struct report_timeline *tl, struct obuf *o)
 
 	OBUF_LIT(o, ",\"processes\":[");
 	for (size_t i = 0; i < tl->nlanes; i++)
-		write_name(o, &seen, &first, tl->lanes[i].pid, 0,
-			   gt_decoder__process_name(tl->d, tl->lanes[i].pid));
+		if (tl->lanes[i].kind != LK_COUNTER)
+			write_name(o, &seen, &first, tl->lanes[i].pid, 0,
+				   gt_decoder__process_name(tl->d, tl->lanes[i].pid));
 	OBUF_LIT(o, "],\"threads\":[");
 	first = true;
 	for (size_t i = 0; i < tl->nlanes; i++)
@@ -769,7 +841,7 @@ void report_timeline__write_json(struct report_timeline *tl, struct obuf *o)
 	json_u64(o, &first, "triggers_left_out", tl->triggers_left_out);
 	json_key(o, &first, "fields");
 	OBUF_LIT(o, "{");
-	for (int k = LK_CALLS; k <= LK_GPU; k++) {
+	for (int k = LK_CALLS; k <= LK_COUNTER; k++) {
 		if (k)
 			OBUF_LIT(o, ",");
 		obuf__json_str(o, lane_kind_names[k]);
@@ -816,6 +888,18 @@ void report_timeline__write_json(struct report_timeline *tl, struct obuf *o)
 		json_key(o, &f, "kind");
 		obuf__json_str(o, lane_kind_names[l->kind]);
 		json_u64(o, &f, "pid", l->pid);
+		if (l->kind == LK_COUNTER) {
+			json_u64(o, &f, "device", l->device);
+			json_key(o, &f, "metric");
+			obuf__json_str(o, gt_gpu_metric__name(l->stream));
+			json_key(o, &f, "unit");
+			obuf__json_str(o, gt_gpu_metric__unit(l->stream));
+			json_u64(o, &f, "samples", l->events);
+			json_key(o, &f, "points");
+			write_points(tl, o, l);
+			OBUF_LIT(o, "}");
+			continue;
+		}
 		if (l->kind == LK_GPU) {
 			json_u64(o, &f, "device", l->device);
 			json_u64(o, &f, "context", l->context);
@@ -870,6 +954,7 @@ void report_timeline__free(struct report_timeline *tl)
 	for (size_t i = 0; i < tl->nlanes; i++) {
 		free(tl->lanes[i].busy);
 		free(tl->lanes[i].count);
+		free(tl->lanes[i].smp);
 	}
 	free(tl->lanes);
 	free(tl->lane_idx.s);

@@ -4,7 +4,9 @@
  * report's one pass over a trace and written as JSON (the page's "timeline"
  * member, docs in report.c).  Lanes: per thread its CUDA calls, its off-CPU
  * intervals and its NVTX ranges; per GPU stream its kernels, copies and
- * sets; one of capture ranges and windows; one of flight-recorder triggers.
+ * sets; per GPU and metric its samples (counter lanes, at most 8,192
+ * points, each the mean of the samples up to the next); one of capture
+ * ranges and windows; one of flight-recorder triggers.
  *
  * Millions of events do not fit a page that opens in seconds, so the
  * timeline is drawn from two things:

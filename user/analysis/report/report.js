@@ -106,6 +106,20 @@
 	const STR = TL.strings;
 	const T_END = Math.max(TL.end, 1);
 	const lanes = TL.lanes.map((l, idx) => {
+		if (l.kind === 'counter') {
+			// a GPU metric: points (time, value), each the mean up to the next
+			const n = l.points.length / 2, lane = { idx, kind: 'counter', device: l.device, metric: l.metric,
+				unit: l.unit, samples: l.samples, n, start: new Float64Array(n), value: new Float64Array(n), max: 0 };
+			let t = 0;
+			for (let i = 0; i < n; i++) {
+				t += l.points[2 * i];
+				lane.start[i] = t;
+				lane.value[i] = l.points[2 * i + 1];
+				lane.max = Math.max(lane.max, lane.value[i]);
+			}
+			if (lane.unit === '%') lane.max = Math.max(lane.max, 100);
+			return lane;
+		}
 		const f = TL.fields[l.kind], k = f.length, n = l.ev.length / k;
 		const lane = { idx, kind: l.kind, pid: l.pid, tid: l.tid, device: l.device,
 			stream: l.stream, context: l.context, events: l.events, omitted: l.omitted, n,
@@ -173,12 +187,13 @@
 		rows.length = 0;
 		if ((D.captures || []).length || (TL.triggers || []).length)
 			rows.push({ type: 'capture', label: 'capture ranges, windows, triggers', h: ROW_H });
-		const pids = [...new Set(lanes.filter(l => l.kind !== 'gpu').map(l => l.pid))].sort((a, b) => a - b);
+		const onCpu = l => l.kind === 'calls' || l.kind === 'offcpu' || l.kind === 'nvtx';
+		const pids = [...new Set(lanes.filter(onCpu).map(l => l.pid))].sort((a, b) => a - b);
 		for (const pid of pids) {
 			const key = 'p' + pid;
 			rows.push({ type: 'head', key, label: (procName.get(pid) || 'process') + ' (pid ' + pid + ')', h: HEAD_H });
 			if (collapsed.has(key)) continue;
-			const mine = lanes.filter(l => l.kind !== 'gpu' && l.pid === pid);
+			const mine = lanes.filter(l => onCpu(l) && l.pid === pid);
 			const tids = [...new Set(mine.map(l => l.tid))].sort((a, b) => a - b);
 			const order = { calls: 0, offcpu: 1, nvtx: 2 };
 			for (const tid of tids)
@@ -188,7 +203,7 @@
 						h: l.kind === 'nvtx' ? Math.max(1, Math.min(l.depth, 8)) * 14 + 4 : ROW_H });
 				}
 		}
-		const devs = [...new Set(lanes.filter(l => l.kind === 'gpu').map(l => l.device))].sort((a, b) => a - b);
+		const devs = [...new Set(lanes.filter(l => l.kind === 'gpu' || l.kind === 'counter').map(l => l.device))].sort((a, b) => a - b);
 		for (const dev of devs) {
 			const key = 'g' + dev;
 			rows.push({ type: 'head', key, label: 'GPU ' + dev, h: HEAD_H });
@@ -196,6 +211,8 @@
 			for (const l of lanes.filter(m => m.kind === 'gpu' && m.device === dev)
 				.sort((a, b) => a.pid - b.pid || a.stream - b.stream))
 				rows.push({ type: 'lane', lane: l, label: 'stream ' + l.stream + ' (pid ' + l.pid + ')', h: ROW_H });
+			for (const l of lanes.filter(m => m.kind === 'counter' && m.device === dev))
+				rows.push({ type: 'counter', lane: l, label: l.metric + ' (' + l.unit + ', max ' + +l.max.toPrecision(4) + ')', h: 28 });
 		}
 		let y = AXIS_H;
 		for (const r of rows) { r.y = y; y += r.h; }
@@ -346,6 +363,21 @@
 		}
 	}
 
+	// A GPU metric as a step area, scaled to its maximum (100 for a percentage).
+	function drawCounter(r) {
+		const l = r.lane, y = r.y + 2, h = r.h - 4;
+		if (!l.n || !l.max) return;
+		ctx.fillStyle = 'rgba(123,104,186,0.55)';
+		let i = 0, lo = 0, hi = l.n;
+		while (lo < hi) { const m = (lo + hi) >> 1; if (l.start[m] < view.v0) lo = m + 1; else hi = m; }
+		i = Math.max(0, lo - 1);
+		for (; i < l.n && l.start[i] <= view.v1; i++) {
+			const x0 = Math.max(LABEL_W, X(l.start[i])), x1 = Math.min(W, X(i + 1 < l.n ? l.start[i + 1] : T_END));
+			const hh = Math.max(1, l.value[i] / l.max * h);
+			if (x1 > x0) ctx.fillRect(x0, y + h - hh, Math.max(1, x1 - x0), hh);
+		}
+	}
+
 	function rowOfLane(idx) {
 		return rows.find(r => r.type === 'lane' && r.lane.idx === idx);
 	}
@@ -430,7 +462,9 @@
 			ctx.restore();
 			ctx.strokeStyle = '#f0f2f4';
 			ctx.beginPath(); ctx.moveTo(LABEL_W, r.y + r.h - 0.5); ctx.lineTo(W, r.y + r.h - 0.5); ctx.stroke();
-			if (r.type === 'capture') drawCaptureRow(r); else drawLane(r);
+			if (r.type === 'capture') drawCaptureRow(r);
+			else if (r.type === 'counter') drawCounter(r);
+			else drawLane(r);
 		}
 		ctx.strokeStyle = '#d5dbe1';
 		ctx.beginPath(); ctx.moveTo(LABEL_W - 0.5, 0); ctx.lineTo(LABEL_W - 0.5, H); ctx.stroke();
@@ -472,6 +506,7 @@
 	function hit(x, y) {
 		const r = rows.find(rr => y >= rr.y && y < rr.y + rr.h);
 		if (!r || x < LABEL_W) return { row: r };
+		if (r.type === 'counter') return { row: r, counter: counterAt(r.lane, T(x)) };
 		if (r.type !== 'lane') return { row: r };
 		const l = r.lane, t = T(x), slack = 3 * (view.v1 - view.v0) / (W - LABEL_W);
 		let best = -1, bestD = Infinity;
@@ -482,6 +517,12 @@
 			if (d <= slack && d < bestD) { bestD = d; best = i; }
 		}
 		return { row: r, sel: best >= 0 ? { lane: l.idx, i: best } : null };
+	}
+
+	function counterAt(l, t) {
+		let lo = 0, hi = l.n;
+		while (lo < hi) { const m = (lo + hi) >> 1; if (l.start[m] <= t) lo = m + 1; else hi = m; }
+		return lo > 0 ? 'GPU ' + l.device + ' ' + l.metric + ': ' + +l.value[lo - 1].toPrecision(4) + ' ' + l.unit + ' at ' + dur(l.start[lo - 1]) : null;
 	}
 
 	function describe(sel) {
@@ -544,9 +585,9 @@
 		const h = hit(e.offsetX, e.offsetY);
 		const before = hover;
 		hover = h.sel || null;
-		if (hover) {
+		if (hover || h.counter) {
 			tip.hidden = false;
-			tip.textContent = describe(hover);
+			tip.textContent = hover ? describe(hover) : h.counter;
 			tip.style.left = Math.min(e.offsetX + 12, W - 360) + 'px';
 			tip.style.top = (e.offsetY + 14) + 'px';
 		} else {
@@ -702,6 +743,7 @@
 			item(c, k);
 		item(OFF_COLORS[1], 'off-CPU sleeping'); item(OFF_COLORS[0], 'off-CPU preempted'); item(OFF_COLORS[2], 'off-CPU uninterruptible');
 		item('hsl(210,60%,52%)', 'kernels (a colour per name)'); item('#3c9d5d', 'GPU copy');
+		if (lanes.some(l => l.kind === 'counter')) item('rgba(123,104,186,0.55)', 'GPU metric (of its maximum)');
 		item('rgba(199,163,59,0.55)', 'capture range'); item('rgba(47,111,179,0.35)', 'light-mode window');
 		if (TL.kept < TL.events) item('rgba(120,140,160,0.45)', 'events left out: share of time');
 		draw();
@@ -714,7 +756,21 @@
 	}
 
 	section('gpu-util', () => {
-		const b = body('gpu-util');
+		const b = body('gpu-util'), gm = REPORTS.gpu_metrics_sum || [];
+		if (gm.length) {
+			b.append(el('h3', {}, 'GPU metrics (gpu_metrics_sum, sampled with --gpu-metrics)'));
+			b.append(table([
+				{ title: 'GPU', get: r => r.gpu },
+				{ title: 'Metric', cls: 'text', get: r => r.metric },
+				{ title: 'Unit', cls: 'text', get: r => r.unit },
+				{ title: 'Samples', get: r => int(r.samples) },
+				{ title: 'Mean', get: r => r.mean },
+				{ title: 'P50', get: r => r.p50 },
+				{ title: 'P95', get: r => r.p95 },
+				{ title: 'Max', get: r => r.max },
+			], gm, r => ({ 'data-metric': r.metric, 'data-gpu': r.gpu, 'data-samples': r.samples })));
+			b.append(el('div', { class: 'note' }, 'Each metric is also a counter lane under its GPU on the timeline (NVML index).'));
+		}
 		if (!(TL.util || []).length) {
 			b.append(missing(D.trace.gpu_records ? 'The GPU records hold no kernels.' :
 				'No GPU records in this trace: record with --cupti (and merge) for GPU utilization.'));
