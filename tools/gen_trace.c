@@ -635,10 +635,11 @@ static int thr_enter(struct gen *g, struct thr *t)
 		if (!err && g->gpu && !t->skipped && api != API(cuMemcpyHtoD_v2))
 			err = w_gpu(g, t, NULL, NULL, api, bytes);
 	} else if (op < 77) {
-		uint64_t n = rnd_range(g, 1, 1 << 20);
+		uint64_t n;
 
 		t->api = API(cuMemsetD32Async);
 		dur = rnd_skew(g, 2000, 6000);
+		n = rnd_range(g, 1, 1 << 20);
 		t->entry_ts = t->ts;
 		err = w_call(g, t->ts, t->pid, t->tid, t->api, 0x7f0000000000ull, 0, n, t->stream, 0, 0);
 		if (!err && g->gpu && !t->skipped)

@@ -541,7 +541,8 @@ int report_timeline__finish(struct report_timeline *tl, uint64_t end_ts)
 	}
 	if (tl->nev > tl->budget)
 		ev_shrink(tl);
-	qsort(tl->ev, tl->nev, sizeof(*tl->ev), cmp_ev);
+	if (tl->nev)
+		qsort(tl->ev, tl->nev, sizeof(*tl->ev), cmp_ev);
 	for (size_t i = 0; i < tl->ndev; i++)
 		qsort(tl->dev[i].iv, tl->dev[i].n, sizeof(*tl->dev[i].iv), cmp_ival);
 	return 0;

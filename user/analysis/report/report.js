@@ -1019,6 +1019,9 @@
 		], caps, c => ({ 'data-capture': c.number })));
 	});
 
+	// diff's document (gtrace-bpf diff --format json): the speedup with its
+	// interval, the GPU busy ratio, the kernels and APIs that moved (a bar
+	// each: its change per iteration), what moved in analyze's terms.
 	section('compare', () => {
 		const b = body('compare'), X = D.diff;
 		if (!X) {
@@ -1026,20 +1029,46 @@
 			return;
 		}
 		if (X.warning) b.append(el('div', { class: 'banner', 'data-banner': 'warn' }, X.warning));
-		if (X.speedup)
-			b.append(el('div', { class: 'answer', 'data-speedup': X.speedup.value },
-				el('div', { class: 'q' }, 'speedup'), X.speedup.text));
-		const ks = X.kernels || [];
-		if (ks.length) {
-			const max = Math.max(1, ...ks.map(k => Math.abs(k.delta_ns || 0)));
+		const it = s => s.iterations.source === 'none' ? 'the whole run' :
+			int(s.iterations.count) + ' iterations (' + s.iterations.source + (s.iterations.name ? ' "' + s.iterations.name + '"' : '') + ', median ' + dur(s.iterations.median_ns) + ')';
+		b.append(el('div', { class: 'note' }, 'Baseline ' + X.baseline.path + ': ' + it(X.baseline) + '; this run ' + X.optimized.path + ': ' + it(X.optimized) + '.'));
+		const ratio = (r, what) => {
+			if (!r) return what + ': not available.';
+			return what + ' ' + r.point.toFixed(3) + '×' + (r.interval ? ' (95 % interval ' + r.interval[0].toFixed(3) + '–' + r.interval[1].toFixed(3) + ', bootstrap over the iterations)' : ' (whole run: no interval)') +
+				': ' + dur(r.base_ns) + ' → ' + dur(r.opt_ns);
+		};
+		b.append(el('div', { class: 'answer', 'data-speedup': X.speedup ? X.speedup.point : '' },
+			el('div', { class: 'q' }, 'speedup'), ratio(X.speedup, X.whole_run ? 'Run time' : 'Iteration time')));
+		b.append(el('div', { class: 'answer' }, el('div', { class: 'q' }, 'GPU busy'), ratio(X.gpu_busy, 'GPU busy time')));
+		for (const [key, title] of [['kernels', 'Kernels'], ['apis', 'API calls']]) {
+			const t = X[key];
+			if (!t || !(t.rows || []).length) continue;
+			const rows = t.rows.filter(r => r.class !== 'unchanged').slice(0, 25);
+			b.append(el('h3', {}, title + ' (' + Object.entries(t.classes).map(([k, v]) => v + ' ' + k).join(', ') + ')'));
+			if (!rows.length) { b.append(el('div', { class: 'note' }, 'None changed beyond the noise of the iterations.')); continue; }
+			const max = Math.max(1, ...rows.map(r => Math.abs(r.delta || 0)));
 			b.append(table([
-				{ title: 'Change', get: k => dur(k.delta_ns) },
-				{ title: '', get: k => bar(Math.abs(k.delta_ns || 0) / max, (k.delta_ns || 0) > 0 ? '#d9534f' : '#3c9d5d') },
-				{ title: 'Class', cls: 'text', get: k => k.class },
-				{ title: 'Baseline', get: k => dur(k.base_ns) },
-				{ title: 'This run', get: k => dur(k.this_ns) },
-				{ title: 'Kernel', cls: 'name', get: k => k.name },
-			], ks, k => ({ 'data-diff-kernel': k.name })));
+				{ title: 'Change / iteration', get: r => (r.delta > 0 ? '+' : '') + dur(r.delta) },
+				{ title: '', get: r => bar(Math.abs(r.delta || 0) / max, (r.delta || 0) > 0 ? '#d9534f' : '#3c9d5d') },
+				{ title: 'Class', cls: 'text', get: r => r.class },
+				{ title: 'Baseline count', get: r => int(r.base.count) },
+				{ title: 'This run count', get: r => int(r.opt.count) },
+				{ title: 'Baseline median', get: r => dur(r.base.median_ns) },
+				{ title: 'This run median', get: r => dur(r.opt.median_ns) },
+				{ title: 'Name', cls: 'name', get: r => r.name },
+			], rows, r => ({ 'data-diff': key, 'data-name': r.name, 'data-class': r.class })));
+		}
+		const an = X.analysis;
+		if (an && an.valid) {
+			const terms = Object.entries(an.terms || {}).filter(([, v]) => v);
+			b.append(el('h3', {}, 'What moved (analyze' + (an.per_iteration ? ', per iteration' : '') + '; bound: ' + (an.bound || []).join(' → ') + ')'));
+			b.append(table([
+				{ title: 'Term', cls: 'text', get: r => r[0].replace(/_/g, ' ') },
+				{ title: 'Baseline', get: r => dur(r[1].base) },
+				{ title: 'This run', get: r => dur(r[1].opt) },
+			], terms));
+		} else if (an) {
+			b.append(el('div', { class: 'note' }, 'analyze\'s terms: ' + an.why));
 		}
 	});
 
