@@ -17,7 +17,8 @@ writes to OUT.json (a list, in the order given) what the tests check:
              the rows of those tables as their data attributes hold them
   facts      the "About" table
   timeline   {"colored": pixels of colour in the drawing area of a
-             screenshot (labels, grid and background are grey), "v0", "v1"}
+             screenshot at half size (labels, grid and background are
+             grey), "v0", "v1"}
   zoomed     the same after a mouse-wheel turn over the timeline, and
              "changed": whether the screenshot's pixels changed
   arrow      after a click on a GPU kernel linked to its launch (when the
@@ -209,6 +210,9 @@ def evaluate(b, s, expr):
     return r['result'].get('value')
 
 
+SHOT_SCALE = 0.5	# screenshots to count pixels in: half size, a quarter of the decoding
+
+
 def canvas_shot(b, s):
     box = json.loads(evaluate(b, s, '''(() => { const c = document.getElementById('tl-canvas');
         c.scrollIntoView(); const r = c.getBoundingClientRect();
@@ -217,7 +221,7 @@ def canvas_shot(b, s):
         return None, box
     shot = b.call('Page.captureScreenshot', {'format': 'png', 'captureBeyondViewport': True,
                                              'clip': {'x': box['x'], 'y': box['y'], 'width': box['w'],
-                                                      'height': box['h'], 'scale': 1}}, s)
+                                                      'height': box['h'], 'scale': SHOT_SCALE}}, s)
     return base64.b64decode(shot['data']), box
 
 
@@ -245,7 +249,9 @@ def check_page(b, path):
     out = json.loads(evaluate(b, s, JS_SUMMARY))
     out['load_ms'] = round(load_ms)
     png, box = canvas_shot(b, s)
-    out['timeline'] = dict(view(b, s), colored=colored(png, 211, 25) if png else 0, height=box['h'])
+    # the drawing area: right of the labels (210 px), below the axis (24 px)
+    area = (int(211 * SHOT_SCALE), int(25 * SHOT_SCALE))
+    out['timeline'] = dict(view(b, s), colored=colored(png, *area) if png else 0, height=box['h'])
     # a wheel turn over the middle of the drawing area zooms in
     cx, cy = box['x'] + 210 + (box['w'] - 210) / 2, box['y'] + min(40, box['h'] / 2)
     top = json.loads(evaluate(b, s, 'JSON.stringify({x: scrollX, y: scrollY})'))
@@ -253,7 +259,7 @@ def check_page(b, path):
                                         'deltaX': 0, 'deltaY': -600}, s)
     frames(b, s)
     png2, _ = canvas_shot(b, s)
-    out['zoomed'] = dict(view(b, s), colored=colored(png2, 211, 25) if png2 else 0,
+    out['zoomed'] = dict(view(b, s), colored=colored(png2, *area) if png2 else 0,
                          changed=png2 is not None and png != png2)
     # a click on a GPU kernel linked to its launch, when there is one
     spot = evaluate(b, s, 'window.gtReport ? JSON.stringify(window.gtReport.linkedKernelSpot()) : "null"')
