@@ -522,6 +522,56 @@ static int cmp_ival(const void *pa, const void *pb)
 	return a->s < b->s ? -1 : a->s > b->s;
 }
 
+/* Calls without an exit last to the end of the trace: their start bins
+ * are filled here and their full bins per lane in one pass over the bins,
+ * since they all end at the same time (walking each one's bins would take
+ * events x bins: a damaged trace with many open calls stalled the report). */
+static int open_events_add(struct report_timeline *tl)
+{
+	uint64_t b = rel(tl, tl->end), lb = b / tl->bin_ns;
+	uint32_t **from = calloc(tl->nlanes ? tl->nlanes : 1, sizeof(*from));
+	int err = 0;
+
+	if (!from)
+		return -ENOMEM;
+	for (size_t i = 0; i < tl->nev; i++) {
+		struct ev *e = &tl->ev[i];
+		uint64_t a, fa, edge;
+
+		if (!(e->flags & EV_OPEN))
+			continue;
+		e->dur = tl->end > e->ts ? tl->end - e->ts : 0;
+		a = rel(tl, e->ts);
+		if (a >= b)
+			continue;
+		fa = a / tl->bin_ns;
+		edge = (fa + 1) * tl->bin_ns;
+		tl->lanes[e->lane].busy[fa] += (b < edge ? b : edge) - a;
+		if (b <= edge)
+			continue;
+		/* bins fa + 1 .. lb - 1 whole, lb in part (lb < TL_BINS: bins_fit) */
+		if (!from[e->lane] && !(from[e->lane] = calloc(TL_BINS + 1, sizeof(**from)))) {
+			err = -ENOMEM;
+			break;
+		}
+		from[e->lane][fa + 1]++;
+	}
+	for (size_t j = 0; j < tl->nlanes; j++) {
+		uint64_t run = 0;
+
+		if (!from[j])
+			continue;
+		for (uint64_t k = 0; k <= lb && k < TL_BINS; k++) {
+			run += from[j][k];
+			if (run)
+				tl->lanes[j].busy[k] += run * (k < lb ? tl->bin_ns : b - lb * tl->bin_ns);
+		}
+		free(from[j]);
+	}
+	free(from);
+	return err;
+}
+
 int report_timeline__finish(struct report_timeline *tl, uint64_t end_ts)
 {
 	if (end_ts > tl->end)
@@ -531,14 +581,8 @@ int report_timeline__finish(struct report_timeline *tl, uint64_t end_ts)
 			if (tl->dev[i].iv[j].e > tl->end)
 				tl->end = tl->dev[i].iv[j].e;
 	bins_fit(tl, rel(tl, tl->end));
-	for (size_t i = 0; i < tl->nev; i++) {
-		struct ev *e = &tl->ev[i];
-
-		if (!(e->flags & EV_OPEN))
-			continue;
-		e->dur = tl->end > e->ts ? tl->end - e->ts : 0;
-		bins_add(tl, &tl->lanes[e->lane], e->ts, e->dur, false);
-	}
+	if (open_events_add(tl))
+		return -ENOMEM;
 	if (tl->nev > tl->budget)
 		ev_shrink(tl);
 	if (tl->nev)
