@@ -716,9 +716,12 @@ static void evaluate(struct recorder *r, uint64_t now, uint32_t windows, bool fi
 		if (period < o->period_ns)
 			period = o->period_ns;
 		/* longer whenever the budget needs it; shorter again only by more
-		 * than a fifth (hysteresis, so that noise does not flip it) */
-		if (period > r->cap.period_ns * 1.02 || (period < r->cap.period_ns / 1.2 &&
-							  r->cap.period_ns > o->period_ns)) {
+		 * than a fifth (hysteresis, so that noise does not flip it), or
+		 * straight back to the configured period once that fits (else a
+		 * stretch of less than a fifth would stay for good) */
+		if (period > r->cap.period_ns * 1.02 ||
+		    (r->cap.period_ns > o->period_ns &&
+		     (period < r->cap.period_ns / 1.2 || period == o->period_ns))) {
 			reason = period > r->cap.period_ns ? GT_OVH_DUTY_DOWN : GT_OVH_DUTY_UP;
 			pr_info("budget %.2f%%: estimated %.2f%% (thread %u); light windows %.0f ms every "
 				"%.1f s, was every %.1f s", o->budget * 100, b->st.estimate * 100,
