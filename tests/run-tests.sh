@@ -137,31 +137,38 @@ run_unit_tests() {
 INTEG_JOBS=${GT_TEST_JOBS:-$(( $(nproc 2>/dev/null || echo 1) * 2 ))}
 [ "$INTEG_JOBS" -le 8 ] || [ -n "${GT_TEST_JOBS:-}" ] || INTEG_JOBS=8
 job_dir=
-declare -a J_SCRIPT=() J_CASE=() J_TAG=() J_OUT_DIR=() J_GTRACE=() J_KIND=() J_LAST=() J_DONE=()
+declare -a J_SCRIPT=() J_CASE=() J_TAG=() J_OUT_DIR=() J_GTRACE=() J_KIND=() J_LAST=() J_DONE=() J_LEFT=()
 
 # add_jobs TAG OUT_DIR GTRACE: the jobs of the integration tests with the
 # recorder GTRACE and the mock of the build in OUT_DIR; TAG tags their
 # result lines.
 add_jobs() {
-	local tag=$1 odir=$2 gt=$3 t c kind n
+	local tag=$1 odir=$2 gt=$3 t c kind n listed
 	for t in tests/integration/test_*.sh; do
 		[ -f "$t" ] || continue
 		[ -n "$filter" ] && [[ $(basename "$t") != *"$filter"* ]] && continue
-		n=${#J_SCRIPT[@]}
+		n=${#J_SCRIPT[@]} listed=0
 		if grep -q '^run_cases' "$t" && grep -q 'lib\.sh"$' "$t"; then
 			while read -r c kind; do
 				[ -n "$c" ] || continue
+				listed=1
 				case $kind in shared|solo|quiet) ;; *) kind=solo ;; esac
+				if [ "$kind" = quiet ] && [ -n "$tag" ]; then
+					# a case that measures time measures the plain build:
+					# the sanitized one's is not what anyone runs
+					J_LEFT+=("$(basename "$t" .sh):$c")
+					continue
+				fi
 				J_SCRIPT+=("$t") J_CASE+=("$c") J_TAG+=("$tag") J_OUT_DIR+=("$odir") J_GTRACE+=("$gt")
 				J_KIND+=("$kind") J_LAST+=(0) J_DONE+=(0)
 			done < <(bash "$t" __list 2> /dev/null)
 		fi
-		if [ ${#J_SCRIPT[@]} -eq "$n" ]; then
+		if [ "$listed" -eq 0 ]; then
 			# not built on lib.sh, or it listed no case: the whole script
 			J_SCRIPT+=("$t") J_CASE+=("") J_TAG+=("$tag") J_OUT_DIR+=("$odir") J_GTRACE+=("$gt")
 			J_KIND+=(solo) J_LAST+=(0) J_DONE+=(0)
 		fi
-		J_LAST[-1]=1
+		[ ${#J_SCRIPT[@]} -gt "$n" ] && J_LAST[-1]=1
 	done
 }
 
@@ -252,6 +259,10 @@ run_integration_tests() {
 		add_jobs "[san] " "$san" "$san_gtrace"
 	fi
 	for k in "${J_KIND[@]}"; do count[$k]=$(( ${count[$k]:-0} + 1 )); done
+	if [ ${#J_LEFT[@]} -gt 0 ]; then
+		echo "note: the sanitized pass leaves out ${#J_LEFT[@]} cases that measure time" \
+		     "(QUIET_CASES; the plain pass runs them): ${J_LEFT[*]}"
+	fi
 	echo "note: ${#J_KIND[@]} integration jobs: ${count[solo]:-0} solo (they see every process on the machine)," \
 	     "one at a time; then ${count[quiet]:-0} quiet, one at a time;" \
 	     "then ${count[shared]:-0} shared, $INTEG_JOBS at a time"
