@@ -102,8 +102,13 @@ static void note_process(struct recorder *r, const struct gt_hdr *h)
 static int attach_found(void *ctx, const char *path, const char *label)
 {
 	struct recorder *r = ctx;
-	int n = cuda_probes__attach_file(r->probes, path, label);
+	int n;
 
+	/* without --trace cuda (-t none, -t ioctl,sched) the copies found
+	 * later, at an exec, an open or the rescan, get no probes either */
+	if (!r->o->trace_cuda)
+		return 0;
+	n = cuda_probes__attach_file(r->probes, path, label);
 	if (n > 0)
 		pr_verbose("tracing %s (%d probes)", label, n);
 	else if (n < 0 && n != -ENOEXEC)
