@@ -780,6 +780,49 @@ static void test_snapshot_failure_leaves_nothing(void **state)
 	chunk_ring__free(ring);
 }
 
+/* A snapshot taken, then written after the ring dropped its chunks and was
+ * freed: the file holds what was taken, nothing put later, and the chunks
+ * live until the snapshot lets them go. */
+static void test_snapshot_take_then_write(void **state)
+{
+	struct chunk_ring_opts ro = { .max_bytes = 1 << 20 };
+	const struct chunk_ring_snap_stats *sel;
+	struct chunk_ring_snap_stats st;
+	struct chunk_ring_stats rs;
+	struct chunk_ring_snap *s;
+	struct chunk_ring *ring;
+	struct recs all = {}, got = {};
+	struct gt_trailer tr;
+
+	(void)state;
+	assert_int_equal(chunk_ring__new(&ro, &ring), 0);
+	put_timed_chunks(chunk_ring__sink, ring, 10, 40, &all);
+	assert_int_equal(chunk_ring__snap_take(ring, NULL, &s), 0);
+	sel = chunk_ring__snap_selection(s);
+	assert_int_equal(sel->selected, 10);
+	assert_int_equal(sel->last_ts, 950);
+	/* the ring moves on: every chunk it held is dropped for newer ones */
+	put_timed_chunks(chunk_ring__sink, ring, 400, 400, NULL);
+	chunk_ring__stats(ring, &rs);
+	assert_true(rs.dropped_chunks >= 10);
+	assert_true(rs.oldest_ts > 950);
+	chunk_ring__free(ring);
+	assert_int_equal(chunk_ring__snap_write(s, tmp_path("taken.gtrace"), &info, NULL, NULL, &st), 0);
+	/* written twice from one take: the second is refused, not mixed */
+	assert_int_equal(chunk_ring__snap_write(s, tmp_path("taken.gtrace"), &info, NULL, NULL, NULL),
+			 -EEXIST);
+	chunk_ring__snap_free(s);
+	assert_int_equal(st.chunks, 10);
+	assert_int_equal(st.records, all.n);
+	read_file(tmp_path("taken.gtrace"), &got, &tr);
+	assert_int_equal(got.n, all.n);
+	assert_memory_equal(got.buf, all.buf, all.len);
+	assert_int_equal(leftovers(), 0);
+	unlink(tmp_path("taken.gtrace"));
+	recs_free(&all);
+	recs_free(&got);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -805,6 +848,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_while_putting),
 		cmocka_unit_test(test_snapshot_refuses),
 		cmocka_unit_test(test_snapshot_failure_leaves_nothing),
+		cmocka_unit_test(test_snapshot_take_then_write),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

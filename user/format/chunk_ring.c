@@ -378,47 +378,106 @@ static int snap__write(int fd, const struct gt_file_info *info, const struct chu
 	return err;
 }
 
-int chunk_ring__snapshot(struct chunk_ring *r, const char *path,
-			 const struct gt_file_info *info, const struct chunk_ring_snap_opts *o,
-			 const struct gt_trailer *trailer, struct chunk_ring_snap_stats *st)
+/* The chunks a snapshot selected, referenced: see chunk_ring__snap_take. */
+struct chunk_ring_snap {
+	struct snap_list l;
+	struct chunk_ring_snap_stats st;	/* selected .. lock_ns, from the take */
+};
+
+int chunk_ring__snap_take(struct chunk_ring *r, const struct chunk_ring_snap_opts *o,
+			  struct chunk_ring_snap **out)
 {
 	struct chunk_ring_snap_opts none = {};
-	struct chunk_ring_snap_stats s = {};
-	struct snap_list l = {};
-	struct installer *in = NULL;
-	struct stat sb;
-	size_t i;
+	struct chunk_ring_snap *s;
 	int err;
 
-	if (!r || !path || !info)
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!r)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	err = snap__take(r, o ? o : &none, &s->l, &s->st);
+	if (err) {
+		chunk_ring__snap_free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+const struct chunk_ring_snap_stats *chunk_ring__snap_selection(const struct chunk_ring_snap *s)
+{
+	return &s->st;
+}
+
+int chunk_ring__snap_write(const struct chunk_ring_snap *s, const char *path,
+			   const struct gt_file_info *info, const struct chunk_ring_snap_opts *o,
+			   const struct gt_trailer *trailer, struct chunk_ring_snap_stats *st)
+{
+	struct chunk_ring_snap_opts none = {};
+	struct chunk_ring_snap_stats w;
+	struct installer *in = NULL;
+	struct stat sb;
+	int err;
+
+	if (!s || !path || !info)
 		return -EINVAL;
 	if (!o)
 		o = &none;
 	if (st)
 		memset(st, 0, sizeof(*st));
+	w = s->st;
 	/* refused before any work (the commit refuses again what appears
 	 * meanwhile); the file is made under a private name, never opened
 	 * under path, so a FIFO or a link there cannot block or redirect it */
 	if (!o->force && !lstat(path, &sb))
 		return -EEXIST;
 	err = installer__create(path, NULL, 0600, &in);
-	if (err)
-		goto cleanup;
-	err = snap__take(r, o, &l, &s);
-	if (err)
-		goto cleanup;
-	err = snap__write(installer__fd(in), info, o, &l, trailer, &s);
-	if (err)
-		goto cleanup;
-	err = installer__commit(in, o->force);
-	if (err)
-		goto cleanup;
-	if (st)
-		*st = s;
-cleanup:
-	for (i = 0; i < l.n; i++)
-		chunk__unref(l.c[i]);
-	free(l.c);
+	if (!err)
+		err = snap__write(installer__fd(in), info, o, &s->l, trailer, &w);
+	if (!err)
+		err = installer__commit(in, o->force);
+	/* a failed file (a full disk) is removed here, never left half
+	 * written under a hidden name */
 	installer__free(in);
+	if (!err && st)
+		*st = w;
+	return err;
+}
+
+void chunk_ring__snap_free(struct chunk_ring_snap *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->l.n; i++)
+		chunk__unref(s->l.c[i]);
+	free(s->l.c);
+	free(s);
+}
+
+int chunk_ring__snapshot(struct chunk_ring *r, const char *path,
+			 const struct gt_file_info *info, const struct chunk_ring_snap_opts *o,
+			 const struct gt_trailer *trailer, struct chunk_ring_snap_stats *st)
+{
+	struct chunk_ring_snap *s = NULL;
+	struct stat sb;
+	int err;
+
+	if (st)
+		memset(st, 0, sizeof(*st));
+	if (!r || !path || !info)
+		return -EINVAL;
+	/* before the references are taken: a refusal costs the ring nothing */
+	if (!(o && o->force) && !lstat(path, &sb))
+		return -EEXIST;
+	err = chunk_ring__snap_take(r, o, &s);
+	if (!err)
+		err = chunk_ring__snap_write(s, path, info, o, trailer, st);
+	chunk_ring__snap_free(s);
 	return err;
 }

@@ -114,7 +114,32 @@ int chunk_ring__snapshot(struct chunk_ring *ring, const char *path,
 			 const struct gt_file_info *info, const struct chunk_ring_snap_opts *o,
 			 const struct gt_trailer *trailer, struct chunk_ring_snap_stats *st);
 
-/* Frees the ring and its chunks; no put or snapshot may be running. */
+/*
+ * A snapshot in two steps, for a writer on another thread than the one that
+ * asks: chunk_ring__snap_take selects the chunks (o's since_ts, until_ts and
+ * last_ns, under the lock: the only part that makes a put wait) and keeps a
+ * reference on each, so that what the ring drops meanwhile stays readable;
+ * chunk_ring__snap_write then writes them to path as chunk_ring__snapshot
+ * does (o's pid, preamble, force and chunk settings; the selection fields
+ * are not looked at again), from any thread, the ring's lock untouched; it
+ * may be called after the ring is freed.  chunk_ring__snap_free lets go of
+ * the references.  take returns 0, -EINVAL or -ENOMEM; write returns what
+ * chunk_ring__snapshot does, and a failed write leaves nothing under path
+ * nor under its temporary name.
+ */
+struct chunk_ring_snap;
+
+int chunk_ring__snap_take(struct chunk_ring *ring, const struct chunk_ring_snap_opts *o,
+			  struct chunk_ring_snap **out);
+/* What the take selected: selected, first_ts, last_ts and lock_ns. */
+const struct chunk_ring_snap_stats *chunk_ring__snap_selection(const struct chunk_ring_snap *s);
+int chunk_ring__snap_write(const struct chunk_ring_snap *s, const char *path,
+			   const struct gt_file_info *info, const struct chunk_ring_snap_opts *o,
+			   const struct gt_trailer *trailer, struct chunk_ring_snap_stats *st);
+void chunk_ring__snap_free(struct chunk_ring_snap *s);
+
+/* Frees the ring and its chunks (those a taken snapshot still references
+ * live on until it is freed); no put or take may be running. */
 void chunk_ring__free(struct chunk_ring *ring);
 
 #endif
