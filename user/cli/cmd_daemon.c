@@ -388,10 +388,12 @@ static error_t snapshot_parse(int key, char *arg, struct argp_state *state)
 }
 
 /* Sends req, the reply's text to out; 0, 1 (the daemon said no) or 1
- * after a line saying why not. */
+ * after a line saying why not. A snapshot's reply comes when its file is
+ * written: it may take minutes (a large window, a slow disk). */
 static int ask(const char *req, FILE *out)
 {
-	int err = control__request(control__dir(), req, 30000, out, stderr);
+	int ms = strncmp(req, "snapshot", 8) ? 30000 : 600000;
+	int err = control__request(control__dir(), req, ms, out, stderr);
 
 	if (err < 0) {
 		if (err == -ENOENT || err == -ECONNREFUSED)

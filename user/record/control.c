@@ -3,9 +3,13 @@
  * The daemon's control socket (gtrace-bpf snapshot / status): a UNIX
  * stream socket in a root-only directory, one request line per connection,
  * the reply text after an "ok" or "error: ..." first line. The daemon
- * serves it from its poll loop, so a client that connects and never writes
- * or never reads must not hold it: every read and write has a deadline and
- * the reply is bounded.
+ * serves it from its recording loop, so nothing here ever waits: sockets are
+ * non-blocking, each client has a slot in a small table with a deadline for
+ * its request and one for taking its reply, and a reply that comes later
+ * (a snapshot being written by another thread) leaves the client waiting
+ * in its slot while the loop goes on. A client that connects and never
+ * sends, or never reads, costs a slot until its deadline, nothing more:
+ * when the table is full the oldest of the silent ones gives its slot up.
  *
  * The directory also holds the daemon's pid file, locked with flock for as
  * long as the daemon lives: a second daemon finds it locked and names the
@@ -26,9 +30,31 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/clock.h"
+#include "lib/log.h"
 #include "record/control.h"
 
-#define IO_MS		200	/* a client's whole request or reply, at most */
+#define CONN_MAX	16	/* clients served at once */
+#define READ_MS		1000	/* a client's request line, from its connect */
+#define WRITE_MS	2000	/* a client's taking of its reply, from when it is ready */
+
+enum conn_state {
+	CONN_FREE,		/* the slot is unused */
+	CONN_READ,		/* its request line is coming */
+	CONN_WAIT,		/* its reply is coming later (control__reply) */
+	CONN_WRITE,		/* its reply is going out */
+};
+
+/* One client. */
+struct conn {
+	enum conn_state state;
+	int fd;			/* non-blocking, -1 when free */
+	uint64_t id;		/* its number, for a reply that comes later; never 0 */
+	uint64_t deadline;	/* CLOCK_MONOTONIC ms: READ and WRITE end then */
+	size_t used;		/* READ: request bytes so far */
+	char req[CONTROL_REQ_MAX];
+	char *out;		/* WRITE: the reply, out_len bytes, out_off of them sent */
+	size_t out_len, out_off;
+};
 
 struct control {
 	char dir[CONTROL_PATH_MAX];
@@ -36,7 +62,16 @@ struct control {
 	char pidfile[CONTROL_PATH_MAX];
 	int lfd;		/* listening socket */
 	int pfd;		/* the pid file, locked */
+	uint64_t next_id;	/* the next client's number */
+	struct conn conn[CONN_MAX];
+	char reply[CONTROL_REPLY_MAX];	/* a handler's reply, before it is copied to its client */
+	struct control_stats st;
 };
+
+static uint64_t now_ms(void)
+{
+	return clock__mono_ns() / 1000000;
+}
 
 const char *control__dir(void)
 {
@@ -106,6 +141,8 @@ int control__open(const char *dir, struct control **out, pid_t *other)
 	if (!c)
 		return -ENOMEM;
 	c->lfd = c->pfd = -1;
+	for (int i = 0; i < CONN_MAX; i++)
+		c->conn[i].fd = -1;
 	snprintf(c->dir, sizeof(c->dir), "%s", dir);
 	if ((err = join(c->sock, dir, "control.sock")) || (err = join(c->pidfile, dir, "daemon.pid")) ||
 	    strlen(c->sock) >= sizeof(sa.sun_path) || (err = control__own_dir(dir)) ||
@@ -154,7 +191,7 @@ int control__fd(const struct control *c)
 static int wait_fd(int fd, short events, uint64_t deadline)
 {
 	struct pollfd p = { .fd = fd, .events = events };
-	uint64_t now = (clock__mono_ns() / 1000000);
+	uint64_t now = now_ms();
 	int n;
 
 	if (now >= deadline)
@@ -163,34 +200,6 @@ static int wait_fd(int fd, short events, uint64_t deadline)
 	if (n < 0)
 		return -errno;
 	return n ? 0 : -ETIMEDOUT;
-}
-
-/* Reads one line (without its newline) into buf. */
-static int read_line(int fd, char *buf, size_t len, uint64_t deadline)
-{
-	size_t used = 0;
-	char *nl;
-	ssize_t n;
-	int err;
-
-	for (;;) {
-		if ((err = wait_fd(fd, POLLIN, deadline)))
-			return err;
-		n = read(fd, buf + used, len - 1 - used);
-		if (n < 0 && errno != EAGAIN && errno != EINTR)
-			return -errno;
-		if (n == 0)
-			return -EPIPE;
-		if (n > 0)
-			used += n;
-		buf[used] = 0;
-		if ((nl = strchr(buf, '\n'))) {
-			*nl = 0;
-			return 0;
-		}
-		if (used == len - 1)
-			return -E2BIG;
-	}
 }
 
 static int write_all(int fd, const char *buf, size_t len, uint64_t deadline)
@@ -212,40 +221,253 @@ static int write_all(int fd, const char *buf, size_t len, uint64_t deadline)
 	return 0;
 }
 
-int control__serve(struct control *c, control_handler_fn handle, void *ctx)
+static void conn__close(struct conn *k)
 {
-	char req[CONTROL_REQ_MAX], *reply = NULL;
-	uint64_t deadline;
-	struct ucred cred;
-	socklen_t clen = sizeof(cred);
-	size_t n;
-	int fd, err;
+	close(k->fd);
+	free(k->out);
+	k->fd = -1;
+	k->out = NULL;
+	k->state = CONN_FREE;
+}
 
-	fd = accept4(c->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (fd < 0)
-		return errno == EAGAIN || errno == EWOULDBLOCK ? -EAGAIN : -errno;
-	deadline = (clock__mono_ns() / 1000000) + IO_MS;
-	/* the socket's mode already keeps others out; a peer of another user
-	 * that got through (a different root directory, a passed fd) gets no answer */
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) || cred.uid != geteuid()) {
-		close(fd);
-		return -EPERM;
+/* Sends what the socket takes of k's reply; closes k once it is all out or
+ * the client is gone. */
+static void conn__send(struct control *c, struct conn *k)
+{
+	ssize_t n;
+
+	while (k->out_off < k->out_len) {
+		/* MSG_NOSIGNAL: a client that hung up is no SIGPIPE for the daemon */
+		n = send(k->fd, k->out + k->out_off, k->out_len - k->out_off, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n < 0) {
+			c->st.gone++;
+			pr_verbose("control client %llu: gone before its reply was sent (%s)",
+				   (unsigned long long)k->id, strerror(errno));
+			conn__close(k);
+			return;
+		}
+		k->out_off += n;
 	}
-	reply = malloc(CONTROL_REPLY_MAX);
-	err = reply ? read_line(fd, req, sizeof(req), deadline) : -ENOMEM;
-	if (!err) {
-		n = handle(ctx, req, reply, CONTROL_REPLY_MAX);
-		err = write_all(fd, reply, n < CONTROL_REPLY_MAX ? n : CONTROL_REPLY_MAX - 1, deadline);
+	c->st.served++;
+	conn__close(k);
+}
+
+/* k's reply is reply[0..len): it goes out now, as far as the socket takes it. */
+static void conn__reply(struct control *c, struct conn *k, const char *reply, size_t len)
+{
+	k->out = malloc(len ? len : 1);
+	if (!k->out) {
+		c->st.gone++;
+		pr_verbose("control client %llu: no memory for its reply", (unsigned long long)k->id);
+		conn__close(k);
+		return;
 	}
-	free(reply);
-	close(fd);
-	return err;
+	memcpy(k->out, reply, len);
+	k->out_len = len;
+	k->out_off = 0;
+	k->state = CONN_WRITE;
+	k->deadline = now_ms() + WRITE_MS;
+	conn__send(c, k);
+}
+
+/* Reads what has come of k's request; at its newline, asks the handler. */
+static void conn__read(struct control *c, struct conn *k, control_handler_fn handle, void *ctx)
+{
+	char *nl;
+	ssize_t n;
+	size_t len;
+
+	for (;;) {
+		n = recv(k->fd, k->req + k->used, sizeof(k->req) - 1 - k->used, MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			c->st.gone++;
+			pr_verbose("control client %llu: hung up before its request was whole",
+				   (unsigned long long)k->id);
+			conn__close(k);
+			return;
+		}
+		k->used += n;
+		k->req[k->used] = 0;
+		if ((nl = memchr(k->req, '\n', k->used)))
+			break;
+		if (k->used == sizeof(k->req) - 1) {
+			c->st.refused++;
+			pr_verbose("control client %llu: a request longer than %d bytes; dropped",
+				   (unsigned long long)k->id, CONTROL_REQ_MAX);
+			conn__close(k);
+			return;
+		}
+	}
+	*nl = 0;
+	len = handle(ctx, k->id, k->req, c->reply, sizeof(c->reply));
+	if (len == CONTROL_DEFER) {
+		k->state = CONN_WAIT;
+		return;
+	}
+	conn__reply(c, k, c->reply, len < sizeof(c->reply) ? len : sizeof(c->reply) - 1);
+}
+
+/* A slot for a new client: a free one, else the one that has been silent
+ * the longest gives its up (it cannot be served before its deadline
+ * anyway); NULL when every client is waiting for its reply or taking it. */
+static struct conn *conn__slot(struct control *c)
+{
+	struct conn *old = NULL;
+	int i;
+
+	for (i = 0; i < CONN_MAX; i++) {
+		if (c->conn[i].state == CONN_FREE)
+			return &c->conn[i];
+		if (c->conn[i].state == CONN_READ && (!old || c->conn[i].deadline < old->deadline))
+			old = &c->conn[i];
+	}
+	if (old) {
+		c->st.refused++;
+		pr_verbose("control client %llu: no request yet, its slot given to a new client",
+			   (unsigned long long)old->id);
+		conn__close(old);
+	}
+	return old;
+}
+
+static void conn__accept(struct control *c, control_handler_fn handle, void *ctx)
+{
+	static const char busy[] = "error: the daemon is busy with other clients; try again\n";
+	struct ucred cred;
+	socklen_t clen;
+	struct conn *k;
+	int fd;
+
+	for (;;) {
+		fd = accept4(c->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+				pr_verbose("control socket: cannot accept a client: %s", strerror(errno));
+			return;
+		}
+		/* the socket's mode already keeps others out; a peer of another
+		 * user that got through (a different root directory, a passed
+		 * fd) gets no answer */
+		clen = sizeof(cred);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) || cred.uid != geteuid()) {
+			c->st.refused++;
+			pr_verbose("control socket: a client of another user refused");
+			close(fd);
+			continue;
+		}
+		if (!(k = conn__slot(c))) {
+			c->st.refused++;
+			pr_verbose("control socket: %d clients waiting for replies; a new one turned away",
+				   CONN_MAX);
+			if (send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+				pr_debug("control socket: the busy line was not taken: %s", strerror(errno));
+			close(fd);
+			continue;
+		}
+		*k = (struct conn){ .state = CONN_READ, .fd = fd, .id = ++c->next_id,
+				    .deadline = now_ms() + READ_MS };
+		/* a client's request comes with its connect: read before the
+		 * next accept, which may want a silent client's slot */
+		conn__read(c, k, handle, ctx);
+	}
+}
+
+void control__serve(struct control *c, control_handler_fn handle, void *ctx)
+{
+	struct conn *k;
+	char b;
+	int i;
+
+	conn__accept(c, handle, ctx);
+	for (i = 0; i < CONN_MAX; i++) {
+		k = &c->conn[i];
+		switch (k->state) {
+		case CONN_READ:
+			conn__read(c, k, handle, ctx);
+			if (k->state == CONN_READ && now_ms() >= k->deadline) {
+				c->st.timed_out++;
+				pr_verbose("control client %llu: no request within %d ms; dropped",
+					   (unsigned long long)k->id, READ_MS);
+				conn__close(k);
+			}
+			break;
+		case CONN_WAIT:
+			/* a client that hung up waits no more: its reply has no taker */
+			if (recv(k->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+				c->st.gone++;
+				pr_verbose("control client %llu: hung up before its reply was ready",
+					   (unsigned long long)k->id);
+				conn__close(k);
+			}
+			break;
+		case CONN_WRITE:
+			conn__send(c, k);
+			if (k->state == CONN_WRITE && now_ms() >= k->deadline) {
+				c->st.timed_out++;
+				pr_verbose("control client %llu: took %zu of its reply's %zu bytes in %d ms; dropped",
+					   (unsigned long long)k->id, k->out_off, k->out_len, WRITE_MS);
+				conn__close(k);
+			}
+			break;
+		case CONN_FREE:
+			break;
+		}
+	}
+}
+
+int control__reply(struct control *c, uint64_t client, const char *reply, size_t len)
+{
+	int i;
+
+	for (i = 0; c && client && i < CONN_MAX; i++) {
+		if (c->conn[i].state == CONN_WAIT && c->conn[i].id == client) {
+			conn__reply(c, &c->conn[i], reply, len);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+void control__flush(struct control *c, int timeout_ms)
+{
+	uint64_t end = now_ms() + (uint64_t)timeout_ms;
+	bool sending;
+	int i;
+
+	if (!c)
+		return;
+	do {
+		sending = false;
+		for (i = 0; i < CONN_MAX; i++) {
+			if (c->conn[i].state != CONN_WRITE)
+				continue;
+			conn__send(c, &c->conn[i]);
+			sending |= c->conn[i].state == CONN_WRITE;
+		}
+	} while (sending && now_ms() < end && !usleep(10000));
+}
+
+void control__stats(const struct control *c, struct control_stats *st)
+{
+	*st = c ? c->st : (struct control_stats){ 0 };
 }
 
 void control__close(struct control *c)
 {
 	if (!c)
 		return;
+	for (int i = 0; i < CONN_MAX; i++) {
+		if (c->conn[i].state != CONN_FREE)
+			conn__close(&c->conn[i]);
+	}
 	if (c->lfd >= 0) {
 		close(c->lfd);
 		unlink(c->sock);
@@ -261,7 +483,7 @@ int control__request(const char *dir, const char *req, int timeout_ms, FILE *out
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char path[CONTROL_PATH_MAX], buf[4096];
-	uint64_t deadline = (clock__mono_ns() / 1000000) + (uint64_t)timeout_ms;
+	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
 	bool first = true, ok = false;
 	ssize_t n;
 	int fd, err;

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -21,9 +22,22 @@ struct control;
  * CONTROL_DIR. */
 const char *control__dir(void);
 
-/* Answers one request line: writes the reply ("ok\n" then text, or
- * "error: ...\n") into reply (len bytes) and returns its length. */
-typedef size_t (*control_handler_fn)(void *ctx, const char *req, char *reply, size_t len);
+/* Answers one request line of client (a number, never 0): writes the reply
+ * ("ok\n" then text, or "error: ...\n") into reply (len bytes) and returns
+ * its length, or CONTROL_DEFER to answer later with control__reply. */
+#define CONTROL_DEFER ((size_t)-1)
+typedef size_t (*control_handler_fn)(void *ctx, uint64_t client, const char *req, char *reply,
+				     size_t len);
+
+/* What became of the clients, counted since the socket was opened. */
+struct control_stats {
+	uint64_t served;	/* replies sent whole */
+	uint64_t timed_out;	/* clients that sent no request, or did not take their
+				 * reply, in time: dropped */
+	uint64_t refused;	/* clients turned away: table full (the longest silent one
+				 * gives its slot up), another user, a request too long */
+	uint64_t gone;		/* clients that hung up before their reply was sent */
+};
 
 /* Makes sure dir is a directory of ours (not a link) that no one else may
  * write in, creating it 0700 when missing: 0, -EPERM, or mkdir's -errno. */
@@ -35,9 +49,19 @@ int control__own_dir(const char *dir);
 int control__open(const char *dir, struct control **out, pid_t *other);
 /* The listening socket (non-blocking), for the daemon's poll loop. */
 int control__fd(const struct control *c);
-/* Serves one pending client: -EAGAIN when none; the request and the reply
- * each have 200 ms, then the client is dropped. */
-int control__serve(struct control *c, control_handler_fn handle, void *ctx);
+/* Serves the clients, never waiting: accepts the new ones, reads what has
+ * come of their requests and answers those that are whole, sends what the
+ * sockets take of the replies, and drops the clients whose deadline passed
+ * (1 s for the request from the connect, 2 s for taking the reply), each
+ * counted (control__stats) and said at -v. Call it from the poll loop. */
+void control__serve(struct control *c, control_handler_fn handle, void *ctx);
+/* The reply to a request whose handler said CONTROL_DEFER: 0, or -ENOENT
+ * when that client is gone (hung up, or the socket closed). */
+int control__reply(struct control *c, uint64_t client, const char *reply, size_t len);
+/* Before control__close: sends the replies still going out, for at most
+ * timeout_ms. */
+void control__flush(struct control *c, int timeout_ms);
+void control__stats(const struct control *c, struct control_stats *st);
 /* Closes the socket and removes it and the pid file. */
 void control__close(struct control *c);
 

@@ -6,6 +6,11 @@
  * asked for. Chunks reach the window once a second (the recorder's flush),
  * so a snapshot holds everything up to the last second, and the chunk
  * being filled when it is asked for.
+ *
+ * A snapshot costs the recording loop a flush, a copy of the names kept
+ * and references on the chunks (chunk_ring__snap_take); the file is
+ * written by record/snap_writer's thread, and the client that asked gets
+ * its reply (the path, or why not) when the file is complete.
  */
 #include <errno.h>
 #include <signal.h>
@@ -31,6 +36,9 @@
 #include "record/daemon_cupti.h"
 #include "record/proc_names.h"
 #include "record/recorder.h"
+#include "record/snap_writer.h"
+
+#define SNAP_JOBS_MAX	4	/* snapshots queued or being written at once */
 
 static volatile sig_atomic_t hup;
 
@@ -106,6 +114,8 @@ int daemon__open(struct recorder *r)
 	}
 	/* SIGHUP reopens the log (after a rotation), never stops the daemon */
 	sigaction(SIGHUP, &sa, NULL);
+	/* a log pipe whose reader went away is an error to write, not a death */
+	signal(SIGPIPE, SIG_IGN);
 	trigger__start(r);
 	err = control__open(control__dir(), &r->ctl, &other);
 	if (err == -EBUSY) {
@@ -123,6 +133,11 @@ int daemon__open(struct recorder *r)
 	if (err) {
 		pr_err("cannot use --dir %s: %s", r->o->daemon_dir,
 		       err == -EPERM ? "not a directory of ours that only we may write in" : strerror(-err));
+		return err;
+	}
+	err = snap_writer__new(SNAP_JOBS_MAX, &r->snapw);
+	if (err) {
+		pr_err("failed to start the snapshot writer: %s", strerror(-err));
 		return err;
 	}
 	return 0;
@@ -149,25 +164,6 @@ int daemon__create_window(struct recorder *r, const struct gt_file_info *info)
 	return r->cupti ? daemon_cupti__new(r) : 0;
 }
 
-/* system_WHAT_YYYYMMDD_vN.gtrace in --dir: the first N not taken. */
-static int default_path(struct recorder *r, const char *what, char *out, size_t len)
-{
-	char date[16];
-	time_t t = time(NULL);
-	struct tm tm;
-	struct stat st;
-	int n;
-
-	strftime(date, sizeof(date), "%Y%m%d", localtime_r(&t, &tm));
-	for (n = 1; n < 100000; n++) {
-		if (snprintf(out, len, "%s/system_%s_%s_v%d.gtrace", r->o->daemon_dir, what, date, n) >= (int)len)
-			return -ENAMETOOLONG;
-		if (lstat(out, &st) && errno == ENOENT)
-			return 0;
-	}
-	return -EEXIST;
-}
-
 static size_t reply(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static size_t reply(char *buf, size_t len, const char *fmt, ...)
 {
@@ -180,75 +176,112 @@ static size_t reply(char *buf, size_t len, const char *fmt, ...)
 	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
 }
 
-int daemon__snapshot(struct recorder *r, const char *what, uint64_t last_ns, uint32_t pid,
-		     const char *out, char *path, size_t len)
+/* A snapshot for client (0: none), queued to the writer. */
+static int snapshot_submit(struct recorder *r, const char *what, uint64_t last_ns, uint32_t pid,
+			   const char *out, uint64_t client)
 {
-	char opts[1024], buf[PATH_MAX], raw[PATH_MAX];
-	struct chunk_ring_snap_opts sel = { 0 };
-	struct chunk_ring_snap_stats st = { 0 };
-	struct gt_file_info info = r->info;
-	struct gt_trailer t;
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
-	int err;
+	struct chunk_ring_snap_opts sel = { .last_ns = last_ns };
+	struct snap_job *j;
+	int err = -ENOMEM;
 
-	if (!path) {
-		path = buf;
-		len = sizeof(buf);
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	j->client = client;
+	snprintf(j->what, sizeof(j->what), "%s", what);
+	j->dir = r->o->daemon_dir;
+	j->info = r->info;
+	j->info.options = NULL;
+	j->asked_ns = t0;
+	/* --cupti: what the agents wrote up to now (their names too) */
+	daemon_cupti__poll(r, true);
+	if (out && !(j->out = strdup(out)))
+		goto fail;
+	if (asprintf((char **)&j->info.options, "%s snapshot=1", r->info.options ? r->info.options : "") < 0) {
+		j->info.options = NULL;
+		goto fail;
 	}
-	if (out) {
-		if (snprintf(path, len, "%s", out) >= (int)len)
-			return -ENAMETOOLONG;
-	} else if ((err = default_path(r, what, path, len))) {
-		return err;
+	/* the names go on growing (and moving) while the writer writes */
+	if (r->preamble_len) {
+		void *pre = malloc(r->preamble_len);
+
+		if (!pre)
+			goto fail;
+		memcpy(pre, r->preamble, r->preamble_len);
+		j->o.preamble = pre;
+		j->o.preamble_len = r->preamble_len;
 	}
-	/* --cupti: what the agents wrote up to now, and the snapshot merged
-	 * from a raw one next to it */
-	if (r->dcupti) {
-		daemon_cupti__poll(r, true);
-		if ((err = daemon_cupti__raw_path(path, raw, sizeof(raw))))
-			return err;
-	}
+	j->o.pid = pid;
 	/* the chunk being filled belongs in it too */
 	trace_writer__flush(r->w);
-	snprintf(opts, sizeof(opts), "%s snapshot=1", r->info.options ? r->info.options : "");
-	info.options = opts;
-	sel.last_ns = last_ns;
-	sel.pid = pid;
-	sel.preamble = r->preamble;
-	sel.preamble_len = r->preamble_len;
-	memset(&t, 0, sizeof(t));
-	recorder__counters(r, &t.counters);
-	t.end_ts = t0;
-	err = chunk_ring__snapshot(r->ring, r->dcupti ? raw : path, &info, &sel, &t, &st);
-	if (!err && r->dcupti)
-		err = daemon_cupti__finish_snapshot(r, raw, path);
+	recorder__counters(r, &j->trailer.counters);
+	j->trailer.end_ts = t0;
+	err = chunk_ring__snap_take(r->ring, &sel, &j->snap);
 	if (err)
-		return err;
-	r->snapshots++;
-	pr_info("snapshot %s: %llu records in %llu chunks, %.1f ms (the window locked %.3f ms)", path,
-		(unsigned long long)st.records, (unsigned long long)st.chunks,
-		(now_ns(CLOCK_MONOTONIC) - t0) / 1e6, st.lock_ns / 1e6);
+		goto fail;
+	j->loop_ns = now_ns(CLOCK_MONOTONIC) - t0;
+	err = snap_writer__submit(r->snapw, j);
+	if (err)
+		goto fail;
 	return 0;
+fail:
+	snap_job__free(j);
+	return err;
+}
+
+int daemon__snapshot(struct recorder *r, const char *what, uint64_t last_ns, uint32_t pid,
+		     const char *out)
+{
+	return snapshot_submit(r, what, last_ns, pid, out, 0);
+}
+
+/* A snapshot the writer is done with: said, counted, answered. */
+static void snapshot_done(struct recorder *r, struct snap_job *j)
+{
+	const struct chunk_ring_snap_stats *st = &j->st;
+	char buf[PATH_MAX + 256];
+	size_t n;
+
+	if (!j->err) {
+		r->snapshots++;
+		pr_info("snapshot %s: %llu records in %llu chunks, %.1f ms (the window locked %.3f ms, "
+			"the recording loop held %.3f ms)", j->path, (unsigned long long)st->records,
+			(unsigned long long)st->chunks, (j->done_ns - j->asked_ns) / 1e6,
+			st->lock_ns / 1e6, j->loop_ns / 1e6);
+		n = reply(buf, sizeof(buf), "ok\n%s\n", j->path);
+	} else {
+		const char *why = j->err == -ECANCELED ? "the daemon is stopping" : strerror(-j->err);
+		const char *path = j->path[0] ? j->path : "the snapshot";
+
+		r->snapshots_failed++;
+		/* in the log too: a trigger's has no other reader */
+		pr_warn("snapshot (%s) failed: cannot write %s: %s", j->what, path, why);
+		n = reply(buf, sizeof(buf), "error: cannot write %s: %s\n", path, why);
+	}
+	if (j->client && control__reply(r->ctl, j->client, buf, n))
+		pr_verbose("snapshot (%s): its client hung up before the reply", j->what);
 }
 
 /* "snapshot last_ns=N pid=P [out=PATH]" */
-static size_t do_snapshot(struct recorder *r, const char *req, char *buf, size_t len)
+static size_t do_snapshot(struct recorder *r, uint64_t client, const char *req, char *buf, size_t len)
 {
 	unsigned long long last = 0;
 	long pid = 0;
 	const char *o = strstr(req, " out=");
-	char path[PATH_MAX];
 	int err;
 
 	if (sscanf(req, "snapshot last_ns=%llu pid=%ld", &last, &pid) != 2)
 		return reply(buf, len, "error: bad snapshot request\n");
 	if (pid > 0 && !proc_names__traced(r->procs, (uint32_t)pid))
 		return reply(buf, len, "error: pid %ld was never seen making CUDA calls\n", pid);
-	err = daemon__snapshot(r, "snapshot", last, (uint32_t)pid, o ? o + 5 : NULL, path, sizeof(path));
+	err = snapshot_submit(r, "snapshot", last, (uint32_t)pid, o ? o + 5 : NULL, client);
+	if (err == -EBUSY)
+		return reply(buf, len, "error: %d snapshots are being written already; try again\n",
+			     SNAP_JOBS_MAX);
 	if (err)
-		return reply(buf, len, "error: cannot write %s: %s\n", o ? o + 5 : "the snapshot",
-			     strerror(-err));
-	return reply(buf, len, "ok\n%s\n", path);
+		return reply(buf, len, "error: cannot take a snapshot: %s\n", strerror(-err));
+	return CONTROL_DEFER;
 }
 
 /* The budget's lines of status: estimates are labelled as such. */
@@ -292,11 +325,13 @@ static size_t do_status(struct recorder *r, char *buf, size_t len)
 {
 	struct gt_counters c;
 	struct chunk_ring_stats rs;
+	struct control_stats cs;
 	uint64_t up = now_ns(CLOCK_MONOTONIC) - r->daemon_start;
 	size_t n;
 
 	recorder__counters(r, &c);
 	chunk_ring__stats(r->ring, &rs);
+	control__stats(r->ctl, &cs);
 	n = reply(buf, len,
 		     "ok\n"
 		     "pid %d\n"
@@ -329,10 +364,21 @@ static size_t do_status(struct recorder *r, char *buf, size_t len)
 		     r->cap.windows,
 		     (unsigned long long)r->snapshots, (unsigned long long)r->trig.fired,
 		     (unsigned long long)r->trig.suppressed);
+	/* what went wrong with snapshots and clients, counted */
+	n += reply(buf + n, len - n,
+		   "snapshots_failed %llu\n"
+		   "snapshots_writing %u\n"
+		   "clients_served %llu\n"
+		   "clients_timed_out %llu\n"
+		   "clients_refused %llu\n"
+		   "clients_gone %llu\n",
+		   (unsigned long long)r->snapshots_failed, snap_writer__busy(r->snapw),
+		   (unsigned long long)cs.served, (unsigned long long)cs.timed_out,
+		   (unsigned long long)cs.refused, (unsigned long long)cs.gone);
 	return n + budget_lines(r, buf + n, len - n);
 }
 
-static size_t handle(void *ctx, const char *req, char *buf, size_t len)
+static size_t handle(void *ctx, uint64_t client, const char *req, char *buf, size_t len)
 {
 	struct recorder *r = ctx;
 
@@ -342,7 +388,7 @@ static size_t handle(void *ctx, const char *req, char *buf, size_t len)
 		return n + daemon_cupti__status(r, buf + n, len - n);
 	}
 	if (!strncmp(req, "snapshot ", 9))
-		return do_snapshot(r, req, buf, len);
+		return do_snapshot(r, client, req, buf, len);
 	return reply(buf, len, "error: unknown request\n");
 }
 
@@ -378,7 +424,8 @@ static void poll_hook(struct recorder *r)
 
 void daemon__serve(struct recorder *r)
 {
-	int i, err;
+	struct snap_job *j;
+	int err;
 
 	poll_hook(r);
 	daemon_cupti__poll(r, false);
@@ -391,18 +438,28 @@ void daemon__serve(struct recorder *r)
 		else
 			pr_info("SIGHUP: %s", r->o->daemon_log ? "log reopened" : "no --log to reopen");
 	}
-	/* a few per poll: a flood of clients cannot starve the ring buffer */
-	for (i = 0; i < 8 && r->ctl; i++) {
-		err = control__serve(r->ctl, handle, r);
-		if (err == -EAGAIN)
-			break;
-		if (err)
-			pr_verbose("control client: %s", strerror(-err));
+	while ((j = snap_writer__done(r->snapw))) {
+		snapshot_done(r, j);
+		snap_job__free(j);
 	}
+	/* never waits: a client that is silent or does not read holds a slot, not the loop */
+	control__serve(r->ctl, handle, r);
 }
 
 void daemon__close(struct recorder *r)
 {
+	struct snap_job *j;
+
+	/* the snapshot being written is finished, those queued are not; their
+	 * clients are told */
+	snap_writer__stop(r->snapw);
+	while ((j = snap_writer__done(r->snapw))) {
+		snapshot_done(r, j);
+		snap_job__free(j);
+	}
+	snap_writer__free(r->snapw);
+	r->snapw = NULL;
+	control__flush(r->ctl, 1000);
 	daemon_cupti__free(r);
 	control__close(r->ctl);
 	r->ctl = NULL;

@@ -100,6 +100,8 @@ struct recorder {
 	struct gt_file_info info;	/* the header, for snapshots */
 	uint64_t daemon_start;		/* when the window started */
 	uint64_t snapshots;		/* snapshots written */
+	uint64_t snapshots_failed;	/* snapshots not written (a full disk, a name taken) */
+	struct snap_writer *snapw;	/* the thread that writes them */
 	uint8_t *preamble;		/* the name records written so far, for snapshots */
 	size_t preamble_len, preamble_cap;
 	uint64_t preamble_lost;		/* name records it had no room for */
@@ -133,11 +135,12 @@ void daemon__note(struct recorder *r, const struct gt_hdr *h);
  * names kept as GT_NAME_KERNEL records for snapshots. */
 void daemon__learned(void *ctx, const struct gt_hdr *at, uint64_t handle, const char *name);
 void daemon__close(struct recorder *r);
-/* Writes the window (its last last_ns, or pid's records; 0 = all) to out, or
- * to system_WHAT_{date}_vN.gtrace in --dir; the path goes to path (len bytes,
- * may be NULL). Returns 0 or a negative errno. */
+/* Takes the window (its last last_ns, or pid's records; 0 = all) for the
+ * snapshot writer, which writes it to out, or to system_WHAT_{date}_vN.gtrace
+ * in --dir, and logs the outcome. Returns 0 when queued, or a negative errno
+ * (-EBUSY: too many being written). */
 int daemon__snapshot(struct recorder *r, const char *what, uint64_t last_ns, uint32_t pid,
-		     const char *out, char *path, size_t len);
+		     const char *out);
 
 /* Triggers (trigger.c): installed at the daemon's start, fed every record
  * from BPF, polled from the loop (fires SIGUSR1's, takes due snapshots). */

@@ -163,7 +163,7 @@ void trigger__poll(struct recorder *r)
 	if (!t->pending_kind || (now = now_ns(CLOCK_MONOTONIC)) < t->due)
 		return;
 	snprintf(name, sizeof(name), "%s_trigger", gt_trigger_kind__name(t->pending_kind));
-	err = daemon__snapshot(r, name, 0, 0, NULL, NULL, 0);
+	err = daemon__snapshot(r, name, 0, 0, NULL);
 	if (err)
 		pr_warn("trigger %s: the snapshot failed: %s", gt_trigger_kind__name(t->pending_kind),
 			strerror(-err));
