@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
+#include "cuda.skel.h"
 #include "format/chunk_ring.h"
 #include "format/records.h"
 #include "format/trace_file.h"
@@ -78,6 +80,16 @@ static int open_log(const char *path)
  * put at the head of each snapshot. */
 void daemon__note(struct recorder *r, const struct gt_hdr *h)
 {
+	/* a daemon outlives its processes, and the machine reuses their pids:
+	 * the next process with one is a new one, named and counted anew, and
+	 * until then no scheduling of that pid is recorded */
+	if (h->type == GT_REC_EXIT) {
+		if (proc_names__exited(r->procs, h->pid)) {
+			r->procs_exited++;
+			bpf_map__delete_elem(r->skel->maps.active_pids, &h->pid, sizeof(h->pid), 0);
+		}
+		return;
+	}
 	if (h->type != GT_REC_NAME && h->type != GT_REC_PROC_INFO)
 		return;
 	if (r->preamble_len + h->size > PREAMBLE_MAX ||
@@ -338,6 +350,7 @@ static size_t do_status(struct recorder *r, char *buf, size_t len)
 		     "uptime_s %.1f\n"
 		     "mode %s\n"
 		     "processes %llu\n"
+		     "processes_alive %llu\n"
 		     "events %llu\n"
 		     "dropped %llu\n"
 		     "window_chunks %llu\n"
@@ -354,7 +367,8 @@ static size_t do_status(struct recorder *r, char *buf, size_t len)
 		     "triggers_fired %llu\n"
 		     "triggers_suppressed %llu\n",
 		     (int)getpid(), up / 1e9, r->o->light ? "light" : "full",
-		     (unsigned long long)r->nprocs, (unsigned long long)c.events,
+		     (unsigned long long)r->nprocs, (unsigned long long)(r->nprocs - r->procs_exited),
+		     (unsigned long long)c.events,
 		     (unsigned long long)c.drop_ringbuf, (unsigned long long)rs.chunks,
 		     (unsigned long long)rs.records, (unsigned long long)rs.mem_bytes,
 		     (unsigned long long)r->o->daemon_memory,

@@ -15,11 +15,15 @@ struct proc_names {
 	proc_names_emit_fn emit;
 	void *ctx;
 	bool filter;			/* only pids in the BPF pids map */
-	struct u64map cuda_pids;	/* pid+1 -> 1: processes that made CUDA calls */
+	struct u64map cuda_pids;	/* pid+1 -> PID_LIVE or PID_EXITED: processes that made
+					 * CUDA calls */
 	struct u64map seen_tids;	/* tid+1 -> pid+1: threads seen (their name looked up) */
 	struct u64map tid_names;	/* tid+1 -> hash of the thread name last written */
 	struct u64map cmdlines;		/* pid+1 -> char *: command line read at its exec */
 };
+
+#define PID_LIVE	1	/* cuda_pids: running */
+#define PID_EXITED	2	/* cuda_pids: its exit was seen (proc_names__exited) */
 
 struct proc_names *proc_names__new(bool filter, proc_names_emit_fn emit, void *ctx)
 {
@@ -119,7 +123,9 @@ static void write_proc_info(struct proc_names *pn, const struct gt_hdr *h)
 
 bool proc_names__relevant(const struct proc_names *pn, uint32_t pid)
 {
-	return pn->filter || u64map__get(&pn->cuda_pids, (uint64_t)pid + 1);
+	const uint64_t *v = u64map__get(&pn->cuda_pids, (uint64_t)pid + 1);
+
+	return pn->filter || (v && *v == PID_LIVE);
 }
 
 bool proc_names__traced(const struct proc_names *pn, uint32_t pid)
@@ -129,9 +135,26 @@ bool proc_names__traced(const struct proc_names *pn, uint32_t pid)
 
 bool proc_names__add_process(struct proc_names *pn, uint32_t pid)
 {
-	if (u64map__get(&pn->cuda_pids, (uint64_t)pid + 1))
+	const uint64_t *v = u64map__get(&pn->cuda_pids, (uint64_t)pid + 1);
+
+	if (v && *v == PID_LIVE)
 		return false;
-	u64map__set(&pn->cuda_pids, (uint64_t)pid + 1, 1);
+	u64map__set(&pn->cuda_pids, (uint64_t)pid + 1, PID_LIVE);
+	return true;
+}
+
+bool proc_names__exited(struct proc_names *pn, uint32_t pid)
+{
+	uint64_t *v = u64map__get(&pn->cuda_pids, (uint64_t)pid + 1), *t;
+
+	if (!v || *v != PID_LIVE)
+		return false;
+	*v = PID_EXITED;
+	/* its main thread's tid is the next owner's too: named anew */
+	if ((t = u64map__get(&pn->seen_tids, (uint64_t)pid + 1)))
+		*t = 0;
+	if ((t = u64map__get(&pn->tid_names, (uint64_t)pid + 1)))
+		*t = 0;
 	return true;
 }
 
@@ -215,9 +238,11 @@ static void thread_name(struct proc_names *pn, const struct gt_hdr *h, uint32_t 
 /* First record of a thread: write its name before it. */
 void proc_names__note_thread(struct proc_names *pn, const struct gt_hdr *h)
 {
+	const uint64_t *seen = u64map__get(&pn->seen_tids, (uint64_t)h->tid + 1);
 	char path[64], buf[1024];
 
-	if (h->tid && !u64map__get(&pn->seen_tids, (uint64_t)h->tid + 1)) {
+	/* a tid another process had before is a new thread */
+	if (h->tid && (!seen || *seen != (uint64_t)h->pid + 1)) {
 		u64map__set(&pn->seen_tids, (uint64_t)h->tid + 1, (uint64_t)h->pid + 1);
 		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", h->pid, h->tid);
 		proc_names__read_proc(path, buf, sizeof(buf));

@@ -24,12 +24,18 @@ typedef int (*proc_names_emit_fn)(void *ctx, const struct gt_hdr *rec);
 struct proc_names *proc_names__new(bool filter, proc_names_emit_fn emit, void *ctx);
 /* Reads a small /proc file; NULs (cmdline separators) become spaces. */
 void proc_names__read_proc(const char *path, char *buf, size_t len);
-/* True when pid's records are kept: filtered by BPF, or traced. */
+/* True when pid's records are kept: filtered by BPF, or traced and not
+ * exited. */
 bool proc_names__relevant(const struct proc_names *pn, uint32_t pid);
-/* True when pid made CUDA calls (proc_names__add_process). */
+/* True when pid made CUDA calls (proc_names__add_process), exited or not. */
 bool proc_names__traced(const struct proc_names *pn, uint32_t pid);
-/* Marks pid traced. Returns true when it was not yet. */
+/* Marks pid traced. Returns true when it was not yet, or had exited (a new
+ * process with the pid of an old one: its names are written anew). */
 bool proc_names__add_process(struct proc_names *pn, uint32_t pid);
+/* A traced process exited: still traced (a snapshot of it is asked for
+ * after its end), no longer relevant, and the next process given its pid is
+ * new. Returns true when pid was traced and running. */
+bool proc_names__exited(struct proc_names *pn, uint32_t pid);
 /* For a process first traced at h: its process-info record (parent, comm,
  * cgroup) and its name (command line from its exec, else /proc). */
 void proc_names__write_process(struct proc_names *pn, const struct gt_hdr *h);

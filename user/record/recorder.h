@@ -101,6 +101,7 @@ struct recorder {
 	uint64_t daemon_start;		/* when the window started */
 	uint64_t snapshots;		/* snapshots written */
 	uint64_t snapshots_failed;	/* snapshots not written (a full disk, a name taken) */
+	uint64_t procs_exited;		/* of nprocs, the exits seen */
 	struct snap_writer *snapw;	/* the thread that writes them */
 	uint8_t *preamble;		/* the name records written so far, for snapshots */
 	size_t preamble_len, preamble_cap;
