@@ -47,6 +47,13 @@
  * 1, 3, ... are each between a cuProfilerStart and a cuProfilerStop, with
  * --gap MS of sleep before every part but the first.
  *
+ * --fork N: after the copies, N child processes are forked, 32 at a time,
+ * each making cuCtxSetCurrent, cuLaunchKernel(vecAdd),
+ * cuLaunchKernel_ptsz(scale) and cuCtxSynchronize and exiting 0; the
+ * parent waits for them all (their calls are not in its counts; "forks"
+ * and "fork_failed" in the JSON line say how many ran and failed) before
+ * its own launches.
+ *
  * On a real GPU the result is checked: c[i] = 7 for i < n/2 (the memset),
  * and for i >= n/2 the value the launch sequence gives (simulated on the
  * host for a few i).  A wrong value exits 1.
@@ -64,6 +71,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -327,6 +335,7 @@ struct opts {
 	long gap_ms;		/* sleep between the parts of --ranges */
 	long hold_ms;		/* sleep inside each range, before its launches */
 	long idle_ms;		/* --gpu-idle: sleep halfway through the launches */
+	long forks;		/* child processes making a few calls each (--fork) */
 	const char *launch_log;	/* CLOCK_MONOTONIC ns before each launch, one per line */
 	long work_us;		/* with flood_s: busy this long (on-CPU) before each launch */
 };
@@ -358,6 +367,8 @@ static void usage(FILE *f)
 		"  --hold MS        with --ranges: sleep MS inside each range, before its launches\n"
 		"  --gpu-idle MS    sleep MS after the first half of the launches (the GPU idles)\n"
 		"  --launch-log F   write the CLOCK_MONOTONIC time (ns) before each launch to F\n"
+		"  --fork N         fork N children (32 at a time), each making cuCtxSetCurrent,\n"
+		"                   cuLaunchKernel, cuLaunchKernel_ptsz and cuCtxSynchronize\n"
 		"  -h, --help       this help\n"
 		"\n"
 		"Environment: GT_LIBCUDA  libcuda to dlopen (default libcuda.so.1)\n"
@@ -392,7 +403,7 @@ static long parse_num(const char *opt, const char *s, long min, long max)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_LAUNCHES = 256, O_COPIES, O_SYNCS, O_THREADS, O_WAIT, O_FAIL, O_FLOOD, O_RATE,
-	       O_RANGES, O_GAP, O_LOG, O_HOLD, O_WORK, O_IDLE };
+	       O_RANGES, O_GAP, O_LOG, O_HOLD, O_WORK, O_IDLE, O_FORK };
 	static const struct option longopts[] = {
 		{ "launches", required_argument, NULL, O_LAUNCHES },
 		{ "copies", required_argument, NULL, O_COPIES },
@@ -408,6 +419,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "gpu-idle", required_argument, NULL, O_IDLE },
 		{ "launch-log", required_argument, NULL, O_LOG },
 		{ "work", required_argument, NULL, O_WORK },
+		{ "fork", required_argument, NULL, O_FORK },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -452,6 +464,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case O_WORK:
 			o->work_us = parse_num("--work", optarg, 1, 1000000L);
+			break;
+		case O_FORK:
+			o->forks = parse_num("--fork", optarg, 1, 100000);
 			break;
 		case O_WAIT:
 			o->wait_signal = true;
@@ -773,6 +788,42 @@ static void json_counts(const char *key, enum count_kind kind, bool probed)
 }
 
 /* ------------------------------------------------------------------ */
+/* --fork                                                               */
+
+/* Forks n children, FORK_BATCH at a time, each making a few calls on s;
+ * returns how many did not exit 0. */
+#define FORK_BATCH 32
+static long run_forks(long n, CUstream s)
+{
+	pid_t batch[FORK_BATCH];
+	long started = 0, failed = 0;
+	int k, nb, st;
+
+	/* nothing buffered is written twice by the children */
+	fflush(stdout);
+	fflush(stderr);
+	while (started < n) {
+		for (nb = 0; nb < FORK_BATCH && started < n; nb++, started++) {
+			batch[nb] = fork();
+			if (batch[nb] < 0)
+				die("fork: %s", strerror(errno));
+			if (batch[nb] == 0) {
+				CK(cuCtxSetCurrent, ctx);
+				launch_op(OP_VECADD, s);
+				launch_op(OP_SCALE, s);
+				CK(cuCtxSynchronize);
+				_exit(0);
+			}
+		}
+		for (k = 0; k < nb; k++) {
+			if (waitpid(batch[k], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+				failed++;
+		}
+	}
+	return failed;
+}
+
+/* ------------------------------------------------------------------ */
 
 int main(int argc, char **argv)
 {
@@ -788,6 +839,7 @@ int main(int argc, char **argv)
 	char devname[256];
 	size_t bytes = (size_t)N_ELEMS * sizeof(float);
 	unsigned long launched[OP__COUNT] = { 0 };
+	long fork_failed = 0;
 	bool is_mock, verified = false, layout[4];
 	long i, t;
 	int op;
@@ -861,6 +913,8 @@ int main(int argc, char **argv)
 		h[i] = (float)(i % 1000);
 	for (i = 0; i < o.copies; i++)
 		CK(cuMemcpyHtoD_v2, (i % 2) ? d_b : d_a, h, bytes);
+	if (o.forks)
+		fork_failed = run_forks(o.forks, workers[0].stream);
 
 	if (!o.flood_s) {
 		long q = o.launches / OP__COUNT, r = o.launches % OP__COUNT;
@@ -952,6 +1006,7 @@ int main(int argc, char **argv)
 	printf(",\"mock\":%s,\"verified\":%s,\"n\":%d,\"threads\":%ld,\"launches_per_thread\":%ld",
 	       is_mock ? "true" : "false", verified ? "true" : "false", N_ELEMS, o.threads,
 	       o.flood_s ? -1L : o.launches);
+	printf(",\"forks\":%ld,\"fork_failed\":%ld", o.forks, fork_failed);
 	printf(",\"launches\":{");
 	for (op = 0; op < OP__COUNT; op++)
 		printf("%s\"%s\":%lu", op ? "," : "", op_names[op], launched[op]);
@@ -985,5 +1040,5 @@ int main(int argc, char **argv)
 		json_counts("other_calls_after_ready", C_AFTER_READY, false);
 	printf("}\n");
 	fflush(stdout);
-	return 0;
+	return fork_failed ? 1 : 0;
 }
