@@ -344,9 +344,11 @@ static void conn__accept(struct control *c, control_handler_fn handle, void *ctx
 	struct ucred cred;
 	socklen_t clen;
 	struct conn *k;
-	int fd;
+	int fd, i;
 
-	for (;;) {
+	/* bounded: clients that connect as fast as they are taken cannot
+	 * keep the loop here */
+	for (i = 0; i < 2 * CONN_MAX; i++) {
 		fd = accept4(c->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)

@@ -6,10 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include "lib/clock.h"
 #include "record/snap_writer.h"
+
+#define WRITER_NICE	10	/* the thread's nice value */
 
 struct snap_writer {
 	pthread_mutex_t lock;		/* guards everything below */
@@ -87,6 +91,9 @@ static void *writer_main(void *arg)
 	struct snap_writer *w = arg;
 	struct snap_job *j;
 
+	/* on a busy machine the recording loop comes first: compressing a
+	 * snapshot is the work that can wait (a failure leaves nice 0) */
+	setpriority(PRIO_PROCESS, (id_t)gettid(), WRITER_NICE);
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		while (!w->stop && !w->queue)

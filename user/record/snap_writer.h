@@ -43,7 +43,8 @@ struct snap_job {
 
 struct snap_writer;
 
-/* Starts the thread (with every signal blocked: they are the loop's).
+/* Starts the thread (with every signal blocked: they are the loop's; at
+ * nice 10, below the loop).
  * max_jobs bounds the jobs queued or being written. 0 or -errno. */
 int snap_writer__new(unsigned max_jobs, struct snap_writer **out);
 /* Queues j: 0 (the writer owns it until snap_writer__done gives it back),
