@@ -319,6 +319,32 @@ stop_daemon() {
 	[ "$WAIT_RC" -eq 0 ] || err "the daemon exited $WAIT_RC after SIGTERM: $(tail -n 3 "$T/daemon.err" | tr '\n' '|')"
 }
 
+# run_wl NAME [VAR=VALUE...] ARGS...: the workload over the mock libcuda, to
+# its end, with the environment given; sets WP (its pid).
+run_wl() {
+	local name=$1
+	shift
+	local -a envs=("GT_LIBCUDA=$MOCK_LIB")
+	while [[ ${1:-} =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do
+		envs+=("$1")
+		shift
+	done
+	env "${envs[@]}" "$WORKLOAD" "$@" > "$T/$name.out" 2> "$T/$name.err" ||
+		fatal "workload $name failed: $(tail -n 2 "$T/$name.err" | tr '\n' '|')"
+	WP=$(grep '^{' "$T/$name.out" | tail -n 1 | jq .pid)
+}
+
+# snap ARGS...: gtrace-bpf snapshot ARGS; sets SNAP (the path it printed).
+snap() {
+	SNAP=$("$GTRACE" snapshot "$@" 2> "$T/snap.err") || fatal "snapshot $* failed: $(cat "$T/snap.err")"
+	[ -f "$SNAP" ] || fatal "snapshot printed '$SNAP', not a file"
+}
+
+# launches_of DUMP PID: the launches of PID in a dump.
+launches_of() {
+	jq -s --argjson p "$2" '[.[] | select(.pid == $p and .type == "launch")] | length' "$1"
+}
+
 # start_workload NAME [VAR=VALUE...] -- ARGS...: runs the workload in the
 # background with the environment given, output in $T/NAME.out/.err.
 # Sets WPID.

@@ -9,24 +9,6 @@
 REQUIRES="root jq mock gtrace"
 . "$(dirname "$0")/lib.sh"
 
-# run_wl NAME ARGS...: the workload, to its end; sets WP (its pid).
-run_wl() {
-	local name=$1
-	shift
-	GT_LIBCUDA=$MOCK_LIB "$WORKLOAD" "$@" > "$T/$name.out" 2> "$T/$name.err" || fatal "workload $name failed"
-	WP=$(grep '^{' "$T/$name.out" | tail -n 1 | jq .pid)
-}
-
-# snap ARGS...: gtrace-bpf snapshot ARGS; sets SNAP (the path it printed).
-snap() {
-	SNAP=$("$GTRACE" snapshot "$@" 2> "$T/snap.err") || fatal "snapshot $* failed: $(cat "$T/snap.err")"
-	[ -f "$SNAP" ] || fatal "snapshot printed '$SNAP', not a file"
-}
-
-launches_of() { # DUMP PID
-	jq -s --argjson p "$2" '[.[] | select(.pid == $p and .type == "launch")] | length' "$1"
-}
-
 t_snapshot() {
 	local got st
 	start_daemon --mode full --window 30s --memory 16M

@@ -32,29 +32,9 @@ start_cupti_daemon() {
 	start_daemon --cupti --cupti-lib "$AGENT" "$@"
 }
 
-# agent_env: the environment of a program started with the agent
-agent_env() {
-	echo GT_MOCK_INJECTION=1 CUDA_INJECTION64_PATH="$AGENT" LD_LIBRARY_PATH="$CUPTI_MOCK" GT_LIBCUDA="$MOCK_LIB"
-}
-
-# run_wl NAME [agent] ARGS...: the workload to its end (with the agent when
-# the second word is "agent"); sets WP (its pid).
-run_wl() {
-	local name=$1 envs="GT_LIBCUDA=$MOCK_LIB"
-	shift
-	if [ "${1:-}" = agent ]; then
-		envs=$(agent_env)
-		shift
-	fi
-	# shellcheck disable=SC2086
-	env $envs "$WORKLOAD" "$@" > "$T/$name.out" 2> "$T/$name.err" || fatal "workload $name failed: $(tail -n 3 "$T/$name.err" | tr '\n' '|')"
-	WP=$(grep '^{' "$T/$name.out" | tail -n 1 | jq .pid)
-}
-
-snap() {
-	SNAP=$("$GTRACE" snapshot "$@" 2> "$T/snap.err") || fatal "snapshot $* failed: $(cat "$T/snap.err")"
-	[ -f "$SNAP" ] || fatal "snapshot printed '$SNAP', not a file"
-}
+# the environment of a program started with the agent (run_wl NAME
+# "${AGENT_ENV[@]}" ARGS...)
+AGENT_ENV=(GT_MOCK_INJECTION=1 "CUDA_INJECTION64_PATH=$AGENT" "LD_LIBRARY_PATH=$CUPTI_MOCK")
 
 count() { # DUMP PID JQ-SELECT: records of PID that SELECT keeps
 	jq -s --argjson p "$2" "[.[] | select(.pid == \$p and ($3))] | length" "$1"
@@ -67,7 +47,7 @@ t_snapshot() {
 	local got dp
 	start_cupti_daemon --mode full --window 30s
 	[ -f "$RUN/live" ] || err "no $RUN/live while the daemon runs"
-	run_wl a agent --launches 40 --copies 3
+	run_wl a "${AGENT_ENV[@]}" --launches 40 --copies 3
 	a=$WP
 	# the agent's own driver: 100 kernels, a copy, a set, an NVTX range
 	env LD_LIBRARY_PATH="$CUPTI_MOCK" "$DRIVER" "$AGENT" ine > "$T/drv.out" 2> "$T/drv.err" &
@@ -111,7 +91,7 @@ trig_files() { find "$T/snaps" -name 'system_gpu-idle_trigger_*.gtrace' | sort; 
 t_gap() {
 	local files got
 	start_cupti_daemon --mode full --window 30s --trigger 'gpu-idle>500ms' --post 1s
-	run_wl g agent --launches 40 --gpu-idle 1500
+	run_wl g "${AGENT_ENV[@]}" --launches 40 --gpu-idle 1500
 	for _ in $(seq 60); do [ -n "$(trig_files)" ] && break; sleep 0.1; done
 	sleep 1
 	files=$(trig_files)
@@ -132,7 +112,7 @@ t_gap() {
 # No gap, no agent, no GPU work yet: none fires.
 t_no_gap() {
 	start_cupti_daemon --mode full --window 30s --trigger 'gpu-idle>500ms' --post 0
-	run_wl n agent --launches 40 --copies 3
+	run_wl n "${AGENT_ENV[@]}" --launches 40 --copies 3
 	# the same gap without the agent: nothing to tell the GPU's idle time by
 	run_wl na --launches 40 --gpu-idle 1500
 	# alive 1.5 s with the agent before any GPU work, then 100 kernels
@@ -156,10 +136,8 @@ gpu_kernels() {
 t_bounded() {
 	local size disk got
 	start_cupti_daemon --mode full --window 30s
-	# shellcheck disable=SC2046
-	env $(agent_env) GT_MOCK_GPU_NS=1000 "$WORKLOAD" --flood 3 --rate 10000 > "$T/f.out" 2> "$T/f.err" &
-	local wp=$!
-	PIDS+=("$wp")
+	start_workload f "${AGENT_ENV[@]}" "GT_LIBCUDA=$MOCK_LIB" GT_MOCK_GPU_NS=1000 -- --flood 3 --rate 10000
+	local wp=$WPID
 	sleep 2.5
 	size=$(stat -c %s "$RUN/gtrace-cupti.$wp.spool" 2> /dev/null || echo 0)
 	disk=$(( $(stat -c %b "$RUN/gtrace-cupti.$wp.spool" 2> /dev/null || echo 0) * 512 ))
@@ -180,10 +158,8 @@ t_bounded() {
 t_takeover() {
 	local wp got
 	start_cupti_daemon --mode full --window 30s
-	# shellcheck disable=SC2046
-	env $(agent_env) GT_MOCK_GPU_NS=1000 "$WORKLOAD" --flood 4 --rate 10000 > "$T/k.out" 2> "$T/k.err" &
-	wp=$!
-	PIDS+=("$wp")
+	start_workload k "${AGENT_ENV[@]}" "GT_LIBCUDA=$MOCK_LIB" GT_MOCK_GPU_NS=1000 -- --flood 4 --rate 10000
+	wp=$WPID
 	sleep 1.5
 	kill -KILL "$DPID"
 	wait "$DPID" 2> /dev/null
