@@ -32,10 +32,14 @@ void gt_log(int level, const char *fmt, ...)
 
 	if (level > gt_log_level)
 		return;
+	/* one line at a time: the daemon's snapshot writer logs from its own
+	 * thread (a merge's lines) */
+	flockfile(stderr);
 	gt_log_status_clear();
 	fputs(level == GT_LOG_WARN ? "gtrace-bpf: warning: " : "gtrace-bpf: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	funlockfile(stderr);
 }
