@@ -3,11 +3,14 @@
  * Unit tests of the daemon's snapshot writer (user/record/snap_writer.c):
  * jobs come back once each, in order, with the file written under a name
  * of its own (two default names queued together never collide), a job that
- * cannot be written comes back with its error and leaves nothing, and a
- * stop cancels what has not started.
+ * cannot be written comes back with its error and leaves nothing, a stop
+ * cancels what has not started, and a finish step (the daemon --cupti
+ * merge) gets the complete raw file on the writer's thread.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -233,6 +236,100 @@ static void test_bound_and_stop(void **state)
 	chunk_ring__free(ring);
 }
 
+/* What a finish step saw, for test_finish. */
+struct finish_seen {
+	struct snap_job *j;	/* its job (the ctx) */
+	int ret;		/* what it returns */
+	pthread_t thread;	/* where it ran */
+	char raw[PATH_MAX];	/* the raw file it was given */
+	uint64_t raw_records;	/* ... complete, with these */
+	bool path_there;	/* the final path existed already */
+	bool chunks_held;	/* the job still held the ring's chunks */
+	int calls;
+};
+
+/* A finish that checks its raw file and moves it into place (ret 0), or
+ * removes it and fails with ret. */
+static int finish_probe(void *ctx, const char *raw, const char *path)
+{
+	struct finish_seen *f = ctx;
+	struct stat st;
+
+	f->calls++;
+	f->thread = pthread_self();
+	snprintf(f->raw, sizeof(f->raw), "%s", raw);
+	f->raw_records = records_in(raw);
+	f->path_there = !lstat(path, &st);
+	f->chunks_held = f->j->snap != NULL;
+	if (f->ret) {
+		unlink(raw);
+		return f->ret;
+	}
+	return rename(raw, path) ? -errno : 0;
+}
+
+/* A job with a finish step (the daemon --cupti merge): the chunks go to
+ * ".NAME.unmerged" next to the path, complete, then finish runs on the
+ * writer's thread with the chunks given back; its error is the job's; a
+ * path that exists fails before anything is written or finish called. */
+static void test_finish(void **state)
+{
+	struct chunk_ring *ring = make_ring(5);
+	struct finish_seen ok = { 0 }, bad = { .ret = -EIO }, taken = { 0 };
+	struct snap_writer *w;
+	struct snap_job *j;
+	char want[PATH_MAX];
+	FILE *f;
+
+	(void)state;
+	f = fopen(tmp_path("taken"), "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(snap_writer__new(4, &w), 0);
+	ok.j = make_job(ring, tmp_path("m.gtrace"), 1);
+	bad.j = make_job(ring, tmp_path("bad.gtrace"), 2);
+	taken.j = make_job(ring, tmp_path("taken"), 3);
+	ok.j->finish = bad.j->finish = taken.j->finish = finish_probe;
+	ok.j->finish_ctx = &ok;
+	bad.j->finish_ctx = &bad;
+	taken.j->finish_ctx = &taken;
+	assert_int_equal(snap_writer__submit(w, ok.j), 0);
+	assert_int_equal(snap_writer__submit(w, bad.j), 0);
+	assert_int_equal(snap_writer__submit(w, taken.j), 0);
+
+	j = wait_done(w);
+	assert_ptr_equal(j, ok.j);
+	assert_int_equal(j->err, 0);
+	assert_int_equal(ok.calls, 1);
+	assert_false(pthread_equal(ok.thread, pthread_self()));
+	snprintf(want, sizeof(want), "%s/.m.gtrace.unmerged", tmpdir);
+	assert_string_equal(ok.raw, want);
+	assert_int_equal(ok.raw_records, 500);
+	assert_false(ok.path_there);
+	assert_false(ok.chunks_held);
+	assert_string_equal(j->path, tmp_path("m.gtrace"));
+	assert_int_equal(records_in(j->path), 500);
+	unlink(j->path);
+	snap_job__free(j);
+
+	j = wait_done(w);
+	assert_ptr_equal(j, bad.j);
+	assert_int_equal(j->err, -EIO);
+	assert_int_equal(bad.calls, 1);
+	snap_job__free(j);
+
+	j = wait_done(w);
+	assert_ptr_equal(j, taken.j);
+	assert_int_equal(j->err, -EEXIST);
+	assert_int_equal(taken.calls, 0);
+	snap_job__free(j);
+
+	unlink(tmp_path("taken"));
+	assert_int_equal(entries(), 0);
+	snap_writer__free(w);
+	chunk_ring__free(ring);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -251,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_jobs_in_order),
 		cmocka_unit_test(test_job_errors),
 		cmocka_unit_test(test_bound_and_stop),
+		cmocka_unit_test(test_finish),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

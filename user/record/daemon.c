@@ -188,6 +188,12 @@ static size_t reply(char *buf, size_t len, const char *fmt, ...)
 	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
 }
 
+/* snap_job.finish of a --cupti snapshot: ctx is the owner's hooks. */
+static int finish_cupti(void *ctx, const char *raw, const char *path)
+{
+	return daemon_cupti__finish_snapshot(ctx, raw, path);
+}
+
 /* A snapshot for client (0: none), queued to the writer. */
 static int snapshot_submit(struct recorder *r, const char *what, uint64_t last_ns, uint32_t pid,
 			   const char *out, uint64_t client)
@@ -225,6 +231,11 @@ static int snapshot_submit(struct recorder *r, const char *what, uint64_t last_n
 		j->o.preamble_len = r->preamble_len;
 	}
 	j->o.pid = pid;
+	/* --cupti: merged on the writer's thread, from a raw file next to it */
+	if (r->dcupti) {
+		j->finish = finish_cupti;
+		j->finish_ctx = (void *)r->o->hooks;
+	}
 	/* the chunk being filled belongs in it too */
 	trace_writer__flush(r->w);
 	recorder__counters(r, &j->trailer.counters);

@@ -443,24 +443,8 @@ int daemon_cupti__new(struct recorder *r)
 	return 0;
 }
 
-int daemon_cupti__raw_path(const char *path, char *raw, size_t len)
+int daemon_cupti__finish_snapshot(const struct record_hooks *h, const char *raw, const char *path)
 {
-	const char *slash = strrchr(path, '/');
-	struct stat st;
-	int n;
-
-	if (!lstat(path, &st))
-		return -EEXIST;
-	if (slash)
-		n = snprintf(raw, len, "%.*s/.%s.unmerged", (int)(slash - path), path, slash + 1);
-	else
-		n = snprintf(raw, len, ".%s.unmerged", path);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-int daemon_cupti__finish_snapshot(struct recorder *r, const char *raw, const char *path)
-{
-	const struct record_hooks *h = r->o->hooks;
 	int err = 0;
 
 	if (h && h->on_snapshot && !h->on_snapshot(h->ctx, raw, path)) {

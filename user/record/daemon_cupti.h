@@ -38,6 +38,7 @@
 
 struct recorder;
 struct daemon_cupti;
+struct record_hooks;
 
 /* Once the window exists and the run directory is ours (r->cupti): takes
  * over the spool files in it. Returns 0 or -ENOMEM after one error line. */
@@ -45,14 +46,12 @@ int daemon_cupti__new(struct recorder *r);
 /* Once per poll: new spool files, what the known ones grew by (bounded, see
  * above); drain: before a snapshot, everything up to SPOOL_DRAIN_BYTES. */
 void daemon_cupti__poll(struct recorder *r, bool drain);
-/* A snapshot at path goes to a temporary name next to it first (raw, len
- * bytes), to be merged into path. Returns 0, -EEXIST when path exists, or
- * -ENAMETOOLONG. */
-int daemon_cupti__raw_path(const char *path, char *raw, size_t len);
-/* The snapshot raw, complete: merged into path by the owner's hook (or put
- * there as it is when the merge fails or there is none). Returns 0 or a
- * negative errno; raw is gone afterwards. */
-int daemon_cupti__finish_snapshot(struct recorder *r, const char *raw, const char *path);
+/* The snapshot raw, complete (written next to path by record/snap_writer,
+ * on whose thread this runs): merged into path by the owner's hook
+ * (record_hooks.on_snapshot, may be NULL) or put there as it is when the
+ * merge fails or there is none. Returns 0 or a negative errno; raw is gone
+ * afterwards. */
+int daemon_cupti__finish_snapshot(const struct record_hooks *h, const char *raw, const char *path);
 /* "key value" lines for status; returns the bytes written into buf. */
 size_t daemon_cupti__status(const struct recorder *r, char *buf, size_t len);
 /* Stops following, removes the spool files and the run directory (its agents

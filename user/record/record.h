@@ -38,7 +38,8 @@ struct record_hooks {
 	 * records in it as they came (options cupti=inline); writes path from it
 	 * (the merge, linking them to their calls) and returns 0, or a negative
 	 * errno after one error line, and then the daemon puts raw at path as it
-	 * is. NULL: raw goes to path as it is. */
+	 * is. NULL: raw goes to path as it is. Called on the daemon's snapshot
+	 * writer thread (record/snap_writer.h), while the recording goes on. */
 	int (*on_snapshot)(void *ctx, const char *raw, const char *path);
 };
 

@@ -59,21 +59,46 @@ static int default_path(const struct snap_job *j, char *out, size_t len)
 	return -EEXIST;
 }
 
+/* ".NAME.unmerged" next to path: not a trace's name, so a leftover does
+ * not pass for one. 0, -EEXIST when path exists, or -ENAMETOOLONG. */
+static int raw_path(const char *path, char *raw, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	int n;
+
+	if (!lstat(path, &st))
+		return -EEXIST;
+	if (slash)
+		n = snprintf(raw, len, "%.*s/.%s.unmerged", (int)(slash - path), path, slash + 1);
+	else
+		n = snprintf(raw, len, ".%s.unmerged", path);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
 static void write_job(struct snap_job *j)
 {
+	char raw[PATH_MAX];
+
 	if (j->out) {
 		if (snprintf(j->path, sizeof(j->path), "%s", j->out) >= (int)sizeof(j->path))
 			j->err = -ENAMETOOLONG;
 	} else {
 		j->err = default_path(j, j->path, sizeof(j->path));
 	}
+	if (!j->err && j->finish)
+		j->err = raw_path(j->path, raw, sizeof(raw));
 	if (!j->err)
-		j->err = chunk_ring__snap_write(j->snap, j->path, &j->info, &j->o, &j->trailer, &j->st);
-	if (j->err == -ENAMETOOLONG)
-		j->path[0] = 0;
-	/* the chunks go back now, not when the loop gets round to it */
+		j->err = chunk_ring__snap_write(j->snap, j->finish ? raw : j->path, &j->info, &j->o,
+						&j->trailer, &j->st);
+	/* the chunks go back now, not when the loop gets round to it (nor
+	 * after a merge) */
 	chunk_ring__snap_free(j->snap);
 	j->snap = NULL;
+	if (!j->err && j->finish)
+		j->err = j->finish(j->finish_ctx, raw, j->path);
+	if (j->err == -ENAMETOOLONG)
+		j->path[0] = 0;
 }
 
 /* The lock is held. */

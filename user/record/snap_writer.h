@@ -5,7 +5,8 @@
  * under the ring's lock for a moment), so that compressing and writing a
  * window of any size, to a disk of any speed, never holds the loop. The
  * loop collects the finished jobs (a path, or an error) to answer its
- * clients and to log.
+ * clients and to log. A job's finish step (the daemon --cupti merge) runs
+ * on the writer's thread too.
  */
 #ifndef GTRACE_SNAP_WRITER_H
 #define GTRACE_SNAP_WRITER_H
@@ -31,6 +32,12 @@ struct snap_job {
 	struct gt_trailer trailer;	/* the counters when it was asked */
 	uint64_t asked_ns;		/* CLOCK_MONOTONIC ns when it was asked */
 	uint64_t loop_ns;		/* what asking for it held the recording loop, ns */
+	/* NULL: the chunks are written at the path. Otherwise they go to a
+	 * temporary name next to it first (".NAME.unmerged"), and finish,
+	 * called on the writer's thread, makes the file at path from it (the
+	 * daemon --cupti merge) and removes raw: 0 or -errno. */
+	int (*finish)(void *ctx, const char *raw, const char *path);
+	void *finish_ctx;		/* must outlive the writer */
 	/* filled by the writer: */
 	int err;			/* 0, or -errno: not written, nothing left of it;
 					 * -ECANCELED: stopped before its turn */
