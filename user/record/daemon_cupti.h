@@ -10,7 +10,10 @@
  * trigger (record/gpu_idle.h).
  *
  * Bounds: at most SPOOL_POLL_BYTES read per poll (SPOOL_FILE_BYTES from one
- * file, in SPOOL_READ_BYTES reads), SPOOL_DRAIN_BYTES before a snapshot;
+ * file, in SPOOL_READ_BYTES reads), SPOOL_DRAIN_BYTES before a snapshot
+ * (on the recording loop, like a poll: a snapshot holds the loop a few ms
+ * however far behind the reading is, and what is not read then is read by
+ * the next polls, in the window for the next snapshot);
  * what was read is given back to the file system (holes punched: the file
  * keeps its size, not its blocks), so a spool holds on disk what is not read
  * yet plus less than SPOOL_PUNCH_MIN + a page; a program that writes faster
@@ -31,7 +34,7 @@
 #define SPOOL_POLL_BYTES	(16u << 20)	/* ... from all of them */
 #define SPOOL_BACKLOG_MAX	(64u << 20)	/* unread bytes a spool may hold; beyond, skipped */
 #define SPOOL_RESYNC_BYTES	(8u << 20)	/* ... to this much before its end */
-#define SPOOL_DRAIN_BYTES	(64u << 20)	/* ... before a snapshot */
+#define SPOOL_DRAIN_BYTES	(4u << 20)	/* ... before a snapshot */
 #define SPOOL_PUNCH_MIN		(256u << 10)	/* read bytes given back once this many */
 #define SPOOL_SCAN_NS		1000000000ull	/* new files and exited processes looked for */
 #define SPOOL_MAX_FILES		4096		/* spool files followed at once */
@@ -44,7 +47,7 @@ struct record_hooks;
  * over the spool files in it. Returns 0 or -ENOMEM after one error line. */
 int daemon_cupti__new(struct recorder *r);
 /* Once per poll: new spool files, what the known ones grew by (bounded, see
- * above); drain: before a snapshot, everything up to SPOOL_DRAIN_BYTES. */
+ * above); drain: before a snapshot, what is there up to SPOOL_DRAIN_BYTES. */
 void daemon_cupti__poll(struct recorder *r, bool drain);
 /* The snapshot raw, complete (written next to path by record/snap_writer,
  * on whose thread this runs): merged into path by the owner's hook
