@@ -247,6 +247,8 @@ static int snapshot_submit(struct recorder *r, const char *what, uint64_t last_n
 	err = snap_writer__submit(r->snapw, j);
 	if (err)
 		goto fail;
+	r->snaps_inflight++;
+	r->stall_in_snap = true;
 	return 0;
 fail:
 	snap_job__free(j);
@@ -284,6 +286,15 @@ static void snapshot_done(struct recorder *r, struct snap_job *j)
 	}
 	if (j->client && control__reply(r->ctl, j->client, buf, n))
 		pr_verbose("snapshot (%s): its client hung up before the reply", j->what);
+	r->snaps_inflight--;
+}
+
+void daemon__stall(struct recorder *r, uint64_t ns)
+{
+	if (ns > r->stall_max_ns)
+		r->stall_max_ns = ns;
+	if (r->stall_in_snap && ns > r->stall_snap_max_ns)
+		r->stall_snap_max_ns = ns;
 }
 
 /* "snapshot last_ns=N pid=P [out=PATH]" */
@@ -396,10 +407,13 @@ static size_t do_status(struct recorder *r, char *buf, size_t len)
 		   "clients_served %llu\n"
 		   "clients_timed_out %llu\n"
 		   "clients_refused %llu\n"
-		   "clients_gone %llu\n",
+		   "clients_gone %llu\n"
+		   "loop_stall_max_ms %.3f\n"
+		   "loop_stall_snapshot_max_ms %.3f\n",
 		   (unsigned long long)r->snapshots_failed, snap_writer__busy(r->snapw),
 		   (unsigned long long)cs.served, (unsigned long long)cs.timed_out,
-		   (unsigned long long)cs.refused, (unsigned long long)cs.gone);
+		   (unsigned long long)cs.refused, (unsigned long long)cs.gone,
+		   r->stall_max_ns / 1e6, r->stall_snap_max_ns / 1e6);
 	return n + budget_lines(r, buf + n, len - n);
 }
 
@@ -452,6 +466,7 @@ void daemon__serve(struct recorder *r)
 	struct snap_job *j;
 	int err;
 
+	r->stall_in_snap = r->snaps_inflight > 0;
 	poll_hook(r);
 	daemon_cupti__poll(r, false);
 	trigger__poll(r);

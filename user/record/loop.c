@@ -62,17 +62,23 @@ int recorder__run_loop(struct recorder *r)
 	uint64_t end = r->o->duration > 0 ?
 		start + (uint64_t)((r->o->duration - r->o->delay) * 1e9) : 0;
 	bool tty = isatty(STDERR_FILENO);
-	uint64_t wake;
+	uint64_t wake, drained = 0;
 	int err, timeout = POLL_MS;
 
 	capture__start(r, start);
 	while (!stop_requests && !r->write_err && !r->cap.stop) {
+		/* the daemon's figure of what its own work (snapshots) costs
+		 * the recording */
+		if (drained)
+			daemon__stall(r, now_ns(CLOCK_MONOTONIC) - drained);
 		err = ring_buffer__poll(r->rb, timeout);
 		if (err < 0 && err != -EINTR) {
 			pr_err("failed to poll the ring buffer: %s", strerror(-err));
 			return err;
 		}
 		ring_buffer__consume(r->rb);
+		if (r->ctl)
+			drained = now_ns(CLOCK_MONOTONIC);
 		recorder__gpum_drain(r);
 		if (r->ctl)
 			daemon__serve(r);

@@ -103,6 +103,11 @@ struct recorder {
 	uint64_t snapshots_failed;	/* snapshots not written (a full disk, a name taken) */
 	uint64_t procs_exited;		/* of nprocs, the exits seen */
 	struct snap_writer *snapw;	/* the thread that writes them */
+	unsigned snaps_inflight;	/* asked for, not yet collected from snapw */
+	bool stall_in_snap;		/* this pass of the loop took or waited on one */
+	uint64_t stall_max_ns;		/* the loop's longest time between two drains of
+					 * the ring buffer (not counting its waits) */
+	uint64_t stall_snap_max_ns;	/* ... in passes with a snapshot asked or written */
 	uint8_t *preamble;		/* the name records written so far, for snapshots */
 	size_t preamble_len, preamble_cap;
 	uint64_t preamble_lost;		/* name records it had no room for */
@@ -136,6 +141,9 @@ void daemon__note(struct recorder *r, const struct gt_hdr *h);
  * names kept as GT_NAME_KERNEL records for snapshots. */
 void daemon__learned(void *ctx, const struct gt_hdr *at, uint64_t handle, const char *name);
 void daemon__close(struct recorder *r);
+/* The loop spent ns between the end of one drain of the ring buffer and the
+ * next poll: kept for status (the longest, overall and with a snapshot). */
+void daemon__stall(struct recorder *r, uint64_t ns);
 /* Takes the window (its last last_ns, or pid's records; 0 = all) for the
  * snapshot writer, which writes it to out, or to system_WHAT_{date}_vN.gtrace
  * in --dir, and logs the outcome. Returns 0 when queued, or a negative errno
