@@ -175,6 +175,41 @@ t_takeover() {
 	stop_daemon
 }
 
+# Snapshots taken while a program floods GPU records: each is merged on the
+# snapshot writer's thread (the reply comes when the merged file is done),
+# the recording loop is held a few ms by each (the drain of the spools and
+# the flush included), nothing is dropped or skipped, every kernel is in the
+# last one.
+t_stall() {
+	local wp i got want held stall
+	start_cupti_daemon -v --mode full --window 60s --memory 256M
+	start_workload s "${AGENT_ENV[@]}" "GT_LIBCUDA=$MOCK_LIB" GT_MOCK_GPU_NS=1000 -- --flood 4 --rate 20000 --ranges 0
+	wp=$WPID
+	sleep 1.5
+	for i in 1 2 3; do
+		snap -o "$T/s$i.gtrace"
+		"$GTRACE" dump --summary "$SNAP" > "$T/sum$i.out" 2>&1 || err "dump --summary of snapshot $i under the flood failed"
+		grep -q 'cupti=merged' "$T/sum$i.out" || err "snapshot $i under the flood is not merged (no cupti=merged)"
+	done
+	wait_exit "$wp" 30 || fatal "the flood did not end"
+	[ "$WAIT_RC" -eq 0 ] || fatal "the flood failed: $(tail -n 2 "$T/s.err" | tr '\n' '|')"
+	sleep 1.5
+	[ "$(grep -c 'merged [0-9]* GPU records' "$T/daemon.err")" -eq 3 ] ||
+		err "$(grep -c 'merged [0-9]* GPU records' "$T/daemon.err") merges in the log for 3 snapshots"
+	want=$(grep '^{' "$T/s.out" | tail -n 1 | jq '[.launches[]] | add')
+	snap -o "$T/last.gtrace"
+	got=$(gpu_kernels "$SNAP")
+	[ "$got" = "$want" ] || err "the snapshot after the flood holds $got GPU kernels of $want launches"
+	[ "$(status_of dropped)" = 0 ] || err "status dropped: $(status_of dropped)"
+	[ "$(status_of cupti_spool_skipped_bytes)" = 0 ] || err "status: $(status_of cupti_spool_skipped_bytes) spool bytes skipped"
+	held=$(sed -n 's/.*the recording loop held \([0-9.]*\) ms.*/\1/p' "$T/daemon.err" | sort -g | tail -n 1)
+	stall=$(status_of loop_stall_snapshot_max_ms)
+	log "longest hold of the loop by a snapshot ${held:-?} ms; its longest pass with one asked or being merged ${stall:-?} ms (any pass: $(status_of loop_stall_max_ms) ms)"
+	[ -n "$held" ] && awk -v h="$held" 'BEGIN { exit !(h < 30) }' || err "a snapshot held the recording loop ${held:-?} ms, expected < 30"
+	[ -n "$stall" ] && awk -v s="$stall" 'BEGIN { exit !(s < 200) }' || err "a pass of the loop took ${stall:-?} ms while a snapshot was written, expected < 200"
+	stop_daemon
+}
+
 t_bad() {
 	local bad rc
 	export GTRACE_RUN_DIR=$T/run
@@ -203,5 +238,6 @@ add_case t_gap "daemon --cupti --trigger gpu-idle>500ms: a planted 1.5 s GPU idl
 add_case t_no_gap "daemon --trigger gpu-idle: no gap, a process without the agent, a process before its first GPU work: none fires"
 add_case t_bounded "daemon --cupti: spool files give back what was read; at 10000 launches/s nothing is skipped, every kernel in the snapshot"
 add_case t_takeover "daemon --cupti: after a SIGKILLed daemon the next takes its spool files over at the next flush mark"
+add_case t_stall "daemon --cupti: snapshots under a GPU-record flood are merged off the loop, which each holds a few ms; nothing dropped or skipped"
 add_case t_bad "daemon --cupti: bad gpu-idle specs and --cupti-lib without --cupti exit 2 with one line"
 run_cases "$@"
