@@ -151,12 +151,18 @@ link_ids() {
 	grep -h '^link_id:' /proc/"$1"/fdinfo/* 2> /dev/null | awk '{ print $2 }' | sort -u
 }
 
-# time_wl: ms the workload takes for 20000 launches (a uprobe hit costs
-# microseconds here: traced, it is slower by far).
+# time_wl: ms the workload takes for 50000 launches, the least of three
+# runs (the least is what a busy machine disturbs least). Traced, every
+# launch costs a probe hit (about 1 us here, 20 us on kernels that trap).
 time_wl() {
-	local t0=$(date +%s%N)
-	GT_LIBCUDA=$MOCK_LIB "$WORKLOAD" --launches 20000 --copies 0 --syncs 0 --ranges 0 > /dev/null 2>&1 || fatal "the timed workload failed"
-	echo $((($(date +%s%N) - t0) / 1000000))
+	local i t0 ms best=
+	for i in 1 2 3; do
+		t0=$(date +%s%N)
+		GT_LIBCUDA=$MOCK_LIB "$WORKLOAD" --launches 50000 --copies 0 --syncs 0 --ranges 0 > /dev/null 2>&1 || fatal "the timed workload failed"
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		[ -z "$best" ] || [ "$ms" -lt "$best" ] && best=$ms
+	done
+	echo "$best"
 }
 
 # 4. SIGKILL: every BPF link the daemon held is gone with it, the workload
@@ -181,8 +187,10 @@ t_sigkill() {
 	done
 	after=$(time_wl)
 	log "after SIGKILL ${after} ms"
-	[ "$traced" -gt $((after * 3)) ] || err "the workload took ${traced} ms traced, ${after} ms after the SIGKILL: probes left behind?"
-	[ "$after" -lt $((base * 3 + 100)) ] || err "after the SIGKILL the workload took ${after} ms, untraced ${base} ms: probes left behind?"
+	# what the probes cost it: at least 50000 hits of about a microsecond
+	[ $((traced - base)) -ge 25 ] || fatal "the workload took ${traced} ms traced, ${base} ms untraced: too close to tell probes left behind"
+	[ $(((after - base) * 3)) -lt $((traced - base)) ] ||
+		err "the workload took ${base} ms untraced, ${traced} ms traced, ${after} ms after the SIGKILL: more than a third of the probes' cost is left"
 	"$GTRACE" status > /dev/null 2> "$T/dead.err" && err "status answered with the daemon killed"
 	start_daemon -v --mode full --window 10s
 	[ "$(stat_of pid)" = "$DPID" ] || err "the next daemon's status gives pid '$(stat_of pid)', expected $DPID"
