@@ -300,16 +300,23 @@ stop_tracer() {
 # start_daemon ARGS...: gtrace-bpf daemon ARGS over the mock libcuda in the
 # background, its control socket in $T/run (GTRACE_RUN_DIR), snapshots in
 # $T/snaps, stderr in $T/daemon.err (an earlier daemon's is moved aside);
-# waits for its recording line. Sets DPID.
+# waits for its recording line (in the --log FILE of ARGS if there is one).
+# Sets DPID.
 start_daemon() {
+	local a prev= log=$T/daemon.err
+	for a in "$@"; do
+		[ "$prev" = --log ] && log=$a
+		case $a in --log=*) log=${a#--log=} ;; esac
+		prev=$a
+	done
 	export GTRACE_RUN_DIR=$T/run
 	mkdir -p -m 0700 "$T/snaps"
 	[ -f "$T/daemon.err" ] && mv "$T/daemon.err" "$T/daemon.err.$(date +%s%N)"
 	"$GTRACE" daemon --libcuda "$MOCK_LIB" --dir "$T/snaps" "$@" > "$T/daemon.out" 2> "$T/daemon.err" &
 	DPID=$!
 	PIDS+=("$DPID")
-	wait_line "$T/daemon.err" '^gtrace-bpf: recording' 30 "$DPID" ||
-		fatal "the daemon did not start: $(tail -n 3 "$T/daemon.err" | tr '\n' '|')"
+	wait_line "$log" '^gtrace-bpf: recording' 30 "$DPID" ||
+		fatal "the daemon did not start: $(tail -n 3 "$T/daemon.err" "$log" | tr '\n' '|')"
 }
 
 # stop_daemon: SIGTERM to the daemon of start_daemon; it must exit 0.

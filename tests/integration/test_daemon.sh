@@ -199,6 +199,47 @@ t_second_and_kill() {
 	stop_daemon
 }
 
+# --log FILE: the daemon's lines go there (0600), none to stderr; SIGHUP
+# after a rotation reopens it (the old file keeps what came before, the new
+# one what comes after); a log that became a symlink is not followed: the
+# daemon says so in the old one and logs on there; without --log SIGHUP
+# neither stops it nor opens anything.
+t_log() {
+	local log=$T/d.log
+	start_daemon -v --mode full --window 30s --log "$log"
+	[ "$(stat -c %a "$log")" = 600 ] || err "the log is mode $(stat -c %a "$log"), expected 600"
+	[ ! -s "$T/daemon.err" ] || err "with --log the daemon wrote to stderr: $(head -n 3 "$T/daemon.err" | tr '\n' '|')"
+	mv "$log" "$log.1"
+	kill -HUP "$DPID"
+	wait_line "$log" 'SIGHUP: log reopened' 10 "$DPID" || fatal "no 'log reopened' in a new $log after SIGHUP"
+	[ "$(stat -c '%a %u' "$log")" = "600 $(id -u)" ] || err "the reopened log is $(stat -c '%a %u' "$log"), expected 600 and ours"
+	run_wl a --launches 30
+	sleep 1.5
+	snap
+	dump_trace "$SNAP" "$T/s.json"
+	[ "$(launches_of "$T/s.json" "$WP")" -eq 30 ] || err "after SIGHUP the snapshot holds $(launches_of "$T/s.json" "$WP") of 30 launches"
+	grep -q "snapshot $SNAP:" "$log" || err "the snapshot's line is not in the reopened log"
+	grep -q "snapshot $SNAP:" "$log.1" && err "the snapshot's line is in the rotated log"
+	grep -q '^gtrace-bpf: recording' "$log.1" || err "the rotated log lost the lines before the rotation"
+	grep -q 'SIGHUP' "$log.1" && err "the rotated log got the SIGHUP line"
+	# a rotation that leaves a symlink in the log's place
+	mv "$log" "$log.2"
+	ln -s "$T/elsewhere" "$log"
+	kill -HUP "$DPID"
+	wait_line "$log.2" 'SIGHUP: cannot reopen the log' 10 "$DPID" || err "no warning in the old log when the new one is a symlink"
+	[ ! -e "$T/elsewhere" ] || err "SIGHUP followed the symlink to $T/elsewhere"
+	"$GTRACE" status > /dev/null 2>&1 || err "the daemon does not answer after a SIGHUP it could not act on"
+	grep -q 'logging on' "$log.2" || err "the warning does not say the daemon logs on"
+	stop_daemon
+	grep -q 'daemon stopped' "$log.2" || err "after the failed reopen the daemon did not log on in the old log"
+	# no --log
+	start_daemon --window 10s
+	kill -HUP "$DPID"
+	wait_line "$T/daemon.err" 'SIGHUP: no --log to reopen' 10 "$DPID" || err "without --log: no line for SIGHUP"
+	"$GTRACE" status > /dev/null 2>&1 || err "SIGHUP without --log stopped the daemon"
+	stop_daemon
+}
+
 t_bad() {
 	local bad rc
 	export GTRACE_RUN_DIR=$T/run
@@ -233,5 +274,6 @@ add_case t_names "daemon: names learned before the window's oldest chunk are in 
 add_case t_metrics "daemon --metrics: exact launches and calls per api over HTTP, 404 elsewhere, loopback only"
 add_case t_triggers "daemon --trigger: sync>, error, exit, profiler, signal each write exactly one snapshot named after them; a second within the window suppressed"
 add_case t_second_and_kill "daemon: a second one refused naming the first's pid; after SIGKILL the next one starts"
+add_case t_log "daemon --log: 0600, nothing on stderr; SIGHUP reopens it after a rotation, refuses a symlink in its place and logs on; without --log SIGHUP is harmless"
 add_case t_bad "daemon: bad options exit 2 with one line; snapshot without a daemon; --dir through a symlink refused"
 run_cases "$@"
