@@ -5,7 +5,8 @@
 # names every long option of every command's --help in that command's
 # section; the completion offers the commands, each command's options (the
 # same as --help), report names, formats and file names; `make install`
-# puts both where man and bash-completion look.  No root needed.
+# puts both where man and bash-completion look, and the binary and the
+# systemd unit (which systemd-analyze verifies) with their modes.
 REQUIRES="gtrace"
 # "daemon" only as a word the completion offers
 SHARED_CASES="t_completion"
@@ -112,10 +113,42 @@ t_install() {
 	command -v man > /dev/null || fatal "needs man to find the installed page (apt-get install man-db)"
 	MANPATH=$d/usr/local/share/man man -w gtrace-bpf > /dev/null 2>&1 ||
 		err "man -w gtrace-bpf does not find the installed page under \$(PREFIX)/share/man"
+	modes_are "$d/usr/local" "755 bin/gtrace-bpf" "644 share/man/man1/gtrace-bpf.1" \
+		"644 share/bash-completion/completions/gtrace-bpf" "644 lib/systemd/system/gtrace-bpf.service"
+	cmp -s "$d/usr/local/bin/gtrace-bpf" "$ROOT/gtrace-bpf" || err "make install's \$(PREFIX)/bin/gtrace-bpf is not the build's"
+	[ ! -f "$ROOT/.output/libgtrace-cupti.so" ] || modes_are "$d/usr/local" "755 lib/gtrace-bpf/libgtrace-cupti.so"
+	unit_checks "$d/usr/local/lib/systemd/system/gtrace-bpf.service" "$d"
+}
+
+# modes_are DIR "MODE PATH"...: each PATH under DIR a regular file of ours
+# with MODE.
+modes_are() {
+	local dir=$1 m p got
+	shift
+	for m in "$@"; do
+		p=${m#* }
+		got=$(stat -c '%F %a %u' "$dir/$p" 2> /dev/null)
+		[ "$got" = "regular file ${m%% *} $(id -u)" ] || err "make install: \$(PREFIX)/$p is '${got:-missing}', expected a regular file of ours, mode ${m%% *}"
+	done
+}
+
+# unit_checks UNIT DESTDIR: the installed systemd unit starts the installed
+# binary (PREFIX, not the placeholder) and systemd-analyze verify finds
+# nothing wrong in it (pointed at the binary under DESTDIR: verify looks for
+# the command on this machine).
+unit_checks() {
+	local unit=$1 dest=$2 exec out
+	exec=$(sed -n 's/^ExecStart=\([^ ]*\) .*/\1/p' "$unit")
+	[ "$exec" = /usr/local/bin/gtrace-bpf ] || err "the unit's ExecStart runs '$exec', expected /usr/local/bin/gtrace-bpf"
+	grep -q '@' "$unit" && err "a placeholder is left in the unit: $(grep '@' "$unit" | head -n 1)"
+	command -v systemd-analyze > /dev/null || fatal "needs systemd-analyze to check the unit (apt-get install systemd)"
+	sed "s|^ExecStart=$exec|ExecStart=$dest$exec|" "$unit" > "$T/gtrace-bpf.service"
+	out=$(systemd-analyze verify --man=no "$T/gtrace-bpf.service" 2>&1) || err "systemd-analyze verify failed: $out"
+	[ -z "$out" ] || err "systemd-analyze verify of the unit: $(tr '\n' '|' <<< "$out")"
 }
 
 add_case t_man_renders "docs: the man page renders without warnings (groff -ww, man -l) and has its sections"
 add_case t_man_options "docs: every long option of every command's --help is in that command's man page section"
 add_case t_completion "docs: bash completion offers commands, --help's options, reports, formats, file names"
-add_case t_install "docs: make install installs the man page and the bash completion"
+add_case t_install "docs: make install installs the binary, the man page, the bash completion and the systemd unit, with their modes; the unit verifies"
 run_cases "$@"
