@@ -23,8 +23,9 @@ t_exports() {
 	readelf -d "$MOCK_LIB" | grep -q 'Library soname: \[libcuda.so.1\]' || err "the mock's soname is not libcuda.so.1"
 }
 
-# run_wl ARGS...: runs the workload on the mock, sets WJ, WRC.
-run_wl() {
+# run_mock ARGS...: runs the workload on the mock (LD_LIBRARY_PATH, not
+# lib.sh's run_wl and its GT_LIBCUDA), sets WJ, WRC.
+run_mock() {
 	env LD_LIBRARY_PATH="$MOCK_DIR" GT_MOCK_SYNC_US="${SYNC_US:-100}" "$WORKLOAD" "$@" > "$T/wl.out" 2> "$T/wl.err"
 	WRC=$?
 	WJ=$(grep '^{' "$T/wl.out" | tail -n 1)
@@ -35,7 +36,7 @@ t_workload_counts() {
 	while read -r n m k f th; do
 		args=(--launches "$n" --copies "$m" --syncs "$k" --threads "$th")
 		[ "$f" -eq 1 ] && args+=(--fail)
-		run_wl "${args[@]}"
+		run_mock "${args[@]}"
 		[ "$WRC" -eq 0 ] || { err "cuda_workload ${args[*]}: exit status $WRC: $(tail -n 2 "$T/wl.err" | tr '\n' '|')"; continue; }
 		compare_counts "cuda_workload ${args[*]}: reported calls" "$(wl_counts "$WJ")" "$(expected_counts "$n" "$m" "$k" "$f" "$th")"
 		jq -e --argjson n "$n" --argjson th "$th" \
@@ -48,7 +49,7 @@ t_workload_counts() {
 		4 1 1 1 1
 		10 2 1 0 3
 	EOF
-	run_wl --launches 4
+	run_mock --launches 4
 	jq -e '.name_at_8 | all(.[]; . == true)' <<< "$WJ" > /dev/null ||
 		err "the mock's handles do not hold the name pointer at +8: $(jq -c .name_at_8 <<< "$WJ")"
 	jq -e '.mock == true and .device == "gtrace mock device"' <<< "$WJ" > /dev/null ||
@@ -88,7 +89,7 @@ t_workload_bad_args() {
 t_mock_sync_time() {
 	local start end ms
 	start=$(date +%s%N)
-	SYNC_US=20000 run_wl --launches 4 --copies 1 --syncs 5
+	SYNC_US=20000 run_mock --launches 4 --copies 1 --syncs 5
 	end=$(date +%s%N)
 	ms=$(( (end - start) / 1000000 ))
 	[ "$WRC" -eq 0 ] || fatal "workload failed: $(tail -n 2 "$T/wl.err" | tr '\n' '|')"
