@@ -4,7 +4,8 @@
 # gtrace-bpf daemon against the mock libcuda: start and stop, status,
 # snapshots of the window (whole, --last, one process) with exact contents,
 # the time bound of the window, a second daemon refused, a daemon killed
-# with SIGKILL replaced by the next, and the bad command lines. Each case
+# with SIGKILL replaced by the next, --log and its reopening at SIGHUP, and
+# the bad command lines. Each case
 # has its own run directory (GTRACE_RUN_DIR) and snapshot directory.
 REQUIRES="root jq mock gtrace"
 . "$(dirname "$0")/lib.sh"

@@ -8,8 +8,9 @@
 # gpu-idle trigger fires once on a planted idle gap and never without one,
 # for a process without the agent, or before a process used its GPU; spool
 # files give back what was read and go once their process has; a daemon
-# after a SIGKILLed one takes the spool files over; bad specs exit 2 with one
-# line. Each case has its own run directory (GTRACE_RUN_DIR) and snapshot
+# after a SIGKILLed one takes the spool files over; snapshots under a flood
+# of GPU records are merged off the recording loop; bad specs exit 2 with
+# one line. Each case has its own run directory (GTRACE_RUN_DIR) and snapshot
 # directory; the agents' run directory is the system's (/run/gtrace-bpf/cupti).
 REQUIRES="root jq mock gtrace"
 . "$(dirname "$0")/lib.sh"
