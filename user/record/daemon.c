@@ -203,6 +203,9 @@ static int snapshot_submit(struct recorder *r, const char *what, uint64_t last_n
 	struct snap_job *j;
 	int err = -ENOMEM;
 
+	/* the writer has no room: none of the work below for nothing */
+	if (r->snaps_inflight >= SNAP_JOBS_MAX)
+		return -EBUSY;
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
@@ -467,6 +470,11 @@ void daemon__serve(struct recorder *r)
 	int err;
 
 	r->stall_in_snap = r->snaps_inflight > 0;
+	/* first: what is done makes room for what is asked below */
+	while ((j = snap_writer__done(r->snapw))) {
+		snapshot_done(r, j);
+		snap_job__free(j);
+	}
 	poll_hook(r);
 	daemon_cupti__poll(r, false);
 	trigger__poll(r);
@@ -477,10 +485,6 @@ void daemon__serve(struct recorder *r)
 				strerror(-err));
 		else
 			pr_info("SIGHUP: %s", r->o->daemon_log ? "log reopened" : "no --log to reopen");
-	}
-	while ((j = snap_writer__done(r->snapw))) {
-		snapshot_done(r, j);
-		snap_job__free(j);
 	}
 	/* never waits: a client that is silent or does not read holds a slot, not the loop */
 	control__serve(r->ctl, handle, r);
