@@ -4,8 +4,9 @@
  * server side never waiting on a client: one that sends nothing is dropped
  * at its deadline and counted while others are answered at once, a reply
  * can come later (a snapshot being written) or find its client gone, a
- * client that hung up is no SIGPIPE, and a table full of silent clients
- * gives a slot to a new one.
+ * client that hung up is no SIGPIPE, a table full of silent clients gives
+ * a slot to a new one, and a socket or pid file path taken by something
+ * not ours is refused, left as it was.
  */
 #include <errno.h>
 #include <poll.h>
@@ -16,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -171,6 +174,79 @@ static void test_full_table(void **state)
 	control__close(c);
 }
 
+/* A directory with what is at its control.sock or daemon.pid made by
+ * make(path): control__open refuses it with want, leaves no pid file of
+ * its own and leaves what was there. */
+static void refuse_with(const char *name, int (*make)(const char *path), const char *what, int want)
+{
+	char dir[PATH_MAX / 2], path[PATH_MAX];
+	struct control *c = (void *)1;
+	struct stat before, after;
+	pid_t other = -1;
+
+	snprintf(dir, sizeof(dir), "%s", tmp_path(name));
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, what);
+	assert_int_equal(make(path), 0);
+	assert_int_equal(lstat(path, &before), 0);
+	assert_int_equal(control__open(dir, &c, &other), want);
+	assert_null(c);
+	assert_int_equal(lstat(path, &after), 0);
+	assert_int_equal(before.st_ino, after.st_ino);
+	assert_int_equal(before.st_size, after.st_size);
+	if (strcmp(what, "daemon.pid")) {
+		snprintf(path, sizeof(path), "%s/daemon.pid", dir);
+		assert_int_equal(access(path, F_OK), -1);
+	}
+}
+
+static int make_file(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs("not ours\n", f);
+	return fclose(f);
+}
+
+static int make_fifo(const char *path)
+{
+	return mkfifo(path, 0600);
+}
+
+static int make_link(const char *path)
+{
+	return symlink(tmp_path("elsewhere"), path);
+}
+
+/* What is at the socket's path and is not a socket of ours is -ENOTSOCK,
+ * a pid file that is not a regular file of ours -EEXIST (no FIFO opened
+ * for long, no symlink followed); a stale socket of ours is replaced. */
+static void test_not_ours(void **state)
+{
+	struct control *c;
+	pid_t other;
+	int fd;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	(void)state;
+	refuse_with("sock_file", make_file, "control.sock", -ENOTSOCK);
+	refuse_with("sock_fifo", make_fifo, "control.sock", -ENOTSOCK);
+	refuse_with("sock_link", make_link, "control.sock", -ENOTSOCK);
+	refuse_with("pid_fifo", make_fifo, "daemon.pid", -EEXIST);
+	refuse_with("pid_link", make_link, "daemon.pid", -EEXIST);
+	assert_int_equal(access(tmp_path("elsewhere"), F_OK), -1);
+	/* a socket of ours left by a daemon that was killed */
+	assert_int_equal(mkdir(tmp_path("stale"), 0700), 0);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/control.sock", tmp_path("stale"));
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	close(fd);
+	assert_int_equal(control__open(tmp_path("stale"), &c, &other), 0);
+	control__close(c);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -189,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_silent_client),
 		cmocka_unit_test(test_deferred_reply),
 		cmocka_unit_test(test_full_table),
+		cmocka_unit_test(test_not_ours),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

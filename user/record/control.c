@@ -106,9 +106,16 @@ static int take_lock(struct control *c, pid_t *other)
 	ssize_t n;
 	int fd;
 
+	struct stat st;
+
 	fd = open(c->pidfile, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
 	if (fd < 0)
-		return -errno;
+		return errno == ELOOP ? -EEXIST : -errno;
+	/* a FIFO, a device, someone else's file: not ours to lock or write */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		close(fd);
+		return -EEXIST;
+	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		int err = errno == EWOULDBLOCK ? -EBUSY : -errno;
 
@@ -154,7 +161,7 @@ int control__open(const char *dir, struct control **out, pid_t *other)
 	 * in our own directory; anything else there is not */
 	if (!lstat(c->sock, &st)) {
 		if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid()) {
-			err = -EEXIST;
+			err = -ENOTSOCK;
 			goto fail;
 		}
 		unlink(c->sock);
@@ -176,8 +183,11 @@ int control__open(const char *dir, struct control **out, pid_t *other)
 fail:
 	if (c->lfd >= 0)
 		close(c->lfd);
-	if (c->pfd >= 0)
+	/* the pid file we locked names no daemon now */
+	if (c->pfd >= 0) {
+		unlink(c->pidfile);
 		close(c->pfd);
+	}
 	free(c);
 	return err;
 }

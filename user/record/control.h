@@ -44,8 +44,10 @@ struct control_stats {
 int control__own_dir(const char *dir);
 /* Takes dir (created 0700; refused unless a directory of ours that no one
  * else may write in), its pid file (flock'd: -EBUSY with *other = the pid
- * of the daemon holding it) and its socket (a stale socket of ours is
- * replaced; anything else at its path is -EEXIST). */
+ * of the daemon holding it; -EEXIST when it is not a regular file of ours,
+ * a symlink included) and its socket (a stale socket of ours is replaced;
+ * anything else at its path is -ENOTSOCK). A failure leaves no pid file of
+ * this process' behind. */
 int control__open(const char *dir, struct control **out, pid_t *other);
 /* The listening socket (non-blocking), for the daemon's poll loop. */
 int control__fd(const struct control *c);

@@ -137,7 +137,8 @@ int daemon__open(struct recorder *r)
 	if (err) {
 		pr_err("failed to open the control socket in %s: %s", control__dir(),
 		       err == -EPERM ? "not a directory of ours that only we may write in" :
-		       err == -EEXIST ? "its path is taken by something that is not our socket" :
+		       err == -ENOTSOCK ? "control.sock there is not our socket" :
+		       err == -EEXIST ? "daemon.pid there is not a regular file of ours" :
 		       strerror(-err));
 		return err;
 	}
