@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# gtrace-bpf daemon under faults: a full --dir disk, control clients that
-# never send, never read or hang up, a snapshot of a pid never seen, a
-# SIGKILL (no probes left, the next daemon starts), a process forking 1000
-# children, and large snapshots written while a flood is recorded. Each
-# case says what it expected and got; each has its own run directory
-# (GTRACE_RUN_DIR) and snapshot directory.
+# gtrace-bpf daemon under faults: a run directory, socket or pid file not
+# ours, a full --dir disk, control clients that never send, never read or
+# hang up, a snapshot of a pid never seen, a SIGKILL (no probes left, the
+# next daemon starts), a process forking 1000 children, and large
+# snapshots written while a flood is recorded. Each case says what it
+# expected and got; each has its own run directory (GTRACE_RUN_DIR) and
+# snapshot directory.
 REQUIRES="root jq mock gtrace"
 . "$(dirname "$0")/lib.sh"
 
@@ -143,6 +144,65 @@ t_nopid() {
 	EOF
 	[ -z "$(ls -A "$T/snaps")" ] || err "refused snapshots left files: $(ls -A "$T/snaps" | tr '\n' ' ')"
 	alive
+	stop_daemon
+}
+
+# refused DIR LINE LABEL: a daemon with its run directory (GTRACE_RUN_DIR)
+# in DIR exits 1 within 10 s with one line that ends with LINE, and leaves
+# no pid file there.
+refused() {
+	local dir=$1 line=$2 label=$3 rc
+	GTRACE_RUN_DIR=$dir timeout 10 "$GTRACE" daemon --libcuda "$MOCK_LIB" --dir "$T/snaps" > /dev/null 2> "$T/ref.err"
+	rc=$?
+	[ $rc -eq 1 ] || err "$label: the daemon exited $rc, expected 1 (124: it hung)"
+	one_line "$T/ref.err" "$label"
+	grep -q -- "in $dir: $line\$" "$T/ref.err" || err "$label: $(cat "$T/ref.err")"
+	[ -L "$dir/daemon.pid" ] || [ -p "$dir/daemon.pid" ] || [ ! -e "$dir/daemon.pid" ] ||
+		err "$label: a refused daemon left $dir/daemon.pid ($(cat "$dir/daemon.pid" 2> /dev/null))"
+}
+
+# 0. A run directory, control socket or pid file that is not ours: one line
+# each, exit 1, no hang on a FIFO, nothing there changed or followed; then
+# a run directory of ours works.
+t_run_dir() {
+	local r=$T/r
+	mkdir -m 0700 "$T/snaps" "$r"
+	mkdir -m 0777 "$r/open"
+	refused "$r/open" "not a directory of ours that only we may write in" "a run directory of mode 0777"
+	mkdir -m 0700 "$r/other"
+	chown nobody "$r/other"
+	refused "$r/other" "not a directory of ours that only we may write in" "a run directory of nobody's"
+	mkdir -m 0700 "$r/real"
+	ln -s "$r/real" "$r/link"
+	refused "$r/link" "not a directory of ours that only we may write in" "a run directory through a symlink"
+	mkdir -m 0700 "$r/file"
+	echo "not a socket" > "$r/file/control.sock"
+	refused "$r/file" "control.sock there is not our socket" "control.sock a regular file"
+	[ "$(cat "$r/file/control.sock")" = "not a socket" ] || err "the regular file at control.sock was changed"
+	mkdir -m 0700 "$r/fifo"
+	mkfifo "$r/fifo/control.sock"
+	refused "$r/fifo" "control.sock there is not our socket" "control.sock a FIFO"
+	mkdir -m 0700 "$r/sock"
+	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$r/sock/control.sock" ||
+		fatal "cannot make a socket"
+	chown nobody "$r/sock/control.sock"
+	refused "$r/sock" "control.sock there is not our socket" "control.sock a socket of nobody's"
+	[ -S "$r/sock/control.sock" ] || err "nobody's socket at control.sock was removed"
+	mkdir -m 0700 "$r/pidlink"
+	echo "keep" > "$T/target"
+	ln -s "$T/target" "$r/pidlink/daemon.pid"
+	refused "$r/pidlink" "daemon.pid there is not a regular file of ours" "daemon.pid a symlink"
+	[ "$(cat "$T/target")" = keep ] || err "the daemon wrote through the symlink at daemon.pid"
+	mkdir -m 0700 "$r/pidfifo"
+	mkfifo "$r/pidfifo/daemon.pid"
+	refused "$r/pidfifo" "daemon.pid there is not a regular file of ours" "daemon.pid a FIFO"
+	mkdir -m 0700 "$r/piddir"
+	mkdir "$r/piddir/daemon.pid"
+	GTRACE_RUN_DIR=$r/piddir timeout 10 "$GTRACE" daemon --libcuda "$MOCK_LIB" --dir "$T/snaps" > /dev/null 2> "$T/ref.err"
+	[ $? -eq 1 ] || err "daemon.pid a directory: not exit 1"
+	one_line "$T/ref.err" "daemon.pid a directory"
+	start_daemon --window 10s
+	"$GTRACE" status > /dev/null 2>&1 || err "a daemon with a run directory of its own does not answer"
 	stop_daemon
 }
 
@@ -337,6 +397,7 @@ t_stall() {
 	stop_daemon
 }
 
+add_case t_run_dir "daemon faults: a run directory, control.sock or daemon.pid not ours (open, nobody's, a symlink, a file, a FIFO): one line, exit 1, nothing changed; one of ours works"
 add_case t_full_disk "daemon faults: a full --dir: asked and triggered snapshots fail with one line, leave nothing, are counted; recording goes on"
 add_case t_clients "daemon faults: clients that never send, never read or hang up: others answered at once, recording goes on, dropped clients counted"
 add_case t_nopid "daemon faults: snapshot -p of a pid never seen and bad snapshot arguments: one line, non-zero, no file"
