@@ -348,7 +348,9 @@ struct gt_overhead {
 				 * program), ns */
 	__u32 ret_ns;		/* ... of one return-probe hit, ns */
 	__u32 reason;		/* enum gt_overhead_reason */
-	__u32 _pad;		/* explicit padding, zero */
+	__u32 sampler_ppm;	/* CPU time of the recorder's GPU-metrics threads (--gpu-metrics)
+				 * in the interval / interval_ns, ppm of one CPU; measured, the
+				 * recorder's own cost, not in estimate_ppm (0: no sampler) */
 };
 
 /* What a struct gt_gpu_metric measures. Ids are ours (stable in the file),
@@ -365,6 +367,11 @@ enum gt_gpu_metric_id {
 	GT_GPUM_POWER = 6,	/* power draw, W */
 	GT_GPUM_TEMP = 7,	/* GPU die temperature, degrees C */
 	GT_GPUM_THROTTLE = 8,	/* clocks event (throttle) reasons, NVML's bit mask */
+	GT_GPUM_PROC_MEM = 9,	/* device memory one process uses, bytes (hdr.pid = the process,
+				 * as NVML lists it; about once a second; 0 once it is no
+				 * longer listed) */
+	GT_GPUM_LOST = 15,	/* 1: NVML said the GPU fell off the bus (NVML_ERROR_GPU_IS_LOST);
+				 * written once, none of its metrics after it */
 	/* GPM (Hopper and later), over the interval since the previous sample */
 	GT_GPUM_SM_ACTIVE = 16,	/* percent of SMs busy */
 	GT_GPUM_SM_OCCUPANCY = 17,/* percent of warps active vs the theoretical maximum */
@@ -386,7 +393,8 @@ enum gt_gpu_metric_id {
  * of one sample share hdr.ts; they reach the file up to a poll interval
  * after it (not in time order with the BPF records around them). */
 struct gt_gpu_metric {
-	struct gt_hdr hdr;	/* ts = when the sample was taken (CLOCK_MONOTONIC); pid, tid 0 */
+	struct gt_hdr hdr;	/* ts = when the sample was taken (CLOCK_MONOTONIC); pid 0 (the
+				 * process of a GT_GPUM_PROC_MEM), tid 0 */
 	__u32 device;		/* the GPU's NVML index */
 	__u32 metric;		/* enum gt_gpu_metric_id */
 	__s64 value_micro;	/* the value in the metric's unit, times 10^6, rounded */

@@ -110,7 +110,11 @@ static void test_gpu_metric_names(void **state)
 	for (uint32_t id = 0; id < GT_GPUM_MAX; id++)
 		if (gt_gpu_metric__name(id))
 			assert_true(gt_gpu_metric__unit(id)[0] != 0);
-	assert_null(gt_gpu_metric__name(9));
+	assert_string_equal(gt_gpu_metric__name(GT_GPUM_PROC_MEM), "proc_mem_used");
+	assert_string_equal(gt_gpu_metric__unit(GT_GPUM_PROC_MEM), "B");
+	assert_string_equal(gt_gpu_metric__name(GT_GPUM_LOST), "gpu_lost");
+	assert_null(gt_gpu_metric__name(10));
+	assert_null(gt_gpu_metric__name(14));
 	assert_null(gt_gpu_metric__name(GT_GPUM_MAX));
 	assert_null(gt_gpu_metric__name(UINT32_MAX));
 	assert_string_equal(gt_gpu_metric__unit(UINT32_MAX), "");

@@ -70,6 +70,8 @@ static const struct {
 	[GT_GPUM_POWER] = { "power", "W" },
 	[GT_GPUM_TEMP] = { "temperature", "C" },
 	[GT_GPUM_THROTTLE] = { "throttle_reasons", "mask" },
+	[GT_GPUM_PROC_MEM] = { "proc_mem_used", "B" },
+	[GT_GPUM_LOST] = { "gpu_lost", "flag" },
 	[GT_GPUM_SM_ACTIVE] = { "sm_active", "%" },
 	[GT_GPUM_SM_OCCUPANCY] = { "sm_occupancy", "%" },
 	[GT_GPUM_TENSOR_ACTIVE] = { "tensor_active", "%" },
