@@ -13,10 +13,20 @@
  * GTRACE_MOCK_NVML_FAIL_AFTER=N: nvmlDeviceGetUtilizationRates fails from
  * its (N+1)-th call on (any GPU), as NVML_ERROR_UNKNOWN.
  * GTRACE_MOCK_NVML_GPUS=N: N GPUs (default 2), the odd ones without GPM.
+ * GTRACE_MOCK_NVML_LOST=D:K: GPU D falls off at its utilization call K (the
+ * probe's is 0): that call and every query of D after it return
+ * NVML_ERROR_GPU_IS_LOST.
+ * GTRACE_MOCK_NVML_MIG=D: GPU D is in MIG mode: utilization is not
+ * supported and GPM samples are refused (its GPM support query still says
+ * yes, as it may on a real one).
+ * GTRACE_MOCK_NVML_PROCS=FILE: the compute processes, read at every
+ * listing: lines "D PID BYTES" (BYTES "-": not available); no file, none.
+ * GTRACE_MOCK_NVML_PROCS_DELAY_MS=N: each listing takes N ms more.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <time.h>
 #include "user/record/nvml_abi.h"
 
 #define API __attribute__((visibility("default")))
@@ -26,6 +36,7 @@
 struct mock_dev {
 	int index;
 	unsigned long util_calls;
+	int lost;
 };
 
 static struct mock_dev devs[MAXDEV];
@@ -35,6 +46,30 @@ static unsigned long util_calls_total;
 static struct mock_dev *dev_of(nvmlabi_device_t d)
 {
 	return d.handle;
+}
+
+/* Whether GPU m has fallen off. */
+static int lost(const struct mock_dev *m)
+{
+	return m->lost;
+}
+
+/* GTRACE_MOCK_NVML_LOST=D:K: GPU m falls off at its utilization call k = K. */
+static void maybe_lose(struct mock_dev *m, unsigned long k)
+{
+	const char *e = getenv("GTRACE_MOCK_NVML_LOST");
+	unsigned long K = 0;
+	int d = -1;
+
+	if (e && sscanf(e, "%d:%lu", &d, &K) == 2 && d == m->index && k >= K)
+		m->lost = 1;
+}
+
+static int mig(const struct mock_dev *m)
+{
+	const char *e = getenv("GTRACE_MOCK_NVML_MIG");
+
+	return e && *e && atoi(e) == m->index;
 }
 
 static unsigned int ngpus(void)
@@ -95,8 +130,14 @@ API nvmlabi_return_t nvmlDeviceGetUtilizationRates(nvmlabi_device_t d, nvmlabi_u
 {
 	const char *fail = getenv("GTRACE_MOCK_NVML_FAIL_AFTER");
 	struct mock_dev *m = dev_of(d);
-	unsigned long k = m->util_calls++;
+	unsigned long k;
 
+	if (mig(m))
+		return NVMLABI_ERROR_NOT_SUPPORTED;
+	k = m->util_calls++;
+	maybe_lose(m, k);
+	if (lost(m))
+		return NVMLABI_ERROR_GPU_IS_LOST;
 	if (fail && util_calls_total++ >= strtoul(fail, NULL, 10))
 		return ERROR_UNKNOWN;
 	u->gpu = 10 * (unsigned int)(k % 4 + 1) + (unsigned int)m->index;
@@ -106,6 +147,8 @@ API nvmlabi_return_t nvmlDeviceGetUtilizationRates(nvmlabi_device_t d, nvmlabi_u
 
 API nvmlabi_return_t nvmlDeviceGetMemoryInfo(nvmlabi_device_t d, nvmlabi_memory_t *mem)
 {
+	if (lost(dev_of(d)))
+		return NVMLABI_ERROR_GPU_IS_LOST;
 	mem->total = 80ull << 30;
 	mem->used = (unsigned long long)(dev_of(d)->index + 1) << 30;
 	mem->free = mem->total - mem->used;
@@ -114,6 +157,8 @@ API nvmlabi_return_t nvmlDeviceGetMemoryInfo(nvmlabi_device_t d, nvmlabi_memory_
 
 API nvmlabi_return_t nvmlDeviceGetClockInfo(nvmlabi_device_t d, int type, unsigned int *mhz)
 {
+	if (lost(dev_of(d)))
+		return NVMLABI_ERROR_GPU_IS_LOST;
 	(void)d;
 	if (type == NVMLABI_CLOCK_SM)
 		*mhz = 1980;
@@ -126,6 +171,8 @@ API nvmlabi_return_t nvmlDeviceGetClockInfo(nvmlabi_device_t d, int type, unsign
 
 API nvmlabi_return_t nvmlDeviceGetPowerUsage(nvmlabi_device_t d, unsigned int *mw)
 {
+	if (lost(dev_of(d)))
+		return NVMLABI_ERROR_GPU_IS_LOST;
 	(void)d;
 	*mw = 350123;
 	return NVMLABI_SUCCESS;
@@ -133,6 +180,8 @@ API nvmlabi_return_t nvmlDeviceGetPowerUsage(nvmlabi_device_t d, unsigned int *m
 
 API nvmlabi_return_t nvmlDeviceGetTemperature(nvmlabi_device_t d, int sensor, unsigned int *c)
 {
+	if (lost(dev_of(d)))
+		return NVMLABI_ERROR_GPU_IS_LOST;
 	if (sensor != NVMLABI_TEMPERATURE_GPU)
 		return NVMLABI_ERROR_NOT_SUPPORTED;
 	*c = 45 + (unsigned int)dev_of(d)->index;
@@ -141,6 +190,8 @@ API nvmlabi_return_t nvmlDeviceGetTemperature(nvmlabi_device_t d, int sensor, un
 
 API nvmlabi_return_t nvmlDeviceGetCurrentClocksEventReasons(nvmlabi_device_t d, unsigned long long *r)
 {
+	if (lost(dev_of(d)))
+		return NVMLABI_ERROR_GPU_IS_LOST;
 	(void)d;
 	*r = 0x4;
 	return NVMLABI_SUCCESS;
@@ -173,7 +224,9 @@ API nvmlabi_return_t nvmlGpmSampleFree(nvmlabi_gpm_sample_t s)
 
 API nvmlabi_return_t nvmlGpmSampleGet(nvmlabi_device_t d, nvmlabi_gpm_sample_t s)
 {
-	if (dev_of(d)->index % 2)
+	if (lost(dev_of(d)))
+		return NVMLABI_ERROR_GPU_IS_LOST;
+	if (dev_of(d)->index % 2 || mig(dev_of(d)))
 		return NVMLABI_ERROR_NOT_SUPPORTED;
 	((struct nvmlGpmSample_st *)s.handle)->taken = 1;
 	return NVMLABI_SUCCESS;
@@ -215,5 +268,56 @@ API nvmlabi_return_t nvmlGpmMetricsGet(nvmlabi_gpm_metrics_get_t *m)
 		m->metrics[i].value = gpm_value(m->metrics[i].metric_id, &ok);
 		m->metrics[i].ret = ok ? NVMLABI_SUCCESS : NVMLABI_ERROR_NOT_SUPPORTED;
 	}
+	return NVMLABI_SUCCESS;
+}
+
+API nvmlabi_return_t nvmlDeviceGetMigMode(nvmlabi_device_t d, unsigned int *current, unsigned int *pending)
+{
+	if (lost(dev_of(d)))
+		return NVMLABI_ERROR_GPU_IS_LOST;
+	*current = *pending = mig(dev_of(d)) ? NVMLABI_DEVICE_MIG_ENABLE : NVMLABI_DEVICE_MIG_DISABLE;
+	return NVMLABI_SUCCESS;
+}
+
+/* The processes of GTRACE_MOCK_NVML_PROCS on GPU d, as NVML hands them
+ * over: *count in is the room, out the number listed (or needed). */
+API nvmlabi_return_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlabi_device_t d, unsigned int *count,
+							    nvmlabi_process_info_t *infos)
+{
+	const char *path = getenv("GTRACE_MOCK_NVML_PROCS"), *delay = getenv("GTRACE_MOCK_NVML_PROCS_DELAY_MS");
+	nvmlabi_process_info_t all[256];
+	unsigned int n = 0, i;
+	char line[128], bytes[32];
+	FILE *f;
+
+	if (lost(dev_of(d)))
+		return NVMLABI_ERROR_GPU_IS_LOST;
+	if (delay && atol(delay) > 0) {
+		struct timespec t = { .tv_sec = atol(delay) / 1000, .tv_nsec = atol(delay) % 1000 * 1000000 };
+
+		nanosleep(&t, NULL);
+	}
+	f = path ? fopen(path, "re") : NULL;
+	while (f && n < 256 && fgets(line, sizeof(line), f)) {
+		int dev;
+		unsigned int pid;
+
+		if (sscanf(line, "%d %u %31s", &dev, &pid, bytes) != 3 || dev != dev_of(d)->index)
+			continue;
+		all[n] = (nvmlabi_process_info_t){ .pid = pid, .gpu_instance_id = 0xFFFFFFFFu,
+						   .compute_instance_id = 0xFFFFFFFFu,
+						   .used_gpu_memory = strcmp(bytes, "-") ?
+							strtoull(bytes, NULL, 10) : NVMLABI_VALUE_NOT_AVAILABLE };
+		n++;
+	}
+	if (f)
+		fclose(f);
+	if (*count < n) {
+		*count = n;
+		return NVMLABI_ERROR_INSUFFICIENT_SIZE;
+	}
+	for (i = 0; i < n; i++)
+		infos[i] = all[i];
+	*count = n;
 	return NVMLABI_SUCCESS;
 }

@@ -5,7 +5,11 @@
  * and the sampler itself over the mock NVML (tests/mock/libnvml_mock.c):
  * the probe of its two GPUs (GPM on GPU 0 only) in the header's options,
  * scripted values in the records, GPM metrics from the second round on,
- * errors mid-run counted, no library -> no sampler and no failure.
+ * errors mid-run counted, no library -> no sampler and no failure; a GPU
+ * that falls off (one gpu_lost record, the other GPU read on), a GPU in MIG
+ * mode (what still works), each process' memory from its own thread (a 0
+ * once a process is gone; a slow listing does not slow the rounds), and
+ * the threads' CPU time.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -141,9 +145,10 @@ static void test_mock(void **state)
 	assert_int_equal(gpu_metrics__open(&o, &g), 0);
 	assert_non_null(g);
 	gpu_metrics__options(g, opts, sizeof(opts));
-	/* GPU 0: the nine basic metrics and the twelve of GPM; GPU 1: basic */
-	assert_string_equal(opts, "gpu_metrics=20 gpu_metrics_devs=2 gpu_metrics_dev0=0xfff01ff "
-				  "gpu_metrics_dev1=0x1ff");
+	/* GPU 0: the nine basic metrics, the processes' memory and the twelve
+	 * of GPM; GPU 1: basic and processes */
+	assert_string_equal(opts, "gpu_metrics=20 gpu_metrics_devs=2 gpu_metrics_dev0=0xfff03ff "
+				  "gpu_metrics_dev1=0x3ff");
 	assert_int_equal(gpu_metrics__start(g), 0);
 	usleep(520000);
 	gpu_metrics__stop(g);
@@ -156,6 +161,9 @@ static void test_mock(void **state)
 	assert_int_equal(st.errors, 0);
 	assert_int_equal(st.dropped, 0);
 	assert_int_equal(st.records, got.n);
+	/* no process listed (no GTRACE_MOCK_NVML_PROCS): no memory of one */
+	assert_int_equal(count(&got, 0, GT_GPUM_PROC_MEM), 0);
+	assert_int_equal(st.proc_samples, 0);
 	assert_int_equal(count(&got, 0, GT_GPUM_GPU_UTIL), rounds);
 	assert_int_equal(count(&got, 1, GT_GPUM_THROTTLE), rounds);
 	assert_int_equal(count(&got, 1, GT_GPUM_SM_ACTIVE), 0);
@@ -203,6 +211,194 @@ static void test_errors_counted(void **state)
 	gpu_metrics__free(g);
 }
 
+static void test_lost(void **state)
+{
+	struct gpu_metrics_opts o = { .hz = 50, .lib = GT_NVML_MOCK };
+	static struct got got;
+	struct gpu_metrics_stats st;
+	struct gpu_metrics *g = NULL;
+	size_t i, lost = 0;
+
+	(void)state;
+	/* GPU 1 falls off at its third utilization call after the probe's */
+	setenv("GTRACE_MOCK_NVML_LOST", "1:3", 1);
+	assert_int_equal(gpu_metrics__open(&o, &g), 0);
+	assert_int_equal(gpu_metrics__start(g), 0);
+	usleep(300000);
+	gpu_metrics__stop(g);
+	got.n = 0;
+	assert_int_equal(gpu_metrics__drain(g, collect, &got), 0);
+	gpu_metrics__stats(g, &st);
+	unsetenv("GTRACE_MOCK_NVML_LOST");
+	assert_int_equal(st.lost, 1);
+	/* a lost GPU's failing queries are the loss, not read errors */
+	assert_int_equal(st.errors, 0);
+	assert_int_equal(count(&got, 1, GT_GPUM_GPU_UTIL), 2);
+	assert_int_equal(count(&got, 1, GT_GPUM_LOST), 1);
+	assert_int_equal(count(&got, 0, GT_GPUM_LOST), 0);
+	/* GPU 0 goes on every round */
+	assert_int_equal(count(&got, 0, GT_GPUM_GPU_UTIL), st.samples);
+	for (i = 0; i < got.n; i++) {
+		if (got.r[i].metric == GT_GPUM_LOST) {
+			assert_int_equal(got.r[i].value_micro, 1000000);
+			lost = i;
+		}
+	}
+	/* nothing of GPU 1 after its gpu_lost record */
+	for (i = lost + 1; i < got.n; i++)
+		assert_int_equal(got.r[i].device, 0);
+	gpu_metrics__free(g);
+}
+
+static void test_mig(void **state)
+{
+	struct gpu_metrics_opts o = { .hz = 50, .lib = GT_NVML_MOCK };
+	static struct got got;
+	struct gpu_metrics_stats st;
+	struct gpu_metrics *g = NULL;
+	char opts[256];
+
+	(void)state;
+	setenv("GTRACE_MOCK_NVML_MIG", "0", 1);
+	assert_int_equal(gpu_metrics__open(&o, &g), 0);
+	gpu_metrics__options(g, opts, sizeof(opts));
+	/* GPU 0 in MIG mode: no utilization, no GPM (refused though "supported") */
+	assert_string_equal(opts, "gpu_metrics=50 gpu_metrics_devs=2 gpu_metrics_dev0=0x3fc "
+				  "gpu_metrics_dev0_mig=1 gpu_metrics_dev1=0x3ff");
+	assert_int_equal(gpu_metrics__start(g), 0);
+	usleep(250000);
+	gpu_metrics__stop(g);
+	got.n = 0;
+	assert_int_equal(gpu_metrics__drain(g, collect, &got), 0);
+	gpu_metrics__stats(g, &st);
+	unsetenv("GTRACE_MOCK_NVML_MIG");
+	assert_int_equal(st.mig, 1);
+	assert_int_equal(st.errors, 0);
+	assert_int_equal(count(&got, 0, GT_GPUM_GPU_UTIL), 0);
+	assert_int_equal(count(&got, 0, GT_GPUM_SM_ACTIVE), 0);
+	assert_int_equal(count(&got, 0, GT_GPUM_POWER), st.samples);
+	assert_int_equal(count(&got, 1, GT_GPUM_GPU_UTIL), st.samples);
+	gpu_metrics__free(g);
+}
+
+/* The records of one metric of process pid on GPU dev, in order. */
+static size_t proc_values(const struct got *g, uint32_t dev, uint32_t pid, int64_t *v, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < g->n; i++)
+		if (g->r[i].device == dev && g->r[i].metric == GT_GPUM_PROC_MEM && g->r[i].hdr.pid == pid &&
+		    n < max)
+			v[n++] = g->r[i].value_micro;
+	return n;
+}
+
+static void write_procs(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_procs(void **state)
+{
+	struct gpu_metrics_opts o = { .hz = 20, .lib = GT_NVML_MOCK, .procs_ns = 100000000 };
+	char path[] = "/tmp/gtrace-nvml-procs.XXXXXX";
+	static struct got got;
+	struct gpu_metrics_stats st;
+	struct gpu_metrics *g = NULL;
+	int64_t v[64];
+	size_t n, i;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	/* 4242 on both GPUs, 4343 on GPU 0 with no figure; 5050 on GPU 1,
+	 * gone after the first listings */
+	write_procs(path, "0 4242 1048576\n0 4343 -\n1 4242 2097152\n1 5050 512\n");
+	setenv("GTRACE_MOCK_NVML_PROCS", path, 1);
+	assert_int_equal(gpu_metrics__open(&o, &g), 0);
+	assert_int_equal(gpu_metrics__start(g), 0);
+	usleep(250000);
+	write_procs(path, "0 4242 1048576\n0 4343 -\n1 4242 3145728\n");
+	usleep(300000);
+	gpu_metrics__stop(g);
+	got.n = 0;
+	assert_int_equal(gpu_metrics__drain(g, collect, &got), 0);
+	gpu_metrics__stats(g, &st);
+	unsetenv("GTRACE_MOCK_NVML_PROCS");
+	unlink(path);
+	/* listings at 0, 100, ... ms: about six in 0.55 s */
+	n = proc_values(&got, 0, 4242, v, 64);
+	assert_in_range(n, 4, 7);
+	for (i = 0; i < n; i++)
+		assert_true(v[i] == 1048576ll * 1000000);
+	/* no figure, no record; none for a process NVML never listed */
+	assert_int_equal(proc_values(&got, 0, 4343, v, 64), 0);
+	assert_int_equal(proc_values(&got, 0, 5050, v, 64), 0);
+	/* GPU 1: 2 MiB, then 3 MiB */
+	n = proc_values(&got, 1, 4242, v, 64);
+	assert_true(n >= 4);
+	assert_true(v[0] == 2097152ll * 1000000);
+	assert_true(v[n - 1] == 3145728ll * 1000000);
+	/* 5050: its figure while listed, then one 0, then nothing */
+	n = proc_values(&got, 1, 5050, v, 64);
+	assert_true(n >= 2);
+	for (i = 0; i + 1 < n; i++)
+		assert_true(v[i] == 512ll * 1000000);
+	assert_int_equal(v[n - 1], 0);
+	/* the per-process records carry their pid, the others none */
+	for (i = 0; i < got.n; i++)
+		assert_int_equal(got.r[i].hdr.pid != 0, got.r[i].metric == GT_GPUM_PROC_MEM);
+	assert_int_equal(st.proc_samples, proc_values(&got, 0, 4242, v, 64) + proc_values(&got, 1, 4242, v, 64) +
+						  proc_values(&got, 1, 5050, v, 64));
+	assert_int_equal(st.errors, 0);
+	gpu_metrics__free(g);
+}
+
+/* A listing that takes 300 ms (its own thread) leaves the 50 Hz rounds on
+ * time; the threads' CPU time is measured and below their wall time. */
+static void test_slow_procs(void **state)
+{
+	struct gpu_metrics_opts o = { .hz = 50, .lib = GT_NVML_MOCK, .procs_ns = 100000000 };
+	char path[] = "/tmp/gtrace-nvml-procs.XXXXXX";
+	static struct got got;
+	struct gpu_metrics_stats st;
+	struct gpu_metrics *g = NULL;
+	int64_t v[16];
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	write_procs(path, "0 77 4096\n");
+	setenv("GTRACE_MOCK_NVML_PROCS", path, 1);
+	setenv("GTRACE_MOCK_NVML_PROCS_DELAY_MS", "300", 1);
+	assert_int_equal(gpu_metrics__open(&o, &g), 0);
+	assert_int_equal(gpu_metrics__start(g), 0);
+	usleep(700000);
+	gpu_metrics__stop(g);
+	got.n = 0;
+	assert_int_equal(gpu_metrics__drain(g, collect, &got), 0);
+	gpu_metrics__stats(g, &st);
+	unsetenv("GTRACE_MOCK_NVML_PROCS");
+	unsetenv("GTRACE_MOCK_NVML_PROCS_DELAY_MS");
+	unlink(path);
+	/* 0.7 s at 50 Hz: 35 rounds (the first at the start), a few late on a
+	 * loaded machine; listings of 300 ms each: two or three */
+	assert_in_range(st.samples, 30, 37);
+	assert_in_range(proc_values(&got, 0, 77, v, 16), 2, 3);
+	assert_true(st.cpu_ns > 0);
+	assert_true(st.cpu_ns < st.wall_ns);
+	assert_true(st.wall_ns >= 650000000ull);
+	gpu_metrics__free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +408,10 @@ int main(void)
 		cmocka_unit_test(test_no_library),
 		cmocka_unit_test(test_mock),
 		cmocka_unit_test(test_errors_counted),
+		cmocka_unit_test(test_lost),
+		cmocka_unit_test(test_mig),
+		cmocka_unit_test(test_procs),
+		cmocka_unit_test(test_slow_procs),
 	};
 
 	gt_log_level = GT_LOG_WARN;

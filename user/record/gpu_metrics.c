@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
  * The GPU-metrics sampler (--gpu-metrics): NVML through dlopen, probed once
- * per GPU, read at a fixed rate on CLOCK_MONOTONIC by a thread of its own.
- * The thread never writes the trace: it queues records, the loop drains.
+ * per GPU, read at a fixed rate on CLOCK_MONOTONIC by a thread of its own;
+ * the processes each GPU lists and their memory about once a second by a
+ * second thread, so that a slow listing never delays the rate's rounds.
+ * The threads never write the trace: they queue records, the loop drains.
  *
  * NVML's calls cost from ~2 us (utilization) to ~50 us (a GPM sample) and
  * ~1.7 ms for nvmlGpmMetricsGet of ten metrics (measured on the H200): all
  * of that is paid here, off the recording loop and off the traced programs.
+ * What it costs the recorder is measured: each thread's CPU time
+ * (CLOCK_THREAD_CPUTIME_ID), read after every round.
+ *
+ * A GPU that falls off (NVML_ERROR_GPU_IS_LOST) is said once, gets one
+ * gpu_lost record and is not read again; a GPU in MIG mode is said at the
+ * start and sampled for what NVML still gives of the whole GPU (the probe
+ * tries every query, GPM included, and keeps what works).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -26,6 +35,8 @@
 #define QUEUE_DEFAULT	65536
 #define MAX_DEVICES	64
 #define MAX_PER_SAMPLE	64	/* records one device gives per round, at most */
+#define PROCS_PERIOD_NS	1000000000ull	/* the processes' memory, this often */
+#define PROCS_MAX	4096	/* processes listed per GPU, at most */
 
 int gpu_metrics__parse_rate(const char *arg, unsigned int *hz)
 {
@@ -156,6 +167,8 @@ struct nvml {
 	nvmlabi_device_get_power_usage_fn power;
 	nvmlabi_device_get_temperature_fn temp;
 	nvmlabi_device_get_clocks_event_reasons_fn reasons;
+	nvmlabi_device_get_compute_processes_fn procs;	/* _v3, else _v2; NULL = neither */
+	nvmlabi_device_get_mig_mode_fn mig;
 	nvmlabi_gpm_query_device_support_fn gpm_support;
 	nvmlabi_gpm_sample_alloc_fn gpm_alloc;
 	nvmlabi_gpm_sample_free_fn gpm_free;
@@ -191,7 +204,11 @@ struct gpum_dev {
 	uint32_t index;			/* NVML's */
 	uint32_t mask;			/* metrics it gives (bit = enum gt_gpu_metric_id) */
 	bool gpm;			/* GPM samples allocated */
-	bool lost;			/* fell off: not read any more */
+	bool mig;			/* in MIG mode at the start */
+	int lost;			/* fell off: not read any more (atomic: both threads read
+					 * it, the first to see it lost sets it) */
+	uint32_t *pids;			/* procs thread: the processes listed last time */
+	size_t npids;
 	nvmlabi_gpm_sample_t s[2];	/* GPM: the previous and the next sample */
 	int cur;			/* which of s[] the next sample goes to */
 	bool have_prev;			/* s[!cur] holds a sample */
@@ -202,17 +219,21 @@ struct gpum_dev {
 struct gpu_metrics {
 	struct nvml n;
 	unsigned int hz;
+	uint64_t procs_ns;		/* the procs thread's period */
 	struct gpum_dev *dev;
 	uint32_t ndev;
 	struct gpum_queue *q;
 	nvmlabi_gpm_metrics_get_t *mg;	/* large (13 KiB): kept, not on the stack */
-	pthread_t thread;
-	bool running;
+	pthread_t thread, procs_thread;
+	bool running, procs_running;
 	pthread_mutex_t lock;		/* stop, with cond */
 	pthread_cond_t cond;
 	bool stop;
-	/* written by the thread; read after it stopped or as a snapshot */
-	uint64_t samples, records, errors;
+	uint64_t start_ns;		/* when sampling started (CLOCK_MONOTONIC) */
+	uint32_t mig;			/* GPUs in MIG mode */
+	/* written by the threads; read after they stopped or as a snapshot */
+	uint64_t samples, records, errors, proc_samples;
+	uint64_t cpu_ns[2];		/* CPU time of the sampler and of the procs thread */
 	uint32_t lost;
 };
 
@@ -275,6 +296,11 @@ static int nvml__load(struct nvml *n, const char *lib, const struct gpu_metrics_
 	if (!n->reasons)
 		n->reasons = (nvmlabi_device_get_clocks_event_reasons_fn)dlsym(
 			n->dl, "nvmlDeviceGetCurrentClocksThrottleReasons");
+	n->procs = (nvmlabi_device_get_compute_processes_fn)dlsym(n->dl, "nvmlDeviceGetComputeRunningProcesses_v3");
+	if (!n->procs)
+		n->procs = (nvmlabi_device_get_compute_processes_fn)dlsym(
+			n->dl, "nvmlDeviceGetComputeRunningProcesses_v2");
+	n->mig = (nvmlabi_device_get_mig_mode_fn)dlsym(n->dl, "nvmlDeviceGetMigMode");
 	n->gpm_support = (nvmlabi_gpm_query_device_support_fn)sym(n, "nvmlGpmQueryDeviceSupport", &gpm_missing);
 	n->gpm_alloc = (nvmlabi_gpm_sample_alloc_fn)sym(n, "nvmlGpmSampleAlloc", &gpm_missing);
 	n->gpm_free = (nvmlabi_gpm_sample_free_fn)sym(n, "nvmlGpmSampleFree", &gpm_missing);
@@ -415,8 +441,44 @@ static void nvml__close(struct gpu_metrics *g)
 	g->n.dl = NULL;
 }
 
-/* Every GPU, once: which metrics it gives. GPM metrics count as given when
- * NVML says the device supports GPM; one that fails later is counted. */
+/* Whether NVML lists device d's processes: a listing into no room works
+ * (no process) or asks for room (some). */
+static bool procs_listable(const struct gpu_metrics *g, const struct gpum_dev *d)
+{
+	unsigned int count = 0;
+	int ret;
+
+	if (!g->n.procs)
+		return false;
+	ret = g->n.procs(d->h, &count, NULL);
+	return ret == NVMLABI_SUCCESS || ret == NVMLABI_ERROR_INSUFFICIENT_SIZE;
+}
+
+/* GPM on device d: supported, two samples allocated and one taken (in MIG
+ * mode NVML may say it supports GPM and then refuse the whole GPU's
+ * samples). */
+static bool gpm_works(struct gpu_metrics *g, struct gpum_dev *d)
+{
+	nvmlabi_gpm_support_t s = { .version = NVMLABI_GPM_SUPPORT_VERSION };
+
+	if (!g->n.gpm_support || g->n.gpm_support(d->h, &s) || !s.is_supported)
+		return false;
+	if (g->n.gpm_alloc(&d->s[0]))
+		return false;
+	if (g->n.gpm_alloc(&d->s[1])) {
+		g->n.gpm_free(d->s[0]);
+		return false;
+	}
+	if (g->n.gpm_get(d->h, d->s[0])) {
+		g->n.gpm_free(d->s[0]);
+		g->n.gpm_free(d->s[1]);
+		return false;
+	}
+	return true;
+}
+
+/* Every GPU, once: which metrics it gives (each query tried), whether it
+ * is in MIG mode. A metric that fails later is counted. */
 static void probe(struct gpu_metrics *g)
 {
 	struct gt_gpu_metric tmp[MAX_PER_SAMPLE];
@@ -426,24 +488,23 @@ static void probe(struct gpu_metrics *g)
 
 	for (i = 0; i < g->ndev; i++) {
 		struct gpum_dev *d = &g->dev[i];
-		nvmlabi_gpm_support_t s = { .version = NVMLABI_GPM_SUPPORT_VERSION };
+		unsigned int cur = 0, pending = 0;
 
 		read_dev(g, d, clock__ns(CLOCK_MONOTONIC), BASIC_MASK, tmp, &ok, &failed, &lost);
 		d->mask = ok;
-		if (g->n.gpm_support && !g->n.gpm_support(d->h, &s) && s.is_supported &&
-		    !g->n.gpm_alloc(&d->s[0])) {
-			if (g->n.gpm_alloc(&d->s[1])) {
-				g->n.gpm_free(d->s[0]);
-			} else {
-				size_t k;
-
-				d->gpm = true;
-				for (k = 0; k < NGPM; k++)
-					d->mask |= 1u << gpm_ids[k].ours;
-			}
+		if (gpm_works(g, d)) {
+			d->gpm = true;
+			for (size_t k = 0; k < NGPM; k++)
+				d->mask |= 1u << gpm_ids[k].ours;
 		}
-		pr_verbose("GPU %u (%s): metrics 0x%x%s", d->index, d->name, d->mask,
-			   d->gpm ? ", GPM" : ", no GPM");
+		if (procs_listable(g, d))
+			d->mask |= 1u << GT_GPUM_PROC_MEM;
+		if (g->n.mig && !g->n.mig(d->h, &cur, &pending) && cur == NVMLABI_DEVICE_MIG_ENABLE) {
+			d->mig = true;
+			g->mig++;
+		}
+		pr_verbose("GPU %u (%s): metrics 0x%x%s%s", d->index, d->name, d->mask,
+			   d->gpm ? ", GPM" : ", no GPM", d->mig ? ", MIG mode" : "");
 	}
 }
 
@@ -461,6 +522,7 @@ int gpu_metrics__open(const struct gpu_metrics_opts *o, struct gpu_metrics **out
 	if (!g)
 		return -ENOMEM;
 	g->hz = o->hz;
+	g->procs_ns = o->procs_ns ? o->procs_ns : PROCS_PERIOD_NS;
 	pthread_mutex_init(&g->lock, NULL);
 	{
 		pthread_condattr_t ca;
@@ -525,9 +587,52 @@ size_t gpu_metrics__options(const struct gpu_metrics *g, char *buf, size_t len)
 		return 0;
 	buf[0] = 0;
 	n = snprintf(buf, len, "gpu_metrics=%u gpu_metrics_devs=%u", g->hz, g->ndev);
-	for (i = 0; i < g->ndev && n < len; i++)
+	for (i = 0; i < g->ndev && n < len; i++) {
 		n += snprintf(buf + n, len - n, " gpu_metrics_dev%u=0x%x", g->dev[i].index, g->dev[i].mask);
+		if (g->dev[i].mig && n < len)
+			n += snprintf(buf + n, len - n, " gpu_metrics_dev%u_mig=1", g->dev[i].index);
+	}
 	return n < len ? n : len - 1;
+}
+
+/* Device d fell off at ts (NVML_ERROR_GPU_IS_LOST): the first thread to
+ * see it says so, counts it and queues its gpu_lost record. */
+static void mark_lost(struct gpu_metrics *g, struct gpum_dev *d, uint64_t ts)
+{
+	struct gt_gpu_metric m = { .hdr = { .ts = ts, .type = GT_REC_GPU_METRIC, .size = sizeof(m) },
+				   .device = d->index, .metric = GT_GPUM_LOST, .value_micro = 1000000 };
+
+	if (__atomic_exchange_n(&d->lost, 1, __ATOMIC_ACQ_REL))
+		return;
+	__atomic_add_fetch(&g->lost, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&g->records, gpum_queue__push(g->q, &m, 1), __ATOMIC_RELAXED);
+	pr_warn("GPU %u (%s) fell off the bus (NVML: GPU is lost): its metrics stop here, the recording "
+		"goes on", d->index, d->name);
+}
+
+/* Waits until next (CLOCK_MONOTONIC ns) or the stop; true when stopped. */
+static bool wait_until(struct gpu_metrics *g, uint64_t next)
+{
+	struct timespec at = { .tv_sec = (time_t)(next / 1000000000ull),
+			       .tv_nsec = (long)(next % 1000000000ull) };
+	bool stop;
+
+	pthread_mutex_lock(&g->lock);
+	while (!g->stop && pthread_cond_timedwait(&g->cond, &g->lock, &at) != ETIMEDOUT)
+		;
+	stop = g->stop;
+	pthread_mutex_unlock(&g->lock);
+	return stop;
+}
+
+/* The next tick after a round that ended at ts: a round that overran skips
+ * the missed ticks rather than bursting. */
+static uint64_t next_tick(uint64_t next, uint64_t period, uint64_t ts)
+{
+	next += period;
+	if (next <= ts)
+		next = ts + period - (ts - next) % period;
+	return next;
 }
 
 static void *sampler(void *arg)
@@ -536,66 +641,172 @@ static void *sampler(void *arg)
 	struct gt_gpu_metric recs[MAX_PER_SAMPLE];
 	uint64_t period = 1000000000ull / g->hz, next = clock__ns(CLOCK_MONOTONIC);
 
-	for (;;) {
-		struct timespec at;
-		uint64_t ts, failed;
+	while (!wait_until(g, next)) {
+		uint64_t ts = clock__ns(CLOCK_MONOTONIC), failed;
 		uint32_t i, ok;
-		bool stop, lost;
+		bool lost;
 
-		pthread_mutex_lock(&g->lock);
-		at.tv_sec = (time_t)(next / 1000000000ull);
-		at.tv_nsec = (long)(next % 1000000000ull);
-		while (!g->stop && pthread_cond_timedwait(&g->cond, &g->lock, &at) != ETIMEDOUT)
-			;
-		stop = g->stop;
-		pthread_mutex_unlock(&g->lock);
-		if (stop)
-			break;
-		ts = clock__ns(CLOCK_MONOTONIC);
 		for (i = 0; i < g->ndev; i++) {
 			struct gpum_dev *d = &g->dev[i];
 			size_t k;
 
-			if (d->lost)
+			if (__atomic_load_n(&d->lost, __ATOMIC_ACQUIRE))
 				continue;
-			k = read_dev(g, d, ts, d->mask, recs, &ok, &failed, &lost);
-			__atomic_add_fetch(&g->errors, failed, __ATOMIC_RELAXED);
+			/* the processes are the other thread's */
+			k = read_dev(g, d, ts, d->mask & ~(1u << GT_GPUM_PROC_MEM), recs, &ok, &failed, &lost);
+			/* a GPU that fell off fails every query: that is one loss, not errors */
+			if (!lost)
+				__atomic_add_fetch(&g->errors, failed, __ATOMIC_RELAXED);
 			__atomic_add_fetch(&g->records, gpum_queue__push(g->q, recs, k), __ATOMIC_RELAXED);
-			if (lost) {
-				d->lost = true;
-				__atomic_add_fetch(&g->lost, 1, __ATOMIC_RELAXED);
-				pr_warn("GPU %u (%s) fell off the bus (NVML): its metrics stop here", d->index,
-					d->name);
-			}
+			if (lost)
+				mark_lost(g, d, ts);
 		}
 		__atomic_add_fetch(&g->samples, 1, __ATOMIC_RELAXED);
-		/* a round that overran skips the missed ticks rather than bursting */
-		next += period;
-		if (next <= ts)
-			next = ts + period - (ts - next) % period;
+		__atomic_store_n(&g->cpu_ns[0], clock__ns(CLOCK_THREAD_CPUTIME_ID), __ATOMIC_RELAXED);
+		next = next_tick(next, period, ts);
 	}
+	return NULL;
+}
+
+/* Whether pid is in v[0..n). */
+static bool has_pid(const uint32_t *v, size_t n, uint32_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == pid)
+			return true;
+	return false;
+}
+
+/* One listing of device d's processes at ts: a proc_mem_used record per
+ * process with a known figure, and a 0 for each process of the previous
+ * listing that is gone. *buf (room *cap) grows as NVML asks. Returns 0,
+ * -ENOMEM, or the NVML error. */
+static int read_procs(struct gpu_metrics *g, struct gpum_dev *d, uint64_t ts, nvmlabi_process_info_t **buf,
+		      unsigned int *cap)
+{
+	struct gt_gpu_metric m = { .hdr = { .ts = ts, .type = GT_REC_GPU_METRIC, .size = sizeof(m) },
+				   .device = d->index, .metric = GT_GPUM_PROC_MEM };
+	unsigned int count = *cap, i;
+	uint32_t *now;
+	size_t nnow = 0, kept = 0, pushed = 0;
+	int ret;
+
+	ret = g->n.procs(d->h, &count, *buf);
+	if (ret == NVMLABI_ERROR_INSUFFICIENT_SIZE && count <= PROCS_MAX) {
+		nvmlabi_process_info_t *b = realloc(*buf, (count + 16) * sizeof(**buf));
+
+		if (!b)
+			return -ENOMEM;
+		*buf = b;
+		*cap = count + 16;
+		count = *cap;
+		ret = g->n.procs(d->h, &count, *buf);
+	}
+	if (ret)
+		return ret;
+	now = malloc((count ? count : 1) * sizeof(*now));
+	if (!now)
+		return -ENOMEM;
+	for (i = 0; i < count; i++) {
+		const nvmlabi_process_info_t *p = &(*buf)[i];
+
+		if (has_pid(now, nnow, p->pid))
+			continue;	/* MIG: one process, several instances */
+		now[nnow++] = p->pid;
+		if (p->used_gpu_memory == NVMLABI_VALUE_NOT_AVAILABLE)
+			continue;
+		m.hdr.pid = p->pid;
+		m.value_micro = gpu_metrics__micro((double)p->used_gpu_memory);
+		kept += gpum_queue__push(g->q, &m, 1);
+		pushed++;
+	}
+	/* one that is gone drops to 0, so that its counter does not stay up */
+	m.value_micro = 0;
+	for (size_t k = 0; k < d->npids; k++) {
+		if (has_pid(now, nnow, d->pids[k]))
+			continue;
+		m.hdr.pid = d->pids[k];
+		kept += gpum_queue__push(g->q, &m, 1);
+		pushed++;
+	}
+	free(d->pids);
+	d->pids = now;
+	d->npids = nnow;
+	__atomic_add_fetch(&g->records, kept, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&g->proc_samples, pushed, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* The procs thread: every GPU that lists its processes, once a second. */
+static void *procs_sampler(void *arg)
+{
+	struct gpu_metrics *g = arg;
+	nvmlabi_process_info_t *buf = NULL;
+	unsigned int cap = 0;
+	uint64_t next = clock__ns(CLOCK_MONOTONIC);
+
+	buf = calloc(64, sizeof(*buf));
+	if (buf)
+		cap = 64;
+	while (!wait_until(g, next)) {
+		uint64_t ts = clock__ns(CLOCK_MONOTONIC);
+
+		for (uint32_t i = 0; i < g->ndev; i++) {
+			struct gpum_dev *d = &g->dev[i];
+			int ret;
+
+			if (!(d->mask & (1u << GT_GPUM_PROC_MEM)) || __atomic_load_n(&d->lost, __ATOMIC_ACQUIRE))
+				continue;
+			ret = read_procs(g, d, ts, &buf, &cap);
+			if (ret == NVMLABI_ERROR_GPU_IS_LOST)
+				mark_lost(g, d, ts);
+			else if (ret)
+				__atomic_add_fetch(&g->errors, 1, __ATOMIC_RELAXED);
+		}
+		__atomic_store_n(&g->cpu_ns[1], clock__ns(CLOCK_THREAD_CPUTIME_ID), __ATOMIC_RELAXED);
+		next = next_tick(next, g->procs_ns, ts);
+	}
+	free(buf);
 	return NULL;
 }
 
 int gpu_metrics__start(struct gpu_metrics *g)
 {
-	int err;
-
 	sigset_t all, old;
+	bool procs = false;
+	int err;
 
 	if (!g->hz)
 		return -EINVAL;
-	/* signals (SIGINT, SIGCHLD) are the loop's: the thread takes none */
+	for (uint32_t i = 0; i < g->ndev; i++)
+		procs |= (g->dev[i].mask >> GT_GPUM_PROC_MEM) & 1;
+	g->start_ns = clock__ns(CLOCK_MONOTONIC);
+	/* signals (SIGINT, SIGCHLD) are the loop's: the threads take none */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = -pthread_create(&g->thread, NULL, sampler, g);
+	if (!err) {
+		g->running = true;
+		if (procs)
+			err = -pthread_create(&g->procs_thread, NULL, procs_sampler, g);
+		g->procs_running = procs && !err;
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
 		pr_err("failed to start the GPU metrics sampler: %s", strerror(-err));
+		gpu_metrics__stop(g);
 		return err;
 	}
-	g->running = true;
-	pr_info("GPU metrics: %u GPU%s at %u Hz", g->ndev, g->ndev == 1 ? "" : "s", g->hz);
+	pr_info("GPU metrics: %u GPU%s at %u Hz%s", g->ndev, g->ndev == 1 ? "" : "s", g->hz,
+		procs ? ", each process' memory once a second" : "");
+	for (uint32_t i = 0; i < g->ndev; i++) {
+		const struct gpum_dev *d = &g->dev[i];
+
+		if (d->mig)
+			pr_info("GPU %u (%s) is in MIG mode: sampled for what NVML gives of the whole GPU "
+				"(metrics 0x%x%s), not per instance", d->index, d->name, d->mask,
+				d->gpm ? "" : ", no GPM");
+	}
 	return 0;
 }
 
@@ -619,10 +830,18 @@ void gpu_metrics__stop(struct gpu_metrics *g)
 		return;
 	pthread_mutex_lock(&g->lock);
 	g->stop = true;
-	pthread_cond_signal(&g->cond);
+	pthread_cond_broadcast(&g->cond);
 	pthread_mutex_unlock(&g->lock);
 	pthread_join(g->thread, NULL);
 	g->running = false;
+	if (g->procs_running)
+		pthread_join(g->procs_thread, NULL);
+	g->procs_running = false;
+}
+
+uint64_t gpu_metrics__cpu_ns(const struct gpu_metrics *g)
+{
+	return __atomic_load_n(&g->cpu_ns[0], __ATOMIC_RELAXED) + __atomic_load_n(&g->cpu_ns[1], __ATOMIC_RELAXED);
 }
 
 void gpu_metrics__stats(const struct gpu_metrics *g, struct gpu_metrics_stats *s)
@@ -633,6 +852,12 @@ void gpu_metrics__stats(const struct gpu_metrics *g, struct gpu_metrics_stats *s
 	s->errors = __atomic_load_n(&g->errors, __ATOMIC_RELAXED);
 	s->lost = __atomic_load_n(&g->lost, __ATOMIC_RELAXED);
 	s->dropped = g->q ? gpum_queue__dropped(g->q) : 0;
+	s->proc_samples = __atomic_load_n(&g->proc_samples, __ATOMIC_RELAXED);
+	s->gpus = g->ndev;
+	s->mig = g->mig;
+	s->hz = g->hz;
+	s->cpu_ns = gpu_metrics__cpu_ns(g);
+	s->wall_ns = g->start_ns ? clock__ns(CLOCK_MONOTONIC) - g->start_ns : 0;
 }
 
 void gpu_metrics__free(struct gpu_metrics *g)
@@ -641,6 +866,8 @@ void gpu_metrics__free(struct gpu_metrics *g)
 		return;
 	gpu_metrics__stop(g);
 	nvml__close(g);
+	for (uint32_t i = 0; i < g->ndev; i++)
+		free(g->dev[i].pids);
 	gpum_queue__free(g->q);
 	pthread_cond_destroy(&g->cond);
 	pthread_mutex_destroy(&g->lock);

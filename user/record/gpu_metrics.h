@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * --gpu-metrics: a sampler thread that reads NVML (loaded with dlopen, no
- * build-time dependency) at a fixed rate and queues GT_REC_GPU_METRIC
- * records; the recording loop drains the queue into the trace, so that the
- * writer is only ever touched from the loop.
+ * build-time dependency) at a fixed rate, and a second one that lists each
+ * GPU's processes and their memory once a second; both queue
+ * GT_REC_GPU_METRIC records, the recording loop drains the queue into the
+ * trace, so that the writer is only ever touched from the loop.
  */
 #ifndef GTRACE_GPU_METRICS_H
 #define GTRACE_GPU_METRICS_H
@@ -24,18 +25,26 @@ struct gpu_metrics_opts {
 	const char *lib;		/* the NVML library, NULL = $GTRACE_NVML_LIB (tests'
 					 * override), else libnvidia-ml.so.1 */
 	size_t queue_cap;		/* records the queue holds, 0 = a default */
+	uint64_t procs_ns;		/* the processes' memory this often, 0 = once a second
+					 * (tests ask for less) */
 	char *why;			/* when there are no metrics: why, written here (why_len
 					 * bytes) instead of the info line; NULL = the line */
 	size_t why_len;
 };
 
-/* What the sampler did, for the summary and tests. */
+/* What the sampler did, for the summary, status and tests. */
 struct gpu_metrics_stats {
+	unsigned int hz;		/* the rate */
+	uint32_t gpus;			/* GPUs read */
+	uint32_t mig;			/* of which in MIG mode at the start */
 	uint64_t samples;		/* sampling rounds */
 	uint64_t records;		/* records queued */
+	uint64_t proc_samples;		/* of which per-process memory (and the 0 of one gone) */
 	uint64_t errors;		/* queries that failed after the probe said they work */
 	uint64_t dropped;		/* records the full queue had no room for */
 	uint32_t lost;			/* GPUs that fell off (NVML_ERROR_GPU_IS_LOST), no longer read */
+	uint64_t cpu_ns;		/* CPU time of the sampler's threads (measured) */
+	uint64_t wall_ns;		/* since sampling started */
 };
 
 struct gpu_metrics;
@@ -60,15 +69,18 @@ int gpu_metrics__start(struct gpu_metrics *g);
 /* Hands the queued records to emit, oldest first, from the caller's
  * thread; stops at emit's first error and returns it, else 0. */
 int gpu_metrics__drain(struct gpu_metrics *g, int (*emit)(void *ctx, const struct gt_hdr *h), void *ctx);
-/* Stops the thread (records queued stay to be drained). */
+/* Stops the threads (records queued stay to be drained). */
 void gpu_metrics__stop(struct gpu_metrics *g);
+/* The CPU time the sampler's threads have used so far (each thread's
+ * CLOCK_THREAD_CPUTIME_ID, read after its every round): the recorder's own
+ * cost, not the traced programs'. */
+uint64_t gpu_metrics__cpu_ns(const struct gpu_metrics *g);
 void gpu_metrics__stats(const struct gpu_metrics *g, struct gpu_metrics_stats *s);
 /* Stops, shuts NVML down and frees g (NULL is fine). */
 void gpu_metrics__free(struct gpu_metrics *g);
 
-/* A bounded FIFO of metric records, safe between one producer and one
- * consumer thread (a mutex; records are copied in and out). Exposed for
- * tests. */
+/* A bounded FIFO of metric records, safe between producer threads and a
+ * consumer (a mutex; records are copied in and out). Exposed for tests. */
 struct gpum_queue;
 struct gpum_queue *gpum_queue__new(size_t cap);
 /* Appends n records; those without room are dropped and counted. Returns

@@ -18,7 +18,15 @@ typedef int nvmlabi_return_t;
 #define NVMLABI_SUCCESS			0
 #define NVMLABI_ERROR_UNINITIALIZED	1
 #define NVMLABI_ERROR_NOT_SUPPORTED	3
+#define NVMLABI_ERROR_INSUFFICIENT_SIZE	7	/* a buffer too small: the count needed is returned */
 #define NVMLABI_ERROR_GPU_IS_LOST	15
+
+/* NVML_VALUE_NOT_AVAILABLE: (-1) in an unsigned long long field */
+#define NVMLABI_VALUE_NOT_AVAILABLE	(~0ull)
+
+/* nvmlDeviceGetMigMode's modes (NVML_DEVICE_MIG_DISABLE, _ENABLE) */
+#define NVMLABI_DEVICE_MIG_DISABLE	0
+#define NVMLABI_DEVICE_MIG_ENABLE	1
 
 /* nvmlDevice_t: an opaque handle, a struct holding one pointer. */
 typedef struct {
@@ -99,6 +107,16 @@ typedef struct {
 	unsigned int is_supported;	/* OUT */
 } nvmlabi_gpm_support_t;
 
+/* nvmlProcessInfo_t (what nvmlDeviceGetComputeRunningProcesses_v3 fills;
+ * _v2's nvmlProcessInfo_v2_t has the same layout): 24 bytes on LP64. */
+typedef struct {
+	unsigned int pid;			/* as the driver sees it: the host's pid namespace */
+	unsigned long long used_gpu_memory;	/* bytes, NVMLABI_VALUE_NOT_AVAILABLE when unknown */
+	unsigned int gpu_instance_id;		/* MIG: the GPU instance, else 0xFFFFFFFF */
+	unsigned int compute_instance_id;	/* MIG: the compute instance, else 0xFFFFFFFF */
+} nvmlabi_process_info_t;
+
+_Static_assert(sizeof(nvmlabi_process_info_t) == 24, "nvmlProcessInfo_t size");
 _Static_assert(sizeof(nvmlabi_gpm_metric_t) == 40, "nvmlGpmMetric_t size");
 _Static_assert(sizeof(nvmlabi_memory_t) == 24, "nvmlMemory_t size");
 
@@ -129,6 +147,14 @@ typedef nvmlabi_return_t (*nvmlabi_device_get_temperature_fn)(nvmlabi_device_t d
  * older versions has the same signature): a bit mask of nvmlClocksEvent* */
 typedef nvmlabi_return_t (*nvmlabi_device_get_clocks_event_reasons_fn)(nvmlabi_device_t device,
 								       unsigned long long *reasons);
+/* nvmlDeviceGetComputeRunningProcesses_v3 (and _v2): in, the room of infos;
+ * out, the processes listed (INSUFFICIENT_SIZE: the count needed) */
+typedef nvmlabi_return_t (*nvmlabi_device_get_compute_processes_fn)(nvmlabi_device_t device,
+								    unsigned int *count,
+								    nvmlabi_process_info_t *infos);
+/* current and pending MIG mode (NVMLABI_DEVICE_MIG_*) */
+typedef nvmlabi_return_t (*nvmlabi_device_get_mig_mode_fn)(nvmlabi_device_t device, unsigned int *current,
+							   unsigned int *pending);
 typedef nvmlabi_return_t (*nvmlabi_gpm_query_device_support_fn)(nvmlabi_device_t device,
 								nvmlabi_gpm_support_t *s);
 typedef nvmlabi_return_t (*nvmlabi_gpm_sample_alloc_fn)(nvmlabi_gpm_sample_t *s);
