@@ -45,6 +45,7 @@
 #include "record/budget.h"
 #include "record/cuda_probes.h"
 #include "record/elf_syms.h"
+#include "record/gpu_metrics.h"
 #include "record/recorder.h"
 #include "record/sched_ioctl_sources.h"
 
@@ -90,6 +91,8 @@ struct budget {
 	struct recal *recal;		/* a calibration running in its thread, NULL = none */
 	double sum_probe, sum_rest;	/* over every interval: the costliest thread's probe time
 					 * and the rest of the interval, for the mean */
+	uint64_t sampler_base;		/* the GPU-metrics threads' CPU time when the interval began */
+	uint64_t sampler_ns, sampler_wall;	/* over every interval: their CPU time, and the time */
 	struct budget_status st;
 };
 
@@ -393,6 +396,7 @@ static void write_rec(struct recorder *r, uint32_t reason, uint64_t now)
 	o.hit_ns = (uint32_t)(b->st.hit_ns + 0.5);
 	o.ret_ns = (uint32_t)(b->ret_ns + 0.5);
 	o.reason = reason;
+	o.sampler_ppm = (uint32_t)(b->st.sampler * 1e6 + 0.5);
 	recorder__write(r, &o.hdr);
 }
 
@@ -407,8 +411,17 @@ static double duty_now(const struct recorder *r)
 	return (double)r->o->window_ns / (double)period;
 }
 
-static void reset_interval(struct budget *b, uint64_t now)
+/* The CPU time the GPU-metrics sampler's threads have used, 0 without. */
+static uint64_t sampler_cpu(const struct recorder *r)
 {
+	return r->gpum ? gpu_metrics__cpu_ns(r->gpum) : 0;
+}
+
+static void reset_interval(struct recorder *r, uint64_t now)
+{
+	struct budget *b = r->bud;
+
+	b->sampler_base = sampler_cpu(r);
 	u64map__free(&b->by_tid);
 	b->nacc = 0;
 	b->kern_records = 0;
@@ -485,7 +498,7 @@ int budget__start(struct recorder *r)
 	b->st.hit_ns = hot_mean_hit(r);
 	write_rec(r, GT_OVH_CALIBRATED, now);
 	read_base(b);
-	reset_interval(b, now);
+	reset_interval(r, now);
 	if (r->o->budget > 0 && !r->o->light)
 		pr_info("budget %.2f%%: full mode keeps every probe, so the estimate is reported, not kept "
 			"(--mode light adapts)", r->o->budget * 100);
@@ -611,7 +624,7 @@ static void evaluate(struct recorder *r, uint64_t now, uint32_t windows, bool fi
 	double mean[PC__N], cost_e, cost_r, worst = -1, worst_probe = 0, worst_hot = 0, worst_cold = 0;
 	double trap_sum = 0, max_hit = 0;
 	double L = (double)(now - b->interval_start), need = 0, target = o->budget * TARGET;
-	uint64_t unattr_e, unattr_r, cnt, ns, period = 0;
+	uint64_t unattr_e, unattr_r, cnt, ns, scpu, period = 0;
 	size_t i, w = SIZE_MAX;
 	uint32_t reason = GT_OVH_ESTIMATE;
 	bool over = false;
@@ -684,8 +697,15 @@ static void evaluate(struct recorder *r, uint64_t now, uint32_t windows, bool fi
 	b->sum_probe += worst_probe;
 	b->sum_rest += L > worst_probe ? L - worst_probe : 0;
 	b->st.mean_estimate = b->sum_rest > 0 ? b->sum_probe / b->sum_rest : 0;
+	/* the sampler: CPU time of the recorder's own threads, measured; a
+	 * figure of its own, never part of what the probes cost the programs */
+	scpu = sampler_cpu(r) - b->sampler_base;
+	b->st.sampler = L > 0 ? (double)scpu / L : 0;
+	b->sampler_ns += scpu;
+	b->sampler_wall += (uint64_t)L;
+	b->st.mean_sampler = b->sampler_wall ? (double)b->sampler_ns / (double)b->sampler_wall : 0;
 	if (final) {
-		reset_interval(b, now);
+		reset_interval(r, now);
 		return;
 	}
 
@@ -754,7 +774,7 @@ static void evaluate(struct recorder *r, uint64_t now, uint32_t windows, bool fi
 		 (unsigned long long)d_cnt[PC_KERN], (unsigned long long)unattr_e,
 		 (unsigned long long)unattr_r, b->st.bpf_ns / 1e6, b->st.tid, worst_probe / 1e6,
 		 worst_hot / 1e6, b->st.estimate * 100);
-	reset_interval(b, now);
+	reset_interval(r, now);
 }
 
 void budget__tick(struct recorder *r, uint64_t now)
@@ -773,7 +793,7 @@ void budget__tick(struct recorder *r, uint64_t now)
 			return;
 		if (!windows) {
 			/* the start, or the gap after a change: nothing to weigh */
-			reset_interval(b, now);
+			reset_interval(r, now);
 			return;
 		}
 	} else if (now - b->interval_start < EVAL_NS) {
@@ -826,13 +846,20 @@ void budget__finish(struct recorder *r)
 	/* the last part, if it is long enough to say anything */
 	if (now - b->interval_start >= 1000000000ull)
 		evaluate(r, now, r->cap.windows - b->windows_seen, true);
-	if (b->st.evaluations)
+	if (b->st.evaluations) {
+		char sampler[160] = "";
+
+		if (r->gpum)
+			snprintf(sampler, sizeof(sampler), "; the GPU-metrics sampler %.3f%% of one CPU on "
+				 "average (measured: the recorder's own threads, not in the estimate)",
+				 b->st.mean_sampler * 100);
 		pr_info("overhead (estimated): %.3f%% of the costliest thread's time on average over "
-			"%llu interval%s, at most %.3f%%%s; %llu change%s of the window period",
+			"%llu interval%s, at most %.3f%%%s; %llu change%s of the window period%s",
 			b->st.mean_estimate * 100, (unsigned long long)b->st.evaluations,
 			b->st.evaluations == 1 ? "" : "s", b->st.max_estimate * 100,
 			r->o->budget > 0 ? "" : " (no budget)", (unsigned long long)b->st.changes,
-			b->st.changes == 1 ? "" : "s");
+			b->st.changes == 1 ? "" : "s", sampler);
+	}
 }
 
 void budget__free(struct recorder *r)

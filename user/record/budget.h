@@ -31,6 +31,9 @@ struct budget_status {
 					 * (enum uprobe_insn: single-stepped, push, nop/branch) */
 	double ret_ns;			/* calibrated return-hit cost */
 	uint64_t evaluations, changes;	/* intervals evaluated; period changes made */
+	double sampler;			/* the GPU-metrics sampler's threads: CPU time / interval in
+					 * the last interval (of one CPU; measured, the recorder's own) */
+	double mean_sampler;		/* ... over every interval so far */
 };
 
 /* After the probes are attached and the window exists: enables the BPF

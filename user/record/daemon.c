@@ -32,6 +32,7 @@
 #include "lib/log.h"
 #include "lib/vec.h"
 #include "record/budget.h"
+#include "record/gpu_metrics.h"
 #include "record/control.h"
 #include "record/elf_syms.h"
 #include "record/cuda_object.h"
@@ -359,6 +360,33 @@ static size_t budget_lines(struct recorder *r, char *buf, size_t len)
 		     st.hit_insn_ns[UPROBE_INSN_BRANCH], st.hit_insn_ns[UPROBE_INSN_STEP], st.ret_ns, st.stats ? "on" : "off");
 }
 
+/* The GPU-metrics sampler's lines of status: what it read, and its own
+ * cost, measured as its threads' CPU time (the recorder's, not the traced
+ * programs'). All 0 when it is off or has no NVML. */
+static size_t gpum_lines(struct recorder *r, char *buf, size_t len)
+{
+	struct gpu_metrics_stats s = { 0 };
+
+	if (r->gpum)
+		gpu_metrics__stats(r->gpum, &s);
+	return reply(buf, len,
+		     "gpu_metrics_hz %u\n"
+		     "gpu_metrics_gpus %u\n"
+		     "gpu_metrics_mig %u\n"
+		     "gpu_metrics_samples %llu\n"
+		     "gpu_metrics_records %llu\n"
+		     "gpu_metrics_proc_records %llu\n"
+		     "gpu_metrics_errors %llu\n"
+		     "gpu_metrics_dropped %llu\n"
+		     "gpu_metrics_lost %u\n"
+		     "gpu_metrics_cpu_ms %.3f\n"
+		     "gpu_metrics_cpu_pct %.4f\n",
+		     s.hz, s.gpus, s.mig, (unsigned long long)s.samples, (unsigned long long)s.records,
+		     (unsigned long long)s.proc_samples, (unsigned long long)s.errors,
+		     (unsigned long long)s.dropped, s.lost, s.cpu_ns / 1e6,
+		     s.wall_ns ? 100.0 * (double)s.cpu_ns / (double)s.wall_ns : 0.0);
+}
+
 static size_t do_status(struct recorder *r, char *buf, size_t len)
 {
 	struct gt_counters c;
@@ -418,7 +446,8 @@ static size_t do_status(struct recorder *r, char *buf, size_t len)
 		   (unsigned long long)cs.served, (unsigned long long)cs.timed_out,
 		   (unsigned long long)cs.refused, (unsigned long long)cs.gone,
 		   r->stall_max_ns / 1e6, r->stall_snap_max_ns / 1e6);
-	return n + budget_lines(r, buf + n, len - n);
+	n += budget_lines(r, buf + n, len - n);
+	return n + gpum_lines(r, buf + n, len - n);
 }
 
 static size_t handle(void *ctx, uint64_t client, const char *req, char *buf, size_t len)
