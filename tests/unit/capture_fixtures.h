@@ -39,7 +39,8 @@
  * cuStreamSynchronize of pid 100 at 1000 - 1050, then (budget 5 %, period
  * 1000 ms, calibrated entry 310 ns / return 420 ns throughout):
  *   1 s        calibrated, pid 0, no interval, duty 25 %
- *   2 s        estimate 4.25 % of tid 101 (pid 100), duty 25 %
+ *   2 s        estimate 4.25 % of tid 101 (pid 100), duty 25 %; the
+ *              GPU-metrics sampler 0.1234 % of one CPU (1234 ppm)
  *   3 s        estimate 7.9 %
  *   3 s + 1    duty_down to 10 % (7.9 %)
  *   4 s        over_budget (6.1 %) at 10 %
@@ -254,6 +255,7 @@ static inline void cx_write_overhead_records(void)
 	o.interval_ns = o.hits = o.probe_ns = o.total_ns = o.bpf_ns = 0;
 	cx_overhead(1 * CX_S, 0, &o, n);
 	o = cx_interval(42500, 250000, GT_OVH_ESTIMATE);
+	o.sampler_ppm = 1234;
 	cx_overhead(2 * CX_S, 100, &o, n);
 	o = cx_interval(79000, 250000, GT_OVH_ESTIMATE);
 	cx_overhead(3 * CX_S, 100, &o, n);

@@ -7,7 +7,8 @@
  * record and their columns only for a trace that holds some (the CSV of
  * any other trace, a snapshot's too, keeps its columns); the Perfetto
  * export has root counter tracks "overhead estimate (%)", "overhead budget
- * (%)" and "full-capture duty cycle (%)" with a value per record and an
+ * (%)", "full-capture duty cycle (%)" with a value per record, "GPU-metrics
+ * sampler CPU (%)" with one per record that has a sampler figure, and an
  * instant per change on "Overhead changes"; the Chrome JSON counter events
  * of the same names and instants for the changes.  A record too short for
  * its type is no line, row, value or event anywhere, and is counted as
@@ -53,12 +54,13 @@ static void test_dump_lines(void **state)
 		"\n{\"ts\":1000000000,\"pid\":0,\"tid\":0,\"type\":\"overhead\",\"reason\":\"calibrated\","
 		"\"interval_ns\":0,\"hits\":0,\"probe_ns\":0,\"total_ns\":0,\"bpf_ns\":0,"
 		"\"estimate_ppm\":0,\"estimate_pct\":0,\"budget_ppm\":50000,\"budget_pct\":5,"
-		"\"duty_ppm\":250000,\"duty_pct\":25,\"period_ms\":1000,\"hit_ns\":310,\"ret_ns\":420}\n"
+		"\"duty_ppm\":250000,\"duty_pct\":25,\"period_ms\":1000,\"hit_ns\":310,\"ret_ns\":420,"
+		"\"sampler_ppm\":0,\"sampler_pct\":0}\n"
 		"{\"ts\":2000000000,\"pid\":100,\"tid\":101,\"type\":\"overhead\",\"reason\":\"estimate\","
 		"\"interval_ns\":1000000000,\"hits\":12000,\"probe_ns\":40760000,\"total_ns\":50000000,"
 		"\"bpf_ns\":6000000,\"estimate_ppm\":42500,\"estimate_pct\":4.25,\"budget_ppm\":50000,"
 		"\"budget_pct\":5,\"duty_ppm\":250000,\"duty_pct\":25,\"period_ms\":1000,\"hit_ns\":310,"
-		"\"ret_ns\":420}\n"));
+		"\"ret_ns\":420,\"sampler_ppm\":1234,\"sampler_pct\":0.1234}\n"));
 	assert_non_null(strstr(r.out, "\"ts\":3000000001,\"pid\":100,\"tid\":101,\"type\":\"overhead\","
 				      "\"reason\":\"duty_down\","));
 	assert_non_null(strstr(r.out, "\"estimate_ppm\":79000,\"estimate_pct\":7.9,\"budget_ppm\":50000,"
@@ -101,7 +103,7 @@ static void test_dump_summary(void **state)
 
 static const char overhead_cols[] =
 	",suppressed,reason,interval_ns,hits,probe_ns,total_ns,bpf_ns,estimate_ppm,estimate_pct,"
-	"budget_ppm,budget_pct,duty_ppm,duty_pct,period_ms,hit_ns,ret_ns\n";
+	"budget_ppm,budget_pct,duty_ppm,duty_pct,period_ms,hit_ns,ret_ns,sampler_ppm,sampler_pct\n";
 
 /* The number of cells of the CSV's first line. */
 static int header_cells(const char *csv)
@@ -128,11 +130,11 @@ static void test_csv_rows(void **state)
 	/* ts,pid,tid,cpu (empty),type, the other cells empty, then its own */
 	assert_non_null(strstr(csv, "\n2000000000,100,101,,overhead,"));
 	assert_non_null(strstr(csv, ",estimate,1000000000,12000,40760000,50000000,6000000,42500,4.25,"
-				    "50000,5,250000,25,1000,310,420\n"));
+				    "50000,5,250000,25,1000,310,420,1234,0.1234\n"));
 	assert_non_null(strstr(csv, "\n1000000000,0,0,,overhead,"));
-	assert_non_null(strstr(csv, ",calibrated,0,0,0,0,0,0,0,50000,5,250000,25,1000,310,420\n"));
+	assert_non_null(strstr(csv, ",calibrated,0,0,0,0,0,0,0,50000,5,250000,25,1000,310,420,0,0\n"));
 	assert_non_null(strstr(csv, ",duty_down,1000000000,12000,40760000,50000000,6000000,79000,7.9,"
-				    "50000,5,100000,10,1000,310,420\n"));
+				    "50000,5,100000,10,1000,310,420,0,0\n"));
 	/* every row has a cell for every column */
 	ncol = header_cells(csv);
 	for (size_t i = 0; csv[i]; i++)
@@ -150,11 +152,11 @@ static void test_csv_rows(void **state)
 	plain = cx_export_text(path, export_csv__write);
 	assert_null(strstr(plain, ",reason,"));
 	assert_non_null(strstr(plain, ",latency_ns,code,wait_ns,suppressed\n"));
-	assert_int_equal(header_cells(plain), ncol - 15);
+	assert_int_equal(header_cells(plain), ncol - 17);
 	free(plain);
 	cx_write_light(tmp_path("light.gtrace"));
 	plain = cx_export_text(tmp_path("light.gtrace"), export_csv__write);
-	assert_int_equal(header_cells(plain), ncol - 15);
+	assert_int_equal(header_cells(plain), ncol - 17);
 	free(plain);
 	free(csv);
 }
@@ -185,7 +187,12 @@ static void test_json_events(void **state)
 	assert_int_equal(cx_count_of(js, "\"name\":\"overhead estimate (%)\""), 6);
 	assert_int_equal(cx_count_of(js, "\"name\":\"overhead budget (%)\""), 7);
 	assert_int_equal(cx_count_of(js, "\"name\":\"full-capture duty cycle (%)\""), 7);
-	assert_int_equal(cx_count_of(js, "\"ph\":\"C\""), 20);
+	/* the GPU-metrics sampler's CPU: one record says it */
+	assert_non_null(strstr(js, "{\"name\":\"GPU-metrics sampler CPU (%)\",\"cat\":\"overhead\","
+				   "\"ph\":\"C\",\"ts\":2000000.000,\"pid\":" RECORDER ",\"tid\":" RECORDER
+				   ",\"args\":{\"value\":0.1234}}"));
+	assert_int_equal(cx_count_of(js, "\"name\":\"GPU-metrics sampler CPU (%)\""), 1);
+	assert_int_equal(cx_count_of(js, "\"ph\":\"C\""), 21);
 	/* the changes: instants of the recorder's process with dump's fields */
 	assert_non_null(strstr(js, "{\"name\":\"overhead: duty cycle down to 10 % (estimated 7.9 %, "
 				   "budget 5 %)\",\"cat\":\"overhead\",\"ph\":\"i\",\"s\":\"p\","
@@ -223,7 +230,7 @@ static double ann_double(const struct ann *a)
 static void test_perfetto_tracks(void **state)
 {
 	const char *why = NULL;
-	const struct trk *est, *bud, *duty, *ch;
+	const struct trk *est, *bud, *duty, *ch, *smp;
 	const struct ev *e;
 	uint64_t ts[16];
 	double v[16];
@@ -236,6 +243,12 @@ static void test_perfetto_tracks(void **state)
 	bud = find_named_track(&m, "overhead budget (%)");
 	duty = find_named_track(&m, "full-capture duty cycle (%)");
 	ch = find_named_track(&m, "Overhead changes");
+	smp = find_named_track(&m, "GPU-metrics sampler CPU (%)");
+	assert_int_equal(smp->parent, 0);
+	assert_true(smp->counter);
+	assert_int_equal(pf_counter_values(&m, smp, ts, v, 16), 1);
+	assert_int_equal(ts[0], 2 * S);
+	assert_true(v[0] == 0.1234);
 	/* root tracks, as the windows' and the triggers'; three of counters */
 	assert_int_equal(est->parent, 0);
 	assert_int_equal(bud->parent, 0);

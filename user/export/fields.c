@@ -151,6 +151,7 @@ char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 	X(CF_BUDGET_PPM, "budget_ppm") X(CF_BUDGET_PCT, "budget_pct")		\
 	X(CF_DUTY_PPM, "duty_ppm") X(CF_DUTY_PCT, "duty_pct")			\
 	X(CF_PERIOD_MS, "period_ms") X(CF_HIT_NS, "hit_ns") X(CF_RET_NS, "ret_ns")	\
+	X(CF_SAMPLER_PPM, "sampler_ppm") X(CF_SAMPLER_PCT, "sampler_pct")		\
 	X(CF_METRIC, "metric") X(CF_VALUE, "value") X(CF_UNIT, "unit")
 
 const char *const cf_names[CF__COUNT] = {
@@ -767,6 +768,8 @@ unsigned fields__overhead(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 	vu(v, &n, CF_PERIOD_MS, o->period_ms);
 	vu(v, &n, CF_HIT_NS, o->hit_ns);
 	vu(v, &n, CF_RET_NS, o->ret_ns);
+	vu(v, &n, CF_SAMPLER_PPM, o->sampler_ppm);
+	vp(v, &n, CF_SAMPLER_PCT, o->sampler_ppm);
 	return n;
 }
 

@@ -61,7 +61,8 @@
  * the recorder's process, one series "value" each, percentages named as
  * the Perfetto export's counter tracks: "overhead estimate (%)" (records
  * over an interval), "overhead budget (%)" (when there is one), "full-capture
- * duty cycle (%)"; a change (not the periodic estimate) is also an instant
+ * duty cycle (%)", "GPU-metrics sampler CPU (%)" (with --gpu-metrics: the
+ * recorder's own threads, measured); a change (not the periodic estimate) is also an instant
  * of that process (ph i, s p), named as in Perfetto ("overhead: duty cycle
  * down to 10 % (estimated 7.9 %, budget 5 %)"), args dump's fields.
  * (Perfetto's JSON importer names a counter track by event and series:
@@ -653,6 +654,8 @@ static int put_overhead(struct jx *j, const struct gt_hdr *rec)
 	if (ov->budget_ppm)
 		put_counter(j, "overhead budget (%)", rec->ts, ov->budget_ppm);
 	put_counter(j, "full-capture duty cycle (%)", rec->ts, ov->duty_ppm);
+	if (ov->interval_ns && ov->sampler_ppm)
+		put_counter(j, "GPU-metrics sampler CPU (%)", rec->ts, ov->sampler_ppm);
 	if (ov->reason == GT_OVH_ESTIMATE)
 		return o->err;
 	fields__overhead_name(ov, name, sizeof(name));
@@ -663,7 +666,8 @@ static int put_overhead(struct jx *j, const struct gt_hdr *rec)
 
 /* A GPU metric sample: a counter event of the recorder's process named as
  * the Perfetto export's track with its GPU, "GPU 0 sm_active (%)", one
- * series "value", exact, from ts on. */
+ * series "value", exact, from ts on; a process' memory (proc_mem_used) a
+ * counter of that process, "GPU 0 memory (B)". */
 static int put_gpu_metric(struct jx *j, const struct gt_hdr *rec)
 {
 	const struct gt_gpu_metric *m = (const void *)rec;
@@ -681,12 +685,19 @@ static int put_gpu_metric(struct jx *j, const struct gt_hdr *rec)
 		else if (v[i].id == CF_UNIT)
 			unit = v[i].s;
 	}
-	recorder_named(j);
-	snprintf(name, sizeof(name), "GPU %u %s (%s)", m->device, metric, unit);
+	if (m->metric == GT_GPUM_PROC_MEM && rec->pid) {
+		snprintf(name, sizeof(name), "GPU %u memory (B)", m->device);
+	} else {
+		recorder_named(j);
+		snprintf(name, sizeof(name), "GPU %u %s (%s)", m->device, metric, unit);
+	}
 	put_named(j, name);
 	OBUF_LIT(o, ",\"cat\":\"gpu_metric\",\"ph\":\"C\",\"ts\":");
 	put_us(o, rec->ts);
-	put_pid_tid(o, RECORDER_PID, RECORDER_PID);
+	if (m->metric == GT_GPUM_PROC_MEM && rec->pid)
+		put_pid_tid(o, rec->pid, rec->pid);
+	else
+		put_pid_tid(o, RECORDER_PID, RECORDER_PID);
 	OBUF_LIT(o, ",\"args\":{\"value\":");
 	for (unsigned i = 0; i < n; i++) {
 		if (v[i].id != CF_VALUE)

@@ -28,8 +28,10 @@
  * each described at its first event: counter tracks (percentages, values
  * from the record's ts on) "overhead estimate (%)" (the thread that paid
  * most, a record over an interval only), "overhead budget (%)" (when there
- * is a budget) and "full-capture duty cycle (%)" (light mode's, 100 in
- * full mode); and each change the record is of (a calibration, the duty
+ * is a budget), "full-capture duty cycle (%)" (light mode's, 100 in
+ * full mode) and "GPU-metrics sampler CPU (%)" (with --gpu-metrics: the
+ * CPU time of the recorder's sampler threads, measured, beside the
+ * estimate and not part of it); and each change the record is of (a calibration, the duty
  * cycle lowered or raised, over budget at the lowest one; not the periodic
  * estimate) an instant on the track "Overhead changes", "overhead: duty
  * cycle down to 10 % (estimated 7.9 %, budget 5 %)", with the category
@@ -212,6 +214,7 @@ static struct pf_track *ovh_track(struct pf *x, enum pf_ovh_track which)
 		[PF_OVH_ESTIMATE] = "overhead estimate (%)",
 		[PF_OVH_BUDGET] = "overhead budget (%)",
 		[PF_OVH_DUTY] = "full-capture duty cycle (%)",
+		[PF_OVH_SAMPLER] = "GPU-metrics sampler CPU (%)",
 		[PF_OVH_CHANGES] = "Overhead changes",
 	};
 	struct pf_track *t = &x->ovh[which];
@@ -250,6 +253,9 @@ void pf__on_overhead(struct pf *x, const struct gt_hdr *rec)
 	if (o->budget_ppm)
 		pftrace__counter(x->w, ovh_track(x, PF_OVH_BUDGET), rec->ts, o->budget_ppm / 1e4);
 	pftrace__counter(x->w, ovh_track(x, PF_OVH_DUTY), rec->ts, o->duty_ppm / 1e4);
+	/* the recorder's own threads, measured: beside the estimate, not in it */
+	if (o->interval_ns && o->sampler_ppm)
+		pftrace__counter(x->w, ovh_track(x, PF_OVH_SAMPLER), rec->ts, o->sampler_ppm / 1e4);
 	if (o->reason == GT_OVH_ESTIMATE)
 		return;
 	t = ovh_track(x, PF_OVH_CHANGES);

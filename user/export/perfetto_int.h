@@ -110,8 +110,9 @@ struct span {
 };
 
 /* The root tracks of the daemon's overhead records (perfetto_capture.c):
- * three counter tracks and one of instants, the changes. */
-enum pf_ovh_track { PF_OVH_ESTIMATE, PF_OVH_BUDGET, PF_OVH_DUTY, PF_OVH_CHANGES, PF_OVH__COUNT };
+ * four counter tracks (the sampler's only with --gpu-metrics) and one of
+ * instants, the changes. */
+enum pf_ovh_track { PF_OVH_ESTIMATE, PF_OVH_BUDGET, PF_OVH_DUTY, PF_OVH_SAMPLER, PF_OVH_CHANGES, PF_OVH__COUNT };
 
 struct pf_gpum;
 
