@@ -52,10 +52,14 @@
  *                      duty cycle's changes), also when there are no rows,
  *                      and the JSON document's "overhead"
  * and GPU metrics (stats_gpum.c, a trace recorded with --gpu-metrics):
- *   gpu_metrics_sum    per GPU and metric: GPU, Metric, Unit, Samples,
- *                      Mean, P50, P95, Max (exact in the metric's unit; Mean
- *                      rounded to a millionth, percentiles nearest-rank);
- *                      with --range, the samples inside its time
+ *   gpu_metrics_sum    per GPU and metric in each scope: GPU, Scope, Of,
+ *                      Metric, Unit, Samples, Mean, P50, P95, Max (exact in
+ *                      the metric's unit; Mean rounded to a millionth,
+ *                      percentiles nearest-rank), Attribution; scopes: the
+ *                      run, each capture range and window (by time), each
+ *                      kernel that ran alone on a GPU for 3 samples or more
+ *                      (a merged trace: sole occupancy), each process' GPU
+ *                      memory; with --range, that range's scope only
  *
  * --range N limits every report to capture range N (the records of its
  * process inside it), or window N (of every process inside it); the table
@@ -510,7 +514,7 @@ static const struct stats_report report_templates[NREPORTS] = {
 	REPORT("capture_sum", "Capture Ranges and Windows", "capture ranges or light-mode windows",
 	       stats_capture_cols, NULL),
 	REPORT("gpu_metrics_sum", "GPU Metrics Summary", "GPU metric samples (--gpu-metrics)",
-	       stats_gpum_cols, stats_gpum_notes),
+	       stats_gpum_cols, NULL),
 };
 
 /* The reports with figures of hot calls, sampled in light mode: the column
@@ -544,7 +548,7 @@ static int build(int which, struct stats_run *run, struct stats_report *r)
 	case 8: return stats_gpu__size_rows(s->gmem_size, r);
 	case 9: return stats_gpu__named_sum(&s->nvtx, r);
 	case 10: return stats_gpu__latency(s, r);
-	case GPU_METRICS_SUM: return stats_gpum__sum(s, r);
+	case GPU_METRICS_SUM: return stats_gpum__sum(run, r);
 	default: return stats_capture__sum(run, r);	/* CAPTURE_SUM */
 	}
 }
@@ -574,6 +578,8 @@ static int write_report(struct stats_writer *w, int which, struct stats_run *run
 		r.notes = notes;
 	}
 	err = build(which, run, &r);
+	if (which == GPU_METRICS_SUM)
+		r.notes = stats_gpum__notes(run);
 	if (!err && mark)
 		stats_capture__mark(run, &r, hot_rows[which]);
 	if (!err)
@@ -717,6 +723,9 @@ struct stats_run *stats_run__new(struct trace_reader *r)
 	/* the spans come with the other records (stats__run reads them in a
 	 * pass of their own for --range) */
 	run->s->cap = run->cap;
+	/* a trace with GPU metric samples: its GPU records are kept for
+	 * gpu_metrics_sum's attribution to kernels */
+	run->s->gpum_work = gt_file_info__option(trace_reader__info(r), "gpu_metrics", NULL) != NULL;
 	nv_majors__from_info(trace_reader__info(r), &run->majors);
 	return run;
 }
@@ -864,6 +873,15 @@ int stats__run(const struct stats_opts *o)
 		goto out;
 	}
 	stats_run__set_decoder(run, d);
+	/* the GPU records are kept for gpu_metrics_sum's attribution only when
+	 * it is asked for */
+	{
+		bool gpum = false;
+
+		for (int i = 0; i < nsel; i++)
+			gpum |= sel[i] == GPU_METRICS_SUM;
+		run->s->gpum_work &= gpum;
+	}
 	if (o->range) {
 		/* the spans in a pass of their own, the reports' pass limited */
 		run->s->cap = NULL;

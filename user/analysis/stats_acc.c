@@ -580,6 +580,14 @@ int stats_acc__other(void *ctx, const struct gt_hdr *rec)
 	/* the whole GPU's, in the scope by their time alone */
 	if (rec->type == GT_REC_GPU_METRIC)
 		return stats_gpum__add(s, (const struct gt_gpu_metric *)rec);
+	/* every process' GPU work, for gpu_metrics_sum's sole occupancy */
+	if (s->gpum_work && (rec->type == GT_REC_GPU_KERNEL || rec->type == GT_REC_GPU_MEMCPY ||
+			     rec->type == GT_REC_GPU_MEMSET)) {
+		int err = stats_gpum__gpu_work(s, rec);
+
+		if (err)
+			return err;
+	}
 	if (!rec_in_scope(s, rec))
 		return 0;
 	switch (rec->type) {

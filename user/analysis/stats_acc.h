@@ -170,6 +170,7 @@ struct stats_acc {
 	uint64_t gpu_records;			/* kernels, copies and sets seen */
 	struct ovh_acc ovh;			/* the daemon's overhead records */
 	struct gpum_acc *gpum;			/* GPU metric samples (stats_gpum.c), NULL = none */
+	bool gpum_work;				/* keep the GPU records for gpu_metrics_sum */
 };
 
 struct stats_acc *stats_acc__new(void);
@@ -185,9 +186,12 @@ int stats_acc__call(void *ctx, const struct gt_callrec *c);
  * Returns 0 or -ENOMEM. */
 int stats_acc__other(void *ctx, const struct gt_hdr *rec);
 
-/* GPU metrics (stats_gpum.c): one sample into s->gpum (in the scope by its
- * time alone: a sample is of the whole GPU).  Returns 0 or -ENOMEM. */
+/* GPU metrics (stats_gpum.c): one sample into s->gpum, every one (the
+ * report takes the scopes' by time: a sample is of the whole GPU); and,
+ * when s->gpum_work, every GPU record (kernel, copy, set) of every process,
+ * for the attribution to kernels.  Return 0 or -ENOMEM. */
 int stats_gpum__add(struct stats_acc *s, const struct gt_gpu_metric *m);
+int stats_gpum__gpu_work(struct stats_acc *s, const struct gt_hdr *rec);
 void stats_gpum__free(struct stats_acc *s);
 
 /* Mean, exact median and sample deviation of v (reorders v). */

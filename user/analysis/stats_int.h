@@ -102,10 +102,14 @@ int stats_gpu__latency(struct stats_acc *s, struct stats_report *r);
 
 /* ---- GPU metrics (stats_gpum.c) ----------------------------------------- */
 
-extern const struct stats_col stats_gpum_cols[8];
-extern const char *const stats_gpum_notes[];
-/* gpu_metrics_sum: a row per GPU and metric. */
-int stats_gpum__sum(struct stats_acc *s, struct stats_report *r);
+struct stats_run;
+extern const struct stats_col stats_gpum_cols[11];
+/* gpu_metrics_sum: a row per GPU and metric in each scope (run, ranges and
+ * windows, kernels by sole occupancy, processes). */
+int stats_gpum__sum(struct stats_run *run, struct stats_report *r);
+/* Its notes, once it is built: what the scopes mean, the work that could
+ * not be placed on a GPU. */
+const char *const *stats_gpum__notes(struct stats_run *run);
 /* The mean of v[0..n) rounded to the nearest integer (halves away from
  * zero), without overflow; 0 for none. */
 int64_t stats_gpum__mean(const int64_t *v, size_t n);
