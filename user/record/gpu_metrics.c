@@ -18,7 +18,9 @@
  * tries every query, GPM included, and keeps what works).
  */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -26,7 +28,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "record/gpu_metrics.h"
@@ -262,12 +267,77 @@ static void *sym(struct nvml *n, const char *name, bool *missing)
 	return p;
 }
 
+/* Whether this program is statically linked: its program headers have no
+ * interpreter. */
+static bool linked_static(void)
+{
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+	unsigned long n = getauxval(AT_PHNUM);
+
+	for (unsigned long i = 0; ph && i < n; i++)
+		if (ph[i].p_type == PT_INTERP)
+			return false;
+	return ph != NULL;
+}
+
+/* A static build loads NVML (and with it the machine's libc.so.6) with the
+ * loader of the glibc it was linked with, which works only where that is
+ * the machine's glibc: elsewhere dlopen fails or the loaded libc crashes.
+ * So it is tried first in a child: load, nvmlInit_v2, count the GPUs.
+ * Returns 0 when that worked, else -ENOENT after saying why. */
+static int static_trial(const char *lib, const struct gpu_metrics_opts *o)
+{
+	pid_t pid = fork();
+	int status = 0;
+
+	if (pid < 0)
+		return 0;	/* no trial: load it here as a dynamic build would */
+	if (pid == 0) {
+		void *dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+		nvmlabi_init_v2_fn init;
+		nvmlabi_device_get_count_v2_fn count;
+		unsigned int n = 0;
+
+		if (!dl)
+			_exit(3);
+		init = (nvmlabi_init_v2_fn)dlsym(dl, "nvmlInit_v2");
+		count = (nvmlabi_device_get_count_v2_fn)dlsym(dl, "nvmlDeviceGetCount_v2");
+		_exit(init && count && !init() && !count(&n) ? 0 : 4);
+	}
+	for (int i = 0; i < 200; i++) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid)
+			break;
+		if (w < 0)
+			return 0;
+		if (i == 199) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			no_metrics(o, "loading %s into this static build did not finish in 10 s", lib);
+			return -ENOENT;
+		}
+		usleep(50000);
+	}
+	if (WIFSIGNALED(status)) {
+		no_metrics(o, "loading %s into this static build crashed (signal %d): the machine's glibc "
+			   "is not the one it was linked with; a dynamic build samples GPU metrics", lib,
+			   WTERMSIG(status));
+		return -ENOENT;
+	}
+	/* a library that cannot be loaded, or NVML that does not start, is
+	 * said by the load here with NVML's own reason */
+	return 0;
+}
+
 /* Loads the library and the functions; the GPM ones may be missing (an
  * older driver). Returns 0, or -ENOENT after saying why at info level. */
 static int nvml__load(struct nvml *n, const char *lib, const struct gpu_metrics_opts *o)
 {
 	bool missing = false, gpm_missing = false;
 
+	if (linked_static() && static_trial(lib, o))
+		return -ENOENT;
 	n->dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 	if (!n->dl) {
 		no_metrics(o, "cannot load %s (%s)", lib, dlerror());
