@@ -36,8 +36,22 @@ name below nor NAME=OPTS continues the previous one's options, so
   outside-range-light  gtrace-bpf -p PID --mode light -c cudaProfilerApi
   none                 no recorder at all in the "on" window: the noise floor
                        of the method (expect 0 %)
+  gpum-off, gpum-10, gpum-100
+                       gtrace-bpf -p PID --mode light -c cudaProfilerApi
+                       --gpu-metrics=off / 10 / 100: the quietest recorder
+                       (probes on, nothing written), without and with the
+                       GPU-metrics sampler; pair them (--pairs) to isolate
+                       the sampler
   NAME=OPTS            gtrace-bpf -p PID OPTS (shell words)
 --tool-opts OPTS are added to every recorder command (e.g. --libcuda PATH).
+
+Pairs (--pairs A:B,...): per round, A's window against B's window of the
+same round, each taken against the quiet period just before it:
+(1 + A's ratio) / (1 + B's ratio) - 1; per pair the median and min..max
+over the rounds. gpum-10:gpum-off is what the sampler at 10 Hz adds to the
+same recorder without it. A recorder's stderr line "the sampler's threads
+used X ms of CPU in Y s (Z% of one CPU" is read into the window's
+sampler_cpu_pct (the recorder's own CPU, not the workload's).
 
 Schedule, per workload: start it, wait for "ready"; then for each round r
 and each configuration, in the order rotated by r: wait --guard s after the
@@ -80,8 +94,13 @@ BUILTIN_CONFIGS = {
     # budget): its own estimate of what it costs is read from its last line
     "daemon": "daemon",
     "daemon-full": "daemon --mode full",
+    # the GPU-metrics sampler alone: the quietest recorder with and without it
+    "gpum-off": "--mode light -c cudaProfilerApi --gpu-metrics=off",
+    "gpum-10": "--mode light -c cudaProfilerApi --gpu-metrics=10",
+    "gpum-100": "--mode light -c cudaProfilerApi --gpu-metrics=100",
     "none": None,  # no recorder
 }
+SAMPLER_RE = re.compile(r"the sampler's threads used ([0-9.]+) ms of CPU in ([0-9.]+) s \(([0-9.]+)% of one CPU")
 ESTIMATE_RE = re.compile(r"overhead \(estimated\): ([0-9.]+)% .* at most ([0-9.]+)%")
 DEFAULT_CONFIGS = "full,light,outside-range,outside-range-light"
 WORKLOADS = {
@@ -100,7 +119,7 @@ CSV_FIELDS = [
     "off_mean_ns", "on_mean_ns", "ratio_median", "ratio_mean", "ratio_bracketed",
     "trace_bytes", "records", "calls", "dropped", "pid_launches", "other_pid_records",
     "capture_records", "capture_windows", "attach_lat_med_ns", "attach_lat_max_ns",
-    "detach_lat_med_ns", "detach_lat_max_ns", "estimate", "estimate_max",
+    "detach_lat_med_ns", "detach_lat_max_ns", "estimate", "estimate_max", "sampler_cpu_pct",
 ]
 
 
@@ -247,6 +266,9 @@ def summarize(windows):
             c[key] = {"median": median(vals), "min": min(vals) if vals else None,
                       "max": max(vals) if vals else None}
         c["dropped"] = sum(w.get("dropped") or 0 for w in ws)
+        cpu = [w["sampler_cpu_pct"] for w in ws if w.get("ok") and w.get("sampler_cpu_pct") is not None]
+        c["sampler_cpu_pct"] = {"median": median(cpu), "min": min(cpu) if cpu else None,
+                                "max": max(cpu) if cpu else None, "n": len(cpu)}
         est = [w["estimate"] for w in used if w.get("estimate") is not None]
         c["estimate"] = {"median": median(est), "min": min(est) if est else None,
                          "max": max(est) if est else None, "n": len(est)}
@@ -254,6 +276,36 @@ def summarize(windows):
             vals = [v for w in ws for v in w.get("_" + key, [])]
             c[key + "_ns"] = {"n": len(vals), "median": median(vals),
                               "max": max(vals) if vals else None}
+    return out
+
+
+def parse_pairs(spec, names):
+    """[(A, B)] from --pairs "A:B,C:D"; both must be configurations."""
+    out = []
+    for seg in (spec or "").split(","):
+        seg = seg.strip()
+        if not seg:
+            continue
+        a, colon, b = seg.partition(":")
+        if not colon or a not in names or b not in names or a == b:
+            raise ValueError("bad pair %r: give A:B of two configurations (%s)" % (seg, ", ".join(names)))
+        out.append((a, b))
+    return out
+
+
+def pair_summary(windows, pairs):
+    """Per pair "A:B": per round, (1 + A's ratio_median) / (1 + B's) - 1
+    where both windows of that round gave a ratio; their median, min and
+    max, and the values in round order."""
+    out = {}
+    for a, b in pairs:
+        by_round = {}
+        for w in windows:
+            if w.get("ok") and w.get("ratio_median") is not None and w["config"] in (a, b):
+                by_round.setdefault(w["round"], {})[w["config"]] = w["ratio_median"]
+        vals = [(1 + r[a]) / (1 + r[b]) - 1 for _, r in sorted(by_round.items()) if a in r and b in r]
+        m, lo, hi = spread(vals)
+        out["%s:%s" % (a, b)] = {"n": len(vals), "median": m, "min": lo, "max": hi, "values": vals}
     return out
 
 
@@ -425,6 +477,19 @@ def report(meta, per_wl, no_steps):
                        "measured ratio")
             out.append(table(est, ["config", "windows", "estimate", "min..max", "measured",
                                    "measured/estimate"]))
+        cpu = [[name, c["sampler_cpu_pct"]["n"], "%.4f" % c["sampler_cpu_pct"]["median"],
+                "%.4f .. %.4f" % (c["sampler_cpu_pct"]["min"], c["sampler_cpu_pct"]["max"])]
+               for name, c in s.items() if c.get("sampler_cpu_pct", {}).get("n")]
+        if cpu:
+            out.append("  the GPU-metrics sampler's own CPU (its threads, measured by the recorder; % of "
+                       "one CPU, not the workload's)")
+            out.append(table(cpu, ["config", "windows", "median %", "min..max %"]))
+        pairs = info.get("pairs") or {}
+        if pairs:
+            out.append("  paired: per round (1 + A's ratio) / (1 + B's ratio) - 1, both against their own "
+                       "quiet period")
+            out.append(table([[k, p["n"], pct(p["median"], 2), pct_range(p["min"], p["max"])]
+                              for k, p in pairs.items()], ["A:B", "rounds", "median", "min..max"]))
         lat = []
         for name, c in s.items():
             a, d = c["attach_lat_ns"], c["detach_lat_ns"]
@@ -730,6 +795,7 @@ class Runner:
             w["ok"] = not w["error"]
             if not trace:
                 w.update(read_estimate(os.path.join(self.out, base + ".err")))
+            w.update(read_sampler(os.path.join(self.out, base + ".err")))
             return w
         finally:
             if p.poll() is None:
@@ -771,6 +837,20 @@ def read_estimate(path):
     if not m:
         return {}
     return {"estimate": float(m.group(1)) / 100, "estimate_max": float(m.group(2)) / 100}
+
+
+def read_sampler(path):
+    """The GPU-metrics sampler's CPU (% of one CPU) from a recorder's
+    summary line, {} when it has none."""
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                m = SAMPLER_RE.search(line)
+                if m:
+                    return {"sampler_cpu_pct": float(m.group(3))}
+    except OSError:
+        pass
+    return {}
 
 
 def read_trace(a, w, light_like):
@@ -820,6 +900,8 @@ def finish(a, meta, windows, infos, configs):
             if not a.no_steps:
                 analyze_window(w, steps, int(a.guard * 1e9), a.min_steps)
         info["summary"] = summarize(ws)
+        if getattr(a, "pairs_list", None):
+            info["pairs"] = pair_summary(ws, a.pairs_list)
         per_wl[label] = info
     return per_wl
 
@@ -833,6 +915,7 @@ def main(argv):
     ap.add_argument("--workload-args", default="", help="extra arguments for torch/transformer")
     ap.add_argument("--python", default=sys.executable, help="Python for the torch workloads")
     ap.add_argument("--configs", default=DEFAULT_CONFIGS)
+    ap.add_argument("--pairs", default="", help="A:B,... configurations compared round by round")
     ap.add_argument("--tool-opts", default="", help="options added to every recorder command")
     ap.add_argument("--on", type=float, default=4.0, help="seconds of a window (default 4)")
     ap.add_argument("--off", type=float, default=4.0, help="quiet seconds before a window, after --guard (default 4)")
@@ -864,6 +947,7 @@ def main(argv):
         return analyze_dir(a)
     try:
         configs = parse_configs(a.configs)
+        a.pairs_list = parse_pairs(a.pairs, [n for n, _ in configs])
     except ValueError as e:
         ap.error(str(e))
     if a.on <= 0 or a.off < 0 or a.guard < 0 or a.rounds < 1:
@@ -941,6 +1025,7 @@ def make_meta(a, configs, workloads):
                                                     x.startswith(("--mode=", "--capture")) for x in o)
                            for n, o in configs},
             "rounds": a.rounds, "on": a.on, "off": a.off, "guard": a.guard, "min_steps": a.min_steps,
+            "pairs": ["%s:%s" % p for p in a.pairs_list],
             "cpus_workload": a.cpus_workload, "cpus_tool": a.cpus_tool, "tool_opts": a.tool_opts,
             "statistic": "median step time on / off - 1, per window; median and min..max over windows",
             "argv": sys.argv}
@@ -965,6 +1050,7 @@ def analyze_dir(a):
                                "light_like": {}}
     a.out = d
     a.guard = meta.get("guard", a.guard)
+    a.pairs_list = [tuple(p.split(":", 1)) for p in meta.get("pairs", [])]
     no_steps = not any(w.get("has_steps") for w in windows)
     a.no_steps = no_steps
     # keep the trace figures read during the run
@@ -982,6 +1068,8 @@ def analyze_dir(a):
                   "attach_lat_med_ns", "attach_lat_max_ns", "detach_lat_med_ns", "detach_lat_max_ns"):
             if row.get(k) not in (None, ""):
                 w[k] = int(float(row[k]))
+        if row.get("sampler_cpu_pct") not in (None, ""):
+            w["sampler_cpu_pct"] = float(row["sampler_cpu_pct"])
         if row.get("ok") in ("False", "True"):
             w["ok"], w["error"] = row["ok"] == "True", row.get("error", "")
     infos = {}
@@ -1217,6 +1305,39 @@ def selftest():
             for i in range(4):
                 self.assertEqual(sorted(rotate(c, r)[i] for r in range(4)), c)
             self.assertEqual(rotate([], 3), [])
+
+        def test_pairs(self):
+            ws = []
+            for r, (ra, rb) in enumerate([(0.03, 0.01), (0.0, 0.02), (0.05, 0.05), (None, 0.0)], 1):
+                ws.append({"config": "a", "round": r, "ok": True, "ratio_median": ra})
+                ws.append({"config": "b", "round": r, "ok": ra is not None, "ratio_median": rb})
+            ws.append({"config": "c", "round": 1, "ok": True, "ratio_median": 0.5})
+            p = pair_summary(ws, [("a", "b")])["a:b"]
+            # round 4 has no ratio for a: left out
+            self.assertEqual(p["n"], 3)
+            self.assertAlmostEqual(p["values"][0], 1.03 / 1.01 - 1)
+            self.assertAlmostEqual(p["values"][1], 1.0 / 1.02 - 1)
+            self.assertAlmostEqual(p["values"][2], 0.0)
+            self.assertAlmostEqual(p["median"], 0.0)
+            self.assertAlmostEqual(p["min"], 1.0 / 1.02 - 1)
+            self.assertAlmostEqual(p["max"], 1.03 / 1.01 - 1)
+            self.assertEqual(parse_pairs("gpum-10:gpum-off, gpum-100:gpum-off", ["gpum-off", "gpum-10", "gpum-100"]),
+                             [("gpum-10", "gpum-off"), ("gpum-100", "gpum-off")])
+            self.assertEqual(parse_pairs("", ["a"]), [])
+            self.assertRaises(ValueError, parse_pairs, "a:z", ["a", "b"])
+            self.assertRaises(ValueError, parse_pairs, "a:a", ["a", "b"])
+            self.assertRaises(ValueError, parse_pairs, "ab", ["a", "b"])
+
+        def test_sampler_line(self):
+            with tempfile.TemporaryDirectory() as d:
+                p = os.path.join(d, "e")
+                with open(p, "w") as f:
+                    f.write("gtrace-bpf: recording to x\ngtrace-bpf: GPU metrics: 30 samples, 300 records (0 of "
+                            "process memory), 0 read errors, 0 dropped, 0 GPUs lost mid-run, 0 in MIG mode; the "
+                            "sampler's threads used 12.5 ms of CPU in 3.0 s (0.417% of one CPU, measured: the "
+                            "recorder's own cost)\n")
+                self.assertEqual(read_sampler(p), {"sampler_cpu_pct": 0.417})
+                self.assertEqual(read_sampler(os.path.join(d, "none")), {})
 
         def test_parse_configs(self):
             got = parse_configs("full,light,mine=--trace cuda,ioctl --buffer-size 1G,none")
