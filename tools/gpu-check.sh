@@ -112,9 +112,7 @@ result "stats" $? "$(grep -c . "$OUT/torch.stats") lines"
 # 5. the CUPTI agent: kernels on several streams in a known order, each GPU
 # record linked to its launch; then PyTorch with --cupti on the timeline
 if [ -d cupti ] && ls cupti/*.c >/dev/null 2>&1; then
-	gcc -O2 -std=gnu11 -D_GNU_SOURCE -shared -fPIC -Wall -Icupti -Ibpf -I"$CUDA/include" cupti/*.c \
-		-L"$CUDA/lib64" -L"$CUDA/lib" -Wl,-rpath,"$CUDA/lib64" -lcupti -lpthread \
-		-o "$W/libgtrace-cupti.so" 2>> "$OUT/build.log"
+	CUDA_HOME=$CUDA tools/gpu/build_agent.sh "$W/libgtrace-cupti.so" "$OUT/build.log"
 	result "build CUPTI agent" $? "gcc against $CUDA/include/cupti.h"
 	"$CUDA/bin/nvcc" -O2 -o "$W/streams_workload" tools/gpu/streams_workload.cu 2>> "$OUT/build.log"
 	"$B" -q --cupti --cupti-lib "$W/libgtrace-cupti.so" -o "$W/cu.gtrace" -- "$W/streams_workload" 4 250 \
@@ -186,6 +184,15 @@ if [ -f "$W/libgtrace-cupti.so" ] && python3 -c 'import transformers' 2>/dev/nul
 else
 	note "INFO GPT-2 check skipped: no CUPTI agent built or no transformers in python3"
 fi
+
+# GPU metrics through NVML (tools/gpu/gpu_metrics_check.sh): a GEMM, a copy
+# and tiny kernels told apart at 10 Hz, the program's own memory, sole
+# occupancy with the agent
+agent=none
+[ -f "$W/libgtrace-cupti.so" ] && agent=$W/libgtrace-cupti.so
+GTRACE=$B CUPTI_LIB=$agent tools/gpu/gpu_metrics_check.sh "$OUT/gpu_metrics" > "$OUT/gpu_metrics.txt" 2>&1
+grep -E '^(PASS|FAIL|INFO) ' "$OUT/gpu_metrics.txt" | tee -a "$OUT/summary.txt"
+fails=$((fails + $(grep -c '^FAIL' "$OUT/gpu_metrics.txt")))
 
 # 7. capture ranges: PyTorch with torch.cuda.profiler.start()/stop() around
 # steps 10..19: -c cudaProfilerApi records exactly the launches the full

@@ -1,35 +1,124 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# The GPU-machine check of --gpu-metrics (issue 15), as root on the H200:
-# tools/gpu/gpu_metrics_phases.py recorded at 10 Hz; the per-phase means of
-# tensor_active, dram_bw and sm_active from dump, which must say tensor
-# highest in the GEMM phase, DRAM highest in the copy phase, SM lowest in
-# the empty-kernel phase. Usage: tools/gpu/gpu_metrics_check.sh [OUTDIR]
-# (gtrace-bpf from ./gtrace-bpf or $GTRACE).
+# The GPU-machine check of --gpu-metrics (issue 15), as root on the H200,
+# from the repository root, with a static build made elsewhere (`make
+# STATIC=1`: the GPU machine has no libbpf): tools/gpu/gpu_metrics_phases.py
+# (a bf16 GEMM, a device-to-device copy, a loop of tiny kernels, SECONDS
+# each) recorded at 10 Hz with the CUPTI agent. One PASS/FAIL line per check
+# with its figures, INFO lines beside them, a closing count:
+#   - the recording: NVML loaded (a static build first tries it in a child:
+#     a machine whose glibc is not the build's says so here), GPM on GPU 0;
+#   - the phases: tensor_active highest in the GEMM phase, dram_bw highest
+#     in the copy phase, sm_active lowest in the tiny-kernel phase (the
+#     per-phase means of gpu_util, power too, as INFO);
+#   - the program's own memory (proc_mem_used of its pid) on GPU 0;
+#   - sole occupancy (stats -r gpu_metrics_sum): a kernel row whose
+#     tensor_active mean is 50 % or more (the GEMM's), the top rows as INFO;
+#   - the sampler's CPU time from the recorder's summary line (INFO).
+# Usage: tools/gpu/gpu_metrics_check.sh [OUTDIR] (default a new directory
+# under /tmp); GTRACE=./gtrace-bpf, CUPTI_LIB=the agent (default: built here
+# with tools/gpu/build_agent.sh; none: the sole-occupancy check is skipped
+# and says so), SECONDS_PER_PHASE=5. Exit 1 if a check failed.
 set -u
 GTRACE=${GTRACE:-./gtrace-bpf}
-OUT=${1:-/tmp/gpu-metrics-check}
+OUT=${1:-$(mktemp -d /tmp/gpu-metrics-check.XXXXXX)}
+SECS=${SECONDS_PER_PHASE:-5}
 mkdir -p "$OUT"
-"$GTRACE" --gpu-metrics=10 -o "$OUT/phases.gtrace" --force -- \
-	python3 tools/gpu/gpu_metrics_phases.py 5 > "$OUT/phases.out" 2> "$OUT/record.err" ||
-	{ echo "FAIL gpu_metrics_check: the recording failed: $(tail -n 3 "$OUT/record.err" | tr '\n' '|')"; exit 1; }
-"$GTRACE" dump "$OUT/phases.gtrace" | grep '"type":"gpu_metric"' > "$OUT/metrics.dump"
-grep -i 'gpu metrics' "$OUT/record.err"
-python3 - "$OUT/phases.out" "$OUT/metrics.dump" <<- 'PY'
+pass=0 fail=0
+line() { # PASS|FAIL|INFO text
+	echo "$1 gpu_metrics $2"
+	case $1 in PASS) pass=$((pass + 1)) ;; FAIL) fail=$((fail + 1)) ;; esac
+}
+finish() {
+	echo "gpu_metrics_check: $pass passed, $fail failed (outputs in $OUT)"
+	[ "$fail" -eq 0 ]
+	exit
+}
+
+[ -x "$GTRACE" ] || { line FAIL "setup: no $GTRACE (make STATIC=1 first)"; finish; }
+line INFO "$("$GTRACE" --version 2>/dev/null | head -n 1); $(file -b "$GTRACE" | cut -d, -f1-4 | grep -o 'statically linked\|dynamically linked' || echo 'linkage unknown'); GPU $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
+CUPTI_LIB=${CUPTI_LIB-}
+if [ -z "$CUPTI_LIB" ]; then
+	CUPTI_LIB=$OUT/libgtrace-cupti.so
+	tools/gpu/build_agent.sh "$CUPTI_LIB" "$OUT/build.log" || CUPTI_LIB=
+fi
+cupti=()
+[ -n "$CUPTI_LIB" ] && [ -f "$CUPTI_LIB" ] && cupti=(--cupti=optional --cupti-lib "$CUPTI_LIB")
+[ ${#cupti[@]} -gt 0 ] || line INFO "no CUPTI agent ($(tail -n 1 "$OUT/build.log" 2>/dev/null)): no GPU records, no sole-occupancy check"
+
+"$GTRACE" --gpu-metrics=10 "${cupti[@]}" -o "$OUT/phases.gtrace" --force -- \
+	python3 tools/gpu/gpu_metrics_phases.py "$SECS" > "$OUT/phases.out" 2> "$OUT/record.err"
+rc=$?
+grep -i 'gpu metrics\|mig mode\|fell off' "$OUT/record.err" | sed 's/^gtrace-bpf: /INFO gpu_metrics recorder: /'
+if [ $rc -ne 0 ] || [ ! -f "$OUT/phases.gtrace" ]; then
+	line FAIL "record: gtrace-bpf exited $rc: $(tail -n 3 "$OUT/record.err" | tr '\n' '|')"
+	finish
+fi
+if grep -q 'no GPU metrics:' "$OUT/record.err"; then
+	line FAIL "record: $(grep -m1 'no GPU metrics:' "$OUT/record.err" | sed 's/^gtrace-bpf: //')"
+	finish
+fi
+line PASS "record: exit 0, $(grep -m1 'GPU metrics: [0-9]* GPU' "$OUT/record.err" | sed 's/^gtrace-bpf: //')"
+"$GTRACE" dump "$OUT/phases.gtrace" > "$OUT/phases.dump" 2> "$OUT/dump.err" ||
+	{ line FAIL "dump: $(head -n 1 "$OUT/dump.err")"; finish; }
+"$GTRACE" stats "$OUT/phases.gtrace" -r gpu_metrics_sum --format json > "$OUT/stats.json" 2> "$OUT/stats.err" ||
+	line FAIL "stats -r gpu_metrics_sum: $(head -n 1 "$OUT/stats.err")"
+"$GTRACE" stats "$OUT/phases.gtrace" -r gpu_metrics_sum > "$OUT/stats.txt" 2>&1
+
+python3 - "$OUT/phases.out" "$OUT/phases.dump" "$OUT/stats.json" "${#cupti[@]}" <<- 'PY' > "$OUT/checks.txt"
 	import json, sys
-	phases = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
-	recs = [json.loads(l) for l in open(sys.argv[2])]
+	lines = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+	pid = [l["pid"] for l in lines if "pid" in l][0]
+	phases = [l for l in lines if "phase" in l]
+	recs = [r for r in map(json.loads, open(sys.argv[2])) if r.get("type") == "gpu_metric"]
+	def out(kind, text):
+	    print("%s gpu_metrics %s" % (kind, text))
+	gpm = [r for r in recs if r["device"] == 0 and r["metric"] == "tensor_active"]
+	out("PASS" if gpm else "FAIL", "GPM on GPU 0: %d tensor_active samples" % len(gpm))
 	mean = {}
 	for p in phases:
 	    for m in ("tensor_active", "dram_bw", "sm_active", "gpu_util", "power"):
 	        v = [r["value"] for r in recs if r["device"] == 0 and r["metric"] == m
 	             and p["start"] <= r["ts"] <= p["end"]]
 	        mean[(p["phase"], m)] = sum(v) / len(v) if v else float("nan")
-	        print("%-6s %-14s mean %8.2f over %d samples" % (p["phase"], m, mean[(p["phase"], m)], len(v)))
-	ok = (mean[("gemm", "tensor_active")] > max(mean[("copy", "tensor_active")], mean[("empty", "tensor_active")])
-	      and mean[("copy", "dram_bw")] > max(mean[("gemm", "dram_bw")], mean[("empty", "dram_bw")])
-	      and mean[("empty", "sm_active")] < min(mean[("gemm", "sm_active")], mean[("copy", "sm_active")]))
-	print("PASS gpu_metrics_check" if ok else "FAIL gpu_metrics_check: the phases do not order as expected")
-	sys.exit(0 if ok else 1)
-PY
+	    out("INFO", "phase %-5s %.1f s: " % (p["phase"], (p["end"] - p["start"]) / 1e9) + ", ".join(
+	        "%s %.2f" % (m, mean[(p["phase"], m)]) for m in ("tensor_active", "dram_bw", "sm_active",
+	                                                          "gpu_util", "power")))
+	def m(ph, k):
+	    return mean.get((ph, k), float("nan"))
+	ok = m("gemm", "tensor_active") > max(m("copy", "tensor_active"), m("empty", "tensor_active"))
+	out("PASS" if ok else "FAIL", "tensor_active highest in the GEMM phase: %.2f against copy %.2f, tiny %.2f"
+	    % (m("gemm", "tensor_active"), m("copy", "tensor_active"), m("empty", "tensor_active")))
+	ok = m("copy", "dram_bw") > max(m("gemm", "dram_bw"), m("empty", "dram_bw"))
+	out("PASS" if ok else "FAIL", "dram_bw highest in the copy phase: %.2f against GEMM %.2f, tiny %.2f"
+	    % (m("copy", "dram_bw"), m("gemm", "dram_bw"), m("empty", "dram_bw")))
+	ok = m("empty", "sm_active") < min(m("gemm", "sm_active"), m("copy", "sm_active"))
+	out("PASS" if ok else "FAIL", "sm_active lowest in the tiny-kernel phase: %.2f against GEMM %.2f, copy %.2f"
+	    % (m("empty", "sm_active"), m("gemm", "sm_active"), m("copy", "sm_active")))
+	mem = [r["value"] for r in recs if r["metric"] == "proc_mem_used" and r["pid"] == pid and r["device"] == 0]
+	out("PASS" if mem and max(mem) > 0 else "FAIL",
+	    "the program's memory (pid %d) on GPU 0: %d samples, max %.0f MiB" % (pid, len(mem),
+	    max(mem) / 2**20 if mem else 0))
+	if int(sys.argv[4]):
+	    try:
+	        rows = json.load(open(sys.argv[3]))["reports"][0]["rows"]
+	    except (OSError, ValueError, KeyError, IndexError):
+	        rows = []
+	    kern = [r for r in rows if r["scope"] == "kernel"]
+	    tens = sorted((r for r in kern if r["metric"] == "tensor_active"), key=lambda r: -r["mean"])
+	    for r in sorted((r for r in kern if r["metric"] in ("tensor_active", "dram_bw", "sm_active")),
+	                    key=lambda r: -r["samples"])[:6]:
+	        out("INFO", "sole occupancy: %s %s mean %s over %d samples" % (r["of"][:70], r["metric"],
+	            r["mean"], r["samples"]))
+	    ok = bool(tens) and tens[0]["mean"] >= 50
+	    out("PASS" if ok else "FAIL", "sole occupancy: the kernel with the most tensor_active: %s"
+	        % ("%s, %s %% over %d samples" % (tens[0]["of"][:70], tens[0]["mean"], tens[0]["samples"])
+	           if tens else "no kernel row"))
+	PY
+cat "$OUT/checks.txt"
+pass=$((pass + $(grep -c '^PASS' "$OUT/checks.txt")))
+fail=$((fail + $(grep -c '^FAIL' "$OUT/checks.txt")))
+[ -s "$OUT/checks.txt" ] || line FAIL "the checks of the dump did not run (python3: see above)"
+line INFO "sampler: $(grep -o "the sampler's threads used .*" "$OUT/record.err" | head -n 1)"
+finish

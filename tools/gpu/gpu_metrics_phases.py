@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 """Three phases on GPU 0 for the --gpu-metrics check (issue 15): a bf16 GEMM
 loop, a large device-to-device copy loop, a loop of empty kernels, SECONDS
-each. Prints one JSON line per phase: {"phase", "start", "end"} in
-CLOCK_MONOTONIC ns, the clock of the trace."""
+each. Prints {"pid"} first, then one JSON line per phase: {"phase",
+"start", "end"} in CLOCK_MONOTONIC ns, the clock of the trace."""
 import json
+import os
 import sys
 import time
 
@@ -27,6 +28,7 @@ def run(name, secs, step):
 
 def main():
     secs = float(sys.argv[1]) if len(sys.argv) > 1 else 5
+    print(json.dumps({"pid": os.getpid()}), flush=True)
     a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
     src = torch.empty(1 << 30, device="cuda", dtype=torch.uint8)
