@@ -131,6 +131,24 @@ static int64_t first(const struct got *g, uint32_t dev, uint32_t metric)
 	return 0;
 }
 
+/* Samples over the mock with o for usec, stops, drains the records into
+ * got and the figures into st; returns the sampler (to free). */
+static struct gpu_metrics *sample_for(const struct gpu_metrics_opts *o, useconds_t usec, struct got *got,
+				      struct gpu_metrics_stats *st)
+{
+	struct gpu_metrics *g = NULL;
+
+	assert_int_equal(gpu_metrics__open(o, &g), 0);
+	assert_non_null(g);
+	assert_int_equal(gpu_metrics__start(g), 0);
+	usleep(usec);
+	gpu_metrics__stop(g);
+	got->n = 0;
+	assert_int_equal(gpu_metrics__drain(g, collect, got), 0);
+	gpu_metrics__stats(g, st);
+	return g;
+}
+
 static void test_mock(void **state)
 {
 	struct gpu_metrics_opts o = { .hz = 20, .lib = GT_NVML_MOCK };
@@ -142,19 +160,12 @@ static void test_mock(void **state)
 
 	(void)state;
 	unsetenv("GTRACE_MOCK_NVML_FAIL_AFTER");
-	assert_int_equal(gpu_metrics__open(&o, &g), 0);
-	assert_non_null(g);
+	g = sample_for(&o, 520000, &got, &st);
 	gpu_metrics__options(g, opts, sizeof(opts));
 	/* GPU 0: the nine basic metrics, the processes' memory and the twelve
 	 * of GPM; GPU 1: basic and processes */
 	assert_string_equal(opts, "gpu_metrics=20 gpu_metrics_devs=2 gpu_metrics_dev0=0xfff03ff "
 				  "gpu_metrics_dev1=0x3ff");
-	assert_int_equal(gpu_metrics__start(g), 0);
-	usleep(520000);
-	gpu_metrics__stop(g);
-	got.n = 0;
-	assert_int_equal(gpu_metrics__drain(g, collect, &got), 0);
-	gpu_metrics__stats(g, &st);
 	rounds = st.samples;
 	/* 20 Hz for 0.52 s: the first at the start, then every 50 ms */
 	assert_in_range(rounds, 6, 12);
@@ -193,13 +204,7 @@ static void test_errors_counted(void **state)
 
 	(void)state;
 	setenv("GTRACE_MOCK_NVML_FAIL_AFTER", "6", 1);
-	assert_int_equal(gpu_metrics__open(&o, &g), 0);
-	assert_int_equal(gpu_metrics__start(g), 0);
-	usleep(200000);
-	gpu_metrics__stop(g);
-	got.n = 0;
-	assert_int_equal(gpu_metrics__drain(g, collect, &got), 0);
-	gpu_metrics__stats(g, &st);
+	g = sample_for(&o, 200000, &got, &st);
 	unsetenv("GTRACE_MOCK_NVML_FAIL_AFTER");
 	/* utilization failed on both GPUs from the third round on: counted, the
 	 * other metrics kept coming */
@@ -222,13 +227,7 @@ static void test_lost(void **state)
 	(void)state;
 	/* GPU 1 falls off at its third utilization call after the probe's */
 	setenv("GTRACE_MOCK_NVML_LOST", "1:3", 1);
-	assert_int_equal(gpu_metrics__open(&o, &g), 0);
-	assert_int_equal(gpu_metrics__start(g), 0);
-	usleep(300000);
-	gpu_metrics__stop(g);
-	got.n = 0;
-	assert_int_equal(gpu_metrics__drain(g, collect, &got), 0);
-	gpu_metrics__stats(g, &st);
+	g = sample_for(&o, 300000, &got, &st);
 	unsetenv("GTRACE_MOCK_NVML_LOST");
 	assert_int_equal(st.lost, 1);
 	/* a lost GPU's failing queries are the loss, not read errors */
@@ -260,17 +259,11 @@ static void test_mig(void **state)
 
 	(void)state;
 	setenv("GTRACE_MOCK_NVML_MIG", "0", 1);
-	assert_int_equal(gpu_metrics__open(&o, &g), 0);
+	g = sample_for(&o, 250000, &got, &st);
 	gpu_metrics__options(g, opts, sizeof(opts));
 	/* GPU 0 in MIG mode: no utilization, no GPM (refused though "supported") */
 	assert_string_equal(opts, "gpu_metrics=50 gpu_metrics_devs=2 gpu_metrics_dev0=0x3fc "
 				  "gpu_metrics_dev0_mig=1 gpu_metrics_dev1=0x3ff");
-	assert_int_equal(gpu_metrics__start(g), 0);
-	usleep(250000);
-	gpu_metrics__stop(g);
-	got.n = 0;
-	assert_int_equal(gpu_metrics__drain(g, collect, &got), 0);
-	gpu_metrics__stats(g, &st);
 	unsetenv("GTRACE_MOCK_NVML_MIG");
 	assert_int_equal(st.mig, 1);
 	assert_int_equal(st.errors, 0);
@@ -302,25 +295,39 @@ static void write_procs(const char *path, const char *text)
 	fclose(f);
 }
 
+/* A new file of the mock's processes holding text, in
+ * GTRACE_MOCK_NVML_PROCS; its path into path (PROCS_PATH's room). */
+#define PROCS_PATH "/tmp/gtrace-nvml-procs.XXXXXX"
+static void procs_file(char *path, const char *text)
+{
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	write_procs(path, text);
+	setenv("GTRACE_MOCK_NVML_PROCS", path, 1);
+}
+
+static void procs_done(const char *path)
+{
+	unsetenv("GTRACE_MOCK_NVML_PROCS");
+	unlink(path);
+}
+
 static void test_procs(void **state)
 {
 	struct gpu_metrics_opts o = { .hz = 20, .lib = GT_NVML_MOCK, .procs_ns = 100000000 };
-	char path[] = "/tmp/gtrace-nvml-procs.XXXXXX";
+	char path[] = PROCS_PATH;
 	static struct got got;
 	struct gpu_metrics_stats st;
 	struct gpu_metrics *g = NULL;
 	int64_t v[64];
 	size_t n, i;
-	int fd;
 
 	(void)state;
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
 	/* 4242 on both GPUs, 4343 on GPU 0 with no figure; 5050 on GPU 1,
 	 * gone after the first listings */
-	write_procs(path, "0 4242 1048576\n0 4343 -\n1 4242 2097152\n1 5050 512\n");
-	setenv("GTRACE_MOCK_NVML_PROCS", path, 1);
+	procs_file(path, "0 4242 1048576\n0 4343 -\n1 4242 2097152\n1 5050 512\n");
 	assert_int_equal(gpu_metrics__open(&o, &g), 0);
 	assert_int_equal(gpu_metrics__start(g), 0);
 	usleep(250000);
@@ -330,8 +337,7 @@ static void test_procs(void **state)
 	got.n = 0;
 	assert_int_equal(gpu_metrics__drain(g, collect, &got), 0);
 	gpu_metrics__stats(g, &st);
-	unsetenv("GTRACE_MOCK_NVML_PROCS");
-	unlink(path);
+	procs_done(path);
 	/* listings at 0, 100, ... ms: about six in 0.55 s */
 	n = proc_values(&got, 0, 4242, v, 64);
 	assert_in_range(n, 4, 7);
@@ -365,30 +371,18 @@ static void test_procs(void **state)
 static void test_slow_procs(void **state)
 {
 	struct gpu_metrics_opts o = { .hz = 50, .lib = GT_NVML_MOCK, .procs_ns = 100000000 };
-	char path[] = "/tmp/gtrace-nvml-procs.XXXXXX";
+	char path[] = PROCS_PATH;
 	static struct got got;
 	struct gpu_metrics_stats st;
 	struct gpu_metrics *g = NULL;
 	int64_t v[16];
-	int fd;
 
 	(void)state;
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
-	write_procs(path, "0 77 4096\n");
-	setenv("GTRACE_MOCK_NVML_PROCS", path, 1);
+	procs_file(path, "0 77 4096\n");
 	setenv("GTRACE_MOCK_NVML_PROCS_DELAY_MS", "300", 1);
-	assert_int_equal(gpu_metrics__open(&o, &g), 0);
-	assert_int_equal(gpu_metrics__start(g), 0);
-	usleep(700000);
-	gpu_metrics__stop(g);
-	got.n = 0;
-	assert_int_equal(gpu_metrics__drain(g, collect, &got), 0);
-	gpu_metrics__stats(g, &st);
-	unsetenv("GTRACE_MOCK_NVML_PROCS");
+	g = sample_for(&o, 700000, &got, &st);
 	unsetenv("GTRACE_MOCK_NVML_PROCS_DELAY_MS");
-	unlink(path);
+	procs_done(path);
 	/* 0.7 s at 50 Hz: 35 rounds (the first at the start), a few late on a
 	 * loaded machine; listings of 300 ms each: two or three */
 	assert_in_range(st.samples, 30, 37);

@@ -353,24 +353,31 @@ struct occupancy {
 	size_t nunseen, capunseen;
 };
 
-/* Whether any of d's work overlaps (lo, hi]; *name = the one kernel all of
- * it is, NULL when none or mixed. */
-static bool overlap(const struct dev_work *d, uint64_t lo, uint64_t hi, const char **name)
+/* The first of w[0..n) (sorted by pid, or by start) whose pid (or start)
+ * is at least key. */
+static size_t first_from(const struct gpum_work *w, size_t n, uint64_t key, bool by_pid)
 {
-	size_t a = 0, b = d->n, k;
-	bool any = false;
+	size_t a = 0, b = n;
 
-	*name = NULL;
-	/* the first item starting at or after hi */
 	while (a < b) {
 		size_t m = a + (b - a) / 2;
 
-		if (d->w[m].start < hi)
+		if ((by_pid ? w[m].pid : w[m].start) < key)
 			a = m + 1;
 		else
 			b = m;
 	}
-	for (k = a; k-- > 0 && d->maxend[k] > lo;) {
+	return a;
+}
+
+/* Whether any of d's work overlaps (lo, hi]; *name = the one kernel all of
+ * it is, NULL when none or mixed. */
+static bool overlap(const struct dev_work *d, uint64_t lo, uint64_t hi, const char **name)
+{
+	bool any = false;
+
+	*name = NULL;
+	for (size_t k = first_from(d->w, d->n, hi, false); k-- > 0 && d->maxend[k] > lo;) {
 		if (d->w[k].end <= lo)
 			continue;
 		if (!d->w[k].name || (any && d->w[k].name != *name)) {
@@ -448,17 +455,9 @@ static int cmp_work_pid(const void *a, const void *b)
 /* Whether pid has GPU records (a->w sorted by pid). */
 static bool has_work(const struct gpum_acc *a, uint32_t pid)
 {
-	size_t lo = 0, hi = a->nw;
+	size_t k = first_from(a->w, a->nw, pid, true);
 
-	while (lo < hi) {
-		size_t m = lo + (hi - lo) / 2;
-
-		if (a->w[m].pid < pid)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	return lo < a->nw && a->w[lo].pid == pid;
+	return k < a->nw && a->w[k].pid == pid;
 }
 
 /* Places every GPU record on an NVML GPU where that can be told (see the
