@@ -208,6 +208,49 @@ static void t_sync_loop_no_gpu(void **state)
 	run_free(&x);
 }
 
+/* A GPU metric sample into the decoder (as --gpu-metrics records it). */
+static void put_metric(struct run *x, uint64_t ts, uint32_t metric, int64_t micro, uint32_t pid, size_t size)
+{
+	struct gt_gpu_metric m = {
+		.hdr = { .ts = ts, .pid = pid, .type = GT_REC_GPU_METRIC, .size = (uint16_t)size },
+		.metric = metric, .value_micro = micro,
+	};
+
+	assert_int_equal(gt_decoder__feed(x->d, &m.hdr), 0);
+}
+
+/* The same without GPU records but with GPU metric samples: the busy time
+ * is the utilization's mean over the wall time, the work's the activity
+ * means; a process' memory and a sample cut short count for nothing. */
+static void t_sync_loop_metrics(void **state)
+{
+	const size_t n = sizeof(struct gt_gpu_metric);
+	struct run x;
+	const struct az_scope *s;
+
+	(void)state;
+	run_begin(&x, NULL, false, false);
+	assert_true(azs_run(&x.s, "sync_loop"));
+	put_metric(&x, AZS_T0 + 1000 * US, GT_GPUM_GPU_UTIL, 40000000, 0, n);
+	put_metric(&x, AZS_T0 + 2000 * US, GT_GPUM_GPU_UTIL, 60000000, 0, n);
+	put_metric(&x, AZS_T0 + 2000 * US, GT_GPUM_TENSOR_ACTIVE, 12500000, 0, n);
+	put_metric(&x, AZS_T0 + 2000 * US, GT_GPUM_DRAM_BW, 3000000, 0, n);
+	put_metric(&x, AZS_T0 + 2000 * US, GT_GPUM_SM_ACTIVE, 55000000, 0, n);
+	put_metric(&x, AZS_T0 + 2000 * US, GT_GPUM_PROC_MEM, 1000000, AZS_PID, n);
+	put_metric(&x, AZS_T0 + 3000 * US, GT_GPUM_GPU_UTIL, 99000000, 0, n - 8);
+	run_end(&x);
+	s = &x.r->scopes[0];
+	assert_int_equal(s->gpu.source, AZ_BUSY_GPU_METRICS);
+	assert_int_equal(s->gpu.util_samples, 2);
+	assert_int_equal(s->gpu.util_micro, 50000000);
+	assert_int_equal(s->gpu.busy_ns, 7010 * US / 2);
+	assert_int_equal(s->work.tensor_micro, 12500000);
+	assert_int_equal(s->work.dram_micro, 3000000);
+	assert_int_equal(s->work.sm_micro, 55000000);
+	assert_non_null(strstr(s->answer[AZ_Q_BUSY], "device-wide GPU utilization, the mean of 2 GPU metric samples"));
+	run_free(&x);
+}
+
 static void t_dtoh_loop(void **state)
 {
 	struct run x;
@@ -597,6 +640,7 @@ int main(void)
 		cmocka_unit_test(t_clean),
 		cmocka_unit_test(t_sync_loop),
 		cmocka_unit_test(t_sync_loop_no_gpu),
+		cmocka_unit_test(t_sync_loop_metrics),
 		cmocka_unit_test(t_dtoh_loop),
 		cmocka_unit_test(t_one_stream),
 		cmocka_unit_test(t_host_gap),

@@ -805,8 +805,14 @@ int analyze__other(void *ctx, const struct gt_hdr *rec)
 	case GT_REC_NAME:
 		/* the recorder's and the tools' own, not the process' activity */
 		return 0;
-	/* GT_REC_GPU_METRIC (the gpu-metrics stage): once the format has it,
-	 * case GT_REC_GPU_METRIC: az_metric(a, ts, device, metric, value_micro) */
+	case GT_REC_GPU_METRIC: {
+		const struct gt_gpu_metric *m = (const void *)rec;
+
+		/* whole ones only; a process' memory is not the GPU's activity */
+		if (!gt_rec__size_ok(rec) || m->metric == GT_GPUM_PROC_MEM)
+			return 0;
+		return az_metric(a, rec->ts, m->device, m->metric, m->value_micro);
+	}
 	default:
 		pos_at(a, rec->ts);
 		break;
@@ -829,10 +835,9 @@ int analyze__other(void *ctx, const struct gt_hdr *rec)
 	return 0;
 }
 
-/* GPU metrics: the means of question 1 (utilization) and 2 (tensor, DRAM, SM
- * activity).  The ids are the format's (bpf/gtrace_events.h of the
- * gpu-metrics stage): 0 GPU utilization, 16 SM active, 18 tensor active, 23
- * DRAM bandwidth.  Device-wide: every process scope open at ts takes it. */
+/* GPU metrics (GT_REC_GPU_METRIC, --gpu-metrics): the means of question 1
+ * (utilization) and 2 (tensor, DRAM, SM activity).  Device-wide: every
+ * process scope open at ts takes it. */
 int az_metric(struct analyze *a, uint64_t ts, uint32_t device, uint32_t metric, int64_t micro)
 {
 	(void)device;
@@ -846,10 +851,10 @@ int az_metric(struct analyze *a, uint64_t ts, uint32_t device, uint32_t metric, 
 		if (ts < acc->start || (acc->end && ts > acc->end + a->slack))
 			continue;
 		switch (metric) {
-		case 0: acc->m_util += micro; acc->m_util_n++; break;
-		case 16: acc->m_sm += micro; acc->m_sm_n++; break;
-		case 18: acc->m_tensor += micro; acc->m_tensor_n++; break;
-		case 23: acc->m_dram += micro; acc->m_dram_n++; break;
+		case GT_GPUM_GPU_UTIL: acc->m_util += micro; acc->m_util_n++; break;
+		case GT_GPUM_SM_ACTIVE: acc->m_sm += micro; acc->m_sm_n++; break;
+		case GT_GPUM_TENSOR_ACTIVE: acc->m_tensor += micro; acc->m_tensor_n++; break;
+		case GT_GPUM_DRAM_BW: acc->m_dram += micro; acc->m_dram_n++; break;
 		default: break;
 		}
 	}

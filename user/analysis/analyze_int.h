@@ -173,7 +173,7 @@ struct az_acc {
 	struct az_top small_top;
 	uint64_t copy_top_ns;		/* copies: for single_stream */
 	struct az_top copy_top;
-	/* GPU metrics (hook, GT_REC_GPU_METRIC): sums of the samples in the scope */
+	/* GPU metrics (GT_REC_GPU_METRIC): sums of the samples in the scope */
 	uint64_t m_util_n, m_tensor_n, m_dram_n, m_sm_n;
 	int64_t m_util, m_tensor, m_dram, m_sm;
 };
@@ -264,9 +264,8 @@ const char *az_store__printf(struct az_store *st, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void az_store__free(struct az_store *st);
 
-/* GPU metrics (the hook for GT_REC_GPU_METRIC of the gpu-metrics stage):
- * one sample of a metric of a device; the id is the format's enum
- * gt_gpu_metric_id. */
+/* GPU metrics (analyze__other's GT_REC_GPU_METRIC): one sample of a metric
+ * of a device; the id is the format's enum gt_gpu_metric_id. */
 int az_metric(struct analyze *a, uint64_t ts, uint32_t device, uint32_t metric, int64_t micro);
 
 #endif
