@@ -6,20 +6,32 @@
 # mock's scripted values exactly in dump (GPU 0 with GPM, GPU 1 without),
 # Perfetto counter tracks holding them, gpu_metrics_sum's figures equal to
 # the statistics of the samples, NVML errors mid-run counted with the
-# recording going on; no NVML library: one info line, the recording as
-# usual, no samples; light mode samples only when asked; bad rates: status
-# 2 and one line.
+# recording going on; a GPU that falls off mid-run and one in MIG mode:
+# said, counted, the rest recorded; each process' memory at about 1 Hz on
+# its own thread (a slow listing slows neither the rate nor the workload),
+# on the timeline in the process' own track; the sampler's CPU time in the
+# summary, in the daemon's status and overhead records, apart from the
+# estimate; no NVML library: one info line, the recording as usual, no
+# samples; light mode samples only when asked; bad rates: status 2 and one
+# line.
 #
 # The mock's script: gpu_util of GPU d, its call k (the probe is k = 0):
 # 10 * (k % 4 + 1) + d; mem_util 25; mem used (d + 1) GiB of 80 GiB; clocks
 # 1980 / 2619 MHz; power 350.123 W; temperature 45 + d; throttle reasons 4;
 # GPM (GPU 0): sm_active 50.5, sm_occupancy 25.25, tensor_active 87.125,
 # fp16 1.5, fp32 2.5, fp64 3.5, int 4.5, dram_bw 15.75 %; PCIe tx 100.5, rx
-# 200.25, NVLink tx 300, rx 400 MiB/s.
+# 200.25, NVLink tx 300, rx 400 MiB/s. GTRACE_MOCK_NVML_LOST=D:K: GPU D
+# falls off at its utilization call K; GTRACE_MOCK_NVML_MIG=D: GPU D in MIG
+# mode (no utilization, GPM refused); GTRACE_MOCK_NVML_PROCS=FILE: lines "D
+# PID BYTES", the processes listed; GTRACE_MOCK_NVML_PROCS_DELAY_MS: a
+# listing's extra time.
 REQUIRES="root jq mock gtrace python3"
 . "$(dirname "$0")/lib.sh"
 
 NVML_MOCK=$MOCK_DIR/nvml/libnvidia-ml.so.1
+OUT_DIR=$(dirname "$MOCK_DIR")
+AGENT=$OUT_DIR/libgtrace-cupti.so
+CUPTI_MOCK=$OUT_DIR/cupti/mock
 
 # rec NAME SECONDS [OPTIONS...]: records the workload flooding for SECONDS
 # into $T/NAME.gtrace with the mock NVML, dumps it into $T/NAME.dump; the
@@ -55,10 +67,10 @@ t_rate() {
 		rounds = sorted(set(r["ts"] for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "gpu_metric"))
 		assert rounds == ts, "rounds and GPU 0's samples differ"
 	EOF
-	grep -q '^gtrace-bpf: GPU metrics: 2 GPUs at 20 Hz$' "$T/a.err" ||
-		err "no line 'GPU metrics: 2 GPUs at 20 Hz': $(grep -i 'gpu metrics' "$T/a.err" | tr '\n' '|')"
-	grep -q '^gtrace-bpf: GPU metrics: [0-9]* samples, [0-9]* records, 0 read errors, 0 dropped$' "$T/a.err" ||
-		err "no summary line with 0 errors and 0 dropped: $(grep -i 'gpu metrics' "$T/a.err" | tr '\n' '|')"
+	grep -q "^gtrace-bpf: GPU metrics: 2 GPUs at 20 Hz, each process' memory once a second$" "$T/a.err" ||
+		err "no line 'GPU metrics: 2 GPUs at 20 Hz, each process' memory once a second': $(grep -i 'gpu metrics' "$T/a.err" | tr '\n' '|')"
+	grep -Eq '^gtrace-bpf: GPU metrics: [0-9]+ samples, [0-9]+ records \(0 of process memory\), 0 read errors, 0 dropped, 0 GPUs lost mid-run, 0 in MIG mode; the sampler.s threads used [0-9.]+ ms of CPU in [0-9.]+ s \([0-9.]+% of one CPU, measured: the recorder.s own cost\)$' "$T/a.err" ||
+		err "no summary line with 0 errors, 0 dropped and the sampler's CPU: $(grep -i 'gpu metrics' "$T/a.err" | tr '\n' '|')"
 }
 
 t_values() {
@@ -85,7 +97,7 @@ t_values() {
 		err "GPU 1's metrics: [$got], expected the basic nine"
 	# the probe in the header
 	"$GTRACE" dump --summary "$T/v.gtrace" > "$T/v.sum" 2>&1
-	grep -q 'gpu_metrics=10 gpu_metrics_devs=2 gpu_metrics_dev0=0xfff01ff gpu_metrics_dev1=0x1ff' "$T/v.sum" ||
+	grep -q 'gpu_metrics=10 gpu_metrics_devs=2 gpu_metrics_dev0=0xfff03ff gpu_metrics_dev1=0x3ff' "$T/v.sum" ||
 		err "the header's options lack the probe: $(grep -o 'gpu_metrics[^ ]*' "$T/v.sum" | tr '\n' ' ')"
 }
 
@@ -125,8 +137,9 @@ t_stats() {
 		for r in map(json.loads, open(sys.argv[1])):
 		    if r.get("type") == "gpu_metric":
 		        series.setdefault((r["device"], r["metric"]), []).append(Decimal(str(r["value"])))
-		rows = json.load(open(sys.argv[2]))["reports"][0]["rows"]
+		rows = [r for r in json.load(open(sys.argv[2]))["reports"][0]["rows"] if r["scope"] == "run"]
 		assert len(rows) == len(series) == 9 + 12 + 9, (len(rows), len(series))
+		assert all(r["of"] is None and r["attribution"] == "whole GPU" for r in rows)
 		for row in rows:
 		    v = sorted(series[(row["gpu"], row["metric"])])
 		    n = len(v)
@@ -142,7 +155,7 @@ t_stats() {
 
 t_errors() {
 	GTRACE_MOCK_NVML_FAIL_AFTER=6 rec e 1 --gpu-metrics=20
-	grep -q 'GPU metrics: [0-9]* samples, [0-9]* records, [1-9][0-9]* read errors' "$T/e.err" ||
+	grep -q 'GPU metrics: [0-9]* samples, [0-9]* records ([0-9]* of process memory), [1-9][0-9]* read errors' "$T/e.err" ||
 		err "the read errors are not counted: $(grep -i 'gpu metrics' "$T/e.err" | tr '\n' '|')"
 	# utilization stopped after two rounds; power went on
 	[ "$(samples "$T/e.dump" 0 gpu_util | wc -l)" -eq 2 ] ||
@@ -190,11 +203,222 @@ t_bad() {
 		err "daemon --gpu-metrics=2000: status $rc, stderr $(head -n 3 "$T/dbad.err" | tr '\n' '|')"
 }
 
+t_lost() {
+	local got
+	GTRACE_MOCK_NVML_LOST=1:4 rec lo 2 --gpu-metrics=20
+	[ "$(grep -c 'GPU 1 (Mock T4) fell off the bus' "$T/lo.err")" -eq 1 ] ||
+		err "expected one line saying GPU 1 fell off: $(grep -i 'gpu' "$T/lo.err" | tr '\n' '|')"
+	grep -q 'GPU metrics: .*, 0 read errors, 0 dropped, 1 GPU lost mid-run,' "$T/lo.err" ||
+		err "the summary does not count the lost GPU: $(grep 'GPU metrics:' "$T/lo.err")"
+	got=$(jq -c 'select(.type == "gpu_metric" and .metric == "gpu_lost") | [.device, .value, .unit]' "$T/lo.dump" | tr '\n' ' ')
+	[ "$got" = '[1,1,"flag"] ' ] || err "gpu_lost records: [$got], expected one of GPU 1 with value 1"
+	# GPU 1's utilization calls 1-3 (0 was the probe's), then nothing of it
+	[ "$(samples "$T/lo.dump" 1 gpu_util | wc -l)" -eq 3 ] ||
+		err "GPU 1 gpu_util: $(samples "$T/lo.dump" 1 gpu_util | wc -l) samples, expected 3 before it fell off"
+	python3 - "$T/lo.dump" <<- 'EOF' || err "GPU 1 has samples after its gpu_lost record, or GPU 0 stopped"
+		import json, sys
+		recs = [r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "gpu_metric"]
+		lost = [r["ts"] for r in recs if r["metric"] == "gpu_lost"][0]
+		assert not [r for r in recs if r["device"] == 1 and r["ts"] > lost]
+		after = [r for r in recs if r["device"] == 0 and r["metric"] == "gpu_util" and r["ts"] > lost]
+		assert len(after) >= 20, len(after)
+	EOF
+	[ "$(jq -s '[.[] | select(.api == "cuLaunchKernel")] | length' "$T/lo.dump")" -gt 0 ] ||
+		err "the recording with a GPU lost has no launches"
+}
+
+t_mig() {
+	GTRACE_MOCK_NVML_MIG=0 rec mg 1 --gpu-metrics=20
+	grep -q '^gtrace-bpf: GPU 0 (Mock H200) is in MIG mode: sampled for what NVML gives of the whole GPU (metrics 0x3fc, no GPM), not per instance$' "$T/mg.err" ||
+		err "no line saying GPU 0 is in MIG mode: $(grep -i 'mig\|gpu metrics' "$T/mg.err" | tr '\n' '|')"
+	grep -q 'GPU metrics: .*, 0 read errors, 0 dropped, 0 GPUs lost mid-run, 1 in MIG mode;' "$T/mg.err" ||
+		err "the summary does not count the MIG GPU: $(grep 'GPU metrics:' "$T/mg.err")"
+	"$GTRACE" dump --summary "$T/mg.gtrace" | grep -q ' gpu_metrics_dev0=0x3fc gpu_metrics_dev0_mig=1 gpu_metrics_dev1=0x3ff' ||
+		err "the header does not hold GPU 0's MIG probe"
+	[ "$(samples "$T/mg.dump" 0 gpu_util | wc -l)" -eq 0 ] || err "GPU 0 in MIG mode has gpu_util samples"
+	[ "$(samples "$T/mg.dump" 0 sm_active | wc -l)" -eq 0 ] || err "GPU 0 in MIG mode has GPM samples"
+	[ "$(samples "$T/mg.dump" 0 power | wc -l)" -ge 10 ] || err "GPU 0 in MIG mode lost its power samples"
+	[ "$(samples "$T/mg.dump" 1 gpu_util | wc -l)" -ge 10 ] || err "GPU 1 lost its samples"
+}
+
+# rec_procs NAME SECONDS BYTES [OPTIONS...]: rec with the workload listed by
+# the mock NVML on GPU 0 with BYTES and on GPU 1 without a figure; the
+# workload's pid in $T/NAME.pid.
+rec_procs() {
+	local name=$1 secs=$2 bytes=$3 rc
+	shift 3
+	GT_LIBCUDA=$MOCK_LIB GTRACE_NVML_LIB=$NVML_MOCK GTRACE_MOCK_NVML_PROCS=$T/$name.procs \
+		"$GTRACE" --libcuda "$MOCK_LIB" -o "$T/$name.gtrace" --force "$@" -- sh -c \
+		'echo $$ > "$1.pid"; printf "0 %s %s\n1 %s -\n" $$ "$2" $$ > "$1.procs"; shift 2; exec "$@"' \
+		sh "$T/$name" "$bytes" "$WORKLOAD" --flood "$secs" --rate 200 > "$T/$name.out" 2> "$T/$name.err"
+	rc=$?
+	[ $rc -eq 0 ] || fatal "gtrace-bpf -- cuda_workload exited with status $rc: $(tail -n 3 "$T/$name.err" | tr '\n' '|')"
+	dump_trace "$T/$name.gtrace" "$T/$name.dump"
+}
+
+t_procs() {
+	local pid got n
+	rec_procs pm 3 123456789 --gpu-metrics=20
+	pid=$(cat "$T/pm.pid")
+	grep -q 'GPU metrics: 2 GPUs at 20 Hz, each process. memory once a second' "$T/pm.err" ||
+		err "the start line does not say the processes are sampled: $(grep 'GPU metrics' "$T/pm.err" | head -n 1)"
+	got=$(jq -r --argjson p "$pid" 'select(.type == "gpu_metric" and .metric == "proc_mem_used") | [.pid, .device, .value, .unit] | @tsv' "$T/pm.dump" | sort -u | tr '\t\n' ', ')
+	[ "$got" = "$pid,0,123456789,B " ] || err "proc_mem_used records: [$got], expected $pid on GPU 0 with 123456789 B (GPU 1 has no figure)"
+	# about once a second for the ~3 s the workload ran
+	n=$(jq -r 'select(.type == "gpu_metric" and .metric == "proc_mem_used") | .ts' "$T/pm.dump" | wc -l)
+	[ "$n" -ge 3 ] && [ "$n" -le 5 ] || err "$n proc_mem_used samples in ~3 s, expected 3-5 (1 Hz)"
+	grep -Eq 'GPU metrics: .* records \([1-9][0-9]* of process memory\)' "$T/pm.err" ||
+		err "the summary does not count the process records: $(grep 'GPU metrics:' "$T/pm.err")"
+	# Perfetto: a counter track in the workload's process track
+	"$GTRACE" export "$T/pm.gtrace" -f perfetto -o "$T/pm.pftrace" 2> "$T/pm.xerr" ||
+		fatal "export -f perfetto failed: $(head -n 3 "$T/pm.xerr" | tr '\n' '|')"
+	python3 - "$ROOT/tools" "$T/pm.pftrace" "$pid" "$n" <<- 'EOF' || err "no counter track 'GPU 0 memory (B)' in the workload's process track holding its values"
+		import struct, sys
+		sys.path.insert(0, sys.argv[1])
+		import perfetto_lint as pl
+		data, pid, n = open(sys.argv[2], "rb").read(), int(sys.argv[3]), int(sys.argv[4])
+		s = pl.lint_bytes(data)
+		proc = [p for p in s["processes"] if p["pid"] == pid]
+		mem = [o for o in s["other"] if o["name"] == "GPU 0 memory (B)"]
+		assert len(proc) == 1 and len(mem) == 1, (proc, mem)
+		assert mem[0]["parent"] == proc[0]["uuid"], "its parent is not the process track"
+		vals = []
+		for _, pkt in pl.packets(data):
+		    for f, _, v in pl.fields(pkt):
+		        if f != 11:  # TracePacket.track_event
+		            continue
+		        track = val = None
+		        for ff, _, vv in pl.fields(v):
+		            if ff == 11:  # track_uuid
+		                track = vv
+		            elif ff == 44:  # double_counter_value
+		                val = struct.unpack("<d", struct.pack("<Q", vv))[0]
+		        if track == mem[0]["uuid"]:
+		            vals.append(val)
+		assert len(vals) == n and set(vals) == {123456789.0}, vals
+	EOF
+	# JSON: counters of the workload's process
+	"$GTRACE" export "$T/pm.gtrace" -f json -o "$T/pm.json" 2> /dev/null || fatal "export -f json failed"
+	[ "$(jq --argjson p "$pid" '[.traceEvents[] | select(.ph == "C" and .name == "GPU 0 memory (B)" and .pid == $p)] | length' "$T/pm.json")" -eq "$n" ] ||
+		err "the JSON does not hold $n counters 'GPU 0 memory (B)' of pid $pid"
+}
+
+# A listing that takes 400 ms, on its own thread: the 20 Hz rounds keep
+# their rate and the workload makes all its launches at its rate.
+t_procs_slow() {
+	local want got
+	GTRACE_MOCK_NVML_PROCS_DELAY_MS=400 rec_procs ps 3 4096 --gpu-metrics=20
+	python3 - "$T/ps.dump" <<- 'EOF' || err "a slow process listing slowed the 20 Hz samples"
+		import json, sys
+		ts = [r["ts"] for r in map(json.loads, open(sys.argv[1]))
+		      if r.get("type") == "gpu_metric" and r["device"] == 0 and r["metric"] == "gpu_util"]
+		rate = (len(ts) - 1) / ((ts[-1] - ts[0]) / 1e9)
+		print("%d samples at %.2f Hz beside 400 ms listings" % (len(ts), rate), file=sys.stderr)
+		assert 16 <= rate <= 24, rate
+	EOF
+	[ "$(jq -r 'select(.type == "gpu_metric" and .metric == "proc_mem_used") | .ts' "$T/ps.dump" | wc -l)" -ge 2 ] ||
+		err "the slow listing gave fewer than 2 process samples"
+	want=$(grep '^{' "$T/ps.out" | tail -n 1 | jq '[.launches[]] | add')
+	got=$(jq -s '[.[] | select(.type == "launch")] | length' "$T/ps.dump")
+	[ "$got" -eq "$want" ] || err "launches: $got recorded of the workload's $want"
+	# the flood kept its 200 a second
+	[ "$want" -ge 540 ] || err "the workload made $want launches in 3 s at 200/s"
+}
+
+# --cupti over the mock CUPTI (GT_MOCK_INJECTION=1), kernels of 240 ms
+# launched every 250 ms, the workload listed by NVML on GPU 0: the kernel
+# rows of gpu_metrics_sum are exactly the samples whose interval held one
+# kernel's work alone, worked out again here from dump; each of the
+# workload's three kernels has 3 sm_active samples or more.
+t_sole() {
+	[ -f "$AGENT" ] && ls "$CUPTI_MOCK"/libcupti.so.* > /dev/null 2>&1 ||
+		fatal "cannot run: no CUPTI agent or mock ($AGENT, $CUPTI_MOCK): build them with make cupti-mock (needs cupti.h)"
+	GT_MOCK_INJECTION=1 LD_LIBRARY_PATH=$CUPTI_MOCK GT_MOCK_GPU_NS=240000000 \
+		rec_procs so 4 1048576 --gpu-metrics=20 --cupti --cupti-lib "$AGENT"
+	"$GTRACE" stats "$T/so.gtrace" -r gpu_metrics_sum --format json > "$T/so.json" 2> "$T/so.serr" ||
+		fatal "stats -r gpu_metrics_sum failed: $(head -n 3 "$T/so.serr" | tr '\n' '|')"
+	"$GTRACE" stats "$T/so.gtrace" -r gpu_metrics_sum > "$T/so.txt" 2>&1
+	python3 - "$T/so.dump" "$T/so.json" <<- 'EOF' || err "the kernel rows are not the samples each kernel had to itself"
+		import collections, json, sys
+		recs = list(map(json.loads, open(sys.argv[1])))
+		work = [(r["ts"], r["ts"] + r["dur"], r.get("kernel") if r["type"] == "gpu_kernel" else None)
+		        for r in recs if r.get("type") in ("gpu_kernel", "gpu_memcpy", "gpu_memset")]
+		assert len([w for w in work if w[2]]) >= 12, "too few kernels: %d" % len(work)
+		gpm = {"sm_active", "sm_occupancy", "tensor_active", "fp16_active", "fp32_active", "fp64_active",
+		       "int_active", "dram_bw", "pcie_tx", "pcie_rx", "nvlink_tx", "nvlink_rx"}
+		skip = {"mem_total", "throttle_reasons", "proc_mem_used", "gpu_lost"}
+		series = collections.defaultdict(list)
+		for r in recs:
+		    if r.get("type") == "gpu_metric" and r["device"] == 0 and r["metric"] not in skip:
+		        series[r["metric"]].append(r["ts"])
+		want = collections.Counter()
+		for m, ts in series.items():
+		    ts.sort()
+		    for a, t in zip(ts, ts[1:]):
+		        lo = a if m in gpm or t - a >= 1e9 else max(t - 1e9, 0)
+		        names = {w[2] for w in work if w[0] < t and w[1] > lo}
+		        if len(names) == 1 and None not in names:
+		            want[(names.pop(), m)] += 1
+		want = {k: n for k, n in want.items() if n >= 3}
+		rows = [r for r in json.load(open(sys.argv[2]))["reports"][0]["rows"] if r["scope"] == "kernel"]
+		got = {(r["of"], r["metric"]): r["samples"] for r in rows}
+		assert all(r["attribution"] == "sole occupancy" and r["gpu"] == 0 for r in rows), rows
+		assert got == want, (sorted(got.items()), sorted(want.items()))
+		names = {k for k, m in got if m == "sm_active"}
+		print("kernel rows: %d; sm_active samples by kernel: %s" % (len(rows), sorted(
+		      (k, n) for (k, m), n in got.items() if m == "sm_active")), file=sys.stderr)
+		assert len(names) == 3, names
+	EOF
+	grep -q 'sole occupancy: every GPU record of the trace overlapping' "$T/so.txt" ||
+		err "the table has no note saying what sole occupancy is"
+}
+
+# The daemon: status has the sampler's figures, its CPU time measured; its
+# overhead records carry it apart from the estimate: with no workload the
+# estimate is of the machine's other processes only (their scheduler and
+# ioctl records), far below the 100 Hz sampler's CPU, which it would exceed
+# if it held it.
+t_status() {
+	local ms pct up
+	GTRACE_NVML_LIB=$NVML_MOCK start_daemon --mode full --gpu-metrics=100
+	sleep 6
+	"$GTRACE" status > "$T/st" 2>&1 || fatal "status failed: $(cat "$T/st")"
+	"$GTRACE" status --json > "$T/st.json" 2>&1 || fatal "status --json failed: $(cat "$T/st.json")"
+	for k in "gpu_metrics_hz 100" "gpu_metrics_gpus 2" "gpu_metrics_mig 0" "gpu_metrics_lost 0" \
+		 "gpu_metrics_errors 0" "gpu_metrics_dropped 0"; do
+		grep -qx "$k" "$T/st" || err "status lacks '$k': $(grep '^gpu_metrics' "$T/st" | tr '\n' '|')"
+	done
+	ms=$(awk '$1 == "gpu_metrics_cpu_ms" { print $2 }' "$T/st")
+	pct=$(awk '$1 == "gpu_metrics_cpu_pct" { print $2 }' "$T/st")
+	up=$(awk '$1 == "uptime_s" { print $2 }' "$T/st")
+	awk -v m="$ms" -v p="$pct" -v u="$up" 'BEGIN { exit !(m > 0 && p > 0 && p < 100 && m / 1000 / u * 100 <= p * 1.5 + 0.01) }' ||
+		err "status: gpu_metrics_cpu_ms $ms, gpu_metrics_cpu_pct $pct over ${up} s do not agree"
+	[ "$(awk '$1 == "gpu_metrics_samples" { print $2 }' "$T/st")" -ge 400 ] ||
+		err "status: $(grep gpu_metrics_samples "$T/st") after 6 s at 100 Hz"
+	jq -e '(.gpu_metrics_cpu_pct | type) == "number" and .gpu_metrics_hz == 100' "$T/st.json" > /dev/null ||
+		err "status --json lacks the sampler's figures: $(jq -c 'with_entries(select(.key | startswith("gpu_metrics")))' "$T/st.json")"
+	SNAP=$("$GTRACE" snapshot 2> "$T/snap.err") || fatal "snapshot failed: $(cat "$T/snap.err")"
+	stop_daemon
+	dump_trace "$SNAP" "$T/sn.dump"
+	jq -e -s '[.[] | select(.type == "overhead" and .interval_ns > 0)] | length >= 1 and all(.sampler_ppm > 0 and .estimate_ppm * 4 < .sampler_ppm)' "$T/sn.dump" > /dev/null ||
+		err "the overhead records do not carry the sampler apart from the estimate: $(jq -c 'select(.type == "overhead") | [.reason, .interval_ns, .estimate_ppm, .sampler_ppm]' "$T/sn.dump" | tr '\n' ' ')"
+	[ "$(jq -s '[.[] | select(.type == "gpu_metric" and .metric == "gpu_util")] | length' "$T/sn.dump")" -ge 400 ] ||
+		err "the snapshot holds too few samples"
+	grep -Eq 'overhead \(estimated\): .*; the GPU-metrics sampler [0-9.]+% of one CPU on average \(measured: the recorder.s own threads, not in the estimate\)$' "$T/daemon.err" ||
+		err "the daemon's last overhead line does not give the sampler's figure: $(grep 'overhead (estimated)' "$T/daemon.err")"
+}
+
 add_case t_rate "--gpu-metrics=20: samples at 20 Hz (within 20 %), a round's records at one timestamp, the summary line"
 add_case t_values "the mock NVML's scripted values exactly in dump; GPU 1 (no GPM) the basic nine; the probe in the header"
 add_case t_perfetto "Perfetto: one counter value per sample, the values of dump, on tracks per GPU and metric"
 add_case t_stats "stats -r gpu_metrics_sum: count, mean, p50, p95, max of every GPU's metric as the samples give"
 add_case t_errors "NVML failing mid-run: read errors counted, the other metrics and the recording go on"
+add_case t_lost "a GPU falling off mid-run (GPU_IS_LOST): one line, counted, one gpu_lost record, nothing of it after, the rest recorded"
+add_case t_mig "a GPU in MIG mode: said, in the header, sampled for what still works, counted"
+add_case t_procs "each process' memory at ~1 Hz with its pid: dump, a counter in its Perfetto process track, JSON counters"
+add_case t_procs_slow "a 400 ms process listing on its own thread: the 20 Hz rate and the workload's launches unchanged"
+add_case t_sole "--cupti over the mock CUPTI: gpu_metrics_sum's kernel rows are the samples each kernel had to itself, worked out again from dump"
+add_case t_status "daemon status and overhead records: the sampler's measured CPU apart from the probes' estimate, its last line"
 add_case t_no_nvml "no NVML library: one info line, the recording as usual, no samples"
 add_case t_modes "light mode samples only with --gpu-metrics; --gpu-metrics=off samples nothing"
 add_case t_bad "--gpu-metrics=0, 1001, ten, -1, 5x, empty: status 2, one line, no trace; daemon too"
