@@ -234,7 +234,7 @@ struct gpu_metrics {
 	pthread_mutex_t lock;		/* stop, with cond */
 	pthread_cond_t cond;
 	bool stop;
-	uint64_t start_ns;		/* when sampling started (CLOCK_MONOTONIC) */
+	uint64_t start_ns, stop_ns;	/* when sampling started and stopped (CLOCK_MONOTONIC; 0: not) */
 	uint32_t mig;			/* GPUs in MIG mode */
 	/* written by the threads; read after they stopped or as a snapshot */
 	uint64_t samples, records, errors, proc_samples;
@@ -904,6 +904,7 @@ void gpu_metrics__stop(struct gpu_metrics *g)
 	pthread_mutex_unlock(&g->lock);
 	pthread_join(g->thread, NULL);
 	g->running = false;
+	g->stop_ns = clock__ns(CLOCK_MONOTONIC);
 	if (g->procs_running)
 		pthread_join(g->procs_thread, NULL);
 	g->procs_running = false;
@@ -927,7 +928,7 @@ void gpu_metrics__stats(const struct gpu_metrics *g, struct gpu_metrics_stats *s
 	s->mig = g->mig;
 	s->hz = g->hz;
 	s->cpu_ns = gpu_metrics__cpu_ns(g);
-	s->wall_ns = g->start_ns ? clock__ns(CLOCK_MONOTONIC) - g->start_ns : 0;
+	s->wall_ns = !g->start_ns ? 0 : (g->stop_ns ? g->stop_ns : clock__ns(CLOCK_MONOTONIC)) - g->start_ns;
 }
 
 void gpu_metrics__free(struct gpu_metrics *g)
