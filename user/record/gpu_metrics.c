@@ -320,9 +320,9 @@ static int static_trial(const char *lib, const struct gpu_metrics_opts *o)
 		usleep(50000);
 	}
 	if (WIFSIGNALED(status)) {
-		no_metrics(o, "loading %s into this static build crashed (signal %d): the machine's glibc "
-			   "is not the one it was linked with; a dynamic build samples GPU metrics", lib,
-			   WTERMSIG(status));
+		no_metrics(o, "loading %s into this static build crashed (signal %d; a static build can load "
+			   "it only where the machine's glibc is the one it was linked with); a dynamic build "
+			   "samples GPU metrics", lib, WTERMSIG(status));
 		return -ENOENT;
 	}
 	/* a library that cannot be loaded, or NVML that does not start, is
