@@ -242,15 +242,16 @@ t_mig() {
 }
 
 # rec_procs NAME SECONDS BYTES [OPTIONS...]: rec with the workload listed by
-# the mock NVML on GPU 0 with BYTES and on GPU 1 without a figure; the
-# workload's pid in $T/NAME.pid.
+# the mock NVML on GPU 0 with BYTES and on GPU 1 without a figure, with
+# the workload's arguments WL_ARGS (default: 200 launches a second); its pid
+# in $T/NAME.pid.
 rec_procs() {
 	local name=$1 secs=$2 bytes=$3 rc
 	shift 3
 	GT_LIBCUDA=$MOCK_LIB GTRACE_NVML_LIB=$NVML_MOCK GTRACE_MOCK_NVML_PROCS=$T/$name.procs \
 		"$GTRACE" --libcuda "$MOCK_LIB" -o "$T/$name.gtrace" --force "$@" -- sh -c \
 		'echo $$ > "$1.pid"; printf "0 %s %s\n1 %s -\n" $$ "$2" $$ > "$1.procs"; shift 2; exec "$@"' \
-		sh "$T/$name" "$bytes" "$WORKLOAD" --flood "$secs" --rate 200 > "$T/$name.out" 2> "$T/$name.err"
+		sh "$T/$name" "$bytes" "$WORKLOAD" --flood "$secs" ${WL_ARGS:---rate 200} > "$T/$name.out" 2> "$T/$name.err"
 	rc=$?
 	[ $rc -eq 0 ] || fatal "gtrace-bpf -- cuda_workload exited with status $rc: $(tail -n 3 "$T/$name.err" | tr '\n' '|')"
 	dump_trace "$T/$name.gtrace" "$T/$name.dump"
@@ -325,16 +326,17 @@ t_procs_slow() {
 	[ "$want" -ge 540 ] || err "the workload made $want launches in 3 s at 200/s"
 }
 
-# --cupti over the mock CUPTI (GT_MOCK_INJECTION=1), kernels of 240 ms
-# launched every 250 ms, the workload listed by NVML on GPU 0: the kernel
+# --cupti over the mock CUPTI (GT_MOCK_INJECTION=1), kernels of 480 ms
+# launched every 500 ms (no copies before them, which the mock's serial GPU
+# would run first, 480 ms each), the workload listed by NVML on GPU 0: the kernel
 # rows of gpu_metrics_sum are exactly the samples whose interval held one
 # kernel's work alone, worked out again here from dump; each of the
 # workload's three kernels has 3 sm_active samples or more.
 t_sole() {
 	[ -f "$AGENT" ] && ls "$CUPTI_MOCK"/libcupti.so.* > /dev/null 2>&1 ||
 		fatal "cannot run: no CUPTI agent or mock ($AGENT, $CUPTI_MOCK): build them with make cupti-mock (needs cupti.h)"
-	GT_MOCK_INJECTION=1 LD_LIBRARY_PATH=$CUPTI_MOCK GT_MOCK_GPU_NS=240000000 \
-		rec_procs so 4 1048576 --gpu-metrics=20 --cupti --cupti-lib "$AGENT"
+	GT_MOCK_INJECTION=1 LD_LIBRARY_PATH=$CUPTI_MOCK GT_MOCK_GPU_NS=480000000 WL_ARGS="--rate 2 --copies 0" \
+		rec_procs so 5 1048576 --gpu-metrics=20 --cupti --cupti-lib "$AGENT"
 	"$GTRACE" stats "$T/so.gtrace" -r gpu_metrics_sum --format json > "$T/so.json" 2> "$T/so.serr" ||
 		fatal "stats -r gpu_metrics_sum failed: $(head -n 3 "$T/so.serr" | tr '\n' '|')"
 	"$GTRACE" stats "$T/so.gtrace" -r gpu_metrics_sum > "$T/so.txt" 2>&1
@@ -343,7 +345,7 @@ t_sole() {
 		recs = list(map(json.loads, open(sys.argv[1])))
 		work = [(r["ts"], r["ts"] + r["dur"], r.get("kernel") if r["type"] == "gpu_kernel" else None)
 		        for r in recs if r.get("type") in ("gpu_kernel", "gpu_memcpy", "gpu_memset")]
-		assert len([w for w in work if w[2]]) >= 12, "too few kernels: %d" % len(work)
+		assert len([w for w in work if w[2]]) >= 8, "too few kernels: %d" % len(work)
 		gpm = {"sm_active", "sm_occupancy", "tensor_active", "fp16_active", "fp32_active", "fp64_active",
 		       "int_active", "dram_bw", "pcie_tx", "pcie_rx", "nvlink_tx", "nvlink_rx"}
 		skip = {"mem_total", "throttle_reasons", "proc_mem_used", "gpu_lost"}
