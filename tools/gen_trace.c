@@ -868,7 +868,9 @@ int main(int argc, char **argv)
 		info.options = options;
 	}
 	if (g_gpu) {
-		snprintf(gpu_options, sizeof(gpu_options), "%s cupti=merged", info.options);
+		/* its GPU metric samples as --gpu-metrics writes them (METRIC_NS apart) */
+		snprintf(gpu_options, sizeof(gpu_options), "%s cupti=merged gpu_metrics=%llu gpu_metrics_devs=%d",
+			 info.options, 1000000000ull / METRIC_NS, g->nprocs < 2 ? 1 : 2);
 		info.options = gpu_options;
 	}
 	err = trace_writer__create(argv[optind], &info, &wo, &g->w);

@@ -194,6 +194,7 @@ JS_SUMMARY = r'''(() => {
     api: rows('tr[data-api]'),
     copies: rows('tr[data-copy]'),
     metrics: rows('tr[data-metric]'),
+    metrics_scoped: rows('tr[data-gpum-scope]'),
     facts: rows('tr[data-fact]'),
     charts: document.querySelectorAll('.uplot').length,
     note: (document.getElementById('tl-note') || {}).textContent,

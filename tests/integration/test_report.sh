@@ -150,10 +150,15 @@ t_gpu_page() {
 	got=$(jq -c '.answers' <<< "$p")
 	[ "$got" = "$want" ] || err "answers: page $got, analyze $want"
 	# GPU metrics: stats' rows, and a counter lane of every sample
-	want=$(stats_rows "$T/g.gtrace" gpu_metrics_sum '{metric: .metric, gpu: (.gpu | tostring), samples: (.samples | tostring)}')
+	want=$(stats_rows "$T/g.gtrace" gpu_metrics_sum 'select(.scope == "run") | {metric: .metric, gpu: (.gpu | tostring), samples: (.samples | tostring)}')
 	got=$(jq -c '.metrics' <<< "$p")
 	[ "$got" = "$want" ] || err "GPU metrics: page $got, stats $want"
 	[ "$(jq length <<< "$want")" -eq 4 ] || err "stats has $(jq length <<< "$want") GPU metric rows, the generator wrote 4"
+	# the other scopes (kernels by sole occupancy, ...) in their own table
+	local scoped
+	scoped=$(stats_rows "$T/g.gtrace" gpu_metrics_sum 'select(.scope != "run") | {gpumScope: .scope, gpu: (.gpu | tostring), metricOf: .metric}')
+	got=$(jq -c '.metrics_scoped' <<< "$p")
+	[ "$got" = "$scoped" ] || err "GPU metrics by scope: page $got, stats $scoped"
 	got=$(jq -c '[.timeline.lanes[] | select(.kind == "counter") | {metric, gpu: (.device | tostring), samples: (.samples | tostring)}] | sort_by(.gpu, .metric)' "$T/g.data.json")
 	want=$(jq -c 'sort_by(.gpu, .metric)' <<< "$want")
 	[ "$got" = "$want" ] || err "counter lanes: $got, stats $want"

@@ -422,7 +422,8 @@ static int counter_add(struct report_timeline *tl, const struct gt_gpu_metric *m
 	uint32_t li;
 	struct lane *l;
 
-	if (!gt_gpu_metric__name(m->metric))
+	/* a process' memory is that process', not a lane of its GPU */
+	if (!gt_gpu_metric__name(m->metric) || m->metric == GT_GPUM_PROC_MEM)
 		return 0;
 	li = lane_get(tl, LK_COUNTER, 0, 0, m->device, 0, m->metric);
 	if (li == UINT32_MAX)

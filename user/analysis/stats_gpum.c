@@ -695,6 +695,10 @@ const char *const *stats_gpum__notes(struct stats_run *run)
 	a->note_v[n++] = note_scopes;
 	if (a->nw)
 		a->note_v[n++] = note_sole;
+	else if (run->s->gpu_records && !run->s->gpum_work)
+		a->note_v[n++] = "no kernel rows: the trace's header does not say it was recorded with "
+				 "--gpu-metrics (no gpu_metrics= option), so its GPU records were not kept to "
+				 "attribute samples to kernels";
 	else if (a->n)
 		a->note_v[n++] = "no kernel rows: the trace has no GPU records (record with --cupti, or "
 				 "merge the agent's spool files) to tell which kernel ran when";

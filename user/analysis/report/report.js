@@ -756,7 +756,10 @@
 	}
 
 	section('gpu-util', () => {
-		const b = body('gpu-util'), gm = REPORTS.gpu_metrics_sum || [];
+		const b = body('gpu-util'), all = REPORTS.gpu_metrics_sum || [];
+		// the whole run's rows; the other scopes (ranges, windows, kernels by
+		// sole occupancy, processes) in a table of their own
+		const gm = all.filter(r => r.scope === 'run'), scoped = all.filter(r => r.scope !== 'run');
 		if (gm.length) {
 			b.append(el('h3', {}, 'GPU metrics (gpu_metrics_sum, sampled with --gpu-metrics)'));
 			b.append(table([
@@ -770,6 +773,22 @@
 				{ title: 'Max', get: r => r.max },
 			], gm, r => ({ 'data-metric': r.metric, 'data-gpu': r.gpu, 'data-samples': r.samples })));
 			b.append(el('div', { class: 'note' }, 'Each metric is also a counter lane under its GPU on the timeline (NVML index).'));
+		}
+		if (scoped.length) {
+			b.append(el('h3', {}, 'GPU metrics by scope: capture ranges and windows (by time), kernels alone on their GPU (sole occupancy), processes\u2019 memory'));
+			b.append(table([
+				{ title: 'GPU', get: r => r.gpu },
+				{ title: 'Scope', cls: 'text', get: r => r.scope },
+				{ title: 'Of', cls: 'text', get: r => r.of },
+				{ title: 'Metric', cls: 'text', get: r => r.metric },
+				{ title: 'Unit', cls: 'text', get: r => r.unit },
+				{ title: 'Samples', get: r => int(r.samples) },
+				{ title: 'Mean', get: r => r.mean },
+				{ title: 'P50', get: r => r.p50 },
+				{ title: 'P95', get: r => r.p95 },
+				{ title: 'Max', get: r => r.max },
+				{ title: 'Attribution', cls: 'text', get: r => r.attribution },
+			], scoped, r => ({ 'data-gpum-scope': r.scope, 'data-gpu': r.gpu, 'data-metric-of': r.metric })));
 		}
 		if (!(TL.util || []).length) {
 			b.append(missing(D.trace.gpu_records ? 'The GPU records hold no kernels.' :
