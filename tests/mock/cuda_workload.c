@@ -42,6 +42,15 @@
  * --gpu-idle MS: each launch thread sleeps MS after the first half of its
  * launches (N / 2 of them), so the GPU idles that long between two launches.
  *
+ * Planted patterns, for gtrace-bpf analyze (each every N launches of a
+ * thread, after the launch): --sync-every N cuStreamSynchronize(its
+ * stream); --dtoh-every N cuMemcpyDtoH_v2(h, c, 64 KiB), a blocking copy;
+ * --pageable-every N cuMemcpyHtoDAsync_v2(a, p, 64 KiB, its stream) from
+ * malloc'd (pageable) memory; --legacy-every N launches the N-th on the
+ * legacy default stream (0) instead of the thread's; --grid B gives every
+ * launch a grid of B x 1 x 1 blocks (the kernels then compute only part of
+ * their data: no result check).
+ *
  * --ranges R (one launch thread): the launches are cut into 2R + 1 parts as
  * equal as they can be (the first N % (2R + 1) parts one longer); parts
  * 1, 3, ... are each between a cuProfilerStart and a cuProfilerStop, with
@@ -213,7 +222,7 @@ static const char library_ptx[] =
 	X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize) X(cuCtxSynchronize) \
 	X(cuProfilerStart) X(cuProfilerStop) X(cuMemFree_v2) X(cuMemFreeHost) \
 	X(cuEventDestroy_v2) X(cuStreamDestroy_v2) X(cuModuleUnload) X(cuLibraryUnload) \
-	X(cuDevicePrimaryCtxRelease_v2)
+	X(cuDevicePrimaryCtxRelease_v2) X(cuMemcpyDtoH_v2) X(cuMemcpyHtoDAsync_v2)
 
 enum wl_api {
 #define WL_ENUM(n) WL_##n,
@@ -337,7 +346,12 @@ struct opts {
 	long idle_ms;		/* --gpu-idle: sleep halfway through the launches */
 	long forks;		/* child processes making a few calls each (--fork) */
 	const char *launch_log;	/* CLOCK_MONOTONIC ns before each launch, one per line */
-	long work_us;		/* with flood_s: busy this long (on-CPU) before each launch */
+	long work_us;		/* busy this long (on-CPU) before each launch (not with rate) */
+	long sync_every;	/* planted patterns (see the top), 0 none */
+	long dtoh_every;
+	long pageable_every;
+	long legacy_every;
+	long grid;		/* > 0: every launch's grid is grid x 1 x 1 */
 };
 
 static void usage(FILE *f)
@@ -358,7 +372,7 @@ static void usage(FILE *f)
 		"  --fail           also make one failing call (cuMemAlloc_v2 of 0 bytes)\n"
 		"  --flood SECONDS  launch as fast as possible on every thread for SECONDS\n"
 		"  --rate N         with --flood: N launches per second per thread, evenly paced\n"
-		"  --work US        with --flood: spin US microseconds on the CPU before each launch\n"
+		"  --work US        spin US microseconds on the CPU before each launch\n"
 		"                   (host work between launches, as a launch-bound program has)\n"
 		"  --ranges R       cut the launches into 2R+1 parts, every second one between\n"
 		"                   cuProfilerStart and cuProfilerStop (one launch thread only);\n"
@@ -369,6 +383,12 @@ static void usage(FILE *f)
 		"  --launch-log F   write the CLOCK_MONOTONIC time (ns) before each launch to F\n"
 		"  --fork N         fork N children (32 at a time), each making cuCtxSetCurrent,\n"
 		"                   cuLaunchKernel, cuLaunchKernel_ptsz and cuCtxSynchronize\n"
+		"  --sync-every N   cuStreamSynchronize after every N launches of a thread\n"
+		"  --dtoh-every N   a blocking cuMemcpyDtoH_v2 of 64 KiB after every N launches\n"
+		"  --pageable-every N  cuMemcpyHtoDAsync_v2 of 64 KiB from malloc'd memory after\n"
+		"                   every N launches\n"
+		"  --legacy-every N every N-th launch on the legacy default stream\n"
+		"  --grid B         every launch with a grid of B x 1 x 1 blocks (no result check)\n"
 		"  -h, --help       this help\n"
 		"\n"
 		"Environment: GT_LIBCUDA  libcuda to dlopen (default libcuda.so.1)\n"
@@ -403,7 +423,8 @@ static long parse_num(const char *opt, const char *s, long min, long max)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_LAUNCHES = 256, O_COPIES, O_SYNCS, O_THREADS, O_WAIT, O_FAIL, O_FLOOD, O_RATE,
-	       O_RANGES, O_GAP, O_LOG, O_HOLD, O_WORK, O_IDLE, O_FORK };
+	       O_RANGES, O_GAP, O_LOG, O_HOLD, O_WORK, O_IDLE, O_FORK, O_SYNC_EVERY, O_DTOH_EVERY,
+	       O_PAGEABLE_EVERY, O_LEGACY_EVERY, O_GRID };
 	static const struct option longopts[] = {
 		{ "launches", required_argument, NULL, O_LAUNCHES },
 		{ "copies", required_argument, NULL, O_COPIES },
@@ -420,6 +441,11 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "launch-log", required_argument, NULL, O_LOG },
 		{ "work", required_argument, NULL, O_WORK },
 		{ "fork", required_argument, NULL, O_FORK },
+		{ "sync-every", required_argument, NULL, O_SYNC_EVERY },
+		{ "dtoh-every", required_argument, NULL, O_DTOH_EVERY },
+		{ "pageable-every", required_argument, NULL, O_PAGEABLE_EVERY },
+		{ "legacy-every", required_argument, NULL, O_LEGACY_EVERY },
+		{ "grid", required_argument, NULL, O_GRID },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -468,6 +494,21 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case O_FORK:
 			o->forks = parse_num("--fork", optarg, 1, 100000);
 			break;
+		case O_SYNC_EVERY:
+			o->sync_every = parse_num("--sync-every", optarg, 1, 1000000L);
+			break;
+		case O_DTOH_EVERY:
+			o->dtoh_every = parse_num("--dtoh-every", optarg, 1, 1000000L);
+			break;
+		case O_PAGEABLE_EVERY:
+			o->pageable_every = parse_num("--pageable-every", optarg, 1, 1000000L);
+			break;
+		case O_LEGACY_EVERY:
+			o->legacy_every = parse_num("--legacy-every", optarg, 1, 1000000L);
+			break;
+		case O_GRID:
+			o->grid = parse_num("--grid", optarg, 1, 1000000L);
+			break;
 		case O_WAIT:
 			o->wait_signal = true;
 			break;
@@ -489,12 +530,15 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		bad_usage("unexpected argument '%s'", argv[optind]);
 	if (o->rate && !o->flood_s)
 		bad_usage("%s needs --flood", "--rate");
-	if (o->work_us && (!o->flood_s || o->rate))
-		bad_usage("%s needs --flood and no --rate", "--work");
+	if (o->work_us && (o->rate || o->ranges > 0))
+		bad_usage("%s does not go with --rate or --ranges", "--work");
 	if (o->ranges > 0 && (o->threads > 1 || o->flood_s))
 		bad_usage("%s needs one launch thread and no --flood", "--ranges");
 	if (o->idle_ms && (o->ranges > 0 || o->flood_s))
 		bad_usage("%s does not go with --ranges or --flood", "--gpu-idle");
+	if ((o->sync_every || o->dtoh_every || o->pageable_every || o->legacy_every) &&
+	    (o->ranges > 0 || o->flood_s))
+		bad_usage("%s does not go with --ranges or --flood", "a planted pattern");
 }
 
 /* ------------------------------------------------------------------ */
@@ -511,6 +555,11 @@ static CUcontext ctx;
 static CUfunction f_vecadd, f_scale, f_fill;
 static CUdeviceptr d_a, d_b, d_c;
 static int n_elems = N_ELEMS;
+static float *h_pinned;		/* the cuMemAllocHost_v2 buffer */
+static char *h_pageable;	/* --pageable-every's malloc'd buffer */
+static struct opts *planted;	/* the planted patterns' options */
+
+#define PLANT_BYTES 65536
 
 struct worker {
 	pthread_t thread;
@@ -518,7 +567,7 @@ struct worker {
 	long launches;			/* to make, when not flooding */
 	long flood_s;			/* > 0: launch for this long */
 	long rate;			/* > 0: paced to this many launches per second */
-	long work_us;			/* busy before each flood launch */
+	long work_us;			/* busy before each launch */
 	bool set_ctx;			/* a new thread: make the context current first */
 	int index;			/* which launch thread, for its name */
 	long ranges;			/* > 0: launches in profiler ranges (--ranges) */
@@ -550,19 +599,20 @@ static void launch_op(int op, CUstream s)
 {
 	float v_ex = FILL_EX_VALUE, v = FILL_VALUE;
 	unsigned int n = (unsigned int)n_elems;
+	unsigned int g = planted && planted->grid ? (unsigned int)planted->grid : 0;
 
 	log_launch();
 	switch (op) {
 	case OP_VECADD: {
 		void *args[] = { &d_a, &d_b, &d_c, &n_elems };
 
-		CK(cuLaunchKernel, f_vecadd, n / 256, 1, 1, 256, 1, 1, 0, s, args, NULL);
+		CK(cuLaunchKernel, f_vecadd, g ? g : n / 256, 1, 1, 256, 1, 1, 0, s, args, NULL);
 		break;
 	}
 	case OP_SCALE: {
 		void *args[] = { &d_c, &n_elems };
 
-		CK(cuLaunchKernel_ptsz, f_scale, n / 256, 1, 1, 256, 1, 1, 0, s, args, NULL);
+		CK(cuLaunchKernel_ptsz, f_scale, g ? g : n / 256, 1, 1, 256, 1, 1, 0, s, args, NULL);
 		break;
 	}
 	case OP_FILL_EX: {
@@ -570,7 +620,7 @@ static void launch_op(int op, CUstream s)
 		CUlaunchConfig cfg;
 
 		memset(&cfg, 0, sizeof(cfg));
-		cfg.gridDimX = n / 128;
+		cfg.gridDimX = g ? g : n / 128;
 		cfg.gridDimY = 1;
 		cfg.gridDimZ = 1;
 		cfg.blockDimX = 128;
@@ -586,7 +636,8 @@ static void launch_op(int op, CUstream s)
 	default: {
 		void *args[] = { &d_b, &n_elems, &v };
 
-		CK(cuLaunchKernel, f_fill, n / 1024, 2, 2, 256, 1, 1, 64, s, args, NULL);
+		CK(cuLaunchKernel, f_fill, g ? g : n / 1024, g ? 1 : 2, g ? 1 : 2, 256, 1, 1, 64, s, args,
+		   NULL);
 		break;
 	}
 	}
@@ -664,10 +715,26 @@ static void *worker_main(void *arg)
 		}
 	} else {
 		for (i = 0; i < w->launches; i++) {
+			const struct opts *p = planted;
+			long k = i + 1;
+
 			if (w->idle_ms && i == w->launches / 2)
 				usleep((useconds_t)w->idle_ms * 1000);
-			launch_op((int)(i % OP__COUNT), w->stream);
+			if (w->work_us) {
+				double until = now_s() + w->work_us / 1e6;
+
+				while (now_s() < until)
+					;
+			}
+			launch_op((int)(i % OP__COUNT),
+				  p->legacy_every && k % p->legacy_every == 0 ? NULL : w->stream);
 			w->done[i % OP__COUNT]++;
+			if (p->sync_every && k % p->sync_every == 0)
+				CK(cuStreamSynchronize, w->stream);
+			if (p->dtoh_every && k % p->dtoh_every == 0)
+				CK(cuMemcpyDtoH_v2, h_pinned, d_c, PLANT_BYTES);
+			if (p->pageable_every && k % p->pageable_every == 0)
+				CK(cuMemcpyHtoDAsync_v2, d_a, h_pageable, PLANT_BYTES, w->stream);
 		}
 	}
 	return NULL;
@@ -845,6 +912,7 @@ int main(int argc, char **argv)
 	int op;
 
 	parse_opts(argc, argv, &o);
+	planted = &o;
 
 	/* Block SIGUSR1 before anything can send it: it is taken with sigwait. */
 	sigemptyset(&usr1);
@@ -909,6 +977,9 @@ int main(int argc, char **argv)
 	CK(cuMemAlloc_v2, &d_b, bytes);
 	CK(cuMemAlloc_v2, &d_c, bytes);
 	CK(cuMemAllocHost_v2, (void **)&h, bytes);
+	h_pinned = h;
+	if (o.pageable_every && !(h_pageable = calloc(1, PLANT_BYTES)))
+		die("out of memory for --pageable-every");
 	for (i = 0; i < N_ELEMS; i++)
 		h[i] = (float)(i % 1000);
 	for (i = 0; i < o.copies; i++)
@@ -949,7 +1020,7 @@ int main(int argc, char **argv)
 	CK(cuCtxSynchronize);
 
 	/* Only a real GPU computes; with several threads the kernels race. */
-	if (!is_mock && o.threads == 1) {
+	if (!is_mock && o.threads == 1 && !o.grid && !o.pageable_every) {
 		const long idx[] = { 0, 1, N_ELEMS / 2 - 1, N_ELEMS / 2, N_ELEMS / 2 + 1,
 				     3 * (N_ELEMS / 4) + 5, N_ELEMS - 1 };
 		unsigned long total = launched[0] + launched[1] + launched[2] + launched[3];
@@ -994,6 +1065,7 @@ int main(int argc, char **argv)
 	CK(cuMemFree_v2, d_b);
 	CK(cuMemFree_v2, d_c);
 	CK(cuMemFreeHost, h);
+	free(h_pageable);
 	CK(cuEventDestroy_v2, ev);
 	for (t = 0; t < o.threads; t++)
 		CK(cuStreamDestroy_v2, workers[t].stream);
