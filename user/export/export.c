@@ -28,6 +28,21 @@ static const struct {
 
 #define TRACE_EXT ".gtrace"
 
+static const struct export_finding *findings;
+static size_t nfindings;
+
+void export__set_findings(const struct export_finding *v, size_t n)
+{
+	findings = v;
+	nfindings = v ? n : 0;
+}
+
+const struct export_finding *export__findings(size_t *n)
+{
+	*n = nfindings;
+	return findings;
+}
+
 struct fill_ctx {
 	struct trace_reader *r;
 	export_write_fn write;

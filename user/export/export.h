@@ -5,6 +5,8 @@
 #define GTRACE_EXPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct trace_reader;
@@ -22,6 +24,30 @@ struct export_opts {
 	bool force;			/* replace an existing output */
 	FILE *err;			/* diagnostics (one line on failure) */
 };
+
+/* An example of a finding of `gtrace-bpf analyze`, for `export --findings`:
+ * the command line turns the analysis' findings into these (export does not
+ * include the analysis).  The Perfetto and JSON writers draw them, after the
+ * trace's own events, on a lane per (pid, rule) under the process, "Findings:
+ * RULE": a slice per example (an instant when it has no duration or would
+ * overlap the one before), named "RULE: WHAT", with the category "finding"
+ * and the finding's severity, summary, fix and cost as arguments. */
+struct export_finding {
+	uint32_t pid, tid;	/* the process; the example's thread (0: none) */
+	uint64_t ts, dur;	/* CLOCK_MONOTONIC ns; dur 0: an instant */
+	const char *rule;	/* "launch_bound" */
+	const char *severity;	/* "low", "medium", "high" */
+	const char *summary;	/* the finding's line */
+	const char *fix;	/* its suggested fix */
+	const char *what;	/* the example: a kernel or api name, "host gap" */
+	uint64_t cost_ns;	/* what the finding costs */
+};
+
+/* The findings the next export draws; v[0..n) sorted by pid, rule, then
+ * ts, alive until the export is done.  NULL, 0: none (the default). */
+void export__set_findings(const struct export_finding *v, size_t n);
+/* What export__set_findings set. */
+const struct export_finding *export__findings(size_t *n);
 
 /* Returns the exit status: 0, or 1 after one line on o->err. Output goes to
  * a temporary file renamed into place only when complete, so a failed

@@ -67,6 +67,10 @@
  * down to 10 % (estimated 7.9 %, budget 5 %)"), args dump's fields.
  * (Perfetto's JSON importer names a counter track by event and series:
  * "overhead estimate (%) value".)
+ *
+ * The findings of export --findings (export.h) come last: per (pid, rule)
+ * a lane "Findings: RULE" of the process (a synthetic tid), a complete event
+ * per example, category "finding".
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -944,6 +948,62 @@ static void hmap_free_all(struct hmap *m, void (*free_inner)(void *))
 	free(m->s);
 }
 
+/* ---- findings (export --findings) ---------------------------------------- */
+
+/* The findings of export__set_findings (export.h): per (pid, rule) a lane
+ * "Findings: RULE" in the process, a complete event per example (an instant
+ * when it has no length or would overlap the one before). */
+static int put_findings(struct jx *j)
+{
+	struct obuf *o = &j->ob;
+	size_t n, i = 0;
+	const struct export_finding *v = export__findings(&n);
+
+	while (i < n) {
+		uint32_t tid = LANE_BASE + j->next_lane++;
+		uint64_t end = 0;
+		char name[96];
+		size_t k;
+		int rc = proc_seen(j, v[i].pid);
+
+		if (rc)
+			return rc;
+		snprintf(name, sizeof(name), "Findings: %s", v[i].rule);
+		put_meta_sort(j, "thread_sort_index", v[i].pid, tid, tid);
+		put_meta_name(j, "thread_name", v[i].pid, tid, name);
+		for (k = i; k < n && v[k].pid == v[i].pid && !strcmp(v[k].rule, v[i].rule); k++) {
+			const struct export_finding *f = &v[k];
+			bool slice = f->dur && f->ts >= end;
+
+			snprintf(name, sizeof(name), "%s: %s", f->rule, f->what ? f->what : "");
+			ev_open(j);
+			OBUF_LIT(o, "{\"name\":");
+			obuf__json_str(o, name);
+			OBUF_LIT(o, ",\"cat\":\"finding\",\"ph\":");
+			if (slice) {
+				OBUF_LIT(o, "\"X\",\"ts\":");
+				put_us(o, f->ts);
+				OBUF_LIT(o, ",\"dur\":");
+				put_us(o, f->dur);
+				end = f->ts + f->dur;
+			} else {
+				OBUF_LIT(o, "\"i\",\"s\":\"t\",\"ts\":");
+				put_us(o, f->ts);
+			}
+			put_pid_tid(o, f->pid, tid);
+			KEY_STR(o, ",\"args\":{\"severity\":", f->severity);
+			KEY_STR(o, ",\"summary\":", f->summary);
+			KEY_STR(o, ",\"fix\":", f->fix);
+			KEY_U64(o, ",\"cost_ns\":", f->cost_ns);
+			KEY_U64(o, ",\"dur_ns\":", f->dur);
+			KEY_U64(o, ",\"tid\":", f->tid);
+			OBUF_LIT(o, "}}");
+		}
+		i = k;
+	}
+	return o->err;
+}
+
 int export_json__write(struct trace_reader *r, FILE *out, const char **why)
 {
 	struct jx j = { .first = true };
@@ -966,6 +1026,8 @@ int export_json__write(struct trace_reader *r, FILE *out, const char **why)
 		uint64_t last = gt_decoder__last_ts(j.d);
 
 		rc = put_captures(&j, t && t->end_ts > last ? t->end_ts : last);
+		if (!rc)
+			rc = put_findings(&j);
 		if (rc)
 			*why = strerror(-rc);
 	}

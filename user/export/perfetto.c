@@ -863,6 +863,8 @@ int export_perfetto__write(struct trace_reader *r, FILE *out, const char **why)
 		pf__capture_write(x, t && t->end_ts > last ? t->end_ts : last);
 	}
 	if (!pf_err(x))
+		pf__findings_write(x);
+	if (!pf_err(x))
 		pftrace__flush(x->w);
 	rc = pf_err(x);
 	if (rc && !x->err) {

@@ -36,12 +36,16 @@
  * estimate) an instant on the track "Overhead changes", "overhead: duty
  * cycle down to 10 % (estimated 7.9 %, budget 5 %)", with the category
  * "overhead" and dump's fields as arguments.
+ *
+ * Last, the findings of export --findings (export.h): a track per (pid,
+ * rule) under the process, "Findings: RULE", a slice per example.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "decode/capture_spans.h"
+#include "export/export.h"
 #include "export/perfetto_int.h"
 
 #define CATEGORY "capture"
@@ -264,4 +268,60 @@ void pf__on_overhead(struct pf *x, const struct gt_hdr *rec)
 			    pftrace__cstring(x->w, name));
 	pf__field_args(x, v, n, 1ull << CF_TS);
 	pftrace__event_close(x->w);
+}
+
+/* ---- findings (export --findings) ---------------------------------------- */
+
+/* One example: a slice, or an instant when it has no length or would
+ * overlap the slice before it on the lane (which ends at *end). */
+static void finding_write(struct pf *x, struct pf_track *t, const struct export_finding *f,
+			  uint64_t *end)
+{
+	bool slice = f->dur && f->ts >= *end;
+	struct pf_seq *q = pftrace__track_seq(x->w, t, f->ts);
+	char name[256];
+
+	snprintf(name, sizeof(name), "%s: %s", f->rule, f->what ? f->what : "");
+	pftrace__event_open(x->w, t, q, slice ? PF_SLICE_BEGIN : PF_INSTANT, f->ts,
+			    pftrace__cstring(x->w, name));
+	pftrace__event_category(x->w, "finding", 7);
+	pftrace__ann_str(x->w, pftrace__cstring(x->w, "severity"),
+			 pftrace__cstring(x->w, f->severity ? f->severity : ""));
+	pftrace__ann_str(x->w, pftrace__cstring(x->w, "summary"),
+			 pftrace__cstring(x->w, f->summary ? f->summary : ""));
+	pftrace__ann_str(x->w, pftrace__cstring(x->w, "fix"), pftrace__cstring(x->w, f->fix ? f->fix : ""));
+	pftrace__ann_uint(x->w, pftrace__cstring(x->w, "cost_ns"), f->cost_ns);
+	pftrace__ann_uint(x->w, pftrace__cstring(x->w, "dur_ns"), f->dur);
+	if (f->tid)
+		pftrace__ann_uint(x->w, pftrace__cstring(x->w, "tid"), f->tid);
+	pftrace__event_close(x->w);
+	if (!slice)
+		return;
+	*end = f->ts + f->dur;
+	q = pftrace__track_seq(x->w, t, *end);
+	pftrace__event_open(x->w, t, q, PF_SLICE_END, *end, 0);
+	pftrace__event_close(x->w);
+}
+
+void pf__findings_write(struct pf *x)
+{
+	size_t n, i = 0;
+	const struct export_finding *v = export__findings(&n);
+
+	while (i < n && !pf_err(x)) {
+		uint64_t parent = pf__proc_uuid(x, v[i].pid), end = 0;
+		struct pf_track t;
+		char name[96];
+		size_t j;
+
+		if (!parent)
+			return;
+		snprintf(name, sizeof(name), "Findings: %s", v[i].rule);
+		pftrace__track_init(x->w, &t);
+		pftrace__track(x->w, &t, parent, name);
+		for (j = i; j < n && v[j].pid == v[i].pid && !strcmp(v[j].rule, v[i].rule); j++)
+			finding_write(x, &t, &v[j], &end);
+		pftrace__track_free(&t);
+		i = j;
+	}
 }

@@ -196,5 +196,8 @@ void pf__on_overhead(struct pf *x, const struct gt_hdr *rec);
  * metric (perfetto_gpum.c).  Returns 0 or -ENOMEM. */
 int pf__on_gpu_metric(struct pf *x, const struct gt_hdr *rec);
 void pf__gpum_free(struct pf *x);
+/* The findings of export__set_findings: a track per (pid, rule) under the
+ * process (export.h says how they are drawn). */
+void pf__findings_write(struct pf *x);
 
 #endif
