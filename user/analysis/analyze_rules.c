@@ -427,9 +427,10 @@ static void rules(struct rule_ctx *rc, struct az_acc *acc)
 	if (par->waits >= MIN_REPEATS && acc->per_wait.n >= MIN_REPEATS &&
 	    par->launches_per_wait <= MAX_PER_WAIT)
 		add_finding(rc, AZ_RULE_SYNC_IN_LOOP, acc->wait_ns, false, par->waits, &acc->wait_top,
-			    az_store__printf(st, "%s synchronize calls, one every %s launches "
+			    az_store__printf(st, "%s synchronize calls, one every %s launch%s "
 					     "(median); the host waited %s in them",
-					     N(par->waits), N(par->launches_per_wait), D(acc->wait_ns)));
+					     N(par->waits), N(par->launches_per_wait),
+					     par->launches_per_wait == 1 ? "" : "es", D(acc->wait_ns)));
 	if (acc->bc_inside >= MIN_REPEATS)
 		add_finding(rc, AZ_RULE_MEMCPY_SYNC, acc->bc_inside_ns, false, acc->bc_inside,
 			    &acc->bc_top,
@@ -655,7 +656,10 @@ static const char *answer_parallel(struct az_store *st, const struct az_scope *s
 		 p->sm_assumed ? "the" : "the GPU's",
 		 p->sm_assumed ? az_store__printf(st, "%u assumed", p->sm_count) :
 				 N(p->sm_count));
-	if (p->waits && p->launches_per_wait)
+	if (p->waits && p->launches_per_wait == 1)
+		snprintf(waits, sizeof(waits), "a synchronize call after every launch (median, %s "
+			 "calls)", N(p->waits));
+	else if (p->waits && p->launches_per_wait)
 		snprintf(waits, sizeof(waits), "a synchronize call every %s launches (median, %s "
 			 "calls)", N(p->launches_per_wait), N(p->waits));
 	else
