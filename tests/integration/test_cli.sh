@@ -77,7 +77,7 @@ t_pid_list() {
 # -h is --help for every command.
 t_help_short() {
 	local c rc
-	for c in "" record dump export stats merge census; do
+	for c in "" record dump export stats analyze merge census; do
 		# shellcheck disable=SC2086
 		"$GTRACE" $c -h > "$T/h.out" 2> "$T/h.err"
 		rc=$?

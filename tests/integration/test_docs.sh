@@ -14,7 +14,7 @@ SHARED_CASES="t_completion"
 
 MAN_SRC=$ROOT/docs/man/gtrace-bpf.1
 COMPLETION=$ROOT/tools/completion/gtrace-bpf.bash
-COMMANDS="record dump export stats report merge census daemon snapshot status"
+COMMANDS="record dump export stats analyze report merge census daemon snapshot status"
 
 # help_opts CMD: the long options of `gtrace-bpf CMD --help`, one a line.
 help_opts() {
@@ -76,7 +76,7 @@ want() {
 t_completion() {
 	local c
 	[ -f "$COMPLETION" ] || fatal "no completion at tools/completion/gtrace-bpf.bash"
-	want "the command" "$(comp '')" record dump export stats report merge census daemon snapshot status
+	want "the command" "$(comp '')" record dump export stats analyze report merge census daemon snapshot status
 	want "'st'" "$(comp st)" stats status
 	# every command's options are those of its --help
 	for c in $COMMANDS; do
@@ -91,6 +91,7 @@ t_completion() {
 	want "stats --format=c" "$(comp stats a.gtrace --format = c)" csv
 	want "stats --timeunit" "$(comp stats a.gtrace --timeunit '')" ns us ms s
 	want "export -f" "$(comp export a.gtrace -f '')" perfetto json csv
+	want "analyze --format" "$(comp analyze a.gtrace --format '')" table json md
 	want "record --trace cuda," "$(comp --trace cuda,)" cuda,cuda cuda,ioctl cuda,sched cuda,cupti
 	# FILE arguments: the files there
 	mkdir -p "$T/d"

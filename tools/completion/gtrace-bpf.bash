@@ -9,7 +9,7 @@
 # The option lists are those of each command's --help;
 # tests/integration/test_docs.sh fails when they drift apart.
 
-_gtrace_bpf_cmds="record dump export stats report merge census daemon snapshot status"
+_gtrace_bpf_cmds="record dump export stats analyze report merge census daemon snapshot status"
 _gtrace_bpf_reports="cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_sum process_sum ioctl_sum cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency capture_sum gpu_metrics_sum"
 
 # The long options of command $1 (those of --help, which every command takes).
@@ -18,8 +18,9 @@ _gtrace_bpf_opts() {
 	case $1 in
 	record) echo "--all --buffer-size --capture-range --capture-range-end --cupti --cupti-lib --delay --duration --force --gpu-metrics --ioctl-majors --launch-exit --libcuda --light-window --max-size --mode --nvtx-capture --output --pid --quiet --scenario --trace --verbose $common" ;;
 	dump) echo "--summary $common" ;;
-	export) echo "--force --format --output $common" ;;
+	export) echo "--findings --force --format --output $common" ;;
 	stats) echo "--force --format --output --range --report --timeunit $common" ;;
+	analyze) echo "--force --format --output --pid --range --sms $common" ;;
 	report) echo "--compare --force --max-events --output $common" ;;
 	merge) echo "--force --output --quiet $common" ;;
 	census) echo "--functions --libcuda $common" ;;
@@ -84,6 +85,7 @@ _gtrace_bpf() {
 		case $cmd in
 		export) COMPREPLY=($(compgen -W "perfetto json csv" -- "$cur")); return 0 ;;
 		stats) COMPREPLY=($(compgen -W "table csv json" -- "$cur")); return 0 ;;
+		analyze) COMPREPLY=($(compgen -W "table json md" -- "$cur")); return 0 ;;
 		esac ;;
 	--timeunit)
 		COMPREPLY=($(compgen -W "ns us ms s" -- "$cur")); return 0 ;;
@@ -112,7 +114,7 @@ _gtrace_bpf() {
 		COMPREPLY=($(compgen -W "sync> error error= exit profiler signal gpu-idle>" -- "$cur")); return 0 ;;
 	-p|--pid)
 		COMPREPLY=($(compgen -W "$(cd /proc 2>/dev/null && compgen -G '[0-9]*')" -- "$cur")); return 0 ;;
-	-d|--duration|-y|--delay|--buffer-size|--max-size|--scenario|--ioctl-majors|--functions|--light-window|--nvtx-capture|--range|--window|--memory|--last|--metrics|--post|--budget|--max-events)
+	-d|--duration|-y|--delay|--buffer-size|--max-size|--scenario|--ioctl-majors|--functions|--light-window|--nvtx-capture|--range|--sms|--window|--memory|--last|--metrics|--post|--budget|--max-events)
 		COMPREPLY=(); return 0 ;;
 	esac
 	if [[ $cur == -* ]]; then

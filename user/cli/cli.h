@@ -21,6 +21,7 @@ int cmd_record(int argc, char **argv, const char *cmdline);
 int cmd_dump(int argc, char **argv, const char *cmdline);
 int cmd_export(int argc, char **argv, const char *cmdline);
 int cmd_stats(int argc, char **argv, const char *cmdline);
+int cmd_analyze(int argc, char **argv, const char *cmdline);
 int cmd_report(int argc, char **argv, const char *cmdline);
 int cmd_merge(int argc, char **argv, const char *cmdline);
 int cmd_census(int argc, char **argv, const char *cmdline);

@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: MIT
-/* gtrace-bpf export FILE [-f perfetto|json|csv] [-o OUT] */
+/* gtrace-bpf export FILE [-f perfetto|json|csv] [-o OUT] [--force] [--findings] */
 #include <argp.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "analysis/analyze.h"
 #include "export/export.h"
+
+enum { OPT_FINDINGS = 0x100 };
 
 static const struct argp_option export_options[] = {
 	{ "format", 'f', "FORMAT", 0, "perfetto (default), json or csv", 0 },
 	{ "output", 'o', "OUT", 0, "Output file (default: FILE with .pftrace/.json/.csv; - for stdout)", 0 },
 	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace OUT if it exists", 0 },
+	{ "findings", OPT_FINDINGS, NULL, 0, "Add the findings of gtrace-bpf analyze: a lane per "
+	  "rule in each process, with the examples where they happened (perfetto and json)", 0 },
 	{ 0 },
 };
 
@@ -20,12 +25,19 @@ static const char export_doc[] =
 "\n"
 "EXAMPLES:\n"
 "  gtrace-bpf export run.gtrace                 # run.pftrace: open it in ui.perfetto.dev\n"
+"  gtrace-bpf export run.gtrace --findings      # with analyze's findings on the timeline\n"
 "  gtrace-bpf export run.gtrace -f json -o -    # Chrome trace JSON on stdout\n"
 "  gtrace-bpf export run.gtrace -f csv -o run.csv";
 
+struct export_cmd {
+	struct export_opts o;
+	bool findings;
+};
+
 static error_t export_parse(int key, char *arg, struct argp_state *state)
 {
-	struct export_opts *o = state->input;
+	struct export_cmd *x = state->input;
+	struct export_opts *o = &x->o;
 
 	switch (key) {
 	case 'f': {
@@ -35,6 +47,13 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 		o->format = formats[cli__choose(state, "format", arg, names)];
 		break;
 	}
+	case OPT_FINDINGS:
+		x->findings = true;
+		break;
+	case ARGP_KEY_END:
+		if (x->findings && o->format == EXPORT_CSV)
+			argp_error(state, "--findings goes on a timeline: -f perfetto or json");
+		return cli__trace_file_arg(key, arg, state, &o->path);
 	default:
 		if (cli__output_arg(key, arg, state, true, &o->output, &o->force) == ARGP_ERR_UNKNOWN)
 			return cli__trace_file_arg(key, arg, state, &o->path);
@@ -42,13 +61,80 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static int cmp_finding(const void *pa, const void *pb)
+{
+	const struct export_finding *a = pa, *b = pb;
+	int c = strcmp(a->rule, b->rule);
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (c)
+		return c;
+	return a->ts < b->ts ? -1 : a->ts > b->ts;
+}
+
+/* The examples of the processes' findings (their ranges' repeat them), for
+ * export__set_findings.  Returns 0 or -ENOMEM. */
+static int findings_of(const struct analyze_result *r, struct export_finding **out, size_t *n)
+{
+	size_t cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < r->nscopes; i++)
+		for (size_t k = 0; r->scopes[i].kind != AZ_SCOPE_RANGE && k < r->scopes[i].nfindings; k++)
+			cap += r->scopes[i].findings[k].nexamples;
+	if (!cap)
+		return 0;
+	*out = calloc(cap, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nscopes; i++) {
+		const struct az_scope *s = &r->scopes[i];
+
+		for (size_t k = 0; s->kind != AZ_SCOPE_RANGE && k < s->nfindings; k++) {
+			const struct az_finding *f = &s->findings[k];
+
+			for (uint32_t e = 0; e < f->nexamples; e++)
+				(*out)[(*n)++] = (struct export_finding){
+					.pid = s->pid, .tid = f->examples[e].tid, .ts = f->examples[e].ts,
+					.dur = f->examples[e].dur, .rule = f->id,
+					.severity = az_severity__name(f->severity), .summary = f->summary,
+					.fix = f->fix, .what = f->examples[e].what, .cost_ns = f->cost_ns,
+				};
+		}
+	}
+	qsort(*out, *n, sizeof(**out), cmp_finding);
+	return 0;
+}
+
 int cmd_export(int argc, char **argv, const char *cmdline)
 {
 	struct argp argp = { export_options, export_parse, "FILE", export_doc, NULL, NULL, NULL };
-	struct export_opts o = { .format = EXPORT_PERFETTO, .err = stderr };
+	struct export_cmd x = { .o = { .format = EXPORT_PERFETTO, .err = stderr } };
+	struct analyze_opts ao = { 0 };
+	struct analyze_result *r = NULL;
+	struct export_finding *f = NULL;
+	size_t n = 0;
+	int status;
 
 	(void)cmdline;
-	if (cli__parse(&argp, argc, argv, &o))
+	if (cli__parse(&argp, argc, argv, &x))
 		return 2;
-	return export__run(&o);
+	if (x.findings) {
+		status = analyze__file(x.o.path, &ao, NULL, &r, stderr);
+		if (status)
+			return status;
+		if (findings_of(r, &f, &n)) {
+			fprintf(stderr, "gtrace-bpf: failed to export %s: %s\n", x.o.path, strerror(ENOMEM));
+			analyze_result__free(r);
+			return 1;
+		}
+		export__set_findings(f, n);
+	}
+	status = export__run(&x.o);
+	export__set_findings(NULL, 0);
+	free(f);
+	analyze_result__free(r);
+	return status;
 }

@@ -24,6 +24,7 @@ static const struct cmd cmds[] = {
 	{ "dump", cmd_dump, false },
 	{ "export", cmd_export, false },
 	{ "stats", cmd_stats, false },
+	{ "analyze", cmd_analyze, false },
 	{ "report", cmd_report, false },
 	{ "merge", cmd_merge, false },
 	{ "census", cmd_census, false },
