@@ -296,9 +296,10 @@ FUZZ_OUTPUT := $(OUTPUT)/fuzz
 FUZZ_SECONDS ?= 60
 TEST_FUZZ_SECONDS ?= 30
 
-# gen_trace: the integration tests of the readers write their traces with it
+# gen_trace: the integration tests of the readers write their traces with it;
+# az_fixture those of analyze (the planted patterns of tests/fixtures/)
 # the CUPTI agent over its mock (test_daemon_cupti) when the toolkit has CUPTI
-test-build: $(BIN) $(UNIT_BINS) mock $(OUTPUT)/tools/gen_trace $(if $(HAVE_CUPTI),cupti-mock)
+test-build: $(BIN) $(UNIT_BINS) mock $(OUTPUT)/tools/gen_trace $(OUTPUT)/tools/az_fixture $(if $(HAVE_CUPTI),cupti-mock)
 
 unit-test: $(UNIT_BINS)
 	$(Q)$(RUN_TESTS) --unit

@@ -1,0 +1,383 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# gtrace-bpf analyze: fixture traces of planted patterns (tools/az_fixture.c,
+# tests/fixtures/az_scenarios.h) give exactly their findings with the
+# figures worked out from their timings, a clean one none; a merged trace's
+# unlinked GPU records (its tail) land where they ran; the figures agree
+# with stats'; recordings of the mock workload with the CUPTI agent over the
+# mock libcupti (GT_MOCK_INJECTION=1) and planted patterns give exactly
+# theirs, with the exact GPU times the mock GPU gives; export --findings
+# puts them on the timeline; bad input gives one line and status 1 (file) or
+# 2 (command line).
+REQUIRES="root jq mock gtrace"
+. "$(dirname "$0")/lib.sh"
+
+FIX=${GT_OUTPUT:-.output}/tools/az_fixture
+case $FIX in /*) ;; *) FIX=$ROOT/$FIX ;; esac
+OUT_DIR=$(dirname "$MOCK_DIR")
+AGENT=$OUT_DIR/libgtrace-cupti.so
+CUPTI_MOCK=$OUT_DIR/cupti/mock
+US=1000
+
+# fixture NAME [ARGS...]: the scenario NAME into $T/NAME.gtrace
+fixture() {
+	local name=$1
+	shift
+	[ -x "$FIX" ] || fatal "az_fixture not built: $FIX missing (make $FIX)"
+	"$FIX" "$@" "$name" "$T/$name.gtrace" > "$T/$name.fix" 2>&1 ||
+		fatal "az_fixture $* $name failed: $(head -n 3 "$T/$name.fix" | tr '\n' '|')"
+}
+
+# analyze OUT ARGS...: gtrace-bpf analyze ARGS > OUT, status 0, nothing on stderr
+analyze() {
+	local out=$1 rc
+	shift
+	"$GTRACE" analyze "$@" > "$out" 2> "$out.err"
+	rc=$?
+	[ $rc -eq 0 ] || fatal "gtrace-bpf analyze $* exited with status $rc: $(head -n 3 "$out.err" | tr '\n' '|')"
+	[ -s "$out.err" ] && err "gtrace-bpf analyze $* wrote to stderr: $(head -n 3 "$out.err" | tr '\n' '|')"
+	return 0
+}
+
+# ids JSON [N]: the sorted finding ids of scope N (default 0), comma-separated
+ids() {
+	jq -r --argjson n "${2:-0}" '[.scopes[$n].findings[].id] | sort | join(",")' "$1"
+}
+
+# expect WHAT GOT WANT
+expect() {
+	[ "$2" = "$3" ] || err "$1: got '$2', expected '$3'"
+}
+
+# q JSON FILTER: one value of scope 0
+q() {
+	jq -r ".scopes[0] | $2" "$1"
+}
+
+# Each planted pattern: exactly its findings.
+t_fixture_findings() {
+	local s want
+	declare -A want_of=(
+		[clean]=""
+		[sync_loop]="cuda_api_sync,sync_in_loop"
+		[dtoh_loop]="cuda_memcpy_sync"
+		[one_stream]="single_stream"
+		[host_gap]="host_stall"
+		[tiny_grid]="small_grid"
+		[launch_bound]="gpu_time_util,launch_bound"
+		[pageable]="cuda_memcpy_async"
+		[legacy]="default_stream"
+		[memset_loop]="cuda_memset_sync"
+		[long_gap]="gpu_gaps,gpu_time_util,host_stall"
+	)
+	for s in "${!want_of[@]}"; do
+		fixture "$s"
+		analyze "$T/$s.json" "$T/$s.gtrace" --format json
+		want=${want_of[$s]}
+		expect "findings of $s" "$(ids "$T/$s.json")" "$want"
+		expect "scopes of $s" "$(jq '.scopes | length' "$T/$s.json")" 1
+	done
+}
+
+# The exact figures of the sync loop (az_scenarios.h: 200 x launch, stream
+# sync, 10 us of host work; iteration i at T0 + 10 + 35 i us).
+t_fixture_figures() {
+	local j=$T/sync_loop.json
+	fixture sync_loop
+	analyze "$j" "$T/sync_loop.gtrace" --format json
+	expect "source" "$(q "$j" .gpu.source)" gpu_records
+	expect "wall" "$(q "$j" .wall_ns)" $((7010 * US))
+	expect "busy" "$(q "$j" .gpu.busy_ns)" $((4000 * US))
+	expect "active" "$(q "$j" .gpu.active_ns)" $((6985 * US))
+	expect "idle" "$(q "$j" '.gpu.idle_ns | [.submit, .launch, .sync, .other, .before, .after] | join(" ")')" \
+		"0 $((597 * US)) $((2388 * US)) 0 $((13 * US)) $((12 * US))"
+	expect "sync intervals" "$(q "$j" .gpu.idle_intervals.sync)" 199
+	expect "cpu" "$(q "$j" '.cpu | [.threads, .span_ns, .calls_ns, .sync_ns, .sync_blocked_ns, .off_ns, .outside_ns] | join(" ")')" \
+		"1 $((7000 * US)) $((10 * US)) $((4000 * US)) 0 0 $((2990 * US))"
+	expect "kernels" "$(q "$j" '.work | [.kernels, .kernel_ns, .kernel_median_ns] | join(" ")')" \
+		"200 $((4000 * US)) $((20 * US))"
+	expect "waits" "$(q "$j" '.parallelism | [.waits, .launches_per_wait, .streams] | join(" ")')" "200 1 1"
+	expect "sync_in_loop" "$(q "$j" '.findings[] | select(.id == "sync_in_loop") | [.count, .cost_ns, .severity, (.examples | length), .examples[0].what, .examples[0].dur] | join(" ")')" \
+		"200 $((4000 * US)) high 5 cuStreamSynchronize $((20 * US))"
+	expect "cuda_api_sync" "$(q "$j" '.findings[] | select(.id == "cuda_api_sync") | [.count, .cost_ns] | join(" ")')" \
+		"199 $((2388 * US))"
+	fixture launch_bound
+	analyze "$j" "$T/launch_bound.gtrace" --format json
+	expect "launch_bound" "$(q "$j" '.findings[] | select(.id == "launch_bound") | [.count, .cost_ns] | join(" ")')" \
+		"2000 $((1999 * 3 * US))"
+	expect "launch bound medians" "$(q "$j" '.work | [.kernel_median_ns, .launch_gap_median_ns, .bound] | join(" ")')" \
+		"$((2 * US)) $((5 * US)) launch"
+	grep -q 'Launch-bound: 2,000 kernels, median 2.00 us on the GPU, 5.00 us per launch on the CPU' <(q "$j" .answers.bound) ||
+		err "the bound answer: $(q "$j" .answers.bound)"
+	fixture host_gap
+	analyze "$j" "$T/host_gap.gtrace" --format json
+	expect "host_stall" "$(q "$j" '.findings[] | select(.id == "host_stall") | [.count, .cost_ns, .examples[0].dur, .examples[0].what] | join(" ")')" \
+		"9 $((45000 * US)) $((5000 * US)) host gap"
+	fixture dtoh_loop
+	analyze "$j" "$T/dtoh_loop.gtrace" --format json
+	expect "cuda_memcpy_sync" "$(q "$j" '.findings[] | select(.id == "cuda_memcpy_sync") | [.count, .cost_ns, .examples[0].what] | join(" ")')" \
+		"199 $((199 * 25 * US)) cuMemcpyDtoH_v2"
+}
+
+# Unlinked GPU records sit in the merged trace's tail: read in time order,
+# they give the busy time and work of the linked trace, their gaps "other".
+t_fixture_unlinked() {
+	fixture sync_loop
+	analyze "$T/l.json" "$T/sync_loop.gtrace" --format json
+	"$FIX" --unlink 3 sync_loop "$T/u.gtrace" > /dev/null || fatal "az_fixture --unlink failed"
+	analyze "$T/u.json" "$T/u.gtrace" --format json
+	expect "busy with unlinked records" "$(q "$T/u.json" .gpu.busy_ns)" "$(q "$T/l.json" .gpu.busy_ns)"
+	expect "work" "$(q "$T/u.json" .gpu.work)" 200
+	expect "unlinked" "$(q "$T/u.json" .gpu.unlinked)" 66
+	expect "late" "$(q "$T/u.json" .gpu.late)" 0
+	expect "other intervals" "$(q "$T/u.json" .gpu.idle_intervals.other)" 66
+	expect "idle in all" "$(q "$T/u.json" '.gpu.idle_ns | add')" "$(q "$T/l.json" '.gpu.idle_ns | add')"
+}
+
+# Without GPU records the busy time is an estimate and says so.
+t_fixture_no_gpu() {
+	fixture sync_loop --no-gpu
+	analyze "$T/n.json" "$T/sync_loop.gtrace" --format json
+	expect "findings" "$(ids "$T/n.json")" sync_in_loop
+	expect "source" "$(q "$T/n.json" .gpu.source)" sync_estimate
+	expect "estimated busy" "$(q "$T/n.json" .gpu.busy_ns)" $((4000 * US))
+	q "$T/n.json" .answers.busy | grep -q 'GPU busy at least 57 % of 7.01 ms (an estimate' ||
+		err "the busy answer does not say it is an estimate: $(q "$T/n.json" .answers.busy)"
+	jq -r '.notes[]' "$T/n.json" | grep -q '^no GPU records: GPU busy time is estimated' ||
+		err "no note of the estimate: $(jq -c .notes "$T/n.json")"
+}
+
+# Table, Markdown and JSON say the same; -o writes 0600, refuses an existing
+# file without --force.
+t_formats() {
+	local a
+	fixture sync_loop
+	analyze "$T/t.txt" "$T/sync_loop.gtrace"
+	analyze "$T/m.md" "$T/sync_loop.gtrace" --format md
+	analyze "$T/j.json" "$T/sync_loop.gtrace" --format json
+	for q in busy bound parallelism; do
+		a=$(q "$T/j.json" ".answers.$q")
+		grep -qF -- "$a" "$T/t.txt" || err "the table does not hold the $q answer: $a"
+	done
+	grep -q '^Busy or waiting: GPU busy 57 % of 7.01 ms' "$T/t.txt" || err "table: no busy answer line: $(grep -m1 Busy "$T/t.txt")"
+	grep -q '^\[high\]\|  \[high\] sync_in_loop' "$T/t.txt" || err "table: no sync_in_loop finding line"
+	grep -q '^## Process 1000 (app)' "$T/m.md" || err "markdown: no process heading: $(grep -m1 '^#' "$T/m.md")"
+	grep -q '^\*\*Busy or waiting:\*\* GPU busy 57' "$T/m.md" || err "markdown: no busy answer"
+	grep -q '^- \*\*sync_in_loop\*\* (high' "$T/m.md" || err "markdown: no sync_in_loop finding"
+	"$GTRACE" analyze "$T/sync_loop.gtrace" --format json -o "$T/o.json" 2> "$T/o.err" || fatal "-o failed: $(cat "$T/o.err")"
+	cmp -s "$T/o.json" "$T/j.json" || err "-o wrote something else than stdout"
+	expect "mode of -o" "$(stat -c %a "$T/o.json")" 600
+	"$GTRACE" analyze "$T/sync_loop.gtrace" -o "$T/o.json" 2> "$T/e.err"
+	expect "status for an existing -o" $? 1
+	expect "lines" "$(wc -l < "$T/e.err")" 1
+	grep -q 'exists: use --force' "$T/e.err" || err "existing output: $(cat "$T/e.err")"
+	"$GTRACE" analyze "$T/sync_loop.gtrace" -o "$T/o.json" --force 2> "$T/e.err" || err "--force failed: $(cat "$T/e.err")"
+}
+
+# One computation: analyze's figures are stats' where both have one.
+t_same_numbers() {
+	local got want
+	fixture sync_loop
+	analyze "$T/a.json" "$T/sync_loop.gtrace" --format json
+	"$GTRACE" stats "$T/sync_loop.gtrace" --format json > "$T/s.json" 2> "$T/s.err" || fatal "stats failed: $(cat "$T/s.err")"
+	want=$(jq '.reports[] | select(.report == "process_sum") | .rows[0] | "\(.launches) \(.sync_time)"' "$T/s.json")
+	got=$(jq '.scopes[0] | "\(.work.launches) \(.cpu.sync_ns)"' "$T/a.json")
+	expect "launches and sync time (analyze vs stats process_sum)" "$got" "$want"
+	want=$(jq '[.reports[] | select(.report == "cuda_gpu_kern_sum") | .rows[] | .total_time] | add' "$T/s.json")
+	expect "GPU kernel time (analyze vs stats cuda_gpu_kern_sum)" "$(q "$T/a.json" .work.kernel_ns)" "$want"
+	want=$(jq '[.reports[] | select(.report == "cuda_sync_sum") | .rows[] | .num_calls] | add' "$T/s.json")
+	expect "waits (analyze vs stats cuda_sync_sum)" "$(q "$T/a.json" .parallelism.waits)" "$want"
+}
+
+# Bad input: one line on stderr and a non-zero status.
+t_bad_input() {
+	local rc
+	bad() { # WANT-STATUS PATTERN ARGS...
+		local want=$1 pat=$2
+		shift 2
+		"$GTRACE" analyze "$@" > "$T/b.out" 2> "$T/b.err"
+		rc=$?
+		[ $rc -eq "$want" ] || err "analyze $*: status $rc, expected $want"
+		[ "$(wc -l < "$T/b.err")" -eq 1 ] || err "analyze $*: $(wc -l < "$T/b.err") lines on stderr: $(tr '\n' '|' < "$T/b.err")"
+		grep -q -- "$pat" "$T/b.err" || err "analyze $*: stderr '$(cat "$T/b.err")' lacks '$pat'"
+		[ -s "$T/b.out" ] && err "analyze $*: printed on stdout: $(head -c 200 "$T/b.out")"
+	}
+	head -c 4096 /dev/urandom > "$T/junk"
+	bad 1 'not a gtrace file' "$T/junk"
+	bad 1 'No such file' "$T/none.gtrace"
+	printf 'x' > "$T/x.gtrace"
+	bad 1 'not a gtrace file' "$T/x.gtrace"
+	# a trace without calls: the exec and exit of a process
+	"$FIX" no_calls "$T/nocalls.gtrace" > /dev/null || fatal "az_fixture no_calls failed"
+	bad 1 'holds no CUDA calls' "$T/nocalls.gtrace"
+	"$FIX" --no-gpu clean "$T/c.gtrace" > /dev/null || fatal "az_fixture failed"
+	bad 2 "unknown format 'xml'" "$T/c.gtrace" --format xml
+	bad 2 "bad range" "$T/c.gtrace" --range x
+	bad 2 "has no capture ranges or light-mode windows" "$T/c.gtrace" --range 1
+	bad 2 "bad pid" "$T/c.gtrace" -p abc
+	bad 2 "bad SM count" "$T/c.gtrace" --sms 0
+	bad 1 'has no CUDA calls of process 4242' "$T/c.gtrace" -p 4242
+	bad 2 'no trace file'
+}
+
+# export --findings: a lane per rule with the examples, in both timelines.
+t_export_findings() {
+	local n
+	fixture sync_loop
+	"$GTRACE" export "$T/sync_loop.gtrace" -f json --findings -o "$T/f.json" 2> "$T/f.err" ||
+		fatal "export --findings failed: $(cat "$T/f.err")"
+	n=$(jq '[.traceEvents[] | select(.cat == "finding")] | length' "$T/f.json")
+	expect "finding events (2 findings x 5 examples)" "$n" 10
+	expect "lanes" "$(jq -r '[.traceEvents[] | select(.ph == "M" and .name == "thread_name" and (.args.name | startswith("Findings: "))) | .args.name] | sort | join(",")' "$T/f.json")" \
+		"Findings: cuda_api_sync,Findings: sync_in_loop"
+	expect "an example" "$(jq -r '[.traceEvents[] | select(.cat == "finding" and .name == "sync_in_loop: cuStreamSynchronize")][0] | "\(.ph) \(.dur) \(.args.severity) \(.pid)"' "$T/f.json")" \
+		"X 20 high 1000"
+	"$GTRACE" export "$T/sync_loop.gtrace" -f perfetto --findings -o "$T/f.pftrace" 2> "$T/f.err" ||
+		fatal "export -f perfetto --findings failed: $(cat "$T/f.err")"
+	"$GTRACE" export "$T/sync_loop.gtrace" -f perfetto -o "$T/p.pftrace" 2> "$T/f.err" || fatal "export failed"
+	[ "$(stat -c %s "$T/f.pftrace")" -gt "$(stat -c %s "$T/p.pftrace")" ] || err "--findings added nothing to the Perfetto trace"
+	command -v python3 > /dev/null || fatal "needs python3 for tools/perfetto_lint.py"
+	python3 "$ROOT/tools/perfetto_lint.py" --json "$T/f.pftrace" > "$T/lint.json" 2> "$T/lint.err" ||
+		fatal "perfetto_lint rejects the trace with findings: $(head -n 3 "$T/lint.err" | tr '\n' '|')"
+	expect "Perfetto finding tracks (under the process)" \
+		"$(jq -r '[.other[] | select(.name | startswith("Findings: ")) | .name] | sort | join(",")' "$T/lint.json")" \
+		"Findings: cuda_api_sync,Findings: sync_in_loop"
+	expect "Perfetto finding slices" \
+		"$(jq -c '[.slice_names["sync_in_loop: cuStreamSynchronize"], .slice_names["cuda_api_sync: GPU idle behind a wait"]]' "$T/lint.json")" "[5,5]"
+	"$GTRACE" export "$T/sync_loop.gtrace" -f csv --findings -o "$T/f.csv" 2> "$T/f.err"
+	expect "status of --findings with csv" $? 2
+	grep -q 'perfetto or json' "$T/f.err" || err "csv --findings: $(cat "$T/f.err")"
+	# without --findings the export is as before: no finding events
+	"$GTRACE" export "$T/sync_loop.gtrace" -f json -o "$T/plain.json" 2> /dev/null || fatal "export failed"
+	expect "finding events without --findings" "$(jq '[.traceEvents[] | select(.cat == "finding")] | length' "$T/plain.json")" 0
+}
+
+# --- recorded mock workloads (CUPTI agent over the mock libcupti) -----------
+
+need_cupti() {
+	[ -f "$AGENT" ] && ls "$CUPTI_MOCK"/libcupti.so.* > /dev/null 2>&1 ||
+		fatal "cannot run: no CUPTI agent or mock ($AGENT, $CUPTI_MOCK): build them with make cupti-mock (needs cupti.h)"
+}
+
+# mock NAME GPU_NS ARGS...: cuda_workload ARGS recorded with --cupti (and
+# $REC_ARGS), the mock GPU taking GPU_NS per piece of work, into
+# $T/NAME.gtrace; then its analysis into $T/NAME.json.  Sets WJ, the
+# workload's JSON line.  The workload runs at a real-time priority where
+# chrt is there: a planted host gap is the only one, not the scheduler's
+# (a thread preempted for milliseconds on a busy machine is a host gap too).
+mock() {
+	local name=$1 gns=$2 rc
+	local -a rt=()
+	shift 2
+	need_cupti
+	command -v chrt > /dev/null && rt=(chrt -f 10)
+	# shellcheck disable=SC2086 # REC_ARGS: words
+	"$GTRACE" --libcuda "$MOCK_LIB" --trace cuda,sched --cupti --cupti-lib "$AGENT" ${REC_ARGS:-} \
+		-o "$T/$name.gtrace" --force -- "${rt[@]}" \
+		env GT_MOCK_INJECTION=1 GT_MOCK_GPU_NS="$gns" LD_LIBRARY_PATH="$CUPTI_MOCK" GT_LIBCUDA="$MOCK_LIB" \
+		"$WORKLOAD" --copies 0 --syncs 0 "$@" > "$T/$name.out" 2> "$T/$name.err"
+	rc=$?
+	[ $rc -eq 0 ] || fatal "recording cuda_workload $* exited with $rc: $(tail -n 3 "$T/$name.err" | tr '\n' '|')"
+	grep -q 'merged .* GPU records' "$T/$name.err" || fatal "no merge: $(tail -n 3 "$T/$name.err" | tr '\n' '|')"
+	WJ=$(grep '^{' "$T/$name.out" | tail -n 1)
+	analyze "$T/$name.json" "$T/$name.gtrace" --format json
+}
+
+# The mock GPU runs each piece of work for GT_MOCK_GPU_NS, one at a time:
+# the busy time is exactly their sum.  The workload's end adds a set and a
+# copy (cuMemsetD32_v2, cuMemcpyDtoHAsync_v2) to the launches.
+t_mock_clean() {
+	mock clean 1000000 --launches 100
+	expect "findings" "$(ids "$T/clean.json")" ""
+	expect "busy" "$(q "$T/clean.json" .gpu.busy_ns)" $((102 * 1000000))
+	expect "kernels" "$(q "$T/clean.json" '.work | "\(.kernels) \(.kernel_median_ns)"')" "100 1000000"
+}
+
+t_mock_sync_loop() {
+	mock sync 100000 --launches 100 --sync-every 1
+	expect "findings" "$(ids "$T/sync.json")" "cuda_api_sync,gpu_time_util,sync_in_loop"
+	expect "busy" "$(q "$T/sync.json" .gpu.busy_ns)" $((102 * 100000))
+	# 100 in the loop, the workload's event and context syncs at its end
+	expect "waits" "$(q "$T/sync.json" '.parallelism | "\(.waits) \(.launches_per_wait)"')" "102 1"
+	expect "cuda_api_sync intervals" "$(q "$T/sync.json" '.findings[] | select(.id == "cuda_api_sync") | .count')" 100
+	expect "bound" "$(q "$T/sync.json" .work.bound)" host
+}
+
+t_mock_dtoh_loop() {
+	mock dtoh 100000 --launches 100 --dtoh-every 1
+	expect "findings" "$(ids "$T/dtoh.json")" cuda_memcpy_sync
+	expect "count" "$(q "$T/dtoh.json" '.findings[] | select(.id == "cuda_memcpy_sync") | .count')" 99
+	expect "DtoH copies on the GPU" "$(q "$T/dtoh.json" .work.copies.DtoH.count)" 101
+}
+
+t_mock_tiny_grid() {
+	mock tiny 1000000 --launches 100 --grid 8
+	expect "findings" "$(ids "$T/tiny.json")" small_grid
+	expect "small kernels" "$(q "$T/tiny.json" '.parallelism | "\(.small_kernels) \(.small_ns) \(.sm_count) \(.sm_assumed)"')" \
+		"100 100000000 40 true"
+	analyze "$T/tiny8.json" "$T/tiny.gtrace" --format json --sms 8
+	expect "findings with --sms 8" "$(ids "$T/tiny8.json")" ""
+}
+
+t_mock_host_gap() {
+	mock gap 2000000 --launches 100 --gpu-idle 150
+	expect "findings" "$(ids "$T/gap.json")" host_stall
+	expect "host gaps" "$(q "$T/gap.json" '.findings[] | select(.id == "host_stall") | .count')" 1
+}
+
+# 5 us kernels, 20 us of host work (on-CPU) before each launch
+t_mock_launch_bound() {
+	mock lb 5000 --launches 2000 --work 20
+	expect "findings" "$(ids "$T/lb.json")" "gpu_time_util,launch_bound"
+	expect "median kernel" "$(q "$T/lb.json" .work.kernel_median_ns)" 5000
+	expect "bound" "$(q "$T/lb.json" .work.bound)" launch
+}
+
+t_mock_legacy() {
+	mock legacy 1000000 --launches 100 --legacy-every 2
+	expect "findings" "$(ids "$T/legacy.json")" default_stream
+	# of the 50 on stream 0, the 25 of cuLaunchKernel_ptsz are on the
+	# per-thread default stream, not the legacy one
+	expect "legacy launches" "$(q "$T/legacy.json" .parallelism.legacy_launches)" 25
+}
+
+t_mock_pageable() {
+	mock pageable 1000000 --launches 100 --pageable-every 10
+	expect "findings" "$(ids "$T/pageable.json")" cuda_memcpy_async
+	expect "pageable copies" "$(q "$T/pageable.json" '.findings[] | select(.id == "cuda_memcpy_async") | .count')" 10
+}
+
+# Capture ranges: a scope each after the process', --range N the one.
+t_mock_ranges() {
+	REC_ARGS="-c cudaProfilerApi --capture-range-end repeat" mock ranges 1000000 --launches 50 --ranges 2 --gap 5
+	expect "scopes" "$(jq -c '[.scopes[] | "\(.kind) \(.number)"]' "$T/ranges.json")" '["process 0","range 1","range 2"]'
+	# the process' calls are those of its ranges: nothing else is recorded
+	expect "launches per range" "$(jq -c '[.scopes[] | .work.launches]' "$T/ranges.json")" \
+		"$(jq -c '.range_launches | [add] + .' <<< "$WJ")"
+	analyze "$T/r2.json" "$T/ranges.gtrace" --format json --range 2
+	expect "--range 2" "$(jq -c '[.scopes[] | "\(.kind) \(.number) \(.work.launches)"]' "$T/r2.json")" \
+		"[\"range 2 $(jq '.range_launches[1]' <<< "$WJ")\"]"
+	"$GTRACE" analyze "$T/ranges.gtrace" --range 7 > /dev/null 2> "$T/r7.err"
+	expect "status of --range 7" $? 2
+	grep -q 'has no capture range 7' "$T/r7.err" || err "--range 7: $(cat "$T/r7.err")"
+}
+
+add_case t_fixture_findings "planted patterns: exactly their findings, a clean trace none"
+add_case t_fixture_figures "planted patterns: the exact figures of their timings"
+add_case t_fixture_unlinked "a merged trace's unlinked GPU records placed in time order"
+add_case t_fixture_no_gpu "without GPU records: busy estimated from the waits, said so"
+add_case t_formats "table, Markdown and JSON agree; -o 0600, --force"
+add_case t_same_numbers "analyze's figures are stats' where both have one"
+add_case t_bad_input "bad input: one line, status 1 or 2"
+add_case t_export_findings "export --findings: a lane per rule, with its examples"
+add_case t_mock_clean "mock workload, GPU kept busy: no findings, busy exact"
+add_case t_mock_sync_loop "mock workload, a sync after every launch"
+add_case t_mock_dtoh_loop "mock workload, a blocking DtoH copy after every launch"
+add_case t_mock_tiny_grid "mock workload, grids of 8 blocks; --sms"
+add_case t_mock_host_gap "mock workload, a host gap"
+add_case t_mock_launch_bound "mock workload, 5 us kernels launched every 20 us"
+add_case t_mock_legacy "mock workload, every other launch on the legacy default stream"
+add_case t_mock_pageable "mock workload, async copies of pageable memory"
+add_case t_mock_ranges "mock workload with capture ranges: a scope each, --range"
+run_cases "$@"
