@@ -570,6 +570,66 @@ static void test_rewind(void **state)
 	unlink(cut);
 }
 
+/* The chunk headers alone, and a reader started at one of them: the
+ * records from there on, the record count and the trailer's check as for a
+ * reader that read them all; a damaged chunk ends the list. */
+static void test_chunks_seek(void **state)
+{
+	const char *full = tmp_path("chunks.gtrace"), *cut = tmp_path("chunks-cut.gtrace");
+	struct gt_trailer t = { .end_ts = 4000000000ull };
+	struct trace_chunk_pos *v;
+	const struct gt_hdr *rec;
+	struct trace_reader *r;
+	struct chunk_pos c[256];
+	struct expect e = {};
+	const char *msg;
+	uint8_t *file;
+	size_t len, n;
+	unsigned k;
+	int nc;
+
+	(void)state;
+	write_trace(full, 2000, 8192, false, &t, &e);
+	file = slurp(full, &len);
+	nc = parse_chunks(file, len, c, 256);
+	assert_true(nc >= 5);
+	assert_int_equal(trace_reader__open(full, &r, &msg), 0);
+	assert_int_equal(trace_reader__chunks(r, &v, &n), 0);
+	/* the data chunks, not the trailer */
+	assert_int_equal(n, (size_t)nc - 1);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(v[i].off, c[i].off);
+		assert_int_equal(v[i].index, i);
+		assert_int_equal(v[i].nrec, c[i].nrec);
+		assert_int_equal(v[i].records, records_before(c, (int)i));
+		assert_true(v[i].first_ts <= v[i].last_ts);
+	}
+	/* the list leaves the reader where it was: at the start */
+	assert_int_equal(reread_compare(r, &e), 2000);
+	/* from chunk 3 on */
+	trace_reader__seek(r, &v[3]);
+	for (k = (unsigned)v[3].records; trace_reader__next(r, &rec) == 1; k++)
+		assert_memory_equal(rec, e.buf + e.offs[k], rec->size);
+	assert_int_equal(k, 2000);
+	assert_int_equal(trace_reader__records(r), 2000);
+	assert_non_null(trace_reader__trailer(r));
+	assert_false(trace_reader__truncated(r));
+	free(v);
+	trace_reader__close(r);
+	/* a damaged chunk 2: the list ends before it */
+	file[c[2].off + 9] ^= 0x40;
+	spit(cut, file, len);
+	assert_int_equal(trace_reader__open(cut, &r, &msg), 0);
+	assert_int_equal(trace_reader__chunks(r, &v, &n), 0);
+	assert_int_equal(n, 2);
+	free(v);
+	trace_reader__close(r);
+	free(file);
+	expect_free(&e);
+	unlink(full);
+	unlink(cut);
+}
+
 static void test_truncated(void **state)
 {
 	const char *full = tmp_path("full.gtrace"), *cut = tmp_path("cut.gtrace");
@@ -1055,6 +1115,7 @@ int main(void)
 		cmocka_unit_test(test_mode_0600),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_rewind),
+		cmocka_unit_test(test_chunks_seek),
 		cmocka_unit_test(test_corrupt_chunk),
 		cmocka_unit_test(test_bad_record_in_chunk),
 		cmocka_unit_test(test_not_gtrace),

@@ -459,6 +459,57 @@ int trace_reader__next(struct trace_reader *r, const struct gt_hdr **rec)
 	}
 }
 
+int trace_reader__chunks(struct trace_reader *r, struct trace_chunk_pos **out, size_t *n)
+{
+	struct trace_chunk_pos *v = NULL, *nv;
+	uint64_t off = r->data_off, records = 0;
+	size_t cap = 0;
+	uint8_t h[CHUNK_HDR];
+	ssize_t got;
+
+	*out = NULL;
+	*n = 0;
+	for (;;) {
+		got = pread_full(r->fd, h, CHUNK_HDR, off);
+		if (got < 0) {
+			free(v);
+			*n = 0;
+			return (int)got;
+		}
+		/* what reader__load_chunk would stop at: the end, a bad header */
+		if (got < CHUNK_HDR || memcmp(h, chunk_magic, 4) || crc_of(h, 36) != get_u32(h + 36) ||
+		    get_u16(h + 4) != CHUNK_DATA || !get_u32(h + 8))
+			break;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				*n = 0;
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[*n] = (struct trace_chunk_pos){
+			.off = off, .index = *n, .records = records, .first_ts = get_u64(h + 16),
+			.last_ts = get_u64(h + 24), .nrec = get_u32(h + 32),
+		};
+		records += v[*n].nrec;
+		(*n)++;
+		off += CHUNK_HDR + get_u32(h + 8);
+	}
+	*out = v;
+	return 0;
+}
+
+void trace_reader__seek(struct trace_reader *r, const struct trace_chunk_pos *c)
+{
+	trace_reader__rewind(r);
+	r->off = c->off;
+	r->chunk_idx = c->index;
+	r->records = c->records;
+}
+
 void trace_reader__rewind(struct trace_reader *r)
 {
 	/* everything the data set, back as open left it: the header's

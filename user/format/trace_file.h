@@ -120,6 +120,26 @@ int trace_reader__next(struct trace_reader *r, const struct gt_hdr **rec);
  * again.  For a reader that must look ahead before it writes (CSV's columns);
  * a record returned before is no longer valid. */
 void trace_reader__rewind(struct trace_reader *r);
+/* A data chunk's place in the file, from its header alone. */
+struct trace_chunk_pos {
+	uint64_t off;		/* offset of its chunk header */
+	uint64_t index;		/* its number, from 0 */
+	uint64_t records;	/* records in the chunks before it */
+	uint64_t first_ts;	/* its header's lowest and highest hdr.ts */
+	uint64_t last_ts;
+	uint32_t nrec;		/* records in it */
+};
+/* The data chunks of the file as their headers say, in order, none of them
+ * decompressed (a header's checksum is checked): up to the trailer, the end
+ * of the file or the first header that does not check.  For a reader that
+ * starts a second reader where it needs (a merged trace's tail).  *out is
+ * malloc'd (NULL for none).  The reader's own position is unchanged.
+ * Returns 0 or a negative errno (-ENOMEM, a read error). */
+int trace_reader__chunks(struct trace_reader *r, struct trace_chunk_pos **out, size_t *n);
+/* The next trace_reader__next reads from chunk c on, as if the chunks before
+ * it had been read (the record count, the trailer's check): c is one of
+ * what trace_reader__chunks gave for this file. */
+void trace_reader__seek(struct trace_reader *r, const struct trace_chunk_pos *c);
 /* True once the reader stopped at a damaged or missing part of the file. */
 bool trace_reader__truncated(const struct trace_reader *r);
 /* One-line description of the damage ("chunk 12 at offset N: short read"),
