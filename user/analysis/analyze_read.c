@@ -6,12 +6,17 @@
  * (cupti=merged, docs/FORMAT.md "Order of the merged file") has each linked
  * GPU record right after its call's entry, then a tail: the GPU API and NVTX
  * records and the unlinked GPU records by time, then the merger's and the
- * agent's stats.  The tail is read by a second reader, started where a first
- * pass found it, and merged with the rest by time (a linked GPU record at its
- * launch call's entry, everything else at its own time), so that the core
- * sees the unlinked GPU work when it ran, not after everything else.  The
- * first pass also gives the capture spans --range needs; a trace that is
- * neither merged nor asked for a range is read once.
+ * agent's stats.  The tail is read by a second reader and merged with the
+ * rest by time (a linked GPU record at its launch call's entry, everything
+ * else at its own time), so that the core sees the unlinked GPU work when it
+ * ran, not after everything else.  The second reader starts at the chunk
+ * where the tail begins, found from the chunk headers alone: the tail is
+ * sorted by time from the recording's start, so going back from the last
+ * chunk their first_ts falls until the chunk before the tail's first one,
+ * which has a later one (the end of the rest).  From there it skips to the
+ * first tail record; the first reader stops there.  A trace is read once
+ * (its tail twice at most a chunk over), and once more for --range, whose
+ * span must be known first.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -39,9 +44,21 @@ static bool tail_record(const struct gt_hdr *h)
 	}
 }
 
-/* Where a record goes in time: a linked GPU record at its call's entry. */
-static uint64_t rec_key(const struct gt_hdr *h)
+/* Where a record goes in time: a linked GPU record at its call's entry;
+ * one that says nothing of when things happened (the counters, names, the
+ * tools' stats: their ts is when they were written) where the records
+ * before it went (last), so that it holds back neither reader. */
+static uint64_t rec_key(const struct gt_hdr *h, uint64_t last)
 {
+	switch (h->type) {
+	case GT_REC_STATS:
+	case GT_REC_NAME:
+	case GT_REC_MERGE_STATS:
+	case GT_REC_CUPTI_STATS:
+		return last;
+	default:
+		break;
+	}
 	if (!gt_rec__size_ok(h))
 		return h->ts;
 	if (h->type == GT_REC_GPU_KERNEL) {
@@ -57,16 +74,12 @@ static uint64_t rec_key(const struct gt_hdr *h)
 	return h->ts;
 }
 
-/* The first pass: the spans, and the index of the first tail record of a
- * merged trace (UINT64_MAX: none). */
-static int prescan(struct trace_reader *r, struct capture_spans *spans, bool merged,
-		   uint64_t *tail)
+/* The first pass for --range: the capture spans. */
+static int prescan(struct trace_reader *r, struct capture_spans *spans)
 {
 	const struct gt_hdr *h;
-	uint64_t i = 0;
 	int rc;
 
-	*tail = UINT64_MAX;
 	while ((rc = trace_reader__next(r, &h)) > 0) {
 		if (h->type == GT_REC_RANGE || h->type == GT_REC_CAPTURE) {
 			int err = capture_spans__feed(spans, h);
@@ -74,11 +87,32 @@ static int prescan(struct trace_reader *r, struct capture_spans *spans, bool mer
 			if (err)
 				return err;
 		}
-		if (merged && *tail == UINT64_MAX && tail_record(h))
-			*tail = i;
-		i++;
 	}
 	return rc;
+}
+
+/* Puts rb on the first tail record of a merged trace: *head is it, NULL
+ * when the trace has none.  Returns 0 or a negative errno. */
+static int tail_start(struct trace_reader *rb, const struct gt_hdr **head)
+{
+	struct trace_chunk_pos *c;
+	size_t n, i;
+	int rc = trace_reader__chunks(rb, &c, &n);
+
+	*head = NULL;
+	if (rc)
+		return rc;
+	/* back from the last chunk while first_ts does not rise */
+	for (i = n; i > 1 && c[i - 2].first_ts <= c[i - 1].first_ts; i--)
+		;
+	if (n && i > 0)
+		trace_reader__seek(rb, &c[i - 1]);
+	free(c);
+	while ((rc = trace_reader__next(rb, head)) > 0 && !tail_record(*head))
+		;
+	if (rc <= 0)
+		*head = NULL;
+	return rc < 0 ? rc : 0;
 }
 
 /* --range: "N" capture range N (window N in a trace of windows and no
@@ -117,43 +151,52 @@ static int select_span(const char *range, const char *path, const struct capture
 	return 0;
 }
 
-/* Feeds the records of a (those before a_end) and of b (from its place on)
- * to d in time order. */
-static int feed_merged(struct trace_reader *ra, uint64_t a_end, struct trace_reader *rb,
+/* Feeds the records of ra (up to a merged trace's tail, when rb reads it
+ * from hb on) and of rb to d in time order. */
+static int feed_merged(struct trace_reader *ra, struct trace_reader *rb, const struct gt_hdr *hb,
 		       struct gt_decoder *d, const char **why)
 {
-	const struct gt_hdr *ha = NULL, *hb = NULL;
-	uint64_t na = 0;
+	const struct gt_hdr *ha = NULL;
+	uint64_t ka = 0, kb = 0;
+	bool split = rb != NULL;
 	int rc;
 
-	*why = "read";
-	if (na < a_end && (rc = trace_reader__next(ra, &ha)) < 0)
-		return rc;
-	if (rb && (rc = trace_reader__next(rb, &hb)) < 0)
-		return rc;
 	for (;;) {
 		bool take_a;
 
-		if (na >= a_end)
-			ha = NULL;
+		*why = "read";
+		if (!ha && ra) {
+			rc = trace_reader__next(ra, &ha);
+			if (rc < 0)
+				return rc;
+			/* the end, or the tail, which is rb's */
+			if (!rc || (split && tail_record(ha)))
+				ra = NULL;
+			if (!ra)
+				ha = NULL;
+		}
+		if (!hb && rb) {
+			rc = trace_reader__next(rb, &hb);
+			if (rc < 0)
+				return rc;
+			if (!rc)
+				rb = NULL;
+		}
 		if (!ha && !hb)
 			return 0;
-		take_a = ha && (!hb || rec_key(ha) <= rec_key(hb));
+		if (ha)
+			ka = rec_key(ha, ka);
+		if (hb)
+			kb = rec_key(hb, kb);
+		take_a = ha && (!hb || ka <= kb);
 		*why = "decode";
 		rc = gt_decoder__feed(d, take_a ? ha : hb);
 		if (rc)
 			return rc;
-		*why = "read";
-		if (take_a) {
-			na++;
+		if (take_a)
 			ha = NULL;
-			if (na < a_end && (rc = trace_reader__next(ra, &ha)) < 0)
-				return rc;
-		} else {
+		else
 			hb = NULL;
-			if ((rc = trace_reader__next(rb, &hb)) < 0)
-				return rc;
-		}
 	}
 }
 
@@ -166,8 +209,9 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 	struct analyze *a = NULL;
 	struct analyze_opts o = *opts;
 	const struct gt_file_info *info;
+	const struct gt_hdr *hb = NULL;
 	const char *msg = NULL, *why = "read", *damage = NULL;
-	uint64_t tail = UINT64_MAX, end;
+	uint64_t end;
 	bool merged;
 	int rc, ret = 1;
 
@@ -179,9 +223,9 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 	}
 	info = trace_reader__info(r);
 	merged = gt_file_info__has_option(info, "cupti", "merged");
-	if (merged || range) {
+	if (range) {
 		spans = capture_spans__new(info);
-		rc = spans ? prescan(r, spans, merged, &tail) : -ENOMEM;
+		rc = spans ? prescan(r, spans) : -ENOMEM;
 		if (rc) {
 			fprintf(err, "gtrace-bpf: cannot read %s: %s\n", path, strerror(-rc));
 			goto out;
@@ -189,19 +233,15 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 		capture_spans__finish(spans, trace_reader__trailer(r) ?
 					     trace_reader__trailer(r)->end_ts : 0);
 		trace_reader__rewind(r);
-		if (range) {
-			ret = select_span(range, path, spans, &o, err);
-			if (ret)
-				goto out;
-			ret = 1;
-		}
+		ret = select_span(range, path, spans, &o, err);
+		if (ret)
+			goto out;
+		ret = 1;
 	}
-	if (tail != UINT64_MAX) {
-		const struct gt_hdr *h;
-
+	if (merged) {
 		rc = trace_reader__open(path, &rb, &msg);
-		for (uint64_t i = 0; !rc && i < tail; i++)
-			rc = trace_reader__next(rb, &h) > 0 ? 0 : -EIO;
+		if (!rc)
+			rc = tail_start(rb, &hb);
 		if (rc) {
 			fprintf(err, "gtrace-bpf: cannot read %s: %s\n", path,
 				msg ? msg : strerror(-rc));
@@ -216,7 +256,7 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 	}
 	gt_decoder__set_entry_cb(d, analyze__entry);
 	analyze__set_decoder(a, d);
-	rc = feed_merged(r, tail, rb, d, &why);
+	rc = feed_merged(r, rb, hb, d, &why);
 	if (!rc) {
 		why = "decode";
 		rc = gt_decoder__finish(d);
