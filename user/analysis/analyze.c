@@ -391,7 +391,8 @@ static int wait_push(struct analyze *a, struct az_proc *p, const struct az_wait 
 		p->head++;
 		p->waits_dropped++;
 	}
-	if (p->head && p->n == p->cap) {
+	/* once half the array is dead: moves as many as were dropped since */
+	if (p->head && p->head * 2 >= p->n) {
 		memmove(p->waits, p->waits + p->head, (p->n - p->head) * sizeof(*p->waits));
 		p->n -= p->head;
 		p->head = 0;
@@ -647,7 +648,8 @@ int analyze__call(void *ctx, const struct gt_callrec *c)
 			return -ENOMEM;
 		if (p->open_waits)
 			p->open_waits--;
-		if (wanted(a, c->pid, c->ts) && wait_push(a, p, &w))
+		/* kept for the GPU's idle split: only a trace with GPU records has one */
+		if (a->gpu_trace && wanted(a, c->pid, c->ts) && wait_push(a, p, &w))
 			return -ENOMEM;
 	}
 	/* a call without an exit (a launch at entry only) comes out at its
@@ -875,6 +877,7 @@ struct analyze *analyze__new(const struct analyze_opts *o, const struct gt_file_
 	a->sm_count = o->sm_count ? o->sm_count : AZ_SM_ASSUMED;
 	a->sm_assumed = !o->sm_count;
 	a->merged = info && gt_file_info__has_option(info, "cupti", "merged");
+	a->gpu_trace = a->merged || (info && gt_file_info__has_option(info, "cupti", "inline"));
 	a->slack = info && gt_file_info__has_option(info, "cupti", "inline") ? AZ_SLACK_INLINE_NS
 									   : AZ_SLACK_NS;
 	a->trace_start = info ? info->start_ts : 0;
@@ -1090,6 +1093,8 @@ void analyze__free(struct analyze *a)
 		acc_free(r);
 	}
 	free(a->heap);
+	free(a->items);
+	free(a->free_slots);
 	for (size_t i = 0; i < a->nscopes; i++)
 		free(a->scopes[i].findings);
 	free(a->scopes);

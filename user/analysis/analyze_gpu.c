@@ -34,43 +34,45 @@
 
 /* ---- the heap of work by start --------------------------------------------- */
 
-static inline bool item_before(const struct az_item *x, const struct az_item *y)
+/* The heap holds keys; the work itself stays in a slab (a[slab]) until it is
+ * placed, so that a sift moves 24 bytes, not the work's 100. */
+static inline bool key_before(const struct az_hkey *x, const struct az_hkey *y)
 {
 	return x->start < y->start || (x->start == y->start && x->seq < y->seq);
 }
 
-static void heap_up(struct az_item *h, size_t i)
+static void heap_up(struct az_hkey *h, size_t i)
 {
-	struct az_item it = h[i];
+	struct az_hkey k = h[i];
 
 	while (i) {
 		size_t p = (i - 1) / 2;
 
-		if (!item_before(&it, &h[p]))
+		if (!key_before(&k, &h[p]))
 			break;
 		h[i] = h[p];
 		i = p;
 	}
-	h[i] = it;
+	h[i] = k;
 }
 
-static void heap_down(struct az_item *h, size_t n, size_t i)
+static void heap_down(struct az_hkey *h, size_t n, size_t i)
 {
-	struct az_item it = h[i];
+	struct az_hkey k = h[i];
 
 	for (;;) {
 		size_t c = 2 * i + 1;
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && item_before(&h[c + 1], &h[c]))
+		if (c + 1 < n && key_before(&h[c + 1], &h[c]))
 			c++;
-		if (!item_before(&h[c], &it))
+		if (!key_before(&h[c], &k))
 			break;
 		h[i] = h[c];
 		i = c;
 	}
-	h[i] = it;
+	h[i] = k;
 }
 
 /* ---- a device's running work ------------------------------------------------ */
@@ -373,9 +375,12 @@ int az_gpu__drain(struct analyze *a, uint64_t limit)
 	int rc = 0;
 
 	while (a->nheap && a->heap[0].start < limit && !rc) {
-		struct az_item it = a->heap[0];
-		struct az_proc *p = hmap_get(&a->procs, it.pid, 0);
+		uint32_t slot = a->heap[0].slot;
+		struct az_item it = a->items[slot];
+		struct az_proc *p = a->last_proc && a->last_proc->pid == it.pid ? a->last_proc :
+				    hmap_get(&a->procs, it.pid, 0);
 
+		a->free_slots[a->nfree++] = slot;
 		a->heap[0] = a->heap[--a->nheap];
 		if (a->nheap)
 			heap_down(a->heap, a->nheap, 0);
@@ -397,12 +402,24 @@ int az_gpu__drain(struct analyze *a, uint64_t limit)
 
 int az_gpu__push(struct analyze *a, const struct az_item *it)
 {
-	if (vec__reserve(&a->heap, &a->hcap, a->nheap, 1, 256)) {
-		a->err = -ENOMEM;
-		return -ENOMEM;
+	uint32_t slot;
+
+	/* every slot is in the heap or free: room for one more in both */
+	if (!a->nfree) {
+		size_t cap = a->icap;
+
+		if (vec__reserve(&a->items, &a->icap, cap, 1, 256) ||
+		    vec__reserve(&a->free_slots, &a->fcap, 0, a->icap, 256) ||
+		    vec__reserve(&a->heap, &a->hcap, 0, a->icap, 256)) {
+			a->err = -ENOMEM;
+			return -ENOMEM;
+		}
+		for (size_t i = a->icap; i > cap; i--)
+			a->free_slots[a->nfree++] = (uint32_t)(i - 1);
 	}
-	a->heap[a->nheap] = *it;
-	a->heap[a->nheap].seq = a->seq++;
+	slot = a->free_slots[--a->nfree];
+	a->items[slot] = *it;
+	a->heap[a->nheap] = (struct az_hkey){ .start = it->start, .seq = a->seq++, .slot = slot };
 	heap_up(a->heap, a->nheap++);
 	for (int i = 0; i < 2; i++)
 		if (it->acc[i])

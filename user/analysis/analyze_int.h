@@ -81,6 +81,14 @@ struct az_thread {
 /* What kept the host from submitting. */
 enum az_wait_kind { AZ_WAIT_SYNC = 1, AZ_WAIT_COPY = 2 };
 
+/* A piece of GPU work's place in the heap: its start, its arrival order
+ * (ties by start keep it), its slot in the work's slab. */
+struct az_hkey {
+	uint64_t start;
+	uint64_t seq;
+	uint32_t slot;
+};
+
 /* A closed wait of a process: a synchronizing call or a blocking copy. */
 struct az_wait {
 	uint64_t start, end;
@@ -200,7 +208,6 @@ struct az_item {
 	uint64_t start, end;
 	uint64_t launch;		/* entry of its call (0: not linked) */
 	uint64_t host_end;		/* end of the launching thread's call before that one */
-	uint64_t seq;			/* arrival order: ties by start keep it */
 	uint64_t bytes;
 	const char *name;		/* kernels: the decoder's demangled name */
 	struct az_acc *acc[2];		/* the scopes it counts in (the second may be NULL) */
@@ -221,6 +228,7 @@ struct analyze {
 	uint32_t sm_count;		/* the SM count grids are judged against */
 	bool sm_assumed;
 	bool merged;			/* cupti=merged */
+	bool gpu_trace;			/* cupti=merged or inline: GPU records may come */
 	uint64_t slack;
 	uint64_t trace_start;
 	struct gt_decoder *d;
@@ -230,8 +238,12 @@ struct analyze {
 	struct az_proc *last_proc;
 	struct hmap threads;		/* (tid, pid) -> struct az_thread */
 	struct az_thread *last_thread;
-	struct az_item *heap;		/* min-heap by (start, seq) */
+	struct az_hkey *heap;		/* min-heap by (start, seq) of the work waiting */
 	size_t nheap, hcap;
+	struct az_item *items;		/* the work's slab: a slot is in the heap or free */
+	size_t icap;
+	uint32_t *free_slots;		/* free slots of items */
+	size_t nfree, fcap;
 	uint64_t seq;
 	uint64_t pos;			/* the newest time read */
 	struct az_acc *closing;		/* closed ranges waiting for their GPU work */
