@@ -570,7 +570,7 @@ static const char *answer_bound(struct az_store *st, const struct az_scope *s)
 	const struct az_gpu *g = &s->gpu;
 	const struct az_work *w = &s->work;
 	const struct az_cpu *c = &s->cpu;
-	uint64_t idle_in = 0, copy = 0;
+	uint64_t idle_in = 0, copy = 0, work;
 	char topk[320] = "";
 	bool is_call = false;
 
@@ -578,9 +578,12 @@ static const char *answer_bound(struct az_store *st, const struct az_scope *s)
 		idle_in += g->idle_ns[k];
 	for (int k = 0; k < AZ_MEM_KINDS; k++)
 		copy += w->copy_ns[k];
+	/* shares of the work summed over kernels, copies and sets (which
+	 * overlap: their sum is not the busy time) */
+	work = w->kernel_ns + copy;
 	if (w->nkernels)
 		snprintf(topk, sizeof(topk), " (top: %.200s, %s)", w->top[0].name,
-			 P(w->top[0].total_ns, g->busy_ns));
+			 P(w->top[0].total_ns, work));
 	switch (w->bound) {
 	case AZ_BOUND_LAUNCH:
 		return az_store__printf(st, "Launch-bound: %s kernels, median %s on the GPU, %s per "
@@ -603,22 +606,23 @@ static const char *answer_bound(struct az_store *st, const struct az_scope *s)
 					N(s->par.host_gaps), D(s->par.host_gap_ns));
 	case AZ_BOUND_COMPUTE:
 		return az_store__printf(st, "Compute-bound: GEMM, convolution and attention kernels "
-					"take %s of the GPU's %s busy time%s.",
+					"take %s of the GPU's work (%s, kernels, copies and sets "
+					"summed)%s.",
 					P(w->class_ns[AZ_KC_GEMM] + w->class_ns[AZ_KC_CONV] +
-					  w->class_ns[AZ_KC_ATTENTION], g->busy_ns), D(g->busy_ns), topk);
+					  w->class_ns[AZ_KC_ATTENTION], work), D(work), topk);
 	case AZ_BOUND_MEMORY:
 		return az_store__printf(st, "Memory-bound: elementwise and reduction kernels take %s "
-					"of the GPU's %s busy time%s.",
+					"of the GPU's work (%s, kernels, copies and sets summed)%s.",
 					P(w->class_ns[AZ_KC_ELEMENTWISE] + w->class_ns[AZ_KC_REDUCTION],
-					  g->busy_ns), D(g->busy_ns), topk);
+					  work), D(work), topk);
 	case AZ_BOUND_COMMUNICATION:
-		return az_store__printf(st, "Communication-bound: NCCL kernels take %s of the GPU's %s "
-					"busy time%s.", P(w->class_ns[AZ_KC_NCCL], g->busy_ns),
-					D(g->busy_ns), topk);
+		return az_store__printf(st, "Communication-bound: NCCL kernels take %s of the GPU's "
+					"work (%s, kernels, copies and sets summed)%s.",
+					P(w->class_ns[AZ_KC_NCCL], work), D(work), topk);
 	case AZ_BOUND_TRANSFERS:
 		return az_store__printf(st, "Bound by transfers: copies and sets take %s of the GPU's "
-					"%s busy time (HtoD %s, DtoH %s, DtoD %s).", P(copy, g->busy_ns),
-					D(g->busy_ns), D(w->copy_ns[GT_COPY_HTOD]),
+					"work (%s, kernels, copies and sets summed; HtoD %s, DtoH %s, "
+					"DtoD %s).", P(copy, work), D(work), D(w->copy_ns[GT_COPY_HTOD]),
 					D(w->copy_ns[GT_COPY_DTOH]), D(w->copy_ns[GT_COPY_DTOD]));
 	case AZ_BOUND_KERNELS:
 		if (g->source != AZ_BUSY_GPU_RECORDS)
@@ -627,8 +631,8 @@ static const char *answer_bound(struct az_store *st, const struct az_scope *s)
 						"record with --cupti for what ran).",
 						P(c->sync_ns, c->span_ns));
 		return az_store__printf(st, "GPU-bound by kernels whose names do not tell compute "
-					"from memory: %s of the GPU's %s busy time%s.",
-					P(w->class_ns[AZ_KC_OTHER], g->busy_ns), D(g->busy_ns), topk);
+					"from memory: %s of the GPU's work (%s, kernels, copies and sets "
+					"summed)%s.", P(w->class_ns[AZ_KC_OTHER], work), D(work), topk);
 	default:
 		return az_store__printf(st, "Cannot tell: %s.", g->source == AZ_BUSY_GPU_RECORDS ?
 					"too little GPU work" :
