@@ -6,8 +6,12 @@
 # processes, default 4) and times, on one CPU, median of 3 runs each:
 #   gtrace-bpf stats FILE                   (all reports, table, to /dev/null)
 #   gtrace-bpf export FILE -f perfetto|json|csv -o OUT
-# printing seconds and events (records) per second.  The goal is >= 2
-# million events/s for each.
+#   gtrace-bpf analyze FILE                 (table, to /dev/null)
+# then writes a merged trace of as many records (gen_trace -g: the GPU
+# records of the launches, copies and sets, a fiftieth of them unlinked in
+# the tail) and times stats and analyze on it, printing seconds, events
+# (records) per second and the largest resident size.  The goal is >= 2
+# million events/s for stats and the exports, >= 1 million for analyze.
 #
 # Usage: tools/bench-export.sh [N_RECORDS [THREADS]]
 # Environment: GTRACE (default ./gtrace-bpf; any command taking the same
@@ -51,15 +55,18 @@ echo "bench: $records records ($(( $(stat -c %s "$trace") / 1048576 )) MiB, $thr
 # bench NAME OUT ARGS...: runs "$gtrace ARGS" RUNS times (OUT: a file it
 # writes, removed before each run, or -), prints the median.
 bench() {
-	local name=$1 out=$2 i t0 t1 rc
-	local -a times=()
+	local name=$1 out=$2 i t0 t1 rc kb maxkb=0
+	local -a times=() tm=()
 	shift 2
+	[ -x /usr/bin/time ] && tm=(/usr/bin/time -f %M -o "$dir/rss")
 	for ((i = 0; i < runs; i++)); do
 		[ "$out" = - ] || rm -f "$out"
 		t0=$(date +%s%N)
-		"${pin[@]}" "$gtrace" "$@" > "$dir/stdout" 2> "$dir/stderr"
+		"${tm[@]}" "${pin[@]}" "$gtrace" "$@" > "$dir/stdout" 2> "$dir/stderr"
 		rc=$?
 		t1=$(date +%s%N)
+		kb=$( [ -s "$dir/rss" ] && cat "$dir/rss" || echo 0)
+		[ "$kb" -gt "$maxkb" ] && maxkb=$kb
 		if [ $rc -ne 0 ]; then
 			printf '%-22s skipped: exited with status %d: %s\n' "$name" "$rc" \
 				"$(head -n 1 "$dir/stderr")"
@@ -69,11 +76,21 @@ bench() {
 	done
 	local med
 	med=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
-	awk -v name="$name" -v ns="$med" -v n="$records" 'BEGIN {
-		printf "%-22s %8.3f s  %6.2f M events/s\n", name, ns / 1e9, n / (ns / 1e9) / 1e6 }'
+	awk -v name="$name" -v ns="$med" -v n="$records" -v kb="$maxkb" 'BEGIN {
+		printf "%-22s %8.3f s  %6.2f M events/s  %7.1f MiB max RSS\n", name, ns / 1e9,
+			n / (ns / 1e9) / 1e6, kb / 1024 }'
 }
 
 bench "stats" - stats "$trace"
 for f in perfetto json csv; do
 	bench "export -f $f" "$dir/out.$f" export "$trace" -f "$f" -o "$dir/out.$f"
 done
+bench "analyze" - analyze "$trace"
+
+# the merged trace: GPU records on the timeline
+trace=$dir/bench-gpu.gtrace
+line=$("$gen" -g "$trace" "$n" "$threads") || { echo "bench: gen_trace -g failed" >&2; exit 1; }
+records=$(sed -n 's/.*: \([0-9][0-9]*\) records$/\1/p' <<< "$line")
+echo "bench: $records records of a merged trace ($(( $(stat -c %s "$trace") / 1048576 )) MiB)"
+bench "stats (merged)" - stats "$trace"
+bench "analyze (merged)" - analyze "$trace"
