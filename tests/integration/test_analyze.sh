@@ -363,6 +363,30 @@ t_mock_ranges() {
 	grep -q 'has no capture range 7' "$T/r7.err" || err "--range 7: $(cat "$T/r7.err")"
 }
 
+# Without GPU records, the GPU metric samples of --gpu-metrics (the mock
+# NVML: two GPUs, utilization 10 * (k % 4 + 1) + d at call k, GPU 0's tensor
+# pipes at 87.125 %, DRAM at 15.75 %) give the busy time: the mean of the
+# utilization samples in the process' time, labelled device-wide.
+t_metrics() {
+	local nvml=$MOCK_DIR/nvml/libnvidia-ml.so.1 want
+	[ -f "$nvml" ] || fatal "no mock NVML at $nvml (make mock)"
+	GT_LIBCUDA=$MOCK_LIB GTRACE_NVML_LIB=$nvml "$GTRACE" --libcuda "$MOCK_LIB" --gpu-metrics=50 \
+		-o "$T/m.gtrace" -- "$WORKLOAD" --flood 1 --rate 200 > "$T/m.out" 2> "$T/m.err" ||
+		fatal "recording with --gpu-metrics failed: $(tail -n 3 "$T/m.err" | tr '\n' '|')"
+	analyze "$T/m.json" "$T/m.gtrace" --format json
+	dump_trace "$T/m.gtrace" "$T/m.dump"
+	expect "source" "$(q "$T/m.json" .gpu.source)" gpu_metrics
+	# the samples in the process' time (and up to 20 ms after its last record)
+	want=$(jq -s -r --argjson s "$(q "$T/m.json" .start_ns)" --argjson e "$(q "$T/m.json" .end_ns)" '
+		[.[] | select(.type == "gpu_metric" and .metric == "gpu_util" and .ts >= $s and .ts <= $e + 20000000)
+		 | (.value | tonumber) * 1000000 | round] | "\(length) \(add / length | floor)"' "$T/m.dump")
+	expect "utilization samples and their mean (micro-%)" "$(q "$T/m.json" '"\(.gpu.util_samples) \(.gpu.util_pct | tonumber * 1000000 | round)"')" "$want"
+	expect "tensor and DRAM means (GPU 0's)" "$(q "$T/m.json" '"\(.work.tensor_pct) \(.work.dram_pct)"')" "87.125 15.75"
+	expect "bound" "$(q "$T/m.json" .work.bound)" host
+	q "$T/m.json" .answers.busy | grep -q 'device-wide GPU utilization' ||
+		err "the busy answer does not say it is device-wide: $(q "$T/m.json" .answers.busy)"
+}
+
 add_case t_fixture_findings "planted patterns: exactly their findings, a clean trace none"
 add_case t_fixture_figures "planted patterns: the exact figures of their timings"
 add_case t_fixture_unlinked "a merged trace's unlinked GPU records placed in time order"
@@ -371,6 +395,7 @@ add_case t_formats "table, Markdown and JSON agree; -o 0600, --force"
 add_case t_same_numbers "analyze's figures are stats' where both have one"
 add_case t_bad_input "bad input: one line, status 1 or 2"
 add_case t_export_findings "export --findings: a lane per rule, with its examples"
+add_case t_metrics "without GPU records: the busy time from --gpu-metrics' samples (mock NVML)"
 add_case t_mock_clean "mock workload, GPU kept busy: no findings, busy exact"
 add_case t_mock_sync_loop "mock workload, a sync after every launch"
 add_case t_mock_dtoh_loop "mock workload, a blocking DtoH copy after every launch"

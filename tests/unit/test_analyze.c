@@ -490,6 +490,43 @@ static void t_cpu_split(void **state)
 	run_free(&x);
 }
 
+/* Without GPU records, GPU metric samples give the busy time and the bound:
+ * 80 % utilization, tensor pipes at 60 %. */
+static void t_metrics(void **state)
+{
+	struct run x;
+	const struct az_scope *s;
+
+	(void)state;
+	run_begin(&x, NULL, false, false);
+	azs_alloc(&x.s, GT_API_cuMemAlloc_v2, AZS_DEV_BASE, AZS_MB);
+	for (int i = 0; i < 100; i++) {
+		azs_launch(&x.s, 1, "mystery_kernel", AZS_BIG, 5000, 100000);
+		azs_host(&x.s, 95000);
+		azs_metric(&x.s, x.s.t, GT_GPUM_GPU_UTIL, 80000000);
+		azs_metric(&x.s, x.s.t, GT_GPUM_TENSOR_ACTIVE, i % 2 ? 50000000 : 70000000);
+		azs_metric(&x.s, x.s.t, GT_GPUM_DRAM_BW, 20000000);
+		azs_metric(&x.s, x.s.t, GT_GPUM_POWER, 500000000);
+	}
+	azs_sync(&x.s, -1);
+	azs_end(&x.s);
+	run_end(&x);
+	s = &x.r->scopes[0];
+	assert_int_equal(s->gpu.source, AZ_BUSY_GPU_METRICS);
+	assert_int_equal(s->gpu.util_samples, 100);
+	assert_int_equal(s->gpu.util_micro, 80000000);
+	assert_int_equal(s->gpu.busy_ns, (s->end_ts - s->start_ts) * 8 / 10);
+	assert_int_equal(s->work.tensor_micro, 60000000);
+	assert_int_equal(s->work.dram_micro, 20000000);
+	assert_int_equal(s->work.sm_micro, -1);
+	assert_int_equal(s->work.bound, AZ_BOUND_COMPUTE);
+	assert_non_null(strstr(s->answer[AZ_Q_BUSY], "device-wide GPU utilization, the mean of 100 "
+				   "GPU metric samples"));
+	assert_non_null(strstr(s->answer[AZ_Q_BOUND], "Compute-bound, as far as the GPU metrics show"));
+	assert_non_null(strstr(s->answer[AZ_Q_BOUND], "tensor pipes active 60.0 %"));
+	run_free(&x);
+}
+
 /* A capture range: its own scope after the process', with what began in it. */
 static void t_range(void **state)
 {
@@ -653,6 +690,7 @@ int main(void)
 		cmocka_unit_test(t_memset_loop),
 		cmocka_unit_test(t_long_gap),
 		cmocka_unit_test(t_cpu_split),
+		cmocka_unit_test(t_metrics),
 		cmocka_unit_test(t_range),
 		cmocka_unit_test(t_span),
 		cmocka_unit_test(t_late),

@@ -810,7 +810,8 @@ int analyze__other(void *ctx, const struct gt_hdr *rec)
 	case GT_REC_GPU_METRIC: {
 		const struct gt_gpu_metric *m = (const void *)rec;
 
-		/* whole ones only; a process' memory is not the GPU's activity */
+		/* the recorder's, device-wide; written up to a poll interval
+		 * after they were taken: no position */
 		if (!gt_rec__size_ok(rec) || m->metric == GT_GPUM_PROC_MEM)
 			return 0;
 		return az_metric(a, rec->ts, m->device, m->metric, m->value_micro);
@@ -839,7 +840,8 @@ int analyze__other(void *ctx, const struct gt_hdr *rec)
 
 /* GPU metrics (GT_REC_GPU_METRIC, --gpu-metrics): the means of question 1
  * (utilization) and 2 (tensor, DRAM, SM activity).  Device-wide: every
- * process scope open at ts takes it. */
+ * process seen whose records span ts takes it (a sample a little after
+ * its latest record too: samples come up to a poll interval late). */
 int az_metric(struct analyze *a, uint64_t ts, uint32_t device, uint32_t metric, int64_t micro)
 {
 	(void)device;

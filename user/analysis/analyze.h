@@ -26,7 +26,7 @@
  *   wall time     a process' first record to its last (its exit) in the scope
  *   GPU busy      the union of its kernels, copies and sets on each device
  *                 (CUPTI records of a merged trace), summed over devices; else
- *                 from GPU metrics (GT_REC_GPU_METRIC); else estimated
+ *                 from GPU metric samples (GT_REC_GPU_METRIC); else estimated
  *                 from the time the host waited in synchronizing calls (a
  *                 lower bound, labelled as an estimate)
  *   GPU idle      wall time minus busy, per device, split by what the next
@@ -242,7 +242,7 @@ struct az_work {
 					 * with no other call between them */
 	uint32_t nkernels;		/* entries of top */
 	struct az_kernel top[AZ_TOP_KERNELS];	/* by GPU time, highest first */
-	/* GPU metrics (GT_REC_GPU_METRIC): means in % * 1e6, -1 when not sampled */
+	/* GPU metrics (device-wide): means in % * 1e6, -1 when not sampled */
 	int64_t tensor_micro, dram_micro, sm_micro;
 	enum az_bound bound;
 };

@@ -276,8 +276,8 @@ const char *az_store__printf(struct az_store *st, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void az_store__free(struct az_store *st);
 
-/* GPU metrics (analyze__other's GT_REC_GPU_METRIC): one sample of a metric
- * of a device; the id is the format's enum gt_gpu_metric_id. */
+/* One GPU metric sample (GT_REC_GPU_METRIC): a metric of a device, the
+ * id the format's enum gt_gpu_metric_id, the value in micro-units. */
 int az_metric(struct analyze *a, uint64_t ts, uint32_t device, uint32_t metric, int64_t micro);
 
 #endif

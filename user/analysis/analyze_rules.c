@@ -227,6 +227,17 @@ static enum az_bound verdict(const struct az_scope *s, bool launch_bound)
 	uint64_t share[AZ_BOUND_HOST + 1] = { 0 }, best = 0, copy = 0;
 	enum az_bound b = AZ_BOUND_UNKNOWN;
 
+	if (g->source == AZ_BUSY_GPU_METRICS) {
+		/* device-wide pipes: the tensor or FP pipes busy is compute, the
+		 * DRAM near its bandwidth memory */
+		if (g->util_micro < 50000000)
+			return AZ_BOUND_HOST;
+		if (w->tensor_micro >= 30000000)
+			return AZ_BOUND_COMPUTE;
+		if (w->dram_micro >= 50000000)
+			return AZ_BOUND_MEMORY;
+		return AZ_BOUND_KERNELS;
+	}
 	if (g->source != AZ_BUSY_GPU_RECORDS) {
 		/* from the host's side only */
 		if (!c->span_ns)
@@ -258,6 +269,11 @@ static enum az_bound verdict(const struct az_scope *s, bool launch_bound)
 			best = share[k];
 			b = (enum az_bound)k;
 		}
+	/* kernels whose names say nothing: the GPU metrics may */
+	if (b == AZ_BOUND_KERNELS && w->tensor_micro >= 30000000)
+		return AZ_BOUND_COMPUTE;
+	if (b == AZ_BOUND_KERNELS && w->dram_micro >= 50000000)
+		return AZ_BOUND_MEMORY;
 	return b;
 }
 
@@ -571,7 +587,7 @@ static const char *answer_bound(struct az_store *st, const struct az_scope *s)
 	const struct az_work *w = &s->work;
 	const struct az_cpu *c = &s->cpu;
 	uint64_t idle_in = 0, copy = 0, work;
-	char topk[320] = "";
+	char topk[320] = "", metrics[160] = "";
 	bool is_call = false;
 
 	for (int k = AZ_IDLE_SUBMIT; k <= AZ_IDLE_OTHER; k++)
@@ -584,6 +600,35 @@ static const char *answer_bound(struct az_store *st, const struct az_scope *s)
 	if (w->nkernels)
 		snprintf(topk, sizeof(topk), " (top: %.200s, %s)", w->top[0].name,
 			 P(w->top[0].total_ns, work));
+	if (w->tensor_micro >= 0 || w->dram_micro >= 0)
+		snprintf(metrics, sizeof(metrics), "; GPU metrics: tensor pipes active %s, DRAM "
+			 "bandwidth %s of its peak (device-wide means)",
+			 w->tensor_micro >= 0 ? az_store__printf(st, "%.1f %%", w->tensor_micro / 1e6) : "-",
+			 w->dram_micro >= 0 ? az_store__printf(st, "%.1f %%", w->dram_micro / 1e6) : "-");
+	if (g->source == AZ_BUSY_GPU_METRICS) {
+		static const char *const what[] = {
+			[AZ_BOUND_HOST] = "Bound by the host, as far as the GPU metrics show: the GPU "
+				"was busy less than half the time",
+			[AZ_BOUND_COMPUTE] = "Compute-bound, as far as the GPU metrics show",
+			[AZ_BOUND_MEMORY] = "Memory-bound, as far as the GPU metrics show",
+			[AZ_BOUND_KERNELS] = "GPU-bound, as far as the GPU metrics show (neither the "
+				"tensor pipes nor DRAM near their peak)",
+		};
+
+		return az_store__printf(st, "%s: utilization %s%s (no GPU records: record with "
+					"--cupti for what ran).", what[w->bound] ? what[w->bound] : "?",
+					P(g->busy_ns, g->wall_ns), metrics);
+	}
+	/* kernels that say nothing of their class, judged by the GPU metrics */
+	if ((w->bound == AZ_BOUND_COMPUTE || w->bound == AZ_BOUND_MEMORY) &&
+	    w->class_ns[AZ_KC_OTHER] > w->class_ns[AZ_KC_GEMM] + w->class_ns[AZ_KC_CONV] +
+				       w->class_ns[AZ_KC_ATTENTION] + w->class_ns[AZ_KC_ELEMENTWISE] +
+				       w->class_ns[AZ_KC_REDUCTION])
+		return az_store__printf(st, "%s, as far as the GPU metrics show: kernels whose names "
+					"do not tell their class take %s of the GPU's work (%s, kernels, "
+					"copies and sets summed)%s%s.", w->bound == AZ_BOUND_COMPUTE ?
+					"Compute-bound" : "Memory-bound",
+					P(w->class_ns[AZ_KC_OTHER], work), D(work), topk, metrics);
 	switch (w->bound) {
 	case AZ_BOUND_LAUNCH:
 		return az_store__printf(st, "Launch-bound: %s kernels, median %s on the GPU, %s per "
@@ -607,14 +652,14 @@ static const char *answer_bound(struct az_store *st, const struct az_scope *s)
 	case AZ_BOUND_COMPUTE:
 		return az_store__printf(st, "Compute-bound: GEMM, convolution and attention kernels "
 					"take %s of the GPU's work (%s, kernels, copies and sets "
-					"summed)%s.",
+					"summed)%s%s.",
 					P(w->class_ns[AZ_KC_GEMM] + w->class_ns[AZ_KC_CONV] +
-					  w->class_ns[AZ_KC_ATTENTION], work), D(work), topk);
+					  w->class_ns[AZ_KC_ATTENTION], work), D(work), topk, metrics);
 	case AZ_BOUND_MEMORY:
 		return az_store__printf(st, "Memory-bound: elementwise and reduction kernels take %s "
-					"of the GPU's work (%s, kernels, copies and sets summed)%s.",
+					"of the GPU's work (%s, kernels, copies and sets summed)%s%s.",
 					P(w->class_ns[AZ_KC_ELEMENTWISE] + w->class_ns[AZ_KC_REDUCTION],
-					  work), D(work), topk);
+					  work), D(work), topk, metrics);
 	case AZ_BOUND_COMMUNICATION:
 		return az_store__printf(st, "Communication-bound: NCCL kernels take %s of the GPU's "
 					"work (%s, kernels, copies and sets summed)%s.",
@@ -632,7 +677,8 @@ static const char *answer_bound(struct az_store *st, const struct az_scope *s)
 						P(c->sync_ns, c->span_ns));
 		return az_store__printf(st, "GPU-bound by kernels whose names do not tell compute "
 					"from memory: %s of the GPU's work (%s, kernels, copies and sets "
-					"summed)%s.", P(w->class_ns[AZ_KC_OTHER], work), D(work), topk);
+					"summed)%s%s.", P(w->class_ns[AZ_KC_OTHER], work), D(work), topk,
+					metrics);
 	default:
 		return az_store__printf(st, "Cannot tell: %s.", g->source == AZ_BUSY_GPU_RECORDS ?
 					"too little GPU work" :
