@@ -347,7 +347,8 @@ struct opts {
 	long forks;		/* child processes making a few calls each (--fork) */
 	const char *launch_log;	/* CLOCK_MONOTONIC ns before each launch, one per line */
 	long work_us;		/* busy this long (on-CPU) before each launch (not with rate) */
-	long sync_every;	/* planted patterns (see the top), 0 none */
+	/* planted patterns (see the top), 0 none: in the order of their O_ ids */
+	long sync_every;
 	long dtoh_every;
 	long pageable_every;
 	long legacy_every;
@@ -495,20 +496,20 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->forks = parse_num("--fork", optarg, 1, 100000);
 			break;
 		case O_SYNC_EVERY:
-			o->sync_every = parse_num("--sync-every", optarg, 1, 1000000L);
-			break;
 		case O_DTOH_EVERY:
-			o->dtoh_every = parse_num("--dtoh-every", optarg, 1, 1000000L);
-			break;
 		case O_PAGEABLE_EVERY:
-			o->pageable_every = parse_num("--pageable-every", optarg, 1, 1000000L);
-			break;
 		case O_LEGACY_EVERY:
-			o->legacy_every = parse_num("--legacy-every", optarg, 1, 1000000L);
-			break;
 		case O_GRID:
-			o->grid = parse_num("--grid", optarg, 1, 1000000L);
+		{
+			/* the planted patterns: a count from 1, fields in their ids' order */
+			static const char *const names[] = { "--sync-every", "--dtoh-every",
+							     "--pageable-every", "--legacy-every",
+							     "--grid" };
+
+			*(&o->sync_every + (c - O_SYNC_EVERY)) =
+				parse_num(names[c - O_SYNC_EVERY], optarg, 1, 1000000L);
 			break;
+		}
 		case O_WAIT:
 			o->wait_signal = true;
 			break;
