@@ -392,6 +392,18 @@ finish_workload() {
 
 # dump_trace FILE OUT: gtrace-bpf dump FILE > OUT; checks exit 0 and that
 # every line is a JSON object.
+# gtrace_ok OUT COMMAND ARGS...: gtrace-bpf COMMAND ARGS > OUT; checks status
+# 0 and an empty stderr (in OUT.err).
+gtrace_ok() {
+	local out=$1 cmd=$2 rc
+	shift 2
+	"$GTRACE" "$cmd" "$@" > "$out" 2> "$out.err"
+	rc=$?
+	[ $rc -eq 0 ] || fatal "gtrace-bpf $cmd $* exited with status $rc: $(head -n 3 "$out.err" | tr '\n' '|')"
+	[ -s "$out.err" ] && err "gtrace-bpf $cmd $* wrote to stderr: $(head -n 3 "$out.err" | tr '\n' '|')"
+	return 0
+}
+
 dump_trace() {
 	local file=$1 out=$2 rc
 	"$GTRACE" dump "$file" > "$out" 2> "$out.err"

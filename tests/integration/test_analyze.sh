@@ -31,13 +31,7 @@ fixture() {
 
 # analyze OUT ARGS...: gtrace-bpf analyze ARGS > OUT, status 0, nothing on stderr
 analyze() {
-	local out=$1 rc
-	shift
-	"$GTRACE" analyze "$@" > "$out" 2> "$out.err"
-	rc=$?
-	[ $rc -eq 0 ] || fatal "gtrace-bpf analyze $* exited with status $rc: $(head -n 3 "$out.err" | tr '\n' '|')"
-	[ -s "$out.err" ] && err "gtrace-bpf analyze $* wrote to stderr: $(head -n 3 "$out.err" | tr '\n' '|')"
-	return 0
+	gtrace_ok "$1" analyze "${@:2}"
 }
 
 # ids JSON [N]: the sorted finding ids of scope N (default 0), comma-separated

@@ -36,13 +36,7 @@ record() {
 # stats OUT ARGS...: gtrace-bpf stats ARGS > OUT; checks status 0 and an
 # empty stderr.
 stats() {
-	local out=$1 rc
-	shift
-	"$GTRACE" stats "$@" > "$out" 2> "$out.err"
-	rc=$?
-	[ $rc -eq 0 ] || fatal "gtrace-bpf stats $* exited with status $rc: $(head -n 3 "$out.err" | tr '\n' '|')"
-	[ -s "$out.err" ] && err "gtrace-bpf stats $* wrote to stderr: $(head -n 3 "$out.err" | tr '\n' '|')"
-	return 0
+	gtrace_ok "$1" stats "${@:2}"
 }
 
 # rows JSON REPORT: the rows of one report of a --format json document.
