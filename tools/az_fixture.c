@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "format/trace_file.h"
+#include "lib/vec.h"
 #include "tests/fixtures/az_scenarios.h"
 
 struct sink {
@@ -47,15 +48,8 @@ static int keep_tail(struct sink *k, const struct gt_hdr *rec)
 {
 	struct gt_hdr *copy;
 
-	if (k->ntail == k->cap) {
-		size_t cap = k->cap ? k->cap * 2 : 64;
-		struct gt_hdr **v = realloc(k->tail, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		k->tail = v;
-		k->cap = cap;
-	}
+	if (vec__reserve(&k->tail, &k->cap, k->ntail, 1, 64))
+		return -ENOMEM;
 	copy = malloc(rec->size);
 	if (!copy)
 		return -ENOMEM;
