@@ -81,6 +81,7 @@ t_fixture_figures() {
 	fixture sync_loop
 	analyze "$j" "$T/sync_loop.gtrace" --format json
 	expect "source" "$(q "$j" .gpu.source)" gpu_records
+	expect "records read" "$(jq .records "$j")" "$(sed -n 's/.*: \([0-9]*\) records$/\1/p' "$T/sync_loop.fix")"
 	expect "wall" "$(q "$j" .wall_ns)" $((7010 * US))
 	expect "busy" "$(q "$j" .gpu.busy_ns)" $((4000 * US))
 	expect "active" "$(q "$j" .gpu.active_ns)" $((6985 * US))
@@ -119,14 +120,34 @@ t_fixture_figures() {
 t_fixture_unlinked() {
 	fixture sync_loop
 	analyze "$T/l.json" "$T/sync_loop.gtrace" --format json
-	"$FIX" --unlink 3 sync_loop "$T/u.gtrace" > /dev/null || fatal "az_fixture --unlink failed"
+	"$FIX" --unlink 3 sync_loop "$T/u.gtrace" > "$T/u.fix" || fatal "az_fixture --unlink failed"
 	analyze "$T/u.json" "$T/u.gtrace" --format json
+	# the tail read by the second reader, every record once
+	expect "records read" "$(jq .records "$T/u.json")" "$(sed -n 's/.*: \([0-9]*\) records$/\1/p' "$T/u.fix")"
 	expect "busy with unlinked records" "$(q "$T/u.json" .gpu.busy_ns)" "$(q "$T/l.json" .gpu.busy_ns)"
 	expect "work" "$(q "$T/u.json" .gpu.work)" 200
 	expect "unlinked" "$(q "$T/u.json" .gpu.unlinked)" 66
 	expect "late" "$(q "$T/u.json" .gpu.late)" 0
 	expect "other intervals" "$(q "$T/u.json" .gpu.idle_intervals.other)" 66
 	expect "idle in all" "$(q "$T/u.json" '.gpu.idle_ns | add')" "$(q "$T/l.json" '.gpu.idle_ns | add')"
+}
+
+# A merged trace of many chunks (tools/gen_trace -g): every record read once,
+# every GPU record placed once and in time (none late), the unlinked ones of
+# the tail among them.
+t_merged_chunks() {
+	local gen=${GT_OUTPUT:-.output}/tools/gen_trace n
+	case $gen in /*) ;; *) gen=$ROOT/$gen ;; esac
+	[ -x "$gen" ] || fatal "gen_trace not built: $gen missing (make $gen)"
+	n=$("$gen" -g "$T/g.gtrace" 300000 2 | sed -n 's/.*: \([0-9]*\) records$/\1/p')
+	analyze "$T/g.json" "$T/g.gtrace" --format json
+	"$GTRACE" dump --summary "$T/g.gtrace" > "$T/g.sum" 2>&1 || fatal "dump --summary failed"
+	expect "records read" "$(jq .records "$T/g.json")" "$n"
+	expect "GPU records placed" "$(jq '[.scopes[] | select(.kind == "process") | .gpu.work] | add' "$T/g.json")" \
+		"$(awk '$1 == "gpu_records" { print $2 }' "$T/g.sum")"
+	expect "unlinked" "$(jq '[.scopes[] | select(.kind == "process") | .gpu.unlinked] | add' "$T/g.json")" \
+		"$(awk '$1 == "unmatched_gpu" { print $2 }' "$T/g.sum")"
+	expect "late" "$(jq '[.scopes[].gpu.late] | add' "$T/g.json")" 0
 }
 
 # Without GPU records the busy time is an estimate and says so.
@@ -384,6 +405,7 @@ t_metrics() {
 add_case t_fixture_findings "planted patterns: exactly their findings, a clean trace none"
 add_case t_fixture_figures "planted patterns: the exact figures of their timings"
 add_case t_fixture_unlinked "a merged trace's unlinked GPU records placed in time order"
+add_case t_merged_chunks "a merged trace of many chunks: every record read once, every GPU record placed in time"
 add_case t_fixture_no_gpu "without GPU records: busy estimated from the waits, said so"
 add_case t_formats "table, Markdown and JSON agree; -o 0600, --force"
 add_case t_same_numbers "analyze's figures are stats' where both have one"

@@ -304,7 +304,7 @@ struct analyze_result {
 	bool merged;			/* cupti=merged: GPU records on the timeline */
 	size_t nscopes;
 	struct az_scope *scopes;	/* per process by pid, each followed by its ranges */
-	uint64_t records;		/* records read */
+	uint64_t records;		/* records read (analyze__file; the core: its non-call ones) */
 	const char *notes[8];		/* what the figures rest on, NULL-terminated */
 	void *priv;			/* owned storage */
 };

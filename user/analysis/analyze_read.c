@@ -154,7 +154,7 @@ static int select_span(const char *range, const char *path, const struct capture
 /* Feeds the records of ra (up to a merged trace's tail, when rb reads it
  * from hb on) and of rb to d in time order. */
 static int feed_merged(struct trace_reader *ra, struct trace_reader *rb, const struct gt_hdr *hb,
-		       struct gt_decoder *d, const char **why)
+		       struct gt_decoder *d, uint64_t *fed, const char **why)
 {
 	const struct gt_hdr *ha = NULL;
 	uint64_t ka = 0, kb = 0;
@@ -193,6 +193,7 @@ static int feed_merged(struct trace_reader *ra, struct trace_reader *rb, const s
 		rc = gt_decoder__feed(d, take_a ? ha : hb);
 		if (rc)
 			return rc;
+		(*fed)++;
 		if (take_a)
 			ha = NULL;
 		else
@@ -211,7 +212,7 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 	const struct gt_file_info *info;
 	const struct gt_hdr *hb = NULL;
 	const char *msg = NULL, *why = "read", *damage = NULL;
-	uint64_t end;
+	uint64_t end, fed = 0;
 	bool merged;
 	int rc, ret = 1;
 
@@ -256,7 +257,7 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 	}
 	gt_decoder__set_entry_cb(d, analyze__entry);
 	analyze__set_decoder(a, d);
-	rc = feed_merged(r, rb, hb, d, &why);
+	rc = feed_merged(r, rb, hb, d, &fed, &why);
 	if (!rc) {
 		why = "decode";
 		rc = gt_decoder__finish(d);
@@ -293,6 +294,7 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 		goto out;
 	}
 	(*out)->path = az_store__keep((*out)->priv, path);
+	(*out)->records = fed;
 	if (damage)
 		(*out)->damage = az_store__keep((*out)->priv, damage);
 	ret = 0;
