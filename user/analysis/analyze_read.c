@@ -13,8 +13,12 @@
  * where the tail begins, found from the chunk headers alone: the tail is
  * sorted by time from the recording's start, so going back from the last
  * chunk their first_ts falls until the chunk before the tail's first one,
- * which has a later one (the end of the rest).  From there it skips to the
- * first tail record; the first reader stops there.  A trace is read once
+ * which has a later one (the end of the rest).  From there it finds the
+ * run of tail records that ends the file and starts at its first; the first
+ * reader stops at that record's number, so that each record is read once
+ * whatever the file holds (a tail record among the others, which a merger
+ * does not write, is read as any other record, in file order).  A trace is
+ * read once
  * (its tail twice at most a chunk over), and once more for --range, whose
  * span must be known first.
  */
@@ -91,28 +95,53 @@ static int prescan(struct trace_reader *r, struct capture_spans *spans)
 	return rc;
 }
 
-/* Puts rb on the first tail record of a merged trace: *head is it, NULL
- * when the trace has none.  Returns 0 or a negative errno. */
-static int tail_start(struct trace_reader *rb, const struct gt_hdr **head)
+/* Puts rb on the first tail record of a merged trace, the first of the
+ * run of tail records that ends the file: *head is it (NULL when the trace
+ * has none), *index its number in the file, where the first reader stops.
+ * The run is looked for from the chunk the headers point to (see the top)
+ * on, then rb is put back on its first record.  Returns 0 or a negative
+ * errno. */
+static int tail_start(struct trace_reader *rb, const struct gt_hdr **head, uint64_t *index)
 {
 	struct trace_chunk_pos *c;
-	size_t n, i;
+	const struct gt_hdr *h;
+	uint64_t run = UINT64_MAX, k;
+	size_t n, i, from;
 	int rc = trace_reader__chunks(rb, &c, &n);
 
 	*head = NULL;
+	*index = UINT64_MAX;
 	if (rc)
 		return rc;
 	/* back from the last chunk while first_ts does not rise */
 	for (i = n; i > 1 && c[i - 2].first_ts <= c[i - 1].first_ts; i--)
 		;
-	if (n && i > 0)
-		trace_reader__seek(rb, &c[i - 1]);
-	free(c);
-	while ((rc = trace_reader__next(rb, head)) > 0 && !tail_record(*head))
+	from = i ? i - 1 : 0;
+	if (n)
+		trace_reader__seek(rb, &c[from]);
+	for (k = n ? c[from].records : 0; (rc = trace_reader__next(rb, &h)) > 0; k++) {
+		if (!tail_record(h))
+			run = UINT64_MAX;
+		else if (run == UINT64_MAX)
+			run = k;
+	}
+	if (rc < 0 || run == UINT64_MAX) {
+		free(c);
+		return rc < 0 ? rc : 0;
+	}
+	/* back to the run's first record: the chunk that holds it */
+	for (i = from; i + 1 < n && c[i + 1].records <= run; i++)
 		;
-	if (rc <= 0)
+	trace_reader__seek(rb, &c[i]);
+	for (k = c[i].records; k <= run && (rc = trace_reader__next(rb, head)) > 0; k++)
+		;
+	free(c);
+	if (rc <= 0) {
 		*head = NULL;
-	return rc < 0 ? rc : 0;
+		return rc < 0 ? rc : 0;
+	}
+	*index = run;
+	return 0;
 }
 
 /* --range: "N" capture range N (window N in a trace of windows and no
@@ -151,14 +180,13 @@ static int select_span(const char *range, const char *path, const struct capture
 	return 0;
 }
 
-/* Feeds the records of ra (up to a merged trace's tail, when rb reads it
- * from hb on) and of rb to d in time order. */
-static int feed_merged(struct trace_reader *ra, struct trace_reader *rb, const struct gt_hdr *hb,
-		       struct gt_decoder *d, uint64_t *fed, const char **why)
+/* Feeds the records of ra (those before record a_end, where rb reads on
+ * from hb: the tail of a merged trace) and of rb to d in time order. */
+static int feed_merged(struct trace_reader *ra, uint64_t a_end, struct trace_reader *rb,
+		       const struct gt_hdr *hb, struct gt_decoder *d, uint64_t *fed, const char **why)
 {
 	const struct gt_hdr *ha = NULL;
 	uint64_t ka = 0, kb = 0;
-	bool split = rb != NULL;
 	int rc;
 
 	for (;;) {
@@ -166,14 +194,14 @@ static int feed_merged(struct trace_reader *ra, struct trace_reader *rb, const s
 
 		*why = "read";
 		if (!ha && ra) {
-			rc = trace_reader__next(ra, &ha);
+			/* the end, or where rb's part begins */
+			rc = trace_reader__records(ra) < a_end ? trace_reader__next(ra, &ha) : 0;
 			if (rc < 0)
 				return rc;
-			/* the end, or the tail, which is rb's */
-			if (!rc || (split && tail_record(ha)))
+			if (!rc) {
 				ra = NULL;
-			if (!ra)
 				ha = NULL;
+			}
 		}
 		if (!hb && rb) {
 			rc = trace_reader__next(rb, &hb);
@@ -212,7 +240,7 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 	const struct gt_file_info *info;
 	const struct gt_hdr *hb = NULL;
 	const char *msg = NULL, *why = "read", *damage = NULL;
-	uint64_t end, fed = 0;
+	uint64_t end, fed = 0, tail_at = UINT64_MAX;
 	bool merged;
 	int rc, ret = 1;
 
@@ -242,7 +270,7 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 	if (merged) {
 		rc = trace_reader__open(path, &rb, &msg);
 		if (!rc)
-			rc = tail_start(rb, &hb);
+			rc = tail_start(rb, &hb, &tail_at);
 		if (rc) {
 			fprintf(err, "gtrace-bpf: cannot read %s: %s\n", path,
 				msg ? msg : strerror(-rc));
@@ -257,7 +285,7 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 	}
 	gt_decoder__set_entry_cb(d, analyze__entry);
 	analyze__set_decoder(a, d);
-	rc = feed_merged(r, rb, hb, d, &fed, &why);
+	rc = feed_merged(r, rb ? tail_at : UINT64_MAX, rb, hb, d, &fed, &why);
 	if (!rc) {
 		why = "decode";
 		rc = gt_decoder__finish(d);
