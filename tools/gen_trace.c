@@ -43,6 +43,11 @@
  * and SM activity, as --gpu-metrics samples them); and the merger's
  * counters.
  *
+ * -u N (with -g): every N-th GPU record is unlinked instead, as the merger
+ * leaves a record it found no call for (thread 0, no launch_ts, no flags),
+ * and goes to the tail of the file, after every other record, by time, as
+ * the merger writes its unlinked records; the merger's counters say so.
+ *
  * -n writes a trace in which nothing called libcuda: the header, one
  * process that exec'd and exited, and the trailer (N_RECORDS is ignored).
  */
@@ -55,6 +60,7 @@
 #include <string.h>
 #include "format/api.h"
 #include "format/trace_file.h"
+#include "lib/vec.h"
 #include "bpf/gtrace_api.h"
 
 #define PROG "gen_trace"
@@ -140,6 +146,9 @@ struct gen {
 	bool gpu;		/* -g */
 	uint32_t correlation;	/* -g: the last CUPTI correlation id given */
 	uint64_t gpu_records, nvtx_id;	/* -g */
+	uint64_t unlink;	/* -u: every this many GPU records unlinked, 0 none */
+	struct gt_hdr **tail;	/* -u: the unlinked ones, written last by time */
+	size_t ntail, tail_cap;
 	uint64_t next_metric;	/* -g: time of the next GPU metric samples */
 	_Alignas(8) unsigned char buf[8192];
 };
@@ -383,6 +392,46 @@ static int w_call_ret(struct gen *g, uint64_t *ts, uint32_t pid, uint16_t api, u
 	return err;
 }
 
+/* -g: a GPU record made (r), linked, or with -u unlinked into the tail. */
+static int w_gpu_put(struct gen *g, struct gt_hdr *r, __u64 *launch_ts, __u16 *flags)
+{
+	struct gt_hdr *copy;
+
+	if (!g->unlink || g->gpu_records % g->unlink)
+		return append(g, r);
+	r->tid = 0;
+	*launch_ts = 0;
+	*flags = 0;
+	if (vec__reserve(&g->tail, &g->tail_cap, g->ntail, 1, 1024) || !(copy = malloc(r->size)))
+		return -ENOMEM;
+	memcpy(copy, r, r->size);
+	g->tail[g->ntail++] = copy;
+	return 0;
+}
+
+static int cmp_rec_ts(const void *a, const void *b)
+{
+	const struct gt_hdr *x = *(struct gt_hdr *const *)a, *y = *(struct gt_hdr *const *)b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* -u: the tail of unlinked GPU records, by time. */
+static int w_tail(struct gen *g)
+{
+	int err = 0;
+
+	qsort(g->tail, g->ntail, sizeof(*g->tail), cmp_rec_ts);
+	for (size_t i = 0; i < g->ntail; i++) {
+		if (!err)
+			err = append(g, g->tail[i]);
+		free(g->tail[i]);
+	}
+	free(g->tail);
+	g->tail = NULL;
+	return err;
+}
+
 /* -g: the GPU record of the call t just entered (a launch of k, or an
  * async copy or set of bytes), linked to it. */
 static int w_gpu(struct gen *g, struct thr *t, const struct kernel *k, const struct gt_launch *l,
@@ -415,7 +464,7 @@ static int w_gpu(struct gen *g, struct thr *t, const struct kernel *k, const str
 		memcpy(r->name, k->name, n);
 		t->gpu_free = start + dur;
 		r->hdr.cpu = 0;
-		return append(g, &r->hdr);
+		return w_gpu_put(g, &r->hdr, &r->launch_ts, &r->flags);
 	} else {
 		bool set = api == API(cuMemsetD32Async);
 		struct gt_gpu_copy *r = rec_init(g, set ? GT_REC_GPU_MEMSET : GT_REC_GPU_MEMCPY,
@@ -432,7 +481,7 @@ static int w_gpu(struct gen *g, struct thr *t, const struct kernel *k, const str
 		r->kind = set ? 0 : (uint16_t)gt_api__info(api)->kind;
 		r->flags = GT_GPU_LINKED | GT_GPU_API_MATCHED;
 		t->gpu_free = start + dur;
-		return append(g, &r->hdr);
+		return w_gpu_put(g, &r->hdr, &r->launch_ts, &r->flags);
 	}
 }
 
@@ -753,10 +802,13 @@ static int run(struct gen *g, uint64_t want)
 	if (!err && g->gpu) {
 		struct gt_merge_stats m = {
 			.hdr = { .ts = ts + 2000, .type = GT_REC_MERGE_STATS, .size = sizeof(m) },
-			.gpu_records = g->gpu_records, .linked = g->gpu_records,
+			.gpu_records = g->gpu_records, .linked = g->gpu_records - g->ntail,
+			.unmatched_gpu = g->ntail,
 		};
 
-		err = append(g, &m.hdr);
+		err = w_tail(g);
+		if (!err)
+			err = append(g, &m.hdr);
 	}
 	if (!err) {
 		struct gt_trailer tr = { .end_ts = ts + 1000000 };
@@ -783,13 +835,14 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " [-s SEED] [-p PROCS] [-k KERNELS] [-c range|light] [-g] [-n] OUT N_RECORDS "
+	fprintf(f, "usage: " PROG " [-s SEED] [-p PROCS] [-k KERNELS] [-c range|light] [-g [-u N]] [-n] OUT N_RECORDS "
 		   "[THREADS]\n"
 		   "  writes a synthetic trace of about N_RECORDS records to OUT (replaced);\n"
 		   "  THREADS per process (default 4), PROCS processes (default 2),\n"
 		   "  KERNELS distinct kernels per process (default 40), SEED (default 1);\n"
 		   "  -c range: capture ranges, -c light: light-mode windows;\n"
 		   "  -g: the GPU side of a merged --cupti trace, NVTX ranges, off-CPU waits;\n"
+		   "  -u N: with -g, every N-th GPU record unlinked, in the tail by time;\n"
 		   "  -n: no calls at all (a process that did not use the GPU)\n");
 }
 
@@ -801,14 +854,14 @@ int main(int argc, char **argv)
 		.options = "synthetic=1",
 	};
 	struct trace_writer_opts wo = { .force = true };
-	long seed = 1, procs = 2, kernels = 40, threads = 4, n;
+	long seed = 1, procs = 2, kernels = 40, threads = 4, unlink = 0, n;
 	enum cap_mode cap = CAP_NONE;
 	bool g_gpu = false, no_calls = false;
 	char options[160], gpu_options[200];
 	struct gen *g;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "s:p:k:c:gnh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:p:k:c:gu:nh")) != -1) {
 		switch (opt) {
 		case 'c':
 			if (!strcmp(optarg, "range"))
@@ -832,6 +885,10 @@ int main(int argc, char **argv)
 			break;
 		case 'g':
 			g_gpu = true;
+			break;
+		case 'u':
+			if (parse_int(optarg, 1, __LONG_MAX__, &unlink))
+				goto bad;
 			break;
 		case 'n':
 			no_calls = true;
@@ -859,6 +916,7 @@ int main(int argc, char **argv)
 	g->nkernels = (int)kernels;
 	g->cap = cap;
 	g->gpu = g_gpu;
+	g->unlink = (uint64_t)unlink;
 	if (cap == CAP_RANGE)
 		info.options = "synthetic=1 capture=full capture_range=cudaProfilerApi "
 			       "capture_range_end=repeat";
