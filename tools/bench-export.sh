@@ -7,10 +7,11 @@
 #   gtrace-bpf stats FILE                   (all reports, table, to /dev/null)
 #   gtrace-bpf export FILE -f perfetto|json|csv -o OUT
 #   gtrace-bpf analyze FILE                 (table, to /dev/null)
-# then writes a merged trace of as many records (gen_trace -g: the GPU
-# records of the launches, copies and sets, a fiftieth of them unlinked in
-# the tail) and times stats and analyze on it, printing seconds, events
-# (records) per second and the largest resident size.  The goal is >= 2
+# then writes a merged trace of as many records (gen_trace -g -u 50: the
+# GPU records of the launches, copies and sets, NVTX ranges, off-CPU waits,
+# a fiftieth of the GPU records unlinked in the tail) and times stats and
+# analyze on it, printing seconds, events (records) per second and the
+# largest resident size.  The goal is >= 2
 # million events/s for stats and the exports, >= 1 million for analyze.
 #
 # Usage: tools/bench-export.sh [N_RECORDS [THREADS]]
@@ -89,7 +90,7 @@ bench "analyze" - analyze "$trace"
 
 # the merged trace: GPU records on the timeline
 trace=$dir/bench-gpu.gtrace
-line=$("$gen" -g "$trace" "$n" "$threads") || { echo "bench: gen_trace -g failed" >&2; exit 1; }
+line=$("$gen" -g -u 50 "$trace" "$n" "$threads") || { echo "bench: gen_trace -g failed" >&2; exit 1; }
 records=$(sed -n 's/.*: \([0-9][0-9]*\) records$/\1/p' <<< "$line")
 echo "bench: $records records of a merged trace ($(( $(stat -c %s "$trace") / 1048576 )) MiB)"
 bench "stats (merged)" - stats "$trace"
