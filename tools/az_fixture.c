@@ -152,7 +152,8 @@ int main(int argc, char **argv)
 		remove(argv[optind + 1]);
 		return 2;
 	}
-	qsort(k.tail, k.ntail, sizeof(*k.tail), cmp_ts);
+	if (k.ntail)
+		qsort(k.tail, k.ntail, sizeof(*k.tail), cmp_ts);
 	for (size_t i = 0; i < k.ntail; i++) {
 		put_rec(&k, k.tail[i]);
 		free(k.tail[i]);

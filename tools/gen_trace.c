@@ -421,7 +421,8 @@ static int w_tail(struct gen *g)
 {
 	int err = 0;
 
-	qsort(g->tail, g->ntail, sizeof(*g->tail), cmp_rec_ts);
+	if (g->ntail)
+		qsort(g->tail, g->ntail, sizeof(*g->tail), cmp_rec_ts);
 	for (size_t i = 0; i < g->ntail; i++) {
 		if (!err)
 			err = append(g, g->tail[i]);

@@ -391,8 +391,9 @@ t_metrics() {
 	analyze "$T/m.json" "$T/m.gtrace" --format json
 	dump_trace "$T/m.gtrace" "$T/m.dump"
 	expect "source" "$(q "$T/m.json" .gpu.source)" gpu_metrics
-	# the samples in the process' time (and up to 20 ms after its last record)
-	want=$(jq -s -r --argjson s "$(q "$T/m.json" .start_ns)" --argjson e "$(q "$T/m.json" .end_ns)" '
+	# the samples from the process' first record to 20 ms after its exit
+	want=$(jq -s -r --argjson s "$(q "$T/m.json" .start_ns)" '
+		([.[] | select(.type == "process" and .event == "exit")][0].ts) as $e |
 		[.[] | select(.type == "gpu_metric" and .metric == "gpu_util" and .ts >= $s and .ts <= $e + 20000000)
 		 | (.value | tonumber) * 1000000 | round] | "\(length) \(add / length | floor)"' "$T/m.dump")
 	expect "utilization samples and their mean (micro-%)" "$(q "$T/m.json" '"\(.gpu.util_samples) \(.gpu.util_pct | tonumber * 1000000 | round)"')" "$want"

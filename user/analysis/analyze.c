@@ -825,8 +825,10 @@ int analyze__other(void *ctx, const struct gt_hdr *rec)
 	p = proc_get(a, rec->pid);
 	if (!p)
 		return -ENOMEM;
-	if (rec->type == GT_REC_EXIT)
+	if (rec->type == GT_REC_EXIT) {
 		range_close(a, p, rec->ts);
+		p->exit_ts = rec->ts;
+	}
 	/* only what the process did: its GPU API and NVTX records repeat its
 	 * calls' times, names and lifecycle records say when it was seen */
 	if (rec->type == GT_REC_GPU_API || rec->type == GT_REC_NVTX)
@@ -840,8 +842,8 @@ int analyze__other(void *ctx, const struct gt_hdr *rec)
 
 /* GPU metrics (GT_REC_GPU_METRIC, --gpu-metrics): the means of question 1
  * (utilization) and 2 (tensor, DRAM, SM activity).  Device-wide: every
- * process seen whose records span ts takes it (a sample a little after
- * its latest record too: samples come up to a poll interval late). */
+ * process seen takes the samples from its first record to its exit (and
+ * AZ_SLACK_NS after, or to the trace's end when it did not exit). */
 int az_metric(struct analyze *a, uint64_t ts, uint32_t device, uint32_t metric, int64_t micro)
 {
 	(void)device;
@@ -852,7 +854,9 @@ int az_metric(struct analyze *a, uint64_t ts, uint32_t device, uint32_t metric, 
 		if (!a->procs.s[i].used || !p->seen)
 			continue;
 		acc = p->whole;
-		if (ts < acc->start || (acc->end && ts > acc->end + a->slack))
+		/* from its first record to its exit (samples of the time before
+		 * it come after it, up to a poll interval late) */
+		if (ts < acc->start || (p->exit_ts && ts > p->exit_ts + a->slack))
 			continue;
 		switch (metric) {
 		case GT_GPUM_GPU_UTIL: acc->m_util += micro; acc->m_util_n++; break;

@@ -192,6 +192,7 @@ struct az_proc {
 	struct az_acc *whole;		/* the process (in the span, with --range) */
 	struct az_acc *range;		/* its capture range open now, NULL none */
 	bool seen;			/* a record of it in the scope */
+	uint64_t exit_ts;		/* its GT_REC_EXIT, 0 while none came */
 	struct az_wait *waits;		/* closed waits by end, waits[head..n) live */
 	size_t head, n, cap;
 	uint64_t waits_dropped;
