@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The statistics of `gtrace-bpf diff` (analysis/diff_stat.c): medians from
+ * the log histogram against exact ones, moments padded with the iterations
+ * a name was not in, the bootstrap interval of a ratio of medians (its
+ * determinism, and that it covers a known ratio about as often as a 95 %
+ * interval should), and the classification of rows.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "analysis/diff_stat.h"
+
+/* A fixed generator for the test data (not the one under test). */
+static uint64_t lcg(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return *s >> 33;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double exact_median(const uint64_t *v, size_t n)
+{
+	uint64_t *c = malloc(n * sizeof(*c));
+	double m;
+
+	memcpy(c, v, n * sizeof(*c));
+	qsort(c, n, sizeof(*c), cmp_u64);
+	m = n % 2 ? (double)c[n / 2] : ((double)c[n / 2 - 1] + (double)c[n / 2]) / 2.0;
+	free(c);
+	return m;
+}
+
+static void test_median(void **state)
+{
+	uint64_t odd[] = { 9, 1, 7, 3, 5 }, even[] = { 40, 10, 30, 20 }, one[] = { 42 };
+
+	(void)state;
+	assert_true(diff_stat__median(odd, 5) == 5.0);
+	assert_true(diff_stat__median(even, 4) == 25.0);
+	assert_true(diff_stat__median(one, 1) == 42.0);
+	assert_true(diff_stat__median(NULL, 0) == 0.0);
+}
+
+static void test_sketch_exact_cases(void **state)
+{
+	struct diff_sketch s = { 0 };
+	bool exact;
+
+	(void)state;
+	assert_true(diff_sketch__median(&s, &exact) == 0.0);
+	/* below DSK_EXACT every value has a bucket of its own */
+	for (uint64_t v = 1; v <= 101; v++)
+		assert_int_equal(diff_sketch__add(&s, v), 0);
+	assert_true(diff_sketch__median(&s, &exact) == 51.0);
+	assert_true(exact);
+	diff_sketch__free(&s);
+	/* all equal: exact whatever the bucket */
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(diff_sketch__add(&s, 5000), 0);
+	assert_true(diff_sketch__median(&s, &exact) == 5000.0);
+	assert_true(exact);
+	assert_int_equal(s.n, 10);
+	assert_int_equal(s.min, 5000);
+	assert_int_equal(s.max, 5000);
+	diff_sketch__free(&s);
+	/* two values in different buckets: the mean of their estimates */
+	assert_int_equal(diff_sketch__add(&s, 1000), 0);
+	assert_int_equal(diff_sketch__add(&s, 3000), 0);
+	{
+		double m = diff_sketch__median(&s, &exact);
+
+		assert_false(exact);
+		assert_true(m > 2000 * 0.992 && m < 2000 * 1.008);
+	}
+	diff_sketch__free(&s);
+}
+
+/* Over spreads of 1 ns to seconds: within 0.8 % of the exact median. */
+static void test_sketch_error_bound(void **state)
+{
+	uint64_t seed = 7, v[2001];
+
+	(void)state;
+	for (int round = 0; round < 50; round++) {
+		struct diff_sketch s = { 0 };
+		size_t n = 100 + (size_t)(lcg(&seed) % 1900);
+		unsigned shift = (unsigned)(lcg(&seed) % 30);
+		double want, got;
+		bool exact;
+
+		for (size_t i = 0; i < n; i++) {
+			v[i] = (lcg(&seed) % 100000 + 1) << shift >> 4;
+			assert_int_equal(diff_sketch__add(&s, v[i]), 0);
+		}
+		want = exact_median(v, n);
+		got = diff_sketch__median(&s, &exact);
+		if (got < want * (1 - 0.0079) || got > want * (1 + 0.0079)) {
+			fprintf(stderr, "round %d: n %zu, median %.1f, estimate %.1f\n", round, n, want, got);
+			fail();
+		}
+		diff_sketch__free(&s);
+	}
+}
+
+static void test_moments_pad(void **state)
+{
+	struct diff_moments m = { 0 };
+	double var;
+
+	(void)state;
+	/* 4, 8 in two of five iterations: values 4 8 0 0 0, mean 2.4,
+	 * squared deviations 2.56 + 31.36 + 3 * 5.76 = 51.2, variance 12.8 */
+	diff_moments__add(&m, 4);
+	diff_moments__add(&m, 8);
+	diff_moments__pad(&m, 5);
+	assert_int_equal(m.n, 5);
+	assert_true(m.mean > 2.4 - 1e-12 && m.mean < 2.4 + 1e-12);
+	var = diff_moments__var(&m);
+	assert_true(var > 12.8 - 1e-9 && var < 12.8 + 1e-9);
+	/* padding to fewer changes nothing */
+	diff_moments__pad(&m, 3);
+	assert_int_equal(m.n, 5);
+	m = (struct diff_moments){ 0 };
+	diff_moments__pad(&m, 4);
+	assert_true(m.mean == 0 && diff_moments__var(&m) == 0);
+}
+
+static void test_ratio_basics(void **state)
+{
+	uint64_t a[] = { 2000, 2200, 1800, 2100, 1900, 2000, 2300 };
+	uint64_t b[] = { 1000, 1100, 900, 1050, 950, 1000, 1150 };
+	struct diff_ratio r, r2;
+
+	(void)state;
+	assert_int_equal(diff_stat__ratio(a, 7, b, 7, DIFF_RESAMPLES, DIFF_SEED, &r), 0);
+	assert_true(r.valid && r.interval);
+	assert_true(r.point == 2.0);
+	assert_true(r.base_ns == 2000.0 && r.opt_ns == 1000.0);
+	assert_true(r.lo <= 2.0 && r.hi >= 2.0 && r.lo < r.hi);
+	assert_true(r.lo > 1.5 && r.hi < 2.7);
+	/* the same inputs and seed: the same interval */
+	assert_int_equal(diff_stat__ratio(a, 7, b, 7, DIFF_RESAMPLES, DIFF_SEED, &r2), 0);
+	assert_true(r2.lo == r.lo && r2.hi == r.hi);
+	/* identical sides: 1, and an interval around it */
+	assert_int_equal(diff_stat__ratio(a, 7, a, 7, DIFF_RESAMPLES, DIFF_SEED, &r), 0);
+	assert_true(r.point == 1.0 && r.lo <= 1.0 && r.hi >= 1.0);
+	/* one value a side: the ratio, no interval */
+	assert_int_equal(diff_stat__ratio(a, 1, b, 1, DIFF_RESAMPLES, DIFF_SEED, &r), 0);
+	assert_true(r.valid && !r.interval && r.point == 2.0);
+	/* nothing, or a zero median: no ratio */
+	assert_int_equal(diff_stat__ratio(a, 0, b, 7, DIFF_RESAMPLES, DIFF_SEED, &r), 0);
+	assert_false(r.valid);
+	{
+		uint64_t z[] = { 0, 0, 0 };
+
+		assert_int_equal(diff_stat__ratio(a, 7, z, 3, DIFF_RESAMPLES, DIFF_SEED, &r), 0);
+		assert_false(r.valid);
+	}
+}
+
+/* 200 pairs of samples drawn around a ratio of 1.5: the interval contains
+ * 1.5 in about 95 % of them (binomial: below 88 % or at 100 % would say the
+ * interval is too narrow or too wide). */
+static void test_ratio_coverage(void **state)
+{
+	uint64_t seed = 12345, a[41], b[41];
+	int hits = 0, rounds = 200;
+
+	(void)state;
+	for (int k = 0; k < rounds; k++) {
+		struct diff_ratio r;
+		size_t na = 15 + (size_t)(lcg(&seed) % 27), nb = 15 + (size_t)(lcg(&seed) % 27);
+
+		/* a symmetric spread about the medians 15000 and 10000: +-20 % */
+		for (size_t i = 0; i < na; i++)
+			a[i] = 12000 + lcg(&seed) % 6001;
+		for (size_t i = 0; i < nb; i++)
+			b[i] = 8000 + lcg(&seed) % 4001;
+		assert_int_equal(diff_stat__ratio(a, na, b, nb, DIFF_RESAMPLES, DIFF_SEED + (uint64_t)k, &r), 0);
+		assert_true(r.interval);
+		hits += r.lo <= 1.5 && 1.5 <= r.hi;
+	}
+	fprintf(stderr, "coverage of 1.5: %d of %d intervals\n", hits, rounds);
+	assert_true(hits >= rounds * 88 / 100);
+	assert_true(hits < rounds);
+}
+
+static void test_classify(void **state)
+{
+	struct diff_obs none = { 0 }, b = { .count = 10, .mean = 1000, .var = 10000, .units = 10 };
+	struct diff_obs o = b;
+	double noise;
+
+	(void)state;
+	assert_int_equal(diff_stat__classify(&none, &b, &noise), DIFF_ADDED);
+	assert_int_equal(diff_stat__classify(&b, &none, &noise), DIFF_REMOVED);
+	assert_int_equal(diff_stat__classify(&b, &o, &noise), DIFF_UNCHANGED);
+	/* noise: 1.96 * sqrt(10000 / 10 + 10000 / 10) = 1.96 * 44.72 = 87.65 */
+	assert_true(noise > 87.6 && noise < 87.7);
+	o.mean = 1080;
+	assert_int_equal(diff_stat__classify(&b, &o, &noise), DIFF_UNCHANGED);
+	o.mean = 1090;
+	assert_int_equal(diff_stat__classify(&b, &o, &noise), DIFF_SLOWER);
+	o.mean = 910;
+	assert_int_equal(diff_stat__classify(&b, &o, &noise), DIFF_FASTER);
+	/* no spread at all: under 1 % is still unchanged, over it is not */
+	b.var = o.var = 0;
+	o.mean = 1009;
+	assert_int_equal(diff_stat__classify(&b, &o, &noise), DIFF_UNCHANGED);
+	assert_true(noise == 10.0);
+	o.mean = 1011;
+	assert_int_equal(diff_stat__classify(&b, &o, &noise), DIFF_SLOWER);
+	o.mean = 1000;
+	assert_int_equal(diff_stat__classify(&b, &o, &noise), DIFF_UNCHANGED);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_median),
+		cmocka_unit_test(test_sketch_exact_cases),
+		cmocka_unit_test(test_sketch_error_bound),
+		cmocka_unit_test(test_moments_pad),
+		cmocka_unit_test(test_ratio_basics),
+		cmocka_unit_test(test_ratio_coverage),
+		cmocka_unit_test(test_classify),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
