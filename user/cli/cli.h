@@ -23,6 +23,7 @@ int cmd_export(int argc, char **argv, const char *cmdline);
 int cmd_stats(int argc, char **argv, const char *cmdline);
 int cmd_analyze(int argc, char **argv, const char *cmdline);
 int cmd_report(int argc, char **argv, const char *cmdline);
+int cmd_diff(int argc, char **argv, const char *cmdline);
 int cmd_merge(int argc, char **argv, const char *cmdline);
 int cmd_census(int argc, char **argv, const char *cmdline);
 int cmd_daemon(int argc, char **argv, const char *cmdline);

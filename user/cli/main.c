@@ -26,6 +26,7 @@ static const struct cmd cmds[] = {
 	{ "stats", cmd_stats, false },
 	{ "analyze", cmd_analyze, false },
 	{ "report", cmd_report, false },
+	{ "diff", cmd_diff, false },
 	{ "merge", cmd_merge, false },
 	{ "census", cmd_census, false },
 	{ "daemon", cmd_daemon, false },

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+/* gtrace-bpf diff BASELINE OPTIMIZED [--iter NAME] [--format table|json|md] */
+#include <argp.h>
+#include <stdio.h>
+#include "cli/cli.h"
+#include "analysis/diff.h"
+
+enum { OPT_FORMAT = 0x100, OPT_ITER };
+
+static const struct argp_option diff_options[] = {
+	{ "iter", OPT_ITER, "NAME", 0, "What an iteration is: an NVTX range name (step: \"step 1\", "
+	  "\"step 2\", ...; nvtx:NAME for a name below), capture (capture ranges), graph (launches of "
+	  "a CUDA graph), kernels (a repeating kernel sequence), none (the whole run); default: the "
+	  "first of these both traces have", 0 },
+	{ "format", OPT_FORMAT, "FORMAT", 0, "table (default), json or md", 0 },
+	{ 0 },
+};
+
+static const char diff_doc[] =
+"Compares two traces of a program: the speedup of the optimized run over the\n"
+"baseline, with a 95 % interval, and what moved per kernel and per API.\n"
+"\n"
+"Files named NAME_baseline.gtrace and NAME_optimized.gtrace are taken for what\n"
+"they say in either order; otherwise the first is the baseline.\n"
+"\n"
+"The speedup is the baseline's median iteration time over the optimized one's,\n"
+"with a percentile bootstrap interval over the iterations (2000 resamples, seed\n"
+"1: the same traces give the same interval); the same for GPU busy time per\n"
+"iteration when both traces have GPU records. Without iterations in both, the\n"
+"whole runs are compared, without an interval. Kernels and APIs are added,\n"
+"removed, faster, slower or unchanged (inside the noise of the iterations),\n"
+"sorted by how much they moved the time per iteration.\n"
+"\n"
+"EXAMPLES:\n"
+"  gtrace-bpf diff run_baseline.gtrace run_optimized.gtrace\n"
+"  gtrace-bpf diff a.gtrace b.gtrace --iter step\n"
+"  gtrace-bpf diff a.gtrace b.gtrace --iter kernels --format json > diff.json\n"
+"  gtrace-bpf diff a.gtrace b.gtrace --format md >> REPORT.md";
+
+struct diff_args {
+	struct diff_opts o;
+	int nfiles;
+};
+
+static error_t diff_parse(int key, char *arg, struct argp_state *state)
+{
+	struct diff_args *a = state->input;
+
+	switch (key) {
+	case OPT_FORMAT: {
+		static const char *const names[] = { "table", "json", "md", NULL };
+		static const enum diff_format formats[] = { DIFF_TABLE, DIFF_JSON, DIFF_MD };
+
+		a->o.format = formats[cli__choose(state, "format", arg, names)];
+		return 0;
+	}
+	case OPT_ITER:
+		if (diff__check_iter(arg))
+			argp_error(state, "bad --iter '%s': give an NVTX range name, capture, graph, "
+				   "kernels or none", arg);
+		a->o.iter = arg;
+		return 0;
+	case ARGP_KEY_ARG:
+		if (a->nfiles == 2)
+			argp_error(state, "two traces to compare, not more");
+		if (a->nfiles++)
+			a->o.b = arg;
+		else
+			a->o.a = arg;
+		return 0;
+	case ARGP_KEY_END:
+		if (a->nfiles < 2)
+			argp_error(state, a->nfiles ? "one trace given: diff compares two (BASELINE OPTIMIZED)"
+						    : "no trace given: diff compares two (BASELINE OPTIMIZED)");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+int cmd_diff(int argc, char **argv, const char *cmdline)
+{
+	struct argp argp = { diff_options, diff_parse, "BASELINE OPTIMIZED", diff_doc, NULL, NULL, NULL };
+	struct diff_args a = { .o = { .format = DIFF_TABLE, .out = stdout, .err = stderr } };
+
+	(void)cmdline;
+	return cli__parse(&argp, argc, argv, &a) ? 2 : diff__run(&a.o);
+}
