@@ -6,7 +6,8 @@
  * any kind), and plays CUPTI's part with buffers: mock_emit() fills buffers
  * the agent lends with synthetic CUPTI 13 records and completes them when
  * full, cuptiActivityFlushAll() completes the current one; mock_gpu_work()
- * records the work of the mock libcuda that loaded the agent.  Once NVTX handed
+ * records the work of the mock libcuda that loaded the agent, and
+ * mock_nvtx_range_record() an NVTX range it reports.  Once NVTX handed
  * itself over (InitializeInjectionNvtx2), mock_nvtx_*() play CUPTI's NVTX
  * implementation: each reports its call to the subscriber's callback when
  * that id is enabled, as CUPTI does, with what NVTX returns.
@@ -400,6 +401,57 @@ unsigned mock_gpu_work(const struct mock_gpu_work *w)
 	}
 	pthread_mutex_unlock(&mu);
 	return corr;
+}
+
+/* A range's name, kept for the life of the process (the agent reads it
+ * when the buffer completes); NULL when out of memory. */
+static const char *keep_marker_name(const char *name)
+{
+	static char **kept;
+	static size_t nkept, cap;
+	char *copy;
+
+	if (nkept == cap) {
+		char **k = realloc(kept, (cap ? cap * 2 : 64) * sizeof(*k));
+
+		if (!k)
+			return NULL;
+		kept = k;
+		cap = cap ? cap * 2 : 64;
+	}
+	copy = strdup(name);
+	if (copy)
+		kept[nkept++] = copy;
+	return copy;
+}
+
+unsigned mock_nvtx_range_record(const char *name, unsigned long long start, unsigned long long end)
+{
+	static unsigned next_id = 1u << 30;	/* apart from mock_emit's ids */
+	CUpti_ActivityMarker2 m;
+	unsigned id;
+
+	pthread_mutex_lock(&mu);
+	if (!req || !kind_on[CUPTI_ACTIVITY_KIND_MARKER] || !(name = keep_marker_name(name))) {
+		pthread_mutex_unlock(&mu);
+		return 0;
+	}
+	id = next_id++;
+	memset(&m, 0, sizeof(m));
+	m.kind = CUPTI_ACTIVITY_KIND_MARKER;
+	m.flags = CUPTI_ACTIVITY_FLAG_MARKER_START;
+	m.timestamp = start;
+	m.id = id;
+	m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+	m.objectId.pt.threadId = (uint32_t)syscall(SYS_gettid);
+	m.name = name;
+	put(&m, sizeof(m));
+	m.flags = CUPTI_ACTIVITY_FLAG_MARKER_END;
+	m.timestamp = end;
+	m.name = NULL;
+	put(&m, sizeof(m));
+	pthread_mutex_unlock(&mu);
+	return id;
 }
 
 static void *completer(void *arg)

@@ -39,6 +39,10 @@ struct mock_gpu_work {
 /* Returns the correlation id given, 0 when nothing records (no kind on). */
 unsigned mock_gpu_work(const struct mock_gpu_work *w);
 void mock_complete_async(void);
+/* An NVTX range of the calling thread from start to end (CLOCK_MONOTONIC ns)
+ * named name, as CUPTI records one: a start and an end marker of one id.
+ * Returns the id, 0 when nothing records (the marker kind off). */
+unsigned mock_nvtx_range_record(const char *name, unsigned long long start, unsigned long long end);
 void mock_state(struct mock_state *s);
 
 /* NVTX calls as CUPTI's NVTX implementation sees them once NVTX handed

@@ -50,6 +50,16 @@
  * legacy default stream (0) instead of the thread's; --grid B gives every
  * launch a grid of B x 1 x 1 blocks (the kernels then compute only part of
  * their data: no result check).
+ * --steps S (one launch thread): S steps instead of --launches, each the
+ * group of four launches, a spin of --step-us US on the CPU (each step's
+ * spin US * (1 + J/100 * (2 frac(0.618 s) - 1)) with --step-jitter J: the
+ * same sequence in every run) and a cuStreamSynchronize of the thread's
+ * stream; the program times each step itself (CLOCK_MONOTONIC from before
+ * its first launch to after its sync) and the period from one step's start
+ * to the next's, and prints both ("steps" in the JSON line).  With
+ * --nvtx-steps each step is also an NVTX range "step <s>" handed to the
+ * libcuda mock (gt_mock_nvtx_range), which the CUPTI agent records as
+ * CUPTI would (GT_MOCK_INJECTION=1).
  *
  * --ranges R (one launch thread): the launches are cut into 2R + 1 parts as
  * equal as they can be (the first N % (2R + 1) parts one longer); parts
@@ -249,6 +259,8 @@ static struct wl_count counts[WL__COUNT] = {
 WL_APIS(WL_PTR)
 #undef WL_PTR
 static __typeof__(&cuGetErrorName) p_cuGetErrorName;	/* for messages, not counted */
+/* the libcuda mock's NVTX ranges for the CUPTI agent (--nvtx-steps), NULL elsewhere */
+static void (*p_nvtx_range)(const char *name, unsigned long long start, unsigned long long end);
 
 /* The names gtrace-bpf probes. */
 static const char *const probed_names[] = {
@@ -317,6 +329,7 @@ static void load_libcuda(void)
 	WL_APIS(WL_SYM)
 #undef WL_SYM
 	*(void **)&p_cuGetErrorName = dlsym(h, "cuGetErrorName");
+	*(void **)&p_nvtx_range = dlsym(h, "gt_mock_nvtx_range");
 
 	for (i = 0; i < WL__COUNT; i++) {
 		size_t j;
@@ -353,6 +366,10 @@ struct opts {
 	long pageable_every;
 	long legacy_every;
 	long grid;		/* > 0: every launch's grid is grid x 1 x 1 */
+	long steps;		/* > 0: steps of one launch group each instead of launches */
+	long step_us;		/* spin per step */
+	long step_jitter;	/* +- percent of step_us, a fixed sequence */
+	bool nvtx_steps;	/* each step an NVTX range (the mock's gt_mock_nvtx_range) */
 };
 
 static void usage(FILE *f)
@@ -381,6 +398,14 @@ static void usage(FILE *f)
 		"  --gap MS         with --ranges: sleep MS before each part but the first\n"
 		"  --hold MS        with --ranges: sleep MS inside each range, before its launches\n"
 		"  --gpu-idle MS    sleep MS after the first half of the launches (the GPU idles)\n"
+		"  --steps S        S steps instead of --launches (one launch thread): each the group\n"
+		"                   of 4 launches, a spin of --step-us, a cuStreamSynchronize; each\n"
+		"                   step timed by the program (\"steps\" in the JSON line)\n"
+		"  --step-us US     with --steps: spin US microseconds on the CPU in each step\n"
+		"  --step-jitter J  with --steps: each step's spin varies by up to +-J %% (a fixed\n"
+		"                   sequence, the same in every run)\n"
+		"  --nvtx-steps     with --steps: each step an NVTX range \"step <s>\" (the libcuda\n"
+		"                   mock's, recorded by the CUPTI agent over the mock libcupti)\n"
 		"  --launch-log F   write the CLOCK_MONOTONIC time (ns) before each launch to F\n"
 		"  --fork N         fork N children (32 at a time), each making cuCtxSetCurrent,\n"
 		"                   cuLaunchKernel, cuLaunchKernel_ptsz and cuCtxSynchronize\n"
@@ -425,7 +450,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_LAUNCHES = 256, O_COPIES, O_SYNCS, O_THREADS, O_WAIT, O_FAIL, O_FLOOD, O_RATE,
 	       O_RANGES, O_GAP, O_LOG, O_HOLD, O_WORK, O_IDLE, O_FORK, O_SYNC_EVERY, O_DTOH_EVERY,
-	       O_PAGEABLE_EVERY, O_LEGACY_EVERY, O_GRID };
+	       O_PAGEABLE_EVERY, O_LEGACY_EVERY, O_GRID, O_STEPS,
+	       O_STEP_US, O_JITTER, O_NVTX_STEPS };
 	static const struct option longopts[] = {
 		{ "launches", required_argument, NULL, O_LAUNCHES },
 		{ "copies", required_argument, NULL, O_COPIES },
@@ -447,6 +473,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "pageable-every", required_argument, NULL, O_PAGEABLE_EVERY },
 		{ "legacy-every", required_argument, NULL, O_LEGACY_EVERY },
 		{ "grid", required_argument, NULL, O_GRID },
+		{ "steps", required_argument, NULL, O_STEPS },
+		{ "step-us", required_argument, NULL, O_STEP_US },
+		{ "step-jitter", required_argument, NULL, O_JITTER },
+		{ "nvtx-steps", no_argument, NULL, O_NVTX_STEPS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -510,6 +540,18 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				parse_num(names[c - O_SYNC_EVERY], optarg, 1, 1000000L);
 			break;
 		}
+		case O_STEPS:
+			o->steps = parse_num("--steps", optarg, 1, 1000000L);
+			break;
+		case O_STEP_US:
+			o->step_us = parse_num("--step-us", optarg, 0, 10000000L);
+			break;
+		case O_JITTER:
+			o->step_jitter = parse_num("--step-jitter", optarg, 0, 99);
+			break;
+		case O_NVTX_STEPS:
+			o->nvtx_steps = true;
+			break;
 		case O_WAIT:
 			o->wait_signal = true;
 			break;
@@ -540,6 +582,11 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	if ((o->sync_every || o->dtoh_every || o->pageable_every || o->legacy_every) &&
 	    (o->ranges > 0 || o->flood_s))
 		bad_usage("%s does not go with --ranges or --flood", "a planted pattern");
+	if (o->steps && (o->threads > 1 || o->flood_s || o->ranges > 0 || o->idle_ms))
+		bad_usage("%s needs one launch thread and no --flood, --ranges or --gpu-idle", "--steps");
+	if ((o->step_us || o->step_jitter || o->nvtx_steps) && !o->steps)
+		bad_usage("%s needs --steps", o->step_us ? "--step-us" : o->step_jitter ? "--step-jitter"
+										: "--nvtx-steps");
 }
 
 /* ------------------------------------------------------------------ */
@@ -575,6 +622,11 @@ struct worker {
 	long gap_ms;			/* sleep between their parts */
 	long hold_ms;			/* sleep inside each range */
 	long idle_ms;			/* sleep after half the launches */
+	long steps;			/* > 0: launches in steps (--steps) */
+	long step_us, step_jitter;	/* each step's spin */
+	bool nvtx_steps;		/* each step an NVTX range */
+	uint64_t *step_ns;		/* steps: each one's time, start to end */
+	uint64_t *period_ns;		/* steps - 1: from one's start to the next's */
 	unsigned long in_range[64];	/* launches made inside each range */
 	unsigned long done[OP__COUNT];	/* launches made, per operation */
 };
@@ -652,6 +704,48 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* --steps: each step the launch group, the spin, the sync; timed. */
+static void run_steps(struct worker *w)
+{
+	uint64_t prev = 0;
+
+	for (long s = 0; s < w->steps; s++) {
+		/* the golden-ratio sequence spreads the jitter evenly over [-J, J] % */
+		double frac = (double)s * 0.6180339887498949, f;
+		uint64_t t0 = mono_ns(), t1, until;
+
+		frac -= (double)(long)frac;
+		f = 1.0 + (double)w->step_jitter / 100.0 * (2.0 * frac - 1.0);
+		if (s)
+			w->period_ns[s - 1] = t0 - prev;
+		prev = t0;
+		for (int op = 0; op < OP__COUNT; op++) {
+			launch_op(op, w->stream);
+			w->done[op]++;
+		}
+		until = t0 + (uint64_t)((double)w->step_us * 1000.0 * f);
+		while (mono_ns() < until)
+			;
+		CK(cuStreamSynchronize, w->stream);
+		t1 = mono_ns();
+		w->step_ns[s] = t1 - t0;
+		if (w->nvtx_steps) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "step %ld", s);
+			p_nvtx_range(name, t0, t1);
+		}
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -691,6 +785,8 @@ static void *worker_main(void *arg)
 			launch_op((int)(i % OP__COUNT), w->stream);
 			w->done[i % OP__COUNT]++;
 		}
+	} else if (w->steps) {
+		run_steps(w);
 	} else if (w->ranges) {
 		long parts = 2 * w->ranges + 1, k, done = 0;
 
@@ -831,6 +927,43 @@ static void json_string(const char *s)
 	putchar('"');
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (the mean of the middle two for an even n); sorts v. */
+static double median_u64(uint64_t *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0;
+}
+
+/* "steps": each step's time and period as measured here, and their medians. */
+static void json_steps(struct worker *w, long n)
+{
+	uint64_t *tmp = malloc((size_t)n * sizeof(*tmp));
+	long i;
+
+	if (!tmp)
+		die("out of memory");
+	printf(",\"steps\":{\"n\":%ld,\"step_ns\":[", n);
+	for (i = 0; i < n; i++)
+		printf("%s%llu", i ? "," : "", (unsigned long long)w->step_ns[i]);
+	printf("],\"period_ns\":[");
+	for (i = 0; i + 1 < n; i++)
+		printf("%s%llu", i ? "," : "", (unsigned long long)w->period_ns[i]);
+	memcpy(tmp, w->step_ns, (size_t)n * sizeof(*tmp));
+	printf("],\"step_median_ns\":%.1f", median_u64(tmp, (size_t)n));
+	memcpy(tmp, w->period_ns, (size_t)(n - 1) * sizeof(*tmp));
+	printf(",\"period_median_ns\":%.1f}", median_u64(tmp, (size_t)(n - 1)));
+	free(tmp);
+}
+
 enum count_kind { C_CALLS, C_AFTER_READY, C_FAILED };
 
 /* One {"api": count} object: of the probed apis, or of the others. */
@@ -914,6 +1047,8 @@ int main(int argc, char **argv)
 
 	parse_opts(argc, argv, &o);
 	planted = &o;
+	if (o.steps)
+		o.launches = o.steps * OP__COUNT;
 
 	/* Block SIGUSR1 before anything can send it: it is taken with sigwait. */
 	sigemptyset(&usr1);
@@ -922,6 +1057,8 @@ int main(int argc, char **argv)
 		die("cannot block SIGUSR1");
 
 	load_libcuda();
+	if (o.nvtx_steps && !p_nvtx_range)
+		die("--nvtx-steps needs the libcuda mock (gt_mock_nvtx_range): GT_LIBCUDA names another");
 	if (o.launch_log) {
 		log_cap = o.flood_s ? (size_t)o.flood_s * (size_t)(o.rate ? o.rate : 2000000) * (size_t)o.threads :
 				      (size_t)o.launches * (size_t)o.threads;
@@ -972,6 +1109,16 @@ int main(int argc, char **argv)
 		workers[t].gap_ms = o.gap_ms;
 		workers[t].hold_ms = o.hold_ms;
 		workers[t].idle_ms = o.idle_ms;
+		workers[t].steps = o.steps;
+		workers[t].step_us = o.step_us;
+		workers[t].step_jitter = o.step_jitter;
+		workers[t].nvtx_steps = o.nvtx_steps;
+		if (o.steps) {
+			workers[t].step_ns = calloc((size_t)o.steps, sizeof(uint64_t));
+			workers[t].period_ns = calloc((size_t)o.steps, sizeof(uint64_t));
+			if (!workers[t].step_ns || !workers[t].period_ns)
+				die("out of memory for --steps");
+		}
 		CK(cuStreamCreate, &workers[t].stream, CU_STREAM_DEFAULT);
 	}
 	CK(cuMemAlloc_v2, &d_a, bytes);
@@ -1084,6 +1231,8 @@ int main(int argc, char **argv)
 	for (op = 0; op < OP__COUNT; op++)
 		printf("%s\"%s\":%lu", op ? "," : "", op_names[op], launched[op]);
 	printf("}");
+	if (o.steps)
+		json_steps(&workers[0], o.steps);
 	if (o.ranges > 0) {
 		printf(",\"range_launches\":[");
 		for (i = 0; i < o.ranges; i++)

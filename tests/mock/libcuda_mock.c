@@ -24,7 +24,9 @@
  *    agent) and calls its InitializeInjection, as the driver does, and each
  *    launch, copy and set is then reported to the mock libcupti the agent
  *    brings (cupti/testing/mock_api.h: mock_gpu_work) as work of one serial
- *    "GPU" that runs it for GT_MOCK_GPU_NS (default 5000) once it is free.
+ *    "GPU" that runs it for GT_MOCK_GPU_NS (default 5000) once it is free;
+ *    gt_mock_nvtx_range(), not a CUDA call, hands that mock an NVTX range
+ *    (cuda_workload --nvtx-steps), which CUPTI would have recorded.
  *
  * Every exported function is its own non-inlined, non-cloned function with
  * its own entry address (uprobes attach by address), and none calls another
@@ -124,6 +126,7 @@ static uint64_t mono_ns(void)
 /* GPU work, as the CUPTI agent sees it (GT_MOCK_INJECTION=1)           */
 
 static unsigned (*gpu_work_fn)(const struct mock_gpu_work *);	/* the mock libcupti's */
+static unsigned (*nvtx_range_fn)(const char *, unsigned long long, unsigned long long);
 static pthread_once_t inject_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t gpu_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t gpu_free;	/* when the serial "GPU" is done with what it was given */
@@ -149,6 +152,7 @@ static void inject(void)
 	if (init_fn)
 		init_fn();
 	*(void **)&gpu_work_fn = dlsym(h, "mock_gpu_work");
+	*(void **)&nvtx_range_fn = dlsym(h, "mock_nvtx_range_record");
 	if (!gpu_work_fn)
 		fprintf(stderr, "libcuda mock: %s brings no mock libcupti (mock_gpu_work): no GPU records\n",
 			path);
@@ -171,6 +175,17 @@ static void gpu_work(struct mock_gpu_work *w, uint64_t api_start)
 	w->api_start = api_start;
 	w->api_end = now;
 	gpu_work_fn(w);
+}
+
+/* An NVTX range of the calling thread, start to end (CLOCK_MONOTONIC ns),
+ * for the agent's records: what CUPTI records of nvtxRangePush/Pop.  Not a
+ * CUDA call (the recorder probes none of this name); nothing without the
+ * injection. */
+__attribute__((visibility("default"))) void gt_mock_nvtx_range(const char *name, unsigned long long start,
+							       unsigned long long end)
+{
+	if (nvtx_range_fn)
+		nvtx_range_fn(name, start, end);
 }
 
 /* CUPTI's stream id of a stream: the NULL stream's is 7, as on the GPU. */
