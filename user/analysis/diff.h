@@ -63,6 +63,12 @@ struct diff_iters {
 	uint64_t median_ns;	/* median iteration time (the whole run's time without) */
 	uint64_t gpu_median_ns;	/* median GPU busy time per iteration (the whole run's) */
 	uint64_t unattributed;	/* records of the process outside every iteration */
+	uint64_t late;		/* records that came after their iteration was closed (a GPU
+				 * record the merger did not link: at the end of the file):
+				 * in the means, not in the spread of their row */
+	uint64_t gpu_unordered;	/* GPU intervals that came more than DIFF_GPU_REORDER
+				 * intervals out of order: their overlap with the busy
+				 * time before them is approximate */
 };
 
 /* One trace as diffed. */

@@ -41,8 +41,9 @@ struct diff_acc {
 	uint32_t ring_it[DIFF_RING];	/* iterations whose sums are open, DIFF_NO_ITER free */
 	uint64_t ring_t[DIFF_RING];	/* their time so far */
 	uint64_t ring_c[DIFF_RING];	/* their count so far */
-	uint64_t late;			/* values of an iteration already closed: folded as
-					 * one more (their iteration's variance is then off) */
+	uint64_t late;			/* values of an iteration already closed (a GPU record
+					 * the merger could not link, at the end of the file) */
+	uint64_t late_t;		/* their time: added to the means, not to the spread */
 };
 
 /* Names to accumulators: interned by content, with a cache by address for

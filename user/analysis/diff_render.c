@@ -352,6 +352,10 @@ static void j_side(struct obuf *o, const struct diff_side_info *s)
 	obuf__u64(o, s->it.gpu_median_ns);
 	j_key(o, "unattributed", false);
 	obuf__u64(o, s->it.unattributed);
+	j_key(o, "late", false);
+	obuf__u64(o, s->it.late);
+	j_key(o, "gpu_unordered", false);
+	obuf__u64(o, s->it.gpu_unordered);
 	OBUF_LIT(o, "}}");
 }
 

@@ -146,10 +146,10 @@ int diff_acc__add(struct diff_acc *a, uint32_t it, bool timed, uint64_t dur)
 		return 0;
 	}
 	if (a->ring_it[i] != DIFF_NO_ITER && a->ring_it[i] > it) {
-		/* its iteration was closed when a later one took the slot */
+		/* its iteration was closed when a later one took the slot: in
+		 * the means, not in the spread */
 		a->late++;
-		diff_moments__add(&a->it_t, (double)t);
-		diff_moments__add(&a->it_c, 1);
+		a->late_t += t;
 		return 0;
 	}
 	if (a->ring_it[i] != DIFF_NO_ITER)
@@ -168,6 +168,8 @@ static void acc_finish(struct diff_acc *a, uint32_t n_iter)
 	/* the iterations it was not in count as zeros */
 	diff_moments__pad(&a->it_t, n_iter);
 	diff_moments__pad(&a->it_c, n_iter);
+	a->it_t.mean += (double)a->late_t / (double)a->it_t.n;
+	a->it_c.mean += (double)a->late / (double)a->it_c.n;
 }
 
 /* ---- GPU busy time ------------------------------------------------------ */
@@ -287,11 +289,17 @@ void diff_side__finish(struct diff_side *s)
 {
 	while (s->nheap)
 		heap_pop(s);
+	s->info.it.gpu_unordered = s->gpu_late;
+	/* each record once: GPU records by name, calls by api */
 	for (int t = 0; t < DIFF_TAB__COUNT; t++)
-		for (uint32_t i = 0; i < s->tab[t].n; i++)
+		for (uint32_t i = 0; i < s->tab[t].n; i++) {
 			acc_finish(s->tab[t].v[i], s->n_iter);
-	for (unsigned i = 0; i < GT_API__COUNT; i++)
+			s->info.it.late += t == DIFF_TAB_GPU ? s->tab[t].v[i]->late : 0;
+		}
+	for (unsigned i = 0; i < GT_API__COUNT; i++) {
 		acc_finish(&s->api[i], s->n_iter);
+		s->info.it.late += s->api[i].late;
+	}
 }
 
 void diff_side__free(struct diff_side *s)
