@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# gtrace-bpf diff over recorded mock workloads: cuda_workload --steps runs
+# timed steps of a CPU spin (--step-us, with --step-jitter so that steps
+# vary as real ones do) and prints its own step times; a baseline at
+# 10 ms a step against an optimized run at 5 ms must give the speedup the
+# program measured itself, with an interval containing it, whether the
+# iterations come from the repeating launches (eBPF only) or from NVTX step
+# ranges (the CUPTI agent over the mock libcupti); two runs of the same
+# workload give an interval containing 1 and no kernel that moved;
+# _baseline/_optimized file names are taken in either order; a pair with and
+# without GPU records is still a diff, with one warning line; bad input is
+# one line and a non-zero exit.
+REQUIRES="root jq mock gtrace"
+QUIET_CASES="t_identical"
+. "$(dirname "$0")/lib.sh"
+
+OUT_DIR=$(dirname "$MOCK_DIR")
+AGENT=$OUT_DIR/libgtrace-cupti.so
+CUPTI_MOCK=$OUT_DIR/cupti/mock
+STEPS=30
+JITTER=10
+
+# rec NAME STEP_US [cupti] [ARGS...]: records cuda_workload --steps STEPS
+# --step-us STEP_US into $T/NAME.gtrace (with the CUPTI agent and NVTX
+# step ranges when the third word is cupti); the workload's JSON line in
+# $T/NAME.json.
+rec() {
+	local name=$1 us=$2 rc
+	local -a envs=(GT_LIBCUDA="$MOCK_LIB" GT_MOCK_SYNC_US=100) extra=() wl=()
+	shift 2
+	if [ "${1:-}" = cupti ]; then
+		shift
+		[ -f "$AGENT" ] && ls "$CUPTI_MOCK"/libcupti.so.* > /dev/null 2>&1 ||
+			fatal "cannot run: no CUPTI agent or mock ($AGENT, $CUPTI_MOCK): make cupti-mock (needs cupti.h)"
+		envs+=(GT_MOCK_INJECTION=1 LD_LIBRARY_PATH="$CUPTI_MOCK")
+		extra=(--cupti --cupti-lib "$AGENT")
+		wl=(--nvtx-steps)
+	fi
+	env "${envs[@]}" "$GTRACE" -q --libcuda "$MOCK_LIB" "${extra[@]}" -o "$T/$name.gtrace" -- \
+		"$WORKLOAD" --steps "$STEPS" --step-us "$us" --step-jitter "$JITTER" "${wl[@]}" "$@" \
+		> "$T/$name.out" 2> "$T/$name.err"
+	rc=$?
+	[ $rc -eq 0 ] || fatal "recording $name exited $rc: $(tail -n 3 "$T/$name.err" | tr '\n' '|')"
+	grep '^{' "$T/$name.out" | tail -n 1 > "$T/$name.json"
+	[ -s "$T/$name.json" ] || fatal "workload $name printed no JSON line"
+}
+
+# diff_json OUT ARGS...: gtrace-bpf diff ARGS --format json > OUT; status 0
+# and nothing on stderr unless ALLOW_WARN=1.
+diff_json() {
+	local out=$1 rc
+	shift
+	"$GTRACE" diff "$@" --format json > "$out" 2> "$out.err"
+	rc=$?
+	[ $rc -eq 0 ] || fatal "gtrace-bpf diff $* exited $rc: $(head -n 3 "$out.err" | tr '\n' '|')"
+	jq -e . "$out" > /dev/null || fatal "gtrace-bpf diff $* --format json is not JSON: $(head -c 200 "$out")"
+	[ "${ALLOW_WARN:-0}" = 1 ] || [ ! -s "$out.err" ] ||
+		err "gtrace-bpf diff $* wrote to stderr: $(head -n 3 "$out.err" | tr '\n' '|')"
+}
+
+# own_ratio FIELD: the workloads' own median FIELD (step_median_ns or
+# period_median_ns), baseline over optimized.
+own_ratio() {
+	jq -n --slurpfile b "$T/base.json" --slurpfile o "$T/opt.json" \
+		"\$b[0].steps.$1 / \$o[0].steps.$1"
+}
+
+# check_speedup JSON WANT TOL SOURCE COUNT: the speedup is within TOL
+# (relative) of WANT, its interval contains WANT, the iterations are of
+# SOURCE and COUNT a side.
+check_speedup() {
+	local j=$1 want=$2 tol=$3 src=$4 n=$5 got
+	got=$(jq -c '[.speedup.point, .speedup.interval[0], .speedup.interval[1]]' "$j")
+	log "speedup $got, the workload's own $want"
+	jq -e --argjson w "$want" --argjson t "$tol" \
+		'.speedup.point >= $w * (1 - $t) and .speedup.point <= $w * (1 + $t)
+		 and .speedup.interval[0] <= $w and .speedup.interval[1] >= $w' "$j" > /dev/null ||
+		err "speedup [point, lo, hi] $got: expected $want within $tol with an interval containing it"
+	jq -e --arg s "$src" --argjson n "$n" \
+		'.whole_run == false and .baseline.iterations.source == $s and .optimized.iterations.source == $s
+		 and .baseline.iterations.count == $n and .optimized.iterations.count == $n' "$j" > /dev/null ||
+		err "iterations: $(jq -c '[.baseline.iterations, .optimized.iterations]' "$j"), expected $n of $src a side"
+}
+
+# no_kernel_moved JSON: every kernel row unchanged, as many launches a side
+# as the workloads made in the iterations (4 a step: 1 vecAdd, 1 scale, 2 fill).
+no_kernel_moved() {
+	local j=$1 n=$2 bad
+	bad=$(jq -r --argjson n "$n" '.kernels.rows[]
+		| select(.class != "unchanged" or .base.count != .opt.count
+		         or .base.count != (if (.name | startswith("fill")) then 2 * $n else $n end))
+		| "  \(.name): \(.class), \(.base.count) / \(.opt.count) launches"' "$j")
+	[ -z "$bad" ] || err "kernels that moved, expected none over $n iterations:
+$bad"
+	[ "$(jq '.kernels.rows | length' "$j")" -eq 3 ] || err "kernel rows: $(jq -c '[.kernels.rows[].name]' "$j"), expected 3"
+}
+
+# Iterations from the repeating launches (the only marks of an eBPF trace):
+# 30 steps are 29 periods, the speedup the program's own period ratio.
+t_kernels() {
+	local j=$T/d.json want
+	rec base 10000
+	rec opt 5000
+	diff_json "$j" "$T/base.gtrace" "$T/opt.gtrace"
+	want=$(own_ratio period_median_ns)
+	check_speedup "$j" "$want" 0.02 kernels $((STEPS - 1))
+	jq -e '.baseline.iterations.period == 4 and .optimized.iterations.period == 4
+	       and .baseline.iterations.off_sequence == 0 and .kernels.source == "launches"
+	       and .gpu_busy == null and .warning == null' "$j" > /dev/null ||
+		err "kernels: $(jq -c '{b: .baseline.iterations, k: .kernels.source, g: .gpu_busy, w: .warning}' "$j")"
+	no_kernel_moved "$j" $((STEPS - 1))
+	# the table says the same
+	"$GTRACE" diff "$T/base.gtrace" "$T/opt.gtrace" > "$T/d.txt" 2>&1 ||
+		err "the table run failed: $(head -n 2 "$T/d.txt")"
+	local tab
+	tab=$(sed -n 's/^Speedup: *\([0-9.]*\)x.*/\1/p' "$T/d.txt")
+	awk -v t="$tab" -v j="$(jq .speedup.point "$j")" 'BEGIN { exit !(t != "" && t - j < 0.0006 && j - t < 0.0006) }' ||
+		err "the table's speedup line: $(grep '^Speedup' "$T/d.txt"), JSON $(jq .speedup.point "$j")"
+}
+
+# NVTX step ranges through the CUPTI agent: 30 iterations, the speedup the
+# program's own step ratio (the ranges are its own times); the mock GPU
+# runs every kernel 5 us: GPU busy 1x, no kernel moved.
+t_nvtx() {
+	local j=$T/d.json want
+	rec base 10000 cupti
+	rec opt 5000 cupti
+	diff_json "$j" "$T/base.gtrace" "$T/opt.gtrace"
+	want=$(own_ratio step_median_ns)
+	check_speedup "$j" "$want" 0.001 nvtx "$STEPS"
+	jq -e '.baseline.iterations.name == "step N" and .kernels.source == "gpu"
+	       and .gpu_busy.point == 1 and .gpu_busy.interval[0] <= 1 and .gpu_busy.interval[1] >= 1
+	       and .baseline.gpu_records > 0 and .optimized.gpu_records > 0' "$j" > /dev/null ||
+		err "nvtx: $(jq -c '{n: .baseline.iterations.name, k: .kernels.source, g: .gpu_busy}' "$j")"
+	no_kernel_moved "$j" "$STEPS"
+	# --iter kernels takes the launches instead, of the same runs
+	diff_json "$T/k.json" "$T/base.gtrace" "$T/opt.gtrace" --iter kernels
+	check_speedup "$T/k.json" "$(own_ratio period_median_ns)" 0.02 kernels $((STEPS - 1))
+}
+
+# Two runs of one workload: 1x within the interval, no kernel moved, the
+# launch apis (compared by count) unchanged.
+t_identical() {
+	local j=$T/d.json bad
+	rec base 5000
+	rec opt 5000
+	diff_json "$j" "$T/base.gtrace" "$T/opt.gtrace"
+	jq -e '.speedup.interval[0] <= 1 and .speedup.interval[1] >= 1' "$j" > /dev/null ||
+		err "identical runs: speedup $(jq -c .speedup "$j"), expected an interval containing 1"
+	no_kernel_moved "$j" $((STEPS - 1))
+	bad=$(jq -r '.apis.rows[] | select(.timed == false and .class != "unchanged") | .name' "$j")
+	[ -z "$bad" ] || err "identical runs: launch apis that moved: $bad"
+}
+
+# _baseline / _optimized names in either order: the same diff, swapped said.
+t_names() {
+	rec base 10000
+	rec opt 5000
+	mv "$T/base.gtrace" "$T/run_baseline.gtrace"
+	mv "$T/opt.gtrace" "$T/run_optimized.gtrace"
+	diff_json "$T/a.json" "$T/run_baseline.gtrace" "$T/run_optimized.gtrace"
+	diff_json "$T/b.json" "$T/run_optimized.gtrace" "$T/run_baseline.gtrace"
+	jq -e '.swapped == false and (.baseline.path | endswith("run_baseline.gtrace"))' "$T/a.json" > /dev/null ||
+		err "in order: $(jq -c '{swapped, b: .baseline.path}' "$T/a.json")"
+	jq -e '.swapped == true and (.baseline.path | endswith("run_baseline.gtrace"))' "$T/b.json" > /dev/null ||
+		err "swapped: $(jq -c '{swapped, b: .baseline.path}' "$T/b.json")"
+	[ "$(jq -c .speedup "$T/a.json")" = "$(jq -c .speedup "$T/b.json")" ] ||
+		err "either order: speedups $(jq -c .speedup "$T/a.json") and $(jq -c .speedup "$T/b.json")"
+}
+
+# One trace with GPU records, one without: a diff all the same, one warning line.
+t_mismatch() {
+	local j=$T/d.json
+	rec base 10000
+	rec opt 5000 cupti
+	ALLOW_WARN=1 diff_json "$j" "$T/base.gtrace" "$T/opt.gtrace"
+	[ "$(grep -c . "$j.err")" -eq 1 ] || err "expected one warning line, got: $(tr '\n' '|' < "$j.err")"
+	grep -q '^gtrace-bpf: warning: only the optimized has GPU records' "$j.err" ||
+		err "the warning: $(cat "$j.err")"
+	jq -e '(.mismatch | index("gpu_records_in_one")) != null and .kernels.source == "launches"
+	       and .speedup.point > 1.5' "$j" > /dev/null ||
+		err "mismatch: $(jq -c '{m: .mismatch, k: .kernels.source, s: .speedup}' "$j")"
+}
+
+# expect_bad LABEL STATUS ARGS...: diff ARGS exits STATUS with one line on
+# stderr and nothing on stdout.
+expect_bad() {
+	local label=$1 want=$2 rc
+	shift 2
+	"$GTRACE" diff "$@" > "$T/bad.out" 2> "$T/bad.err"
+	rc=$?
+	[ $rc -eq "$want" ] || err "$label: exit $rc, expected $want"
+	[ "$(grep -c . "$T/bad.err")" -eq 1 ] || err "$label: not one line on stderr: $(tr '\n' '|' < "$T/bad.err")"
+	[ ! -s "$T/bad.out" ] || err "$label: wrote to stdout: $(head -c 200 "$T/bad.out")"
+}
+
+t_bad() {
+	rec base 1000
+	echo "not a trace" > "$T/text.gtrace"
+	"$GTRACE" -q --libcuda "$MOCK_LIB" -o "$T/none.gtrace" -- true > /dev/null 2>&1 || fatal "recording true failed"
+	expect_bad "not a trace" 1 "$T/base.gtrace" "$T/text.gtrace"
+	expect_bad "a missing file" 1 "$T/base.gtrace" "$T/missing.gtrace"
+	expect_bad "a trace without calls" 1 "$T/none.gtrace" "$T/base.gtrace"
+	grep -q 'holds no CUDA calls' "$T/bad.err" || err "a trace without calls: $(cat "$T/bad.err")"
+	expect_bad "one file" 2 "$T/base.gtrace"
+	expect_bad "three files" 2 "$T/base.gtrace" "$T/base.gtrace" "$T/base.gtrace"
+	expect_bad "a bad format" 2 "$T/base.gtrace" "$T/base.gtrace" --format xml
+	expect_bad "iterations neither has" 2 "$T/base.gtrace" "$T/base.gtrace" --iter step
+	grep -q "it has: kernels" "$T/bad.err" || err "--iter step: the error does not say what there is: $(cat "$T/bad.err")"
+}
+
+add_case t_kernels "diff of two eBPF recordings: iterations from the repeating launches, the program's own speedup within 2 %, in the interval"
+add_case t_nvtx "diff with NVTX step ranges from the CUPTI agent: the program's own speedup, in the interval; GPU busy 1x; --iter kernels"
+add_case t_identical "diff of two runs of one workload: an interval containing 1, no kernel moved"
+add_case t_names "diff: _baseline/_optimized names in either order give the same diff"
+add_case t_mismatch "diff of a trace with GPU records and one without: still a diff, one warning line"
+add_case t_bad "diff: not a trace, a missing file, a trace without calls, one file, bad options: one line, non-zero exit"
+run_cases "$@"
