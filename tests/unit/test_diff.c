@@ -236,6 +236,33 @@ static void check_kernels(const struct diff_result *r)
 	assert_true(near(r->gpu_busy.base_ns, 450000, 1e-9) && near(r->gpu_busy.opt_ns, 270000, 1e-9));
 }
 
+/* analyze over the span of the iterations, per iteration: the span is
+ * ten steps and the nine gaps between them (13.8 ms, 6.9 ms), the GPU
+ * work 450 us and 270 us a step, the sync 100 us and 50 us. */
+static void check_analysis(const struct diff_result *r)
+{
+	const struct diff_analysis *an = &r->analysis;
+
+	if (!an->valid) {
+		fprintf(stderr, "analysis: %s\n", an->why);
+		fail();
+	}
+	assert_true(an->terms[DIFF_T_WALL].known);
+	assert_true(near(an->terms[DIFF_T_WALL].base, 1380000, 1e-9));
+	assert_true(near(an->terms[DIFF_T_WALL].opt, 690000, 1e-9));
+	assert_true(near(an->terms[DIFF_T_GPU_BUSY].base, 450000, 1e-9));
+	assert_true(near(an->terms[DIFF_T_GPU_BUSY].opt, 270000, 1e-9));
+	assert_true(near(an->terms[DIFF_T_KERNELS].opt, 270000, 1e-9));
+	assert_true(near(an->terms[DIFF_T_CPU_SYNC].base, 100000, 1e-9));
+	assert_true(near(an->terms[DIFF_T_CPU_SYNC].opt, 50000, 1e-9));
+	assert_true(an->terms[DIFF_T_LAUNCHES].count);
+	assert_true(an->terms[DIFF_T_LAUNCHES].base == 3.0 && an->terms[DIFF_T_LAUNCHES].opt == 3.0);
+	/* no scheduler records in the fixtures: the on/off-CPU split is not known */
+	assert_false(an->terms[DIFF_T_CPU_OFF].known);
+	assert_string_equal(an->busy_source[0], "gpu_records");
+	assert_non_null(an->bound[0]);
+}
+
 static void test_nvtx(void **state)
 {
 	struct diff_result *r;
@@ -265,6 +292,7 @@ static void test_nvtx(void **state)
 	assert_true(launch->base.per_iter == 3.0 && launch->opt.per_iter == 3.0);
 	assert_int_equal(r->base.pid, PID);
 	assert_string_equal(r->base.cmdline, "./train --steps 10");
+	check_analysis(r);
 	diff_result__free(r);
 }
 

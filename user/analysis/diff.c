@@ -251,6 +251,98 @@ static void mismatches(struct diff_result *r, bool partial)
 	}
 }
 
+/* ---- analyze's terms ----------------------------------------------------- */
+
+static const struct {
+	const char *key, *label;
+	bool count;
+} terms[DIFF_T__COUNT] = {
+	[DIFF_T_WALL] = { "wall", "Wall time", false },
+	[DIFF_T_GPU_BUSY] = { "gpu_busy", "GPU busy", false },
+	[DIFF_T_IDLE_SUBMIT] = { "idle_submit", "GPU idle: waiting for the host to submit", false },
+	[DIFF_T_IDLE_LAUNCH] = { "idle_launch", "GPU idle: launch overhead", false },
+	[DIFF_T_IDLE_SYNC] = { "idle_sync", "GPU idle: host in a sync or blocking copy", false },
+	[DIFF_T_IDLE_OTHER] = { "idle_other", "GPU idle: other", false },
+	[DIFF_T_KERNELS] = { "kernels", "GPU kernels", false },
+	[DIFF_T_COPIES] = { "copies", "GPU copies and sets", false },
+	[DIFF_T_CPU_CALLS] = { "cpu_calls", "CPU: in CUDA calls", false },
+	[DIFF_T_CPU_SYNC] = { "cpu_sync", "CPU: waiting in syncs", false },
+	[DIFF_T_CPU_SYNC_BLOCKED] = { "cpu_sync_blocked", "CPU: waiting in syncs, blocked", false },
+	[DIFF_T_CPU_OUTSIDE] = { "cpu_outside", "CPU: outside CUDA", false },
+	[DIFF_T_CPU_OFF] = { "cpu_off", "CPU: outside CUDA, off-CPU", false },
+	[DIFF_T_CPU_HOST] = { "cpu_host", "CPU: outside CUDA, host work", false },
+	[DIFF_T_LAUNCHES] = { "launches", "Launches", true },
+};
+
+/* A side's figure per iteration (the run's without iterations). */
+static double per_iter(const struct diff_side *s, double v)
+{
+	return s->whole ? v : v / (double)s->n_iter;
+}
+
+static int finding_cmp(const void *x, const void *y)
+{
+	const struct diff_finding *a = x, *b = y;
+	double ca = a->cost[0] > a->cost[1] ? a->cost[0] : a->cost[1];
+	double cb = b->cost[0] > b->cost[1] ? b->cost[0] : b->cost[1];
+
+	if (ca != cb)
+		return ca > cb ? -1 : 1;
+	return strcmp(a->id, b->id);
+}
+
+static struct diff_finding *finding_of(struct diff_analysis *an, const char *id)
+{
+	for (size_t i = 0; i < an->nfindings; i++)
+		if (!strcmp(an->findings[i].id, id))
+			return &an->findings[i];
+	if (an->nfindings == AZ_RULE__COUNT)
+		return NULL;
+	an->findings[an->nfindings] = (struct diff_finding){ .id = id };
+	return &an->findings[an->nfindings++];
+}
+
+static void analysis_of(const struct diff_side *b, const struct diff_side *o, struct diff_analysis *an)
+{
+	const struct diff_side *side[2] = { b, o };
+
+	an->valid = b->az.valid && o->az.valid;
+	if (!an->valid) {
+		snprintf(an->why, sizeof(an->why), "%s: %.180s", b->az.valid ? "optimized" : "baseline",
+			 b->az.valid ? o->az.why : b->az.why);
+		return;
+	}
+	for (int t = 0; t < DIFF_T__COUNT; t++) {
+		struct diff_term_row *row = &an->terms[t];
+
+		row->key = terms[t].key;
+		row->label = terms[t].label;
+		row->count = terms[t].count;
+		row->known = b->az.known[t] && o->az.known[t];
+		row->base = per_iter(b, b->az.v[t]);
+		row->opt = per_iter(o, o->az.v[t]);
+	}
+	for (int k = 0; k < 2; k++) {
+		const struct diff_az *az = &side[k]->az;
+
+		an->bound[k] = az->bound;
+		an->busy_source[k] = az->busy_source;
+		for (uint32_t i = 0; i < az->nf; i++) {
+			struct diff_finding *f = finding_of(an, az->f[i].id);
+
+			if (!f)
+				continue;
+			if (k)
+				f->in_opt = true;
+			else
+				f->in_base = true;
+			f->severity[k] = az->f[i].severity;
+			f->cost[k] = per_iter(side[k], (double)az->f[i].cost_ns);
+		}
+	}
+	qsort(an->findings, an->nfindings, sizeof(*an->findings), finding_cmp);
+}
+
 /* ---- the core ----------------------------------------------------------- */
 
 static int copy_info(struct diff_result *r, struct diff_side_info *to, const struct diff_side_info *from)
@@ -308,8 +400,10 @@ int diff__compute(const struct diff_side *b, const struct diff_side *o, bool par
 				 &o->tab[gpu ? DIFF_TAB_GPU : DIFF_TAB_LAUNCH]);
 	if (!err)
 		err = api_rows(r, b, o);
-	if (!err)
+	if (!err) {
+		analysis_of(b, o, &r->analysis);
 		mismatches(r, partial);
+	}
 	return err;
 }
 

@@ -26,6 +26,12 @@
  * the noise of the iterations (DIFF_Z standard errors of the difference of
  * the two means per iteration, or less than DIFF_MIN_REL of the baseline's),
  * else faster or slower; sorted by contribution to the difference.
+ *
+ * What moved in analyze's terms: analyze (analysis/analyze.h) run over the
+ * process compared, limited to the span of its iterations, each figure
+ * divided by the number of iterations: GPU busy and idle by cause, the CPU
+ * side, copies, launches, the verdict of what bounds it, and the findings
+ * that appeared, went or changed.
  */
 #ifndef GTRACE_DIFF_H
 #define GTRACE_DIFF_H
@@ -34,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "analysis/analyze.h"
 
 #define DIFF_RESAMPLES 2000	/* bootstrap resamples per interval */
 #define DIFF_SEED 1		/* the bootstrap generator's seed (splitmix64) */
@@ -131,6 +138,52 @@ enum diff_mismatch {
 	DIFF_MM_DAMAGED = 1 << 5,	/* a trace is cut: the diff covers what was read */
 };
 
+/* The figures of analyze a diff compares (enum order is the rows' order). */
+enum diff_term {
+	DIFF_T_WALL,		/* the wall time analyze covered */
+	DIFF_T_GPU_BUSY,	/* GPU busy (measured, from metrics, or estimated: busy_source) */
+	DIFF_T_IDLE_SUBMIT,	/* GPU idle waiting for the host to submit */
+	DIFF_T_IDLE_LAUNCH,	/* GPU idle in launch overhead between back-to-back work */
+	DIFF_T_IDLE_SYNC,	/* GPU idle while the host waited in a sync or blocking copy */
+	DIFF_T_IDLE_OTHER,	/* GPU idle otherwise (dependencies, unlinked work) */
+	DIFF_T_KERNELS,		/* GPU time of kernels */
+	DIFF_T_COPIES,		/* GPU time of copies and sets */
+	DIFF_T_CPU_CALLS,	/* threads' time in CUDA calls other than waits */
+	DIFF_T_CPU_SYNC,	/* ... waiting in synchronizing calls */
+	DIFF_T_CPU_SYNC_BLOCKED,/* ... of which blocked off-CPU (scheduler records) */
+	DIFF_T_CPU_OUTSIDE,	/* ... outside CUDA */
+	DIFF_T_CPU_OFF,		/* ... of which off-CPU (scheduler records) */
+	DIFF_T_CPU_HOST,	/* ... of which on-CPU: host work (scheduler records) */
+	DIFF_T_LAUNCHES,	/* launch calls (a count) */
+	DIFF_T__COUNT,
+};
+
+struct diff_term_row {
+	const char *key;	/* JSON member: "gpu_busy", ... */
+	const char *label;	/* "GPU busy", ... */
+	bool count;		/* a count, not ns */
+	bool known;		/* both sides have the figure */
+	double base, opt;	/* per iteration (whole run: the run's) */
+};
+
+/* A finding (analyze's rule) in either run. */
+struct diff_finding {
+	const char *id;		/* rule id, "launch_bound" */
+	bool in_base, in_opt;
+	const char *severity[2];/* baseline's, optimized's: "low", ...; NULL when absent */
+	double cost[2];		/* the time it costs, ns per iteration (whole run: the run's) */
+};
+
+struct diff_analysis {
+	bool valid;		/* analyze gave figures for both processes */
+	char why[200];		/* when not: what analyze said */
+	struct diff_term_row terms[DIFF_T__COUNT];
+	const char *bound[2];		/* az_bound__name: "compute", ... */
+	const char *busy_source[2];	/* "gpu_records", "gpu_metrics", "sync_estimate", "none" */
+	struct diff_finding findings[AZ_RULE__COUNT];	/* by the larger cost, highest first */
+	size_t nfindings;
+};
+
 struct diff_result {
 	struct diff_side_info base, opt;
 	bool swapped;		/* the arguments came as OPTIMIZED BASELINE (file names) */
@@ -143,6 +196,7 @@ struct diff_result {
 				 * of launch calls (counts, CPU time when recorded) */
 	struct diff_table kernels;
 	struct diff_table apis;
+	struct diff_analysis analysis;	/* what moved in analyze's terms */
 	unsigned mismatch;	/* enum diff_mismatch bits */
 	char warning[512];	/* the mismatches in one line, "" when none */
 	/* owned strings, freed with the result */

@@ -71,9 +71,27 @@ struct diff_gpu_iv {
 
 enum diff_tab { DIFF_TAB_GPU, DIFF_TAB_LAUNCH, DIFF_TAB__COUNT };
 
+/* analyze's figures of one side, over the span of its iterations (totals:
+ * diff__compute divides them by the iterations). */
+struct diff_az {
+	bool valid;			/* analyze ran and found the process */
+	char why[200];			/* when not: the line analyze printed */
+	double v[DIFF_T__COUNT];	/* the figures */
+	bool known[DIFF_T__COUNT];	/* which the trace has (GPU records, sched) */
+	const char *bound;		/* az_bound__name (static) */
+	const char *busy_source;	/* where GPU busy comes from (static) */
+	uint32_t nf;			/* findings */
+	struct {
+		const char *id;		/* az_rule__id (static) */
+		const char *severity;	/* az_severity__name (static) */
+		uint64_t cost_ns;	/* over the span */
+	} f[AZ_RULE__COUNT];
+};
+
 /* One trace, as compared. */
 struct diff_side {
 	struct diff_side_info info;
+	struct diff_az az;		/* what analyze says of the same span */
 	bool whole;			/* the whole run is one "iteration" */
 	uint32_t n_iter;		/* iterations (1 when whole) */
 	uint64_t *iter_ns;		/* each one's time */

@@ -132,6 +132,55 @@ static void table_rows(FILE *f, const char *title, const struct diff_table *t, b
 	}
 }
 
+/* A term's value: ns, or a count. */
+static const char *fmt_term(char *buf, size_t len, const struct diff_term_row *t, double v, bool sign)
+{
+	return t->count ? fmt_count(buf, len, v, sign) : fmt_ns(buf, len, v, sign);
+}
+
+/* A finding's state in words: "new", "gone", or "high -> low". */
+static const char *finding_words(char *buf, size_t len, const struct diff_finding *fd)
+{
+	char b[32], o[32];
+
+	if (!fd->in_base)
+		snprintf(buf, len, "new (%s, %s)", fd->severity[1], fmt_ns(o, sizeof(o), fd->cost[1], false));
+	else if (!fd->in_opt)
+		snprintf(buf, len, "gone (was %s, %s)", fd->severity[0], fmt_ns(b, sizeof(b), fd->cost[0], false));
+	else
+		snprintf(buf, len, "%s %s -> %s %s", fd->severity[0], fmt_ns(b, sizeof(b), fd->cost[0], false),
+			 fd->severity[1], fmt_ns(o, sizeof(o), fd->cost[1], false));
+	return buf;
+}
+
+static void table_analysis(FILE *f, const struct diff_analysis *an, bool whole)
+{
+	char b[32], o[32], d[32], w[160];
+
+	fprintf(f, "\nWhat moved, in analyze's terms (%s):\n",
+		whole ? "the whole runs" : "per iteration, over the span of the iterations");
+	if (!an->valid) {
+		fprintf(f, "  - (%s)\n", an->why);
+		return;
+	}
+	for (int t = 0; t < DIFF_T__COUNT; t++) {
+		const struct diff_term_row *row = &an->terms[t];
+
+		if (!row->known)
+			continue;
+		fprintf(f, "  %-42s %10s %10s %11s\n", row->label, fmt_term(b, sizeof(b), row, row->base, false),
+			fmt_term(o, sizeof(o), row, row->opt, false),
+			fmt_term(d, sizeof(d), row, row->opt - row->base, true));
+	}
+	fprintf(f, "  %-42s %s -> %s\n", "GPU busy from", an->busy_source[0], an->busy_source[1]);
+	fprintf(f, "  %-42s %s -> %s\n", "What bounds it", an->bound[0], an->bound[1]);
+	for (size_t i = 0; i < an->nfindings; i++)
+		fprintf(f, "  %-42s %s: %s\n", i ? "" : "Findings", an->findings[i].id,
+			finding_words(w, sizeof(w), &an->findings[i]));
+	if (!an->nfindings)
+		fprintf(f, "  %-42s none in either run\n", "Findings");
+}
+
 static void write_table(const struct diff_result *r, FILE *f)
 {
 	char b[160], o[160];
@@ -162,6 +211,7 @@ static void write_table(const struct diff_result *r, FILE *f)
 				     : "Kernel launches (CPU side: counts, and times when recorded)",
 		   &r->kernels, r->whole_run);
 	table_rows(f, "CUDA API calls (CPU time)", &r->apis, r->whole_run);
+	table_analysis(f, &r->analysis, r->whole_run);
 	fprintf(f, "\nRows are over the %s compared; ~: a median estimated within 0.8 %%. Unchanged: the change "
 		"is inside %.2f standard errors of its spread across the %s, or under %.0f %% of the "
 		"baseline.\n", unit, DIFF_Z, r->whole_run ? "calls" : "iterations", DIFF_MIN_REL * 100);
@@ -240,6 +290,34 @@ static void md_rows(FILE *f, const char *title, const struct diff_table *t, bool
 	}
 }
 
+static void md_analysis(FILE *f, const struct diff_analysis *an, bool whole)
+{
+	char b[32], o[32], d[32], w[160];
+
+	fprintf(f, "\n### What moved, in analyze's terms\n\n");
+	if (!an->valid) {
+		fprintf(f, "Not available: %s.\n", an->why);
+		return;
+	}
+	fprintf(f, "%s.\n\n| | Baseline | Optimized | Change |\n|---|--:|--:|--:|\n",
+		whole ? "The whole runs" : "Per iteration, over the span of the iterations");
+	for (int t = 0; t < DIFF_T__COUNT; t++) {
+		const struct diff_term_row *row = &an->terms[t];
+
+		if (row->known)
+			fprintf(f, "| %s | %s | %s | %s |\n", row->label,
+				fmt_term(b, sizeof(b), row, row->base, false),
+				fmt_term(o, sizeof(o), row, row->opt, false),
+				fmt_term(d, sizeof(d), row, row->opt - row->base, true));
+	}
+	fprintf(f, "| GPU busy from | %s | %s | |\n| What bounds it | %s | %s | |\n", an->busy_source[0],
+		an->busy_source[1], an->bound[0], an->bound[1]);
+	for (size_t i = 0; i < an->nfindings; i++) {
+		fprintf(f, "%s| `%s` | %s |\n", i ? "" : "\n| Finding | |\n|---|---|\n", an->findings[i].id,
+			finding_words(w, sizeof(w), &an->findings[i]));
+	}
+}
+
 static void write_md(const struct diff_result *r, FILE *f)
 {
 	char b[160], o[160];
@@ -274,6 +352,7 @@ static void write_md(const struct diff_result *r, FILE *f)
 	md_rows(f, r->kernels_gpu ? "GPU kernels, copies and sets" : "Kernel launches", &r->kernels,
 		r->whole_run);
 	md_rows(f, "CUDA API calls", &r->apis, r->whole_run);
+	md_analysis(f, &r->analysis, r->whole_run);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -444,6 +523,83 @@ static void j_table(struct obuf *o, const struct diff_table *t, const char *sour
 	OBUF_LIT(o, "]}");
 }
 
+static void j_opt_str(struct obuf *o, const char *s)
+{
+	if (s)
+		obuf__json_str(o, s);
+	else
+		OBUF_LIT(o, "null");
+}
+
+static void j_analysis(struct obuf *o, const struct diff_analysis *an, bool whole)
+{
+	OBUF_LIT(o, "{");
+	j_key(o, "valid", true);
+	j_bool(o, an->valid);
+	if (!an->valid) {
+		j_key(o, "why", false);
+		obuf__json_str(o, an->why);
+		OBUF_LIT(o, "}");
+		return;
+	}
+	j_key(o, "per_iteration", false);
+	j_bool(o, !whole);
+	j_key(o, "terms", false);
+	OBUF_LIT(o, "{");
+	for (int t = 0; t < DIFF_T__COUNT; t++) {
+		const struct diff_term_row *row = &an->terms[t];
+
+		j_key(o, row->key, !t);
+		if (!row->known) {
+			OBUF_LIT(o, "null");
+			continue;
+		}
+		OBUF_LIT(o, "{\"base\":");
+		j_num(o, row->base);
+		OBUF_LIT(o, ",\"opt\":");
+		j_num(o, row->opt);
+		OBUF_LIT(o, "}");
+	}
+	OBUF_LIT(o, "}");
+	j_key(o, "busy_source", false);
+	OBUF_LIT(o, "[");
+	j_opt_str(o, an->busy_source[0]);
+	OBUF_LIT(o, ",");
+	j_opt_str(o, an->busy_source[1]);
+	OBUF_LIT(o, "]");
+	j_key(o, "bound", false);
+	OBUF_LIT(o, "[");
+	j_opt_str(o, an->bound[0]);
+	OBUF_LIT(o, ",");
+	j_opt_str(o, an->bound[1]);
+	OBUF_LIT(o, "]");
+	j_key(o, "findings", false);
+	OBUF_LIT(o, "[");
+	for (size_t i = 0; i < an->nfindings; i++) {
+		const struct diff_finding *fd = &an->findings[i];
+
+		if (i)
+			OBUF_LIT(o, ",");
+		OBUF_LIT(o, "{");
+		j_key(o, "id", true);
+		obuf__json_str(o, fd->id);
+		for (int k = 0; k < 2; k++) {
+			j_key(o, k ? "opt" : "base", false);
+			if (!(k ? fd->in_opt : fd->in_base)) {
+				OBUF_LIT(o, "null");
+				continue;
+			}
+			OBUF_LIT(o, "{\"severity\":");
+			obuf__json_str(o, fd->severity[k]);
+			OBUF_LIT(o, ",\"cost_ns\":");
+			j_num(o, fd->cost[k]);
+			OBUF_LIT(o, "}");
+		}
+		OBUF_LIT(o, "}");
+	}
+	OBUF_LIT(o, "]}");
+}
+
 static int write_json(const struct diff_result *r, FILE *f)
 {
 	static const char *const mm[] = { "program", "no_common_kernels", "gpu_records_in_one",
@@ -477,6 +633,8 @@ static int write_json(const struct diff_result *r, FILE *f)
 	j_table(&o, &r->kernels, r->kernels_gpu ? "gpu" : "launches");
 	j_key(&o, "apis", false);
 	j_table(&o, &r->apis, "calls");
+	j_key(&o, "analysis", false);
+	j_analysis(&o, &r->analysis, r->whole_run);
 	j_key(&o, "mismatch", false);
 	OBUF_LIT(&o, "[");
 	for (unsigned i = 0; i < sizeof(mm) / sizeof(mm[0]); i++) {

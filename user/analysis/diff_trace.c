@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analysis/analyze.h"
 #include "analysis/diff_int.h"
 #include "decode/capture_spans.h"
 #include "decode/decode.h"
@@ -702,6 +703,91 @@ static int agg_other(void *ctx, const struct gt_hdr *rec)
 	return err ? err : diff_side__gpu(g->side, (uint32_t)it, rec->ts, rec->ts + dur);
 }
 
+/* ---- analyze's view of the same span ------------------------------------ */
+
+static void az_from_scope(const struct az_scope *sc, struct diff_az *az)
+{
+	static const char *const busy_sources[] = {
+		[AZ_BUSY_NONE] = "none", [AZ_BUSY_GPU_RECORDS] = "gpu_records",
+		[AZ_BUSY_GPU_METRICS] = "gpu_metrics", [AZ_BUSY_SYNC_ESTIMATE] = "sync_estimate",
+	};
+	const struct az_gpu *g = &sc->gpu;
+	const struct az_cpu *c = &sc->cpu;
+	bool rec = g->source == AZ_BUSY_GPU_RECORDS;
+	uint64_t copies = 0;
+
+	for (int k = 0; k < AZ_MEM_KINDS; k++)
+		copies += sc->work.copy_ns[k];
+#define TERM(t, val, when) (az->v[t] = (double)(val), az->known[t] = (when))
+	TERM(DIFF_T_WALL, sc->end_ts > sc->start_ts ? sc->end_ts - sc->start_ts : 0, true);
+	TERM(DIFF_T_GPU_BUSY, g->busy_ns, g->source != AZ_BUSY_NONE);
+	TERM(DIFF_T_IDLE_SUBMIT, g->idle_ns[AZ_IDLE_SUBMIT], rec);
+	TERM(DIFF_T_IDLE_LAUNCH, g->idle_ns[AZ_IDLE_LAUNCH], rec);
+	TERM(DIFF_T_IDLE_SYNC, g->idle_ns[AZ_IDLE_SYNC], rec);
+	TERM(DIFF_T_IDLE_OTHER, g->idle_ns[AZ_IDLE_OTHER], rec);
+	TERM(DIFF_T_KERNELS, sc->work.kernel_ns, rec);
+	TERM(DIFF_T_COPIES, copies, rec);
+	TERM(DIFF_T_CPU_CALLS, c->calls_ns, c->threads > 0);
+	TERM(DIFF_T_CPU_SYNC, c->sync_ns, c->threads > 0);
+	TERM(DIFF_T_CPU_SYNC_BLOCKED, c->sync_blocked_ns, c->sched);
+	TERM(DIFF_T_CPU_OUTSIDE, c->outside_ns, c->threads > 0);
+	TERM(DIFF_T_CPU_OFF, c->off_ns, c->sched);
+	TERM(DIFF_T_CPU_HOST, c->outside_ns > c->off_ns ? c->outside_ns - c->off_ns : 0, c->sched);
+	TERM(DIFF_T_LAUNCHES, sc->work.launches, true);
+#undef TERM
+	az->bound = az_bound__name(sc->work.bound);
+	az->busy_source = (unsigned)g->source < 4 ? busy_sources[g->source] : "none";
+	for (size_t i = 0; i < sc->nfindings && az->nf < AZ_RULE__COUNT; i++) {
+		const struct az_finding *f = &sc->findings[i];
+
+		az->f[az->nf].id = az_rule__id(f->rule);
+		az->f[az->nf].severity = az_severity__name(f->severity);
+		az->f[az->nf++].cost_ns = f->cost_ns;
+	}
+	az->valid = true;
+}
+
+/* analyze over process pid, within the span of iterations x (NULL: the
+ * whole run).  What it cannot do is said in az->why, not an error of the
+ * diff. */
+static void side_analyze(const char *path, const struct scan_series *x, uint32_t pid,
+			 struct diff_az *az)
+{
+	struct analyze_opts o = { .pid = pid, .no_ranges = true };
+	struct analyze_result *r = NULL;
+	char *msg = NULL;
+	size_t len = 0;
+	FILE *err = open_memstream(&msg, &len);
+	int rc;
+
+	if (x) {
+		o.span = true;
+		o.span_pid = pid;
+		o.span_start = x->start[0];
+		for (uint32_t i = 0; i < x->c.count; i++)
+			if (x->end[i] > o.span_end)
+				o.span_end = x->end[i];
+		o.span_kind = AZ_SCOPE_RANGE;
+	}
+	rc = err ? analyze__file(path, &o, NULL, &r, err) : -ENOMEM;
+	if (err)
+		fclose(err);
+	for (size_t i = 0; !rc && i < r->nscopes; i++)
+		if (r->scopes[i].pid == pid) {
+			az_from_scope(&r->scopes[i], az);
+			break;
+		}
+	if (!az->valid) {
+		const char *m = msg && *msg ? msg : "analyze found no figures of the process";
+
+		if (!strncmp(m, "gtrace-bpf: ", 12))
+			m += 12;
+		snprintf(az->why, sizeof(az->why), "%.*s", (int)strcspn(m, "\n"), m);
+	}
+	analyze_result__free(r);
+	free(msg);
+}
+
 static struct scan_proc *proc_find(const struct diff_scan *s, uint32_t pid)
 {
 	return hmap_get(&s->procs, pid, 0);
@@ -750,6 +836,7 @@ int diff_scan__side(struct diff_scan *s, ssize_t ci, struct diff_side **out, FIL
 	}
 	info->it.unattributed = g.unattributed;
 	diff_side__finish(g.side);
+	side_analyze(s->path, x, g.pid, &g.side->az);
 	*out = g.side;
 	return 0;
 }
