@@ -7,12 +7,15 @@
 #   gtrace-bpf stats FILE                   (all reports, table, to /dev/null)
 #   gtrace-bpf export FILE -f perfetto|json|csv -o OUT
 #   gtrace-bpf analyze FILE                 (table, to /dev/null)
+#   gtrace-bpf diff FILE FILE2              (FILE2: the same with seed 2)
+#   gtrace-bpf diff FILE FILE2 with NVTX step ranges of 20 ms (gen_trace -i)
 # then writes a merged trace of as many records (gen_trace -g -u 50: the
 # GPU records of the launches, copies and sets, NVTX ranges, off-CPU waits,
 # a fiftieth of the GPU records unlinked in the tail) and times stats and
 # analyze on it, printing seconds, events (records) per second and the
-# largest resident size.  The goal is >= 2
-# million events/s for stats and the exports, >= 1 million for analyze.
+# largest resident size.  The goal is >= 2 million events/s for stats and
+# the exports, >= 1 million for analyze and diff (the records of both
+# traces counted once, each read in two passes and by analyze).
 #
 # Usage: tools/bench-export.sh [N_RECORDS [THREADS]]
 # Environment: GTRACE (default ./gtrace-bpf; any command taking the same
@@ -87,6 +90,23 @@ for f in perfetto json csv; do
 	bench "export -f $f" "$dir/out.$f" export "$trace" -f "$f" -o "$dir/out.$f"
 done
 bench "analyze" - analyze "$trace"
+
+# diff: a second trace like the first (another seed); then both with NVTX steps
+# gen2 OUT ARGS...: writes OUT with gen_trace ARGS, prints its record count.
+gen2() {
+	local out=$1 l
+	shift
+	l=$("$gen" "$@" "$out" "$n" "$threads") || { echo "bench: gen_trace failed" >&2; exit 1; }
+	sed -n 's/.*: \([0-9][0-9]*\) records$/\1/p' <<< "$l"
+}
+one=$records
+r2=$(gen2 "$dir/b2.gtrace" -s 2)
+records=$((one + r2))
+bench "diff" - diff "$trace" "$dir/b2.gtrace"
+r1=$(gen2 "$dir/n1.gtrace" -i 20000)
+r2=$(gen2 "$dir/n2.gtrace" -s 2 -i 20000)
+records=$((r1 + r2))
+bench "diff (NVTX steps)" - diff "$dir/n1.gtrace" "$dir/n2.gtrace"
 
 # the merged trace: GPU records on the timeline
 trace=$dir/bench-gpu.gtrace

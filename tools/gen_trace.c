@@ -50,6 +50,12 @@
  *
  * -n writes a trace in which nothing called libcuda: the header, one
  * process that exec'd and exited, and the trailer (N_RECORDS is ignored).
+ *
+ * -i STEP_US adds NVTX ranges "step 0", "step 1", ... to every process, one
+ * per STEP_US from the end of the set-up to the end of the trace, on its
+ * main thread, written after the other records as the merger writes them
+ * (a merged trace's tail): iterations for `gtrace-bpf diff`.  They are
+ * records beyond N_RECORDS.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -147,9 +153,11 @@ struct gen {
 	uint32_t correlation;	/* -g: the last CUPTI correlation id given */
 	uint64_t gpu_records, nvtx_id;	/* -g */
 	uint64_t unlink;	/* -u: every this many GPU records unlinked, 0 none */
-	struct gt_hdr **tail;	/* -u: the unlinked ones, written last by time */
+	struct gt_hdr **tail;	/* -u's unlinked ones and -i's steps, written last by time */
 	size_t ntail, tail_cap;
+	uint64_t unlinked;	/* -u: GPU records in the tail */
 	uint64_t next_metric;	/* -g: time of the next GPU metric samples */
+	uint64_t step_ns;	/* -i: an NVTX step range this long, 0 none */
 	_Alignas(8) unsigned char buf[8192];
 };
 
@@ -392,21 +400,28 @@ static int w_call_ret(struct gen *g, uint64_t *ts, uint32_t pid, uint16_t api, u
 	return err;
 }
 
-/* -g: a GPU record made (r), linked, or with -u unlinked into the tail. */
-static int w_gpu_put(struct gen *g, struct gt_hdr *r, __u64 *launch_ts, __u16 *flags)
+/* A copy of r into the tail, written after every other record, by time. */
+static int tail_put(struct gen *g, const struct gt_hdr *r)
 {
 	struct gt_hdr *copy;
 
-	if (!g->unlink || g->gpu_records % g->unlink)
-		return append(g, r);
-	r->tid = 0;
-	*launch_ts = 0;
-	*flags = 0;
 	if (vec__reserve(&g->tail, &g->tail_cap, g->ntail, 1, 1024) || !(copy = malloc(r->size)))
 		return -ENOMEM;
 	memcpy(copy, r, r->size);
 	g->tail[g->ntail++] = copy;
 	return 0;
+}
+
+/* -g: a GPU record made (r), linked, or with -u unlinked into the tail. */
+static int w_gpu_put(struct gen *g, struct gt_hdr *r, __u64 *launch_ts, __u16 *flags)
+{
+	if (!g->unlink || g->gpu_records % g->unlink)
+		return append(g, r);
+	r->tid = 0;
+	*launch_ts = 0;
+	*flags = 0;
+	g->unlinked++;
+	return tail_put(g, r);
 }
 
 static int cmp_rec_ts(const void *a, const void *b)
@@ -416,7 +431,8 @@ static int cmp_rec_ts(const void *a, const void *b)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-/* -u: the tail of unlinked GPU records, by time. */
+/* The tail (-u's unlinked GPU records, -i's steps), by time, as the merger
+ * writes its unlinked records and the agent's NVTX ranges. */
 static int w_tail(struct gen *g)
 {
 	int err = 0;
@@ -734,6 +750,33 @@ static int thr_enter(struct gen *g, struct thr *t)
 	return err;
 }
 
+/* -i: the step ranges of every process from t0 to end. */
+static int w_steps(struct gen *g, uint64_t t0, uint64_t end)
+{
+	int err = 0;
+
+	for (int p = 0; p < g->nprocs && !err; p++) {
+		uint32_t pid = PID_BASE + (uint32_t)p * PID_STEP;
+
+		for (uint64_t k = 0; !err && t0 + (k + 1) * g->step_ns <= end; k++) {
+			struct gt_nvtx *v = (void *)g->buf;
+			int n = snprintf(v->name, sizeof(g->buf) - sizeof(*v), "step %llu",
+					 (unsigned long long)k) + 1;
+
+			memset(v, 0, sizeof(*v));
+			v->hdr = (struct gt_hdr){ .ts = t0 + k * g->step_ns, .pid = pid, .tid = pid,
+						  .type = GT_REC_NVTX,
+						  .size = (uint16_t)GT_REC_ALIGN(sizeof(*v) + (size_t)n),
+						  .cpu = (uint16_t)(pid % 16) };
+			v->dur = g->step_ns;
+			v->id = (uint32_t)k + 1;
+			v->len = (uint16_t)n;
+			err = tail_put(g, &v->hdr);
+		}
+	}
+	return err;
+}
+
 static int thr_exit(struct gen *g, struct thr *t)
 {
 	int err;
@@ -800,16 +843,18 @@ static int run(struct gen *g, uint64_t want)
 	for (int p = 0; p < g->nprocs && !err; p++)
 		err = w_proc(g, GT_REC_EXIT, ts + 1000 + (uint64_t)p, PID_BASE + (uint32_t)p * PID_STEP,
 			     "python3");
+	if (g->step_ns && !err)
+		err = w_steps(g, g->cap_t0, ts);
+	if (!err)
+		err = w_tail(g);
 	if (!err && g->gpu) {
 		struct gt_merge_stats m = {
 			.hdr = { .ts = ts + 2000, .type = GT_REC_MERGE_STATS, .size = sizeof(m) },
-			.gpu_records = g->gpu_records, .linked = g->gpu_records - g->ntail,
-			.unmatched_gpu = g->ntail,
+			.gpu_records = g->gpu_records, .linked = g->gpu_records - g->unlinked,
+			.unmatched_gpu = g->unlinked,
 		};
 
-		err = w_tail(g);
-		if (!err)
-			err = append(g, &m.hdr);
+		err = append(g, &m.hdr);
 	}
 	if (!err) {
 		struct gt_trailer tr = { .end_ts = ts + 1000000 };
@@ -836,15 +881,16 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " [-s SEED] [-p PROCS] [-k KERNELS] [-c range|light] [-g [-u N]] [-n] OUT N_RECORDS "
-		   "[THREADS]\n"
+	fprintf(f, "usage: " PROG " [-s SEED] [-p PROCS] [-k KERNELS] [-c range|light] [-g [-u N]] [-n] [-i STEP_US] "
+		   "OUT N_RECORDS [THREADS]\n"
 		   "  writes a synthetic trace of about N_RECORDS records to OUT (replaced);\n"
 		   "  THREADS per process (default 4), PROCS processes (default 2),\n"
 		   "  KERNELS distinct kernels per process (default 40), SEED (default 1);\n"
 		   "  -c range: capture ranges, -c light: light-mode windows;\n"
 		   "  -g: the GPU side of a merged --cupti trace, NVTX ranges, off-CPU waits;\n"
 		   "  -u N: with -g, every N-th GPU record unlinked, in the tail by time;\n"
-		   "  -n: no calls at all (a process that did not use the GPU)\n");
+		   "  -n: no calls at all (a process that did not use the GPU);\n"
+		   "  -i STEP_US: NVTX ranges \"step K\" of STEP_US each in every process\n");
 }
 
 int main(int argc, char **argv)
@@ -855,15 +901,19 @@ int main(int argc, char **argv)
 		.options = "synthetic=1",
 	};
 	struct trace_writer_opts wo = { .force = true };
-	long seed = 1, procs = 2, kernels = 40, threads = 4, unlink = 0, n;
+	long seed = 1, procs = 2, kernels = 40, threads = 4, unlink = 0, n, step_us = 0;
 	enum cap_mode cap = CAP_NONE;
 	bool g_gpu = false, no_calls = false;
 	char options[160], gpu_options[200];
 	struct gen *g;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "s:p:k:c:gu:nh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:p:k:c:gu:ni:h")) != -1) {
 		switch (opt) {
+		case 'i':
+			if (parse_int(optarg, 1, 3600000000L, &step_us))
+				goto bad;
+			break;
 		case 'c':
 			if (!strcmp(optarg, "range"))
 				cap = CAP_RANGE;
@@ -918,6 +968,7 @@ int main(int argc, char **argv)
 	g->cap = cap;
 	g->gpu = g_gpu;
 	g->unlink = (uint64_t)unlink;
+	g->step_ns = (uint64_t)step_us * 1000;
 	if (cap == CAP_RANGE)
 		info.options = "synthetic=1 capture=full capture_range=cudaProfilerApi "
 			       "capture_range_end=repeat";
