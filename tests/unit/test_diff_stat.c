@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The statistics of `gtrace-bpf diff` (analysis/diff_stat.c): medians from
- * the log histogram against exact ones, moments padded with the iterations
- * a name was not in, the bootstrap interval of a ratio of medians (its
+ * The statistics of `gtrace-bpf diff` (analysis/diff_stat.c): exact medians,
+ * moments padded with the iterations a name was not in, the bootstrap interval of a ratio of medians (its
  * determinism, and that it covers a known ratio about as often as a 95 %
  * interval should), and the classification of rows.
  */
@@ -22,25 +21,6 @@ static uint64_t lcg(uint64_t *s)
 	return *s >> 33;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double exact_median(const uint64_t *v, size_t n)
-{
-	uint64_t *c = malloc(n * sizeof(*c));
-	double m;
-
-	memcpy(c, v, n * sizeof(*c));
-	qsort(c, n, sizeof(*c), cmp_u64);
-	m = n % 2 ? (double)c[n / 2] : ((double)c[n / 2 - 1] + (double)c[n / 2]) / 2.0;
-	free(c);
-	return m;
-}
-
 static void test_median(void **state)
 {
 	uint64_t odd[] = { 9, 1, 7, 3, 5 }, even[] = { 40, 10, 30, 20 }, one[] = { 42 };
@@ -50,67 +30,6 @@ static void test_median(void **state)
 	assert_true(diff_stat__median(even, 4) == 25.0);
 	assert_true(diff_stat__median(one, 1) == 42.0);
 	assert_true(diff_stat__median(NULL, 0) == 0.0);
-}
-
-static void test_sketch_exact_cases(void **state)
-{
-	struct diff_sketch s = { 0 };
-	bool exact;
-
-	(void)state;
-	assert_true(diff_sketch__median(&s, &exact) == 0.0);
-	/* below DSK_EXACT every value has a bucket of its own */
-	for (uint64_t v = 1; v <= 101; v++)
-		assert_int_equal(diff_sketch__add(&s, v), 0);
-	assert_true(diff_sketch__median(&s, &exact) == 51.0);
-	assert_true(exact);
-	diff_sketch__free(&s);
-	/* all equal: exact whatever the bucket */
-	for (int i = 0; i < 10; i++)
-		assert_int_equal(diff_sketch__add(&s, 5000), 0);
-	assert_true(diff_sketch__median(&s, &exact) == 5000.0);
-	assert_true(exact);
-	assert_int_equal(s.n, 10);
-	assert_int_equal(s.min, 5000);
-	assert_int_equal(s.max, 5000);
-	diff_sketch__free(&s);
-	/* two values in different buckets: the mean of their estimates */
-	assert_int_equal(diff_sketch__add(&s, 1000), 0);
-	assert_int_equal(diff_sketch__add(&s, 3000), 0);
-	{
-		double m = diff_sketch__median(&s, &exact);
-
-		assert_false(exact);
-		assert_true(m > 2000 * 0.992 && m < 2000 * 1.008);
-	}
-	diff_sketch__free(&s);
-}
-
-/* Over spreads of 1 ns to seconds: within 0.8 % of the exact median. */
-static void test_sketch_error_bound(void **state)
-{
-	uint64_t seed = 7, v[2001];
-
-	(void)state;
-	for (int round = 0; round < 50; round++) {
-		struct diff_sketch s = { 0 };
-		size_t n = 100 + (size_t)(lcg(&seed) % 1900);
-		unsigned shift = (unsigned)(lcg(&seed) % 30);
-		double want, got;
-		bool exact;
-
-		for (size_t i = 0; i < n; i++) {
-			v[i] = (lcg(&seed) % 100000 + 1) << shift >> 4;
-			assert_int_equal(diff_sketch__add(&s, v[i]), 0);
-		}
-		want = exact_median(v, n);
-		got = diff_sketch__median(&s, &exact);
-		if (got < want * (1 - 0.0079) || got > want * (1 + 0.0079)) {
-			fprintf(stderr, "round %d: n %zu, median %.1f, estimate %.1f\n", round, n, want, got);
-			fail();
-		}
-		diff_sketch__free(&s);
-	}
 }
 
 static void test_moments_pad(void **state)
@@ -229,8 +148,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_median),
-		cmocka_unit_test(test_sketch_exact_cases),
-		cmocka_unit_test(test_sketch_error_bound),
 		cmocka_unit_test(test_moments_pad),
 		cmocka_unit_test(test_ratio_basics),
 		cmocka_unit_test(test_ratio_coverage),

@@ -87,7 +87,6 @@ static void row_side(const struct diff_side *s, const struct diff_acc *a, bool t
 		     struct diff_stat *st, struct diff_obs *ob)
 {
 	const struct diff_moments *m;
-	bool exact;
 
 	*st = (struct diff_stat){ 0 };
 	*ob = (struct diff_obs){ 0 };
@@ -97,8 +96,10 @@ static void row_side(const struct diff_side *s, const struct diff_acc *a, bool t
 	st->timed = a->timed;
 	st->total_ns = a->total;
 	if (a->timed) {
-		st->median_ns = diff_sketch__median(&a->sk, &exact);
-		st->median_est = !exact;
+		st->median_ns = (double)loghist__median(&a->sk);
+		/* exact when the buckets hold one value each: all equal, or all
+		 * below the first bucket wider than 1 */
+		st->median_est = a->sk.min != a->sk.max && a->sk.max >= 2 * LOGHIST_SUB;
 	}
 	ob->count = a->count;
 	if (s->whole) {

@@ -109,7 +109,7 @@ struct diff_stat {
 	uint64_t timed;		/* of which with a duration */
 	uint64_t total_ns;	/* their durations added */
 	double median_ns;	/* median duration (estimated, see median_est); 0 when untimed */
-	bool median_est;	/* from the log histogram (within 0.8 %), not exact */
+	bool median_est;	/* from a log histogram (lib/loghist.h: within 3 %), not exact */
 	double per_iter;	/* mean time (timed rows) or count (untimed) per iteration */
 };
 

@@ -5,8 +5,8 @@
  * and the core that compares two (diff.c).
  *
  * Memory: per distinct name (kernel, copy kind, API) one struct diff_acc
- * with its log histogram (a few hundred bytes per power of two of its
- * durations); per iteration 24 bytes; the GPU records waiting to be put in
+ * with its log histogram (30 KiB once it has a duration); per iteration
+ * 24 bytes; the GPU records waiting to be put in
  * order (DIFF_GPU_REORDER at most).  Nothing grows with the number of
  * calls.
  */
@@ -21,6 +21,7 @@
 #include "analysis/diff_iter.h"
 #include "analysis/diff_stat.h"
 #include "bpf/gtrace_api.h"
+#include "lib/loghist.h"
 
 #define DIFF_RING 4		/* iterations a name's sums are kept open for */
 #define DIFF_GPU_REORDER 4096	/* GPU intervals held to be put in order of start */
@@ -34,7 +35,7 @@ struct diff_acc {
 	uint64_t count;			/* occurrences in the iterations */
 	uint64_t timed;			/* of which with a duration */
 	uint64_t total;			/* their durations added, ns */
-	struct diff_sketch sk;		/* the durations, for the median */
+	struct loghist sk;		/* the durations, for the median */
 	struct diff_moments call;	/* durations per call */
 	struct diff_moments it_t;	/* time per iteration, over the iterations it is in */
 	struct diff_moments it_c;	/* count per iteration, likewise */

@@ -212,7 +212,7 @@ static void write_table(const struct diff_result *r, FILE *f)
 		   &r->kernels, r->whole_run);
 	table_rows(f, "CUDA API calls (CPU time)", &r->apis, r->whole_run);
 	table_analysis(f, &r->analysis, r->whole_run);
-	fprintf(f, "\nRows are over the %s compared; ~: a median estimated within 0.8 %%. Unchanged: the change "
+	fprintf(f, "\nRows are over the %s compared; ~: a median estimated within 3 %%. Unchanged: the change "
 		"is inside %.2f standard errors of its spread across the %s, or under %.0f %% of the "
 		"baseline.\n", unit, DIFF_Z, r->whole_run ? "calls" : "iterations", DIFF_MIN_REL * 100);
 }

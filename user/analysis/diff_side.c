@@ -103,7 +103,7 @@ struct diff_acc *diff_names__get(struct diff_names *t, const char *name)
 
 static void acc_free(struct diff_acc *a)
 {
-	diff_sketch__free(&a->sk);
+	loghist__free(&a->sk);
 }
 
 void diff_names__free(struct diff_names *t)
@@ -137,7 +137,7 @@ int diff_acc__add(struct diff_acc *a, uint32_t it, bool timed, uint64_t dur)
 		a->timed++;
 		a->total += dur;
 		diff_moments__add(&a->call, (double)dur);
-		if (diff_sketch__add(&a->sk, dur))
+		if (loghist__add(&a->sk, dur))
 			return -ENOMEM;
 	}
 	if (a->ring_it[i] == it) {

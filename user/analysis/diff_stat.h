@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The statistics of `gtrace-bpf diff`, pure and small enough to test alone:
- *   - a log histogram of durations, for medians in memory bounded by the
- *     number of names, not of calls (64 buckets per power of two: the
- *     estimate is within 0.8 % of the exact median, and exact when every
- *     value is the same);
+ * The statistics of `gtrace-bpf diff`, pure and small enough to test alone
+ * (the medians of names come from lib/loghist.h):
  *   - moments (count, mean, sum of squared deviations, Welford's update) of
  *     durations per call and of times per iteration;
  *   - the percentile bootstrap interval of a ratio of medians;
@@ -18,28 +15,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "analysis/diff.h"
-
-/* ---- log histogram ------------------------------------------------------ */
-
-#define DSK_SUB_BITS 6				/* 64 buckets per power of two */
-#define DSK_SUB (1u << DSK_SUB_BITS)
-#define DSK_EXACT (2u * DSK_SUB)		/* values below are counted exactly */
-#define DSK_BLOCKS (64 - DSK_SUB_BITS)		/* block 0: 0..DSK_EXACT-1; block b: octave b+6 */
-
-struct diff_sketch {
-	uint64_t n;		/* values added */
-	uint64_t min, max;	/* of them, valid when n > 0 */
-	uint64_t *blk[DSK_BLOCKS];	/* counts, allocated on the first value of a block */
-};
-
-/* Returns 0 or -ENOMEM (the value is then not counted). */
-int diff_sketch__add(struct diff_sketch *s, uint64_t v);
-/* The median (mean of the two middle values for an even count), each value
- * read as the middle of its bucket and kept within [min, max]; 0 when empty.
- * *exact says whether the figure is exact (values below DSK_EXACT, or all
- * equal). */
-double diff_sketch__median(const struct diff_sketch *s, bool *exact);
-void diff_sketch__free(struct diff_sketch *s);
 
 /* ---- moments ------------------------------------------------------------ */
 
