@@ -14,7 +14,7 @@ SHARED_CASES="t_completion"
 
 MAN_SRC=$ROOT/docs/man/gtrace-bpf.1
 COMPLETION=$ROOT/tools/completion/gtrace-bpf.bash
-COMMANDS="record dump export stats analyze report merge census daemon snapshot status"
+COMMANDS="record dump export stats analyze report diff merge census daemon snapshot status"
 
 # help_opts CMD: the long options of `gtrace-bpf CMD --help`, one a line.
 help_opts() {
@@ -76,7 +76,7 @@ want() {
 t_completion() {
 	local c
 	[ -f "$COMPLETION" ] || fatal "no completion at tools/completion/gtrace-bpf.bash"
-	want "the command" "$(comp '')" record dump export stats analyze report merge census daemon snapshot status
+	want "the command" "$(comp '')" record dump export stats analyze report diff merge census daemon snapshot status
 	want "'st'" "$(comp st)" stats status
 	# every command's options are those of its --help
 	for c in $COMMANDS; do
@@ -92,6 +92,8 @@ t_completion() {
 	want "stats --timeunit" "$(comp stats a.gtrace --timeunit '')" ns us ms s
 	want "export -f" "$(comp export a.gtrace -f '')" perfetto json csv
 	want "analyze --format" "$(comp analyze a.gtrace --format '')" table json md
+	want "diff --format" "$(comp diff a.gtrace b.gtrace --format '')" table json md
+	want "diff --iter" "$(comp diff a.gtrace b.gtrace --iter '')" capture graph kernels none nvtx:
 	want "record --trace cuda," "$(comp --trace cuda,)" cuda,cuda cuda,ioctl cuda,sched cuda,cupti
 	# FILE arguments: the files there
 	mkdir -p "$T/d"
@@ -101,6 +103,7 @@ t_completion() {
 	want "dump FILE" "$(comp dump "$T/d/run")" "$T/d/run one.gtrace" "$T/d/run2.gtrace"
 	want "export -o" "$(comp export a.gtrace -o "$T/d/oth")" "$T/d/other.txt"
 	want "merge TRACE SPOOL" "$(comp merge a.gtrace "$T/d/run2")" "$T/d/run2.gtrace"
+	want "diff FILE" "$(comp diff "$T/d/run")" "$T/d/run one.gtrace" "$T/d/run2.gtrace"
 }
 
 t_install() {

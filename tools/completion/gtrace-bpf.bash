@@ -3,13 +3,14 @@
 #
 # Bash completion for gtrace-bpf: subcommands, each command's options, file
 # names for FILE arguments, report names for `stats -r`, formats for -f and
-# --format, units for --timeunit, sources for --trace.  `make install` puts
+# --format, units for --timeunit, sources for --trace, iteration kinds for
+# `diff --iter`.  `make install` puts
 # it in $(PREFIX)/share/bash-completion/completions/gtrace-bpf, where
 # bash-completion loads it on first use; or `source` it.
 # The option lists are those of each command's --help;
 # tests/integration/test_docs.sh fails when they drift apart.
 
-_gtrace_bpf_cmds="record dump export stats analyze report merge census daemon snapshot status"
+_gtrace_bpf_cmds="record dump export stats analyze report diff merge census daemon snapshot status"
 _gtrace_bpf_reports="cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_sum process_sum ioctl_sum cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency capture_sum gpu_metrics_sum"
 
 # The long options of command $1 (those of --help, which every command takes).
@@ -22,6 +23,7 @@ _gtrace_bpf_opts() {
 	stats) echo "--force --format --output --range --report --timeunit $common" ;;
 	analyze) echo "--force --format --output --pid --range --sms $common" ;;
 	report) echo "--compare --force --max-events --output $common" ;;
+	diff) echo "--format --iter $common" ;;
 	merge) echo "--force --output --quiet $common" ;;
 	census) echo "--functions --libcuda $common" ;;
 	daemon) echo "--budget --buffer-size --cupti --cupti-lib --dir --gpu-metrics --libcuda --light-window --log --memory --metrics --metrics-remote --mode --post --quiet --trigger --verbose --window $common" ;;
@@ -86,7 +88,11 @@ _gtrace_bpf() {
 		export) COMPREPLY=($(compgen -W "perfetto json csv" -- "$cur")); return 0 ;;
 		stats) COMPREPLY=($(compgen -W "table csv json" -- "$cur")); return 0 ;;
 		analyze) COMPREPLY=($(compgen -W "table json md" -- "$cur")); return 0 ;;
+		diff) COMPREPLY=($(compgen -W "table json md" -- "$cur")); return 0 ;;
 		esac ;;
+	--iter)
+		# or an NVTX range name, which only the traces know
+		COMPREPLY=($(compgen -W "capture graph kernels none nvtx:" -- "$cur")); return 0 ;;
 	--timeunit)
 		COMPREPLY=($(compgen -W "ns us ms s" -- "$cur")); return 0 ;;
 	-t|--trace)
