@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""A baseline/optimized pair for `gtrace-bpf diff` on the GPU machine: the
+program times its own steps, so that diff's speedup can be checked against
+the speedup the program measured (tools/gpu/diff_check.sh).
+
+Usage: tools/gpu/diff_steps.py --case graph|bf16 --variant baseline|optimized
+           [--steps 60] [--warmup 10]
+
+Cases (the same computation in both variants):
+  graph  20 Linear+ReLU layers of 512 on a batch of 64, 5 forward passes a
+         step (no grad): the baseline launches each kernel itself (eager,
+         launch-bound); the optimized replays a CUDA graph of the 5 passes.
+  bf16   a chain of 8 matrix products of 4096 x 4096: float32 in the
+         baseline, bfloat16 (tensor cores) in the optimized.
+
+Each step is one NVTX range "step <i>" (torch.cuda.nvtx.range_push/pop)
+that ends with torch.cuda.synchronize(): its GPU work is inside it.  The
+program reads time.perf_counter_ns() just before the push and just after
+the synchronize: the time it prints for the step is that of the range.
+Warm-up steps come first, in ranges named "warmup <i>" (another series).
+The last line on stdout is one JSON object: {"case", "variant", "steps",
+"step_ns": [...], "step_median_ns"}.
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import torch
+
+
+def graph_case(variant):
+    layers = []
+    for _ in range(20):
+        layers += [torch.nn.Linear(512, 512), torch.nn.ReLU()]
+    model = torch.nn.Sequential(*layers).cuda().eval()
+    x = torch.randn(64, 512, device="cuda")
+
+    def eager():
+        with torch.no_grad():
+            y = x
+            for _ in range(5):
+                y = model(y)
+        return y
+
+    if variant == "baseline":
+        return eager
+    # capture the same 5 passes once (after a warm-up on a side stream, as
+    # CUDA graphs want), then replay them each step
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            eager()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        eager()
+    return g.replay
+
+
+def bf16_case(variant):
+    dtype = torch.float32 if variant == "baseline" else torch.bfloat16
+    a = torch.randn(4096, 4096, device="cuda", dtype=dtype) / 64
+    b = torch.randn(4096, 4096, device="cuda", dtype=dtype) / 64
+
+    def step():
+        y = a
+        for _ in range(8):
+            y = y @ b
+        return y
+
+    return step
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--case", choices=("graph", "bf16"), required=True)
+    ap.add_argument("--variant", choices=("baseline", "optimized"), required=True)
+    ap.add_argument("--steps", type=int, default=60)
+    ap.add_argument("--warmup", type=int, default=10)
+    o = ap.parse_args()
+    if not torch.cuda.is_available():
+        print("diff_steps: no CUDA device", file=sys.stderr)
+        return 1
+    work = (graph_case if o.case == "graph" else bf16_case)(o.variant)
+    for i in range(o.warmup):
+        torch.cuda.nvtx.range_push(f"warmup {i}")
+        work()
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_pop()
+    times = []
+    for i in range(o.steps):
+        t0 = time.perf_counter_ns()
+        torch.cuda.nvtx.range_push(f"step {i}")
+        work()
+        torch.cuda.synchronize()
+        t1 = time.perf_counter_ns()
+        torch.cuda.nvtx.range_pop()
+        times.append(t1 - t0)
+    print(json.dumps({"case": o.case, "variant": o.variant, "steps": o.steps, "step_ns": times,
+                      "step_median_ns": statistics.median(times)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
