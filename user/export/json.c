@@ -935,19 +935,6 @@ static void free_flow(void *v)
 	free(((struct jflow *)v)->v);
 }
 
-/* Frees every value of m (after free_inner, when given) and the map. */
-static void hmap_free_all(struct hmap *m, void (*free_inner)(void *))
-{
-	for (uint32_t i = 0; i < m->cap; i++) {
-		if (!m->s[i].used)
-			continue;
-		if (free_inner)
-			free_inner(m->s[i].v);
-		free(m->s[i].v);
-	}
-	free(m->s);
-}
-
 /* ---- findings (export --findings) ---------------------------------------- */
 
 /* The findings of export__set_findings (export.h): per (pid, rule) a lane

@@ -10,6 +10,7 @@
 #define GTRACE_HMAP_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include "lib/hash.h"
@@ -101,6 +102,41 @@ static inline int hmap_put(struct hmap *m, uint64_t k1, uint32_t k2, void *v, vo
 	hmap_place(m->s, m->cap, k1, k2, v);
 	m->n++;
 	return 0;
+}
+
+/* The value of (k1, k2); when there is none, a new one of size bytes,
+ * zeroed and put there (*created set, when created is not NULL).  NULL when
+ * out of memory. */
+static inline void *hmap_get_or_new(struct hmap *m, uint64_t k1, uint32_t k2, size_t size,
+				    bool *created)
+{
+	void *v = hmap_get(m, k1, k2), *old;
+
+	if (created)
+		*created = !v;
+	if (v)
+		return v;
+	v = calloc(1, size);
+	if (v && hmap_put(m, k1, k2, v, &old)) {
+		free(v);
+		v = NULL;
+	}
+	return v;
+}
+
+/* Frees every value (after free_inner on it, when given: what the value
+ * owns) and the table: m is empty again. */
+static inline void hmap_free_all(struct hmap *m, void (*free_inner)(void *))
+{
+	for (uint32_t i = 0; i < m->cap; i++) {
+		if (!m->s[i].used)
+			continue;
+		if (free_inner)
+			free_inner(m->s[i].v);
+		free(m->s[i].v);
+	}
+	free(m->s);
+	*m = (struct hmap){ 0 };
 }
 
 /* Removes slot i, shifting later entries of the run back (no tombstones, so
