@@ -56,16 +56,7 @@ int diff__check_iter(const char *iter)
 
 static const char *keep(struct diff_result *r, const char *s)
 {
-	char *copy;
-
-	if (!s)
-		return NULL;
-	if (vec__reserve(&r->strs, &r->strs_cap, r->nstrs, 1, 64))
-		return NULL;
-	copy = strdup(s);
-	if (copy)
-		r->strs[r->nstrs++] = copy;
-	return copy;
+	return diff_strs__keep(&r->strs, &r->nstrs, &r->strs_cap, s);
 }
 
 void diff_result__free(struct diff_result *r)

@@ -105,16 +105,15 @@ struct diff_side {
 	uint64_t gpu_late;		/* intervals that came after a later-starting one was
 					 * taken: their union overlap is approximate */
 	uint64_t gpu_last_start;	/* start of the last interval taken from the heap */
-	char **strs;			/* owned strings of info */
-	size_t nstrs, strs_cap;
 };
 
 /* A side of n_iter iterations (whole: one, the whole run); NULL when out of
  * memory.  iter_ns[] is the caller's to fill. */
 struct diff_side *diff_side__new(uint32_t n_iter, bool whole);
 void diff_side__free(struct diff_side *s);
-/* A copy of str kept with the side (NULL when out of memory). */
-const char *diff_side__keep(struct diff_side *s, const char *str);
+/* A copy of str kept in the owner's array (*strs, *n, *cap), freed with
+ * it; NULL when out of memory (str NULL: NULL). */
+const char *diff_strs__keep(char ***strs, size_t *n, size_t *cap, const char *str);
 /* The accumulator of api (always there). */
 struct diff_acc *diff_side__api(struct diff_side *s, unsigned api);
 /* One occurrence in iteration it (< n_iter), with dur when timed.  Returns

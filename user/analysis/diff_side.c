@@ -273,15 +273,15 @@ struct diff_acc *diff_side__api(struct diff_side *s, unsigned api)
 	return &s->api[api < GT_API__COUNT ? api : 0];
 }
 
-const char *diff_side__keep(struct diff_side *s, const char *str)
+const char *diff_strs__keep(char ***strs, size_t *n, size_t *cap, const char *str)
 {
 	char *copy;
 
-	if (!str || vec__reserve(&s->strs, &s->strs_cap, s->nstrs, 1, 8))
+	if (!str || vec__reserve(strs, cap, *n, 1, 16))
 		return NULL;
 	copy = strdup(str);
 	if (copy)
-		s->strs[s->nstrs++] = copy;
+		(*strs)[(*n)++] = copy;
 	return copy;
 }
 
@@ -310,9 +310,6 @@ void diff_side__free(struct diff_side *s)
 		diff_names__free(&s->tab[t]);
 	for (unsigned i = 0; i < GT_API__COUNT; i++)
 		acc_free(&s->api[i]);
-	for (size_t i = 0; i < s->nstrs; i++)
-		free(s->strs[i]);
-	free(s->strs);
 	free(s->iter_ns);
 	free(s->gpu_ns);
 	free(s->gpu_end);

@@ -102,20 +102,14 @@ struct diff_scan {
 static struct scan_proc *proc_of(struct diff_scan *s, uint32_t pid)
 {
 	struct scan_proc *p = s->last;
-	void *old;
 
 	if (p && p->pid == pid)
 		return p;
-	p = hmap_get(&s->procs, pid, 0);
-	if (!p) {
-		p = calloc(1, sizeof(*p));
-		if (!p || hmap_put(&s->procs, pid, 0, p, &old)) {
-			free(p);
-			return NULL;
-		}
+	p = hmap_get_or_new(&s->procs, pid, 0, sizeof(*p), NULL);
+	if (p) {
 		p->pid = pid;
+		s->last = p;
 	}
-	s->last = p;
 	return p;
 }
 
@@ -158,18 +152,12 @@ static int seq_add(struct scan_proc *p, uint32_t id, uint64_t ts)
 
 static int graph_add(struct diff_scan *s, uint32_t pid, uint64_t exec, uint64_t ts)
 {
-	struct scan_graph *g = hmap_get(&s->graphs, exec, pid);
-	void *old;
+	struct scan_graph *g = hmap_get_or_new(&s->graphs, exec, pid, sizeof(*g), NULL);
 
-	if (!g) {
-		g = calloc(1, sizeof(*g));
-		if (!g || hmap_put(&s->graphs, exec, pid, g, &old)) {
-			free(g);
-			return -ENOMEM;
-		}
-		g->pid = pid;
-		g->exec = exec;
-	}
+	if (!g)
+		return -ENOMEM;
+	g->pid = pid;
+	g->exec = exec;
 	if (vec__reserve(&g->ts, &g->cap, g->n, 1, 64))
 		return -ENOMEM;
 	g->ts[g->n++] = ts;
@@ -203,7 +191,6 @@ static int nvtx_add(struct diff_scan *s, const struct gt_nvtx *nv)
 	size_t n = nv->len ? gt_rec_strlen(&nv->hdr, nv->name, nv->len) : 0;
 	struct scan_nvtx *x;
 	struct diff_acc *id;
-	void *old;
 
 	memcpy(raw, nv->name, n);
 	raw[n] = '\0';
@@ -211,16 +198,11 @@ static int nvtx_add(struct diff_scan *s, const struct gt_nvtx *nv)
 	id = diff_names__get(&s->nvtx_names, name);
 	if (!id)
 		return -ENOMEM;
-	x = hmap_get(&s->nvtx, id->id, nv->hdr.pid);
-	if (!x) {
-		x = calloc(1, sizeof(*x));
-		if (!x || hmap_put(&s->nvtx, id->id, nv->hdr.pid, x, &old)) {
-			free(x);
-			return -ENOMEM;
-		}
-		x->pid = nv->hdr.pid;
-		x->series = id->id;
-	}
+	x = hmap_get_or_new(&s->nvtx, id->id, nv->hdr.pid, sizeof(*x), NULL);
+	if (!x)
+		return -ENOMEM;
+	x->pid = nv->hdr.pid;
+	x->series = id->id;
 	if (vec__reserve(&x->v, &x->cap, x->n, 1, 64))
 		return -ENOMEM;
 	x->v[x->n++] = (struct iv){ nv->hdr.ts, nv->hdr.ts + nv->dur };
@@ -841,40 +823,34 @@ int diff_scan__side(struct diff_scan *s, ssize_t ci, struct diff_side **out, FIL
 	return 0;
 }
 
+/* What the values of the scan's maps own. */
+static void proc_free(void *v)
+{
+	struct scan_proc *p = v;
+
+	free(p->ids);
+	free(p->ts);
+	free(p->name);
+	diff_seq__free(&p->seq);
+}
+
+static void nvtx_free(void *v)
+{
+	free(((struct scan_nvtx *)v)->v);
+}
+
+static void graph_free(void *v)
+{
+	free(((struct scan_graph *)v)->ts);
+}
+
 void diff_scan__free(struct diff_scan *s)
 {
 	if (!s)
 		return;
-	for (uint32_t i = 0; i < s->procs.cap; i++) {
-		struct scan_proc *p = s->procs.s[i].v;
-
-		if (!s->procs.s[i].used)
-			continue;
-		free(p->ids);
-		free(p->ts);
-		free(p->name);
-		diff_seq__free(&p->seq);
-		free(p);
-	}
-	free(s->procs.s);
-	for (uint32_t i = 0; i < s->nvtx.cap; i++) {
-		struct scan_nvtx *n = s->nvtx.s[i].v;
-
-		if (s->nvtx.s[i].used) {
-			free(n->v);
-			free(n);
-		}
-	}
-	free(s->nvtx.s);
-	for (uint32_t i = 0; i < s->graphs.cap; i++) {
-		struct scan_graph *gr = s->graphs.s[i].v;
-
-		if (s->graphs.s[i].used) {
-			free(gr->ts);
-			free(gr);
-		}
-	}
-	free(s->graphs.s);
+	hmap_free_all(&s->procs, proc_free);
+	hmap_free_all(&s->nvtx, nvtx_free);
+	hmap_free_all(&s->graphs, graph_free);
 	for (size_t i = 0; i < s->nseries; i++) {
 		free(s->series[i].start);
 		free(s->series[i].end);
