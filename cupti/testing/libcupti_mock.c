@@ -233,11 +233,27 @@ static void put(const void *r, size_t n)
 	cur_used += n;
 }
 
+/* A start or end marker of NVTX range id on thread tid, as CUPTI writes
+ * them (an end has no name); mu held. */
+static void put_marker(uint32_t flags, uint64_t ts, unsigned id, uint32_t tid, const char *name)
+{
+	CUpti_ActivityMarker2 m;
+
+	memset(&m, 0, sizeof(m));
+	m.kind = CUPTI_ACTIVITY_KIND_MARKER;
+	m.flags = flags;
+	m.timestamp = ts;
+	m.id = id;
+	m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+	m.objectId.pt.threadId = tid;
+	m.name = name;
+	put(&m, sizeof(m));
+}
+
 /* n kernels with their cuLaunchKernel API records, inside an NVTX range id
  * corr; then a copy, a set and a record of a kind the agent does not know. */
 int mock_emit(int n, unsigned corr)
 {
-	CUpti_ActivityMarker2 m;
 	uint64_t t, ov[8] = { CUPTI_ACTIVITY_KIND_OVERHEAD };
 	uint32_t tid = (uint32_t)syscall(SYS_gettid);
 	int any = 0;
@@ -250,15 +266,7 @@ int mock_emit(int n, unsigned corr)
 		return 0;
 	}
 	t = clock_cb();
-	memset(&m, 0, sizeof(m));
-	m.kind = CUPTI_ACTIVITY_KIND_MARKER;
-	m.flags = CUPTI_ACTIVITY_FLAG_MARKER_START;
-	m.timestamp = t;
-	m.id = corr;
-	m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
-	m.objectId.pt.threadId = tid;
-	m.name = "mock range";
-	put(&m, sizeof(m));
+	put_marker(CUPTI_ACTIVITY_FLAG_MARKER_START, t, corr, tid, "mock range");
 	for (int i = 0; i < n; i++) {
 		CUpti_ActivityKernel10 k;
 		CUpti_ActivityAPI a;
@@ -304,10 +312,7 @@ int mock_emit(int n, unsigned corr)
 		put(&s, sizeof(s));
 	}
 	put(ov, sizeof(ov));
-	m.flags = CUPTI_ACTIVITY_FLAG_MARKER_END;
-	m.timestamp = clock_cb();
-	m.name = NULL;
-	put(&m, sizeof(m));
+	put_marker(CUPTI_ACTIVITY_FLAG_MARKER_END, clock_cb(), corr, tid, NULL);
 	pthread_mutex_unlock(&mu);
 	return 1;
 }
@@ -428,7 +433,7 @@ static const char *keep_marker_name(const char *name)
 unsigned mock_nvtx_range_record(const char *name, unsigned long long start, unsigned long long end)
 {
 	static unsigned next_id = 1u << 30;	/* apart from mock_emit's ids */
-	CUpti_ActivityMarker2 m;
+	uint32_t tid;
 	unsigned id;
 
 	pthread_mutex_lock(&mu);
@@ -437,19 +442,9 @@ unsigned mock_nvtx_range_record(const char *name, unsigned long long start, unsi
 		return 0;
 	}
 	id = next_id++;
-	memset(&m, 0, sizeof(m));
-	m.kind = CUPTI_ACTIVITY_KIND_MARKER;
-	m.flags = CUPTI_ACTIVITY_FLAG_MARKER_START;
-	m.timestamp = start;
-	m.id = id;
-	m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
-	m.objectId.pt.threadId = (uint32_t)syscall(SYS_gettid);
-	m.name = name;
-	put(&m, sizeof(m));
-	m.flags = CUPTI_ACTIVITY_FLAG_MARKER_END;
-	m.timestamp = end;
-	m.name = NULL;
-	put(&m, sizeof(m));
+	tid = (uint32_t)syscall(SYS_gettid);
+	put_marker(CUPTI_ACTIVITY_FLAG_MARKER_START, start, id, tid, name);
+	put_marker(CUPTI_ACTIVITY_FLAG_MARKER_END, end, id, tid, NULL);
 	pthread_mutex_unlock(&mu);
 	return id;
 }
