@@ -399,18 +399,27 @@ static void test_identical(void **state)
 	diff_result__free(r);
 }
 
+/* The diff of fixtures b and o, which must succeed. */
+static struct diff_result *diff_fixtures(const struct fixture *b, const struct fixture *o)
+{
+	struct diff_result *r;
+	int status;
+
+	write_fixture(tmp_path("a.gtrace"), b);
+	write_fixture(tmp_path("b.gtrace"), o);
+	r = diff_of(tmp_path("a.gtrace"), tmp_path("b.gtrace"), NULL, &status);
+	assert_int_equal(status, 0);
+	return r;
+}
+
 static void test_mismatch(void **state)
 {
 	struct fixture b = { "./train", 1.0, M_NVTX, false, 0, K_BASE, 3 };
 	struct fixture o = { "/opt/other/bench --x", 0.5, M_NVTX, true, 0, K_OTHER, 2 };
 	struct diff_result *r;
-	int status;
 
 	(void)state;
-	write_fixture(tmp_path("a.gtrace"), &b);
-	write_fixture(tmp_path("b.gtrace"), &o);
-	r = diff_of(tmp_path("a.gtrace"), tmp_path("b.gtrace"), NULL, &status);
-	assert_int_equal(status, 0);
+	r = diff_fixtures(&b, &o);
 	assert_int_equal(r->mismatch, DIFF_MM_PROGRAM | DIFF_MM_GPU_ONE | DIFF_MM_NO_COMMON);
 	assert_string_equal(r->warning, "different programs (train, bench); only the optimized has GPU "
 			    "records: kernels compared by their launches; no kernel in common");
@@ -428,13 +437,9 @@ static void test_iterations_one_side(void **state)
 	struct fixture b = { "./train", 1.0, M_NVTX, true, 0, K_BASE, 3 };
 	struct fixture o = { "./train", 0.5, M_GRAPH, true, 0, K_OPT, 3 };
 	struct diff_result *r;
-	int status;
 
 	(void)state;
-	write_fixture(tmp_path("a.gtrace"), &b);
-	write_fixture(tmp_path("b.gtrace"), &o);
-	r = diff_of(tmp_path("a.gtrace"), tmp_path("b.gtrace"), NULL, &status);
-	assert_int_equal(status, 0);
+	r = diff_fixtures(&b, &o);
 	assert_true(r->whole_run);
 	assert_true(r->mismatch & DIFF_MM_ITERS);
 	assert_non_null(strstr(r->warning, "iterations in one trace only"));
