@@ -4,7 +4,7 @@
  *
  *   mkseed OUTDIR TRACE...
  *
- * For each TRACE it writes OUTDIR/fuzz_{trace,stats,export,report}/NAME (the file
+ * For each TRACE it writes OUTDIR/fuzz_{trace,stats,export,report,diff}/NAME (the file
  * as it is) and NAME.recipe (its first MAX_RECS records as a recipe,
  * fuzz_common.h), and OUTDIR/fuzz_spool/NAME.spool: a CUPTI spool whose
  * GPU records answer the trace's launches and copies, so that the merger
@@ -19,7 +19,8 @@
 #define MAX_RECS 400
 #define BUF_MAX (1 << 20)
 
-static const char *const trace_harnesses[] = { "fuzz_trace", "fuzz_stats", "fuzz_export", "fuzz_report" };
+static const char *const trace_harnesses[] = { "fuzz_trace", "fuzz_stats", "fuzz_export", "fuzz_report",
+						"fuzz_diff" };
 
 struct buf {
 	uint8_t *p;	/* bytes */
