@@ -43,7 +43,8 @@ struct diff_period {
  * a warm-up) whose longest prefix with DIFF_SEQ_MIN_REPS repetitions of its
  * smallest period covers the most, at least half of what follows the
  * offset; extended back to the earliest launch from which it repeats.
- * Returns false when no offset gives one.
+ * Returns false when no offset gives one (or, the search needing 4 bytes a
+ * launch, when out of memory).
  */
 bool diff_iter__find_period(const uint32_t *ids, size_t n, struct diff_period *out);
 

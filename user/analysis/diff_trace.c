@@ -94,7 +94,6 @@ struct diff_scan {
 	uint64_t records;
 	char *damage;
 	uint32_t main_pid, nprocs;
-	int err;			/* the first failure inside a callback */
 };
 
 /* ---- the scan ------------------------------------------------------------ */
