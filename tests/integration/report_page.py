@@ -13,7 +13,8 @@ writes to OUT.json (a list, in the order given) what the tests check:
   requests   every network request but the page's own file
   sections   the ids of the page's sections
   banners    the text of its banners; missing: its "not available" texts
-  kernels_time / kernels_count / sync / processes / api / copies / metrics:
+  kernels_time / kernels_count / sync / processes / api / copies / metrics /
+  speedup / diff_rows (the comparison's):
              the rows of those tables as their data attributes hold them
   facts      the "About" table
   timeline   {"colored": pixels of colour in the drawing area of a
@@ -195,6 +196,8 @@ JS_SUMMARY = r'''(() => {
     copies: rows('tr[data-copy]'),
     metrics: rows('tr[data-metric]'),
     metrics_scoped: rows('tr[data-gpum-scope]'),
+    speedup: rows('[data-speedup]'),
+    diff_rows: rows('tr[data-diff]'),
     facts: rows('tr[data-fact]'),
     charts: document.querySelectorAll('.uplot').length,
     note: (document.getElementById('tl-note') || {}).textContent,

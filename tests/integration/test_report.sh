@@ -266,18 +266,55 @@ t_bad_input() {
 	[ -f "$T/a.html" ] || err "no $T/a.html written by default"
 }
 
-# --compare with a baseline of another program: a page all the same, and
-# the comparison section says what it cannot show.
+# --compare: the comparison is diff's (its speedup, the kernels and APIs
+# that moved, its warning), the trace the report is of the optimized side.
 t_compare() {
-	local p
-	gen a "-p 2 -k 12" 5000 2
-	gen b "-s 9 -p 1 -k 3" 3000 1
-	report "$T/c.html" "$T/a.gtrace" --compare "$T/b.gtrace"
+	local p got want
+	gen a "-g -p 1 -k 8" 8000 2
+	gen b "-g -s 5 -p 1 -k 8" 12000 2
+	report "$T/c.html" "$T/b.gtrace" --compare "$T/a.gtrace"
+	"$GTRACE" diff "$T/a.gtrace" "$T/b.gtrace" --format json > "$T/d.json" 2> "$T/d.err" ||
+		fatal "gtrace-bpf diff: $(head -n 2 "$T/d.err")"
+	[ -s "$T/d.err" ] && err "diff warns about two traces of one generator: $(cat "$T/d.err")"
 	open_pages "$T/o.json" "$T/c.html"
 	p=$(jq -c '.[0]' "$T/o.json")
 	check_basics "$p" "page with --compare"
-	jq -e '[.missing[] | select(startswith("compare: ") and (test("No baseline") | not))] | length == 1' <<< "$p" > /dev/null ||
-		err "the comparison section does not say what it shows or lacks: $(jq -c .missing <<< "$p")"
+	got=$(jq -r '.speedup[0].speedup' <<< "$p")
+	want=$(jq -r '.speedup.point' "$T/d.json")
+	[ -n "$want" ] && [ "$want" != null ] && [ "$got" = "$want" ] || err "speedup: page '$got', diff '$want'"
+	want=$(jq -c '([.kernels.rows[] | select(.class != "unchanged") | {diff: "kernels", name, class}] | .[:25]) +
+		([.apis.rows[] | select(.class != "unchanged") | {diff: "apis", name, class}] | .[:25])' "$T/d.json")
+	got=$(jq -c '.diff_rows' <<< "$p")
+	[ "$got" = "$want" ] || err "rows that moved: page $got, diff $want"
+}
+
+# --compare with a baseline that does not compare (another program, one
+# with no calls, one without GPU records): a page all the same, one warning
+# line, and the comparison says why.
+t_compare_mismatch() {
+	local p
+	gen a "-p 2 -k 12" 5000 2
+	gen g "-g -p 1 -k 4" 5000 2
+	gen e "-n" 1
+	"$GTRACE" report "$T/a.gtrace" --compare "$T/e.gtrace" -o "$T/e.html" 2> "$T/e.err" ||
+		fatal "report --compare with a baseline of no calls: $(head -n 2 "$T/e.err")"
+	[ "$(wc -l < "$T/e.err")" -eq 1 ] &&
+		grep -qx "gtrace-bpf: warning: no comparison with $T/e.gtrace: $T/e.gtrace holds no CUDA calls" "$T/e.err" ||
+		err "report --compare with a baseline of no calls: stderr '$(cat "$T/e.err")'"
+	"$GTRACE" report "$T/a.gtrace" --compare "$T/g.gtrace" -o "$T/g.html" 2> "$T/g.err" ||
+		fatal "report --compare with a merged baseline: $(head -n 2 "$T/g.err")"
+	"$GTRACE" diff "$T/g.gtrace" "$T/a.gtrace" --format json > /dev/null 2> "$T/dg.err"
+	[ "$(wc -l < "$T/g.err")" -eq 1 ] && diff -q "$T/g.err" "$T/dg.err" > /dev/null ||
+		err "report --compare with a baseline of GPU records: stderr '$(cat "$T/g.err")', diff's '$(cat "$T/dg.err")'"
+	open_pages "$T/o.json" "$T/e.html" "$T/g.html"
+	p=$(jq -c '.[0]' "$T/o.json")
+	check_basics "$p" "page with a baseline of no calls"
+	jq -e --arg w "compare: $T/e.gtrace holds no CUDA calls" '[.missing[] | select(. == $w)] | length == 1' <<< "$p" > /dev/null ||
+		err "the comparison does not say why there is none: $(jq -c .missing <<< "$p")"
+	p=$(jq -c '.[1]' "$T/o.json")
+	check_basics "$p" "page with a baseline of GPU records"
+	jq -e --arg w "$(sed 's/^gtrace-bpf: warning: //' "$T/dg.err")" '[.banners[] | select(. == $w)] | length == 1' <<< "$p" > /dev/null ||
+		err "the comparison does not show diff's warning: $(jq -c .banners <<< "$p")"
 }
 
 add_case t_cpu_page "a CPU-only trace's page: no errors, no requests, stats' numbers, a drawn timeline that zooms"
@@ -286,5 +323,6 @@ add_case t_aggregated "--max-events: the timeline says what it left out and is s
 add_case t_no_calls "a trace with no calls: a page that says what is missing in each section"
 add_case t_cut_short "a trace cut short: one warning line and a page that says so"
 add_case t_bad_input "bad output, input or baseline: one line, status 1, no file"
-add_case t_compare "--compare with another program's trace: a page whose comparison says what it lacks"
+add_case t_compare "--compare: diff's speedup and the kernels and APIs that moved, on the page"
+add_case t_compare_mismatch "--compare with a baseline that does not compare: one warning line, a page that says why"
 run_cases "$@"

@@ -30,7 +30,9 @@
  *    "stats": stats' JSON document,
  *    "analyze": analyze's JSON document (gtrace-bpf analyze --format json),
  *               or null, "analyze_missing": then its line saying why,
- *    "diff": null, "diff_missing": why (null without --compare)}
+ *    "diff": diff's JSON document (gtrace-bpf diff BASELINE FILE --format
+ *            json) with --compare, or null, "diff_missing": then its line
+ *            saying why (null without --compare)}
  *
  * Errors: an unreadable trace or baseline, an output that exists (without
  * --force), that may not be replaced or cannot be written: one line, status
@@ -42,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
+#include "analysis/diff.h"
 #include "analysis/report.h"
 #include "analysis/report_page.h"
 #include "analysis/report_timeline.h"
@@ -69,6 +72,11 @@ struct report_run {
 	size_t nanalyze;
 	char *analyze_why;		/* then its one line, why */
 	size_t nwhy;
+	char *diff;			/* --compare: diff's JSON document, NULL when none */
+	size_t ndiff;
+	char *diff_why;			/* then its one line, why */
+	size_t ndiff_why;
+	char diff_warning[512];		/* the baseline does not compare well: why, "" when it does */
 };
 
 static int on_call(void *ctx, const struct gt_callrec *c)
@@ -393,6 +401,68 @@ static int run_analyze(struct report_run *rr)
 	return rc;
 }
 
+/* --compare: diff's comparison of the baseline with the trace (the trace
+ * is the optimized side: the one the report is of), as its JSON document,
+ * or the line that says why there is none.  Returns 0 or a negative errno. */
+static int run_diff(struct report_run *rr)
+{
+	struct diff_result *res = NULL;
+	FILE *why = open_memstream(&rr->diff_why, &rr->ndiff_why), *f;
+	struct diff_params p = { .err = why };
+	int rc;
+
+	if (!why)
+		return -errno;
+	rc = diff__traces(rr->o->compare, rr->o->path, &p, &res);
+	if (fclose(why))
+		return -errno;
+	if (rc)
+		return 0;
+	snprintf(rr->diff_warning, sizeof(rr->diff_warning), "%s", res->warning);
+	f = open_memstream(&rr->diff, &rr->ndiff);
+	rc = f ? diff_result__write(res, DIFF_JSON, f) : -errno;
+	if (f && fclose(f) && !rc)
+		rc = -errno;
+	diff_result__free(res);
+	return rc;
+}
+
+/* The one line another command wrote of why it failed, without the
+ * program's name and the newline: where it starts, its length in *n. */
+static const char *one_line(const char *why, size_t *n)
+{
+	if (!why)
+		why = "";
+	if (*n > 12 && !strncmp(why, "gtrace-bpf: ", 12)) {
+		why += 12;
+		*n -= 12;
+	}
+	while (*n && why[*n - 1] == '\n')
+		(*n)--;
+	return why;
+}
+
+/* ,"NAME":DOC,"MISSING":null with another command's document; without
+ * one ,"NAME":null,"MISSING":WHY, its one line of why without the program's
+ * name and the newline. */
+static void embed(struct obuf *o, const char *name, const char *missing, const char *doc,
+		  size_t ndoc, const char *why, size_t nwhy)
+{
+	OBUF_LIT(o, ",\n");
+	key(o, name);
+	if (doc && ndoc) {
+		obuf__mem(o, doc, ndoc);
+		OBUF_LIT(o, ",");
+		key(o, missing);
+		OBUF_LIT(o, "null");
+		return;
+	}
+	OBUF_LIT(o, "null,");
+	key(o, missing);
+	why = one_line(why, &nwhy);
+	obuf__json_strn(o, why, nwhy);
+}
+
 /* The baseline of --compare: readable, or the one line.  Returns 0 or 1. */
 static int check_baseline(const char *path, FILE *err)
 {
@@ -432,34 +502,12 @@ static int build_data(struct report_run *rr)
 	write_captures(stats_run__spans(rr->stats), origin, &o);
 	OBUF_LIT(&o, ",\n\"hist\":");
 	rc = write_hist(rr, &o);
-	OBUF_LIT(&o, ",\n\"analyze\":");
-	if (rr->analyze && rr->nanalyze) {
-		obuf__mem(&o, rr->analyze, rr->nanalyze);
-		OBUF_LIT(&o, ",\"analyze_missing\":null");
-	} else {
-		const char *why = rr->analyze_why ? rr->analyze_why : "";
-		size_t n = rr->nwhy;
-
-		/* its one line, without the program's name and the newline */
-		if (n > 12 && !strncmp(why, "gtrace-bpf: ", 12)) {
-			why += 12;
-			n -= 12;
-		}
-		while (n && why[n - 1] == '\n')
-			n--;
-		OBUF_LIT(&o, "null,\"analyze_missing\":");
-		obuf__json_strn(&o, why, n);
-	}
-	OBUF_LIT(&o, ",\"diff\":null,\"diff_missing\":");
-	if (rr->o->compare) {
-		char line[512];
-
-		snprintf(line, sizeof(line), "The comparison with %s needs gtrace-bpf diff, which "
-			 "this build does not have: no comparison is shown.", rr->o->compare);
-		obuf__json_str(&o, line);
-	} else {
-		OBUF_LIT(&o, "null");
-	}
+	embed(&o, "analyze", "analyze_missing", rr->analyze, rr->nanalyze, rr->analyze_why,
+	      rr->nwhy);
+	if (rr->o->compare)
+		embed(&o, "diff", "diff_missing", rr->diff, rr->ndiff, rr->diff_why, rr->ndiff_why);
+	else
+		OBUF_LIT(&o, ",\"diff\":null,\"diff_missing\":null");
 	OBUF_LIT(&o, ",\n\"stats\":");
 	if (!rc)
 		rc = obuf__flush(&o);
@@ -526,6 +574,8 @@ int report__run(const struct report_opts *o)
 	if (read_trace(&rr, err))
 		goto out;
 	rc = run_analyze(&rr);
+	if (!rc && o->compare)
+		rc = run_diff(&rr);
 	if (!rc)
 		rc = build_data(&rr);
 	if (rc) {
@@ -537,11 +587,24 @@ int report__run(const struct report_opts *o)
 	if (rr.damage)
 		fprintf(err, "gtrace-bpf: warning: %s: %s; the report covers the records before it\n",
 			o->path, rr.damage);
+	/* a baseline of another program, with no common kernels...: diff's
+	 * own warning, as diff says it */
+	if (rr.diff_warning[0])
+		fprintf(err, "gtrace-bpf: warning: %s\n", rr.diff_warning);
+	else if (o->compare && !rr.diff && rr.ndiff_why) {
+		size_t n = rr.ndiff_why;
+		const char *why = one_line(rr.diff_why, &n);
+
+		fprintf(err, "gtrace-bpf: warning: no comparison with %s: %.*s\n", o->compare,
+			(int)n, why);
+	}
 	ret = 0;
 out:
 	free(rr.data);
 	free(rr.analyze);
 	free(rr.analyze_why);
+	free(rr.diff);
+	free(rr.diff_why);
 	report_timeline__free(rr.tl);
 	gt_decoder__free(rr.d);
 	stats_run__free(rr.stats);

@@ -10,7 +10,8 @@
 enum { OPT_COMPARE = 0x100, OPT_MAX_EVENTS };
 
 static const struct argp_option report_options[] = {
-	{ "compare", OPT_COMPARE, "BASELINE", 0, "Compare with the trace BASELINE (gtrace-bpf diff)", 0 },
+	{ "compare", OPT_COMPARE, "BASELINE", 0, "Compare with the trace BASELINE as gtrace-bpf diff "
+	  "BASELINE FILE does", 0 },
 	{ "output", 'o', "OUT", 0, "Output file (default: FILE with .html for .gtrace)", 0 },
 	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace OUT if it exists", 0 },
 	{ "max-events", OPT_MAX_EVENTS, "N", 0, "Events drawn one by one on the timeline, the longest "

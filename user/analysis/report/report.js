@@ -1081,11 +1081,23 @@
 		if (an && an.valid) {
 			const terms = Object.entries(an.terms || {}).filter(([, v]) => v);
 			b.append(el('h3', {}, 'What moved (analyze' + (an.per_iteration ? ', per iteration' : '') + '; bound: ' + (an.bound || []).join(' → ') + ')'));
+			// every term is a time but the launches, a count (diff.h's diff_term)
+			const val = (k, v) => k === 'launches' ? v.toFixed(1) : dur(v);
 			b.append(table([
 				{ title: 'Term', cls: 'text', get: r => r[0].replace(/_/g, ' ') },
-				{ title: 'Baseline', get: r => dur(r[1].base) },
-				{ title: 'This run', get: r => dur(r[1].opt) },
-			], terms));
+				{ title: 'Baseline', get: r => val(r[0], r[1].base) },
+				{ title: 'This run', get: r => val(r[0], r[1].opt) },
+			], terms, r => ({ 'data-term': r[0] })));
+			const fs = an.findings || [];
+			if (fs.length) {
+				const side = f => f ? f.severity + ', ' + dur(f.cost_ns) : 'not found';
+				b.append(el('h3', {}, 'Findings that appeared, went or changed'));
+				b.append(table([
+					{ title: 'Rule', cls: 'text', get: f => f.id },
+					{ title: 'Baseline', cls: 'text', get: f => side(f.base) },
+					{ title: 'This run', cls: 'text', get: f => side(f.opt) },
+				], fs, f => ({ 'data-diff-finding': f.id })));
+			}
 		} else if (an) {
 			b.append(el('div', { class: 'note' }, 'analyze\'s terms: ' + an.why));
 		}
