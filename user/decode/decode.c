@@ -172,6 +172,7 @@ static int emit(struct gt_decoder *d, const struct open_call *e, const struct ex
 {
 	const struct gt_api_info *ai = gt_api__info(e->api);
 	struct gt_callrec c;
+	int rc;
 
 	memset(&c, 0, sizeof(c));
 	c.ts = e->ts;
@@ -196,7 +197,10 @@ static int emit(struct gt_decoder *d, const struct open_call *e, const struct ex
 		d->stats.open_at_end++;
 	}
 	decode_args(d, &c, ai, e, x);
+	rc = dec__device_call(d, &c, ai, e);
 	d->stats.calls++;
+	if (rc)
+		return rc;
 	return d->on_call ? d->on_call(d->ctx, &c) : 0;
 }
 
@@ -624,6 +628,7 @@ void gt_decoder__free(struct gt_decoder *d)
 			struct proc *p = d->procs.s[i].v;
 
 			free(p->name);
+			dec__devices_free(p->dev);
 			free(p);
 		}
 	for (uint32_t i = 0; i < d->thread_names.cap; i++)

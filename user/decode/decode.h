@@ -46,7 +46,31 @@ struct gt_callrec {
 	uint64_t out;		/* exit out value (new handle) when out_valid */
 	bool out_valid;
 	uint64_t cookie;	/* what the entry hook set for this call's entry, 0 if none */
+	/* devices (decode/devices.c): GT_DEVICE_UNKNOWN where the trace did not
+	 * show them, never guessed */
+	int32_t device;		/* CUDA device ordinal the call ran on: its stream's or
+				 * event's context, else its thread's current one;
+				 * context calls: the device they name */
+	int32_t src_device;	/* memcpy: the device of the source (peer copies: of the
+				 * source context; others: of the device allocation the
+				 * pointer lies in) */
+	int32_t dst_device;	/* memcpy: the same for the destination */
 };
+
+#define GT_DEVICE_UNKNOWN (-1)
+
+/* True for the calls that run on a device, whose device is counted when
+ * unknown: launches, copies, sets, waits, allocations and frees. */
+static inline bool gt_callrec__on_device(const struct gt_callrec *c)
+{
+	switch (c->type) {
+	case GT_T_LAUNCH: case GT_T_MEMCPY: case GT_T_MEMSET: case GT_T_SYNC:
+	case GT_T_ALLOC: case GT_T_FREE:
+		return true;
+	default:
+		return false;
+	}
+}
 
 struct gt_decoder;
 
@@ -66,6 +90,9 @@ struct gt_decoder_stats {
 					 * records too short for their type (malformed: not
 					 * passed on) */
 	uint64_t placeholder_names;	/* launches that got a placeholder name */
+	uint64_t device_unknown;	/* calls that run on a device (gt_callrec__on_device)
+					 * whose device the trace did not show: no context
+					 * call of their thread was seen */
 };
 
 typedef int (*gt_call_cb)(void *ctx, const struct gt_callrec *c);

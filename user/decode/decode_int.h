@@ -55,6 +55,7 @@ struct proc {
 	uint8_t name_prio;	/* 1 comm, 2 command line: the better one wins a tie */
 	uint32_t nkernels;	/* entries of kernels keyed by this pid */
 	uint64_t cgroup;	/* cgroup v2 id, 0 if unknown */
+	struct dev_proc *dev;	/* its contexts, streams, allocations (devices.c), NULL none */
 };
 
 /* What an exit record brought. */
@@ -96,6 +97,17 @@ int dec__kernel_learn(struct gt_decoder *d, uint32_t pid, uint64_t handle,
 void dec__launch_name(struct gt_decoder *d, struct gt_callrec *c);
 int dec__on_name(struct gt_decoder *d, const struct gt_hdr *rec);
 int dec__on_proc(struct gt_decoder *d, const struct gt_hdr *rec);
+
+/* decode/devices.c */
+struct dev_proc;
+/* Sets the call's device (and a copy's sides) from what the process'
+ * context calls showed, counts a call on a device that has none, and
+ * applies what the call changed once it succeeded.  0 or -ENOMEM. */
+int dec__device_call(struct gt_decoder *d, struct gt_callrec *c, const struct gt_api_info *ai,
+		     const struct open_call *e);
+/* Forgets the device state of a process that exited or exec'd. */
+void dec__devices_forget(struct gt_decoder *d, uint32_t pid);
+void dec__devices_free(struct dev_proc *dp);
 
 /* decode.c */
 /* Emits the open calls of a process as incomplete: it exited or exec'd, so

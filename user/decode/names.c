@@ -188,6 +188,7 @@ int dec__on_proc(struct gt_decoder *d, const struct gt_hdr *rec)
 		/* a new program: the old image's calls and handles are gone */
 		rc = dec__flush_pid(d, rec->pid);
 		kernels_forget(d, rec->pid);
+		dec__devices_forget(d, rec->pid);
 		if (!rc)
 			rc = proc_name_set(d, rec->pid, pe->comm, n, rec->ts, 1);
 		break;
@@ -219,8 +220,10 @@ int dec__on_proc(struct gt_decoder *d, const struct gt_hdr *rec)
 	if (!rc && d->on_other)
 		rc = d->on_other(d->ctx, rec);
 	/* after on_other, which may still want the names */
-	if (rec->type == GT_REC_EXIT)
+	if (rec->type == GT_REC_EXIT) {
 		kernels_forget(d, rec->pid);
+		dec__devices_forget(d, rec->pid);
+	}
 	return rc;
 }
 
