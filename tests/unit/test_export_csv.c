@@ -153,7 +153,7 @@ static const char header[] =
 	"ts,pid,tid,cpu,type,api,dur,ret,failed,incomplete,kernel,mangled,func,"
 	"grid_x,grid_y,grid_z,block_x,block_y,block_z,shmem,stream,bytes,kind,dst,src,ptr,"
 	"handle,parent,name,path,event,ppid,comm,exit_code,graph,ctx,cooperative,"
-	"cgroup,device,cmd,rm,fd,state,next_cpu,"
+	"cgroup,device,cmd,rm,fd,state,next_cpu,src_device,dst_device,"
 	"context,stream_id,correlation,launch_ts,launch_tid,causality,by_order,"
 	"source,index,flags,latency_ns,code,wait_ns,suppressed";
 

@@ -13,7 +13,7 @@
 static void test_gpu_tracks_and_flows(void **state)
 {
 	const char *path = tmp_path("merged.gtrace");
-	const struct trk *proc, *s7, *s8, *s9, *nv, *t101, *t102;
+	const struct trk *proc, *s7, *s8, *s9, *nv, *t101, *t102, *gpu0;
 	const struct ev *e;
 	const struct ann *a;
 	const char *why;
@@ -32,9 +32,12 @@ static void test_gpu_tracks_and_flows(void **state)
 	s8 = find_named_track(&m, "GPU 0 stream 8");
 	s9 = find_named_track(&m, "GPU 0 stream 9");
 	nv = find_named_track(&m, "NVTX main 101");
-	assert_int_equal(s7->parent, proc->uuid);
-	assert_int_equal(s8->parent, proc->uuid);
-	assert_int_equal(s9->parent, proc->uuid);
+	gpu0 = find_named_track(&m, "GPU 0");
+	/* streams grouped per device under the process */
+	assert_int_equal(gpu0->parent, proc->uuid);
+	assert_int_equal(s7->parent, gpu0->uuid);
+	assert_int_equal(s8->parent, gpu0->uuid);
+	assert_int_equal(s9->parent, gpu0->uuid);
 	assert_int_equal(nv->parent, proc->uuid);
 
 	/* stream 7: the linked kernels and copy in order, the unlinked kernel

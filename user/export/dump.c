@@ -31,6 +31,18 @@ struct api_sum {
 	uint64_t dur;		/* sum of dur of calls with an exit, ns */
 };
 
+/* The calls of one device, for --summary (decode/devices.c says how a
+ * call's device is known); index 0 of struct dump's array is for the calls
+ * whose device the trace did not show. */
+struct dev_sum {
+	uint64_t launches;	/* launch calls */
+	uint64_t copies;	/* copy calls */
+	uint64_t copy_bytes;	/* their bytes */
+	uint64_t peer;		/* of which peer copies (kind PtoP) issued on this device */
+	uint64_t peer_bytes;	/* their bytes */
+	uint64_t sets, syncs, allocs;	/* memset, sync and alloc/free calls */
+};
+
 /* One process' CUPTI agent counters (GT_REC_CUPTI_STATS), for --summary. */
 struct cupti_sum {
 	uint32_t pid;
@@ -69,6 +81,8 @@ struct dump {
 	uint64_t triggers[GT_TRIG_LAST + 2];	/* GT_REC_TRIGGER by kind, the last unknown ones (summary) */
 	uint64_t overhead[GT_OVH_OVER + 2];	/* GT_REC_OVERHEAD by reason, the last unknown ones (summary) */
 	uint64_t gpu_metrics[GT_GPUM_MAX + 1];	/* GT_REC_GPU_METRIC by metric, the last unknown ones (summary) */
+	struct dev_sum *devs;	/* [0] device unknown, [1 + N] device N (summary) */
+	size_t ndevs, capdevs;
 };
 
 /* One JSON object per line: the fields of export/fields.h in their order. */
@@ -79,6 +93,43 @@ static void put_fields(struct obuf *o, const struct cf_val *v, unsigned n)
 	OBUF_LIT(o, "}\n");
 }
 
+static int dev_count(struct dump *dp, const struct gt_callrec *c)
+{
+	size_t i = c->device >= 0 ? (size_t)c->device + 1 : 0;
+	struct dev_sum *d;
+
+	if (i >= dp->ndevs) {
+		if (vec__reserve(&dp->devs, &dp->capdevs, dp->ndevs, i + 1 - dp->ndevs, 8))
+			return -ENOMEM;
+		memset(&dp->devs[dp->ndevs], 0, (i + 1 - dp->ndevs) * sizeof(*d));
+		dp->ndevs = i + 1;
+	}
+	d = &dp->devs[i];
+	switch (c->type) {
+	case GT_T_LAUNCH:
+		d->launches++;
+		break;
+	case GT_T_MEMCPY:
+		d->copies++;
+		d->copy_bytes += c->bytes;
+		if (c->kind == GT_COPY_PTOP) {
+			d->peer++;
+			d->peer_bytes += c->bytes;
+		}
+		break;
+	case GT_T_MEMSET:
+		d->sets++;
+		break;
+	case GT_T_SYNC:
+		d->syncs++;
+		break;
+	default:
+		d->allocs++;
+		break;
+	}
+	return 0;
+}
+
 static int on_call(void *ctx, const struct gt_callrec *c)
 {
 	struct dump *dp = ctx;
@@ -86,6 +137,10 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 
 	if (dp->o->summary) {
 		struct api_sum *s = &dp->sums[c->api < GT_API__COUNT ? c->api : 0];
+		int err = gt_callrec__on_device(c) ? dev_count(dp, c) : 0;
+
+		if (err)
+			return err;
 
 		s->calls++;
 		if (!c->has_exit) {
@@ -352,6 +407,36 @@ static void print_gpu_metrics(FILE *f, const struct dump *dp)
 		ROW(f, "unknown", dp->gpu_metrics[GT_GPUM_MAX]);
 }
 
+/* The calls per device, and those whose device the trace did not show.
+ * Nothing for a trace without calls that run on a device. */
+static void print_devices(FILE *f, const struct dump *dp)
+{
+	if (!dp->ndevs)
+		return;
+	fprintf(f, "\n%-36s %12s %10s %16s %10s %16s %10s %10s %10s\n", "devices", "launches", "copies",
+		"copy_bytes", "peer", "peer_bytes", "sets", "syncs", "allocs");
+	for (size_t i = 0; i < dp->ndevs; i++) {
+		const struct dev_sum *d = &dp->devs[(i + 1) % dp->ndevs];	/* unknown last */
+		char name[40];
+
+		if (!d->launches && !d->copies && !d->sets && !d->syncs && !d->allocs)
+			continue;
+		if ((i + 1) % dp->ndevs)
+			snprintf(name, sizeof(name), "  device %zu", (i + 1) % dp->ndevs - 1);
+		else
+			snprintf(name, sizeof(name), "  device unknown");
+		fprintf(f, "%-36s %12llu %10llu %16llu %10llu %16llu %10llu %10llu %10llu\n", name,
+			(unsigned long long)d->launches, (unsigned long long)d->copies,
+			(unsigned long long)d->copy_bytes, (unsigned long long)d->peer,
+			(unsigned long long)d->peer_bytes, (unsigned long long)d->sets,
+			(unsigned long long)d->syncs, (unsigned long long)d->allocs);
+	}
+	if (dp->devs[0].launches || dp->devs[0].copies || dp->devs[0].sets || dp->devs[0].syncs ||
+	    dp->devs[0].allocs)
+		fprintf(f, "  device unknown: no context call of their thread (or of their stream's) was "
+			"recorded, e.g. the recording began after the process set its device\n");
+}
+
 /* The header's strings come from the recorded machine and command line:
  * escaped, so that none can drive the terminal it is shown on. */
 static void put_header(FILE *f, const struct gt_file_info *info)
@@ -420,6 +505,7 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 		(unsigned long long)dp->ioctls_failed, "", (unsigned long long)dp->ioctl_dur);
 	fprintf(f, "%-36s %12llu %10s %10s %16llu\n", "off-cpu intervals", (unsigned long long)dp->offcpu,
 		"", "", (unsigned long long)dp->offcpu_dur);
+	print_devices(f, dp);
 
 	fprintf(f, "\ncounters\n");
 	if (cn) {
@@ -439,6 +525,7 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 	fprintf(f, "  %-34s %12llu\n", "incomplete", (unsigned long long)st->open_at_end);
 	fprintf(f, "  %-34s %12llu\n", "placeholder_names", (unsigned long long)st->placeholder_names);
 	fprintf(f, "  %-34s %12llu\n", "unknown_records", (unsigned long long)st->unknown_records);
+	fprintf(f, "  %-34s %12llu\n", "device_unknown", (unsigned long long)st->device_unknown);
 	if (trace_reader__truncated(r))
 		fprintf(f, "\ndamage: %s\n", trace_reader__damage(r));
 }
@@ -512,6 +599,7 @@ out:
 	if (dp) {
 		obuf__free(&dp->ob);
 		free(dp->gpu.cupti);
+		free(dp->devs);
 		capture_spans__free(dp->cap);
 	}
 	free(dp);

@@ -138,6 +138,7 @@ char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 	X(CF_COOPERATIVE, "cooperative") X(CF_CGROUP, "cgroup")		\
 	X(CF_DEVICE, "device") X(CF_CMD, "cmd") X(CF_RM, "rm") X(CF_FD, "fd")	\
 	X(CF_STATE, "state") X(CF_NEXT_CPU, "next_cpu")				\
+	X(CF_SRC_DEVICE, "src_device") X(CF_DST_DEVICE, "dst_device")		\
 	X(CF_CONTEXT, "context") X(CF_STREAM_ID, "stream_id")		\
 	X(CF_CORRELATION, "correlation")		\
 	X(CF_LAUNCH_TS, "launch_ts") X(CF_LAUNCH_TID, "launch_tid")		\
@@ -313,6 +314,9 @@ unsigned fields__call(const struct gt_callrec *c, struct cf_val v[CF_MAX])
 	} else if (!c->entry_only) {
 		vb(v, &n, CF_INCOMPLETE, true);
 	}
+	/* absent when the trace did not show it (decode/devices.c) */
+	if (c->device >= 0)
+		vu(v, &n, CF_DEVICE, (uint64_t)c->device);
 	switch (c->type) {
 	case GT_T_LAUNCH:
 		launch_fields(c, v, &n);
@@ -322,6 +326,10 @@ unsigned fields__call(const struct gt_callrec *c, struct cf_val v[CF_MAX])
 		vs(v, &n, CF_KIND, gt_copy_kind__name(c->kind));
 		vu(v, &n, CF_DST, c->ptr);
 		vu(v, &n, CF_SRC, c->src);
+		if (c->src_device >= 0)
+			vu(v, &n, CF_SRC_DEVICE, (uint64_t)c->src_device);
+		if (c->dst_device >= 0)
+			vu(v, &n, CF_DST_DEVICE, (uint64_t)c->dst_device);
 		if (c->has_stream)
 			vu(v, &n, CF_STREAM, c->stream);
 		break;

@@ -37,7 +37,10 @@ enum cf_id {
 	CF_NAME, CF_PATH,
 	CF_EVENT,	/* sync calls: the event handle; process events: exec, fork or exit */
 	CF_PPID, CF_COMM, CF_EXIT_CODE, CF_GRAPH, CF_CTX, CF_COOPERATIVE,
-	CF_CGROUP, CF_DEVICE, CF_CMD, CF_RM, CF_FD, CF_STATE, CF_NEXT_CPU,
+	CF_CGROUP,
+	CF_DEVICE,	/* calls and GPU records: the device ordinal; ioctls: the device file */
+	CF_CMD, CF_RM, CF_FD, CF_STATE, CF_NEXT_CPU,
+	CF_SRC_DEVICE, CF_DST_DEVICE,	/* copies: the device of each side, when known */
 	/* GPU records (merged traces) */
 	CF_CONTEXT,
 	CF_STREAM_ID,	/* CUPTI's stream id, not the CUstream handle of calls (CF_STREAM) */

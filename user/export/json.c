@@ -32,7 +32,8 @@
  * GPU side (merged traces).  Kernels, copies and sets are complete events
  * in their process, on one lane per (device, context, stream): a synthetic
  * tid from LANE_BASE up (above any kernel tid) named "GPU 0 stream 7" by
- * thread_name metadata and sorted after the threads.  NVTX ranges go on a
+ * thread_name metadata and sorted after the threads, grouped per device
+ * (its sort index has the device above bit 32).  NVTX ranges go on a
  * lane of their own per thread ("NVTX main 4242", "NVTX tid 4242" when the
  * thread has no name), as they need not nest with the calls.  A linked record gets an arrow from its call: the merger
  * puts it after its call's entry, so it is written before the call, which
@@ -97,6 +98,10 @@
 
 /* The length of a launch recorded at entry only (see the top). */
 #define ENTRY_ONLY_NS 1
+
+/* Sort indexes of GPU lanes start here (after the NVTX lanes); the device
+ * is above bit 32, so that a process' streams are grouped per device. */
+#define LANE_SORT_GPU (1ull << 31)
 
 /* A GPU stream's or a thread's NVTX lane. */
 struct lane {
@@ -455,7 +460,10 @@ static uint32_t lane_of(struct jx *j, bool nvtx, uint64_t k1, uint32_t pid, uint
 		snprintf(name, sizeof(name), "NVTX tid %u", (uint32_t)k1);
 	else
 		snprintf(name, sizeof(name), "GPU %u stream %u", device, (uint32_t)k1);
-	put_meta_sort(j, "thread_sort_index", pid, l->tid, l->tid);
+	/* GPU lanes grouped per device, in order of first use within one;
+	 * NVTX lanes by their tid */
+	put_meta_sort(j, "thread_sort_index", pid, l->tid,
+		      nvtx ? l->tid : LANE_SORT_GPU + ((uint64_t)device << 32) + l->tid);
 	put_meta_name(j, "thread_name", pid, l->tid, name);
 	return l->tid;
 }

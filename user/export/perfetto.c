@@ -62,7 +62,7 @@ static const char *const ann_names[A__COUNT] = {
 	"api", "grid", "block", "shmem", "stream", "func", "mangled", "cooperative", "graph",
 	"bytes", "kind", "dst", "src", "ptr", "event", "ctx", "handle", "parent", "path",
 	"name", "ret", "failed", "incomplete", "ppid", "comm", "exit_code",
-	"device", "cmd", "rm", "fd", "state",
+	"device", "cmd", "rm", "fd", "state", "src_device", "dst_device",
 };
 
 static __thread char why_buf[160];
@@ -271,6 +271,10 @@ static void call_args(struct pf *x, const struct item *it)
 		if (c->type == GT_T_MEMCPY) {
 			ANN_STR(x, A_KIND, it->str);
 			ANN_PTR(x, A_SRC, c->src);
+			if (c->src_device >= 0)
+				ANN_UINT(x, A_SRC_DEVICE, (uint64_t)c->src_device);
+			if (c->dst_device >= 0)
+				ANN_UINT(x, A_DST_DEVICE, (uint64_t)c->dst_device);
 		}
 		if (c->type != GT_T_ALLOC)
 			ANN_PTR(x, A_DST, c->ptr);
@@ -300,6 +304,9 @@ static void call_args(struct pf *x, const struct item *it)
 	default:
 		break;
 	}
+	/* absent where the trace did not show it, as in dump */
+	if (c->device >= 0)
+		ANN_UINT(x, A_DEVICE, (uint64_t)c->device);
 	if (c->has_exit) {
 		ANN_INT(x, A_RET, c->ret);
 		ANN_BOOL(x, A_FAILED, c->ret != 0);
@@ -758,6 +765,12 @@ static void pf_free(struct pf *x)
 	for (uint32_t i = 0; i < x->nvtx.cap; i++)
 		if (x->nvtx.s[i].used)
 			pf__span_free(x->nvtx.s[i].v);
+	for (uint32_t i = 0; i < x->gdevs.cap; i++)
+		if (x->gdevs.s[i].used) {
+			pftrace__track_free(x->gdevs.s[i].v);
+			free(x->gdevs.s[i].v);
+		}
+	free(x->gdevs.s);
 	free(x->thrs.s);
 	free(x->procs.s);
 	free(x->gpu.s);

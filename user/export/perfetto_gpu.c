@@ -6,7 +6,8 @@
  *
  * GPU side (merged traces).  Kernels, copies and sets go on one track per
  * (process, device, context, stream), "GPU 0 stream 7", a child of the
- * process track; NVTX ranges on one "NVTX" track per thread, also under the
+ * process' group track of that device, "GPU 0" (itself a child of the
+ * process track), so that a process' streams are grouped per device; NVTX ranges on one "NVTX" track per thread, also under the
  * process (ranges need not nest with the calls).  These are "span" tracks:
  * their records come in begin order (a stream runs its work in launch order,
  * the merger puts linked records after their call's entry and the rest
@@ -51,6 +52,28 @@ uint64_t pf__proc_uuid(struct pf *x, uint32_t pid)
 	return p ? p->tr.uuid : 0;
 }
 
+/* The group track "GPU N" of a process' streams on device N, under the
+ * process track parent, described on first use; 0 when out of memory. */
+static uint64_t device_track(struct pf *x, uint64_t parent, uint32_t device)
+{
+	struct pf_track *t = hmap_get(&x->gdevs, parent, device);
+	char name[32];
+	void *old;
+
+	if (t)
+		return t->uuid;
+	t = calloc(1, sizeof(*t));
+	if (!t || hmap_put(&x->gdevs, parent, device, t, &old)) {
+		free(t);
+		pf__fail(x, -ENOMEM, "allocate a track");
+		return 0;
+	}
+	pftrace__track_init(x->w, t);
+	snprintf(name, sizeof(name), "GPU %u", device);
+	pftrace__track(x->w, t, parent, name);
+	return t->uuid;
+}
+
 /* The span track of a GPU stream (nvtx false, k1 = context << 32 | stream)
  * or of a thread's NVTX ranges (k1 = tid), described on first use. */
 static struct span *span_get(struct pf *x, bool nvtx, uint64_t k1, uint32_t pid, uint32_t device)
@@ -64,6 +87,8 @@ static struct span *span_get(struct pf *x, bool nvtx, uint64_t k1, uint32_t pid,
 	if (sp)
 		return sp;
 	parent = pf__proc_uuid(x, pid);
+	if (parent && !nvtx)
+		parent = device_track(x, parent, device);
 	if (!parent)
 		return NULL;
 	sp = calloc(1, sizeof(*sp));

@@ -48,7 +48,7 @@ enum ann {
 	A_API, A_GRID, A_BLOCK, A_SHMEM, A_STREAM, A_FUNC, A_MANGLED, A_COOP, A_GRAPH,
 	A_BYTES, A_KIND, A_DST, A_SRC, A_PTR, A_EVENT, A_CTX, A_HANDLE, A_PARENT, A_PATH,
 	A_NAME, A_RET, A_FAILED, A_INCOMPLETE, A_PPID, A_COMM, A_EXIT_CODE,
-	A_DEVICE, A_CMD, A_RM, A_FD, A_STATE, A__COUNT,
+	A_DEVICE, A_CMD, A_RM, A_FD, A_STATE, A_SRC_DEVICE, A_DST_DEVICE, A__COUNT,
 };
 
 /* What an item is: a libcuda call, or a kernel-side record that sits on the
@@ -131,6 +131,8 @@ struct pf {
 	uint64_t abandoned, clamped;	/* ordering repairs (see perfetto.c) */
 	struct u64map ended;		/* pid + 1 -> uuid of the track of an exited process */
 	struct hmap gpu;		/* (context << 32 | stream, pid) -> struct span */
+	struct hmap gdevs;		/* (process track uuid, device) -> struct pf_track:
+					 * the group "GPU N" of its stream tracks */
 	struct hmap nvtx;		/* (tid, pid) -> struct span */
 	uint64_t flow_bases;		/* flow bases handed out */
 	uint32_t cf_ann[CF__COUNT];	/* string ids of the field names of export/fields.h, 0 until used */
