@@ -170,12 +170,19 @@ static void test_table(void **state)
 			 path);
 		assert_non_null(strstr(r.out, want));
 		assert_true(strstr(r.out, "(gpu_launch_latency)") < strstr(r.out, "(capture_sum)"));
-		/* and the GPU metrics, the last report, which ends the output */
+		/* and the GPU metrics */
 		snprintf(want, sizeof(want), "\n ** GPU Metrics Summary (gpu_metrics_sum):\n\n"
 			 " SKIPPED: %s does not contain GPU metric samples (--gpu-metrics).\n", path);
 		assert_non_null(strstr(r.out, want));
 		assert_true(strstr(r.out, "(capture_sum)") < strstr(r.out, "(gpu_metrics_sum)"));
-		assert_string_equal(strstr(r.out, want) + strlen(want), "");
+		/* and the devices', the last report, which ends the output: this
+		 * trace has no context call, its calls' devices are unknown */
+		assert_true(strstr(r.out, "(gpu_metrics_sum)") < strstr(r.out, "(cuda_device_sum)"));
+		assert_non_null(strstr(r.out, "\n 100  unknown         4       2       4,000 "));
+		assert_non_null(strstr(r.out, "\n 200  unknown         1       0           0 "));
+		assert_non_null(strstr(r.out, "never guessed.\n"));
+		assert_string_equal(strstr(r.out, "summed (overlapping kernels count twice).\n") +
+				    strlen("summed (overlapping kernels count twice).\n"), "");
 	}
 	assert_non_null(strstr(r.out, "(cuda_gpu_mem_time_sum):\n\n SKIPPED: "));
 	assert_non_null(strstr(r.out, "(cuda_gpu_mem_size_sum):\n\n SKIPPED: "));
@@ -341,7 +348,8 @@ static void test_select(void **state)
 	assert_string_equal(stats_report_names[10], "gpu_launch_latency");
 	assert_string_equal(stats_report_names[11], "capture_sum");
 	assert_string_equal(stats_report_names[12], "gpu_metrics_sum");
-	assert_null(stats_report_names[13]);
+	assert_string_equal(stats_report_names[13], "cuda_device_sum");
+	assert_null(stats_report_names[14]);
 }
 
 static void test_unknown_report(void **state)
@@ -349,7 +357,7 @@ static void test_unknown_report(void **state)
 	static const char want[] = "gtrace-bpf: unknown report 'cuda_gpu_sum' (cuda_api_sum, "
 		"cuda_launch_sum, cuda_mem_size_sum, cuda_sync_sum, process_sum, ioctl_sum, "
 		"cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, nvtx_sum, "
-		"gpu_launch_latency, capture_sum, gpu_metrics_sum)\n";
+		"gpu_launch_latency, capture_sum, gpu_metrics_sum, cuda_device_sum)\n";
 	struct run r = { 0 };
 
 	(void)state;
@@ -365,7 +373,8 @@ static void test_unknown_report(void **state)
 	assert_string_equal(r.err, "gtrace-bpf: unknown report '' (cuda_api_sum, cuda_launch_sum, "
 				   "cuda_mem_size_sum, cuda_sync_sum, process_sum, ioctl_sum, "
 				   "cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, "
-				   "nvtx_sum, gpu_launch_latency, capture_sum, gpu_metrics_sum)\n");
+				   "nvtx_sum, gpu_launch_latency, capture_sum, gpu_metrics_sum, "
+				   "cuda_device_sum)\n");
 	assert_string_equal(r.out, "");
 	run_free(&r);
 

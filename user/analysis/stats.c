@@ -60,6 +60,14 @@
  *                      kernel that ran alone on a GPU for 3 samples or more
  *                      (a merged trace: sole occupancy), each process' GPU
  *                      memory; with --range, that range's scope only
+ * and devices (stats_dev.c):
+ *   cuda_device_sum    per process and device: PID, Device ("unknown" for the
+ *                      calls the trace did not place), Launches, Copies, Copy
+ *                      Bytes, Peer Out and Peer In (bytes), Sets, Syncs, Sync
+ *                      Time, GPU Kernels and GPU Time (merged traces)
+ * In a trace whose launches ran on more than one device cuda_launch_sum has
+ * a Device column before Name and a row per kernel and device; so has
+ * cuda_gpu_kern_sum when its GPU kernels did.
  *
  * --range N limits every report to capture range N (the records of its
  * process inside it), or window N (of every process inside it); the table
@@ -138,11 +146,11 @@
 const char *const stats_report_names[] = {
 	"cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_sum", "process_sum",
 	"ioctl_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
-	"nvtx_sum", "gpu_launch_latency", "capture_sum", "gpu_metrics_sum",
+	"nvtx_sum", "gpu_launch_latency", "capture_sum", "gpu_metrics_sum", "cuda_device_sum",
 	NULL,
 };
 
-#define NREPORTS 13
+#define NREPORTS 14
 
 /* ---- report: cuda_api_sum ----------------------------------------------- */
 
@@ -224,10 +232,13 @@ static int cmp_kern(const void *pa, const void *pb, void *ctx)
 
 	if (a->launches != b->launches)
 		return a->launches > b->launches ? -1 : 1;
-	return strcmp(a->name, b->name);
+	if (strcmp(a->name, b->name))
+		return strcmp(a->name, b->name);
+	return (uint32_t)a->device < (uint32_t)b->device ? -1 : (uint32_t)a->device > (uint32_t)b->device;
 }
 
-static int build_launch_sum(struct stats_acc *s, struct stats_report *r)
+/* by_device: a Device column before Name (see write_report). */
+static int build_launch_sum(struct stats_acc *s, struct stats_report *r, bool by_device)
 {
 	uint32_t n = s->kern.n, *order = malloc((n ? n : 1) * sizeof(*order));
 	const struct shape_acc **top = calloc(n ? n : 1, sizeof(*top));
@@ -261,7 +272,11 @@ static int build_launch_sum(struct stats_acc *s, struct stats_report *r)
 		}
 		c[0] = (struct stats_cell){ .u = k->launches };
 		c[1] = (struct stats_cell){ .d = pct(k->launches, whole) };
-		c[6] = (struct stats_cell){ .s = k->name };
+		c[6 + by_device] = (struct stats_cell){ .s = k->name };
+		if (by_device)
+			c[6] = (struct stats_cell){ .s = stats_dev__name(s, k->device) };
+		if (by_device && !c[6].s)
+			err = -ENOMEM;
 		c[5].s = stats_acc__api_list(s, k->apis);
 		c[5].none = !c[5].s;
 		if (k->apis && !c[5].s)
@@ -515,6 +530,8 @@ static const struct stats_report report_templates[NREPORTS] = {
 	       stats_capture_cols, NULL),
 	REPORT("gpu_metrics_sum", "GPU Metrics Summary", "GPU metric samples (--gpu-metrics)",
 	       stats_gpum_cols, NULL),
+	REPORT("cuda_device_sum", "CUDA Device Summary", "calls that run on a device",
+	       stats_dev_cols, stats_dev_notes),
 };
 
 /* The reports with figures of hot calls, sampled in light mode: the column
@@ -524,13 +541,26 @@ static const struct stats_report report_templates[NREPORTS] = {
 static const int8_t hot_rows[NREPORTS] = {
 	[0] = 9, [1] = ALL_ROWS, [2] = ALL_ROWS, [3] = 10, [4] = ALL_ROWS, [5] = NOT_HOT,
 	[6] = NOT_HOT, [7] = NOT_HOT, [8] = NOT_HOT, [9] = NOT_HOT, [10] = ALL_ROWS,
-	[11] = NOT_HOT, [12] = NOT_HOT,
+	[11] = NOT_HOT, [12] = NOT_HOT, [13] = ALL_ROWS,
 };
 
 static const struct stats_col sampled_col = { "Sampled", "sampled", SK_BOOL };
 
 #define CAPTURE_SUM 11	/* its notes are the trace's */
 #define GPU_METRICS_SUM 12
+#define DEVICE_SUM 13
+#define LAUNCH_SUM 1
+#define GPU_KERN_SUM 6
+
+/* The reports with a row per kernel get a Device column before Name and a
+ * row per kernel and device when their kernels ran on more than one. */
+static bool by_device(int which, const struct stats_acc *s)
+{
+	return (which == LAUNCH_SUM && stats_devs_many(s->launch_devs)) ||
+	       (which == GPU_KERN_SUM && stats_devs_many(s->gkern_devs));
+}
+
+static const struct stats_col device_col = { "Device", "device", SK_STR };
 
 static int build(int which, struct stats_run *run, struct stats_report *r)
 {
@@ -538,17 +568,18 @@ static int build(int which, struct stats_run *run, struct stats_report *r)
 
 	switch (which) {
 	case 0: return build_api_sum(s, r);
-	case 1: return build_launch_sum(s, r);
+	case 1: return build_launch_sum(s, r, by_device(which, s));
 	case 2: return stats_gpu__size_rows(s->mem, r);
 	case 3: return build_sync_sum(s, r);
 	case 4: return build_proc_sum(s, r, run->d);
 	case 5: return build_ioctl_sum(s, r, &run->majors);
-	case 6: return stats_gpu__named_sum(&s->gkern, r);
+	case 6: return stats_gpu__named_sum(&s->gkern, r, by_device(which, s) ? s : NULL);
 	case 7: return stats_gpu__mem_time_sum(s, r);
 	case 8: return stats_gpu__size_rows(s->gmem_size, r);
-	case 9: return stats_gpu__named_sum(&s->nvtx, r);
+	case 9: return stats_gpu__named_sum(&s->nvtx, r, NULL);
 	case 10: return stats_gpu__latency(s, r);
 	case GPU_METRICS_SUM: return stats_gpum__sum(run, r);
+	case DEVICE_SUM: return stats_dev__sum(s, r);
 	default: return stats_capture__sum(run, r);	/* CAPTURE_SUM */
 	}
 }
@@ -560,18 +591,25 @@ static int write_report(struct stats_writer *w, int which, struct stats_run *run
 	struct stats_report r = report_templates[which];
 	struct stats_col cols[16];
 	const char *notes[8] = { 0 };
+	bool dev = by_device(which, run->s);
 	bool mark = run->sampled && hot_rows[which] != NOT_HOT &&
-		    r.ncols < (int)(sizeof(cols) / sizeof(cols[0]));
+		    r.ncols + dev < (int)(sizeof(cols) / sizeof(cols[0]));
 	int err, n = 0;
 
 	if (which == CAPTURE_SUM) {
 		r.notes = stats_capture__notes(run);
 		r.empty_notes = stats_capture__empty_notes(run);
 	}
-	if (mark) {
+	if (dev || mark) {
 		memcpy(cols, r.cols, (size_t)r.ncols * sizeof(cols[0]));
-		cols[r.ncols++] = sampled_col;
+		if (dev) {
+			cols[r.ncols] = cols[r.ncols - 1];	/* Name stays last */
+			cols[r.ncols++ - 1] = device_col;
+		}
 		r.cols = cols;
+	}
+	if (mark) {
+		cols[r.ncols++] = sampled_col;
 		notes[n++] = run->sampled_note;
 		for (const char *const *p = r.notes; p && *p && n < 7; p++)
 			notes[n++] = *p;

@@ -247,17 +247,17 @@ static uint64_t shape_hash_of(const void *tab, uint32_t i)
 	return shape_hash(a->kern, a->grid, a->block);
 }
 
-static struct kern_acc *kern_get(struct kern_table *t, const char *name)
+static struct kern_acc *kern_get(struct kern_table *t, const char *name, int32_t device)
 {
 	size_t len;
-	uint64_t h = name_hash(name, &len);
+	uint64_t h = name_hash(name, &len) ^ hash__mix64((uint64_t)(uint32_t)device + 1);
 	uint32_t mask = t->idx_cap - 1, j;
 	struct kern_acc *k;
 
 	if (t->idx_cap) {
 		for (j = (uint32_t)h & mask; t->idx[j]; j = (j + 1) & mask) {
 			k = &t->v[t->idx[j] - 1];
-			if (k->hash == h && !strcmp(k->name, name))
+			if (k->hash == h && k->device == device && !strcmp(k->name, name))
 				return k;
 		}
 	}
@@ -268,7 +268,7 @@ static struct kern_acc *kern_get(struct kern_table *t, const char *name)
 	if (vec__reserve(&t->v, &t->cap, t->n, 1, 64))
 		return NULL;
 	k = &t->v[t->n];
-	*k = (struct kern_acc){ .hash = h, .last_shape = NO_SHAPE };
+	*k = (struct kern_acc){ .hash = h, .device = device, .last_shape = NO_SHAPE };
 	k->name = malloc(len + 1);
 	if (!k->name)
 		return NULL;
@@ -333,14 +333,15 @@ static int shape_add(struct shape_table *t, struct kern_acc *k, uint32_t kern,
  * name (a process' names are freed when it exits, the placeholder buffer is
  * rewritten per launch). */
 static struct kern_acc *kern_cached(struct kern_table *t, struct kcache_slot *cache,
-				    const char *name)
+				    const char *name, int32_t device)
 {
 	struct kcache_slot *slot = &cache[((uintptr_t)name >> 3) % KCACHE_SLOTS];
 	struct kern_acc *k;
 
-	if (slot->name == name && !strcmp(t->v[slot->kern].name, name))
+	if (slot->name == name && t->v[slot->kern].device == device &&
+	    !strcmp(t->v[slot->kern].name, name))
 		return &t->v[slot->kern];
-	k = kern_get(t, name);
+	k = kern_get(t, name, device);
 	if (k) {
 		slot->name = name;
 		slot->kern = (uint32_t)(k - t->v);
@@ -348,16 +349,17 @@ static struct kern_acc *kern_cached(struct kern_table *t, struct kcache_slot *ca
 	return k;
 }
 
-static struct kern_acc *kern_of(struct stats_acc *s, const char *name)
+static struct kern_acc *kern_of(struct stats_acc *s, const char *name, int32_t device)
 {
-	return kern_cached(&s->kern, s->kcache, name);
+	return kern_cached(&s->kern, s->kcache, name, device);
 }
 
 static int launch_add(struct stats_acc *s, const struct gt_callrec *c)
 {
 	const char *name = c->graph ? GRAPH_NAME : c->kernel ? c->kernel : "unknown_kernel";
-	struct kern_acc *k = kern_of(s, name);
+	struct kern_acc *k = kern_of(s, name, c->device);
 
+	s->launch_devs |= stats_dev_bit(c->device);
 	if (!k)
 		return -ENOMEM;
 	k->launches++;
@@ -454,6 +456,8 @@ int stats_acc__call(void *ctx, const struct gt_callrec *c)
 		p->api_time += c->dur;
 		p->timed++;
 	}
+	if (stats_dev__call(s, c))
+		return -ENOMEM;
 	if (c->entry_only)
 		s->api[c->api].calls++;	/* no time by design, not incomplete */
 	else if (dur_add(&s->api[c->api], c->has_exit, c->dur))
@@ -482,10 +486,11 @@ int stats_acc__call(void *ctx, const struct gt_callrec *c)
 
 /* ---- the GPU side ------------------------------------------------------- */
 
-/* The durations of name in n (added when new); NULL when out of memory. */
-static struct dur_acc *named_get(struct named_durs *n, const char *name)
+/* The durations of name on device in n (added when new); NULL when out of
+ * memory. */
+static struct dur_acc *named_get(struct named_durs *n, const char *name, int32_t device)
 {
-	struct kern_acc *k = kern_cached(&n->names, n->cache, name);
+	struct kern_acc *k = kern_cached(&n->names, n->cache, name, device);
 	uint32_t i, old;
 
 	if (!k)
@@ -594,8 +599,10 @@ int stats_acc__other(void *ctx, const struct gt_hdr *rec)
 	case GT_REC_GPU_KERNEL:
 		s->gpu_records++;
 		name = gt_decoder__gpu_kernel_name(s->d, k, &mangled);
-		a = named_get(&s->gkern, name);
-		if (!a || dur_add(a, true, k->dur))
+		a = named_get(&s->gkern, name, k->device <= INT32_MAX ? (int32_t)k->device : GT_DEVICE_UNKNOWN);
+		s->gkern_devs |= stats_dev_bit(k->device <= INT32_MAX ? (int32_t)k->device : GT_DEVICE_UNKNOWN);
+		if (!a || dur_add(a, true, k->dur) ||
+		    stats_dev__gpu_kernel(s, rec->pid, k->device, k->dur))
 			return -ENOMEM;
 		return (k->flags & GT_GPU_LINKED) ? latency_add(s, k) : 0;
 	case GT_REC_GPU_MEMCPY:
@@ -613,7 +620,7 @@ int stats_acc__other(void *ctx, const struct gt_hdr *rec)
 		n = nv->len ? gt_rec_strlen(rec, nv->name, nv->len) : 0;
 		memcpy(buf, nv->name, n);
 		buf[n] = '\0';
-		a = named_get(&s->nvtx, buf);
+		a = named_get(&s->nvtx, buf, GT_DEVICE_UNKNOWN);
 		return a ? dur_add(a, true, nv->dur) : -ENOMEM;
 	default:
 		return 0;
@@ -651,6 +658,7 @@ void stats_acc__free(struct stats_acc *s)
 		free(s->gmem_size[i].dur.v);
 	}
 	named_free(&s->gkern);
+	stats_dev__free(s->dev);
 	named_free(&s->nvtx);
 	stats_gpum__free(s);
 	free(s->ovh.est.v);

@@ -65,10 +65,12 @@ struct ioctl_acc {
 	struct dur_acc d;	/* their durations */
 };
 
-/* One kernel name (the decoder's demangled name or placeholder). */
+/* One kernel name (the decoder's demangled name or placeholder) on one
+ * device: the two are the key. */
 struct kern_acc {
 	char *name;		/* owned copy */
-	uint64_t hash;		/* of name */
+	int32_t device;		/* of its launches or GPU records, GT_DEVICE_UNKNOWN */
+	uint64_t hash;		/* of name and device */
 	uint64_t launches;
 	uint64_t apis;		/* bit n: launched with enum gt_api n (all launch apis are < 64) */
 	uint32_t nshapes;	/* distinct (grid, block) pairs */
@@ -105,6 +107,21 @@ struct kcache_slot {
 	const char *name;	/* the decoder's pointer, only compared, never followed */
 	uint32_t kern;		/* index in kern */
 };
+
+/* Bit of a device in a mask of the devices seen: 0 for unknown, device + 1,
+ * the devices from 62 on sharing the last. */
+static inline uint64_t stats_dev_bit(int32_t device)
+{
+	return 1ull << (device < 0 ? 0 : device < 62 ? device + 1 : 63);
+}
+
+/* True when a mask of stats_dev_bit()s has more than one. */
+static inline bool stats_devs_many(uint64_t mask)
+{
+	return mask & (mask - 1);
+}
+
+struct stats_dev;
 
 /* Names each with a group of durations: GPU kernels, NVTX ranges. */
 struct named_durs {
@@ -158,11 +175,14 @@ struct stats_acc {
 	struct kern_table kern;
 	struct kcache_slot kcache[KCACHE_SLOTS];	/* saves hashing the name per launch */
 	struct shape_table shapes;
+	uint64_t launch_devs;			/* stats_dev_bit()s of the launches' devices */
+	struct stats_dev *dev;			/* cuda_device_sum's accumulator (stats_dev.c) */
 	char **strs;				/* strings made for reports, freed with s */
 	size_t nstrs, strs_cap;
 	/* GPU side (merged traces) */
 	struct gt_decoder *d;			/* demangles GPU kernel names; set by the caller */
-	struct named_durs gkern;		/* GPU kernel durations by demangled name */
+	struct named_durs gkern;		/* GPU kernel durations by demangled name and device */
+	uint64_t gkern_devs;			/* stats_dev_bit()s of their devices */
 	struct named_durs nvtx;			/* NVTX range durations by message */
 	struct dur_acc gmem_time[MEM_KINDS];	/* GPU copy and set durations by kind, memset last */
 	struct dur_acc gmem_size[MEM_KINDS];	/* their bytes */
@@ -193,6 +213,12 @@ int stats_acc__other(void *ctx, const struct gt_hdr *rec);
 int stats_gpum__add(struct stats_acc *s, const struct gt_gpu_metric *m);
 int stats_gpum__gpu_work(struct stats_acc *s, const struct gt_hdr *rec);
 void stats_gpum__free(struct stats_acc *s);
+/* cuda_device_sum (stats_dev.c): a call in the scope, a GPU kernel record
+ * of pid on CUPTI's device; 0 or -ENOMEM.  The accumulator is made on
+ * first use (s->dev), freed with s. */
+int stats_dev__call(struct stats_acc *s, const struct gt_callrec *c);
+int stats_dev__gpu_kernel(struct stats_acc *s, uint32_t pid, uint32_t device, uint64_t dur);
+void stats_dev__free(struct stats_dev *sd);
 
 /* Mean, exact median and sample deviation of v (reorders v). */
 void dvec__summarize(struct dvec *v, uint64_t total, struct dvec_summary *out);

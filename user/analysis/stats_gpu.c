@@ -27,16 +27,19 @@
 	{ "StdDev", "stddev", SK_TIMEF },
 
 /* A row of a GPU duration report: Time (%) of whole, the time columns, the
- * count and the name in the ninth column. */
+ * count and the name in the ninth column (the tenth after a device's, when
+ * dev is not NULL). */
 static int gpu_time_row(struct stats_report *r, struct dur_acc *a, uint64_t whole,
-			const char *name)
+			const char *name, const char *dev)
 {
 	struct stats_cell *c = stats_report__row(r);
 
 	if (!c)
 		return -ENOMEM;
 	time_cells(c, a, whole);
-	c[8] = (struct stats_cell){ .s = name };
+	c[8 + !!dev] = (struct stats_cell){ .s = name };
+	if (dev)
+		c[8] = (struct stats_cell){ .s = dev };
 	return 0;
 }
 
@@ -70,11 +73,13 @@ static int cmp_named(const void *pa, const void *pb, void *ctx)
 		return n->d[ia].total > n->d[ib].total ? -1 : 1;
 	if (n->d[ia].calls != n->d[ib].calls)
 		return n->d[ia].calls > n->d[ib].calls ? -1 : 1;
-	return strcmp(n->names.v[ia].name, n->names.v[ib].name);
+	if (strcmp(n->names.v[ia].name, n->names.v[ib].name))
+		return strcmp(n->names.v[ia].name, n->names.v[ib].name);
+	return (uint32_t)n->names.v[ia].device < (uint32_t)n->names.v[ib].device ? -1 :
+	       (uint32_t)n->names.v[ia].device > (uint32_t)n->names.v[ib].device;
 }
 
-/* One row per name, by total time, highest first. */
-int stats_gpu__named_sum(struct named_durs *n, struct stats_report *r)
+int stats_gpu__named_sum(struct named_durs *n, struct stats_report *r, struct stats_acc *by_device)
 {
 	uint32_t cnt = n->names.n, *order = malloc((cnt ? cnt : 1) * sizeof(*order));
 	uint64_t whole = 0;
@@ -87,8 +92,16 @@ int stats_gpu__named_sum(struct named_durs *n, struct stats_report *r)
 		whole += n->d[i].total;
 	}
 	qsort_r(order, cnt, sizeof(order[0]), cmp_named, n);
-	for (uint32_t i = 0; i < cnt && !err; i++)
-		err = gpu_time_row(r, &n->d[order[i]], whole, n->names.v[order[i]].name);
+	for (uint32_t i = 0; i < cnt && !err; i++) {
+		const struct kern_acc *k = &n->names.v[order[i]];
+		const char *dev = NULL;
+
+		if (by_device && !(dev = stats_dev__name(by_device, k->device))) {
+			err = -ENOMEM;
+			break;
+		}
+		err = gpu_time_row(r, &n->d[order[i]], whole, k->name, dev);
+	}
 	free(order);
 	return err;
 }
@@ -142,7 +155,7 @@ int stats_gpu__mem_time_sum(struct stats_acc *s, struct stats_report *r)
 	for (int i = 0; i < n; i++)
 		whole += s->gmem_time[order[i]].total;
 	for (int i = 0; i < n && !err; i++)
-		err = gpu_time_row(r, &s->gmem_time[order[i]], whole, stats_acc__mem_name(order[i]));
+		err = gpu_time_row(r, &s->gmem_time[order[i]], whole, stats_acc__mem_name(order[i]), NULL);
 	return err;
 }
 

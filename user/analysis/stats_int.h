@@ -93,8 +93,10 @@ extern const char *const stats_gpu_mem_size_notes[];
 extern const struct stats_col stats_latency_cols[8];
 extern const char *const stats_latency_notes[];
 
-/* One row per name, by total time, highest first. */
-int stats_gpu__named_sum(struct named_durs *n, struct stats_report *r);
+/* One row per name (and device, when by_device is not NULL: a Device
+ * column before the last, its cells' strings kept by by_device), by total
+ * time, highest first. */
+int stats_gpu__named_sum(struct named_durs *n, struct stats_report *r, struct stats_acc *by_device);
 int stats_gpu__mem_time_sum(struct stats_acc *s, struct stats_report *r);
 /* Rows as cuda_mem_size_sum's (mem_cols) of the sizes in a[]. */
 int stats_gpu__size_rows(struct dur_acc *a, struct stats_report *r);
@@ -113,6 +115,12 @@ const char *const *stats_gpum__notes(struct stats_run *run);
 /* The mean of v[0..n) rounded to the nearest integer (halves away from
  * zero), without overflow; 0 for none. */
 int64_t stats_gpum__mean(const int64_t *v, size_t n);
+/* stats_dev.c: cuda_device_sum, one row per process and device. */
+extern const struct stats_col stats_dev_cols[12];
+extern const char *const stats_dev_notes[];
+int stats_dev__sum(struct stats_acc *s, struct stats_report *r);
+/* The text of a Device cell: "3", "unknown"; NULL when out of memory. */
+const char *stats_dev__name(struct stats_acc *s, int32_t device);
 
 /* ---- a run, and capture control (stats_capture.c) ---------------------- */
 
