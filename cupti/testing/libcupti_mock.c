@@ -378,6 +378,8 @@ unsigned mock_gpu_work(const struct mock_gpu_work *w)
 		k.blockY = (int32_t)w->block[1];
 		k.blockZ = (int32_t)w->block[2];
 		k.streamId = w->stream;
+		k.deviceId = w->device;
+		k.contextId = w->context;
 		k.name = intern_name(w->name ? w->name : "");
 		put(&k, sizeof(k));
 	} else if (w->kind == MOCK_WORK_MEMCPY && kind_on[CUPTI_ACTIVITY_KIND_MEMCPY]) {
@@ -391,6 +393,8 @@ unsigned mock_gpu_work(const struct mock_gpu_work *w)
 		c.end = w->end;
 		c.correlationId = corr;
 		c.streamId = w->stream;
+		c.deviceId = w->device;
+		c.contextId = w->context;
 		put(&c, sizeof(c));
 	} else if (w->kind == MOCK_WORK_MEMSET && kind_on[CUPTI_ACTIVITY_KIND_MEMSET]) {
 		CUpti_ActivityMemset4 s;
@@ -402,6 +406,8 @@ unsigned mock_gpu_work(const struct mock_gpu_work *w)
 		s.end = w->end;
 		s.correlationId = corr;
 		s.streamId = w->stream;
+		s.deviceId = w->device;
+		s.contextId = w->context;
 		put(&s, sizeof(s));
 	}
 	pthread_mutex_unlock(&mu);

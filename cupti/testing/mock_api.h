@@ -31,6 +31,8 @@ struct mock_gpu_work {
 	unsigned copy_kind;		/* copy: a CUpti_ActivityMemcpyKind value (1 HtoD, 2 DtoH,
 					 * 8 DtoD, 0 unknown) */
 	unsigned stream;		/* CUPTI stream id */
+	unsigned device;		/* CUPTI device id: the current context's device */
+	unsigned context;		/* CUPTI context id of the current context */
 	unsigned long long api_start;	/* the driver call, on the calling thread */
 	unsigned long long api_end;
 	unsigned long long start;	/* the work on the "GPU" */

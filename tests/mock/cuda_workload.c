@@ -39,6 +39,23 @@
  * group run q + 1 times, the others q times: cuLaunchKernel = 2q + (r >= 1),
  * cuLaunchKernel_ptsz = q + (r >= 2), cuLaunchKernelEx = q + (r >= 3).
  *
+ * --devices D: the setup (cuDeviceGet .. cuKernelGetFunction) runs for each
+ * of devices 0..D-1 (cuLibraryLoadData and cuLibraryGetKernel once), each
+ * device gets a stream per launch thread and its own a, b, c, made with its
+ * primary context current (cuCtxSetCurrent before each device's, and back
+ * to device 0 after); launch i of launch thread t goes to device
+ * (t + i) % D, on the thread's stream of that device, with a
+ * cuCtxSetCurrent before it when the thread's device changes; after the
+ * launches the main thread makes device 0 current again when it launched.
+ * The rest runs on device 0; at the end each device's a, b, c are freed,
+ * its module unloaded and its primary context released.  The JSON line says
+ * how many launches went to each device ("device_launches").
+ *
+ * --peer P (with --devices 2 or more): after the HtoD copies, P times
+ * cuMemcpyPeer(a of device 0, its context, a of device 1, its context),
+ * cuMemcpyDtoD_v2(b of device 1, b of device 0) and cuMemcpy(c of device 0,
+ * c of device 1), n floats each: peer copies 1->0, 0->1 and 1->0.
+ *
  * --gpu-idle MS: each launch thread sleeps MS after the first half of its
  * launches (N / 2 of them), so the GPU idles that long between two launches.
  *
@@ -101,6 +118,7 @@
 #define MOCK_DEVICE_NAME "gtrace mock device"
 #define N_ELEMS (1 << 20)
 #define MAX_THREADS 64
+#define MAX_DEV 8
 #define MEMSET_VALUE 0x40e00000u	/* 7.0f */
 #define FILL_EX_VALUE 1.5f
 #define FILL_VALUE 2.5f
@@ -232,7 +250,8 @@ static const char library_ptx[] =
 	X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize) X(cuCtxSynchronize) \
 	X(cuProfilerStart) X(cuProfilerStop) X(cuMemFree_v2) X(cuMemFreeHost) \
 	X(cuEventDestroy_v2) X(cuStreamDestroy_v2) X(cuModuleUnload) X(cuLibraryUnload) \
-	X(cuDevicePrimaryCtxRelease_v2) X(cuMemcpyDtoH_v2) X(cuMemcpyHtoDAsync_v2)
+	X(cuDevicePrimaryCtxRelease_v2) X(cuMemcpyDtoH_v2) X(cuMemcpyHtoDAsync_v2) \
+	X(cuDeviceGetCount) X(cuMemcpyPeer) X(cuMemcpyDtoD_v2) X(cuMemcpy)
 
 enum wl_api {
 #define WL_ENUM(n) WL_##n,
@@ -370,6 +389,8 @@ struct opts {
 	long step_us;		/* spin per step */
 	long step_jitter;	/* +- percent of step_us, a fixed sequence */
 	bool nvtx_steps;	/* each step an NVTX range (the mock's gt_mock_nvtx_range) */
+	long devices;		/* devices 0..devices-1 get launches (--devices) */
+	long peer;		/* --peer: rounds of the three peer copies */
 };
 
 static void usage(FILE *f)
@@ -415,6 +436,10 @@ static void usage(FILE *f)
 		"                   every N launches\n"
 		"  --legacy-every N every N-th launch on the legacy default stream\n"
 		"  --grid B         every launch with a grid of B x 1 x 1 blocks (no result check)\n"
+		"  --devices D      set up devices 0..D-1 (default 1); launch i of thread t goes to\n"
+		"                   device (t + i) %% D, with a cuCtxSetCurrent when that changes\n"
+		"  --peer P         with --devices 2+: P rounds of cuMemcpyPeer (1->0),\n"
+		"                   cuMemcpyDtoD_v2 (0->1) and cuMemcpy (1->0), n floats each\n"
 		"  -h, --help       this help\n"
 		"\n"
 		"Environment: GT_LIBCUDA  libcuda to dlopen (default libcuda.so.1)\n"
@@ -451,7 +476,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	enum { O_LAUNCHES = 256, O_COPIES, O_SYNCS, O_THREADS, O_WAIT, O_FAIL, O_FLOOD, O_RATE,
 	       O_RANGES, O_GAP, O_LOG, O_HOLD, O_WORK, O_IDLE, O_FORK, O_SYNC_EVERY, O_DTOH_EVERY,
 	       O_PAGEABLE_EVERY, O_LEGACY_EVERY, O_GRID, O_STEPS,
-	       O_STEP_US, O_JITTER, O_NVTX_STEPS };
+	       O_STEP_US, O_JITTER, O_NVTX_STEPS, O_DEVICES, O_PEER };
 	static const struct option longopts[] = {
 		{ "launches", required_argument, NULL, O_LAUNCHES },
 		{ "copies", required_argument, NULL, O_COPIES },
@@ -477,12 +502,15 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "step-us", required_argument, NULL, O_STEP_US },
 		{ "step-jitter", required_argument, NULL, O_JITTER },
 		{ "nvtx-steps", no_argument, NULL, O_NVTX_STEPS },
+		{ "devices", required_argument, NULL, O_DEVICES },
+		{ "peer", required_argument, NULL, O_PEER },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	*o = (struct opts){ .launches = 100, .copies = 10, .syncs = 5, .threads = 1, .ranges = -1 };
+	*o = (struct opts){ .launches = 100, .copies = 10, .syncs = 5, .threads = 1, .ranges = -1,
+			    .devices = 1 };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -552,6 +580,12 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case O_NVTX_STEPS:
 			o->nvtx_steps = true;
 			break;
+		case O_DEVICES:
+			o->devices = parse_num("--devices", optarg, 1, MAX_DEV);
+			break;
+		case O_PEER:
+			o->peer = parse_num("--peer", optarg, 0, 1000000L);
+			break;
 		case O_WAIT:
 			o->wait_signal = true;
 			break;
@@ -582,11 +616,14 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	if ((o->sync_every || o->dtoh_every || o->pageable_every || o->legacy_every) &&
 	    (o->ranges > 0 || o->flood_s))
 		bad_usage("%s does not go with --ranges or --flood", "a planted pattern");
-	if (o->steps && (o->threads > 1 || o->flood_s || o->ranges > 0 || o->idle_ms))
-		bad_usage("%s needs one launch thread and no --flood, --ranges or --gpu-idle", "--steps");
+	if (o->steps && (o->threads > 1 || o->flood_s || o->ranges > 0 || o->idle_ms || o->devices > 1))
+		bad_usage("%s needs one launch thread and no --flood, --ranges, --gpu-idle or --devices",
+			  "--steps");
 	if ((o->step_us || o->step_jitter || o->nvtx_steps) && !o->steps)
 		bad_usage("%s needs --steps", o->step_us ? "--step-us" : o->step_jitter ? "--step-jitter"
 										: "--nvtx-steps");
+	if (o->peer && o->devices < 2)
+		bad_usage("%s needs --devices 2 or more", "--peer");
 }
 
 /* ------------------------------------------------------------------ */
@@ -599,9 +636,11 @@ static const char *const op_apis[OP__COUNT] = {
 	"cuLaunchKernel(fill)",
 };
 
-static CUcontext ctx;
-static CUfunction f_vecadd, f_scale, f_fill;
-static CUdeviceptr d_a, d_b, d_c;
+/* per device (index 0 .. ndev - 1) */
+static CUcontext ctxs[MAX_DEV];
+static CUfunction f_vecadd[MAX_DEV], f_scale[MAX_DEV], f_fill[MAX_DEV];
+static CUdeviceptr d_a[MAX_DEV], d_b[MAX_DEV], d_c[MAX_DEV];
+static int ndev = 1;
 static int n_elems = N_ELEMS;
 static float *h_pinned;		/* the cuMemAllocHost_v2 buffer */
 static char *h_pageable;	/* --pageable-every's malloc'd buffer */
@@ -611,7 +650,9 @@ static struct opts *planted;	/* the planted patterns' options */
 
 struct worker {
 	pthread_t thread;
-	CUstream stream;
+	CUstream stream;		/* its stream of device 0 (streams[0]) */
+	CUstream streams[MAX_DEV];	/* one per device */
+	int cur;			/* the device its thread has current */
 	long launches;			/* to make, when not flooding */
 	long flood_s;			/* > 0: launch for this long */
 	long rate;			/* > 0: paced to this many launches per second */
@@ -629,6 +670,7 @@ struct worker {
 	uint64_t *period_ns;		/* steps - 1: from one's start to the next's */
 	unsigned long in_range[64];	/* launches made inside each range */
 	unsigned long done[OP__COUNT];	/* launches made, per operation */
+	unsigned long on_dev[MAX_DEV];	/* launches made, per device */
 };
 
 /* --launch-log: the time before each launch, kept until the end. */
@@ -648,7 +690,7 @@ static void log_launch(void)
 		log_ts[i] = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void launch_op(int op, CUstream s)
+static void launch_op(int op, CUstream s, int dv)
 {
 	float v_ex = FILL_EX_VALUE, v = FILL_VALUE;
 	unsigned int n = (unsigned int)n_elems;
@@ -657,19 +699,19 @@ static void launch_op(int op, CUstream s)
 	log_launch();
 	switch (op) {
 	case OP_VECADD: {
-		void *args[] = { &d_a, &d_b, &d_c, &n_elems };
+		void *args[] = { &d_a[dv], &d_b[dv], &d_c[dv], &n_elems };
 
-		CK(cuLaunchKernel, f_vecadd, g ? g : n / 256, 1, 1, 256, 1, 1, 0, s, args, NULL);
+		CK(cuLaunchKernel, f_vecadd[dv], g ? g : n / 256, 1, 1, 256, 1, 1, 0, s, args, NULL);
 		break;
 	}
 	case OP_SCALE: {
-		void *args[] = { &d_c, &n_elems };
+		void *args[] = { &d_c[dv], &n_elems };
 
-		CK(cuLaunchKernel_ptsz, f_scale, g ? g : n / 256, 1, 1, 256, 1, 1, 0, s, args, NULL);
+		CK(cuLaunchKernel_ptsz, f_scale[dv], g ? g : n / 256, 1, 1, 256, 1, 1, 0, s, args, NULL);
 		break;
 	}
 	case OP_FILL_EX: {
-		void *args[] = { &d_a, &n_elems, &v_ex };
+		void *args[] = { &d_a[dv], &n_elems, &v_ex };
 		CUlaunchConfig cfg;
 
 		memset(&cfg, 0, sizeof(cfg));
@@ -683,17 +725,32 @@ static void launch_op(int op, CUstream s)
 		cfg.hStream = s;
 		cfg.attrs = NULL;
 		cfg.numAttrs = 0;
-		CK(cuLaunchKernelEx, &cfg, f_fill, args, NULL);
+		CK(cuLaunchKernelEx, &cfg, f_fill[dv], args, NULL);
 		break;
 	}
 	default: {
-		void *args[] = { &d_b, &n_elems, &v };
+		void *args[] = { &d_b[dv], &n_elems, &v };
 
-		CK(cuLaunchKernel, f_fill, g ? g : n / 1024, g ? 1 : 2, g ? 1 : 2, 256, 1, 1, 64, s, args,
-		   NULL);
+		CK(cuLaunchKernel, f_fill[dv], g ? g : n / 1024, g ? 1 : 2, g ? 1 : 2, 256, 1, 1, 64, s,
+		   args, NULL);
 		break;
 	}
 	}
+}
+
+/* Launch i of worker w: operation i % 4, on device (index + i) % ndev,
+ * whose context it makes current when its thread has another. */
+static void launch_i(struct worker *w, long i, bool legacy)
+{
+	int dv = (int)((w->index + i) % ndev), op = (int)(i % OP__COUNT);
+
+	if (ndev > 1 && w->cur != dv) {
+		CK(cuCtxSetCurrent, ctxs[dv]);
+		w->cur = dv;
+	}
+	launch_op(op, legacy ? NULL : w->streams[dv], dv);
+	w->done[op]++;
+	w->on_dev[dv]++;
 }
 
 static double now_s(void)
@@ -728,7 +785,7 @@ static void run_steps(struct worker *w)
 			w->period_ns[s - 1] = t0 - prev;
 		prev = t0;
 		for (int op = 0; op < OP__COUNT; op++) {
-			launch_op(op, w->stream);
+			launch_op(op, w->stream, 0);
 			w->done[op]++;
 		}
 		until = t0 + (uint64_t)((double)w->step_us * 1000.0 * f);
@@ -754,7 +811,8 @@ static void *worker_main(void *arg)
 	if (w->set_ctx) {
 		char name[16];
 
-		CK(cuCtxSetCurrent, ctx);
+		w->cur = w->index % ndev;
+		CK(cuCtxSetCurrent, ctxs[w->cur]);
 		/* named after its first call, as frameworks name their threads:
 		 * the tracer must learn the rename, however short the thread lives */
 		snprintf(name, sizeof(name), "gtw-%d", w->index);
@@ -782,8 +840,7 @@ static void *worker_main(void *arg)
 			} else if ((i & 15) == 0 && now_s() >= end) {
 				break;
 			}
-			launch_op((int)(i % OP__COUNT), w->stream);
-			w->done[i % OP__COUNT]++;
+			launch_i(w, i, false);
 		}
 	} else if (w->steps) {
 		run_steps(w);
@@ -801,8 +858,7 @@ static void *worker_main(void *arg)
 					usleep((useconds_t)w->hold_ms * 1000);
 			}
 			for (i = done; i < done + len; i++) {
-				launch_op((int)(i % OP__COUNT), w->stream);
-				w->done[i % OP__COUNT]++;
+				launch_i(w, i, false);
 			}
 			if (k % 2) {
 				CK(cuProfilerStop);
@@ -823,15 +879,14 @@ static void *worker_main(void *arg)
 				while (now_s() < until)
 					;
 			}
-			launch_op((int)(i % OP__COUNT),
-				  p->legacy_every && k % p->legacy_every == 0 ? NULL : w->stream);
-			w->done[i % OP__COUNT]++;
+			launch_i(w, i, p->legacy_every && k % p->legacy_every == 0);
+			/* the planted calls on the device of that launch, now current */
 			if (p->sync_every && k % p->sync_every == 0)
-				CK(cuStreamSynchronize, w->stream);
+				CK(cuStreamSynchronize, w->streams[w->cur]);
 			if (p->dtoh_every && k % p->dtoh_every == 0)
-				CK(cuMemcpyDtoH_v2, h_pinned, d_c, PLANT_BYTES);
+				CK(cuMemcpyDtoH_v2, h_pinned, d_c[w->cur], PLANT_BYTES);
 			if (p->pageable_every && k % p->pageable_every == 0)
-				CK(cuMemcpyHtoDAsync_v2, d_a, h_pageable, PLANT_BYTES, w->stream);
+				CK(cuMemcpyHtoDAsync_v2, d_a[w->cur], h_pageable, PLANT_BYTES, w->streams[w->cur]);
 		}
 	}
 	return NULL;
@@ -1009,9 +1064,9 @@ static long run_forks(long n, CUstream s)
 			if (batch[nb] < 0)
 				die("fork: %s", strerror(errno));
 			if (batch[nb] == 0) {
-				CK(cuCtxSetCurrent, ctx);
-				launch_op(OP_VECADD, s);
-				launch_op(OP_SCALE, s);
+				CK(cuCtxSetCurrent, ctxs[0]);
+				launch_op(OP_VECADD, s, 0);
+				launch_op(OP_SCALE, s, 0);
 				CK(cuCtxSynchronize);
 				_exit(0);
 			}
@@ -1032,14 +1087,14 @@ int main(int argc, char **argv)
 	struct opts o;
 	sigset_t usr1;
 	CUdevice dev;
-	CUmodule mod;
+	CUmodule mod[MAX_DEV];
 	CUlibrary lib;
 	CUkernel k_fill;
 	CUevent ev;
 	float *h;
 	char devname[256];
 	size_t bytes = (size_t)N_ELEMS * sizeof(float);
-	unsigned long launched[OP__COUNT] = { 0 };
+	unsigned long launched[OP__COUNT] = { 0 }, dev_launched[MAX_DEV] = { 0 };
 	long fork_failed = 0;
 	bool is_mock, verified = false, layout[4];
 	long i, t;
@@ -1068,20 +1123,32 @@ int main(int argc, char **argv)
 	}
 
 	CK(cuInit, 0);
-	CK(cuDeviceGet, &dev, 0);
-	CK(cuDeviceGetName, devname, (int)sizeof(devname), dev);
+	ndev = (int)o.devices;
+	if (ndev > 1) {
+		int count = 0;
+
+		CK(cuDeviceGetCount, &count);
+		if (count < ndev)
+			die("--devices %d: the driver has %d device(s)", ndev, count);
+	}
+	for (int dv = 0; dv < ndev; dv++) {
+		CK(cuDeviceGet, &dev, dv);
+		CK(cuDeviceGetName, devname, (int)sizeof(devname), dev);
+		CK(cuDevicePrimaryCtxRetain, &ctxs[dv], dev);
+		CK(cuCtxSetCurrent, ctxs[dv]);
+		CK(cuModuleLoadData, &mod[dv], module_ptx);
+		CK(cuModuleGetFunction, &f_vecadd[dv], mod[dv], NAME_VECADD);
+		CK(cuModuleGetFunction, &f_scale[dv], mod[dv], NAME_SCALE);
+		if (dv == 0) {
+			CK(cuLibraryLoadData, &lib, library_ptx, NULL, NULL, 0, NULL, NULL, 0);
+			CK(cuLibraryGetKernel, &k_fill, lib, NAME_FILL);
+		}
+		CK(cuKernelGetFunction, &f_fill[dv], k_fill);
+	}
 	is_mock = !strcmp(devname, MOCK_DEVICE_NAME);
-	CK(cuDevicePrimaryCtxRetain, &ctx, dev);
-	CK(cuCtxSetCurrent, ctx);
-	CK(cuModuleLoadData, &mod, module_ptx);
-	CK(cuModuleGetFunction, &f_vecadd, mod, NAME_VECADD);
-	CK(cuModuleGetFunction, &f_scale, mod, NAME_SCALE);
-	CK(cuLibraryLoadData, &lib, library_ptx, NULL, NULL, 0, NULL, NULL, 0);
-	CK(cuLibraryGetKernel, &k_fill, lib, NAME_FILL);
-	CK(cuKernelGetFunction, &f_fill, k_fill);
-	layout[0] = name_at_8(f_vecadd, NAME_VECADD);
-	layout[1] = name_at_8(f_scale, NAME_SCALE);
-	layout[2] = name_at_8(f_fill, NAME_FILL);
+	layout[0] = name_at_8(f_vecadd[0], NAME_VECADD);
+	layout[1] = name_at_8(f_scale[0], NAME_SCALE);
+	layout[2] = name_at_8(f_fill[0], NAME_FILL);
 	layout[3] = name_at_8(k_fill, NAME_FILL);
 
 	if (o.wait_signal) {
@@ -1119,11 +1186,21 @@ int main(int argc, char **argv)
 			if (!workers[t].step_ns || !workers[t].period_ns)
 				die("out of memory for --steps");
 		}
-		CK(cuStreamCreate, &workers[t].stream, CU_STREAM_DEFAULT);
+		workers[t].cur = 0;	/* the main thread's, after the setup below */
 	}
-	CK(cuMemAlloc_v2, &d_a, bytes);
-	CK(cuMemAlloc_v2, &d_b, bytes);
-	CK(cuMemAlloc_v2, &d_c, bytes);
+	for (int dv = 0; dv < ndev; dv++) {
+		if (ndev > 1)
+			CK(cuCtxSetCurrent, ctxs[dv]);
+		for (t = 0; t < o.threads; t++)
+			CK(cuStreamCreate, &workers[t].streams[dv], CU_STREAM_DEFAULT);
+		CK(cuMemAlloc_v2, &d_a[dv], bytes);
+		CK(cuMemAlloc_v2, &d_b[dv], bytes);
+		CK(cuMemAlloc_v2, &d_c[dv], bytes);
+	}
+	if (ndev > 1)
+		CK(cuCtxSetCurrent, ctxs[0]);
+	for (t = 0; t < o.threads; t++)
+		workers[t].stream = workers[t].streams[0];
 	CK(cuMemAllocHost_v2, (void **)&h, bytes);
 	h_pinned = h;
 	if (o.pageable_every && !(h_pageable = calloc(1, PLANT_BYTES)))
@@ -1131,7 +1208,12 @@ int main(int argc, char **argv)
 	for (i = 0; i < N_ELEMS; i++)
 		h[i] = (float)(i % 1000);
 	for (i = 0; i < o.copies; i++)
-		CK(cuMemcpyHtoD_v2, (i % 2) ? d_b : d_a, h, bytes);
+		CK(cuMemcpyHtoD_v2, (i % 2) ? d_b[0] : d_a[0], h, bytes);
+	for (i = 0; i < o.peer; i++) {
+		CK(cuMemcpyPeer, d_a[0], ctxs[0], d_a[1], ctxs[1], bytes);
+		CK(cuMemcpyDtoD_v2, d_b[1], d_b[0], bytes);
+		CK(cuMemcpy, d_c[0], d_c[1], bytes);
+	}
 	if (o.forks)
 		fork_failed = run_forks(o.forks, workers[0].stream);
 
@@ -1154,12 +1236,18 @@ int main(int argc, char **argv)
 		for (t = 0; t < o.threads; t++)
 			pthread_join(workers[t].thread, NULL);
 	}
-	for (t = 0; t < o.threads; t++)
+	for (t = 0; t < o.threads; t++) {
 		for (op = 0; op < OP__COUNT; op++)
 			launched[op] += workers[t].done[op];
+		for (int dv = 0; dv < ndev; dv++)
+			dev_launched[dv] += workers[t].on_dev[dv];
+	}
+	/* the main thread launched itself: back to device 0 */
+	if (o.threads == 1 && workers[0].cur != 0)
+		CK(cuCtxSetCurrent, ctxs[0]);
 
-	CK(cuMemsetD32_v2, d_c, MEMSET_VALUE, (size_t)N_ELEMS / 2);
-	CK(cuMemcpyDtoHAsync_v2, h, d_c, bytes, workers[0].stream);
+	CK(cuMemsetD32_v2, d_c[0], MEMSET_VALUE, (size_t)N_ELEMS / 2);
+	CK(cuMemcpyDtoHAsync_v2, h, d_c[0], bytes, workers[0].stream);
 	for (i = 0; i < o.syncs; i++)
 		CK(cuStreamSynchronize, workers[0].stream);
 	CK(cuEventCreate, &ev, CU_EVENT_DEFAULT);
@@ -1167,8 +1255,9 @@ int main(int argc, char **argv)
 	CK(cuEventSynchronize, ev);
 	CK(cuCtxSynchronize);
 
-	/* Only a real GPU computes; with several threads the kernels race. */
-	if (!is_mock && o.threads == 1 && !o.grid && !o.pageable_every) {
+	/* Only a real GPU computes; with several threads the kernels race, with
+	 * several devices device 0 made only some of the launches. */
+	if (!is_mock && o.threads == 1 && ndev == 1 && !o.grid && !o.pageable_every) {
 		const long idx[] = { 0, 1, N_ELEMS / 2 - 1, N_ELEMS / 2, N_ELEMS / 2 + 1,
 				     3 * (N_ELEMS / 4) + 5, N_ELEMS - 1 };
 		unsigned long total = launched[0] + launched[1] + launched[2] + launched[3];
@@ -1209,17 +1298,22 @@ int main(int argc, char **argv)
 		if (r == CUDA_SUCCESS)
 			die("cuMemAlloc_v2 of 0 bytes succeeded, expected an error");
 	}
-	CK(cuMemFree_v2, d_a);
-	CK(cuMemFree_v2, d_b);
-	CK(cuMemFree_v2, d_c);
+	for (int dv = 0; dv < ndev; dv++) {
+		CK(cuMemFree_v2, d_a[dv]);
+		CK(cuMemFree_v2, d_b[dv]);
+		CK(cuMemFree_v2, d_c[dv]);
+	}
 	CK(cuMemFreeHost, h);
 	free(h_pageable);
 	CK(cuEventDestroy_v2, ev);
-	for (t = 0; t < o.threads; t++)
-		CK(cuStreamDestroy_v2, workers[t].stream);
-	CK(cuModuleUnload, mod);
+	for (int dv = 0; dv < ndev; dv++)
+		for (t = 0; t < o.threads; t++)
+			CK(cuStreamDestroy_v2, workers[t].streams[dv]);
+	for (int dv = 0; dv < ndev; dv++)
+		CK(cuModuleUnload, mod[dv]);
 	CK(cuLibraryUnload, lib);
-	CK(cuDevicePrimaryCtxRelease_v2, dev);
+	for (int dv = 0; dv < ndev; dv++)
+		CK(cuDevicePrimaryCtxRelease_v2, dv);
 
 	printf("{\"pid\":%d,\"device\":", (int)getpid());
 	json_string(devname);
@@ -1239,15 +1333,31 @@ int main(int argc, char **argv)
 			printf("%s%lu", i ? "," : "", workers[0].in_range[i]);
 		printf("]");
 	}
+	printf(",\"devices\":%d,\"device_launches\":[", ndev);
+	for (int dv = 0; dv < ndev; dv++)
+		printf("%s%lu", dv ? "," : "", dev_launched[dv]);
+	printf("],\"peer\":%ld", o.peer);
 	printf(",\"handles\":{\"streams\":[");
 	for (t = 0; t < o.threads; t++)
 		printf("%s%llu", t ? "," : "", (unsigned long long)(uintptr_t)workers[t].stream);
 	printf("],\"dptr\":[%llu,%llu,%llu],\"host\":%llu,\"event\":%llu,"
-	       "\"vecAdd\":%llu,\"scale\":%llu,\"fill\":%llu,\"fill_kernel\":%llu}",
-	       (unsigned long long)d_a, (unsigned long long)d_b, (unsigned long long)d_c,
+	       "\"vecAdd\":%llu,\"scale\":%llu,\"fill\":%llu,\"fill_kernel\":%llu",
+	       (unsigned long long)d_a[0], (unsigned long long)d_b[0], (unsigned long long)d_c[0],
 	       (unsigned long long)(uintptr_t)h, (unsigned long long)(uintptr_t)ev,
-	       (unsigned long long)(uintptr_t)f_vecadd, (unsigned long long)(uintptr_t)f_scale,
-	       (unsigned long long)(uintptr_t)f_fill, (unsigned long long)(uintptr_t)k_fill);
+	       (unsigned long long)(uintptr_t)f_vecadd[0], (unsigned long long)(uintptr_t)f_scale[0],
+	       (unsigned long long)(uintptr_t)f_fill[0], (unsigned long long)(uintptr_t)k_fill);
+	/* per device: its context and the streams of each thread on it */
+	printf(",\"ctx\":[");
+	for (int dv = 0; dv < ndev; dv++)
+		printf("%s%llu", dv ? "," : "", (unsigned long long)(uintptr_t)ctxs[dv]);
+	printf("],\"device_streams\":[");
+	for (int dv = 0; dv < ndev; dv++) {
+		printf("%s[", dv ? "," : "");
+		for (t = 0; t < o.threads; t++)
+			printf("%s%llu", t ? "," : "", (unsigned long long)(uintptr_t)workers[t].streams[dv]);
+		printf("]");
+	}
+	printf("]}");
 	printf(",\"name_at_8\":{\"vecAdd\":%s,\"scale\":%s,\"fill\":%s,\"fill_kernel\":%s}",
 	       layout[0] ? "true" : "false", layout[1] ? "true" : "false",
 	       layout[2] ? "true" : "false", layout[3] ? "true" : "false");

@@ -7,11 +7,16 @@
  * few calls a driver-API program needs around them.  Behaviour is the
  * minimum that keeps a real program's logic working:
  *
+ *  - two devices (cuDeviceGetCount 2), each with its primary context;
+ *    created contexts on either; the current context is per thread, a
+ *    stack (cuCtxSetCurrent, cuCtxPushCurrent_v2, cuCtxPopCurrent_v2);
  *  - handles are small heap objects tagged with a magic number;
  *  - device and pinned host memory are plain host allocations, registered so
  *    that copies and sets really move bytes and refuse ranges outside an
  *    allocation (CUDA_ERROR_INVALID_VALUE) instead of corrupting memory;
  *    0-byte allocations fail with CUDA_ERROR_INVALID_VALUE, as in the driver;
+ *    device memory belongs to the current context's device, and a peer copy
+ *    refuses pointers that are not on the devices of the contexts it names;
  *  - a module or library knows the kernels its PTX declares (.entry); a
  *    CUfunction / CUkernel points to a heap struct whose 8-byte field at +8
  *    points to the NUL-terminated mangled name, the layout measured on the
@@ -24,9 +29,9 @@
  *    agent) and calls its InitializeInjection, as the driver does, and each
  *    launch, copy and set is then reported to the mock libcupti the agent
  *    brings (cupti/testing/mock_api.h: mock_gpu_work) as work of one serial
- *    "GPU" that runs it for GT_MOCK_GPU_NS (default 5000) once it is free;
- *    gt_mock_nvtx_range(), not a CUDA call, hands that mock an NVTX range
- *    (cuda_workload --nvtx-steps), which CUPTI would have recorded.
+ *    "GPU" per device that runs it for GT_MOCK_GPU_NS (default 5000) once
+ *    it is free; gt_mock_nvtx_range(), not a CUDA call, hands that mock an
+ *    NVTX range (cuda_workload --nvtx-steps), which CUPTI would have recorded.
  *
  * Every exported function is its own non-inlined, non-cloned function with
  * its own entry address (uprobes attach by address), and none calls another
@@ -67,6 +72,7 @@
 #define MAGIC_DEAD	0x67746d6f636bdeadull
 
 #define MOCK_DEVICE_NAME "gtrace mock device"
+#define MOCK_NDEV 2
 #define MOCK_DRIVER_VERSION 13000
 #define MOCK_ALIGN 256
 
@@ -129,7 +135,7 @@ static unsigned (*gpu_work_fn)(const struct mock_gpu_work *);	/* the mock libcup
 static unsigned (*nvtx_range_fn)(const char *, unsigned long long, unsigned long long);
 static pthread_once_t inject_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t gpu_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t gpu_free;	/* when the serial "GPU" is done with what it was given */
+static uint64_t gpu_free[MOCK_NDEV];	/* when each serial "GPU" is done with what it was given */
 static unsigned long gpu_ns = 5000;
 
 /* cuInit: the driver loads CUDA_INJECTION64_PATH and calls its
@@ -158,19 +164,22 @@ static void inject(void)
 			path);
 }
 
-/* Work of a call that began at api_start: on the "GPU" from when it is free
- * (at the earliest 1 us after the call) for gpu_ns. */
+static void current_ids(unsigned *device, unsigned *context);
+
+/* Work of a call that began at api_start: on the current context's "GPU"
+ * from when it is free (at the earliest 1 us after the call) for gpu_ns. */
 static void gpu_work(struct mock_gpu_work *w, uint64_t api_start)
 {
 	uint64_t now;
 
 	if (!gpu_work_fn)
 		return;
+	current_ids(&w->device, &w->context);
 	now = mono_ns();
 	pthread_mutex_lock(&gpu_lock);
-	w->start = gpu_free > now + 1000 ? gpu_free : now + 1000;
+	w->start = gpu_free[w->device] > now + 1000 ? gpu_free[w->device] : now + 1000;
 	w->end = w->start + gpu_ns;
-	gpu_free = w->end;
+	gpu_free[w->device] = w->end;
 	pthread_mutex_unlock(&gpu_lock);
 	w->api_start = api_start;
 	w->api_end = now;
@@ -202,6 +211,7 @@ struct mock_ctx {
 	CUdevice dev;
 	int primary;		/* the device's primary context */
 	int refs;		/* primary: retain count */
+	unsigned id;		/* CUPTI's context id: 1 + device for primary contexts */
 };
 
 struct mock_stream {
@@ -220,7 +230,11 @@ struct mock_event {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int initialized;
-static struct mock_ctx primary_ctx = { .magic = MAGIC_CTX, .dev = 0, .primary = 1 };
+static struct mock_ctx primary_ctx[MOCK_NDEV] = {
+	{ .magic = MAGIC_CTX, .dev = 0, .primary = 1, .id = 1 },
+	{ .magic = MAGIC_CTX, .dev = 1, .primary = 1, .id = 2 },
+};
+static unsigned next_ctx_id = MOCK_NDEV + 1;	/* of created contexts */
 /* The thread's context stack: current_ctx is its top, ctx_stack the rest. */
 static __thread CUcontext current_ctx;
 static __thread CUcontext ctx_stack[CTX_STACK_MAX];
@@ -250,6 +264,20 @@ static bool have_ctx(void)
 	return current_ctx != NULL;
 }
 
+static bool dev_valid(CUdevice dev)
+{
+	return dev >= 0 && dev < MOCK_NDEV;
+}
+
+/* The current context's device and CUPTI context id (0, 0 without one). */
+static void current_ids(unsigned *device, unsigned *context)
+{
+	const struct mock_ctx *c = (const void *)current_ctx;
+
+	*device = c ? (unsigned)c->dev : 0;
+	*context = c ? c->id : 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* memory registry                                                      */
 
@@ -259,6 +287,7 @@ struct region {
 	uintptr_t base;
 	size_t size;
 	enum region_kind kind;
+	int dev;		/* R_DEVICE: the device it is on */
 };
 
 static struct region *regions;
@@ -266,6 +295,7 @@ static size_t nregions, cap_regions;
 
 static CUresult region_alloc(size_t size, enum region_kind kind, void **out)
 {
+	int dev = current_ctx ? ((const struct mock_ctx *)current_ctx)->dev : 0;
 	void *p = NULL;
 	CUresult r = CUDA_SUCCESS;
 
@@ -286,7 +316,7 @@ static CUresult region_alloc(size_t size, enum region_kind kind, void **out)
 		regions = n;
 		cap_regions = ncap;
 	}
-	regions[nregions++] = (struct region){ (uintptr_t)p, size, kind };
+	regions[nregions++] = (struct region){ (uintptr_t)p, size, kind, dev };
 out:
 	pthread_mutex_unlock(&lock);
 	if (r != CUDA_SUCCESS) {
@@ -320,9 +350,10 @@ static CUresult region_free(uintptr_t base, unsigned kinds)
 	return CUDA_SUCCESS;
 }
 
-/* 1: [p, p+n) lies inside one device or pinned-host allocation;
- * 0: p is in none; -1: p is in one but the range runs past its end. */
-static int region_lookup(uintptr_t p, size_t n)
+/* 1: [p, p+n) lies inside one device or pinned-host allocation (its
+ * device in *dev, -1 for host memory); 0: p is in none; -1: p is in one but
+ * the range runs past its end. */
+static int region_lookup_dev(uintptr_t p, size_t n, int *dev)
 {
 	int found = 0;
 	size_t i;
@@ -334,10 +365,18 @@ static int region_lookup(uintptr_t p, size_t n)
 		if (r->kind == R_HANDLE || p < r->base || p - r->base >= r->size)
 			continue;
 		found = (n <= r->size - (p - r->base)) ? 1 : -1;
+		*dev = r->kind == R_DEVICE ? r->dev : -1;
 		break;
 	}
 	pthread_mutex_unlock(&lock);
 	return found;
+}
+
+static int region_lookup(uintptr_t p, size_t n)
+{
+	int dev;
+
+	return region_lookup_dev(p, n, &dev);
 }
 
 /* A device-side range: must lie in an allocation. */
@@ -892,7 +931,7 @@ MOCK_API CUresult cuDeviceGetCount(int *count)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!count)
 		return CUDA_ERROR_INVALID_VALUE;
-	*count = 1;
+	*count = MOCK_NDEV;
 	return CUDA_SUCCESS;
 }
 
@@ -902,9 +941,9 @@ MOCK_API CUresult cuDeviceGet(CUdevice *device, int ordinal)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!device)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (ordinal != 0)
+	if (!dev_valid(ordinal))
 		return CUDA_ERROR_INVALID_DEVICE;
-	*device = 0;
+	*device = ordinal;
 	return CUDA_SUCCESS;
 }
 
@@ -914,7 +953,7 @@ MOCK_API CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!name || len <= 0)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (dev != 0)
+	if (!dev_valid(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
 	snprintf(name, (size_t)len, "%s", MOCK_DEVICE_NAME);
 	return CUDA_SUCCESS;
@@ -931,13 +970,14 @@ static CUresult ctx_create(CUcontext *pctx, CUdevice dev)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!pctx)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (dev != 0)
+	if (!dev_valid(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	c->magic = MAGIC_CTX;
 	c->dev = dev;
+	c->id = __atomic_fetch_add(&next_ctx_id, 1, __ATOMIC_RELAXED);
 	*pctx = (CUcontext)c;
 	current_ctx = (CUcontext)c;	/* created contexts are made current */
 	return CUDA_SUCCESS;
@@ -1038,12 +1078,12 @@ MOCK_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!pctx)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (dev != 0)
+	if (!dev_valid(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
 	pthread_mutex_lock(&lock);
-	primary_ctx.refs++;
+	primary_ctx[dev].refs++;
 	pthread_mutex_unlock(&lock);
-	*pctx = (CUcontext)&primary_ctx;
+	*pctx = (CUcontext)&primary_ctx[dev];
 	return CUDA_SUCCESS;
 }
 
@@ -1053,11 +1093,11 @@ static CUresult primary_release(CUdevice dev)
 
 	if (!is_init())
 		return CUDA_ERROR_NOT_INITIALIZED;
-	if (dev != 0)
+	if (!dev_valid(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
 	pthread_mutex_lock(&lock);
-	if (primary_ctx.refs > 0)
-		primary_ctx.refs--;
+	if (primary_ctx[dev].refs > 0)
+		primary_ctx[dev].refs--;
 	else
 		r = CUDA_ERROR_INVALID_CONTEXT;
 	pthread_mutex_unlock(&lock);
@@ -1079,7 +1119,7 @@ MOCK_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
 	if (!is_init())
 		return CUDA_ERROR_NOT_INITIALIZED;
-	if (dev != 0)
+	if (!dev_valid(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
 	return CUDA_SUCCESS;
 }
@@ -1371,10 +1411,16 @@ MOCK_API CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr s
 	return async_check(hStream) ?: copy_bytes(U(dstDevice), SIDE_DEVICE, U(srcDevice), SIDE_DEVICE, ByteCount);
 }
 
+/* Each side on the device of the context that names it. */
 static CUresult peer_copy(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUcontext sctx, size_t n)
 {
+	int ddev, sdev;
+
 	if (!ctx_valid(dctx) || !ctx_valid(sctx))
 		return CUDA_ERROR_INVALID_CONTEXT;
+	if (n && (region_lookup_dev(U(dst), n, &ddev) != 1 || region_lookup_dev(U(src), n, &sdev) != 1 ||
+		  ddev != ((const struct mock_ctx *)dctx)->dev || sdev != ((const struct mock_ctx *)sctx)->dev))
+		return CUDA_ERROR_INVALID_VALUE;
 	return copy_bytes(U(dst), SIDE_DEVICE, U(src), SIDE_DEVICE, n);
 }
 
