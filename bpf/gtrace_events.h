@@ -21,13 +21,15 @@ enum gt_rec_type {
 	GT_REC_RET = 3,		/* libcuda call exit (struct gt_ret) */
 	GT_REC_CALL_STR = 4,	/* call entry carrying a string argument (struct gt_call_str) */
 	GT_REC_RET_STR = 5,	/* call exit carrying the string an out-pointer points to (struct gt_ret_str) */
-	GT_REC_LIBOPEN = 6,	/* a process opened a file named libcuda.so* (struct gt_path) */
+	GT_REC_LIBOPEN = 6,	/* a process opened a file named libcuda.so* or libnccl.so* (struct gt_path) */
 	GT_REC_EXEC = 7,	/* a process called exec (struct gt_proc_evt) */
 	GT_REC_FORK = 8,	/* a traced process forked (struct gt_proc_evt) */
 	GT_REC_EXIT = 9,	/* a process exited (struct gt_proc_evt) */
 	GT_REC_IOCTL = 10,	/* an ioctl on an NVIDIA device, entry to exit (struct gt_ioctl) */
 	GT_REC_OFFCPU = 11,	/* a traced thread was off-CPU (struct gt_offcpu) */
 	GT_REC_RANGE = 12,	/* a capture range opened or closed in a process (struct gt_capture) */
+	GT_REC_NCCL = 13,	/* libnccl call entry with its arguments (struct gt_nccl) */
+	GT_REC_NCCL_RET = 14,	/* libnccl call exit (struct gt_ret; api = enum gt_nccl_api) */
 
 	GT_REC_NAME = 32,	/* name table entry written by the recorder (struct gt_name) */
 	GT_REC_STATS = 33,	/* snapshot of the drop and event counters (struct gt_stats) */
@@ -51,6 +53,8 @@ enum gt_rec_type {
 				 * daemon reads as they grow, never in a trace (struct gt_cupti_mark) */
 	GT_REC_GPU_METRIC = 51,	/* one GPU metric sampled through NVML by the recorder
 				 * (struct gt_gpu_metric) */
+	GT_REC_PROC_RANK = 52,	/* a process' rank in its job, from its environment at exec
+				 * (struct gt_proc_rank) */
 	GT_REC_MAX = 63,
 };
 
@@ -92,6 +96,38 @@ struct gt_launch {
 	__u32 shmem;		/* dynamic shared memory bytes per block */
 	__u16 flags;		/* GT_LAUNCH_* */
 	__u16 nattrs;		/* CUlaunchConfig.numAttrs for Ex launches */
+};
+
+/* Entry of a libnccl call (bpf/gtrace_nccl.h lists them and where each
+ * argument is). */
+struct gt_nccl {
+	struct gt_hdr hdr;	/* api = enum gt_nccl_api */
+	__u64 sendbuff;		/* the send buffer, 0 where none */
+	__u64 recvbuff;		/* the receive buffer, 0 where none */
+	__u64 count;		/* elements (ReduceScatter: recvcount; AllGather: sendcount) */
+	__u64 comm;		/* the communicator the call works on (split: the parent), 0 none */
+	__u64 stream;		/* cudaStream_t, 0 = the default stream or none */
+	__u64 uid;		/* inits: digest of the ncclUniqueId (GT_NCCL_UID), the same in
+				 * every rank of the communicator; else 0 */
+	__u64 out;		/* where a new communicator is written (inits, split), 0 none */
+	__s32 peer;		/* root (Reduce, Broadcast), peer (Send, Recv), rank (inits),
+				 * color (split); -1 none */
+	__s32 nranks;		/* inits: nranks (InitAll: ndev); split: key; else 0 */
+	__u32 datatype;		/* ncclDataType_t, 0xffffffff none */
+	__u32 op;		/* ncclRedOp_t (0-4 built in, higher a custom one), 0xffffffff none */
+	__u32 flags;		/* GT_NCCL_UID, GT_NCCL_ARGS_FAULT */
+	__u32 _pad;		/* explicit padding, zero */
+};
+
+/* A process' place in its job, read by the recorder from
+ * /proc/PID/environ when it first saw the process (the environment the
+ * program was started with: torchrun and most launchers set these). */
+struct gt_proc_rank {
+	struct gt_hdr hdr;	/* ts = when read; pid = the process; tid 0 */
+	__s32 rank;		/* RANK, -1 unset */
+	__s32 local_rank;	/* LOCAL_RANK, -1 unset */
+	__s32 world_size;	/* WORLD_SIZE, -1 unset */
+	__s32 local_world_size;	/* LOCAL_WORLD_SIZE, -1 unset */
 };
 
 /* Flags of struct gt_ret. */
@@ -498,6 +534,8 @@ _Static_assert(sizeof(struct gt_call) == 72, "gt_call size");
 _Static_assert(sizeof(struct gt_launch) == 72, "gt_launch size");
 _Static_assert(sizeof(struct gt_ret) == 40, "gt_ret size");
 _Static_assert(sizeof(struct gt_call_str) == 64, "gt_call_str size");
+_Static_assert(sizeof(struct gt_nccl) == 104, "gt_nccl size");
+_Static_assert(sizeof(struct gt_proc_rank) == 40, "gt_proc_rank size");
 _Static_assert(sizeof(struct gt_ret_str) == 40, "gt_ret_str size");
 _Static_assert(sizeof(struct gt_path) == 32, "gt_path size");
 _Static_assert(sizeof(struct gt_proc_evt) == 56, "gt_proc_evt size");

@@ -32,6 +32,9 @@ size_t gt_rec__min_size(uint16_t type)
 	case GT_REC_OVERHEAD:	return sizeof(struct gt_overhead);
 	case GT_REC_CUPTI_MARK:	return sizeof(struct gt_cupti_mark);
 	case GT_REC_GPU_METRIC:	return sizeof(struct gt_gpu_metric);
+	case GT_REC_NCCL:	return sizeof(struct gt_nccl);
+	case GT_REC_NCCL_RET:	return sizeof(struct gt_ret);
+	case GT_REC_PROC_RANK:	return sizeof(struct gt_proc_rank);
 	default:		return sizeof(struct gt_hdr);
 	}
 }
