@@ -676,7 +676,7 @@ int range_close_entry(struct pt_regs *ctx)
 	return 0;
 }
 
-/* ---- discovery of libcuda copies opened after the recorder started ---- */
+/* ---- discovery of libcuda and libnccl copies opened after the recorder started ---- */
 
 #define GT_PATH_MAX 256
 
@@ -686,29 +686,37 @@ struct gt_path_max {
 };
 
 /* True when buf (n bytes with the NUL) ends in a component of len bytes that
- * is libcuda.so or libcuda.so.<anything>. Fixed offsets from the end keep
- * the verifier's work small: no scan of the whole path for its last '/'. */
-static __always_inline bool ends_in_libcuda(const char *buf, long n, int len)
+ * is libcuda.so or libnccl.so, or either followed by .<anything>. Fixed
+ * offsets from the end keep the verifier's work small: no scan of the
+ * whole path for its last '/'. */
+static __always_inline bool ends_in_lib(const char *buf, long n, int len)
 {
-	static const char want[] = "libcuda.so";
-	int start = n - 1 - len, j;
-	char c;
+	int start = n - 1 - len;
+	char c[10];
 
 	if (start < 0)
 		return false;
 	if (start > 0 && buf[(start - 1) & (GT_PATH_MAX - 1)] != '/')
 		return false;
-	for (j = 0; j < (int)sizeof(want) - 1; j++) {
-		if (buf[(start + j) & (GT_PATH_MAX - 1)] != want[j])
-			return false;
-	}
-	c = buf[(start + sizeof(want) - 1) & (GT_PATH_MAX - 1)];
-	return c == 0 || c == '.';
+	for (int j = 0; j < 10; j++)
+		c[j] = buf[(start + j) & (GT_PATH_MAX - 1)];
+	/* "lib", "cuda" or "nccl", ".so": each part decided before the next,
+	 * so that the verifier's states stay few */
+	if (c[0] != 'l' || c[1] != 'i' || c[2] != 'b')
+		return false;
+	if (!(c[3] == 'c' && c[4] == 'u' && c[5] == 'd' && c[6] == 'a') &&
+	    !(c[3] == 'n' && c[4] == 'c' && c[5] == 'c' && c[6] == 'l'))
+		return false;
+	if (c[7] != '.' || c[8] != 's' || c[9] != 'o')
+		return false;
+	c[0] = buf[(start + 10) & (GT_PATH_MAX - 1)];
+	return c[0] == 0 || c[0] == '.';
 }
 
-/* Reports an openat of a file named libcuda.so*. The check runs for every
- * openat on the machine, so it reads at most GT_PATH_MAX bytes and looks only
- * at the file names libcuda has (libcuda.so .. libcuda.so.NNN.NNN.NN). */
+/* Reports an openat of a file named libcuda.so* or libnccl.so*. The check
+ * runs for every openat on the machine, so it reads at most GT_PATH_MAX
+ * bytes and looks only at the file names these have (libcuda.so ..
+ * libcuda.so.NNN.NNN.NN, libnccl.so.2.27.7). */
 static __always_inline int check_open(const char *upath)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -724,7 +732,7 @@ static __always_inline int check_open(const char *upath)
 	if (n < 11 || n > GT_PATH_MAX)
 		return 0;
 	for (len = 10; len <= 28 && !hit; len++)
-		hit = ends_in_libcuda(buf, n, len);
+		hit = ends_in_lib(buf, n, len);
 	if (!hit)
 		return 0;
 	e = reserve(sizeof(*e));

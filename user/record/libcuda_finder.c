@@ -9,12 +9,28 @@
 #include <unistd.h>
 #include "record/libcuda_finder.h"
 
-bool libcuda_finder__is_libcuda(const char *path)
+/* The file name is NAME.so or NAME.so.<anything>, name being 10 bytes. */
+static bool is_lib(const char *path, const char *name)
 {
 	const char *base = strrchr(path, '/');
 
 	base = base ? base + 1 : path;
-	return strncmp(base, "libcuda.so", 10) == 0 && (base[10] == 0 || base[10] == '.');
+	return strncmp(base, name, 10) == 0 && (base[10] == 0 || base[10] == '.');
+}
+
+bool libcuda_finder__is_libcuda(const char *path)
+{
+	return is_lib(path, "libcuda.so");
+}
+
+bool libcuda_finder__is_libnccl(const char *path)
+{
+	return is_lib(path, "libnccl.so");
+}
+
+static bool wanted(const char *path)
+{
+	return libcuda_finder__is_libcuda(path) || libcuda_finder__is_libnccl(path);
 }
 
 /* Where drivers install libcuda. Stub libraries of the toolkit (…/stubs/)
@@ -59,13 +75,13 @@ int libcuda_finder__scan_pid(pid_t pid, libcuda_found_fn fn, void *ctx)
 	while (fgets(line, sizeof(line), f)) {
 		char *p = strchr(line, '/'), *nl;
 
-		if (!p || !strstr(p, "libcuda.so"))
+		if (!p || (!strstr(p, "libcuda.so") && !strstr(p, "libnccl.so")))
 			continue;
 		nl = strchr(p, '\n');
 		if (nl)
 			*nl = 0;
 		/* a file replaced on disk (driver upgrade) cannot be probed by path */
-		if (strstr(p, " (deleted)") || !libcuda_finder__is_libcuda(p))
+		if (strstr(p, " (deleted)") || !wanted(p))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/root%s", pid, p);
 		if (fn(ctx, path, p) >= 0)
@@ -98,7 +114,7 @@ int libcuda_finder__on_open(pid_t pid, const char *path, libcuda_found_fn fn, vo
 {
 	char full[PATH_MAX + 64];
 
-	if (!libcuda_finder__is_libcuda(path))
+	if (!wanted(path))
 		return 0;
 	if (path[0] == '/')
 		snprintf(full, sizeof(full), "/proc/%d/root%s", pid, path);

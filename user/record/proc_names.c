@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -203,6 +204,74 @@ void proc_names__forget_cmdline(struct proc_names *pn, uint32_t pid)
 }
 
 /* First record of a process: write its name before it. */
+/* The value of NAME=<integer> among the NUL-separated entries of env[0..n),
+ * -1 when absent or not a number from 0 to INT32_MAX. */
+static int32_t env_int(const char *env, size_t n, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < n;) {
+		const char *e = env + i, *end = memchr(e, 0, n - i);
+		size_t elen = end ? (size_t)(end - e) : n - i;
+
+		if (elen > len && e[len] == '=' && !memcmp(e, name, len)) {
+			char num[16], *stop;
+			long v;
+
+			if (elen - len - 1 == 0 || elen - len - 1 >= sizeof(num))
+				return -1;
+			memcpy(num, e + len + 1, elen - len - 1);
+			num[elen - len - 1] = 0;
+			errno = 0;
+			v = strtol(num, &stop, 10);
+			return !errno && !*stop && v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
+		}
+		i += elen + 1;
+	}
+	return -1;
+}
+
+bool proc_names__parse_rank(const char *env, size_t n, struct gt_proc_rank *r)
+{
+	r->rank = env_int(env, n, "RANK");
+	r->local_rank = env_int(env, n, "LOCAL_RANK");
+	r->world_size = env_int(env, n, "WORLD_SIZE");
+	r->local_world_size = env_int(env, n, "LOCAL_WORLD_SIZE");
+	return r->rank >= 0 || r->local_rank >= 0 || r->world_size >= 0 || r->local_world_size >= 0;
+}
+
+/* The process' rank in its job, from the environment it was started with
+ * (torchrun's RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE): a record when
+ * any is set.  The environment may be large; the first 256 KiB are read. */
+static void write_rank(struct proc_names *pn, const struct gt_hdr *h)
+{
+	enum { ENV_MAX = 256 << 10 };
+	struct gt_proc_rank r;
+	char path[64], *env = malloc(ENV_MAX);
+	ssize_t n = -1, got;
+	int fd;
+
+	if (!env)
+		return;
+	snprintf(path, sizeof(path), "/proc/%u/environ", h->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = 0;
+		while (n < ENV_MAX && (got = read(fd, env + n, ENV_MAX - n)) > 0)
+			n += got;
+		close(fd);
+	}
+	memset(&r, 0, sizeof(r));
+	if (n > 0 && proc_names__parse_rank(env, (size_t)n, &r)) {
+		r.hdr.ts = h->ts;
+		r.hdr.pid = h->pid;
+		r.hdr.type = GT_REC_PROC_RANK;
+		r.hdr.size = sizeof(r);
+		pn->emit(pn->ctx, &r.hdr);
+	}
+	free(env);
+}
+
 void proc_names__write_process(struct proc_names *pn, const struct gt_hdr *h)
 {
 	char path[64], buf[1024];
@@ -221,6 +290,7 @@ void proc_names__write_process(struct proc_names *pn, const struct gt_hdr *h)
 	}
 	if (buf[0])
 		write_name(pn, h, GT_NAME_PROCESS, h->pid, buf);
+	write_rank(pn, h);
 }
 
 /* A thread's name, unless it is the one last written for it. */

@@ -37,8 +37,13 @@ bool proc_names__add_process(struct proc_names *pn, uint32_t pid);
  * new. Returns true when pid was traced and running. */
 bool proc_names__exited(struct proc_names *pn, uint32_t pid);
 /* For a process first traced at h: its process-info record (parent, comm,
- * cgroup) and its name (command line from its exec, else /proc). */
+ * cgroup), its name (command line from its exec, else /proc) and, when its
+ * environment names its rank in a job, a GT_REC_PROC_RANK record. */
 void proc_names__write_process(struct proc_names *pn, const struct gt_hdr *h);
+/* Parses RANK, LOCAL_RANK, WORLD_SIZE and LOCAL_WORLD_SIZE from the
+ * NUL-separated environment env[0..n) into r (-1 each that is unset or not
+ * a number); true when any is set.  The header is the caller's. */
+bool proc_names__parse_rank(const char *env, size_t n, struct gt_proc_rank *r);
 /* First record of thread h->tid: writes its name (comm) before it. */
 /* A thread's comm from BPF (at its exit or a rename, GT_NAME_F_RAW):
  * written, without the flag, for a thread that had records and whose name

@@ -28,6 +28,7 @@
 #include "record/sched_ioctl_sources.h"
 #include "format/nv_ioctl.h"
 #include "record/libcuda_finder.h"
+#include "record/nccl_probes.h"
 #include "lib/log.h"
 #include "record/bpf_log.h"
 #include "record/proc_names.h"
@@ -108,6 +109,16 @@ static int attach_found(void *ctx, const char *path, const char *label)
 	 * later, at an exec, an open or the rescan, get no probes either */
 	if (!r->o->trace_cuda)
 		return 0;
+	if (libcuda_finder__is_libnccl(label)) {
+		if (!r->nccl)
+			return -ENOENT;
+		n = nccl_probes__attach_file(r->nccl, path, label);
+		if (n > 0)
+			pr_verbose("tracing %s (%d NCCL probes)", label, n);
+		else if (n < 0 && n != -ENOEXEC)
+			pr_warn("failed to attach to %s: %s", label, strerror(-n));
+		return n;
+	}
 	n = cuda_probes__attach_file(r->probes, path, label);
 	if (n > 0)
 		pr_verbose("tracing %s (%d probes)", label, n);
@@ -200,6 +211,7 @@ void recorder__counters(struct recorder *r, struct gt_counters *c)
 	c->attach_files = cuda_probes__nfiles(r->probes);
 	c->attach_probes = cuda_probes__nprobes(r->probes);
 	c->attach_failed = cuda_probes__nfailed(r->probes);
+	nccl_probes__counters(r->nccl, c);
 	c->records_written = trace_writer__records(r->w);
 	kernel_sources__counters(r->ks, c);
 }
@@ -680,6 +692,21 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		goto cleanup;
 	po.multi = r->multi;
 	r->probes = cuda_probes__new(r->skel, &po);
+	if (o->trace_cuda) {
+		/* libnccl beside libcuda: found by the same discovery */
+		struct nccl_probes_opts no = {
+			.multi = r->multi, .filter = r->filter,
+			.capture_ranges = o->capture_range != RECORD_RANGE_NONE,
+			.wakeup_bytes = r->skel->rodata->wakeup_bytes, .self_pid = getpid(),
+			.rb_fd = bpf_map__fd(r->skel->maps.rb), .pids_fd = bpf_map__fd(r->skel->maps.pids),
+			.active_fd = bpf_map__fd(r->skel->maps.active_pids),
+			.ranges_fd = bpf_map__fd(r->skel->maps.ranges),
+		};
+
+		err = nccl_probes__new(&no, &r->nccl);
+		if (err)
+			goto cleanup;
+	}
 	r->names = kernel_names__new(emit_name_rec, kernel_names__read_process, r);
 	r->procs = proc_names__new(r->filter, emit_name_rec, r);
 	if (r->names && o->daemon)
@@ -802,6 +829,7 @@ cleanup:
 	child__free(r->child);	/* never released: it exits without running CMD */
 	ring_buffer__free(r->rb);
 	cuda_probes__free(r->probes);
+	nccl_probes__free(r->nccl);
 	budget__free(r);
 	gpu_metrics__free(r->gpum);
 	kernel_sources__free(r->ks);

@@ -68,6 +68,7 @@ struct recorder {
 	struct cuda_bpf *skel;
 	struct ring_buffer *rb;
 	struct cuda_probes *probes;
+	struct nccl_probes *nccl;	/* libnccl's probes, NULL when libcuda's are off */
 	struct kernel_names *names;
 	struct trace_writer *w;
 	char path[PATH_MAX];

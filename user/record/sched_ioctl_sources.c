@@ -6,6 +6,7 @@
 #include "ioctl.skel.h"
 #include "ioctl_fentry.skel.h"
 #include "record/sched_ioctl_sources.h"
+#include "record/shared_maps.h"
 #include "lib/log.h"
 #include "sched.skel.h"
 
@@ -19,23 +20,6 @@ struct kernel_sources {
 	int nlinks;
 	enum gt_ioctl_rung rung;
 };
-
-/* The shared maps and the configuration every object has (common.bpf.h). */
-#define SHARE_MAPS(skel, o)                                                            \
-	({                                                                             \
-		int e_ = bpf_map__reuse_fd((skel)->maps.rb, (o)->rb_fd);              \
-		if (!e_)                                                               \
-			e_ = bpf_map__reuse_fd((skel)->maps.pids, (o)->pids_fd);       \
-		if (!e_)                                                               \
-			e_ = bpf_map__reuse_fd((skel)->maps.active_pids, (o)->active_fd); \
-		if (!e_)                                                               \
-			e_ = bpf_map__reuse_fd((skel)->maps.ranges, (o)->ranges_fd);   \
-		(skel)->rodata->filter_pids = (o)->filter;                             \
-		(skel)->rodata->capture_ranges = (o)->capture_ranges;                  \
-		(skel)->rodata->wakeup_bytes = (o)->wakeup_bytes;                      \
-		(skel)->rodata->self_pid = (o)->self_pid;                              \
-		e_;                                                                    \
-	})
 
 #define SET_MAJORS(skel, o)                                                            \
 	do {                                                                           \

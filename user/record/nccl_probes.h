@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The NCCL source: its BPF object (bpf/nccl.bpf.c, writing to the cuda
+ * object's ring buffer and sharing its pid maps) and the uprobes of
+ * bpf/gtrace_nccl.h on every libnccl file found (record/libcuda_finder.c
+ * finds them as it finds libcuda), once per distinct file (device + inode).
+ */
+#ifndef GTRACE_NCCL_PROBES_H
+#define GTRACE_NCCL_PROBES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "bpf/gtrace_events.h"
+
+struct nccl_probes_opts {
+	bool multi;			/* uprobe_multi links (as the cuda object's probes) */
+	bool filter;			/* only processes in the pids map */
+	bool capture_ranges;		/* a process only while a capture range is open in it */
+	uint64_t wakeup_bytes;		/* as the cuda object */
+	uint32_t self_pid;		/* the recorder */
+	int rb_fd, pids_fd, active_fd, ranges_fd; /* the cuda object's maps */
+};
+
+struct nccl_probes;
+struct bpf_object;
+
+/* Loads the object.  Returns 0 or a negative errno with one line printed. */
+int nccl_probes__new(const struct nccl_probes_opts *o, struct nccl_probes **out);
+/* Attaches to the libnccl at path (which may go through /proc/PID/root);
+ * label names it in messages.  Returns the probes attached (0: this file
+ * was attached before), or a negative errno: -ENOEXEC when the file has
+ * none of the symbols. */
+int nccl_probes__attach_file(struct nccl_probes *p, const char *path, const char *label);
+size_t nccl_probes__nfiles(const struct nccl_probes *p);
+size_t nccl_probes__nprobes(const struct nccl_probes *p);
+/* Adds this object's drops and faults into c (p may be NULL). */
+void nccl_probes__counters(const struct nccl_probes *p, struct gt_counters *c);
+/* The loaded object (the overhead budget's run counts), NULL when none. */
+struct bpf_object *nccl_probes__object(const struct nccl_probes *p);
+void nccl_probes__free(struct nccl_probes *p);
+
+#endif
