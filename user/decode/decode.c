@@ -170,10 +170,13 @@ static void decode_args(struct gt_decoder *d, struct gt_callrec *c,
 static int emit(struct gt_decoder *d, const struct open_call *e, const struct exit_info *x,
 		uint64_t exit_ts)
 {
-	const struct gt_api_info *ai = gt_api__info(e->api);
+	const struct gt_api_info *ai;
 	struct gt_callrec c;
 	int rc;
 
+	if (e->api >= GT_NCCL_API_BASE)
+		return dec__nccl_emit(d, e, x, exit_ts);
+	ai = gt_api__info(e->api);
 	memset(&c, 0, sizeof(c));
 	c.ts = e->ts;
 	c.pid = e->pid;
@@ -230,7 +233,11 @@ static int load_entry(struct open_call *e, const struct gt_hdr *rec)
 	e->rtype = rec->type;
 	e->has_str = false;
 	e->cookie = 0;
-	if (rec->type == GT_REC_LAUNCH) {
+	if (rec->type == GT_REC_NCCL) {
+		e->api = (uint16_t)(GT_NCCL_API_BASE + rec->api);
+		e->nargs = 0;
+		memcpy(&e->n, rec, sizeof(e->n));
+	} else if (rec->type == GT_REC_LAUNCH) {
 		const struct gt_launch *l = (const void *)rec;
 
 		e->nargs = 0;
@@ -329,13 +336,16 @@ static struct open_call *stack_take(struct tstack *st, uint32_t j)
 	return &st->ent[st->depth];
 }
 
+/* ai NULL: an NCCL entry, which always has an exit and which the entry
+ * hook does not see (its consumers know libcuda's entries). */
 static int on_entry(struct gt_decoder *d, const struct gt_hdr *rec,
 		    const struct gt_api_info *ai)
 {
+	gt_entry_cb hook = ai ? d->on_entry : NULL;
 	struct tstack *st;
 	int rc = 0, err;
 
-	if (ai->ret == GT_R_NONE || gt_rec_entry_only(rec)) {
+	if (ai && (ai->ret == GT_R_NONE || gt_rec_entry_only(rec))) {
 		/* no exit will come: the entry is all there is */
 		err = load_entry(&d->tmp, rec);
 		if (d->on_entry && (rc = d->on_entry(d->ctx, rec, &d->tmp.cookie)))
@@ -361,13 +371,13 @@ static int on_entry(struct gt_decoder *d, const struct gt_hdr *rec,
 		st->ent[STACK_MAX - 1] = spare;
 		err = load_entry(&st->ent[STACK_MAX - 1], rec);
 		rc = emit(d, &d->tmp, NULL, 0);
-		if (!rc && d->on_entry)
-			rc = d->on_entry(d->ctx, rec, &st->ent[STACK_MAX - 1].cookie);
+		if (!rc && hook)
+			rc = hook(d->ctx, rec, &st->ent[STACK_MAX - 1].cookie);
 		return rc ? rc : err;
 	}
 	err = load_entry(&st->ent[st->depth], rec);
-	if (d->on_entry)
-		rc = d->on_entry(d->ctx, rec, &st->ent[st->depth].cookie);
+	if (hook)
+		rc = hook(d->ctx, rec, &st->ent[st->depth].cookie);
 	st->depth++;
 	return rc ? rc : err;
 }
@@ -380,6 +390,8 @@ static int learn_from_exit(struct gt_decoder *d, const struct gt_api_info *ai,
 
 	if (x->ret != 0)
 		return 0;
+	if (!ai)
+		return 0;	/* an NCCL call: decode/nccl.c learns at emit */
 	switch (ai->cls) {
 	case GT_CLS_GET_FUNC:
 		if (!(x->flags & GT_RET_OUT) || !e->has_str)
@@ -403,8 +415,10 @@ static int learn_from_exit(struct gt_decoder *d, const struct gt_api_info *ai,
 	}
 }
 
+/* api: the entries' api it pairs with (an NCCL exit's is GT_NCCL_API_BASE
+ * + its own; ai is then NULL). */
 static int on_exit_rec(struct gt_decoder *d, const struct gt_hdr *rec,
-		       const struct gt_api_info *ai)
+		       const struct gt_api_info *ai, uint16_t api)
 {
 	struct tstack *st = hmap_get(&d->threads, rec->tid, rec->pid);
 	struct exit_info x = { 0 };
@@ -415,13 +429,13 @@ static int on_exit_rec(struct gt_decoder *d, const struct gt_hdr *rec,
 	if (!st)
 		goto unmatched;
 	for (i = st->depth; i > 0; i--)
-		if (st->ent[i - 1].api == rec->api)
+		if (st->ent[i - 1].api == api)
 			break;
 	if (i == 0)
 		goto unmatched;
 	i--;
 
-	if (rec->type == GT_REC_RET) {
+	if (rec->type == GT_REC_RET || rec->type == GT_REC_NCCL_RET) {
 		const struct gt_ret *r = (const void *)rec;
 
 		x.ret = r->ret;
@@ -542,8 +556,22 @@ int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec)
 			return 0;
 		}
 		if (rec->type == GT_REC_RET || rec->type == GT_REC_RET_STR)
-			return on_exit_rec(d, rec, ai);
+			return on_exit_rec(d, rec, ai, rec->api);
 		return on_entry(d, rec, ai);
+	case GT_REC_NCCL:
+	case GT_REC_NCCL_RET:
+		if (!gt_nccl__info(rec->api)) {
+			d->stats.unknown_records++;
+			return 0;
+		}
+		if (rec->type == GT_REC_NCCL_RET)
+			return on_exit_rec(d, rec, NULL, (uint16_t)(GT_NCCL_API_BASE + rec->api));
+		return on_entry(d, rec, NULL);
+	case GT_REC_PROC_RANK:
+		rc = dec__on_rank(d, rec);
+		if (rc)
+			return rc;
+		break;
 	case GT_REC_EXEC:
 	case GT_REC_FORK:
 	case GT_REC_EXIT:
@@ -629,6 +657,7 @@ void gt_decoder__free(struct gt_decoder *d)
 
 			free(p->name);
 			dec__devices_free(p->dev);
+			dec__nccl_free(p->nccl);
 			free(p);
 		}
 	for (uint32_t i = 0; i < d->thread_names.cap; i++)

@@ -12,7 +12,9 @@
 #include <stdint.h>
 #include "bpf/gtrace_events.h"
 #include "bpf/gtrace_api.h"
+#include "bpf/gtrace_nccl.h"
 #include "format/api.h"
+#include "format/nccl.h"
 #include "format/records.h"
 
 /* One decoded libcuda call. */
@@ -58,6 +60,9 @@ struct gt_callrec {
 };
 
 #define GT_DEVICE_UNKNOWN (-1)
+/* NCCL calls share the decoder's per-thread pairing with libcuda's; their
+ * api there (gt_open_entry.api) is this plus enum gt_nccl_api. */
+#define GT_NCCL_API_BASE 0x8000u
 
 /* True for the calls that run on a device, whose device is counted when
  * unknown: launches, copies, sets, waits, allocations and frees. */
@@ -71,6 +76,50 @@ static inline bool gt_callrec__on_device(const struct gt_callrec *c)
 		return false;
 	}
 }
+
+/* One decoded libnccl call (GT_REC_NCCL and its exit), with what the
+ * decoder knows of its communicator (decode/nccl.c). */
+struct gt_ncclrec {
+	uint64_t ts;		/* entry, CLOCK_MONOTONIC ns */
+	uint64_t dur;		/* exit - entry, valid when has_exit */
+	uint32_t pid, tid;
+	uint16_t cpu;		/* CPU of the entry */
+	uint16_t api;		/* enum gt_nccl_api */
+	enum gt_nccl_kind kind;
+	bool has_exit;		/* an exit was recorded (ret, dur valid) */
+	int32_t ret;		/* ncclResult_t (7: ncclInProgress, a nonblocking call under way) */
+	uint64_t sendbuff, recvbuff;
+	uint64_t count;		/* elements */
+	uint64_t bytes;		/* count x the element size; 0 for an unknown type */
+	uint32_t datatype, op;	/* ncclDataType_t, ncclRedOp_t; GT_NCCL_NONE32 none */
+	int32_t peer;		/* root (Reduce, Broadcast), peer (Send, Recv); -1 none */
+	uint64_t comm;		/* the communicator (split: the parent; inits: the new one
+				 * once it came back), 0 none */
+	uint64_t stream;	/* cudaStream_t */
+	int32_t device;		/* the communicator's device (its thread's when it was made),
+				 * else the thread's current one; GT_DEVICE_UNKNOWN */
+	/* the communicator, as its init showed it; 0 / -1 where the trace did
+	 * not (made before the recording began) */
+	uint64_t uid;		/* digest of its ncclUniqueId: the same in every rank */
+	int32_t rank;		/* this process' rank in it */
+	int32_t nranks;		/* its size */
+	uint32_t comm_index;	/* 1-based number of the communicator in the decoder's
+				 * order of first sight, across processes; 0 none */
+	uint64_t seq;		/* collectives: 1-based number of this one on its communicator
+				 * in this process (NCCL orders them the same in every rank, so
+				 * the same collective has the same uid and seq everywhere);
+				 * else 0 */
+	bool in_group;		/* issued between ncclGroupStart and ncclGroupEnd of its thread */
+	uint32_t flags;		/* GT_NCCL_* of the entry */
+	uint64_t cookie;	/* as gt_callrec's (no entry hook sees NCCL entries: 0) */
+};
+
+/* A process' place in its job: from its environment (GT_REC_PROC_RANK),
+ * else from its first communicator's init. */
+struct gt_rank_info {
+	int32_t rank, local_rank, world_size;	/* -1 unknown */
+	bool from_env;		/* the environment said (else an init, or nothing) */
+};
 
 struct gt_decoder;
 
@@ -93,6 +142,9 @@ struct gt_decoder_stats {
 	uint64_t device_unknown;	/* calls that run on a device (gt_callrec__on_device)
 					 * whose device the trace did not show: no context
 					 * call of their thread was seen */
+	uint64_t nccl_calls;		/* libnccl calls emitted */
+	uint64_t nccl_comm_unknown;	/* of which on a communicator whose init the trace
+					 * did not show (no uid, rank, seq) */
 };
 
 typedef int (*gt_call_cb)(void *ctx, const struct gt_callrec *c);
@@ -109,13 +161,18 @@ typedef int (*gt_entry_cb)(void *ctx, const struct gt_hdr *rec, uint64_t *cookie
 struct gt_decoder *gt_decoder__new(gt_call_cb on_call, gt_rec_cb on_other, void *ctx);
 /* Sets the entry hook (NULL: none); ctx is the decoder's. */
 void gt_decoder__set_entry_cb(struct gt_decoder *d, gt_entry_cb on_entry);
+/* Called for every libnccl call completed (or cut) as on_call is for
+ * libcuda's; NULL (the default): NCCL calls are paired and counted, their
+ * communicators and ranks kept, and nothing handed on. */
+typedef int (*gt_nccl_cb)(void *ctx, const struct gt_ncclrec *n);
+void gt_decoder__set_nccl_cb(struct gt_decoder *d, gt_nccl_cb on_nccl);
 /* An entry the decoder holds open: taken, waiting for its exit.  An entry
  * stays open until its call is emitted and is no longer open during that
  * call's callback, so that while an exit or a process end emits several
  * calls, what is open is exactly what has not come out yet. */
 struct gt_open_entry {
 	uint64_t ts;		/* entry time */
-	uint16_t api;		/* enum gt_api */
+	uint16_t api;		/* enum gt_api; an NCCL call's: GT_NCCL_API_BASE + enum gt_nccl_api */
 	uint64_t *cookie;	/* the entry's cookie (see gt_entry_cb): the consumer may
 				 * change it until the call comes back with it */
 };
@@ -156,6 +213,11 @@ const char *gt_decoder__process_cmdline(const struct gt_decoder *d, uint32_t pid
 uint64_t gt_decoder__process_cgroup(const struct gt_decoder *d, uint32_t pid);
 /* Thread comm learned from GT_NAME_THREAD records; NULL if unknown. */
 const char *gt_decoder__thread_name(const struct gt_decoder *d, uint32_t tid);
+/* pid's rank in its job (struct gt_rank_info); false when nothing says. */
+bool gt_decoder__process_rank(const struct gt_decoder *d, uint32_t pid, struct gt_rank_info *r);
+/* "rank 1/2" (rank/world size, "?" for an unknown size) into buf when pid's
+ * rank is known, else ""; returns buf. */
+char *gt_decoder__rank_text(const struct gt_decoder *d, uint32_t pid, char *buf, size_t len);
 
 /* The demangled form of a mangled kernel name (as gt_demangle of
  * lib/demangle.h; the name itself when it is not an Itanium name), each

@@ -23,8 +23,9 @@
 struct open_call {
 	uint64_t ts;		/* entry time, ns */
 	uint32_t pid, tid;	/* of the entry record */
-	uint16_t api, cpu;	/* enum gt_api; CPU of the entry */
-	uint16_t rtype;		/* GT_REC_CALL, _LAUNCH or _CALL_STR */
+	uint16_t api, cpu;	/* enum gt_api (NCCL: GT_NCCL_API_BASE + enum gt_nccl_api);
+				 * CPU of the entry */
+	uint16_t rtype;		/* GT_REC_CALL, _LAUNCH, _CALL_STR or _NCCL */
 	uint16_t nargs;		/* valid entries of args[] */
 	bool has_str;		/* str holds the entry's string argument */
 	union {
@@ -34,6 +35,7 @@ struct open_call {
 			uint32_t grid[3], block[3], shmem;
 			uint16_t flags;
 		} l;
+		struct gt_nccl n;		/* GT_REC_NCCL (its header unused) */
 	};
 	char *str;		/* buffer owned by the slot, str_cap bytes */
 	uint32_t str_cap;
@@ -56,6 +58,9 @@ struct proc {
 	uint32_t nkernels;	/* entries of kernels keyed by this pid */
 	uint64_t cgroup;	/* cgroup v2 id, 0 if unknown */
 	struct dev_proc *dev;	/* its contexts, streams, allocations (devices.c), NULL none */
+	struct nccl_proc *nccl;	/* its communicators and groups (nccl.c), NULL none */
+	struct gt_rank_info rank;	/* its rank, valid when has_rank */
+	bool has_rank;
 };
 
 /* What an exit record brought. */
@@ -70,6 +75,8 @@ struct gt_decoder {
 	gt_call_cb on_call;		/* completed calls */
 	gt_rec_cb on_other;		/* everything else, may be NULL */
 	gt_entry_cb on_entry;		/* entries taken, may be NULL */
+	gt_nccl_cb on_nccl;		/* NCCL calls completed, may be NULL */
+	uint32_t ncomms;		/* communicators numbered so far (gt_ncclrec.comm_index) */
 	void *ctx;			/* passed to all three */
 	struct gt_decoder_stats stats;
 	uint64_t last_ts;		/* latest ts of a record fed */
@@ -108,6 +115,21 @@ int dec__device_call(struct gt_decoder *d, struct gt_callrec *c, const struct gt
 /* Forgets the device state of a process that exited or exec'd. */
 void dec__devices_forget(struct gt_decoder *d, uint32_t pid);
 void dec__devices_free(struct dev_proc *dp);
+
+/* decode/nccl.c */
+struct nccl_proc;
+/* Emits an NCCL entry e (with its exit x, NULL when none) through on_nccl
+ * and keeps what it says of its communicator. */
+int dec__nccl_emit(struct gt_decoder *d, const struct open_call *e, const struct exit_info *x,
+		   uint64_t exit_ts);
+/* A GT_REC_PROC_RANK record. */
+int dec__on_rank(struct gt_decoder *d, const struct gt_hdr *rec);
+/* Forgets the communicators of a process that exited or exec'd. */
+void dec__nccl_forget(struct gt_decoder *d, uint32_t pid);
+void dec__nccl_free(struct nccl_proc *np);
+/* decode/devices.c, for nccl.c: the device of pid's thread's current
+ * context, GT_DEVICE_UNKNOWN when the trace did not show it. */
+int32_t dec__thread_device(struct gt_decoder *d, uint32_t pid, uint32_t tid);
 
 /* decode.c */
 /* Emits the open calls of a process as incomplete: it exited or exec'd, so

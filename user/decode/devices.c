@@ -441,3 +441,10 @@ int dec__device_call(struct gt_decoder *d, struct gt_callrec *c, const struct gt
 		d->stats.device_unknown++;
 	return ok && dp ? call_effects(dp, c, ai, ctx) : 0;
 }
+
+int32_t dec__thread_device(struct gt_decoder *d, uint32_t pid, uint32_t tid)
+{
+	const struct dev_proc *dp = dev_proc_get(d, pid, false);
+
+	return ctx_device(dp, current_ctx(dp, tid));
+}

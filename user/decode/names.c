@@ -189,6 +189,7 @@ int dec__on_proc(struct gt_decoder *d, const struct gt_hdr *rec)
 		rc = dec__flush_pid(d, rec->pid);
 		kernels_forget(d, rec->pid);
 		dec__devices_forget(d, rec->pid);
+		dec__nccl_forget(d, rec->pid);
 		if (!rc)
 			rc = proc_name_set(d, rec->pid, pe->comm, n, rec->ts, 1);
 		break;
@@ -223,6 +224,7 @@ int dec__on_proc(struct gt_decoder *d, const struct gt_hdr *rec)
 	if (rec->type == GT_REC_EXIT) {
 		kernels_forget(d, rec->pid);
 		dec__devices_forget(d, rec->pid);
+		dec__nccl_forget(d, rec->pid);
 	}
 	return rc;
 }
