@@ -154,6 +154,7 @@ static const char header[] =
 	"grid_x,grid_y,grid_z,block_x,block_y,block_z,shmem,stream,bytes,kind,dst,src,ptr,"
 	"handle,parent,name,path,event,ppid,comm,exit_code,graph,ctx,cooperative,"
 	"cgroup,device,cmd,rm,fd,state,next_cpu,src_device,dst_device,"
+	"communicator,uid,rank,nranks,seq,count,datatype,op,peer,group,local_rank,world_size,local_world,"
 	"context,stream_id,correlation,launch_ts,launch_tid,causality,by_order,"
 	"source,index,flags,latency_ns,code,wait_ns,suppressed";
 
@@ -161,7 +162,7 @@ static const char header[] =
  * empty: placed by the header above, not by the code under test. */
 static char *row(const char *first, ...)
 {
-	const char *cols[64], *cells[64] = { 0 };
+	const char *cols[128], *cells[128] = { 0 };
 	char hbuf[sizeof(header)], *save, *c, *out;
 	size_t len = 0;
 	int n = 0;

@@ -214,7 +214,7 @@ static const char exp_metadata[] =
 	"\"names_mem_verified\":0,\"names_mem_mismatch\":0,\"attach_files\":0,\"attach_probes\":0,"
 	"\"attach_failed\":0,\"records_written\":0,\"ranges_nested\":0,\"ranges_refused\":0},"
 	"\"decoder\":{\"calls\":7,\"unmatched_exits\":0,"
-	"\"incomplete\":1,\"placeholder_names\":0,\"unknown_records\":0}}}";
+	"\"incomplete\":1,\"placeholder_names\":0,\"device_unknown\":5,\"nccl_calls\":0,\"nccl_comm_unknown\":0,\"unknown_records\":0}}}";
 
 /* ------------------------------------------------------------ helpers */
 

@@ -125,6 +125,15 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 	return x->ob.err;
 }
 
+static int on_nccl(void *ctx, const struct gt_ncclrec *nc)
+{
+	struct cx *x = ctx;
+	struct cf_val v[CF_MAX];
+
+	put_row(&x->ob, v, fields__nccl(nc, v), &x->cols);
+	return x->ob.err;
+}
+
 static int on_other(void *ctx, const struct gt_hdr *rec)
 {
 	struct cx *x = ctx;
@@ -168,6 +177,7 @@ int export_csv__write(struct trace_reader *r, FILE *out, const char **why)
 	rc = fields__writer_open(&x.ob, out, on_call, on_other, &x, &x.d, why);
 	if (rc)
 		return rc;
+	gt_decoder__set_nccl_cb(x.d, on_nccl);
 	put_header(&x.ob, &x.cols);
 	rc = fields__decode_all(r, x.d, why);
 	if (rc)

@@ -43,6 +43,13 @@ struct dev_sum {
 	uint64_t sets, syncs, allocs;	/* memset, sync and alloc/free calls */
 };
 
+/* Per NCCL api totals of --summary. */
+struct nccl_sum {
+	uint64_t calls, failed, incomplete;
+	uint64_t dur;		/* of the calls with an exit that did not fail, ns */
+	uint64_t bytes;		/* what the data calls named (count x element size) */
+};
+
 /* One process' CUPTI agent counters (GT_REC_CUPTI_STATS), for --summary. */
 struct cupti_sum {
 	uint32_t pid;
@@ -82,6 +89,7 @@ struct dump {
 	uint64_t overhead[GT_OVH_OVER + 2];	/* GT_REC_OVERHEAD by reason, the last unknown ones (summary) */
 	uint64_t gpu_metrics[GT_GPUM_MAX + 1];	/* GT_REC_GPU_METRIC by metric, the last unknown ones (summary) */
 	struct dev_sum *devs;	/* [0] device unknown, [1 + N] device N (summary) */
+	struct nccl_sum nccl[GT_NCCL_API__COUNT];	/* by enum gt_nccl_api (summary) */
 	size_t ndevs, capdevs;
 };
 
@@ -154,6 +162,28 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 		return 0;
 	}
 	put_fields(&dp->ob, v, fields__call(c, v));
+	return dp->ob.err;
+}
+
+static int on_nccl(void *ctx, const struct gt_ncclrec *nc)
+{
+	struct dump *dp = ctx;
+	struct cf_val v[CF_MAX];
+
+	if (dp->o->summary) {
+		struct nccl_sum *s = &dp->nccl[nc->api < GT_NCCL_API__COUNT ? nc->api : 0];
+
+		s->calls++;
+		s->bytes += nc->bytes;
+		if (!nc->has_exit)
+			s->incomplete++;
+		else if (nc->ret && nc->ret != 7)
+			s->failed++;
+		else
+			s->dur += nc->dur;
+		return 0;
+	}
+	put_fields(&dp->ob, v, fields__nccl(nc, v));
 	return dp->ob.err;
 }
 
@@ -437,6 +467,29 @@ static void print_devices(FILE *f, const struct dump *dp)
 			"recorded, e.g. the recording began after the process set its device\n");
 }
 
+/* The NCCL calls per api.  Nothing for a trace without any. */
+static void print_nccl(FILE *f, const struct dump *dp, const struct gt_decoder_stats *st)
+{
+	if (!st->nccl_calls)
+		return;
+	fprintf(f, "\n%-36s %12s %10s %10s %16s %16s\n", "nccl", "calls", "failed", "incomplete",
+		"total_dur_ns", "bytes");
+	for (unsigned i = 1; i < GT_NCCL_API__COUNT; i++) {
+		const struct nccl_sum *s = &dp->nccl[i];
+
+		if (!s->calls)
+			continue;
+		fprintf(f, "  %-34s %12llu %10llu %10llu %16llu %16llu\n", gt_nccl__name(i),
+			(unsigned long long)s->calls, (unsigned long long)s->failed,
+			(unsigned long long)s->incomplete, (unsigned long long)s->dur,
+			(unsigned long long)s->bytes);
+	}
+	if (st->nccl_comm_unknown)
+		fprintf(f, "  %llu calls on a communicator whose init the trace does not hold (made before "
+			"the recording began): no uid, rank or collective number\n",
+			(unsigned long long)st->nccl_comm_unknown);
+}
+
 /* The header's strings come from the recorded machine and command line:
  * escaped, so that none can drive the terminal it is shown on. */
 static void put_header(FILE *f, const struct gt_file_info *info)
@@ -506,6 +559,7 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 	fprintf(f, "%-36s %12llu %10s %10s %16llu\n", "off-cpu intervals", (unsigned long long)dp->offcpu,
 		"", "", (unsigned long long)dp->offcpu_dur);
 	print_devices(f, dp);
+	print_nccl(f, dp, st);
 
 	fprintf(f, "\ncounters\n");
 	if (cn) {
@@ -526,6 +580,7 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 	fprintf(f, "  %-34s %12llu\n", "placeholder_names", (unsigned long long)st->placeholder_names);
 	fprintf(f, "  %-34s %12llu\n", "unknown_records", (unsigned long long)st->unknown_records);
 	fprintf(f, "  %-34s %12llu\n", "device_unknown", (unsigned long long)st->device_unknown);
+	fprintf(f, "  %-34s %12llu\n", "nccl_comm_unknown", (unsigned long long)st->nccl_comm_unknown);
 	if (trace_reader__truncated(r))
 		fprintf(f, "\ndamage: %s\n", trace_reader__damage(r));
 }
@@ -555,6 +610,8 @@ int dump__run(const struct dump_opts *o)
 	}
 	fields__set_trace_info(trace_reader__info(r));
 	d = gt_decoder__new(on_call, on_other, dp);
+	if (d)
+		gt_decoder__set_nccl_cb(d, on_nccl);
 	dp->cap = o->summary ? capture_spans__new(trace_reader__info(r)) : NULL;
 	if (!d || (o->summary && !dp->cap)) {
 		fprintf(err, "gtrace-bpf: failed to create decoder: %s\n", strerror(ENOMEM));

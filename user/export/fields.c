@@ -139,6 +139,10 @@ char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 	X(CF_DEVICE, "device") X(CF_CMD, "cmd") X(CF_RM, "rm") X(CF_FD, "fd")	\
 	X(CF_STATE, "state") X(CF_NEXT_CPU, "next_cpu")				\
 	X(CF_SRC_DEVICE, "src_device") X(CF_DST_DEVICE, "dst_device")		\
+	X(CF_NCCL_COMM, "communicator") X(CF_UID, "uid") X(CF_RANK, "rank") X(CF_NRANKS, "nranks")	\
+	X(CF_SEQ, "seq") X(CF_COUNT, "count") X(CF_DATATYPE, "datatype") X(CF_OP, "op")	\
+	X(CF_PEER, "peer") X(CF_GROUP, "group") X(CF_LOCAL_RANK, "local_rank")		\
+	X(CF_WORLD_SIZE, "world_size") X(CF_LOCAL_WORLD, "local_world")	\
 	X(CF_CONTEXT, "context") X(CF_STREAM_ID, "stream_id")		\
 	X(CF_CORRELATION, "correlation")		\
 	X(CF_LAUNCH_TS, "launch_ts") X(CF_LAUNCH_TID, "launch_tid")		\
@@ -372,6 +376,121 @@ unsigned fields__call(const struct gt_callrec *c, struct cf_val v[CF_MAX])
 	return n;
 }
 
+unsigned fields__nccl(const struct gt_ncclrec *nc, struct cf_val v[CF_MAX])
+{
+	const char *api = gt_nccl__name(nc->api), *dt = gt_nccl_dtype__name(nc->datatype);
+	const char *op = gt_nccl_op__name(nc->op);
+	bool coll = nc->kind == GT_NCCL_K_COLL, data = coll || nc->kind == GT_NCCL_K_P2P;
+	unsigned n = 0;
+
+	vu(v, &n, CF_TS, nc->ts);
+	vu(v, &n, CF_PID, nc->pid);
+	vu(v, &n, CF_TID, nc->tid);
+	vu(v, &n, CF_CPU, nc->cpu);
+	vs(v, &n, CF_TYPE, "nccl");
+	vs(v, &n, CF_API, api ? api : "unknown");
+	if (nc->has_exit) {
+		vu(v, &n, CF_DUR, nc->dur);
+		vi(v, &n, CF_RET, nc->ret);
+		vb(v, &n, CF_FAILED, nc->ret != 0 && nc->ret != 7);
+	} else {
+		vb(v, &n, CF_INCOMPLETE, true);
+	}
+	vs(v, &n, CF_KIND, gt_nccl_kind__name(nc->kind));
+	if (nc->comm)
+		vu(v, &n, CF_NCCL_COMM, nc->comm);
+	/* what the communicator's init said; absent when the trace did not show it */
+	if (nc->uid)
+		vu(v, &n, CF_UID, nc->uid);
+	if (nc->rank >= 0)
+		vi(v, &n, CF_RANK, nc->rank);
+	if (nc->nranks >= 0)
+		vi(v, &n, CF_NRANKS, nc->nranks);
+	if (nc->seq)
+		vu(v, &n, CF_SEQ, nc->seq);
+	if (data) {
+		vu(v, &n, CF_COUNT, nc->count);
+		if (dt)
+			vs(v, &n, CF_DATATYPE, dt);
+		else
+			vu(v, &n, CF_DATATYPE, nc->datatype);
+		vu(v, &n, CF_BYTES, nc->bytes);
+	}
+	if (nc->op != GT_NCCL_NONE32 && op)
+		vs(v, &n, CF_OP, op);
+	else if (nc->op != GT_NCCL_NONE32)
+		vu(v, &n, CF_OP, nc->op);
+	if (nc->peer >= 0)
+		vi(v, &n, CF_PEER, nc->peer);
+	if (nc->sendbuff)
+		vu(v, &n, CF_SRC, nc->sendbuff);
+	if (nc->recvbuff)
+		vu(v, &n, CF_DST, nc->recvbuff);
+	if (data)
+		vu(v, &n, CF_STREAM, nc->stream);
+	if (nc->device >= 0)
+		vu(v, &n, CF_DEVICE, (uint64_t)nc->device);
+	if (nc->in_group)
+		vb(v, &n, CF_GROUP, true);
+	return n;
+}
+
+char *fields__nccl_name(const struct gt_ncclrec *nc, char *buf, size_t len)
+{
+	const char *dt = gt_nccl_dtype__name(nc->datatype), *name = gt_nccl__short_name(nc->api);
+	char size[24];
+
+	switch (nc->kind) {
+	case GT_NCCL_K_COLL:
+	case GT_NCCL_K_P2P:
+		fields__bytes(size, sizeof(size), nc->bytes);
+		if (nc->kind == GT_NCCL_K_P2P)
+			snprintf(buf, len, "%s %s %s %s %d", name, dt ? dt : "?", size,
+				 nc->api == GT_NCCL_API_ncclSend ? "to" : "from", nc->peer);
+		else
+			snprintf(buf, len, "%s %s %s", name, dt ? dt : "?", size);
+		break;
+	case GT_NCCL_K_INIT:
+		if (nc->rank >= 0)
+			snprintf(buf, len, "%s rank %d/%d", name, nc->rank, nc->nranks);
+		else
+			snprintf(buf, len, "%s", name);
+		break;
+	default:
+		snprintf(buf, len, "%s", name);
+		break;
+	}
+	return buf;
+}
+
+const char *fields__process_label(const struct gt_decoder *d, uint32_t pid, char *buf, size_t len)
+{
+	const char *name = gt_decoder__process_name(d, pid);
+	char rank[48];
+
+	gt_decoder__rank_text(d, pid, rank, sizeof(rank));
+	if (!rank[0])
+		return name;
+	snprintf(buf, len, "%s%s[%s]", name ? name : "", name ? " " : "", rank);
+	return buf;
+}
+
+static unsigned rank_fields(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
+{
+	const struct gt_proc_rank *r = (const void *)rec;
+	unsigned n = 0;
+
+	vu(v, &n, CF_TS, rec->ts);
+	vu(v, &n, CF_PID, rec->pid);
+	vs(v, &n, CF_TYPE, "rank");
+	/* -1: not in the environment */
+	vi(v, &n, CF_RANK, r->rank);
+	vi(v, &n, CF_LOCAL_RANK, r->local_rank);
+	vi(v, &n, CF_WORLD_SIZE, r->world_size);
+	vi(v, &n, CF_LOCAL_WORLD, r->local_world_size);
+	return n;
+}
+
 /* Device majors of the trace being formatted (dump, exports: one trace at a
  * time per process). */
 static struct nv_majors trace_majors;
@@ -468,6 +587,8 @@ unsigned fields__proc(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 		return ioctl_fields(rec, v);
 	if (rec->type == GT_REC_OFFCPU)
 		return offcpu_fields(rec, v);
+	if (rec->type == GT_REC_PROC_RANK)
+		return rank_fields(rec, v);
 	if (rec->type != GT_REC_EXEC && rec->type != GT_REC_FORK && rec->type != GT_REC_EXIT &&
 	    rec->type != GT_REC_PROC_INFO)
 		return 0;

@@ -41,6 +41,10 @@ enum cf_id {
 	CF_DEVICE,	/* calls and GPU records: the device ordinal; ioctls: the device file */
 	CF_CMD, CF_RM, CF_FD, CF_STATE, CF_NEXT_CPU,
 	CF_SRC_DEVICE, CF_DST_DEVICE,	/* copies: the device of each side, when known */
+	/* NCCL calls (their kind is CF_KIND, buffers CF_SRC and CF_DST) and a
+	 * process' rank records */
+	CF_NCCL_COMM, CF_UID, CF_RANK, CF_NRANKS, CF_SEQ, CF_COUNT, CF_DATATYPE, CF_OP,
+	CF_PEER, CF_GROUP, CF_LOCAL_RANK, CF_WORLD_SIZE, CF_LOCAL_WORLD,
 	/* GPU records (merged traces) */
 	CF_CONTEXT,
 	CF_STREAM_ID,	/* CUPTI's stream id, not the CUstream handle of calls (CF_STREAM) */
@@ -107,6 +111,17 @@ extern const char *const cf_names[CF__COUNT];
 /* The fields of a call in dump's order, common ones first; returns how many.
  * Strings point into c (valid while c is). */
 unsigned fields__call(const struct gt_callrec *c, struct cf_val v[CF_MAX]);
+/* The same for an NCCL call: ts, pid, tid, cpu, type "nccl", api, dur, ret,
+ * failed (ret neither 0 nor ncclInProgress) or incomplete, kind
+ * ("collective", "p2p", "group", "init", "split", "free"), comm, and what
+ * applies: uid, rank, nranks, seq (collectives), count, datatype, bytes,
+ * op, peer, src (send buffer), dst (receive buffer), stream, device,
+ * group (inside ncclGroupStart/End). */
+unsigned fields__nccl(const struct gt_ncclrec *n, struct cf_val v[CF_MAX]);
+/* The name a timeline shows for an NCCL call: "AllReduce bfloat16 4 MiB",
+ * "Send float32 32 B to 1", "CommInitRankConfig rank 0/2", "GroupEnd".
+ * Returns buf. */
+char *fields__nccl_name(const struct gt_ncclrec *n, char *buf, size_t len);
 /* The same for an exec, fork or exit record; 0 for any other record. */
 unsigned fields__proc(const struct gt_hdr *rec, struct cf_val v[CF_MAX]);
 /* The same for a GPU kernel, copy or set and an NVTX range (merged traces);
@@ -121,6 +136,10 @@ unsigned fields__gpu(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_v
 #define CF_NAME_BUF 64
 const char *fields__gpu_name(struct gt_decoder *d, const struct gt_hdr *rec,
 			      char buf[CF_NAME_BUF], size_t *n);
+/* The name a timeline shows for a process: the decoder's name (command line
+ * or comm) and, when its rank is known, " [rank 1/2]"; NULL when the
+ * decoder knows neither. May be built in buf. */
+const char *fields__process_label(const struct gt_decoder *d, uint32_t pid, char *buf, size_t len);
 /* A byte count for people: "512 B", "4 KiB", "1.5 MiB". Returns buf. */
 char *fields__bytes(char *buf, size_t len, uint64_t bytes);
 /* The same for a capture record (GT_REC_RANGE, GT_REC_CAPTURE); 0 for any

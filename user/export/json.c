@@ -54,6 +54,18 @@
  * "gtrace-bpf recorder" (RECORDER_PID); names and arguments as in the
  * Perfetto export; the metadata's "capture" holds the totals and anomalies.
  *
+ * NCCL calls are complete events on their thread (category "nccl", named
+ * "AllReduce bfloat16 4 MiB", args dump's fields), and their
+ * communicator's calls (collectives, point-to-point, init, split, destroy)
+ * once more in a process of its own per communicator, "NCCL communicator
+ * N (2 ranks)" (a synthetic pid from COMM_PID_BASE), one lane per rank
+ * ("rank 1 (pid 4242)"): the ranks of one communicator are told by their
+ * ncclUniqueId's digest, so a collective sits at the same place on every
+ * rank's lane and the one that came last shows.  A communicator whose init
+ * the trace does not hold has a process of its own per process that used
+ * it, one lane.  A process' name carries its rank when known ("python
+ * train.py [rank 1/2]").
+ *
  * The daemon's flight-recorder triggers are instants of global scope
  * (ph i, s g), category "trigger", named as in the Perfetto export
  * ("trigger: sync 2.5 s (cuStreamSynchronize)"), args dump's fields.
@@ -103,6 +115,10 @@
  * is above bit 32, so that a process' streams are grouped per device. */
 #define LANE_SORT_GPU (1ull << 31)
 
+/* Synthetic pids of the NCCL communicators' processes (see the top): above
+ * the recorder's. */
+#define COMM_PID_BASE (LANE_BASE + 0x10000000u)
+
 /* A GPU stream's or a thread's NVTX lane. */
 struct lane {
 	uint32_t tid;		/* its synthetic tid */
@@ -144,6 +160,8 @@ struct jx {
 	} held;
 	struct capture_spans *cap;	/* capture ranges and windows, written at the end */
 	bool recorder_named;	/* the process_name of RECORDER_PID is written */
+	struct u64map comms;	/* uid, or (pid, comm) key, -> synthetic pid of its communicator */
+	uint32_t ncomms;	/* communicators' processes written */
 };
 
 /* Never 0 (0 marks "no name written"). */
@@ -248,7 +266,8 @@ static void put_flow(struct jx *j, const char *name, char ph, uint64_t id, uint6
 /* Writes the process' name if the decoder knows one not written yet. */
 static int proc_name(struct jx *j, uint32_t pid)
 {
-	const char *name = gt_decoder__process_name(j->d, pid);
+	char buf[1200];
+	const char *name = fields__process_label(j->d, pid, buf, sizeof(buf));
 	uint64_t h, *seen;
 
 	if (!name)
@@ -377,6 +396,113 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 	if (j->flows.n)
 		call_flows(j, c);
 	return o->err;
+}
+
+/* Opens an event with its name: {"name":NAME — the caller writes the rest. */
+static void put_named(struct jx *j, const char *name)
+{
+	ev_open(j);
+	OBUF_LIT(&j->ob, "{\"name\":");
+	obuf__json_str(&j->ob, name);
+}
+
+/* The synthetic pid of nc's communicator, its process described on first
+ * use; 0 when out of memory. */
+static uint32_t comm_pid(struct jx *j, const struct gt_ncclrec *nc)
+{
+	uint64_t key = nc->uid ? nc->uid : u64map__key2(nc->pid, nc->comm) ^ 1ull << 63, *v;
+	uint32_t pid;
+	char name[96];
+
+	if (!key)
+		key = 1;
+	v = u64map__get(&j->comms, key);
+	if (v)
+		return (uint32_t)*v;
+	pid = COMM_PID_BASE + ++j->ncomms;
+	if (u64map__set(&j->comms, key, pid))
+		return 0;
+	if (nc->nranks > 0)
+		snprintf(name, sizeof(name), "NCCL communicator %u (%d ranks)", j->ncomms, nc->nranks);
+	else
+		snprintf(name, sizeof(name), "NCCL communicator %u (pid %u, init not recorded)",
+			 j->ncomms, nc->pid);
+	put_meta_sort(j, "process_sort_index", pid, pid, pid);
+	put_meta_name(j, "process_name", pid, pid, name);
+	return pid;
+}
+
+/* The lane of nc's rank in its communicator's process (tid rank + 1; 1
+ * when the rank is unknown), named on first use. */
+static int comm_lane(struct jx *j, const struct gt_ncclrec *nc, uint32_t pid, uint32_t *tid)
+{
+	uint64_t key;
+	char name[64];
+
+	*tid = nc->rank >= 0 ? (uint32_t)nc->rank + 1 : 1;
+	key = THREAD_KEY(pid, *tid);
+	if (u64map__get(&j->threads, key))
+		return 0;
+	if (u64map__set(&j->threads, key, 1))
+		return -ENOMEM;
+	if (nc->rank >= 0)
+		snprintf(name, sizeof(name), "rank %d (pid %u)", nc->rank, nc->pid);
+	else
+		snprintf(name, sizeof(name), "pid %u", nc->pid);
+	put_meta_sort(j, "thread_sort_index", pid, *tid, *tid);
+	put_meta_name(j, "thread_name", pid, *tid, name);
+	return 0;
+}
+
+/* One NCCL call as an event of (pid, tid): complete when it ended, else an
+ * instant. */
+static void put_nccl_event(struct jx *j, const struct gt_ncclrec *nc, const char *name,
+			   uint32_t pid, uint32_t tid, const struct cf_val *v, unsigned n)
+{
+	struct obuf *o = &j->ob;
+
+	put_named(j, name);
+	if (nc->has_exit) {
+		OBUF_LIT(o, ",\"cat\":\"nccl\",\"ph\":\"X\",\"ts\":");
+		put_us(o, nc->ts);
+		OBUF_LIT(o, ",\"dur\":");
+		put_us(o, nc->dur);
+	} else {
+		OBUF_LIT(o, ",\"cat\":\"nccl\",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
+		put_us(o, nc->ts);
+	}
+	put_pid_tid(o, pid, tid);
+	OBUF_LIT(o, ",\"args\":{");
+	/* on a communicator's lane the args keep the call's own pid and tid */
+	fields__json(o, v, n, pid == nc->pid ? ARGS_SKIP : ARGS_SKIP & ~((1ull << CF_PID) | (1ull << CF_TID)));
+	OBUF_LIT(o, "}}");
+}
+
+static int on_nccl(void *ctx, const struct gt_ncclrec *nc)
+{
+	struct jx *j = ctx;
+	struct cf_val v[CF_MAX];
+	char name[96];
+	uint32_t cpid, tid;
+	unsigned n;
+	int rc;
+
+	rc = track(j, nc->pid, nc->tid);
+	if (rc)
+		return rc;
+	n = fields__nccl(nc, v);
+	fields__nccl_name(nc, name, sizeof(name));
+	put_nccl_event(j, nc, name, nc->pid, nc->tid, v, n);
+	/* an init may have told the process' rank */
+	if (nc->kind == GT_NCCL_K_INIT && (rc = proc_name(j, nc->pid)))
+		return rc;
+	if (nc->kind == GT_NCCL_K_GROUP || !nc->comm)
+		return j->ob.err;
+	cpid = comm_pid(j, nc);
+	if (!cpid || comm_lane(j, nc, cpid, &tid))
+		return -ENOMEM;
+	put_nccl_event(j, nc, name, cpid, tid, v, n);
+	return j->ob.err;
 }
 
 static int on_name(struct jx *j, const struct gt_hdr *rec)
@@ -597,14 +723,6 @@ static int put_instant_rest(struct jx *j, const struct gt_hdr *rec, const char *
 	return put_instant_at(j, rec->ts, rec->pid, rec->tid, cat, scope, v, n, ARGS_SKIP);
 }
 
-/* Opens an event with its name: {"name":NAME — the caller writes the rest. */
-static void put_named(struct jx *j, const char *name)
-{
-	ev_open(j);
-	OBUF_LIT(&j->ob, "{\"name\":");
-	obuf__json_str(&j->ob, name);
-}
-
 /* A flight-recorder trigger: an instant of global scope (it marks the whole
  * timeline, and a signal's has no process), named as in Perfetto. */
 static int put_trigger(struct jx *j, const struct gt_hdr *rec)
@@ -739,6 +857,9 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 		return put_overhead(j, rec);
 	if (rec->type == GT_REC_GPU_METRIC)
 		return put_gpu_metric(j, rec);
+	if (rec->type == GT_REC_PROC_RANK)
+		/* the process' name carries its rank: again when written before */
+		return u64map__get(&j->procs, (uint64_t)rec->pid + 1) ? proc_name(j, rec->pid) : 0;
 	if (rec->type >= GT_REC_GPU_KERNEL && rec->type <= GT_REC_MERGE_STATS)
 		return on_gpu(j, rec);
 	n = fields__proc(rec, v);
@@ -934,6 +1055,9 @@ static void put_metadata(struct jx *j, struct trace_reader *r)
 	KEY_U64(o, ",\"unmatched_exits\":", st->unmatched_exits);
 	KEY_U64(o, ",\"incomplete\":", st->open_at_end);
 	KEY_U64(o, ",\"placeholder_names\":", st->placeholder_names);
+	KEY_U64(o, ",\"device_unknown\":", st->device_unknown);
+	KEY_U64(o, ",\"nccl_calls\":", st->nccl_calls);
+	KEY_U64(o, ",\"nccl_comm_unknown\":", st->nccl_comm_unknown);
 	KEY_U64(o, ",\"unknown_records\":", st->unknown_records);
 	OBUF_LIT(o, "}}}\n");
 }
@@ -1014,6 +1138,7 @@ int export_json__write(struct trace_reader *r, FILE *out, const char **why)
 		capture_spans__free(j.cap);
 		return rc;
 	}
+	gt_decoder__set_nccl_cb(j.d, on_nccl);
 	OBUF_LIT(&j.ob, "{\"traceEvents\":[");
 	rc = fields__decode_all(r, j.d, why);
 	if (!rc) {
@@ -1037,6 +1162,7 @@ cleanup:
 	capture_spans__free(j.cap);
 	u64map__free(&j.procs);
 	u64map__free(&j.threads);
+	u64map__free(&j.comms);
 	hmap_free_all(&j.gpu_lanes, NULL);
 	hmap_free_all(&j.nvtx_lanes, NULL);
 	hmap_free_all(&j.flows, free_flow);

@@ -133,10 +133,15 @@ static void proc_event_write(struct pf *x, struct proc *p, const struct proc_ev 
  * then the events that waited for it. */
 static void proc_describe(struct pf *x, struct proc *p)
 {
+	char label[1200];
+
 	if (p->described)
 		return;
 	p->described = true;
-	pftrace__process_track(x->w, &p->tr, p->pid, gt_decoder__process_name(x->d, p->pid),
+	/* with the process' rank when known (the environment's is known at its
+	 * first record) */
+	pftrace__process_track(x->w, &p->tr, p->pid,
+			       fields__process_label(x->d, p->pid, label, sizeof(label)),
 			       gt_decoder__process_cmdline(x->d, p->pid));
 	for (uint32_t i = 0; i < p->nev; i++)
 		proc_event_write(x, p, &p->evs[i]);
@@ -186,6 +191,8 @@ static struct thr *thr_get(struct pf *x, uint32_t pid, uint32_t tid)
 
 static void thr_free(struct thr *t)
 {
+	for (uint32_t i = 0; i < t->nbuf; i++)
+		free(t->buf[i].nccl);
 	pftrace__track_free(&t->tr);
 	free(t->name);
 	free(t->buf);
@@ -357,11 +364,15 @@ static void write_call(struct pf *x, struct thr *t, struct pf_seq *s, const stru
 {
 	pftrace__event_open(x->w, &t->tr, s, item_slice(it) ? PF_SLICE_BEGIN : PF_INSTANT,
 			    it->c.ts, it->name);
-	event_category(x, it);
-	if (it->kind == IK_CALL)
-		call_args(x, it);
-	else
-		kernel_args(x, it);
+	if (it->kind == IK_NCCL) {
+		pf__nccl_args(x, it->nccl);
+	} else {
+		event_category(x, it);
+		if (it->kind == IK_CALL)
+			call_args(x, it);
+		else
+			kernel_args(x, it);
+	}
 	for (uint32_t i = 0; i < it->nflow; i++)
 		pftrace__event_flow(x->w, it->flow_base << FLOW_SHIFT | i);
 	pftrace__event_close(x->w);
@@ -393,6 +404,8 @@ static void write_item(struct pf *x, struct thr *t, struct item *it)
 		write_call(x, t, s, it);
 		if (item_slice(it))
 			write_end(x, t, s, it->end);
+		free(it->nccl);
+		it->nccl = NULL;
 		return;
 	}
 	while (t->depth) {
@@ -411,6 +424,8 @@ static void write_item(struct pf *x, struct thr *t, struct item *it)
 		t->depth--;
 	}
 	write_call(x, t, s, it);
+	free(it->nccl);
+	it->nccl = NULL;
 	if (item_slice(it))
 		pf__ends_push(x, &t->ends, &t->depth, &t->capends, it->end);
 }
@@ -543,6 +558,7 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 	else
 		it.name = x->api_name[c->api];
 	it.kind = IK_CALL;
+	it.nccl = NULL;
 	if (c->entry_only) {
 		/* its GPU records come next (perfetto_gpu.c): hold it until
 		 * they are read, so that it carries their flow ids */
@@ -551,6 +567,38 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 		x->holding = true;
 		return pf_err(x);
 	}
+	return place(x, t, &it);
+}
+
+/* An NCCL call: on its thread's track, where the launches it made nest in
+ * it, and on its communicator's (perfetto_nccl.c). */
+static int on_nccl(void *ctx, const struct gt_ncclrec *nc)
+{
+	struct pf *x = ctx;
+	struct thr *t = thr_get(x, nc->pid, nc->tid);
+	char name[96];
+	struct item it;
+
+	if (!t)
+		return pf_err(x);
+	memset(&it, 0, sizeof(it));
+	it.kind = IK_NCCL;
+	it.c.ts = nc->ts;
+	it.c.dur = nc->dur;
+	it.c.pid = nc->pid;
+	it.c.tid = nc->tid;
+	it.c.has_exit = nc->has_exit;
+	it.end = nc->has_exit ? nc->ts + nc->dur : nc->ts;
+	it.order = x->order++;
+	it.fd = -1;
+	it.name = pftrace__cstring(x->w, fields__nccl_name(nc, name, sizeof(name)));
+	it.nccl = malloc(sizeof(*it.nccl));
+	if (!it.nccl) {
+		pf__fail(x, -ENOMEM, "keep an NCCL call");
+		return pf_err(x);
+	}
+	*it.nccl = *nc;
+	pf__nccl_comm_event(x, nc);
 	return place(x, t, &it);
 }
 
@@ -784,6 +832,7 @@ static void pf_free(struct pf *x)
 		if (x->ovh_live[i])
 			pftrace__track_free(&x->ovh[i]);
 	pf__gpum_free(x);
+	pf__nccl_free(x);
 	pftrace__free(x->w);
 	free(x);
 }
@@ -800,6 +849,7 @@ static int pf_new(FILE *out, const struct gt_file_info *info, struct pf **px)
 	    !(x->cap = capture_spans__new(info)))
 		return -ENOMEM;
 	gt_decoder__set_entry_cb(x->d, on_entry);
+	gt_decoder__set_nccl_cb(x->d, on_nccl);
 	for (int i = 0; i < A__COUNT; i++)
 		x->ann[i] = pftrace__cstring(x->w, ann_names[i]);
 	for (int i = GT_REC_EXEC; i <= GT_REC_EXIT; i++)

@@ -52,8 +52,9 @@ enum ann {
 };
 
 /* What an item is: a libcuda call, or a kernel-side record that sits on the
- * thread's track inside the call that caused it. */
-enum item_kind { IK_CALL, IK_IOCTL, IK_OFFCPU };
+ * thread's track inside the call that caused it, or a libnccl call (whose
+ * launches sit inside it). */
+enum item_kind { IK_CALL, IK_IOCTL, IK_OFFCPU, IK_NCCL };
 
 /* A call ready to be written: the decoder's record with its strings
  * replaced by string ids (the decoder's strings die with the callback). */
@@ -69,6 +70,7 @@ struct item {
 	uint32_t dev, rm;	/* ioctl: device and RM command/class names; off-CPU: rm = state */
 	uint64_t cmd;		/* ioctl: request number */
 	int32_t fd;		/* ioctl: file descriptor, -1 unknown */
+	struct gt_ncclrec *nccl;	/* IK_NCCL: a copy of the call, freed once written */
 };
 
 struct thr {
@@ -133,6 +135,11 @@ struct pf {
 	struct hmap gpu;		/* (context << 32 | stream, pid) -> struct span */
 	struct hmap gdevs;		/* (process track uuid, device) -> struct pf_track:
 					 * the group "GPU N" of its stream tracks */
+	struct u64map ncomms;		/* communicator key -> struct pf_comm * (perfetto_nccl.c) */
+	struct u64map nranks;		/* (communicator, lane) key -> struct pf_track * */
+	struct pf_track **ntracks;	/* every NCCL track, to free */
+	size_t nntracks, capntracks;
+	uint32_t ncomm_count;		/* communicators numbered */
 	struct hmap nvtx;		/* (tid, pid) -> struct span */
 	uint64_t flow_bases;		/* flow bases handed out */
 	uint32_t cf_ann[CF__COUNT];	/* string ids of the field names of export/fields.h, 0 until used */
@@ -181,6 +188,16 @@ int pf__on_gpu(struct pf *x, const struct gt_hdr *rec);
 /* Writes the ends the span tracks of m (x->gpu or x->nvtx) still hold. */
 void pf__spans_finish(struct pf *x, struct hmap *m);
 void pf__span_free(struct span *sp);
+
+/* perfetto_nccl.c */
+
+/* An NCCL call on its communicator's track (a root track per communicator,
+ * "NCCL communicator N (2 ranks)", a child per rank, "rank 1 (pid 4242)"):
+ * collectives, point-to-point calls, inits, splits and destroys. */
+void pf__nccl_comm_event(struct pf *x, const struct gt_ncclrec *nc);
+/* The annotations and category of an NCCL call's event. */
+void pf__nccl_args(struct pf *x, const struct gt_ncclrec *nc);
+void pf__nccl_free(struct pf *x);
 
 /* perfetto_capture.c */
 
