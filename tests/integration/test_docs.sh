@@ -85,7 +85,7 @@ t_completion() {
 	want "record's options (no command word)" "$(comp --)" $(help_opts record)
 	want "stats -r" "$(comp stats a.gtrace -r '')" cuda_api_sum cuda_launch_sum cuda_mem_size_sum \
 		cuda_sync_sum process_sum ioctl_sum cuda_gpu_kern_sum cuda_gpu_mem_time_sum \
-		cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency capture_sum gpu_metrics_sum cuda_device_sum
+		cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency capture_sum gpu_metrics_sum cuda_device_sum nccl_sum
 	want "stats -r cuda_api_sum,proc" "$(comp stats a.gtrace -r cuda_api_sum,proc)" cuda_api_sum,process_sum
 	want "stats --format" "$(comp stats a.gtrace --format '')" table csv json
 	want "stats --format=c" "$(comp stats a.gtrace --format = c)" csv

@@ -175,14 +175,18 @@ static void test_table(void **state)
 			 " SKIPPED: %s does not contain GPU metric samples (--gpu-metrics).\n", path);
 		assert_non_null(strstr(r.out, want));
 		assert_true(strstr(r.out, "(capture_sum)") < strstr(r.out, "(gpu_metrics_sum)"));
-		/* and the devices', the last report, which ends the output: this
-		 * trace has no context call, its calls' devices are unknown */
+		/* and the devices': this trace has no context call, its calls'
+		 * devices are unknown */
 		assert_true(strstr(r.out, "(gpu_metrics_sum)") < strstr(r.out, "(cuda_device_sum)"));
 		assert_non_null(strstr(r.out, "\n 100  unknown         4       2       4,000 "));
 		assert_non_null(strstr(r.out, "\n 200  unknown         1       0           0 "));
 		assert_non_null(strstr(r.out, "never guessed.\n"));
-		assert_string_equal(strstr(r.out, "summed (overlapping kernels count twice).\n") +
-				    strlen("summed (overlapping kernels count twice).\n"), "");
+		/* then NCCL's, the last report, which ends the output */
+		snprintf(want, sizeof(want), "\n ** NCCL Summary (nccl_sum):\n\n"
+			 " SKIPPED: %s does not contain NCCL calls.\n", path);
+		assert_non_null(strstr(r.out, want));
+		assert_true(strstr(r.out, "(cuda_device_sum)") < strstr(r.out, "(nccl_sum)"));
+		assert_string_equal(strstr(r.out, want) + strlen(want), "");
 	}
 	assert_non_null(strstr(r.out, "(cuda_gpu_mem_time_sum):\n\n SKIPPED: "));
 	assert_non_null(strstr(r.out, "(cuda_gpu_mem_size_sum):\n\n SKIPPED: "));
@@ -349,7 +353,8 @@ static void test_select(void **state)
 	assert_string_equal(stats_report_names[11], "capture_sum");
 	assert_string_equal(stats_report_names[12], "gpu_metrics_sum");
 	assert_string_equal(stats_report_names[13], "cuda_device_sum");
-	assert_null(stats_report_names[14]);
+	assert_string_equal(stats_report_names[14], "nccl_sum");
+	assert_null(stats_report_names[15]);
 }
 
 static void test_unknown_report(void **state)
@@ -357,7 +362,7 @@ static void test_unknown_report(void **state)
 	static const char want[] = "gtrace-bpf: unknown report 'cuda_gpu_sum' (cuda_api_sum, "
 		"cuda_launch_sum, cuda_mem_size_sum, cuda_sync_sum, process_sum, ioctl_sum, "
 		"cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, nvtx_sum, "
-		"gpu_launch_latency, capture_sum, gpu_metrics_sum, cuda_device_sum)\n";
+		"gpu_launch_latency, capture_sum, gpu_metrics_sum, cuda_device_sum, nccl_sum)\n";
 	struct run r = { 0 };
 
 	(void)state;
@@ -374,7 +379,7 @@ static void test_unknown_report(void **state)
 				   "cuda_mem_size_sum, cuda_sync_sum, process_sum, ioctl_sum, "
 				   "cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, "
 				   "nvtx_sum, gpu_launch_latency, capture_sum, gpu_metrics_sum, "
-				   "cuda_device_sum)\n");
+				   "cuda_device_sum, nccl_sum)\n");
 	assert_string_equal(r.out, "");
 	run_free(&r);
 

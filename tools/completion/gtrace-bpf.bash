@@ -11,7 +11,7 @@
 # tests/integration/test_docs.sh fails when they drift apart.
 
 _gtrace_bpf_cmds="record dump export stats analyze report diff merge census daemon snapshot status"
-_gtrace_bpf_reports="cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_sum process_sum ioctl_sum cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency capture_sum gpu_metrics_sum cuda_device_sum"
+_gtrace_bpf_reports="cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_sum process_sum ioctl_sum cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency capture_sum gpu_metrics_sum cuda_device_sum nccl_sum"
 
 # The long options of command $1 (those of --help, which every command takes).
 _gtrace_bpf_opts() {

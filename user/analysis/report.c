@@ -87,6 +87,13 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 	return rc ? rc : report_timeline__call(rr->tl, c);
 }
 
+static int on_nccl(void *ctx, const struct gt_ncclrec *n)
+{
+	struct report_run *rr = ctx;
+
+	return stats_run__nccl(rr->stats, n);
+}
+
 static int on_other(void *ctx, const struct gt_hdr *rec)
 {
 	struct report_run *rr = ctx;
@@ -571,6 +578,7 @@ int report__run(const struct report_opts *o)
 		goto out;
 	}
 	stats_run__set_decoder(rr.stats, rr.d);
+	gt_decoder__set_nccl_cb(rr.d, on_nccl);
 	if (read_trace(&rr, err))
 		goto out;
 	rc = run_analyze(&rr);

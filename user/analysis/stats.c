@@ -65,6 +65,10 @@
  *                      calls the trace did not place), Launches, Copies, Copy
  *                      Bytes, Peer Out and Peer In (bytes), Sets, Syncs, Sync
  *                      Time, GPU Kernels and GPU Time (merged traces)
+ * and NCCL (stats_nccl.c):
+ *   nccl_sum           per process, communicator and NCCL api: the time
+ *                      columns (host time of the calls), Bytes, Failed, PID,
+ *                      Rank, Communicator, Incomplete, Name
  * In a trace whose launches ran on more than one device cuda_launch_sum has
  * a Device column before Name and a row per kernel and device; so has
  * cuda_gpu_kern_sum when its GPU kernels did.
@@ -147,10 +151,11 @@ const char *const stats_report_names[] = {
 	"cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_sum", "process_sum",
 	"ioctl_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
 	"nvtx_sum", "gpu_launch_latency", "capture_sum", "gpu_metrics_sum", "cuda_device_sum",
+	"nccl_sum",
 	NULL,
 };
 
-#define NREPORTS 14
+#define NREPORTS 15
 
 /* ---- report: cuda_api_sum ----------------------------------------------- */
 
@@ -532,6 +537,7 @@ static const struct stats_report report_templates[NREPORTS] = {
 	       stats_gpum_cols, NULL),
 	REPORT("cuda_device_sum", "CUDA Device Summary", "calls that run on a device",
 	       stats_dev_cols, stats_dev_notes),
+	REPORT("nccl_sum", "NCCL Summary", "NCCL calls", stats_nccl_cols, stats_nccl_notes),
 };
 
 /* The reports with figures of hot calls, sampled in light mode: the column
@@ -541,7 +547,7 @@ static const struct stats_report report_templates[NREPORTS] = {
 static const int8_t hot_rows[NREPORTS] = {
 	[0] = 9, [1] = ALL_ROWS, [2] = ALL_ROWS, [3] = 10, [4] = ALL_ROWS, [5] = NOT_HOT,
 	[6] = NOT_HOT, [7] = NOT_HOT, [8] = NOT_HOT, [9] = NOT_HOT, [10] = ALL_ROWS,
-	[11] = NOT_HOT, [12] = NOT_HOT, [13] = ALL_ROWS,
+	[11] = NOT_HOT, [12] = NOT_HOT, [13] = ALL_ROWS, [14] = NOT_HOT,
 };
 
 static const struct stats_col sampled_col = { "Sampled", "sampled", SK_BOOL };
@@ -549,6 +555,7 @@ static const struct stats_col sampled_col = { "Sampled", "sampled", SK_BOOL };
 #define CAPTURE_SUM 11	/* its notes are the trace's */
 #define GPU_METRICS_SUM 12
 #define DEVICE_SUM 13
+#define NCCL_SUM 14
 #define LAUNCH_SUM 1
 #define GPU_KERN_SUM 6
 
@@ -580,6 +587,7 @@ static int build(int which, struct stats_run *run, struct stats_report *r)
 	case 10: return stats_gpu__latency(s, r);
 	case GPU_METRICS_SUM: return stats_gpum__sum(run, r);
 	case DEVICE_SUM: return stats_dev__sum(s, r);
+	case NCCL_SUM: return stats_nccl__sum(s, r);
 	default: return stats_capture__sum(run, r);	/* CAPTURE_SUM */
 	}
 }
@@ -789,6 +797,11 @@ int stats_run__other(struct stats_run *run, const struct gt_hdr *rec)
 	return stats_acc__other(run->s, rec);
 }
 
+int stats_run__nccl(struct stats_run *run, const struct gt_ncclrec *n)
+{
+	return stats_nccl__call(run->s, n);
+}
+
 void stats_run__finish(struct stats_run *run, struct trace_reader *r)
 {
 	if (run->s->cap) {
@@ -906,6 +919,8 @@ int stats__run(const struct stats_opts *o)
 	}
 	run = stats_run__new(r);
 	d = run ? gt_decoder__new(stats_acc__call, stats_acc__other, run->s) : NULL;
+	if (d)
+		gt_decoder__set_nccl_cb(d, stats_nccl__call);
 	if (!d) {
 		fprintf(err, "gtrace-bpf: failed to compute statistics: %s\n", strerror(ENOMEM));
 		goto out;

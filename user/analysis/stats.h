@@ -11,6 +11,7 @@
 struct capture_spans;
 struct gt_callrec;
 struct gt_decoder;
+struct gt_ncclrec;
 struct gt_hdr;
 struct trace_reader;
 
@@ -66,6 +67,8 @@ int stats_run__record(struct stats_run *run, const struct gt_hdr *rec);
 /* The decoder's callbacks, forwarded.  Return 0 or -ENOMEM. */
 int stats_run__call(struct stats_run *run, const struct gt_callrec *c);
 int stats_run__other(struct stats_run *run, const struct gt_hdr *rec);
+/* The decoder's NCCL calls (gt_decoder__set_nccl_cb), forwarded. */
+int stats_run__nccl(struct stats_run *run, const struct gt_ncclrec *n);
 /* Once the decoder is finished: ends the capture spans at the trace's end
  * and works out what the reports say of capture control. */
 void stats_run__finish(struct stats_run *run, struct trace_reader *r);

@@ -151,6 +151,11 @@ static inline int dur_add(struct dur_acc *a, bool has_value, uint64_t v)
 	return dvec_push(&a->dur, v);
 }
 
+int stats_acc__dur_add(struct dur_acc *a, bool has_value, uint64_t v)
+{
+	return dur_add(a, has_value, v);
+}
+
 /* ---- processes and syncs ------------------------------------------------ */
 
 static struct proc_acc *proc_of(struct stats_acc *s, uint32_t pid)
@@ -659,6 +664,7 @@ void stats_acc__free(struct stats_acc *s)
 	}
 	named_free(&s->gkern);
 	stats_dev__free(s->dev);
+	stats_nccl__free(s->nccl);
 	named_free(&s->nvtx);
 	stats_gpum__free(s);
 	free(s->ovh.est.v);

@@ -122,6 +122,7 @@ static inline bool stats_devs_many(uint64_t mask)
 }
 
 struct stats_dev;
+struct stats_nccl;
 
 /* Names each with a group of durations: GPU kernels, NVTX ranges. */
 struct named_durs {
@@ -177,6 +178,7 @@ struct stats_acc {
 	struct shape_table shapes;
 	uint64_t launch_devs;			/* stats_dev_bit()s of the launches' devices */
 	struct stats_dev *dev;			/* cuda_device_sum's accumulator (stats_dev.c) */
+	struct stats_nccl *nccl;		/* nccl_sum's (stats_nccl.c) */
 	char **strs;				/* strings made for reports, freed with s */
 	size_t nstrs, strs_cap;
 	/* GPU side (merged traces) */
@@ -219,6 +221,12 @@ void stats_gpum__free(struct stats_acc *s);
 int stats_dev__call(struct stats_acc *s, const struct gt_callrec *c);
 int stats_dev__gpu_kernel(struct stats_acc *s, uint32_t pid, uint32_t device, uint64_t dur);
 void stats_dev__free(struct stats_dev *sd);
+/* nccl_sum (stats_nccl.c): the decoder's NCCL callback (ctx = the
+ * stats_acc); 0 or -ENOMEM.  The accumulator is made on first use. */
+int stats_nccl__call(void *ctx, const struct gt_ncclrec *n);
+void stats_nccl__free(struct stats_nccl *sn);
+/* Adds one value (has_value false: a call without an exit) to a. */
+int stats_acc__dur_add(struct dur_acc *a, bool has_value, uint64_t v);
 
 /* Mean, exact median and sample deviation of v (reorders v). */
 void dvec__summarize(struct dvec *v, uint64_t total, struct dvec_summary *out);

@@ -119,6 +119,10 @@ int64_t stats_gpum__mean(const int64_t *v, size_t n);
 extern const struct stats_col stats_dev_cols[12];
 extern const char *const stats_dev_notes[];
 int stats_dev__sum(struct stats_acc *s, struct stats_report *r);
+/* stats_nccl.c: nccl_sum, one row per process, communicator and api. */
+extern const struct stats_col stats_nccl_cols[15];
+extern const char *const stats_nccl_notes[];
+int stats_nccl__sum(struct stats_acc *s, struct stats_report *r);
 /* The text of a Device cell: "3", "unknown"; NULL when out of memory. */
 const char *stats_dev__name(struct stats_acc *s, int32_t device);
 
