@@ -37,6 +37,8 @@ static const char *const rule_ids[AZ_RULE__COUNT] = {
 	[AZ_RULE_SINGLE_STREAM] = "single_stream",
 	[AZ_RULE_DEFAULT_STREAM] = "default_stream",
 	[AZ_RULE_HOST_STALL] = "host_stall",
+	[AZ_RULE_NCCL_WAIT] = "nccl_wait",
+	[AZ_RULE_NCCL_STRAGGLER] = "nccl_straggler",
 };
 
 const char *az_rule__id(enum az_rule r)
@@ -162,6 +164,7 @@ static void acc_free(struct az_acc *acc)
 	loghist__free(&acc->per_wait);
 	loghist__free(&acc->kdur);
 	az_gpu__free_acc(acc);
+	az_nccl__free_acc(acc);
 	free(acc);
 }
 
@@ -251,6 +254,11 @@ static struct az_tacc *tacc_get(struct analyze *a, struct az_acc *acc, uint32_t 
 	return t;
 }
 
+struct az_proc *az__proc(struct analyze *a, uint32_t pid)
+{
+	return proc_get(a, pid);
+}
+
 /* Whether records of pid at ts count at all (-p, --range). */
 static inline bool wanted(const struct analyze *a, uint32_t pid, uint64_t ts)
 {
@@ -260,6 +268,11 @@ static inline bool wanted(const struct analyze *a, uint32_t pid, uint64_t ts)
 		return true;
 	return (!a->o.span_pid || a->o.span_pid == pid) && ts >= a->o.span_start &&
 	       ts <= a->o.span_end;
+}
+
+bool az__wanted(const struct analyze *a, uint32_t pid, uint64_t ts)
+{
+	return wanted(a, pid, ts);
 }
 
 /* The scopes a record of p at ts counts in: 1 or 2 of them into acc[]. */
@@ -994,6 +1007,11 @@ static int add_notes(struct analyze *a, struct analyze_result *r)
 		r->notes[n++] = az_store__printf(&a->store, "%llu waits of a process were too old to "
 						 "keep for the GPU's idle split",
 						 (unsigned long long)dropped);
+	if (az_nccl__unmatched(a) && n < 6)
+		r->notes[n++] = az_store__printf(&a->store, "%llu NCCL collectives were not seen on "
+						 "every rank of their communicator (ranks not in the "
+						 "trace): no straggler or wait for them",
+						 (unsigned long long)az_nccl__unmatched(a));
 	if (sampled && n < 7)
 		r->notes[n++] = sampled;
 	for (int i = 0; i < n; i++)
@@ -1101,6 +1119,7 @@ void analyze__free(struct analyze *a)
 	free(a->heap);
 	free(a->items);
 	free(a->free_slots);
+	az_nccl__free(a);
 	for (size_t i = 0; i < a->nscopes; i++)
 		free(a->scopes[i].findings);
 	free(a->scopes);

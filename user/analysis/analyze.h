@@ -76,6 +76,10 @@ enum az_rule {
 	AZ_RULE_DEFAULT_STREAM,	/* "default_stream": the legacy default stream beside others,
 				 * which it serializes with */
 	AZ_RULE_HOST_STALL,	/* "host_stall": the GPU idle while the host was outside CUDA */
+	AZ_RULE_NCCL_WAIT,	/* "nccl_wait": a rank arrived at its collectives before the
+				 * last rank and waited for it */
+	AZ_RULE_NCCL_STRAGGLER,	/* "nccl_straggler": the rank that came last to collectives,
+				 * which the others waited for */
 	AZ_RULE__COUNT,
 };
 
@@ -266,6 +270,29 @@ struct az_parallel {
 	uint64_t host_gap_ns;
 };
 
+/* ---- communication (NCCL) ------------------------------------------------- */
+
+/* A process' NCCL calls, and its collectives matched with the other ranks'
+ * of their communicator (the same uid and number: every rank's call of one
+ * collective).  A rank arrives at a collective at its call's entry (the
+ * host's time: where a rank is late because of its host, its enqueue is
+ * late); the last rank to arrive is the collective's straggler, and every
+ * other rank waited from its arrival to the straggler's. */
+struct az_comm {
+	uint64_t calls;			/* NCCL calls */
+	uint64_t collectives;		/* of which collectives */
+	uint64_t host_ns;		/* time in NCCL calls on the host (calls with an exit) */
+	uint64_t bytes;			/* what its data calls named */
+	uint64_t matched;		/* collectives seen on every rank of their communicator */
+	uint64_t waited_ns;		/* summed over them: the last rank's arrival minus its own */
+	uint64_t last;			/* of them, the ones it came to last */
+	uint64_t caused_ns;		/* the others' waits in those */
+	uint32_t waited_for_pid;	/* the process it waited for longest, 0 none */
+	int32_t waited_for_rank;	/* its rank, -1 unknown */
+	uint64_t waited_for_ns;		/* how long it waited for that one */
+	int32_t rank, world;		/* its rank in its job (environment, else first init), -1 */
+};
+
 /* The device size assumed when the trace does not say and --sms is not
  * given: fewer blocks than this is too few for any current data-center GPU. */
 #define AZ_SM_ASSUMED 40
@@ -293,6 +320,7 @@ struct az_scope {
 	struct az_cpu cpu;
 	struct az_work work;
 	struct az_parallel par;
+	struct az_comm comm;
 	size_t nfindings;
 	struct az_finding *findings;	/* by cost, highest first */
 };
@@ -341,6 +369,8 @@ void analyze__free(struct analyze *a);
  * returns 0 or -ENOMEM. */
 int analyze__entry(void *ctx, const struct gt_hdr *rec, uint64_t *cookie);
 int analyze__call(void *ctx, const struct gt_callrec *c);
+/* The decoder's NCCL callback (gt_decoder__set_nccl_cb; ctx = the core). */
+int analyze__nccl(void *ctx, const struct gt_ncclrec *n);
 int analyze__other(void *ctx, const struct gt_hdr *rec);
 void analyze__set_decoder(struct analyze *a, struct gt_decoder *d);
 /* Ends the pass at end_ts (the trace's end) and builds the result, which

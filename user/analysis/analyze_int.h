@@ -181,6 +181,11 @@ struct az_acc {
 	struct az_top small_top;
 	uint64_t copy_top_ns;		/* copies: for single_stream */
 	struct az_top copy_top;
+	/* NCCL (analyze_nccl.c), in the process' whole scope */
+	struct az_comm comm;
+	struct hmap waited_for;		/* (pid, 0) -> struct az_waited: whom it waited for */
+	struct az_top nccl_wait_top;	/* its longest waits in collectives */
+	struct az_top nccl_last_top;	/* the collectives it came to last, by the others' waits */
 	/* GPU metrics (GT_REC_GPU_METRIC): sums of the samples in the scope */
 	uint64_t m_util_n, m_tensor_n, m_dram_n, m_sm_n;
 	int64_t m_util, m_tensor, m_dram, m_sm;
@@ -253,6 +258,9 @@ struct analyze {
 	struct az_store store;
 	uint64_t records;
 	bool sched;			/* the trace has scheduler (off-CPU) records */
+	struct hmap colls;		/* (uid, seq) -> struct az_coll: collectives not yet seen
+					 * on every rank (analyze_nccl.c) */
+	uint64_t colls_big;		/* collectives of communicators too large to match */
 	int err;			/* the first allocation failure */
 };
 
@@ -266,6 +274,16 @@ int az_gpu__finish_acc(struct analyze *a, struct az_acc *acc, uint64_t end);
 void az_gpu__free_acc(struct az_acc *acc);
 /* True when the process was in a wait at t: *kind gets its kind. */
 bool az_proc__waiting_at(struct analyze *a, struct az_proc *p, uint64_t t, uint8_t *kind);
+
+/* analyze_nccl.c */
+/* The unmatched collectives left at the end (a rank not in the trace). */
+uint64_t az_nccl__unmatched(const struct analyze *a);
+void az_nccl__free(struct analyze *a);
+void az_nccl__free_acc(struct az_acc *acc);
+/* analyze.c, for analyze_nccl.c: the process of pid (made on first use),
+ * NULL when out of memory; whether its records at ts count. */
+struct az_proc *az__proc(struct analyze *a, uint32_t pid);
+bool az__wanted(const struct analyze *a, uint32_t pid, uint64_t ts);
 
 /* analyze_rules.c */
 /* Fills s (pid, kind, times and the figures set by analyze.c) from acc:

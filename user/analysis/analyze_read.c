@@ -284,6 +284,7 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 		goto out;
 	}
 	gt_decoder__set_entry_cb(d, analyze__entry);
+	gt_decoder__set_nccl_cb(d, analyze__nccl);
 	analyze__set_decoder(a, d);
 	rc = feed_merged(r, rb ? tail_at : UINT64_MAX, rb, hb, d, &fed, &why);
 	if (!rc) {

@@ -22,6 +22,7 @@
 #define MIN_ACTIVE_NS	1000000ull	/* gpu_time_util: at least 1 ms of GPU activity */
 #define MIN_KERNELS	100		/* launch_bound */
 #define MIN_REPEATS	10		/* sync_in_loop, cuda_api_sync, memcpy/memset_sync, small_grid */
+#define MIN_NCCL_WAIT_NS	1000000ull	/* nccl_wait, nccl_straggler: 1 ms or more in all */
 #define MAX_PER_WAIT	3		/* sync_in_loop: a wait every this many launches or fewer */
 
 /* ---- the result's strings --------------------------------------------------- */
@@ -305,6 +306,12 @@ static const char *const fixes[AZ_RULE__COUNT] = {
 	[AZ_RULE_HOST_STALL] = "Overlap the host work with the GPU: prefetch input (DataLoader "
 		"workers, pinned memory), defer logging and checkpoints, or move the work off the "
 		"launching thread.",
+	[AZ_RULE_NCCL_WAIT] = "Look at the rank it waited for (nccl_straggler there): balance the "
+		"work between ranks (data sharding, uneven batches), or overlap the communication with "
+		"compute (bucketed all-reduce, async collectives).",
+	[AZ_RULE_NCCL_STRAGGLER] = "Find what delays this rank before its collectives (its host gaps, "
+		"data loading, a slower or busier device, uneven work) and even it out: every other rank "
+		"of the communicator waits for it.",
 };
 
 struct rule_ctx {
@@ -503,6 +510,27 @@ static void rules(struct rule_ctx *rc, struct az_acc *acc)
 					     "CUDA, %s in all (%s of the wall time)", N(par->host_gaps),
 					     gpu ? "GPU idle intervals" : "gaps between launches",
 					     D(par->host_gap_ns), P(par->host_gap_ns, wall)));
+	if (s->comm.waited_ns >= MIN_NCCL_WAIT_NS && s->comm.waited_ns * 50 >= wall) {
+		char who[48];
+
+		if (s->comm.waited_for_rank >= 0)
+			snprintf(who, sizeof(who), "rank %d (pid %u)", s->comm.waited_for_rank,
+				 s->comm.waited_for_pid);
+		else
+			snprintf(who, sizeof(who), "pid %u", s->comm.waited_for_pid);
+		add_finding(rc, AZ_RULE_NCCL_WAIT, s->comm.waited_ns, false,
+			    s->comm.matched - s->comm.last, &acc->nccl_wait_top,
+			    az_store__printf(st, "waited %s for later ranks in %s of its %s matched "
+					     "collectives (by the calls' entries); %s of it for %s",
+					     D(s->comm.waited_ns), N(s->comm.matched - s->comm.last),
+					     N(s->comm.matched), D(s->comm.waited_for_ns), who));
+	}
+	if (s->comm.last && s->comm.caused_ns >= MIN_NCCL_WAIT_NS && s->comm.caused_ns * 50 >= wall)
+		add_finding(rc, AZ_RULE_NCCL_STRAGGLER, s->comm.caused_ns, false, s->comm.last,
+			    &acc->nccl_last_top,
+			    az_store__printf(st, "came last to %s of its %s matched collectives; the "
+					     "other ranks waited %s for it in all", N(s->comm.last),
+					     N(s->comm.matched), D(s->comm.caused_ns)));
 	if (s->nfindings > 1)
 		qsort(s->findings, s->nfindings, sizeof(*s->findings), cmp_finding);
 }
@@ -775,6 +803,9 @@ int az_rules__scope(struct analyze *a, struct az_acc *acc, struct az_scope *s)
 	s->par.blocking_copies = acc->bc_inside;
 	s->par.host_gaps = acc->ndevs ? acc->host_gaps : acc->thost_gaps;
 	s->par.host_gap_ns = acc->ndevs ? acc->host_gap_ns : acc->thost_gap_ns;
+	s->comm = acc->comm;
+	if (!s->comm.calls)
+		s->comm.rank = s->comm.world = s->comm.waited_for_rank = -1;
 	s->work.bound = verdict(s, launch_bound_holds(s));
 	rc.wall = s->gpu.wall_ns;
 	rules(&rc, acc);

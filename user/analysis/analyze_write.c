@@ -249,6 +249,28 @@ static void json_scope(struct obuf *o, const struct az_scope *s)
 	j_u64(o, &f2, "host_gap_ns", p->host_gap_ns);
 	OBUF_LIT(o, "}");
 
+	if (s->comm.calls) {
+		const struct az_comm *cm = &s->comm;
+
+		j_key(o, &f, "communication");
+		f2 = true;
+		OBUF_LIT(o, "{");
+		j_u64(o, &f2, "nccl_calls", cm->calls);
+		j_u64(o, &f2, "collectives", cm->collectives);
+		j_u64(o, &f2, "host_ns", cm->host_ns);
+		j_u64(o, &f2, "bytes", cm->bytes);
+		j_opt(o, &f2, "rank", cm->rank >= 0, (uint64_t)cm->rank);
+		j_opt(o, &f2, "world_size", cm->world > 0, (uint64_t)cm->world);
+		j_u64(o, &f2, "matched", cm->matched);
+		j_u64(o, &f2, "waited_ns", cm->waited_ns);
+		j_u64(o, &f2, "last", cm->last);
+		j_u64(o, &f2, "caused_ns", cm->caused_ns);
+		j_opt(o, &f2, "waited_for_pid", cm->waited_for_pid != 0, cm->waited_for_pid);
+		j_opt(o, &f2, "waited_for_rank", cm->waited_for_rank >= 0, (uint64_t)cm->waited_for_rank);
+		j_u64(o, &f2, "waited_for_ns", cm->waited_for_ns);
+		OBUF_LIT(o, "}");
+	}
+
 	j_key(o, &f, "findings");
 	OBUF_LIT(o, "[");
 	for (size_t i = 0; i < s->nfindings; i++) {
@@ -480,6 +502,21 @@ static void details(FILE *out, const struct az_scope *s, bool md)
 		else
 			put_text(out, w->top[i].name);
 		fputc('\n', out);
+	}
+	if (s->comm.calls) {
+		const struct az_comm *cm = &s->comm;
+
+		fmt_dur(a, sizeof(a), cm->host_ns);
+		fmt_dur(b, sizeof(b), cm->waited_ns);
+		fmt_dur(d, sizeof(d), cm->caused_ns);
+		fprintf(out, "%sCommunication%s", pre, mid);
+		if (cm->rank >= 0)
+			fprintf(out, "rank %d/%d, ", cm->rank, cm->world);
+		fprintf(out, "%llu NCCL calls (%llu collectives), %s on the host, %llu bytes; %llu "
+			"collectives matched on every rank: waited %s for later ranks, came last to "
+			"%llu (the others waited %s)\n", (unsigned long long)cm->calls,
+			(unsigned long long)cm->collectives, a, (unsigned long long)cm->bytes,
+			(unsigned long long)cm->matched, b, (unsigned long long)cm->last, d);
 	}
 	fmt_dur(a, sizeof(a), p->small_ns);
 	fmt_dur(b, sizeof(b), p->host_gap_ns);
