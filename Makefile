@@ -85,6 +85,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 REC_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(shell grep -l '^\#include "record/' $(UNIT_SRCS)))
 MOCK_DIR  := $(OUTPUT)/mock
 MOCK_LIB  := $(MOCK_DIR)/libcuda.so.1
+NCCL_MOCK := $(MOCK_DIR)/libnccl.so.2
 WORKLOAD  := $(MOCK_DIR)/cuda_workload
 IOCTL_WL  := $(MOCK_DIR)/ioctl_workload
 # NVML for --gpu-metrics, in a folder of its own (GTRACE_NVML_LIB names it)
@@ -218,7 +219,11 @@ $(MOCK_LIB): tests/mock/libcuda_mock.c tests/mock/cuda_compat.h | $(MOCK_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(MOCK_CFLAGS) -shared -Wl,-soname,libcuda.so.1 $< -lpthread -o $@
 
-$(WORKLOAD): tests/mock/cuda_workload.c tests/mock/cuda_compat.h bpf/gtrace_api.h | $(MOCK_DIR)
+$(NCCL_MOCK): tests/mock/libnccl_mock.c tests/mock/nccl_compat.h tests/mock/cuda_compat.h | $(MOCK_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(MOCK_CFLAGS) -shared -Wl,-soname,libnccl.so.2 $< -ldl -lpthread -o $@
+
+$(WORKLOAD): tests/mock/cuda_workload.c tests/mock/cuda_compat.h tests/mock/nccl_compat.h bpf/gtrace_api.h | $(MOCK_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(MOCK_CFLAGS) $< -ldl -lpthread -o $@
 
@@ -231,7 +236,7 @@ $(NVML_MOCK): tests/mock/libnvml_mock.c user/record/nvml_abi.h | $(MOCK_DIR)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(MOCK_CFLAGS) -iquote . -shared -Wl,-soname,libnvidia-ml.so.1 $< -o $@
 
-mock: $(MOCK_LIB) $(WORKLOAD) $(IOCTL_WL) $(NVML_MOCK)
+mock: $(MOCK_LIB) $(NCCL_MOCK) $(WORKLOAD) $(IOCTL_WL) $(NVML_MOCK)
 
 # CUPTI agent
 .PHONY: cupti-agent install-cupti cupti-check cupti-mock

@@ -56,6 +56,23 @@
  * cuMemcpyDtoD_v2(b of device 1, b of device 0) and cuMemcpy(c of device 0,
  * c of device 1), n floats each: peer copies 1->0, 0->1 and 1->0.
  *
+ * --nccl R (RANK and WORLD_SIZE in the environment, as torchrun sets them;
+ * libnccl loaded with dlopen, GT_LIBNCCL, default libnccl.so.2): the process
+ * is rank RANK of WORLD_SIZE, on device LOCAL_RANK (its setup runs on that
+ * device instead of 0).  After the launches rank 0 writes an
+ * ncclGetUniqueId to --nccl-id FILE (renamed into place), the others wait
+ * for it; ncclCommInitRank; then R rounds on the main stream of:
+ *   ncclAllReduce(a, a, n, float32, sum);
+ *   ncclGroupStart; ncclAllGather(a, b, n / W, float32);
+ *   ncclReduceScatter(b, c, n / W, float32, sum); ncclGroupEnd;
+ *   ncclBroadcast(c, c, n / 4, bfloat16, root 0);
+ *   ncclReduce(a, b, n / 4, float32, max, root 0);
+ *   ncclGroupStart; ncclSend(a, n / 8, float32, to (r + 1) % W);
+ *   ncclRecv(b, n / 8, float32, from (r + W - 1) % W); ncclGroupEnd;
+ * and ncclCommDestroy.  --nccl-late RANK:MS: that rank sleeps MS before
+ * every round (the others wait for it in their collectives).  The JSON
+ * line's "nccl" has the rank, size and the calls made per api.
+ *
  * --gpu-idle MS: each launch thread sleeps MS after the first half of its
  * launches (N / 2 of them), so the GPU idles that long between two launches.
  *
@@ -112,6 +129,7 @@
 #include <unistd.h>
 
 #include "cuda_compat.h"
+#include "nccl_compat.h"
 #include "../../bpf/gtrace_api.h"
 
 #define PROG "cuda_workload"
@@ -391,6 +409,9 @@ struct opts {
 	bool nvtx_steps;	/* each step an NVTX range (the mock's gt_mock_nvtx_range) */
 	long devices;		/* devices 0..devices-1 get launches (--devices) */
 	long peer;		/* --peer: rounds of the three peer copies */
+	long nccl;		/* --nccl: rounds of collectives, 0 none */
+	const char *nccl_id;	/* --nccl-id: where rank 0 leaves the unique id */
+	long late_rank, late_ms;/* --nccl-late RANK:MS, late_rank -1 none */
 };
 
 static void usage(FILE *f)
@@ -440,6 +461,10 @@ static void usage(FILE *f)
 		"                   device (t + i) %% D, with a cuCtxSetCurrent when that changes\n"
 		"  --peer P         with --devices 2+: P rounds of cuMemcpyPeer (1->0),\n"
 		"                   cuMemcpyDtoD_v2 (0->1) and cuMemcpy (1->0), n floats each\n"
+		"  --nccl R         rank RANK of WORLD_SIZE (environment) on device LOCAL_RANK: R\n"
+		"                   rounds of NCCL collectives after the launches (see the source)\n"
+		"  --nccl-id FILE   with --nccl: rank 0 writes the unique id there, the others read it\n"
+		"  --nccl-late R:MS with --nccl: rank R sleeps MS before each round\n"
 		"  -h, --help       this help\n"
 		"\n"
 		"Environment: GT_LIBCUDA  libcuda to dlopen (default libcuda.so.1)\n"
@@ -476,7 +501,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	enum { O_LAUNCHES = 256, O_COPIES, O_SYNCS, O_THREADS, O_WAIT, O_FAIL, O_FLOOD, O_RATE,
 	       O_RANGES, O_GAP, O_LOG, O_HOLD, O_WORK, O_IDLE, O_FORK, O_SYNC_EVERY, O_DTOH_EVERY,
 	       O_PAGEABLE_EVERY, O_LEGACY_EVERY, O_GRID, O_STEPS,
-	       O_STEP_US, O_JITTER, O_NVTX_STEPS, O_DEVICES, O_PEER };
+	       O_STEP_US, O_JITTER, O_NVTX_STEPS, O_DEVICES, O_PEER, O_NCCL,
+	       O_NCCL_ID, O_NCCL_LATE };
 	static const struct option longopts[] = {
 		{ "launches", required_argument, NULL, O_LAUNCHES },
 		{ "copies", required_argument, NULL, O_COPIES },
@@ -504,13 +530,16 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "nvtx-steps", no_argument, NULL, O_NVTX_STEPS },
 		{ "devices", required_argument, NULL, O_DEVICES },
 		{ "peer", required_argument, NULL, O_PEER },
+		{ "nccl", required_argument, NULL, O_NCCL },
+		{ "nccl-id", required_argument, NULL, O_NCCL_ID },
+		{ "nccl-late", required_argument, NULL, O_NCCL_LATE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	*o = (struct opts){ .launches = 100, .copies = 10, .syncs = 5, .threads = 1, .ranges = -1,
-			    .devices = 1 };
+			    .devices = 1, .late_rank = -1 };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -586,6 +615,22 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case O_PEER:
 			o->peer = parse_num("--peer", optarg, 0, 1000000L);
 			break;
+		case O_NCCL:
+			o->nccl = parse_num("--nccl", optarg, 1, 1000000L);
+			break;
+		case O_NCCL_ID:
+			o->nccl_id = optarg;
+			break;
+		case O_NCCL_LATE: {
+			char *colon = strchr(optarg, ':');
+
+			if (!colon)
+				bad_usage("invalid value for --nccl-late: '%s' (expected RANK:MS)", optarg);
+			*colon = 0;
+			o->late_rank = parse_num("--nccl-late", optarg, 0, 1 << 20);
+			o->late_ms = parse_num("--nccl-late", colon + 1, 0, 60000);
+			break;
+		}
 		case O_WAIT:
 			o->wait_signal = true;
 			break;
@@ -624,6 +669,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 										: "--nvtx-steps");
 	if (o->peer && o->devices < 2)
 		bad_usage("%s needs --devices 2 or more", "--peer");
+	if ((o->nccl_id || o->late_rank >= 0) && !o->nccl)
+		bad_usage("%s needs --nccl", o->nccl_id ? "--nccl-id" : "--nccl-late");
+	if (o->nccl && (!o->nccl_id || !getenv("RANK") || !getenv("WORLD_SIZE")))
+		bad_usage("%s needs --nccl-id FILE and RANK and WORLD_SIZE in the environment", "--nccl");
 }
 
 /* ------------------------------------------------------------------ */
@@ -893,6 +942,133 @@ static void *worker_main(void *arg)
 }
 
 /* ------------------------------------------------------------------ */
+/* NCCL (--nccl)                                                        */
+
+#define NC_APIS(X) \
+	X(ncclGetUniqueId) X(ncclCommInitRank) X(ncclAllReduce) X(ncclGroupStart) \
+	X(ncclAllGather) X(ncclReduceScatter) X(ncclGroupEnd) X(ncclBroadcast) X(ncclReduce) \
+	X(ncclSend) X(ncclRecv) X(ncclCommDestroy) X(ncclGetErrorString)
+
+static struct {
+#define NC_PTR(n) __typeof__(&n) n;
+	NC_APIS(NC_PTR)
+#undef NC_PTR
+} nc;
+
+enum nc_api {
+#define NC_ENUM(n) NC_##n,
+	NC_APIS(NC_ENUM)
+#undef NC_ENUM
+	NC__COUNT
+};
+
+static const char *const nc_names[NC__COUNT] = {
+#define NC_NAME(n) #n,
+	NC_APIS(NC_NAME)
+#undef NC_NAME
+};
+static unsigned long nc_counts[NC__COUNT];
+
+static void nccl_load(void)
+{
+	const char *path = getenv("GT_LIBNCCL");
+	void *h;
+
+	if (!path || !*path)
+		path = "libnccl.so.2";
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		die("cannot load %s: %s", path, dlerror());
+#define NC_SYM(n) \
+	*(void **)&nc.n = dlsym(h, #n); \
+	if (!nc.n) \
+		die("%s has no symbol %s", path, #n);
+	NC_APIS(NC_SYM)
+#undef NC_SYM
+}
+
+/* NC(): the NCCL call, counted, exiting on an error. */
+#define NC(n, ...) do { \
+		ncclResult_t r_ = nc.n(__VA_ARGS__); \
+		nc_counts[NC_##n]++; \
+		if (r_ != ncclSuccess) \
+			die("%s failed: %s (%d)", #n, nc.ncclGetErrorString(r_), (int)r_); \
+	} while (0)
+
+static long env_long(const char *name, long max)
+{
+	const char *s = getenv(name);
+	char *end;
+	long v;
+
+	if (!s)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > max)
+		die("invalid %s=%s", name, s);
+	return v;
+}
+
+/* Rank 0 makes the id and puts it in place whole; the others wait for it. */
+static void nccl_id(const char *file, long rank, ncclUniqueId *id)
+{
+	char tmp[4096];
+	FILE *f;
+
+	if (rank == 0) {
+		NC(ncclGetUniqueId, id);
+		snprintf(tmp, sizeof(tmp), "%s.%d", file, (int)getpid());
+		f = fopen(tmp, "wxe");
+		if (!f || fwrite(id, sizeof(*id), 1, f) != 1 || fclose(f) || rename(tmp, file))
+			die("cannot write %s: %s", file, strerror(errno));
+		return;
+	}
+	for (int i = 0; i < 30000; i++) {
+		f = fopen(file, "re");
+		if (f) {
+			size_t n = fread(id, sizeof(*id), 1, f);
+
+			fclose(f);
+			if (n == 1)
+				return;
+		}
+		usleep(1000);
+	}
+	die("no NCCL unique id in %s after 30 s", file);
+}
+
+static void nccl_phase(const struct opts *o, long rank, long world, CUstream s, long *out_rank,
+		       unsigned long long *out_comm)
+{
+	size_t n = (size_t)N_ELEMS;
+	ncclUniqueId id;
+	ncclComm_t comm;
+
+	nccl_id(o->nccl_id, rank, &id);
+	NC(ncclCommInitRank, &comm, (int)world, id, (int)rank);
+	for (long i = 0; i < o->nccl; i++) {
+		if (rank == o->late_rank && o->late_ms)
+			usleep((useconds_t)o->late_ms * 1000);
+		NC(ncclAllReduce, (void *)d_a[0], (void *)d_a[0], n, ncclFloat32, ncclSum, comm, s);
+		NC(ncclGroupStart);
+		NC(ncclAllGather, (void *)d_a[0], (void *)d_b[0], n / (size_t)world, ncclFloat32, comm, s);
+		NC(ncclReduceScatter, (void *)d_b[0], (void *)d_c[0], n / (size_t)world, ncclFloat32,
+		   ncclSum, comm, s);
+		NC(ncclGroupEnd);
+		NC(ncclBroadcast, (void *)d_c[0], (void *)d_c[0], n / 4, ncclBfloat16, 0, comm, s);
+		NC(ncclReduce, (void *)d_a[0], (void *)d_b[0], n / 4, ncclFloat32, ncclMax, 0, comm, s);
+		NC(ncclGroupStart);
+		NC(ncclSend, (void *)d_a[0], n / 8, ncclFloat32, (int)((rank + 1) % world), comm, s);
+		NC(ncclRecv, (void *)d_b[0], n / 8, ncclFloat32, (int)((rank + world - 1) % world), comm, s);
+		NC(ncclGroupEnd);
+	}
+	NC(ncclCommDestroy, comm);
+	*out_rank = rank;
+	*out_comm = (unsigned long long)(uintptr_t)comm;
+}
+
+/* ------------------------------------------------------------------ */
 /* result check                                                         */
 
 /* Value of one element of c after the whole sequence; false when it is not
@@ -1096,6 +1272,8 @@ int main(int argc, char **argv)
 	size_t bytes = (size_t)N_ELEMS * sizeof(float);
 	unsigned long launched[OP__COUNT] = { 0 }, dev_launched[MAX_DEV] = { 0 };
 	long fork_failed = 0;
+	long nc_rank = -1, nc_world = 0, dev_base = 0;
+	unsigned long long nc_comm = 0;
 	bool is_mock, verified = false, layout[4];
 	long i, t;
 	int op;
@@ -1114,6 +1292,17 @@ int main(int argc, char **argv)
 	load_libcuda();
 	if (o.nvtx_steps && !p_nvtx_range)
 		die("--nvtx-steps needs the libcuda mock (gt_mock_nvtx_range): GT_LIBCUDA names another");
+	if (o.nccl) {
+		nccl_load();
+		nc_rank = env_long("RANK", 1 << 20);
+		nc_world = env_long("WORLD_SIZE", 1 << 20);
+		/* the rank's device: LOCAL_RANK, as torchrun's scripts pick it */
+		dev_base = env_long("LOCAL_RANK", 1 << 20);
+		if (dev_base < 0)
+			dev_base = 0;
+		if (nc_world < 1 || nc_rank >= nc_world)
+			die("RANK %ld is not below WORLD_SIZE %ld", nc_rank, nc_world);
+	}
 	if (o.launch_log) {
 		log_cap = o.flood_s ? (size_t)o.flood_s * (size_t)(o.rate ? o.rate : 2000000) * (size_t)o.threads :
 				      (size_t)o.launches * (size_t)o.threads;
@@ -1124,15 +1313,16 @@ int main(int argc, char **argv)
 
 	CK(cuInit, 0);
 	ndev = (int)o.devices;
-	if (ndev > 1) {
+	if (ndev > 1 || dev_base) {
 		int count = 0;
 
 		CK(cuDeviceGetCount, &count);
-		if (count < ndev)
-			die("--devices %d: the driver has %d device(s)", ndev, count);
+		if (count < ndev + dev_base)
+			die("--devices %d from device %ld: the driver has %d device(s)", ndev, dev_base,
+			    count);
 	}
 	for (int dv = 0; dv < ndev; dv++) {
-		CK(cuDeviceGet, &dev, dv);
+		CK(cuDeviceGet, &dev, (int)dev_base + dv);
 		CK(cuDeviceGetName, devname, (int)sizeof(devname), dev);
 		CK(cuDevicePrimaryCtxRetain, &ctxs[dv], dev);
 		CK(cuCtxSetCurrent, ctxs[dv]);
@@ -1246,6 +1436,8 @@ int main(int argc, char **argv)
 	if (o.threads == 1 && workers[0].cur != 0)
 		CK(cuCtxSetCurrent, ctxs[0]);
 
+	if (o.nccl)
+		nccl_phase(&o, nc_rank, nc_world, workers[0].stream, &nc_rank, &nc_comm);
 	CK(cuMemsetD32_v2, d_c[0], MEMSET_VALUE, (size_t)N_ELEMS / 2);
 	CK(cuMemcpyDtoHAsync_v2, h, d_c[0], bytes, workers[0].stream);
 	for (i = 0; i < o.syncs; i++)
@@ -1313,7 +1505,7 @@ int main(int argc, char **argv)
 		CK(cuModuleUnload, mod[dv]);
 	CK(cuLibraryUnload, lib);
 	for (int dv = 0; dv < ndev; dv++)
-		CK(cuDevicePrimaryCtxRelease_v2, dv);
+		CK(cuDevicePrimaryCtxRelease_v2, (CUdevice)dev_base + dv);
 
 	printf("{\"pid\":%d,\"device\":", (int)getpid());
 	json_string(devname);
@@ -1337,6 +1529,19 @@ int main(int argc, char **argv)
 	for (int dv = 0; dv < ndev; dv++)
 		printf("%s%lu", dv ? "," : "", dev_launched[dv]);
 	printf("],\"peer\":%ld", o.peer);
+	if (o.nccl) {
+		bool first = true;
+
+		printf(",\"nccl\":{\"rank\":%ld,\"world\":%ld,\"device\":%ld,\"rounds\":%ld,\"comm\":%llu,"
+		       "\"calls\":{", nc_rank, nc_world, dev_base, o.nccl, nc_comm);
+		for (int k = 0; k < NC__COUNT; k++) {
+			if (!nc_counts[k])
+				continue;
+			printf("%s\"%s\":%lu", first ? "" : ",", nc_names[k], nc_counts[k]);
+			first = false;
+		}
+		printf("}}");
+	}
 	printf(",\"handles\":{\"streams\":[");
 	for (t = 0; t < o.threads; t++)
 		printf("%s%llu", t ? "," : "", (unsigned long long)(uintptr_t)workers[t].stream);
