@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# NCCL jobs on the mock libnccl: two processes of the workload, ranks 0
+# and 1 of one communicator (RANK, LOCAL_RANK, WORLD_SIZE as torchrun sets
+# them), recorded together: every collective, point-to-point and group call
+# of each rank with its fields (count, datatype, op, root or peer,
+# communicator, stream, device), the communicator's uid the same in both,
+# collectives numbered alike, the ranks from the environment in dump, the
+# process names and the exports, a track per communicator with a lane per
+# rank, nccl_sum, and the launches the library made inside its calls.
+REQUIRES="root jq mock gtrace"
+. "$(dirname "$0")/lib.sh"
+
+NCCL_MOCK=$MOCK_DIR/libnccl.so.2
+LINT=$ROOT/tools/perfetto_lint.py
+ROUNDS=4
+N=$N_ELEMS
+
+# job NAME LATE ARGS...: the two ranks under one recording into
+# $T/NAME.gtrace, dumped into $T/NAME.dump; rank R's JSON line in $T/NAME.rR.
+# LATE: --nccl-late's value, "" none.
+job() {
+	local name=$1 late=$2 rc
+	shift 2
+	[ -f "$NCCL_MOCK" ] || fatal "the mock libnccl is not built ($NCCL_MOCK): make mock"
+	local wl="$WORKLOAD --launches 8 --copies 2 --syncs 1 --nccl $ROUNDS --nccl-id $T/$name.id ${late:+--nccl-late $late} $*"
+	env GT_LIBCUDA="$MOCK_LIB" GT_MOCK_SYNC_US=200 LD_LIBRARY_PATH="$MOCK_DIR" GT_MOCK_NCCL_DIR="$T" \
+		"$GTRACE" --libcuda "$MOCK_LIB" -o "$T/$name.gtrace" --force -- sh -c "
+		RANK=0 LOCAL_RANK=0 WORLD_SIZE=2 $wl > $T/$name.o0 2> $T/$name.e0 &
+		RANK=1 LOCAL_RANK=1 WORLD_SIZE=2 $wl > $T/$name.o1 2> $T/$name.e1; r=\$?
+		wait \$! && exit \$r" > "$T/$name.out" 2> "$T/$name.err"
+	rc=$?
+	[ $rc -eq 0 ] || fatal "the job exited $rc: $(tail -n 2 "$T/$name.err" | tr '\n' '|') $(tail -n 2 "$T/$name.e0" "$T/$name.e1" 2> /dev/null | tr '\n' '|')"
+	for r in 0 1; do
+		grep '^{' "$T/$name.o$r" | tail -n 1 > "$T/$name.r$r"
+		[ -s "$T/$name.r$r" ] || fatal "rank $r printed no JSON line"
+	done
+	dump_trace "$T/$name.gtrace" "$T/$name.dump"
+	ls "$T"/gt-mock-nccl-* > /dev/null 2>&1 && err "the mock left its rendezvous file: $(ls "$T"/gt-mock-nccl-*)"
+	return 0
+}
+
+# NCCL calls of a dump per (pid, api)
+nccl_counts() { # DUMP PID
+	jq -s -c --argjson pid "$2" "$JQ_DEFS"'[.[] | select(.pid == $pid and .type == "nccl") | .api] | tally' "$1"
+}
+
+t_collectives() {
+	local r pid wj dev comm stream want d uids
+	job a ""
+	for r in 0 1; do
+		wj=$(cat "$T/a.r$r")
+		pid=$(jq .pid <<< "$wj")
+		dev=$(jq .nccl.device <<< "$wj")
+		comm=$(jq .nccl.comm <<< "$wj")
+		stream=$(jq '.handles.streams[0]' <<< "$wj")
+		jq -e --argjson r "$r" '.nccl.rank == $r and .nccl.world == 2 and .nccl.device == $r' <<< "$wj" > /dev/null ||
+			err "rank $r's workload: $(jq -c .nccl <<< "$wj")"
+		# every call it made, but ncclGetUniqueId (not probed)
+		compare_counts "rank $r's NCCL calls" "$(nccl_counts "$T/a.dump" "$pid")" \
+			"$(jq -c '.nccl.calls | del(.ncclGetUniqueId)' <<< "$wj")"
+		want=$(jq -n -c --argjson n "$N" --argjson k "$ROUNDS" --argjson r "$r" \
+			--argjson c "$comm" --argjson s "$stream" --argjson d "$dev" '
+			{ "ncclAllReduce collective float32 sum count=\($n) bytes=\($n * 4) peer=- group=false comm=\($c) stream=\($s) device=\($d) rank=\($r)/2": $k,
+			  "ncclAllGather collective float32 - count=\($n / 2) bytes=\($n * 2) peer=- group=true comm=\($c) stream=\($s) device=\($d) rank=\($r)/2": $k,
+			  "ncclReduceScatter collective float32 sum count=\($n / 2) bytes=\($n * 2) peer=- group=true comm=\($c) stream=\($s) device=\($d) rank=\($r)/2": $k,
+			  "ncclBroadcast collective bfloat16 - count=\($n / 4) bytes=\($n / 2) peer=0 group=false comm=\($c) stream=\($s) device=\($d) rank=\($r)/2": $k,
+			  "ncclReduce collective float32 max count=\($n / 4) bytes=\($n) peer=0 group=false comm=\($c) stream=\($s) device=\($d) rank=\($r)/2": $k,
+			  "ncclSend p2p float32 - count=\($n / 8) bytes=\($n / 2) peer=\(1 - $r) group=true comm=\($c) stream=\($s) device=\($d) rank=\($r)/2": $k,
+			  "ncclRecv p2p float32 - count=\($n / 8) bytes=\($n / 2) peer=\(1 - $r) group=true comm=\($c) stream=\($s) device=\($d) rank=\($r)/2": $k }')
+		sig_check "rank $r's data calls" "$T/a.dump" "$pid" '.type == "nccl" and (.kind == "collective" or .kind == "p2p")' \
+			'"\(.api) \(.kind) \(.datatype) \(.op // "-") count=\(.count) bytes=\(.bytes) peer=\(.peer // "-") group=\(.group // false) comm=\(.communicator) stream=\(.stream) device=\(.device) rank=\(.rank)/\(.nranks)"' \
+			"$want"
+		# collectives numbered 1.. per communicator, in order, none failed
+		d=$(jq -s -r --argjson pid "$pid" --argjson k "$ROUNDS" '
+			[.[] | select(.pid == $pid and .type == "nccl" and .kind == "collective")] | sort_by(.ts) as $c
+			| [ (if ([$c[] | .seq] != [range(1; 5 * $k + 1)]) then "seq \([$c[] | .seq] | tojson), expected 1..\(5 * $k)" else empty end),
+			    ($c[] | select(.failed or .incomplete) | "\(.api) at \(.ts) failed or incomplete") ] | join("\n")' "$T/a.dump")
+		[ -z "$d" ] || err "rank $r's collectives: $d"
+		sig_check "rank $r's init and destroy" "$T/a.dump" "$pid" '.type == "nccl" and (.kind == "init" or .kind == "free")' \
+			'"\(.api) \(.kind) rank=\(.rank) nranks=\(.nranks) comm=\(.communicator)"' \
+			"{\"ncclCommInitRank init rank=$r nranks=2 comm=$comm\": 1, \"ncclCommDestroy free rank=$r nranks=2 comm=$comm\": 1}"
+		# the rank from the environment, once
+		d=$(jq -s -c --argjson pid "$pid" '[.[] | select(.pid == $pid and .type == "rank") | [.rank, .local_rank, .world_size]]' "$T/a.dump")
+		[ "$d" = "[[$r,$r,2]]" ] || err "rank $r's rank records: $d, expected [[$r,$r,2]]"
+		# the library's own launches, inside its calls: 5 a round, beside the workload's
+		d=$(jq -s -r --argjson pid "$pid" --argjson k "$ROUNDS" --argjson w "$wj" '
+			($w.launches | add) as $own
+			| [.[] | select(.pid == $pid and .type == "launch")] as $all
+			| [$all[] | select(.kernel | startswith("ncclDevKernel_"))] as $nc
+			| [ (if ($all | length) != $own + 5 * $k then "\($all | length) launches, expected the workload'"'"'s \($own) and the library'"'"'s \(5 * $k)" else empty end),
+			    (if ($nc | length) != 5 * $k then "\($nc | length) launches of NCCL kernels, expected \(5 * $k)" else empty end) ] | join("; ")' "$T/a.dump")
+		[ -z "$d" ] || err "rank $r: $d"
+	done
+	# one communicator: the same uid in both ranks, and nothing unknown
+	uids=$(jq -s -c '[.[] | select(.type == "nccl" and .kind == "collective") | .uid] | unique | length' "$T/a.dump")
+	[ "$uids" = 1 ] || err "the ranks' collectives have $uids uids, expected 1"
+	"$GTRACE" dump --summary "$T/a.gtrace" > "$T/sum" 2>&1 || fatal "dump --summary failed"
+	grep -Eq "^  ncclAllReduce +$((2 * ROUNDS)) +0 +0 " "$T/sum" || err "dump --summary: no ncclAllReduce row with $((2 * ROUNDS)) calls: $(grep -A12 '^nccl' "$T/sum" | tr '\n' '|')"
+	grep -Eq '^  nccl_comm_unknown +0$' "$T/sum" || err "dump --summary: nccl_comm_unknown is not 0"
+	"$GTRACE" stats "$T/a.gtrace" -r nccl_sum --format json > "$T/ns.json" 2> "$T/stats.err" || fatal "stats -r nccl_sum failed: $(cat "$T/stats.err")"
+	d=$(jq -c --argjson n "$N" --argjson k "$ROUNDS" '[.reports[0].rows[] | select(.name == "ncclAllReduce") | {rank, num_calls, bytes}] | sort_by(.rank)' "$T/ns.json")
+	[ "$d" = "[{\"rank\":\"0/2\",\"num_calls\":$ROUNDS,\"bytes\":$((ROUNDS * N * 4))},{\"rank\":\"1/2\",\"num_calls\":$ROUNDS,\"bytes\":$((ROUNDS * N * 4))}]" ] ||
+		err "nccl_sum's ncclAllReduce rows: $d"
+}
+
+t_exports() {
+	local p0 p1 d
+	command -v python3 > /dev/null || fatal "needs python3"
+	job x ""
+	p0=$(jq .pid "$T/x.r0")
+	p1=$(jq .pid "$T/x.r1")
+	"$GTRACE" export "$T/x.gtrace" -f json -o "$T/x.json" 2> "$T/x.jerr" || fatal "export -f json failed: $(cat "$T/x.jerr")"
+	d=$(jq -r --argjson p0 "$p0" --argjson p1 "$p1" --argjson k "$ROUNDS" '
+		.traceEvents as $e
+		| ([$e[] | select(.ph == "M" and .name == "process_name" and .pid == $p0) | .args.name] | last) as $n0
+		| ([$e[] | select(.ph == "M" and .name == "process_name" and .pid == $p1) | .args.name] | last) as $n1
+		| ([$e[] | select(.ph == "M" and .name == "process_name" and (.args.name | startswith("NCCL communicator")))]) as $comms
+		| ($comms[0].pid) as $cp
+		| [ (if ($n0 | endswith("[rank 0/2]")) | not then "rank 0 process name: \($n0)" else empty end),
+		    (if ($n1 | endswith("[rank 1/2]")) | not then "rank 1 process name: \($n1)" else empty end),
+		    (if ($comms | length) != 1 or $comms[0].args.name != "NCCL communicator 1 (2 ranks)" then "communicator processes: \([$comms[] | .args.name])" else empty end),
+		    (if ([$e[] | select(.pid == $cp and .ph == "M" and .name == "thread_name") | .args.name] | sort)
+		        != ["rank 0 (pid \($p0))", "rank 1 (pid \($p1))"]
+		     then "communicator lanes: \([$e[] | select(.pid == $cp and .ph == "M" and .name == "thread_name") | .args.name])" else empty end),
+		    (if ([$e[] | select(.pid == $cp and .cat == "nccl" and (.name | startswith("AllReduce")))] | length) != 2 * $k
+		     then "AllReduce events on the communicator: \([$e[] | select(.pid == $cp and .cat == "nccl" and (.name | startswith("AllReduce")))] | length), expected \(2 * $k)" else empty end),
+		    (if ([$e[] | select(.pid == $p0 and .cat == "nccl" and .name == "AllReduce float32 4 MiB")] | length) != $k
+		     then "rank 0 thread AllReduce events: expected \($k)" else empty end)
+		  ] | join("\n")' "$T/x.json")
+	[ -z "$d" ] || err "JSON export: $d"
+	"$GTRACE" export "$T/x.gtrace" -f perfetto -o "$T/x.pftrace" 2> "$T/x.perr" || fatal "export -f perfetto failed: $(cat "$T/x.perr")"
+	python3 "$LINT" --json "$T/x.pftrace" > "$T/x.lint" 2> "$T/lint.err" || fatal "perfetto_lint rejects it: $(head -n 3 "$T/lint.err" | tr '\n' '|')"
+	d=$(jq -r --argjson p0 "$p0" --argjson p1 "$p1" --argjson k "$ROUNDS" '
+		([.other[] | select(.name == "NCCL communicator 1 (2 ranks)")]) as $c
+		| [ (if ($c | length) != 1 or $c[0].parent != null then "no root track NCCL communicator 1 (2 ranks): \([.other[] | .name])" else empty end),
+		    (if ([.other[] | select(.parent == $c[0].uuid) | .name] | sort) != ["rank 0 (pid \($p0))", "rank 1 (pid \($p1))"]
+		     then "rank tracks: \([.other[] | select(.parent == $c[0].uuid) | .name])" else empty end),
+		    (if ([.processes[] | select(.pid == $p1) | .name] | .[0] | endswith("[rank 1/2]")) | not
+		     then "rank 1 process track: \([.processes[] | select(.pid == $p1) | .name])" else empty end),
+		    (if (.slice_names["AllReduce float32 4 MiB"] // 0) != 4 * $k
+		     then "AllReduce slices \(.slice_names["AllReduce float32 4 MiB"]), expected \(4 * $k) (thread and communicator tracks of both ranks)" else empty end)
+		  ] | join("\n")' "$T/x.lint")
+	[ -z "$d" ] || err "Perfetto export: $d"
+	"$GTRACE" export "$T/x.gtrace" -f csv -o "$T/x.csv" 2> "$T/x.cerr" || fatal "export -f csv failed: $(cat "$T/x.cerr")"
+	python3 - "$T/x.csv" "$ROUNDS" << 'EOF' || err "CSV: the NCCL rows do not have their fields"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["type"] == "nccl" and r["api"] == "ncclReduce"]
+ok = len(rows) == 2 * int(sys.argv[2]) and all(r["op"] == "max" and r["peer"] == "0" and r["datatype"] == "float32" and r["nranks"] == "2" for r in rows)
+sys.exit(0 if ok else 1)
+EOF
+}
+
+# A late rank: the others wait for it in every collective (the mock waits
+# on the host), which the calls' durations show.
+t_late_rank() {
+	local d
+	job l "1:40"
+	d=$(jq -s -r --argjson p0 "$(jq .pid "$T/l.r0")" --argjson p1 "$(jq .pid "$T/l.r1")" --argjson k "$ROUNDS" '
+		[.[] | select(.type == "nccl" and .api == "ncclAllReduce")] as $a
+		| ([$a[] | select(.pid == $p0 and .dur >= 30000000)] | length) as $waits
+		| ([$a[] | select(.pid == $p1 and .dur >= 30000000)] | length) as $late
+		| [ (if $waits < $k - 1 then "rank 0 waited 30 ms or more in \($waits) of its \($k) AllReduce calls, expected \($k - 1) or more" else empty end),
+		    (if $late != 0 then "the late rank waited in \($late) AllReduce calls" else empty end) ] | join("\n")' "$T/l.dump")
+	[ -z "$d" ] || err "$d"
+}
+
+add_case t_collectives "two ranks: every NCCL call per rank with its fields, one uid, collectives numbered, ranks from the environment, nccl_sum, the library's launches"
+add_case t_exports "two ranks: process names with their rank, a communicator track with a lane per rank in JSON and Perfetto, NCCL rows in CSV"
+add_case t_late_rank "a late rank (--nccl-late): the other rank's collectives wait for it, its own do not"
+run_cases "$@"
