@@ -50,17 +50,7 @@
 #include "cuda_compat.h"
 #include "../../cupti/testing/mock_api.h"
 
-#if defined(__has_attribute)
-#if __has_attribute(__noipa__)
-/* GCC: no identical-code folding or cloning across the many look-alike
- * _ptsz/_ptds wrappers, so each keeps a distinct entry point. */
-#define MOCK_NOIPA __attribute__((__noipa__))
-#endif
-#endif
-#ifndef MOCK_NOIPA
-#define MOCK_NOIPA
-#endif
-#define MOCK_API __attribute__((noinline, used, visibility("default"))) MOCK_NOIPA
+#include "mock_export.h"
 
 #define MAGIC_CTX	0x67746d6f636b0001ull
 #define MAGIC_STREAM	0x67746d6f636b0002ull

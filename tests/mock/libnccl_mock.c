@@ -41,15 +41,7 @@
 #include "cuda_compat.h"
 #include "nccl_compat.h"
 
-#if defined(__has_attribute)
-#if __has_attribute(__noipa__)
-#define MOCK_NOIPA __attribute__((__noipa__))
-#endif
-#endif
-#ifndef MOCK_NOIPA
-#define MOCK_NOIPA
-#endif
-#define MOCK_API __attribute__((noinline, used, visibility("default"))) MOCK_NOIPA
+#include "mock_export.h"
 
 #define ID_MAGIC 0x67746e63636c4944ull	/* "gtncclID" */
 #define COMM_MAGIC 0x67746e6363436f6dull
@@ -399,96 +391,83 @@ MOCK_API ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)
 	return ncclSuccess;
 }
 
+/* A data call: checked (bufs: its buffers are there), then issued. */
+static ncclResult_t data_call(ncclComm_t c, ncclDataType_t t, int op, int root, bool bufs, enum kern k,
+			      cudaStream_t s)
+{
+	ncclResult_t r = data_check(c, t, op, root);
+
+	if (r == ncclSuccess && !bufs)
+		r = ncclInvalidArgument;
+	return r == ncclSuccess ? issue(c, k, s) : r;
+}
+
+/* The root's buffer is needed on the root only. */
+static bool root_has(const struct ncclComm *c, int root, const void *buf)
+{
+	return buf || (comm_valid(c) && c->rank != root);
+}
+
 MOCK_API ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
 				 ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm,
 				 cudaStream_t stream)
 {
-	ncclResult_t r = data_check(comm, datatype, (int)op, root);
-
 	(void)count;
-	if (r == ncclSuccess && (!sendbuff || (comm->rank == root && !recvbuff)))
-		r = ncclInvalidArgument;
-	return r == ncclSuccess ? issue(comm, K_REDUCE, stream) : r;
+	return data_call(comm, datatype, (int)op, root, sendbuff && root_has(comm, root, recvbuff),
+			 K_REDUCE, stream);
 }
 
 MOCK_API ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root,
 				ncclComm_t comm, cudaStream_t stream)
 {
-	ncclResult_t r = data_check(comm, datatype, -1, root);
-
 	(void)count;
-	if (r == ncclSuccess && !buff)
-		r = ncclInvalidArgument;
-	return r == ncclSuccess ? issue(comm, K_BROADCAST, stream) : r;
+	return data_call(comm, datatype, -1, root, buff, K_BROADCAST, stream);
 }
 
 MOCK_API ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
 				    ncclDataType_t datatype, int root, ncclComm_t comm,
 				    cudaStream_t stream)
 {
-	ncclResult_t r = data_check(comm, datatype, -1, root);
-
 	(void)count;
-	if (r == ncclSuccess && (!recvbuff || (comm->rank == root && !sendbuff)))
-		r = ncclInvalidArgument;
-	return r == ncclSuccess ? issue(comm, K_BROADCAST, stream) : r;
+	return data_call(comm, datatype, -1, root, recvbuff && root_has(comm, root, sendbuff),
+			 K_BROADCAST, stream);
 }
 
 MOCK_API ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
 				    ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
 				    cudaStream_t stream)
 {
-	ncclResult_t r = data_check(comm, datatype, (int)op, -1);
-
 	(void)count;
-	if (r == ncclSuccess && (!sendbuff || !recvbuff))
-		r = ncclInvalidArgument;
-	return r == ncclSuccess ? issue(comm, K_ALLREDUCE, stream) : r;
+	return data_call(comm, datatype, (int)op, -1, sendbuff && recvbuff, K_ALLREDUCE, stream);
 }
 
 MOCK_API ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
 					ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
 					cudaStream_t stream)
 {
-	ncclResult_t r = data_check(comm, datatype, (int)op, -1);
-
 	(void)recvcount;
-	if (r == ncclSuccess && (!sendbuff || !recvbuff))
-		r = ncclInvalidArgument;
-	return r == ncclSuccess ? issue(comm, K_REDUCESCATTER, stream) : r;
+	return data_call(comm, datatype, (int)op, -1, sendbuff && recvbuff, K_REDUCESCATTER, stream);
 }
 
 MOCK_API ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
 				    ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-	ncclResult_t r = data_check(comm, datatype, -1, -1);
-
 	(void)sendcount;
-	if (r == ncclSuccess && (!sendbuff || !recvbuff))
-		r = ncclInvalidArgument;
-	return r == ncclSuccess ? issue(comm, K_ALLGATHER, stream) : r;
+	return data_call(comm, datatype, -1, -1, sendbuff && recvbuff, K_ALLGATHER, stream);
 }
 
 MOCK_API ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,
 			       ncclComm_t comm, cudaStream_t stream)
 {
-	ncclResult_t r = data_check(comm, datatype, -1, peer);
-
 	(void)count;
-	if (r == ncclSuccess && (!sendbuff || peer < 0))
-		r = ncclInvalidArgument;
-	return r == ncclSuccess ? issue(comm, K_SENDRECV, stream) : r;
+	return data_call(comm, datatype, -1, peer, sendbuff && peer >= 0, K_SENDRECV, stream);
 }
 
 MOCK_API ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer,
 			       ncclComm_t comm, cudaStream_t stream)
 {
-	ncclResult_t r = data_check(comm, datatype, -1, peer);
-
 	(void)count;
-	if (r == ncclSuccess && (!recvbuff || peer < 0))
-		r = ncclInvalidArgument;
-	return r == ncclSuccess ? issue(comm, K_SENDRECV, stream) : r;
+	return data_call(comm, datatype, -1, peer, recvbuff && peer >= 0, K_SENDRECV, stream);
 }
 
 MOCK_API ncclResult_t ncclGroupStart(void)

@@ -97,6 +97,9 @@ struct gt_decoder {
 };
 
 /* decode/names.c */
+/* What the decoder knows of pid; made when create (NULL: out of memory),
+ * else NULL when it knows nothing. */
+struct proc *dec__proc(struct gt_decoder *d, uint32_t pid, bool create);
 /* Binds (pid, handle) to k, taking over the caller's reference. */
 int dec__kernel_bind(struct gt_decoder *d, uint32_t pid, uint64_t handle, struct kname *k);
 int dec__kernel_learn(struct gt_decoder *d, uint32_t pid, uint64_t handle,

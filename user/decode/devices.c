@@ -50,24 +50,11 @@ struct dev_proc {
 
 static struct dev_proc *dev_proc_get(struct gt_decoder *d, uint32_t pid, bool create)
 {
-	struct proc *p = hmap_get(&d->procs, pid, 0);
-	void *old;
+	struct proc *p = dec__proc(d, pid, create);
 
-	if (p && p->dev)
-		return p->dev;
-	if (!create)
-		return NULL;
-	if (!p) {
-		p = calloc(1, sizeof(*p));
-		if (!p)
-			return NULL;
-		if (hmap_put(&d->procs, pid, 0, p, &old)) {
-			free(p);
-			return NULL;
-		}
-	}
-	p->dev = calloc(1, sizeof(*p->dev));
-	return p->dev;
+	if (p && !p->dev && create)
+		p->dev = calloc(1, sizeof(*p->dev));
+	return p ? p->dev : NULL;
 }
 
 void dec__devices_free(struct dev_proc *dp)

@@ -11,7 +11,7 @@
 
 /* ---- kernel names ------------------------------------------------------- */
 
-static struct proc *proc_get(struct gt_decoder *d, uint32_t pid, bool create)
+struct proc *dec__proc(struct gt_decoder *d, uint32_t pid, bool create)
 {
 	struct proc *p = hmap_get(&d->procs, pid, 0);
 	void *old;
@@ -31,7 +31,7 @@ static struct proc *proc_get(struct gt_decoder *d, uint32_t pid, bool create)
 /* Binds (pid, handle) to k, taking over the caller's reference. */
 int dec__kernel_bind(struct gt_decoder *d, uint32_t pid, uint64_t handle, struct kname *k)
 {
-	struct proc *p = proc_get(d, pid, true);
+	struct proc *p = dec__proc(d, pid, true);
 	void *old;
 
 	if (!p || hmap_put(&d->kernels, handle, pid, k, &old)) {
@@ -62,7 +62,7 @@ int dec__kernel_learn(struct gt_decoder *d, uint32_t pid, uint64_t handle,
  * nothing any more, and long traces must not keep every pid's names. */
 static void kernels_forget(struct gt_decoder *d, uint32_t pid)
 {
-	struct proc *p = proc_get(d, pid, false);
+	struct proc *p = dec__proc(d, pid, false);
 	struct hmap *m = &d->kernels;
 	uint32_t i = 0;
 
@@ -120,7 +120,7 @@ void dec__launch_name(struct gt_decoder *d, struct gt_callrec *c)
 static int proc_name_set(struct gt_decoder *d, uint32_t pid, const char *s, size_t n,
 			 uint64_t ts, uint8_t prio)
 {
-	struct proc *p = proc_get(d, pid, true);
+	struct proc *p = dec__proc(d, pid, true);
 	char *name;
 
 	if (!p)
@@ -195,10 +195,10 @@ int dec__on_proc(struct gt_decoder *d, const struct gt_hdr *rec)
 		break;
 	case GT_REC_FORK:
 		/* the child runs the parent's program until it execs */
-		p = proc_get(d, rec->pid, false);
+		p = dec__proc(d, rec->pid, false);
 		if (p && p->name)
 			break;
-		parent = proc_get(d, pe->ppid, false);
+		parent = dec__proc(d, pe->ppid, false);
 		if (parent && parent->name)
 			rc = proc_name_set(d, rec->pid, parent->name, strlen(parent->name),
 					   rec->ts, parent->name_prio);
@@ -211,12 +211,12 @@ int dec__on_proc(struct gt_decoder *d, const struct gt_hdr *rec)
 	case GT_REC_PROC_INFO:
 		/* a process started before the recorder: its comm, unless the
 		 * command line is known already */
-		p = proc_get(d, rec->pid, false);
+		p = dec__proc(d, rec->pid, false);
 		if (!p || !p->name)
 			rc = proc_name_set(d, rec->pid, pe->comm, n, rec->ts, 1);
 		break;
 	}
-	if (!rc && pe->cgroup && (p = proc_get(d, rec->pid, true)))
+	if (!rc && pe->cgroup && (p = dec__proc(d, rec->pid, true)))
 		p->cgroup = pe->cgroup;
 	if (!rc && d->on_other)
 		rc = d->on_other(d->ctx, rec);

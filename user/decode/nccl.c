@@ -30,24 +30,9 @@ struct nccl_proc {
 	struct hmap groups;	/* (tid, 0) -> (void *)depth: threads inside a group */
 };
 
-static struct proc *proc_of(struct gt_decoder *d, uint32_t pid)
-{
-	struct proc *p = hmap_get(&d->procs, pid, 0);
-	void *old;
-
-	if (p)
-		return p;
-	p = calloc(1, sizeof(*p));
-	if (p && hmap_put(&d->procs, pid, 0, p, &old)) {
-		free(p);
-		p = NULL;
-	}
-	return p;
-}
-
 static struct nccl_proc *nccl_proc_of(struct gt_decoder *d, uint32_t pid)
 {
-	struct proc *p = proc_of(d, pid);
+	struct proc *p = dec__proc(d, pid, true);
 
 	if (p && !p->nccl)
 		p->nccl = calloc(1, sizeof(*p->nccl));
@@ -79,7 +64,7 @@ void dec__nccl_forget(struct gt_decoder *d, uint32_t pid)
 int dec__on_rank(struct gt_decoder *d, const struct gt_hdr *rec)
 {
 	const struct gt_proc_rank *r = (const void *)rec;
-	struct proc *p = proc_of(d, rec->pid);
+	struct proc *p = dec__proc(d, rec->pid, true);
 
 	if (!p)
 		return -ENOMEM;
@@ -138,7 +123,7 @@ static int learn(struct gt_decoder *d, struct nccl_proc *np, struct gt_ncclrec *
 	if (comm_add(d, np, x->out, uid, rank, nranks, n->device))
 		return -ENOMEM;
 	n->comm_index = d->ncomms;
-	p = proc_of(d, n->pid);
+	p = dec__proc(d, n->pid, true);
 	if (p && !p->has_rank && n->kind == GT_NCCL_K_INIT && rank >= 0) {
 		p->rank = (struct gt_rank_info){ .rank = rank, .local_rank = -1, .world_size = nranks };
 		p->has_rank = true;
