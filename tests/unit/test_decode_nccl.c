@@ -227,10 +227,17 @@ static void test_groups_split_nesting(void **state)
 	assert_int_equal(S.n, 1);
 	assert_int_equal(S.c[0].api, API(cuLaunchKernelEx));
 	assert_true(S.c[0].has_exit);
+	/* made inside the all-reduce: its entry */
+	assert_int_equal(S.c[0].nccl_ts, N.n[9].ts);
 	assert_true(N.n[9].has_exit);
 	assert_int_equal(N.n[9].seq, 2);
 	assert_true(N.n[9].dur >= 3);
 	assert_int_equal(gt_decoder__stats(d)->unmatched_exits, 0);
+
+	/* outside any NCCL call: none */
+	launch(d, now++, 100, 100, API(cuLaunchKernelEx), 0xf00, 0x5e, 0);
+	ret_pid(d, now++, 100, 100, API(cuLaunchKernelEx), 0, 0, 0);
+	assert_int_equal(S.c[1].nccl_ts, 0);
 
 	/* destroyed: the handle forgotten */
 	{

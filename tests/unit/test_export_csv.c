@@ -154,7 +154,7 @@ static const char header[] =
 	"grid_x,grid_y,grid_z,block_x,block_y,block_z,shmem,stream,bytes,kind,dst,src,ptr,"
 	"handle,parent,name,path,event,ppid,comm,exit_code,graph,ctx,cooperative,"
 	"cgroup,device,cmd,rm,fd,state,next_cpu,src_device,dst_device,"
-	"communicator,uid,rank,nranks,seq,count,datatype,op,peer,group,local_rank,world_size,local_world,"
+	"communicator,uid,rank,nranks,seq,count,datatype,op,peer,group,local_rank,world_size,local_world,nccl_ts,"
 	"context,stream_id,correlation,launch_ts,launch_tid,causality,by_order,"
 	"source,index,flags,latency_ns,code,wait_ns,suppressed";
 

@@ -167,6 +167,19 @@ static void decode_args(struct gt_decoder *d, struct gt_callrec *c,
 	}
 }
 
+/* The entry of the innermost NCCL call open on e's thread, 0 none: the
+ * entries still open there enclose e (it has left the stack, or never was
+ * on it). */
+static uint64_t nccl_parent(struct gt_decoder *d, const struct open_call *e)
+{
+	const struct tstack *st = hmap_get(&d->threads, e->tid, e->pid);
+
+	for (uint32_t i = st ? st->depth : 0; i > 0; i--)
+		if (st->ent[i - 1].api >= GT_NCCL_API_BASE && &st->ent[i - 1] != e)
+			return st->ent[i - 1].ts;
+	return 0;
+}
+
 static int emit(struct gt_decoder *d, const struct open_call *e, const struct exit_info *x,
 		uint64_t exit_ts)
 {
@@ -200,6 +213,8 @@ static int emit(struct gt_decoder *d, const struct open_call *e, const struct ex
 		d->stats.open_at_end++;
 	}
 	decode_args(d, &c, ai, e, x);
+	if (d->nccl_seen)
+		c.nccl_ts = nccl_parent(d, e);
 	rc = dec__device_call(d, &c, ai, e);
 	d->stats.calls++;
 	if (rc)
@@ -566,6 +581,7 @@ int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec)
 		}
 		if (rec->type == GT_REC_NCCL_RET)
 			return on_exit_rec(d, rec, NULL, (uint16_t)(GT_NCCL_API_BASE + rec->api));
+		d->nccl_seen = true;
 		return on_entry(d, rec, NULL);
 	case GT_REC_PROC_RANK:
 		rc = dec__on_rank(d, rec);

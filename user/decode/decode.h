@@ -57,6 +57,10 @@ struct gt_callrec {
 				 * source context; others: of the device allocation the
 				 * pointer lies in) */
 	int32_t dst_device;	/* memcpy: the same for the destination */
+	uint64_t nccl_ts;	/* the entry of the NCCL call this one was made inside (its
+				 * thread's innermost one open), 0 none: a launch's links
+				 * the NCCL kernel it started to its collective (ncclGroupEnd
+				 * for a group's, whose calls precede it on the thread) */
 };
 
 #define GT_DEVICE_UNKNOWN (-1)

@@ -77,6 +77,7 @@ struct gt_decoder {
 	gt_entry_cb on_entry;		/* entries taken, may be NULL */
 	gt_nccl_cb on_nccl;		/* NCCL calls completed, may be NULL */
 	uint32_t ncomms;		/* communicators numbered so far (gt_ncclrec.comm_index) */
+	bool nccl_seen;			/* an NCCL entry was taken: calls may be inside one */
 	void *ctx;			/* passed to all three */
 	struct gt_decoder_stats stats;
 	uint64_t last_ts;		/* latest ts of a record fed */

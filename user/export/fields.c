@@ -143,6 +143,7 @@ char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 	X(CF_SEQ, "seq") X(CF_COUNT, "count") X(CF_DATATYPE, "datatype") X(CF_OP, "op")	\
 	X(CF_PEER, "peer") X(CF_GROUP, "group") X(CF_LOCAL_RANK, "local_rank")		\
 	X(CF_WORLD_SIZE, "world_size") X(CF_LOCAL_WORLD, "local_world")	\
+	X(CF_NCCL_TS, "nccl_ts")						\
 	X(CF_CONTEXT, "context") X(CF_STREAM_ID, "stream_id")		\
 	X(CF_CORRELATION, "correlation")		\
 	X(CF_LAUNCH_TS, "launch_ts") X(CF_LAUNCH_TID, "launch_tid")		\
@@ -321,6 +322,8 @@ unsigned fields__call(const struct gt_callrec *c, struct cf_val v[CF_MAX])
 	/* absent when the trace did not show it (decode/devices.c) */
 	if (c->device >= 0)
 		vu(v, &n, CF_DEVICE, (uint64_t)c->device);
+	if (c->nccl_ts)
+		vu(v, &n, CF_NCCL_TS, c->nccl_ts);
 	switch (c->type) {
 	case GT_T_LAUNCH:
 		launch_fields(c, v, &n);

@@ -45,6 +45,7 @@ enum cf_id {
 	 * process' rank records */
 	CF_NCCL_COMM, CF_UID, CF_RANK, CF_NRANKS, CF_SEQ, CF_COUNT, CF_DATATYPE, CF_OP,
 	CF_PEER, CF_GROUP, CF_LOCAL_RANK, CF_WORLD_SIZE, CF_LOCAL_WORLD,
+	CF_NCCL_TS,	/* a call made inside an NCCL call: that call's entry */
 	/* GPU records (merged traces) */
 	CF_CONTEXT,
 	CF_STREAM_ID,	/* CUPTI's stream id, not the CUstream handle of calls (CF_STREAM) */

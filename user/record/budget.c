@@ -43,6 +43,7 @@
 #include "lib/u64map.h"
 #include "lib/vec.h"
 #include "record/budget.h"
+#include "record/nccl_probes.h"
 #include "record/cuda_probes.h"
 #include "record/elf_syms.h"
 #include "record/gpu_metrics.h"
@@ -480,6 +481,9 @@ int budget__start(struct recorder *r)
 	n = kernel_sources__objects(r->ks, objs, 4);
 	for (i = 0; i < n; i++)
 		add_object(b, objs[i]);
+	/* the NCCL probes' hits cost the programs too */
+	if (nccl_probes__object(r->nccl))
+		add_object(b, nccl_probes__object(r->nccl));
 	err = calibrate(b->hit_ns, &b->ret_ns, r->multi);
 	if (!err)
 		say_calibration(b);
