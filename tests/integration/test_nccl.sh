@@ -92,6 +92,24 @@ t_collectives() {
 			| [ (if ($all | length) != $own + 5 * $k then "\($all | length) launches, expected the workload'"'"'s \($own) and the library'"'"'s \(5 * $k)" else empty end),
 			    (if ($nc | length) != 5 * $k then "\($nc | length) launches of NCCL kernels, expected \(5 * $k)" else empty end) ] | join("; ")' "$T/a.dump")
 		[ -z "$d" ] || err "rank $r: $d"
+		# each of those made inside its NCCL call (nccl_ts: that call's entry): a collective, or a group's end
+		want=$(jq -n -c --argjson k "$ROUNDS" '{
+			"ncclDevKernel_AllReduce_Sum_f32_RING_LL in ncclAllReduce": $k,
+			"ncclDevKernel_AllGather_RING_LL in ncclGroupEnd": $k,
+			"ncclDevKernel_Broadcast_RING_LL in ncclBroadcast": $k,
+			"ncclDevKernel_Reduce_Sum_f32_RING_LL in ncclReduce": $k,
+			"ncclDevKernel_SendRecv in ncclGroupEnd": $k }')
+		d=$(jq -s -r --argjson pid "$pid" --argjson want "$want" "$JQ_DEFS"'
+			[.[] | select(.pid == $pid)] as $p
+			| [$p[] | select(.type == "nccl") | {key: "\(.tid) \(.ts)", value: .api}] | from_entries as $at
+			| [$p[] | select(.type == "launch" and (.kernel | startswith("ncclDevKernel_")))
+			    | "\(.kernel) in \($at["\(.tid) \(.nccl_ts)"] // "no NCCL call")"] | tally as $got
+			| diffmaps($got; $want)' "$T/a.dump") || fatal "jq failed on $T/a.dump (NCCL kernels)"
+		[ -z "$d" ] || err "rank $r's NCCL kernels and the calls they were launched in differ:
+$d"
+		d=$(jq -s -r --argjson pid "$pid" '[.[] | select(.pid == $pid and .type == "launch" and
+			(.kernel | startswith("ncclDevKernel_") | not) and .nccl_ts != null)] | length' "$T/a.dump")
+		[ "$d" = 0 ] || err "rank $r: $d of the workload's own launches say they were made inside an NCCL call"
 	done
 	# one communicator: the same uid in both ranks, and nothing unknown
 	uids=$(jq -s -c '[.[] | select(.type == "nccl" and .kind == "collective") | .uid] | unique | length' "$T/a.dump")
