@@ -390,6 +390,24 @@ finish_workload() {
 
 # --- traces -----------------------------------------------------------------
 
+# record_named NAME ARGS...: records `cuda_workload ARGS` with the libcuda
+# mock into $T/NAME.gtrace (its synchronizations RECORD_SYNC_US long, 1000
+# unless set) and dumps it into $T/NAME.dump; sets WJ (the workload's JSON
+# line) and WL_PID.
+record_named() {
+	local name=$1 rc
+	shift
+	GT_LIBCUDA=$MOCK_LIB GT_MOCK_SYNC_US=${RECORD_SYNC_US:-1000} \
+		"$GTRACE" --libcuda "$MOCK_LIB" -o "$T/$name.gtrace" --force -- "$WORKLOAD" "$@" \
+		> "$T/$name.out" 2> "$T/$name.err"
+	rc=$?
+	[ $rc -eq 0 ] || fatal "gtrace-bpf -- cuda_workload $* exited with status $rc; stderr: $(tail -n 3 "$T/$name.err" | tr '\n' '|')"
+	WJ=$(grep '^{' "$T/$name.out" | tail -n 1)
+	[ -n "$WJ" ] || fatal "the workload printed no JSON line; stdout: $(head -c 300 "$T/$name.out")"
+	WL_PID=$(jq -r .pid <<< "$WJ")
+	dump_trace "$T/$name.gtrace" "$T/$name.dump"
+}
+
 # dump_trace FILE OUT: gtrace-bpf dump FILE > OUT; checks exit 0 and that
 # every line is a JSON object.
 # gtrace_ok OUT COMMAND ARGS...: gtrace-bpf COMMAND ARGS > OUT; checks status

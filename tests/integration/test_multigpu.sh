@@ -16,29 +16,14 @@ OUT_DIR=$(dirname "$MOCK_DIR")
 AGENT=$OUT_DIR/libgtrace-cupti.so
 CUPTI_MOCK=$OUT_DIR/cupti/mock
 LINT=$ROOT/tools/perfetto_lint.py
-
-# record NAME ARGS...: records `cuda_workload ARGS` into $T/NAME.gtrace and
-# dumps it into $T/NAME.dump; sets WJ and WL_PID.
-record() {
-	local name=$1 rc
-	shift
-	GT_LIBCUDA=$MOCK_LIB GT_MOCK_SYNC_US=200 \
-		"$GTRACE" --libcuda "$MOCK_LIB" -o "$T/$name.gtrace" --force -- "$WORKLOAD" "$@" \
-		> "$T/$name.out" 2> "$T/$name.err"
-	rc=$?
-	[ $rc -eq 0 ] || fatal "gtrace-bpf -- cuda_workload $* exited with status $rc; stderr: $(tail -n 3 "$T/$name.err" | tr '\n' '|')"
-	WJ=$(grep '^{' "$T/$name.out" | tail -n 1)
-	[ -n "$WJ" ] || fatal "the workload printed no JSON line; stdout: $(head -c 300 "$T/$name.out")"
-	WL_PID=$(jq -r .pid <<< "$WJ")
-	dump_trace "$T/$name.gtrace" "$T/$name.dump"
-}
+RECORD_SYNC_US=200
 
 # The calls that run on a device (decode.h: gt_callrec__on_device).
 ON_DEV='(.type | IN("launch", "memcpy", "memset", "sync", "alloc", "free"))'
 
 t_devices() {
 	local d
-	record a --devices 2 --threads 2 --launches 10 --copies 2 --syncs 2
+	record_named a --devices 2 --threads 2 --launches 10 --copies 2 --syncs 2
 	jq -e '.devices == 2 and .device_launches == [10, 10]' <<< "$WJ" > /dev/null ||
 		fatal "the workload did not launch 10 per device: $(jq -c '{devices, device_launches}' <<< "$WJ")"
 	compare_counts "calls per api" "$(counts_of "$T/a.dump" "$WL_PID")" "$(wl_counts "$WJ")"
@@ -87,7 +72,7 @@ $d"
 
 t_peer() {
 	local mib=$((BUF_BYTES))
-	record p --devices 2 --peer 3 --launches 4 --copies 2 --syncs 1
+	record_named p --devices 2 --peer 3 --launches 4 --copies 2 --syncs 1
 	sig_check "copies with their devices" "$T/p.dump" "$WL_PID" '.type == "memcpy"' \
 		'"\(.api) \(.kind) \(.src_device // "-")->\(.dst_device // "-") \(.bytes) on \(.device)"' \
 		"$(jq -n -c --argjson b "$mib" '{

@@ -19,22 +19,6 @@ need_tools() {
 	command -v python3 > /dev/null || fatal "needs python3 for tools/perfetto_lint.py"
 }
 
-# record NAME ARGS...: records `cuda_workload ARGS` into $T/NAME.gtrace and
-# dumps it into $T/NAME.dump; sets WJ and WL_PID.
-record() {
-	local name=$1 rc
-	shift
-	GT_LIBCUDA=$MOCK_LIB GT_MOCK_SYNC_US=1000 \
-		"$GTRACE" --libcuda "$MOCK_LIB" -o "$T/$name.gtrace" --force -- "$WORKLOAD" "$@" \
-		> "$T/$name.out" 2> "$T/$name.err"
-	rc=$?
-	[ $rc -eq 0 ] || fatal "gtrace-bpf -- cuda_workload $* exited with status $rc; stderr: $(tail -n 3 "$T/$name.err" | tr '\n' '|')"
-	WJ=$(grep '^{' "$T/$name.out" | tail -n 1)
-	[ -n "$WJ" ] || fatal "the workload printed no JSON line; stdout: $(head -c 300 "$T/$name.out")"
-	WL_PID=$(jq -r .pid <<< "$WJ")
-	dump_trace "$T/$name.gtrace" "$T/$name.dump"
-}
-
 # export_pf NAME: gtrace-bpf export NAME.gtrace -f perfetto -o NAME.pftrace,
 # then protoc --decode_raw and the lint (its JSON summary in NAME.lint).
 export_pf() {
@@ -95,7 +79,7 @@ $d"
 t_export() {
 	local d
 	need_tools
-	record a --launches 100 --copies 10 --syncs 5 --threads 3
+	record_named a --launches 100 --copies 10 --syncs 5 --threads 3
 	export_pf a
 	check_vs_dump a
 	# the workload's process and threads, named
@@ -122,7 +106,7 @@ t_export() {
 # A failing call (ret and failed annotations) and a bigger trace.
 t_export_fail() {
 	need_tools
-	record b --launches 400 --copies 4 --syncs 2 --fail
+	record_named b --launches 400 --copies 4 --syncs 2 --fail
 	export_pf b
 	check_vs_dump b
 	grep -q '"failed"' "$T/b.raw" || err "no 'failed' annotation name in the protoc dump"
