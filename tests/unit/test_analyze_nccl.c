@@ -5,7 +5,10 @@
  * every collective: the other rank waited exactly that long per collective
  * (nccl_wait, naming the late rank), the late one came last to all of them
  * (nccl_straggler); a rank missing from the trace leaves the collectives
- * unmatched, said in a note, no finding.  No file, no root.
+ * unmatched, said in a note, no finding; with the GPU side the arrivals are
+ * the kernels' starts (launched inside the calls), not the calls' entries,
+ * and a collective missing one rank's kernel falls back to the entries.
+ * No file, no root.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -219,6 +222,115 @@ static void t_rank_missing(void **state)
 	done(&x);
 }
 
+static void nccl_entry(struct run *x, uint64_t ts, uint32_t pid, unsigned api, const struct gt_nccl *args)
+{
+	struct gt_nccl e = *args;
+
+	hdr(&e.hdr, GT_REC_NCCL, sizeof(e), ts, pid, (uint16_t)api);
+	feed(x, &e);
+}
+
+static void nccl_exit(struct run *x, uint64_t ts, uint32_t pid, unsigned api)
+{
+	struct gt_ret r = { 0 };
+
+	hdr(&r.hdr, GT_REC_NCCL_RET, sizeof(r), ts, pid, (uint16_t)api);
+	feed(x, &r);
+}
+
+/* A launch at ts whose kernel ran at start for 1 ms: the GPU record right
+ * after the launch's entry (as a merged trace has it), linked unless not. */
+static void launch_gpu(struct run *x, uint64_t ts, uint32_t pid, uint64_t start, bool linked)
+{
+	static const char name[] = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+	union {
+		struct gt_gpu_kernel k;
+		char b[GT_REC_ALIGN(sizeof(struct gt_gpu_kernel) + sizeof(name))];
+	} g;
+	struct gt_launch l = { 0 };
+	struct gt_ret r = { 0 };
+
+	hdr(&l.hdr, GT_REC_LAUNCH, sizeof(l), ts, pid, GT_API_cuLaunchKernel);
+	l.func = 0xf00;
+	l.stream = 0x5;
+	l.grid[0] = l.grid[1] = l.grid[2] = 1;
+	l.block[0] = l.block[1] = l.block[2] = 1;
+	feed(x, &l);
+	memset(&g, 0, sizeof(g));
+	hdr(&g.k.hdr, GT_REC_GPU_KERNEL, sizeof(g), start, pid, 0);
+	g.k.hdr.tid = linked ? pid : 0;
+	g.k.dur = 1 * MS;
+	g.k.launch_ts = linked ? ts : 0;
+	g.k.flags = linked ? GT_GPU_LINKED : 0;
+	g.k.device = (uint32_t)(pid / 100 - 1);
+	g.k.stream = 7;
+	g.k.grid[0] = g.k.grid[1] = g.k.grid[2] = 1;
+	g.k.block[0] = g.k.block[1] = g.k.block[2] = 1;
+	g.k.len = sizeof(name);
+	memcpy(g.k.name, name, sizeof(name));
+	feed(x, &g);
+	hdr(&r.hdr, GT_REC_RET, sizeof(r), ts + 1000, pid, GT_API_cuLaunchKernel);
+	feed(x, &r);
+}
+
+/* Rank 0 calls each all-reduce 2 ms after rank 1 (so by the calls it is
+ * last), but rank 1's stream is busy: its kernel starts 9 ms after its call,
+ * rank 0's 1 ms after its: on the GPU rank 1 is last, rank 0 waited 6 ms.
+ * The last round's kernel of rank 0 is not linked: that one by the calls. */
+static void t_gpu_arrival(void **state)
+{
+	const struct az_scope *s0, *s1;
+	const struct az_finding *w;
+	const int rounds = 4;
+	uint64_t t = T0;
+	struct run x;
+
+	(void)state;
+	begin(&x);
+	for (int r = 0; r < 2; r++) {
+		struct gt_nccl init = { .out = 0x7000, .peer = r, .nranks = 2, .uid = UID,
+					.flags = GT_NCCL_UID, .datatype = GT_NCCL_NONE32,
+					.op = GT_NCCL_NONE32 };
+
+		nccl(&x, t + 10000, 1000, 100 * (r + 1), GT_NCCL_API_ncclCommInitRank, &init, 0xc000 + r);
+	}
+	t += 1 * MS;
+	for (int i = 0; i < rounds; i++, t += 100 * MS) {
+		for (int r = 1; r >= 0; r--) {
+			struct gt_nccl ar = { .sendbuff = 0xa, .recvbuff = 0xa, .count = 1024,
+					      .comm = 0xc000 + r, .peer = -1, .datatype = 7, .op = 0,
+					      .stream = 0x5 };
+			uint32_t pid = 100 * (r + 1);
+			uint64_t at = t + (r == 0 ? 2 * MS : 0);
+
+			nccl_entry(&x, at, pid, GT_NCCL_API_ncclAllReduce, &ar);
+			launch_gpu(&x, at + 5000, pid, at + (r == 0 ? 1 : 9) * MS,
+				   !(r == 0 && i == rounds - 1));
+			nccl_exit(&x, at + 20000, pid, GT_NCCL_API_ncclAllReduce);
+		}
+	}
+	end(&x, t);
+	s0 = scope_of(x.r, 100);
+	s1 = scope_of(x.r, 200);
+	assert_int_equal(s0->comm.matched, rounds);
+	assert_int_equal(s0->comm.matched_gpu, rounds - 1);
+	assert_int_equal(s1->comm.matched_gpu, rounds - 1);
+	/* by the GPU: rank 0 waited 6 ms three times; by the calls, rank 1 2 ms once */
+	assert_int_equal(s0->comm.waited_ns, 3 * 6 * MS);
+	assert_int_equal(s0->comm.last, 1);
+	assert_int_equal(s0->comm.caused_ns, 2 * MS);
+	assert_int_equal(s1->comm.waited_ns, 2 * MS);
+	assert_int_equal(s1->comm.last, 3);
+	assert_int_equal(s1->comm.caused_ns, 3 * 6 * MS);
+	assert_int_equal(s0->comm.waited_for_rank, 1);
+	w = finding(s0, AZ_RULE_NCCL_WAIT);
+	assert_non_null(w);
+	assert_int_equal(w->cost_ns, 3 * 6 * MS);
+	assert_non_null(finding(s1, AZ_RULE_NCCL_STRAGGLER));
+	assert_int_equal(s0->gpu.unlinked, 1);
+	done(&x);
+}
+
 static void t_rule_ids(void **state)
 {
 	(void)state;
@@ -231,6 +343,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_straggler),
 		cmocka_unit_test(t_rank_missing),
+		cmocka_unit_test(t_gpu_arrival),
 		cmocka_unit_test(t_rule_ids),
 	};
 

@@ -763,6 +763,12 @@ static int on_gpu(struct analyze *a, const struct gt_hdr *rec)
 		flags = cp->flags;
 	}
 	(void)flags;
+	if (rec->type == GT_REC_GPU_KERNEL && it.launch) {
+		int rc = az_nccl__gpu(a, rec->pid, rec->tid, it.launch, it.start);
+
+		if (rc)
+			return rc;
+	}
 	/* a linked record counts where its call does, an unlinked one by its start */
 	at = it.launch ? it.launch : it.start;
 	pos_at(a, at);

@@ -284,7 +284,10 @@ struct az_comm {
 	uint64_t host_ns;		/* time in NCCL calls on the host (calls with an exit) */
 	uint64_t bytes;			/* what its data calls named */
 	uint64_t matched;		/* collectives seen on every rank of their communicator */
-	uint64_t waited_ns;		/* summed over them: the last rank's arrival minus its own */
+	uint64_t matched_gpu;		/* of them, those judged by their kernels' GPU starts
+					 * (every rank's known), the others by the calls' entries */
+	uint64_t waited_ns;		/* summed over them: the last rank's arrival minus its own
+					 * (arrival: the GPU start, else the call's entry) */
 	uint64_t last;			/* of them, the ones it came to last */
 	uint64_t caused_ns;		/* the others' waits in those */
 	uint32_t waited_for_pid;	/* the process it waited for longest, 0 none */

@@ -261,6 +261,9 @@ struct analyze {
 	struct hmap colls;		/* (uid, seq) -> struct az_coll: collectives not yet seen
 					 * on every rank (analyze_nccl.c) */
 	uint64_t colls_big;		/* collectives of communicators too large to match */
+	struct hmap nccl_gpu;		/* (hash(NCCL call's entry, tid), pid) -> uint64_t: the
+					 * earliest GPU start of the kernels launched inside
+					 * the open call (analyze_nccl.c) */
 	int err;			/* the first allocation failure */
 };
 
@@ -278,6 +281,11 @@ bool az_proc__waiting_at(struct analyze *a, struct az_proc *p, uint64_t t, uint8
 /* analyze_nccl.c */
 /* The unmatched collectives left at the end (a rank not in the trace). */
 uint64_t az_nccl__unmatched(const struct analyze *a);
+/* A linked GPU kernel that started at start, launched at launch_ts by tid:
+ * its start kept for the NCCL call the launch is inside, if any.  Returns 0
+ * or -ENOMEM. */
+int az_nccl__gpu(struct analyze *a, uint32_t pid, uint32_t tid, uint64_t launch_ts,
+		 uint64_t start);
 void az_nccl__free(struct analyze *a);
 void az_nccl__free_acc(struct az_acc *acc);
 /* analyze.c, for analyze_nccl.c: the process of pid (made on first use),

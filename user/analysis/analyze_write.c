@@ -262,6 +262,7 @@ static void json_scope(struct obuf *o, const struct az_scope *s)
 		j_opt(o, &f2, "rank", cm->rank >= 0, (uint64_t)cm->rank);
 		j_opt(o, &f2, "world_size", cm->world > 0, (uint64_t)cm->world);
 		j_u64(o, &f2, "matched", cm->matched);
+		j_u64(o, &f2, "matched_gpu", cm->matched_gpu);
 		j_u64(o, &f2, "waited_ns", cm->waited_ns);
 		j_u64(o, &f2, "last", cm->last);
 		j_u64(o, &f2, "caused_ns", cm->caused_ns);
@@ -513,10 +514,11 @@ static void details(FILE *out, const struct az_scope *s, bool md)
 		if (cm->rank >= 0)
 			fprintf(out, "rank %d/%d, ", cm->rank, cm->world);
 		fprintf(out, "%llu NCCL calls (%llu collectives), %s on the host, %llu bytes; %llu "
-			"collectives matched on every rank: waited %s for later ranks, came last to "
-			"%llu (the others waited %s)\n", (unsigned long long)cm->calls,
-			(unsigned long long)cm->collectives, a, (unsigned long long)cm->bytes,
-			(unsigned long long)cm->matched, b, (unsigned long long)cm->last, d);
+			"collectives matched on every rank (%llu by their kernels' GPU starts): "
+			"waited %s for later ranks, came last to %llu (the others waited %s)\n",
+			(unsigned long long)cm->calls, (unsigned long long)cm->collectives, a,
+			(unsigned long long)cm->bytes, (unsigned long long)cm->matched,
+			(unsigned long long)cm->matched_gpu, b, (unsigned long long)cm->last, d);
 	}
 	fmt_dur(a, sizeof(a), p->small_ns);
 	fmt_dur(b, sizeof(b), p->host_gap_ns);

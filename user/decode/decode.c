@@ -170,13 +170,27 @@ static void decode_args(struct gt_decoder *d, struct gt_callrec *c,
 /* The entry of the innermost NCCL call open on e's thread, 0 none: the
  * entries still open there enclose e (it has left the stack, or never was
  * on it). */
-static uint64_t nccl_parent(struct gt_decoder *d, const struct open_call *e)
+static uint64_t nccl_parent(const struct gt_decoder *d, const struct open_call *e)
 {
 	const struct tstack *st = hmap_get(&d->threads, e->tid, e->pid);
 
 	for (uint32_t i = st ? st->depth : 0; i > 0; i--)
 		if (st->ent[i - 1].api >= GT_NCCL_API_BASE && &st->ent[i - 1] != e)
 			return st->ent[i - 1].ts;
+	return 0;
+}
+
+uint64_t gt_decoder__nccl_of_launch(const struct gt_decoder *d, uint32_t pid, uint32_t tid,
+				    uint64_t launch_ts)
+{
+	const struct tstack *st = d->nccl_seen ? hmap_get(&d->threads, tid, pid) : NULL;
+
+	for (uint32_t i = st ? st->depth : 0; i > 0; i--) {
+		const struct open_call *e = &st->ent[i - 1];
+
+		if (e->ts == launch_ts && e->api < GT_NCCL_API_BASE)
+			return nccl_parent(d, e);
+	}
 	return 0;
 }
 

@@ -219,6 +219,12 @@ uint64_t gt_decoder__process_cgroup(const struct gt_decoder *d, uint32_t pid);
 const char *gt_decoder__thread_name(const struct gt_decoder *d, uint32_t tid);
 /* pid's rank in its job (struct gt_rank_info); false when nothing says. */
 bool gt_decoder__process_rank(const struct gt_decoder *d, uint32_t pid, struct gt_rank_info *r);
+/* The entry of the NCCL call that the launch whose entry was at launch_ts
+ * on thread tid of pid is being made inside, while that launch is still
+ * open (a merged trace has a linked GPU record right after its launch's
+ * entry); 0 when it is not open, or not inside an NCCL call. */
+uint64_t gt_decoder__nccl_of_launch(const struct gt_decoder *d, uint32_t pid, uint32_t tid,
+				    uint64_t launch_ts);
 /* "rank 1/2" (rank/world size, "?" for an unknown size) into buf when pid's
  * rank is known, else ""; returns buf. */
 char *gt_decoder__rank_text(const struct gt_decoder *d, uint32_t pid, char *buf, size_t len);
