@@ -77,6 +77,27 @@ if mode == "ddp":
     lasts = collections.Counter(max(v, key=v.get) for v in full)
     check(full and lasts[slow] >= 0.9 * len(full),
           "from the dump: rank %d came last to %d of %d matched collectives" % (slow, lasts[slow], len(full)))
+    # and on the GPU: each rank's first NCCL kernel launched inside the call
+    # (launch_ts of the kernel = ts of a launch whose nccl_ts is the call's)
+    gpu = collections.defaultdict(dict)
+    for j in jobs:
+        rs = by_pid[j["pid"]]
+        call_of = {(r["tid"], r["ts"]): r.get("nccl_ts") for r in rs if r.get("type") == "launch" and r.get("nccl_ts")}
+        coll_at = {(r["tid"], r["ts"]): (r["uid"], r["seq"]) for r in rs if r.get("type") == "nccl"
+                   and r.get("kind") == "collective" and r.get("uid") and r.get("seq") and not r.get("group")}
+        for k in rs:
+            if k.get("type") == "gpu_kernel" and k.get("launch_ts"):
+                c = coll_at.get((k.get("launch_tid"), call_of.get((k.get("launch_tid"), k["launch_ts"]))))
+                if c and (j["rank"] not in gpu[c] or k["ts"] < gpu[c][j["rank"]]):
+                    gpu[c][j["rank"]] = k["ts"]
+    gfull = [v for v in gpu.values() if len(v) == 2]
+    glasts = collections.Counter(max(v, key=v.get) for v in gfull)
+    gwait = sum(max(v.values()) - min(v.values()) for v in gfull)
+    print("   on the GPU: %d collectives with both ranks' kernels, rank %d last to %d, waits %.1f ms in all" %
+          (len(gfull), slow, glasts[slow], gwait / 1e6))
+    check(gfull and glasts[slow] >= 0.9 * len(gfull),
+          "from the dump, by the kernels' GPU starts: rank %d came last to %d of %d collectives" %
+          (slow, glasts[slow], len(gfull)))
     az = az or {}
     scopes = {s["pid"]: s for s in az.get("scopes", []) if s.get("kind") == "process"}
     fs = {pid: {f["id"]: f for f in s.get("findings", [])} for pid, s in scopes.items()}
@@ -87,6 +108,7 @@ if mode == "ddp":
     check(wt is not None and ("rank %d" % slow) in wt["summary"],
           "analyze: nccl_wait on rank %d naming rank %d: %s" % (other, slow, wt and wt["summary"]))
     comm = scopes.get(pid_of[other], {}).get("communication", {})
+    print("   analyze: rank %d matched %s collectives, %s by the GPU" % (other, comm.get("matched"), comm.get("matched_gpu")))
     steps = jobs[0]["steps"]
     check(comm.get("waited_ns", 0) >= 0.5 * steps * jobs[0]["slow_ms"] * 1e6,
           "rank %d waited %.1f ms in all for the slow rank (planted %d x %.0f ms)" %
