@@ -29,7 +29,7 @@ t_devices() {
 	compare_counts "calls per api" "$(counts_of "$T/a.dump" "$WL_PID")" "$(wl_counts "$WJ")"
 	# every launch on the device of the stream it went to, as the workload made them
 	d=$(jq -s -r --argjson pid "$WL_PID" --argjson w "$WJ" "$JQ_DEFS"'
-		[ $w.handles.device_streams | to_entries[] | .key as $d | .value[] | {(tostring): $d} ] | add as $dev_of
+		([ $w.handles.device_streams | to_entries[] | .key as $d | .value[] | {(tostring): $d} ] | add) as $dev_of
 		| [ calls($pid) | select(.type == "launch") ] as $l
 		| [ ($l[] | select(.device != $dev_of[.stream | num | tostring])
 		        | "  \(.api) stream \(.stream | num) on device \(.device // "none"), its stream is device \($dev_of[.stream | num | tostring])"),
@@ -94,8 +94,9 @@ EOF
 }
 
 # Attached after the process set up its device: the contexts were retained
-# before the recording, so no call's device is known, though its launch
-# threads' cuCtxSetCurrent are seen; counted and said.
+# before the recording, so no call's device is known (but the primary
+# context's release, which names its device), though its launch threads'
+# cuCtxSetCurrent are seen; counted and said.
 t_attach_late() {
 	local pid n
 	start_workload w LD_LIBRARY_PATH="$MOCK_DIR" GT_MOCK_SYNC_US=200 -- --wait-signal --threads 2 --launches 8 --copies 1 --syncs 1
@@ -108,7 +109,9 @@ t_attach_late() {
 	dump_trace "$T/l.gtrace" "$T/l.dump"
 	n=$(jq -s --argjson pid "$pid" "[.[] | select(.pid == \$pid and (.api | type) == \"string\" and $ON_DEV)] | length" "$T/l.dump")
 	[ "$n" -ge 16 ] || fatal "only $n calls on a device recorded after the signal"
-	sig_check "calls with a device though none was shown" "$T/l.dump" "$pid" '.device != null' '.api' '{}'
+	# but the one that names its device itself
+	sig_check "calls with a device though none was shown" "$T/l.dump" "$pid" '.device != null' '"\(.api) \(.device)"' \
+		'{"cuDevicePrimaryCtxRelease_v2 0": 1}'
 	sig_check "the threads' context switches" "$T/l.dump" "$pid" '.api == "cuCtxSetCurrent"' '"\(.device // "unknown")"' '{"unknown": 2}'
 	"$GTRACE" dump --summary "$T/l.gtrace" > "$T/sum" 2>&1 || fatal "dump --summary failed"
 	grep -Eq "^  device_unknown +$n\$" "$T/sum" || err "dump --summary: device_unknown is not $n: $(grep device_unknown "$T/sum")"
@@ -136,7 +139,7 @@ t_gpu_tracks() {
 	[ "$d" = '{"0":3,"1":3}' ] || err "GPU kernels per device: $d, expected 3 and 3"
 	# every linked kernel on the device of the launch it came from
 	d=$(jq -s -r --argjson pid "$WL_PID" '
-		[ .[] | select(.pid == $pid and .type == "launch") | {key: "\(.tid) \(.ts)", value: .device} ] | from_entries as $dev
+		([ .[] | select(.pid == $pid and .type == "launch") | {key: "\(.tid) \(.ts)", value: .device} ] | from_entries) as $dev
 		| [ .[] | select(.pid == $pid and .type == "gpu_kernel" and .launch_ts != null)
 		    | select($dev["\(.launch_tid) \(.launch_ts)"] != .device)
 		    | "  kernel at \(.ts) on device \(.device), its launch on \($dev["\(.launch_tid) \(.launch_ts)"])" ] | join("\n")' "$T/g.dump")
@@ -146,7 +149,7 @@ $d"
 	python3 "$LINT" --json "$T/g.pftrace" > "$T/g.lint" 2> "$T/lint.err" || fatal "perfetto_lint rejects the export: $(head -n 3 "$T/lint.err" | tr '\n' '|')"
 	d=$(jq -r --argjson pid "$WL_PID" '
 		([ .processes[] | select(.pid == $pid) | .uuid ][0]) as $p
-		| (.other | map({(.uuid | tostring): .})) | add as $by
+		| (.other | map({(.uuid | tostring): .}) | add) as $by
 		| [ .other[] | select(.name | test("^GPU [0-9]+ stream")) ] as $streams
 		| [ (.other[] | select(.name == "GPU 0" or .name == "GPU 1") | select(.parent != $p) | "group track \(.name) is not under the process"),
 		    (if ([ .other[] | select(.name == "GPU 0" or .name == "GPU 1") ] | length) != 2 then "no group tracks GPU 0 and GPU 1: \([.other[] | .name] | tojson)" else empty end),
