@@ -21,6 +21,7 @@ struct proc_names {
 	struct u64map seen_tids;	/* tid+1 -> pid+1: threads seen (their name looked up) */
 	struct u64map tid_names;	/* tid+1 -> hash of the thread name last written */
 	struct u64map cmdlines;		/* pid+1 -> char *: command line read at its exec */
+	struct u64map ranks;		/* pid+1 -> hash of the rank last written | 1 */
 };
 
 #define PID_LIVE	1	/* cuda_pids: running */
@@ -203,7 +204,6 @@ void proc_names__forget_cmdline(struct proc_names *pn, uint32_t pid)
 	}
 }
 
-/* First record of a process: write its name before it. */
 /* The value of NAME=<integer> among the NUL-separated entries of env[0..n),
  * -1 when absent or not a number from 0 to INT32_MAX. */
 static int32_t env_int(const char *env, size_t n, const char *name)
@@ -242,7 +242,8 @@ bool proc_names__parse_rank(const char *env, size_t n, struct gt_proc_rank *r)
 
 /* The process' rank in its job, from the environment it was started with
  * (torchrun's RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE): a record when
- * any is set.  The environment may be large; the first 256 KiB are read. */
+ * any is set and it is not the one last written for the process.  The
+ * environment may be large; the first 256 KiB are read. */
 static void write_rank(struct proc_names *pn, const struct gt_hdr *h)
 {
 	enum { ENV_MAX = 256 << 10 };
@@ -263,15 +264,29 @@ static void write_rank(struct proc_names *pn, const struct gt_hdr *h)
 	}
 	memset(&r, 0, sizeof(r));
 	if (n > 0 && proc_names__parse_rank(env, (size_t)n, &r)) {
+		int32_t v[4] = { r.rank, r.local_rank, r.world_size, r.local_world_size };
+		uint64_t hv = hash__bytes(v, sizeof(v)) | 1, *old = u64map__get(&pn->ranks, (uint64_t)h->pid + 1);
+
+		if (old && *old == hv)
+			goto out;
+		u64map__set(&pn->ranks, (uint64_t)h->pid + 1, hv);
 		r.hdr.ts = h->ts;
 		r.hdr.pid = h->pid;
 		r.hdr.type = GT_REC_PROC_RANK;
 		r.hdr.size = sizeof(r);
 		pn->emit(pn->ctx, &r.hdr);
 	}
+out:
 	free(env);
 }
 
+void proc_names__on_exec_rank(struct proc_names *pn, const struct gt_hdr *h)
+{
+	if (proc_names__traced(pn, h->pid))
+		write_rank(pn, h);
+}
+
+/* First record of a process: write its name before it. */
 void proc_names__write_process(struct proc_names *pn, const struct gt_hdr *h)
 {
 	char path[64], buf[1024];
@@ -347,6 +362,7 @@ void proc_names__free(struct proc_names *pn)
 			free((char *)(uintptr_t)pn->cmdlines.vals[i]);
 	}
 	u64map__free(&pn->cmdlines);
+	u64map__free(&pn->ranks);
 	u64map__free(&pn->cuda_pids);
 	u64map__free(&pn->seen_tids);
 	u64map__free(&pn->tid_names);

@@ -40,6 +40,10 @@ bool proc_names__exited(struct proc_names *pn, uint32_t pid);
  * cgroup), its name (command line from its exec, else /proc) and, when its
  * environment names its rank in a job, a GT_REC_PROC_RANK record. */
 void proc_names__write_process(struct proc_names *pn, const struct gt_hdr *h);
+/* An exec of h->pid: a process traced since before it (its first record
+ * came from the program it replaced, whose environment may not have named
+ * the rank) gets the rank of its new environment, when that differs. */
+void proc_names__on_exec_rank(struct proc_names *pn, const struct gt_hdr *h);
 /* Parses RANK, LOCAL_RANK, WORLD_SIZE and LOCAL_WORLD_SIZE from the
  * NUL-separated environment env[0..n) into r (-1 each that is unset or not
  * a number); true when any is set.  The header is the caller's. */

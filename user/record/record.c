@@ -156,7 +156,11 @@ static int on_event(void *ctx, void *data, size_t len)
 			r->scan_queue[r->nscan++] = h->pid;
 		if (!relevant(r, h->pid))
 			return 0;
-		break;
+		/* after the exec: the rank of the new program's environment */
+		err = recorder__write(r, h);
+		if (!err)
+			proc_names__on_exec_rank(r->procs, h);
+		return err;
 	case GT_REC_FORK:
 		if (!relevant(r, ((const struct gt_proc_evt *)data)->ppid))
 			return 0;
