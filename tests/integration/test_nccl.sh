@@ -19,14 +19,17 @@ N=$N_ELEMS
 
 # job NAME LATE ARGS...: the two ranks under one recording into
 # $T/NAME.gtrace, dumped into $T/NAME.dump; rank R's JSON line in $T/NAME.rR.
-# LATE: --nccl-late's value, "" none.
+# LATE: --nccl-late's value, "" none.  The mock libnccl is probed from the
+# start (--libnccl: the workload calls it right after loading it), unless
+# DISCOVER is set: then found when the ranks open it.
 job() {
-	local name=$1 late=$2 rc
+	local name=$1 late=$2 rc lib=(--libnccl "$NCCL_MOCK")
 	shift 2
+	[ -n "${DISCOVER:-}" ] && lib=()
 	[ -f "$NCCL_MOCK" ] || fatal "the mock libnccl is not built ($NCCL_MOCK): make mock"
 	local wl="$WORKLOAD --launches 8 --copies 2 --syncs 1 --nccl $ROUNDS --nccl-id $T/$name.id ${late:+--nccl-late $late} $*"
 	env GT_LIBCUDA="$MOCK_LIB" GT_MOCK_SYNC_US=200 LD_LIBRARY_PATH="$MOCK_DIR" GT_MOCK_NCCL_DIR="$T" \
-		"$GTRACE" --libcuda "$MOCK_LIB" -o "$T/$name.gtrace" --force -- sh -c "
+		"$GTRACE" --libcuda "$MOCK_LIB" "${lib[@]}" -o "$T/$name.gtrace" --force -- sh -c "
 		RANK=0 LOCAL_RANK=0 WORLD_SIZE=2 $wl > $T/$name.o0 2> $T/$name.e0 &
 		RANK=1 LOCAL_RANK=1 WORLD_SIZE=2 $wl > $T/$name.o1 2> $T/$name.e1; r=\$?
 		wait \$! && exit \$r" > "$T/$name.out" 2> "$T/$name.err"
@@ -184,7 +187,21 @@ t_late_rank() {
 	[ -z "$d" ] || err "$d"
 }
 
+# Found by the openat discovery: the ranks load the library and call it
+# half a second later (as PyTorch loads it at import): every call recorded.
+t_discovery() {
+	local r wj pid
+	DISCOVER=1 job o "" --nccl-open-ms 500
+	for r in 0 1; do
+		wj=$(cat "$T/o.r$r")
+		pid=$(jq .pid <<< "$wj")
+		compare_counts "rank $r's NCCL calls (the library found when opened)" "$(nccl_counts "$T/o.dump" "$pid")" \
+			"$(jq -c '.nccl.calls | del(.ncclGetUniqueId)' <<< "$wj")"
+	done
+}
+
 add_case t_collectives "two ranks: every NCCL call per rank with its fields, one uid, collectives numbered, ranks from the environment, nccl_sum, the library's launches"
 add_case t_exports "two ranks: process names with their rank, a communicator track with a lane per rank in JSON and Perfetto, NCCL rows in CSV"
 add_case t_late_rank "a late rank (--nccl-late): the other rank's collectives wait for it, its own do not"
+add_case t_discovery "a libnccl opened after the recording began (no --libnccl): found, every call of both ranks"
 run_cases "$@"

@@ -412,6 +412,7 @@ struct opts {
 	long nccl;		/* --nccl: rounds of collectives, 0 none */
 	const char *nccl_id;	/* --nccl-id: where rank 0 leaves the unique id */
 	long late_rank, late_ms;/* --nccl-late RANK:MS, late_rank -1 none */
+	long open_ms;		/* --nccl-open-ms: sleep after loading libnccl */
 };
 
 static void usage(FILE *f)
@@ -465,6 +466,8 @@ static void usage(FILE *f)
 		"                   rounds of NCCL collectives after the launches (see the source)\n"
 		"  --nccl-id FILE   with --nccl: rank 0 writes the unique id there, the others read it\n"
 		"  --nccl-late R:MS with --nccl: rank R sleeps MS before each round\n"
+		"  --nccl-open-ms MS with --nccl: sleep MS after loading libnccl, before the\n"
+		"                   launches (a framework loads it at import, calls it later)\n"
 		"  -h, --help       this help\n"
 		"\n"
 		"Environment: GT_LIBCUDA  libcuda to dlopen (default libcuda.so.1)\n"
@@ -502,7 +505,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	       O_RANGES, O_GAP, O_LOG, O_HOLD, O_WORK, O_IDLE, O_FORK, O_SYNC_EVERY, O_DTOH_EVERY,
 	       O_PAGEABLE_EVERY, O_LEGACY_EVERY, O_GRID, O_STEPS,
 	       O_STEP_US, O_JITTER, O_NVTX_STEPS, O_DEVICES, O_PEER, O_NCCL,
-	       O_NCCL_ID, O_NCCL_LATE };
+	       O_NCCL_ID, O_NCCL_LATE, O_NCCL_OPEN };
 	static const struct option longopts[] = {
 		{ "launches", required_argument, NULL, O_LAUNCHES },
 		{ "copies", required_argument, NULL, O_COPIES },
@@ -533,6 +536,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "nccl", required_argument, NULL, O_NCCL },
 		{ "nccl-id", required_argument, NULL, O_NCCL_ID },
 		{ "nccl-late", required_argument, NULL, O_NCCL_LATE },
+		{ "nccl-open-ms", required_argument, NULL, O_NCCL_OPEN },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -631,6 +635,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->late_ms = parse_num("--nccl-late", colon + 1, 0, 60000);
 			break;
 		}
+		case O_NCCL_OPEN:
+			o->open_ms = parse_num("--nccl-open-ms", optarg, 0, 60000);
+			break;
 		case O_WAIT:
 			o->wait_signal = true;
 			break;
@@ -669,8 +676,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 										: "--nvtx-steps");
 	if (o->peer && o->devices < 2)
 		bad_usage("%s needs --devices 2 or more", "--peer");
-	if ((o->nccl_id || o->late_rank >= 0) && !o->nccl)
-		bad_usage("%s needs --nccl", o->nccl_id ? "--nccl-id" : "--nccl-late");
+	if ((o->nccl_id || o->late_rank >= 0 || o->open_ms) && !o->nccl)
+		bad_usage("%s needs --nccl", o->nccl_id ? "--nccl-id" : o->open_ms ? "--nccl-open-ms" : "--nccl-late");
 	if (o->nccl && (!o->nccl_id || !getenv("RANK") || !getenv("WORLD_SIZE")))
 		bad_usage("%s needs --nccl-id FILE and RANK and WORLD_SIZE in the environment", "--nccl");
 }
@@ -1294,6 +1301,8 @@ int main(int argc, char **argv)
 		die("--nvtx-steps needs the libcuda mock (gt_mock_nvtx_range): GT_LIBCUDA names another");
 	if (o.nccl) {
 		nccl_load();
+		if (o.open_ms)
+			usleep((useconds_t)o.open_ms * 1000);
 		nc_rank = env_long("RANK", 1 << 20);
 		nc_world = env_long("WORLD_SIZE", 1 << 20);
 		/* the rank's device: LOCAL_RANK, as torchrun's scripts pick it */

@@ -17,7 +17,7 @@ _gtrace_bpf_reports="cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_su
 _gtrace_bpf_opts() {
 	local common="--help --usage --version"
 	case $1 in
-	record) echo "--all --buffer-size --capture-range --capture-range-end --cupti --cupti-lib --delay --duration --force --gpu-metrics --ioctl-majors --launch-exit --libcuda --light-window --max-size --mode --nvtx-capture --output --pid --quiet --scenario --trace --verbose $common" ;;
+	record) echo "--all --buffer-size --capture-range --capture-range-end --cupti --cupti-lib --delay --duration --force --gpu-metrics --ioctl-majors --launch-exit --libcuda --libnccl --light-window --max-size --mode --nvtx-capture --output --pid --quiet --scenario --trace --verbose $common" ;;
 	dump) echo "--summary $common" ;;
 	export) echo "--findings --force --format --output $common" ;;
 	stats) echo "--force --format --output --range --report --timeunit $common" ;;
@@ -112,7 +112,7 @@ _gtrace_bpf() {
 	--cupti)
 		# its argument is optional: only record's "--cupti=optional" takes one
 		((eq)) && [[ $cmd != daemon ]] && { COMPREPLY=($(compgen -W "optional" -- "$cur")); return 0; } ;;
-	-o|--output|--libcuda|--cupti-lib|--log|--compare)
+	-o|--output|--libcuda|--libnccl|--cupti-lib|--log|--compare)
 		_gtrace_bpf_files "$cur"; return 0 ;;
 	--dir)
 		COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;

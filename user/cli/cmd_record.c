@@ -53,7 +53,7 @@ static const char record_doc[] =
 enum {
 	OPT_SCENARIO = 0x100, OPT_MAX_SIZE, OPT_BUFSIZE, OPT_LIBCUDA, OPT_NO_LAUNCH_EXIT, OPT_LAUNCH_EXIT,
 	OPT_IOCTL_MAJORS, OPT_CUPTI, OPT_CUPTI_LIB, OPT_MODE, OPT_LIGHT_WINDOW, OPT_NVTX_CAPTURE,
-	OPT_RANGE_END, OPT_GPU_METRICS,
+	OPT_RANGE_END, OPT_GPU_METRICS, OPT_LIBNCCL,
 };
 
 static const struct argp_option record_options[] = {
@@ -68,6 +68,8 @@ static const struct argp_option record_options[] = {
 	{ "max-size", OPT_MAX_SIZE, "SIZE", 0,
 	  "Stop recording once the trace file holds SIZE (e.g. 512M); -- CMD runs on untraced", 0 },
 	{ "libcuda", OPT_LIBCUDA, "PATH", 0, "Also trace this libcuda file (repeatable)", 0 },
+	{ "libnccl", OPT_LIBNCCL, "PATH", 0,
+	  "Also trace this libnccl file from the start, not from when a process opens it (repeatable)", 0 },
 	{ "launch-exit", OPT_LAUNCH_EXIT, NULL, 0,
 	  "Also probe launch returns: launches get their CPU duration and result, at the "
 	  "cost of a second probe per launch (default: launches are recorded at entry only)", 0 },
@@ -115,6 +117,7 @@ struct record_cli {
 	struct record_opts rec;	/* what record__run() takes */
 	struct cli_pids pids;	/* -p, into rec.pids */
 	struct cli_strs libcuda;/* --libcuda, into rec.libcuda */
+	struct cli_strs libnccl;/* --libnccl, into rec.libnccl */
 	bool dashdash;		/* CMD came after "--" (or "--" ended the line) */
 	int verbose;		/* -v count: the log tier above info */
 	bool quiet;		/* -q: warnings and errors only */
@@ -183,6 +186,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LIBCUDA:
 		cli__push_str(state, &c->libcuda, arg);
+		break;
+	case OPT_LIBNCCL:
+		cli__push_str(state, &c->libnccl, arg);
 		break;
 	case OPT_LAUNCH_EXIT:
 		o->launch_exit = true;
@@ -318,6 +324,8 @@ static int check_capture(const struct record_cli *c)
 		why = "-c cudaProfilerApi needs --trace cuda: cuProfilerStart is seen through it";
 	else if (o->light && !o->trace_cuda)
 		why = "--mode light needs --trace cuda: it decides which libcuda calls are probed when";
+	else if (o->nlibnccl && !o->trace_cuda)
+		why = "--libnccl needs --trace cuda: the NCCL probes come with the libcuda ones";
 	if (!why)
 		return 0;
 	fprintf(stderr, "gtrace-bpf: %s\n", why);
@@ -336,6 +344,8 @@ static int cmd_record_check(const struct argp *argp, int argc, char **argv, stru
 	c->rec.npids = c->pids.n;
 	c->rec.libcuda = c->libcuda.v;
 	c->rec.nlibcuda = c->libcuda.n;
+	c->rec.libnccl = c->libnccl.v;
+	c->rec.nlibnccl = c->libnccl.n;
 	if (c->dashdash && !c->rec.cmd) {
 		fprintf(stderr, "gtrace-bpf: nothing after --: give the command to trace\n");
 		return 2;
@@ -394,5 +404,6 @@ int cmd_record(int argc, char **argv, const char *cmdline)
 out:
 	free(c.pids.v);
 	free(c.libcuda.v);
+	free(c.libnccl.v);
 	return status;
 }

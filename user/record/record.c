@@ -303,6 +303,14 @@ static int attach_libcuda(struct recorder *r)
 			return n;
 		}
 	}
+	for (i = 0; i < r->o->nlibnccl; i++) {
+		n = nccl_probes__attach_file(r->nccl, r->o->libnccl[i], r->o->libnccl[i]);
+		if (n < 0) {
+			pr_err("cannot trace %s: %s", r->o->libnccl[i],
+			       n == -ENOEXEC ? "not a libnccl (no NCCL symbols)" : strerror(-n));
+			return n;
+		}
+	}
 	libcuda_finder__scan_default(attach_found, r);
 	if (r->o->all) {
 		libcuda_finder__scan_all(attach_found, r);

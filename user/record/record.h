@@ -64,6 +64,8 @@ struct record_opts {
 	uint64_t buffer_size;		/* ring buffer bytes */
 	const char **libcuda;		/* --libcuda paths */
 	size_t nlibcuda;
+	const char **libnccl;		/* --libnccl paths */
+	size_t nlibnccl;
 	bool quiet;			/* no status line */
 	bool launch_exit;		/* uretprobes on launches too */
 	bool trace_cuda;		/* --trace: libcuda uprobes */
