@@ -147,14 +147,24 @@ t_gpu_tracks() {
 $d"
 	"$GTRACE" export "$T/g.gtrace" -f perfetto -o "$T/g.pftrace" 2> "$T/x.err" || fatal "export -f perfetto failed: $(head -n 3 "$T/x.err" | tr '\n' '|')"
 	python3 "$LINT" --json "$T/g.pftrace" > "$T/g.lint" 2> "$T/lint.err" || fatal "perfetto_lint rejects the export: $(head -n 3 "$T/lint.err" | tr '\n' '|')"
-	d=$(jq -r --argjson pid "$WL_PID" '
-		([ .processes[] | select(.pid == $pid) | .uuid ][0]) as $p
-		| (.other | map({(.uuid | tostring): .}) | add) as $by
-		| [ .other[] | select(.name | test("^GPU [0-9]+ stream")) ] as $streams
-		| [ (.other[] | select(.name == "GPU 0" or .name == "GPU 1") | select(.parent != $p) | "group track \(.name) is not under the process"),
-		    (if ([ .other[] | select(.name == "GPU 0" or .name == "GPU 1") ] | length) != 2 then "no group tracks GPU 0 and GPU 1: \([.other[] | .name] | tojson)" else empty end),
-		    ($streams[] | select($by[.parent | tostring].name != (.name | split(" stream")[0])) | "\(.name) is under \($by[.parent | tostring].name // "?")")
-		  ] | join("\n")' "$T/g.lint")
+	# in Python: the uuids are 64-bit, beyond jq's doubles
+	d=$(python3 - "$T/g.lint" "$WL_PID" << 'EOF'
+import json, sys
+lint, pid = json.load(open(sys.argv[1])), int(sys.argv[2])
+proc = [p["uuid"] for p in lint["processes"] if p["pid"] == pid][:1]
+by = {t["uuid"]: t for t in lint["other"]}
+groups = [t for t in lint["other"] if t["name"] in ("GPU 0", "GPU 1")]
+out = ["group track %s is not under the process" % t["name"] for t in groups if [t["parent"]] != proc]
+if len(groups) != 2:
+    out.append("no group tracks GPU 0 and GPU 1: %s" % [t["name"] for t in lint["other"]])
+for t in lint["other"]:
+    if t["name"].startswith("GPU ") and " stream" in t["name"]:
+        parent = by.get(t["parent"], {}).get("name", "?")
+        if parent != t["name"].split(" stream")[0]:
+            out.append("%s is under %s" % (t["name"], parent))
+print("\n".join(out))
+EOF
+)
 	[ -z "$d" ] || err "Perfetto tracks per device: $d"
 	"$GTRACE" stats "$T/g.gtrace" -r cuda_gpu_kern_sum --format csv > "$T/k.csv" 2>&1 || fatal "stats failed"
 	head -n 1 "$T/k.csv" | grep -q ',Device,Name$' || err "cuda_gpu_kern_sum of two devices has no Device column: $(head -n 1 "$T/k.csv")"

@@ -153,16 +153,29 @@ t_exports() {
 	[ -z "$d" ] || err "JSON export: $d"
 	"$GTRACE" export "$T/x.gtrace" -f perfetto -o "$T/x.pftrace" 2> "$T/x.perr" || fatal "export -f perfetto failed: $(cat "$T/x.perr")"
 	python3 "$LINT" --json "$T/x.pftrace" > "$T/x.lint" 2> "$T/lint.err" || fatal "perfetto_lint rejects it: $(head -n 3 "$T/lint.err" | tr '\n' '|')"
-	d=$(jq -r --argjson p0 "$p0" --argjson p1 "$p1" --argjson k "$ROUNDS" '
-		([.other[] | select(.name == "NCCL communicator 1 (2 ranks)")]) as $c
-		| [ (if ($c | length) != 1 or $c[0].parent != null then "no root track NCCL communicator 1 (2 ranks): \([.other[] | .name])" else empty end),
-		    (if ([.other[] | select(.parent == $c[0].uuid) | .name] | sort) != ["rank 0 (pid \($p0))", "rank 1 (pid \($p1))"]
-		     then "rank tracks: \([.other[] | select(.parent == $c[0].uuid) | .name])" else empty end),
-		    (if ([.processes[] | select(.pid == $p1) | .name] | .[0] | endswith("[rank 1/2]")) | not
-		     then "rank 1 process track: \([.processes[] | select(.pid == $p1) | .name])" else empty end),
-		    (if (.slice_names["AllReduce float32 4 MiB"] // 0) != 4 * $k
-		     then "AllReduce slices \(.slice_names["AllReduce float32 4 MiB"]), expected \(4 * $k) (thread and communicator tracks of both ranks)" else empty end)
-		  ] | join("\n")' "$T/x.lint")
+	# in Python: the uuids are 64-bit, beyond jq's doubles
+	d=$(python3 - "$T/x.lint" "$p0" "$p1" "$ROUNDS" << 'EOF'
+import json, sys
+lint = json.load(open(sys.argv[1]))
+p0, p1, k = map(int, sys.argv[2:5])
+out = []
+c = [t for t in lint["other"] if t["name"] == "NCCL communicator 1 (2 ranks)"]
+if len(c) != 1 or c[0]["parent"] is not None:
+    out.append("no root track NCCL communicator 1 (2 ranks): %s" % [t["name"] for t in lint["other"]])
+else:
+    ranks = sorted(t["name"] for t in lint["other"] if t["parent"] == c[0]["uuid"])
+    if ranks != ["rank 0 (pid %d)" % p0, "rank 1 (pid %d)" % p1]:
+        out.append("rank tracks: %s" % ranks)
+for r, pid in ((0, p0), (1, p1)):
+    names = [p["name"] for p in lint["processes"] if p["pid"] == pid]
+    if not names or not (names[0] or "").endswith("[rank %d/2]" % r):
+        out.append("rank %d process track: %s" % (r, names))
+n = lint.get("slice_names", {}).get("AllReduce float32 4 MiB", 0)
+if n != 4 * k:
+    out.append("AllReduce slices %d, expected %d (thread and communicator tracks of both ranks)" % (n, 4 * k))
+print("\n".join(out))
+EOF
+)
 	[ -z "$d" ] || err "Perfetto export: $d"
 	"$GTRACE" export "$T/x.gtrace" -f csv -o "$T/x.csv" 2> "$T/x.cerr" || fatal "export -f csv failed: $(cat "$T/x.cerr")"
 	python3 - "$T/x.csv" "$ROUNDS" << 'EOF' || err "CSV: the NCCL rows do not have their fields"
