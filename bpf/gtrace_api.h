@@ -94,6 +94,35 @@ enum gt_copy_kind {
 #define GT_COOKIE_HOT		(1ull << 30)	/* a hot call (gt_api__hot): gated by light mode */
 #define GT_COOKIE_RANGE_OPEN	(1ull << 31)	/* entry opens a capture range (cuProfilerStart) */
 #define GT_COOKIE_RANGE_CLOSE	(1ull << 32)	/* exit closes it (cuProfilerStop) */
+/* The overhead budget's shedding (daemon --budget, light mode): a probe with
+ * SWAP records its call only while its generation (GEN) is the one in force
+ * for its api (api_state in bpf/cuda.bpf.c), so that an always-on link can be
+ * replaced by one of the other generation without losing or doubling calls. */
+#define GT_COOKIE_SWAP		(1ull << 33)
+#define GT_COOKIE_GEN		(1ull << 34)
+#define GT_COOKIE_GEN_OF(c)	((unsigned)(((c) >> 34) & 1))
+
+/* api_state[api], one byte per api, written by the recorder during a swap:
+ *   GEN   the generation whose probes record the api now;
+ *   PAIR  old and new links are both attached: at each hit the new one's
+ *         program, which the kernel runs first (newest consumer first), hands
+ *         its reading of GEN (or, at an exit, of the call's mark) to the old
+ *         one's through the thread's swap slot, so both decide alike even
+ *         when GEN flips between them;
+ *   NEW   the new links' generation (which program hands on, which follows);
+ *   MARK  the api's calls are marked at entry (recorded or not, by which
+ *         generation) and their exits follow the mark: an exit is recorded
+ *         exactly when its entry was, across the flip, and for a shed api
+ *         across the window's gate and detach;
+ *   STRICT with MARK, an exit without a mark is not recorded (a shed api: no
+ *         entry program saw the call); without, GEN decides (the call entered
+ *         before the marking began). */
+#define GT_SW_GEN		0x1
+#define GT_SW_PAIR		0x2
+#define GT_SW_NEW		0x4
+#define GT_SW_MARK		0x8
+#define GT_SW_STRICT		0x10
+#define GT_SW_APIS		256	/* api_state's size: every enum gt_api fits */
 #define GT_COOKIE_MAKE(api, out, str, stream) \
 	((unsigned long long)(api) | ((unsigned long long)((out) + 1) << 16) | \
 	 ((unsigned long long)((str) + 1) << 20) | ((unsigned long long)((stream) + 1) << 24))
