@@ -60,6 +60,7 @@ static int load_once(void *ctx, bool multi)
 	s->rodata->self_pid = getpid();
 	s->rodata->capture_ranges = l->o->capture_ranges;
 	s->rodata->gate_hot = l->o->gate_hot;
+	s->rodata->swap_gate = l->o->swap_gate;
 	s->rodata->range_max = l->o->range_max;
 	err = bpf_map__set_max_entries(s->maps.rb, size);
 	if (err) {

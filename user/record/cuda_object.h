@@ -18,6 +18,7 @@ struct cuda_object_opts {
 	uint64_t buffer_size;	/* ring buffer bytes, rounded by cuda_object__ring_size() */
 	bool capture_ranges;	/* record a process only while a capture range is open in it */
 	bool gate_hot;		/* light mode: hot calls only while bss hot_on is set */
+	bool swap_gate;		/* the budget's swaps: GT_COOKIE_SWAP probes check their generation */
 	uint32_t range_max;	/* ranges recorded at most, 0 = any number */
 };
 

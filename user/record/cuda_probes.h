@@ -17,6 +17,8 @@ struct cuda_probes_opts {
 	bool multi;		/* uprobe_multi links: programs were loaded for them */
 	bool hot_detached;	/* light mode: hot calls' probes start detached (cuda_probes__set_hot) */
 	bool profiler_ranges;	/* -c cudaProfilerApi: cuProfilerStart/Stop open and close ranges */
+	bool swap;		/* the budget may swap always-on links (the object's swap_gate on):
+				 * cold probes carry GT_COOKIE_SWAP and their generation */
 };
 
 /* Creates one uprobe_multi link of the loaded program prog_fd at cnt file
@@ -54,6 +56,24 @@ int cuda_probes__attach_ranges(struct cuda_probes *p, const char *path, uint32_t
 /* How a hit of api's entry probe is taken (enum uprobe_insn, elf_syms.h),
  * in the file attached last that has it; -1 when no file has it. */
 int cuda_probes__insn_class(const struct cuda_probes *p, unsigned api);
+/* The overhead budget's shedding (record/shed.c): api's probes leave the
+ * always-on set for the window set (shed) or come back (!shed).
+ * begin: new always-on links (every cold probe in the other generation;
+ *   when shedding, api's window links too while a window is open) attached
+ *   beside the old ones, api's calls marked, the programs pairing their
+ *   decisions. -EOPNOTSUPP without uprobe_multi links or opts.swap, -EBUSY
+ *   while a swap is in progress, -EINVAL for a hot api or one already where
+ *   asked; other errors when nothing could be attached (nothing changed).
+ * commit: the generation in force flipped (the new links record from now
+ *   on), the old links closed in a thread.
+ * done: true once, when the close has finished (wait: block until then),
+ *   with how long the swap took from its beginning in *ns. */
+int cuda_probes__swap_begin(struct cuda_probes *p, unsigned api, bool shed);
+int cuda_probes__swap_commit(struct cuda_probes *p);
+bool cuda_probes__swap_done(struct cuda_probes *p, bool wait, uint64_t *ns);
+bool cuda_probes__swapping(const struct cuda_probes *p);
+/* True when api was moved to the window set (cuda_probes__swap_begin). */
+bool cuda_probes__is_shed(const struct cuda_probes *p, unsigned api);
 size_t cuda_probes__nfiles(const struct cuda_probes *p);
 size_t cuda_probes__nprobes(const struct cuda_probes *p);
 size_t cuda_probes__nfailed(const struct cuda_probes *p);
