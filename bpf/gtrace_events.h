@@ -357,6 +357,10 @@ enum gt_overhead_reason {
 	GT_OVH_DUTY_UP = 3,	/* ... raised again, never above the configured one */
 	GT_OVH_OVER = 4,	/* over budget at the lowest duty cycle: the always-on probes alone
 				 * cost more than the budget */
+	GT_OVH_SHED = 5,	/* ... so the always-on api that cost most (hdr.api) was moved to
+				 * the window set: recorded only inside light windows from ts */
+	GT_OVH_RESTORE = 6,	/* a shed api (hdr.api) recorded always-on again from ts */
+	GT_OVH__COUNT,
 };
 
 /* The overhead budget (gtrace-bpf daemon --budget): what the probes cost the
@@ -368,8 +372,9 @@ enum gt_overhead_reason {
  * most (hits attributed to threads by their records; hits no record shows,
  * e.g. gated ones, charged to that thread too). */
 struct gt_overhead {
-	struct gt_hdr hdr;	/* ts = the interval's end; pid, tid = the thread that paid most,
-				 * 0 when no traced thread hit a probe */
+	struct gt_hdr hdr;	/* ts = the interval's end (shed, restore: the flip); pid, tid =
+				 * the thread that paid most, 0 when no traced thread hit a
+				 * probe; api = the api shed or given back, else 0 */
 	__u64 interval_ns;	/* the interval the figures are over */
 	__u64 hits;		/* probe program runs in the interval, every program */
 	__u64 probe_ns;		/* the estimated time that thread spent in probes */
@@ -387,6 +392,11 @@ struct gt_overhead {
 	__u32 sampler_ppm;	/* CPU time of the recorder's GPU-metrics threads (--gpu-metrics)
 				 * in the interval / interval_ns, ppm of one CPU; measured, the
 				 * recorder's own cost, not in estimate_ppm (0: no sampler) */
+	__u32 cut;		/* shed, restore: calls of the api in flight at the swap whose
+				 * exit could not be recorded; else 0.  Appended: a record of a
+				 * build before it ends here (96 bytes) and reads 0
+				 * (gt_overhead__cut) */
+	__u32 _pad;		/* zero */
 };
 
 /* What a struct gt_gpu_metric measures. Ids are ours (stable in the file),
@@ -551,7 +561,7 @@ _Static_assert(sizeof(struct gt_cupti_mark) == 40, "gt_cupti_mark size");
 _Static_assert(sizeof(struct gt_name) == 40, "gt_name size");
 _Static_assert(sizeof(struct gt_capture) == 48, "gt_capture size");
 _Static_assert(sizeof(struct gt_trigger) == 48, "gt_trigger size");
-_Static_assert(sizeof(struct gt_overhead) == 96, "gt_overhead size");
+_Static_assert(sizeof(struct gt_overhead) == 104, "gt_overhead size");
 _Static_assert(sizeof(struct gt_gpu_metric) == 40, "gt_gpu_metric size");
 _Static_assert(sizeof(struct gt_counters) == 128, "gt_counters size");
 _Static_assert(sizeof(struct gt_stats) == 152, "gt_stats size");

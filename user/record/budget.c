@@ -49,14 +49,19 @@
 #include "record/gpu_metrics.h"
 #include "record/recorder.h"
 #include "record/sched_ioctl_sources.h"
+#include "record/shed.h"
 
 #define EVAL_NS		5000000000ull	/* evaluation interval without light-mode windows */
 #define RECALIBRATE_NS	600000000000ull	/* the hit cost measured again this often */
 #define TARGET		0.8		/* aim at this fraction of the budget */
-#define PERIOD_MAX_NS	600000000000ull	/* the longest a window period is stretched to */
+#define PERIOD_MAX_NS	600000000000ull	/* the longest a window period is stretched to
+					 * (GTRACE_BUDGET_PERIOD_MAX_S, for tests) */
 #define CALIB_CALLS	5000		/* calls timed per calibration round */
 #define CALIB_ROUNDS	9		/* rounds; the median is taken */
 #define MAX_PROGS	128
+
+/* PERIOD_MAX_NS, or shorter for tests (budget__start). */
+static uint64_t period_max_ns = PERIOD_MAX_NS;
 
 enum prog_class { PC_ENTRY, PC_RET, PC_KERN, PC__N };
 
@@ -87,6 +92,7 @@ struct budget {
 	struct thread_acc *acc;
 	size_t nacc, acc_cap;
 	uint64_t cold_api[GT_API__COUNT];	/* cold entry records per call, this interval */
+	uint64_t cold_ret_api[GT_API__COUNT];	/* ... and exit records */
 	uint64_t kern_records;		/* every thread's kernel-side records */
 	bool over;			/* the last evaluation was over the budget */
 	struct recal *recal;		/* a calibration running in its thread, NULL = none */
@@ -374,7 +380,7 @@ static unsigned api_insn(const struct recorder *r, unsigned api)
 	return k < 0 ? UPROBE_INSN_STEP : (unsigned)k;
 }
 
-static void write_rec(struct recorder *r, uint32_t reason, uint64_t now)
+void budget__record(struct recorder *r, uint32_t reason, uint64_t now, unsigned api, uint32_t cut)
 {
 	struct budget *b = r->bud;
 	struct gt_overhead o;
@@ -385,6 +391,8 @@ static void write_rec(struct recorder *r, uint32_t reason, uint64_t now)
 	o.hdr.tid = b->st.tid;
 	o.hdr.type = GT_REC_OVERHEAD;
 	o.hdr.size = sizeof(o);
+	o.hdr.api = (uint16_t)api;
+	o.cut = cut;
 	o.interval_ns = b->st.interval_ns;
 	o.hits = b->st.hits;
 	o.probe_ns = b->st.probe_ns;
@@ -399,6 +407,11 @@ static void write_rec(struct recorder *r, uint32_t reason, uint64_t now)
 	o.reason = reason;
 	o.sampler_ppm = (uint32_t)(b->st.sampler * 1e6 + 0.5);
 	recorder__write(r, &o.hdr);
+}
+
+static void write_rec(struct recorder *r, uint32_t reason, uint64_t now)
+{
+	budget__record(r, reason, now, 0, 0);
 }
 
 static double duty_now(const struct recorder *r)
@@ -427,6 +440,7 @@ static void reset_interval(struct recorder *r, uint64_t now)
 	b->nacc = 0;
 	b->kern_records = 0;
 	memset(b->cold_api, 0, sizeof(b->cold_api));
+	memset(b->cold_ret_api, 0, sizeof(b->cold_ret_api));
 	b->interval_start = now;
 }
 
@@ -470,9 +484,21 @@ int budget__start(struct recorder *r)
 	size_t i, n;
 	int err;
 
+	const char *pm = getenv("GTRACE_BUDGET_PERIOD_MAX_S");
+
 	if (!b)
 		return -ENOMEM;
 	r->bud = b;
+	if (pm && *pm) {
+		char *end;
+		double v = strtod(pm, &end);
+
+		if (*end || !(v >= 1) || v > PERIOD_MAX_NS / 1e9)
+			pr_warn("GTRACE_BUDGET_PERIOD_MAX_S=%s is not a number of seconds in [1, %.0f]: "
+				"ignored", pm, PERIOD_MAX_NS / 1e9);
+		else
+			period_max_ns = (uint64_t)(v * 1e9);
+	}
 	b->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	if (b->stats_fd < 0)
 		pr_warn("budget: the kernel's BPF statistics cannot be enabled (%s): the estimate counts "
@@ -503,6 +529,9 @@ int budget__start(struct recorder *r)
 	write_rec(r, GT_OVH_CALIBRATED, now);
 	read_base(b);
 	reset_interval(r, now);
+	if (r->o->budget > 0 && r->o->light && r->o->capture_range == RECORD_RANGE_NONE &&
+	    shed__start(r))
+		return -ENOMEM;
 	if (r->o->budget > 0 && !r->o->light)
 		pr_info("budget %.2f%%: full mode keeps every probe, so the estimate is reported, not kept "
 			"(--mode light adapts)", r->o->budget * 100);
@@ -567,15 +596,19 @@ void budget__on_record(struct recorder *r, const struct gt_hdr *h)
 	case GT_REC_RANGE:
 		if (!(t = thread_of(b, h)))
 			return;
-		hot = gt_api__hot(h->api);
+		/* a shed api is recorded in windows only, as hot calls are */
+		hot = gt_api__hot(h->api) || shed__windowed(r, h->api);
 		t->entry[hot][h->type == GT_REC_RANGE ? UPROBE_INSN_STEP : api_insn(r, h->api)]++;
 		if (!hot && h->api < GT_API__COUNT)
 			b->cold_api[h->api]++;
 		return;
 	case GT_REC_RET:
 	case GT_REC_RET_STR:
+		hot = gt_api__hot(h->api) || shed__windowed(r, h->api);
 		if ((t = thread_of(b, h)))
-			t->ret[gt_api__hot(h->api)]++;
+			t->ret[hot]++;
+		if (!hot && h->api < GT_API__COUNT)
+			b->cold_ret_api[h->api]++;
 		return;
 	case GT_REC_OFFCPU:
 	case GT_REC_IOCTL:
@@ -613,9 +646,9 @@ static uint64_t period_for(double target, double hot_ns, double cold_rate)
 	if (hot_ns <= 0)
 		return 0;
 	if (cold_rate >= target)
-		return PERIOD_MAX_NS;
+		return period_max_ns;
 	p = hot_ns / (target - cold_rate);
-	return p >= (double)PERIOD_MAX_NS ? PERIOD_MAX_NS : (uint64_t)p;
+	return p >= (double)period_max_ns ? period_max_ns : (uint64_t)p;
 }
 
 /* final: the recording's last, partial interval: figures only, no change,
@@ -767,6 +800,15 @@ static void evaluate(struct recorder *r, uint64_t now, uint32_t windows, bool fi
 		if (reason == GT_OVH_ESTIMATE)
 			reason = GT_OVH_OVER;
 	}
+	if (o->budget > 0 && o->light && r->cap.period_ns && o->capture_range == RECORD_RANGE_NONE) {
+		/* what each always-on api cost: its hits at their class cost */
+		double cost[GT_API__COUNT];
+
+		for (i = 0; i < GT_API__COUNT; i++)
+			cost[i] = b->cold_api[i] * (b->hit_ns[api_insn(r, (unsigned)i)] + mean[PC_ENTRY]) +
+				  b->cold_ret_api[i] * cost_r;
+		shed__evaluate(r, now, over, b->st.estimate < o->budget, cost, b->cold_api, L);
+	}
 	b->over = over;
 	b->st.over = over;
 	b->st.duty = duty_now(r);
@@ -824,6 +866,8 @@ void budget__poll(struct recorder *r)
 {
 	if (r->bud && recal_collect(r, false))
 		write_rec(r, GT_OVH_CALIBRATED, now_ns(CLOCK_MONOTONIC));
+	if (r->bud)
+		shed__poll(r, now_ns(CLOCK_MONOTONIC));
 }
 
 bool budget__status(const struct recorder *r, struct budget_status *st)
@@ -847,6 +891,7 @@ void budget__finish(struct recorder *r)
 	if (!b)
 		return;
 	recal_collect(r, true);
+	shed__finish(r);
 	/* the last part, if it is long enough to say anything */
 	if (now - b->interval_start >= 1000000000ull)
 		evaluate(r, now, r->cap.windows - b->windows_seen, true);
@@ -873,6 +918,7 @@ void budget__free(struct recorder *r)
 	if (!b)
 		return;
 	recal_collect(r, true);
+	shed__free(r);
 	if (b->stats_fd >= 0)
 		close(b->stats_fd);
 	u64map__free(&b->by_tid);

@@ -47,6 +47,9 @@ void budget__tick(struct recorder *r, uint64_t now);
 /* From the loop at every poll: a periodic calibration that has finished
  * in its thread is taken (and recorded). */
 void budget__poll(struct recorder *r);
+/* Writes an overhead record of reason at ts with the last evaluation's
+ * figures; api and cut for a shed or a give-back (GT_OVH_SHED, _RESTORE). */
+void budget__record(struct recorder *r, uint32_t reason, uint64_t ts, unsigned api, uint32_t cut);
 /* False when there is no budget. */
 bool budget__status(const struct recorder *r, struct budget_status *st);
 /* At the end of the recording: the last interval's figures, one summary line. */

@@ -656,12 +656,15 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		.launch_exit = o->launch_exit,
 		.hot_detached = o->light,
 		.profiler_ranges = o->capture_range == RECORD_RANGE_PROFILER,
+		/* the budget may shed always-on apis (record/shed.c) */
+		.swap = o->daemon && o->light && o->budget > 0 && o->capture_range == RECORD_RANGE_NONE,
 	};
 	struct cuda_object_opts bo = {
 		.filter = !o->all,
 		.buffer_size = o->buffer_size,
 		.capture_ranges = o->capture_range != RECORD_RANGE_NONE,
 		.gate_hot = o->light,
+		.swap_gate = o->daemon && o->light && o->budget > 0 && o->capture_range == RECORD_RANGE_NONE,
 		.range_max = o->range_max,
 	};
 	struct sigaction sa = { .sa_handler = on_signal };

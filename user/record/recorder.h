@@ -114,6 +114,7 @@ struct recorder {
 	uint64_t preamble_lost;		/* name records it had no room for */
 	struct trigger_ctl trig;	/* --trigger */
 	struct budget *bud;		/* the daemon's overhead budget (budget.c), NULL = none */
+	struct shed *shed;		/* its shedding of always-on apis (shed.c), NULL = none */
 	struct daemon_cupti *dcupti;	/* daemon --cupti: the agents' spool files read live */
 	struct gpu_metrics *gpum;	/* --gpu-metrics' sampler, NULL = off or no NVML */
 	char gpum_why[640];		/* why there are no GPU metrics, said at the start */
