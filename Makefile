@@ -303,8 +303,9 @@ TEST_FUZZ_SECONDS ?= 30
 
 # gen_trace: the integration tests of the readers write their traces with it;
 # az_fixture those of analyze (the planted patterns of tests/fixtures/)
+# trace_args: test_shed reads the raw registers of calls with it
 # the CUPTI agent over its mock (test_daemon_cupti) when the toolkit has CUPTI
-test-build: $(BIN) $(UNIT_BINS) mock $(OUTPUT)/tools/gen_trace $(OUTPUT)/tools/az_fixture $(if $(HAVE_CUPTI),cupti-mock)
+test-build: $(BIN) $(UNIT_BINS) mock $(OUTPUT)/tools/gen_trace $(OUTPUT)/tools/az_fixture $(OUTPUT)/tools/trace_args $(if $(HAVE_CUPTI),cupti-mock)
 
 unit-test: $(UNIT_BINS)
 	$(Q)$(RUN_TESTS) --unit

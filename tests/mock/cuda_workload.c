@@ -73,6 +73,14 @@
  * every round (the others wait for it in their collectives).  The JSON
  * line's "nccl" has the rank, size and the calls made per api.
  *
+ * --sync-each (with --flood, one launch thread): cuStreamSynchronize(stream)
+ * after every launch; --steady N (with --flood): N cuCtxSynchronize calls a
+ * second, evenly due, on the launch thread.  Each of these calls carries its
+ * sequence number (0, 1, ... per api) in a register the function does not
+ * read (rsi of cuStreamSynchronize, rdi of cuCtxSynchronize), which the
+ * tracer records among the raw arguments: a test can tell exactly which
+ * calls were recorded, and count them against "calls".
+ *
  * --gpu-idle MS: each launch thread sleeps MS after the first half of its
  * launches (N / 2 of them), so the GPU idles that long between two launches.
  *
@@ -413,6 +421,8 @@ struct opts {
 	const char *nccl_id;	/* --nccl-id: where rank 0 leaves the unique id */
 	long late_rank, late_ms;/* --nccl-late RANK:MS, late_rank -1 none */
 	long open_ms;		/* --nccl-open-ms: sleep after loading libnccl */
+	bool sync_each;		/* with flood_s: cuStreamSynchronize after every launch */
+	long steady;		/* with flood_s: cuCtxSynchronize calls per second */
 };
 
 static void usage(FILE *f)
@@ -468,6 +478,10 @@ static void usage(FILE *f)
 		"  --nccl-late R:MS with --nccl: rank R sleeps MS before each round\n"
 		"  --nccl-open-ms MS with --nccl: sleep MS after loading libnccl, before the\n"
 		"                   launches (a framework loads it at import, calls it later)\n"
+		"  --sync-each      with --flood: cuStreamSynchronize after every launch (one thread)\n"
+		"  --steady N       with --flood: N cuCtxSynchronize calls per second\n"
+		"                   (both carry their sequence number in a register they do not read:\n"
+		"                   rsi of cuStreamSynchronize, rdi of cuCtxSynchronize)\n"
 		"  -h, --help       this help\n"
 		"\n"
 		"Environment: GT_LIBCUDA  libcuda to dlopen (default libcuda.so.1)\n"
@@ -505,7 +519,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	       O_RANGES, O_GAP, O_LOG, O_HOLD, O_WORK, O_IDLE, O_FORK, O_SYNC_EVERY, O_DTOH_EVERY,
 	       O_PAGEABLE_EVERY, O_LEGACY_EVERY, O_GRID, O_STEPS,
 	       O_STEP_US, O_JITTER, O_NVTX_STEPS, O_DEVICES, O_PEER, O_NCCL,
-	       O_NCCL_ID, O_NCCL_LATE, O_NCCL_OPEN };
+	       O_NCCL_ID, O_NCCL_LATE, O_NCCL_OPEN,
+	       O_SYNC_EACH, O_STEADY };
 	static const struct option longopts[] = {
 		{ "launches", required_argument, NULL, O_LAUNCHES },
 		{ "copies", required_argument, NULL, O_COPIES },
@@ -537,6 +552,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "nccl-id", required_argument, NULL, O_NCCL_ID },
 		{ "nccl-late", required_argument, NULL, O_NCCL_LATE },
 		{ "nccl-open-ms", required_argument, NULL, O_NCCL_OPEN },
+		{ "sync-each", no_argument, NULL, O_SYNC_EACH },
+		{ "steady", required_argument, NULL, O_STEADY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -641,6 +658,12 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case O_WAIT:
 			o->wait_signal = true;
 			break;
+		case O_SYNC_EACH:
+			o->sync_each = true;
+			break;
+		case O_STEADY:
+			o->steady = parse_num("--steady", optarg, 1, 100000L);
+			break;
 		case O_FAIL:
 			o->fail = true;
 			break;
@@ -663,6 +686,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		bad_usage("%s does not go with --rate or --ranges", "--work");
 	if (o->ranges > 0 && (o->threads > 1 || o->flood_s))
 		bad_usage("%s needs one launch thread and no --flood", "--ranges");
+	if (o->sync_each && (!o->flood_s || o->threads > 1))
+		bad_usage("%s needs --flood and one launch thread", "--sync-each");
+	if (o->steady && !o->flood_s)
+		bad_usage("%s needs --flood", "--steady");
 	if (o->idle_ms && (o->ranges > 0 || o->flood_s))
 		bad_usage("%s does not go with --ranges or --flood", "--gpu-idle");
 	if ((o->sync_every || o->dtoh_every || o->pageable_every || o->legacy_every) &&
@@ -724,6 +751,8 @@ struct worker {
 	bool nvtx_steps;		/* each step an NVTX range */
 	uint64_t *step_ns;		/* steps: each one's time, start to end */
 	uint64_t *period_ns;		/* steps - 1: from one's start to the next's */
+	bool sync_each;			/* cuStreamSynchronize after each flood launch */
+	long steady;			/* cuCtxSynchronize calls per second while flooding */
 	unsigned long in_range[64];	/* launches made inside each range */
 	unsigned long done[OP__COUNT];	/* launches made, per operation */
 	unsigned long on_dev[MAX_DEV];	/* launches made, per device */
@@ -859,6 +888,29 @@ static void run_steps(struct worker *w)
 	}
 }
 
+/* --sync-each and --steady: the calls with their sequence numbers in a
+ * register the function does not read (the x86-64 ABI lets a caller pass
+ * more arguments than the callee takes). */
+static unsigned long seq_sync, seq_ctx;
+
+static void sync_numbered(CUstream s)
+{
+	CUresult (*f)(CUstream, unsigned long) = (CUresult (*)(CUstream, unsigned long))(void *)p_cuStreamSynchronize;
+	CUresult r = wl_count(WL_cuStreamSynchronize, f(s, seq_sync++));
+
+	if (r != CUDA_SUCCESS)
+		cuda_fail("cuStreamSynchronize", r);
+}
+
+static void ctx_sync_numbered(void)
+{
+	CUresult (*f)(unsigned long) = (CUresult (*)(unsigned long))(void *)p_cuCtxSynchronize;
+	CUresult r = wl_count(WL_cuCtxSynchronize, f(seq_ctx++));
+
+	if (r != CUDA_SUCCESS)
+		cuda_fail("cuCtxSynchronize", r);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -897,6 +949,14 @@ static void *worker_main(void *arg)
 				break;
 			}
 			launch_i(w, i, false);
+			if (w->sync_each)
+				sync_numbered(w->streams[w->cur]);
+			if (w->steady && w->index == 0) {
+				double t = now_s();
+
+				while (start + (double)seq_ctx / (double)w->steady <= t && t < end)
+					ctx_sync_numbered();
+			}
 		}
 	} else if (w->steps) {
 		run_steps(w);
@@ -1386,6 +1446,8 @@ int main(int argc, char **argv)
 				die("out of memory for --steps");
 		}
 		workers[t].cur = 0;	/* the main thread's, after the setup below */
+		workers[t].sync_each = o.sync_each;
+		workers[t].steady = o.steady;
 	}
 	for (int dv = 0; dv < ndev; dv++) {
 		if (ndev > 1)
