@@ -228,12 +228,18 @@ static inline void cx_write_light_ranges(const char *path)
 
 /* An overhead record at ts of pid (tid pid + 1, 0 for pid 0) with f's
  * fields, size bytes long (a short one is cut at its end). */
-static inline void cx_overhead(uint64_t ts, uint32_t pid, const struct gt_overhead *f, size_t size)
+static inline void cx_overhead_api(uint64_t ts, uint32_t pid, const struct gt_overhead *f, size_t size,
+				   unsigned api)
 {
-	struct gt_overhead *o = tu_hdr(GT_REC_OVERHEAD, size, ts, pid, pid ? pid + 1 : 0, 0, 0);
+	struct gt_overhead *o = tu_hdr(GT_REC_OVERHEAD, size, ts, pid, pid ? pid + 1 : 0, api, 0);
 
 	memcpy((char *)o + sizeof(o->hdr), (const char *)f + sizeof(f->hdr), size - sizeof(o->hdr));
 	tu_w_append(o);
+}
+
+static inline void cx_overhead(uint64_t ts, uint32_t pid, const struct gt_overhead *f, size_t size)
+{
+	cx_overhead_api(ts, pid, f, size, 0);
 }
 
 /* The fields of one interval's record of cx_write_overhead: estimate est and
@@ -278,6 +284,37 @@ static inline void cx_write_overhead(const char *path)
 	cx_call(1000, 50, 100, GT_API_cuStreamSynchronize, 7, 0, 0);
 	cx_write_overhead_records();
 	cx_close(8 * CX_S);
+}
+
+/* A light-mode daemon snapshot in which the overhead budget shed
+ * cuStreamSynchronize at 5000 (2 calls cut at the swap) and gave it back at
+ * 9000: windows [1000, 2000], [6000, 7000] and [11000, 12000]; the sync
+ * always-on at 3000 and 9500, inside window 2 at 6200; cuCtxSynchronize,
+ * never shed, at 3200 and 8000. */
+static inline void cx_write_shed(const char *path)
+{
+	struct gt_overhead o = cx_interval(79000, 100000, GT_OVH_SHED);
+	const size_t n = sizeof(struct gt_overhead);
+
+	cx_open(path, "capture=light capture_range=none light_window_ns=1000 light_period_ns=5000 "
+		      "snapshot=1");
+	cx_window(1000, GT_CAP_WINDOW_OPEN, 1, 300);
+	cx_launch(1100, 100);
+	cx_window(2000, GT_CAP_WINDOW_CLOSE, 1, 200);
+	cx_call(3000, 100, 100, GT_API_cuStreamSynchronize, 7, 0, 0);
+	cx_call(3200, 100, 100, GT_API_cuCtxSynchronize, 0, 0, 0);
+	o.cut = 2;
+	cx_overhead_api(5000, 100, &o, n, GT_API_cuStreamSynchronize);
+	cx_window(6000, GT_CAP_WINDOW_OPEN, 2, 300);
+	cx_call(6200, 100, 100, GT_API_cuStreamSynchronize, 7, 0, 0);
+	cx_window(7000, GT_CAP_WINDOW_CLOSE, 2, 200);
+	cx_call(8000, 100, 100, GT_API_cuCtxSynchronize, 0, 0, 0);
+	o = cx_interval(21000, 100000, GT_OVH_RESTORE);
+	cx_overhead_api(9000, 100, &o, n, GT_API_cuStreamSynchronize);
+	cx_call(9500, 100, 100, GT_API_cuStreamSynchronize, 7, 0, 0);
+	cx_window(11000, GT_CAP_WINDOW_OPEN, 3, 300);
+	cx_window(12000, GT_CAP_WINDOW_CLOSE, 3, 200);
+	cx_close(13000);
 }
 
 /* ------------------------------------------------------------ readers */

@@ -12,7 +12,9 @@
  * instant per change on "Overhead changes"; the Chrome JSON counter events
  * of the same names and instants for the changes.  A record too short for
  * its type is no line, row, value or event anywhere, and is counted as
- * malformed (the decoder's unknown_records).
+ * malformed (the decoder's unknown_records).  A shed or give-back of the
+ * budget names its api (and the calls cut at the swap) everywhere, and
+ * marks that api's figures sampled in dump --summary.
  *
  * The trace: cx_write_overhead of capture_fixtures.h.
  */
@@ -103,7 +105,7 @@ static void test_dump_summary(void **state)
 
 static const char overhead_cols[] =
 	",suppressed,reason,interval_ns,hits,probe_ns,total_ns,bpf_ns,estimate_ppm,estimate_pct,"
-	"budget_ppm,budget_pct,duty_ppm,duty_pct,period_ms,hit_ns,ret_ns,sampler_ppm,sampler_pct\n";
+	"budget_ppm,budget_pct,duty_ppm,duty_pct,period_ms,hit_ns,ret_ns,sampler_ppm,sampler_pct,cut\n";
 
 /* The number of cells of the CSV's first line. */
 static int header_cells(const char *csv)
@@ -130,11 +132,11 @@ static void test_csv_rows(void **state)
 	/* ts,pid,tid,cpu (empty),type, the other cells empty, then its own */
 	assert_non_null(strstr(csv, "\n2000000000,100,101,,overhead,"));
 	assert_non_null(strstr(csv, ",estimate,1000000000,12000,40760000,50000000,6000000,42500,4.25,"
-				    "50000,5,250000,25,1000,310,420,1234,0.1234\n"));
+				    "50000,5,250000,25,1000,310,420,1234,0.1234,\n"));
 	assert_non_null(strstr(csv, "\n1000000000,0,0,,overhead,"));
-	assert_non_null(strstr(csv, ",calibrated,0,0,0,0,0,0,0,50000,5,250000,25,1000,310,420,0,0\n"));
+	assert_non_null(strstr(csv, ",calibrated,0,0,0,0,0,0,0,50000,5,250000,25,1000,310,420,0,0,\n"));
 	assert_non_null(strstr(csv, ",duty_down,1000000000,12000,40760000,50000000,6000000,79000,7.9,"
-				    "50000,5,100000,10,1000,310,420,0,0\n"));
+				    "50000,5,100000,10,1000,310,420,0,0,\n"));
 	/* every row has a cell for every column */
 	ncol = header_cells(csv);
 	for (size_t i = 0; csv[i]; i++)
@@ -152,11 +154,11 @@ static void test_csv_rows(void **state)
 	plain = cx_export_text(path, export_csv__write);
 	assert_null(strstr(plain, ",reason,"));
 	assert_non_null(strstr(plain, ",latency_ns,code,wait_ns,suppressed\n"));
-	assert_int_equal(header_cells(plain), ncol - 17);
+	assert_int_equal(header_cells(plain), ncol - 18);
 	free(plain);
 	cx_write_light(tmp_path("light.gtrace"));
 	plain = cx_export_text(tmp_path("light.gtrace"), export_csv__write);
-	assert_int_equal(header_cells(plain), ncol - 17);
+	assert_int_equal(header_cells(plain), ncol - 18);
 	free(plain);
 	free(csv);
 }
@@ -340,6 +342,63 @@ static void test_perfetto_no_budget(void **state)
 	model_free(&m);
 }
 
+/* ------------------------------------------------------------ sheds */
+
+/* A shed and a give-back of the budget (cx_write_shed): dump's lines name
+ * the api and the calls cut; dump --summary counts them and marks the shed
+ * api's row sampled, with a note saying when; CSV fills its api and cut
+ * cells; the Perfetto instants name the api. */
+static void test_shed_records(void **state)
+{
+	const char *path = tmp_path("shed.gtrace"), *why = NULL;
+	const struct trk *ch;
+	const struct ev *e;
+	struct run r = { 0 };
+	struct model m;
+	char *csv;
+
+	(void)state;
+	cx_write_shed(path);
+	cx_run_dump(path, false, &r);
+	assert_non_null(strstr(r.out, "{\"ts\":5000,\"pid\":100,\"tid\":101,\"type\":\"overhead\","
+				      "\"reason\":\"shed\",\"interval_ns\":1000000000,"));
+	assert_non_null(strstr(r.out, "\"hit_ns\":310,\"ret_ns\":420,\"api\":\"cuStreamSynchronize\","
+				      "\"cut\":2}\n"));
+	assert_non_null(strstr(r.out, "\"reason\":\"restore\","));
+	assert_non_null(strstr(r.out, "\"api\":\"cuStreamSynchronize\",\"cut\":0}\n"));
+	/* the other overhead records have neither */
+	assert_int_equal(cx_count_of(r.out, ",\"cut\":"), 2);
+	run_free(&r);
+
+	cx_run_dump(path, true, &r);
+	assert_int_equal(cx_summary_row(r.out, "\noverhead records\n", "shed"), 1);
+	assert_int_equal(cx_summary_row(r.out, "\noverhead records\n", "restore"), 1);
+	assert_non_null(strstr(r.out, "\ncuStreamSynchronize *  "));
+	assert_non_null(strstr(r.out, "\ncuCtxSynchronize  "));
+	assert_non_null(strstr(r.out, "\n* shed by the overhead budget (recorded only inside light "
+				      "windows from then on, sampled like hot calls): cuStreamSynchronize "
+				      "shed at +4.5 us; cuStreamSynchronize given back at +8.5 us.\n"));
+	run_free(&r);
+
+	csv = cx_export_text(path, export_csv__write);
+	assert_non_null(strstr(csv, "\n5000,100,101,,overhead,cuStreamSynchronize,"));
+	assert_non_null(strstr(csv, ",shed,1000000000,12000,40760000,50000000,6000000,79000,7.9,"
+				    "50000,5,100000,10,1000,310,420,2\n"));
+	free(csv);
+
+	assert_int_equal(export_file(path, &m, &why), 0);
+	ch = find_named_track(&m, "Overhead changes");
+	e = event_at(&m, ch->uuid, 5000, EV_INSTANT);
+	assert_string_equal(e->name, "overhead: cuStreamSynchronize shed: recorded only inside light "
+				     "windows (estimated 7.9 %, budget 5 %)");
+	assert_string_equal(find_ann(e, "api")->str, "cuStreamSynchronize");
+	assert_int_equal(find_ann(e, "cut")->v, 2);
+	e = event_at(&m, ch->uuid, 9000, EV_INSTANT);
+	assert_string_equal(e->name, "overhead: cuStreamSynchronize given back: recorded always-on "
+				     "again (estimated 2.1 %, budget 5 %)");
+	model_free(&m);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -355,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_json_events),
 		cmocka_unit_test(test_perfetto_tracks),
 		cmocka_unit_test(test_perfetto_no_budget),
+		cmocka_unit_test(test_shed_records),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, pf_group_teardown);

@@ -88,7 +88,9 @@ static void test_overhead_reasons(void **state)
 	assert_string_equal(gt_overhead_reason__name(GT_OVH_DUTY_DOWN), "duty_down");
 	assert_string_equal(gt_overhead_reason__name(GT_OVH_DUTY_UP), "duty_up");
 	assert_string_equal(gt_overhead_reason__name(GT_OVH_OVER), "over_budget");
-	assert_string_equal(gt_overhead_reason__name(GT_OVH_OVER + 1), "unknown");
+	assert_string_equal(gt_overhead_reason__name(GT_OVH_SHED), "shed");
+	assert_string_equal(gt_overhead_reason__name(GT_OVH_RESTORE), "restore");
+	assert_string_equal(gt_overhead_reason__name(GT_OVH__COUNT), "unknown");
 	assert_string_equal(gt_overhead_reason__name(UINT32_MAX), "unknown");
 }
 

@@ -464,8 +464,8 @@ static void test_overhead(void **state)
 	assert_non_null(strstr(r.out, ",\"overhead\":{\"estimated\":true,\"records\":7,\"estimates\":6,"
 				      "\"estimate_median_pct\":5.175,\"estimate_max_pct\":7.9,"
 				      "\"budget_pct\":5,\"duty_first_pct\":25,\"duty_last_pct\":25,"
-				      "\"calibrated\":1,\"duty_down\":1,\"duty_up\":1,\"over_budget\":1},"
-				      "\"reports\":"));
+				      "\"calibrated\":1,\"duty_down\":1,\"duty_up\":1,\"over_budget\":1,"
+				      "\"shed\":0,\"restore\":0},\"reports\":"));
 	run_free(&r);
 
 	/* the estimates are the recorder's: no events of the process paying */
@@ -499,7 +499,8 @@ static void test_overhead(void **state)
 	assert_non_null(strstr(r.out, "\"overhead\":{\"estimated\":true,\"records\":2,\"estimates\":2,"
 				      "\"estimate_median_pct\":7.9,\"estimate_max_pct\":7.9,"
 				      "\"budget_pct\":5,\"duty_first_pct\":25,\"duty_last_pct\":10,"
-				      "\"calibrated\":0,\"duty_down\":1,\"duty_up\":0,\"over_budget\":0}"));
+				      "\"calibrated\":0,\"duty_down\":1,\"duty_up\":0,\"over_budget\":0,"
+				      "\"shed\":0,\"restore\":0}"));
 	run_free(&r);
 
 	/* none without overhead records */
@@ -510,6 +511,40 @@ static void test_overhead(void **state)
 	run_free(&r);
 	run_range(path, "capture_sum", NULL, STATS_JSON, &r);
 	assert_null(strstr(r.out, "\"overhead\""));
+	run_free(&r);
+}
+
+/* An api the budget shed (cx_write_shed): its rows in the reports of
+ * the whole trace are sampled, as hot calls' are, with a note saying when;
+ * the rows of an api never shed are not; the JSON document says so in
+ * "shed_note"; a window's scope, in which every probe was live, is not
+ * sampled at all. */
+static void test_shed_sampled(void **state)
+{
+	const char *path = tmp_path("shed.gtrace");
+	struct run r = { 0 };
+
+	(void)state;
+	cx_write_shed(path);
+	run_range(path, "cuda_api_sum", NULL, STATS_JSON, &r);
+	assert_int_equal(r.rc, 0);
+	check_field(r.out, "cuStreamSynchronize", "sampled", "true");
+	check_field(r.out, "cuCtxSynchronize", "sampled", "false");
+	check_field(r.out, "cuLaunchKernel", "sampled", "true");
+	assert_non_null(strstr(r.out, ",\"shed_note\":\"shed by the overhead budget (recorded only "
+				      "inside light windows from then on, sampled like hot calls): "
+				      "cuStreamSynchronize shed at +4.5 us; cuStreamSynchronize given "
+				      "back at +8.5 us.\""));
+	run_free(&r);
+	run_range(path, "cuda_sync_sum", NULL, STATS_TABLE, &r);
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, " shed by the overhead budget (recorded only inside light windows"));
+	run_free(&r);
+	/* window 2, after the shed: every probe was live in it */
+	run_range(path, "cuda_api_sum", "w2", STATS_JSON, &r);
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "\"sampled\":false"));
+	assert_null(strstr(r.out, "shed_note"));
 	run_free(&r);
 }
 
@@ -536,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_sampled_ranges),
 		cmocka_unit_test(test_not_sampled),
 		cmocka_unit_test(test_overhead),
+		cmocka_unit_test(test_shed_sampled),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -619,6 +619,8 @@ static int write_report(struct stats_writer *w, int which, struct stats_run *run
 	if (mark) {
 		cols[r.ncols++] = sampled_col;
 		notes[n++] = run->sampled_note;
+		if (run->shed)
+			notes[n++] = run->shed_note;
 		for (const char *const *p = r.notes; p && *p && n < 7; p++)
 			notes[n++] = *p;
 		r.notes = notes;

@@ -560,7 +560,7 @@ static int ovh_add(struct stats_acc *s, const struct gt_overhead *o)
 	if (!a->records)
 		a->duty_first = o->duty_ppm;
 	a->records++;
-	a->reasons[o->reason <= GT_OVH_OVER ? o->reason : GT_OVH_OVER + 1]++;
+	a->reasons[o->reason < GT_OVH__COUNT ? o->reason : GT_OVH__COUNT]++;
 	a->budget_ppm = o->budget_ppm;
 	a->duty_last = o->duty_ppm;
 	/* a record over no interval (a calibration before the first) has no estimate */
@@ -585,8 +585,12 @@ int stats_acc__other(void *ctx, const struct gt_hdr *rec)
 
 	if ((rec->type == GT_REC_RANGE || rec->type == GT_REC_CAPTURE) && s->cap)
 		return capture_spans__feed(s->cap, rec);
-	if (rec->type == GT_REC_OVERHEAD)
-		return ovh_add(s, (const struct gt_overhead *)rec);
+	if (rec->type == GT_REC_OVERHEAD) {
+		/* sheds label the rows of their apis (capture_spans) */
+		int err = s->cap ? capture_spans__feed(s->cap, rec) : 0;
+
+		return err ? err : ovh_add(s, (const struct gt_overhead *)rec);
+	}
 	/* the whole GPU's, in the scope by their time alone */
 	if (rec->type == GT_REC_GPU_METRIC)
 		return stats_gpum__add(s, (const struct gt_gpu_metric *)rec);

@@ -155,7 +155,7 @@ struct stats_scope {
  * budget. */
 struct ovh_acc {
 	uint64_t records;		/* overhead records */
-	uint64_t reasons[GT_OVH_OVER + 2];	/* by enum gt_overhead_reason, the last unknown ones */
+	uint64_t reasons[GT_OVH__COUNT + 1];	/* by enum gt_overhead_reason, the last unknown ones */
 	struct dvec est;		/* estimate_ppm of the records over an interval */
 	uint64_t est_max;		/* of est, valid when est.n > 0 */
 	uint32_t budget_ppm;		/* the latest record's, 0 = none */

@@ -142,6 +142,9 @@ static void sampled_note(struct stats_run *run)
 {
 	run->sampled = capture_spans__sampled(run->cap, run->scope, run->sampled_note,
 					      sizeof(run->sampled_note));
+	/* in a scope in which every probe was live nothing is sampled */
+	run->shed = run->sampled && capture_spans__shed_note(run->cap, run->scope, run->shed_note,
+							     sizeof(run->shed_note));
 }
 
 /* capture_sum's notes: what the columns mean, the totals, the anomalies. */
@@ -223,7 +226,7 @@ static double est_median(struct ovh_acc *a)
 static void overhead_describe(struct stats_run *run, double *median)
 {
 	struct ovh_acc *a = &run->s->ovh;
-	const unsigned unknown = GT_OVH_OVER + 1;
+	const unsigned unknown = GT_OVH__COUNT;
 	char m[24], x[24], b[24], d0[24], d1[24];
 	size_t n, len = sizeof(run->overhead_note);
 	char *p = run->overhead_note;
@@ -257,6 +260,12 @@ static void overhead_describe(struct stats_run *run, double *median)
 		n += (size_t)snprintf(p + n, len - n, "; over budget at the lowest duty cycle %llu %s",
 				      (unsigned long long)a->reasons[GT_OVH_OVER],
 				      times(a->reasons[GT_OVH_OVER]));
+	if (n < len && (a->reasons[GT_OVH_SHED] || a->reasons[GT_OVH_RESTORE]))
+		n += (size_t)snprintf(p + n, len - n, "; always-on calls shed to the windows %llu %s, "
+				      "given back %llu %s", (unsigned long long)a->reasons[GT_OVH_SHED],
+				      times(a->reasons[GT_OVH_SHED]),
+				      (unsigned long long)a->reasons[GT_OVH_RESTORE],
+				      times(a->reasons[GT_OVH_RESTORE]));
 	if (n < len && a->reasons[unknown])
 		n += (size_t)snprintf(p + n, len - n, "; %llu record%s of a reason this build does not "
 				      "know", (unsigned long long)a->reasons[unknown],
@@ -296,11 +305,13 @@ static void overhead_json(struct stats_run *run, double median, size_t n)
 		n += json_pct(p + n, len - n, "duty_last_pct", true, a->duty_last);
 	if (n < len)
 		snprintf(p + n, len - n, ",\"calibrated\":%llu,\"duty_down\":%llu,\"duty_up\":%llu,"
-			 "\"over_budget\":%llu}",
+			 "\"over_budget\":%llu,\"shed\":%llu,\"restore\":%llu}",
 			 (unsigned long long)a->reasons[GT_OVH_CALIBRATED],
 			 (unsigned long long)a->reasons[GT_OVH_DUTY_DOWN],
 			 (unsigned long long)a->reasons[GT_OVH_DUTY_UP],
-			 (unsigned long long)a->reasons[GT_OVH_OVER]);
+			 (unsigned long long)a->reasons[GT_OVH_OVER],
+			 (unsigned long long)a->reasons[GT_OVH_SHED],
+			 (unsigned long long)a->reasons[GT_OVH_RESTORE]);
 }
 
 /* The table's lines and the JSON members that say what the reports cover.
@@ -349,6 +360,9 @@ static size_t heads(struct stats_run *run)
 	if (run->sampled)
 		n += (size_t)snprintf(run->head_json + n, sizeof(run->head_json) - n,
 				      ",\"sampled_note\":\"%s\"", run->sampled_note);
+	if (run->shed && n < sizeof(run->head_json))
+		n += (size_t)snprintf(run->head_json + n, sizeof(run->head_json) - n,
+				      ",\"shed_note\":\"%s\"", run->shed_note);
 	return n < sizeof(run->head_json) ? n : sizeof(run->head_json) - 1;
 }
 
@@ -366,6 +380,16 @@ void stats_capture__describe(struct stats_run *run)
 		overhead_json(run, median, n);
 }
 
+static uint64_t scope_a(const struct stats_run *run)
+{
+	return run->scope ? run->scope->start_ts : capture_spans__start_ts(run->cap);
+}
+
+static uint64_t scope_b(const struct stats_run *run)
+{
+	return run->scope ? run->scope->end_ts : capture_spans__end_ts(run->cap);
+}
+
 /* The rows a sampled figure is in: every row of a report of hot calls, or
  * (cuda_api_sum, cuda_sync_sum: api in column name_col) those of hot apis. */
 void stats_capture__mark(const struct stats_run *run, struct stats_report *r, int name_col)
@@ -376,8 +400,13 @@ void stats_capture__mark(const struct stats_run *run, struct stats_report *r, in
 		struct stats_cell *c = r->cells + i * r->ncols;
 		bool hot = true;
 
-		if (name_col >= 0)
-			hot = !c[name_col].none && gt_api__hot((unsigned)gt_api__by_name(c[name_col].s));
+		if (name_col >= 0) {
+			int api = c[name_col].none ? -1 : gt_api__by_name(c[name_col].s);
+
+			hot = api > 0 && (gt_api__hot((unsigned)api) ||
+					  capture_spans__shed_in(run->cap, (unsigned)api, scope_a(run),
+								 scope_b(run)));
+		}
 		c[col] = (struct stats_cell){ .u = hot };
 	}
 }

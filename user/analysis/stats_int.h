@@ -144,6 +144,8 @@ struct stats_run {
 	bool sampled;			/* light mode, and hot calls were not recorded all
 					 * through the scope: their figures are sampled */
 	char sampled_note[320];		/* "sampled: launches and other hot calls only ..." */
+	bool shed;			/* the overhead budget shed an api in the scope */
+	char shed_note[384];		/* "shed by the overhead budget (...): ..." */
 	char head_text[320];		/* the table's lines before the reports, "" none */
 	char head_json[1280];		/* the JSON document's members before them, "" none */
 	char capture_notes[3][640];	/* capture_sum's notes of this trace */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "decode/capture_spans.h"
+#include "format/api.h"
 #include "format/records.h"
 #include "lib/u64map.h"
 #include "lib/vec.h"
@@ -39,6 +40,9 @@ struct capture_spans {
 	uint64_t hot_since;		/* the HOT_LIVE's ts */
 	bool light_records;		/* a window or hot-probe record was read */
 	uint64_t an[CAPTURE_AN__COUNT];
+	struct capture_shed *sh;	/* the budget's sheds and give-backs, in ts order once
+					 * finished */
+	size_t nsh, capsh;
 };
 
 struct capture_spans *capture_spans__new(const struct gt_file_info *info)
@@ -59,6 +63,7 @@ void capture_spans__free(struct capture_spans *c)
 	free(c->v);
 	free(c->hot);
 	free(c->iv);
+	free(c->sh);
 	u64map__free(&c->open);
 	u64map__free(&c->numbers);
 	free(c);
@@ -199,11 +204,30 @@ static int hot_change(struct capture_spans *c, const struct gt_capture *cp)
 	return interval_add(c, c->hot_since, cp->hdr.ts);
 }
 
+/* A shed or give-back of the overhead budget (others are no capture
+ * control). */
+static int shed_feed(struct capture_spans *c, const struct gt_overhead *o)
+{
+	if (o->reason != GT_OVH_SHED && o->reason != GT_OVH_RESTORE)
+		return 0;
+	if (!o->hdr.api || o->hdr.api >= GT_API__COUNT) {
+		c->an[CAPTURE_AN_MALFORMED]++;
+		return 0;
+	}
+	if (vec__reserve(&c->sh, &c->capsh, c->nsh, 1, 8))
+		return -ENOMEM;
+	c->sh[c->nsh++] = (struct capture_shed){ .ts = o->hdr.ts, .api = o->hdr.api,
+						 .shed = o->reason == GT_OVH_SHED };
+	return 0;
+}
+
 int capture_spans__feed(struct capture_spans *c, const struct gt_hdr *rec)
 {
 	const struct gt_capture *cp = (const void *)rec;
 	bool range = rec->type == GT_REC_RANGE;
 
+	if (rec->type == GT_REC_OVERHEAD)
+		return gt_rec__size_ok(rec) ? shed_feed(c, (const struct gt_overhead *)rec) : 0;
 	if (rec->type != GT_REC_RANGE && rec->type != GT_REC_CAPTURE)
 		return 0;
 	if (!gt_rec__size_ok(rec))
@@ -298,6 +322,15 @@ static uint64_t first_hot(const struct capture_spans *c, uint64_t a, uint64_t b)
 	return UINT64_MAX;
 }
 
+static int cmp_shed(const void *a, const void *b)
+{
+	const struct capture_shed *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (int)x->api - (int)y->api;
+}
+
 void capture_spans__finish(struct capture_spans *c, uint64_t end_ts)
 {
 	uint64_t end = end_ts > c->max_ts ? end_ts : c->max_ts;
@@ -324,6 +357,8 @@ void capture_spans__finish(struct capture_spans *c, uint64_t end_ts)
 	c->niv = interval_union(c->iv, c->niv);
 	if (c->n)
 		qsort(c->v, c->n, sizeof(*c->v), cmp_span);
+	if (c->nsh)
+		qsort(c->sh, c->nsh, sizeof(*c->sh), cmp_shed);
 	for (size_t i = 0; i < c->n; i++) {
 		struct capspan *s = &c->v[i];
 		uint64_t live;
@@ -513,6 +548,60 @@ bool capture_spans__sampled(const struct capture_spans *c, const struct capspan 
 		 where, gt_ns__text(hot, h, sizeof(h)), gt_ns__text(all, w, sizeof(w)),
 		 share(hot, all));
 	return true;
+}
+
+size_t capture_spans__shed_count(const struct capture_spans *c)
+{
+	return c->nsh;
+}
+
+const struct capture_shed *capture_spans__shed_at(const struct capture_spans *c, size_t i)
+{
+	return i < c->nsh ? &c->sh[i] : NULL;
+}
+
+bool capture_spans__shed_in(const struct capture_spans *c, unsigned api, uint64_t a, uint64_t b)
+{
+	bool shed = false;
+
+	for (size_t i = 0; i < c->nsh; i++) {
+		if (c->sh[i].api != api)
+			continue;
+		if (c->sh[i].ts > b)
+			break;
+		if (c->sh[i].ts <= a)
+			shed = c->sh[i].shed;
+		else if (c->sh[i].shed)
+			return true;
+	}
+	return shed;
+}
+
+bool capture_spans__shed_note(const struct capture_spans *c, const struct capspan *sc, char *note,
+			      size_t len)
+{
+	uint64_t a = sc ? sc->start_ts : c->start_ts, b = sc ? sc->end_ts : c->end_ts;
+	size_t n = 0;
+	char t[32];
+
+	note[0] = '\0';
+	for (size_t i = 0; i < c->nsh && n < len; i++) {
+		const struct capture_shed *e = &c->sh[i];
+
+		if (e->ts > b || (!e->shed && e->ts < a) || !capture_spans__shed_in(c, e->api, a, b))
+			continue;
+		if (!n)
+			n = (size_t)snprintf(note, len, "shed by the overhead budget (recorded only inside "
+					     "light windows from then on, sampled like hot calls):");
+		if (n < len)
+			n += (size_t)snprintf(note + n, len - n, " %s %s at +%s;", gt_api__name(e->api),
+					      e->shed ? "shed" : "given back",
+					      gt_ns__text(e->ts > c->start_ts ? e->ts - c->start_ts : 0,
+							  t, sizeof(t)));
+	}
+	if (n && n < len)
+		note[n - 1] = '.';
+	return n > 0;
 }
 
 /* ---- anomalies and names ------------------------------------------------ */

@@ -105,14 +105,24 @@ struct capture_totals {
 	uint64_t trace_ns;	/* the recording's start (header) to the trace's end */
 };
 
+/* A shed or give-back of the daemon's overhead budget (GT_REC_OVERHEAD of
+ * reason shed or restore): from ts on api's calls were recorded only inside
+ * light windows (shed), or always-on again. */
+struct capture_shed {
+	uint64_t ts;		/* the record's ts: the swap's flip */
+	uint16_t api;		/* enum gt_api */
+	bool shed;		/* shed, else given back */
+};
+
 struct capture_spans;
 
 /* A list for the trace of info (its start, its capture options); NULL when
  * out of memory. */
 struct capture_spans *capture_spans__new(const struct gt_file_info *info);
 void capture_spans__free(struct capture_spans *c);
-/* Takes a GT_REC_RANGE or GT_REC_CAPTURE record; ignores others.  Returns 0
- * or -ENOMEM. */
+/* Takes a GT_REC_RANGE or GT_REC_CAPTURE record, and the overhead budget's
+ * sheds and give-backs (GT_REC_OVERHEAD); ignores others.  Returns 0 or
+ * -ENOMEM. */
 int capture_spans__feed(struct capture_spans *c, const struct gt_hdr *rec);
 /* Ends what is still open at end_ts (the trace's end: the trailer's end_ts,
  * else its latest record's ts; later capture records move it), puts the
@@ -151,6 +161,17 @@ void capture_spans__totals(const struct capture_spans *c, struct capture_totals 
  * 60.1 s (4.0 %); ..." (cut to len > 0 bytes); "" when not sampled. */
 bool capture_spans__sampled(const struct capture_spans *c, const struct capspan *scope,
 			    char *note, size_t len);
+/* The sheds and give-backs, in ts order once finished. */
+size_t capture_spans__shed_count(const struct capture_spans *c);
+const struct capture_shed *capture_spans__shed_at(const struct capture_spans *c, size_t i);
+/* True when api was shed at some time in [a, b]: its figures over it are
+ * sampled, as hot calls' are in light mode. */
+bool capture_spans__shed_in(const struct capture_spans *c, unsigned api, uint64_t a, uint64_t b);
+/* When an api was shed in scope (a span; NULL: the whole trace): note says
+ * which and when, in one line ("shed by the overhead budget (...):
+ * cuStreamSynchronize shed at +12.3 s."); false and "" when none was. */
+bool capture_spans__shed_note(const struct capture_spans *c, const struct capspan *scope, char *note,
+			      size_t len);
 /* A span's length in ns (0 for a refused one). */
 static inline uint64_t capspan__ns(const struct capspan *s)
 {

@@ -86,7 +86,7 @@ struct dump {
 	struct capture_spans *cap;	/* capture ranges and windows (summary) */
 	uint64_t capture_records;	/* GT_REC_RANGE and GT_REC_CAPTURE records (summary) */
 	uint64_t triggers[GT_TRIG_LAST + 2];	/* GT_REC_TRIGGER by kind, the last unknown ones (summary) */
-	uint64_t overhead[GT_OVH_OVER + 2];	/* GT_REC_OVERHEAD by reason, the last unknown ones (summary) */
+	uint64_t overhead[GT_OVH__COUNT + 1];	/* GT_REC_OVERHEAD by reason, the last unknown ones (summary) */
 	uint64_t gpu_metrics[GT_GPUM_MAX + 1];	/* GT_REC_GPU_METRIC by metric, the last unknown ones (summary) */
 	struct dev_sum *devs;	/* [0] device unknown, [1 + N] device N (summary) */
 	struct nccl_sum nccl[GT_NCCL_API__COUNT];	/* by enum gt_nccl_api (summary) */
@@ -270,8 +270,8 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 	if (dp->o->summary && rec->type == GT_REC_OVERHEAD) {
 		uint32_t reason = ((const struct gt_overhead *)rec)->reason;
 
-		dp->overhead[reason <= GT_OVH_OVER ? reason : GT_OVH_OVER + 1]++;
-		return 0;
+		dp->overhead[reason < GT_OVH__COUNT ? reason : GT_OVH__COUNT]++;
+		return capture_spans__feed(dp->cap, rec);	/* sheds label rows */
 	}
 	if (dp->o->summary && rec->type == GT_REC_GPU_METRIC) {
 		uint32_t id = ((const struct gt_gpu_metric *)rec)->metric;
@@ -405,7 +405,7 @@ static void print_triggers(FILE *f, const struct dump *dp)
  * are some).  Nothing for a trace without any. */
 static void print_overhead(FILE *f, const struct dump *dp)
 {
-	const unsigned unknown = GT_OVH_OVER + 1;
+	const unsigned unknown = GT_OVH__COUNT;
 	uint64_t all = 0;
 
 	for (unsigned k = 0; k <= unknown; k++)
@@ -517,11 +517,12 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 	const struct gt_file_info *info = trace_reader__info(r);
 	const struct gt_trailer *t = trace_reader__trailer(r);
 	uint64_t last = gt_decoder__last_ts(d);
-	char note[320];
-	bool sampled;
+	char note[320], shed[384];
+	bool sampled, sheds;
 
 	capture_spans__finish(dp->cap, t && t->end_ts > last ? t->end_ts : last);
 	sampled = capture_spans__sampled(dp->cap, NULL, note, sizeof(note));
+	sheds = sampled && capture_spans__shed_note(dp->cap, NULL, shed, sizeof(shed));
 	put_header(f, info);
 	fprintf(f, "%-36s %12s %10s %10s %16s\n", "api", "calls", "failed", "incomplete",
 		"total_dur_ns");
@@ -532,7 +533,9 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 		if (!s->calls)
 			continue;
 		/* in light mode a hot call's row is of what was recorded */
-		if (sampled && gt_api__hot(i))
+		if (sampled && (gt_api__hot(i) ||
+				capture_spans__shed_in(dp->cap, i, capture_spans__start_ts(dp->cap),
+						       capture_spans__end_ts(dp->cap))))
 			snprintf(name, sizeof(name), "%s *", gt_api__name(i));
 		else
 			snprintf(name, sizeof(name), "%s", gt_api__name(i));
@@ -553,6 +556,8 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 		(unsigned long long)tot.incomplete, (unsigned long long)tot.dur);
 	if (sampled)
 		fprintf(f, "* %s\n", note);
+	if (sheds)
+		fprintf(f, "* %s\n", shed);
 	fprintf(f, "%-36s %12llu\n", "process events", (unsigned long long)dp->proc_events);
 	fprintf(f, "%-36s %12llu %10llu %10s %16llu\n", "ioctls", (unsigned long long)dp->ioctls,
 		(unsigned long long)dp->ioctls_failed, "", (unsigned long long)dp->ioctl_dur);

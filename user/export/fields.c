@@ -8,6 +8,7 @@
 #include <string.h>
 #include "export/fields.h"
 #include "decode/capture_spans.h"
+#include "format/api.h"
 #include "format/capture.h"
 #include "format/nv_ioctl.h"
 #include "format/records.h"
@@ -158,6 +159,7 @@ char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 	X(CF_DUTY_PPM, "duty_ppm") X(CF_DUTY_PCT, "duty_pct")			\
 	X(CF_PERIOD_MS, "period_ms") X(CF_HIT_NS, "hit_ns") X(CF_RET_NS, "ret_ns")	\
 	X(CF_SAMPLER_PPM, "sampler_ppm") X(CF_SAMPLER_PCT, "sampler_pct")		\
+	X(CF_CUT, "cut")							\
 	X(CF_METRIC, "metric") X(CF_VALUE, "value") X(CF_UNIT, "unit")
 
 const char *const cf_names[CF__COUNT] = {
@@ -902,6 +904,10 @@ unsigned fields__overhead(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 	vu(v, &n, CF_RET_NS, o->ret_ns);
 	vu(v, &n, CF_SAMPLER_PPM, o->sampler_ppm);
 	vp(v, &n, CF_SAMPLER_PCT, o->sampler_ppm);
+	if (o->reason == GT_OVH_SHED || o->reason == GT_OVH_RESTORE) {
+		vs(v, &n, CF_API, gt_api__name(rec->api) ?: "unknown");
+		vu(v, &n, CF_CUT, o->cut);
+	}
 	return n;
 }
 
@@ -937,6 +943,14 @@ char *fields__overhead_name(const struct gt_overhead *o, char *buf, size_t len)
 		break;
 	case GT_OVH_OVER:
 		snprintf(buf, len, "overhead: over budget at the lowest duty cycle (%s)", why);
+		break;
+	case GT_OVH_SHED:
+		snprintf(buf, len, "overhead: %s shed: recorded only inside light windows (%s)",
+			 gt_api__name(o->hdr.api) ?: "unknown api", why);
+		break;
+	case GT_OVH_RESTORE:
+		snprintf(buf, len, "overhead: %s given back: recorded always-on again (%s)",
+			 gt_api__name(o->hdr.api) ?: "unknown api", why);
 		break;
 	default:
 		snprintf(buf, len, "overhead: %s", gt_overhead_reason__name(o->reason));

@@ -59,6 +59,7 @@ enum cf_id {
 	CF_REASON, CF_INTERVAL_NS, CF_HITS, CF_PROBE_NS, CF_TOTAL_NS, CF_BPF_NS,
 	CF_ESTIMATE_PPM, CF_ESTIMATE_PCT, CF_BUDGET_PPM, CF_BUDGET_PCT, CF_DUTY_PPM,
 	CF_DUTY_PCT, CF_PERIOD_MS, CF_HIT_NS, CF_RET_NS, CF_SAMPLER_PPM, CF_SAMPLER_PCT,
+	CF_CUT,		/* shed and restore records: calls whose exit the swap could not record */
 	/* GPU metrics (GT_REC_GPU_METRIC), from CF_GPUM_FIRST on: a CSV has these
 	 * columns only when its trace was recorded with them; their GPU is
 	 * CF_DEVICE */

@@ -55,7 +55,7 @@ const char *gt_overhead_reason__name(uint32_t reason)
 	static const char *const names[] = {
 		[GT_OVH_ESTIMATE] = "estimate", [GT_OVH_CALIBRATED] = "calibrated",
 		[GT_OVH_DUTY_DOWN] = "duty_down", [GT_OVH_DUTY_UP] = "duty_up",
-		[GT_OVH_OVER] = "over_budget",
+		[GT_OVH_OVER] = "over_budget", [GT_OVH_SHED] = "shed", [GT_OVH_RESTORE] = "restore",
 	};
 
 	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "unknown";
