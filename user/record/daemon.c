@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "cuda.skel.h"
+#include "format/api.h"
 #include "format/chunk_ring.h"
 #include "format/records.h"
 #include "format/trace_file.h"
@@ -39,6 +40,7 @@
 #include "record/daemon_cupti.h"
 #include "record/proc_names.h"
 #include "record/recorder.h"
+#include "record/shed.h"
 #include "record/snap_writer.h"
 
 #define SNAP_JOBS_MAX	4	/* snapshots queued or being written at once */
@@ -387,6 +389,37 @@ static size_t gpum_lines(struct recorder *r, char *buf, size_t len)
 		     s.wall_ns ? 100.0 * (double)s.cpu_ns / (double)s.wall_ns : 0.0);
 }
 
+/* The budget's shedding: the apis recorded only in windows now (a comma
+ * list, "none"), the swaps made and what they cost. */
+static size_t shed_lines(struct recorder *r, char *buf, size_t len)
+{
+	struct shed_status st;
+	char apis[SHED_MAX * 40] = "none", swap[64] = "none";
+	size_t n = 0;
+
+	if (!shed__status(r, &st))
+		return 0;
+	for (unsigned i = 0; i < st.n && n < sizeof(apis); i++)
+		n += (size_t)snprintf(apis + n, sizeof(apis) - n, "%s%s", i ? "," : "",
+				      gt_api__name(st.apis[i]) ?: "?");
+	if (st.swapping)
+		snprintf(swap, sizeof(swap), "%s:%s", st.swap_shed ? "shedding" : "giving_back",
+			 gt_api__name(st.swapping) ?: "?");
+	return reply(buf, len,
+		     "overhead_shed_apis %s\n"
+		     "overhead_sheds %llu\n"
+		     "overhead_given_back %llu\n"
+		     "overhead_swap %s\n"
+		     "overhead_swap_last_ms %.1f\n"
+		     "overhead_swap_max_ms %.1f\n"
+		     "overhead_swap_cut_calls %llu\n"
+		     "overhead_swap_handed_hits %llu\n"
+		     "overhead_swap_failed %llu\n",
+		     apis, (unsigned long long)st.sheds, (unsigned long long)st.restores, swap, st.last_ms,
+		     st.max_ms, (unsigned long long)st.cut, (unsigned long long)st.handed,
+		     (unsigned long long)st.failed);
+}
+
 static size_t do_status(struct recorder *r, char *buf, size_t len)
 {
 	struct gt_counters c;
@@ -447,7 +480,8 @@ static size_t do_status(struct recorder *r, char *buf, size_t len)
 		   (unsigned long long)cs.refused, (unsigned long long)cs.gone,
 		   r->stall_max_ns / 1e6, r->stall_snap_max_ns / 1e6);
 	n += budget_lines(r, buf + n, len - n);
-	return n + gpum_lines(r, buf + n, len - n);
+	n += gpum_lines(r, buf + n, len - n);
+	return n + shed_lines(r, buf + n, len - n);
 }
 
 static size_t handle(void *ctx, uint64_t client, const char *req, char *buf, size_t len)
