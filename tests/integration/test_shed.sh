@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The overhead budget's last resort against the mock libcuda: a workload
+# that synchronizes after every launch costs more than a budget that no
+# window period can hold (GTRACE_BUDGET_PERIOD_MAX_S, a test-only knob,
+# makes the longest period 2 s), so the daemon sheds cuStreamSynchronize
+# to the light windows, exactly once, and gives it back once the cost has
+# gone (GTRACE_BUDGET_RETRY_S: 6 s instead of 10 minutes); a second flood
+# sheds it again. The workload numbers its calls in a register the call does
+# not read (--sync-each, --steady), so the snapshot tells exactly which calls
+# were recorded: every sync before the shed, only those inside windows
+# after it; every cuCtxSynchronize (same always-on links, swapped under it)
+# once, entry and exit, across the swaps.
+REQUIRES="root jq mock gtrace python3"
+. "$(dirname "$0")/lib.sh"
+TRACE_ARGS=${MOCK_DIR%/mock}/tools/trace_args
+
+status_of() { # KEY: its value in status --json
+	"$GTRACE" status --json | jq -r --arg k "$1" '.[$k]'
+}
+
+# wait_status KEY VALUE SECONDS: until status says it
+wait_status() {
+	local i=0 n=$(($3 * 4)) v
+	while [ $i -lt $n ]; do
+		v=$(status_of "$1")
+		[ "$v" = "$2" ] && return 0
+		sleep 0.25
+		i=$((i + 1))
+	done
+	err "status $1 is '$v' after $3 s, expected '$2'"
+	return 1
+}
+
+# check_calls ARGS DUMP WL_OUT SHEDS: the snapshot's calls of one
+# workload run against what it made; prints what it found, exits non-zero
+# with a line per mismatch.
+check_calls() {
+	python3 - "$@" <<- 'EOF2'
+		import json, sys
+		args, dump, wl, want_sheds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+		made = json.loads([l for l in open(wl) if l.startswith("{")][-1])["calls"]
+		bad = []
+		wins, sheds, opn = [], [], None
+		for l in open(dump):
+		    r = json.loads(l)
+		    if r.get("type") == "capture" and r.get("kind") == "window_open":
+		        opn = r["ts"]
+		    elif r.get("type") == "capture" and r.get("kind") == "window_close" and opn is not None:
+		        wins.append((opn, r["ts"])); opn = None
+		    elif r.get("type") == "overhead" and r.get("reason") in ("shed", "restore"):
+		        sheds.append((r["ts"], r["reason"], r["api"], r["cut"]))
+		calls = {"cuStreamSynchronize": [], "cuCtxSynchronize": []}
+		unmatched = {k: [0, 0] for k in calls}
+		open_ = {}
+		for l in open(args):
+		    f = l.split()
+		    kind, ts, tid, api = f[0], int(f[1]), f[2], f[3]
+		    if api not in calls:
+		        continue
+		    if kind == "entry":
+		        seq = int(f[5]) if api == "cuStreamSynchronize" else int(f[4])
+		        if (tid, api) in open_:
+		            unmatched[api][0] += 1
+		        open_[(tid, api)] = ts
+		        calls[api].append((ts, seq))
+		    elif (tid, api) in open_:
+		        del open_[(tid, api)]
+		    else:
+		        unmatched[api][1] += 1
+		for (tid, api) in open_:
+		    unmatched[api][0] += 1
+		shed = [s for s in sheds if s[1] == "shed" and s[2] == "cuStreamSynchronize"]
+		if len(shed) != want_sheds:
+		    bad.append("%d sheds of cuStreamSynchronize in the snapshot, expected %d: %s" % (len(shed), want_sheds, sheds))
+		# cuCtxSynchronize: every call once, entry and exit, across the swaps
+		seqs = sorted(s for _, s in calls["cuCtxSynchronize"])
+		n = made.get("cuCtxSynchronize", 0)
+		if seqs != list(range(n)):
+		    dup = len(seqs) - len(set(seqs))
+		    bad.append("cuCtxSynchronize: %d records for %d calls (%d doubled, %d missing)" %
+		               (len(seqs), n, dup, len(set(range(n)) - set(seqs))))
+		if unmatched["cuCtxSynchronize"] != [0, 0]:
+		    bad.append("cuCtxSynchronize: %d entries and %d exits unmatched" % tuple(unmatched["cuCtxSynchronize"]))
+		# cuStreamSynchronize: every call before the shed, only windows' after
+		sy = sorted(calls["cuStreamSynchronize"])
+		t_shed = shed[0][0] if shed else None
+		before = [s for t, s in sy if t_shed is None or t < t_shed]
+		after = [(t, s) for t, s in sy if t_shed is not None and t >= t_shed]
+		if before != list(range(len(before))):
+		    bad.append("cuStreamSynchronize before the shed: %d records, not calls 0..%d each once" % (len(before), len(before) - 1))
+		if t_shed is not None and not before:
+		    bad.append("no cuStreamSynchronize recorded before the shed")
+		outside = [t for t, s in after if not any(a <= t <= b for a, b in wins)]
+		if outside:
+		    bad.append("%d cuStreamSynchronize recorded after the shed outside every window" % len(outside))
+		if after and min(s for _, s in after) < len(before):
+		    bad.append("a call numbered before the shed's last recorded after it")
+		cut = sum(s[3] for s in shed)
+		if unmatched["cuStreamSynchronize"][1]:
+		    bad.append("cuStreamSynchronize: %d exits without their entry" % unmatched["cuStreamSynchronize"][1])
+		if unmatched["cuStreamSynchronize"][0] > cut + 1:
+		    bad.append("cuStreamSynchronize: %d entries without their exit, the sheds said %d cut" % (unmatched["cuStreamSynchronize"][0], cut))
+		print("sync: %d calls, %d recorded before the shed, %d after it in %d windows; ctx: %d of %d; cut %d" %
+		      (made.get("cuStreamSynchronize", 0), len(before), len(after), len(wins), len(seqs), n, cut))
+		for b in bad:
+		    print("MISMATCH " + b)
+		sys.exit(1 if bad else 0)
+	EOF2
+}
+
+t_shed() {
+	local out
+	export GTRACE_BUDGET_PERIOD_MAX_S=2 GTRACE_BUDGET_RETRY_S=6
+	start_daemon -v --light-window 200ms/1s --budget 1% --window 120s
+	start_workload wl1 GT_LIBCUDA="$MOCK_LIB" GT_MOCK_SYNC_US=0 -- --flood 10 --sync-each --steady 50
+	local w1=$WPID
+	wait_status overhead_shed_apis cuStreamSynchronize 12 ||
+		fatal "no shed: $(grep budget "$T/daemon.err" | tail -n 3 | tr '\n' '|')"
+	grep -q 'warning: budget 1.00%: over it even at the longest window period: shedding cuStreamSynchronize, the always-on call that costs most ([0-9]* calls/s' "$T/daemon.err" ||
+		err "no warning line naming the shed api and its rate"
+	wait_exit "$w1" 40 || fatal "the first workload did not end"
+	[ "$WAIT_RC" -eq 0 ] || fatal "the first workload failed: $(tail -n 2 "$T/wl1.err")"
+	[ "$(status_of overhead_sheds)" = 1 ] || err "status: $(status_of overhead_sheds) sheds during the first flood, expected 1"
+	[ "$(status_of overhead_swap_failed)" = 0 ] || err "status: $(status_of overhead_swap_failed) swaps failed"
+	# the cost has gone: given back after its retry time
+	wait_status overhead_given_back 1 30
+	wait_status overhead_shed_apis none 5
+	grep -q 'budget: cuStreamSynchronize given back to the always-on probes in [0-9]* ms' "$T/daemon.err" ||
+		err "no line saying it was given back"
+	"$GTRACE" snapshot -o "$T/s1.gtrace" > /dev/null 2> "$T/snap.err" || fatal "snapshot: $(cat "$T/snap.err")"
+	dump_trace "$T/s1.gtrace" "$T/s1.json"
+	"$TRACE_ARGS" "$T/s1.gtrace" > "$T/s1.args" || fatal "trace_args failed"
+	out=$(check_calls "$T/s1.args" "$T/s1.json" "$T/wl1.out" 1) || err "first flood: $out"
+	log "first flood: $out"
+	jq -e -s '[.[] | select(.type == "overhead" and .reason == "restore" and .api == "cuStreamSynchronize")] | length == 1' \
+		"$T/s1.json" > /dev/null || err "no restore record of cuStreamSynchronize in the snapshot"
+	# the stats label the shed api's figures sampled, the other's not
+	"$GTRACE" stats -r cuda_api_sum -f json "$T/s1.gtrace" > "$T/st.json" 2> "$T/st.err" || err "stats: $(cat "$T/st.err")"
+	jq -e '.reports[0].rows | (map(select(.name == "cuStreamSynchronize"))[0].sampled == true) and
+	       (map(select(.name == "cuCtxSynchronize"))[0].sampled == false)' "$T/st.json" > /dev/null ||
+		err "stats: the shed api is not labelled sampled, or the other is: $(head -c 400 "$T/st.json")"
+	jq -e '.shed_note | test("cuStreamSynchronize shed at")' "$T/st.json" > /dev/null || err "stats: no shed_note"
+
+	# always-on again: a second flood is recorded whole until it is shed again
+	start_workload wl2 GT_LIBCUDA="$MOCK_LIB" GT_MOCK_SYNC_US=0 -- --flood 6 --sync-each --steady 50
+	local w2=$WPID
+	wait_status overhead_sheds 2 12
+	wait_exit "$w2" 40 || fatal "the second workload did not end"
+	"$GTRACE" snapshot --last 8s -p "$w2" -o "$T/s2.gtrace" > /dev/null 2> "$T/snap.err" ||
+		fatal "snapshot: $(cat "$T/snap.err")"
+	"$GTRACE" snapshot -o "$T/s3.gtrace" > /dev/null 2> "$T/snap.err" || fatal "snapshot: $(cat "$T/snap.err")"
+	stop_daemon
+	dump_trace "$T/s3.gtrace" "$T/s3.json"
+	"$TRACE_ARGS" "$T/s2.gtrace" > "$T/s2.args" || fatal "trace_args failed"
+	# the overhead records are the recorder's: those of the whole window
+	jq -c 'select(.type == "overhead" and .ts >= '"$(jq -s '[.[] | select(.type == "overhead" and .reason == "restore") | .ts] | max' "$T/s3.json")"')' \
+		"$T/s3.json" > "$T/s2.ovh"
+	jq -c 'select(.type == "capture")' "$T/s3.json" >> "$T/s2.ovh"
+	out=$(check_calls "$T/s2.args" "$T/s2.ovh" "$T/wl2.out" 1) || err "second flood: $out"
+	log "second flood: $out"
+	grep -q 'budget: 2 apis shed, 1 given back' "$T/daemon.err" || err "no closing line of the sheds"
+}
+
+add_case t_shed "shed: a sync flood no window period holds sheds cuStreamSynchronize once, exactly recorded before, in windows after; the other api exact across the swaps; given back, shed again"
+run_cases "$@"
