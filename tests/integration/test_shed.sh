@@ -42,15 +42,18 @@ check_calls() {
 		args, dump, wl, want_sheds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 		made = json.loads([l for l in open(wl) if l.startswith("{")][-1])["calls"]
 		bad = []
-		wins, sheds, opn = [], [], None
+		sheds, opens, closes = [], {}, {}
 		for l in open(dump):
 		    r = json.loads(l)
+		    # by number: a window's close is written once its detach is done,
+		    # which may be after the next window opened
 		    if r.get("type") == "capture" and r.get("kind") == "window_open":
-		        opn = r["ts"]
-		    elif r.get("type") == "capture" and r.get("kind") == "window_close" and opn is not None:
-		        wins.append((opn, r["ts"])); opn = None
+		        opens[r["index"]] = r["ts"]
+		    elif r.get("type") == "capture" and r.get("kind") == "window_close":
+		        closes[r["index"]] = r["ts"]
 		    elif r.get("type") == "overhead" and r.get("reason") in ("shed", "restore"):
 		        sheds.append((r["ts"], r["reason"], r["api"], r["cut"]))
+		wins = [(opens[i], closes[i]) for i in opens if i in closes]
 		calls = {"cuStreamSynchronize": [], "cuCtxSynchronize": []}
 		unmatched = {k: [0, 0] for k in calls}
 		open_ = {}
@@ -94,7 +97,13 @@ check_calls() {
 		    bad.append("no cuStreamSynchronize recorded before the shed")
 		outside = [t for t, s in after if not any(a <= t <= b for a, b in wins)]
 		if outside:
-		    bad.append("%d cuStreamSynchronize recorded after the shed outside every window" % len(outside))
+		    near = []
+		    for t in outside[:1] + outside[-1:]:
+		        a = max([w for w in wins if w[0] <= t], default=None)
+		        near.append("+%.3f s after the shed (the window before: %s)" % ((t - t_shed) / 1e9,
+		                    "+%.3f to +%.3f s" % ((a[0] - t_shed) / 1e9, (a[1] - t_shed) / 1e9) if a else "none"))
+		    bad.append("%d cuStreamSynchronize recorded after the shed outside every window, the first and last at %s" %
+		               (len(outside), "; ".join(near)))
 		if after and min(s for _, s in after) < len(before):
 		    bad.append("a call numbered before the shed's last recorded after it")
 		cut = sum(s[3] for s in shed)
@@ -137,7 +146,7 @@ t_shed() {
 	jq -e -s '[.[] | select(.type == "overhead" and .reason == "restore" and .api == "cuStreamSynchronize")] | length == 1' \
 		"$T/s1.json" > /dev/null || err "no restore record of cuStreamSynchronize in the snapshot"
 	# the stats label the shed api's figures sampled, the other's not
-	"$GTRACE" stats -r cuda_api_sum -f json "$T/s1.gtrace" > "$T/st.json" 2> "$T/st.err" || err "stats: $(cat "$T/st.err")"
+	"$GTRACE" stats -r cuda_api_sum --format json "$T/s1.gtrace" > "$T/st.json" 2> "$T/st.err" || err "stats: $(cat "$T/st.err")"
 	jq -e '.reports[0].rows | (map(select(.name == "cuStreamSynchronize"))[0].sampled == true) and
 	       (map(select(.name == "cuCtxSynchronize"))[0].sampled == false)' "$T/st.json" > /dev/null ||
 		err "stats: the shed api is not labelled sampled, or the other is: $(head -c 400 "$T/st.json")"
@@ -161,6 +170,8 @@ t_shed() {
 	out=$(check_calls "$T/s2.args" "$T/s2.ovh" "$T/wl2.out" 1) || err "second flood: $out"
 	log "second flood: $out"
 	grep -q 'budget: 2 apis shed, 1 given back' "$T/daemon.err" || err "no closing line of the sheds"
+	log "swaps: $(grep -E 'new always-on links attached|shed to the light|given back to the always-on' "$T/daemon.err" |
+		sed 's/^gtrace-bpf: //' | tr '\n' '|')"
 }
 
 add_case t_shed "shed: a sync flood no window period holds sheds cuStreamSynchronize once, exactly recorded before, in windows after; the other api exact across the swaps; given back, shed again"

@@ -79,7 +79,8 @@
  * sequence number (0, 1, ... per api) in a register the function does not
  * read (rsi of cuStreamSynchronize, rdi of cuCtxSynchronize), which the
  * tracer records among the raw arguments: a test can tell exactly which
- * calls were recorded, and count them against "calls".
+ * calls were recorded, and count them against "calls" (the sequence's own
+ * cuStreamSynchronize x K and cuCtxSynchronize are numbered on, too).
  *
  * --gpu-idle MS: each launch thread sleeps MS after the first half of its
  * launches (N / 2 of them), so the GPU idles that long between two launches.
@@ -1511,12 +1512,19 @@ int main(int argc, char **argv)
 		nccl_phase(&o, nc_rank, nc_world, workers[0].stream, &nc_rank, &nc_comm);
 	CK(cuMemsetD32_v2, d_c[0], MEMSET_VALUE, (size_t)N_ELEMS / 2);
 	CK(cuMemcpyDtoHAsync_v2, h, d_c[0], bytes, workers[0].stream);
-	for (i = 0; i < o.syncs; i++)
-		CK(cuStreamSynchronize, workers[0].stream);
+	for (i = 0; i < o.syncs; i++) {
+		if (o.sync_each)	/* numbered like the flood's */
+			sync_numbered(workers[0].stream);
+		else
+			CK(cuStreamSynchronize, workers[0].stream);
+	}
 	CK(cuEventCreate, &ev, CU_EVENT_DEFAULT);
 	CK(cuEventRecord, ev, workers[0].stream);
 	CK(cuEventSynchronize, ev);
-	CK(cuCtxSynchronize);
+	if (o.steady)
+		ctx_sync_numbered();
+	else
+		CK(cuCtxSynchronize);
 
 	/* Only a real GPU computes; with several threads the kernels race, with
 	 * several devices device 0 made only some of the launches. */

@@ -52,14 +52,16 @@ grep -q "shedding $api, the always-on call that costs most ([0-9]* calls/s" "$OU
 "$G" dump "$OUT/s.gtrace" > "$OUT/s.json" 2> "$OUT/dump.err" || fail "dump: $(cat "$OUT/dump.err")"
 "$PY" - "$OUT/s.json" "$api" <<- 'EOF2' || fails=$((fails + 1))
 	import json, sys
-	wins, shed, opn, calls, bad = [], None, None, [], 0
+	opens, closes, shed, calls = {}, {}, None, []
 	for l in open(sys.argv[1]):
 	    r = json.loads(l)
 	    t = r.get("type")
-	    if t == "capture" and r.get("kind") == "window_open": opn = r["ts"]
-	    elif t == "capture" and r.get("kind") == "window_close" and opn: wins.append((opn, r["ts"])); opn = None
+	    # windows by number: a close is written once its detach is done
+	    if t == "capture" and r.get("kind") == "window_open": opens[r["index"]] = r["ts"]
+	    elif t == "capture" and r.get("kind") == "window_close": closes[r["index"]] = r["ts"]
 	    elif t == "overhead" and r.get("reason") == "shed" and shed is None: shed = r["ts"]
 	    elif r.get("api") == sys.argv[2] and t != "overhead": calls.append(r["ts"])
+	wins = [(opens[i], closes[i]) for i in opens if i in closes]
 	after = [ts for ts in calls if shed and ts >= shed]
 	out = [ts for ts in after if not any(a <= ts <= b for a, b in wins)]
 	print("%s: %d records, %d after the shed, %d of them outside windows" % (sys.argv[2], len(calls), len(after), len(out)))
