@@ -147,12 +147,33 @@ static __always_inline bool hot_gate(__u64 cookie)
 	return !(gate_hot && (cookie & GT_COOKIE_HOT) && !*(volatile __u32 *)&hot_on);
 }
 
+/* The swap paths, out of line: BPF subprograms, so that an always-on
+ * probe with no swap in progress runs one byte read and a compare, not the
+ * swap's slot and mark code inlined into every program (which cost 57-76 ns
+ * a run on the CI VM while it was inlined: docs/PERFORMANCE.md). */
+static __noinline bool entry_swap(__u64 id, __u64 cookie, __u32 st)
+{
+	bool ok, handed;
+
+	ok = swap_decide(id, cookie, (__u8)st, false, &handed) == GT_COOKIE_GEN_OF(cookie) &&
+	     hot_gate(cookie) && captured(id >> 32);
+	if (st & GT_SW_MARK)
+		swap_mark(id, cookie, ok, handed);
+	return ok;
+}
+
+static __noinline bool exit_swap(__u64 id, __u64 cookie, __u32 st)
+{
+	bool handed;
+
+	return swap_decide(id, cookie, (__u8)st, true, &handed) == GT_COOKIE_GEN_OF(cookie);
+}
+
 /* Whether a call entry is recorded: its process traced and in a range
  * (with -c), for hot calls in light mode the hot probes live, and for a
  * probe of a swap its generation the one in force. */
 static __always_inline bool entry_wanted(__u64 id, __u64 cookie)
 {
-	bool ok, handed;
 	__u8 st;
 
 	if (!traced(id >> 32))
@@ -160,24 +181,25 @@ static __always_inline bool entry_wanted(__u64 id, __u64 cookie)
 	if (!swap_gate || !(cookie & GT_COOKIE_SWAP))
 		return hot_gate(cookie) && captured(id >> 32);
 	st = *(volatile __u8 *)&api_state[GT_COOKIE_API(cookie) & (GT_SW_APIS - 1)];
-	ok = swap_decide(id, cookie, st, false, &handed) == GT_COOKIE_GEN_OF(cookie) &&
-	     hot_gate(cookie) && captured(id >> 32);
-	if (st & GT_SW_MARK)
-		swap_mark(id, cookie, ok, handed);
-	return ok;
+	/* no swap in progress: the generation in force records */
+	if (!(st & (GT_SW_PAIR | GT_SW_MARK)))
+		return (st & GT_SW_GEN) == GT_COOKIE_GEN_OF(cookie) && hot_gate(cookie) &&
+		       captured(id >> 32);
+	return entry_swap(id, cookie, st);
 }
 
 /* Whether a call exit is recorded by this program: for a probe of a swap,
  * only by the generation that recorded its entry (GEN, or its mark). */
 static __always_inline bool exit_wanted(__u64 id, __u64 cookie)
 {
-	bool handed;
 	__u8 st;
 
 	if (!swap_gate || !(cookie & GT_COOKIE_SWAP))
 		return true;
 	st = *(volatile __u8 *)&api_state[GT_COOKIE_API(cookie) & (GT_SW_APIS - 1)];
-	return swap_decide(id, cookie, st, true, &handed) == GT_COOKIE_GEN_OF(cookie);
+	if (!(st & (GT_SW_PAIR | GT_SW_MARK)))
+		return (st & GT_SW_GEN) == GT_COOKIE_GEN_OF(cookie);
+	return exit_swap(id, cookie, st);
 }
 
 /* A change of a process' range, reported at once (a forced wake-up): in
