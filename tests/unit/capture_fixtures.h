@@ -274,7 +274,7 @@ static inline void cx_write_overhead_records(void)
 	o = cx_interval(30000, 250000, 9);
 	cx_overhead(6 * CX_S, 100, &o, n);
 	o = cx_interval(10000, 250000, GT_OVH_ESTIMATE);
-	cx_overhead(7 * CX_S, 100, &o, n - 8);
+	cx_overhead(7 * CX_S, 100, &o, offsetof(struct gt_overhead, cut) - 8);	/* cut short */
 }
 
 static inline void cx_write_overhead(const char *path)

@@ -104,7 +104,7 @@ struct ev {
 	char name[128];
 	char cat[32];		/* TrackEvent.categories, the last of them; "" when none */
 	int ncat;		/* how many categories it has */
-	struct ann ann[20];
+	struct ann ann[32];
 	int nann;
 	int nvalue;		/* counter values it has (a counter event: exactly one) */
 	bool is_double;		/* the value is double_counter_value, else counter_value */
@@ -214,7 +214,7 @@ static inline void read_ann(struct model *m, uint32_t seq, struct ev *e, const s
 	struct ann *a = &e->ann[e->nann++];
 	struct field f, g;
 
-	assert_true(e->nann < 20);
+	assert_true(e->nann < 32);
 	memset(a, 0, sizeof(*a));
 	FOR_FIELDS(f, af->p, af->n) {
 		if (f.num == 1) {

@@ -362,8 +362,8 @@ static void test_shed_records(void **state)
 	cx_run_dump(path, false, &r);
 	assert_non_null(strstr(r.out, "{\"ts\":5000,\"pid\":100,\"tid\":101,\"type\":\"overhead\","
 				      "\"reason\":\"shed\",\"interval_ns\":1000000000,"));
-	assert_non_null(strstr(r.out, "\"hit_ns\":310,\"ret_ns\":420,\"api\":\"cuStreamSynchronize\","
-				      "\"cut\":2}\n"));
+	assert_non_null(strstr(r.out, "\"hit_ns\":310,\"ret_ns\":420,\"sampler_ppm\":0,\"sampler_pct\":0,"
+				      "\"api\":\"cuStreamSynchronize\",\"cut\":2}\n"));
 	assert_non_null(strstr(r.out, "\"reason\":\"restore\","));
 	assert_non_null(strstr(r.out, "\"api\":\"cuStreamSynchronize\",\"cut\":0}\n"));
 	/* the other overhead records have neither */
@@ -383,7 +383,7 @@ static void test_shed_records(void **state)
 	csv = cx_export_text(path, export_csv__write);
 	assert_non_null(strstr(csv, "\n5000,100,101,,overhead,cuStreamSynchronize,"));
 	assert_non_null(strstr(csv, ",shed,1000000000,12000,40760000,50000000,6000000,79000,7.9,"
-				    "50000,5,100000,10,1000,310,420,2\n"));
+				    "50000,5,100000,10,1000,310,420,0,0,2\n"));
 	free(csv);
 
 	assert_int_equal(export_file(path, &m, &why), 0);

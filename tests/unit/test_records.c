@@ -37,7 +37,9 @@ static void test_known_types(void **state)
 	assert_int_equal(gt_rec__min_size(GT_REC_RANGE), sizeof(struct gt_capture));
 	assert_int_equal(gt_rec__min_size(GT_REC_CAPTURE), sizeof(struct gt_capture));
 	assert_int_equal(gt_rec__min_size(GT_REC_TRIGGER), sizeof(struct gt_trigger));
-	assert_int_equal(gt_rec__min_size(GT_REC_OVERHEAD), sizeof(struct gt_overhead));
+	/* cut was appended: a record of 96 bytes, from before, is whole */
+	assert_int_equal(gt_rec__min_size(GT_REC_OVERHEAD), 96);
+	assert_int_equal(offsetof(struct gt_overhead, cut), 96);
 	assert_int_equal(sizeof(struct gt_overhead), 104);
 	assert_int_equal(gt_rec__min_size(GT_REC_GPU_METRIC), sizeof(struct gt_gpu_metric));
 	assert_int_equal(sizeof(struct gt_gpu_metric), 40);
@@ -62,6 +64,21 @@ static void test_size_ok(void **state)
 	assert_false(gt_rec__size_ok(&h));
 	h.type = 20;
 	assert_true(gt_rec__size_ok(&h));
+}
+
+/* gt_overhead's cut, appended: read where the record holds it, else 0. */
+static void test_overhead_cut(void **state)
+{
+	struct gt_overhead o = { .hdr = { .type = GT_REC_OVERHEAD, .size = sizeof(o) }, .cut = 7 };
+
+	(void)state;
+	assert_true(gt_rec__size_ok(&o.hdr));
+	assert_int_equal(gt_overhead__cut(&o), 7);
+	o.hdr.size = 96;	/* a build's before the field */
+	assert_true(gt_rec__size_ok(&o.hdr));
+	assert_int_equal(gt_overhead__cut(&o), 0);
+	o.hdr.size = 88;	/* cut short */
+	assert_false(gt_rec__size_ok(&o.hdr));
 }
 
 /* Every kind of struct gt_trigger has a name; another value is "unknown". */
@@ -127,6 +144,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_types),
 		cmocka_unit_test(test_size_ok),
+		cmocka_unit_test(test_overhead_cut),
 		cmocka_unit_test(test_trigger_kinds),
 		cmocka_unit_test(test_overhead_reasons),
 		cmocka_unit_test(test_gpu_metric_names),

@@ -906,7 +906,7 @@ unsigned fields__overhead(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 	vp(v, &n, CF_SAMPLER_PCT, o->sampler_ppm);
 	if (o->reason == GT_OVH_SHED || o->reason == GT_OVH_RESTORE) {
 		vs(v, &n, CF_API, gt_api__name(rec->api) ?: "unknown");
-		vu(v, &n, CF_CUT, o->cut);
+		vu(v, &n, CF_CUT, gt_overhead__cut(o));
 	}
 	return n;
 }

@@ -29,7 +29,8 @@ size_t gt_rec__min_size(uint16_t type)
 	case GT_REC_CUPTI_STATS: return sizeof(struct gt_cupti_stats);
 	case GT_REC_MERGE_STATS: return sizeof(struct gt_merge_stats);
 	case GT_REC_TRIGGER:	return sizeof(struct gt_trigger);
-	case GT_REC_OVERHEAD:	return sizeof(struct gt_overhead);
+	/* cut and the padding came later: a record without them is whole */
+	case GT_REC_OVERHEAD:	return offsetof(struct gt_overhead, cut);
 	case GT_REC_CUPTI_MARK:	return sizeof(struct gt_cupti_mark);
 	case GT_REC_GPU_METRIC:	return sizeof(struct gt_gpu_metric);
 	case GT_REC_NCCL:	return sizeof(struct gt_nccl);

@@ -18,6 +18,13 @@
 size_t gt_rec__min_size(uint16_t type);
 
 /* True when rec is large enough for the struct of its type. */
+/* An overhead record's cut, 0 in a record written before the field was
+ * appended (shorter than the struct). */
+static inline uint32_t gt_overhead__cut(const struct gt_overhead *o)
+{
+	return o->hdr.size >= offsetof(struct gt_overhead, cut) + sizeof(o->cut) ? o->cut : 0;
+}
+
 static inline bool gt_rec__size_ok(const struct gt_hdr *rec)
 {
 	return rec->size >= gt_rec__min_size(rec->type);
