@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The GPU checks of the open issues, in groups that each fit one device call
+# (10 minutes), run on the GPU machine from the repository root with a
+# static build made elsewhere (`make STATIC=1`; it travels as ./gtrace-bpf):
+#
+#   tools/gpu/open_issues.sh GROUP...
+#
+#   metrics   issue 15: gpu_metrics_check.sh (three phases, per-process memory,
+#             MIG, a lost GPU), gpu_metrics_cost.sh (the sampler at 10 and
+#             100 Hz against none, in-process)
+#   verdicts  issue 16: analyze_check.sh (one program per verdict),
+#             diff_check.sh (speedups within 3 %)
+#   report    issue 17: report_check.sh (its page of a PyTorch run; the
+#             screenshot is made afterwards on a machine with Chromium)
+#   light     issue 13: light_windows.py on the transformer step
+#   budget    issue 14: shed_check.sh, daemon_job.sh
+#   nccl      issue 18: nccl_single.sh (world size 1; ddp_two_rank.sh needs
+#             the 2-GPU machine)
+#
+# Each script runs under `timeout` (its share of the call); its output goes
+# to $OUT/NAME.log, and its PASS/FAIL/INFO lines, its wall time and status to
+# $OUT/summary.txt, which is printed at the end. Exit 1 if any script failed
+# or timed out.
+set -u
+OUT=${OUT:-/tmp/gtrace-open}
+mkdir -p "$OUT"
+B=./gtrace-bpf
+[ -x "$B" ] || { echo "open_issues: no ./gtrace-bpf (make STATIC=1 first)" >&2; exit 2; }
+[ $# -gt 0 ] || { sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+fails=0
+
+# step NAME SECONDS CMD...: CMD under timeout, its result lines kept
+step() {
+	local name=$1 secs=$2 t0 rc
+	shift 2
+	t0=$(date +%s)
+	OUT=$OUT/$name timeout -k 10 "$secs" "$@" > "$OUT/$name.log" 2>&1
+	rc=$?
+	{
+		echo "== $name: status $rc in $(( $(date +%s) - t0 )) s (limit $secs s)$([ $rc -eq 124 ] && echo ', TIMED OUT')"
+		grep -E '^(PASS|FAIL|INFO)' "$OUT/$name.log" | cut -c1-400
+	} >> "$OUT/summary.txt"
+	[ $rc -eq 0 ] || fails=$((fails + 1))
+}
+
+for g in "$@"; do
+	case $g in
+	metrics)
+		step gpu_metrics_check 240 tools/gpu/gpu_metrics_check.sh
+		step gpu_metrics_cost 300 tools/gpu/gpu_metrics_cost.sh ;;
+	verdicts)
+		step analyze_check 270 tools/gpu/analyze_check.sh
+		step diff_check 270 tools/gpu/diff_check.sh ;;
+	report)
+		step report_check 300 tools/gpu/report_check.sh ;;
+	light)
+		step light_windows 540 python3 tools/bench/light_windows.py --workload transformer --quiet 30 \
+			--record 80 --cpus-workload 2,3 --cpus-tool 4-7 --out "$OUT/light_windows" ;;
+	budget)
+		step shed_check 240 tools/gpu/shed_check.sh
+		step daemon_job 270 tools/gpu/daemon_job.sh ;;
+	nccl)
+		step nccl_single 240 tools/gpu/nccl_single.sh ;;
+	*)
+		echo "open_issues: unknown group '$g' (metrics, verdicts, report, light, budget, nccl)" >&2
+		exit 2 ;;
+	esac
+done
+cat "$OUT/summary.txt"
+[ "$fails" -eq 0 ]
