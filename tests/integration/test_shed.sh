@@ -119,16 +119,27 @@ check_calls() {
 	EOF2
 }
 
+# metric NAME BODY: the value of the unlabelled sample NAME in BODY.
+metric() { awk -v n="$1" '$1 == n { print $2 }' <<< "$2"; }
+
 t_shed() {
-	local out
+	local out body port=$((20000 + RANDOM % 20000))
 	export GTRACE_BUDGET_PERIOD_MAX_S=2 GTRACE_BUDGET_RETRY_S=6
-	start_daemon -v --light-window 200ms/1s --budget 1% --window 120s
+	start_daemon -v --light-window 200ms/1s --budget 1% --window 120s --metrics "127.0.0.1:$port"
 	start_workload wl1 GT_LIBCUDA="$MOCK_LIB" GT_MOCK_SYNC_US=0 -- --flood 10 --sync-each --steady 50
 	local w1=$WPID
 	wait_status overhead_shed_apis cuStreamSynchronize 12 ||
 		fatal "no shed: $(grep budget "$T/daemon.err" | tail -n 3 | tr '\n' '|')"
 	grep -q 'warning: budget 1.00%: over it even at the longest window period: shedding cuStreamSynchronize, the always-on call that costs most ([0-9]* calls/s' "$T/daemon.err" ||
 		err "no warning line naming the shed api and its rate"
+	# the fleet's view: the Prometheus endpoint says so too
+	body=$(curl -sf "http://127.0.0.1:$port/metrics") || fatal "no answer on 127.0.0.1:$port/metrics"
+	[ "$(metric gtrace_overhead_shed_calls "$body")" = 1 ] ||
+		err "gtrace_overhead_shed_calls '$(metric gtrace_overhead_shed_calls "$body")' while one call is shed"
+	[ "$(metric gtrace_overhead_sheds_total "$body")" = 1 ] ||
+		err "gtrace_overhead_sheds_total '$(metric gtrace_overhead_sheds_total "$body")', expected 1"
+	[ "$(metric gtrace_overhead_budget_ratio "$body")" = 0.01 ] ||
+		err "gtrace_overhead_budget_ratio '$(metric gtrace_overhead_budget_ratio "$body")', expected 0.01"
 	wait_exit "$w1" 40 || fatal "the first workload did not end"
 	[ "$WAIT_RC" -eq 0 ] || fatal "the first workload failed: $(tail -n 2 "$T/wl1.err")"
 	[ "$(status_of overhead_sheds)" = 1 ] || err "status: $(status_of overhead_sheds) sheds during the first flood, expected 1"
@@ -136,6 +147,9 @@ t_shed() {
 	# the cost has gone: given back after its retry time
 	wait_status overhead_given_back 1 30
 	wait_status overhead_shed_apis none 5
+	body=$(curl -sf "http://127.0.0.1:$port/metrics") || fatal "no answer on 127.0.0.1:$port/metrics"
+	[ "$(metric gtrace_overhead_shed_calls "$body")" = 0 ] && [ "$(metric gtrace_overhead_given_back_total "$body")" = 1 ] ||
+		err "after the give-back: gtrace_overhead_shed_calls '$(metric gtrace_overhead_shed_calls "$body")', gtrace_overhead_given_back_total '$(metric gtrace_overhead_given_back_total "$body")'"
 	grep -q 'budget: cuStreamSynchronize given back to the always-on probes in [0-9]* ms' "$T/daemon.err" ||
 		err "no line saying it was given back"
 	"$GTRACE" snapshot -o "$T/s1.gtrace" > /dev/null 2> "$T/snap.err" || fatal "snapshot: $(cat "$T/snap.err")"

@@ -312,7 +312,7 @@ static void test_families(void **state)
 			assert_string_equal(type, "gauge");
 		families++;
 	}
-	assert_int_equal(families, 19);
+	assert_int_equal(families, 24);
 }
 
 static void test_self(void **state)
@@ -335,11 +335,33 @@ static void test_self(void **state)
 	assert_string_equal(series("gtrace_written_bytes_total"), "gtrace_written_bytes_total 999");
 	assert_string_equal(series("gtrace_cpu_seconds_total"), "gtrace_cpu_seconds_total 1.500000000");
 	assert_string_equal(series("gtrace_events_dropped_total"), "gtrace_events_dropped_total 0");
+	/* no budget, no shedding, no sampler: no samples of theirs */
+	assert_string_equal(series("gtrace_overhead_budget_ratio"), "");
+	assert_string_equal(series("gtrace_overhead_shed_calls"), "");
+	assert_string_equal(series("gtrace_overhead_sheds_total"), "");
+	assert_string_equal(series("gtrace_gpu_metrics_cpu_seconds_total"), "");
 	/* an unknown overhead is left out, not written as 0 */
 	s.overhead_ratio = -1;
 	gt_metrics__set_self(M, &s);
 	render();
 	assert_string_equal(series("gtrace_overhead_ratio"), "");
+	/* a light-mode daemon with a budget that shed one call and gave one back,
+	 * and a sampler */
+	s.budget_ratio = 0.01;
+	s.has_shed = true;
+	s.shed_apis = 1;
+	s.sheds = 2;
+	s.restores = 1;
+	s.has_sampler = true;
+	s.sampler_cpu_ns = 250000000;
+	gt_metrics__set_self(M, &s);
+	render();
+	assert_string_equal(series("gtrace_overhead_budget_ratio"), "gtrace_overhead_budget_ratio 0.01");
+	assert_string_equal(series("gtrace_overhead_shed_calls"), "gtrace_overhead_shed_calls 1");
+	assert_string_equal(series("gtrace_overhead_sheds_total"), "gtrace_overhead_sheds_total 2");
+	assert_string_equal(series("gtrace_overhead_given_back_total"), "gtrace_overhead_given_back_total 1");
+	assert_string_equal(series("gtrace_gpu_metrics_cpu_seconds_total"),
+			    "gtrace_gpu_metrics_cpu_seconds_total 0.250000000");
 }
 
 static const char *label(const char *s, size_t max)

@@ -594,6 +594,25 @@ static void render_recorder(const struct gt_metrics *m, struct obuf *o)
 		val_seconds(o, s->cpu_ns);
 		OBUF_LIT(o, "\n");
 	}
+	single_double(o, "gtrace_overhead_budget_ratio",
+		      "The overhead budget (--budget) the estimate is kept under.",
+		      m->has_self && s->budget_ratio > 0, s->budget_ratio);
+	single_u64(o, "gtrace_overhead_shed_calls", "gauge",
+		   "Always-on calls the budget moved into the light windows: their figures are "
+		   "sampled from then on.", m->has_self && s->has_shed, s->shed_apis);
+	single_u64(o, "gtrace_overhead_sheds_total", "counter",
+		   "Times the budget moved an always-on call into the windows.",
+		   m->has_self && s->has_shed, s->sheds);
+	single_u64(o, "gtrace_overhead_given_back_total", "counter",
+		   "Times the budget gave a moved call back to the always-on probes.",
+		   m->has_self && s->has_shed, s->restores);
+	family(o, "gtrace_gpu_metrics_cpu_seconds_total", "counter",
+	       "CPU time of the GPU-metrics sampler's threads (measured; part of the recorder's).");
+	if (m->has_self && s->has_sampler) {
+		OBUF_LIT(o, "gtrace_gpu_metrics_cpu_seconds_total ");
+		val_seconds(o, s->sampler_cpu_ns);
+		OBUF_LIT(o, "\n");
+	}
 }
 
 /* a before b in the top list: more launches, then the name */

@@ -42,6 +42,12 @@ struct gt_metrics_self {
 	uint64_t ring_used_bytes;/* bytes waiting in it at the last poll */
 	uint64_t written_bytes;	/* trace bytes written so far, 0 when not writing a trace */
 	uint64_t cpu_ns;	/* the recorder's own CPU time, user + system */
+	double budget_ratio;	/* --budget as a fraction, 0 = none */
+	bool has_shed;		/* the budget can shed calls (light mode with a budget) */
+	unsigned shed_apis;	/* always-on calls the budget moved into the windows now */
+	uint64_t sheds, restores; /* its moves so far, each way */
+	bool has_sampler;	/* --gpu-metrics sampling */
+	uint64_t sampler_cpu_ns;/* the sampler threads' CPU time (measured) */
 };
 
 struct gt_metrics;

@@ -284,6 +284,13 @@ static void metrics_on_poll(void *ctx, const struct gt_counters *c, const struct
 		.ring_bytes = s->ring_bytes,
 		.ring_used_bytes = s->window_bytes,
 		.cpu_ns = s->cpu_ns,
+		.budget_ratio = s->budget,
+		.has_shed = s->has_shed,
+		.shed_apis = s->shed_apis,
+		.sheds = s->sheds,
+		.restores = s->restores,
+		.has_sampler = s->has_sampler,
+		.sampler_cpu_ns = s->sampler_cpu_ns,
 	};
 
 	gt_metrics__set_counters(mh->m, c);

@@ -505,6 +505,7 @@ static void poll_hook(struct recorder *r)
 	struct chunk_ring_stats rs;
 	struct record_self s = { 0 };
 	struct budget_status bs;
+	struct shed_status ss;
 	struct gt_counters c;
 	struct timespec cpu;
 	uint64_t up;
@@ -525,6 +526,19 @@ static void poll_hook(struct recorder *r)
 		s.duty_cycle = 1;
 	s.overhead = budget__status(r, &bs) && bs.known ? bs.estimate : -1;
 	s.budget = r->o->budget;
+	if (shed__status(r, &ss)) {
+		s.has_shed = true;
+		s.shed_apis = ss.n;
+		s.sheds = ss.sheds;
+		s.restores = ss.restores;
+	}
+	if (r->gpum) {
+		struct gpu_metrics_stats gs = { 0 };
+
+		gpu_metrics__stats(r->gpum, &gs);
+		s.has_sampler = true;
+		s.sampler_cpu_ns = gs.cpu_ns;
+	}
 	h->on_poll(h->ctx, &c, &s);
 }
 

@@ -27,6 +27,11 @@ struct record_self {
 	double duty_cycle;		/* fraction of time every probe was live: 1 in full mode */
 	double overhead;		/* the budget's estimate (budget.c), -1 while unknown */
 	double budget;			/* --budget, 0 = none */
+	bool has_shed;			/* the budget can shed (light mode with a budget) */
+	unsigned shed_apis;		/* always-on apis the budget moved into the windows now */
+	uint64_t sheds, restores;	/* its swaps so far, each way */
+	bool has_sampler;		/* --gpu-metrics sampling */
+	uint64_t sampler_cpu_ns;	/* CPU time of the GPU-metrics sampler's threads */
 };
 struct record_hooks {
 	void *ctx;
