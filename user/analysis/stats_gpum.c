@@ -630,7 +630,7 @@ static int kernel_rows(struct rows *x, struct gpum_acc *a, uint64_t lo, uint64_t
 				kk->v[kk->n++] = s->s[j].v;
 		}
 	}
-	if (!err)
+	if (!err && nk)
 		qsort(k, nk, sizeof(*k), cmp_kern);
 	for (size_t i = 0; !err && i < nk; i++)
 		if (k[i].n >= SOLE_MIN)
