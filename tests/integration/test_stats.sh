@@ -18,7 +18,8 @@ TITLES=('CUDA API Summary (cuda_api_sum)' 'CUDA Launch Summary (cuda_launch_sum)
 	'CUDA GPU MemOps Summary (by Time) (cuda_gpu_mem_time_sum)'
 	'CUDA GPU MemOps Summary (by Size) (cuda_gpu_mem_size_sum)'
 	'NVTX Range Summary (nvtx_sum)' 'GPU Launch Latency (gpu_launch_latency)'
-	'Capture Ranges and Windows (capture_sum)' 'GPU Metrics Summary (gpu_metrics_sum)')
+	'Capture Ranges and Windows (capture_sum)' 'GPU Metrics Summary (gpu_metrics_sum)'
+	'CUDA Device Summary (cuda_device_sum)' 'NCCL Summary (nccl_sum)')
 
 # Records `cuda_workload ARGS` into $T/a.gtrace; sets WJ (the workload's
 # JSON line) and WL_PID.
@@ -130,17 +131,18 @@ d = json.load(open(sys.argv[1]))
 names = [r["report"] for r in d["reports"]]
 assert names == ["cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_sum", "process_sum",
                  "ioctl_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
-                 "nvtx_sum", "gpu_launch_latency", "capture_sum", "gpu_metrics_sum"], names
+                 "nvtx_sum", "gpu_launch_latency", "capture_sum", "gpu_metrics_sum", "cuda_device_sum",
+                 "nccl_sum"], names
 assert d["timeunit"] == "ns" and d["truncated"] is False
 for r in d["reports"]:
     # no NVIDIA device on a machine without a GPU: ioctl_sum may be empty;
     # no CUPTI agent in this recording: the GPU side's reports are, and
     # no capture range either: capture_sum is; no NVML here: gpu_metrics_sum
-    # may be empty
+    # may be empty; no libnccl in the workload: nccl_sum is
     if r["report"] in ("ioctl_sum", "gpu_metrics_sum") and not r["rows"]:
         continue
     if r["report"] in ("cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
-                       "nvtx_sum", "gpu_launch_latency", "capture_sum"):
+                       "nvtx_sum", "gpu_launch_latency", "capture_sum", "nccl_sum"):
         assert not r["rows"], r["report"]
         continue
     assert r["rows"], r["report"] + " has no rows"
@@ -154,12 +156,12 @@ EOF
 		err "csv of every report on stdout: not status 2 and one line saying -o BASE: $(head -n 3 "$T/e.csv" | tr '\n' '|')"
 	stats "$T/s.csv" "$T/a.gtrace" --format csv -o "$T/s"
 	[ -s "$T/s.csv" ] && err "stats --format csv -o BASE wrote to stdout: $(head -c 200 "$T/s.csv")"
-	python3 - "$T/s" <<'EOF' || err "stats --format csv -o BASE: not thirteen loadable CSV files, 0600"
+	python3 - "$T/s" <<'EOF' || err "stats --format csv -o BASE: not fifteen loadable CSV files, 0600"
 import csv, os, sys
 gpu = ["cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum", "nvtx_sum",
-       "gpu_launch_latency", "capture_sum", "gpu_metrics_sum"]
+       "gpu_launch_latency", "capture_sum", "gpu_metrics_sum", "nccl_sum"]
 for name in ["cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_sum", "process_sum",
-             "ioctl_sum"] + gpu:
+             "ioctl_sum", "cuda_device_sum"] + gpu:
     path = "%s_%s.csv" % (sys.argv[1], name)
     assert os.stat(path).st_mode & 0o7777 == 0o600, path
     rows = list(csv.reader(open(path, newline="")))
@@ -221,8 +223,8 @@ t_errors() {
 	[ $rc -eq 0 ] || err "a cut trace: status $rc, expected 0"
 	[ "$(wc -l < "$T/e3")" -eq 1 ] && grep -q 'warning' "$T/e3" ||
 		err "a cut trace: stderr is not one warning line: $(head -n 3 "$T/e3" | tr '\n' '|')"
-	jq -e '.truncated == true and (.damage | length > 0) and (.reports | length == 13)' "$T/o3" > /dev/null ||
-		err "a cut trace: the JSON does not say truncated with thirteen reports: $(head -c 300 "$T/o3")"
+	jq -e '.truncated == true and (.damage | length > 0) and (.reports | length == 15)' "$T/o3" > /dev/null ||
+		err "a cut trace: the JSON does not say truncated with fifteen reports: $(head -c 300 "$T/o3")"
 
 	# a full disk is named so, on one line, status 1: stats and export
 	for f in table json csv; do
