@@ -53,7 +53,10 @@ check_calls() {
 		        closes[r["index"]] = r["ts"]
 		    elif r.get("type") == "overhead" and r.get("reason") in ("shed", "restore"):
 		        sheds.append((r["ts"], r["reason"], r["api"], r["cut"]))
-		wins = [(opens[i], closes[i]) for i in opens if i in closes]
+		# a window whose close is not written yet (its detach still running
+		# when the snapshot was taken) is open to the snapshot's end, as
+		# the readers take it
+		wins = [(opens[i], closes.get(i, float("inf"))) for i in opens]
 		calls = {"cuStreamSynchronize": [], "cuCtxSynchronize": []}
 		unmatched = {k: [0, 0] for k in calls}
 		open_ = {}
@@ -122,6 +125,20 @@ check_calls() {
 # metric NAME BODY: the value of the unlabelled sample NAME in BODY.
 metric() { awk -v n="$1" '$1 == n { print $2 }' <<< "$2"; }
 
+# scrape_until PORT NAME VALUE SECONDS: scrapes the daemon's endpoint into
+# $body until sample NAME is VALUE (a swap is counted once it is done, some
+# hundreds of ms after status lists the api); status 1 if it never is.
+scrape_until() {
+	local i=0
+	while [ $i -lt $(($4 * 5)) ]; do
+		body=$(curl -sf "http://127.0.0.1:$1/metrics") || fatal "no answer on 127.0.0.1:$1/metrics"
+		[ "$(metric "$2" "$body")" = "$3" ] && return 0
+		sleep 0.2
+		i=$((i + 1))
+	done
+	return 1
+}
+
 t_shed() {
 	local out body port=$((20000 + RANDOM % 20000))
 	export GTRACE_BUDGET_PERIOD_MAX_S=2 GTRACE_BUDGET_RETRY_S=6
@@ -132,8 +149,8 @@ t_shed() {
 		fatal "no shed: $(grep budget "$T/daemon.err" | tail -n 3 | tr '\n' '|')"
 	grep -q 'warning: budget 1.00%: over it even at the longest window period: shedding cuStreamSynchronize, the always-on call that costs most ([0-9]* calls/s' "$T/daemon.err" ||
 		err "no warning line naming the shed api and its rate"
-	# the fleet's view: the Prometheus endpoint says so too
-	body=$(curl -sf "http://127.0.0.1:$port/metrics") || fatal "no answer on 127.0.0.1:$port/metrics"
+	# the fleet's view: the Prometheus endpoint says so too, once the swap is done
+	scrape_until "$port" gtrace_overhead_sheds_total 1 5
 	[ "$(metric gtrace_overhead_shed_calls "$body")" = 1 ] ||
 		err "gtrace_overhead_shed_calls '$(metric gtrace_overhead_shed_calls "$body")' while one call is shed"
 	[ "$(metric gtrace_overhead_sheds_total "$body")" = 1 ] ||
@@ -147,7 +164,7 @@ t_shed() {
 	# the cost has gone: given back after its retry time
 	wait_status overhead_given_back 1 30
 	wait_status overhead_shed_apis none 5
-	body=$(curl -sf "http://127.0.0.1:$port/metrics") || fatal "no answer on 127.0.0.1:$port/metrics"
+	scrape_until "$port" gtrace_overhead_given_back_total 1 5
 	[ "$(metric gtrace_overhead_shed_calls "$body")" = 0 ] && [ "$(metric gtrace_overhead_given_back_total "$body")" = 1 ] ||
 		err "after the give-back: gtrace_overhead_shed_calls '$(metric gtrace_overhead_shed_calls "$body")', gtrace_overhead_given_back_total '$(metric gtrace_overhead_given_back_total "$body")'"
 	grep -q 'budget: cuStreamSynchronize given back to the always-on probes in [0-9]* ms' "$T/daemon.err" ||
