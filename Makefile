@@ -299,7 +299,7 @@ SAN_OUTPUT := .output-san
 FUZZ_OUTPUT := $(OUTPUT)/fuzz
 # seconds per harness: FUZZ_SECONDS for make fuzz, TEST_FUZZ_SECONDS in make test
 FUZZ_SECONDS ?= 60
-TEST_FUZZ_SECONDS ?= 30
+TEST_FUZZ_SECONDS ?= 20
 
 # gen_trace: the integration tests of the readers write their traces with it;
 # az_fixture those of analyze (the planted patterns of tests/fixtures/)

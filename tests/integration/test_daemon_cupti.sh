@@ -13,6 +13,8 @@
 # one line. Each case has its own run directory (GTRACE_RUN_DIR) and snapshot
 # directory; the agents' run directory is the system's (/run/gtrace-bpf/cupti).
 REQUIRES="root jq mock gtrace"
+# it times the recording loop: nothing else beside it, the plain build only
+QUIET_CASES="t_stall"
 . "$(dirname "$0")/lib.sh"
 
 OUT_DIR=$(dirname "$MOCK_DIR")
