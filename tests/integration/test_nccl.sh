@@ -129,7 +129,10 @@ $d"
 t_exports() {
 	local p0 p1 d
 	command -v python3 > /dev/null || fatal "needs python3"
-	job x ""
+	# the names and ranks come from /proc when the recorder reads the exec
+	# (its command line, its environment): a rank alive 300 ms, not 40 ms,
+	# is still there when a loaded machine's recorder gets to it
+	job x "" --gpu-idle 300
 	p0=$(jq .pid "$T/x.r0")
 	p1=$(jq .pid "$T/x.r1")
 	"$GTRACE" export "$T/x.gtrace" -f json -o "$T/x.json" 2> "$T/x.jerr" || fatal "export -f json failed: $(cat "$T/x.jerr")"
