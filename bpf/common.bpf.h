@@ -151,15 +151,22 @@ static __always_inline void submit(void *rec)
 	bpf_ringbuf_submit(rec, avail >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
-static __always_inline void fill_hdr(struct gt_hdr *h, __u64 id, __u16 type, __u16 size, __u16 api)
+/* The header of a record whose time ts was taken by the caller. */
+static __always_inline void fill_hdr_at(struct gt_hdr *h, __u64 id, __u16 type, __u16 size, __u16 api,
+					__u64 ts)
 {
-	h->ts = bpf_ktime_get_ns();
+	h->ts = ts;
 	h->pid = id >> 32;
 	h->tid = (__u32)id;
 	h->type = type;
 	h->size = size;
 	h->api = api;
 	h->cpu = bpf_get_smp_processor_id();
+}
+
+static __always_inline void fill_hdr(struct gt_hdr *h, __u64 id, __u16 type, __u16 size, __u16 api)
+{
+	fill_hdr_at(h, id, type, size, api, bpf_ktime_get_ns());
 }
 
 #endif

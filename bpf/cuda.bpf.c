@@ -172,12 +172,16 @@ static __noinline bool exit_swap(__u64 id, __u64 cookie, __u32 st)
 /* Whether a call entry is recorded: its process traced and in a range
  * (with -c), for hot calls in light mode the hot probes live, and for a
  * probe of a swap its generation the one in force. */
-static __always_inline bool entry_wanted(__u64 id, __u64 cookie)
+static __always_inline bool entry_wanted(__u64 id, __u64 cookie, __u64 *ts)
 {
 	__u8 st;
 
 	if (!traced(id >> 32))
 		return false;
+	/* the call's time before its gates are read: a call the light window's
+	 * gate lets through is earlier than the window's close, whose time the
+	 * recorder takes after closing the gate */
+	*ts = bpf_ktime_get_ns();
 	if (!swap_gate || !(cookie & GT_COOKIE_SWAP))
 		return hot_gate(cookie) && captured(id >> 32);
 	st = *(volatile __u8 *)&api_state[GT_COOKIE_API(cookie) & (GT_SW_APIS - 1)];
@@ -273,17 +277,18 @@ int call_entry(struct pt_regs *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u64 id = bpf_get_current_pid_tgid();
+	__u64 ts;
 	struct gt_call *e;
 
 	if ((cookie & GT_COOKIE_RANGE_OPEN) && traced(id >> 32))
 		range_open(id, GT_CAPSRC_PROFILER);
-	if (!entry_wanted(id, cookie))
+	if (!entry_wanted(id, cookie, &ts))
 		return 0;
 	stash_out(ctx, id, cookie);
 	e = reserve(sizeof(*e));
 	if (!e)
 		return 0;
-	fill_hdr(&e->hdr, id, GT_REC_CALL, sizeof(*e), GT_COOKIE_API(cookie));
+	fill_hdr_at(&e->hdr, id, GT_REC_CALL, sizeof(*e), GT_COOKIE_API(cookie), ts);
 	e->args[0] = PT_REGS_PARM1(ctx);
 	e->args[1] = PT_REGS_PARM2(ctx);
 	e->args[2] = PT_REGS_PARM3(ctx);
@@ -377,16 +382,17 @@ int launch_entry(struct pt_regs *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u64 id = bpf_get_current_pid_tgid();
+	__u64 ts;
 	struct gt_launch *e;
 	__u64 stk[3];
 
-	if (!entry_wanted(id, cookie))
+	if (!entry_wanted(id, cookie, &ts))
 		return 0;
 	name_once(id, PT_REGS_PARM1(ctx));
 	e = reserve(sizeof(*e));
 	if (!e)
 		return 0;
-	fill_hdr(&e->hdr, id, GT_REC_LAUNCH, sizeof(*e), GT_COOKIE_API(cookie));
+	fill_hdr_at(&e->hdr, id, GT_REC_LAUNCH, sizeof(*e), GT_COOKIE_API(cookie), ts);
 	e->func = PT_REGS_PARM1(ctx);
 	e->grid[0] = PT_REGS_PARM2(ctx);
 	e->grid[1] = PT_REGS_PARM3(ctx);
@@ -427,16 +433,17 @@ int launch_ex_entry(struct pt_regs *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u64 id = bpf_get_current_pid_tgid();
+	__u64 ts;
 	struct gt_launch_config cfg;
 	struct gt_launch *e;
 
-	if (!entry_wanted(id, cookie))
+	if (!entry_wanted(id, cookie, &ts))
 		return 0;
 	name_once(id, PT_REGS_PARM2(ctx));
 	e = reserve(sizeof(*e));
 	if (!e)
 		return 0;
-	fill_hdr(&e->hdr, id, GT_REC_LAUNCH, sizeof(*e), GT_COOKIE_API(cookie));
+	fill_hdr_at(&e->hdr, id, GT_REC_LAUNCH, sizeof(*e), GT_COOKIE_API(cookie), ts);
 	e->func = PT_REGS_PARM2(ctx);
 	e->flags = GT_LAUNCH_EX;
 	if (cookie & GT_COOKIE_NOEXIT)
@@ -472,11 +479,12 @@ int call_str_entry(struct pt_regs *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u64 id = bpf_get_current_pid_tgid();
+	__u64 ts;
 	struct gt_call_str_max *e;
 	int sarg = GT_COOKIE_STR(cookie);
 	long n = 0;
 
-	if (!entry_wanted(id, cookie))
+	if (!entry_wanted(id, cookie, &ts))
 		return 0;
 	stash_out(ctx, id, cookie);
 	e = reserve(sizeof(*e));
@@ -509,8 +517,8 @@ int call_str_entry(struct pt_regs *ctx)
 	/* a full buffer without room for more means the string was cut */
 	e->rec.truncated = n == GT_STR_MAX;
 	e->rec._pad = 0;
-	fill_hdr(&e->rec.hdr, id, GT_REC_CALL_STR, GT_REC_ALIGN(sizeof(e->rec) + n),
-		 GT_COOKIE_API(cookie));
+	fill_hdr_at(&e->rec.hdr, id, GT_REC_CALL_STR, GT_REC_ALIGN(sizeof(e->rec) + n),
+		 GT_COOKIE_API(cookie), ts);
 	submit(e);
 	return 0;
 }
@@ -521,18 +529,19 @@ static __always_inline int memcpy_struct(struct pt_regs *ctx, bool three_d)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u64 id = bpf_get_current_pid_tgid();
+	__u64 ts;
 	int sarg = GT_COOKIE_STREAM(cookie);
 	__u8 p[200];
 	struct gt_call *e;
 	__u64 w, h, d = 1;
 	__u32 st, dt;
 
-	if (!entry_wanted(id, cookie))
+	if (!entry_wanted(id, cookie, &ts))
 		return 0;
 	e = reserve(sizeof(*e));
 	if (!e)
 		return 0;
-	fill_hdr(&e->hdr, id, GT_REC_CALL, sizeof(*e), GT_COOKIE_API(cookie));
+	fill_hdr_at(&e->hdr, id, GT_REC_CALL, sizeof(*e), GT_COOKIE_API(cookie), ts);
 	if (bpf_probe_read_user(p, three_d ? 200 : 128, (void *)PT_REGS_PARM1(ctx))) {
 		count(&n_args_fault);
 		__builtin_memset(e->args, 0, sizeof(e->args));
