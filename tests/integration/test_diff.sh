@@ -179,9 +179,15 @@ t_mismatch() {
 	[ "$(grep -c . "$j.err")" -eq 1 ] || err "expected one warning line, got: $(tr '\n' '|' < "$j.err")"
 	grep -q '^gtrace-bpf: warning: only the optimized has GPU records' "$j.err" ||
 		err "the warning: $(cat "$j.err")"
-	jq -e '(.mismatch | index("gpu_records_in_one")) != null and .kernels.source == "launches"
-	       and .speedup.point > 1.5' "$j" > /dev/null ||
+	jq -e '(.mismatch | index("gpu_records_in_one")) != null and .kernels.source == "launches"' "$j" > /dev/null ||
 		err "mismatch: $(jq -c '{m: .mismatch, k: .kernels.source, s: .speedup}' "$j")"
+	# the programs' own ratio, not the nominal 2x: the agent's run is slower
+	# by what the CUPTI side costs it on a loaded machine (1.39x once in CI)
+	local want
+	want=$(own_ratio period_median_ns)
+	log "speedup $(jq -c .speedup "$j"), the workloads' own $want"
+	jq -e --argjson w "$want" '.speedup.point >= $w * 0.9 and .speedup.point <= $w * 1.1' "$j" > /dev/null ||
+		err "mismatch: speedup $(jq -c .speedup "$j"), the workloads' own period ratio $want (within 10 %)"
 }
 
 # expect_bad LABEL STATUS ARGS...: diff ARGS exits STATUS with one line on
