@@ -120,7 +120,7 @@ $(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests $(MOCK_DIR):
 	$(Q)mkdir -p $@
 
 # BPF objects and skeletons
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(VMLINUX) | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX) | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
