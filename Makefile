@@ -223,9 +223,10 @@ $(NCCL_MOCK): tests/mock/libnccl_mock.c tests/mock/nccl_compat.h tests/mock/cuda
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(MOCK_CFLAGS) -shared -Wl,-soname,libnccl.so.2 $< -ldl -lpthread -o $@
 
-$(WORKLOAD): tests/mock/cuda_workload.c tests/mock/cuda_compat.h tests/mock/nccl_compat.h bpf/gtrace_api.h | $(MOCK_DIR)
+$(WORKLOAD): $(wildcard tests/mock/cuda_workload*.c) tests/mock/cuda_workload.h tests/mock/cuda_compat.h \
+	     tests/mock/nccl_compat.h bpf/gtrace_api.h | $(MOCK_DIR)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(MOCK_CFLAGS) $< -ldl -lpthread -o $@
+	$(Q)$(CC) $(MOCK_CFLAGS) $(filter %.c,$^) -ldl -lpthread -o $@
 
 $(IOCTL_WL): tests/mock/ioctl_workload.c | $(MOCK_DIR)
 	$(call msg,CC,$@)

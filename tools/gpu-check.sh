@@ -36,7 +36,7 @@ mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracin
 "$CUDA/bin/nvcc" -O2 -o "$W/runtime_workload" tools/gpu/runtime_workload.cu 2>"$OUT/build.log"
 result "build runtime workload" $? "nvcc $(\"$CUDA/bin/nvcc\" --version | tail -1)"
 gcc -O2 -std=gnu11 -D_GNU_SOURCE -I"$CUDA/include" -DGT_HAVE_CUDA_H -Itests/mock \
-	tests/mock/cuda_workload.c -ldl -lpthread -o "$W/cuda_workload" 2>>"$OUT/build.log"
+	tests/mock/cuda_workload*.c -ldl -lpthread -o "$W/cuda_workload" 2>>"$OUT/build.log"
 result "build driver workload" $? "gcc"
 
 # the probe list against the driver's exports

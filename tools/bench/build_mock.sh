@@ -16,4 +16,4 @@ CFLAGS="-O2 -fcf-protection=full -fno-omit-frame-pointer -fno-shrink-wrap -std=g
 [ -f "$CUDA/include/cuda.h" ] && CFLAGS="$CFLAGS -I$CUDA/include -DGT_HAVE_CUDA_H"
 gcc $CFLAGS -shared -Wl,-soname,libcuda.so.1 tests/mock/libcuda_mock.c -lpthread \
 	-o "$dir/libcuda.so.1" || exit 1
-gcc $CFLAGS tests/mock/cuda_workload.c -ldl -lpthread -o "$dir/cuda_workload" || exit 1
+gcc $CFLAGS tests/mock/cuda_workload*.c -ldl -lpthread -o "$dir/cuda_workload" || exit 1

@@ -9,7 +9,7 @@
 #                CUDA graph replay (tools/gpu/diff_steps.py), --cupti: iterations
 #                from the NVTX step ranges, GPU records on both sides
 #   torch-bf16   PyTorch, a chain of 4096^2 matrix products, float32 against bfloat16
-#   driver       the driver-API workload (tests/mock/cuda_workload.c --steps), a
+#   driver       the driver-API workload (tests/mock/cuda_workload*.c --steps), a
 #                2 ms spin a step against 1 ms, eBPF only: iterations from the
 #                repeating kernel launches
 # Each pair: one PASS/FAIL line with diff's speedup, its interval and the
@@ -36,7 +36,7 @@ gcc -O2 -std=gnu11 -D_GNU_SOURCE -shared -fPIC -Icupti -Ibpf -I"$CUDA/include" c
 	-L"$CUDA/lib64" -L"$CUDA/lib" -Wl,-rpath,"$CUDA/lib64" -lcupti -lpthread -o "$W/agent.so" 2> "$OUT/build.log" ||
 	{ note "FAIL setup: cannot build the CUPTI agent: $(tail -n 2 "$OUT/build.log" | tr '\n' '|')"; exit 1; }
 gcc -O2 -std=gnu11 -D_GNU_SOURCE -I"$CUDA/include" -DGT_HAVE_CUDA_H -Itests/mock \
-	tests/mock/cuda_workload.c -ldl -lpthread -o "$W/cuda_workload" 2>> "$OUT/build.log" ||
+	tests/mock/cuda_workload*.c -ldl -lpthread -o "$W/cuda_workload" 2>> "$OUT/build.log" ||
 	{ note "FAIL setup: cannot build the driver-API workload: $(tail -n 2 "$OUT/build.log" | tr '\n' '|')"; exit 1; }
 
 # record NAME VARIANT ARGS...: gtrace-bpf [ARGS before --] -- CMD into
