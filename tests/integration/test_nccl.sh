@@ -27,7 +27,11 @@ job() {
 	shift 2
 	[ -n "${DISCOVER:-}" ] && lib=()
 	[ -f "$NCCL_MOCK" ] || fatal "the mock libnccl is not built ($NCCL_MOCK): make mock"
-	local wl="$WORKLOAD --launches 8 --copies 2 --syncs 1 --nccl $ROUNDS --nccl-id $T/$name.id ${late:+--nccl-late $late} $*"
+	# --gpu-idle 300: each rank lives 300 ms more than its 40 ms of calls; the
+	# recorder reads a rank's name and environment (its rank) from /proc when
+	# it takes the exec, and a 40 ms rank had sometimes exited by then on the
+	# loaded VM (no rank record, no rank in its Perfetto name)
+	local wl="$WORKLOAD --launches 8 --copies 2 --syncs 1 --gpu-idle 300 --nccl $ROUNDS --nccl-id $T/$name.id ${late:+--nccl-late $late} $*"
 	env GT_LIBCUDA="$MOCK_LIB" GT_MOCK_SYNC_US=200 LD_LIBRARY_PATH="$MOCK_DIR" GT_MOCK_NCCL_DIR="$T" \
 		"$GTRACE" --libcuda "$MOCK_LIB" "${lib[@]}" -o "$T/$name.gtrace" --force -- sh -c "
 		RANK=0 LOCAL_RANK=0 WORLD_SIZE=2 $wl > $T/$name.o0 2> $T/$name.e0 &
@@ -129,10 +133,7 @@ $d"
 t_exports() {
 	local p0 p1 d
 	command -v python3 > /dev/null || fatal "needs python3"
-	# the names and ranks come from /proc when the recorder reads the exec
-	# (its command line, its environment): a rank alive 300 ms, not 40 ms,
-	# is still there when a loaded machine's recorder gets to it
-	job x "" --gpu-idle 300
+	job x ""
 	p0=$(jq .pid "$T/x.r0")
 	p1=$(jq .pid "$T/x.r1")
 	"$GTRACE" export "$T/x.gtrace" -f json -o "$T/x.json" 2> "$T/x.jerr" || fatal "export -f json failed: $(cat "$T/x.jerr")"
