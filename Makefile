@@ -42,6 +42,14 @@ LIBS      := -lbpf -lelf $(READ_LIBS)
 ifeq ($(STATIC),1)
 LDFLAGS  += -static
 endif
+# STATIC=libs: libbpf, libelf and the compressors linked in, glibc shared:
+# for a machine without libbpf whose glibc is this one's or newer. A fully
+# static binary cannot dlopen the machine's libnvidia-ml (it brings its own
+# glibc), so GPU metrics need this build or a dynamic one there.
+ifeq ($(STATIC),libs)
+LIBS      := -Wl,-Bstatic -lbpf -lelf -lz -lzstd -liberty -Wl,-Bdynamic
+READ_LIBS := -Wl,-Bstatic -lz -lzstd -liberty -Wl,-Bdynamic
+endif
 # ASAN+UBSAN on the user-space programs and their tests (the BPF side and the
 # CUPTI agent, which runs inside someone else's process, are left alone); a
 # UB report aborts rather than scrolls by. The sanitizer runtimes are shared
