@@ -22,7 +22,7 @@
 # and says so), SECONDS_PER_PHASE=5. Exit 1 if a check failed.
 set -u
 GTRACE=${GTRACE:-./gtrace-bpf}
-OUT=${1:-$(mktemp -d /tmp/gpu-metrics-check.XXXXXX)}
+OUT=${1:-${OUT:-$(mktemp -d /tmp/gpu-metrics-check.XXXXXX)}}
 SECS=${SECONDS_PER_PHASE:-5}
 mkdir -p "$OUT"
 pass=0 fail=0

@@ -30,7 +30,7 @@ mkdir -p "$OUT"
 [ -x ./gtrace-bpf ] || { echo "FAIL gpu_metrics_cost: no ./gtrace-bpf (make STATIC=1 first)"; exit 1; }
 "$PY" tools/bench/inproc.py --workload torch --configs none,gpum-off,gpum-10,gpum-100 \
 	--pairs gpum-10:gpum-off,gpum-100:gpum-off --rounds "$ROUNDS" --on 4 --off 4 \
-	--cpus-workload 2,3 --cpus-tool 4-7 --max-seconds 560 --out "$OUT/inproc" \
+	--cpus-workload 2,3 --cpus-tool 4-7 --max-seconds "${GPUM_MAX_S:-560}" --out "$OUT/inproc" \
 	> "$OUT/inproc.log" 2>&1
 rc=$?
 tail -n 40 "$OUT/inproc.log"

@@ -14,6 +14,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 OUT=${OUT:-$(mktemp -d)}
+mkdir -p "$OUT"
 G=$PWD/gtrace-bpf
 PY=${PYTHON:-python3}
 run=$(mktemp -d)
