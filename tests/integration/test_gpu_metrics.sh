@@ -380,6 +380,34 @@ t_sole() {
 # estimate is of the machine's other processes only (their scheduler and
 # ioctl records), far below the 100 Hz sampler's CPU, which it would exceed
 # if it held it.
+# GTRACE_GPUM_BURST (the benchmarks' knob): samples only in the first ON ms
+# of every PERIOD ms; a malformed value is said and ignored.
+t_burst() {
+	GTRACE_GPUM_BURST=200/600 rec b 2 --gpu-metrics=100
+	grep -q "GPU metrics sampled only in the first 200 ms of every 600 ms (GTRACE_GPUM_BURST)" "$T/b.err" ||
+		err "no line naming the burst schedule: $(grep -i 'gpu metrics' "$T/b.err" | tr '\n' '|')"
+	python3 - "$T/b.dump" <<- 'EOF' || err "the samples are not in bursts of 200 ms every 600 ms"
+		import json, sys
+		ts = sorted(set(r["ts"] for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "gpu_metric"
+		                and r["metric"] == "gpu_util"))
+		bursts = [[ts[0]]]
+		for a, b in zip(ts, ts[1:]):
+		    (bursts[-1].append(b) if b - a < 100e6 else bursts.append([b]))
+		full = bursts[:-1]	# the last may be cut by the end
+		print("%d bursts: %s samples, spans %s ms" % (len(bursts), [len(x) for x in bursts],
+		      [round((x[-1] - x[0]) / 1e6) for x in bursts]), file=sys.stderr)
+		assert len(full) >= 2, "fewer than 3 bursts"
+		assert all(x[-1] - x[0] <= 200e6 for x in bursts), "a burst longer than 200 ms"
+		assert all(14 <= len(x) <= 21 for x in full), "not ~20 samples at 100 Hz in a 200 ms burst"
+		gaps = [b[0] - a[-1] for a, b in zip(bursts, bursts[1:])]
+		assert all(390e6 <= g <= 450e6 for g in gaps), "gaps %s ms" % [round(g / 1e6) for g in gaps]
+	EOF
+	GTRACE_GPUM_BURST=600/200 rec bb 1 --gpu-metrics=20
+	grep -q "warning: GTRACE_GPUM_BURST=600/200 ignored: it takes ON_MS/PERIOD_MS, 0 < ON < PERIOD" "$T/bb.err" ||
+		err "a malformed GTRACE_GPUM_BURST not said: $(grep -i 'burst' "$T/bb.err" | tr '\n' '|')"
+	[ "$(samples "$T/bb.dump" 0 gpu_util | wc -l)" -ge 15 ] || err "a malformed GTRACE_GPUM_BURST stopped sampling"
+}
+
 t_status() {
 	local ms pct up
 	GTRACE_NVML_LIB=$NVML_MOCK start_daemon --mode full --gpu-metrics=100
@@ -421,6 +449,7 @@ add_case t_procs "each process' memory at ~1 Hz with its pid: dump, a counter in
 add_case t_procs_slow "a 400 ms process listing on its own thread: the 20 Hz rate and the workload's launches unchanged"
 add_case t_sole "--cupti over the mock CUPTI: gpu_metrics_sum's kernel rows are the samples each kernel had to itself, worked out again from dump"
 add_case t_status "daemon status and overhead records: the sampler's measured CPU apart from the probes' estimate, its last line"
+add_case t_burst "GTRACE_GPUM_BURST=200/600 at 100 Hz: bursts of ~20 samples 400 ms apart; a malformed value said and ignored"
 add_case t_no_nvml "no NVML library: one info line, the recording as usual, no samples"
 add_case t_modes "light mode samples only with --gpu-metrics; --gpu-metrics=off samples nothing"
 add_case t_bad "--gpu-metrics=0, 1001, ten, -1, 5x, empty: status 2, one line, no trace; daemon too"

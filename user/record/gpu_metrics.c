@@ -236,6 +236,11 @@ struct gpu_metrics {
 	bool stop;
 	uint64_t start_ns, stop_ns;	/* when sampling started and stopped (CLOCK_MONOTONIC; 0: not) */
 	uint32_t mig;			/* GPUs in MIG mode */
+	/* GTRACE_GPUM_BURST=ON_MS/PERIOD_MS, a measuring knob: both threads
+	 * sample only in the first ON ms of every PERIOD ms from burst_t0, so
+	 * that a benchmark (tools/bench/light_windows.py --gpum) can compare
+	 * stretches with and without sampling inside one recording */
+	uint64_t burst_on, burst_period, burst_t0;
 	/* written by the threads; read after they stopped or as a snapshot */
 	uint64_t samples, records, errors, proc_samples;
 	uint64_t cpu_ns[2];		/* CPU time of the sampler and of the procs thread */
@@ -578,6 +583,25 @@ static void probe(struct gpu_metrics *g)
 	}
 }
 
+/* GTRACE_GPUM_BURST's ON_MS/PERIOD_MS, or a warning and none */
+static void burst_parse(struct gpu_metrics *g, const char *v)
+{
+	unsigned long on, period;
+	int end = 0;
+
+	if (!v || !v[0])
+		return;
+	if (sscanf(v, "%lu/%lu%n", &on, &period, &end) != 2 || v[end] || !on || on >= period ||
+	    period > 3600000) {
+		pr_warn("GTRACE_GPUM_BURST=%s ignored: it takes ON_MS/PERIOD_MS, 0 < ON < PERIOD", v);
+		return;
+	}
+	g->burst_on = on * 1000000ull;
+	g->burst_period = period * 1000000ull;
+	g->burst_t0 = clock__ns(CLOCK_MONOTONIC);
+	pr_info("GPU metrics sampled only in the first %lu ms of every %lu ms (GTRACE_GPUM_BURST)", on, period);
+}
+
 int gpu_metrics__open(const struct gpu_metrics_opts *o, struct gpu_metrics **out)
 {
 	const char *lib = o->lib ? o->lib : getenv("GTRACE_NVML_LIB");
@@ -593,6 +617,7 @@ int gpu_metrics__open(const struct gpu_metrics_opts *o, struct gpu_metrics **out
 		return -ENOMEM;
 	g->hz = o->hz;
 	g->procs_ns = o->procs_ns ? o->procs_ns : PROCS_PERIOD_NS;
+	burst_parse(g, getenv("GTRACE_GPUM_BURST"));
 	pthread_mutex_init(&g->lock, NULL);
 	{
 		pthread_condattr_t ca;
@@ -705,6 +730,17 @@ static uint64_t next_tick(uint64_t next, uint64_t period, uint64_t ts)
 	return next;
 }
 
+/* next, moved past the off part of a GTRACE_GPUM_BURST period */
+static uint64_t burst_next(const struct gpu_metrics *g, uint64_t next)
+{
+	uint64_t phase;
+
+	if (!g->burst_period || next < g->burst_t0)
+		return next;
+	phase = (next - g->burst_t0) % g->burst_period;
+	return phase < g->burst_on ? next : next + g->burst_period - phase;
+}
+
 static void *sampler(void *arg)
 {
 	struct gpu_metrics *g = arg;
@@ -733,7 +769,7 @@ static void *sampler(void *arg)
 		}
 		__atomic_add_fetch(&g->samples, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&g->cpu_ns[0], clock__ns(CLOCK_THREAD_CPUTIME_ID), __ATOMIC_RELAXED);
-		next = next_tick(next, period, ts);
+		next = burst_next(g, next_tick(next, period, ts));
 	}
 	return NULL;
 }
@@ -834,7 +870,7 @@ static void *procs_sampler(void *arg)
 				__atomic_add_fetch(&g->errors, 1, __ATOMIC_RELAXED);
 		}
 		__atomic_store_n(&g->cpu_ns[1], clock__ns(CLOCK_THREAD_CPUTIME_ID), __ATOMIC_RELAXED);
-		next = next_tick(next, g->procs_ns, ts);
+		next = burst_next(g, next_tick(next, g->procs_ns, ts));
 	}
 	free(buf);
 	return NULL;
