@@ -16,6 +16,7 @@ it, a few hundred milliseconds earlier.
   python3 tools/bench/light_windows.py [--workload torch,transformer]
       [--window 200ms] [--period 1s] [--record 120] [--quiet 60]
       [--gtrace ./gtrace-bpf] [--cpus-workload 2,3] [--cpus-tool 4-7] [--out DIR]
+  python3 tools/bench/light_windows.py --gpum HZ [--window 1s --period 2s] ...
   python3 tools/bench/light_windows.py --analyze DIR
   python3 tools/bench/light_windows.py --selftest
 
@@ -42,6 +43,15 @@ makes at light mode's default 200 ms every 5 s (excess / 5 s) and at the
 period used. The quiet stretch gets the same arithmetic over a made-up
 schedule of the same windows with nothing attached: its figures are the
 method's noise floor and should read 0.
+
+With --gpum HZ the same arithmetic measures the GPU-metrics sampler
+instead: the recorder runs in light mode outside any capture range (`-c
+cudaProfilerApi`: probes quiet, nothing written but the samples) with
+--gpu-metrics=HZ and GTRACE_GPUM_BURST=WINDOW/PERIOD, so that the sampler
+works only in the first WINDOW of every PERIOD; each burst of samples (its
+first to its last sample) is a window, compared with the stretch before it.
+Its ratio is what sampling costs while it runs, and so what it costs all
+the time at that rate; "cost" is then the mean excess / WINDOW.
 
 Output in DIR: light_windows.txt (also printed), light_windows.json, the step
 logs (WORKLOAD.steps), the dumps' capture lines (WORKLOAD.capture.jsonl),
@@ -92,6 +102,22 @@ def windows_from_captures(caps):
     return out
 
 
+def windows_from_samples(ts, gap_ns):
+    """(first, first, last, last) per burst of GPU-metric sample times
+    (bursts: runs of samples less than gap_ns apart); the last burst, which
+    the recording's end may have cut, is left out."""
+    ts = sorted(set(ts))
+    if not ts:
+        return []
+    out, first, prev = [], ts[0], ts[0]
+    for t in ts[1:]:
+        if t - prev >= gap_ns:
+            out.append((first, first, prev, prev))
+            first = t
+        prev = t
+    return out
+
+
 def measure(steps, wins, win_len, tail_ns, min_steps=5):
     """The per-window figures (see the module's text) over Steps."""
     rows, prev_end = [], None
@@ -112,7 +138,7 @@ def measure(steps, wins, win_len, tail_ns, min_steps=5):
     return rows
 
 
-def summarize(rows, period_ns):
+def summarize(rows, period_ns, default_ns=None):
     if not rows:
         return {"windows": 0}
     r = [x["ratio"] for x in rows]
@@ -123,7 +149,7 @@ def summarize(rows, period_ns):
     s = {"windows": len(rows), "ratio_median": median(r), "ratio_min": min(r), "ratio_max": max(r),
          "ratio_ci": [rlo, rhi], "excess_mean_ns": mean(e), "excess_ci_ns": [lo, hi],
          "steps_in": median([x["steps_in"] for x in rows]), "ref_ns": median([x["ref_ns"] for x in rows])}
-    for key, per in (("default", DEFAULT_PERIOD_NS), ("period", period_ns)):
+    for key, per in (("default", default_ns or DEFAULT_PERIOD_NS), ("period", period_ns)):
         s["cost_" + key] = s["excess_mean_ns"] / per
         s["cost_%s_ci" % key] = [v / per if v is not None else None for v in (lo, hi)]
     return s
@@ -144,12 +170,18 @@ def pct(x):
 
 
 def report(res):
-    lines = ["light mode's windows, measured against the stretch just before each one",
-             "(window %s every %s; cost at the default 200 ms every 5 s = mean excess / 5 s)" % (
-                 res["window"], res["period"]), ""]
+    if res.get("gpum_hz"):
+        lines = ["the GPU-metrics sampler at %d Hz, each burst of sampling measured against the stretch "
+                 "just before it" % res["gpum_hz"],
+                 "(bursts of %s every %s; the cost column = mean excess / %s: sampling all the time)" % (
+                     res["window"], res["period"], res["window"]), ""]
+    else:
+        lines = ["light mode's windows, measured against the stretch just before each one",
+                 "(window %s every %s; cost at the default 200 ms every 5 s = mean excess / 5 s)" % (
+                     res["window"], res["period"]), ""]
     head = "%-12s %-10s %7s %9s %-19s %-19s %11s %-23s %s" % (
         "workload", "part", "windows", "ratio", "ratio min..max", "ratio 95% CI", "excess ms",
-        "excess 95% CI ms", "cost at 200ms/5s (95% CI)")
+        "excess 95% CI ms", "cost always on (95% CI)" if res.get("gpum_hz") else "cost at 200ms/5s (95% CI)")
     lines.append(head)
     for wl, w in res["workloads"].items():
         for part in ("noise", "windows"):
@@ -196,13 +228,19 @@ def run_workload(a, wl, out):
         time.sleep(a.quiet)
         res["quiet_ns"] = [q0, now()]
         trace = os.path.join(out, wl + ".gtrace")
+        ms = "%dms/%dms" % (a.window // 1_000_000, a.period // 1_000_000)
+        env = dict(os.environ)
+        if a.gpum:
+            what = ["-c", "cudaProfilerApi", "--gpu-metrics=%d" % a.gpum]
+            env["GTRACE_GPUM_BURST"] = ms.replace("ms", "")
+        else:
+            what = ["--light-window=" + ms]
         rcmd = (["taskset", "-c", a.cpus_tool] if a.cpus_tool else []) + [
-            a.gtrace, "-p", str(proc.pid), "--mode", "light",
-            "--light-window=%dms/%dms" % (a.window // 1_000_000, a.period // 1_000_000),
+            a.gtrace, "-p", str(proc.pid), "--mode", "light"] + what + [
             "-o", trace, "--force"] + shlex.split(a.tool_opts)
         rerr = open(os.path.join(out, wl + "-recorder.err"), "wb")
         rec = subprocess.Popen(rcmd, stdin=subprocess.DEVNULL, stdout=rerr, stderr=subprocess.PIPE,
-                               start_new_session=True)
+                               start_new_session=True, env=env)
         if inproc.wait_line(rec, rec.stderr, r"recording to ", 60, rerr) is None:
             res["error"] = "the recorder did not start"
             rec.kill()
@@ -229,12 +267,12 @@ def run_workload(a, wl, out):
     d = subprocess.run([a.gtrace, "dump", trace], capture_output=True, text=True, errors="replace")
     with open(os.path.join(out, wl + ".capture.jsonl"), "w") as f:
         for line in d.stdout.splitlines():
-            if '"capture"' in line:
+            if '"capture"' in line or (a.gpum and '"gpu_metric"' in line and '"gpu_util"' in line):
                 try:
                     o = json.loads(line)
                 except ValueError:
                     continue
-                if o.get("type") == "capture":
+                if o.get("type") in ("capture", "gpu_metric"):
                     caps.append(o)
                     f.write(line + "\n")
     if not a.keep_trace:
@@ -244,6 +282,7 @@ def run_workload(a, wl, out):
 
 def analyze(a, out, workloads, meta):
     res = {"window": "%d ms" % (a.window // 1_000_000), "period": "%d ms" % (a.period // 1_000_000),
+           "gpum_hz": a.gpum,
            "tail_ms": a.tail // 1_000_000, "workloads": {}}
     ok = True
     for wl in workloads:
@@ -255,21 +294,28 @@ def analyze(a, out, workloads, meta):
             caps = [json.loads(l) for l in open(os.path.join(out, wl + ".capture.jsonl"))]
         except OSError:
             caps = []
-        wins = windows_from_captures(caps)
+        if a.gpum:
+            wins = windows_from_samples([c["ts"] for c in caps if c.get("type") == "gpu_metric"],
+                                        (a.period - a.window) // 2)
+        else:
+            wins = windows_from_captures(caps)
         if len(steps):
             w["step_ms"] = median([times[i + 1] - times[i] for i in range(len(steps))]) / 1e6
         if wins:
             w["attach_ms"] = median([l - s for s, l, _, _ in wins]) / 1e6
             w["detach_ms"] = median([e - c for _, _, c, e in wins]) / 1e6
-        w["windows"] = summarize(measure(steps, wins, a.window, a.tail), a.period)
+        per = a.window if a.gpum else a.period
+        w["windows"] = summarize(measure(steps, wins, a.window, a.tail), per, a.window if a.gpum else None)
         q = m.get("quiet_ns")
         if q:
             fw = fake_windows(q[0], q[1], a.window, a.period,
-                              int((w.get("attach_ms") or 8) * 1e6), int((w.get("detach_ms") or 350) * 1e6))
-            w["noise"] = summarize(measure(steps, fw, a.window, a.tail), a.period)
+                              0 if a.gpum else int((w.get("attach_ms") or 8) * 1e6),
+                              0 if a.gpum else int((w.get("detach_ms") or 350) * 1e6))
+            w["noise"] = summarize(measure(steps, fw, a.window, a.tail), per, a.window if a.gpum else None)
         if w["error"] or not wins:
             ok = False
-            w["error"] = w["error"] or "no capture windows in the trace"
+            w["error"] = w["error"] or ("no bursts of GPU-metric samples" if a.gpum else
+                                        "no capture windows in the trace")
         res["workloads"][wl] = w
     return res, ok
 
@@ -339,6 +385,8 @@ def main(argv):
     ap.add_argument("--cpus-tool")
     ap.add_argument("--out")
     ap.add_argument("--keep-trace", action="store_true")
+    ap.add_argument("--gpum", type=int, metavar="HZ",
+                    help="measure the GPU-metrics sampler at HZ in bursts of --window every --period")
     ap.add_argument("--analyze", metavar="DIR")
     ap.add_argument("--selftest", action="store_true")
     a = ap.parse_args(argv)

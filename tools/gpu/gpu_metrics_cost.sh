@@ -43,6 +43,7 @@ tail -n 40 "$OUT/inproc.log"
 	    sys.exit(1)
 	def pct(x):
 	    return "n/a" if x is None else "%+.2f %%" % (x * 100)
+	bad = []
 	for wl, info in js["workloads"].items():
 	    s, pairs = info["summary"], info.get("pairs", {})
 	    none = s.get("none", {}).get("ratio_median", {})
@@ -52,14 +53,24 @@ tail -n 40 "$OUT/inproc.log"
 	    for hz in ("10", "100"):
 	        p = pairs.get("gpum-%s:gpum-off" % hz, {})
 	        cpu = s.get("gpum-" + hz, {}).get("sampler_cpu_pct", {})
-	        verdict = ("at or under the 0.5 % target" if p.get("median") is not None and p["median"] <= 0.005
-	                   else "over the 0.5 % target" if p.get("median") is not None else "no figure")
+	        lo, hi = none.get("min"), none.get("max")
+	        if p.get("median") is None or cpu.get("median") is None:
+	            verdict = "no figure: the sampler did not run"
+	            bad.append(hz)
+	        elif lo is not None and hi is not None and p["min"] <= 0.005 <= p["max"] and hi - lo > 0.01:
+	            verdict = "not resolved: the paired range spans the 0.5 % target and the noise floor is %s wide" % pct(hi - lo)
+	        else:
+	            verdict = "at or under the 0.5 % target" if p["median"] <= 0.005 else "over the 0.5 % target"
 	        print("gpu_metrics_cost %s %s Hz: paired median %s, range %s .. %s over %d rounds (%s); the sampler's own CPU %s %% of one CPU (median, measured)"
 	              % (wl, hz, pct(p.get("median")), pct(p.get("min")), pct(p.get("max")), p.get("n", 0), verdict,
 	                 "n/a" if cpu.get("median") is None else "%.4f" % cpu["median"]))
 	print("gpu_metrics_cost: a difference smaller than the noise floor's spread is not resolved by this "
 	      "method: a median inside it says the cost was not seen, not that it is below the target")
+	for hz in bad:
+	    print("FAIL gpu_metrics_cost: no figure at %s Hz (no sampler CPU measured: no GPU metrics recorded)" % hz)
+	sys.exit(1 if bad else 0)
 	PY
+[ $? -eq 0 ] || rc=1
 [ $rc -eq 0 ] || echo "FAIL gpu_metrics_cost: inproc.py exited $rc (see $OUT/inproc.log)"
 echo "gpu_metrics_cost: files in $OUT"
 exit $rc

@@ -8,8 +8,9 @@
 #   tools/gpu/open_issues.sh GROUP...
 #
 #   metrics   issue 15: gpu_metrics_check.sh (three phases, per-process memory,
-#             MIG, a lost GPU), gpu_metrics_cost.sh (the sampler at 10 and
-#             100 Hz against none, in-process)
+#             MIG, a lost GPU), light_windows.py --gpum 10 and 100 (the
+#             sampler's cost on the MLP step, bursts of sampling against the
+#             stretch before each, in one recording)
 #   verdicts  issue 16: analyze_check.sh (one program per verdict),
 #             diff_check.sh (speedups within 3 %)
 #   report    issue 17: report_check.sh (its page of a PyTorch run; the
@@ -50,7 +51,11 @@ for g in "$@"; do
 	case $g in
 	metrics)
 		step gpu_metrics_check 240 tools/gpu/gpu_metrics_check.sh
-		step gpu_metrics_cost 300 env GPUM_MAX_S=260 tools/gpu/gpu_metrics_cost.sh 6 ;;
+		for hz in 10 100; do
+			step gpum_bursts_$hz 150 python3 tools/bench/light_windows.py --workload torch --gpum $hz \
+				--window 1s --period 2s --quiet 20 --record 60 --cpus-workload 2,3 --cpus-tool 4-7 \
+				--out "$OUT/gpum_bursts_$hz"
+		done ;;
 	verdicts)
 		step analyze_check 270 tools/gpu/analyze_check.sh
 		step diff_check 270 tools/gpu/diff_check.sh ;;
