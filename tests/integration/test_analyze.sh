@@ -309,10 +309,15 @@ t_mock_clean() {
 	expect "kernels" "$(q "$T/clean.json" '.work | "\(.kernels) \(.kernel_median_ns)"')" "100 1000000"
 }
 
+# 800 us kernels, each sync 2 ms (the mock's): an interval counts as behind
+# a wait only when the host is in its synchronize call as the kernel ends;
+# with 100 us kernels a slow host (the sanitized build on a loaded CI) once
+# reached its sync after the end (99 intervals of 100). Shorter than the
+# sync's 2 ms, they leave the GPU idle more than half the time.
 t_mock_sync_loop() {
-	mock sync 100000 --launches 100 --sync-every 1
+	mock sync 800000 --launches 100 --sync-every 1
 	expect "findings" "$(ids "$T/sync.json")" "cuda_api_sync,gpu_time_util,sync_in_loop"
-	expect "busy" "$(q "$T/sync.json" .gpu.busy_ns)" $((102 * 100000))
+	expect "busy" "$(q "$T/sync.json" .gpu.busy_ns)" $((102 * 800000))
 	# 100 in the loop, the workload's event and context syncs at its end
 	expect "waits" "$(q "$T/sync.json" '.parallelism | "\(.waits) \(.launches_per_wait)"')" "102 1"
 	expect "cuda_api_sync intervals" "$(q "$T/sync.json" '.findings[] | select(.id == "cuda_api_sync") | .count')" 100
