@@ -53,6 +53,13 @@ first to its last sample) is a window, compared with the stretch before it.
 Its ratio is what sampling costs while it runs, and so what it costs all
 the time at that rate; "cost" is then the mean excess / WINDOW.
 
+With --daemon BUDGET the recorder is `gtrace-bpf daemon --budget BUDGET`
+with its default light mode: its windows are light mode's 200 ms at the
+period its budget keeps (the windows' median spacing, printed), their
+capture records from a snapshot taken at the end, and its own estimate from
+`status` (overhead_mean_estimate_pct) beside the measured cost; the cost
+column is then the mean excess / that period.
+
 Output in DIR: light_windows.txt (also printed), light_windows.json, the step
 logs (WORKLOAD.steps), the dumps' capture lines (WORKLOAD.capture.jsonl),
 the recorders' stderr. Exit status 1 when a workload or recorder failed.
@@ -175,13 +182,19 @@ def report(res):
                  "just before it" % res["gpum_hz"],
                  "(bursts of %s every %s; the cost column = mean excess / %s: sampling all the time)" % (
                      res["window"], res["period"], res["window"]), ""]
+    elif res.get("daemon"):
+        lines = ["the daemon's light-mode windows (--budget %s), measured against the stretch just before each one"
+                 % res["daemon"],
+                 "(window %s at the period the budget kept; the cost column = mean excess / that period)"
+                 % res["window"], ""]
     else:
         lines = ["light mode's windows, measured against the stretch just before each one",
                  "(window %s every %s; cost at the default 200 ms every 5 s = mean excess / 5 s)" % (
                      res["window"], res["period"]), ""]
     head = "%-12s %-10s %7s %9s %-19s %-19s %11s %-23s %s" % (
         "workload", "part", "windows", "ratio", "ratio min..max", "ratio 95% CI", "excess ms",
-        "excess 95% CI ms", "cost always on (95% CI)" if res.get("gpum_hz") else "cost at 200ms/5s (95% CI)")
+        "excess 95% CI ms", "cost always on (95% CI)" if res.get("gpum_hz") else "cost at its period (95% CI)"
+        if res.get("daemon") else "cost at 200ms/5s (95% CI)")
     lines.append(head)
     for wl, w in res["workloads"].items():
         for part in ("noise", "windows"):
@@ -198,6 +211,10 @@ def report(res):
                 s["excess_mean_ns"] / 1e6,
                 "%.3f .. %.3f" % (ci[0] / 1e6, ci[1] / 1e6) if ci[0] is not None else "n/a",
                 pct(s["cost_default"]), pct(c[0]), pct(c[1])))
+        if w.get("period_ms"):
+            lines.append("%-12s the daemon (--budget %s): its windows every %.0f ms (median), the cost column = "
+                         "mean excess / that period; its own estimate: %s %% (mean over its run)" % (
+                             "", res.get("daemon"), w["period_ms"], w.get("daemon_estimate") or "n/a"))
         if w.get("step_ms"):
             lines.append("%-12s step %.3f ms; attach median %.1f ms, detach median %.1f ms%s" % (
                 "", w["step_ms"], (w.get("attach_ms") or 0), (w.get("detach_ms") or 0),
@@ -235,20 +252,35 @@ def run_workload(a, wl, out):
             env["GTRACE_GPUM_BURST"] = ms.replace("ms", "")
         else:
             what = ["--light-window=" + ms]
-        rcmd = (["taskset", "-c", a.cpus_tool] if a.cpus_tool else []) + [
-            a.gtrace, "-p", str(proc.pid), "--mode", "light"] + what + [
-            "-o", trace, "--force"] + shlex.split(a.tool_opts)
+        if a.daemon:
+            # the daemon as it runs in production: its own windows and period
+            rundir = tempfile.mkdtemp(prefix="gtrace-lw-daemon.")
+            env["GTRACE_RUN_DIR"] = rundir
+            rcmd = [a.gtrace, "daemon", "--dir", rundir, "--budget", a.daemon,
+                    "--window", "%ds" % (a.record + 60), "--memory", "1G"]
+            ready = r"^gtrace-bpf: recording"
+        else:
+            rcmd = [a.gtrace, "-p", str(proc.pid), "--mode", "light"] + what + ["-o", trace, "--force"]
+            ready = r"recording to "
+        rcmd = (["taskset", "-c", a.cpus_tool] if a.cpus_tool else []) + rcmd + shlex.split(a.tool_opts)
         rerr = open(os.path.join(out, wl + "-recorder.err"), "wb")
         rec = subprocess.Popen(rcmd, stdin=subprocess.DEVNULL, stdout=rerr, stderr=subprocess.PIPE,
                                start_new_session=True, env=env)
-        if inproc.wait_line(rec, rec.stderr, r"recording to ", 60, rerr) is None:
+        if inproc.wait_line(rec, rec.stderr, ready, 60, rerr) is None:
             res["error"] = "the recorder did not start"
             rec.kill()
             rec.wait()
             return res
         th = inproc.drain(rec.stderr, rerr)
         time.sleep(a.record)
-        rec.send_signal(signal.SIGINT)
+        if a.daemon:
+            for what, args in (("status", ["status"]), ("snapshot", ["snapshot", "-o", trace])):
+                r = subprocess.run([a.gtrace] + args, env=env, capture_output=True, text=True, errors="replace")
+                with open(os.path.join(out, "%s.%s" % (wl, what)), "w") as f:
+                    f.write(r.stdout + r.stderr)
+                if r.returncode:
+                    res["error"] = "gtrace-bpf %s exited with status %d" % (what, r.returncode)
+        rec.send_signal(signal.SIGTERM if a.daemon else signal.SIGINT)
         rec.wait(120)
         th.join(5)
         if rec.returncode != 0:
@@ -282,7 +314,7 @@ def run_workload(a, wl, out):
 
 def analyze(a, out, workloads, meta):
     res = {"window": "%d ms" % (a.window // 1_000_000), "period": "%d ms" % (a.period // 1_000_000),
-           "gpum_hz": a.gpum,
+           "gpum_hz": a.gpum, "daemon": a.daemon,
            "tail_ms": a.tail // 1_000_000, "workloads": {}}
     ok = True
     for wl in workloads:
@@ -305,13 +337,24 @@ def analyze(a, out, workloads, meta):
             w["attach_ms"] = median([l - s for s, l, _, _ in wins]) / 1e6
             w["detach_ms"] = median([e - c for _, _, c, e in wins]) / 1e6
         per = a.window if a.gpum else a.period
-        w["windows"] = summarize(measure(steps, wins, a.window, a.tail), per, a.window if a.gpum else None)
+        if a.daemon and len(wins) > 1:
+            # the period the budget kept: the windows' median spacing
+            per = int(median([b[0] - x[0] for x, b in zip(wins, wins[1:])]))
+            w["period_ms"] = per / 1e6
+            try:
+                st = dict(l.split(None, 1) for l in open(os.path.join(out, wl + ".status")) if " " in l)
+                w["daemon_estimate"] = st.get("overhead_mean_estimate_pct", "").strip()
+            except OSError:
+                pass
+        w["windows"] = summarize(measure(steps, wins, a.window, a.tail), per,
+                                 a.window if a.gpum else per if a.daemon else None)
         q = m.get("quiet_ns")
         if q:
-            fw = fake_windows(q[0], q[1], a.window, a.period,
+            fw = fake_windows(q[0], q[1], a.window, per if a.daemon else a.period,
                               0 if a.gpum else int((w.get("attach_ms") or 8) * 1e6),
                               0 if a.gpum else int((w.get("detach_ms") or 350) * 1e6))
-            w["noise"] = summarize(measure(steps, fw, a.window, a.tail), per, a.window if a.gpum else None)
+            w["noise"] = summarize(measure(steps, fw, a.window, a.tail), per,
+                                   a.window if a.gpum else per if a.daemon else None)
         if w["error"] or not wins:
             ok = False
             w["error"] = w["error"] or ("no bursts of GPU-metric samples" if a.gpum else
@@ -385,6 +428,9 @@ def main(argv):
     ap.add_argument("--cpus-tool")
     ap.add_argument("--out")
     ap.add_argument("--keep-trace", action="store_true")
+    ap.add_argument("--daemon", metavar="BUDGET",
+                    help="measure `gtrace-bpf daemon --budget BUDGET` (its own windows and period; "
+                    "status and snapshot at the end) instead of a light-mode recorder")
     ap.add_argument("--gpum", type=int, metavar="HZ",
                     help="measure the GPU-metrics sampler at HZ in bursts of --window every --period")
     ap.add_argument("--analyze", metavar="DIR")
@@ -394,6 +440,8 @@ def main(argv):
         return selftest()
     if a.window >= a.period:
         ap.error("--window must be shorter than --period")
+    if a.daemon and a.gpum:
+        ap.error("--daemon and --gpum do not mix")
     workloads = [w for w in a.workload.split(",") if w]
     if a.workload_cmd:
         workloads = ["cmd"]

@@ -17,6 +17,9 @@
 #             screenshot is made afterwards on a machine with Chromium)
 #   light     issue 13: light_windows.py on the transformer step
 #   budget    issue 14: shed_check.sh, daemon_job.sh
+#   daemon-cost  issue 14: light_windows.py --daemon 1% on the MLP step (the
+#             daemon's windows at the period its default budget keeps, and
+#             its own estimate beside them)
 #   nccl      issue 18: nccl_single.sh (world size 1; ddp_two_rank.sh needs
 #             the 2-GPU machine)
 #
@@ -53,7 +56,7 @@ for g in "$@"; do
 		step gpu_metrics_check 240 tools/gpu/gpu_metrics_check.sh
 		for hz in 10 100; do
 			step gpum_bursts_$hz 150 python3 tools/bench/light_windows.py --workload torch --gpum $hz \
-				--window 1s --period 2s --quiet 20 --record 60 --cpus-workload 2,3 --cpus-tool 4-7 \
+				--window 1s --period 2s --quiet 20 --record 50 --cpus-workload 2,3 --cpus-tool 4-7 \
 				--out "$OUT/gpum_bursts_$hz"
 		done ;;
 	verdicts)
@@ -67,10 +70,13 @@ for g in "$@"; do
 	budget)
 		step shed_check 240 tools/gpu/shed_check.sh
 		step daemon_job 270 tools/gpu/daemon_job.sh ;;
+	daemon-cost)
+		step daemon_windows 200 python3 tools/bench/light_windows.py --workload torch --daemon 1% \
+			--quiet 25 --record 100 --cpus-workload 2,3 --cpus-tool 4-7 --out "$OUT/daemon_windows" ;;
 	nccl)
 		step nccl_single 240 tools/gpu/nccl_single.sh ;;
 	*)
-		echo "open_issues: unknown group '$g' (metrics, verdicts, report, light, budget, nccl)" >&2
+		echo "open_issues: unknown group '$g' (metrics, verdicts, report, light, budget, daemon-cost, nccl)" >&2
 		exit 2 ;;
 	esac
 done
