@@ -37,7 +37,7 @@ CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -MMD -MP
 CPPFLAGS += -I$(OUTPUT) -Iuser -iquote .
 # the readers (dump, export, stats, merge) need no libbpf/libelf; the
 # recorder does
-READ_LIBS := -lz -lzstd -liberty
+READ_LIBS := -lz -lzstd -liberty -lm
 LIBS      := -lbpf -lelf $(READ_LIBS)
 ifeq ($(STATIC),1)
 LDFLAGS  += -static
@@ -47,8 +47,8 @@ endif
 # static binary cannot dlopen the machine's libnvidia-ml (it brings its own
 # glibc), so GPU metrics need this build or a dynamic one there.
 ifeq ($(STATIC),libs)
-LIBS      := -Wl,-Bstatic -lbpf -lelf -lz -lzstd -liberty -Wl,-Bdynamic
-READ_LIBS := -Wl,-Bstatic -lz -lzstd -liberty -Wl,-Bdynamic
+LIBS      := -Wl,-Bstatic -lbpf -lelf -lz -lzstd -liberty -Wl,-Bdynamic -lm
+READ_LIBS := -Wl,-Bstatic -lz -lzstd -liberty -Wl,-Bdynamic -lm
 endif
 # ASAN+UBSAN on the user-space programs and their tests (the BPF side and the
 # CUPTI agent, which runs inside someone else's process, are left alone); a

@@ -67,7 +67,7 @@ EOF
 	nm "$LIBREAD" 2>/dev/null | grep -q __asan_init &&
 		san="-fsanitize=address,undefined"
 	cc -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Werror $san -I"$OUT_DIR" -I"$ROOT/user" -iquote "$ROOT" \
-		"$T/serve.c" "$LIBREAD" -lz -lzstd -liberty -o "$T/serve" 2> "$T/serve.err" ||
+		"$T/serve.c" "$LIBREAD" -lz -lzstd -liberty -lm -o "$T/serve" 2> "$T/serve.err" ||
 		fatal "cannot build the metrics server: $(head -n 5 "$T/serve.err" | tr '\n' '|')"
 	SERVE=$T/serve
 }
