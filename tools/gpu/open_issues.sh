@@ -56,7 +56,7 @@ for g in "$@"; do
 		step gpu_metrics_check 240 tools/gpu/gpu_metrics_check.sh
 		for hz in 10 100; do
 			step gpum_bursts_$hz 150 python3 tools/bench/light_windows.py --workload torch --gpum $hz \
-				--window 1s --period 2s --quiet 20 --record 50 --cpus-workload 2,3 --cpus-tool 4-7 \
+				--window 1s --period 2s --quiet 15 --record 45 --cpus-workload 2,3 --cpus-tool 4-7 \
 				--out "$OUT/gpum_bursts_$hz"
 		done ;;
 	verdicts)
@@ -72,7 +72,7 @@ for g in "$@"; do
 		step daemon_job 270 tools/gpu/daemon_job.sh ;;
 	daemon-cost)
 		step daemon_windows 200 python3 tools/bench/light_windows.py --workload torch --daemon 1% \
-			--quiet 25 --record 100 --cpus-workload 2,3 --cpus-tool 4-7 --out "$OUT/daemon_windows" ;;
+			--quiet 25 --record 80 --cpus-workload 2,3 --cpus-tool 4-7 --out "$OUT/daemon_windows" ;;
 	nccl)
 		step nccl_single 240 tools/gpu/nccl_single.sh ;;
 	*)
