@@ -13,8 +13,10 @@
 #     in the copy phase, sm_active lowest in the tiny-kernel phase (the
 #     per-phase means of gpu_util, power too, as INFO);
 #   - the program's own memory (proc_mem_used of its pid) on GPU 0;
-#   - sole occupancy (stats -r gpu_metrics_sum): a kernel row whose
-#     tensor_active mean is 50 % or more (the GEMM's), the top rows as INFO;
+#   - sole occupancy (stats -r gpu_metrics_sum: a kernel at least 95 % of
+#     the GPU's work in a sample's interval, so cuBLAS's ~1 us workspace set
+#     before each GEMM does not hide it): a kernel row whose tensor_active
+#     mean is 50 % or more (the GEMM's), the top rows as INFO;
 #   - the sampler's CPU time from the recorder's summary line (INFO).
 # Usage: tools/gpu/gpu_metrics_check.sh [OUTDIR] (default a new directory
 # under /tmp); GTRACE=./gtrace-bpf, CUPTI_LIB=the agent (default: built here

@@ -57,9 +57,10 @@
  *                      the metric's unit; Mean rounded to a millionth,
  *                      percentiles nearest-rank), Attribution; scopes: the
  *                      run, each capture range and window (by time), each
- *                      kernel that ran alone on a GPU for 3 samples or more
- *                      (a merged trace: sole occupancy), each process' GPU
- *                      memory; with --range, that range's scope only
+ *                      kernel that was 95 % of a GPU's work or more for 3
+ *                      samples or more (a merged trace: sole occupancy),
+ *                      each process' GPU memory; with --range, that
+ *                      range's scope only
  * and devices (stats_dev.c):
  *   cuda_device_sum    per process and device: PID, Device ("unknown" for the
  *                      calls the trace did not place), Launches, Copies, Copy

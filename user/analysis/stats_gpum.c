@@ -12,9 +12,9 @@
  *            one only); they are of the whole GPU, every process on it:
  *            attributed by time
  *   kernel   per kernel (demangled name), the samples of a merged trace
- *            whose interval held that kernel's work alone on its GPU:
- *            attributed by sole occupancy (below); only a kernel with at
- *            least SOLE_MIN such samples of a metric
+ *            whose interval's GPU work was at least SOLE_SHARE_PCT %
+ *            that kernel's: attributed by sole occupancy (below); only a
+ *            kernel with at least SOLE_MIN such samples of a metric
  *   process  per process, its memory on each GPU (proc_mem_used) as NVML
  *            lists it
  *
@@ -25,17 +25,22 @@
  * the previous sample of that metric on that GPU (NVML's figure is over
  * exactly that pair of GPM samples); for NVML's basic figures, which NVML
  * averages over up to a second, the longer of that and the second before
- * the sample.  It is attributed to kernel K when the GPU records of the
- * trace that overlap it (kernels, copies, sets of every process) are all
- * instances of K, at least one; when no GPU record that could not be
- * placed on an NVML GPU overlaps it; and when no process NVML listed on
- * that GPU (proc_mem_used) around then is one without GPU records in the
- * trace (a process not seen by CUPTI could have run anything).  Placing
- * work: a trace whose samples are of one GPU puts all its GPU records on
- * it; otherwise a process' records go to the NVML GPU it was listed on
- * when it used exactly one CUPTI device and was listed on exactly one GPU
- * (CUPTI's device ids are CUDA's ordinals, which CUDA_VISIBLE_DEVICES
- * renumbers: they are not NVML's indices); the rest are counted in a note.
+ * the sample.  It is attributed to kernel K when K's records on that GPU
+ * (clipped to the interval, summed, concurrent ones each counted) are at
+ * least SOLE_SHARE_PCT % of the time of all its GPU records there
+ * (kernels, copies, sets of every process, named or not); when no GPU
+ * record that could not be placed on an NVML GPU overlaps it; and when no
+ * process NVML listed on that GPU (proc_mem_used) around then is one
+ * without GPU records in the trace (a process not seen by CUPTI could have
+ * run anything).  The shares are kept for the first SHARE_NAMES kernel
+ * names met in an interval; the time of any others counts in the whole
+ * only, which can only keep a kernel from the attribution, never give it
+ * one.  Placing work: a trace whose samples are of one GPU puts all its
+ * GPU records on it; otherwise a process' records go to the NVML GPU it
+ * was listed on when it used exactly one CUPTI device and was listed on
+ * exactly one GPU (CUPTI's device ids are CUDA's ordinals, which
+ * CUDA_VISIBLE_DEVICES renumbers: they are not NVML's indices); the rest
+ * are counted in a note.
  * Constant or bit-mask metrics (mem_total, throttle_reasons) are not
  * attributed.
  */
@@ -49,6 +54,15 @@
 #include "lib/vec.h"
 
 #define SOLE_MIN	3		/* samples a kernel row needs */
+/* The share (%) of an interval's GPU time a kernel needs for its sample.
+ * The samples are of the whole device: a short set or copy beside a long
+ * kernel (cuBLAS sets its workspace for ~1 us before each 1.4 ms GEMM on
+ * the H200) does not change them, yet a rule of "every record is K" gave
+ * such a kernel no sample at all. */
+#define SOLE_SHARE_PCT	95
+#define SHARE_NAMES	8		/* kernel names an interval keeps the time of */
+#define STR_(x)		#x
+#define STR(x)		STR_(x)
 #define BASIC_SPAN_NS	1000000000ull	/* NVML's basic figures: averaged over up to this */
 #define PROCS_SPAN_NS	1000000000ull	/* a process listing holds about this long */
 #define NO_DEV		UINT32_MAX
@@ -113,13 +127,17 @@ static const char note_scopes[] =
 	"GPU metrics sampled through NVML by the recorder (--gpu-metrics), in each metric's unit; "
 	"Mean rounded to a millionth, P50 and P95 nearest-rank. Scopes: run (every sample), range "
 	"and window (the samples inside its time: of the whole GPU, every process on it), kernel "
-	"(samples whose interval held that kernel's work alone on the GPU: sole occupancy), process "
-	"(its memory as NVML lists it)";
+	"(samples whose interval's GPU work was at least " STR(SOLE_SHARE_PCT) " % that kernel's: sole "
+	"occupancy), process (its memory as NVML lists it)";
 static const char note_sole[] =
-	"sole occupancy: every GPU record of the trace overlapping the sample's interval is that "
-	"kernel's, and no process NVML listed on the GPU lacks GPU records; the interval is the "
-	"time since the previous sample for GPM metrics, at least the second before it for NVML's "
-	"basic ones (NVML averages them); a kernel needs 3 such samples of a metric for a row";
+	"sole occupancy: that kernel was at least " STR(SOLE_SHARE_PCT) " % of the GPU's work in the "
+	"sample's interval (the time of the trace's GPU records there, clipped to it: kernels, "
+	"copies and sets of every process; a short set or copy beside a long kernel does not change "
+	"the device's figures), and no process NVML listed on the GPU lacks GPU records; the "
+	"interval is the time since the previous sample for GPM metrics, at least the second before "
+	"it for NVML's basic ones (NVML averages them); a kernel needs " STR(SOLE_MIN) " such "
+	"samples of a metric for a row";
+static const char attr_sole[] = "sole occupancy (>= " STR(SOLE_SHARE_PCT) " %)";
 
 static struct gpum_acc *acc_of(struct stats_acc *st)
 {
@@ -370,40 +388,73 @@ static size_t first_from(const struct gpum_work *w, size_t n, uint64_t key, bool
 	return a;
 }
 
-/* Whether any of d's work overlaps (lo, hi]; *name = the one kernel all of
- * it is, NULL when none or mixed. */
-static bool overlap(const struct dev_work *d, uint64_t lo, uint64_t hi, const char **name)
+/* The GPU time of an interval's work: of all of it, and of each of its
+ * first SHARE_NAMES kernel names. */
+struct share {
+	uint64_t total;			/* ns, every record clipped to the interval */
+	unsigned n;
+	struct {
+		const char *name;	/* the decoder's string: compared by address */
+		uint64_t ns;
+	} by[SHARE_NAMES];
+};
+
+/* Whether any of d's work overlaps (lo, hi]; its time there into *sh when
+ * sh is not NULL. */
+static bool work_in(const struct dev_work *d, uint64_t lo, uint64_t hi, struct share *sh)
 {
 	bool any = false;
 
-	*name = NULL;
 	for (size_t k = first_from(d->w, d->n, hi, false); k-- > 0 && d->maxend[k] > lo;) {
-		if (d->w[k].end <= lo)
+		const struct gpum_work *w = &d->w[k];
+		uint64_t ns;
+		unsigned i;
+
+		if (w->end <= lo)
 			continue;
-		if (!d->w[k].name || (any && d->w[k].name != *name)) {
-			*name = NULL;
+		if (!sh)
 			return true;
-		}
-		*name = d->w[k].name;
 		any = true;
+		/* start < hi and end > lo: the clipped time is not negative */
+		ns = (w->end < hi ? w->end : hi) - (w->start > lo ? w->start : lo);
+		sh->total += ns;
+		if (!w->name)
+			continue;
+		for (i = 0; i < sh->n && sh->by[i].name != w->name; i++)
+			;
+		if (i == sh->n) {
+			if (sh->n == SHARE_NAMES)
+				continue;
+			sh->by[i].name = w->name;
+			sh->by[i].ns = 0;
+			sh->n++;
+		}
+		sh->by[i].ns += ns;
 	}
 	return any;
 }
 
-/* The kernel that had a sample's interval (lo, hi] of GPU dev to itself,
- * NULL when none did. */
+/* The kernel that was at least SOLE_SHARE_PCT % of the GPU time of GPU
+ * dev's work in a sample's interval (lo, hi], NULL when none was. */
 static const char *sole_kernel(const struct occupancy *o, uint32_t dev, uint64_t lo, uint64_t hi)
 {
-	const char *name, *other;
+	struct share sh = { 0 };
+	unsigned top = 0;
 
-	if (dev >= o->ndev || !overlap(&o->dev[dev], lo, hi, &name) || !name)
+	if (dev >= o->ndev || !work_in(&o->dev[dev], lo, hi, &sh) || !sh.n)
 		return NULL;
-	if (overlap(&o->unplaced, lo, hi, &other))
+	for (unsigned i = 1; i < sh.n; i++)
+		if (sh.by[i].ns > sh.by[top].ns)
+			top = i;
+	if (!sh.by[top].ns ||
+	    (unsigned __int128)sh.by[top].ns * 100 < (unsigned __int128)sh.total * SOLE_SHARE_PCT)
+		return NULL;
+	if (work_in(&o->unplaced, lo, hi, NULL))
 		return NULL;
 	for (size_t i = 0; i < o->nunseen; i++)
 		if (o->unseen[i].dev == dev && o->unseen[i].lo < hi && o->unseen[i].hi > lo)
 			return NULL;
-	return name;
+	return sh.by[top].name;
 }
 
 static int dev_work_init(struct dev_work *d, const struct gpum_work *w, size_t n)
@@ -594,7 +645,8 @@ static struct gpum_kern *kern_of(struct gpum_kern **v, size_t *n, size_t *cap, c
 	return &(*v)[(*n)++];
 }
 
-/* The kernel rows: samples in [lo, hi] attributed by sole occupancy. */
+/* The kernel rows: samples in [lo, hi] attributed by sole occupancy (a
+ * kernel SOLE_SHARE_PCT % of the interval's GPU time or more). */
 static int kernel_rows(struct rows *x, struct gpum_acc *a, uint64_t lo, uint64_t hi)
 {
 	struct occupancy o = { 0 };
@@ -635,7 +687,7 @@ static int kernel_rows(struct rows *x, struct gpum_acc *a, uint64_t lo, uint64_t
 	for (size_t i = 0; !err && i < nk; i++)
 		if (k[i].n >= SOLE_MIN)
 			err = put_row(x, k[i].device, "kernel", k[i].name, k[i].metric, k[i].v, k[i].n,
-				      "sole occupancy");
+				      attr_sole);
 	for (size_t i = 0; i < nk; i++)
 		free(k[i].v);
 	free(k);

@@ -107,7 +107,8 @@ int stats_gpu__latency(struct stats_acc *s, struct stats_report *r);
 struct stats_run;
 extern const struct stats_col stats_gpum_cols[11];
 /* gpu_metrics_sum: a row per GPU and metric in each scope (run, ranges and
- * windows, kernels by sole occupancy, processes). */
+ * windows, kernels by sole occupancy (>= 95 % of the GPU's work),
+ * processes). */
 int stats_gpum__sum(struct stats_run *run, struct stats_report *r);
 /* Its notes, once it is built: what the scopes mean, the work that could
  * not be placed on a GPU. */

@@ -775,7 +775,7 @@
 			b.append(el('div', { class: 'note' }, 'Each metric is also a counter lane under its GPU on the timeline (NVML index).'));
 		}
 		if (scoped.length) {
-			b.append(el('h3', {}, 'GPU metrics by scope: capture ranges and windows (by time), kernels alone on their GPU (sole occupancy), processes\u2019 memory'));
+			b.append(el('h3', {}, 'GPU metrics by scope: capture ranges and windows (by time), kernels that were at least 95 % of their GPU\u2019s work (sole occupancy), processes\u2019 memory'));
 			b.append(table([
 				{ title: 'GPU', get: r => r.gpu },
 				{ title: 'Scope', cls: 'text', get: r => r.scope },
