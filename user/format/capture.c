@@ -15,24 +15,6 @@ static bool option_is(const struct gt_file_info *info, const char *key, const ch
 	return v && n == strlen(word) && !memcmp(v, word, n);
 }
 
-/* A decimal option; 0 when absent or not a number. */
-static uint64_t option_u64(const struct gt_file_info *info, const char *key)
-{
-	char buf[24];
-	size_t n;
-	const char *v = gt_file_info__option(info, key, &n);
-	unsigned long long x;
-	char *end;
-
-	if (!v || !n || n >= sizeof(buf) || v[0] < '0' || v[0] > '9')
-		return 0;
-	memcpy(buf, v, n);
-	buf[n] = '\0';
-	errno = 0;
-	x = strtoull(buf, &end, 10);
-	return errno || *end ? 0 : (uint64_t)x;
-}
-
 void gt_capture_mode__from_info(const struct gt_file_info *info, struct gt_capture_mode *m)
 {
 	size_t n;
@@ -57,8 +39,8 @@ void gt_capture_mode__from_info(const struct gt_file_info *info, struct gt_captu
 		}
 	}
 	if (m->light) {
-		m->window_ns = option_u64(info, "light_window_ns");
-		m->period_ns = option_u64(info, "light_period_ns");
+		m->window_ns = gt_file_info__option_u64(info, "light_window_ns");
+		m->period_ns = gt_file_info__option_u64(info, "light_period_ns");
 	}
 }
 

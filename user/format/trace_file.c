@@ -97,6 +97,73 @@ bool gt_file_info__has_option(const struct gt_file_info *info, const char *key,
 	return false;
 }
 
+/* A decimal number of n bytes at v; false when it is not one or does not
+ * fit. */
+static bool parse_u64(const char *v, size_t n, uint64_t *out)
+{
+	uint64_t x = 0;
+
+	if (!v || !n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9' || x > (UINT64_MAX - (uint64_t)(v[i] - '0')) / 10)
+			return false;
+		x = x * 10 + (uint64_t)(v[i] - '0');
+	}
+	*out = x;
+	return true;
+}
+
+uint64_t gt_file_info__option_u64(const struct gt_file_info *info, const char *key)
+{
+	size_t n = 0;
+	const char *v = gt_file_info__option(info, key, &n);
+	uint64_t x;
+
+	return parse_u64(v, n, &x) ? x : 0;
+}
+
+void gt_file_info__gpu_sms(const struct gt_file_info *info, struct gt_gpu_sms *out)
+{
+	static const char pre[] = "gpu_metrics_dev", suf[] = "_sms";
+	const size_t np = sizeof(pre) - 1, ns = sizeof(suf) - 1;
+	const char *p = info ? info->options : NULL, *k, *v;
+	size_t kl, vl;
+
+	memset(out, 0, sizeof(*out));
+	if (!p)
+		return;
+	while ((k = option_next(&p, &kl, &v, &vl))) {
+		size_t d = np;
+		uint64_t sms;
+		uint32_t i;
+
+		if (kl <= np || memcmp(k, pre, np))
+			continue;
+		while (d < kl && k[d] >= '0' && k[d] <= '9')
+			d++;
+		if (d == np)
+			continue;	/* gpu_metrics_devs */
+		if (d == kl) {
+			out->gpus++;	/* gpu_metrics_devI=MASK: one GPU */
+			continue;
+		}
+		if (kl - d != ns || memcmp(k + d, suf, ns) || !parse_u64(v, vl, &sms) || !sms ||
+		    sms > UINT32_MAX)
+			continue;
+		out->known++;
+		if (!out->min || sms < out->min)
+			out->min = (uint32_t)sms;
+		for (i = 0; i < out->ndistinct && out->distinct[i] != sms; i++)
+			;
+		if (i == out->ndistinct && i < GT_GPU_SMS_MAX)
+			out->distinct[out->ndistinct++] = (uint32_t)sms;
+	}
+	/* a count without its GPU's mask is still a GPU */
+	if (out->gpus < out->known)
+		out->gpus = out->known;
+}
+
 /* ------------------------------------------------------------------ reader */
 
 struct trace_reader {

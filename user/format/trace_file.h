@@ -44,6 +44,24 @@ const char *gt_file_info__option(const struct gt_file_info *info, const char *ke
 bool gt_file_info__has_option(const struct gt_file_info *info, const char *key,
 			      const char *value);
 
+/* A decimal option's value; 0 when absent, empty, not a number or over
+ * UINT64_MAX. */
+uint64_t gt_file_info__option_u64(const struct gt_file_info *info, const char *key);
+
+#define GT_GPU_SMS_MAX 8
+/* The SM counts of the GPUs the recorder's GPU-metrics probe listed. */
+struct gt_gpu_sms {
+	uint32_t gpus;			/* GPUs listed (gpu_metrics_devI=MASK options) */
+	uint32_t known;			/* of them, with an SM count (gpu_metrics_devI_sms=N) */
+	uint32_t min;			/* the smallest count, 0 when none is known */
+	uint32_t ndistinct;		/* different counts (the first GT_GPU_SMS_MAX) */
+	uint32_t distinct[GT_GPU_SMS_MAX];	/* ... in the order of the GPUs */
+};
+/* What info's options say of the GPUs' SM counts (all 0: nothing, no
+ * GPU-metrics probe, or an older trace); a count that is not a positive
+ * 32-bit number is taken as not known. */
+void gt_file_info__gpu_sms(const struct gt_file_info *info, struct gt_gpu_sms *out);
+
 struct trace_writer;
 
 struct trace_writer_opts {
