@@ -24,7 +24,8 @@
 # falls off at its utilization call K; GTRACE_MOCK_NVML_MIG=D: GPU D in MIG
 # mode (no utilization, GPM refused); GTRACE_MOCK_NVML_PROCS=FILE: lines "D
 # PID BYTES", the processes listed; GTRACE_MOCK_NVML_PROCS_DELAY_MS: a
-# listing's extra time.
+# listing's extra time; SM counts 132 (GPU 0) and 114 (GPU 1),
+# GTRACE_MOCK_NVML_SMS=A,B scripts them ("-": the query fails).
 REQUIRES="root jq mock gtrace python3"
 . "$(dirname "$0")/lib.sh"
 
@@ -97,7 +98,7 @@ t_values() {
 		err "GPU 1's metrics: [$got], expected the basic nine"
 	# the probe in the header
 	"$GTRACE" dump --summary "$T/v.gtrace" > "$T/v.sum" 2>&1
-	grep -q 'gpu_metrics=10 gpu_metrics_devs=2 gpu_metrics_dev0=0xfff03ff gpu_metrics_dev1=0x3ff' "$T/v.sum" ||
+	grep -q 'gpu_metrics=10 gpu_metrics_devs=2 gpu_metrics_dev0=0xfff03ff gpu_metrics_dev0_sms=132 gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=114' "$T/v.sum" ||
 		err "the header's options lack the probe: $(grep -o 'gpu_metrics[^ ]*' "$T/v.sum" | tr '\n' ' ')"
 }
 
@@ -233,8 +234,9 @@ t_mig() {
 		err "no line saying GPU 0 is in MIG mode: $(grep -i 'mig\|gpu metrics' "$T/mg.err" | tr '\n' '|')"
 	grep -q 'GPU metrics: .*, 0 read errors, 0 dropped, 0 GPUs lost mid-run, 1 in MIG mode;' "$T/mg.err" ||
 		err "the summary does not count the MIG GPU: $(grep 'GPU metrics:' "$T/mg.err")"
-	"$GTRACE" dump --summary "$T/mg.gtrace" | grep -q ' gpu_metrics_dev0=0x3fc gpu_metrics_dev0_mig=1 gpu_metrics_dev1=0x3ff' ||
-		err "the header does not hold GPU 0's MIG probe"
+	# no SM count for the GPU in MIG mode: its programs run on an instance
+	"$GTRACE" dump --summary "$T/mg.gtrace" | grep -q ' gpu_metrics_dev0=0x3fc gpu_metrics_dev0_mig=1 gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=114$' ||
+		err "the header does not hold GPU 0's MIG probe (and no SM count of it): $("$GTRACE" dump --summary "$T/mg.gtrace" | grep -o 'gpu_metrics[^ ]*' | tr '\n' ' ')"
 	[ "$(samples "$T/mg.dump" 0 gpu_util | wc -l)" -eq 0 ] || err "GPU 0 in MIG mode has gpu_util samples"
 	[ "$(samples "$T/mg.dump" 0 sm_active | wc -l)" -eq 0 ] || err "GPU 0 in MIG mode has GPM samples"
 	[ "$(samples "$T/mg.dump" 0 power | wc -l)" -ge 10 ] || err "GPU 0 in MIG mode lost its power samples"

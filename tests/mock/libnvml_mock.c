@@ -22,6 +22,10 @@
  * GTRACE_MOCK_NVML_PROCS=FILE: the compute processes, read at every
  * listing: lines "D PID BYTES" (BYTES "-": not available); no file, none.
  * GTRACE_MOCK_NVML_PROCS_DELAY_MS=N: each listing takes N ms more.
+ * SM counts (nvmlDeviceGetAttributes_v2): 132 on even GPUs, 114 on odd ones,
+ * also in MIG mode; GTRACE_MOCK_NVML_SMS=LIST, comma-separated per GPU from
+ * 0: that count, "-" the call fails (NVML_ERROR_NOT_SUPPORTED), an empty
+ * entry or one past the list the default.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +127,37 @@ API nvmlabi_return_t nvmlDeviceGetName(nvmlabi_device_t d, char *name, unsigned 
 API nvmlabi_return_t nvmlDeviceGetUUID(nvmlabi_device_t d, char *uuid, unsigned int len)
 {
 	snprintf(uuid, len, "GPU-mock-%d", dev_of(d)->index);
+	return NVMLABI_SUCCESS;
+}
+
+/* GPU d's entry of GTRACE_MOCK_NVML_SMS: its count, -1 for "-", 0 for none */
+static long sms_scripted(int d)
+{
+	const char *p = getenv("GTRACE_MOCK_NVML_SMS");
+
+	for (int i = 0; p && i < d; i++) {
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	if (!p || !*p || *p == ',')
+		return 0;
+	return *p == '-' ? -1 : strtol(p, NULL, 10);
+}
+
+API nvmlabi_return_t nvmlDeviceGetAttributes_v2(nvmlabi_device_t d, nvmlabi_device_attributes_t *a)
+{
+	const struct mock_dev *m = dev_of(d);
+	long sms = sms_scripted(m->index);
+
+	if (lost(m))
+		return NVMLABI_ERROR_GPU_IS_LOST;
+	if (sms < 0)
+		return NVMLABI_ERROR_NOT_SUPPORTED;
+	memset(a, 0, sizeof(*a));
+	a->multiprocessor_count = sms ? (unsigned int)sms : m->index % 2 ? 114 : 132;
+	a->shared_copy_engine_count = 4;
+	a->memory_size_mb = 80 * 1024;
 	return NVMLABI_SUCCESS;
 }
 

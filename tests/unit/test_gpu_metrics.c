@@ -9,7 +9,9 @@
  * that falls off (one gpu_lost record, the other GPU read on), a GPU in MIG
  * mode (what still works), each process' memory from its own thread (a 0
  * once a process is gone; a slow listing does not slow the rounds), and
- * the threads' CPU time.
+ * the threads' CPU time; each GPU's SM count in the header (none where
+ * NVML fails or the GPU is in MIG mode), keys that do not fit left out
+ * whole.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -163,9 +165,9 @@ static void test_mock(void **state)
 	g = sample_for(&o, 520000, &got, &st);
 	gpu_metrics__options(g, opts, sizeof(opts));
 	/* GPU 0: the nine basic metrics, the processes' memory and the twelve
-	 * of GPM; GPU 1: basic and processes */
+	 * of GPM; GPU 1: basic and processes; the mock's SM counts */
 	assert_string_equal(opts, "gpu_metrics=20 gpu_metrics_devs=2 gpu_metrics_dev0=0xfff03ff "
-				  "gpu_metrics_dev1=0x3ff");
+				  "gpu_metrics_dev0_sms=132 gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=114");
 	rounds = st.samples;
 	/* 20 Hz for 0.52 s: the first at the start, then every 50 ms */
 	assert_in_range(rounds, 6, 12);
@@ -261,9 +263,10 @@ static void test_mig(void **state)
 	setenv("GTRACE_MOCK_NVML_MIG", "0", 1);
 	g = sample_for(&o, 250000, &got, &st);
 	gpu_metrics__options(g, opts, sizeof(opts));
-	/* GPU 0 in MIG mode: no utilization, no GPM (refused though "supported") */
+	/* GPU 0 in MIG mode: no utilization, no GPM (refused though "supported"),
+	 * no SM count (the mock gives the whole GPU's: not an instance's) */
 	assert_string_equal(opts, "gpu_metrics=50 gpu_metrics_devs=2 gpu_metrics_dev0=0x3fc "
-				  "gpu_metrics_dev0_mig=1 gpu_metrics_dev1=0x3ff");
+				  "gpu_metrics_dev0_mig=1 gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=114");
 	unsetenv("GTRACE_MOCK_NVML_MIG");
 	assert_int_equal(st.mig, 1);
 	assert_int_equal(st.errors, 0);
@@ -393,6 +396,45 @@ static void test_slow_procs(void **state)
 	gpu_metrics__free(g);
 }
 
+/* The SM counts: what NVML says per GPU, nothing where the call fails;
+ * keys past the first that does not fit are left out, none cut off. */
+static void test_sms(void **state)
+{
+	struct gpu_metrics_opts o = { .hz = 10, .lib = GT_NVML_MOCK };
+	static const char whole[] = "gpu_metrics=10 gpu_metrics_devs=3 gpu_metrics_dev0=0xfff03ff "
+				    "gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=96 gpu_metrics_dev2=0xfff03ff "
+				    "gpu_metrics_dev2_sms=132";
+	struct gpu_metrics *g = NULL;
+	char opts[256];
+	size_t n, cut;
+
+	(void)state;
+	setenv("GTRACE_MOCK_NVML_GPUS", "3", 1);
+	setenv("GTRACE_MOCK_NVML_SMS", "-,96", 1);
+	assert_int_equal(gpu_metrics__open(&o, &g), 0);
+	unsetenv("GTRACE_MOCK_NVML_SMS");
+	unsetenv("GTRACE_MOCK_NVML_GPUS");
+	assert_non_null(g);
+	n = gpu_metrics__options(g, opts, sizeof(opts));
+	/* GPU 0's call failed: no count; GPU 2 past the list: the default */
+	assert_string_equal(opts, whole);
+	assert_int_equal(n, strlen(whole));
+	/* room for all but the last key's final digit: up to the key before */
+	cut = strlen(whole);
+	n = gpu_metrics__options(g, opts, cut);
+	assert_string_equal(opts, "gpu_metrics=10 gpu_metrics_devs=3 gpu_metrics_dev0=0xfff03ff "
+				  "gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=96 gpu_metrics_dev2=0xfff03ff");
+	assert_int_equal(n, strlen(opts));
+	/* cut inside gpu_metrics_dev1_sms=96: it and every key after it out */
+	cut = strstr(whole, "_sms=96") - whole + 6;
+	gpu_metrics__options(g, opts, cut);
+	assert_string_equal(opts, "gpu_metrics=10 gpu_metrics_devs=3 gpu_metrics_dev0=0xfff03ff "
+				  "gpu_metrics_dev1=0x3ff");
+	gpu_metrics__options(g, opts, 5);
+	assert_string_equal(opts, "");
+	gpu_metrics__free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -404,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_errors_counted),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_mig),
+		cmocka_unit_test(test_sms),
 		cmocka_unit_test(test_procs),
 		cmocka_unit_test(test_slow_procs),
 	};

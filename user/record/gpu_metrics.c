@@ -174,6 +174,7 @@ struct nvml {
 	nvmlabi_device_get_clocks_event_reasons_fn reasons;
 	nvmlabi_device_get_compute_processes_fn procs;	/* _v3, else _v2; NULL = neither */
 	nvmlabi_device_get_mig_mode_fn mig;
+	nvmlabi_device_get_attributes_fn attrs;	/* the SM count; NULL = not exported */
 	nvmlabi_gpm_query_device_support_fn gpm_support;
 	nvmlabi_gpm_sample_alloc_fn gpm_alloc;
 	nvmlabi_gpm_sample_free_fn gpm_free;
@@ -210,6 +211,7 @@ struct gpum_dev {
 	uint32_t mask;			/* metrics it gives (bit = enum gt_gpu_metric_id) */
 	bool gpm;			/* GPM samples allocated */
 	bool mig;			/* in MIG mode at the start */
+	uint32_t sms;			/* its SMs as NVML says at the start, 0 = not known */
 	int lost;			/* fell off: not read any more (atomic: both threads read
 					 * it, the first to see it lost sets it) */
 	uint32_t *pids;			/* procs thread: the processes listed last time */
@@ -376,6 +378,7 @@ static int nvml__load(struct nvml *n, const char *lib, const struct gpu_metrics_
 		n->procs = (nvmlabi_device_get_compute_processes_fn)dlsym(
 			n->dl, "nvmlDeviceGetComputeRunningProcesses_v2");
 	n->mig = (nvmlabi_device_get_mig_mode_fn)dlsym(n->dl, "nvmlDeviceGetMigMode");
+	n->attrs = (nvmlabi_device_get_attributes_fn)dlsym(n->dl, "nvmlDeviceGetAttributes_v2");
 	n->gpm_support = (nvmlabi_gpm_query_device_support_fn)sym(n, "nvmlGpmQueryDeviceSupport", &gpm_missing);
 	n->gpm_alloc = (nvmlabi_gpm_sample_alloc_fn)sym(n, "nvmlGpmSampleAlloc", &gpm_missing);
 	n->gpm_free = (nvmlabi_gpm_sample_free_fn)sym(n, "nvmlGpmSampleFree", &gpm_missing);
@@ -552,8 +555,21 @@ static bool gpm_works(struct gpu_metrics *g, struct gpum_dev *d)
 	return true;
 }
 
+/* Device d's SMs, 0 when NVML does not say: no call, any error (older
+ * drivers answer only for MIG device handles), or a GPU in MIG mode, whose
+ * programs run on an instance of fewer SMs than the whole GPU's. */
+static uint32_t sm_count(const struct gpu_metrics *g, const struct gpum_dev *d)
+{
+	nvmlabi_device_attributes_t at;
+
+	memset(&at, 0, sizeof(at));
+	if (!g->n.attrs || d->mig || g->n.attrs(d->h, &at))
+		return 0;
+	return at.multiprocessor_count;
+}
+
 /* Every GPU, once: which metrics it gives (each query tried), whether it
- * is in MIG mode. A metric that fails later is counted. */
+ * is in MIG mode, its SMs. A metric that fails later is counted. */
 static void probe(struct gpu_metrics *g)
 {
 	struct gt_gpu_metric tmp[MAX_PER_SAMPLE];
@@ -578,8 +594,10 @@ static void probe(struct gpu_metrics *g)
 			d->mig = true;
 			g->mig++;
 		}
-		pr_verbose("GPU %u (%s): metrics 0x%x%s%s", d->index, d->name, d->mask,
-			   d->gpm ? ", GPM" : ", no GPM", d->mig ? ", MIG mode" : "");
+		d->sms = sm_count(g, d);
+		pr_verbose("GPU %u (%s): metrics 0x%x%s%s, %u SMs%s", d->index, d->name, d->mask,
+			   d->gpm ? ", GPM" : ", no GPM", d->mig ? ", MIG mode" : "", d->sms,
+			   d->sms ? "" : " (not known)");
 	}
 }
 
@@ -673,21 +691,52 @@ int gpu_metrics__open(const struct gpu_metrics_opts *o, struct gpu_metrics **out
 	return 0;
 }
 
+/* The header's keys being written: a key that does not fit whole ends
+ * them, so that a header never holds a cut-off value. */
+struct optbuf {
+	char *buf;
+	size_t len, n;
+	bool full;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void put_option(struct optbuf *o, const char *fmt, ...)
+{
+	char tok[64];
+	va_list ap;
+	int k;
+
+	if (o->full)
+		return;
+	va_start(ap, fmt);
+	k = vsnprintf(tok, sizeof(tok), fmt, ap);
+	va_end(ap);
+	if (k < 0 || (size_t)k >= sizeof(tok) || o->n + (o->n > 0) + (size_t)k >= o->len) {
+		o->full = true;
+		return;
+	}
+	o->n += (size_t)snprintf(o->buf + o->n, o->len - o->n, "%s%s", o->n ? " " : "", tok);
+}
+
 size_t gpu_metrics__options(const struct gpu_metrics *g, char *buf, size_t len)
 {
-	size_t n;
-	uint32_t i;
+	struct optbuf o = { .buf = buf, .len = len };
 
 	if (!len)
 		return 0;
 	buf[0] = 0;
-	n = snprintf(buf, len, "gpu_metrics=%u gpu_metrics_devs=%u", g->hz, g->ndev);
-	for (i = 0; i < g->ndev && n < len; i++) {
-		n += snprintf(buf + n, len - n, " gpu_metrics_dev%u=0x%x", g->dev[i].index, g->dev[i].mask);
-		if (g->dev[i].mig && n < len)
-			n += snprintf(buf + n, len - n, " gpu_metrics_dev%u_mig=1", g->dev[i].index);
+	put_option(&o, "gpu_metrics=%u", g->hz);
+	put_option(&o, "gpu_metrics_devs=%u", g->ndev);
+	for (uint32_t i = 0; i < g->ndev; i++) {
+		const struct gpum_dev *d = &g->dev[i];
+
+		put_option(&o, "gpu_metrics_dev%u=0x%x", d->index, d->mask);
+		if (d->mig)
+			put_option(&o, "gpu_metrics_dev%u_mig=1", d->index);
+		if (d->sms)
+			put_option(&o, "gpu_metrics_dev%u_sms=%u", d->index, d->sms);
 	}
-	return n < len ? n : len - 1;
+	return o.n;
 }
 
 /* Device d fell off at ts (NVML_ERROR_GPU_IS_LOST): the first thread to

@@ -61,8 +61,10 @@ int gpu_metrics__parse_rate(const char *arg, unsigned int *hz);
  * a negative errno (no memory). */
 int gpu_metrics__open(const struct gpu_metrics_opts *o, struct gpu_metrics **out);
 /* The header's keys: "gpu_metrics=HZ gpu_metrics_devs=N gpu_metrics_devI=MASK
- * ..." (MASK: bit id of enum gt_gpu_metric_id, hex), NUL-terminated in buf;
- * returns the length written (what fit). */
+ * [gpu_metrics_devI_mig=1] [gpu_metrics_devI_sms=SMS] ..." (MASK: bit id of
+ * enum gt_gpu_metric_id, hex; SMS when NVML gave the GPU's SM count),
+ * NUL-terminated in buf; returns the length written (the keys up to the
+ * first that does not fit whole). */
 size_t gpu_metrics__options(const struct gpu_metrics *g, char *buf, size_t len);
 /* Starts sampling. Returns 0 or a negative errno. */
 int gpu_metrics__start(struct gpu_metrics *g);

@@ -116,7 +116,23 @@ typedef struct {
 	unsigned int compute_instance_id;	/* MIG: the compute instance, else 0xFFFFFFFF */
 } nvmlabi_process_info_t;
 
+/* nvmlDeviceAttributes_t, what nvmlDeviceGetAttributes_v2 fills (the v1
+ * call of NVML before 11.1 had no last three fields; nvml.h maps
+ * nvmlDeviceGetAttributes to _v2): 40 bytes on LP64, unchanged in 13. */
+typedef struct {
+	unsigned int multiprocessor_count;	/* SMs (of the instance, for a MIG device) */
+	unsigned int shared_copy_engine_count;
+	unsigned int shared_decoder_count;
+	unsigned int shared_encoder_count;
+	unsigned int shared_jpeg_count;
+	unsigned int shared_ofa_count;
+	unsigned int gpu_instance_slice_count;
+	unsigned int compute_instance_slice_count;
+	unsigned long long memory_size_mb;	/* MiB */
+} nvmlabi_device_attributes_t;
+
 _Static_assert(sizeof(nvmlabi_process_info_t) == 24, "nvmlProcessInfo_t size");
+_Static_assert(sizeof(nvmlabi_device_attributes_t) == 40, "nvmlDeviceAttributes_t size");
 _Static_assert(sizeof(nvmlabi_gpm_metric_t) == 40, "nvmlGpmMetric_t size");
 _Static_assert(sizeof(nvmlabi_memory_t) == 24, "nvmlMemory_t size");
 
@@ -152,6 +168,10 @@ typedef nvmlabi_return_t (*nvmlabi_device_get_clocks_event_reasons_fn)(nvmlabi_d
 typedef nvmlabi_return_t (*nvmlabi_device_get_compute_processes_fn)(nvmlabi_device_t device,
 								    unsigned int *count,
 								    nvmlabi_process_info_t *infos);
+/* nvmlDeviceGetAttributes_v2: the SM and engine counts. Older drivers
+ * answer it for MIG device handles only (NOT_SUPPORTED for a whole GPU). */
+typedef nvmlabi_return_t (*nvmlabi_device_get_attributes_fn)(nvmlabi_device_t device,
+							     nvmlabi_device_attributes_t *a);
 /* current and pending MIG mode (NVMLABI_DEVICE_MIG_*) */
 typedef nvmlabi_return_t (*nvmlabi_device_get_mig_mode_fn)(nvmlabi_device_t device, unsigned int *current,
 							   unsigned int *pending);

@@ -670,7 +670,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct gt_file_info info;
 	struct utsname u;
-	char opts[768];
+	char opts[4096];	/* the GPU metrics' keys take ~60 bytes a GPU */
 	int err, status = 1;
 	bool recorded = false, finished = false;
 	size_t i;
