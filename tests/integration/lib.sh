@@ -432,6 +432,22 @@ dump_trace() {
 	log "dump: $(wc -l < "$out") lines"
 }
 
+# page_data PAGE: the JSON document a page of gtrace-bpf report holds (its
+# #gt-data script), on stdout.
+page_data() {
+	python3 -c 'import html.parser, sys
+class P(html.parser.HTMLParser):
+    on = False
+    def handle_starttag(self, tag, attrs):
+        self.on = ("id", "gt-data") in attrs
+    def handle_data(self, data):
+        if self.on:
+            sys.stdout.write(data)
+    def handle_endtag(self, tag):
+        self.on = False
+P().feed(open(sys.argv[1]).read())' "$1"
+}
+
 # counts_of DUMP PID: {"api": calls} of one process in a dump.
 counts_of() {
 	jq -s -c --argjson pid "$2" "$JQ_DEFS [calls(\$pid) | .api] | tally" "$1"

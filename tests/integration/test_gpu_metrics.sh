@@ -13,7 +13,8 @@
 # summary, in the daemon's status and overhead records, apart from the
 # estimate; no NVML library: one info line, the recording as usual, no
 # samples; light mode samples only when asked; bad rates: status 2 and one
-# line.
+# line. Each GPU's SM count (nvmlDeviceGetAttributes_v2) in the header, and
+# what analyze and report judge grids against without --sms.
 #
 # The mock's script: gpu_util of GPU d, its call k (the probe is k = 0):
 # 10 * (k % 4 + 1) + d; mem_util 25; mem used (d + 1) GiB of 80 GiB; clocks
@@ -35,15 +36,16 @@ AGENT=$OUT_DIR/libgtrace-cupti.so
 CUPTI_MOCK=$OUT_DIR/cupti/mock
 
 # rec NAME SECONDS [OPTIONS...]: records the workload flooding for SECONDS
-# into $T/NAME.gtrace with the mock NVML, dumps it into $T/NAME.dump; the
-# recorder's stderr in $T/NAME.err.
+# (with WL_ARGS, default 200 launches a second) into $T/NAME.gtrace with the
+# mock NVML, dumps it into $T/NAME.dump; the recorder's stderr in
+# $T/NAME.err.
 rec() {
 	local name=$1 secs=$2 rc
 	shift 2
 	[ -f "$NVML_MOCK" ] || fatal "no mock NVML at $NVML_MOCK (make mock)"
 	GT_LIBCUDA=$MOCK_LIB GTRACE_NVML_LIB=${NVML:-$NVML_MOCK} \
 		"$GTRACE" --libcuda "$MOCK_LIB" -o "$T/$name.gtrace" --force "$@" -- "$WORKLOAD" \
-		--flood "$secs" --rate 200 > "$T/$name.out" 2> "$T/$name.err"
+		--flood "$secs" ${WL_ARGS:---rate 200} > "$T/$name.out" 2> "$T/$name.err"
 	rc=$?
 	[ $rc -eq 0 ] || fatal "gtrace-bpf $* -- cuda_workload exited with status $rc: $(tail -n 3 "$T/$name.err" | tr '\n' '|')"
 	dump_trace "$T/$name.gtrace" "$T/$name.dump"
@@ -382,6 +384,83 @@ t_sole() {
 		err "the table has no note saying what sole occupancy is"
 }
 
+# sms_of NAME [ARGS...]: analyze of $T/NAME.gtrace (ARGS added) as JSON
+# into $T/NAME.az; prints its SM count, whether it was assumed and the
+# small grids: "132 false 400".
+sms_of() {
+	gtrace_ok "$T/$1.az" analyze "$T/$1.gtrace" --format json "${@:2}"
+	jq -r '.scopes[0].parallelism | "\(.sm_count) \(.sm_assumed) \(.small_kernels)"' "$T/$1.az"
+}
+
+# sms_notes NAME: the notes of $T/NAME.az that speak of SMs, one a line.
+sms_notes() {
+	jq -r '.notes[] | select(test("SM"))' "$T/$1.az"
+}
+
+# Each GPU's SM count (nvmlDeviceGetAttributes_v2) in the header, and what
+# analyze (and report's analysis) judges grids against without --sms: the
+# GPUs' count; the smallest when they differ, said in a note; the assumed
+# 40 when NVML gave none. The workload's grids of 120 blocks are small on
+# 132 SMs, not on 114 or 7. A merged trace (--cupti over the mock CUPTI)
+# keeps the counts.
+t_sms() {
+	local got sum kernels
+	GTRACE_MOCK_NVML_SMS=132,132 WL_ARGS="--rate 200 --grid 120" rec same 1
+	sum=$("$GTRACE" dump --summary "$T/same.gtrace" | grep -o 'gpu_metrics[^ ]*' | tr '\n' ' ')
+	[ "$sum" = "gpu_metrics=10 gpu_metrics_devs=2 gpu_metrics_dev0=0xfff03ff gpu_metrics_dev0_sms=132 gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=132 " ] ||
+		err "same counts: the header's GPU options are [$sum]"
+	got=$(sms_of same)
+	[ "$got" = "132 false 200" ] || err "same counts: analyze's SMs, assumed, small grids: got '$got', expected '132 false 200'"
+	[ -z "$(sms_notes same)" ] || err "same counts: a note on SMs: $(sms_notes same)"
+	jq -r '.scopes[0].answers.parallelism' "$T/same.az" | grep -q "200 of 200 launches had grids of fewer blocks than the GPU's 132 SMs" ||
+		err "the parallelism answer does not judge against 132 SMs: $(jq -r '.scopes[0].answers.parallelism' "$T/same.az")"
+	gtrace_ok "$T/same.txt" analyze "$T/same.gtrace"
+	grep -q 'small grids (under 132 SMs, ' "$T/same.txt" || err "the table does not say 132 SMs: $(grep 'small grids' "$T/same.txt")"
+	grep -q 'assumes 40' "$T/same.txt" && err "the table still says small_grid assumes 40"
+	got=$(sms_of same --sms 7)
+	[ "$got" = "7 false 0" ] || err "--sms 7: got '$got', expected '7 false 0'"
+	[ -z "$(sms_notes same)" ] || err "--sms 7: a note on SMs: $(sms_notes same)"
+	# report's analysis is analyze's
+	gtrace_ok "$T/same.html.out" report "$T/same.gtrace" -o "$T/same.html"
+	got=$(page_data "$T/same.html" | jq -r '.analyze.scopes[0].parallelism | "\(.sm_count) \(.sm_assumed) \(.small_kernels)"')
+	[ "$got" = "132 false 200" ] || err "report's analysis: got '$got', expected '132 false 200'"
+
+	# the mock's own, different counts: the smallest, said
+	WL_ARGS="--rate 200 --grid 120" rec differ 1
+	got=$(sms_of differ)
+	[ "$got" = "114 false 0" ] || err "different counts: got '$got', expected '114 false 0'"
+	got=$(sms_notes differ)
+	[ "$got" = "GPUs of different SM counts (132, 114): small_grid uses 114; give --sms N" ] ||
+		err "different counts: the notes on SMs are [$got]"
+
+	# NVML gives none: no key, the assumption and its note
+	GTRACE_MOCK_NVML_SMS=-,- WL_ARGS="--rate 200 --grid 120" rec none 1
+	"$GTRACE" dump --summary "$T/none.gtrace" | grep -q '_sms=' &&
+		err "an SM count in the header though NVML gave none: $("$GTRACE" dump --summary "$T/none.gtrace" | grep -o 'gpu_metrics[^ ]*' | tr '\n' ' ')"
+	got=$(sms_of none)
+	[ "$got" = "40 true 0" ] || err "no counts: got '$got', expected '40 true 0'"
+	got=$(sms_notes none)
+	[ "$got" = "the trace does not say how many SMs the GPU has: small_grid assumes 40 (give --sms N)" ] ||
+		err "no counts: the notes on SMs are [$got]"
+
+	# merged: the header's counts kept beside cupti=merged
+	[ -f "$AGENT" ] && ls "$CUPTI_MOCK"/libcupti.so.* > /dev/null 2>&1 ||
+		fatal "cannot run: no CUPTI agent or mock ($AGENT, $CUPTI_MOCK): build them with make cupti-mock (needs cupti.h)"
+	GTRACE_MOCK_NVML_SMS=132,132 GT_MOCK_INJECTION=1 LD_LIBRARY_PATH=$CUPTI_MOCK GT_MOCK_GPU_NS=100000 \
+		WL_ARGS="--rate 200 --grid 120 --copies 0" rec merged 1 --cupti --cupti-lib "$AGENT"
+	grep -q 'merged .* GPU records' "$T/merged.err" || fatal "no merge: $(tail -n 3 "$T/merged.err" | tr '\n' '|')"
+	sum=$("$GTRACE" dump --summary "$T/merged.gtrace" | grep -o 'gpu_metrics_dev[0-9]*_sms=[^ ]*\|cupti=[^ ]*' | tr '\n' ' ')
+	[ "$sum" = "gpu_metrics_dev0_sms=132 gpu_metrics_dev1_sms=132 cupti=merged " ] ||
+		err "the merged trace's header: [$sum], expected both SM counts and cupti=merged"
+	got=$(sms_of merged)
+	[ "${got% *}" = "132 false" ] || err "merged: got '$got', expected 132 SMs, not assumed"
+	[ "$(jq -r '.merged' "$T/merged.az")" = true ] || err "the merged trace was analyzed as not merged"
+	# every kernel on the GPU had the launches' 120 blocks
+	kernels=$(jq -r '.scopes[0].work.kernels' "$T/merged.az")
+	[ "$kernels" -ge 100 ] && [ "${got##* }" = "$kernels" ] ||
+		err "merged: ${got##* } small kernels of $kernels on the GPU, all of 120 blocks under 132 SMs"
+}
+
 # The daemon: status has the sampler's figures, its CPU time measured; its
 # overhead records carry it apart from the estimate: with no workload the
 # estimate is of the machine's other processes only (their scheduler and
@@ -457,6 +536,7 @@ add_case t_procs_slow "a 400 ms process listing on its own thread: the 20 Hz rat
 add_case t_sole "--cupti over the mock CUPTI: gpu_metrics_sum's kernel rows are the samples each kernel was at least 95 % of the GPU's work in, worked out again from dump"
 add_case t_status "daemon status and overhead records: the sampler's measured CPU apart from the probes' estimate, its last line"
 add_case t_burst "GTRACE_GPUM_BURST=200/600 at 100 Hz: bursts of ~20 samples 400 ms apart; a malformed value said and ignored"
+add_case t_sms "each GPU's SM count in the header; analyze and report judge grids against it without --sms (the smallest when they differ, said; 40 assumed when none), --sms wins; kept by the merge"
 add_case t_no_nvml "no NVML library: one info line, the recording as usual, no samples"
 add_case t_modes "light mode samples only with --gpu-metrics; --gpu-metrics=off samples nothing"
 add_case t_bad "--gpu-metrics=0, 1001, ten, -1, 5x, empty: status 2, one line, no trace; daemon too"

@@ -73,21 +73,6 @@ check_basics() {
 		err "$what: the wheel did not zoom in: before $(jq -c .timeline <<< "$p"), after $(jq -c .zoomed <<< "$p")"
 }
 
-# page_data PAGE: the JSON document a page holds (its #gt-data script).
-page_data() {
-	python3 -c 'import html.parser, sys
-class P(html.parser.HTMLParser):
-    on = False
-    def handle_starttag(self, tag, attrs):
-        self.on = ("id", "gt-data") in attrs
-    def handle_data(self, data):
-        if self.on:
-            sys.stdout.write(data)
-    def handle_endtag(self, tag):
-        self.on = False
-P().feed(open(sys.argv[1]).read())' "$1"
-}
-
 # stats_rows FILE REPORT JQ: REPORT's rows of stats' JSON of FILE mapped by JQ.
 stats_rows() {
 	"$GTRACE" stats "$1" --format json -r "$2" 2> /dev/null | jq -c "[.reports[0].rows[] | $3]"

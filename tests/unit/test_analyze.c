@@ -35,12 +35,14 @@ struct run {
 	struct analyze_result *r;
 };
 
-static void run_begin(struct run *x, const struct analyze_opts *o, bool gpu, bool launch_exit)
+/* run_begin for a trace whose header has options (NULL: the usual ones). */
+static void run_begin_opts(struct run *x, const struct analyze_opts *o, bool gpu, bool launch_exit,
+			   const char *options)
 {
 	static const struct analyze_opts none;
 	struct gt_file_info info = {
 		.version = GT_FILE_VERSION, .clock_id = 1, .start_ts = AZS_T0 - 1000,
-		.options = gpu ? "trace=cuda,sched cupti=merged" : "trace=cuda,sched",
+		.options = options ? options : gpu ? "trace=cuda,sched cupti=merged" : "trace=cuda,sched",
 	};
 
 	memset(x, 0, sizeof(*x));
@@ -51,6 +53,11 @@ static void run_begin(struct run *x, const struct analyze_opts *o, bool gpu, boo
 	gt_decoder__set_entry_cb(x->d, analyze__entry);
 	analyze__set_decoder(x->a, x->d);
 	azs_init(&x->s, put_dec, x->d, gpu, launch_exit);
+}
+
+static void run_begin(struct run *x, const struct analyze_opts *o, bool gpu, bool launch_exit)
+{
+	run_begin_opts(x, o, gpu, launch_exit, NULL);
 }
 
 static void run_end(struct run *x)
@@ -74,6 +81,15 @@ static void run_scenario(struct run *x, const char *name, bool gpu)
 	assert_true(azs_run(&x->s, name));
 	run_end(x);
 	assert_int_equal(x->r->nscopes, 1);
+}
+
+/* The note of r that is text, NULL when there is none. */
+static const char *note(const struct analyze_result *r, const char *text)
+{
+	for (int i = 0; r->notes[i]; i++)
+		if (!strcmp(r->notes[i], text))
+			return r->notes[i];
+	return NULL;
 }
 
 /* The findings' ids, sorted, comma-separated. */
@@ -325,7 +341,71 @@ static void t_tiny_grid(void **state)
 	assert_true(s->par.sm_assumed);
 	assert_int_equal(s->par.sm_count, AZ_SM_ASSUMED);
 	assert_string_equal(f->examples[0].what, "tiny_kernel");
+	assert_non_null(note(x.r, "the trace does not say how many SMs the GPU has: small_grid assumes 40 "
+			     "(give --sms N)"));
 	run_free(&x);
+}
+
+/* tiny_grid (8 blocks) in a trace whose header gives the GPUs' SM counts
+ * (options): the count small_grid used, whether it was assumed, the
+ * note on it (NULL: none about SMs), how many kernels were small. */
+static void tiny_grid_sms(const struct analyze_opts *o, const char *options, uint32_t sms, bool assumed,
+			  const char *want_note, uint64_t small)
+{
+	static const struct analyze_opts none;
+	struct run x;
+	const struct az_scope *s;
+
+	run_begin_opts(&x, o ? o : &none, true, false, options);
+	assert_true(azs_run(&x.s, "tiny_grid"));
+	run_end(&x);
+	s = &x.r->scopes[0];
+	assert_int_equal(s->par.sm_count, sms);
+	assert_int_equal(s->par.sm_assumed, assumed);
+	assert_int_equal(s->par.small_kernels, small);
+	assert_string_equal(ids(s), small ? "small_grid" : "");
+	if (want_note)
+		assert_non_null(note(x.r, want_note));
+	for (int i = 0; x.r->notes[i]; i++)
+		if (!want_note || strcmp(x.r->notes[i], want_note))
+			assert_null(strstr(x.r->notes[i], "SM"));
+	run_free(&x);
+}
+
+#define GPUM "trace=cuda,sched cupti=merged gpu_metrics=10 gpu_metrics_devs=2 "
+
+/* The SM count from the trace when --sms is not given: the GPUs' own; the
+ * smallest when they differ, or the known ones' when some are not known,
+ * said in a note; --sms still wins. */
+static void t_tiny_grid_trace_sms(void **state)
+{
+	static const struct analyze_opts sms8 = { .sm_count = 8 };
+
+	(void)state;
+	/* every GPU the same: used, nothing said */
+	tiny_grid_sms(NULL, GPUM "gpu_metrics_dev0=0x3ff gpu_metrics_dev0_sms=132 gpu_metrics_dev1=0x3ff "
+		      "gpu_metrics_dev1_sms=132", 132, false, NULL, 400);
+	/* they differ: the smallest (under the grids' 8 blocks: none small) */
+	tiny_grid_sms(NULL, GPUM "gpu_metrics_dev0=0x3ff gpu_metrics_dev0_sms=132 gpu_metrics_dev1=0x3ff "
+		      "gpu_metrics_dev1_sms=6", 6, false,
+		      "GPUs of different SM counts (132, 6): small_grid uses 6; give --sms N", 0);
+	/* one not known */
+	tiny_grid_sms(NULL, GPUM "gpu_metrics_dev0=0x3fc gpu_metrics_dev0_mig=1 gpu_metrics_dev1=0x3ff "
+		      "gpu_metrics_dev1_sms=114", 114, false,
+		      "the SM count of 1 of 2 GPUs is not known: small_grid uses the others' 114; give --sms N",
+		      400);
+	tiny_grid_sms(NULL, "trace=cuda,sched cupti=merged gpu_metrics=10 gpu_metrics_devs=3 "
+		      "gpu_metrics_dev0=0x3ff gpu_metrics_dev0_sms=132 gpu_metrics_dev1=0x3ff gpu_metrics_dev2=0x3ff "
+		      "gpu_metrics_dev2_sms=114", 114, false,
+		      "GPUs of different SM counts (132, 114; 1 GPU not known): small_grid uses 114; give --sms N",
+		      400);
+	/* none known: the assumption, as in a trace without the probe */
+	tiny_grid_sms(NULL, GPUM "gpu_metrics_dev0=0x3ff gpu_metrics_dev1=0x3ff", AZ_SM_ASSUMED, true,
+		      "the trace does not say how many SMs the GPU has: small_grid assumes 40 (give --sms N)",
+		      400);
+	/* --sms wins over the trace, differing or not, and says nothing */
+	tiny_grid_sms(&sms8, GPUM "gpu_metrics_dev0=0x3ff gpu_metrics_dev0_sms=132 gpu_metrics_dev1=0x3ff "
+		      "gpu_metrics_dev1_sms=6", 8, false, NULL, 0);
 }
 
 /* --sms below the grids: not small any more. */
@@ -682,6 +762,7 @@ int main(void)
 		cmocka_unit_test(t_one_stream),
 		cmocka_unit_test(t_host_gap),
 		cmocka_unit_test(t_tiny_grid),
+		cmocka_unit_test(t_tiny_grid_trace_sms),
 		cmocka_unit_test(t_tiny_grid_sms),
 		cmocka_unit_test(t_launch_bound),
 		cmocka_unit_test(t_launch_bound_exits),

@@ -899,8 +899,11 @@ struct analyze *analyze__new(const struct analyze_opts *o, const struct gt_file_
 		return NULL;
 	a->o = *o;
 	a->given = spans;
-	a->sm_count = o->sm_count ? o->sm_count : AZ_SM_ASSUMED;
-	a->sm_assumed = !o->sm_count;
+	/* --sms, else the smallest GPU of the trace, else the assumption */
+	if (!o->sm_count)
+		gt_file_info__gpu_sms(info, &a->sms);
+	a->sm_count = o->sm_count ? o->sm_count : a->sms.known ? a->sms.min : AZ_SM_ASSUMED;
+	a->sm_assumed = !o->sm_count && !a->sms.known;
 	a->merged = info && gt_file_info__has_option(info, "cupti", "merged");
 	a->gpu_trace = a->merged || (info && gt_file_info__has_option(info, "cupti", "inline"));
 	a->slack = info && gt_file_info__has_option(info, "cupti", "inline") ? AZ_SLACK_INLINE_NS
@@ -963,6 +966,28 @@ int az__finish_acc(struct analyze *a, struct az_acc *acc, uint64_t end)
 	return rc;
 }
 
+/* The trace's GPUs differ in SMs, or not all of theirs are known: which
+ * count small_grid used. NULL when out of memory. */
+static const char *sms_note(struct analyze *a)
+{
+	const struct gt_gpu_sms *g = &a->sms;
+	uint32_t unknown = g->gpus - g->known;
+	char list[GT_GPU_SMS_MAX * 12 + 32] = "";
+	size_t n = 0;
+
+	if (g->ndistinct == 1)
+		return az_store__printf(&a->store, "the SM count of %u of %u GPUs is not known: "
+					"small_grid uses the others' %u; give --sms N", unknown, g->gpus,
+					g->min);
+	for (uint32_t i = 0; i < g->ndistinct; i++)
+		n += snprintf(list + n, sizeof(list) - n, "%s%u", i ? ", " : "", g->distinct[i]);
+	if (unknown)
+		snprintf(list + n, sizeof(list) - n, "; %u GPU%s not known", unknown,
+			 unknown == 1 ? "" : "s");
+	return az_store__printf(&a->store, "GPUs of different SM counts (%s): small_grid uses %u; "
+				"give --sms N", list, g->min);
+}
+
 /* What the figures of the result rest on, and the sampled flags. */
 static int add_notes(struct analyze *a, struct analyze_result *r)
 {
@@ -1002,6 +1027,8 @@ static int add_notes(struct analyze *a, struct analyze_result *r)
 		r->notes[n++] = az_store__printf(&a->store, "the trace does not say how many SMs the "
 						 "GPU has: small_grid assumes %u (give --sms N)",
 						 AZ_SM_ASSUMED);
+	else if (launches && (a->sms.ndistinct > 1 || a->sms.known < a->sms.gpus))
+		r->notes[n++] = sms_note(a);
 	if (!a->sched)
 		r->notes[n++] = "no scheduler records: time outside CUDA is not split into on- and "
 				"off-CPU (record with --trace including sched)";

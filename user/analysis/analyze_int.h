@@ -232,7 +232,8 @@ struct az_store {
 struct analyze {
 	struct analyze_opts o;
 	uint32_t sm_count;		/* the SM count grids are judged against */
-	bool sm_assumed;
+	bool sm_assumed;		/* neither --sms nor the trace said: AZ_SM_ASSUMED */
+	struct gt_gpu_sms sms;		/* what the trace says (no --sms) */
 	bool merged;			/* cupti=merged */
 	bool gpu_trace;			/* cupti=merged or inline: GPU records may come */
 	uint64_t slack;

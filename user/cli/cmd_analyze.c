@@ -17,8 +17,8 @@ static const struct argp_option analyze_options[] = {
 	{ "range", OPT_RANGE, "N", 0, "Only capture range N (its process, its start to its end); "
 	  "wN: light-mode window N (every process); N is window N in a trace of windows and no "
 	  "ranges", 0 },
-	{ "sms", OPT_SMS, "N", 0, "The GPU's number of SMs, for small_grid (default: assumed "
-	  "40, fewer blocks than any current data-center GPU has SMs)", 0 },
+	{ "sms", OPT_SMS, "N", 0, "The GPU's number of SMs, for small_grid (default: the trace's, "
+	  "from NVML at recording, the smallest GPU's when they differ; else assumed 40)", 0 },
 	{ "format", OPT_FORMAT, "FORMAT", 0, "table (default), json or md", 0 },
 	{ "output", 'o', "OUT", 0, "Write to OUT (default: stdout, also -)", 0 },
 	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace an output file that exists", 0 },
