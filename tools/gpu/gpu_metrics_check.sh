@@ -17,7 +17,11 @@
 #     the GPU's work in a sample's interval, so cuBLAS's ~1 us workspace set
 #     before each GEMM does not hide it): a kernel row whose tensor_active
 #     mean is 50 % or more (the GEMM's), the top rows as INFO;
-#   - the sampler's CPU time from the recorder's summary line (INFO).
+#   - the sampler's CPU time from the recorder's summary line (INFO);
+#   - GPU 0's SM count in the header (gpu_metrics_dev0_sms, from NVML's
+#     nvmlDeviceGetAttributes_v2) equal to what CUDA says (PyTorch's
+#     multi_processor_count: 132 on the H200), and analyze of the recording
+#     without --sms judging grids against it (not the assumed 40).
 # Usage: tools/gpu/gpu_metrics_check.sh [OUTDIR] (default a new directory
 # under /tmp); GTRACE=./gtrace-bpf, CUPTI_LIB=the agent (default: built here
 # with tools/gpu/build_agent.sh; none: the sole-occupancy check is skipped
@@ -123,4 +127,21 @@ pass=$((pass + $(grep -c '^PASS' "$OUT/checks.txt")))
 fail=$((fail + $(grep -c '^FAIL' "$OUT/checks.txt")))
 [ -s "$OUT/checks.txt" ] || line FAIL "the checks of the dump did not run (python3: see above)"
 line INFO "sampler: $(grep -o "the sampler's threads used .*" "$OUT/record.err" | head -n 1)"
+
+sms=$("$GTRACE" dump --summary "$OUT/phases.gtrace" 2>/dev/null | grep -o 'gpu_metrics_dev0_sms=[0-9]*' | cut -d= -f2)
+cuda_sms=$(python3 -c 'import torch; print(torch.cuda.get_device_properties(0).multi_processor_count)' 2>/dev/null)
+if [ -z "$sms" ]; then
+	line FAIL "SM count: the header has no gpu_metrics_dev0_sms (NVML's nvmlDeviceGetAttributes_v2 gave none on this driver); CUDA says ${cuda_sms:-?}"
+else
+	[ "$sms" = "$cuda_sms" ] && r=PASS || r=FAIL
+	line $r "SM count: the header's gpu_metrics_dev0_sms=$sms, CUDA's multi_processor_count ${cuda_sms:-?}"
+fi
+"$GTRACE" analyze "$OUT/phases.gtrace" --format json > "$OUT/analyze.json" 2> "$OUT/analyze.err"
+got=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+p = [s["parallelism"] for s in d["scopes"] if s.get("parallelism")]
+print("%s %s" % (p[0]["sm_count"], str(p[0]["sm_assumed"]).lower()) if p else "none")
+print("; ".join(n for n in d["notes"] if "SM" in n) or "no note on SMs")' "$OUT/analyze.json" 2>/dev/null)
+[ -n "$sms" ] && [ "$(head -n 1 <<< "$got")" = "$sms false" ] && r=PASS || r=FAIL
+line $r "SM count: analyze without --sms judged grids against $(head -n 1 <<< "$got") (SMs, assumed); $(tail -n 1 <<< "$got")"
 finish
