@@ -26,7 +26,9 @@
 # mode (no utilization, GPM refused); GTRACE_MOCK_NVML_PROCS=FILE: lines "D
 # PID BYTES", the processes listed; GTRACE_MOCK_NVML_PROCS_DELAY_MS: a
 # listing's extra time; SM counts 132 (GPU 0) and 114 (GPU 1),
-# GTRACE_MOCK_NVML_SMS=A,B scripts them ("-": the query fails).
+# GTRACE_MOCK_NVML_SMS=A,B scripts them ("-": the query fails);
+# GTRACE_MOCK_NVML_IDLE=1: utilization 0 at the odd calls, and the GPM
+# activity metrics 0 after them (test_analyze's).
 REQUIRES="root jq mock gtrace python3"
 . "$(dirname "$0")/lib.sh"
 

@@ -26,6 +26,9 @@
  * also in MIG mode; GTRACE_MOCK_NVML_SMS=LIST, comma-separated per GPU from
  * 0: that count, "-" the call fails (NVML_ERROR_NOT_SUPPORTED), an empty
  * entry or one past the list the default.
+ * GTRACE_MOCK_NVML_IDLE=1: the GPUs are idle at their odd utilization calls
+ * (utilization 0), and a GPM sample taken after an idle reading gives 0 for
+ * the activity metrics (SM, occupancy, tensor, FP, integer, DRAM).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +44,7 @@ struct mock_dev {
 	int index;
 	unsigned long util_calls;
 	int lost;
+	int idle;		/* its latest utilization read 0 (GTRACE_MOCK_NVML_IDLE) */
 };
 
 static struct mock_dev devs[MAXDEV];
@@ -177,6 +181,9 @@ API nvmlabi_return_t nvmlDeviceGetUtilizationRates(nvmlabi_device_t d, nvmlabi_u
 		return ERROR_UNKNOWN;
 	u->gpu = 10 * (unsigned int)(k % 4 + 1) + (unsigned int)m->index;
 	u->memory = 25;
+	m->idle = getenv("GTRACE_MOCK_NVML_IDLE") && k % 2;
+	if (m->idle)
+		u->gpu = u->memory = 0;
 	return NVMLABI_SUCCESS;
 }
 
@@ -235,6 +242,7 @@ API nvmlabi_return_t nvmlDeviceGetCurrentClocksEventReasons(nvmlabi_device_t d, 
 /* GPM: a sample is a counter of which call took it; the metrics are fixed */
 struct nvmlGpmSample_st {
 	int taken;
+	int idle;		/* taken while its GPU was idle */
 };
 
 API nvmlabi_return_t nvmlGpmQueryDeviceSupport(nvmlabi_device_t d, nvmlabi_gpm_support_t *s)
@@ -264,6 +272,7 @@ API nvmlabi_return_t nvmlGpmSampleGet(nvmlabi_device_t d, nvmlabi_gpm_sample_t s
 	if (dev_of(d)->index % 2 || mig(dev_of(d)))
 		return NVMLABI_ERROR_NOT_SUPPORTED;
 	((struct nvmlGpmSample_st *)s.handle)->taken = 1;
+	((struct nvmlGpmSample_st *)s.handle)->idle = dev_of(d)->idle;
 	return NVMLABI_SUCCESS;
 }
 
@@ -300,7 +309,16 @@ API nvmlabi_return_t nvmlGpmMetricsGet(nvmlabi_gpm_metrics_get_t *m)
 	    !((struct nvmlGpmSample_st *)m->sample2.handle)->taken || m->sample1.handle == m->sample2.handle)
 		return 2;
 	for (i = 0; i < m->num_metrics; i++) {
-		m->metrics[i].value = gpm_value(m->metrics[i].metric_id, &ok);
+		unsigned int id = m->metrics[i].metric_id;
+
+		m->metrics[i].value = gpm_value(id, &ok);
+		/* the activity of an interval that ends idle */
+		if (((struct nvmlGpmSample_st *)m->sample2.handle)->idle &&
+		    (id == NVMLABI_GPM_SM_UTIL || id == NVMLABI_GPM_SM_OCCUPANCY ||
+		     id == NVMLABI_GPM_ANY_TENSOR_UTIL || id == NVMLABI_GPM_FP16_UTIL ||
+		     id == NVMLABI_GPM_FP32_UTIL || id == NVMLABI_GPM_FP64_UTIL ||
+		     id == NVMLABI_GPM_INTEGER_UTIL || id == NVMLABI_GPM_DRAM_BW_UTIL))
+			m->metrics[i].value = 0;
 		m->metrics[i].ret = ok ? NVMLABI_SUCCESS : NVMLABI_ERROR_NOT_SUPPORTED;
 	}
 	return NVMLABI_SUCCESS;
