@@ -4,7 +4,7 @@
  * trace file, for the integration test of `gtrace-bpf analyze`
  * (tests/integration/test_analyze.sh).
  *
- *   az_fixture [--no-gpu] [--launch-exit] [--unlink N] SCENARIO OUT
+ *   az_fixture [--no-gpu] [--launch-exit] [--unlink N] [--gpu-metrics HZ] SCENARIO OUT
  *
  * The trace is what a recording with --trace cuda,sched and --cupti would
  * hold once merged (options "trace=cuda,sched cupti=merged"; --no-gpu: no
@@ -12,7 +12,9 @@
  * process' first record.  --unlink N makes every N-th GPU record unlinked,
  * as the merger writes those: after every other record, with the others of
  * the tail (here, each unlinked record's GPU API record), by time, then the
- * merger's stats.  SCENARIO no_calls is a process that made no CUDA call.
+ * merger's stats.  --gpu-metrics HZ: the header says the GPU metrics were
+ * sampled at HZ, from two GPUs, the first with GPM (the gpum_ scenarios'
+ * records).  SCENARIO no_calls is a process that made no CUDA call.
  * Prints "OUT: N records".
  */
 #include <errno.h>
@@ -104,8 +106,11 @@ int main(int argc, char **argv)
 		{ "no-gpu", no_argument, NULL, 'n' },
 		{ "launch-exit", no_argument, NULL, 'x' },
 		{ "unlink", required_argument, NULL, 'u' },
+		{ "gpu-metrics", required_argument, NULL, 'g' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char options[256];
+	unsigned long hz = 0;
 	struct sink k = { 0 };
 	bool gpu = true, launch_exit = false;
 	struct gt_merge_stats ms;
@@ -118,11 +123,13 @@ int main(int argc, char **argv)
 		case 'n': gpu = false; break;
 		case 'x': launch_exit = true; break;
 		case 'u': k.unlink = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'g': hz = strtoul(optarg, NULL, 10); break;
 		default: return 2;
 		}
 	}
 	if (argc - optind != 2) {
-		fprintf(stderr, "usage: az_fixture [--no-gpu] [--launch-exit] [--unlink N] SCENARIO OUT\n");
+		fprintf(stderr, "usage: az_fixture [--no-gpu] [--launch-exit] [--unlink N] [--gpu-metrics HZ] "
+			"SCENARIO OUT\n");
 		return 2;
 	}
 	struct gt_file_info info = {
@@ -135,6 +142,12 @@ int main(int argc, char **argv)
 	if (launch_exit)
 		info.options = gpu ? "trace=cuda,sched launch_exit=1 cupti=merged" :
 				     "trace=cuda,sched launch_exit=1";
+	if (hz) {
+		/* the masks of a GPU with GPM and one without, as the recorder probes them */
+		snprintf(options, sizeof(options), "%s gpu_metrics=%lu gpu_metrics_devs=2 "
+			 "gpu_metrics_dev0=0xffff03ff gpu_metrics_dev1=0x3ff", info.options, hz);
+		info.options = options;
+	}
 	rc = trace_writer__create(argv[optind + 1], &info, &(struct trace_writer_opts){ .force = true },
 				  &k.w);
 	if (rc) {

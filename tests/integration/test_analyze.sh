@@ -383,10 +383,25 @@ t_mock_ranges() {
 	grep -q 'has no capture range 7' "$T/r7.err" || err "--range 7: $(cat "$T/r7.err")"
 }
 
+# busy_rounds DUMP START: "BUSY IDLE" GPU metric samples of the dump with
+# GPU activity (tensor_active) from START to 20 ms after the process' exit,
+# told by the utilization of the same GPU at the same time (above 0: busy)
+busy_rounds() {
+	jq -s -r --argjson s "$2" '
+		([.[] | select(.type == "process" and .event == "exit")][0].ts) as $e |
+		[.[] | select(.type == "gpu_metric" and .ts >= $s and .ts <= $e + 20000000)] as $m |
+		($m | map(select(.metric == "gpu_util") | {key: "\(.device) \(.ts)", value: (.value | tonumber)})
+		 | from_entries) as $u |
+		[$m[] | select(.metric == "tensor_active") | $u["\(.device) \(.ts)"]] |
+		"\(map(select(. > 0)) | length) \(map(select(. == 0)) | length)"' "$1"
+}
+
 # Without GPU records, the GPU metric samples of --gpu-metrics (the mock
 # NVML: two GPUs, utilization 10 * (k % 4 + 1) + d at call k, GPU 0's tensor
 # pipes at 87.125 %, DRAM at 15.75 %) give the busy time: the mean of the
-# utilization samples in the process' time, labelled device-wide.
+# utilization samples in the process' time, labelled device-wide; the
+# activity means are of the samples in which the GPU was busy (here all:
+# the utilization is never 0), GPM's at about 10 Hz.
 t_metrics() {
 	local nvml=$MOCK_DIR/nvml/libnvidia-ml.so.1 want
 	[ -f "$nvml" ] || fatal "no mock NVML at $nvml (make mock)"
@@ -403,9 +418,67 @@ t_metrics() {
 		 | (.value | tonumber) * 1000000 | round] | "\(length) \(add / length | floor)"' "$T/m.dump")
 	expect "utilization samples and their mean (micro-%)" "$(q "$T/m.json" '"\(.gpu.util_samples) \(.gpu.util_pct | tonumber * 1000000 | round)"')" "$want"
 	expect "tensor and DRAM means (GPU 0's)" "$(q "$T/m.json" '"\(.work.tensor_pct) \(.work.dram_pct)"')" "87.125 15.75"
+	want=$(busy_rounds "$T/m.dump" "$(q "$T/m.json" .start_ns)")
+	expect "busy and idle samples of GPU activity" \
+		"$(q "$T/m.json" '"\(.work.metric_samples) \(.work.metric_idle_samples)"')" "$want"
+	expect "metric basis and rate" "$(q "$T/m.json" '"\(.work.metric_basis) \(.work.metric_hz)"')" "busy 50"
 	expect "bound" "$(q "$T/m.json" .work.bound)" host
 	q "$T/m.json" .answers.busy | grep -q 'device-wide GPU utilization' ||
 		err "the busy answer does not say it is device-wide: $(q "$T/m.json" .answers.busy)"
+	q "$T/m.json" .answers.bound | grep -q "GPU metrics over the ${want% *} samples in which the GPU was busy: tensor pipes active 87.1 %, DRAM bandwidth 15.8 % of its peak (device-wide, sampled at about 10 Hz)" ||
+		err "the bound answer does not give the busy samples' means: $(q "$T/m.json" .answers.bound)"
+}
+
+# The mock NVML idle at every other reading (GTRACE_MOCK_NVML_IDLE=1: its GPM
+# activity 0 after an idle one): the tensor and DRAM means are those of the
+# samples in which GPU 0 was busy (87.125 and 15.75 %), not diluted by the
+# idle ones; their count is the dump's samples with the utilization above 0
+# at the same GPU and time.
+t_metrics_idle() {
+	local nvml=$MOCK_DIR/nvml/libnvidia-ml.so.1 want busy idle
+	[ -f "$nvml" ] || fatal "no mock NVML at $nvml (make mock)"
+	GT_LIBCUDA=$MOCK_LIB GTRACE_NVML_LIB=$nvml GTRACE_MOCK_NVML_IDLE=1 "$GTRACE" --libcuda "$MOCK_LIB" \
+		--gpu-metrics=10 -o "$T/mi.gtrace" -- "$WORKLOAD" --flood 2 --rate 200 > "$T/mi.out" 2> "$T/mi.err" ||
+		fatal "recording with --gpu-metrics failed: $(tail -n 3 "$T/mi.err" | tr '\n' '|')"
+	analyze "$T/mi.json" "$T/mi.gtrace" --format json
+	dump_trace "$T/mi.gtrace" "$T/mi.dump"
+	want=$(busy_rounds "$T/mi.dump" "$(q "$T/mi.json" .start_ns)")
+	read -r busy idle <<< "$want"
+	# the check needs both kinds, and enough busy ones for the means
+	[ "$busy" -ge 3 ] && [ "$idle" -ge 1 ] || fatal "the recording has $busy busy and $idle idle samples with GPM: expected >= 3 and >= 1"
+	expect "busy and idle samples of GPU activity" \
+		"$(q "$T/mi.json" '"\(.work.metric_samples) \(.work.metric_idle_samples)"')" "$want"
+	expect "tensor and DRAM means of the busy samples" \
+		"$(q "$T/mi.json" '"\(.work.tensor_pct) \(.work.dram_pct) \(.work.sm_pct)"')" "87.125 15.75 50.5"
+	q "$T/mi.json" .answers.bound | grep -q "GPU metrics over the $busy samples in which the GPU was busy: tensor pipes active 87.1 %, DRAM bandwidth 15.8 % of its peak (device-wide, sampled at 10 Hz)" ||
+		err "the bound answer does not give the busy samples' means: $(q "$T/mi.json" .answers.bound)"
+}
+
+# Fixtures (az_scenarios.h gpum_alternate, gpum_few) without GPU records:
+# busy and idle samples alternating give the busy ones' exact means and
+# count, and the compute verdict they support; two busy samples are too few:
+# no figures, in the text, the JSON and the verdict.
+t_fixture_metrics() {
+	local j=$T/gpum_alternate.json
+	fixture gpum_alternate --no-gpu --gpu-metrics 10
+	analyze "$j" "$T/gpum_alternate.gtrace" --format json
+	analyze "$T/gpum_alternate.txt" "$T/gpum_alternate.gtrace"
+	expect "utilization samples and mean" "$(q "$j" '"\(.gpu.util_samples) \(.gpu.util_pct)"')" "20 75"
+	expect "activity means, samples, idle, basis, rate" \
+		"$(q "$j" '.work | "\(.tensor_pct) \(.dram_pct) \(.sm_pct) \(.metric_samples) \(.metric_idle_samples) \(.metric_basis) \(.metric_hz)"')" \
+		"44 12 64 5 5 busy 10"
+	expect "bound" "$(q "$j" .work.bound)" compute
+	grep -qF "What bounds it:  Compute-bound, as far as the GPU metrics show: utilization 75 %; GPU metrics over the 5 samples in which the GPU was busy: tensor pipes active 44.0 %, DRAM bandwidth 12.0 % of its peak (device-wide, sampled at 10 Hz) (no GPU records: record with --cupti for what ran)." "$T/gpum_alternate.txt" ||
+		err "the table's answer: $(grep 'What bounds it' "$T/gpum_alternate.txt")"
+	j=$T/gpum_few.json
+	fixture gpum_few --no-gpu --gpu-metrics 10
+	analyze "$j" "$T/gpum_few.gtrace" --format json
+	expect "too few: figures, samples, idle" \
+		"$(q "$j" '.work | "\(.tensor_pct) \(.dram_pct) \(.sm_pct) \(.metric_samples) \(.metric_idle_samples)"')" \
+		"null null null 2 4"
+	expect "too few: bound" "$(q "$j" .work.bound)" kernels
+	expect "too few: the answer" "$(q "$j" .answers.bound)" \
+		"GPU-bound, as far as the GPU metrics show (no tensor or DRAM figures to tell compute from memory): utilization 67 %; GPU metrics: too few samples while the GPU was busy (2) to say (no GPU records: record with --cupti for what ran)."
 }
 
 add_case t_fixture_findings "planted patterns: exactly their findings, a clean trace none"
@@ -418,6 +491,8 @@ add_case t_same_numbers "analyze's figures are stats' where both have one"
 add_case t_bad_input "bad input: one line, status 1 or 2"
 add_case t_export_findings "export --findings: a lane per rule, with its examples"
 add_case t_metrics "without GPU records: the busy time from --gpu-metrics' samples (mock NVML)"
+add_case t_metrics_idle "GPU activity means over the samples in which the GPU was busy (mock NVML idle half the time)"
+add_case t_fixture_metrics "GPU activity means: busy and idle samples alternating; too few busy ones"
 add_case t_mock_clean "mock workload, GPU kept busy: no findings, busy exact"
 add_case t_mock_sync_loop "mock workload, a sync after every launch"
 add_case t_mock_dtoh_loop "mock workload, a blocking DtoH copy after every launch"

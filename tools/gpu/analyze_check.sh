@@ -76,6 +76,9 @@ print("%s analyze %s: want %s; got bound %s, findings [%s]; GPU busy %.1f %% of 
       w["kernel_median_ns"], w["launches"], s["parallelism"]["sm_count"], wl["count"], wl["wall_s"]))
 for q in ("busy", "bound", "parallelism"):
     print("INFO   %s: %s" % (q, s["answers"][q]))
+print("INFO   GPU metrics: %s samples (%s), %s idle left out, at %s Hz: tensor %s, DRAM %s, SM %s %%" % (
+      w["metric_samples"], w["metric_basis"], w["metric_idle_samples"], w["metric_hz"],
+      w["tensor_pct"], w["dram_pct"], w["sm_pct"]))
 for f in s["findings"]:
     print("INFO   [%s] %s: %s" % (f["severity"], f["id"], f["summary"]))
 sys.exit(0 if ok else 1)

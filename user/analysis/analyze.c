@@ -831,9 +831,9 @@ int analyze__other(void *ctx, const struct gt_hdr *rec)
 
 		/* the recorder's, device-wide; written up to a poll interval
 		 * after they were taken: no position */
-		if (!gt_rec__size_ok(rec) || m->metric == GT_GPUM_PROC_MEM)
-			return 0;
-		return az_metric(a, rec->ts, m->device, m->metric, m->value_micro);
+		if (gt_rec__size_ok(rec) && m->metric != GT_GPUM_PROC_MEM)
+			az_metric(a, rec->ts, m->device, m->metric, m->value_micro);
+		return 0;
 	}
 	default:
 		pos_at(a, rec->ts);
@@ -862,30 +862,102 @@ int analyze__other(void *ctx, const struct gt_hdr *rec)
 /* GPU metrics (GT_REC_GPU_METRIC, --gpu-metrics): the means of question 1
  * (utilization) and 2 (tensor, DRAM, SM activity).  Device-wide: every
  * process seen takes the samples from its first record to its exit (and
- * AZ_SLACK_NS after, or to the trace's end when it did not exit). */
-int az_metric(struct analyze *a, uint64_t ts, uint32_t device, uint32_t metric, int64_t micro)
+ * AZ_SLACK_NS after, or to the trace's end when it did not exit).
+ *
+ * A sample is one GPU's sampling round.  The sampler reads a GPU's
+ * utilization, its other basic metrics, then its GPM metrics, gives them
+ * all the round's time and queues them at once (user/record/gpu_metrics.c,
+ * read_dev); the recorder writes the queue in order from its loop, a merged
+ * trace keeps the recording's order and analyze_read feeds it in file
+ * order.  So a GPU's round is a run of records of one time, among other
+ * GPUs' rounds and the other thread's process-memory records: a GPU's
+ * sample is complete when a record of that GPU with another time comes (or
+ * the end), whatever the order within the round.  One sample per GPU is
+ * held, nothing more.
+ *
+ * Every sample's utilization counts (the busy fraction counts the idle
+ * time); the activity only of the samples in which the GPU was busy (its
+ * utilization above 0), as a short program's samples are mostly of idle
+ * time, whose zeros say nothing of its work.  Samples without a
+ * utilization are kept apart: they stand in when the scope has no
+ * utilization at all (a GPU or NVML without it). */
+static void msample_apply(struct analyze *a, const struct az_msample *m)
 {
-	(void)device;
+	const uint32_t act = (1u << AZ_M_SM) | (1u << AZ_M_TENSOR) | (1u << AZ_M_DRAM);
+	bool util = m->have & (1u << AZ_M_UTIL);
+
+	if (!m->have)
+		return;
 	for (uint32_t i = 0; i < a->procs.cap; i++) {
 		struct az_proc *p = a->procs.s[i].v;
 		struct az_acc *acc;
+		struct az_msum *sum;
 
 		if (!a->procs.s[i].used || !p->seen)
 			continue;
 		acc = p->whole;
 		/* from its first record to its exit (samples of the time before
 		 * it come after it, up to a poll interval late) */
-		if (ts < acc->start || (p->exit_ts && ts > p->exit_ts + a->slack))
+		if (m->ts < acc->start || (p->exit_ts && m->ts > p->exit_ts + a->slack))
 			continue;
-		switch (metric) {
-		case GT_GPUM_GPU_UTIL: acc->m_util += micro; acc->m_util_n++; break;
-		case GT_GPUM_SM_ACTIVE: acc->m_sm += micro; acc->m_sm_n++; break;
-		case GT_GPUM_TENSOR_ACTIVE: acc->m_tensor += micro; acc->m_tensor_n++; break;
-		case GT_GPUM_DRAM_BW: acc->m_dram += micro; acc->m_dram_n++; break;
-		default: break;
+		if (util) {
+			acc->m_util += m->v[AZ_M_UTIL];
+			acc->m_util_n++;
 		}
+		if (!(m->have & act))
+			continue;
+		if (util && m->v[AZ_M_UTIL] <= 0) {
+			acc->m_idle++;
+			continue;
+		}
+		sum = util ? &acc->m_busy : &acc->m_nogate;
+		sum->samples++;
+		for (int k = AZ_M_SM; k < AZ_M__COUNT; k++)
+			if (m->have & (1u << k)) {
+				sum->sum[k] += m->v[k];
+				sum->n[k]++;
+			}
 	}
-	return 0;
+}
+
+void az_metric(struct analyze *a, uint64_t ts, uint32_t device, uint32_t metric, int64_t micro)
+{
+	struct az_msample *m;
+	uint32_t i;
+	int k;
+
+	for (i = 0; i < a->nmsamp && a->msamp[i].device != device; i++)
+		;
+	if (i == a->nmsamp) {
+		if (i == AZ_METRIC_DEVS) {
+			a->msamp_over++;
+			return;
+		}
+		a->msamp[a->nmsamp++] = (struct az_msample){ .device = device, .ts = ts };
+	}
+	m = &a->msamp[i];
+	/* any record of the GPU at another time begins its next round */
+	if (m->ts != ts) {
+		msample_apply(a, m);
+		*m = (struct az_msample){ .device = device, .ts = ts };
+	}
+	switch (metric) {
+	case GT_GPUM_GPU_UTIL: k = AZ_M_UTIL; break;
+	case GT_GPUM_SM_ACTIVE: k = AZ_M_SM; break;
+	case GT_GPUM_TENSOR_ACTIVE: k = AZ_M_TENSOR; break;
+	case GT_GPUM_DRAM_BW: k = AZ_M_DRAM; break;
+	default: return;
+	}
+	m->v[k] = micro;
+	m->have |= 1u << k;
+}
+
+void az_metric__flush(struct analyze *a)
+{
+	for (uint32_t i = 0; i < a->nmsamp; i++) {
+		msample_apply(a, &a->msamp[i]);
+		a->msamp[i].have = 0;
+	}
 }
 
 /* ---- life ------------------------------------------------------------------- */
@@ -909,6 +981,7 @@ struct analyze *analyze__new(const struct analyze_opts *o, const struct gt_file_
 	a->slack = info && gt_file_info__has_option(info, "cupti", "inline") ? AZ_SLACK_INLINE_NS
 									   : AZ_SLACK_NS;
 	a->trace_start = info ? info->start_ts : 0;
+	a->gpum_hz = (uint32_t)gt_file_info__option_u64(info, "gpu_metrics");
 	/* the scheduler records' absence means no time off-CPU only when
 	 * they were recorded */
 	if (info) {
@@ -992,7 +1065,7 @@ static const char *sms_note(struct analyze *a)
 static int add_notes(struct analyze *a, struct analyze_result *r)
 {
 	uint64_t late = 0, dropped = 0;
-	bool gpu = false, entry_only = false, launches = false;
+	bool gpu = false, metrics = false, entry_only = false, launches = false;
 	const char *sampled = NULL;
 	char note[320];
 	int n = 0;
@@ -1009,6 +1082,7 @@ static int add_notes(struct analyze *a, struct analyze_result *r)
 		if (s->sampled && !sampled && !(sampled = az_store__keep(&a->store, note)))
 			return -ENOMEM;
 		gpu |= s->gpu.source == AZ_BUSY_GPU_RECORDS;
+		metrics |= s->gpu.source == AZ_BUSY_GPU_METRICS;
 		late += s->gpu.late;
 		launches |= s->work.launches > 0;
 		entry_only |= s->work.launches && !s->work.launch_median_ns;
@@ -1017,6 +1091,9 @@ static int add_notes(struct analyze *a, struct analyze_result *r)
 		if (a->procs.s[i].used)
 			dropped += ((struct az_proc *)a->procs.s[i].v)->waits_dropped;
 	r->notes[n++] = gpu ? "GPU busy and idle time from the GPU records (CUPTI) of a merged trace"
+			    : metrics ? "no GPU records: GPU busy time is the mean GPU utilization of "
+					"the GPU metric samples (device-wide, sampled), else estimated "
+					"from the host's waits (record with --cupti to measure it)"
 			    : "no GPU records: GPU busy time is estimated from the host's waits "
 			      "(record with --cupti to measure it)";
 	if (entry_only)
@@ -1047,6 +1124,10 @@ static int add_notes(struct analyze *a, struct analyze_result *r)
 						 (unsigned long long)az_nccl__unmatched(a));
 	if (sampled && n < 7)
 		r->notes[n++] = sampled;
+	if (a->msamp_over && n < 7)
+		r->notes[n++] = az_store__printf(&a->store, "%llu GPU metric records of GPUs beyond "
+						 "the first %u were left out",
+						 (unsigned long long)a->msamp_over, AZ_METRIC_DEVS);
 	for (int i = 0; i < n; i++)
 		if (!r->notes[i])
 			return -ENOMEM;
@@ -1062,6 +1143,7 @@ int analyze__finish(struct analyze *a, uint64_t end_ts, struct analyze_result **
 	*out = NULL;
 	if (!rc)
 		rc = az_gpu__drain(a, UINT64_MAX);
+	az_metric__flush(a);
 	capture_spans__finish(a->spans, end_ts > a->pos ? end_ts : a->pos);
 	for (uint32_t i = 0; i < a->procs.cap && !rc; i++) {
 		struct az_proc *p = a->procs.s[i].v;

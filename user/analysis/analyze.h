@@ -246,8 +246,15 @@ struct az_work {
 					 * with no other call between them */
 	uint32_t nkernels;		/* entries of top */
 	struct az_kernel top[AZ_TOP_KERNELS];	/* by GPU time, highest first */
-	/* GPU metrics (device-wide): means in % * 1e6, -1 when not sampled */
+	/* GPU metrics (device-wide, sampled): means in % * 1e6 over the
+	 * samples in which the GPU was busy (its utilization above 0 at that
+	 * time; every sample when the scope has no utilization: metric_all);
+	 * -1 when not sampled or with fewer than 3 such samples */
 	int64_t tensor_micro, dram_micro, sm_micro;
+	uint64_t metric_samples;	/* the samples the means are (or would be) over */
+	uint64_t metric_idle;		/* samples left out: the GPU idle (utilization 0) */
+	bool metric_all;		/* no utilization to tell busy from idle: every sample */
+	uint32_t metric_hz;		/* the sampling rate (the trace header's), 0 unknown */
 	enum az_bound bound;
 };
 

@@ -30,6 +30,32 @@
 #define AZ_SLACK_NS		20000000ull
 #define AZ_SLACK_INLINE_NS	2500000000ull
 #define AZ_WAITS_KEPT		65536		/* closed waits kept per process for the gaps */
+#define AZ_METRIC_DEVS		64		/* GPUs whose metric samples are told apart (the
+						 * recorder samples 64 at most) */
+#define AZ_METRIC_MIN		3		/* samples the activity means need, else no figures */
+
+/* The metrics of a GPU metric sample analyze uses (GT_REC_GPU_METRIC ids
+ * GT_GPUM_GPU_UTIL, _SM_ACTIVE, _TENSOR_ACTIVE, _DRAM_BW). */
+enum az_mid { AZ_M_UTIL, AZ_M_SM, AZ_M_TENSOR, AZ_M_DRAM, AZ_M__COUNT };
+
+/* One GPU's sample being read: the records of one sampling round of one
+ * GPU share its time and come one after the other (the sampler queues a
+ * GPU's round at once, the recorder writes the queue in order: see
+ * az_metric); the sample is judged when that GPU's next round begins, or
+ * at the end. */
+struct az_msample {
+	uint32_t device;
+	uint64_t ts;
+	uint32_t have;			/* bits (1 << enum az_mid) of v[] read */
+	int64_t v[AZ_M__COUNT];		/* micro-units */
+};
+
+/* Activity means' sums: of the samples that gave any of SM, tensor, DRAM. */
+struct az_msum {
+	uint64_t samples;
+	uint64_t n[AZ_M__COUNT];	/* AZ_M_SM .. AZ_M_DRAM used */
+	int64_t sum[AZ_M__COUNT];
+};
 
 /* The best few examples of a finding by value. */
 struct az_top {
@@ -186,9 +212,15 @@ struct az_acc {
 	struct hmap waited_for;		/* (pid, 0) -> struct az_waited: whom it waited for */
 	struct az_top nccl_wait_top;	/* its longest waits in collectives */
 	struct az_top nccl_last_top;	/* the collectives it came to last, by the others' waits */
-	/* GPU metrics (GT_REC_GPU_METRIC): sums of the samples in the scope */
-	uint64_t m_util_n, m_tensor_n, m_dram_n, m_sm_n;
-	int64_t m_util, m_tensor, m_dram, m_sm;
+	/* GPU metrics (GT_REC_GPU_METRIC), by sample (one GPU's round) in the
+	 * scope: the utilization of every sample (the busy fraction counts the
+	 * idle ones); the activity of the samples in which the GPU was busy
+	 * (its utilization above 0), and of those without a utilization (used
+	 * only when the scope has none at all) */
+	uint64_t m_util_n;
+	int64_t m_util;
+	struct az_msum m_busy, m_nogate;
+	uint64_t m_idle;		/* samples with activity left out: utilization 0 */
 };
 
 /* A process. */
@@ -265,6 +297,10 @@ struct analyze {
 	struct hmap nccl_gpu;		/* (hash(NCCL call's entry, tid), pid) -> uint64_t: the
 					 * earliest GPU start of the kernels launched inside
 					 * the open call (analyze_nccl.c) */
+	struct az_msample msamp[AZ_METRIC_DEVS];	/* per GPU, the sample being read */
+	uint32_t nmsamp;
+	uint64_t msamp_over;		/* metric records of GPUs beyond AZ_METRIC_DEVS: left out */
+	uint32_t gpum_hz;		/* the header's gpu_metrics=HZ, 0 unknown */
 	int err;			/* the first allocation failure */
 };
 
@@ -304,8 +340,10 @@ const char *az_store__printf(struct az_store *st, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void az_store__free(struct az_store *st);
 
-/* One GPU metric sample (GT_REC_GPU_METRIC): a metric of a device, the
+/* One GPU metric record (GT_REC_GPU_METRIC): a metric of a device, the
  * id the format's enum gt_gpu_metric_id, the value in micro-units. */
-int az_metric(struct analyze *a, uint64_t ts, uint32_t device, uint32_t metric, int64_t micro);
+void az_metric(struct analyze *a, uint64_t ts, uint32_t device, uint32_t metric, int64_t micro);
+/* Judges the samples still being read (at the end of the pass). */
+void az_metric__flush(struct analyze *a);
 
 #endif

@@ -195,6 +195,22 @@ static void fill_gpu(struct analyze *a, struct az_acc *acc, struct az_scope *s)
 	}
 }
 
+/* The activity means: over the busy samples, or every sample when the
+ * scope has no utilization; none from fewer than AZ_METRIC_MIN. */
+static void fill_metrics(const struct analyze *a, const struct az_acc *acc, struct az_work *w)
+{
+	const struct az_msum *m = acc->m_util_n ? &acc->m_busy : &acc->m_nogate;
+	bool enough = m->samples >= AZ_METRIC_MIN;
+
+	w->metric_samples = m->samples;
+	w->metric_idle = acc->m_idle;
+	w->metric_all = !acc->m_util_n && m->samples;
+	w->metric_hz = a->gpum_hz;
+	w->tensor_micro = enough ? mean_micro(m->sum[AZ_M_TENSOR], m->n[AZ_M_TENSOR]) : -1;
+	w->dram_micro = enough ? mean_micro(m->sum[AZ_M_DRAM], m->n[AZ_M_DRAM]) : -1;
+	w->sm_micro = enough ? mean_micro(m->sum[AZ_M_SM], m->n[AZ_M_SM]) : -1;
+}
+
 static void fill_cpu(struct analyze *a, struct az_acc *acc, struct az_cpu *c)
 {
 	c->sched = a->sched;
@@ -609,13 +625,42 @@ static const char *answer_busy(struct az_store *st, const struct az_scope *s)
 	}
 }
 
+/* "; GPU metrics over ..." for the answer of question 2: what the means
+ * are over and how often they were sampled; "" without GPM samples. */
+static void metrics_phrase(struct az_store *st, const struct az_work *w, char *buf, size_t len)
+{
+	char rate[48] = "";
+
+	buf[0] = '\0';
+	if (!w->metric_samples && !w->metric_idle)
+		return;
+	if (w->metric_samples < AZ_METRIC_MIN) {
+		snprintf(buf, len, "; GPU metrics: too few samples %s(%s) to say",
+			 w->metric_all ? "" : "while the GPU was busy ", N(w->metric_samples));
+		return;
+	}
+	/* the GPM figures come at about 10 Hz at most (NVML wants ~100 ms
+	 * between its samples: docs/FORMAT.md) */
+	if (w->metric_hz > 10)
+		snprintf(rate, sizeof(rate), " at about 10 Hz");
+	else if (w->metric_hz)
+		snprintf(rate, sizeof(rate), " at %u Hz", w->metric_hz);
+	snprintf(buf, len, "; GPU metrics over %s%s samples%s: tensor pipes active %s, DRAM "
+		 "bandwidth %s of its peak (device-wide, sampled%s)",
+		 w->metric_all ? "all " : "the ", N(w->metric_samples),
+		 w->metric_all ? " (no GPU utilization in the trace to tell busy samples from idle "
+				 "ones)" : " in which the GPU was busy",
+		 w->tensor_micro >= 0 ? az_store__printf(st, "%.1f %%", w->tensor_micro / 1e6) : "-",
+		 w->dram_micro >= 0 ? az_store__printf(st, "%.1f %%", w->dram_micro / 1e6) : "-", rate);
+}
+
 static const char *answer_bound(struct az_store *st, const struct az_scope *s)
 {
 	const struct az_gpu *g = &s->gpu;
 	const struct az_work *w = &s->work;
 	const struct az_cpu *c = &s->cpu;
 	uint64_t idle_in = 0, copy = 0, work;
-	char topk[320] = "", metrics[160] = "";
+	char topk[320] = "", metrics[320] = "";
 	bool is_call = false;
 
 	for (int k = AZ_IDLE_SUBMIT; k <= AZ_IDLE_OTHER; k++)
@@ -628,11 +673,7 @@ static const char *answer_bound(struct az_store *st, const struct az_scope *s)
 	if (w->nkernels)
 		snprintf(topk, sizeof(topk), " (top: %.200s, %s)", w->top[0].name,
 			 P(w->top[0].total_ns, work));
-	if (w->tensor_micro >= 0 || w->dram_micro >= 0)
-		snprintf(metrics, sizeof(metrics), "; GPU metrics: tensor pipes active %s, DRAM "
-			 "bandwidth %s of its peak (device-wide means)",
-			 w->tensor_micro >= 0 ? az_store__printf(st, "%.1f %%", w->tensor_micro / 1e6) : "-",
-			 w->dram_micro >= 0 ? az_store__printf(st, "%.1f %%", w->dram_micro / 1e6) : "-");
+	metrics_phrase(st, w, metrics, sizeof(metrics));
 	if (g->source == AZ_BUSY_GPU_METRICS) {
 		static const char *const what[] = {
 			[AZ_BOUND_HOST] = "Bound by the host, as far as the GPU metrics show: the GPU "
@@ -643,9 +684,13 @@ static const char *answer_bound(struct az_store *st, const struct az_scope *s)
 				"tensor pipes nor DRAM near their peak)",
 		};
 
+		const char *b = what[w->bound] ? what[w->bound] : "?";
+
+		if (w->bound == AZ_BOUND_KERNELS && w->tensor_micro < 0 && w->dram_micro < 0)
+			b = "GPU-bound, as far as the GPU metrics show (no tensor or DRAM figures to "
+			    "tell compute from memory)";
 		return az_store__printf(st, "%s: utilization %s%s (no GPU records: record with "
-					"--cupti for what ran).", what[w->bound] ? what[w->bound] : "?",
-					P(g->busy_ns, g->wall_ns), metrics);
+					"--cupti for what ran).", b, P(g->busy_ns, g->wall_ns), metrics);
 	}
 	/* kernels that say nothing of their class, judged by the GPU metrics */
 	if ((w->bound == AZ_BOUND_COMPUTE || w->bound == AZ_BOUND_MEMORY) &&
@@ -786,9 +831,7 @@ int az_rules__scope(struct analyze *a, struct az_acc *acc, struct az_scope *s)
 	s->work.launches = acc->launches;
 	s->work.launch_median_ns = loghist__median(&acc->launch_dur);
 	s->work.launch_gap_median_ns = loghist__median(&acc->launch_gap);
-	s->work.tensor_micro = mean_micro(acc->m_tensor, acc->m_tensor_n);
-	s->work.dram_micro = mean_micro(acc->m_dram, acc->m_dram_n);
-	s->work.sm_micro = mean_micro(acc->m_sm, acc->m_sm_n);
+	fill_metrics(a, acc, &s->work);
 	err = top_kernels(a, acc, &s->work);
 	if (err)
 		return err;

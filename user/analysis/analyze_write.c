@@ -11,7 +11,10 @@
  * "cpu": {...}, "work": {...}, "parallelism": {...}, "findings": [{"id",
  * "severity", "cost_ns", "cost_upper", "count", "summary", "fix",
  * "examples": [{"ts", "dur", "pid", "tid", "what"}]}]}]}; a figure that is
- * not known is null.  user/analysis/README.md lists every member.
+ * not known is null.  user/analysis/README.md defines the figures (the GPU
+ * metrics' work members: tensor_pct, dram_pct, sm_pct over metric_samples
+ * samples of metric_basis "busy" or "all", metric_idle_samples left out,
+ * metric_hz).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -230,6 +233,11 @@ static void json_scope(struct obuf *o, const struct az_scope *s)
 	j_micro(o, &f2, "tensor_pct", w->tensor_micro);
 	j_micro(o, &f2, "dram_pct", w->dram_micro);
 	j_micro(o, &f2, "sm_pct", w->sm_micro);
+	j_u64(o, &f2, "metric_samples", w->metric_samples);
+	j_u64(o, &f2, "metric_idle_samples", w->metric_idle);
+	j_str(o, &f2, "metric_basis", !w->metric_samples && !w->metric_idle ? NULL :
+				      w->metric_all ? "all" : "busy");
+	j_opt(o, &f2, "metric_hz", w->metric_hz, w->metric_hz);
 	j_str(o, &f2, "bound", az_bound__name(w->bound));
 	OBUF_LIT(o, "}");
 
