@@ -136,24 +136,54 @@ static double fast_median(const uint64_t *sorted, size_t n, uint64_t *state)
 	return ((double)at_unit(sorted, n, u) + (double)at_unit(sorted, n, u2)) / 2.0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* sorted copy of v[0..n) when n >= FAST_MIN (*out NULL below it) */
+/* sorted copy of v[0..n) when n >= FAST_MIN (*out NULL below it). An LSD
+ * radix sort of 16-bit digits, skipping the digits all values share: qsort
+ * of 290,000 iteration times, four of them a diff, was a tenth of its time. */
 static int sorted_copy(const uint64_t *v, size_t n, uint64_t **out)
 {
+	uint64_t *a, *b, *t, all_or = 0, all_and = ~0ull;
+	uint32_t *count;
+
 	*out = NULL;
 	if (n < FAST_MIN)
 		return 0;
-	*out = malloc(n * sizeof(**out));
-	if (!*out)
+	a = malloc(n * sizeof(*a));
+	b = malloc(n * sizeof(*b));
+	count = malloc(65536 * sizeof(*count));
+	if (!a || !b || !count) {
+		free(a);
+		free(b);
+		free(count);
 		return -ENOMEM;
-	memcpy(*out, v, n * sizeof(**out));
-	qsort(*out, n, sizeof(**out), cmp_u64);
+	}
+	memcpy(a, v, n * sizeof(*a));
+	for (size_t i = 0; i < n; i++) {
+		all_or |= v[i];
+		all_and &= v[i];
+	}
+	for (unsigned shift = 0; shift < 64; shift += 16) {
+		uint32_t sum = 0;
+
+		if (!(((all_or ^ all_and) >> shift) & 0xffff))
+			continue;	/* every value has this digit */
+		memset(count, 0, 65536 * sizeof(*count));
+		for (size_t i = 0; i < n; i++)
+			count[(a[i] >> shift) & 0xffff]++;
+		for (size_t d = 0; d < 65536; d++) {
+			uint32_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[count[(a[i] >> shift) & 0xffff]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	free(b);
+	free(count);
+	*out = a;
 	return 0;
 }
 
