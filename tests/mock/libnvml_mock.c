@@ -24,8 +24,16 @@
  * GTRACE_MOCK_NVML_PROCS_DELAY_MS=N: each listing takes N ms more.
  * SM counts (nvmlDeviceGetAttributes_v2): 132 on even GPUs, 114 on odd ones,
  * also in MIG mode; GTRACE_MOCK_NVML_SMS=LIST, comma-separated per GPU from
- * 0: that count, "-" the call fails (NVML_ERROR_NOT_SUPPORTED), an empty
- * entry or one past the list the default.
+ * 0: that count, "-" the call fails (NVML_ERROR_NOT_SUPPORTED) on a GPU of
+ * the default count, "-N" it fails on a GPU of N SMs (as on driver 580's
+ * whole GPUs), an empty entry or one past the list the default.
+ * Architecture (nvmlDeviceGetArchitecture): Hopper (9) on every GPU;
+ * GTRACE_MOCK_NVML_ARCH=LIST per GPU: that NVML_DEVICE_ARCH_* value, "-" the
+ * call fails. CUDA cores (nvmlDeviceGetNumGpuCores, also in MIG mode): the
+ * GPU's SMs times its architecture's FP32 cores per SM (64 for Pascal to
+ * Ampere, as GP100 and GA100; else 128): 16896 for 132 Hopper SMs;
+ * GTRACE_MOCK_NVML_CORES=LIST per GPU: that count, "-" the call fails.
+ * (Lists as GTRACE_MOCK_NVML_SMS's: an empty entry, the default.)
  * GTRACE_MOCK_NVML_IDLE=1: the GPUs are idle at their odd utilization calls
  * (utilization 0), and a GPM sample taken after an idle reading gives 0 for
  * the activity metrics (SM, occupancy, tensor, FP, integer, DRAM).
@@ -134,34 +142,87 @@ API nvmlabi_return_t nvmlDeviceGetUUID(nvmlabi_device_t d, char *uuid, unsigned 
 	return NVMLABI_SUCCESS;
 }
 
-/* GPU d's entry of GTRACE_MOCK_NVML_SMS: its count, -1 for "-", 0 for none */
-static long sms_scripted(int d)
+/* GPU d's entry of the list in env: 0 none (the default), 1 a number in
+ * *v, -1 "-" (the call fails), with a number after it in *v or 0. */
+static int scripted(const char *env, int d, unsigned long *v)
 {
-	const char *p = getenv("GTRACE_MOCK_NVML_SMS");
+	const char *p = getenv(env);
+	int fails;
 
 	for (int i = 0; p && i < d; i++) {
 		p = strchr(p, ',');
 		if (p)
 			p++;
 	}
+	*v = 0;
 	if (!p || !*p || *p == ',')
 		return 0;
-	return *p == '-' ? -1 : strtol(p, NULL, 10);
+	fails = *p == '-';
+	*v = strtoul(p + fails, NULL, 0);
+	return fails ? -1 : 1;
+}
+
+/* GPU m's SMs, whether or not nvmlDeviceGetAttributes_v2 says them */
+static unsigned long sms_of(const struct mock_dev *m)
+{
+	unsigned long v;
+
+	scripted("GTRACE_MOCK_NVML_SMS", m->index, &v);
+	return v ? v : m->index % 2 ? 114 : 132;
 }
 
 API nvmlabi_return_t nvmlDeviceGetAttributes_v2(nvmlabi_device_t d, nvmlabi_device_attributes_t *a)
 {
 	const struct mock_dev *m = dev_of(d);
-	long sms = sms_scripted(m->index);
+	unsigned long v;
 
 	if (lost(m))
 		return NVMLABI_ERROR_GPU_IS_LOST;
-	if (sms < 0)
+	if (scripted("GTRACE_MOCK_NVML_SMS", m->index, &v) < 0)
 		return NVMLABI_ERROR_NOT_SUPPORTED;
 	memset(a, 0, sizeof(*a));
-	a->multiprocessor_count = sms ? (unsigned int)sms : m->index % 2 ? 114 : 132;
+	a->multiprocessor_count = (unsigned int)sms_of(m);
 	a->shared_copy_engine_count = 4;
 	a->memory_size_mb = 80 * 1024;
+	return NVMLABI_SUCCESS;
+}
+
+/* GPU m's architecture, -1 when the call fails */
+static long arch_of(const struct mock_dev *m)
+{
+	unsigned long v;
+	int r = scripted("GTRACE_MOCK_NVML_ARCH", m->index, &v);
+
+	return r < 0 ? -1 : r ? (long)v : NVMLABI_DEVICE_ARCH_HOPPER;
+}
+
+API nvmlabi_return_t nvmlDeviceGetArchitecture(nvmlabi_device_t d, nvmlabi_device_arch_t *arch)
+{
+	const struct mock_dev *m = dev_of(d);
+	long a = arch_of(m);
+
+	if (lost(m))
+		return NVMLABI_ERROR_GPU_IS_LOST;
+	if (a < 0)
+		return NVMLABI_ERROR_NOT_SUPPORTED;
+	*arch = (nvmlabi_device_arch_t)a;
+	return NVMLABI_SUCCESS;
+}
+
+API nvmlabi_return_t nvmlDeviceGetNumGpuCores(nvmlabi_device_t d, unsigned int *cores)
+{
+	const struct mock_dev *m = dev_of(d);
+	long a = arch_of(m);
+	unsigned long v;
+	int r = scripted("GTRACE_MOCK_NVML_CORES", m->index, &v);
+
+	if (lost(m))
+		return NVMLABI_ERROR_GPU_IS_LOST;
+	if (r < 0)
+		return NVMLABI_ERROR_NOT_SUPPORTED;
+	if (!r)
+		v = sms_of(m) * (a >= NVMLABI_DEVICE_ARCH_PASCAL && a <= NVMLABI_DEVICE_ARCH_AMPERE ? 64 : 128);
+	*cores = (unsigned int)v;
 	return NVMLABI_SUCCESS;
 }
 

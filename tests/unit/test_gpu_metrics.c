@@ -9,9 +9,10 @@
  * that falls off (one gpu_lost record, the other GPU read on), a GPU in MIG
  * mode (what still works), each process' memory from its own thread (a 0
  * once a process is gone; a slow listing does not slow the rounds), and
- * the threads' CPU time; each GPU's SM count in the header (none where
- * NVML fails or the GPU is in MIG mode), keys that do not fit left out
- * whole.
+ * the threads' CPU time; each GPU's SM count in the header with its source
+ * (nvmlDeviceGetAttributes_v2, else the CUDA cores over the architecture's
+ * cores per SM; none where NVML fails or the GPU is in MIG mode), keys that
+ * do not fit left out whole.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -25,6 +26,7 @@
 #include <cmocka.h>
 #include "lib/log.h"
 #include "record/gpu_metrics.h"
+#include "record/nvml_abi.h"
 
 static void test_parse_rate(void **state)
 {
@@ -167,7 +169,8 @@ static void test_mock(void **state)
 	/* GPU 0: the nine basic metrics, the processes' memory and the twelve
 	 * of GPM; GPU 1: basic and processes; the mock's SM counts */
 	assert_string_equal(opts, "gpu_metrics=20 gpu_metrics_devs=2 gpu_metrics_dev0=0xfff03ff "
-				  "gpu_metrics_dev0_sms=132 gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=114");
+				  "gpu_metrics_dev0_sms=132 gpu_metrics_dev0_sms_from=attributes "
+				  "gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=114 gpu_metrics_dev1_sms_from=attributes");
 	rounds = st.samples;
 	/* 20 Hz for 0.52 s: the first at the start, then every 50 ms */
 	assert_in_range(rounds, 6, 12);
@@ -264,9 +267,11 @@ static void test_mig(void **state)
 	g = sample_for(&o, 250000, &got, &st);
 	gpu_metrics__options(g, opts, sizeof(opts));
 	/* GPU 0 in MIG mode: no utilization, no GPM (refused though "supported"),
-	 * no SM count (the mock gives the whole GPU's: not an instance's) */
+	 * no SM count (the mock's attributes and cores are the whole GPU's: not
+	 * an instance's), from neither call */
 	assert_string_equal(opts, "gpu_metrics=50 gpu_metrics_devs=2 gpu_metrics_dev0=0x3fc "
-				  "gpu_metrics_dev0_mig=1 gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=114");
+				  "gpu_metrics_dev0_mig=1 gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=114 "
+				  "gpu_metrics_dev1_sms_from=attributes");
 	unsetenv("GTRACE_MOCK_NVML_MIG");
 	assert_int_equal(st.mig, 1);
 	assert_int_equal(st.errors, 0);
@@ -396,43 +401,90 @@ static void test_slow_procs(void **state)
 	gpu_metrics__free(g);
 }
 
-/* The SM counts: what NVML says per GPU, nothing where the call fails;
- * keys past the first that does not fit are left out, none cut off. */
+/* The SM counts: what nvmlDeviceGetAttributes_v2 says per GPU, else the
+ * CUDA cores over the architecture's cores per SM, else nothing; keys past
+ * the first that does not fit are left out, none cut off, an SM count never
+ * without its source. */
 static void test_sms(void **state)
 {
 	struct gpu_metrics_opts o = { .hz = 10, .lib = GT_NVML_MOCK };
-	static const char whole[] = "gpu_metrics=10 gpu_metrics_devs=3 gpu_metrics_dev0=0xfff03ff "
-				    "gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=96 gpu_metrics_dev2=0xfff03ff "
-				    "gpu_metrics_dev2_sms=132";
+	static const char whole[] = "gpu_metrics=10 gpu_metrics_devs=6 gpu_metrics_dev0=0xfff03ff "
+				    "gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=96 "
+				    "gpu_metrics_dev1_sms_from=attributes gpu_metrics_dev2=0xfff03ff "
+				    "gpu_metrics_dev2_sms=132 gpu_metrics_dev2_sms_from=cores "
+				    "gpu_metrics_dev3=0x3ff gpu_metrics_dev4=0xfff03ff gpu_metrics_dev5=0x3ff";
 	struct gpu_metrics *g = NULL;
-	char opts[256];
+	char opts[512];
 	size_t n, cut;
 
 	(void)state;
-	setenv("GTRACE_MOCK_NVML_GPUS", "3", 1);
-	setenv("GTRACE_MOCK_NVML_SMS", "-,96", 1);
+	setenv("GTRACE_MOCK_NVML_GPUS", "6", 1);
+	/* 0: both calls fail; 1: attributes 96; 2: attributes fail, 132 Hopper
+	 * SMs of 16896 cores (an H200 on driver 580); 3: attributes fail, 132
+	 * Ampere SMs (8448 cores: 64 or 128 a SM); 4: attributes fail, 16900
+	 * Hopper cores (not a multiple of 128); 5: attributes and the
+	 * architecture fail */
+	setenv("GTRACE_MOCK_NVML_SMS", "-,96,-,-132,-,-", 1);
+	setenv("GTRACE_MOCK_NVML_ARCH", ",,,7,,-", 1);
+	setenv("GTRACE_MOCK_NVML_CORES", "-,,,,16900", 1);
 	assert_int_equal(gpu_metrics__open(&o, &g), 0);
+	unsetenv("GTRACE_MOCK_NVML_CORES");
+	unsetenv("GTRACE_MOCK_NVML_ARCH");
 	unsetenv("GTRACE_MOCK_NVML_SMS");
 	unsetenv("GTRACE_MOCK_NVML_GPUS");
 	assert_non_null(g);
 	n = gpu_metrics__options(g, opts, sizeof(opts));
-	/* GPU 0's call failed: no count; GPU 2 past the list: the default */
 	assert_string_equal(opts, whole);
 	assert_int_equal(n, strlen(whole));
 	/* room for all but the last key's final digit: up to the key before */
 	cut = strlen(whole);
 	n = gpu_metrics__options(g, opts, cut);
-	assert_string_equal(opts, "gpu_metrics=10 gpu_metrics_devs=3 gpu_metrics_dev0=0xfff03ff "
-				  "gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=96 gpu_metrics_dev2=0xfff03ff");
+	assert_string_equal(opts, "gpu_metrics=10 gpu_metrics_devs=6 gpu_metrics_dev0=0xfff03ff "
+				  "gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=96 "
+				  "gpu_metrics_dev1_sms_from=attributes gpu_metrics_dev2=0xfff03ff "
+				  "gpu_metrics_dev2_sms=132 gpu_metrics_dev2_sms_from=cores "
+				  "gpu_metrics_dev3=0x3ff gpu_metrics_dev4=0xfff03ff");
 	assert_int_equal(n, strlen(opts));
-	/* cut inside gpu_metrics_dev1_sms=96: it and every key after it out */
-	cut = strstr(whole, "_sms=96") - whole + 6;
+	/* cut inside GPU 2's source: its count, its source and every key after
+	 * them out */
+	cut = strstr(whole, "_sms_from=cores") - whole + 12;
 	gpu_metrics__options(g, opts, cut);
-	assert_string_equal(opts, "gpu_metrics=10 gpu_metrics_devs=3 gpu_metrics_dev0=0xfff03ff "
-				  "gpu_metrics_dev1=0x3ff");
+	assert_string_equal(opts, "gpu_metrics=10 gpu_metrics_devs=6 gpu_metrics_dev0=0xfff03ff "
+				  "gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=96 "
+				  "gpu_metrics_dev1_sms_from=attributes gpu_metrics_dev2=0xfff03ff");
 	gpu_metrics__options(g, opts, 5);
 	assert_string_equal(opts, "");
 	gpu_metrics__free(g);
+}
+
+/* Cores over cores per SM: only for the architectures of one figure, only
+ * when it divides them. */
+static void test_sms_from_cores(void **state)
+{
+	(void)state;
+	/* H100 / H200 SXM: 16896 cores, 132 SMs; V100: 5120, 80 */
+	assert_int_equal(gpu_metrics__sms_from_cores(NVMLABI_DEVICE_ARCH_HOPPER, 16896), 132);
+	assert_int_equal(gpu_metrics__sms_from_cores(NVMLABI_DEVICE_ARCH_VOLTA, 5120), 80);
+	/* T4: 2560 cores, 40 SMs; L4 (Ada): 7424, 58; B200: 148 SMs of 128 */
+	assert_int_equal(gpu_metrics__sms_from_cores(NVMLABI_DEVICE_ARCH_TURING, 2560), 40);
+	assert_int_equal(gpu_metrics__sms_from_cores(NVMLABI_DEVICE_ARCH_ADA, 7424), 58);
+	assert_int_equal(gpu_metrics__sms_from_cores(NVMLABI_DEVICE_ARCH_BLACKWELL, 148 * 128), 148);
+	/* not a multiple, or none */
+	assert_int_equal(gpu_metrics__sms_from_cores(NVMLABI_DEVICE_ARCH_HOPPER, 16895), 0);
+	assert_int_equal(gpu_metrics__sms_from_cores(NVMLABI_DEVICE_ARCH_HOPPER, 16896 + 64), 0);
+	assert_int_equal(gpu_metrics__sms_from_cores(NVMLABI_DEVICE_ARCH_VOLTA, 5120 + 32), 0);
+	assert_int_equal(gpu_metrics__sms_from_cores(NVMLABI_DEVICE_ARCH_HOPPER, 0), 0);
+	/* A100 (GA100, 64 a SM): 6912 cores, 108 SMs; an RTX 3090 (GA102, 128):
+	 * 10496, 82; both divide by 64 and 128: Ampere gives none, nor Pascal
+	 * (GP100 64, GP10x 128), Kepler, Maxwell, Rubin, unknown */
+	assert_int_equal(gpu_metrics__sms_from_cores(NVMLABI_DEVICE_ARCH_AMPERE, 6912), 0);
+	assert_int_equal(gpu_metrics__sms_from_cores(NVMLABI_DEVICE_ARCH_AMPERE, 10496), 0);
+	assert_int_equal(gpu_metrics__sms_from_cores(NVMLABI_DEVICE_ARCH_PASCAL, 3584), 0);
+	assert_int_equal(gpu_metrics__sms_from_cores(NVMLABI_DEVICE_ARCH_KEPLER, 2880), 0);
+	assert_int_equal(gpu_metrics__sms_from_cores(NVMLABI_DEVICE_ARCH_MAXWELL, 3072), 0);
+	assert_int_equal(gpu_metrics__sms_from_cores(NVMLABI_DEVICE_ARCH_RUBIN, 16896), 0);
+	assert_int_equal(gpu_metrics__sms_from_cores(NVMLABI_DEVICE_ARCH_UNKNOWN, 16896), 0);
+	assert_int_equal(gpu_metrics__sms_from_cores(11, 2048), 0);
 }
 
 int main(void)
@@ -447,6 +499,7 @@ int main(void)
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_mig),
 		cmocka_unit_test(test_sms),
+		cmocka_unit_test(test_sms_from_cores),
 		cmocka_unit_test(test_procs),
 		cmocka_unit_test(test_slow_procs),
 	};

@@ -175,6 +175,9 @@ struct nvml {
 	nvmlabi_device_get_compute_processes_fn procs;	/* _v3, else _v2; NULL = neither */
 	nvmlabi_device_get_mig_mode_fn mig;
 	nvmlabi_device_get_attributes_fn attrs;	/* the SM count; NULL = not exported */
+	nvmlabi_device_get_num_gpu_cores_fn cores;	/* with arch, the SM count when attrs
+							 * gives none; NULL = not exported */
+	nvmlabi_device_get_architecture_fn arch;
 	nvmlabi_gpm_query_device_support_fn gpm_support;
 	nvmlabi_gpm_sample_alloc_fn gpm_alloc;
 	nvmlabi_gpm_sample_free_fn gpm_free;
@@ -212,6 +215,7 @@ struct gpum_dev {
 	bool gpm;			/* GPM samples allocated */
 	bool mig;			/* in MIG mode at the start */
 	uint32_t sms;			/* its SMs as NVML says at the start, 0 = not known */
+	const char *sms_from;		/* how sms was obtained: "attributes" or "cores" */
 	int lost;			/* fell off: not read any more (atomic: both threads read
 					 * it, the first to see it lost sets it) */
 	uint32_t *pids;			/* procs thread: the processes listed last time */
@@ -379,6 +383,8 @@ static int nvml__load(struct nvml *n, const char *lib, const struct gpu_metrics_
 			n->dl, "nvmlDeviceGetComputeRunningProcesses_v2");
 	n->mig = (nvmlabi_device_get_mig_mode_fn)dlsym(n->dl, "nvmlDeviceGetMigMode");
 	n->attrs = (nvmlabi_device_get_attributes_fn)dlsym(n->dl, "nvmlDeviceGetAttributes_v2");
+	n->cores = (nvmlabi_device_get_num_gpu_cores_fn)dlsym(n->dl, "nvmlDeviceGetNumGpuCores");
+	n->arch = (nvmlabi_device_get_architecture_fn)dlsym(n->dl, "nvmlDeviceGetArchitecture");
 	n->gpm_support = (nvmlabi_gpm_query_device_support_fn)sym(n, "nvmlGpmQueryDeviceSupport", &gpm_missing);
 	n->gpm_alloc = (nvmlabi_gpm_sample_alloc_fn)sym(n, "nvmlGpmSampleAlloc", &gpm_missing);
 	n->gpm_free = (nvmlabi_gpm_sample_free_fn)sym(n, "nvmlGpmSampleFree", &gpm_missing);
@@ -555,17 +561,58 @@ static bool gpm_works(struct gpu_metrics *g, struct gpum_dev *d)
 	return true;
 }
 
-/* Device d's SMs, 0 when NVML does not say: no call, any error (older
- * drivers answer only for MIG device handles), or a GPU in MIG mode, whose
- * programs run on an instance of fewer SMs than the whole GPU's. */
-static uint32_t sm_count(const struct gpu_metrics *g, const struct gpum_dev *d)
+uint32_t gpu_metrics__sms_from_cores(unsigned int arch, unsigned int cores)
+{
+	unsigned int per_sm;
+
+	/* FP32 cores per SM, only where one figure holds for every chip of
+	 * the architecture: not Ampere (GA100 64, GA10x 128), Pascal (GP100
+	 * 64, GP10x 128) or anything newer than the table */
+	switch (arch) {
+	case NVMLABI_DEVICE_ARCH_VOLTA:
+	case NVMLABI_DEVICE_ARCH_TURING:
+		per_sm = 64;
+		break;
+	case NVMLABI_DEVICE_ARCH_ADA:
+	case NVMLABI_DEVICE_ARCH_HOPPER:
+	case NVMLABI_DEVICE_ARCH_BLACKWELL:
+		per_sm = 128;
+		break;
+	default:
+		return 0;
+	}
+	return cores % per_sm ? 0 : cores / per_sm;
+}
+
+/* Device d's SMs into d->sms and d->sms_from; none (0) when NVML does not
+ * say, or for a GPU in MIG mode, whose programs run on an instance of fewer
+ * SMs than the whole GPU's. nvmlDeviceGetAttributes_v2 first; drivers that
+ * answer it for MIG device handles only (580 on an H200) leave the whole
+ * GPU's CUDA cores over its architecture's cores per SM. */
+static void sm_count(const struct gpu_metrics *g, struct gpum_dev *d)
 {
 	nvmlabi_device_attributes_t at;
+	nvmlabi_device_arch_t arch;
+	unsigned int cores;
 
+	d->sms = 0;
+	d->sms_from = NULL;
+	if (d->mig)
+		return;
 	memset(&at, 0, sizeof(at));
-	if (!g->n.attrs || d->mig || g->n.attrs(d->h, &at))
-		return 0;
-	return at.multiprocessor_count;
+	if (g->n.attrs && !g->n.attrs(d->h, &at) && at.multiprocessor_count) {
+		d->sms = at.multiprocessor_count;
+		d->sms_from = "attributes";
+		return;
+	}
+	if (!g->n.cores || !g->n.arch || g->n.arch(d->h, &arch) || g->n.cores(d->h, &cores))
+		return;
+	d->sms = gpu_metrics__sms_from_cores(arch, cores);
+	if (d->sms)
+		d->sms_from = "cores";
+	else
+		pr_verbose("GPU %u: %u CUDA cores, architecture %u: no SM count from them (the "
+			   "architecture's cores per SM not known, or not a multiple)", d->index, cores, arch);
 }
 
 /* Every GPU, once: which metrics it gives (each query tried), whether it
@@ -594,10 +641,10 @@ static void probe(struct gpu_metrics *g)
 			d->mig = true;
 			g->mig++;
 		}
-		d->sms = sm_count(g, d);
-		pr_verbose("GPU %u (%s): metrics 0x%x%s%s, %u SMs%s", d->index, d->name, d->mask,
+		sm_count(g, d);
+		pr_verbose("GPU %u (%s): metrics 0x%x%s%s, %u SMs (%s)", d->index, d->name, d->mask,
 			   d->gpm ? ", GPM" : ", no GPM", d->mig ? ", MIG mode" : "", d->sms,
-			   d->sms ? "" : " (not known)");
+			   d->sms_from ? d->sms_from : "not known");
 	}
 }
 
@@ -702,7 +749,7 @@ struct optbuf {
 __attribute__((format(printf, 2, 3)))
 static void put_option(struct optbuf *o, const char *fmt, ...)
 {
-	char tok[64];
+	char tok[128];
 	va_list ap;
 	int k;
 
@@ -733,8 +780,10 @@ size_t gpu_metrics__options(const struct gpu_metrics *g, char *buf, size_t len)
 		put_option(&o, "gpu_metrics_dev%u=0x%x", d->index, d->mask);
 		if (d->mig)
 			put_option(&o, "gpu_metrics_dev%u_mig=1", d->index);
+		/* the count and its source as one: never one without the other */
 		if (d->sms)
-			put_option(&o, "gpu_metrics_dev%u_sms=%u", d->index, d->sms);
+			put_option(&o, "gpu_metrics_dev%u_sms=%u gpu_metrics_dev%u_sms_from=%s", d->index,
+				   d->sms, d->index, d->sms_from);
 	}
 	return o.n;
 }

@@ -61,11 +61,17 @@ int gpu_metrics__parse_rate(const char *arg, unsigned int *hz);
  * a negative errno (no memory). */
 int gpu_metrics__open(const struct gpu_metrics_opts *o, struct gpu_metrics **out);
 /* The header's keys: "gpu_metrics=HZ gpu_metrics_devs=N gpu_metrics_devI=MASK
- * [gpu_metrics_devI_mig=1] [gpu_metrics_devI_sms=SMS] ..." (MASK: bit id of
- * enum gt_gpu_metric_id, hex; SMS when NVML gave the GPU's SM count),
+ * [gpu_metrics_devI_mig=1] [gpu_metrics_devI_sms=SMS
+ * gpu_metrics_devI_sms_from=attributes|cores] ..." (MASK: bit id of enum
+ * gt_gpu_metric_id, hex; SMS when NVML gave the GPU's SM count, with how),
  * NUL-terminated in buf; returns the length written (the keys up to the
- * first that does not fit whole). */
+ * first that does not fit whole; an SM count and its source go together). */
 size_t gpu_metrics__options(const struct gpu_metrics *g, char *buf, size_t len);
+/* A GPU's SMs from NVML's count of its CUDA cores (nvmlDeviceGetNumGpuCores)
+ * and its architecture (an NVMLABI_DEVICE_ARCH_*): cores over the FP32 cores
+ * per SM where the architecture has one figure (Volta, Turing 64; Ada,
+ * Hopper, Blackwell 128) and it divides them exactly; else 0 (not known). */
+uint32_t gpu_metrics__sms_from_cores(unsigned int arch, unsigned int cores);
 /* Starts sampling. Returns 0 or a negative errno. */
 int gpu_metrics__start(struct gpu_metrics *g);
 /* Hands the queued records to emit, oldest first, from the caller's

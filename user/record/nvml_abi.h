@@ -28,6 +28,23 @@ typedef int nvmlabi_return_t;
 #define NVMLABI_DEVICE_MIG_DISABLE	0
 #define NVMLABI_DEVICE_MIG_ENABLE	1
 
+/* nvmlDeviceArchitecture_t (an unsigned int): NVML_DEVICE_ARCH_*, values as
+ * in nvml.h of NVML 13.3.29 (API version 13; 13.0.39, driver 580's, has the
+ * same up to Blackwell): Blackwell 10 since NVML 12.6, Rubin 13 since 13.x;
+ * 11 was Orin (T23X) in 12.5-12.x headers. */
+typedef unsigned int nvmlabi_device_arch_t;
+#define NVMLABI_DEVICE_ARCH_KEPLER	2
+#define NVMLABI_DEVICE_ARCH_MAXWELL	3
+#define NVMLABI_DEVICE_ARCH_PASCAL	4
+#define NVMLABI_DEVICE_ARCH_VOLTA	5
+#define NVMLABI_DEVICE_ARCH_TURING	6
+#define NVMLABI_DEVICE_ARCH_AMPERE	7
+#define NVMLABI_DEVICE_ARCH_ADA		8
+#define NVMLABI_DEVICE_ARCH_HOPPER	9
+#define NVMLABI_DEVICE_ARCH_BLACKWELL	10
+#define NVMLABI_DEVICE_ARCH_RUBIN	13
+#define NVMLABI_DEVICE_ARCH_UNKNOWN	0xffffffffu
+
 /* nvmlDevice_t: an opaque handle, a struct holding one pointer. */
 typedef struct {
 	void *handle;
@@ -172,6 +189,13 @@ typedef nvmlabi_return_t (*nvmlabi_device_get_compute_processes_fn)(nvmlabi_devi
  * answer it for MIG device handles only (NOT_SUPPORTED for a whole GPU). */
 typedef nvmlabi_return_t (*nvmlabi_device_get_attributes_fn)(nvmlabi_device_t device,
 							     nvmlabi_device_attributes_t *a);
+/* nvmlDeviceGetNumGpuCores: the whole GPU's CUDA cores (NOT_SUPPORTED for a
+ * MIG device; exported since driver R495) */
+typedef nvmlabi_return_t (*nvmlabi_device_get_num_gpu_cores_fn)(nvmlabi_device_t device,
+								 unsigned int *cores);
+/* nvmlDeviceGetArchitecture: an NVMLABI_DEVICE_ARCH_* */
+typedef nvmlabi_return_t (*nvmlabi_device_get_architecture_fn)(nvmlabi_device_t device,
+								nvmlabi_device_arch_t *arch);
 /* current and pending MIG mode (NVMLABI_DEVICE_MIG_*) */
 typedef nvmlabi_return_t (*nvmlabi_device_get_mig_mode_fn)(nvmlabi_device_t device, unsigned int *current,
 							   unsigned int *pending);
