@@ -13,8 +13,9 @@
 # summary, in the daemon's status and overhead records, apart from the
 # estimate; no NVML library: one info line, the recording as usual, no
 # samples; light mode samples only when asked; bad rates: status 2 and one
-# line. Each GPU's SM count (nvmlDeviceGetAttributes_v2) in the header, and
-# what analyze and report judge grids against without --sms.
+# line. Each GPU's SM count (nvmlDeviceGetAttributes_v2, else the CUDA
+# cores over the architecture's cores per SM) and its source in the header,
+# and what analyze and report judge grids against without --sms.
 #
 # The mock's script: gpu_util of GPU d, its call k (the probe is k = 0):
 # 10 * (k % 4 + 1) + d; mem_util 25; mem used (d + 1) GiB of 80 GiB; clocks
@@ -26,7 +27,10 @@
 # mode (no utilization, GPM refused); GTRACE_MOCK_NVML_PROCS=FILE: lines "D
 # PID BYTES", the processes listed; GTRACE_MOCK_NVML_PROCS_DELAY_MS: a
 # listing's extra time; SM counts 132 (GPU 0) and 114 (GPU 1),
-# GTRACE_MOCK_NVML_SMS=A,B scripts them ("-": the query fails);
+# GTRACE_MOCK_NVML_SMS=A,B scripts them ("-": nvmlDeviceGetAttributes_v2
+# fails, "-N": it fails on a GPU of N SMs); Hopper GPUs of SMs x 128 CUDA
+# cores, GTRACE_MOCK_NVML_ARCH=A,B (NVML_DEVICE_ARCH_* values) and
+# GTRACE_MOCK_NVML_CORES=A,B script them ("-": the query fails);
 # GTRACE_MOCK_NVML_IDLE=1: utilization 0 at the odd calls, and the GPM
 # activity metrics 0 after them (test_analyze's).
 REQUIRES="root jq mock gtrace python3"
@@ -102,7 +106,7 @@ t_values() {
 		err "GPU 1's metrics: [$got], expected the basic nine"
 	# the probe in the header
 	"$GTRACE" dump --summary "$T/v.gtrace" > "$T/v.sum" 2>&1
-	grep -q 'gpu_metrics=10 gpu_metrics_devs=2 gpu_metrics_dev0=0xfff03ff gpu_metrics_dev0_sms=132 gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=114' "$T/v.sum" ||
+	grep -q 'gpu_metrics=10 gpu_metrics_devs=2 gpu_metrics_dev0=0xfff03ff gpu_metrics_dev0_sms=132 gpu_metrics_dev0_sms_from=attributes gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=114 gpu_metrics_dev1_sms_from=attributes' "$T/v.sum" ||
 		err "the header's options lack the probe: $(grep -o 'gpu_metrics[^ ]*' "$T/v.sum" | tr '\n' ' ')"
 }
 
@@ -238,8 +242,9 @@ t_mig() {
 		err "no line saying GPU 0 is in MIG mode: $(grep -i 'mig\|gpu metrics' "$T/mg.err" | tr '\n' '|')"
 	grep -q 'GPU metrics: .*, 0 read errors, 0 dropped, 0 GPUs lost mid-run, 1 in MIG mode;' "$T/mg.err" ||
 		err "the summary does not count the MIG GPU: $(grep 'GPU metrics:' "$T/mg.err")"
-	# no SM count for the GPU in MIG mode: its programs run on an instance
-	"$GTRACE" dump --summary "$T/mg.gtrace" | grep -q ' gpu_metrics_dev0=0x3fc gpu_metrics_dev0_mig=1 gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=114$' ||
+	# no SM count for the GPU in MIG mode (though the mock's attributes and
+	# cores give the whole GPU's): its programs run on an instance
+	"$GTRACE" dump --summary "$T/mg.gtrace" | grep -q ' gpu_metrics_dev0=0x3fc gpu_metrics_dev0_mig=1 gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=114 gpu_metrics_dev1_sms_from=attributes$' ||
 		err "the header does not hold GPU 0's MIG probe (and no SM count of it): $("$GTRACE" dump --summary "$T/mg.gtrace" | grep -o 'gpu_metrics[^ ]*' | tr '\n' ' ')"
 	[ "$(samples "$T/mg.dump" 0 gpu_util | wc -l)" -eq 0 ] || err "GPU 0 in MIG mode has gpu_util samples"
 	[ "$(samples "$T/mg.dump" 0 sm_active | wc -l)" -eq 0 ] || err "GPU 0 in MIG mode has GPM samples"
@@ -399,17 +404,20 @@ sms_notes() {
 	jq -r '.notes[] | select(test("SM"))' "$T/$1.az"
 }
 
-# Each GPU's SM count (nvmlDeviceGetAttributes_v2) in the header, and what
+# Each GPU's SM count in the header with its source
+# (nvmlDeviceGetAttributes_v2; where that fails, as on driver 580's whole
+# GPUs, the CUDA cores over the architecture's cores per SM), and what
 # analyze (and report's analysis) judges grids against without --sms: the
 # GPUs' count; the smallest when they differ, said in a note; the assumed
-# 40 when NVML gave none. The workload's grids of 120 blocks are small on
-# 132 SMs, not on 114 or 7. A merged trace (--cupti over the mock CUPTI)
-# keeps the counts.
+# 40 when NVML gave none (both calls failing, an Ampere GPU, cores not a
+# multiple of the cores per SM). The workload's grids of 120 blocks are
+# small on 132 SMs, not on 114 or 7. A merged trace (--cupti over the mock
+# CUPTI) keeps the counts.
 t_sms() {
 	local got sum kernels
 	GTRACE_MOCK_NVML_SMS=132,132 WL_ARGS="--rate 200 --grid 120" rec same 1
 	sum=$("$GTRACE" dump --summary "$T/same.gtrace" | grep -o 'gpu_metrics[^ ]*' | tr '\n' ' ')
-	[ "$sum" = "gpu_metrics=10 gpu_metrics_devs=2 gpu_metrics_dev0=0xfff03ff gpu_metrics_dev0_sms=132 gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=132 " ] ||
+	[ "$sum" = "gpu_metrics=10 gpu_metrics_devs=2 gpu_metrics_dev0=0xfff03ff gpu_metrics_dev0_sms=132 gpu_metrics_dev0_sms_from=attributes gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=132 gpu_metrics_dev1_sms_from=attributes " ] ||
 		err "same counts: the header's GPU options are [$sum]"
 	got=$(sms_of same)
 	[ "$got" = "132 false 200" ] || err "same counts: analyze's SMs, assumed, small grids: got '$got', expected '132 false 200'"
@@ -435,15 +443,36 @@ t_sms() {
 	[ "$got" = "GPUs of different SM counts (132, 114): small_grid uses 114; give --sms N" ] ||
 		err "different counts: the notes on SMs are [$got]"
 
-	# NVML gives none: no key, the assumption and its note
-	GTRACE_MOCK_NVML_SMS=-,- WL_ARGS="--rate 200 --grid 120" rec none 1
-	"$GTRACE" dump --summary "$T/none.gtrace" | grep -q '_sms=' &&
+	# the H200 on driver 580: GPU 0's attributes fail, its 16896 Hopper
+	# cores make 132 SMs; GPU 1's attributes say 132
+	GTRACE_MOCK_NVML_SMS=-132,132 GTRACE_MOCK_NVML_CORES=16896 WL_ARGS="--rate 200 --grid 120" rec cores 1
+	sum=$("$GTRACE" dump --summary "$T/cores.gtrace" | grep -o 'gpu_metrics_dev[0-9]*_sms[^ ]*' | tr '\n' ' ')
+	[ "$sum" = "gpu_metrics_dev0_sms=132 gpu_metrics_dev0_sms_from=cores gpu_metrics_dev1_sms=132 gpu_metrics_dev1_sms_from=attributes " ] ||
+		err "attributes failing, 16896 Hopper cores: the header's SM keys are [$sum]"
+	got=$(sms_of cores)
+	[ "$got" = "132 false 200" ] || err "SMs from the cores: got '$got', expected '132 false 200'"
+	[ -z "$(sms_notes cores)" ] || err "SMs from the cores: a note on SMs: $(sms_notes cores)"
+
+	# no count from the cores: GPU 0 Ampere (8448 cores, 132 SMs of 64,
+	# but 64 or 128 a SM on Ampere), GPU 1 Hopper of 14600 cores (not a
+	# multiple of 128)
+	GTRACE_MOCK_NVML_SMS=-,- GTRACE_MOCK_NVML_ARCH=7 GTRACE_MOCK_NVML_CORES=,14600 \
+		WL_ARGS="--rate 200 --grid 120" rec nocores 1
+	"$GTRACE" dump --summary "$T/nocores.gtrace" | grep -q '_sms' &&
+		err "an SM count in the header from an Ampere GPU's or an odd count of cores: $("$GTRACE" dump --summary "$T/nocores.gtrace" | grep -o 'gpu_metrics[^ ]*' | tr '\n' ' ')"
+
+	# NVML gives none (attributes and cores fail): no key, the assumption
+	# and its note
+	GTRACE_MOCK_NVML_SMS=-,- GTRACE_MOCK_NVML_CORES=-,- WL_ARGS="--rate 200 --grid 120" rec none 1
+	"$GTRACE" dump --summary "$T/none.gtrace" | grep -q '_sms' &&
 		err "an SM count in the header though NVML gave none: $("$GTRACE" dump --summary "$T/none.gtrace" | grep -o 'gpu_metrics[^ ]*' | tr '\n' ' ')"
-	got=$(sms_of none)
-	[ "$got" = "40 true 0" ] || err "no counts: got '$got', expected '40 true 0'"
-	got=$(sms_notes none)
-	[ "$got" = "the trace does not say how many SMs the GPU has: small_grid assumes 40 (give --sms N)" ] ||
-		err "no counts: the notes on SMs are [$got]"
+	for n in none nocores; do
+		got=$(sms_of $n)
+		[ "$got" = "40 true 0" ] || err "$n: got '$got', expected '40 true 0'"
+		got=$(sms_notes $n)
+		[ "$got" = "the trace does not say how many SMs the GPU has: small_grid assumes 40 (give --sms N)" ] ||
+			err "$n: the notes on SMs are [$got]"
+	done
 
 	# merged: the header's counts kept beside cupti=merged
 	[ -f "$AGENT" ] && ls "$CUPTI_MOCK"/libcupti.so.* > /dev/null 2>&1 ||
@@ -451,8 +480,8 @@ t_sms() {
 	GTRACE_MOCK_NVML_SMS=132,132 GT_MOCK_INJECTION=1 LD_LIBRARY_PATH=$CUPTI_MOCK GT_MOCK_GPU_NS=100000 \
 		WL_ARGS="--rate 200 --grid 120 --copies 0" rec merged 1 --cupti --cupti-lib "$AGENT"
 	grep -q 'merged .* GPU records' "$T/merged.err" || fatal "no merge: $(tail -n 3 "$T/merged.err" | tr '\n' '|')"
-	sum=$("$GTRACE" dump --summary "$T/merged.gtrace" | grep -o 'gpu_metrics_dev[0-9]*_sms=[^ ]*\|cupti=[^ ]*' | tr '\n' ' ')
-	[ "$sum" = "gpu_metrics_dev0_sms=132 gpu_metrics_dev1_sms=132 cupti=merged " ] ||
+	sum=$("$GTRACE" dump --summary "$T/merged.gtrace" | grep -o 'gpu_metrics_dev[0-9]*_sms[^ ]*\|cupti=[^ ]*' | tr '\n' ' ')
+	[ "$sum" = "gpu_metrics_dev0_sms=132 gpu_metrics_dev0_sms_from=attributes gpu_metrics_dev1_sms=132 gpu_metrics_dev1_sms_from=attributes cupti=merged " ] ||
 		err "the merged trace's header: [$sum], expected both SM counts and cupti=merged"
 	got=$(sms_of merged)
 	[ "${got% *}" = "132 false" ] || err "merged: got '$got', expected 132 SMs, not assumed"
@@ -538,7 +567,7 @@ add_case t_procs_slow "a 400 ms process listing on its own thread: the 20 Hz rat
 add_case t_sole "--cupti over the mock CUPTI: gpu_metrics_sum's kernel rows are the samples each kernel was at least 95 % of the GPU's work in, worked out again from dump"
 add_case t_status "daemon status and overhead records: the sampler's measured CPU apart from the probes' estimate, its last line"
 add_case t_burst "GTRACE_GPUM_BURST=200/600 at 100 Hz: bursts of ~20 samples 400 ms apart; a malformed value said and ignored"
-add_case t_sms "each GPU's SM count in the header; analyze and report judge grids against it without --sms (the smallest when they differ, said; 40 assumed when none), --sms wins; kept by the merge"
+add_case t_sms "each GPU's SM count in the header with its source (attributes; the cores over the cores per SM where they fail, none for Ampere or an odd count); analyze and report judge grids against it without --sms (the smallest when they differ, said; 40 assumed when none), --sms wins; kept by the merge"
 add_case t_no_nvml "no NVML library: one info line, the recording as usual, no samples"
 add_case t_modes "light mode samples only with --gpu-metrics; --gpu-metrics=off samples nothing"
 add_case t_bad "--gpu-metrics=0, 1001, ten, -1, 5x, empty: status 2, one line, no trace; daemon too"
