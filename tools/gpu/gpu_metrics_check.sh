@@ -19,9 +19,12 @@
 #     mean is 50 % or more (the GEMM's), the top rows as INFO;
 #   - the sampler's CPU time from the recorder's summary line (INFO);
 #   - GPU 0's SM count in the header (gpu_metrics_dev0_sms, from NVML's
-#     nvmlDeviceGetAttributes_v2) equal to what CUDA says (PyTorch's
-#     multi_processor_count: 132 on the H200), and analyze of the recording
-#     without --sms judging grids against it (not the assumed 40).
+#     nvmlDeviceGetAttributes_v2 or, where the driver does not answer that
+#     for a whole GPU, its CUDA cores over the architecture's cores per SM:
+#     gpu_metrics_dev0_sms_from=attributes|cores, named in the line) equal
+#     to what CUDA says (PyTorch's multi_processor_count: 132 on the H200),
+#     and analyze of the recording without --sms judging grids against it
+#     (not the assumed 40).
 # Usage: tools/gpu/gpu_metrics_check.sh [OUTDIR] (default a new directory
 # under /tmp); GTRACE=./gtrace-bpf, CUPTI_LIB=the agent (default: built here
 # with tools/gpu/build_agent.sh; none: the sole-occupancy check is skipped
@@ -128,13 +131,20 @@ fail=$((fail + $(grep -c '^FAIL' "$OUT/checks.txt")))
 [ -s "$OUT/checks.txt" ] || line FAIL "the checks of the dump did not run (python3: see above)"
 line INFO "sampler: $(grep -o "the sampler's threads used .*" "$OUT/record.err" | head -n 1)"
 
-sms=$("$GTRACE" dump --summary "$OUT/phases.gtrace" 2>/dev/null | grep -o 'gpu_metrics_dev0_sms=[0-9]*' | cut -d= -f2)
+hdr=$("$GTRACE" dump --summary "$OUT/phases.gtrace" 2>/dev/null)
+sms=$(grep -o 'gpu_metrics_dev0_sms=[0-9]*' <<< "$hdr" | cut -d= -f2)
+from=$(grep -o 'gpu_metrics_dev0_sms_from=[a-z]*' <<< "$hdr" | cut -d= -f2)
 cuda_sms=$(python3 -c 'import torch; print(torch.cuda.get_device_properties(0).multi_processor_count)' 2>/dev/null)
 if [ -z "$sms" ]; then
-	line FAIL "SM count: the header has no gpu_metrics_dev0_sms (NVML's nvmlDeviceGetAttributes_v2 gave none on this driver); CUDA says ${cuda_sms:-?}"
+	line FAIL "SM count: the header has no gpu_metrics_dev0_sms (neither NVML's nvmlDeviceGetAttributes_v2 nor its CUDA cores over the architecture's cores per SM gave one on this driver; run with -v for the recorder's reason); CUDA says ${cuda_sms:-?}"
 else
-	[ "$sms" = "$cuda_sms" ] && r=PASS || r=FAIL
-	line $r "SM count: the header's gpu_metrics_dev0_sms=$sms, CUDA's multi_processor_count ${cuda_sms:-?}"
+	[ "$sms" = "$cuda_sms" ] && [ -n "$from" ] && r=PASS || r=FAIL
+	case $from in
+	attributes) how="nvmlDeviceGetAttributes_v2's multiprocessorCount" ;;
+	cores) how="nvmlDeviceGetNumGpuCores over the architecture's cores per SM" ;;
+	*) how="source not said: no gpu_metrics_dev0_sms_from" ;;
+	esac
+	line $r "SM count: the header's gpu_metrics_dev0_sms=$sms (from ${from:-?}: $how), CUDA's multi_processor_count ${cuda_sms:-?}"
 fi
 "$GTRACE" analyze "$OUT/phases.gtrace" --format json > "$OUT/analyze.json" 2> "$OUT/analyze.err"
 got=$(python3 -c 'import json, sys
