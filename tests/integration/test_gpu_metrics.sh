@@ -404,6 +404,21 @@ sms_notes() {
 	jq -r '.notes[] | select(test("SM"))' "$T/$1.az"
 }
 
+# sms_keys NAME [PATTERN]: the header keys of $T/NAME.gtrace matching
+# PATTERN (default the SM counts and their sources), space-separated.
+sms_keys() {
+	"$GTRACE" dump --summary "$T/$1.gtrace" | grep -o "${2:-gpu_metrics_dev[0-9]*_sms[^ ]*}" | tr '\n' ' '
+}
+
+# sms_judged NAME WANT WHAT: analyze of $T/NAME.gtrace without --sms gives
+# WANT (sms_of's "132 false 200") and no note on SMs.
+sms_judged() {
+	local got
+	got=$(sms_of "$1")
+	[ "$got" = "$2" ] || err "$3: analyze's SMs, assumed, small grids: got '$got', expected '$2'"
+	[ -z "$(sms_notes "$1")" ] || err "$3: a note on SMs: $(sms_notes "$1")"
+}
+
 # Each GPU's SM count in the header with its source
 # (nvmlDeviceGetAttributes_v2; where that fails, as on driver 580's whole
 # GPUs, the CUDA cores over the architecture's cores per SM), and what
@@ -416,12 +431,10 @@ sms_notes() {
 t_sms() {
 	local got sum kernels
 	GTRACE_MOCK_NVML_SMS=132,132 WL_ARGS="--rate 200 --grid 120" rec same 1
-	sum=$("$GTRACE" dump --summary "$T/same.gtrace" | grep -o 'gpu_metrics[^ ]*' | tr '\n' ' ')
+	sum=$(sms_keys same 'gpu_metrics[^ ]*')
 	[ "$sum" = "gpu_metrics=10 gpu_metrics_devs=2 gpu_metrics_dev0=0xfff03ff gpu_metrics_dev0_sms=132 gpu_metrics_dev0_sms_from=attributes gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=132 gpu_metrics_dev1_sms_from=attributes " ] ||
 		err "same counts: the header's GPU options are [$sum]"
-	got=$(sms_of same)
-	[ "$got" = "132 false 200" ] || err "same counts: analyze's SMs, assumed, small grids: got '$got', expected '132 false 200'"
-	[ -z "$(sms_notes same)" ] || err "same counts: a note on SMs: $(sms_notes same)"
+	sms_judged same "132 false 200" "same counts"
 	jq -r '.scopes[0].answers.parallelism' "$T/same.az" | grep -q "200 of 200 launches had grids of fewer blocks than the GPU's 132 SMs" ||
 		err "the parallelism answer does not judge against 132 SMs: $(jq -r '.scopes[0].answers.parallelism' "$T/same.az")"
 	gtrace_ok "$T/same.txt" analyze "$T/same.gtrace"
@@ -446,26 +459,23 @@ t_sms() {
 	# the H200 on driver 580: GPU 0's attributes fail, its 16896 Hopper
 	# cores make 132 SMs; GPU 1's attributes say 132
 	GTRACE_MOCK_NVML_SMS=-132,132 GTRACE_MOCK_NVML_CORES=16896 WL_ARGS="--rate 200 --grid 120" rec cores 1
-	sum=$("$GTRACE" dump --summary "$T/cores.gtrace" | grep -o 'gpu_metrics_dev[0-9]*_sms[^ ]*' | tr '\n' ' ')
+	sum=$(sms_keys cores)
 	[ "$sum" = "gpu_metrics_dev0_sms=132 gpu_metrics_dev0_sms_from=cores gpu_metrics_dev1_sms=132 gpu_metrics_dev1_sms_from=attributes " ] ||
 		err "attributes failing, 16896 Hopper cores: the header's SM keys are [$sum]"
-	got=$(sms_of cores)
-	[ "$got" = "132 false 200" ] || err "SMs from the cores: got '$got', expected '132 false 200'"
-	[ -z "$(sms_notes cores)" ] || err "SMs from the cores: a note on SMs: $(sms_notes cores)"
+	sms_judged cores "132 false 200" "SMs from the cores"
 
 	# no count from the cores: GPU 0 Ampere (8448 cores, 132 SMs of 64,
 	# but 64 or 128 a SM on Ampere), GPU 1 Hopper of 14600 cores (not a
 	# multiple of 128)
 	GTRACE_MOCK_NVML_SMS=-,- GTRACE_MOCK_NVML_ARCH=7 GTRACE_MOCK_NVML_CORES=,14600 \
 		WL_ARGS="--rate 200 --grid 120" rec nocores 1
-	"$GTRACE" dump --summary "$T/nocores.gtrace" | grep -q '_sms' &&
-		err "an SM count in the header from an Ampere GPU's or an odd count of cores: $("$GTRACE" dump --summary "$T/nocores.gtrace" | grep -o 'gpu_metrics[^ ]*' | tr '\n' ' ')"
+	[ -z "$(sms_keys nocores)" ] ||
+		err "an SM count in the header from an Ampere GPU's or an odd count of cores: $(sms_keys nocores)"
 
 	# NVML gives none (attributes and cores fail): no key, the assumption
 	# and its note
 	GTRACE_MOCK_NVML_SMS=-,- GTRACE_MOCK_NVML_CORES=-,- WL_ARGS="--rate 200 --grid 120" rec none 1
-	"$GTRACE" dump --summary "$T/none.gtrace" | grep -q '_sms' &&
-		err "an SM count in the header though NVML gave none: $("$GTRACE" dump --summary "$T/none.gtrace" | grep -o 'gpu_metrics[^ ]*' | tr '\n' ' ')"
+	[ -z "$(sms_keys none)" ] || err "an SM count in the header though NVML gave none: $(sms_keys none)"
 	for n in none nocores; do
 		got=$(sms_of $n)
 		[ "$got" = "40 true 0" ] || err "$n: got '$got', expected '40 true 0'"
@@ -480,7 +490,7 @@ t_sms() {
 	GTRACE_MOCK_NVML_SMS=132,132 GT_MOCK_INJECTION=1 LD_LIBRARY_PATH=$CUPTI_MOCK GT_MOCK_GPU_NS=100000 \
 		WL_ARGS="--rate 200 --grid 120 --copies 0" rec merged 1 --cupti --cupti-lib "$AGENT"
 	grep -q 'merged .* GPU records' "$T/merged.err" || fatal "no merge: $(tail -n 3 "$T/merged.err" | tr '\n' '|')"
-	sum=$("$GTRACE" dump --summary "$T/merged.gtrace" | grep -o 'gpu_metrics_dev[0-9]*_sms[^ ]*\|cupti=[^ ]*' | tr '\n' ' ')
+	sum=$(sms_keys merged 'gpu_metrics_dev[0-9]*_sms[^ ]*\|cupti=[^ ]*')
 	[ "$sum" = "gpu_metrics_dev0_sms=132 gpu_metrics_dev0_sms_from=attributes gpu_metrics_dev1_sms=132 gpu_metrics_dev1_sms_from=attributes cupti=merged " ] ||
 		err "the merged trace's header: [$sum], expected both SM counts and cupti=merged"
 	got=$(sms_of merged)
