@@ -33,13 +33,19 @@ static int interner_grow(struct kname_table *in)
 /* Returns the name with one more reference, NULL when out of memory. */
 struct kname *kname_table__get(struct kname_table *in, const char *s, size_t n)
 {
-	uint64_t h = hash__bytes(s, n);
-	struct kname *k;
+	struct kname *k = in->last;
+	uint64_t h;
 
+	if (k && k->len == n && memcmp(k->mangled, s, n) == 0) {
+		k->refs++;
+		return k;
+	}
+	h = hash__bytes(s, n);
 	if (in->cap) {
 		for (k = in->b[h & (in->cap - 1)]; k; k = k->next)
 			if (k->h == h && k->len == n && memcmp(k->mangled, s, n) == 0) {
 				k->refs++;
+				in->last = k;
 				return k;
 			}
 	}
@@ -57,6 +63,7 @@ struct kname *kname_table__get(struct kname_table *in, const char *s, size_t n)
 	k->next = in->b[h & (in->cap - 1)];
 	in->b[h & (in->cap - 1)] = k;
 	in->n++;
+	in->last = k;
 	return k;
 }
 
@@ -72,6 +79,8 @@ void kname_table__put(struct kname_table *in, struct kname *k)
 			break;
 		}
 	in->n--;
+	if (in->last == k)
+		in->last = NULL;
 	if (k->demangled != k->mangled)
 		free(k->demangled);
 	free(k);
@@ -101,5 +110,6 @@ void kname_table__free(struct kname_table *in)
 	}
 	free(in->b);
 	in->b = NULL;
+	in->last = NULL;
 	in->cap = in->n = 0;
 }

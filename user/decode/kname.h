@@ -25,6 +25,9 @@ struct kname {
 struct kname_table {
 	struct kname **b;	/* cap buckets */
 	uint32_t cap, n;	/* buckets (power of two), names */
+	struct kname *last;	/* the name the last get returned: a loop of one
+				 * kernel asks for the same name again and again,
+				 * and comparing it costs less than hashing it */
 };
 
 /* Returns the name with one more reference (a new one at refs 1), NULL when
