@@ -218,8 +218,11 @@ static void bins_add(struct report_timeline *tl, struct lane *l, uint64_t ts, ui
 	if (count)
 		l->count[a / tl->bin_ns]++;
 	while (a < b) {
-		uint64_t bin = a / tl->bin_ns, edge = (bin + 1) * tl->bin_ns;
-		uint64_t part = (b < edge ? b : edge) - a;
+		uint64_t bin = a / tl->bin_ns;
+		/* the last bin takes the rest: its edge may be past 2^64 (a
+		 * damaged time near it wrapped the edge round, and this loop with
+		 * it, for ever: found by fuzz_report) */
+		uint64_t part = bin == b / tl->bin_ns ? b - a : (bin + 1) * tl->bin_ns - a;
 
 		l->busy[bin] += part;
 		a += part;
