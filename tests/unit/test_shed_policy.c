@@ -22,12 +22,12 @@ static void test_pick_costliest(void **state)
 
 	(void)state;
 	/* index 0 (no api) never counts, however costly */
-	assert_int_equal(shed_policy__pick(cost, ok, 6), 4);
+	assert_int_equal(shed_policy__pick(cost, ok, 6, 0), 4);
 	ok[4] = false;		/* already shed, or hot */
-	assert_int_equal(shed_policy__pick(cost, ok, 6), 2);
+	assert_int_equal(shed_policy__pick(cost, ok, 6, 0), 2);
 	/* equal costs: the first */
 	cost[1] = 40;
-	assert_int_equal(shed_policy__pick(cost, ok, 6), 1);
+	assert_int_equal(shed_policy__pick(cost, ok, 6, 0), 1);
 }
 
 static void test_pick_none(void **state)
@@ -37,11 +37,25 @@ static void test_pick_none(void **state)
 	double nan_cost[3] = { 0, __builtin_nan(""), 0 };
 
 	(void)state;
-	assert_int_equal(shed_policy__pick(cost, ok, 4), 0);
-	assert_int_equal(shed_policy__pick(nan_cost, ok, 3), 0);
+	assert_int_equal(shed_policy__pick(cost, ok, 4, 0), 0);
+	assert_int_equal(shed_policy__pick(nan_cost, ok, 3, 0), 0);
 	cost[3] = 7;
 	ok[3] = false;
-	assert_int_equal(shed_policy__pick(cost, ok, 4), 0);
+	assert_int_equal(shed_policy__pick(cost, ok, 4, 0), 0);
+}
+
+/* a floor: an api under min_ns is not shed however it ranks, one at it is */
+static void test_pick_floor(void **state)
+{
+	double cost[4] = { 0, 3, 9.5, 10 };
+	bool ok[4] = { true, true, true, true };
+
+	(void)state;
+	assert_int_equal(shed_policy__pick(cost, ok, 4, 10), 3);
+	ok[3] = false;
+	assert_int_equal(shed_policy__pick(cost, ok, 4, 10), 0);
+	assert_int_equal(shed_policy__pick(cost, ok, 4, 9.5), 2);
+	assert_int_equal(shed_policy__pick(cost, ok, 4, 1), 2);
 }
 
 static void test_retry_backoff(void **state)
@@ -92,6 +106,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pick_costliest),
 		cmocka_unit_test(test_pick_none),
+		cmocka_unit_test(test_pick_floor),
 		cmocka_unit_test(test_retry_backoff),
 		cmocka_unit_test(test_give_back),
 	};

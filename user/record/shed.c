@@ -182,7 +182,10 @@ void shed__evaluate(struct recorder *r, uint64_t now, bool over, bool under, con
 	if (over) {
 		for (api = 0; api < GT_API__COUNT; api++)
 			eligible[api] = api && !gt_api__hot(api) && find(s, api) < 0;
-		api = s->n < SHED_MAX ? shed_policy__pick(cost_ns, eligible, GT_API__COUNT) : 0;
+		/* on the H200 a loop's first interval had only cuInit to offer
+		 * (1 call/s, 0.000 %), and shedding it swapped every link for nothing */
+		api = s->n < SHED_MAX ? shed_policy__pick(cost_ns, eligible, GT_API__COUNT,
+							  r->o->budget * interval_ns * SHED_MIN_SHARE) : 0;
 		if (!api)
 			return;
 		pr_warn("budget %.2f%%: over it even at the longest window period: shedding %s, the "

@@ -17,6 +17,7 @@ struct recorder;
 struct gt_hdr;
 
 #define SHED_MAX	16	/* apis shed at once, at most */
+#define SHED_MIN_SHARE	0.1	/* an api is shed only if it costs a tenth of the budget */
 
 struct shed_status {
 	unsigned n;			/* apis shed now */

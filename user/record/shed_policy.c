@@ -2,12 +2,12 @@
 /* The overhead budget's shedding decisions: see shed_policy.h. */
 #include "record/shed_policy.h"
 
-unsigned shed_policy__pick(const double *cost_ns, const bool *eligible, size_t n)
+unsigned shed_policy__pick(const double *cost_ns, const bool *eligible, size_t n, double min_ns)
 {
 	unsigned best = 0;
 
 	for (size_t i = 1; i < n; i++) {
-		if (!eligible[i] || !(cost_ns[i] > 0))
+		if (!eligible[i] || !(cost_ns[i] > 0) || !(cost_ns[i] >= min_ns))
 			continue;
 		if (!best || cost_ns[i] > cost_ns[best])
 			best = (unsigned)i;

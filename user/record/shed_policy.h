@@ -36,8 +36,11 @@ struct shed_entry {
 
 /* The api to shed: of apis 1..n-1, the one with the highest cost_ns (its
  * calls times the cost of one, this interval) among those eligible (always-
- * on now); 0 when none cost anything. */
-unsigned shed_policy__pick(const double *cost_ns, const bool *eligible, size_t n);
+ * on now); 0 when none costs at least min_ns (and more than 0): a shed
+ * swaps every always-on link, which is not worth it for a call whose cost
+ * would hardly move the estimate (the daemon passes a tenth of the
+ * budget's share of the interval, SHED_MIN_SHARE). */
+unsigned shed_policy__pick(const double *cost_ns, const bool *eligible, size_t n, double min_ns);
 /* When e is tried always-on again: retry_ns after its shed, doubled per
  * earlier shed (UINT64_MAX when that would overflow). */
 uint64_t shed_policy__retry_at(const struct shed_entry *e, uint64_t retry_ns);
