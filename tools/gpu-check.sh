@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU acceptance checks, run on the GPU machine from the repo root with a
-# static build made elsewhere (`make STATIC=1`; the binary travels as
+# static build made elsewhere (`make STATIC=libs`; the binary travels as
 # ./gtrace-bpf). One PASS/FAIL line per check with its figures; logs and
 # traces packed into $OUT/gpu-logs.tgz, the summary in $OUT/summary.txt
 # ($OUT defaults to /tmp/gtrace-gpu). Exit 1 if any check failed.
@@ -28,7 +28,7 @@ wait_for() { # file pattern seconds
 
 LIBCUDA=$(readlink -f /usr/local/nvidia/lib64/libcuda.so.1 2>/dev/null || ldconfig -p | awk '/libcuda.so.1 /{print $NF; exit}')
 note "INFO $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1); kernel $(uname -r); libcuda $LIBCUDA"
-[ -x "$B" ] || { note "FAIL setup: no $B (make STATIC=1 first)"; exit 1; }
+[ -x "$B" ] || { note "FAIL setup: no $B (make STATIC=libs first)"; exit 1; }
 file "$B" 2>/dev/null | grep -q "statically linked" && note "INFO $B is static"
 mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 

@@ -3,7 +3,7 @@
 #
 # gtrace-bpf analyze on the GPU machine: one small CUDA program per verdict
 # (tools/gpu/analyze_workloads.cu), each recorded with --cupti by the static
-# build in the repo root (make STATIC=1 elsewhere; the GPU machine has no
+# build in the repo root (make STATIC=libs elsewhere; the GPU machine has no
 # libbpf) and analyzed with the device's SM count; a PASS/FAIL line per
 # verdict with its figures, then the three answers as INFO lines.  Last, a
 # PyTorch loop (tools/gpu/torch_loop.py) analyzed, its verdict printed, and
@@ -30,7 +30,7 @@ fails=0
 note() { echo "$*" | tee -a "$OUT/summary.txt"; }
 : > "$OUT/summary.txt"
 
-[ -x "$B" ] || { note "FAIL setup: no $B (make STATIC=1 first)"; exit 1; }
+[ -x "$B" ] || { note "FAIL setup: no $B (make STATIC=libs first)"; exit 1; }
 gcc -O2 -std=gnu11 -D_GNU_SOURCE -shared -fPIC -Wall -Icupti -Ibpf -I"$CUDA/include" cupti/*.c \
 	-L"$CUDA/lib64" -L"$CUDA/lib" -Wl,-rpath,"$CUDA/lib64" -lcupti -lpthread \
 	-o "$OUT/libgtrace-cupti.so" 2> "$OUT/build.log" || { note "FAIL setup: cannot build the CUPTI agent: $(tail -n 3 "$OUT/build.log")"; exit 1; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Snapshots of the daemon under a real flood, on the GPU machine from the
-# repository root with a static build made elsewhere (`make STATIC=1`; the
+# repository root with a static build made elsewhere (`make STATIC=libs`; the
 # binary travels as ./gtrace-bpf): `gtrace-bpf daemon --mode full --cupti`
 # records a launch-bound PyTorch loop (tools/gpu/torch_loop.py) started with
 # the CUPTI agent, while SNAPS snapshots of the whole window are asked one
@@ -32,7 +32,7 @@ status_of() { "$G" status 2> /dev/null | awk -v k="$1" '$1 == k { print $2 }'; }
 # lt A B: A < B as numbers
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a < b) }'; }
 
-[ -x "$G" ] || { echo "FAIL setup: no $G (make STATIC=1 first)"; exit 1; }
+[ -x "$G" ] || { echo "FAIL setup: no $G (make STATIC=libs first)"; exit 1; }
 rm -rf "$d"
 mkdir -p -m 0700 "$d/snaps"
 gcc -O2 -std=gnu11 -D_GNU_SOURCE -shared -fPIC -Wall -Icupti -Ibpf -I"$CUDA/include" cupti/*.c \

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # gtrace-bpf diff on the GPU machine, from the repository root with a static
-# build at ./gtrace-bpf (make STATIC=1): baseline/optimized pairs whose
+# build at ./gtrace-bpf (make STATIC=libs): baseline/optimized pairs whose
 # speedup the programs measure themselves, recorded, and diff's speedup
 # checked against theirs (within +-3 %, the brief of issue 16):
 #   torch-graph  PyTorch, 20 Linear+ReLU layers x 5 passes a step, eager against a
@@ -28,7 +28,7 @@ mkdir -p "$OUT"
 note() { echo "$*" | tee -a "$OUT/summary.txt"; }
 fail() { note "FAIL $1: $2"; fails=$((fails + 1)); }
 
-[ -x "$B" ] || { note "FAIL setup: no $B (make STATIC=1 first)"; exit 1; }
+[ -x "$B" ] || { note "FAIL setup: no $B (make STATIC=libs first)"; exit 1; }
 : > "$OUT/summary.txt"
 note "INFO $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1); $("$B" --version | head -1)"
 # the CUPTI agent and the driver-API workload, built here against the toolkit

@@ -3,7 +3,7 @@
 #
 # The GPU-machine check of --gpu-metrics (issue 15), as root on the H200,
 # from the repository root, with a static build made elsewhere (`make
-# STATIC=1`: the GPU machine has no libbpf): tools/gpu/gpu_metrics_phases.py
+# STATIC=libs`: the GPU machine has no libbpf): tools/gpu/gpu_metrics_phases.py
 # (a bf16 GEMM, a device-to-device copy, a loop of tiny kernels, SECONDS
 # each) recorded at 10 Hz with the CUPTI agent. One PASS/FAIL line per check
 # with its figures, INFO lines beside them, a closing count:
@@ -45,7 +45,7 @@ finish() {
 	exit
 }
 
-[ -x "$GTRACE" ] || { line FAIL "setup: no $GTRACE (make STATIC=1 first)"; finish; }
+[ -x "$GTRACE" ] || { line FAIL "setup: no $GTRACE (make STATIC=libs first)"; finish; }
 line INFO "$("$GTRACE" --version 2>/dev/null | head -n 1); $(file -b "$GTRACE" | cut -d, -f1-4 | grep -o 'statically linked\|dynamically linked' || echo 'linkage unknown'); GPU $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
 CUPTI_LIB=${CUPTI_LIB-}
 if [ -z "$CUPTI_LIB" ]; then

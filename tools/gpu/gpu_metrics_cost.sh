@@ -18,7 +18,7 @@
 # a line against the target (<= 0.5 %).
 #
 # As root, from the repository root, with a static build at ./gtrace-bpf
-# (`make STATIC=1`): tools/gpu/gpu_metrics_cost.sh [ROUNDS] (default 10,
+# (`make STATIC=libs`): tools/gpu/gpu_metrics_cost.sh [ROUNDS] (default 10,
 # about 7.5 minutes). OUT=DIR keeps the files (default a new /tmp
 # directory). Exit 1 if a window failed or inproc.py did.
 set -u
@@ -27,7 +27,7 @@ ROUNDS=${1:-10}
 OUT=${OUT:-$(mktemp -d /tmp/gpu-metrics-cost.XXXXXX)}
 PY=${PYTHON:-python3}
 mkdir -p "$OUT"
-[ -x ./gtrace-bpf ] || { echo "FAIL gpu_metrics_cost: no ./gtrace-bpf (make STATIC=1 first)"; exit 1; }
+[ -x ./gtrace-bpf ] || { echo "FAIL gpu_metrics_cost: no ./gtrace-bpf (make STATIC=libs first)"; exit 1; }
 "$PY" tools/bench/inproc.py --workload torch --configs none,gpum-off,gpum-10,gpum-100 \
 	--pairs gpum-10:gpum-off,gpum-100:gpum-off --rounds "$ROUNDS" --on 4 --off 4 \
 	--cpus-workload 2,3 --cpus-tool 4-7 --max-seconds "${GPUM_MAX_S:-560}" --out "$OUT/inproc" \

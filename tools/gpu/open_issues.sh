@@ -31,7 +31,7 @@ set -u
 OUT=${OUT:-/tmp/gtrace-open}
 mkdir -p "$OUT"
 B=./gtrace-bpf
-[ -x "$B" ] || { echo "open_issues: no ./gtrace-bpf (make STATIC=1 first)" >&2; exit 2; }
+[ -x "$B" ] || { echo "open_issues: no ./gtrace-bpf (make STATIC=libs first)" >&2; exit 2; }
 [ $# -gt 0 ] || { sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 fails=0

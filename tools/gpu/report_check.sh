@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gtrace-bpf report of a real GPU run, on the GPU machine from the repo root
-# with a static build made elsewhere (`make STATIC=1`; the binary travels as
+# with a static build made elsewhere (`make STATIC=libs`; the binary travels as
 # ./gtrace-bpf): records a few PyTorch training steps (NVTX ranges per step
 # and phase, a loss read back each step) with --cupti, writes the report,
 # and checks that its page holds the GPU side as stats and analyze see it.
@@ -18,7 +18,7 @@ fails=0
 result() { # name rc detail
 	if [ "$2" -eq 0 ]; then echo "PASS $1: $3"; else echo "FAIL $1: $3"; fails=$((fails + 1)); fi
 }
-[ -x "$B" ] || { echo "FAIL setup: no $B (make STATIC=1 first)"; exit 1; }
+[ -x "$B" ] || { echo "FAIL setup: no $B (make STATIC=libs first)"; exit 1; }
 gcc -O2 -std=gnu11 -D_GNU_SOURCE -shared -fPIC -Wall -Icupti -Ibpf -I"$CUDA/include" cupti/*.c \
 	-L"$CUDA/lib64" -L"$CUDA/lib" -Wl,-rpath,"$CUDA/lib64" -lcupti -lpthread \
 	-o "$OUT/libgtrace-cupti.so" 2> "$OUT/build.log"
