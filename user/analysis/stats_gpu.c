@@ -159,7 +159,7 @@ int stats_gpu__mem_time_sum(struct stats_acc *s, struct stats_report *r)
 	return err;
 }
 
-/* Rows as cuda_mem_size_sum's (mem_cols) of the sizes in a[]. */
+/* Rows as cuda_mem_size_sum's (stats_mem_cols) of the sizes in a[]. */
 int stats_gpu__size_rows(struct dur_acc *a, struct stats_report *r)
 {
 	int order[MEM_KINDS], n = kinds_sorted(a, order);

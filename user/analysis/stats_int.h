@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal to `gtrace-bpf stats`: what its files share.  stats.c has the
- * reports of the CPU side and runs them; stats_gpu.c has the reports of
+ * Internal to `gtrace-bpf stats`: what its files share.  stats.c runs the
+ * reports; stats_cpu.c has the reports of the CPU side (cuda_api_sum,
+ * cuda_launch_sum, cuda_mem_size_sum, cuda_sync_sum, process_sum,
+ * ioctl_sum): their columns, notes and builders; stats_gpu.c has the reports of
  * the GPU side of merged traces (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum,
  * cuda_gpu_mem_size_sum, nvtx_sum, gpu_launch_latency): their columns,
  * notes and builders; stats_capture.c capture_sum, --range and the labels
@@ -18,6 +20,8 @@
 #include "analysis/stats_report.h"
 #include "decode/capture_spans.h"
 #include "format/nv_ioctl.h"
+
+struct gt_decoder;
 
 /* The eight columns every report of durations starts with (cells 0-7,
  * filled by time_cells()). */
@@ -48,7 +52,7 @@ static inline void **sorted_values(const struct hmap *m,
 	return v;
 }
 
-/* Fills the time columns of a row laid out as api_cols from "Total Time"
+/* Fills the time columns of a row laid out as stats_api_cols from "Total Time"
  * on: c[0] Total, c[2] Avg, c[3] Med, c[4] Min, c[5] Max, c[6] StdDev (c[1]
  * is Num Calls, the caller's).  No completed call: Num Calls only. */
 static inline double pct(uint64_t part, uint64_t whole);
@@ -81,6 +85,31 @@ static inline double pct(uint64_t part, uint64_t whole)
 	return whole ? (double)part * 100.0 / (double)whole : 0.0;
 }
 
+/* stats_cpu.c: columns and notes of the CPU reports (the column counts let
+ * stats.c's report table size them) and their builders. */
+extern const struct stats_col stats_api_cols[10];
+extern const char *const stats_api_notes[];
+extern const struct stats_col stats_launch_cols[7];
+extern const char *const stats_launch_notes[];
+extern const struct stats_col stats_mem_cols[8];
+extern const char *const stats_mem_notes[];
+extern const struct stats_col stats_sync_cols[11];
+extern const char *const stats_sync_notes[];
+extern const struct stats_col stats_proc_cols[7];
+extern const char *const stats_proc_notes[];
+extern const struct stats_col stats_ioctl_cols[11];
+extern const char *const stats_ioctl_notes[];
+
+int stats_cpu__api_sum(struct stats_acc *s, struct stats_report *r);
+/* by_device: a Device column before Name. */
+int stats_cpu__launch_sum(struct stats_acc *s, struct stats_report *r, bool by_device);
+int stats_cpu__sync_sum(struct stats_acc *s, struct stats_report *r);
+/* cuda_sync_sum's order of sync_accs (on pointers to them): total time, highest
+ * first, then pid and api name. */
+int stats_cpu__cmp_sync(const void *pa, const void *pb);
+int stats_cpu__proc_sum(struct stats_acc *s, struct stats_report *r, const struct gt_decoder *d);
+int stats_cpu__ioctl_sum(struct stats_acc *s, struct stats_report *r, const struct nv_majors *m);
+
 /* stats_gpu.c: columns and notes of the GPU reports (the column counts let
  * stats.c's report table size them) and their builders. */
 extern const struct stats_col stats_gpu_kern_cols[9];
@@ -98,7 +127,7 @@ extern const char *const stats_latency_notes[];
  * time, highest first. */
 int stats_gpu__named_sum(struct named_durs *n, struct stats_report *r, struct stats_acc *by_device);
 int stats_gpu__mem_time_sum(struct stats_acc *s, struct stats_report *r);
-/* Rows as cuda_mem_size_sum's (mem_cols) of the sizes in a[]. */
+/* Rows as cuda_mem_size_sum's (stats_mem_cols) of the sizes in a[]. */
 int stats_gpu__size_rows(struct dur_acc *a, struct stats_report *r);
 int stats_gpu__latency(struct stats_acc *s, struct stats_report *r);
 
