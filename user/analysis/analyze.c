@@ -14,6 +14,9 @@
  * entries, and hands each entry the thread's off-CPU total so far, which
  * its call gets back as the cookie: the off-CPU time inside a call is the
  * total at its exit minus that.
+ *
+ * The names (rule ids, classes) are in analyze_names.c, the GPU metric
+ * samples in analyze_metric.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,108 +24,6 @@
 #include "analysis/analyze_int.h"
 #include "format/records.h"
 #include "lib/vec.h"
-
-/* ---- names ---------------------------------------------------------------- */
-
-static const char *const rule_ids[AZ_RULE__COUNT] = {
-	[AZ_RULE_GPU_TIME_UTIL] = "gpu_time_util",
-	[AZ_RULE_GPU_GAPS] = "gpu_gaps",
-	[AZ_RULE_LAUNCH_BOUND] = "launch_bound",
-	[AZ_RULE_CUDA_API_SYNC] = "cuda_api_sync",
-	[AZ_RULE_SYNC_IN_LOOP] = "sync_in_loop",
-	[AZ_RULE_MEMCPY_SYNC] = "cuda_memcpy_sync",
-	[AZ_RULE_MEMCPY_ASYNC] = "cuda_memcpy_async",
-	[AZ_RULE_MEMSET_SYNC] = "cuda_memset_sync",
-	[AZ_RULE_SMALL_GRID] = "small_grid",
-	[AZ_RULE_SINGLE_STREAM] = "single_stream",
-	[AZ_RULE_DEFAULT_STREAM] = "default_stream",
-	[AZ_RULE_HOST_STALL] = "host_stall",
-	[AZ_RULE_NCCL_WAIT] = "nccl_wait",
-	[AZ_RULE_NCCL_STRAGGLER] = "nccl_straggler",
-};
-
-const char *az_rule__id(enum az_rule r)
-{
-	return (unsigned)r < AZ_RULE__COUNT ? rule_ids[r] : NULL;
-}
-
-int az_rule__by_id(const char *id)
-{
-	for (int i = 0; i < AZ_RULE__COUNT; i++)
-		if (!strcmp(rule_ids[i], id))
-			return i;
-	return -1;
-}
-
-const char *az_severity__name(enum az_severity s)
-{
-	return s == AZ_SEV_HIGH ? "high" : s == AZ_SEV_MEDIUM ? "medium" : "low";
-}
-
-const char *az_idle__name(enum az_idle i)
-{
-	static const char *const n[AZ_IDLE__COUNT] = { "submit", "launch", "sync", "other",
-						       "before", "after" };
-
-	return (unsigned)i < AZ_IDLE__COUNT ? n[i] : "?";
-}
-
-const char *az_kclass__name(enum az_kclass c)
-{
-	static const char *const n[AZ_KC__COUNT] = { "gemm", "conv", "attention", "elementwise",
-						     "reduction", "nccl", "other" };
-
-	return (unsigned)c < AZ_KC__COUNT ? n[c] : "?";
-}
-
-const char *az_bound__name(enum az_bound b)
-{
-	static const char *const n[] = { "unknown", "compute", "memory", "communication",
-					 "transfers", "kernels", "launch", "host" };
-
-	return (unsigned)b < sizeof(n) / sizeof(n[0]) ? n[b] : "?";
-}
-
-/* Name fragments of each class, tried in the order of enum az_kclass's
- * comment: the first class one of whose fragments the name holds (case
- * ignored) wins. */
-static const struct {
-	enum az_kclass c;
-	const char *const *frags;
-} kclass_rules[] = {
-	{ AZ_KC_NCCL, (const char *const[]){ "nccl", NULL } },
-	{ AZ_KC_ATTENTION, (const char *const[]){ "flash", "attention", "attn", "fmha", "mha_",
-						   "sdpa", NULL } },
-	{ AZ_KC_GEMM, (const char *const[]){ "gemm", "matmul", "cublas", "cutlass", "xmma",
-					      "nvjet", "gemv", NULL } },
-	{ AZ_KC_CONV, (const char *const[]){ "conv", "cudnn", "winograd", NULL } },
-	{ AZ_KC_REDUCTION, (const char *const[]){ "reduce", "reduction", "softmax", "norm",
-						   "sum", "argmax", "argmin", "topk", "scan",
-						   NULL } },
-	{ AZ_KC_ELEMENTWISE, (const char *const[]){ "elementwise", "vectorized", "unrolled",
-						     "fill", "copy", "cast", "add", "mul",
-						     "relu", "gelu", "silu", "sigmoid", "tanh",
-						     "dropout", "scale", "index", "gather",
-						     "scatter", "transpose", "cat_", "adam",
-						     "sgd", "embedding", NULL } },
-};
-
-enum az_kclass az_kclass__of(const char *name)
-{
-	char low[256];
-	size_t i;
-
-	/* the class words sit in the first part of any name (C++ argument
-	 * lists come later) */
-	for (i = 0; name[i] && i < sizeof(low) - 1; i++)
-		low[i] = (name[i] >= 'A' && name[i] <= 'Z') ? (char)(name[i] + 32) : name[i];
-	low[i] = '\0';
-	for (size_t r = 0; r < sizeof(kclass_rules) / sizeof(kclass_rules[0]); r++)
-		for (const char *const *f = kclass_rules[r].frags; *f; f++)
-			if (strstr(low, *f))
-				return kclass_rules[r].c;
-	return AZ_KC_OTHER;
-}
 
 /* ---- scopes, processes, threads ------------------------------------------- */
 
@@ -857,107 +758,6 @@ int analyze__other(void *ctx, const struct gt_hdr *rec)
 		acc_seen(acc[i], rec->ts,
 			 rec->type == GT_REC_OFFCPU ? rec->ts + off->dur : rec->ts);
 	return 0;
-}
-
-/* GPU metrics (GT_REC_GPU_METRIC, --gpu-metrics): the means of question 1
- * (utilization) and 2 (tensor, DRAM, SM activity).  Device-wide: every
- * process seen takes the samples from its first record to its exit (and
- * AZ_SLACK_NS after, or to the trace's end when it did not exit).
- *
- * A sample is one GPU's sampling round.  The sampler reads a GPU's
- * utilization, its other basic metrics, then its GPM metrics, gives them
- * all the round's time and queues them at once (user/record/gpu_metrics.c,
- * read_dev); the recorder writes the queue in order from its loop, a merged
- * trace keeps the recording's order and analyze_read feeds it in file
- * order.  So a GPU's round is a run of records of one time, among other
- * GPUs' rounds and the other thread's process-memory records: a GPU's
- * sample is complete when a record of that GPU with another time comes (or
- * the end), whatever the order within the round.  One sample per GPU is
- * held, nothing more.
- *
- * Every sample's utilization counts (the busy fraction counts the idle
- * time); the activity only of the samples in which the GPU was busy (its
- * utilization above 0), as a short program's samples are mostly of idle
- * time, whose zeros say nothing of its work.  Samples without a
- * utilization are kept apart: they stand in when the scope has no
- * utilization at all (a GPU or NVML without it). */
-static void msample_apply(struct analyze *a, const struct az_msample *m)
-{
-	const uint32_t act = (1u << AZ_M_SM) | (1u << AZ_M_TENSOR) | (1u << AZ_M_DRAM);
-	bool util = m->have & (1u << AZ_M_UTIL);
-
-	if (!m->have)
-		return;
-	for (uint32_t i = 0; i < a->procs.cap; i++) {
-		struct az_proc *p = a->procs.s[i].v;
-		struct az_acc *acc;
-		struct az_msum *sum;
-
-		if (!a->procs.s[i].used || !p->seen)
-			continue;
-		acc = p->whole;
-		/* from its first record to its exit (samples of the time before
-		 * it come after it, up to a poll interval late) */
-		if (m->ts < acc->start || (p->exit_ts && m->ts > p->exit_ts + a->slack))
-			continue;
-		if (util) {
-			acc->m_util += m->v[AZ_M_UTIL];
-			acc->m_util_n++;
-		}
-		if (!(m->have & act))
-			continue;
-		if (util && m->v[AZ_M_UTIL] <= 0) {
-			acc->m_idle++;
-			continue;
-		}
-		sum = util ? &acc->m_busy : &acc->m_nogate;
-		sum->samples++;
-		for (int k = AZ_M_SM; k < AZ_M__COUNT; k++)
-			if (m->have & (1u << k)) {
-				sum->sum[k] += m->v[k];
-				sum->n[k]++;
-			}
-	}
-}
-
-void az_metric(struct analyze *a, uint64_t ts, uint32_t device, uint32_t metric, int64_t micro)
-{
-	struct az_msample *m;
-	uint32_t i;
-	int k;
-
-	for (i = 0; i < a->nmsamp && a->msamp[i].device != device; i++)
-		;
-	if (i == a->nmsamp) {
-		if (i == AZ_METRIC_DEVS) {
-			a->msamp_over++;
-			return;
-		}
-		a->msamp[a->nmsamp++] = (struct az_msample){ .device = device, .ts = ts };
-	}
-	m = &a->msamp[i];
-	/* any record of the GPU at another time begins its next round */
-	if (m->ts != ts) {
-		msample_apply(a, m);
-		*m = (struct az_msample){ .device = device, .ts = ts };
-	}
-	switch (metric) {
-	case GT_GPUM_GPU_UTIL: k = AZ_M_UTIL; break;
-	case GT_GPUM_SM_ACTIVE: k = AZ_M_SM; break;
-	case GT_GPUM_TENSOR_ACTIVE: k = AZ_M_TENSOR; break;
-	case GT_GPUM_DRAM_BW: k = AZ_M_DRAM; break;
-	default: return;
-	}
-	m->v[k] = micro;
-	m->have |= 1u << k;
-}
-
-void az_metric__flush(struct analyze *a)
-{
-	for (uint32_t i = 0; i < a->nmsamp; i++) {
-		msample_apply(a, &a->msamp[i]);
-		a->msamp[i].have = 0;
-	}
 }
 
 /* ---- life ------------------------------------------------------------------- */
