@@ -30,7 +30,7 @@ measured() {
 		import bisect, json, sys
 		log, dump = sys.argv[1], sys.argv[2]
 		after = int(sys.argv[3]) if len(sys.argv) > 3 else 0
-		ts = [int(x) for x in open(log) if x.strip()]
+		ts = [int(x.split()[0]) for x in open(log) if x.strip()]
 		wins, ivs, op = [], [], None
 		for line in open(dump):
 		    r = json.loads(line)

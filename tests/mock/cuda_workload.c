@@ -300,21 +300,39 @@ struct worker {
 	unsigned long on_dev[MAX_DEV];	/* launches made, per device */
 };
 
-/* --launch-log: the time before each launch, kept until the end. */
-static uint64_t *log_ts;
+/* --launch-log: the times before and after each launch, kept until the
+ * end; the probe's time of a launch lies between the two. */
+static uint64_t *log_ts;		/* log_cap pairs: before, after */
 static size_t log_len, log_cap;
 
-static void log_launch(void)
+static uint64_t log_now(void)
 {
 	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The before time of a new launch; its slot, or SIZE_MAX when not logged. */
+static size_t log_launch(void)
+{
+	uint64_t t;
 	size_t i;
 
 	if (!log_ts)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+		return SIZE_MAX;
+	t = log_now();
 	i = __atomic_fetch_add(&log_len, 1, __ATOMIC_RELAXED);
-	if (i < log_cap)
-		log_ts[i] = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (i >= log_cap)
+		return SIZE_MAX;
+	log_ts[2 * i] = t;
+	return i;
+}
+
+static void log_launch_end(size_t i)
+{
+	if (i != SIZE_MAX)
+		log_ts[2 * i + 1] = log_now();
 }
 
 static void launch_op(int op, CUstream s, int dv)
@@ -322,8 +340,8 @@ static void launch_op(int op, CUstream s, int dv)
 	float v_ex = FILL_EX_VALUE, v = FILL_VALUE;
 	unsigned int n = (unsigned int)n_elems;
 	unsigned int g = planted && planted->grid ? (unsigned int)planted->grid : 0;
+	size_t slot = log_launch();
 
-	log_launch();
 	switch (op) {
 	case OP_VECADD: {
 		void *args[] = { &d_a[dv], &d_b[dv], &d_c[dv], &n_elems };
@@ -363,6 +381,7 @@ static void launch_op(int op, CUstream s, int dv)
 		break;
 	}
 	}
+	log_launch_end(slot);
 }
 
 /* Launch i of worker w: operation i % 4, on device (index + i) % ndev,
@@ -790,7 +809,7 @@ int main(int argc, char **argv)
 	if (o.launch_log) {
 		log_cap = o.flood_s ? (size_t)o.flood_s * (size_t)(o.rate ? o.rate : 2000000) * (size_t)o.threads :
 				      (size_t)o.launches * (size_t)o.threads;
-		log_ts = calloc(log_cap ? log_cap : 1, sizeof(*log_ts));
+		log_ts = calloc(log_cap ? 2 * log_cap : 2, sizeof(*log_ts));
 		if (!log_ts)
 			die("out of memory for --launch-log");
 	}
@@ -972,7 +991,8 @@ int main(int argc, char **argv)
 		if (!f)
 			die("cannot write %s: %s", o.launch_log, strerror(errno));
 		for (k = 0; k < n; k++)
-			fprintf(f, "%llu\n", (unsigned long long)log_ts[k]);
+			fprintf(f, "%llu %llu\n", (unsigned long long)log_ts[2 * k],
+				(unsigned long long)log_ts[2 * k + 1]);
 		if (fclose(f))
 			die("cannot write %s: %s", o.launch_log, strerror(errno));
 	}

@@ -38,7 +38,7 @@ static void usage(FILE *f)
 		"                   sequence, the same in every run)\n"
 		"  --nvtx-steps     with --steps: each step an NVTX range \"step <s>\" (the libcuda\n"
 		"                   mock's, recorded by the CUPTI agent over the mock libcupti)\n"
-		"  --launch-log F   write the CLOCK_MONOTONIC time (ns) before each launch to F\n"
+		"  --launch-log F   write the CLOCK_MONOTONIC times (ns) before and after each launch to F\n"
 		"  --fork N         fork N children (32 at a time), each making cuCtxSetCurrent,\n"
 		"                   cuLaunchKernel, cuLaunchKernel_ptsz and cuCtxSynchronize\n"
 		"  --sync-every N   cuStreamSynchronize after every N launches of a thread\n"
