@@ -305,7 +305,7 @@ struct worker {
 static uint64_t *log_ts;		/* log_cap pairs: before, after */
 static size_t log_len, log_cap;
 
-static uint64_t log_now(void)
+static uint64_t mono_ns(void)
 {
 	struct timespec ts;
 
@@ -321,7 +321,7 @@ static size_t log_launch(void)
 
 	if (!log_ts)
 		return SIZE_MAX;
-	t = log_now();
+	t = mono_ns();
 	i = __atomic_fetch_add(&log_len, 1, __ATOMIC_RELAXED);
 	if (i >= log_cap)
 		return SIZE_MAX;
@@ -332,7 +332,7 @@ static size_t log_launch(void)
 static void log_launch_end(size_t i)
 {
 	if (i != SIZE_MAX)
-		log_ts[2 * i + 1] = log_now();
+		log_ts[2 * i + 1] = mono_ns();
 }
 
 static void launch_op(int op, CUstream s, int dv)
@@ -405,14 +405,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* --steps: each step the launch group, the spin, the sync; timed. */
