@@ -50,7 +50,7 @@ struct opts {
 	long hold_ms;		/* sleep inside each range, before its launches */
 	long idle_ms;		/* --gpu-idle: sleep halfway through the launches */
 	long forks;		/* child processes making a few calls each (--fork) */
-	const char *launch_log;	/* CLOCK_MONOTONIC ns before each launch, one per line */
+	const char *launch_log;	/* CLOCK_MONOTONIC ns before and after each launch, a pair a line */
 	long work_us;		/* busy this long (on-CPU) before each launch (not with rate) */
 	/* planted patterns (see the top), 0 none: in the order of their O_ ids */
 	long sync_every;
