@@ -9,8 +9,8 @@
 #
 #   metrics   issue 15: gpu_metrics_check.sh (three phases, per-process memory,
 #             MIG, a lost GPU), light_windows.py --gpum 10 and 100 (the
-#             sampler's cost on the MLP step, bursts of sampling against the
-#             stretch before each, in one recording)
+#             sampler's cost on the MLP step, 200 bursts of sampling of 250 ms
+#             each against the 250 ms before it, in one recording)
 #   verdicts  issue 16: analyze_check.sh (one program per verdict),
 #             diff_check.sh (speedups within 3 %)
 #   report    issue 17: report_check.sh (its page of a PyTorch run; the
@@ -55,8 +55,10 @@ for g in "$@"; do
 	metrics)
 		step gpu_metrics_check 240 tools/gpu/gpu_metrics_check.sh
 		for hz in 10 100; do
-			step gpum_bursts_$hz 150 python3 tools/bench/light_windows.py --workload torch --gpum $hz \
-				--window 1s --period 2s --quiet 15 --record 45 --cpus-workload 2,3 --cpus-tool 4-7 \
+			# 200 bursts of 250 ms, each against the 250 ms before it: the
+			# earlier 22 bursts of 1 s left a +-4 % interval
+			step gpum_bursts_$hz 170 python3 tools/bench/light_windows.py --workload torch --gpum $hz \
+				--window 250ms --period 500ms --quiet 20 --record 100 --cpus-workload 2,3 --cpus-tool 4-7 \
 				--out "$OUT/gpum_bursts_$hz"
 		done ;;
 	verdicts)
