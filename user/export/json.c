@@ -46,14 +46,6 @@
  * bind to: its GPU events get no arrow, nor does a record whose call the
  * decoder never emits.  So no flow id is ever left with one end.
  *
- * Capture control (decode/capture_spans.h), written after the other events
- * since a span is only known at its close: per process with capture ranges
- * a lane "Capture ranges" (a synthetic tid) with a complete event per range
- * and an instant per refused one; light-mode windows and the hot probes'
- * changes on the lane "Light-mode windows" of a process of their own,
- * "gtrace-bpf recorder" (RECORDER_PID); names and arguments as in the
- * Perfetto export; the metadata's "capture" holds the totals and anomalies.
- *
  * NCCL calls are complete events on their thread (category "nccl", named
  * "AllReduce bfloat16 4 MiB", args dump's fields), and their
  * communicator's calls (collectives, point-to-point, init, split, destroy)
@@ -66,24 +58,8 @@
  * it, one lane.  A process' name carries its rank when known ("python
  * train.py [rank 1/2]").
  *
- * The daemon's flight-recorder triggers are instants of global scope
- * (ph i, s g), category "trigger", named as in the Perfetto export
- * ("trigger: sync 2.5 s (cuStreamSynchronize)"), args dump's fields.
- *
- * Its overhead records are counter events (ph C, category "overhead") of
- * the recorder's process, one series "value" each, percentages named as
- * the Perfetto export's counter tracks: "overhead estimate (%)" (records
- * over an interval), "overhead budget (%)" (when there is one), "full-capture
- * duty cycle (%)", "GPU-metrics sampler CPU (%)" (with --gpu-metrics: the
- * recorder's own threads, measured); a change (not the periodic estimate) is also an instant
- * of that process (ph i, s p), named as in Perfetto ("overhead: duty cycle
- * down to 10 % (estimated 7.9 %, budget 5 %)"), args dump's fields.
- * (Perfetto's JSON importer names a counter track by event and series:
- * "overhead estimate (%) value".)
- *
- * The findings of export --findings (export.h) come last: per (pid, rule)
- * a lane "Findings: RULE" of the process (a synthetic tid), a complete event
- * per example, category "finding".
+ * Capture control, the daemon's triggers, overhead records and GPU metric
+ * samples, and the findings of export --findings: json_capture.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -97,16 +73,13 @@
 #include "format/trace_file.h"
 #include "lib/u64map.h"
 #include "lib/vec.h"
+#include "export/json_int.h"
 
 /* Fields that are the event's own keys (ts, dur, pid, tid, cat), not args. */
 #define ARGS_SKIP ((1ull << CF_TS) | (1ull << CF_PID) | (1ull << CF_TID) | \
 		   (1ull << CF_TYPE) | (1ull << CF_DUR))
 
 #define THREAD_KEY(pid, tid) ((uint64_t)(pid) << 32 | (tid) | 1ull << 63)
-
-/* Synthetic tids of the GPU and NVTX lanes start here: above PID_MAX_LIMIT
- * (2^22), so they never meet a kernel tid. */
-#define LANE_BASE 0x40000000u
 
 /* The length of a launch recorded at entry only (see the top). */
 #define ENTRY_ONLY_NS 1
@@ -136,65 +109,13 @@ struct jflow {
 	} *v;
 };
 
-struct jx {
-	struct obuf ob;
-	struct gt_decoder *d;
-	/* processes and threads seen so far, with the hash of the name last
-	 * written for them (0: none yet): a name is written again only when it
-	 * changed (exec, a name learned late) */
-	struct u64map procs;	/* pid + 1 -> name hash */
-	struct u64map threads;	/* THREAD_KEY -> name hash */
-	uint64_t last_thread;	/* THREAD_KEY of the latest event: calls come in runs per thread */
-	bool first;		/* no event written yet: no comma before the next */
-	struct hmap gpu_lanes;	/* (context << 32 | stream, pid) -> struct lane */
-	struct hmap nvtx_lanes;	/* (tid, pid) -> struct lane */
-	uint32_t next_lane;	/* the next synthetic tid */
-	struct hmap flows;	/* (launch_ts, launch tid) -> struct jflow */
-	uint64_t next_flow;	/* the next flow id */
-	/* the latest launch recorded at entry only, written already: the
-	 * GPU records after it are its own (see the top) */
-	struct {
-		bool set;	/* one was written */
-		uint32_t pid, tid;
-		uint64_t ts;	/* its entry */
-	} held;
-	struct capture_spans *cap;	/* capture ranges and windows, written at the end */
-	bool recorder_named;	/* the process_name of RECORDER_PID is written */
-	struct u64map comms;	/* uid, or (pid, comm) key, -> synthetic pid of its communicator */
-	uint32_t ncomms;	/* communicators' processes written */
-};
-
 /* Never 0 (0 marks "no name written"). */
 static uint64_t name_hash(const char *s)
 {
 	return hash__bytes(s, strlen(s)) | 1;
 }
 
-static inline void ev_open(struct jx *j)
-{
-	if (j->first)
-		OBUF_LIT(&j->ob, "\n");
-	else
-		OBUF_LIT(&j->ob, ",\n");
-	j->first = false;
-}
-
-/* ns as microseconds with three decimals: 1234567 -> 1234.567 */
-static inline void put_us(struct obuf *o, uint64_t ns)
-{
-	uint64_t frac = ns % 1000;
-	char *p;
-
-	obuf__u64(o, ns / 1000);
-	p = obuf__room(o, 4);
-	p[0] = '.';
-	p[1] = (char)('0' + frac / 100);
-	p[2] = (char)('0' + frac / 10 % 10);
-	p[3] = (char)('0' + frac % 10);
-	o->len += 4;
-}
-
-static void put_pid_tid(struct obuf *o, uint32_t pid, uint32_t tid)
+void jx__put_pid_tid(struct obuf *o, uint32_t pid, uint32_t tid)
 {
 	OBUF_LIT(o, ",\"pid\":");
 	obuf__u64(o, pid);
@@ -213,15 +134,15 @@ static struct obuf *put_meta_open(struct jx *j, const char *what, uint32_t pid, 
 	OBUF_LIT(o, "{\"name\":");
 	obuf__json_str(o, what);
 	OBUF_LIT(o, ",\"ph\":\"M\"");
-	put_pid_tid(o, pid, tid);
+	jx__put_pid_tid(o, pid, tid);
 	OBUF_LIT(o, ",\"args\":{");
 	obuf__json_str(o, key);
 	OBUF_LIT(o, ":");
 	return o;
 }
 
-static void put_meta_name(struct jx *j, const char *what, uint32_t pid, uint32_t tid,
-			  const char *name)
+void jx__put_meta_name(struct jx *j, const char *what, uint32_t pid, uint32_t tid,
+		       const char *name)
 {
 	struct obuf *o = put_meta_open(j, what, pid, tid, "name");
 
@@ -229,8 +150,8 @@ static void put_meta_name(struct jx *j, const char *what, uint32_t pid, uint32_t
 	OBUF_LIT(o, "}}");
 }
 
-static void put_meta_sort(struct jx *j, const char *what, uint32_t pid, uint32_t tid,
-			  uint64_t index)
+void jx__put_meta_sort(struct jx *j, const char *what, uint32_t pid, uint32_t tid,
+		       uint64_t index)
 {
 	struct obuf *o = put_meta_open(j, what, pid, tid, "sort_index");
 
@@ -259,7 +180,7 @@ static void put_flow(struct jx *j, const char *name, char ph, uint64_t id, uint6
 	obuf__u64(o, id);
 	OBUF_LIT(o, ",\"ts\":");
 	put_us(o, ts);
-	put_pid_tid(o, pid, tid);
+	jx__put_pid_tid(o, pid, tid);
 	OBUF_LIT(o, "}");
 }
 
@@ -278,7 +199,7 @@ static int proc_name(struct jx *j, uint32_t pid)
 		return 0;
 	if (u64map__set(&j->procs, (uint64_t)pid + 1, h))
 		return -ENOMEM;
-	put_meta_name(j, "process_name", pid, pid, name);
+	jx__put_meta_name(j, "process_name", pid, pid, name);
 	return 0;
 }
 
@@ -295,18 +216,17 @@ static int thread_name(struct jx *j, uint32_t pid, uint32_t tid)
 		return 0;
 	if (u64map__set(&j->threads, THREAD_KEY(pid, tid), h))
 		return -ENOMEM;
-	put_meta_name(j, "thread_name", pid, tid, name);
+	jx__put_meta_name(j, "thread_name", pid, tid, name);
 	return 0;
 }
 
-/* Before the first event of a process: its metadata. */
-static int proc_seen(struct jx *j, uint32_t pid)
+int jx__proc_seen(struct jx *j, uint32_t pid)
 {
 	if (u64map__get(&j->procs, (uint64_t)pid + 1))
 		return 0;
 	if (u64map__set(&j->procs, (uint64_t)pid + 1, 0))
 		return -ENOMEM;
-	put_meta_sort(j, "process_sort_index", pid, pid, pid);
+	jx__put_meta_sort(j, "process_sort_index", pid, pid, pid);
 	return proc_name(j, pid);
 }
 
@@ -322,12 +242,12 @@ static int track(struct jx *j, uint32_t pid, uint32_t tid)
 		j->last_thread = key;
 		return 0;
 	}
-	rc = proc_seen(j, pid);
+	rc = jx__proc_seen(j, pid);
 	if (rc)
 		return rc;
 	if (u64map__set(&j->threads, key, 0))
 		return -ENOMEM;
-	put_meta_sort(j, "thread_sort_index", pid, tid, tid == pid ? 0 : tid);
+	jx__put_meta_sort(j, "thread_sort_index", pid, tid, tid == pid ? 0 : tid);
 	j->last_thread = key;
 	return thread_name(j, pid, tid);
 }
@@ -383,7 +303,7 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 		OBUF_LIT(o, ",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
 		put_us(o, c->ts);
 	}
-	put_pid_tid(o, c->pid, c->tid);
+	jx__put_pid_tid(o, c->pid, c->tid);
 	OBUF_LIT(o, ",\"args\":{");
 	fields__json(o, v, n, ARGS_SKIP);
 	OBUF_LIT(o, "}}");
@@ -398,8 +318,7 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 	return o->err;
 }
 
-/* Opens an event with its name: {"name":NAME — the caller writes the rest. */
-static void put_named(struct jx *j, const char *name)
+void jx__put_named(struct jx *j, const char *name)
 {
 	ev_open(j);
 	OBUF_LIT(&j->ob, "{\"name\":");
@@ -427,8 +346,8 @@ static uint32_t comm_pid(struct jx *j, const struct gt_ncclrec *nc)
 	else
 		snprintf(name, sizeof(name), "NCCL communicator %u (pid %u, init not recorded)",
 			 j->ncomms, nc->pid);
-	put_meta_sort(j, "process_sort_index", pid, pid, pid);
-	put_meta_name(j, "process_name", pid, pid, name);
+	jx__put_meta_sort(j, "process_sort_index", pid, pid, pid);
+	jx__put_meta_name(j, "process_name", pid, pid, name);
 	return pid;
 }
 
@@ -449,8 +368,8 @@ static int comm_lane(struct jx *j, const struct gt_ncclrec *nc, uint32_t pid, ui
 		snprintf(name, sizeof(name), "rank %d (pid %u)", nc->rank, nc->pid);
 	else
 		snprintf(name, sizeof(name), "pid %u", nc->pid);
-	put_meta_sort(j, "thread_sort_index", pid, *tid, *tid);
-	put_meta_name(j, "thread_name", pid, *tid, name);
+	jx__put_meta_sort(j, "thread_sort_index", pid, *tid, *tid);
+	jx__put_meta_name(j, "thread_name", pid, *tid, name);
 	return 0;
 }
 
@@ -461,7 +380,7 @@ static void put_nccl_event(struct jx *j, const struct gt_ncclrec *nc, const char
 {
 	struct obuf *o = &j->ob;
 
-	put_named(j, name);
+	jx__put_named(j, name);
 	if (nc->has_exit) {
 		OBUF_LIT(o, ",\"cat\":\"nccl\",\"ph\":\"X\",\"ts\":");
 		put_us(o, nc->ts);
@@ -471,7 +390,7 @@ static void put_nccl_event(struct jx *j, const struct gt_ncclrec *nc, const char
 		OBUF_LIT(o, ",\"cat\":\"nccl\",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
 		put_us(o, nc->ts);
 	}
-	put_pid_tid(o, pid, tid);
+	jx__put_pid_tid(o, pid, tid);
 	OBUF_LIT(o, ",\"args\":{");
 	/* on a communicator's lane the args keep the call's own pid and tid */
 	fields__json(o, v, n, pid == nc->pid ? ARGS_SKIP : ARGS_SKIP & ~((1ull << CF_PID) | (1ull << CF_TID)));
@@ -552,7 +471,7 @@ static int put_kernel_event(struct jx *j, const struct gt_hdr *rec, const struct
 	put_us(o, rec->ts);
 	OBUF_LIT(o, ",\"dur\":");
 	put_us(o, dur);
-	put_pid_tid(o, rec->pid, rec->tid);
+	jx__put_pid_tid(o, rec->pid, rec->tid);
 	OBUF_LIT(o, ",\"args\":{");
 	fields__json(o, v, n, ARGS_SKIP);
 	OBUF_LIT(o, "}}");
@@ -571,7 +490,7 @@ static uint32_t lane_of(struct jx *j, bool nvtx, uint64_t k1, uint32_t pid, uint
 
 	if (l)
 		return l->tid;
-	if (proc_seen(j, pid))
+	if (jx__proc_seen(j, pid))
 		return 0;
 	l = malloc(sizeof(*l));
 	if (!l || hmap_put(m, k1, pid, l, &old)) {
@@ -588,9 +507,9 @@ static uint32_t lane_of(struct jx *j, bool nvtx, uint64_t k1, uint32_t pid, uint
 		snprintf(name, sizeof(name), "GPU %u stream %u", device, (uint32_t)k1);
 	/* GPU lanes grouped per device, in order of first use within one;
 	 * NVTX lanes by their tid */
-	put_meta_sort(j, "thread_sort_index", pid, l->tid,
-		      nvtx ? l->tid : LANE_SORT_GPU + ((uint64_t)device << 32) + l->tid);
-	put_meta_name(j, "thread_name", pid, l->tid, name);
+	jx__put_meta_sort(j, "thread_sort_index", pid, l->tid,
+			  nvtx ? l->tid : LANE_SORT_GPU + ((uint64_t)device << 32) + l->tid);
+	jx__put_meta_name(j, "thread_name", pid, l->tid, name);
 	return l->tid;
 }
 
@@ -681,7 +600,7 @@ static int on_gpu(struct jx *j, const struct gt_hdr *rec)
 		OBUF_LIT(o, ",\"dur\":");
 		put_us(o, dur);
 	}
-	put_pid_tid(o, rec->pid, lane);
+	jx__put_pid_tid(o, rec->pid, lane);
 	OBUF_LIT(o, ",\"args\":{");
 	fields__json(o, v, n, ARGS_SKIP);
 	OBUF_LIT(o, "}}");
@@ -690,16 +609,8 @@ static int on_gpu(struct jx *j, const struct gt_hdr *rec)
 	return o->err;
 }
 
-/* The process of the recorder's own lanes (light-mode windows, hot-probe
- * changes) and counters (the daemon's overhead): above PID_MAX_LIMIT, as
- * the lanes' tids, so no pid meets it. */
-#define RECORDER_PID LANE_BASE
-
-/* The rest of an instant event at ts after its name: category cat, scope
- * ("t" thread, "p" process, "g" global), pid, tid, and the fields v as
- * args, those of skip left out. */
-static int put_instant_at(struct jx *j, uint64_t ts, uint32_t pid, uint32_t tid, const char *cat,
-			  const char *scope, const struct cf_val *v, unsigned n, uint64_t skip)
+int jx__put_instant_at(struct jx *j, uint64_t ts, uint32_t pid, uint32_t tid, const char *cat,
+		       const char *scope, const struct cf_val *v, unsigned n, uint64_t skip)
 {
 	struct obuf *o = &j->ob;
 
@@ -709,134 +620,17 @@ static int put_instant_at(struct jx *j, uint64_t ts, uint32_t pid, uint32_t tid,
 	obuf__mem(o, scope, strlen(scope));
 	OBUF_LIT(o, "\",\"ts\":");
 	put_us(o, ts);
-	put_pid_tid(o, pid, tid);
+	jx__put_pid_tid(o, pid, tid);
 	OBUF_LIT(o, ",\"args\":{");
 	fields__json(o, v, n, skip);
 	OBUF_LIT(o, "}}");
 	return o->err;
 }
 
-/* The same for rec's own time, pid and tid, which its args leave out. */
-static int put_instant_rest(struct jx *j, const struct gt_hdr *rec, const char *cat,
-			    const char *scope, const struct cf_val *v, unsigned n)
+int jx__put_instant_rest(struct jx *j, const struct gt_hdr *rec, const char *cat,
+			 const char *scope, const struct cf_val *v, unsigned n)
 {
-	return put_instant_at(j, rec->ts, rec->pid, rec->tid, cat, scope, v, n, ARGS_SKIP);
-}
-
-/* A flight-recorder trigger: an instant of global scope (it marks the whole
- * timeline, and a signal's has no process), named as in Perfetto. */
-static int put_trigger(struct jx *j, const struct gt_hdr *rec)
-{
-	struct cf_val v[CF_MAX];
-	unsigned n = fields__trigger(rec, v);
-	char name[128];
-
-	if (!n)
-		return 0;
-	fields__trigger_name((const struct gt_trigger *)rec, name, sizeof(name));
-	put_named(j, name);
-	return put_instant_rest(j, rec, "trigger", "g", v, n);
-}
-
-static void recorder_named(struct jx *j)
-{
-	if (j->recorder_named)
-		return;
-	put_meta_name(j, "process_name", RECORDER_PID, RECORDER_PID, "gtrace-bpf recorder");
-	j->recorder_named = true;
-}
-
-/* A counter event of the recorder's: name's one series, "value", ppm as a
- * percentage from ts on. */
-static void put_counter(struct jx *j, const char *name, uint64_t ts, uint32_t ppm)
-{
-	struct cf_val f = { .id = CF_ESTIMATE_PCT, .kind = CF_K_PPM, .u = ppm };
-	struct obuf *o = &j->ob;
-	char *p;
-
-	put_named(j, name);
-	OBUF_LIT(o, ",\"cat\":\"overhead\",\"ph\":\"C\",\"ts\":");
-	put_us(o, ts);
-	put_pid_tid(o, RECORDER_PID, RECORDER_PID);
-	OBUF_LIT(o, ",\"args\":{\"value\":");
-	p = obuf__room(o, 32);
-	o->len += (size_t)(fields__scalar(p, &f, true) - p);
-	OBUF_LIT(o, "}}");
-}
-
-/* An overhead record of the daemon: counter events of the recorder's
- * process named as the Perfetto export's counter tracks, and for a change
- * (not the periodic estimate) an instant of that process, named as in
- * Perfetto, args dump's fields (pid and tid: the thread that paid most). */
-static int put_overhead(struct jx *j, const struct gt_hdr *rec)
-{
-	const struct gt_overhead *ov = (const void *)rec;
-	struct obuf *o = &j->ob;
-	struct cf_val v[CF_MAX];
-	unsigned n = fields__overhead(rec, v);
-	char name[128];
-
-	if (!n)
-		return 0;
-	recorder_named(j);
-	if (ov->interval_ns)
-		put_counter(j, "overhead estimate (%)", rec->ts, ov->estimate_ppm);
-	if (ov->budget_ppm)
-		put_counter(j, "overhead budget (%)", rec->ts, ov->budget_ppm);
-	put_counter(j, "full-capture duty cycle (%)", rec->ts, ov->duty_ppm);
-	if (ov->interval_ns && ov->sampler_ppm)
-		put_counter(j, "GPU-metrics sampler CPU (%)", rec->ts, ov->sampler_ppm);
-	if (ov->reason == GT_OVH_ESTIMATE)
-		return o->err;
-	fields__overhead_name(ov, name, sizeof(name));
-	put_named(j, name);
-	return put_instant_at(j, rec->ts, RECORDER_PID, RECORDER_PID, "overhead", "p", v, n,
-			      (1ull << CF_TS) | (1ull << CF_TYPE));
-}
-
-/* A GPU metric sample: a counter event of the recorder's process named as
- * the Perfetto export's track with its GPU, "GPU 0 sm_active (%)", one
- * series "value", exact, from ts on; a process' memory (proc_mem_used) a
- * counter of that process, "GPU 0 memory (B)". */
-static int put_gpu_metric(struct jx *j, const struct gt_hdr *rec)
-{
-	const struct gt_gpu_metric *m = (const void *)rec;
-	struct cf_val v[CF_MAX];
-	struct obuf *o = &j->ob;
-	unsigned n = fields__gpu_metric(rec, v);
-	const char *metric = "", *unit = "";
-	char name[80], *p;
-
-	if (!n)
-		return 0;
-	for (unsigned i = 0; i < n; i++) {
-		if (v[i].id == CF_METRIC)
-			metric = v[i].s;
-		else if (v[i].id == CF_UNIT)
-			unit = v[i].s;
-	}
-	if (m->metric == GT_GPUM_PROC_MEM && rec->pid) {
-		snprintf(name, sizeof(name), "GPU %u memory (B)", m->device);
-	} else {
-		recorder_named(j);
-		snprintf(name, sizeof(name), "GPU %u %s (%s)", m->device, metric, unit);
-	}
-	put_named(j, name);
-	OBUF_LIT(o, ",\"cat\":\"gpu_metric\",\"ph\":\"C\",\"ts\":");
-	put_us(o, rec->ts);
-	if (m->metric == GT_GPUM_PROC_MEM && rec->pid)
-		put_pid_tid(o, rec->pid, rec->pid);
-	else
-		put_pid_tid(o, RECORDER_PID, RECORDER_PID);
-	OBUF_LIT(o, ",\"args\":{\"value\":");
-	for (unsigned i = 0; i < n; i++) {
-		if (v[i].id != CF_VALUE)
-			continue;
-		p = obuf__room(o, 32);
-		o->len += (size_t)(fields__scalar(p, &v[i], true) - p);
-	}
-	OBUF_LIT(o, "}}");
-	return o->err;
+	return jx__put_instant_at(j, rec->ts, rec->pid, rec->tid, cat, scope, v, n, ARGS_SKIP);
 }
 
 static int on_other(void *ctx, const struct gt_hdr *rec)
@@ -852,11 +646,11 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 	if (rec->type == GT_REC_RANGE || rec->type == GT_REC_CAPTURE)
 		return capture_spans__feed(j->cap, rec);
 	if (rec->type == GT_REC_TRIGGER)
-		return put_trigger(j, rec);
+		return jx__put_trigger(j, rec);
 	if (rec->type == GT_REC_OVERHEAD)
-		return put_overhead(j, rec);
+		return jx__put_overhead(j, rec);
 	if (rec->type == GT_REC_GPU_METRIC)
-		return put_gpu_metric(j, rec);
+		return jx__put_gpu_metric(j, rec);
 	if (rec->type == GT_REC_PROC_RANK)
 		/* the process' name carries its rank: again when written before */
 		return u64map__get(&j->procs, (uint64_t)rec->pid + 1) ? proc_name(j, rec->pid) : 0;
@@ -879,137 +673,7 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 	for (unsigned i = 0; i < n; i++)
 		if (v[i].id == CF_EVENT)
 			obuf__json_strn(o, v[i].s, v[i].len);
-	return put_instant_rest(j, rec, "process", "t", v, n);
-}
-
-#define KEY_STR(o, key, s) do { OBUF_LIT(o, key); obuf__json_str(o, (s) ? (s) : ""); } while (0)
-#define KEY_U64(o, key, v) do { OBUF_LIT(o, key); obuf__u64(o, v); } while (0)
-
-/* ---- capture ranges and windows ------------------------------------------ */
-
-/* One range or window, or a hot-probe change (s NULL): a complete event, or
- * an instant for a refused range and a change, named as in Perfetto. */
-static void put_capture(struct jx *j, uint32_t pid, uint32_t tid, const struct capspan *s,
-			const struct capture_hot *h)
-{
-	struct obuf *o = &j->ob;
-	struct cf_val f = { .id = CF_FLAGS, .kind = CF_K_FLAGS };
-	struct span_arg args[SPAN_ARGS_MAX];
-	char name[96], *p;
-	unsigned n;
-
-	if (s)
-		fields__span_name(s, name, sizeof(name));
-	else
-		fields__hot_name(h, name, sizeof(name));
-	ev_open(j);
-	OBUF_LIT(o, "{\"name\":");
-	obuf__json_str(o, name);
-	OBUF_LIT(o, ",\"cat\":\"capture\"");
-	if (s && s->end != CAPSPAN_REFUSED) {
-		OBUF_LIT(o, ",\"ph\":\"X\",\"ts\":");
-		put_us(o, s->start_ts);
-		OBUF_LIT(o, ",\"dur\":");
-		put_us(o, capspan__ns(s));
-	} else {
-		OBUF_LIT(o, ",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
-		put_us(o, s ? s->start_ts : h->ts);
-	}
-	put_pid_tid(o, pid, tid);
-	OBUF_LIT(o, ",\"args\":{");
-	n = fields__span_args(s, h, args);
-	for (unsigned i = 0; i < n; i++) {
-		OBUF_LIT(o, "\"");
-		obuf__mem(o, args[i].name, strlen(args[i].name));
-		OBUF_LIT(o, "\":");
-		if (args[i].kind == SA_STR) {
-			obuf__json_str(o, args[i].s);
-		} else if (args[i].kind == SA_FLAGS) {
-			f.u = args[i].u;
-			p = obuf__room(o, 48);
-			o->len += (size_t)(fields__scalar(p, &f, true) - p);
-		} else {
-			obuf__u64(o, args[i].u);
-		}
-		if (i + 1 < n)
-			OBUF_LIT(o, ",");
-	}
-	OBUF_LIT(o, "}}");
-}
-
-/* The capture lanes: per process with ranges "Capture ranges", and the
- * recorder's "Light-mode windows" with the windows and hot-probe changes. */
-static int put_captures(struct jx *j, uint64_t end_ts)
-{
-	struct capture_spans *c = j->cap;
-	struct u64map lanes = { 0 };
-	bool recorder = capture_spans__hot_count(c) > 0;
-	int rc = 0;
-
-	capture_spans__finish(c, end_ts);
-	for (size_t i = 0; i < capture_spans__count(c) && !rc; i++) {
-		const struct capspan *s = capture_spans__at(c, i);
-		uint64_t *lane;
-
-		if (s->kind == CAPSPAN_WINDOW) {
-			recorder = true;
-			continue;
-		}
-		lane = u64map__get(&lanes, (uint64_t)s->pid + 1);
-		if (!lane) {
-			uint32_t tid = LANE_BASE + j->next_lane++;
-
-			rc = proc_seen(j, s->pid);
-			if (rc || (rc = u64map__set(&lanes, (uint64_t)s->pid + 1, tid)))
-				break;
-			put_meta_sort(j, "thread_sort_index", s->pid, tid, tid);
-			put_meta_name(j, "thread_name", s->pid, tid, "Capture ranges");
-			lane = u64map__get(&lanes, (uint64_t)s->pid + 1);
-		}
-		put_capture(j, s->pid, (uint32_t)*lane, s, NULL);
-	}
-	u64map__free(&lanes);
-	if (rc || !recorder)
-		return rc;
-	recorder_named(j);
-	put_meta_name(j, "thread_name", RECORDER_PID, RECORDER_PID, "Light-mode windows");
-	for (size_t i = 0; i < capture_spans__count(c); i++)
-		if (capture_spans__at(c, i)->kind == CAPSPAN_WINDOW)
-			put_capture(j, RECORDER_PID, RECORDER_PID, capture_spans__at(c, i), NULL);
-	for (size_t i = 0; i < capture_spans__hot_count(c); i++)
-		put_capture(j, RECORDER_PID, RECORDER_PID, NULL, capture_spans__hot_at(c, i));
-	return j->ob.err;
-}
-
-/* What the metadata says of capture control, when the trace says anything. */
-static void put_capture_meta(struct jx *j)
-{
-	const struct capture_spans *c = j->cap;
-	const struct gt_capture_mode *m = capture_spans__mode(c);
-	struct obuf *o = &j->ob;
-	struct capture_totals t;
-
-	if (!capture_spans__any(c))
-		return;
-	capture_spans__totals(c, &t);
-	KEY_STR(o, ",\"capture\":{\"mode\":", capture_spans__light(c) ? "light" : "full");
-	KEY_STR(o, ",\"capture_range\":", m->range ? gt_capture_source__name(m->range) : "none");
-	KEY_U64(o, ",\"ranges\":", t.ranges);
-	KEY_U64(o, ",\"refused\":", t.refused);
-	KEY_U64(o, ",\"windows\":", t.windows);
-	KEY_U64(o, ",\"range_ns\":", t.range_ns);
-	KEY_U64(o, ",\"window_ns\":", t.window_ns);
-	KEY_U64(o, ",\"hot_ns\":", t.hot_ns);
-	KEY_U64(o, ",\"trace_ns\":", t.trace_ns);
-	OBUF_LIT(o, ",\"anomalies\":{");
-	for (int i = 0; i < CAPTURE_AN__COUNT; i++) {
-		if (i)
-			OBUF_LIT(o, ",");
-		obuf__json_str(o, capture_anomaly__key(i));
-		OBUF_LIT(o, ":");
-		obuf__u64(o, capture_spans__anomaly(c, i));
-	}
-	OBUF_LIT(o, "}}");
+	return jx__put_instant_rest(j, rec, "process", "t", v, n);
 }
 
 /* The recording's header, the damage and the counters, after the events. */
@@ -1050,7 +714,7 @@ static void put_metadata(struct jx *j, struct trace_reader *r)
 		}
 		OBUF_LIT(o, "}");
 	}
-	put_capture_meta(j);
+	jx__put_capture_meta(j);
 	KEY_U64(o, ",\"decoder\":{\"calls\":", st->calls);
 	KEY_U64(o, ",\"unmatched_exits\":", st->unmatched_exits);
 	KEY_U64(o, ",\"incomplete\":", st->open_at_end);
@@ -1065,62 +729,6 @@ static void put_metadata(struct jx *j, struct trace_reader *r)
 static void free_flow(void *v)
 {
 	free(((struct jflow *)v)->v);
-}
-
-/* ---- findings (export --findings) ---------------------------------------- */
-
-/* The findings of export__set_findings (export.h): per (pid, rule) a lane
- * "Findings: RULE" in the process, a complete event per example (an instant
- * when it has no length or would overlap the one before). */
-static int put_findings(struct jx *j)
-{
-	struct obuf *o = &j->ob;
-	size_t n, i = 0;
-	const struct export_finding *v = export__findings(&n);
-
-	while (i < n) {
-		uint32_t tid = LANE_BASE + j->next_lane++;
-		uint64_t end = 0;
-		char name[96];
-		size_t k;
-		int rc = proc_seen(j, v[i].pid);
-
-		if (rc)
-			return rc;
-		snprintf(name, sizeof(name), "Findings: %s", v[i].rule);
-		put_meta_sort(j, "thread_sort_index", v[i].pid, tid, tid);
-		put_meta_name(j, "thread_name", v[i].pid, tid, name);
-		for (k = i; k < n && v[k].pid == v[i].pid && !strcmp(v[k].rule, v[i].rule); k++) {
-			const struct export_finding *f = &v[k];
-			bool slice = f->dur && f->ts >= end;
-
-			snprintf(name, sizeof(name), "%s: %s", f->rule, f->what ? f->what : "");
-			ev_open(j);
-			OBUF_LIT(o, "{\"name\":");
-			obuf__json_str(o, name);
-			OBUF_LIT(o, ",\"cat\":\"finding\",\"ph\":");
-			if (slice) {
-				OBUF_LIT(o, "\"X\",\"ts\":");
-				put_us(o, f->ts);
-				OBUF_LIT(o, ",\"dur\":");
-				put_us(o, f->dur);
-				end = f->ts + f->dur;
-			} else {
-				OBUF_LIT(o, "\"i\",\"s\":\"t\",\"ts\":");
-				put_us(o, f->ts);
-			}
-			put_pid_tid(o, f->pid, tid);
-			KEY_STR(o, ",\"args\":{\"severity\":", f->severity);
-			KEY_STR(o, ",\"summary\":", f->summary);
-			KEY_STR(o, ",\"fix\":", f->fix);
-			KEY_U64(o, ",\"cost_ns\":", f->cost_ns);
-			KEY_U64(o, ",\"dur_ns\":", f->dur);
-			KEY_U64(o, ",\"tid\":", f->tid);
-			OBUF_LIT(o, "}}");
-		}
-		i = k;
-	}
-	return o->err;
 }
 
 int export_json__write(struct trace_reader *r, FILE *out, const char **why)
@@ -1145,9 +753,9 @@ int export_json__write(struct trace_reader *r, FILE *out, const char **why)
 		const struct gt_trailer *t = trace_reader__trailer(r);
 		uint64_t last = gt_decoder__last_ts(j.d);
 
-		rc = put_captures(&j, t && t->end_ts > last ? t->end_ts : last);
+		rc = jx__put_captures(&j, t && t->end_ts > last ? t->end_ts : last);
 		if (!rc)
-			rc = put_findings(&j);
+			rc = jx__put_findings(&j);
 		if (rc)
 			*why = strerror(-rc);
 	}
