@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the files of cuda_workload share: cuda_workload.c (the calls, the
- * launch threads, the output), cuda_workload_opts.c (the command line),
- * cuda_workload_ptx.c (the kernels), cuda_workload_nccl.c (--nccl).
+ * What the files of cuda_workload share: cuda_workload.c (the launch
+ * threads, the output), cuda_workload_api.c (the libcuda calls, counted),
+ * cuda_workload_opts.c (the command line), cuda_workload_ptx.c (the
+ * kernels), cuda_workload_nccl.c (--nccl).
  * Built together: cc tests/mock/cuda_workload*.c.
  */
 #ifndef GTRACE_CUDA_WORKLOAD_H
@@ -74,6 +75,57 @@ struct opts {
 
 /* Prints PROG: message and exits 1. */
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+/* ------------------------------------------------------------------ */
+/* libcuda entry points, counted (cuda_workload_api.c)                  */
+
+#define WL_APIS(X) \
+	X(cuInit) X(cuDeviceGet) X(cuDeviceGetName) X(cuDevicePrimaryCtxRetain) \
+	X(cuCtxSetCurrent) X(cuModuleLoadData) X(cuModuleGetFunction) X(cuLibraryLoadData) \
+	X(cuLibraryGetKernel) X(cuKernelGetFunction) X(cuStreamCreate) X(cuMemAlloc_v2) \
+	X(cuMemAllocHost_v2) X(cuMemcpyHtoD_v2) X(cuLaunchKernel) X(cuLaunchKernel_ptsz) \
+	X(cuLaunchKernelEx) X(cuMemsetD32_v2) X(cuMemcpyDtoHAsync_v2) X(cuStreamSynchronize) \
+	X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize) X(cuCtxSynchronize) \
+	X(cuProfilerStart) X(cuProfilerStop) X(cuMemFree_v2) X(cuMemFreeHost) \
+	X(cuEventDestroy_v2) X(cuStreamDestroy_v2) X(cuModuleUnload) X(cuLibraryUnload) \
+	X(cuDevicePrimaryCtxRelease_v2) X(cuMemcpyDtoH_v2) X(cuMemcpyHtoDAsync_v2) \
+	X(cuDeviceGetCount) X(cuMemcpyPeer) X(cuMemcpyDtoD_v2) X(cuMemcpy)
+
+enum wl_api {
+#define WL_ENUM(n) WL_##n,
+	WL_APIS(WL_ENUM)
+#undef WL_ENUM
+	WL__COUNT
+};
+
+#define WL_PTR(n) extern __typeof__(&n) p_##n;
+WL_APIS(WL_PTR)
+#undef WL_PTR
+/* the libcuda mock's NVTX ranges for the CUPTI agent (--nvtx-steps), NULL elsewhere */
+extern void (*p_nvtx_range)(const char *name, unsigned long long start, unsigned long long end);
+
+extern bool after_ready;	/* set once, before any launch thread starts */
+
+/* Counts a call to a that returned r; returns r. */
+CUresult wl_count(enum wl_api a, CUresult r);
+/* Prints api's error r and exits 1. */
+void cuda_fail(const char *api, CUresult r);
+
+/* CU(): the call, counted.  CK(): the same, exiting on an error. */
+#define CU(n, ...) wl_count(WL_##n, p_##n(__VA_ARGS__))
+#define CK(n, ...) do { \
+		CUresult r_ = CU(n, __VA_ARGS__); \
+		if (r_ != CUDA_SUCCESS) \
+			cuda_fail(#n, r_); \
+	} while (0)
+
+/* Loads libcuda (GT_LIBCUDA, default libcuda.so.1) and its entry points. */
+void load_libcuda(void);
+
+enum count_kind { C_CALLS, C_AFTER_READY, C_FAILED };
+
+/* One {"api": count} object: of the probed apis, or of the others. */
+void json_counts(const char *key, enum count_kind kind, bool probed);
 /* Parses the command line into o (exit 2 with one line on a bad one). */
 void parse_opts(int argc, char **argv, struct opts *o);
 
