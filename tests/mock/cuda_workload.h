@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the files of cuda_workload share: cuda_workload.c (the launch
- * threads, the output), cuda_workload_api.c (the libcuda calls, counted),
- * cuda_workload_opts.c (the command line), cuda_workload_ptx.c (the
+ * What the files of cuda_workload share: cuda_workload.c (the sequence, the
+ * result check, the output), cuda_workload_api.c (the libcuda calls,
+ * counted), cuda_workload_launch.c (the launches, the launch threads,
+ * --fork), cuda_workload_opts.c (the command line), cuda_workload_ptx.c (the
  * kernels), cuda_workload_nccl.c (--nccl).
  * Built together: cc tests/mock/cuda_workload*.c.
  */
@@ -133,8 +134,67 @@ void parse_opts(int argc, char **argv, struct opts *o);
 extern const char module_ptx[];
 extern const char library_ptx[];
 
+/* ------------------------------------------------------------------ */
+/* launches (cuda_workload_launch.c)                                    */
+
+#define FILL_EX_VALUE 1.5f
+#define FILL_VALUE 2.5f
+
+enum { OP_VECADD, OP_SCALE, OP_FILL_EX, OP_FILL, OP__COUNT };
+extern const char *const op_names[OP__COUNT];
+extern const char *const op_apis[OP__COUNT];
+
+/* per device (index 0 .. ndev - 1) */
+extern CUcontext ctxs[MAX_DEV];
+extern CUfunction f_vecadd[MAX_DEV], f_scale[MAX_DEV], f_fill[MAX_DEV];
 /* each device's buffers a, b, c (N_ELEMS floats) */
 extern CUdeviceptr d_a[MAX_DEV], d_b[MAX_DEV], d_c[MAX_DEV];
+extern int ndev;
+extern int n_elems;
+extern float *h_pinned;		/* the cuMemAllocHost_v2 buffer */
+extern char *h_pageable;	/* --pageable-every's malloc'd buffer */
+extern struct opts *planted;	/* the planted patterns' options */
+
+#define PLANT_BYTES 65536
+
+struct worker {
+	pthread_t thread;
+	CUstream stream;		/* its stream of device 0 (streams[0]) */
+	CUstream streams[MAX_DEV];	/* one per device */
+	int cur;			/* the device its thread has current */
+	long launches;			/* to make, when not flooding */
+	long flood_s;			/* > 0: launch for this long */
+	long rate;			/* > 0: paced to this many launches per second */
+	long work_us;			/* busy before each launch */
+	bool set_ctx;			/* a new thread: make the context current first */
+	int index;			/* which launch thread, for its name */
+	long ranges;			/* > 0: launches in profiler ranges (--ranges) */
+	long gap_ms;			/* sleep between their parts */
+	long hold_ms;			/* sleep inside each range */
+	long idle_ms;			/* sleep after half the launches */
+	long steps;			/* > 0: launches in steps (--steps) */
+	long step_us, step_jitter;	/* each step's spin */
+	bool nvtx_steps;		/* each step an NVTX range */
+	uint64_t *step_ns;		/* steps: each one's time, start to end */
+	uint64_t *period_ns;		/* steps - 1: from one's start to the next's */
+	bool sync_each;			/* cuStreamSynchronize after each flood launch */
+	long steady;			/* cuCtxSynchronize calls per second while flooding */
+	unsigned long in_range[64];	/* launches made inside each range */
+	unsigned long done[OP__COUNT];	/* launches made, per operation */
+	unsigned long on_dev[MAX_DEV];	/* launches made, per device */
+};
+
+/* --launch-log: log_len launches, the first log_cap kept (before, after) */
+extern uint64_t *log_ts;		/* log_cap pairs: before, after */
+extern size_t log_len, log_cap;
+
+/* A launch thread: its launches, as w says (the main thread's with one). */
+void *worker_main(void *arg);
+/* --sync-each and --steady: the syncs with their sequence numbers. */
+void sync_numbered(CUstream s);
+void ctx_sync_numbered(void);
+/* --fork: forks n children, a few calls each on s; how many did not exit 0. */
+long run_forks(long n, CUstream s);
 
 /* --nccl */
 void nccl_load(void);
