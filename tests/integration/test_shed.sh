@@ -122,6 +122,20 @@ check_calls() {
 	EOF2
 }
 
+# dump_marks TRACE OUT: the trace's capture and overhead records, one JSON
+# object a line: all the checks read of a dump here (the floods' dumps hold
+# hundreds of thousands of calls, which the args files give).
+dump_marks() {
+	local rc
+	"$GTRACE" dump "$1" > "$2.all" 2> "$2.err"
+	rc=$?
+	[ $rc -eq 0 ] || fatal "gtrace-bpf dump $1 exited with status $rc: $(head -n 3 "$2.err" | tr '\n' '|')"
+	grep -E '^\{"ts":[0-9]+,"pid":[0-9]+,"tid":[0-9]+,"type":"(capture|overhead)"' "$2.all" > "$2"
+	rm -f "$2.all"
+	jq -e -s 'length > 0 and all(type == "object")' "$2" > /dev/null || fatal "no capture or overhead records in the dump of $1"
+	log "dump: $(wc -l < "$2") capture and overhead records"
+}
+
 # metric NAME BODY: the value of the unlabelled sample NAME in BODY.
 metric() { awk -v n="$1" '$1 == n { print $2 }' <<< "$2"; }
 
@@ -170,7 +184,7 @@ t_shed() {
 	grep -q 'budget: cuStreamSynchronize given back to the always-on probes in [0-9]* ms' "$T/daemon.err" ||
 		err "no line saying it was given back"
 	"$GTRACE" snapshot -o "$T/s1.gtrace" > /dev/null 2> "$T/snap.err" || fatal "snapshot: $(cat "$T/snap.err")"
-	dump_trace "$T/s1.gtrace" "$T/s1.json"
+	dump_marks "$T/s1.gtrace" "$T/s1.json"
 	"$TRACE_ARGS" "$T/s1.gtrace" > "$T/s1.args" || fatal "trace_args failed"
 	out=$(check_calls "$T/s1.args" "$T/s1.json" "$T/wl1.out" 1) || err "first flood: $out"
 	log "first flood: $out"
@@ -192,7 +206,7 @@ t_shed() {
 		fatal "snapshot: $(cat "$T/snap.err")"
 	"$GTRACE" snapshot -o "$T/s3.gtrace" > /dev/null 2> "$T/snap.err" || fatal "snapshot: $(cat "$T/snap.err")"
 	stop_daemon
-	dump_trace "$T/s3.gtrace" "$T/s3.json"
+	dump_marks "$T/s3.gtrace" "$T/s3.json"
 	"$TRACE_ARGS" "$T/s2.gtrace" > "$T/s2.args" || fatal "trace_args failed"
 	# the overhead records are the recorder's: those of the whole window
 	jq -c 'select(.type == "overhead" and .ts >= '"$(jq -s '[.[] | select(.type == "overhead" and .reason == "restore") | .ts] | max' "$T/s3.json")"')' \
