@@ -223,9 +223,10 @@ $(OUTPUT)/tests/test_elf_syms: CPPFLAGS += -DGT_MOCK_LIB='"$(MOCK_LIB)"'
 $(OUTPUT)/tests/test_gpu_metrics: $(NVML_MOCK)
 $(OUTPUT)/tests/test_gpu_metrics: CPPFLAGS += -DGT_NVML_MOCK='"$(abspath $(NVML_MOCK))"'
 
-$(MOCK_LIB): tests/mock/libcuda_mock.c tests/mock/cuda_compat.h tests/mock/mock_export.h | $(MOCK_DIR)
+$(MOCK_LIB): $(wildcard tests/mock/libcuda_mock*.c) tests/mock/libcuda_mock.h tests/mock/cuda_compat.h \
+	     tests/mock/mock_export.h | $(MOCK_DIR)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(MOCK_CFLAGS) -shared -Wl,-soname,libcuda.so.1 $< -lpthread -o $@
+	$(Q)$(CC) $(MOCK_CFLAGS) -shared -Wl,-soname,libcuda.so.1 $(filter %.c,$^) -lpthread -o $@
 
 $(NCCL_MOCK): tests/mock/libnccl_mock.c tests/mock/nccl_compat.h tests/mock/cuda_compat.h tests/mock/mock_export.h | $(MOCK_DIR)
 	$(call msg,CC,$@)

@@ -14,6 +14,6 @@ dir=$1
 CUDA=${CUDA_HOME:-/usr/local/cuda}
 CFLAGS="-O2 -fcf-protection=full -fno-omit-frame-pointer -fno-shrink-wrap -std=gnu11 -D_GNU_SOURCE -fPIC -Itests/mock"
 [ -f "$CUDA/include/cuda.h" ] && CFLAGS="$CFLAGS -I$CUDA/include -DGT_HAVE_CUDA_H"
-gcc $CFLAGS -shared -Wl,-soname,libcuda.so.1 tests/mock/libcuda_mock.c -lpthread \
+gcc $CFLAGS -shared -Wl,-soname,libcuda.so.1 tests/mock/libcuda_mock*.c -lpthread \
 	-o "$dir/libcuda.so.1" || exit 1
 gcc $CFLAGS tests/mock/cuda_workload*.c -ldl -lpthread -o "$dir/cuda_workload" || exit 1
