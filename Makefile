@@ -194,6 +194,11 @@ $(OUTPUT)/tools/%: tools/%.c $(LIBREAD)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $< $(LIBREAD) $(LDFLAGS) $(READ_LIBS) -o $@
 
+$(OUTPUT)/tools/gen_trace: $(wildcard tools/gen_trace*.c) tools/gen_trace_int.h $(LIBREAD)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $(filter %.c,$^) $(LIBREAD) $(LDFLAGS) $(READ_LIBS) -o $@
+
 $(OUTPUT)/tools/mkseed: tests/fuzz/mkseed.c tests/fuzz/fuzz_common.h $(LIBREAD)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)

@@ -37,7 +37,7 @@ gen=.output/tools/gen_trace
 mkdir -p .output/tools
 # the writer is a reader-library module: no libbpf, as the Makefile links readers
 gcc -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iuser -iquote . \
-	tools/gen_trace.c .output/libgtrace-read.a -lz -lzstd -liberty -lm -o "$gen" ||
+	tools/gen_trace*.c .output/libgtrace-read.a -lz -lzstd -liberty -lm -o "$gen" ||
 	{ echo "bench: failed to build $gen" >&2; exit 1; }
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gtrace-bench.XXXXXX") || exit 1
