@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal to analyze: the accumulators its files share.  analyze.c takes
- * the calls and records and routes them to scopes; analyze_gpu.c orders the
- * GPU work by start (a heap with a watermark) and sweeps each device's
- * timeline; analyze_rules.c turns a finished scope into answers and
- * findings; analyze_write.c renders results; analyze_read.c reads a file in
- * time order.
+ * the calls and records and routes them to scopes; analyze_calls.c counts a
+ * call in a scope; analyze_gpu.c orders the GPU work by start (a heap with a
+ * watermark) and sweeps each device's timeline; analyze_rules.c turns a
+ * finished scope into answers and findings; analyze_write.c renders results;
+ * analyze_read.c reads a file in time order.
  */
 #ifndef GTRACE_ANALYZE_INT_H
 #define GTRACE_ANALYZE_INT_H
@@ -303,6 +303,36 @@ struct analyze {
 	uint32_t gpum_hz;		/* the header's gpu_metrics=HZ, 0 unknown */
 	int err;			/* the first allocation failure */
 };
+
+/* Widens acc's wall time to hold [t0, t1]. */
+static inline void acc_seen(struct az_acc *acc, uint64_t t0, uint64_t t1)
+{
+	if (!acc->have_start || t0 < acc->start) {
+		if (acc->kind == AZ_SCOPE_PROCESS || !acc->have_start)
+			acc->start = t0;
+		acc->have_start = true;
+	}
+	if (t1 > acc->end)
+		acc->end = t1;
+}
+
+/* The blocks in a grid (saturated). */
+static inline uint32_t grid_blocks(const uint32_t g[3])
+{
+	uint64_t b = (uint64_t)g[0] * g[1] * g[2];
+
+	return b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
+}
+
+/* analyze_calls.c */
+/* Counts call c of p in the scope acc: nested when it was made inside
+ * another call of its thread, off_now the thread's off-CPU total at its
+ * exit.  Returns 0 or -ENOMEM. */
+int az_calls__acc(struct analyze *a, struct az_acc *acc, struct az_proc *p,
+		  const struct gt_callrec *c, bool nested, uint64_t off_now);
+/* Allocations and frees, per process (not per scope): for a copy's host
+ * side.  Returns 0 or -ENOMEM. */
+int az_calls__track_memory(struct analyze *a, struct az_proc *p, const struct gt_callrec *c);
 
 /* analyze_gpu.c */
 /* Queues one GPU record's work; places what the watermark allows. */
