@@ -57,6 +57,12 @@
  * (a merged trace's tail): iterations for `gtrace-bpf diff`.  They are
  * records beyond N_RECORDS.
  *
+ * -E writes the launches as the recorder does without --launch-exit: the
+ * entry only, flagged GT_LAUNCH_NO_EXIT (and launch_exit=0 in the header).
+ * -L PCT makes PCT percent of the calls launches (default 62), the others
+ * drawn in their usual proportions: with -g -k 1 -L 100 -E, a loop of one
+ * tiny kernel as a merged trace of PyTorch's elementwise ops holds it.
+ *
  * The parts (gen_trace_int.h says what they share): this file (the
  * processes' set-up, the threads' calls, the run, the command line),
  * gen_trace_rec.c (the random stream, the records, the tail),
@@ -189,8 +195,12 @@ static int thr_enter(struct gen *g, struct thr *t)
 	uint64_t dur;
 	int err;
 
+	/* -L: a launch at that rate, else one of the others as they are drawn */
+	if (g->launch_pct >= 0)
+		op = op < (unsigned)g->launch_pct ? 0 : 62 + (unsigned)(rnd(g) % 38);
 	t->ret = 0;
 	t->has_out = false;
+	t->no_exit = false;
 	if (op < 62) {
 		const struct kernel *k = &g->k[t->proc][rnd_skew(g, 0, (uint64_t)g->nkernels - 1)];
 		int s = (int)(rnd(g) % (uint64_t)k->nshapes);
@@ -205,6 +215,10 @@ static int thr_enter(struct gen *g, struct thr *t)
 		if (k->api == API(cuLaunchKernelEx)) {
 			l->flags = GT_LAUNCH_EX;
 			l->nattrs = 1;
+		}
+		if (g->entry_launches) {
+			l->flags |= GT_LAUNCH_NO_EXIT;
+			t->no_exit = true;
 		}
 		t->api = k->api;
 		dur = rnd_skew(g, 1800, 12000);
@@ -281,7 +295,7 @@ static int thr_exit(struct gen *g, struct thr *t)
 	int err;
 
 	g->cur = t;
-	err = w_ret(g, t->ts, t->pid, t->tid, t->api, t->ret, t->has_out, t->out);
+	err = t->no_exit ? 0 : w_ret(g, t->ts, t->pid, t->tid, t->api, t->ret, t->has_out, t->out);
 	g->cur = NULL;
 	if (!err && g->gpu && !t->skipped)
 		err = w_after(g, t, t->ts);
@@ -380,7 +394,7 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " [-s SEED] [-p PROCS] [-k KERNELS] [-c range|light] [-g [-u N]] [-n] [-i STEP_US] "
+	fprintf(f, "usage: " PROG " [-s SEED] [-p PROCS] [-k KERNELS] [-c range|light] [-g [-u N]] [-n] [-i STEP_US] [-E] [-L PCT] "
 		   "OUT N_RECORDS [THREADS]\n"
 		   "  writes a synthetic trace of about N_RECORDS records to OUT (replaced);\n"
 		   "  THREADS per process (default 4), PROCS processes (default 2),\n"
@@ -389,7 +403,9 @@ static void usage(FILE *f)
 		   "  -g: the GPU side of a merged --cupti trace, NVTX ranges, off-CPU waits;\n"
 		   "  -u N: with -g, every N-th GPU record unlinked, in the tail by time;\n"
 		   "  -n: no calls at all (a process that did not use the GPU);\n"
-		   "  -i STEP_US: NVTX ranges \"step K\" of STEP_US each in every process\n");
+		   "  -i STEP_US: NVTX ranges \"step K\" of STEP_US each in every process;\n"
+		   "  -E: launches without their exits (the recorder without --launch-exit);\n"
+		   "  -L PCT: PCT percent of the calls are launches (default 62)\n");
 }
 
 int main(int argc, char **argv)
@@ -400,14 +416,14 @@ int main(int argc, char **argv)
 		.options = "synthetic=1",
 	};
 	struct trace_writer_opts wo = { .force = true };
-	long seed = 1, procs = 2, kernels = 40, threads = 4, unlink = 0, n, step_us = 0;
+	long seed = 1, procs = 2, kernels = 40, threads = 4, unlink = 0, n, step_us = 0, launch_pct = -1;
 	enum cap_mode cap = CAP_NONE;
-	bool g_gpu = false, no_calls = false;
-	char options[160], gpu_options[200];
+	bool g_gpu = false, no_calls = false, entry_launches = false;
+	char options[160], gpu_options[200], exit_options[220];
 	struct gen *g;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "s:p:k:c:gu:ni:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:p:k:c:gu:ni:EL:h")) != -1) {
 		switch (opt) {
 		case 'i':
 			if (parse_int(optarg, 1, 3600000000L, &step_us))
@@ -443,6 +459,13 @@ int main(int argc, char **argv)
 		case 'n':
 			no_calls = true;
 			break;
+		case 'E':
+			entry_launches = true;
+			break;
+		case 'L':
+			if (parse_int(optarg, 0, 100, &launch_pct))
+				goto bad;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -468,6 +491,8 @@ int main(int argc, char **argv)
 	g->gpu = g_gpu;
 	g->unlink = (uint64_t)unlink;
 	g->step_ns = (uint64_t)step_us * 1000;
+	g->entry_launches = entry_launches;
+	g->launch_pct = (int)launch_pct;
 	if (cap == CAP_RANGE)
 		info.options = "synthetic=1 capture=full capture_range=cudaProfilerApi "
 			       "capture_range_end=repeat";
@@ -481,6 +506,10 @@ int main(int argc, char **argv)
 		snprintf(gpu_options, sizeof(gpu_options), "%s cupti=merged gpu_metrics=%llu gpu_metrics_devs=%d",
 			 info.options, 1000000000ull / METRIC_NS, g->nprocs < 2 ? 1 : 2);
 		info.options = gpu_options;
+	}
+	if (entry_launches) {
+		snprintf(exit_options, sizeof(exit_options), "%s launch_exit=0", info.options);
+		info.options = exit_options;
 	}
 	err = trace_writer__create(argv[optind], &info, &wo, &g->w);
 	if (err) {

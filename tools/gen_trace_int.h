@@ -54,6 +54,7 @@ struct thr {
 	uint64_t event;		/* its event */
 	uint64_t live_alloc;	/* pointer allocated and not yet freed, 0 if none */
 	bool skipped;		/* its open call is not recorded (-c: outside a range or window) */
+	bool no_exit;		/* -E: its open call is a launch recorded without its exit */
 	uint64_t entry_ts;	/* entry of its open call */
 	uint64_t gpu_free;	/* -g: when its stream's previous GPU work ends */
 	uint64_t step_ts;	/* -g: start of its NVTX step range */
@@ -91,6 +92,8 @@ struct gen {
 	uint64_t unlinked;	/* -u: GPU records in the tail */
 	uint64_t next_metric;	/* -g: time of the next GPU metric samples */
 	uint64_t step_ns;	/* -i: an NVTX step range this long, 0 none */
+	bool entry_launches;	/* -E: launches without their exits */
+	int launch_pct;		/* -L: percent of the calls that are launches, -1 the default mix */
 	_Alignas(8) unsigned char buf[8192];
 };
 
