@@ -360,6 +360,19 @@ struct analyze_opts {
 	uint64_t span_start, span_end;
 	enum az_scope_kind span_kind;	/* AZ_SCOPE_RANGE or _WINDOW */
 	uint32_t span_number;
+	/* analyze__file: a second consumer of the same pass (diff's figures
+	 * of the iterations), so that the trace is read once for both: every
+	 * call and other record the decoder emits, in the order analyze gets
+	 * them, is handed to tap_call / tap_other (ctx tap_ctx) after analyze
+	 * has taken it; a non-zero return ends the pass as an error.
+	 * *tap_decoder is set to the pass' decoder before the first record;
+	 * *tap_fed is set once every record was fed and the decoder finished
+	 * (false: the pass failed, the line on err says why). */
+	gt_call_cb tap_call;
+	gt_rec_cb tap_other;
+	void *tap_ctx;
+	struct gt_decoder **tap_decoder;
+	bool *tap_fed;
 };
 
 struct analyze;

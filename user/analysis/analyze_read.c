@@ -229,6 +229,24 @@ static int feed_merged(struct trace_reader *ra, uint64_t a_end, struct trace_rea
 	}
 }
 
+/* The decoder's callbacks with a tap (analyze_opts.tap_call, tap_other):
+ * analyze's, then the tap's. */
+static int tap_call(void *ctx, const struct gt_callrec *c)
+{
+	struct analyze *a = ctx;
+	int rc = analyze__call(a, c);
+
+	return rc ? rc : a->o.tap_call(a->o.tap_ctx, c);
+}
+
+static int tap_other(void *ctx, const struct gt_hdr *rec)
+{
+	struct analyze *a = ctx;
+	int rc = analyze__other(a, rec);
+
+	return rc ? rc : a->o.tap_other(a->o.tap_ctx, rec);
+}
+
 int analyze__file(const char *path, const struct analyze_opts *opts, const char *range,
 		  struct analyze_result **out, FILE *err)
 {
@@ -278,7 +296,8 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 		}
 	}
 	a = analyze__new(&o, info, spans);
-	d = a ? gt_decoder__new(analyze__call, analyze__other, a) : NULL;
+	d = a ? gt_decoder__new(o.tap_call ? tap_call : analyze__call,
+				o.tap_other ? tap_other : analyze__other, a) : NULL;
 	if (!d) {
 		fprintf(err, "gtrace-bpf: failed to analyze %s: %s\n", path, strerror(ENOMEM));
 		goto out;
@@ -286,11 +305,15 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 	gt_decoder__set_entry_cb(d, analyze__entry);
 	gt_decoder__set_nccl_cb(d, analyze__nccl);
 	analyze__set_decoder(a, d);
+	if (o.tap_decoder)
+		*o.tap_decoder = d;
 	rc = feed_merged(r, rb ? tail_at : UINT64_MAX, rb, hb, d, &fed, &why);
 	if (!rc) {
 		why = "decode";
 		rc = gt_decoder__finish(d);
 	}
+	if (!rc && o.tap_fed)
+		*o.tap_fed = true;
 	if (rc) {
 		fprintf(err, "gtrace-bpf: %s %s: %s\n", !strcmp(why, "read") ? "cannot read" :
 			"failed to analyze", path, strerror(-rc));

@@ -6,7 +6,8 @@
  * that diff and report --compare give the same numbers.
  *
  * The flow: diff__traces() reads each trace twice (diff_trace.c: a scan for
- * iteration candidates, then the figures of the chosen iterations), chooses
+ * iteration candidates, then the figures of the chosen iterations and
+ * analyze over their span, in one pass), chooses
  * the iterations both traces have (diff_iter.c), and hands the two sides to
  * the pure core diff__compute(), which fills a struct diff_result;
  * diff_result__write() renders it (diff_render.c).  docs/man and

@@ -144,8 +144,8 @@ const struct diff_cand *diff_scan__cands(const struct diff_scan *s, size_t *n);
  * ranges (3)" in buf; "" when none. */
 const char *diff_scan__describe(const struct diff_scan *s, char *buf, size_t len);
 /* The second pass: the figures of candidate ci (-1: the whole run of the
- * process with the most CUDA work) into a new side.  Returns 0, or 1 after
- * one line on err. */
+ * process with the most CUDA work) and analyze's over their span, into a
+ * new side.  Returns 0, or 1 after one line on err. */
 int diff_scan__side(struct diff_scan *s, ssize_t ci, struct diff_side **out, FILE *err);
 void diff_scan__free(struct diff_scan *s);
 

@@ -14,7 +14,11 @@
  * The second pass puts every call and GPU record of the chosen process
  * into the iteration its time falls in (a call: its entry; a GPU record: the
  * entry of the call that launched it when linked, else its start) and adds
- * it to its name's figures and to the iteration's GPU busy time.
+ * it to its name's figures and to the iteration's GPU busy time.  It rides
+ * on analyze's pass over the span of the iterations (analyze_opts' tap):
+ * the decoding is done once for both, and the records come in analyze's
+ * time order, a merged trace's tail (unlinked GPU records) interleaved
+ * where it happened instead of after everything else.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -729,17 +733,24 @@ static void az_from_scope(const struct az_scope *sc, struct diff_az *az)
 }
 
 /* analyze over process pid, within the span of iterations x (NULL: the
- * whole run).  What it cannot do is said in az->why, not an error of the
- * diff. */
-static void side_analyze(const char *path, const struct scan_series *x, uint32_t pid,
-			 struct diff_az *az)
+ * whole run), in the same pass as the figures of the iterations (g, by
+ * analyze's tap: the trace is read once for both).  What analyze cannot do
+ * is said in az->why, not an error of the diff; a pass that could not read
+ * or decode the whole trace is: it returns 1 after its line on out_err. */
+static int side_analyze(const char *path, const struct scan_series *x, struct agg *g,
+			struct diff_az *az, FILE *out_err)
 {
-	struct analyze_opts o = { .pid = pid, .no_ranges = true };
+	bool fed = false;
+	struct analyze_opts o = {
+		.pid = g->pid, .no_ranges = true, .tap_call = agg_call, .tap_other = agg_other,
+		.tap_ctx = g, .tap_decoder = &g->d, .tap_fed = &fed,
+	};
 	struct analyze_result *r = NULL;
+	uint32_t pid = g->pid;
 	char *msg = NULL;
 	size_t len = 0;
 	FILE *err = open_memstream(&msg, &len);
-	int rc;
+	int rc, ret = 0;
 
 	if (x) {
 		o.span = true;
@@ -753,6 +764,15 @@ static void side_analyze(const char *path, const struct scan_series *x, uint32_t
 	rc = err ? analyze__file(path, &o, NULL, &r, err) : -ENOMEM;
 	if (err)
 		fclose(err);
+	g->d = NULL;	/* analyze's, freed with its pass */
+	if (!fed) {
+		/* the figures are not whole: analyze's line says why */
+		if (msg && *msg)
+			fprintf(out_err, "%.*s\n", (int)strcspn(msg, "\n"), msg);
+		else
+			fprintf(out_err, "gtrace-bpf: failed to read %s: %s\n", path, strerror(ENOMEM));
+		ret = 1;
+	}
 	for (size_t i = 0; !rc && i < r->nscopes; i++)
 		if (r->scopes[i].pid == pid) {
 			az_from_scope(&r->scopes[i], az);
@@ -767,6 +787,7 @@ static void side_analyze(const char *path, const struct scan_series *x, uint32_t
 	}
 	analyze_result__free(r);
 	free(msg);
+	return ret;
 }
 
 static struct scan_proc *proc_find(const struct diff_scan *s, uint32_t pid)
@@ -780,8 +801,6 @@ int diff_scan__side(struct diff_scan *s, ssize_t ci, struct diff_side **out, FIL
 	struct agg g = { .pid = x ? x->c.pid : s->main_pid };
 	const struct scan_proc *p = proc_find(s, g.pid);
 	struct diff_side_info *info;
-	const char *why = "decode";
-	int rc;
 
 	*out = NULL;
 	g.side = diff_side__new(x ? x->c.count : 1, !x);
@@ -807,17 +826,12 @@ int diff_scan__side(struct diff_scan *s, ssize_t ci, struct diff_side **out, FIL
 	} else {
 		g.side->iter_ns[0] = p && p->last_ts > p->first_ts ? p->last_ts - p->first_ts : 0;
 	}
-	trace_reader__rewind(s->r);
-	rc = read_all(s, agg_call, agg_other, &g, &g.d, &why);
-	gt_decoder__free(g.d);
-	if (rc) {
-		fail(err, s->path, why, rc);
+	if (side_analyze(s->path, x, &g, &g.side->az, err)) {
 		diff_side__free(g.side);
 		return 1;
 	}
 	info->it.unattributed = g.unattributed;
 	diff_side__finish(g.side);
-	side_analyze(s->path, x, g.pid, &g.side->az);
 	*out = g.side;
 	return 0;
 }
