@@ -47,6 +47,8 @@
  * leaves a record it found no call for (thread 0, no launch_ts, no flags),
  * and goes to the tail of the file, after every other record, by time, as
  * the merger writes its unlinked records; the merger's counters say so.
+ * The calls are those of the same run without -u (its unlinked records
+ * count towards N_RECORDS where they were made).
  *
  * -n writes a trace in which nothing called libcuda: the header, one
  * process that exec'd and exited, and the trailer (N_RECORDS is ignored).
@@ -337,7 +339,9 @@ static int run(struct gen *g, uint64_t want)
 			err = thr_enter(g, t);
 			g->cur = NULL;
 		}
-		if (g->nrec >= want)
+		/* -u's unlinked GPU records count where they were made, so that
+		 * the same run comes out with and without -u */
+		if (g->nrec + g->unlinked >= want)
 			stopping = true;	/* only the exits of open calls from now on */
 	}
 	for (int i = 0; i < nt; i++)

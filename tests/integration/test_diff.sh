@@ -190,6 +190,32 @@ t_mismatch() {
 		err "mismatch: speedup $(jq -c .speedup "$j"), the workloads' own period ratio $want (within 10 %)"
 }
 
+# A merged trace against the same run with every 7th GPU record unlinked
+# (gen_trace -u: no launch time, in the tail at the file's end, as the
+# merger leaves a record it found no call for): the unlinked records count
+# in the iterations they ran in, so GPU busy per iteration is the same (to
+# the records on an iteration's edge, which the unlinked ones are put in by
+# their GPU start) and so is every kernel's count. Read in the file's order
+# they came after every iteration had closed: GPU busy read 7 % faster,
+# the interval without 1.
+t_unlinked() {
+	local gen=${GT_OUTPUT:-.output}/tools/gen_trace j
+	case $gen in /*) ;; *) gen=$ROOT/$gen ;; esac
+	[ -x "$gen" ] || fatal "gen_trace not built: $gen missing (make $gen)"
+	"$gen" -g -i 20000 -p 2 -k 6 "$T/linked.gtrace" 200000 2 > /dev/null || fatal "gen_trace failed"
+	"$gen" -g -u 7 -i 20000 -p 2 -k 6 "$T/unlinked.gtrace" 200000 2 > /dev/null || fatal "gen_trace -u failed"
+	j=$T/d.json
+	"$GTRACE" diff "$T/linked.gtrace" "$T/unlinked.gtrace" --format json > "$j" 2> "$T/d.err" ||
+		fatal "diff exited $?: $(head -n 2 "$T/d.err" | tr '\n' '|')"
+	jq -e '.speedup.point == 1' "$j" > /dev/null || err "speedup $(jq -c .speedup "$j") between the same run's iterations"
+	jq -e '.gpu_busy.point > 0.99 and .gpu_busy.point < 1.01 and .gpu_busy.interval[0] <= 1 and .gpu_busy.interval[1] >= 1' \
+		"$j" > /dev/null || err "GPU busy $(jq -c .gpu_busy "$j"), expected 1 within 1 % and in the interval"
+	jq -e '[.kernels.rows[] | (.base.count - .opt.count) | fabs <= 2] | all' "$j" > /dev/null ||
+		err "kernel counts differ: $(jq -c '[.kernels.rows[] | [.name, .base.count, .opt.count]]' "$j")"
+	jq -e '[.kernels.rows[] | .class == "unchanged"] | all' "$j" > /dev/null ||
+		err "kernels moved: $(jq -c '[.kernels.rows[] | select(.class != "unchanged") | [.name, .class]]' "$j")"
+}
+
 # expect_bad LABEL STATUS ARGS...: diff ARGS exits STATUS with one line on
 # stderr and nothing on stdout.
 expect_bad() {
@@ -222,5 +248,6 @@ add_case t_nvtx "diff with NVTX step ranges from the CUPTI agent: the program's 
 add_case t_identical "diff of two runs of one workload: an interval containing 1, no kernel moved"
 add_case t_names "diff: _baseline/_optimized names in either order give the same diff"
 add_case t_mismatch "diff of a trace with GPU records and one without: still a diff, one warning line"
+add_case t_unlinked "diff of a merged trace and the same run with unlinked GPU records in its tail: GPU busy 1x, every kernel's count"
 add_case t_bad "diff: not a trace, a missing file, a trace without calls, one file, bad options: one line, non-zero exit"
 run_cases "$@"
