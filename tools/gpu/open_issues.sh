@@ -11,12 +11,16 @@
 #             MIG, a lost GPU), light_windows.py --gpum 10 and 100 (the
 #             sampler's cost on the MLP step, 200 bursts of sampling of 250 ms
 #             each against the 250 ms before it, in one recording)
+#   metrics-check, gpum10, gpum100   the three parts of metrics, one each
+#             (metrics in all takes about 9.5 minutes: more than one call
+#             leaves room for)
 #   verdicts  issue 16: analyze_check.sh (one program per verdict),
 #             diff_check.sh (speedups within 3 %)
 #   report    issue 17: report_check.sh (its page of a PyTorch run; the
 #             screenshot is made afterwards on a machine with Chromium)
 #   light     issue 13: light_windows.py on the transformer step
 #   budget    issue 14: shed_check.sh, daemon_job.sh
+#   shed      shed_check.sh alone
 #   daemon-cost  issue 14: light_windows.py --daemon 1% on the MLP step (the
 #             daemon's windows at the period its default budget keeps, and
 #             its own estimate beside them)
@@ -32,7 +36,7 @@ OUT=${OUT:-/tmp/gtrace-open}
 mkdir -p "$OUT"
 B=./gtrace-bpf
 [ -x "$B" ] || { echo "open_issues: no ./gtrace-bpf (make STATIC=libs first)" >&2; exit 2; }
-[ $# -gt 0 ] || { sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -gt 0 ] || { sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 fails=0
 
@@ -50,17 +54,25 @@ step() {
 	[ $rc -eq 0 ] || fails=$((fails + 1))
 }
 
+# gpum_bursts HZ: the sampler's cost at HZ, 200 bursts of 250 ms each
+# against the 250 ms before it (the earlier 22 bursts of 1 s left a +-4 %
+# interval)
+gpum_bursts() {
+	step gpum_bursts_$1 170 python3 tools/bench/light_windows.py --workload torch --gpum "$1" \
+		--window 250ms --period 500ms --quiet 20 --record 100 --cpus-workload 2,3 --cpus-tool 4-7 \
+		--out "$OUT/gpum_bursts_$1"
+}
+
 for g in "$@"; do
 	case $g in
 	metrics)
 		step gpu_metrics_check 240 tools/gpu/gpu_metrics_check.sh
-		for hz in 10 100; do
-			# 200 bursts of 250 ms, each against the 250 ms before it: the
-			# earlier 22 bursts of 1 s left a +-4 % interval
-			step gpum_bursts_$hz 170 python3 tools/bench/light_windows.py --workload torch --gpum $hz \
-				--window 250ms --period 500ms --quiet 20 --record 100 --cpus-workload 2,3 --cpus-tool 4-7 \
-				--out "$OUT/gpum_bursts_$hz"
-		done ;;
+		gpum_bursts 10
+		gpum_bursts 100 ;;
+	metrics-check)
+		step gpu_metrics_check 240 tools/gpu/gpu_metrics_check.sh ;;
+	gpum10 | gpum100)
+		gpum_bursts "${g#gpum}" ;;
 	verdicts)
 		step analyze_check 270 tools/gpu/analyze_check.sh
 		step diff_check 270 tools/gpu/diff_check.sh ;;
@@ -72,13 +84,15 @@ for g in "$@"; do
 	budget)
 		step shed_check 240 tools/gpu/shed_check.sh
 		step daemon_job 270 tools/gpu/daemon_job.sh ;;
+	shed)
+		step shed_check 240 tools/gpu/shed_check.sh ;;
 	daemon-cost)
 		step daemon_windows 200 python3 tools/bench/light_windows.py --workload torch --daemon 1% \
 			--quiet 25 --record 80 --cpus-workload 2,3 --cpus-tool 4-7 --out "$OUT/daemon_windows" ;;
 	nccl)
 		step nccl_single 240 tools/gpu/nccl_single.sh ;;
 	*)
-		echo "open_issues: unknown group '$g' (metrics, verdicts, report, light, budget, daemon-cost, nccl)" >&2
+		echo "open_issues: unknown group '$g' (metrics, metrics-check, gpum10, gpum100, verdicts, report, light, budget, shed, daemon-cost, nccl)" >&2
 		exit 2 ;;
 	esac
 done
