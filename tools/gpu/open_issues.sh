@@ -36,7 +36,7 @@ OUT=${OUT:-/tmp/gtrace-open}
 mkdir -p "$OUT"
 B=./gtrace-bpf
 [ -x "$B" ] || { echo "open_issues: no ./gtrace-bpf (make STATIC=libs first)" >&2; exit 2; }
-[ $# -gt 0 ] || { sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -gt 0 ] || { sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 fails=0
 
