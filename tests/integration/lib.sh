@@ -42,6 +42,8 @@ MOCK_DIR=${GT_OUTPUT:-.output}/mock
 case $MOCK_DIR in /*) ;; *) MOCK_DIR=$ROOT/$MOCK_DIR ;; esac
 MOCK_LIB=$MOCK_DIR/libcuda.so.1
 WORKLOAD=$MOCK_DIR/cuda_workload
+# tools/gen_trace.c of the build under test: synthetic traces (gen_trace)
+GEN_TRACE=${MOCK_DIR%/mock}/tools/gen_trace
 API_H=$ROOT/bpf/gtrace_api.h
 CASE_TIMEOUT=${GT_TEST_CASE_TIMEOUT:-150}
 SCRIPT_NAME=$(basename "$0" .sh)
@@ -430,6 +432,12 @@ dump_trace() {
 	jq -e -s 'all(type == "object")' "$out" > /dev/null ||
 		fatal "gtrace-bpf dump $file printed lines that are not JSON objects: $(grep -v '^{' "$out" | head -n 2 | tr '\n' '|')"
 	log "dump: $(wc -l < "$out") lines"
+}
+
+# gen_trace ARGS...: tools/gen_trace ARGS; the case ends when it is not built.
+gen_trace() {
+	[ -x "$GEN_TRACE" ] || fatal "gen_trace not built: $GEN_TRACE missing (make $GEN_TRACE)"
+	"$GEN_TRACE" "$@"
 }
 
 # page_data PAGE: the JSON document a page of gtrace-bpf report holds (its

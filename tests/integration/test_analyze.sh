@@ -136,10 +136,8 @@ t_fixture_unlinked() {
 # every GPU record placed once and in time (none late), the unlinked ones of
 # the tail among them.
 t_merged_chunks() {
-	local gen=${GT_OUTPUT:-.output}/tools/gen_trace n
-	case $gen in /*) ;; *) gen=$ROOT/$gen ;; esac
-	[ -x "$gen" ] || fatal "gen_trace not built: $gen missing (make $gen)"
-	n=$("$gen" -g -u 50 "$T/g.gtrace" 300000 2 | sed -n 's/.*: \([0-9]*\) records$/\1/p')
+	local n
+	n=$(gen_trace -g -u 50 "$T/g.gtrace" 300000 2 | sed -n 's/.*: \([0-9]*\) records$/\1/p')
 	analyze "$T/g.json" "$T/g.gtrace" --format json
 	"$GTRACE" dump --summary "$T/g.gtrace" > "$T/g.sum" 2>&1 || fatal "dump --summary failed"
 	expect "records read" "$(jq .records "$T/g.json")" "$n"

@@ -12,8 +12,6 @@
 REQUIRES="gtrace jq"
 . "$(dirname "$0")/lib.sh"
 
-GEN=${GT_OUTPUT:-.output}/tools/gen_trace
-case $GEN in /*) ;; *) GEN=$ROOT/$GEN ;; esac
 LINT=$ROOT/tools/perfetto_lint.py
 # the apis of gen_trace's calls that gt_api__hot() names
 HOT='["cuLaunchKernel","cuLaunchKernel_ptsz","cuLaunchKernelEx","cuMemcpyHtoDAsync_v2",
@@ -25,8 +23,7 @@ HOT='["cuLaunchKernel","cuLaunchKernel_ptsz","cuLaunchKernelEx","cuMemcpyHtoDAsy
 gen() {
 	local name=$1
 	shift
-	[ -x "$GEN" ] || fatal "gen_trace not built: $GEN missing (make $GEN)"
-	"$GEN" "$@" "$T/$name.gtrace" 20000 3 > "$T/$name.gen" 2>&1 ||
+	gen_trace "$@" "$T/$name.gtrace" 20000 3 > "$T/$name.gen" 2>&1 ||
 		fatal "gen_trace $* failed: $(head -n 3 "$T/$name.gen" | tr '\n' '|')"
 	dump_trace "$T/$name.gtrace" "$T/$name.dump"
 }

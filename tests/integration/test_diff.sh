@@ -199,11 +199,9 @@ t_mismatch() {
 # they came after every iteration had closed: GPU busy read 7 % faster,
 # the interval without 1.
 t_unlinked() {
-	local gen=${GT_OUTPUT:-.output}/tools/gen_trace j
-	case $gen in /*) ;; *) gen=$ROOT/$gen ;; esac
-	[ -x "$gen" ] || fatal "gen_trace not built: $gen missing (make $gen)"
-	"$gen" -g -i 20000 -p 2 -k 6 "$T/linked.gtrace" 200000 2 > /dev/null || fatal "gen_trace failed"
-	"$gen" -g -u 7 -i 20000 -p 2 -k 6 "$T/unlinked.gtrace" 200000 2 > /dev/null || fatal "gen_trace -u failed"
+	local j
+	gen_trace -g -i 20000 -p 2 -k 6 "$T/linked.gtrace" 200000 2 > /dev/null || fatal "gen_trace failed"
+	gen_trace -g -u 7 -i 20000 -p 2 -k 6 "$T/unlinked.gtrace" 200000 2 > /dev/null || fatal "gen_trace -u failed"
 	j=$T/d.json
 	"$GTRACE" diff "$T/linked.gtrace" "$T/unlinked.gtrace" --format json > "$j" 2> "$T/d.err" ||
 		fatal "diff exited $?: $(head -n 2 "$T/d.err" | tr '\n' '|')"

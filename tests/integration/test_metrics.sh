@@ -160,9 +160,7 @@ EOF
 
 # A trace of the generator: no root needed for the HTTP side.
 gen_served() {
-	local gen=$OUT_DIR/tools/gen_trace
-	[ -x "$gen" ] || fatal "$gen not built (make $OUT_DIR/tools/gen_trace)"
-	"$gen" -p 3 -k 20 "$T/g.gtrace" 2000 2 > /dev/null 2> "$T/gen.err" ||
+	gen_trace -p 3 -k 20 "$T/g.gtrace" 2000 2 > /dev/null 2> "$T/gen.err" ||
 		fatal "gen_trace failed: $(head -n 3 "$T/gen.err" | tr '\n' '|')"
 	start_serve "$T/g.gtrace"
 }

@@ -13,17 +13,14 @@
 REQUIRES="jq gtrace"
 . "$(dirname "$0")/lib.sh"
 
-GEN=${GT_OUTPUT:-.output}/tools/gen_trace
-case $GEN in /*) ;; *) GEN=$ROOT/$GEN ;; esac
 PAGE_PY=$ROOT/tests/integration/report_page.py
 
 # gen NAME "OPTIONS" N_RECORDS [THREADS]: gen_trace into $T/NAME.gtrace
 gen() {
 	local name=$1 opts=$2
 	shift 2
-	[ -x "$GEN" ] || fatal "gen_trace not built: $GEN missing (make $GEN)"
 	# shellcheck disable=SC2086
-	"$GEN" $opts "$T/$name.gtrace" "$@" > /dev/null || fatal "gen_trace $opts $* failed"
+	gen_trace $opts "$T/$name.gtrace" "$@" > /dev/null || fatal "gen_trace $opts $* failed"
 }
 
 # report OUT ARGS...: gtrace-bpf report ARGS -o OUT, status 0, nothing on
