@@ -502,6 +502,81 @@ static void t_late(void **state)
 	run_free(&x);
 }
 
+static int cmp_iv(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* GPU work whose starts do not follow its launches' order: a stream of long
+ * kernels queues thousands of launches into the future while two streams
+ * of short ones start at once, so that the work waiting to be placed is
+ * partly in start order and partly not, and its queues grow past their
+ * first sizes while in use.  Every record placed on time (none late) and
+ * the busy time the union of the intervals, worked out here. */
+static void t_order(void **state)
+{
+	enum { N = 6000 };
+	static uint64_t iv[N][2];
+	uint64_t busy = 0, end = 0;
+	struct run x;
+
+	(void)state;
+	run_begin(&x, NULL, true, false);
+	for (int k = 0; k < N; k++) {
+		int i = k % 5 == 0 ? 1 : 2 + k % 2;
+		uint64_t gpu = i == 1 ? 40 * US : 1 * US + (uint64_t)(k % 7) * 100;
+
+		azs_launch(&x.s, i, i == 1 ? "long_kernel" : "short_kernel", AZS_BIG, 2 * US, gpu);
+		iv[k][1] = x.s.st[i].free;
+		iv[k][0] = iv[k][1] - gpu;
+	}
+	azs_end(&x.s);
+	run_end(&x);
+	qsort(iv, N, sizeof(iv[0]), cmp_iv);
+	for (int k = 0; k < N; k++) {
+		uint64_t a = iv[k][0] > end ? iv[k][0] : end;
+
+		if (iv[k][1] > a)
+			busy += iv[k][1] - a;
+		if (iv[k][1] > end)
+			end = iv[k][1];
+	}
+	/* the long stream ends far past the last launch: a good part waited */
+	assert_true(iv[N - 1][1] > AZS_T0 + (uint64_t)N * 2 * US + 10 * MS);
+	assert_int_equal(x.r->scopes[0].gpu.late, 0);
+	assert_int_equal(x.r->scopes[0].gpu.work, N);
+	assert_int_equal(x.r->scopes[0].gpu.busy_ns, busy);
+	run_free(&x);
+}
+
+/* The waiting work in start order is a ring: placed from its head, so that
+ * after a pause (the slack past, everything placed) new work goes on where
+ * the last left off and wraps round; then more work in flight than there
+ * are slots makes it grow while wrapped.  Every record placed once, in
+ * order: none late, the busy time their durations' sum (one stream). */
+static void t_order_ring(void **state)
+{
+	uint64_t busy = 0;
+	struct run x;
+
+	(void)state;
+	run_begin(&x, NULL, true, false);
+	for (int k = 0; k < 600; k++) {
+		if (k == 200)
+			azs_host(&x.s, 50 * MS);	/* past the 20 ms the work waits */
+		azs_launch(&x.s, 1, "step_kernel", AZS_BIG, 2 * US, 1 * US + (uint64_t)(k % 3) * 100);
+		busy += 1 * US + (uint64_t)(k % 3) * 100;
+	}
+	azs_end(&x.s);
+	run_end(&x);
+	assert_int_equal(x.r->scopes[0].gpu.late, 0);
+	assert_int_equal(x.r->scopes[0].gpu.work, 600);
+	assert_int_equal(x.r->scopes[0].gpu.busy_ns, busy);
+	run_free(&x);
+}
+
 /* -p: another process' records are left out. */
 static void t_pid(void **state)
 {
@@ -578,6 +653,8 @@ int main(void)
 		cmocka_unit_test(t_range),
 		cmocka_unit_test(t_span),
 		cmocka_unit_test(t_late),
+		cmocka_unit_test(t_order),
+		cmocka_unit_test(t_order_ring),
 		cmocka_unit_test(t_pid),
 		cmocka_unit_test(t_kclass),
 		cmocka_unit_test(t_names),

@@ -721,6 +721,7 @@ void analyze__free(struct analyze *a)
 		acc_free(r);
 	}
 	free(a->heap);
+	free(a->run);
 	free(a->items);
 	free(a->free_slots);
 	az_nccl__free(a);

@@ -6,8 +6,10 @@
  * Order.  A merged trace has each GPU record right after its launch call's
  * entry, and analyze_read.c interleaves the unlinked ones by their start, so
  * records come about in the order of their launches, not of their starts
- * (work queues up behind long kernels).  They wait in a min-heap by start
- * until the newest time read is AZ_SLACK_NS past it: nothing read later can
+ * (work queues up behind long kernels).  They wait by start until the
+ * newest time read is AZ_SLACK_NS past it, in a FIFO (the run) while each
+ * starts at or after the one before it, as most do, else in a min-heap; the
+ * next to place is the earlier of the two heads.  Nothing read later can
  * start before, as a linked record starts after its launch and the rest come
  * by start.  The heap holds what was launched and has not started by then:
  * the work in flight.  A record that comes after work that started later was
@@ -370,20 +372,36 @@ static int finish_closed(struct analyze *a, bool all)
 	return rc;
 }
 
+/* The key of the next work to place, the earlier of the run's head and the
+ * heap's top (by (start, seq), as one heap would give them); NULL none. */
+static inline const struct az_hkey *next_key(const struct analyze *a)
+{
+	const struct az_hkey *r = a->rlen ? &a->run[a->rhead] : NULL;
+	const struct az_hkey *h = a->nheap ? &a->heap[0] : NULL;
+
+	return !h ? r : !r ? h : key_before(r, h) ? r : h;
+}
+
 int az_gpu__drain(struct analyze *a, uint64_t limit)
 {
+	const struct az_hkey *k;
 	int rc = 0;
 
-	while (a->nheap && a->heap[0].start < limit && !rc) {
-		uint32_t slot = a->heap[0].slot;
+	while (!rc && (k = next_key(a)) && k->start < limit) {
+		uint32_t slot = k->slot;
 		struct az_item it = a->items[slot];
 		struct az_proc *p = a->last_proc && a->last_proc->pid == it.pid ? a->last_proc :
 				    hmap_get(&a->procs, it.pid, 0);
 
 		a->free_slots[a->nfree++] = slot;
-		a->heap[0] = a->heap[--a->nheap];
-		if (a->nheap)
-			heap_down(a->heap, a->nheap, 0);
+		if (k == &a->heap[0]) {
+			a->heap[0] = a->heap[--a->nheap];
+			if (a->nheap)
+				heap_down(a->heap, a->nheap, 0);
+		} else {
+			a->rhead = a->rhead + 1 == a->rcap ? 0 : a->rhead + 1;
+			a->rlen--;
+		}
 		for (int i = 0; i < 2 && !rc; i++) {
 			if (!it.acc[i])
 				continue;
@@ -402,25 +420,46 @@ int az_gpu__drain(struct analyze *a, uint64_t limit)
 
 int az_gpu__push(struct analyze *a, const struct az_item *it)
 {
+	size_t rcap = a->rcap, last;
+	struct az_hkey k;
 	uint32_t slot;
 
-	/* every slot is in the heap or free: room for one more in both */
+	/* every slot is in the heap, the run or free: room for all in each */
 	if (!a->nfree) {
 		size_t cap = a->icap;
 
 		if (vec__reserve(&a->items, &a->icap, cap, 1, 256) ||
 		    vec__reserve(&a->free_slots, &a->fcap, 0, a->icap, 256) ||
-		    vec__reserve(&a->heap, &a->hcap, 0, a->icap, 256)) {
+		    vec__reserve(&a->heap, &a->hcap, 0, a->icap, 256) ||
+		    vec__reserve(&a->run, &a->rcap, 0, a->icap, 256)) {
 			a->err = -ENOMEM;
 			return -ENOMEM;
 		}
 		for (size_t i = a->icap; i > cap; i--)
 			a->free_slots[a->nfree++] = (uint32_t)(i - 1);
+		/* a ring that wrapped: its part from the head to the old end
+		 * goes to the new end */
+		if (a->rcap > rcap && a->rhead + a->rlen > rcap) {
+			memmove(a->run + a->rhead + (a->rcap - rcap), a->run + a->rhead,
+				(rcap - a->rhead) * sizeof(*a->run));
+			a->rhead += a->rcap - rcap;
+		}
 	}
 	slot = a->free_slots[--a->nfree];
 	a->items[slot] = *it;
-	a->heap[a->nheap] = (struct az_hkey){ .start = it->start, .seq = a->seq++, .slot = slot };
-	heap_up(a->heap, a->nheap++);
+	k = (struct az_hkey){ .start = it->start, .seq = a->seq++, .slot = slot };
+	last = a->rhead + a->rlen - 1;
+	if (last >= a->rcap)
+		last -= a->rcap;
+	if (!a->rlen || it->start >= a->run[last].start) {
+		/* in order: the run (it holds fewer keys than there are slots) */
+		last = a->rlen ? (last + 1 == a->rcap ? 0 : last + 1) : a->rhead;
+		a->run[last] = k;
+		a->rlen++;
+	} else {
+		a->heap[a->nheap] = k;
+		heap_up(a->heap, a->nheap++);
+	}
 	for (int i = 0; i < 2; i++)
 		if (it->acc[i])
 			it->acc[i]->pending++;

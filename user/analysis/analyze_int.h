@@ -279,6 +279,8 @@ struct analyze {
 	struct az_thread *last_thread;
 	struct az_hkey *heap;		/* min-heap by (start, seq) of the work waiting */
 	size_t nheap, hcap;
+	struct az_hkey *run;		/* the work waiting that came in start order: a FIFO */
+	size_t rhead, rlen, rcap;	/* its first key, keys, a ring of rcap */
 	struct az_item *items;		/* the work's slab: a slot is in the heap or free */
 	size_t icap;
 	uint32_t *free_slots;		/* free slots of items */
