@@ -14,7 +14,7 @@
 #include <bpf/libbpf.h>
 #include "lib/clock.h"
 #include "cuda.skel.h"
-#include "record/cuda_probes.h"
+#include "record/cuda_probes_int.h"
 #include "record/elf_syms.h"
 #include "format/api.h"
 #include "lib/log.h"
@@ -25,90 +25,7 @@
 
 _Static_assert(GT_API__COUNT <= GT_SW_APIS, "api_state holds every api");
 
-/* Probes of one file that share a program and an entry/exit side: one
- * uprobe_multi link (or one link per probe), attached and detached whole.
- * Hot groups (GT_COOKIE_HOT) come and go in light mode; so do the groups of
- * an api the budget has shed (one group per shed api and side). */
-struct probe_group {
-	struct bpf_program *prog;
-	bool ret;			/* return probes */
-	bool hot;			/* in the window set: detachable */
-	uint16_t shed_api;		/* the shed api whose window group this is, 0 = none */
-	uint64_t *offs, *cookies;	/* n probe points */
-	size_t n;
-	int fd;				/* multi mode: the link, -1 while detached */
-	struct bpf_link **links;	/* per-probe mode: n links, NULL while detached */
-	size_t nlive;			/* probes attached now */
-};
-
-/* One probe point: which program, where, with which cookie. */
-struct probe {
-	struct bpf_program *prog;
-	bool ret;
-	uint64_t off;
-	uint64_t cookie;		/* without the HOT, SWAP and GEN bits (probe_cookie) */
-	uint16_t api;
-};
-
-struct attached_file {
-	dev_t dev;
-	ino_t ino;
-	char *label;
-	int path_fd;			/* O_PATH: /proc/self/fd/N re-attaches the same file */
-	struct probe_group *groups;
-	size_t ngroups;
-	struct probe *pr;		/* its probe points, to group them anew at a swap */
-	size_t npr;
-	uint32_t swap_seq;		/* the swap whose new links it has (swap in progress) */
-};
-
-/* A swap in progress (cuda_probes__swap_begin). */
-struct probe_swap {
-	unsigned api;			/* the api shed or given back */
-	bool shed;
-	uint32_t seq;			/* swap_seq in BPF */
-	bool flip[GT_SW_APIS];		/* apis whose probes change generation */
-	struct detach_batch *closing;	/* the old links, once committed */
-	int *fds;			/* ... gathered here until then */
-	struct bpf_link **links;
-	size_t nfds, nlinks, cap_fds, cap_links;
-	uint64_t t0;			/* when it began */
-};
-
-struct cuda_probes {
-	struct cuda_bpf *skel;
-	struct cuda_probes_opts opts;
-	struct attached_file *files;
-	size_t nfiles, files_cap;	/* files attached; room in files */
-	size_t nprobes;			/* probes attached now */
-	size_t nfailed;
-	bool hot;			/* hot groups wanted attached */
-	uint64_t last_detach_ns;	/* how long the last detach of the hot groups took */
-	bool detach_reported;		/* ... and cuda_probes__detach_done() said so */
-	struct detach_batch *detaching;	/* hot links being closed by a thread, NULL = none */
-	uint8_t insn[GT_API__COUNT];	/* 1 + enum uprobe_insn of each api's probed
-					 * instruction, 0 = not probed */
-	int range_fds[2];		/* -c nvtx: the agent's open and close (multi mode) */
-	struct bpf_link *range_links[2];/* the same in per-probe mode */
-	bool shed[GT_SW_APIS];		/* apis the budget moved to the window set */
-	uint8_t gen[GT_SW_APIS];	/* the generation each api's probes record in now */
-	struct probe_swap *swap;	/* a swap in progress, NULL = none */
-};
-
-/* Links whose detach runs in a thread: closing a uprobe link waits for the
- * kernel's synchronization (measured at ~300 ms on the CI VM), which would
- * stall the consumer. What they cost stops once the gate in BPF is shut;
- * the thread only takes the traps away. */
-struct detach_batch {
-	pthread_t thread;
-	int *fds;
-	struct bpf_link **links;
-	size_t nfds, nlinks;
-	uint64_t ns;			/* how long the detach took */
-	bool done;			/* set by the thread when finished */
-};
-
-static void *detach_main(void *arg)
+void *probes__detach_main(void *arg)
 {
 	struct detach_batch *b = arg;
 	uint64_t t0 = clock__mono_ns();
@@ -222,7 +139,7 @@ static void fd_path(const struct attached_file *f, char *buf, size_t len)
  * (detaching then costs one synchronization, not one per probe: with
  * per-probe links, detaching ~270 probes took about a minute), or one link
  * per probe. Returns the probes attached. */
-static size_t group_attach(struct cuda_probes *p, struct attached_file *f, struct probe_group *g)
+size_t probes__group_attach(struct cuda_probes *p, struct attached_file *f, struct probe_group *g)
 {
 	char path[64];
 	size_t i;
@@ -264,7 +181,7 @@ static size_t group_attach(struct cuda_probes *p, struct attached_file *f, struc
 	return g->nlive;
 }
 
-static void group_detach(struct cuda_probes *p, struct probe_group *g)
+void probes__group_detach(struct cuda_probes *p, struct probe_group *g)
 {
 	size_t i;
 
@@ -284,7 +201,7 @@ static void detach_file(struct cuda_probes *p, struct attached_file *f)
 	size_t i;
 
 	for (i = 0; i < f->ngroups; i++) {
-		group_detach(p, &f->groups[i]);
+		probes__group_detach(p, &f->groups[i]);
 		free(f->groups[i].offs);
 		free(f->groups[i].cookies);
 		free(f->groups[i].links);
@@ -316,7 +233,7 @@ static uint64_t probe_cookie(const struct cuda_probes *p, const struct probe *pr
 	return c;
 }
 
-static void groups_free(struct probe_group *g, size_t n)
+void probes__groups_free(struct probe_group *g, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(g[i].offs);
@@ -326,12 +243,9 @@ static void groups_free(struct probe_group *g, size_t n)
 	free(g);
 }
 
-/* Sorts the probe points of f into groups by (program, side, hotness, shed
- * api) into *out; gen: the generation of each api's cookies. With keep, only
- * the probes keep says (the cold ones, the shed api's). */
-static int make_groups(struct cuda_probes *p, const struct attached_file *f, const uint8_t *gen,
-		       bool (*keep)(const struct cuda_probes *, const struct probe *, void *), void *ctx,
-		       struct probe_group **out, size_t *nout)
+int probes__make_groups(struct cuda_probes *p, const struct attached_file *f, const uint8_t *gen,
+			bool (*keep)(const struct cuda_probes *, const struct probe *, void *), void *ctx,
+			struct probe_group **out, size_t *nout)
 {
 	struct probe_group *groups = calloc(f->npr + 1, sizeof(*groups));
 	size_t i, j, ng = 0;
@@ -359,7 +273,7 @@ static int make_groups(struct cuda_probes *p, const struct attached_file *f, con
 			g->cookies = calloc(f->npr, sizeof(*g->cookies));
 			g->links = p->opts.multi ? NULL : calloc(f->npr, sizeof(*g->links));
 			if (!g->offs || !g->cookies || (!p->opts.multi && !g->links)) {
-				groups_free(groups, ng);
+				probes__groups_free(groups, ng);
 				return -ENOMEM;
 			}
 		}
@@ -463,13 +377,13 @@ int cuda_probes__attach_file(struct cuda_probes *p, const char *path, const char
 	f.npr = n;
 	/* a swap in progress: the committed generations, and the file's own
 	 * swap at the commit (cuda_probes__swap_commit) */
-	err = make_groups(p, &f, p->gen, NULL, NULL, &f.groups, &f.ngroups);
+	err = probes__make_groups(p, &f, p->gen, NULL, NULL, &f.groups, &f.ngroups);
 	if (err)
 		goto fail;
 	for (i = 0; i < f.ngroups; i++) {
 		if (!f.groups[i].hot || p->hot) {
 			tried += f.groups[i].n;
-			live += group_attach(p, &f, &f.groups[i]);
+			live += probes__group_attach(p, &f, &f.groups[i]);
 		}
 	}
 	if (!live) {
@@ -532,16 +446,16 @@ static int detach_hot(struct cuda_probes *p)
 				p->nprobes -= g->nlive;
 				g->nlive = 0;
 			} else {
-				group_detach(p, g);
+				probes__group_detach(p, g);
 			}
 		}
 	}
-	if (!b || !b->fds || !b->links || pthread_create(&b->thread, NULL, detach_main, b)) {
+	if (!b || !b->fds || !b->links || pthread_create(&b->thread, NULL, probes__detach_main, b)) {
 		if (b && b->fds && b->links) {
 			uint64_t t0 = clock__mono_ns();
 
 			b->thread = 0;
-			detach_main(b);
+			probes__detach_main(b);
 			p->last_detach_ns = clock__mono_ns() - t0;
 			p->detach_reported = false;
 		}
@@ -572,7 +486,7 @@ int cuda_probes__set_hot(struct cuda_probes *p, bool on)
 			if (!g->hot)
 				continue;
 			want += g->n;
-			live += group_attach(p, f, g);
+			live += probes__group_attach(p, f, g);
 		}
 	}
 	return live < want ? -EIO : 0;
@@ -642,295 +556,6 @@ size_t cuda_probes__nfailed(const struct cuda_probes *p) { return p->nfailed; }
 const char *cuda_probes__file_label(const struct cuda_probes *p, size_t i)
 {
 	return i < p->nfiles ? p->files[i].label : NULL;
-}
-
-/* ---- the budget's swaps ------------------------------------------------ */
-
-/* The probes a swap attaches anew: every always-on one (multi mode: one
- * link holds many apis, so the whole always-on set changes generation),
- * and the swapped api's window probes when it is shed. */
-static bool swap_keep(const struct cuda_probes *p, const struct probe *pr, void *ctx)
-{
-	const struct probe_swap *sw = ctx;
-
-	if (gt_api__hot(pr->api))
-		return false;
-	return !p->shed[pr->api] || (sw->shed && pr->api == sw->api);
-}
-
-static int batch_add(struct probe_swap *sw, struct probe_group *g)
-{
-	if (g->fd >= 0) {
-		if (vec__reserve(&sw->fds, &sw->cap_fds, sw->nfds, 1, 16))
-			return -ENOMEM;
-		sw->fds[sw->nfds++] = g->fd;
-		g->fd = -1;
-	}
-	for (size_t k = 0; g->links && k < g->n; k++) {
-		if (!g->links[k])
-			continue;
-		if (vec__reserve(&sw->links, &sw->cap_links, sw->nlinks, 1, 16))
-			return -ENOMEM;
-		sw->links[sw->nlinks++] = g->links[k];
-		g->links[k] = NULL;
-	}
-	return 0;
-}
-
-/* File f's part of a swap: its new always-on links (and the shed api's
- * window links while a window is open) attached beside the old ones, the
- * old ones kept in sw for the commit. On failure nothing of f changed. */
-static int file_swap(struct cuda_probes *p, struct attached_file *f, struct probe_swap *sw,
-		     const uint8_t *gen)
-{
-	struct probe_group *add = NULL, *groups;
-	size_t nadd = 0, i, n = 0, live = 0, want = 0;
-	int err;
-
-	err = make_groups(p, f, gen, swap_keep, sw, &add, &nadd);
-	if (err)
-		return err;
-	groups = calloc(f->ngroups + nadd + 1, sizeof(*groups));
-	if (!groups) {
-		groups_free(add, nadd);
-		return -ENOMEM;
-	}
-	for (i = 0; i < nadd; i++) {
-		if (add[i].hot && !p->hot)
-			continue;
-		want += add[i].n;
-		live += group_attach(p, f, &add[i]);
-	}
-	if (live < want) {
-		for (i = 0; i < nadd; i++)
-			group_detach(p, &add[i]);
-		groups_free(add, nadd);
-		free(groups);
-		return -EIO;
-	}
-	/* kept: the hot groups and the window groups of other shed apis */
-	for (i = 0; i < f->ngroups; i++) {
-		struct probe_group *g = &f->groups[i];
-
-		if (g->hot && g->shed_api != sw->api) {
-			groups[n++] = *g;
-			continue;
-		}
-		p->nprobes -= g->nlive;
-		g->nlive = 0;
-		if (batch_add(sw, g))
-			group_detach(p, g);	/* no memory to defer it: closed here */
-		free(g->offs);
-		free(g->cookies);
-		free(g->links);
-	}
-	memcpy(groups + n, add, nadd * sizeof(*add));
-	free(add);
-	free(f->groups);
-	f->groups = groups;
-	f->ngroups = n + nadd;
-	f->swap_seq = sw->seq;
-	return 0;
-}
-
-static void state_set(struct cuda_probes *p, unsigned api, uint8_t v)
-{
-	__atomic_store_n(&p->skel->bss->api_state[api], v, __ATOMIC_SEQ_CST);
-}
-
-/* An api's state outside swaps: its generation; a shed api's calls marked
- * (in windows: an exit after the gate closed follows its entry). */
-static uint8_t state_of(const struct cuda_probes *p, unsigned api)
-{
-	return p->gen[api] | (p->shed[api] ? GT_SW_MARK | GT_SW_STRICT : 0);
-}
-
-/* An api's state while both links are attached (new: the new links'
- * generation): pairing; the swapped api's calls marked, strictly only when
- * it comes back from the window set (when shedding, a call that entered
- * before the marking was recorded always-on: GEN decides its exit). */
-static uint8_t swap_state(const struct cuda_probes *p, const struct probe_swap *sw, unsigned a,
-			  unsigned new)
-{
-	uint8_t v = p->gen[a] | GT_SW_PAIR | (new ? GT_SW_NEW : 0);
-
-	if (a == sw->api)
-		v |= GT_SW_MARK | (sw->shed ? 0 : GT_SW_STRICT);
-	return v;
-}
-
-int cuda_probes__swap_begin(struct cuda_probes *p, unsigned api, bool shed)
-{
-	struct probe_swap *sw;
-	uint8_t gen[GT_SW_APIS], st0;
-	size_t i;
-	unsigned a;
-	int err = 0;
-
-	if (!p->opts.swap || !p->opts.multi)
-		return -EOPNOTSUPP;
-	if (p->swap)
-		return -EBUSY;
-	if (!api || api >= GT_API__COUNT || gt_api__hot(api) || p->shed[api] == shed)
-		return -EINVAL;
-	sw = calloc(1, sizeof(*sw));
-	if (!sw)
-		return -ENOMEM;
-	sw->api = api;
-	sw->shed = shed;
-	sw->t0 = clock__mono_ns();
-	sw->seq = __atomic_add_fetch(&p->skel->bss->swap_seq, 1, __ATOMIC_SEQ_CST);
-	/* the new generation of every always-on api, and of api */
-	memcpy(gen, p->gen, sizeof(gen));
-	for (a = 1; a < GT_API__COUNT; a++) {
-		sw->flip[a] = !gt_api__hot(a) && (!p->shed[a] || a == api);
-		if (sw->flip[a])
-			gen[a] = !p->gen[a];
-	}
-	/* marks first: a call of api that enters from here on is marked by
-	 * whichever program sees it, old or new */
-	st0 = state_of(p, api);
-	state_set(p, api, st0 | GT_SW_MARK);	/* when giving back, STRICT too: it was shed */
-	p->shed[api] = shed;
-	for (i = 0; i < p->nfiles && !err; i++)
-		err = file_swap(p, &p->files[i], sw, gen);
-	if (err) {
-		/* the files done keep their new links: undo is a swap back, so
-		 * commit what is attached; the rest stays as it was */
-		pr_warn("budget: the swap of %s's probes failed in %s: %s", gt_api__name(api),
-			p->files[i - 1].label, strerror(-err));
-		if (i == 1) {
-			p->shed[api] = !shed;
-			state_set(p, api, st0);
-			free(sw->fds);
-			free(sw->links);
-			free(sw);
-			return err;
-		}
-	}
-	/* both links live: the new programs hand their readings on */
-	for (a = 1; a < GT_API__COUNT; a++)
-		if (sw->flip[a])
-			state_set(p, a, swap_state(p, sw, a, gen[a]));
-	p->swap = sw;
-	return 0;
-}
-
-int cuda_probes__swap_commit(struct cuda_probes *p)
-{
-	struct probe_swap *sw = p->swap;
-	struct detach_batch *b;
-	uint8_t gen[GT_SW_APIS];
-	size_t i;
-	unsigned a;
-
-	if (!sw || sw->closing)
-		return -EINVAL;
-	memcpy(gen, p->gen, sizeof(gen));
-	for (a = 1; a < GT_API__COUNT; a++)
-		if (sw->flip[a])
-			gen[a] = !p->gen[a];
-	/* files attached since the beginning: their swap now, before the flip */
-	for (i = 0; i < p->nfiles; i++)
-		if (p->files[i].swap_seq != sw->seq && file_swap(p, &p->files[i], sw, gen))
-			pr_warn("budget: the swap of %s's probes failed in %s: its calls are not "
-				"recorded until the next one", gt_api__name(sw->api), p->files[i].label);
-	for (a = 1; a < GT_API__COUNT; a++) {
-		if (!sw->flip[a])
-			continue;
-		p->gen[a] = gen[a];
-		state_set(p, a, swap_state(p, sw, a, gen[a]));
-	}
-	b = calloc(1, sizeof(*b));
-	if (b) {
-		b->fds = sw->fds;
-		b->links = sw->links;
-		b->nfds = sw->nfds;
-		b->nlinks = sw->nlinks;
-		sw->fds = NULL;
-		sw->links = NULL;
-	}
-	if (!b || pthread_create(&b->thread, NULL, detach_main, b)) {
-		/* no thread: closed here, the loop waits for it */
-		if (b) {
-			detach_main(b);
-			__atomic_store_n(&b->done, true, __ATOMIC_RELEASE);
-		} else {
-			for (i = 0; i < sw->nfds; i++)
-				close(sw->fds[i]);
-			for (i = 0; i < sw->nlinks; i++)
-				bpf_link__destroy(sw->links[i]);
-		}
-		sw->closing = b;
-		if (b)
-			b->thread = 0;
-		return 0;
-	}
-	sw->closing = b;
-	return 0;
-}
-
-/* Every key of swap_slots out of it; of swap_marks, api's (a shed api's
- * stay: its calls in flight in a window). */
-static void maps_clear(struct cuda_probes *p, unsigned api)
-{
-	int fd = bpf_map__fd(p->skel->maps.swap_slots);
-	uint32_t tid, next;
-	struct { uint32_t tid, api; } k, nk;
-	bool any = true;
-
-	while (!bpf_map_get_next_key(fd, NULL, &next)) {
-		tid = next;
-		if (bpf_map_delete_elem(fd, &tid))
-			break;
-	}
-	if (p->shed[api])
-		return;
-	fd = bpf_map__fd(p->skel->maps.swap_marks);
-	while (any) {
-		any = false;
-		for (int e = bpf_map_get_next_key(fd, NULL, &nk); !e; e = bpf_map_get_next_key(fd, &k, &nk)) {
-			k = nk;
-			if (k.api == api && !bpf_map_delete_elem(fd, &k)) {
-				any = true;	/* the walk starts again after a delete */
-				break;
-			}
-		}
-	}
-}
-
-bool cuda_probes__swap_done(struct cuda_probes *p, bool wait, uint64_t *ns)
-{
-	struct probe_swap *sw = p->swap;
-	struct detach_batch *b = sw ? sw->closing : NULL;
-	unsigned a;
-
-	if (!b || (!wait && !__atomic_load_n(&b->done, __ATOMIC_ACQUIRE)))
-		return false;
-	if (b->thread)
-		pthread_join(b->thread, NULL);
-	/* the old links are gone: one program per api again */
-	for (a = 1; a < GT_API__COUNT; a++)
-		if (sw->flip[a])
-			state_set(p, a, state_of(p, a));
-	maps_clear(p, sw->api);
-	*ns = clock__mono_ns() - sw->t0;
-	free(b->fds);
-	free(b->links);
-	free(b);
-	free(sw);
-	p->swap = NULL;
-	return true;
-}
-
-bool cuda_probes__swapping(const struct cuda_probes *p)
-{
-	return p->swap != NULL;
-}
-
-bool cuda_probes__is_shed(const struct cuda_probes *p, unsigned api)
-{
-	return api < GT_SW_APIS && p->shed[api];
 }
 
 void cuda_probes__free(struct cuda_probes *p)
