@@ -3,7 +3,8 @@
  * The merger: GPU-side records of the CUPTI agent into an eBPF trace.
  *
  * Linking is merge/link.c: this file feeds it from a trace and spool files
- * (merge_spool.c lists, maps and indexes those) and writes the merged trace.
+ * (merge_spool.c lists, maps and indexes those) and writes the merged trace
+ * (the second pass: merge_write.c).
  *
  * Files.  Two passes over the trace, each streaming one chunk at a time:
  * the first indexes the calls that can cause GPU work (32 bytes each), the
@@ -26,8 +27,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
-#include "lib/clock.h"
 #include "decode/capture_spans.h"
 #include "decode/decode.h"
 #include "lib/cmp.h"
@@ -58,7 +57,7 @@ static void call_shape(const struct gt_hdr *h, struct merge_call *c)
 	}
 }
 
-static enum merge_call_kind entry_kind(const struct gt_hdr *h)
+enum merge_call_kind mg__entry_kind(const struct gt_hdr *h)
 {
 	enum merge_call_kind k;
 
@@ -78,7 +77,7 @@ static enum merge_call_kind entry_kind(const struct gt_hdr *h)
 static int on_entry(void *ctx, const struct gt_hdr *h, uint64_t *cookie)
 {
 	struct merger *m = ctx;
-	enum merge_call_kind k = entry_kind(h);
+	enum merge_call_kind k = mg__entry_kind(h);
 	struct merge_call c;
 
 	if (k == MERGE_CALL_NONE)
@@ -119,51 +118,6 @@ static int index_trace_rec(struct merger *m, const struct gt_hdr *h)
 	return gt_decoder__feed(m->dec, h);
 }
 
-/* With -c the agent recorded the whole process, the recorder only its
- * ranges: a GPU-side record that is not linked to a recorded call stays
- * only when [a, b] meets a range of its process. */
-static bool in_ranges(const struct merger *m, uint32_t pid, uint64_t a, uint64_t b)
-{
-	size_t i, n = capture_spans__count(m->spans);
-
-	for (i = 0; i < n; i++) {
-		const struct capspan *s = capture_spans__at(m->spans, i);
-
-		if (s->kind == CAPSPAN_RANGE && s->end != CAPSPAN_REFUSED && s->pid == pid &&
-		    a <= s->end_ts && b >= s->start_ts)
-			return true;
-	}
-	return false;
-}
-
-/* Whether tail entry t is written (see in_ranges). */
-static bool tail_wanted(struct merger *m, const struct tail_ent *t)
-{
-	const struct gt_hdr *h;
-	uint64_t dur = 0;
-
-	if (!m->ranged)
-		return true;
-	if (t->loc & LOC_GPU) {
-		const struct merge_gpu *g = &m->gpu[t->loc & ~LOC_GPU];
-
-		if (in_ranges(m, g->pid, g->ts, g->ts))
-			return true;
-		m->outside_gpu++;
-		return false;
-	}
-	h = spool_rec(m, t->loc);
-	/* NVTX ranges and API records by their whole interval */
-	if (h->type == GT_REC_NVTX)
-		dur = ((const struct gt_nvtx *)h)->dur;
-	else if (h->type == GT_REC_GPU_API)
-		dur = ((const struct gt_gpu_api *)h)->dur;
-	if (in_ranges(m, h->pid, h->ts, h->ts + dur))
-		return true;
-	m->res.outside_ranges++;
-	return false;
-}
-
 static int linked_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct merge_gpu *gpu = ctx;
@@ -180,41 +134,6 @@ static int tail_cmp(const void *a, const void *b)
 
 	CMP_BY(x->ts, y->ts);
 	return cmp__u64(x->loc, y->loc);
-}
-
-static int append(struct trace_writer *w, const struct gt_hdr *h, const char *out)
-{
-	int err = trace_writer__append(w, h);
-
-	if (err)
-		pr_err("cannot write %s: %s", out, strerror(-err));
-	return err;
-}
-
-/* A GPU record with the merger's fields filled in. */
-static int write_gpu(struct merger *m, struct trace_writer *w, const struct merge_gpu *g,
-		     const char *out)
-{
-	const struct gt_hdr *src = spool_rec(m, g->loc);
-	struct gt_gpu_kernel *k = (void *)m->buf.b;
-	struct gt_gpu_copy *c = (void *)m->buf.b;
-	uint64_t launch_ts = 0;
-	uint32_t tid = 0;
-
-	memcpy(m->buf.b, src, src->size);
-	if (g->call != MERGE_NO_CALL) {
-		tid = m->calls[g->call].tid;
-		launch_ts = m->calls[g->call].entry;
-	}
-	k->hdr.tid = tid;
-	if (src->type == GT_REC_GPU_KERNEL) {
-		k->launch_ts = launch_ts;
-		k->flags = g->flags;
-	} else {
-		c->launch_ts = launch_ts;
-		c->flags = g->flags;
-	}
-	return append(w, &k->hdr, out);
 }
 
 /* "cupti=merged" in place of a "cupti=..." the recorder wrote. */
@@ -255,93 +174,6 @@ char *merge__default_output(const char *trace)
 	if (asprintf(&out, "%.*s_merged.gtrace", (int)n, trace) < 0)
 		return NULL;
 	return out;
-}
-
-/* Second pass and the rest: writes the merged trace into w. */
-static int write_merged(struct merger *m, struct trace_writer *w, uint32_t *linked,
-			size_t nlinked, const char *out)
-{
-	const struct merge_opts *o = m->o;
-	struct trace_reader *r = NULL;
-	const struct gt_hdr *h;
-	const char *msg = NULL;
-	uint64_t n = 0;
-	size_t cursor = 0, lp = 0, i;
-	struct gt_merge_stats ms;
-	int err;
-
-	err = trace_reader__open(o->trace, &r, &msg);
-	if (err) {
-		pr_err("cannot read %s: %s", o->trace, msg ? msg : strerror(-err));
-		return err;
-	}
-	while (n < m->res.main_records && (err = trace_reader__next(r, &h)) > 0) {
-		if (m->inline_gpu && mg__agent_rec(h))
-			continue;	/* placed below, as from a spool */
-		n++;
-		err = append(w, h, out);
-		if (err)
-			goto out;
-		if (entry_kind(h) == MERGE_CALL_NONE)
-			continue;
-		/* the n-th call entry of this pass is calls[n] of the first */
-		for (; lp < nlinked && m->gpu[linked[lp]].call == cursor; lp++) {
-			err = write_gpu(m, w, &m->gpu[linked[lp]], out);
-			if (err)
-				goto out;
-		}
-		cursor++;
-	}
-	if (err < 0) {
-		pr_err("cannot read %s: %s", o->trace, strerror(-err));
-		goto out;
-	}
-	if (n != m->res.main_records || cursor != m->ncalls || lp != nlinked) {
-		err = -EIO;
-		pr_err("%s changed while it was merged (%llu records read, then %llu)", o->trace,
-		       (unsigned long long)m->res.main_records, (unsigned long long)n);
-		goto out;
-	}
-	for (i = 0; i < m->ntail; i++) {
-		const struct tail_ent *t = &m->tail[i];
-
-		if (!tail_wanted(m, t))
-			continue;
-		err = t->loc & LOC_GPU ? write_gpu(m, w, &m->gpu[t->loc & ~LOC_GPU], out) :
-					 append(w, spool_rec(m, t->loc), out);
-		if (err)
-			goto out;
-	}
-	/* what is left out is no longer in the trace's figures */
-	m->res.outside_ranges += m->outside_gpu;
-	m->res.link.gpu_records -= m->outside_gpu;
-	m->res.link.unmatched_gpu -= m->outside_gpu;
-	memset(&ms, 0, sizeof(ms));
-	ms.hdr.ts = clock__mono_ns();
-	ms.hdr.type = GT_REC_MERGE_STATS;
-	ms.hdr.size = sizeof(ms);
-	ms.gpu_records = m->res.link.gpu_records;
-	ms.linked = m->res.link.linked;
-	ms.unmatched_gpu = m->res.link.unmatched_gpu;
-	ms.unmatched_calls = m->res.link.unmatched_calls;
-	ms.causality = m->res.link.causality;
-	ms.no_api = m->res.link.no_api;
-	err = append(w, &ms.hdr, out);
-	for (i = 0; !err && i < m->nstats; i++)
-		err = append(w, spool_rec(m, m->stats[i]), out);
-	if (!err) {
-		struct gt_trailer t;
-
-		memset(&t, 0, sizeof(t));
-		t.end_ts = m->end_ts;
-		t.counters = m->counters;
-		err = trace_writer__finish(w, &t);
-		if (err)
-			pr_err("cannot write %s: %s", out, strerror(-err));
-	}
-out:
-	trace_reader__close(r);
-	return err;
 }
 
 static void print_summary(const struct merger *m)
@@ -590,7 +422,7 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 		pr_err("cannot write %s: %s", out, strerror(-err));
 		goto out;
 	}
-	err = write_merged(m, w, linked, nlinked, out);
+	err = mg__write_merged(m, w, linked, nlinked, out);
 	if (err)
 		goto out;
 	trace_writer__free(w);

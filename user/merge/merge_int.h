@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal to the file merge of `gtrace-bpf merge` (merge.h): the state its
- * files share.  merge.c runs the merge, indexes the trace's calls (first
- * pass) and writes the merged trace (second pass); merge_spool.c lists, maps
- * and indexes the spool files and the agent records a cupti=inline trace
- * holds itself.
+ * files share.  merge.c runs the merge and indexes the trace's calls (first
+ * pass); merge_spool.c lists, maps and indexes the spool files and the
+ * agent records a cupti=inline trace holds itself; merge_write.c writes the
+ * merged trace (second pass).
  */
 #ifndef GTRACE_MERGE_INT_H
 #define GTRACE_MERGE_INT_H
@@ -18,6 +18,7 @@
 
 struct capture_spans;
 struct gt_decoder;
+struct trace_writer;
 
 #define LOC_OFF_BITS	48
 #define LOC_OFF_MASK	((1ull << LOC_OFF_BITS) - 1)
@@ -85,6 +86,11 @@ static inline const struct gt_hdr *spool_rec(const struct merger *m, uint64_t lo
 	return (const struct gt_hdr *)(s->map + (loc & LOC_OFF_MASK));
 }
 
+/* ------------------------------------------------------------ merge.c */
+
+/* What an entry record can cause on the GPU (MERGE_CALL_NONE: not indexed). */
+enum merge_call_kind mg__entry_kind(const struct gt_hdr *h);
+
 /* ------------------------------------------------------------ merge_spool.c */
 
 /* One spool file to the list (at most MAX_SPOOLS). */
@@ -100,5 +106,11 @@ bool mg__agent_rec(const struct gt_hdr *h);
 int mg__keep_inline(struct merger *m, const struct gt_hdr *h);
 /* After the first pass: what mg__keep_inline kept, indexed as one more spool. */
 int mg__index_inline(struct merger *m);
+
+/* ------------------------------------------------------------ merge_write.c */
+
+/* Second pass and the rest: writes the merged trace into w. */
+int mg__write_merged(struct merger *m, struct trace_writer *w, uint32_t *linked,
+		     size_t nlinked, const char *out);
 
 #endif
