@@ -487,6 +487,56 @@ static void test_bad_input(void **state)
 	expect_fail(tmp_path("empty.gtrace"), tmp_path("a.gtrace"), 1, "holds no CUDA calls");
 }
 
+static int cmp_iv(const void *a, const void *b)
+{
+	const struct diff_gpu_iv *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* A side's GPU busy time per iteration from intervals that come mostly in
+ * start order, some a few places early (as GPU work queued on other
+ * streams is), five times more of them than are held at once: each
+ * iteration's busy time is the union of its intervals, none unordered. */
+static void test_gpu_busy_order(void **state)
+{
+	enum { N = 5 * DIFF_GPU_REORDER, ITERS = 3 };
+	static struct diff_gpu_iv v[N], sorted[N];
+	struct diff_side *s = diff_side__new(ITERS, false);
+	uint64_t want[ITERS] = { 0 };
+
+	(void)state;
+	assert_non_null(s);
+	for (uint32_t k = 0; k < N; k++) {
+		uint64_t start = T0 + (uint64_t)k * 1000 - (k % 3 ? 0 : 500 * (k % 7));
+
+		v[k] = (struct diff_gpu_iv){ start, start + 700 + (k % 5) * 200, k / (N / ITERS + 1) };
+		assert_int_equal(diff_side__gpu(s, v[k].iter, v[k].start, v[k].end), 0);
+	}
+	memcpy(sorted, v, sizeof(v));
+	qsort(sorted, N, sizeof(sorted[0]), cmp_iv);
+	for (uint32_t it = 0; it < ITERS; it++) {
+		uint64_t end = 0;
+
+		for (uint32_t k = 0; k < N; k++) {
+			const struct diff_gpu_iv *x = &sorted[k];
+			uint64_t a = x->start > end ? x->start : end;
+
+			if (x->iter != it)
+				continue;
+			if (x->end > a)
+				want[it] += x->end - a;
+			if (x->end > end)
+				end = x->end;
+		}
+	}
+	diff_side__finish(s);
+	assert_int_equal(s->info.it.gpu_unordered, 0);
+	for (uint32_t it = 0; it < ITERS; it++)
+		assert_int_equal(s->gpu_ns[it], want[it]);
+	diff_side__free(s);
+}
+
 static void test_order(void **state)
 {
 	const char *b, *o;
@@ -582,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_iterations_one_side),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_gpu_busy_order),
 		cmocka_unit_test(test_run_formats),
 	};
 

@@ -24,7 +24,8 @@
 #include "lib/loghist.h"
 
 #define DIFF_RING 4		/* iterations a name's sums are kept open for */
-#define DIFF_GPU_REORDER 4096	/* GPU intervals held to be put in order of start */
+#define DIFF_GPU_REORDER 4096	/* GPU intervals held to be put in order of start
+				 * (a power of two: the run's ring) */
 #define DIFF_NO_ITER UINT32_MAX
 
 /* One kernel, copy kind or API in one run: the figures of its row. */
@@ -100,8 +101,12 @@ struct diff_side {
 	uint64_t *gpu_end;		/* the end of its busy time so far */
 	struct diff_names tab[DIFF_TAB__COUNT];	/* GPU records by name; launch calls by kernel */
 	struct diff_acc api[GT_API__COUNT];	/* calls by api (names static, not owned) */
-	struct diff_gpu_iv *heap;	/* min-heap by start, DIFF_GPU_REORDER at most */
+	/* the GPU intervals held, DIFF_GPU_REORDER at most in all: those that
+	 * came in start order in a FIFO ring (run), the others in a min-heap */
+	struct diff_gpu_iv *heap;	/* min-heap by start */
 	uint32_t nheap;
+	struct diff_gpu_iv *run;	/* a ring of DIFF_GPU_REORDER */
+	uint32_t rhead, rlen;
 	uint64_t gpu_late;		/* intervals that came after a later-starting one was
 					 * taken: their union overlap is approximate */
 	uint64_t gpu_last_start;	/* start of the last interval taken from the heap */

@@ -198,12 +198,19 @@ static void heap_swap(struct diff_gpu_iv *h, uint32_t i, uint32_t j)
 	h[j] = t;
 }
 
-/* Takes the earliest-starting interval out of the heap into the busy time. */
-static void heap_pop(struct diff_side *s)
+/* Takes the earliest-starting interval held, the earlier of the run's head
+ * and the heap's top, into the busy time. */
+static void held_pop(struct diff_side *s)
 {
 	struct diff_gpu_iv *h = s->heap;
 	uint32_t i = 0;
 
+	if (s->rlen && (!s->nheap || s->run[s->rhead].start <= h[0].start)) {
+		busy_take(s, &s->run[s->rhead]);
+		s->rhead = (s->rhead + 1) & (DIFF_GPU_REORDER - 1);
+		s->rlen--;
+		return;
+	}
 	busy_take(s, &h[0]);
 	h[0] = h[--s->nheap];
 	for (;;) {
@@ -227,13 +234,20 @@ int diff_side__gpu(struct diff_side *s, uint32_t it, uint64_t start, uint64_t en
 
 	if (it >= s->n_iter || end < start)
 		return 0;
+	_Static_assert((DIFF_GPU_REORDER & (DIFF_GPU_REORDER - 1)) == 0, "the run's ring");
 	if (!s->heap) {
 		s->heap = malloc(DIFF_GPU_REORDER * sizeof(*s->heap));
-		if (!s->heap)
+		s->run = malloc(DIFF_GPU_REORDER * sizeof(*s->run));
+		if (!s->heap || !s->run)
 			return -ENOMEM;
 	}
-	if (s->nheap == DIFF_GPU_REORDER)
-		heap_pop(s);
+	if (s->nheap + s->rlen == DIFF_GPU_REORDER)
+		held_pop(s);
+	if (!s->rlen || start >= s->run[(s->rhead + s->rlen - 1) & (DIFF_GPU_REORDER - 1)].start) {
+		s->run[(s->rhead + s->rlen++) & (DIFF_GPU_REORDER - 1)] =
+			(struct diff_gpu_iv){ .start = start, .end = end, .iter = it };
+		return 0;
+	}
 	h = s->heap;
 	i = s->nheap++;
 	h[i] = (struct diff_gpu_iv){ .start = start, .end = end, .iter = it };
@@ -287,8 +301,8 @@ const char *diff_strs__keep(char ***strs, size_t *n, size_t *cap, const char *st
 
 void diff_side__finish(struct diff_side *s)
 {
-	while (s->nheap)
-		heap_pop(s);
+	while (s->nheap || s->rlen)
+		held_pop(s);
 	s->info.it.gpu_unordered = s->gpu_late;
 	/* each record once: GPU records by name, calls by api */
 	for (int t = 0; t < DIFF_TAB__COUNT; t++)
@@ -314,5 +328,6 @@ void diff_side__free(struct diff_side *s)
 	free(s->gpu_ns);
 	free(s->gpu_end);
 	free(s->heap);
+	free(s->run);
 	free(s);
 }
