@@ -35,6 +35,7 @@
  * sequence (pftrace__track_seq); trace_processor sorts sequences by time,
  * so the slice still encloses its children.
  *
+ * The events of a thread's track, with their arguments: perfetto_args.c.
  * GPU side (merged traces) and flows from calls to GPU records:
  * perfetto_gpu.c; capture ranges, light-mode windows and the daemon's
  * triggers and overhead records: perfetto_capture.c; GPU metrics:
@@ -109,12 +110,6 @@ static struct proc *proc_find(struct pf *x, uint32_t pid)
 	pftrace__track_init(x->w, &p->tr);
 	return p;
 }
-
-#define ANN_UINT(x, a, v)	pftrace__ann_uint((x)->w, (x)->ann[a], v)
-#define ANN_INT(x, a, v)	pftrace__ann_int((x)->w, (x)->ann[a], v)
-#define ANN_BOOL(x, a, v)	pftrace__ann_bool((x)->w, (x)->ann[a], v)
-#define ANN_PTR(x, a, v)	pftrace__ann_ptr((x)->w, (x)->ann[a], v)
-#define ANN_STR(x, a, id)	pftrace__ann_str((x)->w, (x)->ann[a], id)
 
 static void proc_event_write(struct pf *x, struct proc *p, const struct proc_ev *e)
 {
@@ -209,175 +204,6 @@ static void proc_free(struct proc *p)
 
 /* ---- calls -------------------------------------------------------------- */
 
-static void launch_args(struct pf *x, const struct item *it)
-{
-	const struct gt_callrec *c = &it->c;
-
-	ANN_STR(x, A_API, x->api_name[c->api]);
-	if (c->graph) {
-		ANN_PTR(x, A_GRAPH, c->handle);
-	} else {
-		pftrace__ann_uints(x->w, x->ann[A_GRID], c->grid, 3);
-		pftrace__ann_uints(x->w, x->ann[A_BLOCK], c->block, 3);
-		ANN_UINT(x, A_SHMEM, c->shmem);
-		ANN_PTR(x, A_FUNC, c->handle);
-		ANN_STR(x, A_MANGLED, it->mangled);
-		if (c->launch_flags & GT_LAUNCH_COOPERATIVE)
-			ANN_BOOL(x, A_COOP, true);
-	}
-	ANN_PTR(x, A_STREAM, c->stream);
-}
-
-static void sync_args(struct pf *x, const struct gt_callrec *c, const struct gt_api_info *ai)
-{
-	if (ai->cls == GT_CLS_STREAM_WAIT) {
-		ANN_PTR(x, A_STREAM, c->handle);
-		ANN_PTR(x, A_EVENT, c->handle2);
-	} else if (ai->cls == GT_CLS_EVENT_RECORD) {
-		ANN_PTR(x, A_EVENT, c->handle);
-		ANN_PTR(x, A_STREAM, c->handle2);
-	} else if (c->has_stream) {
-		ANN_PTR(x, A_STREAM, c->stream);
-	} else if (ai->a >= 0) {
-		/* the one handle of a sync or query: a context or an event */
-		ANN_PTR(x, c->api == GT_API_cuCtxSynchronize_v2 ? A_CTX : A_EVENT, c->handle);
-	}
-}
-
-static void module_args(struct pf *x, const struct item *it, const struct gt_api_info *ai)
-{
-	const struct gt_callrec *c = &it->c;
-	bool lookup = ai->cls == GT_CLS_GET_FUNC || ai->cls == GT_CLS_KERNEL_FUNC;
-
-	/* loads and lookups return the handle; unloads and name queries take it */
-	if (lookup || ai->cls == GT_CLS_MODULE_LOAD) {
-		if (c->out_valid)
-			ANN_PTR(x, A_HANDLE, c->out);
-		if (lookup)
-			ANN_PTR(x, A_PARENT, c->handle);
-	} else {
-		ANN_PTR(x, A_HANDLE, c->handle);
-	}
-	ANN_STR(x, ai->cls == GT_CLS_MODULE_LOAD ? A_PATH : A_NAME, it->str);
-}
-
-/* The arguments dump shows (docs/FORMAT.md), as debug annotations. */
-static void call_args(struct pf *x, const struct item *it)
-{
-	const struct gt_callrec *c = &it->c;
-	const struct gt_api_info *ai = gt_api__info(c->api);
-
-	switch (c->type) {
-	case GT_T_LAUNCH:
-		launch_args(x, it);
-		break;
-	case GT_T_MEMCPY:
-	case GT_T_MEMSET:
-	case GT_T_ALLOC:
-		ANN_UINT(x, A_BYTES, c->bytes);
-		if (c->type == GT_T_MEMCPY) {
-			ANN_STR(x, A_KIND, it->str);
-			ANN_PTR(x, A_SRC, c->src);
-			if (c->src_device >= 0)
-				ANN_UINT(x, A_SRC_DEVICE, (uint64_t)c->src_device);
-			if (c->dst_device >= 0)
-				ANN_UINT(x, A_DST_DEVICE, (uint64_t)c->dst_device);
-		}
-		if (c->type != GT_T_ALLOC)
-			ANN_PTR(x, A_DST, c->ptr);
-		else if (c->out_valid)
-			ANN_PTR(x, A_PTR, c->ptr);
-		if (c->has_stream)
-			ANN_PTR(x, A_STREAM, c->stream);
-		break;
-	case GT_T_FREE:
-		ANN_PTR(x, A_PTR, c->handle);
-		if (c->has_stream)
-			ANN_PTR(x, A_STREAM, c->stream);
-		break;
-	case GT_T_SYNC:
-		sync_args(x, c, ai);
-		break;
-	case GT_T_MODULE:
-		module_args(x, it, ai);
-		break;
-	case GT_T_CONTEXT:
-	case GT_T_STREAM:
-	case GT_T_EVENT:
-		/* creators: the new handle when they returned one; others: the argument */
-		if (ai->out >= 0 ? c->out_valid : ai->a >= 0)
-			ANN_PTR(x, A_HANDLE, c->handle);
-		break;
-	default:
-		break;
-	}
-	/* absent where the trace did not show it, as in dump */
-	if (c->device >= 0)
-		ANN_UINT(x, A_DEVICE, (uint64_t)c->device);
-	if (c->has_exit) {
-		ANN_INT(x, A_RET, c->ret);
-		ANN_BOOL(x, A_FAILED, c->ret != 0);
-	} else if (!c->entry_only) {
-		/* as dump: a launch recorded at entry only lacks nothing */
-		ANN_BOOL(x, A_INCOMPLETE, true);
-	}
-}
-
-/* An ioctl's or off-CPU interval's arguments (the fields dump shows). */
-static void kernel_args(struct pf *x, const struct item *it)
-{
-	if (it->kind == IK_OFFCPU) {
-		ANN_STR(x, A_STATE, it->rm);
-		return;
-	}
-	ANN_STR(x, A_DEVICE, it->dev);
-	ANN_UINT(x, A_CMD, it->cmd);
-	if (it->rm)
-		ANN_STR(x, A_RM, it->rm);
-	if (it->fd >= 0)
-		ANN_INT(x, A_FD, it->fd);
-	ANN_INT(x, A_RET, it->c.ret);
-	ANN_BOOL(x, A_FAILED, it->c.ret < 0);
-}
-
-/* A call that completed, or a launch recorded at entry only (a slice of
- * ENTRY_ONLY_NS: arrows start from it), is a slice; one whose exit was
- * lost an instant. */
-static bool item_slice(const struct item *it)
-{
-	return it->c.has_exit || it->c.entry_only;
-}
-
-/* The category of a call or kernel-side record: the "cat" of the JSON
- * export (json.c), so that both filter the same. */
-static void event_category(struct pf *x, const struct item *it)
-{
-	const char *cat = it->kind == IK_IOCTL ? "ioctl" :
-			  it->kind == IK_OFFCPU ? "sched" : gt_call_type__name(it->c.type);
-
-	if (cat)
-		pftrace__event_category(x->w, cat, strlen(cat));
-}
-
-/* A slice begin or an instant, with category, name and arguments. */
-static void write_call(struct pf *x, struct thr *t, struct pf_seq *s, const struct item *it)
-{
-	pftrace__event_open(x->w, &t->tr, s, item_slice(it) ? PF_SLICE_BEGIN : PF_INSTANT,
-			    it->c.ts, it->name);
-	if (it->kind == IK_NCCL) {
-		pf__nccl_args(x, it->nccl);
-	} else {
-		event_category(x, it);
-		if (it->kind == IK_CALL)
-			call_args(x, it);
-		else
-			kernel_args(x, it);
-	}
-	for (uint32_t i = 0; i < it->nflow; i++)
-		pftrace__event_flow(x->w, it->flow_base << FLOW_SHIFT | i);
-	pftrace__event_close(x->w);
-}
-
 static void write_end(struct pf *x, struct thr *t, struct pf_seq *s, uint64_t ts)
 {
 	pftrace__event_open(x->w, &t->tr, s, PF_SLICE_END, ts, 0);
@@ -401,7 +227,7 @@ static void write_item(struct pf *x, struct thr *t, struct item *it)
 
 	if (s != &t->tr.seq) {
 		/* older than what the thread's sequence has: a call given up on */
-		write_call(x, t, s, it);
+		pf__write_call(x, t, s, it);
 		if (item_slice(it))
 			write_end(x, t, s, it->end);
 		free(it->nccl);
@@ -423,7 +249,7 @@ static void write_item(struct pf *x, struct thr *t, struct item *it)
 		write_end(x, t, s, top);
 		t->depth--;
 	}
-	write_call(x, t, s, it);
+	pf__write_call(x, t, s, it);
 	free(it->nccl);
 	it->nccl = NULL;
 	if (item_slice(it))

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal to `export -f perfetto`: the state its two files share.
+ * Internal to `export -f perfetto`: the state its files share.
  * perfetto.c writes calls, threads and processes and drives the
- * export; perfetto_gpu.c writes the GPU side of merged traces (GPU
+ * export; perfetto_args.c writes the events of a thread's track with
+ * their arguments; perfetto_gpu.c writes the GPU side of merged traces (GPU
  * stream and NVTX tracks) and keeps the flows from calls to GPU records.
  */
 #ifndef GTRACE_EXPORT_PERFETTO_INT_H
@@ -51,6 +52,12 @@ enum ann {
 	A_DEVICE, A_CMD, A_RM, A_FD, A_STATE, A_SRC_DEVICE, A_DST_DEVICE, A__COUNT,
 };
 
+#define ANN_UINT(x, a, v)	pftrace__ann_uint((x)->w, (x)->ann[a], v)
+#define ANN_INT(x, a, v)	pftrace__ann_int((x)->w, (x)->ann[a], v)
+#define ANN_BOOL(x, a, v)	pftrace__ann_bool((x)->w, (x)->ann[a], v)
+#define ANN_PTR(x, a, v)	pftrace__ann_ptr((x)->w, (x)->ann[a], v)
+#define ANN_STR(x, a, id)	pftrace__ann_str((x)->w, (x)->ann[a], id)
+
 /* What an item is: a libcuda call, or a kernel-side record that sits on the
  * thread's track inside the call that caused it, or a libnccl call (whose
  * launches sit inside it). */
@@ -72,6 +79,14 @@ struct item {
 	int32_t fd;		/* ioctl: file descriptor, -1 unknown */
 	struct gt_ncclrec *nccl;	/* IK_NCCL: a copy of the call, freed once written */
 };
+
+/* A call that completed, or a launch recorded at entry only (a slice of
+ * ENTRY_ONLY_NS: arrows start from it), is a slice; one whose exit was
+ * lost an instant. */
+static inline bool item_slice(const struct item *it)
+{
+	return it->c.has_exit || it->c.entry_only;
+}
 
 struct thr {
 	uint32_t pid, tid;
@@ -172,6 +187,11 @@ void pf__ends_push(struct pf *x, uint64_t **ends, uint32_t *depth, uint32_t *cap
 /* pid's process track, made on first use and described (once) now; NULL:
  * out of memory. */
 struct proc *pf__proc_get(struct pf *x, uint32_t pid);
+
+/* perfetto_args.c */
+
+/* A slice begin or an instant, with category, name and arguments. */
+void pf__write_call(struct pf *x, struct thr *t, struct pf_seq *s, const struct item *it);
 
 /* perfetto_gpu.c */
 
