@@ -19,23 +19,9 @@
  *    (launches) or the api, a slice of ENTRY_ONLY_NS for a launch recorded
  *    at entry only, and an instant for a call whose exit never came.
  *
- * Ordering.  The decoder hands calls over in completion order (a nested
- * call before its parent); a sequence's timestamps must not decrease and a
- * track's begin/end events must nest.  No call completed later can begin
- * before the oldest entry the decoder holds open on the thread (it pairs
- * entries with exits, we ask it: gt_decoder__open_entries): that entry's
- * time is the watermark W.  Completed calls wait in a small per-thread
- * buffer sorted by begin; those that begin before W are written in that
- * order, and a written slice's end waits on a stack until it is below W
- * too.  So a thread buffers what its outermost open call holds, not the
- * trace.  An entry whose exit was lost would hold W until its process ends:
- * past BUF_MAX buffered calls we give up waiting for the oldest open entry
- * (a mark in its cookie, CK_GIVEN_UP; the next one holds W), and if its
- * call comes after all it goes, begin and end together, on the track's late
- * sequence (pftrace__track_seq); trace_processor sorts sequences by time,
- * so the slice still encloses its children.
- *
- * The events of a thread's track, with their arguments: perfetto_args.c.
+ * When a thread's calls are written (their order, the watermark W):
+ * perfetto_order.c; the events of a thread's track, with their arguments:
+ * perfetto_args.c.
  * GPU side (merged traces) and flows from calls to GPU records:
  * perfetto_gpu.c; capture ranges, light-mode windows and the daemon's
  * triggers and overhead records: perfetto_capture.c; GPU metrics:
@@ -55,8 +41,6 @@
 #include "export/perfetto/pftrace.h"
 #include "format/records.h"
 #include "format/trace_file.h"
-
-#define BUF_MAX		512	/* calls a thread buffers before giving up its oldest open entry */
 
 /* Debug annotation names. */
 static const char *const ann_names[A__COUNT] = {
@@ -204,156 +188,6 @@ static void proc_free(struct proc *p)
 
 /* ---- calls -------------------------------------------------------------- */
 
-static void write_end(struct pf *x, struct thr *t, struct pf_seq *s, uint64_t ts)
-{
-	pftrace__event_open(x->w, &t->tr, s, PF_SLICE_END, ts, 0);
-	pftrace__event_close(x->w);
-}
-
-void pf__ends_push(struct pf *x, uint64_t **ends, uint32_t *depth, uint32_t *cap, uint64_t end)
-{
-	if (vec__reserve(ends, cap, *depth, 1, 16)) {
-		pf__fail(x, -ENOMEM, "allocate a slice stack");
-		return;
-	}
-	(*ends)[(*depth)++] = end;
-}
-
-/* Writes one call on its thread's track: first the ends of the written
- * slices it is not inside, then its begin (or instant). */
-static void write_item(struct pf *x, struct thr *t, struct item *it)
-{
-	struct pf_seq *s = pftrace__track_seq(x->w, &t->tr, it->c.ts);
-
-	if (s != &t->tr.seq) {
-		/* older than what the thread's sequence has: a call given up on */
-		pf__write_call(x, t, s, it);
-		if (item_slice(it))
-			write_end(x, t, s, it->end);
-		free(it->nccl);
-		it->nccl = NULL;
-		return;
-	}
-	while (t->depth) {
-		uint64_t top = t->ends[t->depth - 1];
-
-		if (it->end <= top)
-			break;
-		if (it->c.ts < top) {
-			/* overlaps the slice it began in (exits paired wrongly
-			 * upstream): keep the nesting, cut this one short */
-			it->end = top;
-			x->clamped++;
-			break;
-		}
-		write_end(x, t, s, top);
-		t->depth--;
-	}
-	pf__write_call(x, t, s, it);
-	free(it->nccl);
-	it->nccl = NULL;
-	if (item_slice(it))
-		pf__ends_push(x, &t->ends, &t->depth, &t->capends, it->end);
-}
-
-/* The oldest entry open on a thread that we still wait for. */
-struct waited {
-	uint64_t ts;		/* its entry time, UINT64_MAX when none */
-	uint64_t *cookie;	/* its cookie, NULL when none */
-};
-
-static int first_waited(void *ctx, const struct gt_open_entry *e)
-{
-	struct waited *w = ctx;
-
-	if (*e->cookie & CK_GIVEN_UP)
-		return 0;
-	w->ts = e->ts;
-	w->cookie = e->cookie;
-	return 1;
-}
-
-static struct waited oldest_waited(struct pf *x, const struct thr *t)
-{
-	struct waited w = { .ts = UINT64_MAX };
-
-	gt_decoder__open_entries(x->d, t->pid, t->tid, first_waited, &w);
-	return w;
-}
-
-static uint64_t watermark(struct pf *x, const struct thr *t)
-{
-	return oldest_waited(x, t).ts;
-}
-
-/* Writes the buffered calls that begin before w, then the slice ends
- * below it. */
-static void drain_below(struct pf *x, struct thr *t, uint64_t w)
-{
-	uint32_t i = 0;
-
-	while (i < t->nbuf && t->buf[i].c.ts < w && !pf_err(x))
-		write_item(x, t, &t->buf[i++]);
-	if (i) {
-		t->nbuf -= i;
-		memmove(t->buf, t->buf + i, t->nbuf * sizeof(*t->buf));
-	}
-	while (t->depth && t->ends[t->depth - 1] < w && !pf_err(x))
-		write_end(x, t, &t->tr.seq, t->ends[--t->depth]);
-}
-
-static void drain(struct pf *x, struct thr *t)
-{
-	drain_below(x, t, watermark(x, t));
-}
-
-/* a goes before b: earlier begin; at equal begins the enclosing one. */
-static bool item_before(const struct item *a, const struct item *b)
-{
-	if (a->c.ts != b->c.ts)
-		return a->c.ts < b->c.ts;
-	if (a->end != b->end)
-		return a->end > b->end;
-	return a->order > b->order;
-}
-
-static void buffer(struct pf *x, struct thr *t, const struct item *it)
-{
-	struct waited w;
-	uint32_t i;
-
-	if (vec__reserve(&t->buf, &t->capbuf, t->nbuf, 1, 8)) {
-		pf__fail(x, -ENOMEM, "buffer a call");
-		return;
-	}
-	/* calls come mostly in begin order, parents after their children */
-	for (i = t->nbuf; i > 0 && item_before(it, &t->buf[i - 1]); i--)
-		;
-	memmove(t->buf + i + 1, t->buf + i, (t->nbuf - i) * sizeof(*t->buf));
-	t->buf[i] = *it;
-	t->nbuf++;
-	/* An entry whose exit was lost holds W until its process ends: past
-	 * BUF_MAX calls, stop waiting for the oldest one. */
-	while (t->nbuf > BUF_MAX && (w = oldest_waited(x, t)).cookie) {
-		*w.cookie |= CK_GIVEN_UP;
-		x->abandoned++;
-		drain(x, t);
-	}
-}
-
-/* Writes an item now when nothing on its thread waits, else buffers it. */
-static int place(struct pf *x, struct thr *t, struct item *it)
-{
-	if (pf_err(x))
-		return pf_err(x);
-	if (!t->nbuf && it->c.ts < watermark(x, t))
-		write_item(x, t, it);	/* the usual case: nothing waits, write it now */
-	else
-		buffer(x, t, it);
-	drain(x, t);
-	return pf_err(x);
-}
-
 static void pf__held_place(struct pf *x);
 
 static int on_call(void *ctx, const struct gt_callrec *c)
@@ -393,7 +227,7 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 		x->holding = true;
 		return pf_err(x);
 	}
-	return place(x, t, &it);
+	return pf__place(x, t, &it);
 }
 
 /* An NCCL call: on its thread's track, where the launches it made nest in
@@ -425,7 +259,7 @@ static int on_nccl(void *ctx, const struct gt_ncclrec *nc)
 	}
 	*it.nccl = *nc;
 	pf__nccl_comm_event(x, nc);
-	return place(x, t, &it);
+	return pf__place(x, t, &it);
 }
 
 /* Writes the held entry-only launch, if any, on its thread's track. */
@@ -438,7 +272,7 @@ static void pf__held_place(struct pf *x)
 	x->holding = false;
 	t = thr_get(x, x->held.c.pid, x->held.c.tid);
 	if (t)
-		place(x, t, &x->held);
+		pf__place(x, t, &x->held);
 }
 
 /* The records that may follow an entry-only launch's entry as its own: the
@@ -491,7 +325,7 @@ static int on_kernel_rec(struct pf *x, const struct gt_hdr *rec)
 		default: break;
 		}
 	}
-	return place(x, t, &it);
+	return pf__place(x, t, &it);
 }
 
 /* ---- process events ----------------------------------------------------- */
@@ -526,7 +360,7 @@ static void proc_end(struct pf *x, struct proc *p)
 	proc_describe(x, p);
 	for (t = p->threads; t; t = next) {
 		next = t->next;
-		drain_below(x, t, UINT64_MAX);
+		pf__drain_below(x, t, UINT64_MAX);
 		hmap_del(&x->thrs, t->tid, t->pid);
 		if (x->last == t)
 			x->last = NULL;
@@ -735,7 +569,7 @@ int export_perfetto__write(struct trace_reader *r, FILE *out, const char **why)
 	/* every call is out of the decoder now: write what threads still hold */
 	for (uint32_t i = 0; i < x->thrs.cap && !pf_err(x); i++) {
 		if (x->thrs.s[i].used)
-			drain_below(x, x->thrs.s[i].v, UINT64_MAX);
+			pf__drain_below(x, x->thrs.s[i].v, UINT64_MAX);
 	}
 	/* the processes still live and not described: their descriptors and
 	 * the events that waited for them */

@@ -4,8 +4,8 @@
  * call's or a kernel-side record's (ioctl, off-CPU interval) slice begin or
  * instant, with its category (the "cat" of the JSON export), its name, its
  * arguments as debug annotations (those dump shows, docs/FORMAT.md) and the
- * flows to its GPU records.  perfetto.c makes the items and decides when
- * they are written.
+ * flows to its GPU records.  perfetto.c makes the items, perfetto_order.c
+ * decides when they are written.
  */
 #include <string.h>
 #include "export/perfetto_int.h"

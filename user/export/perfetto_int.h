@@ -2,9 +2,10 @@
 /*
  * Internal to `export -f perfetto`: the state its files share.
  * perfetto.c writes calls, threads and processes and drives the
- * export; perfetto_args.c writes the events of a thread's track with
- * their arguments; perfetto_gpu.c writes the GPU side of merged traces (GPU
- * stream and NVTX tracks) and keeps the flows from calls to GPU records.
+ * export; perfetto_order.c decides when a thread's calls are written,
+ * perfetto_args.c writes their events with their arguments;
+ * perfetto_gpu.c writes the GPU side of merged traces (GPU stream and NVTX
+ * tracks) and keeps the flows from calls to GPU records.
  */
 #ifndef GTRACE_EXPORT_PERFETTO_INT_H
 #define GTRACE_EXPORT_PERFETTO_INT_H
@@ -26,7 +27,7 @@
 
 /* What the exporter keeps of an entry the decoder holds open, in the
  * entry's cookie (0 when taken; see gt_decoder__open_entries): bit 0, the
- * exporter stopped waiting for it (see perfetto.c); bits 1-16, the GPU
+ * exporter stopped waiting for it (see perfetto_order.c); bits 1-16, the GPU
  * records linked to it so far; bits 17-63, their flows' base, valid when
  * there are some.  The call comes back with it. */
 #define CK_GIVEN_UP	1ull
@@ -145,7 +146,7 @@ struct pf {
 	struct hmap thrs;		/* (tid, pid) -> struct thr */
 	struct thr *last;		/* the thread of the previous lookup */
 	uint64_t order;			/* calls seen */
-	uint64_t abandoned, clamped;	/* ordering repairs (see perfetto.c) */
+	uint64_t abandoned, clamped;	/* ordering repairs (see perfetto_order.c) */
 	struct u64map ended;		/* pid + 1 -> uuid of the track of an exited process */
 	struct hmap gpu;		/* (context << 32 | stream, pid) -> struct span */
 	struct hmap gdevs;		/* (process track uuid, device) -> struct pf_track:
@@ -181,9 +182,6 @@ static inline int pf_err(struct pf *x)
 
 /* Keeps the first error of our own and its reason (x->why). */
 void pf__fail(struct pf *x, int err, const char *what);
-/* Pushes the end of a slice just begun on a track's stack of open slices
- * (thread or GPU span track); out of memory fails the export. */
-void pf__ends_push(struct pf *x, uint64_t **ends, uint32_t *depth, uint32_t *cap, uint64_t end);
 /* pid's process track, made on first use and described (once) now; NULL:
  * out of memory. */
 struct proc *pf__proc_get(struct pf *x, uint32_t pid);
@@ -192,6 +190,17 @@ struct proc *pf__proc_get(struct pf *x, uint32_t pid);
 
 /* A slice begin or an instant, with category, name and arguments. */
 void pf__write_call(struct pf *x, struct thr *t, struct pf_seq *s, const struct item *it);
+
+/* perfetto_order.c */
+
+/* Writes an item now when nothing on its thread waits, else buffers it. */
+int pf__place(struct pf *x, struct thr *t, struct item *it);
+/* Writes the buffered calls that begin before w, then the slice ends
+ * below it. */
+void pf__drain_below(struct pf *x, struct thr *t, uint64_t w);
+/* Pushes the end of a slice just begun on a track's stack of open slices
+ * (thread or GPU span track); out of memory fails the export. */
+void pf__ends_push(struct pf *x, uint64_t **ends, uint32_t *depth, uint32_t *cap, uint64_t end);
 
 /* perfetto_gpu.c */
 
