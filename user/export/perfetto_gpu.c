@@ -238,7 +238,7 @@ static uint64_t gpu_flow(struct pf *x, uint32_t pid, uint32_t tid, uint64_t laun
 		return 0;
 	ck = *f.cookie;
 	n = ck_nflow(ck);
-	/* An entry we stopped waiting for (perfetto.c) keeps the arrows it
+	/* An entry we stopped waiting for (perfetto_order.c) keeps the arrows it
 	 * has but starts none, as the exporter has always drawn them:
 	 * starting some would change its output, a change of its own. */
 	if (n >= FLOW_PER_CALL || ((ck & CK_GIVEN_UP) && !n))

@@ -397,7 +397,7 @@ struct pf_seq *pftrace__track_seq(struct pftrace *w, struct pf_track *t, uint64_
 	if (t->late && ts >= t->late->last_ts)
 		return t->late;
 	/* older than the late sequence too: a fresh one (rare: a call
-	 * given up on, see perfetto.c) */
+	 * given up on, see perfetto_order.c) */
 	if (t->late) {
 		u64map__free(&t->late->sent);
 	} else {
