@@ -372,6 +372,12 @@ static int finish_closed(struct analyze *a, bool all)
 	return rc;
 }
 
+/* The index in the run's ring of its i-th key from the head. */
+static inline size_t run_at(const struct analyze *a, size_t i)
+{
+	return a->rhead + i < a->rcap ? a->rhead + i : a->rhead + i - a->rcap;
+}
+
 /* The key of the next work to place, the earlier of the run's head and the
  * heap's top (by (start, seq), as one heap would give them); NULL none. */
 static inline const struct az_hkey *next_key(const struct analyze *a)
@@ -399,7 +405,7 @@ int az_gpu__drain(struct analyze *a, uint64_t limit)
 			if (a->nheap)
 				heap_down(a->heap, a->nheap, 0);
 		} else {
-			a->rhead = a->rhead + 1 == a->rcap ? 0 : a->rhead + 1;
+			a->rhead = run_at(a, 1);
 			a->rlen--;
 		}
 		for (int i = 0; i < 2 && !rc; i++) {
@@ -420,7 +426,7 @@ int az_gpu__drain(struct analyze *a, uint64_t limit)
 
 int az_gpu__push(struct analyze *a, const struct az_item *it)
 {
-	size_t rcap = a->rcap, last;
+	size_t rcap = a->rcap;
 	struct az_hkey k;
 	uint32_t slot;
 
@@ -448,13 +454,9 @@ int az_gpu__push(struct analyze *a, const struct az_item *it)
 	slot = a->free_slots[--a->nfree];
 	a->items[slot] = *it;
 	k = (struct az_hkey){ .start = it->start, .seq = a->seq++, .slot = slot };
-	last = a->rhead + a->rlen - 1;
-	if (last >= a->rcap)
-		last -= a->rcap;
-	if (!a->rlen || it->start >= a->run[last].start) {
+	if (!a->rlen || it->start >= a->run[run_at(a, a->rlen - 1)].start) {
 		/* in order: the run (it holds fewer keys than there are slots) */
-		last = a->rlen ? (last + 1 == a->rcap ? 0 : last + 1) : a->rhead;
-		a->run[last] = k;
+		a->run[run_at(a, a->rlen)] = k;
 		a->rlen++;
 	} else {
 		a->heap[a->nheap] = k;
