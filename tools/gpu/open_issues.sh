@@ -8,9 +8,10 @@
 #   tools/gpu/open_issues.sh GROUP...
 #
 #   metrics   issue 15: gpu_metrics_check.sh (three phases, per-process memory,
-#             MIG, a lost GPU), light_windows.py --gpum 10 and 100 (the
-#             sampler's cost on the MLP step, 200 bursts of sampling of 250 ms
-#             each against the 250 ms before it, in one recording)
+#             MIG, a lost GPU) and read_speed.sh on its trace (issue 16:
+#             analyze and diff on one CPU); light_windows.py --gpum 10 and
+#             100 (the sampler's cost on the MLP step, 200 bursts of
+#             sampling of 250 ms each against the 250 ms before it)
 #   metrics-check, gpum10, gpum100   the three parts of metrics, one each
 #             (metrics in all takes about 9.5 minutes: more than one call
 #             leaves room for)
@@ -36,7 +37,7 @@ OUT=${OUT:-/tmp/gtrace-open}
 mkdir -p "$OUT"
 B=./gtrace-bpf
 [ -x "$B" ] || { echo "open_issues: no ./gtrace-bpf (make STATIC=libs first)" >&2; exit 2; }
-[ $# -gt 0 ] || { sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -gt 0 ] || { sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 fails=0
 
@@ -63,14 +64,22 @@ gpum_bursts() {
 		--out "$OUT/gpum_bursts_$1"
 }
 
+# metrics_check: gpu_metrics_check.sh, then how fast analyze and diff read
+# its trace on one CPU (issue 16's real GPU trace), the trace kept
+metrics_check() {
+	step gpu_metrics_check 240 tools/gpu/gpu_metrics_check.sh
+	[ -f "$OUT/gpu_metrics_check/phases.gtrace" ] &&
+		step read_speed 60 tools/gpu/read_speed.sh "$OUT/gpu_metrics_check/phases.gtrace" 3 8
+}
+
 for g in "$@"; do
 	case $g in
 	metrics)
-		step gpu_metrics_check 240 tools/gpu/gpu_metrics_check.sh
+		metrics_check
 		gpum_bursts 10
 		gpum_bursts 100 ;;
 	metrics-check)
-		step gpu_metrics_check 240 tools/gpu/gpu_metrics_check.sh ;;
+		metrics_check ;;
 	gpum10 | gpum100)
 		gpum_bursts "${g#gpum}" ;;
 	verdicts)
