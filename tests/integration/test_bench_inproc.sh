@@ -14,6 +14,7 @@ QUIET_CASES="t_planted"
 
 INPROC=$ROOT/tools/bench/inproc.py
 LIGHTWIN=$ROOT/tools/bench/light_windows.py
+GLC=$ROOT/tools/bench/gpum_launch_cost.py
 
 t_selftest() {
 	python3 "$INPROC" --selftest > "$T/self.out" 2>&1 ||
@@ -179,8 +180,40 @@ t_lw_mock() {
 	grep -q '^cmd  *windows ' "$T/lw.out" || err "no table row for the windows: $(cat "$T/lw.out")"
 }
 
+t_glc_selftest() {
+	python3 "$GLC" --selftest > "$T/self.out" 2>&1 ||
+		err "gpum_launch_cost.py --selftest failed: $(tr '\n' '|' < "$T/self.out")"
+	grep -q '^gpum_launch_cost selftest: PASS' "$T/self.out" || err "no PASS line: $(tail -n 3 "$T/self.out" | tr '\n' '|')"
+}
+
+# gpum_launch_cost.py end to end on the mock libcuda and the mock NVML:
+# the workload's launches logged, the recorder's bursts of samples found in
+# its trace, each paired with the stretch before it, and the quiet part's
+# made-up bursts beside them
+t_glc_mock() {
+	local nvml=$MOCK_DIR/nvml/libnvidia-ml.so.1 rc n
+	[ -f "$nvml" ] || fatal "no mock NVML at $nvml (make mock)"
+	GTRACE_NVML_LIB=$nvml GT_LIBCUDA=$MOCK_LIB python3 "$GLC" --gtrace "$GTRACE" --workload "$WORKLOAD" \
+		--gpum 20 --seconds 4 --quiet 2 --rate 5000 --tool-opts "--libcuda $MOCK_LIB" --out "$T/g" \
+		> "$T/g.out" 2> "$T/g.err"
+	rc=$?
+	[ $rc -eq 0 ] || err "gpum_launch_cost.py exited with $rc: $(tail -n 5 "$T/g.out" "$T/g.err" | tr '\n' '|')"
+	# 4 s of bursts every 500 ms: 8 at most, fewer by the recorder's start
+	# (a second or more under the sanitizers) and the last one, cut
+	n=$(jq '.bursts.windows' "$T/g/gpum_launch_cost.json")
+	[ "$n" -ge 3 ] && [ "$n" -le 8 ] || err "$n bursts measured, expected 3..8: $(cat "$T/g/gpum_launch_cost.txt")"
+	n=$(jq '.noise.windows' "$T/g/gpum_launch_cost.json")
+	[ "$n" -ge 2 ] || err "the quiet part gave $n noise windows, expected 2 or more"
+	# the workload's log: every launch it made, 5000 a second for 6 s
+	n=$(jq '.launches' "$T/g/gpum_launch_cost.json")
+	[ "$n" -ge 25000 ] && [ "$n" -le 30001 ] || err "$n launches logged, expected about 30000"
+	grep -q '^bursts  *[0-9]' "$T/g.out" || err "no table row for the bursts: $(cat "$T/g.out")"
+}
+
 add_case t_lw_selftest "light_windows.py --selftest: a planted 9 % trap cost and 5 ms attach stall read back, noise floor 0"
 add_case t_lw_mock "light_windows.py on the mock: every light window of the trace paired with the stretch before it"
+add_case t_glc_selftest "gpum_launch_cost.py --selftest: a planted 2 % slower launch inside bursts read back, noise floor 0"
+add_case t_glc_mock "gpum_launch_cost.py on the mock with the mock NVML: each burst of samples paired with the stretch before it"
 add_case t_selftest "inproc.py --selftest: windowing, pairing and ratios on synthetic step logs"
 add_case t_planted "inproc.py with a stand-in recorder that slows steps by 10 %: measured 6..14 %, none -3..3 %"
 add_case t_recorder_fails "inproc.py: a recorder that fails to attach fails its windows, the others go on, status 1"

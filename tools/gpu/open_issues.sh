@@ -12,6 +12,9 @@
 #             analyze and diff on one CPU); light_windows.py --gpum 10 and
 #             100 (the sampler's cost on the MLP step, 200 bursts of
 #             sampling of 250 ms each against the 250 ms before it)
+#   gpum-launch  issue 15: gpum_launch_cost.py at 10 and 100 Hz (the
+#             sampler's cost on each launch call of the driver-API workload,
+#             120 bursts of 250 ms each against the 250 ms before it)
 #   metrics-check, gpum10, gpum100   the three parts of metrics, one each
 #             (metrics in all takes about 9.5 minutes: more than one call
 #             leaves room for)
@@ -37,7 +40,7 @@ OUT=${OUT:-/tmp/gtrace-open}
 mkdir -p "$OUT"
 B=./gtrace-bpf
 [ -x "$B" ] || { echo "open_issues: no ./gtrace-bpf (make STATIC=libs first)" >&2; exit 2; }
-[ $# -gt 0 ] || { sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -gt 0 ] || { sed -n '3,33p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 fails=0
 
@@ -82,6 +85,17 @@ for g in "$@"; do
 		metrics_check ;;
 	gpum10 | gpum100)
 		gpum_bursts "${g#gpum}" ;;
+	gpum-launch)
+		# the driver-API workload, built here against the machine's cuda.h
+		gcc -O2 -std=gnu11 -D_GNU_SOURCE -I/usr/local/cuda/include -DGT_HAVE_CUDA_H -Itests/mock \
+			tests/mock/cuda_workload*.c -ldl -lpthread -o "$OUT/cuda_workload" > "$OUT/build.log" 2>&1 ||
+			{ echo "== gpum-launch: the workload did not build: $(tail -n 2 "$OUT/build.log" | tr '\n' '|')" >> "$OUT/summary.txt"; fails=$((fails + 1)); continue; }
+		for hz in 10 100; do
+			GT_LIBCUDA=${GT_LIBCUDA:-/usr/local/nvidia/lib64/libcuda.so.1} \
+				step gpum_launch_$hz 110 python3 tools/bench/gpum_launch_cost.py --gpum $hz --seconds 60 \
+				--quiet 15 --workload "$OUT/cuda_workload" --cpus-workload 2,3 --cpus-tool 4-7 \
+				--out "$OUT/gpum_launch_$hz"
+		done ;;
 	verdicts)
 		step analyze_check 270 tools/gpu/analyze_check.sh
 		step diff_check 270 tools/gpu/diff_check.sh ;;
@@ -101,7 +115,7 @@ for g in "$@"; do
 	nccl)
 		step nccl_single 240 tools/gpu/nccl_single.sh ;;
 	*)
-		echo "open_issues: unknown group '$g' (metrics, metrics-check, gpum10, gpum100, verdicts, report, light, budget, shed, daemon-cost, nccl)" >&2
+		echo "open_issues: unknown group '$g' (metrics, metrics-check, gpum10, gpum100, gpum-launch, verdicts, report, light, budget, shed, daemon-cost, nccl)" >&2
 		exit 2 ;;
 	esac
 done
