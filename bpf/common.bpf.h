@@ -48,6 +48,9 @@ const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the consumer above this muc
 const volatile __u32 self_pid = 0;		/* the recorder itself: never traced */
 const volatile bool capture_ranges = false;	/* record a process only while a capture range
 						 * is open in it (the ranges map) */
+const volatile bool filter_cgroup = false;	/* --cgroup: only tasks in the cgroup v2 of */
+const volatile __u64 cgroup_id = 0;		/* ... this id (its directory's inode) */
+const volatile __s32 cgroup_level = 0;		/* ... at this depth (the root is 0), or below it */
 
 /* Counters of every object, read by the recorder through the skeletons' bss. */
 __u64 n_drop_ringbuf = 0;
@@ -95,9 +98,16 @@ static __always_inline void count(__u64 *c)
 	__sync_fetch_and_add(c, 1);
 }
 
+/* Whether pid is traced. pid is the current task's process at every call
+ * (a probe's own task; the parent at a fork), which the cgroup test needs:
+ * it looks at the current task. */
 static __always_inline bool traced(__u32 pid)
 {
 	if (pid == self_pid)
+		return false;
+	/* the ancestor at the cgroup's depth is the cgroup: no map, so that
+	 * sleepable programs (which may use few map types) test it too */
+	if (filter_cgroup && bpf_get_current_ancestor_cgroup_id(cgroup_level) != cgroup_id)
 		return false;
 	if (!filter_pids)
 		return true;

@@ -121,6 +121,10 @@ int thread_rename(struct bpf_raw_tracepoint_args *ctx)
 	struct task_struct *t = (struct task_struct *)ctx->args[0];
 	__u64 id = (__u64)BPF_CORE_READ(t, tgid) << 32;
 
+	/* --cgroup tests the current task: a name another process gives is
+	 * left to the recorder's reading of /proc */
+	if (filter_cgroup && id >> 32 != bpf_get_current_pid_tgid() >> 32)
+		return 0;
 	thread_name(id, BPF_CORE_READ(t, pid), (const char *)ctx->args[1]);
 	return 0;
 }

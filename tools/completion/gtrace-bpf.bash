@@ -17,7 +17,7 @@ _gtrace_bpf_reports="cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_su
 _gtrace_bpf_opts() {
 	local common="--help --usage --version"
 	case $1 in
-	record) echo "--all --buffer-size --capture-range --capture-range-end --cupti --cupti-lib --delay --duration --force --gpu-metrics --ioctl-majors --launch-exit --libcuda --libnccl --light-window --max-size --mode --nvtx-capture --output --pid --quiet --scenario --trace --verbose $common" ;;
+	record) echo "--all --buffer-size --capture-range --capture-range-end --cgroup --cupti --cupti-lib --delay --duration --force --gpu-metrics --ioctl-majors --launch-exit --libcuda --libnccl --light-window --max-size --mode --nvtx-capture --output --pid --quiet --scenario --trace --verbose $common" ;;
 	dump) echo "--summary $common" ;;
 	export) echo "--findings --force --format --output $common" ;;
 	stats) echo "--force --format --output --range --report --timeunit $common" ;;
@@ -26,7 +26,7 @@ _gtrace_bpf_opts() {
 	diff) echo "--format --iter $common" ;;
 	merge) echo "--force --output --quiet $common" ;;
 	census) echo "--functions --libcuda $common" ;;
-	daemon) echo "--budget --buffer-size --cupti --cupti-lib --dir --gpu-metrics --libcuda --light-window --log --memory --metrics --metrics-remote --mode --post --quiet --trigger --verbose --window $common" ;;
+	daemon) echo "--budget --buffer-size --cgroup --cupti --cupti-lib --dir --gpu-metrics --libcuda --light-window --log --memory --metrics --metrics-remote --mode --post --quiet --trigger --verbose --window $common" ;;
 	snapshot) echo "--last --output --pid $common" ;;
 	status) echo "--json $common" ;;
 	esac
@@ -115,6 +115,8 @@ _gtrace_bpf() {
 	-o|--output|--libcuda|--libnccl|--cupti-lib|--log|--compare)
 		_gtrace_bpf_files "$cur"; return 0 ;;
 	--dir)
+		COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
+	--cgroup)
 		COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
 	--trigger)
 		COMPREPLY=($(compgen -W "sync> error error= exit profiler signal gpu-idle>" -- "$cur")); return 0 ;;

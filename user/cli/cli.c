@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "lib/vec.h"
+#include "record/cgroup_target.h"
 #include "record/gpu_metrics.h"
 
 int cli__parse_u64(const char *s, uint64_t *out, bool size_suffix)
@@ -289,6 +290,19 @@ static int executable(const char *path)
 	if (!S_ISREG(st.st_mode) || access(path, X_OK))
 		return -EACCES;
 	return 0;
+}
+
+int cli__check_cgroup(const char **path)
+{
+	static struct cgroup_target t;
+	char why[PATH_MAX + 160];
+
+	if (!cgroup_target__resolve(*path, &t, why, sizeof(why))) {
+		*path = t.path;
+		return 0;
+	}
+	fprintf(stderr, "gtrace-bpf: %s\n", why);
+	return 2;
 }
 
 int cli__check_cmd(const char *prog, bool after_dashdash)

@@ -94,6 +94,10 @@ error_t cli__cmd_arg(int key, struct argp_state *state, char ***cmd, bool *after
  * or 126 (not executable), a shell's statuses, after one line saying
  * why. Checked before anything is recorded, so that nothing is left behind. */
 int cli__check_cmd(const char *prog, bool after_dashdash);
+/* --cgroup PATH: 0 when it is a cgroup v2 directory, *path then the
+ * directory itself (absolute, links resolved; static storage), else 2 (a
+ * usage error) after one line saying why. */
+int cli__check_cgroup(const char **path);
 /* argv joined with spaces; malloc'd, NULL on ENOMEM. */
 char *cli__join_args(int argc, char **argv);
 

@@ -20,7 +20,7 @@
 #include "record/record.h"
 
 enum { OPT_WINDOW = 0x100, OPT_MEMORY, OPT_DIR, OPT_MODE, OPT_LIGHT_WINDOW, OPT_LAST, OPT_LIBCUDA, OPT_LOG, OPT_METRICS, OPT_METRICS_REMOTE, OPT_TRIGGER, OPT_POST, OPT_BUDGET, OPT_CUPTI, OPT_CUPTI_LIB,
-       OPT_GPU_METRICS };
+       OPT_GPU_METRICS, OPT_CGROUP };
 
 #define MAX_TRIGGERS 16
 
@@ -37,6 +37,8 @@ static const struct argp_option daemon_options[] = {
 	{ "light-window", OPT_LIGHT_WINDOW, "LEN/PERIOD", 0,
 	  "Light mode's full-capture windows (default 200ms/5s)", 0 },
 	{ "buffer-size", 0x200, "SIZE", 0, "Ring buffer size (default 64M)", 0 },
+	{ "cgroup", OPT_CGROUP, "PATH", 0,
+	  "Only the processes of this cgroup v2 directory and those below it (see record --cgroup)", 0 },
 	{ "libcuda", OPT_LIBCUDA, "PATH", 0, "Also trace this libcuda file (repeatable)", 0 },
 	{ "gpu-metrics", OPT_GPU_METRICS, "HZ|off", OPTION_ARG_OPTIONAL,
 	  "Sample GPU metrics through NVML HZ times a second, 1-1000, into the window (default: off "
@@ -227,6 +229,9 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 	case OPT_LIBCUDA:
 		cli__push_str(state, &c->libcuda, arg);
 		break;
+	case OPT_CGROUP:
+		c->rec.cgroup = arg;
+		break;
 	case 'q':
 		c->quiet = true;
 		break;
@@ -315,6 +320,8 @@ int cmd_daemon(int argc, char **argv, const char *cmdline)
 
 	if (cli__parse(&argp, argc, argv, &c))
 		return 2;
+	if (c.rec.cgroup && (err = cli__check_cgroup(&c.rec.cgroup)))
+		return err;
 	c.rec.libcuda = c.libcuda.v;
 	c.rec.nlibcuda = c.libcuda.n;
 	c.rec.triggers = c.triggers;

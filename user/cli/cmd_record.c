@@ -15,7 +15,7 @@
 static const char record_doc[] =
 "Record the CUDA driver API calls of processes into a trace file.\n"
 "\n"
-"USAGE: gtrace-bpf [record] [OPTIONS] --all | -p PID[,PID...] | [--] CMD [ARGS...]\n"
+"USAGE: gtrace-bpf [record] [OPTIONS] --all | --cgroup PATH | -p PID[,PID...] | [--] CMD [ARGS...]\n"
 "       gtrace-bpf dump FILE [--summary]\n"
 "       gtrace-bpf export FILE [-f perfetto|json|csv] [-o OUT] [--findings]\n"
 "       gtrace-bpf stats FILE [-r REPORT[,...]] [--format table|csv|json] [--timeunit ns|us|ms|s]\n"
@@ -29,6 +29,7 @@ static const char record_doc[] =
 "  sudo gtrace-bpf --all                      # every CUDA process, until Ctrl-C\n"
 "  sudo gtrace-bpf --all -d 30s -o run.gtrace # 30 seconds into run.gtrace\n"
 "  sudo gtrace-bpf -p 4242,4243               # running processes, until they exit\n"
+"  sudo gtrace-bpf --cgroup system.slice/train.service  # one unit's or container's processes\n"
 "  sudo gtrace-bpf -- python train.py         # start a command and trace it\n"
 "  sudo gtrace-bpf python train.py            # the same: the first word that is not\n"
 "                                             # a command of gtrace-bpf starts CMD\n"
@@ -53,11 +54,15 @@ static const char record_doc[] =
 enum {
 	OPT_SCENARIO = 0x100, OPT_MAX_SIZE, OPT_BUFSIZE, OPT_LIBCUDA, OPT_NO_LAUNCH_EXIT, OPT_LAUNCH_EXIT,
 	OPT_IOCTL_MAJORS, OPT_CUPTI, OPT_CUPTI_LIB, OPT_MODE, OPT_LIGHT_WINDOW, OPT_NVTX_CAPTURE,
-	OPT_RANGE_END, OPT_GPU_METRICS, OPT_LIBNCCL,
+	OPT_RANGE_END, OPT_GPU_METRICS, OPT_LIBNCCL, OPT_CGROUP,
 };
 
 static const struct argp_option record_options[] = {
 	{ "all", 'a', NULL, 0, "Trace every process that uses CUDA, also ones started later", 0 },
+	{ "cgroup", OPT_CGROUP, "PATH", 0,
+	  "Trace every process that uses CUDA in this cgroup v2 directory or below it (a container, "
+	  "a systemd unit, a job), also ones started later: an absolute path or one under the cgroup2 "
+	  "mount (system.slice/train.service)", 0 },
 	{ "pid", 'p', "PID[,PID...]", 0, "Trace only these processes (repeatable)", 0 },
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE", 0 },
 	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace FILE if it exists", 0 },
@@ -159,6 +164,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'a':
 		o->all = true;
+		break;
+	case OPT_CGROUP:
+		o->cgroup = arg;
 		break;
 	case 'p':
 		cli__push_pids(state, &c->pids, arg);
@@ -368,11 +376,17 @@ static int cmd_record_check(const struct argp *argp, int argc, char **argv, stru
 		return err;
 	if (!c->gpum_set)
 		c->rec.gpu_metrics_hz = c->rec.light ? 0 : GPU_METRICS_HZ_DEFAULT;
-	modes = c->rec.all + (c->rec.npids > 0) + (c->rec.cmd != NULL);
+	modes = (c->rec.all || c->rec.cgroup) + (c->rec.npids > 0) + (c->rec.cmd != NULL);
 	if (modes != 1) {
-		fprintf(stderr, "gtrace-bpf: %s\n", modes ? "choose one of --all, -p PID and -- CMD" :
-			"nothing to trace: give --all, -p PID or -- CMD (see --help)");
+		fprintf(stderr, "gtrace-bpf: %s\n", modes ? "choose one of --all (or --cgroup), -p PID and -- CMD" :
+			"nothing to trace: give --all, --cgroup PATH, -p PID or -- CMD (see --help)");
 		return 2;
+	}
+	/* --cgroup is --all within the cgroup */
+	if (c->rec.cgroup) {
+		c->rec.all = true;
+		if ((err = cli__check_cgroup(&c->rec.cgroup)))
+			return err;
 	}
 	/* a command that cannot run leaves no trace behind */
 	return c->rec.cmd ? cli__check_cmd(c->rec.cmd[0], c->dashdash) : 0;

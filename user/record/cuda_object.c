@@ -62,6 +62,9 @@ static int load_once(void *ctx, bool multi)
 	s->rodata->gate_hot = l->o->gate_hot;
 	s->rodata->swap_gate = l->o->swap_gate;
 	s->rodata->range_max = l->o->range_max;
+	s->rodata->filter_cgroup = l->o->filter_cgroup;
+	s->rodata->cgroup_id = l->o->cgroup_id;
+	s->rodata->cgroup_level = l->o->cgroup_level;
 	err = bpf_map__set_max_entries(s->maps.rb, size);
 	if (err) {
 		pr_err("failed to size the ring buffer to %llu bytes: %s", (unsigned long long)size,

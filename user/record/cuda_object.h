@@ -20,6 +20,9 @@ struct cuda_object_opts {
 	bool gate_hot;		/* light mode: hot calls only while bss hot_on is set */
 	bool swap_gate;		/* the budget's swaps: GT_COOKIE_SWAP probes check their generation */
 	uint32_t range_max;	/* ranges recorded at most, 0 = any number */
+	bool filter_cgroup;	/* --cgroup: only tasks in this cgroup or below it: */
+	uint64_t cgroup_id;	/* its id (the directory's inode) */
+	int cgroup_level;	/* its depth, the root 0 */
 };
 
 /* Loads the object into *skel, which is set even on failure (destroy it

@@ -93,6 +93,11 @@ int libcuda_finder__scan_pid(pid_t pid, libcuda_found_fn fn, void *ctx)
 
 int libcuda_finder__scan_all(libcuda_found_fn fn, void *ctx)
 {
+	return libcuda_finder__scan_some(NULL, NULL, fn, ctx);
+}
+
+int libcuda_finder__scan_some(bool (*want)(void *wctx, pid_t pid), void *wctx, libcuda_found_fn fn, void *ctx)
+{
 	struct dirent *de;
 	int n = 0, r;
 	DIR *d = opendir("/proc");
@@ -101,6 +106,8 @@ int libcuda_finder__scan_all(libcuda_found_fn fn, void *ctx)
 		return -errno;
 	while ((de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		if (want && !want(wctx, atoi(de->d_name)))
 			continue;
 		r = libcuda_finder__scan_pid(atoi(de->d_name), fn, ctx);
 		if (r > 0)

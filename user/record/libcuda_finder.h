@@ -26,6 +26,8 @@ int libcuda_finder__scan_default(libcuda_found_fn fn, void *ctx);
 int libcuda_finder__scan_pid(pid_t pid, libcuda_found_fn fn, void *ctx);
 /* All processes. Returns the count offered. */
 int libcuda_finder__scan_all(libcuda_found_fn fn, void *ctx);
+/* The processes want() takes (want NULL: all). Returns the count offered. */
+int libcuda_finder__scan_some(bool (*want)(void *wctx, pid_t pid), void *wctx, libcuda_found_fn fn, void *ctx);
 /* A process opened path (relative to its cwd and root): offer it if it is a
  * libcuda or libnccl that exists. Returns 1 if offered, 0 if not. */
 int libcuda_finder__on_open(pid_t pid, const char *path, libcuda_found_fn fn, void *ctx);

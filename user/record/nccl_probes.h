@@ -16,6 +16,9 @@
 struct nccl_probes_opts {
 	bool multi;			/* uprobe_multi links (as the cuda object's probes) */
 	bool filter;			/* only processes in the pids map */
+	bool filter_cgroup;		/* --cgroup: only tasks in this cgroup or below it: */
+	uint64_t cgroup_id;		/* its id (the directory's inode) */
+	int cgroup_level;		/* its depth, the root 0 */
 	bool capture_ranges;		/* a process only while a capture range is open in it */
 	uint64_t wakeup_bytes;		/* as the cuda object */
 	uint32_t self_pid;		/* the recorder */

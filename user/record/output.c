@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -73,7 +74,19 @@ int record_output__create(const struct record_opts *o, const struct gt_file_info
 			pr_err("cannot create %s: %s", path, strerror(-err));
 		return err;
 	}
-	if (o->cmd) {
+	if (o->cgroup) {
+		/* the cgroup's own name: a unit, a container's scope */
+		char c[PATH_MAX], *b;
+		size_t l;
+
+		snprintf(c, sizeof(c), "%s", o->cgroup);
+		for (l = strlen(c); l > 1 && c[l - 1] == '/'; l--)
+			c[l - 1] = 0;
+		b = strrchr(c, '/');
+		b = b ? b + 1 : c;
+		if (*b && strcmp(b, ".") && strcmp(b, ".."))
+			snprintf(name, sizeof(name), "%s", b);
+	} else if (o->cmd) {
 		const char *b = strrchr(o->cmd[0], '/');
 
 		snprintf(name, sizeof(name), "%s", b ? b + 1 : o->cmd[0]);

@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 #include "lib/clock.h"
 #include "cuda.skel.h"
+#include "record/cgroup_target.h"
 #include "record/cuda_object.h"
 #include "record/child.h"
 #include "record/cuda_probes.h"
@@ -290,6 +291,22 @@ int child_setup(void *ctx)
 	return 0;
 }
 
+static bool in_cgroup(void *ctx, pid_t pid)
+{
+	return cgroup_target__holds_pid(ctx, pid);
+}
+
+/* Every process, or with --cgroup those of the cgroup: the probes go on
+ * the libcuda files its processes map (and the driver's usual one), not on
+ * a copy only processes outside it use */
+static void scan_system(struct recorder *r)
+{
+	if (r->cgroup)
+		libcuda_finder__scan_some(in_cgroup, r->cgroup, attach_found, r);
+	else
+		libcuda_finder__scan_all(attach_found, r);
+}
+
 static int attach_libcuda(struct recorder *r)
 {
 	size_t i;
@@ -313,7 +330,7 @@ static int attach_libcuda(struct recorder *r)
 	}
 	libcuda_finder__scan_default(attach_found, r);
 	if (r->o->all) {
-		libcuda_finder__scan_all(attach_found, r);
+		scan_system(r);
 	} else {
 		for (i = 0; i < r->o->npids; i++)
 			libcuda_finder__scan_pid(r->o->pids[i], attach_found, r);
@@ -329,7 +346,7 @@ static int attach_libcuda(struct recorder *r)
 	}
 	if (!cuda_probes__nfiles(r->probes)) {
 		pr_err("no libcuda found (looked in the usual driver locations%s); pass --libcuda PATH",
-		       r->o->all ? " and every process' mappings" : "");
+		       !r->o->all ? "" : r->cgroup ? " and the mappings of the cgroup's processes" : " and every process' mappings");
 		return -ENOENT;
 	}
 	return 0;
@@ -397,6 +414,13 @@ static void fill_info(struct recorder *r, struct gt_file_info *info, struct utsn
 		 r->nv.frontend, r->nv.uvm, r->nv.modeset, r->nv.caps, r->nv.caps_imex,
 		 /* the daemon's window holds the agents' records as they came */
 		 !r->o->cupti ? "" : r->o->daemon ? " cupti=inline" : " cupti=1");
+	if (r->cgroup) {
+		char esc[3 * PATH_MAX];
+		size_t n = strlen(opts);
+
+		snprintf(opts + n, len - n, " cgroup=%s",
+			 cgroup_target__escape(r->cgroup->path, esc, sizeof(esc)));
+	}
 	info->options = opts;
 }
 
@@ -446,6 +470,9 @@ static int start_sources(struct recorder *r)
 		.nmajors = r->nmajors,
 		.frontend_major = r->frontend_major,
 		.filter = r->filter,
+		.filter_cgroup = r->cgroup != NULL,
+		.cgroup_id = r->cgroup ? r->cgroup->id : 0,
+		.cgroup_level = r->cgroup ? r->cgroup->level : 0,
 		.wakeup_bytes = r->skel->rodata->wakeup_bytes,
 		.self_pid = getpid(),
 		.rb_fd = bpf_map__fd(r->skel->maps.rb),
@@ -465,7 +492,7 @@ void rescan(struct recorder *r, bool all)
 	size_t i;
 
 	if (all) {
-		libcuda_finder__scan_all(attach_found, r);
+		scan_system(r);
 	} else {
 		for (i = 0; i < r->nscan; i++)
 			libcuda_finder__scan_pid(r->scan_queue[i], attach_found, r);
@@ -652,6 +679,7 @@ void record_spools__done(struct record_spools *s, bool merged)
 int record__run(const struct record_opts *o, struct record_spools **spools)
 {
 	struct recorder rec = { .o = o }, *r = &rec;
+	struct cgroup_target cgroup;
 	struct cuda_probes_opts po = {
 		.launch_exit = o->launch_exit,
 		.hot_detached = o->light,
@@ -679,6 +707,21 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	if (spools)
 		*spools = NULL;
 	r->filter = !o->all;
+	if (o->cgroup) {
+		char why[PATH_MAX + 160];
+
+		/* the command line checked it already: a cgroup gone since */
+		if (cgroup_target__resolve(o->cgroup, &cgroup, why, sizeof(why))) {
+			pr_err("%s", why);
+			return 1;
+		}
+		r->cgroup = &cgroup;
+		bo.filter_cgroup = true;
+		bo.cgroup_id = cgroup.id;
+		bo.cgroup_level = cgroup.level;
+		pr_verbose("--cgroup %s: cgroup id %llu at depth %d", cgroup.path, (unsigned long long)cgroup.id,
+			   cgroup.level);
+	}
 	if (o->cupti) {
 		struct cupti_session_opts co = { .lib = o->cupti_lib, .private_dir = o->cmd != NULL,
 						 .nvtx_capture = o->nvtx_capture, .live = o->daemon };
@@ -710,7 +753,8 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	if (o->trace_cuda) {
 		/* libnccl beside libcuda: found by the same discovery */
 		struct nccl_probes_opts no = {
-			.multi = r->multi, .filter = r->filter,
+			.multi = r->multi, .filter = r->filter, .filter_cgroup = r->cgroup != NULL,
+			.cgroup_id = r->cgroup ? r->cgroup->id : 0, .cgroup_level = r->cgroup ? r->cgroup->level : 0,
 			.capture_ranges = o->capture_range != RECORD_RANGE_NONE,
 			.wakeup_bytes = r->skel->rodata->wakeup_bytes, .self_pid = getpid(),
 			.rb_fd = bpf_map__fd(r->skel->maps.rb), .pids_fd = bpf_map__fd(r->skel->maps.pids),
@@ -812,9 +856,11 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		pr_info("recording to %s (libcuda: traced once %s loads one); Ctrl-C to stop", r->path,
 			o->cmd[0]);
 	else
-		pr_info("recording to %s (%zu libcuda file%s, %zu probes%s); Ctrl-C to stop", r->path,
+		pr_info("recording to %s (%zu libcuda file%s, %zu probes%s%s); Ctrl-C to stop", r->path,
 			cuda_probes__nfiles(r->probes), cuda_probes__nfiles(r->probes) == 1 ? "" : "s",
-			cuda_probes__nprobes(r->probes), o->all ? ", all processes" : "");
+			cuda_probes__nprobes(r->probes),
+			!o->all ? "" : r->cgroup ? ", the processes of cgroup " : ", all processes",
+			r->cgroup ? r->cgroup->path : "");
 	pr_verbose("uprobes: %s; openat discovery probe: %s; options: %s",
 		   r->multi ? "uprobe_multi links" : "one perf-event link per probe", r->open_probe, opts);
 	if (r->child && !r->released && (err = child__release(r->child)))

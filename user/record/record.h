@@ -57,6 +57,8 @@ struct record_trigger {
 
 struct record_opts {
 	bool all;			/* --all: every process */
+	const char *cgroup;		/* --cgroup: with all, only the processes of this cgroup v2
+					 * directory and those below it (cgroup_target.h) */
 	pid_t *pids;			/* -p: only these (and their children) */
 	size_t npids;
 	char **cmd;			/* -- CMD ARGS: start and trace it, NULL-terminated */

@@ -73,6 +73,7 @@ struct recorder {
 	struct trace_writer *w;
 	char path[PATH_MAX];
 	bool filter;			/* only pids in the BPF pids map */
+	struct cgroup_target *cgroup;	/* --cgroup, NULL = none */
 	struct proc_names *procs;	/* traced processes, their names */
 	pid_t scan_queue[SCAN_QUEUE];	/* exec'd processes to look at */
 	size_t nscan;

@@ -19,6 +19,9 @@ struct kernel_sources_opts {
 	size_t nmajors;
 	uint32_t frontend_major;	/* NVIDIA frontend major: RM commands decoded, 0 = none */
 	bool filter;			/* only processes in the pids map */
+	bool filter_cgroup;		/* --cgroup: only tasks in this cgroup or below it: */
+	uint64_t cgroup_id;		/* its id (the directory's inode) */
+	int cgroup_level;		/* its depth, the root 0 */
 	uint64_t wakeup_bytes;		/* as the cuda object */
 	uint32_t self_pid;		/* the recorder */
 	bool capture_ranges;		/* a process only while a capture range is open in it */

@@ -11,7 +11,7 @@
 
 /* skel: an open skeleton that includes common.bpf.h; o: options with
  * rb_fd, pids_fd, active_fd, ranges_fd (the cuda object's maps), filter,
- * capture_ranges, wakeup_bytes and self_pid.  Evaluates to 0 or the first
+ * filter_cgroup, cgroup_id, cgroup_level, capture_ranges, wakeup_bytes and self_pid.  Evaluates to 0 or the first
  * error of bpf_map__reuse_fd. */
 #define SHARE_MAPS(skel, o)                                                            \
 	({                                                                             \
@@ -23,6 +23,9 @@
 		if (!e_)                                                               \
 			e_ = bpf_map__reuse_fd((skel)->maps.ranges, (o)->ranges_fd);   \
 		(skel)->rodata->filter_pids = (o)->filter;                             \
+		(skel)->rodata->filter_cgroup = (o)->filter_cgroup;                    \
+		(skel)->rodata->cgroup_id = (o)->cgroup_id;                            \
+		(skel)->rodata->cgroup_level = (o)->cgroup_level;                      \
 		(skel)->rodata->capture_ranges = (o)->capture_ranges;                  \
 		(skel)->rodata->wakeup_bytes = (o)->wakeup_bytes;                      \
 		(skel)->rodata->self_pid = (o)->self_pid;                              \
