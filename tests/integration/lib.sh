@@ -355,8 +355,9 @@ launches_of() {
 }
 
 # start_workload NAME [VAR=VALUE...] -- ARGS...: runs the workload in the
-# background with the environment given, output in $T/NAME.out/.err.
-# Sets WPID.
+# background with the environment given, output in $T/NAME.out/.err;
+# $PROG instead of the mock workload when set, inside the cgroup v2
+# directory $IN_CGROUP when set. Sets WPID.
 start_workload() {
 	local name=$1
 	shift
@@ -366,7 +367,13 @@ start_workload() {
 		shift
 	done
 	[ "${1:-}" = -- ] && shift
-	env "${envs[@]}" "$WORKLOAD" "$@" > "$T/$name.out" 2> "$T/$name.err" &
+	if [ -n "${IN_CGROUP:-}" ]; then
+		# a shell that moves itself into the cgroup, then execs: the same pid
+		env "${envs[@]}" bash -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$IN_CGROUP" \
+			"${PROG:-$WORKLOAD}" "$@" > "$T/$name.out" 2> "$T/$name.err" &
+	else
+		env "${envs[@]}" "${PROG:-$WORKLOAD}" "$@" > "$T/$name.out" 2> "$T/$name.err" &
+	fi
 	WPID=$!
 	PIDS+=("$WPID")
 	log "workload $name pid $WPID: ${envs[*]} $*"

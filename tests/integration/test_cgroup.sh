@@ -42,23 +42,11 @@ cg_cleanup() {
 	done
 }
 
-# start_in NAME CGDIR ENV... -- ARGS: the mock workload ($PROG instead
-# when set) started inside CGDIR (a shell that moves itself there, then
-# execs it: the same pid). Sets WPID.
+# start_in NAME CGDIR ENV... -- ARGS: start_workload inside CGDIR.
 start_in() {
 	local name=$1 cg=$2
 	shift 2
-	local -a envs=()
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		envs+=("$1")
-		shift
-	done
-	[ "${1:-}" = -- ] && shift
-	env "${envs[@]}" bash -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg" "${PROG:-$WORKLOAD}" "$@" \
-		> "$T/$name.out" 2> "$T/$name.err" &
-	WPID=$!
-	PIDS+=("$WPID")
-	log "workload $name pid $WPID in $cg: ${envs[*]} $*"
+	IN_CGROUP=$cg start_workload "$name" "$@"
 }
 
 # The cgroup's processes, one started after the recorder and one in a
