@@ -204,6 +204,12 @@ t_cgroup_daemon() {
 	compare_counts "calls of $in (in the cgroup)" "$(counts_of "$T/d.json" "$in")" "$(expected_counts 8 1 1)"
 	got=$(jq -s -c --argjson p "$out" '[.[] | select(.pid == $p)] | length' "$T/d.json")
 	[ "$got" -eq 0 ] || err "$got records of $out (outside the cgroup) are in the snapshot"
+	got=$("$GTRACE" status 2> /dev/null | awk '$1 == "cgroup" { print $2 }')
+	[ "$got" = "$CG2/$top" ] || err "status says cgroup '$got', expected $CG2/$top"
+	"$GTRACE" status --json 2> /dev/null | jq -e --arg c "$CG2/$top" '.cgroup == $c' > /dev/null ||
+		err "status --json: $("$GTRACE" status --json 2>&1 | head -c 300)"
+	"$GTRACE" dump --summary "$SNAP" | grep -q " cgroup=$CG2/$top\( \|\$\)" ||
+		err "the snapshot's header does not say cgroup=$CG2/$top"
 	stop_daemon
 }
 
@@ -215,5 +221,5 @@ add_case t_cgroup "--cgroup: its processes (one started later, one below it, for
 add_case t_cgroup_kernel "--cgroup: ioctls and off-CPU intervals of its process exactly, none of others"
 add_case t_cgroup_name "--cgroup: the default file name is the cgroup's, through a link"
 add_case t_cgroup_bad "--cgroup: a missing path, a file, a plain directory, cgroup v1, with -p: one line, status 2"
-add_case t_cgroup_daemon "daemon --cgroup: the snapshot holds the cgroup's process, none of another"
+add_case t_cgroup_daemon "daemon --cgroup: the snapshot holds the cgroup's process, none of another; status and header name it"
 run_cases "$@"

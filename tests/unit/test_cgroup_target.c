@@ -84,6 +84,7 @@ static void test_escape(void **state)
 	assert_string_equal(cgroup_target__escape("/sys/fs/cgroup/a.slice/b-1.scope", buf, sizeof(buf)),
 			    "/sys/fs/cgroup/a.slice/b-1.scope");
 	assert_string_equal(cgroup_target__escape("/a b=c%d\n", buf, sizeof(buf)), "/a%20b%3Dc%25d%0A");
+	assert_string_equal(cgroup_target__escape("/q\"\\", buf, sizeof(buf)), "/q%22%5C");
 	/* truncated whole: no half escape at the end */
 	assert_string_equal(cgroup_target__escape("/ab cd", small, sizeof(small)), "/ab");
 }

@@ -460,7 +460,7 @@ int cmd_snapshot(int argc, char **argv, const char *cmdline)
 /* status --json: the reply's "key value" lines as one JSON object. */
 static int status_json(FILE *in, FILE *out)
 {
-	char line[512], *sp, *end;
+	char line[3 * PATH_MAX + 64], *sp, *end;	/* cgroup: an escaped path */
 	bool first = true;
 
 	fputc('{', out);
@@ -474,7 +474,7 @@ static int status_json(FILE *in, FILE *out)
 		if (*sp && !*end)
 			fputs(sp, out);
 		else
-			fprintf(out, "\"%s\"", sp);	/* mode: a word, no quotes or backslashes */
+			fprintf(out, "\"%s\"", sp);	/* mode, cgroup: a word, no quotes or backslashes */
 		first = false;
 	}
 	fputs("}\n", out);

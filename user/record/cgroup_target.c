@@ -219,7 +219,7 @@ char *cgroup_target__escape(const char *path, char *buf, size_t len)
 	for (; *path && n + 1 < len; path++) {
 		unsigned char c = (unsigned char)*path;
 
-		if (c > ' ' && c < 0x7f && c != '%' && c != '=') {
+		if (c > ' ' && c < 0x7f && !strchr("%=\"\\", c)) {
 			buf[n++] = (char)c;
 		} else {
 			if (n + 4 > len)

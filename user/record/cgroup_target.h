@@ -61,8 +61,9 @@ bool cgroup_target__holds(const struct cgroup_target *t, FILE *proc_cgroup);
 bool cgroup_target__holds_pid(const struct cgroup_target *t, pid_t pid);
 
 /*
- * The path for the trace header's options: bytes other than printable
- * ASCII, spaces, '%' and '=' as %XX. Returns buf.
+ * The path for the trace header's options and the daemon's status: bytes
+ * other than printable ASCII, spaces, '%', '=', '"' and '\' as %XX (a word
+ * with nothing to quote in JSON). Returns buf.
  */
 char *cgroup_target__escape(const char *path, char *buf, size_t len);
 

@@ -33,6 +33,7 @@
 #include "lib/log.h"
 #include "lib/vec.h"
 #include "record/budget.h"
+#include "record/cgroup_target.h"
 #include "record/gpu_metrics.h"
 #include "record/control.h"
 #include "record/elf_syms.h"
@@ -428,14 +429,19 @@ static size_t do_status(struct recorder *r, char *buf, size_t len)
 	uint64_t up = now_ns(CLOCK_MONOTONIC) - r->daemon_start;
 	size_t n;
 
+	char cg[3 * PATH_MAX] = "-";
+
 	recorder__counters(r, &c);
 	chunk_ring__stats(r->ring, &rs);
 	control__stats(r->ctl, &cs);
+	if (r->cgroup)
+		cgroup_target__escape(r->cgroup->path, cg, sizeof(cg));
 	n = reply(buf, len,
 		     "ok\n"
 		     "pid %d\n"
 		     "uptime_s %.1f\n"
 		     "mode %s\n"
+		     "cgroup %s\n"
 		     "processes %llu\n"
 		     "processes_alive %llu\n"
 		     "events %llu\n"
@@ -453,7 +459,7 @@ static size_t do_status(struct recorder *r, char *buf, size_t len)
 		     "snapshots %llu\n"
 		     "triggers_fired %llu\n"
 		     "triggers_suppressed %llu\n",
-		     (int)getpid(), up / 1e9, r->o->light ? "light" : "full",
+		     (int)getpid(), up / 1e9, r->o->light ? "light" : "full", cg,
 		     (unsigned long long)r->nprocs, (unsigned long long)(r->nprocs - r->procs_exited),
 		     (unsigned long long)c.events,
 		     (unsigned long long)c.drop_ringbuf, (unsigned long long)rs.chunks,
