@@ -167,7 +167,11 @@ spool_lines() {
 	| ( $c | to_entries[] | .key as $i | .value as $x
 	    | select(($skip | any(. == $x.ts)) | not)
 	    | ($i + 1) as $corr
-	    | ($x.dur // 4000) as $d
+	    # an entry-only launch has no duration: its API record must still
+	    # end before the next call of the thread begins (a launch a few us
+	    # after it would claim it, and its kernel)
+	    | ([$c[$i + 1:][] | select(.tid == $x.tid) | .ts][0] // ($x.ts + 8000)) as $next
+	    | ([$x.dur // 4000, $next - $x.ts] | min) as $d
 	    | "api \($pid) \($x.tid) \($corr) \($x.ts + ($d / 4 | floor)) \($d / 2 | floor)",
 	      (if $x.type == "launch" then
 	         "kernel \($pid) \($corr) \(if $x.ts == $first then $x.ts - 500 else $x.ts + $d + 1000 end) 2000 _Z4testv"
