@@ -106,8 +106,10 @@ t_keeps() {
 	sleep 0.5
 	start_daemon -v --light-window 500ms/1s --budget 8% --window 60s
 	sleep 9
+	# stretched past the configured second (how far depends on what a trap
+	# costs this machine: the cost after the change is checked below)
 	period=$(status_of light_period_s)
-	awk -v p="$period" 'BEGIN { exit !(p > 1.2) }' || err "the period is ${period} s under a budget the windows exceed"
+	awk -v p="$period" 'BEGIN { exit !(p > 1.05) }' || err "the period is ${period} s under a budget the windows exceed"
 	[ "$(status_of overhead_changes)" -ge 1 ] || err "status shows no change"
 	grep -q 'budget 8.00%: estimated .*light windows 500 ms every' "$T/daemon.err" ||
 		err "no line saying the period changed: $(grep budget "$T/daemon.err" | tail -n 2 | tr '\n' '|')"
