@@ -101,34 +101,6 @@ static void note_process(struct recorder *r, const struct gt_hdr *h)
 }
 
 
-static int attach_found(void *ctx, const char *path, const char *label)
-{
-	struct recorder *r = ctx;
-	int n;
-
-	/* without --trace cuda (-t none, -t ioctl,sched) the copies found
-	 * later, at an exec, an open or the rescan, get no probes either */
-	if (!r->o->trace_cuda)
-		return 0;
-	if (libcuda_finder__is_libnccl(label)) {
-		if (!r->nccl)
-			return -ENOENT;
-		n = nccl_probes__attach_file(r->nccl, path, label);
-		if (n > 0)
-			pr_verbose("tracing %s (%d NCCL probes)", label, n);
-		else if (n < 0 && n != -ENOEXEC)
-			pr_warn("failed to attach to %s: %s", label, strerror(-n));
-		return n;
-	}
-	n = cuda_probes__attach_file(r->probes, path, label);
-	if (n > 0)
-		pr_verbose("tracing %s (%d probes)", label, n);
-	else if (n < 0 && n != -ENOEXEC)
-		pr_warn("failed to attach to %s: %s", label, strerror(-n));
-	return n;
-}
-
-
 static int on_event(void *ctx, void *data, size_t len)
 {
 	struct recorder *r = ctx;
@@ -149,7 +121,7 @@ static int on_event(void *ctx, void *data, size_t len)
 		const struct gt_path *p = data;
 
 		if (p->len && sizeof(*p) + p->len <= h->size && !p->path[p->len - 1])
-			libcuda_finder__on_open(h->pid, p->path, attach_found, r);
+			libcuda_finder__on_open(h->pid, p->path, recorder__attach_found, r);
 		return 0;
 	}
 	case GT_REC_EXEC:
@@ -291,176 +263,6 @@ int child_setup(void *ctx)
 	return 0;
 }
 
-static bool in_cgroup(void *ctx, pid_t pid)
-{
-	return cgroup_target__holds_pid(ctx, pid);
-}
-
-/* Every process, or with --cgroup those of the cgroup: the probes go on
- * the libcuda files its processes map (and the driver's usual one), not on
- * a copy only processes outside it use */
-static void scan_system(struct recorder *r)
-{
-	if (r->cgroup)
-		libcuda_finder__scan_some(in_cgroup, r->cgroup, attach_found, r);
-	else
-		libcuda_finder__scan_all(attach_found, r);
-}
-
-static int attach_libcuda(struct recorder *r)
-{
-	size_t i;
-	int n;
-
-	for (i = 0; i < r->o->nlibcuda; i++) {
-		n = cuda_probes__attach_file(r->probes, r->o->libcuda[i], r->o->libcuda[i]);
-		if (n < 0) {
-			pr_err("cannot trace %s: %s", r->o->libcuda[i],
-			       n == -ENOEXEC ? "not a libcuda (no CUDA driver API symbols)" : strerror(-n));
-			return n;
-		}
-	}
-	for (i = 0; i < r->o->nlibnccl; i++) {
-		n = nccl_probes__attach_file(r->nccl, r->o->libnccl[i], r->o->libnccl[i]);
-		if (n < 0) {
-			pr_err("cannot trace %s: %s", r->o->libnccl[i],
-			       n == -ENOEXEC ? "not a libnccl (no NCCL symbols)" : strerror(-n));
-			return n;
-		}
-	}
-	libcuda_finder__scan_default(attach_found, r);
-	if (r->o->all) {
-		scan_system(r);
-	} else {
-		for (i = 0; i < r->o->npids; i++)
-			libcuda_finder__scan_pid(r->o->pids[i], attach_found, r);
-	}
-	/* after --delay CMD may have loaded its libcuda already */
-	if (r->child && r->released)
-		libcuda_finder__scan_pid(child__pid(r->child), attach_found, r);
-	if (!cuda_probes__nfiles(r->probes) && r->o->cmd) {
-		/* CMD may dlopen its own copy (a container's, a wheel's): the
-		 * openat discovery attaches to it then, as in --all */
-		pr_verbose("no libcuda found yet: tracing the one %s loads", r->o->cmd[0]);
-		return 0;
-	}
-	if (!cuda_probes__nfiles(r->probes)) {
-		pr_err("no libcuda found (looked in the usual driver locations%s); pass --libcuda PATH",
-		       !r->o->all ? "" : r->cgroup ? " and the mappings of the cgroup's processes" : " and every process' mappings");
-		return -ENOENT;
-	}
-	return 0;
-}
-
-/* The capture keys of the header's options (docs/FORMAT.md). */
-static void capture_options(const struct record_opts *o, char *buf, size_t len)
-{
-	static const char *const ranges[] = { "none", "cudaProfilerApi", "nvtx" };
-	size_t n;
-
-	n = snprintf(buf, len, "capture=%s capture_range=%s", o->light ? "light" : "full",
-		     ranges[o->capture_range]);
-	if (o->capture_range != RECORD_RANGE_NONE && n < len) {
-		if (o->range_max == 1)
-			n += snprintf(buf + n, len - n, " capture_range_end=stop");
-		else if (o->range_max)
-			n += snprintf(buf + n, len - n, " capture_range_end=repeat:%u", o->range_max);
-		else
-			n += snprintf(buf + n, len - n, " capture_range_end=repeat");
-	}
-	if (o->light && n < len)
-		snprintf(buf + n, len - n, " light_window_ns=%llu light_period_ns=%llu",
-			 o->capture_range == RECORD_RANGE_NONE ? (unsigned long long)o->window_ns : 0ull,
-			 o->capture_range == RECORD_RANGE_NONE ? (unsigned long long)o->period_ns : 0ull);
-}
-
-static void fill_info(struct recorder *r, struct gt_file_info *info, struct utsname *u, char *opts,
-		      size_t len)
-{
-	uint64_t mono = now_ns(CLOCK_MONOTONIC), real = now_ns(CLOCK_REALTIME);
-
-	(void)r;
-	uname(u);
-	memset(info, 0, sizeof(*info));
-	info->version = GT_FILE_VERSION;
-	info->clock_id = CLOCK_MONOTONIC;
-	info->realtime_offset_ns = (int64_t)(real - mono);
-	info->start_ts = mono;
-	info->host = u->nodename;
-	info->kernel = u->release;
-	info->cmdline = r->o->cmdline ? r->o->cmdline : "";
-	char majors[96] = "", sources[32] = "", capture[160];
-	size_t i, n = 0, ns = 0;
-
-	for (i = 0; i < r->nmajors; i++)
-		n += snprintf(majors + n, sizeof(majors) - n, "%s%u", i ? "," : "", r->majors[i]);
-	/* the sources recorded, comma-separated */
-	if (r->o->trace_cuda)
-		ns += snprintf(sources + ns, sizeof(sources) - ns, "cuda");
-	if (r->o->trace_ioctl)
-		ns += snprintf(sources + ns, sizeof(sources) - ns, "%sioctl", ns ? "," : "");
-	if (r->o->trace_sched)
-		ns += snprintf(sources + ns, sizeof(sources) - ns, "%ssched", ns ? "," : "");
-	capture_options(r->o, capture, sizeof(capture));
-	snprintf(opts, len,
-		 "mode=%s %s trace=%s buffer_size=%llu duration=%g delay=%g max_size=%llu scenario=%s launch_exit=%d "
-		 "uprobes=%s ioctl_rung=%s ioctl_majors=%s nv_majors=%u,%u,%u,%u,%u%s",
-		 r->o->all ? "all" : r->o->cmd ? "command" : "pids", capture,
-		 sources[0] ? sources : "none",
-		 (unsigned long long)cuda_object__ring_size(r->o->buffer_size), r->o->duration, r->o->delay,
-		 (unsigned long long)r->o->max_size, r->o->scenario ? r->o->scenario : "trace", r->o->launch_exit,
-		 r->multi ? "multi" : "single",
-		 ioctl_ladder__rung_name(kernel_sources__rung(r->ks)), majors[0] ? majors : "none",
-		 r->nv.frontend, r->nv.uvm, r->nv.modeset, r->nv.caps, r->nv.caps_imex,
-		 /* the daemon's window holds the agents' records as they came */
-		 !r->o->cupti ? "" : r->o->daemon ? " cupti=inline" : " cupti=1");
-	if (r->cgroup) {
-		char esc[3 * PATH_MAX];
-		size_t n = strlen(opts);
-
-		snprintf(opts + n, len - n, " cgroup=%s",
-			 cgroup_target__escape(r->cgroup->path, esc, sizeof(esc)));
-	}
-	info->options = opts;
-}
-
-/* Which device majors' ioctls to record: --ioctl-majors, else NVIDIA's
- * from /proc/devices (they are allocated dynamically). */
-static int choose_majors(struct recorder *r)
-{
-	struct nv_majors m = {0};
-	FILE *f;
-	int n;
-
-	if (r->o->ioctl_majors) {
-		n = nv_majors__from_list(r->o->ioctl_majors, r->majors, 8);
-		if (n < 0) {
-			pr_err("invalid --ioctl-majors '%s' (a comma-separated list of numbers)",
-			       r->o->ioctl_majors);
-			return n;
-		}
-		r->nmajors = n;
-	}
-	f = fopen("/proc/devices", "re");
-	if (f) {
-		nv_majors__parse(f, &m);
-		fclose(f);
-	}
-	r->frontend_major = m.frontend;
-	r->nv = m;
-	if (!r->o->ioctl_majors) {
-		uint32_t all[] = { m.frontend, m.uvm, m.modeset, m.caps, m.caps_imex };
-
-		for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
-			if (all[i])
-				r->majors[r->nmajors++] = all[i];
-		}
-		if (!r->nmajors)
-			pr_verbose("no NVIDIA character devices in /proc/devices: no ioctls to record");
-	}
-	return 0;
-}
-
 static int start_sources(struct recorder *r)
 {
 	struct kernel_sources_opts ko = {
@@ -485,19 +287,6 @@ static int start_sources(struct recorder *r)
 	if (!ko.ioctl && !ko.sched)
 		return 0;
 	return kernel_sources__start(&ko, &r->ks);
-}
-
-void rescan(struct recorder *r, bool all)
-{
-	size_t i;
-
-	if (all) {
-		scan_system(r);
-	} else {
-		for (i = 0; i < r->nscan; i++)
-			libcuda_finder__scan_pid(r->scan_queue[i], attach_found, r);
-	}
-	r->nscan = 0;
 }
 
 static int finish(struct recorder *r)
@@ -742,7 +531,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	if (geteuid() != 0)
 		pr_verbose("not root: loading needs CAP_BPF and CAP_PERFMON");
 	bpf_log__setup();
-	err = choose_majors(r);
+	err = recorder__choose_majors(r);
 	if (err)
 		goto cleanup;
 	err = cuda_object__load(&bo, &r->skel, &r->multi, &r->open_probe);
@@ -786,7 +575,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	if (err)
 		goto cleanup;
 	if (o->trace_cuda) {
-		err = attach_libcuda(r);
+		err = recorder__attach_libcuda(r);
 		if (err)
 			goto cleanup;
 	}
@@ -808,7 +597,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		if (err)
 			goto cleanup;
 	}
-	fill_info(r, &info, &u, opts, sizeof(opts));
+	recorder__fill_info(r, &info, &u, opts, sizeof(opts));
 	if ((err = recorder__gpum_open(r, opts, sizeof(opts))))
 		goto cleanup;
 	err = o->daemon ? daemon__create_window(r, &info) :

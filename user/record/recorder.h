@@ -63,6 +63,8 @@ struct trigger_ctl {
 	uint32_t since_last;		/* suppressed since the last trigger record */
 };
 
+struct utsname;
+
 struct recorder {
 	const struct record_opts *o;
 	struct cuda_bpf *skel;
@@ -193,6 +195,19 @@ void tick(struct recorder *r, uint64_t start, uint64_t *last_events, bool tty);
 int child_setup(void *ctx);
 /* Attaches libcuda copies the exec'd processes (or, with all, every process) map. */
 void rescan(struct recorder *r, bool all);
+
+/* record/discovery.c: a libcuda or libnccl file found (libcuda_found_fn):
+ * its probes attached. Returns the probes attached or -errno. */
+int recorder__attach_found(void *ctx, const char *path, const char *label);
+/* The files of --libcuda/--libnccl, the driver's usual libcuda and those the
+ * traced processes map. Returns 0, or -errno after one error line. */
+int recorder__attach_libcuda(struct recorder *r);
+/* record/header_info.c: the trace header's fields, the options into opts. */
+void recorder__fill_info(struct recorder *r, struct gt_file_info *info, struct utsname *u, char *opts,
+			 size_t len);
+/* Which device majors' ioctls to record: --ioctl-majors, else NVIDIA's.
+ * Returns 0 or -EINVAL after one error line. */
+int recorder__choose_majors(struct recorder *r);
 
 /* Starts -- CMD held, with its pid in the BPF filter. Returns 0 or -errno
  * after one error line. */
