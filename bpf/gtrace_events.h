@@ -506,7 +506,20 @@ struct gt_nvtx {
 	char name[];		/* the message, record padded to 8 */
 };
 
-/* The agent's own counters for one process, written when it stops. */
+/* gt_cupti_stats.flags */
+enum gt_cupti_stats_flags {
+	GT_CUPTI_ST_FINAL = 1u << 0,	/* the agent stopped for good (the process exits, or
+					 * a private spool directory's recording ended) */
+	GT_CUPTI_ST_PAUSED = 1u << 1,	/* the agent paused: the recorder ended or asked it to;
+					 * it records again for the next recorder */
+	GT_CUPTI_ST_DISK_FULL = 1u << 2,/* the spool's file system was full at least once */
+	GT_CUPTI_ST_BACKLOG = 1u << 3,	/* the spool held more unread bytes than the agent's
+					 * bound at least once (no recorder read it fast enough) */
+};
+
+/* The agent's own counters for one process, written when it stops or pauses:
+ * what it did since it last began recording into this spool file.  Records of
+ * an agent older than `flags` end at clock_offset_ns (gt_rec__min_size). */
 struct gt_cupti_stats {
 	struct gt_hdr hdr;	/* ts = when written; pid = the process */
 	__u64 records;		/* activity records converted */
@@ -514,12 +527,15 @@ struct gt_cupti_stats {
 	__u64 buffers;		/* buffers completed */
 	__u64 unknown;		/* activity kinds received but not converted */
 	__u64 clock_offset_ns;	/* |CUPTI timestamp - CLOCK_MONOTONIC| measured at start */
+	__u64 flags;		/* enum gt_cupti_stats_flags */
+	__u64 lost_disk;	/* converted records not written: the file system was full */
+	__u64 lost_backlog;	/* converted records not written: the spool held too much unread */
 };
 
-/* Written by the agent after each forced flush while a daemon reads its spool
- * file live (GT_CUPTI_LIVE_FILE, cupti/gtrace_cupti.h): every kernel, copy and
- * set that ended before hdr.ts is in the file before this record, so that the
- * reader may take hdr.ts as "now" on the GPU records' own clock. */
+/* Written by the agent after each forced flush while it records into the run
+ * directory or a recorder's private one (cupti/gtrace_cupti.h): every kernel,
+ * copy and set that ended before hdr.ts is in the file before this record, so
+ * that the reader may take hdr.ts as "now" on the GPU records' own clock. */
 struct gt_cupti_mark {
 	struct gt_hdr hdr;	/* ts = just before the flush (CLOCK_MONOTONIC); pid = the process */
 	__u64 records;		/* activity records converted so far */
@@ -555,7 +571,7 @@ _Static_assert(sizeof(struct gt_gpu_kernel) == 88, "gt_gpu_kernel size");
 _Static_assert(sizeof(struct gt_gpu_copy) == 72, "gt_gpu_copy size");
 _Static_assert(sizeof(struct gt_gpu_api) == 40, "gt_gpu_api size");
 _Static_assert(sizeof(struct gt_nvtx) == 40, "gt_nvtx size");
-_Static_assert(sizeof(struct gt_cupti_stats) == 64, "gt_cupti_stats size");
+_Static_assert(sizeof(struct gt_cupti_stats) == 88, "gt_cupti_stats size");
 _Static_assert(sizeof(struct gt_merge_stats) == 72, "gt_merge_stats size");
 _Static_assert(sizeof(struct gt_cupti_mark) == 40, "gt_cupti_mark size");
 _Static_assert(sizeof(struct gt_name) == 40, "gt_name size");

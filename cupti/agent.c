@@ -6,16 +6,19 @@
  * what only the GPU knows -- when each kernel, copy and set ran -- plus
  * CUPTI's record of the driver calls that caused them (their correlation ids
  * join GPU work to threads) and NVTX ranges, and spools them as gtrace
- * records into <dir>/gtrace-cupti.<pid>.spool for the recorder to merge.
+ * records into <dir>/gtrace-cupti.<pid>.spool for the recorder to read.
  *
  * Threads:
  *   program threads  CUPTI's buffer requests (pool, lock-free; CUPTI 13
  *                    keeps one buffer per thread that has records)
  *   any thread       completed buffers -> queue (lock-free, no I/O): CUPTI's
  *                    own, the program's, the one calling a flush
- *   writer thread    queue -> convert.c -> write(); looks for the stop signal
- * Idle (no recording): InitializeInjection returns after a getenv and a
- * stat(), subscribing to nothing, so CUPTI never starts.
+ *   writer thread    queue -> convert.c -> write(); asks agent_ctl.c what the
+ *                    recorder wants and switches CUPTI on and off for it
+ * Idle (nothing asks for a recording): InitializeInjection returns after a
+ * getenv and a stat(), subscribing to nothing, so CUPTI never starts.  Armed
+ * (the run directory exists, no recorder wants the process now): the writer
+ * thread looks every GT_CUPTI_POLL_STOP_MS, CUPTI records nothing.
  *
  * NVTX capture ranges (GTRACE_NVTX_CAPTURE, nvtx_capture.c): only then are
  * NVTX callbacks enabled, and the agent starts at NVTX's initialization if
@@ -43,6 +46,7 @@
 
 #include <cupti.h>
 
+#include "agent_ctl.h"
 #include "convert.h"
 #include "gtrace_cupti.h"
 #include "nvtx_capture.h"
@@ -63,37 +67,48 @@ _Static_assert(BUF_SIZE % 8 == 0, "CUPTI buffers are 8-byte aligned");
 _Static_assert(OUT_SIZE >= 4 * GT_CUPTI_REC_MAX, "output chunk too small");
 
 enum agent_state {
-	ST_OFF = 0,	/* not recording (idle, refused, or failed to start) */
+	ST_OFF = 0,	/* not recording: idle, armed (paused), or refused */
 	ST_ON,		/* recording */
-	ST_STOPPING,	/* the writer is switching CUPTI off */
-	ST_DONE,	/* the spool file is complete and closed */
+	ST_STOPPING,	/* the writer is switching CUPTI off (a pause or the end) */
+	ST_DONE,	/* stopped for good: the spool file is complete and closed */
+};
+
+/* What starting to record came to. */
+enum begin_result {
+	BEGIN_OK,
+	BEGIN_LATER,	/* not now (another CUPTI client holds the process): try again later */
+	BEGIN_NEVER,	/* not in this process (said) */
 };
 
 static struct agent {
 	_Atomic int state;		/* enum agent_state */
 	_Atomic int exiting;		/* the program is exiting: writer, finish */
 	_Atomic int initialized;	/* InitializeInjection ran */
-	pid_t pid;			/* process that recorded (a forked child is not it) */
-	int fd;				/* spool file */
-	bool write_failed;		/* a write failed: nothing more is written */
+	pid_t pid;			/* process that records (a forked child is not it) */
+	struct gt_ctl ctl;		/* where it spools, what the recorder wants */
+	struct gt_spool spool;		/* the spool file */
+	bool write_failed;		/* a write failed for good: nothing more is written */
 	bool driver_all;		/* the DRIVER kind is on (GTRACE_CUPTI_API=all) */
 	bool driver_ids;		/* the launch/copy/set calls' records are on */
 	bool subscribed;		/* sub holds CUPTI's one subscriber slot */
 	bool nvtx_cbs;			/* the NVTX capture callbacks are enabled */
+	bool cupti_ready;		/* clock and buffer callbacks given to CUPTI (once) */
+	bool conflict_said;		/* "another CUPTI client" said */
+	bool full_said, backlog_said;	/* the spool's bounds said */
+	bool create_said;		/* the spool file could not be made: said */
 	CUpti_SubscriberHandle sub;
-	char dir[PATH_MAX];		/* spool directory */
-	char stop[PATH_MAX];		/* its stop signal file */
-	char live[PATH_MAX];		/* its live spooling file (GT_CUPTI_LIVE_FILE) */
-	bool live_on;			/* the live file was there at the last look */
-	char path[PATH_MAX];		/* spool file */
 	struct gt_buf_pool pool;	/* activity buffers lent to CUPTI */
 	struct gt_buf_ring ring;	/* completed buffers for the writer */
 	struct gt_cupti_conv *conv;	/* converter (writer thread only) */
 	uint8_t *out;			/* converted records not yet written */
 	size_t out_len;			/* bytes in out */
+	uint64_t out_recs;		/* records of the program's in out (not the agent's own) */
 	_Atomic uint64_t buffers;	/* buffers completed */
 	_Atomic uint64_t unqueued;	/* records in buffers the queue could not take */
 	_Atomic uint64_t refused;	/* buffer requests with the pool empty */
+	/* this stretch of recording (from its start or resumption): the
+	 * counters above as they were then (the spool counts its losses) */
+	uint64_t base_buffers, base_unqueued, base_dropped;
 	uint64_t clock_offset_ns;	/* |CUPTI timestamp - CLOCK_MONOTONIC| at start */
 	unsigned kinds_on;		/* bit i: kinds[i] enabled */
 	pthread_t writer;		/* writer thread (joined at exit) */
@@ -101,8 +116,8 @@ static struct agent {
 	pthread_mutex_t lock;		/* guards nothing but the wake-up below */
 	pthread_cond_t wake;		/* at exit: wakes the writer at once */
 } g = {
-	.fd = -1,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.spool = { .fd = -1 },
 };
 
 /* Activity kinds enabled, in order; only the first is required. */
@@ -159,13 +174,6 @@ static uint64_t CUPTIAPI cupti_clock(void)
 	return mono_ns();
 }
 
-static bool is_dir(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* Errors that mean another CUPTI client (nsys, ncu, torch.profiler/Kineto,
  * a debugger) holds the process. */
 static bool is_conflict(CUptiResult r)
@@ -174,35 +182,14 @@ static bool is_conflict(CUptiResult r)
 	       r == CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED;
 }
 
+/* Said once: an armed agent tries again at its next chance. */
 static void say_conflict(void)
 {
-	say("another CUPTI client (nsys, torch.profiler?) is active; GPU-side recording off for pid %d",
-	    (int)getpid());
-}
-
-/*
- * Whether a recording wants this process: GTRACE_CUPTI_DIR, else the run
- * directory of a running recorder, and no stop signal in it.  Fills dir and
- * stop (PATH_MAX bytes each).
- */
-static bool wanted(char *dir, char *stop)
-{
-	const char *env = getenv(GT_CUPTI_ENV_DIR);
-	struct stat st;
-
-	if (env && *env) {
-		if (strlen(env) >= PATH_MAX)
-			return false;
-		strcpy(dir, env);
-	} else {
-		if (!is_dir(GTRACE_CUPTI_RUN_DIR))
-			return false;
-		strcpy(dir, GTRACE_CUPTI_RUN_DIR);
-	}
-	if (strlen(dir) + 1 + strlen(GT_CUPTI_STOP_FILE) >= PATH_MAX)
-		return false;
-	stpcpy(stpcpy(stpcpy(stop, dir), "/"), GT_CUPTI_STOP_FILE);
-	return stat(stop, &st) != 0;	/* a recording that is ending wants nothing new */
+	if (g.conflict_said)
+		return;
+	g.conflict_said = true;
+	say("another CUPTI client (nsys, torch.profiler?) is active; GPU-side recording off for pid %d%s",
+	    (int)getpid(), g.ctl.mode == GT_CTL_RUN ? " while it is" : "");
 }
 
 /* ------------------------------------------------------------ CUPTI callbacks */
@@ -240,8 +227,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	int state = atomic_load_explicit(&g.state, memory_order_acquire);
 
 	atomic_fetch_add_explicit(&g.buffers, 1, memory_order_relaxed);
-	/* a buffer that comes after the writer's last look (ST_DONE) is lost
-	 * uncounted: only CUPTI's own teardown could hand one over then */
+	/* a buffer that comes while the agent does not record (paused, done)
+	 * is lost, counted: only CUPTI's own teardown hands one over then */
 	if (valid && (state == ST_ON || state == ST_STOPPING) && gt_buf_ring__push(&g.ring, buffer, valid))
 		return;
 	if (valid) {	/* lost: count what it held */
@@ -291,7 +278,7 @@ static bool enable_driver_api(void)
 		    cupti_err(r));
 	} else if (mode && strcmp(mode, "none") == 0) {
 		return true;
-	} else if (mode && *mode && strcmp(mode, "calls") != 0) {
+	} else if (mode && *mode && strcmp(mode, "calls") != 0 && !g.cupti_ready) {
 		say("unknown " GT_CUPTI_ENV_API "='%s' (calls, all or none): recording the calls'",
 		    mode);
 	}
@@ -346,39 +333,42 @@ static void unsubscribe(void)
 
 /* ------------------------------------------------------------ writer */
 
-static int write_all(int fd, const void *buf, size_t len)
+/* Writes out's records as one chunk, or counts them as lost: the spool's
+ * file system is full, or it holds more unread than its bound (both go
+ * away, so the next chunk is tried again); other errors end the writing. */
+static void out_flush_as(bool last)
 {
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
+	if (g.out_len && !g.write_failed) {
+		switch (gt_spool__write(&g.spool, g.out, g.out_len, g.out_recs, last)) {
+		case GT_SPOOL_OK:
+			break;
+		case GT_SPOOL_FULL:
+			if (!g.full_said)
+				say("the file system of %s is full: GPU records of pid %d are lost until there "
+				    "is room (counted)", g.ctl.dir, (int)g.pid);
+			g.full_said = true;
+			break;
+		case GT_SPOOL_BACKLOG:
+			if (!g.backlog_said)
+				say("%s holds more than %llu bytes nobody read: GPU records of pid %d are lost "
+				    "until the recorder catches up (counted)", g.spool.path,
+				    (unsigned long long)g.spool.max_unread, (int)g.pid);
+			g.backlog_said = true;
+			break;
+		case GT_SPOOL_ERR:
+			g.write_failed = true;
+			say("failed to write %s: %s; GPU-side recording off for pid %d", g.spool.path,
+			    strerror(errno), (int)g.pid);
+			break;
 		}
-		p += n;
-		len -= (size_t)n;
 	}
-	return 0;
+	g.out_len = 0;
+	g.out_recs = 0;
 }
 
 static void out_flush(void)
 {
-	int err;
-
-	if (!g.out_len || g.write_failed) {
-		g.out_len = 0;
-		return;
-	}
-	err = write_all(g.fd, g.out, g.out_len);
-	g.out_len = 0;
-	if (err) {
-		g.write_failed = true;
-		say("failed to write %s: %s; GPU-side recording off for pid %d", g.path, strerror(-err),
-		    (int)g.pid);
-	}
+	out_flush_as(false);
 }
 
 /* Makes room for one more record of any size in out; returns the bytes free
@@ -388,6 +378,14 @@ static size_t out_room(void)
 	if (OUT_SIZE - g.out_len < GT_CUPTI_REC_MAX)
 		out_flush();
 	return OUT_SIZE - g.out_len;
+}
+
+/* n bytes of records put into out; data: one record of the program's (what
+ * the losses count), else the agent's own (a mark, the counters). */
+static void out_put(size_t n, bool data)
+{
+	g.out_len += n;
+	g.out_recs += data;
 }
 
 static void convert_buffer(uint8_t *buf, size_t valid)
@@ -401,7 +399,7 @@ static void convert_buffer(uint8_t *buf, size_t valid)
 		int n = gt_cupti_conv__record(g.conv, rec, g.out + g.out_len, room);
 
 		if (n > 0)
-			g.out_len += (size_t)n;
+			out_put((size_t)n, true);
 	}
 }
 
@@ -422,32 +420,15 @@ static unsigned drain(void)
 	return n;
 }
 
-static bool stop_signalled(void)
+/* The counters of this stretch of recording, its NVTX ranges still open,
+ * written after everything else; flags: GT_CUPTI_ST_FINAL or _PAUSED. */
+static void write_stats(uint64_t flags)
 {
-	struct stat st;
-
-	if (stat(g.dir, &st) != 0 && errno == ENOENT)
-		return true;
-	return stat(g.stop, &st) == 0;
-}
-
-/* The recording stopped: CUPTI off, everything it holds handed over. */
-static void stop_cupti(void)
-{
-	int on = ST_ON;
-
-	if (!atomic_compare_exchange_strong(&g.state, &on, ST_STOPPING))
-		return;
-	disable_activity();
-	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-	unsubscribe();
-}
-
-/* Last records, the stats record, fsync, close. */
-static void finish(void)
-{
-	struct gt_cupti_conv_extra x = { .clock_offset_ns = g.clock_offset_ns };
+	struct gt_cupti_conv_extra x = {
+		.clock_offset_ns = g.clock_offset_ns,
+	};
 	size_t dropped = 0;
+	uint64_t unqueued = atomic_load(&g.unqueued) - g.base_unqueued;
 	int n;
 
 	drain();
@@ -457,23 +438,23 @@ static void finish(void)
 		n = gt_cupti_conv__drain_open(g.conv, g.out + g.out_len, room);
 		if (n <= 0)
 			break;
-		g.out_len += (size_t)n;
+		out_put((size_t)n, true);
 	}
-	if (cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) != CUPTI_SUCCESS)
-		dropped = 0;
-	x.dropped = dropped + atomic_load(&g.unqueued);
-	x.buffers = atomic_load(&g.buffers);
-	out_room();
-	g.out_len += gt_cupti_conv__stats(g.conv, mono_ns(), &x, g.out + g.out_len);
+	/* what the bounds cost is known once what is in out was tried */
 	out_flush();
-	if (!g.write_failed && fsync(g.fd) != 0)
-		say("failed to sync %s: %s", g.path, strerror(errno));
-	close(g.fd);
-	g.fd = -1;
+	if (cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) != CUPTI_SUCCESS || dropped < g.base_dropped)
+		dropped = g.base_dropped;
+	x.dropped = dropped - g.base_dropped + unqueued;
+	x.buffers = atomic_load(&g.buffers) - g.base_buffers;
+	x.lost_disk = g.spool.lost_disk;
+	x.lost_backlog = g.spool.lost_backlog;
+	x.flags = flags | g.spool.flags;
+	out_room();
+	out_put(gt_cupti_conv__stats(g.conv, mono_ns(), &x, g.out + g.out_len), false);
+	out_flush_as(true);	/* alone in out: the room kept for it takes it */
 	if (x.dropped)
 		say("%llu GPU records lost in pid %d (CUPTI found no free buffer %llu times)",
 		    (unsigned long long)x.dropped, (int)g.pid, (unsigned long long)atomic_load(&g.refused));
-	atomic_store(&g.state, ST_DONE);
 }
 
 /* Live spooling: what CUPTI has completed, handed over now, then the mark
@@ -489,137 +470,11 @@ static void live_flush(void)
 	if (g.write_failed)
 		return;
 	out_room();
-	g.out_len += gt_cupti_conv__mark(g.conv, t0, mono_ns() - t0, g.out + g.out_len);
+	out_put(gt_cupti_conv__mark(g.conv, t0, mono_ns() - t0, g.out + g.out_len), false);
 	out_flush();
 }
 
-static void *writer_main(void *arg)
-{
-	uint64_t next_poll = mono_ns() + GT_CUPTI_POLL_STOP_MS * 1000000ull, next_live = 0;
-	struct timespec until;
-	struct stat st;
-
-	(void)arg;
-	for (;;) {
-		/* read before draining: everything queued before the exit
-		 * handler set it is drained below */
-		bool exiting = atomic_load(&g.exiting);
-		unsigned n = drain();
-		uint64_t now;
-
-		if (exiting || g.write_failed)
-			break;
-		now = mono_ns();
-		if (now >= next_poll) {
-			next_poll = now + GT_CUPTI_POLL_STOP_MS * 1000000ull;
-			if (stop_signalled())
-				break;
-			g.live_on = stat(g.live, &st) == 0;
-		}
-		if (g.live_on && now >= next_live) {
-			next_live = now + GT_CUPTI_LIVE_FLUSH_MS * 1000000ull;
-			live_flush();
-			continue;
-		}
-		if (n)	/* CUPTI is handing buffers over: give them back at once */
-			continue;
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_nsec += IDLE_MS * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
-		pthread_mutex_lock(&g.lock);
-		if (!atomic_load(&g.exiting))
-			pthread_cond_timedwait(&g.wake, &g.lock, &until);
-		pthread_mutex_unlock(&g.lock);
-	}
-	/* at exit the handler already flushed and CUPTI ends with the program:
-	 * touch it no more; else switch it off for the rest of the program */
-	if (!atomic_load(&g.exiting))
-		stop_cupti();
-	finish();
-	return NULL;
-}
-
-static int writer_start(void)
-{
-	pthread_condattr_t ca;
-	sigset_t all, old;
-	int err;
-
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	err = pthread_cond_init(&g.wake, &ca);
-	pthread_condattr_destroy(&ca);
-	if (err)
-		return -err;
-	/* signals stay with the program's threads */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&g.writer, NULL, writer_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err)
-		return -err;
-	pthread_setname_np(g.writer, "gtrace-cupti");
-	g.writer_started = true;
-	return 0;
-}
-
-/* exit(): hand over CUPTI's last buffers and wait (bounded) for the writer,
- * so that the file is complete; a program that calls _exit or is killed
- * loses what was not yet written. */
-static void at_exit(void)
-{
-	struct timespec until;
-
-	if (getpid() != g.pid || !g.writer_started)
-		return;
-	if (atomic_load(&g.state) == ST_ON)
-		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-	pthread_mutex_lock(&g.lock);
-	atomic_store(&g.exiting, 1);
-	pthread_cond_signal(&g.wake);
-	pthread_mutex_unlock(&g.lock);
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += EXIT_WAIT_S;
-	if (pthread_timedjoin_np(g.writer, NULL, &until) != 0)
-		say("writer did not finish in %d s; %s may be incomplete", EXIT_WAIT_S, g.path);
-	g.writer_started = false;
-}
-
-/* ------------------------------------------------------------ start */
-
-static int spool_open(void)
-{
-	int fd, err;
-
-	if ((size_t)snprintf(g.path, sizeof(g.path), "%s/" GT_CUPTI_SPOOL_FMT, g.dir, (int)g.pid) >=
-	    sizeof(g.path) ||
-	    (size_t)snprintf(g.live, sizeof(g.live), "%s/" GT_CUPTI_LIVE_FILE, g.dir) >= sizeof(g.live))
-		return -ENAMETOOLONG;
-	/* O_EXCL|O_NOFOLLOW: the directory may be world-writable */
-	fd = open(g.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	err = write_all(fd, GT_CUPTI_MAGIC, GT_CUPTI_MAGIC_LEN);
-	if (err) {
-		close(fd);
-		unlink(g.path);
-		return err;
-	}
-	g.fd = fd;
-	return 0;
-}
-
-static void spool_discard(void)
-{
-	if (g.fd < 0)
-		return;
-	close(g.fd);
-	g.fd = -1;
-	unlink(g.path);
-}
+/* ------------------------------------------------------------ recording on and off */
 
 /* Clocks: CUPTI's timestamps come from cupti_clock; what cuptiGetTimestamp
  * says against CLOCK_MONOTONIC goes into the stats record. */
@@ -666,47 +521,291 @@ static void enable_nvtx_capture(void)
 	    cupti_err(r), (int)g.pid);
 }
 
-/* Everything CUPTI records, in the order CUPTI needs: timestamp callback
- * before any kind.  Returns false (message said) when recording is off. */
-static bool enable_recording(void)
+/* The agent's own memory, made once: the output chunk, the converter, the
+ * buffer pool and queue. */
+static bool prepare(void)
+{
+	if (g.out)
+		return true;
+	g.out = malloc(OUT_SIZE);
+	g.conv = gt_cupti_conv__new((__u32)g.pid);
+	if (!g.out || !g.conv) {
+		say("failed to allocate buffers: %s; GPU-side recording off for pid %d", strerror(ENOMEM),
+		    (int)g.pid);
+		free(g.out);
+		g.out = NULL;
+		gt_cupti_conv__free(g.conv);
+		g.conv = NULL;
+		return false;
+	}
+	gt_buf_pool__init(&g.pool, BUF_SIZE, BUF_COUNT, buffer_alloc);
+	gt_buf_ring__init(&g.ring);
+	return true;
+}
+
+/* Switches CUPTI on, in the order it needs (timestamp callback before any
+ * kind), for a new stretch of recording into the open spool file. */
+static enum begin_result begin_recording(void)
 {
 	CUptiResult r;
 
-	setup_clock();
-	r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+	r = cuptiSubscribe(&g.sub, on_callback, NULL);
 	if (r != CUPTI_SUCCESS) {
-		say("failed to register activity buffers: %s; GPU-side recording off for pid %d",
-		    cupti_err(r), (int)g.pid);
-		return false;
+		if (is_conflict(r)) {
+			say_conflict();
+			return g.ctl.mode == GT_CTL_RUN ? BEGIN_LATER : BEGIN_NEVER;
+		}
+		say("failed to subscribe to CUPTI: %s; GPU-side recording off for pid %d", cupti_err(r),
+		    (int)g.pid);
+		return BEGIN_NEVER;
 	}
+	g.subscribed = true;
+	if (!g.cupti_ready) {
+		setup_clock();
+		r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+		if (r != CUPTI_SUCCESS) {
+			say("failed to register activity buffers: %s; GPU-side recording off for pid %d",
+			    cupti_err(r), (int)g.pid);
+			unsubscribe();
+			return BEGIN_NEVER;
+		}
+	}
+	/* this stretch's counters start now */
+	{
+		size_t dropped = 0;
+
+		if (cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) != CUPTI_SUCCESS)
+			dropped = 0;
+		g.base_dropped = dropped;
+	}
+	g.base_buffers = atomic_load(&g.buffers);
+	g.base_unqueued = atomic_load(&g.unqueued);
+	gt_spool__recount(&g.spool);
+	g.full_said = g.backlog_said = false;
+	gt_cupti_conv__reset_counts(g.conv);
+	atomic_store(&g.state, ST_ON);
 	for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		r = cuptiActivityEnable(kinds[i].kind);
 		if (r == CUPTI_SUCCESS) {
 			g.kinds_on |= 1u << i;
 			continue;
 		}
-		if (is_conflict(r)) {
-			say_conflict();
-			return false;
+		if (is_conflict(r) || i == 0) {
+			if (is_conflict(r))
+				say_conflict();
+			else
+				say("failed to enable %s: %s; GPU-side recording off for pid %d",
+				    kinds[0].what, cupti_err(r), (int)g.pid);
+			atomic_store(&g.state, ST_OFF);
+			disable_activity();
+			cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+			unsubscribe();
+			return is_conflict(r) && g.ctl.mode == GT_CTL_RUN ? BEGIN_LATER : BEGIN_NEVER;
 		}
-		if (i == 0) {
-			say("failed to enable %s: %s; GPU-side recording off for pid %d",
-			    kinds[0].what, cupti_err(r), (int)g.pid);
-			return false;
-		}
-		say("failed to enable %s: %s", kinds[i].what, cupti_err(r));
+		if (!g.cupti_ready)
+			say("failed to enable %s: %s", kinds[i].what, cupti_err(r));
 	}
 	enable_driver_api();
 	r = cuptiEnableCallback(1, g.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
-	if (r != CUPTI_SUCCESS)
+	if (r != CUPTI_SUCCESS && !g.cupti_ready)
 		say("failed to watch context destruction: %s (records of reset devices may be lost)",
 		    cupti_err(r));
 	enable_nvtx_capture();
+	g.cupti_ready = true;
+	g.conflict_said = false;
+	return BEGIN_OK;
+}
+
+/* CUPTI off, everything it held written, then this stretch's counters:
+ * flags GT_CUPTI_ST_PAUSED (the spool file stays open for the next) or
+ * GT_CUPTI_ST_FINAL. */
+static void end_recording(uint64_t flags)
+{
+	int on = ST_ON;
+
+	if (!atomic_compare_exchange_strong(&g.state, &on, ST_STOPPING))
+		return;
+	disable_activity();
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	unsubscribe();
+	write_stats(flags);
+	atomic_store(&g.state, ST_OFF);
+}
+
+/* The spool file, made when a recorder first wants this process; made anew
+ * when a recorder removed it (what went into the old one is lost to it). */
+static bool have_spool(void)
+{
+	int err;
+
+	if (g.spool.fd >= 0 && !gt_spool__unlinked(&g.spool))
+		return true;
+	gt_spool__close(&g.spool, false);
+	err = gt_spool__open(&g.spool, &g.ctl);
+	if (!err) {
+		g.create_said = false;
+		return true;
+	}
+	/* an armed agent tries again at the next look: said once */
+	if (g.create_said)
+		return false;
+	g.create_said = true;
+	if (err == -ENOSPC || err == -EDQUOT)
+		say("cannot create %s: the file system is full; GPU-side recording off for pid %d for now",
+		    g.spool.path, (int)g.pid);
+	else
+		say("failed to create %s: %s; GPU-side recording off for pid %d", g.spool.path,
+		    strerror(-err), (int)g.pid);
+	return false;
+}
+
+/* The last of the file: stops for good. */
+static void finish(void)
+{
+	if (atomic_load(&g.state) == ST_ON) {
+		/* at exit the handler already flushed and CUPTI ends with the
+		 * program: touch it no more */
+		if (!atomic_load(&g.exiting)) {
+			end_recording(GT_CUPTI_ST_FINAL);
+		} else {
+			atomic_store(&g.state, ST_STOPPING);
+			write_stats(GT_CUPTI_ST_FINAL);
+		}
+	}
+	gt_spool__close(&g.spool, !g.write_failed);
+	atomic_store(&g.state, ST_DONE);
+}
+
+/* ------------------------------------------------------------ the writer's loop */
+
+/* Acts on what the recorder wants; false when the agent is done. */
+static bool follow(enum gt_want want)
+{
+	int state = atomic_load(&g.state);
+
+	switch (want) {
+	case GT_WANT_END:
+		return false;
+	case GT_WANT_PAUSE:
+		if (state == ST_ON)
+			end_recording(GT_CUPTI_ST_PAUSED);
+		return true;
+	case GT_WANT_WAIT:
+		/* the file says the process is there, for the recorder to list it */
+		if (state == ST_ON)
+			end_recording(GT_CUPTI_ST_PAUSED);
+		have_spool();
+		return true;
+	case GT_WANT_RECORD:
+		if (state == ST_ON && gt_spool__unlinked(&g.spool))
+			end_recording(GT_CUPTI_ST_PAUSED);	/* into a file no one reads */
+		if (atomic_load(&g.state) == ST_ON || !have_spool())
+			return true;
+		if (begin_recording() == BEGIN_NEVER) {
+			gt_spool__discard(&g.spool);
+			return false;
+		}
+		return true;
+	}
 	return true;
 }
 
+static void *writer_main(void *arg)
+{
+	uint64_t now = mono_ns(), next_poll = now, next_live = now;
+	struct timespec until;
+
+	(void)arg;
+	for (;;) {
+		/* read before draining: everything queued before the exit
+		 * handler set it is drained below */
+		bool exiting = atomic_load(&g.exiting);
+		unsigned n = drain();
+		bool on;
+		uint64_t wake;
+
+		if (exiting || g.write_failed)
+			break;
+		now = mono_ns();
+		/* not recording: a recorder that begins, or lists this process,
+		 * is seen within GT_CUPTI_POLL_GO_MS (a stat of the session file) */
+		if (now >= next_poll || (atomic_load(&g.state) != ST_ON && gt_ctl__changed(&g.ctl))) {
+			if (!follow(gt_ctl__want(&g.ctl)))
+				break;
+			next_poll = now + GT_CUPTI_POLL_STOP_MS * 1000000ull;
+		}
+		on = atomic_load(&g.state) == ST_ON;
+		if (on && now >= next_live) {
+			next_live = now + GT_CUPTI_LIVE_FLUSH_MS * 1000000ull;
+			live_flush();
+			continue;
+		}
+		if (n)	/* CUPTI is handing buffers over: give them back at once */
+			continue;
+		wake = now + (on || g.ctl.mode != GT_CTL_RUN ? IDLE_MS : GT_CUPTI_POLL_GO_MS) * 1000000ull;
+		if (next_poll < wake)
+			wake = next_poll;
+		until.tv_sec = (time_t)(wake / 1000000000ull);
+		until.tv_nsec = (long)(wake % 1000000000ull);
+		pthread_mutex_lock(&g.lock);
+		if (!atomic_load(&g.exiting))
+			pthread_cond_timedwait(&g.wake, &g.lock, &until);
+		pthread_mutex_unlock(&g.lock);
+	}
+	finish();
+	return NULL;
+}
+
+static int writer_start(void)
+{
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	int err;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	err = pthread_cond_init(&g.wake, &ca);
+	pthread_condattr_destroy(&ca);
+	if (err)
+		return -err;
+	/* signals stay with the program's threads */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&g.writer, NULL, writer_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return -err;
+	pthread_setname_np(g.writer, "gtrace-cupti");
+	g.writer_started = true;
+	return 0;
+}
+
+/* exit(): hand over CUPTI's last buffers and wait (bounded) for the writer,
+ * so that the file is complete; a program that calls _exit or is killed
+ * loses what was not yet written. */
+static void at_exit(void)
+{
+	struct timespec until;
+
+	if (getpid() != g.pid || !g.writer_started)
+		return;
+	if (atomic_load(&g.state) == ST_ON)
+		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	pthread_mutex_lock(&g.lock);
+	atomic_store(&g.exiting, 1);
+	pthread_cond_signal(&g.wake);
+	pthread_mutex_unlock(&g.lock);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += EXIT_WAIT_S;
+	if (pthread_timedjoin_np(g.writer, NULL, &until) != 0)
+		say("writer did not finish in %d s; %s may be incomplete", EXIT_WAIT_S, g.spool.path);
+	g.writer_started = false;
+}
+
+/* ------------------------------------------------------------ start */
+
 /* GTRACE_NVTX_CAPTURE, NULL when unset or empty. */
-static const char *capture_spec(void)
+const char *gt_agent__capture_spec(void)
 {
 	const char *s = getenv(GT_CUPTI_ENV_NVTX_CAPTURE);
 
@@ -720,7 +819,7 @@ static void say_str(const char *msg)
 
 static void setup_capture(void)
 {
-	const char *spec = capture_spec(), *why = NULL;
+	const char *spec = gt_agent__capture_spec(), *why = NULL;
 
 	if (spec && gt_nvtx_capture__init(spec, say_str, &why))
 		say(GT_CUPTI_ENV_NVTX_CAPTURE "='%s': %s; no capture range can open in pid %d", spec, why,
@@ -729,81 +828,56 @@ static void setup_capture(void)
 
 static void start(void)
 {
-	CUptiResult r;
+	enum gt_want want;
 	int err;
 
 	g.pid = getpid();
 	setup_capture();
-	/* before CUPTI starts: a directory this user cannot write to (a
-	 * recorder's run directory is root's) costs the program nothing more */
-	if (access(g.dir, W_OK | X_OK) != 0) {
-		say("cannot create files in %s: %s; GPU-side recording off for pid %d", g.dir,
+	/* before CUPTI starts: a directory this user cannot write to costs the
+	 * program nothing more */
+	if (access(g.ctl.dir, W_OK | X_OK) != 0) {
+		say("cannot create files in %s: %s; GPU-side recording off for pid %d", g.ctl.dir,
 		    strerror(errno), (int)g.pid);
 		return;
 	}
-	r = cuptiSubscribe(&g.sub, on_callback, NULL);
-	if (r != CUPTI_SUCCESS) {
-		if (is_conflict(r))
-			say_conflict();
-		else
-			say("failed to subscribe to CUPTI: %s; GPU-side recording off for pid %d",
-			    cupti_err(r), (int)g.pid);
+	want = gt_ctl__want(&g.ctl);
+	/* a private recording that already ended wants nothing new */
+	if (want == GT_WANT_END || !prepare())
 		return;
+	if (want == GT_WANT_RECORD || want == GT_WANT_WAIT) {
+		if (!have_spool()) {
+			if (g.ctl.mode == GT_CTL_PRIVATE)
+				return;
+		} else if (want == GT_WANT_RECORD && begin_recording() == BEGIN_NEVER) {
+			gt_spool__discard(&g.spool);
+			return;
+		}
 	}
-	g.subscribed = true;
-
-	g.out = malloc(OUT_SIZE);
-	g.conv = gt_cupti_conv__new((__u32)g.pid);
-	if (!g.out || !g.conv) {
-		say("failed to allocate buffers: %s; GPU-side recording off for pid %d", strerror(ENOMEM),
-		    (int)g.pid);
-		goto cleanup;
-	}
-	gt_buf_pool__init(&g.pool, BUF_SIZE, BUF_COUNT, buffer_alloc);
-	gt_buf_ring__init(&g.ring);
-
-	err = spool_open();
-	if (err) {
-		say("failed to create %s: %s; GPU-side recording off for pid %d", g.path, strerror(-err),
-		    (int)g.pid);
-		goto cleanup;
-	}
-	atomic_store(&g.state, ST_ON);
-	if (!enable_recording())
-		goto off;
 	err = writer_start();
 	if (err) {
 		say("failed to start the writer thread: %s; GPU-side recording off for pid %d",
 		    strerror(-err), (int)g.pid);
-		goto off;
+		/* CUPTI may hold buffers of the pool: they stay, and buffers
+		 * still completed go straight back to it */
+		if (atomic_load(&g.state) == ST_ON) {
+			atomic_store(&g.state, ST_OFF);
+			disable_activity();
+			cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+			unsubscribe();
+		}
+		atomic_store(&g.state, ST_DONE);
+		gt_spool__discard(&g.spool);
+		return;
 	}
 	atexit(at_exit);
-	return;
-
-off:
-	/* CUPTI may hold buffers of the pool: they stay, and buffers still
-	 * completed go straight back to it */
-	atomic_store(&g.state, ST_OFF);
-	disable_activity();
-	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-	atomic_store(&g.state, ST_DONE);
-	unsubscribe();
-	spool_discard();
-	return;
-cleanup:
-	unsubscribe();
-	free(g.out);
-	g.out = NULL;
-	gt_cupti_conv__free(g.conv);
-	g.conv = NULL;
 }
 
-/* Starts recording, once, when a recording wants this process. */
-static void init_once(void)
+/* Starts the agent, once, when a recording may want this process. */
+void gt_agent__init_once(void)
 {
 	if (atomic_exchange(&g.initialized, 1))
 		return;
-	if (!wanted(g.dir, g.stop))
+	if (gt_ctl__init(&g.ctl, getpid()) == GT_CTL_NONE)
 		return;
 	start();
 	if (gt_nvtx_capture__on() && atomic_load(&g.state) != ST_ON)
@@ -815,48 +889,6 @@ static void init_once(void)
  * library.  Returns 1 in every case: the agent never fails the program. */
 GT_EXPORT int InitializeInjection(void)
 {
-	init_once();
+	gt_agent__init_once();
 	return 1;
-}
-
-/*
- * NVTX injection (NVTX_INJECTION64_PATH may name this library too): forwards
- * to CUPTI's only while a recording wants this process, so that NVTX calls
- * stay no-ops otherwise.  NVTX calls this at the first NVTX call, which may
- * come before cuInit: with capture ranges asked for, recording starts here
- * then, so that CUPTI reports that first range.  Returning 0 tells NVTX that
- * no tool is attached.
- */
-typedef const void *(*gt_nvtx_export_table_fn)(uint32_t id);
-
-GT_EXPORT int InitializeInjectionNvtx2(gt_nvtx_export_table_fn get_export_table);
-/* this library's own definition: the exported name may bind to libcupti's
- * when libcupti is in the program's global scope */
-extern __typeof__(InitializeInjectionNvtx2) nvtx_init_self
-	__attribute__((alias("InitializeInjectionNvtx2"), visibility("hidden")));
-
-int InitializeInjectionNvtx2(gt_nvtx_export_table_fn get_export_table)
-{
-	int (*cupti_init)(gt_nvtx_export_table_fn);
-	char dir[PATH_MAX], stop[PATH_MAX];
-
-	if (!wanted(dir, stop))
-		return 0;
-	if (capture_spec())
-		init_once();
-	/* the next definition after this library's own: libcupti's */
-	*(void **)&cupti_init = dlsym(RTLD_NEXT, "InitializeInjectionNvtx2");
-	if (!cupti_init) {	/* the libcupti this library is linked to, by its path */
-		Dl_info info;
-		void *h;
-
-		if (dladdr((void *)cuptiGetTimestamp, &info) && info.dli_fname &&
-		    (h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD))) {
-			*(void **)&cupti_init = dlsym(h, "InitializeInjectionNvtx2");
-			dlclose(h);	/* drops the reference NOLOAD took; libcupti stays */
-		}
-	}
-	if (!cupti_init || cupti_init == nvtx_init_self)
-		return 0;
-	return cupti_init(get_export_table);
 }

@@ -498,7 +498,16 @@ size_t gt_cupti_conv__stats(const struct gt_cupti_conv *c, __u64 now,
 	r->buffers = x->buffers;
 	r->unknown = c->unknown;
 	r->clock_offset_ns = x->clock_offset_ns;
+	r->flags = x->flags;
+	r->lost_disk = x->lost_disk;
+	r->lost_backlog = x->lost_backlog;
 	return sizeof(*r);
+}
+
+void gt_cupti_conv__reset_counts(struct gt_cupti_conv *c)
+{
+	c->records = 0;
+	c->unknown = 0;
 }
 
 size_t gt_cupti_conv__mark(const struct gt_cupti_conv *c, __u64 ts, __u64 flush_ns, void *out)

@@ -55,11 +55,18 @@ __u64 gt_cupti_conv__records(const struct gt_cupti_conv *c);
  * without a start. */
 __u64 gt_cupti_conv__unknown(const struct gt_cupti_conv *c);
 
+/* Starts the two counters above from 0 again (the agent counts per stretch of
+ * recording: from the time it starts or resumes to the time it pauses). */
+void gt_cupti_conv__reset_counts(struct gt_cupti_conv *c);
+
 /* Counters the caller keeps, for gt_cupti_conv__stats. */
 struct gt_cupti_conv_extra {
 	__u64 dropped;		/* records CUPTI dropped + records in buffers not queued */
 	__u64 buffers;		/* buffers completed */
 	__u64 clock_offset_ns;	/* |cuptiGetTimestamp - CLOCK_MONOTONIC| at start */
+	__u64 flags;		/* enum gt_cupti_stats_flags */
+	__u64 lost_disk;	/* converted records not written: the file system was full */
+	__u64 lost_backlog;	/* ... the spool held too much unread */
 };
 
 /* Writes the process' GT_REC_CUPTI_STATS (ts = now) into out, which holds

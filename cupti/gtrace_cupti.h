@@ -16,14 +16,43 @@
  *     naming libcupti itself makes NVTX go through CUPTI for the whole life
  *     of the program.  Without it: kernels, copies, sets, no GT_REC_NVTX.
  *
- * When the agent records (else it returns at once, subscribing to nothing):
- *   GTRACE_CUPTI_DIR=<dir>   spool into <dir>; or, when unset,
- *   GTRACE_CUPTI_RUN_DIR exists  (a running `gtrace-bpf --all`, or `daemon
- *                             --cupti`, creates it; its mode decides whose
- *                             programs can join: the agent only needs to
- *                             create its file there).
+ * Where the agent spools, and when it records:
+ *   GTRACE_CUPTI_DIR=<dir>   a private directory (gtrace-bpf --cupti -- CMD, or
+ *                             one the user made and merges by hand later): the
+ *                             agent records from its start until the recording
+ *                             ends -- <dir>/GT_CUPTI_STOP_FILE appears, <dir>
+ *                             goes, or the recorder that holds <dir>/
+ *                             GT_CUPTI_RECORDER_FILE locked is gone (no such
+ *                             file: no such check) -- and then stops for good.
+ *   else the run directory   $GTRACE_RUN_DIR/cupti, by default
+ *                             GTRACE_CUPTI_RUN_DIR (root's, mode 1733: anyone
+ *                             may create a file in it, nobody but root lists or
+ *                             removes what is not theirs).  When it exists at
+ *                             cuInit the agent stays in the process, armed, and
+ *                             records while a recorder is live: one holds an
+ *                             OFD write lock (fcntl F_OFD_SETLK) on
+ *                             <dir>/GT_CUPTI_RECORDER_FILE and wants this
+ *                             process: <dir>/GT_CUPTI_SESSION_FILE says
+ *                             "scope all", or "scope listed" and
+ *                             <dir>/go.<pid> exists.  Otherwise (no session
+ *                             file, or one that says "pause") it pauses:
+ *                             CUPTI's activity off, its subscriber slot given
+ *                             back, its spool file kept open; it records into
+ *                             the same file again for the next recorder.  Only
+ *                             files owned by root or by the directory's owner
+ *                             count.  The agent looks at them every
+ *                             GT_CUPTI_POLL_STOP_MS, and while it does not
+ *                             record it looks at the session file's inode,
+ *                             mtime and size every GT_CUPTI_POLL_GO_MS (the
+ *                             recorder replaces the file whenever it says
+ *                             something new: a new recorder, a pause, a
+ *                             process listed), so that it starts recording
+ *                             within that of a recorder's start.
  *   GTRACE_CUPTI_ALL_API=1   record every driver API call (the DRIVER activity
  *                             kind) instead of only the launch/copy/set ones.
+ *   GTRACE_CUPTI_SPOOL_MAX=<bytes>  the most unread bytes the spool may hold
+ *                             on disk (default GT_CUPTI_SPOOL_MAX_DEFAULT)
+ *                             before the agent drops what it converts (counted).
  *   GTRACE_NVTX_CAPTURE=NAME[@DOMAIN]  capture ranges (record -c nvtx): the
  *                             agent calls its function gtrace_capture_open()
  *                             when the first NVTX range with message NAME (in
@@ -34,30 +63,39 @@
  *                             NAME or DOMAIN.  Needs NVTX_INJECTION64_PATH =
  *                             the agent.  Details: cupti/nvtx_capture.h.
  *
- * Spool file: <dir>/gtrace-cupti.<pid>.spool, created O_EXCL, mode 0600,
- * owned by the program's user: GT_CUPTI_MAGIC (8 bytes) then records of
- * bpf/gtrace_events.h back to back (each hdr.size bytes, a multiple of 8),
- * written in large chunks as CUPTI hands buffers over, so a reader may see a
- * last record cut short while the program runs; it ends with one
- * GT_REC_CUPTI_STATS once the agent stopped, and is fsync'ed then.
+ * Spool file: <dir>/gtrace-cupti.<pid>.spool (or gtrace-cupti.<pid>.<n>.spool
+ * when that name is taken), created O_EXCL, mode 0600, owned by the program's
+ * user: GT_CUPTI_MAGIC (8 bytes) then records of bpf/gtrace_events.h back to
+ * back (each hdr.size bytes, a multiple of 8), written in large chunks of
+ * whole records as CUPTI hands buffers over, so a reader may see a last
+ * record cut short while the program runs.  While recording the agent hands
+ * CUPTI's records over every GT_CUPTI_LIVE_FLUSH_MS (a forced flush: what has
+ * completed) and then writes one GT_REC_CUPTI_MARK, so that every kernel, copy
+ * and set that ended before the mark's ts is in the file before it.  At a pause
+ * or a stop it writes one GT_REC_CUPTI_STATS (flags say which) after
+ * everything CUPTI held.
  *
- * Live spooling (gtrace-bpf daemon --cupti reads the files as they grow):
- * while <dir>/GT_CUPTI_LIVE_FILE exists the agent also hands CUPTI's records
- * over every GT_CUPTI_LIVE_FLUSH_MS (a forced flush: what has completed) and
- * then writes one GT_REC_CUPTI_MARK, so that every kernel, copy and set that
- * ended before the mark's ts is in the file before it.  The reader may punch
- * holes in what it has read (the file's size stays, its blocks go back).
+ * Reading: the recorder reads the file as it grows and gives what it read back
+ * to the file system by punching a hole from the start up to exactly the end
+ * of the last record it took (the file keeps its size; the bytes read become
+ * zeros).  So the first non-zero bytes of a spool are where its unread records
+ * begin: a recorder that comes after one that was killed finds its place
+ * there (no record starts with 16 zero bytes: every record names its pid).
  *
- * Stopping: the agent stops (flushes CUPTI, writes its stats record, closes
- * the file) at the program's exit, or within ~GT_CUPTI_POLL_STOP_MS after the
- * recorder creates <dir>/GT_CUPTI_STOP_FILE or removes <dir>.  A stopped
- * agent does not start again in that process.
+ * Bounds: the agent keeps GT_CUPTI_RESERVE bytes allocated past the end of the
+ * file (fallocate, FALLOC_FL_KEEP_SIZE) for its last records; a chunk that
+ * does not fit on the file system, or that would make the unread part exceed
+ * its bound, is not written: its records are counted as lost (lost_disk,
+ * lost_backlog in GT_REC_CUPTI_STATS) and the agent goes on with the next.
  */
 #ifndef GTRACE_CUPTI_H
 #define GTRACE_CUPTI_H
 
-/* directory whose existence asks every agent to record (no env needed) */
+/* the run directory, whose existence at cuInit arms the agent (no env
+ * needed); GTRACE_RUN_DIR=<d> moves it to <d>/cupti (tests) */
 #define GTRACE_CUPTI_RUN_DIR	"/run/gtrace-bpf/cupti"
+#define GT_RUN_DIR_ENV		"GTRACE_RUN_DIR"
+#define GT_CUPTI_RUN_SUBDIR	"cupti"
 
 /* environment of the traced program */
 #define GT_CUPTI_ENV_DIR	"GTRACE_CUPTI_DIR"
@@ -84,15 +122,30 @@
 #define GT_CUPTI_MAGIC		"GTCUPTI1"
 #define GT_CUPTI_MAGIC_LEN	8
 
-/* a file of this name in the directory asks the agents to stop */
+/* a file of this name in a private directory asks the agents to stop */
 #define GT_CUPTI_STOP_FILE	"stop"
+/* the file a live recorder holds an OFD write lock on */
+#define GT_CUPTI_RECORDER_FILE	"recorder"
+/* the run directory's session: "scope all", "scope listed" or "pause" */
+#define GT_CUPTI_SESSION_FILE	"session"
+#define GT_CUPTI_SCOPE_ALL	"scope all"
+#define GT_CUPTI_SCOPE_LISTED	"scope listed"
+#define GT_CUPTI_PAUSE		"pause"
+/* "scope listed": the recorder wants the process of this file, printf format
+ * taking the pid */
+#define GT_CUPTI_GO_FMT		"go.%d"
 
-/* how often an agent looks for the stop signal (and the live file) */
+/* how often an agent looks at what the recorder wants */
 #define GT_CUPTI_POLL_STOP_MS	200
-
-/* a file of this name in the directory asks for live spooling (above) */
-#define GT_CUPTI_LIVE_FILE	"live"
-/* how often an agent flushes while spooling live */
+/* ... at the run directory's session file, while it does not record */
+#define GT_CUPTI_POLL_GO_MS	10
+/* how often an agent flushes while recording */
 #define GT_CUPTI_LIVE_FLUSH_MS	500
+
+/* bytes kept allocated past the end of a spool for the agent's last records */
+#define GT_CUPTI_RESERVE	(64u << 10)
+/* the most unread bytes a spool holds on disk (GTRACE_CUPTI_SPOOL_MAX) */
+#define GT_CUPTI_ENV_SPOOL_MAX	"GTRACE_CUPTI_SPOOL_MAX"
+#define GT_CUPTI_SPOOL_MAX_DEFAULT	(256ull << 20)
 
 #endif /* GTRACE_CUPTI_H */

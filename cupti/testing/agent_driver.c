@@ -9,6 +9,9 @@
  *   s  sleep 500 ms                     S  create $GTRACE_CUPTI_DIR/stop
  *   f  fork a child that exits          x  _exit(0) (no exit handlers)
  *   q  print the mock's state as key=value
+ *   L U A l P R g   the run directory ($GTRACE_RUN_DIR/cupti) as a recorder
+ *      keeps it: hold / let go its lock, the session file "scope all",
+ *      "scope listed", "pause", none, this process' go file
  * then each NVTX-STEP, one NVTX call through the mock's NVTX (mock_api.h),
  * printing "STEP open=N close=M" after it: the calls of the agent's
  * gtrace_capture_open and gtrace_capture_close so far, counted by uprobes
@@ -32,6 +35,7 @@
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
@@ -359,6 +363,62 @@ static void run_nvtx(const char *step)
 	print_counts("", step, fds, second.started ? 2 : 1);
 }
 
+/* ------------------------------------------------------------ a recorder's part */
+
+static int lock_fd = -1;	/* 'L': the recorder's lock, held */
+
+/* $GTRACE_RUN_DIR/cupti/NAME, made anew (a new inode, as the recorder
+ * does) with content, or removed (content NULL). */
+static void run_file(const char *name, const char *content)
+{
+	char path[4200], tmp[4300];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cupti/%s", getenv("GTRACE_RUN_DIR"), name);
+	if (!content) {
+		unlink(path);
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return;
+	fputs(content, f);
+	fclose(f);
+	rename(tmp, path);
+}
+
+/* The run directory as a recorder keeps it:
+ *   L  hold the recorder's lock (an OFD write lock)   U  let it go
+ *   A  session "scope all"   l  "scope listed"   P  "pause"   R  no session
+ *   g  this process' go file */
+static void recorder_step(char c)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char path[4200], go[32];
+
+	switch (c) {
+	case 'L':
+		snprintf(path, sizeof(path), "%s/cupti/recorder", getenv("GTRACE_RUN_DIR"));
+		lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (lock_fd < 0 || fcntl(lock_fd, F_OFD_SETLK, &fl))
+			perror("recorder lock");
+		break;
+	case 'U':
+		close(lock_fd);
+		lock_fd = -1;
+		break;
+	case 'A': run_file("session", "scope all\n"); break;
+	case 'l': run_file("session", "scope listed\n"); break;
+	case 'P': run_file("session", "pause\n"); break;
+	case 'R': run_file("session", NULL); break;
+	case 'g':
+		snprintf(go, sizeof(go), "go.%d", (int)getpid());
+		run_file(go, "");
+		break;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	unsigned corr = 1;
@@ -417,6 +477,9 @@ int main(int argc, char **argv)
 		}
 		case 'q': print_state(); break;
 		case 'x': fflush(stdout); fflush(stderr); _exit(0);
+		case 'L': case 'U': case 'A': case 'l': case 'P': case 'R': case 'g':
+			recorder_step(*p);
+			break;
 		}
 	}
 	for (int i = 3; i < argc; i++)

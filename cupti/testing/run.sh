@@ -45,22 +45,87 @@ if [ "${GTRACE_CUPTI_CHECK:-}" = nvtx ]; then
 	exit
 fi
 
-# idle: nothing asks for a recording (skipped while a recorder runs here)
-if [ -d /run/gtrace-bpf/cupti ]; then
-	echo "note: /run/gtrace-bpf/cupti exists (a recorder runs): idle case skipped"
+# idle: nothing asks for a recording (no private directory, no run directory)
+env -u GTRACE_CUPTI_DIR GTRACE_RUN_DIR="$tmp/no-run-dir" "$driver" "$agent" iqnq > "$tmp/idle.out" 2> "$tmp/idle.err"
+if [ $? -eq 0 ] && grep -q 'subscribes=0' "$tmp/idle.out" && grep -q '^nvtx=0' "$tmp/idle.out" &&
+	grep -q 'nvtx_inits=0' "$tmp/idle.out" && [ ! -s "$tmp/idle.err" ]; then
+	ok "idle: no subscription, NVTX declined, silent"
 else
-	env -u GTRACE_CUPTI_DIR "$driver" "$agent" iqnq > "$tmp/idle.out" 2> "$tmp/idle.err"
-	if [ $? -eq 0 ] && grep -q 'subscribes=0' "$tmp/idle.out" && grep -q '^nvtx=0' "$tmp/idle.out" &&
-		grep -q 'nvtx_inits=0' "$tmp/idle.out" && [ ! -s "$tmp/idle.err" ]; then
-		ok "idle: no subscription, NVTX declined, silent"
-	else
-		bad "idle" "$(cat "$tmp/idle.out" "$tmp/idle.err" | tr '\n' ' ')"
-	fi
+	bad "idle" "$(cat "$tmp/idle.out" "$tmp/idle.err" | tr '\n' ' ')"
+fi
+
+# rundir NAME STEPS [VAR=VALUE...]: the driver with the run directory
+# $tmp/NAME/cupti (root's, 1733, as the recorder makes it), no private one;
+# its spool file in $spool
+rundir() {
+	local name=$1 steps=$2
+	shift 2
+	dir=$tmp/$name/cupti
+	mkdir -p "$dir" && chmod 1733 "$dir"
+	out=$tmp/$name.out err=$tmp/$name.err
+	env -u GTRACE_CUPTI_DIR GTRACE_RUN_DIR="$tmp/$name" "$@" "$driver" "$agent" "$steps" > "$out" 2> "$err"
+	rc=$?
+	spool=$(ls "$dir"/gtrace-cupti.*.spool 2>/dev/null | head -n 1)
+}
+
+# armed in the run directory: records while a recorder holds the lock and
+# its session wants the process; pauses (counters flagged paused, CUPTI off,
+# the slot given back) and records again into the same file
+rundir armed ieLAseesPseAseesUsesq
+expect_spool "run directory: two stretches of 200 kernels, each closed by paused counters, nothing while paused" \
+	"kseg == [200, 200] and [s['flags'] for s in allstats] == [2, 2] and [s['records'] for s in allstats] == [408, 408] and marks >= 2"
+[ "$(state subscribed)" = 0 ] && [ "$(state kinds)" = 0 ] && [ "$(state subscribes)" = 2 ] && [ ! -s "$err" ] &&
+	ok "run directory: paused, CUPTI off and the subscriber slot given back; silent" ||
+	bad "run directory: paused" "$(cat "$out" "$err" | tr '\n' ' ')"
+
+# no recorder: armed, nothing recorded, no file
+rundir norecorder iAseesq
+[ $rc -eq 0 ] && [ -z "$spool" ] && [ "$(state subscribes)" = 0 ] && ok "run directory without a live recorder: no file, CUPTI never started" ||
+	bad "run directory without a live recorder" "rc=$rc spool=$spool $(cat "$out" "$err" | tr '\n' ' ')"
+
+# "scope listed": the file says the process is there, it records from its go file on
+rundir listed ieLlseesgseesq
+expect_spool "scope listed: there (its file) from the start, records from its go file on" \
+	"kseg == [200] and stats['flags'] == 1"
+
+# what another user planted does not count: a session, a go file
+mkdir -p "$tmp/planted/cupti" && chmod 1733 "$tmp/planted/cupti"
+printf 'scope all\n' > "$tmp/planted/cupti/session"
+chown 65534 "$tmp/planted/cupti/session"
+rundir planted iLseesq
+[ $rc -eq 0 ] && [ -z "$spool" ] && [ "$(state subscribes)" = 0 ] && ok "run directory: another user's session file is not the recorder's" ||
+	bad "planted session file" "rc=$rc spool=$spool $(cat "$out" "$err" | tr '\n' ' ')"
+mkdir -p "$tmp/plantgo/cupti" && chmod 1733 "$tmp/plantgo/cupti"
+env -u GTRACE_CUPTI_DIR GTRACE_RUN_DIR="$tmp/plantgo" sh -c '
+	touch "$GTRACE_RUN_DIR/cupti/go.$$" && chown 65534 "$GTRACE_RUN_DIR/cupti/go.$$" && exec "$0" "$1" iLlseesq' \
+	"$driver" "$agent" > "$tmp/plantgo.out" 2> "$tmp/plantgo.err"
+spool=$(ls "$tmp"/plantgo/cupti/gtrace-cupti.*.spool 2>/dev/null | head -n 1)
+[ -n "$spool" ] && $check "$spool" "k == 0" > /dev/null && grep -q 'subscribes=0' "$tmp/plantgo.out" &&
+	ok "scope listed: another user's go file does not admit the process" ||
+	bad "planted go file" "spool=$spool $(cat "$tmp/plantgo.out" "$tmp/plantgo.err" | tr '\n' ' ')"
+
+# the spool's bound on what nobody read: the rest is counted, never half-written
+run backlog iEq GTRACE_CUPTI_SPOOL_MAX=2000000
+expect_spool "unread bound (2 MB): 406000 records written or counted lost, flagged, said once" \
+	"stats['lost_backlog'] > 0 and stats['flags'] & 8 and k + api + copies + sets + nvtx + stats['lost_backlog'] == 406000"
+[ "$(grep -c 'nobody read: GPU records of pid' "$err")" = 1 ] || bad "backlog message" "$(cat "$err")"
+
+# a full file system: what does not fit is counted, the counters still
+# written (the room kept for them), the file whole
+if [ "$(id -u)" -eq 0 ] && mkdir -p "$tmp/full" && mount -t tmpfs -o size=4m tmpfs "$tmp/full" 2> /dev/null; then
+	run full iEq GTRACE_CUPTI_DIR="$tmp/full"
+	spool=$(ls "$tmp"/full/gtrace-cupti.*.spool 2>/dev/null | head -n 1)
+	expect_spool "full file system: 406000 records written or counted lost, flagged, counters written" \
+		"stats is not None and stats['lost_disk'] > 0 and stats['flags'] & 4 and k + api + copies + sets + nvtx + stats['lost_disk'] == 406000"
+	[ "$(grep -c 'is full: GPU records of pid' "$err")" = 1 ] || bad "full disk message" "$(cat "$err")"
+	umount "$tmp/full"
+else
+	bad "full file system" "cannot mount a 4 MiB tmpfs (needs root)"
 fi
 
 run record iqeeecenq
 expect_spool "record until exit: every record, stats last" \
-	"k == 400 and api == 400 and copies == 4 and sets == 4 and nvtx == 4 and stats and stats['records'] == 816 and stats['unknown'] == 4 and stats['dropped'] == 0 and len(corr) == 400 and names == {'_Z10mockKernelv'} and all(r[1] > 0 and r[2] == 'mock range' for r in ranges) and len(pid) == 1"
+	"k == 400 and api == 400 and copies == 4 and sets == 4 and nvtx == 4 and stats and stats['records'] == 816 and stats['unknown'] == 4 and stats['dropped'] == 0 and stats['flags'] == 1 and stats['lost_disk'] == 0 and len(corr) == 400 and names == {'_Z10mockKernelv'} and all(r[1] > 0 and r[2] == 'mock range' for r in ranges) and len(pid) == 1"
 [ "$(state order_errors)" = 0 ] && [ "$(state driver_ids)" -gt 100 ] && grep -q '^nvtx=1' "$out" &&
 	[ "$(state nvtx_inits)" = 1 ] && [ "$(state subscribed)" = 1 ] &&
 	ok "record: timestamp callback first, launch/copy/set driver ids, NVTX forwarded" ||
@@ -113,12 +178,13 @@ else
 fi
 
 mkdir -p "$tmp/exists"
-GTRACE_CUPTI_DIR=$tmp/exists sh -c 'touch "$GTRACE_CUPTI_DIR/gtrace-cupti.$$.spool"; exec "$0" "$1" iq' \
+GTRACE_CUPTI_DIR=$tmp/exists sh -c 'touch "$GTRACE_CUPTI_DIR/gtrace-cupti.$$.spool"; exec "$0" "$1" ieq' \
 	"$driver" "$agent" > "$tmp/exists.out" 2> "$tmp/exists.err"
-if grep -q 'File exists' "$tmp/exists.err" && grep -q 'subscribed=0' "$tmp/exists.out"; then
-	ok "spool file exists: said, subscriber slot given back"
+spool=$(ls "$tmp"/exists/gtrace-cupti.*.1.spool 2>/dev/null | head -n 1)
+if [ -n "$spool" ] && $check "$spool" "k == 100" > /dev/null && [ ! -s "$tmp/exists/$(ls "$tmp/exists" | grep -v '\.1\.spool' | head -n 1)" ]; then
+	ok "spool name taken (a stale or planted file): the next name, recorded, the taken one untouched"
 else
-	bad "spool file exists" "$(cat "$tmp/exists.out" "$tmp/exists.err" | tr '\n' ' ')"
+	bad "spool file exists" "spool=$spool $(cat "$tmp/exists.out" "$tmp/exists.err" | tr '\n' ' ')"
 fi
 
 if [ "$(id -u)" -eq 0 ] && id nobody > /dev/null 2>&1; then

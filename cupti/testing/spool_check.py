@@ -3,11 +3,13 @@
 """Reads a CUPTI agent spool file (cupti/gtrace_cupti.h) and evaluates a
 Python expression over what it holds:
   spool_check.py SPOOL EXPR
-names: k (GPU kernels), api, copies, sets, nvtx (counts), stats (dict of the
-last GT_REC_CUPTI_STATS, None if the file does not end with one), corr (set
-of kernel correlation ids), names (set of kernel names), ranges (list of
-(id, dur, name, tid)), pid (set of hdr.pid).  Prints a summary; exit 0 when
-EXPR holds."""
+names: k (GPU kernels), api, copies, sets, nvtx, marks (counts), stats (dict
+of the last GT_REC_CUPTI_STATS, None if the file does not end with one),
+allstats (every GT_REC_CUPTI_STATS, in order), kseg (kernels between two
+stats records, a list), corr (set of kernel correlation ids), names (set of
+kernel names), ranges (list of (id, dur, name, tid)), pid (set of hdr.pid).
+Prints a summary; exit 0 when EXPR holds.  Stats flags: 1 final, 2 paused,
+4 disk full, 8 backlog."""
 import struct, sys
 
 path, expr = sys.argv[1], sys.argv[2]
@@ -16,6 +18,7 @@ if d[:8] != b"GTCUPTI1":
     print(f"{path}: bad magic {d[:8]!r}")
     sys.exit(1)
 off, counts, corr, names, ranges, pids, stats = 8, {}, set(), set(), [], set(), None
+allstats, kseg, kn = [], [], 0
 while off < len(d):
     ts, p, tid, typ, size, api, cpu = struct.unpack_from("<QIIHHHH", d, off)
     if size < 24 or size % 8 or off + size > len(d) or api or cpu:
@@ -25,6 +28,7 @@ while off < len(d):
     pids.add(p)
     stats = None
     if typ == 40:
+        kn += 1
         corr.add(struct.unpack_from("<I", d, off + 40)[0])
         ln = struct.unpack_from("<H", d, off + 86)[0]
         names.add(d[off + 88:off + 87 + ln].decode())
@@ -32,11 +36,17 @@ while off < len(d):
         dur, i, ln = struct.unpack_from("<QIH", d, off + 24)
         ranges.append((i, dur, d[off + 40:off + 39 + ln].decode(), tid))
     elif typ == 45:
-        stats = dict(zip(("records", "dropped", "buffers", "unknown", "clock_offset_ns"),
-                         struct.unpack_from("<5Q", d, off + 24)))
+        keys = ("records", "dropped", "buffers", "unknown", "clock_offset_ns")
+        if size >= 88:
+            keys += ("flags", "lost_disk", "lost_backlog")
+        stats = dict(zip(keys, struct.unpack_from("<%dQ" % len(keys), d, off + 24)))
+        allstats.append(stats)
+        kseg.append(kn)
+        kn = 0
     off += size
 v = dict(k=counts.get(40, 0), copies=counts.get(41, 0), sets=counts.get(42, 0), api=counts.get(43, 0),
-         nvtx=counts.get(44, 0), stats=stats, corr=corr, names=names, ranges=ranges, pid=pids)
+         nvtx=counts.get(44, 0), marks=counts.get(50, 0), stats=stats, allstats=allstats,
+         kseg=kseg + ([kn] if kn else []), corr=corr, names=names, ranges=ranges, pid=pids)
 print(f"kernels={v['k']} api={v['api']} copies={v['copies']} sets={v['sets']} nvtx={v['nvtx']} stats={stats}")
 ok = eval(expr, {}, v)
 if not ok:

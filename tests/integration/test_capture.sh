@@ -251,8 +251,10 @@ t_delay_duration() {
 # agent adds (here none: the mock libcuda loads no injection).
 t_trace_none() {
 	local d
-	# an agent that does nothing: the mock libcuda loads no injection anyway
-	echo 'void gt_nothing(void) {}' | cc -shared -fPIC -x c - -o "$T/agent.so" || fatal "cannot build a stand-in agent"
+	# an agent that does nothing (the entry point the recorder checks for):
+	# the mock libcuda loads no injection anyway
+	echo 'int InitializeInjection(void) { return 1; }' | cc -shared -fPIC -x c - -o "$T/agent.so" ||
+		fatal "cannot build a stand-in agent"
 	# past the recorder's once-a-second rescan of new processes' libcuda
 	# copies (which must not attach the CPU-side probes either)
 	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --cupti=optional --cupti-lib "$T/agent.so" -t none -o "$T/tn.gtrace" -- \

@@ -8,10 +8,10 @@
 # gpu-idle trigger fires once on a planted idle gap and never without one,
 # for a process without the agent, or before a process used its GPU; spool
 # files give back what was read and go once their process has; a daemon
-# after a SIGKILLed one takes the spool files over; snapshots under a flood
-# of GPU records are merged off the recording loop; bad specs exit 2 with
-# one line. Each case has its own run directory (GTRACE_RUN_DIR) and snapshot
-# directory; the agents' run directory is the system's (/run/gtrace-bpf/cupti).
+# after a SIGKILLed one takes the agents over where it stopped reading;
+# snapshots under a flood of GPU records are merged off the recording loop;
+# bad specs exit 2 with one line. Each case has its own run directory
+# (GTRACE_RUN_DIR, which the agents read too) and snapshot directory.
 REQUIRES="root jq mock gtrace"
 # it times the recording loop: nothing else beside it, the plain build only
 QUIET_CASES="t_stall"
@@ -21,7 +21,6 @@ OUT_DIR=$(dirname "$MOCK_DIR")
 AGENT=$OUT_DIR/libgtrace-cupti.so
 CUPTI_MOCK=$OUT_DIR/cupti/mock
 DRIVER=$CUPTI_MOCK/agent_driver
-RUN=/run/gtrace-bpf/cupti
 
 need_cupti() {
 	[ -f "$AGENT" ] && [ -x "$DRIVER" ] && ls "$CUPTI_MOCK"/libcupti.so.* > /dev/null 2>&1 ||
@@ -33,6 +32,7 @@ need_cupti() {
 start_cupti_daemon() {
 	need_cupti
 	start_daemon --cupti --cupti-lib "$AGENT" "$@"
+	RUN=$T/run/cupti
 }
 
 # the environment of a program started with the agent (run_wl NAME
@@ -49,7 +49,7 @@ status_of() { "$GTRACE" status | awk -v k="$1" '$1 == k { print $2 }'; }
 t_snapshot() {
 	local got dp
 	start_cupti_daemon --mode full --window 30s
-	[ -f "$RUN/live" ] || err "no $RUN/live while the daemon runs"
+	[ "$(cat "$RUN/session")" = "scope all" ] || err "the session says '$(cat "$RUN/session")' while the daemon runs"
 	run_wl a "${AGENT_ENV[@]}" --launches 40 --copies 3
 	a=$WP
 	# the agent's own driver: 100 kernels, a copy, a set, an NVTX range
@@ -85,7 +85,8 @@ t_snapshot() {
 	[ "$got" -eq 0 ] || err "$got spool files left in $RUN after their processes exited"
 	[ "$(status_of cupti_spool_removed)" = 2 ] || err "status: cupti_spool_removed $(status_of cupti_spool_removed), expected 2"
 	stop_daemon
-	[ ! -e "$RUN" ] || err "$RUN is left after the daemon stopped: $(ls -A "$RUN" | tr '\n' ' ')"
+	[ ! -e "$RUN/session" ] || err "the session is left after the daemon stopped"
+	[ -z "$(ls "$RUN" | grep -v '^recorder$')" ] || err "$RUN holds more than the lock file after the daemon stopped: $(ls -A "$RUN" | tr '\n' ' ')"
 }
 
 trig_files() { find "$T/snaps" -name 'system_gpu-idle_trigger_*.gtrace' | sort; }
@@ -156,10 +157,11 @@ t_bounded() {
 	stop_daemon
 }
 
-# A daemon killed with SIGKILL leaves its spool files; the next takes them
-# over and reads on from the agents' next flush mark.
+# A daemon killed with SIGKILL leaves its spool files; the next takes the
+# agents over and reads on where the first stopped reading: nothing skipped,
+# every launch in its window with its kernel.
 t_takeover() {
-	local wp got
+	local wp launches got
 	start_cupti_daemon --mode full --window 30s
 	start_workload k "${AGENT_ENV[@]}" "GT_LIBCUDA=$MOCK_LIB" GT_MOCK_GPU_NS=1000 -- --flood 4 --rate 10000
 	wp=$WPID
@@ -167,13 +169,16 @@ t_takeover() {
 	kill -KILL "$DPID"
 	wait "$DPID" 2> /dev/null
 	start_cupti_daemon --mode full --window 30s
-	grep -q "taking over gtrace-cupti.$wp.spool" "$T/daemon.err" || err "the second daemon did not take the spool over"
 	wait_exit "$wp" 30 || fatal "the flood did not end"
 	sleep 1.5
-	[ "$(status_of cupti_spool_resyncs)" = 1 ] || err "status: cupti_spool_resyncs $(status_of cupti_spool_resyncs), expected 1"
+	[ "$(status_of cupti_spool_resyncs)" = 0 ] || err "status: cupti_spool_resyncs $(status_of cupti_spool_resyncs), expected 0"
+	[ "$(status_of cupti_records_before_start)" -gt 0 ] || err "status: nothing of the first daemon's time left out"
 	snap
-	got=$(gpu_kernels "$SNAP")
-	[ "${got:-0}" -gt 10000 ] || err "the second daemon's snapshot holds $got GPU kernels of the last 2.5 s (about 25000)"
+	dump_trace "$SNAP" "$T/k.json"
+	launches=$(launches_of "$T/k.json" "$wp")
+	got=$(count "$T/k.json" "$wp" '.type == "gpu_kernel" and .launch_ts != null')
+	[ "$launches" -gt 10000 ] || err "the second daemon recorded $launches launches of the last 2.5 s (about 25000)"
+	[ "$got" = "$launches" ] || err "the second daemon's snapshot holds $got linked GPU kernels of its $launches launches"
 	[ ! -e "$RUN/gtrace-cupti.$wp.spool" ] || err "the spool is left after its process exited"
 	stop_daemon
 }
@@ -240,7 +245,7 @@ add_case t_snapshot "daemon --cupti: a snapshot holds the GPU kernels (named), c
 add_case t_gap "daemon --cupti --trigger gpu-idle>500ms: a planted 1.5 s GPU idle gap fires once, a snapshot and a trigger record named after it"
 add_case t_no_gap "daemon --trigger gpu-idle: no gap, a process without the agent, a process before its first GPU work: none fires"
 add_case t_bounded "daemon --cupti: spool files give back what was read; at 10000 launches/s nothing is skipped, every kernel in the snapshot"
-add_case t_takeover "daemon --cupti: after a SIGKILLed daemon the next takes its spool files over at the next flush mark"
+add_case t_takeover "daemon --cupti: after a SIGKILLed daemon the next reads on where it stopped: every launch of its own with its kernel"
 add_case t_stall "daemon --cupti: snapshots under a GPU-record flood are merged off the loop, which each holds a few ms; nothing dropped or skipped"
 add_case t_bad "daemon --cupti: bad gpu-idle specs and --cupti-lib without --cupti exit 2 with one line"
 run_cases "$@"

@@ -177,8 +177,14 @@ spool_lines() {
 	         "kernel \($pid) \($corr) \(if $x.ts == $first then $x.ts - 500 else $x.ts + $d + 1000 end) 2000 _Z4testv"
 	       else "\($x.type) \($pid) \($corr) \($x.ts + 1000) 3000 \($x.bytes)" end) ),
 	  "kernel \($pid) 9001 \($tail_ts + 1000) 2000 _Z6orphanv",
-	  "api \($pid) \($tid) 9002 \($tail_ts + 5000000000) 1000",
-	  "kernel \($pid) 9002 \($tail_ts + 5000000100) 2000 _Z4latev",
+	  # a call CUPTI saw on a thread that made no recorded call, inside the
+	  # recording (outside it, it would be one the recording could not see)
+	  "api \($pid) 4194301 9002 \($first + 100) 1000",
+	  "kernel \($pid) 9002 \($first + 5000) 2000 _Z4latev",
+	  # a call after the last record of the recording: one it could not see, its
+	  # GPU work and API record left out, counted (not unmatched)
+	  "api \($pid) \($tid) 9003 \($tail_ts + 5000000000) 1000",
+	  "kernel \($pid) 9003 \($tail_ts + 5000000100) 2000 _Z5afterv",
 	  "nvtx \($pid) \($tid) \($c[0].ts) 1000000 step",
 	  "stats \($pid) \($tail_ts + 5000001000) 100 0"' "$T/a.json"
 }
@@ -244,7 +250,7 @@ t_merge() {
 	[ -f "$T/a_merged.gtrace" ] || fatal "no a_merged.gtrace after gtrace-bpf merge"
 	[ ! -s "$T/m.out" ] || err "gtrace-bpf merge printed on stdout: $(head -c 200 "$T/m.out")"
 	# 18 kernels, 5 copies, 1 set linked; the orphan and the late kernel not
-	want="gtrace-bpf: merged 26 GPU records from 1 processes: 24 linked (92.3 %), 2 unmatched, 1 causality violations, 2 launches without GPU work, 1 without an API record"
+	want="gtrace-bpf: merged 26 GPU records from 1 processes: 24 linked (92.3 %), 2 unmatched, 1 causality violations, 2 launches without GPU work, 1 without an API record, 2 GPU-side records of calls before or after the recording left out"
 	got=$(cat "$T/m.err")
 	[ "$got" = "$want" ] || err "merge summary:
   got      $got
@@ -357,128 +363,6 @@ t_merge_damaged() {
 	[ -z "$(find "$T" -name '.*.merge.*')" ] || err "temporary files left: $(find "$T" -name '.*.merge.*')"
 }
 
-t_cupti_missing_agent() {
-	local rc
-	"$GTRACE" --cupti --cupti-lib "$T/nope.so" -o "$T/x.gtrace" -- true > "$T/o" 2> "$T/e"
-	rc=$?
-	[ "$rc" -ne 0 ] || err "--cupti with a missing --cupti-lib: exit 0"
-	one_line "--cupti with a missing --cupti-lib" "$T/e"
-	grep -q "nope.so" "$T/e" || err "--cupti-lib missing: the error does not name the file: $(cat "$T/e")"
-	[ ! -e "$T/x.gtrace" ] || err "--cupti with a missing agent wrote a trace"
-	# a gtrace-bpf with no agent beside it, in ../lib/gtrace-bpf or .output
-	mkdir -p "$T/bin"
-	cp "$GTRACE" "$T/bin/gtrace-bpf"
-	"$T/bin/gtrace-bpf" --cupti -o "$T/y.gtrace" -- true > "$T/o" 2> "$T/e"
-	rc=$?
-	[ "$rc" -ne 0 ] || err "--cupti without an agent library: exit 0"
-	one_line "--cupti without an agent library" "$T/e"
-	grep -q "libgtrace-cupti.so" "$T/e" || err "--cupti without an agent: $(cat "$T/e")"
-	[ ! -e "$T/y.gtrace" ] || err "--cupti without an agent wrote a trace"
-	"$GTRACE" --trace cuda,cupti --cupti-lib "$T/nope.so" -o "$T/z.gtrace" -- true > "$T/o" 2> "$T/e"
-	rc=$?
-	[ "$rc" -ne 0 ] && grep -q "nope.so" "$T/e" || err "--trace cuda,cupti does not mean --cupti: exit $rc, $(cat "$T/e")"
-}
-
-# -- CMD --cupti: the agent's environment reaches CMD, its spool is merged
-# into the output, the private directory goes.  A stand-in agent library
-# (the mock libcuda does not load injections): CMD writes its spool itself.
-t_cupti_cmd() {
-	local dir lib want got nvtx
-	build_spoolgen
-	echo 'int gt_fake_agent;' > "$T/agent.c"
-	cc -shared -fPIC "$T/agent.c" -o "$T/agent.so" || fatal "cannot build the stand-in agent"
-	lib=$(readlink -f "$T/agent.so")
-	cat > "$T/wrap.sh" <<EOF
-#!/bin/sh
-env | grep -E '^(CUDA_INJECTION64_PATH|GTRACE_CUPTI_DIR|NVTX_INJECTION64_PATH)=' | sort > "$T/env.txt"
-stat -c '%a %U' "\$GTRACE_CUPTI_DIR" > "$T/dir.txt"
-printf 'api %s %s 1 1000 100\nkernel %s 1 2000 100 _Z1kv\nnvtx %s %s 500 10 r\nstats %s 3000 2 0\n' \$\$ \$\$ \$\$ \$\$ \$\$ \$\$ |
-	"$SPOOLGEN" "\$GTRACE_CUPTI_DIR/gtrace-cupti.\$\$.spool"
-exec "\$@"
-EOF
-	chmod +x "$T/wrap.sh"
-	env -u CUDA_HOME GT_LIBCUDA="$MOCK_LIB" "$GTRACE" --libcuda "$MOCK_LIB" --trace cuda --cupti \
-		--cupti-lib "$T/agent.so" -o "$T/c.gtrace" -- "$T/wrap.sh" "$WORKLOAD" --launches 4 --copies 1 --syncs 1 \
-		> "$T/c.out" 2> "$T/c.err"
-	RC=$?
-	[ "$RC" -eq 0 ] || fatal "gtrace-bpf --cupti -- CMD exited with $RC: $(tail -n 3 "$T/c.err" | tr '\n' '|')"
-	dir=$(sed -n 's/^GTRACE_CUPTI_DIR=//p' "$T/env.txt")
-	[ -n "$dir" ] || fatal "CMD did not get GTRACE_CUPTI_DIR: $(tr '\n' '|' < "$T/env.txt")"
-	grep -qx "CUDA_INJECTION64_PATH=$lib" "$T/env.txt" || err "CUDA_INJECTION64_PATH in CMD: $(grep CUDA_INJ "$T/env.txt"), expected $lib"
-	[ "$(cat "$T/dir.txt")" = "700 root" ] || err "the spool directory was $(cat "$T/dir.txt"), expected 700 root"
-	[ ! -e "$dir" ] || err "the spool directory $dir is still there after the recording"
-	# NVTX goes through the agent, which hands it to CUPTI only while recording
-	grep -qx "NVTX_INJECTION64_PATH=$lib" "$T/env.txt" || err "NVTX_INJECTION64_PATH in CMD: $(grep NVTX "$T/env.txt"), expected $lib"
-	want="gtrace-bpf: merged 1 GPU records from 1 processes: 0 linked (0.0 %), 1 unmatched, 0 causality violations, 0 launches without GPU work"
-	got=$(grep '^gtrace-bpf: merged' "$T/c.err")
-	[ "$got" = "$want" ] || err "--cupti summary:
-  got      $got
-  expected $want"
-	dump_trace "$T/c.gtrace" "$T/c.json"
-	"$GTRACE" dump --summary "$T/c.gtrace" > "$T/sum.out" 2>&1
-	grep -q 'cupti=merged' "$T/sum.out" || err "the trace's options do not say cupti=merged: $(grep options "$T/sum.out")"
-	[ "$(stat -c %a "$T/c.gtrace")" = 600 ] || err "the merged trace has mode $(stat -c %a "$T/c.gtrace")"
-	jq -s -e '[.[] | select(.type == "launch")] | length == 4' "$T/c.json" > /dev/null ||
-		err "the merged trace does not hold the 4 launches"
-}
-
-# --all --cupti: the run directory exists while recording (root's, 0700),
-# spool files of recorded processes are merged, others left out, and the
-# directory goes at the end.
-t_cupti_all() {
-	local run=/run/gtrace-bpf/cupti want got
-	build_spoolgen
-	echo 'int gt_fake_agent;' > "$T/agent.c"
-	cc -shared -fPIC "$T/agent.c" -o "$T/agent.so" || fatal "cannot build the stand-in agent"
-	start_tracer --all --libcuda "$MOCK_LIB" --trace cuda --cupti --cupti-lib "$T/agent.so" -o "$T/all.gtrace"
-	[ -d "$run" ] || fatal "$run does not exist while recording with --all --cupti"
-	[ "$(stat -c '%a %U' "$run")" = "700 root" ] || err "$run is $(stat -c '%a %U' "$run"), expected 700 root"
-	start_workload w LD_LIBRARY_PATH="$MOCK_DIR" -- --launches 4 --copies 1 --syncs 1
-	finish_workload w "$WPID"
-	printf 'api %s %s 1 1000 100\nkernel %s 1 2000 100 _Z1kv\nstats %s 3000 2 0\n' \
-		"$WPID" "$WPID" "$WPID" "$WPID" | "$SPOOLGEN" "$run/gtrace-cupti.$WPID.spool"
-	# a process the recorder did not see
-	printf 'api 4194000 4194000 1 1000 100\nkernel 4194000 1 2000 100 _Z1kv\n' |
-		"$SPOOLGEN" "$run/gtrace-cupti.4194000.spool"
-	stop_tracer INT
-	want="gtrace-bpf: merged 1 GPU records from 1 processes: 0 linked (0.0 %), 1 unmatched, 0 causality violations, 0 launches without GPU work"
-	got=$(grep '^gtrace-bpf: merged' "$T/tracer.err")
-	[ "$got" = "$want" ] || err "--all --cupti summary:
-  got      $got
-  expected $want"
-	[ ! -e "$run" ] || err "$run is still there after the recording: $(ls -la "$run" | tr '\n' '|')"
-	"$GTRACE" dump --summary "$T/all.gtrace" > "$T/sum.out" 2>&1
-	grep -q 'cupti=merged' "$T/sum.out" || err "the trace's options do not say cupti=merged"
-}
-
-# --cupti -- CMD where the agent never loads (the mock libcuda loads no
-# injection, as a static binary or a program under another injection):
-# never a silent "0 GPU records" with status 0.
-t_cupti_never_loaded() {
-	local rc
-	echo 'int gt_fake_agent;' > "$T/agent.c"
-	cc -shared -fPIC "$T/agent.c" -o "$T/agent.so" || fatal "cannot build the stand-in agent"
-	GT_LIBCUDA="$MOCK_LIB" "$GTRACE" --libcuda "$MOCK_LIB" --trace cuda --cupti --cupti-lib "$T/agent.so" \
-		-o "$T/n.gtrace" -- "$WORKLOAD" --launches 4 --copies 1 --syncs 1 > "$T/n.out" 2> "$T/n.err"
-	rc=$?
-	[ "$rc" -eq 1 ] || err "--cupti with an agent that never loaded: exit $rc, expected 1"
-	grep -q '^gtrace-bpf: warning: --cupti: no GPU records: the agent never loaded although the command used CUDA' "$T/n.err" ||
-		err "no warning naming why there are no GPU records; stderr: $(tr '\n' '|' < "$T/n.err")"
-	dump_trace "$T/n.gtrace" "$T/n.json"
-	jq -s -e '[.[] | select(.type == "launch")] | length == 4' "$T/n.json" > /dev/null ||
-		err "the trace of a --cupti recording without GPU records lost its 4 launches"
-	GT_LIBCUDA="$MOCK_LIB" "$GTRACE" --libcuda "$MOCK_LIB" --trace cuda --cupti=optional --cupti-lib "$T/agent.so" \
-		-o "$T/o.gtrace" -- "$WORKLOAD" --launches 4 --copies 1 --syncs 1 > "$T/o.out" 2> "$T/o.err"
-	rc=$?
-	[ "$rc" -eq 0 ] || err "--cupti=optional with an agent that never loaded: exit $rc, expected 0; stderr: $(tail -n 3 "$T/o.err" | tr '\n' '|')"
-	grep -q 'warning: --cupti: no GPU records' "$T/o.err" || err "--cupti=optional: no warning about the missing GPU records"
-	"$GTRACE" --cupti=maybe -o "$T/m.gtrace" -- true > /dev/null 2> "$T/m.err"
-	rc=$?
-	[ "$rc" -eq 2 ] || err "--cupti=maybe: exit $rc, expected 2"
-	one_line "--cupti=maybe" "$T/m.err"
-}
-
-add_case t_cupti_never_loaded "--cupti -- CMD where the agent never loads: a warning naming why, status 1 unless --cupti=optional"
 
 # Spool files that a traced program could plant: a FIFO (must not block the
 # merge), links (not followed), another user's file. Each is left out with a
@@ -518,32 +402,6 @@ t_merge_hostile_spools() {
 	rc=$?
 	[ $rc -eq 0 ] && grep -q 'left out: it is a symbolic link$' "$T/l.err" ||
 		err "merge of a link named as SPOOL: status $rc: $(tr '\n' '|' < "$T/l.err")"
-}
-
-# An earlier run's spool files in the run directory are left out, as the
-# recorder says, and left there.
-t_cupti_all_keeps_old() {
-	local run=/run/gtrace-bpf/cupti old
-	build_spoolgen
-	# expanded now: $run is gone when the trap runs
-	trap "case_cleanup; rm -rf '$run'" EXIT
-	rm -rf "$run"
-	mkdir -p -m 0700 "$run" || fatal "cannot create $run"
-	old=$run/gtrace-cupti.4194001.spool
-	printf 'api 4194001 4194001 1 1000 100\n' | "$SPOOLGEN" "$old" || fatal "spoolgen failed"
-	echo 'int gt_fake_agent;' > "$T/agent.c"
-	cc -shared -fPIC "$T/agent.c" -o "$T/agent.so" || fatal "cannot build the stand-in agent"
-	start_tracer --all --libcuda "$MOCK_LIB" --trace cuda --cupti --cupti-lib "$T/agent.so" -o "$T/all.gtrace"
-	grep -q 'spool files of an earlier recording: they are left out' "$T/tracer.err" ||
-		err "the recorder did not say it leaves the earlier spool file out: $(tr '\n' '|' < "$T/tracer.err")"
-	start_workload w LD_LIBRARY_PATH="$MOCK_DIR" -- --launches 2 --syncs 1
-	finish_workload w "$WPID"
-	printf 'api %s %s 1 1000 100\nstats %s 3000 1 0\n' "$WPID" "$WPID" "$WPID" |
-		"$SPOOLGEN" "$run/gtrace-cupti.$WPID.spool"
-	stop_tracer INT
-	[ -f "$old" ] || err "the earlier recording's spool file was deleted: $(ls -la "$run" 2>&1 | tr '\n' '|')"
-	[ ! -e "$run/gtrace-cupti.$WPID.spool" ] || err "this recording's spool file is still there"
-	[ ! -e "$run/stop" ] || err "the stop file is still there"
 }
 
 # A trace recorded with -c: the agent saw the whole process, the recorder
@@ -595,9 +453,5 @@ add_case t_merge_ranges "merge of a -c trace: GPU-side records outside the proce
 add_case t_merge "merge TRACE DIR: exact summary for a synthetic spool of a real recording, every call kept, refusals"
 add_case t_merge_order "merge: a spool without API records is linked by launch order, every record to its own call"
 add_case t_merge_damaged "merge: a cut-off spool merges with one warning; bad inputs: one line, exit 1, no output"
-add_case t_cupti_missing_agent "--cupti without the agent library: one error line, no trace"
-add_case t_cupti_cmd "--cupti -- CMD: the agent's environment in CMD, its spool merged, the directory removed"
-add_case t_cupti_all "--all --cupti: the run directory while recording, recorded pids merged, directory removed"
 add_case t_merge_hostile_spools "merge: a FIFO, links and another user's file among the spools: left out, counted, no hang"
-add_case t_cupti_all_keeps_old "--all --cupti: an earlier run's spool files are left out and kept"
 run_cases "$@"

@@ -239,8 +239,10 @@ static void sp_write(const struct spool_buf *s, const char *path, size_t len)
 }
 
 /* The GPU side of the file tests: L1 -> K1, C1 -> M1, L2 -> K2a and K2b (a
- * duplicate), a kernel without API record, an API outside every call, an
- * NVTX range, the agent's counters. Written in an order unlike time's. */
+ * duplicate), a kernel without API record, an API outside every call (but
+ * inside the recording: between C1's exit and L2), L3's API record without
+ * its kernel, an NVTX range, the agent's counters. Written in an order
+ * unlike time's. */
 static void fill_spool(struct spool_buf *s)
 {
 	sp_init(s);
@@ -253,8 +255,9 @@ static void fill_spool(struct spool_buf *s)
 	sp_api(s, 2, T0 + 11 * US, 18 * US);
 	sp_kernel(s, 3, T0 + 48 * US, "_Z2k2v");	/* K2b */
 	sp_kernel(s, 9, T0 + 60 * US, "_Z2k9v");	/* no API record */
-	sp_api(s, 5, T0 + 70 * US, 1 * US);		/* after every call */
-	sp_kernel(s, 5, T0 + 71 * US, "_Z2k5v");
+	sp_api(s, 5, T0 + 33 * US, 1 * US);		/* in no call */
+	sp_kernel(s, 5, T0 + 34 * US, "_Z2k5v");
+	sp_api(s, 6, T0 + 50 * US + 500, 2 * US);	/* L3's: its kernel never came */
 	sp_stats(s, T0 + 100 * US);
 }
 
@@ -343,14 +346,14 @@ static void t_file_placement(void **state)
 	assert_int_equal(merge__run(&mo, &res), 0);
 	assert_int_equal(res.main_records, 9);
 	assert_int_equal(res.spool_files, 1);
-	assert_int_equal(res.spool_records, 12);
+	assert_int_equal(res.spool_records, 13);
 	assert_int_equal(res.spool_cut, 0);
 	/* 6 GPU records: K1, M1, K2a, K2b linked; k9 (no API) and k5 (outside) not */
 	expect_stats(&res.link, 6, 4, 2, 1, 0, 1, 1);
 	assert_int_equal(res.link.processes, 1);
 
 	n = read_out(out, o, 64, &t, options, sizeof(options));
-	assert_int_equal(n, 9 + 6 + 4 + 1 + 1 + 1);
+	assert_int_equal(n, 9 + 6 + 5 + 1 + 1 + 1);
 	expect_rec(&o[i++], GT_REC_EXEC, T0 - 100 * US);
 	expect_rec(&o[i++], GT_REC_LAUNCH, T0);
 	expect_rec(&o[i], GT_REC_GPU_KERNEL, T0 + 5 * US);		/* K1 right after L1's entry */
@@ -376,16 +379,17 @@ static void t_file_placement(void **state)
 	expect_rec(&o[i++], GT_REC_NVTX, T0 - 50 * US);
 	expect_rec(&o[i++], GT_REC_GPU_API, T0 + 500);
 	expect_rec(&o[i++], GT_REC_GPU_API, T0 + 11 * US);
+	expect_rec(&o[i++], GT_REC_GPU_API, T0 + 33 * US);
+	expect_rec(&o[i], GT_REC_GPU_KERNEL, T0 + 34 * US);		/* API but no call */
+	assert_int_equal(o[i].tid, 0);
+	assert_int_equal(o[i].launch_ts, 0);
+	assert_int_equal(o[i++].flags, GT_GPU_API_MATCHED);
 	expect_rec(&o[i++], GT_REC_GPU_API, T0 + 40 * US + 500);
+	expect_rec(&o[i++], GT_REC_GPU_API, T0 + 50 * US + 500);
 	expect_rec(&o[i], GT_REC_GPU_KERNEL, T0 + 60 * US);		/* no API: flags 0 */
 	assert_int_equal(o[i].tid, 0);
 	assert_int_equal(o[i].launch_ts, 0);
 	assert_int_equal(o[i++].flags, 0);
-	expect_rec(&o[i++], GT_REC_GPU_API, T0 + 70 * US);
-	expect_rec(&o[i], GT_REC_GPU_KERNEL, T0 + 71 * US);		/* API but no call */
-	assert_int_equal(o[i].tid, 0);
-	assert_int_equal(o[i].launch_ts, 0);
-	assert_int_equal(o[i++].flags, GT_GPU_API_MATCHED);
 	assert_int_equal(o[i].type, GT_REC_MERGE_STATS);
 	assert_int_equal(o[i++].launch_ts, MS_PACK(6, 4, 2, 1, 0, 1));
 	expect_rec(&o[i++], GT_REC_CUPTI_STATS, T0 + 100 * US);
@@ -520,7 +524,7 @@ static void t_file_in_place(void **state)
 	assert_int_equal(merge__run(&mo, &res), 0);
 	assert_int_equal(res.spool_files, 1);
 	expect_stats(&res.link, 6, 4, 2, 1, 0, 1, 1);
-	assert_int_equal(read_out(main_path, o, 64, &t, options, sizeof(options)), 22);
+	assert_int_equal(read_out(main_path, o, 64, &t, options, sizeof(options)), 23);
 	/* no temporary file left beside it */
 	unlink(tmp_path("notes.txt"));
 	assert_true(only(tmpdir, "run.gtrace", "gtrace-cupti.4242.spool"));
@@ -579,7 +583,7 @@ static void t_file_want_pid(void **state)
 	}
 	sp_write(&s, sp2, s.n);
 	assert_int_equal(merge__run(&mo, &res), 0);
-	assert_int_equal(res.spool_other_pids, 12);
+	assert_int_equal(res.spool_other_pids, 13);
 	expect_stats(&res.link, 6, 4, 2, 1, 0, 1, 1);
 	/* without the filter, pid 99's records do not link to pid 4242's calls */
 	mo.want_pid = NULL;
@@ -623,8 +627,11 @@ static void t_file_damaged_trace(void **state)
 	assert_int_equal(merge__run(&mo, &res), 0);
 	assert_true(res.trace_damaged);
 	assert_int_equal(res.main_records, 2);
-	/* K1 linked; K2a/K2b's launch is gone, M1's copy never was */
-	expect_stats(&res.link, 6, 1, 5, 0, 0, 1, 0);
+	/* K1 linked; the calls of K2a/K2b, M1 and k5 come after the last record
+	 * the cut trace holds of the process: left out with their API records,
+	 * counted; k9 (no API record, after it too) cannot say so: unmatched */
+	expect_stats(&res.link, 2, 1, 1, 0, 0, 1, 0);
+	assert_int_equal(res.outside_recording, 4 + 4);
 }
 
 /* A trace that holds the agent's records itself (a daemon's snapshot,
@@ -681,8 +688,8 @@ static void t_file_inline(void **state)
 	assert_int_equal(merge__run(&mo, &res), 0);
 	assert_int_equal(res.main_records, 9);
 	assert_int_equal(res.spool_files, 0);
-	assert_int_equal(res.inline_records, 13);
-	assert_int_equal(res.spool_records, 12);
+	assert_int_equal(res.inline_records, 14);
+	assert_int_equal(res.spool_records, 13);
 	expect_stats(&res.link, 6, 4, 2, 1, 0, 1, 1);
 	nb = read_out(b, ob, 64, &t, options, sizeof(options));
 	assert_int_equal(nb, na);
@@ -702,6 +709,49 @@ static void t_file_inline(void **state)
 	mo = (struct merge_opts){ .trace = main_path, .output = tmp_path("none.gtrace") };
 	assert_int_equal(merge__run(&mo, NULL), -ENODATA);
 	assert_int_equal(access(tmp_path("none.gtrace"), F_OK), -1);
+}
+
+/*
+ * A program that ran on from before the recording and past its end: the GPU
+ * work of its calls before the first record the trace holds of it and after
+ * the last is left out with its API records, counted, and taken for nobody's
+ * -- not even for the work of the last launch, recorded at entry only, whose
+ * window (MERGE_NO_EXIT_WINDOW_NS) the call after it falls into.
+ */
+static void t_file_outside(void **state)
+{
+	const char *main_path = tmp_path("run.gtrace"), *sp = tmp_path("gtrace-cupti.4242.spool");
+	const char *spools[] = { sp };
+	struct merge_opts mo = { .trace = main_path, .spools = spools, .nspools = 1,
+				 .output = tmp_path("o.gtrace") };
+	struct trace_writer *w = trace_begin(main_path, "mode=all trace=cuda cupti=1 launch_exit=0");
+	struct merge_result res;
+	struct spool_buf s;
+	struct gt_launch *l;
+
+	(void)state;
+	l = (void *)launch_rec(T0, TID);
+	l->flags |= GT_LAUNCH_NO_EXIT;
+	trace_add(w, &l->hdr);
+	l = (void *)launch_rec(T0 + 2 * MS, TID);
+	l->flags |= GT_LAUNCH_NO_EXIT;
+	trace_add(w, &l->hdr);
+	/* the calls were taken until just after L2 */
+	assert_int_equal(trace_writer__finish(w, &(struct gt_trailer){ .end_ts = T0 + 2 * MS + US }), 0);
+	trace_writer__free(w);
+	sp_init(&s);
+	sp_api(&s, 1, T0 - 3 * MS, 3 * US);		/* before the recording */
+	sp_kernel(&s, 1, T0 - 3 * MS + 5 * US, "_Z1av");
+	sp_api(&s, 2, T0 + 500, 3 * US);		/* L1 */
+	sp_kernel(&s, 2, T0 + 5 * US, "_Z1bv");
+	sp_api(&s, 3, T0 + 2 * MS + 500, 3 * US);	/* L2 */
+	sp_kernel(&s, 3, T0 + 2 * MS + 5 * US, "_Z1cv");
+	sp_api(&s, 4, T0 + 2 * MS + 400 * US, 3 * US);	/* after: in L2's window */
+	sp_kernel(&s, 4, T0 + 2 * MS + 405 * US, "_Z1dv");
+	sp_write(&s, sp, s.n);
+	assert_int_equal(merge__run(&mo, &res), 0);
+	expect_stats(&res.link, 2, 2, 0, 0, 0, 0, 0);
+	assert_int_equal(res.outside_recording, 4);
 }
 
 static void t_default_output(void **state)
@@ -731,6 +781,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(t_file_want_pid, file_setup, file_teardown),
 		cmocka_unit_test_setup_teardown(t_file_damaged_trace, file_setup, file_teardown),
 		cmocka_unit_test_setup_teardown(t_file_inline, file_setup, file_teardown),
+		cmocka_unit_test_setup_teardown(t_file_outside, file_setup, file_teardown),
 		cmocka_unit_test(t_default_output),
 	};
 

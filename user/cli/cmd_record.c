@@ -290,18 +290,15 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* --cupti: the agents' spool files into the trace, written to a temporary
- * file beside it and renamed over it. Returns 0 or a negative errno. */
+/* --cupti: the agents' records the trace holds linked to their calls,
+ * written to a temporary file beside it and renamed over it. Returns 0 or a
+ * negative errno. */
 static int merge_spools(const struct record_spools *s)
 {
 	struct merge_opts mo = {
 		.trace = s->trace,
 		.output = s->trace,
 		.force = true,
-		.spools = (const char *const *)s->files,
-		.nspools = s->nfiles,
-		.want_pid = s->want_pid,
-		.want_ctx = s->want_ctx,
 	};
 
 	return merge__run(&mo, NULL);

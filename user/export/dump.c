@@ -200,7 +200,9 @@ static int cupti_add(struct gpu_sum *g, const struct gt_cupti_stats *cs)
 		c = &g->cupti[g->ncupti++];
 		c->pid = cs->hdr.pid;
 	}
-	c->st = *cs;
+	/* an older agent's record ends before flags */
+	memset(&c->st, 0, sizeof(c->st));
+	memcpy(&c->st, cs, cs->hdr.size < sizeof(c->st) ? cs->hdr.size : sizeof(c->st));
 	return 0;
 }
 
@@ -350,6 +352,12 @@ static void print_gpu(FILE *f, const struct gpu_sum *g)
 		ROW(f, "buffers", c->buffers);
 		ROW(f, "unknown", c->unknown);
 		ROW(f, "clock_offset_ns", c->clock_offset_ns);
+		if (c->hdr.size < sizeof(*c))
+			continue;
+		fprintf(f, "  %-34s %12s\n", "ended", c->flags & GT_CUPTI_ST_FINAL ? "final" :
+			c->flags & GT_CUPTI_ST_PAUSED ? "paused" : "-");
+		ROW(f, "lost_disk", c->lost_disk);
+		ROW(f, "lost_backlog", c->lost_backlog);
 	}
 }
 

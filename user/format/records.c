@@ -26,7 +26,8 @@ size_t gt_rec__min_size(uint16_t type)
 	case GT_REC_GPU_MEMSET:	return sizeof(struct gt_gpu_copy);
 	case GT_REC_GPU_API:	return sizeof(struct gt_gpu_api);
 	case GT_REC_NVTX:	return sizeof(struct gt_nvtx);
-	case GT_REC_CUPTI_STATS: return sizeof(struct gt_cupti_stats);
+	/* flags and the losses came later: a record without them is whole */
+	case GT_REC_CUPTI_STATS: return offsetof(struct gt_cupti_stats, flags);
 	case GT_REC_MERGE_STATS: return sizeof(struct gt_merge_stats);
 	case GT_REC_TRIGGER:	return sizeof(struct gt_trigger);
 	/* cut and the padding came later: a record without them is whole */

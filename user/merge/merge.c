@@ -106,16 +106,103 @@ static int on_call(void *ctx, const struct gt_callrec *rc)
 	return 0;
 }
 
+/* The span of pid's recorded records: GPU work of calls outside it came
+ * from before the recording or after it (leave_out_edges). */
+static int note_span(struct merger *m, const struct gt_hdr *h)
+{
+	uint64_t *f;
+
+	if (!h->pid || h->type >= 32)	/* BPF's records (and the recorder's on their behalf) */
+		return 0;
+	f = u64map__get(&m->first, h->pid);
+	if (!f || h->ts < *f) {
+		if (u64map__set(&m->first, h->pid, h->ts))
+			return -ENOMEM;
+	}
+	f = u64map__get(&m->last, h->pid);
+	if (!f || h->ts > *f) {
+		if (u64map__set(&m->last, h->pid, h->ts))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int index_trace_rec(struct merger *m, const struct gt_hdr *h)
 {
 	int err;
 
 	if (h->ts > m->max_ts)
 		m->max_ts = h->ts;
+	if ((err = note_span(m, h)))
+		return err;
 	if ((h->type == GT_REC_RANGE || h->type == GT_REC_CAPTURE) &&
 	    (err = capture_spans__feed(m->spans, h)))
 		return err;
 	return gt_decoder__feed(m->dec, h);
+}
+
+static int api_cmp(const void *a, const void *b)
+{
+	const struct merge_api *x = a, *y = b;
+
+	CMP_BY(x->pid, y->pid);
+	return cmp__u64(x->correlation, y->correlation);
+}
+
+/* Whether [a, b] of pid lies outside the span of its recorded records: from
+ * its first to the end of the recording (the trailer's end, or its last
+ * record when that is later); a process without any is left as it is (-t
+ * none records no calls). */
+static bool outside_span(const struct merger *m, uint32_t pid, uint64_t a, uint64_t b)
+{
+	const uint64_t tol = MERGE_TOLERANCE_NS;
+	uint64_t *first = u64map__get(&m->first, pid), *last = u64map__get(&m->last, pid);
+
+	return first && last && (b + tol < *first || a > (*last > m->end_ts ? *last : m->end_ts) + tol);
+}
+
+/*
+ * GPU work whose call the recording could not see, because the process made
+ * it before the recording's first record of it or after its last (a program
+ * that ran on from before a recorder started, or past its end: the agent
+ * records a little longer than the probes): left out before linking, so that
+ * none of it is taken for the work of a call the recording has (a launch
+ * just before the end), and counted, not taken for an anomaly.  The call's
+ * time is CUPTI's record of it (its API record); without one only a GPU
+ * start before the process' first record says so.
+ */
+static void leave_out_edges(struct merger *m)
+{
+	size_t i, n = 0;
+
+	/* recorded with -c: its capture ranges are the spans (merge_write.c) */
+	if (m->ranged)
+		return;
+	if (m->napis > 1)
+		qsort(m->apis, m->napis, sizeof(*m->apis), api_cmp);
+	for (i = 0; i < m->ngpu; i++) {
+		const struct merge_gpu *g = &m->gpu[i];
+		struct merge_api key = { .pid = g->pid, .correlation = g->correlation };
+		const struct merge_api *a =
+			m->napis ? bsearch(&key, m->apis, m->napis, sizeof(*m->apis), api_cmp) : NULL;
+		bool out = a ? outside_span(m, g->pid, a->start, a->start + a->dur) :
+			       outside_span(m, g->pid, g->ts, g->ts) && g->ts < *u64map__get(&m->first, g->pid);
+
+		if (out)
+			m->res.outside_recording++;
+		else
+			m->gpu[n++] = *g;
+	}
+	m->ngpu = n;
+	for (i = n = 0; i < m->napis; i++) {
+		const struct merge_api *a = &m->apis[i];
+
+		if (outside_span(m, a->pid, a->start, a->start + a->dur))
+			m->res.outside_recording++;
+		else
+			m->apis[n++] = *a;
+	}
+	m->napis = n;
 }
 
 static int linked_cmp(const void *a, const void *b, void *ctx)
@@ -179,7 +266,7 @@ char *merge__default_output(const char *trace)
 static void print_summary(const struct merger *m)
 {
 	const struct merge_link_stats *s = &m->res.link;
-	char extra[256] = "";
+	char extra[384] = "";
 	size_t n = 0;
 
 	if (s->duplicates)
@@ -191,6 +278,9 @@ static void print_summary(const struct merger *m)
 	if (s->by_order)
 		n += snprintf(extra + n, sizeof(extra) - n, ", %llu of the links by launch order",
 			      (unsigned long long)s->by_order);
+	if (m->res.outside_recording)
+		n += snprintf(extra + n, sizeof(extra) - n, ", %llu GPU-side records of calls before or "
+			      "after the recording left out", (unsigned long long)m->res.outside_recording);
 	if (m->res.spool_refused)
 		n += snprintf(extra + n, sizeof(extra) - n, ", %llu spool files left out",
 			      (unsigned long long)m->res.spool_refused);
@@ -224,6 +314,8 @@ static void merger_free(struct merger *m)
 	free(m->tail);
 	free(m->stats);
 	free(m->inl);
+	u64map__free(&m->first);
+	u64map__free(&m->last);
 	gt_decoder__free(m->dec);
 	capture_spans__free(m->spans);
 }
@@ -364,6 +456,7 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	vec__shrink(&m->apis, &m->apis_cap, m->napis);
 	vec__shrink(&m->gpu, &m->gpu_cap, m->ngpu);
 
+	leave_out_edges(m);
 	err = merge__link(m->calls, m->ncalls, m->apis, m->napis, m->gpu, m->ngpu, &o->link,
 			  &m->res.link);
 	if (err) {

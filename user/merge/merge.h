@@ -50,6 +50,9 @@ struct merge_result {
 	bool trace_damaged;		/* the trace ended early; what was readable was merged */
 	uint64_t outside_ranges;	/* GPU-side records left out: the trace was recorded with -c
 					 * and they met none of their process' capture ranges */
+	uint64_t outside_recording;	/* GPU and API records left out: their call came before the
+					 * first or after the last record of their process (it ran on
+					 * from before the recording, or past its end) */
 };
 
 /*

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/u64map.h"
 #include "lib/vec.h"
 #include "merge/merge.h"
 
@@ -71,6 +72,7 @@ struct merger {
 	bool inline_gpu;		/* the trace holds the agent's records (cupti=inline) */
 	uint8_t *inl;			/* ... copied here by the first pass, back to back */
 	size_t inl_len, inl_cap;
+	struct u64map first, last;	/* pid -> its first and last recorded record's ts */
 	bool ranged;			/* recorded with -c: GPU-side records outside ranges go */
 	uint64_t outside_gpu;		/* unlinked GPU records left out for it */
 	union {

@@ -3,53 +3,36 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include "lib/clock.h"
-#include "bpf/gtrace_events.h"
 #include "cupti/gtrace_cupti.h"
 #include "record/cupti_session.h"
+#include "record/elf_syms.h"
 #include "lib/log.h"
-#include "lib/vec.h"
 
-/* GTRACE_CUPTI_RUN_DIR (cupti/gtrace_cupti.h): where a running --all or -p
- * recorder lets programs started with the CUPTI agent join. */
-#define CUPTI_RUN_DIR		GTRACE_CUPTI_RUN_DIR
 #define CUPTI_AGENT		"libgtrace-cupti.so"
-#define CUPTI_WAIT_NS		2000000000ull	/* agents get this long to flush after "stop" */
-#define CUPTI_QUIET_NS		1000000000ull	/* ... or until no spool grew for this long */
+#define CUPTI_AGENT_ENTRY	"InitializeInjection"	/* what the CUDA driver calls */
+#define RUN_DIR_DEFAULT		"/run/gtrace-bpf"	/* GTRACE_RUN_DIR says another */
 
 struct cupti_session {
-	bool private_dir;		/* -- CMD: the spool directory is ours alone */
-	bool live;			/* the daemon's: live spooling, spool files taken over */
+	bool private_dir;	/* -- CMD: the spool directory is ours alone */
+	bool listed;		/* run directory: go files say which processes */
 	const char *nvtx_capture;	/* GTRACE_NVTX_CAPTURE for the agents, NULL = none */
-	char lib[PATH_MAX];		/* the agent library, absolute */
-	char dir[PATH_MAX];		/* the agents' spool directory, "" while none */
-	int dir_fd;			/* CUPTI_RUN_DIR, locked against a second recorder; -1 */
-	char **old;			/* spool files in CUPTI_RUN_DIR before we started */
-	size_t nold, old_cap;		/* their count; room in old */
-	uint64_t stop_ts;		/* when "stop" was created, 0 = not yet */
+	char lib[PATH_MAX];	/* the agent library, absolute */
+	char dir[PATH_MAX];	/* the spool directory's path, "" while none */
+	int dir_fd;		/* the spool directory, -1 while none */
+	int parent_fd;		/* private: the directory holding it, for its removal */
+	char base[64];		/* private: its name there */
+	int lock_fd;		/* run directory: GT_CUPTI_RECORDER_FILE, OFD-locked; -1 */
+	uint64_t start_ts;	/* the agents let in (run directory), 0 = all records ours */
+	uint64_t stop_ts;	/* when "stop" was created, 0 = not yet */
+	bool ended;		/* cupti_session__end ran */
 };
-
-
-static bool regular_file(const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st))
-		return false;
-	if (!S_ISREG(st.st_mode)) {
-		errno = EINVAL;
-		return false;
-	}
-	return !access(path, R_OK);
-}
 
 /* The agent library: --cupti-lib, else next to our own binary: the same
  * directory, ../lib/gtrace-bpf (installed), .output (the build tree).
@@ -60,16 +43,37 @@ static int cupti_find_agent(struct cupti_session *s, const struct cupti_session_
 		"/" CUPTI_AGENT, "/../lib/gtrace-bpf/" CUPTI_AGENT, "/.output/" CUPTI_AGENT,
 	};
 	char exe[PATH_MAX], cand[PATH_MAX + 64], *slash;
+	struct stat st;
 	ssize_t n;
 	size_t i;
 
 	if (o->lib) {
-		if (!regular_file(o->lib) || !realpath(o->lib, s->lib)) {
-			pr_err("cannot use the CUPTI agent library %s: %s", o->lib,
-			       errno == EINVAL ? "not a regular file" : strerror(errno));
+		/* the programs will load it as they find it: the file it names
+		 * now, checked */
+		if (!realpath(o->lib, s->lib)) {
+			pr_err("cannot use the CUPTI agent library %s: %s", o->lib, strerror(errno));
 			return -ENOENT;
 		}
-		return 0;
+		if (stat(s->lib, &st) || !S_ISREG(st.st_mode)) {
+			pr_err("cannot use the CUPTI agent library %s: not a regular file", o->lib);
+			return -EINVAL;
+		}
+		int ex = elf_syms__exports(s->lib, CUPTI_AGENT_ENTRY);
+
+		switch (ex) {
+		case 1:
+			return 0;
+		case 0:
+			pr_err("cannot use the CUPTI agent library %s: not a shared object exporting %s "
+			       "(build it with make: .output/%s)", o->lib, CUPTI_AGENT_ENTRY, CUPTI_AGENT);
+			return -ENOEXEC;
+		case -ENOEXEC:
+			pr_err("cannot use the CUPTI agent library %s: not an ELF file", o->lib);
+			return -ENOEXEC;
+		default:
+			pr_err("cannot use the CUPTI agent library %s: %s", o->lib, strerror(-ex));
+			return ex;
+		}
 	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0) {
@@ -83,7 +87,7 @@ static int cupti_find_agent(struct cupti_session *s, const struct cupti_session_
 		*slash = 0;
 	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
 		snprintf(cand, sizeof(cand), "%s%s", exe, rel[i]);
-		if (regular_file(cand) && realpath(cand, s->lib))
+		if (!stat(cand, &st) && S_ISREG(st.st_mode) && !access(cand, R_OK) && realpath(cand, s->lib))
 			return 0;
 	}
 	pr_err("the CUPTI agent library %s is not in %s, %s/../lib/gtrace-bpf or %s/.output: "
@@ -103,9 +107,9 @@ int cupti_session__new(const struct cupti_session_opts *o, struct cupti_session 
 		return err;
 	}
 	s->private_dir = o->private_dir;
-	s->live = o->live;
+	s->listed = !o->private_dir && o->listed;
 	s->nvtx_capture = o->nvtx_capture;
-	s->dir_fd = -1;
+	s->dir_fd = s->parent_fd = s->lock_fd = -1;
 	err = cupti_find_agent(s, o);
 	if (err) {
 		free(s);
@@ -118,6 +122,26 @@ int cupti_session__new(const struct cupti_session_opts *o, struct cupti_session 
 const char *cupti_session__dir(const struct cupti_session *s)
 {
 	return s && s->dir[0] ? s->dir : NULL;
+}
+
+int cupti_session__dirfd(const struct cupti_session *s)
+{
+	return s ? s->dir_fd : -1;
+}
+
+uint64_t cupti_session__start(const struct cupti_session *s)
+{
+	return s ? s->start_ts : 0;
+}
+
+bool cupti_session__listed(const struct cupti_session *s)
+{
+	return s && s->listed;
+}
+
+uint64_t cupti_session__stop_ts(const struct cupti_session *s)
+{
+	return s ? s->stop_ts : 0;
 }
 
 int cupti_session__setenv(const struct cupti_session *s)
@@ -134,326 +158,320 @@ int cupti_session__setenv(const struct cupti_session *s)
 	return 0;
 }
 
-static bool spool_name(const char *name)
-{
-	size_t n = strlen(name), sl = strlen(GT_CUPTI_SPOOL_SUFFIX);
-
-	return n > sl && !strcmp(name + n - sl, GT_CUPTI_SPOOL_SUFFIX);
-}
-
-/* The process a spool file belongs to, from its name; 0 if it does not say. */
 pid_t cupti_session__spool_pid(const char *name)
 {
 	size_t pl = strlen(GT_CUPTI_SPOOL_PREFIX);
-	unsigned long v;
-	char *end;
+	unsigned long v, tag;
+	char *end, *e2;
 
 	if (strncmp(name, GT_CUPTI_SPOOL_PREFIX, pl))
 		return 0;
 	errno = 0;
 	v = strtoul(name + pl, &end, 10);
-	if (errno || end == name + pl || strcmp(end, GT_CUPTI_SPOOL_SUFFIX) || !v || v > INT_MAX)
+	if (errno || end == name + pl || !v || v > INT_MAX || name[pl] < '1' || name[pl] > '9')
 		return 0;
-	return (pid_t)v;
-}
-
-static bool cupti_old_spool(const struct cupti_session *s, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < s->nold; i++) {
-		if (!strcmp(s->old[i], name))
-			return true;
+	/* gtrace-cupti.PID.N.spool: the agent's next name when PID's was taken */
+	if (*end == '.' && end[1] >= '1' && end[1] <= '9') {
+		tag = strtoul(end + 1, &e2, 10);
+		if (!errno && e2 != end + 1 && tag < 1000)
+			end = e2;
 	}
-	return false;
+	return strcmp(end, GT_CUPTI_SPOOL_SUFFIX) ? 0 : (pid_t)v;
 }
 
-/* -- CMD: a private directory for its agents, named in its environment.
- * --all, -p: CUPTI_RUN_DIR, where agents of programs started with
- * CUDA_INJECTION64_PATH find us; root's only (0700), locked so that a
- * second recorder does not take the first one's spool files. */
-int cupti_session__open_dir(struct cupti_session *s)
+/* ------------------------------------------------------------ the files that speak to the agents */
+
+/* Creates name in the spool directory as a new file of ours (mode 0644: the
+ * agents of every user read it), with content; one of that name that is not
+ * ours (a user may create names in the run directory) is removed first. */
+static int put_file(struct cupti_session *s, const char *name, const char *content)
 {
-	const char *tmp = getenv("TMPDIR");
+	char tmp[64];
+	size_t len = content ? strlen(content) : 0;
+	int fd, err = 0;
+
+	/* whole or not at all: written under another name, renamed over */
+	snprintf(tmp, sizeof(tmp), ".%s.new", name);
+	if (unlinkat(s->dir_fd, tmp, 0) && errno != ENOENT)
+		return -errno;
+	fd = openat(s->dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, 0644) || (len && write(fd, content, len) != (ssize_t)len))
+		err = errno ? -errno : -EIO;
+	close(fd);
+	if (!err && renameat(s->dir_fd, tmp, s->dir_fd, name))
+		err = -errno;
+	if (err)
+		unlinkat(s->dir_fd, tmp, 0);
+	return err;
+}
+
+static void remove_file(struct cupti_session *s, const char *name)
+{
+	if (unlinkat(s->dir_fd, name, 0) && errno != ENOENT)
+		pr_warn("failed to remove %s/%s: %s", s->dir, name, strerror(errno));
+}
+
+/* Every go file, and the names of the protocol that are not ours: from a
+ * recorder that did not end cleanly, or planted. */
+static void remove_stale(struct cupti_session *s)
+{
+	int fd = dup(s->dir_fd);
 	struct dirent *de;
-	struct stat st;
-	DIR *d;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	/* a dup shares the offset: from the start, whoever read it last */
+	rewinddir(d);
+	while ((de = readdir(d))) {
+		if (!strncmp(de->d_name, "go.", 3) || !strcmp(de->d_name, GT_CUPTI_STOP_FILE) ||
+		    !strcmp(de->d_name, "live") || (de->d_name[0] == '.' && strstr(de->d_name, ".new")))
+			remove_file(s, de->d_name);
+	}
+	closedir(d);
+}
+
+int cupti_session__admit(struct cupti_session *s, pid_t pid)
+{
+	char name[32];
 	int err;
 
-	if (s->private_dir) {
-		snprintf(s->dir, sizeof(s->dir), "%s/gtrace-cupti.XXXXXX",
-			 tmp && tmp[0] == '/' ? tmp : "/tmp");
-		if (!mkdtemp(s->dir)) {
-			err = -errno;
-			pr_err("failed to create a spool directory for the CUPTI agent (%s): %s",
-			       s->dir, strerror(-err));
-			s->dir[0] = 0;
-			return err;
-		}
-		pr_verbose("CUPTI agent %s (also the NVTX injection), spool directory %s",
-			   s->lib, s->dir);
+	if (!s || !s->listed || s->dir_fd < 0 || s->stop_ts)
 		return 0;
-	}
-	if ((mkdir("/run/gtrace-bpf", 0755) && errno != EEXIST) ||
-	    (mkdir(CUPTI_RUN_DIR, 0700) && errno != EEXIST)) {
-		err = -errno;
-		pr_err("failed to create %s: %s", CUPTI_RUN_DIR, strerror(-err));
-		return err;
-	}
-	s->dir_fd = open(CUPTI_RUN_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (s->dir_fd < 0) {
-		err = -errno;
-		pr_err("cannot open %s: %s", CUPTI_RUN_DIR, strerror(-err));
-		return err;
-	}
-	if (fstat(s->dir_fd, &st)) {
-		err = -errno;
-		pr_err("cannot open %s: %s", CUPTI_RUN_DIR, strerror(-err));
-		return err;
-	}
-	if (st.st_uid != geteuid()) {
-		pr_err("%s belongs to uid %u, not to us: remove it", CUPTI_RUN_DIR, (unsigned)st.st_uid);
-		return -EPERM;
-	}
-	if (flock(s->dir_fd, LOCK_EX | LOCK_NB)) {
-		err = -errno;
-		pr_err("%s is in use%s", CUPTI_RUN_DIR,
-		       err == -EWOULDBLOCK ? ": another gtrace-bpf records with --cupti" : "");
-		return err;
-	}
-	if (fchmod(s->dir_fd, 0700)) {
-		err = -errno;
-		pr_err("failed to restrict %s to its owner: %s", CUPTI_RUN_DIR, strerror(-err));
-		return err;
-	}
-	/* a crashed recorder's leftovers: its "stop" would stop the new agents,
-	 * its "live" ask them for flushes no one reads, its spool files are
-	 * not this recording's (a daemon takes them over) */
-	if (unlinkat(s->dir_fd, GT_CUPTI_STOP_FILE, 0) && errno != ENOENT)
-		pr_warn("failed to remove %s/%s: %s", CUPTI_RUN_DIR, GT_CUPTI_STOP_FILE, strerror(errno));
-	if (s->live) {
-		int fd = openat(s->dir_fd, GT_CUPTI_LIVE_FILE,
-				O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+	snprintf(name, sizeof(name), GT_CUPTI_GO_FMT, (int)pid);
+	err = put_file(s, name, NULL);
+	/* the session file made anew: waiting agents look at once */
+	return err ? err : put_file(s, GT_CUPTI_SESSION_FILE, GT_CUPTI_SCOPE_LISTED "\n");
+}
 
-		if (fd < 0) {
+/* ------------------------------------------------------------ the directories */
+
+/* The private directory of -- CMD: made in TMPDIR (or /tmp) under a random
+ * name, opened at once and checked to be the one made (the parent may be
+ * writable by others, who could put their own in its place). */
+static int open_private(struct cupti_session *s)
+{
+	const char *tmp = getenv("TMPDIR");
+	const char *parent = tmp && tmp[0] == '/' ? tmp : "/tmp";
+	unsigned char rnd[6];
+	struct stat st;
+	int err;
+
+	s->parent_fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->parent_fd < 0) {
+		err = -errno;
+		pr_err("failed to create a spool directory for the CUPTI agent in %s: %s", parent,
+		       strerror(-err));
+		return err;
+	}
+	for (int tries = 0; tries < 16; tries++) {
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			return -EIO;
+		snprintf(s->base, sizeof(s->base), "gtrace-cupti.%02x%02x%02x%02x%02x%02x", rnd[0],
+			 rnd[1], rnd[2], rnd[3], rnd[4], rnd[5]);
+		if (!mkdirat(s->parent_fd, s->base, 0700))
+			break;
+		if (errno != EEXIST) {
 			err = -errno;
-			pr_err("failed to create %s/%s: %s", CUPTI_RUN_DIR, GT_CUPTI_LIVE_FILE,
+			pr_err("failed to create a spool directory for the CUPTI agent in %s: %s", parent,
 			       strerror(-err));
 			return err;
 		}
-		close(fd);
-		snprintf(s->dir, sizeof(s->dir), "%s", CUPTI_RUN_DIR);
-		return 0;
+		s->base[0] = 0;
 	}
-	if (unlinkat(s->dir_fd, GT_CUPTI_LIVE_FILE, 0) && errno != ENOENT)
-		pr_warn("failed to remove %s/%s: %s", CUPTI_RUN_DIR, GT_CUPTI_LIVE_FILE, strerror(errno));
-	d = opendir(CUPTI_RUN_DIR);
-	while (d && (de = readdir(d))) {
-		char *name;
-
-		if (!spool_name(de->d_name))
-			continue;
-		name = vec__reserve(&s->old, &s->old_cap, s->nold, 1, 16) ? NULL : strdup(de->d_name);
-		if (name)
-			s->old[s->nold++] = name;
+	if (!s->base[0])
+		return -EEXIST;
+	s->dir_fd = openat(s->parent_fd, s->base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->dir_fd < 0 || fstat(s->dir_fd, &st) || st.st_uid != geteuid() ||
+	    (st.st_mode & 07777) != 0700) {
+		err = s->dir_fd < 0 ? -errno : -EPERM;
+		pr_err("the spool directory %s/%s changed under us: %s", parent, s->base,
+		       err == -EPERM ? "not ours" : strerror(-err));
+		return err;
 	}
-	if (d)
-		closedir(d);
-	if (s->nold)
-		pr_warn("%s holds %zu spool files of an earlier recording: they are left out",
-			CUPTI_RUN_DIR, s->nold);
-	snprintf(s->dir, sizeof(s->dir), "%s", CUPTI_RUN_DIR);
-	pr_verbose("CUPTI: programs started with CUDA_INJECTION64_PATH=%s join through %s",
-		   s->lib, s->dir);
+	snprintf(s->dir, sizeof(s->dir), "%s/%s", parent, s->base);
+	pr_verbose("CUPTI agent %s (also the NVTX injection), spool directory %s", s->lib, s->dir);
 	return 0;
 }
 
-/* Asks the agents to flush and stop. */
+/* dir (made when missing, mode), opened without following a link and
+ * checked to be ours. Returns the descriptor or a negative errno (said). */
+static int own_dir(int at, const char *shown, const char *name, mode_t mode)
+{
+	struct stat st;
+	int fd, err;
+
+	if (mkdirat(at, name, mode) && errno != EEXIST) {
+		err = -errno;
+		pr_err("failed to create %s: %s", shown, strerror(-err));
+		return err;
+	}
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		pr_err("cannot open %s: %s", shown, errno == ELOOP || errno == ENOTDIR ?
+		       "not a directory (a link?): remove it" : strerror(-err));
+		return err;
+	}
+	if (fstat(fd, &st) || st.st_uid != geteuid()) {
+		pr_err("%s belongs to uid %u, not to us: remove it", shown, (unsigned)st.st_uid);
+		close(fd);
+		return -EPERM;
+	}
+	/* the mode asked for, whatever the umask or an older version left */
+	if ((st.st_mode & 07777) != mode && fchmod(fd, mode)) {
+		err = -errno;
+		pr_err("failed to set the mode of %s: %s", shown, strerror(-err));
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* The run directory: $GTRACE_RUN_DIR/cupti, mode 1733 (every user's agent
+ * creates its file there, none lists or removes what is not theirs). */
+static int open_run(struct cupti_session *s)
+{
+	const char *env = getenv(GT_RUN_DIR_ENV);
+	const char *base = env && env[0] == '/' ? env : RUN_DIR_DEFAULT;
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct stat st;
+	int base_fd, err;
+
+	snprintf(s->dir, sizeof(s->dir), "%s/" GT_CUPTI_RUN_SUBDIR, base);
+	base_fd = own_dir(AT_FDCWD, base, base, 0755);
+	if (base_fd < 0)
+		return base_fd;
+	s->dir_fd = own_dir(base_fd, s->dir, GT_CUPTI_RUN_SUBDIR, 01733);
+	close(base_fd);
+	if (s->dir_fd < 0)
+		return s->dir_fd;
+	/* the lock says a recorder is live: ours, made by us */
+	for (int tries = 0; tries < 2; tries++) {
+		s->lock_fd = openat(s->dir_fd, GT_CUPTI_RECORDER_FILE,
+				    O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+		if (s->lock_fd >= 0 && !fstat(s->lock_fd, &st) && S_ISREG(st.st_mode) &&
+		    st.st_uid == geteuid())
+			break;
+		if (s->lock_fd >= 0)
+			close(s->lock_fd);
+		s->lock_fd = -1;
+		unlinkat(s->dir_fd, GT_CUPTI_RECORDER_FILE, 0);
+	}
+	if (s->lock_fd < 0 || fchmod(s->lock_fd, 0644)) {
+		err = -errno;
+		pr_err("failed to create %s/%s: %s", s->dir, GT_CUPTI_RECORDER_FILE, strerror(-err));
+		return err;
+	}
+	if (fcntl(s->lock_fd, F_OFD_SETLK, &fl)) {
+		err = -errno;
+		pr_err("%s is in use%s", s->dir, err == -EAGAIN || err == -EACCES ?
+		       ": another gtrace-bpf records with --cupti" : "");
+		close(s->lock_fd);
+		s->lock_fd = -1;
+		return err;
+	}
+	/* what a recorder that did not end left: its pause request would
+	 * hold the agents, its go files admit processes we may not want */
+	remove_stale(s);
+	/* until cupti_session__begin, everything they record is before */
+	s->start_ts = UINT64_MAX;
+	err = put_file(s, GT_CUPTI_SESSION_FILE,
+		       s->listed ? GT_CUPTI_SCOPE_LISTED "\n" : GT_CUPTI_SCOPE_ALL "\n");
+	if (err) {
+		pr_err("failed to create %s/%s: %s", s->dir, GT_CUPTI_SESSION_FILE, strerror(-err));
+		return err;
+	}
+	pr_verbose("CUPTI: programs started with CUDA_INJECTION64_PATH=%s join through %s (%s)", s->lib,
+		   s->dir, s->listed ? "the processes this recording traces" : "every process");
+	return 0;
+}
+
+int cupti_session__open_dir(struct cupti_session *s)
+{
+	int err = s->private_dir ? open_private(s) : open_run(s);
+
+	if (err) {
+		if (s->dir_fd >= 0)
+			close(s->dir_fd);
+		s->dir_fd = -1;
+		s->dir[0] = 0;
+	}
+	return err;
+}
+
+void cupti_session__begin(struct cupti_session *s)
+{
+	if (s && s->start_ts)
+		s->start_ts = clock__ns(CLOCK_MONOTONIC);
+}
+
+/* Asks the agents to hand over what they hold, then stop or pause. */
 void cupti_session__stop(struct cupti_session *s)
 {
-	char path[PATH_MAX + 16];
-	int fd;
+	int err;
 
-	if (!s || !s->dir[0] || s->stop_ts)
+	if (!s || s->dir_fd < 0 || s->stop_ts)
 		return;
 	s->stop_ts = clock__ns(CLOCK_MONOTONIC);
-	snprintf(path, sizeof(path), "%s/%s", s->dir, GT_CUPTI_STOP_FILE);
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
-	if (fd < 0)
-		pr_warn("failed to create %s: %s; agents still running may not flush", path,
-			strerror(errno));
-	else
-		close(fd);
+	err = s->private_dir ? put_file(s, GT_CUPTI_STOP_FILE, NULL) :
+			       put_file(s, GT_CUPTI_SESSION_FILE, GT_CUPTI_PAUSE "\n");
+	if (err)
+		pr_warn("failed to ask the CUPTI agents in %s to hand over: %s; agents still running may "
+			"not flush", s->dir, strerror(-err));
 }
 
-/* A spool is complete once its process is gone or it ends with the agent's
- * last record (its counters). */
-static bool spool_complete(const char *dir, const char *name, off_t *size)
+/* Empties and removes the private directory: what is in it through its
+ * descriptor, the directory itself only when the name still is it. */
+static void remove_private(struct cupti_session *s)
 {
-	char path[PATH_MAX + 256];
-	struct gt_cupti_stats last;
-	struct stat st;
-	pid_t pid = cupti_session__spool_pid(name);
-	bool done = false;
-	int fd;
-
-	*size = 0;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	/* O_NONBLOCK: a FIFO under a spool's name must not stop the wait */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return true;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		/* nothing the merge will take: nothing to wait for */
-		close(fd);
-		return true;
-	}
-	*size = st.st_size;
-	done = st.st_size >= (off_t)(GT_CUPTI_MAGIC_LEN + sizeof(last)) &&
-	       pread(fd, &last, sizeof(last), st.st_size - sizeof(last)) == sizeof(last) &&
-	       last.hdr.type == GT_REC_CUPTI_STATS && last.hdr.size == sizeof(last);
-	close(fd);
-	return done || (pid > 0 && kill(pid, 0) && errno == ESRCH);
-}
-
-/* Waits until every spool is complete, none grew for CUPTI_QUIET_NS, or
- * CUPTI_WAIT_NS passed since "stop". */
-static void cupti_wait(struct cupti_session *s)
-{
-	uint64_t last_sum = UINT64_MAX, quiet_since = clock__ns(CLOCK_MONOTONIC);
-
-	for (;;) {
-		uint64_t sum = 0, now;
-		bool all_done = true;
-		struct dirent *de;
-		DIR *d = opendir(s->dir);
-
-		while (d && (de = readdir(d))) {
-			off_t size;
-
-			if (!spool_name(de->d_name) || cupti_old_spool(s, de->d_name))
-				continue;
-			if (!spool_complete(s->dir, de->d_name, &size))
-				all_done = false;
-			sum += size;
-		}
-		if (d)
-			closedir(d);
-		now = clock__ns(CLOCK_MONOTONIC);
-		if (sum != last_sum) {
-			last_sum = sum;
-			quiet_since = now;
-		}
-		if (all_done || now - quiet_since >= CUPTI_QUIET_NS ||
-		    now - s->stop_ts >= CUPTI_WAIT_NS) {
-			if (!all_done)
-				pr_verbose("CUPTI agents still running after stop: merging what they wrote");
-			return;
-		}
-		usleep(50000);
-	}
-}
-
-/* Whether name in the spool directory is this recording's to remove: all
- * of a private directory; in the run directory our "stop" and the spool
- * files that were not there before us, which open_dir said it leaves out
- * (another recording's, still to be merged). */
-static bool cupti_ours(const struct cupti_session *s, const char *name)
-{
-	if (s->private_dir)
-		return true;
-	if (!strcmp(name, GT_CUPTI_STOP_FILE) || (s->live && !strcmp(name, GT_CUPTI_LIVE_FILE)))
-		return true;
-	return spool_name(name) && !cupti_old_spool(s, name);
-}
-
-/* Empties and removes the spool directory: of the run directory only what
- * is ours, and the directory when nothing else is left. */
-void cupti_session__remove_dir(struct cupti_session *s)
-{
+	struct stat mine, now;
+	int fd = dup(s->dir_fd);
 	struct dirent *de;
-	DIR *d;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 
-	if (!s->dir[0])
-		return;
-	d = opendir(s->dir);
+	if (!d && fd >= 0)
+		close(fd);
+	if (d)
+		rewinddir(d);
 	while (d && (de = readdir(d))) {
-		if (de->d_type == DT_DIR || !cupti_ours(s, de->d_name))
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (unlinkat(dirfd(d), de->d_name, 0) && errno != ENOENT)
+		if (unlinkat(s->dir_fd, de->d_name, 0) && errno != ENOENT)
 			pr_warn("failed to remove %s/%s: %s", s->dir, de->d_name, strerror(errno));
 	}
 	if (d)
 		closedir(d);
-	if (rmdir(s->dir) && errno != ENOENT && (s->private_dir || errno != ENOTEMPTY))
+	if (fstat(s->dir_fd, &mine) || fstatat(s->parent_fd, s->base, &now, AT_SYMLINK_NOFOLLOW) ||
+	    mine.st_dev != now.st_dev || mine.st_ino != now.st_ino) {
+		pr_warn("the spool directory %s is not where it was made: left alone", s->dir);
+		return;
+	}
+	if (unlinkat(s->parent_fd, s->base, AT_REMOVEDIR))
 		pr_warn("failed to remove %s: %s", s->dir, strerror(errno));
-	s->dir[0] = 0;
 }
 
-
-/* After the recording: stops and waits for the agents, then lists what the
- * merge takes. */
-int cupti_session__spools(struct cupti_session *s, char ***files, size_t *nfiles)
+void cupti_session__end(struct cupti_session *s)
 {
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	DIR *d;
-	int err = 0;
-
-	*files = NULL;
-	*nfiles = 0;
-	cupti_session__stop(s);
-	cupti_wait(s);
+	if (!s || s->dir_fd < 0 || s->ended)
+		return;
+	s->ended = true;
 	if (s->private_dir) {
-		names = calloc(1, sizeof(*names));
-		if (names)
-			names[n++] = strdup(s->dir);
-		if (!names || !names[0])
-			err = -ENOMEM;
-	} else {
-		/* the run directory: this recording's spool files */
-		d = opendir(s->dir);
-		while (!err && d && (de = readdir(d))) {
-			char *path;
-
-			if (!spool_name(de->d_name) || cupti_old_spool(s, de->d_name))
-				continue;
-			if (vec__reserve(&names, &cap, n, 1, 16) ||
-			    asprintf(&path, "%s/%s", s->dir, de->d_name) < 0) {
-				err = -ENOMEM;
-				break;
-			}
-			names[n++] = path;
-		}
-		if (d)
-			closedir(d);
+		remove_private(s);
+		return;
 	}
-	if (err) {
-		pr_err("failed to list %s: %s", s->dir, strerror(-err));
-		for (size_t i = 0; i < n; i++)
-			free(names[i]);
-		free(names);
-		return err;
-	}
-	*files = names;
-	*nfiles = n;
-	return 0;
-}
-
-size_t cupti_session__nspools(const struct cupti_session *s)
-{
-	struct dirent *de;
-	size_t n = 0;
-	DIR *d = opendir(s->dir);
-
-	while (d && (de = readdir(d))) {
-		if (spool_name(de->d_name) && !cupti_old_spool(s, de->d_name))
-			n++;
-	}
-	if (d)
-		closedir(d);
-	return n;
+	/* the session first: with it gone the agents pause whatever comes
+	 * next; the go files, "stop", then the lock */
+	remove_file(s, GT_CUPTI_SESSION_FILE);
+	remove_stale(s);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
+	s->lock_fd = -1;
 }
 
 const char *cupti_session__lib(const struct cupti_session *s)
@@ -468,14 +486,13 @@ bool cupti_session__private(const struct cupti_session *s)
 
 void cupti_session__free(struct cupti_session *s)
 {
-	size_t i;
-
 	if (!s)
 		return;
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
 	if (s->dir_fd >= 0)
 		close(s->dir_fd);
-	for (i = 0; i < s->nold; i++)
-		free(s->old[i]);
-	free(s->old);
+	if (s->parent_fd >= 0)
+		close(s->parent_fd);
 	free(s);
 }

@@ -178,6 +178,56 @@ int elf_syms__each(const char *path, const char *prefix, elf_syms_fn fn, void *c
 	return err ? err : c.count;
 }
 
+int elf_syms__exports(const char *path, const char *name)
+{
+	int fd, found = 0;
+	GElf_Ehdr eh;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+	Elf *elf;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+		found = -ENOEXEC;
+		goto cleanup;
+	}
+	if (eh.e_type != ET_DYN)
+		goto cleanup;
+	/* what the dynamic linker can find: .dynsym, defined, global or
+	 * weak, visible */
+	while (!found && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		size_t i, count;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		count = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < count && !found; i++) {
+			const char *n;
+
+			if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    (GELF_ST_BIND(sym.st_info) != STB_GLOBAL && GELF_ST_BIND(sym.st_info) != STB_WEAK) ||
+			    GELF_ST_VISIBILITY(sym.st_other) != STV_DEFAULT)
+				continue;
+			n = elf_strptr(elf, sh.sh_link, sym.st_name);
+			found = n && !strcmp(n, name);
+		}
+	}
+cleanup:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return found;
+}
+
 enum uprobe_insn uprobe_insn__class(const unsigned char *c, size_t len)
 {
 	if (!len)

@@ -21,6 +21,12 @@ int elf_syms__resolve(const char *path, const char *const *names, size_t n, uint
 typedef int (*elf_syms_fn)(void *ctx, const char *name, uint64_t offset);
 int elf_syms__each(const char *path, const char *prefix, elf_syms_fn fn, void *ctx);
 
+/* 1 when path is a shared object (ET_DYN) whose dynamic symbols export the
+ * function name (defined, global or weak, default visibility), 0 when it is
+ * ELF but not that, a negative errno when it cannot be read as ELF
+ * (-ENOEXEC: not ELF).  Links are not followed. */
+int elf_syms__exports(const char *path, const char *name);
+
 /* How the kernel takes a uprobe hit on an x86-64 instruction: emulated in
  * the trap (push of a register, a relative jump or call, a conditional
  * jump, a one-byte nop), or by single-stepping a copy out of line, a second

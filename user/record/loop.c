@@ -80,6 +80,7 @@ int recorder__run_loop(struct recorder *r)
 		if (r->ctl)
 			drained = now_ns(CLOCK_MONOTONIC);
 		recorder__gpum_drain(r);
+		recorder__cupti_poll(r);
 		if (r->ctl)
 			daemon__serve(r);
 		if (r->o->max_size && trace_writer__bytes(r->w) >= r->o->max_size) {
@@ -144,6 +145,7 @@ static void wait_cmd(struct recorder *r, bool traced)
 		if (traced) {
 			ring_buffer__poll(r->rb, POLL_MS);
 			ring_buffer__consume(r->rb);
+			recorder__cupti_poll(r);
 		} else {
 			usleep(POLL_MS * 1000);
 		}

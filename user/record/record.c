@@ -92,6 +92,7 @@ static void note_process(struct recorder *r, const struct gt_hdr *h)
 		uint8_t one = 1;
 
 		r->nprocs++;
+		recorder__cupti_note(r, h->pid);
 		/* its threads' scheduling is recorded from now on */
 		bpf_map__update_elem(r->skel->maps.active_pids, &h->pid, sizeof(h->pid), &one,
 				     sizeof(one), BPF_ANY);
@@ -301,7 +302,9 @@ static int finish(struct recorder *r)
 	if (!r->write_err)
 		write_stats(r, &c);
 	recorder__counters(r, &c);
-	t.end_ts = now_ns(CLOCK_MONOTONIC);
+	/* --cupti: the calls were recorded up to the agents' last hand-over
+	 * began; what the agents gave after that is not in the calls' span */
+	t.end_ts = r->calls_end ? r->calls_end : now_ns(CLOCK_MONOTONIC);
 	t.counters = c;
 	t.records = trace_writer__records(r->w);
 	if (r->ctl) {
@@ -332,11 +335,6 @@ static int finish(struct recorder *r)
 	if (r->bad_records)
 		pr_warn("%llu malformed records skipped", (unsigned long long)r->bad_records);
 	return 0;
-}
-
-static bool cupti_want_pid(void *ctx, uint32_t pid)
-{
-	return proc_names__traced(ctx, pid);
 }
 
 #define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
@@ -391,77 +389,13 @@ static int check_pids(const struct record_opts *o)
 	return 0;
 }
 
-/* A finished --cupti recording: once the agents are done, the spool files
- * and the traced processes go to the caller's merge. Returns NULL after an
- * error line (the spool files stay, with the command to retry). */
-static struct record_spools *leave_spools(struct recorder *r)
-{
-	struct record_spools *s = calloc(1, sizeof(*s));
-	int err = -ENOMEM;
-
-	if (s)
-		err = cupti_session__spools(r->cupti, &s->files, &s->nfiles);
-	else
-		pr_err("failed to list %s: %s", cupti_session__dir(r->cupti), strerror(-err));
-	if (err) {
-		pr_err("the CUPTI spool files stay in %s: merge them with gtrace-bpf merge %s %s",
-		       cupti_session__dir(r->cupti), r->path, cupti_session__dir(r->cupti));
-		free(s);
-		return NULL;
-	}
-	snprintf(s->trace, sizeof(s->trace), "%s", r->path);
-	if (!cupti_session__private(r->cupti)) {
-		s->want_pid = cupti_want_pid;
-		s->want_ctx = r->procs;
-	}
-	s->cupti = r->cupti;
-	s->procs = r->procs;
-	r->cupti = NULL;
-	r->procs = NULL;
-	return s;
-}
-
-/* --cupti, after the agents were waited for: a recording with no spool
- * file has no GPU records because no agent ever loaded; say why it may
- * not have. Returns false then. */
-static bool cupti_joined(struct recorder *r, const struct cupti_session *cs)
-{
-	const char *why;
-
-	if (cupti_session__nspools(cs))
-		return true;
-	if (!r->o->cmd)
-		why = "no program joined: start them with CUDA_INJECTION64_PATH=";
-	else if (!r->o->trace_cuda)
-		why = "the agent never loaded: the command did not use CUDA, is linked statically, runs "
-		      "under another injection or cleared its environment (CUDA_INJECTION64_PATH=";
-	else if (!r->nprocs)
-		why = "the command never used CUDA, so the agent never loaded (";
-	else
-		why = "the agent never loaded although the command used CUDA: it is linked "
-		      "statically, runs under another injection or cleared its environment "
-		      "(CUDA_INJECTION64_PATH=";
-	pr_warn("--cupti: no GPU records: %s%s%s", why, cupti_session__lib(cs),
-		r->o->cmd ? ")" : "");
-	return false;
-}
-
 void record_spools__done(struct record_spools *s, bool merged)
 {
-	size_t i;
-
 	if (!s)
 		return;
-	if (merged)
-		cupti_session__remove_dir(s->cupti);
-	else
-		pr_err("the CUPTI spool files stay in %s: merge them with gtrace-bpf merge %s %s",
-		       cupti_session__dir(s->cupti), s->trace, cupti_session__dir(s->cupti));
-	for (i = 0; i < s->nfiles; i++)
-		free(s->files[i]);
-	free(s->files);
-	cupti_session__free(s->cupti);
-	proc_names__free(s->procs);
+	if (!merged)
+		pr_err("the GPU records in %s are not linked to their calls: gtrace-bpf merge %s does it",
+		       s->trace, s->trace);
 	free(s);
 }
 
@@ -489,7 +423,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	struct utsname u;
 	char opts[4096];	/* the GPU metrics' keys take ~60 bytes a GPU */
 	int err, status = 1;
-	bool recorded = false, finished = false;
+	bool recorded = false, finished = false, gpu_side = true;
 	size_t i;
 	uint8_t one = 1;
 
@@ -511,15 +445,14 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		pr_verbose("--cgroup %s: cgroup id %llu at depth %d", cgroup.path, (unsigned long long)cgroup.id,
 			   cgroup.level);
 	}
-	if (o->cupti) {
-		struct cupti_session_opts co = { .lib = o->cupti_lib, .private_dir = o->cmd != NULL,
-						 .nvtx_capture = o->nvtx_capture, .live = o->daemon };
-
-		if (cupti_session__new(&co, &r->cupti))
-			return 1;
-	}
+	if (recorder__cupti_new(r))
+		return 1;
 	err = check_pids(o);
 	if (err)
+		goto cleanup;
+	/* the agents are let in before the probes go on, so that they record
+	 * when the calls are recorded (what they record before is left out) */
+	if (o->cupti && (err = cupti_session__open_dir(r->cupti)))
 		goto cleanup;
 	if (o->daemon && (err = daemon__open(r)))
 		goto cleanup;
@@ -571,6 +504,8 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		if (err)
 			goto cleanup;
 	}
+	/* the calls are recorded from now on: the agents' records too */
+	cupti_session__begin(r->cupti);
 	err = cuda_object__attach_static(r->skel, &r->open_probe);
 	if (err)
 		goto cleanup;
@@ -592,11 +527,6 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	err = start_sources(r);
 	if (err)
 		goto cleanup;
-	if (o->cupti) {
-		err = cupti_session__open_dir(r->cupti);
-		if (err)
-			goto cleanup;
-	}
 	recorder__fill_info(r, &info, &u, opts, sizeof(opts));
 	if ((err = recorder__gpum_open(r, opts, sizeof(opts))))
 		goto cleanup;
@@ -608,6 +538,8 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		goto cleanup;
 	}
 	if (o->daemon && (err = budget__start(r)))
+		goto cleanup;
+	if ((err = recorder__cupti_start(r)))
 		goto cleanup;
 	if ((err = recorder__gpum_start(r)))
 		goto cleanup;
@@ -662,8 +594,8 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		recorder__wait_child_untraced(r);
 	else if (r->child && !recorder__child_done(r))
 		recorder__wait_child(r);
-	/* the agents flush while the trace is finished */
-	cupti_session__stop(r->cupti);
+	/* what the agents hold goes into the trace before it is finished */
+	gpu_side = recorder__cupti_finish(r);
 	finished = !finish(r);
 	if (!finished || err)
 		status = 1;
@@ -688,19 +620,19 @@ cleanup:
 	cuda_bpf__destroy(r->skel);
 	trace_writer__free(r->w);
 	daemon__close(r);
-	if (cupti_session__dir(r->cupti)) {
-		if (finished) {
-			*spools = leave_spools(r);
-			if ((!*spools || (!cupti_joined(r, (*spools)->cupti) && !o->cupti_optional)) &&
-			    status == 0)
-				status = 1;
-		} else if (recorded) {
-			pr_warn("the CUPTI spool files stay in %s (gtrace-bpf merge TRACE %s)",
-				cupti_session__dir(r->cupti), cupti_session__dir(r->cupti));
-		} else {
-			cupti_session__remove_dir(r->cupti);
-		}
+	if (cupti_session__dir(r->cupti) && !o->daemon && finished) {
+		if (gpu_side && (*spools = calloc(1, sizeof(**spools))))
+			memcpy((*spools)->trace, r->path, sizeof((*spools)->trace));
+		else if (gpu_side)
+			pr_err("failed to merge %s: %s; gtrace-bpf merge %s does it", r->path,
+			       strerror(ENOMEM), r->path);
+		if ((!gpu_side || !*spools) && !o->cupti_optional && status == 0)
+			status = 1;
+	} else if (cupti_session__dir(r->cupti) && !o->daemon && recorded) {
+		pr_warn("the trace %s holds the GPU records read so far: gtrace-bpf merge %s links them",
+			r->path, r->path);
 	}
+	recorder__cupti_end(r);
 	cupti_session__free(r->cupti);
 	proc_names__free(r->procs);
 	return err && status == 1 ? 1 : status;

@@ -105,29 +105,20 @@ struct record_opts {
 	unsigned int gpu_metrics_hz;	/* --gpu-metrics: NVML samples per second, 0 = off */
 };
 
-struct cupti_session;
-struct proc_names;
-
-/* What a --cupti recording leaves to merge into its trace: the merge is the
- * caller's (record/ does not merge); record_spools__done() afterwards. */
+/* What a --cupti recording leaves to the caller: its trace holds the
+ * agents' records as they came (options cupti=inline); linking them to their
+ * calls, the merge, is the caller's (record/ does not merge);
+ * record_spools__done() afterwards. */
 struct record_spools {
 	char trace[PATH_MAX];		/* the trace written, also the merge's output */
-	char **files;			/* this recording's spool files (or its private directory) */
-	size_t nfiles;
-	/* the processes the recording traced: only their spool records belong
-	 * in the trace (NULL: every record, the directory was private) */
-	bool (*want_pid)(void *ctx, uint32_t pid);
-	void *want_ctx;			/* want_pid's argument */
-	struct cupti_session *cupti;	/* holds the spool directory (the run directory locked) */
-	struct proc_names *procs;	/* the traced processes, behind want_ctx */
 };
 
 /* Returns the process exit status: 0, 1 on error, or CMD's status. With
- * --cupti and a finished trace, *spools is what is left to merge (else
- * NULL); spools may be NULL without --cupti. */
+ * --cupti and a finished trace that holds GPU records, *spools says what is
+ * left to merge (else NULL); spools may be NULL without --cupti. */
 int record__run(const struct record_opts *o, struct record_spools **spools);
-/* After the merge of s: merged, the spool directory goes; else its files
- * stay, with one error line giving the command to retry. Frees s. */
+/* After the merge of s; when it failed, one line says how to merge later.
+ * Frees s. */
 void record_spools__done(struct record_spools *s, bool merged);
 
 #endif

@@ -63,7 +63,14 @@ struct trigger_ctl {
 	uint32_t since_last;		/* suppressed since the last trigger record */
 };
 
+/* A process that made CUDA calls, for --cupti. */
+struct cupti_pid {
+	uint32_t pid;
+	uid_t uid;			/* the user it ran as then, (uid_t)-1 = unknown */
+};
+
 struct utsname;
+struct cupti_follow_opts;
 
 struct recorder {
 	const struct record_opts *o;
@@ -93,6 +100,14 @@ struct recorder {
 	uint32_t frontend_major;	/* NVIDIA frontend (RM escapes decoded) */
 	struct nv_majors nv;		/* NVIDIA's majors, for naming devices later */
 	struct cupti_session *cupti;	/* --cupti, else NULL */
+	struct cupti_follow *follow;	/* --cupti (not the daemon): the spool files read into
+					 * the trace as they grow */
+	struct cupti_pid *cupti_pids;	/* --cupti: processes that made CUDA calls, to look
+					 * for the agent in those that did not join */
+	size_t ncupti_pids, cupti_pids_cap;
+	uint64_t cupti_unjoined;	/* ... that ran the agent and did not join */
+	uint64_t calls_end;		/* --cupti: when the calls stopped being taken (the
+					 * trailer's end_ts), 0 = at the trailer */
 	struct pid_watch *watch;	/* -p: the traced processes, to stop when all have exited */
 	bool released;			/* -- CMD runs (already during --delay) */
 	bool untraced_stop;		/* the recording ended by itself (--max-size, -d,
@@ -224,5 +239,21 @@ void recorder__wait_child(struct recorder *r);
 void recorder__wait_child_untraced(struct recorder *r);
 /* --delay: starts and releases -- CMD, then waits. */
 int recorder__wait_delay(struct recorder *r);
+
+/* --cupti (record_cupti.c): the session (before the probes), the spool
+ * files followed into the trace (once the trace exists; not the daemon's),
+ * each poll, the processes that may run the agent, the end (the agents hand
+ * over; false when no agent joined, said) and what is left to free. */
+int recorder__cupti_new(struct recorder *r);
+int recorder__cupti_start(struct recorder *r);
+void recorder__cupti_poll(struct recorder *r);
+void recorder__cupti_note(struct recorder *r, uint32_t pid);
+bool recorder__cupti_finish(struct recorder *r);
+void recorder__cupti_end(struct recorder *r);
+/* Whose GPU side the recording wants: NULL for every process. */
+bool (*recorder__cupti_wants(const struct recorder *r))(void *, pid_t);
+/* The follower's options that come from the recording: its session, whom it
+ * wants, the users the processes run as (ctx = r). */
+void recorder__cupti_follow_opts(struct recorder *r, struct cupti_follow_opts *fo);
 
 #endif

@@ -1,0 +1,363 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# gtrace-bpf record --cupti against the mock libcuda, which loads the real
+# CUPTI agent over the mock libcupti (GT_MOCK_INJECTION=1) as the driver
+# would: the GPU side of -- CMD and of programs that join --all, -p and
+# --cgroup, read into the trace as it is written and linked to the calls; a
+# recorder after a SIGKILLed one takes the running programs' agents over and
+# records their GPU side from its own start; spool files of programs that
+# ended meanwhile are removed, said once; --cupti=optional; a private spool
+# directory swapped for a link steers root nowhere; programs of other users
+# join; a full file system is said as what it is; the agent library is
+# checked. Each case has its own run directory ($T/run, GTRACE_RUN_DIR, which
+# the agents read too).
+REQUIRES="root jq mock gtrace"
+. "$(dirname "$0")/lib.sh"
+
+OUT_DIR=$(dirname "$MOCK_DIR")
+AGENT=$OUT_DIR/libgtrace-cupti.so
+CUPTI_MOCK=$OUT_DIR/cupti/mock
+
+need_cupti() {
+	[ -f "$AGENT" ] && ls "$CUPTI_MOCK"/libcupti.so.* > /dev/null 2>&1 ||
+		fatal "cannot run: no CUPTI agent or mock ($AGENT, $CUPTI_MOCK): build them with make cupti-mock (needs cupti.h)"
+	export GTRACE_RUN_DIR=$T/run
+}
+
+# the environment of a program started with the agent
+AGENT_ENV=(GT_MOCK_INJECTION=1 "CUDA_INJECTION64_PATH=$AGENT" "LD_LIBRARY_PATH=$CUPTI_MOCK")
+
+# summary FILE: the merge's summary line in a recorder's stderr
+summary() { grep '^gtrace-bpf: merged' "$1"; }
+# field N FILE: the merge summary's number before WORD
+field() { summary "$2" | grep -oE "[0-9]+ $1" | head -n 1 | cut -d' ' -f1; }
+
+one_line() {
+	local n
+	n=$(wc -l < "$2")
+	[ "$n" -eq 1 ] || err "$1: $n lines on stderr, expected one: $(head -n 4 "$2" | tr '\n' '|')"
+}
+
+# -- CMD: the agent's environment reaches CMD, a private directory (root's,
+# 0700) that goes at the end, every kernel, copy and set linked.
+t_cmd() {
+	local dir
+	need_cupti
+	cat > "$T/wrap.sh" <<EOF
+#!/bin/sh
+env | grep -E '^(CUDA_INJECTION64_PATH|GTRACE_CUPTI_DIR|NVTX_INJECTION64_PATH)=' | sort > "$T/env.txt"
+stat -c '%a %U' "\$GTRACE_CUPTI_DIR" > "$T/dir.txt"
+exec "\$@"
+EOF
+	chmod +x "$T/wrap.sh"
+	GT_LIBCUDA="$MOCK_LIB" "$GTRACE" --libcuda "$MOCK_LIB" --trace cuda --cupti --cupti-lib "$AGENT" \
+		-o "$T/c.gtrace" -- env GT_MOCK_INJECTION=1 LD_LIBRARY_PATH="$CUPTI_MOCK" "$T/wrap.sh" \
+		"$WORKLOAD" --launches 40 --copies 3 > "$T/c.out" 2> "$T/c.err"
+	RC=$?
+	[ "$RC" -eq 0 ] || fatal "gtrace-bpf --cupti -- CMD exited with $RC: $(tail -n 3 "$T/c.err" | tr '\n' '|')"
+	dir=$(sed -n 's/^GTRACE_CUPTI_DIR=//p' "$T/env.txt")
+	[ -n "$dir" ] || fatal "CMD did not get GTRACE_CUPTI_DIR: $(tr '\n' '|' < "$T/env.txt")"
+	grep -qx "CUDA_INJECTION64_PATH=$AGENT" "$T/env.txt" || err "CUDA_INJECTION64_PATH in CMD: $(grep CUDA_INJ "$T/env.txt"), expected $AGENT"
+	grep -qx "NVTX_INJECTION64_PATH=$AGENT" "$T/env.txt" || err "NVTX_INJECTION64_PATH in CMD: $(grep NVTX "$T/env.txt")"
+	[ "$(cat "$T/dir.txt")" = "700 root" ] || err "the spool directory was $(cat "$T/dir.txt"), expected 700 root"
+	[ ! -e "$dir" ] || err "the spool directory $dir is still there after the recording"
+	want="gtrace-bpf: merged 45 GPU records from 1 processes: 45 linked (100.0 %), 0 unmatched, 0 causality violations, 0 launches without GPU work"
+	got=$(summary "$T/c.err")
+	[ "$got" = "$want" ] || err "--cupti -- CMD summary:
+  got      $got
+  expected $want"
+	"$GTRACE" dump --summary "$T/c.gtrace" > "$T/sum.out" 2>&1
+	grep -q 'cupti=merged' "$T/sum.out" || err "the trace's options do not say cupti=merged: $(grep options "$T/sum.out")"
+	[ "$(stat -c %a "$T/c.gtrace")" = 600 ] || err "the merged trace has mode $(stat -c %a "$T/c.gtrace")"
+}
+
+# --all --cupti: the run directory (root's, 1733) and its session while the
+# recorder runs; a program started with the agent joins; its file goes with
+# it; at the end the session goes, the directory stays, and a program
+# started then stays armed without a file.
+t_all() {
+	local run=$T/run/cupti
+	need_cupti
+	start_tracer --all --libcuda "$MOCK_LIB" --trace cuda --cupti --cupti-lib "$AGENT" -o "$T/all.gtrace"
+	[ "$(stat -c '%a %U' "$run")" = "1733 root" ] || err "$run is $(stat -c '%a %U' "$run"), expected 1733 root"
+	[ "$(cat "$run/session")" = "scope all" ] || err "the session says '$(cat "$run/session")', expected 'scope all'"
+	grep -q OFDLCK /proc/locks || err "no OFD lock held while recording: $(cat /proc/locks)"
+	run_wl w "${AGENT_ENV[@]}" --launches 40 --copies 3
+	stop_tracer INT
+	want="gtrace-bpf: merged 45 GPU records from 1 processes: 45 linked (100.0 %), 0 unmatched, 0 causality violations, 0 launches without GPU work"
+	got=$(summary "$T/tracer.err")
+	[ "$got" = "$want" ] || err "--all --cupti summary:
+  got      $got
+  expected $want"
+	[ ! -e "$run/gtrace-cupti.$WP.spool" ] || err "the spool file of the exited program is still there"
+	[ ! -e "$run/session" ] || err "the session is still there after the recording"
+	[ -d "$run" ] || err "the run directory went (programs started later find no recorder to wait for)"
+	run_wl late "${AGENT_ENV[@]}" --launches 4
+	[ -z "$(ls "$run" | grep spool)" ] || err "an agent without a recorder made a file: $(ls "$run")"
+}
+
+# A recorder SIGKILLed while a program records with the agent; the next one
+# takes the agent over at once: exit 0, every launch it recorded linked, no
+# GPU record left over; the unread part of the killed recorder's and what
+# came before its own start left out, counted; a spool file of a program
+# that ended while no recorder ran removed, said once; what it read it gave
+# back (the spool of the program, still running, holds at most a page).
+t_takeover() {
+	local run=$T/run/cupti dead launches linked
+	need_cupti
+	start_tracer --all --libcuda "$MOCK_LIB" --trace cuda --cupti --cupti-lib "$AGENT" -o "$T/a.gtrace"
+	start_workload w "GT_LIBCUDA=$MOCK_LIB" "${AGENT_ENV[@]}" -- --flood 8 --rate 500 --launch-log "$T/launch.log"
+	# recording under the first recorder: its spool has grown
+	for _ in $(seq 100); do
+		[ "$(stat -c %s "$run/gtrace-cupti.$WPID.spool" 2>/dev/null || echo 0)" -gt 20000 ] && break
+		sleep 0.1
+	done
+	kill -KILL "$TRACER_PID"
+	wait_exit "$TRACER_PID" 10 || fatal "the first recorder did not die"
+	# a program that ended while no recorder ran: its file, an hour old
+	bash -c 'exit 0' & dead=$!
+	wait $dead
+	printf 'GTCUPTI1' > "$run/gtrace-cupti.$dead.spool"
+	touch -d '1 hour ago' "$run/gtrace-cupti.$dead.spool"
+	GT_LIBCUDA="$MOCK_LIB" "$GTRACE" --all --libcuda "$MOCK_LIB" --trace cuda --cupti --cupti-lib "$AGENT" -d 2 \
+		-o "$T/b.gtrace" > "$T/b.out" 2> "$T/b.err"
+	RC=$?
+	[ "$RC" -eq 0 ] || fatal "the recorder after a SIGKILLed one exited $RC: $(tail -n 4 "$T/b.err" | tr '\n' '|')"
+	kill -0 "$WPID" 2>/dev/null || fatal "the workload ended before the second recording did: make its flood longer"
+	dump_trace "$T/b.gtrace" "$T/b.json"
+	launches=$(launches_of "$T/b.json" "$WPID")
+	linked=$(jq -s --argjson p "$WPID" '[.[] | select(.pid == $p and .type == "gpu_kernel" and .launch_ts != null)] | length' "$T/b.json")
+	[ "$launches" -gt 500 ] || err "$launches launches in 2 s at 500/s"
+	[ "$linked" -eq "$launches" ] || err "$linked GPU kernels linked of the $launches launches recorded"
+	[ "$(field unmatched "$T/b.err")" = 0 ] && [ "$(field 'launches without' "$T/b.err")" = 0 ] ||
+		err "not every GPU record and launch paired: $(summary "$T/b.err")"
+	grep -q 'GPU records of programs that ran before this recording began left out' "$T/b.err" ||
+		err "the records from before its start are not said: $(tr '\n' '|' < "$T/b.err")"
+	[ "$(grep -c 'removed 1 spool file of programs that ended while no recorder read them' "$T/b.err")" = 1 ] ||
+		err "the spool file of the program that ended is not said once: $(tr '\n' '|' < "$T/b.err")"
+	[ ! -e "$run/gtrace-cupti.$dead.spool" ] || err "the spool file of the program that ended is still there"
+	# the running program's file: what was read was given back; it holds
+	# the room its agent keeps for its last records (64 KiB) and a page or
+	# two at most
+	[ "$(stat -c %b "$run/gtrace-cupti.$WPID.spool")" -le $(((65536 + 8192) / 512)) ] ||
+		err "the spool of the running program holds $(stat -c %b "$run/gtrace-cupti.$WPID.spool") blocks after the recording"
+	finish_workload w "$WPID"
+}
+
+# --cupti=optional when no program joins: exit 0 with the warning; plain
+# --cupti: exit 1.
+t_optional() {
+	local rc
+	need_cupti
+	"$GTRACE" --all --libcuda "$MOCK_LIB" --trace cuda --cupti=optional --cupti-lib "$AGENT" -d 1 \
+		-o "$T/o.gtrace" > "$T/o.out" 2> "$T/o.err"
+	rc=$?
+	[ "$rc" -eq 0 ] || err "--all --cupti=optional, nobody joining: exit $rc, expected 0: $(tail -n 3 "$T/o.err" | tr '\n' '|')"
+	grep -q 'warning: --cupti: no GPU records: no program joined' "$T/o.err" || err "--cupti=optional: no warning: $(cat "$T/o.err")"
+	"$GTRACE" --all --libcuda "$MOCK_LIB" --trace cuda --cupti --cupti-lib "$AGENT" -d 1 \
+		-o "$T/p.gtrace" > "$T/p.out" 2> "$T/p.err"
+	rc=$?
+	[ "$rc" -eq 1 ] || err "--all --cupti, nobody joining: exit $rc, expected 1"
+	[ -s "$T/p.gtrace" ] || err "--all --cupti, nobody joining: the trace of the calls is lost"
+}
+
+# -p PID --cupti: the agent of the process traced records; another
+# program's agent, not traced, records nothing (its file says it is there).
+t_listed() {
+	local a b run=$T/run/cupti
+	need_cupti
+	# the run directory exists at the programs' cuInit: they are armed
+	mkdir -p "$T/run" && mkdir -m 1733 "$run"
+	start_workload a "GT_LIBCUDA=$MOCK_LIB" "${AGENT_ENV[@]}" -- --wait-signal --launches 40 --copies 3
+	a=$WPID
+	start_workload b "GT_LIBCUDA=$MOCK_LIB" "${AGENT_ENV[@]}" -- --wait-signal --launches 40 --copies 3
+	b=$WPID
+	wait_ready a "$a"
+	wait_ready b "$b"
+	start_tracer -p "$a" --libcuda "$MOCK_LIB" --trace cuda --cupti --cupti-lib "$AGENT" -o "$T/l.gtrace"
+	[ "$(cat "$run/session")" = "scope listed" ] || err "the session says '$(cat "$run/session")', expected 'scope listed'"
+	# wait for both agents' files: the traced one admitted (its go file)
+	for _ in $(seq 100); do
+		[ -e "$run/go.$a" ] && [ -e "$run/gtrace-cupti.$b.spool" ] && break
+		sleep 0.1
+	done
+	kill -USR1 "$a" "$b"
+	finish_workload a "$a"
+	finish_workload b "$b"
+	stop_tracer INT
+	want="gtrace-bpf: merged 45 GPU records from 1 processes: 45 linked (100.0 %), 0 unmatched, 0 causality violations, 0 launches without GPU work"
+	got=$(summary "$T/tracer.err")
+	[ "$got" = "$want" ] || err "-p --cupti summary:
+  got      $got
+  expected $want"
+	[ -e "$run/go.$b" ] && err "a go file for the process not traced"
+	[ ! -e "$run/go.$a" ] || err "the go file stayed after the recording"
+}
+
+# --cupti -- CMD with a TMPDIR others can write to: CMD's user (here the
+# test, playing another user) swaps the private directory for a link to a
+# directory with files and a planted spool file. Root deletes nothing
+# there and merges nothing from it.
+t_swapped_dir() {
+	local pid
+	need_cupti
+	mkdir -m 0777 "$T/tmp" "$T/victim"
+	echo keep > "$T/victim/precious.txt"
+	cat > "$T/swap.sh" <<'EOF'
+#!/bin/sh
+mv "$GTRACE_CUPTI_DIR" "$GTRACE_CUPTI_DIR.moved"
+ln -s "$VICTIM" "$GTRACE_CUPTI_DIR"
+printf 'GTCUPTI1planted' > "$VICTIM/gtrace-cupti.$$.spool"
+exec "$@"
+EOF
+	chmod +x "$T/swap.sh"
+	TMPDIR=$T/tmp VICTIM=$T/victim GT_LIBCUDA="$MOCK_LIB" "$GTRACE" --libcuda "$MOCK_LIB" --trace cuda --cupti \
+		--cupti-lib "$AGENT" -o "$T/s.gtrace" -- "$T/swap.sh" "$WORKLOAD" --launches 4 > "$T/s.out" 2> "$T/s.err"
+	[ -f "$T/victim/precious.txt" ] || err "root deleted a file in the directory the link pointed to"
+	pid=$(grep '^{' "$T/s.out" | jq .pid)
+	[ -f "$T/victim/gtrace-cupti.$pid.spool" ] || err "root deleted the planted file in the link's target"
+	[ -z "$(summary "$T/s.err")" ] || err "root merged GPU records from the link's target: $(summary "$T/s.err")"
+	[ -n "$(find "$T/tmp" -maxdepth 1 -type l)" ] || err "the link in TMPDIR was touched"
+	grep -q 'not where it was made' "$T/s.err" || err "the swap is not said: $(tr '\n' '|' < "$T/s.err")"
+	dump_trace "$T/s.gtrace" "$T/s.json"
+	[ "$(launches_of "$T/s.json" "$pid")" -eq 4 ] || err "the calls of the recording were lost"
+}
+
+# A program of another user (nobody) joins --all --cupti: its kernels are
+# linked; its spool file is its own and is read (the recorder sees whose it
+# is while the program runs: it lives a second here).
+t_nonroot() {
+	local nb=$T/nb
+	need_cupti
+	id nobody > /dev/null 2>&1 || fatal "no user nobody"
+	# what the program runs, where nobody can read it
+	mkdir -p "$nb" && chmod 711 "$T" && chmod 755 "$nb"
+	cp "$WORKLOAD" "$MOCK_LIB" "$AGENT" "$CUPTI_MOCK"/libcupti.so.* "$nb/"
+	start_tracer --all --libcuda "$nb/libcuda.so.1" --trace cuda --cupti --cupti-lib "$nb/libgtrace-cupti.so" -o "$T/n.gtrace"
+	su nobody -s /bin/sh -c "GTRACE_RUN_DIR='$T/run' GT_LIBCUDA='$nb/libcuda.so.1' GT_MOCK_INJECTION=1 \
+		CUDA_INJECTION64_PATH='$nb/libgtrace-cupti.so' LD_LIBRARY_PATH='$nb' '$nb/cuda_workload' --launches 40 --copies 3 \
+		--gpu-idle 1000" \
+		> "$T/w.out" 2> "$T/w.err" || fatal "the workload as nobody failed: $(tail -n 3 "$T/w.err" | tr '\n' '|')"
+	stop_tracer INT
+	want="gtrace-bpf: merged 45 GPU records from 1 processes: 45 linked (100.0 %), 0 unmatched, 0 causality violations, 0 launches without GPU work"
+	got=$(summary "$T/tracer.err")
+	[ "$got" = "$want" ] || err "a program of nobody's: summary
+  got      $got
+  expected $want
+  its stderr: $(tr '\n' '|' < "$T/w.err")"
+}
+
+# A program whose agent cannot join (the run directory's file system is
+# full when it starts): the recorder counts it and names it.
+t_unjoined() {
+	local pid
+	need_cupti
+	mkdir -p "$T/run"
+	mount -t tmpfs -o size=1m tmpfs "$T/run" || fatal "cannot mount a tmpfs"
+	start_tracer --all --libcuda "$MOCK_LIB" --trace cuda --cupti=optional --cupti-lib "$AGENT" -o "$T/u.gtrace"
+	dd if=/dev/zero of="$T/run/fill" bs=64k > /dev/null 2>&1
+	start_workload u "GT_LIBCUDA=$MOCK_LIB" "${AGENT_ENV[@]}" -- --wait-signal --launches 8
+	pid=$WPID
+	wait_ready u "$pid"
+	stop_tracer INT
+	kill -USR1 "$pid"
+	finish_workload u "$pid"
+	umount "$T/run"
+	grep -q "CUPTI: 1 process ran the agent but did not join.*(pid $pid;" "$T/tracer.err" ||
+		err "the process whose agent could not join is not named: $(tr '\n' '|' < "$T/tracer.err")"
+	grep -q 'the file system is full' "$T/u.err" || err "its agent did not say why: $(cat "$T/u.err")"
+}
+
+# A full file system where the agent spools: every GPU record it could not
+# write counted in its counters (written in the room kept for them), the
+# recorder says so as what it is.
+t_full() {
+	local pid lost
+	need_cupti
+	mkdir -p "$T/tmp"
+	mount -t tmpfs -o size=2m tmpfs "$T/tmp" || fatal "cannot mount a tmpfs"
+	TMPDIR=$T/tmp GT_LIBCUDA="$MOCK_LIB" "$GTRACE" --libcuda "$MOCK_LIB" --trace cuda --cupti --cupti-lib "$AGENT" \
+		-o "$T/f.gtrace" -- env GT_MOCK_INJECTION=1 LD_LIBRARY_PATH="$CUPTI_MOCK" "$WORKLOAD" --wait-signal \
+		--launches 400 > "$T/f.out" 2> "$T/f.err" &
+	TRACER_PID=$!
+	PIDS+=("$TRACER_PID")
+	wait_line "$T/f.out" '^ready ' 30 "$TRACER_PID" || fatal "the workload did not start: $(tail -n 3 "$T/f.err" | tr '\n' '|')"
+	pid=$(sed -n 's/^ready //p' "$T/f.out")
+	# the agent's file is there with its room kept: now the disk fills
+	dd if=/dev/zero of="$T/tmp/fill" bs=4k > /dev/null 2>&1
+	kill -USR1 "$pid"
+	wait_exit "$TRACER_PID" 60 || fatal "the recording did not end"
+	umount "$T/tmp"
+	grep -q "CUPTI: pid $pid lost [0-9]* GPU records: the file system of .* was full" "$T/f.err" ||
+		err "the full file system is not said: $(tr '\n' '|' < "$T/f.err")"
+	"$GTRACE" dump --summary "$T/f.gtrace" > "$T/sum.out" 2>&1
+	lost=$(awk '$1 == "lost_disk" { print $2 }' "$T/sum.out")
+	[ -n "$lost" ] && [ "$lost" -ge 800 ] ||
+		err "the trace does not count what the full disk lost (400 kernels, 400 API records): $(grep -A9 'cupti agent' "$T/sum.out" | tr '\n' '|')"
+}
+
+# --cupti-lib must be the agent: a shared object that exports
+# InitializeInjection. One line, status 1, no trace.
+t_agent_lib() {
+	local rc f
+	echo 'int not_the_agent(void) { return 1; }' > "$T/other.c"
+	cc -shared -fPIC "$T/other.c" -o "$T/other.so" || fatal "cannot build a library"
+	for f in /etc/passwd "$T/other.so" "$(command -v true)" "$T/nope.so"; do
+		"$GTRACE" --cupti --cupti-lib "$f" -o "$T/x.gtrace" -- true > "$T/o" 2> "$T/e"
+		rc=$?
+		[ "$rc" -eq 1 ] || err "--cupti-lib $f: exit $rc, expected 1"
+		one_line "--cupti-lib $f" "$T/e"
+		grep -q "$f" "$T/e" || err "--cupti-lib $f: the error does not name the file: $(cat "$T/e")"
+		[ ! -e "$T/x.gtrace" ] || err "--cupti-lib $f wrote a trace"
+	done
+	grep -q 'not an ELF file' <("$GTRACE" --cupti --cupti-lib /etc/passwd -o "$T/x.gtrace" -- true 2>&1) ||
+		err "a text file is not called what it is"
+	# a gtrace-bpf with no agent beside it, in ../lib/gtrace-bpf or .output
+	mkdir -p "$T/bin"
+	cp "$GTRACE" "$T/bin/gtrace-bpf"
+	"$T/bin/gtrace-bpf" --cupti -o "$T/y.gtrace" -- true > "$T/o" 2> "$T/e"
+	rc=$?
+	[ "$rc" -ne 0 ] || err "--cupti without an agent library: exit 0"
+	one_line "--cupti without an agent library" "$T/e"
+	grep -q "libgtrace-cupti.so" "$T/e" || err "--cupti without an agent: $(cat "$T/e")"
+	[ ! -e "$T/y.gtrace" ] || err "--cupti without an agent wrote a trace"
+}
+
+# --cupti -- CMD where the agent never loads (the mock libcuda without its
+# injection, as a static binary or a program under another injection):
+# never a silent "0 GPU records" with status 0.
+t_never_loaded() {
+	local rc
+	GT_LIBCUDA="$MOCK_LIB" "$GTRACE" --libcuda "$MOCK_LIB" --trace cuda --cupti --cupti-lib "$AGENT" \
+		-o "$T/n.gtrace" -- "$WORKLOAD" --launches 4 --copies 1 --syncs 1 > "$T/n.out" 2> "$T/n.err"
+	rc=$?
+	[ "$rc" -eq 1 ] || err "--cupti with an agent that never loaded: exit $rc, expected 1"
+	grep -q '^gtrace-bpf: warning: --cupti: no GPU records: the agent never loaded although the command used CUDA' "$T/n.err" ||
+		err "no warning naming why there are no GPU records; stderr: $(tr '\n' '|' < "$T/n.err")"
+	dump_trace "$T/n.gtrace" "$T/n.json"
+	jq -s -e '[.[] | select(.type == "launch")] | length == 4' "$T/n.json" > /dev/null ||
+		err "the trace of a --cupti recording without GPU records lost its 4 launches"
+	GT_LIBCUDA="$MOCK_LIB" "$GTRACE" --libcuda "$MOCK_LIB" --trace cuda --cupti=optional --cupti-lib "$AGENT" \
+		-o "$T/o.gtrace" -- "$WORKLOAD" --launches 4 --copies 1 --syncs 1 > "$T/o.out" 2> "$T/o.err"
+	rc=$?
+	[ "$rc" -eq 0 ] || err "--cupti=optional with an agent that never loaded: exit $rc, expected 0; stderr: $(tail -n 3 "$T/o.err" | tr '\n' '|')"
+	grep -q 'warning: --cupti: no GPU records' "$T/o.err" || err "--cupti=optional: no warning about the missing GPU records"
+	"$GTRACE" --cupti=maybe -o "$T/m.gtrace" -- true > /dev/null 2> "$T/m.err"
+	rc=$?
+	[ "$rc" -eq 2 ] || err "--cupti=maybe: exit $rc, expected 2"
+	one_line "--cupti=maybe" "$T/m.err"
+}
+
+add_case t_cmd "--cupti -- CMD: the agent's environment, a private directory that goes, every GPU record linked"
+add_case t_all "--all --cupti: the run directory (1733) and session while recording, a program joins, armed after"
+add_case t_takeover "--all --cupti after a SIGKILLed recorder: the agents taken over, every launch of its own linked, exit 0"
+add_case t_optional "--all --cupti=optional with nobody joining exits 0, plain --cupti 1"
+add_case t_listed "-p PID --cupti: only the traced process' agent records"
+add_case t_swapped_dir "--cupti -- CMD: a private directory swapped for a link steers root nowhere"
+add_case t_nonroot "--all --cupti: a program of another user joins, its kernels linked"
+add_case t_unjoined "--all --cupti: a program whose agent could not join is counted and named"
+add_case t_full "--cupti on a full file system: what the agent could not write counted, said as a full disk"
+add_case t_agent_lib "--cupti-lib: not an ELF shared object exporting InitializeInjection, one line, no trace"
+add_case t_never_loaded "--cupti -- CMD where the agent never loads: a warning naming why, status 1 unless --cupti=optional"
+run_cases "$@"
