@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include "decode/capture_spans.h"
 #include "decode/decode.h"
 #include "lib/cmp.h"
@@ -314,6 +315,8 @@ static void merger_free(struct merger *m)
 	free(m->tail);
 	free(m->stats);
 	free(m->inl);
+	if (m->inl_fd >= 0)
+		close(m->inl_fd);
 	u64map__free(&m->first);
 	u64map__free(&m->last);
 	gt_decoder__free(m->dec);
@@ -348,6 +351,7 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 		return -ENOMEM;
 	}
 	m->o = o;
+	m->inl_fd = -1;
 	m->dec = gt_decoder__new(on_call, NULL, m);
 	if (!m->dec) {
 		free(m);

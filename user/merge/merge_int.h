@@ -72,6 +72,9 @@ struct merger {
 	bool inline_gpu;		/* the trace holds the agent's records (cupti=inline) */
 	uint8_t *inl;			/* ... copied here by the first pass, back to back */
 	size_t inl_len, inl_cap;
+	int inl_fd;			/* ... and written from there to this unnamed file
+					 * (mapped after the pass), -1 = kept in memory */
+	size_t inl_spilled;		/* bytes written to it */
 	struct u64map first, last;	/* pid -> its first and last recorded record's ts */
 	bool ranged;			/* recorded with -c: GPU-side records outside ranges go */
 	uint64_t outside_gpu;		/* unlinked GPU records left out for it */

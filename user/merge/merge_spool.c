@@ -276,10 +276,53 @@ bool mg__agent_rec(const struct gt_hdr *h)
 	       h->type == GT_REC_CUPTI_MARK;
 }
 
+#define INL_CHUNK	(1u << 20)	/* the first pass' agent records go out in writes of this */
+
+/* The file the first pass writes the trace's agent records to: unnamed, in
+ * $TMPDIR (or /tmp), so that a long recording's GPU records are in the page
+ * cache, not in the merger's memory; -1 where no such file can be made (the
+ * records then stay in memory). */
+static int inl_file(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	int fd = open(tmp && tmp[0] == '/' ? tmp : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	return fd < 0 ? -1 : fd;
+}
+
+/* What the first pass holds of the agent records, out to the file. */
+static int inl_spill(struct merger *m)
+{
+	const uint8_t *p = m->inl;
+	size_t left = m->inl_len;
+
+	while (left) {
+		ssize_t n = write(m->inl_fd, p, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		left -= (size_t)n;
+	}
+	m->inl_spilled += m->inl_len;
+	m->inl_len = 0;
+	return 0;
+}
+
 /* First pass of a cupti=inline trace: one of its agent records, kept. */
 int mg__keep_inline(struct merger *m, const struct gt_hdr *h)
 {
-	if (vec__reserve(&m->inl, &m->inl_cap, m->inl_len, h->size, 1u << 20))
+	int err;
+
+	if (!m->inl_cap && !m->inl_spilled)
+		m->inl_fd = inl_file();
+	if (m->inl_fd >= 0 && m->inl_len + h->size > INL_CHUNK && (err = inl_spill(m))) {
+		pr_err("failed to write the GPU records of %s aside: %s", m->o->trace, strerror(-err));
+		return err;
+	}
+	if (vec__reserve(&m->inl, &m->inl_cap, m->inl_len, h->size, INL_CHUNK))
 		return -ENOMEM;
 	memcpy(m->inl + m->inl_len, h, h->size);
 	m->inl_len += h->size;
@@ -291,17 +334,38 @@ int mg__keep_inline(struct merger *m, const struct gt_hdr *h)
 int mg__index_inline(struct merger *m)
 {
 	char what[PATH_MAX + 32];
+	struct spool *s;
 	int err;
 
-	if (!m->inl_len)
+	if (!m->inl_len && !m->inl_spilled)
 		return 0;
 	snprintf(what, sizeof(what), "the GPU records of %s", m->o->trace);
 	err = mg__add_spool_file(m, what);
 	if (err)
 		return err;
-	m->spools[m->nspools - 1].map = m->inl;
-	m->spools[m->nspools - 1].len = m->inl_len;
-	m->spools[m->nspools - 1].owned = true;
+	s = &m->spools[m->nspools - 1];
+	if (m->inl_fd >= 0) {
+		void *p;
+
+		if ((err = inl_spill(m))) {
+			pr_err("failed to write the GPU records of %s aside: %s", m->o->trace, strerror(-err));
+			return err;
+		}
+		p = mmap(NULL, m->inl_spilled, PROT_READ, MAP_PRIVATE, m->inl_fd, 0);
+		if (p == MAP_FAILED) {
+			err = -errno;
+			pr_err("failed to read the GPU records of %s back: %s", m->o->trace, strerror(-err));
+			return err;
+		}
+		s->map = p;
+		s->len = m->inl_spilled;
+		free(m->inl);
+	} else {
+		s->map = m->inl;
+		s->len = m->inl_len;
+		s->owned = true;
+	}
 	m->inl = NULL;
+	m->inl_len = m->inl_cap = 0;
 	return index_spool_recs(m, m->nspools - 1, 0);
 }
