@@ -118,6 +118,36 @@ t_duration() {
 }
 
 add_case t_no_overwrite "-o of an existing file: refused and untouched without --force, replaced with it"
+# Another user planted every default name up to v99999 in a directory both
+# can write to (files, then a link and a FIFO): the recording takes the next
+# free name at once (the directory read once, not 100,000 names tried), and
+# nothing planted is touched.
+t_planted_names() {
+	local d rc f
+	mkdir -m 1777 "$T/shared"
+	cd "$T/shared" || exit 1
+	d=$(today)
+	python3 - "$d" <<'PY' || fatal "cannot plant the names"
+import sys
+for v in range(1, 100000):
+    open("cuda_workload_itest_%s_v%d.gtrace" % (sys.argv[1], v), "w").close()
+PY
+	chown 65534 "cuda_workload_itest_${d}_v1.gtrace"
+	ln -s /etc/passwd "cuda_workload_itest_${d}_v100000.gtrace"
+	mkfifo "cuda_workload_itest_${d}_v100001.gtrace"
+	GT_LIBCUDA=$MOCK_LIB timeout 60 "$GTRACE" --libcuda "$MOCK_LIB" --scenario itest -- "$WORKLOAD" --launches 4 \
+		> "$T/out" 2> "$T/err"
+	rc=$?
+	[ $rc -eq 0 ] || fatal "recording among 99,999 planted names: exit $rc: $(tail -n 3 "$T/err" | tr '\n' '|')"
+	f=cuda_workload_itest_${d}_v100002.gtrace
+	[ -f "$f" ] && [ ! -L "$f" ] || err "the trace is not the next free name $f: $(grep -o 'wrote [^:]*' "$T/err")"
+	[ -f "$f" ] && mode_is "$f" 600
+	[ "$(stat -c %U "cuda_workload_itest_${d}_v1.gtrace")" = nobody ] || err "a planted file changed owner"
+	[ -L "cuda_workload_itest_${d}_v100000.gtrace" ] && [ -p "cuda_workload_itest_${d}_v100001.gtrace" ] ||
+		err "a planted link or FIFO was replaced"
+}
+
+add_case t_planted_names "default names: 99,999 planted names (files, a link, a FIFO) take one readdir, the next free name, nothing planted touched"
 add_case t_default_names "default names: cuda_workload_itest_DATE_v1 then _v2, system_itest_DATE_v1 for --all, mode 0600"
 add_case t_mode_with_o "-o file has mode 0600 whatever the umask"
 add_case t_duration "-d 1 stops by itself after about a second, with what happened in it recorded"

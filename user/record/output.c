@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include "lib/installer.h"
 #include "lib/log.h"
@@ -46,11 +49,39 @@ static int create_replacing(const char *path, const struct gt_file_info *info,
 	return err;
 }
 
+#define NAME_TRIES	16	/* versions tried past the highest, then random names */
+
+/* One past the highest N of "PREFIXvN.gtrace" in the current directory (1
+ * when there is none): a directory full of planted names is read once, not
+ * tried name by name. */
+static int next_version(const char *prefix)
+{
+	size_t pl = strlen(prefix);
+	struct dirent *de;
+	long max = 0;
+	DIR *d = opendir(".");
+
+	while (d && (de = readdir(d))) {
+		char *end;
+		long v;
+
+		if (strncmp(de->d_name, prefix, pl) || de->d_name[pl] < '1' || de->d_name[pl] > '9')
+			continue;
+		errno = 0;
+		v = strtol(de->d_name + pl, &end, 10);
+		if (!errno && !strcmp(end, ".gtrace") && v > max && v < INT_MAX - NAME_TRIES)
+			max = v;
+	}
+	if (d)
+		closedir(d);
+	return (int)max + 1;
+}
+
 int record_output__create(const struct record_opts *o, const struct gt_file_info *info, char *path,
 			  size_t len, struct trace_writer **w)
 {
 	struct trace_writer_opts wo = { .force = o->force };
-	char name[128] = "system", date[16], comm[64];
+	char name[128] = "system", date[16], comm[64], scen[64], prefix[256];
 	time_t t = time(NULL);
 	struct tm tm;
 	int err, v;
@@ -101,18 +132,28 @@ int record_output__create(const struct record_opts *o, const struct gt_file_info
 	sanitize(name);
 	localtime_r(&t, &tm);
 	strftime(date, sizeof(date), "%Y%m%d", &tm);
-	for (v = 1; v < 100000; v++) {
-		char scen[64];
+	snprintf(scen, sizeof(scen), "%s", o->scenario ? o->scenario : "trace");
+	sanitize(scen);
+	snprintf(prefix, sizeof(prefix), "%s_%s_%s_v", name, scen, date);
+	/* the next version; where names are taken that the directory does not
+	 * show (a race, another user's planted file we may not list), one with
+	 * a random part */
+	v = next_version(prefix);
+	err = -EEXIST;
+	for (int i = 0; i < 2 * NAME_TRIES && err == -EEXIST; i++) {
+		unsigned char rnd[3] = { 0 };
 
-		snprintf(scen, sizeof(scen), "%s", o->scenario ? o->scenario : "trace");
-		sanitize(scen);
-		snprintf(path, len, "%s_%s_%s_v%d.gtrace", name, scen, date, v);
+		if (i < NAME_TRIES)
+			snprintf(path, len, "%s%d.gtrace", prefix, v + i);
+		else if (getrandom(rnd, sizeof(rnd), 0) == (ssize_t)sizeof(rnd))
+			snprintf(path, len, "%s%d-%02x%02x%02x.gtrace", prefix, v, rnd[0], rnd[1], rnd[2]);
 		wo.force = false;
 		err = trace_writer__create(path, info, &wo, w);
-		if (err != -EEXIST)
-			break;
 	}
-	if (err)
+	if (err == -EEXIST)
+		pr_err("cannot find a free name for the trace (%s%d.gtrace and %d more taken): pass -o FILE",
+		       prefix, v, 2 * NAME_TRIES - 1);
+	else if (err)
 		pr_err("cannot create %s: %s", path, strerror(-err));
 	return err;
 }
