@@ -137,8 +137,10 @@
 
 /* how often an agent looks at what the recorder wants */
 #define GT_CUPTI_POLL_STOP_MS	200
-/* ... at the run directory's session file, while it does not record */
-#define GT_CUPTI_POLL_GO_MS	10
+/* ... at the run directory's session file, while it does not record: a
+ * recorder publishes its session before it loads its probes (hundreds of
+ * ms), so the agents record before the calls are recorded */
+#define GT_CUPTI_POLL_GO_MS	50
 /* how often an agent flushes while recording */
 #define GT_CUPTI_LIVE_FLUSH_MS	500
 
