@@ -721,20 +721,25 @@ static void *writer_main(void *arg)
 		 * handler set it is drained below */
 		bool exiting = atomic_load(&g.exiting);
 		unsigned n = drain();
-		bool on;
+		bool on = atomic_load(&g.state) == ST_ON;
 		uint64_t wake;
 
 		if (exiting || g.write_failed)
 			break;
 		now = mono_ns();
-		/* not recording: a recorder that begins, or lists this process,
-		 * is seen within GT_CUPTI_POLL_GO_MS (a stat of the session file) */
-		if (now >= next_poll || (atomic_load(&g.state) != ST_ON && gt_ctl__changed(&g.ctl))) {
+		/* recording: whether the recorder still wants it, every
+		 * GT_CUPTI_POLL_STOP_MS (it may have died: no file changes then);
+		 * not recording: whenever the session file changed (a recorder
+		 * that begins, or lists this process, makes it anew), seen within
+		 * GT_CUPTI_POLL_GO_MS by one stat, and every GT_CUPTI_POLL_IDLE_MS
+		 * in any case */
+		if (now >= next_poll || (!on && gt_ctl__changed(&g.ctl))) {
 			if (!follow(gt_ctl__want(&g.ctl)))
 				break;
-			next_poll = now + GT_CUPTI_POLL_STOP_MS * 1000000ull;
+			on = atomic_load(&g.state) == ST_ON;
+			next_poll = now + (on || g.ctl.mode != GT_CTL_RUN ? GT_CUPTI_POLL_STOP_MS :
+					   GT_CUPTI_POLL_IDLE_MS) * 1000000ull;
 		}
-		on = atomic_load(&g.state) == ST_ON;
 		if (on && now >= next_live) {
 			next_live = now + GT_CUPTI_LIVE_FLUSH_MS * 1000000ull;
 			live_flush();

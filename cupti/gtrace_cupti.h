@@ -41,13 +41,14 @@
  *                             the same file again for the next recorder.  Only
  *                             files owned by root or by the directory's owner
  *                             count.  The agent looks at them every
- *                             GT_CUPTI_POLL_STOP_MS, and while it does not
- *                             record it looks at the session file's inode,
+ *                             GT_CUPTI_POLL_STOP_MS while it records; while it
+ *                             does not, it looks at the session file's inode,
  *                             mtime and size every GT_CUPTI_POLL_GO_MS (the
  *                             recorder replaces the file whenever it says
  *                             something new: a new recorder, a pause, a
- *                             process listed), so that it starts recording
- *                             within that of a recorder's start.
+ *                             process listed), and at everything when that
+ *                             changed, so that it starts recording within
+ *                             that of a recorder's start.
  *   GTRACE_CUPTI_ALL_API=1   record every driver API call (the DRIVER activity
  *                             kind) instead of only the launch/copy/set ones.
  *   GTRACE_CUPTI_SPOOL_MAX=<bytes>  the most unread bytes the spool may hold
@@ -137,10 +138,13 @@
 
 /* how often an agent looks at what the recorder wants */
 #define GT_CUPTI_POLL_STOP_MS	200
-/* ... at the run directory's session file, while it does not record: a
- * recorder publishes its session before it loads its probes (hundreds of
- * ms), so the agents record before the calls are recorded */
-#define GT_CUPTI_POLL_GO_MS	50
+/* ... at the run directory's session file (one stat), while it does not
+ * record: a recorder publishes its session before it loads its probes
+ * (hundreds of ms), so the agents record before the calls are recorded */
+#define GT_CUPTI_POLL_GO_MS	100
+/* ... at everything, while it does not record (the session file changes
+ * whenever the recorder says something new: this is a safety net) */
+#define GT_CUPTI_POLL_IDLE_MS	5000
 /* how often an agent flushes while recording */
 #define GT_CUPTI_LIVE_FLUSH_MS	500
 

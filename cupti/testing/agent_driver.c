@@ -391,7 +391,8 @@ static void run_file(const char *name, const char *content)
 /* The run directory as a recorder keeps it:
  *   L  hold the recorder's lock (an OFD write lock)   U  let it go
  *   A  session "scope all"   l  "scope listed"   P  "pause"   R  no session
- *   g  this process' go file */
+ *   g  this process' go file (and the session made anew, as the recorder
+ *      does when it lists a process) */
 static void recorder_step(char c)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
@@ -415,6 +416,9 @@ static void recorder_step(char c)
 	case 'g':
 		snprintf(go, sizeof(go), "go.%d", (int)getpid());
 		run_file(go, "");
+		/* as the recorder does: the session made anew, for the agent
+		 * to look */
+		run_file("session", "scope listed\n");
 		break;
 	}
 }

@@ -3,11 +3,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "lib/clock.h"
 #include "cupti/gtrace_cupti.h"
@@ -31,6 +33,7 @@ struct cupti_session {
 	int lock_fd;		/* run directory: GT_CUPTI_RECORDER_FILE, OFD-locked; -1 */
 	uint64_t start_ts;	/* the agents let in (run directory), 0 = all records ours */
 	uint64_t stop_ts;	/* when "stop" was created, 0 = not yet */
+	uint64_t published;	/* when the session file went up (run directory), 0 = not */
 	bool ended;		/* cupti_session__end ran */
 };
 
@@ -383,6 +386,7 @@ static int open_run(struct cupti_session *s)
 	s->start_ts = UINT64_MAX;
 	err = put_file(s, GT_CUPTI_SESSION_FILE,
 		       s->listed ? GT_CUPTI_SCOPE_LISTED "\n" : GT_CUPTI_SCOPE_ALL "\n");
+	s->published = clock__ns(CLOCK_MONOTONIC);
 	if (err) {
 		pr_err("failed to create %s/%s: %s", s->dir, GT_CUPTI_SESSION_FILE, strerror(-err));
 		return err;
@@ -405,10 +409,78 @@ int cupti_session__open_dir(struct cupti_session *s)
 	return err;
 }
 
-void cupti_session__begin(struct cupti_session *s)
+#define SETTLE_MAX	16		/* agents waited for at the start */
+#define SETTLE_NS	1000000000ull	/* ... at most this long */
+
+static void sleep_until(uint64_t t)
 {
-	if (s && s->start_ts)
-		s->start_ts = clock__ns(CLOCK_MONOTONIC);
+	uint64_t now = clock__ns(CLOCK_MONOTONIC);
+	struct timespec ts;
+
+	if (now >= t)
+		return;
+	ts.tv_sec = (time_t)((t - now) / 1000000000ull);
+	ts.tv_nsec = (long)((t - now) % 1000000000ull);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* The agents there now, of processes that run and that the recording wants:
+ * admitted (a listed session), and waited for until each wrote something
+ * (an agent that begins to record writes a flush mark at once), or
+ * SETTLE_NS passed. */
+static void settle(struct cupti_session *s, bool (*wants)(void *ctx, pid_t pid), void *ctx)
+{
+	struct { char name[64]; off_t size; } a[SETTLE_MAX];
+	int fd = dup(s->dir_fd), n = 0, left;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	uint64_t end = clock__ns(CLOCK_MONOTONIC) + SETTLE_NS;
+	struct dirent *de;
+	struct stat st;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	rewinddir(d);
+	while (n < SETTLE_MAX && (de = readdir(d))) {
+		pid_t pid = cupti_session__spool_pid(de->d_name);
+
+		if (!pid || (kill(pid, 0) && errno == ESRCH) || (wants && !wants(ctx, pid)) ||
+		    fstatat(s->dir_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
+		    strlen(de->d_name) >= sizeof(a[0].name))
+			continue;
+		cupti_session__admit(s, pid);
+		snprintf(a[n].name, sizeof(a[n].name), "%s", de->d_name);
+		a[n++].size = st.st_size;
+	}
+	closedir(d);
+	for (left = n; left && clock__ns(CLOCK_MONOTONIC) < end;) {
+		sleep_until(clock__ns(CLOCK_MONOTONIC) + 10000000ull);
+		left = 0;
+		for (int i = 0; i < n; i++)
+			left += !fstatat(s->dir_fd, a[i].name, &st, AT_SYMLINK_NOFOLLOW) &&
+				st.st_size == a[i].size;
+	}
+	if (left)
+		pr_verbose("CUPTI: %d agent%s did not answer within %llu ms: their first GPU records may come "
+			   "after their first calls", left, left == 1 ? "" : "s", SETTLE_NS / 1000000);
+}
+
+void cupti_session__begin(struct cupti_session *s, bool (*wants)(void *ctx, pid_t pid), void *ctx)
+{
+	if (!s || !s->start_ts)
+		return;
+	/* the armed agents look at the session file every GT_CUPTI_POLL_GO_MS:
+	 * by twice that they made their files (a thread woken late); then
+	 * they record before the calls are, or a launch made meanwhile
+	 * would have no GPU record */
+	if (s->published) {
+		sleep_until(s->published + 2 * GT_CUPTI_POLL_GO_MS * 1000000ull);
+		settle(s, wants, ctx);
+	}
+	s->start_ts = clock__ns(CLOCK_MONOTONIC);
 }
 
 /* Asks the agents to hand over what they hold, then stop or pause. */

@@ -45,8 +45,13 @@ int cupti_session__new(const struct cupti_session_opts *o, struct cupti_session 
 int cupti_session__open_dir(struct cupti_session *s);
 /* The recording of the calls begins: the agents' records from before are
  * not this recording's (the run directory; a private one holds nothing
- * earlier). Nothing when s is NULL. */
-void cupti_session__begin(struct cupti_session *s);
+ * earlier). First the armed agents get the time to see the session (2 x
+ * GT_CUPTI_POLL_GO_MS after it went up; the probes' loading usually took
+ * longer), and those of running processes the recording wants (wants NULL:
+ * every one) are admitted and waited for until they record (1 s at most),
+ * so that no call is recorded before its agent records. Nothing when s is
+ * NULL. */
+void cupti_session__begin(struct cupti_session *s, bool (*wants)(void *ctx, pid_t pid), void *ctx);
 /* The spool directory's path (messages, the agents' environment); NULL
  * while none (or s is NULL). */
 const char *cupti_session__dir(const struct cupti_session *s);

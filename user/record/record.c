@@ -505,7 +505,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 			goto cleanup;
 	}
 	/* the calls are recorded from now on: the agents' records too */
-	cupti_session__begin(r->cupti);
+	cupti_session__begin(r->cupti, recorder__cupti_wants(r), r);
 	err = cuda_object__attach_static(r->skel, &r->open_probe);
 	if (err)
 		goto cleanup;

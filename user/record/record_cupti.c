@@ -30,7 +30,11 @@ static bool wants_pid(void *ctx, pid_t pid)
 
 	if (r->cgroup)
 		return cgroup_target__holds_pid(r->cgroup, pid);
-	/* -p: the processes BPF records, their children included */
+	/* -p: those given (also before they go into the BPF filter), and the
+	 * processes BPF records, their children included */
+	for (size_t i = 0; i < r->o->npids; i++)
+		if (r->o->pids[i] == pid)
+			return true;
 	return !bpf_map__lookup_elem(r->skel->maps.pids, &key, sizeof(key), &v, sizeof(v), 0);
 }
 
