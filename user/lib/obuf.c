@@ -32,6 +32,17 @@ int obuf__flush(struct obuf *o)
 	return o->err;
 }
 
+void obuf__mem_long(struct obuf *o, const char *s, size_t n)
+{
+	/* what is buffered goes first, then s straight to the file: no copy
+	 * and no buffer of s's size */
+	if (obuf__flush(o))
+		return;
+	errno = 0;
+	if (fwrite(s, 1, n, o->f) != n)
+		o->err = errno ? -errno : -EIO;
+}
+
 void obuf__free(struct obuf *o)
 {
 	free(o->b);

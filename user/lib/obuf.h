@@ -18,6 +18,11 @@
 #include <string.h>
 
 #define OBUF_CAP (256 * 1024)	/* output written in pieces of about this */
+/* The most obuf__room gives at once: what one field or one escaped chunk
+ * of a string takes (the string writers escape in pieces of 1 KiB), far
+ * under OBUF_CAP.  Anything longer goes through obuf__mem, which takes any
+ * length. */
+#define OBUF_ROOM_MAX (16 * 1024)
 
 struct obuf {
 	char *b;		/* OBUF_CAP bytes */
@@ -32,7 +37,8 @@ int obuf__init(struct obuf *o, FILE *f);
 int obuf__flush(struct obuf *o);
 void obuf__free(struct obuf *o);
 
-/* Makes room for n bytes (n <= OBUF_CAP) and returns where they go. */
+/* Makes room for n bytes (n <= OBUF_ROOM_MAX, a bound on one field, not on
+ * a document) and returns where they go. */
 static inline char *obuf__room(struct obuf *o, size_t n)
 {
 	if (OBUF_CAP - o->len < n)
@@ -40,8 +46,16 @@ static inline char *obuf__room(struct obuf *o, size_t n)
 	return o->b + o->len;
 }
 
+/* n bytes of s, of any length: what does not fit the buffer is written
+ * through (a document of another command embedded whole can be many MB). */
+void obuf__mem_long(struct obuf *o, const char *s, size_t n);
+
 static inline void obuf__mem(struct obuf *o, const char *s, size_t n)
 {
+	if (n > OBUF_ROOM_MAX) {
+		obuf__mem_long(o, s, n);
+		return;
+	}
 	memcpy(obuf__room(o, n), s, n);
 	o->len += n;
 }
