@@ -236,15 +236,16 @@ t_files() {
 	[ -e "$T/notes.txt.json" ] && err "export of a text file left notes.txt.json"
 
 	# a file cut before its trailer (the last "GTCK" chunk header), as after
-	# a crash: a warning, and every event of the data chunks
+	# a crash: every event of the data chunks, one line saying the recording
+	# did not finish, status 1
 	off=$(python3 -c 'import sys; print(open(sys.argv[1], "rb").read().rfind(b"GTCK"))' "$T/a.gtrace")
 	[ "$off" -gt 0 ] || fatal "no chunk header found in $T/a.gtrace"
 	head -c "$off" "$T/a.gtrace" > "$T/cut.gtrace"
 	"$GTRACE" export "$T/cut.gtrace" -f json > "$T/o3" 2> "$T/e3"
 	rc=$?
-	[ $rc -eq 0 ] || err "export of a cut file: status $rc, expected 0"
+	[ $rc -eq 1 ] || err "export of a cut file: status $rc, expected 1"
 	stderr_lines "export of a cut file" "$T/e3" 1
-	grep -q "^gtrace-bpf: warning: $T/cut.gtrace: .*no trailer.*; exported the records before it\$" "$T/e3" ||
+	grep -q "^gtrace-bpf: $T/cut.gtrace is damaged: .*no trailer: recording did not finish; read [0-9]* records before it .*; exported the records read\$" "$T/e3" ||
 		err "export of a cut file: not the warning expected: $(cat "$T/e3")"
 	jq -e --slurpfile full "$T/a.json" '.metadata.truncated == true and .metadata.damage != null
 		and (.traceEvents | length) == ($full[0].traceEvents | length)' "$T/cut.json" > /dev/null ||

@@ -195,9 +195,10 @@ t_cut_short() {
 	head -c $((size / 2)) "$T/a.gtrace" > "$T/cut.gtrace"
 	"$GTRACE" report "$T/cut.gtrace" -o "$T/cut.html" 2> "$T/cut.err"
 	rc=$?
-	[ $rc -eq 0 ] || fatal "report of a cut trace: status $rc: $(head -n 2 "$T/cut.err")"
-	[ "$(wc -l < "$T/cut.err")" -eq 1 ] && grep -q "^gtrace-bpf: warning: .*cut.gtrace: .*; the report covers the records before it$" "$T/cut.err" ||
-		err "report of a cut trace: stderr '$(cat "$T/cut.err")', expected one warning line"
+	[ $rc -eq 1 ] || err "report of a cut trace: status $rc, expected 1: $(head -n 2 "$T/cut.err")"
+	[ -s "$T/cut.html" ] || fatal "no report of the cut trace written"
+	[ "$(wc -l < "$T/cut.err")" -eq 1 ] && grep -q "^gtrace-bpf: $T/cut.gtrace is damaged: .*; read [0-9]* records before it .*; the report covers the records read$" "$T/cut.err" ||
+		err "report of a cut trace: stderr '$(cat "$T/cut.err")', expected the one line of the damage"
 	open_pages "$T/o.json" "$T/cut.html"
 	p=$(jq -c '.[0]' "$T/o.json")
 	check_basics "$p" "page of a cut trace"
@@ -379,7 +380,7 @@ add_case t_cpu_page "a CPU-only trace's page: no errors, no requests, stats' num
 add_case t_gpu_page "a merged trace's page: kernels by GPU time as stats has them, analyze's answers and findings, utilization, a launch arrow"
 add_case t_aggregated "--max-events: the timeline says what it left out and is still drawn; the tables do not change"
 add_case t_no_calls "a trace with no calls: a page that says what is missing in each section"
-add_case t_cut_short "a trace cut short: one warning line and a page that says so"
+add_case t_cut_short "a trace cut short: a page that says so, one line, status 1"
 add_case t_bad_input "bad output, input or baseline: one line, status 1, no file"
 add_case t_compare "--compare: diff's speedup and the kernels and APIs that moved, on the page"
 add_case t_compare_mismatch "--compare with a baseline that does not compare: one warning line, a page that says why"

@@ -215,14 +215,16 @@ t_errors() {
 	[ "$(wc -l < "$T/e2")" -eq 1 ] || err "a file that is not a trace: $(wc -l < "$T/e2") lines on stderr, expected 1"
 	[ -s "$T/o2" ] && err "a file that is not a trace: something on stdout"
 
-	# cut inside the last chunk: the reports of what is left, one warning
+	# cut inside the last chunk: the reports of what is left, one line of
+	# the readers' rule, status 1
 	size=$(stat -c %s "$T/a.gtrace")
 	head -c $((size - 100)) "$T/a.gtrace" > "$T/cut.gtrace"
 	"$GTRACE" stats "$T/cut.gtrace" --format json > "$T/o3" 2> "$T/e3"
 	rc=$?
-	[ $rc -eq 0 ] || err "a cut trace: status $rc, expected 0"
-	[ "$(wc -l < "$T/e3")" -eq 1 ] && grep -q 'warning' "$T/e3" ||
-		err "a cut trace: stderr is not one warning line: $(head -n 3 "$T/e3" | tr '\n' '|')"
+	[ $rc -eq 1 ] || err "a cut trace: status $rc, expected 1"
+	[ "$(wc -l < "$T/e3")" -eq 1 ] &&
+		grep -q "^gtrace-bpf: $T/cut.gtrace is damaged: .*; read [0-9]* records before it .*; the reports cover the records read\$" "$T/e3" ||
+		err "a cut trace: stderr is not the one line of the damage: $(head -n 3 "$T/e3" | tr '\n' '|')"
 	jq -e '.truncated == true and (.damage | length > 0) and (.reports | length == 15)' "$T/o3" > /dev/null ||
 		err "a cut trace: the JSON does not say truncated with fifteen reports: $(head -c 300 "$T/o3")"
 

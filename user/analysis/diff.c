@@ -234,13 +234,10 @@ static void mismatches(struct diff_result *r, bool partial)
 		r->mismatch |= DIFF_MM_SAMPLED;
 		warn_add(r, "light mode: launches and other hot calls are sampled");
 	}
-	if (r->base.damage || r->opt.damage) {
+	/* a damaged trace: the mismatch, and each side's damage in the
+	 * document; the line that says so is the readers' rule's */
+	if (trace_damage__any(&r->base.dmg) || trace_damage__any(&r->opt.dmg))
 		r->mismatch |= DIFF_MM_DAMAGED;
-		snprintf(buf, sizeof(buf), "%s is cut (%s): the records before it are compared",
-			 r->base.damage ? "the baseline" : "the optimized",
-			 r->base.damage ? r->base.damage : r->opt.damage);
-		warn_add(r, buf);
-	}
 }
 
 /* ---- analyze's terms ----------------------------------------------------- */
@@ -421,7 +418,8 @@ int diff__traces(const char *base, const char *opt, const struct diff_params *p,
 			"kernels or none\n", iter);
 		return 2;
 	}
-	if (diff_scan__open(base, &sa, err) || diff_scan__open(opt, &sb, err))
+	if (diff_scan__open(base, &sa, p ? p->base_dmg : NULL, err) ||
+	    diff_scan__open(opt, &sb, NULL, err))
 		goto out;
 	ca = diff_scan__cands(sa, &na);
 	cb = diff_scan__cands(sb, &nb);
@@ -472,8 +470,13 @@ int diff__run(const struct diff_opts *o)
 	if (rc) {
 		fprintf(err, "gtrace-bpf: cannot write standard output: %s\n", strerror(-rc));
 		status = 1;
-	} else if (r->warning[0]) {
-		fprintf(err, "gtrace-bpf: warning: %s\n", r->warning);
+	} else {
+		if (r->warning[0])
+			fprintf(err, "gtrace-bpf: warning: %s\n", r->warning);
+		/* the comparison of what was read is written; a damaged input
+		 * still exits 1 */
+		status |= trace_damage__report(&r->base.dmg, r->base.path, "compared the records read", err);
+		status |= trace_damage__report(&r->opt.dmg, r->opt.path, "compared the records read", err);
 	}
 	diff_result__free(r);
 	return status;

@@ -141,8 +141,9 @@ int diff__compute(const struct diff_side *b, const struct diff_side *o, bool par
 struct diff_scan;
 
 /* Opens path and scans it for iteration candidates.  Returns 0, or 1 after
- * one line on err (cannot read, not a trace, no CUDA call). */
-int diff_scan__open(const char *path, struct diff_scan **out, FILE *err);
+ * one line on err (cannot read, not a trace, no CUDA call).  *dmg (when not
+ * NULL): what its reader met of damage, also when it fails. */
+int diff_scan__open(const char *path, struct diff_scan **out, struct trace_damage *dmg, FILE *err);
 /* Its candidates (valid while the scan lives). */
 const struct diff_cand *diff_scan__cands(const struct diff_scan *s, size_t *n);
 /* The candidates of --iter's error message: "step N (NVTX, 20), capture

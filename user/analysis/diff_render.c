@@ -76,6 +76,8 @@ static void side_line(FILE *f, const char *label, const struct diff_side_info *s
 	if (s->processes > 1)
 		fprintf(f, ", 1 of its %u processes with CUDA calls", s->processes);
 	fputc('\n', f);
+	if (s->damage)
+		fprintf(f, "%-11s damaged: %s: the records before it are compared\n", "", s->damage);
 	free(path);
 	free(cmd);
 }
@@ -327,6 +329,11 @@ static void write_md(const struct diff_result *r, FILE *f)
 		fputs("> **Warning:** ", f);
 		md_code(f, r->warning);
 		fputs("\n\n", f);
+	}
+	if (r->base.damage || r->opt.damage) {
+		fprintf(f, "> **Damaged:** the %s: ", r->base.damage ? "baseline" : "optimized");
+		md_code(f, r->base.damage ? r->base.damage : r->opt.damage);
+		fputs(": the records before it are compared\n\n", f);
 	}
 	fputs("| | Trace | Process | Iterations |\n|---|---|---|---|\n", f);
 	iter_words(&r->base, b, sizeof(b));

@@ -97,6 +97,7 @@ struct diff_scan {
 	struct diff_cand *cands;	/* their struct diff_cand, in the same order */
 	uint64_t records;
 	char *damage;
+	struct trace_damage dmg;	/* what the scan's reader met */
 	uint32_t main_pid, nprocs;
 };
 
@@ -500,7 +501,7 @@ static void fail(FILE *err, const char *path, const char *why, int rc)
 		fprintf(err, "gtrace-bpf: failed to decode %s: %s\n", path, strerror(-rc));
 }
 
-int diff_scan__open(const char *path, struct diff_scan **out, FILE *err)
+int diff_scan__open(const char *path, struct diff_scan **out, struct trace_damage *dmg, FILE *err)
 {
 	struct diff_scan *s = calloc(1, sizeof(*s));
 	struct gt_decoder *d = NULL;
@@ -531,6 +532,9 @@ int diff_scan__open(const char *path, struct diff_scan **out, FILE *err)
 	}
 	if (!rc && trace_reader__truncated(s->r) && !(s->damage = strdup(trace_reader__damage(s->r))))
 		rc = -ENOMEM;
+	trace_reader__damage_info(s->r, &s->dmg);
+	if (dmg)
+		*dmg = s->dmg;
 	s->records = trace_reader__records(s->r);
 	for (uint32_t i = 0; !rc && i < s->procs.cap; i++) {
 		const struct scan_proc *p = s->procs.s[i].v;
@@ -543,8 +547,9 @@ int diff_scan__open(const char *path, struct diff_scan **out, FILE *err)
 	if (rc) {
 		fail(err, path, why, rc);
 	} else if (!calls && !gpu) {
-		fprintf(err, "gtrace-bpf: %s holds no CUDA calls%s%s\n", path,
-			s->damage ? ": it is cut at " : "", s->damage ? s->damage : "");
+		/* one line: of the damage when there is one */
+		if (!trace_damage__report(&s->dmg, path, "it holds no CUDA calls", err))
+			fprintf(err, "gtrace-bpf: %s holds no CUDA calls\n", path);
 		rc = -ENODATA;
 	}
 	/* the names of the processes, which the side takes from here */
@@ -812,7 +817,7 @@ int diff_scan__side(struct diff_scan *s, ssize_t ci, struct diff_side **out, FIL
 	*info = (struct diff_side_info){
 		.path = s->path, .pid = g.pid, .processes = s->nprocs, .records = s->records,
 		.calls = p ? p->calls : 0, .gpu_records = p ? p->gpu : 0,
-		.sampled = capture_spans__light(s->cap), .damage = s->damage,
+		.sampled = capture_spans__light(s->cap), .damage = s->damage, .dmg = s->dmg,
 		.cmdline = p && p->name ? p->name : "",
 	};
 	if (x) {

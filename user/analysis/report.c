@@ -77,6 +77,7 @@ struct report_run {
 	char *diff_why;			/* then its one line, why */
 	size_t ndiff_why;
 	char diff_warning[512];		/* the baseline does not compare well: why, "" when it does */
+	struct trace_damage base_dmg;	/* --compare: what diff's reader of the baseline met */
 };
 
 static int on_call(void *ctx, const struct gt_callrec *c)
@@ -415,7 +416,7 @@ static int run_diff(struct report_run *rr)
 {
 	struct diff_result *res = NULL;
 	FILE *why = open_memstream(&rr->diff_why, &rr->ndiff_why), *f;
-	struct diff_params p = { .err = why };
+	struct diff_params p = { .err = why, .base_dmg = &rr->base_dmg };
 	int rc;
 
 	if (!why)
@@ -592,21 +593,24 @@ int report__run(const struct report_opts *o)
 	}
 	if (installer__write(out, o->force, fill_page, &rr, "write the report of", o->path, err))
 		goto out;
-	if (rr.damage)
-		fprintf(err, "gtrace-bpf: warning: %s: %s; the report covers the records before it\n",
-			o->path, rr.damage);
 	/* a baseline of another program, with no common kernels...: diff's
 	 * own warning, as diff says it */
 	if (rr.diff_warning[0])
 		fprintf(err, "gtrace-bpf: warning: %s\n", rr.diff_warning);
-	else if (o->compare && !rr.diff && rr.ndiff_why) {
+	else if (o->compare && !rr.diff && rr.ndiff_why && !trace_damage__any(&rr.base_dmg)) {
 		size_t n = rr.ndiff_why;
 		const char *why = one_line(rr.diff_why, &n);
 
 		fprintf(err, "gtrace-bpf: warning: no comparison with %s: %.*s\n", o->compare,
 			(int)n, why);
 	}
-	ret = 0;
+	/* the report of what was read is written; a damaged input (the trace,
+	 * the baseline) still exits 1 */
+	ret = trace_reader__report_damage(rr.r, o->path, "the report covers the records read", err);
+	if (o->compare)
+		ret |= trace_damage__report(&rr.base_dmg, o->compare,
+					    rr.diff ? "the comparison covers the records read"
+						    : "no comparison with it", err);
 out:
 	free(rr.data);
 	free(rr.analyze);
