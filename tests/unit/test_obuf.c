@@ -109,9 +109,94 @@ static void test_strings_of_any_length(void **state)
 	free(r.s);
 	memset(s, 0xff, n);
 	r = run(put_long_json, &(struct doc){ s, n, 0 });
-	assert_int_equal(r.n, 2 + 6 * n + 2 * n);
+	/* \u00ff in JSON, \xff in CSV */
+	assert_int_equal(r.n, 2 + 6 * n + 4 * n);
 	free(r.s);
 	free(s);
+}
+
+/* ------------------------------------------------------- hostile text */
+
+struct cell {
+	const char *in, *want;
+};
+
+static void put_csv(struct obuf *o, void *arg)
+{
+	const char *s = arg;
+
+	obuf__csv_strn(o, s, strlen(s));
+}
+
+static void put_json(struct obuf *o, void *arg)
+{
+	const char *s = arg;
+
+	obuf__json_str(o, s);
+}
+
+static void check(void (*fn)(struct obuf *, void *), const struct cell *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct out r = run(fn, (void *)c[i].in);
+
+		if (r.n != strlen(c[i].want) || memcmp(r.s, c[i].want, r.n))
+			fprintf(stderr, "in %zu: got [%.*s], want [%s]\n", i, (int)r.n, r.s, c[i].want);
+		assert_int_equal(r.n, strlen(c[i].want));
+		assert_memory_equal(r.s, c[i].want, r.n);
+		free(r.s);
+	}
+}
+
+/* CSV cells of text: a formula is made text (a leading apostrophe, quoted),
+ * numbers stay numbers; control characters and bytes that are not UTF-8
+ * never come out raw. */
+static void test_csv_cells(void **state)
+{
+	static const struct cell cells[] = {
+		{ "=1+1", "\"'=1+1\"" },
+		{ "=HYPERLINK(\"http://x/\",\"y\")", "\"'=HYPERLINK(\"\"http://x/\"\",\"\"y\"\")\"" },
+		{ "+cmd|' /C calc'!A0", "\"'+cmd|' /C calc'!A0\"" },
+		{ "-2+3", "\"'-2+3\"" },
+		{ "@SUM(A1)", "\"'@SUM(A1)\"" },
+		{ "\tTAB", "\"'\\tTAB\"" },
+		{ "\rCR", "\"'\\rCR\"" },
+		{ "-", "\"'-\"" },
+		{ "-1e", "\"'-1e\"" },
+		/* numbers, signed or not, stay numbers */
+		{ "-12", "-12" }, { "+1.5e3", "+1.5e3" }, { "-0.25", "-0.25" }, { "42", "42" },
+		{ "a=b", "a=b" }, { "x-1", "x-1" },
+		/* control characters and bytes that are not UTF-8, written out */
+		{ "x\x1b[2Jy", "x\\x1b[2Jy" },
+		{ "a\nb", "a\\nb" }, { "del\x7f", "del\\x7f" },
+		{ "c1\xc2\x9b" "2J", "c1\\xc2\\x9b2J" }, { "raw\x9b", "raw\\x9b" },
+		{ "bad\xff\xc3", "bad\\xff\\xc3" },
+		{ "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac" },
+		/* RFC 4180 */
+		{ "a,b", "\"a,b\"" }, { "q\"q", "\"q\"\"q\"" }, { " lead", "\" lead\"" },
+		{ "=a,b", "\"'=a,b\"" },
+	};
+
+	(void)state;
+	check(put_csv, cells, sizeof(cells) / sizeof(cells[0]));
+}
+
+/* JSON strings: control characters, C1 among them, as \u escapes; bytes
+ * that are not UTF-8 as their Latin-1 reading; other UTF-8 as it is. */
+static void test_json_controls(void **state)
+{
+	static const struct cell cells[] = {
+		{ "x\x1b[2J", "\"x\\u001b[2J\"" },
+		{ "c1\xc2\x9b" "2J", "\"c1\\u009b2J\"" },
+		{ "c1\xc2\x80\xc2\x9f\xc2\xa0", "\"c1\\u0080\\u009f\xc2\xa0\"" },
+		{ "raw\x9b", "\"raw\\u009b\"" },
+		{ "del\x7f", "\"del\\u007f\"" },
+		{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },
+		{ "</script>", "\"</script>\"" },
+	};
+
+	(void)state;
+	check(put_json, cells, sizeof(cells) / sizeof(cells[0]));
 }
 
 int main(void)
@@ -119,6 +204,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mem_takes_any_length),
 		cmocka_unit_test(test_strings_of_any_length),
+		cmocka_unit_test(test_csv_cells),
+		cmocka_unit_test(test_json_controls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -98,7 +98,9 @@ static inline void obuf__i64(struct obuf *o, int64_t v)
 
 /* A JSON string (quotes included) of n bytes of s.  Bytes that are not
  * UTF-8 come out as \u00XX (their Latin-1 reading) so that the output is
- * valid JSON whatever the traced programs passed. */
+ * valid JSON whatever the traced programs passed; control characters,
+ * C1 (U+0080..U+009F) among them, as their \u escapes, so that none reaches
+ * a terminal raw. */
 void obuf__json_strn(struct obuf *o, const char *s, size_t n);
 /* Length of a valid UTF-8 sequence at s (n bytes left), 0 when not one. */
 size_t obuf__utf8_len(const unsigned char *s, size_t n);
@@ -108,9 +110,14 @@ static inline void obuf__json_str(struct obuf *o, const char *s)
 	obuf__json_strn(o, s, strlen(s));
 }
 
-/* A CSV cell (RFC 4180): quoted, with quotes doubled, when it holds a comma,
- * a quote or a line break.  Bytes that are not UTF-8 are written as the
- * UTF-8 of their Latin-1 reading, the same characters the JSON outputs give. */
+/* A CSV cell of text (RFC 4180): quoted, with quotes doubled, when it
+ * holds a comma or a quote.  Control characters (C0, DEL, C1) and bytes
+ * that are not UTF-8 are written out as the tables show them (\t, \n, \r,
+ * \xHH: term_text__class), so that no line break or escape sequence comes
+ * out raw; a cell that starts with = + - @ (or a tab or CR), a formula to a
+ * spreadsheet, is quoted with a leading apostrophe, unless it is a plain
+ * number ("-12", "+1.5e3").  Numbers a writer formats itself do not come
+ * through here. */
 void obuf__csv_strn(struct obuf *o, const char *s, size_t n);
 
 #endif
