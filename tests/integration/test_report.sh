@@ -374,6 +374,19 @@ t_hostile_names() {
 	[ "$got" = "$want" ] || err "kernels by GPU time: page $got, stats $want"
 	jq -e '[.kernels_time[] | select(.kernel | startswith("</script>"))] | length >= 1' <<< "$p" > /dev/null ||
 		err "no kernel named '</script>...' on the page: $(jq -c '[.kernels_time[].kernel]' <<< "$p")"
+	# a path of 600 bytes of two-byte characters: the title holds it whole
+	# (it went through 512 bytes, which split a character)
+	local d=$T c
+	c=$(printf '\xc3\xa9%.0s' $(seq 100))
+	for _ in 1 2 3; do d=$d/$c; done
+	mkdir -p "$d" && cp "$T/h.gtrace" "$d/h.gtrace" || fatal "cannot make $d"
+	report "$d/h.html" "$d/h.gtrace"
+	python3 - "$d/h.html" "$d/h.gtrace" <<'PY' || err "the page's title is not the whole path"
+import html, re, sys
+page = open(sys.argv[1], encoding='utf-8').read()
+title = html.unescape(re.search(r'<title>(.*?)</title>', page, re.S).group(1))
+sys.exit(0 if title == 'gtrace-bpf report: ' + sys.argv[2] else 1)
+PY
 }
 
 add_case t_cpu_page "a CPU-only trace's page: no errors, no requests, stats' numbers, a drawn timeline that zooms"

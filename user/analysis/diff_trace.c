@@ -30,8 +30,10 @@
 #include "decode/decode.h"
 #include "format/api.h"
 #include "format/records.h"
+#include "lib/term_text.h"
 #include "format/trace_file.h"
 #include "lib/hmap.h"
+#include "lib/term_text.h"
 #include "lib/vec.h"
 
 #define GRAPH_NAME "[CUDA graph launch]"
@@ -191,7 +193,8 @@ static int scan_call(void *ctx, const struct gt_callrec *c)
 
 static int nvtx_add(struct diff_scan *s, const struct gt_nvtx *nv)
 {
-	char raw[GT_STR_MAX], name[256];
+	/* the series name is never longer than the name: whole, however long */
+	char raw[GT_STR_MAX], name[GT_STR_MAX];
 	size_t n = nv->len ? gt_rec_strlen(&nv->hdr, nv->name, nv->len) : 0;
 	struct scan_nvtx *x;
 	struct diff_acc *id;
@@ -578,34 +581,40 @@ const struct diff_cand *diff_scan__cands(const struct diff_scan *s, size_t *n)
 	return s->cands;
 }
 
-const char *diff_scan__describe(const struct diff_scan *s, char *buf, size_t len)
+char *diff_scan__describe(const struct diff_scan *s)
 {
-	size_t o = 0;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
 
-	buf[0] = '\0';
-	for (size_t i = 0; i < s->nseries && o + 1 < len; i++) {
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < s->nseries; i++) {
 		const struct scan_series *x = &s->series[i];
 		const char *sep = i ? ", " : "";
-		int n;
+		/* NVTX names whole, escaped: this goes to a terminal */
+		char *name = x->name ? term_text__escape(x->name) : NULL;
 
 		switch (x->c.source) {
 		case DIFF_ITER_NVTX:
-			n = snprintf(buf + o, len - o, "%sNVTX '%s' (%u)", sep, x->name, x->c.count);
+			fprintf(f, "%sNVTX '%s' (%u)", sep, name ? name : "", x->c.count);
 			break;
 		case DIFF_ITER_CAPTURE:
-			n = snprintf(buf + o, len - o, "%scapture ranges (%u)", sep, x->c.count);
+			fprintf(f, "%scapture ranges (%u)", sep, x->c.count);
 			break;
 		case DIFF_ITER_GRAPH:
-			n = snprintf(buf + o, len - o, "%sgraph %s (%u)", sep, x->name, x->c.count);
+			fprintf(f, "%sgraph %s (%u)", sep, name ? name : "", x->c.count);
 			break;
 		default:
-			n = snprintf(buf + o, len - o, "%skernels, a sequence of %u launches (%u)", sep,
-				     x->period, x->c.count);
+			fprintf(f, "%skernels, a sequence of %u launches (%u)", sep, x->period,
+				x->c.count);
 			break;
 		}
-		if (n < 0)
-			break;
-		o += (size_t)n < len - o ? (size_t)n : len - o - 1;
+		free(name);
+	}
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
 	}
 	return buf;
 }

@@ -54,6 +54,7 @@
 #include "format/trace_file.h"
 #include "lib/installer.h"
 #include "lib/obuf.h"
+#include "lib/term_text.h"
 
 #define HIST_MAX 65	/* buckets: 0, then [2^(b-1), 2^b) for b up to 64 */
 
@@ -471,6 +472,19 @@ static void embed(struct obuf *o, const char *name, const char *missing, const c
 	obuf__json_strn(o, why, nwhy);
 }
 
+/* "gtrace-bpf: warning: [no comparison with COMPARE: ]TEXT" on err, TEXT
+ * (n bytes: diff's words, program and NVTX names among them) escaped for
+ * the terminal. */
+static void warn_escaped(FILE *err, const char *compare, const char *text, size_t n)
+{
+	char *t = strndup(text, n), *e = t ? term_text__escape(t) : NULL;
+
+	fprintf(err, "gtrace-bpf: warning: %s%s%s%.*s\n", *compare ? "no comparison with " : "",
+		compare, *compare ? ": " : "", e ? (int)strlen(e) : (int)n, e ? e : text);
+	free(e);
+	free(t);
+}
+
 /* The baseline of --compare: readable, or the one line.  Returns 0 or 1. */
 static int check_baseline(const char *path, FILE *err)
 {
@@ -535,11 +549,14 @@ static int build_data(struct report_run *rr)
 static int fill_page(void *ctx, FILE *f, const char **why)
 {
 	struct report_run *rr = ctx;
-	char title[512];
+	char *title;
 	int rc;
 
-	snprintf(title, sizeof(title), "gtrace-bpf report: %s", rr->o->path);
+	/* the path whole, however long */
+	if (asprintf(&title, "gtrace-bpf report: %s", rr->o->path) < 0)
+		return -ENOMEM;
 	rc = report_page__write(f, title, rr->data, rr->ndata);
+	free(title);
 	if (rc == -EINVAL)
 		*why = "the page template built into this program is damaged";
 	return rc;
@@ -596,13 +613,12 @@ int report__run(const struct report_opts *o)
 	/* a baseline of another program, with no common kernels...: diff's
 	 * own warning, as diff says it */
 	if (rr.diff_warning[0])
-		fprintf(err, "gtrace-bpf: warning: %s\n", rr.diff_warning);
+		warn_escaped(err, "", rr.diff_warning, strlen(rr.diff_warning));
 	else if (o->compare && !rr.diff && rr.ndiff_why && !trace_damage__any(&rr.base_dmg)) {
 		size_t n = rr.ndiff_why;
 		const char *why = one_line(rr.diff_why, &n);
 
-		fprintf(err, "gtrace-bpf: warning: no comparison with %s: %.*s\n", o->compare,
-			(int)n, why);
+		warn_escaped(err, o->compare, why, n);
 	}
 	/* the report of what was read is written; a damaged input (the trace,
 	 * the baseline) still exits 1 */
