@@ -204,8 +204,10 @@ $(OUTPUT)/tools/mkseed: tests/fuzz/mkseed.c tests/fuzz/fuzz_common.h $(LIBREAD)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $< $(LIBREAD) $(LDFLAGS) $(READ_LIBS) -o $@
 
-# small generated traces (the spools' main trace among them), as files and
-# as recipes, and spools answering their calls
+# small generated traces (the spools' main trace among them), as files, as
+# files with damaged tails and as recipes, and spools answering their calls;
+# big.gtrace (64 processes, hostile names of 2,000 bytes) makes analyze's document over
+# 256 KiB, long.gtrace (300 kernels of 2,000-byte names) diff's
 $(FUZZ_SEEDS)/stamp: $(OUTPUT)/tools/gen_trace $(OUTPUT)/tools/mkseed
 	$(call msg,SEEDS,$(FUZZ_SEEDS))
 	$(Q)rm -rf $(FUZZ_SEEDS) && mkdir -p $(FUZZ_SEEDS)
@@ -213,8 +215,11 @@ $(FUZZ_SEEDS)/stamp: $(OUTPUT)/tools/gen_trace $(OUTPUT)/tools/mkseed
 	$(Q)$(OUTPUT)/tools/gen_trace -s 2 -p 2 -k 6 $(FUZZ_SEEDS)/gen2.gtrace 400 3 > /dev/null
 	$(Q)$(OUTPUT)/tools/gen_trace -s 3 -p 2 -k 4 -c range $(FUZZ_SEEDS)/range.gtrace 300 2 > /dev/null
 	$(Q)$(OUTPUT)/tools/gen_trace -s 4 -p 1 -k 4 -c light $(FUZZ_SEEDS)/light.gtrace 300 2 > /dev/null
+	$(Q)$(OUTPUT)/tools/gen_trace -s 5 -H -g -p 64 -k 20 -N 2000 $(FUZZ_SEEDS)/big.gtrace 4000 2 > /dev/null
+	$(Q)$(OUTPUT)/tools/gen_trace -s 6 -g -p 1 -k 300 -N 2000 -L 100 $(FUZZ_SEEDS)/long.gtrace 3000 2 > /dev/null
 	$(Q)$(OUTPUT)/tools/mkseed $(FUZZ_SEEDS) $(FUZZ_MAIN) $(FUZZ_SEEDS)/gen2.gtrace \
 		$(FUZZ_SEEDS)/range.gtrace $(FUZZ_SEEDS)/light.gtrace \
+		$(FUZZ_SEEDS)/big.gtrace $(FUZZ_SEEDS)/long.gtrace \
 		$(wildcard tests/fuzz/corpus/traces/*.gtrace)
 	$(Q)touch $@
 

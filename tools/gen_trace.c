@@ -3,7 +3,7 @@
  * gen_trace: writes a large synthetic trace, for benchmarking the readers
  * (stats, export) without a GPU or a recording run.
  *
- *   gen_trace [-s SEED] [-p PROCS] [-k KERNELS] OUT N_RECORDS [THREADS]
+ *   gen_trace [-s SEED] [-p PROCS] [-k KERNELS] [-H] [-N LEN] OUT N_RECORDS [THREADS]
  *
  * The trace looks like what the recorder writes for a few training-style
  * processes: per process a command-line name, an exec, thread names, cuInit,
@@ -65,6 +65,13 @@
  * drawn in their usual proportions: with -g -k 1 -L 100 -E, a loop of one
  * tiny kernel as a merged trace of PyTorch's elementwise ops holds it.
  *
+ * -H gives the kernels, processes, threads and NVTX ranges names a hostile
+ * program could give them (hostile_kernels below): markup, spreadsheet
+ * formulas, terminal escapes and other control characters, bytes that are
+ * not UTF-8, multibyte text placed where a byte cut would split it.  -N LEN
+ * makes every kernel name LEN bytes long (told apart at its head), the
+ * names of deep C++ templates.  Without them the output is unchanged.
+ *
  * The parts (gen_trace_int.h says what they share): this file (the
  * processes' set-up, the threads' calls, the run, the command line),
  * gen_trace_rec.c (the random stream, the records, the tail),
@@ -93,7 +100,51 @@ static const char *const base_names[] = {
 	"_Z11adam_updatePfS_S_S_ffffi",
 };
 
-static void make_kernels(struct gen *g, int p)
+/* -H: kernel names as a hostile program can give them (every 12th kernel
+ * keeps a plain one): markup that would end the report's script element,
+ * spreadsheet formulas, terminal escapes and other control characters,
+ * bytes that are not UTF-8, valid multibyte text, Markdown's table syntax.
+ * Each is followed by two-byte characters placed so that byte 60, byte 180
+ * and byte 200 fall inside one: where a writer that cuts names by bytes
+ * would split one. */
+static const char *const hostile_kernels[] = {
+	"</script><!--<script>alert(1)</script>\x1b[2J\x1b]0;pwned\x07_k%d",
+	"=HYPERLINK(\"http://evil.example/\",\"x\")_k%d",
+	"+cmd|' /C calc'!A0_k%d",
+	"-1+1_k%d",
+	"@SUM(1+1)_k%d",
+	"\tTAB_k%d",
+	"\rCR_k%d",
+	"ctl\001\177\302\23331m\x1b[31mred\x1b[0m_k%d",	/* C0, DEL, C1 (U+009B), ESC */
+	"bad\xff\xfe\xc3(_k%d",
+	"caf\xc3\xa9_\xe2\x82\xac_\xf0\x9f\x9a\x80_k%d",
+	"md|pipe`tick`*star*<b>_k%d",
+};
+
+static void hostile_name(char *buf, size_t len, int i)
+{
+	size_t n = (size_t)snprintf(buf, len, hostile_kernels[i % 12], i);
+
+	/* an odd length before the two-byte run: every even byte count cuts one */
+	if (n % 2 == 0)
+		buf[n++] = '_';
+	while (n + 3 < len && n < 300) {
+		buf[n++] = '\xc3';
+		buf[n++] = '\xa9';
+	}
+	buf[n] = '\0';
+}
+
+const char *hostile_nvtx(int i)
+{
+	static const char *const names[] = {
+		"st\x1b[2Jep </script> \xe2\x82\xac=1", "=fwd\xff|x",
+	};
+
+	return names[i % 2];
+}
+
+static int make_kernels(struct gen *g, int p)
 {
 	static const uint16_t apis[] = {
 		API(cuLaunchKernel), API(cuLaunchKernel), API(cuLaunchKernel),
@@ -104,12 +155,27 @@ static void make_kernels(struct gen *g, int p)
 		struct kernel *k = &g->k[p][i];
 		const char *b = base_names[i % (sizeof(base_names) / sizeof(base_names[0]))];
 		int rep = i / (int)(sizeof(base_names) / sizeof(base_names[0]));
+		char name[MAX_NAME + 1];
+		size_t n;
 
-		if (rep == 0)
-			snprintf(k->name, sizeof(k->name), "%s", b);
+		if (g->hostile && i % 12 != 11)
+			hostile_name(name, sizeof(name), i);
+		else if (rep == 0)
+			snprintf(name, sizeof(name), "%s", b);
 		else	/* more distinct kernels: variants of a plain C name */
-			snprintf(k->name, sizeof(k->name), "_Z%zukernel_v%03dPfi",
+			snprintf(name, sizeof(name), "_Z%zukernel_v%03dPfi",
 				 strlen("kernel_v000"), rep * 100 + i % 100);
+		/* -N: long names (deep templates), told apart at their head */
+		n = strlen(name);
+		if (g->name_len && n < (size_t)g->name_len) {
+			n += (size_t)snprintf(name + n, sizeof(name) - n, "_%d_", i);
+			for (; n < (size_t)g->name_len; n++)
+				name[n] = (char)('a' + n % 26);
+			name[n] = '\0';
+		}
+		k->name = strdup(name);
+		if (!k->name)
+			return -ENOMEM;
 		k->func = 0x55aa00000000ull + (uint64_t)p * 0x1000000 + (uint64_t)i * 0x340;
 		k->api = apis[rnd(g) % (sizeof(apis) / sizeof(apis[0]))];
 		k->nshapes = 1 + (int)(rnd(g) % 3);
@@ -123,6 +189,7 @@ static void make_kernels(struct gen *g, int p)
 		}
 		k->shmem = (uint32_t)(rnd(g) % 4) * 1024;
 	}
+	return 0;
 }
 
 /* The set-up of one process, from its exec to its streams. */
@@ -133,14 +200,21 @@ static int proc_start(struct gen *g, int p, uint64_t *ts)
 	char s[128];
 	int err;
 
-	snprintf(s, sizeof(s), "python3 train.py --rank %d --model gpt-small", p);
+	if (g->hostile)
+		snprintf(s, sizeof(s), "python3 \x1b]0;pwned\x07=cmd|x </script> caf\xc3\xa9 \xff "
+			 "train.py --rank %d", p);
+	else
+		snprintf(s, sizeof(s), "python3 train.py --rank %d --model gpt-small", p);
 	/* the recorder reads the command line after the exec: the newer name wins */
-	err = w_proc(g, GT_REC_EXEC, *ts, pid, "python3");
+	err = w_proc(g, GT_REC_EXEC, *ts, pid, g->hostile ? "py\x1b[2J" : "python3");
 	if (!err)
 		err = w_str(g, GT_REC_NAME, *ts + 10, pid, 0, 0, pid, GT_NAME_PROCESS, s);
 	*ts += 1000;
 	for (int i = 0; i < g->nthreads && !err; i++) {
-		snprintf(s, sizeof(s), i ? "pt_worker%d" : "python3", i);
+		if (g->hostile)
+			snprintf(s, sizeof(s), i ? "=pt\x1b[2Jw\xff%d" : "py\x1b]0;t\x07", i);
+		else
+			snprintf(s, sizeof(s), i ? "pt_worker%d" : "python3", i);
 		err = w_str(g, GT_REC_NAME, *ts, pid, 0, 0, pid + (uint32_t)i, GT_NAME_THREAD, s);
 	}
 	if (!err)
@@ -151,7 +225,8 @@ static int proc_start(struct gen *g, int p, uint64_t *ts)
 	if (!err)
 		err = w_call_ret(g, ts, pid, API(cuModuleLoadData), 0x7ffc1008, 0x5800000000ull, 0,
 				 true, module);
-	make_kernels(g, p);
+	if (!err)
+		err = make_kernels(g, p);
 	for (int i = 0; i < g->nkernels && !err; i++) {
 		const struct kernel *k = &g->k[p][i];
 
@@ -398,7 +473,7 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " [-s SEED] [-p PROCS] [-k KERNELS] [-c range|light] [-g [-u N]] [-n] [-i STEP_US] [-E] [-L PCT] "
+	fprintf(f, "usage: " PROG " [-s SEED] [-p PROCS] [-k KERNELS] [-c range|light] [-g [-u N]] [-n] [-i STEP_US] [-E] [-L PCT] [-H] [-N LEN] "
 		   "OUT N_RECORDS [THREADS]\n"
 		   "  writes a synthetic trace of about N_RECORDS records to OUT (replaced);\n"
 		   "  THREADS per process (default 4), PROCS processes (default 2),\n"
@@ -409,7 +484,10 @@ static void usage(FILE *f)
 		   "  -n: no calls at all (a process that did not use the GPU);\n"
 		   "  -i STEP_US: NVTX ranges \"step K\" of STEP_US each in every process;\n"
 		   "  -E: launches without their exits (the recorder without --launch-exit);\n"
-		   "  -L PCT: PCT percent of the calls are launches (default 62)\n");
+		   "  -L PCT: PCT percent of the calls are launches (default 62);\n"
+		   "  -H: hostile kernel, process, thread and NVTX names (markup, formulas,\n"
+		   "      escapes, bytes that are not UTF-8);\n"
+		   "  -N LEN: every kernel name LEN bytes long (up to %d)\n", MAX_NAME);
 }
 
 int main(int argc, char **argv)
@@ -422,12 +500,13 @@ int main(int argc, char **argv)
 	struct trace_writer_opts wo = { .force = true };
 	long seed = 1, procs = 2, kernels = 40, threads = 4, unlink = 0, n, step_us = 0, launch_pct = -1;
 	enum cap_mode cap = CAP_NONE;
-	bool g_gpu = false, no_calls = false, entry_launches = false;
+	bool g_gpu = false, no_calls = false, entry_launches = false, hostile = false;
+	long name_len = 0;
 	char options[160], gpu_options[200], exit_options[220];
 	struct gen *g;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "s:p:k:c:gu:ni:EL:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:p:k:c:gu:ni:EL:HN:h")) != -1) {
 		switch (opt) {
 		case 'i':
 			if (parse_int(optarg, 1, 3600000000L, &step_us))
@@ -470,6 +549,13 @@ int main(int argc, char **argv)
 			if (parse_int(optarg, 0, 100, &launch_pct))
 				goto bad;
 			break;
+		case 'H':
+			hostile = true;
+			break;
+		case 'N':
+			if (parse_int(optarg, 1, MAX_NAME, &name_len))
+				goto bad;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -497,6 +583,8 @@ int main(int argc, char **argv)
 	g->step_ns = (uint64_t)step_us * 1000;
 	g->entry_launches = entry_launches;
 	g->launch_pct = (int)launch_pct;
+	g->hostile = hostile;
+	g->name_len = (int)name_len;
 	if (cap == CAP_RANGE)
 		info.options = "synthetic=1 capture=full capture_range=cudaProfilerApi "
 			       "capture_range_end=repeat";
@@ -538,6 +626,9 @@ int main(int argc, char **argv)
 	else
 		printf("%s: %llu records\n", argv[optind], (unsigned long long)g->nrec);
 	trace_writer__free(g->w);
+	for (int p = 0; p < MAX_PROCS; p++)
+		for (int i = 0; i < MAX_KERNELS; i++)
+			free(g->k[p][i].name);
 	free(g);
 	return err ? 1 : 0;
 bad:

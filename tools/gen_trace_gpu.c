@@ -96,7 +96,8 @@ int w_after(struct gen *g, struct thr *t, uint64_t exit_ts)
 		static const char *const names[] = { "step", "forward" };
 
 		for (int i = 0; i < 2 && !err; i++) {
-			size_t n = strlen(names[i]) + 1;
+			const char *name = g->hostile ? hostile_nvtx(i) : names[i];
+			size_t n = strlen(name) + 1;
 			uint64_t d = exit_ts - t->step_ts;
 			struct gt_nvtx *nv = rec_init(g, GT_REC_NVTX, GT_REC_ALIGN(sizeof(*nv) + n),
 						      t->step_ts + (i ? d / 20 : 0), t->pid, t->tid, 0);
@@ -104,7 +105,7 @@ int w_after(struct gen *g, struct thr *t, uint64_t exit_ts)
 			nv->dur = i ? d * 2 / 5 : d;
 			nv->id = (uint32_t)++g->nvtx_id;
 			nv->len = (uint16_t)n;
-			memcpy(nv->name, names[i], n);
+			memcpy(nv->name, name, n);
 			err = append(g, &nv->hdr);
 		}
 		t->step_ts = exit_ts + 1;
@@ -143,7 +144,8 @@ int w_steps(struct gen *g, uint64_t t0, uint64_t end)
 
 		for (uint64_t k = 0; !err && t0 + (k + 1) * g->step_ns <= end; k++) {
 			struct gt_nvtx *v = (void *)g->buf;
-			int n = snprintf(v->name, sizeof(g->buf) - sizeof(*v), "step %llu",
+			int n = snprintf(v->name, sizeof(g->buf) - sizeof(*v), "%s %llu",
+					 g->hostile ? "st\x1b[31mep\xe2\x82\xac </script>" : "step",
 					 (unsigned long long)k) + 1;
 
 			memset(v, 0, sizeof(*v));

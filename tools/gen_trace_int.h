@@ -19,7 +19,8 @@
 #define PROG "gen_trace"
 #define MAX_THREADS 64
 #define MAX_PROCS 64
-#define MAX_KERNELS 256
+#define MAX_KERNELS 2048
+#define MAX_NAME 4000	/* -N: longest kernel name (a record's string holds 4095 bytes) */
 #define PID_BASE 4000
 #define PID_STEP 100
 #define STATS_EVERY (1u << 20)
@@ -32,7 +33,7 @@
 #define API(x) GT_API_##x
 
 struct kernel {
-	char name[160];		/* mangled */
+	char *name;		/* mangled (or -H's hostile text), malloc'd */
 	uint64_t func;		/* CUfunction handle in its process */
 	uint16_t api;		/* launch api this kernel is launched with */
 	uint32_t grid[3][3], block[3][3];	/* up to 3 shapes */
@@ -94,6 +95,8 @@ struct gen {
 	uint64_t step_ns;	/* -i: an NVTX step range this long, 0 none */
 	bool entry_launches;	/* -E: launches without their exits */
 	int launch_pct;		/* -L: percent of the calls that are launches, -1 the default mix */
+	bool hostile;		/* -H: names, command lines and NVTX text a hostile program would give */
+	int name_len;		/* -N: every kernel name this many bytes, 0 as they come */
 	_Alignas(8) unsigned char buf[8192];
 };
 
@@ -129,5 +132,8 @@ int w_gpu(struct gen *g, struct thr *t, const struct kernel *k, const struct gt_
 int w_after(struct gen *g, struct thr *t, uint64_t exit_ts);
 int w_metrics(struct gen *g);
 int w_steps(struct gen *g, uint64_t t0, uint64_t end);
+
+/* gen_trace.c: -H's text (NVTX names among them) */
+const char *hostile_nvtx(int i);
 
 #endif

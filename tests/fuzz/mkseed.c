@@ -5,10 +5,13 @@
  *   mkseed OUTDIR TRACE...
  *
  * For each TRACE it writes OUTDIR/fuzz_{trace,stats,export,report,diff}/NAME (the file
- * as it is) and NAME.recipe (its first MAX_RECS records as a recipe,
- * fuzz_common.h), and OUTDIR/fuzz_spool/NAME.spool: a CUPTI spool whose
- * GPU records answer the trace's launches and copies, so that the merger
- * links them.
+ * as it is), NAME.killed (without its trailer, as a recorder killed with
+ * SIGKILL leaves it), NAME.cut (cut in the middle of its last chunk) and
+ * NAME.recipe (its first MAX_RECS records as a recipe, fuzz_common.h), and
+ * OUTDIR/fuzz_spool/NAME.spool: a CUPTI spool whose GPU records answer the
+ * trace's launches and copies, so that the merger links them, and
+ * NAME.cut.spool, the same cut in the middle of its last record (an agent
+ * killed while writing).
  */
 #include <errno.h>
 #include <sys/stat.h>
@@ -44,6 +47,42 @@ static int save(const char *dir, const char *sub, const char *name, const struct
 		return -errno;
 	snprintf(path, sizeof(path), "%s/%s/%s", dir, sub, name);
 	return fuzz_write_file(path, b->p, b->n) ? 0 : -EIO;
+}
+
+/* b's first n bytes as dir/sub/NAMESUFFIX. */
+static int save_cut(const char *dir, const char *sub, const char *name, const char *suffix,
+		    const struct buf *b, size_t n)
+{
+	char full[512];
+
+	snprintf(full, sizeof(full), "%s%s", name, suffix);
+	return save(dir, sub, full, &(struct buf){ b->p, n < b->n ? n : b->n });
+}
+
+/* Where, in a trace file's bytes, its last data chunk and its trailer
+ * begin (0 when it has none), by docs/FORMAT.md: the header's length at
+ * byte 12, then chunks of a 40-byte header (its kind at +4, 1 data and 2
+ * the trailer, its compressed size at +8) and the frame. */
+static void data_chunks(const struct buf *f, size_t *last, size_t *trailer)
+{
+	uint32_t hlen, csize;
+	uint16_t kind;
+	size_t off;
+
+	*last = *trailer = 0;
+	if (f->n < 16)
+		return;
+	memcpy(&hlen, f->p + 12, 4);
+	for (off = hlen; off + 40 <= f->n; off += 40 + csize) {
+		memcpy(&kind, f->p + off + 4, 2);
+		memcpy(&csize, f->p + off + 8, 4);
+		if (kind != 1) {
+			if (kind == 2)
+				*trailer = off;
+			return;
+		}
+		*last = off;
+	}
 }
 
 static void spool_answer(struct buf *sp, const struct gt_hdr *rec, uint32_t *corr)
@@ -92,6 +131,7 @@ static int one(const char *dir, const char *path)
 	struct trace_reader *r;
 	uint8_t head[FUZZ_RECIPE_HDR] = { FUZZ_FLAG_TRAILER };
 	uint32_t corr = 0, nrec = 0;
+	size_t last = 0, trailer = 0, last_rec = 0;
 	char rname[512];
 	FILE *f;
 	int err = 0;
@@ -119,21 +159,34 @@ static int one(const char *dir, const char *path)
 		if (nrec++ < MAX_RECS)
 			put(&rcp, rec, rec->size);
 		if (rec->type == GT_REC_LAUNCH ||
-		    (rec->type == GT_REC_CALL && gt_api__class(rec->api) == GT_CLS_MEMCPY))
+		    (rec->type == GT_REC_CALL && gt_api__class(rec->api) == GT_CLS_MEMCPY)) {
+			last_rec = sp.n;
 			spool_answer(&sp, rec, &corr);
+		}
 	}
 	if (trace_reader__trailer(r))
 		memcpy(rcp.p + 17, &trace_reader__trailer(r)->end_ts, 8);
 	trace_reader__close(r);
+	/* the damaged tails every reader must survive: no trailer, and the
+	 * last data chunk cut short */
+	data_chunks(&file, &last, &trailer);
 	snprintf(rname, sizeof(rname), "%s.recipe", name);
 	for (size_t i = 0; i < sizeof(trace_harnesses) / sizeof(trace_harnesses[0]) && !err; i++) {
 		err = save(dir, trace_harnesses[i], name, &file);
 		if (!err)
 			err = save(dir, trace_harnesses[i], rname, &rcp);
+		if (!err && trailer)
+			err = save_cut(dir, trace_harnesses[i], name, ".killed", &file, trailer);
+		if (!err && last)
+			err = save_cut(dir, trace_harnesses[i], name, ".cut", &file,
+				       last + (trailer ? trailer - last : file.n - last) / 2);
 	}
 	snprintf(rname, sizeof(rname), "%s.spool", name);
 	if (!err)
 		err = save(dir, "fuzz_spool", rname, &sp);
+	snprintf(rname, sizeof(rname), "%s.cut.spool", name);
+	if (!err && last_rec)
+		err = save_cut(dir, "fuzz_spool", rname, "", &sp, last_rec + (sp.n - last_rec) / 2);
 out:
 	if (err)
 		fprintf(stderr, "mkseed: failed to write the seeds of %s: %s\n", path, strerror(-err));

@@ -447,6 +447,17 @@ gen_trace() {
 	"$GEN_TRACE" "$@"
 }
 
+# text_ok WHAT KIND FILE...: tests/integration/text_check.py KIND FILE...
+# (valid UTF-8, no control character but the line break, CSV cells that are
+# no formulas, JSON that parses); err with what it found.
+text_ok() {
+	local what=$1 out
+	shift
+	out=$(python3 "$ROOT/tests/integration/text_check.py" "$@" 2>&1) ||
+		err "$what: $(head -n 5 <<< "$out" | tr '\n' '|')"
+	return 0
+}
+
 # page_data PAGE: the JSON document a page of gtrace-bpf report holds (its
 # #gt-data script), on stdout.
 page_data() {

@@ -479,6 +479,52 @@ t_fixture_metrics() {
 		"GPU-bound, as far as the GPU metrics show (no tensor or DRAM figures to tell compute from memory): utilization 67 %; GPU metrics: too few samples while the GPU was busy (2) to say (no GPU records: record with --cupti for what ran)."
 }
 
+# A hostile program's names (gen_trace -H): table, Markdown and JSON are
+# valid UTF-8 with no control character, and the top kernel's name in the
+# answer, cut at 200 bytes, is cut between characters (its two-byte
+# characters are placed where a cut by bytes splits one).
+t_hostile_text() {
+	local f
+	gen_trace -H -g -p 2 -k 24 -i 500 "$T/h.gtrace" 10000 3 > /dev/null || fatal "gen_trace -H failed"
+	for f in table md json; do
+		"$GTRACE" analyze "$T/h.gtrace" --format $f > "$T/a.$f" 2> "$T/a.$f.err" ||
+			fatal "analyze --format $f: $(head -n 2 "$T/a.$f.err")"
+		text_ok "analyze --format $f" $([ $f = json ] && echo json || echo text) "$T/a.$f"
+		text_ok "analyze --format $f, stderr" text "$T/a.$f.err"
+	done
+	grep -q '(top: ' "$T/a.table" || fatal "analyze names no top kernel: the check below checks nothing"
+	grep -q '\\xc3, [0-9.]* %)' "$T/a.table" && err "analyze: the top kernel's name is cut inside a character: $(grep -o '.\{20\}\\xc3, [0-9.]* %)' "$T/a.table" | head -n 1)"
+	python3 - "$T/a.json" <<'PY' || err "analyze --format json: the top kernel's name is cut inside a character"
+import json, re, sys
+doc = json.dumps(json.load(open(sys.argv[1])), ensure_ascii=False)
+tops = re.findall(r'\(top: (.*?), [0-9.]+ %\)', doc)
+assert tops, 'no top kernel'
+sys.exit(1 if any(t.endswith('\u00c3') for t in tops) else 0)
+PY
+}
+
+add_case t_hostile_text "hostile names: table, Markdown and JSON UTF-8 with no control character, names cut between characters"
+# Findings whose examples are kernels of 600-byte names: the examples on
+# the timelines name them whole (the JSON export cut them at 96 bytes, the
+# Perfetto one at 256).
+t_findings_long_names() {
+	local names
+	gen_trace -g -p 1 -k 12 -N 600 "$T/l.gtrace" 20000 2 > /dev/null || fatal "gen_trace failed"
+	names=$("$GTRACE" stats "$T/l.gtrace" -r cuda_gpu_kern_sum --format json 2> /dev/null | jq -c '[.reports[0].rows[].name]')
+	"$GTRACE" export "$T/l.gtrace" -f json --findings -o "$T/l.json" 2> "$T/l.err" ||
+		fatal "export --findings failed: $(cat "$T/l.err")"
+	jq -e --argjson k "$names" '[.traceEvents[] | select(.cat == "finding") | .name | select(length > 100)] as $long
+		| ($long | length) > 0 and all($long[]; sub("^[a-z_]+: "; "") as $n | $k | index([$n]) != null)' "$T/l.json" > /dev/null ||
+		err "export -f json --findings: examples that name a kernel do not name it whole: $(jq -c '[.traceEvents[] | select(.cat == "finding") | .name | length] | unique' "$T/l.json")"
+	"$GTRACE" export "$T/l.gtrace" -f perfetto --findings -o "$T/l.pftrace" 2> "$T/l.err" ||
+		fatal "export -f perfetto --findings failed: $(cat "$T/l.err")"
+	python3 "$ROOT/tools/perfetto_lint.py" --json "$T/l.pftrace" > "$T/lint.json" 2> "$T/lint.err" ||
+		fatal "perfetto_lint rejects the trace: $(head -n 3 "$T/lint.err" | tr '\n' '|')"
+	jq -e --argjson k "$names" '[.slice_names | keys[] | select(test("^[a-z_]+: ") and length > 100)] as $long
+		| ($long | length) > 0 and all($long[]; sub("^[a-z_]+: "; "") as $n | $k | index([$n]) != null)' "$T/lint.json" > /dev/null ||
+		err "export -f perfetto --findings: examples that name a kernel do not name it whole"
+}
+
 add_case t_fixture_findings "planted patterns: exactly their findings, a clean trace none"
 add_case t_fixture_figures "planted patterns: the exact figures of their timings"
 add_case t_fixture_unlinked "a merged trace's unlinked GPU records placed in time order"
@@ -487,6 +533,7 @@ add_case t_fixture_no_gpu "without GPU records: busy estimated from the waits, s
 add_case t_formats "table, Markdown and JSON agree; -o 0600, --force"
 add_case t_same_numbers "analyze's figures are stats' where both have one"
 add_case t_bad_input "bad input: one line, status 1 or 2"
+add_case t_findings_long_names "export --findings: examples of kernels with 600-byte names name them whole (JSON and Perfetto)"
 add_case t_export_findings "export --findings: a lane per rule, with its examples"
 add_case t_metrics "without GPU records: the busy time from --gpu-metrics' samples (mock NVML)"
 add_case t_metrics_idle "GPU activity means over the samples in which the GPU was busy (mock NVML idle half the time)"

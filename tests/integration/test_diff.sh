@@ -241,6 +241,46 @@ t_bad() {
 	grep -q "it has: kernels" "$T/bad.err" || err "--iter step: the error does not say what there is: $(cat "$T/bad.err")"
 }
 
+# Two traces of a hostile program (gen_trace -H: kernel, process and NVTX
+# names with escapes, C1 controls, bytes that are not UTF-8, Markdown's |
+# and backticks; NVTX "step" ranges named so too): the table, Markdown and
+# JSON are valid UTF-8 with no control character, the Markdown table rows
+# keep their columns.
+t_hostile_text() {
+	local f
+	gen_trace -H -g -p 2 -k 24 -i 500 "$T/a.gtrace" 10000 3 > /dev/null || fatal "gen_trace -H failed"
+	gen_trace -H -g -s 9 -p 2 -k 24 -i 500 "$T/b.gtrace" 10000 3 > /dev/null || fatal "gen_trace -H failed"
+	for f in table md json; do
+		"$GTRACE" diff "$T/a.gtrace" "$T/b.gtrace" --format $f > "$T/d.$f" 2> "$T/d.$f.err" ||
+			fatal "diff --format $f: $(head -n 2 "$T/d.$f.err")"
+		text_ok "diff --format $f" $([ $f = json ] && echo json || echo text) "$T/d.$f"
+		text_ok "diff --format $f, stderr" text "$T/d.$f.err"
+	done
+	grep -qF "NVTX range 'st\x1b[NJep </script> " "$T/d.table" || err "diff: the NVTX series' name is not written out escaped"
+	# --iter of a series neither has: the one line lists theirs, escaped
+	"$GTRACE" diff "$T/a.gtrace" "$T/b.gtrace" --iter nosuch > /dev/null 2> "$T/i.err"
+	[ $? -eq 2 ] && [ "$(wc -l < "$T/i.err")" -eq 1 ] || err "diff --iter nosuch: not one line and status 2: $(cat -v "$T/i.err")"
+	text_ok "diff --iter nosuch, stderr" text "$T/i.err"
+	grep -qF "NVTX 'st\x1b[NJep </script> "$'\xe2\x82\xac'"=N' (" "$T/i.err" ||
+		err "diff --iter nosuch: the series it has are not listed escaped: $(cat -v "$T/i.err")"
+	# every row of a Markdown table has its header's columns: no name's | ends a cell
+	python3 - "$T/d.md" <<'PY' || err "diff --format md: a table row with other columns than its header"
+import re, sys
+cols = None
+for line in open(sys.argv[1], encoding='utf-8'):
+    if not line.startswith('|'):
+        cols = None
+        continue
+    n = len(re.findall(r'(?<!\\)\|', line))
+    if cols is None:
+        cols = n
+    elif n != cols:
+        print(line[:120])
+        sys.exit(1)
+PY
+}
+
+add_case t_hostile_text "hostile names: table, Markdown and JSON UTF-8 with no control character, Markdown rows keep their columns"
 add_case t_kernels "diff of two eBPF recordings: iterations from the repeating launches, the program's own speedup within 2 %, in the interval"
 add_case t_nvtx "diff with NVTX step ranges from the CUPTI agent: the program's own speedup, in the interval; GPU busy 1x; --iter kernels"
 add_case t_identical "diff of two runs of one workload: an interval containing 1, no kernel moved"

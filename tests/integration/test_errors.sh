@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # Bad input: gtrace-bpf refuses with exactly one line on stderr and a
-# non-zero status; a damaged trace is read up to the damage with a warning.
+# non-zero status; a damaged trace is read up to the damage: every reader
+# writes what it read, says in one line how much, and exits 1.
 REQUIRES="root jq mock gtrace"
 # --all only in command lines that end in a refusal, before anything is recorded
 SHARED_CASES="t_limits t_usage t_unwritable_output"
@@ -74,9 +75,9 @@ t_dump_not_a_trace() {
 }
 
 # A real recording spread over ~3 s (several chunks), cut at several points:
-# each cut dumps with status 0 and a warning, never more records than the
-# whole file, more as the cut moves later, and some cut shows some but not
-# all of them.
+# each cut dumps with status 1 and the one line of the readers' rule, never
+# more records than the whole file, more as the cut moves later, and some
+# cut shows some but not all of them; the line's count is the dump's.
 t_dump_truncated() {
 	local rc size full pct n prev=0 partial=0
 	GT_LIBCUDA=$MOCK_LIB GT_MOCK_SYNC_US=50000 "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/full.gtrace" -- \
@@ -95,8 +96,9 @@ t_dump_truncated() {
 		rc=$?
 		n=$(wc -l < "$T/cut$pct.json")
 		log "cut at $pct%: status $rc, $n records, stderr: $(head -n 1 "$T/cut$pct.err")"
-		[ $rc -eq 0 ] || { err "dump of the trace cut at $pct% exited $rc, expected 0"; continue; }
-		[ -s "$T/cut$pct.err" ] || err "dump of the trace cut at $pct% printed no warning on stderr"
+		[ $rc -eq 1 ] || err "dump of the trace cut at $pct% exited $rc, expected 1"
+		damage_line "dump of the trace cut at $pct%" "$T/cut$pct.gtrace" "$T/cut$pct.err" "" \
+			"showing the records read"
 		jq -e -s 'all(type == "object")' "$T/cut$pct.json" > /dev/null ||
 			err "dump of the trace cut at $pct% printed lines that are not JSON objects"
 		if [ "$pct" -le 75 ]; then
@@ -109,6 +111,134 @@ t_dump_truncated() {
 		prev=$n
 	done
 	[ $partial -eq 1 ] || err "no cut showed part of the records (the trace seems to be one chunk)"
+}
+
+# damage_line WHAT TRACE ERRFILE RECORDS KEPT: ERRFILE is the one line of
+# the readers' rule for TRACE, RECORDS read (empty: any number), ending in
+# KEPT.
+damage_line() {
+	local what=$1 trace=$2 file=$3 n=${4:-[0-9]+} kept=$5
+	[ "$(wc -l < "$file")" -eq 1 ] ||
+		{ err "$what: $(wc -l < "$file") lines on stderr, expected 1: $(head -n 4 "$file" | tr '\n' '|')"; return; }
+	grep -Eq "^gtrace-bpf: $trace is damaged: .+; read $n records? (before it )?\([0-9]+ whole chunks?, [0-9]+ of [0-9]+ bytes\)(, [0-9]+ records? of the damaged chunk lost)?(, .*skipped)?; $kept\$" "$file" ||
+		err "$what: stderr '$(cat "$file")', expected the damage line with $n records read and '$kept'"
+}
+
+# make_damaged TRACE PREFIX: the damaged files every reader gets, $T/PREFIX
+# + cut (in its last chunk), corrupt (a byte of chunk 1's frame), killed (no
+# trailer, as a killed recorder leaves it), hdr (the header alone).
+make_damaged() {
+	python3 - "$1" "$T/$2" <<'PY'
+import struct, sys
+src, out = sys.argv[1], sys.argv[2]
+d = open(src, 'rb').read()
+off = hl = struct.unpack('<I', d[12:16])[0]
+chunks = []
+while off + 40 <= len(d):
+    kind, cs = struct.unpack('<H', d[off + 4:off + 6])[0], struct.unpack('<I', d[off + 8:off + 12])[0]
+    chunks.append((off, kind, cs))
+    off += 40 + cs
+data = [c for c in chunks if c[1] == 1]
+trailer = [c for c in chunks if c[1] == 2][0]
+assert len(data) >= 2, "too few chunks"
+last = data[-1]
+open(out + 'cut.gtrace', 'wb').write(d[:last[0] + 40 + last[2] // 2])
+open(out + 'killed.gtrace', 'wb').write(d[:trailer[0]])
+open(out + 'hdr.gtrace', 'wb').write(d[:hl])
+b = bytearray(d)
+c = data[1]
+b[c[0] + 40 + c[2] // 2] ^= 0x55
+open(out + 'corrupt.gtrace', 'wb').write(bytes(b))
+PY
+}
+
+# Every reader, every damage: the output of what was read is written (a
+# killed recorder's trace whole: all its records), one line says how much
+# was read, status 1.
+t_damaged_readers() {
+	local f rc n full nrec what
+	nrec=$(gen_trace -g -p 2 -k 12 -i 500 "$T/w.gtrace" 30000 3 | sed -n 's/.*: \([0-9]*\) records$/\1/p')
+	[ -n "$nrec" ] || fatal "gen_trace failed"
+	gen_trace -p 2 -k 12 "$T/m.gtrace" 30000 3 > /dev/null || fatal "gen_trace failed"
+	make_damaged "$T/w.gtrace" "" || fatal "could not make the damaged files"
+	make_damaged "$T/m.gtrace" m || fatal "could not make the damaged files"
+	dump_trace "$T/w.gtrace" "$T/w.json"
+	full=$(wc -l < "$T/w.json")
+	for f in cut corrupt killed hdr; do
+		"$GTRACE" dump "$T/$f.gtrace" > "$T/$f.json" 2> "$T/$f.err"
+		rc=$?
+		n=$(wc -l < "$T/$f.json")
+		[ $rc -eq 1 ] || err "dump of $f.gtrace: status $rc, expected 1"
+		case $f in
+		killed) [ "$n" -eq "$full" ] && cmp -s "$T/w.json" "$T/$f.json" ||
+				err "dump of the trace without its trailer: $n lines, not the whole trace's $full"
+			# every record of the file: none lost but the trailer
+			damage_line "dump of $f.gtrace" "$T/$f.gtrace" "$T/$f.err" "$nrec" "showing the records read" ;;
+		hdr) [ "$n" -eq 0 ] || err "dump of the header alone printed $n lines"
+			damage_line "dump of $f.gtrace" "$T/$f.gtrace" "$T/$f.err" 0 "showing the records read" ;;
+		*) [ "$n" -gt 0 ] && [ "$n" -lt "$full" ] || err "dump of $f.gtrace: $n lines of $full"
+			damage_line "dump of $f.gtrace" "$T/$f.gtrace" "$T/$f.err" "" "showing the records read" ;;
+		esac
+		for what in "dump --summary|the summary covers the records read" \
+			    "export -f json -o $T/$f.out.json --force|exported the records read" \
+			    "export -f csv -o $T/$f.csv --force|exported the records read" \
+			    "export -o $T/$f.pftrace --force|exported the records read" \
+			    "stats|the reports cover the records read" \
+			    "stats --format json -r cuda_api_sum|the reports cover the records read" \
+			    "analyze|the analysis covers the records read" \
+			    "report -o $T/$f.html --force|the report covers the records read" \
+			    "diff $T/w.gtrace|compared the records read" \
+			    "merge -q -o $T/$f.merged.gtrace --force $T|merged the records read"; do
+			local cmd=${what%%|*} kept=${what#*|} first rest in=$T/$f.gtrace
+			first=${cmd%% *}
+			rest=${cmd#"$first"}
+			# merge takes a trace that is not merged yet, the spool directory $T holds none
+			[ "$first" = merge ] && in=$T/m$f.gtrace
+			[ "$f" = hdr ] && case $first in analyze) kept="it holds no CUDA calls: nothing to analyze" ;; diff) kept="it holds no CUDA calls" ;; esac
+			# shellcheck disable=SC2086
+			"$GTRACE" $first "$in" $rest > "$T/o.out" 2> "$T/o.err"
+			rc=$?
+			[ $rc -eq 1 ] || { err "$first$rest of $in: status $rc, expected 1: $(head -n 3 "$T/o.err" | tr '\n' '|')"; continue; }
+			damage_line "$first$rest of $in" "$in" "$T/o.err" "" "$kept"
+		done
+		# what was read is written
+		for o in "$f.out.json" "$f.csv" "$f.pftrace" "$f.merged.gtrace"; do
+			[ -s "$T/$o" ] || err "no $o written for $f.gtrace"
+		done
+		[ -s "$T/$f.html" ] || err "no report written for $f.gtrace"
+	done
+}
+
+# A recorder killed with SIGKILL leaves a trace without its trailer: every
+# reader reads it up to its last complete chunk, says that the recording
+# did not finish, and exits 1.
+t_killed_recorder() {
+	local rc n i
+	GT_LIBCUDA=$MOCK_LIB GT_MOCK_SYNC_US=50000 start_tracer --libcuda "$MOCK_LIB" -o "$T/k.gtrace" -- \
+		"$WORKLOAD" --launches 400 --syncs 200
+	# the recorder writes a chunk about once a second: wait for launches in it
+	for ((i = 0; i < 200; i++)); do
+		n=$("$GTRACE" dump "$T/k.gtrace" 2> /dev/null | grep -c '"type":"launch"')
+		[ "$n" -gt 0 ] && break
+		sleep 0.1
+	done
+	[ "$n" -gt 0 ] || fatal "no launch in the trace after 20 s of recording"
+	kill -KILL "$TRACER_PID"
+	wait "$TRACER_PID" 2> /dev/null
+	"$GTRACE" dump "$T/k.gtrace" > "$T/k.json" 2> "$T/k.err"
+	rc=$?
+	[ $rc -eq 1 ] || err "dump of the killed recorder's trace: status $rc, expected 1"
+	damage_line "dump of the killed recorder's trace" "$T/k.gtrace" "$T/k.err" "" "showing the records read"
+	n=$(sed -n 's/.*; read \([0-9]*\) records.*/\1/p' "$T/k.err")
+	grep -q "with no trailer: recording did not finish" "$T/k.err" || err "the line does not say the recording did not finish: $(cat "$T/k.err")"
+	[ "$(grep -c '"type":"launch"' "$T/k.json")" -gt 0 ] || err "no launch read from the killed recorder's trace"
+	for c in stats analyze; do
+		"$GTRACE" $c "$T/k.gtrace" > "$T/k.$c" 2> "$T/k.$c.err"
+		rc=$?
+		[ $rc -eq 1 ] && [ -s "$T/k.$c" ] || err "$c of the killed recorder's trace: status $rc, output $(wc -c < "$T/k.$c") bytes"
+		grep -q "is damaged: .*recording did not finish; read $n records" "$T/k.$c.err" ||
+			err "$c of the killed recorder's trace: $(cat "$T/k.$c.err")"
+	done
 }
 
 t_usage() {
@@ -202,5 +332,7 @@ add_case t_unknown_pid "-p of a pid that does not exist: one-line error, non-zer
 add_case t_unwritable_output "-o where a file cannot be created: one-line error, non-zero exit"
 add_case t_no_libcuda "--libcuda of a missing or non-libcuda file: one-line error, command not run"
 add_case t_dump_not_a_trace "dump of a text/empty/missing/random file: one-line error, non-zero exit"
-add_case t_dump_truncated "dump of a trace cut short: warning, exit 0, fewer records"
+add_case t_dump_truncated "dump of a trace cut short: the records before the damage, one line saying how many, exit 1"
+add_case t_damaged_readers "every reader on a cut, corrupt, trailer-less and header-only trace: its output of what was read, one line, exit 1"
+add_case t_killed_recorder "a SIGKILLed recorder's trace: read to its last chunk, one line saying the recording did not finish, exit 1"
 run_cases "$@"

@@ -236,15 +236,16 @@ t_files() {
 	[ -e "$T/notes.txt.json" ] && err "export of a text file left notes.txt.json"
 
 	# a file cut before its trailer (the last "GTCK" chunk header), as after
-	# a crash: a warning, and every event of the data chunks
+	# a crash: every event of the data chunks, one line saying the recording
+	# did not finish, status 1
 	off=$(python3 -c 'import sys; print(open(sys.argv[1], "rb").read().rfind(b"GTCK"))' "$T/a.gtrace")
 	[ "$off" -gt 0 ] || fatal "no chunk header found in $T/a.gtrace"
 	head -c "$off" "$T/a.gtrace" > "$T/cut.gtrace"
 	"$GTRACE" export "$T/cut.gtrace" -f json > "$T/o3" 2> "$T/e3"
 	rc=$?
-	[ $rc -eq 0 ] || err "export of a cut file: status $rc, expected 0"
+	[ $rc -eq 1 ] || err "export of a cut file: status $rc, expected 1"
 	stderr_lines "export of a cut file" "$T/e3" 1
-	grep -q "^gtrace-bpf: warning: $T/cut.gtrace: .*no trailer.*; exported the records before it\$" "$T/e3" ||
+	grep -q "^gtrace-bpf: $T/cut.gtrace is damaged: .*no trailer: recording did not finish; read [0-9]* records before it .*; exported the records read\$" "$T/e3" ||
 		err "export of a cut file: not the warning expected: $(cat "$T/e3")"
 	jq -e --slurpfile full "$T/a.json" '.metadata.truncated == true and .metadata.damage != null
 		and (.traceEvents | length) == ($full[0].traceEvents | length)' "$T/cut.json" > /dev/null ||
@@ -256,7 +257,37 @@ t_files() {
 	return 0
 }
 
+# Names a hostile program gives its kernels, threads, command line and
+# NVTX ranges (gen_trace -H: formulas, escape sequences, C1 controls,
+# bytes that are not UTF-8, markup): every export and dump is valid UTF-8
+# with no control character; CSV cells are no formulas, the formulas kept
+# as text; JSON keeps the names as they were.
+t_hostile_text() {
+	local n
+	gen_trace -H -g -p 2 -k 24 -i 500 "$T/h.gtrace" 10000 3 > /dev/null || fatal "gen_trace -H failed"
+	gtrace_ok "$T/h.csv.out" export "$T/h.gtrace" -f csv -o "$T/h.csv"
+	text_ok "export -f csv" csv "$T/h.csv"
+	for f in "'=HYPERLINK(\"\"http://evil.example/" "'+cmd|' /C calc'!A0_k2" "'-1+1_k3" "'@SUM(1+1)_k4" \
+		 "'\\tTAB_k5" "'\\rCR_k6" 'ctl\x01\x7f\xc2\x9b31m\x1b[31mred' 'bad\xff\xfe\xc3(_k8'; do
+		grep -qF "$f" "$T/h.csv" || err "export -f csv: no cell with $f"
+	done
+	gtrace_ok "$T/h.json.out" export "$T/h.gtrace" -f json -o "$T/h.json"
+	text_ok "export -f json" json "$T/h.json"
+	gtrace_ok "$T/h.dump" dump "$T/h.gtrace"
+	text_ok "dump" jsonl "$T/h.dump"
+	gtrace_ok "$T/h.sum" dump --summary "$T/h.gtrace"
+	text_ok "dump --summary" text "$T/h.sum"
+	# the names themselves, control characters and all, in the JSON
+	n=$(jq -r 'select(.type == "launch") | .kernel' "$T/h.dump" | grep -c $'^ctl\x01\x7f\xc2\x9b31m\x1b\[31mred')
+	[ "$n" -gt 0 ] || err "dump: the kernel named with escapes is not in it as it was"
+	jq -e '[.traceEvents[] | select(.ph == "M" and .name == "process_name") | .args.name
+		| select(startswith("python3 \u001b]0;pwned\u0007=cmd|x </script>"))] | length == 2' "$T/h.json" > /dev/null ||
+		err "export -f json: the process names are not the command lines as they were"
+	gtrace_ok "$T/h.pf.out" export "$T/h.gtrace" -o "$T/h.pftrace"
+}
+
 add_case t_json "export -f json: parses; X events = dump's calls with an exit (ts, dur, names, pids, tids)"
 add_case t_csv "export -f csv: parses; a row per dump line with the same cells; kernel names with commas"
 add_case t_files "export: default names, no overwrite without --force, -o -, bad and cut input"
+add_case t_hostile_text "hostile names: CSV cells no formulas, every export and dump UTF-8 with no control character, JSON names as they were"
 run_cases "$@"

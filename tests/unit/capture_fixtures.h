@@ -319,7 +319,9 @@ static inline void cx_write_shed(const char *path)
 
 /* ------------------------------------------------------------ readers */
 
-/* dump of path, --summary or not, into r; it must succeed and say nothing on stderr. */
+/* dump of path, --summary or not, into r; it must succeed and say nothing on
+ * stderr, or, for a fixture with a record too short for its type, exit 1
+ * after the one line of the readers' rule. */
 static inline void cx_run_dump(const char *path, bool summary, struct run *r)
 {
 	struct dump_opts o = { .path = path, .summary = summary };
@@ -327,8 +329,8 @@ static inline void cx_run_dump(const char *path, bool summary, struct run *r)
 	tu_run_open(r, &o.out, &o.err);
 	r->rc = dump__run(&o);
 	tu_run_close(o.out, o.err);
-	assert_int_equal(r->rc, 0);
-	assert_string_equal(r->err, "");
+	tu_check_rule(path, r->rc, r->err, summary ? "the summary covers the records read"
+						   : "showing the records read");
 }
 
 /* The number after the row title of a --summary section (0: none there). */

@@ -384,6 +384,31 @@ static void test_cut_name(void **state)
 	call_str(d, 40, 100, 1, API(cuModuleGetFunction), 0x3000, "_Z3barv");
 	ret_out(d, 50, 1, API(cuModuleGetFunction), 0x4001);
 	assert_string_equal(S.c[2].str, "_Z3barv");
+
+	/* cut inside a character (the recorder cuts bytes): the part of it
+	 * goes, the mark stays; a whole one at the end is kept */
+	static const struct {
+		const char *in, *want;
+	} cuts[] = {
+		{ "caf\xc3", "caf" }, { "x\xe2\x82", "x" }, { "y\xf0\x9f\x9a", "y" },
+		{ "caf\xc3\xa9", "caf\xc3\xa9" }, { "z\xe2\x82\xac", "z\xe2\x82\xac" },
+	};
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		size_t n = strlen(cuts[i].in) + 1;
+		char want[64];
+
+		memset(rbuf, 0, sizeof(rbuf));
+		hdr(&c->hdr, GT_REC_CALL_STR, GT_REC_ALIGN(sizeof(*c) + n), 60 + 20 * i, 100, 1,
+		    API(cuModuleGetFunction));
+		c->args[gt_api__info(API(cuModuleGetFunction))->a] = 0x3000;
+		c->len = (uint16_t)n;
+		c->truncated = 1;
+		memcpy(c->str, cuts[i].in, n);
+		feed_ok(d, c);
+		ret_out(d, 70 + 20 * i, 1, API(cuModuleGetFunction), 0x4002 + i);
+		snprintf(want, sizeof(want), "%s" GT_STR_CUT_MARK, cuts[i].want);
+		assert_string_equal(S.c[S.n - 1].str, want);
+	}
 }
 
 static void test_bad_string_len(void **state)

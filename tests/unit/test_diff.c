@@ -17,6 +17,7 @@
  * added, k4 removed; GPU busy 450 us against 270 us a step (1.667x).
  */
 #include <setjmp.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -432,6 +433,52 @@ static void test_mismatch(void **state)
 	diff_result__free(r);
 }
 
+/* Program names cut at 60 bytes for the warning: between characters (a
+ * name of two-byte characters from byte 59 on). */
+static void test_mismatch_cut(void **state)
+{
+	char prog[200] = "/opt/", *p;
+	struct fixture b = { prog, 1.0, M_NVTX, true, 0, K_BASE, 3 };
+	struct fixture o = { "./bench", 0.5, M_NVTX, true, 0, K_BASE, 3 };
+	struct diff_result *r;
+
+	(void)state;
+	p = prog + strlen(prog);
+	memset(p, 'a', 59);
+	for (int i = 0; i < 20; i++)
+		memcpy(p + 59 + 2 * i, "\xc3\xa9", 2);
+	r = diff_fixtures(&b, &o);
+	assert_true(r->mismatch & DIFF_MM_PROGRAM);
+	/* 59 bytes and the character that would have been cut, left out */
+	assert_non_null(strstr(r->warning, "different programs (aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, "
+					   "bench)"));
+	diff_result__free(r);
+}
+
+/* Numbers JSON cannot hold (inf, nan: a ratio of nothing) are null; ones of
+ * 300 digits are written whole (they were read past a 40-byte buffer). */
+static void test_json_numbers(void **state)
+{
+	struct diff_result r = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = tu_memstream(&buf, &len);
+
+	(void)state;
+	r.base.path = r.opt.path = "x.gtrace";
+	r.base.cmdline = r.opt.cmdline = "";
+	r.speedup = (struct diff_ratio){ .valid = true, .interval = true, .point = 1e300,
+					 .lo = INFINITY, .hi = NAN, .base_ns = -1e300, .opt_ns = 2.5 };
+	assert_int_equal(diff_result__write(&r, DIFF_JSON, f), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_null(strstr(buf, "inf"));
+	assert_null(strstr(buf, "nan"));
+	assert_non_null(strstr(buf, "\"speedup\":{\"point\":1000000000000000052504760255204420248704468"));
+	assert_non_null(strstr(buf, "\"interval\":[null,null],\"base_ns\":-10000000000000000525047602"));
+	assert_non_null(strstr(buf, "\"opt_ns\":2.5"));
+	free(buf);
+}
+
 static void test_iterations_one_side(void **state)
 {
 	struct fixture b = { "./train", 1.0, M_NVTX, true, 0, K_BASE, 3 };
@@ -629,6 +676,8 @@ int main(void)
 		cmocka_unit_test(test_iter_option),
 		cmocka_unit_test(test_identical),
 		cmocka_unit_test(test_mismatch),
+		cmocka_unit_test(test_mismatch_cut),
+		cmocka_unit_test(test_json_numbers),
 		cmocka_unit_test(test_iterations_one_side),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_order),

@@ -211,15 +211,16 @@ static void expect_rows(void)
 			       "handle", "16384", "parent", "12288", "name", "_Z3addIfEvPT_PKS0_i", NULL);
 	exp_rows[nexp++] = row(CALL("2200", "101", "module", "cuModuleGetFunction", "100", "0", "false"),
 			       "handle", "20480", "parent", "12288",
-			       "name", "\"k\"\"x\\y,z\x01\xc3\xa9\"", NULL);
-	/* the line break stays inside the quotes; \xff is U+00FF in UTF-8 */
+			       "name", "\"k\"\"x\\y,z\\x01\xc3\xa9\"", NULL);
+	/* control characters and bytes that are not UTF-8 written out (as
+	 * the tables show them): no line break or escape comes out raw */
 	exp_rows[nexp++] = row(CALL("2400", "101", "module", "cuModuleLoad", "50", "0", "false"),
-			       "handle", "12288", "path", "\"dir,1/a\"\"b\nc\xc3\xbf.cubin\"", NULL);
+			       "handle", "12288", "path", "\"dir,1/a\"\"b\\nc\\xff.cubin\"", NULL);
 	exp_rows[nexp++] = row(CALL("3000", "101", "launch", "cuLaunchKernel", "4", "0", "false"),
 			       "kernel", "\"void add<float>(float*, float const*, int)\"",
 			       "mangled", "_Z3addIfEvPT_PKS0_i", "func", "16384", LAUNCH_DIMS, NULL);
 	exp_rows[nexp++] = row(CALL("3100", "101", "launch", "cuLaunchCooperativeKernel", "5", "0", "false"),
-			       "kernel", "\"k\"\"x\\y,z\x01\xc3\xa9\"", "mangled", "\"k\"\"x\\y,z\x01\xc3\xa9\"",
+			       "kernel", "\"k\"\"x\\y,z\\x01\xc3\xa9\"", "mangled", "\"k\"\"x\\y,z\\x01\xc3\xa9\"",
 			       "func", "20480", LAUNCH_DIMS, "cooperative", "true", NULL);
 	exp_rows[nexp++] = row(CALL("3200", "101", "launch", "cuGraphLaunch", "3", "0", "false"),
 			       "graph", "77", "stream", "7", NULL);

@@ -427,21 +427,28 @@ static void test_truncated(void **state)
 	const struct gt_hdr *rec;
 	char want[512], *damage;
 	struct run r = { 0 };
+	unsigned nrec = 0;
+	struct stat st;
 
 	(void)state;
 	write_trace(path, false);
 	assert_int_equal(trace_reader__open(path, &rd, NULL), 0);
 	while (trace_reader__next(rd, &rec) == 1)
-		;
+		nrec++;
 	assert_true(trace_reader__truncated(rd));
 	damage = strdup(trace_reader__damage(rd));
 	trace_reader__close(rd);
+	assert_int_equal(stat(path, &st), 0);
+	/* the readers' rule: the reports of what was read, status 1, one line
+	 * saying how much (every byte: the recording stopped after its one
+	 * chunk, without its trailer) */
 	snprintf(want, sizeof(want),
-		 "gtrace-bpf: warning: %s: %s; the reports cover the records before it\n", path,
-		 damage);
+		 "gtrace-bpf: %s is damaged: %s; read %u records before it (1 whole chunk, %lld of "
+		 "%lld bytes); the reports cover the records read\n", path, damage, nrec,
+		 (long long)st.st_size, (long long)st.st_size);
 
 	run_stats(path, NULL, STATS_CSV, NULL, &r);
-	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.rc, 1);
 	assert_string_equal(r.err, want);
 	/* all but pid 200's exit record was read */
 	assert_non_null(strstr(r.out, "\n85.9,1650,6,330.0,200.0,50,1000,386.7,1,cuStreamSynchronize\n"));
@@ -449,7 +456,7 @@ static void test_truncated(void **state)
 	run_free(&r);
 
 	run_stats(path, "cuda_launch_sum", STATS_JSON, NULL, &r);
-	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.rc, 1);
 	assert_string_equal(r.err, want);
 	snprintf(want, sizeof(want), "\"truncated\":true,\"damage\":\"%s\",\"reports\":[", damage);
 	assert_non_null(strstr(r.out, want));

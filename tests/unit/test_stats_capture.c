@@ -24,6 +24,10 @@
 #include "stats_fixtures.h"
 #include "capture_fixtures.h"
 
+/* The readers' rule on a fixture with a record too short for its type: the
+ * reports all the same, status 1 and one line ending so. */
+#define STATS_KEPT "the reports cover the records read"
+
 static void run_range(const char *path, const char *reports, const char *range,
 		      enum stats_format fmt, struct run *r)
 {
@@ -452,15 +456,14 @@ static void test_overhead(void **state)
 	(void)state;
 	cx_write_overhead(path);
 	run_range(path, "capture_sum", NULL, STATS_TABLE, &r);
-	assert_int_equal(r.rc, 0);
-	assert_string_equal(r.err, "");
+	tu_check_rule(path, r.rc, r.err, STATS_KEPT);
 	assert_non_null(strstr(r.out, " SKIPPED: "));
 	assert_non_null(strstr(r.out, "light-mode windows.\n\n"));
 	assert_non_null(strstr(r.out, overhead_note));
 	run_free(&r);
 
 	run_range(path, "capture_sum", NULL, STATS_JSON, &r);
-	assert_int_equal(r.rc, 0);
+	tu_check_rule(path, r.rc, r.err, STATS_KEPT);
 	assert_non_null(strstr(r.out, ",\"overhead\":{\"estimated\":true,\"records\":7,\"estimates\":6,"
 				      "\"estimate_median_pct\":5.175,\"estimate_max_pct\":7.9,"
 				      "\"budget_pct\":5,\"duty_first_pct\":25,\"duty_last_pct\":25,"
@@ -470,7 +473,7 @@ static void test_overhead(void **state)
 
 	/* the estimates are the recorder's: no events of the process paying */
 	run_range(path, "process_sum", NULL, STATS_CSV, &r);
-	assert_int_equal(r.rc, 0);
+	tu_check_rule(path, r.rc, r.err, STATS_KEPT);
 	assert_non_null(strstr(r.out, "\n100,2,1,50,0,50,"));
 	run_free(&r);
 
@@ -484,7 +487,7 @@ static void test_overhead(void **state)
 	cx_window(3 * CX_S + CX_S / 2, GT_CAP_WINDOW_CLOSE, 1, 200);
 	cx_close(8 * CX_S);
 	run_range(path, "capture_sum", NULL, STATS_TABLE, &r);
-	assert_int_equal(r.rc, 0);
+	tu_check_rule(path, r.rc, r.err, STATS_KEPT);
 	assert_non_null(strstr(r.out, "(12.5 %); a window is of every process.\n"));
 	{
 		const char *w = strstr(r.out, "a window is of every process.\n");
@@ -495,7 +498,7 @@ static void test_overhead(void **state)
 	}
 	run_free(&r);
 	run_range(path, "capture_sum", "w1", STATS_JSON, &r);
-	assert_int_equal(r.rc, 0);
+	tu_check_rule(path, r.rc, r.err, STATS_KEPT);
 	assert_non_null(strstr(r.out, "\"overhead\":{\"estimated\":true,\"records\":2,\"estimates\":2,"
 				      "\"estimate_median_pct\":7.9,\"estimate_max_pct\":7.9,"
 				      "\"budget_pct\":5,\"duty_first_pct\":25,\"duty_last_pct\":10,"

@@ -56,12 +56,30 @@ static void test_bytes_that_are_not_utf8_are_written_out(void **state)
 	expect("\xe2\x28\xa1", "\\xe2(\\xa1");
 }
 
+/* A cut of at most max bytes never splits a character. */
+static void test_cut(void **state)
+{
+	(void)state;
+	assert_int_equal(term_text__cut("abc", 3, 10), 3);
+	assert_int_equal(term_text__cut("abcdef", 6, 4), 4);
+	/* é is two bytes: at 4 of "caf\xc3\xa9", the cut falls before it */
+	assert_int_equal(term_text__cut("caf\xc3\xa9", 5, 4), 3);
+	assert_int_equal(term_text__cut("caf\xc3\xa9", 5, 5), 5);
+	assert_int_equal(term_text__cut("x\xe2\x82\xacy", 5, 3), 1);
+	assert_int_equal(term_text__cut("x\xe2\x82\xacy", 5, 4), 4);
+	assert_int_equal(term_text__cut("\xf0\x9f\x9a\x80", 4, 3), 0);
+	/* a byte that is not UTF-8 is one of its own */
+	assert_int_equal(term_text__cut("a\xff\xfe" "b", 4, 2), 2);
+	assert_int_equal(term_text__cut("a\xc3(", 3, 2), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_text_and_utf8_are_kept),
 		cmocka_unit_test(test_controls_are_written_out),
 		cmocka_unit_test(test_bytes_that_are_not_utf8_are_written_out),
+		cmocka_unit_test(test_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

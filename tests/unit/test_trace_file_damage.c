@@ -230,6 +230,190 @@ static void test_bad_record_in_chunk(void **state)
 	unlink(path);
 }
 
+/* The line of the readers' rule (trace_damage__report) for r, as a string. */
+static char *rule_line(const struct trace_reader *r, const char *path, int *rc)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	assert_non_null(f);
+	*rc = trace_reader__report_damage(r, path, "kept", f);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* How much each kind of damage lets a reader read, and what it loses, as
+ * the one line every command prints: counted here from the file's chunks
+ * (docs/FORMAT.md's layout). */
+static void test_damage_rule(void **state)
+{
+	const char *full = tmp_path("rule.gtrace"), *bad = tmp_path("rule_bad.gtrace");
+	struct trace_reader *r;
+	struct trace_damage d;
+	struct chunk_pos c[256];
+	struct expect e = {};
+	char want[1024], *got;
+	uint8_t *file;
+	size_t len;
+	int nc, k, rc;
+
+	(void)state;
+	write_trace(full, 3000, 8192, false, NULL, &e);
+	file = slurp(full, &len);
+	nc = parse_chunks(file, len, c, 256);
+	assert_true(nc >= 5);
+
+	/* whole: nothing said, status 0 */
+	assert_int_equal(read_compare(full, &e, &r), 3000);
+	trace_reader__damage_info(r, &d);
+	assert_false(trace_damage__any(&d));
+	assert_int_equal(d.records, 3000);
+	assert_int_equal(d.chunks, nc - 1);
+	got = rule_line(r, full, &rc);
+	assert_int_equal(rc, 0);
+	assert_string_equal(got, "");
+	free(got);
+	trace_reader__close(r);
+
+	/* chunk k's frame corrupt: k chunks whole, up to its offset, its
+	 * records lost */
+	k = 2;
+	file[c[k].off + 40 + c[k].csize / 2] ^= 0x55;
+	spit(bad, file, len);
+	file[c[k].off + 40 + c[k].csize / 2] ^= 0x55;
+	assert_int_equal(read_compare(bad, &e, &r), records_before(c, k));
+	trace_reader__damage_info(r, &d);
+	assert_true(trace_damage__any(&d));
+	assert_int_equal(d.chunks, k);
+	assert_int_equal(d.bytes, c[k].off);
+	assert_int_equal(d.size, len);
+	assert_int_equal(d.lost, c[k].nrec);
+	assert_int_equal(d.bad, 0);
+	got = rule_line(r, bad, &rc);
+	assert_int_equal(rc, 1);
+	snprintf(want, sizeof(want), "gtrace-bpf: %s is damaged: %s; read %u records before it (%d "
+		 "whole chunks, %zu of %zu bytes), %u records of the damaged chunk lost; kept\n",
+		 bad, trace_reader__damage(r), records_before(c, k), k, c[k].off, len, c[k].nrec);
+	assert_string_equal(got, want);
+	free(got);
+	trace_reader__close(r);
+
+	/* cut inside chunk k: the same, the file's size the cut's */
+	k = 3;
+	spit(bad, file, c[k].off + 40 + c[k].csize / 2);
+	assert_int_equal(read_compare(bad, &e, &r), records_before(c, k));
+	trace_reader__damage_info(r, &d);
+	assert_int_equal(d.chunks, k);
+	assert_int_equal(d.bytes, c[k].off);
+	assert_int_equal(d.size, c[k].off + 40 + c[k].csize / 2);
+	assert_int_equal(d.lost, c[k].nrec);
+	trace_reader__close(r);
+
+	/* no trailer (a killed recorder): every chunk, every byte, nothing
+	 * known lost; damaged all the same */
+	spit(bad, file, c[nc - 1].off);
+	assert_int_equal(read_compare(bad, &e, &r), 3000);
+	trace_reader__damage_info(r, &d);
+	assert_true(trace_damage__any(&d));
+	assert_int_equal(d.chunks, nc - 1);
+	assert_int_equal(d.bytes, c[nc - 1].off);
+	assert_int_equal(d.size, c[nc - 1].off);
+	assert_int_equal(d.lost, 0);
+	got = rule_line(r, bad, &rc);
+	assert_int_equal(rc, 1);
+	snprintf(want, sizeof(want), "gtrace-bpf: %s is damaged: file ends after chunk %d (offset "
+		 "%zu) with no trailer: recording did not finish; read 3000 records before it (%d "
+		 "whole chunks, %zu of %zu bytes); kept\n", bad, nc - 2, c[nc - 1].off, nc - 1,
+		 c[nc - 1].off, c[nc - 1].off);
+	assert_string_equal(got, want);
+	free(got);
+	trace_reader__close(r);
+
+	/* header only: nothing read */
+	spit(bad, file, le32(file + 12));
+	assert_int_equal(read_compare(bad, &e, &r), 0);
+	trace_reader__damage_info(r, &d);
+	assert_true(trace_damage__any(&d));
+	assert_int_equal(d.records, 0);
+	assert_int_equal(d.chunks, 0);
+	trace_reader__close(r);
+
+	free(file);
+	expect_free(&e);
+	unlink(full);
+	unlink(bad);
+}
+
+/* A record too short for its type in a whole file: the readers skip it, the
+ * rule counts it as damage; one bad record among framing damage in a chunk
+ * both said. */
+static void test_damage_rule_records(void **state)
+{
+	const char *path = tmp_path("short.gtrace");
+	struct {
+		struct gt_call call;
+		struct gt_hdr shortrec;		/* an exit record of a header only */
+		struct gt_hdr bad;
+	} recs = {};
+	const struct gt_hdr *rec;
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_damage d;
+	uint64_t hlen;
+	char want[512], *got;
+	int rc;
+
+	(void)state;
+	hdr_init(&recs.call.hdr, 0, GT_REC_CALL, sizeof(recs.call));
+	hdr_init(&recs.shortrec, 1, GT_REC_EXIT, sizeof(recs.shortrec));
+	hdr_init(&recs.bad, 2, GT_REC_EXIT, 12);
+	assert_int_equal(trace_writer__create(path, &test_info, NULL, &w), 0);
+	hlen = trace_writer__bytes(w);
+	trace_writer__free(w);
+	/* a well-formed chunk of the call and the short record, and a trailer */
+	assert_int_equal(trace_writer__create(path, &test_info, &(struct trace_writer_opts){ .force = true },
+					      &w), 0);
+	assert_int_equal(trace_writer__append(w, &recs.call.hdr), 0);
+	assert_int_equal(trace_writer__append(w, &recs.shortrec), 0);
+	assert_int_equal(trace_writer__finish(w, NULL), 0);
+	trace_writer__free(w);
+	assert_int_equal(count_records(path, &r), 2);
+	trace_reader__damage_info(r, &d);
+	assert_true(trace_damage__any(&d));
+	assert_string_equal(d.why, "");
+	assert_int_equal(d.bad, 1);
+	got = rule_line(r, path, &rc);
+	assert_int_equal(rc, 1);
+	snprintf(want, sizeof(want), "gtrace-bpf: %s is damaged: 1 record too short for its type; "
+		 "read 2 records (1 whole chunk, %llu of %llu bytes), those skipped; kept\n", path,
+		 (unsigned long long)d.size, (unsigned long long)d.size);
+	assert_string_equal(got, want);
+	free(got);
+	trace_reader__close(r);
+
+	/* the short record, then a record whose size breaks the chunk */
+	assert_int_equal(truncate(path, hlen), 0);
+	append_raw_chunk(path, &recs, sizeof(recs), 3);
+	assert_int_equal(count_records(path, &r), 2);
+	trace_reader__damage_info(r, &d);
+	assert_int_equal(d.bad, 1);
+	assert_int_equal(d.chunks, 0);
+	assert_int_equal(d.bytes, hlen);
+	assert_int_equal(d.lost, 1);
+	got = rule_line(r, path, &rc);
+	assert_int_equal(rc, 1);
+	snprintf(want, sizeof(want), "gtrace-bpf: %s is damaged: %s; read 2 records before it (0 "
+		 "whole chunks, %llu of %llu bytes), 1 record of the damaged chunk lost, 1 record too "
+		 "short for its type skipped; kept\n", path, trace_reader__damage(r),
+		 (unsigned long long)hlen, (unsigned long long)d.size);
+	assert_string_equal(got, want);
+	free(got);
+	trace_reader__close(r);
+	(void)rec;
+	unlink(path);
+}
+
 static void test_not_gtrace(void **state)
 {
 	const char *path = tmp_path("other.gtrace"), *good = tmp_path("v.gtrace");
@@ -338,6 +522,8 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupt_chunk),
 		cmocka_unit_test(test_bad_record_in_chunk),
+		cmocka_unit_test(test_damage_rule),
+		cmocka_unit_test(test_damage_rule_records),
 		cmocka_unit_test(test_not_gtrace),
 		cmocka_unit_test(test_counters_without_trailer),
 	};

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "decode/decode.h"
+#include "format/records.h"
 #include "format/trace_file.h"
 
 /* ------------------------------------------------------------ temporary directory */
@@ -162,6 +163,80 @@ static inline char *slurp(const char *path)
 		return strdup("");
 	}
 	return buf;
+}
+
+/* ------------------------------------------------------------ the damage rule */
+
+/* Records of path too short for their type, counted here record by record
+ * (the readers' rule makes them damage: status 1 and one line); *nrec: all
+ * its records.  The file must be otherwise whole. */
+static inline uint64_t tu_bad_records(const char *path, uint64_t *nrec)
+{
+	struct trace_reader *r;
+	const struct gt_hdr *h;
+	const char *msg;
+	uint64_t bad = 0, n = 0;
+
+	assert_int_equal(trace_reader__open(path, &r, &msg), 0);
+	while (trace_reader__next(r, &h) > 0) {
+		n++;
+		bad += h->size < gt_rec__min_size(h->type);
+	}
+	assert_false(trace_reader__truncated(r));
+	trace_reader__close(r);
+	*nrec = n;
+	return bad;
+}
+
+/* A reader's status and stderr on path as the rule has them: 0 and nothing
+ * for a whole file; for one with records too short for their type, 1 and
+ * the one line saying so, how much was read, and kept. */
+static inline void tu_check_rule(const char *path, int rc, const char *err, const char *kept)
+{
+	uint64_t n, bad = tu_bad_records(path, &n);
+	char want[1024];
+
+	if (!bad) {
+		assert_int_equal(rc, 0);
+		assert_string_equal(err, "");
+		return;
+	}
+	assert_int_equal(rc, 1);
+	snprintf(want, sizeof(want), "gtrace-bpf: %s is damaged: %llu record%s too short for %s type; "
+		 "read %llu records (", path, (unsigned long long)bad, bad == 1 ? "" : "s",
+		 bad == 1 ? "its" : "their", (unsigned long long)n);
+	assert_memory_equal(err, want, strlen(want));
+	snprintf(want, sizeof(want), "), those skipped; %s\n", kept);
+	assert_non_null(strstr(err, want));
+	assert_int_equal(strchr(err, '\n') - err + 1, (long)strlen(err));
+}
+
+/* The line of the readers' rule for path, a recording that stopped without
+ * its trailer after whole chunks (a killed recorder's file): every byte and
+ * every record read, counted here, then kept. */
+static inline void tu_killed_line(const char *path, const char *kept, char *buf, size_t len)
+{
+	struct trace_chunk_pos *c;
+	struct trace_reader *r;
+	const struct gt_hdr *h;
+	const char *msg;
+	uint64_t n = 0;
+	size_t nc;
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(trace_reader__open(path, &r, &msg), 0);
+	assert_int_equal(trace_reader__chunks(r, &c, &nc), 0);
+	free(c);
+	while (trace_reader__next(r, &h) > 0)
+		n++;
+	assert_true(trace_reader__truncated(r));
+	assert_non_null(strstr(trace_reader__damage(r), "with no trailer: recording did not finish"));
+	snprintf(buf, len, "gtrace-bpf: %s is damaged: %s; read %llu records before it (%zu whole "
+		 "chunk%s, %lld of %lld bytes); %s\n", path, trace_reader__damage(r),
+		 (unsigned long long)n, nc, nc == 1 ? "" : "s", (long long)st.st_size,
+		 (long long)st.st_size, kept);
+	trace_reader__close(r);
 }
 
 #endif /* GTRACE_TEST_UTIL_H */

@@ -339,6 +339,7 @@ struct analyze_result {
 	const char *path;		/* the trace (as given) */
 	uint64_t trace_start_ts;	/* the header's start_ts */
 	const char *damage;		/* why the trace ended early, NULL when whole */
+	struct trace_damage dmg;	/* what the readers met (trace_damage__report's rule) */
 	bool merged;			/* cupti=merged: GPU records on the timeline */
 	size_t nscopes;
 	struct az_scope *scopes;	/* per process by pid, each followed by its ranges */

@@ -258,6 +258,7 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 	const struct gt_file_info *info;
 	const struct gt_hdr *hb = NULL;
 	const char *msg = NULL, *why = "read", *damage = NULL;
+	struct trace_damage dmg, dmg_tail;
 	uint64_t end, fed = 0, tail_at = UINT64_MAX;
 	bool merged;
 	int rc, ret = 1;
@@ -319,14 +320,26 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 			"failed to analyze", path, strerror(-rc));
 		goto out;
 	}
+	/* the damage of either reader (the tail's reads the same file further
+	 * on), with every record read and every bad one */
+	trace_reader__damage_info(r, &dmg);
+	if (rb) {
+		trace_reader__damage_info(rb, &dmg_tail);
+		dmg_tail.bad += dmg.bad;
+		if (!dmg.why[0])
+			dmg = dmg_tail;
+		else
+			dmg.bad = dmg_tail.bad;
+	}
+	dmg.records = fed;
+	if (dmg.why[0])
+		damage = dmg.why;
 	if (!gt_decoder__stats(d)->calls) {
-		fprintf(err, "gtrace-bpf: %s holds no CUDA calls: nothing to analyze\n", path);
+		/* one line: of the damage when there is one */
+		if (!trace_damage__report(&dmg, path, "it holds no CUDA calls: nothing to analyze", err))
+			fprintf(err, "gtrace-bpf: %s holds no CUDA calls: nothing to analyze\n", path);
 		goto out;
 	}
-	if (trace_reader__truncated(r))
-		damage = trace_reader__damage(r);
-	else if (rb && trace_reader__truncated(rb))
-		damage = trace_reader__damage(rb);
 	end = gt_decoder__last_ts(d);
 	if (trace_reader__trailer(r) && trace_reader__trailer(r)->end_ts > end)
 		end = trace_reader__trailer(r)->end_ts;
@@ -349,6 +362,7 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 	(*out)->records = fed;
 	if (damage)
 		(*out)->damage = az_store__keep((*out)->priv, damage);
+	(*out)->dmg = dmg;
 	ret = 0;
 out:
 	gt_decoder__free(d);

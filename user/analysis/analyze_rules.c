@@ -17,6 +17,7 @@
 #include "analysis/analyze_int.h"
 #include "decode/capture_spans.h"
 #include "format/api.h"
+#include "lib/term_text.h"
 #include "lib/vec.h"
 
 #define MIN_ACTIVE_NS	1000000ull	/* gpu_time_util: at least 1 ms of GPU activity */
@@ -671,8 +672,9 @@ static const char *answer_bound(struct az_store *st, const struct az_scope *s)
 	 * overlap: their sum is not the busy time) */
 	work = w->kernel_ns + copy;
 	if (w->nkernels)
-		snprintf(topk, sizeof(topk), " (top: %.200s, %s)", w->top[0].name,
-			 P(w->top[0].total_ns, work));
+		snprintf(topk, sizeof(topk), " (top: %.*s, %s)",	/* cut between characters */
+			 (int)term_text__cut(w->top[0].name, strlen(w->top[0].name), 200),
+			 w->top[0].name, P(w->top[0].total_ns, work));
 	metrics_phrase(st, w, metrics, sizeof(metrics));
 	if (g->source == AZ_BUSY_GPU_METRICS) {
 		static const char *const what[] = {

@@ -721,9 +721,9 @@ int analyze__run(const struct analyze_run_opts *o)
 			ret = 1;
 		}
 	}
-	if (!ret && r->damage)
-		fprintf(err, "gtrace-bpf: warning: %s: %s; the analysis covers the records before it\n",
-			o->path, r->damage);
+	/* the analysis of what was read is written; a damaged input still exits 1 */
+	if (!ret)
+		ret = trace_damage__report(&r->dmg, o->path, "the analysis covers the records read", err);
 	analyze_result__free(r);
 	return ret;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "analysis/diff_int.h"
 #include "format/api.h"
+#include "lib/term_text.h"
 #include "lib/vec.h"
 
 /* ---- names of things ---------------------------------------------------- */
@@ -210,8 +211,9 @@ static void mismatches(struct diff_result *r, bool partial)
 
 	if (nb && no && (nb != no || memcmp(pb, po, nb))) {
 		r->mismatch |= DIFF_MM_PROGRAM;
-		snprintf(buf, sizeof(buf), "different programs (%.*s, %.*s)", (int)(nb > 60 ? 60 : nb), pb,
-			 (int)(no > 60 ? 60 : no), po);
+		/* 60 bytes of each, cut between characters */
+		snprintf(buf, sizeof(buf), "different programs (%.*s, %.*s)", (int)term_text__cut(pb, nb, 60),
+			 pb, (int)term_text__cut(po, no, 60), po);
 		warn_add(r, buf);
 	}
 	if ((r->base.gpu_records > 0) != (r->opt.gpu_records > 0)) {
@@ -234,13 +236,10 @@ static void mismatches(struct diff_result *r, bool partial)
 		r->mismatch |= DIFF_MM_SAMPLED;
 		warn_add(r, "light mode: launches and other hot calls are sampled");
 	}
-	if (r->base.damage || r->opt.damage) {
+	/* a damaged trace: the mismatch, and each side's damage in the
+	 * document; the line that says so is the readers' rule's */
+	if (trace_damage__any(&r->base.dmg) || trace_damage__any(&r->opt.dmg))
 		r->mismatch |= DIFF_MM_DAMAGED;
-		snprintf(buf, sizeof(buf), "%s is cut (%s): the records before it are compared",
-			 r->base.damage ? "the baseline" : "the optimized",
-			 r->base.damage ? r->base.damage : r->opt.damage);
-		warn_add(r, buf);
-	}
 }
 
 /* ---- analyze's terms ----------------------------------------------------- */
@@ -300,8 +299,10 @@ static void analysis_of(const struct diff_side *b, const struct diff_side *o, st
 
 	an->valid = b->az.valid && o->az.valid;
 	if (!an->valid) {
-		snprintf(an->why, sizeof(an->why), "%s: %.180s", b->az.valid ? "optimized" : "baseline",
-			 b->az.valid ? o->az.why : b->az.why);
+		const char *why = b->az.valid ? o->az.why : b->az.why;
+
+		snprintf(an->why, sizeof(an->why), "%s: %.*s", b->az.valid ? "optimized" : "baseline",
+			 (int)term_text__cut(why, strlen(why), 180), why);
 		return;
 	}
 	for (int t = 0; t < DIFF_T__COUNT; t++) {
@@ -413,7 +414,6 @@ int diff__traces(const char *base, const char *opt, const struct diff_params *p,
 	enum diff_choice_miss miss;
 	bool partial = false;
 	int status = 1, rc;
-	char buf[512];
 
 	*out = NULL;
 	if (iter && diff__check_iter(iter)) {
@@ -421,7 +421,8 @@ int diff__traces(const char *base, const char *opt, const struct diff_params *p,
 			"kernels or none\n", iter);
 		return 2;
 	}
-	if (diff_scan__open(base, &sa, err) || diff_scan__open(opt, &sb, err))
+	if (diff_scan__open(base, &sa, p ? p->base_dmg : NULL, err) ||
+	    diff_scan__open(opt, &sb, NULL, err))
 		goto out;
 	ca = diff_scan__cands(sa, &na);
 	cb = diff_scan__cands(sb, &nb);
@@ -429,10 +430,12 @@ int diff__traces(const char *base, const char *opt, const struct diff_params *p,
 	if (miss == DIFF_CHOICE_NO_BASE || miss == DIFF_CHOICE_NO_OPT) {
 		struct diff_scan *s = miss == DIFF_CHOICE_NO_BASE ? sa : sb;
 
-		diff_scan__describe(s, buf, sizeof(buf));
+		char *has = diff_scan__describe(s);
+
 		fprintf(err, "gtrace-bpf: --iter %s: %s has no such iterations (%s%s)\n", iter,
-			miss == DIFF_CHOICE_NO_BASE ? base : opt, buf[0] ? "it has: " : "it has none",
-			buf);
+			miss == DIFF_CHOICE_NO_BASE ? base : opt, has && *has ? "it has: " : "it has none",
+			has ? has : "");
+		free(has);
 		status = 2;
 		goto out;
 	}
@@ -472,8 +475,18 @@ int diff__run(const struct diff_opts *o)
 	if (rc) {
 		fprintf(err, "gtrace-bpf: cannot write standard output: %s\n", strerror(-rc));
 		status = 1;
-	} else if (r->warning[0]) {
-		fprintf(err, "gtrace-bpf: warning: %s\n", r->warning);
+	} else {
+		if (r->warning[0]) {
+			/* program names in it: escaped for the terminal */
+			char *w = term_text__escape(r->warning);
+
+			fprintf(err, "gtrace-bpf: warning: %s\n", w ? w : r->warning);
+			free(w);
+		}
+		/* the comparison of what was read is written; a damaged input
+		 * still exits 1 */
+		status |= trace_damage__report(&r->base.dmg, r->base.path, "compared the records read", err);
+		status |= trace_damage__report(&r->opt.dmg, r->opt.path, "compared the records read", err);
 	}
 	diff_result__free(r);
 	return status;

@@ -90,6 +90,7 @@ struct diff_side_info {
 	uint64_t gpu_records;	/* kernels, copies, sets of the process (0: none) */
 	bool sampled;		/* light mode: hot calls only inside windows */
 	const char *damage;	/* the reader stopped at a damaged part, NULL when whole */
+	struct trace_damage dmg;/* what the reader met (trace_damage__report's rule) */
 	struct diff_iters it;
 };
 
@@ -210,6 +211,8 @@ struct diff_params {
 	const char *iter;	/* --iter: an NVTX range name, or capture, graph, kernels,
 				 * none; NULL: chosen (see the top) */
 	FILE *err;		/* one line when it fails; NULL: stderr */
+	struct trace_damage *base_dmg;	/* not NULL: what the baseline's reader met of
+					 * damage, filled also when the diff fails */
 };
 
 /* Which of a and b is the baseline: b when a's name ends in "_optimized.gtrace"

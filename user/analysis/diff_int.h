@@ -141,13 +141,15 @@ int diff__compute(const struct diff_side *b, const struct diff_side *o, bool par
 struct diff_scan;
 
 /* Opens path and scans it for iteration candidates.  Returns 0, or 1 after
- * one line on err (cannot read, not a trace, no CUDA call). */
-int diff_scan__open(const char *path, struct diff_scan **out, FILE *err);
+ * one line on err (cannot read, not a trace, no CUDA call).  *dmg (when not
+ * NULL): what its reader met of damage, also when it fails. */
+int diff_scan__open(const char *path, struct diff_scan **out, struct trace_damage *dmg, FILE *err);
 /* Its candidates (valid while the scan lives). */
 const struct diff_cand *diff_scan__cands(const struct diff_scan *s, size_t *n);
-/* The candidates of --iter's error message: "step N (NVTX, 20), capture
- * ranges (3)" in buf; "" when none. */
-const char *diff_scan__describe(const struct diff_scan *s, char *buf, size_t len);
+/* The candidates of --iter's error message: "NVTX 'step N' (20), capture
+ * ranges (3)", "" when none, the names whole and escaped for a terminal;
+ * malloc'd, NULL when out of memory. */
+char *diff_scan__describe(const struct diff_scan *s);
 /* The second pass: the figures of candidate ci (-1: the whole run of the
  * process with the most CUDA work) and analyze's over their span, into a
  * new side.  Returns 0, or 1 after one line on err. */

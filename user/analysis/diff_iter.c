@@ -26,13 +26,20 @@ void diff_iter__series_name(const char *name, size_t n, char *out, size_t len)
 
 bool diff_iter__name_matches(const char *s, const char *want)
 {
-	char norm[256];
 	size_t n = strlen(s), w = strlen(want);
+	char *norm;
+	bool same;
 
 	if (!strcmp(s, want))
 		return true;
-	diff_iter__series_name(want, w, norm, sizeof(norm));
-	if (!strcmp(s, norm))
+	/* a series name is never longer than the name: whole, however long */
+	norm = malloc(w + 1);
+	if (!norm)
+		return false;
+	diff_iter__series_name(want, w, norm, w + 1);
+	same = !strcmp(s, norm);
+	free(norm);
+	if (same)
 		return true;
 	/* "step N", "step_N", "iterN" -> "step", "step", "iter" */
 	if (n < 2 || s[n - 1] != 'N')

@@ -7,6 +7,7 @@
  * terminal (lib/term_text.h), as JSON strings, or for a Markdown table.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,26 +44,44 @@ static const char *fmt_count(char *buf, size_t len, double c, bool sign)
 	return buf;
 }
 
-static const char *iter_words(const struct diff_side_info *s, char *buf, size_t len)
+static void md_code(FILE *f, const char *s);
+
+/* Whether two sides' iterations are of one kind and name. */
+static bool same_iters(const struct diff_side_info *a, const struct diff_side_info *b)
 {
+	return a->it.source == b->it.source && a->it.period == b->it.period &&
+	       !strcmp(a->it.name ? a->it.name : "", b->it.name ? b->it.name : "");
+}
+
+/* One side's iterations in words, their name whole: escaped for a terminal
+ * (md false) or as Markdown code. */
+static void put_iter_words(FILE *f, const struct diff_side_info *s, bool md)
+{
+	const char *name = s->it.name ? s->it.name : "";
+	char *e = NULL;
+
 	switch (s->it.source) {
 	case DIFF_ITER_NVTX:
-		snprintf(buf, len, "NVTX range '%s'", s->it.name ? s->it.name : "");
+	case DIFF_ITER_GRAPH:
+		fputs(s->it.source == DIFF_ITER_NVTX ? "NVTX range " : "launches of CUDA graph ", f);
+		if (md) {
+			md_code(f, name);
+			break;
+		}
+		e = term_text__escape(name);
+		fprintf(f, s->it.source == DIFF_ITER_NVTX ? "'%s'" : "%s", e ? e : "?");
+		free(e);
 		break;
 	case DIFF_ITER_CAPTURE:
-		snprintf(buf, len, "capture ranges");
-		break;
-	case DIFF_ITER_GRAPH:
-		snprintf(buf, len, "launches of CUDA graph %s", s->it.name ? s->it.name : "");
+		fputs("capture ranges", f);
 		break;
 	case DIFF_ITER_KERNELS:
-		snprintf(buf, len, "a repeating sequence of %u kernel launches", s->it.period);
+		fprintf(f, "a repeating sequence of %u kernel launches", s->it.period);
 		break;
 	default:
-		snprintf(buf, len, "none");
+		fputs("none", f);
 		break;
 	}
-	return buf;
 }
 
 /* ---- text table ---------------------------------------------------------- */
@@ -76,6 +95,8 @@ static void side_line(FILE *f, const char *label, const struct diff_side_info *s
 	if (s->processes > 1)
 		fprintf(f, ", 1 of its %u processes with CUDA calls", s->processes);
 	fputc('\n', f);
+	if (s->damage)
+		fprintf(f, "%-11s damaged: %s: the records before it are compared\n", "", s->damage);
 	free(path);
 	free(cmd);
 }
@@ -183,7 +204,6 @@ static void table_analysis(FILE *f, const struct diff_analysis *an, bool whole)
 
 static void write_table(const struct diff_result *r, FILE *f)
 {
-	char b[160], o[160];
 	const char *unit = r->whole_run ? "whole run" : "iterations";
 
 	side_line(f, "Baseline:", &r->base);
@@ -192,12 +212,15 @@ static void write_table(const struct diff_result *r, FILE *f)
 		fprintf(f, "%-11s none found in both: the whole runs are compared, with no interval\n",
 			"Iterations:");
 	} else {
-		iter_words(&r->base, b, sizeof(b));
-		iter_words(&r->opt, o, sizeof(o));
-		fprintf(f, "%-11s %s: %u in the baseline, %u in the optimized", "Iterations:", b,
-			r->base.it.count, r->opt.it.count);
-		if (strcmp(b, o))
-			fprintf(f, " (optimized: %s)", o);
+		fprintf(f, "%-11s ", "Iterations:");
+		put_iter_words(f, &r->base, false);
+		fprintf(f, ": %u in the baseline, %u in the optimized", r->base.it.count,
+			r->opt.it.count);
+		if (!same_iters(&r->base, &r->opt)) {
+			fputs(" (optimized: ", f);
+			put_iter_words(f, &r->opt, false);
+			fputc(')', f);
+		}
 		fputc('\n', f);
 	}
 	ratio_line(f, "Speedup:", &r->speedup, r->whole_run ? "time" : "iteration", r->whole_run);
@@ -219,22 +242,33 @@ static void write_table(const struct diff_result *r, FILE *f)
 
 /* ---- Markdown ------------------------------------------------------------ */
 
-/* s in a table cell, as code: pipes escaped, backticks made quotes, line
- * breaks and other control characters as spaces. */
-static void md_code(FILE *f, const char *s)
+/* s in a table cell, as code: pipes escaped, backticks made quotes;
+ * control characters and bytes that are not UTF-8 written out as the tables
+ * show them (\xHH, term_text__class), so that the document is UTF-8 and
+ * nothing reaches a terminal raw. */
+static void md_code(FILE *f, const char *str)
 {
-	fputc('`', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), i, l;
 
-		if (c == '|')
+	fputc('`', f);
+	for (i = 0; i < n; i += l) {
+		char e = term_text__class(s, n, i, &l);
+
+		if (e) {
+			for (size_t k = 0; k < l; k++) {
+				fprintf(f, "\\%c", e);
+				if (e == 'x')
+					fprintf(f, "%c%c", hex[s[i + k] >> 4], hex[s[i + k] & 15]);
+			}
+		} else if (s[i] == '|') {
 			fputs("\\|", f);
-		else if (c == '`')
+		} else if (s[i] == '`') {
 			fputc('\'', f);
-		else if (c < 0x20 || c == 0x7f)
-			fputc(' ', f);
-		else
-			fputc(c, f);
+		} else {
+			fwrite(s + i, 1, l, f);
+		}
 	}
 	fputc('`', f);
 }
@@ -320,26 +354,32 @@ static void md_analysis(FILE *f, const struct diff_analysis *an, bool whole)
 
 static void write_md(const struct diff_result *r, FILE *f)
 {
-	char b[160], o[160];
-
 	fputs("## Diff\n\n", f);
 	if (r->warning[0]) {
 		fputs("> **Warning:** ", f);
 		md_code(f, r->warning);
 		fputs("\n\n", f);
 	}
+	if (r->base.damage || r->opt.damage) {
+		fprintf(f, "> **Damaged:** the %s: ", r->base.damage ? "baseline" : "optimized");
+		md_code(f, r->base.damage ? r->base.damage : r->opt.damage);
+		fputs(": the records before it are compared\n\n", f);
+	}
 	fputs("| | Trace | Process | Iterations |\n|---|---|---|---|\n", f);
-	iter_words(&r->base, b, sizeof(b));
-	iter_words(&r->opt, o, sizeof(o));
-	fputs("| Baseline | ", f);
-	md_code(f, r->base.path);
-	fprintf(f, " | %u ", r->base.pid);
-	md_code(f, r->base.cmdline);
-	fprintf(f, " | %u, %s |\n| Optimized | ", r->base.it.count, r->whole_run ? "whole run" : b);
-	md_code(f, r->opt.path);
-	fprintf(f, " | %u ", r->opt.pid);
-	md_code(f, r->opt.cmdline);
-	fprintf(f, " | %u, %s |\n\n", r->opt.it.count, r->whole_run ? "whole run" : o);
+	for (int k = 0; k < 2; k++) {
+		const struct diff_side_info *sd = k ? &r->opt : &r->base;
+
+		fputs(k ? "| Optimized | " : "| Baseline | ", f);
+		md_code(f, sd->path);
+		fprintf(f, " | %u ", sd->pid);
+		md_code(f, sd->cmdline);
+		fprintf(f, " | %u, ", sd->it.count);
+		if (r->whole_run)
+			fputs("whole run", f);
+		else
+			put_iter_words(f, sd, true);
+		fputs(k ? " |\n\n" : " |\n", f);
+	}
 	fprintf(f, "| | Speedup | 95 %% interval | Baseline | Optimized |\n|---|--:|--:|--:|--:|\n");
 	md_ratio(f, r->whole_run ? "Time" : "Median iteration", &r->speedup, r->whole_run);
 	if (r->base.gpu_records && r->opt.gpu_records)
@@ -359,8 +399,20 @@ static void write_md(const struct diff_result *r, FILE *f)
 
 static void j_num(struct obuf *o, double v)
 {
-	char b[40];
-	int n = snprintf(b, sizeof(b), "%.6f", v);
+	/* DBL_MAX is 309 digits before the point */
+	char b[400];
+	int n;
+
+	/* JSON has no inf or nan */
+	if (!isfinite(v)) {
+		OBUF_LIT(o, "null");
+		return;
+	}
+	n = snprintf(b, sizeof(b), "%.6f", v);
+	if (n < 0 || (size_t)n >= sizeof(b)) {
+		OBUF_LIT(o, "null");
+		return;
+	}
 
 	/* "12.500000" -> "12.5", "3.000000" -> "3" */
 	while (n > 1 && b[n - 1] == '0')

@@ -30,8 +30,10 @@
 #include "decode/decode.h"
 #include "format/api.h"
 #include "format/records.h"
+#include "lib/term_text.h"
 #include "format/trace_file.h"
 #include "lib/hmap.h"
+#include "lib/term_text.h"
 #include "lib/vec.h"
 
 #define GRAPH_NAME "[CUDA graph launch]"
@@ -97,6 +99,7 @@ struct diff_scan {
 	struct diff_cand *cands;	/* their struct diff_cand, in the same order */
 	uint64_t records;
 	char *damage;
+	struct trace_damage dmg;	/* what the scan's reader met */
 	uint32_t main_pid, nprocs;
 };
 
@@ -190,7 +193,8 @@ static int scan_call(void *ctx, const struct gt_callrec *c)
 
 static int nvtx_add(struct diff_scan *s, const struct gt_nvtx *nv)
 {
-	char raw[GT_STR_MAX], name[256];
+	/* the series name is never longer than the name: whole, however long */
+	char raw[GT_STR_MAX], name[GT_STR_MAX];
 	size_t n = nv->len ? gt_rec_strlen(&nv->hdr, nv->name, nv->len) : 0;
 	struct scan_nvtx *x;
 	struct diff_acc *id;
@@ -500,7 +504,7 @@ static void fail(FILE *err, const char *path, const char *why, int rc)
 		fprintf(err, "gtrace-bpf: failed to decode %s: %s\n", path, strerror(-rc));
 }
 
-int diff_scan__open(const char *path, struct diff_scan **out, FILE *err)
+int diff_scan__open(const char *path, struct diff_scan **out, struct trace_damage *dmg, FILE *err)
 {
 	struct diff_scan *s = calloc(1, sizeof(*s));
 	struct gt_decoder *d = NULL;
@@ -531,6 +535,9 @@ int diff_scan__open(const char *path, struct diff_scan **out, FILE *err)
 	}
 	if (!rc && trace_reader__truncated(s->r) && !(s->damage = strdup(trace_reader__damage(s->r))))
 		rc = -ENOMEM;
+	trace_reader__damage_info(s->r, &s->dmg);
+	if (dmg)
+		*dmg = s->dmg;
 	s->records = trace_reader__records(s->r);
 	for (uint32_t i = 0; !rc && i < s->procs.cap; i++) {
 		const struct scan_proc *p = s->procs.s[i].v;
@@ -543,8 +550,9 @@ int diff_scan__open(const char *path, struct diff_scan **out, FILE *err)
 	if (rc) {
 		fail(err, path, why, rc);
 	} else if (!calls && !gpu) {
-		fprintf(err, "gtrace-bpf: %s holds no CUDA calls%s%s\n", path,
-			s->damage ? ": it is cut at " : "", s->damage ? s->damage : "");
+		/* one line: of the damage when there is one */
+		if (!trace_damage__report(&s->dmg, path, "it holds no CUDA calls", err))
+			fprintf(err, "gtrace-bpf: %s holds no CUDA calls\n", path);
 		rc = -ENODATA;
 	}
 	/* the names of the processes, which the side takes from here */
@@ -573,34 +581,40 @@ const struct diff_cand *diff_scan__cands(const struct diff_scan *s, size_t *n)
 	return s->cands;
 }
 
-const char *diff_scan__describe(const struct diff_scan *s, char *buf, size_t len)
+char *diff_scan__describe(const struct diff_scan *s)
 {
-	size_t o = 0;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
 
-	buf[0] = '\0';
-	for (size_t i = 0; i < s->nseries && o + 1 < len; i++) {
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < s->nseries; i++) {
 		const struct scan_series *x = &s->series[i];
 		const char *sep = i ? ", " : "";
-		int n;
+		/* NVTX names whole, escaped: this goes to a terminal */
+		char *name = x->name ? term_text__escape(x->name) : NULL;
 
 		switch (x->c.source) {
 		case DIFF_ITER_NVTX:
-			n = snprintf(buf + o, len - o, "%sNVTX '%s' (%u)", sep, x->name, x->c.count);
+			fprintf(f, "%sNVTX '%s' (%u)", sep, name ? name : "", x->c.count);
 			break;
 		case DIFF_ITER_CAPTURE:
-			n = snprintf(buf + o, len - o, "%scapture ranges (%u)", sep, x->c.count);
+			fprintf(f, "%scapture ranges (%u)", sep, x->c.count);
 			break;
 		case DIFF_ITER_GRAPH:
-			n = snprintf(buf + o, len - o, "%sgraph %s (%u)", sep, x->name, x->c.count);
+			fprintf(f, "%sgraph %s (%u)", sep, name ? name : "", x->c.count);
 			break;
 		default:
-			n = snprintf(buf + o, len - o, "%skernels, a sequence of %u launches (%u)", sep,
-				     x->period, x->c.count);
+			fprintf(f, "%skernels, a sequence of %u launches (%u)", sep, x->period,
+				x->c.count);
 			break;
 		}
-		if (n < 0)
-			break;
-		o += (size_t)n < len - o ? (size_t)n : len - o - 1;
+		free(name);
+	}
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
 	}
 	return buf;
 }
@@ -812,7 +826,7 @@ int diff_scan__side(struct diff_scan *s, ssize_t ci, struct diff_side **out, FIL
 	*info = (struct diff_side_info){
 		.path = s->path, .pid = g.pid, .processes = s->nprocs, .records = s->records,
 		.calls = p ? p->calls : 0, .gpu_records = p ? p->gpu : 0,
-		.sampled = capture_spans__light(s->cap), .damage = s->damage,
+		.sampled = capture_spans__light(s->cap), .damage = s->damage, .dmg = s->dmg,
 		.cmdline = p && p->name ? p->name : "",
 	};
 	if (x) {

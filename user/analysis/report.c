@@ -54,6 +54,7 @@
 #include "format/trace_file.h"
 #include "lib/installer.h"
 #include "lib/obuf.h"
+#include "lib/term_text.h"
 
 #define HIST_MAX 65	/* buckets: 0, then [2^(b-1), 2^b) for b up to 64 */
 
@@ -77,6 +78,7 @@ struct report_run {
 	char *diff_why;			/* then its one line, why */
 	size_t ndiff_why;
 	char diff_warning[512];		/* the baseline does not compare well: why, "" when it does */
+	struct trace_damage base_dmg;	/* --compare: what diff's reader of the baseline met */
 };
 
 static int on_call(void *ctx, const struct gt_callrec *c)
@@ -415,7 +417,7 @@ static int run_diff(struct report_run *rr)
 {
 	struct diff_result *res = NULL;
 	FILE *why = open_memstream(&rr->diff_why, &rr->ndiff_why), *f;
-	struct diff_params p = { .err = why };
+	struct diff_params p = { .err = why, .base_dmg = &rr->base_dmg };
 	int rc;
 
 	if (!why)
@@ -468,6 +470,19 @@ static void embed(struct obuf *o, const char *name, const char *missing, const c
 	key(o, missing);
 	why = one_line(why, &nwhy);
 	obuf__json_strn(o, why, nwhy);
+}
+
+/* "gtrace-bpf: warning: [no comparison with COMPARE: ]TEXT" on err, TEXT
+ * (n bytes: diff's words, program and NVTX names among them) escaped for
+ * the terminal. */
+static void warn_escaped(FILE *err, const char *compare, const char *text, size_t n)
+{
+	char *t = strndup(text, n), *e = t ? term_text__escape(t) : NULL;
+
+	fprintf(err, "gtrace-bpf: warning: %s%s%s%.*s\n", *compare ? "no comparison with " : "",
+		compare, *compare ? ": " : "", e ? (int)strlen(e) : (int)n, e ? e : text);
+	free(e);
+	free(t);
 }
 
 /* The baseline of --compare: readable, or the one line.  Returns 0 or 1. */
@@ -534,11 +549,14 @@ static int build_data(struct report_run *rr)
 static int fill_page(void *ctx, FILE *f, const char **why)
 {
 	struct report_run *rr = ctx;
-	char title[512];
+	char *title;
 	int rc;
 
-	snprintf(title, sizeof(title), "gtrace-bpf report: %s", rr->o->path);
+	/* the path whole, however long */
+	if (asprintf(&title, "gtrace-bpf report: %s", rr->o->path) < 0)
+		return -ENOMEM;
 	rc = report_page__write(f, title, rr->data, rr->ndata);
+	free(title);
 	if (rc == -EINVAL)
 		*why = "the page template built into this program is damaged";
 	return rc;
@@ -592,21 +610,23 @@ int report__run(const struct report_opts *o)
 	}
 	if (installer__write(out, o->force, fill_page, &rr, "write the report of", o->path, err))
 		goto out;
-	if (rr.damage)
-		fprintf(err, "gtrace-bpf: warning: %s: %s; the report covers the records before it\n",
-			o->path, rr.damage);
 	/* a baseline of another program, with no common kernels...: diff's
 	 * own warning, as diff says it */
 	if (rr.diff_warning[0])
-		fprintf(err, "gtrace-bpf: warning: %s\n", rr.diff_warning);
-	else if (o->compare && !rr.diff && rr.ndiff_why) {
+		warn_escaped(err, "", rr.diff_warning, strlen(rr.diff_warning));
+	else if (o->compare && !rr.diff && rr.ndiff_why && !trace_damage__any(&rr.base_dmg)) {
 		size_t n = rr.ndiff_why;
 		const char *why = one_line(rr.diff_why, &n);
 
-		fprintf(err, "gtrace-bpf: warning: no comparison with %s: %.*s\n", o->compare,
-			(int)n, why);
+		warn_escaped(err, o->compare, why, n);
 	}
-	ret = 0;
+	/* the report of what was read is written; a damaged input (the trace,
+	 * the baseline) still exits 1 */
+	ret = trace_reader__report_damage(rr.r, o->path, "the report covers the records read", err);
+	if (o->compare)
+		ret |= trace_damage__report(&rr.base_dmg, o->compare,
+					    rr.diff ? "the comparison covers the records read"
+						    : "no comparison with it", err);
 out:
 	free(rr.data);
 	free(rr.analyze);

@@ -622,10 +622,8 @@ int stats__run(const struct stats_opts *o)
 			goto out;
 		}
 	}
-	if (damage)
-		fprintf(err, "gtrace-bpf: warning: %s: %s; the reports cover the records before it\n",
-			o->path, damage);
-	ret = 0;
+	/* the reports of what was read are written; a damaged input still exits 1 */
+	ret = trace_reader__report_damage(r, o->path, "the reports cover the records read", err);
 out:
 	stats_files__free(of, nof);
 	gt_decoder__free(d);

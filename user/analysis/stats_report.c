@@ -22,6 +22,7 @@
 
 struct stats_writer {
 	FILE *out;
+	struct obuf ob;		/* on out: its JSON and CSV string writers, flushed after each */
 	enum stats_format fmt;
 	const char *unit;	/* "ns", "us", "ms" or "s" */
 	int dec;		/* decimals of the unit: 0, 3, 6, 9 */
@@ -81,6 +82,10 @@ struct stats_writer *stats_writer__new(FILE *out, enum stats_format fmt, const c
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
+	if (obuf__init(&w->ob, out)) {
+		free(w);
+		return NULL;
+	}
 	w->out = out;
 	w->fmt = fmt;
 	w->unit = unit ? unit : "ns";
@@ -98,6 +103,8 @@ void stats_writer__set_head(struct stats_writer *w, const char *text, const char
 
 void stats_writer__free(struct stats_writer *w)
 {
+	if (w)
+		obuf__free(&w->ob);
 	free(w);
 }
 
@@ -179,63 +186,22 @@ static void fmt_number(const struct stats_writer *w, enum stats_kind kind,
 /* ---- strings ------------------------------------------------------------ */
 
 
-/* A JSON string.  Bytes that are not UTF-8 come out as \u00XX (their
- * Latin-1 reading): command lines are whatever the process had, and the
- * document must stay valid JSON. */
-static void put_json_str(FILE *f, const char *str)
+/* A JSON string: lib/obuf's (bytes that are not UTF-8 as \u00XX, their
+ * Latin-1 reading; control characters escaped), written out at once, as
+ * the rest of the document goes to the stream directly. */
+static void put_json_str(struct stats_writer *w, const char *s)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), i = 0;
-
-	fputc('"', f);
-	while (i < n) {
-		unsigned char c = s[i];
-		size_t l;
-
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-			size_t j = i + 1;
-
-			while (j < n && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '"' && s[j] != '\\')
-				j++;
-			fwrite(s + i, 1, j - i, f);
-			i = j;
-			continue;
-		}
-		if (c == '"' || c == '\\') {
-			fputc('\\', f);
-			fputc(c, f);
-			i++;
-			continue;
-		}
-		l = c >= 0x80 ? obuf__utf8_len(s + i, n - i) : 0;
-		if (l) {
-			fwrite(s + i, 1, l, f);
-			i += l;
-			continue;
-		}
-		fprintf(f, "\\u%04x", c);
-		i++;
-	}
-	fputc('"', f);
+	obuf__json_str(&w->ob, s);
+	obuf__flush(&w->ob);
 }
 
-/* A CSV field (RFC 4180): quoted when it holds a comma, quote, line break
- * or leading/trailing space, quotes doubled.  Kernel names have commas. */
-static void put_csv_str(FILE *f, const char *s)
+/* A CSV cell of text: lib/obuf's (RFC 4180 quoting; control characters and
+ * bytes that are not UTF-8 written out; a formula neutralised by a leading
+ * apostrophe).  Numbers are written by fmt_number, never through here. */
+static void put_csv_str(struct stats_writer *w, const char *s)
 {
-	size_t n = strlen(s);
-
-	if (!strpbrk(s, ",\"\r\n") && !(n && (s[0] == ' ' || s[n - 1] == ' '))) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
+	obuf__csv_strn(&w->ob, s, strlen(s));
+	obuf__flush(&w->ob);
 }
 
 static bool is_time(enum stats_kind k)
@@ -390,7 +356,7 @@ static void write_csv(struct stats_writer *w, const struct stats_report *r)
 		col_title(w, &r->cols[j], buf, sizeof(buf));
 		if (j)
 			fputc(',', f);
-		put_csv_str(f, buf);
+		put_csv_str(w, buf);
 	}
 	fputc('\n', f);
 	for (size_t i = 0; i < r->nrows; i++) {
@@ -401,7 +367,7 @@ static void write_csv(struct stats_writer *w, const struct stats_report *r)
 				fputc(',', f);
 			if (r->cols[j].kind == SK_STR) {
 				if (!row[j].none)
-					put_csv_str(f, row[j].s);
+					put_csv_str(w, row[j].s);
 				continue;
 			}
 			fmt_number(w, r->cols[j].kind, &row[j], buf);
@@ -416,11 +382,11 @@ static void write_json_head(struct stats_writer *w)
 	FILE *f = w->out;
 
 	fputs("{\"file\":", f);
-	put_json_str(f, w->path ? w->path : "");
+	put_json_str(w, w->path ? w->path : "");
 	fprintf(f, ",\"timeunit\":\"%s\",\"truncated\":%s", w->unit, w->damage ? "true" : "false");
 	if (w->damage) {
 		fputs(",\"damage\":", f);
-		put_json_str(f, w->damage);
+		put_json_str(w, w->damage);
 	}
 	if (w->head_json)
 		fprintf(f, ",%s", w->head_json);
@@ -435,7 +401,7 @@ static void write_json(struct stats_writer *w, const struct stats_report *r)
 	if (!w->nreports)
 		write_json_head(w);
 	fprintf(f, "%s\n{\"report\":\"%s\",\"title\":", w->nreports ? "," : "", r->name);
-	put_json_str(f, r->title);
+	put_json_str(w, r->title);
 	fputs(",\"rows\":[", f);
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct stats_cell *row = r->cells + i * r->ncols;
@@ -446,7 +412,7 @@ static void write_json(struct stats_writer *w, const struct stats_report *r)
 			if (row[j].none) {
 				fputs("null", f);
 			} else if (r->cols[j].kind == SK_STR) {
-				put_json_str(f, row[j].s);
+				put_json_str(w, row[j].s);
 			} else {
 				fmt_number(w, r->cols[j].kind, &row[j], buf);
 				fputs(buf, f);
@@ -476,6 +442,10 @@ int stats_writer__report(struct stats_writer *w, const struct stats_report *r)
 		break;
 	}
 	w->nreports++;
+	/* the string writer's first error has the errno of the write that
+	 * failed; errno may have moved on since */
+	if (!err && w->ob.err)
+		err = w->ob.err;
 	if (!err && ferror(w->out))
 		err = errno ? -errno : -EIO;
 	return err;
@@ -490,6 +460,6 @@ int stats_writer__finish(struct stats_writer *w)
 		fputs("\n]}\n", w->out);
 	}
 	if (fflush(w->out) || ferror(w->out))
-		return errno ? -errno : -EIO;
+		return w->ob.err ? w->ob.err : errno ? -errno : -EIO;
 	return 0;
 }

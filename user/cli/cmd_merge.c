@@ -83,6 +83,7 @@ int cmd_merge(int argc, char **argv, const char *cmdline)
 {
 	struct argp argp = { merge_options, merge_parse, "TRACE [SPOOL...]", merge_doc, NULL, NULL, NULL };
 	struct merge_cli c = { 0 };
+	struct merge_result res;
 	char *out = NULL;
 	int status = 1, err;
 
@@ -99,8 +100,10 @@ int cmd_merge(int argc, char **argv, const char *cmdline)
 	c.o.nspools = c.spools.n;
 	if (c.quiet)
 		gt_log_level = GT_LOG_WARN;
-	err = merge__run(&c.o, NULL);
-	status = err ? 1 : 0;
+	err = merge__run(&c.o, &res);
+	/* the readers' rule: what was read is merged, a damaged input (the
+	 * trace, a spool cut short or with bad records) still exits 1 */
+	status = err || res.trace_damaged || res.spool_cut || res.spool_bad ? 1 : 0;
 out:
 	free(out);
 	free(c.spools.v);

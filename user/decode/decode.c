@@ -238,11 +238,29 @@ static int emit(struct gt_decoder *d, const struct open_call *e, const struct ex
 
 /* ---- entries, exits and thread stacks ----------------------------------- */
 
+/* n, less the bytes of a UTF-8 sequence s[0..n) ends inside of (a string
+ * the recorder cut by bytes): a character it split goes, not half of it. */
+static size_t utf8_whole(const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t k = 0, want;
+
+	/* a sequence is at most 4 bytes: its lead at most 3 back */
+	while (k < 3 && k < n && (s[n - 1 - k] & 0xc0) == 0x80)
+		k++;
+	if (k == n)
+		return n;
+	want = s[n - 1 - k] >= 0xf0 ? 4 : s[n - 1 - k] >= 0xe0 ? 3 : s[n - 1 - k] >= 0xc0 ? 2 : 1;
+	return want > k + 1 ? n - 1 - k : n;
+}
+
 /* cut: the recorder cut the string at the record's limit; it gets the mark */
 static int slot_set_str(struct open_call *e, const char *s, size_t n, bool cut)
 {
 	size_t m = cut ? sizeof(GT_STR_CUT_MARK) - 1 : 0;
 
+	if (cut)
+		n = utf8_whole(s, n);
 	if (vec__reserve(&e->str, &e->str_cap, 0, n + m + 1, 64))
 		return -ENOMEM;
 	memcpy(e->str, s, n);
@@ -478,6 +496,8 @@ static int on_exit_rec(struct gt_decoder *d, const struct gt_hdr *rec,
 		if (r->len) {
 			size_t n = gt_rec_strlen(rec, r->str, r->len);
 
+			if (r->truncated == 1)
+				n = utf8_whole(r->str, n);
 			memcpy(d->xstr, r->str, n);
 			d->xstr[n] = '\0';
 			if (r->truncated == 1)

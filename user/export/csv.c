@@ -69,6 +69,7 @@ static void put_header(struct obuf *o, const struct cols *c)
 /* Room a row takes apart from its strings: a comma and 20 digits (or the
  * minus and 19) per column, the newline. */
 #define ROW_ROOM ((CF__COUNT + 4) * 21 + 1)
+_Static_assert(ROW_ROOM <= OBUF_ROOM_MAX, "a row's numbers must fit obuf__room");
 
 /* Numbers and separators go through a local pointer, not the buffer's
  * length: a row is mostly those, and updating the length in memory for

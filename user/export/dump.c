@@ -521,6 +521,7 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 	const struct gt_counters *cn = trace_reader__counters(r);
 	struct api_sum tot = { 0 };
 	FILE *f = dp->o->out ? dp->o->out : stdout;
+	struct trace_damage dmg;
 
 	const struct gt_file_info *info = trace_reader__info(r);
 	const struct gt_trailer *t = trace_reader__trailer(r);
@@ -594,8 +595,12 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 	fprintf(f, "  %-34s %12llu\n", "unknown_records", (unsigned long long)st->unknown_records);
 	fprintf(f, "  %-34s %12llu\n", "device_unknown", (unsigned long long)st->device_unknown);
 	fprintf(f, "  %-34s %12llu\n", "nccl_comm_unknown", (unsigned long long)st->nccl_comm_unknown);
-	if (trace_reader__truncated(r))
-		fprintf(f, "\ndamage: %s\n", trace_reader__damage(r));
+	trace_reader__damage_info(r, &dmg);
+	if (dmg.why[0])
+		fprintf(f, "\ndamage: %s\n", dmg.why);
+	if (dmg.bad)
+		fprintf(f, "%sdamage: %llu records too short for their type, skipped\n",
+			dmg.why[0] ? "" : "\n", (unsigned long long)dmg.bad);
 }
 
 int dump__run(const struct dump_opts *o)
@@ -659,10 +664,9 @@ int dump__run(const struct dump_opts *o)
 		fprintf(err, "gtrace-bpf: failed to write output: %s\n", strerror(-rc));
 		goto out;
 	}
-	if (trace_reader__truncated(r))
-		fprintf(err, "gtrace-bpf: warning: %s: %s; showing the records before it\n",
-			o->path, trace_reader__damage(r));
-	ret = 0;
+	/* what was read is shown; a damaged input still exits 1 */
+	ret = trace_reader__report_damage(r, o->path, o->summary ? "the summary covers the records read"
+								    : "showing the records read", err);
 out:
 	gt_decoder__free(d);
 	trace_reader__close(r);

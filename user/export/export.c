@@ -111,9 +111,9 @@ int export__run(const struct export_opts *o)
 		ret = installer__write(out, o->force, fill, &c, "export", o->path, err);
 	}
 out:
-	if (!ret && trace_reader__truncated(r))
-		fprintf(err, "gtrace-bpf: warning: %s: %s; exported the records before it\n",
-			o->path, trace_reader__damage(r));
+	/* what was read is exported; a damaged input still exits 1 */
+	if (!ret)
+		ret = trace_reader__report_damage(r, o->path, "exported the records read", err);
 	trace_reader__close(r);
 	free(out);
 	return ret;

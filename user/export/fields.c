@@ -434,16 +434,21 @@ char *fields__nccl_name(const struct gt_ncclrec *nc, char *buf, size_t len)
 	return buf;
 }
 
-const char *fields__process_label(const struct gt_decoder *d, uint32_t pid, char *buf, size_t len)
+int fields__process_label(const struct gt_decoder *d, uint32_t pid, char **out)
 {
 	const char *name = gt_decoder__process_name(d, pid);
 	char rank[48];
 
+	*out = NULL;
 	gt_decoder__rank_text(d, pid, rank, sizeof(rank));
+	if (!rank[0] && !name)
+		return 0;
+	/* as long as the name is: a command line of 4 KB keeps its rank */
 	if (!rank[0])
-		return name;
-	snprintf(buf, len, "%s%s[%s]", name ? name : "", name ? " " : "", rank);
-	return buf;
+		*out = strdup(name);
+	else if (asprintf(out, "%s%s[%s]", name ? name : "", name ? " " : "", rank) < 0)
+		*out = NULL;
+	return *out ? 0 : -ENOMEM;
 }
 
 static unsigned rank_fields(const struct gt_hdr *rec, struct cf_val v[CF_MAX])

@@ -139,9 +139,9 @@ unsigned fields__gpu(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_v
 const char *fields__gpu_name(struct gt_decoder *d, const struct gt_hdr *rec,
 			      char buf[CF_NAME_BUF], size_t *n);
 /* The name a timeline shows for a process: the decoder's name (command line
- * or comm) and, when its rank is known, " [rank 1/2]"; NULL when the
- * decoder knows neither. May be built in buf. */
-const char *fields__process_label(const struct gt_decoder *d, uint32_t pid, char *buf, size_t len);
+ * or comm, whole) and, when its rank is known, " [rank 1/2]"; *out NULL when
+ * the decoder knows neither, else malloc'd.  Returns 0 or -ENOMEM. */
+int fields__process_label(const struct gt_decoder *d, uint32_t pid, char **out);
 /* A byte count for people: "512 B", "4 KiB", "1.5 MiB". Returns buf. */
 char *fields__bytes(char *buf, size_t len, uint64_t bytes);
 /* The same for a capture record (GT_REC_RANGE, GT_REC_CAPTURE); 0 for any

@@ -187,20 +187,21 @@ static void put_flow(struct jx *j, const char *name, char ph, uint64_t id, uint6
 /* Writes the process' name if the decoder knows one not written yet. */
 static int proc_name(struct jx *j, uint32_t pid)
 {
-	char buf[1200];
-	const char *name = fields__process_label(j->d, pid, buf, sizeof(buf));
+	char *name;
 	uint64_t h, *seen;
+	int rc = fields__process_label(j->d, pid, &name);
 
-	if (!name)
-		return 0;
+	if (rc || !name)
+		return rc;
 	h = name_hash(name);
 	seen = u64map__get(&j->procs, (uint64_t)pid + 1);
-	if (seen && *seen == h)
-		return 0;
-	if (u64map__set(&j->procs, (uint64_t)pid + 1, h))
-		return -ENOMEM;
-	jx__put_meta_name(j, "process_name", pid, pid, name);
-	return 0;
+	if (!seen || *seen != h) {
+		rc = u64map__set(&j->procs, (uint64_t)pid + 1, h) ? -ENOMEM : 0;
+		if (!rc)
+			jx__put_meta_name(j, "process_name", pid, pid, name);
+	}
+	free(name);
+	return rc;
 }
 
 static int thread_name(struct jx *j, uint32_t pid, uint32_t tid)
@@ -485,8 +486,9 @@ static uint32_t lane_of(struct jx *j, bool nvtx, uint64_t k1, uint32_t pid, uint
 {
 	struct hmap *m = nvtx ? &j->nvtx_lanes : &j->gpu_lanes;
 	struct lane *l = hmap_get(m, k1, pid);
-	char name[96];
+	char *name = NULL;
 	void *old;
+	int n;
 
 	if (l)
 		return l->tid;
@@ -498,18 +500,22 @@ static uint32_t lane_of(struct jx *j, bool nvtx, uint64_t k1, uint32_t pid, uint
 		return 0;
 	}
 	l->tid = LANE_BASE + j->next_lane++;
+	/* the thread's name whole, however long */
 	if (nvtx && gt_decoder__thread_name(j->d, (uint32_t)k1))
-		snprintf(name, sizeof(name), "NVTX %s %u", gt_decoder__thread_name(j->d, (uint32_t)k1),
-			 (uint32_t)k1);
+		n = asprintf(&name, "NVTX %s %u", gt_decoder__thread_name(j->d, (uint32_t)k1),
+			     (uint32_t)k1);
 	else if (nvtx)
-		snprintf(name, sizeof(name), "NVTX tid %u", (uint32_t)k1);
+		n = asprintf(&name, "NVTX tid %u", (uint32_t)k1);
 	else
-		snprintf(name, sizeof(name), "GPU %u stream %u", device, (uint32_t)k1);
+		n = asprintf(&name, "GPU %u stream %u", device, (uint32_t)k1);
+	if (n < 0)
+		return 0;
 	/* GPU lanes grouped per device, in order of first use within one;
 	 * NVTX lanes by their tid */
 	jx__put_meta_sort(j, "thread_sort_index", pid, l->tid,
 			  nvtx ? l->tid : LANE_SORT_GPU + ((uint64_t)device << 32) + l->tid);
 	jx__put_meta_name(j, "thread_name", pid, l->tid, name);
+	free(name);
 	return l->tid;
 }
 

@@ -298,10 +298,15 @@ int jx__put_findings(struct jx *j)
 			const struct export_finding *f = &v[k];
 			bool slice = f->dur && f->ts >= end;
 
-			snprintf(name, sizeof(name), "%s: %s", f->rule, f->what ? f->what : "");
+			char *full;
+
+			/* what the example names (a kernel among them) whole */
+			if (asprintf(&full, "%s: %s", f->rule, f->what ? f->what : "") < 0)
+				return -ENOMEM;
 			ev_open(j);
 			OBUF_LIT(o, "{\"name\":");
-			obuf__json_str(o, name);
+			obuf__json_str(o, full);
+			free(full);
 			OBUF_LIT(o, ",\"cat\":\"finding\",\"ph\":");
 			if (slice) {
 				OBUF_LIT(o, "\"X\",\"ts\":");

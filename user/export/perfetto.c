@@ -112,16 +112,17 @@ static void proc_event_write(struct pf *x, struct proc *p, const struct proc_ev 
  * then the events that waited for it. */
 static void proc_describe(struct pf *x, struct proc *p)
 {
-	char label[1200];
+	char *label;
 
 	if (p->described)
 		return;
 	p->described = true;
 	/* with the process' rank when known (the environment's is known at its
 	 * first record) */
-	pftrace__process_track(x->w, &p->tr, p->pid,
-			       fields__process_label(x->d, p->pid, label, sizeof(label)),
-			       gt_decoder__process_cmdline(x->d, p->pid));
+	if (fields__process_label(x->d, p->pid, &label))
+		pf__fail(x, -ENOMEM, "allocate a track");
+	pftrace__process_track(x->w, &p->tr, p->pid, label, gt_decoder__process_cmdline(x->d, p->pid));
+	free(label);
 	for (uint32_t i = 0; i < p->nev; i++)
 		proc_event_write(x, p, &p->evs[i]);
 	free(p->evs);

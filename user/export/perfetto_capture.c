@@ -279,11 +279,16 @@ static void finding_write(struct pf *x, struct pf_track *t, const struct export_
 {
 	bool slice = f->dur && f->ts >= *end;
 	struct pf_seq *q = pftrace__track_seq(x->w, t, f->ts);
-	char name[256];
+	char *name;
 
-	snprintf(name, sizeof(name), "%s: %s", f->rule, f->what ? f->what : "");
+	/* what the example names (a kernel among them) whole */
+	if (asprintf(&name, "%s: %s", f->rule, f->what ? f->what : "") < 0) {
+		pf__fail(x, -ENOMEM, "allocate a finding's name");
+		return;
+	}
 	pftrace__event_open(x->w, t, q, slice ? PF_SLICE_BEGIN : PF_INSTANT, f->ts,
 			    pftrace__cstring(x->w, name));
+	free(name);
 	pftrace__event_category(x->w, "finding", 7);
 	pftrace__ann_str(x->w, pftrace__cstring(x->w, "severity"),
 			 pftrace__cstring(x->w, f->severity ? f->severity : ""));

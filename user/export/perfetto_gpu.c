@@ -81,8 +81,9 @@ static struct span *span_get(struct pf *x, bool nvtx, uint64_t k1, uint32_t pid,
 	struct hmap *m = nvtx ? &x->nvtx : &x->gpu;
 	struct span *sp = hmap_get(m, k1, pid);
 	uint64_t parent;
-	char name[96];
+	char *name;
 	void *old;
+	int n;
 
 	if (sp)
 		return sp;
@@ -100,15 +101,21 @@ static struct span *span_get(struct pf *x, bool nvtx, uint64_t k1, uint32_t pid,
 	if (nvtx) {
 		const char *tn = gt_decoder__thread_name(x->d, (uint32_t)k1);
 
+		/* the thread's name whole, however long */
 		if (tn)
-			snprintf(name, sizeof(name), "NVTX %s %u", tn, (uint32_t)k1);
+			n = asprintf(&name, "NVTX %s %u", tn, (uint32_t)k1);
 		else
-			snprintf(name, sizeof(name), "NVTX tid %u", (uint32_t)k1);
+			n = asprintf(&name, "NVTX tid %u", (uint32_t)k1);
 	} else {
-		snprintf(name, sizeof(name), "GPU %u stream %u", device, (uint32_t)k1);
+		n = asprintf(&name, "GPU %u stream %u", device, (uint32_t)k1);
+	}
+	if (n < 0) {
+		pf__fail(x, -ENOMEM, "allocate a track");
+		return NULL;
 	}
 	pftrace__track_init(x->w, &sp->tr);
 	pftrace__track(x->w, &sp->tr, parent, name);
+	free(name);
 	return sp;
 }
 

@@ -191,6 +191,13 @@ struct trace_reader {
 	bool done;			/* trailer or damage reached: no more chunks */
 	bool truncated;			/* the end came from damage, not the trailer */
 	char damage[256];		/* why truncated, "" when not */
+	bool stop_in_chunk;		/* the damage is inside the current chunk's records */
+	uint64_t ok_chunks;		/* when truncated: data chunks read whole before the damage */
+	uint64_t ok_bytes;		/* ... and the offset they end at */
+	uint64_t lost;			/* ... records the damaged chunk's header announced that
+					 * were not returned, 0 when not known */
+	uint64_t bad_records;		/* records too short for their type (returned all the
+					 * same: the readers skip them) */
 };
 
 /* One-line reason of the last failed open on this thread (the API promises
@@ -221,6 +228,9 @@ static int reader__stop(struct trace_reader *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(r->damage, sizeof(r->damage), fmt, ap);
 	va_end(ap);
+	/* what was read whole before it, for the line of trace_damage__report */
+	r->ok_chunks = r->stop_in_chunk ? r->chunk_idx - 1 : r->chunk_idx;
+	r->ok_bytes = r->stop_in_chunk ? r->chunk_off : r->off;
 	r->truncated = true;
 	r->done = true;
 	r->len = r->pos = 0;
@@ -438,6 +448,8 @@ static int reader__load_chunk(struct trace_reader *r)
 		err = buf_reserve(&r->ubuf, &r->ucap, usize);
 	if (err)
 		return err;
+	/* from here on its header holds: a damage loses the records it announces */
+	r->lost = kind == CHUNK_DATA ? nrec : 0;
 	n = pread_full(r->fd, r->cbuf, csize, off + CHUNK_HDR);
 	if (n < 0)
 		return n;
@@ -474,6 +486,7 @@ static int reader__load_chunk(struct trace_reader *r)
 		return 0;
 	}
 
+	r->lost = 0;
 	r->pos = 0;
 	r->len = usize;
 	r->chunk_nrec = nrec;
@@ -495,12 +508,15 @@ int trace_reader__next(struct trace_reader *r, const struct gt_hdr **rec)
 			h = (const struct gt_hdr *)(r->ubuf + r->pos);
 			left = r->len - r->pos;
 			if (left < sizeof(*h) || h->size < sizeof(*h) || h->size % 8 ||
-			    h->size > left)
+			    h->size > left) {
+				r->stop_in_chunk = true;
+				r->lost = r->chunk_nrec > r->chunk_seen ? r->chunk_nrec - r->chunk_seen : 0;
 				return reader__stop(r, "chunk %llu at offset %llu is corrupt (record "
 						    "%u at byte %zu has size %u)",
 						    (unsigned long long)r->chunk_idx - 1,
 						    (unsigned long long)r->chunk_off, r->chunk_seen,
 						    r->pos, left < sizeof(*h) ? 0 : h->size);
+			}
 			r->pos += h->size;
 			r->chunk_seen++;
 			r->records++;
@@ -509,17 +525,22 @@ int trace_reader__next(struct trace_reader *r, const struct gt_hdr **rec)
 				       sizeof(r->counters));
 				r->has_counters = true;
 			}
+			if (!gt_rec__size_ok(h))
+				r->bad_records++;
 			*rec = h;
 			return 1;
 		}
 		if (r->done)
 			return 0;
-		if (r->chunk_seen != r->chunk_nrec)
+		if (r->chunk_seen != r->chunk_nrec) {
+			r->stop_in_chunk = true;
+			r->lost = r->chunk_nrec > r->chunk_seen ? r->chunk_nrec - r->chunk_seen : 0;
 			return reader__stop(r, "chunk %llu at offset %llu is corrupt (holds %u "
 					    "records, its header says %u)",
 					    (unsigned long long)r->chunk_idx - 1,
 					    (unsigned long long)r->chunk_off, r->chunk_seen,
 					    r->chunk_nrec);
+		}
 		err = reader__load_chunk(r);
 		if (err)
 			return err;
@@ -592,6 +613,8 @@ void trace_reader__rewind(struct trace_reader *r)
 	r->has_counters = false;
 	r->done = r->truncated = false;
 	r->damage[0] = '\0';
+	r->stop_in_chunk = false;
+	r->ok_chunks = r->ok_bytes = r->lost = r->bad_records = 0;
 }
 
 bool trace_reader__truncated(const struct trace_reader *r)
@@ -602,6 +625,72 @@ bool trace_reader__truncated(const struct trace_reader *r)
 const char *trace_reader__damage(const struct trace_reader *r)
 {
 	return r->damage;
+}
+
+void trace_reader__damage_info(const struct trace_reader *r, struct trace_damage *d)
+{
+	struct stat st;
+
+	memset(d, 0, sizeof(*d));
+	d->records = r->records;
+	d->bad = r->bad_records;
+	d->size = fstat(r->fd, &st) ? 0 : (uint64_t)st.st_size;
+	if (r->truncated) {
+		snprintf(d->why, sizeof(d->why), "%s", r->damage);
+		d->chunks = r->ok_chunks;
+		d->bytes = r->ok_bytes;
+		d->lost = r->lost;
+	} else {
+		d->chunks = r->chunk_idx;
+		d->bytes = d->size;
+	}
+}
+
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+int trace_damage__report(const struct trace_damage *d, const char *path, const char *kept, FILE *err)
+{
+	if (!trace_damage__any(d))
+		return 0;
+	/* one line, whatever the damage: the reader's why (or the bad
+	 * records alone), how much was read, what was lost, what was kept */
+	flockfile(err);
+	fprintf(err, "gtrace-bpf: %s is damaged: ", path);
+	if (d->why[0])
+		fputs(d->why, err);
+	else
+		fprintf(err, "%llu %s too short for %s type", (unsigned long long)d->bad,
+			plural(d->bad, "record", "records"), plural(d->bad, "its", "their"));
+	fprintf(err, "; read %llu %s %s(%llu whole %s, %llu of %llu bytes)",
+		(unsigned long long)d->records, plural(d->records, "record", "records"),
+		d->why[0] ? "before it " : "", (unsigned long long)d->chunks,
+		plural(d->chunks, "chunk", "chunks"), (unsigned long long)d->bytes,
+		(unsigned long long)(d->size > d->bytes ? d->size : d->bytes));
+	if (d->lost)
+		fprintf(err, ", %llu %s of the damaged chunk lost", (unsigned long long)d->lost,
+			plural(d->lost, "record", "records"));
+	if (d->why[0] && d->bad)
+		fprintf(err, ", %llu %s too short for %s type skipped", (unsigned long long)d->bad,
+			plural(d->bad, "record", "records"), plural(d->bad, "its", "their"));
+	else if (d->bad)
+		fputs(", those skipped", err);
+	if (kept && *kept)
+		fprintf(err, "; %s", kept);
+	fputc('\n', err);
+	funlockfile(err);
+	return 1;
+}
+
+int trace_reader__report_damage(const struct trace_reader *r, const char *path, const char *kept,
+				FILE *err)
+{
+	struct trace_damage d;
+
+	trace_reader__damage_info(r, &d);
+	return trace_damage__report(&d, path, kept, err);
 }
 
 const struct gt_trailer *trace_reader__trailer(const struct trace_reader *r)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "bpf/gtrace_events.h"
 
 #define GT_FILE_VERSION 1
@@ -163,6 +164,41 @@ bool trace_reader__truncated(const struct trace_reader *r);
 /* One-line description of the damage ("chunk 12 at offset N: short read"),
  * "" while not truncated. */
 const char *trace_reader__damage(const struct trace_reader *r);
+/*
+ * The rule every reader of a trace (dump, export, stats, analyze, report,
+ * diff, merge) follows on a damaged input: the output of what could be
+ * read is written, then one line on stderr says how much was read and what
+ * was lost, and the command exits with status 1.  Damaged: cut short, a
+ * corrupt chunk or record, a trailer that does not add up, records too
+ * short for their type, and no trailer at all (a recording that did not
+ * finish, as a recorder killed with SIGKILL leaves it: readable up to its
+ * last complete chunk, but what it held then is not in the file).
+ */
+struct trace_damage {
+	char why[256];		/* where the data ended early (trace_reader__damage), "" when whole */
+	uint64_t records;	/* records read */
+	uint64_t chunks;	/* data chunks read whole (before the damage) */
+	uint64_t bytes;		/* the file's bytes up to their end, the header's included */
+	uint64_t size;		/* the file's size, 0 when not known */
+	uint64_t lost;		/* records the damaged chunk's header announced that were not
+				 * read, 0 when not known */
+	uint64_t bad;		/* records too short for their type (the readers skip them) */
+};
+
+static inline bool trace_damage__any(const struct trace_damage *d)
+{
+	return d->why[0] || d->bad;
+}
+/* What r met so far, kept after r is closed. */
+void trace_reader__damage_info(const struct trace_reader *r, struct trace_damage *d);
+/* The rule: 0 when d is no damage; else one line on err, "gtrace-bpf: PATH
+ * is damaged: WHY; read N records before it (C whole chunks, B of S bytes),
+ * M records of the damaged chunk lost; KEPT" (kept: what the command wrote
+ * of it, "exported the records read"), and 1, the exit status. */
+int trace_damage__report(const struct trace_damage *d, const char *path, const char *kept, FILE *err);
+/* The same for what r met so far. */
+int trace_reader__report_damage(const struct trace_reader *r, const char *path, const char *kept,
+				FILE *err);
 /* The trailer, once the end was reached; NULL if the file has none. */
 const struct gt_trailer *trace_reader__trailer(const struct trace_reader *r);
 /* Latest counters seen (trailer, else the last GT_REC_STATS record); all zero

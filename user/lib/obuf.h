@@ -18,6 +18,11 @@
 #include <string.h>
 
 #define OBUF_CAP (256 * 1024)	/* output written in pieces of about this */
+/* The most obuf__room gives at once: what one field or one escaped chunk
+ * of a string takes (the string writers escape in pieces of 1 KiB), far
+ * under OBUF_CAP.  Anything longer goes through obuf__mem, which takes any
+ * length. */
+#define OBUF_ROOM_MAX (16 * 1024)
 
 struct obuf {
 	char *b;		/* OBUF_CAP bytes */
@@ -32,7 +37,8 @@ int obuf__init(struct obuf *o, FILE *f);
 int obuf__flush(struct obuf *o);
 void obuf__free(struct obuf *o);
 
-/* Makes room for n bytes (n <= OBUF_CAP) and returns where they go. */
+/* Makes room for n bytes (n <= OBUF_ROOM_MAX, a bound on one field, not on
+ * a document) and returns where they go. */
 static inline char *obuf__room(struct obuf *o, size_t n)
 {
 	if (OBUF_CAP - o->len < n)
@@ -40,8 +46,16 @@ static inline char *obuf__room(struct obuf *o, size_t n)
 	return o->b + o->len;
 }
 
+/* n bytes of s, of any length: what does not fit the buffer is written
+ * through (a document of another command embedded whole can be many MB). */
+void obuf__mem_long(struct obuf *o, const char *s, size_t n);
+
 static inline void obuf__mem(struct obuf *o, const char *s, size_t n)
 {
+	if (n > OBUF_ROOM_MAX) {
+		obuf__mem_long(o, s, n);
+		return;
+	}
 	memcpy(obuf__room(o, n), s, n);
 	o->len += n;
 }
@@ -84,7 +98,9 @@ static inline void obuf__i64(struct obuf *o, int64_t v)
 
 /* A JSON string (quotes included) of n bytes of s.  Bytes that are not
  * UTF-8 come out as \u00XX (their Latin-1 reading) so that the output is
- * valid JSON whatever the traced programs passed. */
+ * valid JSON whatever the traced programs passed; control characters,
+ * C1 (U+0080..U+009F) among them, as their \u escapes, so that none reaches
+ * a terminal raw. */
 void obuf__json_strn(struct obuf *o, const char *s, size_t n);
 /* Length of a valid UTF-8 sequence at s (n bytes left), 0 when not one. */
 size_t obuf__utf8_len(const unsigned char *s, size_t n);
@@ -94,9 +110,14 @@ static inline void obuf__json_str(struct obuf *o, const char *s)
 	obuf__json_strn(o, s, strlen(s));
 }
 
-/* A CSV cell (RFC 4180): quoted, with quotes doubled, when it holds a comma,
- * a quote or a line break.  Bytes that are not UTF-8 are written as the
- * UTF-8 of their Latin-1 reading, the same characters the JSON outputs give. */
+/* A CSV cell of text (RFC 4180): quoted, with quotes doubled, when it
+ * holds a comma or a quote.  Control characters (C0, DEL, C1) and bytes
+ * that are not UTF-8 are written out as the tables show them (\t, \n, \r,
+ * \xHH: term_text__class), so that no line break or escape sequence comes
+ * out raw; a cell that starts with = + - @ (or a tab or CR), a formula to a
+ * spreadsheet, is quoted with a leading apostrophe, unless it is a plain
+ * number ("-12", "+1.5e3").  Numbers a writer formats itself do not come
+ * through here. */
 void obuf__csv_strn(struct obuf *o, const char *s, size_t n);
 
 #endif

@@ -4,10 +4,7 @@
 #include "lib/obuf.h"
 #include "lib/term_text.h"
 
-/* How the byte at s[i] prints: 0 as it is (its UTF-8 sequence is *len
- * bytes), else the character of its short escape ('x' for \xHH of *len
- * bytes). */
-static char classify(const unsigned char *s, size_t n, size_t i, size_t *len)
+char term_text__class(const unsigned char *s, size_t n, size_t i, size_t *len)
 {
 	unsigned char c = s[i];
 
@@ -32,13 +29,31 @@ static char classify(const unsigned char *s, size_t n, size_t i, size_t *len)
 	return 0;
 }
 
+size_t term_text__cut(const char *str, size_t n, size_t max)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, l;
+
+	if (n <= max)
+		return n;
+	while (i < max) {
+		l = s[i] >= 0x80 ? obuf__utf8_len(s + i, n - i) : 1;
+		if (!l)
+			l = 1;	/* a byte that is not UTF-8 is one on its own */
+		if (i + l > max)
+			break;
+		i += l;
+	}
+	return i;
+}
+
 bool term_text__needs_escape(const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str), i, len;
 
 	for (i = 0; i < n; i += len)
-		if (classify(s, n, i, &len))
+		if (term_text__class(s, n, i, &len))
 			return true;
 	return false;
 }
@@ -57,7 +72,7 @@ char *term_text__escape(const char *str)
 	if (!out)
 		return NULL;
 	for (i = 0; i < n; i += len) {
-		e = classify(s, n, i, &len);
+		e = term_text__class(s, n, i, &len);
 		if (!e) {
 			memcpy(out + o, s + i, len);
 			o += len;

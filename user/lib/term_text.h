@@ -8,6 +8,19 @@
 #define GTRACE_TERM_TEXT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+/* How the character at s[i] (s holds n bytes) prints: 0 as it is (its
+ * UTF-8 sequence is *len bytes), else the letter of its escape: 't', 'n',
+ * 'r', or 'x' for \xHH of each of its *len bytes (C0, DEL, a C1 control as
+ * its two UTF-8 bytes, a byte that is not UTF-8).  The one rule of every
+ * text a person reads: tables, Markdown, CSV cells. */
+char term_text__class(const unsigned char *s, size_t n, size_t i, size_t *len);
+
+/* Where to cut s (n bytes) to keep at most max bytes without splitting a
+ * character: the longest prefix that does not end inside a valid UTF-8
+ * sequence (n when n <= max). */
+size_t term_text__cut(const char *s, size_t n, size_t max);
 
 /* Whether s would print as something else than its characters: a control
  * character (C0, DEL, C1) or a byte that is not UTF-8. */

@@ -332,7 +332,8 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	struct gt_file_info info;
 	const struct gt_hdr *h;
 	const char *msg = NULL, *out = o->output;
-	char *opts = NULL, *damage = NULL;
+	char *opts = NULL;
+	struct trace_damage dmg;
 	struct installer *inst = NULL;
 	uint32_t *linked = NULL;
 	size_t nlinked = 0, i;
@@ -439,10 +440,8 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 		pr_err("cannot read %s: %s", o->trace, strerror(-err));
 		goto out;
 	}
-	if (trace_reader__truncated(r)) {
-		m->res.trace_damaged = true;
-		damage = strdup(trace_reader__damage(r));
-	}
+	trace_reader__damage_info(r, &dmg);
+	m->res.trace_damaged = trace_damage__any(&dmg);
 	err = mg__index_inline(m);
 	if (err) {
 		if (err == -ENOMEM)
@@ -534,9 +533,9 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 			pr_err("cannot write %s: %s", out, strerror(-err));
 		goto out;
 	}
-	if (damage)
-		pr_warn("%s: %s; merged the %llu records before it", o->trace, damage,
-			(unsigned long long)m->res.main_records);
+	/* the readers' rule (its line; the status is the command's) */
+	if (gt_log_level >= GT_LOG_WARN)
+		trace_damage__report(&dmg, o->trace, "merged the records read", stderr);
 	print_summary(m);
 	if (res)
 		*res = m->res;
@@ -547,7 +546,6 @@ out:
 	trace_reader__close(r);
 	free(linked);
 	free(opts);
-	free(damage);
 	merger_free(m);
 	free(m);
 	return err;
