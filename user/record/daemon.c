@@ -79,6 +79,29 @@ static int open_log(const char *path)
 
 #define PREAMBLE_MAX	(16u << 20)	/* names kept for snapshots, bytes */
 
+/* GTRACE_NAMES_MAX_BYTES (for tests): the names' bound, else PREAMBLE_MAX. */
+static size_t names_limit(void)
+{
+	static size_t limit;
+	const char *e;
+	unsigned long long v;
+	char *end;
+
+	if (limit)
+		return limit;
+	limit = PREAMBLE_MAX;
+	e = getenv("GTRACE_NAMES_MAX_BYTES");
+	if (!e || !*e)
+		return limit;
+	errno = 0;
+	v = strtoull(e, &end, 10);
+	if (errno || *end || v < 4096 || v > (1ull << 32))
+		pr_warn("GTRACE_NAMES_MAX_BYTES=%s is not a number of bytes in [4096, 4G]: ignored", e);
+	else
+		limit = (size_t)v;
+	return limit;
+}
+
 /* Names are written once, when learned: a snapshot whose oldest chunk came
  * later would show placeholders. Every name record is kept (bounded) and
  * put at the head of each snapshot. */
@@ -96,7 +119,7 @@ void daemon__note(struct recorder *r, const struct gt_hdr *h)
 	}
 	if (h->type != GT_REC_NAME && h->type != GT_REC_PROC_INFO)
 		return;
-	if (r->preamble_len + h->size > PREAMBLE_MAX ||
+	if (r->preamble_len + h->size > names_limit() ||
 	    vec__reserve(&r->preamble, &r->preamble_cap, r->preamble_len, h->size, 65536)) {
 		r->preamble_lost++;
 		return;
