@@ -613,6 +613,9 @@ static void render_recorder(const struct gt_metrics *m, struct obuf *o)
 		val_seconds(o, s->sampler_cpu_ns);
 		OBUF_LIT(o, "\n");
 	}
+	single_u64(o, "gtrace_names_lost_total", "counter",
+		   "Name records the daemon had no room for: its snapshots show placeholders for them.",
+		   m->has_self && s->has_names, s->names_lost);
 }
 
 /* a before b in the top list: more launches, then the name */

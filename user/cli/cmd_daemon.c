@@ -296,6 +296,8 @@ static void metrics_on_poll(void *ctx, const struct gt_counters *c, const struct
 		.restores = s->restores,
 		.has_sampler = s->has_sampler,
 		.sampler_cpu_ns = s->sampler_cpu_ns,
+		.has_names = true,
+		.names_lost = s->names_lost,
 	};
 
 	gt_metrics__set_counters(mh->m, c);

@@ -32,6 +32,7 @@ struct record_self {
 	uint64_t sheds, restores;	/* its swaps so far, each way */
 	bool has_sampler;		/* --gpu-metrics sampling */
 	uint64_t sampler_cpu_ns;	/* CPU time of the GPU-metrics sampler's threads */
+	uint64_t names_lost;		/* name records the daemon had no room for */
 };
 struct record_hooks {
 	void *ctx;
