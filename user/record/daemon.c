@@ -562,9 +562,13 @@ static size_t handle(void *ctx, uint64_t client, const char *req, char *buf, siz
 	struct recorder *r = ctx;
 
 	if (!strcmp(req, "status")) {
+		const struct record_hooks *h = r->o->hooks;
 		size_t n = do_status(r, buf, len);
 
-		return n + daemon_cupti__status(r, buf + n, len - n);
+		n += daemon_cupti__status(r, buf + n, len - n);
+		if (h && h->status && n < len)
+			n += h->status(h->ctx, buf + n, len - n);
+		return n;
 	}
 	if (!strncmp(req, "snapshot ", 9))
 		return do_snapshot(r, client, req, buf, len);
