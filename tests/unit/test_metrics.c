@@ -280,7 +280,7 @@ static void test_fixture_counts(void **state)
 			    "gtrace_untracked_kernel_launches_total 0");
 	/* the recorder's figures are not made up before the daemon gives them */
 	assert_string_equal(series("gtrace_records_total"), "");
-	assert_string_equal(series("gtrace_overhead_ratio"), "");
+	assert_string_equal(series("gtrace_overhead_estimate_ratio"), "");
 }
 
 /* Every family has its HELP and TYPE, in that order, before its samples;
@@ -327,7 +327,7 @@ static void test_self(void **state)
 	gt_metrics__set_self(M, &s);
 	gt_metrics__set_counters(M, &c);
 	render();
-	assert_string_equal(series("gtrace_overhead_ratio"), "gtrace_overhead_ratio 0.0425");
+	assert_string_equal(series("gtrace_overhead_estimate_ratio"), "gtrace_overhead_estimate_ratio 0.0425");
 	assert_string_equal(series("gtrace_duty_cycle"), "gtrace_duty_cycle 1");
 	assert_string_equal(series("gtrace_records_total"), "gtrace_records_total 12345");
 	assert_string_equal(series("gtrace_ring_bytes"), "gtrace_ring_bytes 16777216");
@@ -346,7 +346,7 @@ static void test_self(void **state)
 	s.overhead_ratio = -1;
 	gt_metrics__set_self(M, &s);
 	render();
-	assert_string_equal(series("gtrace_overhead_ratio"), "");
+	assert_string_equal(series("gtrace_overhead_estimate_ratio"), "");
 	/* a light-mode daemon with a budget that shed one call and gave one back,
 	 * and a sampler */
 	s.budget_ratio = 0.01;
