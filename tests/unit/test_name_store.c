@@ -248,6 +248,13 @@ static void test_bound(void **state)
 	assert_int_equal(stats().lost, 4);
 	assert_int_equal(held(300, GT_NAME_PROCESS, NULL), 1);
 	assert_int_equal(held(103, GT_NAME_PROCESS, NULL), 1);
+	/* a newer name that finds no room: the older one stays in use */
+	s[0] = 'Z';
+	assert_int_equal(name(300, 300, GT_NAME_PROCESS, 300, s), -ENOSPC);
+	oldest = 10000;
+	name_store__prune(S);
+	assert_int_equal(held(300, GT_NAME_PROCESS, NULL), 1);
+	assert_int_equal(stats().lost, 5);
 }
 
 static bool alive_fn(void *ctx, uint32_t pid)

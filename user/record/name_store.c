@@ -227,7 +227,7 @@ static int lose(struct name_store *s, const struct gt_hdr *h, int err)
 
 static int add(struct name_store *s, const struct gt_hdr *h)
 {
-	uint64_t key, skey = 0, *prev, *f;
+	uint64_t key, skey = 0, *prev, *f, older = 0;
 	uint16_t kind = rec_kind(h, &key);
 	struct ent *e;
 
@@ -240,15 +240,12 @@ static int add(struct name_store *s, const struct gt_hdr *h)
 			uint64_t okey;
 
 			rec_kind(old, &okey);
-			if (okey == key) {
-				if (same_content(old, h)) {
-					s->st.repeated++;
-					return 0;
-				}
-				/* a newer name of the same thing: the old one is of no
-				 * use once the window starts after this one */
-				die(s, e, h->ts);
+			if (okey == key && same_content(old, h)) {
+				s->st.repeated++;
+				return 0;
 			}
+			if (okey == key)
+				older = e->seq + 1;
 		}
 	}
 	if (s->len + h->size > s->limit) {
@@ -272,6 +269,11 @@ static int add(struct name_store *s, const struct gt_hdr *h)
 				       .size = h->size, .kind = kind };
 	s->len += h->size;
 	s->live++;
+	/* a newer name of the same thing, kept: the older one is of no use
+	 * once the window starts after this one (found anew: the entries may
+	 * have moved) */
+	if (older && (e = find(s, older - 1)) && !e->dead)
+		die(s, e, h->ts);
 	return 0;
 }
 
