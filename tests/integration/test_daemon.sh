@@ -97,6 +97,118 @@ t_names() {
 	stop_daemon
 }
 
+# long_job NAME [ARGS...]: the workload over the mock libcuda with a
+# command line of about a kilobyte (its argv[0]: NAME and 1000 zeros, which
+# the daemon keeps as the process' name), --launches 8 unless ARGS say
+# otherwise, in the background; sets WPID.
+long_job() {
+	local name=$1
+	shift
+	[ $# -gt 0 ] || set -- --launches 8
+	GT_LIBCUDA=$MOCK_LIB bash -c 'exec -a "$0" "$@"' "$(printf '%s-%01000d' "$name" 0)" \
+		"$WORKLOAD" "$@" > "$T/$name.out" 2> "$T/$name.err" &
+	WPID=$!
+	PIDS+=("$WPID")
+}
+
+status_of() { # KEY: its value in status --json
+	"$GTRACE" status --json | jq -r --arg k "$1" '.[$k]'
+}
+
+# The names kept for the snapshots' head are those of the processes that
+# may still be in the window: 30 short jobs with kilobyte names one after
+# the other in a 4 s window (about 6 of them at a time), a store that holds
+# the names of 12 jobs, then a job that looks its kernels up and launches
+# them 6 s later: its launches, and every other in the snapshot, have their
+# kernels' names (its lookups are out of the window: the names come from the
+# store), nothing is lost, the names of the jobs gone from the window were
+# let go.
+t_names_bound() {
+	local one limit i got wp
+	# what the names of one job take, measured
+	start_daemon --mode full --window 3s
+	long_job probe
+	finish_workload probe "$WPID"
+	sleep 1.5
+	one=$(status_of names_kept_bytes)
+	stop_daemon
+	[ "$one" -ge 1000 ] || fatal "the names of one job take $one bytes, expected more than its kilobyte name"
+	limit=$((12 * one))
+	export GTRACE_NAMES_MAX_BYTES=$limit
+	start_daemon --mode full --window 4s
+	unset GTRACE_NAMES_MAX_BYTES
+	for ((i = 1; i <= 30; i++)); do
+		long_job "job$i"
+		finish_workload "job$i" "$WPID"
+		sleep 0.7
+	done
+	long_job late --wait-signal --launches 8
+	wp=$WPID
+	wait_ready late "$wp"
+	sleep 6
+	kill -USR1 "$wp"
+	finish_workload late "$wp"
+	sleep 1.5
+	snap
+	"$GTRACE" status --json > "$T/st.json"
+	dump_trace "$SNAP" "$T/b.json"
+	got=$(jq -s --argjson p "$wp" '[.[] | select(.pid == $p and .api == "cuModuleGetFunction")] | length' "$T/b.json")
+	[ "$got" -eq 0 ] || err "the late job's kernel lookups of 6 s ago are still in a 4 s window"
+	[ "$(launches_of "$T/b.json" "$wp")" -eq 8 ] || err "$(launches_of "$T/b.json" "$wp") of the late job's 8 launches in the snapshot"
+	got=$(jq -s '[.[] | select(.type == "launch") | .pid] | unique | length' "$T/b.json")
+	log "the launches of $got jobs in the window; status: $(jq -c 'with_entries(select(.key | startswith("names_")))' "$T/st.json")"
+	[ "$got" -le 11 ] || err "the launches of $got jobs in a 4 s window: the test's bound of 12 jobs' names is too tight"
+	jq -s -e '[.[] | select(.type == "launch") | .pid] | group_by(.) | all(length == 8)' "$T/b.json" > /dev/null ||
+		err "not 8 launches for every job in the snapshot"
+	got=$(jq -s -c --arg a "$K_VECADD" --arg b "$K_SCALE" --arg c "$K_FILL" \
+		'[.[] | select(.type == "launch" and ([.kernel] | inside([$a, $b, $c]) | not)) | .kernel] | unique' "$T/b.json")
+	[ "$got" = "[]" ] || err "launches in the snapshot without their kernel's name: $got"
+	jq -e --argjson l "$limit" '.names_lost == 0 and .names_lost_bytes == 0 and .names_forgotten > 0 and
+	       .names_limit_bytes == $l and .names_kept_bytes <= $l' "$T/st.json" > /dev/null ||
+		err "status: $(jq -c 'with_entries(select(.key | startswith("names_")))' "$T/st.json")"
+	grep -q 'name records lost' "$T/daemon.err" && err "a warning of lost names: $(grep 'name records lost' "$T/daemon.err")"
+	stop_daemon
+}
+
+# A bound too small even for the names of the processes running: what does
+# not fit is lost, counted in status (text, JSON) and in the metrics, and
+# said in one warning however many are lost.
+t_names_lost() {
+	local port i lost body
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	export GTRACE_NAMES_MAX_BYTES=4096
+	start_daemon --mode full --window 30s --metrics "127.0.0.1:$port"
+	unset GTRACE_NAMES_MAX_BYTES
+	local -a w=()
+	for ((i = 1; i <= 4; i++)); do
+		long_job "live$i" --wait-signal --launches 8
+		w+=("$WPID")
+		wait_ready "live$i" "$WPID"
+	done
+	sleep 1.5
+	lost=$(status_of names_lost)
+	[ "$lost" -ge 1 ] || err "4 processes with kilobyte names in a 4 KiB bound: names_lost is $lost"
+	"$GTRACE" status | grep -q "^names_lost $lost\$" || err "status (text) does not say names_lost $lost"
+	[ "$(status_of names_lost_bytes)" -gt 0 ] || err "names_lost_bytes is 0 with $lost names lost"
+	[ "$(status_of names_in_use)" -ge 1 ] || err "status: no name in use"
+	body=$(curl -sf "http://127.0.0.1:$port/metrics") || fatal "no answer on 127.0.0.1:$port/metrics"
+	grep -qx "gtrace_names_lost_total $lost" <<< "$body" ||
+		err "the metrics do not say $lost names lost: $(grep names_lost <<< "$body" | tr '\n' '|')"
+	# more lost later: counted, not said again
+	long_job live5 --wait-signal --launches 8
+	w+=("$WPID")
+	wait_ready live5 "$WPID"
+	sleep 1.5
+	[ "$(status_of names_lost)" -gt "$lost" ] || err "a fifth process lost no name: names_lost stays $lost"
+	[ "$(grep -c 'name records lost' "$T/daemon.err")" -eq 1 ] ||
+		err "not one warning of lost names: $(grep 'name records lost' "$T/daemon.err" | tr '\n' '|')"
+	for ((i = 0; i < 5; i++)); do
+		kill -USR1 "${w[$i]}"
+		finish_workload "live$((i + 1))" "${w[$i]}"
+	done
+	stop_daemon
+}
+
 # --metrics: the daemon's own endpoint, scraped with curl: the workload's
 # launches and calls per api, exact.
 t_metrics() {
@@ -272,6 +384,8 @@ t_bad() {
 add_case t_snapshot "daemon: status, a snapshot with the workload's exact launches and copies, -o, SIGTERM cleans up"
 add_case t_window "daemon: a 3 s window drops older work; --last 2s and -p PID select; a pid never seen refused"
 add_case t_names "daemon: names learned before the window's oldest chunk are in the snapshot"
+add_case t_names_bound "daemon: the names kept for snapshots are those of the processes still in the window: after 30 jobs with long names and a bound for 12, a job whose lookups left the window has its kernels named, none lost"
+add_case t_names_lost "daemon: names past a bound too small for the live processes are counted in status and the metrics, and said once"
 add_case t_metrics "daemon --metrics: exact launches and calls per api over HTTP, 404 elsewhere, loopback only"
 add_case t_triggers "daemon --trigger: sync>, error, exit, profiler, signal each write exactly one snapshot named after them; a second within the window suppressed"
 add_case t_second_and_kill "daemon: a second one refused naming the first's pid; after SIGKILL the next one starts"

@@ -6,8 +6,9 @@
 # file) is scraped by a real Prometheus (Debian's prometheus package,
 # tools/install-deps.sh), whose query API must give back the counts the mock
 # workload printed for its own recording; promtool accepts the exposition;
-# curl gets 404, 405 and 200 where it should, and a client that connects and
-# sends nothing does not keep another from its answer.
+# curl gets 404, 405 and 200 where it should, and clients that connect and
+# send nothing (more of them than the endpoint's slots) do not keep another
+# from its answer.
 REQUIRES="jq gtrace"
 . "$(dirname "$0")/lib.sh"
 
@@ -203,8 +204,75 @@ t_silent_client() {
 	exec 3<&- 4<&-
 }
 
+# hold_idle N: N connections to $PORT that send nothing, held open by a
+# python3 process in the background until it is killed (or the server
+# closes them: it prints "closed K" when K of them have been).
+hold_idle() {
+	python3 - "$PORT" "$1" > "$T/idle.out" 2> "$T/idle.err" <<- 'EOF' &
+		import select, socket, sys
+		port, n = int(sys.argv[1]), int(sys.argv[2])
+		socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(n)]
+		print("connected", flush=True)
+		closed = set()
+		while len(closed) < n:
+		    r, _, _ = select.select([s for s in socks if s not in closed], [], [], 60)
+		    if not r:
+		        break
+		    for s in r:
+		        try:
+		            data = s.recv(4096)
+		        except ConnectionResetError:
+		            data = b""
+		        if not data:
+		            closed.add(s)
+		            print("closed %d" % len(closed), flush=True)
+	EOF
+	PIDS+=($!)
+	wait_line "$T/idle.out" '^connected' 10 || fatal "cannot hold $1 connections: $(tail -n 2 "$T/idle.err" | tr '\n' '|')"
+}
+
+# More silent clients than the endpoint's 8 slots: a scrape is answered
+# at once all the same, and every silent one is closed in the end.
+t_idle_clients() {
+	local code
+	gen_served
+	hold_idle 9
+	code=$(curl -s -o "$T/m.txt" -w '%{http_code}' --max-time 3 "http://127.0.0.1:$PORT/metrics")
+	[ "$code" = 200 ] || err "with 9 silent clients connected, GET /metrics: status $code, expected 200"
+	grep -q '^gtrace_launches_total{pid="' "$T/m.txt" || err "the answer with silent clients connected has no gtrace_launches_total"
+	# two made room (the 9th silent one, the scrape), the rest time out (5 s)
+	wait_line "$T/idle.out" '^closed 9$' 20 || err "the silent clients were not all closed: $(tail -n 1 "$T/idle.out")"
+}
+
+# The daemon's endpoint the same, what became of its clients in status: 9
+# silent ones and a scrape on 8 slots make 2 dropped (the 9th silent one and
+# the scrape each took the oldest's slot), the 7 others time out (5 s), the
+# scrape is served.
+t_daemon_idle_clients() {
+	local code st i
+	[ "$(id -u)" -eq 0 ] || fatal "needs root to run the daemon (uprobes)"
+	[ -x "$WORKLOAD" ] && [ -f "$MOCK_LIB" ] || fatal "mock not built: $WORKLOAD (run make mock)"
+	PORT=$(free_port)
+	start_daemon --mode full --window 30s --metrics "127.0.0.1:$PORT"
+	hold_idle 9
+	code=$(curl -s -o "$T/m.txt" -w '%{http_code}' --max-time 3 "http://127.0.0.1:$PORT/metrics")
+	[ "$code" = 200 ] || err "with 9 silent clients connected, the daemon's GET /metrics: status $code, expected 200"
+	wait_line "$T/idle.out" '^closed 9$' 20 || err "the silent clients were not all closed: $(tail -n 1 "$T/idle.out")"
+	# status answers from the loop that closed them: the counts are there
+	"$GTRACE" status --json > "$T/st.json" || fatal "status failed"
+	st=$(jq -c 'with_entries(select(.key | startswith("metrics_clients_")))' "$T/st.json")
+	log "status: $st"
+	jq -e '.metrics_clients_dropped == 2 and .metrics_clients_timed_out == 7 and
+	       .metrics_clients_served == 1 and .metrics_clients_refused == 0 and
+	       .metrics_clients_open == 0' "$T/st.json" > /dev/null || err "status: $st"
+	"$GTRACE" status | grep -q '^metrics_clients_dropped 2$' || err "status (text) does not say metrics_clients_dropped 2"
+	stop_daemon
+}
+
 add_case t_prometheus_scrape "Prometheus scrapes the metrics of a mock recording: launches and calls per api equal the workload's own counts"
 add_case t_http_paths "GET /metrics is 200 text/plain 0.0.4 that promtool accepts; other paths 404, POST 405, huge headers 431"
 add_case t_silent_client "a client that connects and sends nothing does not delay another's answer, and is closed at its deadline"
+add_case t_idle_clients "9 silent clients on the 8 slots: a scrape is still answered at once, and they are all closed in the end"
+add_case t_daemon_idle_clients "the daemon's endpoint with 9 silent clients: the scrape answered; status counts 2 dropped, 7 timed out, 1 served"
 
 run_cases "$@"

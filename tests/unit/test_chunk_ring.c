@@ -390,6 +390,40 @@ static void test_window_bound(void **state)
 	chunk_ring__free(ring);
 }
 
+/* The lowest first_ts of the chunks held: a chunk with a record written late
+ * (older than the chunk before) sets it, not the first chunk; 0 when empty. */
+static void test_min_first_ts(void **state)
+{
+	static const uint64_t ts[][2] = { { 1000, 1050 }, { 2000, 500 }, { 3000, 3050 }, { 9000, 9050 } };
+	struct chunk_ring_opts ro = { .max_bytes = 64 << 20, .window_ns = 2000 };
+	struct chunk_ring_stats s;
+	struct chunk_ring *ring;
+	struct trace_writer *w;
+	struct test_rec r;
+
+	(void)state;
+	assert_int_equal(chunk_ring__new(&ro, &ring), 0);
+	assert_int_equal(chunk_ring__min_first_ts(ring), 0);
+	assert_int_equal(trace_writer__create_sink(NULL, chunk_ring__sink, ring, &w), 0);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(trace_writer__append(w, make_rec(&r, GT_REC_CALL, ts[i][0], 100, 2 * i)), 0);
+		assert_int_equal(trace_writer__append(w, make_rec(&r, GT_REC_CALL, ts[i][1], 100, 2 * i + 1)), 0);
+		assert_int_equal(trace_writer__flush(w), 0);
+	}
+	chunk_ring__stats(ring, &s);
+	assert_int_equal(s.oldest_ts, 1000);
+	assert_int_equal(chunk_ring__min_first_ts(ring), 500);
+	/* the window moves past all three */
+	assert_int_equal(trace_writer__append(w, make_rec(&r, GT_REC_CALL, ts[3][0], 100, 6)), 0);
+	assert_int_equal(trace_writer__append(w, make_rec(&r, GT_REC_CALL, ts[3][1], 100, 7)), 0);
+	assert_int_equal(trace_writer__flush(w), 0);
+	chunk_ring__stats(ring, &s);
+	assert_int_equal(s.chunks, 1);
+	assert_int_equal(chunk_ring__min_first_ts(ring), 9000);
+	trace_writer__free(w);
+	chunk_ring__free(ring);
+}
+
 /* A chunk that alone is larger than the memory bound is dropped and counted,
  * and does not push out what is held; a damaged chunk is refused. */
 static void test_oversized_and_bad_chunks(void **state)
@@ -842,6 +876,7 @@ int main(void)
 		cmocka_unit_test(test_sink_equals_file),
 		cmocka_unit_test(test_memory_bound),
 		cmocka_unit_test(test_window_bound),
+		cmocka_unit_test(test_min_first_ts),
 		cmocka_unit_test(test_oversized_and_bad_chunks),
 		cmocka_unit_test(test_snapshot_time_range),
 		cmocka_unit_test(test_snapshot_pid),

@@ -280,7 +280,7 @@ static void test_fixture_counts(void **state)
 			    "gtrace_untracked_kernel_launches_total 0");
 	/* the recorder's figures are not made up before the daemon gives them */
 	assert_string_equal(series("gtrace_records_total"), "");
-	assert_string_equal(series("gtrace_overhead_ratio"), "");
+	assert_string_equal(series("gtrace_overhead_estimate_ratio"), "");
 }
 
 /* Every family has its HELP and TYPE, in that order, before its samples;
@@ -312,7 +312,7 @@ static void test_families(void **state)
 			assert_string_equal(type, "gauge");
 		families++;
 	}
-	assert_int_equal(families, 24);
+	assert_int_equal(families, 25);
 }
 
 static void test_self(void **state)
@@ -327,7 +327,7 @@ static void test_self(void **state)
 	gt_metrics__set_self(M, &s);
 	gt_metrics__set_counters(M, &c);
 	render();
-	assert_string_equal(series("gtrace_overhead_ratio"), "gtrace_overhead_ratio 0.0425");
+	assert_string_equal(series("gtrace_overhead_estimate_ratio"), "gtrace_overhead_estimate_ratio 0.0425");
 	assert_string_equal(series("gtrace_duty_cycle"), "gtrace_duty_cycle 1");
 	assert_string_equal(series("gtrace_records_total"), "gtrace_records_total 12345");
 	assert_string_equal(series("gtrace_ring_bytes"), "gtrace_ring_bytes 16777216");
@@ -340,11 +340,13 @@ static void test_self(void **state)
 	assert_string_equal(series("gtrace_overhead_shed_calls"), "");
 	assert_string_equal(series("gtrace_overhead_sheds_total"), "");
 	assert_string_equal(series("gtrace_gpu_metrics_cpu_seconds_total"), "");
+	/* not the daemon: no names kept, none lost */
+	assert_string_equal(series("gtrace_names_lost_total"), "");
 	/* an unknown overhead is left out, not written as 0 */
 	s.overhead_ratio = -1;
 	gt_metrics__set_self(M, &s);
 	render();
-	assert_string_equal(series("gtrace_overhead_ratio"), "");
+	assert_string_equal(series("gtrace_overhead_estimate_ratio"), "");
 	/* a light-mode daemon with a budget that shed one call and gave one back,
 	 * and a sampler */
 	s.budget_ratio = 0.01;
@@ -354,6 +356,8 @@ static void test_self(void **state)
 	s.restores = 1;
 	s.has_sampler = true;
 	s.sampler_cpu_ns = 250000000;
+	s.has_names = true;
+	s.names_lost = 3;
 	gt_metrics__set_self(M, &s);
 	render();
 	assert_string_equal(series("gtrace_overhead_budget_ratio"), "gtrace_overhead_budget_ratio 0.01");
@@ -362,6 +366,7 @@ static void test_self(void **state)
 	assert_string_equal(series("gtrace_overhead_given_back_total"), "gtrace_overhead_given_back_total 1");
 	assert_string_equal(series("gtrace_gpu_metrics_cpu_seconds_total"),
 			    "gtrace_gpu_metrics_cpu_seconds_total 0.250000000");
+	assert_string_equal(series("gtrace_names_lost_total"), "gtrace_names_lost_total 3");
 }
 
 static const char *label(const char *s, size_t max)

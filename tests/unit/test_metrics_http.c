@@ -5,9 +5,10 @@
  * pumps the server between its reads, as a daemon's poll loop would.  Only
  * GET /metrics renders; other paths, methods, bad and oversized requests get
  * their status; a client that sends nothing neither blocks another nor
- * outlives its deadline; connections past the limit are turned away; a
- * non-loopback address is refused unless allowed; a UNIX socket is 0600 and
- * never replaces what is not a stale socket.
+ * outlives its deadline, one that never reads its answer is closed that long
+ * after the answer; a connection past the limit takes the slot of the oldest
+ * silent one; a non-loopback address is refused unless allowed; a UNIX
+ * socket is 0600 and never replaces what is not a stale socket.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -218,20 +219,120 @@ static void test_silent_client(void **state)
 	assert_true(!strncmp(ask("GET /metrics HTTP/1.1\r\n\r\n"), "HTTP/1.1 200 OK\r\n", 17));
 }
 
-/* max_conns 3: a fourth connection at once is turned away with a 503. */
+/* True when the server closed fd (what it sent before is read and dropped). */
+static bool closed_by_server(int fd)
+{
+	char buf[256];
+	ssize_t n;
+
+	while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		;
+	return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
+/* max_conns 3, all held by silent clients: a scrape still gets its answer,
+ * in the slot of the silent one connected first; the others stay. */
 static void test_max_conns(void **state)
 {
+	struct metrics_http_stats st;
 	int fd[3];
 
 	(void)state;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 3; i++) {
 		fd[i] = connect_tcp();
-	pump(20);
-	assert_true(!strncmp(ask("GET /metrics HTTP/1.1\r\n\r\n"), "HTTP/1.1 503 ", 13));
+		pump(20);
+	}
+	assert_true(!strncmp(ask("GET /metrics HTTP/1.1\r\n\r\n"), "HTTP/1.1 200 OK\r\n", 17));
+	assert_true(closed_by_server(fd[0]));
+	assert_false(closed_by_server(fd[1]));
+	assert_false(closed_by_server(fd[2]));
+	metrics_http__stats(H, &st);
+	assert_int_equal(st.dropped, 1);
+	assert_int_equal(st.served, 1);
+	assert_int_equal(st.refused, 0);
+	assert_int_equal(st.open, 2);
+	/* a burst of silent ones: each scrape still answered, and the table
+	 * never holds more than its 3 */
+	for (int round = 0; round < 3; round++) {
+		int more[5];
+
+		for (int i = 0; i < 5; i++)
+			more[i] = connect_tcp();
+		pump(20);
+		assert_true(!strncmp(ask("GET /metrics HTTP/1.1\r\n\r\n"), "HTTP/1.1 200 OK\r\n", 17));
+		metrics_http__stats(H, &st);
+		assert_true(st.open <= 3);
+		for (int i = 0; i < 5; i++)
+			close(more[i]);
+	}
+	metrics_http__stats(H, &st);
+	assert_int_equal(st.served, 4);
+	assert_int_equal(st.refused, 0);
 	for (int i = 0; i < 3; i++)
 		close(fd[i]);
-	pump(20);
-	assert_true(!strncmp(ask("GET /metrics HTTP/1.1\r\n\r\n"), "HTTP/1.1 200 OK\r\n", 17));
+}
+
+/* 4 MiB a scrape, far more than the socket buffers take. */
+static int render_big(void *ctx, struct obuf *out)
+{
+	static char line[4096];
+
+	(void)ctx;
+	memset(line, '#', sizeof(line) - 1);
+	line[sizeof(line) - 1] = '\n';
+	for (int i = 0; i < 1024; i++)
+		obuf__mem(out, line, sizeof(line));
+	return 0;
+}
+
+/* Stats once fn says they are what is waited for, pumping with render_big
+ * meanwhile (at most 2 s). */
+static struct metrics_http_stats wait_stats(bool (*fn)(const struct metrics_http_stats *))
+{
+	struct metrics_http_stats st;
+	uint64_t end = ms_now() + 2000;
+
+	do {
+		pump_with(5, render_big);
+		metrics_http__stats(H, &st);
+	} while (!fn(&st) && ms_now() < end);
+	return st;
+}
+
+static bool one_timed_out(const struct metrics_http_stats *st)
+{
+	return st->timed_out >= 1;
+}
+
+static bool two_timed_out(const struct metrics_http_stats *st)
+{
+	return st->timed_out >= 2;
+}
+
+/* Deadlines: a silent client is closed timeout_ms (300) after it connected;
+ * one that asks 150 ms after it connected and never reads its answer
+ * timeout_ms after the answer was made, so later than the silent one; both
+ * counted. */
+static void test_deadlines(void **state)
+{
+	struct metrics_http_stats st;
+	int silent, sink;
+
+	(void)state;
+	silent = connect_tcp();
+	sink = connect_tcp();
+	pump(150);
+	assert_int_equal(send(sink, "GET /metrics HTTP/1.1\r\n\r\n", 25, 0), 25);
+	st = wait_stats(one_timed_out);
+	assert_int_equal(st.timed_out, 1);
+	assert_int_equal(st.open, 1);
+	assert_true(closed_by_server(silent));
+	st = wait_stats(two_timed_out);
+	assert_int_equal(st.timed_out, 2);
+	assert_int_equal(st.served, 0);
+	assert_int_equal(st.open, 0);
+	close(silent);
+	close(sink);
 }
 
 static void test_addresses(void **state)
@@ -319,6 +420,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_other_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_silent_client, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_max_conns, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deadlines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_addresses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unix_socket, setup, teardown),
 	};

@@ -575,9 +575,9 @@ static void render_recorder(const struct gt_metrics *m, struct obuf *o)
 	single_u64(o, "gtrace_processes_evicted_total", "counter",
 		   "Processes whose series were dropped to keep the bound, exited ones first.",
 		   true, m->evicted);
-	single_double(o, "gtrace_overhead_ratio",
-		      "Estimated time in probes over the traced programs' time.", m->has_self,
-		      s->overhead_ratio);
+	single_double(o, "gtrace_overhead_estimate_ratio",
+		      "Estimated (not measured): the costliest thread's time in probes over the rest "
+		      "of the last interval.", m->has_self, s->overhead_ratio);
 	single_double(o, "gtrace_duty_cycle", "Fraction of time every probe was live.",
 		      m->has_self, s->duty_cycle);
 	single_u64(o, "gtrace_records_total", "counter", "Records read from the ring buffer.",
@@ -613,6 +613,9 @@ static void render_recorder(const struct gt_metrics *m, struct obuf *o)
 		val_seconds(o, s->sampler_cpu_ns);
 		OBUF_LIT(o, "\n");
 	}
+	single_u64(o, "gtrace_names_lost_total", "counter",
+		   "Name records the daemon had no room for: its snapshots show placeholders for them.",
+		   m->has_self && s->has_names, s->names_lost);
 }
 
 /* a before b in the top list: more launches, then the name */

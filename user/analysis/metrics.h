@@ -48,6 +48,8 @@ struct gt_metrics_self {
 	uint64_t sheds, restores; /* its moves so far, each way */
 	bool has_sampler;	/* --gpu-metrics sampling */
 	uint64_t sampler_cpu_ns;/* the sampler threads' CPU time (measured) */
+	bool has_names;		/* the daemon keeps names for its snapshots */
+	uint64_t names_lost;	/* name records it had no room for (snapshots show placeholders) */
 };
 
 struct gt_metrics;

@@ -34,7 +34,10 @@
 
 struct conn {
 	int fd;			/* -1: free slot */
-	uint64_t deadline;	/* CLOCK_MONOTONIC ns at which it is closed */
+	uint64_t since;		/* CLOCK_MONOTONIC ns when it was accepted (the oldest goes first) */
+	uint64_t deadline;	/* ... at which it is closed: timeout_ns after it was accepted for
+				 * the request to arrive, then after the answer was made for it
+				 * to be sent */
 	size_t inlen;		/* bytes of in[] read */
 	char in[REQ_MAX];	/* the request, up to the end of its headers */
 	char *out;		/* the response, NULL until the request is whole */
@@ -43,7 +46,7 @@ struct conn {
 
 struct metrics_http {
 	int epfd, lfd, tfd;	/* epoll set (the fd polled), listener, timer */
-	bool timer_on;		/* armed: while connections are open */
+	uint64_t timer_at;	/* the deadline the timer is armed for, 0 = disarmed */
 	int port;		/* TCP port, 0 for a UNIX socket */
 	char *path;		/* UNIX socket made here, NULL for TCP */
 	dev_t dev;		/* its inode, so that free removes only what open made */
@@ -52,6 +55,7 @@ struct metrics_http {
 	uint64_t timeout_ns;
 	size_t max_response;
 	struct conn *conns;	/* max_conns slots */
+	struct metrics_http_stats st;
 };
 
 /* ---- listening ---------------------------------------------------------- */
@@ -297,22 +301,23 @@ int metrics_http__port(const struct metrics_http *h)
 
 /* ---- connections -------------------------------------------------------- */
 
-/* Armed while connections are open (a tick of half the timeout), off when
- * none: an idle endpoint never wakes the caller. */
-static void timer_set(struct metrics_http *h, bool on)
+/* Armed at the earliest deadline of the connections open, off when none:
+ * an idle endpoint never wakes the caller, and no connection outlives its
+ * deadline by more than the caller's poll takes. */
+static void timer_arm(struct metrics_http *h)
 {
-	uint64_t tick = h->timeout_ns / 2 ? h->timeout_ns / 2 : 1;
 	struct itimerspec its = { 0 };
+	uint64_t at = 0;
 
-	if (on == h->timer_on)
+	for (unsigned i = 0; i < h->max_conns; i++)
+		if (h->conns[i].fd >= 0 && (!at || h->conns[i].deadline < at))
+			at = h->conns[i].deadline;
+	if (at == h->timer_at)
 		return;
-	if (on) {
-		its.it_value.tv_sec = (time_t)(tick / 1000000000u);
-		its.it_value.tv_nsec = (long)(tick % 1000000000u);
-		its.it_interval = its.it_value;
-	}
-	if (!timerfd_settime(h->tfd, 0, &its, NULL))
-		h->timer_on = on;
+	its.it_value.tv_sec = (time_t)(at / 1000000000u);
+	its.it_value.tv_nsec = (long)(at % 1000000000u);
+	if (!timerfd_settime(h->tfd, TFD_TIMER_ABSTIME, &its, NULL))
+		h->timer_at = at;
 }
 
 static void conn_close(struct metrics_http *h, struct conn *c)
@@ -322,34 +327,60 @@ static void conn_close(struct metrics_http *h, struct conn *c)
 	c->fd = -1;
 	c->out = NULL;
 	c->inlen = c->outlen = c->outoff = 0;
-	if (--h->nconns == 0)
-		timer_set(h, false);
+	h->nconns--;
+	timer_arm(h);
+}
+
+/* The table is full: the slot of the connection accepted longest ago
+ * that has not sent a whole request (a client that connects and says
+ * nothing must not keep the others out), else of the one accepted longest
+ * ago. Never none: a new client always gets in. */
+static unsigned evict(struct metrics_http *h)
+{
+	unsigned best = 0;
+
+	for (unsigned i = 1; i < h->max_conns; i++) {
+		const struct conn *c = &h->conns[i], *b = &h->conns[best];
+
+		if ((!c->out && b->out) || (!c->out == !b->out && c->since < b->since))
+			best = i;
+	}
+	pr_debug("metrics: a client %s for %.1f s dropped for a new one",
+		 h->conns[best].out ? "not reading its answer" : "silent",
+		 (clock__mono_ns() - h->conns[best].since) / 1e9);
+	conn_close(h, &h->conns[best]);
+	h->st.dropped++;
+	return best;
 }
 
 static void do_accept(struct metrics_http *h)
 {
 	for (int n = 0; n < ACCEPT_BURST; n++) {
 		int fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		uint64_t now;
 		unsigned i;
 
 		if (fd < 0)
 			return;	/* EAGAIN, or a client that left already */
 		for (i = 0; i < h->max_conns && h->conns[i].fd >= 0; i++)
 			;
-		if (i == h->max_conns ||
-		    ep_add(h, fd, EPOLLIN | EPOLLRDHUP, EV_CONN + (uint64_t)i)) {
+		if (i == h->max_conns)
+			i = evict(h);
+		if (ep_add(h, fd, EPOLLIN | EPOLLRDHUP, EV_CONN + (uint64_t)i)) {
 			static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\n"
 						   "Content-Length: 0\r\nConnection: close\r\n\r\n";
 
 			/* best effort, never waited for */
 			if (send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
-				pr_debug("metrics: a client over the limit left: %s", strerror(errno));
+				pr_debug("metrics: a client turned away left: %s", strerror(errno));
 			close(fd);
+			h->st.refused++;
 			continue;
 		}
-		h->conns[i] = (struct conn){ .fd = fd, .deadline = clock__mono_ns() + h->timeout_ns };
+		now = clock__mono_ns();
+		h->conns[i] = (struct conn){ .fd = fd, .since = now, .deadline = now + h->timeout_ns };
 		h->nconns++;
-		timer_set(h, true);
+		timer_arm(h);
 	}
 }
 
@@ -460,6 +491,10 @@ static void conn_send(struct metrics_http *h, struct conn *c)
 		}
 		c->outoff += (size_t)n;
 	}
+	if (c->outoff == c->outlen)
+		h->st.served++;
+	else
+		h->st.gone++;
 	shutdown(c->fd, SHUT_WR);
 	conn_close(h, c);
 }
@@ -478,6 +513,7 @@ static void conn_read(struct metrics_http *h, struct conn *c, unsigned slot,
 
 	n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen, MSG_DONTWAIT);
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		h->st.gone++;
 		conn_close(h, c);
 		return;
 	}
@@ -492,10 +528,14 @@ static void conn_read(struct metrics_http *h, struct conn *c, unsigned slot,
 		return;
 	/* from here on only the answer matters: what else it sends is not read */
 	if (err || epoll_ctl(h->epfd, EPOLL_CTL_MOD, c->fd, &ev)) {
+		h->st.gone++;
 		conn_close(h, c);
 		return;
 	}
+	/* as long again for the answer to be taken */
+	c->deadline = clock__mono_ns() + h->timeout_ns;
 	conn_send(h, c);
+	timer_arm(h);
 }
 
 static void expire(struct metrics_http *h)
@@ -505,8 +545,16 @@ static void expire(struct metrics_http *h)
 	if (read(h->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		pr_debug("metrics: timer: %s", strerror(errno));
 	for (unsigned i = 0; i < h->max_conns; i++)
-		if (h->conns[i].fd >= 0 && h->conns[i].deadline <= now)
+		if (h->conns[i].fd >= 0 && h->conns[i].deadline <= now) {
+			pr_debug("metrics: a client %s for %.1f s timed out",
+				 h->conns[i].out ? "not reading its answer" : "silent",
+				 (now - h->conns[i].since) / 1e9);
 			conn_close(h, &h->conns[i]);
+			h->st.timed_out++;
+		}
+	/* a timer that went off early or was armed for a closed one */
+	h->timer_at = 0;
+	timer_arm(h);
 }
 
 int metrics_http__serve(struct metrics_http *h, metrics_render_fn render, void *ctx)
@@ -538,6 +586,12 @@ int metrics_http__serve(struct metrics_http *h, metrics_render_fn render, void *
 			conn_read(h, c, (unsigned)(d - EV_CONN), render, ctx);
 	}
 	return 0;
+}
+
+void metrics_http__stats(const struct metrics_http *h, struct metrics_http_stats *st)
+{
+	*st = h->st;
+	st->open = h->nconns;
 }
 
 void metrics_http__free(struct metrics_http *h)

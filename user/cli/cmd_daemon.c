@@ -296,11 +296,36 @@ static void metrics_on_poll(void *ctx, const struct gt_counters *c, const struct
 		.restores = s->restores,
 		.has_sampler = s->has_sampler,
 		.sampler_cpu_ns = s->sampler_cpu_ns,
+		.has_names = true,
+		.names_lost = s->names_lost,
 	};
 
 	gt_metrics__set_counters(mh->m, c);
 	gt_metrics__set_self(mh->m, &self);
 	metrics_http__serve(mh->h, gt_metrics__render_cb, mh->m);
+}
+
+/* status: what became of the endpoint's clients (none without --metrics). */
+static size_t metrics_status(void *ctx, char *buf, size_t len)
+{
+	struct metrics_hook *mh = ctx;
+	struct metrics_http_stats st;
+	int n;
+
+	if (!mh->h)
+		return 0;
+	metrics_http__stats(mh->h, &st);
+	n = snprintf(buf, len,
+		     "metrics_clients_open %u\n"
+		     "metrics_clients_served %llu\n"
+		     "metrics_clients_timed_out %llu\n"
+		     "metrics_clients_dropped %llu\n"
+		     "metrics_clients_refused %llu\n"
+		     "metrics_clients_gone %llu\n",
+		     st.open, (unsigned long long)st.served, (unsigned long long)st.timed_out,
+		     (unsigned long long)st.dropped, (unsigned long long)st.refused,
+		     (unsigned long long)st.gone);
+	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
 }
 
 int cmd_daemon(int argc, char **argv, const char *cmdline)
@@ -315,7 +340,7 @@ int cmd_daemon(int argc, char **argv, const char *cmdline)
 	} };
 
 	struct metrics_hook mh = { 0 };
-	struct record_hooks hooks = { &mh, NULL, NULL, merge_snapshot };
+	struct record_hooks hooks = { &mh, NULL, NULL, merge_snapshot, metrics_status };
 	int status, err;
 
 	if (cli__parse(&argp, argc, argv, &c))

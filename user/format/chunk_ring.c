@@ -198,6 +198,22 @@ void chunk_ring__stats(struct chunk_ring *r, struct chunk_ring_stats *st)
 	pthread_mutex_unlock(&r->lock);
 }
 
+uint64_t chunk_ring__min_first_ts(struct chunk_ring *r)
+{
+	uint64_t min = 0;
+	size_t i;
+
+	pthread_mutex_lock(&r->lock);
+	for (i = 0; i < r->count; i++) {
+		uint64_t t = r->slot[(r->head + i) % r->cap]->first_ts;
+
+		if (!i || t < min)
+			min = t;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return min;
+}
+
 void chunk_ring__free(struct chunk_ring *r)
 {
 	size_t i;

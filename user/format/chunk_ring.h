@@ -94,6 +94,12 @@ int chunk_ring__sink(void *ctx, const void *chunk, size_t len, uint64_t first_ts
 		     uint64_t last_ts, uint32_t nrec);
 
 void chunk_ring__stats(struct chunk_ring *ring, struct chunk_ring_stats *st);
+/* The lowest first_ts of the chunks held, 0 when none: a chunk may hold
+ * records older than those of the chunks before it (written late, as the
+ * CUPTI agent's are), so this is the time before which the ring holds no
+ * record, which oldest_ts (the first chunk's) is not. Looks at every chunk,
+ * under the lock. */
+uint64_t chunk_ring__min_first_ts(struct chunk_ring *ring);
 
 /*
  * Writes path, a complete .gtrace file: a header from info (say snapshot=1

@@ -43,6 +43,7 @@
 #include "lib/vec.h"
 #include "record/budget.h"
 #include "record/budget_calib.h"
+#include "record/budget_est.h"
 #include "record/nccl_probes.h"
 #include "record/cuda_probes.h"
 #include "record/elf_syms.h"
@@ -97,8 +98,7 @@ struct budget {
 	uint64_t kern_records;		/* every thread's kernel-side records */
 	bool over;			/* the last evaluation was over the budget */
 	struct recal *recal;		/* a calibration running in its thread, NULL = none */
-	double sum_probe, sum_rest;	/* over every interval: the costliest thread's probe time
-					 * and the rest of the interval, for the mean */
+	struct budget_est est;		/* every interval's estimate: the mean and the max */
 	uint64_t sampler_base;		/* the GPU-metrics threads' CPU time when the interval began */
 	uint64_t sampler_ns, sampler_wall;	/* over every interval: their CPU time, and the time */
 	struct budget_status st;
@@ -465,7 +465,7 @@ static void evaluate(struct recorder *r, uint64_t now, uint32_t windows, bool fi
 	const struct record_opts *o = r->o;
 	uint64_t d_cnt[PC__N] = { 0 }, d_ns[PC__N] = { 0 }, rec[PC__N] = { 0 };
 	double mean[PC__N], cost_e, cost_r, worst = -1, worst_probe = 0, worst_hot = 0, worst_cold = 0;
-	double trap_sum = 0, max_hit = 0;
+	double trap_sum = 0, max_hit = 0, probe;
 	double L = (double)(now - b->interval_start), need = 0, target = o->budget * TARGET;
 	uint64_t unattr_e, unattr_r, cnt, ns, scpu, period = 0;
 	size_t i, w = SIZE_MAX;
@@ -529,17 +529,14 @@ static void evaluate(struct recorder *r, uint64_t now, uint32_t windows, bool fi
 	b->st.bpf_ns = d_ns[PC_ENTRY] + d_ns[PC_RET] + d_ns[PC_KERN];
 	b->st.total_ns = (uint64_t)(trap_sum + unattr_e * b->st.hit_ns + d_cnt[PC_RET] * b->ret_ns) +
 			 b->st.bpf_ns;
-	b->st.probe_ns = (uint64_t)worst_probe;
 	b->st.pid = w != SIZE_MAX ? b->acc[w].pid : 0;
 	b->st.tid = w != SIZE_MAX ? b->acc[w].tid : 0;
-	b->st.estimate = L > worst_probe ? worst_probe / (L - worst_probe) : 1;
+	b->st.estimate = budget_est__add(&b->est, worst_probe, L, &probe);
+	b->st.probe_ns = (uint64_t)probe;
 	b->st.known = true;
 	b->st.evaluations++;
-	if (b->st.estimate > b->st.max_estimate)
-		b->st.max_estimate = b->st.estimate;
-	b->sum_probe += worst_probe;
-	b->sum_rest += L > worst_probe ? L - worst_probe : 0;
-	b->st.mean_estimate = b->sum_rest > 0 ? b->sum_probe / b->sum_rest : 0;
+	b->st.max_estimate = b->est.max;
+	b->st.mean_estimate = b->est.mean;
 	/* the sampler: CPU time of the recorder's own threads, measured; a
 	 * figure of its own, never part of what the probes cost the programs */
 	scpu = sampler_cpu(r) - b->sampler_base;

@@ -19,9 +19,11 @@ struct budget_status {
 	bool known;			/* at least one interval evaluated */
 	bool over;			/* the last one was over the budget */
 	bool stats;			/* the kernel's BPF statistics are on (else records only) */
-	double estimate;		/* probe time / (interval - probe time) of the costliest thread */
+	double estimate;		/* probe time / (interval - probe time) of the costliest thread
+					 * (the probe time held under the interval: budget_est.h) */
 	double max_estimate;		/* the highest so far */
-	double mean_estimate;		/* over every interval so far (time-weighted) */
+	double mean_estimate;		/* over every interval so far, time-weighted: the sum of
+					 * their probe times over the sum of the rests (<= max) */
 	double duty;			/* light mode's full-capture duty cycle now (1 full mode) */
 	uint64_t period_ns;		/* light mode's window period now, 0 in full mode */
 	uint64_t interval_ns, hits, probe_ns, total_ns, bpf_ns;	/* as struct gt_overhead */

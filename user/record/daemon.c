@@ -31,7 +31,6 @@
 #include "format/records.h"
 #include "format/trace_file.h"
 #include "lib/log.h"
-#include "lib/vec.h"
 #include "record/budget.h"
 #include "record/cgroup_target.h"
 #include "record/gpu_metrics.h"
@@ -39,6 +38,7 @@
 #include "record/elf_syms.h"
 #include "record/cuda_object.h"
 #include "record/daemon_cupti.h"
+#include "record/name_store.h"
 #include "record/proc_names.h"
 #include "record/recorder.h"
 #include "record/shed.h"
@@ -77,32 +77,78 @@ static int open_log(const char *path)
 	return 0;
 }
 
-#define PREAMBLE_MAX	(16u << 20)	/* names kept for snapshots, bytes */
+#define NAMES_WARN_NS	60000000000ull	/* lost names are said at most this often */
+#define NAMES_SWEEP_NS	10000000000ull	/* exits lost with the ring buffer looked for */
 
 /* Names are written once, when learned: a snapshot whose oldest chunk came
- * later would show placeholders. Every name record is kept (bounded) and
- * put at the head of each snapshot. */
+ * later would show placeholders. The name records are kept (name_store.h:
+ * while their process may still be in the window, bounded) and put at the
+ * head of each snapshot. */
 void daemon__note(struct recorder *r, const struct gt_hdr *h)
 {
 	/* a daemon outlives its processes, and the machine reuses their pids:
 	 * the next process with one is a new one, named and counted anew, and
 	 * until then no scheduling of that pid is recorded */
-	if (h->type == GT_REC_EXIT) {
-		if (proc_names__exited(r->procs, h->pid)) {
-			r->procs_exited++;
-			bpf_map__delete_elem(r->skel->maps.active_pids, &h->pid, sizeof(h->pid), 0);
-		}
-		return;
+	if (h->type == GT_REC_EXIT && proc_names__exited(r->procs, h->pid)) {
+		r->procs_exited++;
+		bpf_map__delete_elem(r->skel->maps.active_pids, &h->pid, sizeof(h->pid), 0);
 	}
-	if (h->type != GT_REC_NAME && h->type != GT_REC_PROC_INFO)
-		return;
-	if (r->preamble_len + h->size > PREAMBLE_MAX ||
-	    vec__reserve(&r->preamble, &r->preamble_cap, r->preamble_len, h->size, 65536)) {
-		r->preamble_lost++;
-		return;
+	name_store__note(r->names_kept, h);
+}
+
+/* name_store's window: the time before which it holds no record. */
+static uint64_t names_oldest(void *ctx)
+{
+	struct recorder *r = ctx;
+
+	return r->ring ? chunk_ring__min_first_ts(r->ring) : 0;
+}
+
+static bool names_alive(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	return kill((pid_t)pid, 0) == 0 || errno != ESRCH;
+}
+
+/* GTRACE_NAMES_MAX_BYTES (for tests): the names' bound, else the default. */
+static size_t names_limit(void)
+{
+	const char *e = getenv("GTRACE_NAMES_MAX_BYTES");
+	unsigned long long v;
+	char *end;
+
+	if (!e || !*e)
+		return NAME_STORE_LIMIT;
+	errno = 0;
+	v = strtoull(e, &end, 10);
+	if (errno || *end || v < 4096 || v > (1ull << 32)) {
+		pr_warn("GTRACE_NAMES_MAX_BYTES=%s is not a number of bytes in [4096, 4G]: ignored", e);
+		return NAME_STORE_LIMIT;
 	}
-	memcpy(r->preamble + r->preamble_len, h, h->size);
-	r->preamble_len += h->size;
+	return (size_t)v;
+}
+
+/* From the loop: dead names let go, lost exits looked for now and then,
+ * lost names said (the first at once, then at most once a minute). */
+static void names_poll(struct recorder *r, uint64_t now)
+{
+	struct name_store_stats st;
+
+	name_store__prune(r->names_kept);
+	if (now - r->names_swept_at >= NAMES_SWEEP_NS) {
+		r->names_swept_at = now;
+		name_store__sweep(r->names_kept, names_alive, r, now);
+	}
+	name_store__stats(r->names_kept, &st);
+	if (st.lost == r->names_lost_said ||
+	    (r->names_lost_said && now - r->names_warned_at < NAMES_WARN_NS))
+		return;
+	pr_warn("%llu name records lost (%llu in all): the %llu bytes kept for snapshots are full of "
+		"the names of processes still running or in the window; snapshots show placeholders "
+		"for them (names_lost in status)", (unsigned long long)(st.lost - r->names_lost_said),
+		(unsigned long long)st.lost, (unsigned long long)st.limit);
+	r->names_lost_said = st.lost;
+	r->names_warned_at = now;
 }
 
 /* A name a naming call gave a kernel handle: kept as a GT_NAME_KERNEL
@@ -130,6 +176,11 @@ int daemon__open(struct recorder *r)
 	}
 	/* SIGHUP reopens the log (after a rotation), never stops the daemon */
 	sigaction(SIGHUP, &sa, NULL);
+	err = name_store__new(names_limit(), names_oldest, r, &r->names_kept);
+	if (err) {
+		pr_err("failed to allocate the names: %s", strerror(-err));
+		return err;
+	}
 	/* a log pipe whose reader went away is an error to write, not a death */
 	signal(SIGPIPE, SIG_IGN);
 	trigger__start(r);
@@ -206,6 +257,8 @@ static int snapshot_submit(struct recorder *r, const char *what, uint64_t last_n
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 	struct chunk_ring_snap_opts sel = { .last_ns = last_ns };
 	struct snap_job *j;
+	const void *names;
+	size_t names_len;
 	int err = -ENOMEM;
 
 	/* the writer has no room: none of the work below for nothing */
@@ -228,15 +281,16 @@ static int snapshot_submit(struct recorder *r, const char *what, uint64_t last_n
 		j->info.options = NULL;
 		goto fail;
 	}
-	/* the names go on growing (and moving) while the writer writes */
-	if (r->preamble_len) {
-		void *pre = malloc(r->preamble_len);
+	/* the names go on changing while the writer writes */
+	names = name_store__data(r->names_kept, &names_len);
+	if (names_len) {
+		void *pre = malloc(names_len);
 
 		if (!pre)
 			goto fail;
-		memcpy(pre, r->preamble, r->preamble_len);
+		memcpy(pre, names, names_len);
 		j->o.preamble = pre;
-		j->o.preamble_len = r->preamble_len;
+		j->o.preamble_len = names_len;
 	}
 	j->o.pid = pid;
 	/* --cupti: merged on the writer's thread, from a raw file next to it */
@@ -426,6 +480,7 @@ static size_t do_status(struct recorder *r, char *buf, size_t len)
 	struct gt_counters c;
 	struct chunk_ring_stats rs;
 	struct control_stats cs;
+	struct name_store_stats ns;
 	uint64_t up = now_ns(CLOCK_MONOTONIC) - r->daemon_start;
 	size_t n;
 
@@ -434,6 +489,7 @@ static size_t do_status(struct recorder *r, char *buf, size_t len)
 	recorder__counters(r, &c);
 	chunk_ring__stats(r->ring, &rs);
 	control__stats(r->ctl, &cs);
+	name_store__stats(r->names_kept, &ns);
 	if (r->cgroup)
 		cgroup_target__escape(r->cgroup->path, cg, sizeof(cg));
 	n = reply(buf, len,
@@ -454,7 +510,14 @@ static size_t do_status(struct recorder *r, char *buf, size_t len)
 		     "window_dropped_chunks %llu\n"
 		     "window_dropped_records %llu\n"
 		     "names_kept_bytes %llu\n"
+		     "names_kept_records %llu\n"
+		     "names_in_use %llu\n"
+		     "names_limit_bytes %llu\n"
+		     "names_forgotten %llu\n"
+		     "names_repeated %llu\n"
 		     "names_lost %llu\n"
+		     "names_lost_bytes %llu\n"
+		     "names_exits_missed %llu\n"
 		     "light_windows %u\n"
 		     "snapshots %llu\n"
 		     "triggers_fired %llu\n"
@@ -467,7 +530,11 @@ static size_t do_status(struct recorder *r, char *buf, size_t len)
 		     (unsigned long long)r->o->daemon_memory,
 		     rs.chunks ? (rs.newest_ts - rs.oldest_ts) / 1e9 : 0.0,
 		     (unsigned long long)rs.dropped_chunks, (unsigned long long)rs.dropped_records,
-		     (unsigned long long)r->preamble_len, (unsigned long long)r->preamble_lost,
+		     (unsigned long long)ns.bytes, (unsigned long long)ns.records,
+		     (unsigned long long)ns.live, (unsigned long long)ns.limit,
+		     (unsigned long long)ns.forgotten, (unsigned long long)ns.repeated,
+		     (unsigned long long)ns.lost, (unsigned long long)ns.lost_bytes,
+		     (unsigned long long)ns.gone,
 		     r->cap.windows,
 		     (unsigned long long)r->snapshots, (unsigned long long)r->trig.fired,
 		     (unsigned long long)r->trig.suppressed);
@@ -495,9 +562,13 @@ static size_t handle(void *ctx, uint64_t client, const char *req, char *buf, siz
 	struct recorder *r = ctx;
 
 	if (!strcmp(req, "status")) {
+		const struct record_hooks *h = r->o->hooks;
 		size_t n = do_status(r, buf, len);
 
-		return n + daemon_cupti__status(r, buf + n, len - n);
+		n += daemon_cupti__status(r, buf + n, len - n);
+		if (h && h->status && n < len)
+			n += h->status(h->ctx, buf + n, len - n);
+		return n;
 	}
 	if (!strncmp(req, "snapshot ", 9))
 		return do_snapshot(r, client, req, buf, len);
@@ -512,6 +583,7 @@ static void poll_hook(struct recorder *r)
 	struct record_self s = { 0 };
 	struct budget_status bs;
 	struct shed_status ss;
+	struct name_store_stats ns;
 	struct gt_counters c;
 	struct timespec cpu;
 	uint64_t up;
@@ -545,6 +617,8 @@ static void poll_hook(struct recorder *r)
 		s.has_sampler = true;
 		s.sampler_cpu_ns = gs.cpu_ns;
 	}
+	name_store__stats(r->names_kept, &ns);
+	s.names_lost = ns.lost;
 	h->on_poll(h->ctx, &c, &s);
 }
 
@@ -559,6 +633,7 @@ void daemon__serve(struct recorder *r)
 		snapshot_done(r, j);
 		snap_job__free(j);
 	}
+	names_poll(r, now_ns(CLOCK_MONOTONIC));
 	poll_hook(r);
 	daemon_cupti__poll(r, false);
 	trigger__poll(r);
@@ -593,7 +668,7 @@ void daemon__close(struct recorder *r)
 	r->ctl = NULL;
 	chunk_ring__free(r->ring);
 	r->ring = NULL;
-	free(r->preamble);
-	r->preamble = NULL;
+	name_store__free(r->names_kept);
+	r->names_kept = NULL;
 	trigger__free(r);
 }

@@ -32,6 +32,7 @@ struct record_self {
 	uint64_t sheds, restores;	/* its swaps so far, each way */
 	bool has_sampler;		/* --gpu-metrics sampling */
 	uint64_t sampler_cpu_ns;	/* CPU time of the GPU-metrics sampler's threads */
+	uint64_t names_lost;		/* name records the daemon had no room for */
 };
 struct record_hooks {
 	void *ctx;
@@ -46,6 +47,10 @@ struct record_hooks {
 	 * is. NULL: raw goes to path as it is. Called on the daemon's snapshot
 	 * writer thread (record/snap_writer.h), while the recording goes on. */
 	int (*on_snapshot)(void *ctx, const char *raw, const char *path);
+	/* the daemon's status: "key value" lines of the owner's own (the
+	 * metrics endpoint's clients) into buf (len bytes); returns their
+	 * length. NULL: none. From the recording loop. */
+	size_t (*status)(void *ctx, char *buf, size_t len);
 };
 
 /* --trigger: a condition that writes a snapshot by itself. */

@@ -127,9 +127,10 @@ struct recorder {
 	uint64_t stall_max_ns;		/* the loop's longest time between two drains of
 					 * the ring buffer (not counting its waits) */
 	uint64_t stall_snap_max_ns;	/* ... in passes with a snapshot asked or written */
-	uint8_t *preamble;		/* the name records written so far, for snapshots */
-	size_t preamble_len, preamble_cap;
-	uint64_t preamble_lost;		/* name records it had no room for */
+	struct name_store *names_kept;	/* the name records snapshots start with (name_store.h) */
+	uint64_t names_lost_said;	/* of its lost records, those a warning has counted */
+	uint64_t names_warned_at;	/* when the last warning of lost names was given */
+	uint64_t names_swept_at;	/* when the exits it waits for were last checked */
 	struct trigger_ctl trig;	/* --trigger */
 	struct budget *bud;		/* the daemon's overhead budget (budget.c), NULL = none */
 	struct shed *shed;		/* its shedding of always-on apis (shed.c), NULL = none */
