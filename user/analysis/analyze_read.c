@@ -320,7 +320,14 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 		goto out;
 	}
 	if (!gt_decoder__stats(d)->calls) {
-		fprintf(err, "gtrace-bpf: %s holds no CUDA calls: nothing to analyze\n", path);
+		/* a program can run its whole life before its library's probes */
+		if (a->gaps)
+			fprintf(err, "gtrace-bpf: %s holds no CUDA calls: nothing to analyze; %llu process%s "
+				"ran a libcuda or libnccl before its probes were attached, its calls were not "
+				"recorded (dump --summary lists them)\n", path, (unsigned long long)a->gaps,
+				a->gaps == 1 ? "" : "es");
+		else
+			fprintf(err, "gtrace-bpf: %s holds no CUDA calls: nothing to analyze\n", path);
 		goto out;
 	}
 	if (trace_reader__truncated(r))
