@@ -497,6 +497,8 @@ static size_t handle(void *ctx, uint64_t client, const char *req, char *buf, siz
 	if (!strcmp(req, "status")) {
 		size_t n = do_status(r, buf, len);
 
+		/* libcuda discovery and holds (discovery.c) */
+		n += recorder__hold_status(r, buf + n, len - n);
 		return n + daemon_cupti__status(r, buf + n, len - n);
 	}
 	if (!strncmp(req, "snapshot ", 9))

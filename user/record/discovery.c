@@ -6,24 +6,41 @@
  * at an exec or an open, and by the periodic rescan of --all.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "format/records.h"
+#include "lib/clock.h"
 #include "lib/log.h"
+#include "lib/term_text.h"
 #include "record/cgroup_target.h"
 #include "record/child.h"
 #include "record/cuda_probes.h"
+#include "record/hold.h"
 #include "record/libcuda_finder.h"
 #include "record/nccl_probes.h"
 #include "record/recorder.h"
 
-int recorder__attach_found(void *ctx, const char *path, const char *label)
+/* The files map's kind for a file after an attach that returned n. */
+static uint32_t file_kind(int n)
 {
-	struct recorder *r = ctx;
+	if (n >= 0)
+		return GT_FILE_PROBED;
+	/* no CUDA or NCCL symbols, or no NCCL probes: nothing to wait for */
+	return n == -ENOEXEC || n == -ENOENT ? GT_FILE_IGNORED : GT_FILE_FAILED;
+}
+
+static int attach_one(struct recorder *r, const char *path, const char *label)
+{
 	int n;
 
 	/* without --trace cuda (-t none, -t ioctl,sched) the copies found
 	 * later, at an exec, an open or the rescan, get no probes either */
 	if (!r->o->trace_cuda)
-		return 0;
+		return -ENOENT;
 	if (libcuda_finder__is_libnccl(label)) {
 		if (!r->nccl)
 			return -ENOENT;
@@ -35,11 +52,22 @@ int recorder__attach_found(void *ctx, const char *path, const char *label)
 		return n;
 	}
 	n = cuda_probes__attach_file(r->probes, path, label);
-	if (n > 0)
+	if (n > 0) {
 		pr_verbose("tracing %s (%d probes)", label, n);
-	else if (n < 0 && n != -ENOEXEC)
+	} else if (n < 0 && n != -ENOEXEC) {
 		pr_warn("failed to attach to %s: %s", label, strerror(-n));
+	}
 	return n;
+}
+
+int recorder__attach_found(void *ctx, const char *path, const char *label)
+{
+	struct recorder *r = ctx;
+	int n = attach_one(r, path, label);
+
+	/* an open of it needs no hold from now on (or never a record) */
+	hold__note_file(r->hold, path, NULL, file_kind(n), clock__mono_ns());
+	return n == -ENOENT && !r->o->trace_cuda ? 0 : n;
 }
 
 static bool in_cgroup(void *ctx, pid_t pid)
@@ -70,6 +98,7 @@ int recorder__attach_libcuda(struct recorder *r)
 			       n == -ENOEXEC ? "not a libcuda (no CUDA driver API symbols)" : strerror(-n));
 			return n;
 		}
+		hold__note_file(r->hold, r->o->libcuda[i], NULL, GT_FILE_PROBED, clock__mono_ns());
 	}
 	for (i = 0; i < r->o->nlibnccl; i++) {
 		n = nccl_probes__attach_file(r->nccl, r->o->libnccl[i], r->o->libnccl[i]);
@@ -78,6 +107,7 @@ int recorder__attach_libcuda(struct recorder *r)
 			       n == -ENOEXEC ? "not a libnccl (no NCCL symbols)" : strerror(-n));
 			return n;
 		}
+		hold__note_file(r->hold, r->o->libnccl[i], NULL, GT_FILE_PROBED, clock__mono_ns());
 	}
 	libcuda_finder__scan_default(recorder__attach_found, r);
 	if (r->o->all) {
@@ -114,4 +144,183 @@ void rescan(struct recorder *r, bool all)
 			libcuda_finder__scan_pid(r->scan_queue[i], recorder__attach_found, r);
 	}
 	r->nscan = 0;
+}
+
+/* Where the recorder can open the file a process opened: the descriptor
+ * itself while it is the same file (a held process has not closed it),
+ * else the path through the process' root or cwd. */
+static bool libload_path(const struct gt_libload *l, char *buf, size_t len)
+{
+	struct stat st;
+
+	if (l->fd >= 0) {
+		snprintf(buf, len, "/proc/%u/fd/%d", l->hdr.pid, l->fd);
+		if (!stat(buf, &st) && st.st_ino == l->ino && hold__kdev(st.st_dev) == l->dev)
+			return true;
+	}
+	if (l->path[0] == '/')
+		snprintf(buf, len, "/proc/%u/root%s", l->hdr.pid, l->path);
+	else
+		snprintf(buf, len, "/proc/%u/cwd/%s", l->hdr.pid, l->path);
+	if (!access(buf, R_OK))
+		return true;
+	/* the process is gone: its path in our root, when that is the file
+	 * it opened (a container's root may hold another at that path) */
+	snprintf(buf, len, "%s", l->path);
+	return l->path[0] == '/' && !stat(buf, &st) && st.st_ino == l->ino &&
+	       hold__kdev(st.st_dev) == l->dev;
+}
+
+/* GTRACE_TEST_ATTACH_DELAY_MS: the tests' way to make an attach slower
+ * than the hold's bound, or to kill the recorder in the middle of one. */
+static uint64_t test_delay_ns(void)
+{
+	static long ms = -1;
+
+	if (ms < 0) {
+		const char *e = getenv("GTRACE_TEST_ATTACH_DELAY_MS");
+
+		ms = e ? strtol(e, NULL, 10) : 0;
+		if (ms < 0)
+			ms = 0;
+	}
+	return (uint64_t)ms * 1000000ull;
+}
+
+int recorder__on_libload(struct recorder *r, struct gt_libload *l)
+{
+	struct gt_file_key seen = { .ino = l->ino, .dev = l->dev };
+	struct gt_file_state st = { .kind = GT_FILE_FAILED };
+	char full[PATH_MAX + 64];
+	uint64_t delay = test_delay_ns();
+
+	if (!r->o->trace_cuda) {
+		hold__release(r->hold, l);
+		return 0;
+	}
+	if (l->outcome == GT_LL_HELD && delay) {
+		uint64_t until = clock__mono_ns() + delay;
+
+		while (!stop_requests && clock__mono_ns() < until)
+			usleep(10000);
+	}
+	if (libload_path(l, full, sizeof(full))) {
+		int n = recorder__attach_found(r, full, l->path);
+		struct gt_file_key k = { 0 };
+		struct stat sb;
+
+		/* the kind the path's file got, also under the key the
+		 * opener's kernel gave it */
+		if (!stat(full, &sb)) {
+			k.ino = sb.st_ino;
+			k.dev = hold__kdev(sb.st_dev);
+		}
+		if (!hold__file_state(r->hold, &k, &st))
+			st = (struct gt_file_state){ .kind = file_kind(n), .since = clock__mono_ns() };
+	} else {
+		pr_verbose("failed to open %s of pid %u (gone?): %s", l->path, l->hdr.pid, strerror(errno));
+	}
+	hold__note_file(r->hold, NULL, &seen, st.kind, st.since);
+	if (st.kind == GT_FILE_IGNORED) {
+		hold__release(r->hold, l);
+		return 0;	/* no library of ours: nothing was missed */
+	}
+	if (st.kind == GT_FILE_PROBED) {
+		l->end_ts = st.since > l->hdr.ts ? st.since : l->hdr.ts;
+	} else {
+		l->end_ts = 0;
+		if (l->outcome == GT_LL_HELD)
+			l->outcome = GT_LL_ATTACH_FAILED;
+	}
+	hold__release(r->hold, l);
+	/* not held, but the probes were there before it opened the file (an
+	 * open of the file under another key): nothing was missed */
+	if (!l->cont_ts && l->end_ts && l->end_ts <= l->hdr.ts)
+		return 0;
+	hold__count(r->hold, l);
+	return 1;
+}
+
+/* The open that found the file, when the open's exit is not probed: the
+ * process was not held; what it ran before the attach is a gap. */
+struct open_found {
+	struct recorder *r;
+	int n;			/* the attach's result */
+};
+
+static int open_found(void *ctx, const char *path, const char *label)
+{
+	struct open_found *of = ctx;
+
+	of->n = recorder__attach_found(of->r, path, label);
+	return of->n;
+}
+
+int recorder__on_libopen(struct recorder *r, const struct gt_path *p)
+{
+	struct open_found of = { .r = r };
+	struct {
+		struct gt_libload l;
+		char path[GT_LIBLOAD_PATH_MAX];
+	} rec;
+	size_t len = p->len < GT_LIBLOAD_PATH_MAX ? p->len : GT_LIBLOAD_PATH_MAX;
+
+	libcuda_finder__on_open(p->hdr.pid, p->path, open_found, &of);
+	if (of.n <= 0 || !r->o->trace_cuda)
+		return 0;
+	memset(&rec, 0, sizeof(rec));
+	rec.l.hdr = p->hdr;
+	rec.l.hdr.type = GT_REC_LIBLOAD;
+	rec.l.hdr.size = GT_REC_ALIGN(sizeof(rec.l) + len);
+	rec.l.end_ts = clock__mono_ns();
+	rec.l.fd = -1;
+	rec.l.outcome = GT_LL_OFF;
+	rec.l.len = len;
+	memcpy(rec.l.path, p->path, len - 1);
+	hold__count(r->hold, &rec.l);
+	return recorder__write(r, &rec.l.hdr);
+}
+
+void recorder__hold_summary(struct recorder *r)
+{
+	struct hold_stats s;
+	char *path;
+
+	hold__stats(r->hold, &s);
+	if (s.held)
+		pr_info("held %llu process%s until the probes of the library it opened were attached: "
+			"%.1f ms on average, %.1f ms at most", (unsigned long long)s.held,
+			s.held == 1 ? "" : "es", s.hold_ns_sum / 1e6 / (double)s.held, s.hold_ns_max / 1e6);
+	if (s.gaps) {
+		/* the path is the traced program's: shown escaped */
+		path = term_text__escape(s.first_path);
+		pr_warn("%llu process%s ran a libcuda or libnccl before its probes were attached: some of "
+			"%s calls may be missing (the first: pid %u, %s: %s); dump --summary lists %s",
+			(unsigned long long)s.gaps, s.gaps == 1 ? "" : "es", s.gaps == 1 ? "its" : "their",
+			s.first_pid, path ? path : "?", gt_libload_outcome__text(s.first_outcome),
+			s.gaps == 1 ? "it" : "them");
+		free(path);
+	}
+}
+
+size_t recorder__hold_status(struct recorder *r, char *buf, size_t len)
+{
+	struct hold_stats s;
+	int n;
+
+	hold__stats(r->hold, &s);
+	n = snprintf(buf, len,
+		     "hold_watchdog %d\n"
+		     "holds %llu\n"
+		     "hold_mean_ms %.3f\n"
+		     "hold_max_ms %.3f\n"
+		     "hold_timeouts %llu\n"
+		     "not_held %llu\n"
+		     "attach_failed %llu\n"
+		     "probe_gaps %llu\n",
+		     s.watchdog,
+		     (unsigned long long)s.held, s.held ? s.hold_ns_sum / 1e6 / (double)s.held : 0.0,
+		     s.hold_ns_max / 1e6, (unsigned long long)s.timeouts, (unsigned long long)s.not_held,
+		     (unsigned long long)s.attach_failed, (unsigned long long)s.gaps);
+	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len ? len - 1 : 0;
 }
