@@ -29,8 +29,8 @@ static uint32_t file_kind(int n)
 {
 	if (n >= 0)
 		return GT_FILE_PROBED;
-	/* no CUDA or NCCL symbols, or no NCCL probes: nothing to wait for */
-	return n == -ENOEXEC || n == -ENOENT ? GT_FILE_IGNORED : GT_FILE_FAILED;
+	/* no CUDA or NCCL symbols, or no probes for it: nothing to wait for */
+	return n == -ENOEXEC ? GT_FILE_IGNORED : GT_FILE_FAILED;
 }
 
 static int attach_one(struct recorder *r, const char *path, const char *label)
@@ -40,10 +40,10 @@ static int attach_one(struct recorder *r, const char *path, const char *label)
 	/* without --trace cuda (-t none, -t ioctl,sched) the copies found
 	 * later, at an exec, an open or the rescan, get no probes either */
 	if (!r->o->trace_cuda)
-		return -ENOENT;
+		return -ENOEXEC;
 	if (libcuda_finder__is_libnccl(label)) {
 		if (!r->nccl)
-			return -ENOENT;
+			return -ENOEXEC;
 		n = nccl_probes__attach_file(r->nccl, path, label);
 		if (n > 0)
 			pr_verbose("tracing %s (%d NCCL probes)", label, n);
@@ -54,6 +54,9 @@ static int attach_one(struct recorder *r, const char *path, const char *label)
 	n = cuda_probes__attach_file(r->probes, path, label);
 	if (n > 0) {
 		pr_verbose("tracing %s (%d probes)", label, n);
+	} else if (n == -ENOENT) {
+		/* a process' file gone with it, or a descriptor closed */
+		pr_verbose("failed to attach to %s: %s", label, strerror(-n));
 	} else if (n < 0 && n != -ENOEXEC) {
 		pr_warn("failed to attach to %s: %s", label, strerror(-n));
 	}
@@ -67,7 +70,7 @@ int recorder__attach_found(void *ctx, const char *path, const char *label)
 
 	/* an open of it needs no hold from now on (or never a record) */
 	hold__note_file(r->hold, path, NULL, file_kind(n), clock__mono_ns());
-	return n == -ENOENT && !r->o->trace_cuda ? 0 : n;
+	return !r->o->trace_cuda ? 0 : n;
 }
 
 static bool in_cgroup(void *ctx, pid_t pid)
@@ -146,29 +149,34 @@ void rescan(struct recorder *r, bool all)
 	r->nscan = 0;
 }
 
-/* Where the recorder can open the file a process opened: the descriptor
- * itself while it is the same file (a held process has not closed it),
- * else the path through the process' root or cwd. */
-static bool libload_path(const struct gt_libload *l, char *buf, size_t len)
+#define LIBLOAD_PLACES 3
+
+/* Where the recorder can open the file a process opened, best first: the
+ * descriptor itself while it is the same file (a held process has not
+ * closed it; one not held may close it any moment), the path through the
+ * process' root or cwd, and, the process gone, the path in our root when
+ * that is the file (a container's root may hold another at that path).
+ * Returns how many places it wrote. */
+static int libload_places(const struct gt_libload *l, char (*p)[PATH_MAX + 64])
 {
 	struct stat st;
+	int n = 0;
 
 	if (l->fd >= 0) {
-		snprintf(buf, len, "/proc/%u/fd/%d", l->hdr.pid, l->fd);
-		if (!stat(buf, &st) && st.st_ino == l->ino && hold__kdev(st.st_dev) == l->dev)
-			return true;
+		snprintf(p[n], sizeof(p[n]), "/proc/%u/fd/%d", l->hdr.pid, l->fd);
+		if (!stat(p[n], &st) && st.st_ino == l->ino && hold__kdev(st.st_dev) == l->dev)
+			n++;
 	}
 	if (l->path[0] == '/')
-		snprintf(buf, len, "/proc/%u/root%s", l->hdr.pid, l->path);
+		snprintf(p[n], sizeof(p[n]), "/proc/%u/root%s", l->hdr.pid, l->path);
 	else
-		snprintf(buf, len, "/proc/%u/cwd/%s", l->hdr.pid, l->path);
-	if (!access(buf, R_OK))
-		return true;
-	/* the process is gone: its path in our root, when that is the file
-	 * it opened (a container's root may hold another at that path) */
-	snprintf(buf, len, "%s", l->path);
-	return l->path[0] == '/' && !stat(buf, &st) && st.st_ino == l->ino &&
-	       hold__kdev(st.st_dev) == l->dev;
+		snprintf(p[n], sizeof(p[n]), "/proc/%u/cwd/%s", l->hdr.pid, l->path);
+	if (!access(p[n], R_OK))
+		n++;
+	snprintf(p[n], sizeof(p[n]), "%s", l->path);
+	if (l->path[0] == '/' && !stat(p[n], &st) && st.st_ino == l->ino && hold__kdev(st.st_dev) == l->dev)
+		n++;
+	return n;
 }
 
 /* GTRACE_TEST_ATTACH_DELAY_MS: the tests' way to make an attach slower
@@ -191,8 +199,9 @@ int recorder__on_libload(struct recorder *r, struct gt_libload *l)
 {
 	struct gt_file_key seen = { .ino = l->ino, .dev = l->dev };
 	struct gt_file_state st = { .kind = GT_FILE_FAILED };
-	char full[PATH_MAX + 64];
+	char places[LIBLOAD_PLACES][PATH_MAX + 64];
 	uint64_t delay = test_delay_ns();
+	int i, n = -ENOENT, np;
 
 	if (!r->o->trace_cuda) {
 		hold__release(r->hold, l);
@@ -204,23 +213,30 @@ int recorder__on_libload(struct recorder *r, struct gt_libload *l)
 		while (!stop_requests && clock__mono_ns() < until)
 			usleep(10000);
 	}
-	if (libload_path(l, full, sizeof(full))) {
-		int n = recorder__attach_found(r, full, l->path);
+	np = libload_places(l, places);
+	/* a place that vanished under the attach (a descriptor closed, the
+	 * process gone): the next one */
+	for (i = 0; i < np && n == -ENOENT; i++) {
 		struct gt_file_key k = { 0 };
 		struct stat sb;
 
+		n = recorder__attach_found(r, places[i], l->path);
+		if (n == -ENOENT)
+			continue;
 		/* the kind the path's file got, also under the key the
 		 * opener's kernel gave it */
-		if (!stat(full, &sb)) {
+		if (!stat(places[i], &sb)) {
 			k.ino = sb.st_ino;
 			k.dev = hold__kdev(sb.st_dev);
 		}
 		if (!hold__file_state(r->hold, &k, &st))
 			st = (struct gt_file_state){ .kind = file_kind(n), .since = clock__mono_ns() };
-	} else {
-		pr_verbose("failed to open %s of pid %u (gone?): %s", l->path, l->hdr.pid, strerror(errno));
 	}
-	hold__note_file(r->hold, NULL, &seen, st.kind, st.since);
+	/* found nowhere: the next opener is held and tried again */
+	if (n == -ENOENT)
+		pr_verbose("failed to open %s of pid %u (gone?)", l->path, l->hdr.pid);
+	else
+		hold__note_file(r->hold, NULL, &seen, st.kind, st.since);
 	if (st.kind == GT_FILE_IGNORED) {
 		hold__release(r->hold, l);
 		return 0;	/* no library of ours: nothing was missed */
