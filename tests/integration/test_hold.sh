@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# A libcuda that appears after the recorder started: a process that opens a
-# copy nobody knew of is held until that copy's probes are attached, so that its
+# A libcuda that appears after the recorder started. The recorder starts
+# without any (--all, --cgroup, -p, the daemon), says once that it waits,
+# and traces the first copy a process opens; a process that opens a copy
+# nobody knew of is held until that copy's probes are attached, so that its
 # calls right after the dlopen are recorded too: every one, against the
 # program's own count. Where a process may not be held (a job of a
 # job-control shell, a ptraced one) or cannot be (a recorder that does not
@@ -19,6 +21,25 @@ REQUIRES="root jq mock gtrace"
 . "$(dirname "$0")/lib.sh"
 
 N=1000 M=2 K=2
+
+# The driver's usual places (user/record/libcuda_finder.c): a case that
+# waits for a libcuda needs a machine without one there.
+no_driver_libcuda() {
+	local f
+	for f in /usr/lib/x86_64-linux-gnu/libcuda.so.1 /usr/lib64/libcuda.so.1 /usr/lib/libcuda.so.1 \
+		/usr/local/nvidia/lib64/libcuda.so.1 /usr/local/nvidia/lib/libcuda.so.1 \
+		/usr/lib/wsl/lib/libcuda.so.1 /run/opengl-driver/lib/libcuda.so.1; do
+		[ -e "$f" ] && fatal "a driver libcuda is installed ($f): this case needs a machine without one"
+	done
+	return 0
+}
+
+# said_once FILE: FILE says exactly once that the recorder waits for a libcuda.
+said_once() {
+	local n
+	n=$(grep -c 'waiting for a libcuda' "$1")
+	[ "$n" -eq 1 ] || err "'waiting for a libcuda' said $n times in $1, expected once: $(head -n 4 "$1" | tr '\n' '|')"
+}
 
 # copy_workload NAME DIR ARGS...: the workload in the background, loading a
 # copy of the mock it makes in DIR; sets WPID.
@@ -86,6 +107,24 @@ state_of() {
 	awk '{ print $3 }' "/proc/$1/stat" 2> /dev/null
 }
 
+# 1. --all before any libcuda: it starts, says once that it waits, and
+# records every call of a program that copies the mock after it started and
+# calls it right after its dlopen.
+t_all_waits() {
+	no_driver_libcuda
+	start_tracer --all -o "$T/all.gtrace"
+	said_once "$T/tracer.err"
+	copy_workload wl "$T/late" --launches $N --copies $M --syncs $K
+	finish_workload wl "$WPID"
+	stop_tracer INT
+	said_once "$T/tracer.err"
+	grep -q "found a libcuda: " "$T/tracer.err" || err "no line saying the first libcuda was found"
+	dump_trace "$T/all.gtrace" "$T/all.json"
+	every_call "--all started before any libcuda" "$T/all.json" "$WPID" "$WJ"
+	summary "$T/all.gtrace" "$T/all.sum"
+	held_ok "$T/all.sum" "$WPID" "$T/late/libcuda.so.1" "$WJ"
+}
+
 # 2. --all with the mock known: a copy of it in a new place (a new inode)
 # loaded and called at once is held until its own probes are attached.
 t_all_copy() {
@@ -115,6 +154,77 @@ t_cmd_copy() {
 	every_call "-- CMD, its own copy" "$T/cmd.json" "$WL_PID" "$WJ"
 	summary "$T/cmd.gtrace" "$T/cmd.sum"
 	held_ok "$T/cmd.sum" "$WL_PID" "$T/wheel/libcuda.so.1" "$WJ"
+}
+
+# 4. -p PID of a process that has no libcuda yet: the recorder waits, then
+# records every call of it.
+t_pid_waits() {
+	local p
+	no_driver_libcuda
+	copy_workload wl "$T/plib" --open-signal --launches $N --copies $M --syncs $K
+	p=$WPID
+	wait_line "$T/wl.out" "^waiting $p\$" 20 "$p" || fatal "the workload did not print 'waiting $p'"
+	start_tracer -p "$p" -o "$T/pid.gtrace"
+	said_once "$T/tracer.err"
+	kill -USR1 "$p"
+	finish_workload wl "$p"
+	# the recording ends by itself once the process has exited
+	wait_exit "$TRACER_PID" 30 || fatal "gtrace-bpf -p did not stop after pid $p exited"
+	[ "$WAIT_RC" -eq 0 ] || err "gtrace-bpf -p exited $WAIT_RC: $(tail -n 3 "$T/tracer.err" | tr '\n' '|')"
+	dump_trace "$T/pid.gtrace" "$T/pid.json"
+	every_call "-p of a process without libcuda at the start" "$T/pid.json" "$p" "$WJ"
+}
+
+# 5. --cgroup before any libcuda: it waits, then records every call of a
+# process of the cgroup.
+t_cgroup_waits() {
+	local cg2 cg
+	no_driver_libcuda
+	cg2=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' /proc/self/mountinfo)
+	[ -n "$cg2" ] || fatal "no cgroup2 file system is mounted"
+	cg=$cg2/gtrace-test-$$-hold
+	mkdir "$cg" || fatal "cannot make the cgroup $cg"
+	# shellcheck disable=SC2064
+	trap "case_cleanup; rmdir '$cg' 2> /dev/null" EXIT
+	start_tracer --cgroup "$cg" -o "$T/cg.gtrace"
+	said_once "$T/tracer.err"
+	IN_CGROUP=$cg copy_workload wl "$T/cglib" --launches $N --copies $M --syncs $K
+	finish_workload wl "$WPID"
+	stop_tracer INT
+	dump_trace "$T/cg.gtrace" "$T/cg.json"
+	every_call "--cgroup started before any libcuda" "$T/cg.json" "$WPID" "$WJ"
+}
+
+# 6. The daemon before any libcuda: it starts, its status says it waits; a
+# snapshot holds every call of a program that loaded a copy afterwards, and
+# status counts the hold.
+t_daemon_waits() {
+	local snap v
+	no_driver_libcuda
+	export GTRACE_RUN_DIR=$T/run
+	mkdir -p -m 0700 "$T/snaps"
+	"$GTRACE" daemon --mode full --dir "$T/snaps" > "$T/daemon.out" 2> "$T/tracer.err" &
+	DPID=$!
+	PIDS+=("$DPID")
+	wait_line "$T/tracer.err" '^gtrace-bpf: recording' 30 "$DPID" ||
+		fatal "the daemon did not start: $(tail -n 3 "$T/tracer.err" | tr '\n' '|')"
+	said_once "$T/tracer.err"
+	"$GTRACE" status > "$T/st1" 2>&1 || fatal "status failed: $(cat "$T/st1")"
+	grep -qx 'libcuda_waiting 1' "$T/st1" || err "status does not say it waits for a libcuda: $(grep libcuda "$T/st1" | tr '\n' '|')"
+	grep -qx 'libcuda_files 0' "$T/st1" || err "status libcuda_files: $(grep libcuda_files "$T/st1")"
+	copy_workload wl "$T/dlib" --launches $N --copies $M --syncs $K
+	finish_workload wl "$WPID"
+	snap=$("$GTRACE" snapshot 2> "$T/snap.err") || fatal "snapshot failed: $(cat "$T/snap.err")"
+	"$GTRACE" status > "$T/st2" 2>&1 || fatal "status failed: $(cat "$T/st2")"
+	grep -qx 'libcuda_waiting 0' "$T/st2" || err "status still waits after a libcuda was found: $(grep libcuda "$T/st2" | tr '\n' '|')"
+	v=$(awk '$1 == "holds" { print $2 }' "$T/st2")
+	[ "${v:-0}" -ge 1 ] || err "status holds '$v', expected 1 or more"
+	v=$(awk '$1 == "probe_gaps" { print $2 }' "$T/st2")
+	[ "$v" = 0 ] || err "status probe_gaps '$v', expected 0"
+	kill -TERM "$DPID"
+	wait_exit "$DPID" 30 || fatal "the daemon did not stop within 30 s of SIGTERM"
+	dump_trace "$snap" "$T/d.json"
+	every_call "the daemon started before any libcuda" "$T/d.json" "$WPID" "$WJ"
 }
 
 # 7. A foreground job of an interactive shell on a terminal is not held: the
@@ -214,8 +324,12 @@ t_sigkill() {
 	return 0
 }
 
+add_case t_all_waits "--all before any libcuda: starts, says once it waits; every call of a copy loaded and called at once after the start, held meanwhile"
 add_case t_all_copy "--all: a copy of the known libcuda in a new place, called right after its dlopen: every call, the process held while its probes were attached"
 add_case t_cmd_copy "-- CMD: a copy CMD makes and dlopens after its start: every call"
+add_case t_pid_waits "-p of a process without libcuda yet: waits, then every call"
+add_case t_cgroup_waits "--cgroup before any libcuda: waits, then every call of its process"
+add_case t_daemon_waits "daemon before any libcuda: starts, status says it waits, a snapshot holds every call, status counts the hold"
 add_case t_job_not_held "a foreground job of an interactive shell is not held (no 'Stopped'): it finishes, the gap in dump --summary, analyze and the last lines"
 add_case t_ptrace_not_held "a ptraced process is not held: the gap in dump --summary, analyze and the last lines"
 add_case t_stale "a stopped recorder holds nobody: the program runs to its end, the gap recorded"

@@ -52,7 +52,10 @@ static int attach_one(struct recorder *r, const char *path, const char *label)
 		return n;
 	}
 	n = cuda_probes__attach_file(r->probes, path, label);
-	if (n > 0) {
+	if (n > 0 && r->libcuda_waiting) {
+		r->libcuda_waiting = false;
+		pr_info("found a libcuda: %s; tracing it (%d probes)", label, n);
+	} else if (n > 0) {
 		pr_verbose("tracing %s (%d probes)", label, n);
 	} else if (n == -ENOENT) {
 		/* a process' file gone with it, or a descriptor closed */
@@ -122,17 +125,20 @@ int recorder__attach_libcuda(struct recorder *r)
 	/* after --delay CMD may have loaded its libcuda already */
 	if (r->child && r->released)
 		libcuda_finder__scan_pid(child__pid(r->child), recorder__attach_found, r);
-	if (!cuda_probes__nfiles(r->probes) && r->o->cmd) {
-		/* CMD may dlopen its own copy (a container's, a wheel's): the
-		 * openat discovery attaches to it then, as in --all */
-		pr_verbose("no libcuda found yet: tracing the one %s loads", r->o->cmd[0]);
+	if (cuda_probes__nfiles(r->probes))
 		return 0;
-	}
-	if (!cuda_probes__nfiles(r->probes)) {
-		pr_err("no libcuda found (looked in the usual driver locations%s); pass --libcuda PATH",
-		       !r->o->all ? "" : r->cgroup ? " and the mappings of the cgroup's processes" : " and every process' mappings");
-		return -ENOENT;
-	}
+	/* a process may dlopen its own copy later (a container's, a wheel's),
+	 * or the driver be installed after an always-on unit started: the
+	 * openat discovery attaches to the first one opened, the process
+	 * held meanwhile, and the rescan looks in the mappings */
+	r->libcuda_waiting = true;
+	if (r->o->cmd)
+		pr_verbose("no libcuda found yet: tracing the one %s loads", r->o->cmd[0]);
+	else
+		pr_info("no libcuda found yet (looked in the usual driver locations%s): waiting for a "
+			"libcuda; it is traced once a process opens one", !r->o->all ? " and the mappings of "
+			"the traced processes" : r->cgroup ? " and the mappings of the cgroup's processes" :
+			" and every process' mappings");
 	return 0;
 }
 
@@ -317,6 +323,8 @@ void recorder__hold_summary(struct recorder *r)
 			s.gaps == 1 ? "it" : "them");
 		free(path);
 	}
+	if (r->o->trace_cuda && !r->o->cmd && !cuda_probes__nfiles(r->probes))
+		pr_warn("no libcuda was found while recording: no CUDA calls were recorded");
 }
 
 size_t recorder__hold_status(struct recorder *r, char *buf, size_t len)
@@ -326,6 +334,8 @@ size_t recorder__hold_status(struct recorder *r, char *buf, size_t len)
 
 	hold__stats(r->hold, &s);
 	n = snprintf(buf, len,
+		     "libcuda_files %zu\n"
+		     "libcuda_waiting %d\n"
 		     "hold_watchdog %d\n"
 		     "holds %llu\n"
 		     "hold_mean_ms %.3f\n"
@@ -334,7 +344,7 @@ size_t recorder__hold_status(struct recorder *r, char *buf, size_t len)
 		     "not_held %llu\n"
 		     "attach_failed %llu\n"
 		     "probe_gaps %llu\n",
-		     s.watchdog,
+		     cuda_probes__nfiles(r->probes), r->libcuda_waiting, s.watchdog,
 		     (unsigned long long)s.held, s.held ? s.hold_ns_sum / 1e6 / (double)s.held : 0.0,
 		     s.hold_ns_max / 1e6, (unsigned long long)s.timeouts, (unsigned long long)s.not_held,
 		     (unsigned long long)s.attach_failed, (unsigned long long)s.gaps);

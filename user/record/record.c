@@ -704,8 +704,9 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		pr_info("recording to %s (--trace none: the GPU side only, from the CUPTI agent); Ctrl-C "
 			"to stop", r->path);
 	else if (o->trace_cuda && !cuda_probes__nfiles(r->probes))
-		pr_info("recording to %s (libcuda: traced once %s loads one); Ctrl-C to stop", r->path,
-			o->cmd[0]);
+		pr_info("recording to %s (libcuda: traced once %s loads one%s%s); Ctrl-C to stop", r->path,
+			o->cmd ? o->cmd[0] : "a process", !o->all ? "" : r->cgroup ?
+			", the processes of cgroup " : ", all processes", r->cgroup ? r->cgroup->path : "");
 	else
 		pr_info("recording to %s (%zu libcuda file%s, %zu probes%s%s); Ctrl-C to stop", r->path,
 			cuda_probes__nfiles(r->probes), cuda_probes__nfiles(r->probes) == 1 ? "" : "s",

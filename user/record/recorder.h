@@ -124,6 +124,7 @@ struct recorder {
 	char gpum_why[640];		/* why there are no GPU metrics, said at the start */
 	struct hold *hold;		/* holding processes until their library's probes are
 					 * attached (hold.c), NULL without --trace cuda */
+	bool libcuda_waiting;		/* no libcuda attached yet: said once, cleared at the first */
 };
 
 /* SIGINT/SIGTERM received: the first stops the recording, a second kills
@@ -203,7 +204,8 @@ void rescan(struct recorder *r, bool all);
  * its probes attached. Returns the probes attached or -errno. */
 int recorder__attach_found(void *ctx, const char *path, const char *label);
 /* The files of --libcuda/--libnccl, the driver's usual libcuda and those the
- * traced processes map. Returns 0, or -errno after one error line. */
+ * traced processes map; with none, the recorder waits for one (said once).
+ * Returns 0, or -errno after one error line (a --libcuda/--libnccl file). */
 int recorder__attach_libcuda(struct recorder *r);
 /* A GT_REC_LIBLOAD from BPF (its size checked): the file's probes attached,
  * the process continued when it was held, l completed. Returns 1 when l is
@@ -213,7 +215,8 @@ int recorder__on_libload(struct recorder *r, struct gt_libload *l);
  * GT_REC_LIBLOAD written for the gap when it was new. Returns 0 or the
  * write's error. */
 int recorder__on_libopen(struct recorder *r, const struct gt_path *p);
-/* At the end: what holding did, and the loads that left a gap (a warning). */
+/* At the end: what holding did, and the loads that left a gap (a warning);
+ * that no libcuda was ever found. */
 void recorder__hold_summary(struct recorder *r);
 /* The daemon's status lines of libcuda discovery and holds ("key value\n"). */
 size_t recorder__hold_status(struct recorder *r, char *buf, size_t len);
