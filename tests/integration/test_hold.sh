@@ -118,7 +118,7 @@ t_all_waits() {
 	finish_workload wl "$WPID"
 	stop_tracer INT
 	said_once "$T/tracer.err"
-	grep -q "found a libcuda: " "$T/tracer.err" || err "no line saying the first libcuda was found"
+	grep -q "probes), the first libcuda found$" "$T/tracer.err" || err "no line saying the first libcuda was found"
 	dump_trace "$T/all.gtrace" "$T/all.json"
 	every_call "--all started before any libcuda" "$T/all.json" "$WPID" "$WJ"
 	summary "$T/all.gtrace" "$T/all.sum"

@@ -54,7 +54,7 @@ static int attach_one(struct recorder *r, const char *path, const char *label)
 	n = cuda_probes__attach_file(r->probes, path, label);
 	if (n > 0 && r->libcuda_waiting) {
 		r->libcuda_waiting = false;
-		pr_info("found a libcuda: %s; tracing it (%d probes)", label, n);
+		pr_info("tracing %s (%d probes), the first libcuda found", label, n);
 	} else if (n > 0) {
 		pr_verbose("tracing %s (%d probes)", label, n);
 	} else if (n == -ENOENT) {
