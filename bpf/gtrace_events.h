@@ -30,6 +30,10 @@ enum gt_rec_type {
 	GT_REC_RANGE = 12,	/* a capture range opened or closed in a process (struct gt_capture) */
 	GT_REC_NCCL = 13,	/* libnccl call entry with its arguments (struct gt_nccl) */
 	GT_REC_NCCL_RET = 14,	/* libnccl call exit (struct gt_ret; api = enum gt_nccl_api) */
+	GT_REC_LIBLOAD = 15,	/* a traced process opened a libcuda or libnccl file whose probes were
+				 * not in place: held until they were, or the calls it made before
+				 * may be missing (struct gt_libload; BPF's, completed by the
+				 * recorder) */
 
 	GT_REC_NAME = 32,	/* name table entry written by the recorder (struct gt_name) */
 	GT_REC_STATS = 33,	/* snapshot of the drop and event counters (struct gt_stats) */
@@ -171,6 +175,47 @@ struct gt_path {
 	__u16 len;	/* bytes in path including the NUL */
 	__u16 _pad[3];	/* explicit padding */
 	char path[];	/* as passed to openat, relative to the process' cwd and root */
+};
+
+/* What became of a process that opened a libcuda or libnccl file whose
+ * probes were not in place (struct gt_libload's outcome). Every outcome
+ * but HELD leaves a gap: calls the process made in it may be missing. */
+enum gt_libload_outcome {
+	GT_LL_HELD = 1,		/* stopped until the probes were attached, then continued: no gap */
+	GT_LL_TIMEOUT = 2,	/* stopped, but continued at the bound before the probes were in
+				 * place: gap from cont_ts to end_ts */
+	GT_LL_ATTACH_FAILED = 3,/* the file's probes could not be attached: gap from the open (or
+				 * cont_ts when held) to the end of the recording */
+	/* not stopped (gap from the open, hdr.ts, to end_ts), because: */
+	GT_LL_JOB = 4,		/* a job of a job-control shell (a process group of its own in its
+				 * parent's session): the shell would see the stop */
+	GT_LL_TTY = 5,		/* in the foreground process group of its controlling terminal */
+	GT_LL_PTRACE = 6,	/* ptraced: its tracer would see the stop */
+	GT_LL_RELAY = 7,	/* its parent (sudo, su, runuser, doas) relays a child's stop to its own */
+	GT_LL_STALE = 8,	/* the recorder was not answering (its heartbeat older than the bound) */
+	GT_LL_FULL = 9,		/* too many processes held at once */
+	GT_LL_SIGNAL = 10,	/* the stop signal could not be sent, or did not stop it */
+	GT_LL_OFF = 11,		/* holding is off (no watchdog, or the open's exit not probed) */
+	GT_LL__COUNT,
+};
+
+/* A traced process opened a libcuda or libnccl file whose probes were not
+ * in place. BPF takes it at the open's return (and stops the process when
+ * it may); the recorder attaches the file's probes, continues the process
+ * and writes the record with end_ts, cont_ts and the final outcome. */
+struct gt_libload {
+	struct gt_hdr hdr;	/* ts = the open's return (the stop, when held); pid, tid = the
+				 * process and the thread that opened it */
+	__u64 end_ts;		/* when the file's probes were in place, 0 = never during the
+				 * recording */
+	__u64 cont_ts;		/* when the held process was continued, 0 = not held */
+	__u64 ino;		/* the file's inode, as the kernel saw it opened */
+	__u32 dev;		/* its device, kernel encoding: major << 20 | minor */
+	__s32 fd;		/* the descriptor the open returned (-1 unknown) */
+	__u16 outcome;		/* enum gt_libload_outcome */
+	__u16 len;		/* bytes in path, NUL included */
+	__u32 _pad;		/* explicit padding, zero */
+	char path[];		/* as passed to openat: relative to the process' cwd and root */
 };
 
 /* Process lifecycle. */
@@ -565,6 +610,7 @@ _Static_assert(sizeof(struct gt_proc_rank) == 40, "gt_proc_rank size");
 _Static_assert(sizeof(struct gt_ret_str) == 40, "gt_ret_str size");
 _Static_assert(sizeof(struct gt_path) == 32, "gt_path size");
 _Static_assert(sizeof(struct gt_proc_evt) == 56, "gt_proc_evt size");
+_Static_assert(sizeof(struct gt_libload) == 64, "gt_libload size");
 _Static_assert(sizeof(struct gt_ioctl) == 72, "gt_ioctl size");
 _Static_assert(sizeof(struct gt_offcpu) == 40, "gt_offcpu size");
 _Static_assert(sizeof(struct gt_gpu_kernel) == 88, "gt_gpu_kernel size");

@@ -82,6 +82,15 @@
  * calls were recorded, and count them against "calls" (the sequence's own
  * cuStreamSynchronize x K and cuCtxSynchronize are numbered on, too).
  *
+ * --copy-lib DIR: libcuda is a copy of GT_LIBCUDA's file the program makes
+ * in DIR (as libcuda.so.1) before its dlopen, a file that did not exist
+ * when a tracer started; cuInit follows the dlopen at once.  --open-signal:
+ * before that, print "waiting PID" and wait for SIGUSR1.  The JSON line says
+ * which file was loaded ("lib") and when the dlopen began and how long it
+ * took ("dlopen_start_ns", CLOCK_MONOTONIC; "dlopen_ns"), and when it ended
+ * in CLOCK_REALTIME ("dlopen_end_real_ns"): a tracer that holds the
+ * process while it attaches shows in them.
+ *
  * --gpu-idle MS: each launch thread sleeps MS after the first half of its
  * launches (N / 2 of them), so the GPU idles that long between two launches.
  *
@@ -286,10 +295,21 @@ int main(int argc, char **argv)
 	/* Block SIGUSR1 before anything can send it: it is taken with sigwait. */
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
-	if (o.wait_signal && pthread_sigmask(SIG_BLOCK, &usr1, NULL))
+	if ((o.wait_signal || o.open_signal) && pthread_sigmask(SIG_BLOCK, &usr1, NULL))
 		die("cannot block SIGUSR1");
 
-	load_libcuda();
+	if (o.open_signal) {
+		int sig;
+
+		printf("waiting %d\n", (int)getpid());
+		fflush(stdout);
+		do {
+			errno = sigwait(&usr1, &sig);
+		} while (errno == EINTR);
+		if (errno)
+			die("sigwait: %s", strerror(errno));
+	}
+	load_libcuda(o.copy_lib);
 	if (o.nvtx_steps && !p_nvtx_range)
 		die("--nvtx-steps needs the libcuda mock (gt_mock_nvtx_range): GT_LIBCUDA names another");
 	if (o.nccl) {
@@ -573,6 +593,7 @@ int main(int argc, char **argv)
 	       layout[2] ? "true" : "false", layout[3] ? "true" : "false");
 	/* "calls": the apis of bpf/gtrace_api.h as this program was built;
 	 * "other_calls": the rest (so that a test can apply a newer table) */
+	json_load();
 	json_counts("calls", C_CALLS, true);
 	if (o.wait_signal)
 		json_counts("calls_after_ready", C_AFTER_READY, true);

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -72,6 +73,9 @@ struct opts {
 	long open_ms;		/* --nccl-open-ms: sleep after loading libnccl */
 	bool sync_each;		/* with flood_s: cuStreamSynchronize after every launch */
 	long steady;		/* with flood_s: cuCtxSynchronize calls per second */
+	const char *copy_lib;	/* --copy-lib DIR: dlopen a copy of GT_LIBCUDA made there at the start */
+	bool open_signal;	/* --open-signal: print "waiting PID", wait for SIGUSR1 before
+				 * loading libcuda */
 };
 
 /* Prints PROG: message and exits 1. */
@@ -120,8 +124,13 @@ void cuda_fail(const char *api, CUresult r);
 			cuda_fail(#n, r_); \
 	} while (0)
 
-/* Loads libcuda (GT_LIBCUDA, default libcuda.so.1) and its entry points. */
-void load_libcuda(void);
+/* Loads libcuda (GT_LIBCUDA, default libcuda.so.1) and its entry points;
+ * with copy_dir, a copy of that file made in copy_dir as libcuda.so.1 (a
+ * file nobody knew of before). The dlopen's times go to the JSON line
+ * (json_load). */
+void load_libcuda(const char *copy_dir);
+/* The load's figures for the JSON line: ,"lib":...,"dlopen_ns":... */
+void json_load(void);
 
 enum count_kind { C_CALLS, C_AFTER_READY, C_FAILED };
 

@@ -61,6 +61,10 @@ static void usage(FILE *f)
 		"  --steady N       with --flood: N cuCtxSynchronize calls per second\n"
 		"                   (both carry their sequence number in a register they do not read:\n"
 		"                   rsi of cuStreamSynchronize, rdi of cuCtxSynchronize)\n"
+		"  --copy-lib DIR   copy GT_LIBCUDA's file to DIR/libcuda.so.1 at the start (DIR\n"
+		"                   made if missing) and dlopen that copy: a libcuda no tracer\n"
+		"                   knew of, called at once after its dlopen (cuInit first)\n"
+		"  --open-signal    before loading libcuda print \"waiting PID\" and wait for SIGUSR1\n"
 		"  -h, --help       this help\n"
 		"\n"
 		"Environment: GT_LIBCUDA  libcuda to dlopen (default libcuda.so.1)\n"
@@ -99,7 +103,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 	       O_PAGEABLE_EVERY, O_LEGACY_EVERY, O_GRID, O_STEPS,
 	       O_STEP_US, O_JITTER, O_NVTX_STEPS, O_DEVICES, O_PEER, O_NCCL,
 	       O_NCCL_ID, O_NCCL_LATE, O_NCCL_OPEN,
-	       O_SYNC_EACH, O_STEADY };
+	       O_SYNC_EACH, O_STEADY, O_COPY_LIB, O_OPEN_SIGNAL };
 	static const struct option longopts[] = {
 		{ "launches", required_argument, NULL, O_LAUNCHES },
 		{ "copies", required_argument, NULL, O_COPIES },
@@ -133,6 +137,8 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		{ "nccl-open-ms", required_argument, NULL, O_NCCL_OPEN },
 		{ "sync-each", no_argument, NULL, O_SYNC_EACH },
 		{ "steady", required_argument, NULL, O_STEADY },
+		{ "copy-lib", required_argument, NULL, O_COPY_LIB },
+		{ "open-signal", no_argument, NULL, O_OPEN_SIGNAL },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -245,6 +251,12 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case O_FAIL:
 			o->fail = true;
+			break;
+		case O_COPY_LIB:
+			o->copy_lib = optarg;
+			break;
+		case O_OPEN_SIGNAL:
+			o->open_signal = true;
 			break;
 		case 'h':
 			usage(stdout);

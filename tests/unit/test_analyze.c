@@ -631,6 +631,66 @@ static void t_names(void **state)
 	assert_string_equal(az_bound__name(AZ_BOUND_LAUNCH), "launch");
 }
 
+/* A libcuda load that left a gap: the note names the process, the file
+ * (escaped), the interval from the recording's start and why; a hold that
+ * ended with the probes in place says nothing; several gaps are counted. */
+static void put_libload(struct run *x, uint32_t pid, uint64_t ts, uint64_t end, uint64_t cont,
+			uint16_t outcome, const char *path)
+{
+	_Alignas(8) unsigned char buf[sizeof(struct gt_libload) + 64] = { 0 };
+	struct gt_libload *l = (void *)buf;
+	size_t n = strlen(path) + 1;
+
+	l->hdr = (struct gt_hdr){ .ts = ts, .pid = pid, .tid = pid, .type = GT_REC_LIBLOAD,
+				  .size = (uint16_t)GT_REC_ALIGN(sizeof(*l) + n) };
+	l->end_ts = end;
+	l->cont_ts = cont;
+	l->outcome = outcome;
+	l->len = (uint16_t)n;
+	memcpy(l->path, path, n);
+	put_dec(x->d, &l->hdr);
+}
+
+static void t_libload_gap(void **state)
+{
+	struct run x;
+
+	(void)state;
+	/* a hold: nothing missed, nothing said */
+	run_begin(&x, NULL, true, false);
+	put_libload(&x, 7, AZS_T0 - 1000, AZS_T0 - 500, AZS_T0 - 400, GT_LL_HELD, "/h/libcuda.so.1");
+	assert_true(azs_run(&x.s, "tiny_grid"));
+	run_end(&x);
+	for (int i = 0; x.r->notes[i]; i++)
+		assert_null(strstr(x.r->notes[i], "probes"));
+	run_free(&x);
+
+	/* the trace starts at AZS_T0 - 1000 */
+	run_begin(&x, NULL, true, false);
+	put_libload(&x, 7, AZS_T0 - 1000 + 120 * MS, AZS_T0 - 1000 + 250 * MS, 0, GT_LL_JOB,
+		    "/j/lib\x1b[2Jcuda.so.1");
+	assert_true(azs_run(&x.s, "tiny_grid"));
+	run_end(&x);
+	assert_non_null(note(x.r, "pid 7 ran /j/lib\\x1b[2Jcuda.so.1 from +0.120 s to +0.250 s before its "
+			     "probes were attached (not held: a job of a job-control shell): its calls then "
+			     "were not recorded, and the figures of that process lack them"));
+	run_free(&x);
+
+	run_begin(&x, NULL, true, false);
+	put_libload(&x, 7, AZS_T0 - 1000 + 1 * MS, 0, AZS_T0 - 1000 + 1001 * MS, GT_LL_ATTACH_FAILED,
+		    "/f/libcuda.so.1");
+	put_libload(&x, 8, AZS_T0 - 1000 + 2 * MS, AZS_T0 - 1000 + 3 * MS, 0, GT_LL_STALE, "/s/libcuda.so.1");
+	assert_true(azs_run(&x.s, "tiny_grid"));
+	run_end(&x);
+	/* the first: held, continued, never probed: to the end of the trace */
+	for (int i = 0; x.r->notes[i]; i++)
+		if (strstr(x.r->notes[i], "2 processes ran a libcuda or libnccl before its probes were attached"))
+			assert_non_null(strstr(x.r->notes[i], "(the first: pid 7, /f/libcuda.so.1, from +1.001 s "
+						"to the end, +"));
+	assert_true(x.r->notes[1] && strstr(x.r->notes[1], "2 processes ran a libcuda"));
+	run_free(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -658,6 +718,7 @@ int main(void)
 		cmocka_unit_test(t_pid),
 		cmocka_unit_test(t_kclass),
 		cmocka_unit_test(t_names),
+		cmocka_unit_test(t_libload_gap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -514,6 +514,86 @@ static void test_gpu_summary(void **state)
 	run_free(&r);
 }
 
+/* libcuda loads: holds and gaps counted, each listed with its pid, the
+ * interval from the recording's start, why, and its path escaped; a gap
+ * that never closed lasts to the end. */
+static void w_libload(uint64_t ts, uint32_t pid, uint64_t end, uint64_t cont, uint16_t outcome,
+		      const char *path)
+{
+	struct gt_libload *l = (void *)rbuf;
+	size_t n = strlen(path) + 1;
+
+	tu_hdr(GT_REC_LIBLOAD, GT_REC_ALIGN(sizeof(*l) + n), ts, pid, pid, 0, 0);
+	l->end_ts = end;
+	l->cont_ts = cont;
+	l->outcome = outcome;
+	l->fd = 3;
+	l->len = (uint16_t)n;
+	memcpy(l->path, path, n);
+	w_put(l);
+}
+
+/* The number after a row name of several words in section. */
+static unsigned long long load_row(const char *out, const char *name)
+{
+	const char *p = strstr(out, "\nlibcuda loads");
+	char key[64];
+	unsigned long long v;
+
+	assert_non_null(p);
+	snprintf(key, sizeof(key), "\n  %s ", name);
+	p = strstr(p, key);
+	assert_non_null(p);
+	assert_int_equal(sscanf(p + strlen(key), "%llu", &v), 1);
+	return v;
+}
+
+static void test_libload_summary(void **state)
+{
+	const char *path = tmp_path("loads.gtrace");
+	struct gt_trailer t = { .end_ts = 9000000001ull };
+	struct run r = { 0 };
+
+	(void)state;
+	w_open(path);
+	/* start_ts is 1: times print from there */
+	w_libload(1000000001ull, 7, 1004000001ull, 1005000001ull, GT_LL_HELD, "/w/libcuda.so.1");
+	w_libload(2000000001ull, 8, 2500000001ull, 0, GT_LL_JOB, "/x/libcuda.so.1");
+	w_libload(3000000001ull, 9, 0, 4000000001ull, GT_LL_ATTACH_FAILED, "/y/lib\x1b[2Jcuda.so.1");
+	w_libload(5000000001ull, 10, 6500000001ull, 6000000001ull, GT_LL_TIMEOUT, "libcuda.so");
+	assert_int_equal(trace_writer__finish(W, &t), 0);
+	trace_writer__free(W);
+	W = NULL;
+	run_dump(path, true, &r);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.err, "");
+	assert_int_equal(load_row(r.out, "loads"), 4);
+	assert_int_equal(load_row(r.out, "held"), 1);
+	assert_int_equal(load_row(r.out, "hold time max (ns)"), 5000000);
+	assert_int_equal(load_row(r.out, "timed out"), 1);
+	assert_int_equal(load_row(r.out, "attach failed"), 1);
+	assert_int_equal(load_row(r.out, "not held"), 1);
+	assert_int_equal(load_row(r.out, "gaps"), 3);
+	assert_non_null(strstr(r.out, "\n  pid 7 held 5000000 ns: /w/libcuda.so.1\n"));
+	assert_non_null(strstr(r.out, "\n  pid 8 gap +2.000000..+2.500000 s (not held: a job of a "
+				     "job-control shell): /x/libcuda.so.1\n"));
+	/* held, then its probes failed: from its continuation to the end */
+	assert_non_null(strstr(r.out, "\n  pid 9 gap +4.000000..end +9.000000 s (its probes could not "
+				     "be attached): /y/lib\\x1b[2Jcuda.so.1\n"));
+	assert_non_null(strstr(r.out, "\n  pid 10 gap +6.000000..+6.500000 s (held, continued at the bound "
+				     "before its probes were attached): libcuda.so\n"));
+	assert_null(strchr(r.out, '\x1b'));
+	/* they are no unknown records */
+	assert_int_equal(row_value(r.out, "\ndecoder\n", "unknown_records", 0), 0);
+	run_free(&r);
+
+	/* none: no such section */
+	write_trace(tmp_path("sum.gtrace"), true);
+	run_dump(tmp_path("sum.gtrace"), true, &r);
+	assert_null(strstr(r.out, "libcuda loads"));
+	run_free(&r);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -524,7 +604,7 @@ static int group_teardown(void **state)
 {
 	static const char *const files[] = {
 		"full.gtrace", "sum.gtrace", "cut.gtrace", "notes.txt", "long.gtrace",
-		"merged.gtrace",
+		"merged.gtrace", "loads.gtrace",
 	};
 
 	(void)state;
@@ -541,6 +621,7 @@ int main(void)
 		cmocka_unit_test(test_long_escapes),
 		cmocka_unit_test(test_gpu_lines),
 		cmocka_unit_test(test_gpu_summary),
+		cmocka_unit_test(test_libload_summary),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -21,6 +21,7 @@ static void test_known_types(void **state)
 		GT_REC_GPU_KERNEL, GT_REC_GPU_MEMCPY, GT_REC_GPU_MEMSET, GT_REC_GPU_API,
 		GT_REC_NVTX, GT_REC_CUPTI_STATS, GT_REC_MERGE_STATS, GT_REC_RANGE, GT_REC_CAPTURE,
 		GT_REC_TRIGGER, GT_REC_OVERHEAD, GT_REC_CUPTI_MARK, GT_REC_GPU_METRIC,
+		GT_REC_LIBLOAD,
 	};
 
 	(void)state;
@@ -43,6 +44,8 @@ static void test_known_types(void **state)
 	assert_int_equal(sizeof(struct gt_overhead), 104);
 	assert_int_equal(gt_rec__min_size(GT_REC_GPU_METRIC), sizeof(struct gt_gpu_metric));
 	assert_int_equal(sizeof(struct gt_gpu_metric), 40);
+	assert_int_equal(gt_rec__min_size(GT_REC_LIBLOAD), sizeof(struct gt_libload));
+	assert_int_equal(offsetof(struct gt_libload, path), 64);
 	/* a type of a later version: only its header can be read */
 	assert_int_equal(gt_rec__min_size(20), sizeof(struct gt_hdr));
 	assert_int_equal(gt_rec__min_size(GT_REC_MAX), sizeof(struct gt_hdr));
@@ -139,6 +142,49 @@ static void test_gpu_metric_names(void **state)
 	assert_string_equal(gt_gpu_metric__unit(UINT32_MAX), "");
 }
 
+/* A libcuda load's outcomes by name, and the gap each leaves. */
+static void test_libload(void **state)
+{
+	struct gt_libload l = { .hdr = { .type = GT_REC_LIBLOAD, .ts = 100 } };
+	uint64_t from = 0, to = 0;
+
+	(void)state;
+	assert_string_equal(gt_libload_outcome__name(GT_LL_HELD), "held");
+	assert_string_equal(gt_libload_outcome__name(GT_LL_JOB), "job");
+	assert_string_equal(gt_libload_outcome__name(GT_LL_OFF), "off");
+	assert_string_equal(gt_libload_outcome__name(0), "unknown");
+	assert_string_equal(gt_libload_outcome__name(GT_LL__COUNT), "unknown");
+	assert_string_equal(gt_libload_outcome__text(GT_LL_TTY), "not held: in the foreground of its terminal");
+	assert_string_equal(gt_libload_outcome__text(99), "unknown outcome");
+	/* held until the probes: none */
+	l.outcome = GT_LL_HELD;
+	l.end_ts = 150;
+	l.cont_ts = 160;
+	assert_false(gt_libload__gap(&l, 1000, &from, &to));
+	/* continued at the bound before them: from the continuation */
+	l.outcome = GT_LL_TIMEOUT;
+	l.end_ts = 300;
+	l.cont_ts = 200;
+	assert_true(gt_libload__gap(&l, 1000, &from, &to));
+	assert_int_equal(from, 200);
+	assert_int_equal(to, 300);
+	/* not held: from the open to the probes */
+	l.outcome = GT_LL_JOB;
+	l.cont_ts = 0;
+	assert_true(gt_libload__gap(&l, 1000, &from, &to));
+	assert_int_equal(from, 100);
+	assert_int_equal(to, 300);
+	/* never probed: to the end given */
+	l.outcome = GT_LL_ATTACH_FAILED;
+	l.end_ts = 0;
+	assert_true(gt_libload__gap(&l, 1000, &from, &to));
+	assert_int_equal(to, 1000);
+	/* probes in place before the open: none */
+	l.outcome = GT_LL_STALE;
+	l.end_ts = 100;
+	assert_false(gt_libload__gap(&l, 1000, &from, &to));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +194,7 @@ int main(void)
 		cmocka_unit_test(test_trigger_kinds),
 		cmocka_unit_test(test_overhead_reasons),
 		cmocka_unit_test(test_gpu_metric_names),
+		cmocka_unit_test(test_libload),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,6 +24,7 @@
 #include <string.h>
 #include "analysis/analyze_int.h"
 #include "format/records.h"
+#include "lib/term_text.h"
 #include "lib/vec.h"
 
 /* ---- scopes, processes, threads ------------------------------------------- */
@@ -377,6 +378,53 @@ static int on_gpu(struct analyze *a, const struct gt_hdr *rec)
 	return az_gpu__push(a, &it);
 }
 
+/* A libcuda load: one that left a gap makes the figures incomplete for its
+ * process (its calls then were not recorded). The decoder passes on only
+ * records long enough for their type. */
+static void on_libload(struct analyze *a, const struct gt_libload *l)
+{
+	uint64_t from, to;
+	size_t len = l->hdr.size - sizeof(*l);
+
+	if (!gt_libload__gap(l, UINT64_MAX, &from, &to) || a->gaps++)
+		return;
+	a->gap0 = *l;
+	if (len > sizeof(a->gap0_path) - 1)
+		len = sizeof(a->gap0_path) - 1;
+	memcpy(a->gap0_path, l->path, len);
+	a->gap0_path[len] = 0;
+}
+
+/* "pid 1234 ran /x/libcuda.so.1 from +0.120 s to +0.130 s before its
+ * probes were attached (not held: ...)" of the first gap. */
+static const char *gap_note(struct analyze *a, uint64_t end)
+{
+	char *path = term_text__escape(a->gap0_path);
+	uint64_t from = a->gap0.cont_ts ? a->gap0.cont_ts : a->gap0.hdr.ts, t0 = a->trace_start;
+	/* never probed: to the end, which a trace cut short may put before it */
+	uint64_t to = a->gap0.end_ts ? a->gap0.end_ts : end > from ? end : from;
+	const char *s;
+
+	if (from < t0)
+		t0 = from;
+	if (a->gaps == 1)
+		s = az_store__printf(&a->store, "pid %u ran %s from +%.3f s to %s+%.3f s before its probes "
+				     "were attached (%s): its calls then were not recorded, and the "
+				     "figures of that process lack them", a->gap0.hdr.pid, path ? path : "?",
+				     (from - t0) / 1e9, a->gap0.end_ts ? "" : "the end, ", (to - t0) / 1e9,
+				     gt_libload_outcome__text(a->gap0.outcome));
+	else
+		s = az_store__printf(&a->store, "%llu processes ran a libcuda or libnccl before its probes "
+				     "were attached: their calls then were not recorded, and the figures "
+				     "of those processes lack them (the first: pid %u, %s, from +%.3f s to "
+				     "%s+%.3f s, %s; dump --summary lists them)", (unsigned long long)a->gaps,
+				     a->gap0.hdr.pid, path ? path : "?", (from - t0) / 1e9,
+				     a->gap0.end_ts ? "" : "the end, ", (to - t0) / 1e9,
+				     gt_libload_outcome__text(a->gap0.outcome));
+	free(path);
+	return s;
+}
+
 int analyze__other(void *ctx, const struct gt_hdr *rec)
 {
 	struct analyze *a = ctx;
@@ -415,6 +463,9 @@ int analyze__other(void *ctx, const struct gt_hdr *rec)
 	case GT_REC_CUPTI_STATS:
 	case GT_REC_NAME:
 		/* the recorder's and the tools' own, not the process' activity */
+		return 0;
+	case GT_REC_LIBLOAD:
+		on_libload(a, (const struct gt_libload *)rec);
 		return 0;
 	case GT_REC_GPU_METRIC: {
 		const struct gt_gpu_metric *m = (const void *)rec;
@@ -550,8 +601,9 @@ static const char *sms_note(struct analyze *a)
 				"give --sms N", list, g->min);
 }
 
-/* What the figures of the result rest on, and the sampled flags. */
-static int add_notes(struct analyze *a, struct analyze_result *r)
+/* What the figures of the result rest on, and the sampled flags; end is
+ * the end of the trace (a gap that never closed lasts until it). */
+static int add_notes(struct analyze *a, struct analyze_result *r, uint64_t end)
 {
 	uint64_t late = 0, dropped = 0;
 	bool gpu = false, metrics = false, entry_only = false, launches = false;
@@ -585,6 +637,9 @@ static int add_notes(struct analyze *a, struct analyze_result *r)
 					"from the host's waits (record with --cupti to measure it)"
 			    : "no GPU records: GPU busy time is estimated from the host's waits "
 			      "(record with --cupti to measure it)";
+	/* calls missing from the start of a process come before the rest */
+	if (a->gaps)
+		r->notes[n++] = gap_note(a, end);
 	if (entry_only)
 		r->notes[n++] = "launches recorded at entry only: their CPU time counts as outside "
 				"CUDA and the launch cost is the interval between launches (record "
@@ -657,7 +712,7 @@ int analyze__finish(struct analyze *a, uint64_t end_ts, struct analyze_result **
 		return -ENOMEM;
 	if (a->nscopes > 1)
 		qsort(a->scopes, a->nscopes, sizeof(*a->scopes), cmp_scope);
-	rc = add_notes(a, r);
+	rc = add_notes(a, r, end_ts > a->pos ? end_ts : a->pos);
 	if (rc) {
 		free(r);
 		return rc;

@@ -344,7 +344,7 @@ struct analyze_result {
 	size_t nscopes;
 	struct az_scope *scopes;	/* per process by pid, each followed by its ranges */
 	uint64_t records;		/* records read (analyze__file; the core: its non-call ones) */
-	const char *notes[8];		/* what the figures rest on, NULL-terminated */
+	const char *notes[9];		/* what the figures rest on, NULL-terminated */
 	void *priv;			/* owned storage */
 };
 

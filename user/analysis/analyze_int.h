@@ -303,6 +303,9 @@ struct analyze {
 	uint32_t nmsamp;
 	uint64_t msamp_over;		/* metric records of GPUs beyond AZ_METRIC_DEVS: left out */
 	uint32_t gpum_hz;		/* the header's gpu_metrics=HZ, 0 unknown */
+	uint64_t gaps;			/* libcuda loads that left a gap (GT_REC_LIBLOAD) */
+	struct gt_libload gap0;		/* the first of them */
+	char gap0_path[256];		/* its file, as the process named it */
 	int err;			/* the first allocation failure */
 };
 

@@ -335,8 +335,16 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 	if (dmg.why[0])
 		damage = dmg.why;
 	if (!gt_decoder__stats(d)->calls) {
-		/* one line: of the damage when there is one */
-		if (!trace_damage__report(&dmg, path, "it holds no CUDA calls: nothing to analyze", err))
+		/* one line: of the damage when there is one; a program can
+		 * run its whole life before its library's probes */
+		if (trace_damage__report(&dmg, path, "it holds no CUDA calls: nothing to analyze", err))
+			;
+		else if (a->gaps)
+			fprintf(err, "gtrace-bpf: %s holds no CUDA calls: nothing to analyze; %llu process%s "
+				"ran a libcuda or libnccl before its probes were attached, its calls were not "
+				"recorded (dump --summary lists them)\n", path, (unsigned long long)a->gaps,
+				a->gaps == 1 ? "" : "es");
+		else
 			fprintf(err, "gtrace-bpf: %s holds no CUDA calls: nothing to analyze\n", path);
 		goto out;
 	}

@@ -629,6 +629,7 @@ int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec)
 		return dec__on_proc(d, rec);
 	case GT_REC_IOCTL:
 	case GT_REC_OFFCPU:
+	case GT_REC_LIBLOAD:
 	case GT_REC_TRIGGER:
 	case GT_REC_OVERHEAD:
 	case GT_REC_GPU_METRIC:

@@ -71,6 +71,24 @@ struct gpu_sum {
 	size_t ncupti, capcupti;
 };
 
+/* The libcuda loads of --summary (GT_REC_LIBLOAD): every one counted, the
+ * first LOADS_KEPT listed. */
+#define LOADS_KEPT 32
+
+struct load_kept {
+	struct gt_libload l;
+	char path[256];		/* l.path's room (BPF reports at most 256 bytes) */
+};
+
+struct load_sum {
+	uint64_t n[GT_LL__COUNT + 1];	/* by outcome, the last unknown ones */
+	uint64_t held_ns_sum, held_ns_max;	/* the holds' stop to continuation */
+	struct load_kept kept[LOADS_KEPT];
+	size_t nkept;
+	uint64_t all;			/* loads in all */
+	uint64_t gaps;			/* of them, those that left a gap */
+};
+
 struct dump {
 	const struct dump_opts *o;
 	struct gt_decoder *d;	/* names of GPU kernels */
@@ -91,6 +109,7 @@ struct dump {
 	struct dev_sum *devs;	/* [0] device unknown, [1 + N] device N (summary) */
 	struct nccl_sum nccl[GT_NCCL_API__COUNT];	/* by enum gt_nccl_api (summary) */
 	size_t ndevs, capdevs;
+	struct load_sum *loads;	/* libcuda loads (summary), NULL until the first */
 };
 
 /* One JSON object per line: the fields of export/fields.h in their order. */
@@ -249,6 +268,36 @@ static bool gpu_count(struct gpu_sum *g, const struct gt_hdr *rec, int *err)
 	return true;
 }
 
+/* A libcuda load for the summary (the decoder passes on only records long
+ * enough for their type). */
+static int load_count(struct dump *dp, const struct gt_libload *l)
+{
+	struct load_sum *ls = dp->loads;
+	size_t len = l->hdr.size - sizeof(*l);
+	uint64_t from, to;
+
+	if (!ls && !(ls = dp->loads = calloc(1, sizeof(*ls))))
+		return -ENOMEM;
+	ls->all++;
+	ls->gaps += gt_libload__gap(l, UINT64_MAX, &from, &to);
+	ls->n[l->outcome < GT_LL__COUNT ? l->outcome : GT_LL__COUNT]++;
+	if (l->outcome == GT_LL_HELD && l->cont_ts > l->hdr.ts) {
+		ls->held_ns_sum += l->cont_ts - l->hdr.ts;
+		if (l->cont_ts - l->hdr.ts > ls->held_ns_max)
+			ls->held_ns_max = l->cont_ts - l->hdr.ts;
+	}
+	if (ls->nkept < LOADS_KEPT) {
+		struct load_kept *k = &ls->kept[ls->nkept++];
+
+		k->l = *l;
+		if (len > sizeof(k->path) - 1)
+			len = sizeof(k->path) - 1;
+		memcpy(k->path, l->path, len);
+		k->path[len] = 0;
+	}
+	return 0;
+}
+
 static int on_other(void *ctx, const struct gt_hdr *rec)
 {
 	struct dump *dp = ctx;
@@ -275,6 +324,8 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 		dp->overhead[reason < GT_OVH__COUNT ? reason : GT_OVH__COUNT]++;
 		return capture_spans__feed(dp->cap, rec);	/* sheds label rows */
 	}
+	if (dp->o->summary && rec->type == GT_REC_LIBLOAD)
+		return load_count(dp, (const struct gt_libload *)rec);
 	if (dp->o->summary && rec->type == GT_REC_GPU_METRIC) {
 		uint32_t id = ((const struct gt_gpu_metric *)rec)->metric;
 
@@ -498,6 +549,46 @@ static void print_nccl(FILE *f, const struct dump *dp, const struct gt_decoder_s
 			(unsigned long long)st->nccl_comm_unknown);
 }
 
+/* The libcuda and libnccl files processes opened without probes: held
+ * until they were attached, or a gap in which their calls may be missing
+ * (times from the recording's start). Nothing for a trace without any. */
+static void print_loads(FILE *f, const struct dump *dp, uint64_t start, uint64_t end)
+{
+	const struct load_sum *ls = dp->loads;
+	uint64_t from, to;
+	size_t i;
+
+	if (!ls)
+		return;
+	fprintf(f, "\nlibcuda loads (opened before their probes were in place)\n");
+	ROW(f, "loads", ls->all);
+	ROW(f, "held", ls->n[GT_LL_HELD]);
+	ROW(f, "hold time mean (ns)", ls->n[GT_LL_HELD] ? ls->held_ns_sum / ls->n[GT_LL_HELD] : 0);
+	ROW(f, "hold time max (ns)", ls->held_ns_max);
+	ROW(f, "timed out", ls->n[GT_LL_TIMEOUT]);
+	ROW(f, "attach failed", ls->n[GT_LL_ATTACH_FAILED]);
+	ROW(f, "not held", ls->all - ls->n[GT_LL_HELD] - ls->n[GT_LL_TIMEOUT] - ls->n[GT_LL_ATTACH_FAILED]);
+	/* every load but a hold that ended with the probes in place */
+	ROW(f, "gaps", ls->gaps);
+	for (i = 0; i < ls->nkept; i++) {
+		const struct gt_libload *l = &ls->kept[i].l;
+		char *path = term_text__escape(ls->kept[i].path);
+
+		if (gt_libload__gap(l, end, &from, &to))
+			fprintf(f, "  pid %u gap +%.6f..%s%.6f s (%s): %s\n", l->hdr.pid,
+				(double)(from - start) / 1e9, l->end_ts ? "+" : "end +",
+				(double)(to - start) / 1e9, gt_libload_outcome__text(l->outcome),
+				path ? path : "?");
+		else
+			fprintf(f, "  pid %u held %llu ns: %s\n", l->hdr.pid,
+				(unsigned long long)(l->cont_ts > l->hdr.ts ? l->cont_ts - l->hdr.ts : 0),
+				path ? path : "?");
+		free(path);
+	}
+	if (ls->all > ls->nkept)
+		fprintf(f, "  ... %llu more\n", (unsigned long long)(ls->all - ls->nkept));
+}
+
 /* The header's strings come from the recorded machine and command line:
  * escaped, so that none can drive the terminal it is shown on. */
 static void put_header(FILE *f, const struct gt_file_info *info)
@@ -574,6 +665,7 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 		"", "", (unsigned long long)dp->offcpu_dur);
 	print_devices(f, dp);
 	print_nccl(f, dp, st);
+	print_loads(f, dp, info->start_ts, t && t->end_ts > last ? t->end_ts : last);
 
 	fprintf(f, "\ncounters\n");
 	if (cn) {
@@ -674,6 +766,7 @@ out:
 		obuf__free(&dp->ob);
 		free(dp->gpu.cupti);
 		free(dp->devs);
+		free(dp->loads);
 		capture_spans__free(dp->cap);
 	}
 	free(dp);

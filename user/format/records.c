@@ -37,6 +37,7 @@ size_t gt_rec__min_size(uint16_t type)
 	case GT_REC_NCCL:	return sizeof(struct gt_nccl);
 	case GT_REC_NCCL_RET:	return sizeof(struct gt_ret);
 	case GT_REC_PROC_RANK:	return sizeof(struct gt_proc_rank);
+	case GT_REC_LIBLOAD:	return sizeof(struct gt_libload);
 	default:		return sizeof(struct gt_hdr);
 	}
 }
@@ -61,6 +62,48 @@ const char *gt_overhead_reason__name(uint32_t reason)
 	};
 
 	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "unknown";
+}
+
+static const struct {
+	const char *name, *text;
+} libload_outcomes[GT_LL__COUNT] = {
+	[GT_LL_HELD] = { "held", "held until its probes were attached" },
+	[GT_LL_TIMEOUT] = { "timeout", "held, continued at the bound before its probes were attached" },
+	[GT_LL_ATTACH_FAILED] = { "attach_failed", "its probes could not be attached" },
+	[GT_LL_JOB] = { "job", "not held: a job of a job-control shell" },
+	[GT_LL_TTY] = { "tty", "not held: in the foreground of its terminal" },
+	[GT_LL_PTRACE] = { "ptrace", "not held: ptraced" },
+	[GT_LL_RELAY] = { "relay", "not held: its parent relays stops (sudo, su)" },
+	[GT_LL_STALE] = { "stale", "not held: the recorder was not answering" },
+	[GT_LL_FULL] = { "full", "not held: too many processes held at once" },
+	[GT_LL_SIGNAL] = { "signal", "not held: the stop signal failed or did not stop it" },
+	[GT_LL_OFF] = { "off", "not held: holding was off" },
+};
+
+const char *gt_libload_outcome__name(uint32_t outcome)
+{
+	return outcome < GT_LL__COUNT && libload_outcomes[outcome].name ? libload_outcomes[outcome].name :
+									  "unknown";
+}
+
+const char *gt_libload_outcome__text(uint32_t outcome)
+{
+	return outcome < GT_LL__COUNT && libload_outcomes[outcome].text ? libload_outcomes[outcome].text :
+									  "unknown outcome";
+}
+
+bool gt_libload__gap(const struct gt_libload *l, uint64_t end, uint64_t *from, uint64_t *to)
+{
+	uint64_t f = l->hdr.ts, t = l->end_ts ? l->end_ts : end;
+
+	/* held: the process ran from its continuation on */
+	if (l->cont_ts)
+		f = l->cont_ts;
+	if (l->outcome == GT_LL_HELD || t <= f)
+		return false;
+	*from = f;
+	*to = t;
+	return true;
 }
 
 static const struct {

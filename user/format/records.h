@@ -47,6 +47,19 @@ const char *gt_overhead_reason__name(uint32_t reason);
 const char *gt_gpu_metric__name(uint32_t id);
 const char *gt_gpu_metric__unit(uint32_t id);
 
+/* The id of a struct gt_libload's outcome ("held", "timeout",
+ * "attach_failed", "job", "tty", "ptrace", "relay", "stale", "full",
+ * "signal", "off"), "unknown" for another value; and what it
+ * means in words ("not held: a job of a job-control shell"). */
+const char *gt_libload_outcome__name(uint32_t outcome);
+const char *gt_libload_outcome__text(uint32_t outcome);
+
+/* The interval of a libcuda load in which the process ran the library
+ * without its probes, its calls possibly missing: true with [*from, *to]
+ * (to = end, the recording's end, when the probes never came); false when
+ * there is none (held until they were in place). */
+bool gt_libload__gap(const struct gt_libload *l, uint64_t end, uint64_t *from, uint64_t *to);
+
 /* Fills a GT_REC_NAME record at n, which has room bytes for the string
  * after it: ts, pid and tid of at, kind, key, and s cut to room - 1 bytes;
  * what the record's size covers is zeroed first. Returns its header. */

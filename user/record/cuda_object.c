@@ -65,6 +65,7 @@ static int load_once(void *ctx, bool multi)
 	s->rodata->filter_cgroup = l->o->filter_cgroup;
 	s->rodata->cgroup_id = l->o->cgroup_id;
 	s->rodata->cgroup_level = l->o->cgroup_level;
+	s->rodata->hold_cmd_tree = l->o->hold_cmd_tree;
 	err = bpf_map__set_max_entries(s->maps.rb, size);
 	if (err) {
 		pr_err("failed to size the ring buffer to %llu bytes: %s", (unsigned long long)size,
@@ -72,6 +73,7 @@ static int load_once(void *ctx, bool multi)
 		return err;
 	}
 	bpf_program__set_autoload(l->tp ? s->progs.open_raw : s->progs.open_tp, false);
+	bpf_program__set_autoload(l->tp ? s->progs.open_exit_raw : s->progs.open_exit_tp, false);
 	*l->open_probe = l->tp ? "tracepoint" : "raw_tp";
 	cuda_probes__prepare_multi(s, multi);
 	return cuda_bpf__load(s);
@@ -119,6 +121,15 @@ int cuda_object__attach_static(struct cuda_bpf *s, const char **open_probe)
 	if (err)
 		pr_verbose("failed to attach the task_rename probe: %s; a thread renamed after its "
 			   "first call keeps its first name", strerror(-err));
+	/* the open's exit before its entry: an entry that keeps a path for an
+	 * exit never run would leave it there. Without it the entry reports
+	 * the open itself, and nobody is held. */
+	err = tp ? attach_into(s->progs.open_exit_tp, &s->links.open_exit_tp) :
+		   attach_into(s->progs.open_exit_raw, &s->links.open_exit_raw);
+	if (err)
+		pr_warn("failed to attach the openat exit probe (%s): %s; processes that open a libcuda "
+			"without probes are not held, their first calls may be missing", *open_probe,
+			strerror(-err));
 	/* discovery of libcuda copies opened later; a rescan covers its absence */
 	err = tp ? attach_into(s->progs.open_tp, &s->links.open_tp) :
 		   attach_into(s->progs.open_raw, &s->links.open_raw);

@@ -23,6 +23,8 @@ struct cuda_object_opts {
 	bool filter_cgroup;	/* --cgroup: only tasks in this cgroup or below it: */
 	uint64_t cgroup_id;	/* its id (the directory's inode) */
 	int cgroup_level;	/* its depth, the root 0 */
+	bool hold_cmd_tree;	/* -- CMD: every traced process descends from the recorder (a
+				 * terminal's shell sees none of their stops) */
 };
 
 /* Loads the object into *skel, which is set even on failure (destroy it
@@ -32,7 +34,9 @@ struct cuda_object_opts {
 int cuda_object__load(const struct cuda_object_opts *o, struct cuda_bpf **skel, bool *multi,
 		      const char **open_probe);
 /* Attaches the process lifecycle probes (their failure is an error) and the
- * openat probe (its failure a warning: *open_probe becomes "none"). Links
+ * openat probes, its exit then its entry (a failure is a warning: for the
+ * entry, *open_probe becomes "none"; without the exit, no process is held
+ * while the probes of the library it opened are attached). Links
  * stay in the skeleton, which destroys them. Returns 0 or a negative errno. */
 int cuda_object__attach_static(struct cuda_bpf *skel, const char **open_probe);
 /* The ring buffer's size for buffer_size: a power of two, 4 KiB to 1 TiB. */

@@ -565,6 +565,8 @@ static size_t handle(void *ctx, uint64_t client, const char *req, char *buf, siz
 		const struct record_hooks *h = r->o->hooks;
 		size_t n = do_status(r, buf, len);
 
+		/* libcuda discovery and holds (discovery.c) */
+		n += recorder__hold_status(r, buf + n, len - n);
 		n += daemon_cupti__status(r, buf + n, len - n);
 		if (h && h->status && n < len)
 			n += h->status(h->ctx, buf + n, len - n);

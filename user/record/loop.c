@@ -17,6 +17,7 @@
 #include "record/child.h"
 #include "record/pid_watch.h"
 #include "record/budget.h"
+#include "record/hold.h"
 #include "record/recorder.h"
 
 int recorder__start_child(struct recorder *r)
@@ -77,6 +78,8 @@ int recorder__run_loop(struct recorder *r)
 			return err;
 		}
 		ring_buffer__consume(r->rb);
+		/* a process is held only while the loop runs to continue it */
+		hold__heartbeat(r->hold, now_ns(CLOCK_MONOTONIC));
 		if (r->ctl)
 			drained = now_ns(CLOCK_MONOTONIC);
 		recorder__gpum_drain(r);
@@ -116,6 +119,7 @@ int recorder__run_loop(struct recorder *r)
 			if (now >= next_rescan)
 				next_rescan = now + RESCAN_NS;
 			tick(r, start, &last_events, tty);
+			hold__tick(r->hold);
 			next_tick += TICK_NS;
 			if (next_tick < now)
 				next_tick = now + TICK_NS;
@@ -146,6 +150,7 @@ static void wait_cmd(struct recorder *r, bool traced)
 			ring_buffer__poll(r->rb, POLL_MS);
 			ring_buffer__consume(r->rb);
 			recorder__cupti_poll(r);
+			hold__heartbeat(r->hold, now_ns(CLOCK_MONOTONIC));
 		} else {
 			usleep(POLL_MS * 1000);
 		}

@@ -25,6 +25,7 @@
 #include "record/child.h"
 #include "record/cuda_probes.h"
 #include "record/cupti_session.h"
+#include "record/hold.h"
 #include "record/kname_recovery.h"
 #include "record/sched_ioctl_sources.h"
 #include "format/nv_ioctl.h"
@@ -122,8 +123,31 @@ static int on_event(void *ctx, void *data, size_t len)
 		const struct gt_path *p = data;
 
 		if (p->len && sizeof(*p) + p->len <= h->size && !p->path[p->len - 1])
-			libcuda_finder__on_open(h->pid, p->path, recorder__attach_found, r);
+			return recorder__on_libopen(r, p);
 		return 0;
+	}
+	case GT_REC_LIBLOAD: {
+		/* the ring buffer is read-only here: completed in a copy */
+		struct {
+			struct gt_libload l;
+			char path[GT_LIBLOAD_PATH_MAX];
+		} c;
+		const struct gt_libload *l = data;
+
+		if (!gt_rec__size_ok(h) || h->size > sizeof(c) || !l->len ||
+		    sizeof(*l) + l->len > h->size || l->path[l->len - 1]) {
+			r->bad_records++;
+			memcpy(&c.l, data, sizeof(c.l) < len ? sizeof(c.l) : len);
+			/* the process may be held all the same */
+			if (len >= sizeof(c.l))
+				hold__release(r->hold, &c.l);
+			return 0;
+		}
+		memcpy(&c, data, h->size);
+		if (recorder__on_libload(r, &c.l) <= 0)
+			return 0;
+		note_process(r, h);
+		return recorder__write(r, &c.l.hdr);
 	}
 	case GT_REC_EXEC:
 		if (r->nscan < SCAN_QUEUE)
@@ -294,9 +318,16 @@ static int finish(struct recorder *r)
 {
 	struct gt_trailer t;
 	struct gt_counters c;
+	struct hold_stats hs;
+	char gaps[48] = "";
 	uint64_t bytes;
 	int err;
 
+	hold__stats(r->hold, &hs);
+	/* "0 events dropped" alone would claim every call was recorded */
+	if (hs.gaps)
+		snprintf(gaps, sizeof(gaps), ", %llu probe gap%s", (unsigned long long)hs.gaps,
+			 hs.gaps == 1 ? "" : "s");
 	memset(&t, 0, sizeof(t));
 	capture__finish(r);
 	if (!r->write_err)
@@ -308,8 +339,9 @@ static int finish(struct recorder *r)
 	t.counters = c;
 	t.records = trace_writer__records(r->w);
 	if (r->ctl) {
-		pr_info("daemon stopped: %llu events, %llu dropped, %llu snapshots written",
-			(unsigned long long)c.events, (unsigned long long)c.drop_ringbuf,
+		recorder__hold_summary(r);
+		pr_info("daemon stopped: %llu events, %llu dropped%s, %llu snapshots written",
+			(unsigned long long)c.events, (unsigned long long)c.drop_ringbuf, gaps,
 			(unsigned long long)r->snapshots);
 		return 0;
 	}
@@ -321,11 +353,12 @@ static int finish(struct recorder *r)
 	}
 	bytes = trace_writer__bytes(r->w);
 	/* "0.0 MiB" says nothing of a short recording */
-	pr_info("wrote %s: %llu records, %.1f %s, %llu events dropped, %llu process%s",
+	pr_info("wrote %s: %llu records, %.1f %s, %llu events dropped%s, %llu process%s",
 		r->path, (unsigned long long)trace_writer__records(r->w),
 		bytes < 104858 ? bytes / 1024.0 : bytes / 1048576.0, bytes < 104858 ? "KiB" : "MiB",
-		(unsigned long long)c.drop_ringbuf, (unsigned long long)r->nprocs,
+		(unsigned long long)c.drop_ringbuf, gaps, (unsigned long long)r->nprocs,
 		r->nprocs == 1 ? "" : "es");
+	recorder__hold_summary(r);
 	if (c.drop_ringbuf)
 		pr_warn("%llu events were lost to a full ring buffer; raise --buffer-size",
 			(unsigned long long)c.drop_ringbuf);
@@ -335,6 +368,15 @@ static int finish(struct recorder *r)
 	if (r->bad_records)
 		pr_warn("%llu malformed records skipped", (unsigned long long)r->bad_records);
 	return 0;
+}
+
+/* How long a process may be held: GTRACE_HOLD_BOUND_MS (tests), else 1 s. */
+static uint64_t hold_bound_ns(void)
+{
+	const char *e = getenv("GTRACE_HOLD_BOUND_MS");
+	long ms = e ? strtol(e, NULL, 10) : 0;
+
+	return (uint64_t)(ms > 0 ? ms : 1000) * 1000000ull;
 }
 
 #define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
@@ -417,6 +459,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		.gate_hot = o->light,
 		.swap_gate = o->daemon && o->light && o->budget > 0 && o->capture_range == RECORD_RANGE_NONE,
 		.range_max = o->range_max,
+		.hold_cmd_tree = o->cmd != NULL,
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct gt_file_info info;
@@ -471,6 +514,21 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	if (err)
 		goto cleanup;
 	po.multi = r->multi;
+	if (o->trace_cuda) {
+		/* before any thread: the watchdog is forked */
+		struct hold_opts ho = {
+			.slots_fd = bpf_map__fd(r->skel->maps.hold_slots),
+			.files_fd = bpf_map__fd(r->skel->maps.probed_files),
+			.hold_on = &r->skel->bss->hold_on,
+			.heartbeat = &r->skel->bss->hold_heartbeat,
+			.bound_ns = hold_bound_ns(),
+		};
+
+		if ((err = hold__new(&ho, &r->hold))) {
+			pr_err("failed to allocate the recorder: %s", strerror(-err));
+			goto cleanup;
+		}
+	}
 	r->probes = cuda_probes__new(r->skel, &po);
 	if (o->trace_cuda) {
 		/* libnccl beside libcuda: found by the same discovery */
@@ -509,6 +567,10 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	err = cuda_object__attach_static(r->skel, &r->open_probe);
 	if (err)
 		goto cleanup;
+	/* from now on an open of a library without probes is followed to its
+	 * return, where its process is held */
+	if (o->trace_cuda && (r->skel->links.open_exit_tp || r->skel->links.open_exit_raw))
+		r->skel->bss->open_exit_live = 1;
 	if (o->trace_cuda) {
 		err = recorder__attach_libcuda(r);
 		if (err)
@@ -574,8 +636,9 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		pr_info("recording to %s (--trace none: the GPU side only, from the CUPTI agent); Ctrl-C "
 			"to stop", r->path);
 	else if (o->trace_cuda && !cuda_probes__nfiles(r->probes))
-		pr_info("recording to %s (libcuda: traced once %s loads one); Ctrl-C to stop", r->path,
-			o->cmd[0]);
+		pr_info("recording to %s (libcuda: traced once %s loads one%s%s); Ctrl-C to stop", r->path,
+			o->cmd ? o->cmd[0] : "a process", !o->all ? "" : r->cgroup ?
+			", the processes of cgroup " : ", all processes", r->cgroup ? r->cgroup->path : "");
 	else
 		pr_info("recording to %s (%zu libcuda file%s, %zu probes%s%s); Ctrl-C to stop", r->path,
 			cuda_probes__nfiles(r->probes), cuda_probes__nfiles(r->probes) == 1 ? "" : "s",
@@ -584,6 +647,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 			r->cgroup ? r->cgroup->path : "");
 	pr_verbose("uprobes: %s; openat discovery probe: %s; options: %s",
 		   r->multi ? "uprobe_multi links" : "one perf-event link per probe", r->open_probe, opts);
+	hold__enable(r->hold, now_ns(CLOCK_MONOTONIC));
 	if (r->child && !r->released && (err = child__release(r->child)))
 		pr_warn("failed to start %s: %s", o->cmd[0], strerror(-err));
 	recorded = true;
@@ -617,6 +681,8 @@ cleanup:
 	kernel_sources__free(r->ks);
 	pid_watch__free(r->watch);
 	kernel_names__free(r->names);
+	/* no process is left held, none held from here on */
+	hold__free(r->hold);
 	cuda_bpf__destroy(r->skel);
 	trace_writer__free(r->w);
 	daemon__close(r);

@@ -22,6 +22,7 @@
 #define TICK_NS		1000000000ull	/* stats, flush, status line */
 #define RESCAN_NS	10000000000ull	/* full /proc rescan in --all mode */
 #define SCAN_QUEUE	1024
+#define GT_LIBLOAD_PATH_MAX 256	/* the longest path a GT_REC_LIBLOAD or LIBOPEN from BPF has */
 
 /* Attach or detach times of the hot probes. */
 struct capture_lat {
@@ -137,6 +138,9 @@ struct recorder {
 	struct daemon_cupti *dcupti;	/* daemon --cupti: the agents' spool files read live */
 	struct gpu_metrics *gpum;	/* --gpu-metrics' sampler, NULL = off or no NVML */
 	char gpum_why[640];		/* why there are no GPU metrics, said at the start */
+	struct hold *hold;		/* holding processes until their library's probes are
+					 * attached (hold.c), NULL without --trace cuda */
+	bool libcuda_waiting;		/* no libcuda attached yet: said once, cleared at the first */
 };
 
 /* SIGINT/SIGTERM received: the first stops the recording, a second kills
@@ -216,8 +220,22 @@ void rescan(struct recorder *r, bool all);
  * its probes attached. Returns the probes attached or -errno. */
 int recorder__attach_found(void *ctx, const char *path, const char *label);
 /* The files of --libcuda/--libnccl, the driver's usual libcuda and those the
- * traced processes map. Returns 0, or -errno after one error line. */
+ * traced processes map; with none, the recorder waits for one (said once).
+ * Returns 0, or -errno after one error line (a --libcuda/--libnccl file). */
 int recorder__attach_libcuda(struct recorder *r);
+/* A GT_REC_LIBLOAD from BPF (its size checked): the file's probes attached,
+ * the process continued when it was held, l completed. Returns 1 when l is
+ * to be written (a hold, or a gap), 0 when nothing was missed. */
+int recorder__on_libload(struct recorder *r, struct gt_libload *l);
+/* A GT_REC_LIBOPEN (the open's exit not probed): the file attached, and a
+ * GT_REC_LIBLOAD written for the gap when it was new. Returns 0 or the
+ * write's error. */
+int recorder__on_libopen(struct recorder *r, const struct gt_path *p);
+/* At the end: what holding did, and the loads that left a gap (a warning);
+ * that no libcuda was ever found. */
+void recorder__hold_summary(struct recorder *r);
+/* The daemon's status lines of libcuda discovery and holds ("key value\n"). */
+size_t recorder__hold_status(struct recorder *r, char *buf, size_t len);
 /* record/header_info.c: the trace header's fields, the options into opts. */
 void recorder__fill_info(struct recorder *r, struct gt_file_info *info, struct utsname *u, char *opts,
 			 size_t len);
