@@ -25,6 +25,13 @@ const volatile __u32 range_max = 0;	/* ranges recorded at most, 0 = any number *
 /* Written by the recorder while recording: 1 while its hot probes are
  * live and their calls wanted (a light-mode window, or a range open). */
 __u32 hot_on = 0;
+/* Written by the recorder: 1 once the probes on the libcuda files found at
+ * its start are all attached.  They go on one by one over milliseconds; a
+ * call made then would be recorded or not by which of them were on (an
+ * entry without its exit, a launch whose neighbour is missing), so a
+ * recording begins with every call of that instant instead.  A library
+ * found later is probed while its process is held (cuda_discovery.bpf.h). */
+__u32 calls_on = 0;
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -50,7 +57,7 @@ static __always_inline bool entry_wanted(__u64 id, __u64 cookie, __u64 *ts)
 {
 	__u8 st;
 
-	if (!traced(id >> 32))
+	if (!traced(id >> 32) || !*(volatile __u32 *)&calls_on)
 		return false;
 	/* the call's time before its gates are read: a call the light window's
 	 * gate lets through is earlier than the window's close, whose time the
@@ -72,6 +79,8 @@ static __always_inline bool exit_wanted(__u64 id, __u64 cookie)
 {
 	__u8 st;
 
+	if (!*(volatile __u32 *)&calls_on)
+		return false;
 	if (!swap_gate || !(cookie & GT_COOKIE_SWAP))
 		return true;
 	st = *(volatile __u8 *)&api_state[GT_COOKIE_API(cookie) & (GT_SW_APIS - 1)];

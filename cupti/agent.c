@@ -734,9 +734,15 @@ static void *writer_main(void *arg)
 		 * GT_CUPTI_POLL_GO_MS by one stat, and every GT_CUPTI_POLL_IDLE_MS
 		 * in any case */
 		if (now >= next_poll || (!on && gt_ctl__changed(&g.ctl))) {
+			bool was_on = on;
+
 			if (!follow(gt_ctl__want(&g.ctl)))
 				break;
 			on = atomic_load(&g.state) == ST_ON;
+			/* a mark at once: the spool grows when recording begins,
+			 * which a starting recorder waits for */
+			if (on && !was_on)
+				next_live = now;
 			next_poll = now + (on || g.ctl.mode != GT_CTL_RUN ? GT_CUPTI_POLL_STOP_MS :
 					   GT_CUPTI_POLL_IDLE_MS) * 1000000ull;
 		}

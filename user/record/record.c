@@ -576,6 +576,9 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		if (err)
 			goto cleanup;
 	}
+	/* every probe of the start is on: the calls are recorded from this
+	 * instant, none before (cuda.bpf.c) */
+	__atomic_store_n(&r->skel->bss->calls_on, 1, __ATOMIC_SEQ_CST);
 	if (o->capture_range == RECORD_RANGE_NVTX) {
 		err = cuda_probes__attach_ranges(r->probes, cupti_session__lib(r->cupti), GT_CAPSRC_NVTX);
 		if (err) {
