@@ -388,7 +388,11 @@ static void on_libload(struct analyze *a, const struct gt_libload *l)
 
 	if (!gt_libload__gap(l, UINT64_MAX, &from, &to) || a->gaps++)
 		return;
-	a->gap0 = *l;
+	a->gap0.ts = l->hdr.ts;
+	a->gap0.cont_ts = l->cont_ts;
+	a->gap0.end_ts = l->end_ts;
+	a->gap0.pid = l->hdr.pid;
+	a->gap0.outcome = l->outcome;
 	if (len > sizeof(a->gap0_path) - 1)
 		len = sizeof(a->gap0_path) - 1;
 	memcpy(a->gap0_path, l->path, len);
@@ -400,7 +404,7 @@ static void on_libload(struct analyze *a, const struct gt_libload *l)
 static const char *gap_note(struct analyze *a, uint64_t end)
 {
 	char *path = term_text__escape(a->gap0_path);
-	uint64_t from = a->gap0.cont_ts ? a->gap0.cont_ts : a->gap0.hdr.ts, t0 = a->trace_start;
+	uint64_t from = a->gap0.cont_ts ? a->gap0.cont_ts : a->gap0.ts, t0 = a->trace_start;
 	/* never probed: to the end, which a trace cut short may put before it */
 	uint64_t to = a->gap0.end_ts ? a->gap0.end_ts : end > from ? end : from;
 	const char *s;
@@ -410,7 +414,7 @@ static const char *gap_note(struct analyze *a, uint64_t end)
 	if (a->gaps == 1)
 		s = az_store__printf(&a->store, "pid %u ran %s from +%.3f s to %s+%.3f s before its probes "
 				     "were attached (%s): its calls then were not recorded, and the "
-				     "figures of that process lack them", a->gap0.hdr.pid, path ? path : "?",
+				     "figures of that process lack them", a->gap0.pid, path ? path : "?",
 				     (from - t0) / 1e9, a->gap0.end_ts ? "" : "the end, ", (to - t0) / 1e9,
 				     gt_libload_outcome__text(a->gap0.outcome));
 	else
@@ -418,7 +422,7 @@ static const char *gap_note(struct analyze *a, uint64_t end)
 				     "were attached: their calls then were not recorded, and the figures "
 				     "of those processes lack them (the first: pid %u, %s, from +%.3f s to "
 				     "%s+%.3f s, %s; dump --summary lists them)", (unsigned long long)a->gaps,
-				     a->gap0.hdr.pid, path ? path : "?", (from - t0) / 1e9,
+				     a->gap0.pid, path ? path : "?", (from - t0) / 1e9,
 				     a->gap0.end_ts ? "" : "the end, ", (to - t0) / 1e9,
 				     gt_libload_outcome__text(a->gap0.outcome));
 	free(path);

@@ -304,7 +304,11 @@ struct analyze {
 	uint64_t msamp_over;		/* metric records of GPUs beyond AZ_METRIC_DEVS: left out */
 	uint32_t gpum_hz;		/* the header's gpu_metrics=HZ, 0 unknown */
 	uint64_t gaps;			/* libcuda loads that left a gap (GT_REC_LIBLOAD) */
-	struct gt_libload gap0;		/* the first of them */
+	struct {			/* the first of them (its record's fields) */
+		uint64_t ts, cont_ts, end_ts;
+		uint32_t pid;
+		uint16_t outcome;
+	} gap0;
 	char gap0_path[256];		/* its file, as the process named it */
 	int err;			/* the first allocation failure */
 };

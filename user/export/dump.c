@@ -76,8 +76,10 @@ struct gpu_sum {
 #define LOADS_KEPT 32
 
 struct load_kept {
-	struct gt_libload l;
-	char path[256];		/* l.path's room (BPF reports at most 256 bytes) */
+	/* the record's fixed part (a struct with a flexible array cannot be
+	 * a member), then its path (BPF reports at most 256 bytes) */
+	_Alignas(8) unsigned char rec[sizeof(struct gt_libload)];
+	char path[256];
 };
 
 struct load_sum {
@@ -289,7 +291,7 @@ static int load_count(struct dump *dp, const struct gt_libload *l)
 	if (ls->nkept < LOADS_KEPT) {
 		struct load_kept *k = &ls->kept[ls->nkept++];
 
-		k->l = *l;
+		memcpy(k->rec, l, sizeof(k->rec));
 		if (len > sizeof(k->path) - 1)
 			len = sizeof(k->path) - 1;
 		memcpy(k->path, l->path, len);
@@ -571,8 +573,11 @@ static void print_loads(FILE *f, const struct dump *dp, uint64_t start, uint64_t
 	/* every load but a hold that ended with the probes in place */
 	ROW(f, "gaps", ls->gaps);
 	for (i = 0; i < ls->nkept; i++) {
-		const struct gt_libload *l = &ls->kept[i].l;
+		struct gt_libload rec;
+		const struct gt_libload *l = &rec;
 		char *path = term_text__escape(ls->kept[i].path);
+
+		memcpy(&rec, ls->kept[i].rec, sizeof(rec));
 
 		if (gt_libload__gap(l, end, &from, &to))
 			fprintf(f, "  pid %u gap +%.6f..%s%.6f s (%s): %s\n", l->hdr.pid,
