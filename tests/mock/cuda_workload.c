@@ -264,6 +264,20 @@ static void json_steps(struct worker *w, long n)
 	free(tmp);
 }
 
+/* Prints "WORD PID" and waits for SIGUSR1 (blocked in set). */
+static void say_and_wait(const char *word, const sigset_t *set)
+{
+	int sig;
+
+	printf("%s %d\n", word, (int)getpid());
+	fflush(stdout);
+	do {
+		errno = sigwait(set, &sig);
+	} while (errno == EINTR);
+	if (errno)
+		die("sigwait: %s", strerror(errno));
+}
+
 /* ------------------------------------------------------------------ */
 
 int main(int argc, char **argv)
@@ -298,17 +312,8 @@ int main(int argc, char **argv)
 	if ((o.wait_signal || o.open_signal) && pthread_sigmask(SIG_BLOCK, &usr1, NULL))
 		die("cannot block SIGUSR1");
 
-	if (o.open_signal) {
-		int sig;
-
-		printf("waiting %d\n", (int)getpid());
-		fflush(stdout);
-		do {
-			errno = sigwait(&usr1, &sig);
-		} while (errno == EINTR);
-		if (errno)
-			die("sigwait: %s", strerror(errno));
-	}
+	if (o.open_signal)
+		say_and_wait("waiting", &usr1);
 	load_libcuda(o.copy_lib);
 	if (o.nvtx_steps && !p_nvtx_range)
 		die("--nvtx-steps needs the libcuda mock (gt_mock_nvtx_range): GT_LIBCUDA names another");
@@ -364,15 +369,7 @@ int main(int argc, char **argv)
 	layout[3] = name_at_8(k_fill, NAME_FILL);
 
 	if (o.wait_signal) {
-		int sig;
-
-		printf("ready %d\n", (int)getpid());
-		fflush(stdout);
-		do {
-			errno = sigwait(&usr1, &sig);
-		} while (errno == EINTR);
-		if (errno)
-			die("sigwait: %s", strerror(errno));
+		say_and_wait("ready", &usr1);
 		after_ready = true;
 	}
 
