@@ -144,13 +144,13 @@ $(OUTPUT)/user/%.o: user/%.c | $(SKELS) $(OUTPUT)/user
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
 
-# the report's page (user/analysis/report/) is built into report_assets.o
+# the report's page (user/report/page/) is built into report_assets.o
 # with .incbin, which the compiler's dependency files do not see: its files
 # are named here, their folder passed to the assembler
-REPORT_ASSETS := $(wildcard user/analysis/report/*.html user/analysis/report/*.css \
-	user/analysis/report/*.js user/analysis/report/vendor/uplot/*)
-$(OUTPUT)/user/analysis/report_assets.o: $(REPORT_ASSETS)
-$(OUTPUT)/user/analysis/report_assets.o: CPPFLAGS += -DGT_REPORT_DIR='"$(abspath user/analysis/report)"'
+REPORT_ASSETS := $(wildcard user/report/page/*.html user/report/page/*.css \
+	user/report/page/*.js user/report/page/vendor/uplot/*)
+$(OUTPUT)/user/report/report_assets.o: $(REPORT_ASSETS)
+$(OUTPUT)/user/report/report_assets.o: CPPFLAGS += -DGT_REPORT_DIR='"$(abspath user/report/page)"'
 
 $(LIBREAD): $(READ_OBJS)
 	$(call msg,AR,$@)

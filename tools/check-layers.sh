@@ -4,8 +4,9 @@
 # The layering of user/ (docs: README "Layout"), as a build check: every
 # stage includes only the stages below it, so the data flow reads one way.
 #
-#   lib < format < decode < merge, export, analysis < cli
+#   lib < format < decode < merge, export, stats < analyze < diff < report < cli
 #   record beside decode: format/, lib/, its skeletons and the ABI headers
+#   daemon between record and cli: record/, merge/, format/, lib/
 #
 # bpf/ and cupti/ are the ABI headers (no code); *.skel.h are the BPF
 # skeletons, which need libbpf and belong to record/ alone, as do libbpf's
@@ -26,7 +27,11 @@ declare -A allow=(
 	[record]="lib format bpf cupti SKEL"
 	[merge]="lib format decode bpf cupti"
 	[export]="lib format decode bpf cupti"
-	[analysis]="lib format decode bpf cupti"
+	[stats]="lib format decode bpf cupti"
+	[analyze]="lib format decode stats bpf cupti"
+	[diff]="lib format decode stats analyze bpf cupti"
+	[report]="lib format decode stats analyze diff export/fields.h bpf cupti"
+	[daemon]="lib format decode merge record bpf cupti"
 	[cli]="*"
 )
 

@@ -3,7 +3,7 @@
  * formats, with its iterations chosen and with --iter kernels and none
  * (fuzz_common.h says how an input becomes a file). */
 #include "fuzz_common.h"
-#include "analysis/diff.h"
+#include "diff/diff.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

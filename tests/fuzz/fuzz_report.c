@@ -4,7 +4,7 @@
  * that the shortest are dropped and counted into bins), analyze, and the
  * page written; and with the input as its own baseline. */
 #include "fuzz_common.h"
-#include "analysis/report.h"
+#include "report/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

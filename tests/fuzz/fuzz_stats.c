@@ -3,7 +3,7 @@
  * input (fuzz_common.h says how it becomes a file), and limited to its
  * first capture range or window. */
 #include "fuzz_common.h"
-#include "analysis/stats.h"
+#include "stats/stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

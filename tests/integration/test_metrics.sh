@@ -28,8 +28,8 @@ build_serve() {
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include "analysis/metrics.h"
-#include "analysis/metrics_http.h"
+#include "daemon/metrics.h"
+#include "daemon/metrics_http.h"
 #include "format/trace_file.h"
 
 int main(int argc, char **argv)

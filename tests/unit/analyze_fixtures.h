@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "analysis/analyze.h"
+#include "analyze/analyze.h"
 #include "decode/decode.h"
 #include "format/trace_file.h"
 #include "tests/fixtures/az_scenarios.h"

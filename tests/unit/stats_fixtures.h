@@ -37,7 +37,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "decode/decode.h"
-#include "analysis/stats.h"
+#include "stats/stats.h"
 #include "format/trace_file.h"
 #include "test_util.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the core of `gtrace-bpf analyze` (user/analysis/analyze*.c):
+ * Unit tests of the core of `gtrace-bpf analyze` (user/analyze/analyze*.c):
  * the planted patterns of tests/fixtures/az_scenarios.h fed through a
  * decoder, each giving exactly its findings and figures worked out from the
  * scenario's timings; a clean program giving none; the CPU split with

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of analyze's communication figures (user/analysis/analyze_nccl.c):
+ * Unit tests of analyze's communication figures (user/analyze/analyze_nccl.c):
  * two ranks of one communicator, one planted late by a known time before
  * every collective: the other rank waited exactly that long per collective
  * (nccl_wait, naming the late rank), the late one came last to all of them
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "analysis/analyze.h"
+#include "analyze/analyze.h"
 #include "decode/decode.h"
 #include "format/trace_file.h"
 

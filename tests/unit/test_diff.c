@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "analysis/diff.h"
-#include "analysis/diff_int.h"
+#include "diff/diff.h"
+#include "diff/diff_int.h"
 #include "stats_fixtures.h"
 
 #define STEPS 10

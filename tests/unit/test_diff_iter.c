@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The iterations of `gtrace-bpf diff` (analysis/diff_iter.c): NVTX series
+ * The iterations of `gtrace-bpf diff` (diff/diff_iter.c): NVTX series
  * names and --iter's matching, the period of launch sequences (with a
  * warm-up before the loop and other work after it, or none at all), the
  * matcher that cuts launches into iterations (extra launches, a missing
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "analysis/diff_iter.h"
+#include "diff/diff_iter.h"
 
 static void test_series_name(void **state)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The statistics of `gtrace-bpf diff` (analysis/diff_stat.c): exact medians,
+ * The statistics of `gtrace-bpf diff` (diff/diff_stat.c): exact medians,
  * moments padded with the iterations a name was not in, the bootstrap interval of a ratio of medians (its
  * determinism, and that it covers a known ratio about as often as a 95 %
  * interval should), and the classification of rows.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "analysis/diff_stat.h"
+#include "diff/diff_stat.h"
 
 /* A fixed generator for the test data (not the one under test). */
 static uint64_t lcg(uint64_t *s)

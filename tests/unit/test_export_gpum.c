@@ -30,8 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "analysis/stats.h"
-#include "analysis/stats_int.h"
+#include "stats/stats.h"
+#include "stats/stats_int.h"
 #include "export/dump.h"
 #include "export/export.h"
 #include "perfetto_fixtures.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the Prometheus metrics (user/analysis/metrics.c): a small
+ * Unit tests of the Prometheus metrics (user/daemon/metrics.c): a small
  * stream of records whose every number was worked out by hand must render
  * exactly the expected series; label values are escaped as the text format
  * says and made valid UTF-8; the top-N of kernels, the kernel names counted,
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "analysis/metrics.h"
+#include "daemon/metrics.h"
 #include "decode/decode.h"
 #include "test_util.h"
 

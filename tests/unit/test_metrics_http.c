@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the /metrics endpoint (user/analysis/metrics_http.c), over
+ * Unit tests of the /metrics endpoint (user/daemon/metrics_http.c), over
  * real loopback and UNIX sockets in one thread: the test is the client and
  * pumps the server between its reads, as a daemon's poll loop would.  Only
  * GET /metrics renders; other paths, methods, bad and oversized requests get
@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "analysis/metrics_http.h"
+#include "daemon/metrics_http.h"
 
 /* a request that fills the server's 8 KiB buffer without ending its headers:
  * all of it is read, so that closing sends no reset before the answer */

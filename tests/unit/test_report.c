@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The report's page writer and timeline (user/analysis/report_page.c,
+ * The report's page writer and timeline (user/report/report_page.c,
  * report_timeline.c): every marker of the template filled, the data unable
  * to end its script element, the budget of events kept exactly, the bins
  * that stand for the others, GPU utilization as the union of kernels.
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "analysis/report_page.h"
-#include "analysis/report_timeline.h"
+#include "report/report_page.h"
+#include "report/report_timeline.h"
 #include "decode/decode.h"
 #include "format/api.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of `gtrace-bpf stats` (user/analysis/stats.c, stats_acc.c,
+ * Unit tests of `gtrace-bpf stats` (user/stats/stats.c, stats_acc.c,
  * stats_report.c), the reports of the CPU side: a small trace whose every
  * number was worked out by hand (stats_fixtures.h describes it) must give
  * exactly the expected tables, CSV and JSON; time units scale exactly;
@@ -19,8 +19,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "decode/decode.h"
-#include "analysis/stats.h"
-#include "analysis/stats_acc.h"
+#include "stats/stats.h"
+#include "stats/stats_acc.h"
 #include "format/trace_file.h"
 #include "test_util.h"
 #include "stats_fixtures.h"

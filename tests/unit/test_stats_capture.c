@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of capture control in `gtrace-bpf stats`
- * (user/analysis/stats_capture.c): capture_sum lists the ranges and windows;
+ * (user/stats/stats_capture.c): capture_sum lists the ranges and windows;
  * --range N limits every report to range N (its process, its start to its
  * end) or window N (every process), with exact counts; a bad or unknown
  * range, or a trace with none, is one line and status 2; in light mode the
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "analysis/stats.h"
+#include "stats/stats.h"
 #include "stats_fixtures.h"
 #include "capture_fixtures.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of `gtrace-bpf stats` on a trace of two devices: cuda_device_sum
- * (user/analysis/stats_dev.c) per process and device, peer bytes out of and
+ * (user/stats/stats_dev.c) per process and device, peer bytes out of and
  * into each device, the calls whose device is unknown on a row of their own;
  * cuda_launch_sum and cuda_gpu_kern_sum with a Device column and a row per
  * kernel and device.  Single-device traces keep their columns (test_stats.c).
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "decode/decode.h"
-#include "analysis/stats.h"
+#include "stats/stats.h"
 #include "format/trace_file.h"
 #include "test_util.h"
 #include "stats_fixtures.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of `gtrace-bpf stats` (user/analysis/stats.c, stats_acc.c,
+ * Unit tests of `gtrace-bpf stats` (user/stats/stats.c, stats_acc.c,
  * stats_report.c), the reports of the GPU side: cuda_gpu_kern_sum,
  * cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, nvtx_sum and
  * gpu_launch_latency on the merged trace of merged_trace.h must give exactly
@@ -16,8 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include "decode/decode.h"
-#include "analysis/stats.h"
-#include "analysis/stats_acc.h"
+#include "stats/stats.h"
+#include "stats/stats_acc.h"
 #include "format/trace_file.h"
 #include "merged_trace.h"
 #include "test_util.h"

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
-#include "analysis/analyze.h"
-#include "analysis/stats.h"
+#include "analyze/analyze.h"
+#include "stats/stats.h"
 
 enum { OPT_FORMAT = 0x100, OPT_RANGE, OPT_SMS };
 

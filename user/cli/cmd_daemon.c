@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/cli.h"
-#include "analysis/metrics.h"
-#include "analysis/metrics_http.h"
+#include "daemon/metrics.h"
+#include "daemon/metrics_http.h"
 #include "lib/log.h"
 #include "merge/merge.h"
 #include "record/control.h"

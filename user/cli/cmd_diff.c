@@ -3,7 +3,7 @@
 #include <argp.h>
 #include <stdio.h>
 #include "cli/cli.h"
-#include "analysis/diff.h"
+#include "diff/diff.h"
 
 enum { OPT_FORMAT = 0x100, OPT_ITER };
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
-#include "analysis/analyze.h"
+#include "analyze/analyze.h"
 #include "export/export.h"
 
 enum { OPT_FINDINGS = 0x100 };

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "cli/cli.h"
-#include "analysis/report.h"
+#include "report/report.h"
 
 enum { OPT_COMPARE = 0x100, OPT_MAX_EVENTS };
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
-#include "analysis/stats.h"
+#include "stats/stats.h"
 
 enum { OPT_FORMAT = 0x100, OPT_TIMEUNIT, OPT_RANGE };
 

@@ -1,0 +1,865 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A finished scope of `gtrace-bpf analyze`: its figures, the three answers
+ * and the findings.
+ *
+ * The rules (thresholds in the table below, definitions in analyze.h and
+ * user/analyze/README.md).  A rule fires only past its thresholds, so that
+ * a trace of a program that keeps its GPU busy has none.  Severity is the
+ * cost's share of the scope's wall time (times its devices): high from
+ * 20 %, medium from 5 %, low below.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze/analyze_int.h"
+#include "decode/capture_spans.h"
+#include "format/api.h"
+#include "lib/term_text.h"
+#include "lib/vec.h"
+
+#define MIN_ACTIVE_NS	1000000ull	/* gpu_time_util: at least 1 ms of GPU activity */
+#define MIN_KERNELS	100		/* launch_bound */
+#define MIN_REPEATS	10		/* sync_in_loop, cuda_api_sync, memcpy/memset_sync, small_grid */
+#define MIN_NCCL_WAIT_NS	1000000ull	/* nccl_wait, nccl_straggler: 1 ms or more in all */
+#define MAX_PER_WAIT	3		/* sync_in_loop: a wait every this many launches or fewer */
+
+/* ---- the result's strings --------------------------------------------------- */
+
+const char *az_store__keep(struct az_store *st, const char *str)
+{
+	char *copy;
+
+	if (!str)
+		return NULL;
+	if (vec__reserve(&st->strs, &st->cap, st->n, 1, 64))
+		return NULL;
+	copy = strdup(str);
+	if (copy)
+		st->strs[st->n++] = copy;
+	return copy;
+}
+
+const char *az_store__printf(struct az_store *st, const char *fmt, ...)
+{
+	char *s;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	if (vec__reserve(&st->strs, &st->cap, st->n, 1, 64)) {
+		free(s);
+		return NULL;
+	}
+	st->strs[st->n++] = s;
+	return s;
+}
+
+void az_store__free(struct az_store *st)
+{
+	for (size_t i = 0; i < st->n; i++)
+		free(st->strs[i]);
+	free(st->strs);
+	*st = (struct az_store){ 0 };
+}
+
+/* ---- numbers in words ---------------------------------------------------------- */
+
+/* "12.1 s", "4.80 us", "230 ms", "850 ns": three significant digits. */
+static const char *dur_str(char *buf, size_t len, uint64_t ns)
+{
+	static const struct { uint64_t div; const char *unit; } u[] = {
+		{ 1000000000ull, "s" }, { 1000000ull, "ms" }, { 1000ull, "us" },
+	};
+
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (ns >= u[i].div) {
+			double v = (double)ns / (double)u[i].div;
+
+			snprintf(buf, len, v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v,
+				 u[i].unit);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+	return buf;
+}
+
+/* "23 %", "4.5 %", "0.3 %" of part in whole. */
+static const char *pct_str(char *buf, size_t len, uint64_t part, uint64_t whole)
+{
+	double p = whole ? 100.0 * (double)part / (double)whole : 0.0;
+
+	snprintf(buf, len, p >= 10 || p == 0 ? "%.0f %%" : "%.1f %%", p);
+	return buf;
+}
+
+/* "8,985" */
+static const char *num_str(char *buf, size_t len, uint64_t v)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v), o = 0;
+
+	for (int i = 0; i < n && o + 2 < (int)len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+#define D(ns) dur_str((char[24]){ 0 }, 24, (ns))
+#define P(part, whole) pct_str((char[16]){ 0 }, 16, (part), (whole))
+#define N(v) num_str((char[32]){ 0 }, 32, (v))
+
+/* ---- figures ------------------------------------------------------------------- */
+
+static int cmp_kname(const void *pa, const void *pb)
+{
+	const struct az_kname *x = *(struct az_kname *const *)pa, *y = *(struct az_kname *const *)pb;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int top_kernels(struct analyze *a, struct az_acc *acc, struct az_work *w)
+{
+	struct az_kname **v = malloc((acc->knames.n ? acc->knames.n : 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < acc->knames.cap; i++)
+		if (acc->knames.s[i].used)
+			v[n++] = acc->knames.s[i].v;
+	qsort(v, n, sizeof(*v), cmp_kname);
+	for (size_t i = 0; i < n && w->nkernels < AZ_TOP_KERNELS; i++) {
+		struct az_kernel *k = &w->top[w->nkernels];
+
+		k->name = az_store__keep(&a->store, v[i]->name);
+		if (!k->name) {
+			free(v);
+			return -ENOMEM;
+		}
+		k->kclass = v[i]->kclass;
+		k->count = v[i]->count;
+		k->total_ns = v[i]->ns;
+		w->nkernels++;
+	}
+	free(v);
+	return 0;
+}
+
+static int64_t mean_micro(int64_t sum, uint64_t n)
+{
+	return n ? sum / (int64_t)n : -1;
+}
+
+static void fill_gpu(struct analyze *a, struct az_acc *acc, struct az_scope *s)
+{
+	struct az_gpu *g = &s->gpu;
+	uint64_t wall = s->end_ts > s->start_ts ? s->end_ts - s->start_ts : 0;
+
+	(void)a;
+	g->devices = acc->ndevs;
+	for (uint32_t i = 0; i < acc->ndevs; i++) {
+		g->busy_ns += acc->devs[i].busy;
+		g->concurrent_ns += acc->devs[i].conc;
+		g->active_ns += acc->devs[i].last_end - acc->devs[i].first;
+	}
+	g->wall_ns = wall * (acc->ndevs ? acc->ndevs : 1);
+	memcpy(g->idle_ns, acc->idle, sizeof(g->idle_ns));
+	memcpy(g->idle_gaps, acc->gaps, sizeof(g->idle_gaps));
+	g->submit_in_cuda_ns = acc->submit_in_cuda;
+	g->work = acc->work;
+	g->late = acc->late;
+	g->unlinked = acc->unlinked;
+	g->waits = acc->waits;
+	g->util_micro = mean_micro(acc->m_util, acc->m_util_n);
+	g->util_samples = acc->m_util_n;
+	if (acc->ndevs) {
+		g->source = AZ_BUSY_GPU_RECORDS;
+	} else if (acc->m_util_n) {
+		g->source = AZ_BUSY_GPU_METRICS;
+		g->busy_ns = (uint64_t)((double)wall * (double)g->util_micro / 1e8);
+	} else if (acc->est_ns) {
+		g->source = AZ_BUSY_SYNC_ESTIMATE;
+		g->busy_ns = acc->est_ns;
+	}
+}
+
+/* The activity means: over the busy samples, or every sample when the
+ * scope has no utilization; none from fewer than AZ_METRIC_MIN. */
+static void fill_metrics(const struct analyze *a, const struct az_acc *acc, struct az_work *w)
+{
+	const struct az_msum *m = acc->m_util_n ? &acc->m_busy : &acc->m_nogate;
+	bool enough = m->samples >= AZ_METRIC_MIN;
+
+	w->metric_samples = m->samples;
+	w->metric_idle = acc->m_idle;
+	w->metric_all = !acc->m_util_n && m->samples;
+	w->metric_hz = a->gpum_hz;
+	w->tensor_micro = enough ? mean_micro(m->sum[AZ_M_TENSOR], m->n[AZ_M_TENSOR]) : -1;
+	w->dram_micro = enough ? mean_micro(m->sum[AZ_M_DRAM], m->n[AZ_M_DRAM]) : -1;
+	w->sm_micro = enough ? mean_micro(m->sum[AZ_M_SM], m->n[AZ_M_SM]) : -1;
+}
+
+static void fill_cpu(struct analyze *a, struct az_acc *acc, struct az_cpu *c)
+{
+	c->sched = a->sched;
+	c->calls = acc->calls;
+	c->incomplete = acc->incomplete;
+	for (uint32_t i = 0; i < acc->threads.cap; i++) {
+		const struct az_tacc *t = acc->threads.s[i].v;
+		uint64_t span, off, in_calls;
+
+		if (!acc->threads.s[i].used || (!t->first && !t->last))
+			continue;
+		span = t->last > t->first ? t->last - t->first : 0;
+		off = t->off_last > t->off_first ? t->off_last - t->off_first : 0;
+		in_calls = t->calls_off_ns + t->sync_off_ns;
+		c->threads++;
+		c->span_ns += span;
+		c->calls_ns += t->calls_ns;
+		c->sync_ns += t->sync_ns;
+		c->sync_blocked_ns += t->sync_off_ns;
+		c->off_ns += off > in_calls ? off - in_calls : 0;
+		c->outside_ns += span > t->calls_ns + t->sync_ns ? span - t->calls_ns - t->sync_ns : 0;
+	}
+}
+
+/* The verdict of question 2. */
+static enum az_bound verdict(const struct az_scope *s, bool launch_bound)
+{
+	const struct az_gpu *g = &s->gpu;
+	const struct az_work *w = &s->work;
+	const struct az_cpu *c = &s->cpu;
+	uint64_t share[AZ_BOUND_HOST + 1] = { 0 }, best = 0, copy = 0;
+	enum az_bound b = AZ_BOUND_UNKNOWN;
+
+	if (g->source == AZ_BUSY_GPU_METRICS) {
+		/* device-wide pipes: the tensor or FP pipes busy is compute, the
+		 * DRAM near its bandwidth memory */
+		if (g->util_micro < 50000000)
+			return AZ_BOUND_HOST;
+		if (w->tensor_micro >= 30000000)
+			return AZ_BOUND_COMPUTE;
+		if (w->dram_micro >= 50000000)
+			return AZ_BOUND_MEMORY;
+		return AZ_BOUND_KERNELS;
+	}
+	if (g->source != AZ_BUSY_GPU_RECORDS) {
+		/* from the host's side only */
+		if (!c->span_ns)
+			return AZ_BOUND_UNKNOWN;
+		if (c->outside_ns * 2 >= c->span_ns)
+			return AZ_BOUND_HOST;
+		if (c->sync_ns * 2 >= c->span_ns)
+			return AZ_BOUND_KERNELS;
+		return AZ_BOUND_UNKNOWN;
+	}
+	if (g->busy_ns * 2 < g->active_ns) {
+		uint64_t sub = g->idle_ns[AZ_IDLE_SUBMIT], lau = g->idle_ns[AZ_IDLE_LAUNCH];
+
+		if (launch_bound || (lau > sub && lau > g->idle_ns[AZ_IDLE_SYNC] &&
+				     lau > g->idle_ns[AZ_IDLE_OTHER]))
+			return AZ_BOUND_LAUNCH;
+		return AZ_BOUND_HOST;
+	}
+	for (int k = 0; k < AZ_MEM_KINDS; k++)
+		copy += w->copy_ns[k];
+	share[AZ_BOUND_COMPUTE] = w->class_ns[AZ_KC_GEMM] + w->class_ns[AZ_KC_CONV] +
+				  w->class_ns[AZ_KC_ATTENTION];
+	share[AZ_BOUND_MEMORY] = w->class_ns[AZ_KC_ELEMENTWISE] + w->class_ns[AZ_KC_REDUCTION];
+	share[AZ_BOUND_COMMUNICATION] = w->class_ns[AZ_KC_NCCL];
+	share[AZ_BOUND_TRANSFERS] = copy;
+	share[AZ_BOUND_KERNELS] = w->class_ns[AZ_KC_OTHER];
+	for (int k = AZ_BOUND_COMPUTE; k <= AZ_BOUND_KERNELS; k++)
+		if (share[k] > best) {
+			best = share[k];
+			b = (enum az_bound)k;
+		}
+	/* kernels whose names say nothing: the GPU metrics may */
+	if (b == AZ_BOUND_KERNELS && w->tensor_micro >= 30000000)
+		return AZ_BOUND_COMPUTE;
+	if (b == AZ_BOUND_KERNELS && w->dram_micro >= 50000000)
+		return AZ_BOUND_MEMORY;
+	return b;
+}
+
+/* ---- findings ------------------------------------------------------------------ */
+
+static const char *const fixes[AZ_RULE__COUNT] = {
+	[AZ_RULE_GPU_TIME_UTIL] = "Keep the GPU fed: see what its idle time waited for (the idle "
+		"split) and launch ahead of it: fewer synchronizations, larger batches, CUDA graphs, "
+		"host work overlapped with GPU work.",
+	[AZ_RULE_GPU_GAPS] = "Find what the host did in the gaps (the examples): data loading, "
+		"checkpointing, logging or evaluation on the critical path; move it off or overlap it.",
+	[AZ_RULE_LAUNCH_BOUND] = "Launch fewer, larger kernels: fuse them (torch.compile, custom "
+		"kernels), batch the work, or capture the loop in a CUDA graph.",
+	[AZ_RULE_CUDA_API_SYNC] = "Synchronize less: let streams wait on events "
+		"(cuStreamWaitEvent) instead of the host, and check results outside the hot loop.",
+	[AZ_RULE_SYNC_IN_LOOP] = "Take the synchronization out of the loop: check results every "
+		"N steps, or record an event and query it later.",
+	[AZ_RULE_MEMCPY_SYNC] = "Copy with cudaMemcpyAsync from pinned memory on a stream and "
+		"synchronize once, or keep the data on the GPU.",
+	[AZ_RULE_MEMCPY_ASYNC] = "Allocate the host buffers pinned (cudaMallocHost, "
+		"pin_memory=True): async copies of pageable memory are staged and do not overlap.",
+	[AZ_RULE_MEMSET_SYNC] = "Use cudaMemsetAsync on the stream of the work that needs it.",
+	[AZ_RULE_SMALL_GRID] = "Give each kernel enough blocks to fill the SMs (larger batches or "
+		"smaller tiles), or run independent small kernels side by side on several streams.",
+	[AZ_RULE_SINGLE_STREAM] = "Put independent work on streams of its own (copies apart from "
+		"compute, independent kernels side by side) so that it can overlap.",
+	[AZ_RULE_DEFAULT_STREAM] = "Launch on created non-blocking streams, or build with "
+		"--default-stream per-thread: the legacy default stream waits for every other stream.",
+	[AZ_RULE_HOST_STALL] = "Overlap the host work with the GPU: prefetch input (DataLoader "
+		"workers, pinned memory), defer logging and checkpoints, or move the work off the "
+		"launching thread.",
+	[AZ_RULE_NCCL_WAIT] = "Look at the rank it waited for (nccl_straggler there): balance the "
+		"work between ranks (data sharding, uneven batches), or overlap the communication with "
+		"compute (bucketed all-reduce, async collectives).",
+	[AZ_RULE_NCCL_STRAGGLER] = "Find what delays this rank before its collectives (its host gaps, "
+		"data loading, a slower or busier device, uneven work) and even it out: every other rank "
+		"of the communicator waits for it.",
+};
+
+struct rule_ctx {
+	struct analyze *a;
+	struct az_scope *s;
+	uint64_t wall;		/* for severities */
+	int err;
+};
+
+static void add_finding(struct rule_ctx *rc, enum az_rule rule, uint64_t cost, bool upper,
+			uint64_t count, const struct az_top *ex, const char *summary)
+{
+	struct az_scope *s = rc->s;
+	struct az_finding *f;
+	double share = rc->wall ? (double)cost / (double)rc->wall : 0;
+	struct az_top sorted = ex ? *ex : (struct az_top){ 0 };
+
+	if (rc->err)
+		return;
+	if (!summary) {
+		rc->err = -ENOMEM;
+		return;
+	}
+	f = realloc(s->findings, (s->nfindings + 1) * sizeof(*f));
+	if (!f) {
+		rc->err = -ENOMEM;
+		return;
+	}
+	s->findings = f;
+	f = &s->findings[s->nfindings++];
+	memset(f, 0, sizeof(*f));
+	f->rule = rule;
+	f->id = az_rule__id(rule);
+	f->severity = share >= 0.20 ? AZ_SEV_HIGH : share >= 0.05 ? AZ_SEV_MEDIUM : AZ_SEV_LOW;
+	f->cost_ns = cost;
+	f->cost_upper = upper;
+	f->count = count;
+	f->summary = summary;
+	f->fix = fixes[rule];
+	/* examples by value, highest first; ties by time */
+	for (uint32_t i = 0; i < sorted.n; i++)
+		for (uint32_t j = i + 1; j < sorted.n; j++)
+			if (sorted.v[j].value > sorted.v[i].value ||
+			    (sorted.v[j].value == sorted.v[i].value &&
+			     sorted.v[j].ex.ts < sorted.v[i].ex.ts)) {
+				struct az_top_ent t = sorted.v[i];
+
+				sorted.v[i] = sorted.v[j];
+				sorted.v[j] = t;
+			}
+	for (uint32_t i = 0; i < sorted.n; i++) {
+		f->examples[i] = sorted.v[i].ex;
+		f->examples[i].what = az_store__keep(&rc->a->store, sorted.v[i].ex.what ?
+						     sorted.v[i].ex.what : "");
+		if (!f->examples[i].what)
+			rc->err = -ENOMEM;
+	}
+	f->nexamples = sorted.n;
+}
+
+static int cmp_finding(const void *pa, const void *pb)
+{
+	const struct az_finding *x = pa, *y = pb;
+
+	if (x->cost_ns != y->cost_ns)
+		return x->cost_ns > y->cost_ns ? -1 : 1;
+	return (int)x->rule - (int)y->rule;
+}
+
+/* The launch cost on the CPU: the median launch call when launches have
+ * exits, else the median interval between launches. */
+static uint64_t launch_cost(const struct az_work *w, bool *is_call)
+{
+	*is_call = w->launch_median_ns != 0;
+	return w->launch_median_ns ? w->launch_median_ns : w->launch_gap_median_ns;
+}
+
+static bool launch_bound_holds(const struct az_scope *s)
+{
+	const struct az_gpu *g = &s->gpu;
+	const struct az_work *w = &s->work;
+	uint64_t idle_in = g->idle_ns[AZ_IDLE_SUBMIT] + g->idle_ns[AZ_IDLE_LAUNCH] +
+			   g->idle_ns[AZ_IDLE_SYNC] + g->idle_ns[AZ_IDLE_OTHER];
+	bool is_call = false;
+	uint64_t cost = launch_cost(w, &is_call);
+
+	return g->source == AZ_BUSY_GPU_RECORDS && w->kernels >= MIN_KERNELS && cost &&
+	       w->kernel_median_ns < cost && g->busy_ns * 2 < g->active_ns &&
+	       (g->idle_ns[AZ_IDLE_SUBMIT] + g->idle_ns[AZ_IDLE_LAUNCH]) * 2 >= idle_in;
+}
+
+static void rules(struct rule_ctx *rc, struct az_acc *acc)
+{
+	struct az_scope *s = rc->s;
+	struct az_store *st = &rc->a->store;
+	const struct az_gpu *g = &s->gpu;
+	const struct az_work *w = &s->work;
+	const struct az_parallel *par = &s->par;
+	bool gpu = g->source == AZ_BUSY_GPU_RECORDS, is_call;
+	uint64_t wall = s->end_ts > s->start_ts ? s->end_ts - s->start_ts : 0, copy = 0;
+
+	for (int k = 0; k < AZ_MEM_KINDS; k++)
+		copy += w->copy_ns[k];
+	if (gpu && g->active_ns >= MIN_ACTIVE_NS && g->busy_ns * 2 < g->active_ns)
+		add_finding(rc, AZ_RULE_GPU_TIME_UTIL, g->active_ns - g->busy_ns, false, acc->nidle,
+			    &acc->gap_top,
+			    az_store__printf(st, "GPU busy %s of the %s from its first to its last "
+					     "GPU work: %s idle in %s intervals",
+					     P(g->busy_ns, g->active_ns), D(g->active_ns),
+					     D(g->active_ns - g->busy_ns), N(acc->nidle)));
+	if (gpu && acc->long_gaps)
+		add_finding(rc, AZ_RULE_GPU_GAPS, acc->long_gap_ns, false, acc->long_gaps,
+			    &acc->long_top,
+			    az_store__printf(st, "%s GPU idle gaps of 500 ms or more, %s in all",
+					     N(acc->long_gaps), D(acc->long_gap_ns)));
+	if (launch_bound_holds(s)) {
+		uint64_t cost = launch_cost(w, &is_call);
+
+		add_finding(rc, AZ_RULE_LAUNCH_BOUND,
+			    g->idle_ns[AZ_IDLE_SUBMIT] + g->idle_ns[AZ_IDLE_LAUNCH], false, w->kernels,
+			    &acc->submit_top,
+			    az_store__printf(st, "%s kernels, median %s on the GPU, %s per launch on "
+					     "the CPU (%s); the GPU waited %s for launches",
+					     N(w->kernels), D(w->kernel_median_ns), D(cost),
+					     is_call ? "median launch call" :
+						       "median interval between launches",
+					     D(g->idle_ns[AZ_IDLE_SUBMIT] + g->idle_ns[AZ_IDLE_LAUNCH])));
+	}
+	if (gpu && acc->sync_gaps_wait >= MIN_REPEATS && acc->sync_idle_wait * 20 >= g->active_ns)
+		add_finding(rc, AZ_RULE_CUDA_API_SYNC, acc->sync_idle_wait, false, acc->sync_gaps_wait,
+			    &acc->sync_top,
+			    az_store__printf(st, "the GPU drained and idled %s behind synchronize "
+					     "calls, %s times (%s of its active time)",
+					     D(acc->sync_idle_wait), N(acc->sync_gaps_wait),
+					     P(acc->sync_idle_wait, g->active_ns)));
+	if (par->waits >= MIN_REPEATS && acc->per_wait.n >= MIN_REPEATS &&
+	    par->launches_per_wait <= MAX_PER_WAIT)
+		add_finding(rc, AZ_RULE_SYNC_IN_LOOP, acc->wait_ns, false, par->waits, &acc->wait_top,
+			    az_store__printf(st, "%s synchronize calls, one every %s launch%s "
+					     "(median); the host waited %s in them",
+					     N(par->waits), N(par->launches_per_wait),
+					     par->launches_per_wait == 1 ? "" : "es", D(acc->wait_ns)));
+	if (acc->bc_inside >= MIN_REPEATS)
+		add_finding(rc, AZ_RULE_MEMCPY_SYNC, acc->bc_inside_ns, false, acc->bc_inside,
+			    &acc->bc_top,
+			    az_store__printf(st, "%s blocking copies between host and device among "
+					     "the launches, %s in the calls", N(acc->bc_inside),
+					     D(acc->bc_inside_ns)));
+	if (acc->pageable)
+		add_finding(rc, AZ_RULE_MEMCPY_ASYNC, acc->pageable_ns, false, acc->pageable,
+			    &acc->pageable_top,
+			    az_store__printf(st, "%s async copies of pageable host memory (not from "
+					     "cuMemAllocHost or cuMemHostAlloc), %s in the calls",
+					     N(acc->pageable), D(acc->pageable_ns)));
+	if (acc->ms_inside >= MIN_REPEATS)
+		add_finding(rc, AZ_RULE_MEMSET_SYNC, acc->ms_inside_ns, false, acc->ms_inside,
+			    &acc->ms_top,
+			    az_store__printf(st, "%s synchronous sets among the launches, %s in the "
+					     "calls", N(acc->ms_inside), D(acc->ms_inside_ns)));
+	if (gpu ? (par->small_kernels >= MIN_REPEATS && par->small_ns * 10 >= w->kernel_ns)
+		: (par->small_kernels >= MIN_REPEATS && par->small_kernels * 10 >= w->launches))
+		add_finding(rc, AZ_RULE_SMALL_GRID, par->small_ns, true, par->small_kernels,
+			    gpu ? &acc->small_top : &acc->small_launch_top,
+			    az_store__printf(st, "%s of %s %s had grids of fewer blocks than %s %s "
+					     "SMs%s%s%s", N(par->small_kernels),
+					     N(gpu ? w->kernels : w->launches),
+					     gpu ? "kernels" : "launches",
+					     par->sm_assumed ? "the assumed" : "the GPU's",
+					     N(par->sm_count),
+					     par->sm_assumed ? " (the trace does not say; give --sms)" : "",
+					     gpu ? ", " : "", gpu ? D(par->small_ns) : ""));
+	if (gpu && par->streams == 1 && w->kernels >= MIN_REPEATS) {
+		uint64_t overlap = (copy < w->kernel_ns ? copy : w->kernel_ns) + par->small_ns;
+
+		if (overlap > g->busy_ns)
+			overlap = g->busy_ns;
+		if (overlap * 10 >= g->busy_ns)
+			add_finding(rc, AZ_RULE_SINGLE_STREAM, overlap, true, w->kernels,
+				    copy >= par->small_ns ? &acc->copy_top : &acc->small_top,
+				    az_store__printf(st, "all its GPU work ran on one stream; up to %s "
+						     "could have overlapped (%s of copies beside %s of "
+						     "kernels, %s of small-grid kernels)",
+						     D(overlap), D(copy), D(w->kernel_ns),
+						     D(par->small_ns)));
+	}
+	if (par->legacy_launches && acc->created_stream_launches)
+		add_finding(rc, AZ_RULE_DEFAULT_STREAM, 0, false, par->legacy_launches,
+			    &acc->legacy_top,
+			    az_store__printf(st, "%s launches on the legacy default stream beside %s "
+					     "on other streams", N(par->legacy_launches),
+					     N(acc->created_stream_launches)));
+	if (par->host_gaps && par->host_gap_ns * 50 >= wall)
+		add_finding(rc, AZ_RULE_HOST_STALL, par->host_gap_ns, false, par->host_gaps,
+			    gpu ? &acc->host_top : &acc->thost_top,
+			    az_store__printf(st, "%s %s of 1 ms or more while the host was outside "
+					     "CUDA, %s in all (%s of the wall time)", N(par->host_gaps),
+					     gpu ? "GPU idle intervals" : "gaps between launches",
+					     D(par->host_gap_ns), P(par->host_gap_ns, wall)));
+	if (s->comm.waited_ns >= MIN_NCCL_WAIT_NS && s->comm.waited_ns * 50 >= wall) {
+		char who[48];
+
+		if (s->comm.waited_for_rank >= 0)
+			snprintf(who, sizeof(who), "rank %d (pid %u)", s->comm.waited_for_rank,
+				 s->comm.waited_for_pid);
+		else
+			snprintf(who, sizeof(who), "pid %u", s->comm.waited_for_pid);
+		add_finding(rc, AZ_RULE_NCCL_WAIT, s->comm.waited_ns, false,
+			    s->comm.matched - s->comm.last, &acc->nccl_wait_top,
+			    az_store__printf(st, "waited %s for later ranks in %s of its %s matched "
+					     "collectives (by the calls' entries); %s of it for %s",
+					     D(s->comm.waited_ns), N(s->comm.matched - s->comm.last),
+					     N(s->comm.matched), D(s->comm.waited_for_ns), who));
+	}
+	if (s->comm.last && s->comm.caused_ns >= MIN_NCCL_WAIT_NS && s->comm.caused_ns * 50 >= wall)
+		add_finding(rc, AZ_RULE_NCCL_STRAGGLER, s->comm.caused_ns, false, s->comm.last,
+			    &acc->nccl_last_top,
+			    az_store__printf(st, "came last to %s of its %s matched collectives; the "
+					     "other ranks waited %s for it in all", N(s->comm.last),
+					     N(s->comm.matched), D(s->comm.caused_ns)));
+	if (s->nfindings > 1)
+		qsort(s->findings, s->nfindings, sizeof(*s->findings), cmp_finding);
+}
+
+/* ---- the answers --------------------------------------------------------------- */
+
+static const char *idle_phrase[AZ_IDLE__COUNT] = {
+	[AZ_IDLE_SUBMIT] = "waiting for the host to submit",
+	[AZ_IDLE_LAUNCH] = "launch overhead between back-to-back work",
+	[AZ_IDLE_SYNC] = "behind synchronization or blocking copies",
+	[AZ_IDLE_OTHER] = "submitted work waiting on a dependency, or work with no launch call",
+};
+
+static const char *cpu_clause(struct az_store *st, const struct az_cpu *c)
+{
+	if (!c->threads)
+		return "no thread of it made a CUDA call with an exit";
+	if (!c->sched)
+		return az_store__printf(st, "on the CPU, %s thread%s spent %s in CUDA calls (%s "
+					"waiting in syncs) and %s outside CUDA (no scheduler records: "
+					"on or off CPU unknown)", N(c->threads),
+					c->threads == 1 ? "" : "s",
+					P(c->calls_ns + c->sync_ns, c->span_ns),
+					P(c->sync_ns, c->span_ns), P(c->outside_ns, c->span_ns));
+	return az_store__printf(st, "on the CPU, %s thread%s spent %s in CUDA calls (%s waiting "
+				"in syncs: %s spinning, %s blocked), %s off-CPU and %s busy outside "
+				"CUDA", N(c->threads), c->threads == 1 ? "" : "s",
+				P(c->calls_ns + c->sync_ns, c->span_ns), P(c->sync_ns, c->span_ns),
+				P(c->sync_ns - c->sync_blocked_ns, c->span_ns),
+				P(c->sync_blocked_ns, c->span_ns), P(c->off_ns, c->span_ns),
+				P(c->outside_ns > c->off_ns ? c->outside_ns - c->off_ns : 0, c->span_ns));
+}
+
+static const char *answer_busy(struct az_store *st, const struct az_scope *s)
+{
+	const struct az_gpu *g = &s->gpu;
+	uint64_t wall = s->end_ts > s->start_ts ? s->end_ts - s->start_ts : 0, idle_in = 0, top = 0;
+	const char *cpu = cpu_clause(st, &s->cpu);
+	char devs[48] = "";
+	int best = -1;
+
+	if (!cpu)
+		return NULL;
+	switch (g->source) {
+	case AZ_BUSY_GPU_RECORDS:
+		for (int k = AZ_IDLE_SUBMIT; k <= AZ_IDLE_OTHER; k++) {
+			idle_in += g->idle_ns[k];
+			if (g->idle_ns[k] > top) {
+				top = g->idle_ns[k];
+				best = k;
+			}
+		}
+		if (g->devices > 1)
+			snprintf(devs, sizeof(devs), " (summed over its %u GPUs)", g->devices);
+		if (best < 0)
+			return az_store__printf(st, "GPU busy %s of %s%s, never idle between its first "
+						"and last GPU work; %s.", P(g->busy_ns, g->wall_ns),
+						D(wall), devs, cpu);
+		return az_store__printf(st, "GPU busy %s of %s%s (%s of the %s from its first to its "
+					"last GPU work); %s of the idle time between is %s; %s.",
+					P(g->busy_ns, g->wall_ns), D(wall), devs,
+					P(g->busy_ns, g->active_ns), D(g->active_ns),
+					P(top, idle_in), idle_phrase[best], cpu);
+	case AZ_BUSY_GPU_METRICS:
+		return az_store__printf(st, "GPU busy %s of %s (device-wide GPU utilization, the mean "
+					"of %s GPU metric samples); %s.", P(g->busy_ns, wall), D(wall),
+					N(g->util_samples), cpu);
+	case AZ_BUSY_SYNC_ESTIMATE:
+		return az_store__printf(st, "GPU busy at least %s of %s (an estimate: the host waited "
+					"%s for it in %s synchronize calls; record with --cupti to "
+					"measure it); %s.", P(g->busy_ns, wall), D(wall), D(g->busy_ns),
+					N(g->waits), cpu);
+	default:
+		return az_store__printf(st, "No GPU work measured or waited for in %s (no GPU records, "
+					"no synchronize call with an exit); %s.", D(wall), cpu);
+	}
+}
+
+/* "; GPU metrics over ..." for the answer of question 2: what the means
+ * are over and how often they were sampled; "" without GPM samples. */
+static void metrics_phrase(struct az_store *st, const struct az_work *w, char *buf, size_t len)
+{
+	char rate[48] = "";
+
+	buf[0] = '\0';
+	if (!w->metric_samples && !w->metric_idle)
+		return;
+	if (w->metric_samples < AZ_METRIC_MIN) {
+		snprintf(buf, len, "; GPU metrics: too few samples %s(%s) to say",
+			 w->metric_all ? "" : "while the GPU was busy ", N(w->metric_samples));
+		return;
+	}
+	/* the GPM figures come at about 10 Hz at most (NVML wants ~100 ms
+	 * between its samples: docs/FORMAT.md) */
+	if (w->metric_hz > 10)
+		snprintf(rate, sizeof(rate), " at about 10 Hz");
+	else if (w->metric_hz)
+		snprintf(rate, sizeof(rate), " at %u Hz", w->metric_hz);
+	snprintf(buf, len, "; GPU metrics over %s%s samples%s: tensor pipes active %s, DRAM "
+		 "bandwidth %s of its peak (device-wide, sampled%s)",
+		 w->metric_all ? "all " : "the ", N(w->metric_samples),
+		 w->metric_all ? " (no GPU utilization in the trace to tell busy samples from idle "
+				 "ones)" : " in which the GPU was busy",
+		 w->tensor_micro >= 0 ? az_store__printf(st, "%.1f %%", w->tensor_micro / 1e6) : "-",
+		 w->dram_micro >= 0 ? az_store__printf(st, "%.1f %%", w->dram_micro / 1e6) : "-", rate);
+}
+
+static const char *answer_bound(struct az_store *st, const struct az_scope *s)
+{
+	const struct az_gpu *g = &s->gpu;
+	const struct az_work *w = &s->work;
+	const struct az_cpu *c = &s->cpu;
+	uint64_t idle_in = 0, copy = 0, work;
+	char topk[320] = "", metrics[320] = "";
+	bool is_call = false;
+
+	for (int k = AZ_IDLE_SUBMIT; k <= AZ_IDLE_OTHER; k++)
+		idle_in += g->idle_ns[k];
+	for (int k = 0; k < AZ_MEM_KINDS; k++)
+		copy += w->copy_ns[k];
+	/* shares of the work summed over kernels, copies and sets (which
+	 * overlap: their sum is not the busy time) */
+	work = w->kernel_ns + copy;
+	if (w->nkernels)
+		snprintf(topk, sizeof(topk), " (top: %.*s, %s)",	/* cut between characters */
+			 (int)term_text__cut(w->top[0].name, strlen(w->top[0].name), 200),
+			 w->top[0].name, P(w->top[0].total_ns, work));
+	metrics_phrase(st, w, metrics, sizeof(metrics));
+	if (g->source == AZ_BUSY_GPU_METRICS) {
+		static const char *const what[] = {
+			[AZ_BOUND_HOST] = "Bound by the host, as far as the GPU metrics show: the GPU "
+				"was busy less than half the time",
+			[AZ_BOUND_COMPUTE] = "Compute-bound, as far as the GPU metrics show",
+			[AZ_BOUND_MEMORY] = "Memory-bound, as far as the GPU metrics show",
+			[AZ_BOUND_KERNELS] = "GPU-bound, as far as the GPU metrics show (neither the "
+				"tensor pipes nor DRAM near their peak)",
+		};
+
+		const char *b = what[w->bound] ? what[w->bound] : "?";
+
+		if (w->bound == AZ_BOUND_KERNELS && w->tensor_micro < 0 && w->dram_micro < 0)
+			b = "GPU-bound, as far as the GPU metrics show (no tensor or DRAM figures to "
+			    "tell compute from memory)";
+		return az_store__printf(st, "%s: utilization %s%s (no GPU records: record with "
+					"--cupti for what ran).", b, P(g->busy_ns, g->wall_ns), metrics);
+	}
+	/* kernels that say nothing of their class, judged by the GPU metrics */
+	if ((w->bound == AZ_BOUND_COMPUTE || w->bound == AZ_BOUND_MEMORY) &&
+	    w->class_ns[AZ_KC_OTHER] > w->class_ns[AZ_KC_GEMM] + w->class_ns[AZ_KC_CONV] +
+				       w->class_ns[AZ_KC_ATTENTION] + w->class_ns[AZ_KC_ELEMENTWISE] +
+				       w->class_ns[AZ_KC_REDUCTION])
+		return az_store__printf(st, "%s, as far as the GPU metrics show: kernels whose names "
+					"do not tell their class take %s of the GPU's work (%s, kernels, "
+					"copies and sets summed)%s%s.", w->bound == AZ_BOUND_COMPUTE ?
+					"Compute-bound" : "Memory-bound",
+					P(w->class_ns[AZ_KC_OTHER], work), D(work), topk, metrics);
+	switch (w->bound) {
+	case AZ_BOUND_LAUNCH:
+		return az_store__printf(st, "Launch-bound: %s kernels, median %s on the GPU, %s per "
+					"launch on the CPU (%s); %s of the GPU's idle time was waiting "
+					"for launches.", N(w->kernels), D(w->kernel_median_ns),
+					D(launch_cost(w, &is_call)),
+					is_call ? "median launch call" : "median interval between launches",
+					P(g->idle_ns[AZ_IDLE_SUBMIT] + g->idle_ns[AZ_IDLE_LAUNCH], idle_in));
+	case AZ_BOUND_HOST:
+		if (g->source != AZ_BUSY_GPU_RECORDS)
+			return az_store__printf(st, "Bound by the host, as far as the calls show: its "
+						"threads spent %s of their time outside CUDA (no GPU "
+						"records: record with --cupti for what the GPU did).",
+						P(c->outside_ns, c->span_ns));
+		return az_store__printf(st, "Bound by the host: the GPU idled %s behind waits and "
+					"blocking copies and %s waiting for submissions (%s of its idle "
+					"time); %s host gaps of 1 ms or more outside CUDA (%s).",
+					D(g->idle_ns[AZ_IDLE_SYNC]), D(g->idle_ns[AZ_IDLE_SUBMIT]),
+					P(g->idle_ns[AZ_IDLE_SYNC] + g->idle_ns[AZ_IDLE_SUBMIT], idle_in),
+					N(s->par.host_gaps), D(s->par.host_gap_ns));
+	case AZ_BOUND_COMPUTE:
+		return az_store__printf(st, "Compute-bound: GEMM, convolution and attention kernels "
+					"take %s of the GPU's work (%s, kernels, copies and sets "
+					"summed)%s%s.",
+					P(w->class_ns[AZ_KC_GEMM] + w->class_ns[AZ_KC_CONV] +
+					  w->class_ns[AZ_KC_ATTENTION], work), D(work), topk, metrics);
+	case AZ_BOUND_MEMORY:
+		return az_store__printf(st, "Memory-bound: elementwise and reduction kernels take %s "
+					"of the GPU's work (%s, kernels, copies and sets summed)%s%s.",
+					P(w->class_ns[AZ_KC_ELEMENTWISE] + w->class_ns[AZ_KC_REDUCTION],
+					  work), D(work), topk, metrics);
+	case AZ_BOUND_COMMUNICATION:
+		return az_store__printf(st, "Communication-bound: NCCL kernels take %s of the GPU's "
+					"work (%s, kernels, copies and sets summed)%s.",
+					P(w->class_ns[AZ_KC_NCCL], work), D(work), topk);
+	case AZ_BOUND_TRANSFERS:
+		return az_store__printf(st, "Bound by transfers: copies and sets take %s of the GPU's "
+					"work (%s, kernels, copies and sets summed; HtoD %s, DtoH %s, "
+					"DtoD %s).", P(copy, work), D(work), D(w->copy_ns[GT_COPY_HTOD]),
+					D(w->copy_ns[GT_COPY_DTOH]), D(w->copy_ns[GT_COPY_DTOD]));
+	case AZ_BOUND_KERNELS:
+		if (g->source != AZ_BUSY_GPU_RECORDS)
+			return az_store__printf(st, "GPU-bound, as far as the calls show: its threads "
+						"waited for the GPU %s of their time (no GPU records: "
+						"record with --cupti for what ran).",
+						P(c->sync_ns, c->span_ns));
+		return az_store__printf(st, "GPU-bound by kernels whose names do not tell compute "
+					"from memory: %s of the GPU's work (%s, kernels, copies and sets "
+					"summed)%s%s.", P(w->class_ns[AZ_KC_OTHER], work), D(work), topk,
+					metrics);
+	default:
+		return az_store__printf(st, "Cannot tell: %s.", g->source == AZ_BUSY_GPU_RECORDS ?
+					"too little GPU work" :
+					"no GPU records and no clear share of host or wait time "
+					"(record with --cupti for what the GPU did)");
+	}
+}
+
+static const char *answer_parallel(struct az_store *st, const struct az_scope *s)
+{
+	const struct az_gpu *g = &s->gpu;
+	const struct az_work *w = &s->work;
+	const struct az_parallel *p = &s->par;
+	bool gpu = g->source == AZ_BUSY_GPU_RECORDS;
+	char overlap[96], grids[192], waits[128], copies[96] = "", legacy[96] = "", gaps[96];
+
+	if (gpu)
+		snprintf(overlap, sizeof(overlap), g->concurrent_ns ? ", %s of the GPU busy time with "
+			 "two or more pieces of work running at once" : ", none of its work "
+			 "overlapping", P(g->concurrent_ns, g->busy_ns));
+	else
+		snprintf(overlap, sizeof(overlap), " (of its launch calls: no GPU records)");
+	snprintf(grids, sizeof(grids), "%s of %s %s had grids of fewer blocks than %s %s SMs",
+		 N(p->small_kernels), N(gpu ? w->kernels : w->launches), gpu ? "kernels" : "launches",
+		 p->sm_assumed ? "the" : "the GPU's",
+		 p->sm_assumed ? az_store__printf(st, "%u assumed", p->sm_count) :
+				 N(p->sm_count));
+	if (p->waits && p->launches_per_wait == 1)
+		snprintf(waits, sizeof(waits), "a synchronize call after every launch (median, %s "
+			 "calls)", N(p->waits));
+	else if (p->waits && p->launches_per_wait)
+		snprintf(waits, sizeof(waits), "a synchronize call every %s launches (median, %s "
+			 "calls)", N(p->launches_per_wait), N(p->waits));
+	else
+		snprintf(waits, sizeof(waits), "%s synchronize calls, none between launches",
+			 N(p->waits));
+	if (p->blocking_copies)
+		snprintf(copies, sizeof(copies), "; %s blocking copies among the launches",
+			 N(p->blocking_copies));
+	if (p->legacy_launches)
+		snprintf(legacy, sizeof(legacy), "; %s launches on the legacy default stream",
+			 N(p->legacy_launches));
+	if (p->host_gaps)
+		snprintf(gaps, sizeof(gaps), "%s host gaps of 1 ms or more (%s)", N(p->host_gaps),
+			 D(p->host_gap_ns));
+	else
+		snprintf(gaps, sizeof(gaps), "no host gaps of 1 ms or more");
+	return az_store__printf(st, "%s stream%s%s; %s; %s%s%s; %s.", N(p->streams),
+				p->streams == 1 ? "" : "s", overlap, grids, waits, copies, legacy, gaps);
+}
+
+/* ---- a scope ------------------------------------------------------------------- */
+
+int az_rules__scope(struct analyze *a, struct az_acc *acc, struct az_scope *s)
+{
+	struct rule_ctx rc = { .a = a, .s = s };
+	const char *name = a->d ? gt_decoder__process_name(a->d, acc->pid) : NULL;
+	int err;
+
+	s->kind = acc->kind;
+	s->pid = acc->pid;
+	s->number = acc->number;
+	s->start_ts = acc->start;
+	s->end_ts = acc->end > acc->start ? acc->end : acc->start;
+	if (name && !(s->name = az_store__keep(&a->store, name)))
+		return -ENOMEM;
+	fill_gpu(a, acc, s);
+	fill_cpu(a, acc, &s->cpu);
+	s->work.kernels = acc->kernels;
+	s->work.kernel_ns = acc->kernel_ns;
+	s->work.kernel_median_ns = loghist__median(&acc->kdur);
+	memcpy(s->work.class_ns, acc->class_ns, sizeof(acc->class_ns));
+	memcpy(s->work.class_count, acc->class_count, sizeof(acc->class_count));
+	memcpy(s->work.copy_ns, acc->copy_ns, sizeof(acc->copy_ns));
+	memcpy(s->work.copy_bytes, acc->copy_bytes, sizeof(acc->copy_bytes));
+	memcpy(s->work.copy_count, acc->copy_count, sizeof(acc->copy_count));
+	s->work.launches = acc->launches;
+	s->work.launch_median_ns = loghist__median(&acc->launch_dur);
+	s->work.launch_gap_median_ns = loghist__median(&acc->launch_gap);
+	fill_metrics(a, acc, &s->work);
+	err = top_kernels(a, acc, &s->work);
+	if (err)
+		return err;
+	s->par.streams = acc->ndevs ? acc->gstreams.n : acc->lstreams.n;
+	s->par.legacy_launches = acc->legacy;
+	s->par.sm_count = a->sm_count;
+	s->par.sm_assumed = a->sm_assumed;
+	s->par.small_kernels = acc->ndevs ? acc->small_kernels : acc->small_launches;
+	s->par.small_ns = acc->ndevs ? acc->small_ns : 0;
+	s->par.waits = acc->waits;
+	s->par.launches_per_wait = loghist__median(&acc->per_wait);
+	s->par.blocking_copies = acc->bc_inside;
+	s->par.host_gaps = acc->ndevs ? acc->host_gaps : acc->thost_gaps;
+	s->par.host_gap_ns = acc->ndevs ? acc->host_gap_ns : acc->thost_gap_ns;
+	s->comm = acc->comm;
+	if (!s->comm.calls)
+		s->comm.rank = s->comm.world = s->comm.waited_for_rank = -1;
+	s->work.bound = verdict(s, launch_bound_holds(s));
+	rc.wall = s->gpu.wall_ns;
+	rules(&rc, acc);
+	if (rc.err)
+		return rc.err;
+	s->answer[AZ_Q_BUSY] = answer_busy(&a->store, s);
+	s->answer[AZ_Q_BOUND] = answer_bound(&a->store, s);
+	s->answer[AZ_Q_PARALLEL] = answer_parallel(&a->store, s);
+	if (!s->answer[AZ_Q_BUSY] || !s->answer[AZ_Q_BOUND] || !s->answer[AZ_Q_PARALLEL])
+		return -ENOMEM;
+	return 0;
+}

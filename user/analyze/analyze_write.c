@@ -1,0 +1,729 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The renderings of an analyze result: a table for people, one JSON
+ * document for programs, Markdown for notes and reviews.  All three print
+ * the same figures of the same result (analyze.h); times in JSON are ns,
+ * in the table and Markdown in the unit that gives three digits.
+ *
+ * JSON: {"file", "merged", "records", "damage", "notes": [...], "scopes":
+ * [{"kind", "pid", "number", "name", "start_ns", "end_ns", "wall_ns",
+ * "sampled", "answers": {"busy", "bound", "parallelism"}, "gpu": {...},
+ * "cpu": {...}, "work": {...}, "parallelism": {...}, "findings": [{"id",
+ * "severity", "cost_ns", "cost_upper", "count", "summary", "fix",
+ * "examples": [{"ts", "dur", "pid", "tid", "what"}]}]}]}; a figure that is
+ * not known is null.  user/analyze/README.md defines the figures (the GPU
+ * metrics' work members: tensor_pct, dram_pct, sm_pct over metric_samples
+ * samples of metric_basis "busy" or "all", metric_idle_samples left out,
+ * metric_hz).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "analyze/analyze.h"
+#include "stats/stats.h"
+#include "format/api.h"
+#include "lib/installer.h"
+#include "lib/obuf.h"
+#include "lib/term_text.h"
+
+static const char *const question_title[AZ_Q__COUNT] = {
+	"Busy or waiting", "What bounds it", "Parallelism",
+};
+static const char *const question_key[AZ_Q__COUNT] = { "busy", "bound", "parallelism" };
+
+static const char *source_name(enum az_busy_source s)
+{
+	static const char *const n[] = { "none", "gpu_records", "gpu_metrics", "sync_estimate" };
+
+	return (unsigned)s < sizeof(n) / sizeof(n[0]) ? n[s] : "?";
+}
+
+static const char *kind_name(enum az_scope_kind k)
+{
+	return k == AZ_SCOPE_RANGE ? "range" : k == AZ_SCOPE_WINDOW ? "window" : "process";
+}
+
+static const char *mem_name(int k)
+{
+	return k == GT_COPY__COUNT ? "memset" : gt_copy_kind__name((enum gt_copy_kind)k);
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static void j_key(struct obuf *o, bool *first, const char *key)
+{
+	if (!*first)
+		OBUF_LIT(o, ",");
+	*first = false;
+	obuf__json_str(o, key);
+	OBUF_LIT(o, ":");
+}
+
+static void j_u64(struct obuf *o, bool *first, const char *key, uint64_t v)
+{
+	j_key(o, first, key);
+	obuf__u64(o, v);
+}
+
+static void j_str(struct obuf *o, bool *first, const char *key, const char *v)
+{
+	j_key(o, first, key);
+	if (v)
+		obuf__json_str(o, v);
+	else
+		OBUF_LIT(o, "null");
+}
+
+static void j_bool(struct obuf *o, bool *first, const char *key, bool v)
+{
+	j_key(o, first, key);
+	if (v)
+		OBUF_LIT(o, "true");
+	else
+		OBUF_LIT(o, "false");
+}
+
+/* A value known only when ok: else null. */
+static void j_opt(struct obuf *o, bool *first, const char *key, bool ok, uint64_t v)
+{
+	j_key(o, first, key);
+	if (ok)
+		obuf__u64(o, v);
+	else
+		OBUF_LIT(o, "null");
+}
+
+/* A percentage in millionths (-1: null), as an exact decimal. */
+static void j_micro(struct obuf *o, bool *first, const char *key, int64_t micro)
+{
+	char buf[40];
+
+	j_key(o, first, key);
+	if (micro < 0) {
+		OBUF_LIT(o, "null");
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%lld.%06lld", (long long)(micro / 1000000),
+		 (long long)(micro % 1000000));
+	obuf__mem(o, buf, strlen(buf));
+}
+
+static void json_scope(struct obuf *o, const struct az_scope *s)
+{
+	const struct az_gpu *g = &s->gpu;
+	const struct az_cpu *c = &s->cpu;
+	const struct az_work *w = &s->work;
+	const struct az_parallel *p = &s->par;
+	bool f = true, f2, f3;
+
+	OBUF_LIT(o, "{");
+	j_str(o, &f, "kind", kind_name(s->kind));
+	j_u64(o, &f, "pid", s->pid);
+	j_u64(o, &f, "number", s->number);
+	j_str(o, &f, "name", s->name);
+	j_u64(o, &f, "start_ns", s->start_ts);
+	j_u64(o, &f, "end_ns", s->end_ts);
+	j_u64(o, &f, "wall_ns", s->end_ts - s->start_ts);
+	j_bool(o, &f, "sampled", s->sampled);
+	j_key(o, &f, "answers");
+	f2 = true;
+	OBUF_LIT(o, "{");
+	for (int q = 0; q < AZ_Q__COUNT; q++)
+		j_str(o, &f2, question_key[q], s->answer[q]);
+	OBUF_LIT(o, "}");
+
+	j_key(o, &f, "gpu");
+	f2 = true;
+	OBUF_LIT(o, "{");
+	j_str(o, &f2, "source", source_name(g->source));
+	j_u64(o, &f2, "devices", g->devices);
+	j_u64(o, &f2, "busy_ns", g->busy_ns);
+	j_u64(o, &f2, "wall_ns", g->wall_ns);
+	j_u64(o, &f2, "active_ns", g->active_ns);
+	for (int pass = 0; pass < 2; pass++) {
+		j_key(o, &f2, pass ? "idle_intervals" : "idle_ns");
+		f3 = true;
+		OBUF_LIT(o, "{");
+		for (int k = 0; k < AZ_IDLE__COUNT; k++)
+			j_u64(o, &f3, az_idle__name(k), pass ? g->idle_gaps[k] : g->idle_ns[k]);
+		OBUF_LIT(o, "}");
+	}
+	j_u64(o, &f2, "submit_in_cuda_ns", g->submit_in_cuda_ns);
+	j_u64(o, &f2, "concurrent_ns", g->concurrent_ns);
+	j_u64(o, &f2, "work", g->work);
+	j_u64(o, &f2, "late", g->late);
+	j_u64(o, &f2, "unlinked", g->unlinked);
+	j_u64(o, &f2, "waits", g->waits);
+	j_micro(o, &f2, "util_pct", g->util_micro);
+	j_u64(o, &f2, "util_samples", g->util_samples);
+	OBUF_LIT(o, "}");
+
+	j_key(o, &f, "cpu");
+	f2 = true;
+	OBUF_LIT(o, "{");
+	j_u64(o, &f2, "threads", c->threads);
+	j_u64(o, &f2, "span_ns", c->span_ns);
+	j_u64(o, &f2, "calls_ns", c->calls_ns);
+	j_u64(o, &f2, "sync_ns", c->sync_ns);
+	j_opt(o, &f2, "sync_blocked_ns", c->sched, c->sync_blocked_ns);
+	j_opt(o, &f2, "off_ns", c->sched, c->off_ns);
+	j_u64(o, &f2, "outside_ns", c->outside_ns);
+	j_bool(o, &f2, "sched", c->sched);
+	j_u64(o, &f2, "calls", c->calls);
+	j_u64(o, &f2, "incomplete", c->incomplete);
+	OBUF_LIT(o, "}");
+
+	j_key(o, &f, "work");
+	f2 = true;
+	OBUF_LIT(o, "{");
+	j_u64(o, &f2, "kernels", w->kernels);
+	j_u64(o, &f2, "kernel_ns", w->kernel_ns);
+	j_opt(o, &f2, "kernel_median_ns", w->kernels, w->kernel_median_ns);
+	j_key(o, &f2, "classes");
+	f3 = true;
+	OBUF_LIT(o, "{");
+	for (int k = 0; k < AZ_KC__COUNT; k++) {
+		bool f4 = true;
+
+		j_key(o, &f3, az_kclass__name(k));
+		OBUF_LIT(o, "{");
+		j_u64(o, &f4, "ns", w->class_ns[k]);
+		j_u64(o, &f4, "count", w->class_count[k]);
+		OBUF_LIT(o, "}");
+	}
+	OBUF_LIT(o, "}");
+	j_key(o, &f2, "copies");
+	f3 = true;
+	OBUF_LIT(o, "{");
+	for (int k = 0; k < AZ_MEM_KINDS; k++) {
+		bool f4 = true;
+
+		if (!w->copy_count[k])
+			continue;
+		j_key(o, &f3, mem_name(k));
+		OBUF_LIT(o, "{");
+		j_u64(o, &f4, "ns", w->copy_ns[k]);
+		j_u64(o, &f4, "bytes", w->copy_bytes[k]);
+		j_u64(o, &f4, "count", w->copy_count[k]);
+		OBUF_LIT(o, "}");
+	}
+	OBUF_LIT(o, "}");
+	j_u64(o, &f2, "launches", w->launches);
+	j_opt(o, &f2, "launch_median_ns", w->launch_median_ns, w->launch_median_ns);
+	j_opt(o, &f2, "launch_gap_median_ns", w->launch_gap_median_ns, w->launch_gap_median_ns);
+	j_key(o, &f2, "top_kernels");
+	OBUF_LIT(o, "[");
+	for (uint32_t i = 0; i < w->nkernels; i++) {
+		bool f4 = true;
+
+		if (i)
+			OBUF_LIT(o, ",");
+		OBUF_LIT(o, "{");
+		j_str(o, &f4, "name", w->top[i].name);
+		j_str(o, &f4, "class", az_kclass__name(w->top[i].kclass));
+		j_u64(o, &f4, "count", w->top[i].count);
+		j_u64(o, &f4, "total_ns", w->top[i].total_ns);
+		OBUF_LIT(o, "}");
+	}
+	OBUF_LIT(o, "]");
+	j_micro(o, &f2, "tensor_pct", w->tensor_micro);
+	j_micro(o, &f2, "dram_pct", w->dram_micro);
+	j_micro(o, &f2, "sm_pct", w->sm_micro);
+	j_u64(o, &f2, "metric_samples", w->metric_samples);
+	j_u64(o, &f2, "metric_idle_samples", w->metric_idle);
+	j_str(o, &f2, "metric_basis", !w->metric_samples && !w->metric_idle ? NULL :
+				      w->metric_all ? "all" : "busy");
+	j_opt(o, &f2, "metric_hz", w->metric_hz, w->metric_hz);
+	j_str(o, &f2, "bound", az_bound__name(w->bound));
+	OBUF_LIT(o, "}");
+
+	j_key(o, &f, "parallelism");
+	f2 = true;
+	OBUF_LIT(o, "{");
+	j_u64(o, &f2, "streams", p->streams);
+	j_u64(o, &f2, "legacy_launches", p->legacy_launches);
+	j_u64(o, &f2, "sm_count", p->sm_count);
+	j_bool(o, &f2, "sm_assumed", p->sm_assumed);
+	j_u64(o, &f2, "small_kernels", p->small_kernels);
+	j_u64(o, &f2, "small_ns", p->small_ns);
+	j_u64(o, &f2, "waits", p->waits);
+	j_opt(o, &f2, "launches_per_wait", p->launches_per_wait, p->launches_per_wait);
+	j_u64(o, &f2, "blocking_copies", p->blocking_copies);
+	j_u64(o, &f2, "host_gaps", p->host_gaps);
+	j_u64(o, &f2, "host_gap_ns", p->host_gap_ns);
+	OBUF_LIT(o, "}");
+
+	if (s->comm.calls) {
+		const struct az_comm *cm = &s->comm;
+
+		j_key(o, &f, "communication");
+		f2 = true;
+		OBUF_LIT(o, "{");
+		j_u64(o, &f2, "nccl_calls", cm->calls);
+		j_u64(o, &f2, "collectives", cm->collectives);
+		j_u64(o, &f2, "host_ns", cm->host_ns);
+		j_u64(o, &f2, "bytes", cm->bytes);
+		j_opt(o, &f2, "rank", cm->rank >= 0, (uint64_t)cm->rank);
+		j_opt(o, &f2, "world_size", cm->world > 0, (uint64_t)cm->world);
+		j_u64(o, &f2, "matched", cm->matched);
+		j_u64(o, &f2, "matched_gpu", cm->matched_gpu);
+		j_u64(o, &f2, "waited_ns", cm->waited_ns);
+		j_u64(o, &f2, "last", cm->last);
+		j_u64(o, &f2, "caused_ns", cm->caused_ns);
+		j_opt(o, &f2, "waited_for_pid", cm->waited_for_pid != 0, cm->waited_for_pid);
+		j_opt(o, &f2, "waited_for_rank", cm->waited_for_rank >= 0, (uint64_t)cm->waited_for_rank);
+		j_u64(o, &f2, "waited_for_ns", cm->waited_for_ns);
+		OBUF_LIT(o, "}");
+	}
+
+	j_key(o, &f, "findings");
+	OBUF_LIT(o, "[");
+	for (size_t i = 0; i < s->nfindings; i++) {
+		const struct az_finding *fd = &s->findings[i];
+
+		f2 = true;
+		if (i)
+			OBUF_LIT(o, ",");
+		OBUF_LIT(o, "{");
+		j_str(o, &f2, "id", fd->id);
+		j_str(o, &f2, "severity", az_severity__name(fd->severity));
+		j_u64(o, &f2, "cost_ns", fd->cost_ns);
+		j_bool(o, &f2, "cost_upper", fd->cost_upper);
+		j_u64(o, &f2, "count", fd->count);
+		j_str(o, &f2, "summary", fd->summary);
+		j_str(o, &f2, "fix", fd->fix);
+		j_key(o, &f2, "examples");
+		OBUF_LIT(o, "[");
+		for (uint32_t e = 0; e < fd->nexamples; e++) {
+			const struct az_example *x = &fd->examples[e];
+
+			f3 = true;
+			if (e)
+				OBUF_LIT(o, ",");
+			OBUF_LIT(o, "{");
+			j_u64(o, &f3, "ts", x->ts);
+			j_u64(o, &f3, "dur", x->dur);
+			j_u64(o, &f3, "pid", x->pid);
+			j_u64(o, &f3, "tid", x->tid);
+			j_str(o, &f3, "what", x->what);
+			OBUF_LIT(o, "}");
+		}
+		OBUF_LIT(o, "]}");
+	}
+	OBUF_LIT(o, "]}");
+}
+
+static int write_json(const struct analyze_result *r, FILE *out)
+{
+	struct obuf o;
+	bool f = true;
+	int err = obuf__init(&o, out);
+
+	if (err)
+		return err;
+	OBUF_LIT(&o, "{");
+	j_str(&o, &f, "file", r->path);
+	j_bool(&o, &f, "merged", r->merged);
+	j_u64(&o, &f, "records", r->records);
+	j_u64(&o, &f, "trace_start_ns", r->trace_start_ts);
+	j_str(&o, &f, "damage", r->damage);
+	j_key(&o, &f, "notes");
+	OBUF_LIT(&o, "[");
+	for (int i = 0; r->notes[i]; i++) {
+		if (i)
+			OBUF_LIT(&o, ",");
+		obuf__json_str(&o, r->notes[i]);
+	}
+	OBUF_LIT(&o, "]");
+	j_key(&o, &f, "scopes");
+	OBUF_LIT(&o, "[");
+	for (size_t i = 0; i < r->nscopes; i++) {
+		if (i)
+			OBUF_LIT(&o, ",");
+		json_scope(&o, &r->scopes[i]);
+	}
+	OBUF_LIT(&o, "]}\n");
+	err = obuf__flush(&o);
+	obuf__free(&o);
+	return err;
+}
+
+/* ---- table and Markdown ------------------------------------------------------ */
+
+/* Prints s escaped for a terminal (text from traced programs). */
+static void put_text(FILE *out, const char *s)
+{
+	char *e;
+
+	if (!s)
+		return;
+	if (!term_text__needs_escape(s)) {
+		fputs(s, out);
+		return;
+	}
+	e = term_text__escape(s);
+	fputs(e ? e : "?", out);
+	free(e);
+}
+
+/* Markdown: text from traced programs escaped for a terminal and with the
+ * characters that would start markup backslashed. */
+static void put_md(FILE *out, const char *s)
+{
+	char *e = s && term_text__needs_escape(s) ? term_text__escape(s) : NULL;
+	const char *p = e ? e : s;
+
+	for (; p && *p; p++) {
+		if (strchr("\\`*_[]<>|#", *p))
+			fputc('\\', out);
+		fputc(*p, out);
+	}
+	free(e);
+}
+
+static void fmt_dur(char *buf, size_t len, uint64_t ns)
+{
+	if (ns >= 1000000000ull)
+		snprintf(buf, len, "%.3f s", ns / 1e9);
+	else if (ns >= 1000000ull)
+		snprintf(buf, len, "%.3f ms", ns / 1e6);
+	else if (ns >= 1000ull)
+		snprintf(buf, len, "%.3f us", ns / 1e3);
+	else
+		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+}
+
+static double pctf(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void scope_title(FILE *out, const struct az_scope *s, bool md)
+{
+	char wall[32];
+
+	fmt_dur(wall, sizeof(wall), s->end_ts - s->start_ts);
+	fputs(md ? "## " : "== ", out);
+	if (s->kind == AZ_SCOPE_RANGE)
+		fprintf(out, "Capture range %u of process %u", s->number, s->pid);
+	else if (s->kind == AZ_SCOPE_WINDOW)
+		fprintf(out, "Process %u in light-mode window %u", s->pid, s->number);
+	else
+		fprintf(out, "Process %u", s->pid);
+	if (s->name) {
+		fputs(" (", out);
+		if (md)
+			put_md(out, s->name);
+		else
+			put_text(out, s->name);
+		fputs(")", out);
+	}
+	fprintf(out, ", wall time %s%s%s\n", wall, s->sampled ? ", sampled (light mode)" : "",
+		md ? "" : " ==");
+}
+
+/* The details under the answers, as label: text lines. */
+static void details(FILE *out, const struct az_scope *s, bool md)
+{
+	const struct az_gpu *g = &s->gpu;
+	const struct az_cpu *c = &s->cpu;
+	const struct az_work *w = &s->work;
+	const struct az_parallel *p = &s->par;
+	const char *pre = md ? "- **" : "  ", *mid = md ? ":** " : ": ";
+	char a[32], b[32], d[32];
+	uint64_t idle_in = 0;
+
+	for (int k = AZ_IDLE_SUBMIT; k <= AZ_IDLE_OTHER; k++)
+		idle_in += g->idle_ns[k];
+	fmt_dur(a, sizeof(a), g->busy_ns);
+	fmt_dur(b, sizeof(b), g->wall_ns);
+	fmt_dur(d, sizeof(d), g->active_ns);
+	fprintf(out, "%sGPU busy%s%s of %s (%.1f %%, %s), active %s, %llu pieces of work on %u "
+		"device%s\n", pre, mid, a, b, pctf(g->busy_ns, g->wall_ns), source_name(g->source), d,
+		(unsigned long long)g->work, g->devices, g->devices == 1 ? "" : "s");
+	if (g->source == AZ_BUSY_GPU_RECORDS) {
+		fprintf(out, "%sGPU idle%s", pre, mid);
+		for (int k = 0; k < AZ_IDLE__COUNT; k++) {
+			fmt_dur(a, sizeof(a), g->idle_ns[k]);
+			fprintf(out, "%s%s %s", k ? ", " : "", az_idle__name(k), a);
+			if (k <= AZ_IDLE_OTHER)
+				fprintf(out, " (%.1f %%)", pctf(g->idle_ns[k], idle_in));
+		}
+		fmt_dur(a, sizeof(a), g->submit_in_cuda_ns);
+		fmt_dur(b, sizeof(b), g->concurrent_ns);
+		fprintf(out, "; submit while the host was in other CUDA calls %s; concurrent %s\n", a,
+			b);
+		if (g->late || g->unlinked)
+			fprintf(out, "%sGPU records%s%llu not linked to a launch call, %llu placed late\n",
+				pre, mid, (unsigned long long)g->unlinked, (unsigned long long)g->late);
+	}
+	fmt_dur(a, sizeof(a), c->span_ns);
+	fprintf(out, "%sCPU%s%u thread%s, %s: ", pre, mid, c->threads, c->threads == 1 ? "" : "s",
+		a);
+	fmt_dur(a, sizeof(a), c->calls_ns);
+	fmt_dur(b, sizeof(b), c->sync_ns);
+	fprintf(out, "in CUDA calls %s (%.1f %%), waiting %s (%.1f %%", a, pctf(c->calls_ns, c->span_ns),
+		b, pctf(c->sync_ns, c->span_ns));
+	if (c->sched) {
+		fmt_dur(a, sizeof(a), c->sync_blocked_ns);
+		fprintf(out, ", %s blocked", a);
+	}
+	fmt_dur(a, sizeof(a), c->outside_ns);
+	fprintf(out, "), outside CUDA %s (%.1f %%", a, pctf(c->outside_ns, c->span_ns));
+	if (c->sched) {
+		fmt_dur(a, sizeof(a), c->off_ns);
+		fprintf(out, ", %s off-CPU", a);
+	} else {
+		fputs(", no scheduler records", out);
+	}
+	fprintf(out, "); %llu calls, %llu without an exit\n", (unsigned long long)c->calls,
+		(unsigned long long)c->incomplete);
+	fmt_dur(a, sizeof(a), w->kernel_ns);
+	fmt_dur(b, sizeof(b), w->kernel_median_ns);
+	fprintf(out, "%sKernels%s%llu, %s, median %s;", pre, mid, (unsigned long long)w->kernels, a,
+		b);
+	for (int k = 0; k < AZ_KC__COUNT; k++)
+		if (w->class_count[k])
+			fprintf(out, " %s %.1f %%", az_kclass__name(k), pctf(w->class_ns[k], w->kernel_ns));
+	fputc('\n', out);
+	for (int k = 0; k < AZ_MEM_KINDS; k++) {
+		if (!w->copy_count[k])
+			continue;
+		fmt_dur(a, sizeof(a), w->copy_ns[k]);
+		fprintf(out, "%s%s%s%llu, %llu bytes, %s on the GPU\n", pre, mem_name(k), mid,
+			(unsigned long long)w->copy_count[k], (unsigned long long)w->copy_bytes[k], a);
+	}
+	fmt_dur(a, sizeof(a), w->launch_median_ns);
+	fmt_dur(b, sizeof(b), w->launch_gap_median_ns);
+	fprintf(out, "%sLaunches%s%llu, median call %s, median interval %s\n", pre, mid,
+		(unsigned long long)w->launches, w->launch_median_ns ? a : "unknown (entry only)",
+		w->launch_gap_median_ns ? b : "-");
+	for (uint32_t i = 0; i < w->nkernels; i++) {
+		fmt_dur(a, sizeof(a), w->top[i].total_ns);
+		fprintf(out, "%s%s%u%s%s in %llu, %s: ", pre, md ? "Top kernel " : "top kernel ", i + 1,
+			mid, a, (unsigned long long)w->top[i].count, az_kclass__name(w->top[i].kclass));
+		if (md)
+			put_md(out, w->top[i].name);
+		else
+			put_text(out, w->top[i].name);
+		fputc('\n', out);
+	}
+	if (s->comm.calls) {
+		const struct az_comm *cm = &s->comm;
+
+		fmt_dur(a, sizeof(a), cm->host_ns);
+		fmt_dur(b, sizeof(b), cm->waited_ns);
+		fmt_dur(d, sizeof(d), cm->caused_ns);
+		fprintf(out, "%sCommunication%s", pre, mid);
+		if (cm->rank >= 0)
+			fprintf(out, "rank %d/%d, ", cm->rank, cm->world);
+		fprintf(out, "%llu NCCL calls (%llu collectives), %s on the host, %llu bytes; %llu "
+			"collectives matched on every rank (%llu by their kernels' GPU starts): "
+			"waited %s for later ranks, came last to %llu (the others waited %s)\n",
+			(unsigned long long)cm->calls, (unsigned long long)cm->collectives, a,
+			(unsigned long long)cm->bytes, (unsigned long long)cm->matched,
+			(unsigned long long)cm->matched_gpu, b, (unsigned long long)cm->last, d);
+	}
+	fmt_dur(a, sizeof(a), p->small_ns);
+	fmt_dur(b, sizeof(b), p->host_gap_ns);
+	fprintf(out, "%sParallelism%s%u stream%s, %llu legacy-stream launches, %llu small grids "
+		"(under %u SMs%s, %s), %llu waits, %llu launches per wait, %llu blocking copies, "
+		"%llu host gaps (%s)\n", pre, mid, p->streams, p->streams == 1 ? "" : "s",
+		(unsigned long long)p->legacy_launches, (unsigned long long)p->small_kernels,
+		p->sm_count, p->sm_assumed ? " assumed" : "", a, (unsigned long long)p->waits,
+		(unsigned long long)p->launches_per_wait, (unsigned long long)p->blocking_copies,
+		(unsigned long long)p->host_gaps, b);
+}
+
+static void findings(FILE *out, const struct analyze_result *r, const struct az_scope *s,
+		     bool md)
+{
+	char cost[32], at[32], dur[32];
+
+	if (!s->nfindings) {
+		fputs(md ? "\nNo findings.\n" : "\n  No findings.\n", out);
+		return;
+	}
+	fprintf(out, md ? "\n### Findings (%zu)\n\n" : "\n  Findings (%zu):\n", s->nfindings);
+	for (size_t i = 0; i < s->nfindings; i++) {
+		const struct az_finding *f = &s->findings[i];
+
+		fmt_dur(cost, sizeof(cost), f->cost_ns);
+		if (md) {
+			fprintf(out, "- **%s** (%s, costs %s%s, %llu): ", f->id,
+				az_severity__name(f->severity), f->cost_upper ? "up to " : "", cost,
+				(unsigned long long)f->count);
+			put_md(out, f->summary);
+			fprintf(out, ".  \n  Fix: %s  \n  Look at:", f->fix);
+		} else {
+			fprintf(out, "  [%s] %s: ", az_severity__name(f->severity), f->id);
+			put_text(out, f->summary);
+			fprintf(out, " (costs %s%s)\n      fix: %s\n      look at:", f->cost_upper ?
+				"up to " : "", cost, f->fix);
+		}
+		for (uint32_t e = 0; e < f->nexamples; e++) {
+			const struct az_example *x = &f->examples[e];
+
+			fmt_dur(at, sizeof(at), x->ts > r->trace_start_ts ? x->ts - r->trace_start_ts : 0);
+			fmt_dur(dur, sizeof(dur), x->dur);
+			fprintf(out, "%s %s", e ? ";" : "", at);
+			if (x->dur)
+				fprintf(out, " +%s", dur);
+			if (x->tid)
+				fprintf(out, " tid %u", x->tid);
+			fputc(' ', out);
+			if (md)
+				put_md(out, x->what);
+			else
+				put_text(out, x->what);
+		}
+		fputc('\n', out);
+	}
+}
+
+static int write_text(const struct analyze_result *r, FILE *out, bool md)
+{
+	if (md)
+		fputs("# gtrace-bpf analyze: ", out);
+	else
+		fputs("gtrace-bpf analyze: ", out);
+	if (md)
+		put_md(out, r->path);
+	else
+		put_text(out, r->path);
+	fprintf(out, "%s\n", r->merged ? " (merged: GPU records from CUPTI)" : "");
+	for (int i = 0; r->notes[i]; i++)
+		fprintf(out, "%s%s\n", md ? "\n> " : "note: ", r->notes[i]);
+	if (r->damage)
+		fprintf(out, "%swarning: the trace is damaged (%s): figures of what was read\n",
+			md ? "\n> " : "", r->damage);
+	for (size_t i = 0; i < r->nscopes; i++) {
+		const struct az_scope *s = &r->scopes[i];
+
+		fputc('\n', out);
+		scope_title(out, s, md);
+		if (md)
+			fputc('\n', out);
+		for (int q = 0; q < AZ_Q__COUNT; q++) {
+			fprintf(out, md ? "**%s:** " : "%-16s ", md ? question_title[q] :
+				(q == 0 ? "Busy or waiting:" : q == 1 ? "What bounds it:" : "Parallelism:"));
+			if (md)
+				put_md(out, s->answer[q]);
+			else
+				put_text(out, s->answer[q]);
+			fputs(md ? "\n\n" : "\n", out);
+		}
+		if (!md)
+			fputc('\n', out);
+		details(out, s, md);
+		findings(out, r, s, md);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+int analyze__write(const struct analyze_result *r, enum analyze_format f, FILE *out)
+{
+	int err;
+
+	if (f == ANALYZE_JSON)
+		return write_json(r, out);
+	err = write_text(r, out, f == ANALYZE_MD);
+	if (!err && fflush(out))
+		err = -errno;
+	return err;
+}
+
+/* ---- the command ------------------------------------------------------------- */
+
+/* Refuses, before the work, an output that exists (unless force), that is
+ * the input, or that must not be replaced.  Returns 0 or 1 after one line. */
+static int check_output(const struct analyze_run_opts *o, FILE *err)
+{
+	struct stat in_st, out_st;
+
+	if (lstat(o->output, &out_st))
+		return 0;
+	if (!stat(o->path, &in_st) && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
+		fprintf(err, "gtrace-bpf: cannot write %s: it is the input trace\n", o->output);
+		return 1;
+	}
+	if (installer__refusal(o->output)) {
+		fprintf(err, "gtrace-bpf: refusing to replace %s: %s\n", o->output,
+			installer__refusal(o->output));
+		return 1;
+	}
+	if (!o->force) {
+		fprintf(err, "gtrace-bpf: %s exists: use --force to replace it\n", o->output);
+		return 1;
+	}
+	return 0;
+}
+
+/* Writes r into o->output through a temporary file (0600: the result holds
+ * command lines). Returns 0 or 1 after one line. */
+static int write_file(const struct analyze_run_opts *o, const struct analyze_result *r, FILE *err)
+{
+	struct installer *in = NULL;
+	FILE *f = NULL;
+	int fd, rc = installer__create(o->output, "", 0600, &in);
+
+	if (rc == -EPERM && installer__refusal(o->output)) {
+		fprintf(err, "gtrace-bpf: refusing to replace %s: %s\n", o->output,
+			installer__refusal(o->output));
+		return 1;
+	}
+	if (!rc) {
+		fd = fcntl(installer__fd(in), F_DUPFD_CLOEXEC, 0);
+		f = fd < 0 ? NULL : fdopen(fd, "w");
+		if (!f && fd >= 0)
+			close(fd);
+		rc = f ? analyze__write(r, o->format, f) : -errno;
+		if (f && fclose(f) && !rc)
+			rc = -errno;
+	}
+	if (!rc)
+		rc = installer__commit(in, o->force);
+	installer__free(in);
+	if (rc == -EEXIST && !o->force)
+		fprintf(err, "gtrace-bpf: %s exists: use --force to replace it\n", o->output);
+	else if (rc)
+		fprintf(err, "gtrace-bpf: cannot write %s: %s\n", o->output, strerror(-rc));
+	return rc ? 1 : 0;
+}
+
+int analyze__run(const struct analyze_run_opts *o)
+{
+	FILE *err = o->err ? o->err : stderr, *out = o->out ? o->out : stdout;
+	bool to_file = o->output && strcmp(o->output, "-");
+	struct analyze_result *r = NULL;
+	int ret, rc;
+
+	if (o->range && stats__check_range(o->range)) {
+		fprintf(err, "gtrace-bpf: bad range '%s': give the number of a capture range "
+			"(1, 2, ...) or of a light-mode window (w1, w2, ...)\n", o->range);
+		return 2;
+	}
+	if (to_file && check_output(o, err))
+		return 1;
+	ret = analyze__file(o->path, &o->core, o->range, &r, err);
+	if (ret)
+		return ret;
+	if (to_file) {
+		ret = write_file(o, r, err);
+	} else {
+		rc = analyze__write(r, o->format, out);
+		if (rc) {
+			fprintf(err, "gtrace-bpf: cannot write standard output: %s\n", strerror(-rc));
+			ret = 1;
+		}
+	}
+	/* the analysis of what was read is written; a damaged input still exits 1 */
+	if (!ret)
+		ret = trace_damage__report(&r->dmg, o->path, "the analysis covers the records read", err);
+	analyze_result__free(r);
+	return ret;
+}
