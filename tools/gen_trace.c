@@ -135,7 +135,7 @@ static void hostile_name(char *buf, size_t len, int i)
 	buf[n] = '\0';
 }
 
-const char *hostile_nvtx(int i)
+const char *gen__hostile_nvtx(int i)
 {
 	static const char *const names[] = {
 		"st\x1b[2Jep </script> \xe2\x82\xac=1", "=fwd\xff|x",
@@ -177,17 +177,17 @@ static int make_kernels(struct gen *g, int p)
 		if (!k->name)
 			return -ENOMEM;
 		k->func = 0x55aa00000000ull + (uint64_t)p * 0x1000000 + (uint64_t)i * 0x340;
-		k->api = apis[rnd(g) % (sizeof(apis) / sizeof(apis[0]))];
-		k->nshapes = 1 + (int)(rnd(g) % 3);
+		k->api = apis[gen__rnd(g) % (sizeof(apis) / sizeof(apis[0]))];
+		k->nshapes = 1 + (int)(gen__rnd(g) % 3);
 		for (int s = 0; s < k->nshapes; s++) {
-			k->grid[s][0] = 1u << rnd_range(g, 4, 14);
-			k->grid[s][1] = (uint32_t)rnd_range(g, 1, 2);
+			k->grid[s][0] = 1u << gen__rnd_range(g, 4, 14);
+			k->grid[s][1] = (uint32_t)gen__rnd_range(g, 1, 2);
 			k->grid[s][2] = 1;
-			k->block[s][0] = 32u << rnd_range(g, 0, 5);
+			k->block[s][0] = 32u << gen__rnd_range(g, 0, 5);
 			k->block[s][1] = 1;
 			k->block[s][2] = 1;
 		}
-		k->shmem = (uint32_t)(rnd(g) % 4) * 1024;
+		k->shmem = (uint32_t)(gen__rnd(g) % 4) * 1024;
 	}
 	return 0;
 }
@@ -206,24 +206,24 @@ static int proc_start(struct gen *g, int p, uint64_t *ts)
 	else
 		snprintf(s, sizeof(s), "python3 train.py --rank %d --model gpt-small", p);
 	/* the recorder reads the command line after the exec: the newer name wins */
-	err = w_proc(g, GT_REC_EXEC, *ts, pid, g->hostile ? "py\x1b[2J" : "python3");
+	err = gen__w_proc(g, GT_REC_EXEC, *ts, pid, g->hostile ? "py\x1b[2J" : "python3");
 	if (!err)
-		err = w_str(g, GT_REC_NAME, *ts + 10, pid, 0, 0, pid, GT_NAME_PROCESS, s);
+		err = gen__w_str(g, GT_REC_NAME, *ts + 10, pid, 0, 0, pid, GT_NAME_PROCESS, s);
 	*ts += 1000;
 	for (int i = 0; i < g->nthreads && !err; i++) {
 		if (g->hostile)
 			snprintf(s, sizeof(s), i ? "=pt\x1b[2Jw\xff%d" : "py\x1b]0;t\x07", i);
 		else
 			snprintf(s, sizeof(s), i ? "pt_worker%d" : "python3", i);
-		err = w_str(g, GT_REC_NAME, *ts, pid, 0, 0, pid + (uint32_t)i, GT_NAME_THREAD, s);
+		err = gen__w_str(g, GT_REC_NAME, *ts, pid, 0, 0, pid + (uint32_t)i, GT_NAME_THREAD, s);
 	}
 	if (!err)
-		err = w_call_ret(g, ts, pid, API(cuInit), 0, 0, 0, false, 0);
+		err = gen__w_call_ret(g, ts, pid, API(cuInit), 0, 0, 0, false, 0);
 	if (!err)
-		err = w_call_ret(g, ts, pid, API(cuDevicePrimaryCtxRetain), 0x7ffc1000, 0, 0,
+		err = gen__w_call_ret(g, ts, pid, API(cuDevicePrimaryCtxRetain), 0x7ffc1000, 0, 0,
 				 true, 0x5700000000ull + (uint64_t)p);
 	if (!err)
-		err = w_call_ret(g, ts, pid, API(cuModuleLoadData), 0x7ffc1008, 0x5800000000ull, 0,
+		err = gen__w_call_ret(g, ts, pid, API(cuModuleLoadData), 0x7ffc1008, 0x5800000000ull, 0,
 				 true, module);
 	if (!err)
 		err = make_kernels(g, p);
@@ -233,14 +233,14 @@ static int proc_start(struct gen *g, int p, uint64_t *ts)
 		if (i == g->nkernels - 1 && i > 0)
 			continue;	/* no name at all: a placeholder */
 		if (i % 5 == 4) {
-			err = w_str(g, GT_REC_NAME, *ts, pid, 0, 0, k->func, GT_NAME_KERNEL_MEM, k->name);
+			err = gen__w_str(g, GT_REC_NAME, *ts, pid, 0, 0, k->func, GT_NAME_KERNEL_MEM, k->name);
 			continue;
 		}
-		err = w_str(g, GT_REC_CALL_STR, *ts, pid, pid, API(cuModuleGetFunction), module, 0,
+		err = gen__w_str(g, GT_REC_CALL_STR, *ts, pid, pid, API(cuModuleGetFunction), module, 0,
 			    k->name);
-		*ts += rnd_range(g, 1000, 3000);
+		*ts += gen__rnd_range(g, 1000, 3000);
 		if (!err)
-			err = w_ret(g, *ts, pid, pid, API(cuModuleGetFunction), 0, true, k->func);
+			err = gen__w_ret(g, *ts, pid, pid, API(cuModuleGetFunction), 0, true, k->func);
 		*ts += 500;
 	}
 	for (int i = 0; i < g->nthreads && !err; i++) {
@@ -251,10 +251,10 @@ static int proc_start(struct gen *g, int p, uint64_t *ts)
 			.stream = 0x5900000000ull + (uint64_t)p * 0x10000 + (uint64_t)i * 0x100,
 			.event = 0x5a00000000ull + (uint64_t)p * 0x10000 + (uint64_t)i * 0x100,
 		};
-		err = w_call_ret(g, ts, pid, API(cuStreamCreate), 0x7ffc1010, 1, 0, true, t->stream);
+		err = gen__w_call_ret(g, ts, pid, API(cuStreamCreate), 0x7ffc1010, 1, 0, true, t->stream);
 		if (!err)
-			err = w_call_ret(g, ts, pid, API(cuEventCreate), 0x7ffc1018, 2, 0, true, t->event);
-		t->ts = *ts + rnd_range(g, 0, 10000);
+			err = gen__w_call_ret(g, ts, pid, API(cuEventCreate), 0x7ffc1018, 2, 0, true, t->event);
+		t->ts = *ts + gen__rnd_range(g, 0, 10000);
 		t->step_ts = t->ts;
 	}
 	return err;
@@ -268,20 +268,20 @@ static const uint16_t copy_apis[] = {
 /* Starts the next call of thread t: writes its entry, schedules its exit. */
 static int thr_enter(struct gen *g, struct thr *t)
 {
-	unsigned op = (unsigned)(rnd(g) % 100);
+	unsigned op = (unsigned)(gen__rnd(g) % 100);
 	uint64_t dur;
 	int err;
 
 	/* -L: a launch at that rate, else one of the others as they are drawn */
 	if (g->launch_pct >= 0)
-		op = op < (unsigned)g->launch_pct ? 0 : 62 + (unsigned)(rnd(g) % 38);
+		op = op < (unsigned)g->launch_pct ? 0 : 62 + (unsigned)(gen__rnd(g) % 38);
 	t->ret = 0;
 	t->has_out = false;
 	t->no_exit = false;
 	if (op < 62) {
-		const struct kernel *k = &g->k[t->proc][rnd_skew(g, 0, (uint64_t)g->nkernels - 1)];
-		int s = (int)(rnd(g) % (uint64_t)k->nshapes);
-		struct gt_launch *l = rec_init(g, GT_REC_LAUNCH, sizeof(*l), t->ts, t->pid, t->tid,
+		const struct kernel *k = &g->k[t->proc][gen__rnd_skew(g, 0, (uint64_t)g->nkernels - 1)];
+		int s = (int)(gen__rnd(g) % (uint64_t)k->nshapes);
+		struct gt_launch *l = gen__rec_init(g, GT_REC_LAUNCH, sizeof(*l), t->ts, t->pid, t->tid,
 					       k->api);
 
 		l->func = k->func;
@@ -298,67 +298,67 @@ static int thr_enter(struct gen *g, struct thr *t)
 			t->no_exit = true;
 		}
 		t->api = k->api;
-		dur = rnd_skew(g, 1800, 12000);
+		dur = gen__rnd_skew(g, 1800, 12000);
 		t->entry_ts = t->ts;
-		err = put(g, l);
+		err = gen__put(g, l);
 		if (!err && g->gpu && !t->skipped)
-			err = w_gpu(g, t, k, l, k->api, 0);
+			err = gen__w_gpu(g, t, k, l, k->api, 0);
 	} else if (op < 74) {
-		uint16_t api = copy_apis[rnd(g) % (sizeof(copy_apis) / sizeof(copy_apis[0]))];
-		uint64_t bytes = 256ull << rnd_range(g, 0, 16);
+		uint16_t api = copy_apis[gen__rnd(g) % (sizeof(copy_apis) / sizeof(copy_apis[0]))];
+		uint64_t bytes = 256ull << gen__rnd_range(g, 0, 16);
 
 		t->api = api;
 		/* about 12 GB/s plus the call's own cost */
-		dur = bytes / 12 + rnd_skew(g, 2000, 9000);
+		dur = bytes / 12 + gen__rnd_skew(g, 2000, 9000);
 		t->entry_ts = t->ts;
-		err = w_call(g, t->ts, t->pid, t->tid, api, 0x7f0000000000ull + t->tid * 0x1000ull,
+		err = gen__w_call(g, t->ts, t->pid, t->tid, api, 0x7f0000000000ull + t->tid * 0x1000ull,
 			     0x7e0000000000ull, bytes, t->stream, 0, 0);
 		/* the async ones run on the stream; cuMemcpyHtoD_v2 too, with no
 		 * stream argument, on the default one: not drawn here */
 		if (!err && g->gpu && !t->skipped && api != API(cuMemcpyHtoD_v2))
-			err = w_gpu(g, t, NULL, NULL, api, bytes);
+			err = gen__w_gpu(g, t, NULL, NULL, api, bytes);
 	} else if (op < 77) {
 		uint64_t n;
 
 		t->api = API(cuMemsetD32Async);
-		dur = rnd_skew(g, 2000, 6000);
-		n = rnd_range(g, 1, 1 << 20);
+		dur = gen__rnd_skew(g, 2000, 6000);
+		n = gen__rnd_range(g, 1, 1 << 20);
 		t->entry_ts = t->ts;
-		err = w_call(g, t->ts, t->pid, t->tid, t->api, 0x7f0000000000ull, 0, n, t->stream, 0, 0);
+		err = gen__w_call(g, t->ts, t->pid, t->tid, t->api, 0x7f0000000000ull, 0, n, t->stream, 0, 0);
 		if (!err && g->gpu && !t->skipped)
-			err = w_gpu(g, t, NULL, NULL, t->api, n * 4);
+			err = gen__w_gpu(g, t, NULL, NULL, t->api, n * 4);
 	} else if (op < 85) {
 		t->api = API(cuEventRecord);
-		dur = rnd_skew(g, 800, 3000);
-		err = w_call(g, t->ts, t->pid, t->tid, t->api, t->event, t->stream, 0, 0, 0, 0);
+		dur = gen__rnd_skew(g, 800, 3000);
+		err = gen__w_call(g, t->ts, t->pid, t->tid, t->api, t->event, t->stream, 0, 0, 0, 0);
 	} else if (op < 90) {
 		t->api = API(cuStreamSynchronize);
-		dur = rnd_skew(g, 5000, 3000000);
+		dur = gen__rnd_skew(g, 5000, 3000000);
 		/* -g: it waits for the stream's work */
 		if (g->gpu && t->gpu_free > t->ts)
-			dur = t->gpu_free - t->ts + rnd_range(g, 2000, 8000);
-		err = w_call(g, t->ts, t->pid, t->tid, t->api, t->stream, 0, 0, 0, 0, 0);
+			dur = t->gpu_free - t->ts + gen__rnd_range(g, 2000, 8000);
+		err = gen__w_call(g, t->ts, t->pid, t->tid, t->api, t->stream, 0, 0, 0, 0, 0);
 	} else if (op < 92) {
 		t->api = API(cuEventSynchronize);
-		dur = rnd_skew(g, 3000, 1000000);
-		err = w_call(g, t->ts, t->pid, t->tid, t->api, t->event, 0, 0, 0, 0, 0);
+		dur = gen__rnd_skew(g, 3000, 1000000);
+		err = gen__w_call(g, t->ts, t->pid, t->tid, t->api, t->event, 0, 0, 0, 0, 0);
 	} else if (op < 98) {
 		t->api = API(cuStreamQuery);
-		dur = rnd_skew(g, 500, 2000);
+		dur = gen__rnd_skew(g, 500, 2000);
 		/* CUDA_ERROR_NOT_READY most of the time: still busy */
-		t->ret = rnd(g) % 4 ? 600 : 0;
-		err = w_call(g, t->ts, t->pid, t->tid, t->api, t->stream, 0, 0, 0, 0, 0);
+		t->ret = gen__rnd(g) % 4 ? 600 : 0;
+		err = gen__w_call(g, t->ts, t->pid, t->tid, t->api, t->stream, 0, 0, 0, 0, 0);
 	} else if (!t->live_alloc) {
 		t->api = API(cuMemAlloc_v2);
-		dur = rnd_skew(g, 3000, 200000);
+		dur = gen__rnd_skew(g, 3000, 200000);
 		t->has_out = true;
-		t->out = t->live_alloc = 0x7f1000000000ull + (rnd(g) & 0xffffff000ull);
-		err = w_call(g, t->ts, t->pid, t->tid, t->api, 0x7ffc2000, 1ull << rnd_range(g, 12, 30),
+		t->out = t->live_alloc = 0x7f1000000000ull + (gen__rnd(g) & 0xffffff000ull);
+		err = gen__w_call(g, t->ts, t->pid, t->tid, t->api, 0x7ffc2000, 1ull << gen__rnd_range(g, 12, 30),
 			     0, 0, 0, 0);
 	} else {
 		t->api = API(cuMemFree_v2);
-		dur = rnd_skew(g, 2000, 50000);
-		err = w_call(g, t->ts, t->pid, t->tid, t->api, t->live_alloc, 0, 0, 0, 0, 0);
+		dur = gen__rnd_skew(g, 2000, 50000);
+		err = gen__w_call(g, t->ts, t->pid, t->tid, t->api, t->live_alloc, 0, 0, 0, 0, 0);
 		t->live_alloc = 0;
 	}
 	t->in_call = true;
@@ -372,13 +372,13 @@ static int thr_exit(struct gen *g, struct thr *t)
 	int err;
 
 	g->cur = t;
-	err = t->no_exit ? 0 : w_ret(g, t->ts, t->pid, t->tid, t->api, t->ret, t->has_out, t->out);
+	err = t->no_exit ? 0 : gen__w_ret(g, t->ts, t->pid, t->tid, t->api, t->ret, t->has_out, t->out);
 	g->cur = NULL;
 	if (!err && g->gpu && !t->skipped)
-		err = w_after(g, t, t->ts);
+		err = gen__w_after(g, t, t->ts);
 	t->skipped = false;
 	t->in_call = false;
-	t->ts += rnd_skew(g, 300, 30000);
+	t->ts += gen__rnd_skew(g, 300, 30000);
 	return err;
 }
 
@@ -406,7 +406,7 @@ static int run(struct gen *g, uint64_t want)
 		if (!t)
 			break;
 		while (g->gpu && g->next_metric <= t->ts && !err)
-			err = w_metrics(g);
+			err = gen__w_metrics(g);
 		if (t->in_call) {
 			err = thr_exit(g, t);
 		} else {
@@ -424,21 +424,21 @@ static int run(struct gen *g, uint64_t want)
 			ts = g->t[i].ts;
 	/* what is due before the end, then what is still open, cut by it */
 	if (!err)
-		err = cap_due(g, ts);
+		err = gen__cap_due(g, ts);
 	g->cap_started = false;
 	if (g->window_open && !err)
-		err = w_capture(g, ts, 0, GT_CAP_WINDOW_CLOSE, (uint32_t)g->next_window + 1, 0);
+		err = gen__w_capture(g, ts, 0, GT_CAP_WINDOW_CLOSE, (uint32_t)g->next_window + 1, 0);
 	for (int p = 0; p < g->nprocs && !err; p++)
 		if (g->cap == CAP_RANGE && g->pr[p].open)
-			err = w_capture(g, ts, PID_BASE + (uint32_t)p * PID_STEP, GT_CAP_RANGE_CLOSE,
+			err = gen__w_capture(g, ts, PID_BASE + (uint32_t)p * PID_STEP, GT_CAP_RANGE_CLOSE,
 					g->pr[p].index, GT_CAP_F_CUT);
 	for (int p = 0; p < g->nprocs && !err; p++)
-		err = w_proc(g, GT_REC_EXIT, ts + 1000 + (uint64_t)p, PID_BASE + (uint32_t)p * PID_STEP,
+		err = gen__w_proc(g, GT_REC_EXIT, ts + 1000 + (uint64_t)p, PID_BASE + (uint32_t)p * PID_STEP,
 			     "python3");
 	if (g->step_ns && !err)
-		err = w_steps(g, g->cap_t0, ts);
+		err = gen__w_steps(g, g->cap_t0, ts);
 	if (!err)
-		err = w_tail(g);
+		err = gen__w_tail(g);
 	if (!err && g->gpu) {
 		struct gt_merge_stats m = {
 			.hdr = { .ts = ts + 2000, .type = GT_REC_MERGE_STATS, .size = sizeof(m) },
@@ -446,7 +446,7 @@ static int run(struct gen *g, uint64_t want)
 			.unmatched_gpu = g->unlinked,
 		};
 
-		err = append(g, &m.hdr);
+		err = gen__append(g, &m.hdr);
 	}
 	if (!err) {
 		struct gt_trailer tr = { .end_ts = ts + 1000000 };
@@ -612,9 +612,9 @@ int main(int argc, char **argv)
 	if (no_calls) {
 		struct gt_trailer tr = { .end_ts = info.start_ts + 50000000 };
 
-		err = w_proc(g, GT_REC_EXEC, info.start_ts + 1000000, PID_BASE, "true");
+		err = gen__w_proc(g, GT_REC_EXEC, info.start_ts + 1000000, PID_BASE, "true");
 		if (!err)
-			err = w_proc(g, GT_REC_EXIT, info.start_ts + 2000000, PID_BASE, "true");
+			err = gen__w_proc(g, GT_REC_EXIT, info.start_ts + 2000000, PID_BASE, "true");
 		tr.counters.events = tr.counters.records_written = g->nrec;
 		if (!err)
 			err = trace_writer__finish(g->w, &tr);

@@ -8,7 +8,7 @@
 #include "gen_trace_int.h"
 
 /* -c: a capture record, written as the recorder or BPF would. */
-int w_capture(struct gen *g, uint64_t ts, uint32_t pid, uint32_t kind, uint32_t index,
+int gen__w_capture(struct gen *g, uint64_t ts, uint32_t pid, uint32_t kind, uint32_t index,
 	      uint32_t flags)
 {
 	struct gt_capture c = {
@@ -21,7 +21,7 @@ int w_capture(struct gen *g, uint64_t ts, uint32_t pid, uint32_t kind, uint32_t 
 		.latency_ns = kind == GT_CAP_WINDOW_OPEN ? 50000 : kind == GT_CAP_WINDOW_CLOSE ? 30000 : 0,
 	};
 
-	return append(g, &c.hdr);
+	return gen__append(g, &c.hdr);
 }
 
 /* The start of range k of process p (-c range). */
@@ -32,7 +32,7 @@ static uint64_t range_start(const struct gen *g, int p, uint64_t k)
 
 /* -c: writes the capture records due by ts (opens and closes of ranges or
  * windows), in time order. */
-int cap_due(struct gen *g, uint64_t ts)
+int gen__cap_due(struct gen *g, uint64_t ts)
 {
 	int err = 0;
 
@@ -48,9 +48,9 @@ int cap_due(struct gen *g, uint64_t ts)
 				return 0;
 			if (g->window_open) {
 				g->next_window++;
-				err = w_capture(g, at, 0, GT_CAP_WINDOW_CLOSE, (uint32_t)g->next_window, 0);
+				err = gen__w_capture(g, at, 0, GT_CAP_WINDOW_CLOSE, (uint32_t)g->next_window, 0);
 			} else {
-				err = w_capture(g, at, 0, GT_CAP_WINDOW_OPEN, (uint32_t)g->next_window + 1, 0);
+				err = gen__w_capture(g, at, 0, GT_CAP_WINDOW_OPEN, (uint32_t)g->next_window + 1, 0);
 			}
 			g->window_open = !g->window_open;
 			continue;
@@ -67,12 +67,12 @@ int cap_due(struct gen *g, uint64_t ts)
 		if (bp < 0 || best > ts)
 			return 0;
 		if (g->pr[bp].open) {
-			err = w_capture(g, best, PID_BASE + (uint32_t)bp * PID_STEP, GT_CAP_RANGE_CLOSE,
+			err = gen__w_capture(g, best, PID_BASE + (uint32_t)bp * PID_STEP, GT_CAP_RANGE_CLOSE,
 					g->pr[bp].index, 0);
 			g->pr[bp].k++;
 		} else {
 			g->pr[bp].index = ++g->nranges;
-			err = w_capture(g, best, PID_BASE + (uint32_t)bp * PID_STEP, GT_CAP_RANGE_OPEN,
+			err = gen__w_capture(g, best, PID_BASE + (uint32_t)bp * PID_STEP, GT_CAP_RANGE_OPEN,
 					g->pr[bp].index, 0);
 		}
 		g->pr[bp].open = !g->pr[bp].open;
@@ -81,7 +81,7 @@ int cap_due(struct gen *g, uint64_t ts)
 }
 
 /* -c: whether a call of pid that begins at ts is recorded. */
-bool captured(const struct gen *g, uint32_t pid, uint16_t api, uint64_t ts)
+bool gen__captured(const struct gen *g, uint32_t pid, uint16_t api, uint64_t ts)
 {
 	int p = (int)((pid - PID_BASE) / PID_STEP);
 

@@ -15,32 +15,32 @@
 static int w_gpu_put(struct gen *g, struct gt_hdr *r, __u64 *launch_ts, __u16 *flags)
 {
 	if (!g->unlink || g->gpu_records % g->unlink)
-		return append(g, r);
+		return gen__append(g, r);
 	r->tid = 0;
 	*launch_ts = 0;
 	*flags = 0;
 	g->unlinked++;
-	return tail_put(g, r);
+	return gen__tail_put(g, r);
 }
 
 /* -g: the GPU record of the call t just entered (a launch of k, or an
  * async copy or set of bytes), linked to it. */
-int w_gpu(struct gen *g, struct thr *t, const struct kernel *k, const struct gt_launch *l,
+int gen__w_gpu(struct gen *g, struct thr *t, const struct kernel *k, const struct gt_launch *l,
 	  uint16_t api, uint64_t bytes)
 {
-	uint64_t start = t->entry_ts + rnd_range(g, 3000, 9000);
+	uint64_t start = t->entry_ts + gen__rnd_range(g, 3000, 9000);
 	uint32_t stream = 7 + (uint32_t)(t->tid - t->pid), device = (uint32_t)t->proc % 2;
 	uint64_t dur;
 
 	if (start < t->gpu_free)
-		start = t->gpu_free + rnd_range(g, 500, 2000);
+		start = t->gpu_free + gen__rnd_range(g, 500, 2000);
 	g->gpu_records++;
 	if (k) {
 		size_t n = strlen(k->name) + 1;
-		struct gt_gpu_kernel *r = rec_init(g, GT_REC_GPU_KERNEL, GT_REC_ALIGN(sizeof(*r) + n),
+		struct gt_gpu_kernel *r = gen__rec_init(g, GT_REC_GPU_KERNEL, GT_REC_ALIGN(sizeof(*r) + n),
 						   start, t->pid, t->tid, 0);
 
-		dur = rnd_skew(g, 1500, 80000);
+		dur = gen__rnd_skew(g, 1500, 80000);
 		r->dur = dur;
 		r->launch_ts = t->entry_ts;
 		r->correlation = ++g->correlation;
@@ -58,10 +58,10 @@ int w_gpu(struct gen *g, struct thr *t, const struct kernel *k, const struct gt_
 		return w_gpu_put(g, &r->hdr, &r->launch_ts, &r->flags);
 	} else {
 		bool set = api == API(cuMemsetD32Async);
-		struct gt_gpu_copy *r = rec_init(g, set ? GT_REC_GPU_MEMSET : GT_REC_GPU_MEMCPY,
+		struct gt_gpu_copy *r = gen__rec_init(g, set ? GT_REC_GPU_MEMSET : GT_REC_GPU_MEMCPY,
 						 sizeof(*r), start, t->pid, t->tid, 0);
 
-		dur = bytes / 20 + rnd_range(g, 1000, 3000);	/* about 20 GB/s */
+		dur = bytes / 20 + gen__rnd_range(g, 1000, 3000);	/* about 20 GB/s */
 		r->dur = dur;
 		r->launch_ts = t->entry_ts;
 		r->bytes = bytes;
@@ -78,35 +78,35 @@ int w_gpu(struct gen *g, struct thr *t, const struct kernel *k, const struct gt_
 
 /* -g: what a call's exit adds: an off-CPU interval inside a long wait, and
  * the NVTX ranges of a step that ends. */
-int w_after(struct gen *g, struct thr *t, uint64_t exit_ts)
+int gen__w_after(struct gen *g, struct thr *t, uint64_t exit_ts)
 {
 	int err = 0;
 
 	if ((t->api == API(cuStreamSynchronize) || t->api == API(cuEventSynchronize)) &&
 	    exit_ts - t->entry_ts > 50000) {
-		struct gt_offcpu *o = rec_init(g, GT_REC_OFFCPU, sizeof(*o), t->entry_ts + 8000, t->pid,
+		struct gt_offcpu *o = gen__rec_init(g, GT_REC_OFFCPU, sizeof(*o), t->entry_ts + 8000, t->pid,
 					       t->tid, 0);
 
 		o->dur = exit_ts - t->entry_ts - 12000;
 		o->state = 1;
 		o->next_cpu = t->tid % 16;
-		err = append(g, &o->hdr);
+		err = gen__append(g, &o->hdr);
 	}
 	if (!err && ++t->calls % STEP_CALLS == 0) {
 		static const char *const names[] = { "step", "forward" };
 
 		for (int i = 0; i < 2 && !err; i++) {
-			const char *name = g->hostile ? hostile_nvtx(i) : names[i];
+			const char *name = g->hostile ? gen__hostile_nvtx(i) : names[i];
 			size_t n = strlen(name) + 1;
 			uint64_t d = exit_ts - t->step_ts;
-			struct gt_nvtx *nv = rec_init(g, GT_REC_NVTX, GT_REC_ALIGN(sizeof(*nv) + n),
+			struct gt_nvtx *nv = gen__rec_init(g, GT_REC_NVTX, GT_REC_ALIGN(sizeof(*nv) + n),
 						      t->step_ts + (i ? d / 20 : 0), t->pid, t->tid, 0);
 
 			nv->dur = i ? d * 2 / 5 : d;
 			nv->id = (uint32_t)++g->nvtx_id;
 			nv->len = (uint16_t)n;
 			memcpy(nv->name, name, n);
-			err = append(g, &nv->hdr);
+			err = gen__append(g, &nv->hdr);
 		}
 		t->step_ts = exit_ts + 1;
 	}
@@ -114,28 +114,28 @@ int w_after(struct gen *g, struct thr *t, uint64_t exit_ts)
 }
 
 /* -g: the GPU metric samples of every device at g->next_metric. */
-int w_metrics(struct gen *g)
+int gen__w_metrics(struct gen *g)
 {
 	static const uint32_t ids[] = { GT_GPUM_GPU_UTIL, GT_GPUM_SM_ACTIVE };
 	int devices = g->nprocs < 2 ? 1 : 2, err = 0;
 
 	for (int d = 0; d < devices && !err; d++)
 		for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]) && !err; i++) {
-			struct gt_gpu_metric *m = rec_init(g, GT_REC_GPU_METRIC, sizeof(*m), g->next_metric,
+			struct gt_gpu_metric *m = gen__rec_init(g, GT_REC_GPU_METRIC, sizeof(*m), g->next_metric,
 							   0, 0, 0);
 
 			m->device = (uint32_t)d;
 			m->metric = ids[i];
 			/* percent, times 10^6 */
-			m->value_micro = (int64_t)rnd_range(g, i ? 20 : 50, i ? 70 : 100) * 1000000;
-			err = append(g, &m->hdr);
+			m->value_micro = (int64_t)gen__rnd_range(g, i ? 20 : 50, i ? 70 : 100) * 1000000;
+			err = gen__append(g, &m->hdr);
 		}
 	g->next_metric += METRIC_NS;
 	return err;
 }
 
 /* -i: the step ranges of every process from t0 to end. */
-int w_steps(struct gen *g, uint64_t t0, uint64_t end)
+int gen__w_steps(struct gen *g, uint64_t t0, uint64_t end)
 {
 	int err = 0;
 
@@ -156,7 +156,7 @@ int w_steps(struct gen *g, uint64_t t0, uint64_t end)
 			v->dur = g->step_ns;
 			v->id = (uint32_t)k + 1;
 			v->len = (uint16_t)n;
-			err = tail_put(g, &v->hdr);
+			err = gen__tail_put(g, &v->hdr);
 		}
 	}
 	return err;

@@ -101,39 +101,39 @@ struct gen {
 };
 
 /* gen_trace_rec.c */
-uint64_t rnd(struct gen *g);
-uint64_t rnd_range(struct gen *g, uint64_t lo, uint64_t hi);
-uint64_t rnd_skew(struct gen *g, uint64_t lo, uint64_t hi);
-int append(struct gen *g, struct gt_hdr *h);
-int put(struct gen *g, void *rec);
-void *rec_init(struct gen *g, uint16_t type, size_t size, uint64_t ts, uint32_t pid,
+uint64_t gen__rnd(struct gen *g);
+uint64_t gen__rnd_range(struct gen *g, uint64_t lo, uint64_t hi);
+uint64_t gen__rnd_skew(struct gen *g, uint64_t lo, uint64_t hi);
+int gen__append(struct gen *g, struct gt_hdr *h);
+int gen__put(struct gen *g, void *rec);
+void *gen__rec_init(struct gen *g, uint16_t type, size_t size, uint64_t ts, uint32_t pid,
 	       uint32_t tid, uint16_t api);
-int w_call(struct gen *g, uint64_t ts, uint32_t pid, uint32_t tid, uint16_t api,
+int gen__w_call(struct gen *g, uint64_t ts, uint32_t pid, uint32_t tid, uint16_t api,
 	   uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5);
-int w_ret(struct gen *g, uint64_t ts, uint32_t pid, uint32_t tid, uint16_t api,
+int gen__w_ret(struct gen *g, uint64_t ts, uint32_t pid, uint32_t tid, uint16_t api,
 	  int32_t ret, bool has_out, uint64_t out);
-int w_str(struct gen *g, uint16_t type, uint64_t ts, uint32_t pid, uint32_t tid,
+int gen__w_str(struct gen *g, uint16_t type, uint64_t ts, uint32_t pid, uint32_t tid,
 	  uint16_t api, uint64_t key, uint16_t kind, const char *s);
-int w_proc(struct gen *g, uint16_t type, uint64_t ts, uint32_t pid, const char *comm);
-int w_call_ret(struct gen *g, uint64_t *ts, uint32_t pid, uint16_t api, uint64_t a0,
+int gen__w_proc(struct gen *g, uint16_t type, uint64_t ts, uint32_t pid, const char *comm);
+int gen__w_call_ret(struct gen *g, uint64_t *ts, uint32_t pid, uint16_t api, uint64_t a0,
 	       uint64_t a1, uint64_t a2, bool has_out, uint64_t out);
-int tail_put(struct gen *g, const struct gt_hdr *r);
-int w_tail(struct gen *g);
+int gen__tail_put(struct gen *g, const struct gt_hdr *r);
+int gen__w_tail(struct gen *g);
 
 /* gen_trace_capture.c */
-int w_capture(struct gen *g, uint64_t ts, uint32_t pid, uint32_t kind, uint32_t index,
+int gen__w_capture(struct gen *g, uint64_t ts, uint32_t pid, uint32_t kind, uint32_t index,
 	      uint32_t flags);
-int cap_due(struct gen *g, uint64_t ts);
-bool captured(const struct gen *g, uint32_t pid, uint16_t api, uint64_t ts);
+int gen__cap_due(struct gen *g, uint64_t ts);
+bool gen__captured(const struct gen *g, uint32_t pid, uint16_t api, uint64_t ts);
 
 /* gen_trace_gpu.c */
-int w_gpu(struct gen *g, struct thr *t, const struct kernel *k, const struct gt_launch *l,
+int gen__w_gpu(struct gen *g, struct thr *t, const struct kernel *k, const struct gt_launch *l,
 	  uint16_t api, uint64_t bytes);
-int w_after(struct gen *g, struct thr *t, uint64_t exit_ts);
-int w_metrics(struct gen *g);
-int w_steps(struct gen *g, uint64_t t0, uint64_t end);
+int gen__w_after(struct gen *g, struct thr *t, uint64_t exit_ts);
+int gen__w_metrics(struct gen *g);
+int gen__w_steps(struct gen *g, uint64_t t0, uint64_t end);
 
 /* gen_trace.c: -H's text (NVTX names among them) */
-const char *hostile_nvtx(int i);
+const char *gen__hostile_nvtx(int i);
 
 #endif
