@@ -251,7 +251,7 @@ $(IOCTL_WL): tests/mock/ioctl_workload.c | $(MOCK_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(MOCK_CFLAGS) $< -o $@
 
-$(NVML_MOCK): tests/mock/libnvml_mock.c user/record/nvml_abi.h | $(MOCK_DIR)
+$(NVML_MOCK): tests/mock/libnvml_mock.c user/record/gpum/nvml_abi.h | $(MOCK_DIR)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(MOCK_CFLAGS) -iquote . -shared -Wl,-soname,libnvidia-ml.so.1 $< -o $@

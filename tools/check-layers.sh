@@ -19,12 +19,15 @@ cd "$(dirname "$0")/.." || exit 2
 root=${1:-user}
 
 # What each stage may include, besides itself: folders of quoted includes
-# ("format/trace_file.h"), or single headers (export/fields.h).
+# ("format/trace_file.h"), or single headers (export/fields.h).  A folder
+# inside a stage that is named here (record/gpum) is a stage of its own: its
+# files follow its rules, and the stage around it names it to include it.
 declare -A allow=(
 	[lib]=""
 	[format]="lib bpf cupti"
 	[decode]="lib format bpf cupti"
-	[record]="lib format bpf cupti SKEL"
+	[record]="lib format record/gpum bpf cupti SKEL"
+	[record/gpum]="lib format bpf"
 	[merge]="lib format decode bpf cupti"
 	[export]="lib format decode bpf cupti"
 	[stats]="lib format decode bpf cupti"
@@ -35,14 +38,24 @@ declare -A allow=(
 	[cli]="*"
 )
 
+# stage_of PATH: the stage a path inside user/ belongs to (its first folder,
+# or its first two when those are a stage of their own).
+stage_of() {
+	local first=${1%%/*} rest=${1#*/}
+	if [[ $rest == */* && -n "${allow[$first/${rest%%/*}]+set}" ]]; then
+		echo "$first/${rest%%/*}"
+	else
+		echo "$first"
+	fi
+}
+
 bad=0
 while IFS= read -r hit; do
 	file=${hit%%:*}
 	rest=${hit#*:}
 	line=${rest%%:*}
 	text=${rest#*:}
-	stage=${file#"$root"/}
-	stage=${stage%%/*}
+	stage=$(stage_of "${file#"$root"/}")
 	if [ -z "${allow[$stage]+set}" ]; then
 		echo "$file:$line: $stage/ is no known stage of user/: add it to tools/check-layers.sh"
 		bad=1
@@ -65,7 +78,7 @@ while IFS= read -r hit; do
 		echo "$file:$line: $stage/ includes the BPF skeleton \"$inc\": only record/ loads BPF objects"
 		bad=1
 		continue ;;
-	*/*) dir=${inc%%/*} ;;
+	*/*) dir=$(stage_of "$inc") ;;
 	*)
 		echo "$file:$line: $stage/ includes \"$inc\" without its stage: name it (\"$stage/$inc\")"
 		bad=1

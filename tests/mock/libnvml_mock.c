@@ -2,7 +2,7 @@
 /*
  * A mock libnvidia-ml.so.1 for the GPU-metrics tests (GTRACE_NVML_LIB=path):
  * the functions the sampler calls, with the signatures of NVML 13
- * (user/record/nvml_abi.h), returning scripted values. Two GPUs: 0 has GPM,
+ * (user/record/gpum/nvml_abi.h), returning scripted values. Two GPUs: 0 has GPM,
  * 1 has not. The script (docs in tests/integration/test_gpu_metrics.sh):
  *   gpu_util of GPU d, call k of it (the probe is k = 0): 10 * (k % 4 + 1) + d
  *   mem_util 25; mem used (d + 1) GiB of 80 GiB; clocks 1980 / 2619 MHz;
@@ -42,7 +42,7 @@
 #include <string.h>
 #include <stdio.h>
 #include <time.h>
-#include "user/record/nvml_abi.h"
+#include "user/record/gpum/nvml_abi.h"
 
 #define API __attribute__((visibility("default")))
 #define MAXDEV 8

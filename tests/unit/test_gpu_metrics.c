@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the GPU-metrics sampler (user/record/gpu_metrics.c): the
+ * Unit tests of the GPU-metrics sampler (user/record/gpum/gpu_metrics.c): the
  * rate's parsing, micro-units, the queue between the sampler and the loop,
  * and the sampler itself over the mock NVML (tests/mock/libnvml_mock.c):
  * the probe of its two GPUs (GPM on GPU 0 only) in the header's options,
@@ -25,8 +25,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "lib/log.h"
-#include "record/gpu_metrics.h"
-#include "record/nvml_abi.h"
+#include "record/gpum/gpu_metrics.h"
+#include "record/gpum/nvml_abi.h"
 
 static void test_parse_rate(void **state)
 {

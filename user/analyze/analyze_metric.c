@@ -15,7 +15,7 @@
  *
  * A sample is one GPU's sampling round.  The sampler reads a GPU's
  * utilization, its other basic metrics, then its GPM metrics, gives them
- * all the round's time and queues them at once (user/record/gpu_metrics.c,
+ * all the round's time and queues them at once (user/record/gpum/gpu_metrics.c,
  * read_dev); the recorder writes the queue in order from its loop, a merged
  * trace keeps the recording's order and analyze_read feeds it in file
  * order.  So a GPU's round is a run of records of one time, among other

@@ -16,7 +16,7 @@
 #include "lib/log.h"
 #include "merge/merge.h"
 #include "record/control.h"
-#include "record/gpu_metrics.h"
+#include "record/gpum/gpu_metrics.h"
 #include "record/record.h"
 
 enum { OPT_WINDOW = 0x100, OPT_MEMORY, OPT_DIR, OPT_MODE, OPT_LIGHT_WINDOW, OPT_LAST, OPT_LIBCUDA, OPT_LOG, OPT_METRICS, OPT_METRICS_REMOTE, OPT_TRIGGER, OPT_POST, OPT_BUDGET, OPT_CUPTI, OPT_CUPTI_LIB,

@@ -9,7 +9,7 @@
 #include "cli/cli.h"
 #include "lib/log.h"
 #include "merge/merge.h"
-#include "record/gpu_metrics.h"
+#include "record/gpum/gpu_metrics.h"
 #include "record/record.h"
 
 static const char record_doc[] =

@@ -47,7 +47,7 @@
 #include "record/nccl_probes.h"
 #include "record/cuda_probes.h"
 #include "record/elf_syms.h"
-#include "record/gpu_metrics.h"
+#include "record/gpum/gpu_metrics.h"
 #include "record/recorder.h"
 #include "record/sched_ioctl_sources.h"
 #include "record/shed.h"

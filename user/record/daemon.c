@@ -33,7 +33,7 @@
 #include "lib/log.h"
 #include "record/budget.h"
 #include "record/cgroup_target.h"
-#include "record/gpu_metrics.h"
+#include "record/gpum/gpu_metrics.h"
 #include "record/control.h"
 #include "record/elf_syms.h"
 #include "record/cuda_object.h"

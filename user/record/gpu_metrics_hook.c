@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 #include "lib/log.h"
-#include "record/gpu_metrics.h"
+#include "record/gpum/gpu_metrics.h"
 #include "record/recorder.h"
 
 int recorder__gpum_open(struct recorder *r, char *opts, size_t len)

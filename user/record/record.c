@@ -36,7 +36,7 @@
 #include "record/proc_names.h"
 #include "record/record.h"
 #include "record/budget.h"
-#include "record/gpu_metrics.h"
+#include "record/gpum/gpu_metrics.h"
 #include "record/recorder.h"
 #include "record/output.h"
 #include "record/pid_watch.h"

@@ -7,7 +7,7 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
-#include "record/gpu_metrics.h"
+#include "record/gpum/gpu_metrics.h"
 
 struct gpum_queue {
 	pthread_mutex_t lock;

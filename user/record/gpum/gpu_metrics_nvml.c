@@ -20,9 +20,9 @@
 #include <unistd.h>
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "record/gpu_metrics.h"
-#include "record/gpu_metrics_int.h"
-#include "record/nvml_abi.h"
+#include "record/gpum/gpu_metrics.h"
+#include "record/gpum/gpu_metrics_int.h"
+#include "record/gpum/nvml_abi.h"
 
 /* The GPM metrics asked for, ours and NVML's id. */
 static const struct {

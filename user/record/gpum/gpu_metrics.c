@@ -31,9 +31,9 @@
 #include <time.h>
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "record/gpu_metrics.h"
-#include "record/gpu_metrics_int.h"
-#include "record/nvml_abi.h"
+#include "record/gpum/gpu_metrics.h"
+#include "record/gpum/gpu_metrics_int.h"
+#include "record/gpum/nvml_abi.h"
 
 #define QUEUE_DEFAULT	65536
 #define MAX_DEVICES	64

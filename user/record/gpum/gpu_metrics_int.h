@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "record/gpu_metrics.h"
-#include "record/nvml_abi.h"
+#include "record/gpum/gpu_metrics.h"
+#include "record/gpum/nvml_abi.h"
 
 #define MAX_PER_SAMPLE	64	/* records one device gives per round, at most */
 
