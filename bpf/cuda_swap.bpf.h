@@ -9,7 +9,7 @@
 #define GTRACE_CUDA_SWAP_BPF_H
 
 /* ---- the budget's swaps: an always-on link replaced by one of the other
- * generation (record/cuda_probes.c, docs/PERFORMANCE.md) ---- */
+ * generation (record/probes/cuda_probes.c, docs/PERFORMANCE.md) ---- */
 
 /* Set before load: probes with GT_COOKIE_SWAP check their generation (the
  * daemon in light mode with a budget). Off, the check is not even loaded. */

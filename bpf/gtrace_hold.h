@@ -2,7 +2,7 @@
 /*
  * What the cuda object's BPF side and the recorder share to hold a process
  * that opened a libcuda or libnccl file without probes until they are
- * attached (bpf/cuda_discovery.bpf.h, user/record/hold.c). Types only,
+ * attached (bpf/cuda_discovery.bpf.h, user/record/probes/hold.c). Types only,
  * usable from BPF and userspace; never in a trace file.
  *
  * The files map (probed_files) says which files need no hold: the recorder

@@ -5,7 +5,9 @@
 # stage includes only the stages below it, so the data flow reads one way.
 #
 #   lib < format < decode < merge, export, stats < analyze < diff < report < cli
-#   record beside decode: format/, lib/, its skeletons and the ABI headers
+#   record beside decode: format/, lib/, its skeletons and the ABI headers;
+#     inside it record/probes (BPF objects, ladders, discovery) and
+#     record/gpum (the NVML sampler), which include nothing of record/
 #   daemon between record and cli: record/, merge/, format/, lib/
 #
 # bpf/ and cupti/ are the ABI headers (no code); *.skel.h are the BPF
@@ -26,7 +28,8 @@ declare -A allow=(
 	[lib]=""
 	[format]="lib bpf cupti"
 	[decode]="lib format bpf cupti"
-	[record]="lib format record/gpum bpf cupti SKEL"
+	[record]="lib format record/probes record/gpum bpf cupti SKEL"
+	[record/probes]="lib format bpf cupti SKEL"
 	[record/gpum]="lib format bpf"
 	[merge]="lib format decode bpf cupti"
 	[export]="lib format decode bpf cupti"

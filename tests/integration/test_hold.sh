@@ -22,7 +22,7 @@ REQUIRES="root jq mock gtrace"
 
 N=1000 M=2 K=2
 
-# The driver's usual places (user/record/libcuda_finder.c): a case that
+# The driver's usual places (user/record/probes/libcuda_finder.c): a case that
 # waits for a libcuda needs a machine without one there.
 no_driver_libcuda() {
 	local f

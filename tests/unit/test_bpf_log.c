@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <bpf/libbpf.h>
 #include "lib/log.h"
-#include "record/bpf_log.h"
+#include "record/probes/bpf_log.h"
 
 static void test_libbpf_warnings_at_verbose(void **state)
 {

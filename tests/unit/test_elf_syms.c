@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Where the recorder puts its uprobes (user/record/elf_syms.c): on a function's
+/* Where the recorder puts its uprobes (user/record/probes/elf_syms.c): on a function's
  * first instruction, or past it when that is an endbr64, which the kernel
  * would single-step on every hit. Checked against the dynamic loader: the
  * code at the probe offset in the file must be the code the loaded
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "record/elf_syms.h"
+#include "record/probes/elf_syms.h"
 
 #ifndef GT_MOCK_LIB
 #define GT_MOCK_LIB ".output/mock/libcuda.so.1"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the hold's pieces that need no BPF (user/record/hold.c):
+ * Unit tests of the hold's pieces that need no BPF (user/record/probes/hold.c):
  * the kernel's device encoding of the files map's keys, the start-time
  * check that keeps a reused pid from being continued (against a real
  * child's /proc/PID/stat), and the continuation of a stopped child: the
@@ -19,8 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "record/hold.h"
-#include "record/procfs.h"
+#include "record/probes/hold.h"
+#include "record/probes/procfs.h"
 
 static void test_kdev(void **state)
 {

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <cmocka.h>
-#include "record/ioctl_ladder.h"
+#include "record/probes/ioctl_ladder.h"
 
 static int plan_of(struct ioctl_caps c, enum gt_ioctl_rung *p)
 {

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include "lib/log.h"
-#include "record/uprobe_ladder.h"
+#include "record/probes/uprobe_ladder.h"
 
 struct fake {
 	int multi_err, single_err;	/* what each rung returns */

@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "lib/vec.h"
-#include "record/cgroup_target.h"
+#include "record/probes/cgroup_target.h"
 #include "record/gpum/gpu_metrics.h"
 
 int cli__parse_u64(const char *s, uint64_t *out, bool size_suffix)

@@ -8,7 +8,7 @@ enum gt_log_level {
 	GT_LOG_WARN,		/* always shown */
 	GT_LOG_INFO,		/* shown unless -q */
 	GT_LOG_VERBOSE,		/* -v */
-	GT_LOG_DEBUG,		/* -vv, includes libbpf's own log (record/bpf_log.h) */
+	GT_LOG_DEBUG,		/* -vv, includes libbpf's own log (record/probes/bpf_log.h) */
 };
 
 extern int gt_log_level;

@@ -44,12 +44,12 @@
 #include "record/budget.h"
 #include "record/budget_calib.h"
 #include "record/budget_est.h"
-#include "record/nccl_probes.h"
-#include "record/cuda_probes.h"
-#include "record/elf_syms.h"
+#include "record/probes/nccl_probes.h"
+#include "record/probes/cuda_probes.h"
+#include "record/probes/elf_syms.h"
 #include "record/gpum/gpu_metrics.h"
 #include "record/recorder.h"
-#include "record/sched_ioctl_sources.h"
+#include "record/probes/sched_ioctl_sources.h"
 #include "record/shed.h"
 
 #define EVAL_NS		5000000000ull	/* evaluation interval without light-mode windows */

@@ -19,7 +19,7 @@
 #include "calib.skel.h"
 #include "lib/log.h"
 #include "record/budget_calib.h"
-#include "record/cuda_probes.h"
+#include "record/probes/cuda_probes.h"
 #include "record/recorder.h"
 
 #define CALIB_CALLS	5000		/* calls timed per calibration round */

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "record/elf_syms.h"
+#include "record/probes/elf_syms.h"
 
 /* The run count and run time of the BPF program fd (the kernel's BPF
  * statistics, while enabled). False when they cannot be read. */

@@ -19,7 +19,7 @@
 #include "cuda.skel.h"
 #include "lib/log.h"
 #include "lib/vec.h"
-#include "record/cuda_probes.h"
+#include "record/probes/cuda_probes.h"
 #include "record/recorder.h"
 
 static void capture_write(struct recorder *r, uint16_t type, uint32_t kind, uint32_t source,

@@ -10,13 +10,13 @@
 #include "record/census.h"
 #include "census.skel.h"
 #include "record/child.h"
-#include "record/cuda_probes.h"
+#include "record/probes/cuda_probes.h"
 #include "format/api.h"
-#include "record/elf_syms.h"
-#include "record/libcuda_finder.h"
+#include "record/probes/elf_syms.h"
+#include "record/probes/libcuda_finder.h"
 #include "lib/log.h"
-#include "record/bpf_log.h"
-#include "record/uprobe_ladder.h"
+#include "record/probes/bpf_log.h"
+#include "record/probes/uprobe_ladder.h"
 
 #define CENSUS_MAX 4096	/* GT_CENSUS_MAX in bpf/census.bpf.c */
 

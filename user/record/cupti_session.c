@@ -14,7 +14,7 @@
 #include "lib/clock.h"
 #include "cupti/gtrace_cupti.h"
 #include "record/cupti_session.h"
-#include "record/elf_syms.h"
+#include "record/probes/elf_syms.h"
 #include "lib/log.h"
 
 #define CUPTI_AGENT		"libgtrace-cupti.so"

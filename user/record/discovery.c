@@ -16,12 +16,12 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/term_text.h"
-#include "record/cgroup_target.h"
+#include "record/probes/cgroup_target.h"
 #include "record/child.h"
-#include "record/cuda_probes.h"
-#include "record/hold.h"
-#include "record/libcuda_finder.h"
-#include "record/nccl_probes.h"
+#include "record/probes/cuda_probes.h"
+#include "record/probes/hold.h"
+#include "record/probes/libcuda_finder.h"
+#include "record/probes/nccl_probes.h"
 #include "record/recorder.h"
 
 /* The files map's kind for a file after an attach that returned n. */

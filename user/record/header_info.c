@@ -13,11 +13,11 @@
 #include "format/trace_file.h"
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "record/cgroup_target.h"
-#include "record/cuda_object.h"
-#include "record/ioctl_ladder.h"
+#include "record/probes/cgroup_target.h"
+#include "record/probes/cuda_object.h"
+#include "record/probes/ioctl_ladder.h"
 #include "record/recorder.h"
-#include "record/sched_ioctl_sources.h"
+#include "record/probes/sched_ioctl_sources.h"
 
 /* The capture keys of the header's options (docs/FORMAT.md). */
 static void capture_options(const struct record_opts *o, char *buf, size_t len)

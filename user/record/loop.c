@@ -17,7 +17,7 @@
 #include "record/child.h"
 #include "record/pid_watch.h"
 #include "record/budget.h"
-#include "record/hold.h"
+#include "record/probes/hold.h"
 #include "record/recorder.h"
 
 int recorder__start_child(struct recorder *r)

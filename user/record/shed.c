@@ -32,7 +32,7 @@
 #include "lib/log.h"
 #include "lib/u64map.h"
 #include "record/budget.h"
-#include "record/cuda_probes.h"
+#include "record/probes/cuda_probes.h"
 #include "record/recorder.h"
 #include "record/shed.h"
 #include "record/shed_policy.h"

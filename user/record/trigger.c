@@ -16,7 +16,7 @@
 #include "format/api.h"
 #include "format/records.h"
 #include "lib/log.h"
-#include "record/proc_names.h"
+#include "record/probes/proc_names.h"
 #include "record/recorder.h"
 
 #define CUDA_ERROR_NOT_READY 600	/* what a query returns for "still running": no failure */

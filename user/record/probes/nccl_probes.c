@@ -11,10 +11,10 @@
 #include "format/nccl.h"
 #include "lib/log.h"
 #include "lib/vec.h"
-#include "record/cuda_probes.h"
-#include "record/elf_syms.h"
-#include "record/nccl_probes.h"
-#include "record/shared_maps.h"
+#include "record/probes/cuda_probes.h"
+#include "record/probes/elf_syms.h"
+#include "record/probes/nccl_probes.h"
+#include "record/probes/shared_maps.h"
 
 #define NAPI ((size_t)GT_NCCL_API__COUNT - 1)
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The cuda object (bpf/cuda.bpf.c) up to its static probes: open, set its
- * configuration, size the ring buffer, load (record/uprobe_ladder.h, the
+ * configuration, size the ring buffer, load (record/probes/uprobe_ladder.h, the
  * openat probe that can run) and attach the process lifecycle and openat
  * probes. The libcuda uprobes are cuda_probes' (attached per file later).
  */

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "bpf/gtrace_events.h"
-#include "record/ioctl_ladder.h"
+#include "record/probes/ioctl_ladder.h"
 
 struct kernel_sources_opts {
 	bool ioctl;			/* record ioctls on the devices of majors */

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "record/cuda_probes.h"
+#include "record/probes/cuda_probes.h"
 #include "format/api.h"
 
 struct bpf_link;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "record/elf_syms.h"
+#include "record/probes/elf_syms.h"
 
 /* Virtual address -> file offset through the PT_LOAD segment holding it. */
 static uint64_t vaddr_to_offset(Elf *elf, uint64_t addr)

@@ -5,8 +5,8 @@
 #include <bpf/libbpf.h>
 #include "ioctl.skel.h"
 #include "ioctl_fentry.skel.h"
-#include "record/sched_ioctl_sources.h"
-#include "record/shared_maps.h"
+#include "record/probes/sched_ioctl_sources.h"
+#include "record/probes/shared_maps.h"
 #include "lib/log.h"
 #include "sched.skel.h"
 

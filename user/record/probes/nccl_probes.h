@@ -2,7 +2,7 @@
 /*
  * The NCCL source: its BPF object (bpf/nccl.bpf.c, writing to the cuda
  * object's ring buffer and sharing its pid maps) and the uprobes of
- * bpf/gtrace_nccl.h on every libnccl file found (record/libcuda_finder.c
+ * bpf/gtrace_nccl.h on every libnccl file found (record/probes/libcuda_finder.c
  * finds them as it finds libcuda), once per distinct file (device + inode).
  */
 #ifndef GTRACE_NCCL_PROBES_H

@@ -5,10 +5,10 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "cuda.skel.h"
-#include "record/cuda_object.h"
-#include "record/cuda_probes.h"
+#include "record/probes/cuda_object.h"
+#include "record/probes/cuda_probes.h"
 #include "lib/log.h"
-#include "record/uprobe_ladder.h"
+#include "record/probes/uprobe_ladder.h"
 
 /* The openat tracepoint needs tracefs; mount it where the kernel has it
  * but nobody mounted it (seen on the GPU machine). */

@@ -15,7 +15,7 @@
 #include <bpf/libbpf.h>
 #include "lib/clock.h"
 #include "cuda.skel.h"
-#include "record/cuda_probes_int.h"
+#include "record/probes/cuda_probes_int.h"
 #include "lib/log.h"
 #include "lib/vec.h"
 

@@ -14,8 +14,8 @@
 #include <bpf/libbpf.h>
 #include "lib/clock.h"
 #include "cuda.skel.h"
-#include "record/cuda_probes_int.h"
-#include "record/elf_syms.h"
+#include "record/probes/cuda_probes_int.h"
+#include "record/probes/elf_syms.h"
 #include "format/api.h"
 #include "lib/log.h"
 #include "lib/vec.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "record/libcuda_finder.h"
+#include "record/probes/libcuda_finder.h"
 
 /* The file name is NAME.so or NAME.so.<anything>, name being 10 bytes. */
 static bool is_lib(const char *path, const char *name)

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "record/ioctl_ladder.h"
+#include "record/probes/ioctl_ladder.h"
 
 int ioctl_ladder__plan(const struct ioctl_caps *c, enum gt_ioctl_rung *plan, int max)
 {

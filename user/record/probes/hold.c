@@ -30,8 +30,8 @@
 #include "format/records.h"
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "record/hold.h"
-#include "record/procfs.h"
+#include "record/probes/hold.h"
+#include "record/probes/procfs.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434		/* the same number on every architecture */

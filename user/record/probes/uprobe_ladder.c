@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 #include "lib/log.h"
-#include "record/uprobe_ladder.h"
+#include "record/probes/uprobe_ladder.h"
 
 int uprobe_ladder__load(const struct uprobe_ladder_ops *ops, void *ctx, bool *multi)
 {

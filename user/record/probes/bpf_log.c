@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <bpf/libbpf.h>
 #include "lib/log.h"
-#include "record/bpf_log.h"
+#include "record/probes/bpf_log.h"
 
 int bpf_log__tier(int level)
 {
