@@ -9,12 +9,30 @@
 # systemd unit (which systemd-analyze verifies) with their modes.
 REQUIRES="gtrace"
 # "daemon" only as a word the completion offers
-SHARED_CASES="t_completion"
+SHARED_CASES="t_completion t_lists"
 . "$(dirname "$0")/lib.sh"
 
 MAN_SRC=$ROOT/docs/man/gtrace-bpf.1
 COMPLETION=$ROOT/tools/completion/gtrace-bpf.bash
-COMMANDS="record dump export stats analyze report diff merge census daemon snapshot status"
+# the commands, from the top-level --help (main.c's table)
+COMMANDS=$("$GTRACE" --help | awk '/^COMMANDS:/ { on = 1; next } on && /^$/ { exit } on { print $1 }' | tr '\n' ' ')
+
+# The program's lists, each from its one table: the analyze rules (analyze
+# --help's RULES), the stats reports and the export formats (the choices an
+# unknown one's error line gives).
+rules_of() {
+	"$GTRACE" analyze --help | awk '/^RULES:/ { on = 1; next } on && /^$/ { exit } on { print $1 }'
+}
+choices_of() {
+	"$@" 2>&1 >/dev/null | sed -n "s/.*unknown [a-z]* 'nosuch' (\(.*\))\$/\1/p" | sed 's/ or /, /' | tr ',' '\n' |
+		sed 's/^ *//;/^$/d'
+}
+reports_of() {
+	choices_of "$GTRACE" stats /dev/null -r nosuch
+}
+formats_of() {
+	choices_of "$GTRACE" export /dev/null -f nosuch
+}
 
 # help_opts CMD: the long options of `gtrace-bpf CMD --help`, one a line.
 help_opts() {
@@ -76,21 +94,22 @@ want() {
 t_completion() {
 	local c
 	[ -f "$COMPLETION" ] || fatal "no completion at tools/completion/gtrace-bpf.bash"
-	want "the command" "$(comp '')" record dump export stats analyze report diff merge census daemon snapshot status
+	# shellcheck disable=SC2086
+	want "the command" "$(comp '')" $COMMANDS
 	want "'st'" "$(comp st)" stats status
 	# every command's options are those of its --help
 	for c in $COMMANDS; do
 		want "'$c --'" "$(comp "$c" --)" $(help_opts "$c")
 	done
 	want "record's options (no command word)" "$(comp --)" $(help_opts record)
-	want "stats -r" "$(comp stats a.gtrace -r '')" cuda_api_sum cuda_launch_sum cuda_mem_size_sum \
-		cuda_sync_sum process_sum ioctl_sum cuda_gpu_kern_sum cuda_gpu_mem_time_sum \
-		cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency capture_sum gpu_metrics_sum cuda_device_sum nccl_sum
+	# shellcheck disable=SC2046
+	want "stats -r" "$(comp stats a.gtrace -r '')" $(reports_of)
 	want "stats -r cuda_api_sum,proc" "$(comp stats a.gtrace -r cuda_api_sum,proc)" cuda_api_sum,process_sum
 	want "stats --format" "$(comp stats a.gtrace --format '')" table csv json
 	want "stats --format=c" "$(comp stats a.gtrace --format = c)" csv
 	want "stats --timeunit" "$(comp stats a.gtrace --timeunit '')" ns us ms s
-	want "export -f" "$(comp export a.gtrace -f '')" perfetto json csv
+	# shellcheck disable=SC2046
+	want "export -f" "$(comp export a.gtrace -f '')" $(formats_of)
 	want "analyze --format" "$(comp analyze a.gtrace --format '')" table json md
 	want "diff --format" "$(comp diff a.gtrace b.gtrace --format '')" table json md
 	want "diff --iter" "$(comp diff a.gtrace b.gtrace --iter '')" capture graph kernels none nvtx:
@@ -151,8 +170,46 @@ unit_checks() {
 	[ -z "$out" ] || err "systemd-analyze verify of the unit: $(tr '\n' '|' <<< "$out")"
 }
 
+# Every command, rule, report and format the program has (from its tables)
+# is in the man page, README and the completion, and the formats in export's
+# --help: a list kept by hand elsewhere fails here when it misses one.
+t_lists() {
+	local man man_src readme cli_readme n w what
+	command -v groff > /dev/null || fatal "needs groff to render the man page (apt-get install groff-base)"
+	man=$(man_text)
+	# words looked for in the source, where groff does not break them
+	man_src=$(sed -E 's/\\-/-/g; s/\\f[BIRP]//g' "$MAN_SRC")
+	readme=$(cat "$ROOT/README.md")
+	cli_readme=$(cat "$ROOT/user/cli/README.md")
+	n=$(wc -w <<< "$COMMANDS")
+	[ "$n" -ge 12 ] || err "only $n commands in --help's COMMANDS: the parsing or the table broke"
+	for w in $COMMANDS; do
+		grep -qE "^   $w\$" <<< "$man" || err "command $w: no subsection in the man page"
+		grep -qE "gtrace-bpf $w\b" <<< "$readme" || err "command $w: README never shows 'gtrace-bpf $w'"
+		grep -qw -- "$w" <<< "$cli_readme" || err "command $w: user/cli/README.md does not name it"
+	done
+	want "the commands" "$(comp '')" $COMMANDS
+	for what in rules reports formats; do
+		n=0
+		for w in $("${what}_of"); do
+			n=$((n + 1))
+			grep -qw -- "$w" <<< "$man_src" || err "$what: $w is not in the man page"
+			grep -qw -- "$w" <<< "$readme" || err "$what: $w is not in README.md"
+		done
+		[ "$n" -ge 3 ] || err "only $n $what read from the program: the parsing broke"
+	done
+	# shellcheck disable=SC2046 # the words
+	want "stats -r" "$(comp stats a.gtrace -r '')" $(reports_of)
+	# shellcheck disable=SC2046
+	want "export -f" "$(comp export a.gtrace -f '')" $(formats_of)
+	for w in $(formats_of); do
+		"$GTRACE" export --help | grep -A1 -- '--format' | grep -qw -- "$w" || err "format $w: not in export --help"
+	done
+}
+
 add_case t_man_renders "docs: the man page renders without warnings (groff -ww, man -l) and has its sections"
 add_case t_man_options "docs: every long option of every command's --help is in that command's man page section"
 add_case t_completion "docs: bash completion offers commands, --help's options, reports, formats, file names"
+add_case t_lists "docs: every command, analyze rule, stats report and export format of the program's tables is in the man page, README, the completion (and user/cli/README.md for commands)"
 add_case t_install "docs: make install installs the binary, the man page, the bash completion and the systemd unit, with their modes; the unit verifies"
 run_cases "$@"

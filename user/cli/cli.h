@@ -100,6 +100,9 @@ int cli__check_cmd(const char *prog, bool after_dashdash);
 int cli__check_cgroup(const char **path);
 /* argv joined with spaces; malloc'd, NULL on ENOMEM. */
 char *cli__join_args(int argc, char **argv);
+/* The commands, one "  NAME  what it does" line each, from main.c's table
+ * (the top-level --help); NULL when out of memory. */
+char *cli__commands_doc(void);
 
 /* --gpu-metrics[=HZ|off] into *hz (0 = off); a bad value is a usage
  * error naming the range. */

@@ -25,14 +25,16 @@ static const struct argp_option analyze_options[] = {
 	{ 0 },
 };
 
-static const char analyze_doc[] =
+/* "%s" is the list of rules, from the rule table (az_rule__id) */
+static const char analyze_doc_fmt[] =
 "Answers three questions of a trace, per process and capture range: is the GPU\n"
 "busy or waiting (and what for), what bounds the program (compute, memory,\n"
 "communication, transfers, launch overhead, the host), and is there enough\n"
-"parallelism; then findings: rules with stable ids (gpu_time_util, gpu_gaps,\n"
-"launch_bound, cuda_api_sync, sync_in_loop, cuda_memcpy_sync, cuda_memcpy_async,\n"
-"cuda_memset_sync, small_grid, single_stream, default_stream, host_stall), each\n"
-"with a severity, what it costs, examples and a fix.\n"
+"parallelism; then findings: rules with stable ids, each with a severity, what\n"
+"it costs, examples and a fix.\n"
+"\n"
+"RULES:\n"
+"  %s\n"
 "\n"
 "GPU busy time comes from the GPU records of a merged trace (record with\n"
 "--cupti); without them it is estimated from the host's waits, and says so.\n"
@@ -79,11 +81,42 @@ static error_t analyze_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* The doc with every rule of the table, one a line; NULL when out of memory. */
+static char *analyze_doc(void)
+{
+	size_t len = 1;
+	char *list, *doc = NULL;
+	int i;
+
+	for (i = 0; i < AZ_RULE__COUNT; i++)
+		len += strlen(az_rule__id(i)) + 3;
+	list = calloc(1, len);
+	if (!list)
+		return NULL;
+	for (i = 0; i < AZ_RULE__COUNT; i++) {
+		if (i)
+			strcat(list, "\n  ");
+		strcat(list, az_rule__id(i));
+	}
+	if (asprintf(&doc, analyze_doc_fmt, list) < 0)
+		doc = NULL;
+	free(list);
+	return doc;
+}
+
 int cmd_analyze(int argc, char **argv, const char *cmdline)
 {
-	struct argp argp = { analyze_options, analyze_parse, "FILE", analyze_doc, NULL, NULL, NULL };
+	char *doc = analyze_doc();
+	struct argp argp = { analyze_options, analyze_parse, "FILE", doc, NULL, NULL, NULL };
 	struct analyze_run_opts o = { .format = ANALYZE_TABLE, .out = stdout, .err = stderr };
+	int status;
 
 	(void)cmdline;
-	return cli__parse(&argp, argc, argv, &o) ? 2 : analyze__run(&o);
+	if (!doc) {
+		fprintf(stderr, "gtrace-bpf: out of memory\n");
+		return 1;
+	}
+	status = cli__parse(&argp, argc, argv, &o) ? 2 : analyze__run(&o);
+	free(doc);
+	return status;
 }

@@ -40,13 +40,9 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 	struct export_opts *o = &x->o;
 
 	switch (key) {
-	case 'f': {
-		static const char *const names[] = { "perfetto", "json", "csv", NULL };
-		static const enum export_format formats[] = { EXPORT_PERFETTO, EXPORT_JSON, EXPORT_CSV };
-
-		o->format = formats[cli__choose(state, "format", arg, names)];
+	case 'f':
+		o->format = (enum export_format)cli__choose(state, "format", arg, export__format_names());
 		break;
-	}
 	case OPT_FINDINGS:
 		x->findings = true;
 		break;

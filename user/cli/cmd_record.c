@@ -12,18 +12,15 @@
 #include "record/gpum/gpu_metrics.h"
 #include "record/record.h"
 
-static const char record_doc[] =
+/* "%s" is the list of commands, from main.c's table */
+static const char record_doc_fmt[] =
 "Record the CUDA driver API calls of processes into a trace file.\n"
 "\n"
 "USAGE: gtrace-bpf [record] [OPTIONS] --all | --cgroup PATH | -p PID[,PID...] | [--] CMD [ARGS...]\n"
-"       gtrace-bpf dump FILE [--summary]\n"
-"       gtrace-bpf export FILE [-f perfetto|json|csv] [-o OUT] [--findings]\n"
-"       gtrace-bpf stats FILE [-r REPORT[,...]] [--format table|csv|json] [--timeunit ns|us|ms|s]\n"
-"                       [-o OUT] [--force]\n"
-"       gtrace-bpf analyze FILE [-p PID] [--range N] [--sms N] [--format table|json|md]\n"
-"                       [-o OUT] [--force]\n"
-"       gtrace-bpf merge TRACE [SPOOL...] [-o OUT] [--force]\n"
-"       gtrace-bpf census [--libcuda PATH] [--functions LIST] -- CMD [ARGS...]\n"
+"       gtrace-bpf COMMAND [OPTIONS] ...   (gtrace-bpf COMMAND --help)\n"
+"\n"
+"COMMANDS:\n"
+"%s\n"
 "\n"
 "EXAMPLES:\n"
 "  sudo gtrace-bpf --all                      # every CUDA process, until Ctrl-C\n"
@@ -389,14 +386,26 @@ static int cmd_record_check(const struct argp *argp, int argc, char **argv, stru
 	return c->rec.cmd ? cli__check_cmd(c->rec.cmd[0], c->dashdash) : 0;
 }
 
+/* The doc with main.c's list of commands; NULL when out of memory. */
+static char *record_doc(void)
+{
+	char *cmds = cli__commands_doc(), *doc = NULL;
+
+	if (cmds && asprintf(&doc, record_doc_fmt, cmds) < 0)
+		doc = NULL;
+	free(cmds);
+	return doc;
+}
+
 int cmd_record(int argc, char **argv, const char *cmdline)
 {
-	struct argp argp = { record_options, record_parse, NULL, record_doc, NULL, NULL, NULL };
+	char *doc = record_doc();
+	struct argp argp = { record_options, record_parse, NULL, doc, NULL, NULL, NULL };
 	struct record_cli c = { .rec = { .buffer_size = 64ull << 20, .scenario = "trace", .trace_cuda = true,
 				  .trace_ioctl = true, .trace_sched = true, .range_max = 1,
 				  .window_ns = 200000000ull, .period_ns = 5000000000ull } };
 	struct record_spools *spools;
-	int status = cmd_record_check(&argp, argc, argv, &c);
+	int status = doc ? cmd_record_check(&argp, argc, argv, &c) : 1;
 
 	if (status)
 		goto out;
@@ -413,6 +422,9 @@ int cmd_record(int argc, char **argv, const char *cmdline)
 		record_spools__done(spools, merged);
 	}
 out:
+	if (!doc)
+		fprintf(stderr, "gtrace-bpf: out of memory\n");
+	free(doc);
 	free(c.pids.v);
 	free(c.libcuda.v);
 	free(c.libnccl.v);

@@ -17,6 +17,9 @@
 
 typedef int (*export_write_fn)(struct trace_reader *r, FILE *out, const char **why);
 
+/* The formats: -f's names (cmd_export.c's choices and their error line, which
+ * tests/integration/test_docs.sh holds the docs against), output names and
+ * writers. */
 static const struct {
 	const char *ext;	/* of the default output name */
 	export_write_fn write;
@@ -25,6 +28,15 @@ static const struct {
 	[EXPORT_JSON] = { ".json", export_json__write },
 	[EXPORT_CSV] = { ".csv", export_csv__write },
 };
+
+static const char *const format_names[] = {
+	[EXPORT_PERFETTO] = "perfetto", [EXPORT_JSON] = "json", [EXPORT_CSV] = "csv", NULL,
+};
+
+const char *const *export__format_names(void)
+{
+	return format_names;
+}
 
 #define TRACE_EXT ".gtrace"
 

@@ -17,6 +17,9 @@ enum export_format {
 	EXPORT_CSV,		/* one row per event (.csv) */
 };
 
+/* The formats' names by enum export_format ("perfetto", ...), NULL-ended. */
+const char *const *export__format_names(void);
+
 struct export_opts {
 	const char *path;		/* input trace */
 	const char *output;		/* NULL: input name with the format's extension; "-": stdout */
