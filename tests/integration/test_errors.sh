@@ -6,7 +6,7 @@
 # writes what it read, says in one line how much, and exits 1.
 REQUIRES="root jq mock gtrace"
 # --all only in command lines that end in a refusal, before anything is recorded
-SHARED_CASES="t_limits t_usage t_unwritable_output"
+SHARED_CASES="t_limits t_usage t_unwritable_output t_shared_options"
 . "$(dirname "$0")/lib.sh"
 
 # expect_refusal LABEL RC STDERR-FILE: non-zero status, one stderr line.
@@ -325,8 +325,37 @@ t_limits() {
 	done
 }
 
+# The recording options record and daemon share are one set: the same in
+# both --help's, and a bad value gets the same line and status from both
+# (nothing is recorded: every command line here stops at its parsing).
+t_shared_options() {
+	local rsec dsec args rc1 rc2 e1 e2
+	rsec=$("$GTRACE" --help | sed -n '/^ Recording (record and daemon alike):/,/^$/p' | grep -oE -- '--[a-z][a-z-]*' | sort -u)
+	dsec=$("$GTRACE" daemon --help | sed -n '/^ Recording (record and daemon alike):/,/^$/p' | grep -oE -- '--[a-z][a-z-]*' | sort -u)
+	[ "$(wc -l <<< "$rsec")" -ge 10 ] || err "record --help's shared options: [$(tr '\n' ' ' <<< "$rsec")], expected 10 or more"
+	[ "$rsec" = "$dsec" ] || err "the shared options differ: record [$(tr '\n' ' ' <<< "$rsec")], daemon [$(tr '\n' ' ' <<< "$dsec")]"
+	for args in "--mode nosuch" "--buffer-size 3G" "--light-window 5s/1s" "--gpu-metrics=5000" "--cupti=always" \
+		    "--cupti-lib /x" "--mode full --light-window 100ms/1s" "--cupti-lib="; do
+		# a command line taken would record until stopped: 124 then says so
+		# shellcheck disable=SC2086 # the words of args
+		timeout 30 "$GTRACE" $args --all > /dev/null 2> "$T/r.err"
+		rc1=$?
+		# shellcheck disable=SC2086
+		timeout 30 "$GTRACE" daemon $args > /dev/null 2> "$T/d.err"
+		rc2=$?
+		e1=$(head -n 1 "$T/r.err" | sed 's/^gtrace-bpf: //')
+		e2=$(head -n 1 "$T/d.err" | sed 's/^gtrace-bpf\( daemon\)\?: //')
+		[ "$rc1" = 2 ] && [ "$rc2" = 2 ] || err "'$args': record exited $rc1, daemon $rc2, expected 2 from both"
+		[ -n "$e1" ] && [ "$e1" = "$e2" ] || err "'$args': record says '$e1', daemon '$e2'"
+	done
+	# an option record takes, the daemon takes: the line is about --window, not --cupti
+	timeout 30 "$GTRACE" daemon --cupti=optional --window 0 > /dev/null 2> "$T/d.err"
+	grep -q -- '--window' "$T/d.err" || err "daemon --cupti=optional: $(head -n 1 "$T/d.err")"
+}
+
 add_case t_limits "--buffer-size above 2G and census --functions of an unknown name: one line naming the limit or the name"
 add_case t_usage "bad command lines (unknown option, bad numbers, conflicting modes, bad formats, unknown reports): one line each, exit 2"
+add_case t_shared_options "record and daemon: the same shared recording options in both --help's, the same line and status 2 for the same bad value"
 add_case t_help "--help shows every command and the exit statuses; stats --help lists all 15 reports"
 add_case t_unknown_pid "-p of a pid that does not exist: one-line error, non-zero exit"
 add_case t_unwritable_output "-o where a file cannot be created: one-line error, non-zero exit"

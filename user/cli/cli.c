@@ -212,8 +212,9 @@ static error_t cli_parse(int key, char *arg, struct argp_state *state)
 
 int cli__parse(const struct argp *cmd, int argc, char **argv, void *input)
 {
-	/* the command's usage and doc head the help, its options follow */
-	struct argp body = { cmd->options, cmd->parser, NULL, NULL, NULL, NULL, NULL };
+	/* the command's usage and doc head the help, its options (and its
+	 * children's: the shared recording options) follow */
+	struct argp body = { cmd->options, cmd->parser, NULL, NULL, cmd->children, NULL, NULL };
 	struct argp_child children[] = { { &body, 0, NULL, 0 }, { 0 } };
 	struct argp top = { cli_options, cli_parse, cmd->args_doc, cmd->doc, children, NULL, NULL };
 

@@ -18,6 +18,7 @@
 #include "record/control.h"
 #include "record/gpum/gpu_metrics.h"
 #include "record/record.h"
+#include "cli/record_opts.h"
 
 enum { OPT_WINDOW = 0x100, OPT_MEMORY, OPT_DIR, OPT_MODE, OPT_LIGHT_WINDOW, OPT_LAST, OPT_LIBCUDA, OPT_LOG, OPT_METRICS, OPT_METRICS_REMOTE, OPT_TRIGGER, OPT_POST, OPT_BUDGET, OPT_CUPTI, OPT_CUPTI_LIB,
        OPT_GPU_METRICS, OPT_CGROUP };
@@ -29,20 +30,10 @@ static const struct argp_option daemon_options[] = {
 	{ "memory", OPT_MEMORY, "SIZE", 0,
 	  "Keep at most SIZE of compressed chunks (default 256M); the oldest go first, counted", 0 },
 	{ "dir", OPT_DIR, "DIR", 0, "Where snapshots are written (default /var/lib/gtrace-bpf)", 0 },
-	{ "mode", OPT_MODE, "light|full", 0, "What is recorded (default light: see record --mode)", 0 },
 	{ "budget", OPT_BUDGET, "PCT", 0,
 	  "Keep the estimated cost to the traced programs under PCT% of their time (default 1%) by "
 	  "spacing light mode's windows; none: estimate only. The estimate is measured: probe hits "
 	  "(BPF statistics) x a hit's cost timed at start, plus the programs' run time", 0 },
-	{ "light-window", OPT_LIGHT_WINDOW, "LEN/PERIOD", 0,
-	  "Light mode's full-capture windows (default 200ms/5s)", 0 },
-	{ "buffer-size", 0x200, "SIZE", 0, "Ring buffer size (default 64M)", 0 },
-	{ "cgroup", OPT_CGROUP, "PATH", 0,
-	  "Only the processes of this cgroup v2 directory and those below it (see record --cgroup)", 0 },
-	{ "libcuda", OPT_LIBCUDA, "PATH", 0, "Also trace this libcuda file (repeatable)", 0 },
-	{ "gpu-metrics", OPT_GPU_METRICS, "HZ|off", OPTION_ARG_OPTIONAL,
-	  "Sample GPU metrics through NVML HZ times a second, 1-1000, into the window (default: off "
-	  "in light mode, 10 in full mode; --gpu-metrics alone: 10)", 0 },
 	{ "log", OPT_LOG, "FILE", 0, "Log to FILE (appended; reopened at SIGHUP) instead of stderr", 0 },
 	{ "metrics", OPT_METRICS, "ADDR", 0,
 	  "Serve Prometheus metrics on ADDR: HOST:PORT (e.g. 127.0.0.1:9464) or unix:PATH "
@@ -54,17 +45,8 @@ static const struct argp_option daemon_options[] = {
 	  "live process with the agent ran nothing of it for longer, after it had run something). "
 	  "Repeatable; one snapshot per --window, later ones counted", 0 },
 	{ "post", OPT_POST, "TIME", 0, "A triggered snapshot also holds TIME after the trigger (default 5s)", 0 },
-	{ "cupti", OPT_CUPTI, NULL, 0,
-	  "Also keep the GPU side of programs started with the CUPTI agent "
-	  "(CUDA_INJECTION64_PATH=.../libgtrace-cupti.so): kernels, copies, sets, NVTX, read while "
-	  "they run; snapshots link them to their calls", 0 },
-	{ "cupti-lib", OPT_CUPTI_LIB, "PATH", 0,
-	  "The CUPTI agent library the programs load (default: libgtrace-cupti.so next to "
-	  "gtrace-bpf, in ../lib/gtrace-bpf, or .output)", 0 },
 	{ "metrics-remote", OPT_METRICS_REMOTE, NULL, 0,
 	  "Allow --metrics on an address other than loopback (it has no authentication)", 0 },
-	{ "quiet", 'q', NULL, 0, "Warnings and errors only", 0 },
-	{ "verbose", 'v', NULL, 0, "More diagnostics", 0 },
 	{ 0 },
 };
 
@@ -85,14 +67,11 @@ static const char daemon_doc[] =
 
 struct daemon_cli {
 	struct record_opts rec;
-	struct cli_strs libcuda;	/* --libcuda, into rec.libcuda */
 	const char *metrics;		/* --metrics ADDR */
 	struct record_trigger triggers[MAX_TRIGGERS];	/* --trigger */
 	size_t ntriggers;
 	bool metrics_remote;		/* --metrics-remote */
-	int verbose;
-	bool quiet;
-	bool gpum_set;			/* --gpu-metrics given */
+	struct record_common common;	/* the options record and daemon share */
 };
 
 /* TIME of sync>TIME, gpu-idle>TIME. Returns 0 or -ERANGE. */
@@ -136,9 +115,13 @@ static int parse_trigger(const char *arg, struct record_trigger *t)
 	return -EINVAL;
 }
 
+static const struct argp_child daemon_children[] = {
+	{ &record_common_argp, 0, NULL, 0 },
+	{ 0 },
+};
+
 static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 {
-	static const char *const modes[] = { "full", "light", NULL };
 	struct daemon_cli *c = state->input;
 	struct record_opts *o = &c->rec;
 	uint64_t v;
@@ -146,6 +129,10 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 	int err;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		c->common.o = o;
+		state->child_inputs[0] = &c->common;
+		break;
 	case OPT_WINDOW:
 		if (cli__parse_duration(arg, &d) || !(d >= 1) || d > 86400)
 			argp_error(state, "invalid --window '%s' (a time from 1s to 24h, e.g. 60s, 10m)", arg);
@@ -161,12 +148,6 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid --dir '%s' (an absolute path)", arg);
 		o->daemon_dir = arg;
 		break;
-	case OPT_MODE:
-		o->light = cli__choose(state, "mode", arg, modes) == 1;
-		break;
-	case OPT_LIGHT_WINDOW:
-		cli__window_arg(state, arg, &o->window_ns, &o->period_ns);
-		break;
 	case OPT_BUDGET: {
 		char *end;
 
@@ -181,9 +162,6 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 		o->budget = d / 100;
 		break;
 	}
-	case 0x200:
-		o->buffer_size = cli__buffer_size_arg(state, arg);
-		break;
 	case OPT_METRICS:
 		if (!arg[0])
 			argp_error(state, "empty --metrics address");
@@ -209,41 +187,15 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 	case OPT_METRICS_REMOTE:
 		c->metrics_remote = true;
 		break;
-	case OPT_CUPTI:
-		o->cupti = true;
-		break;
-	case OPT_CUPTI_LIB:
-		if (!arg[0])
-			argp_error(state, "empty --cupti-lib path");
-		o->cupti_lib = arg;
-		break;
 	case OPT_LOG:
 		if (!arg[0])
 			argp_error(state, "empty --log");
 		o->daemon_log = arg;
 		break;
-	case OPT_GPU_METRICS:
-		cli__gpu_metrics_arg(state, arg, &o->gpu_metrics_hz);
-		c->gpum_set = true;
-		break;
-	case OPT_LIBCUDA:
-		cli__push_str(state, &c->libcuda, arg);
-		break;
-	case OPT_CGROUP:
-		c->rec.cgroup = arg;
-		break;
-	case 'q':
-		c->quiet = true;
-		break;
-	case 'v':
-		c->verbose++;
-		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
 		break;
 	case ARGP_KEY_END:
-		if (o->cupti_lib && !o->cupti)
-			argp_error(state, "--cupti-lib needs --cupti");
 		for (size_t i = 0; i < c->ntriggers; i++)
 			if (c->triggers[i].kind == GT_TRIG_GPU_IDLE && !o->cupti)
 				argp_error(state, "--trigger gpu-idle>TIME needs --cupti (the GPU records "
@@ -330,7 +282,7 @@ static size_t metrics_status(void *ctx, char *buf, size_t len)
 
 int cmd_daemon(int argc, char **argv, const char *cmdline)
 {
-	struct argp argp = { daemon_options, daemon_parse, NULL, daemon_doc, NULL, NULL, NULL };
+	struct argp argp = { daemon_options, daemon_parse, NULL, daemon_doc, daemon_children, NULL, NULL };
 	struct daemon_cli c = { .rec = {
 		.all = true, .buffer_size = 64ull << 20, .scenario = "snapshot", .trace_cuda = true,
 		.trace_ioctl = true, .trace_sched = true, .light = true, .window_ns = 200000000ull,
@@ -345,15 +297,17 @@ int cmd_daemon(int argc, char **argv, const char *cmdline)
 
 	if (cli__parse(&argp, argc, argv, &c))
 		return 2;
-	if (c.rec.cgroup && (err = cli__check_cgroup(&c.rec.cgroup)))
+	if ((err = record_common__finish(&c.common))) {
+		free(c.common.libcuda.v);
 		return err;
-	c.rec.libcuda = c.libcuda.v;
-	c.rec.nlibcuda = c.libcuda.n;
+	}
+	if (c.rec.cgroup && (err = cli__check_cgroup(&c.rec.cgroup))) {
+		free(c.common.libcuda.v);
+		return err;
+	}
 	c.rec.triggers = c.triggers;
 	c.rec.ntriggers = c.ntriggers;
-	if (!c.gpum_set)
-		c.rec.gpu_metrics_hz = c.rec.light ? 0 : GPU_METRICS_HZ_DEFAULT;
-	gt_log_level = c.quiet ? GT_LOG_WARN : GT_LOG_INFO + c.verbose;
+	gt_log_level = c.common.quiet ? GT_LOG_WARN : GT_LOG_INFO + c.common.verbose;
 	if (c.metrics) {
 		struct metrics_http_opts ho = { .listen = c.metrics, .allow_remote = c.metrics_remote };
 
@@ -364,7 +318,7 @@ int cmd_daemon(int argc, char **argv, const char *cmdline)
 				err == -EPERM ? "not a loopback address (--metrics-remote allows it)" :
 				strerror(-err));
 			gt_metrics__free(mh.m);
-			free(c.libcuda.v);
+			free(c.common.libcuda.v);
 			return 1;
 		}
 		hooks.on_record = metrics_on_record;
@@ -377,7 +331,7 @@ int cmd_daemon(int argc, char **argv, const char *cmdline)
 	status = record__run(&c.rec, NULL);
 	metrics_http__free(mh.h);
 	gt_metrics__free(mh.m);
-	free(c.libcuda.v);
+	free(c.common.libcuda.v);
 	return status;
 }
 

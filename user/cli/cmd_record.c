@@ -11,6 +11,7 @@
 #include "merge/merge.h"
 #include "record/gpum/gpu_metrics.h"
 #include "record/record.h"
+#include "cli/record_opts.h"
 
 /* "%s" is the list of commands, from main.c's table */
 static const char record_doc_fmt[] =
@@ -56,20 +57,14 @@ enum {
 
 static const struct argp_option record_options[] = {
 	{ "all", 'a', NULL, 0, "Trace every process that uses CUDA, also ones started later", 0 },
-	{ "cgroup", OPT_CGROUP, "PATH", 0,
-	  "Trace every process that uses CUDA in this cgroup v2 directory or below it (a container, "
-	  "a systemd unit, a job), also ones started later: an absolute path or one under the cgroup2 "
-	  "mount (system.slice/train.service)", 0 },
 	{ "pid", 'p', "PID[,PID...]", 0, "Trace only these processes (repeatable)", 0 },
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE", 0 },
 	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace FILE if it exists", 0 },
 	{ "scenario", OPT_SCENARIO, "NAME", 0, "Scenario part of the default file name (default: trace)", 0 },
 	{ "duration", 'd', "TIME", 0, "Stop after TIME: 30 or 30s, 500ms, 2m, 1h; -- CMD runs on untraced", 0 },
 	{ "delay", 'y', "TIME", 0, "Attach only after TIME (same units as -d); CMD runs untraced meanwhile", 0 },
-	{ "buffer-size", OPT_BUFSIZE, "SIZE", 0, "Ring buffer size, a power of two up to 2G, e.g. 64M (default), 1G", 0 },
 	{ "max-size", OPT_MAX_SIZE, "SIZE", 0,
 	  "Stop recording once the trace file holds SIZE (e.g. 512M); -- CMD runs on untraced", 0 },
-	{ "libcuda", OPT_LIBCUDA, "PATH", 0, "Also trace this libcuda file (repeatable)", 0 },
 	{ "libnccl", OPT_LIBNCCL, "PATH", 0,
 	  "Also trace this libnccl file from the start, not from when a process opens it (repeatable)", 0 },
 	{ "launch-exit", OPT_LAUNCH_EXIT, NULL, 0,
@@ -79,12 +74,6 @@ static const struct argp_option record_options[] = {
 	{ "trace", 't', "LIST", 0,
 	  "Sources to record: cuda,ioctl,sched (default: all three); cupti adds --cupti; none "
 	  "records the GPU side only (with --cupti)", 0 },
-	{ "mode", OPT_MODE, "full|light", 0,
-	  "full (default): every probed call. light: for long runs, at most ~1 %: waits, "
-	  "allocations, modules, contexts, ioctls and off-CPU all the time; launches and the other "
-	  "calls made per kernel only in full-capture windows (--light-window) or capture ranges", 0 },
-	{ "light-window", OPT_LIGHT_WINDOW, "LEN/PERIOD", 0,
-	  "Light mode: capture everything for LEN every PERIOD (default 200ms/5s); 0: no windows", 0 },
 	{ "capture-range", 'c', "KIND", 0,
 	  "Record only inside ranges, per process: none (default); cudaProfilerApi (between "
 	  "cuProfilerStart and cuProfilerStop, e.g. cudaProfilerStart or torch.cuda.profiler.start()); "
@@ -96,41 +85,22 @@ static const struct argp_option record_options[] = {
 	{ "capture-range-end", OPT_RANGE_END, "stop|repeat[:N]", 0,
 	  "With -c: stop (default) ends the recording when the first range ends (-- CMD runs on "
 	  "untraced); repeat records every range, repeat:N at most N, then stops", 0 },
-	{ "cupti", OPT_CUPTI, "optional", OPTION_ARG_OPTIONAL,
-	  "Also record the GPU side (kernels, copies, sets, NVTX ranges) with the CUPTI agent and "
-	  "merge it into the trace. -- CMD: loaded into CMD; --all/-p: programs started with "
-	  "CUDA_INJECTION64_PATH=<agent> join. An agent that never loads is a failure (status 1) "
-	  "unless --cupti=optional", 0 },
-	{ "cupti-lib", OPT_CUPTI_LIB, "PATH", 0,
-	  "The CUPTI agent library (default: libgtrace-cupti.so next to gtrace-bpf, in "
-	  "../lib/gtrace-bpf or .output)", 0 },
-	{ "gpu-metrics", OPT_GPU_METRICS, "HZ|off", OPTION_ARG_OPTIONAL,
-	  "Sample GPU metrics through NVML (utilization, memory, clocks, power, temperature; SM, "
-	  "tensor, DRAM, PCIe and NVLink activity on GPUs with GPM) HZ times a second, 1-1000 "
-	  "(default: 10 in full mode, off in light mode; --gpu-metrics alone: 10)", 0 },
 	{ "ioctl-majors", OPT_IOCTL_MAJORS, "LIST", 0,
 	  "Debugging: record ioctls on these device majors instead of NVIDIA's (/proc/devices)", 0 },
-	{ "quiet", 'q', NULL, 0, "No status line or summary", 0 },
-	{ "verbose", 'v', NULL, 0, "More diagnostics (-v: libbpf's warnings too, -vv: all of libbpf's log)", 0 },
 	{ 0 },
 };
 
 struct record_cli {
 	struct record_opts rec;	/* what record__run() takes */
 	struct cli_pids pids;	/* -p, into rec.pids */
-	struct cli_strs libcuda;/* --libcuda, into rec.libcuda */
 	struct cli_strs libnccl;/* --libnccl, into rec.libnccl */
 	bool dashdash;		/* CMD came after "--" (or "--" ended the line) */
-	int verbose;		/* -v count: the log tier above info */
-	bool quiet;		/* -q: warnings and errors only */
 	bool trace_none;	/* --trace none */
-	bool window_set;	/* --light-window given */
 	bool range_end_set;	/* --capture-range-end given */
-	bool gpum_set;		/* --gpu-metrics given */
+	struct record_common common;	/* the options record and daemon share */
 };
 
 static const char *const trace_sources[] = { "cuda", "ioctl", "sched", "cupti", "none", NULL };
-static const char *const modes[] = { "full", "light", NULL };
 static const char *const range_kinds[] = { "none", "cudaProfilerApi", "nvtx", NULL };
 
 /* --capture-range-end: stop = 1 range, repeat = no limit, repeat:N. */
@@ -152,6 +122,11 @@ static int parse_range_end(const char *arg, uint32_t *max)
 	return 0;
 }
 
+static const struct argp_child record_children[] = {
+	{ &record_common_argp, 0, NULL, 0 },
+	{ 0 },
+};
+
 static error_t record_parse(int key, char *arg, struct argp_state *state)
 {
 	struct record_cli *c = state->input;
@@ -159,11 +134,12 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	uint64_t v;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		c->common.o = o;
+		state->child_inputs[0] = &c->common;
+		break;
 	case 'a':
 		o->all = true;
-		break;
-	case OPT_CGROUP:
-		o->cgroup = arg;
 		break;
 	case 'p':
 		cli__push_pids(state, &c->pids, arg);
@@ -185,12 +161,6 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		if (cli__parse_u64(arg, &v, true) || v == 0)
 			argp_error(state, "invalid --max-size '%s' (a size > 0, e.g. 512M, 1G)", arg);
 		o->max_size = v;
-		break;
-	case OPT_BUFSIZE:
-		o->buffer_size = cli__buffer_size_arg(state, arg);
-		break;
-	case OPT_LIBCUDA:
-		cli__push_str(state, &c->libcuda, arg);
 		break;
 	case OPT_LIBNCCL:
 		cli__push_str(state, &c->libnccl, arg);
@@ -228,13 +198,6 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		c->trace_none = none;
 		break;
 	}
-	case OPT_MODE:
-		o->light = cli__choose(state, "mode", arg, modes) == 1;
-		break;
-	case OPT_LIGHT_WINDOW:
-		cli__window_arg(state, arg, &o->window_ns, &o->period_ns);
-		c->window_set = true;
-		break;
 	case 'c': {
 		int i;
 
@@ -256,29 +219,8 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 				   "N > 0)", arg);
 		c->range_end_set = true;
 		break;
-	case OPT_CUPTI:
-		if (arg && strcmp(arg, "optional"))
-			argp_error(state, "invalid --cupti=%s (only --cupti=optional)", arg);
-		o->cupti = true;
-		o->cupti_optional = arg != NULL;
-		break;
-	case OPT_CUPTI_LIB:
-		if (!arg[0])
-			argp_error(state, "empty --cupti-lib path");
-		o->cupti_lib = arg;
-		break;
 	case OPT_IOCTL_MAJORS:
 		o->ioctl_majors = arg;
-		break;
-	case OPT_GPU_METRICS:
-		cli__gpu_metrics_arg(state, arg, &o->gpu_metrics_hz);
-		c->gpum_set = true;
-		break;
-	case 'q':
-		c->quiet = true;
-		break;
-	case 'v':
-		c->verbose++;
 		break;
 	default:
 		if (cli__output_arg(key, arg, state, false, &o->output, &o->force) == ARGP_ERR_UNKNOWN)
@@ -309,8 +251,6 @@ static int check_capture(const struct record_cli *c)
 
 	if (c->trace_none && !o->cupti)
 		why = "--trace none records nothing without the GPU side: add --cupti";
-	else if (c->window_set && !o->light)
-		why = "--light-window needs --mode light";
 	else if (c->range_end_set && o->capture_range == RECORD_RANGE_NONE)
 		why = "--capture-range-end needs -c cudaProfilerApi or -c nvtx";
 	else if (o->nvtx_capture && o->capture_range != RECORD_RANGE_NVTX)
@@ -344,18 +284,14 @@ static int cmd_record_check(const struct argp *argp, int argc, char **argv, stru
 		return 2;
 	c->rec.pids = c->pids.v;
 	c->rec.npids = c->pids.n;
-	c->rec.libcuda = c->libcuda.v;
-	c->rec.nlibcuda = c->libcuda.n;
 	c->rec.libnccl = c->libnccl.v;
 	c->rec.nlibnccl = c->libnccl.n;
 	if (c->dashdash && !c->rec.cmd) {
 		fprintf(stderr, "gtrace-bpf: nothing after --: give the command to trace\n");
 		return 2;
 	}
-	if (c->rec.cupti_lib && !c->rec.cupti) {
-		fprintf(stderr, "gtrace-bpf: --cupti-lib needs --cupti\n");
-		return 2;
-	}
+	if ((err = record_common__finish(&c->common)))
+		return err;
 	if (c->rec.delay > 0 && c->rec.duration > 0 && c->rec.delay >= c->rec.duration) {
 		fprintf(stderr, "gtrace-bpf: --delay %gs leaves nothing of --duration %gs to record "
 			"(the duration counts from the start, the delay included)\n",
@@ -368,8 +304,6 @@ static int cmd_record_check(const struct argp *argp, int argc, char **argv, stru
 	}
 	if ((err = check_capture(c)))
 		return err;
-	if (!c->gpum_set)
-		c->rec.gpu_metrics_hz = c->rec.light ? 0 : GPU_METRICS_HZ_DEFAULT;
 	modes = (c->rec.all || c->rec.cgroup) + (c->rec.npids > 0) + (c->rec.cmd != NULL);
 	if (modes != 1) {
 		fprintf(stderr, "gtrace-bpf: %s\n", modes ? "choose one of --all (or --cgroup), -p PID and -- CMD" :
@@ -400,7 +334,7 @@ static char *record_doc(void)
 int cmd_record(int argc, char **argv, const char *cmdline)
 {
 	char *doc = record_doc();
-	struct argp argp = { record_options, record_parse, NULL, doc, NULL, NULL, NULL };
+	struct argp argp = { record_options, record_parse, NULL, doc, record_children, NULL, NULL };
 	struct record_cli c = { .rec = { .buffer_size = 64ull << 20, .scenario = "trace", .trace_cuda = true,
 				  .trace_ioctl = true, .trace_sched = true, .range_max = 1,
 				  .window_ns = 200000000ull, .period_ns = 5000000000ull } };
@@ -409,8 +343,8 @@ int cmd_record(int argc, char **argv, const char *cmdline)
 
 	if (status)
 		goto out;
-	gt_log_level = c.quiet ? GT_LOG_WARN : GT_LOG_INFO + c.verbose;
-	c.rec.quiet = c.quiet;
+	gt_log_level = c.common.quiet ? GT_LOG_WARN : GT_LOG_INFO + c.common.verbose;
+	c.rec.quiet = c.common.quiet;
 	c.rec.cmdline = cmdline;
 	/* record, then merge what the CUPTI agents wrote */
 	status = record__run(&c.rec, &spools);
@@ -426,7 +360,7 @@ out:
 		fprintf(stderr, "gtrace-bpf: out of memory\n");
 	free(doc);
 	free(c.pids.v);
-	free(c.libcuda.v);
+	free(c.common.libcuda.v);
 	free(c.libnccl.v);
 	return status;
 }
