@@ -78,19 +78,20 @@ BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 USER_SRCS := $(wildcard user/*/*.c user/*/*/*.c)
 USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
-# three parts: the command line, the recorder (libbpf, libelf) and the
-# readers, a library of their own that links without libbpf
+# three parts: the command line, the recorder and the daemon that drives
+# it (libbpf, libelf) and the readers, a library of their own that links
+# without libbpf
 CLI_OBJS  := $(filter $(OUTPUT)/user/cli/%,$(USER_OBJS))
-REC_OBJS  := $(filter $(OUTPUT)/user/record/%,$(USER_OBJS))
+REC_OBJS  := $(filter $(OUTPUT)/user/record/% $(OUTPUT)/user/daemon/%,$(USER_OBJS))
 READ_OBJS := $(filter-out $(CLI_OBJS) $(REC_OBJS),$(USER_OBJS))
 LIBREAD   := $(OUTPUT)/libgtrace-read.a
 LIBREC    := $(OUTPUT)/libgtrace-record.a
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
-# tests of record/ modules link the recorder's library and libbpf; the rest
-# the readers' only, which shows that they need no libbpf
-REC_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(shell grep -l '^\#include "record/' $(UNIT_SRCS)))
+# tests of record/ and daemon/ modules link the recorder's library and
+# libbpf; the rest the readers' only, which shows that they need no libbpf
+REC_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(shell grep -lE '^\#include "(record|daemon)/' $(UNIT_SRCS)))
 MOCK_DIR  := $(OUTPUT)/mock
 MOCK_LIB  := $(MOCK_DIR)/libcuda.so.1
 NCCL_MOCK := $(MOCK_DIR)/libnccl.so.2

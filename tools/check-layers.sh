@@ -8,7 +8,10 @@
 #   record beside decode: format/, lib/, its skeletons and the ABI headers;
 #     inside it record/probes (BPF objects, ladders, discovery) and
 #     record/gpum (the NVML sampler), which include nothing of record/
-#   daemon between record and cli: record/, merge/, format/, lib/
+#   daemon between record and cli: record/ (its interface, record/ext.h, and
+#     what it names there), merge/, format/, lib/; inside it daemon/budget
+#     (the overhead budget and its shedding), which includes nothing of
+#     daemon/
 #
 # bpf/ and cupti/ are the ABI headers (no code); *.skel.h are the BPF
 # skeletons, which need libbpf and belong to record/ alone, as do libbpf's
@@ -37,7 +40,8 @@ declare -A allow=(
 	[analyze]="lib format decode stats bpf cupti"
 	[diff]="lib format decode stats analyze bpf cupti"
 	[report]="lib format decode stats analyze diff export/fields.h bpf cupti"
-	[daemon]="lib format decode merge record bpf cupti"
+	[daemon]="lib format decode merge record record/gpum daemon/budget bpf cupti"
+	[daemon/budget]="lib format record record/gpum bpf"
 	[cli]="*"
 )
 

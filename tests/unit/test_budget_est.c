@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include "record/budget_est.h"
+#include "daemon/budget/budget_est.h"
 
 #define L 5e9	/* a 5 s interval, ns */
 

@@ -23,7 +23,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "record/control.h"
+#include "daemon/control.h"
 #include "test_util.h"
 
 /* "status": answered at once; "later": deferred, the client's number kept. */

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "record/gpu_idle.h"
+#include "daemon/gpu_idle.h"
 
 #define MS	1000000ull
 #define S	1000000000ull

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "format/records.h"
-#include "record/name_store.h"
+#include "daemon/name_store.h"
 
 static uint64_t oldest;		/* what the window's oldest chunk says, set by each test */
 static struct name_store *S;

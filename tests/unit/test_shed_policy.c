@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include "record/shed_policy.h"
+#include "daemon/budget/shed_policy.h"
 
 #define MIN 60000000000ull
 

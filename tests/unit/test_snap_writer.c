@@ -24,7 +24,7 @@
 #include <cmocka.h>
 #include "format/chunk_ring.h"
 #include "format/trace_file.h"
-#include "record/snap_writer.h"
+#include "daemon/snap_writer.h"
 #include "test_util.h"
 
 static const struct gt_file_info info = {

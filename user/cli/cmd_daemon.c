@@ -11,19 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/cli.h"
-#include "daemon/metrics.h"
-#include "daemon/metrics_http.h"
-#include "lib/log.h"
-#include "merge/merge.h"
-#include "record/control.h"
-#include "record/gpum/gpu_metrics.h"
-#include "record/record.h"
 #include "cli/record_opts.h"
+#include "daemon/control.h"
+#include "daemon/daemon.h"
+#include "format/records.h"
+#include "lib/log.h"
 
 enum { OPT_WINDOW = 0x100, OPT_MEMORY, OPT_DIR, OPT_MODE, OPT_LIGHT_WINDOW, OPT_LAST, OPT_LIBCUDA, OPT_LOG, OPT_METRICS, OPT_METRICS_REMOTE, OPT_TRIGGER, OPT_POST, OPT_BUDGET, OPT_CUPTI, OPT_CUPTI_LIB,
        OPT_GPU_METRICS, OPT_CGROUP };
-
-#define MAX_TRIGGERS 16
 
 static const struct argp_option daemon_options[] = {
 	{ "window", OPT_WINDOW, "TIME", 0, "Keep the last TIME of recording in memory (default 60s)", 0 },
@@ -66,16 +61,12 @@ static const char daemon_doc[] =
 "  sudo gtrace-bpf status";
 
 struct daemon_cli {
-	struct record_opts rec;
-	const char *metrics;		/* --metrics ADDR */
-	struct record_trigger triggers[MAX_TRIGGERS];	/* --trigger */
-	size_t ntriggers;
-	bool metrics_remote;		/* --metrics-remote */
+	struct daemon_opts d;
 	struct record_common common;	/* the options record and daemon share */
 };
 
 /* TIME of sync>TIME, gpu-idle>TIME. Returns 0 or -ERANGE. */
-static int parse_threshold(const char *arg, uint32_t kind, struct record_trigger *t)
+static int parse_threshold(const char *arg, uint32_t kind, struct daemon_trigger *t)
 {
 	double d;
 
@@ -87,14 +78,14 @@ static int parse_threshold(const char *arg, uint32_t kind, struct record_trigger
 }
 
 /* --trigger SPEC. Returns 0, -ERANGE (a bad TIME) or -EINVAL. */
-static int parse_trigger(const char *arg, struct record_trigger *t)
+static int parse_trigger(const char *arg, struct daemon_trigger *t)
 {
 	static const char *const kinds[] = { [GT_TRIG_ERROR] = "error", [GT_TRIG_EXIT] = "exit",
 					     [GT_TRIG_PROFILER] = "profiler", [GT_TRIG_SIGNAL] = "signal" };
 	uint64_t v;
 	size_t i;
 
-	*t = (struct record_trigger){ .code = -1 };
+	*t = (struct daemon_trigger){ .code = -1 };
 	if (!strncmp(arg, "sync>", 5))
 		return parse_threshold(arg + 5, GT_TRIG_SYNC, t);
 	if (!strncmp(arg, "gpu-idle>", 9))
@@ -123,30 +114,30 @@ static const struct argp_child daemon_children[] = {
 static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 {
 	struct daemon_cli *c = state->input;
-	struct record_opts *o = &c->rec;
+	struct daemon_opts *o = &c->d;
 	uint64_t v;
 	double d;
 	int err;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		c->common.o = o;
+		c->common.o = &o->rec;
 		state->child_inputs[0] = &c->common;
 		break;
 	case OPT_WINDOW:
 		if (cli__parse_duration(arg, &d) || !(d >= 1) || d > 86400)
 			argp_error(state, "invalid --window '%s' (a time from 1s to 24h, e.g. 60s, 10m)", arg);
-		o->daemon_window_ns = (uint64_t)(d * 1e9);
+		o->window_ns = (uint64_t)(d * 1e9);
 		break;
 	case OPT_MEMORY:
 		if (cli__parse_u64(arg, &v, true) || v < (1u << 20) || v > (64ull << 30))
 			argp_error(state, "invalid --memory '%s' (1M..64G, e.g. 256M)", arg);
-		o->daemon_memory = v;
+		o->memory = v;
 		break;
 	case OPT_DIR:
 		if (!arg[0] || arg[0] != '/')
 			argp_error(state, "invalid --dir '%s' (an absolute path)", arg);
-		o->daemon_dir = arg;
+		o->dir = arg;
 		break;
 	case OPT_BUDGET: {
 		char *end;
@@ -165,39 +156,39 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 	case OPT_METRICS:
 		if (!arg[0])
 			argp_error(state, "empty --metrics address");
-		c->metrics = arg;
+		o->metrics = arg;
 		break;
 	case OPT_TRIGGER:
-		if (c->ntriggers == MAX_TRIGGERS)
-			argp_error(state, "at most %d --trigger", MAX_TRIGGERS);
-		err = parse_trigger(arg, &c->triggers[c->ntriggers]);
+		if (o->ntriggers == DAEMON_TRIGGERS_MAX)
+			argp_error(state, "at most %d --trigger", DAEMON_TRIGGERS_MAX);
+		err = parse_trigger(arg, &o->triggers[o->ntriggers]);
 		if (err == -ERANGE)
 			argp_error(state, "invalid --trigger '%s': TIME is a time > 0 up to 24h, e.g. "
 				   "%.*s500ms", arg, (int)(strchr(arg, '>') - arg + 1), arg);
 		if (err)
 			argp_error(state, "invalid --trigger '%s' (sync>TIME, gpu-idle>TIME, error, "
 				   "error=CODE, exit, profiler or signal)", arg);
-		c->ntriggers++;
+		o->ntriggers++;
 		break;
 	case OPT_POST:
 		if (cli__parse_duration(arg, &d) || !(d >= 0) || d > 3600)
 			argp_error(state, "invalid --post '%s' (a time from 0 to 1h, e.g. 5s)", arg);
-		o->trigger_post_ns = (uint64_t)(d * 1e9);
+		o->post_ns = (uint64_t)(d * 1e9);
 		break;
 	case OPT_METRICS_REMOTE:
-		c->metrics_remote = true;
+		o->metrics_remote = true;
 		break;
 	case OPT_LOG:
 		if (!arg[0])
 			argp_error(state, "empty --log");
-		o->daemon_log = arg;
+		o->log = arg;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
 		break;
 	case ARGP_KEY_END:
-		for (size_t i = 0; i < c->ntriggers; i++)
-			if (c->triggers[i].kind == GT_TRIG_GPU_IDLE && !o->cupti)
+		for (size_t i = 0; i < o->ntriggers; i++)
+			if (o->triggers[i].kind == GT_TRIG_GPU_IDLE && !o->rec.cupti)
 				argp_error(state, "--trigger gpu-idle>TIME needs --cupti (the GPU records "
 					   "come from the CUPTI agent)");
 		break;
@@ -207,130 +198,24 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* --cupti: each snapshot merged, its GPU records linked to their calls
- * (written as they came, into raw). */
-static int merge_snapshot(void *ctx, const char *raw, const char *path)
-{
-	struct merge_opts mo = { .trace = raw, .output = path };
-
-	(void)ctx;
-	return merge__run(&mo, NULL);
-}
-
-/* --metrics: the aggregator sees every record, the endpoint is served
- * from the recording loop. */
-struct metrics_hook {
-	struct gt_metrics *m;
-	struct metrics_http *h;
-};
-
-static void metrics_on_record(void *ctx, const struct gt_hdr *h)
-{
-	struct metrics_hook *mh = ctx;
-
-	gt_metrics__feed(mh->m, h);
-}
-
-static void metrics_on_poll(void *ctx, const struct gt_counters *c, const struct record_self *s)
-{
-	struct metrics_hook *mh = ctx;
-	struct gt_metrics_self self = {
-		.overhead_ratio = s->overhead,	/* -1 while unknown */
-		.duty_cycle = s->duty_cycle,
-		.records = s->records,
-		.ring_bytes = s->ring_bytes,
-		.ring_used_bytes = s->window_bytes,
-		.cpu_ns = s->cpu_ns,
-		.budget_ratio = s->budget,
-		.has_shed = s->has_shed,
-		.shed_apis = s->shed_apis,
-		.sheds = s->sheds,
-		.restores = s->restores,
-		.has_sampler = s->has_sampler,
-		.sampler_cpu_ns = s->sampler_cpu_ns,
-		.has_names = true,
-		.names_lost = s->names_lost,
-	};
-
-	gt_metrics__set_counters(mh->m, c);
-	gt_metrics__set_self(mh->m, &self);
-	metrics_http__serve(mh->h, gt_metrics__render_cb, mh->m);
-}
-
-/* status: what became of the endpoint's clients (none without --metrics). */
-static size_t metrics_status(void *ctx, char *buf, size_t len)
-{
-	struct metrics_hook *mh = ctx;
-	struct metrics_http_stats st;
-	int n;
-
-	if (!mh->h)
-		return 0;
-	metrics_http__stats(mh->h, &st);
-	n = snprintf(buf, len,
-		     "metrics_clients_open %u\n"
-		     "metrics_clients_served %llu\n"
-		     "metrics_clients_timed_out %llu\n"
-		     "metrics_clients_dropped %llu\n"
-		     "metrics_clients_refused %llu\n"
-		     "metrics_clients_gone %llu\n",
-		     st.open, (unsigned long long)st.served, (unsigned long long)st.timed_out,
-		     (unsigned long long)st.dropped, (unsigned long long)st.refused,
-		     (unsigned long long)st.gone);
-	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
-}
-
 int cmd_daemon(int argc, char **argv, const char *cmdline)
 {
 	struct argp argp = { daemon_options, daemon_parse, NULL, daemon_doc, daemon_children, NULL, NULL };
-	struct daemon_cli c = { .rec = {
-		.all = true, .buffer_size = 64ull << 20, .scenario = "snapshot", .trace_cuda = true,
-		.trace_ioctl = true, .trace_sched = true, .light = true, .window_ns = 200000000ull,
-		.period_ns = 5000000000ull, .daemon = true, .daemon_window_ns = 60000000000ull,
-		.daemon_memory = 256ull << 20, .daemon_dir = "/var/lib/gtrace-bpf",
-		.trigger_post_ns = 5000000000ull, .budget = 0.01,
-	} };
-
-	struct metrics_hook mh = { 0 };
-	struct record_hooks hooks = { &mh, NULL, NULL, merge_snapshot, metrics_status };
+	struct daemon_cli c;
 	int status, err;
 
+	memset(&c, 0, sizeof(c));
+	daemon_opts__init(&c.d);
 	if (cli__parse(&argp, argc, argv, &c))
 		return 2;
-	if ((err = record_common__finish(&c.common))) {
+	if ((err = record_common__finish(&c.common)) ||
+	    (c.d.rec.cgroup && (err = cli__check_cgroup(&c.d.rec.cgroup)))) {
 		free(c.common.libcuda.v);
 		return err;
 	}
-	if (c.rec.cgroup && (err = cli__check_cgroup(&c.rec.cgroup))) {
-		free(c.common.libcuda.v);
-		return err;
-	}
-	c.rec.triggers = c.triggers;
-	c.rec.ntriggers = c.ntriggers;
 	gt_log_level = c.common.quiet ? GT_LOG_WARN : GT_LOG_INFO + c.common.verbose;
-	if (c.metrics) {
-		struct metrics_http_opts ho = { .listen = c.metrics, .allow_remote = c.metrics_remote };
-
-		mh.m = gt_metrics__new(NULL);
-		err = mh.m ? metrics_http__open(&ho, &mh.h) : -ENOMEM;
-		if (err) {
-			fprintf(stderr, "gtrace-bpf: cannot serve metrics on %s: %s\n", c.metrics,
-				err == -EPERM ? "not a loopback address (--metrics-remote allows it)" :
-				strerror(-err));
-			gt_metrics__free(mh.m);
-			free(c.common.libcuda.v);
-			return 1;
-		}
-		hooks.on_record = metrics_on_record;
-		hooks.on_poll = metrics_on_poll;
-	}
-	if (c.metrics || c.rec.cupti)
-		c.rec.hooks = &hooks;
-	c.rec.quiet = true;	/* no status line: a daemon's stderr is a log */
-	c.rec.cmdline = cmdline;
-	status = record__run(&c.rec, NULL);
-	metrics_http__free(mh.h);
-	gt_metrics__free(mh.m);
+	c.d.rec.cmdline = cmdline;
+	status = daemon__run(&c.d);
 	free(c.common.libcuda.v);
 	return status;
 }

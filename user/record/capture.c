@@ -109,7 +109,7 @@ void capture__start(struct recorder *r, uint64_t now)
 		r->cap.next_window = now;	/* the first window at once */
 }
 
-void capture__set_period(struct recorder *r, uint64_t period_ns)
+void recorder__set_period(struct recorder *r, uint64_t period_ns)
 {
 	struct capture_ctl *c = &r->cap;
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The agents' spool files followed as they grow (every --cupti recording:
- * record and daemon alike): each complete record of an agent goes to the
- * owner (into the trace, or the daemon's window), what was read is given back
+ * a file or a stage's sink alike): each complete record of an agent goes to the
+ * owner (into the trace, or the stage's), what was read is given back
  * to the file system, and the agents' bounds hold because someone reads.
  *
  * Where reading starts: a spool file is read from its start; one that was

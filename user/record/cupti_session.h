@@ -3,8 +3,8 @@
  * The recorder's side of --cupti: finds and checks the agent library, owns
  * the spool directory its agents write to and the files through which it
  * says what it wants (contract: cupti/gtrace_cupti.h).  -- CMD gets a private
- * directory, named in the child's environment; --all, -p, --cgroup and the
- * daemon use the run directory, where the agents of every program started
+ * directory, named in the child's environment; --all, -p, --cgroup and a
+ * stage that drives the recorder use the run directory, where the agents of every program started
  * with CUDA_INJECTION64_PATH wait, armed, for a recorder: this one holds its
  * lock while it records, says which processes it wants (all, or a go file
  * each), and asks them to pause at its end.

@@ -79,7 +79,7 @@ void recorder__fill_info(struct recorder *r, struct gt_file_info *info, struct u
 		 r->multi ? "multi" : "single",
 		 ioctl_ladder__rung_name(kernel_sources__rung(r->ks)), majors[0] ? majors : "none",
 		 r->nv.frontend, r->nv.uvm, r->nv.modeset, r->nv.caps, r->nv.caps_imex,
-		 /* the trace (the daemon's window) holds the agents' records as they came */
+		 /* the trace (or a stage's sink) holds the agents' records as they came */
 		 !r->o->cupti ? "" : " cupti=inline");
 	if (r->cgroup) {
 		char esc[3 * PATH_MAX];

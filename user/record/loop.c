@@ -16,7 +16,6 @@
 #include "lib/log.h"
 #include "record/child.h"
 #include "record/pid_watch.h"
-#include "record/budget.h"
 #include "record/probes/hold.h"
 #include "record/recorder.h"
 
@@ -63,15 +62,13 @@ int recorder__run_loop(struct recorder *r)
 	uint64_t end = r->o->duration > 0 ?
 		start + (uint64_t)((r->o->duration - r->o->delay) * 1e9) : 0;
 	bool tty = isatty(STDERR_FILENO);
-	uint64_t wake, drained = 0;
+	uint64_t wake;
 	int err, timeout = POLL_MS;
 
 	capture__start(r, start);
 	while (!stop_requests && !r->write_err && !r->cap.stop) {
-		/* the daemon's figure of what its own work (snapshots) costs
-		 * the recording */
-		if (drained)
-			daemon__stall(r, now_ns(CLOCK_MONOTONIC) - drained);
+		if (EXT_HOOK(r, before_poll))
+			r->o->ext->before_poll(r->o->ext->ctx);
 		err = ring_buffer__poll(r->rb, timeout);
 		if (err < 0 && err != -EINTR) {
 			pr_err("failed to poll the ring buffer: %s", strerror(-err));
@@ -80,12 +77,12 @@ int recorder__run_loop(struct recorder *r)
 		ring_buffer__consume(r->rb);
 		/* a process is held only while the loop runs to continue it */
 		hold__heartbeat(r->hold, now_ns(CLOCK_MONOTONIC));
-		if (r->ctl)
-			drained = now_ns(CLOCK_MONOTONIC);
+		if (EXT_HOOK(r, drained))
+			r->o->ext->drained(r->o->ext->ctx);
 		recorder__gpum_drain(r);
 		recorder__cupti_poll(r);
-		if (r->ctl)
-			daemon__serve(r);
+		if (EXT_HOOK(r, serve))
+			r->o->ext->serve(r->o->ext->ctx);
 		if (r->o->max_size && trace_writer__bytes(r->w) >= r->o->max_size) {
 			r->untraced_stop = true;
 			pr_info("the trace reached --max-size (%llu bytes); stopping",
@@ -106,9 +103,9 @@ int recorder__run_loop(struct recorder *r)
 			pr_info("--duration reached; stopping");
 			break;
 		}
-		/* the budget weighs a window period before the next one opens */
-		budget__poll(r);
-		budget__tick(r, now);
+		/* the stage (a budget) weighs a window period before the next one opens */
+		if (EXT_HOOK(r, tick))
+			r->o->ext->tick(r->o->ext->ctx, now);
 		/* light mode's windows open and close on time, not at the next poll */
 		wake = capture__tick(r, now);
 		timeout = POLL_MS;

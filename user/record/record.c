@@ -35,7 +35,6 @@
 #include "record/probes/bpf_log.h"
 #include "record/probes/proc_names.h"
 #include "record/record.h"
-#include "record/budget.h"
 #include "record/gpum/gpu_metrics.h"
 #include "record/recorder.h"
 #include "record/output.h"
@@ -64,10 +63,8 @@ int recorder__write(struct recorder *r, const struct gt_hdr *h)
 	if (r->write_err)
 		return r->write_err;
 	err = trace_writer__append(r->w, h);
-	if (!err && r->ctl)
-		daemon__note(r, h);
-	if (!err && r->o->hooks && r->o->hooks->on_record)
-		r->o->hooks->on_record(r->o->hooks->ctx, h);
+	if (!err && EXT_HOOK(r, on_written))
+		r->o->ext->on_written(r->o->ext->ctx, h);
 	if (err) {
 		r->write_err = err;
 		pr_err("failed to write %s: %s; the file keeps everything up to its last complete chunk",
@@ -79,6 +76,14 @@ int recorder__write(struct recorder *r, const struct gt_hdr *h)
 static int emit_name_rec(void *ctx, const struct gt_hdr *h)
 {
 	return recorder__write(ctx, h);
+}
+
+/* kernel_names' learned callback (ctx = the recorder): to the stage. */
+static void learned(void *ctx, const struct gt_hdr *at, uint64_t handle, const char *name)
+{
+	struct recorder *r = ctx;
+
+	r->o->ext->on_learned(r->o->ext->ctx, at, handle, name);
 }
 
 static bool relevant(struct recorder *r, uint32_t pid)
@@ -114,10 +119,8 @@ static int on_event(void *ctx, void *data, size_t len)
 		r->bad_records++;
 		return 0;
 	}
-	if (r->ctl)
-		trigger__on_record(r, h);
-	if (r->bud)
-		budget__on_record(r, h);
+	if (EXT_HOOK(r, on_record))
+		r->o->ext->on_record(r->o->ext->ctx, h);
 	switch (h->type) {
 	case GT_REC_LIBOPEN: {
 		const struct gt_path *p = data;
@@ -338,11 +341,10 @@ static int finish(struct recorder *r)
 	t.end_ts = r->calls_end ? r->calls_end : now_ns(CLOCK_MONOTONIC);
 	t.counters = c;
 	t.records = trace_writer__records(r->w);
-	if (r->ctl) {
+	if (!r->to_file) {
 		recorder__hold_summary(r);
-		pr_info("daemon stopped: %llu events, %llu dropped%s, %llu snapshots written",
-			(unsigned long long)c.events, (unsigned long long)c.drop_ringbuf, gaps,
-			(unsigned long long)r->snapshots);
+		if (EXT_HOOK(r, finished))
+			r->o->ext->finished(r->o->ext->ctx, &c, gaps);
 		return 0;
 	}
 	err = r->write_err ? r->write_err : trace_writer__finish(r->w, &t);
@@ -449,15 +451,15 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		.launch_exit = o->launch_exit,
 		.hot_detached = o->light,
 		.profiler_ranges = o->capture_range == RECORD_RANGE_PROFILER,
-		/* the budget may shed always-on apis (record/shed.c) */
-		.swap = o->daemon && o->light && o->budget > 0 && o->capture_range == RECORD_RANGE_NONE,
+		/* the stage may swap always-on apis to the windows */
+		.swap = o->ext && o->ext->swap,
 	};
 	struct cuda_object_opts bo = {
 		.filter = !o->all,
 		.buffer_size = o->buffer_size,
 		.capture_ranges = o->capture_range != RECORD_RANGE_NONE,
 		.gate_hot = o->light,
-		.swap_gate = o->daemon && o->light && o->budget > 0 && o->capture_range == RECORD_RANGE_NONE,
+		.swap_gate = o->ext && o->ext->swap,
 		.range_max = o->range_max,
 		.hold_cmd_tree = o->cmd != NULL,
 	};
@@ -497,7 +499,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	 * when the calls are recorded (what they record before is left out) */
 	if (o->cupti && (err = cupti_session__open_dir(r->cupti)))
 		goto cleanup;
-	if (o->daemon && (err = daemon__open(r)))
+	if (EXT_HOOK(r, open) && (err = o->ext->open(o->ext->ctx, r)))
 		goto cleanup;
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		err = -ENOENT;
@@ -548,8 +550,8 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	}
 	r->names = kernel_names__new(emit_name_rec, kernel_names__read_process, r);
 	r->procs = proc_names__new(r->filter, emit_name_rec, r);
-	if (r->names && o->daemon)
-		kernel_names__on_learn(r->names, daemon__learned);
+	if (r->names && EXT_HOOK(r, on_learned))
+		kernel_names__on_learn(r->names, learned);
 	if (!r->probes || !r->names || !r->procs) {
 		err = -ENOMEM;
 		pr_err("failed to allocate the recorder: %s", strerror(-err));
@@ -595,14 +597,15 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	recorder__fill_info(r, &info, &u, opts, sizeof(opts));
 	if ((err = recorder__gpum_open(r, opts, sizeof(opts))))
 		goto cleanup;
-	err = o->daemon ? daemon__create_window(r, &info) :
-			  record_output__create(o, &info, r->path, sizeof(r->path), &r->w);
+	r->to_file = !EXT_HOOK(r, create_sink);
+	err = !r->to_file ? o->ext->create_sink(o->ext->ctx, &info, &r->w, r->path, sizeof(r->path)) :
+			    record_output__create(o, &info, r->path, sizeof(r->path), &r->w);
 	if (err) {
 		trace_writer__free(r->w);
 		r->w = NULL;
 		goto cleanup;
 	}
-	if (o->daemon && (err = budget__start(r)))
+	if (EXT_HOOK(r, start) && (err = o->ext->start(o->ext->ctx)))
 		goto cleanup;
 	if ((err = recorder__cupti_start(r)))
 		goto cleanup;
@@ -656,7 +659,8 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	recorded = true;
 	err = recorder__run_loop(r);
 	recorder__gpum_finish(r);
-	budget__finish(r);
+	if (EXT_HOOK(r, stopped))
+		o->ext->stopped(o->ext->ctx);
 	if (r->child && !recorder__child_done(r) && r->untraced_stop)
 		recorder__wait_child_untraced(r);
 	else if (r->child && !recorder__child_done(r))
@@ -679,7 +683,6 @@ cleanup:
 	ring_buffer__free(r->rb);
 	cuda_probes__free(r->probes);
 	nccl_probes__free(r->nccl);
-	budget__free(r);
 	gpu_metrics__free(r->gpum);
 	kernel_sources__free(r->ks);
 	pid_watch__free(r->watch);
@@ -688,8 +691,9 @@ cleanup:
 	hold__free(r->hold);
 	cuda_bpf__destroy(r->skel);
 	trace_writer__free(r->w);
-	daemon__close(r);
-	if (cupti_session__dir(r->cupti) && !o->daemon && finished) {
+	if (EXT_HOOK(r, close))
+		o->ext->close(o->ext->ctx);
+	if (cupti_session__dir(r->cupti) && r->to_file && finished) {
 		if (gpu_side && (*spools = calloc(1, sizeof(**spools))))
 			memcpy((*spools)->trace, r->path, sizeof((*spools)->trace));
 		else if (gpu_side)
@@ -697,7 +701,7 @@ cleanup:
 			       strerror(ENOMEM), r->path);
 		if ((!gpu_side || !*spools) && !o->cupti_optional && status == 0)
 			status = 1;
-	} else if (cupti_session__dir(r->cupti) && !o->daemon && recorded) {
+	} else if (cupti_session__dir(r->cupti) && r->to_file && recorded) {
 		pr_warn("the trace %s holds the GPU records read so far: gtrace-bpf merge %s links them",
 			r->path, r->path);
 	}

@@ -17,48 +17,7 @@ enum record_range {
 	RECORD_RANGE_NVTX,		/* nvtx: the NVTX range of nvtx_capture, via the CUPTI agent */
 };
 
-/* What the daemon's owner watches while it records (the metrics endpoint):
- * called from the recording loop, never blocking it. */
-struct record_self {
-	uint64_t records;		/* records taken from the ring buffer */
-	uint64_t ring_bytes;		/* the BPF ring buffer's size */
-	uint64_t window_bytes;		/* the in-memory window's bytes (daemon) */
-	uint64_t cpu_ns;		/* the recorder's CPU time, user + system */
-	double duty_cycle;		/* fraction of time every probe was live: 1 in full mode */
-	double overhead;		/* the budget's estimate (budget.c), -1 while unknown */
-	double budget;			/* --budget, 0 = none */
-	bool has_shed;			/* the budget can shed (light mode with a budget) */
-	unsigned shed_apis;		/* always-on apis the budget moved into the windows now */
-	uint64_t sheds, restores;	/* its swaps so far, each way */
-	bool has_sampler;		/* --gpu-metrics sampling */
-	uint64_t sampler_cpu_ns;	/* CPU time of the GPU-metrics sampler's threads */
-	uint64_t names_lost;		/* name records the daemon had no room for */
-};
-struct record_hooks {
-	void *ctx;
-	/* every record written to the trace or the window */
-	void (*on_record)(void *ctx, const struct gt_hdr *h);
-	/* once per poll (about every 50 ms), with the counters as they are */
-	void (*on_poll)(void *ctx, const struct gt_counters *c, const struct record_self *s);
-	/* the daemon with --cupti: a snapshot was written to raw with the GPU-side
-	 * records in it as they came (options cupti=inline); writes path from it
-	 * (the merge, linking them to their calls) and returns 0, or a negative
-	 * errno after one error line, and then the daemon puts raw at path as it
-	 * is. NULL: raw goes to path as it is. Called on the daemon's snapshot
-	 * writer thread (record/snap_writer.h), while the recording goes on. */
-	int (*on_snapshot)(void *ctx, const char *raw, const char *path);
-	/* the daemon's status: "key value" lines of the owner's own (the
-	 * metrics endpoint's clients) into buf (len bytes); returns their
-	 * length. NULL: none. From the recording loop. */
-	size_t (*status)(void *ctx, char *buf, size_t len);
-};
-
-/* --trigger: a condition that writes a snapshot by itself. */
-struct record_trigger {
-	uint32_t kind;			/* enum gt_trigger_kind */
-	int32_t code;			/* error=CODE: only this CUresult, -1 = any */
-	uint64_t threshold_ns;		/* sync>TIME: a wait longer than this */
-};
+struct record_ext;
 
 struct record_opts {
 	bool all;			/* --all: every process */
@@ -85,8 +44,7 @@ struct record_opts {
 	bool trace_sched;		/* --trace: off-CPU intervals of GPU processes' threads */
 	const char *ioctl_majors;	/* --ioctl-majors: device majors instead of NVIDIA's */
 	const char *cmdline;		/* our own command line, for the header */
-	bool cupti;			/* --cupti: GPU-side records by the CUPTI agent, left to merge
-					 * (the daemon: read live into its window) */
+	bool cupti;			/* --cupti: GPU-side records by the CUPTI agent, left to merge */
 	bool cupti_optional;		/* --cupti=optional: no agent loading is not a failure */
 	const char *cupti_lib;		/* --cupti-lib: the agent library, NULL = found next to us */
 	bool light;			/* --mode light: hot calls only in windows or ranges */
@@ -96,17 +54,8 @@ struct record_opts {
 	const char *nvtx_capture;	/* --nvtx-capture NAME[@DOMAIN] (-c nvtx) */
 	uint32_t range_max;		/* --capture-range-end: stop once this many ranges closed
 					 * (stop = 1), 0 = repeat without a limit */
-	bool daemon;			/* gtrace-bpf daemon: a rolling window in memory, no file */
-	uint64_t daemon_window_ns;	/* --window: how much of the recording the window keeps */
-	uint64_t daemon_memory;		/* --memory: the window's bound in compressed bytes */
-	const char *daemon_dir;		/* --dir: where snapshots go */
-	const char *daemon_log;		/* --log: stderr goes there, reopened at SIGHUP */
-	const struct record_hooks *hooks;/* NULL = none */
-	const struct record_trigger *triggers; /* daemon --trigger */
-	size_t ntriggers;
-	uint64_t trigger_post_ns;	/* --post: a triggered snapshot waits this long after it */
-	double budget;			/* daemon --budget: keep the estimated overhead under this
-					 * fraction (light mode), 0 = estimate only */
+	/* a stage that drives the recording (record/ext.h), NULL = none */
+	const struct record_ext *ext;
 	unsigned int gpu_metrics_hz;	/* --gpu-metrics: NVML samples per second, 0 = off */
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * --cupti in a recording (record.c drives it; the daemon's reading is
- * daemon_cupti.c): the session (record/cupti_session.h), the spool files
+ * --cupti in a recording (record.c drives it; a stage may read the spools
+ * itself: record_ext.reads_cupti): the session (record/cupti_session.h), the spool files
  * followed into the trace as they grow (record/cupti_follow.h), the agents
  * asked to hand over at the end, and what to tell the user when programs
  * ran the agent but their GPU side did not come.
@@ -97,7 +97,7 @@ int recorder__cupti_start(struct recorder *r)
 {
 	struct cupti_follow_opts fo = { .take = on_take };
 
-	if (!r->cupti || r->o->daemon)
+	if (!r->cupti || (r->o->ext && r->o->ext->reads_cupti))
 		return 0;
 	recorder__cupti_follow_opts(r, &fo);
 	return cupti_follow__new(&fo, &r->follow);

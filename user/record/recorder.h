@@ -16,9 +16,10 @@
 #include "format/nv_ioctl.h"
 #include "format/trace_file.h"
 #include "lib/u64map.h"
+#include "record/ext.h"
 #include "record/record.h"
 
-#define POLL_MS		50	/* consumer latency bound with no wake-ups */
+#define POLL_MS		RECORDER_POLL_MS	/* consumer latency bound with no wake-ups */
 #define TICK_NS		1000000000ull	/* stats, flush, status line */
 #define RESCAN_NS	10000000000ull	/* full /proc rescan in --all mode */
 #define SCAN_QUEUE	1024
@@ -52,16 +53,6 @@ struct capture_ctl {
 	uint32_t pend_source, pend_index;/* ... its source and number */
 	uint64_t pend_ts;		/* ... and when the gate closed */
 	struct capture_lat attach, detach;
-};
-
-/* The daemon's triggers (trigger.c). */
-struct trigger_ctl {
-	struct u64map sync_entry;	/* (tid, api) -> entry ts of a sync call in flight */
-	uint32_t pending_kind;		/* a trigger waiting for --post, 0 = none */
-	uint64_t due;			/* when its snapshot is taken */
-	uint64_t last_snap;		/* when the last triggered snapshot was taken */
-	uint64_t fired, suppressed;	/* triggers seen; of them, rate-limited */
-	uint32_t since_last;		/* suppressed since the last trigger record */
 };
 
 /* A process that made CUDA calls, for --cupti. */
@@ -101,7 +92,7 @@ struct recorder {
 	uint32_t frontend_major;	/* NVIDIA frontend (RM escapes decoded) */
 	struct nv_majors nv;		/* NVIDIA's majors, for naming devices later */
 	struct cupti_session *cupti;	/* --cupti, else NULL */
-	struct cupti_follow *follow;	/* --cupti (not the daemon): the spool files read into
+	struct cupti_follow *follow;	/* --cupti (unless ext reads them): the spool files read into
 					 * the trace as they grow */
 	struct cupti_pid *cupti_pids;	/* --cupti: processes that made CUDA calls, to look
 					 * for the agent in those that did not join */
@@ -109,33 +100,12 @@ struct recorder {
 	uint64_t cupti_unjoined;	/* ... that ran the agent and did not join */
 	uint64_t calls_end;		/* --cupti: when the calls stopped being taken (the
 					 * trailer's end_ts), 0 = at the trailer */
+	bool to_file;			/* the trace is a file (not a stage's sink) */
 	struct pid_watch *watch;	/* -p: the traced processes, to stop when all have exited */
 	bool released;			/* -- CMD runs (already during --delay) */
 	bool untraced_stop;		/* the recording ended by itself (--max-size, -d,
 					 * --capture-range-end): CMD runs on untraced */
 	struct capture_ctl cap;		/* light mode, capture ranges */
-	/* gtrace-bpf daemon (daemon.c) */
-	struct control *ctl;		/* its control socket, NULL when not a daemon */
-	struct chunk_ring *ring;	/* the window the trace writer's chunks go to */
-	struct gt_file_info info;	/* the header, for snapshots */
-	uint64_t daemon_start;		/* when the window started */
-	uint64_t snapshots;		/* snapshots written */
-	uint64_t snapshots_failed;	/* snapshots not written (a full disk, a name taken) */
-	uint64_t procs_exited;		/* of nprocs, the exits seen */
-	struct snap_writer *snapw;	/* the thread that writes them */
-	unsigned snaps_inflight;	/* asked for, not yet collected from snapw */
-	bool stall_in_snap;		/* this pass of the loop took or waited on one */
-	uint64_t stall_max_ns;		/* the loop's longest time between two drains of
-					 * the ring buffer (not counting its waits) */
-	uint64_t stall_snap_max_ns;	/* ... in passes with a snapshot asked or written */
-	struct name_store *names_kept;	/* the name records snapshots start with (name_store.h) */
-	uint64_t names_lost_said;	/* of its lost records, those a warning has counted */
-	uint64_t names_warned_at;	/* when the last warning of lost names was given */
-	uint64_t names_swept_at;	/* when the exits it waits for were last checked */
-	struct trigger_ctl trig;	/* --trigger */
-	struct budget *bud;		/* the daemon's overhead budget (budget.c), NULL = none */
-	struct shed *shed;		/* its shedding of always-on apis (shed.c), NULL = none */
-	struct daemon_cupti *dcupti;	/* daemon --cupti: the agents' spool files read live */
 	struct gpu_metrics *gpum;	/* --gpu-metrics' sampler, NULL = off or no NVML */
 	char gpum_why[640];		/* why there are no GPU metrics, said at the start */
 	struct hold *hold;		/* holding processes until their library's probes are
@@ -148,45 +118,8 @@ struct recorder {
 extern volatile sig_atomic_t stop_requests;
 
 uint64_t now_ns(clockid_t clk);
-/* Appends h to the trace; the first error stops the recording. */
-int recorder__write(struct recorder *r, const struct gt_hdr *h);
-
-/* The counters as they are now (BPF, recorder, writer). */
-void recorder__counters(struct recorder *r, struct gt_counters *c);
-
-/* gtrace-bpf daemon (daemon.c): takes the control socket and --dir (one
- * error line on failure; -EBUSY when another daemon runs), then the window
- * instead of a file; serves control requests from the loop. */
-int daemon__open(struct recorder *r);
-int daemon__create_window(struct recorder *r, const struct gt_file_info *info);
-void daemon__serve(struct recorder *r);
-/* A record just written: names are kept for snapshots. */
-void daemon__note(struct recorder *r, const struct gt_hdr *h);
-/* kernel_names' learned callback (ctx = the recorder): call-learned kernel
- * names kept as GT_NAME_KERNEL records for snapshots. */
-void daemon__learned(void *ctx, const struct gt_hdr *at, uint64_t handle, const char *name);
-void daemon__close(struct recorder *r);
-/* The loop spent ns between the end of one drain of the ring buffer and the
- * next poll: kept for status (the longest, overall and with a snapshot). */
-void daemon__stall(struct recorder *r, uint64_t ns);
-/* Takes the window (its last last_ns, or pid's records; 0 = all) for the
- * snapshot writer, which writes it to out, or to system_WHAT_{date}_vN.gtrace
- * in --dir, and logs the outcome. Returns 0 when queued, or a negative errno
- * (-EBUSY: too many being written). */
-int daemon__snapshot(struct recorder *r, const char *what, uint64_t last_ns, uint32_t pid,
-		     const char *out);
-
-/* Triggers (trigger.c): installed at the daemon's start, fed every record
- * from BPF, polled from the loop (fires SIGUSR1's, takes due snapshots). */
-void trigger__start(struct recorder *r);
-void trigger__on_record(struct recorder *r, const struct gt_hdr *h);
-void trigger__poll(struct recorder *r);
-void trigger__free(struct recorder *r);
-/* gpu-idle>TIME: its threshold, 0 when not asked for. */
-uint64_t trigger__gpu_idle_threshold(const struct recorder *r);
-/* A gap of idle_ns up to ts in pid's GPU records (record/daemon_cupti.c):
- * fires gpu-idle. */
-void trigger__on_gpu_idle(struct recorder *r, uint32_t pid, uint64_t ts, uint64_t idle_ns);
+/* The stage's hook, when there is a stage and it has that hook. */
+#define EXT_HOOK(r, hook) ((r)->o->ext && (r)->o->ext->hook ? (r)->o->ext->hook : NULL)
 
 /* --gpu-metrics (gpu_metrics_hook.c): the sampler opened before the
  * header is written (its probe goes into the header's options, appended to
@@ -202,9 +135,6 @@ void capture__start(struct recorder *r, uint64_t now);
 /* Opens and closes light mode's windows. Returns when it wants to be called
  * next (CLOCK_MONOTONIC ns), 0 for never. */
 uint64_t capture__tick(struct recorder *r, uint64_t now);
-/* The budget's window period from now on (the next window counted from the
- * last one's opening). */
-void capture__set_period(struct recorder *r, uint64_t period_ns);
 /* A range record from BPF, after it was written. */
 void capture__on_range(struct recorder *r, const struct gt_capture *e);
 /* Before the trace is finished: closes what is open, says what was captured. */
@@ -234,8 +164,6 @@ int recorder__on_libopen(struct recorder *r, const struct gt_path *p);
 /* At the end: what holding did, and the loads that left a gap (a warning);
  * that no libcuda was ever found. */
 void recorder__hold_summary(struct recorder *r);
-/* The daemon's status lines of libcuda discovery and holds ("key value\n"). */
-size_t recorder__hold_status(struct recorder *r, char *buf, size_t len);
 /* record/header_info.c: the trace header's fields, the options into opts. */
 void recorder__fill_info(struct recorder *r, struct gt_file_info *info, struct utsname *u, char *opts,
 			 size_t len);
@@ -260,7 +188,7 @@ void recorder__wait_child_untraced(struct recorder *r);
 int recorder__wait_delay(struct recorder *r);
 
 /* --cupti (record_cupti.c): the session (before the probes), the spool
- * files followed into the trace (once the trace exists; not the daemon's),
+ * files followed into the trace (once the trace exists; unless ext->reads_cupti),
  * each poll, the processes that may run the agent, the end (the agents hand
  * over; false when no agent joined, said) and what is left to free. */
 int recorder__cupti_new(struct recorder *r);
@@ -271,8 +199,5 @@ bool recorder__cupti_finish(struct recorder *r);
 void recorder__cupti_end(struct recorder *r);
 /* Whose GPU side the recording wants: NULL for every process. */
 bool (*recorder__cupti_wants(const struct recorder *r))(void *, pid_t);
-/* The follower's options that come from the recording: its session, whom it
- * wants, the users the processes run as (ctx = r). */
-void recorder__cupti_follow_opts(struct recorder *r, struct cupti_follow_opts *fo);
 
 #endif

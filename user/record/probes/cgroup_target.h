@@ -61,7 +61,7 @@ bool cgroup_target__holds(const struct cgroup_target *t, FILE *proc_cgroup);
 bool cgroup_target__holds_pid(const struct cgroup_target *t, pid_t pid);
 
 /*
- * The path for the trace header's options and the daemon's status: bytes
+ * The path for the trace header's options and a stage's status: bytes
  * other than printable ASCII, spaces, '%', '=', '"' and '\' as %XX (a word
  * with nothing to quote in JSON). Returns buf.
  */

@@ -31,7 +31,7 @@ struct kernel_names *kernel_names__new(kernel_names_emit_fn emit, kernel_names_r
  * does not write them, this writes the checked name instead. */
 int kernel_names__on_record(struct kernel_names *kn, const struct gt_hdr *rec);
 /* Called with every name a naming call gives a handle (rec: the record
- * that completed the call): the daemon keeps them for its snapshots. */
+ * that completed the call): a stage keeps them (record_ext.on_learned). */
 typedef void (*kernel_names_learned_fn)(void *ctx, const struct gt_hdr *rec, uint64_t handle,
 					const char *name);
 void kernel_names__on_learn(struct kernel_names *kn, kernel_names_learned_fn fn);

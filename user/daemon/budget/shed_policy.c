@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The overhead budget's shedding decisions: see shed_policy.h. */
-#include "record/shed_policy.h"
+#include "daemon/budget/shed_policy.h"
 
 unsigned shed_policy__pick(const double *cost_ns, const bool *eligible, size_t n, double min_ns)
 {

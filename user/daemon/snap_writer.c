@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/clock.h"
-#include "record/snap_writer.h"
+#include "daemon/snap_writer.h"
 
 #define WRITER_NICE	10	/* the thread's nice value */
 

@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 struct recorder;
+struct budget;
+struct shed;
 struct gt_hdr;
 
 /* The last evaluation, for status and the metrics. */
@@ -39,23 +41,27 @@ struct budget_status {
 };
 
 /* After the probes are attached and the window exists: enables the BPF
- * statistics, calibrates, writes the calibration record. Returns 0 (a
- * failure to calibrate is said once and leaves no budget) or -ENOMEM. */
-int budget__start(struct recorder *r);
-/* Every record from BPF: which thread paid for which hits. */
-void budget__on_record(struct recorder *r, const struct gt_hdr *h);
+ * statistics of r's programs, calibrates, writes the calibration record;
+ * budget: the fraction to keep under (0 = estimate only). *out: the budget,
+ * NULL when a failure to calibrate (said once) leaves none. Returns 0 or
+ * -ENOMEM. */
+int budget__start(struct recorder *r, double budget, struct budget **out);
+/* Every record from BPF: which thread paid for which hits (b may be NULL). */
+void budget__on_record(struct budget *b, const struct gt_hdr *h);
 /* From the loop: evaluates after each light-mode window, or every 5 s. */
-void budget__tick(struct recorder *r, uint64_t now);
+void budget__tick(struct budget *b, uint64_t now);
 /* From the loop at every poll: a periodic calibration that has finished
- * in its thread is taken (and recorded). */
-void budget__poll(struct recorder *r);
+ * in its thread is taken (and recorded); a swap in progress goes on. */
+void budget__poll(struct budget *b);
 /* Writes an overhead record of reason at ts with the last evaluation's
  * figures; api and cut for a shed or a give-back (GT_OVH_SHED, _RESTORE). */
-void budget__record(struct recorder *r, uint32_t reason, uint64_t ts, unsigned api, uint32_t cut);
-/* False when there is no budget. */
-bool budget__status(const struct recorder *r, struct budget_status *st);
+void budget__record(struct budget *b, uint32_t reason, uint64_t ts, unsigned api, uint32_t cut);
+/* False when there is no budget (b NULL). */
+bool budget__status(const struct budget *b, struct budget_status *st);
+/* Its shedding (shed.h), NULL when it cannot shed. */
+struct shed *budget__shed(const struct budget *b);
 /* At the end of the recording: the last interval's figures, one summary line. */
-void budget__finish(struct recorder *r);
-void budget__free(struct recorder *r);
+void budget__finish(struct budget *b);
+void budget__free(struct budget *b);
 
 #endif

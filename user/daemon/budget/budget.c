@@ -6,7 +6,7 @@
  *
  * Measured: (1) the cost of one uprobe and one uretprobe hit on this
  * machine, by timing calls of functions of our own with do-nothing
- * programs attached (bpf/calib.bpf.c, budget_calib.c) against the same calls unprobed, at
+ * programs attached (bpf/calib.bpf.c, record/probe_cost.c) against the same calls unprobed, at
  * the start and every RECALIBRATE_NS (then in a thread of its own); (2) the kernel's BPF statistics (run
  * count and run time of every program, enabled while we hold the fd of
  * BPF_ENABLE_STATS): hits per interval and what the programs themselves
@@ -34,23 +34,19 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-#include "cuda.skel.h"
+#include "daemon/budget/budget.h"
+#include "daemon/budget/budget_est.h"
+#include "daemon/budget/shed.h"
 #include "format/api.h"
+#include "format/records.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/u64map.h"
 #include "lib/vec.h"
-#include "record/budget.h"
-#include "record/budget_calib.h"
-#include "record/budget_est.h"
-#include "record/probes/nccl_probes.h"
-#include "record/probes/cuda_probes.h"
-#include "record/probes/elf_syms.h"
+#include "record/ext.h"
 #include "record/gpum/gpu_metrics.h"
-#include "record/recorder.h"
-#include "record/probes/sched_ioctl_sources.h"
-#include "record/shed.h"
+#include "record/probe_cost.h"
+#include "record/record.h"
 
 #define EVAL_NS		5000000000ull	/* evaluation interval without light-mode windows */
 #define RECALIBRATE_NS	600000000000ull	/* the hit cost measured again this often */
@@ -65,11 +61,15 @@
 /* PERIOD_MAX_NS, or shorter for tests (budget__start). */
 static uint64_t period_max_ns = PERIOD_MAX_NS;
 
-enum prog_class { PC_ENTRY, PC_RET, PC_KERN, PC__N };
+/* the kinds of BPF programs (enum recorder_prog_kind) */
+#define PC_ENTRY	RECORDER_PROG_ENTRY
+#define PC_RET		RECORDER_PROG_RET
+#define PC_KERN		RECORDER_PROG_KERN
+#define PC__N		RECORDER_PROG__N
 
 struct prog_stat {
 	int fd;
-	enum prog_class cls;
+	enum recorder_prog_kind cls;
 	uint64_t cnt, ns;		/* run count and time at the last read */
 };
 
@@ -82,6 +82,10 @@ struct thread_acc {
 };
 
 struct budget {
+	struct recorder *r;		/* the recording whose probes it weighs */
+	const struct record_opts *o;	/* ... its options */
+	double budget;			/* --budget: the fraction kept under, 0 = none */
+	struct shed *shed;		/* its shedding of always-on apis, NULL = none */
 	int stats_fd;			/* BPF_ENABLE_STATS, -1 when refused */
 	struct prog_stat progs[MAX_PROGS];
 	size_t nprogs;
@@ -89,7 +93,7 @@ struct budget {
 	double ret_ns;			/* ... of a return probe's hit */
 	uint64_t calibrated_at;
 	uint64_t interval_start;
-	uint32_t windows_seen;		/* r->cap.windows at the last evaluation */
+	uint32_t windows_seen;		/* the recorder's windows at the last evaluation */
 	struct u64map by_tid;		/* tid -> index + 1 into acc */
 	struct thread_acc *acc;
 	size_t nacc, acc_cap;
@@ -103,30 +107,6 @@ struct budget {
 	uint64_t sampler_ns, sampler_wall;	/* over every interval: their CPU time, and the time */
 	struct budget_status st;
 };
-
-static enum prog_class prog_class(const struct bpf_program *p)
-{
-	const char *sec = bpf_program__section_name(p);
-
-	if (!strncmp(sec, "uretprobe", 9))
-		return PC_RET;
-	if (!strncmp(sec, "uprobe", 6))
-		return PC_ENTRY;
-	return PC_KERN;
-}
-
-static void add_object(struct budget *b, struct bpf_object *obj)
-{
-	struct bpf_program *p;
-
-	bpf_object__for_each_program(p, obj) {
-		int fd = bpf_program__fd(p);
-
-		if (fd < 0 || b->nprogs == MAX_PROGS)
-			continue;
-		b->progs[b->nprogs++] = (struct prog_stat){ .fd = fd, .cls = prog_class(p) };
-	}
-}
 
 static void say_calibration(const struct budget *b)
 {
@@ -150,16 +130,15 @@ static void *recal_main(void *arg)
 {
 	struct recal *c = arg;
 
-	c->err = budget_calib__measure(c->hit, &c->ret, c->multi);
+	c->err = probe_cost__measure(c->hit, &c->ret, c->multi);
 	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
 /* Takes a finished calibration's figures (wait: wait for it). True when
  * one was taken. */
-static bool recal_collect(struct recorder *r, bool wait)
+static bool recal_collect(struct budget *b, bool wait)
 {
-	struct budget *b = r->bud;
 	struct recal *c = b->recal;
 
 	if (!c || (!wait && !__atomic_load_n(&c->done, __ATOMIC_ACQUIRE)))
@@ -179,16 +158,15 @@ static bool recal_collect(struct recorder *r, bool wait)
 }
 
 /* The calibrated cost of an entry hit of api (its probed instruction). */
-static unsigned api_insn(const struct recorder *r, unsigned api)
+static unsigned api_insn(const struct budget *b, unsigned api)
 {
-	int k = r->probes ? cuda_probes__insn_class(r->probes, api) : -1;
+	int k = recorder__insn_class(b->r, api);
 
 	return k < 0 ? UPROBE_INSN_STEP : (unsigned)k;
 }
 
-void budget__record(struct recorder *r, uint32_t reason, uint64_t now, unsigned api, uint32_t cut)
+void budget__record(struct budget *b, uint32_t reason, uint64_t now, unsigned api, uint32_t cut)
 {
-	struct budget *b = r->bud;
 	struct gt_overhead o;
 
 	memset(&o, 0, sizeof(o));
@@ -205,43 +183,52 @@ void budget__record(struct recorder *r, uint32_t reason, uint64_t now, unsigned 
 	o.total_ns = b->st.total_ns;
 	o.bpf_ns = b->st.bpf_ns;
 	o.estimate_ppm = (uint32_t)(b->st.estimate * 1e6 + 0.5);
-	o.budget_ppm = (uint32_t)(r->o->budget * 1e6 + 0.5);
+	o.budget_ppm = (uint32_t)(b->budget * 1e6 + 0.5);
 	o.duty_ppm = (uint32_t)(b->st.duty * 1e6 + 0.5);
 	o.period_ms = (uint32_t)(b->st.period_ns / 1000000);
 	o.hit_ns = (uint32_t)(b->st.hit_ns + 0.5);
 	o.ret_ns = (uint32_t)(b->ret_ns + 0.5);
 	o.reason = reason;
 	o.sampler_ppm = (uint32_t)(b->st.sampler * 1e6 + 0.5);
-	recorder__write(r, &o.hdr);
+	recorder__write(b->r, &o.hdr);
 }
 
-static void write_rec(struct recorder *r, uint32_t reason, uint64_t now)
+static void write_rec(struct budget *b, uint32_t reason, uint64_t now)
 {
-	budget__record(r, reason, now, 0, 0);
+	budget__record(b, reason, now, 0, 0);
 }
 
-static double duty_now(const struct recorder *r)
+/* Light mode's window period now (0: none). */
+static uint64_t period_now(const struct budget *b)
 {
-	if (!r->o->light)
+	struct recorder_figures f;
+
+	recorder__figures(b->r, &f);
+	return f.period_ns;
+}
+
+static double duty_now(const struct budget *b)
+{
+	if (!b->o->light)
 		return 1;
-	uint64_t period = r->cap.period_ns ? r->cap.period_ns : r->o->period_ns;
+	uint64_t period = period_now(b) ? period_now(b) : b->o->period_ns;
 
-	if (!period || r->o->capture_range != RECORD_RANGE_NONE)
+	if (!period || b->o->capture_range != RECORD_RANGE_NONE)
 		return 0;
-	return (double)r->o->window_ns / (double)period;
+	return (double)b->o->window_ns / (double)period;
 }
 
 /* The CPU time the GPU-metrics sampler's threads have used, 0 without. */
-static uint64_t sampler_cpu(const struct recorder *r)
+static uint64_t sampler_cpu(const struct budget *b)
 {
-	return r->gpum ? gpu_metrics__cpu_ns(r->gpum) : 0;
+	struct gpu_metrics *g = recorder__gpum(b->r);
+
+	return g ? gpu_metrics__cpu_ns(g) : 0;
 }
 
-static void reset_interval(struct recorder *r, uint64_t now)
+static void reset_interval(struct budget *b, uint64_t now)
 {
-	struct budget *b = r->bud;
-
-	b->sampler_base = sampler_cpu(r);
+	b->sampler_base = sampler_cpu(b);
 	u64map__free(&b->by_tid);
 	b->nacc = 0;
 	b->kern_records = 0;
@@ -256,19 +243,18 @@ static void read_base(struct budget *b)
 	size_t i;
 
 	for (i = 0; i < b->nprogs; i++)
-		budget_calib__prog_read(b->progs[i].fd, &b->progs[i].cnt, &b->progs[i].ns);
+		probe_cost__prog_read(b->progs[i].fd, &b->progs[i].cnt, &b->progs[i].ns);
 }
 
 /* The mean entry-hit cost over the hot calls the files have; their
  * instruction census at -v. */
-static double hot_mean_hit(const struct recorder *r)
+static double hot_mean_hit(const struct budget *b)
 {
-	const struct budget *b = r->bud;
 	unsigned api, n[UPROBE_INSN__COUNT] = { 0 }, all = 0;
 	double sum = 0;
 
 	for (api = 1; api < GT_API__COUNT; api++) {
-		int k = r->probes ? cuda_probes__insn_class(r->probes, api) : -1;
+		int k = recorder__insn_class(b->r, api);
 
 		if (!gt_api__hot(api) || k < 0)
 			continue;
@@ -282,9 +268,9 @@ static double hot_mean_hit(const struct recorder *r)
 	return all ? sum / all : 0;
 }
 
-int budget__start(struct recorder *r)
+int budget__start(struct recorder *r, double budget, struct budget **out)
 {
-	struct bpf_object *objs[4];
+	struct recorder_prog progs[MAX_PROGS];
 	struct budget *b = calloc(1, sizeof(*b));
 	uint64_t now;
 	size_t i, n;
@@ -292,9 +278,12 @@ int budget__start(struct recorder *r)
 
 	const char *pm = getenv("GTRACE_BUDGET_PERIOD_MAX_S");
 
+	*out = NULL;
 	if (!b)
 		return -ENOMEM;
-	r->bud = b;
+	b->r = r;
+	b->o = recorder__opts(r);
+	b->budget = budget;
 	if (pm && *pm) {
 		char *end;
 		double v = strtod(pm, &end);
@@ -305,46 +294,45 @@ int budget__start(struct recorder *r)
 		else
 			period_max_ns = (uint64_t)(v * 1e9);
 	}
-	b->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	b->stats_fd = recorder__bpf_stats();
 	if (b->stats_fd < 0)
 		pr_warn("budget: the kernel's BPF statistics cannot be enabled (%s): the estimate counts "
 			"recorded calls only, without the programs' run time", strerror(errno));
-	add_object(b, r->skel->obj);
-	n = kernel_sources__objects(r->ks, objs, 4);
+	/* every program of the recording's: the NCCL probes' hits cost the
+	 * programs too */
+	n = recorder__progs(r, progs, MAX_PROGS);
 	for (i = 0; i < n; i++)
-		add_object(b, objs[i]);
-	/* the NCCL probes' hits cost the programs too */
-	if (nccl_probes__object(r->nccl))
-		add_object(b, nccl_probes__object(r->nccl));
-	err = budget_calib__measure(b->hit_ns, &b->ret_ns, r->multi);
+		b->progs[b->nprogs++] = (struct prog_stat){ .fd = progs[i].fd, .cls = progs[i].kind };
+	err = probe_cost__measure(b->hit_ns, &b->ret_ns, recorder__multi(r));
 	if (!err)
 		say_calibration(b);
 	if (err) {
 		pr_warn("budget: cannot time a probe of our own (%s): no overhead estimate, no budget kept",
 			strerror(-err));
-		budget__free(r);
+		budget__free(b);
 		return 0;
 	}
-	now = now_ns(CLOCK_MONOTONIC);
+	*out = b;
+	now = clock__ns(CLOCK_MONOTONIC);
 	b->calibrated_at = now;
 	b->st.known = false;
-	b->st.duty = duty_now(r);
-	b->st.period_ns = r->o->light ? r->o->period_ns : 0;
+	b->st.duty = duty_now(b);
+	b->st.period_ns = b->o->light ? b->o->period_ns : 0;
 	/* until an interval says which probes were hit: the hot calls' mean */
-	b->st.hit_ns = hot_mean_hit(r);
-	write_rec(r, GT_OVH_CALIBRATED, now);
+	b->st.hit_ns = hot_mean_hit(b);
+	write_rec(b, GT_OVH_CALIBRATED, now);
 	read_base(b);
-	reset_interval(r, now);
-	if (r->o->budget > 0 && r->o->light && r->o->capture_range == RECORD_RANGE_NONE &&
-	    shed__start(r))
+	reset_interval(b, now);
+	if (b->budget > 0 && b->o->light && b->o->capture_range == RECORD_RANGE_NONE &&
+	    shed__start(r, b, budget, &b->shed))
 		return -ENOMEM;
-	if (r->o->budget > 0 && !r->o->light)
+	if (b->budget > 0 && !b->o->light)
 		pr_info("budget %.2f%%: full mode keeps every probe, so the estimate is reported, not kept "
-			"(--mode light adapts)", r->o->budget * 100);
+			"(--mode light adapts)", b->budget * 100);
 	pr_info("overhead budget: %s; a probe hit costs %.0f ns on a push, %.0f on a nop or branch, "
 		"%.0f single-stepped, a return probe %.0f ns more (measured here)",
-		r->o->budget <= 0 ? "estimated only (--budget none)" :
-		r->o->light ? "kept under the budget" : "reported against the budget",
+		b->budget <= 0 ? "estimated only (--budget none)" :
+		b->o->light ? "kept under the budget" : "reported against the budget",
 		b->hit_ns[UPROBE_INSN_PUSH], b->hit_ns[UPROBE_INSN_BRANCH], b->hit_ns[UPROBE_INSN_STEP],
 		b->ret_ns);
 	return 0;
@@ -387,9 +375,8 @@ static struct thread_acc *thread_of(struct budget *b, const struct gt_hdr *h)
 	return &b->acc[b->nacc++];
 }
 
-void budget__on_record(struct recorder *r, const struct gt_hdr *h)
+void budget__on_record(struct budget *b, const struct gt_hdr *h)
 {
-	struct budget *b = r->bud;
 	struct thread_acc *t;
 	bool hot;
 
@@ -403,14 +390,14 @@ void budget__on_record(struct recorder *r, const struct gt_hdr *h)
 		if (!(t = thread_of(b, h)))
 			return;
 		/* a shed api is recorded in windows only, as hot calls are */
-		hot = gt_api__hot(h->api) || shed__windowed(r, h->api);
-		t->entry[hot][h->type == GT_REC_RANGE ? UPROBE_INSN_STEP : api_insn(r, h->api)]++;
+		hot = gt_api__hot(h->api) || shed__windowed(b->shed, h->api);
+		t->entry[hot][h->type == GT_REC_RANGE ? UPROBE_INSN_STEP : api_insn(b, h->api)]++;
 		if (!hot && h->api < GT_API__COUNT)
 			b->cold_api[h->api]++;
 		return;
 	case GT_REC_RET:
 	case GT_REC_RET_STR:
-		hot = gt_api__hot(h->api) || shed__windowed(r, h->api);
+		hot = gt_api__hot(h->api) || shed__windowed(b->shed, h->api);
 		if ((t = thread_of(b, h)))
 			t->ret[hot]++;
 		if (!hot && h->api < GT_API__COUNT)
@@ -459,14 +446,14 @@ static uint64_t period_for(double target, double hot_ns, double cold_rate)
 
 /* final: the recording's last, partial interval: figures only, no change,
  * no record (the trace is being finished). */
-static void evaluate(struct recorder *r, uint64_t now, uint32_t windows, bool final)
+static void evaluate(struct budget *b, uint64_t now, uint32_t windows, bool final)
 {
-	struct budget *b = r->bud;
-	const struct record_opts *o = r->o;
+	const struct record_opts *o = b->o;
+	uint64_t cur_period = period_now(b);
 	uint64_t d_cnt[PC__N] = { 0 }, d_ns[PC__N] = { 0 }, rec[PC__N] = { 0 };
 	double mean[PC__N], cost_e, cost_r, worst = -1, worst_probe = 0, worst_hot = 0, worst_cold = 0;
 	double trap_sum = 0, max_hit = 0, probe;
-	double L = (double)(now - b->interval_start), need = 0, target = o->budget * TARGET;
+	double L = (double)(now - b->interval_start), need = 0, target = b->budget * TARGET;
 	uint64_t unattr_e, unattr_r, cnt, ns, scpu, period = 0;
 	size_t i, w = SIZE_MAX;
 	uint32_t reason = GT_OVH_ESTIMATE;
@@ -475,7 +462,7 @@ static void evaluate(struct recorder *r, uint64_t now, uint32_t windows, bool fi
 	for (i = 0; i < b->nprogs; i++) {
 		struct prog_stat *p = &b->progs[i];
 
-		if (!budget_calib__prog_read(p->fd, &cnt, &ns))
+		if (!probe_cost__prog_read(p->fd, &cnt, &ns))
 			continue;
 		d_cnt[p->cls] += cnt - p->cnt;
 		d_ns[p->cls] += ns - p->ns;
@@ -539,17 +526,17 @@ static void evaluate(struct recorder *r, uint64_t now, uint32_t windows, bool fi
 	b->st.mean_estimate = b->est.mean;
 	/* the sampler: CPU time of the recorder's own threads, measured; a
 	 * figure of its own, never part of what the probes cost the programs */
-	scpu = sampler_cpu(r) - b->sampler_base;
+	scpu = sampler_cpu(b) - b->sampler_base;
 	b->st.sampler = L > 0 ? (double)scpu / L : 0;
 	b->sampler_ns += scpu;
 	b->sampler_wall += (uint64_t)L;
 	b->st.mean_sampler = b->sampler_wall ? (double)b->sampler_ns / (double)b->sampler_wall : 0;
 	if (final) {
-		reset_interval(r, now);
+		reset_interval(b, now);
 		return;
 	}
 
-	if (o->budget > 0 && o->light && r->cap.period_ns && o->capture_range == RECORD_RANGE_NONE &&
+	if (b->budget > 0 && o->light && cur_period && o->capture_range == RECORD_RANGE_NONE &&
 	    windows) {
 		/* per window, and per second outside them */
 		double hot_per_window = worst_hot / windows, cold_rate = worst_cold / L;
@@ -579,83 +566,83 @@ static void evaluate(struct recorder *r, uint64_t now, uint32_t windows, bool fi
 		 * than a fifth (hysteresis, so that noise does not flip it), or
 		 * straight back to the configured period once that fits (else a
 		 * stretch of less than a fifth would stay for good) */
-		if (period > r->cap.period_ns * 1.02 ||
-		    (r->cap.period_ns > o->period_ns &&
-		     (period < r->cap.period_ns / 1.2 || period == o->period_ns))) {
-			reason = period > r->cap.period_ns ? GT_OVH_DUTY_DOWN : GT_OVH_DUTY_UP;
+		if (period > cur_period * 1.02 ||
+		    (cur_period > o->period_ns &&
+		     (period < cur_period / 1.2 || period == o->period_ns))) {
+			reason = period > cur_period ? GT_OVH_DUTY_DOWN : GT_OVH_DUTY_UP;
 			pr_info("budget %.2f%%: estimated %.2f%% (thread %u); light windows %.0f ms every "
-				"%.1f s, was every %.1f s", o->budget * 100, b->st.estimate * 100,
-				b->st.tid, o->window_ns / 1e6, period / 1e9, r->cap.period_ns / 1e9);
-			capture__set_period(r, period);
+				"%.1f s, was every %.1f s", b->budget * 100, b->st.estimate * 100,
+				b->st.tid, o->window_ns / 1e6, period / 1e9, cur_period / 1e9);
+			recorder__set_period(b->r, period);
 			b->st.changes++;
 		}
-	} else if (o->budget > 0) {
-		over = b->st.estimate > o->budget;
+	} else if (b->budget > 0) {
+		over = b->st.estimate > b->budget;
 	}
 	if (over && !b->over) {
 		uint64_t n;
 		const char *api = hottest_cold(b, &n);
 
 		pr_warn("budget %.2f%%: %s (%.2f%% estimated; the always-on call made most: %s, %llu "
-			"times in %.1f s)", o->budget * 100,
+			"times in %.1f s)", b->budget * 100,
 			o->light ? "over it even at the longest window period" : "over it in full mode",
 			b->st.estimate * 100, api, (unsigned long long)n, L / 1e9);
 		if (reason == GT_OVH_ESTIMATE)
 			reason = GT_OVH_OVER;
 	}
-	if (o->budget > 0 && o->light && r->cap.period_ns && o->capture_range == RECORD_RANGE_NONE) {
+	if (b->budget > 0 && o->light && cur_period && o->capture_range == RECORD_RANGE_NONE) {
 		/* what each always-on api cost: its hits at their class cost */
 		double cost[GT_API__COUNT];
 
 		for (i = 0; i < GT_API__COUNT; i++)
-			cost[i] = b->cold_api[i] * (b->hit_ns[api_insn(r, (unsigned)i)] + mean[PC_ENTRY]) +
+			cost[i] = b->cold_api[i] * (b->hit_ns[api_insn(b, (unsigned)i)] + mean[PC_ENTRY]) +
 				  b->cold_ret_api[i] * cost_r;
-		shed__evaluate(r, now, over, b->st.estimate < o->budget, cost, b->cold_api, L);
+		shed__evaluate(b->shed, now, over, b->st.estimate < b->budget, cost, b->cold_api, L);
 	}
 	b->over = over;
 	b->st.over = over;
-	b->st.duty = duty_now(r);
-	b->st.period_ns = o->light ? r->cap.period_ns : 0;
-	write_rec(r, reason, now);
+	b->st.duty = duty_now(b);
+	b->st.period_ns = o->light ? period_now(b) : 0;
+	write_rec(b, reason, now);
 	pr_debug("budget: %.1f ms in %.1f s: %llu+%llu+%llu hits (%llu/%llu unattributed), bpf %.2f ms, "
 		 "worst thread %u %.3f ms (hot %.3f), estimate %.3f%%",
 		 L / 1e6, L / 1e9, (unsigned long long)d_cnt[PC_ENTRY], (unsigned long long)d_cnt[PC_RET],
 		 (unsigned long long)d_cnt[PC_KERN], (unsigned long long)unattr_e,
 		 (unsigned long long)unattr_r, b->st.bpf_ns / 1e6, b->st.tid, worst_probe / 1e6,
 		 worst_hot / 1e6, b->st.estimate * 100);
-	reset_interval(r, now);
+	reset_interval(b, now);
 }
 
-void budget__tick(struct recorder *r, uint64_t now)
+void budget__tick(struct budget *b, uint64_t now)
 {
-	struct budget *b = r->bud;
-	const struct capture_ctl *c = &r->cap;
+	struct recorder_figures f, *c = &f;
 	uint32_t windows;
 
 	if (!b)
 		return;
+	recorder__figures(b->r, &f);
 	windows = c->windows - b->windows_seen;
-	if (r->o->light && c->period_ns && r->o->capture_range == RECORD_RANGE_NONE) {
+	if (b->o->light && c->period_ns && b->o->capture_range == RECORD_RANGE_NONE) {
 		/* one period: from a window's opening to the next one's, which
 		 * capture__tick is about to open (the loop calls us first) */
 		if (!c->next_window || now < c->next_window || c->window_end)
 			return;
 		if (!windows) {
 			/* the start, or the gap after a change: nothing to weigh */
-			reset_interval(r, now);
+			reset_interval(b, now);
 			return;
 		}
 	} else if (now - b->interval_start < EVAL_NS) {
 		return;
 	}
 	b->windows_seen = c->windows;
-	evaluate(r, now, windows, false);
+	evaluate(b, now, windows, false);
 	if (now - b->calibrated_at >= RECALIBRATE_NS && !b->recal) {
 		struct recal *c = calloc(1, sizeof(*c));
 
 		b->calibrated_at = now;
 		if (c) {
-			c->multi = r->multi;
+			c->multi = recorder__multi(b->r);
 			if (pthread_create(&c->thread, NULL, recal_main, c)) {
 				free(c);
 				c = NULL;
@@ -665,17 +652,21 @@ void budget__tick(struct recorder *r, uint64_t now)
 	}
 }
 
-void budget__poll(struct recorder *r)
+void budget__poll(struct budget *b)
 {
-	if (r->bud && recal_collect(r, false))
-		write_rec(r, GT_OVH_CALIBRATED, now_ns(CLOCK_MONOTONIC));
-	if (r->bud)
-		shed__poll(r, now_ns(CLOCK_MONOTONIC));
+	if (b && recal_collect(b, false))
+		write_rec(b, GT_OVH_CALIBRATED, clock__ns(CLOCK_MONOTONIC));
+	if (b)
+		shed__poll(b->shed, clock__ns(CLOCK_MONOTONIC));
 }
 
-bool budget__status(const struct recorder *r, struct budget_status *st)
+struct shed *budget__shed(const struct budget *b)
 {
-	const struct budget *b = r->bud;
+	return b ? b->shed : NULL;
+}
+
+bool budget__status(const struct budget *b, struct budget_status *st)
+{
 
 	if (!b)
 		return false;
@@ -686,22 +677,23 @@ bool budget__status(const struct recorder *r, struct budget_status *st)
 	return true;
 }
 
-void budget__finish(struct recorder *r)
+void budget__finish(struct budget *b)
 {
-	struct budget *b = r->bud;
-	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	uint64_t now = clock__ns(CLOCK_MONOTONIC);
+	struct recorder_figures f;
 
 	if (!b)
 		return;
-	recal_collect(r, true);
-	shed__finish(r);
+	recal_collect(b, true);
+	shed__finish(b->shed);
+	recorder__figures(b->r, &f);
 	/* the last part, if it is long enough to say anything */
 	if (now - b->interval_start >= 1000000000ull)
-		evaluate(r, now, r->cap.windows - b->windows_seen, true);
+		evaluate(b, now, f.windows - b->windows_seen, true);
 	if (b->st.evaluations) {
 		char sampler[160] = "";
 
-		if (r->gpum)
+		if (recorder__gpum(b->r))
 			snprintf(sampler, sizeof(sampler), "; the GPU-metrics sampler %.3f%% of one CPU on "
 				 "average (measured: the recorder's own threads, not in the estimate)",
 				 b->st.mean_sampler * 100);
@@ -709,23 +701,20 @@ void budget__finish(struct recorder *r)
 			"%llu interval%s, at most %.3f%%%s; %llu change%s of the window period%s",
 			b->st.mean_estimate * 100, (unsigned long long)b->st.evaluations,
 			b->st.evaluations == 1 ? "" : "s", b->st.max_estimate * 100,
-			r->o->budget > 0 ? "" : " (no budget)", (unsigned long long)b->st.changes,
+			b->budget > 0 ? "" : " (no budget)", (unsigned long long)b->st.changes,
 			b->st.changes == 1 ? "" : "s", sampler);
 	}
 }
 
-void budget__free(struct recorder *r)
+void budget__free(struct budget *b)
 {
-	struct budget *b = r->bud;
-
 	if (!b)
 		return;
-	recal_collect(r, true);
-	shed__free(r);
+	recal_collect(b, true);
+	shed__free(b->shed);
 	if (b->stats_fd >= 0)
 		close(b->stats_fd);
 	u64map__free(&b->by_tid);
 	free(b->acc);
 	free(b);
-	r->bud = NULL;
 }

@@ -14,6 +14,8 @@
 #include <stdint.h>
 
 struct recorder;
+struct budget;
+struct shed;
 struct gt_hdr;
 
 #define SHED_MAX	16	/* apis shed at once, at most */
@@ -32,23 +34,24 @@ struct shed_status {
 };
 
 /* At the budget's start, in light mode with a budget: whether the probes
- * can be swapped (uprobe_multi links), said at -v. Returns 0 or -ENOMEM. */
-int shed__start(struct recorder *r);
+ * can be swapped (uprobe_multi links), said at -v; its records written
+ * through b, budget the fraction kept under. Returns 0 or -ENOMEM. Every function below takes s NULL. */
+int shed__start(struct recorder *r, struct budget *b, double budget, struct shed **out);
 /* Every record from BPF: the calls in flight of the always-on apis. */
-void shed__on_record(struct recorder *r, const struct gt_hdr *h);
+void shed__on_record(struct shed *s, const struct gt_hdr *h);
 /* From the budget's evaluation: over (at the longest window period),
  * under (the estimate under the budget), the always-on apis' cost and calls
  * in the interval of interval_ns. Sheds the costliest when over, may give
  * one back when under (shed_policy.h). */
-void shed__evaluate(struct recorder *r, uint64_t now, bool over, bool under, const double *cost_ns,
+void shed__evaluate(struct shed *s, uint64_t now, bool over, bool under, const double *cost_ns,
 		    const uint64_t *calls, double interval_ns);
 /* From the loop at every poll: the swap in progress, step by step. */
-void shed__poll(struct recorder *r, uint64_t now);
+void shed__poll(struct shed *s, uint64_t now);
 /* True when api's calls are recorded only inside windows now. */
-bool shed__windowed(const struct recorder *r, unsigned api);
-bool shed__status(const struct recorder *r, struct shed_status *st);
+bool shed__windowed(const struct shed *s, unsigned api);
+bool shed__status(const struct shed *s, struct shed_status *st);
 /* A swap in progress finished (its record written), one summary line. */
-void shed__finish(struct recorder *r);
-void shed__free(struct recorder *r);
+void shed__finish(struct shed *s);
+void shed__free(struct shed *s);
 
 #endif

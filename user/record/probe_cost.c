@@ -18,7 +18,7 @@
 #include <bpf/libbpf.h>
 #include "calib.skel.h"
 #include "lib/log.h"
-#include "record/budget_calib.h"
+#include "record/probe_cost.h"
 #include "record/probes/cuda_probes.h"
 #include "record/recorder.h"
 
@@ -50,7 +50,7 @@ static void (*const calib_fn[UPROBE_INSN__COUNT])(void) = {
 };
 
 /* Run count and time of program fd; false when the kernel does not say. */
-bool budget_calib__prog_read(int fd, uint64_t *cnt, uint64_t *ns)
+bool probe_cost__prog_read(int fd, uint64_t *cnt, uint64_t *ns)
 {
 	struct bpf_prog_info info;
 	__u32 len = sizeof(info);
@@ -127,7 +127,7 @@ static double run_mean(const struct bpf_program *prog, uint64_t cnt0, uint64_t n
 {
 	uint64_t cnt, ns;
 
-	if (!budget_calib__prog_read(bpf_program__fd(prog), &cnt, &ns) || cnt <= cnt0)
+	if (!probe_cost__prog_read(bpf_program__fd(prog), &cnt, &ns) || cnt <= cnt0)
 		return 0;
 	return (double)(ns - ns0) / (double)(cnt - cnt0);
 }
@@ -173,7 +173,7 @@ static int calib_one(struct calib_bpf *skel, bool multi, void (*fn)(void), doubl
 	fd1 = calib_attach(skel->progs.calib_entry, multi, path, off, false, &l1);
 	if (fd1 < 0)
 		return fd1;
-	budget_calib__prog_read(bpf_program__fd(skel->progs.calib_entry), &c0, &n0);
+	probe_cost__prog_read(bpf_program__fd(skel->progs.calib_entry), &c0, &n0);
 	with = per_call(fn);
 	m = run_mean(skel->progs.calib_entry, c0, n0);
 	*entry = with - bare - m;
@@ -183,8 +183,8 @@ static int calib_one(struct calib_bpf *skel, bool multi, void (*fn)(void), doubl
 			err = fd2;
 			goto out;
 		}
-		budget_calib__prog_read(bpf_program__fd(skel->progs.calib_entry), &c0, &n0);
-		budget_calib__prog_read(bpf_program__fd(skel->progs.calib_ret), &c1, &n1);
+		probe_cost__prog_read(bpf_program__fd(skel->progs.calib_entry), &c0, &n0);
+		probe_cost__prog_read(bpf_program__fd(skel->progs.calib_ret), &c1, &n1);
 		*both = per_call(fn) - with - run_mean(skel->progs.calib_ret, c1, n1) -
 			(run_mean(skel->progs.calib_entry, c0, n0) - m);
 	}
@@ -194,7 +194,7 @@ out:
 	return err;
 }
 
-int budget_calib__measure(double *hit_ns, double *ret_ns, bool multi)
+int probe_cost__measure(double *hit_ns, double *ret_ns, bool multi)
 {
 	struct calib_bpf *skel;
 	double hit[UPROBE_INSN__COUNT], ret = 0;

@@ -26,22 +26,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <bpf/libbpf.h>
-#include "cuda.skel.h"
+#include "daemon/budget/budget.h"
+#include "daemon/budget/shed.h"
+#include "daemon/budget/shed_policy.h"
+#include "bpf/gtrace_events.h"
 #include "format/api.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/u64map.h"
-#include "record/budget.h"
-#include "record/probes/cuda_probes.h"
-#include "record/recorder.h"
-#include "record/shed.h"
-#include "record/shed_policy.h"
+#include "record/ext.h"
 
 #define WAIT_MAX_NS	1000000000ull	/* a shed waits this long at most for earlier calls */
 
 enum shed_phase { PH_NONE, PH_WAIT, PH_CLOSING };
 
 struct shed {
+	struct recorder *r;		/* the recording whose probes it swaps */
+	struct budget *b;		/* the budget it sheds for (its records) */
+	double budget;			/* ... the fraction kept under */
 	bool can;			/* uprobe_multi links: the probes can be swapped */
 	uint64_t retry_ns;		/* SHED_RETRY_NS, or GTRACE_BUDGET_RETRY_S (tests) */
 	struct shed_entry list[SHED_MAX];
@@ -60,14 +62,18 @@ struct shed {
 	struct shed_status st;
 };
 
-int shed__start(struct recorder *r)
+int shed__start(struct recorder *r, struct budget *b, double budget, struct shed **out)
 {
 	struct shed *s = calloc(1, sizeof(*s));
 	const char *e = getenv("GTRACE_BUDGET_RETRY_S");
 
+	*out = NULL;
 	if (!s)
 		return -ENOMEM;
-	s->can = r->multi;
+	s->r = r;
+	s->b = b;
+	s->budget = budget;
+	s->can = recorder__multi(r);
 	s->retry_ns = SHED_RETRY_NS;
 	if (e && *e) {
 		char *end;
@@ -79,7 +85,7 @@ int shed__start(struct recorder *r)
 		else
 			s->retry_ns = (uint64_t)(v * 1e9);
 	}
-	r->shed = s;
+	*out = s;
 	if (!s->can)
 		pr_verbose("budget: one link per probe (no uprobe_multi): always-on calls cannot be "
 			   "shed, an estimate over the budget is only warned about");
@@ -93,9 +99,8 @@ static bool has_exit(unsigned api)
 	return d && d->ret != GT_R_NONE;
 }
 
-void shed__on_record(struct recorder *r, const struct gt_hdr *h)
+void shed__on_record(struct shed *s, const struct gt_hdr *h)
 {
-	struct shed *s = r->shed;
 	uint64_t *v;
 
 	if (!s || !s->can || !h->tid || h->api >= GT_API__COUNT || gt_api__hot(h->api))
@@ -142,10 +147,9 @@ static int find(const struct shed *s, unsigned api)
 	return -1;
 }
 
-static void begin(struct recorder *r, unsigned api, bool shedding, double rate, uint64_t now)
+static void begin(struct shed *s, unsigned api, bool shedding, double rate, uint64_t now)
 {
-	struct shed *s = r->shed;
-	int err = cuda_probes__swap_begin(r->probes, api, shedding);
+	int err = recorder__swap_begin(s->r, api, shedding);
 
 	if (err) {
 		s->st.failed++;
@@ -162,16 +166,15 @@ static void begin(struct recorder *r, unsigned api, bool shedding, double rate, 
 	s->st.swapping = api;
 	s->st.swap_shed = shedding;
 	pr_verbose("budget: %s %s: new always-on links attached in %.2f ms", shedding ? "shedding" :
-		   "giving back", gt_api__name(api), (now_ns(CLOCK_MONOTONIC) - now) / 1e6);
+		   "giving back", gt_api__name(api), (clock__ns(CLOCK_MONOTONIC) - now) / 1e6);
 	if (!shedding)
-		shed__poll(r, now);	/* nothing to wait for: no old call of it was recorded
+		shed__poll(s, now);	/* nothing to wait for: no old call of it was recorded
 					 * always-on */
 }
 
-void shed__evaluate(struct recorder *r, uint64_t now, bool over, bool under, const double *cost_ns,
+void shed__evaluate(struct shed *s, uint64_t now, bool over, bool under, const double *cost_ns,
 		    const uint64_t *calls, double interval_ns)
 {
-	struct shed *s = r->shed;
 	bool eligible[GT_API__COUNT];
 	unsigned api;
 	int i;
@@ -185,40 +188,39 @@ void shed__evaluate(struct recorder *r, uint64_t now, bool over, bool under, con
 		/* on the H200 a loop's first interval had only cuInit to offer
 		 * (1 call/s, 0.000 %), and shedding it swapped every link for nothing */
 		api = s->n < SHED_MAX ? shed_policy__pick(cost_ns, eligible, GT_API__COUNT,
-							  r->o->budget * interval_ns * SHED_MIN_SHARE) : 0;
+							  s->budget * interval_ns * SHED_MIN_SHARE) : 0;
 		if (!api)
 			return;
 		pr_warn("budget %.2f%%: over it even at the longest window period: shedding %s, the "
 			"always-on call that costs most (%.0f calls/s, %.3f%% of the time estimated): "
-			"recorded only inside light windows from now on", r->o->budget * 100,
+			"recorded only inside light windows from now on", s->budget * 100,
 			gt_api__name(api), calls[api] / (interval_ns / 1e9), cost_ns[api] / interval_ns * 100);
-		begin(r, api, true, calls[api] / (interval_ns / 1e9), now);
+		begin(s, api, true, calls[api] / (interval_ns / 1e9), now);
 		return;
 	}
 	i = shed_policy__give_back(s->list, s->n, now, !under, s->retry_ns);
 	if (i >= 0) {
 		pr_info("budget %.2f%%: under it: giving %s back to the always-on probes (shed %.0f s "
-			"ago; shed again if the cost is too high)", r->o->budget * 100,
+			"ago; shed again if the cost is too high)", s->budget * 100,
 			gt_api__name(s->list[i].api), (now - s->list[i].shed_ts) / 1e9);
-		begin(r, s->list[i].api, false, 0, now);
+		begin(s, s->list[i].api, false, 0, now);
 	}
 }
 
-static void done(struct recorder *r, uint64_t ns)
+static void done(struct shed *s, uint64_t ns)
 {
-	struct shed *s = r->shed;
 	uint64_t cut;
 	int i;
 
 	/* exits the old links recorded before they closed are ours */
-	ring_buffer__consume(r->rb);
+	recorder__drain(s->r);
 	cut = open_before(s, s->api, s->t_flip, true);
 	s->st.cut += cut;
 	s->st.last_ms = ns / 1e6;
 	if (s->st.last_ms > s->st.max_ms)
 		s->st.max_ms = s->st.last_ms;
-	s->st.handed = r->skel->bss->n_swap_handed;
-	budget__record(r, s->shedding ? GT_OVH_SHED : GT_OVH_RESTORE, s->t_flip, s->api,
+	s->st.handed = recorder__swap_handed(s->r);
+	budget__record(s->b, s->shedding ? GT_OVH_SHED : GT_OVH_RESTORE, s->t_flip, s->api,
 		       (uint32_t)(cut > UINT32_MAX ? UINT32_MAX : cut));
 	if (s->shedding) {
 		s->st.sheds++;
@@ -236,16 +238,15 @@ static void done(struct recorder *r, uint64_t ns)
 	       ns / 1e6, s->shedding ? "" : ", its window links closed", (unsigned long long)cut,
 	       cut == 1 ? "" : "s", cut == 1 ? "its" : "their");
 	s->phase = PH_NONE;
-	s->settled = now_ns(CLOCK_MONOTONIC);
+	s->settled = clock__ns(CLOCK_MONOTONIC);
 	s->st.swapping = 0;
 	s->st.n = (unsigned)s->n;
 	for (size_t k = 0; k < s->n; k++)
 		s->st.apis[k] = (uint16_t)s->list[k].api;
 }
 
-void shed__poll(struct recorder *r, uint64_t now)
+void shed__poll(struct shed *s, uint64_t now)
 {
-	struct shed *s = r->shed;
 	uint64_t ns, early;
 
 	if (!s || s->phase == PH_NONE)
@@ -253,13 +254,13 @@ void shed__poll(struct recorder *r, uint64_t now)
 	if (s->phase == PH_WAIT) {
 		/* the records of before the marking taken (a poll later), and
 		 * the calls they show in flight returned, or the wait over */
-		if (s->shedding && now < s->t_mark + 2 * POLL_MS * 1000000ull)
+		if (s->shedding && now < s->t_mark + 2 * RECORDER_POLL_MS * 1000000ull)
 			return;
 		early = s->shedding ? open_before(s, s->api, s->t_mark, false) : 0;
 		if (early && now < s->deadline)
 			return;
-		cuda_probes__swap_commit(r->probes);
-		s->t_flip = now_ns(CLOCK_MONOTONIC);
+		recorder__swap_commit(s->r);
+		s->t_flip = clock__ns(CLOCK_MONOTONIC);
 		if (s->shedding && s->n < SHED_MAX) {
 			s->list[s->n++] = (struct shed_entry){ .api = s->api, .shed_ts = s->t_flip,
 							       .sheds = ++s->sheds_of[s->api] };
@@ -273,42 +274,39 @@ void shed__poll(struct recorder *r, uint64_t now)
 				   gt_api__name(s->api), WAIT_MAX_NS / 1e9);
 		return;
 	}
-	if (cuda_probes__swap_done(r->probes, false, &ns))
-		done(r, ns);
+	if (recorder__swap_done(s->r, false, &ns))
+		done(s, ns);
 }
 
-bool shed__windowed(const struct recorder *r, unsigned api)
+bool shed__windowed(const struct shed *s, unsigned api)
 {
-	const struct shed *s = r->shed;
 
 	return s && find(s, api) >= 0;
 }
 
-bool shed__status(const struct recorder *r, struct shed_status *st)
+bool shed__status(const struct shed *s, struct shed_status *st)
 {
-	const struct shed *s = r->shed;
 
 	if (!s)
 		return false;
 	*st = s->st;
-	st->handed = r->skel->bss->n_swap_handed;
+	st->handed = recorder__swap_handed(s->r);
 	return true;
 }
 
-void shed__finish(struct recorder *r)
+void shed__finish(struct shed *s)
 {
-	struct shed *s = r->shed;
 	uint64_t ns;
 
 	if (!s)
 		return;
 	if (s->phase == PH_WAIT) {
-		cuda_probes__swap_commit(r->probes);
-		s->t_flip = now_ns(CLOCK_MONOTONIC);
+		recorder__swap_commit(s->r);
+		s->t_flip = clock__ns(CLOCK_MONOTONIC);
 		s->phase = PH_CLOSING;
 	}
-	if (s->phase == PH_CLOSING && cuda_probes__swap_done(r->probes, true, &ns))
-		done(r, ns);
+	if (s->phase == PH_CLOSING && recorder__swap_done(s->r, true, &ns))
+		done(s, ns);
 	if (s->st.sheds || s->st.failed)
 		pr_info("budget: %llu api%s shed, %llu given back, %u shed at the end; %llu call%s cut "
 			"at the swaps", (unsigned long long)s->st.sheds, s->st.sheds == 1 ? "" : "s",
@@ -316,13 +314,11 @@ void shed__finish(struct recorder *r)
 			s->st.cut == 1 ? "" : "s");
 }
 
-void shed__free(struct recorder *r)
+void shed__free(struct shed *s)
 {
-	struct shed *s = r->shed;
 
 	if (!s)
 		return;
 	u64map__free(&s->open);
 	free(s);
-	r->shed = NULL;
 }

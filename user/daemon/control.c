@@ -31,7 +31,7 @@
 #include <unistd.h>
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "record/control.h"
+#include "daemon/control.h"
 
 #define CONN_MAX	16	/* clients served at once */
 #define READ_MS		1000	/* a client's request line, from its connect */

@@ -10,11 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/log.h"
+#include "daemon/daemon_cupti.h"
+#include "daemon/daemon_int.h"
+#include "daemon/gpu_idle.h"
+#include "merge/merge.h"
 #include "record/cupti_follow.h"
 #include "record/cupti_session.h"
-#include "record/daemon_cupti.h"
-#include "record/gpu_idle.h"
-#include "record/recorder.h"
 
 #define MAX_GAPS	8	/* gaps taken from one flush mark */
 
@@ -22,19 +23,22 @@ struct daemon_cupti {
 	struct cupti_follow *follow;	/* the spool files read as they grow */
 	uint64_t threshold;		/* gpu-idle>TIME, 0 = none */
 	uint64_t gaps;			/* gpu-idle gaps found */
+	bool (*rec_wants)(void *ctx, pid_t pid);	/* the recorder's follow options */
+	bool (*rec_owner)(void *ctx, pid_t pid, uid_t *uid);
+	void *rec_ctx;
 };
 
 /* A spool's gpu-idle detector from scratch: what it held does not join
  * what comes after a skip. */
 static void on_restart(void *ctx, void **slot, uint32_t pid, bool gone)
 {
-	struct recorder *r = ctx;
+	struct daemon *d = ctx;
 
 	gpu_idle__free(*slot);
 	*slot = NULL;
-	if (gone || !r->dcupti->threshold)
+	if (gone || !d->dcupti->threshold)
 		return;
-	*slot = gpu_idle__new(r->dcupti->threshold);
+	*slot = gpu_idle__new(d->dcupti->threshold);
 	if (!*slot)
 		pr_warn("CUPTI: pid %u: no gpu-idle trigger: %s", pid, strerror(ENOMEM));
 }
@@ -46,29 +50,29 @@ static void idle_off(void **slot, uint32_t pid)
 	*slot = (void *)-1;	/* off for good: not made anew */
 }
 
-static struct gpu_idle *idle_of(struct recorder *r, void **slot, uint32_t pid)
+static struct gpu_idle *idle_of(struct daemon *d, void **slot, uint32_t pid)
 {
 	if (*slot == (void *)-1)
 		return NULL;
-	if (!*slot && r->dcupti->threshold)
-		on_restart(r, slot, pid, false);
+	if (!*slot && d->dcupti->threshold)
+		on_restart(d, slot, pid, false);
 	return *slot;
 }
 
 static void on_take(void *ctx, void **slot, const struct gt_hdr *h)
 {
-	struct recorder *r = ctx;
-	struct gpu_idle *g = idle_of(r, slot, h->pid);
+	struct daemon *d = ctx;
+	struct gpu_idle *g = idle_of(d, slot, h->pid);
 
 	if (g && gpu_idle__feed(g, h))
 		idle_off(slot, h->pid);
-	recorder__write(r, h);
+	recorder__write(d->r, h);
 }
 
 static void on_mark(void *ctx, void **slot, uint32_t pid, uint64_t ts, bool alive)
 {
-	struct recorder *r = ctx;
-	struct gpu_idle *g = idle_of(r, slot, pid);
+	struct daemon *d = ctx;
+	struct gpu_idle *g = idle_of(d, slot, pid);
 	struct gpu_idle_gap gaps[MAX_GAPS];
 	int n, i;
 
@@ -76,8 +80,8 @@ static void on_mark(void *ctx, void **slot, uint32_t pid, uint64_t ts, bool aliv
 		return;
 	n = gpu_idle__mark(g, ts, alive, gaps, MAX_GAPS);
 	for (i = 0; i < n; i++) {
-		r->dcupti->gaps++;
-		trigger__on_gpu_idle(r, pid, gaps[i].end, gaps[i].end - gaps[i].start);
+		d->dcupti->gaps++;
+		trigger__on_gpu_idle(d, pid, gaps[i].end, gaps[i].end - gaps[i].start);
 	}
 	if (n < 0)
 		idle_off(slot, pid);
@@ -93,41 +97,67 @@ static void on_forget(void *ctx, void **slot, uint32_t pid, bool gone)
 	on_restart(ctx, slot, pid, gone);
 }
 
-int daemon_cupti__new(struct recorder *r)
+/* Whom the recording wants and who runs a process: the recorder's answers
+ * (its follow options' ctx is the recorder, the daemon's hooks get d). */
+static bool wants(void *ctx, pid_t pid)
 {
-	struct daemon_cupti *d = calloc(1, sizeof(*d));
+	struct daemon *d = ctx;
+
+	return d->dcupti->rec_wants(d->dcupti->rec_ctx, pid);
+}
+
+static bool owner(void *ctx, pid_t pid, uid_t *uid)
+{
+	struct daemon *d = ctx;
+
+	return d->dcupti->rec_owner(d->dcupti->rec_ctx, pid, uid);
+}
+
+int daemon_cupti__new(struct daemon *d)
+{
+	struct daemon_cupti *dc = calloc(1, sizeof(*dc));
 	struct cupti_follow_opts fo = { .take = on_take, .mark = on_mark, .restart = on_forget };
+	struct cupti_session *s = recorder__cupti(d->r);
 	int err;
 
-	if (!d) {
+	if (!dc) {
 		pr_err("failed to allocate the CUPTI reader: %s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	d->threshold = trigger__gpu_idle_threshold(r);
-	r->dcupti = d;
-	recorder__cupti_follow_opts(r, &fo);
-	err = cupti_follow__new(&fo, &d->follow);
+	dc->threshold = trigger__gpu_idle_threshold(d);
+	d->dcupti = dc;
+	recorder__cupti_follow_opts(d->r, &fo);
+	dc->rec_wants = fo.wants;
+	dc->rec_owner = fo.owner;
+	dc->rec_ctx = fo.ctx;
+	fo.wants = fo.wants ? wants : NULL;
+	fo.owner = fo.owner ? owner : NULL;
+	fo.ctx = d;
+	err = cupti_follow__new(&fo, &dc->follow);
 	if (err) {
-		free(d);
-		r->dcupti = NULL;
+		free(dc);
+		d->dcupti = NULL;
 		return err;
 	}
 	pr_info("CUPTI: programs started with CUDA_INJECTION64_PATH=%s join through %s",
-		cupti_session__lib(r->cupti), cupti_session__dir(r->cupti));
+		cupti_session__lib(s), cupti_session__dir(s));
 	return 0;
 }
 
-void daemon_cupti__poll(struct recorder *r, bool drain)
+void daemon_cupti__poll(struct daemon *d, bool drain)
 {
-	if (r->dcupti)
-		cupti_follow__poll(r->dcupti->follow, drain);
+	if (d->dcupti)
+		cupti_follow__poll(d->dcupti->follow, drain);
 }
 
-int daemon_cupti__finish_snapshot(const struct record_hooks *h, const char *raw, const char *path)
+int daemon_cupti__finish_snapshot(void *ctx, const char *raw, const char *path)
 {
+	struct merge_opts mo = { .trace = raw, .output = path };
 	int err = 0;
 
-	if (h && h->on_snapshot && !h->on_snapshot(h->ctx, raw, path)) {
+	(void)ctx;
+	/* its GPU records linked to their calls */
+	if (!merge__run(&mo, NULL)) {
 		unlink(raw);
 		return 0;
 	}
@@ -136,36 +166,36 @@ int daemon_cupti__finish_snapshot(const struct record_hooks *h, const char *raw,
 	if (link(raw, path))
 		err = -errno;
 	unlink(raw);
-	if (!err && h && h->on_snapshot)
+	if (!err)
 		pr_warn("snapshot %s: its GPU records are not linked to their calls (gtrace-bpf merge %s "
 			"does it)", path, path);
 	return err;
 }
 
-size_t daemon_cupti__status(const struct recorder *r, char *buf, size_t len)
+size_t daemon_cupti__status(const struct daemon *d, char *buf, size_t len)
 {
-	const struct daemon_cupti *d = r->dcupti;
+	const struct daemon_cupti *dc = d->dcupti;
 	size_t n;
 	int k;
 
-	if (!d || !len)
+	if (!dc || !len)
 		return 0;
-	n = cupti_follow__status(d->follow, buf, len);
-	k = snprintf(buf + n, len - n, "gpu_idle_gaps %llu\n", (unsigned long long)d->gaps);
+	n = cupti_follow__status(dc->follow, buf, len);
+	k = snprintf(buf + n, len - n, "gpu_idle_gaps %llu\n", (unsigned long long)dc->gaps);
 	return k < 0 ? n : n + (size_t)k < len ? n + (size_t)k : len - 1;
 }
 
-void daemon_cupti__free(struct recorder *r)
+void daemon_cupti__free(struct daemon *d)
 {
-	struct daemon_cupti *d = r->dcupti;
+	struct daemon_cupti *dc = d->dcupti;
 
-	if (!d)
+	if (!dc)
 		return;
 	/* the agents hand over and pause; what they held goes into the window */
-	cupti_session__stop(r->cupti);
-	cupti_follow__finish(d->follow);
-	cupti_follow__free(d->follow);
-	free(d);
-	r->dcupti = NULL;
-	cupti_session__end(r->cupti);
+	cupti_session__stop(recorder__cupti(d->r));
+	cupti_follow__finish(dc->follow);
+	cupti_follow__free(dc->follow);
+	free(dc);
+	d->dcupti = NULL;
+	cupti_session__end(recorder__cupti(d->r));
 }

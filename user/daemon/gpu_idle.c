@@ -8,7 +8,7 @@
 #include <string.h>
 #include "lib/cmp.h"
 #include "lib/vec.h"
-#include "record/gpu_idle.h"
+#include "daemon/gpu_idle.h"
 
 /* A kernel, copy or set as the GPU ran it. */
 struct act {

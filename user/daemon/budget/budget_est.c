@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The overhead estimate's arithmetic: see budget_est.h. */
-#include "record/budget_est.h"
+#include "daemon/budget/budget_est.h"
 
 double budget_est__add(struct budget_est *e, double probe_ns, double interval_ns, double *probe)
 {

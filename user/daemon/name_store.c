@@ -12,7 +12,7 @@
 #include <string.h>
 #include "lib/u64map.h"
 #include "lib/vec.h"
-#include "record/name_store.h"
+#include "daemon/name_store.h"
 
 #define KIND_PROC_INFO	0xff	/* the thing a GT_REC_PROC_INFO names: the process */
 
