@@ -382,6 +382,8 @@ void budget__on_record(struct budget *b, const struct gt_hdr *h)
 
 	if (!b || !h->tid)
 		return;
+	/* the shedding's calls in flight, whose exits a swap may cut */
+	shed__on_record(b->shed, h);
 	switch (h->type) {
 	case GT_REC_CALL:
 	case GT_REC_LAUNCH:
