@@ -16,7 +16,7 @@
 # bpf/ and cupti/ are the ABI headers (no code); *.skel.h are the BPF
 # skeletons, which need libbpf and belong to record/ alone, as do libbpf's
 # and libelf's own headers. Prints one line per include that breaks a rule
-# and exits 1 if any did.
+# (and per direct write to stderr, below) and exits 1 if any did.
 #
 # Usage: tools/check-layers.sh [DIR]   (DIR: the user/ tree, default user)
 set -u
@@ -102,5 +102,17 @@ while IFS= read -r hit; do
 	bad=1
 done < <(grep -rnE '^[[:space:]]*#[[:space:]]*include' --include='*.c' --include='*.h' "$root")
 
-[ $bad -eq 0 ] || echo "check-layers: includes against the layering of user/ (tools/check-layers.sh)"
+# One diagnostics path: messages go out through lib/log.h (pr_err, pr_warn
+# ...), which clears the status line, keeps lines whole across threads and
+# follows -q/-v; only the logger itself and libbpf's pass-through write
+# stderr directly.
+while IFS= read -r hit; do
+	case ${hit%%:*} in
+	"$root"/lib/log.c|"$root"/record/probes/bpf_log.c) continue ;;
+	esac
+	echo "${hit%%:*}:$(echo "$hit" | cut -d: -f2): writes stderr directly: use pr_err/pr_warn/pr_info (lib/log.h)"
+	bad=1
+done < <(grep -rnE '(v?fprintf|fputs|fputc|perror)[[:space:]]*\((stderr|[^;]*,[[:space:]]*stderr\))|dprintf\((2|STDERR_FILENO)' --include='*.c' "$root")
+
+[ $bad -eq 0 ] || echo "check-layers: includes against the layering of user/, or stderr written around lib/log.h (tools/check-layers.sh)"
 exit $bad

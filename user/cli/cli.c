@@ -9,6 +9,7 @@
 #include "lib/vec.h"
 #include "record/probes/cgroup_target.h"
 #include "record/gpum/gpu_metrics.h"
+#include "lib/log.h"
 
 int cli__parse_u64(const char *s, uint64_t *out, bool size_suffix)
 {
@@ -302,7 +303,7 @@ int cli__check_cgroup(const char **path)
 		*path = t.path;
 		return 0;
 	}
-	fprintf(stderr, "gtrace-bpf: %s\n", why);
+	pr_err("%s", why);
 	return 2;
 }
 
@@ -330,7 +331,7 @@ int cli__check_cmd(const char *prog, bool after_dashdash)
 	}
 	if (!err)
 		return 0;
-	fprintf(stderr, "gtrace-bpf: cannot run %s: %s%s\n", prog, strerror(-err),
+	pr_err("cannot run %s: %s%s", prog, strerror(-err),
 		!after_dashdash && !strchr(prog, '/') && err == -ENOENT ?
 		" (not a command of gtrace-bpf either: see --help)" : "");
 	return err == -ENOENT ? 127 : 126;

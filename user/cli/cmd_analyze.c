@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "analyze/analyze.h"
 #include "stats/stats.h"
+#include "lib/log.h"
 
 enum { OPT_FORMAT = 0x100, OPT_RANGE, OPT_SMS };
 
@@ -113,7 +114,7 @@ int cmd_analyze(int argc, char **argv, const char *cmdline)
 
 	(void)cmdline;
 	if (!doc) {
-		fprintf(stderr, "gtrace-bpf: out of memory\n");
+		pr_err("out of memory");
 		return 1;
 	}
 	status = cli__parse(&argp, argc, argv, &o) ? 2 : analyze__run(&o);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "daemon/control.h"
+#include "lib/log.h"
 
 enum { OPT_LAST = 0x100 };
 
@@ -70,9 +71,9 @@ static int ask(const char *req, FILE *out)
 
 	if (err < 0) {
 		if (err == -ENOENT || err == -ECONNREFUSED)
-			fprintf(stderr, "gtrace-bpf: no daemon is running (no %s/control.sock)\n", control__dir());
+			pr_err("no daemon is running (no %s/control.sock)", control__dir());
 		else
-			fprintf(stderr, "gtrace-bpf: cannot reach the daemon: %s\n", strerror(-err));
+			pr_err("cannot reach the daemon: %s", strerror(-err));
 		return 1;
 	}
 	return err ? 1 : 0;
@@ -95,7 +96,7 @@ int cmd_snapshot(int argc, char **argv, const char *cmdline)
 	/* the daemon's working directory is not ours: a relative -o is made absolute here */
 	if (s.output && s.output[0] != '/') {
 		if (!getcwd(abs, sizeof(abs)) || strlen(abs) + strlen(s.output) + 2 > sizeof(abs)) {
-			fprintf(stderr, "gtrace-bpf: cannot make -o %s absolute\n", s.output);
+			pr_err("cannot make -o %s absolute", s.output);
 			return 2;
 		}
 		strcat(abs, "/");
@@ -103,14 +104,14 @@ int cmd_snapshot(int argc, char **argv, const char *cmdline)
 		s.output = abs;
 	}
 	if (s.output && strpbrk(s.output, "\n ")) {
-		fprintf(stderr, "gtrace-bpf: -o: a path without spaces or newlines, please\n");
+		pr_err("-o: a path without spaces or newlines, please");
 		return 2;
 	}
 	n = snprintf(req, sizeof(req), "snapshot last_ns=%llu pid=%ld%s%s",
 		     (unsigned long long)(s.last * 1e9), s.pid, s.output ? " out=" : "",
 		     s.output ? s.output : "");
 	if (n < 0 || (size_t)n >= sizeof(req)) {
-		fprintf(stderr, "gtrace-bpf: -o path too long\n");
+		pr_err("-o path too long");
 		return 2;
 	}
 	return ask(req, stdout);
@@ -176,7 +177,7 @@ int cmd_status(int argc, char **argv, const char *cmdline)
 		return ask("status", stdout);
 	mem = open_memstream(&buf, &len);
 	if (!mem) {
-		fprintf(stderr, "gtrace-bpf: out of memory\n");
+		pr_err("out of memory");
 		return 1;
 	}
 	rc = ask("status", mem);

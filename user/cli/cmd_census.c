@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "record/census.h"
+#include "lib/log.h"
 
 enum { OPT_LIBCUDA = 0x100, OPT_FUNCTIONS };
 
@@ -59,7 +60,7 @@ int cmd_census(int argc, char **argv, const char *cmdline)
 	c.o.libcuda = c.libcuda.v;
 	c.o.nlibcuda = c.libcuda.n;
 	if (!c.o.cmd)
-		fprintf(stderr, "gtrace-bpf: census needs a command after --\n");
+		pr_err("census needs a command after --");
 	else if (!(status = cli__check_cmd(c.o.cmd[0], c.dashdash)))
 		status = census__run(&c.o);
 out:

@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "analyze/analyze.h"
 #include "export/export.h"
+#include "lib/log.h"
 
 enum { OPT_FINDINGS = 0x100 };
 
@@ -122,7 +123,7 @@ int cmd_export(int argc, char **argv, const char *cmdline)
 		if (status)
 			return status;
 		if (findings_of(r, &f, &n)) {
-			fprintf(stderr, "gtrace-bpf: failed to export %s: %s\n", x.o.path, strerror(ENOMEM));
+			pr_err("failed to export %s: %s", x.o.path, strerror(ENOMEM));
 			analyze_result__free(r);
 			return 1;
 		}

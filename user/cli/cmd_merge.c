@@ -93,7 +93,7 @@ int cmd_merge(int argc, char **argv, const char *cmdline)
 		goto out;
 	}
 	if (!c.o.output && !(c.o.output = out = merge__default_output(c.o.trace))) {
-		fprintf(stderr, "gtrace-bpf: out of memory\n");
+		pr_err("out of memory");
 		goto out;
 	}
 	c.o.spools = c.spools.v;

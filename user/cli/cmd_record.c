@@ -270,7 +270,7 @@ static int check_capture(const struct record_cli *c)
 		why = "--libnccl needs --trace cuda: the NCCL probes come with the libcuda ones";
 	if (!why)
 		return 0;
-	fprintf(stderr, "gtrace-bpf: %s\n", why);
+	pr_err("%s", why);
 	return 2;
 }
 
@@ -287,26 +287,26 @@ static int cmd_record_check(const struct argp *argp, int argc, char **argv, stru
 	c->rec.libnccl = c->libnccl.v;
 	c->rec.nlibnccl = c->libnccl.n;
 	if (c->dashdash && !c->rec.cmd) {
-		fprintf(stderr, "gtrace-bpf: nothing after --: give the command to trace\n");
+		pr_err("nothing after --: give the command to trace");
 		return 2;
 	}
 	if ((err = record_common__finish(&c->common)))
 		return err;
 	if (c->rec.delay > 0 && c->rec.duration > 0 && c->rec.delay >= c->rec.duration) {
-		fprintf(stderr, "gtrace-bpf: --delay %gs leaves nothing of --duration %gs to record "
-			"(the duration counts from the start, the delay included)\n",
+		pr_err("--delay %gs leaves nothing of --duration %gs to record "
+			"(the duration counts from the start, the delay included)",
 			c->rec.delay, c->rec.duration);
 		return 2;
 	}
 	if (c->rec.delay > 0 && c->rec.cupti) {
-		fprintf(stderr, "gtrace-bpf: --delay does not work with --cupti yet\n");
+		pr_err("--delay does not work with --cupti yet");
 		return 2;
 	}
 	if ((err = check_capture(c)))
 		return err;
 	modes = (c->rec.all || c->rec.cgroup) + (c->rec.npids > 0) + (c->rec.cmd != NULL);
 	if (modes != 1) {
-		fprintf(stderr, "gtrace-bpf: %s\n", modes ? "choose one of --all (or --cgroup), -p PID and -- CMD" :
+		pr_err("%s", modes ? "choose one of --all (or --cgroup), -p PID and -- CMD" :
 			"nothing to trace: give --all, --cgroup PATH, -p PID or -- CMD (see --help)");
 		return 2;
 	}
@@ -357,7 +357,7 @@ int cmd_record(int argc, char **argv, const char *cmdline)
 	}
 out:
 	if (!doc)
-		fprintf(stderr, "gtrace-bpf: out of memory\n");
+		pr_err("out of memory");
 	free(doc);
 	free(c.pids.v);
 	free(c.common.libcuda.v);

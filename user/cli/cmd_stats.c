@@ -8,6 +8,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "stats/stats.h"
+#include "lib/log.h"
 
 enum { OPT_FORMAT = 0x100, OPT_TIMEUNIT, OPT_RANGE };
 
@@ -126,7 +127,7 @@ int cmd_stats(int argc, char **argv, const char *cmdline)
 
 	(void)cmdline;
 	if (!doc) {
-		fprintf(stderr, "gtrace-bpf: out of memory\n");
+		pr_err("out of memory");
 		return 1;
 	}
 	status = cli__parse(&argp, argc, argv, &o) ? 2 : stats__run(&o);

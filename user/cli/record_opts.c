@@ -10,6 +10,7 @@
 #include <string.h>
 #include "cli/record_opts.h"
 #include "record/gpum/gpu_metrics.h"
+#include "lib/log.h"
 
 /* above the parents' keys (0x100 onwards, a few dozen) */
 enum {
@@ -115,7 +116,7 @@ int record_common__finish(struct record_common *c)
 	else if (c->window_set && !o->light)
 		why = "--light-window needs --mode light";
 	if (why) {
-		fprintf(stderr, "gtrace-bpf: %s\n", why);
+		pr_err("%s", why);
 		return 2;
 	}
 	if (!c->gpum_set)

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "record/child.h"
+#include "lib/log.h"
 
 struct child {
 	pid_t pid;		/* CMD's process */
@@ -46,7 +47,7 @@ int child__start(char *const *cmd, child_setup_fn setup, void *ctx, struct child
 		if (setup && setup(ctx))
 			_exit(127);
 		execvp(cmd[0], cmd);
-		fprintf(stderr, "gtrace-bpf: cannot run %s: %s\n", cmd[0], strerror(errno));
+		pr_err("cannot run %s: %s", cmd[0], strerror(errno));
 		_exit(127);
 	}
 	close(pfd[0]);

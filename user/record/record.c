@@ -284,7 +284,7 @@ int child_setup(void *ctx)
 	int err;
 
 	if (r->cupti && (err = cupti_session__setenv(r->cupti))) {
-		fprintf(stderr, "gtrace-bpf: cannot set the CUPTI agent's environment: %s\n",
+		pr_err("cannot set the CUPTI agent's environment: %s",
 			strerror(-err));
 		return err;
 	}

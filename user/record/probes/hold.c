@@ -199,7 +199,7 @@ static void __attribute__((noreturn)) watchdog_main(int rfd, struct gt_hold_slot
 		}
 	}
 	if (after && *heartbeat)
-		fprintf(stderr, "gtrace-bpf: the recorder is gone: continued %u held process%s\n", after,
+		pr_err("the recorder is gone: continued %u held process%s", after,
 			after == 1 ? "" : "es");
 	_exit(0);
 }
