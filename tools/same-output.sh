@@ -14,7 +14,7 @@
 # workload by OLD_GTRACE (plain, --cupti merged, -c cudaProfilerApi).  Each
 # trace goes through dump, dump --summary, stats (table, csv, json), export
 # (perfetto, json, csv, --findings), analyze (table, json, md), diff against
-# the next trace of the corpus (table, json, md) and report.  stdout, stderr and the exit status of each command and the
+# the next trace of the corpus (table, json, md), merge and report.  stdout, stderr and the exit status of each command and the
 # files it writes are compared; one line per difference, then a count line.
 # Exit 0 when everything is the same, 1 when anything differs, 2 on bad use.
 set -u
@@ -113,6 +113,7 @@ for ((i = 0; i < nt; i++)); do
 		run_both "$k.analyze.$f" analyze --format "$f" "$t"
 		run_both "$k.diff.$f" diff --format "$f" "$next" "$t"
 	done
+	run_both "$k.merge" merge -o out "$t"
 	run_both "$k.report" report -o page.html "$t"
 	run_both "$k.report.compare" report --compare "$next" -o page.html "$t"
 done

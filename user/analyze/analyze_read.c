@@ -27,6 +27,7 @@
 #include <string.h>
 #include "analyze/analyze_int.h"
 #include "decode/capture_spans.h"
+#include "decode/pass.h"
 #include "format/records.h"
 
 /* True for the first record of a merged trace's tail. */
@@ -79,20 +80,18 @@ static uint64_t rec_key(const struct gt_hdr *h, uint64_t last)
 }
 
 /* The first pass for --range: the capture spans. */
+static int span_record(void *ctx, const struct gt_hdr *h)
+{
+	if (h->type == GT_REC_RANGE || h->type == GT_REC_CAPTURE)
+		return capture_spans__feed(ctx, h);
+	return 0;
+}
+
 static int prescan(struct trace_reader *r, struct capture_spans *spans)
 {
-	const struct gt_hdr *h;
-	int rc;
+	struct gt_pass p = { .ctx = spans, .record = span_record };
 
-	while ((rc = trace_reader__next(r, &h)) > 0) {
-		if (h->type == GT_REC_RANGE || h->type == GT_REC_CAPTURE) {
-			int err = capture_spans__feed(spans, h);
-
-			if (err)
-				return err;
-		}
-	}
-	return rc;
+	return gt_pass__run(r, NULL, &p, NULL);
 }
 
 /* Puts rb on the first tail record of a merged trace, the first of the
@@ -101,11 +100,29 @@ static int prescan(struct trace_reader *r, struct capture_spans *spans)
  * The run is looked for from the chunk the headers point to (see the top)
  * on, then rb is put back on its first record.  Returns 0 or a negative
  * errno. */
+/* The scan for the run of tail records that ends the file. */
+struct tail_scan {
+	uint64_t k;		/* the record's number in the file */
+	uint64_t run;		/* the first of the run of tail records so far, UINT64_MAX = none */
+};
+
+static int tail_scan(void *ctx, const struct gt_hdr *h)
+{
+	struct tail_scan *t = ctx;
+
+	if (!tail_record(h))
+		t->run = UINT64_MAX;
+	else if (t->run == UINT64_MAX)
+		t->run = t->k;
+	t->k++;
+	return 0;
+}
+
 static int tail_start(struct trace_reader *rb, const struct gt_hdr **head, uint64_t *index)
 {
+	struct tail_scan scan = { .run = UINT64_MAX };
 	struct trace_chunk_pos *c;
-	const struct gt_hdr *h;
-	uint64_t run = UINT64_MAX, k;
+	uint64_t run, k;
 	size_t n, i, from;
 	int rc = trace_reader__chunks(rb, &c, &n);
 
@@ -119,12 +136,9 @@ static int tail_start(struct trace_reader *rb, const struct gt_hdr **head, uint6
 	from = i ? i - 1 : 0;
 	if (n)
 		trace_reader__seek(rb, &c[from]);
-	for (k = n ? c[from].records : 0; (rc = trace_reader__next(rb, &h)) > 0; k++) {
-		if (!tail_record(h))
-			run = UINT64_MAX;
-		else if (run == UINT64_MAX)
-			run = k;
-	}
+	scan.k = n ? c[from].records : 0;
+	rc = gt_pass__run(rb, NULL, &(struct gt_pass){ .ctx = &scan, .record = tail_scan }, NULL);
+	run = scan.run;
 	if (rc < 0 || run == UINT64_MAX) {
 		free(c);
 		return rc < 0 ? rc : 0;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "decode/capture_spans.h"
+#include "decode/pass.h"
 #include "format/api.h"
 #include "format/records.h"
 #include "lib/u64map.h"
@@ -372,26 +373,33 @@ void capture_spans__finish(struct capture_spans *c, uint64_t end_ts)
 	}
 }
 
+struct spans_read {
+	struct capture_spans *c;
+	uint64_t last;		/* the latest record's time */
+};
+
+static int spans_record(void *ctx, const struct gt_hdr *rec)
+{
+	struct spans_read *sr = ctx;
+
+	if (rec->ts > sr->last)
+		sr->last = rec->ts;
+	return capture_spans__feed(sr->c, rec);
+}
+
 int capture_spans__read(struct capture_spans *c, struct trace_reader *r)
 {
+	struct spans_read sr = { .c = c };
+	struct gt_pass p = { .ctx = &sr, .record = spans_record };
 	const struct gt_trailer *t;
-	const struct gt_hdr *rec;
-	uint64_t last = 0;
-	int rc;
+	int rc = gt_pass__run(r, NULL, &p, NULL);
 
-	while ((rc = trace_reader__next(r, &rec)) == 1) {
-		if (rec->ts > last)
-			last = rec->ts;
-		rc = capture_spans__feed(c, rec);
-		if (rc)
-			return rc;
-	}
-	if (rc < 0)
+	if (rc)
 		return rc;
 	t = trace_reader__trailer(r);
-	if (t && t->end_ts > last)
-		last = t->end_ts;
-	capture_spans__finish(c, last);
+	if (t && t->end_ts > sr.last)
+		sr.last = t->end_ts;
+	capture_spans__finish(c, sr.last);
 	return 0;
 }
 

@@ -28,6 +28,7 @@
 #include "diff/diff_int.h"
 #include "decode/capture_spans.h"
 #include "decode/decode.h"
+#include "decode/pass.h"
 #include "format/api.h"
 #include "format/records.h"
 #include "lib/term_text.h"
@@ -477,23 +478,17 @@ static int read_all(struct diff_scan *s, gt_call_cb on_call, gt_rec_cb on_other,
 		    struct gt_decoder **dp, const char **why)
 {
 	struct gt_decoder *d = gt_decoder__new(on_call, on_other, ctx);
-	const struct gt_hdr *rec;
+	enum gt_pass_fail fail;
 	int rc;
 
 	*dp = d;
 	*why = "decode";
 	if (!d)
 		return -ENOMEM;
-	while ((rc = trace_reader__next(s->r, &rec)) > 0) {
-		rc = gt_decoder__feed(d, rec);
-		if (rc)
-			return rc;
-	}
-	if (rc < 0) {
+	rc = gt_pass__run(s->r, d, NULL, &fail);
+	if (fail == GT_PASS_READ)
 		*why = "read";
-		return rc;
-	}
-	return gt_decoder__finish(d);
+	return rc;
 }
 
 static void fail(FILE *err, const char *path, const char *why, int rc)

@@ -28,6 +28,7 @@
 #include <string.h>
 #include "export/fields.h"
 #include "decode/decode.h"
+#include "decode/pass.h"
 #include "export/export.h"
 #include "format/records.h"
 #include "format/trace_file.h"
@@ -149,18 +150,25 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 /* Whether r holds a GT_REC_OVERHEAD record whole (see the top): a daemon
  * snapshot is read ahead up to its first one, then rewound.  Returns 1, 0,
  * or a negative errno of the read. */
+static int find_overhead(void *ctx, const struct gt_hdr *rec)
+{
+	bool *found = ctx;
+
+	*found = rec->type == GT_REC_OVERHEAD && gt_rec__size_ok(rec);
+	return *found;
+}
+
 static int holds_overhead(struct trace_reader *r)
 {
-	const struct gt_hdr *rec;
+	bool found = false;
+	struct gt_pass p = { .ctx = &found, .record = find_overhead };
 	int rc;
 
 	if (!gt_file_info__has_option(trace_reader__info(r), "snapshot", "1"))
 		return 0;
-	while ((rc = trace_reader__next(r, &rec)) > 0)
-		if (rec->type == GT_REC_OVERHEAD && gt_rec__size_ok(rec))
-			break;
+	rc = gt_pass__run(r, NULL, &p, NULL);
 	trace_reader__rewind(r);
-	return rc;
+	return rc < 0 ? rc : found;
 }
 
 int export_csv__write(struct trace_reader *r, FILE *out, const char **why)

@@ -16,6 +16,7 @@
 #include "export/fields.h"
 #include "decode/capture_spans.h"
 #include "decode/decode.h"
+#include "decode/pass.h"
 #include "export/dump.h"
 #include "format/records.h"
 #include "format/trace_file.h"
@@ -705,7 +706,7 @@ int dump__run(const struct dump_opts *o)
 	FILE *err = o->err ? o->err : stderr;
 	struct trace_reader *r = NULL;
 	struct gt_decoder *d = NULL;
-	const struct gt_hdr *rec;
+	enum gt_pass_fail fail;
 	const char *msg = NULL;
 	struct dump *dp;
 	int rc, ret = 1;
@@ -733,20 +734,11 @@ int dump__run(const struct dump_opts *o)
 		goto out;
 	}
 	dp->d = d;
-	for (;;) {
-		rc = trace_reader__next(r, &rec);
-		if (rc < 0) {
-			fprintf(err, "gtrace-bpf: cannot read %s: %s\n", o->path, strerror(-rc));
-			goto out;
-		}
-		if (rc == 0)
-			break;
-		rc = gt_decoder__feed(d, rec);
-		if (rc)
-			break;
+	rc = gt_pass__run(r, d, NULL, &fail);
+	if (rc && fail == GT_PASS_READ) {
+		fprintf(err, "gtrace-bpf: cannot read %s: %s\n", o->path, strerror(-rc));
+		goto out;
 	}
-	if (!rc)
-		rc = gt_decoder__finish(d);
 	if (rc && !dp->ob.err) {
 		fprintf(err, "gtrace-bpf: failed to decode %s: %s\n", o->path, strerror(-rc));
 		goto out;

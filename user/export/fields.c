@@ -9,6 +9,7 @@
 #include "export/fields.h"
 #include "export/fields_int.h"
 #include "decode/capture_spans.h"
+#include "decode/pass.h"
 #include "format/api.h"
 #include "format/capture.h"
 #include "format/nv_ioctl.h"
@@ -770,26 +771,16 @@ int fields__writer_open(struct obuf *ob, FILE *out, gt_call_cb on_call, gt_rec_c
 int fields__decode_all(struct trace_reader *r, struct gt_decoder *d, const char **why)
 {
 	static __thread char msg[128];
-	const struct gt_hdr *rec;
-	int rc;
+	enum gt_pass_fail fail;
+	int rc = gt_pass__run(r, d, NULL, &fail);
 
-	for (;;) {
-		rc = trace_reader__next(r, &rec);
-		if (rc < 0) {
-			snprintf(msg, sizeof(msg), "read error: %s", strerror(-rc));
-			*why = msg;
-			return rc;
-		}
-		if (rc == 0)
-			break;
-		rc = gt_decoder__feed(d, rec);
-		if (rc)
-			goto fail;
-	}
-	rc = gt_decoder__finish(d);
 	if (!rc)
 		return 0;
-fail:
+	if (fail == GT_PASS_READ) {
+		snprintf(msg, sizeof(msg), "read error: %s", strerror(-rc));
+		*why = msg;
+		return rc;
+	}
 	/* the decoder's own errors and those of the callbacks (writes) */
 	snprintf(msg, sizeof(msg), "%s", strerror(-rc));
 	*why = msg;

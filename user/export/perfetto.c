@@ -33,6 +33,7 @@
 #include <string.h>
 #include "export/fields.h"
 #include "decode/decode.h"
+#include "decode/pass.h"
 #include "export/export.h"
 #include "export/perfetto_int.h"
 #include "lib/hash.h"
@@ -530,10 +531,33 @@ static uint64_t trace_seed(const struct gt_file_info *info)
 	return h;
 }
 
+/* The pass over the records (decode/pass.h): anything else than GPU work
+ * ends the run of a held launch's GPU records; a failure already said ends
+ * the pass; what is held is placed when the records end. */
+static int pass_record(void *ctx, const struct gt_hdr *rec)
+{
+	struct pf *x = ctx;
+
+	if (x->holding && !gpu_work(rec))
+		pf__held_place(x);
+	return 0;
+}
+
+static bool pass_stop(void *ctx)
+{
+	return pf_err(ctx);
+}
+
+static void pass_done(void *ctx)
+{
+	pf__held_place(ctx);
+}
+
 int export_perfetto__write(struct trace_reader *r, FILE *out, const char **why)
 {
 	const struct gt_file_info *info = trace_reader__info(r);
-	const struct gt_hdr *rec;
+	struct gt_pass p = { .record = pass_record, .stop = pass_stop, .done = pass_done };
+	enum gt_pass_fail fail;
 	struct pf *x;
 	int rc;
 
@@ -547,26 +571,10 @@ int export_perfetto__write(struct trace_reader *r, FILE *out, const char **why)
 	}
 	pftrace__set_ids(x->w, trace_seed(info));
 	pftrace__clock_snapshot(x->w, info->start_ts, info->realtime_offset_ns);
-	while (!pf_err(x)) {
-		rc = trace_reader__next(r, &rec);
-		if (rc < 0)
-			pf__fail(x, rc, "read the trace");
-		if (rc <= 0)
-			break;
-		/* anything else than GPU work ends the run of a held launch's
-		 * GPU records */
-		if (x->holding && !gpu_work(rec))
-			pf__held_place(x);
-		rc = gt_decoder__feed(x->d, rec);
-		if (rc)
-			pf__fail(x, rc, "decode the trace");
-	}
-	pf__held_place(x);
-	if (!pf_err(x)) {
-		rc = gt_decoder__finish(x->d);
-		if (rc)
-			pf__fail(x, rc, "decode the trace");
-	}
+	p.ctx = x;
+	rc = gt_pass__run(r, x->d, &p, &fail);
+	if (rc)
+		pf__fail(x, rc, fail == GT_PASS_READ ? "read the trace" : "decode the trace");
 	/* every call is out of the decoder now: write what threads still hold */
 	for (uint32_t i = 0; i < x->thrs.cap && !pf_err(x); i++) {
 		if (x->thrs.s[i].used)

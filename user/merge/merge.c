@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include "decode/capture_spans.h"
 #include "decode/decode.h"
+#include "decode/pass.h"
 #include "lib/cmp.h"
 #include "lib/hmap.h"
 #include "lib/installer.h"
@@ -323,6 +324,18 @@ static void merger_free(struct merger *m)
 	capture_spans__free(m->spans);
 }
 
+/* The first pass over the trace: the agent's records kept aside (inline),
+ * every other one indexed. */
+static int first_pass(void *ctx, const struct gt_hdr *h)
+{
+	struct merger *m = ctx;
+
+	if (m->inline_gpu && mg__agent_rec(h))
+		return mg__keep_inline(m, h);
+	m->res.main_records++;
+	return index_trace_rec(m, h);
+}
+
 int merge__run(const struct merge_opts *o, struct merge_result *res)
 {
 	struct merger *m = calloc(1, sizeof(*m));
@@ -330,7 +343,7 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	struct trace_writer *w = NULL;
 	struct trace_writer_opts wo = { .force = true };
 	struct gt_file_info info;
-	const struct gt_hdr *h;
+	enum gt_pass_fail fail;
 	const char *msg = NULL, *out = o->output;
 	char *opts = NULL;
 	struct trace_damage dmg;
@@ -420,21 +433,10 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	}
 
 	/* first pass */
-	while ((err = trace_reader__next(r, &h)) > 0) {
-		if (m->inline_gpu && mg__agent_rec(h)) {
-			err = mg__keep_inline(m, h);
-			if (err) {
-				pr_err("failed to index %s: %s", o->trace, strerror(-err));
-				goto out;
-			}
-			continue;
-		}
-		m->res.main_records++;
-		err = index_trace_rec(m, h);
-		if (err) {
-			pr_err("failed to index %s: %s", o->trace, strerror(-err));
-			goto out;
-		}
+	err = gt_pass__run(r, NULL, &(struct gt_pass){ .ctx = m, .record = first_pass }, &fail);
+	if (err && fail == GT_PASS_DECODE) {
+		pr_err("failed to index %s: %s", o->trace, strerror(-err));
+		goto out;
 	}
 	if (err < 0) {
 		pr_err("cannot read %s: %s", o->trace, strerror(-err));

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "lib/clock.h"
 #include "decode/capture_spans.h"
+#include "decode/pass.h"
 #include "lib/log.h"
 #include "merge/merge_int.h"
 #include "format/records.h"
@@ -96,13 +97,60 @@ static int write_gpu(struct merger *m, struct trace_writer *w, const struct merg
 	return append(w, &k->hdr, out);
 }
 
+/* The second pass over the trace: its records as they were (the agent's
+ * inline records left to be placed as from a spool), each linked call entry
+ * followed by its GPU records. */
+struct second_pass {
+	struct merger *m;
+	struct trace_writer *w;
+	const uint32_t *linked;
+	size_t nlinked;
+	const char *out;
+	uint64_t n;			/* the trace's own records written */
+	size_t cursor;			/* call entries passed */
+	size_t lp;			/* linked GPU records written */
+};
+
+/* The first pass counted the records: the trace ends there (its tail may
+ * have grown since). */
+static bool second_stop(void *ctx)
+{
+	struct second_pass *sp = ctx;
+
+	return sp->n >= sp->m->res.main_records;
+}
+
+static int second_record(void *ctx, const struct gt_hdr *h)
+{
+	struct second_pass *sp = ctx;
+	struct merger *m = sp->m;
+	int err;
+
+	if (m->inline_gpu && mg__agent_rec(h))
+		return 0;	/* placed below, as from a spool */
+	sp->n++;
+	err = append(sp->w, h, sp->out);
+	if (err || mg__entry_kind(h) == MERGE_CALL_NONE)
+		return err;
+	/* the n-th call entry of this pass is calls[n] of the first */
+	for (; sp->lp < sp->nlinked && m->gpu[sp->linked[sp->lp]].call == sp->cursor; sp->lp++) {
+		err = write_gpu(m, sp->w, &m->gpu[sp->linked[sp->lp]], sp->out);
+		if (err)
+			return err;
+	}
+	sp->cursor++;
+	return 0;
+}
+
 /* Second pass and the rest: writes the merged trace into w. */
 int mg__write_merged(struct merger *m, struct trace_writer *w, uint32_t *linked,
 		     size_t nlinked, const char *out)
 {
 	const struct merge_opts *o = m->o;
 	struct trace_reader *r = NULL;
-	const struct gt_hdr *h;
+	struct second_pass sp = { .m = m, .w = w, .linked = linked, .nlinked = nlinked, .out = out };
+	struct gt_pass p = { .ctx = &sp, .record = second_record, .stop = second_stop };
+	enum gt_pass_fail fail;
 	const char *msg = NULL;
 	uint64_t n = 0;
 	size_t cursor = 0, lp = 0, i;
@@ -114,23 +162,12 @@ int mg__write_merged(struct merger *m, struct trace_writer *w, uint32_t *linked,
 		pr_err("cannot read %s: %s", o->trace, msg ? msg : strerror(-err));
 		return err;
 	}
-	while (n < m->res.main_records && (err = trace_reader__next(r, &h)) > 0) {
-		if (m->inline_gpu && mg__agent_rec(h))
-			continue;	/* placed below, as from a spool */
-		n++;
-		err = append(w, h, out);
-		if (err)
-			goto out;
-		if (mg__entry_kind(h) == MERGE_CALL_NONE)
-			continue;
-		/* the n-th call entry of this pass is calls[n] of the first */
-		for (; lp < nlinked && m->gpu[linked[lp]].call == cursor; lp++) {
-			err = write_gpu(m, w, &m->gpu[linked[lp]], out);
-			if (err)
-				goto out;
-		}
-		cursor++;
-	}
+	err = gt_pass__run(r, NULL, &p, &fail);
+	n = sp.n;
+	cursor = sp.cursor;
+	lp = sp.lp;
+	if (err && fail == GT_PASS_DECODE)
+		goto out;
 	if (err < 0) {
 		pr_err("cannot read %s: %s", o->trace, strerror(-err));
 		goto out;

@@ -51,6 +51,7 @@
 #include "stats/stats.h"
 #include "decode/capture_spans.h"
 #include "decode/decode.h"
+#include "decode/pass.h"
 #include "format/trace_file.h"
 #include "lib/installer.h"
 #include "lib/obuf.h"
@@ -108,28 +109,25 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 	return rc ? rc : report_timeline__other(rr->tl, rec);
 }
 
+static int stats_record(void *ctx, const struct gt_hdr *h)
+{
+	return stats_run__record(ctx, h);
+}
+
 /* The one pass.  Returns 0 or 1 after one line on err. */
 static int read_trace(struct report_run *rr, FILE *err)
 {
-	const struct gt_hdr *rec;
+	struct gt_pass p = { .ctx = rr->stats, .record = stats_record };
 	const struct gt_trailer *t;
+	enum gt_pass_fail fail;
 	uint64_t end;
 	int rc;
 
-	while ((rc = trace_reader__next(rr->r, &rec)) > 0) {
-		rc = stats_run__record(rr->stats, rec);
-		if (!rc)
-			rc = gt_decoder__feed(rr->d, rec);
-		if (rc) {
-			fprintf(err, "gtrace-bpf: failed to decode %s: %s\n", rr->o->path, strerror(-rc));
-			return 1;
-		}
-	}
-	if (rc < 0) {
+	rc = gt_pass__run(rr->r, rr->d, &p, &fail);
+	if (rc && fail == GT_PASS_READ) {
 		fprintf(err, "gtrace-bpf: cannot read %s: %s\n", rr->o->path, strerror(-rc));
 		return 1;
 	}
-	rc = gt_decoder__finish(rr->d);
 	if (!rc) {
 		t = trace_reader__trailer(rr->r);
 		end = gt_decoder__last_ts(rr->d);

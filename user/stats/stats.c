@@ -140,6 +140,7 @@
 #include <string.h>
 #include "decode/capture_spans.h"
 #include "decode/decode.h"
+#include "decode/pass.h"
 #include "lib/hmap.h"
 #include "format/nv_ioctl.h"
 #include "stats/stats.h"
@@ -332,30 +333,20 @@ static int select_reports(const char *list, int *sel, int *nsel, char *bad, size
 
 /* Reads the whole trace into s.  Returns 0 or a negative errno; *why says
  * what failed ("read", "decode") for the message. */
+static int acc_record(void *ctx, const struct gt_hdr *h)
+{
+	return stats_acc__record(ctx, h);
+}
+
 static int read_trace(struct trace_reader *r, struct gt_decoder *d, struct stats_acc *s,
 		      const char **why)
 {
-	const struct gt_hdr *rec;
-	int rc;
+	struct gt_pass p = { .ctx = s, .record = acc_record };
+	enum gt_pass_fail fail;
+	int rc = gt_pass__run(r, d, &p, &fail);
 
-	for (;;) {
-		rc = trace_reader__next(r, &rec);
-		if (rc <= 0) {
-			*why = "read";
-			break;
-		}
-		rc = stats_acc__record(s, rec);
-		if (!rc)
-			rc = gt_decoder__feed(d, rec);
-		if (rc) {
-			*why = "decode";
-			return rc;
-		}
-	}
-	if (rc < 0)
-		return rc;
-	*why = "decode";
-	return gt_decoder__finish(d);
+	*why = fail == GT_PASS_READ ? "read" : "decode";
+	return rc;
 }
 
 int stats__write_reports(const struct stats_opts *o, FILE *out, const int *sel, int nsel,
