@@ -26,83 +26,16 @@
 #include <string.h>
 #include "analyze/analyze.h"
 #include "diff/diff_int.h"
+#include "diff/diff_scan.h"
 #include "decode/capture_spans.h"
 #include "decode/decode.h"
 #include "decode/pass.h"
 #include "format/api.h"
 #include "format/records.h"
-#include "lib/term_text.h"
 #include "format/trace_file.h"
 #include "lib/hmap.h"
 #include "lib/term_text.h"
 #include "lib/vec.h"
-
-#define GRAPH_NAME "[CUDA graph launch]"
-
-struct iv {
-	uint64_t start, end;
-};
-
-/* The ranges of one NVTX series in one process. */
-struct scan_nvtx {
-	uint32_t pid;
-	uint32_t series;	/* its name's id in nvtx_names */
-	struct iv *v;
-	size_t n, cap;
-};
-
-/* The launches of one CUDA graph (exec handle) in one process. */
-struct scan_graph {
-	uint32_t pid;
-	uint64_t exec;
-	uint64_t *ts;
-	size_t n, cap;
-};
-
-enum seq_state { SEQ_FILL, SEQ_MATCH, SEQ_FAILED };
-
-struct scan_proc {
-	uint32_t pid;
-	uint64_t calls;		/* CUDA calls */
-	uint64_t gpu;		/* GPU records */
-	uint64_t first_ts;	/* the first call's entry */
-	uint64_t last_ts;	/* the latest end of a call (its entry when it has none) */
-	enum seq_state seq_state;
-	uint32_t *ids;		/* SEQ_FILL: the launches so far, name ids */
-	uint64_t *ts;		/* ... and entry times */
-	size_t nseq;
-	struct diff_seq seq;	/* SEQ_MATCH: the matcher */
-	size_t ids_cap, ts_cap;	/* room in ids, ts */
-	char *name;		/* its command line or comm, NULL when unknown */
-};
-
-/* A candidate with its iterations. */
-struct scan_series {
-	struct diff_cand c;	/* copied into cands once all are known */
-	uint64_t *start, *end;	/* owned */
-	uint32_t period;	/* kernels */
-	uint64_t off;		/* kernels: launches off the sequence */
-	char *name;		/* owned: NVTX series name, graph exec in hex */
-};
-
-struct diff_scan {
-	const char *path;
-	struct trace_reader *r;
-	struct capture_spans *cap;
-	struct hmap procs;		/* pid -> struct scan_proc */
-	struct hmap nvtx;		/* (series, pid) -> struct scan_nvtx */
-	struct hmap graphs;		/* (exec, pid) -> struct scan_graph */
-	struct diff_names seq_names;	/* launch names -> ids */
-	struct diff_names nvtx_names;	/* series names -> ids */
-	struct scan_proc *last;
-	struct scan_series *series;	/* the candidates */
-	size_t nseries, series_cap;
-	struct diff_cand *cands;	/* their struct diff_cand, in the same order */
-	uint64_t records;
-	char *damage;
-	struct trace_damage dmg;	/* what the scan's reader met */
-	uint32_t main_pid, nprocs;
-};
 
 /* ---- the scan ------------------------------------------------------------ */
 
@@ -246,194 +179,6 @@ static int scan_other(void *ctx, const struct gt_hdr *rec)
 	}
 }
 
-/* ---- candidates ---------------------------------------------------------- */
-
-/* A new candidate of n iterations (arrays owned by it); NULL when out of memory. */
-static struct scan_series *cand_new(struct diff_scan *s, enum diff_iter_source src, uint32_t pid,
-				    size_t n)
-{
-	struct scan_series *x;
-
-	if (vec__reserve(&s->series, &s->series_cap, s->nseries, 1, 16))
-		return NULL;
-	x = &s->series[s->nseries];
-	*x = (struct scan_series){ .c = { .source = src, .pid = pid, .count = (uint32_t)n } };
-	x->start = malloc((n ? n : 1) * sizeof(*x->start));
-	x->end = malloc((n ? n : 1) * sizeof(*x->end));
-	if (!x->start || !x->end) {
-		free(x->start);
-		free(x->end);
-		return NULL;
-	}
-	s->nseries++;
-	return x;
-}
-
-static void cand_cover(struct scan_series *x)
-{
-	for (uint32_t i = 0; i < x->c.count; i++)
-		x->c.coverage += x->end[i] - x->start[i];
-}
-
-static int iv_cmp(const void *a, const void *b)
-{
-	const struct iv *x = a, *y = b;
-
-	return (x->start > y->start) - (x->start < y->start);
-}
-
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Iterations from one start to the next: n starts make n - 1. */
-static int cand_starts(struct diff_scan *s, enum diff_iter_source src, uint32_t pid,
-		       const uint64_t *ts, size_t n, struct scan_series **out)
-{
-	struct scan_series *x;
-
-	*out = NULL;
-	if (n < 3)	/* two iterations at least */
-		return 0;
-	x = cand_new(s, src, pid, n - 1);
-	if (!x)
-		return -ENOMEM;
-	for (size_t i = 0; i + 1 < n; i++) {
-		x->start[i] = ts[i];
-		x->end[i] = ts[i + 1];
-	}
-	cand_cover(x);
-	*out = x;
-	return 0;
-}
-
-static int cand_ivs(struct diff_scan *s, enum diff_iter_source src, uint32_t pid, struct iv *v,
-		    size_t n, struct scan_series **out)
-{
-	struct scan_series *x;
-
-	*out = NULL;
-	if (n < 2)
-		return 0;
-	qsort(v, n, sizeof(*v), iv_cmp);
-	x = cand_new(s, src, pid, n);
-	if (!x)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		x->start[i] = v[i].start;
-		x->end[i] = v[i].end;
-	}
-	cand_cover(x);
-	*out = x;
-	return 0;
-}
-
-static int nvtx_cands(struct diff_scan *s)
-{
-	struct scan_series *x;
-	int err;
-
-	for (uint32_t i = 0; i < s->nvtx.cap; i++) {
-		struct scan_nvtx *n = s->nvtx.s[i].v;
-
-		if (!s->nvtx.s[i].used)
-			continue;
-		err = cand_ivs(s, DIFF_ITER_NVTX, n->pid, n->v, n->n, &x);
-		if (err)
-			return err;
-		if (x && !(x->c.name = x->name = strdup(s->nvtx_names.v[n->series]->name)))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* Capture ranges of each process, refused ones left out. */
-static int capture_cands(struct diff_scan *s)
-{
-	size_t n = capture_spans__count(s->cap), cap = 0, k;
-	struct iv *v = NULL;
-	struct scan_series *x;
-	int err = 0;
-
-	for (size_t i = 0; i < n && !err; i++) {
-		const struct capspan *a = capture_spans__at(s->cap, i);
-		bool seen = false;
-
-		if (a->kind != CAPSPAN_RANGE || a->end == CAPSPAN_REFUSED)
-			continue;
-		/* the first range of each process gathers that process' ranges */
-		for (size_t j = 0; j < i && !seen; j++) {
-			const struct capspan *b = capture_spans__at(s->cap, j);
-
-			seen = b->kind == CAPSPAN_RANGE && b->end != CAPSPAN_REFUSED && b->pid == a->pid;
-		}
-		if (seen)
-			continue;
-		k = 0;
-		for (size_t j = i; j < n; j++) {
-			const struct capspan *b = capture_spans__at(s->cap, j);
-
-			if (b->kind != CAPSPAN_RANGE || b->end == CAPSPAN_REFUSED || b->pid != a->pid)
-				continue;
-			if (vec__reserve(&v, &cap, k, 1, 16)) {
-				err = -ENOMEM;
-				break;
-			}
-			v[k++] = (struct iv){ b->start_ts, b->end_ts };
-		}
-		if (!err)
-			err = cand_ivs(s, DIFF_ITER_CAPTURE, a->pid, v, k, &x);
-	}
-	free(v);
-	return err;
-}
-
-static int graph_cands(struct diff_scan *s)
-{
-	struct scan_series *x;
-	char hex[32];
-	int err;
-
-	for (uint32_t i = 0; i < s->graphs.cap; i++) {
-		struct scan_graph *g = s->graphs.s[i].v;
-
-		if (!s->graphs.s[i].used)
-			continue;
-		qsort(g->ts, g->n, sizeof(*g->ts), u64_cmp);
-		err = cand_starts(s, DIFF_ITER_GRAPH, g->pid, g->ts, g->n, &x);
-		if (err)
-			return err;
-		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)g->exec);
-		if (x && !(x->name = strdup(hex)))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int kernel_cands(struct diff_scan *s)
-{
-	struct scan_series *x;
-	int err;
-
-	for (uint32_t i = 0; i < s->procs.cap; i++) {
-		struct scan_proc *p = s->procs.s[i].v;
-
-		if (!s->procs.s[i].used || p->seq_state != SEQ_MATCH)
-			continue;
-		err = cand_starts(s, DIFF_ITER_KERNELS, p->pid, p->seq.starts, p->seq.n, &x);
-		if (err)
-			return err;
-		if (x) {
-			x->period = p->seq.p;
-			x->off = p->seq.off;
-		}
-	}
-	return 0;
-}
-
 /* After the pass: the kernel sequences not decided yet, the processes, the
  * candidates. */
 static int scan_finish(struct diff_scan *s)
@@ -455,13 +200,7 @@ static int scan_finish(struct diff_scan *s)
 		}
 	}
 	if (!err)
-		err = nvtx_cands(s);
-	if (!err)
-		err = capture_cands(s);
-	if (!err)
-		err = graph_cands(s);
-	if (!err)
-		err = kernel_cands(s);
+		err = diff_cands__find(s);
 	if (!err) {
 		s->cands = calloc(s->nseries ? s->nseries : 1, sizeof(*s->cands));
 		if (!s->cands)
