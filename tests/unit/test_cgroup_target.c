@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* --cgroup PATH (user/record/probes/cgroup_target.c): the cgroup2 mount found in
+/* --cgroup PATH (user/record/procs/cgroup_target.c): the cgroup2 mount found in
  * mountinfo text, membership read from /proc/PID/cgroup text (a cgroup
  * holds those below it, not a sibling whose name it prefixes), the header's
  * escaping, and the resolving of this machine's own cgroup2 root. */
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <cmocka.h>
-#include "record/probes/cgroup_target.h"
+#include "record/procs/cgroup_target.h"
 
 static FILE *text(const char *s)
 {

@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "record/probes/hold.h"
-#include "record/probes/procfs.h"
+#include "record/procs/procfs.h"
 
 static void test_kdev(void **state)
 {

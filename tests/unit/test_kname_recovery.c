@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The recorder's kernel naming (user/record/probes/kname_recovery.c): names read from the
+/* The recorder's kernel naming (user/record/procs/kname_recovery.c): names read from the
  * driver structure of a handle are written only when they look like
  * symbols and while every check against a looked-up name held. The traced
  * process' memory is faked. */
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "record/probes/kname_recovery.h"
+#include "record/procs/kname_recovery.h"
 #include "format/api.h"
 
 #define PID 4242

@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "lib/vec.h"
-#include "record/probes/cgroup_target.h"
+#include "record/procs/cgroup_target.h"
 #include "record/gpum/gpu_metrics.h"
 #include "lib/log.h"
 

@@ -16,7 +16,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/term_text.h"
-#include "record/probes/cgroup_target.h"
+#include "record/procs/cgroup_target.h"
 #include "record/child.h"
 #include "record/probes/cuda_probes.h"
 #include "record/probes/hold.h"

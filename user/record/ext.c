@@ -11,11 +11,11 @@
 #include <bpf/libbpf.h>
 #include "cuda.skel.h"
 #include "record/ext.h"
-#include "record/probes/cgroup_target.h"
+#include "record/procs/cgroup_target.h"
 #include "record/probes/cuda_object.h"
 #include "record/probes/cuda_probes.h"
 #include "record/probes/nccl_probes.h"
-#include "record/probes/proc_names.h"
+#include "record/procs/proc_names.h"
 #include "record/probes/sched_ioctl_sources.h"
 #include "record/recorder.h"
 

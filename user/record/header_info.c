@@ -13,7 +13,7 @@
 #include "format/trace_file.h"
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "record/probes/cgroup_target.h"
+#include "record/procs/cgroup_target.h"
 #include "record/probes/cuda_object.h"
 #include "record/probes/ioctl_ladder.h"
 #include "record/recorder.h"

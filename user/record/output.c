@@ -9,7 +9,7 @@
 #include <time.h>
 #include "lib/installer.h"
 #include "lib/log.h"
-#include "record/probes/proc_names.h"
+#include "record/procs/proc_names.h"
 #include "record/output.h"
 
 static void sanitize(char *s)

@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include "lib/vec.h"
 #include "record/pid_watch.h"
-#include "record/probes/procfs.h"
+#include "record/procs/procfs.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434	/* the same number on every architecture */

@@ -16,10 +16,10 @@
 #include "cuda.skel.h"
 #include "lib/log.h"
 #include "lib/vec.h"
-#include "record/probes/cgroup_target.h"
+#include "record/procs/cgroup_target.h"
 #include "record/cupti_follow.h"
 #include "record/cupti_session.h"
-#include "record/probes/proc_names.h"
+#include "record/procs/proc_names.h"
 #include "record/recorder.h"
 
 static bool wants_pid(void *ctx, pid_t pid)

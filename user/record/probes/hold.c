@@ -31,7 +31,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "record/probes/hold.h"
-#include "record/probes/procfs.h"
+#include "record/procs/procfs.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434		/* the same number on every architecture */

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
-#include "record/probes/cgroup_target.h"
+#include "record/procs/cgroup_target.h"
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo */
 static void unescape(char *s)

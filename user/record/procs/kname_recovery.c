@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/uio.h>
 #include "format/api.h"
-#include "record/probes/kname_recovery.h"
+#include "record/procs/kname_recovery.h"
 #include "lib/demangle.h"
 #include "lib/log.h"
 #include "lib/u64map.h"

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "format/records.h"
-#include "record/probes/proc_names.h"
+#include "record/procs/proc_names.h"
 #include "lib/hash.h"
 #include "lib/u64map.h"
 

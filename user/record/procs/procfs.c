@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <stdio.h>
 #include <string.h>
-#include "record/probes/procfs.h"
+#include "record/procs/procfs.h"
 
 const char *procfs__stat_fields(pid_t pid, char *buf, size_t len)
 {
