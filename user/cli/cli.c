@@ -386,3 +386,32 @@ void cli__gpu_metrics_arg(struct argp_state *state, const char *arg, unsigned in
 		argp_error(state, "invalid --gpu-metrics=%s (a rate of 1-%d Hz, or off)", arg,
 			   GPU_METRICS_HZ_MAX);
 }
+
+char *cli__join(const char *const *names, int n, const char *sep)
+{
+	size_t len = 1;
+	char *out;
+	int i;
+
+	for (i = 0; n < 0 ? names[i] != NULL : i < n; i++)
+		len += strlen(names[i]) + strlen(sep);
+	out = calloc(1, len);
+	if (!out)
+		return NULL;
+	for (i = 0; n < 0 ? names[i] != NULL : i < n; i++) {
+		if (i)
+			strcat(out, sep);
+		strcat(out, names[i]);
+	}
+	return out;
+}
+
+char *cli__doc_list(const char *fmt, const char *const *names, int n)
+{
+	char *list = cli__join(names, n, "\n  "), *doc = NULL;
+
+	if (list && asprintf(&doc, fmt, list) < 0)
+		doc = NULL;
+	free(list);
+	return doc;
+}

@@ -100,6 +100,11 @@ int cli__check_cmd(const char *prog, bool after_dashdash);
 int cli__check_cgroup(const char **path);
 /* argv joined with spaces; malloc'd, NULL on ENOMEM. */
 char *cli__join_args(int argc, char **argv);
+/* names[0..n) joined with sep (n = -1: up to a NULL); NULL when out of memory. */
+char *cli__join(const char *const *names, int n, const char *sep);
+/* A command's doc: fmt with the items of names (n as cli__join) put at its
+ * %s, one a line, indented; NULL when out of memory. */
+char *cli__doc_list(const char *fmt, const char *const *names, int n);
 /* The commands, one "  NAME  what it does" line each, from main.c's table
  * (the top-level --help); NULL when out of memory. */
 char *cli__commands_doc(void);

@@ -85,24 +85,11 @@ static error_t analyze_parse(int key, char *arg, struct argp_state *state)
 /* The doc with every rule of the table, one a line; NULL when out of memory. */
 static char *analyze_doc(void)
 {
-	size_t len = 1;
-	char *list, *doc = NULL;
-	int i;
+	const char *ids[AZ_RULE__COUNT];
 
-	for (i = 0; i < AZ_RULE__COUNT; i++)
-		len += strlen(az_rule__id(i)) + 3;
-	list = calloc(1, len);
-	if (!list)
-		return NULL;
-	for (i = 0; i < AZ_RULE__COUNT; i++) {
-		if (i)
-			strcat(list, "\n  ");
-		strcat(list, az_rule__id(i));
-	}
-	if (asprintf(&doc, analyze_doc_fmt, list) < 0)
-		doc = NULL;
-	free(list);
-	return doc;
+	for (int i = 0; i < AZ_RULE__COUNT; i++)
+		ids[i] = az_rule__id(i);
+	return cli__doc_list(analyze_doc_fmt, ids, AZ_RULE__COUNT);
 }
 
 int cmd_analyze(int argc, char **argv, const char *cmdline)

@@ -49,20 +49,7 @@ static const char stats_doc_fmt[] =
  * memory. */
 static char *stats_report_list(const char *sep)
 {
-	size_t len = 1;
-	char *list;
-
-	for (int i = 0; stats_report_names[i]; i++)
-		len += strlen(stats_report_names[i]) + strlen(sep);
-	list = calloc(1, len);
-	if (!list)
-		return NULL;
-	for (int i = 0; stats_report_names[i]; i++) {
-		if (i)
-			strcat(list, sep);
-		strcat(list, stats_report_names[i]);
-	}
-	return list;
+	return cli__join(stats_report_names, -1, sep);
 }
 
 static error_t stats_parse(int key, char *arg, struct argp_state *state)
@@ -108,19 +95,9 @@ static error_t stats_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static char *stats_doc(void)
-{
-	char *list = stats_report_list("\n  "), *doc = NULL;
-
-	if (list && asprintf(&doc, stats_doc_fmt, list) < 0)
-		doc = NULL;
-	free(list);
-	return doc;
-}
-
 int cmd_stats(int argc, char **argv, const char *cmdline)
 {
-	char *doc = stats_doc();
+	char *doc = cli__doc_list(stats_doc_fmt, stats_report_names, -1);
 	struct argp argp = { stats_options, stats_parse, "FILE", doc, NULL, NULL, NULL };
 	struct stats_opts o = { .format = STATS_TABLE, .timeunit = "ns", .out = stdout, .err = stderr };
 	int status;
