@@ -174,13 +174,14 @@ unit_checks() {
 # is in the man page, README and the completion, and the formats in export's
 # --help: a list kept by hand elsewhere fails here when it misses one.
 t_lists() {
-	local man man_src readme cli_readme n w what
+	local man man_src readme cli_readme az_readme n w what
 	command -v groff > /dev/null || fatal "needs groff to render the man page (apt-get install groff-base)"
 	man=$(man_text)
 	# words looked for in the source, where groff does not break them
 	man_src=$(sed -E 's/\\-/-/g; s/\\f[BIRP]//g' "$MAN_SRC")
 	readme=$(cat "$ROOT/README.md")
 	cli_readme=$(cat "$ROOT/user/cli/README.md")
+	az_readme=$(cat "$ROOT/user/analyze/README.md")
 	n=$(wc -w <<< "$COMMANDS")
 	[ "$n" -ge 12 ] || err "only $n commands in --help's COMMANDS: the parsing or the table broke"
 	for w in $COMMANDS; do
@@ -198,6 +199,9 @@ t_lists() {
 		done
 		[ "$n" -ge 3 ] || err "only $n $what read from the program: the parsing broke"
 	done
+	for w in $(rules_of); do
+		grep -qw -- "$w" <<< "$az_readme" || err "rules: $w is not in user/analyze/README.md's table"
+	done
 	# shellcheck disable=SC2046 # the words
 	want "stats -r" "$(comp stats a.gtrace -r '')" $(reports_of)
 	# shellcheck disable=SC2046
@@ -210,6 +214,6 @@ t_lists() {
 add_case t_man_renders "docs: the man page renders without warnings (groff -ww, man -l) and has its sections"
 add_case t_man_options "docs: every long option of every command's --help is in that command's man page section"
 add_case t_completion "docs: bash completion offers commands, --help's options, reports, formats, file names"
-add_case t_lists "docs: every command, analyze rule, stats report and export format of the program's tables is in the man page, README, the completion (and user/cli/README.md for commands)"
+add_case t_lists "docs: every command, analyze rule, stats report and export format of the program's tables is in the man page, README, the completion (and user/cli/README.md for commands, user/analyze/README.md for rules)"
 add_case t_install "docs: make install installs the binary, the man page, the bash completion and the systemd unit, with their modes; the unit verifies"
 run_cases "$@"

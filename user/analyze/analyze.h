@@ -57,29 +57,9 @@
 /* The findings' rules.  Ids (az_rule__id) are stable: nsys's names where it
  * has the rule, ours otherwise.  New rules are appended. */
 enum az_rule {
-	AZ_RULE_GPU_TIME_UTIL,	/* "gpu_time_util": GPU busy under half of its active time */
-	AZ_RULE_GPU_GAPS,	/* "gpu_gaps": GPU idle gaps of 500 ms or more */
-	AZ_RULE_LAUNCH_BOUND,	/* "launch_bound": kernels shorter than their launches, the
-				 * GPU idle between them */
-	AZ_RULE_CUDA_API_SYNC,	/* "cuda_api_sync": synchronizing calls the GPU drained and
-				 * idled behind */
-	AZ_RULE_SYNC_IN_LOOP,	/* "sync_in_loop": a synchronization after every launch or
-				 * every few */
-	AZ_RULE_MEMCPY_SYNC,	/* "cuda_memcpy_sync": blocking copies between host and
-				 * device among the launches */
-	AZ_RULE_MEMCPY_ASYNC,	/* "cuda_memcpy_async": async copies of pageable host memory
-				 * (the driver makes them synchronous) */
-	AZ_RULE_MEMSET_SYNC,	/* "cuda_memset_sync": synchronous sets among the launches */
-	AZ_RULE_SMALL_GRID,	/* "small_grid": grids of fewer blocks than the GPU has SMs */
-	AZ_RULE_SINGLE_STREAM,	/* "single_stream": all GPU work on one stream, with work
-				 * that could overlap */
-	AZ_RULE_DEFAULT_STREAM,	/* "default_stream": the legacy default stream beside others,
-				 * which it serializes with */
-	AZ_RULE_HOST_STALL,	/* "host_stall": the GPU idle while the host was outside CUDA */
-	AZ_RULE_NCCL_WAIT,	/* "nccl_wait": a rank arrived at its collectives before the
-				 * last rank and waited for it */
-	AZ_RULE_NCCL_STRAGGLER,	/* "nccl_straggler": the rank that came last to collectives,
-				 * which the others waited for */
+#define AZ_RULE(name, id, what, fix) AZ_RULE_##name,
+#include "analyze/rule_table.h"
+#undef AZ_RULE
 	AZ_RULE__COUNT,
 };
 

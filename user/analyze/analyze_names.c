@@ -10,20 +10,9 @@
 /* ---- names ---------------------------------------------------------------- */
 
 static const char *const rule_ids[AZ_RULE__COUNT] = {
-	[AZ_RULE_GPU_TIME_UTIL] = "gpu_time_util",
-	[AZ_RULE_GPU_GAPS] = "gpu_gaps",
-	[AZ_RULE_LAUNCH_BOUND] = "launch_bound",
-	[AZ_RULE_CUDA_API_SYNC] = "cuda_api_sync",
-	[AZ_RULE_SYNC_IN_LOOP] = "sync_in_loop",
-	[AZ_RULE_MEMCPY_SYNC] = "cuda_memcpy_sync",
-	[AZ_RULE_MEMCPY_ASYNC] = "cuda_memcpy_async",
-	[AZ_RULE_MEMSET_SYNC] = "cuda_memset_sync",
-	[AZ_RULE_SMALL_GRID] = "small_grid",
-	[AZ_RULE_SINGLE_STREAM] = "single_stream",
-	[AZ_RULE_DEFAULT_STREAM] = "default_stream",
-	[AZ_RULE_HOST_STALL] = "host_stall",
-	[AZ_RULE_NCCL_WAIT] = "nccl_wait",
-	[AZ_RULE_NCCL_STRAGGLER] = "nccl_straggler",
+#define AZ_RULE(name, id, what, fix) [AZ_RULE_##name] = id,
+#include "analyze/rule_table.h"
+#undef AZ_RULE
 };
 
 const char *az_rule__id(enum az_rule r)

@@ -249,37 +249,9 @@ static enum az_bound verdict(const struct az_scope *s, bool launch_bound)
 /* ---- findings ------------------------------------------------------------------ */
 
 static const char *const fixes[AZ_RULE__COUNT] = {
-	[AZ_RULE_GPU_TIME_UTIL] = "Keep the GPU fed: see what its idle time waited for (the idle "
-		"split) and launch ahead of it: fewer synchronizations, larger batches, CUDA graphs, "
-		"host work overlapped with GPU work.",
-	[AZ_RULE_GPU_GAPS] = "Find what the host did in the gaps (the examples): data loading, "
-		"checkpointing, logging or evaluation on the critical path; move it off or overlap it.",
-	[AZ_RULE_LAUNCH_BOUND] = "Launch fewer, larger kernels: fuse them (torch.compile, custom "
-		"kernels), batch the work, or capture the loop in a CUDA graph.",
-	[AZ_RULE_CUDA_API_SYNC] = "Synchronize less: let streams wait on events "
-		"(cuStreamWaitEvent) instead of the host, and check results outside the hot loop.",
-	[AZ_RULE_SYNC_IN_LOOP] = "Take the synchronization out of the loop: check results every "
-		"N steps, or record an event and query it later.",
-	[AZ_RULE_MEMCPY_SYNC] = "Copy with cudaMemcpyAsync from pinned memory on a stream and "
-		"synchronize once, or keep the data on the GPU.",
-	[AZ_RULE_MEMCPY_ASYNC] = "Allocate the host buffers pinned (cudaMallocHost, "
-		"pin_memory=True): async copies of pageable memory are staged and do not overlap.",
-	[AZ_RULE_MEMSET_SYNC] = "Use cudaMemsetAsync on the stream of the work that needs it.",
-	[AZ_RULE_SMALL_GRID] = "Give each kernel enough blocks to fill the SMs (larger batches or "
-		"smaller tiles), or run independent small kernels side by side on several streams.",
-	[AZ_RULE_SINGLE_STREAM] = "Put independent work on streams of its own (copies apart from "
-		"compute, independent kernels side by side) so that it can overlap.",
-	[AZ_RULE_DEFAULT_STREAM] = "Launch on created non-blocking streams, or build with "
-		"--default-stream per-thread: the legacy default stream waits for every other stream.",
-	[AZ_RULE_HOST_STALL] = "Overlap the host work with the GPU: prefetch input (DataLoader "
-		"workers, pinned memory), defer logging and checkpoints, or move the work off the "
-		"launching thread.",
-	[AZ_RULE_NCCL_WAIT] = "Look at the rank it waited for (nccl_straggler there): balance the "
-		"work between ranks (data sharding, uneven batches), or overlap the communication with "
-		"compute (bucketed all-reduce, async collectives).",
-	[AZ_RULE_NCCL_STRAGGLER] = "Find what delays this rank before its collectives (its host gaps, "
-		"data loading, a slower or busier device, uneven work) and even it out: every other rank "
-		"of the communicator waits for it.",
+#define AZ_RULE(name, id, what, fix) [AZ_RULE_##name] = fix,
+#include "analyze/rule_table.h"
+#undef AZ_RULE
 };
 
 struct rule_ctx {

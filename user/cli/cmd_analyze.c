@@ -26,7 +26,7 @@ static const struct argp_option analyze_options[] = {
 	{ 0 },
 };
 
-/* "%s" is the list of rules, from the rule table (az_rule__id) */
+/* "%s" is the list of rules, from the rule table (analyze/rule_table.h) */
 static const char analyze_doc_fmt[] =
 "Answers three questions of a trace, per process and capture range: is the GPU\n"
 "busy or waiting (and what for), what bounds the program (compute, memory,\n"
