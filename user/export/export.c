@@ -17,20 +17,21 @@
 
 typedef int (*export_write_fn)(struct trace_reader *r, FILE *out, const char **why);
 
-/* The formats: -f's names (cmd_export.c's choices and their error line, which
- * tests/integration/test_docs.sh holds the docs against), output names and
- * writers. */
+/* The formats (export/format_table.h): output names and writers, -f's names. */
 static const struct {
 	const char *ext;	/* of the default output name */
 	export_write_fn write;
 } formats[] = {
-	[EXPORT_PERFETTO] = { ".pftrace", export_perfetto__write },
-	[EXPORT_JSON] = { ".json", export_json__write },
-	[EXPORT_CSV] = { ".csv", export_csv__write },
+#define EXPORT_FORMAT(name, id, ext, writer, what) [EXPORT_##name] = { ext, writer },
+#include "export/format_table.h"
+#undef EXPORT_FORMAT
 };
 
 static const char *const format_names[] = {
-	[EXPORT_PERFETTO] = "perfetto", [EXPORT_JSON] = "json", [EXPORT_CSV] = "csv", NULL,
+#define EXPORT_FORMAT(name, id, ext, writer, what) [EXPORT_##name] = id,
+#include "export/format_table.h"
+#undef EXPORT_FORMAT
+	NULL,
 };
 
 const char *const *export__format_names(void)

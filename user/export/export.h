@@ -11,10 +11,11 @@
 
 struct trace_reader;
 
+/* The formats (export/format_table.h). */
 enum export_format {
-	EXPORT_PERFETTO,	/* native Perfetto protobuf (.pftrace) */
-	EXPORT_JSON,		/* Chrome trace event JSON (.json) */
-	EXPORT_CSV,		/* one row per event (.csv) */
+#define EXPORT_FORMAT(name, id, ext, writer, what) EXPORT_##name,
+#include "export/format_table.h"
+#undef EXPORT_FORMAT
 };
 
 /* The formats' names by enum export_format ("perfetto", ...), NULL-ended. */
@@ -59,8 +60,9 @@ int export__run(const struct export_opts *o);
 
 /* The format writers: read every record of r, write the whole output to
  * out. Return 0 or a negative errno with *why set to a one-line reason. */
-int export_perfetto__write(struct trace_reader *r, FILE *out, const char **why);
-int export_json__write(struct trace_reader *r, FILE *out, const char **why);
-int export_csv__write(struct trace_reader *r, FILE *out, const char **why);
+#define EXPORT_FORMAT(name, id, ext, writer, what) \
+	int writer(struct trace_reader *r, FILE *out, const char **why);
+#include "export/format_table.h"
+#undef EXPORT_FORMAT
 
 #endif
