@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the overhead estimate's arithmetic (user/record/budget_est.c):
+ * Unit tests of the overhead estimate's arithmetic (user/daemon/budget/budget_est.c):
  * an interval's estimate is probe / (interval - probe); a probe time past
  * the interval is held where the estimate is BUDGET_EST_MAX, and the
  * estimate grows with the probe time up to there; the mean is the

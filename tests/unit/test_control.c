@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the daemon's control socket (user/record/control.c), the
+ * Unit tests of the daemon's control socket (user/daemon/control.c), the
  * server side never waiting on a client: one that sends nothing is dropped
  * at its deadline and counted while others are answered at once, a reply
  * can come later (a snapshot being written) or find its client gone, a

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the GPU idle detector (user/record/gpu_idle.c): closed and
+ * Unit tests of the GPU idle detector (user/daemon/gpu_idle.c): closed and
  * open gaps against the threshold, each reported once; records out of time
  * order within and across flushes; submissions (API records whose GPU record
  * has not come) holding the GPU busy, then expiring; nothing before the

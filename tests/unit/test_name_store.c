@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the daemon's name store (user/record/name_store.c): the
+ * Unit tests of the daemon's name store (user/daemon/name_store.c): the
  * names of a process are let go once it exited before the window's oldest
  * chunk, not before; of a reused pid only the old process' go; an exec
  * takes the old program's kernel names only; names of no process stay; a

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the daemon's snapshot writer (user/record/snap_writer.c):
+ * Unit tests of the daemon's snapshot writer (user/daemon/snap_writer.c):
  * jobs come back once each, in order, with the file written under a name
  * of its own (two default names queued together never collide), a job that
  * cannot be written comes back with its error and leaves nothing, a stop

@@ -22,7 +22,7 @@
  * that has not started yet on the trace's own clock ("in flight"): its
  * memory does not grow with the length of the trace.
  *
- * Definitions (docs/man page, user/analysis/README.md):
+ * Definitions (docs/man page, user/analyze/README.md):
  *   wall time     a process' first record to its last (its exit) in the scope
  *   GPU busy      the union of its kernels, copies and sets on each device
  *                 (CUPTI records of a merged trace), summed over devices; else

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The overhead budget's calibration: the measured cost of a probe hit on
- * this machine (budget_calib.c), and the BPF statistics it reads.
+ * this machine (probe_cost.c), and the BPF statistics it reads.
  */
 #ifndef GTRACE_PROBE_COST_H
 #define GTRACE_PROBE_COST_H

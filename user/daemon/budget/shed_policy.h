@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The overhead budget's shedding decisions (record/shed.c carries them out),
+ * The overhead budget's shedding decisions (daemon/budget/shed.c carries them out),
  * pure: no clock, no BPF, what the budget measured passed in.
  *
  * Shed: when the estimate is still over the budget at the longest window
