@@ -150,14 +150,13 @@
 #include "format/trace_file.h"
 
 const char *const stats_report_names[] = {
-	"cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_sum", "process_sum",
-	"ioctl_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
-	"nvtx_sum", "gpu_launch_latency", "capture_sum", "gpu_metrics_sum", "cuda_device_sum",
-	"nccl_sum",
+#define STATS_REPORT(id, name, title, what, cols, notes, hot) name,
+#include "stats/report_table.h"
+#undef STATS_REPORT
 	NULL,
 };
 
-#define NREPORTS 15
+#define NREPORTS SR__COUNT
 
 /* ---- running ------------------------------------------------------------ */
 
@@ -166,32 +165,9 @@ const char *const stats_report_names[] = {
 	  .ncols = (int)(sizeof(c) / sizeof(c[0])), .notes = n }
 
 static const struct stats_report report_templates[NREPORTS] = {
-	REPORT("cuda_api_sum", "CUDA API Summary", "CUDA API calls", stats_api_cols, stats_api_notes),
-	REPORT("cuda_launch_sum", "CUDA Launch Summary", "kernel launches", stats_launch_cols,
-	       stats_launch_notes),
-	REPORT("cuda_mem_size_sum", "CUDA Memory Operation Summary (by Size)",
-	       "memory copies or sets", stats_mem_cols, stats_mem_notes),
-	REPORT("cuda_sync_sum", "CUDA Synchronization Summary", "synchronizing calls",
-	       stats_sync_cols, stats_sync_notes),
-	REPORT("process_sum", "Process Summary", "process records", stats_proc_cols, stats_proc_notes),
-	REPORT("ioctl_sum", "NVIDIA Driver ioctl Summary", "ioctls", stats_ioctl_cols, stats_ioctl_notes),
-	REPORT("cuda_gpu_kern_sum", "CUDA GPU Kernel Summary", "GPU records (kernels)",
-	       stats_gpu_kern_cols, stats_gpu_kern_notes),
-	REPORT("cuda_gpu_mem_time_sum", "CUDA GPU MemOps Summary (by Time)",
-	       "GPU records (memory copies or sets)", stats_gpu_mem_time_cols,
-	       stats_gpu_mem_time_notes),
-	REPORT("cuda_gpu_mem_size_sum", "CUDA GPU MemOps Summary (by Size)",
-	       "GPU records (memory copies or sets)", stats_mem_cols, stats_gpu_mem_size_notes),
-	REPORT("nvtx_sum", "NVTX Range Summary", "NVTX ranges", stats_nvtx_cols, stats_nvtx_notes),
-	REPORT("gpu_launch_latency", "GPU Launch Latency", "GPU records (kernels linked to "
-	       "their launch)", stats_latency_cols, stats_latency_notes),
-	REPORT("capture_sum", "Capture Ranges and Windows", "capture ranges or light-mode windows",
-	       stats_capture_cols, NULL),
-	REPORT("gpu_metrics_sum", "GPU Metrics Summary", "GPU metric samples (--gpu-metrics)",
-	       stats_gpum_cols, NULL),
-	REPORT("cuda_device_sum", "CUDA Device Summary", "calls that run on a device",
-	       stats_dev_cols, stats_dev_notes),
-	REPORT("nccl_sum", "NCCL Summary", "NCCL calls", stats_nccl_cols, stats_nccl_notes),
+#define STATS_REPORT(id, name, title, what, cols, notes, hot) [SR_##id] = REPORT(name, title, what, cols, notes),
+#include "stats/report_table.h"
+#undef STATS_REPORT
 };
 
 /* The reports with figures of hot calls, sampled in light mode: the column
@@ -199,19 +175,19 @@ static const struct stats_report report_templates[NREPORTS] = {
 #define NOT_HOT -2
 #define ALL_ROWS -1
 static const int8_t hot_rows[NREPORTS] = {
-	[0] = 9, [1] = ALL_ROWS, [2] = ALL_ROWS, [3] = 10, [4] = ALL_ROWS, [5] = NOT_HOT,
-	[6] = NOT_HOT, [7] = NOT_HOT, [8] = NOT_HOT, [9] = NOT_HOT, [10] = ALL_ROWS,
-	[11] = NOT_HOT, [12] = NOT_HOT, [13] = ALL_ROWS, [14] = NOT_HOT,
+#define STATS_REPORT(id, name, title, what, cols, notes, hot) [SR_##id] = hot,
+#include "stats/report_table.h"
+#undef STATS_REPORT
 };
 
 static const struct stats_col sampled_col = { "Sampled", "sampled", SK_BOOL };
 
-#define CAPTURE_SUM 11	/* its notes are the trace's */
-#define GPU_METRICS_SUM 12
-#define DEVICE_SUM 13
-#define NCCL_SUM 14
-#define LAUNCH_SUM 1
-#define GPU_KERN_SUM 6
+#define CAPTURE_SUM SR_CAPTURE_SUM	/* its notes are the trace's */
+#define GPU_METRICS_SUM SR_GPU_METRICS_SUM
+#define DEVICE_SUM SR_CUDA_DEVICE_SUM
+#define NCCL_SUM SR_NCCL_SUM
+#define LAUNCH_SUM SR_CUDA_LAUNCH_SUM
+#define GPU_KERN_SUM SR_CUDA_GPU_KERN_SUM
 
 /* The reports with a row per kernel get a Device column before Name and a
  * row per kernel and device when their kernels ran on more than one. */

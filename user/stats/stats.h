@@ -44,6 +44,13 @@ int stats__run(const struct stats_opts *o);
 int stats__check_reports(const char *list, char *bad, size_t badlen);
 /* 0 when range is "N" or "wN" with N from 1, else -EINVAL. */
 int stats__check_range(const char *range);
+/* The reports (stats/report_table.h), in default order. */
+enum stats_report_id {
+#define STATS_REPORT(id, name, title, what, cols, notes, hot) SR_##id,
+#include "stats/report_table.h"
+#undef STATS_REPORT
+	SR__COUNT,
+};
 /* Names of the reports, NULL-terminated, in default order. */
 extern const char *const stats_report_names[];
 
