@@ -153,13 +153,15 @@ REPORT_ASSETS := $(wildcard user/report/page/*.html user/report/page/*.css \
 $(OUTPUT)/user/report/report_assets.o: $(REPORT_ASSETS)
 $(OUTPUT)/user/report/report_assets.o: CPPFLAGS += -DGT_REPORT_DIR='"$(abspath user/report/page)"'
 
-$(LIBREAD): $(READ_OBJS)
+# made anew when the Makefile changes too: a module moved to another library
+# must leave this one (an archive keeps members no object replaces)
+$(LIBREAD): $(READ_OBJS) Makefile
 	$(call msg,AR,$@)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
 
-$(LIBREC): $(REC_OBJS)
+$(LIBREC): $(REC_OBJS) Makefile
 	$(call msg,AR,$@)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
 
 # relink when switching between static and dynamic linking
 $(OUTPUT)/link-mode: FORCE | $(OUTPUT)

@@ -15,6 +15,8 @@ REQUIRES="jq gtrace"
 OUT_DIR=${GT_OUTPUT:-.output}
 case $OUT_DIR in /*) ;; *) OUT_DIR=$ROOT/$OUT_DIR ;; esac
 LIBREAD=$OUT_DIR/libgtrace-read.a
+# the metrics are the daemon's (daemon/), in the recorder's library
+LIBREC=$OUT_DIR/libgtrace-record.a
 SERVE=
 PORT=
 PPORT=
@@ -68,7 +70,7 @@ EOF
 	nm "$LIBREAD" 2>/dev/null | grep -q __asan_init &&
 		san="-fsanitize=address,undefined"
 	cc -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Werror $san -I"$OUT_DIR" -I"$ROOT/user" -iquote "$ROOT" \
-		"$T/serve.c" "$LIBREAD" -lz -lzstd -liberty -lm -o "$T/serve" 2> "$T/serve.err" ||
+		"$T/serve.c" "$LIBREC" "$LIBREAD" -lbpf -lelf -lz -lzstd -liberty -lm -o "$T/serve" 2> "$T/serve.err" ||
 		fatal "cannot build the metrics server: $(head -n 5 "$T/serve.err" | tr '\n' '|')"
 	SERVE=$T/serve
 }
