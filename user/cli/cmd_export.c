@@ -12,14 +12,36 @@
 
 enum { OPT_FINDINGS = 0x100 };
 
-static const struct argp_option export_options[] = {
-	{ "format", 'f', "FORMAT", 0, "perfetto (default), json or csv", 0 },
-	{ "output", 'o', "OUT", 0, "Output file (default: FILE with .pftrace/.json/.csv; - for stdout)", 0 },
+/* -f's and -o's help name the formats of the format table (export/format_table.h). */
+static char format_doc[256], output_doc[256];
+
+static struct argp_option export_options[] = {
+	{ "format", 'f', "FORMAT", 0, format_doc, 0 },
+	{ "output", 'o', "OUT", 0, output_doc, 0 },
 	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace OUT if it exists", 0 },
 	{ "findings", OPT_FINDINGS, NULL, 0, "Add the findings of gtrace-bpf analyze: a lane per "
 	  "rule in each process, with the examples where they happened (perfetto and json)", 0 },
 	{ 0 },
 };
+
+/* "perfetto (default), json or csv"; "Output file (default: FILE with
+ * .pftrace/.json/.csv; - for stdout)". */
+static void format_docs(void)
+{
+	const char *const *names = export__format_names();
+	size_t n = 0, a = 0, b = 0;
+
+	while (names[n])
+		n++;
+	for (size_t i = 0; i < n; i++) {
+		a += (size_t)snprintf(format_doc + a, a < sizeof(format_doc) ? sizeof(format_doc) - a : 0, "%s%s%s",
+				      !i ? "" : i + 1 == n ? " or " : ", ", names[i], !i ? " (default)" : "");
+		b += (size_t)snprintf(output_doc + b, b < sizeof(output_doc) ? sizeof(output_doc) - b : 0, "%s%s",
+				      !i ? "Output file (default: FILE with " : "/", export__format_ext(i));
+	}
+	if (b < sizeof(output_doc))
+		snprintf(output_doc + b, sizeof(output_doc) - b, "; - for stdout)");
+}
 
 static const char export_doc[] =
 "Export a trace as a timeline or a table.\n"
@@ -114,6 +136,8 @@ int cmd_export(int argc, char **argv, const char *cmdline)
 	struct export_finding *f = NULL;
 	size_t n = 0;
 	int status;
+
+	format_docs();
 
 	(void)cmdline;
 	if (cli__parse(&argp, argc, argv, &x))

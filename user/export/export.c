@@ -39,6 +39,11 @@ const char *const *export__format_names(void)
 	return format_names;
 }
 
+const char *export__format_ext(enum export_format f)
+{
+	return (unsigned)f < sizeof(formats) / sizeof(formats[0]) ? formats[f].ext : NULL;
+}
+
 #define TRACE_EXT ".gtrace"
 
 static const struct export_finding *findings;

@@ -20,6 +20,8 @@ enum export_format {
 
 /* The formats' names by enum export_format ("perfetto", ...), NULL-ended. */
 const char *const *export__format_names(void);
+/* The default output's extension of format f (".pftrace", ...), NULL for none. */
+const char *export__format_ext(enum export_format f);
 
 struct export_opts {
 	const char *path;		/* input trace */
