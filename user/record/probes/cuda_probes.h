@@ -56,7 +56,7 @@ int cuda_probes__attach_ranges(struct cuda_probes *p, const char *path, uint32_t
 /* How a hit of api's entry probe is taken (enum uprobe_insn, elf_syms.h),
  * in the file attached last that has it; -1 when no file has it. */
 int cuda_probes__insn_class(const struct cuda_probes *p, unsigned api);
-/* The overhead budget's shedding (daemon/budget/shed.c): api's probes leave the
+/* A stage's shedding (record/ext.h, recorder__swap_*): api's probes leave the
  * always-on set for the window set (shed) or come back (!shed).
  * begin: new always-on links (every cold probe in the other generation;
  *   when shedding, api's window links too while a window is open) attached

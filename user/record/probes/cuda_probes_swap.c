@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The overhead budget's swaps of the libcuda uprobes (daemon/budget/shed.c):
+ * The swaps of the libcuda uprobes a stage asks for (record/ext.h, recorder__swap_*):
  * an api's probes moved from the always-on set to the window set or back
  * by attaching the new always-on links of every file beside the old ones
  * (the programs pairing their readings through api_state), flipping the

@@ -31,7 +31,7 @@ int elf_syms__exports(const char *path, const char *name);
  * the trap (push of a register, a relative jump or call, a conditional
  * jump, a one-byte nop), or by single-stepping a copy out of line, a second
  * trap on every hit. The cost of a hit differs by several times between
- * them, so the overhead budget calibrates each (daemon/budget/budget.c). */
+ * them, so the cost of a hit is measured for each (record/probe_cost.c). */
 enum uprobe_insn {
 	UPROBE_INSN_STEP = 0,	/* single-stepped (or unknown) */
 	UPROBE_INSN_PUSH,	/* push %reg, with or without REX.B */
