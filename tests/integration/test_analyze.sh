@@ -11,6 +11,10 @@
 # puts them on the timeline; bad input gives one line and status 1 (file) or
 # 2 (command line).
 REQUIRES="root jq mock gtrace"
+# launch_bound needs the workload's 20 us spacing kept: beside other cases'
+# real-time workloads on a 2-CPU machine it lost the CPU for a millisecond
+# and analyze rightly added host_stall (CI, 2026-12-04): it runs alone
+QUIET_CASES="t_mock_launch_bound"
 . "$(dirname "$0")/lib.sh"
 
 FIX=${GT_OUTPUT:-.output}/tools/az_fixture
