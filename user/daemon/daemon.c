@@ -20,7 +20,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,10 +231,9 @@ static int create_sink(void *ctx, const struct gt_file_info *info, struct trace_
 		pr_err("failed to start the window: %s", strerror(-err));
 		return err;
 	}
-	d->w = *w;
 	d->info = *info;
 	snprintf(name, len, "the window in memory");
-	d->start = daemon__now();
+	d->start = clock__mono_ns();
 	return recorder__cupti(d->r) ? daemon_cupti__new(d) : 0;
 }
 
@@ -248,16 +246,11 @@ static int on_start(void *ctx)
 	return budget__start(d->r, d->o->budget, &d->bud);
 }
 
-uint64_t daemon__now(void)
-{
-	return clock__ns(CLOCK_MONOTONIC);
-}
-
 /* A snapshot for client (0: none), queued to the writer. */
 static int snapshot_submit(struct daemon *d, const char *what, uint64_t last_ns, uint32_t pid,
 			   const char *out, uint64_t client)
 {
-	uint64_t t0 = daemon__now();
+	uint64_t t0 = clock__mono_ns();
 	struct chunk_ring_snap_opts sel = { .last_ns = last_ns };
 	struct snap_job *j;
 	const void *names;
@@ -306,7 +299,7 @@ static int snapshot_submit(struct daemon *d, const char *what, uint64_t last_ns,
 	err = chunk_ring__snap_take(d->ring, &sel, &j->snap);
 	if (err)
 		goto fail;
-	j->loop_ns = daemon__now() - t0;
+	j->loop_ns = clock__mono_ns() - t0;
 	err = snap_writer__submit(d->snapw, j);
 	if (err)
 		goto fail;
@@ -393,7 +386,7 @@ static void before_poll(void *ctx)
 
 	if (!d->drained)
 		return;
-	ns = daemon__now() - d->drained;
+	ns = clock__mono_ns() - d->drained;
 	if (ns > d->stall_max_ns)
 		d->stall_max_ns = ns;
 	if (d->stall_in_snap && ns > d->stall_snap_max_ns)
@@ -404,7 +397,7 @@ static void drained(void *ctx)
 {
 	struct daemon *d = ctx;
 
-	d->drained = daemon__now();
+	d->drained = clock__mono_ns();
 }
 
 /* A record from BPF: the triggers and the budget see it. */
@@ -429,7 +422,7 @@ static void serve(void *ctx)
 		snapshot_done(d, j);
 		snap_job__free(j);
 	}
-	names_poll(d, daemon__now());
+	names_poll(d, clock__mono_ns());
 	daemon__metrics_poll(d);
 	daemon_cupti__poll(d, false);
 	trigger__poll(d);
@@ -490,6 +483,7 @@ static void on_close(void *ctx)
 	snap_writer__free(d->snapw);
 	d->snapw = NULL;
 	control__flush(d->ctl, 1000);
+	/* done at `stopped` already, unless the loop never ran */
 	daemon_cupti__free(d);
 	control__close(d->ctl);
 	d->ctl = NULL;

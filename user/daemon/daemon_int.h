@@ -33,7 +33,6 @@ struct daemon {
 	struct record_ext ext;		/* its hooks into it */
 	struct control *ctl;		/* the control socket */
 	struct chunk_ring *ring;	/* the window the trace writer's chunks go to */
-	struct trace_writer *w;		/* ... that writer (the recorder's) */
 	struct gt_file_info info;	/* the header, for snapshots */
 	uint64_t start;			/* when the window started */
 	uint64_t snapshots;		/* snapshots written */
@@ -57,7 +56,6 @@ struct daemon {
 	struct metrics_http *http;	/* ... and its endpoint */
 };
 
-uint64_t daemon__now(void);
 /* Takes the window (its last last_ns, or pid's records; 0 = all) for the
  * snapshot writer, which writes it to out, or to system_WHAT_{date}_vN.gtrace
  * in --dir, and logs the outcome. Returns 0 when queued, or a negative errno

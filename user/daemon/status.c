@@ -23,6 +23,7 @@
 #include "daemon/snap_writer.h"
 #include "format/api.h"
 #include "format/chunk_ring.h"
+#include "lib/clock.h"
 #include "record/gpum/gpu_metrics.h"
 #include "record/probe_cost.h"
 
@@ -158,7 +159,7 @@ size_t daemon__status(struct daemon *d, char *buf, size_t len)
 	struct name_store_stats ns;
 	struct recorder_figures f;
 	const struct record_opts *ro = recorder__opts(d->r);
-	uint64_t up = daemon__now() - d->start;
+	uint64_t up = clock__mono_ns() - d->start;
 	size_t n;
 	char cg[3 * PATH_MAX];
 
@@ -264,7 +265,7 @@ void daemon__metrics_poll(struct daemon *d)
 	s.ring_used_bytes = rs.mem_bytes;
 	if (!clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu))
 		s.cpu_ns = (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
-	up = daemon__now() - d->start;
+	up = clock__mono_ns() - d->start;
 	s.duty_cycle = !ro->light ? 1.0 : ro->period_ns && up ? (double)f.windows * ro->window_ns / up : 0.0;
 	if (s.duty_cycle > 1)
 		s.duty_cycle = 1;

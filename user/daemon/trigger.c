@@ -15,6 +15,7 @@
 #include <string.h>
 #include "format/api.h"
 #include "format/records.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "daemon/daemon_int.h"
 
@@ -53,7 +54,7 @@ static const struct daemon_trigger *wanted(const struct daemon *d, uint32_t kind
 static void fire(struct daemon *d, uint32_t kind, const struct gt_hdr *at, int32_t code, uint64_t wait)
 {
 	struct trigger_ctl *t = &d->trig;
-	uint64_t now = daemon__now();
+	uint64_t now = clock__mono_ns();
 	struct gt_trigger g;
 
 	t->fired++;
@@ -159,7 +160,7 @@ void trigger__poll(struct daemon *d)
 		usr1 = 0;
 		fire(d, GT_TRIG_SIGNAL, NULL, 0, 0);
 	}
-	if (!t->pending_kind || (now = daemon__now()) < t->due)
+	if (!t->pending_kind || (now = clock__mono_ns()) < t->due)
 		return;
 	snprintf(name, sizeof(name), "%s_trigger", gt_trigger_kind__name(t->pending_kind));
 	err = daemon__snapshot(d, name, 0, 0, NULL);

@@ -67,8 +67,7 @@ int recorder__run_loop(struct recorder *r)
 
 	capture__start(r, start);
 	while (!stop_requests && !r->write_err && !r->cap.stop) {
-		if (EXT_HOOK(r, before_poll))
-			r->o->ext->before_poll(r->o->ext->ctx);
+		EXT_CALL(r, before_poll);
 		err = ring_buffer__poll(r->rb, timeout);
 		if (err < 0 && err != -EINTR) {
 			pr_err("failed to poll the ring buffer: %s", strerror(-err));
@@ -77,12 +76,10 @@ int recorder__run_loop(struct recorder *r)
 		ring_buffer__consume(r->rb);
 		/* a process is held only while the loop runs to continue it */
 		hold__heartbeat(r->hold, now_ns(CLOCK_MONOTONIC));
-		if (EXT_HOOK(r, drained))
-			r->o->ext->drained(r->o->ext->ctx);
+		EXT_CALL(r, drained);
 		recorder__gpum_drain(r);
 		recorder__cupti_poll(r);
-		if (EXT_HOOK(r, serve))
-			r->o->ext->serve(r->o->ext->ctx);
+		EXT_CALL(r, serve);
 		if (r->o->max_size && trace_writer__bytes(r->w) >= r->o->max_size) {
 			r->untraced_stop = true;
 			pr_info("the trace reached --max-size (%llu bytes); stopping",
@@ -104,8 +101,7 @@ int recorder__run_loop(struct recorder *r)
 			break;
 		}
 		/* the stage (a budget) weighs a window period before the next one opens */
-		if (EXT_HOOK(r, tick))
-			r->o->ext->tick(r->o->ext->ctx, now);
+		EXT_CALL(r, tick, now);
 		/* light mode's windows open and close on time, not at the next poll */
 		wake = capture__tick(r, now);
 		timeout = POLL_MS;

@@ -63,8 +63,8 @@ int recorder__write(struct recorder *r, const struct gt_hdr *h)
 	if (r->write_err)
 		return r->write_err;
 	err = trace_writer__append(r->w, h);
-	if (!err && EXT_HOOK(r, on_written))
-		r->o->ext->on_written(r->o->ext->ctx, h);
+	if (!err)
+		EXT_CALL(r, on_written, h);
 	if (err) {
 		r->write_err = err;
 		pr_err("failed to write %s: %s; the file keeps everything up to its last complete chunk",
@@ -119,8 +119,7 @@ static int on_event(void *ctx, void *data, size_t len)
 		r->bad_records++;
 		return 0;
 	}
-	if (EXT_HOOK(r, on_record))
-		r->o->ext->on_record(r->o->ext->ctx, h);
+	EXT_CALL(r, on_record, h);
 	switch (h->type) {
 	case GT_REC_LIBOPEN: {
 		const struct gt_path *p = data;
@@ -343,8 +342,7 @@ static int finish(struct recorder *r)
 	t.records = trace_writer__records(r->w);
 	if (!r->to_file) {
 		recorder__hold_summary(r);
-		if (EXT_HOOK(r, finished))
-			r->o->ext->finished(r->o->ext->ctx, &c, gaps);
+		EXT_CALL(r, finished, &c, gaps);
 		return 0;
 	}
 	err = r->write_err ? r->write_err : trace_writer__finish(r->w, &t);
@@ -659,8 +657,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	recorded = true;
 	err = recorder__run_loop(r);
 	recorder__gpum_finish(r);
-	if (EXT_HOOK(r, stopped))
-		o->ext->stopped(o->ext->ctx);
+	EXT_CALL(r, stopped);
 	if (r->child && !recorder__child_done(r) && r->untraced_stop)
 		recorder__wait_child_untraced(r);
 	else if (r->child && !recorder__child_done(r))
@@ -691,8 +688,7 @@ cleanup:
 	hold__free(r->hold);
 	cuda_bpf__destroy(r->skel);
 	trace_writer__free(r->w);
-	if (EXT_HOOK(r, close))
-		o->ext->close(o->ext->ctx);
+	EXT_CALL(r, close);
 	if (cupti_session__dir(r->cupti) && r->to_file && finished) {
 		if (gpu_side && (*spools = calloc(1, sizeof(**spools))))
 			memcpy((*spools)->trace, r->path, sizeof((*spools)->trace));

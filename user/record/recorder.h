@@ -118,8 +118,14 @@ struct recorder {
 extern volatile sig_atomic_t stop_requests;
 
 uint64_t now_ns(clockid_t clk);
-/* The stage's hook, when there is a stage and it has that hook. */
+/* The stage's hook, when there is a stage and it has that hook; a call of
+ * it (nothing without one). */
 #define EXT_HOOK(r, hook) ((r)->o->ext && (r)->o->ext->hook ? (r)->o->ext->hook : NULL)
+#define EXT_CALL(r, hook, ...)								\
+	do {										\
+		if (EXT_HOOK(r, hook))							\
+			(r)->o->ext->hook((r)->o->ext->ctx, ##__VA_ARGS__);		\
+	} while (0)
 
 /* --gpu-metrics (gpu_metrics_hook.c): the sampler opened before the
  * header is written (its probe goes into the header's options, appended to

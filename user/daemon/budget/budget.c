@@ -211,7 +211,7 @@ static double duty_now(const struct budget *b)
 {
 	if (!b->o->light)
 		return 1;
-	uint64_t period = period_now(b) ? period_now(b) : b->o->period_ns;
+	uint64_t period = period_now(b) ?: b->o->period_ns;
 
 	if (!period || b->o->capture_range != RECORD_RANGE_NONE)
 		return 0;
@@ -268,6 +268,22 @@ static double hot_mean_hit(const struct budget *b)
 	return all ? sum / all : 0;
 }
 
+void budget__env_seconds(const char *name, double lo, bool lo_open, double hi, uint64_t *ns)
+{
+	const char *e = getenv(name);
+	char *end;
+	double v;
+
+	if (!e || !*e)
+		return;
+	v = strtod(e, &end);
+	if (*end || !(lo_open ? v > lo : v >= lo) || v > hi)
+		pr_warn("%s=%s is not a number of seconds in %c%.0f, %.0f]: ignored", name, e,
+			lo_open ? '(' : '[', lo, hi);
+	else
+		*ns = (uint64_t)(v * 1e9);
+}
+
 int budget__start(struct recorder *r, double budget, struct budget **out)
 {
 	struct recorder_prog progs[MAX_PROGS];
@@ -276,24 +292,13 @@ int budget__start(struct recorder *r, double budget, struct budget **out)
 	size_t i, n;
 	int err;
 
-	const char *pm = getenv("GTRACE_BUDGET_PERIOD_MAX_S");
-
 	*out = NULL;
 	if (!b)
 		return -ENOMEM;
 	b->r = r;
 	b->o = recorder__opts(r);
 	b->budget = budget;
-	if (pm && *pm) {
-		char *end;
-		double v = strtod(pm, &end);
-
-		if (*end || !(v >= 1) || v > PERIOD_MAX_NS / 1e9)
-			pr_warn("GTRACE_BUDGET_PERIOD_MAX_S=%s is not a number of seconds in [1, %.0f]: "
-				"ignored", pm, PERIOD_MAX_NS / 1e9);
-		else
-			period_max_ns = (uint64_t)(v * 1e9);
-	}
+	budget__env_seconds("GTRACE_BUDGET_PERIOD_MAX_S", 1, false, PERIOD_MAX_NS / 1e9, &period_max_ns);
 	b->stats_fd = recorder__bpf_stats();
 	if (b->stats_fd < 0)
 		pr_warn("budget: the kernel's BPF statistics cannot be enabled (%s): the estimate counts "

@@ -63,5 +63,9 @@ struct shed *budget__shed(const struct budget *b);
 /* At the end of the recording: the last interval's figures, one summary line. */
 void budget__finish(struct budget *b);
 void budget__free(struct budget *b);
+/* A test knob: the environment variable name in seconds, from lo (lo_open:
+ * above lo) to hi, into *ns; unset leaves *ns, a bad value is said and
+ * ignored. */
+void budget__env_seconds(const char *name, double lo, bool lo_open, double hi, uint64_t *ns);
 
 #endif

@@ -65,7 +65,6 @@ struct shed {
 int shed__start(struct recorder *r, struct budget *b, double budget, struct shed **out)
 {
 	struct shed *s = calloc(1, sizeof(*s));
-	const char *e = getenv("GTRACE_BUDGET_RETRY_S");
 
 	*out = NULL;
 	if (!s)
@@ -75,16 +74,7 @@ int shed__start(struct recorder *r, struct budget *b, double budget, struct shed
 	s->budget = budget;
 	s->can = recorder__multi(r);
 	s->retry_ns = SHED_RETRY_NS;
-	if (e && *e) {
-		char *end;
-		double v = strtod(e, &end);
-
-		if (*end || !(v > 0) || v > 86400)
-			pr_warn("GTRACE_BUDGET_RETRY_S=%s is not a number of seconds in (0, 86400]: "
-				"ignored", e);
-		else
-			s->retry_ns = (uint64_t)(v * 1e9);
-	}
+	budget__env_seconds("GTRACE_BUDGET_RETRY_S", 0, true, 86400, &s->retry_ns);
 	*out = s;
 	if (!s->can)
 		pr_verbose("budget: one link per probe (no uprobe_multi): always-on calls cannot be "
