@@ -152,9 +152,8 @@ int mg__write_merged(struct merger *m, struct trace_writer *w, uint32_t *linked,
 	struct gt_pass p = { .ctx = &sp, .record = second_record, .stop = second_stop };
 	enum gt_pass_fail fail;
 	const char *msg = NULL;
-	uint64_t n = 0;
-	size_t cursor = 0, lp = 0, i;
 	struct gt_merge_stats ms;
+	size_t i;
 	int err;
 
 	err = trace_reader__open(o->trace, &r, &msg);
@@ -163,19 +162,16 @@ int mg__write_merged(struct merger *m, struct trace_writer *w, uint32_t *linked,
 		return err;
 	}
 	err = gt_pass__run(r, NULL, &p, &fail);
-	n = sp.n;
-	cursor = sp.cursor;
-	lp = sp.lp;
 	if (err && fail == GT_PASS_DECODE)
 		goto out;
 	if (err < 0) {
 		pr_err("cannot read %s: %s", o->trace, strerror(-err));
 		goto out;
 	}
-	if (n != m->res.main_records || cursor != m->ncalls || lp != nlinked) {
+	if (sp.n != m->res.main_records || sp.cursor != m->ncalls || sp.lp != nlinked) {
 		err = -EIO;
 		pr_err("%s changed while it was merged (%llu records read, then %llu)", o->trace,
-		       (unsigned long long)m->res.main_records, (unsigned long long)n);
+		       (unsigned long long)m->res.main_records, (unsigned long long)sp.n);
 		goto out;
 	}
 	for (i = 0; i < m->ntail; i++) {

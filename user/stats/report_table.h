@@ -4,7 +4,7 @@
  * written: the one list their ids (enum stats_report_id), -r's names (and
  * --help's, the completion's, the docs', which tests/integration/test_docs.sh
  * holds against it), titles and columns come from. A new report is a row
- * here and its rows' builder in stats_report.c.
+ * here, its case in stats.c's switch of builders (build()) and the builder.
  *
  * STATS_REPORT(ID, -r name, title, what an empty one had none of, columns,
  *              notes (NULL: none), the hot-call column of light mode's sampled

@@ -156,7 +156,6 @@ const char *const stats_report_names[] = {
 	NULL,
 };
 
-#define NREPORTS SR__COUNT
 
 /* ---- running ------------------------------------------------------------ */
 
@@ -164,7 +163,7 @@ const char *const stats_report_names[] = {
 	{ .name = nm, .title = ttl, .empty = what, .cols = c, \
 	  .ncols = (int)(sizeof(c) / sizeof(c[0])), .notes = n }
 
-static const struct stats_report report_templates[NREPORTS] = {
+static const struct stats_report report_templates[SR__COUNT] = {
 #define STATS_REPORT(id, name, title, what, cols, notes, hot) [SR_##id] = REPORT(name, title, what, cols, notes),
 #include "stats/report_table.h"
 #undef STATS_REPORT
@@ -174,7 +173,7 @@ static const struct stats_report report_templates[NREPORTS] = {
  * of the api a row is of (only its hot apis' rows are), or ALL_ROWS. */
 #define NOT_HOT -2
 #define ALL_ROWS -1
-static const int8_t hot_rows[NREPORTS] = {
+static const int8_t hot_rows[SR__COUNT] = {
 #define STATS_REPORT(id, name, title, what, cols, notes, hot) [SR_##id] = hot,
 #include "stats/report_table.h"
 #undef STATS_REPORT
@@ -182,19 +181,13 @@ static const int8_t hot_rows[NREPORTS] = {
 
 static const struct stats_col sampled_col = { "Sampled", "sampled", SK_BOOL };
 
-#define CAPTURE_SUM SR_CAPTURE_SUM	/* its notes are the trace's */
-#define GPU_METRICS_SUM SR_GPU_METRICS_SUM
-#define DEVICE_SUM SR_CUDA_DEVICE_SUM
-#define NCCL_SUM SR_NCCL_SUM
-#define LAUNCH_SUM SR_CUDA_LAUNCH_SUM
-#define GPU_KERN_SUM SR_CUDA_GPU_KERN_SUM
 
 /* The reports with a row per kernel get a Device column before Name and a
  * row per kernel and device when their kernels ran on more than one. */
 static bool by_device(int which, const struct stats_acc *s)
 {
-	return (which == LAUNCH_SUM && stats_devs_many(s->launch_devs)) ||
-	       (which == GPU_KERN_SUM && stats_devs_many(s->gkern_devs));
+	return (which == SR_CUDA_LAUNCH_SUM && stats_devs_many(s->launch_devs)) ||
+	       (which == SR_CUDA_GPU_KERN_SUM && stats_devs_many(s->gkern_devs));
 }
 
 static const struct stats_col device_col = { "Device", "device", SK_STR };
@@ -204,21 +197,22 @@ static int build(int which, struct stats_run *run, struct stats_report *r)
 	struct stats_acc *s = run->s;
 
 	switch (which) {
-	case 0: return stats_cpu__api_sum(s, r);
-	case 1: return stats_cpu__launch_sum(s, r, by_device(which, s));
-	case 2: return stats_gpu__size_rows(s->mem, r);
-	case 3: return stats_cpu__sync_sum(s, r);
-	case 4: return stats_cpu__proc_sum(s, r, run->d);
-	case 5: return stats_cpu__ioctl_sum(s, r, &run->majors);
-	case 6: return stats_gpu__named_sum(&s->gkern, r, by_device(which, s) ? s : NULL);
-	case 7: return stats_gpu__mem_time_sum(s, r);
-	case 8: return stats_gpu__size_rows(s->gmem_size, r);
-	case 9: return stats_gpu__named_sum(&s->nvtx, r, NULL);
-	case 10: return stats_gpu__latency(s, r);
-	case GPU_METRICS_SUM: return stats_gpum__sum(run, r);
-	case DEVICE_SUM: return stats_dev__sum(s, r);
-	case NCCL_SUM: return stats_nccl__sum(s, r);
-	default: return stats_capture__sum(run, r);	/* CAPTURE_SUM */
+	case SR_CUDA_API_SUM: return stats_cpu__api_sum(s, r);
+	case SR_CUDA_LAUNCH_SUM: return stats_cpu__launch_sum(s, r, by_device(which, s));
+	case SR_CUDA_MEM_SIZE_SUM: return stats_gpu__size_rows(s->mem, r);
+	case SR_CUDA_SYNC_SUM: return stats_cpu__sync_sum(s, r);
+	case SR_PROCESS_SUM: return stats_cpu__proc_sum(s, r, run->d);
+	case SR_IOCTL_SUM: return stats_cpu__ioctl_sum(s, r, &run->majors);
+	case SR_CUDA_GPU_KERN_SUM: return stats_gpu__named_sum(&s->gkern, r, by_device(which, s) ? s : NULL);
+	case SR_CUDA_GPU_MEM_TIME_SUM: return stats_gpu__mem_time_sum(s, r);
+	case SR_CUDA_GPU_MEM_SIZE_SUM: return stats_gpu__size_rows(s->gmem_size, r);
+	case SR_NVTX_SUM: return stats_gpu__named_sum(&s->nvtx, r, NULL);
+	case SR_GPU_LAUNCH_LATENCY: return stats_gpu__latency(s, r);
+	case SR_GPU_METRICS_SUM: return stats_gpum__sum(run, r);
+	case SR_CUDA_DEVICE_SUM: return stats_dev__sum(s, r);
+	case SR_NCCL_SUM: return stats_nccl__sum(s, r);
+	case SR_CAPTURE_SUM:
+	default: return stats_capture__sum(run, r);
 	}
 }
 
@@ -234,7 +228,7 @@ static int write_report(struct stats_writer *w, int which, struct stats_run *run
 		    r.ncols + dev < (int)(sizeof(cols) / sizeof(cols[0]));
 	int err, n = 0;
 
-	if (which == CAPTURE_SUM) {
+	if (which == SR_CAPTURE_SUM) {
 		r.notes = stats_capture__notes(run);
 		r.empty_notes = stats_capture__empty_notes(run);
 	}
@@ -256,7 +250,7 @@ static int write_report(struct stats_writer *w, int which, struct stats_run *run
 		r.notes = notes;
 	}
 	err = build(which, run, &r);
-	if (which == GPU_METRICS_SUM)
+	if (which == SR_GPU_METRICS_SUM)
 		r.notes = stats_gpum__notes(run);
 	if (!err && mark)
 		stats_capture__mark(run, &r, hot_rows[which]);
@@ -274,7 +268,7 @@ static int select_reports(const char *list, int *sel, int *nsel, char *bad, size
 
 	*nsel = 0;
 	if (!list) {
-		for (int i = 0; i < NREPORTS; i++)
+		for (int i = 0; i < SR__COUNT; i++)
 			sel[(*nsel)++] = i;
 		return 0;
 	}
@@ -289,11 +283,11 @@ static int select_reports(const char *list, int *sel, int *nsel, char *bad, size
 			q++;
 		while (e > q && e[-1] == ' ')
 			e--;
-		for (i = 0; i < NREPORTS; i++)
+		for (i = 0; i < SR__COUNT; i++)
 			if (strlen(stats_report_names[i]) == (size_t)(e - q) &&
 			    !memcmp(stats_report_names[i], q, e - q))
 				break;
-		if (i == NREPORTS) {
+		if (i == SR__COUNT) {
 			snprintf(bad, badlen, "%.*s", (int)(e - q), q);
 			return -EINVAL;
 		}
@@ -345,7 +339,7 @@ int stats__write_reports(const struct stats_opts *o, FILE *out, const int *sel, 
 
 int stats__check_reports(const char *list, char *bad, size_t badlen)
 {
-	int sel[NREPORTS], nsel;
+	int sel[SR__COUNT], nsel;
 
 	return select_reports(list, sel, &nsel, bad, badlen);
 }
@@ -439,7 +433,7 @@ int stats_run__write(struct stats_run *run, FILE *out, enum stats_format fmt, co
 		     const char *path, const char *damage)
 {
 	struct stats_opts o = { .path = path, .reports = reports, .format = fmt, .timeunit = "ns" };
-	int sel[NREPORTS], nsel;
+	int sel[SR__COUNT], nsel;
 	char bad[64];
 
 	if (select_reports(reports, sel, &nsel, bad, sizeof(bad)))
@@ -492,9 +486,9 @@ int stats__run(const struct stats_opts *o)
 	struct trace_reader *r = NULL;
 	struct gt_decoder *d = NULL;
 	const char *msg = NULL, *why = NULL, *damage = NULL;
-	int sel[NREPORTS], nsel, rc, ret = 1;
+	int sel[SR__COUNT], nsel, rc, ret = 1;
 	bool to_file = o->output && strcmp(o->output, "-");
-	struct out_file of[NREPORTS] = { 0 };
+	struct out_file of[SR__COUNT] = { 0 };
 	struct stats_range_arg range;
 	struct stats_run *run = NULL;
 	int nof = 0;
@@ -554,7 +548,7 @@ int stats__run(const struct stats_opts *o)
 		bool gpum = false;
 
 		for (int i = 0; i < nsel; i++)
-			gpum |= sel[i] == GPU_METRICS_SUM;
+			gpum |= sel[i] == SR_GPU_METRICS_SUM;
 		run->s->gpum_work &= gpum;
 	}
 	if (o->range) {
