@@ -104,7 +104,7 @@ t_all() {
 # that ended while no recorder ran removed, said once; what it read it gave
 # back (the spool of the program, still running, holds at most a page).
 t_takeover() {
-	local run=$T/run/cupti dead launches linked
+	local run=$T/run/cupti dead launches linked blocks last
 	need_cupti
 	start_tracer --all --libcuda "$MOCK_LIB" --trace cuda --cupti --cupti-lib "$AGENT" -o "$T/a.gtrace"
 	start_workload w "GT_LIBCUDA=$MOCK_LIB" "${AGENT_ENV[@]}" -- --flood 8 --rate 500 --launch-log "$T/launch.log"
@@ -120,16 +120,30 @@ t_takeover() {
 	wait $dead
 	printf 'GTCUPTI1' > "$run/gtrace-cupti.$dead.spool"
 	touch -d '1 hour ago' "$run/gtrace-cupti.$dead.spool"
-	GT_LIBCUDA="$MOCK_LIB" "$GTRACE" --all --libcuda "$MOCK_LIB" --trace cuda --cupti --cupti-lib "$AGENT" -d 2 \
-		-o "$T/b.gtrace" > "$T/b.out" 2> "$T/b.err"
-	RC=$?
-	[ "$RC" -eq 0 ] || fatal "the recorder after a SIGKILLed one exited $RC: $(tail -n 4 "$T/b.err" | tr '\n' '|')"
+	mv "$T/tracer.err" "$T/a.err"
+	GT_LIBCUDA="$MOCK_LIB" start_tracer --all --libcuda "$MOCK_LIB" --trace cuda --cupti --cupti-lib "$AGENT" \
+		-o "$T/b.gtrace"
+	sleep 1
+	# the program stopped before the recorder is: what its agent wrote is
+	# all read when the recorder ends, and nothing more is written while
+	# the spool's room is measured below
+	kill -STOP "$WPID"
+	stop_tracer INT
+	blocks=$(stat -c %b "$run/gtrace-cupti.$WPID.spool")
+	kill -CONT "$WPID"
+	cp "$T/tracer.err" "$T/b.err"
 	kill -0 "$WPID" 2>/dev/null || fatal "the workload ended before the second recording did: make its flood longer"
 	dump_trace "$T/b.gtrace" "$T/b.json"
-	launches=$(launches_of "$T/b.json" "$WPID")
+	# the launches up to the last one whose kernel the agent had written
+	# when the program was stopped: the records of the last few it still
+	# held in its buffer never came, which the merger knows (its API
+	# records are missing too): it counts them as no anomaly, and neither
+	# does this
+	last=$(jq -s --argjson p "$WPID" '[.[] | select(.pid == $p and .type == "gpu_kernel" and .launch_ts != null) | .launch_ts] | max // 0' "$T/b.json")
+	launches=$(jq -s --argjson p "$WPID" --argjson l "$last" '[.[] | select(.pid == $p and .type == "launch" and .ts <= $l)] | length' "$T/b.json")
 	linked=$(jq -s --argjson p "$WPID" '[.[] | select(.pid == $p and .type == "gpu_kernel" and .launch_ts != null)] | length' "$T/b.json")
-	[ "$launches" -gt 500 ] || err "$launches launches in 2 s at 500/s"
-	[ "$linked" -eq "$launches" ] || err "$linked GPU kernels linked of the $launches launches recorded"
+	[ "$launches" -gt 0 ] || err "no launch of the program with its kernel recorded in a second at 500/s"
+	[ "$linked" -eq "$launches" ] || err "$linked GPU kernels linked of the $launches launches recorded up to the last linked one"
 	[ "$(field unmatched "$T/b.err")" = 0 ] && [ "$(field 'launches without' "$T/b.err")" = 0 ] ||
 		err "not every GPU record and launch paired: $(summary "$T/b.err")"
 	grep -q 'GPU records of programs that ran before this recording began left out' "$T/b.err" ||
@@ -140,8 +154,8 @@ t_takeover() {
 	# the running program's file: what was read was given back; it holds
 	# the room its agent keeps for its last records (64 KiB) and a page or
 	# two at most
-	[ "$(stat -c %b "$run/gtrace-cupti.$WPID.spool")" -le $(((65536 + 8192) / 512)) ] ||
-		err "the spool of the running program holds $(stat -c %b "$run/gtrace-cupti.$WPID.spool") blocks after the recording"
+	[ "$blocks" -le $(((65536 + 8192) / 512)) ] ||
+		err "the spool of the running program holds $blocks blocks after the recording"
 	finish_workload w "$WPID"
 }
 

@@ -245,12 +245,32 @@ static void t_no_exit(void **state)
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(g[i].call, i);
 	expect_stats(&st, 4, 4, 0, 0, 0, 0, 0);
-	/* 2 ms after the last launch's entry: too far */
-	a[2].start = T0 + 12 * US + 2 * MS;
-	a[3].start = T0 + 12 * US + 3 * MS;	/* keep the copy out of the way */
+	/* CUPTI's callback 3.6 ms after the last launch's entry, no call of
+	 * the thread entered between: the thread was kept off the CPU inside
+	 * that launch, which is still the one */
+	a[2].start = T0 + 12 * US + 3600 * US;
+	a[3].start = T0 + 12 * US + 4 * MS;
 	c[3].entry = a[3].start - 1 * US;
 	c[3].exit = a[3].start + 8 * US;
 	g[3].ts = a[3].start + 1 * US;
+	g[2].ts = a[2].start + 5 * US;
+	link_ok(c, 4, a, 4, g, 4, &st);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(g[i].call, i);
+	expect_stats(&st, 4, 4, 0, 0, 0, 0, 0);
+	/* an earlier launch's window stays MERGE_NO_EXIT_WINDOW_NS: 2 ms
+	 * after the first launch, the thread had entered two calls since */
+	a[0].start = T0 + 2 * MS;
+	link_ok(c, 4, a, 4, g, 4, &st);
+	assert_int_not_equal(g[0].call, 0);
+	/* more than MERGE_NO_EXIT_LATEST_NS after the latest: too far */
+	a[0].start = T0 + 400;
+	a[2].start = T0 + 12 * US + MERGE_NO_EXIT_LATEST_NS + 1 * MS;
+	a[3].start = a[2].start + 1 * MS;
+	c[3].entry = a[3].start - 1 * US;
+	c[3].exit = a[3].start + 8 * US;
+	g[3].ts = a[3].start + 1 * US;
+	g[2].ts = a[2].start + 5 * US;
 	link_ok(c, 4, a, 4, g, 4, &st);
 	assert_int_equal(g[2].call, MERGE_NO_CALL);
 	assert_int_equal(g[3].call, 3);

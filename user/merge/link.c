@@ -150,7 +150,10 @@ static uint32_t find_call(const struct merge_call *calls, const uint32_t *perm, 
 			d = s < c->entry ? c->entry - s : s > c->exit ? s - c->exit : 0;
 			ok = d <= tol;
 		} else {
-			if (c->entry + win < s)
+			/* the thread's latest call by s is the one it is in at s
+			 * however long it was kept off the CPU inside it; an
+			 * earlier one ended when the next began */
+			if (c->entry + (steps ? win : MERGE_NO_EXIT_LATEST_NS) < s)
 				break;
 			d = s < c->entry ? c->entry - s : 0;
 			ok = d <= tol;

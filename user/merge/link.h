@@ -14,6 +14,8 @@
 /* Linking tolerances (merge_link_opts, 0 = these). */
 #define MERGE_TOLERANCE_NS	2000ull		/* CUPTI API start vs eBPF [entry, exit], both ways */
 #define MERGE_NO_EXIT_WINDOW_NS	1000000ull	/* calls without exit: entry at most this before */
+#define MERGE_NO_EXIT_LATEST_NS	1000000000ull	/* ... or this, for the thread's latest call by
+						 * then: it is still in it (preempted inside) */
 
 #define MERGE_NO_CALL		UINT32_MAX	/* merge_gpu.call of an unlinked record */
 
@@ -113,7 +115,10 @@ enum merge_call_kind merge__call_kind(unsigned api);
  *     graph), the call whose [entry, exit] holds the API start within
  *     tolerance_ns either way, the nearest when several do (ties: the latest
  *     entry); a call without exit holds it when its entry is at most
- *     no_exit_window_ns before (or tolerance_ns after) the start.
+ *     no_exit_window_ns before (or tolerance_ns after) the start, or
+ *     MERGE_NO_EXIT_LATEST_NS before when it is the thread's latest call
+ *     entered by then (the thread is still inside it: kept off the CPU
+ *     between the probe and CUPTI's callback).
  *  3. records of processes without API records (GTRACE_CUPTI_API=none), by
  *     order: a process' GPU records in correlation order (CUPTI numbers the
  *     driver calls as they are entered) against its calls not linked in
