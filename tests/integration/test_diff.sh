@@ -105,12 +105,21 @@ t_kernels() {
 	rec opt 5000
 	diff_json "$j" "$T/base.gtrace" "$T/opt.gtrace"
 	want=$(own_ratio period_median_ns)
-	check_speedup "$j" "$want" 0.02 kernels $((STEPS - 1))
-	jq -e '.baseline.iterations.period == 4 and .optimized.iterations.period == 4
-	       and .baseline.iterations.off_sequence == 0 and .kernels.source == "launches"
+	# each step ends in its synchronize: the boundary, the step's 4
+	# launches and the synchronize an iteration, checked to correspond
+	check_speedup "$j" "$want" 0.02 sync $((STEPS - 1))
+	jq -e '.baseline.iterations.period == 5 and .optimized.iterations.period == 5
+	       and .baseline.iterations.name == "cuStreamSynchronize" and .kernels.source == "launches"
+	       and .correspondence.checked and .correspondence.ok
 	       and .gpu_busy == null and .warning == null' "$j" > /dev/null ||
-		err "kernels: $(jq -c '{b: .baseline.iterations, k: .kernels.source, g: .gpu_busy, w: .warning}' "$j")"
+		err "sync: $(jq -c '{b: .baseline.iterations, k: .kernels.source, g: .gpu_busy, c: .correspondence, w: .warning}' "$j")"
 	no_kernel_moved "$j" $((STEPS - 1))
+	# the repeating launches, asked for
+	diff_json "$T/k.json" "$T/base.gtrace" "$T/opt.gtrace" --iter kernels
+	check_speedup "$T/k.json" "$want" 0.02 kernels $((STEPS - 1))
+	jq -e '.baseline.iterations.period == 4 and .optimized.iterations.period == 4
+	       and .baseline.iterations.off_sequence == 0' "$T/k.json" > /dev/null ||
+		err "kernels: $(jq -c '{b: .baseline.iterations}' "$T/k.json")"
 	# the table says the same
 	"$GTRACE" diff "$T/base.gtrace" "$T/opt.gtrace" > "$T/d.txt" 2>&1 ||
 		err "the table run failed: $(head -n 2 "$T/d.txt")"

@@ -336,7 +336,19 @@ static void test_kernels(void **state)
 
 	(void)state;
 	write_pair(M_KERNELS, true);
+	/* without markers the synchronize that ends each step is the
+	 * boundary: nine iterations from one's end to the next, the same
+	 * calls in each (3 launches and the synchronize) */
 	r = diff_of(tmp_path("a.gtrace"), tmp_path("b.gtrace"), NULL, &status);
+	assert_int_equal(status, 0);
+	check_speedup_2x(r, DIFF_ITER_SYNC, STEPS - 1);
+	assert_int_equal(r->base.it.period, 4);
+	assert_string_equal(r->base.it.name, "cuStreamSynchronize");
+	assert_true(r->checked && r->corresponds);
+	k2 = row_of(&r->kernels, "k2()");
+	assert_int_equal(k2->base.count, STEPS - 1);
+	diff_result__free(r);
+	r = diff_of(tmp_path("a.gtrace"), tmp_path("b.gtrace"), "kernels", &status);
 	assert_int_equal(status, 0);
 	check_speedup_2x(r, DIFF_ITER_KERNELS, STEPS - 1);
 	assert_int_equal(r->base.it.period, 3);
@@ -487,9 +499,13 @@ static void test_iterations_one_side(void **state)
 
 	(void)state;
 	r = diff_fixtures(&b, &o);
-	assert_true(r->whole_run);
+	/* the markers one side has are passed over, said; the synchronize
+	 * that ends each step on both sides makes the iterations */
+	assert_false(r->whole_run);
+	assert_int_equal(r->base.it.source, DIFF_ITER_SYNC);
 	assert_true(r->mismatch & DIFF_MM_ITERS);
-	assert_non_null(strstr(r->warning, "iterations in one trace only"));
+	assert_non_null(strstr(r->warning, "iterations of a kind only one trace has were passed over"));
+	assert_true(near(r->speedup.point, 2.0, 1e-6));
 	diff_result__free(r);
 }
 

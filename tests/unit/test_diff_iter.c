@@ -177,17 +177,17 @@ static void test_seq(void **state)
 static void test_choose(void **state)
 {
 	const struct diff_cand a[] = {
-		{ DIFF_ITER_NVTX, 10, "matmul", 20, 900 },
-		{ DIFF_ITER_NVTX, 10, "step N", 20, 1000 },
-		{ DIFF_ITER_NVTX, 10, "epoch N", 3, 1100 },	/* too few to be chosen alone */
-		{ DIFF_ITER_KERNELS, 10, NULL, 50, 990 },
-		{ DIFF_ITER_GRAPH, 10, NULL, 8, 500 },
+		{ DIFF_ITER_NVTX, 10, "matmul", 20, 900, false, NULL },
+		{ DIFF_ITER_NVTX, 10, "step N", 20, 1000, false, NULL },
+		{ DIFF_ITER_NVTX, 10, "epoch N", 3, 1100, false, NULL },	/* too few to be chosen alone */
+		{ DIFF_ITER_KERNELS, 10, NULL, 50, 990, false, NULL },
+		{ DIFF_ITER_GRAPH, 10, NULL, 8, 500, false, NULL },
 	};
 	const struct diff_cand b[] = {
-		{ DIFF_ITER_KERNELS, 20, NULL, 40, 500 },
-		{ DIFF_ITER_NVTX, 20, "step N", 2, 400 },	/* enough when asked for */
-		{ DIFF_ITER_NVTX, 21, "step N", 20, 300 },
-		{ DIFF_ITER_NVTX, 20, "matmul", 20, 280 },
+		{ DIFF_ITER_KERNELS, 20, NULL, 40, 500, false, NULL },
+		{ DIFF_ITER_NVTX, 20, "step N", 2, 400, false, NULL },	/* enough when asked for */
+		{ DIFF_ITER_NVTX, 21, "step N", 20, 300, false, NULL },
+		{ DIFF_ITER_NVTX, 20, "matmul", 20, 280, false, NULL },
 	};
 	size_t ia, ib;
 	bool partial;

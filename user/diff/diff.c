@@ -23,9 +23,9 @@ const char *diff_class__name(enum diff_class c)
 
 const char *diff_iter_source__name(enum diff_iter_source s)
 {
-	static const char *const names[] = { "none", "nvtx", "capture", "graph", "kernels" };
+	static const char *const names[] = { "none", "nvtx", "capture", "graph", "kernels", "sync" };
 
-	return (unsigned)s < 5 ? names[s] : "?";
+	return (unsigned)s < 6 ? names[s] : "?";
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -400,6 +400,47 @@ int diff__compute(const struct diff_side *b, const struct diff_side *o, bool par
 	return err;
 }
 
+/* ---- correspondence ----------------------------------------------------- */
+
+/*
+ * Whether the iterations chosen on the two sides are the same iterations
+ * of the program: the source is the same (diff_iter__choose); a
+ * synchronization series must end each iteration with the same call (an
+ * eager step and its CUDA graph both end in the synchronize that closes the
+ * step); a kernel sequence, which has no such anchor, must repeat as often
+ * on both sides (within DIFF_MATCH_COUNT): a sequence one side repeats
+ * thousands of times and the other a few dozen is a pattern inside the
+ * iteration on one side only.  When not, why says so in a line.
+ */
+#define DIFF_MATCH_COUNT 1.25
+
+static bool correspond(const struct diff_cand *x, const struct diff_cand *y, char *why, size_t n)
+{
+	double r;
+
+	switch (x->source) {
+	case DIFF_ITER_SYNC:
+		if (x->what && y->what && strcmp(x->what, y->what)) {
+			snprintf(why, n, "the baseline's iterations end in %s, the optimized's in %s",
+				 x->what, y->what);
+			return false;
+		}
+		return true;
+	case DIFF_ITER_KERNELS:
+		r = x->count > y->count ? (double)x->count / (y->count ? y->count : 1)
+					: (double)y->count / (x->count ? x->count : 1);
+		if (r > DIFF_MATCH_COUNT) {
+			snprintf(why, n, "a repeating sequence of kernel launches was found on both sides, "
+				 "%u times in the baseline and %u in the optimized: not the same iterations",
+				 x->count, y->count);
+			return false;
+		}
+		return true;
+	default:
+		return true;
+	}
+}
+
 /* ---- reading two traces ------------------------------------------------- */
 
 int diff__traces(const char *base, const char *opt, const struct diff_params *p,
@@ -412,7 +453,8 @@ int diff__traces(const char *base, const char *opt, const struct diff_params *p,
 	const struct diff_cand *ca, *cb;
 	size_t na, nb, ia = 0, ib = 0;
 	enum diff_choice_miss miss;
-	bool partial = false;
+	bool partial = false, matched = false;
+	char why[160] = "";
 	int status = 1, rc;
 
 	*out = NULL;
@@ -439,11 +481,28 @@ int diff__traces(const char *base, const char *opt, const struct diff_params *p,
 		status = 2;
 		goto out;
 	}
+	if (miss == DIFF_CHOICE_OK && !iter && !correspond(&ca[ia], &cb[ib], why, sizeof(why)))
+		miss = DIFF_CHOICE_NONE;
+	else if (miss == DIFF_CHOICE_OK)
+		matched = true;
 	if (diff_scan__side(sa, miss == DIFF_CHOICE_OK ? (ssize_t)ia : -1, &a, err) ||
 	    diff_scan__side(sb, miss == DIFF_CHOICE_OK ? (ssize_t)ib : -1, &b, err))
 		goto out;
 	*out = calloc(1, sizeof(**out));
 	rc = *out ? diff__compute(a, b, partial, *out) : -ENOMEM;
+	if (!rc) {
+		(*out)->checked = matched || why[0];
+		(*out)->corresponds = matched;
+		if (why[0]) {
+			char line[sizeof(why) + 64];
+
+			snprintf((*out)->why, sizeof((*out)->why), "%s", why);
+			(*out)->mismatch |= DIFF_MM_NO_MATCH;
+			snprintf(line, sizeof(line), "iterations do not correspond (%s): whole runs compared, "
+				 "no interval", why);
+			warn_add(*out, line);
+		}
+	}
 	if (rc) {
 		fprintf(err, "gtrace-bpf: failed to compare %s and %s: %s\n", base, opt, strerror(-rc));
 		diff_result__free(*out);

@@ -14,9 +14,13 @@
  * user/diff/README.md say what every figure means; in short:
  *
  * Iterations come from, in this order unless --iter chooses: NVTX ranges
- * whose names repeat ("step 1", "step 2": digits do not count), capture
- * ranges, launches of one CUDA graph, a repeating sequence of kernel
- * launches.  The speedup is the baseline's median iteration time over the
+ * whose names repeat ("step 1", "step 2": digits do not count) and that are
+ * iterations (analyze/steady.h: not a library's own ranges), capture ranges,
+ * launches of one CUDA graph, the calls between recurring synchronizations,
+ * a repeating sequence of kernel launches; each kept to its steady state
+ * (start-up and tail left out).  Both sides' iterations must correspond
+ * (diff.c: correspond()) for a speedup with an interval; when they do not,
+ * the whole runs are compared with no interval and a warning says why.  The speedup is the baseline's median iteration time over the
  * optimized one's, with a percentile bootstrap 95 % interval over the
  * iterations (DIFF_RESAMPLES resamples per interval, a generator seeded with
  * DIFF_SEED: the same inputs give the same interval); the same for GPU busy
@@ -58,6 +62,8 @@ enum diff_iter_source {
 	DIFF_ITER_CAPTURE,	/* capture ranges (cudaProfilerApi, --nvtx-capture) */
 	DIFF_ITER_GRAPH,	/* launches of one CUDA graph: from one to the next */
 	DIFF_ITER_KERNELS,	/* a repeating kernel sequence: from one start to the next */
+	DIFF_ITER_SYNC,		/* the calls between synchronizations (or collectives) that
+				 * recur with the same calls between them (analyze/steady.h) */
 };
 
 /* The iterations of one side. */
@@ -65,7 +71,13 @@ struct diff_iters {
 	enum diff_iter_source source;
 	const char *name;	/* NVTX: the series name ("step N"); graph: "0x..." its
 				 * exec handle; else NULL */
-	uint32_t count;		/* iterations (1 for the whole run) */
+	uint32_t count;		/* iterations compared: the steady state's (1 for the whole run) */
+	uint32_t found;		/* iterations found, start-up and tail included */
+	uint32_t startup;	/* of those, before the steady state */
+	uint32_t tail;		/* ... and after it */
+	bool steady;		/* a steady state was found (else every iteration found is compared) */
+	uint64_t steady_start;	/* the compared iterations' span */
+	uint64_t steady_end;
 	uint32_t period;	/* kernels: launches per iteration; else 0 */
 	uint64_t off_sequence;	/* kernels: launches that did not follow the sequence */
 	uint64_t median_ns;	/* median iteration time (the whole run's time without) */
@@ -138,6 +150,7 @@ enum diff_mismatch {
 	DIFF_MM_ITERS = 1 << 3,		/* iterations of different kinds, or only in one */
 	DIFF_MM_SAMPLED = 1 << 4,	/* a light-mode trace: hot calls sampled */
 	DIFF_MM_DAMAGED = 1 << 5,	/* a trace is cut: the diff covers what was read */
+	DIFF_MM_NO_MATCH = 1 << 6,	/* the iterations found do not correspond: no interval */
 };
 
 /* The figures of analyze a diff compares (enum order is the rows' order). */
@@ -200,6 +213,9 @@ struct diff_result {
 	struct diff_table apis;
 	struct diff_analysis analysis;	/* what moved in analyze's terms */
 	unsigned mismatch;	/* enum diff_mismatch bits */
+	bool checked;		/* iterations were found on both sides and checked to correspond */
+	bool corresponds;	/* ... and they do: the speedup has its interval */
+	char why[200];		/* when they do not: why, one line */
 	char warning[512];	/* the mismatches in one line, "" when none */
 	/* owned strings, freed with the result */
 	char **strs;

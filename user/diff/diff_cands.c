@@ -36,10 +36,30 @@ static struct scan_series *cand_new(struct diff_scan *s, enum diff_iter_source s
 	return x;
 }
 
-static void cand_cover(struct scan_series *x)
+/* Keeps the steady state of x's iterations (analyze/steady.h's phases),
+ * all of them when there is none; adds up what they cover. */
+static int cand_cover(struct scan_series *x)
 {
+	struct steady_phases ph;
+	int err = steady__phases(x->start, x->end, x->c.count, &ph);
+
+	if (err)
+		return err;
+	x->found = x->c.count;
+	if (ph.found) {
+		uint32_t n = (uint32_t)(ph.last - ph.first + 1);
+
+		x->steady = true;
+		x->startup = (uint32_t)ph.first;
+		x->tail = x->c.count - 1 - (uint32_t)ph.last;
+		memmove(x->start, x->start + ph.first, n * sizeof(*x->start));
+		memmove(x->end, x->end + ph.first, n * sizeof(*x->end));
+		x->c.count = n;
+	}
+	x->c.coverage = 0;
 	for (uint32_t i = 0; i < x->c.count; i++)
 		x->c.coverage += x->end[i] - x->start[i];
+	return 0;
 }
 
 static int iv_cmp(const void *a, const void *b)
@@ -72,9 +92,8 @@ static int cand_starts(struct diff_scan *s, enum diff_iter_source src, uint32_t 
 		x->start[i] = ts[i];
 		x->end[i] = ts[i + 1];
 	}
-	cand_cover(x);
 	*out = x;
-	return 0;
+	return cand_cover(x);
 }
 
 static int cand_ivs(struct diff_scan *s, enum diff_iter_source src, uint32_t pid, struct iv *v,
@@ -93,9 +112,8 @@ static int cand_ivs(struct diff_scan *s, enum diff_iter_source src, uint32_t pid
 		x->start[i] = v[i].start;
 		x->end[i] = v[i].end;
 	}
-	cand_cover(x);
 	*out = x;
-	return 0;
+	return cand_cover(x);
 }
 
 static int nvtx_cands(struct diff_scan *s)
@@ -113,6 +131,10 @@ static int nvtx_cands(struct diff_scan *s)
 			return err;
 		if (x && !(x->c.name = x->name = strdup(s->nvtx_names.v[n->series]->name)))
 			return -ENOMEM;
+		/* a library's ranges, or a sliver of each step: no iterations
+		 * unless --iter says so */
+		if (x)
+			x->c.weak = !steady__ranges_are_iterations(x->name, x->start, x->end, x->c.count);
 	}
 	return 0;
 }
@@ -201,6 +223,38 @@ static int kernel_cands(struct diff_scan *s)
 	return 0;
 }
 
+/* Per process, its best series of the call stream when a synchronization
+ * or a collective closes each iteration. */
+static int sync_cands(struct diff_scan *s)
+{
+	struct scan_series *x;
+	int err;
+
+	for (uint32_t i = 0; i < s->procs.cap; i++) {
+		const struct scan_proc *p = s->procs.s[i].v;
+		const struct steady_series *b;
+
+		if (!s->procs.s[i].used)
+			continue;
+		b = steady_scan__best(s->steady, p->pid);
+		if (!b || (b->kind != STEADY_SYNC && b->kind != STEADY_COLL) || b->n < 2)
+			continue;
+		x = cand_new(s, DIFF_ITER_SYNC, p->pid, b->n);
+		if (!x)
+			return -ENOMEM;
+		memcpy(x->start, b->start, b->n * sizeof(*x->start));
+		memcpy(x->end, b->end, b->n * sizeof(*x->end));
+		x->period = b->tokens;
+		if (!(x->name = strdup(b->what)))
+			return -ENOMEM;
+		x->c.what = x->name;
+		err = cand_cover(x);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int diff_cands__find(struct diff_scan *s)
 {
 	int err = nvtx_cands(s);
@@ -209,6 +263,8 @@ int diff_cands__find(struct diff_scan *s)
 		err = capture_cands(s);
 	if (!err)
 		err = graph_cands(s);
+	if (!err)
+		err = sync_cands(s);
 	if (!err)
 		err = kernel_cands(s);
 	return err;

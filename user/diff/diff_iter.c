@@ -189,7 +189,7 @@ static ssize_t best_of(const struct diff_cand *v, size_t n, enum diff_iter_sourc
 	for (size_t i = 0; i < n; i++) {
 		const struct diff_cand *c = &v[i];
 
-		if (c->source != src || c->count < min)
+		if (c->source != src || c->count < min || (c->weak && !want))
 			continue;
 		if (src == DIFF_ITER_NVTX) {
 			if (name && (!c->name || strcmp(c->name, name)))
@@ -211,7 +211,8 @@ static enum diff_iter_source want_source(const char *want, const char **name)
 {
 	static const char *const words[] = { [DIFF_ITER_CAPTURE] = "capture",
 					     [DIFF_ITER_GRAPH] = "graph",
-					     [DIFF_ITER_KERNELS] = "kernels" };
+					     [DIFF_ITER_KERNELS] = "kernels",
+					     [DIFF_ITER_SYNC] = "sync" };
 
 	*name = NULL;
 	if (!strcmp(want, "none"))
@@ -220,7 +221,7 @@ static enum diff_iter_source want_source(const char *want, const char **name)
 		*name = want + 5;
 		return DIFF_ITER_NVTX;
 	}
-	for (unsigned s = DIFF_ITER_CAPTURE; s <= DIFF_ITER_KERNELS; s++)
+	for (unsigned s = DIFF_ITER_CAPTURE; s <= DIFF_ITER_SYNC; s++)
 		if (!strcmp(want, words[s]))
 			return (enum diff_iter_source)s;
 	*name = want;
@@ -250,8 +251,12 @@ enum diff_choice_miss diff_iter__choose(const struct diff_cand *a, size_t na,
 		*ib = (size_t)y;
 		return DIFF_CHOICE_OK;
 	}
-	for (unsigned s = DIFF_ITER_NVTX; s <= DIFF_ITER_KERNELS; s++) {
-		enum diff_iter_source src = (enum diff_iter_source)s;
+	/* markers first, then what the calls show, coarsest first */
+	static const enum diff_iter_source order[] = { DIFF_ITER_NVTX, DIFF_ITER_CAPTURE, DIFF_ITER_GRAPH,
+						       DIFF_ITER_SYNC, DIFF_ITER_KERNELS };
+
+	for (unsigned s = 0; s < sizeof(order) / sizeof(order[0]); s++) {
+		enum diff_iter_source src = order[s];
 
 		if (src == DIFF_ITER_NVTX) {
 			/* the baseline's series in the order they rank, until the
@@ -261,7 +266,8 @@ enum diff_choice_miss diff_iter__choose(const struct diff_cand *a, size_t na,
 			ssize_t bx = -1, by = -1;
 
 			for (size_t i = 0; i < na; i++) {
-				if (a[i].source != src || a[i].count < DIFF_MIN_ITERS || !a[i].name)
+				if (a[i].source != src || a[i].count < DIFF_MIN_ITERS || !a[i].name ||
+				    a[i].weak)
 					continue;
 				y = best_of(b, nb, src, DIFF_MIN_ITERS, a[i].name, NULL);
 				if (y < 0) {

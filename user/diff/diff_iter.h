@@ -83,6 +83,9 @@ struct diff_cand {
 	const char *name;	/* NVTX: the series name; else NULL (graphs match any graph) */
 	uint32_t count;		/* iterations */
 	uint64_t coverage;	/* ns the iterations add up to */
+	bool weak;		/* NVTX: a series that is no iteration (a library's, a sliver
+				 * of each step): chosen only when --iter names it */
+	const char *what;	/* sync: the call that ends each iteration */
 };
 
 /* Why no series was chosen. */

@@ -78,6 +78,10 @@ static void put_iter_words(FILE *f, const struct diff_side_info *s, bool md)
 	case DIFF_ITER_KERNELS:
 		fprintf(f, "a repeating sequence of %u kernel launches", s->it.period);
 		break;
+	case DIFF_ITER_SYNC:
+		/* an API name: no escaping needed */
+		fprintf(f, "the %u calls up to each %s", s->it.period, name);
+		break;
 	default:
 		fputs("none", f);
 		break;
@@ -202,13 +206,30 @@ static void table_analysis(FILE *f, const struct diff_analysis *an, bool whole)
 		fprintf(f, "  %-42s none in either run\n", "Findings");
 }
 
+/* Which of the iterations found are compared: the steady state's. */
+static void steady_line(FILE *f, const char *which, const struct diff_side_info *s)
+{
+	if (!s->it.found)
+		return;
+	if (s->it.steady)
+		fprintf(f, "%-11s %s: the steady state, %u of the %u found (%u of start-up and %u of "
+			"tail left out), %.3f s\n", "", which, s->it.count, s->it.found, s->it.startup,
+			s->it.tail, (double)(s->it.steady_end - s->it.steady_start) / 1e9);
+	else
+		fprintf(f, "%-11s %s: no steady state (the iteration times do not settle): all %u "
+			"compared\n", "", which, s->it.found);
+}
+
 static void write_table(const struct diff_result *r, FILE *f)
 {
 	const char *unit = r->whole_run ? "whole run" : "iterations";
 
 	side_line(f, "Baseline:", &r->base);
 	side_line(f, "Optimized:", &r->opt);
-	if (r->whole_run) {
+	if (r->whole_run && r->why[0]) {
+		fprintf(f, "%-11s found on both sides, but they do not correspond: %s; the whole runs are "
+			"compared, with no interval\n", "Iterations:", r->why);
+	} else if (r->whole_run) {
 		fprintf(f, "%-11s none found in both: the whole runs are compared, with no interval\n",
 			"Iterations:");
 	} else {
@@ -222,6 +243,8 @@ static void write_table(const struct diff_result *r, FILE *f)
 			fputc(')', f);
 		}
 		fputc('\n', f);
+		steady_line(f, "baseline", &r->base);
+		steady_line(f, "optimized", &r->opt);
 	}
 	ratio_line(f, "Speedup:", &r->speedup, r->whole_run ? "time" : "iteration", r->whole_run);
 	if (r->base.gpu_records && r->opt.gpu_records)
@@ -487,7 +510,21 @@ static void j_side(struct obuf *o, const struct diff_side_info *s)
 	obuf__u64(o, s->it.late);
 	j_key(o, "gpu_unordered", false);
 	obuf__u64(o, s->it.gpu_unordered);
-	OBUF_LIT(o, "}}");
+	j_key(o, "phases", false);
+	OBUF_LIT(o, "{");
+	j_key(o, "found", true);
+	obuf__u64(o, s->it.found);
+	j_key(o, "steady", false);
+	j_bool(o, s->it.steady);
+	j_key(o, "startup", false);
+	obuf__u64(o, s->it.startup);
+	j_key(o, "tail", false);
+	obuf__u64(o, s->it.tail);
+	j_key(o, "steady_start_ts", false);
+	obuf__u64(o, s->it.steady_start);
+	j_key(o, "steady_end_ts", false);
+	obuf__u64(o, s->it.steady_end);
+	OBUF_LIT(o, "}}}");
 }
 
 static void j_ratio(struct obuf *o, const struct diff_ratio *r)
@@ -655,7 +692,7 @@ static void j_analysis(struct obuf *o, const struct diff_analysis *an, bool whol
 static int write_json(const struct diff_result *r, FILE *f)
 {
 	static const char *const mm[] = { "program", "no_common_kernels", "gpu_records_in_one",
-					  "iterations", "sampled", "damaged" };
+					  "iterations", "sampled", "damaged", "no_correspondence" };
 	struct obuf o;
 	bool first = true;
 	int err = obuf__init(&o, f);
@@ -671,6 +708,20 @@ static int write_json(const struct diff_result *r, FILE *f)
 	j_bool(&o, r->swapped);
 	j_key(&o, "whole_run", false);
 	j_bool(&o, r->whole_run);
+	/* whether a script may trust the interval: the iterations found on
+	 * both sides were checked to be the same ones */
+	j_key(&o, "correspondence", false);
+	OBUF_LIT(&o, "{");
+	j_key(&o, "checked", true);
+	j_bool(&o, r->checked);
+	j_key(&o, "ok", false);
+	j_bool(&o, r->corresponds);
+	j_key(&o, "why", false);
+	if (r->why[0])
+		obuf__json_str(&o, r->why);
+	else
+		OBUF_LIT(&o, "null");
+	OBUF_LIT(&o, "}");
 	j_key(&o, "speedup", false);
 	j_ratio(&o, &r->speedup);
 	j_key(&o, "gpu_busy", false);

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "analyze/steady.h"
 #include "diff/diff_int.h"
 #include "format/trace_file.h"
 #include "lib/hmap.h"
@@ -42,6 +43,8 @@ struct scan_proc {
 	uint64_t gpu;		/* GPU records */
 	uint64_t first_ts;	/* the first call's entry */
 	uint64_t last_ts;	/* the latest end of a call (its entry when it has none) */
+	uint64_t gpu_first;	/* the GPU's active span: its first work's start */
+	uint64_t gpu_last;	/* ... and its last work's end */
 	enum seq_state seq_state;
 	uint32_t *ids;		/* SEQ_FILL: the launches so far, name ids */
 	uint64_t *ts;		/* ... and entry times */
@@ -57,7 +60,10 @@ struct scan_series {
 	uint64_t *start, *end;	/* owned */
 	uint32_t period;	/* kernels */
 	uint64_t off;		/* kernels: launches off the sequence */
-	char *name;		/* owned: NVTX series name, graph exec in hex */
+	char *name;		/* owned: NVTX series name, graph exec in hex, sync: its call */
+	uint32_t found;		/* iterations found, before the phases kept the steady ones */
+	uint32_t startup, tail;	/* ... left out before and after the steady state */
+	bool steady;		/* a steady state was found */
 };
 
 struct diff_scan {
@@ -70,6 +76,7 @@ struct diff_scan {
 	struct diff_names seq_names;	/* launch names -> ids */
 	struct diff_names nvtx_names;	/* series names -> ids */
 	struct scan_proc *last;
+	struct steady_scan *steady;	/* iterations between recurring synchronizations */
 	struct scan_series *series;	/* the candidates */
 	size_t nseries, series_cap;
 	struct diff_cand *cands;	/* their struct diff_cand, in the same order */

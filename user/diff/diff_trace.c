@@ -117,12 +117,21 @@ static int scan_call(void *ctx, const struct gt_callrec *c)
 		p->first_ts = c->ts;
 	if (end > p->last_ts)
 		p->last_ts = end;
+	if (steady_scan__call(s->steady, c))
+		return -ENOMEM;
 	if (c->type != GT_T_LAUNCH)
 		return 0;
 	if (c->graph)
 		return graph_add(s, c->pid, c->handle, c->ts);
 	k = diff_names__get(&s->seq_names, c->kernel ? c->kernel : "unknown_kernel");
 	return k ? seq_add(p, k->id, c->ts) : -ENOMEM;
+}
+
+static int scan_nccl(void *ctx, const struct gt_ncclrec *n)
+{
+	struct diff_scan *s = ctx;
+
+	return steady_scan__nccl(s->steady, n);
 }
 
 static int nvtx_add(struct diff_scan *s, const struct gt_nvtx *nv)
@@ -172,7 +181,16 @@ static int scan_other(void *ctx, const struct gt_hdr *rec)
 		p = proc_of(s, rec->pid);
 		if (!p)
 			return -ENOMEM;
-		p->gpu++;
+		if (!p->gpu++ || rec->ts < p->gpu_first)
+			p->gpu_first = rec->ts;
+		{
+			const struct gt_gpu_kernel *k = (const void *)rec;
+			const struct gt_gpu_copy *cp = (const void *)rec;
+			uint64_t e = rec->ts + (rec->type == GT_REC_GPU_KERNEL ? k->dur : cp->dur);
+
+			if (e > p->gpu_last)
+				p->gpu_last = e;
+		}
 		return 0;
 	default:
 		return 0;
@@ -200,6 +218,8 @@ static int scan_finish(struct diff_scan *s)
 		}
 	}
 	if (!err)
+		err = steady_scan__finish(s->steady);
+	if (!err)
 		err = diff_cands__find(s);
 	if (!err) {
 		s->cands = calloc(s->nseries ? s->nseries : 1, sizeof(*s->cands));
@@ -224,6 +244,7 @@ static int read_all(struct diff_scan *s, gt_call_cb on_call, gt_rec_cb on_other,
 	*why = "decode";
 	if (!d)
 		return -ENOMEM;
+	gt_decoder__set_nccl_cb(d, scan_nccl);
 	rc = gt_pass__run(s->r, d, NULL, &fail);
 	if (fail == GT_PASS_READ)
 		*why = "read";
@@ -259,7 +280,8 @@ int diff_scan__open(const char *path, struct diff_scan **out, struct trace_damag
 		return 1;
 	}
 	s->cap = capture_spans__new(trace_reader__info(s->r));
-	rc = s->cap ? read_all(s, scan_call, scan_other, s, &d, &why) : -ENOMEM;
+	s->steady = steady_scan__new();
+	rc = s->cap && s->steady ? read_all(s, scan_call, scan_other, s, &d, &why) : -ENOMEM;
 	if (!rc) {
 		const struct gt_trailer *t = trace_reader__trailer(s->r);
 		uint64_t last = gt_decoder__last_ts(d);
@@ -568,6 +590,14 @@ int diff_scan__side(struct diff_scan *s, ssize_t ci, struct diff_side **out, FIL
 		info->it.name = x->name;
 		info->it.period = x->period;
 		info->it.off_sequence = x->off;
+		info->it.found = x->found;
+		info->it.startup = x->startup;
+		info->it.tail = x->tail;
+		info->it.steady = x->steady;
+		info->it.steady_start = x->start[0];
+		for (uint32_t i = 0; i < x->c.count; i++)
+			if (x->end[i] > info->it.steady_end)
+				info->it.steady_end = x->end[i];
 		g.its = (struct diff_iterset){ .start = x->start, .end = x->end, .n = x->c.count };
 		for (uint32_t i = 0; i < x->c.count; i++)
 			g.side->iter_ns[i] = x->end[i] - x->start[i];
@@ -622,6 +652,7 @@ void diff_scan__free(struct diff_scan *s)
 	diff_names__free(&s->seq_names);
 	diff_names__free(&s->nvtx_names);
 	capture_spans__free(s->cap);
+	steady_scan__free(s->steady);
 	trace_reader__close(s->r);
 	free(s->damage);
 	free(s);
