@@ -13,7 +13,9 @@
 # without GPU records is still a diff, with one warning line; bad input is
 # one line and a non-zero exit.
 REQUIRES="root jq mock gtrace"
-QUIET_CASES="t_identical"
+# the speedup cases compare with the programs' own step times within 2 %:
+# alone, their CPU spins are not stretched by other cases' work
+QUIET_CASES="t_identical t_kernels t_graph t_library_ranges"
 . "$(dirname "$0")/lib.sh"
 
 OUT_DIR=$(dirname "$MOCK_DIR")
@@ -36,7 +38,7 @@ rec() {
 			fatal "cannot run: no CUPTI agent or mock ($AGENT, $CUPTI_MOCK): make cupti-mock (needs cupti.h)"
 		envs+=(GT_MOCK_INJECTION=1 LD_LIBRARY_PATH="$CUPTI_MOCK")
 		extra=(--cupti --cupti-lib "$AGENT")
-		wl=(--nvtx-steps)
+		[ "${NO_STEP_RANGES:-0}" = 1 ] || wl=(--nvtx-steps)
 	fi
 	env "${envs[@]}" "$GTRACE" -q --libcuda "$MOCK_LIB" "${extra[@]}" -o "$T/$name.gtrace" -- \
 		"$WORKLOAD" --steps "$STEPS" --step-us "$us" --step-jitter "$JITTER" "${wl[@]}" "$@" \
@@ -67,9 +69,23 @@ own_ratio() {
 		"\$b[0].steps.$1 / \$o[0].steps.$1"
 }
 
+# own_kept JSON: the workloads' own median period over the iterations the
+# diff kept of each side (the steady state: its start-up and tail left
+# out), baseline over optimized.  Iteration i, from one step's synchronize
+# to the next one's, is the period from step i + 1's start to step i + 2's.
+own_kept() {
+	local j=$1
+	jq -n --slurpfile b "$T/base.json" --slurpfile o "$T/opt.json" --slurpfile d "$j" '
+		def med: sort | if length % 2 == 1 then .[length / 2 | floor]
+			else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+		def kept($s; $i): $s.steps.period_ns[$i.phases.startup + 1 : $i.phases.startup + 1 + $i.count] | med;
+		kept($b[0]; $d[0].baseline.iterations) / kept($o[0]; $d[0].optimized.iterations)'
+}
+
 # check_speedup JSON WANT TOL SOURCE COUNT: the speedup is within TOL
 # (relative) of WANT, its interval contains WANT, the iterations are of
-# SOURCE and COUNT a side.
+# SOURCE and COUNT a side (COUNT "steady": STEPS - 1 found a side, of which
+# the steady state's are compared).
 check_speedup() {
 	local j=$1 want=$2 tol=$3 src=$4 n=$5 got
 	got=$(jq -c '[.speedup.point, .speedup.interval[0], .speedup.interval[1]]' "$j")
@@ -78,6 +94,14 @@ check_speedup() {
 		'.speedup.point >= $w * (1 - $t) and .speedup.point <= $w * (1 + $t)
 		 and .speedup.interval[0] <= $w and .speedup.interval[1] >= $w' "$j" > /dev/null ||
 		err "speedup [point, lo, hi] $got: expected $want within $tol with an interval containing it"
+	if [ "$n" = steady ]; then
+		jq -e --arg s "$src" --argjson n $((STEPS - 1)) \
+			'.whole_run == false and .baseline.iterations.source == $s and .optimized.iterations.source == $s
+			 and ([.baseline.iterations, .optimized.iterations] | all(.phases.found == $n
+			      and .count == .phases.found - .phases.startup - .phases.tail))' "$j" > /dev/null ||
+			err "iterations: $(jq -c '[.baseline.iterations, .optimized.iterations]' "$j"), expected $((STEPS - 1)) of $src found a side"
+		return
+	fi
 	jq -e --arg s "$src" --argjson n "$n" \
 		'.whole_run == false and .baseline.iterations.source == $s and .optimized.iterations.source == $s
 		 and .baseline.iterations.count == $n and .optimized.iterations.count == $n' "$j" > /dev/null ||
@@ -104,19 +128,23 @@ t_kernels() {
 	rec base 10000
 	rec opt 5000
 	diff_json "$j" "$T/base.gtrace" "$T/opt.gtrace"
-	want=$(own_ratio period_median_ns)
+	want=$(own_kept "$j")
 	# each step ends in its synchronize: the boundary, the step's 4
 	# launches and the synchronize an iteration, checked to correspond
-	check_speedup "$j" "$want" 0.02 sync $((STEPS - 1))
+	check_speedup "$j" "$want" 0.02 sync steady
 	jq -e '.baseline.iterations.period == 5 and .optimized.iterations.period == 5
 	       and .baseline.iterations.name == "cuStreamSynchronize" and .kernels.source == "launches"
 	       and .correspondence.checked and .correspondence.ok
 	       and .gpu_busy == null and .warning == null' "$j" > /dev/null ||
 		err "sync: $(jq -c '{b: .baseline.iterations, k: .kernels.source, g: .gpu_busy, c: .correspondence, w: .warning}' "$j")"
-	no_kernel_moved "$j" $((STEPS - 1))
+	[ "$(jq '[.baseline.iterations, .optimized.iterations] | map(.phases.startup + .phases.tail) | add' "$j")" = 0 ] &&
+		no_kernel_moved "$j" $((STEPS - 1))
 	# the repeating launches, asked for
 	diff_json "$T/k.json" "$T/base.gtrace" "$T/opt.gtrace" --iter kernels
-	check_speedup "$T/k.json" "$want" 0.02 kernels $((STEPS - 1))
+	check_speedup "$T/k.json" "$(jq -n --slurpfile d "$T/k.json" --slurpfile b "$T/base.json" --slurpfile o "$T/opt.json" '
+		def med: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+		def kept($s; $i): $s.steps.period_ns[$i.phases.startup : $i.phases.startup + $i.count] | med;
+		kept($b[0]; $d[0].baseline.iterations) / kept($o[0]; $d[0].optimized.iterations)')" 0.02 kernels steady
 	jq -e '.baseline.iterations.period == 4 and .optimized.iterations.period == 4
 	       and .baseline.iterations.off_sequence == 0' "$T/k.json" > /dev/null ||
 		err "kernels: $(jq -c '{b: .baseline.iterations}' "$T/k.json")"
@@ -161,6 +189,66 @@ t_identical() {
 	no_kernel_moved "$j" $((STEPS - 1))
 	bad=$(jq -r '.apis.rows[] | select(.timed == false and .class != "unchanged") | .name' "$j")
 	[ -z "$bad" ] || err "identical runs: launch apis that moved: $bad"
+}
+
+# Eager steps (10 groups of 4 launches and a synchronize) against the same
+# steps as 10 CUDA graph launches and the synchronize, no markers: the
+# synchronize ends each iteration on both sides, the program's own step
+# ratio within 2 % (the kernel sequence of the eager side repeats 10 times a
+# step, a pattern the graph side has not: it must not be taken).
+t_graph() {
+	local j=$T/d.json want
+	rec base 10000 --step-groups 10
+	rec opt 4000 --step-groups 10 --step-graph
+	# the graph side has no kernel launch (eBPF only): no kernel in
+	# common, and the eager side's kernel sequence passed over, said
+	ALLOW_WARN=1 diff_json "$j" "$T/base.gtrace" "$T/opt.gtrace"
+	want=$(own_kept "$j")
+	check_speedup "$j" "$want" 0.02 sync steady
+	jq -e '.baseline.iterations.period == 41 and .optimized.iterations.period == 11
+	       and .correspondence.ok and (.warning | test("correspond") | not)' "$j" > /dev/null ||
+		err "eager against graph: $(jq -c '{b: .baseline.iterations.period, o: .optimized.iterations.period, c: .correspondence, w: .warning}' "$j")"
+}
+
+# Only a library's NVTX ranges (CUB's sorts, 200 us in each step), through
+# the CUPTI agent: they are no iterations; the synchronize is, and the
+# speedup is the program's own within 2 %.
+t_library_ranges() {
+	local j=$T/d.json want
+	NO_STEP_RANGES=1 rec base 10000 cupti --nvtx-lib
+	NO_STEP_RANGES=1 rec opt 5000 cupti --nvtx-lib
+	diff_json "$j" "$T/base.gtrace" "$T/opt.gtrace"
+	want=$(own_kept "$j")
+	jq -e '.baseline.iterations.source == "sync" and .optimized.iterations.source == "sync"' "$j" > /dev/null ||
+		err "library ranges: $(jq -c '[.baseline.iterations, .optimized.iterations]' "$j")"
+	jq -e --argjson w "$want" '.speedup.point >= $w * 0.98 and .speedup.point <= $w * 1.02
+	       and .speedup.interval[0] <= $w and .speedup.interval[1] >= $w' "$j" > /dev/null ||
+		err "library ranges: speedup $(jq -c .speedup "$j"), the program's own $want over the steady steps"
+	# asked for by name, the ranges are still there to compare
+	diff_json "$T/n.json" "$T/base.gtrace" "$T/opt.gtrace" --iter "cub::DeviceRadixSort::SortPairs"
+	jq -e '.baseline.iterations.source == "nvtx"' "$T/n.json" > /dev/null ||
+		err "--iter naming the library's ranges: $(jq -c .baseline.iterations "$T/n.json")"
+}
+
+# A baseline whose iterations the optimized run lacks (a flood of launches,
+# no step, no synchronize): the kernel sequences found on both sides do not
+# repeat alike; no interval, one warning line saying why, status 0.
+t_no_match() {
+	local j=$T/d.json
+	rec base 5000
+	env GT_LIBCUDA="$MOCK_LIB" "$GTRACE" -q --libcuda "$MOCK_LIB" -o "$T/opt.gtrace" -- \
+		"$WORKLOAD" --flood 1 --rate 2000 > "$T/opt.out" 2> "$T/opt.err" ||
+		fatal "recording the flood failed: $(tail -n 3 "$T/opt.err" | tr '\n' '|')"
+	ALLOW_WARN=1 diff_json "$j" "$T/base.gtrace" "$T/opt.gtrace"
+	[ "$(grep -c . "$j.err")" -eq 1 ] && grep -q '^gtrace-bpf: warning: .*iterations do not correspond' "$j.err" ||
+		err "expected one warning line that the iterations do not correspond, got: $(tr '\n' '|' < "$j.err")"
+	jq -e '.whole_run and .speedup.interval == null and .correspondence.checked
+	       and (.correspondence.ok | not) and (.correspondence.why | length > 0)
+	       and (.mismatch | index("no_correspondence")) != null' "$j" > /dev/null ||
+		err "not corresponding: $(jq -c '{whole_run, s: .speedup, c: .correspondence, m: .mismatch}' "$j")"
+	"$GTRACE" diff "$T/base.gtrace" "$T/opt.gtrace" > "$T/d.txt" 2> "$T/d.err" || err "the table exited $?"
+	grep -q '^Iterations: found on both sides, but they do not correspond' "$T/d.txt" ||
+		err "the table does not say it: $(grep '^Iterations' "$T/d.txt")"
 }
 
 # _baseline / _optimized names in either order: the same diff, swapped said.
@@ -290,8 +378,11 @@ PY
 }
 
 add_case t_hostile_text "hostile names: table, Markdown and JSON UTF-8 with no control character, Markdown rows keep their columns"
-add_case t_kernels "diff of two eBPF recordings: iterations from the repeating launches, the program's own speedup within 2 %, in the interval"
+add_case t_kernels "diff of two eBPF recordings: iterations between the synchronizes (and the repeating launches, asked for), the program's own speedup within 2 %, in the interval"
 add_case t_nvtx "diff with NVTX step ranges from the CUPTI agent: the program's own speedup, in the interval; GPU busy 1x; --iter kernels"
+add_case t_graph "diff of eager steps and their CUDA graph, no markers: the synchronize ends each iteration, the program's own speedup within 2 %"
+add_case t_library_ranges "diff with only a library's NVTX ranges: not taken for iterations, the program's own speedup within 2 %"
+add_case t_no_match "diff of a run whose iterations the other lacks: no interval, one warning line, status 0"
 add_case t_identical "diff of two runs of one workload: an interval containing 1, no kernel moved"
 add_case t_names "diff: _baseline/_optimized names in either order give the same diff"
 add_case t_mismatch "diff of a trace with GPU records and one without: still a diff, one warning line"

@@ -315,7 +315,11 @@ int main(int argc, char **argv)
 	if (o.open_signal)
 		say_and_wait("waiting", &usr1);
 	load_libcuda(o.copy_lib);
-	if (o.nvtx_steps && !p_nvtx_range)
+	if (o.step_graph && !p_cuGraphLaunch) {
+		fprintf(stderr, "cuda_workload: --step-graph: the libcuda has no cuGraphLaunch\n");
+		return 1;
+	}
+	if ((o.nvtx_steps || o.nvtx_lib) && !p_nvtx_range)
 		die("--nvtx-steps needs the libcuda mock (gt_mock_nvtx_range): GT_LIBCUDA names another");
 	if (o.nccl) {
 		nccl_load();
@@ -389,6 +393,9 @@ int main(int argc, char **argv)
 		workers[t].step_us = o.step_us;
 		workers[t].step_jitter = o.step_jitter;
 		workers[t].nvtx_steps = o.nvtx_steps;
+		workers[t].step_groups = o.step_groups ? o.step_groups : 1;
+		workers[t].step_graph = o.step_graph;
+		workers[t].nvtx_lib = o.nvtx_lib;
 		if (o.steps) {
 			workers[t].step_ns = calloc((size_t)o.steps, sizeof(uint64_t));
 			workers[t].period_ns = calloc((size_t)o.steps, sizeof(uint64_t));

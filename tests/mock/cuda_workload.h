@@ -65,6 +65,9 @@ struct opts {
 	long step_us;		/* spin per step */
 	long step_jitter;	/* +- percent of step_us, a fixed sequence */
 	bool nvtx_steps;	/* each step an NVTX range (the mock's gt_mock_nvtx_range) */
+	long step_groups;	/* launch groups per step (default 1) */
+	bool step_graph;	/* each group one cuGraphLaunch instead of its launches */
+	bool nvtx_lib;		/* each step a short NVTX range a library would open */
 	long devices;		/* devices 0..devices-1 get launches (--devices) */
 	long peer;		/* --peer: rounds of the three peer copies */
 	long nccl;		/* --nccl: rounds of collectives, 0 none */
@@ -108,6 +111,8 @@ WL_APIS(WL_PTR)
 #undef WL_PTR
 /* the libcuda mock's NVTX ranges for the CUPTI agent (--nvtx-steps), NULL elsewhere */
 extern void (*p_nvtx_range)(const char *name, unsigned long long start, unsigned long long end);
+/* --step-graph's, outside the counted calls */
+extern CUresult (*p_cuGraphLaunch)(CUgraphExec g, CUstream s);
 
 extern bool after_ready;	/* set once, before any launch thread starts */
 
@@ -184,6 +189,9 @@ struct worker {
 	long steps;			/* > 0: launches in steps (--steps) */
 	long step_us, step_jitter;	/* each step's spin */
 	bool nvtx_steps;		/* each step an NVTX range */
+	long step_groups;		/* launch groups per step */
+	bool step_graph;		/* each group one graph launch */
+	bool nvtx_lib;			/* a library's short range in each step */
 	uint64_t *step_ns;		/* steps: each one's time, start to end */
 	uint64_t *period_ns;		/* steps - 1: from one's start to the next's */
 	bool sync_each;			/* cuStreamSynchronize after each flood launch */

@@ -28,6 +28,7 @@ WL_APIS(WL_PTR)
 static __typeof__(&cuGetErrorName) p_cuGetErrorName;	/* for messages, not counted */
 /* the libcuda mock's NVTX ranges for the CUPTI agent (--nvtx-steps), NULL elsewhere */
 void (*p_nvtx_range)(const char *name, unsigned long long start, unsigned long long end);
+CUresult (*p_cuGraphLaunch)(CUgraphExec g, CUstream s);
 
 /* The names gtrace-bpf probes. */
 static const char *const probed_names[] = {
@@ -138,6 +139,7 @@ void load_libcuda(const char *copy_dir)
 #undef WL_SYM
 	*(void **)&p_cuGetErrorName = dlsym(h, "cuGetErrorName");
 	*(void **)&p_nvtx_range = dlsym(h, "gt_mock_nvtx_range");
+	*(void **)&p_cuGraphLaunch = dlsym(h, "cuGraphLaunch");
 
 	for (i = 0; i < WL__COUNT; i++) {
 		size_t j;

@@ -10,8 +10,12 @@
 #                from the NVTX step ranges, GPU records on both sides
 #   torch-bf16   PyTorch, a chain of 4096^2 matrix products, float32 against bfloat16
 #   driver       the driver-API workload (tests/mock/cuda_workload*.c --steps), a
-#                2 ms spin a step against 1 ms, eBPF only: iterations from the
-#                repeating kernel launches
+#                2 ms spin a step against 1 ms, eBPF only: iterations between the
+#                synchronizes that end the steps
+#   no markers   (issue 27) torch-graph and torch-bf16 again without NVTX, with and
+#                without --cupti, and torch-host (20 launches of one kernel, host
+#                work of 30 ms against 5 ms, a synchronize): iterations from the
+#                calls (source sync), never a kernel pattern of one side
 # Each pair: one PASS/FAIL line with diff's speedup, its interval and the
 # program's own ratio; the diff tables and the programs' JSON lines are kept
 # in $OUT (default /tmp/gtrace-gpu-diff).  Exit 1 if any check failed.
@@ -107,10 +111,22 @@ for c in graph bf16; do
 	done
 	[ $ok -eq 1 ] && check "torch-$c" nvtx step_median_ns
 done
+for c in graph bf16 host; do
+	for mode in ebpf cupti; do
+		ok=1
+		extra=()
+		[ $mode = cupti ] && extra=(--cupti --cupti-lib "$W/agent.so")
+		for v in baseline optimized; do
+			record "nomark-$c-$mode" "$v" "${extra[@]}" -- python3 tools/gpu/diff_steps.py --case "$c" \
+				--variant "$v" --steps "$STEPS" --no-markers || ok=0
+		done
+		[ $ok -eq 1 ] && check "nomark-$c-$mode" sync step_median_ns
+	done
+done
 ok=1
 record driver baseline -- "$W/cuda_workload" --steps "$STEPS" --step-us 2000 --step-jitter 10 || ok=0
 record driver optimized -- "$W/cuda_workload" --steps "$STEPS" --step-us 1000 --step-jitter 10 || ok=0
-[ $ok -eq 1 ] && check driver kernels period_median_ns
+[ $ok -eq 1 ] && check driver sync period_median_ns
 
 note "$([ $fails -eq 0 ] && echo PASS || echo FAIL) diff_check: $fails failed; tables and JSON in $OUT"
 rm -rf "$W"

@@ -4,8 +4,8 @@
 program times its own steps, so that diff's speedup can be checked against
 the speedup the program measured (tools/gpu/diff_check.sh).
 
-Usage: tools/gpu/diff_steps.py --case graph|bf16 --variant baseline|optimized
-           [--steps 60] [--warmup 10]
+Usage: tools/gpu/diff_steps.py --case graph|bf16|host --variant baseline|optimized
+           [--steps 60] [--warmup 10] [--no-markers]
 
 Cases (the same computation in both variants):
   graph  20 Linear+ReLU layers of 512 on a batch of 64, 5 forward passes a
@@ -13,6 +13,12 @@ Cases (the same computation in both variants):
          launch-bound); the optimized replays a CUDA graph of the 5 passes.
   bf16   a chain of 8 matrix products of 4096 x 4096: float32 in the
          baseline, bfloat16 (tensor cores) in the optimized.
+  host   20 launches of one small kernel, then host work on the CPU (a spin
+         of 30 ms in the baseline, 5 ms in the optimized) before the
+         synchronize: the step is bound by the host.
+
+--no-markers: no NVTX range at all (diff must find the iterations in the
+calls themselves).
 
 Each step is one NVTX range "step <i>" (torch.cuda.nvtx.range_push/pop)
 that ends with torch.cuda.synchronize(): its GPU work is inside it.  The
@@ -76,9 +82,34 @@ def bf16_case(variant):
     return step
 
 
+def host_case(variant):
+    x = torch.zeros(1024, device="cuda")
+    spin_ns = (30 if variant == "baseline" else 5) * 1000000
+
+    def step():
+        for _ in range(20):
+            x.add_(1.0)
+        t = time.perf_counter_ns() + spin_ns
+        while time.perf_counter_ns() < t:
+            pass
+
+    return step
+
+
+class NoRange:
+    @staticmethod
+    def range_push(_name):
+        pass
+
+    @staticmethod
+    def range_pop():
+        pass
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--case", choices=("graph", "bf16"), required=True)
+    ap.add_argument("--case", choices=("graph", "bf16", "host"), required=True)
+    ap.add_argument("--no-markers", action="store_true")
     ap.add_argument("--variant", choices=("baseline", "optimized"), required=True)
     ap.add_argument("--steps", type=int, default=60)
     ap.add_argument("--warmup", type=int, default=10)
@@ -86,20 +117,21 @@ def main():
     if not torch.cuda.is_available():
         print("diff_steps: no CUDA device", file=sys.stderr)
         return 1
-    work = (graph_case if o.case == "graph" else bf16_case)(o.variant)
+    work = {"graph": graph_case, "bf16": bf16_case, "host": host_case}[o.case](o.variant)
+    nvtx = NoRange if o.no_markers else torch.cuda.nvtx
     for i in range(o.warmup):
-        torch.cuda.nvtx.range_push(f"warmup {i}")
+        nvtx.range_push(f"warmup {i}")
         work()
         torch.cuda.synchronize()
-        torch.cuda.nvtx.range_pop()
+        nvtx.range_pop()
     times = []
     for i in range(o.steps):
         t0 = time.perf_counter_ns()
-        torch.cuda.nvtx.range_push(f"step {i}")
+        nvtx.range_push(f"step {i}")
         work()
         torch.cuda.synchronize()
         t1 = time.perf_counter_ns()
-        torch.cuda.nvtx.range_pop()
+        nvtx.range_pop()
         times.append(t1 - t0)
     print(json.dumps({"case": o.case, "variant": o.variant, "steps": o.steps, "step_ns": times,
                       "step_median_ns": statistics.median(times)}))

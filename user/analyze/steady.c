@@ -423,7 +423,16 @@ static int cut(struct steady_scan *s, struct sthread *t, struct bnd *b)
 	struct steady_series *x;
 	const uint64_t *nm;
 
+	uint32_t calls = 0;
+
 	if (!steady__sig_period(b->sig, b->n, &run))
+		return 0;
+	/* synchronizations back to back (a program's clean-up) are no
+	 * iterations: one holds other calls than its boundaries (a launch
+	 * is work of its own) */
+	for (uint32_t i = 0; i < run.k; i++)
+		calls += b->ntoks[run.start + i];
+	if (!calls && (TOK_KIND(b->tok) == STEADY_SYNC || TOK_KIND(b->tok) == STEADY_COLL))
 		return 0;
 	if (vec__reserve(&s->series, &s->cap, s->nseries, 1, 16))
 		return -ENOMEM;

@@ -10,8 +10,9 @@ enum { OPT_FORMAT = 0x100, OPT_ITER };
 static const struct argp_option diff_options[] = {
 	{ "iter", OPT_ITER, "NAME", 0, "What an iteration is: an NVTX range name (step: \"step 1\", "
 	  "\"step 2\", ...; nvtx:NAME for a name below), capture (capture ranges), graph (launches of "
-	  "a CUDA graph), kernels (a repeating kernel sequence), none (the whole run); default: the "
-	  "first of these both traces have", 0 },
+	  "a CUDA graph), sync (the calls between recurring synchronizations), kernels (a repeating "
+	  "kernel sequence), none (the whole run); default: the first of these both traces have "
+	  "(a library's NVTX ranges only when named)", 0 },
 	{ "format", OPT_FORMAT, "FORMAT", 0, "table (default), json or md", 0 },
 	{ 0 },
 };
@@ -57,7 +58,7 @@ static error_t diff_parse(int key, char *arg, struct argp_state *state)
 	case OPT_ITER:
 		if (diff__check_iter(arg))
 			argp_error(state, "bad --iter '%s': give an NVTX range name, capture, graph, "
-				   "kernels or none", arg);
+				   "sync, kernels or none", arg);
 		a->o.iter = arg;
 		return 0;
 	case ARGP_KEY_ARG:

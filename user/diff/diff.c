@@ -460,7 +460,7 @@ int diff__traces(const char *base, const char *opt, const struct diff_params *p,
 	*out = NULL;
 	if (iter && diff__check_iter(iter)) {
 		fprintf(err, "gtrace-bpf: bad --iter '%s': give an NVTX range name, capture, graph, "
-			"kernels or none\n", iter);
+			"sync, kernels or none\n", iter);
 		return 2;
 	}
 	if (diff_scan__open(base, &sa, p ? p->base_dmg : NULL, err) ||

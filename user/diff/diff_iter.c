@@ -181,7 +181,7 @@ static bool better(const struct diff_cand *c, const struct diff_cand *best)
 /* The best of v[0..n) of source src with at least min iterations (and,
  * for NVTX, whose name is name, or matches want); -1 when none. */
 static ssize_t best_of(const struct diff_cand *v, size_t n, enum diff_iter_source src, uint32_t min,
-		       const char *name, const char *want)
+		       const char *name, const char *want, bool weak_ok)
 {
 	const struct diff_cand *best = NULL;
 	ssize_t bi = -1;
@@ -189,7 +189,7 @@ static ssize_t best_of(const struct diff_cand *v, size_t n, enum diff_iter_sourc
 	for (size_t i = 0; i < n; i++) {
 		const struct diff_cand *c = &v[i];
 
-		if (c->source != src || c->count < min || (c->weak && !want))
+		if (c->source != src || c->count < min || (c->weak && !weak_ok))
 			continue;
 		if (src == DIFF_ITER_NVTX) {
 			if (name && (!c->name || strcmp(c->name, name)))
@@ -241,10 +241,10 @@ enum diff_choice_miss diff_iter__choose(const struct diff_cand *a, size_t na,
 
 		if (src == DIFF_ITER_NONE)
 			return DIFF_CHOICE_NONE;
-		x = best_of(a, na, src, 2, NULL, name);
+		x = best_of(a, na, src, 2, NULL, name, true);
 		if (x < 0)
 			return DIFF_CHOICE_NO_BASE;
-		y = best_of(b, nb, src, 2, src == DIFF_ITER_NVTX ? a[x].name : NULL, NULL);
+		y = best_of(b, nb, src, 2, src == DIFF_ITER_NVTX ? a[x].name : NULL, NULL, true);
 		if (y < 0)
 			return DIFF_CHOICE_NO_OPT;
 		*ia = (size_t)x;
@@ -262,14 +262,14 @@ enum diff_choice_miss diff_iter__choose(const struct diff_cand *a, size_t na,
 			/* the baseline's series in the order they rank, until the
 			 * optimized has one of the name */
 			const struct diff_cand *best = NULL;
-			bool one_side = best_of(b, nb, src, DIFF_MIN_ITERS, NULL, NULL) >= 0;
+			bool one_side = best_of(b, nb, src, DIFF_MIN_ITERS, NULL, NULL, false) >= 0;
 			ssize_t bx = -1, by = -1;
 
 			for (size_t i = 0; i < na; i++) {
 				if (a[i].source != src || a[i].count < DIFF_MIN_ITERS || !a[i].name ||
 				    a[i].weak)
 					continue;
-				y = best_of(b, nb, src, DIFF_MIN_ITERS, a[i].name, NULL);
+				y = best_of(b, nb, src, DIFF_MIN_ITERS, a[i].name, NULL, false);
 				if (y < 0) {
 					one_side = true;
 					continue;
@@ -288,8 +288,8 @@ enum diff_choice_miss diff_iter__choose(const struct diff_cand *a, size_t na,
 			*partial |= one_side;
 			continue;
 		}
-		x = best_of(a, na, src, DIFF_MIN_ITERS, NULL, NULL);
-		y = best_of(b, nb, src, DIFF_MIN_ITERS, NULL, NULL);
+		x = best_of(a, na, src, DIFF_MIN_ITERS, NULL, NULL, false);
+		y = best_of(b, nb, src, DIFF_MIN_ITERS, NULL, NULL, false);
 		if (x >= 0 && y >= 0) {
 			*ia = (size_t)x;
 			*ib = (size_t)y;
