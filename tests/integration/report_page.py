@@ -202,6 +202,8 @@ JS_SUMMARY = r'''(() => {
     charts: document.querySelectorAll('.uplot').length,
     note: (document.getElementById('tl-note') || {}).textContent,
     answers: rows('[data-answer]'),
+    phases: rows('[data-phases]'),
+    scope_heads: [...document.querySelectorAll('h3[data-scope]')].map(h => h.dataset.scope.split(':')[0]),
     findings: rows('[data-finding]'),
   });
 })()'''

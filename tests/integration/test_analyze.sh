@@ -39,9 +39,10 @@ analyze() {
 	gtrace_ok "$1" analyze "${@:2}"
 }
 
-# ids JSON [N]: the sorted finding ids of scope N (default 0), comma-separated
+# ids JSON [N]: the sorted finding ids of the N-th scope that is not a
+# steady state's (default 0: the whole run), comma-separated
 ids() {
-	jq -r --argjson n "${2:-0}" '[.scopes[$n].findings[].id] | sort | join(",")' "$1"
+	jq -r --argjson n "${2:-0}" '[[.scopes[] | select(.kind != "steady")][$n].findings[].id] | sort | join(",")' "$1"
 }
 
 # expect WHAT GOT WANT
@@ -49,9 +50,9 @@ expect() {
 	[ "$2" = "$3" ] || err "$1: got '$2', expected '$3'"
 }
 
-# q JSON FILTER: one value of scope 0
+# q JSON FILTER: one value of the process scope (the whole run)
 q() {
-	jq -r ".scopes[0] | $2" "$1"
+	jq -r "[.scopes[] | select(.kind == \"process\")][0] | $2" "$1"
 }
 
 # Each planted pattern: exactly its findings.
@@ -75,7 +76,7 @@ t_fixture_findings() {
 		analyze "$T/$s.json" "$T/$s.gtrace" --format json
 		want=${want_of[$s]}
 		expect "findings of $s" "$(ids "$T/$s.json")" "$want"
-		expect "scopes of $s" "$(jq '.scopes | length' "$T/$s.json")" 1
+		expect "scopes of $s" "$(jq '[.scopes[] | select(.kind != "steady")] | length' "$T/$s.json")" 1
 	done
 }
 
@@ -180,7 +181,7 @@ t_formats() {
 	done
 	grep -q '^Busy or waiting: GPU busy 57 % of 7.01 ms' "$T/t.txt" || err "table: no busy answer line: $(grep -m1 Busy "$T/t.txt")"
 	grep -q '^\[high\]\|  \[high\] sync_in_loop' "$T/t.txt" || err "table: no sync_in_loop finding line"
-	grep -q '^## Process 1000 (app)' "$T/m.md" || err "markdown: no process heading: $(grep -m1 '^#' "$T/m.md")"
+	grep -q '^## Process 1000, whole run (app)' "$T/m.md" || err "markdown: no process heading: $(grep -m1 '^## ' "$T/m.md")"
 	grep -q '^\*\*Busy or waiting:\*\* GPU busy 57' "$T/m.md" || err "markdown: no busy answer"
 	grep -q '^- \*\*sync_in_loop\*\* (high' "$T/m.md" || err "markdown: no sync_in_loop finding"
 	"$GTRACE" analyze "$T/sync_loop.gtrace" --format json -o "$T/o.json" 2> "$T/o.err" || fatal "-o failed: $(cat "$T/o.err")"
@@ -200,7 +201,7 @@ t_same_numbers() {
 	analyze "$T/a.json" "$T/sync_loop.gtrace" --format json
 	"$GTRACE" stats "$T/sync_loop.gtrace" --format json > "$T/s.json" 2> "$T/s.err" || fatal "stats failed: $(cat "$T/s.err")"
 	want=$(jq '.reports[] | select(.report == "process_sum") | .rows[0] | "\(.launches) \(.sync_time)"' "$T/s.json")
-	got=$(jq '.scopes[0] | "\(.work.launches) \(.cpu.sync_ns)"' "$T/a.json")
+	got=$(jq '[.scopes[] | select(.kind == "process")][0] | "\(.work.launches) \(.cpu.sync_ns)"' "$T/a.json")
 	expect "launches and sync time (analyze vs stats process_sum)" "$got" "$want"
 	want=$(jq '[.reports[] | select(.report == "cuda_gpu_kern_sum") | .rows[] | .total_time] | add' "$T/s.json")
 	expect "GPU kernel time (analyze vs stats cuda_gpu_kern_sum)" "$(q "$T/a.json" .work.kernel_ns)" "$want"
@@ -343,6 +344,44 @@ t_mock_tiny_grid() {
 	expect "findings with --sms 8" "$(ids "$T/tiny8.json")" ""
 }
 
+# Steps of 4 launches, a 2 ms spin and a synchronize, the first 3 spinning
+# 10 times longer (a warm-up): analyze's first scope is the steady state,
+# its iterations the 29 between the 30 synchronizes of the steps, of which
+# the first 2 at least (steps 1 and 2, the slow ones after the first) are
+# start-up (more only where the machine stretched a step); its span from
+# the end of the synchronize before its first iteration to the end of its
+# last one's, exactly; the answers are the steady state's; the whole run
+# follows.
+t_mock_steady() {
+	local syncs first su
+	mock steady 20000 --steps 30 --step-us 2000 --slow-steps 3
+	"$GTRACE" dump "$T/steady.gtrace" | jq -r --argjson p "$(jq .pid <<< "$WJ")" \
+		'select(.pid == $p and .api == "cuStreamSynchronize") | .ts + .dur' > "$T/syncs"
+	syncs=$(wc -l < "$T/syncs")
+	[ "$syncs" -ge 30 ] || fatal "$syncs cuStreamSynchronize calls recorded, expected the 30 steps'"
+	first=$((syncs - 30))	# synchronizes before the steps', if any
+	expect "first scope" "$(jq -r '.scopes[0] | "\(.kind) \(.phases.source) \(.phases.what)"' "$T/steady.json")" \
+		"steady sync cuStreamSynchronize"
+	expect "iterations found" "$(jq '.scopes[0].phases.iterations_found' "$T/steady.json")" 29
+	su=$(jq '.scopes[0].phases.startup_iterations' "$T/steady.json")
+	[ "$su" -ge 2 ] && [ "$su" -le 10 ] || err "start-up iterations: $su, expected the 2 slow ones (and at most a few stretched)"
+	expect "steady state's start" "$(jq '.scopes[0].phases.steady_start_ns' "$T/steady.json")" \
+		"$(sed -n "$((first + 1 + su))p" "$T/syncs")"
+	expect "steady state's end" "$(jq '.scopes[0].phases | .steady_end_ns' "$T/steady.json")" \
+		"$(sed -n "$((first + 1 + su + $(jq '.scopes[0].phases.iterations' "$T/steady.json")))p" "$T/syncs")"
+	expect "iterations kept" "$(jq '.scopes[0].phases | .startup_iterations + .iterations + .tail_iterations' "$T/steady.json")" 29
+	jq -e '.scopes[0].phases | .steady and .median_iteration_ns >= 2000000 and .median_iteration_ns < 20000000
+	       and .startup_ns > 0 and .startup_calls.module_loads.calls > 0' "$T/steady.json" > /dev/null ||
+		err "phases: $(jq -c '.scopes[0].phases' "$T/steady.json")"
+	expect "then the whole run" "$(jq -r '[.scopes[] | .kind] | join(",")' "$T/steady.json")" "steady,process"
+	# the text says so
+	analyze "$T/steady.txt" "$T/steady.gtrace"
+	grep -q '^== Process [0-9]*, steady state' "$T/steady.txt" && grep -q '^  Iterations: [0-9]* of the 29 found (sync: cuStreamSynchronize)' "$T/steady.txt" &&
+		grep -q "^  Start-up: .* ($su iterations of warm-up); in CUDA calls: module loads" "$T/steady.txt" &&
+		grep -q '^== Process [0-9]*, whole run' "$T/steady.txt" ||
+		err "the table: $(head -n 12 "$T/steady.txt" | tr '\n' '|')"
+}
+
 t_mock_host_gap() {
 	mock gap 2000000 --launches 100 --gpu-idle 150
 	expect "findings" "$(ids "$T/gap.json")" host_stall
@@ -361,7 +400,7 @@ t_mock_launch_bound() {
 		"$GTRACE" dump "$T/lb.gtrace" > "$T/lb.jsonl" || fatal "dump failed"
 		bad=$(jq -s --argjson p "$(jq .pid <<< "$WJ")" --slurpfile a "$T/lb.json" '
 			[.[] | select(.pid == $p and .type == "offcpu")] as $off
-			| [$a[0].scopes[0].findings[] | select(.id == "host_stall") | .examples[]
+			| [([$a[0].scopes[] | select(.kind == "process")][0]).findings[] | select(.id == "host_stall") | .examples[]
 			   | select(. as $x | [$off[] | select(.ts < $x.ts + $x.dur and .ts + .dur > $x.ts)]
 				    | length == 0)] | length' "$T/lb.jsonl")
 		[ "$bad" = 0 ] || err "host_stall: $bad of its examples with the workload on the CPU throughout"
@@ -389,9 +428,9 @@ t_mock_pageable() {
 # Capture ranges: a scope each after the process', --range N the one.
 t_mock_ranges() {
 	REC_ARGS="-c cudaProfilerApi --capture-range-end repeat" mock ranges 1000000 --launches 50 --ranges 2 --gap 5
-	expect "scopes" "$(jq -c '[.scopes[] | "\(.kind) \(.number)"]' "$T/ranges.json")" '["process 0","range 1","range 2"]'
+	expect "scopes" "$(jq -c '[.scopes[] | select(.kind != "steady") | "\(.kind) \(.number)"]' "$T/ranges.json")" '["process 0","range 1","range 2"]'
 	# the process' calls are those of its ranges: nothing else is recorded
-	expect "launches per range" "$(jq -c '[.scopes[] | .work.launches]' "$T/ranges.json")" \
+	expect "launches per range" "$(jq -c '[.scopes[] | select(.kind != "steady") | .work.launches]' "$T/ranges.json")" \
 		"$(jq -c '.range_launches | [add] + .' <<< "$WJ")"
 	analyze "$T/r2.json" "$T/ranges.gtrace" --format json --range 2
 	expect "--range 2" "$(jq -c '[.scopes[] | "\(.kind) \(.number) \(.work.launches)"]' "$T/r2.json")" \
@@ -561,6 +600,7 @@ add_case t_fixture_metrics "GPU activity means: busy and idle samples alternatin
 add_case t_mock_clean "mock workload, GPU kept busy: no findings, busy exact"
 add_case t_mock_sync_loop "mock workload, a sync after every launch"
 add_case t_mock_dtoh_loop "mock workload, a blocking DtoH copy after every launch"
+add_case t_mock_steady "mock steps with a slow warm-up: the steady state first, its boundaries exactly the synchronizes', the start-up said"
 add_case t_mock_tiny_grid "mock workload, grids of 8 blocks; --sms"
 add_case t_mock_host_gap "mock workload, a host gap"
 add_case t_mock_launch_bound "mock workload, 5 us kernels launched every 20 us"

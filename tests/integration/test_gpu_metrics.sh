@@ -398,7 +398,7 @@ sms_of() {
 	gtrace_ok "$T/$1.az" analyze "$T/$1.gtrace" --format json "${@:2}"
 	# every launch small: "all" (the flood's launch count follows its
 	# clock: 197 of a second's 200 in a sanitized run)
-	jq -r '.scopes[0] | "\(.parallelism.sm_count) \(.parallelism.sm_assumed) \(if .parallelism.small_kernels > 0 and .parallelism.small_kernels == .work.launches then "all" else .parallelism.small_kernels end)"' "$T/$1.az"
+	jq -r '[.scopes[] | select(.kind == "process")][0] | "\(.parallelism.sm_count) \(.parallelism.sm_assumed) \(if .parallelism.small_kernels > 0 and .parallelism.small_kernels == .work.launches then "all" else .parallelism.small_kernels end)"' "$T/$1.az"
 }
 
 # sms_notes NAME: the notes of $T/NAME.az that speak of SMs, one a line.
@@ -437,8 +437,8 @@ t_sms() {
 	[ "$sum" = "gpu_metrics=10 gpu_metrics_devs=2 gpu_metrics_dev0=0xfff03ff gpu_metrics_dev0_sms=132 gpu_metrics_dev0_sms_from=attributes gpu_metrics_dev1=0x3ff gpu_metrics_dev1_sms=132 gpu_metrics_dev1_sms_from=attributes " ] ||
 		err "same counts: the header's GPU options are [$sum]"
 	sms_judged same "132 false all" "same counts"
-	jq -r '.scopes[0].answers.parallelism' "$T/same.az" | grep -Eq "([0-9,]+) of \\1 launches had grids of fewer blocks than the GPU's 132 SMs" ||
-		err "the parallelism answer does not judge against 132 SMs: $(jq -r '.scopes[0].answers.parallelism' "$T/same.az")"
+	jq -r '[.scopes[] | select(.kind == "process")][0].answers.parallelism' "$T/same.az" | grep -Eq "([0-9,]+) of \\1 launches had grids of fewer blocks than the GPU's 132 SMs" ||
+		err "the parallelism answer does not judge against 132 SMs: $(jq -r '[.scopes[] | select(.kind == "process")][0].answers.parallelism' "$T/same.az")"
 	gtrace_ok "$T/same.txt" analyze "$T/same.gtrace"
 	grep -q 'small grids (under 132 SMs, ' "$T/same.txt" || err "the table does not say 132 SMs: $(grep 'small grids' "$T/same.txt")"
 	grep -q 'assumes 40' "$T/same.txt" && err "the table still says small_grid assumes 40"
@@ -447,8 +447,8 @@ t_sms() {
 	[ -z "$(sms_notes same)" ] || err "--sms 7: a note on SMs: $(sms_notes same)"
 	# report's analysis is analyze's
 	gtrace_ok "$T/same.html.out" report "$T/same.gtrace" -o "$T/same.html"
-	got=$(page_data "$T/same.html" | jq -r '.analyze.scopes[0].parallelism | "\(.sm_count) \(.sm_assumed) \(.small_kernels)"')
-	want="132 false $(jq -r '.scopes[0].work.launches' "$T/same.az")"	# every launch small
+	got=$(page_data "$T/same.html" | jq -r '[.analyze.scopes[] | select(.kind == "process")][0].parallelism | "\(.sm_count) \(.sm_assumed) \(.small_kernels)"')
+	want="132 false $(jq -r '[.scopes[] | select(.kind == "process")][0].work.launches' "$T/same.az")"	# every launch small
 	[ "$got" = "$want" ] || err "report's analysis: got '$got', expected '$want'"
 
 	# the mock's own, different counts: the smallest, said
@@ -500,8 +500,8 @@ t_sms() {
 	[ "${got% *}" = "132 false" ] || err "merged: got '$got', expected 132 SMs, not assumed"
 	[ "$(jq -r '.merged' "$T/merged.az")" = true ] || err "the merged trace was analyzed as not merged"
 	# every kernel on the GPU had the launches' 120 blocks
-	kernels=$(jq -r '.scopes[0].work.kernels' "$T/merged.az")
-	small=$(jq -r '.scopes[0].parallelism.small_kernels' "$T/merged.az")
+	kernels=$(jq -r '[.scopes[] | select(.kind == "process")][0].work.kernels' "$T/merged.az")
+	small=$(jq -r '[.scopes[] | select(.kind == "process")][0].parallelism.small_kernels' "$T/merged.az")
 	[ "$kernels" -ge 100 ] && [ "$small" = "$kernels" ] ||
 		err "merged: $small small kernels of $kernels on the GPU, all of 120 blocks under 132 SMs"
 }

@@ -151,6 +151,23 @@ t_gpu_page() {
 
 # Few events kept exactly: the others are drawn as bins, which the page
 # says; the numbers of the tables do not depend on it.
+# A trace with NVTX step ranges (gen_trace -g -i): the answers open on each
+# process' steady state, its iterations said, its whole run after; the
+# timeline's note names the band.
+t_steady_page() {
+	local p
+	gen s "-g -i 20000 -p 2 -k 6" 200000 2
+	report "$T/s.html" "$T/s.gtrace"
+	open_pages "$T/o.json" "$T/s.html"
+	p=$(jq -c '.[0]' "$T/o.json")
+	check_basics "$p" "steady page"
+	jq -e '.scope_heads[0] == "steady" and (.scope_heads | index("process")) > 0' <<< "$p" > /dev/null ||
+		err "the answers do not open on the steady state: $(jq -c .scope_heads <<< "$p")"
+	jq -e '(.phases | length) == ([.scope_heads[] | select(. == "steady")] | length)' <<< "$p" > /dev/null ||
+		err "a steady scope without its phases line: $(jq -c '{h: .scope_heads, p: .phases}' <<< "$p")"
+	jq -e '.note | test("steady state")' <<< "$p" > /dev/null || err "the timeline's note: $(jq .note <<< "$p")"
+}
+
 t_aggregated() {
 	local p got want
 	gen g "-g -p 2 -k 12" 30000 3
@@ -391,6 +408,7 @@ PY
 
 add_case t_cpu_page "a CPU-only trace's page: no errors, no requests, stats' numbers, a drawn timeline that zooms"
 add_case t_gpu_page "a merged trace's page: kernels by GPU time as stats has them, analyze's answers and findings, utilization, a launch arrow"
+add_case t_steady_page "a trace with step ranges: the answers open on each process' steady state, the timeline marks it"
 add_case t_aggregated "--max-events: the timeline says what it left out and is still drawn; the tables do not change"
 add_case t_no_calls "a trace with no calls: a page that says what is missing in each section"
 add_case t_cut_short "a trace cut short: a page that says so, one line, status 1"

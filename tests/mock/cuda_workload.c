@@ -396,6 +396,7 @@ int main(int argc, char **argv)
 		workers[t].step_groups = o.step_groups ? o.step_groups : 1;
 		workers[t].step_graph = o.step_graph;
 		workers[t].nvtx_lib = o.nvtx_lib;
+		workers[t].slow_steps = o.slow_steps;
 		if (o.steps) {
 			workers[t].step_ns = calloc((size_t)o.steps, sizeof(uint64_t));
 			workers[t].period_ns = calloc((size_t)o.steps, sizeof(uint64_t));

@@ -68,6 +68,7 @@ struct opts {
 	long step_groups;	/* launch groups per step (default 1) */
 	bool step_graph;	/* each group one cuGraphLaunch instead of its launches */
 	bool nvtx_lib;		/* each step a short NVTX range a library would open */
+	long slow_steps;	/* the first N steps spin 10 times longer (a warm-up) */
 	long devices;		/* devices 0..devices-1 get launches (--devices) */
 	long peer;		/* --peer: rounds of the three peer copies */
 	long nccl;		/* --nccl: rounds of collectives, 0 none */
@@ -192,6 +193,7 @@ struct worker {
 	long step_groups;		/* launch groups per step */
 	bool step_graph;		/* each group one graph launch */
 	bool nvtx_lib;			/* a library's short range in each step */
+	long slow_steps;		/* the first ones spin 10 times longer */
 	uint64_t *step_ns;		/* steps: each one's time, start to end */
 	uint64_t *period_ns;		/* steps - 1: from one's start to the next's */
 	bool sync_each;			/* cuStreamSynchronize after each flood launch */

@@ -161,7 +161,7 @@ static void run_steps(struct worker *w)
 				w->done[op]++;
 			}
 		}
-		until = t0 + (uint64_t)((double)w->step_us * 1000.0 * f);
+		until = t0 + (uint64_t)((double)w->step_us * 1000.0 * f * (s < w->slow_steps ? 10 : 1));
 		while (mono_ns() < until)
 			;
 		if (w->nvtx_lib) {

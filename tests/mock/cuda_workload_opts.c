@@ -40,6 +40,7 @@ static void usage(FILE *f)
 		"                   mock's, recorded by the CUPTI agent over the mock libcupti)\n"
 		"  --step-groups N  with --steps: N launch groups a step (default 1)\n"
 		"  --step-graph     with --steps: each group one cuGraphLaunch (a CUDA graph of it)\n"
+		"  --slow-steps N   with --steps: the first N steps spin 10 times --step-us (a warm-up)\n"
 		"  --nvtx-lib       with --steps: in each step a 200 us NVTX range\n"
 		"                   \"cub::DeviceRadixSort::SortPairs\" (a library's own range)\n"
 		"  --launch-log F   write the CLOCK_MONOTONIC times (ns) before and after each launch to F\n"
@@ -105,7 +106,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 	enum { O_LAUNCHES = 256, O_COPIES, O_SYNCS, O_THREADS, O_WAIT, O_FAIL, O_FLOOD, O_RATE,
 	       O_RANGES, O_GAP, O_LOG, O_HOLD, O_WORK, O_IDLE, O_FORK, O_SYNC_EVERY, O_DTOH_EVERY,
 	       O_PAGEABLE_EVERY, O_LEGACY_EVERY, O_GRID, O_STEPS,
-	       O_STEP_US, O_JITTER, O_NVTX_STEPS, O_STEP_GROUPS, O_STEP_GRAPH, O_NVTX_LIB, O_DEVICES, O_PEER, O_NCCL,
+	       O_STEP_US, O_JITTER, O_NVTX_STEPS, O_STEP_GROUPS, O_STEP_GRAPH, O_NVTX_LIB, O_SLOW_STEPS, O_DEVICES, O_PEER, O_NCCL,
 	       O_NCCL_ID, O_NCCL_LATE, O_NCCL_OPEN,
 	       O_SYNC_EACH, O_STEADY, O_COPY_LIB, O_OPEN_SIGNAL };
 	static const struct option longopts[] = {
@@ -136,6 +137,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		{ "step-groups", required_argument, NULL, O_STEP_GROUPS },
 		{ "step-graph", no_argument, NULL, O_STEP_GRAPH },
 		{ "nvtx-lib", no_argument, NULL, O_NVTX_LIB },
+		{ "slow-steps", required_argument, NULL, O_SLOW_STEPS },
 		{ "devices", required_argument, NULL, O_DEVICES },
 		{ "peer", required_argument, NULL, O_PEER },
 		{ "nccl", required_argument, NULL, O_NCCL },
@@ -231,6 +233,9 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		case O_NVTX_LIB:
 			o->nvtx_lib = true;
 			break;
+		case O_SLOW_STEPS:
+			o->slow_steps = parse_num("--slow-steps", optarg, 1, 1000000L);
+			break;
 		case O_DEVICES:
 			o->devices = parse_num("--devices", optarg, 1, MAX_DEV);
 			break;
@@ -305,7 +310,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 	if (o->steps && (o->threads > 1 || o->flood_s || o->ranges > 0 || o->idle_ms || o->devices > 1))
 		bad_usage("%s needs one launch thread and no --flood, --ranges, --gpu-idle or --devices",
 			  "--steps");
-	if ((o->step_groups || o->step_graph || o->nvtx_lib) && !o->steps)
+	if ((o->step_groups || o->step_graph || o->nvtx_lib || o->slow_steps) && !o->steps)
 		bad_usage("%s needs --steps", o->step_groups ? "--step-groups" : o->step_graph ? "--step-graph"
 											: "--nvtx-lib");
 	if ((o->step_us || o->step_jitter || o->nvtx_steps) && !o->steps)

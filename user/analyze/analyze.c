@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyze/analyze_int.h"
+#include "format/api.h"
 #include "format/records.h"
 #include "lib/term_text.h"
 #include "lib/vec.h"
@@ -91,6 +92,17 @@ static struct az_proc *proc_get(struct analyze *a, uint32_t pid)
 				   a->o.span ? a->o.span_number : 0);
 		if (!p->whole)
 			return NULL;
+		for (size_t i = 0; i < a->nphases; i++) {
+			if (a->phase_pids[i] != pid)
+				continue;
+			p->phases = &a->phases[i];
+			p->steady = acc_new(a, AZ_SCOPE_STEADY, pid, 0);
+			if (!p->steady)
+				return NULL;
+			p->steady->start = p->steady->end = p->phases->start_ts;
+			p->steady->have_start = true;
+			break;
+		}
 		/* --range: the wall time is the span's */
 		if (a->o.span) {
 			p->whole->start = a->o.span_start;
@@ -145,16 +157,60 @@ bool az__wanted(const struct analyze *a, uint32_t pid, uint64_t ts)
 	return wanted(a, pid, ts);
 }
 
-/* The scopes a record of p at ts counts in: 1 or 2 of them into acc[]. */
-static int scopes_of(struct az_proc *p, uint64_t ts, struct az_acc *acc[2])
+/* The scopes a record of p at ts counts in: 1 to 3 of them into acc[]. */
+static int scopes_of(struct az_proc *p, uint64_t ts, struct az_acc *acc[3])
 {
 	int n = 0;
 
-	acc[0] = acc[1] = NULL;
+	acc[0] = acc[1] = acc[2] = NULL;
 	acc[n++] = p->whole;
 	if (p->range && ts >= p->range->start)
 		acc[n++] = p->range;
+	if (p->steady && ts >= p->phases->start_ts && ts <= p->phases->end_ts)
+		acc[n++] = p->steady;
 	return n;
+}
+
+const char *az_startup__name(enum az_startup k)
+{
+	static const char *const names[] = { "module_loads", "allocations", "synchronizations", "init",
+					     "other" };
+
+	return (unsigned)k < AZ_SU__COUNT ? names[k] : "other";
+}
+
+static uint8_t wait_kind_of(const struct gt_api_info *ai);
+
+/* A call of p before its steady state: what start-up spent its time on. */
+static void startup_call(struct az_proc *p, const struct gt_callrec *c)
+{
+	const struct gt_api_info *ai = gt_api__info(c->api);
+	enum az_startup k;
+
+	if (!p->phases || c->ts >= p->phases->start_ts)
+		return;
+	switch (c->type) {
+	case GT_T_MODULE:
+		k = AZ_SU_MODULE;
+		break;
+	case GT_T_ALLOC:
+	case GT_T_FREE:
+		k = AZ_SU_ALLOC;
+		break;
+	case GT_T_SYNC:
+		k = ai && ai->cls == GT_CLS_SYNC ? AZ_SU_SYNC : AZ_SU_OTHER;
+		break;
+	case GT_T_INIT:
+	case GT_T_CONTEXT:
+		k = AZ_SU_INIT;
+		break;
+	default:
+		k = wait_kind_of(ai) ? AZ_SU_SYNC : AZ_SU_OTHER;
+		break;
+	}
+	p->phases->startup_calls[k]++;
+	if (c->has_exit)
+		p->phases->startup_calls_ns[k] += c->dur;
 }
 
 static inline void pos_at(struct analyze *a, uint64_t ts)
@@ -231,7 +287,7 @@ int analyze__call(void *ctx, const struct gt_callrec *c)
 {
 	struct analyze *a = ctx;
 	struct az_thread *t = thread_get(a, c->pid, c->tid);
-	struct az_acc *acc[2];
+	struct az_acc *acc[3];
 	struct az_proc *p;
 	bool nested;
 	int n, rc = 0;
@@ -267,6 +323,8 @@ int analyze__call(void *ctx, const struct gt_callrec *c)
 	if (!p)
 		return -ENOMEM;
 	p->seen = true;
+	if (!nested)
+		startup_call(p, c);
 	if (az_calls__track_memory(a, p, c))
 		return -ENOMEM;
 	n = scopes_of(p, c->ts, acc);
@@ -372,7 +430,7 @@ static int on_gpu(struct analyze *a, const struct gt_hdr *rec)
 	scopes_of(p, at, it.acc);
 	if (it.launch)
 		it.host_end = host_end_before(a, rec->pid, rec->tid);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		if (it.acc[i])
 			acc_seen(it.acc[i], it.start < at ? it.start : at, it.end);
 	return az_gpu__push(a, &it);
@@ -433,7 +491,7 @@ int analyze__other(void *ctx, const struct gt_hdr *rec)
 {
 	struct analyze *a = ctx;
 	const struct gt_offcpu *off = (const void *)rec;
-	struct az_acc *acc[2];
+	struct az_acc *acc[3];
 	struct az_thread *t;
 	struct az_proc *p;
 	int rc, n;
@@ -553,8 +611,10 @@ static int cmp_scope(const void *pa, const void *pb)
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
+	/* the steady state first, then the whole run, then its ranges */
 	if (x->kind != y->kind)
-		return x->kind == AZ_SCOPE_PROCESS ? -1 : y->kind == AZ_SCOPE_PROCESS ? 1 : 0;
+		return x->kind == AZ_SCOPE_STEADY ? -1 : y->kind == AZ_SCOPE_STEADY ? 1 :
+		       x->kind == AZ_SCOPE_PROCESS ? -1 : y->kind == AZ_SCOPE_PROCESS ? 1 : 0;
 	return x->number < y->number ? -1 : x->number > y->number;
 }
 
@@ -702,6 +762,14 @@ int analyze__finish(struct analyze *a, uint64_t end_ts, struct analyze_result **
 			range_close(a, p, p->range->end);
 		rc = az__finish_acc(a, p->whole, p->whole->end);
 		p->whole = NULL;
+		if (!rc && p->steady) {
+			size_t before = a->nscopes;
+
+			rc = az__finish_acc(a, p->steady, p->steady->end);
+			p->steady = NULL;
+			if (!rc && a->nscopes > before)
+				a->scopes[a->nscopes - 1].phases = *p->phases;
+		}
 	}
 	while (a->closing && !rc) {
 		struct az_acc *r0 = a->closing;
@@ -767,6 +835,7 @@ void analyze__free(struct analyze *a)
 			continue;
 		acc_free(p->whole);
 		acc_free(p->range);
+		acc_free(p->steady);
 		free(p->waits);
 		free(p->allocs);
 		free(p);
@@ -789,5 +858,7 @@ void analyze__free(struct analyze *a)
 	free(a->scopes);
 	az_store__free(&a->store);
 	capture_spans__free(a->spans);
+	free(a->phases);
+	free(a->phase_pids);
 	free(a);
 }

@@ -293,6 +293,39 @@ enum az_scope_kind {
 	AZ_SCOPE_PROCESS = 1,	/* a whole process (in the --range span when given) */
 	AZ_SCOPE_RANGE,		/* one capture range of a process */
 	AZ_SCOPE_WINDOW,	/* one light-mode window, for --range wN */
+	AZ_SCOPE_STEADY,	/* a process' steady state (analyze_opts.steady) */
+};
+
+/* What a process' start-up spent its CUDA calls' time on (before its
+ * steady state). */
+enum az_startup {
+	AZ_SU_MODULE,		/* module and library loads (first-call compilation, lazy loading) */
+	AZ_SU_ALLOC,		/* allocations and frees */
+	AZ_SU_SYNC,		/* synchronizations and blocking copies */
+	AZ_SU_INIT,		/* initialization and contexts */
+	AZ_SU_OTHER,		/* the rest: launches, copies, ... */
+	AZ_SU__COUNT,
+};
+/* "module_loads", "allocations", "synchronizations", "init", "other" */
+const char *az_startup__name(enum az_startup k);
+
+/* The phases of a process (analyze/steady.h): where its steady state comes
+ * from, and its start-up and tail. */
+struct az_phases {
+	const char *source;	/* "nvtx", "sync", "collective", "graph", "kernel", or "gpu_span"
+				 * (no iterations: the GPU's active span), "calls_span" (neither:
+				 * its first CUDA call to its last) */
+	const char *what;	/* the NVTX series, the call or kernel that ends each iteration;
+				 * NULL for the spans (owned by the result) */
+	uint32_t found;		/* iterations found (0 for the spans) */
+	uint32_t count;		/* of those, in the steady state */
+	uint32_t startup, tail;	/* ... before it and after it */
+	bool steady;		/* the iteration times settle (else every one found is in it) */
+	uint64_t median_ns;	/* median iteration time in it (0 for the spans) */
+	uint64_t start_ts, end_ts;	/* the steady state's span (its iterations') */
+	uint64_t proc_start_ts;	/* the process' first record */
+	uint64_t startup_calls_ns[AZ_SU__COUNT];	/* its calls' time before start_ts, by kind */
+	uint64_t startup_calls[AZ_SU__COUNT];		/* ... and how many */
 };
 
 /* The three answers, one sentence each. */
@@ -313,6 +346,7 @@ struct az_scope {
 	struct az_comm comm;
 	size_t nfindings;
 	struct az_finding *findings;	/* by cost, highest first */
+	struct az_phases phases;	/* AZ_SCOPE_STEADY: where it comes from */
 };
 
 struct analyze_result {
@@ -341,6 +375,10 @@ struct analyze_opts {
 	uint64_t span_start, span_end;
 	enum az_scope_kind span_kind;	/* AZ_SCOPE_RANGE or _WINDOW */
 	uint32_t span_number;
+	/* analyze__file: a scope of each process' steady state before its
+	 * whole run (a first pass finds it: analyze/steady.h); not with a
+	 * span */
+	bool steady;
 	/* analyze__file: a second consumer of the same pass (diff's figures
 	 * of the iterations), so that the trace is read once for both: every
 	 * call and other record the decoder emits, in the order analyze gets

@@ -408,7 +408,7 @@ int az_gpu__drain(struct analyze *a, uint64_t limit)
 			a->rhead = run_at(a, 1);
 			a->rlen--;
 		}
-		for (int i = 0; i < 2 && !rc; i++) {
+		for (int i = 0; i < 3 && !rc; i++) {
 			if (!it.acc[i])
 				continue;
 			rc = place(a, it.acc[i], p, &it);
@@ -462,7 +462,7 @@ int az_gpu__push(struct analyze *a, const struct az_item *it)
 		a->heap[a->nheap] = k;
 		heap_up(a->heap, a->nheap++);
 	}
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		if (it->acc[i])
 			it->acc[i]->pending++;
 	return a->pos > a->slack ? az_gpu__drain(a, a->pos - a->slack) : 0;

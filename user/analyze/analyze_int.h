@@ -227,6 +227,8 @@ struct az_acc {
 struct az_proc {
 	uint32_t pid;
 	struct az_acc *whole;		/* the process (in the span, with --range) */
+	struct az_acc *steady;		/* its steady state, NULL without one */
+	struct az_phases *phases;	/* where that comes from (the first pass'), NULL none */
 	struct az_acc *range;		/* its capture range open now, NULL none */
 	bool seen;			/* a record of it in the scope */
 	uint64_t exit_ts;		/* its GT_REC_EXIT, 0 while none came */
@@ -248,7 +250,8 @@ struct az_item {
 	uint64_t host_end;		/* end of the launching thread's call before that one */
 	uint64_t bytes;
 	const char *name;		/* kernels: the decoder's demangled name */
-	struct az_acc *acc[2];		/* the scopes it counts in (the second may be NULL) */
+	struct az_acc *acc[3];		/* the scopes it counts in (the others than the first
+					 * may be NULL) */
 	uint32_t pid, tid, device, stream;
 	uint32_t blocks;		/* kernels: blocks in the grid (saturated) */
 	uint16_t kind;			/* GT_REC_GPU_KERNEL, _MEMCPY or _MEMSET */
@@ -263,6 +266,9 @@ struct az_store {
 
 struct analyze {
 	struct analyze_opts o;
+	struct az_phases *phases;	/* per process (phase_pids[i]), from the first pass */
+	uint32_t *phase_pids;
+	size_t nphases;
 	uint32_t sm_count;		/* the SM count grids are judged against */
 	bool sm_assumed;		/* neither --sms nor the trace said: AZ_SM_ASSUMED */
 	struct gt_gpu_sms sms;		/* what the trace says (no --sms) */
@@ -314,6 +320,11 @@ struct analyze {
 };
 
 /* Widens acc's wall time to hold [t0, t1]. */
+/* The first pass of analyze_opts.steady (analyze_steady.c): each process'
+ * phases over the trace r (rewound after).  Fills a's phases.  Returns 0
+ * or a negative errno. */
+int az_steady__find(struct analyze *a, struct trace_reader *r);
+
 static inline void acc_seen(struct az_acc *acc, uint64_t t0, uint64_t t1)
 {
 	if (!acc->have_start || t0 < acc->start) {

@@ -311,6 +311,13 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 		}
 	}
 	a = analyze__new(&o, info, spans);
+	if (a && o.steady && !range && !o.span) {
+		rc = az_steady__find(a, r);
+		if (rc) {
+			fprintf(err, "gtrace-bpf: cannot read %s: %s\n", path, strerror(-rc));
+			goto out;
+		}
+	}
 	d = a ? gt_decoder__new(o.tap_call ? tap_call : analyze__call,
 				o.tap_other ? tap_other : analyze__other, a) : NULL;
 	if (!d) {

@@ -44,7 +44,8 @@ static const char *source_name(enum az_busy_source s)
 
 static const char *kind_name(enum az_scope_kind k)
 {
-	return k == AZ_SCOPE_RANGE ? "range" : k == AZ_SCOPE_WINDOW ? "window" : "process";
+	return k == AZ_SCOPE_RANGE ? "range" : k == AZ_SCOPE_WINDOW ? "window" :
+	       k == AZ_SCOPE_STEADY ? "steady" : "process";
 }
 
 static const char *mem_name(int k)
@@ -112,6 +113,40 @@ static void j_micro(struct obuf *o, bool *first, const char *key, int64_t micro)
 	obuf__mem(o, buf, strlen(buf));
 }
 
+/* A steady scope's phases: where its iterations come from, how many, the
+ * start-up and what its calls spent their time on. */
+static void json_phases(struct obuf *o, bool *f, const struct az_phases *ph)
+{
+	bool f2 = true, f3 = true;
+
+	j_key(o, f, "phases");
+	OBUF_LIT(o, "{");
+	j_str(o, &f2, "source", ph->source);
+	j_str(o, &f2, "what", ph->what);
+	j_u64(o, &f2, "iterations_found", ph->found);
+	j_u64(o, &f2, "iterations", ph->count);
+	j_u64(o, &f2, "startup_iterations", ph->startup);
+	j_u64(o, &f2, "tail_iterations", ph->tail);
+	j_bool(o, &f2, "steady", ph->steady);
+	j_u64(o, &f2, "median_iteration_ns", ph->median_ns);
+	j_u64(o, &f2, "steady_start_ns", ph->start_ts);
+	j_u64(o, &f2, "steady_end_ns", ph->end_ts);
+	j_u64(o, &f2, "process_start_ns", ph->proc_start_ts);
+	j_u64(o, &f2, "startup_ns", ph->start_ts > ph->proc_start_ts ? ph->start_ts - ph->proc_start_ts : 0);
+	j_key(o, &f2, "startup_calls");
+	OBUF_LIT(o, "{");
+	for (int k = 0; k < AZ_SU__COUNT; k++) {
+		bool f4 = true;
+
+		j_key(o, &f3, az_startup__name((enum az_startup)k));
+		OBUF_LIT(o, "{");
+		j_u64(o, &f4, "calls", ph->startup_calls[k]);
+		j_u64(o, &f4, "ns", ph->startup_calls_ns[k]);
+		OBUF_LIT(o, "}");
+	}
+	OBUF_LIT(o, "}}");
+}
+
 static void json_scope(struct obuf *o, const struct az_scope *s)
 {
 	const struct az_gpu *g = &s->gpu;
@@ -129,6 +164,8 @@ static void json_scope(struct obuf *o, const struct az_scope *s)
 	j_u64(o, &f, "end_ns", s->end_ts);
 	j_u64(o, &f, "wall_ns", s->end_ts - s->start_ts);
 	j_bool(o, &f, "sampled", s->sampled);
+	if (s->kind == AZ_SCOPE_STEADY)
+		json_phases(o, &f, &s->phases);
 	j_key(o, &f, "answers");
 	f2 = true;
 	OBUF_LIT(o, "{");
@@ -402,18 +439,20 @@ static double pctf(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-static void scope_title(FILE *out, const struct az_scope *s, bool md)
+static void scope_title(FILE *out, const struct az_scope *s, bool md, bool whole)
 {
 	char wall[32];
 
 	fmt_dur(wall, sizeof(wall), s->end_ts - s->start_ts);
 	fputs(md ? "## " : "== ", out);
-	if (s->kind == AZ_SCOPE_RANGE)
+	if (s->kind == AZ_SCOPE_STEADY)
+		fprintf(out, "Process %u, steady state", s->pid);
+	else if (s->kind == AZ_SCOPE_RANGE)
 		fprintf(out, "Capture range %u of process %u", s->number, s->pid);
 	else if (s->kind == AZ_SCOPE_WINDOW)
 		fprintf(out, "Process %u in light-mode window %u", s->pid, s->number);
 	else
-		fprintf(out, "Process %u", s->pid);
+		fprintf(out, whole ? "Process %u, whole run" : "Process %u", s->pid);
 	if (s->name) {
 		fputs(" (", out);
 		if (md)
@@ -424,6 +463,54 @@ static void scope_title(FILE *out, const struct az_scope *s, bool md)
 	}
 	fprintf(out, ", wall time %s%s%s\n", wall, s->sampled ? ", sampled (light mode)" : "",
 		md ? "" : " ==");
+}
+
+/* Under a steady scope's title: its iterations, and the start-up before. */
+static void phases_lines(FILE *out, const struct analyze_result *r, const struct az_scope *s, bool md)
+{
+	const struct az_phases *ph = &s->phases;
+	const char *pre = md ? "- **" : "  ", *mid = md ? ":** " : ": ";
+	uint64_t t0 = r->trace_start_ts, su = ph->start_ts > ph->proc_start_ts ? ph->start_ts - ph->proc_start_ts : 0;
+	char a[32], b[32];
+	int printed = 0;
+
+	if (ph->start_ts < t0)
+		t0 = ph->start_ts;
+	fmt_dur(a, sizeof(a), ph->median_ns);
+	fprintf(out, "%sIterations%s", pre, mid);
+	if (!strcmp(ph->source, "gpu_span") || !strcmp(ph->source, "calls_span")) {
+		fprintf(out, "none found: the steady state is the %s, +%.3f s to +%.3f s\n",
+			ph->source[0] == 'g' ? "GPU's active span (its first work to its last)"
+					     : "span of its CUDA calls (no GPU records)",
+			(double)(ph->start_ts - t0) / 1e9, (double)(ph->end_ts - t0) / 1e9);
+	} else {
+		fprintf(out, "%u of the %u found (%s: ", ph->count, ph->found, ph->source);
+		if (md)
+			put_md(out, ph->what ? ph->what : "?");
+		else
+			put_text(out, ph->what ? ph->what : "?");
+		fprintf(out, "), median %s, +%.3f s to +%.3f s%s\n", a, (double)(ph->start_ts - t0) / 1e9,
+			(double)(ph->end_ts - t0) / 1e9,
+			ph->steady ? "" : "; no steady state: the iteration times do not settle, all of them taken");
+	}
+	fmt_dur(b, sizeof(b), su);
+	fprintf(out, "%sStart-up%s%s before it", pre, mid, b);
+	if (ph->startup)
+		fprintf(out, " (%u iteration%s of warm-up)", ph->startup, ph->startup == 1 ? "" : "s");
+	for (int k = 0; k < AZ_SU__COUNT; k++) {
+		if (!ph->startup_calls[k])
+			continue;
+		fmt_dur(a, sizeof(a), ph->startup_calls_ns[k]);
+		fprintf(out, "%s%s %s (%llu call%s)", printed++ ? ", " : "; in CUDA calls: ",
+			k == AZ_SU_MODULE ? "module loads" : k == AZ_SU_ALLOC ? "allocations" :
+			k == AZ_SU_SYNC ? "synchronizations" : k == AZ_SU_INIT ? "init and contexts" : "other",
+			a, (unsigned long long)ph->startup_calls[k], ph->startup_calls[k] == 1 ? "" : "s");
+	}
+	if (ph->tail)
+		fprintf(out, "; %u iteration%s of tail after it", ph->tail, ph->tail == 1 ? "" : "s");
+	fputc('\n', out);
+	if (!md)
+		fputc('\n', out);
 }
 
 /* The details under the answers, as label: text lines. */
@@ -605,9 +692,12 @@ static int write_text(const struct analyze_result *r, FILE *out, bool md)
 		const struct az_scope *s = &r->scopes[i];
 
 		fputc('\n', out);
-		scope_title(out, s, md);
+		scope_title(out, s, md, s->kind == AZ_SCOPE_PROCESS && i &&
+			    r->scopes[i - 1].kind == AZ_SCOPE_STEADY && r->scopes[i - 1].pid == s->pid);
 		if (md)
 			fputc('\n', out);
+		if (s->kind == AZ_SCOPE_STEADY)
+			phases_lines(out, r, s, md);
 		for (int q = 0; q < AZ_Q__COUNT; q++) {
 			fprintf(out, md ? "**%s:** " : "%-16s ", md ? question_title[q] :
 				(q == 0 ? "Busy or waiting:" : q == 1 ? "What bounds it:" : "Parallelism:"));

@@ -153,6 +153,22 @@ int steady__phases(const uint64_t *start, const uint64_t *end, size_t n, struct 
 
 /* ---- NVTX series ---------------------------------------------------------- */
 
+void steady__series_name(const char *name, size_t n, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && name[i] && o + 1 < len; i++) {
+		if (name[i] >= '0' && name[i] <= '9') {
+			while (i + 1 < n && name[i + 1] >= '0' && name[i + 1] <= '9')
+				i++;
+			out[o++] = 'N';
+		} else {
+			out[o++] = name[i];
+		}
+	}
+	out[o] = '\0';
+}
+
 bool steady__ranges_are_iterations(const char *series, const uint64_t *start,
 				   const uint64_t *end, size_t n)
 {

@@ -82,6 +82,11 @@ struct steady_phases {
  * Returns 0 or -ENOMEM. */
 int steady__phases(const uint64_t *start, const uint64_t *end, size_t n, struct steady_phases *out);
 
+/* The series an NVTX range name belongs to: name[0..n) with every run of
+ * digits written as "N" ("step 12" -> "step N"), cut to fit len (> 0)
+ * bytes. */
+void steady__series_name(const char *name, size_t n, char *out, size_t len);
+
 /* Whether n ranges [start[i], end[i]) sorted by start, of one NVTX
  * series, can be iterations: together they cover at least half the time
  * from the first one's start to the last one's end (a step's range covers

@@ -96,7 +96,8 @@ int cmd_analyze(int argc, char **argv, const char *cmdline)
 {
 	char *doc = analyze_doc();
 	struct argp argp = { analyze_options, analyze_parse, "FILE", doc, NULL, NULL, NULL };
-	struct analyze_run_opts o = { .format = ANALYZE_TABLE, .out = stdout, .err = stderr };
+	struct analyze_run_opts o = { .format = ANALYZE_TABLE, .out = stdout, .err = stderr,
+				      .core = { .steady = true } };
 	int status;
 
 	(void)cmdline;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analyze/steady.h"
 #include "diff/diff_iter.h"
 #include "lib/vec.h"
 
@@ -10,18 +11,7 @@
 
 void diff_iter__series_name(const char *name, size_t n, char *out, size_t len)
 {
-	size_t o = 0;
-
-	for (size_t i = 0; i < n && name[i] && o + 1 < len; i++) {
-		if (name[i] >= '0' && name[i] <= '9') {
-			while (i + 1 < n && name[i + 1] >= '0' && name[i + 1] <= '9')
-				i++;
-			out[o++] = 'N';
-		} else {
-			out[o++] = name[i];
-		}
-	}
-	out[o] = '\0';
+	steady__series_name(name, n, out, len);
 }
 
 bool diff_iter__name_matches(const char *s, const char *want)

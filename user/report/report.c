@@ -388,7 +388,8 @@ static int write_hist(struct report_run *rr, struct obuf *o)
  * there are none.  Returns 0 or a negative errno. */
 static int run_analyze(struct report_run *rr)
 {
-	struct analyze_opts ao = { 0 };
+	/* the steady state of each process first, as analyze says it */
+	struct analyze_opts ao = { .steady = true };
 	struct analyze_result *res = NULL;
 	FILE *why = open_memstream(&rr->analyze_why, &rr->nwhy), *f;
 	int rc;

@@ -182,11 +182,14 @@
 
 	const ROW_H = 18, HEAD_H = 20, AXIS_H = 24, LABEL_W = 210;
 	const rows = [];
+	// head rows folded; the threads of a process that made no CUDA call
+	// (pool threads, loaders) start folded into one row ('i' keys: shown
+	// when in the set)
 	const collapsed = new Set();
 	function buildRows() {
 		rows.length = 0;
-		if ((D.captures || []).length || (TL.triggers || []).length)
-			rows.push({ type: 'capture', label: 'capture ranges, windows, triggers', h: ROW_H });
+		if ((D.captures || []).length || (TL.triggers || []).length || steadySpans().length)
+			rows.push({ type: 'capture', label: 'steady state, capture ranges, triggers', h: ROW_H });
 		const onCpu = l => l.kind === 'calls' || l.kind === 'offcpu' || l.kind === 'nvtx';
 		const pids = [...new Set(lanes.filter(onCpu).map(l => l.pid))].sort((a, b) => a - b);
 		for (const pid of pids) {
@@ -195,13 +198,25 @@
 			if (collapsed.has(key)) continue;
 			const mine = lanes.filter(l => onCpu(l) && l.pid === pid);
 			const tids = [...new Set(mine.map(l => l.tid))].sort((a, b) => a - b);
+			const cuda = new Set(mine.filter(l => l.kind === 'calls').map(l => l.tid));
 			const order = { calls: 0, offcpu: 1, nvtx: 2 };
-			for (const tid of tids)
+			const laneRows = tid => {
 				for (const l of mine.filter(m => m.tid === tid).sort((a, b) => order[a.kind] - order[b.kind])) {
 					const what = { calls: 'CUDA calls', offcpu: 'off-CPU', nvtx: 'NVTX' }[l.kind];
 					rows.push({ type: 'lane', lane: l, label: (thrName.get(tid) || 'thread') + ' ' + tid + ': ' + what,
 						h: l.kind === 'nvtx' ? Math.max(1, Math.min(l.depth, 8)) * 14 + 4 : ROW_H });
 				}
+			};
+			for (const tid of tids.filter(t => cuda.has(t)))
+				laneRows(tid);
+			const idle = tids.filter(t => !cuda.has(t));
+			if (!idle.length) continue;
+			const ikey = 'i' + pid;
+			rows.push({ type: 'head', key: ikey, fold: true, h: HEAD_H,
+				label: idle.length + ' thread' + (idle.length === 1 ? '' : 's') + ' without CUDA calls' });
+			if (collapsed.has(ikey))
+				for (const tid of idle)
+					laneRows(tid);
 		}
 		const devs = [...new Set(lanes.filter(l => l.kind === 'gpu' || l.kind === 'counter').map(l => l.device))].sort((a, b) => a - b);
 		for (const dev of devs) {
@@ -338,6 +353,13 @@
 		void nsPerPx;
 	}
 
+	// the steady states of analyze's scopes, on the timeline's clock
+	function steadySpans() {
+		const A = D.analyze, origin = TL.origin || 0;
+		return ((A && A.scopes) || []).filter(sc => sc.kind === 'steady' && sc.phases)
+			.map(sc => ({ start: sc.phases.steady_start_ns - origin, end: sc.phases.steady_end_ns - origin, pid: sc.pid }));
+	}
+
 	function label(l, i) {
 		const name = l.name[i] >= 0 ? STR[l.name[i]] : 'off-CPU';
 		if (l.kind === 'calls' && (TL.call_types || {})[l.name[i]] === 'launch' && l.aux[i] > 0)
@@ -347,6 +369,13 @@
 
 	function drawCaptureRow(r) {
 		const y = r.y + 2, h = r.h - 4;
+		// each process' steady state (analyze's phases) under the ranges
+		ctx.fillStyle = 'rgba(60,157,93,0.30)';
+		for (const s of steadySpans()) {
+			const x0 = Math.max(LABEL_W, X(s.start)), x1 = Math.min(W, X(s.end));
+			if (x1 < LABEL_W || x0 > W) continue;
+			ctx.fillRect(x0, y, Math.max(1, x1 - x0), h);
+		}
 		for (const c of D.captures || []) {
 			const x0 = Math.max(LABEL_W, X(c.start)), x1 = Math.min(W, X(c.end));
 			if (x1 < LABEL_W || x0 > W) continue;
@@ -451,7 +480,7 @@
 				ctx.fillRect(0, r.y, W, r.h);
 				ctx.fillStyle = '#1d232b';
 				ctx.font = '600 12px system-ui, sans-serif';
-				ctx.fillText((collapsed.has(r.key) ? '▸ ' : '▾ ') + r.label, 6, r.y + 14);
+				ctx.fillText((collapsed.has(r.key) !== !!r.fold ? '▸ ' : '▾ ') + r.label, 6, r.y + 14);
 				continue;
 			}
 			ctx.fillStyle = '#5b6673';
@@ -670,12 +699,25 @@
 		const origin = TL.origin;
 		const Q = [['busy', 'Busy or waiting?'], ['bound', 'What bounds it?'], ['parallelism', 'Parallelism and serial dependencies']];
 		for (const n of A.notes || []) b.append(el('div', { class: 'note' }, n));
+		const steadyPids = new Set((A.scopes || []).filter(sc => sc.kind === 'steady').map(sc => sc.pid));
 		for (const sc of A.scopes || []) {
-			const title = (sc.kind === 'process' ? '' : sc.kind + ' ' + sc.number + ' of ') +
-				(sc.name || 'process') + ' (pid ' + sc.pid + '), ' + dur(sc.wall_ns) + (sc.sampled ? ', sampled (light mode)' : '');
+			// a process' steady state first (analyze's order), its whole run after
+			const what = sc.kind === 'steady' ? 'steady state of ' :
+				sc.kind === 'process' ? (steadyPids.has(sc.pid) ? 'whole run of ' : '') : sc.kind + ' ' + sc.number + ' of ';
+			const title = what + (sc.name || 'process') + ' (pid ' + sc.pid + '), ' + dur(sc.wall_ns) + (sc.sampled ? ', sampled (light mode)' : '');
 			const h = el('h3', { 'data-scope': sc.kind + ':' + sc.pid + ':' + sc.number },
 				jump(sc.start_ns - origin, sc.end_ns - origin, title));
 			b.append(h);
+			const ph = sc.phases;
+			if (ph) {
+				const it = ph.source === 'gpu_span' ? 'no iterations found: the GPU\'s active span' :
+					ph.source === 'calls_span' ? 'no iterations found: the span of its CUDA calls' :
+					ph.iterations + ' of the ' + ph.iterations_found + ' iterations found (' + ph.source + ': ' + (ph.what || '?') +
+					'), median ' + dur(ph.median_iteration_ns) + (ph.steady ? '' : '; no steady state: the times do not settle');
+				b.append(el('div', { class: 'note', 'data-phases': sc.pid }, it + '. Start-up: ' + dur(ph.startup_ns) +
+					(ph.startup_iterations ? ' (' + ph.startup_iterations + ' iterations of warm-up)' : '') +
+					(ph.tail_iterations ? '; tail: ' + ph.tail_iterations + ' iterations' : '') + '.'));
+			}
 			for (const [k, q] of Q)
 				if (sc.answers && sc.answers[k])
 					b.append(el('div', { class: 'answer', 'data-answer': k, 'data-pid': sc.pid },
@@ -736,6 +778,15 @@
 		} else {
 			note.textContent = 'Every one of the ' + int(TL.events) + ' events is drawn. Wheel to zoom, drag to pan, click for details.';
 		}
+		// the threads of each process that made no CUDA call, folded
+		const onCpu = l => l.kind === 'calls' || l.kind === 'offcpu' || l.kind === 'nvtx';
+		const withCalls = new Set(lanes.filter(l => l.kind === 'calls').map(l => l.pid + ':' + l.tid));
+		const idle = new Set(lanes.filter(l => onCpu(l) && !withCalls.has(l.pid + ':' + l.tid)).map(l => l.pid + ':' + l.tid));
+		if (idle.size)
+			note.textContent += ' ' + int(idle.size) + ' thread' + (idle.size === 1 ? '' : 's') +
+				' without CUDA calls folded into one row per process (click it to show them).';
+		if (steadySpans().length)
+			note.textContent += ' The green band above the threads is each process\' steady state.';
 		const leg = document.getElementById('tl-legend');
 		const item = (c, t) => leg.append(el('span', {}, el('i', { style: 'background:' + c }), t));
 		for (const [k, c] of Object.entries({ launch: CALL_COLORS.launch, 'copy call': CALL_COLORS.memcpy, 'set call': CALL_COLORS.memset,
@@ -745,6 +796,7 @@
 		item('hsl(210,60%,52%)', 'kernels (a colour per name)'); item('#3c9d5d', 'GPU copy');
 		if (lanes.some(l => l.kind === 'counter')) item('rgba(123,104,186,0.55)', 'GPU metric (of its maximum)');
 		item('rgba(199,163,59,0.55)', 'capture range'); item('rgba(47,111,179,0.35)', 'light-mode window');
+		if (steadySpans().length) item('rgba(60,157,93,0.30)', 'steady state');
 		if (TL.kept < TL.events) item('rgba(120,140,160,0.45)', 'events left out: share of time');
 		draw();
 	});
