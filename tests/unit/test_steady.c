@@ -181,8 +181,8 @@ static void t_scan_eager_graph(void **state)
 	}
 	assert_int_equal(steady_scan__finish(a.s), 0);
 	assert_int_equal(steady_scan__finish(b.s), 0);
-	x = steady_scan__best(a.s, 10);
-	y = steady_scan__best(b.s, 20);
+	x = steady_scan__best(a.s, 10, 0, NULL, NULL);
+	y = steady_scan__best(b.s, 20, 0, NULL, NULL);
 	assert_non_null(x);
 	assert_non_null(y);
 	/* both: the synchronize closes each iteration */
@@ -196,7 +196,7 @@ static void t_scan_eager_graph(void **state)
 	assert_int_equal(y->tokens, 11);
 	assert_int_equal(x->end[0] - x->start[0], 240 * 4 * US + 3 * MS);
 	assert_int_equal(y->end[0] - y->start[0], 10 * 3 * US + 1 * MS);
-	assert_null(steady_scan__best(a.s, 20));
+	assert_null(steady_scan__best(a.s, 20, 0, NULL, NULL));
 	steady_scan__free(a.s);
 	steady_scan__free(b.s);
 }
@@ -216,7 +216,7 @@ static void t_scan_host_work(void **state)
 		a.t += 30 * MS;
 	}
 	assert_int_equal(steady_scan__finish(a.s), 0);
-	x = steady_scan__best(a.s, 10);
+	x = steady_scan__best(a.s, 10, 0, NULL, NULL);
 	assert_non_null(x);
 	assert_int_equal(x->kind, STEADY_SYNC);
 	assert_int_equal(x->n, 11);
@@ -239,7 +239,7 @@ static void t_scan_gemm_loop(void **state)
 		launch(&a, "gemm", 1600 * US);
 	sync_for(&a, 2 * MS);
 	assert_int_equal(steady_scan__finish(a.s), 0);
-	x = steady_scan__best(a.s, 10);
+	x = steady_scan__best(a.s, 10, 0, NULL, NULL);
 	assert_non_null(x);
 	assert_int_equal(x->kind, STEADY_LAUNCH);
 	assert_string_equal(x->what, "gemm");
@@ -248,6 +248,43 @@ static void t_scan_gemm_loop(void **state)
 	assert_true(ph.found);
 	assert_int_equal(ph.first, 1);
 	assert_int_equal(ph.median_ns, 1600 * US);
+	steady_scan__free(a.s);
+}
+
+/* A training step without a synchronize: a kernel 40 times, another 5
+ * times, the optimizer's once, 12 ms a step; the iterations are the steps
+ * (from a once-a-step kernel, or a period of 5 of the other), never a
+ * fraction of one */
+static void t_scan_async_steps(void **state)
+{
+	struct cs a = { .s = steady_scan__new(), .t = 1000 * MS, .pid = 10 };
+	const struct steady_series *x;
+
+	(void)state;
+	for (int i = 0; i < 30; i++)
+		launch(&a, "init", 10 * US);
+	/* a model's parameters put on the GPU one by one, each synchronized:
+	 * a synchronize that recurs, in start-up only */
+	for (int i = 0; i < 40; i++) {
+		launch(&a, "copy_param", 50 * US);
+		sync_for(&a, 200 * US);
+	}
+	for (int st = 0; st < 50; st++) {
+		for (int l = 0; l < 40; l++)
+			launch(&a, l % 8 ? "gemm" : "norm", 200 * US);
+		for (int l = 0; l < 5; l++)
+			launch(&a, "softmax", 300 * US);
+		launch(&a, "adam", 500 * US);
+	}
+	assert_int_equal(steady_scan__finish(a.s), 0);
+	x = steady_scan__best(a.s, 10, 0, NULL, NULL);
+	assert_non_null(x);
+	/* the steps outweigh the start-up's synchronizes many times */
+	assert_int_equal(x->kind, STEADY_LAUNCH);
+	assert_true(x->n >= 48 && x->n <= 49);
+	/* asked for synchronizations only, those are there */
+	assert_int_equal(steady_scan__best(a.s, 10, 1u << STEADY_SYNC, NULL, NULL)->kind, STEADY_SYNC);
+	assert_int_equal(x->end[10] - x->start[10], 40 * 200 * US + 5 * 300 * US + 500 * US);
 	steady_scan__free(a.s);
 }
 
@@ -260,6 +297,7 @@ int main(void)
 		cmocka_unit_test(t_scan_eager_graph),
 		cmocka_unit_test(t_scan_host_work),
 		cmocka_unit_test(t_scan_gemm_loop),
+		cmocka_unit_test(t_scan_async_steps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

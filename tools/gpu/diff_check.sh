@@ -14,8 +14,11 @@
 #                synchronizes that end the steps
 #   no markers   (issue 27) torch-graph and torch-bf16 again without NVTX, with and
 #                without --cupti, and torch-host (20 launches of one kernel, host
-#                work of 30 ms against 5 ms, a synchronize): iterations from the
-#                calls (source sync), never a kernel pattern of one side
+#                work of 30 ms against 5 ms, a synchronize), torch-compile (eager
+#                against torch.compile), torch-amp (a GPT-2 training step, fp32
+#                against bf16 autocast), torch-loader (a host-bound loading loop
+#                against a prefetching thread): iterations from the calls (source
+#                sync), never a kernel pattern of one side (NOMARK_CASES chooses)
 # Each pair: one PASS/FAIL line with diff's speedup, its interval and the
 # program's own ratio; the diff tables and the programs' JSON lines are kept
 # in $OUT (default /tmp/gtrace-gpu-diff).  Exit 1 if any check failed.
@@ -111,7 +114,7 @@ for c in graph bf16; do
 	done
 	[ $ok -eq 1 ] && check "torch-$c" nvtx step_median_ns
 done
-for c in graph bf16 host; do
+for c in ${NOMARK_CASES:-graph bf16 host compile amp loader}; do
 	for mode in ebpf cupti; do
 		ok=1
 		extra=()

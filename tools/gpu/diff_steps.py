@@ -4,7 +4,7 @@
 program times its own steps, so that diff's speedup can be checked against
 the speedup the program measured (tools/gpu/diff_check.sh).
 
-Usage: tools/gpu/diff_steps.py --case graph|bf16|host --variant baseline|optimized
+Usage: tools/gpu/diff_steps.py --case graph|bf16|host|compile|amp|loader --variant baseline|optimized
            [--steps 60] [--warmup 10] [--no-markers]
 
 Cases (the same computation in both variants):
@@ -16,6 +16,14 @@ Cases (the same computation in both variants):
   host   20 launches of one small kernel, then host work on the CPU (a spin
          of 30 ms in the baseline, 5 ms in the optimized) before the
          synchronize: the step is bound by the host.
+
+  compile  a training step of 12 Linear(1024)+GELU layers (forward, backward,
+         AdamW): eager in the baseline, torch.compile'd in the optimized.
+  amp    a GPT-2 training step (transformers, 6 layers of 768, a batch of
+         8 x 256): float32 in the baseline, bfloat16 autocast in the optimized.
+  loader each step waits 8 ms for its batch (the loading's I/O) then trains
+         a small model on it: in the baseline the step loads its own batch,
+         in the optimized a thread loads the next ones ahead (a queue of 2).
 
 --no-markers: no NVTX range at all (diff must find the iterations in the
 calls themselves).
@@ -96,6 +104,76 @@ def host_case(variant):
     return step
 
 
+def compile_case(variant):
+    layers = []
+    for _ in range(12):
+        layers += [torch.nn.Linear(1024, 1024), torch.nn.GELU()]
+    model = torch.nn.Sequential(*layers).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    x = torch.randn(256, 1024, device="cuda")
+    fwd = torch.compile(model) if variant == "optimized" else model
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        fwd(x).square().mean().backward()
+        opt.step()
+
+    return step
+
+
+def amp_case(variant):
+    from transformers import GPT2Config, GPT2LMHeadModel
+    torch.manual_seed(0)
+    cfg = GPT2Config(n_layer=6, n_head=12, n_embd=768, n_positions=256, vocab_size=16384)
+    model = GPT2LMHeadModel(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    ids = torch.randint(0, cfg.vocab_size, (8, 256), device="cuda")
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        if variant == "optimized":
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = model(ids, labels=ids).loss
+        else:
+            loss = model(ids, labels=ids).loss
+        loss.backward()
+        opt.step()
+
+    return step
+
+
+def loader_case(variant):
+    import queue
+    import threading
+    model = torch.nn.Sequential(torch.nn.Linear(512, 2048), torch.nn.ReLU(),
+                                torch.nn.Linear(2048, 512)).cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+
+    def load():
+        time.sleep(0.008)    # the batch's I/O
+        return torch.randn(512, 512).pin_memory()
+
+    if variant == "optimized":
+        q = queue.Queue(maxsize=2)
+
+        def ahead():
+            while True:
+                q.put(load())
+
+        threading.Thread(target=ahead, daemon=True).start()
+        get = q.get
+    else:
+        get = load
+
+    def step():
+        x = get().cuda(non_blocking=True)
+        opt.zero_grad(set_to_none=True)
+        model(x).square().mean().backward()
+        opt.step()
+
+    return step
+
+
 class NoRange:
     @staticmethod
     def range_push(_name):
@@ -108,7 +186,7 @@ class NoRange:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--case", choices=("graph", "bf16", "host"), required=True)
+    ap.add_argument("--case", choices=("graph", "bf16", "host", "compile", "amp", "loader"), required=True)
     ap.add_argument("--no-markers", action="store_true")
     ap.add_argument("--variant", choices=("baseline", "optimized"), required=True)
     ap.add_argument("--steps", type=int, default=60)
@@ -117,7 +195,8 @@ def main():
     if not torch.cuda.is_available():
         print("diff_steps: no CUDA device", file=sys.stderr)
         return 1
-    work = {"graph": graph_case, "bf16": bf16_case, "host": host_case}[o.case](o.variant)
+    work = {"graph": graph_case, "bf16": bf16_case, "host": host_case, "compile": compile_case,
+            "amp": amp_case, "loader": loader_case}[o.case](o.variant)
     nvtx = NoRange if o.no_markers else torch.cuda.nvtx
     for i in range(o.warmup):
         nvtx.range_push(f"warmup {i}")

@@ -7,7 +7,11 @@
  * iterations (5 ranges or more; analyze/steady.h says which can), the one
  * covering the most time; the call stream's best series (steady_scan: a
  * recurring synchronization or collective, else a graph, else a kernel),
- * with 5 iterations or more.  Their phases give the steady state.  Without
+ * with 5 iterations or more; in a merged trace a series weighs the GPU time
+ * its process launched inside it (GPU records by their launch's entry, in
+ * buckets of AZ_GPU_BUCKETS over the recording), so that launches queued
+ * ahead of a busy GPU do not look short.  Their phases give the steady
+ * state.  Without
  * iterations the steady state is the GPU's active span (its first work's
  * start to its last's end), or without GPU records the process' first CUDA
  * call to the end of its last, and the scope says so.
@@ -21,9 +25,13 @@
 #include "format/records.h"
 #include "lib/hash.h"
 #include "lib/hmap.h"
+#include "lib/u64map.h"
 #include "lib/vec.h"
 
 #define AZ_STEADY_MIN 5		/* iterations a series needs */
+#define AZ_GPU_BUCKETS 65536	/* GPU time buckets over the recording, per process */
+#define AZ_GPU_BUCKET_MIN 10000	/* ns: the narrowest bucket */
+#define AZ_GPU_BUCKET_CUT 10000000	/* ns: a bucket's width when the recording's end is not known */
 
 /* One NVTX series of one process. */
 struct pseries {
@@ -44,6 +52,8 @@ struct pproc {
 
 struct pre {
 	struct steady_scan *ss;
+	uint64_t t0, width;		/* GPU time buckets: from t0, width ns each */
+	struct u64map gpu;		/* hash(pid, bucket) -> GPU ns launched in it */
 	struct hmap procs;		/* (pid, 0) -> struct pproc */
 	struct hmap series;		/* (name hash, pid) -> struct pseries */
 };
@@ -133,6 +143,18 @@ static int pre_other(void *ctx, const struct gt_hdr *rec)
 		span_add(&x->gpu_first, &x->gpu_last, &had, rec->ts,
 			 rec->ts + (rec->type == GT_REC_GPU_KERNEL ? k->dur : cp->dur));
 		x->gpu = true;
+		{
+			uint64_t at = rec->type == GT_REC_GPU_KERNEL ? ((k->flags & GT_GPU_LINKED) ? k->launch_ts : rec->ts)
+				      : ((cp->flags & GT_GPU_LINKED) ? cp->launch_ts : rec->ts);
+			uint64_t dur = rec->type == GT_REC_GPU_KERNEL ? k->dur : cp->dur;
+			uint64_t key = u64map__key2(rec->pid, at > p->t0 ? (at - p->t0) / p->width : 0), *v;
+
+			v = u64map__get(&p->gpu, key);
+			if (v)
+				*v += dur;
+			else if (u64map__set(&p->gpu, key, dur))
+				return -ENOMEM;
+		}
 		return 0;
 	default:
 		return 0;
@@ -173,6 +195,22 @@ static int series_sort(struct pseries *s)
 	return 0;
 }
 
+/* steady_weight_fn over the GPU buckets: the GPU time pid launched from
+ * start to end, to the bucket. */
+static uint64_t gpu_weight(void *ctx, uint32_t pid, uint64_t start, uint64_t end)
+{
+	const struct pre *p = ctx;
+	uint64_t b0 = start > p->t0 ? (start - p->t0) / p->width : 0, b1 = end > p->t0 ? (end - p->t0) / p->width : 0;
+	uint64_t sum = 0;
+
+	for (uint64_t b = b0; b <= b1 && b - b0 <= AZ_GPU_BUCKETS; b++) {
+		const uint64_t *v = u64map__get(&p->gpu, u64map__key2(pid, b));
+
+		sum += v ? *v : 0;
+	}
+	return sum;
+}
+
 /* The phases of process x into ph (strings in a's store). */
 static int phases_of(struct analyze *a, struct pre *p, const struct pproc *x, struct az_phases *ph)
 {
@@ -207,7 +245,8 @@ static int phases_of(struct analyze *a, struct pre *p, const struct pproc *x, st
 		start = best->start;
 		end = best->end;
 		n = best->n;
-	} else if ((ss = steady_scan__best(p->ss, x->pid)) && ss->n >= AZ_STEADY_MIN) {
+	} else if ((ss = steady_scan__best(p->ss, x->pid, 0, x->gpu ? gpu_weight : NULL, p)) &&
+		   ss->n >= AZ_STEADY_MIN) {
 		ph->source = steady_kind__name(ss->kind);
 		ph->what = az_store__keep(&a->store, ss->what);
 		start = ss->start;
@@ -279,6 +318,14 @@ int az_steady__find(struct analyze *a, struct trace_reader *r)
 
 	if (!d)
 		goto out;
+	{
+		const struct gt_trailer *tr = trace_reader__trailer(r);
+
+		p.t0 = trace_reader__info(r)->start_ts;
+		p.width = tr && tr->end_ts > p.t0 ? (tr->end_ts - p.t0) / AZ_GPU_BUCKETS : AZ_GPU_BUCKET_CUT;
+		if (p.width < AZ_GPU_BUCKET_MIN)
+			p.width = AZ_GPU_BUCKET_MIN;
+	}
 	gt_decoder__set_nccl_cb(d, pre_nccl);
 	err = gt_pass__run(r, d, NULL, &fail);
 	trace_reader__rewind(r);
@@ -310,5 +357,6 @@ out:
 	steady_scan__free(p.ss);
 	hmap_free_all(&p.procs, NULL);
 	hmap_free_all(&p.series, series_free);
+	u64map__free(&p.gpu);
 	return err;
 }

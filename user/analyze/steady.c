@@ -231,7 +231,6 @@ struct steady_scan {
 	struct sthread *last;
 	struct steady_series *series;	/* after finish: every thread's, every boundary's */
 	size_t nseries, cap;
-	struct u64map best;		/* pid + 1 -> index into series + 1 */
 	int err;
 };
 
@@ -326,6 +325,17 @@ static int decide(struct sthread *t)
 	}
 	if (nv > 1)
 		qsort(v, nv, sizeof(*v), tcount_cmp);
+	/* kernels: the most frequent, and the rarest that still repeat (a
+	 * step's once-a-step kernel, where the frequent ones come many times
+	 * a step) */
+	for (size_t i = nv, taken = 0; i-- > 0 && taken < STEADY_MAX_LAUNCH / 2;) {
+		if (TOK_KIND(v[i].tok) != STEADY_LAUNCH || v[i].n < STEADY_MIN_REPS + 1)
+			continue;
+		t->b[t->nb++] = (struct bnd){ .tok = v[i].tok };
+		v[i].n = 0;	/* taken */
+		taken++;
+		nlaunch++;
+	}
 	for (size_t i = 0; i < nv; i++) {
 		enum steady_kind k = TOK_KIND(v[i].tok);
 		unsigned *used = k == STEADY_SYNC || k == STEADY_COLL ? &nsync :
@@ -483,21 +493,24 @@ static int kind_rank(enum steady_kind k)
 	return k == STEADY_SYNC || k == STEADY_COLL ? 0 : k == STEADY_GRAPH ? 1 : 2;
 }
 
-/* Whether x is a better series of its process than y. */
-static bool better(const struct steady_series *x, const struct steady_series *y)
+/* Whether x (weighing wx) is a better series of its process than y. */
+static bool better(const struct steady_series *x, uint64_t wx, const struct steady_series *y, uint64_t wy)
 {
 	int rx = kind_rank(x->kind), ry = kind_rank(y->kind);
 
-	if (rx != ry)
-		return rx < ry;
-	/* covering the same time within 10 %: the coarser */
-	if (x->coverage * 10 > y->coverage * 11)
+	if (rx != ry) {
+		if (rx < ry)
+			return wy <= wx * STEADY_KIND_OUTWEIGH;
+		return wx > wy * STEADY_KIND_OUTWEIGH;
+	}
+	/* weighing the same within 10 %: the coarser */
+	if (wx * 10 > wy * 11)
 		return true;
-	if (y->coverage * 10 > x->coverage * 11)
+	if (wy * 10 > wx * 11)
 		return false;
 	if (x->n != y->n)
 		return x->n < y->n;
-	return x->coverage > y->coverage;
+	return wx > wy;
 }
 
 int steady_scan__finish(struct steady_scan *s)
@@ -514,23 +527,28 @@ int steady_scan__finish(struct steady_scan *s)
 		for (unsigned j = 0; j < t->nb && !err; j++)
 			err = cut(s, t, &t->b[j]);
 	}
-	for (size_t i = 0; i < s->nseries && !err; i++) {
-		struct steady_series *x = &s->series[i];
-		const uint64_t *cur = u64map__get(&s->best, (uint64_t)x->pid + 1);
-
-		if (cur && !better(x, &s->series[*cur - 1]))
-			continue;
-		if (u64map__set(&s->best, (uint64_t)x->pid + 1, i + 1))
-			err = -ENOMEM;
-	}
 	return err;
 }
 
-const struct steady_series *steady_scan__best(const struct steady_scan *s, uint32_t pid)
+const struct steady_series *steady_scan__best(const struct steady_scan *s, uint32_t pid, unsigned kinds,
+					      steady_weight_fn weight, void *ctx)
 {
-	const uint64_t *i = u64map__get(&s->best, (uint64_t)pid + 1);
+	const struct steady_series *best = NULL;
+	uint64_t wb = 0;
 
-	return i ? &s->series[*i - 1] : NULL;
+	for (size_t i = 0; i < s->nseries; i++) {
+		const struct steady_series *x = &s->series[i];
+		uint64_t w;
+
+		if (x->pid != pid || (kinds && !(kinds & (1u << x->kind))))
+			continue;
+		w = weight ? weight(ctx, pid, x->start[0], x->end[x->n - 1]) : x->coverage;
+		if (!best || better(x, w, best, wb)) {
+			best = x;
+			wb = w;
+		}
+	}
+	return best;
 }
 
 static void thread_free(void *v)
@@ -562,6 +580,5 @@ void steady_scan__free(struct steady_scan *s)
 		free(s->series[i].end);
 	}
 	free(s->series);
-	u64map__free(&s->best);
 	free(s);
 }

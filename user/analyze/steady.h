@@ -20,7 +20,8 @@
  * when no synchronization repeats.  Boundaries are chosen from the first
  * STEADY_WINDOW tokens of each thread (the window is kept, then replayed):
  * every synchronization, blocking copy and collective that occurs there
- * STEADY_MIN_REPS times or more, the most frequent graphs and kernels.
+ * STEADY_MIN_REPS times or more, the most frequent graphs, and the kernels
+ * that repeat least (once a step) and most.
  * Memory: the window per thread, and per boundary 24 bytes an occurrence.
  *
  * Phases.  Over the iteration times d_i of a series, M their median and
@@ -53,7 +54,7 @@
 #define STEADY_EDGE_REL 0.50	/* the edges' band's least half-width, of the median */
 #define STEADY_MAX_SYNC 6	/* synchronization and collective boundaries per thread */
 #define STEADY_MAX_GRAPH 2	/* graph boundaries per thread */
-#define STEADY_MAX_LAUNCH 4	/* kernel boundaries per thread */
+#define STEADY_MAX_LAUNCH 8	/* kernel boundaries per thread: half the rarest that repeat, half the most frequent */
 
 /* ---- pure parts --------------------------------------------------------- */
 
@@ -129,11 +130,22 @@ int steady_scan__call(struct steady_scan *s, const struct gt_callrec *c);
 int steady_scan__nccl(struct steady_scan *s, const struct gt_ncclrec *n);
 /* After the last record: cuts every thread's series.  0 or -ENOMEM. */
 int steady_scan__finish(struct steady_scan *s);
-/* The best series of process pid (after finish), NULL when none: a
- * synchronization or collective boundary when one gives STEADY_MIN_REPS
- * iterations or more, else a graph, else a kernel; among those the one
- * whose iterations cover the most time (within 10 %), then the coarser
- * (fewer iterations).  Its threads all count. */
-const struct steady_series *steady_scan__best(const struct steady_scan *s, uint32_t pid);
+/* What a series weighs: the GPU time its process launched in [start, end]
+ * where the caller knows it (a merged trace), else NULL: the time its
+ * iterations cover. */
+typedef uint64_t (*steady_weight_fn)(void *ctx, uint32_t pid, uint64_t start, uint64_t end);
+
+/* The best series of process pid (after finish) whose kind is in kinds
+ * (a mask of 1 << enum steady_kind; 0: any), NULL when none.  The one that
+ * weighs the most (weight, else the time its iterations cover), except
+ * that a synchronization or collective is taken over a graph, and a graph
+ * over a kernel, unless the other weighs more than STEADY_KIND_OUTWEIGH
+ * times as much (a natural boundary, unless it cuts a part of the run
+ * only: a start-up's copies); between series of the same kind weighing
+ * the same within 10 %, the coarser (fewer iterations).  Its threads all
+ * count. */
+#define STEADY_KIND_OUTWEIGH 2
+const struct steady_series *steady_scan__best(const struct steady_scan *s, uint32_t pid, unsigned kinds,
+					      steady_weight_fn weight, void *ctx);
 
 #endif

@@ -236,8 +236,8 @@ static int sync_cands(struct diff_scan *s)
 
 		if (!s->procs.s[i].used)
 			continue;
-		b = steady_scan__best(s->steady, p->pid);
-		if (!b || (b->kind != STEADY_SYNC && b->kind != STEADY_COLL) || b->n < 2)
+		b = steady_scan__best(s->steady, p->pid, 1u << STEADY_SYNC | 1u << STEADY_COLL, NULL, NULL);
+		if (!b || b->n < 2)
 			continue;
 		x = cand_new(s, DIFF_ITER_SYNC, p->pid, b->n);
 		if (!x)
