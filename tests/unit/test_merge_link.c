@@ -258,6 +258,15 @@ static void t_no_exit(void **state)
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(g[i].call, i);
 	expect_stats(&st, 4, 4, 0, 0, 0, 0, 0);
+	/* ... unless calls are recorded in capture ranges only: the latest
+	 * one recorded need not be the one the thread is in */
+	{
+		struct merge_link_opts o = { .partial_calls = true };
+
+		assert_int_equal(merge__link(c, 4, a, 4, g, 4, &o, &st), 0);
+		assert_int_equal(g[2].call, MERGE_NO_CALL);
+		expect_stats(&st, 4, 3, 1, 1, 0, 0, 0);
+	}
 	/* an earlier launch's window stays MERGE_NO_EXIT_WINDOW_NS: 2 ms
 	 * after the first launch, the thread had entered two calls since */
 	a[0].start = T0 + 2 * MS;

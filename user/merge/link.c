@@ -121,7 +121,7 @@ static int call_perm_cmp(const void *a, const void *b, void *ctx)
  * actually inside is the right one. */
 static uint32_t find_call(const struct merge_call *calls, const uint32_t *perm, size_t nperm,
 			  uint32_t pid, uint32_t tid, uint64_t s, uint16_t type, uint64_t tol,
-			  uint64_t win)
+			  uint64_t win, uint64_t latest)
 {
 	uint64_t best_d = UINT64_MAX, lim = s + tol;
 	uint32_t best = MERGE_NO_CALL;
@@ -153,7 +153,7 @@ static uint32_t find_call(const struct merge_call *calls, const uint32_t *perm, 
 			/* the thread's latest call by s is the one it is in at s
 			 * however long it was kept off the CPU inside it; an
 			 * earlier one ended when the next began */
-			if (c->entry + (steps ? win : MERGE_NO_EXIT_LATEST_NS) < s)
+			if (c->entry + (steps ? win : latest) < s)
 				break;
 			d = s < c->entry ? c->entry - s : 0;
 			ok = d <= tol;
@@ -424,6 +424,7 @@ int merge__link(struct merge_call *calls, size_t ncalls, struct merge_api *apis,
 	uint64_t tol = opts && opts->tolerance_ns ? opts->tolerance_ns : MERGE_TOLERANCE_NS;
 	uint64_t win = opts && opts->no_exit_window_ns ? opts->no_exit_window_ns :
 		       MERGE_NO_EXIT_WINDOW_NS;
+	uint64_t latest = opts && opts->partial_calls ? win : MERGE_NO_EXIT_LATEST_NS;
 	struct pid_set pids = { 0 };
 	struct pid_end *ends = NULL, *oends = NULL;
 	uint32_t *perm = NULL;
@@ -487,7 +488,7 @@ int merge__link(struct merge_call *calls, size_t ncalls, struct merge_api *apis,
 			continue;
 		}
 		g->flags |= GT_GPU_API_MATCHED;
-		c = find_call(calls, perm, nperm, a->pid, a->tid, a->start, g->type, tol, win);
+		c = find_call(calls, perm, nperm, a->pid, a->tid, a->start, g->type, tol, win, latest);
 		if (c == MERGE_NO_CALL) {
 			st->unmatched_gpu++;
 			continue;

@@ -69,6 +69,9 @@ struct merge_gpu {
 struct merge_link_opts {
 	uint64_t tolerance_ns;		/* 0 = MERGE_TOLERANCE_NS */
 	uint64_t no_exit_window_ns;	/* 0 = MERGE_NO_EXIT_WINDOW_NS */
+	bool partial_calls;		/* calls recorded in capture ranges or light-mode windows
+					 * only: a thread's latest recorded call is not the one it
+					 * is in later (no MERGE_NO_EXIT_LATEST_NS) */
 };
 
 struct merge_link_stats {
@@ -118,7 +121,8 @@ enum merge_call_kind merge__call_kind(unsigned api);
  *     no_exit_window_ns before (or tolerance_ns after) the start, or
  *     MERGE_NO_EXIT_LATEST_NS before when it is the thread's latest call
  *     entered by then (the thread is still inside it: kept off the CPU
- *     between the probe and CUPTI's callback).
+ *     between the probe and CUPTI's callback) and the trace has every call
+ *     (not partial_calls).
  *  3. records of processes without API records (GTRACE_CUPTI_API=none), by
  *     order: a process' GPU records in correlation order (CUPTI numbers the
  *     driver calls as they are entered) against its calls not linked in

@@ -342,6 +342,7 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	struct trace_reader *r = NULL;
 	struct trace_writer *w = NULL;
 	struct trace_writer_opts wo = { .force = true };
+	struct merge_link_opts lo;
 	struct gt_file_info info;
 	enum gt_pass_fail fail;
 	const char *msg = NULL, *out = o->output;
@@ -462,8 +463,9 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	vec__shrink(&m->gpu, &m->gpu_cap, m->ngpu);
 
 	leave_out_edges(m);
-	err = merge__link(m->calls, m->ncalls, m->apis, m->napis, m->gpu, m->ngpu, &o->link,
-			  &m->res.link);
+	lo = o->link;
+	lo.partial_calls = m->ranged || capture_spans__light(m->spans);
+	err = merge__link(m->calls, m->ncalls, m->apis, m->napis, m->gpu, m->ngpu, &lo, &m->res.link);
 	if (err) {
 		pr_err("failed to link GPU records: %s", strerror(-err));
 		goto out;
