@@ -288,6 +288,29 @@ static void t_scan_async_steps(void **state)
 	steady_scan__free(a.s);
 }
 
+/* A boundary that recurs 40,000 times: kept in groups (memory bounded),
+ * the run still found, its iterations groups of 4 of the steps */
+static void t_scan_folded(void **state)
+{
+	struct cs a = { .s = steady_scan__new(), .t = 1000 * MS, .pid = 10 };
+	const struct steady_series *x;
+
+	(void)state;
+	for (int st = 0; st < 40000; st++) {
+		launch(&a, "a", 3 * US);
+		launch(&a, st % 3 ? "b" : "c", 2 * US);
+		sync_for(&a, 5 * US);
+	}
+	assert_int_equal(steady_scan__finish(a.s), 0);
+	x = steady_scan__best(a.s, 10, 1u << STEADY_SYNC, NULL, NULL);
+	assert_non_null(x);
+	assert_int_equal(x->group, 4);
+	assert_int_equal(x->k, 3);		/* b, b, c: three groups of 4 steps repeat */
+	assert_true(x->n * x->k * x->group >= 39000 && x->n * x->k * x->group <= 40000);
+	assert_int_equal(x->end[5] - x->start[5], 3 * 4 * 10 * US);
+	steady_scan__free(a.s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +321,7 @@ int main(void)
 		cmocka_unit_test(t_scan_host_work),
 		cmocka_unit_test(t_scan_gemm_loop),
 		cmocka_unit_test(t_scan_async_steps),
+		cmocka_unit_test(t_scan_folded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

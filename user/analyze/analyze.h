@@ -321,7 +321,11 @@ struct az_phases {
 	uint32_t count;		/* of those, in the steady state */
 	uint32_t startup, tail;	/* ... before it and after it */
 	bool steady;		/* the iteration times settle (else every one found is in it) */
-	uint64_t median_ns;	/* median iteration time in it (0 for the spans) */
+	uint64_t median_ns;	/* median iteration time in it (0 for the spans); with group > 1
+				 * the median group's time over group: an estimate */
+	uint32_t group;		/* iterations counted in groups of this many (a run that repeats
+				 * more than STEADY_MAX_SEGS times: analyze/steady.h), else 1;
+				 * the counts above are groups x group */
 	uint64_t start_ts, end_ts;	/* the steady state's span (its iterations') */
 	uint64_t proc_start_ts;	/* the process' first record */
 	uint64_t startup_calls_ns[AZ_SU__COUNT];	/* its calls' time before start_ts, by kind */

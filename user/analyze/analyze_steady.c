@@ -218,6 +218,7 @@ static int phases_of(struct analyze *a, struct pre *p, const struct pproc *x, st
 	const struct steady_series *ss;
 	const uint64_t *start = NULL, *end = NULL;
 	struct steady_phases sp;
+	uint32_t g = 1;
 	size_t n = 0;
 	int err;
 
@@ -252,20 +253,22 @@ static int phases_of(struct analyze *a, struct pre *p, const struct pproc *x, st
 		start = ss->start;
 		end = ss->end;
 		n = ss->n;
+		g = ss->group ? ss->group : 1;
 	}
+	ph->group = g;
 	if (n && (ph->source && !ph->what))
 		return -ENOMEM;
 	if (n) {
 		err = steady__phases(start, end, n, &sp);
 		if (err)
 			return err;
-		ph->found = (uint32_t)n;
+		ph->found = (uint32_t)n * g;
 		ph->steady = sp.found;
 		if (sp.found) {
-			ph->count = (uint32_t)(sp.last - sp.first + 1);
-			ph->startup = (uint32_t)sp.first;
-			ph->tail = (uint32_t)(n - 1 - sp.last);
-			ph->median_ns = sp.median_ns;
+			ph->count = (uint32_t)(sp.last - sp.first + 1) * g;
+			ph->startup = (uint32_t)sp.first * g;
+			ph->tail = (uint32_t)(n - 1 - sp.last) * g;
+			ph->median_ns = sp.median_ns / g;
 			ph->start_ts = sp.start_ts;
 			ph->end_ts = sp.end_ts;
 		} else {
@@ -273,7 +276,7 @@ static int phases_of(struct analyze *a, struct pre *p, const struct pproc *x, st
 
 			if (!d)
 				return -ENOMEM;
-			ph->count = (uint32_t)n;
+			ph->count = (uint32_t)n * g;
 			ph->start_ts = start[0];
 			for (size_t i = 0; i < n; i++) {
 				d[i] = end[i] - start[i];
@@ -282,7 +285,7 @@ static int phases_of(struct analyze *a, struct pre *p, const struct pproc *x, st
 			}
 			/* no steady state: the median of them all */
 			qsort(d, n, sizeof(*d), u64_order);
-			ph->median_ns = n % 2 ? d[n / 2] : d[n / 2 - 1] / 2 + d[n / 2] / 2;
+			ph->median_ns = (n % 2 ? d[n / 2] : d[n / 2 - 1] / 2 + d[n / 2] / 2) / g;
 			free(d);
 		}
 		return 0;

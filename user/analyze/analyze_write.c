@@ -129,6 +129,8 @@ static void json_phases(struct obuf *o, bool *f, const struct az_phases *ph)
 	j_u64(o, &f2, "tail_iterations", ph->tail);
 	j_bool(o, &f2, "steady", ph->steady);
 	j_u64(o, &f2, "median_iteration_ns", ph->median_ns);
+	/* > 1: counted in groups, the median an estimate (a group's over its size) */
+	j_u64(o, &f2, "iterations_grouped", ph->group ? ph->group : 1);
 	j_u64(o, &f2, "steady_start_ns", ph->start_ts);
 	j_u64(o, &f2, "steady_end_ns", ph->end_ts);
 	j_u64(o, &f2, "process_start_ns", ph->proc_start_ts);
@@ -489,8 +491,9 @@ static void phases_lines(FILE *out, const struct analyze_result *r, const struct
 			put_md(out, ph->what ? ph->what : "?");
 		else
 			put_text(out, ph->what ? ph->what : "?");
-		fprintf(out, "), median %s, +%.3f s to +%.3f s%s\n", a, (double)(ph->start_ts - t0) / 1e9,
-			(double)(ph->end_ts - t0) / 1e9,
+		fprintf(out, "), median %s%s, +%.3f s to +%.3f s%s\n", a,
+			ph->group > 1 ? " (estimated: counted in groups, the run repeats too often to keep each)" : "",
+			(double)(ph->start_ts - t0) / 1e9, (double)(ph->end_ts - t0) / 1e9,
 			ph->steady ? "" : "; no steady state: the iteration times do not settle, all of them taken");
 	}
 	fmt_dur(b, sizeof(b), su);

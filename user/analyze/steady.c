@@ -214,7 +214,19 @@ struct bnd {
 	uint64_t *sig, *start, *end;
 	uint32_t *ntoks;
 	size_t n, cap, cap2, cap3, cap4;
+	uint32_t fold;		/* segments each kept one stands for (1, 2, 4, ...) */
+	uint32_t pend;		/* segments gathered for the next kept one */
+	uint64_t pstart;	/* ... the first one's start */
+	uint32_t pntok;		/* ... their tokens */
+	uint64_t lv[32];	/* ... their signatures merged pairwise, a level each:
+				 * the same tree as two kept ones made one */
 };
+
+/* Two segments' signatures as one. */
+static inline uint64_t sig_pair(uint64_t a, uint64_t b)
+{
+	return hash__pair(hash__pair(0, a), b);
+}
 
 struct sthread {
 	uint32_t pid, tid;
@@ -254,8 +266,35 @@ static struct sthread *thread_of(struct steady_scan *s, uint32_t pid, uint32_t t
 	return t;
 }
 
+/* Keeps a segment; past STEADY_MAX_SEGS of them, two kept ones become one
+ * (and each later one stands for as many): memory does not follow the
+ * trace's length, and a run that repeats is still one (its iterations
+ * grouped). */
 static int bnd_push(struct bnd *b, uint64_t sig, uint64_t start, uint64_t end, uint32_t ntok)
 {
+	if (!b->fold)
+		b->fold = 1;
+	if (b->fold > 1) {
+		uint32_t lvl = 0, i = b->pend;
+
+		if (!b->pend) {
+			b->pstart = start;
+			b->pntok = 0;
+		} else {
+			b->pntok++;	/* the boundary between them */
+		}
+		b->pntok += ntok;
+		/* a binary counter: the i-th segment merges with the ones
+		 * before it as far as its trailing ones go */
+		for (; i & 1; i >>= 1, lvl++)
+			sig = sig_pair(b->lv[lvl], sig);
+		b->lv[lvl] = sig;
+		if (++b->pend < b->fold)
+			return 0;
+		b->pend = 0;
+		start = b->pstart;
+		ntok = b->pntok;
+	}
 	if (vec__reserve(&b->sig, &b->cap, b->n, 1, 64) ||
 	    vec__reserve(&b->start, &b->cap2, b->n, 1, 64) ||
 	    vec__reserve(&b->end, &b->cap3, b->n, 1, 64) ||
@@ -265,6 +304,16 @@ static int bnd_push(struct bnd *b, uint64_t sig, uint64_t start, uint64_t end, u
 	b->start[b->n] = start;
 	b->end[b->n] = end;
 	b->ntoks[b->n++] = ntok;
+	if (b->n == STEADY_MAX_SEGS) {
+		for (size_t i = 0; i < b->n / 2; i++) {
+			b->sig[i] = sig_pair(b->sig[2 * i], b->sig[2 * i + 1]);
+			b->start[i] = b->start[2 * i];
+			b->end[i] = b->end[2 * i + 1];
+			b->ntoks[i] = b->ntoks[2 * i] + b->ntoks[2 * i + 1] + 1;
+		}
+		b->n /= 2;
+		b->fold *= 2;
+	}
 	return 0;
 }
 
@@ -464,7 +513,7 @@ static int cut(struct steady_scan *s, struct sthread *t, struct bnd *b)
 		return -ENOMEM;
 	x = &s->series[s->nseries];
 	*x = (struct steady_series){ .pid = t->pid, .tid = t->tid, .kind = TOK_KIND(b->tok),
-				     .k = run.k, .n = run.iters };
+				     .k = run.k, .n = run.iters, .group = b->fold ? b->fold : 1 };
 	nm = u64map__get(&t->names, b->tok);
 	x->what = strdup(nm ? (const char *)(uintptr_t)*nm : "?");
 	x->start = malloc(run.iters * sizeof(*x->start));

@@ -22,7 +22,10 @@
  * every synchronization, blocking copy and collective that occurs there
  * STEADY_MIN_REPS times or more, the most frequent graphs, and the kernels
  * that repeat least (once a step) and most.
- * Memory: the window per thread, and per boundary 24 bytes an occurrence.
+ * Memory: the window per thread, and per boundary 28 bytes an occurrence up
+ * to STEADY_MAX_SEGS; past that two kept segments become one (a series'
+ * iterations are then groups of 2, 4, ... of the run's: `group`), so that
+ * memory does not follow the trace's length.
  *
  * Phases.  Over the iteration times d_i of a series, M their median and
  * MAD their median absolute deviation: an iteration is near the level when
@@ -54,6 +57,7 @@
 #define STEADY_EDGE_REL 0.50	/* the edges' band's least half-width, of the median */
 #define STEADY_MAX_SYNC 6	/* synchronization and collective boundaries per thread */
 #define STEADY_MAX_GRAPH 2	/* graph boundaries per thread */
+#define STEADY_MAX_SEGS 16384	/* segments kept per boundary: past it, two become one */
 #define STEADY_MAX_LAUNCH 8	/* kernel boundaries per thread: half the rarest that repeat, half the most frequent */
 
 /* ---- pure parts --------------------------------------------------------- */
@@ -118,6 +122,8 @@ struct steady_series {
 	size_t n;		/* iterations */
 	uint64_t *start, *end;	/* each one's: a boundary's end to the k-th next one's */
 	uint64_t coverage;	/* the time they add up to */
+	uint32_t group;		/* each iteration is this many of the run's (1 unless the boundary
+				 * recurred more than STEADY_MAX_SEGS times: kept in groups) */
 };
 
 struct steady_scan;

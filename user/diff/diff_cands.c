@@ -237,7 +237,9 @@ static int sync_cands(struct diff_scan *s)
 		if (!s->procs.s[i].used)
 			continue;
 		b = steady_scan__best(s->steady, p->pid, 1u << STEADY_SYNC | 1u << STEADY_COLL, NULL, NULL);
-		if (!b || b->n < 2)
+		/* grouped (a run of more than STEADY_MAX_SEGS): no single
+		 * iterations to compare; the kernel sequence's, or none */
+		if (!b || b->n < 2 || b->group > 1)
 			continue;
 		x = cand_new(s, DIFF_ITER_SYNC, p->pid, b->n);
 		if (!x)
