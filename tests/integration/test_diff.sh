@@ -249,6 +249,17 @@ t_no_match() {
 	"$GTRACE" diff "$T/base.gtrace" "$T/opt.gtrace" > "$T/d.txt" 2> "$T/d.err" || err "the table exited $?"
 	grep -q '^Iterations: found on both sides, but they do not correspond' "$T/d.txt" ||
 		err "the table does not say it: $(grep '^Iterations' "$T/d.txt")"
+	# another program with the same steps: its iterations are not the
+	# baseline's either
+	cp "$WORKLOAD" "$T/other_bench"
+	env GT_LIBCUDA="$MOCK_LIB" GT_MOCK_SYNC_US=100 "$GTRACE" -q --libcuda "$MOCK_LIB" -o "$T/other.gtrace" -- \
+		"$T/other_bench" --steps "$STEPS" --step-us 5000 > "$T/other.out" 2> "$T/other.err" ||
+		fatal "recording the other program failed: $(tail -n 3 "$T/other.err" | tr '\n' '|')"
+	ALLOW_WARN=1 diff_json "$j" "$T/base.gtrace" "$T/other.gtrace"
+	[ "$(grep -c . "$j.err")" -eq 1 ] && grep -q '^gtrace-bpf: warning: different programs .*iterations do not correspond (they are iterations of different programs)' "$j.err" ||
+		err "another program: expected one warning line, got: $(tr '\n' '|' < "$j.err")"
+	jq -e '.whole_run and .speedup.interval == null and (.correspondence.ok | not)' "$j" > /dev/null ||
+		err "another program: $(jq -c '{whole_run, s: .speedup, c: .correspondence}' "$j")"
 }
 
 # _baseline / _optimized names in either order: the same diff, swapped said.
@@ -382,7 +393,7 @@ add_case t_kernels "diff of two eBPF recordings: iterations between the synchron
 add_case t_nvtx "diff with NVTX step ranges from the CUPTI agent: the program's own speedup, in the interval; GPU busy 1x; --iter kernels"
 add_case t_graph "diff of eager steps and their CUDA graph, no markers: the synchronize ends each iteration, the program's own speedup within 2 %"
 add_case t_library_ranges "diff with only a library's NVTX ranges: not taken for iterations, the program's own speedup within 2 %"
-add_case t_no_match "diff of a run whose iterations the other lacks: no interval, one warning line, status 0"
+add_case t_no_match "diff of a run whose iterations the other lacks, and of another program: no interval, one warning line, status 0"
 add_case t_identical "diff of two runs of one workload: an interval containing 1, no kernel moved"
 add_case t_names "diff: _baseline/_optimized names in either order give the same diff"
 add_case t_mismatch "diff of a trace with GPU records and one without: still a diff, one warning line"

@@ -433,11 +433,15 @@ static void test_mismatch(void **state)
 
 	(void)state;
 	r = diff_fixtures(&b, &o);
-	assert_int_equal(r->mismatch, DIFF_MM_PROGRAM | DIFF_MM_GPU_ONE | DIFF_MM_NO_COMMON);
+	assert_int_equal(r->mismatch, DIFF_MM_PROGRAM | DIFF_MM_GPU_ONE | DIFF_MM_NO_COMMON | DIFF_MM_NO_MATCH);
 	assert_string_equal(r->warning, "different programs (train, bench); only the optimized has GPU "
-			    "records: kernels compared by their launches; no kernel in common");
-	/* still a diff: the iterations, and the launches for kernels */
-	assert_true(near(r->speedup.point, 2.0, 1e-6));
+			    "records: kernels compared by their launches; no kernel in common; iterations do "
+			    "not correspond (they are iterations of different programs): whole runs compared, "
+			    "no interval");
+	/* still a diff, of the whole runs, with no interval: the launches
+	 * for kernels */
+	assert_true(r->whole_run && r->checked && !r->corresponds);
+	assert_false(r->speedup.interval);
 	assert_false(r->kernels_gpu);
 	assert_false(r->gpu_busy.valid);
 	assert_int_equal(r->kernels.by_class[DIFF_ADDED], 2);

@@ -410,14 +410,26 @@ int diff__compute(const struct diff_side *b, const struct diff_side *o, bool par
  * step); a kernel sequence, which has no such anchor, must repeat as often
  * on both sides (within DIFF_MATCH_COUNT): a sequence one side repeats
  * thousands of times and the other a few dozen is a pattern inside the
- * iteration on one side only.  When not, why says so in a line.
+ * iteration on one side only; and the two processes must run the same
+ * program (the last path component of their command lines' first word).
+ * When not, why says so in a line.
  */
 #define DIFF_MATCH_COUNT 1.25
 
-static bool correspond(const struct diff_cand *x, const struct diff_cand *y, char *why, size_t n)
+static bool correspond(const struct diff_cand *x, const struct diff_cand *y, const char *cmd_x,
+		       const char *cmd_y, char *why, size_t n)
 {
+	const char *px = NULL, *py = NULL;
+	size_t nx, ny;
 	double r;
 
+	/* iterations of two programs are no one program's */
+	nx = cmd_x ? program_of(cmd_x, &px) : 0;
+	ny = cmd_y ? program_of(cmd_y, &py) : 0;
+	if (nx && ny && (nx != ny || memcmp(px, py, nx))) {
+		snprintf(why, n, "they are iterations of different programs");
+		return false;
+	}
 	switch (x->source) {
 	case DIFF_ITER_SYNC:
 		if (x->what && y->what && strcmp(x->what, y->what)) {
@@ -481,7 +493,9 @@ int diff__traces(const char *base, const char *opt, const struct diff_params *p,
 		status = 2;
 		goto out;
 	}
-	if (miss == DIFF_CHOICE_OK && !iter && !correspond(&ca[ia], &cb[ib], why, sizeof(why)))
+	if (miss == DIFF_CHOICE_OK && !iter &&
+	    !correspond(&ca[ia], &cb[ib], diff_scan__cmdline(sa, ca[ia].pid), diff_scan__cmdline(sb, cb[ib].pid),
+			why, sizeof(why)))
 		miss = DIFF_CHOICE_NONE;
 	else if (miss == DIFF_CHOICE_OK)
 		matched = true;

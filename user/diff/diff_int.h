@@ -146,6 +146,9 @@ struct diff_scan;
 int diff_scan__open(const char *path, struct diff_scan **out, struct trace_damage *dmg, FILE *err);
 /* Its candidates (valid while the scan lives). */
 const struct diff_cand *diff_scan__cands(const struct diff_scan *s, size_t *n);
+/* The command line (or comm) of process pid in the scanned trace, NULL
+ * when unknown. */
+const char *diff_scan__cmdline(const struct diff_scan *s, uint32_t pid);
 /* The candidates of --iter's error message: "NVTX 'step N' (20), capture
  * ranges (3)", "" when none, the names whole and escaped for a terminal;
  * malloc'd, NULL when out of memory. */

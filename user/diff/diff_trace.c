@@ -337,6 +337,13 @@ const struct diff_cand *diff_scan__cands(const struct diff_scan *s, size_t *n)
 	return s->cands;
 }
 
+const char *diff_scan__cmdline(const struct diff_scan *s, uint32_t pid)
+{
+	const struct scan_proc *p = hmap_get(&s->procs, pid, 0);
+
+	return p && p->name && *p->name ? p->name : NULL;
+}
+
 char *diff_scan__describe(const struct diff_scan *s)
 {
 	char *buf = NULL;
