@@ -186,11 +186,12 @@
 	// (pool threads, loaders) start folded into one row ('i' keys: shown
 	// when in the set)
 	const collapsed = new Set();
+	// a thread's lanes (its calls, off-CPU time, NVTX ranges), not a GPU's
+	const onCpu = l => l.kind === 'calls' || l.kind === 'offcpu' || l.kind === 'nvtx';
 	function buildRows() {
 		rows.length = 0;
 		if ((D.captures || []).length || (TL.triggers || []).length || steadySpans().length)
 			rows.push({ type: 'capture', label: 'steady state, capture ranges, triggers', h: ROW_H });
-		const onCpu = l => l.kind === 'calls' || l.kind === 'offcpu' || l.kind === 'nvtx';
 		const pids = [...new Set(lanes.filter(onCpu).map(l => l.pid))].sort((a, b) => a - b);
 		for (const pid of pids) {
 			const key = 'p' + pid;
@@ -779,7 +780,6 @@
 			note.textContent = 'Every one of the ' + int(TL.events) + ' events is drawn. Wheel to zoom, drag to pan, click for details.';
 		}
 		// the threads of each process that made no CUDA call, folded
-		const onCpu = l => l.kind === 'calls' || l.kind === 'offcpu' || l.kind === 'nvtx';
 		const withCalls = new Set(lanes.filter(l => l.kind === 'calls').map(l => l.pid + ':' + l.tid));
 		const idle = new Set(lanes.filter(l => onCpu(l) && !withCalls.has(l.pid + ':' + l.tid)).map(l => l.pid + ':' + l.tid));
 		if (idle.size)
