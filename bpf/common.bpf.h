@@ -98,6 +98,27 @@ static __always_inline void count(__u64 *c)
 	__sync_fetch_and_add(c, 1);
 }
 
+/* Runs of this object's kernel-side programs (scheduler, syscall and
+ * process tracepoints, which fire for every task on the machine) that
+ * concerned a traced task: the kernel's run statistics count every run, and
+ * the overhead estimate charges the traced programs only their share. Per
+ * CPU, one per run at most; the uprobes do not count here. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} own_runs SEC(".maps");
+
+static __always_inline void own_run(void)
+{
+	__u32 k = 0;
+	__u64 *n = bpf_map_lookup_elem(&own_runs, &k);
+
+	if (n)
+		*n += 1;
+}
+
 /* Whether pid is traced. pid is the current task's process at every call
  * (a probe's own task; the parent at a fork), which the cgroup test needs:
  * it looks at the current task. */

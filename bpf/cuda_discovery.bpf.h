@@ -328,6 +328,7 @@ static __always_inline int check_open(const char *upath, long flags)
 		hit = ends_in_lib(op->path, n, len);
 	if (!hit)
 		return 0;
+	own_run();
 	op->len = n;
 	if (*(volatile __u32 *)&open_exit_live) {
 		bool had = bpf_map_lookup_elem(&open_paths, &tid) != NULL;
@@ -363,6 +364,7 @@ static __always_inline int open_done(long ret)
 	op = bpf_map_lookup_elem(&open_paths, &tid);
 	if (!op)
 		return 0;
+	own_run();
 	if (ret >= 0)
 		libload(bpf_get_current_pid_tgid(), (int)ret, op);
 	if (!bpf_map_delete_elem(&open_paths, &tid))

@@ -64,6 +64,7 @@ int proc_exec(struct bpf_raw_tracepoint_args *ctx)
 
 	if (!traced(id >> 32))
 		return 0;
+	own_run();
 	proc_event(GT_REC_EXEC, id >> 32, (__u32)id, ppid, 0);
 	exec_cmdline(t, id);
 	return 0;
@@ -75,8 +76,10 @@ int proc_fork(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u32 ppid, cpid;
 
-	if (follow_fork(ctx, &ppid, &cpid))
+	if (follow_fork(ctx, &ppid, &cpid)) {
+		own_run();
 		proc_event(GT_REC_FORK, cpid, cpid, ppid, 0);
+	}
 	return 0;
 }
 
@@ -90,16 +93,16 @@ struct gt_name_comm {
  * For every traced process, not only the ones known to use the GPU: a
  * process that lives less than that interval is not known yet either. The
  * recorder writes it when the thread had records and the name is new. */
-static __always_inline void thread_name(__u64 id, __u32 tid, const char *kcomm)
+static __always_inline bool thread_name(__u64 id, __u32 tid, const char *kcomm)
 {
 	__u32 pid = id >> 32;
 	struct gt_name_comm *e;
 
 	if (!traced(pid))
-		return;
+		return false;
 	e = reserve(sizeof(*e));
 	if (!e)
-		return;
+		return true;
 	if (kcomm)
 		bpf_probe_read_kernel_str(e->str, sizeof(e->str), kcomm);
 	else
@@ -111,6 +114,7 @@ static __always_inline void thread_name(__u64 id, __u32 tid, const char *kcomm)
 	e->rec.flags = GT_NAME_F_RAW;
 	fill_hdr(&e->rec.hdr, (id & ~0xffffffffull) | tid, GT_REC_NAME, sizeof(*e), 0);
 	submit(e);
+	return true;
 }
 
 /* prctl(PR_SET_NAME), pthread_setname_np, a write to /proc/.../comm: the
@@ -125,7 +129,8 @@ int thread_rename(struct bpf_raw_tracepoint_args *ctx)
 	 * left to the recorder's reading of /proc */
 	if (filter_cgroup && id >> 32 != bpf_get_current_pid_tgid() >> 32)
 		return 0;
-	thread_name(id, BPF_CORE_READ(t, pid), (const char *)ctx->args[1]);
+	if (thread_name(id, BPF_CORE_READ(t, pid), (const char *)ctx->args[1]))
+		own_run();
 	return 0;
 }
 
@@ -136,11 +141,11 @@ int proc_exit(struct bpf_raw_tracepoint_args *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 
 	/* every thread's last name, before the process' exit record */
-	thread_name(id, (__u32)id, NULL);
+	if (!thread_name(id, (__u32)id, NULL))
+		return 0;	/* not traced */
+	own_run();
 	if ((__u32)id != id >> 32)
 		return 0;	/* only the thread group leader ends the process */
-	if (!traced(id >> 32))
-		return 0;
 	if (capture_ranges)
 		range_close(id, GT_CAP_F_EXIT);
 	proc_event(GT_REC_EXIT, id >> 32, (__u32)id, BPF_CORE_READ(t, real_parent, tgid),

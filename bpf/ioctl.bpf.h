@@ -83,6 +83,7 @@ static __always_inline void ioctl_enter(struct file *f, int fd, __u32 cmd, __u64
 	s.rdev = BPF_CORE_READ(f, f_inode, i_rdev);
 	if (!s.rdev || !major_wanted(s.rdev) || !traced(pid))
 		return;
+	own_run();
 	/* a process talking to the driver uses the GPU: follow its threads */
 	bpf_map_update_elem(&active_pids, &pid, &one, BPF_NOEXIST);
 	if (!captured(pid))
@@ -104,6 +105,7 @@ static __always_inline void ioctl_exit(__s64 ret)
 
 	if (!s)
 		return;
+	own_run();
 	e = reserve(sizeof(*e));
 	if (e) {
 		fill_hdr(&e->hdr, id, GT_REC_IOCTL, sizeof(*e), 0);

@@ -53,6 +53,7 @@ int on_switch(struct bpf_raw_tracepoint_args *ctx)
 	__u64 now = bpf_ktime_get_ns();
 	struct offcpu_start *s;
 	struct gt_offcpu *e;
+	bool own = false;
 
 	/* a task in do_exit (its exit event is out, or about to be) may still
 	 * block while it tears down: that is not the program's off-CPU time,
@@ -64,12 +65,15 @@ int on_switch(struct bpf_raw_tracepoint_args *ctx)
 		};
 
 		bpf_map_update_elem(&offcpu, &prev_tid, &st, BPF_ANY);
+		own = true;
 	}
-	if (!next_tid)
+	s = next_tid ? bpf_map_lookup_elem(&offcpu, &next_tid) : NULL;
+	if (!s) {
+		if (own)
+			own_run();
 		return 0;
-	s = bpf_map_lookup_elem(&offcpu, &next_tid);
-	if (!s)
-		return 0;
+	}
+	own_run();
 	if (now - s->ts >= min_offcpu_ns) {
 		e = reserve(sizeof(*e));
 		if (e) {

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -123,6 +124,35 @@ size_t recorder__progs(const struct recorder *r, struct recorder_prog *out, size
 	/* the NCCL probes' hits cost the programs too */
 	if (nccl_probes__object(r->nccl))
 		n = add_object(nccl_probes__object(r->nccl), out, n, max);
+	return n;
+}
+
+/* The sum over the CPUs of obj's own_runs (bpf/common.bpf.h), 0 without. */
+static uint64_t own_runs_of(struct bpf_object *obj)
+{
+	struct bpf_map *m = obj ? bpf_object__find_map_by_name(obj, "own_runs") : NULL;
+	int ncpu = libbpf_num_possible_cpus(), i;
+	uint64_t sum = 0, *v;
+	uint32_t k = 0;
+
+	if (!m || bpf_map__fd(m) < 0 || ncpu <= 0 || !(v = calloc((size_t)ncpu, sizeof(*v))))
+		return 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(m), &k, v))
+		for (i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+uint64_t recorder__kern_own_runs(const struct recorder *r)
+{
+	struct bpf_object *objs[4];
+	size_t i, k;
+	uint64_t n = own_runs_of(r->skel->obj);
+
+	k = kernel_sources__objects(r->ks, objs, 4);
+	for (i = 0; i < k; i++)
+		n += own_runs_of(objs[i]);
 	return n;
 }
 

@@ -124,6 +124,10 @@ struct recorder_prog {
 int recorder__insn_class(const struct recorder *r, unsigned api);
 size_t recorder__progs(const struct recorder *r, struct recorder_prog *out, size_t max);
 bool recorder__multi(const struct recorder *r);
+/* The runs of the kernel-side programs (RECORDER_PROG_KERN) that concerned
+ * a traced task, since the recording began: the statistics' run counts
+ * include every task on the machine. */
+uint64_t recorder__kern_own_runs(const struct recorder *r);
 /* Turns the kernel's BPF run-time statistics on for as long as the fd
  * returned stays open; -1 with errno when refused. */
 int recorder__bpf_stats(void);

@@ -10,7 +10,10 @@
  * the start and every RECALIBRATE_NS (then in a thread of its own); (2) the kernel's BPF statistics (run
  * count and run time of every program, enabled while we hold the fd of
  * BPF_ENABLE_STATS): hits per interval and what the programs themselves
- * took; (3) the records, which say which thread paid for each hit.
+ * took; (3) the records, which say which thread paid for each hit; (4)
+ * the kernel-side programs' runs that concerned a traced task (their own
+ * counter, bpf/common.bpf.h): those fire for every task on the machine,
+ * and a busy neighbour's context switches are not the traced programs' cost.
  *
  * The estimate is per thread, as a fraction of wall time: a thread that
  * spends p ns of an interval L in probes would have needed L - p without
@@ -100,6 +103,7 @@ struct budget {
 	uint64_t cold_api[GT_API__COUNT];	/* cold entry records per call, this interval */
 	uint64_t cold_ret_api[GT_API__COUNT];	/* ... and exit records */
 	uint64_t kern_records;		/* every thread's kernel-side records */
+	uint64_t own_runs;		/* the kernel-side runs for traced tasks at the last read */
 	bool over;			/* the last evaluation was over the budget */
 	struct recal *recal;		/* a calibration running in its thread, NULL = none */
 	struct budget_est est;		/* every interval's estimate: the mean and the max */
@@ -244,6 +248,7 @@ static void read_base(struct budget *b)
 
 	for (i = 0; i < b->nprogs; i++)
 		probe_cost__prog_read(b->progs[i].fd, &b->progs[i].cnt, &b->progs[i].ns);
+	b->own_runs = recorder__kern_own_runs(b->r);
 }
 
 /* The mean entry-hit cost over the hot calls the files have; their
@@ -459,9 +464,9 @@ static void evaluate(struct budget *b, uint64_t now, uint32_t windows, bool fina
 	uint64_t cur_period = period_now(b);
 	uint64_t d_cnt[PC__N] = { 0 }, d_ns[PC__N] = { 0 }, rec[PC__N] = { 0 };
 	double mean[PC__N], cost_e, cost_r, worst = -1, worst_probe = 0, worst_hot = 0, worst_cold = 0;
-	double trap_sum = 0, max_hit = 0, probe;
+	double trap_sum = 0, max_hit = 0, probe, kern_own_ns;
 	double L = (double)(now - b->interval_start), need = 0, target = b->budget * TARGET;
-	uint64_t unattr_e, unattr_r, cnt, ns, scpu, period = 0;
+	uint64_t unattr_e, unattr_r, cnt, ns, scpu, period = 0, own;
 	size_t i, w = SIZE_MAX;
 	uint32_t reason = GT_OVH_ESTIMATE;
 	bool over = false;
@@ -476,6 +481,15 @@ static void evaluate(struct budget *b, uint64_t now, uint32_t windows, bool fina
 		p->cnt = cnt;
 		p->ns = ns;
 	}
+	/* the kernel-side programs run for every task on the machine (each
+	 * context switch, openat, ioctl): the traced threads pay the runs
+	 * that concerned them, at the programs' mean run time; the rest is
+	 * other programs' */
+	own = recorder__kern_own_runs(b->r);
+	kern_own_ns = d_cnt[PC_KERN] ? (double)d_ns[PC_KERN] *
+		      ((double)(own - b->own_runs) < (double)d_cnt[PC_KERN] ?
+		       (double)(own - b->own_runs) / (double)d_cnt[PC_KERN] : 1) : 0;
+	b->own_runs = own;
 	for (i = 0; i < b->nacc; i++) {
 		int h, k;
 
@@ -507,7 +521,7 @@ static void evaluate(struct budget *b, uint64_t now, uint32_t windows, bool fina
 		double cold = thread_cost(b, t, 0, mean[PC_ENTRY], cost_r);
 
 		if (b->kern_records)
-			cold += (double)d_ns[PC_KERN] * t->kern / b->kern_records;
+			cold += kern_own_ns * t->kern / b->kern_records;
 		if (hot + cold > worst) {
 			worst = hot + cold;
 			w = i;
