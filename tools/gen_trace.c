@@ -4,6 +4,7 @@
  * (stats, export) without a GPU or a recording run.
  *
  *   gen_trace [-s SEED] [-p PROCS] [-k KERNELS] [-H] [-N LEN] OUT N_RECORDS [THREADS]
+ *   gen_trace -S SHAPE:P [-W WARM] [-P PROG] [-g] OUT STEPS  (tools/gen_trace_shape.c)
  *
  * The trace looks like what the recorder writes for a few training-style
  * processes: per process a command-line name, an exec, thread names, cuInit,
@@ -487,7 +488,11 @@ static void usage(FILE *f)
 		   "  -L PCT: PCT percent of the calls are launches (default 62);\n"
 		   "  -H: hostile kernel, process, thread and NVTX names (markup, formulas,\n"
 		   "      escapes, bytes that are not UTF-8);\n"
-		   "  -N LEN: every kernel name LEN bytes long (up to %d)\n", MAX_NAME);
+		   "  -N LEN: every kernel name LEN bytes long (up to %d);\n"
+		   "  -S SHAPE:P: one process of N_RECORDS steps of P us of a known shape\n"
+		   "      (eager, graph, host, gemm: tools/gen_trace_shape.c), -W WARM of them slow,\n"
+		   "      -P PROG the program (default python3)\n",
+		   MAX_NAME);
 }
 
 int main(int argc, char **argv)
@@ -501,12 +506,13 @@ int main(int argc, char **argv)
 	long seed = 1, procs = 2, kernels = 40, threads = 4, unlink = 0, n, step_us = 0, launch_pct = -1;
 	enum cap_mode cap = CAP_NONE;
 	bool g_gpu = false, no_calls = false, entry_launches = false, hostile = false;
-	long name_len = 0;
+	long name_len = 0, warm = 0;
+	const char *shape = NULL, *prog = NULL;
 	char options[160], gpu_options[200], exit_options[220];
 	struct gen *g;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "s:p:k:c:gu:ni:EL:HN:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:p:k:c:gu:ni:EL:HN:S:W:P:h")) != -1) {
 		switch (opt) {
 		case 'i':
 			if (parse_int(optarg, 1, 3600000000L, &step_us))
@@ -556,6 +562,16 @@ int main(int argc, char **argv)
 			if (parse_int(optarg, 1, MAX_NAME, &name_len))
 				goto bad;
 			break;
+		case 'S':
+			shape = optarg;
+			break;
+		case 'P':
+			prog = optarg;
+			break;
+		case 'W':
+			if (parse_int(optarg, 0, 1000000, &warm))
+				goto bad;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -585,6 +601,7 @@ int main(int argc, char **argv)
 	g->launch_pct = (int)launch_pct;
 	g->hostile = hostile;
 	g->name_len = (int)name_len;
+	g->prog = prog;
 	if (cap == CAP_RANGE)
 		info.options = "synthetic=1 capture=full capture_range=cudaProfilerApi "
 			       "capture_range_end=repeat";
@@ -609,7 +626,17 @@ int main(int argc, char **argv)
 		free(g);
 		return 1;
 	}
-	if (no_calls) {
+	if (shape) {
+		err = gen__shape(g, shape, n, warm);
+		if (err == -EINVAL || err == -ERANGE) {
+			fprintf(stderr, PROG ": bad -S %s with %ld steps, -W %ld: eager, graph, host or gemm, "
+				":P (500 to 10000000 us, host work a tenth of it), fewer slow steps than steps\n",
+				shape, n, warm);
+			trace_writer__free(g->w);
+			free(g);
+			return 2;
+		}
+	} else if (no_calls) {
 		struct gt_trailer tr = { .end_ts = info.start_ts + 50000000 };
 
 		err = gen__w_proc(g, GT_REC_EXEC, info.start_ts + 1000000, PID_BASE, "true");

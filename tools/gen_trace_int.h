@@ -97,6 +97,7 @@ struct gen {
 	int launch_pct;		/* -L: percent of the calls that are launches, -1 the default mix */
 	bool hostile;		/* -H: names, command lines and NVTX text a hostile program would give */
 	int name_len;		/* -N: every kernel name this many bytes, 0 as they come */
+	const char *prog;	/* -P: -S's program (python3 when NULL) */
 	_Alignas(8) unsigned char buf[8192];
 };
 
@@ -132,6 +133,10 @@ int gen__w_gpu(struct gen *g, struct thr *t, const struct kernel *k, const struc
 int gen__w_after(struct gen *g, struct thr *t, uint64_t exit_ts);
 int gen__w_metrics(struct gen *g);
 int gen__w_steps(struct gen *g, uint64_t t0, uint64_t end);
+
+/* gen_trace_shape.c: -S SHAPE:P, STEPS steps, the first WARM slow; prints
+ * what analyze must find.  -EINVAL for a bad SHAPE:P. */
+int gen__shape(struct gen *g, const char *arg, long steps, long warm);
 
 /* gen_trace.c: -H's text (NVTX names among them) */
 const char *gen__hostile_nvtx(int i);

@@ -382,6 +382,29 @@ t_mock_steady() {
 		err "the table: $(head -n 12 "$T/steady.txt" | tr '\n' '|')"
 }
 
+# gen_trace -S: programs of each shape with exact times (eager steps, the
+# same steps as a CUDA graph, host work deciding the step, a GEMM loop after
+# a slow start-up), 3 slow steps of warm-up: the phases to the nanosecond,
+# as the generator says they are, and the steady state's verdict.
+t_gen_shapes() {
+	local sh f want got bound
+	for sh in eager:10000:memory graph:1500:memory host:30000:host gemm:2000:compute; do
+		f=$T/${sh%%:*}.gtrace
+		bound=${sh##*:}
+		gen_trace -g -S "${sh%:*}" -W 3 "$f" 30 > "$f.out" || fatal "gen_trace -S ${sh%:*} failed"
+		want=$(awk '/^steady_start_ns/ { print $2, $4, $6, $8 }' "$f.out")
+		[ -n "$want" ] || fatal "gen_trace -S ${sh%:*} said nothing of its phases"
+		analyze "$f.json" --format json "$f"
+		got=$(jq -r '.scopes[0] | select(.kind == "steady") | .phases |
+			"\(.steady_start_ns) \(.iterations) \(.median_iteration_ns) \(.startup_iterations)"' "$f.json")
+		expect "${sh%:*}: steady start, iterations, median, start-up iterations" "$got" "$want"
+		expect "${sh%:*}: the steady state's verdict" "$(jq -r '.scopes[0].work.bound' "$f.json")" "$bound"
+	done
+	# the GEMM loop: 84 ms of module loading before it, and still compute-bound
+	jq -e '.scopes[0].phases.startup_calls.module_loads.ns >= 84000000' "$T/gemm.gtrace.json" > /dev/null ||
+		err "gemm: the start-up's module load: $(jq -c '.scopes[0].phases.startup_calls' "$T/gemm.gtrace.json")"
+}
+
 t_mock_host_gap() {
 	mock gap 2000000 --launches 100 --gpu-idle 150
 	expect "findings" "$(ids "$T/gap.json")" host_stall
@@ -601,6 +624,7 @@ add_case t_mock_clean "mock workload, GPU kept busy: no findings, busy exact"
 add_case t_mock_sync_loop "mock workload, a sync after every launch"
 add_case t_mock_dtoh_loop "mock workload, a blocking DtoH copy after every launch"
 add_case t_mock_steady "mock steps with a slow warm-up: the steady state first, its boundaries exactly the synchronizes', the start-up said"
+add_case t_gen_shapes "gen_trace shapes (eager, graph, host-bound, GEMM after a slow start-up): the phases exactly the generator's, the steady state's verdict"
 add_case t_mock_tiny_grid "mock workload, grids of 8 blocks; --sms"
 add_case t_mock_host_gap "mock workload, a host gap"
 add_case t_mock_launch_bound "mock workload, 5 us kernels launched every 20 us"

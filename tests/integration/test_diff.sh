@@ -287,6 +287,49 @@ t_no_match() {
 		err "another program: $(jq -c '{whole_run, s: .speedup, c: .correspondence}' "$j")"
 }
 
+# gen_trace -S pairs with exact step times, with and without GPU records:
+# eager steps of 10 ms against their CUDA graph of 1.5 ms (6.667x), host
+# work of 30 ms against 5 ms (6x): the speedup within 2 %, in the interval,
+# correspondence checked; eager steps against a GEMM loop (iterations the
+# other lacks): no interval, one warning line, no unit of work in common;
+# the same steps by two programs, 30 and 60 of them: not corresponding,
+# and per kernel run the same speed (the whole runs say 0.5x).
+t_gen_shapes() {
+	local j=$T/d.json g want sh
+	for g in -g ""; do
+		for sh in eager:10000 graph:1500 host:30000 host:5000 gemm:2000; do
+			gen_trace $g -S "$sh" -W 3 "$T/${sh/:/_}.gtrace" 30 > /dev/null ||
+				fatal "gen_trace $g -S $sh failed"
+		done
+		for pair in "eager_10000 graph_1500 6.666667" "host_30000 host_5000 6"; do
+			set -- $pair
+			ALLOW_WARN=1 diff_json "$j" "$T/$1.gtrace" "$T/$2.gtrace"
+			jq -e '.correspondence.ok and .baseline.iterations.source == "sync"
+			       and .optimized.iterations.source == "sync"' "$j" > /dev/null ||
+				err "$1 vs $2 ($g): $(jq -c '{c: .correspondence, s: .baseline.iterations.source}' "$j")"
+			check_speedup "$j" "$3" 0.02 sync steady:29
+			jq -e '[.baseline.iterations, .optimized.iterations] | all(.count == 27 and .phases.startup == 2)' "$j" > /dev/null ||
+				err "$1 vs $2 ($g): the steady states: $(jq -c '[.baseline.iterations, .optimized.iterations]' "$j")"
+		done
+		ALLOW_WARN=1 diff_json "$j" "$T/eager_10000.gtrace" "$T/gemm_2000.gtrace"
+		grep -q '^gtrace-bpf: warning: .*iterations do not correspond' "$j.err" && [ "$(grep -c . "$j.err")" -eq 1 ] ||
+			err "eager vs gemm ($g): expected one warning line, got: $(tr '\n' '|' < "$j.err")"
+		jq -e '.speedup.interval == null and (.correspondence.ok | not) and .per_unit.unit == null
+		       and (.per_unit.why | length > 0)' "$j" > /dev/null ||
+			err "eager vs gemm ($g): $(jq -c '{s: .speedup, c: .correspondence, u: .per_unit}' "$j")"
+	done
+	gen_trace -P bench_a -S eager:10000 "$T/a.gtrace" 30 > /dev/null || fatal "gen_trace -P failed"
+	gen_trace -P bench_b -S eager:10000 "$T/b.gtrace" 60 > /dev/null || fatal "gen_trace -P failed"
+	ALLOW_WARN=1 diff_json "$j" "$T/a.gtrace" "$T/b.gtrace"
+	jq -e '.speedup.interval == null and (.correspondence.ok | not) and .per_unit.unit == "kernel run"
+	       and .per_unit.baseline == 720 and .per_unit.optimized == 1440 and .per_unit.estimated
+	       and .per_unit.speedup >= 0.98 and .per_unit.speedup <= 1.02' "$j" > /dev/null ||
+		err "the same steps, two programs: $(jq -c '{s: .speedup.point, u: .per_unit}' "$j")"
+	"$GTRACE" diff "$T/a.gtrace" "$T/b.gtrace" > "$T/d.txt" 2> /dev/null
+	grep -q '^Per unit: .* per kernel run (720 in the baseline, 1440 in the optimized, .*an estimate, no interval' "$T/d.txt" ||
+		err "the table's per-unit line: $(grep '^Per unit' "$T/d.txt")"
+}
+
 # _baseline / _optimized names in either order: the same diff, swapped said.
 t_names() {
 	rec base 10000
@@ -419,6 +462,7 @@ add_case t_nvtx "diff with NVTX step ranges from the CUPTI agent: the program's 
 add_case t_graph "diff of eager steps and their CUDA graph, no markers: the synchronize ends each iteration, the program's own speedup within 2 %"
 add_case t_library_ranges "diff with only a library's NVTX ranges: not taken for iterations, the program's own speedup within 2 %"
 add_case t_no_match "diff of a run whose iterations the other lacks, and of another program: no interval, one warning line, status 0"
+add_case t_gen_shapes "diff of gen_trace shapes: eager vs graph and host-bound pairs within 2 % (with and without GPU records); iterations the other lacks: no interval; two programs: per kernel run"
 add_case t_identical "diff of two runs of one workload: an interval containing 1, no kernel moved"
 add_case t_names "diff: _baseline/_optimized names in either order give the same diff"
 add_case t_mismatch "diff of a trace with GPU records and one without: still a diff, one warning line"

@@ -5,6 +5,7 @@
  * passes over a trace are diff_trace.c, the renderings diff_render.c.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "diff/diff_int.h"
@@ -453,6 +454,51 @@ static bool correspond(const struct diff_cand *x, const struct diff_cand *y, con
 	}
 }
 
+/* ---- per unit of work -------------------------------------------------- */
+
+/* Iterations that do not correspond leave the whole runs, whose lengths
+ * differ by what each did as much as by how fast: a unit of work both did
+ * makes them comparable. The unit is a kernel run when both ran the same
+ * kernels (none added, none removed) in the same proportions (each
+ * kernel's share of the runs within DIFF_UNIT_MIX of the other side's):
+ * the time per kernel run. Else none, and why. */
+#define DIFF_UNIT_MIX 0.25
+
+static void per_unit(struct diff_result *r)
+{
+	struct diff_per_unit *u = &r->per_unit;
+	uint64_t nb = 0, no = 0;
+
+	*u = (struct diff_per_unit){ .unit = "kernel run" };
+	if (!r->speedup.valid || r->kernels.by_class[DIFF_ADDED] || r->kernels.by_class[DIFF_REMOVED] ||
+	    !r->kernels.n) {
+		snprintf(u->why, sizeof(u->why), "the two runs did not run the same kernels");
+		return;
+	}
+	for (size_t i = 0; i < r->kernels.n; i++) {
+		nb += r->kernels.rows[i].base.count;
+		no += r->kernels.rows[i].opt.count;
+	}
+	if (!nb || !no) {
+		snprintf(u->why, sizeof(u->why), "the two runs did not run the same kernels");
+		return;
+	}
+	for (size_t i = 0; i < r->kernels.n; i++) {
+		double a = (double)r->kernels.rows[i].base.count / (double)nb;
+		double b = (double)r->kernels.rows[i].opt.count / (double)no;
+
+		if (fabs(a - b) > DIFF_UNIT_MIX * (a > b ? a : b)) {
+			snprintf(u->why, sizeof(u->why), "the same kernels ran in different proportions");
+			return;
+		}
+	}
+	u->valid = true;
+	u->base_n = nb;
+	u->opt_n = no;
+	u->kinds = (uint32_t)r->kernels.n;
+	u->point = (r->speedup.base_ns / (double)nb) / (r->speedup.opt_ns / (double)no);
+}
+
 /* ---- reading two traces ------------------------------------------------- */
 
 int diff__traces(const char *base, const char *opt, const struct diff_params *p,
@@ -512,6 +558,7 @@ int diff__traces(const char *base, const char *opt, const struct diff_params *p,
 
 			snprintf((*out)->why, sizeof((*out)->why), "%s", why);
 			(*out)->mismatch |= DIFF_MM_NO_MATCH;
+			per_unit(*out);
 			snprintf(line, sizeof(line), "iterations do not correspond (%s): whole runs compared, "
 				 "no interval", why);
 			warn_add(*out, line);

@@ -216,6 +216,16 @@ struct diff_result {
 	bool checked;		/* iterations were found on both sides and checked to correspond */
 	bool corresponds;	/* ... and they do: the speedup has its interval */
 	char why[200];		/* when they do not: why, one line */
+	/* when they do not: the whole runs per unit of work both did, an
+	 * estimate without interval (diff__per_unit) */
+	struct diff_per_unit {
+		bool valid;		/* a unit was found */
+		const char *unit;	/* "kernel run" */
+		uint64_t base_n, opt_n;	/* units in each run */
+		uint32_t kinds;		/* distinct kernels */
+		double point;		/* baseline time per unit / optimized's */
+		char why[120];		/* when !valid: why none */
+	} per_unit;
 	char warning[512];	/* the mismatches in one line, "" when none */
 	/* owned strings, freed with the result */
 	char **strs;

@@ -7,6 +7,7 @@
  * terminal (lib/term_text.h), as JSON strings, or for a Markdown table.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,6 +248,13 @@ static void write_table(const struct diff_result *r, FILE *f)
 		steady_line(f, "optimized", &r->opt);
 	}
 	ratio_line(f, "Speedup:", &r->speedup, r->whole_run ? "time" : "iteration", r->whole_run);
+	if (r->why[0] && r->per_unit.valid)
+		fprintf(f, "%-11s %.3fx per %s (%" PRIu64 " in the baseline, %" PRIu64 " in the optimized, "
+			"the same %u kernels in the same proportions): an estimate, no interval\n", "Per unit:",
+			r->per_unit.point, r->per_unit.unit, r->per_unit.base_n, r->per_unit.opt_n,
+			r->per_unit.kinds);
+	else if (r->why[0])
+		fprintf(f, "%-11s none to compare by: %s\n", "Per unit:", r->per_unit.why);
 	if (r->base.gpu_records && r->opt.gpu_records)
 		ratio_line(f, "GPU busy:", &r->gpu_busy, r->whole_run ? "GPU busy" : "GPU busy per iteration",
 			   r->whole_run);
@@ -405,6 +413,9 @@ static void write_md(const struct diff_result *r, FILE *f)
 	}
 	fprintf(f, "| | Speedup | 95 %% interval | Baseline | Optimized |\n|---|--:|--:|--:|--:|\n");
 	md_ratio(f, r->whole_run ? "Time" : "Median iteration", &r->speedup, r->whole_run);
+	if (r->why[0] && r->per_unit.valid)
+		fprintf(f, "| Per %s (estimate) | %.3fx | none | %" PRIu64 " | %" PRIu64 " |\n", r->per_unit.unit,
+			r->per_unit.point, r->per_unit.base_n, r->per_unit.opt_n);
 	if (r->base.gpu_records && r->opt.gpu_records)
 		md_ratio(f, r->whole_run ? "GPU busy" : "GPU busy per iteration", &r->gpu_busy, r->whole_run);
 	if (r->whole_run)
@@ -722,6 +733,37 @@ static int write_json(const struct diff_result *r, FILE *f)
 	else
 		OBUF_LIT(&o, "null");
 	OBUF_LIT(&o, "}");
+	/* not corresponding: the whole runs per unit of work both did */
+	j_key(&o, "per_unit", false);
+	if (!r->why[0]) {
+		OBUF_LIT(&o, "null");
+	} else {
+		const struct diff_per_unit *u = &r->per_unit;
+
+		OBUF_LIT(&o, "{");
+		j_key(&o, "unit", true);
+		if (u->valid)
+			obuf__json_str(&o, u->unit);
+		else
+			OBUF_LIT(&o, "null");
+		j_key(&o, "speedup", false);
+		if (u->valid)
+			j_num(&o, u->point);
+		else
+			OBUF_LIT(&o, "null");
+		j_key(&o, "baseline", false);
+		j_num(&o, (double)u->base_n);
+		j_key(&o, "optimized", false);
+		j_num(&o, (double)u->opt_n);
+		j_key(&o, "estimated", false);
+		j_bool(&o, true);
+		j_key(&o, "why", false);
+		if (u->valid)
+			OBUF_LIT(&o, "null");
+		else
+			obuf__json_str(&o, u->why);
+		OBUF_LIT(&o, "}");
+	}
 	j_key(&o, "speedup", false);
 	j_ratio(&o, &r->speedup);
 	j_key(&o, "gpu_busy", false);
