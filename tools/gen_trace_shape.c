@@ -12,7 +12,11 @@
  *             host work to P us (the host decides the step);
  *   gemm:P    after a start-up of 84 ms in a module load and 20 ms in an
  *             allocation, STEPS launches of one GEMM of P us, back to back
- *             (a launch waits while 8 are queued) and a synchronize at the end.
+ *             (a launch waits while 8 are queued) and a synchronize at the end;
+ *   burst:P   the same GEMMs launched without waiting (a deep queue, as
+ *             PyTorch's), after 16 launches of a fill and a synchronize in the
+ *             start-up: on the CPU the loop takes microseconds, its work is
+ *             waited for at the synchronize after it.
  *
  * -W WARM makes the GPU work of the first WARM steps (GEMMs) three times as
  * long (host: a step longer; first-call compilation, clocks ramping up); the
@@ -41,7 +45,7 @@
 #define HOST_LAUNCHES 20
 #define QUEUE 8		/* gemm: launches in flight before a launch waits */
 
-enum shape { SH_EAGER, SH_GRAPH, SH_HOST, SH_GEMM };
+enum shape { SH_EAGER, SH_GRAPH, SH_HOST, SH_GEMM, SH_BURST };
 
 static const char *const knames[NK] = {
 	"_Z11mlp_forwardPKfS0_Pfi",
@@ -202,7 +206,7 @@ static int set_up(struct shape_run *s, uint64_t *ts, const char *shape)
 	if (!err)
 		err = gen__w_call(g, *ts, s->pid, s->pid, API(cuModuleLoadData), 0x7ffc1008, 0x5800000000ull,
 				  0, 0, 0, 0);
-	*ts += s->sh == SH_GEMM ? 84000000 : 2000000;
+	*ts += s->sh >= SH_GEMM ? 84000000 : 2000000;
 	if (!err)
 		err = gen__w_ret(g, *ts, s->pid, s->pid, API(cuModuleLoadData), 0, true, module);
 	for (k = 0; k <= NK && !err; k++) {
@@ -217,7 +221,7 @@ static int set_up(struct shape_run *s, uint64_t *ts, const char *shape)
 	if (!err)
 		err = gen__w_call(g, *ts += 1000, s->pid, s->pid, API(cuMemAlloc_v2), 0x7ffc2000, 1ull << 34,
 				  0, 0, 0, 0);
-	*ts += s->sh == SH_GEMM ? 20000000 : 50000;
+	*ts += s->sh >= SH_GEMM ? 20000000 : 50000;
 	if (!err)
 		err = gen__w_ret(g, *ts, s->pid, s->pid, API(cuMemAlloc_v2), 0, true, 0x7f1000000000ull);
 	*ts += 100000;
@@ -281,10 +285,29 @@ int gen__shape(struct gen *g, const char *arg, long steps, long warm)
 		s.sh = SH_HOST;
 	else if (!strcmp(shape, "gemm"))
 		s.sh = SH_GEMM;
+	else if (!strcmp(shape, "burst"))
+		s.sh = SH_BURST;
 	else
 		return -EINVAL;
 	err = set_up(&s, &ts, shape);
-	if (!err && s.sh == SH_GEMM) {
+	if (!err && s.sh == SH_BURST) {
+		uint64_t x;
+
+		/* the start-up's fill, in 16 launches, and its synchronize */
+		for (int i = 0; i < 16 && !err; i++, ts += 6000)
+			err = w_launch(&s, HOST_KERNEL, ts, 300000);
+		if (!err)
+			err = w_sync(&s, ts, &x);
+		ts = x + 5000000;
+		for (long i = 0; i < steps && !err; i++, ts += 6000)
+			err = w_launch(&s, NK, ts, s.period * (i < warm ? 3 : 1));
+		if (!err)
+			err = w_sync(&s, ts, &x);
+		steady_start = x;	/* here: the end, where the synchronize returns */
+		ts = x;
+		startup = 0;
+		iters = steps - 1;
+	} else if (!err && s.sh == SH_GEMM) {
 		err = gemm_loop(&s, &ts, steps, warm, &steady_start);
 		startup = warm + QUEUE - 1;
 		/* a queued GEMM starts 1 us after the one before */
@@ -330,7 +353,9 @@ int gen__shape(struct gen *g, const char *arg, long steps, long warm)
 		tr.counters.records_written = g->nrec;
 		err = trace_writer__finish(g->w, &tr);
 	}
-	if (!err)
+	if (!err && s.sh == SH_BURST)
+		printf("steady_end_ns %llu launches %ld\n", (unsigned long long)steady_start, steps);
+	else if (!err)
 		printf("steady_start_ns %llu iterations %ld period_ns %llu startup_iterations %ld\n",
 		       (unsigned long long)steady_start, iters, (unsigned long long)s.period, startup);
 	return err;

@@ -400,6 +400,14 @@ t_gen_shapes() {
 		expect "${sh%:*}: steady start, iterations, median, start-up iterations" "$got" "$want"
 		expect "${sh%:*}: the steady state's verdict" "$(jq -r '.scopes[0].work.bound' "$f.json")" "$bound"
 	done
+	# the GEMMs launched at once, no GPU records (an eBPF recording): on
+	# the CPU the loop takes microseconds; its steady state runs to the
+	# synchronize that waited for them, and the calls show it GPU-bound
+	gen_trace -S burst:2000 "$T/burst.gtrace" 40 > "$T/burst.out" || fatal "gen_trace -S burst failed"
+	analyze "$T/burst.json" --format json "$T/burst.gtrace"
+	expect "burst: kernel, ends at the wait, its end, bound" \
+		"$(jq -r '.scopes[0] | "\(.phases.source) \(.phases.what | test("gemm")) \(.phases.ends_at_wait) \(.phases.steady_end_ns) \(.work.bound)"' "$T/burst.json")" \
+		"kernel true true $(awk '/^steady_end_ns/ { print $2 }' "$T/burst.out") kernels"
 	# the GEMM loop: 84 ms of module loading before it, and still compute-bound
 	jq -e '.scopes[0].phases.startup_calls.module_loads.ns >= 84000000' "$T/gemm.gtrace.json" > /dev/null ||
 		err "gemm: the start-up's module load: $(jq -c '.scopes[0].phases.startup_calls' "$T/gemm.gtrace.json")"

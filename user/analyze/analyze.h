@@ -327,6 +327,8 @@ struct az_phases {
 				 * more than STEADY_MAX_SEGS times: analyze/steady.h), else 1;
 				 * the counts above are groups x group */
 	uint64_t start_ts, end_ts;	/* the steady state's span (its iterations') */
+	bool waited;		/* no GPU records: end_ts is the exit of the synchronization
+				 * that waited for the work its last launches queued */
 	uint64_t proc_start_ts;	/* the process' first record */
 	uint64_t startup_calls_ns[AZ_SU__COUNT];	/* its calls' time before start_ts, by kind */
 	uint64_t startup_calls[AZ_SU__COUNT];		/* ... and how many */

@@ -50,10 +50,19 @@ struct pproc {
 	uint64_t gpu_first, gpu_last;
 };
 
+/* The synchronizations of one bucket: the first and the last entered. */
+struct pwait {
+	uint64_t first, first_exit;
+	uint64_t last, last_exit;
+};
+
 struct pre {
 	struct steady_scan *ss;
 	uint64_t t0, width;		/* GPU time buckets: from t0, width ns each */
 	struct u64map gpu;		/* hash(pid, bucket) -> GPU ns launched in it */
+	/* the synchronizations (with their exits) by the bucket of their entry:
+	 * without GPU records, where the GPU work launched before is waited for */
+	struct hmap waits;		/* (bucket, pid) -> struct pwait */
 	struct hmap procs;		/* (pid, 0) -> struct pproc */
 	struct hmap series;		/* (name hash, pid) -> struct pseries */
 };
@@ -86,6 +95,22 @@ static int pre_call(void *ctx, const struct gt_callrec *c)
 		return -ENOMEM;
 	span_add(&x->call_first, &x->call_last, &had, c->ts, c->ts + (c->has_exit ? c->dur : 0));
 	x->calls = true;
+	if (c->type == GT_T_SYNC && c->has_exit && c->dur) {
+		bool fresh;
+		struct pwait *w = hmap_get_or_new(&p->waits, c->ts > p->t0 ? (c->ts - p->t0) / p->width : 0,
+						  c->pid, sizeof(*w), &fresh);
+
+		if (!w)
+			return -ENOMEM;
+		if (fresh || c->ts < w->first) {
+			w->first = c->ts;
+			w->first_exit = c->ts + c->dur;
+		}
+		if (fresh || c->ts >= w->last) {
+			w->last = c->ts;
+			w->last_exit = c->ts + c->dur;
+		}
+	}
 	return steady_scan__call(p->ss, c);
 }
 
@@ -211,11 +236,46 @@ static uint64_t gpu_weight(void *ctx, uint32_t pid, uint64_t start, uint64_t end
 	return sum;
 }
 
+/* Without GPU records, launches run ahead of the GPU: a loop of queued
+ * launches takes microseconds on the CPU and its work is waited for at the
+ * synchronization entered right after it. The synchronization of process
+ * pid entered first at or after end, within AZ_WAIT_SLACK of it (in the
+ * bucket of end or the next; where its bucket holds others before end, the
+ * last of them): *entry and its exit, or false. */
+#define AZ_WAIT_SLACK 1000000ull	/* ns */
+
+static bool wait_after(const struct pre *p, uint32_t pid, uint64_t end, uint64_t *entry, uint64_t *exit)
+{
+	uint64_t b0 = end > p->t0 ? (end - p->t0) / p->width : 0;
+
+	for (uint64_t b = b0; b <= b0 + 1; b++) {
+		const struct pwait *w = hmap_get(&p->waits, b, pid);
+
+		if (!w || w->last < end)
+			continue;
+		*entry = w->first >= end ? w->first : w->last;
+		*exit = w->first >= end ? w->first_exit : w->last_exit;
+		return *entry - end <= AZ_WAIT_SLACK;
+	}
+	return false;
+}
+
+/* steady_weight_fn without GPU records: the time covered and what the
+ * synchronization right after it waited. */
+static uint64_t wait_weight(void *ctx, uint32_t pid, uint64_t start, uint64_t end)
+{
+	uint64_t entry, exit, w = end > start ? end - start : 0;
+
+	if (wait_after(ctx, pid, end, &entry, &exit))
+		w += exit - entry;
+	return w;
+}
+
 /* The phases of process x into ph (strings in a's store). */
 static int phases_of(struct analyze *a, struct pre *p, const struct pproc *x, struct az_phases *ph)
 {
 	const struct pseries *best = NULL;
-	const struct steady_series *ss;
+	const struct steady_series *ss = NULL;
 	const uint64_t *start = NULL, *end = NULL;
 	struct steady_phases sp;
 	uint32_t g = 1;
@@ -246,7 +306,7 @@ static int phases_of(struct analyze *a, struct pre *p, const struct pproc *x, st
 		start = best->start;
 		end = best->end;
 		n = best->n;
-	} else if ((ss = steady_scan__best(p->ss, x->pid, 0, x->gpu ? gpu_weight : NULL, p)) &&
+	} else if ((ss = steady_scan__best(p->ss, x->pid, 0, x->gpu ? gpu_weight : wait_weight, p)) &&
 		   ss->n >= AZ_STEADY_MIN) {
 		ph->source = steady_kind__name(ss->kind);
 		ph->what = az_store__keep(&a->store, ss->what);
@@ -271,6 +331,15 @@ static int phases_of(struct analyze *a, struct pre *p, const struct pproc *x, st
 			ph->median_ns = sp.median_ns / g;
 			ph->start_ts = sp.start_ts;
 			ph->end_ts = sp.end_ts;
+			if (!x->gpu && ss && (ss->kind == STEADY_LAUNCH || ss->kind == STEADY_GRAPH) &&
+			    sp.last == n - 1) {
+				uint64_t entry, exit;
+
+				if (wait_after(p, x->pid, sp.end_ts, &entry, &exit) && exit > sp.end_ts) {
+					ph->end_ts = exit;
+					ph->waited = true;
+				}
+			}
 		} else {
 			uint64_t *d = malloc(n * sizeof(*d));
 
@@ -361,5 +430,6 @@ out:
 	hmap_free_all(&p.procs, NULL);
 	hmap_free_all(&p.series, series_free);
 	u64map__free(&p.gpu);
+	hmap_free_all(&p.waits, NULL);
 	return err;
 }

@@ -133,6 +133,7 @@ static void json_phases(struct obuf *o, bool *f, const struct az_phases *ph)
 	j_u64(o, &f2, "iterations_grouped", ph->group ? ph->group : 1);
 	j_u64(o, &f2, "steady_start_ns", ph->start_ts);
 	j_u64(o, &f2, "steady_end_ns", ph->end_ts);
+	j_bool(o, &f2, "ends_at_wait", ph->waited);
 	j_u64(o, &f2, "process_start_ns", ph->proc_start_ts);
 	j_u64(o, &f2, "startup_ns", ph->start_ts > ph->proc_start_ts ? ph->start_ts - ph->proc_start_ts : 0);
 	j_key(o, &f2, "startup_calls");
@@ -491,9 +492,11 @@ static void phases_lines(FILE *out, const struct analyze_result *r, const struct
 			put_md(out, ph->what ? ph->what : "?");
 		else
 			put_text(out, ph->what ? ph->what : "?");
-		fprintf(out, "), median %s%s, +%.3f s to +%.3f s%s\n", a,
+		fprintf(out, "), median %s%s, +%.3f s to +%.3f s%s%s\n", a,
 			ph->group > 1 ? " (estimated: counted in groups, the run repeats too often to keep each)" : "",
 			(double)(ph->start_ts - t0) / 1e9, (double)(ph->end_ts - t0) / 1e9,
+			ph->waited ? " (to the synchronization that waited for the work its launches queued: "
+				     "without GPU records the launches' times are the CPU's)" : "",
 			ph->steady ? "" : "; no steady state: the iteration times do not settle, all of them taken");
 	}
 	fmt_dur(b, sizeof(b), su);
