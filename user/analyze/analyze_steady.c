@@ -331,11 +331,13 @@ static int phases_of(struct analyze *a, struct pre *p, const struct pproc *x, st
 			ph->median_ns = sp.median_ns / g;
 			ph->start_ts = sp.start_ts;
 			ph->end_ts = sp.end_ts;
+			/* a tail of a few queued launches (within the slack)
+			 * is part of the work the synchronization waits for */
 			if (!x->gpu && ss && (ss->kind == STEADY_LAUNCH || ss->kind == STEADY_GRAPH) &&
-			    sp.last == n - 1) {
+			    end[n - 1] - sp.end_ts <= AZ_WAIT_SLACK) {
 				uint64_t entry, exit;
 
-				if (wait_after(p, x->pid, sp.end_ts, &entry, &exit) && exit > sp.end_ts) {
+				if (wait_after(p, x->pid, end[n - 1], &entry, &exit) && exit > sp.end_ts) {
 					ph->end_ts = exit;
 					ph->waited = true;
 				}
