@@ -4,7 +4,7 @@
  * (stats, export) without a GPU or a recording run.
  *
  *   gen_trace [-s SEED] [-p PROCS] [-k KERNELS] [-H] [-N LEN] OUT N_RECORDS [THREADS]
- *   gen_trace -S SHAPE:P [-W WARM] [-P PROG] [-g] OUT STEPS  (tools/gen_trace_shape.c)
+ *   gen_trace -S SHAPE:P [-W WARM] [-P PROG] [-I IDLE] [-g] OUT STEPS  (tools/gen_trace_shape.c)
  *
  * The trace looks like what the recorder writes for a few training-style
  * processes: per process a command-line name, an exec, thread names, cuInit,
@@ -440,22 +440,8 @@ static int run(struct gen *g, uint64_t want)
 		err = gen__w_steps(g, g->cap_t0, ts);
 	if (!err)
 		err = gen__w_tail(g);
-	if (!err && g->gpu) {
-		struct gt_merge_stats m = {
-			.hdr = { .ts = ts + 2000, .type = GT_REC_MERGE_STATS, .size = sizeof(m) },
-			.gpu_records = g->gpu_records, .linked = g->gpu_records - g->unlinked,
-			.unmatched_gpu = g->unlinked,
-		};
-
-		err = gen__append(g, &m.hdr);
-	}
-	if (!err) {
-		struct gt_trailer tr = { .end_ts = ts + 1000000 };
-
-		tr.counters.events = g->nrec;
-		tr.counters.records_written = g->nrec;
-		err = trace_writer__finish(g->w, &tr);
-	}
+	if (!err)
+		err = gen__w_end(g, ts, g->gpu_records, g->unlinked);
 	return err;
 }
 
@@ -491,7 +477,7 @@ static void usage(FILE *f)
 		   "  -N LEN: every kernel name LEN bytes long (up to %d);\n"
 		   "  -S SHAPE:P: one process of N_RECORDS steps of P us of a known shape\n"
 		   "      (eager, graph, host, gemm: tools/gen_trace_shape.c), -W WARM of them slow,\n"
-		   "      -P PROG the program (default python3)\n",
+		   "      -P PROG the program (default python3), -I IDLE threads without CUDA calls\n",
 		   MAX_NAME);
 }
 
@@ -506,13 +492,13 @@ int main(int argc, char **argv)
 	long seed = 1, procs = 2, kernels = 40, threads = 4, unlink = 0, n, step_us = 0, launch_pct = -1;
 	enum cap_mode cap = CAP_NONE;
 	bool g_gpu = false, no_calls = false, entry_launches = false, hostile = false;
-	long name_len = 0, warm = 0;
+	long name_len = 0, warm = 0, idle = 0;
 	const char *shape = NULL, *prog = NULL;
 	char options[160], gpu_options[200], exit_options[220];
 	struct gen *g;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "s:p:k:c:gu:ni:EL:HN:S:W:P:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:p:k:c:gu:ni:EL:HN:S:W:P:I:h")) != -1) {
 		switch (opt) {
 		case 'i':
 			if (parse_int(optarg, 1, 3600000000L, &step_us))
@@ -568,6 +554,10 @@ int main(int argc, char **argv)
 		case 'P':
 			prog = optarg;
 			break;
+		case 'I':
+			if (parse_int(optarg, 0, MAX_THREADS, &idle))
+				goto bad;
+			break;
 		case 'W':
 			if (parse_int(optarg, 0, 1000000, &warm))
 				goto bad;
@@ -602,6 +592,7 @@ int main(int argc, char **argv)
 	g->hostile = hostile;
 	g->name_len = (int)name_len;
 	g->prog = prog;
+	g->idle_threads = (int)idle;
 	if (cap == CAP_RANGE)
 		info.options = "synthetic=1 capture=full capture_range=cudaProfilerApi "
 			       "capture_range_end=repeat";

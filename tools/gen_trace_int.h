@@ -98,6 +98,7 @@ struct gen {
 	bool hostile;		/* -H: names, command lines and NVTX text a hostile program would give */
 	int name_len;		/* -N: every kernel name this many bytes, 0 as they come */
 	const char *prog;	/* -P: -S's program (python3 when NULL) */
+	int idle_threads;	/* -I: -S's threads that make no CUDA call (off-CPU each step) */
 	_Alignas(8) unsigned char buf[8192];
 };
 
@@ -120,6 +121,7 @@ int gen__w_call_ret(struct gen *g, uint64_t *ts, uint32_t pid, uint16_t api, uin
 	       uint64_t a1, uint64_t a2, bool has_out, uint64_t out);
 int gen__tail_put(struct gen *g, const struct gt_hdr *r);
 int gen__w_tail(struct gen *g);
+int gen__w_end(struct gen *g, uint64_t ts, uint64_t gpu, uint64_t unlinked);
 
 /* gen_trace_capture.c */
 int gen__w_capture(struct gen *g, uint64_t ts, uint32_t pid, uint32_t kind, uint32_t index,

@@ -202,3 +202,25 @@ int gen__w_tail(struct gen *g)
 	g->tail = NULL;
 	return err;
 }
+
+/* The end of a trace at ts: with -g the merger's counters (gpu GPU records,
+ * unlinked of them left unlinked), then the trailer. */
+int gen__w_end(struct gen *g, uint64_t ts, uint64_t gpu, uint64_t unlinked)
+{
+	struct gt_trailer tr = { .end_ts = ts + 1000000 };
+	int err = 0;
+
+	if (g->gpu) {
+		struct gt_merge_stats m = {
+			.hdr = { .ts = ts + 2000, .type = GT_REC_MERGE_STATS, .size = sizeof(m) },
+			.gpu_records = gpu, .linked = gpu - unlinked, .unmatched_gpu = unlinked,
+		};
+
+		err = gen__append(g, &m.hdr);
+	}
+	if (err)
+		return err;
+	tr.counters.events = g->nrec;
+	tr.counters.records_written = g->nrec;
+	return trace_writer__finish(g->w, &tr);
+}

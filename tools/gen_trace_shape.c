@@ -23,7 +23,8 @@
  * host work stays as it is.  With -g the kernels run on the GPU as a merged --cupti trace
  * holds them, linked to their launches.  The process' command line is
  * "python3 bench.py --shape SHAPE" (one program whatever the shape; -P
- * names another program than python3).
+ * names another program than python3).  -I IDLE adds as many threads that
+ * make no CUDA call (a pool's), each off the CPU for most of every step.
  *
  * A synchronization closes each step: the iterations of a sync series run
  * from one synchronize's exit to the next's, so step j's host work and step
@@ -109,6 +110,22 @@ static int w_kernel(struct shape_run *s, int k, uint64_t launch_ts, uint64_t sta
 	return put(s, r);
 }
 
+/* -I: each idle thread off the CPU from ts for dur, sleeping. */
+static int w_idle(struct shape_run *s, uint64_t ts, uint64_t dur)
+{
+	for (int i = 1; i <= s->g->idle_threads && !s->dry; i++) {
+		struct gt_offcpu *o = gen__rec_init(s->g, GT_REC_OFFCPU, sizeof(*o), ts, s->pid,
+						    s->pid + (uint32_t)i, 0);
+		int err;
+
+		o->dur = dur;
+		o->state = 1;
+		if ((err = gen__put(s->g, o)))
+			return err;
+	}
+	return 0;
+}
+
 /* A launch of kernel k entered at ts (its exit 4 us later), its kernel of
  * dur on the GPU after the stream's previous work. */
 static int w_launch(struct shape_run *s, int k, uint64_t ts, uint64_t dur)
@@ -151,7 +168,7 @@ static int w_sync(struct shape_run *s, uint64_t ts, uint64_t *exit_ts)
 static int w_step(struct shape_run *s, uint64_t t0, uint64_t slow, uint64_t *sync_exit)
 {
 	uint64_t ts = t0, kdur = s->period / 48 * slow;
-	int err = 0, i;
+	int err = w_idle(s, t0, s->period - s->period / 10), i;
 
 	switch (s->sh) {
 	case SH_EAGER:
@@ -161,7 +178,8 @@ static int w_step(struct shape_run *s, uint64_t t0, uint64_t slow, uint64_t *syn
 	case SH_GRAPH: {
 		uint64_t start = ts + 5000;
 
-		err = w_call(s, ts, API(cuGraphLaunch), 0x5b00000000ull, s->stream);
+		if (!err)
+			err = w_call(s, ts, API(cuGraphLaunch), 0x5b00000000ull, s->stream);
 		/* the graph's kernels, one after the other, as a replay runs them */
 		for (i = 0; i < STEP_LAUNCHES && !err; i++, start += kdur + 500)
 			err = w_kernel(s, i % NK, ts, start, kdur);
@@ -196,6 +214,10 @@ static int set_up(struct shape_run *s, uint64_t *ts, const char *shape)
 		err = gen__w_str(g, GT_REC_NAME, *ts + 10, s->pid, 0, 0, s->pid, GT_NAME_PROCESS, cmd);
 	if (!err)
 		err = gen__w_str(g, GT_REC_NAME, *ts + 20, s->pid, 0, 0, s->pid, GT_NAME_THREAD, "python3");
+	for (int i = 1; i <= g->idle_threads && !err; i++) {
+		snprintf(cmd, sizeof(cmd), "pt_worker%d", i);
+		err = gen__w_str(g, GT_REC_NAME, *ts + 30, s->pid, 0, 0, s->pid + (uint32_t)i, GT_NAME_THREAD, cmd);
+	}
 	*ts += 1000;
 	if (!err)
 		err = gen__w_call_ret(g, ts, s->pid, API(cuInit), 0, 0, 0, false, 0);
@@ -232,7 +254,7 @@ static int set_up(struct shape_run *s, uint64_t *ts, const char *shape)
  * GPU, and a synchronize at the end. */
 static int gemm_loop(struct shape_run *s, uint64_t *ts, long steps, long warm, uint64_t *steady_start)
 {
-	uint64_t *end = calloc((size_t)steps, sizeof(*end)), x;
+	uint64_t *end = calloc((size_t)steps, sizeof(*end)), x = *ts;
 	int err = 0;
 
 	if (!end)
@@ -291,7 +313,7 @@ int gen__shape(struct gen *g, const char *arg, long steps, long warm)
 		return -EINVAL;
 	err = set_up(&s, &ts, shape);
 	if (!err && s.sh == SH_BURST) {
-		uint64_t x;
+		uint64_t x = ts;
 
 		/* the start-up's fill, in 16 launches, and its synchronize */
 		for (int i = 0; i < 16 && !err; i++, ts += 6000)
@@ -338,21 +360,8 @@ int gen__shape(struct gen *g, const char *arg, long steps, long warm)
 	}
 	if (!err)
 		err = gen__w_proc(g, GT_REC_EXIT, ts + 1000, s.pid, "python3");
-	if (!err && g->gpu) {
-		struct gt_merge_stats m = {
-			.hdr = { .ts = ts + 2000, .type = GT_REC_MERGE_STATS, .size = sizeof(m) },
-			.gpu_records = s.kernels, .linked = s.kernels,
-		};
-
-		err = gen__append(g, &m.hdr);
-	}
-	if (!err) {
-		struct gt_trailer tr = { .end_ts = ts + 1000000 };
-
-		tr.counters.events = g->nrec;
-		tr.counters.records_written = g->nrec;
-		err = trace_writer__finish(g->w, &tr);
-	}
+	if (!err)
+		err = gen__w_end(g, ts, s.kernels, 0);
 	if (!err && s.sh == SH_BURST)
 		printf("steady_end_ns %llu launches %ld\n", (unsigned long long)steady_start, steps);
 	else if (!err)

@@ -24,6 +24,8 @@ writes to OUT.json (a list, in the order given) what the tests check:
              "changed": whether the screenshot's pixels changed
   arrow      after a click on a GPU kernel linked to its launch (when the
              page has one): the detail text and the arrows drawn
+  fold       where the page has threads without CUDA calls: the timeline's
+             row labels before and after a click on their folded row
   load_ms    from navigation to the load event
 
 GT_REPORT_SHOTS=DIR also writes DIR/PAGE.html.png, a screenshot of each
@@ -278,6 +280,18 @@ def check_page(b, path):
         frames(b, s)
         out['arrow'] = json.loads(evaluate(b, s, '''JSON.stringify({detail: document.getElementById('tl-detail').textContent,
             arrows: window.gtReport.arrows().length})'''))
+    # a click on the row of threads without CUDA calls unfolds them
+    spot = evaluate(b, s, 'window.gtReport ? JSON.stringify(window.gtReport.foldSpot()) : "null"')
+    spot = json.loads(spot) if spot else None
+    if spot:
+        before = json.loads(evaluate(b, s, 'JSON.stringify(window.gtReport.rowLabels())'))
+        b.call('Input.dispatchMouseEvent', {'type': 'mouseMoved', 'x': spot['x'], 'y': spot['y']}, s)
+        for kind in ('mousePressed', 'mouseReleased'):
+            b.call('Input.dispatchMouseEvent', {'type': kind, 'x': spot['x'], 'y': spot['y'],
+                                                'button': 'left', 'clickCount': 1}, s)
+        frames(b, s)
+        out['fold'] = {'before': before,
+                       'after': json.loads(evaluate(b, s, 'JSON.stringify(window.gtReport.rowLabels())'))}
     # what the page asked for and said
     errors, requests = [], []
     for m in b.events:

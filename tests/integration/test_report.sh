@@ -168,6 +168,25 @@ t_steady_page() {
 	jq -e '.note | test("steady state")' <<< "$p" > /dev/null || err "the timeline's note: $(jq .note <<< "$p")"
 }
 
+# Threads that made no CUDA call (a pool's, off the CPU most of each step,
+# gen_trace -S -I) start folded into one row under their process; a click
+# on it shows each one's off-CPU lane.
+t_fold() {
+	local p
+	gen f "-g -S eager:10000 -W 3 -I 6" 30
+	report "$T/f.html" "$T/f.gtrace"
+	open_pages "$T/o.json" "$T/f.html"
+	p=$(jq -c '.[0]' "$T/o.json")
+	check_basics "$p" "page with idle threads"
+	jq -e '.note | test("6 threads without CUDA calls folded into one row per process")' <<< "$p" > /dev/null ||
+		err "the timeline's note: $(jq .note <<< "$p")"
+	jq -e '.fold.before | (map(select(. == "6 threads without CUDA calls")) | length == 1)
+	       and (map(select(test("^pt_worker"))) | length == 0) and (map(select(test("^python3 4000: CUDA calls"))) | length == 1)' \
+		<<< "$p" > /dev/null || err "folded: rows $(jq -c '.fold.before' <<< "$p")"
+	jq -e '.fold.after | map(select(test("^pt_worker[1-6] 400[1-6]: off-CPU$"))) | length == 6' <<< "$p" > /dev/null ||
+		err "after a click on the folded row: rows $(jq -c '.fold.after' <<< "$p")"
+}
+
 t_aggregated() {
 	local p got want
 	gen g "-g -p 2 -k 12" 30000 3
@@ -408,6 +427,7 @@ PY
 
 add_case t_cpu_page "a CPU-only trace's page: no errors, no requests, stats' numbers, a drawn timeline that zooms"
 add_case t_gpu_page "a merged trace's page: kernels by GPU time as stats has them, analyze's answers and findings, utilization, a launch arrow"
+add_case t_fold "threads without CUDA calls: folded into one row per process, said in the note, a click shows their off-CPU lanes (in the browser)"
 add_case t_steady_page "a trace with step ranges: the answers open on each process' steady state, the timeline marks it"
 add_case t_aggregated "--max-events: the timeline says what it left out and is still drawn; the tables do not change"
 add_case t_no_calls "a trace with no calls: a page that says what is missing in each section"

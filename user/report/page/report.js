@@ -658,6 +658,18 @@
 			}
 			return null;
 		},
+		// the rows' labels, as drawn now
+		rowLabels: () => rows.map(r => r.label),
+		// where a click opens the first folded row of threads without CUDA
+		// calls (scrolled into sight), null when there is none
+		foldSpot() {
+			const r = rows.find(x => x.type === 'head' && x.fold);
+			if (!r) return null;
+			scroll.scrollTop = Math.max(0, r.y - 60);
+			draw();
+			const box = canvas.getBoundingClientRect();
+			return { x: box.left + 20, y: box.top + r.y + r.h / 2 };
+		},
 	};
 
 	const jump = (t0, t1, text) => el('a', { href: '#timeline', 'data-t0': t0, 'data-t1': t1,
