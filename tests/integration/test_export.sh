@@ -286,6 +286,35 @@ t_hostile_text() {
 	gtrace_ok "$T/h.pf.out" export "$T/h.gtrace" -o "$T/h.pftrace"
 }
 
+# The format follows -o's extension unless -f says otherwise (then a
+# warning); the path written is said on stdout.
+t_extension() {
+	local rc
+	gen_trace -p 1 -k 4 "$T/t.gtrace" 2000 2 > /dev/null || fatal "gen_trace failed"
+	"$GTRACE" export "$T/t.gtrace" -o "$T/a.json" > "$T/a.out" 2> "$T/a.err" || err "export -o a.json: exit $?"
+	jq -e '.traceEvents | length > 0' "$T/a.json" > /dev/null || err "-o a.json did not write Chrome JSON: $(head -c 40 "$T/a.json" | od -c | head -n 1)"
+	[ "$(cat "$T/a.out")" = "wrote $T/a.json (json)" ] || err "export said '$(cat "$T/a.out")'"
+	[ ! -s "$T/a.err" ] || err "export -o a.json wrote to stderr: $(cat "$T/a.err")"
+	"$GTRACE" export "$T/t.gtrace" -o "$T/a.csv" > /dev/null 2>&1 || err "export -o a.csv: exit $?"
+	head -n 1 "$T/a.csv" | grep -q ',' && ! grep -q 'traceEvents' "$T/a.csv" || err "-o a.csv is not CSV: $(head -n 1 "$T/a.csv")"
+	for x in pftrace perfetto-trace; do
+		"$GTRACE" export "$T/t.gtrace" -o "$T/a.$x" > /dev/null 2>&1 || err "export -o a.$x: exit $?"
+		cmp -s "$T/a.$x" <("$GTRACE" export "$T/t.gtrace" -f perfetto -o - 2> /dev/null) || err "-o a.$x is not the Perfetto protobuf"
+	done
+	"$GTRACE" export "$T/t.gtrace" -f csv -o "$T/b.json" > /dev/null 2> "$T/b.err"
+	rc=$?
+	[ $rc -eq 0 ] || err "-f csv -o b.json: exit $rc"
+	[ "$(wc -l < "$T/b.err")" -eq 1 ] && grep -q 'warning: -f csv writes csv into .*b.json, whose extension says json' "$T/b.err" ||
+		err "-f csv -o b.json: $(cat "$T/b.err")"
+	cmp -s "$T/a.csv" "$T/b.json" || err "-f csv -o b.json did not write the CSV"
+	# report and stats -o say theirs too
+	"$GTRACE" report "$T/t.gtrace" -o "$T/r.html" > "$T/r.out" 2> /dev/null || err "report: exit $?"
+	[ "$(cat "$T/r.out")" = "wrote $T/r.html" ] || err "report said '$(cat "$T/r.out")'"
+	"$GTRACE" stats "$T/t.gtrace" -o "$T/s.txt" > "$T/s.out" 2> /dev/null || err "stats: exit $?"
+	[ "$(cat "$T/s.out")" = "wrote $T/s.txt" ] || err "stats -o said '$(cat "$T/s.out")'"
+}
+
+add_case t_extension "export: the format follows -o's extension (.json, .csv, .pftrace, .perfetto-trace), -f wins with a warning; export, report and stats -o say the path written"
 add_case t_json "export -f json: parses; X events = dump's calls with an exit (ts, dur, names, pids, tids)"
 add_case t_csv "export -f csv: parses; a row per dump line with the same cells; kernel names with commas"
 add_case t_files "export: default names, no overwrite without --force, -o -, bad and cut input"

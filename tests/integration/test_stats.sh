@@ -155,7 +155,9 @@ EOF
 		grep -q -- '-o BASE' "$T/e.csv" ||
 		err "csv of every report on stdout: not status 2 and one line saying -o BASE: $(head -n 3 "$T/e.csv" | tr '\n' '|')"
 	stats "$T/s.csv" "$T/a.gtrace" --format csv -o "$T/s"
-	[ -s "$T/s.csv" ] && err "stats --format csv -o BASE wrote to stdout: $(head -c 200 "$T/s.csv")"
+	# stdout: the files written, a line each, and nothing else
+	[ "$(grep -c '^wrote ' "$T/s.csv")" -eq 15 ] && [ "$(grep -vc '^wrote ' "$T/s.csv")" -eq 0 ] ||
+		err "stats --format csv -o BASE: stdout is not the 15 paths written: $(head -c 200 "$T/s.csv")"
 	python3 - "$T/s" <<'EOF' || err "stats --format csv -o BASE: not fifteen loadable CSV files, 0600"
 import csv, os, sys
 gpu = ["cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum", "nvtx_sum",

@@ -50,11 +50,16 @@ static const char export_doc[] =
 "  gtrace-bpf export run.gtrace                 # run.pftrace: open it in ui.perfetto.dev\n"
 "  gtrace-bpf export run.gtrace --findings      # with analyze's findings on the timeline\n"
 "  gtrace-bpf export run.gtrace -f json -o -    # Chrome trace JSON on stdout\n"
-"  gtrace-bpf export run.gtrace -f csv -o run.csv";
+"  gtrace-bpf export run.gtrace -o run.csv      # the format from the extension\n"
+"\v"
+"The format follows OUT's extension (.pftrace or .perfetto-trace, .json, .csv)\n"
+"unless -f says otherwise; -f and an extension that disagree: -f, and a\n"
+"warning. The path written is said on stdout.";
 
 struct export_cmd {
 	struct export_opts o;
 	bool findings;
+	bool format_set;	/* -f given */
 };
 
 static error_t export_parse(int key, char *arg, struct argp_state *state)
@@ -65,14 +70,25 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'f':
 		o->format = (enum export_format)cli__choose(state, "format", arg, export__format_names());
+		x->format_set = true;
 		break;
 	case OPT_FINDINGS:
 		x->findings = true;
 		break;
-	case ARGP_KEY_END:
+	case ARGP_KEY_END: {
+		/* the format follows OUT's extension unless -f says; -f and an
+		 * extension that disagree: -f wins, and a warning says so */
+		int ext = o->output && strcmp(o->output, "-") ? export__format_of_name(o->output) : -1;
+
+		if (!x->format_set && ext >= 0)
+			o->format = (enum export_format)ext;
+		else if (x->format_set && ext >= 0 && ext != (int)o->format)
+			pr_warn("-f %s writes %s into %s, whose extension says %s", export__format_names()[o->format],
+				export__format_names()[o->format], o->output, export__format_names()[ext]);
 		if (x->findings && o->format == EXPORT_CSV)
 			argp_error(state, "--findings goes on a timeline: -f perfetto or json");
 		return cli__trace_file_arg(key, arg, state, &o->path);
+	}
 	default:
 		if (cli__output_arg(key, arg, state, true, &o->output, &o->force) == ARGP_ERR_UNKNOWN)
 			return cli__trace_file_arg(key, arg, state, &o->path);
@@ -130,7 +146,7 @@ static int findings_of(const struct analyze_result *r, struct export_finding **o
 int cmd_export(int argc, char **argv, const char *cmdline)
 {
 	struct argp argp = { export_options, export_parse, "FILE", export_doc, NULL, NULL, NULL };
-	struct export_cmd x = { .o = { .format = EXPORT_PERFETTO, .err = stderr } };
+	struct export_cmd x = { .o = { .format = EXPORT_PERFETTO, .err = stderr, .said = stdout } };
 	struct analyze_opts ao = { 0 };
 	struct analyze_result *r = NULL;
 	struct export_finding *f = NULL;

@@ -58,7 +58,7 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 int cmd_report(int argc, char **argv, const char *cmdline)
 {
 	struct argp argp = { report_options, report_parse, "FILE", report_doc, NULL, NULL, NULL };
-	struct report_opts o = { .err = stderr };
+	struct report_opts o = { .err = stderr, .said = stdout };
 
 	(void)cmdline;
 	if (cli__parse(&argp, argc, argv, &o))

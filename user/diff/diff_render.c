@@ -227,6 +227,13 @@ static void write_table(const struct diff_result *r, FILE *f)
 
 	side_line(f, "Baseline:", &r->base);
 	side_line(f, "Optimized:", &r->opt);
+	/* in the output itself, not only on stderr: a saved table says it too */
+	if (r->warning[0]) {
+		char *w = term_text__escape(r->warning);
+
+		fprintf(f, "%-11s %s\n", "Warning:", w ? w : "(out of memory)");
+		free(w);
+	}
 	if (r->whole_run && r->why[0]) {
 		fprintf(f, "%-11s found on both sides, but they do not correspond: %s; the whole runs are "
 			"compared, with no interval\n", "Iterations:", r->why);

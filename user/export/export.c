@@ -92,6 +92,21 @@ static int write_stdout(struct trace_reader *r, const struct export_opts *o, FIL
 	return 0;
 }
 
+int export__format_of_name(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	if (n > 15 && !strcmp(name + n - 15, ".perfetto-trace"))
+		return EXPORT_PERFETTO;
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		size_t e = strlen(formats[i].ext);
+
+		if (n > e && !strcmp(name + n - e, formats[i].ext))
+			return (int)i;
+	}
+	return -1;
+}
+
 int export__run(const struct export_opts *o)
 {
 	FILE *err = o->err ? o->err : stderr;
@@ -127,6 +142,8 @@ int export__run(const struct export_opts *o)
 		/* exports hold the command lines and the host name, as the
 		 * trace does: owner only, like it (chmod to share one) */
 		ret = installer__write(out, o->force, fill, &c, "export", o->path, err);
+		if (!ret && o->said)
+			fprintf(o->said, "wrote %s (%s)\n", out, export__format_names()[o->format]);
 	}
 out:
 	/* what was read is exported; a damaged input still exits 1 */

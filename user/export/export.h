@@ -29,7 +29,12 @@ struct export_opts {
 	enum export_format format;
 	bool force;			/* replace an existing output */
 	FILE *err;			/* diagnostics (one line on failure) */
+	FILE *said;			/* where the path written is said, NULL: nowhere */
 };
+
+/* The format an output name's extension says (.pftrace, .perfetto-trace,
+ * .json, .csv), or -1 when it says none. */
+int export__format_of_name(const char *name);
 
 /* An example of a finding of `gtrace-bpf analyze`, for `export --findings`:
  * the command line turns the analysis' findings into these (export does not

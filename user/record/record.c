@@ -191,6 +191,8 @@ static int on_event(void *ctx, void *data, size_t len)
 		return kernel_names__on_record(r->names, h);
 	default:
 		note_process(r, h);
+		if (h->type == GT_REC_CALL || h->type == GT_REC_CALL_STR || h->type == GT_REC_LAUNCH)
+			r->cuda_calls++;
 		err = kernel_names__on_record(r->names, h);
 		if (err)
 			return err;
@@ -669,12 +671,14 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		status = 1;
 	else
 		status = r->child ? child__status(r->child) : 0;
-	if (o->cmd && o->trace_cuda && !cuda_probes__nfiles(r->probes)) {
-		pr_err("%s never loaded a libcuda (none in the usual driver locations either): "
-		       "no CUDA calls recorded; pass --libcuda PATH", o->cmd[0]);
-		if (status == 0)
-			status = 1;
-	}
+	/* a command that used no CUDA: said, and its own status (it ran as
+	 * it would have untraced) */
+	if (o->cmd && o->trace_cuda && !cuda_probes__nfiles(r->probes))
+		pr_warn("%s never loaded a libcuda (none in the usual driver locations either): "
+			"no CUDA calls recorded; pass --libcuda PATH if it uses one", o->cmd[0]);
+	else if (o->cmd && o->trace_cuda && !r->cuda_calls && finished && !err &&
+		 o->capture_range == RECORD_RANGE_NONE && !o->light)
+		pr_warn("%s made no CUDA call: %s holds none", o->cmd[0], r->to_file ? r->path : "the trace");
 cleanup:
 	child__free(r->child);	/* never released: it exits without running CMD */
 	ring_buffer__free(r->rb);

@@ -80,6 +80,7 @@ struct recorder {
 	size_t nscan;
 	int write_err;			/* first write error, stops the recording */
 	uint64_t nprocs;		/* processes seen making CUDA calls */
+	uint64_t cuda_calls;		/* CUDA calls recorded (entries) */
 	uint64_t bad_records;		/* malformed ring-buffer records */
 	uint64_t last_drops;
 	uint64_t received;		/* records taken from the ring buffer */

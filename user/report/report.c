@@ -609,6 +609,8 @@ int report__run(const struct report_opts *o)
 	}
 	if (installer__write(out, o->force, fill_page, &rr, "write the report of", o->path, err))
 		goto out;
+	if (o->said)
+		fprintf(o->said, "wrote %s\n", out);
 	/* a baseline of another program, with no common kernels...: diff's
 	 * own warning, as diff says it */
 	if (rr.diff_warning[0])

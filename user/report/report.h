@@ -15,6 +15,7 @@ struct report_opts {
 	bool force;		/* replace an output that exists */
 	size_t budget;		/* events drawn exactly, 0: the default (report_timeline.h) */
 	FILE *err;		/* diagnostics: one line on failure, warnings */
+	FILE *said;		/* where the path written is said, NULL: nowhere */
 };
 
 /* Returns the exit status: 0 (warnings for a cut trace, a baseline that
