@@ -31,6 +31,9 @@
 #     GT_TEST_ONLY="c1 c2"       runs only the cases named (exactly)
 
 set -u
+# run as plain root, even when the tests were started through sudo: a case
+# that wants sudo's environment sets it itself (test_sudo.sh)
+unset SUDO_UID SUDO_GID SUDO_USER SUDO_COMMAND
 # The tests choose the libcuda and the mock's timing themselves: settings
 # from the caller's environment would change what they measure.
 unset GT_LIBCUDA GT_MOCK_SYNC_US GT_MOCK_INIT_US

@@ -102,13 +102,81 @@ t_implicit_cmd() {
 	n=$(jq -s --argjson p "$pid" '[.[] | select(.pid == $p and (.api // "" | startswith("cuLaunchKernel")))] | length' "$T/imp.json")
 	[ "$n" -ge 1 ] || err "no launches of pid $pid recorded with the command given without --"
 	grep -qw 'mode=command' <<< "$(header_options "$T/imp.gtrace")" || err "the header does not say mode=command"
-	# a mistyped command of ours: one line saying what was tried
-	(cd "$T" && timeout 30 "$GTRACE" dupm x.gtrace > "$T/typo.out" 2> "$T/typo.err")
+	# a word that is neither a command of ours nor a program: one line
+	(cd "$T" && timeout 30 "$GTRACE" qqzzx x.gtrace > "$T/typo.out" 2> "$T/typo.err")
 	rc=$?
-	[ $rc -eq 127 ] || err "gtrace-bpf dupm: exit $rc, expected 127 (command not found)"
-	[ "$(wc -l < "$T/typo.err")" -eq 1 ] || err "gtrace-bpf dupm: expected one line: $(head -n 3 "$T/typo.err" | tr '\n' '|')"
-	grep -q 'not a command of gtrace-bpf' "$T/typo.err" || err "gtrace-bpf dupm does not say it is no command of ours: $(cat "$T/typo.err")"
-	[ -z "$(ls "$T" | grep '\.gtrace$' | grep -v imp.gtrace)" ] || err "gtrace-bpf dupm left a trace: $(ls "$T")"
+	[ $rc -eq 127 ] || err "gtrace-bpf qqzzx: exit $rc, expected 127 (command not found)"
+	[ "$(wc -l < "$T/typo.err")" -eq 1 ] || err "gtrace-bpf qqzzx: expected one line: $(head -n 3 "$T/typo.err" | tr '\n' '|')"
+	grep -q 'not a command of gtrace-bpf' "$T/typo.err" || err "gtrace-bpf qqzzx does not say it is no command of ours: $(cat "$T/typo.err")"
+	[ -z "$(ls "$T" | grep '\.gtrace$' | grep -v imp.gtrace)" ] || err "gtrace-bpf qqzzx left a trace: $(ls "$T")"
+}
+
+# A first word a typo away from a command (stat, analyse, dupm), or a trace
+# file, is refused with the command meant, status 2, nothing run or
+# recorded; -- runs the program all the same.
+t_typos() {
+	local w want rc
+	for w in stat:stats analyse:analyze dupm:dump reprot:report stauts:status; do
+		want=${w#*:}
+		w=${w%%:*}
+		(cd "$T" && timeout 30 "$GTRACE" "$w" run.gtrace > "$T/t.out" 2> "$T/t.err")
+		rc=$?
+		[ $rc -eq 2 ] || err "gtrace-bpf $w run.gtrace: exit $rc, expected 2"
+		[ "$(wc -l < "$T/t.err")" -eq 1 ] && grep -q "^gtrace-bpf: '$w' is not a command: did you mean $want? (to run the program, write gtrace-bpf -- $w" "$T/t.err" ||
+			err "gtrace-bpf $w: $(tr '\n' '|' < "$T/t.err")"
+	done
+	(cd "$T" && timeout 30 "$GTRACE" run.gtrace > "$T/t.out" 2> "$T/t.err")
+	rc=$?
+	[ $rc -eq 2 ] && grep -q "^gtrace-bpf: 'run.gtrace' is a trace, not a command: give the command first, e.g. gtrace-bpf stats run.gtrace" "$T/t.err" ||
+		err "gtrace-bpf run.gtrace: exit $rc: $(tr '\n' '|' < "$T/t.err")"
+	[ -z "$(ls "$T" | grep '\.gtrace$')" ] || err "a refused word left a trace: $(ls "$T")"
+	# -- stat: the program, recorded; it used no CUDA: said, its own status
+	(cd "$T" && timeout 30 "$GTRACE" --libcuda "$MOCK_LIB" -o s.gtrace -- stat -c %n /dev/null > "$T/t.out" 2> "$T/t.err")
+	rc=$?
+	[ $rc -eq 0 ] && [ "$(cat "$T/t.out")" = /dev/null ] || err "-- stat: exit $rc, output '$(cat "$T/t.out")'"
+	grep -q '^gtrace-bpf: warning: stat made no CUDA call' "$T/t.err" || err "-- stat: $(tr '\n' '|' < "$T/t.err")"
+	(cd "$T" && timeout 30 "$GTRACE" --libcuda "$MOCK_LIB" -o f.gtrace -- sh -c 'exit 3' > /dev/null 2>&1)
+	rc=$?
+	[ $rc -eq 3 ] || err "-- sh -c 'exit 3' (no CUDA): exit $rc, expected its own 3"
+	# an optional value after a space: refused, nothing run
+	(cd "$T" && timeout 30 "$GTRACE" --libcuda "$MOCK_LIB" -o g.gtrace --gpu-metrics 5 > "$T/t.out" 2> "$T/t.err")
+	rc=$?
+	[ $rc -eq 2 ] && grep -q -- "--gpu-metrics 5: write --gpu-metrics=5" "$T/t.err" ||
+		err "--gpu-metrics 5: exit $rc: $(head -n 2 "$T/t.err" | tr '\n' '|')"
+	[ ! -e "$T/g.gtrace" ] || err "--gpu-metrics 5 left a trace"
+}
+
+# Bare gtrace-bpf, gtrace-bpf help and --help list every command by group;
+# help COMMAND is COMMAND --help; every command's help fits 80 columns, an
+# example's comment whole on its line, one Usage block.
+t_help() {
+	local c out n
+	"$GTRACE" > "$T/bare" 2> "$T/bare.err" || err "bare gtrace-bpf: exit $?"
+	"$GTRACE" help > "$T/help" 2> /dev/null || err "gtrace-bpf help: exit $?"
+	cmp -s "$T/bare" "$T/help" || err "bare gtrace-bpf and gtrace-bpf help differ"
+	for c in "Record:" "Read a trace:" "Analyse:" "Daemon (always on):" "Help:"; do
+		grep -qx "$c" "$T/help" || err "the overview has no group '$c'"
+	done
+	n=$(grep -cE '^  [a-z]+ +[a-z]' "$T/help")
+	[ "$n" -eq 13 ] || err "the overview lists $n commands, expected 13: $(tr '\n' '|' < "$T/help")"
+	"$GTRACE" --help > "$T/top" 2> /dev/null
+	for c in $(grep -E '^  [a-z]+ +[a-z]' "$T/help" | awk '{ print $1 }'); do
+		grep -qE "^  $c +" "$T/top" || err "--help does not list $c"
+		"$GTRACE" help "$c" > "$T/h1" 2>&1
+		if [ "$c" = help ]; then
+			cmp -s "$T/h1" "$T/help" || err "help help is not the overview"
+			continue
+		fi
+		"$GTRACE" "$c" --help > "$T/h2" 2>&1
+		cmp -s "$T/h1" "$T/h2" || err "gtrace-bpf help $c is not gtrace-bpf $c --help"
+		out=$(awk -v c="$c" 'length($0) > 80 { print c ": " length($0) ": " $0 }' "$T/h2" | head -n 2)
+		[ -z "$out" ] || err "over 80 columns: $out"
+		out=$(grep -n '#' "$T/h2" | grep -vE '^[0-9]+:  ' | head -n 2)
+		[ -z "$out" ] || err "$c --help: a comment broken off its example: $out"
+		[ "$(grep -ci '^usage:' "$T/h2")" -eq 1 ] || err "$c --help: $(grep -ci '^usage:' "$T/h2") Usage lines"
+	done
+	"$GTRACE" help nosuch > /dev/null 2> "$T/e"
+	[ $? -eq 2 ] && [ "$(wc -l < "$T/e")" -eq 1 ] || err "help nosuch: $(cat "$T/e")"
 }
 
 # A command that cannot run leaves no trace and says so, with a shell's 127.
@@ -215,7 +283,9 @@ add_case t_thread_names "threads that live milliseconds and rename themselves af
 add_case t_duration "-d 500ms, 0.02m and 1 (seconds) are taken; 5x, 10sec, -1s refused (exit 2)"
 add_case t_pid_list "-p A,B and -p A -p B trace both until the last exits; bad lists refused (exit 2)"
 add_case t_help_short "-h prints --help for every command"
-add_case t_implicit_cmd "a command given without -- is run and traced; a mistyped command of ours says so (127)"
+add_case t_implicit_cmd "a command given without -- is run and traced; a word that is no program says so (127)"
+add_case t_typos "a typo of a command (stat, analyse, dupm) or a trace as first word: did you mean, status 2, nothing recorded; -- runs it; no CUDA: said, its own status; --gpu-metrics 5 refused"
+add_case t_help "bare gtrace-bpf, help, --help: every command grouped; help COMMAND; 80 columns, comments whole, one Usage"
 add_case t_nonexistent "-- /nonexistent: no trace file, one line saying why, exit 127 (126 not executable)"
 add_case t_wording "header trace= has no trailing comma; summary says '1 process' and KiB under 0.1 MiB"
 add_case t_status_line "on a terminal, messages printed during the status line start on a cleared line"

@@ -14,8 +14,8 @@ SHARED_CASES="t_completion t_lists"
 
 MAN_SRC=$ROOT/docs/man/gtrace-bpf.1
 COMPLETION=$ROOT/tools/completion/gtrace-bpf.bash
-# the commands, from the top-level --help (main.c's table)
-COMMANDS=$("$GTRACE" --help | awk '/^COMMANDS:/ { on = 1; next } on && /^$/ { exit } on { print $1 }' | tr '\n' ' ')
+# the commands, from the overview (gtrace-bpf help: main.c's table)
+COMMANDS=$("$GTRACE" help | awk '/^  [a-z]+ +[a-z]/ { print $1 }' | tr '\n' ' ')
 
 # The program's lists, each from its one table: the analyze rules (analyze
 # --help's RULES), the stats reports and the export formats (the choices an

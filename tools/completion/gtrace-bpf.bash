@@ -10,14 +10,14 @@
 # The option lists are those of each command's --help;
 # tests/integration/test_docs.sh fails when they drift apart.
 
-_gtrace_bpf_cmds="record dump export stats analyze report diff merge census daemon snapshot status"
+_gtrace_bpf_cmds="record census dump export stats merge analyze report diff daemon snapshot status help"
 _gtrace_bpf_reports="cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_sum process_sum ioctl_sum cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency capture_sum gpu_metrics_sum cuda_device_sum nccl_sum"
 
 # The long options of command $1 (those of --help, which every command takes).
 _gtrace_bpf_opts() {
 	local common="--help --usage --version"
 	case $1 in
-	record) echo "--all --buffer-size --capture-range --capture-range-end --cgroup --cupti --cupti-lib --delay --duration --force --gpu-metrics --ioctl-majors --launch-exit --libcuda --libnccl --light-window --max-size --mode --nvtx-capture --output --pid --quiet --scenario --trace --verbose $common" ;;
+	record) echo "--all --as-root --buffer-size --capture-range --capture-range-end --cgroup --cupti --cupti-lib --delay --duration --force --gpu-metrics --ioctl-majors --launch-exit --libcuda --libnccl --light-window --max-size --mode --nvtx-capture --output --pid --quiet --scenario --trace --verbose $common" ;;
 	dump) echo "--summary $common" ;;
 	export) echo "--findings --force --format --output $common" ;;
 	stats) echo "--force --format --output --range --report --timeunit $common" ;;
@@ -26,9 +26,10 @@ _gtrace_bpf_opts() {
 	diff) echo "--format --iter $common" ;;
 	merge) echo "--force --output --quiet $common" ;;
 	census) echo "--functions --libcuda $common" ;;
-	daemon) echo "--budget --buffer-size --cgroup --cupti --cupti-lib --dir --gpu-metrics --libcuda --light-window --log --memory --metrics --metrics-remote --mode --post --quiet --trigger --verbose --window $common" ;;
+	daemon) echo "--budget --buffer-size --cgroup --cupti --cupti-lib --dir --gpu-metrics --libcuda --light-window --log --memory --metrics --metrics-remote --mode --owner --post --quiet --trigger --verbose --window $common" ;;
 	snapshot) echo "--last --output --pid $common" ;;
 	status) echo "--json $common" ;;
+	help) ;;
 	esac
 }
 

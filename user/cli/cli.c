@@ -261,6 +261,24 @@ error_t cli__trace_file_arg(int key, char *arg, struct argp_state *state, const 
 	}
 }
 
+/* Whether word is a value of the option opt, whose value is optional
+ * (--gpu-metrics[=HZ|off], --cupti[=optional]) and so must follow '='. */
+static bool optional_value(const char *opt, const char *word)
+{
+	size_t i;
+
+	if (!strcmp(opt, "--cupti"))
+		return !strcmp(word, "optional");
+	if (strcmp(opt, "--gpu-metrics"))
+		return false;
+	if (!strcmp(word, "off"))
+		return true;
+	for (i = 0; word[i]; i++)
+		if (word[i] < '0' || word[i] > '9')
+			return false;
+	return i > 0;
+}
+
 error_t cli__cmd_arg(int key, struct argp_state *state, char ***cmd, bool *after_dashdash)
 {
 	switch (key) {
@@ -268,6 +286,12 @@ error_t cli__cmd_arg(int key, struct argp_state *state, char ***cmd, bool *after
 		/* argp took the word already: the command is from it to the end */
 		*cmd = state->argv + state->next - 1;
 		*after_dashdash = state->quoted && state->next - 1 >= state->quoted;
+		/* "--gpu-metrics 5": an optional value goes after '=', and a
+		 * program named as a value is no doubt not what was meant */
+		if (!*after_dashdash && state->next >= 3 && optional_value(state->argv[state->next - 2], **cmd))
+			argp_error(state, "%s %s: write %s=%s (an optional value goes after '='); to run a "
+				   "program named %s, write -- %s", state->argv[state->next - 2], **cmd,
+				   state->argv[state->next - 2], **cmd, **cmd, **cmd);
 		state->next = state->argc;
 		return 0;
 	case ARGP_KEY_END:

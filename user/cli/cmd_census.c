@@ -13,9 +13,7 @@ enum { OPT_LIBCUDA = 0x100, OPT_FUNCTIONS };
 
 static const char census_doc[] =
 "Run a command and count every exported cu* function of libcuda it calls,\n"
-"marking the ones the recorder does not probe.\n"
-"\n"
-"USAGE: gtrace-bpf census [--libcuda PATH] [--functions LIST] [--] CMD [ARGS...]";
+"marking the ones the recorder does not probe.";
 
 static const struct argp_option census_options[] = {
 	{ "libcuda", OPT_LIBCUDA, "PATH", 0, "libcuda file to count (default: the driver's)", 0 },
@@ -50,7 +48,7 @@ static error_t census_parse(int key, char *arg, struct argp_state *state)
 
 int cmd_census(int argc, char **argv, const char *cmdline)
 {
-	struct argp argp = { census_options, census_parse, NULL, census_doc, NULL, NULL, NULL };
+	struct argp argp = { census_options, census_parse, "[--] CMD [ARGS...]", census_doc, NULL, NULL, NULL };
 	struct census_cli c = { 0 };
 	int status = 2;
 

@@ -16,15 +16,18 @@
 #include "daemon/daemon.h"
 #include "format/records.h"
 #include "lib/log.h"
+#include "lib/owner.h"
 
 enum { OPT_WINDOW = 0x100, OPT_MEMORY, OPT_DIR, OPT_LOG, OPT_METRICS, OPT_METRICS_REMOTE, OPT_TRIGGER, OPT_POST,
-       OPT_BUDGET };
+       OPT_BUDGET, OPT_OWNER };
 
 static const struct argp_option daemon_options[] = {
 	{ "window", OPT_WINDOW, "TIME", 0, "Keep the last TIME of recording in memory (default 60s)", 0 },
 	{ "memory", OPT_MEMORY, "SIZE", 0,
 	  "Keep at most SIZE of compressed chunks (default 256M); the oldest go first, counted", 0 },
 	{ "dir", OPT_DIR, "DIR", 0, "Where snapshots are written (default /var/lib/gtrace-bpf)", 0 },
+	{ "owner", OPT_OWNER, "USER", 0,
+	  "Snapshots belong to USER (a name or uid; still mode 0600) instead of root", 0 },
 	{ "budget", OPT_BUDGET, "PCT", 0,
 	  "Keep the estimated cost to the traced programs under PCT% of their time (default 1%) by "
 	  "spacing light mode's windows; none: estimate only. The estimate is measured: probe hits "
@@ -134,6 +137,15 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid --memory '%s' (1M..64G, e.g. 256M)", arg);
 		o->memory = v;
 		break;
+	case OPT_OWNER: {
+		uid_t uid;
+		gid_t gid;
+
+		if (owner__lookup(arg, &uid, &gid))
+			argp_error(state, "invalid --owner '%s' (no such user)", arg);
+		owner__set(uid, gid);
+		break;
+	}
 	case OPT_DIR:
 		if (!arg[0] || arg[0] != '/')
 			argp_error(state, "invalid --dir '%s' (an absolute path)", arg);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include "cli/cli.h"
+#include "lib/owner.h"
 #include "lib/log.h"
 #include "merge/merge.h"
 #include "record/gpum/gpu_metrics.h"
@@ -16,28 +17,28 @@
 /* "%s" is the list of commands, from main.c's table */
 static const char record_doc_fmt[] =
 "Record the CUDA driver API calls of processes into a trace file.\n"
+"Other commands: gtrace-bpf COMMAND [OPTIONS] ...  (gtrace-bpf help COMMAND)\n"
 "\n"
-"USAGE: gtrace-bpf [record] [OPTIONS] --all | --cgroup PATH | -p PID[,PID...] | [--] CMD [ARGS...]\n"
-"       gtrace-bpf COMMAND [OPTIONS] ...   (gtrace-bpf COMMAND --help)\n"
-"\n"
-"COMMANDS:\n"
 "%s\n"
 "\n"
 "EXAMPLES:\n"
-"  sudo gtrace-bpf --all                      # every CUDA process, until Ctrl-C\n"
-"  sudo gtrace-bpf --all -d 30s -o run.gtrace # 30 seconds into run.gtrace\n"
-"  sudo gtrace-bpf -p 4242,4243               # running processes, until they exit\n"
-"  sudo gtrace-bpf --cgroup system.slice/train.service  # one unit's or container's processes\n"
-"  sudo gtrace-bpf -- python train.py         # start a command and trace it\n"
-"  sudo gtrace-bpf python train.py            # the same: the first word that is not\n"
-"                                             # a command of gtrace-bpf starts CMD\n"
-"  sudo gtrace-bpf --all --trace cuda         # libcuda calls only, no ioctls or scheduling\n"
-"  sudo gtrace-bpf --cupti -- ./train         # the GPU side too (CUPTI agent)\n"
-"  sudo gtrace-bpf --all --mode light         # long runs: launches sampled in windows\n"
-"  sudo gtrace-bpf -c cudaProfilerApi -- ./train  # only between cudaProfilerStart/Stop\n"
-"  gtrace-bpf dump run.gtrace | head          # one JSON object per call\n"
-"  gtrace-bpf dump --summary run.gtrace       # counts per API and drops\n"
-"  sudo gtrace-bpf census -- ./train          # which libcuda functions a program calls\n"
+"  sudo gtrace-bpf --all                    # every CUDA process, until Ctrl-C\n"
+"  sudo gtrace-bpf --all -d 30s -o run.gtrace   # 30 seconds into run.gtrace\n"
+"  sudo gtrace-bpf -p 4242,4243             # running processes, until they exit\n"
+"  sudo gtrace-bpf --cgroup system.slice/train.service\n"
+"                                           # a unit's or container's processes\n"
+"  sudo gtrace-bpf -- python train.py       # start a command and trace it\n"
+"  sudo gtrace-bpf python train.py          # the same: a first word that is no\n"
+"                                           # command of gtrace-bpf starts CMD\n"
+"  sudo gtrace-bpf --all --trace cuda       # libcuda calls only (no ioctls,\n"
+"                                           # no scheduling)\n"
+"  sudo gtrace-bpf --cupti -- ./train       # the GPU side too (CUPTI agent)\n"
+"  sudo gtrace-bpf --all --mode light       # long runs: launches sampled\n"
+"  sudo gtrace-bpf -c cudaProfilerApi -- ./train\n"
+"                                # only between cudaProfilerStart and Stop\n"
+"  gtrace-bpf dump run.gtrace | head        # one JSON object per call\n"
+"  gtrace-bpf dump --summary run.gtrace     # counts per API and drops\n"
+"  sudo gtrace-bpf census -- ./train        # the libcuda functions it calls\n"
 "\v"
 "Without -o the file is named {name}_{scenario}_{YYYYMMDD}_v{N}.gtrace in the\n"
 "current directory (name: the command, or 'system' for --all). CMD's own options\n"
@@ -52,7 +53,7 @@ static const char record_doc_fmt[] =
 enum {
 	OPT_SCENARIO = 0x100, OPT_MAX_SIZE, OPT_BUFSIZE, OPT_LIBCUDA, OPT_NO_LAUNCH_EXIT, OPT_LAUNCH_EXIT,
 	OPT_IOCTL_MAJORS, OPT_CUPTI, OPT_CUPTI_LIB, OPT_MODE, OPT_LIGHT_WINDOW, OPT_NVTX_CAPTURE,
-	OPT_RANGE_END, OPT_GPU_METRICS, OPT_LIBNCCL, OPT_CGROUP,
+	OPT_RANGE_END, OPT_GPU_METRICS, OPT_LIBNCCL, OPT_CGROUP, OPT_AS_ROOT,
 };
 
 static const struct argp_option record_options[] = {
@@ -60,6 +61,9 @@ static const struct argp_option record_options[] = {
 	{ "pid", 'p', "PID[,PID...]", 0, "Trace only these processes (repeatable)", 0 },
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE", 0 },
 	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace FILE if it exists", 0 },
+	{ "as-root", OPT_AS_ROOT, NULL, 0,
+	  "Under sudo, run CMD as root (by default it runs as the user who ran sudo, and the files "
+	  "written are theirs)", 0 },
 	{ "scenario", OPT_SCENARIO, "NAME", 0, "Scenario part of the default file name (default: trace)", 0 },
 	{ "duration", 'd', "TIME", 0, "Stop after TIME: 30 or 30s, 500ms, 2m, 1h; -- CMD runs on untraced", 0 },
 	{ "delay", 'y', "TIME", 0, "Attach only after TIME (same units as -d); CMD runs untraced meanwhile", 0 },
@@ -140,6 +144,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'a':
 		o->all = true;
+		break;
+	case OPT_AS_ROOT:
+		owner__cmd_as_root();
 		break;
 	case 'p':
 		cli__push_pids(state, &c->pids, arg);
@@ -334,7 +341,9 @@ static char *record_doc(void)
 int cmd_record(int argc, char **argv, const char *cmdline)
 {
 	char *doc = record_doc();
-	struct argp argp = { record_options, record_parse, NULL, doc, record_children, NULL, NULL };
+	struct argp argp = { record_options, record_parse,
+			     "--all | -p PID[,PID...] | --cgroup PATH\n[--] CMD [ARGS...]", doc, record_children,
+			     NULL, NULL };
 	struct record_cli c = { .rec = { .buffer_size = 64ull << 20, .scenario = "trace", .trace_cuda = true,
 				  .trace_ioctl = true, .trace_sched = true, .range_max = 1,
 				  .window_ns = 200000000ull, .period_ns = 5000000000ull } };

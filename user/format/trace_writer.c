@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <zstd.h>
 #include "lib/clock.h"
+#include "lib/owner.h"
 #include "format/trace_file.h"
 #include "format/trace_layout.h"
 
@@ -280,6 +281,9 @@ int trace_writer__create(const char *path, const struct gt_file_info *info,
 		err = -errno;
 		goto cleanup_unlink;
 	}
+	/* under sudo: the user's, as if they had recorded it */
+	if ((err = owner__give(w->fd)))
+		goto cleanup_unlink;
 	err = writer__start(w, hdr, hdr_len, out);
 	hdr = NULL;
 	if (err)

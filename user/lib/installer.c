@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "lib/installer.h"
+#include "lib/owner.h"
 
 struct installer {
 	char *target;		/* the name the file is installed under */
@@ -32,6 +33,8 @@ static char *temp_name(const char *target, const char *tag)
 const char *installer__refusal(const char *target)
 {
 	struct stat st;
+	uid_t uid;
+	gid_t gid;
 
 	if (lstat(target, &st))
 		return NULL;
@@ -39,7 +42,7 @@ const char *installer__refusal(const char *target)
 		return "it is a symbolic link";
 	if (!S_ISREG(st.st_mode))
 		return "it is not a regular file";
-	if (st.st_uid != geteuid())
+	if (st.st_uid != geteuid() && !(owner__get(&uid, &gid) && st.st_uid == uid))
 		return "it is owned by another user";
 	return NULL;
 }
@@ -74,6 +77,9 @@ int installer__create(const char *target, const char *tag, mode_t mode, struct i
 	}
 	in->tmp = tmp;
 	tmp = NULL;
+	/* under sudo: the user's, as if they had written it */
+	if ((err = owner__give(in->fd)))
+		goto fail;
 	/* umask() is the only way to read the mask; mkostemp applied it to
 	 * 0600 already, so the common case does not touch it */
 	if (mode != 0600) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "record/child.h"
 #include "lib/log.h"
+#include "lib/owner.h"
 
 struct child {
 	pid_t pid;		/* CMD's process */
@@ -19,11 +20,20 @@ struct child {
 int child__start(char *const *cmd, child_setup_fn setup, void *ctx, struct child **out)
 {
 	struct child *c = calloc(1, sizeof(*c));
-	int pfd[2], err;
+	struct owner_user u;
+	int pfd[2], err, as_user;
 
 	*out = NULL;
 	if (!c)
 		return -ENOMEM;
+	/* under sudo, CMD runs as the user who ran it (--as-root: as root) */
+	as_user = owner__cmd_user(&u);
+	if (as_user < 0) {
+		pr_err("cannot read the account of the user who ran sudo (uid from SUDO_UID): %s; "
+		       "--as-root runs %s as root", strerror(-as_user), cmd[0]);
+		free(c);
+		return as_user;
+	}
 	if (pipe2(pfd, O_CLOEXEC)) {
 		err = -errno;
 		free(c);
@@ -44,6 +54,10 @@ int child__start(char *const *cmd, child_setup_fn setup, void *ctx, struct child
 		/* wait until the probes are in place; EOF means the parent gave up */
 		if (read(pfd[0], &b, 1) != 1)
 			_exit(127);
+		if (as_user && (err = owner__become(&u))) {
+			pr_err("cannot run %s as %s: %s", cmd[0], u.name, strerror(-err));
+			_exit(127);
+		}
 		if (setup && setup(ctx))
 			_exit(127);
 		execvp(cmd[0], cmd);
