@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The main job, for a fresh Debian 12 machine as root: installs what gtrace-bpf
-# needs, builds it, traces the bundled demo workload, prints a summary and
-# the statistics, and writes a Perfetto timeline.
+# needs to build and run (not the test tools), builds it, traces the bundled
+# demo workload, prints a summary, the statistics and analyze's answers, and
+# writes the offline HTML report.
 # On a machine with an NVIDIA GPU the workload runs on the real driver;
 # without one it runs against the mock libcuda of tests/mock, and says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/install-deps.sh
+tools/install-deps.sh --run
 make -j"$(nproc)" >/dev/null
 make mock >/dev/null
 mkdir -p demo-output
@@ -34,8 +35,11 @@ echo "demo: the first launches (gtrace-bpf dump $trace):"
 grep -m3 '"type":"launch"' demo-output/demo.jsonl
 echo
 ./gtrace-bpf stats "$trace"
-./gtrace-bpf export "$trace" -f perfetto -o demo-output/demo.pftrace --force
 echo
-echo "demo: timeline written to demo-output/demo.pftrace: open https://ui.perfetto.dev and"
-echo "demo: drag the file onto the page (or use 'Open trace file'); each thread's track shows"
-echo "demo: its CUDA calls, with the driver's ioctls and off-CPU intervals nested inside them."
+echo "demo: what bounds it, and what to fix (gtrace-bpf analyze $trace):"
+./gtrace-bpf analyze "$trace"
+echo
+./gtrace-bpf report "$trace" -o demo-output/demo.html --force > /dev/null
+echo "demo: the report, one self-contained page that needs no network:"
+echo "demo:   $PWD/demo-output/demo.html"
+echo "demo: (open it in any browser: timeline, charts, the answers above)"

@@ -330,6 +330,44 @@ t_gen_shapes() {
 		err "the table's per-unit line: $(grep '^Per unit' "$T/d.txt")"
 }
 
+# -p PID[,PID]: the process compared in traces of several (the first of
+# the baseline, the second of the optimized); one that made no call there
+# is refused; -o writes the diff to a file (said), not over one without
+# --force; a light-mode trace against a full one: the warning names the
+# sampled side, in the table too.
+t_pid_output() {
+	local j=$T/d.json p1 p2 rc
+	gen_trace -g -i 2000 -p 2 -k 6 "$T/a.gtrace" 20000 2 > /dev/null || fatal "gen_trace failed"
+	gen_trace -g -i 1000 -p 2 -k 6 -s 7 "$T/b.gtrace" 20000 2 > /dev/null || fatal "gen_trace failed"
+	p1=$("$GTRACE" dump "$T/a.gtrace" | jq -s -r '[.[] | select(.event == "exec") | .pid] | unique | .[0]')
+	p2=$("$GTRACE" dump "$T/a.gtrace" | jq -s -r '[.[] | select(.event == "exec") | .pid] | unique | .[1]')
+	for p in "$p1" "$p2"; do
+		ALLOW_WARN=1 diff_json "$j" "$T/a.gtrace" "$T/b.gtrace" -p "$p"
+		jq -e --argjson p "$p" '.baseline.pid == $p and .optimized.pid == $p' "$j" > /dev/null ||
+			err "-p $p: compared $(jq -c '[.baseline.pid, .optimized.pid]' "$j")"
+	done
+	ALLOW_WARN=1 diff_json "$j" "$T/a.gtrace" "$T/b.gtrace" -p "$p1,$p2"
+	jq -e --argjson a "$p1" --argjson b "$p2" '.baseline.pid == $a and .optimized.pid == $b' "$j" > /dev/null ||
+		err "-p $p1,$p2: compared $(jq -c '[.baseline.pid, .optimized.pid]' "$j")"
+	"$GTRACE" diff "$T/a.gtrace" "$T/b.gtrace" -p 999999 > /dev/null 2> "$T/p.err"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l < "$T/p.err")" -eq 1 ] && grep -q -- '-p 999999: that process made no CUDA call' "$T/p.err" ||
+		err "-p of no process: exit $rc: $(cat "$T/p.err")"
+	"$GTRACE" diff "$T/a.gtrace" "$T/b.gtrace" -p "$p1" -o "$T/d.txt" > "$T/o.out" 2> /dev/null || err "diff -o: exit $?"
+	[ "$(cat "$T/o.out")" = "wrote $T/d.txt" ] || err "diff -o said '$(cat "$T/o.out")'"
+	grep -q '^Speedup:' "$T/d.txt" || err "diff -o wrote no table: $(head -n 3 "$T/d.txt" | tr '\n' '|')"
+	[ "$(stat -c %a "$T/d.txt")" = 600 ] || err "diff -o: mode $(stat -c %a "$T/d.txt")"
+	"$GTRACE" diff "$T/a.gtrace" "$T/b.gtrace" -o "$T/d.txt" > /dev/null 2> "$T/o.err"
+	[ $? -eq 1 ] && [ "$(wc -l < "$T/o.err")" -eq 1 ] || err "diff -o over a file without --force: $(cat "$T/o.err")"
+	# one side light mode
+	gen_trace -c light -p 1 -k 6 "$T/l.gtrace" 20000 2 > /dev/null || fatal "gen_trace -c light failed"
+	gen_trace -p 1 -k 6 "$T/f.gtrace" 20000 2 > /dev/null || fatal "gen_trace failed"
+	"$GTRACE" diff "$T/f.gtrace" "$T/l.gtrace" > "$T/lf.txt" 2> "$T/lf.err"
+	grep -q 'the optimized is light mode, the baseline full' "$T/lf.err" ||
+		err "full vs light: the warning does not name the sampled side: $(cat "$T/lf.err")"
+	grep -q '^Warning: .*the optimized is light mode' "$T/lf.txt" || err "the table does not carry the warning"
+}
+
 # _baseline / _optimized names in either order: the same diff, swapped said.
 t_names() {
 	rec base 10000
@@ -463,6 +501,7 @@ add_case t_graph "diff of eager steps and their CUDA graph, no markers: the sync
 add_case t_library_ranges "diff with only a library's NVTX ranges: not taken for iterations, the program's own speedup within 2 %"
 add_case t_no_match "diff of a run whose iterations the other lacks, and of another program: no interval, one warning line, status 0"
 add_case t_gen_shapes "diff of gen_trace shapes: eager vs graph and host-bound pairs within 2 % (with and without GPU records); iterations the other lacks: no interval; two programs: per kernel run"
+add_case t_pid_output "diff -p PID[,PID] picks the processes compared (one that made no call: refused), -o writes the diff (said, 0600, not over a file without --force); full vs light names the sampled side, in the table too"
 add_case t_identical "diff of two runs of one workload: an interval containing 1, no kernel moved"
 add_case t_names "diff: _baseline/_optimized names in either order give the same diff"
 add_case t_mismatch "diff of a trace with GPU records and one without: still a diff, one warning line"

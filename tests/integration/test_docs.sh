@@ -211,6 +211,30 @@ t_lists() {
 	done
 }
 
+# README's main job: tools/demo.sh installs what building and running
+# need, not the test tools, and ends with analyze's answers and the path of
+# the offline report (on this machine against the mock libcuda, said).
+t_demo() {
+	local pkgs p
+	pkgs=$("$ROOT/tools/install-deps.sh" --run --list) || fatal "install-deps.sh --run --list failed"
+	for p in chromium prometheus curl libcmocka-dev jq; do
+		grep -qx "$p" <<< "$pkgs" && err "the main job installs the test tool $p"
+	done
+	grep -qx libbpf-dev <<< "$pkgs" || err "the main job does not install libbpf-dev: $(tr '\n' ' ' <<< "$pkgs")"
+	grep -q 'install-deps.sh --run' "$ROOT/tools/demo.sh" || err "tools/demo.sh does not install with --run"
+	(cd "$ROOT" && timeout 300 tools/demo.sh) > "$T/demo.out" 2> "$T/demo.err" ||
+		fatal "tools/demo.sh failed: $(tail -n 3 "$T/demo.err" | tr '\n' '|')"
+	if ! command -v nvidia-smi > /dev/null; then
+		grep -q 'against the MOCK libcuda' "$T/demo.out" || err "the demo does not say it ran on the mock"
+	fi
+	grep -q '^What bounds it:' "$T/demo.out" || err "the demo does not show analyze's answers"
+	tail -n 3 "$T/demo.out" | grep -q "demo:   $ROOT/demo-output/demo.html\$" || err "the demo does not end with the report's path: $(tail -n 3 "$T/demo.out" | tr '\n' '|')"
+	[ -s "$ROOT/demo-output/demo.html" ] || err "no report at demo-output/demo.html"
+	grep -q 'ui.perfetto.dev' "$T/demo.out" && err "the demo points at an online viewer"
+	return 0
+}
+
+add_case t_demo "README's main job (tools/demo.sh): installs no test tool, traces the bundled workload (the mock, said), ends with analyze's answers and the offline report's path"
 add_case t_man_renders "docs: the man page renders without warnings (groff -ww, man -l) and has its sections"
 add_case t_man_options "docs: every long option of every command's --help is in that command's man page section"
 add_case t_completion "docs: bash completion offers commands, --help's options, reports, formats, file names"

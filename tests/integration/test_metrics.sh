@@ -271,10 +271,44 @@ t_daemon_idle_clients() {
 	stop_daemon
 }
 
+# Light mode counts launches and the other hot calls inside its windows
+# only: those series say sampled="true" (the cold calls "false"), and the
+# HELP lines say so; full mode has no such label. promtool accepts both.
+t_light_sampled() {
+	local code mode lpid=
+	[ "$(id -u)" -eq 0 ] || fatal "needs root to run the daemon (uprobes)"
+	for mode in light full; do
+		PORT=$(free_port)
+		if [ "$mode" = light ]; then
+			start_daemon --mode light --light-window 1s/2s --window 30s --metrics "127.0.0.1:$PORT"
+		else
+			start_daemon --mode full --window 30s --metrics "127.0.0.1:$PORT"
+		fi
+		run_wl "w$mode" --flood 3 --copies 2 --syncs 2
+		[ "$mode" = light ] && lpid=$WP
+		sleep 1.5
+		code=$(curl -s -o "$T/$mode.txt" -w '%{http_code}' --max-time 3 "http://127.0.0.1:$PORT/metrics")
+		[ "$code" = 200 ] || err "$mode: GET /metrics: status $code"
+		stop_daemon
+		command -v promtool > /dev/null || fatal "needs promtool (Debian's prometheus package) to lint the exposition"
+		promtool check metrics < "$T/$mode.txt" > "$T/$mode.prom" 2>&1 ||
+			err "$mode: promtool check metrics: $(head -n 3 "$T/$mode.prom" | tr '\n' '|')"
+	done
+	grep -Eq "^gtrace_launches_total\{pid=\"$lpid\",process=\"[^\"]*\",sampled=\"true\"\} [0-9]+" "$T/light.txt" ||
+		err "light: the launches of pid $lpid are not labelled sampled: $(grep '^gtrace_launches_total' "$T/light.txt" | head -n 2 | tr '\n' '|')"
+	grep -q '^gtrace_api_calls_total{.*api="cuLaunchKernel",sampled="true"}' "$T/light.txt" &&
+		grep -q '^gtrace_api_calls_total{.*api="cuMemcpyHtoD_v2",sampled="false"}' "$T/light.txt" ||
+		err "light: api series not labelled by hot and cold: $(grep '^gtrace_api_calls_total' "$T/light.txt" | head -n 3 | tr '\n' '|')"
+	grep -q '^# HELP gtrace_launches_total .*sampled' "$T/light.txt" || err "light: the HELP line does not say sampled"
+	grep -q 'sampled=' "$T/full.txt" && err "full mode: series labelled sampled: $(grep -m1 'sampled=' "$T/full.txt")"
+	return 0
+}
+
 add_case t_prometheus_scrape "Prometheus scrapes the metrics of a mock recording: launches and calls per api equal the workload's own counts"
 add_case t_http_paths "GET /metrics is 200 text/plain 0.0.4 that promtool accepts; other paths 404, POST 405, huge headers 431"
 add_case t_silent_client "a client that connects and sends nothing does not delay another's answer, and is closed at its deadline"
 add_case t_idle_clients "9 silent clients on the 8 slots: a scrape is still answered at once, and they are all closed in the end"
+add_case t_light_sampled "light mode's launch and hot-call series say sampled=\"true\" (cold ones false) and their HELP says why; full mode has no such label"
 add_case t_daemon_idle_clients "the daemon's endpoint with 9 silent clients: the scrape answered; status counts 2 dropped, 7 timed out, 1 served"
 
 run_cases "$@"

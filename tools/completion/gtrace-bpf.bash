@@ -23,7 +23,7 @@ _gtrace_bpf_opts() {
 	stats) echo "--force --format --output --range --report --timeunit $common" ;;
 	analyze) echo "--force --format --output --pid --range --sms $common" ;;
 	report) echo "--compare --force --max-events --output $common" ;;
-	diff) echo "--format --iter $common" ;;
+	diff) echo "--force --format --iter --output --pid $common" ;;
 	merge) echo "--force --output --quiet $common" ;;
 	census) echo "--functions --libcuda $common" ;;
 	daemon) echo "--budget --buffer-size --cgroup --cupti --cupti-lib --dir --gpu-metrics --libcuda --light-window --log --memory --metrics --metrics-remote --mode --owner --post --quiet --trigger --verbose --window $common" ;;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* gtrace-bpf diff BASELINE OPTIMIZED [--iter NAME] [--format table|json|md] */
 #include <argp.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "cli/cli.h"
 #include "diff/diff.h"
 
@@ -14,6 +16,11 @@ static const struct argp_option diff_options[] = {
 	  "kernel sequence), none (the whole run); default: the first of these both traces have "
 	  "(a library's NVTX ranges only when named)", 0 },
 	{ "format", OPT_FORMAT, "FORMAT", 0, "table (default), json or md", 0 },
+	{ "pid", 'p', "PID[,PID]", 0, "The process compared in a trace of several: the first of the "
+	  "baseline, the second of the optimized (one: both); default: the one with the most calls "
+	  "and GPU work", 0 },
+	{ "output", 'o', "OUT", 0, "Write the diff to OUT (- for stdout, the default)", 0 },
+	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace OUT if it exists", 0 },
 	{ 0 },
 };
 
@@ -36,7 +43,8 @@ static const char diff_doc[] =
 "  gtrace-bpf diff run_baseline.gtrace run_optimized.gtrace\n"
 "  gtrace-bpf diff a.gtrace b.gtrace --iter step\n"
 "  gtrace-bpf diff a.gtrace b.gtrace --iter kernels --format json > diff.json\n"
-"  gtrace-bpf diff a.gtrace b.gtrace --format md >> REPORT.md";
+"  gtrace-bpf diff a.gtrace b.gtrace --format md >> REPORT.md\n"
+"  gtrace-bpf diff a.gtrace b.gtrace -p 4242,5151 -o diff.txt  # one rank each";
 
 struct diff_args {
 	struct diff_opts o;
@@ -61,6 +69,20 @@ static error_t diff_parse(int key, char *arg, struct argp_state *state)
 				   "sync, kernels or none", arg);
 		a->o.iter = arg;
 		return 0;
+	case 'p': {
+		uint64_t x, y = 0;
+		char *comma = strchr(arg, ',');
+
+		if (comma)
+			*comma = '\0';
+		if (cli__parse_u64(arg, &x, false) || !x || x > UINT32_MAX ||
+		    (comma && (cli__parse_u64(comma + 1, &y, false) || !y || y > UINT32_MAX)))
+			argp_error(state, "invalid -p '%s%s%s' (PID, or PID,PID: baseline's, optimized's)", arg,
+				   comma ? "," : "", comma ? comma + 1 : "");
+		a->o.pid_a = (uint32_t)x;
+		a->o.pid_b = comma ? (uint32_t)y : (uint32_t)x;
+		return 0;
+	}
 	case ARGP_KEY_ARG:
 		if (a->nfiles == 2)
 			argp_error(state, "two traces to compare, not more");
@@ -75,7 +97,7 @@ static error_t diff_parse(int key, char *arg, struct argp_state *state)
 						    : "no trace given: diff compares two (BASELINE OPTIMIZED)");
 		return 0;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return cli__output_arg(key, arg, state, true, &a->o.output, &a->o.force);
 	}
 }
 

@@ -99,7 +99,8 @@ int cmd_stats(int argc, char **argv, const char *cmdline)
 {
 	char *doc = cli__doc_list(stats_doc_fmt, stats_report_names, -1);
 	struct argp argp = { stats_options, stats_parse, "FILE", doc, NULL, NULL, NULL };
-	struct stats_opts o = { .format = STATS_TABLE, .timeunit = "ns", .out = stdout, .err = stderr };
+	struct stats_opts o = { .format = STATS_TABLE, .timeunit = "ns", .out = stdout, .err = stderr,
+				.said = stdout };
 	int status;
 
 	(void)cmdline;

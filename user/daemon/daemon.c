@@ -515,7 +515,9 @@ int daemon__run(struct daemon_opts *o)
 	if (o->metrics) {
 		struct metrics_http_opts ho = { .listen = o->metrics, .allow_remote = o->metrics_remote };
 
-		d.metrics = gt_metrics__new(NULL);
+		struct gt_metrics_opts mo = { .sampled = o->rec.light };
+
+		d.metrics = gt_metrics__new(&mo);
 		err = d.metrics ? metrics_http__open(&ho, &d.http) : -ENOMEM;
 		if (err) {
 			pr_err("cannot serve metrics on %s: %s", o->metrics,

@@ -451,27 +451,43 @@ static void render_procs(const struct gt_metrics *m, struct obuf *o)
 {
 	static const char *const api_fams[2] = { "gtrace_api_calls_total", "gtrace_api_seconds_total" };
 
-	family(o, "gtrace_launches_total", "counter",
+	bool smp = m->o.sampled;
+
+	family(o, "gtrace_launches_total", "counter", smp ?
+	       "Kernel and graph launch calls, per process; sampled: light mode counts them inside "
+	       "its windows only (sampled=\"true\"), never scaled up." :
 	       "Kernel and graph launch calls, per process.");
 	for (unsigned i = 0; i < m->nprocs; i++) {
 		proc_series(o, "gtrace_launches_total", m->procs[i]);
+		if (smp)
+			str_label(o, "sampled", "true");
 		val_u64(o, m->procs[i]->launches);
 	}
-	family(o, api_fams[0], "counter", "libcuda calls by symbol, complete or not, per process.");
+	family(o, api_fams[0], "counter", smp ?
+	       "libcuda calls by symbol, complete or not, per process; the hot calls (launches, "
+	       "async copies, queries...) light mode counts inside its windows only: "
+	       "sampled=\"true\"." :
+	       "libcuda calls by symbol, complete or not, per process.");
 	for (unsigned i = 0; i < m->nprocs; i++)
 		for (unsigned a = 0; a < GT_API__COUNT; a++)
 			if (m->procs[i]->calls[a]) {
 				proc_series(o, api_fams[0], m->procs[i]);
 				str_label(o, "api", gt_api__name(a));
+				if (smp)
+					str_label(o, "sampled", gt_api__hot(a) ? "true" : "false");
 				val_u64(o, m->procs[i]->calls[a]);
 			}
-	family(o, api_fams[1], "counter",
+	family(o, api_fams[1], "counter", smp ?
+	       "Time inside libcuda calls that returned, by symbol, per process; sampled=\"true\": "
+	       "light mode's windows only." :
 	       "Time inside libcuda calls that returned, by symbol, per process.");
 	for (unsigned i = 0; i < m->nprocs; i++)
 		for (unsigned a = 0; a < GT_API__COUNT; a++)
 			if (m->procs[i]->calls[a]) {
 				proc_series(o, api_fams[1], m->procs[i]);
 				str_label(o, "api", gt_api__name(a));
+				if (smp)
+					str_label(o, "sampled", gt_api__hot(a) ? "true" : "false");
 				OBUF_LIT(o, "} ");
 				val_seconds(o, m->procs[i]->api_ns[a]);
 				OBUF_LIT(o, "\n");
@@ -645,13 +661,17 @@ static int render_kernels(const struct gt_metrics *m, struct obuf *o)
 			top[j] = top[j - 1];
 		top[j] = k;
 	}
-	family(o, name, "gauge",
+	family(o, name, "gauge", m->o.sampled ?
+	       "Launches of the kernels launched most, all processes together, by rank (bounded); "
+	       "sampled: light mode counts them inside its windows only." :
 	       "Launches of the kernels launched most, all processes together, by rank (bounded).");
 	for (unsigned r = 0; r < n; r++) {
 		OBUF_LIT(o, "gtrace_top_kernel_launches{rank=\"");
 		obuf__u64(o, r + 1);
 		OBUF_LIT(o, "\",kernel=");
 		gt_metrics__label_value(o, top[r]->name, KERNEL_LABEL_MAX);
+		if (m->o.sampled)
+			str_label(o, "sampled", "true");
 		val_u64(o, top[r]->launches);
 	}
 	free(top);

@@ -29,6 +29,8 @@ struct gt_metrics_opts {
 	unsigned top_kernels;	/* top-N rows, 0 = GT_METRICS_TOP_KERNELS */
 	unsigned kernels_cap;	/* distinct kernel names counted, 0 = GT_METRICS_KERNELS_CAP;
 				 * launches of names past it count as untracked */
+	bool sampled;		/* light mode: launches and the other hot calls are counted
+				 * inside the windows only; their series say sampled="true" */
 };
 
 /* The recorder's own figures, which only the daemon knows: it fills one and

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "diff/diff_int.h"
 #include "format/api.h"
+#include "lib/installer.h"
 #include "lib/term_text.h"
 #include "lib/vec.h"
 
@@ -235,7 +236,13 @@ static void mismatches(struct diff_result *r, bool partial)
 	}
 	if (r->base.sampled || r->opt.sampled) {
 		r->mismatch |= DIFF_MM_SAMPLED;
-		warn_add(r, "light mode: launches and other hot calls are sampled");
+		if (r->base.sampled && r->opt.sampled)
+			warn_add(r, "light mode: launches and other hot calls are sampled");
+		else
+			warn_add(r, r->base.sampled ? "the baseline is light mode, the optimized full: the "
+				  "baseline's launches and other hot calls are sampled"
+						    : "the optimized is light mode, the baseline full: the "
+				  "optimized's launches and other hot calls are sampled");
 	}
 	/* a damaged trace: the mismatch, and each side's damage in the
 	 * document; the line that says so is the readers' rule's */
@@ -521,9 +528,11 @@ int diff__traces(const char *base, const char *opt, const struct diff_params *p,
 			"sync, kernels or none\n", iter);
 		return 2;
 	}
-	if (diff_scan__open(base, &sa, p ? p->base_dmg : NULL, err) ||
-	    diff_scan__open(opt, &sb, NULL, err))
+	if ((rc = diff_scan__open(base, p ? p->pid_base : 0, &sa, p ? p->base_dmg : NULL, err)) ||
+	    (rc = diff_scan__open(opt, p ? p->pid_opt : 0, &sb, NULL, err))) {
+		status = rc;
 		goto out;
+	}
 	ca = diff_scan__cands(sa, &na);
 	cb = diff_scan__cands(sb, &nb);
 	miss = diff_iter__choose(ca, na, cb, nb, iter, &ia, &ib, &partial);
@@ -579,6 +588,20 @@ out:
 	return status;
 }
 
+/* -o: the diff into the installer's temporary file. */
+struct fill_diff {
+	const struct diff_result *r;
+	enum diff_format format;
+};
+
+static int fill_diff(void *ctx, FILE *f, const char **why)
+{
+	const struct fill_diff *x = ctx;
+
+	*why = NULL;
+	return diff_result__write(x->r, x->format, f);
+}
+
 int diff__run(const struct diff_opts *o)
 {
 	FILE *err = o->err ? o->err : stderr, *out = o->out ? o->out : stdout;
@@ -586,14 +609,31 @@ int diff__run(const struct diff_opts *o)
 	struct diff_result *r;
 	const char *base, *opt;
 	bool swapped = diff__order(o->a, o->b, &base, &opt);
-	int status = diff__traces(base, opt, &p, &r), rc;
+	bool to_file = o->output && strcmp(o->output, "-");
+	int status, rc;
 
+	/* -p A,B is of the traces as given: follows them when they swap */
+	p.pid_base = swapped ? o->pid_b : o->pid_a;
+	p.pid_opt = swapped ? o->pid_a : o->pid_b;
+	/* before the work: an output that may not be written */
+	if (to_file && installer__check(o->output, base, o->force, err))
+		return 1;
+	status = diff__traces(base, opt, &p, &r);
 	if (status)
 		return status;
 	r->swapped = swapped;
-	rc = diff_result__write(r, o->format, out);
+	if (to_file) {
+		struct fill_diff fd = { r, o->format };
+
+		rc = installer__write(o->output, o->force, fill_diff, &fd, "write the diff of", base, err) ? -EIO : 0;
+		if (!rc)
+			fprintf(out, "wrote %s\n", o->output);
+	} else {
+		rc = diff_result__write(r, o->format, out);
+		if (rc)
+			fprintf(err, "gtrace-bpf: cannot write standard output: %s\n", strerror(-rc));
+	}
 	if (rc) {
-		fprintf(err, "gtrace-bpf: cannot write standard output: %s\n", strerror(-rc));
 		status = 1;
 	} else {
 		if (r->warning[0]) {

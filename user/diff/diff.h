@@ -239,6 +239,7 @@ struct diff_params {
 	FILE *err;		/* one line when it fails; NULL: stderr */
 	struct trace_damage *base_dmg;	/* not NULL: what the baseline's reader met of
 					 * damage, filled also when the diff fails */
+	uint32_t pid_base, pid_opt;	/* -p: the process compared on each side, 0: the busiest */
 };
 
 /* Which of a and b is the baseline: b when a's name ends in "_optimized.gtrace"
@@ -269,6 +270,9 @@ struct diff_opts {
 	const char *a, *b;	/* the traces as given (diff__order decides) */
 	const char *iter;	/* --iter, NULL: chosen */
 	enum diff_format format;
+	uint32_t pid_a, pid_b;	/* -p A[,B]: of a and of b, 0: the busiest */
+	const char *output;	/* -o: a file (through the installer), NULL or "-": out */
+	bool force;		/* replace output */
 	FILE *out;		/* the diff */
 	FILE *err;		/* the warning line, or the one error line */
 };

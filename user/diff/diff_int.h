@@ -143,7 +143,10 @@ struct diff_scan;
 /* Opens path and scans it for iteration candidates.  Returns 0, or 1 after
  * one line on err (cannot read, not a trace, no CUDA call).  *dmg (when not
  * NULL): what its reader met of damage, also when it fails. */
-int diff_scan__open(const char *path, struct diff_scan **out, struct trace_damage *dmg, FILE *err);
+/* pid: the process to compare (-p), 0: the one with the most calls and GPU
+ * work. Returns 0, 1 after one line on err, 2 after one line when pid
+ * made no CUDA call there. */
+int diff_scan__open(const char *path, uint32_t pid, struct diff_scan **out, struct trace_damage *dmg, FILE *err);
 /* Its candidates (valid while the scan lives). */
 const struct diff_cand *diff_scan__cands(const struct diff_scan *s, size_t *n);
 /* The command line (or comm) of process pid in the scanned trace, NULL

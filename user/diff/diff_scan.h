@@ -84,6 +84,8 @@ struct diff_scan {
 	char *damage;
 	struct trace_damage dmg;	/* what the scan's reader met */
 	uint32_t main_pid, nprocs;
+	uint32_t want_pid;	/* -p: the process compared, 0: the busiest */
+	size_t ncands;		/* of cands: want_pid's alone with -p */
 };
 
 /* After the first pass: the candidates of every kind (NVTX series, capture

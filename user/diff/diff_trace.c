@@ -217,16 +217,34 @@ static int scan_finish(struct diff_scan *s)
 			s->main_pid = p->pid;
 		}
 	}
+	if (s->want_pid)
+		s->main_pid = s->want_pid;
 	if (!err)
 		err = steady_scan__finish(s->steady);
 	if (!err)
 		err = diff_cands__find(s);
+	/* -p: that process' iterations only */
+	if (!err && s->want_pid) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < s->nseries; i++) {
+			if (s->series[i].c.pid == s->want_pid) {
+				s->series[k++] = s->series[i];
+				continue;
+			}
+			free(s->series[i].start);
+			free(s->series[i].end);
+			free(s->series[i].name);
+		}
+		s->nseries = k;
+	}
 	if (!err) {
 		s->cands = calloc(s->nseries ? s->nseries : 1, sizeof(*s->cands));
 		if (!s->cands)
 			return -ENOMEM;
 		for (size_t i = 0; i < s->nseries; i++)
 			s->cands[i] = s->series[i].c;
+		s->ncands = s->nseries;
 	}
 	return err;
 }
@@ -259,7 +277,7 @@ static void fail(FILE *err, const char *path, const char *why, int rc)
 		fprintf(err, "gtrace-bpf: failed to decode %s: %s\n", path, strerror(-rc));
 }
 
-int diff_scan__open(const char *path, struct diff_scan **out, struct trace_damage *dmg, FILE *err)
+int diff_scan__open(const char *path, uint32_t pid, struct diff_scan **out, struct trace_damage *dmg, FILE *err)
 {
 	struct diff_scan *s = calloc(1, sizeof(*s));
 	struct gt_decoder *d = NULL;
@@ -273,6 +291,7 @@ int diff_scan__open(const char *path, struct diff_scan **out, struct trace_damag
 		return 1;
 	}
 	s->path = path;
+	s->want_pid = pid;
 	rc = trace_reader__open(path, &s->r, &msg);
 	if (rc) {
 		fprintf(err, "gtrace-bpf: cannot read %s: %s\n", path, msg ? msg : strerror(-rc));
@@ -301,6 +320,19 @@ int diff_scan__open(const char *path, struct diff_scan **out, struct trace_damag
 		if (s->procs.s[i].used) {
 			calls += p->calls;
 			gpu += p->gpu;
+		}
+	}
+	if (!rc && pid && (calls || gpu)) {
+		const struct scan_proc *w = NULL;
+
+		for (uint32_t i = 0; i < s->procs.cap && !w; i++)
+			if (s->procs.s[i].used && ((const struct scan_proc *)s->procs.s[i].v)->pid == pid)
+				w = s->procs.s[i].v;
+		if (!w || (!w->calls && !w->gpu)) {
+			fprintf(err, "gtrace-bpf: -p %u: that process made no CUDA call in %s\n", pid, path);
+			gt_decoder__free(d);
+			diff_scan__free(s);
+			return 2;
 		}
 	}
 	if (rc) {
@@ -333,7 +365,7 @@ int diff_scan__open(const char *path, struct diff_scan **out, struct trace_damag
 
 const struct diff_cand *diff_scan__cands(const struct diff_scan *s, size_t *n)
 {
-	*n = s->nseries;
+	*n = s->ncands;
 	return s->cands;
 }
 

@@ -31,6 +31,7 @@ struct stats_opts {
 					 * NULL: the whole trace */
 	FILE *out;			/* the reports when output is NULL or "-" */
 	FILE *err;			/* diagnostics (one line on failure) */
+	FILE *said;			/* with output: where the paths written are said, NULL: nowhere */
 };
 
 /* Returns the exit status: 0; 2 after one line on o->err for an unknown

@@ -126,8 +126,8 @@ int stats_files__write(const struct stats_opts *o, struct out_file *of, int nof,
 			return 1;
 		}
 	}
-	/* the paths written, said where the reports would have gone */
-	for (i = 0; i < nof; i++)
-		fprintf(o->out ? o->out : stdout, "wrote %s\n", of[i].path);
+	/* the paths written */
+	for (i = 0; o->said && i < nof; i++)
+		fprintf(o->said, "wrote %s\n", of[i].path);
 	return 0;
 }
