@@ -24,6 +24,7 @@ writes to OUT.json (a list, in the order given) what the tests check:
              "changed": whether the screenshot's pixels changed
   arrow      after a click on a GPU kernel linked to its launch (when the
              page has one): the detail text and the arrows drawn
+  finding_links  the text of the findings' links to the timeline
   fold       where the page has threads without CUDA calls: the timeline's
              row labels before and after a click on their folded row
   load_ms    from navigation to the load event
@@ -207,6 +208,7 @@ JS_SUMMARY = r'''(() => {
     phases: rows('[data-phases]'),
     scope_heads: [...document.querySelectorAll('h3[data-scope]')].map(h => h.dataset.scope.split(':')[0]),
     findings: rows('[data-finding]'),
+    finding_links: [...document.querySelectorAll('[data-finding] a')].map(a => a.textContent),
   });
 })()'''
 

@@ -204,7 +204,7 @@ t_cgroup_daemon() {
 	compare_counts "calls of $in (in the cgroup)" "$(counts_of "$T/d.json" "$in")" "$(expected_counts 8 1 1)"
 	got=$(jq -s -c --argjson p "$out" '[.[] | select(.pid == $p)] | length' "$T/d.json")
 	[ "$got" -eq 0 ] || err "$got records of $out (outside the cgroup) are in the snapshot"
-	got=$("$GTRACE" status 2> /dev/null | awk '$1 == "cgroup" { print $2 }')
+	got=$("$GTRACE" status -v 2> /dev/null | awk '$1 == "cgroup" { print $2 }')
 	[ "$got" = "$CG2/$top" ] || err "status says cgroup '$got', expected $CG2/$top"
 	"$GTRACE" status --json 2> /dev/null | jq -e --arg c "$CG2/$top" '.cgroup == $c' > /dev/null ||
 		err "status --json: $("$GTRACE" status --json 2>&1 | head -c 300)"

@@ -15,7 +15,15 @@ t_snapshot() {
 	start_daemon --mode full --window 30s --memory 16M
 	run_wl a --launches 100 --copies 3
 	sleep 1.5	# a second's flush puts the last chunk in the window
-	"$GTRACE" status > "$T/status" 2> "$T/status.err" || err "status failed: $(cat "$T/status.err")"
+	# the summary a person reads: a few lines, the figures that matter
+	"$GTRACE" status > "$T/sum" 2> "$T/sum.err" || err "status failed: $(cat "$T/sum.err")"
+	for k in daemon: traced: events: window: overhead: snapshots:; do
+		grep -q "^$k " "$T/sum" || err "the status summary has no '$k' line: $(tr '\n' '|' < "$T/sum")"
+	done
+	grep -Eq '^traced: +[1-9][0-9]* process(es)? seen' "$T/sum" && grep -q '^daemon: .* full mode' "$T/sum" ||
+		err "the status summary: $(tr '\n' '|' < "$T/sum")"
+	[ "$(wc -l < "$T/sum")" -le 10 ] || err "the status summary is $(wc -l < "$T/sum") lines long"
+	"$GTRACE" status -v > "$T/status" 2> "$T/status.err" || err "status failed: $(cat "$T/status.err")"
 	grep -Eq '^processes [1-9]' "$T/status" || err "status shows no process: $(tr '\n' '|' < "$T/status")"
 	grep -Eq '^window_chunks [1-9]' "$T/status" || err "status shows an empty window: $(tr '\n' '|' < "$T/status")"
 	grep -q "^pid $DPID\$" "$T/status" || err "status does not give the daemon's pid"
@@ -93,7 +101,7 @@ t_names() {
 	[ "$(launches_of "$T/n.json" "$wp")" -eq 8 ] || err "$(launches_of "$T/n.json" "$wp") of 8 launches in the snapshot"
 	got=$(jq -s -c --argjson p "$wp" '[.[] | select(.pid == $p and .type == "launch") | .kernel] | unique' "$T/n.json")
 	[ "$got" = "[\"$K_FILL\",\"$K_VECADD\",\"$K_SCALE\"]" ] || err "kernel names in the snapshot: $got"
-	grep -q '^names_kept_bytes [1-9]' <("$GTRACE" status) || err "status keeps no names"
+	grep -q '^names_kept_bytes [1-9]' <("$GTRACE" status -v) || err "status keeps no names"
 	stop_daemon
 }
 
@@ -188,7 +196,7 @@ t_names_lost() {
 	sleep 1.5
 	lost=$(status_of names_lost)
 	[ "$lost" -ge 1 ] || err "4 processes with kilobyte names in a 4 KiB bound: names_lost is $lost"
-	"$GTRACE" status | grep -q "^names_lost $lost\$" || err "status (text) does not say names_lost $lost"
+	"$GTRACE" status -v | grep -q "^names_lost $lost\$" || err "status (text) does not say names_lost $lost"
 	[ "$(status_of names_lost_bytes)" -gt 0 ] || err "names_lost_bytes is 0 with $lost names lost"
 	[ "$(status_of names_in_use)" -ge 1 ] || err "status: no name in use"
 	body=$(curl -sf "http://127.0.0.1:$port/metrics") || fatal "no answer on 127.0.0.1:$port/metrics"
@@ -263,7 +271,7 @@ t_triggers() {
 	GT_MOCK_SYNC_US=30000 run_wl s2 --launches 8 --syncs 1
 	sleep 1.5
 	[ "$(trig_files sync | grep -c .)" -eq 1 ] || err "a second long sync within the window wrote another snapshot"
-	grep -Eq '^triggers_suppressed [1-9]' <("$GTRACE" status) || err "status counts no suppressed trigger"
+	grep -Eq '^triggers_suppressed [1-9]' <("$GTRACE" status -v) || err "status counts no suppressed trigger"
 	stop_daemon
 	# error: the workload's failing allocation
 	trig_case error --trigger error
@@ -308,7 +316,7 @@ t_second_and_kill() {
 	kill -KILL "$DPID"
 	wait "$DPID" 2> /dev/null
 	start_daemon --window 10s
-	"$GTRACE" status > /dev/null 2>&1 || err "the daemon after a SIGKILLed one does not answer"
+	"$GTRACE" status -v > /dev/null 2>&1 || err "the daemon after a SIGKILLed one does not answer"
 	stop_daemon
 }
 
@@ -341,7 +349,7 @@ t_log() {
 	kill -HUP "$DPID"
 	wait_line "$log.2" 'SIGHUP: cannot reopen the log' 10 "$DPID" || err "no warning in the old log when the new one is a symlink"
 	[ ! -e "$T/elsewhere" ] || err "SIGHUP followed the symlink to $T/elsewhere"
-	"$GTRACE" status > /dev/null 2>&1 || err "the daemon does not answer after a SIGHUP it could not act on"
+	"$GTRACE" status -v > /dev/null 2>&1 || err "the daemon does not answer after a SIGHUP it could not act on"
 	grep -q 'logging on' "$log.2" || err "the warning does not say the daemon logs on"
 	stop_daemon
 	grep -q 'daemon stopped' "$log.2" || err "after the failed reopen the daemon did not log on in the old log"
@@ -349,7 +357,7 @@ t_log() {
 	start_daemon --window 10s
 	kill -HUP "$DPID"
 	wait_line "$T/daemon.err" 'SIGHUP: no --log to reopen' 10 "$DPID" || err "without --log: no line for SIGHUP"
-	"$GTRACE" status > /dev/null 2>&1 || err "SIGHUP without --log stopped the daemon"
+	"$GTRACE" status -v > /dev/null 2>&1 || err "SIGHUP without --log stopped the daemon"
 	stop_daemon
 }
 

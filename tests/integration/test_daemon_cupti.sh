@@ -43,7 +43,7 @@ count() { # DUMP PID JQ-SELECT: records of PID that SELECT keeps
 	jq -s --argjson p "$2" "[.[] | select(.pid == \$p and ($3))] | length" "$1"
 }
 
-status_of() { "$GTRACE" status | awk -v k="$1" '$1 == k { print $2 }'; }
+status_of() { "$GTRACE" status -v | awk -v k="$1" '$1 == k { print $2 }'; }
 
 # A snapshot holds every GPU record of the programs that joined, linked.
 t_snapshot() {

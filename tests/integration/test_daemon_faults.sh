@@ -20,7 +20,7 @@ alive() {
 
 # stat_of KEY: that line of gtrace-bpf status.
 stat_of() {
-	"$GTRACE" status 2> /dev/null | awk -v k="$1" '$1 == k { print $2 }'
+	"$GTRACE" status -v 2> /dev/null | awk -v k="$1" '$1 == k { print $2 }'
 }
 
 # one_line FILE LABEL: FILE holds exactly one line.
@@ -99,7 +99,7 @@ t_clients() {
 	PIDS+=($!)
 	wait_line "$T/clients.out" '^connected' 10 || fatal "the clients did not connect: $(tail -n 3 "$T/clients.err" | tr '\n' '|')"
 	ms=$(date +%s%N)
-	"$GTRACE" status > "$T/st" 2> "$T/st.err" || err "status failed while the silent clients were connected: $(cat "$T/st.err")"
+	"$GTRACE" status -v > "$T/st" 2> "$T/st.err" || err "status failed while the silent clients were connected: $(cat "$T/st.err")"
 	ms=$((($(date +%s%N) - ms) / 1000000))
 	[ "$ms" -lt 500 ] || err "status took $ms ms with silent clients connected, expected < 500"
 	run_wl a --launches 400
@@ -205,7 +205,7 @@ t_run_dir() {
 	[ $? -eq 1 ] || err "daemon.pid a directory: not exit 1"
 	one_line "$T/ref.err" "daemon.pid a directory"
 	start_daemon --window 10s
-	"$GTRACE" status > /dev/null 2>&1 || err "a daemon with a run directory of its own does not answer"
+	"$GTRACE" status -v > /dev/null 2>&1 || err "a daemon with a run directory of its own does not answer"
 	stop_daemon
 }
 
@@ -254,7 +254,7 @@ t_sigkill() {
 	[ $((traced - base)) -ge 25 ] || fatal "the workload took ${traced} ms traced, ${base} ms untraced: too close to tell probes left behind"
 	[ $(((after - base) * 3)) -lt $((traced - base)) ] ||
 		err "the workload took ${base} ms untraced, ${traced} ms traced, ${after} ms after the SIGKILL: more than a third of the probes' cost is left"
-	"$GTRACE" status > /dev/null 2> "$T/dead.err" && err "status answered with the daemon killed"
+	"$GTRACE" status -v > /dev/null 2> "$T/dead.err" && err "status answered with the daemon killed"
 	start_daemon -v --mode full --window 10s
 	[ "$(stat_of pid)" = "$DPID" ] || err "the next daemon's status gives pid '$(stat_of pid)', expected $DPID"
 	[ "$(cat "$T/run/daemon.pid")" = "$DPID" ] || err "the pid file was not taken over: $(cat "$T/run/daemon.pid")"

@@ -543,7 +543,7 @@ t_status() {
 	local ms pct up
 	GTRACE_NVML_LIB=$NVML_MOCK start_daemon --mode full --gpu-metrics=100
 	sleep 6
-	"$GTRACE" status > "$T/st" 2>&1 || fatal "status failed: $(cat "$T/st")"
+	"$GTRACE" status -v > "$T/st" 2>&1 || fatal "status failed: $(cat "$T/st")"
 	"$GTRACE" status --json > "$T/st.json" 2>&1 || fatal "status --json failed: $(cat "$T/st.json")"
 	for k in "gpu_metrics_hz 100" "gpu_metrics_gpus 2" "gpu_metrics_mig 0" "gpu_metrics_lost 0" \
 		 "gpu_metrics_errors 0" "gpu_metrics_dropped 0"; do

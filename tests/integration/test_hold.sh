@@ -209,13 +209,13 @@ t_daemon_waits() {
 	wait_line "$T/tracer.err" '^gtrace-bpf: recording' 30 "$DPID" ||
 		fatal "the daemon did not start: $(tail -n 3 "$T/tracer.err" | tr '\n' '|')"
 	said_once "$T/tracer.err"
-	"$GTRACE" status > "$T/st1" 2>&1 || fatal "status failed: $(cat "$T/st1")"
+	"$GTRACE" status -v > "$T/st1" 2>&1 || fatal "status failed: $(cat "$T/st1")"
 	grep -qx 'libcuda_waiting 1' "$T/st1" || err "status does not say it waits for a libcuda: $(grep libcuda "$T/st1" | tr '\n' '|')"
 	grep -qx 'libcuda_files 0' "$T/st1" || err "status libcuda_files: $(grep libcuda_files "$T/st1")"
 	copy_workload wl "$T/dlib" --launches $N --copies $M --syncs $K
 	finish_workload wl "$WPID"
 	snap=$("$GTRACE" snapshot 2> "$T/snap.err") || fatal "snapshot failed: $(cat "$T/snap.err")"
-	"$GTRACE" status > "$T/st2" 2>&1 || fatal "status failed: $(cat "$T/st2")"
+	"$GTRACE" status -v > "$T/st2" 2>&1 || fatal "status failed: $(cat "$T/st2")"
 	grep -qx 'libcuda_waiting 0' "$T/st2" || err "status still waits after a libcuda was found: $(grep libcuda "$T/st2" | tr '\n' '|')"
 	v=$(awk '$1 == "holds" { print $2 }' "$T/st2")
 	[ "${v:-0}" -ge 1 ] || err "status holds '$v', expected 1 or more"

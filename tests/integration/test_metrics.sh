@@ -267,7 +267,7 @@ t_daemon_idle_clients() {
 	jq -e '.metrics_clients_dropped == 2 and .metrics_clients_timed_out == 7 and
 	       .metrics_clients_served == 1 and .metrics_clients_refused == 0 and
 	       .metrics_clients_open == 0' "$T/st.json" > /dev/null || err "status: $st"
-	"$GTRACE" status | grep -q '^metrics_clients_dropped 2$' || err "status (text) does not say metrics_clients_dropped 2"
+	"$GTRACE" status -v | grep -q '^metrics_clients_dropped 2$' || err "status (text) does not say metrics_clients_dropped 2"
 	stop_daemon
 }
 

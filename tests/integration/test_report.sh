@@ -128,6 +128,9 @@ t_gpu_page() {
 	got=$(jq -c '.findings' <<< "$p")
 	[ "$got" = "$want" ] || err "findings: page $got, analyze $want"
 	[ "$(jq length <<< "$want")" -ge 2 ] || err "analyze found only $want in the generated trace"
+	# a finding's link says when, then how long and what: "at 309 ms: 12.1 ms GPU idle"
+	jq -e '(.finding_links | length) > 0 and all(.finding_links[]; test("^at [0-9][^:]*: "))' <<< "$p" > /dev/null ||
+		err "finding links: $(jq -c '.finding_links[:3]' <<< "$p")"
 	want=$(jq -c '[.analyze.scopes[] | .pid as $p | .answers | to_entries[] | select(.value != null) | {answer: .key, pid: ($p | tostring)}]' "$T/g.data.json")
 	got=$(jq -c '.answers' <<< "$p")
 	[ "$got" = "$want" ] || err "answers: page $got, analyze $want"

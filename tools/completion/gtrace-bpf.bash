@@ -28,7 +28,7 @@ _gtrace_bpf_opts() {
 	census) echo "--functions --libcuda $common" ;;
 	daemon) echo "--budget --buffer-size --cgroup --cupti --cupti-lib --dir --gpu-metrics --libcuda --light-window --log --memory --metrics --metrics-remote --mode --owner --post --quiet --trigger --verbose --window $common" ;;
 	snapshot) echo "--last --output --pid $common" ;;
-	status) echo "--json $common" ;;
+	status) echo "--json --verbose $common" ;;
 	help) ;;
 	esac
 }

@@ -20,7 +20,7 @@ taskset -c 2,3 timeout 30 "$PY" tools/bench/torch_step.py --steady 14 --step-log
 	> "$OUT/sanity/torch.out" 2>&1 &
 tpid=$!
 sleep 12
-GTRACE_RUN_DIR=$run "$G" status > "$OUT/sanity/status" 2>&1
+GTRACE_RUN_DIR=$run "$G" status -v > "$OUT/sanity/status" 2>&1
 kill -TERM "$dpid"
 wait "$dpid"
 echo "daemon exit $?"

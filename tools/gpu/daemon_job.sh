@@ -29,13 +29,13 @@ i=0
 while kill -0 "$jpid" 2> /dev/null; do
 	sleep 15
 	i=$((i + 15))
-	"$G" status > "$d/status.$i" 2>&1
+	"$G" status -v > "$d/status.$i" 2>&1
 	printf 't=%3ds %s\n' "$i" "$(grep -E '^(events|dropped|window_bytes|light_windows|snapshots|triggers_fired|overhead_estimate_pct|overhead_mean_estimate_pct|light_period_s) ' "$d/status.$i" | tr '\n' ' ')"
 done
 wait "$jpid"
 echo "job exit $?: $(tail -n 1 "$d/job.out")"
 sleep 7	# the trigger's --post
-"$G" status > "$d/status.end" 2>&1
+"$G" status -v > "$d/status.end" 2>&1
 kill -TERM "$dpid"
 wait "$dpid"
 echo "daemon exit $?"

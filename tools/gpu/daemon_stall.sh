@@ -28,7 +28,7 @@ fails=0
 result() { # name rc detail
 	if [ "$2" -eq 0 ]; then echo "PASS $1: $3"; else echo "FAIL $1: $3"; fails=$((fails + 1)); fi
 }
-status_of() { "$G" status 2> /dev/null | awk -v k="$1" '$1 == k { print $2 }'; }
+status_of() { "$G" status -v 2> /dev/null | awk -v k="$1" '$1 == k { print $2 }'; }
 # lt A B: A < B as numbers
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a < b) }'; }
 

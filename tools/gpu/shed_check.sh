@@ -38,7 +38,7 @@ for _ in $(seq 100); do grep -q '^gtrace-bpf: recording' "$OUT/daemon.err" && br
 EOF2
 tpid=$!
 sleep 20
-GTRACE_RUN_DIR=$run "$G" status > "$OUT/status" 2>&1
+GTRACE_RUN_DIR=$run "$G" status -v > "$OUT/status" 2>&1
 GTRACE_RUN_DIR=$run "$G" snapshot -o "$OUT/s.gtrace" > /dev/null 2>&1
 wait "$tpid"
 kill -TERM "$dpid"

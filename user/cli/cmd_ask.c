@@ -141,13 +141,138 @@ static int status_json(FILE *in, FILE *out)
 	return 0;
 }
 
+/* The reply's key value pairs, for the summary. */
+#define STATUS_MAX_KEYS 256
+
+struct status_kv {
+	char *key[STATUS_MAX_KEYS], *val[STATUS_MAX_KEYS];
+	size_t n;
+};
+
+static const char *kv_get(const struct status_kv *kv, const char *key)
+{
+	for (size_t i = 0; i < kv->n; i++)
+		if (!strcmp(kv->key[i], key))
+			return kv->val[i];
+	return NULL;
+}
+
+/* key's value as a number; 0 when absent or not a number */
+static double kv_num(const struct status_kv *kv, const char *key)
+{
+	const char *v = kv_get(kv, key);
+	char *end;
+	double x = v ? strtod(v, &end) : 0;
+
+	return v && *v && !*end ? x : 0;
+}
+
+static void put_bytes(FILE *out, double b)
+{
+	if (b >= 1024.0 * 1024 * 1024)
+		fprintf(out, "%.1f GiB", b / (1024.0 * 1024 * 1024));
+	else if (b >= 1024.0 * 1024)
+		fprintf(out, "%.1f MiB", b / (1024.0 * 1024));
+	else
+		fprintf(out, "%.1f KiB", b / 1024.0);
+}
+
+/* status: a few lines a person reads, from the reply's key value lines:
+ * what is traced, how, what the window holds, drops, the overhead against
+ * the budget (estimated, said), snapshots and triggers. */
+static int status_summary(FILE *in, FILE *out)
+{
+	char line[3 * PATH_MAX + 64];
+	struct status_kv kv = { .n = 0 };
+	const char *mode, *est, *cg;
+	double up, drops;
+	int rc = 0;
+
+	while (kv.n < STATUS_MAX_KEYS && fgets(line, sizeof(line), in)) {
+		char *sp;
+
+		line[strcspn(line, "\n")] = 0;
+		if (!(sp = strchr(line, ' ')))
+			continue;
+		*sp++ = 0;
+		kv.key[kv.n] = strdup(line);
+		kv.val[kv.n] = strdup(sp);
+		if (!kv.key[kv.n] || !kv.val[kv.n]) {
+			free(kv.key[kv.n]);
+			free(kv.val[kv.n]);
+			rc = 1;
+			break;
+		}
+		kv.n++;
+	}
+	if (rc) {
+		pr_err("out of memory");
+		goto out;
+	}
+	mode = kv_get(&kv, "mode");
+	up = kv_num(&kv, "uptime_s");
+	fprintf(out, "daemon:     pid %.0f, up %.0fh %02.0fm %02.0fs, %s mode", kv_num(&kv, "pid"),
+		(double)((long)up / 3600), (double)((long)up / 60 % 60), (double)((long)up % 60), mode ? mode : "?");
+	if (mode && !strcmp(mode, "light") && kv_get(&kv, "light_period_s"))
+		fprintf(out, ": %.0f windows, one every %.1f s (probes live %.1f %% of the time)",
+			kv_num(&kv, "light_windows"), kv_num(&kv, "light_period_s"), kv_num(&kv, "duty_cycle_pct"));
+	fputc('\n', out);
+	fprintf(out, "traced:     %.0f process%s seen, %.0f running", kv_num(&kv, "processes"),
+		kv_num(&kv, "processes") == 1 ? "" : "es", kv_num(&kv, "processes_alive"));
+	cg = kv_get(&kv, "cgroup");
+	if (cg && strcmp(cg, "-") && strcmp(cg, "none") && *cg)
+		fprintf(out, " (cgroup %s)", cg);
+	fputc('\n', out);
+	drops = kv_num(&kv, "dropped");
+	fprintf(out, "events:     %.0f recorded, %.0f lost to a full ring buffer%s\n", kv_num(&kv, "events"), drops,
+		drops > 0 ? " (daemon --buffer-size raises it)" : "");
+	fprintf(out, "window:     the last %.1f s in memory, ", kv_num(&kv, "window_span_s"));
+	put_bytes(out, kv_num(&kv, "window_bytes"));
+	fputs(" of ", out);
+	put_bytes(out, kv_num(&kv, "window_limit_bytes"));
+	if (kv_num(&kv, "window_dropped_chunks") > 0)
+		fprintf(out, "; %.0f chunks let go for room", kv_num(&kv, "window_dropped_chunks"));
+	fputc('\n', out);
+	est = kv_get(&kv, "overhead_estimate_pct");
+	if (!est || !strcmp(est, "unknown"))
+		fputs("overhead:   not estimated yet\n", out);
+	else if (kv_num(&kv, "overhead_budget_pct") > 0)
+		fprintf(out, "overhead:   %s %% (estimated) against a budget of %.2f %%: %s; mean %.3f %%, max %.3f %%\n",
+			est, kv_num(&kv, "overhead_budget_pct"), kv_num(&kv, "overhead_over_budget") ? "OVER it" : "under it",
+			kv_num(&kv, "overhead_mean_estimate_pct"), kv_num(&kv, "overhead_max_estimate_pct"));
+	else
+		fprintf(out, "overhead:   %s %% (estimated; no budget); mean %.3f %%, max %.3f %%\n", est,
+			kv_num(&kv, "overhead_mean_estimate_pct"), kv_num(&kv, "overhead_max_estimate_pct"));
+	fprintf(out, "snapshots:  %.0f written, %.0f failed; triggers %.0f fired, %.0f suppressed\n",
+		kv_num(&kv, "snapshots"), kv_num(&kv, "snapshots_failed"), kv_num(&kv, "triggers_fired"),
+		kv_num(&kv, "triggers_suppressed"));
+	if (kv_num(&kv, "gpu_metrics_hz") > 0)
+		fprintf(out, "gpu metrics: %.0f Hz on %.0f GPU%s, %.0f read errors\n", kv_num(&kv, "gpu_metrics_hz"),
+			kv_num(&kv, "gpu_metrics_gpus"), kv_num(&kv, "gpu_metrics_gpus") == 1 ? "" : "s",
+			kv_num(&kv, "gpu_metrics_errors"));
+	fputs("(every field: gtrace-bpf status -v, or --json)\n", out);
+out:
+	for (size_t i = 0; i < kv.n; i++) {
+		free(kv.key[i]);
+		free(kv.val[i]);
+	}
+	return rc;
+}
+
+enum status_form { STATUS_SUMMARY, STATUS_FIELDS, STATUS_JSON };
+
 static error_t status_parse(int key, char *arg, struct argp_state *state)
 {
-	bool *json = state->input;
+	enum status_form *form = state->input;
 
 	(void)arg;
 	if (key == 'j') {
-		*json = true;
+		*form = STATUS_JSON;
+		return 0;
+	}
+	if (key == 'v') {
+		if (*form != STATUS_JSON)
+			*form = STATUS_FIELDS;
 		return 0;
 	}
 	if (key == ARGP_KEY_ARG)
@@ -157,23 +282,25 @@ static error_t status_parse(int key, char *arg, struct argp_state *state)
 
 int cmd_status(int argc, char **argv, const char *cmdline)
 {
-	static const char doc[] = "Say what the daemon (gtrace-bpf daemon) is doing: one \"key value\" "
-				  "line each, or --json.";
+	static const char doc[] = "Say what the daemon (gtrace-bpf daemon) is doing: a short summary (what "
+				  "is traced, the window, drops, the overhead against the budget, snapshots and "
+				  "triggers); -v every field as \"key value\" lines, --json as one object.";
 	static const struct argp_option opts[] = {
-		{ "json", 'j', NULL, 0, "One JSON object instead of key value lines", 0 },
+		{ "verbose", 'v', NULL, 0, "Every field, one \"key value\" line each", 0 },
+		{ "json", 'j', NULL, 0, "Every field, as one JSON object", 0 },
 		{ 0 },
 	};
 	struct argp argp = { opts, status_parse, NULL, doc, NULL, NULL, NULL };
-	bool json = false;
+	enum status_form form = STATUS_SUMMARY;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem;
 	int rc;
 
 	(void)cmdline;
-	if (cli__parse(&argp, argc, argv, &json))
+	if (cli__parse(&argp, argc, argv, &form))
 		return 2;
-	if (!json)
+	if (form == STATUS_FIELDS)
 		return ask("status", stdout);
 	mem = open_memstream(&buf, &len);
 	if (!mem) {
@@ -185,7 +312,7 @@ int cmd_status(int argc, char **argv, const char *cmdline)
 	if (!rc) {
 		FILE *in = fmemopen(buf, len, "r");
 
-		rc = in ? status_json(in, stdout) : 1;
+		rc = !in ? 1 : form == STATUS_JSON ? status_json(in, stdout) : status_summary(in, stdout);
 		if (in)
 			fclose(in);
 	}

@@ -769,8 +769,10 @@
 					const p = el('div', { class: 'note' }, 'See on the timeline: ');
 					ex.forEach((x, i) => {
 						if (i) p.append(', ');
+						// "at 309 ms: 12.1 ms GPU idle": when, then how long and what
 						p.append(jump(x.ts - origin, x.ts - origin + x.dur,
-							dur(x.ts - origin) + (x.what ? ' ' + x.what : '') + (x.tid ? ' (thread ' + x.tid + ')' : '')));
+							'at ' + dur(x.ts - origin) + ': ' + (x.dur ? dur(x.dur) + ' ' : '') +
+							(x.what || '') + (x.tid ? ' (thread ' + x.tid + ')' : '')));
 					});
 					div.append(p);
 				}
