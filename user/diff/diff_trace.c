@@ -197,6 +197,14 @@ static int scan_other(void *ctx, const struct gt_hdr *rec)
 	}
 }
 
+/* What a series owns (its iterations' times, its NVTX name). */
+static void series_free(struct scan_series *x)
+{
+	free(x->start);
+	free(x->end);
+	free(x->name);
+}
+
 /* After the pass: the kernel sequences not decided yet, the processes, the
  * candidates. */
 static int scan_finish(struct diff_scan *s)
@@ -232,9 +240,7 @@ static int scan_finish(struct diff_scan *s)
 				s->series[k++] = s->series[i];
 				continue;
 			}
-			free(s->series[i].start);
-			free(s->series[i].end);
-			free(s->series[i].name);
+			series_free(&s->series[i]);
 		}
 		s->nseries = k;
 	}
@@ -681,11 +687,8 @@ void diff_scan__free(struct diff_scan *s)
 	hmap_free_all(&s->procs, proc_free);
 	hmap_free_all(&s->nvtx, nvtx_free);
 	hmap_free_all(&s->graphs, graph_free);
-	for (size_t i = 0; i < s->nseries; i++) {
-		free(s->series[i].start);
-		free(s->series[i].end);
-		free(s->series[i].name);
-	}
+	for (size_t i = 0; i < s->nseries; i++)
+		series_free(&s->series[i]);
 	free(s->series);
 	free(s->cands);
 	diff_names__free(&s->seq_names);
