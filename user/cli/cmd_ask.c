@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "daemon/control.h"
 #include "lib/log.h"
+#include "lib/vec.h"
 
 enum { OPT_LAST = 0x100 };
 
@@ -117,37 +118,65 @@ int cmd_snapshot(int argc, char **argv, const char *cmdline)
 	return ask(req, stdout);
 }
 
-/* status --json: the reply's "key value" lines as one JSON object. */
-static int status_json(FILE *in, FILE *out)
-{
-	char line[3 * PATH_MAX + 64], *sp, *end;	/* cgroup: an escaped path */
-	bool first = true;
+/* The reply's "key value" lines, read once for the summary and --json. */
+struct status_kv {
+	char **key, **val;
+	size_t n, kcap, vcap;
+};
 
-	fputc('{', out);
+static void kv_free(struct status_kv *kv)
+{
+	for (size_t i = 0; i < kv->n; i++) {
+		free(kv->key[i]);
+		free(kv->val[i]);
+	}
+	free(kv->key);
+	free(kv->val);
+}
+
+/* 0, or -ENOMEM (what was read is kept, for kv_free). */
+static int kv_read(FILE *in, struct status_kv *kv)
+{
+	char line[3 * PATH_MAX + 64], *sp;	/* cgroup: an escaped path */
+
 	while (fgets(line, sizeof(line), in)) {
 		line[strcspn(line, "\n")] = 0;
 		if (!(sp = strchr(line, ' ')))
-			continue;
+			continue;	/* "ok" */
 		*sp++ = 0;
-		strtod(sp, &end);
-		fprintf(out, "%s\"%s\":", first ? "" : ",", line);
-		if (*sp && !*end)
-			fputs(sp, out);
-		else
-			fprintf(out, "\"%s\"", sp);	/* mode, cgroup: a word, no quotes or backslashes */
-		first = false;
+		if (vec__reserve(&kv->key, &kv->kcap, kv->n, 1, 128) ||
+		    vec__reserve(&kv->val, &kv->vcap, kv->n, 1, 128))
+			return -ENOMEM;
+		kv->key[kv->n] = strdup(line);
+		kv->val[kv->n] = strdup(sp);
+		if (!kv->key[kv->n] || !kv->val[kv->n]) {
+			free(kv->key[kv->n]);
+			free(kv->val[kv->n]);
+			return -ENOMEM;
+		}
+		kv->n++;
 	}
-	fputs("}\n", out);
 	return 0;
 }
 
-/* The reply's key value pairs, for the summary. */
-#define STATUS_MAX_KEYS 256
+/* status --json: the fields as one JSON object (numbers as numbers). */
+static void status_json(const struct status_kv *kv, FILE *out)
+{
+	char *end;
 
-struct status_kv {
-	char *key[STATUS_MAX_KEYS], *val[STATUS_MAX_KEYS];
-	size_t n;
-};
+	fputc('{', out);
+	for (size_t i = 0; i < kv->n; i++) {
+		const char *v = kv->val[i];
+
+		strtod(v, &end);
+		fprintf(out, "%s\"%s\":", i ? "," : "", kv->key[i]);
+		if (*v && !*end)
+			fputs(v, out);
+		else
+			fprintf(out, "\"%s\"", v);	/* mode, cgroup: a word, no quotes or backslashes */
+	}
+	fputs("}\n", out);
+}
 
 static const char *kv_get(const struct status_kv *kv, const char *key)
 {
@@ -180,83 +209,53 @@ static void put_bytes(FILE *out, double b)
 /* status: a few lines a person reads, from the reply's key value lines:
  * what is traced, how, what the window holds, drops, the overhead against
  * the budget (estimated, said), snapshots and triggers. */
-static int status_summary(FILE *in, FILE *out)
+static void status_summary(const struct status_kv *kv, FILE *out)
 {
-	char line[3 * PATH_MAX + 64];
-	struct status_kv kv = { .n = 0 };
 	const char *mode, *est, *cg;
 	double up, drops;
-	int rc = 0;
 
-	while (kv.n < STATUS_MAX_KEYS && fgets(line, sizeof(line), in)) {
-		char *sp;
-
-		line[strcspn(line, "\n")] = 0;
-		if (!(sp = strchr(line, ' ')))
-			continue;
-		*sp++ = 0;
-		kv.key[kv.n] = strdup(line);
-		kv.val[kv.n] = strdup(sp);
-		if (!kv.key[kv.n] || !kv.val[kv.n]) {
-			free(kv.key[kv.n]);
-			free(kv.val[kv.n]);
-			rc = 1;
-			break;
-		}
-		kv.n++;
-	}
-	if (rc) {
-		pr_err("out of memory");
-		goto out;
-	}
-	mode = kv_get(&kv, "mode");
-	up = kv_num(&kv, "uptime_s");
-	fprintf(out, "daemon:     pid %.0f, up %.0fh %02.0fm %02.0fs, %s mode", kv_num(&kv, "pid"),
+	mode = kv_get(kv, "mode");
+	up = kv_num(kv, "uptime_s");
+	fprintf(out, "daemon:     pid %.0f, up %.0fh %02.0fm %02.0fs, %s mode", kv_num(kv, "pid"),
 		(double)((long)up / 3600), (double)((long)up / 60 % 60), (double)((long)up % 60), mode ? mode : "?");
-	if (mode && !strcmp(mode, "light") && kv_get(&kv, "light_period_s"))
+	if (mode && !strcmp(mode, "light") && kv_get(kv, "light_period_s"))
 		fprintf(out, ": %.0f windows, one every %.1f s (probes live %.1f %% of the time)",
-			kv_num(&kv, "light_windows"), kv_num(&kv, "light_period_s"), kv_num(&kv, "duty_cycle_pct"));
+			kv_num(kv, "light_windows"), kv_num(kv, "light_period_s"), kv_num(kv, "duty_cycle_pct"));
 	fputc('\n', out);
-	fprintf(out, "traced:     %.0f process%s seen, %.0f running", kv_num(&kv, "processes"),
-		kv_num(&kv, "processes") == 1 ? "" : "es", kv_num(&kv, "processes_alive"));
-	cg = kv_get(&kv, "cgroup");
+	fprintf(out, "traced:     %.0f process%s seen, %.0f running", kv_num(kv, "processes"),
+		kv_num(kv, "processes") == 1 ? "" : "es", kv_num(kv, "processes_alive"));
+	cg = kv_get(kv, "cgroup");
 	if (cg && strcmp(cg, "-") && strcmp(cg, "none") && *cg)
 		fprintf(out, " (cgroup %s)", cg);
 	fputc('\n', out);
-	drops = kv_num(&kv, "dropped");
-	fprintf(out, "events:     %.0f recorded, %.0f lost to a full ring buffer%s\n", kv_num(&kv, "events"), drops,
+	drops = kv_num(kv, "dropped");
+	fprintf(out, "events:     %.0f recorded, %.0f lost to a full ring buffer%s\n", kv_num(kv, "events"), drops,
 		drops > 0 ? " (daemon --buffer-size raises it)" : "");
-	fprintf(out, "window:     the last %.1f s in memory, ", kv_num(&kv, "window_span_s"));
-	put_bytes(out, kv_num(&kv, "window_bytes"));
+	fprintf(out, "window:     the last %.1f s in memory, ", kv_num(kv, "window_span_s"));
+	put_bytes(out, kv_num(kv, "window_bytes"));
 	fputs(" of ", out);
-	put_bytes(out, kv_num(&kv, "window_limit_bytes"));
-	if (kv_num(&kv, "window_dropped_chunks") > 0)
-		fprintf(out, "; %.0f chunks let go for room", kv_num(&kv, "window_dropped_chunks"));
+	put_bytes(out, kv_num(kv, "window_limit_bytes"));
+	if (kv_num(kv, "window_dropped_chunks") > 0)
+		fprintf(out, "; %.0f chunks let go for room", kv_num(kv, "window_dropped_chunks"));
 	fputc('\n', out);
-	est = kv_get(&kv, "overhead_estimate_pct");
+	est = kv_get(kv, "overhead_estimate_pct");
 	if (!est || !strcmp(est, "unknown"))
 		fputs("overhead:   not estimated yet\n", out);
-	else if (kv_num(&kv, "overhead_budget_pct") > 0)
+	else if (kv_num(kv, "overhead_budget_pct") > 0)
 		fprintf(out, "overhead:   %s %% (estimated) against a budget of %.2f %%: %s; mean %.3f %%, max %.3f %%\n",
-			est, kv_num(&kv, "overhead_budget_pct"), kv_num(&kv, "overhead_over_budget") ? "OVER it" : "under it",
-			kv_num(&kv, "overhead_mean_estimate_pct"), kv_num(&kv, "overhead_max_estimate_pct"));
+			est, kv_num(kv, "overhead_budget_pct"), kv_num(kv, "overhead_over_budget") ? "OVER it" : "under it",
+			kv_num(kv, "overhead_mean_estimate_pct"), kv_num(kv, "overhead_max_estimate_pct"));
 	else
 		fprintf(out, "overhead:   %s %% (estimated; no budget); mean %.3f %%, max %.3f %%\n", est,
-			kv_num(&kv, "overhead_mean_estimate_pct"), kv_num(&kv, "overhead_max_estimate_pct"));
+			kv_num(kv, "overhead_mean_estimate_pct"), kv_num(kv, "overhead_max_estimate_pct"));
 	fprintf(out, "snapshots:  %.0f written, %.0f failed; triggers %.0f fired, %.0f suppressed\n",
-		kv_num(&kv, "snapshots"), kv_num(&kv, "snapshots_failed"), kv_num(&kv, "triggers_fired"),
-		kv_num(&kv, "triggers_suppressed"));
-	if (kv_num(&kv, "gpu_metrics_hz") > 0)
-		fprintf(out, "gpu metrics: %.0f Hz on %.0f GPU%s, %.0f read errors\n", kv_num(&kv, "gpu_metrics_hz"),
-			kv_num(&kv, "gpu_metrics_gpus"), kv_num(&kv, "gpu_metrics_gpus") == 1 ? "" : "s",
-			kv_num(&kv, "gpu_metrics_errors"));
+		kv_num(kv, "snapshots"), kv_num(kv, "snapshots_failed"), kv_num(kv, "triggers_fired"),
+		kv_num(kv, "triggers_suppressed"));
+	if (kv_num(kv, "gpu_metrics_hz") > 0)
+		fprintf(out, "gpu metrics: %.0f Hz on %.0f GPU%s, %.0f read errors\n", kv_num(kv, "gpu_metrics_hz"),
+			kv_num(kv, "gpu_metrics_gpus"), kv_num(kv, "gpu_metrics_gpus") == 1 ? "" : "s",
+			kv_num(kv, "gpu_metrics_errors"));
 	fputs("(every field: gtrace-bpf status -v, or --json)\n", out);
-out:
-	for (size_t i = 0; i < kv.n; i++) {
-		free(kv.key[i]);
-		free(kv.val[i]);
-	}
-	return rc;
 }
 
 enum status_form { STATUS_SUMMARY, STATUS_FIELDS, STATUS_JSON };
@@ -311,8 +310,17 @@ int cmd_status(int argc, char **argv, const char *cmdline)
 	fclose(mem);
 	if (!rc) {
 		FILE *in = fmemopen(buf, len, "r");
+		struct status_kv kv = { 0 };
 
-		rc = !in ? 1 : form == STATUS_JSON ? status_json(in, stdout) : status_summary(in, stdout);
+		if (!in || kv_read(in, &kv)) {
+			pr_err("out of memory");
+			rc = 1;
+		} else if (form == STATUS_JSON) {
+			status_json(&kv, stdout);
+		} else {
+			status_summary(&kv, stdout);
+		}
+		kv_free(&kv);
 		if (in)
 			fclose(in);
 	}
