@@ -139,6 +139,32 @@ t_no_range() {
 		err "the process' lifecycle is not in the trace"
 }
 
+# check_windows FULL: per window of $T/caps.json, the launches recorded
+# ($T/got.json) against the workload's log ($T/log.json): at least those
+# made wholly inside it, at most those that overlap it (a launch recorded
+# twice, by two windows' links at once, exceeds that); at least FULL windows
+# held launches made wholly inside them.
+check_windows() {
+	jq -n -r --slurpfile c "$T/caps.json" --slurpfile g "$T/got.json" --slurpfile l "$T/log.json" '
+		($c[0] | map(select(.kind == "window_open")) | sort_by(.index)) as $o
+		| ($c[0] | map(select(.kind == "window_close")) | sort_by(.index)) as $x
+		| range(0; $o | length) as $i
+		| $o[$i].ts as $s | ($x[$i].ts // 1e20) as $e
+		| [$g[0][] | select(. >= $s and . <= $e)] | length as $n
+		| [$l[0][] | select(.[0] >= $s and .[1] <= $e)] | length as $lo
+		| [$l[0][] | select(.[1] >= $s and .[0] <= $e)] | length as $hi
+		| "\($o[$i].index) \($n) \($lo) \($hi)"' > "$T/per_window"
+	# a window may open after the flood ended (lo = hi = 0): empty, rightly;
+	# most must hold launches the workload made wholly inside them
+	local full=0 i n lo hi
+	while read -r i n lo hi; do
+		[ "$n" -ge "$lo" ] && [ "$n" -le "$hi" ] ||
+			err "window $i: $n launches recorded, the workload made $lo..$hi in it"
+		[ "$lo" -gt 0 ] && full=$((full + 1))
+	done < "$T/per_window"
+	[ "$full" -ge "$1" ] || err "only $full windows held launches made wholly inside them: $(tr '\n' '|' < "$T/per_window")"
+}
+
 # Light mode: windows of 150 ms every 600 ms over a 3.5 s flood of 2000
 # launches/s. Every launch the workload logged inside a window is in the
 # trace, none outside; the cold calls are all there. The log holds each
@@ -157,25 +183,7 @@ t_light() {
 	jq -R -s -c '[split("\n")[] | select(length > 0) | split(" ") | map(tonumber)]' "$T/launch.log" > "$T/log.json"
 	n=$(jq '[.[] | select(.kind == "window_open")] | length' "$T/caps.json")
 	[ "$n" -ge 5 ] && [ "$n" -le 8 ] || err "$n windows in 3 s at 150ms/600ms, expected 5..8"
-	# per window: logged launches well inside <= recorded <= logged with slack
-	jq -n -r --slurpfile c "$T/caps.json" --slurpfile g "$T/got.json" --slurpfile l "$T/log.json" '
-		($c[0] | map(select(.kind == "window_open")) | sort_by(.index)) as $o
-		| ($c[0] | map(select(.kind == "window_close")) | sort_by(.index)) as $x
-		| range(0; $o | length) as $i
-		| $o[$i].ts as $s | ($x[$i].ts // 1e20) as $e
-		| [$g[0][] | select(. >= $s and . <= $e)] | length as $n
-		| [$l[0][] | select(.[0] >= $s and .[1] <= $e)] | length as $lo
-		| [$l[0][] | select(.[1] >= $s and .[0] <= $e)] | length as $hi
-		| "\($o[$i].index) \($n) \($lo) \($hi)"' > "$T/per_window"
-	# a window may open after the flood ended (lo = hi = 0): empty, rightly;
-	# most must hold launches the workload made wholly inside them
-	local full=0
-	while read -r i n lo hi; do
-		[ "$n" -ge "$lo" ] && [ "$n" -le "$hi" ] ||
-			err "window $i: $n launches recorded, the workload made $lo..$hi in it"
-		[ "$lo" -gt 0 ] && full=$((full + 1))
-	done < "$T/per_window"
-	[ "$full" -ge 4 ] || err "only $full windows held launches made wholly inside them: $(tr '\n' '|' < "$T/per_window")"
+	check_windows 4
 	got=$(jq -n --slurpfile c "$T/caps.json" --slurpfile g "$T/got.json" '
 		($c[0] | map(select(.kind == "window_open")) | sort_by(.index)) as $o
 		| ($c[0] | map(select(.kind == "window_close")) | sort_by(.index)) as $x
@@ -193,6 +201,24 @@ t_light() {
 		err "no window carries its detach time"
 	"$GTRACE" dump --summary "$T/l.gtrace" | grep -q 'capture=light capture_range=none light_window_ns=150000000 light_period_ns=600000000' ||
 		err "the header does not hold the light-mode keys"
+}
+
+# Light mode when a window's detach outlasts the gap to the next (the
+# kernel's synchronization on a loaded machine; a test knob makes it 1 s):
+# the next window's links wait for it, so no launch is recorded by two
+# windows' links at once, and the summary says the attaches waited.
+t_light_slow_detach() {
+	GTRACE_TEST_DETACH_DELAY_MS=1000 GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --mode light \
+		--light-window 100ms/200ms -o "$T/l.gtrace" -- "$WORKLOAD" --flood 4 --rate 2000 \
+		--launch-log "$T/launch.log" > "$T/w.out" 2> "$T/w.err" ||
+		fatal "light mode exited $?: $(tail -n 3 "$T/w.err" | tr '\n' '|')"
+	grep -Eq 'light mode: [0-9]+ windows; .*; [1-9][0-9]* attach(es)? waited for the detach before' "$T/w.err" ||
+		err "no attach waited for the slow detach: $(grep 'light mode:' "$T/w.err")"
+	dump_trace "$T/l.gtrace" "$T/l.json"
+	jq -s -c '[.[] | select(.type == "capture")] | sort_by(.ts)' "$T/l.json" > "$T/caps.json"
+	jq -s -c '[.[] | select(.type == "launch") | .ts]' "$T/l.json" > "$T/got.json"
+	jq -R -s -c '[split("\n")[] | select(length > 0) | split(" ") | map(tonumber)]' "$T/launch.log" > "$T/log.json"
+	check_windows 2
 }
 
 # Light mode with ranges: the hot probes follow the ranges; launches are
@@ -304,6 +330,7 @@ add_case t_refused "--all -c cudaProfilerApi (stop): a second process' range whi
 add_case t_all_two "--all -c cudaProfilerApi --capture-range-end=repeat: two processes with different ranges, exact per process"
 add_case t_no_range "-c cudaProfilerApi with no range: ends normally, says 0 ranges, no call recorded"
 add_case t_light "--mode light: launches recorded exactly inside the windows (against the workload's log), cold calls complete"
+add_case t_light_slow_detach "--mode light, a detach slower than the gap between windows: the next attach waits, no launch recorded twice"
 add_case t_light_range "--mode light -c cudaProfilerApi: hot probes live inside ranges only, marked in the trace"
 add_case t_delay_duration "-y 1s -d 2s: launches recorded only from about 1 s to about 2 s into a 4 s flood, all of them"
 add_case t_trace_none "-t none --cupti: no CPU-side records, the lifecycle kept, trace=none in the header"

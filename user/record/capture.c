@@ -13,6 +13,7 @@
  * after the attach and its timestamp, cleared before the detach.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -232,12 +233,19 @@ void capture__finish(struct recorder *r)
 		pr_info("%u capture range%s recorded%s%s", c->opened - c->refused,
 			c->opened - c->refused == 1 ? "" : "s", c->nopen ? " (the last cut by the stop)" : "",
 			c->refused ? "; later ones not (--capture-range-end)" : "");
-	if (c->attach.n)
+	if (c->attach.n) {
+		uint32_t waits = cuda_probes__detach_waits(r->probes);
+		char w[80] = "";
+
+		if (waits)
+			snprintf(w, sizeof(w), "; %u attach%s waited for the detach before", waits,
+				 waits == 1 ? "" : "es");
 		pr_info("light mode: %u window%s; the hot probes attached %llu time%s, in %.2f ms on "
-			"average (max %.2f), detached in %.2f ms (max %.2f)", c->windows,
+			"average (max %.2f), detached in %.2f ms (max %.2f)%s", c->windows,
 			c->windows == 1 ? "" : "s", (unsigned long long)c->attach.n,
 			c->attach.n == 1 ? "" : "s", c->attach.sum / 1e6 / c->attach.n, c->attach.max / 1e6,
-			c->detach.n ? c->detach.sum / 1e6 / c->detach.n : 0.0, c->detach.max / 1e6);
+			c->detach.n ? c->detach.sum / 1e6 / c->detach.n : 0.0, c->detach.max / 1e6, w);
+	}
 	c->nopen = 0;
 	free(c->open);
 	c->open = NULL;

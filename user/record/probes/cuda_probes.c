@@ -31,6 +31,8 @@ void *probes__detach_main(void *arg)
 	uint64_t t0 = clock__mono_ns();
 	size_t i;
 
+	if (b->delay_ms)	/* tests: a detach as slow as a loaded machine's */
+		usleep(b->delay_ms * 1000);
 	for (i = 0; i < b->nfds; i++)
 		close(b->fds[i]);
 	for (i = 0; i < b->nlinks; i++)
@@ -407,6 +409,15 @@ fail:
 	return err;
 }
 
+/* A test's slow detach (GTRACE_TEST_DETACH_DELAY_MS): what a loaded
+ * machine's kernel synchronization takes, on demand. */
+static unsigned test_detach_delay_ms(void)
+{
+	const char *s = getenv("GTRACE_TEST_DETACH_DELAY_MS");
+
+	return s ? (unsigned)strtoul(s, NULL, 10) : 0;
+}
+
 /* Moves the links of the detached hot groups into a batch closed by a
  * thread; without a thread they are closed here. */
 static int detach_hot(struct cuda_probes *p)
@@ -427,6 +438,7 @@ static int detach_hot(struct cuda_probes *p)
 	if (b) {
 		b->fds = calloc(n + 1, sizeof(*b->fds));
 		b->links = calloc(n + 1, sizeof(*b->links));
+		b->delay_ms = test_detach_delay_ms();
 	}
 	for (i = 0; i < p->nfiles; i++) {
 		for (j = 0; j < p->files[i].ngroups; j++) {
@@ -477,6 +489,19 @@ int cuda_probes__set_hot(struct cuda_probes *p, bool on)
 	p->hot = on;
 	if (!on)
 		return detach_hot(p);
+	/* the last window's links gone first: while they were still attached
+	 * beside the new ones, each hot call would be recorded by both (their
+	 * detach can outlast the gap between windows: a loaded machine) */
+	if (p->detaching) {
+		uint64_t t0 = clock__mono_ns();
+
+		p->last_detach_ns = batch_join(p->detaching);
+		p->detaching = NULL;
+		p->detach_reported = false;
+		p->detach_waits++;
+		pr_verbose("the hot probes waited %.2f ms for the last window's detach",
+			   (clock__mono_ns() - t0) / 1e6);
+	}
 	for (i = 0; i < p->nfiles; i++) {
 		struct attached_file *f = &p->files[i];
 
@@ -552,6 +577,7 @@ int cuda_probes__insn_class(const struct cuda_probes *p, unsigned api)
 size_t cuda_probes__nfiles(const struct cuda_probes *p) { return p->nfiles; }
 size_t cuda_probes__nprobes(const struct cuda_probes *p) { return p->nprobes; }
 size_t cuda_probes__nfailed(const struct cuda_probes *p) { return p->nfailed; }
+uint32_t cuda_probes__detach_waits(const struct cuda_probes *p) { return p->detach_waits; }
 
 const char *cuda_probes__file_label(const struct cuda_probes *p, size_t i)
 {

@@ -44,8 +44,11 @@ bool cuda_probes__has_file(const struct cuda_probes *p, const char *path);
 /* Attaches (on) or detaches the probes of the hot calls (gt_api__hot) in
  * every file, and in files attached later. Returns 0, or -EIO when some
  * could not be attached (the others are). The detach runs in a thread: the
- * kernel's synchronization takes up to hundreds of ms. */
+ * kernel's synchronization takes up to hundreds of ms; an attach waits for
+ * the last detach to end (never two links of a probe at once). */
 int cuda_probes__set_hot(struct cuda_probes *p, bool on);
+/* How many attaches waited for the last detach. */
+uint32_t cuda_probes__detach_waits(const struct cuda_probes *p);
 /* True once, when the last detach has finished (wait: block until it has),
  * with how long it took in *ns. */
 bool cuda_probes__detach_done(struct cuda_probes *p, bool wait, uint64_t *ns);

@@ -79,6 +79,7 @@ struct cuda_probes {
 	uint64_t last_detach_ns;	/* how long the last detach of the hot groups took */
 	bool detach_reported;		/* ... and cuda_probes__detach_done() said so */
 	struct detach_batch *detaching;	/* hot links being closed by a thread, NULL = none */
+	uint32_t detach_waits;		/* hot attaches that waited for that thread */
 	uint8_t insn[GT_API__COUNT];	/* 1 + enum uprobe_insn of each api's probed
 					 * instruction, 0 = not probed */
 	int range_fds[2];		/* -c nvtx: the agent's open and close (multi mode) */
@@ -99,6 +100,7 @@ struct detach_batch {
 	size_t nfds, nlinks;
 	uint64_t ns;			/* how long the detach took */
 	bool done;			/* set by the thread when finished */
+	unsigned delay_ms;		/* tests: GTRACE_TEST_DETACH_DELAY_MS, waited first */
 };
 
 /* cuda_probes.c */
