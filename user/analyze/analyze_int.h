@@ -4,14 +4,16 @@
  * the calls and records and routes them to scopes; analyze_calls.c counts a
  * call in a scope; analyze_gpu.c orders the GPU work by start (a heap with a
  * watermark) and sweeps each device's timeline; analyze_rules.c turns a
- * finished scope into answers and findings; analyze_write.c renders results;
- * analyze_read.c reads a file in time order.
+ * finished scope into answers and findings; analyze_write.c renders results
+ * for people, analyze_json.c for programs; analyze_read.c reads a file in
+ * time order.
  */
 #ifndef GTRACE_ANALYZE_INT_H
 #define GTRACE_ANALYZE_INT_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "analyze/analyze.h"
 #include "decode/capture_spans.h"
 #include "lib/hmap.h"
@@ -395,5 +397,15 @@ void az_store__free(struct az_store *st);
 void az_metric(struct analyze *a, uint64_t ts, uint32_t device, uint32_t metric, int64_t micro);
 /* Judges the samples still being read (at the end of the pass). */
 void az_metric__flush(struct analyze *a);
+
+/* analyze_notes.c: r's notes (NULL-terminated) from the finished scopes;
+ * end: the trace's end.  Returns 0 or -ENOMEM. */
+int az__add_notes(struct analyze *a, struct analyze_result *r, uint64_t end);
+
+/* analyze_write.c: names the table and the JSON share. */
+const char *az__source_name(enum az_busy_source s);
+const char *az__mem_name(int k);	/* a copy kind, GT_COPY__COUNT: memset */
+/* analyze_json.c: r as one JSON document.  Returns 0 or -errno. */
+int az__write_json(const struct analyze_result *r, FILE *out);
 
 #endif

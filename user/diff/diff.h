@@ -10,7 +10,7 @@
  * analyze over their span, in one pass), chooses
  * the iterations both traces have (diff_iter.c), and hands the two sides to
  * the pure core diff__compute(), which fills a struct diff_result;
- * diff_result__write() renders it (diff_render.c).  docs/man and
+ * diff_result__write() renders it (diff_render.c, diff_json.c).  docs/man and
  * user/diff/README.md say what every figure means; in short:
  *
  * Iterations come from, in this order unless --iter chooses: NVTX ranges

@@ -140,12 +140,11 @@ int diff__compute(const struct diff_side *b, const struct diff_side *o, bool par
 /* diff_trace.c: one trace's passes. */
 struct diff_scan;
 
-/* Opens path and scans it for iteration candidates.  Returns 0, or 1 after
- * one line on err (cannot read, not a trace, no CUDA call).  *dmg (when not
- * NULL): what its reader met of damage, also when it fails. */
-/* pid: the process to compare (-p), 0: the one with the most calls and GPU
- * work. Returns 0, 1 after one line on err, 2 after one line when pid
- * made no CUDA call there. */
+/* Opens path and scans it for iteration candidates of process pid (-p; 0:
+ * the one with the most calls and GPU work).  Returns 0, 1 after one line
+ * on err (cannot read, not a trace, no CUDA call), 2 after one line when pid
+ * made no CUDA call there.  *dmg (when not NULL): what its reader met of
+ * damage, also when it fails. */
 int diff_scan__open(const char *path, uint32_t pid, struct diff_scan **out, struct trace_damage *dmg, FILE *err);
 /* Its candidates (valid while the scan lives). */
 const struct diff_cand *diff_scan__cands(const struct diff_scan *s, size_t *n);
@@ -161,5 +160,8 @@ char *diff_scan__describe(const struct diff_scan *s);
  * new side.  Returns 0, or 1 after one line on err. */
 int diff_scan__side(struct diff_scan *s, ssize_t ci, struct diff_side **out, FILE *err);
 void diff_scan__free(struct diff_scan *s);
+
+/* diff_json.c: r as one JSON document.  Returns 0 or -errno. */
+int diff__write_json(const struct diff_result *r, FILE *f);
 
 #endif
