@@ -15,7 +15,7 @@
 #include "format/trace_file.h"
 #include "lib/log.h"
 #include "record/child.h"
-#include "record/pid_watch.h"
+#include "record/procs/pid_watch.h"
 #include "record/probes/hold.h"
 #include "record/recorder.h"
 

@@ -38,7 +38,7 @@
 #include "record/gpum/gpu_metrics.h"
 #include "record/recorder.h"
 #include "record/output.h"
-#include "record/pid_watch.h"
+#include "record/procs/pid_watch.h"
 #include "record/procs/procfs.h"
 #include "format/records.h"
 #include "format/trace_file.h"

@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "lib/vec.h"
-#include "record/pid_watch.h"
+#include "record/procs/pid_watch.h"
 #include "record/procs/procfs.h"
 
 #ifndef SYS_pidfd_open
