@@ -241,6 +241,51 @@ t_killed_recorder() {
 	done
 }
 
+# A recorder killed while its program waits in a synchronize call: analyze
+# counts the call up to the trace's end (the host waited, GPU-bound as far
+# as the calls show) and says the trace ends inside it, in a note, in the
+# answer and in the CPU figures; the wait's time is the trace's own end
+# minus the call's entry, exactly.
+t_killed_in_sync() {
+	local rc i n size wl
+	GT_LIBCUDA=$MOCK_LIB GT_MOCK_SYNC_US=600000000 start_tracer --libcuda "$MOCK_LIB" -o "$T/k.gtrace" -- \
+		"$WORKLOAD" --launches 4 --syncs 1
+	# the sync's entry in a chunk on disk, then a later chunk (the recorder
+	# writes its counters and a chunk about once a second)
+	for ((i = 0; i < 300; i++)); do
+		n=$("$GTRACE" dump "$T/k.gtrace" 2> /dev/null | grep -c '"type":"sync"')
+		[ "$n" -gt 0 ] && break
+		sleep 0.1
+	done
+	[ "$n" -gt 0 ] || fatal "no synchronize call in the trace after 30 s of recording"
+	size=$(stat -c %s "$T/k.gtrace")
+	for ((i = 0; i < 300; i++)); do
+		[ "$(stat -c %s "$T/k.gtrace")" -gt "$size" ] && break
+		sleep 0.1
+	done
+	[ "$(stat -c %s "$T/k.gtrace")" -gt "$size" ] || fatal "no chunk written after the sync's in 30 s"
+	wl=$(pgrep -P "$TRACER_PID" | head -n 1)
+	kill -KILL "$TRACER_PID"
+	wait "$TRACER_PID" 2> /dev/null
+	[ -n "$wl" ] && kill -KILL "$wl" 2> /dev/null
+	"$GTRACE" dump "$T/k.gtrace" 2> /dev/null | jq -c 'select(.type == "sync")' > "$T/sync.json"
+	jq -e '.incomplete == true' "$T/sync.json" > /dev/null || fatal "the sync is not open in the trace: $(cat "$T/sync.json")"
+	"$GTRACE" analyze --format json -o "$T/a.json" "$T/k.gtrace" 2> "$T/a.err"
+	rc=$?
+	[ $rc -eq 1 ] || err "analyze of the trace cut inside a sync: status $rc, expected 1 (damaged)"
+	jq -e --slurpfile s "$T/sync.json" '
+		(.notes | any(test("^the trace ends inside 1 call in flight \\(cuStreamSynchronize of pid [0-9]+ tid [0-9]+ from \\+[0-9.]+ s\\): counted up to its end at")))
+		and (.scopes | map(select(.kind == "process"))[0] as $w
+			| $w.cpu.cut == 1 and $w.cpu.sync_cut_ns > 0
+			and $w.cpu.sync_cut_ns == $w.end_ns - $s[0].ts
+			and ($w.answers.busy | test("The trace ends inside 1 call, counted up to its end"))
+			and ($w.answers.busy | test("^GPU busy at least"))
+			and ($w.answers.bound | test("^GPU-bound")))' "$T/a.json" > /dev/null ||
+		err "analyze of the trace cut inside a sync: $(jq -c '{notes, s: [.scopes[] | {kind, end_ns, cpu, answers}]}' "$T/a.json" | head -c 1500)"
+	"$GTRACE" analyze "$T/k.gtrace" > "$T/a.txt" 2> /dev/null
+	grep -q "1 in flight at the trace's end (counted up to it)" "$T/a.txt" || err "the table does not count the call in flight: $(grep 'CPU:' "$T/a.txt")"
+}
+
 t_usage() {
 	local rc i=0 args
 	# bad command lines: each gets one line on stderr and a non-zero exit
@@ -363,5 +408,6 @@ add_case t_no_libcuda "--libcuda of a missing or non-libcuda file: one-line erro
 add_case t_dump_not_a_trace "dump of a text/empty/missing/random file: one-line error, non-zero exit"
 add_case t_dump_truncated "dump of a trace cut short: the records before the damage, one line saying how many, exit 1"
 add_case t_damaged_readers "every reader on a cut, corrupt, trailer-less and header-only trace: its output of what was read, one line, exit 1"
+add_case t_killed_in_sync "a recorder killed while its program waits in a sync: analyze counts the call up to the trace's end and says the trace ends inside it"
 add_case t_killed_recorder "a SIGKILLed recorder's trace: read to its last chunk, one line saying the recording did not finish, exit 1"
 run_cases "$@"

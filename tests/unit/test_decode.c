@@ -138,6 +138,50 @@ static void test_finish_incomplete(void **state)
 	/* nothing left for a second finish */
 	assert_int_equal(gt_decoder__finish(d), 0);
 	assert_int_equal(S.n, 3);
+	/* all in flight at the end: nothing completed after them */
+	for (int i = 0; i < 3; i++)
+		assert_true(S.c[i].at_end);
+}
+
+/* at_end: only calls the trace ended inside, not an entry whose exit was
+ * lost while its thread went on, nor one flushed by its process' exit */
+static void test_finish_at_end(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	call0(d, 10, 1, API(cuCtxSynchronize));		/* its exit lost ... */
+	call0(d, 20, 1, API(cuInit));
+	ret(d, 25, 1, API(cuInit), 0);			/* ... the thread went on */
+	call0(d, 30, 1, API(cuStreamSynchronize));	/* in flight at the end */
+	call0(d, 40, 2, API(cuCtxSynchronize));		/* another thread, in flight */
+	call0(d, 50, 3, API(cuInit));
+	proc_rec(d, GT_REC_EXIT, 60, 100, 1, "python3");	/* flushes pid 100's calls ... */
+	assert_int_equal(S.n, 5);
+	for (int i = 1; i < 5; i++)
+		assert_false(S.c[i].at_end);			/* ... not at the end */
+	assert_int_equal(gt_decoder__finish(d), 0);
+	assert_int_equal(S.n, 5);
+}
+
+static void test_finish_lost_vs_in_flight(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	call0(d, 10, 1, API(cuCtxSynchronize));		/* its exit lost ... */
+	call0(d, 20, 1, API(cuInit));
+	ret(d, 25, 1, API(cuInit), 0);			/* ... the thread went on */
+	call0(d, 30, 1, API(cuStreamSynchronize));	/* in flight at the end */
+	call0(d, 40, 2, API(cuCtxSynchronize));		/* another thread, in flight */
+	assert_int_equal(S.n, 1);
+	assert_int_equal(gt_decoder__finish(d), 0);
+	assert_int_equal(S.n, 4);
+	assert_int_equal(S.c[1].ts, 10);
+	assert_false(S.c[1].at_end);
+	assert_false(S.c[1].has_exit);
+	assert_int_equal(S.c[2].ts, 30);
+	assert_true(S.c[2].at_end);
+	assert_int_equal(S.c[3].ts, 40);
+	assert_true(S.c[3].at_end);
 }
 
 static void test_process_exit_flush(void **state)
@@ -259,6 +303,8 @@ int main(void)
 		T(test_unmatched_exit),
 		T(test_lost_exit_incomplete),
 		T(test_finish_incomplete),
+		T(test_finish_at_end),
+		T(test_finish_lost_vs_in_flight),
 		T(test_process_exit_flush),
 		T(test_exec_flushes_and_forgets),
 		T(test_stack_overflow),

@@ -282,10 +282,40 @@ static int wait_push(struct analyze *a, struct az_proc *p, const struct az_wait 
 	return 0;
 }
 
+void analyze__set_end(struct analyze *a, uint64_t end_ts)
+{
+	a->end_set = end_ts;
+}
+
+/* A call the trace ended inside (its thread completed nothing after its
+ * entry: in flight, not an exit lost in a light-mode window) as one that
+ * lasted up to the end, into *cut. Returns c or cut. */
+static const struct gt_callrec *cut_at_end(struct analyze *a, const struct az_thread *t,
+					   const struct gt_callrec *c, struct gt_callrec *cut)
+{
+	uint64_t end = a->end_set > a->pos ? a->end_set : a->pos;
+
+	if (!c->at_end || c->has_exit || c->entry_only || c->ts < t->last_end || end < c->ts)
+		return c;
+	*cut = *c;
+	cut->has_exit = true;
+	cut->dur = end - c->ts;
+	cut->ret = 0;
+	if (!a->cut || c->ts < a->cut0.ts) {
+		a->cut0.ts = c->ts;
+		a->cut0.pid = c->pid;
+		a->cut0.tid = c->tid;
+		a->cut0.api = c->api;
+	}
+	a->cut++;
+	return cut;
+}
+
 int analyze__call(void *ctx, const struct gt_callrec *c)
 {
 	struct analyze *a = ctx;
 	struct az_thread *t = thread_get(a, c->pid, c->tid);
+	struct gt_callrec cut;
 	struct az_acc *acc[3];
 	struct az_proc *p;
 	bool nested;
@@ -293,6 +323,7 @@ int analyze__call(void *ctx, const struct gt_callrec *c)
 
 	if (!t)
 		return -ENOMEM;
+	c = cut_at_end(a, t, c, &cut);
 	pos_at(a, c->has_exit ? c->ts + c->dur : c->ts);
 	if (t->depth)
 		t->depth--;
@@ -314,7 +345,7 @@ int analyze__call(void *ctx, const struct gt_callrec *c)
 	/* a call without an exit (a launch at entry only) comes out at its
 	 * entry, before the GPU records that follow it: it must not count as
 	 * the call before them */
-	if (c->has_exit && c->ts + c->dur > t->last_end)
+	if (c->has_exit && !c->at_end && c->ts + c->dur > t->last_end)
 		t->last_end = c->ts + c->dur;
 	if (!wanted(a, c->pid, c->ts))
 		return 0;

@@ -158,12 +158,16 @@ struct az_cpu {
 	uint64_t sync_ns;		/* in waiting calls (cuda_sync_sum's: synchronize, query,
 					 * stream wait) */
 	uint64_t sync_blocked_ns;	/* of sync_ns, off-CPU (scheduler records) */
+	uint64_t sync_cut_ns;		/* of sync_ns, in waits the trace ended inside: on or
+					 * off the CPU not known */
 	uint64_t off_ns;		/* off-CPU outside CUDA calls (scheduler records) */
 	uint64_t outside_ns;		/* span minus calls and waits: outside CUDA */
 	bool sched;			/* scheduler records cover these threads: the on/off-CPU
 					 * split is known */
 	uint64_t calls;			/* top-level calls counted */
 	uint64_t incomplete;		/* calls without an exit: their time is not known */
+	uint64_t cut;			/* calls in flight at the trace's end: counted up to
+					 * it (in calls, their time is at least that) */
 };
 
 /* ---- question 2: what bounds it ------------------------------------------ */
@@ -364,7 +368,7 @@ struct analyze_result {
 	size_t nscopes;
 	struct az_scope *scopes;	/* per process by pid, each followed by its ranges */
 	uint64_t records;		/* records read (analyze__file; the core: its non-call ones) */
-	const char *notes[9];		/* what the figures rest on, NULL-terminated */
+	const char *notes[10];		/* what the figures rest on, NULL-terminated */
 	void *priv;			/* owned storage */
 };
 
@@ -421,6 +425,10 @@ int analyze__call(void *ctx, const struct gt_callrec *c);
 int analyze__nccl(void *ctx, const struct gt_ncclrec *n);
 int analyze__other(void *ctx, const struct gt_hdr *rec);
 void analyze__set_decoder(struct analyze *a, struct gt_decoder *d);
+/* The trace's end (the trailer's end, else its last record), set before
+ * gt_decoder__finish: the calls still open then (at_end) count up to it.
+ * Without it they count up to the newest time read. */
+void analyze__set_end(struct analyze *a, uint64_t end_ts);
 /* Ends the pass at end_ts (the trace's end) and builds the result, which
  * the caller owns.  Returns 0 or -ENOMEM. */
 int analyze__finish(struct analyze *a, uint64_t end_ts, struct analyze_result **out);

@@ -87,12 +87,19 @@ static const char *cpu_clause(struct az_store *st, const struct az_cpu *c)
 					c->threads == 1 ? "" : "s",
 					P(c->calls_ns + c->sync_ns, c->span_ns),
 					P(c->sync_ns, c->span_ns), P(c->outside_ns, c->span_ns));
+	uint64_t known = c->sync_ns - c->sync_cut_ns;
+	const char *cut = c->sync_cut_ns ? az_store__printf(st, ", %s in flight at the end, on or "
+							    "off the CPU not known",
+							    P(c->sync_cut_ns, c->span_ns)) : "";
+
+	if (!cut)
+		return NULL;
 	return az_store__printf(st, "on the CPU, %s thread%s spent %s in CUDA calls (%s waiting "
-				"in syncs: %s spinning, %s blocked), %s off-CPU and %s busy outside "
+				"in syncs: %s spinning, %s blocked%s), %s off-CPU and %s busy outside "
 				"CUDA", N(c->threads), c->threads == 1 ? "" : "s",
 				P(c->calls_ns + c->sync_ns, c->span_ns), P(c->sync_ns, c->span_ns),
-				P(c->sync_ns - c->sync_blocked_ns, c->span_ns),
-				P(c->sync_blocked_ns, c->span_ns), P(c->off_ns, c->span_ns),
+				P(known > c->sync_blocked_ns ? known - c->sync_blocked_ns : 0, c->span_ns),
+				P(c->sync_blocked_ns, c->span_ns), cut, P(c->off_ns, c->span_ns),
 				P(c->outside_ns > c->off_ns ? c->outside_ns - c->off_ns : 0, c->span_ns));
 }
 
@@ -132,9 +139,9 @@ static const char *answer_busy(struct az_store *st, const struct az_scope *s)
 					N(g->util_samples), cpu);
 	case AZ_BUSY_SYNC_ESTIMATE:
 		return az_store__printf(st, "GPU busy at least %s of %s (an estimate: the host waited "
-					"%s for it in %s synchronize calls; record with --cupti to "
+					"%s for it in %s synchronize call%s; record with --cupti to "
 					"measure it); %s.", P(g->busy_ns, wall), D(wall), D(g->busy_ns),
-					N(g->waits), cpu);
+					N(g->waits), g->waits == 1 ? "" : "s", cpu);
 	default:
 		return az_store__printf(st, "No GPU work measured or waited for in %s (no GPU records, "
 					"no synchronize call with an exit); %s.", D(wall), cpu);
@@ -298,13 +305,13 @@ static const char *answer_parallel(struct az_store *st, const struct az_scope *s
 				 N(p->sm_count));
 	if (p->waits && p->launches_per_wait == 1)
 		snprintf(waits, sizeof(waits), "a synchronize call after every launch (median, %s "
-			 "calls)", N(p->waits));
+			 "call%s)", N(p->waits), p->waits == 1 ? "" : "s");
 	else if (p->waits && p->launches_per_wait)
 		snprintf(waits, sizeof(waits), "a synchronize call every %s launches (median, %s "
-			 "calls)", N(p->launches_per_wait), N(p->waits));
+			 "call%s)", N(p->launches_per_wait), N(p->waits), p->waits == 1 ? "" : "s");
 	else
-		snprintf(waits, sizeof(waits), "%s synchronize calls, none between launches",
-			 N(p->waits));
+		snprintf(waits, sizeof(waits), "%s synchronize call%s, none between launches",
+			 N(p->waits), p->waits == 1 ? "" : "s");
 	if (p->blocking_copies)
 		snprintf(copies, sizeof(copies), "; %s blocking copies among the launches",
 			 N(p->blocking_copies));
@@ -323,6 +330,12 @@ static const char *answer_parallel(struct az_store *st, const struct az_scope *s
 int az_answers__write(struct az_store *st, struct az_scope *s)
 {
 	s->answer[AZ_Q_BUSY] = answer_busy(st, s);
+	/* a trace cut inside calls: the figures above are lower bounds */
+	if (s->answer[AZ_Q_BUSY] && s->cpu.cut)
+		s->answer[AZ_Q_BUSY] = az_store__printf(st, "%s The trace ends inside %s call%s, "
+							"counted up to its end: at least that long.",
+							s->answer[AZ_Q_BUSY], N(s->cpu.cut),
+							s->cpu.cut == 1 ? "" : "s");
 	s->answer[AZ_Q_BOUND] = answer_bound(st, s);
 	s->answer[AZ_Q_PARALLEL] = answer_parallel(st, s);
 	if (!s->answer[AZ_Q_BUSY] || !s->answer[AZ_Q_BOUND] || !s->answer[AZ_Q_PARALLEL])

@@ -222,10 +222,16 @@ int az_calls__acc(struct analyze *a, struct az_acc *acc, struct az_proc *p,
 		if (c->has_exit) {
 			uint64_t off = off_now > c->cookie ? off_now - c->cookie : 0;
 
+			acc->cut += c->at_end;
 			t->timed = true;
 			if (is_wait_class(cls)) {
 				t->sync_ns += c->dur;
-				t->sync_off_ns += off;
+				/* in flight at the end: its off-CPU time is not
+				 * known (the switch back in was never recorded) */
+				if (c->at_end)
+					t->sync_cut_ns += c->dur;
+				else
+					t->sync_off_ns += off;
 			} else {
 				t->calls_ns += c->dur;
 				t->calls_off_ns += off;

@@ -131,6 +131,7 @@ struct az_tacc {
 	uint64_t first, last;		/* its first call's entry, its latest call's end */
 	uint64_t off_first, off_last;	/* the thread's off_cum at those two points */
 	uint64_t calls_ns, sync_ns, sync_off_ns, calls_off_ns;
+	uint64_t sync_cut_ns;		/* of sync_ns, in waits the trace ended inside */
 	uint64_t last_launch;		/* entry of its latest launch, 0 none */
 	bool other_since;		/* another call came after that launch */
 	uint64_t launches_since_wait;
@@ -170,7 +171,7 @@ struct az_acc {
 	struct hmap threads;		/* (tid, 0) -> struct az_tacc */
 	struct az_tacc *last_t;
 	/* calls */
-	uint64_t calls, incomplete;
+	uint64_t calls, incomplete, cut;
 	uint64_t launches, legacy, created_stream_launches;
 	struct az_top legacy_top;
 	struct loghist launch_dur, launch_gap, per_wait, kdur;
@@ -311,6 +312,13 @@ struct analyze {
 	uint32_t nmsamp;
 	uint64_t msamp_over;		/* metric records of GPUs beyond AZ_METRIC_DEVS: left out */
 	uint32_t gpum_hz;		/* the header's gpu_metrics=HZ, 0 unknown */
+	uint64_t end_set;		/* analyze__set_end's, 0 = not set */
+	uint64_t cut;			/* calls in flight at the end, counted up to it */
+	struct {			/* the one of them that began first */
+		uint64_t ts;
+		uint32_t pid, tid;
+		uint16_t api;
+	} cut0;
 	uint64_t gaps;			/* libcuda loads that left a gap (GT_REC_LIBLOAD) */
 	struct {			/* the first of them (its record's fields) */
 		uint64_t ts, cont_ts, end_ts;

@@ -188,11 +188,13 @@ static void json_scope(struct obuf *o, const struct az_scope *s)
 	j_u64(o, &f2, "calls_ns", c->calls_ns);
 	j_u64(o, &f2, "sync_ns", c->sync_ns);
 	j_opt(o, &f2, "sync_blocked_ns", c->sched, c->sync_blocked_ns);
+	j_u64(o, &f2, "sync_cut_ns", c->sync_cut_ns);
 	j_opt(o, &f2, "off_ns", c->sched, c->off_ns);
 	j_u64(o, &f2, "outside_ns", c->outside_ns);
 	j_bool(o, &f2, "sched", c->sched);
 	j_u64(o, &f2, "calls", c->calls);
 	j_u64(o, &f2, "incomplete", c->incomplete);
+	j_u64(o, &f2, "cut", c->cut);
 	OBUF_LIT(o, "}");
 
 	j_key(o, &f, "work");

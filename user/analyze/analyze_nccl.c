@@ -213,6 +213,8 @@ int analyze__nccl(void *ctx, const struct gt_ncclrec *n)
 	cm->bytes += n->bytes;
 	if (n->has_exit)
 		cm->host_ns += n->dur;
+	else if (n->at_end && a->end_set > n->ts)	/* in flight at the end: up to it */
+		cm->host_ns += a->end_set - n->ts;
 	if (a->d && gt_decoder__process_rank(a->d, n->pid, &ri)) {
 		cm->rank = ri.rank;
 		cm->world = ri.world_size;

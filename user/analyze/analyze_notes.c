@@ -13,6 +13,7 @@
 #include "analyze/analyze.h"
 #include "analyze/analyze_int.h"
 #include "decode/capture_spans.h"
+#include "format/api.h"
 #include "lib/term_text.h"
 
 /* "pid 1234 ran /x/libcuda.so.1 from +0.120 s to +0.130 s before its
@@ -43,6 +44,23 @@ static const char *gap_note(struct analyze *a, uint64_t end)
 				     gt_libload_outcome__text(a->gap0.outcome));
 	free(path);
 	return s;
+}
+
+/* "the trace ends inside 1 call: cuStreamSynchronize of pid 12 tid 12 from
+ * +1.200 s, counted up to the end at +4.000 s ..." */
+static const char *cut_note(struct analyze *a, uint64_t end)
+{
+	uint64_t t0 = a->trace_start && a->trace_start <= a->cut0.ts ? a->trace_start : a->cut0.ts;
+
+	if (a->end_set > end)
+		end = a->end_set;
+	return az_store__printf(&a->store, "the trace ends inside %llu call%s in flight (%s%s of pid %u "
+				"tid %u from +%.3f s): counted up to its end at +%.3f s, so %s at "
+				"least that", (unsigned long long)a->cut,
+				a->cut == 1 ? "" : "s", a->cut == 1 ? "" : "the first: ",
+				gt_api__name(a->cut0.api), a->cut0.pid, a->cut0.tid,
+				(a->cut0.ts - t0) / 1e9, (end - t0) / 1e9,
+				a->cut == 1 ? "its time is" : "their times are");
 }
 
 /* The trace's GPUs differ in SMs, or not all of theirs are known: which
@@ -106,6 +124,8 @@ int az__add_notes(struct analyze *a, struct analyze_result *r, uint64_t end)
 	/* calls missing from the start of a process come before the rest */
 	if (a->gaps)
 		r->notes[n++] = gap_note(a, end);
+	if (a->cut)
+		r->notes[n++] = cut_note(a, end);
 	if (entry_only)
 		r->notes[n++] = "launches recorded at entry only: their CPU time counts as outside "
 				"CUDA and the launch cost is the interval between launches (record "
@@ -127,14 +147,14 @@ int az__add_notes(struct analyze *a, struct analyze_result *r, uint64_t end)
 		r->notes[n++] = az_store__printf(&a->store, "%llu waits of a process were too old to "
 						 "keep for the GPU's idle split",
 						 (unsigned long long)dropped);
-	if (az_nccl__unmatched(a) && n < 6)
+	if (az_nccl__unmatched(a) && n < 7)
 		r->notes[n++] = az_store__printf(&a->store, "%llu NCCL collectives were not seen on "
 						 "every rank of their communicator (ranks not in the "
 						 "trace): no straggler or wait for them",
 						 (unsigned long long)az_nccl__unmatched(a));
-	if (sampled && n < 7)
+	if (sampled && n < 8)
 		r->notes[n++] = sampled;
-	if (a->msamp_over && n < 7)
+	if (a->msamp_over && n < 8)
 		r->notes[n++] = az_store__printf(&a->store, "%llu GPU metric records of GPUs beyond "
 						 "the first %u were left out",
 						 (unsigned long long)a->msamp_over, AZ_METRIC_DEVS);

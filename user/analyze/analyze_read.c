@@ -330,8 +330,12 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 	if (o.tap_decoder)
 		*o.tap_decoder = d;
 	rc = feed_merged(r, rb ? tail_at : UINT64_MAX, rb, hb, d, &fed, &why);
+	end = gt_decoder__last_ts(d);
+	if (trace_reader__trailer(r) && trace_reader__trailer(r)->end_ts > end)
+		end = trace_reader__trailer(r)->end_ts;
 	if (!rc) {
 		why = "decode";
+		analyze__set_end(a, end);
 		rc = gt_decoder__finish(d);
 	}
 	if (!rc && o.tap_fed)
@@ -369,9 +373,6 @@ int analyze__file(const char *path, const struct analyze_opts *opts, const char 
 			fprintf(err, "gtrace-bpf: %s holds no CUDA calls: nothing to analyze\n", path);
 		goto out;
 	}
-	end = gt_decoder__last_ts(d);
-	if (trace_reader__trailer(r) && trace_reader__trailer(r)->end_ts > end)
-		end = trace_reader__trailer(r)->end_ts;
 	rc = analyze__finish(a, end, out);
 	if (rc) {
 		fprintf(err, "gtrace-bpf: failed to analyze %s: %s\n", path, strerror(-rc));

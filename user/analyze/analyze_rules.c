@@ -168,6 +168,7 @@ static void fill_cpu(struct analyze *a, struct az_acc *acc, struct az_cpu *c)
 	c->sched = a->sched;
 	c->calls = acc->calls;
 	c->incomplete = acc->incomplete;
+	c->cut = acc->cut;
 	for (uint32_t i = 0; i < acc->threads.cap; i++) {
 		const struct az_tacc *t = acc->threads.s[i].v;
 		uint64_t span, off, in_calls;
@@ -182,6 +183,7 @@ static void fill_cpu(struct analyze *a, struct az_acc *acc, struct az_cpu *c)
 		c->calls_ns += t->calls_ns;
 		c->sync_ns += t->sync_ns;
 		c->sync_blocked_ns += t->sync_off_ns;
+		c->sync_cut_ns += t->sync_cut_ns;
 		c->off_ns += off > in_calls ? off - in_calls : 0;
 		c->outside_ns += span > t->calls_ns + t->sync_ns ? span - t->calls_ns - t->sync_ns : 0;
 	}

@@ -58,6 +58,8 @@ struct pwait {
 
 struct pre {
 	struct steady_scan *ss;
+	struct gt_decoder *d;		/* the pass' (its last time: where calls cut end) */
+	struct trace_reader *r;
 	uint64_t t0, width;		/* GPU time buckets: from t0, width ns each */
 	struct u64map gpu;		/* hash(pid, bucket) -> GPU ns launched in it */
 	/* the synchronizations (with their exits) by the bucket of their entry:
@@ -91,9 +93,20 @@ static int pre_call(void *ctx, const struct gt_callrec *c)
 	struct pproc *x = pproc_of(p, c->pid);
 	bool had = x ? x->calls : false;
 
+	uint64_t end = c->has_exit ? c->ts + c->dur : c->ts;
+
 	if (!x)
 		return -ENOMEM;
-	span_add(&x->call_first, &x->call_last, &had, c->ts, c->ts + (c->has_exit ? c->dur : 0));
+	if (c->at_end) {	/* in flight at the end: up to it (analyze__set_end) */
+		const struct gt_trailer *tr = trace_reader__trailer(p->r);
+
+		end = gt_decoder__last_ts(p->d);
+		if (tr && tr->end_ts > end)
+			end = tr->end_ts;
+		if (end < c->ts)
+			end = c->ts;
+	}
+	span_add(&x->call_first, &x->call_last, &had, c->ts, end);
 	x->calls = true;
 	if (c->type == GT_T_SYNC && c->has_exit && c->dur) {
 		bool fresh;
@@ -384,7 +397,7 @@ static void series_free(void *v)
 
 int az_steady__find(struct analyze *a, struct trace_reader *r)
 {
-	struct pre p = { .ss = steady_scan__new() };
+	struct pre p = { .ss = steady_scan__new(), .r = r };
 	struct gt_decoder *d = p.ss ? gt_decoder__new(pre_call, pre_other, &p) : NULL;
 	enum gt_pass_fail fail;
 	size_t n = 0;
@@ -392,6 +405,7 @@ int az_steady__find(struct analyze *a, struct trace_reader *r)
 
 	if (!d)
 		goto out;
+	p.d = d;
 	{
 		const struct gt_trailer *tr = trace_reader__trailer(r);
 

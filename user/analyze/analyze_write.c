@@ -211,6 +211,10 @@ static void details(FILE *out, const struct az_scope *s, bool md)
 		fmt_dur(a, sizeof(a), c->sync_blocked_ns);
 		fprintf(out, ", %s blocked", a);
 	}
+	if (c->sync_cut_ns) {
+		fmt_dur(a, sizeof(a), c->sync_cut_ns);
+		fprintf(out, ", %s in flight at the end", a);
+	}
 	fmt_dur(a, sizeof(a), c->outside_ns);
 	fprintf(out, "), outside CUDA %s (%.1f %%", a, pctf(c->outside_ns, c->span_ns));
 	if (c->sched) {
@@ -219,8 +223,12 @@ static void details(FILE *out, const struct az_scope *s, bool md)
 	} else {
 		fputs(", no scheduler records", out);
 	}
-	fprintf(out, "); %llu calls, %llu without an exit\n", (unsigned long long)c->calls,
+	fprintf(out, "); %llu calls, %llu without an exit", (unsigned long long)c->calls,
 		(unsigned long long)c->incomplete);
+	if (c->cut)
+		fprintf(out, ", %llu in flight at the trace's end (counted up to it)",
+			(unsigned long long)c->cut);
+	fputc('\n', out);
 	fmt_dur(a, sizeof(a), w->kernel_ns);
 	fmt_dur(b, sizeof(b), w->kernel_median_ns);
 	fprintf(out, "%sKernels%s%llu, %s, median %s;", pre, mid, (unsigned long long)w->kernels, a,

@@ -224,6 +224,7 @@ static int emit(struct gt_decoder *d, const struct open_call *e, const struct ex
 	} else if (e->rtype == GT_REC_LAUNCH && (e->l.flags & GT_LAUNCH_NO_EXIT)) {
 		c.entry_only = true;
 	} else if (ai->ret != GT_R_NONE) {
+		c.at_end = d->finishing && e->ts >= d->finish_after;
 		d->stats.open_at_end++;
 	}
 	decode_args(d, &c, ai, e, x);
@@ -334,6 +335,7 @@ static struct tstack *stack_open(struct gt_decoder *d, uint32_t tid, uint32_t pi
 	st->tid = tid;
 	st->pid = pid;
 	st->depth = 0;
+	st->last_exit = 0;
 	if (hmap_put(&d->threads, tid, pid, st, &old)) {
 		stack_free(st);
 		return NULL;
@@ -513,6 +515,7 @@ static int on_exit_rec(struct gt_decoder *d, const struct gt_hdr *rec,
 		rc = emit(d, stack_take(st, i + 1), NULL, 0);
 	st->depth = i + 1;	/* after an error, those left above go unemitted */
 	e = stack_take(st, i);
+	st->last_exit = rec->ts;
 	err = learn_from_exit(d, ai, e, &x);
 	if (!rc)
 		rc = emit(d, e, &x, rec->ts);
@@ -668,9 +671,11 @@ int gt_decoder__finish(struct gt_decoder *d)
 {
 	int rc = 0;
 
+	d->finishing = true;
 	while (d->active_head && !rc) {
 		struct tstack *st = d->active_head;
 
+		d->finish_after = st->last_exit;
 		while (st->depth && !rc)
 			rc = emit(d, stack_take(st, 0), NULL, 0);
 		stack_release(d, st);

@@ -28,6 +28,10 @@ struct gt_callrec {
 	bool has_exit;		/* an exit was recorded (ret, dur valid) */
 	bool entry_only;	/* recorded without a return probe (launches unless
 				 * --launch-exit): no exit by design, not incomplete */
+	bool at_end;		/* no exit because the trace ended inside the call (emitted
+				 * by gt_decoder__finish, and its thread completed no call
+				 * after its entry): in flight when the recording stopped
+				 * or was cut */
 	int32_t ret;		/* CUresult */
 	/* decoded arguments; which are set depends on type */
 	uint64_t handle;	/* launch: function; graph launch: exec; sync/query: stream, event or ctx;
@@ -91,6 +95,7 @@ struct gt_ncclrec {
 	uint16_t api;		/* enum gt_nccl_api */
 	enum gt_nccl_kind kind;
 	bool has_exit;		/* an exit was recorded (ret, dur valid) */
+	bool at_end;		/* no exit: in flight at the trace's end (gt_callrec.at_end) */
 	int32_t ret;		/* ncclResult_t (7: ncclInProgress, a nonblocking call under way) */
 	uint64_t sendbuff, recvbuff;
 	uint64_t count;		/* elements */
@@ -198,7 +203,8 @@ bool gt_decoder__takes_entry(const struct gt_hdr *rec);
 /* Feeds one record; calls on_call for every call it completes.  A non-zero
  * return of a callback is returned. */
 int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec);
-/* Emits the entries still open (has_exit = false). */
+/* Emits the entries still open (has_exit = false, at_end = true but for
+ * entry-only launches). */
 int gt_decoder__finish(struct gt_decoder *d);
 const struct gt_decoder_stats *gt_decoder__stats(const struct gt_decoder *d);
 /* The latest hdr.ts of the records fed so far (0 before the first): where a

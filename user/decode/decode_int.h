@@ -46,6 +46,7 @@ struct open_call {
 struct tstack {
 	uint32_t tid, pid;		/* the thread, its key in d->threads */
 	uint32_t depth;			/* entries in use, ent[0] oldest */
+	uint64_t last_exit;		/* time of its latest exit matched while open */
 	struct tstack *prev, *next;	/* active list (or pool, next only) */
 	struct open_call ent[STACK_MAX];
 };
@@ -76,6 +77,9 @@ struct gt_decoder {
 	gt_rec_cb on_other;		/* everything else, may be NULL */
 	gt_entry_cb on_entry;		/* entries taken, may be NULL */
 	gt_nccl_cb on_nccl;		/* NCCL calls completed, may be NULL */
+	bool finishing;			/* gt_decoder__finish: what is emitted was open at the end, */
+	uint64_t finish_after;		/* in flight if entered from here on (its thread's last
+					 * exit: an older one lost its exit) */
 	uint32_t ncomms;		/* communicators numbered so far (gt_ncclrec.comm_index) */
 	bool nccl_seen;			/* an NCCL entry was taken: calls may be inside one */
 	void *ctx;			/* passed to all three */

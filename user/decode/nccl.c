@@ -175,6 +175,8 @@ int dec__nccl_emit(struct gt_decoder *d, const struct open_call *e, const struct
 		n.has_exit = true;
 		n.dur = exit_ts >= e->ts ? exit_ts - e->ts : 0;
 		n.ret = x->ret;
+	} else {
+		n.at_end = d->finishing && e->ts >= d->finish_after;
 	}
 	n.sendbuff = a->sendbuff;
 	n.recvbuff = a->recvbuff;
