@@ -220,6 +220,19 @@ static int proc_start(struct gen *g, int p, uint64_t *ts)
 	}
 	if (!err)
 		err = gen__w_call_ret(g, ts, pid, API(cuInit), 0, 0, 0, false, 0);
+	/* -A: more kinds of calls, each once (context, stream and event calls
+	 * of the kind a framework makes at start-up): launches among many */
+	for (unsigned a = 1, n = 0; a < GT_API__COUNT && n < (unsigned)g->more_apis && !err; a++) {
+		const struct gt_api_info *ai = gt_api__info(a);
+
+		if (!ai || ai->prog != GT_P_CALL || ai->ret == GT_R_NONE ||
+		    (ai->cls != GT_CLS_CTX && ai->cls != GT_CLS_EVENT && ai->cls != GT_CLS_STREAM &&
+		     ai->cls != GT_CLS_MARKER && ai->cls != GT_CLS_MODULE_UNLOAD) ||
+		    a == API(cuInit) || a == API(cuDevicePrimaryCtxRetain) || a == API(cuModuleLoadData))
+			continue;
+		err = gen__w_call_ret(g, ts, pid, (uint16_t)a, 0, 0, 0, false, 0);
+		n++;
+	}
 	if (!err)
 		err = gen__w_call_ret(g, ts, pid, API(cuDevicePrimaryCtxRetain), 0x7ffc1000, 0, 0,
 				 true, 0x5700000000ull + (uint64_t)p);
@@ -460,7 +473,7 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " [-s SEED] [-p PROCS] [-k KERNELS] [-c range|light] [-g [-u N]] [-n] [-i STEP_US] [-E] [-L PCT] [-H] [-N LEN] "
+	fprintf(f, "usage: " PROG " [-s SEED] [-p PROCS] [-k KERNELS] [-c range|light] [-g [-u N]] [-n] [-i STEP_US] [-E] [-L PCT] [-H] [-N LEN] [-A N] [-M] "
 		   "OUT N_RECORDS [THREADS]\n"
 		   "  writes a synthetic trace of about N_RECORDS records to OUT (replaced);\n"
 		   "  THREADS per process (default 4), PROCS processes (default 2),\n"
@@ -477,7 +490,9 @@ static void usage(FILE *f)
 		   "  -N LEN: every kernel name LEN bytes long (up to %d);\n"
 		   "  -S SHAPE:P: one process of N_RECORDS steps of P us of a known shape\n"
 		   "      (eager, graph, host, gemm: tools/gen_trace_shape.c), -W WARM of them slow,\n"
-		   "      -P PROG the program (default python3), -I IDLE threads without CUDA calls\n",
+		   "      -P PROG the program (default python3), -I IDLE threads without CUDA calls\n"
+		   "  -A N: N more kinds of calls, each once at a process' start\n"
+		   "  -M: with -g, every GPU metric in each sample (NVML with GPM)\n",
 		   MAX_NAME);
 }
 
@@ -491,14 +506,14 @@ int main(int argc, char **argv)
 	struct trace_writer_opts wo = { .force = true };
 	long seed = 1, procs = 2, kernels = 40, threads = 4, unlink = 0, n, step_us = 0, launch_pct = -1;
 	enum cap_mode cap = CAP_NONE;
-	bool g_gpu = false, no_calls = false, entry_launches = false, hostile = false;
-	long name_len = 0, warm = 0, idle = 0;
+	bool g_gpu = false, no_calls = false, entry_launches = false, hostile = false, all_metrics = false;
+	long name_len = 0, warm = 0, idle = 0, more_apis = 0;
 	const char *shape = NULL, *prog = NULL;
 	char options[160], gpu_options[200], exit_options[220];
 	struct gen *g;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "s:p:k:c:gu:ni:EL:HN:S:W:P:I:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:p:k:c:gu:ni:EL:HN:S:W:P:I:A:Mh")) != -1) {
 		switch (opt) {
 		case 'i':
 			if (parse_int(optarg, 1, 3600000000L, &step_us))
@@ -536,6 +551,13 @@ int main(int argc, char **argv)
 			break;
 		case 'E':
 			entry_launches = true;
+			break;
+		case 'M':
+			all_metrics = true;
+			break;
+		case 'A':
+			if (parse_int(optarg, 0, GT_API__COUNT, &more_apis))
+				goto bad;
 			break;
 		case 'L':
 			if (parse_int(optarg, 0, 100, &launch_pct))
@@ -588,6 +610,8 @@ int main(int argc, char **argv)
 	g->unlink = (uint64_t)unlink;
 	g->step_ns = (uint64_t)step_us * 1000;
 	g->entry_launches = entry_launches;
+	g->more_apis = (int)more_apis;
+	g->all_metrics = all_metrics;
 	g->launch_pct = (int)launch_pct;
 	g->hostile = hostile;
 	g->name_len = (int)name_len;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "gen_trace_int.h"
+#include "format/records.h"
 
 /* -g: a GPU record made (r), linked, or with -u unlinked into the tail. */
 static int w_gpu_put(struct gen *g, struct gt_hdr *r, __u64 *launch_ts, __u16 *flags)
@@ -118,16 +119,22 @@ int gen__w_metrics(struct gen *g)
 {
 	static const uint32_t ids[] = { GT_GPUM_GPU_UTIL, GT_GPUM_SM_ACTIVE };
 	int devices = g->nprocs < 2 ? 1 : 2, err = 0;
+	/* -M: every metric the format knows, as NVML with GPM samples them */
+	size_t n = g->all_metrics ? GT_GPUM_MAX : sizeof(ids) / sizeof(ids[0]);
 
 	for (int d = 0; d < devices && !err; d++)
-		for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]) && !err; i++) {
-			struct gt_gpu_metric *m = gen__rec_init(g, GT_REC_GPU_METRIC, sizeof(*m), g->next_metric,
-							   0, 0, 0);
+		for (size_t i = 0; i < n && !err; i++) {
+			uint32_t id = g->all_metrics ? (uint32_t)i : ids[i];
+			struct gt_gpu_metric *m;
 
+			if (!gt_gpu_metric__name(id))
+				continue;
+			m = gen__rec_init(g, GT_REC_GPU_METRIC, sizeof(*m), g->next_metric, 0, 0, 0);
 			m->device = (uint32_t)d;
-			m->metric = ids[i];
+			m->metric = id;
 			/* percent, times 10^6 */
-			m->value_micro = (int64_t)gen__rnd_range(g, i ? 20 : 50, i ? 70 : 100) * 1000000;
+			m->value_micro = (int64_t)gen__rnd_range(g, id == GT_GPUM_SM_ACTIVE ? 20 : 50,
+								 id == GT_GPUM_SM_ACTIVE ? 70 : 100) * 1000000;
 			err = gen__append(g, &m->hdr);
 		}
 	g->next_metric += METRIC_NS;

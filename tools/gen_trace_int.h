@@ -94,6 +94,8 @@ struct gen {
 	uint64_t next_metric;	/* -g: time of the next GPU metric samples */
 	uint64_t step_ns;	/* -i: an NVTX step range this long, 0 none */
 	bool entry_launches;	/* -E: launches without their exits */
+	int more_apis;		/* -A: more kinds of calls at a process' start */
+	bool all_metrics;	/* -M: every GPU metric in a sample */
 	int launch_pct;		/* -L: percent of the calls that are launches, -1 the default mix */
 	bool hostile;		/* -H: names, command lines and NVTX text a hostile program would give */
 	int name_len;		/* -N: every kernel name this many bytes, 0 as they come */
