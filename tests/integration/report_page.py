@@ -25,8 +25,14 @@ writes to OUT.json (a list, in the order given) what the tests check:
   arrow      after a click on a GPU kernel linked to its launch (when the
              page has one): the detail text and the arrows drawn
   finding_links  the text of the findings' links to the timeline
+  terms, term_cells, speed_text  the comparison's "where the time went"
+             rows (data and cells) and its speed sentence
+  row_boxes  the timeline's rows as first drawn: label, type, y, h
   fold       where the page has threads without CUDA calls: the timeline's
              row labels before and after a click on their folded row
+  metric_fold  the same for a GPU's folded metric lanes
+  axis_deep  the axis' labels of two views zoomed in at 60 % of the trace
+             (2 us and 200 us wide)
   load_ms    from navigation to the load event
 
 GT_REPORT_SHOTS=DIR also writes DIR/PAGE.html.png, a screenshot of each
@@ -209,6 +215,10 @@ JS_SUMMARY = r'''(() => {
     scope_heads: [...document.querySelectorAll('h3[data-scope]')].map(h => h.dataset.scope.split(':')[0]),
     findings: rows('[data-finding]'),
     finding_links: [...document.querySelectorAll('[data-finding] a')].map(a => a.textContent),
+    terms: rows('tr[data-term]'),
+    term_cells: [...document.querySelectorAll('tr[data-term]')].map(tr => [...tr.children].map(td => td.textContent)),
+    speed_text: [...document.querySelectorAll('[data-speedup]')].map(e => e.textContent),
+    row_boxes: window.gtReport ? window.gtReport.rowBoxes() : null,
   });
 })()'''
 
@@ -243,6 +253,21 @@ def view(b, s):
     return json.loads(evaluate(b, s, "JSON.stringify({v0: +document.getElementById('tl-canvas').dataset.v0, v1: +document.getElementById('tl-canvas').dataset.v1})"))
 
 
+def click_spot(b, s, spot):
+    """Clicks where window.gtReport.SPOT says (a point, or null: no click).
+    Returns whether it clicked."""
+    at = evaluate(b, s, 'window.gtReport ? JSON.stringify(window.gtReport.%s) : "null"' % spot)
+    at = json.loads(at) if at else None
+    if not at:
+        return False
+    b.call('Input.dispatchMouseEvent', {'type': 'mouseMoved', 'x': at['x'], 'y': at['y']}, s)
+    for kind in ('mousePressed', 'mouseReleased'):
+        b.call('Input.dispatchMouseEvent', {'type': kind, 'x': at['x'], 'y': at['y'],
+                                            'button': 'left', 'clickCount': 1}, s)
+    frames(b, s)
+    return True
+
+
 def check_page(b, path):
     url = 'file://' + os.path.abspath(path)
     target = b.call('Target.createTarget', {'url': 'about:blank'})['targetId']
@@ -272,28 +297,21 @@ def check_page(b, path):
     out['zoomed'] = dict(view(b, s), colored=colored(png2, *area) if png2 else 0,
                          changed=png2 is not None and png != png2)
     # a click on a GPU kernel linked to its launch, when there is one
-    spot = evaluate(b, s, 'window.gtReport ? JSON.stringify(window.gtReport.linkedKernelSpot()) : "null"')
-    spot = json.loads(spot) if spot else None
-    if spot:
-        b.call('Input.dispatchMouseEvent', {'type': 'mouseMoved', 'x': spot['x'], 'y': spot['y']}, s)
-        for kind in ('mousePressed', 'mouseReleased'):
-            b.call('Input.dispatchMouseEvent', {'type': kind, 'x': spot['x'], 'y': spot['y'],
-                                                'button': 'left', 'clickCount': 1}, s)
-        frames(b, s)
+    if click_spot(b, s, 'linkedKernelSpot()'):
         out['arrow'] = json.loads(evaluate(b, s, '''JSON.stringify({detail: document.getElementById('tl-detail').textContent,
             arrows: window.gtReport.arrows().length})'''))
-    # a click on the row of threads without CUDA calls unfolds them
-    spot = evaluate(b, s, 'window.gtReport ? JSON.stringify(window.gtReport.foldSpot()) : "null"')
-    spot = json.loads(spot) if spot else None
-    if spot:
-        before = json.loads(evaluate(b, s, 'JSON.stringify(window.gtReport.rowLabels())'))
-        b.call('Input.dispatchMouseEvent', {'type': 'mouseMoved', 'x': spot['x'], 'y': spot['y']}, s)
-        for kind in ('mousePressed', 'mouseReleased'):
-            b.call('Input.dispatchMouseEvent', {'type': kind, 'x': spot['x'], 'y': spot['y'],
-                                                'button': 'left', 'clickCount': 1}, s)
-        frames(b, s)
-        out['fold'] = {'before': before,
-                       'after': json.loads(evaluate(b, s, 'JSON.stringify(window.gtReport.rowLabels())'))}
+    # a click on the row of threads without CUDA calls unfolds them, one
+    # on a GPU's folded metric lanes too
+    for key, spot in (('fold', 'foldSpot()'), ('metric_fold', 'foldSpot("m")')):
+        before = json.loads(evaluate(b, s, 'JSON.stringify(window.gtReport ? window.gtReport.rowLabels() : [])'))
+        if click_spot(b, s, spot):
+            out[key] = {'before': before,
+                        'after': json.loads(evaluate(b, s, 'JSON.stringify(window.gtReport.rowLabels())'))}
+    # the axis zoomed in far from 0: 2 us at 60 % of the trace, and 200 us
+    if out['timeline'].get('v1'):
+        end = out['timeline']['v1']
+        out['axis_deep'] = [json.loads(evaluate(b, s, 'JSON.stringify(window.gtReport.axisAt(%r, %r))' % (end * 0.6, end * 0.6 + w)))
+                            for w in (2000, 200000)]
     # what the page asked for and said
     errors, requests = [], []
     for m in b.events:

@@ -54,18 +54,22 @@ open_pages() {
 		fatal "report_page.py $*: $(tail -n 3 "$out.err" | tr '\n' '|')"
 }
 
-# The checks every page gets: no console error, no request, every section,
-# a timeline with colour in it that a wheel turn zooms into.  $1: what the
-# browser saw (one page), $2: its name in messages.
+# The checks every page gets: no console error, no request, every section
+# (the comparison first on a page of --compare: $3 = compare), a timeline
+# with colour in it that a wheel turn zooms into, its axis labels distinct
+# when zoomed in far from 0.  $1: what the browser saw (one page), $2: its
+# name in messages.
 check_basics() {
-	local p=$1 what=$2 got
+	local p=$1 what=$2 got want="answers timeline gpu-util kernels sync copies processes api nvtx capture compare about"
+	[ "${3:-}" = compare ] && want="compare ${want/ compare/}"
 	got=$(jq -c '.errors' <<< "$p")
 	[ "$got" = "[]" ] || err "$what: console errors: $got"
 	got=$(jq -c '.requests' <<< "$p")
 	[ "$got" = "[]" ] || err "$what: network requests: $got"
 	got=$(jq -r '.sections | join(" ")' <<< "$p")
-	[ "$got" = "answers timeline gpu-util kernels sync copies processes api nvtx capture compare about" ] ||
-		err "$what: sections '$got'"
+	[ "$got" = "$want" ] || err "$what: sections '$got', expected '$want'"
+	jq -e '(.axis_deep | length) == 2 and all(.axis_deep[]; length >= 3 and (unique | length) == length)' <<< "$p" > /dev/null ||
+		err "$what: axis labels zoomed in repeat: $(jq -c .axis_deep <<< "$p")"
 	jq -e '.zoomed.v1 - .zoomed.v0 < (.timeline.v1 - .timeline.v0) * 0.8 and .zoomed.changed' <<< "$p" > /dev/null ||
 		err "$what: the wheel did not zoom in: before $(jq -c .timeline <<< "$p"), after $(jq -c .zoomed <<< "$p")"
 }
@@ -77,7 +81,8 @@ stats_rows() {
 
 t_cpu_page() {
 	local p got want
-	gen a "-p 2 -k 12" 20000 3
+	# launches at entry only among 40 more kinds of calls (-E -A 40)
+	gen a "-p 2 -k 12 -E -A 40" 20000 3
 	report "$T/a.html" "$T/a.gtrace"
 	grep -q '<!--@gt:' "$T/a.html" && err "a template marker is left in the page"
 	open_pages "$T/o.json" "$T/a.html"
@@ -99,6 +104,15 @@ t_cpu_page() {
 	want=$(stats_rows "$T/a.gtrace" cuda_mem_size_sum '{copy: .operation, count: (.count | tostring), bytes: (.total | tostring)}')
 	got=$(jq -c '.copies' <<< "$p")
 	[ "$got" = "$want" ] || err "copies: page $got, stats $want"
+	# the API table: the 30 that took most time and every launch (no time:
+	# stats lists them last, past the 30th of more than 30 kinds of calls)
+	want=$(stats_rows "$T/a.gtrace" cuda_api_sum '{api: .name, calls: (.num_calls | tostring), timed: (.total_time != null)}')
+	[ "$(jq length <<< "$want")" -gt 30 ] || err "stats has only $(jq length <<< "$want") kinds of calls: no test of the table's cut"
+	want=$(jq -c '[.[] | select(.timed)][:30] + [.[] | select(.timed | not)] | map({api, calls})' <<< "$want")
+	got=$(jq -c '.api' <<< "$p")
+	[ "$got" = "$want" ] || err "the API table: page $got, stats $want"
+	jq -e '[.[] | select(.api | startswith("cuLaunchKernel"))] | length >= 2' <<< "$want" > /dev/null ||
+		err "no launches among the API table's rows: $want"
 	# with no GPU side, the page says so rather than show empty charts
 	jq -e '[.banners[] | select(test("No GPU-side records"))] | length == 1' <<< "$p" > /dev/null ||
 		err "no banner on the missing GPU records: $(jq -c .banners <<< "$p")"
@@ -150,6 +164,44 @@ t_gpu_page() {
 	# a click on a linked kernel: its launch named, one arrow drawn
 	jq -e '.arrow.arrows == 1 and (.arrow.detail | test("launched by the call at .* on thread [0-9]+"))' <<< "$p" > /dev/null ||
 		err "a click on a linked kernel: $(jq -c .arrow <<< "$p")"
+}
+
+# Every GPU metric of two GPUs (gen_trace -g -M: 22 lanes each, as NVML with
+# GPM samples them): the timeline shows each GPU's SM, tensor, DRAM, PCIe
+# and NVLink lanes and folds the rest into one row that says which; the
+# processes' lanes, every stream and the first GPU's metrics shown are in
+# the first screen of the timeline (its box is 640 px high; 44 lanes of
+# 28 px each pushed the second GPU's streams 1,000 px down); a click
+# unfolds the rest.
+t_metric_lanes() {
+	local p got want n
+	gen m "-g -M -p 2 -k 6" 20000 2
+	report "$T/m.html" "$T/m.gtrace"
+	open_pages "$T/o.json" "$T/m.html"
+	p=$(jq -c '.[0]' "$T/o.json")
+	check_basics "$p" "page with every GPU metric"
+	page_data "$T/m.html" > "$T/m.data.json" || fatal "no data document in the page"
+	want=$(jq -c '[.timeline.lanes[] | select(.kind == "counter") | .device] | group_by(.) | map(length)' "$T/m.data.json")
+	n=$(jq '.[0]' <<< "$want")
+	[ "$(jq -c 'length == 2 and .[0] == .[1] and .[0] >= 20' <<< "$want")" = true ] ||
+		err "the generator's metric lanes per GPU: $want, expected every metric of two GPUs"
+	n=$((n - 7))
+	# shown: the key metrics of each GPU, in that order; a row says the rest
+	got=$(jq -c '[.row_boxes[] | select(.type == "counter") | .label | sub(" \\(.*"; "")]' <<< "$p")
+	want='["sm_active","tensor_active","dram_bw","pcie_tx","pcie_rx","nvlink_tx","nvlink_rx","sm_active","tensor_active","dram_bw","pcie_tx","pcie_rx","nvlink_tx","nvlink_rx"]'
+	[ "$got" = "$want" ] || err "metric lanes shown: $got"
+	jq -e --arg n "$n" '[.row_boxes[] | select(.type == "head" and (.label | test("^" + $n + " more GPU metrics \\(gpu_util, mem_util, ")))] | length == 2' <<< "$p" > /dev/null ||
+		err "no row per GPU saying which metrics are folded: $(jq -c '[.row_boxes[] | select(.type == "head") | .label]' <<< "$p")"
+	# the first screen: every process' CUDA-call lanes, every stream, the
+	# shown metrics
+	jq -e '(.row_boxes | map(.label == "GPU 1") | index(true)) as $g1
+		| [.row_boxes | to_entries[] | select((.value.type == "counter" and .key < $g1) or (.value.label | test(": CUDA calls$|^stream "))) | .value] as $r
+		| ($r | length) >= 11 and all($r[]; .y + .h <= 640)' <<< "$p" > /dev/null ||
+		err "lanes below the first screen: $(jq -c '[.row_boxes[] | select(.y + .h > 640) | .label][:6]' <<< "$p")"
+	jq -e --arg n "$((2 * n))" '.note | test($n + " other metric lanes are folded")' <<< "$p" > /dev/null ||
+		err "the timeline's note does not say metrics are folded: $(jq .note <<< "$p")"
+	jq -e --argjson n "$n" '(.metric_fold.after | length) == (.metric_fold.before | length) + $n' <<< "$p" > /dev/null ||
+		err "a click on the folded metrics: $(jq -c '.metric_fold | {b: (.before | length), a: (.after | length)}' <<< "$p")"
 }
 
 # Few events kept exactly: the others are drawn as bins, which the page
@@ -300,7 +352,16 @@ t_compare() {
 	[ -s "$T/d.err" ] && err "diff warns about two traces of one generator: $(cat "$T/d.err")"
 	open_pages "$T/o.json" "$T/c.html"
 	p=$(jq -c '.[0]' "$T/o.json")
-	check_basics "$p" "page with --compare"
+	check_basics "$p" "page with --compare" compare
+	# in plain words: the speed as a sentence, the terms by their labels
+	# (no internal names) with a change column
+	jq -e '.speed_text[0] | test("^speedThis run takes [0-9.]+ [mµn]?s( per iteration)?, the baseline [0-9.]+ [mµn]?s: [0-9.]+× (faster|slower) \\(")' <<< "$p" > /dev/null ||
+		err "the speed sentence: $(jq -c .speed_text <<< "$p")"
+	want=$(jq -c '[.analysis.terms | to_entries[] | select(.value != null) | .value.label]' "$T/d.json")
+	got=$(jq -c '[.term_cells[][0]]' <<< "$p")
+	[ "$got" = "$want" ] || err "the terms' names: page $got, diff's labels $want"
+	jq -e '(.term_cells | length) > 3 and all(.term_cells[]; length == 4 and (.[0] | test("_") | not) and (.[3] | test("^([+−]|0)")))' <<< "$p" > /dev/null ||
+		err "the terms' table: $(jq -c '.term_cells[:4]' <<< "$p")"
 	got=$(jq -r '.speedup[0].speedup' <<< "$p")
 	want=$(jq -r '.speedup.point' "$T/d.json")
 	[ -n "$want" ] && [ "$want" != null ] && [ "$got" = "$want" ] || err "speedup: page '$got', diff '$want'"
@@ -330,11 +391,11 @@ t_compare_mismatch() {
 		err "report --compare with a baseline of GPU records: stderr '$(cat "$T/g.err")', diff's '$(cat "$T/dg.err")'"
 	open_pages "$T/o.json" "$T/e.html" "$T/g.html"
 	p=$(jq -c '.[0]' "$T/o.json")
-	check_basics "$p" "page with a baseline of no calls"
+	check_basics "$p" "page with a baseline of no calls" compare
 	jq -e --arg w "compare: $T/e.gtrace holds no CUDA calls" '[.missing[] | select(. == $w)] | length == 1' <<< "$p" > /dev/null ||
 		err "the comparison does not say why there is none: $(jq -c .missing <<< "$p")"
 	p=$(jq -c '.[1]' "$T/o.json")
-	check_basics "$p" "page with a baseline of GPU records"
+	check_basics "$p" "page with a baseline of GPU records" compare
 	jq -e --arg w "$(sed 's/^gtrace-bpf: warning: //' "$T/dg.err")" '[.banners[] | select(. == $w)] | length == 1' <<< "$p" > /dev/null ||
 		err "the comparison does not show diff's warning: $(jq -c .banners <<< "$p")"
 }
@@ -431,6 +492,7 @@ PY
 add_case t_cpu_page "a CPU-only trace's page: no errors, no requests, stats' numbers, a drawn timeline that zooms"
 add_case t_gpu_page "a merged trace's page: kernels by GPU time as stats has them, analyze's answers and findings, utilization, a launch arrow"
 add_case t_fold "threads without CUDA calls: folded into one row per process, said in the note, a click shows their off-CPU lanes (in the browser)"
+add_case t_metric_lanes "every GPU metric of two GPUs: SM, tensor, DRAM, PCIe and NVLink shown, the rest folded and said; the lanes in the first screen (in the browser)"
 add_case t_steady_page "a trace with step ranges: the answers open on each process' steady state, the timeline marks it"
 add_case t_aggregated "--max-events: the timeline says what it left out and is still drawn; the tables do not change"
 add_case t_no_calls "a trace with no calls: a page that says what is missing in each section"

@@ -237,7 +237,9 @@ static void j_analysis(struct obuf *o, const struct diff_analysis *an, bool whol
 			OBUF_LIT(o, "null");
 			continue;
 		}
-		OBUF_LIT(o, "{\"base\":");
+		OBUF_LIT(o, "{\"label\":");
+		obuf__json_str(o, row->label);
+		OBUF_LIT(o, ",\"base\":");
 		j_num(o, row->base);
 		OBUF_LIT(o, ",\"opt\":");
 		j_num(o, row->opt);

@@ -180,7 +180,7 @@
 
 	// ---- rows: captures, processes -> threads, GPUs -> streams --------
 
-	const ROW_H = 18, HEAD_H = 20, AXIS_H = 24, LABEL_W = 210;
+	const ROW_H = 18, HEAD_H = 20, AXIS_H = 24, LABEL_W = 210, COUNTER_H = 22;
 	const rows = [];
 	// head rows folded; the threads of a process that made no CUDA call
 	// (pool threads, loaders) start folded into one row ('i' keys: shown
@@ -188,6 +188,23 @@
 	const collapsed = new Set();
 	// a thread's lanes (its calls, off-CPU time, NVTX ranges), not a GPU's
 	const onCpu = l => l.kind === 'calls' || l.kind === 'offcpu' || l.kind === 'nvtx';
+	// Of a GPU's metric lanes, those shown unfolded: all of a few; of more,
+	// SM activity (the utilization where there is none), tensor activity,
+	// DRAM bandwidth, PCIe, and NVLink where it carried anything, in that
+	// order (NVML with GPM gives 22 lanes a GPU).
+	const KEY_METRICS = ['sm_active', 'tensor_active', 'dram_bw', 'pcie_tx', 'pcie_rx', 'nvlink_tx', 'nvlink_rx'];
+	function keyMetrics(counters) {
+		if (counters.length <= 8)
+			return counters;
+		const by = new Map(counters.map(l => [l.metric, l]));
+		const out = [];
+		if (!by.has('sm_active') && by.has('gpu_util')) out.push(by.get('gpu_util'));
+		for (const m of KEY_METRICS) {
+			const l = by.get(m);
+			if (l && (!m.startsWith('nvlink') || l.max > 0)) out.push(l);
+		}
+		return out;
+	}
 	function buildRows() {
 		rows.length = 0;
 		if ((D.captures || []).length || (TL.triggers || []).length || steadySpans().length)
@@ -227,8 +244,21 @@
 			for (const l of lanes.filter(m => m.kind === 'gpu' && m.device === dev)
 				.sort((a, b) => a.pid - b.pid || a.stream - b.stream))
 				rows.push({ type: 'lane', lane: l, label: 'stream ' + l.stream + ' (pid ' + l.pid + ')', h: ROW_H });
-			for (const l of lanes.filter(m => m.kind === 'counter' && m.device === dev))
-				rows.push({ type: 'counter', lane: l, label: l.metric + ' (' + l.unit + ', max ' + +l.max.toPrecision(4) + ')', h: 28 });
+			// the GPU metrics that answer a question (how busy its SMs and
+			// tensor cores, its memory, its links) shown; the rest folded
+			const counters = lanes.filter(m => m.kind === 'counter' && m.device === dev);
+			const shown = keyMetrics(counters);
+			const counterRow = l => rows.push({ type: 'counter', lane: l, label: l.metric + ' (' + l.unit + ', max ' + +l.max.toPrecision(4) + ')', h: COUNTER_H });
+			for (const l of shown)
+				counterRow(l);
+			const rest = counters.filter(l => !shown.includes(l));
+			if (!rest.length) continue;
+			const mkey = 'm' + dev;
+			rows.push({ type: 'head', key: mkey, fold: true, h: HEAD_H,
+				label: rest.length + ' more GPU metric' + (rest.length === 1 ? '' : 's') + ' (' + rest.map(l => l.metric).join(', ') + ')' });
+			if (collapsed.has(mkey))
+				for (const l of rest)
+					counterRow(l);
 		}
 		let y = AXIS_H;
 		for (const r of rows) { r.y = y; y += r.h; }
@@ -243,7 +273,7 @@
 	const detail = document.getElementById('tl-detail');
 	const ctx = canvas.getContext('2d');
 	const view = { v0: 0, v1: T_END };
-	let hover = null, selected = null, W = 800, H = 100;
+	let hover = null, selected = null, W = 800, H = 100, axis = [];
 
 	const CALL_COLORS = { launch: '#4f86c6', memcpy: '#3c9d5d', memset: '#5bb5a2', sync: '#d9534f',
 		alloc: '#9467bd', free: '#b59ad6', module: '#8c8c8c', context: '#8c8c8c', stream: '#a0a0a0',
@@ -267,6 +297,19 @@
 		const raw = span / Math.max(1, px / 110), p = Math.pow(10, Math.floor(Math.log10(raw)));
 		for (const m of [1, 2, 5, 10]) if (m * p >= raw) return m * p;
 		return 10 * p;
+	}
+
+	// The axis' ticks of the view [v0, v1] at step: their times and labels,
+	// one unit for all (the view's end's) with the decimals the step needs,
+	// so that ticks zoomed in far from 0 do not read alike.
+	function axisTicks(v0, v1, step) {
+		const a = Math.max(Math.abs(v0), Math.abs(v1), step);
+		const [u, name] = a < 1e3 ? [1, 'ns'] : a < 1e6 ? [1e3, 'µs'] : a < 1e9 ? [1e6, 'ms'] : [1e9, 's'];
+		const dec = Math.min(9, Math.max(0, Math.ceil(-Math.log10(step / u) - 1e-9)));
+		const ticks = [];
+		for (let i = Math.ceil(v0 / step); i * step <= v1; i++)
+			ticks.push({ t: i * step, label: (i * step / u).toFixed(dec) + ' ' + name });
+		return ticks;
 	}
 
 	// The first event of l that may still be visible at t.
@@ -470,10 +513,11 @@
 		ctx.font = '11px system-ui, sans-serif';
 		ctx.fillStyle = '#5b6673';
 		ctx.strokeStyle = '#e6eaee';
-		for (let t = Math.ceil(view.v0 / step) * step; t <= view.v1; t += step) {
-			const x = Math.round(X(t)) + 0.5;
+		axis = axisTicks(view.v0, view.v1, step);
+		for (const k of axis) {
+			const x = Math.round(X(k.t)) + 0.5;
 			ctx.beginPath(); ctx.moveTo(x, AXIS_H - 6); ctx.lineTo(x, H); ctx.stroke();
-			ctx.fillText(dur(t), x + 3, AXIS_H - 9);
+			ctx.fillText(k.label, x + 3, AXIS_H - 9);
 		}
 		for (const r of rows) {
 			if (r.type === 'head') {
@@ -660,10 +704,20 @@
 		},
 		// the rows' labels, as drawn now
 		rowLabels: () => rows.map(r => r.label),
+		// the rows as drawn: label, kind, top and height in the canvas
+		rowBoxes: () => rows.map(r => ({ label: r.label, type: r.type, y: r.y, h: r.h })),
+		// the axis' labels of the view [v0, v1] (the view set, drawn)
+		axisAt(v0, v1) {
+			view.v0 = v0;
+			view.v1 = v1;
+			draw();
+			return axis.map(k => k.label);
+		},
 		// where a click opens the first folded row of threads without CUDA
-		// calls (scrolled into sight), null when there is none
-		foldSpot() {
-			const r = rows.find(x => x.type === 'head' && x.fold);
+		// calls (prefix 'm': of a GPU's metrics; scrolled into sight), null
+		// when there is none
+		foldSpot(prefix = 'i') {
+			const r = rows.find(x => x.type === 'head' && x.fold && x.key.startsWith(prefix));
 			if (!r) return null;
 			scroll.scrollTop = Math.max(0, r.y - 60);
 			draw();
@@ -699,6 +753,12 @@
 			banner('No GPU-side records: kernel times, GPU utilization and launch→kernel arrows need a recording with --cupti (then gtrace-bpf merge). The CPU side is all here.');
 		for (const w of t.warnings || []) banner(w);
 		if (D.stats && D.stats.sampled) banner(D.stats.sampled_note);
+		// a comparison asked for is what the reader came for: first, also
+		// when it could not be made (why is the first thing to read)
+		if (D.diff || D.diff_missing) {
+			const sec = document.getElementById('compare'), main = sec.parentNode;
+			main.insertBefore(sec, main.firstElementChild);
+		}
 		const toc = document.getElementById('toc');
 		for (const s of document.querySelectorAll('main > section'))
 			toc.append(el('a', { href: '#' + s.id }, s.querySelector('h2').textContent));
@@ -799,6 +859,12 @@
 		if (idle.size)
 			note.textContent += ' ' + int(idle.size) + ' thread' + (idle.size === 1 ? '' : 's') +
 				' without CUDA calls folded into one row per process (click it to show them).';
+		const counters = lanes.filter(l => l.kind === 'counter');
+		const devs = [...new Set(counters.map(l => l.device))];
+		const folded = devs.reduce((n, d) => { const c = counters.filter(l => l.device === d); return n + c.length - keyMetrics(c).length; }, 0);
+		if (folded)
+			note.textContent += ' Each GPU shows its SM, tensor, DRAM, PCIe and NVLink metrics; ' + int(folded) +
+				' other metric lane' + (folded === 1 ? '' : 's') + ' are folded (click the row to show them).';
 		if (steadySpans().length)
 			note.textContent += ' The green band above the threads is each process\' steady state.';
 		const leg = document.getElementById('tl-legend');
@@ -1060,9 +1126,14 @@
 	section('api', () => {
 		const b = body('api'), rows = REPORTS.cuda_api_sum || [];
 		if (!rows.length) { b.append(missing('No CUDA API calls in this trace.')); return; }
-		const top = rows.slice(0, 30), max = Math.max(1, ...top.map(r => r.total_time || 0));
+		// the 30 that took most time, and every call without times (launches
+		// recorded at entry only): the calls that matter most come last in
+		// stats' order, and would fall off a table of its first rows
+		const untimed = rows.filter(r => r.total_time === null || r.total_time === undefined);
+		const top = rows.filter(r => !untimed.includes(r)).slice(0, 30).concat(untimed);
+		const max = Math.max(1, ...top.map(r => r.total_time || 0));
 		b.append(table([
-			{ title: 'Total Time', get: r => dur(r.total_time) },
+			{ title: 'Total Time', get: r => untimed.includes(r) ? 'no exit recorded' : dur(r.total_time) },
 			{ title: '', get: r => bar((r.total_time || 0) / max, '#8c8c8c') },
 			{ title: 'Time (%)', get: r => pct(r.time_pct) },
 			{ title: 'Calls', get: r => int(r.num_calls) },
@@ -1072,6 +1143,8 @@
 			{ title: 'Incomplete', get: r => int(r.incomplete) },
 			{ title: 'Name', cls: 'name', get: r => r.name },
 		], top, r => ({ 'data-api': r.name, 'data-calls': r.num_calls })));
+		if (untimed.length)
+			b.append(el('div', { class: 'note' }, 'Calls with no exit recorded count with no time: launches are recorded at entry only unless the recording used --launch-exit.'));
 		if (rows.length > top.length)
 			b.append(el('div', { class: 'note' }, rows.length - top.length + ' more: gtrace-bpf stats -r cuda_api_sum.'));
 	});
@@ -1114,28 +1187,48 @@
 			return;
 		}
 		if (X.warning) b.append(el('div', { class: 'banner', 'data-banner': 'warn' }, X.warning));
+		const per = X.whole_run ? '' : ' per iteration';
 		const it = s => s.iterations.source === 'none' ? 'the whole run' :
 			int(s.iterations.count) + ' iterations (' + s.iterations.source + (s.iterations.name ? ' "' + s.iterations.name + '"' : '') + ', median ' + dur(s.iterations.median_ns) + ')';
 		b.append(el('div', { class: 'note' }, 'Baseline ' + X.baseline.path + ': ' + it(X.baseline) + '; this run ' + X.optimized.path + ': ' + it(X.optimized) + '.'));
-		const ratio = (r, what) => {
+		// "this run takes 10 ms per iteration, the baseline 12.3 ms: 1.23×
+		// faster (95 % interval ...)"; a ratio is the baseline's over this run's
+		const x = v => v.toFixed(v >= 10 ? 1 : 2) + '×';
+		const words = (r, what, faster, slower) => {
 			if (!r) return what + ': not available.';
-			return what + ' ' + r.point.toFixed(3) + '×' + (r.interval ? ' (95 % interval ' + r.interval[0].toFixed(3) + '–' + r.interval[1].toFixed(3) + ', bootstrap over the iterations)' : ' (whole run: no interval)') +
-				': ' + dur(r.base_ns) + ' → ' + dur(r.opt_ns);
+			const p = r.point, iv = r.interval;
+			let s = 'This run ' + what + ' ' + dur(r.opt_ns) + per + ', the baseline ' + dur(r.base_ns) + ': ';
+			s += p >= 1 ? x(p) + ' ' + faster : x(1 / p) + ' ' + slower;
+			if (iv) {
+				const lo = p >= 1 ? iv[0] : 1 / iv[1], hi = p >= 1 ? iv[1] : 1 / iv[0];
+				s += ' (95 % interval ' + x(lo) + '–' + x(hi) + ', bootstrap over the iterations' +
+					(iv[0] <= 1 && iv[1] >= 1 ? ': not told apart from no change' : '') + ').';
+			} else {
+				s += ' (whole runs: no interval).';
+			}
+			return s;
 		};
 		b.append(el('div', { class: 'answer', 'data-speedup': X.speedup ? X.speedup.point : '' },
-			el('div', { class: 'q' }, 'speedup'), ratio(X.speedup, X.whole_run ? 'Run time' : 'Iteration time')));
-		b.append(el('div', { class: 'answer' }, el('div', { class: 'q' }, 'GPU busy'), ratio(X.gpu_busy, 'GPU busy time')));
+			el('div', { class: 'q' }, 'speed'), words(X.speedup, 'takes', 'faster', 'slower')));
+		b.append(el('div', { class: 'answer' }, el('div', { class: 'q' }, 'GPU busy'),
+			words(X.gpu_busy, 'keeps the GPU busy', 'less GPU time', 'more GPU time')));
+		const change = (b0, b1, fmt) => {
+			const d = b1 - b0, rel = b0 ? ' (' + (d > 0 ? '+' : '') + (100 * d / b0).toFixed(1) + ' %)' : '';
+			return (d > 0 ? '+' : d < 0 ? '−' : '') + fmt(Math.abs(d)) + rel;
+		};
+		const classWords = { slower: 'slower', faster: 'faster', added: 'only in this run',
+			removed: 'only in the baseline', unchanged: 'unchanged' };
 		for (const [key, title] of [['kernels', 'Kernels'], ['apis', 'API calls']]) {
 			const t = X[key];
 			if (!t || !(t.rows || []).length) continue;
 			const rows = t.rows.filter(r => r.class !== 'unchanged').slice(0, 25);
-			b.append(el('h3', {}, title + ' (' + Object.entries(t.classes).map(([k, v]) => v + ' ' + k).join(', ') + ')'));
+			b.append(el('h3', {}, title + ' that changed (' + Object.entries(t.classes).map(([k, v]) => v + ' ' + (classWords[k] || k)).join(', ') + ')'));
 			if (!rows.length) { b.append(el('div', { class: 'note' }, 'None changed beyond the noise of the iterations.')); continue; }
 			const max = Math.max(1, ...rows.map(r => Math.abs(r.delta || 0)));
 			b.append(table([
-				{ title: 'Change / iteration', get: r => (r.delta > 0 ? '+' : '') + dur(r.delta) },
+				{ title: 'Change' + per, get: r => (r.delta > 0 ? '+' : r.delta < 0 ? '−' : '') + dur(Math.abs(r.delta || 0)) },
 				{ title: '', get: r => bar(Math.abs(r.delta || 0) / max, (r.delta || 0) > 0 ? '#d9534f' : '#3c9d5d') },
-				{ title: 'Class', cls: 'text', get: r => r.class },
+				{ title: 'How', cls: 'text', get: r => classWords[r.class] || r.class },
 				{ title: 'Baseline count', get: r => int(r.base.count) },
 				{ title: 'This run count', get: r => int(r.opt.count) },
 				{ title: 'Baseline median', get: r => dur(r.base.median_ns) },
@@ -1146,17 +1239,19 @@
 		const an = X.analysis;
 		if (an && an.valid) {
 			const terms = Object.entries(an.terms || {}).filter(([, v]) => v);
-			b.append(el('h3', {}, 'What moved (analyze' + (an.per_iteration ? ', per iteration' : '') + '; bound: ' + (an.bound || []).join(' → ') + ')'));
+			const bound = (an.bound || []).filter(v => v);
+			b.append(el('h3', {}, 'Where the time went' + per + (bound.length === 2 ? ' (what bounds it: ' + (bound[0] === bound[1] ? bound[0] + ' in both' : bound[0] + ' in the baseline, ' + bound[1] + ' in this run') + ')' : '')));
 			// every term is a time but the launches, a count (diff.h's diff_term)
 			const val = (k, v) => k === 'launches' ? v.toFixed(1) : dur(v);
 			b.append(table([
-				{ title: 'Term', cls: 'text', get: r => r[0].replace(/_/g, ' ') },
+				{ title: 'What', cls: 'text', get: r => r[1].label || r[0].replace(/_/g, ' ') },
 				{ title: 'Baseline', get: r => val(r[0], r[1].base) },
 				{ title: 'This run', get: r => val(r[0], r[1].opt) },
-			], terms, r => ({ 'data-term': r[0] })));
+				{ title: 'Change', get: r => change(r[1].base, r[1].opt, v => r[0] === 'launches' ? v.toFixed(1) : dur(v)) },
+			], terms, r => ({ 'data-term': r[0], 'data-term-label': r[1].label || '' })));
 			const fs = an.findings || [];
 			if (fs.length) {
-				const side = f => f ? f.severity + ', ' + dur(f.cost_ns) : 'not found';
+				const side = f => f ? f.severity + ', costs ' + dur(f.cost_ns) : 'not found';
 				b.append(el('h3', {}, 'Findings that appeared, went or changed'));
 				b.append(table([
 					{ title: 'Rule', cls: 'text', get: f => f.id },
@@ -1165,7 +1260,7 @@
 				], fs, f => ({ 'data-diff-finding': f.id })));
 			}
 		} else if (an) {
-			b.append(el('div', { class: 'note' }, 'analyze\'s terms: ' + an.why));
+			b.append(el('div', { class: 'note' }, 'Where the time went: ' + an.why));
 		}
 	});
 
