@@ -569,6 +569,25 @@ t_fixture_metrics() {
 		"GPU-bound, as far as the GPU metrics show (no tensor or DRAM figures to tell compute from memory): utilization 67 %; GPU metrics: too few samples while the GPU was busy (2) to say (no GPU records: record with --cupti for what ran)."
 }
 
+# --rules LIST: the findings of those rules only, every figure and answer as
+# without it; a rule not known is one line naming the one meant, status 2.
+t_rules() {
+	local rc pick
+	gen_trace -g -p 2 -k 8 "$T/r.gtrace" 20000 2 > /dev/null || fatal "gen_trace failed"
+	"$GTRACE" analyze --format json -o "$T/all.json" "$T/r.gtrace" 2> "$T/e" || fatal "analyze: $(cat "$T/e")"
+	pick=$(jq -r '[.scopes[].findings[].id] | unique | .[:2] | join(",")' "$T/all.json")
+	[ "$(tr ',' '\n' <<< "$pick" | wc -l)" -eq 2 ] || fatal "the generated trace has fewer than 2 kinds of findings: $pick"
+	"$GTRACE" analyze --rules "$pick" --format json -o "$T/some.json" "$T/r.gtrace" 2> "$T/e" || err "analyze --rules $pick: $(cat "$T/e")"
+	jq -e -n --arg p "$pick" --slurpfile a "$T/all.json" --slurpfile s "$T/some.json" '
+		($p | split(",")) as $keep
+		| ($a[0].scopes | map(.findings |= map(select(.id as $i | $keep | index($i))))) == $s[0].scopes' > /dev/null ||
+		err "analyze --rules $pick: not the findings of those rules with every figure the same"
+	"$GTRACE" analyze --rules sync_in_lop "$T/r.gtrace" > "$T/o" 2> "$T/e"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l < "$T/e")" -eq 1 ] && grep -q "unknown rule 'sync_in_lop' in --rules: did you mean sync_in_loop?" "$T/e" &&
+		[ ! -s "$T/o" ] || err "analyze --rules sync_in_lop: status $rc, $(cat "$T/e")"
+}
+
 # A hostile program's names (gen_trace -H): table, Markdown and JSON are
 # valid UTF-8 with no control character, and the top kernel's name in the
 # answer, cut at 200 bytes, is cut between characters (its two-byte
@@ -593,6 +612,7 @@ sys.exit(1 if any(t.endswith('\u00c3') for t in tops) else 0)
 PY
 }
 
+add_case t_rules "--rules LIST: only those rules' findings, the rest the same; a rule not known names the one meant, status 2"
 add_case t_hostile_text "hostile names: table, Markdown and JSON UTF-8 with no control character, names cut between characters"
 # Findings whose examples are kernels of 600-byte names: the examples on
 # the timelines name them whole (the JSON export cut them at 96 bytes, the

@@ -104,6 +104,9 @@ t_completion() {
 	want "record's options (no command word)" "$(comp --)" $(help_opts record)
 	# shellcheck disable=SC2046
 	want "stats -r" "$(comp stats a.gtrace -r '')" $(reports_of)
+	# shellcheck disable=SC2046
+	want "analyze --rules" "$(comp analyze a.gtrace --rules '')" $(rules_of)
+	want "record --stats=cuda_api_sum,cuda_s" "$(comp --stats = cuda_api_sum,cuda_s)" cuda_api_sum,cuda_sync_sum
 	want "stats -r cuda_api_sum,proc" "$(comp stats a.gtrace -r cuda_api_sum,proc)" cuda_api_sum,process_sum
 	want "stats --format" "$(comp stats a.gtrace --format '')" table csv json
 	want "stats --format=c" "$(comp stats a.gtrace --format = c)" csv
@@ -113,7 +116,7 @@ t_completion() {
 	want "analyze --format" "$(comp analyze a.gtrace --format '')" table json md
 	want "diff --format" "$(comp diff a.gtrace b.gtrace --format '')" table json md
 	want "diff --iter" "$(comp diff a.gtrace b.gtrace --iter '')" capture graph kernels none nvtx:
-	want "record --trace cuda," "$(comp --trace cuda,)" cuda,cuda cuda,ioctl cuda,sched cuda,cupti
+	want "record --trace cuda," "$(comp --trace cuda,)" cuda,cuda cuda,ioctl cuda,sched cuda,cupti cuda,nvtx
 	# FILE arguments: the files there
 	mkdir -p "$T/d"
 	: > "$T/d/run one.gtrace"
@@ -204,6 +207,8 @@ t_lists() {
 	done
 	# shellcheck disable=SC2046 # the words
 	want "stats -r" "$(comp stats a.gtrace -r '')" $(reports_of)
+	# shellcheck disable=SC2046
+	want "analyze --rules" "$(comp analyze a.gtrace --rules '')" $(rules_of)
 	# shellcheck disable=SC2046
 	want "export -f" "$(comp export a.gtrace -f '')" $(formats_of)
 	for w in $(formats_of); do

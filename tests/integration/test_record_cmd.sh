@@ -334,6 +334,52 @@ add_case t_late_libcuda "-- CMD: a libcuda the command dlopens from its own copy
 add_case t_second_interrupt "-- CMD: a second SIGINT kills and reaps CMD and exits non-zero"
 # --max-size: the recording stops once the file holds the size (plus the chunk
 # that crossed it); CMD runs on untraced to its end and its status is ours.
+# What a user of nsys expects: -o NAME writes NAME.gtrace (a name there
+# already is taken as it is), --stats prints stats' reports after CMD's
+# output with CMD's status (--stats=LIST others; a report not known: one
+# line with the name meant, status 2, nothing run), -t cuda,nvtx turns the
+# agent on and says so.
+t_nsys_habits() {
+	local rc got
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/run" --stats -- "$WORKLOAD" --launches 8 --syncs 2 \
+		> "$T/s.out" 2> "$T/s.err"
+	rc=$?
+	[ $rc -eq 0 ] || err "--stats: status $rc; stderr: $(tail -n 3 "$T/s.err" | tr '\n' '|')"
+	[ -s "$T/run.gtrace" ] && [ ! -e "$T/run" ] || err "-o run: wrote $(ls "$T" | grep '^run' | tr '\n' ' '), expected run.gtrace"
+	grep -q "wrote $T/run.gtrace" "$T/s.err" || err "the closing line does not name run.gtrace: $(grep wrote "$T/s.err")"
+	# the reports after the workload's own output (its JSON line), each title
+	# once, the launches counted as the workload made them
+	got=$(grep -n -E '^\{|\*\* .*\((cuda_api_sum|cuda_gpu_kern_sum|cuda_launch_sum|cuda_sync_sum|cuda_mem_size_sum)\)' "$T/s.out" | cut -d: -f1 | tr '\n' ' ')
+	[ "$(wc -w <<< "$got")" -eq 6 ] && [ "$(grep -n '^{' "$T/s.out" | tail -n 1 | cut -d: -f1)" = "${got%% *}" ] ||
+		err "--stats: the workload's line and five reports in that order expected, lines: $got"
+	"$GTRACE" stats -r cuda_launch_sum "$T/run.gtrace" > "$T/want" 2> /dev/null
+	grep -qF -- "$(sed -n '/cuda_launch_sum/,/^$/p' "$T/want" | sed -n 5p)" "$T/s.out" ||
+		err "--stats: the launch report differs from stats': $(sed -n '/cuda_launch_sum/,/^$/p' "$T/s.out" | head -n 6 | tr '\n' '|')"
+	# another list, and the command's status through
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/run2.gtrace" --stats=cuda_sync_sum -- "$WORKLOAD" --threads 0 \
+		> "$T/s2.out" 2> "$T/s2.err"
+	rc=$?
+	[ $rc -eq 2 ] || err "--stats with a workload that exits 2: status $rc"
+	# a name that is there is taken as it is (and refused without --force)
+	: > "$T/there"
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/there" -- "$WORKLOAD" --launches 2 > /dev/null 2> "$T/t.err"
+	rc=$?
+	[ $rc -eq 1 ] && [ ! -e "$T/there.gtrace" ] && grep -q "$T/there" "$T/t.err" ||
+		err "-o of a file there: status $rc, $(ls "$T" | grep '^there' | tr '\n' ' '): $(head -n 2 "$T/t.err" | tr '\n' '|')"
+	# a report not known: the one meant, status 2, the command not run
+	"$GTRACE" --libcuda "$MOCK_LIB" -o "$T/run3.gtrace" --stats=cuda_api_summ -- "$WORKLOAD" --launches 2 > "$T/u.out" 2> "$T/u.err"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l < "$T/u.err")" -eq 1 ] && grep -q "did you mean cuda_api_sum?" "$T/u.err" &&
+		[ ! -e "$T/run3.gtrace" ] && ! grep -q '^{' "$T/u.out" ||
+		err "--stats=cuda_api_summ: status $rc, stderr $(head -n 3 "$T/u.err" | tr '\n' '|')"
+	# -t nvtx: the agent records NVTX ranges, so it is on (the mock has none
+	# injected here: the trace says so, status 1 as --cupti's)
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/n.gtrace" -t cuda,nvtx -- "$WORKLOAD" --launches 2 > /dev/null 2> "$T/n.err"
+	grep -q -- "-t nvtx: NVTX ranges are recorded by the CUPTI agent, so --cupti is on" "$T/n.err" ||
+		err "-t cuda,nvtx: $(head -n 3 "$T/n.err" | tr '\n' '|')"
+	"$GTRACE" dump --summary "$T/n.gtrace" 2> /dev/null | grep -q 'cupti=' || err "-t cuda,nvtx: the header does not record the agent"
+}
+
 t_max_size() {
 	local rc size launches got
 	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --max-size 64K -o "$T/m.gtrace" -- \
@@ -356,6 +402,7 @@ t_max_size() {
 	"$GTRACE" dump --summary "$T/m.gtrace" | grep -q 'max_size=65536' || err "the header does not hold max_size=65536"
 }
 
+add_case t_nsys_habits "-o NAME adds .gtrace, --stats prints the reports after CMD with its status, --stats=bad refused, -t cuda,nvtx turns the agent on"
 add_case t_counts "-- CMD: exact calls per api (100 launches, 10 copies, 5 syncs)"
 add_case t_launches "-- CMD: grid, block, shmem, stream, function and names of every launch (100 and 7 launches)"
 add_case t_memory "-- CMD: copy bytes/kind/pointers, memset, alloc pointers equal to the frees'"

@@ -12,16 +12,17 @@
 
 _gtrace_bpf_cmds="record census dump export stats merge analyze report diff daemon snapshot status help"
 _gtrace_bpf_reports="cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_sum process_sum ioctl_sum cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency capture_sum gpu_metrics_sum cuda_device_sum nccl_sum"
+_gtrace_bpf_rules="gpu_time_util gpu_gaps launch_bound cuda_api_sync sync_in_loop cuda_memcpy_sync cuda_memcpy_async cuda_memset_sync small_grid single_stream default_stream host_stall nccl_wait nccl_straggler"
 
 # The long options of command $1 (those of --help, which every command takes).
 _gtrace_bpf_opts() {
 	local common="--help --usage --version"
 	case $1 in
-	record) echo "--all --as-root --buffer-size --capture-range --capture-range-end --cgroup --cupti --cupti-lib --delay --duration --force --gpu-metrics --ioctl-majors --launch-exit --libcuda --libnccl --light-window --max-size --mode --nvtx-capture --output --pid --quiet --scenario --trace --verbose $common" ;;
+	record) echo "--all --as-root --buffer-size --capture-range --capture-range-end --cgroup --cupti --cupti-lib --delay --duration --force --gpu-metrics --ioctl-majors --launch-exit --libcuda --libnccl --light-window --max-size --mode --nvtx-capture --output --pid --quiet --scenario --stats --trace --verbose $common" ;;
 	dump) echo "--summary $common" ;;
 	export) echo "--findings --force --format --output $common" ;;
 	stats) echo "--force --format --output --range --report --timeunit $common" ;;
-	analyze) echo "--force --format --output --pid --range --sms $common" ;;
+	analyze) echo "--force --format --output --pid --range --rules --sms $common" ;;
 	report) echo "--compare --force --max-events --output $common" ;;
 	diff) echo "--force --format --iter --output --pid $common" ;;
 	merge) echo "--force --output --quiet $common" ;;
@@ -84,6 +85,11 @@ _gtrace_bpf() {
 	case $prev in
 	-r|--report)
 		[[ $cmd == stats ]] && { _gtrace_bpf_list "$_gtrace_bpf_reports" "$cur"; return 0; } ;;
+	--rules)
+		[[ $cmd == analyze ]] && { _gtrace_bpf_list "$_gtrace_bpf_rules" "$cur"; return 0; } ;;
+	--stats)
+		# its argument is optional: "--stats=LIST"
+		((eq)) && { _gtrace_bpf_list "$_gtrace_bpf_reports" "$cur"; return 0; } ;;
 	-f|--format)
 		case $cmd in
 		export) COMPREPLY=($(compgen -W "perfetto json csv" -- "$cur")); return 0 ;;
@@ -98,8 +104,8 @@ _gtrace_bpf() {
 		COMPREPLY=($(compgen -W "ns us ms s" -- "$cur")); return 0 ;;
 	-t|--trace)
 		# none stands alone (or with cupti), not after a comma
-		if [[ $cur == *,* ]]; then _gtrace_bpf_list "cuda ioctl sched cupti" "$cur"
-		else _gtrace_bpf_list "cuda ioctl sched cupti none" "$cur"; fi
+		if [[ $cur == *,* ]]; then _gtrace_bpf_list "cuda ioctl sched cupti nvtx" "$cur"
+		else _gtrace_bpf_list "cuda ioctl sched cupti nvtx none" "$cur"; fi
 		return 0 ;;
 	--mode)
 		COMPREPLY=($(compgen -W "full light" -- "$cur")); return 0 ;;

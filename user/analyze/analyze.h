@@ -376,6 +376,8 @@ struct analyze_result {
 
 struct analyze_opts {
 	uint32_t pid;			/* only this process (0: every one) */
+	uint32_t rules;			/* --rules: the findings of these rules only (bit
+					 * 1 << enum az_rule), 0: every rule */
 	uint32_t sm_count;		/* the GPU's SMs (0: from the trace, else assumed) */
 	bool no_ranges;			/* no per-range scopes */
 	/* limit everything to this span (--range), like stats' scope: records

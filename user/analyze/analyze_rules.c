@@ -277,6 +277,8 @@ static void add_finding(struct rule_ctx *rc, enum az_rule rule, uint64_t cost, b
 		rc->err = -ENOMEM;
 		return;
 	}
+	if (rc->a->o.rules && !(rc->a->o.rules & (1u << rule)))
+		return;		/* --rules left it out */
 	f = realloc(s->findings, (s->nfindings + 1) * sizeof(*f));
 	if (!f) {
 		rc->err = -ENOMEM;

@@ -80,6 +80,56 @@ int cli__choice(const char *s, const char *const *names)
 	return -1;
 }
 
+/* Edit distance with transpositions (optimal string alignment) between a
+ * and b, both at most 31 bytes; 99 when longer. Written here: a dozen lines
+ * for one use, over names of a few letters. */
+static unsigned edit_distance(const char *a, const char *b)
+{
+	size_t n = strlen(a), m = strlen(b), i, j;
+	unsigned d[32][32];
+
+	if (n > 31 || m > 31)
+		return 99;
+	for (i = 0; i <= n; i++)
+		d[i][0] = (unsigned)i;
+	for (j = 0; j <= m; j++)
+		d[0][j] = (unsigned)j;
+	for (i = 1; i <= n; i++) {
+		for (j = 1; j <= m; j++) {
+			unsigned c = a[i - 1] != b[j - 1], v = d[i - 1][j - 1] + c;
+
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	}
+	return d[n][m];
+}
+
+const char *cli__nearest(const char *w, const char *const *names)
+{
+	size_t n = strlen(w);
+	const char *best = NULL;
+	unsigned bd = 99;
+
+	for (size_t i = 0; names[i]; i++) {
+		unsigned d = edit_distance(w, names[i]);
+
+		/* a tie goes to the name as long as the word (a swap, not a
+		 * letter lost: stauts is status) */
+		if (d < bd || (d == bd && best && strlen(names[i]) == n && strlen(best) != n)) {
+			bd = d;
+			best = names[i];
+		}
+	}
+	/* one edit in a short name, two in a longer one */
+	return best && bd <= (n >= 6 ? 2u : 1u) ? best : NULL;
+}
+
 int cli__choose(struct argp_state *state, const char *what, const char *s, const char *const *names)
 {
 	char list[256] = "";
@@ -91,6 +141,9 @@ int cli__choose(struct argp_state *state, const char *what, const char *s, const
 	for (i = 0; names[i]; i++)
 		n += snprintf(list + n, n < sizeof(list) ? sizeof(list) - n : 0, "%s%s",
 			      !i ? "" : names[i + 1] ? ", " : " or ", names[i]);
+	if (cli__nearest(s, names))
+		argp_error(state, "unknown %s '%s': did you mean %s? (%s)", what, s, cli__nearest(s, names),
+			   list);
 	argp_error(state, "unknown %s '%s' (%s)", what, s, list);
 	return -1;
 }

@@ -50,6 +50,10 @@ uint64_t cli__buffer_size_arg(struct argp_state *state, const char *arg);
 /* The index of s in names (NULL-terminated), -1 when it is not there: for
  * options that take one of a few words. */
 int cli__choice(const char *s, const char *const *names);
+/* The name of names (NULL-terminated) a typo away from w: one edit
+ * (a letter changed, added, lost, or two swapped) in a name of up to 5
+ * letters, two in a longer one; NULL when none is. */
+const char *cli__nearest(const char *w, const char *const *names);
 /* cli__choice() where a word not in names is a usage error, "unknown WHAT
  * 'S' (a, b or c)". */
 int cli__choose(struct argp_state *state, const char *what, const char *s, const char *const *names);

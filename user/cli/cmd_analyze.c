@@ -11,7 +11,7 @@
 #include "stats/stats.h"
 #include "lib/log.h"
 
-enum { OPT_FORMAT = 0x100, OPT_RANGE, OPT_SMS };
+enum { OPT_FORMAT = 0x100, OPT_RANGE, OPT_SMS, OPT_RULES };
 
 static const struct argp_option analyze_options[] = {
 	{ "pid", 'p', "PID", 0, "Only this process", 0 },
@@ -20,6 +20,8 @@ static const struct argp_option analyze_options[] = {
 	  "ranges", 0 },
 	{ "sms", OPT_SMS, "N", 0, "The GPU's number of SMs, for small_grid (default: the trace's, "
 	  "from NVML at recording, the smallest GPU's when they differ; else assumed 40)", 0 },
+	{ "rules", OPT_RULES, "LIST", 0, "The findings of these rules only (comma-separated ids, "
+	  "RULES below); the answers stay whole", 0 },
 	{ "format", OPT_FORMAT, "FORMAT", 0, "table (default), json or md", 0 },
 	{ "output", 'o', "OUT", 0, "Write to OUT (default: stdout, also -)", 0 },
 	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace an output file that exists", 0 },
@@ -44,6 +46,7 @@ static const char analyze_doc_fmt[] =
 "  gtrace-bpf analyze run.gtrace\n"
 "  gtrace-bpf analyze run.gtrace -p 4242 --format json > findings.json\n"
 "  gtrace-bpf analyze run.gtrace --range 2 --sms 132\n"
+"  gtrace-bpf analyze run.gtrace --rules sync_in_loop,cuda_api_sync\n"
 "  gtrace-bpf analyze run.gtrace --format md -o analysis.md";
 
 static error_t analyze_parse(int key, char *arg, struct argp_state *state)
@@ -62,6 +65,32 @@ static error_t analyze_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad SM count '%s': give a number from 1", arg);
 		o->core.sm_count = (uint32_t)v;
 		break;
+	case OPT_RULES: {
+		char *copy = strdup(arg), *tok, *save = NULL;
+
+		if (!copy)
+			argp_failure(state, 1, ENOMEM, "out of memory");
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			int r = az_rule__by_id(tok);
+
+			if (r < 0) {
+				const char *ids[AZ_RULE__COUNT + 1], *near;
+
+				for (int i = 0; i < AZ_RULE__COUNT; i++)
+					ids[i] = az_rule__id(i);
+				ids[AZ_RULE__COUNT] = NULL;
+				near = cli__nearest(tok, ids);
+				argp_error(state, "unknown rule '%s' in --rules%s%s%s", tok,
+					   near ? ": did you mean " : " (analyze --help lists them)",
+					   near ? near : "", near ? "?" : "");
+			}
+			o->core.rules |= 1u << r;
+		}
+		free(copy);
+		if (!o->core.rules)
+			argp_error(state, "--rules needs at least one rule (analyze --help lists them)");
+		break;
+	}
 	case OPT_RANGE:
 		if (stats__check_range(arg))
 			argp_error(state, "bad range '%s': give the number of a capture range (1, 2, ...) "

@@ -2,16 +2,19 @@
 /* gtrace-bpf [record]: the default command. */
 #include <argp.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include "cli/cli.h"
 #include "lib/owner.h"
 #include "lib/log.h"
 #include "merge/merge.h"
 #include "record/gpum/gpu_metrics.h"
 #include "record/record.h"
+#include "stats/stats.h"
 #include "cli/record_opts.h"
 
 /* "%s" is the list of commands, from main.c's table */
@@ -53,13 +56,20 @@ static const char record_doc_fmt[] =
 enum {
 	OPT_SCENARIO = 0x100, OPT_MAX_SIZE, OPT_BUFSIZE, OPT_LIBCUDA, OPT_NO_LAUNCH_EXIT, OPT_LAUNCH_EXIT,
 	OPT_IOCTL_MAJORS, OPT_CUPTI, OPT_CUPTI_LIB, OPT_MODE, OPT_LIGHT_WINDOW, OPT_NVTX_CAPTURE,
-	OPT_RANGE_END, OPT_GPU_METRICS, OPT_LIBNCCL, OPT_CGROUP, OPT_AS_ROOT,
+	OPT_RANGE_END, OPT_GPU_METRICS, OPT_LIBNCCL, OPT_CGROUP, OPT_AS_ROOT, OPT_STATS,
 };
+
+/* --stats: the reports printed at the end, as nsys' --stats=true does */
+#define RECORD_STATS "cuda_api_sum,cuda_gpu_kern_sum,cuda_launch_sum,cuda_sync_sum,cuda_mem_size_sum"
 
 static const struct argp_option record_options[] = {
 	{ "all", 'a', NULL, 0, "Trace every process that uses CUDA, also ones started later", 0 },
 	{ "pid", 'p', "PID[,PID...]", 0, "Trace only these processes (repeatable)", 0 },
-	{ "output", 'o', "FILE", 0, "Write the trace to FILE", 0 },
+	{ "output", 'o', "FILE", 0, "Write the trace to FILE (.gtrace is added to a name that has "
+	  "not got it and is not there)", 0 },
+	{ "stats", OPT_STATS, "LIST", OPTION_ARG_OPTIONAL,
+	  "At the end, print stats' reports of the trace (default: " RECORD_STATS "; LIST: "
+	  "others, comma-separated)", 0 },
 	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace FILE if it exists", 0 },
 	{ "as-root", OPT_AS_ROOT, NULL, 0,
 	  "Under sudo, run CMD as root (by default it runs as the user who ran sudo, and the files "
@@ -76,8 +86,9 @@ static const struct argp_option record_options[] = {
 	  "cost of a second probe per launch (default: launches are recorded at entry only)", 0 },
 	{ "no-launch-exit", OPT_NO_LAUNCH_EXIT, NULL, OPTION_HIDDEN, "", 0 },
 	{ "trace", 't', "LIST", 0,
-	  "Sources to record: cuda,ioctl,sched (default: all three); cupti adds --cupti; none "
-	  "records the GPU side only (with --cupti)", 0 },
+	  "Sources to record: cuda,ioctl,sched (default: all three); cupti adds --cupti, and so "
+	  "does nvtx (NVTX ranges come from the CUPTI agent); none records the GPU side only "
+	  "(with --cupti)", 0 },
 	{ "capture-range", 'c', "KIND", 0,
 	  "Record only inside ranges, per process: none (default); cudaProfilerApi (between "
 	  "cuProfilerStart and cuProfilerStop, e.g. cudaProfilerStart or torch.cuda.profiler.start()); "
@@ -101,10 +112,14 @@ struct record_cli {
 	bool dashdash;		/* CMD came after "--" (or "--" ended the line) */
 	bool trace_none;	/* --trace none */
 	bool range_end_set;	/* --capture-range-end given */
+	bool nvtx_source;	/* -t nvtx: said once that it means the agent */
+	const char *stats;	/* --stats: the reports, NULL = none */
+	char output[PATH_MAX];	/* -o with .gtrace added */
+	char written[PATH_MAX];	/* the trace written (record_opts.written) */
 	struct record_common common;	/* the options record and daemon share */
 };
 
-static const char *const trace_sources[] = { "cuda", "ioctl", "sched", "cupti", "none", NULL };
+static const char *const trace_sources[] = { "cuda", "ioctl", "sched", "cupti", "nvtx", "none", NULL };
 static const char *const range_kinds[] = { "none", "cudaProfilerApi", "nvtx", NULL };
 
 /* --capture-range-end: stop = 1 range, repeat = no limit, repeat:N. */
@@ -187,13 +202,17 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 
 		o->trace_cuda = o->trace_ioctl = o->trace_sched = false;
 		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			bool *on[] = { &o->trace_cuda, &o->trace_ioctl, &o->trace_sched, &o->cupti, &none };
+			bool *on[] = { &o->trace_cuda, &o->trace_ioctl, &o->trace_sched, &o->cupti,
+				       &o->cupti, &none };
 			int i = cli__choice(tok, trace_sources);
+			const char *near = i < 0 ? cli__nearest(tok, trace_sources) : NULL;
 
 			if (i < 0)
-				argp_error(state, "unknown source '%s' in --trace (cuda, ioctl, sched, cupti, "
-					   "none)", tok);
+				argp_error(state, "unknown source '%s' in --trace%s%s%s (cuda, ioctl, sched, "
+					   "cupti, nvtx, none)", tok, near ? ": did you mean " : "",
+					   near ? near : "", near ? "?" : "");
 			*on[i] = true;
+			c->nvtx_source |= !strcmp(tok, "nvtx");
 		}
 		free(copy);
 		if (none && (o->trace_cuda || o->trace_ioctl || o->trace_sched))
@@ -229,6 +248,19 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	case OPT_IOCTL_MAJORS:
 		o->ioctl_majors = arg;
 		break;
+	case OPT_STATS: {
+		char bad[64];
+
+		if (arg && stats__check_reports(arg, bad, sizeof(bad))) {
+			const char *near = cli__nearest(bad, stats_report_names);
+
+			argp_error(state, "unknown report '%s' in --stats%s%s%s", bad,
+				   near ? ": did you mean " : " (stats --help lists them)", near ? near : "",
+				   near ? "?" : "");
+		}
+		c->stats = arg ? arg : RECORD_STATS;
+		break;
+	}
 	default:
 		if (cli__output_arg(key, arg, state, false, &o->output, &o->force) == ARGP_ERR_UNKNOWN)
 			return cli__cmd_arg(key, state, &o->cmd, &c->dashdash);
@@ -281,6 +313,25 @@ static int check_capture(const struct record_cli *c)
 	return 2;
 }
 
+/* -o NAME: NAME.gtrace when NAME has not got the extension and nothing is
+ * at NAME (what is there is refused or replaced as named). 0, or 2 after
+ * one line when the name gets too long. */
+static int trace_name(struct record_cli *c)
+{
+	const char *o = c->rec.output;
+	size_t n = strlen(o);
+	struct stat st;
+
+	if ((n >= 7 && !strcmp(o + n - 7, ".gtrace")) || !strcmp(o, "-") || !lstat(o, &st) || errno != ENOENT)
+		return 0;
+	if (snprintf(c->output, sizeof(c->output), "%s.gtrace", o) >= (int)sizeof(c->output)) {
+		pr_err("-o %s: the name is too long", o);
+		return 2;
+	}
+	c->rec.output = c->output;
+	return 0;
+}
+
 /* The command line, parsed and checked: 0, or the status to exit with
  * after one line on stderr. */
 static int cmd_record_check(const struct argp *argp, int argc, char **argv, struct record_cli *c)
@@ -289,6 +340,10 @@ static int cmd_record_check(const struct argp *argp, int argc, char **argv, stru
 
 	if (cli__parse(argp, argc, argv, c))
 		return 2;
+	if (c->rec.output && (err = trace_name(c)))
+		return err;
+	if (c->nvtx_source)
+		pr_info("-t nvtx: NVTX ranges are recorded by the CUPTI agent, so --cupti is on");
 	c->rec.pids = c->pids.v;
 	c->rec.npids = c->pids.n;
 	c->rec.libnccl = c->libnccl.v;
@@ -338,6 +393,24 @@ static char *record_doc(void)
 	return doc;
 }
 
+/* --stats: the reports of the trace written, on stdout after CMD's own
+ * output; a trace not written or not readable is one line, the status
+ * stays the recording's. */
+static void print_stats(const struct record_cli *c)
+{
+	struct stats_opts so = { .path = c->written, .reports = c->stats, .format = STATS_TABLE,
+				 .out = stdout, .err = stderr };
+
+	if (!c->written[0]) {
+		pr_warn("--stats: no trace was written");
+		return;
+	}
+	fflush(stdout);
+	if (stats__run(&so))
+		pr_warn("--stats: the reports of %s could not be printed (gtrace-bpf stats %s)", c->written,
+			c->written);
+}
+
 int cmd_record(int argc, char **argv, const char *cmdline)
 {
 	char *doc = record_doc();
@@ -356,6 +429,8 @@ int cmd_record(int argc, char **argv, const char *cmdline)
 	c.rec.quiet = c.common.quiet;
 	c.rec.cmdline = cmdline;
 	/* record, then merge what the CUPTI agents wrote */
+	if (c.stats)
+		c.rec.written = c.written;
 	status = record__run(&c.rec, &spools);
 	if (spools) {
 		bool merged = !merge_spools(spools);
@@ -364,6 +439,8 @@ int cmd_record(int argc, char **argv, const char *cmdline)
 			status = 1;
 		record_spools__done(spools, merged);
 	}
+	if (c.stats)
+		print_stats(&c);
 out:
 	if (!doc)
 		pr_err("out of memory");

@@ -61,8 +61,11 @@ static error_t stats_parse(int key, char *arg, struct argp_state *state)
 		char bad[64];
 
 		if (stats__check_reports(arg, bad, sizeof(bad))) {
-			char *list = stats_report_list(", ");
+			const char *near = cli__nearest(bad, stats_report_names);
+			char *list = near ? NULL : stats_report_list(", ");
 
+			if (near)
+				argp_error(state, "unknown report '%s': did you mean %s?", bad, near);
 			argp_error(state, "unknown report '%s' (%s)", bad, list ? list : "see --help");
 			free(list);
 		}

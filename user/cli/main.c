@@ -122,63 +122,27 @@ static int cmd_help(int argc, char **argv, const char *cmdline)
 	return c->fn(2, av, cmdline);
 }
 
-/* Edit distance with transpositions (optimal string alignment) between a
- * and b, both at most 31 bytes; 99 when longer. Written here: a dozen lines
- * for one use, over names of a few letters. */
-static unsigned edit_distance(const char *a, const char *b)
-{
-	size_t n = strlen(a), m = strlen(b), i, j;
-	unsigned d[32][32];
-
-	if (n > 31 || m > 31)
-		return 99;
-	for (i = 0; i <= n; i++)
-		d[i][0] = (unsigned)i;
-	for (j = 0; j <= m; j++)
-		d[0][j] = (unsigned)j;
-	for (i = 1; i <= n; i++) {
-		for (j = 1; j <= m; j++) {
-			unsigned c = a[i - 1] != b[j - 1], v = d[i - 1][j - 1] + c;
-
-			if (d[i - 1][j] + 1 < v)
-				v = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < v)
-				v = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
-				v = d[i - 2][j - 2] + 1;
-			d[i][j] = v;
-		}
-	}
-	return d[n][m];
-}
-
 /* A first word that is no command, a program to record, unless it looks
  * like a mistyped command or a trace file: then one line and true. */
 static bool refused_word(const char *w)
 {
 	size_t n = strlen(w);
-	const struct cmd *best = NULL;
-	unsigned bd = 99;
+	const char *best;
 
 	if (n > 7 && !strcmp(w + n - 7, ".gtrace")) {
 		pr_err("'%s' is a trace, not a command: give the command first, e.g. gtrace-bpf stats %s "
 		       "(to run it as a program, write gtrace-bpf -- %s)", w, w, w);
 		return true;
 	}
-	for (size_t i = 0; i < NCMDS; i++) {
-		unsigned d = edit_distance(w, cmds[i].name);
+	const char *names[NCMDS + 1];
 
-		/* a tie goes to the name as long as the word (a swap, not a
-		 * letter lost: stauts is status) */
-		if (d < bd || (d == bd && best && strlen(cmds[i].name) == n && strlen(best->name) != n)) {
-			bd = d;
-			best = &cmds[i];
-		}
-	}
-	/* one edit in a short name, two in a longer one */
-	if (best && bd <= (n >= 6 ? 2u : 1u)) {
+	for (size_t i = 0; i < NCMDS; i++)
+		names[i] = cmds[i].name;
+	names[NCMDS] = NULL;
+	best = cli__nearest(w, names);
+	if (best) {
 		pr_err("'%s' is not a command: did you mean %s? (to run the program, write gtrace-bpf -- %s ...)",
-		       w, best->name, w);
+		       w, best, w);
 		return true;
 	}
 	return false;

@@ -693,6 +693,8 @@ cleanup:
 	cuda_bpf__destroy(r->skel);
 	trace_writer__free(r->w);
 	EXT_CALL(r, close);
+	if (o->written && r->to_file && finished && strlen(r->path) < PATH_MAX)
+		memcpy(o->written, r->path, strlen(r->path) + 1);
 	if (cupti_session__dir(r->cupti) && r->to_file && finished) {
 		if (gpu_side && (*spools = calloc(1, sizeof(**spools))))
 			memcpy((*spools)->trace, r->path, sizeof((*spools)->trace));

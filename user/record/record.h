@@ -27,6 +27,8 @@ struct record_opts {
 	size_t npids;
 	char **cmd;			/* -- CMD ARGS: start and trace it, NULL-terminated */
 	const char *output;		/* -o, NULL = default name in the current directory */
+	char *written;			/* when not NULL: the path of the trace written (PATH_MAX
+					 * bytes), "" when none was finished */
 	bool force;			/* replace an existing output */
 	const char *scenario;		/* part of the default name */
 	double duration;		/* -d seconds from the start (the delay included), 0 = until stopped */
