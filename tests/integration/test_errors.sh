@@ -248,7 +248,7 @@ t_killed_recorder() {
 # minus the call's entry, exactly.
 t_killed_in_sync() {
 	local rc i n size wl
-	GT_LIBCUDA=$MOCK_LIB GT_MOCK_SYNC_US=600000000 start_tracer --libcuda "$MOCK_LIB" -o "$T/k.gtrace" -- \
+	GT_LIBCUDA=$MOCK_LIB GT_MOCK_SYNC_US=120000000 start_tracer --libcuda "$MOCK_LIB" -o "$T/k.gtrace" -- \
 		"$WORKLOAD" --launches 4 --syncs 1
 	# the sync's entry in a chunk on disk, then a later chunk (the recorder
 	# writes its counters and a chunk about once a second)
@@ -258,17 +258,20 @@ t_killed_in_sync() {
 		sleep 0.1
 	done
 	[ "$n" -gt 0 ] || fatal "no synchronize call in the trace after 30 s of recording"
+	# the workload, in its 120 s sync: the process the trace names, killed
+	# at the case's end whatever happens
+	wl=$("$GTRACE" dump "$T/k.gtrace" 2> /dev/null | jq -r 'select(.type == "sync") | .pid' | head -n 1)
+	grep -q cuda_workload "/proc/$wl/cmdline" 2> /dev/null && PIDS+=("$wl")
 	size=$(stat -c %s "$T/k.gtrace")
 	for ((i = 0; i < 300; i++)); do
 		[ "$(stat -c %s "$T/k.gtrace")" -gt "$size" ] && break
 		sleep 0.1
 	done
 	[ "$(stat -c %s "$T/k.gtrace")" -gt "$size" ] || fatal "no chunk written after the sync's in 30 s"
-	wl=$(pgrep -P "$TRACER_PID" | head -n 1)
 	kill -KILL "$TRACER_PID"
 	wait "$TRACER_PID" 2> /dev/null
-	[ -n "$wl" ] && kill -KILL "$wl" 2> /dev/null
 	"$GTRACE" dump "$T/k.gtrace" 2> /dev/null | jq -c 'select(.type == "sync")' > "$T/sync.json"
+	grep -q cuda_workload "/proc/$wl/cmdline" 2> /dev/null && kill -KILL "$wl" 2> /dev/null
 	jq -e '.incomplete == true' "$T/sync.json" > /dev/null || fatal "the sync is not open in the trace: $(cat "$T/sync.json")"
 	"$GTRACE" analyze --format json -o "$T/a.json" "$T/k.gtrace" 2> "$T/a.err"
 	rc=$?

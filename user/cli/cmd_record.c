@@ -61,6 +61,7 @@ enum {
 
 /* --stats: the reports printed at the end, as nsys' --stats=true does */
 #define RECORD_STATS "cuda_api_sum,cuda_gpu_kern_sum,cuda_launch_sum,cuda_sync_sum,cuda_mem_size_sum"
+#define RECORD_STATS_WORDS "cuda_api_sum, cuda_gpu_kern_sum, cuda_launch_sum, cuda_sync_sum, cuda_mem_size_sum"
 
 static const struct argp_option record_options[] = {
 	{ "all", 'a', NULL, 0, "Trace every process that uses CUDA, also ones started later", 0 },
@@ -68,7 +69,7 @@ static const struct argp_option record_options[] = {
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE (.gtrace is added to a name that has "
 	  "not got it and is not there)", 0 },
 	{ "stats", OPT_STATS, "LIST", OPTION_ARG_OPTIONAL,
-	  "At the end, print stats' reports of the trace (default: " RECORD_STATS "; LIST: "
+	  "At the end, print stats' reports of the trace (default: " RECORD_STATS_WORDS "; LIST: "
 	  "others, comma-separated)", 0 },
 	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace FILE if it exists", 0 },
 	{ "as-root", OPT_AS_ROOT, NULL, 0,
