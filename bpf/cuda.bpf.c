@@ -14,6 +14,7 @@
 __u64 n_drop_stash = 0;
 __u64 n_str_fault = 0;
 __u64 n_args_fault = 0;
+__u64 n_stack_fault = 0;	/* stacks the unwinder could not take (--stacks) */
 __u64 n_ranges = 0;		/* capture ranges opened (the last index given) */
 __u64 n_ranges_nested = 0;	/* opens inside an open range of the process: ignored */
 __u64 n_ranges_refused = 0;	/* opens beyond range_max: not recorded */
@@ -141,6 +142,60 @@ static __always_inline void range_close(__u64 id, __u32 flags)
 	range_record(id, GT_CAP_RANGE_CLOSE, source, index, flags);
 }
 
+/* --stacks: the thread's user stack, as a record just before the call's
+ * entry (same time), when the probe's cookie asks for it. The kernel's
+ * unwinder follows frame pointers from the probed function, whose own
+ * frame is not set up yet at its entry: its caller's return address, at
+ * the stack pointer, is taken apart for the recorder to put in. */
+/* Processes whose first stack was sent: that one wakes the recorder at
+ * once, so that it reads the process' mappings while it is in the call. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} stack_pids SEC(".maps");
+
+static __always_inline void ustack(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts)
+{
+	__u32 pid = id >> 32;
+	struct gt_ustack *e;
+	bool first;
+	__u8 one = 1;
+	long n;
+
+	if (!(cookie & GT_COOKIE_STACK))
+		return;
+	e = reserve(sizeof(*e));
+	if (!e)
+		return;
+	e->flags = 0;
+	e->_pad = 0;
+	if (bpf_probe_read_user(&e->caller, sizeof(e->caller), (void *)PT_REGS_SP(ctx)))
+		e->caller = 0;
+	n = bpf_get_stack(ctx, e->ip, sizeof(e->ip), BPF_F_USER_STACK);
+	if (n <= 0) {
+		e->ip[0] = PT_REGS_IP(ctx);
+		n = sizeof(e->ip[0]);
+		e->flags |= GT_STACK_FAULT;
+		count(&n_stack_fault);
+	}
+	n /= sizeof(e->ip[0]);
+	if (n >= GT_USTACK_MAX) {
+		n = GT_USTACK_MAX;
+		e->flags |= GT_STACK_CUT;
+	}
+	e->nframes = n;
+	fill_hdr_at(&e->hdr, id, GT_REC_USTACK, sizeof(*e), GT_COOKIE_API(cookie), ts);
+	first = !bpf_map_lookup_elem(&stack_pids, &pid);
+	if (first) {
+		bpf_map_update_elem(&stack_pids, &pid, &one, BPF_ANY);
+		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	} else {
+		submit(e);
+	}
+}
+
 /* Remembers where the call will write its result (new handle, pointer). */
 static __always_inline void stash_out(struct pt_regs *ctx, __u64 id, __u64 cookie)
 {
@@ -168,6 +223,7 @@ int call_entry(struct pt_regs *ctx)
 	if (!entry_wanted(id, cookie, &ts))
 		return 0;
 	stash_out(ctx, id, cookie);
+	ustack(ctx, id, cookie, ts);
 	e = reserve(sizeof(*e));
 	if (!e)
 		return 0;
@@ -370,6 +426,7 @@ int call_str_entry(struct pt_regs *ctx)
 	if (!entry_wanted(id, cookie, &ts))
 		return 0;
 	stash_out(ctx, id, cookie);
+	ustack(ctx, id, cookie, ts);
 	e = reserve(sizeof(*e));
 	if (!e)
 		return 0;
@@ -421,6 +478,7 @@ static __always_inline int memcpy_struct(struct pt_regs *ctx, bool three_d)
 
 	if (!entry_wanted(id, cookie, &ts))
 		return 0;
+	ustack(ctx, id, cookie, ts);
 	e = reserve(sizeof(*e));
 	if (!e)
 		return 0;

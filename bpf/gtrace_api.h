@@ -101,6 +101,9 @@ enum gt_copy_kind {
 #define GT_COOKIE_SWAP		(1ull << 33)
 #define GT_COOKIE_GEN		(1ull << 34)
 #define GT_COOKIE_GEN_OF(c)	((unsigned)(((c) >> 34) & 1))
+/* --stacks: the entry takes the calling thread's user stack (struct
+ * gt_ustack, before the entry record) */
+#define GT_COOKIE_STACK		(1ull << 35)
 
 /* api_state[api], one byte per api, written by the recorder during a swap:
  *   GEN   the generation whose probes record the api now;

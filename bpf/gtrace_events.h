@@ -34,6 +34,11 @@ enum gt_rec_type {
 				 * not in place: held until they were, or the calls it made before
 				 * may be missing (struct gt_libload; BPF's, completed by the
 				 * recorder) */
+	GT_REC_USTACK = 16,	/* the user stack of the call its thread enters next, raw (struct
+				 * gt_ustack): from BPF to the recorder only, which writes a
+				 * GT_REC_STACK_REF in its place */
+	GT_REC_STACK_REF = 17,	/* the interned stack of the call entered next on hdr.tid at hdr.ts
+				 * (struct gt_stack_ref) */
 
 	GT_REC_NAME = 32,	/* name table entry written by the recorder (struct gt_name) */
 	GT_REC_STATS = 33,	/* snapshot of the drop and event counters (struct gt_stats) */
@@ -59,6 +64,9 @@ enum gt_rec_type {
 				 * (struct gt_gpu_metric) */
 	GT_REC_PROC_RANK = 52,	/* a process' rank in its job, from its environment at exec
 				 * (struct gt_proc_rank) */
+	GT_REC_STACK = 53,	/* an interned stack: its frames as module + offset (struct gt_stack) */
+	GT_REC_MODULE = 54,	/* a file the frames of stacks point into (struct gt_module) */
+	GT_REC_SYMBOL = 55,	/* the function a frame of a module falls in (struct gt_symbol) */
 	GT_REC_MAX = 63,
 };
 
@@ -600,6 +608,83 @@ struct gt_merge_stats {
 
 #define GT_REC_ALIGN(n) (((n) + 7u) & ~7u)
 
+/* ---- call stacks (--stacks): native user stacks by frame pointers ---- */
+
+#define GT_USTACK_MAX	48	/* frames BPF takes of a stack; a deeper one is cut */
+
+/* Flags of struct gt_ustack and struct gt_stack. */
+#define GT_STACK_CUT		(1u << 0)	/* GT_USTACK_MAX frames: the stack may go deeper */
+#define GT_STACK_CALLER		(1u << 1)	/* the caller's frame was taken from the stack
+						 * pointer (the kernel's unwinder skips it at a
+						 * function's entry) */
+#define GT_STACK_FAULT		(1u << 2)	/* the unwinder failed: only the probed function */
+
+/* BPF's raw user stack of a call, just before its entry record (same ts and
+ * thread): ip[0] the probed function, then return addresses by frame
+ * pointers; caller the return address at the stack pointer (the probed
+ * function's caller, which the kernel's unwinder may skip at its entry). */
+struct gt_ustack {
+	struct gt_hdr hdr;	/* api = the call's */
+	__u16 nframes;		/* ip[] entries used */
+	__u16 flags;		/* GT_STACK_* */
+	__u32 _pad;		/* explicit padding, zero */
+	__u64 caller;		/* *(u64 *)sp at the entry, 0 when unreadable */
+	__u64 ip[GT_USTACK_MAX];
+};
+
+/* A call's stack: the next entry of hdr.tid, whose hdr.ts it carries. */
+struct gt_stack_ref {
+	struct gt_hdr hdr;	/* api = the call's */
+	__u32 stack;		/* a GT_REC_STACK's id, written before this record */
+	__u32 _pad;		/* explicit padding, zero */
+};
+
+/* A frame: an offset in a file (a GT_REC_MODULE), or, module 0, an address
+ * in no file (JIT code, anonymous memory). */
+struct gt_stack_frame {
+	__u32 module;		/* GT_REC_MODULE id, 0 = none */
+	__u32 _pad;		/* explicit padding, zero */
+	__u64 offset;		/* file offset of the instruction (the return address for
+				 * frames after the first); the address when module is 0 */
+};
+
+/* An interned stack, innermost frame first (the probed libcuda function). */
+struct gt_stack {
+	struct gt_hdr hdr;	/* pid: the process it was first seen in */
+	__u32 id;		/* from 1, unique in the trace */
+	__u16 nframes;
+	__u16 flags;		/* GT_STACK_* */
+	struct gt_stack_frame frames[];
+};
+
+/* A file frames point into, as the process mapped it. */
+struct gt_module {
+	struct gt_hdr hdr;	/* pid: the process it was first seen in */
+	__u32 id;		/* from 1, unique in the trace */
+	__u16 len;		/* bytes of path[] with its NUL */
+	__u8 build_id_len;	/* bytes of build_id[] used, 0 = none found */
+	__u8 _pad;		/* explicit padding, zero */
+	__u8 build_id[20];	/* the ELF note's GNU build id */
+	__u32 _pad2;		/* explicit padding, zero */
+	char path[];		/* as in /proc/PID/maps */
+};
+
+/* The function a frame's offset falls in, from the module's symbol table. */
+struct gt_symbol {
+	struct gt_hdr hdr;
+	__u32 module;		/* GT_REC_MODULE id */
+	__u16 len;		/* bytes of name[] with its NUL */
+	__u16 _pad;		/* explicit padding, zero */
+	__u64 offset;		/* the frame's offset, as in struct gt_stack_frame */
+	__u64 delta;		/* the instruction's distance from the function's start */
+	char name[];		/* the symbol (mangled, as the file has it) */
+};
+
+_Static_assert(sizeof(struct gt_ustack) == 424, "gt_ustack size");
+_Static_assert(sizeof(struct gt_stack_ref) == 32, "gt_stack_ref size");
+_Static_assert(sizeof(struct gt_stack) == 32, "gt_stack size");
+_Static_assert(sizeof(struct gt_module) == 56, "gt_module size");
+_Static_assert(sizeof(struct gt_symbol) == 48, "gt_symbol size");
 _Static_assert(sizeof(struct gt_hdr) == 24, "gt_hdr size");
 _Static_assert(sizeof(struct gt_call) == 72, "gt_call size");
 _Static_assert(sizeof(struct gt_launch) == 72, "gt_launch size");

@@ -8,8 +8,9 @@
 #   record beside decode: format/, lib/, its skeletons and the ABI headers;
 #     inside it record/probes (BPF objects, ladders, discovery),
 #     record/procs (processes: names, /proc, the cgroup target, recovered
-#     kernel names; below probes) and record/gpum (the NVML sampler), which
-#     include nothing of record/
+#     kernel names; below probes), record/gpum (the NVML sampler) and
+#     record/stacks (call stacks: addresses to files and symbols, with
+#     libelf), which include nothing of record/
 #   daemon between record and cli: record/ (its interface, record/ext.h, and
 #     what it names there), merge/, format/, lib/; inside it daemon/budget
 #     (the overhead budget and its shedding), which includes nothing of
@@ -33,10 +34,11 @@ declare -A allow=(
 	[lib]=""
 	[format]="lib bpf cupti"
 	[decode]="lib format bpf cupti"
-	[record]="lib format record/probes record/procs record/gpum bpf cupti SKEL"
+	[record]="lib format record/probes record/procs record/gpum record/stacks bpf cupti SKEL"
 	[record/probes]="lib format record/procs bpf cupti SKEL"
 	[record/procs]="lib format bpf"
 	[record/gpum]="lib format bpf"
+	[record/stacks]="lib format bpf SKEL"
 	[merge]="lib format decode bpf cupti"
 	[export]="lib format decode bpf cupti"
 	[stats]="lib format decode bpf cupti"

@@ -12,13 +12,13 @@
 
 _gtrace_bpf_cmds="record census dump export stats merge analyze report diff daemon snapshot status help"
 _gtrace_bpf_reports="cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_sum process_sum ioctl_sum cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency capture_sum gpu_metrics_sum cuda_device_sum nccl_sum"
-_gtrace_bpf_rules="gpu_time_util gpu_gaps launch_bound cuda_api_sync sync_in_loop cuda_memcpy_sync cuda_memcpy_async cuda_memset_sync small_grid single_stream default_stream host_stall nccl_wait nccl_straggler"
+_gtrace_bpf_rules="gpu_time_util gpu_gaps launch_bound cuda_api_sync sync_in_loop cuda_memcpy_sync cuda_memcpy_async cuda_memset_sync small_grid single_stream default_stream host_stall sync_site nccl_wait nccl_straggler"
 
 # The long options of command $1 (those of --help, which every command takes).
 _gtrace_bpf_opts() {
 	local common="--help --usage --version"
 	case $1 in
-	record) echo "--all --as-root --buffer-size --capture-range --capture-range-end --cgroup --cupti --cupti-lib --delay --duration --force --gpu-metrics --ioctl-majors --launch-exit --libcuda --libnccl --light-window --max-size --mode --nvtx-capture --output --pid --quiet --scenario --stats --trace --verbose $common" ;;
+	record) echo "--all --as-root --buffer-size --capture-range --capture-range-end --cgroup --cupti --cupti-lib --delay --duration --force --gpu-metrics --ioctl-majors --launch-exit --libcuda --libnccl --light-window --max-size --mode --nvtx-capture --output --pid --quiet --scenario --stacks --stats --trace --verbose $common" ;;
 	dump) echo "--summary $common" ;;
 	export) echo "--findings --force --format --output $common" ;;
 	stats) echo "--force --format --output --range --report --timeunit $common" ;;
@@ -27,7 +27,7 @@ _gtrace_bpf_opts() {
 	diff) echo "--force --format --iter --output --pid $common" ;;
 	merge) echo "--force --output --quiet $common" ;;
 	census) echo "--functions --libcuda $common" ;;
-	daemon) echo "--budget --buffer-size --cgroup --cupti --cupti-lib --dir --gpu-metrics --libcuda --light-window --log --memory --metrics --metrics-remote --mode --owner --post --quiet --trigger --verbose --window $common" ;;
+	daemon) echo "--budget --buffer-size --cgroup --cupti --cupti-lib --dir --gpu-metrics --libcuda --light-window --log --memory --metrics --metrics-remote --mode --owner --post --quiet --stacks --trigger --verbose --window $common" ;;
 	snapshot) echo "--last --output --pid $common" ;;
 	status) echo "--json --verbose $common" ;;
 	help) ;;
@@ -109,6 +109,8 @@ _gtrace_bpf() {
 		return 0 ;;
 	--mode)
 		COMPREPLY=($(compgen -W "full light" -- "$cur")); return 0 ;;
+	--stacks)
+		COMPREPLY=($(compgen -W "none sync" -- "$cur")); return 0 ;;
 	-c|--capture-range)
 		COMPREPLY=($(compgen -W "none cudaProfilerApi nvtx" -- "$cur")); return 0 ;;
 	--capture-range-end)

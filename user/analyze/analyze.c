@@ -62,6 +62,7 @@ static void acc_free(struct az_acc *acc)
 	free_map(&acc->lstreams, false);
 	free_map(&acc->knames, true);
 	free_map(&acc->gstreams, false);
+	free_map(&acc->sites, true);
 	loghist__free(&acc->launch_dur);
 	loghist__free(&acc->launch_gap);
 	loghist__free(&acc->per_wait);

@@ -81,7 +81,10 @@ struct az_example {
 	uint64_t ts;		/* CLOCK_MONOTONIC ns, the trace's clock */
 	uint64_t dur;		/* ns; 0 for an instant */
 	uint32_t pid, tid;	/* the thread it happened on (tid 0: the GPU's, none) */
-	const char *what;	/* kernel or api name, "gap", ...: owned by the result */
+	const char *what;	/* kernel or api name, "gap", ...: owned by the result; a call with
+				 * a stack (--stacks): "cuStreamSynchronize from train_step+0x1c
+				 * (app)", its call site */
+	uint32_t stack;		/* the call's stack (gt_decoder__stack), 0 none */
 };
 
 struct az_finding {

@@ -192,6 +192,31 @@ static int copy_host_side(const struct az_proc *p, const struct gt_callrec *c)
 	}
 }
 
+/* A synchronize call with a stack: to its call site's sum (sync_site).
+ * Returns 0 or -ENOMEM. */
+static int site_add(struct analyze *a, struct az_acc *acc, const struct gt_callrec *c)
+{
+	struct gt_frame f;
+	struct az_site *s;
+	uint64_t key;
+
+	if (!gt_decoder__call_site(a->d, c->stack, &f))
+		return 0;
+	/* the frame's file (the decoder keeps one path per module) and offset */
+	key = hash__pair(f.offset, (uint64_t)(uintptr_t)f.module);
+	s = hmap_get_or_new(&acc->sites, key, 0, sizeof(*s), NULL);
+	if (!s)
+		return -ENOMEM;
+	s->ns += c->dur;
+	s->n++;
+	if (c->dur > s->longest.value || !s->longest.ex.stack)
+		s->longest = (struct az_top_ent){ c->dur, { c->ts, c->dur, c->pid, c->tid,
+							    gt_api__name(c->api), c->stack } };
+	acc->site_waits++;
+	acc->site_wait_ns += c->dur;
+	return 0;
+}
+
 int az_calls__acc(struct analyze *a, struct az_acc *acc, struct az_proc *p,
 		  const struct gt_callrec *c, bool nested, uint64_t off_now)
 {
@@ -256,8 +281,10 @@ int az_calls__acc(struct analyze *a, struct az_acc *acc, struct az_proc *p,
 			uint64_t from = c->ts > acc->est_end ? c->ts : acc->est_end;
 
 			acc->wait_ns += c->dur;
-			az_top__add(&acc->wait_top, c->dur, c->ts, c->dur, c->pid, c->tid,
-				    gt_api__name(c->api));
+			az_top__add_at(&acc->wait_top, c->dur, c->ts, c->dur, c->pid, c->tid,
+				       gt_api__name(c->api), c->stack);
+			if (c->stack && a->d && site_add(a, acc, c))
+				return -ENOMEM;
 			if (end > from)
 				acc->est_ns += end - from;
 			if (end > acc->est_end)
@@ -278,21 +305,24 @@ int az_calls__acc(struct analyze *a, struct az_acc *acc, struct az_proc *p,
 		if (ai->d == GT_NA) {
 			acc->bc_pending++;
 			acc->bc_pending_ns += c->has_exit ? c->dur : 0;
-			az_top__add(&acc->bc_pending_top, c->has_exit ? c->dur : 0, c->ts,
-				    c->has_exit ? c->dur : 0, c->pid, c->tid, gt_api__name(c->api));
+			az_top__add_at(&acc->bc_pending_top, c->has_exit ? c->dur : 0, c->ts,
+				       c->has_exit ? c->dur : 0, c->pid, c->tid, gt_api__name(c->api),
+				       c->stack);
 		} else if (host == 0) {
 			acc->pageable++;
 			acc->pageable_ns += c->has_exit ? c->dur : 0;
-			az_top__add(&acc->pageable_top, c->has_exit ? c->dur : 0, c->ts,
-				    c->has_exit ? c->dur : 0, c->pid, c->tid, gt_api__name(c->api));
+			az_top__add_at(&acc->pageable_top, c->has_exit ? c->dur : 0, c->ts,
+				       c->has_exit ? c->dur : 0, c->pid, c->tid, gt_api__name(c->api),
+				       c->stack);
 		}
 		return 0;
 	case GT_CLS_MEMSET:
 		if (ai->d == GT_NA && !(c->has_exit && c->ret)) {
 			acc->ms_pending++;
 			acc->ms_pending_ns += c->has_exit ? c->dur : 0;
-			az_top__add(&acc->ms_pending_top, c->has_exit ? c->dur : 0, c->ts,
-				    c->has_exit ? c->dur : 0, c->pid, c->tid, gt_api__name(c->api));
+			az_top__add_at(&acc->ms_pending_top, c->has_exit ? c->dur : 0, c->ts,
+				       c->has_exit ? c->dur : 0, c->pid, c->tid, gt_api__name(c->api),
+				       c->stack);
 		}
 		return 0;
 	default:

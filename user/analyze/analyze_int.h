@@ -70,8 +70,8 @@ struct az_top {
 
 /* Keeps (value, ex) when it is among the best AZ_MAX_EXAMPLES (ties: the
  * earlier one stays). */
-static inline void az_top__add(struct az_top *t, uint64_t value, uint64_t ts, uint64_t dur,
-			       uint32_t pid, uint32_t tid, const char *what)
+static inline void az_top__add_at(struct az_top *t, uint64_t value, uint64_t ts, uint64_t dur,
+				  uint32_t pid, uint32_t tid, const char *what, uint32_t stack)
 {
 	uint32_t i, low = 0;
 
@@ -85,15 +85,28 @@ static inline void az_top__add(struct az_top *t, uint64_t value, uint64_t ts, ui
 			return;
 		i = low;
 	}
-	t->v[i] = (struct az_top_ent){ value, { ts, dur, pid, tid, what } };
+	t->v[i] = (struct az_top_ent){ value, { ts, dur, pid, tid, what, stack } };
+}
+
+/* az_top__add_at() of an example without a stack. */
+static inline void az_top__add(struct az_top *t, uint64_t value, uint64_t ts, uint64_t dur,
+			       uint32_t pid, uint32_t tid, const char *what)
+{
+	az_top__add_at(t, value, ts, dur, pid, tid, what, 0);
 }
 
 static inline void az_top__merge(struct az_top *dst, const struct az_top *src)
 {
 	for (uint32_t i = 0; i < src->n; i++)
-		az_top__add(dst, src->v[i].value, src->v[i].ex.ts, src->v[i].ex.dur, src->v[i].ex.pid,
-			    src->v[i].ex.tid, src->v[i].ex.what);
+		az_top__add_at(dst, src->v[i].value, src->v[i].ex.ts, src->v[i].ex.dur, src->v[i].ex.pid,
+			       src->v[i].ex.tid, src->v[i].ex.what, src->v[i].ex.stack);
 }
+
+/* A call site's synchronize calls (sync_site). */
+struct az_site {
+	uint64_t ns, n;			/* the host's time waiting there, the calls */
+	struct az_top_ent longest;	/* its longest wait (its stack names the site) */
+};
 
 /* A thread as the whole pass sees it. */
 struct az_thread {
@@ -180,6 +193,9 @@ struct az_acc {
 	struct az_top small_launch_top;
 	uint64_t waits, wait_ns;	/* synchronize calls */
 	struct az_top wait_top;
+	/* synchronize calls with a stack (--stacks), by their call site */
+	struct hmap sites;		/* (site key, 0) -> struct az_site */
+	uint64_t site_waits, site_wait_ns;
 	uint64_t est_ns, est_end;	/* union of wait intervals (the estimate) */
 	uint64_t bc_pending, bc_pending_ns, bc_inside, bc_inside_ns;	/* blocking copies */
 	struct az_top bc_pending_top, bc_top;

@@ -307,13 +307,54 @@ static void add_finding(struct rule_ctx *rc, enum az_rule rule, uint64_t cost, b
 				sorted.v[j] = t;
 			}
 	for (uint32_t i = 0; i < sorted.n; i++) {
+		const char *what = sorted.v[i].ex.what ? sorted.v[i].ex.what : "";
+		struct gt_frame site;
+		char buf[1200];
+
 		f->examples[i] = sorted.v[i].ex;
-		f->examples[i].what = az_store__keep(&rc->a->store, sorted.v[i].ex.what ?
-						     sorted.v[i].ex.what : "");
+		/* where the program made the call, when its stack was taken */
+		if (sorted.v[i].ex.stack && rc->a->d && gt_decoder__call_site(rc->a->d, sorted.v[i].ex.stack, &site))
+			f->examples[i].what = az_store__printf(&rc->a->store, "%s from %s", what,
+							       gt_frame__str(&site, buf, sizeof(buf)));
+		else
+			f->examples[i].what = az_store__keep(&rc->a->store, what);
 		if (!f->examples[i].what)
 			rc->err = -ENOMEM;
 	}
 	f->nexamples = sorted.n;
+}
+
+/* sync_site: the call sites of the scope's synchronize calls (those with a
+ * stack) by the host's time waiting there; the finding costs the top one's,
+ * its examples are the longest wait of each of the top sites. */
+static void sync_sites(struct rule_ctx *rc, const struct az_acc *acc)
+{
+	struct az_top top = { 0 };
+	const struct az_site *best = NULL;
+	struct az_store *st = &rc->a->store;
+	struct gt_frame f;
+	char buf[1200];
+	uint64_t nsites = 0;
+
+	for (uint32_t i = 0; i < acc->sites.cap; i++) {
+		const struct az_site *s = acc->sites.s[i].v;
+
+		if (!acc->sites.s[i].used)
+			continue;
+		nsites++;
+		if (!best || s->ns > best->ns)
+			best = s;
+		az_top__add_at(&top, s->ns, s->longest.ex.ts, s->longest.ex.dur, s->longest.ex.pid,
+			       s->longest.ex.tid, s->longest.ex.what, s->longest.ex.stack);
+	}
+	if (!best || !gt_decoder__call_site(rc->a->d, best->longest.ex.stack, &f))
+		return;
+	add_finding(rc, AZ_RULE_SYNC_SITE, best->ns, false, best->n, &top,
+		    az_store__printf(st, "the host waited %s in %s synchronize calls from %s call site%s; "
+				     "most at %s: %s in %s calls (%s of the waits)",
+				     D(acc->site_wait_ns), N(acc->site_waits), N(nsites),
+				     nsites == 1 ? "" : "s", gt_frame__str(&f, buf, sizeof(buf)),
+				     D(best->ns), N(best->n), P(best->ns, acc->site_wait_ns)));
 }
 
 static int cmp_finding(const void *pa, const void *pb)
@@ -390,6 +431,8 @@ static void rules(struct rule_ctx *rc, struct az_acc *acc)
 					     "(median); the host waited %s in them",
 					     N(par->waits), N(par->launches_per_wait),
 					     par->launches_per_wait == 1 ? "" : "es", D(acc->wait_ns)));
+	if (acc->site_waits >= MIN_REPEATS)
+		sync_sites(rc, acc);
 	if (acc->bc_inside >= MIN_REPEATS)
 		add_finding(rc, AZ_RULE_MEMCPY_SYNC, acc->bc_inside_ns, false, acc->bc_inside,
 			    &acc->bc_top,

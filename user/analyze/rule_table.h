@@ -65,6 +65,11 @@ AZ_RULE(NCCL_WAIT, "nccl_wait",
 	"Look at the rank it waited for (nccl_straggler there): balance the work between ranks "
 	"(data sharding, uneven batches), or overlap the communication with compute (bucketed "
 	"all-reduce, async collectives).")
+AZ_RULE(SYNC_SITE, "sync_site",
+	"who synchronized: the call sites where the host waited most in synchronize calls (--stacks)",
+	"Remove or defer the synchronization at the site named (a result read back, a print or "
+	"check of a GPU value, an explicit synchronize): check results every N steps, or record an "
+	"event and query it later.")
 AZ_RULE(NCCL_STRAGGLER, "nccl_straggler",
 	"the rank that came last to collectives, which the others waited for",
 	"Find what delays this rank before its collectives (its host gaps, data loading, a slower"

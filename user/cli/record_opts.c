@@ -15,7 +15,7 @@
 /* above the parents' keys (0x100 onwards, a few dozen) */
 enum {
 	RO_CGROUP = 0x180, RO_BUFSIZE, RO_LIBCUDA, RO_MODE, RO_LIGHT_WINDOW, RO_CUPTI, RO_CUPTI_LIB,
-	RO_GPU_METRICS,
+	RO_GPU_METRICS, RO_STACKS,
 };
 
 static const struct argp_option options[] = {
@@ -45,6 +45,10 @@ static const struct argp_option options[] = {
 	  "Sample GPU metrics through NVML (utilization, memory, clocks, power, temperature; SM, "
 	  "tensor, DRAM, PCIe and NVLink activity on GPUs with GPM) HZ times a second, 1-1000 "
 	  "(default: 10 in full mode, off in light mode; --gpu-metrics alone: 10)", 0 },
+	{ "stacks", RO_STACKS, "none|sync", 0,
+	  "Native call stacks (frame pointers): sync takes the stack of every call the host waits "
+	  "in or that changes memory or modules (synchronizations, blocking copies and sets, "
+	  "allocations and frees, module loads); none (default) takes none", 0 },
 	{ "quiet", 'q', NULL, 0, "Warnings and errors only: no status line or summary", 0 },
 	{ "verbose", 'v', NULL, 0, "More diagnostics (-v: libbpf's warnings too, -vv: all of libbpf's log)", 0 },
 	{ 0 },
@@ -90,6 +94,13 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		cli__gpu_metrics_arg(state, arg, &o->gpu_metrics_hz);
 		c->gpum_set = true;
 		break;
+	case RO_STACKS: {
+		static const char *const stacks[] = { "none", "sync", NULL };
+
+		o->stacks = cli__choose(state, "stacks kind", arg, stacks) == 1 ? RECORD_STACKS_SYNC :
+									    RECORD_STACKS_NONE;
+		break;
+	}
 	case 'q':
 		c->quiet = true;
 		break;

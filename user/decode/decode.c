@@ -211,6 +211,7 @@ static int emit(struct gt_decoder *d, const struct open_call *e, const struct ex
 	c.cpu = e->cpu;
 	c.api = e->api;
 	c.cookie = e->cookie;
+	c.stack = e->stack;
 	c.type = class_type[ai->cls];
 	if (x) {
 		c.has_exit = true;
@@ -281,6 +282,7 @@ static int load_entry(struct open_call *e, const struct gt_hdr *rec)
 	e->rtype = rec->type;
 	e->has_str = false;
 	e->cookie = 0;
+	e->stack = 0;
 	if (rec->type == GT_REC_NCCL) {
 		e->api = (uint16_t)(GT_NCCL_API_BASE + rec->api);
 		e->nargs = 0;
@@ -397,6 +399,7 @@ static int on_entry(struct gt_decoder *d, const struct gt_hdr *rec,
 	if (ai && (ai->ret == GT_R_NONE || gt_rec_entry_only(rec))) {
 		/* no exit will come: the entry is all there is */
 		err = load_entry(&d->tmp, rec);
+		d->tmp.stack = dec__stack_of_entry(d, rec);
 		if (d->on_entry && (rc = d->on_entry(d->ctx, rec, &d->tmp.cookie)))
 			return rc;
 		rc = emit(d, &d->tmp, NULL, 0);
@@ -419,12 +422,14 @@ static int on_entry(struct gt_decoder *d, const struct gt_hdr *rec,
 		memmove(&st->ent[0], &st->ent[1], (STACK_MAX - 1) * sizeof(st->ent[0]));
 		st->ent[STACK_MAX - 1] = spare;
 		err = load_entry(&st->ent[STACK_MAX - 1], rec);
+		st->ent[STACK_MAX - 1].stack = dec__stack_of_entry(d, rec);
 		rc = emit(d, &d->tmp, NULL, 0);
 		if (!rc && hook)
 			rc = hook(d->ctx, rec, &st->ent[STACK_MAX - 1].cookie);
 		return rc ? rc : err;
 	}
 	err = load_entry(&st->ent[st->depth], rec);
+	st->ent[st->depth].stack = dec__stack_of_entry(d, rec);
 	if (hook)
 		rc = hook(d->ctx, rec, &st->ent[st->depth].cookie);
 	st->depth++;
@@ -643,6 +648,14 @@ int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec)
 		if (rc)
 			return rc;
 		break;
+	case GT_REC_STACK_REF:
+	case GT_REC_STACK:
+	case GT_REC_MODULE:
+	case GT_REC_SYMBOL:
+		rc = dec__on_stack_rec(d, rec);
+		if (rc)
+			return rc;
+		break;
 	case GT_REC_STATS:
 	case GT_REC_LIBOPEN:
 	case GT_REC_RANGE:
@@ -726,5 +739,6 @@ void gt_decoder__free(struct gt_decoder *d)
 	kname_table__free(&d->names);	/* the kernels map's references with it */
 	kname_table__free(&d->gpu_names);
 	free(d->tmp.str);
+	dec__stacks_free(d);
 	free(d);
 }

@@ -52,6 +52,7 @@ struct gt_callrec {
 	uint64_t out;		/* exit out value (new handle) when out_valid */
 	bool out_valid;
 	uint64_t cookie;	/* what the entry hook set for this call's entry, 0 if none */
+	uint32_t stack;		/* its native stack (--stacks): gt_decoder__stack's id, 0 none */
 	/* devices (decode/devices.c): GT_DEVICE_UNKNOWN where the trace did not
 	 * show them, never guessed */
 	int32_t device;		/* CUDA device ordinal the call ran on: its stream's or
@@ -210,6 +211,30 @@ const struct gt_decoder_stats *gt_decoder__stats(const struct gt_decoder *d);
 /* The latest hdr.ts of the records fed so far (0 before the first): where a
  * trace without a trailer ends. */
 uint64_t gt_decoder__last_ts(const struct gt_decoder *d);
+/* ---- call stacks (GT_REC_STACK and what it points to; --stacks) ---- */
+
+/* A frame as the readers show it. */
+struct gt_frame {
+	const char *module;	/* the file's path, NULL when in none */
+	const char *symbol;	/* the function, NULL when not known */
+	uint64_t offset;	/* in the file (the address when module is NULL) */
+	uint64_t delta;		/* from the function's start, with symbol */
+};
+
+/* Stack id's frames, innermost first (the probed libcuda function): their
+ * count, *flags its GT_STACK_*; 0 when the trace holds no such stack. Valid
+ * until the next feed. */
+size_t gt_decoder__stack(const struct gt_decoder *d, uint32_t id, uint16_t *flags);
+/* Frame i of stack id (i below gt_decoder__stack's count). */
+bool gt_decoder__frame(const struct gt_decoder *d, uint32_t id, size_t i, struct gt_frame *f);
+/* "func+0x1c (libfoo.so)", "libfoo.so+0x1234" or "0x7f12...": frame f in
+ * buf. Returns buf. */
+const char *gt_frame__str(const struct gt_frame *f, char *buf, size_t len);
+/* The frame of stack id where the program called into CUDA: the first
+ * past the CUDA libraries (libcuda, libcudart, libcublas, ...), else the
+ * caller of the probed function; false when the stack has none. */
+bool gt_decoder__call_site(const struct gt_decoder *d, uint32_t id, struct gt_frame *f);
+
 void gt_decoder__free(struct gt_decoder *d);
 
 /* Process name (command line, else comm from exec) learned from GT_NAME_PROCESS

@@ -40,6 +40,7 @@ struct open_call {
 	char *str;		/* buffer owned by the slot, str_cap bytes */
 	uint32_t str_cap;
 	uint64_t cookie;	/* set by the entry hook, handed on with the call */
+	uint32_t stack;		/* its GT_REC_STACK id, 0 none */
 };
 
 /* The open calls of one thread. */
@@ -99,7 +100,17 @@ struct gt_decoder {
 	struct open_call tmp;		/* entry emitted at once (apis without exit) */
 	char xstr[GT_STR_MAX + sizeof(GT_STR_CUT_MARK)];	/* exit string, NUL-terminated copy (and its cut mark) */
 	char placeholder[40];		/* "unknown_kernel_0x..." of the launch being emitted */
+	struct dec_stacks *stacks;	/* the stack table (decode/stacks.c), NULL before any */
 };
+
+/* decode/stacks.c */
+/* A GT_REC_STACK_REF, _STACK, _MODULE or _SYMBOL: into the table. 0 or
+ * -ENOMEM. */
+int dec__on_stack_rec(struct gt_decoder *d, const struct gt_hdr *rec);
+/* The stack id of the entry rec: the thread's GT_REC_STACK_REF of its
+ * time, taken; 0 when none came. */
+uint32_t dec__stack_of_entry(struct gt_decoder *d, const struct gt_hdr *rec);
+void dec__stacks_free(struct gt_decoder *d);
 
 /* decode/names.c */
 /* What the decoder knows of pid; made when create (NULL: out of memory),

@@ -22,7 +22,9 @@
  * record and rewound; any other trace is not, and has none.  The columns of
  * GPU metric samples (from CF_GPUM_FIRST on: metric, value, unit; their GPU
  * is the device column) come after those, only in the CSV of a trace
- * recorded with --gpu-metrics (its header says gpu_metrics=HZ).
+ * recorded with --gpu-metrics (its header says gpu_metrics=HZ); a call's
+ * stack id (CF_STACKS_FIRST) last, in the CSV of a trace recorded with
+ * --stacks (stacks=...; dump lists the stacks).
  */
 #include <errno.h>
 #include <string.h>
@@ -36,12 +38,14 @@
 /* The column sets a CSV has (see the top). */
 struct cols {
 	bool overhead;		/* CF_OVERHEAD_FIRST .. CF_GPUM_FIRST */
-	bool gpum;		/* CF_GPUM_FIRST .. CF__COUNT */
+	bool gpum;		/* CF_GPUM_FIRST .. CF_STACKS_FIRST */
+	bool stacks;		/* CF_STACKS_FIRST .. CF__COUNT */
 };
 
 static inline bool col_on(const struct cols *c, unsigned id)
 {
-	return id < CF_OVERHEAD_FIRST || (id < CF_GPUM_FIRST ? c->overhead : c->gpum);
+	return id < CF_OVERHEAD_FIRST || (id < CF_GPUM_FIRST ? c->overhead :
+					  id < CF_STACKS_FIRST ? c->gpum : c->stacks);
 }
 
 static void put_header(struct obuf *o, const struct cols *c)
@@ -183,6 +187,7 @@ int export_csv__write(struct trace_reader *r, FILE *out, const char **why)
 	}
 	x.cols.overhead = rc;
 	x.cols.gpum = gt_file_info__option(trace_reader__info(r), "gpu_metrics", NULL) != NULL;
+	x.cols.stacks = gt_file_info__option(trace_reader__info(r), "stacks", NULL) != NULL;
 	rc = fields__writer_open(&x.ob, out, on_call, on_other, &x, &x.d, why);
 	if (rc)
 		return rc;

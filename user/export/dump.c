@@ -113,6 +113,7 @@ struct dump {
 	struct nccl_sum nccl[GT_NCCL_API__COUNT];	/* by enum gt_nccl_api (summary) */
 	size_t ndevs, capdevs;
 	struct load_sum *loads;	/* libcuda loads (summary), NULL until the first */
+	uint64_t stacks;	/* GT_REC_STACK records (summary) */
 };
 
 /* One JSON object per line: the fields of export/fields.h in their order. */
@@ -301,6 +302,41 @@ static int load_count(struct dump *dp, const struct gt_libload *l)
 	return 0;
 }
 
+/* A stack of the table (the calls carry its id): its frames as names,
+ * innermost first: {"ts","pid","type":"stack","id","cut","frames":[...]}. */
+static int dump_stack(struct dump *dp, const struct gt_hdr *rec)
+{
+	const struct gt_stack *s = (const void *)rec;
+	struct obuf *o = &dp->ob;
+	uint16_t flags;
+	size_t n = gt_decoder__stack(dp->d, s->id, &flags);
+	char buf[1200];
+
+	OBUF_LIT(o, "{\"ts\":");
+	obuf__u64(o, rec->ts);
+	OBUF_LIT(o, ",\"pid\":");
+	obuf__u64(o, rec->pid);
+	OBUF_LIT(o, ",\"type\":\"stack\",\"id\":");
+	obuf__u64(o, s->id);
+	if (flags & GT_STACK_CUT)
+		OBUF_LIT(o, ",\"cut\":true");
+	if (flags & GT_STACK_FAULT)
+		OBUF_LIT(o, ",\"unwound\":false");
+	OBUF_LIT(o, ",\"frames\":[");
+	for (size_t i = 0; i < n; i++) {
+		struct gt_frame f;
+
+		if (i)
+			OBUF_LIT(o, ",");
+		if (gt_decoder__frame(dp->d, s->id, i, &f))
+			obuf__json_str(o, gt_frame__str(&f, buf, sizeof(buf)));
+		else
+			OBUF_LIT(o, "null");
+	}
+	OBUF_LIT(o, "]}\n");
+	return o->err;
+}
+
 static int on_other(void *ctx, const struct gt_hdr *rec)
 {
 	struct dump *dp = ctx;
@@ -310,6 +346,10 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 
 	if (dp->o->summary && gpu_count(&dp->gpu, rec, &err))
 		return err;
+	if (rec->type == GT_REC_STACK) {
+		dp->stacks++;
+		return dp->o->summary ? 0 : dump_stack(dp, rec);
+	}
 	if (dp->o->summary && (rec->type == GT_REC_RANGE || rec->type == GT_REC_CAPTURE)) {
 		dp->capture_records++;
 		return capture_spans__feed(dp->cap, rec);
@@ -669,6 +709,8 @@ static void print_summary(struct dump *dp, struct trace_reader *r, const struct 
 		(unsigned long long)dp->ioctls_failed, "", (unsigned long long)dp->ioctl_dur);
 	fprintf(f, "%-36s %12llu %10s %10s %16llu\n", "off-cpu intervals", (unsigned long long)dp->offcpu,
 		"", "", (unsigned long long)dp->offcpu_dur);
+	if (dp->stacks)
+		fprintf(f, "%-36s %12llu\n", "call stacks (distinct)", (unsigned long long)dp->stacks);
 	print_devices(f, dp);
 	print_nccl(f, dp, st);
 	print_loads(f, dp, info->start_ts, t && t->end_ts > last ? t->end_ts : last);

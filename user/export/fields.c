@@ -162,7 +162,8 @@ char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 	X(CF_PERIOD_MS, "period_ms") X(CF_HIT_NS, "hit_ns") X(CF_RET_NS, "ret_ns")	\
 	X(CF_SAMPLER_PPM, "sampler_ppm") X(CF_SAMPLER_PCT, "sampler_pct")		\
 	X(CF_CUT, "cut")							\
-	X(CF_METRIC, "metric") X(CF_VALUE, "value") X(CF_UNIT, "unit")
+	X(CF_METRIC, "metric") X(CF_VALUE, "value") X(CF_UNIT, "unit")	\
+	X(CF_STACK, "stack")
 
 const char *const cf_names[CF__COUNT] = {
 #define X(id, name) [id] = name,
@@ -291,6 +292,8 @@ unsigned fields__call(const struct gt_callrec *c, struct cf_val v[CF_MAX])
 	/* absent when the trace did not show it (decode/devices.c) */
 	if (c->device >= 0)
 		vu(v, &n, CF_DEVICE, (uint64_t)c->device);
+	if (c->stack)
+		vu(v, &n, CF_STACK, c->stack);
 	if (c->nccl_ts)
 		vu(v, &n, CF_NCCL_TS, c->nccl_ts);
 	switch (c->type) {

@@ -64,11 +64,15 @@ enum cf_id {
 	 * columns only when its trace was recorded with them; their GPU is
 	 * CF_DEVICE */
 	CF_METRIC, CF_VALUE, CF_UNIT,
+	/* call stacks (--stacks), from CF_STACKS_FIRST on: a CSV has this column
+	 * when the trace was recorded with them */
+	CF_STACK,	/* calls: the id of their stack (dump's "stack" lines) */
 	CF__COUNT,
 };
 
 #define CF_OVERHEAD_FIRST CF_REASON
 #define CF_GPUM_FIRST CF_METRIC
+#define CF_STACKS_FIRST CF_STACK
 
 enum cf_kind {
 	CF_K_U64,	/* u */

@@ -38,6 +38,11 @@ size_t gt_rec__min_size(uint16_t type)
 	case GT_REC_NCCL_RET:	return sizeof(struct gt_ret);
 	case GT_REC_PROC_RANK:	return sizeof(struct gt_proc_rank);
 	case GT_REC_LIBLOAD:	return sizeof(struct gt_libload);
+	case GT_REC_USTACK:	return sizeof(struct gt_ustack);
+	case GT_REC_STACK_REF:	return sizeof(struct gt_stack_ref);
+	case GT_REC_STACK:	return sizeof(struct gt_stack);
+	case GT_REC_MODULE:	return sizeof(struct gt_module);
+	case GT_REC_SYMBOL:	return sizeof(struct gt_symbol);
 	default:		return sizeof(struct gt_hdr);
 	}
 }

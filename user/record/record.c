@@ -34,6 +34,7 @@
 #include "lib/log.h"
 #include "record/probes/bpf_log.h"
 #include "record/procs/proc_names.h"
+#include "record/stacks/ustacks.h"
 #include "record/record.h"
 #include "record/gpum/gpu_metrics.h"
 #include "record/recorder.h"
@@ -151,7 +152,20 @@ static int on_event(void *ctx, void *data, size_t len)
 		note_process(r, h);
 		return recorder__write(r, &c.l.hdr);
 	}
+	case GT_REC_USTACK:
+		/* before its call's entry: the process' first record may be it */
+		if (!r->stacks)
+			return 0;
+		note_process(r, h);
+		err = ustacks__on_raw(r->stacks, data);
+		if (err == -EINVAL) {
+			r->bad_records++;
+			return 0;
+		}
+		return err;
 	case GT_REC_EXEC:
+		if (r->stacks)
+			ustacks__forget(r->stacks, h->pid);
 		if (r->nscan < SCAN_QUEUE)
 			r->scan_queue[r->nscan++] = h->pid;
 		if (!relevant(r, h->pid))
@@ -170,6 +184,8 @@ static int on_event(void *ctx, void *data, size_t len)
 		break;
 	case GT_REC_EXIT:
 		proc_names__forget_cmdline(r->procs, h->pid);
+		if (r->stacks)
+			ustacks__forget(r->stacks, h->pid);
 		if (!relevant(r, h->pid))
 			return 0;
 		kernel_names__on_record(r->names, h);
@@ -361,6 +377,15 @@ static int finish(struct recorder *r)
 		(unsigned long long)c.drop_ringbuf, gaps, (unsigned long long)r->nprocs,
 		r->nprocs == 1 ? "" : "es");
 	recorder__hold_summary(r);
+	if (r->stacks) {
+		const struct ustacks_counters *sc = ustacks__counters(r->stacks);
+
+		pr_info("stacks: %llu taken, %llu distinct, %llu cut at %d frames, %llu not unwound past "
+			"the probed call (no frame pointers?), %llu frames in no file, %llu without a "
+			"symbol", (unsigned long long)sc->stacks, (unsigned long long)sc->interned,
+			(unsigned long long)sc->cut, GT_USTACK_MAX, (unsigned long long)sc->fault,
+			(unsigned long long)sc->unmapped, (unsigned long long)sc->no_symbol);
+	}
 	if (c.drop_ringbuf)
 		pr_warn("%llu events were lost to a full ring buffer; raise --buffer-size",
 			(unsigned long long)c.drop_ringbuf);
@@ -453,6 +478,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		.profiler_ranges = o->capture_range == RECORD_RANGE_PROFILER,
 		/* the stage may swap always-on apis to the windows */
 		.swap = o->ext && o->ext->swap,
+		.stacks_sync = o->stacks == RECORD_STACKS_SYNC,
 	};
 	struct cuda_object_opts bo = {
 		.filter = !o->all,
@@ -550,6 +576,11 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	}
 	r->names = kernel_names__new(emit_name_rec, kernel_names__read_process, r);
 	r->procs = proc_names__new(r->filter, emit_name_rec, r);
+	if (o->stacks != RECORD_STACKS_NONE && !(r->stacks = ustacks__new(emit_name_rec, r))) {
+		err = -ENOMEM;
+		pr_err("failed to allocate the recorder: %s", strerror(-err));
+		goto cleanup;
+	}
 	if (r->names && EXT_HOOK(r, on_learned))
 		kernel_names__on_learn(r->names, learned);
 	if (!r->probes || !r->names || !r->procs) {
@@ -688,6 +719,7 @@ cleanup:
 	kernel_sources__free(r->ks);
 	pid_watch__free(r->watch);
 	kernel_names__free(r->names);
+	ustacks__free(r->stacks);
 	/* no process is left held, none held from here on */
 	hold__free(r->hold);
 	cuda_bpf__destroy(r->skel);

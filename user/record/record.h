@@ -19,6 +19,9 @@ enum record_range {
 
 struct record_ext;
 
+/* --stacks: which calls take their native user stack. */
+enum record_stacks { RECORD_STACKS_NONE, RECORD_STACKS_SYNC };
+
 struct record_opts {
 	bool all;			/* --all: every process */
 	const char *cgroup;		/* --cgroup: with all, only the processes of this cgroup v2
@@ -27,6 +30,7 @@ struct record_opts {
 	size_t npids;
 	char **cmd;			/* -- CMD ARGS: start and trace it, NULL-terminated */
 	const char *output;		/* -o, NULL = default name in the current directory */
+	enum record_stacks stacks;	/* --stacks */
 	char *written;			/* when not NULL: the path of the trace written (PATH_MAX
 					 * bytes), "" when none was finished */
 	bool force;			/* replace an existing output */

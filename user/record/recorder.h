@@ -112,6 +112,7 @@ struct recorder {
 	struct hold *hold;		/* holding processes until their library's probes are
 					 * attached (hold.c), NULL without --trace cuda */
 	bool libcuda_waiting;		/* no libcuda attached yet: said once, cleared at the first */
+	struct ustacks *stacks;		/* --stacks: raw stacks interned, NULL = off */
 };
 
 /* SIGINT/SIGTERM received: the first stops the recording, a second kills

@@ -287,6 +287,22 @@ int probes__make_groups(struct cuda_probes *p, const struct attached_file *f, co
 	return 0;
 }
 
+/* --stacks sync: the calls a host waits in or that change memory and
+ * modules (never the hot ones: launches, async copies, records, queries). */
+static bool stack_class(unsigned api, const struct gt_api_info *d)
+{
+	if (gt_api__hot(api))
+		return false;
+	switch (d->cls) {
+	case GT_CLS_SYNC: case GT_CLS_ALLOC: case GT_CLS_FREE: case GT_CLS_MODULE_LOAD:
+		return true;
+	case GT_CLS_MEMCPY: case GT_CLS_MEMCPY2D: case GT_CLS_MEMCPY3D: case GT_CLS_MEMSET:
+		return d->d == GT_NA;	/* no stream: blocking */
+	default:
+		return false;
+	}
+}
+
 /* The cookie of api i: what the BPF side needs to know of the call. */
 static uint64_t api_cookie(const struct cuda_probes *p, unsigned api, bool *entry_only)
 {
@@ -302,6 +318,8 @@ static uint64_t api_cookie(const struct cuda_probes *p, unsigned api, bool *entr
 		cookie |= GT_COOKIE_RANGE_OPEN;
 	if (p->opts.profiler_ranges && api == GT_API_cuProfilerStop)
 		cookie |= GT_COOKIE_RANGE_CLOSE;
+	if (p->opts.stacks_sync && stack_class(api, d))
+		cookie |= GT_COOKIE_STACK;
 	return cookie;
 }
 

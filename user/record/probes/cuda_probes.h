@@ -19,6 +19,9 @@ struct cuda_probes_opts {
 	bool profiler_ranges;	/* -c cudaProfilerApi: cuProfilerStart/Stop open and close ranges */
 	bool swap;		/* the budget may swap always-on links (the object's swap_gate on):
 				 * cold probes carry GT_COOKIE_SWAP and their generation */
+	bool stacks_sync;	/* --stacks sync: the calls that block the host (syncs, blocking
+				 * copies and sets, allocations and frees, module loads) take
+				 * their user stack (GT_COOKIE_STACK) */
 };
 
 /* Creates one uprobe_multi link of the loaded program prog_fd at cnt file
