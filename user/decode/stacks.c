@@ -27,6 +27,7 @@ struct dec_stacks {
 
 struct dsym {
 	uint64_t delta;
+	const char *shown;	/* demangled (the decoder's cache keeps it), else name */
 	char name[];
 };
 
@@ -97,6 +98,9 @@ int dec__on_stack_rec(struct gt_decoder *d, const struct gt_hdr *rec)
 		y->delta = s->delta;
 		memcpy(y->name, s->name, n);
 		y->name[n] = 0;
+		y->shown = gt_decoder__demangle(d, y->name);
+		if (!y->shown)
+			y->shown = y->name;
 		err = hmap_put(&t->symbols, s->offset, s->module, y, &old);
 		break;
 	}
@@ -144,7 +148,7 @@ bool gt_decoder__frame(const struct gt_decoder *d, uint32_t id, size_t i, struct
 	f->module = hmap_get(&d->stacks->modules, fr->module, 0);
 	y = hmap_get(&d->stacks->symbols, fr->offset, fr->module);
 	if (y) {
-		f->symbol = y->name;
+		f->symbol = y->shown;
 		f->delta = y->delta;
 	}
 	return true;

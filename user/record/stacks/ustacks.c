@@ -508,7 +508,9 @@ int ustacks__on_raw(struct ustacks *u, const struct gt_ustack *raw)
 		ips[n++] = raw->caller;
 		s.flags |= GT_STACK_CALLER;
 	}
-	for (size_t i = 1; i < raw->nframes && n < GT_USTACK_MAX + 1; i++)
+	/* a zero return address ends what the unwinder found (a frame whose
+	 * caller keeps no frame pointer) */
+	for (size_t i = 1; i < raw->nframes && n < GT_USTACK_MAX + 1 && raw->ip[i]; i++)
 		ips[n++] = raw->ip[i];
 	pm = hmap_get_or_new(&u->procs, raw->hdr.pid, 0, sizeof(*pm), &created);
 	if (!pm)
