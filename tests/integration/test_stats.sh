@@ -13,7 +13,8 @@ SYNC_US=20000
 SYNC_NS=$((SYNC_US * 1000))
 TITLES=('CUDA API Summary (cuda_api_sum)' 'CUDA Launch Summary (cuda_launch_sum)'
 	'CUDA Memory Operation Summary (by Size) (cuda_mem_size_sum)'
-	'CUDA Synchronization Summary (cuda_sync_sum)' 'Process Summary (process_sum)'
+	'CUDA Synchronization Summary (cuda_sync_sum)'
+	'CUDA Synchronization by Call Site (cuda_sync_site_sum)' 'Process Summary (process_sum)'
 	'NVIDIA Driver ioctl Summary (ioctl_sum)' 'CUDA GPU Kernel Summary (cuda_gpu_kern_sum)'
 	'CUDA GPU MemOps Summary (by Time) (cuda_gpu_mem_time_sum)'
 	'CUDA GPU MemOps Summary (by Size) (cuda_gpu_mem_size_sum)'
@@ -129,7 +130,7 @@ t_formats() {
 import json, sys
 d = json.load(open(sys.argv[1]))
 names = [r["report"] for r in d["reports"]]
-assert names == ["cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_sum", "process_sum",
+assert names == ["cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_sum", "cuda_sync_site_sum", "process_sum",
                  "ioctl_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
                  "nvtx_sum", "gpu_launch_latency", "capture_sum", "gpu_metrics_sum", "cuda_device_sum",
                  "nccl_sum"], names
@@ -138,11 +139,12 @@ for r in d["reports"]:
     # no NVIDIA device on a machine without a GPU: ioctl_sum may be empty;
     # no CUPTI agent in this recording: the GPU side's reports are, and
     # no capture range either: capture_sum is; no NVML here: gpu_metrics_sum
-    # may be empty; no libnccl in the workload: nccl_sum is
+    # may be empty; no libnccl in the workload: nccl_sum is; no --stacks:
+    # cuda_sync_site_sum is
     if r["report"] in ("ioctl_sum", "gpu_metrics_sum") and not r["rows"]:
         continue
     if r["report"] in ("cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
-                       "nvtx_sum", "gpu_launch_latency", "capture_sum", "nccl_sum"):
+                       "nvtx_sum", "gpu_launch_latency", "capture_sum", "nccl_sum", "cuda_sync_site_sum"):
         assert not r["rows"], r["report"]
         continue
     assert r["rows"], r["report"] + " has no rows"
@@ -156,7 +158,7 @@ EOF
 		err "csv of every report on stdout: not status 2 and one line saying -o BASE: $(head -n 3 "$T/e.csv" | tr '\n' '|')"
 	stats "$T/s.csv" "$T/a.gtrace" --format csv -o "$T/s"
 	# stdout: the files written, a line each, and nothing else
-	[ "$(grep -c '^wrote ' "$T/s.csv")" -eq 15 ] && [ "$(grep -vc '^wrote ' "$T/s.csv")" -eq 0 ] ||
+	[ "$(grep -c '^wrote ' "$T/s.csv")" -eq 16 ] && [ "$(grep -vc '^wrote ' "$T/s.csv")" -eq 0 ] ||
 		err "stats --format csv -o BASE: stdout is not the 15 paths written: $(head -c 200 "$T/s.csv")"
 	python3 - "$T/s" <<'EOF' || err "stats --format csv -o BASE: not fifteen loadable CSV files, 0600"
 import csv, os, sys
@@ -227,7 +229,7 @@ t_errors() {
 	[ "$(wc -l < "$T/e3")" -eq 1 ] &&
 		grep -q "^gtrace-bpf: $T/cut.gtrace is damaged: .*; read [0-9]* records before it .*; the reports cover the records read\$" "$T/e3" ||
 		err "a cut trace: stderr is not the one line of the damage: $(head -n 3 "$T/e3" | tr '\n' '|')"
-	jq -e '.truncated == true and (.damage | length > 0) and (.reports | length == 15)' "$T/o3" > /dev/null ||
+	jq -e '.truncated == true and (.damage | length > 0) and (.reports | length == 16)' "$T/o3" > /dev/null ||
 		err "a cut trace: the JSON does not say truncated with fifteen reports: $(head -c 300 "$T/o3")"
 
 	# a full disk is named so, on one line, status 1: stats and export

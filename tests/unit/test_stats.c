@@ -346,21 +346,23 @@ static void test_select(void **state)
 
 	/* the array main.c lists in its help */
 	assert_string_equal(stats_report_names[0], "cuda_api_sum");
-	assert_string_equal(stats_report_names[4], "process_sum");
-	assert_string_equal(stats_report_names[5], "ioctl_sum");
-	assert_string_equal(stats_report_names[6], "cuda_gpu_kern_sum");
-	assert_string_equal(stats_report_names[10], "gpu_launch_latency");
-	assert_string_equal(stats_report_names[11], "capture_sum");
-	assert_string_equal(stats_report_names[12], "gpu_metrics_sum");
-	assert_string_equal(stats_report_names[13], "cuda_device_sum");
-	assert_string_equal(stats_report_names[14], "nccl_sum");
-	assert_null(stats_report_names[15]);
+	assert_string_equal(stats_report_names[3], "cuda_sync_sum");
+	assert_string_equal(stats_report_names[4], "cuda_sync_site_sum");
+	assert_string_equal(stats_report_names[5], "process_sum");
+	assert_string_equal(stats_report_names[6], "ioctl_sum");
+	assert_string_equal(stats_report_names[7], "cuda_gpu_kern_sum");
+	assert_string_equal(stats_report_names[11], "gpu_launch_latency");
+	assert_string_equal(stats_report_names[12], "capture_sum");
+	assert_string_equal(stats_report_names[13], "gpu_metrics_sum");
+	assert_string_equal(stats_report_names[14], "cuda_device_sum");
+	assert_string_equal(stats_report_names[15], "nccl_sum");
+	assert_null(stats_report_names[16]);
 }
 
 static void test_unknown_report(void **state)
 {
 	static const char want[] = "gtrace-bpf: unknown report 'cuda_gpu_sum' (cuda_api_sum, "
-		"cuda_launch_sum, cuda_mem_size_sum, cuda_sync_sum, process_sum, ioctl_sum, "
+		"cuda_launch_sum, cuda_mem_size_sum, cuda_sync_sum, cuda_sync_site_sum, process_sum, ioctl_sum, "
 		"cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, nvtx_sum, "
 		"gpu_launch_latency, capture_sum, gpu_metrics_sum, cuda_device_sum, nccl_sum)\n";
 	struct run r = { 0 };
@@ -376,7 +378,7 @@ static void test_unknown_report(void **state)
 	run_stats(tmp_path("absent.gtrace"), "", STATS_JSON, NULL, &r);
 	assert_int_equal(r.rc, 2);	/* a bad command line */
 	assert_string_equal(r.err, "gtrace-bpf: unknown report '' (cuda_api_sum, cuda_launch_sum, "
-				   "cuda_mem_size_sum, cuda_sync_sum, process_sum, ioctl_sum, "
+				   "cuda_mem_size_sum, cuda_sync_sum, cuda_sync_site_sum, process_sum, ioctl_sum, "
 				   "cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, "
 				   "nvtx_sum, gpu_launch_latency, capture_sum, gpu_metrics_sum, "
 				   "cuda_device_sum, nccl_sum)\n");

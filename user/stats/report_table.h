@@ -18,6 +18,9 @@ STATS_REPORT(CUDA_MEM_SIZE_SUM, "cuda_mem_size_sum", "CUDA Memory Operation Summ
 	     "memory copies or sets", stats_mem_cols, stats_mem_notes, ALL_ROWS)
 STATS_REPORT(CUDA_SYNC_SUM, "cuda_sync_sum", "CUDA Synchronization Summary", "synchronizing calls",
 	     stats_sync_cols, stats_sync_notes, 10)
+STATS_REPORT(CUDA_SYNC_SITE_SUM, "cuda_sync_site_sum", "CUDA Synchronization by Call Site",
+	     "synchronizing calls with a stack (record with --stacks sync)", stats_site_cols,
+	     stats_site_notes, NOT_HOT)
 STATS_REPORT(PROCESS_SUM, "process_sum", "Process Summary", "process records", stats_proc_cols,
 	     stats_proc_notes, ALL_ROWS)
 STATS_REPORT(IOCTL_SUM, "ioctl_sum", "NVIDIA Driver ioctl Summary", "ioctls", stats_ioctl_cols,

@@ -18,6 +18,9 @@
  *                      and event queries, cuStreamWaitEvent) and process:
  *                      Time (%), Total Time, Num Calls, Avg, Med, Min, Max,
  *                      StdDev, Incomplete, PID, Name
+ *   cuda_sync_site_sum those of them with a stack (--stacks sync) per call
+ *                      site (the first frame past the CUDA libraries):
+ *                      the same times, Incomplete, Processes, Call Site
  *   process_sum        per process: PID, Events (its records), Calls, API
  *                      Time, Launches, Sync Time, Command (the decoder's
  *                      process name: command line, else comm; the newest
@@ -201,6 +204,7 @@ static int build(int which, struct stats_run *run, struct stats_report *r)
 	case SR_CUDA_LAUNCH_SUM: return stats_cpu__launch_sum(s, r, by_device(which, s));
 	case SR_CUDA_MEM_SIZE_SUM: return stats_gpu__size_rows(s->mem, r);
 	case SR_CUDA_SYNC_SUM: return stats_cpu__sync_sum(s, r);
+	case SR_CUDA_SYNC_SITE_SUM: return stats_cpu__site_sum(s, r);
 	case SR_PROCESS_SUM: return stats_cpu__proc_sum(s, r, run->d);
 	case SR_IOCTL_SUM: return stats_cpu__ioctl_sum(s, r, &run->majors);
 	case SR_CUDA_GPU_KERN_SUM: return stats_gpu__named_sum(&s->gkern, r, by_device(which, s) ? s : NULL);

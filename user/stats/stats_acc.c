@@ -180,6 +180,35 @@ static struct proc_acc *proc_of(struct stats_acc *s, uint32_t pid)
 	return p;
 }
 
+/* A synchronizing call with a stack: to its call site's group. */
+static int site_add(struct stats_acc *s, const struct gt_callrec *c)
+{
+	struct gt_frame f;
+	struct site_acc *a;
+	uint64_t key;
+	void *old;
+
+	if (!gt_decoder__call_site(s->d, c->stack, &f))
+		return 0;
+	key = hash__pair(f.offset, (uint64_t)(uintptr_t)f.module);
+	a = hmap_get(&s->sites, key, 0);
+	if (!a) {
+		a = calloc(1, sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		a->stack = c->stack;
+		if (hmap_put(&s->sites, key, 0, a, &old)) {
+			free(a);
+			return -ENOMEM;
+		}
+	}
+	if (a->last_pid != c->pid) {
+		a->pids++;
+		a->last_pid = c->pid;
+	}
+	return dur_add(&a->d, c->has_exit, c->dur);
+}
+
 static int sync_add(struct stats_acc *s, const struct gt_callrec *c, struct proc_acc *p)
 {
 	struct sync_acc *a = hmap_get(&s->syncs, c->api, c->pid);
@@ -198,6 +227,12 @@ static int sync_add(struct stats_acc *s, const struct gt_callrec *c, struct proc
 	}
 	if (c->has_exit)
 		p->sync_time += c->dur;
+	if (c->stack && s->d) {
+		int err = site_add(s, c);
+
+		if (err)
+			return err;
+	}
 	return dur_add(&a->d, c->has_exit, c->dur);
 }
 
@@ -677,6 +712,10 @@ void stats_acc__free(struct stats_acc *s)
 			free(((struct lat_acc *)s->lat.s[i].v)->v.v);
 	hmap_free_values(&s->lat, false);
 	hmap_free_values(&s->syncs, true);
+	for (uint32_t i = 0; i < s->sites.cap; i++)
+		if (s->sites.s[i].used)
+			free(((struct site_acc *)s->sites.s[i].v)->d.dur.v);
+	hmap_free_values(&s->sites, false);
 	for (uint32_t i = 0; i < s->ioctls.cap; i++)
 		if (s->ioctls.s[i].used)
 			free(((struct ioctl_acc *)s->ioctls.s[i].v)->d.dur.v);

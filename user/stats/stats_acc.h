@@ -45,6 +45,15 @@ struct sync_acc {
 	struct dur_acc d;	/* its call durations */
 };
 
+/* The synchronizing calls of one call site (--stacks): the first frame of
+ * their stacks past the CUDA libraries, whatever the process. */
+struct site_acc {
+	uint32_t stack;		/* a stack of one of them: names the site */
+	uint64_t pids;		/* processes seen (counted when the pid changes) */
+	uint32_t last_pid;
+	struct dur_acc d;	/* their durations */
+};
+
 struct proc_acc {
 	uint32_t pid;
 	uint64_t records;	/* records with this pid (stats snapshots left out) */
@@ -170,6 +179,7 @@ struct stats_acc {
 	struct dur_acc api[GT_API__COUNT];	/* by enum gt_api */
 	struct dur_acc mem[MEM_KINDS];		/* bytes by copy kind, memset last */
 	struct hmap syncs;			/* (pid, api) -> struct sync_acc */
+	struct hmap sites;			/* (site key, 0) -> struct site_acc */
 	struct hmap procs;			/* (pid, 0) -> struct proc_acc */
 	struct hmap ioctls;			/* (cmd << 32 | rdev, param) -> struct ioctl_acc */
 	struct proc_acc *last_proc;		/* cache: records of a pid come in runs */

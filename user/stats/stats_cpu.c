@@ -233,6 +233,65 @@ int stats_cpu__sync_sum(struct stats_acc *s, struct stats_report *r)
 	return 0;
 }
 
+/* ---- report: cuda_sync_site_sum ---------------------------------------- */
+
+const struct stats_col stats_site_cols[] = {
+	TIME_COLS
+	{ "Incomplete", "incomplete", SK_INT },
+	{ "Processes", "processes", SK_INT },
+	{ "Call Site", "site", SK_STR },
+};
+
+const char *const stats_site_notes[] = {
+	"The synchronizing calls of cuda_sync_sum whose stack was taken (record with --stacks "
+	"sync), by call site: the first frame of the stack past the CUDA libraries (libcuda, "
+	"libcudart, libcublas, ...), function+offset (file); a frame without a symbol is "
+	"file+offset. Processes: how many made calls there.",
+	NULL,
+};
+
+static int cmp_site(const void *pa, const void *pb)
+{
+	const struct site_acc *a = *(struct site_acc *const *)pa, *b = *(struct site_acc *const *)pb;
+
+	if (a->d.total != b->d.total)
+		return a->d.total > b->d.total ? -1 : 1;
+	return a->stack < b->stack ? -1 : a->stack > b->stack;
+}
+
+int stats_cpu__site_sum(struct stats_acc *s, struct stats_report *r)
+{
+	size_t n;
+	struct site_acc **order = (struct site_acc **)sorted_values(&s->sites, cmp_site, &n);
+	uint64_t whole = 0;
+	int err = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		whole += order[i]->d.total;
+	for (size_t i = 0; i < n && !err; i++) {
+		struct stats_cell *c = stats_report__row(r);
+		struct gt_frame f;
+		char buf[1200] = "?";
+
+		if (!c) {
+			err = -ENOMEM;
+			break;
+		}
+		if (gt_decoder__call_site(s->d, order[i]->stack, &f))
+			gt_frame__str(&f, buf, sizeof(buf));
+		time_cells(c, &order[i]->d, whole);
+		c[8] = (struct stats_cell){ .u = order[i]->d.incomplete };
+		c[9] = (struct stats_cell){ .u = order[i]->pids };
+		c[10] = (struct stats_cell){ .s = stats_acc__strdup(s, buf) };
+		if (!c[10].s)
+			err = -ENOMEM;
+	}
+	free(order);
+	return err;
+}
+
 /* ---- report: process_sum ------------------------------------------------ */
 
 const struct stats_col stats_proc_cols[] = {
