@@ -156,9 +156,25 @@ struct {
 	__type(value, __u8);
 } stack_pids SEC(".maps");
 
+/* --stacks all: the call sites of hot calls whose stack was sent, per
+ * thread; a call from one of them sends its key only. */
+struct stack_site {
+	__u32 tid;
+	__u32 _pad;
+	__u64 caller, site2;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct stack_site);
+	__type(value, __u8);
+} stack_sites SEC(".maps");
+
 static __always_inline void ustack(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts)
 {
 	__u32 pid = id >> 32;
+	struct stack_site site = { .tid = (__u32)id };
 	struct gt_ustack *e;
 	bool first;
 	__u8 one = 1;
@@ -166,11 +182,35 @@ static __always_inline void ustack(struct pt_regs *ctx, __u64 id, __u64 cookie, 
 
 	if (!(cookie & GT_COOKIE_STACK))
 		return;
+	if (cookie & GT_COOKIE_STACK_CACHE) {
+		/* the call site: the return address at the stack pointer and
+		 * the one above the caller's frame pointer */
+		if (bpf_probe_read_user(&site.caller, sizeof(site.caller), (void *)PT_REGS_SP(ctx)))
+			site.caller = 0;
+		if (bpf_probe_read_user(&site.site2, sizeof(site.site2), (void *)(PT_REGS_FP(ctx) + 8)))
+			site.site2 = 0;
+		if (site.caller && bpf_map_lookup_elem(&stack_sites, &site)) {
+			struct gt_ustack_same *s = reserve(sizeof(*s));
+
+			if (!s)
+				return;
+			s->caller = site.caller;
+			s->site2 = site.site2;
+			fill_hdr_at(&s->hdr, id, GT_REC_USTACK_SAME, sizeof(*s), GT_COOKIE_API(cookie), ts);
+			submit(s);
+			return;
+		}
+	}
 	e = reserve(sizeof(*e));
 	if (!e)
 		return;
 	e->flags = 0;
 	e->_pad = 0;
+	e->site2 = site.site2;
+	if ((cookie & GT_COOKIE_STACK_CACHE) && site.caller) {
+		e->flags |= GT_STACK_SITE;
+		bpf_map_update_elem(&stack_sites, &site, &one, BPF_ANY);
+	}
 	if (bpf_probe_read_user(&e->caller, sizeof(e->caller), (void *)PT_REGS_SP(ctx)))
 		e->caller = 0;
 	n = bpf_get_stack(ctx, e->ip, sizeof(e->ip), BPF_F_USER_STACK);
@@ -328,6 +368,7 @@ int launch_entry(struct pt_regs *ctx)
 	if (!entry_wanted(id, cookie, &ts))
 		return 0;
 	name_once(id, PT_REGS_PARM1(ctx));
+	ustack(ctx, id, cookie, ts);
 	e = reserve(sizeof(*e));
 	if (!e)
 		return 0;
@@ -379,6 +420,7 @@ int launch_ex_entry(struct pt_regs *ctx)
 	if (!entry_wanted(id, cookie, &ts))
 		return 0;
 	name_once(id, PT_REGS_PARM2(ctx));
+	ustack(ctx, id, cookie, ts);
 	e = reserve(sizeof(*e));
 	if (!e)
 		return 0;

@@ -104,6 +104,10 @@ enum gt_copy_kind {
 /* --stacks: the entry takes the calling thread's user stack (struct
  * gt_ustack, before the entry record) */
 #define GT_COOKIE_STACK		(1ull << 35)
+/* --stacks all, a hot call: the stack is taken once per call site of a
+ * thread (its return address and its caller's); later calls from there
+ * send a GT_REC_USTACK_SAME */
+#define GT_COOKIE_STACK_CACHE	(1ull << 36)
 
 /* api_state[api], one byte per api, written by the recorder during a swap:
  *   GEN   the generation whose probes record the api now;

@@ -39,6 +39,9 @@ enum gt_rec_type {
 				 * GT_REC_STACK_REF in its place */
 	GT_REC_STACK_REF = 17,	/* the interned stack of the call entered next on hdr.tid at hdr.ts
 				 * (struct gt_stack_ref) */
+	GT_REC_USTACK_SAME = 18,/* the call entered next on hdr.tid comes from a call site whose
+				 * stack was sent before (struct gt_ustack_same): from BPF to the
+				 * recorder only, which writes a GT_REC_STACK_REF in its place */
 
 	GT_REC_NAME = 32,	/* name table entry written by the recorder (struct gt_name) */
 	GT_REC_STATS = 33,	/* snapshot of the drop and event counters (struct gt_stats) */
@@ -618,6 +621,9 @@ struct gt_merge_stats {
 						 * pointer (the kernel's unwinder skips it at a
 						 * function's entry) */
 #define GT_STACK_FAULT		(1u << 2)	/* the unwinder failed: only the probed function */
+#define GT_STACK_SITE		(1u << 3)	/* gt_ustack of a call site seen for the first time
+						 * (--stacks all): later calls from it send only
+						 * its key (gt_ustack_same) */
 
 /* BPF's raw user stack of a call, just before its entry record (same ts and
  * thread): ip[0] the probed function, then return addresses by frame
@@ -629,7 +635,17 @@ struct gt_ustack {
 	__u16 flags;		/* GT_STACK_* */
 	__u32 _pad;		/* explicit padding, zero */
 	__u64 caller;		/* *(u64 *)sp at the entry, 0 when unreadable */
+	__u64 site2;		/* GT_STACK_SITE: *(u64 *)(bp + 8), the call site's second key */
 	__u64 ip[GT_USTACK_MAX];
+};
+
+/* A hot call from a call site whose stack was sent (GT_STACK_SITE): its
+ * key, the return address at the stack pointer and the one above the
+ * frame pointer (the caller's caller), as gt_ustack.caller and .site2. */
+struct gt_ustack_same {
+	struct gt_hdr hdr;	/* api = the call's */
+	__u64 caller;
+	__u64 site2;
 };
 
 /* A call's stack: the next entry of hdr.tid, whose hdr.ts it carries. */
@@ -680,7 +696,8 @@ struct gt_symbol {
 	char name[];		/* the symbol (mangled, as the file has it) */
 };
 
-_Static_assert(sizeof(struct gt_ustack) == 424, "gt_ustack size");
+_Static_assert(sizeof(struct gt_ustack) == 432, "gt_ustack size");
+_Static_assert(sizeof(struct gt_ustack_same) == 40, "gt_ustack_same size");
 _Static_assert(sizeof(struct gt_stack_ref) == 32, "gt_stack_ref size");
 _Static_assert(sizeof(struct gt_stack) == 32, "gt_stack size");
 _Static_assert(sizeof(struct gt_module) == 56, "gt_module size");

@@ -106,7 +106,7 @@ t_completion() {
 	want "stats -r" "$(comp stats a.gtrace -r '')" $(reports_of)
 	# shellcheck disable=SC2046
 	want "analyze --rules" "$(comp analyze a.gtrace --rules '')" $(rules_of)
-	want "record --stats=cuda_api_sum,cuda_s" "$(comp --stats = cuda_api_sum,cuda_s)" cuda_api_sum,cuda_sync_sum
+	want "record --stats=cuda_api_sum,cuda_m" "$(comp --stats = cuda_api_sum,cuda_m)" cuda_api_sum,cuda_mem_size_sum
 	want "stats -r cuda_api_sum,proc" "$(comp stats a.gtrace -r cuda_api_sum,proc)" cuda_api_sum,process_sum
 	want "stats --format" "$(comp stats a.gtrace --format '')" table csv json
 	want "stats --format=c" "$(comp stats a.gtrace --format = c)" csv

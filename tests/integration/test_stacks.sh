@@ -98,6 +98,13 @@ t_sync_site() {
 		and (.examples[0].what | test("from sync_here"))' <<< "$f" > /dev/null ||
 		err "sync_site's examples: $(jq -c '[.examples[].what]' <<< "$f")"
 	"$GTRACE" analyze "$T/s.gtrace" 2> /dev/null | grep -q 'sync_site: the host waited' || err "the table has no sync_site line"
+	# stats by call site: the three sites, the most waited first
+	"$GTRACE" stats -r cuda_sync_site_sum --format json "$T/s.gtrace" > "$T/st.json" 2> "$T/st.err" ||
+		err "stats -r cuda_sync_site_sum: $(cat "$T/st.err")"
+	jq -e '.reports[0].rows | length == 3 and (.[0].site | test("^sync_here\\+0x[0-9a-f]+ \\(stack_workload\\)$"))
+		and .[0].num_calls == 12 and .[0].processes == 1
+		and ([.[1:][] | {s: (.site | sub("\\+.*"; "")), n: .num_calls}] | sort_by(.s)) == [{s: "deep", n: 1}, {s: "other_site", n: 3}]' \
+		"$T/st.json" > /dev/null || err "cuda_sync_site_sum: $(jq -c '.reports[0].rows | map({site, num_calls, processes})' "$T/st.json")"
 }
 
 # Without --stacks: no stack taken, none in the dump, no CSV column.
@@ -109,11 +116,40 @@ t_none() {
 	"$GTRACE" dump --summary "$T/n.gtrace" | grep -q '^options:.*stacks=' && err "the header says stacks= without --stacks"
 	"$GTRACE" export -f csv -o "$T/n.csv" "$T/n.gtrace" > /dev/null 2>&1 || err "export -f csv failed"
 	head -n 1 "$T/n.csv" | grep -q ',stack' && err "the CSV has a stack column without --stacks"
-	"$GTRACE" --stacks all -o "$T/x.gtrace" -- true 2> "$T/x.err"
-	[ $? -eq 2 ] && grep -q "unknown stacks kind 'all'" "$T/x.err" || err "--stacks all: $(cat "$T/x.err")"
+	"$GTRACE" --stacks everything -o "$T/x.gtrace" -- true 2> "$T/x.err"
+	[ $? -eq 2 ] && [ "$(wc -l < "$T/x.err")" -eq 1 ] && grep -q "unknown stacks kind 'everything'" "$T/x.err" ||
+		err "--stacks everything: $(cat "$T/x.err")"
+}
+
+# --stacks all: every call has a stack, launches too; a launch from a call
+# site seen before on its thread sends only the site's keys (no walk), and
+# still gets the site's stack.
+t_all() {
+	local n nl taken same
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/a.gtrace" --stacks all -- "$WORKLOAD" \
+		--launches 200 --copies 4 --syncs 4 > "$T/a.out" 2> "$T/a.err" || fatal "--stacks all: $(tail -n 3 "$T/a.err" | tr '\n' '|')"
+	dump_trace "$T/a.gtrace" "$T/a.json"
+	n=$(jq -s '[.[] | select(.api != null and .type != "stack")] | length' "$T/a.json")
+	nl=$(jq -s '[.[] | select(.type == "launch")] | length' "$T/a.json")
+	[ "$nl" -eq 200 ] || err "$nl launches in the trace, the workload made 200"
+	jq -e -s '[.[] | select(.api != null and .type != "stack" and .stack == null)] | length == 0' "$T/a.json" > /dev/null ||
+		err "calls without a stack: $(jq -s -c '[.[] | select(.api != null and .type != "stack" and .stack == null) | .api] | unique' "$T/a.json")"
+	# launches: frame 0 the libcuda launch function, then the workload's frames
+	jq -e -s '(map(select(.type == "stack") | {key: (.id | tostring), value: .frames}) | from_entries) as $s
+		| [.[] | select(.type == "launch") | $s[.stack | tostring]]
+		| length == 200 and all(.[]; (.[0] | test("^cuLaunchKernel[A-Za-z_]*\\+0x[0-9a-f]+ \\(libcuda\\.so\\.1\\)$"))
+			and any(.[1:][]; test("\\(cuda_workload\\)$")))' "$T/a.json" > /dev/null ||
+		err "launch stacks: $(jq -s -c '(map(select(.type == "stack") | {key: (.id | tostring), value: .frames}) | from_entries) as $s | [.[] | select(.type == "launch") | $s[.stack | tostring]][0]' "$T/a.json")"
+	# the cache: most launches from a site seen before
+	taken=$(sed -n 's/^gtrace-bpf: stacks: \([0-9]*\) taken.*/\1/p' "$T/a.err")
+	same=$(sed -n 's/.*; \([0-9]*\) hot calls from a call site seen before (0 of them not known).*/\1/p' "$T/a.err")
+	[ -n "$taken" ] && [ -n "$same" ] && [ $((taken + same)) -eq "$n" ] && [ "$same" -ge 150 ] ||
+		err "stacks taken '$taken' and from known sites '$same' of $n calls: $(grep 'stacks:' "$T/a.err")"
+	"$GTRACE" dump --summary "$T/a.gtrace" | grep -q '^options:.*stacks=all' || err "the header does not say stacks=all"
 }
 
 add_case t_native "--stacks sync: every synchronize call carries its stack, frames naming the workload's functions in order; a 60-deep stack cut at 48 and marked; the CSV's stack column"
-add_case t_sync_site "analyze: sync_site names the call site where the host waited most, the examples where each wait came from"
-add_case t_none "without --stacks: no stacks anywhere; --stacks all is not known yet (status 2)"
+add_case t_sync_site "analyze: sync_site names the call site where the host waited most, the examples where each wait came from; stats' cuda_sync_site_sum by call site"
+add_case t_none "without --stacks: no stacks anywhere; a kind not known: one line, status 2"
+add_case t_all "--stacks all: every call has a stack, launches too; launches from a known call site send its keys, no walk"
 run_cases "$@"

@@ -125,5 +125,31 @@ PY
 	          % (wl, "%.3f" % info["step_ms"] if info.get("step_ms") else "n/a", p.get("n", 0),
 	             p["median"] * 100, p["min"] * 100, p["max"] * 100, (base.get("median") or 0) * 100))
 PY
+# --stacks all on the GPT-2-like step (tools/bench/transformer_step.py): full mode with launch stacks against
+# full mode without, and each against no recorder (the window's own ratio)
+"$PY" tools/bench/inproc.py --workload transformer --configs "none,full,all=--stacks all" \
+	--pairs all:full --rounds "$ROUNDS" --on 4 --off 4 --cpus-workload 2,3 --cpus-tool 4-7 \
+	--max-seconds "${STACKS_MAX_S:-300}" --out "$OUT/inproc-all" > "$OUT/inproc-all.log" 2>&1 || fail=1
+grep -h 'stacks:' "$OUT"/inproc-all/*-all-r1.err 2> /dev/null | head -n 1
+"$PY" - "$OUT/inproc-all/inproc.json" <<- 'PY' || fail=1
+	import json, sys
+	try:
+	    js = json.load(open(sys.argv[1]))
+	except (OSError, ValueError) as e:
+	    print("FAIL stacks all cost: no inproc.json (%s)" % e)
+	    sys.exit(1)
+	for wl, info in js["workloads"].items():
+	    s, p = info["summary"], info.get("pairs", {}).get("all:full", {})
+	    def med(c):
+	        r = s.get(c, {}).get("ratio_median", {})
+	        return "n/a" if r.get("median") is None else "%+.2f %% (range %+.2f .. %+.2f)" % (
+	            r["median"] * 100, r["min"] * 100, r["max"] * 100)
+	    print("stacks all cost %s (%s ms a step) over no recorder: none %s; full %s; full --stacks all %s"
+	          % (wl, "%.3f" % info["step_ms"] if info.get("step_ms") else "n/a", med("none"), med("full"),
+	             med("all")))
+	    if p.get("median") is not None:
+	        print("stacks all cost %s: --stacks all over full without, paired over %d rounds: median %+.2f %%, "
+	              "range %+.2f .. %+.2f %%" % (wl, p.get("n", 0), p["median"] * 100, p["min"] * 100, p["max"] * 100))
+PY
 echo "files in $OUT"
 exit $fail

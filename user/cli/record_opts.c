@@ -45,10 +45,11 @@ static const struct argp_option options[] = {
 	  "Sample GPU metrics through NVML (utilization, memory, clocks, power, temperature; SM, "
 	  "tensor, DRAM, PCIe and NVLink activity on GPUs with GPM) HZ times a second, 1-1000 "
 	  "(default: 10 in full mode, off in light mode; --gpu-metrics alone: 10)", 0 },
-	{ "stacks", RO_STACKS, "none|sync", 0,
+	{ "stacks", RO_STACKS, "none|sync|all", 0,
 	  "Native call stacks (frame pointers): sync takes the stack of every call the host waits "
 	  "in or that changes memory or modules (synchronizations, blocking copies and sets, "
-	  "allocations and frees, module loads); none (default) takes none", 0 },
+	  "allocations and frees, module loads); all of every call, launches and the other hot calls "
+	  "once per call site of a thread; none (default) takes none", 0 },
 	{ "quiet", 'q', NULL, 0, "Warnings and errors only: no status line or summary", 0 },
 	{ "verbose", 'v', NULL, 0, "More diagnostics (-v: libbpf's warnings too, -vv: all of libbpf's log)", 0 },
 	{ 0 },
@@ -95,10 +96,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		c->gpum_set = true;
 		break;
 	case RO_STACKS: {
-		static const char *const stacks[] = { "none", "sync", NULL };
+		static const char *const stacks[] = { "none", "sync", "all", NULL };
+		static const enum record_stacks kinds[] = { RECORD_STACKS_NONE, RECORD_STACKS_SYNC,
+							    RECORD_STACKS_ALL };
 
-		o->stacks = cli__choose(state, "stacks kind", arg, stacks) == 1 ? RECORD_STACKS_SYNC :
-									    RECORD_STACKS_NONE;
+		o->stacks = kinds[cli__choose(state, "stacks kind", arg, stacks)];
 		break;
 	}
 	case 'q':

@@ -39,6 +39,7 @@ size_t gt_rec__min_size(uint16_t type)
 	case GT_REC_PROC_RANK:	return sizeof(struct gt_proc_rank);
 	case GT_REC_LIBLOAD:	return sizeof(struct gt_libload);
 	case GT_REC_USTACK:	return sizeof(struct gt_ustack);
+	case GT_REC_USTACK_SAME: return sizeof(struct gt_ustack_same);
 	case GT_REC_STACK_REF:	return sizeof(struct gt_stack_ref);
 	case GT_REC_STACK:	return sizeof(struct gt_stack);
 	case GT_REC_MODULE:	return sizeof(struct gt_module);

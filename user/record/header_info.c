@@ -81,10 +81,10 @@ void recorder__fill_info(struct recorder *r, struct gt_file_info *info, struct u
 		 r->nv.frontend, r->nv.uvm, r->nv.modeset, r->nv.caps, r->nv.caps_imex,
 		 /* the trace (or a stage's sink) holds the agents' records as they came */
 		 !r->o->cupti ? "" : " cupti=inline");
-	if (r->o->stacks == RECORD_STACKS_SYNC) {
+	if (r->o->stacks != RECORD_STACKS_NONE) {
 		size_t n = strlen(opts);
 
-		snprintf(opts + n, len - n, " stacks=sync");
+		snprintf(opts + n, len - n, " stacks=%s", r->o->stacks == RECORD_STACKS_ALL ? "all" : "sync");
 	}
 	if (r->cgroup) {
 		char esc[3 * PATH_MAX];

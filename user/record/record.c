@@ -153,11 +153,13 @@ static int on_event(void *ctx, void *data, size_t len)
 		return recorder__write(r, &c.l.hdr);
 	}
 	case GT_REC_USTACK:
+	case GT_REC_USTACK_SAME:
 		/* before its call's entry: the process' first record may be it */
 		if (!r->stacks)
 			return 0;
 		note_process(r, h);
-		err = ustacks__on_raw(r->stacks, data);
+		err = h->type == GT_REC_USTACK ? ustacks__on_raw(r->stacks, data) :
+						 ustacks__on_same(r->stacks, data);
 		if (err == -EINVAL) {
 			r->bad_records++;
 			return 0;
@@ -380,11 +382,17 @@ static int finish(struct recorder *r)
 	if (r->stacks) {
 		const struct ustacks_counters *sc = ustacks__counters(r->stacks);
 
+		char same[96] = "";
+
+		if (sc->same)
+			snprintf(same, sizeof(same), "; %llu hot calls from a call site seen before (%llu of "
+				 "them not known)", (unsigned long long)sc->same,
+				 (unsigned long long)sc->same_unknown);
 		pr_info("stacks: %llu taken, %llu distinct, %llu cut at %d frames, %llu not unwound past "
 			"the probed call (no frame pointers?), %llu frames in no file, %llu without a "
-			"symbol", (unsigned long long)sc->stacks, (unsigned long long)sc->interned,
+			"symbol%s", (unsigned long long)sc->stacks, (unsigned long long)sc->interned,
 			(unsigned long long)sc->cut, GT_USTACK_MAX, (unsigned long long)sc->fault,
-			(unsigned long long)sc->unmapped, (unsigned long long)sc->no_symbol);
+			(unsigned long long)sc->unmapped, (unsigned long long)sc->no_symbol, same);
 	}
 	if (c.drop_ringbuf)
 		pr_warn("%llu events were lost to a full ring buffer; raise --buffer-size",
@@ -479,6 +487,7 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		/* the stage may swap always-on apis to the windows */
 		.swap = o->ext && o->ext->swap,
 		.stacks_sync = o->stacks == RECORD_STACKS_SYNC,
+		.stacks_all = o->stacks == RECORD_STACKS_ALL,
 	};
 	struct cuda_object_opts bo = {
 		.filter = !o->all,

@@ -20,7 +20,7 @@ enum record_range {
 struct record_ext;
 
 /* --stacks: which calls take their native user stack. */
-enum record_stacks { RECORD_STACKS_NONE, RECORD_STACKS_SYNC };
+enum record_stacks { RECORD_STACKS_NONE, RECORD_STACKS_SYNC, RECORD_STACKS_ALL };
 
 struct record_opts {
 	bool all;			/* --all: every process */

@@ -320,6 +320,8 @@ static uint64_t api_cookie(const struct cuda_probes *p, unsigned api, bool *entr
 		cookie |= GT_COOKIE_RANGE_CLOSE;
 	if (p->opts.stacks_sync && stack_class(api, d))
 		cookie |= GT_COOKIE_STACK;
+	if (p->opts.stacks_all)
+		cookie |= GT_COOKIE_STACK | (gt_api__hot(api) ? GT_COOKIE_STACK_CACHE : 0);
 	return cookie;
 }
 

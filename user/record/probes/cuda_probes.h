@@ -22,6 +22,8 @@ struct cuda_probes_opts {
 	bool stacks_sync;	/* --stacks sync: the calls that block the host (syncs, blocking
 				 * copies and sets, allocations and frees, module loads) take
 				 * their user stack (GT_COOKIE_STACK) */
+	bool stacks_all;	/* --stacks all: every call, the hot ones once per call site
+				 * (GT_COOKIE_STACK_CACHE) */
 };
 
 /* Creates one uprobe_multi link of the loaded program prog_fd at cnt file

@@ -81,6 +81,8 @@ struct ustacks {
 	struct hmap modules;		/* (inode, dev) -> struct module */
 	struct hmap stacks;		/* (hash of the frames, 0) -> struct stack_ent */
 	struct hmap symbols;		/* (offset, module) -> (void *)1: its GT_REC_SYMBOL written */
+	struct hmap sites;		/* (hash of the call site's two keys, tid) -> stack id as a
+					 * pointer (--stacks all) */
 	uint32_t next_module, next_stack;
 	struct ustacks_counters c;
 	uint64_t buf[(8192 + NAME_MAX_LEN) / 8];	/* a record being written */
@@ -483,12 +485,24 @@ static uint32_t intern(struct ustacks *u, const struct gt_hdr *at, struct stack_
 	return *err ? 0 : s->id;
 }
 
+/* The call's GT_REC_STACK_REF (at its entry's time, on its thread). */
+static int emit_ref(struct ustacks *u, const struct gt_hdr *at, uint32_t id)
+{
+	struct gt_stack_ref ref;
+
+	memset(&ref, 0, sizeof(ref));
+	ref.hdr = *at;
+	ref.hdr.type = GT_REC_STACK_REF;
+	ref.hdr.size = sizeof(ref);
+	ref.stack = id;
+	return u->emit(u->ctx, &ref.hdr);
+}
+
 int ustacks__on_raw(struct ustacks *u, const struct gt_ustack *raw)
 {
 	struct stack_ent s = { 0 };
 	struct module *mods[GT_USTACK_MAX + 1] = { 0 };
 	uint64_t ips[GT_USTACK_MAX + 1];
-	struct gt_stack_ref ref;
 	struct pmaps *pm;
 	bool created, reread = false;
 	size_t n = raw->nframes;
@@ -498,7 +512,7 @@ int ustacks__on_raw(struct ustacks *u, const struct gt_ustack *raw)
 	if (raw->hdr.size < sizeof(*raw) || !n || n > GT_USTACK_MAX)
 		return -EINVAL;
 	u->c.stacks++;
-	s.flags = raw->flags & (GT_STACK_CUT | GT_STACK_FAULT);
+	s.flags = raw->flags & (GT_STACK_CUT | GT_STACK_FAULT);	/* SITE is the recorder's */
 	u->c.cut += !!(s.flags & GT_STACK_CUT);
 	u->c.fault += !!(s.flags & GT_STACK_FAULT);
 	/* the caller the kernel's unwinder skipped at the probed entry */
@@ -544,12 +558,28 @@ int ustacks__on_raw(struct ustacks *u, const struct gt_ustack *raw)
 	id = intern(u, &raw->hdr, &s, mods, &err);
 	if (err)
 		return err;
-	memset(&ref, 0, sizeof(ref));
-	ref.hdr = raw->hdr;
-	ref.hdr.type = GT_REC_STACK_REF;
-	ref.hdr.size = sizeof(ref);
-	ref.stack = id;
-	return u->emit(u->ctx, &ref.hdr);
+	/* a hot call's site: later calls from it send only its keys */
+	if (raw->flags & GT_STACK_SITE) {
+		void *old;
+
+		if (hmap_put(&u->sites, hash__pair(raw->caller, raw->site2), raw->hdr.tid,
+			     (void *)(uintptr_t)id, &old))
+			return -ENOMEM;
+	}
+	return emit_ref(u, &raw->hdr, id);
+}
+
+int ustacks__on_same(struct ustacks *u, const struct gt_ustack_same *same)
+{
+	uint32_t id = (uint32_t)(uintptr_t)hmap_get(&u->sites, hash__pair(same->caller, same->site2),
+						    same->hdr.tid);
+
+	u->c.same++;
+	if (!id) {
+		u->c.same_unknown++;
+		return 0;
+	}
+	return emit_ref(u, &same->hdr, id);
 }
 
 void ustacks__forget(struct ustacks *u, uint32_t pid)
@@ -579,7 +609,8 @@ void ustacks__free(struct ustacks *u)
 	hmap_free_all(&u->procs, pmaps_free);
 	hmap_free_all(&u->modules, module_free);
 	hmap_free_all(&u->stacks, NULL);
-	/* values are markers, not allocations */
+	/* values are markers and ids, not allocations */
 	free(u->symbols.s);
+	free(u->sites.s);
 	free(u);
 }

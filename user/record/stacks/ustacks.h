@@ -26,6 +26,8 @@ struct ustacks_counters {
 	uint64_t fault;		/* the unwinder got no frame past the probed function */
 	uint64_t unmapped;	/* frames in no file (JIT, anonymous memory, a process gone) */
 	uint64_t no_symbol;	/* frames of a file with no symbol covering them */
+	uint64_t same;		/* hot calls from a known call site (--stacks all): no walk */
+	uint64_t same_unknown;	/* ... whose site's stack was not known here */
 };
 
 /* NULL when out of memory. */
@@ -34,6 +36,10 @@ struct ustacks *ustacks__new(ustacks_emit_fn emit, void *ctx);
  * Returns 0 or what emit returned (a raw record too short is counted by the
  * caller as a bad record: -EINVAL). */
 int ustacks__on_raw(struct ustacks *u, const struct gt_ustack *raw);
+/* A hot call from a call site whose stack came before (--stacks all): the
+ * call's GT_REC_STACK_REF with that stack's id (none when the site is not
+ * known: counted). Returns 0 or what emit returned. */
+int ustacks__on_same(struct ustacks *u, const struct gt_ustack_same *same);
 /* The process exec'd or exited: its mappings are no longer those read. */
 void ustacks__forget(struct ustacks *u, uint32_t pid);
 const struct ustacks_counters *ustacks__counters(const struct ustacks *u);
