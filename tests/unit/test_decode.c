@@ -145,15 +145,22 @@ static void test_finish_incomplete(void **state)
 
 /* at_end: only calls the trace ended inside, not an entry whose exit was
  * lost while its thread went on, nor one flushed by its process' exit */
-static void test_finish_at_end(void **state)
+/* Thread 1: a call whose exit was lost, then one in flight; thread 2: one
+ * in flight. */
+static void lost_and_in_flight(struct gt_decoder *d)
 {
-	struct gt_decoder *d = *state;
-
 	call0(d, 10, 1, API(cuCtxSynchronize));		/* its exit lost ... */
 	call0(d, 20, 1, API(cuInit));
 	ret(d, 25, 1, API(cuInit), 0);			/* ... the thread went on */
 	call0(d, 30, 1, API(cuStreamSynchronize));	/* in flight at the end */
 	call0(d, 40, 2, API(cuCtxSynchronize));		/* another thread, in flight */
+}
+
+static void test_finish_at_end(void **state)
+{
+	struct gt_decoder *d = *state;
+
+	lost_and_in_flight(d);
 	call0(d, 50, 3, API(cuInit));
 	proc_rec(d, GT_REC_EXIT, 60, 100, 1, "python3");	/* flushes pid 100's calls ... */
 	assert_int_equal(S.n, 5);
@@ -167,11 +174,7 @@ static void test_finish_lost_vs_in_flight(void **state)
 {
 	struct gt_decoder *d = *state;
 
-	call0(d, 10, 1, API(cuCtxSynchronize));		/* its exit lost ... */
-	call0(d, 20, 1, API(cuInit));
-	ret(d, 25, 1, API(cuInit), 0);			/* ... the thread went on */
-	call0(d, 30, 1, API(cuStreamSynchronize));	/* in flight at the end */
-	call0(d, 40, 2, API(cuCtxSynchronize));		/* another thread, in flight */
+	lost_and_in_flight(d);
 	assert_int_equal(S.n, 1);
 	assert_int_equal(gt_decoder__finish(d), 0);
 	assert_int_equal(S.n, 4);
