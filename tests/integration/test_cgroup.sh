@@ -121,8 +121,12 @@ t_cgroup_kernel() {
 	dump_trace "$T/k.gtrace" "$T/k.json"
 	got=$(jq -s -c --argjson p "$in" '[.[] | select(.type == "ioctl" and .pid == $p)] | length' "$T/k.json")
 	[ "$got" = 30 ] || err "ioctls of $in (in the cgroup): $got, expected 30"
-	got=$(jq -s -c --argjson p "$in" '[.[] | select(.type == "offcpu" and .pid == $p and .dur >= 40000000)] | length' "$T/k.json")
-	[ "$got" = 3 ] || err "off-CPU intervals of >= 40 ms of $in: $got, expected 3"
+	# a 40 ms sleep's interval runs from the switch after the timer was armed
+	# (microseconds into the sleep) to the switch back: about 40 ms, a hair
+	# under it at times; nothing else of the workload sleeps: half of it
+	# tells the three apart from everything else
+	got=$(jq -s -c --argjson p "$in" '[.[] | select(.type == "offcpu" and .pid == $p and .dur >= 20000000)] | length' "$T/k.json")
+	[ "$got" = 3 ] || err "off-CPU intervals of >= 20 ms of $in (three 40 ms sleeps): $got, expected 3: $(jq -s -c --argjson p "$in" '[.[] | select(.type == "offcpu" and .pid == $p) | .dur] | sort | .[-4:]' "$T/k.json")"
 	got=$(jq -s -c --argjson p "$in" '[.[] | select((.type == "ioctl" or .type == "offcpu") and .pid != $p) | .pid] | unique' "$T/k.json")
 	[ "$got" = "[]" ] || err "ioctls or off-CPU intervals of processes outside the cgroup (pids $got; $out was beside it)"
 }

@@ -52,12 +52,15 @@ t_ioctl() {
 t_offcpu() {
 	local got
 	run_iow --trace sched
-	# three sleeps of 40 ms: three intervals off-CPU in state S of at least 40 ms
-	got=$(jq -s -c --argjson p "$IPID" '[.[] | select(.type == "offcpu" and .pid == $p and .dur >= 40000000)] |
+	# three sleeps of 40 ms: three intervals off-CPU in state S of about 40 ms
+	# (from the switch after the timer was armed, microseconds into the
+	# sleep: a hair under 40 ms at times), more than half of it: nothing else
+	# of the workload sleeps
+	got=$(jq -s -c --argjson p "$IPID" '[.[] | select(.type == "offcpu" and .pid == $p and .dur >= 20000000)] |
 		{n: length, states: ([.[].state] | unique), tids: ([.[].tid] | unique),
 		 short: all(.dur < 1000000000)}' "$T/k.json")
 	[ "$got" = "{\"n\":3,\"states\":[\"S\"],\"tids\":[$IPID],\"short\":true}" ] ||
-		err "off-CPU intervals of >= 40 ms: $got; expected 3 in state S on tid $IPID"
+		err "off-CPU intervals of >= 20 ms (three 40 ms sleeps): $got; expected 3 in state S on tid $IPID"
 	got=$(jq -s -c --argjson p "$IPID" '[.[] | select(.type == "offcpu" and .pid != $p)] | length' "$T/k.json")
 	[ "$got" = 0 ] || err "$got off-CPU intervals of untraced processes"
 	got=$(jq -s -c '[.[] | select(.type == "ioctl")] | length' "$T/k.json")
