@@ -216,7 +216,8 @@ grep -q 'GTRACE_CUPTI_API=all' "$err" && ok "no fine-grained driver API: says wh
 
 run exit_ iecx
 if [ -n "$spool" ]; then
-	$check "$spool" "stats is None" > /dev/null && ok "_exit: no exit handler, file without stats (the recorder waits for the pid)" ||
+	# _exit while the writer thread writes may cut the last chunk short
+	SPOOL_CUT_OK=1 $check "$spool" "stats is None" > /dev/null && ok "_exit: no exit handler, file without stats (the recorder waits for the pid)" ||
 		bad "_exit" "stats written?"
 else
 	bad "_exit" "no spool file"

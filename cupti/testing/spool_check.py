@@ -9,8 +9,11 @@ allstats (every GT_REC_CUPTI_STATS, in order), kseg (kernels between two
 stats records, a list), corr (set of kernel correlation ids), names (set of
 kernel names), ranges (list of (id, dur, name, tid)), pid (set of hdr.pid).
 Prints a summary; exit 0 when EXPR holds.  Stats flags: 1 final, 2 paused,
-4 disk full, 8 backlog."""
-import struct, sys
+4 disk full, 8 backlog.  SPOOL_CUT_OK=1: a last record cut short ends the
+file, as the recorder's reader takes it (cut: True); a program that _exits
+while the agent's writer thread is in a write leaves one (the kernel ends a
+write between pages for a dying process); else it is a bad record."""
+import os, struct, sys
 
 path, expr = sys.argv[1], sys.argv[2]
 d = open(path, "rb").read()
@@ -19,8 +22,15 @@ if d[:8] != b"GTCUPTI1":
     sys.exit(1)
 off, counts, corr, names, ranges, pids, stats = 8, {}, set(), set(), [], set(), None
 allstats, kseg, kn = [], [], 0
+cut = False
 while off < len(d):
+    if len(d) - off < 24 and os.environ.get("SPOOL_CUT_OK") == "1":
+        cut = True
+        break
     ts, p, tid, typ, size, api, cpu = struct.unpack_from("<QIIHHHH", d, off)
+    if off + size > len(d) and size >= 24 and not size % 8 and os.environ.get("SPOOL_CUT_OK") == "1":
+        cut = True
+        break
     if size < 24 or size % 8 or off + size > len(d) or api or cpu:
         print(f"{path}: bad record at {off}: type {typ} size {size} api {api} cpu {cpu}")
         sys.exit(1)
@@ -46,7 +56,7 @@ while off < len(d):
     off += size
 v = dict(k=counts.get(40, 0), copies=counts.get(41, 0), sets=counts.get(42, 0), api=counts.get(43, 0),
          nvtx=counts.get(44, 0), marks=counts.get(50, 0), stats=stats, allstats=allstats,
-         kseg=kseg + ([kn] if kn else []), corr=corr, names=names, ranges=ranges, pid=pids)
+         kseg=kseg + ([kn] if kn else []), corr=corr, names=names, ranges=ranges, pid=pids, cut=cut)
 print(f"kernels={v['k']} api={v['api']} copies={v['copies']} sets={v['sets']} nvtx={v['nvtx']} stats={stats}")
 ok = eval(expr, {}, v)
 if not ok:
