@@ -202,8 +202,7 @@ static int site_add(struct analyze *a, struct az_acc *acc, const struct gt_callr
 
 	if (!gt_decoder__call_site(a->d, c->stack, &f))
 		return 0;
-	/* the frame's file (the decoder keeps one path per module) and offset */
-	key = hash__pair(f.offset, (uint64_t)(uintptr_t)f.module);
+	key = gt_frame__key(&f);
 	s = hmap_get_or_new(&acc->sites, key, 0, sizeof(*s), NULL);
 	if (!s)
 		return -ENOMEM;

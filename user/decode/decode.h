@@ -234,6 +234,9 @@ const char *gt_frame__str(const struct gt_frame *f, char *buf, size_t len);
  * past the CUDA libraries (libcuda, libcudart, libcublas, ...), else the
  * caller of the probed function; false when the stack has none. */
 bool gt_decoder__call_site(const struct gt_decoder *d, uint32_t id, struct gt_frame *f);
+/* A key of frame f's place (its file and offset), the same for every stack
+ * through it: for grouping calls by call site. */
+uint64_t gt_frame__key(const struct gt_frame *f);
 
 void gt_decoder__free(struct gt_decoder *d);
 

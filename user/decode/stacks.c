@@ -198,6 +198,12 @@ bool gt_decoder__call_site(const struct gt_decoder *d, uint32_t id, struct gt_fr
 	return n > 1 && gt_decoder__frame(d, id, 1, f);
 }
 
+uint64_t gt_frame__key(const struct gt_frame *f)
+{
+	/* the decoder keeps one path per module: its address names the file */
+	return hash__pair(f->offset, (uint64_t)(uintptr_t)f->module);
+}
+
 void dec__stacks_free(struct gt_decoder *d)
 {
 	if (!d->stacks)

@@ -309,8 +309,8 @@ static int dump_stack(struct dump *dp, const struct gt_hdr *rec)
 	const struct gt_stack *s = (const void *)rec;
 	struct obuf *o = &dp->ob;
 	uint16_t flags;
-	size_t n = gt_decoder__stack(dp->d, s->id, &flags);
-	char buf[1200];
+
+	gt_decoder__stack(dp->d, s->id, &flags);
 
 	OBUF_LIT(o, "{\"ts\":");
 	obuf__u64(o, rec->ts);
@@ -322,18 +322,9 @@ static int dump_stack(struct dump *dp, const struct gt_hdr *rec)
 		OBUF_LIT(o, ",\"cut\":true");
 	if (flags & GT_STACK_FAULT)
 		OBUF_LIT(o, ",\"unwound\":false");
-	OBUF_LIT(o, ",\"frames\":[");
-	for (size_t i = 0; i < n; i++) {
-		struct gt_frame f;
-
-		if (i)
-			OBUF_LIT(o, ",");
-		if (gt_decoder__frame(dp->d, s->id, i, &f))
-			obuf__json_str(o, gt_frame__str(&f, buf, sizeof(buf)));
-		else
-			OBUF_LIT(o, "null");
-	}
-	OBUF_LIT(o, "]}\n");
+	OBUF_LIT(o, ",\"frames\":");
+	fields__json_frames(o, dp->d, s->id);
+	OBUF_LIT(o, "}\n");
 	return o->err;
 }
 

@@ -789,3 +789,22 @@ int fields__decode_all(struct trace_reader *r, struct gt_decoder *d, const char 
 	*why = msg;
 	return rc;
 }
+
+void fields__json_frames(struct obuf *o, const struct gt_decoder *d, uint32_t stack)
+{
+	size_t n = gt_decoder__stack(d, stack, NULL);
+	char buf[1200];
+
+	OBUF_LIT(o, "[");
+	for (size_t i = 0; i < n; i++) {
+		struct gt_frame f;
+
+		if (i)
+			OBUF_LIT(o, ",");
+		if (gt_decoder__frame(d, stack, i, &f))
+			obuf__json_str(o, gt_frame__str(&f, buf, sizeof(buf)));
+		else
+			OBUF_LIT(o, "null");
+	}
+	OBUF_LIT(o, "]");
+}

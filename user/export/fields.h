@@ -215,6 +215,10 @@ void fields__set_trace_info(const struct gt_file_info *info);
 /* The fields as JSON members, "name":value separated by commas, without
  * braces; those whose bit (1 << id) is set in skip are left out. */
 void fields__json(struct obuf *o, const struct cf_val *v, unsigned n, uint64_t skip);
+/* Stack id's frames as a JSON array of strings ("func+0x1c (file)", ...,
+ * innermost first; null for a frame not known), dump's and the Chrome
+ * JSON's. */
+void fields__json_frames(struct obuf *o, const struct gt_decoder *d, uint32_t stack);
 
 /* Names of the fields of struct gt_counters in order, _reserved left out. */
 extern const char *const gt_counter_names[];

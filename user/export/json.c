@@ -272,27 +272,6 @@ static void call_flows(struct jx *j, const struct gt_callrec *c)
 	free(fl);
 }
 
-/* A call's stack in its args: "frames": ["func+0x1c (file)", ...],
- * innermost first (the stack id is the "stack" field before it). */
-static void put_frames(struct jx *j, uint32_t stack)
-{
-	size_t n = gt_decoder__stack(j->d, stack, NULL);
-	char buf[1200];
-
-	OBUF_LIT(&j->ob, ",\"frames\":[");
-	for (size_t i = 0; i < n; i++) {
-		struct gt_frame f;
-
-		if (i)
-			OBUF_LIT(&j->ob, ",");
-		if (gt_decoder__frame(j->d, stack, i, &f))
-			obuf__json_str(&j->ob, gt_frame__str(&f, buf, sizeof(buf)));
-		else
-			OBUF_LIT(&j->ob, "null");
-	}
-	OBUF_LIT(&j->ob, "]");
-}
-
 static int on_call(void *ctx, const struct gt_callrec *c)
 {
 	struct jx *j = ctx;
@@ -328,8 +307,11 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 	jx__put_pid_tid(o, c->pid, c->tid);
 	OBUF_LIT(o, ",\"args\":{");
 	fields__json(o, v, n, ARGS_SKIP);
-	if (c->stack)
-		put_frames(j, c->stack);
+	/* the call's stack in its args, after its "stack" id */
+	if (c->stack) {
+		OBUF_LIT(o, ",\"frames\":");
+		fields__json_frames(o, j->d, c->stack);
+	}
 	OBUF_LIT(o, "}}");
 	if (c->entry_only) {
 		j->held.set = true;

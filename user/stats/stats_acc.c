@@ -190,7 +190,7 @@ static int site_add(struct stats_acc *s, const struct gt_callrec *c)
 
 	if (!gt_decoder__call_site(s->d, c->stack, &f))
 		return 0;
-	key = hash__pair(f.offset, (uint64_t)(uintptr_t)f.module);
+	key = gt_frame__key(&f);
 	a = hmap_get(&s->sites, key, 0);
 	if (!a) {
 		a = calloc(1, sizeof(*a));
