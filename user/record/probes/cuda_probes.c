@@ -429,6 +429,14 @@ fail:
 	return err;
 }
 
+/* The hot links' detach thread joined: its time kept to be reported. */
+static void join_detach(struct cuda_probes *p)
+{
+	p->last_detach_ns = batch_join(p->detaching);
+	p->detaching = NULL;
+	p->detach_reported = false;
+}
+
 /* A test's slow detach (GTRACE_TEST_DETACH_DELAY_MS): what a loaded
  * machine's kernel synchronization takes, on demand. */
 static unsigned test_detach_delay_ms(void)
@@ -445,11 +453,8 @@ static int detach_hot(struct cuda_probes *p)
 	struct detach_batch *b;
 	size_t i, j, k, n = 0;
 
-	if (p->detaching) {
-		p->last_detach_ns = batch_join(p->detaching);
-		p->detaching = NULL;
-		p->detach_reported = false;
-	}
+	if (p->detaching)
+		join_detach(p);
 	for (i = 0; i < p->nfiles; i++)
 		for (j = 0; j < p->files[i].ngroups; j++)
 			if (p->files[i].groups[j].hot)
@@ -515,9 +520,7 @@ int cuda_probes__set_hot(struct cuda_probes *p, bool on)
 	if (p->detaching) {
 		uint64_t t0 = clock__mono_ns();
 
-		p->last_detach_ns = batch_join(p->detaching);
-		p->detaching = NULL;
-		p->detach_reported = false;
+		join_detach(p);
 		p->detach_waits++;
 		pr_verbose("the hot probes waited %.2f ms for the last window's detach",
 			   (clock__mono_ns() - t0) / 1e6);
@@ -539,11 +542,8 @@ int cuda_probes__set_hot(struct cuda_probes *p, bool on)
 
 bool cuda_probes__detach_done(struct cuda_probes *p, bool wait, uint64_t *ns)
 {
-	if (p->detaching && (wait || __atomic_load_n(&p->detaching->done, __ATOMIC_ACQUIRE))) {
-		p->last_detach_ns = batch_join(p->detaching);
-		p->detaching = NULL;
-		p->detach_reported = false;
-	}
+	if (p->detaching && (wait || __atomic_load_n(&p->detaching->done, __ATOMIC_ACQUIRE)))
+		join_detach(p);
 	if (p->detaching || p->detach_reported)
 		return false;
 	p->detach_reported = true;
