@@ -232,6 +232,34 @@ static void test_utilization_is_the_union(void **state)
 	gt_decoder__free(d);
 }
 
+/* A device whose only kernel took no time has no busy interval: the page shows
+ * its lane empty (the fuzzer's case: sorting its empty list was undefined). */
+static void test_kernel_without_duration(void **state)
+{
+	struct gt_decoder *d = gt_decoder__new(no_call, NULL, NULL);
+	struct report_timeline *tl = report_timeline__new(0, 0, d);
+	_Alignas(8) unsigned char buf[sizeof(struct gt_gpu_kernel) + 8];
+	struct gt_gpu_kernel *k = (void *)buf;
+	char *j;
+
+	(void)state;
+	memset(buf, 0, sizeof(buf));
+	k->hdr = (struct gt_hdr){ .ts = 500, .pid = 10, .type = GT_REC_GPU_KERNEL,
+				  .size = sizeof(buf) };
+	k->device = 3;
+	k->len = 2;
+	memcpy(k->name, "k", 2);
+	assert_int_equal(report_timeline__other(tl, &k->hdr), 0);
+	assert_int_equal(report_timeline__finish(tl, 1000), 0);
+	assert_int_equal(report_timeline__gpu_records(tl), 1);
+	j = timeline_json(tl);
+	assert_non_null(strstr(j, "{\"device\":3,"));
+	assert_non_null(strstr(strstr(j, "{\"device\":3,"), "\"busy\":[]"));
+	free(j);
+	report_timeline__free(tl);
+	gt_decoder__free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_budget_keeps_the_longest),
 		cmocka_unit_test(test_bins_hold_every_event),
 		cmocka_unit_test(test_utilization_is_the_union),
+		cmocka_unit_test(test_kernel_without_duration),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

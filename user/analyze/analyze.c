@@ -26,6 +26,7 @@
 #include "format/api.h"
 #include "format/records.h"
 #include "lib/vec.h"
+#include "lib/cmp.h"
 
 /* ---- scopes, processes, threads ------------------------------------------- */
 
@@ -684,7 +685,7 @@ int analyze__finish(struct analyze *a, uint64_t end_ts, struct analyze_result **
 	if (!r)
 		return -ENOMEM;
 	if (a->nscopes > 1)
-		qsort(a->scopes, a->nscopes, sizeof(*a->scopes), cmp_scope);
+		cmp__sort(a->scopes, a->nscopes, sizeof(*a->scopes), cmp_scope);
 	rc = az__add_notes(a, r, end_ts > a->pos ? end_ts : a->pos);
 	if (rc) {
 		free(r);

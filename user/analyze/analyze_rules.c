@@ -20,6 +20,7 @@
 #include "format/api.h"
 #include "lib/term_text.h"
 #include "lib/vec.h"
+#include "lib/cmp.h"
 
 #define MIN_ACTIVE_NS	1000000ull	/* gpu_time_util: at least 1 ms of GPU activity */
 #define MIN_KERNELS	100		/* launch_bound */
@@ -91,7 +92,7 @@ static int top_kernels(struct analyze *a, struct az_acc *acc, struct az_work *w)
 	for (uint32_t i = 0; i < acc->knames.cap; i++)
 		if (acc->knames.s[i].used)
 			v[n++] = acc->knames.s[i].v;
-	qsort(v, n, sizeof(*v), cmp_kname);
+	cmp__sort(v, n, sizeof(*v), cmp_kname);
 	for (size_t i = 0; i < n && w->nkernels < AZ_TOP_KERNELS; i++) {
 		struct az_kernel *k = &w->top[w->nkernels];
 
@@ -511,7 +512,7 @@ static void rules(struct rule_ctx *rc, struct az_acc *acc)
 					     "other ranks waited %s for it in all", N(s->comm.last),
 					     N(s->comm.matched), D(s->comm.caused_ns)));
 	if (s->nfindings > 1)
-		qsort(s->findings, s->nfindings, sizeof(*s->findings), cmp_finding);
+		cmp__sort(s->findings, s->nfindings, sizeof(*s->findings), cmp_finding);
 }
 
 /* ---- a scope ------------------------------------------------------------------- */

@@ -27,6 +27,7 @@
 #include "lib/hmap.h"
 #include "lib/u64map.h"
 #include "lib/vec.h"
+#include "lib/cmp.h"
 
 #define AZ_STEADY_MIN 5		/* iterations a series needs */
 #define AZ_GPU_BUCKETS 65536	/* GPU time buckets over the recording, per process */
@@ -224,7 +225,7 @@ static int series_sort(struct pseries *s)
 		v[2 * i] = s->start[i];
 		v[2 * i + 1] = s->end[i];
 	}
-	qsort(v, s->n, 2 * sizeof(*v), iv_order);
+	cmp__sort(v, s->n, 2 * sizeof(*v), iv_order);
 	for (size_t i = 0; i < s->n; i++) {
 		s->start[i] = v[2 * i];
 		s->end[i] = v[2 * i + 1];
@@ -368,7 +369,7 @@ static int phases_of(struct analyze *a, struct pre *p, const struct pproc *x, st
 					ph->end_ts = end[i];
 			}
 			/* no steady state: the median of them all */
-			qsort(d, n, sizeof(*d), u64_order);
+			cmp__sort(d, n, sizeof(*d), u64_order);
 			ph->median_ns = (n % 2 ? d[n / 2] : d[n / 2 - 1] / 2 + d[n / 2] / 2) / g;
 			free(d);
 		}

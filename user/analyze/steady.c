@@ -14,6 +14,7 @@
 #include "lib/hmap.h"
 #include "lib/u64map.h"
 #include "lib/vec.h"
+#include "lib/cmp.h"
 
 const char *steady_kind__name(enum steady_kind k)
 {
@@ -66,7 +67,7 @@ static int u64_cmp(const void *a, const void *b)
 /* The median of v[0..n) (n > 0), sorting v. */
 static uint64_t median_of(uint64_t *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), u64_cmp);
+	cmp__sort(v, n, sizeof(*v), u64_cmp);
 	return n % 2 ? v[n / 2] : v[n / 2 - 1] / 2 + v[n / 2] / 2 + (v[n / 2 - 1] % 2 + v[n / 2] % 2) / 2;
 }
 
@@ -373,7 +374,7 @@ static int decide(struct sthread *t)
 		v[nv++] = (struct tcount){ .tok = t->win_tok[i], .n = 1, .first = i };
 	}
 	if (nv > 1)
-		qsort(v, nv, sizeof(*v), tcount_cmp);
+		cmp__sort(v, nv, sizeof(*v), tcount_cmp);
 	/* kernels: the most frequent, and the rarest that still repeat (a
 	 * step's once-a-step kernel, where the frequent ones come many times
 	 * a step) */

@@ -9,6 +9,7 @@
 #include "analyze/analyze.h"
 #include "export/export.h"
 #include "lib/log.h"
+#include "lib/cmp.h"
 
 enum { OPT_FINDINGS = 0x100 };
 
@@ -139,7 +140,7 @@ static int findings_of(const struct analyze_result *r, struct export_finding **o
 				};
 		}
 	}
-	qsort(*out, *n, sizeof(**out), cmp_finding);
+	cmp__sort(*out, *n, sizeof(**out), cmp_finding);
 	return 0;
 }
 

@@ -180,14 +180,14 @@ static int settle(struct gpu_idle *g, uint64_t w, bool open_ok, struct gpu_idle_
 	size_t i, n = 0, tcap;
 
 	if (g->ncorrs > 1)
-		qsort(g->corrs, g->ncorrs, sizeof(*g->corrs), u32_cmp);
+		cmp__sort(g->corrs, g->ncorrs, sizeof(*g->corrs), u32_cmp);
 	if (update_pending(g, w))
 		return -ENOMEM;
 	for (i = 0; i < g->npending; i++)
 		if (g->pending[i].ts < busy_from)
 			busy_from = g->pending[i].ts;
 	if (g->nacts > 1)
-		qsort(g->acts, g->nacts, sizeof(*g->acts), act_cmp);
+		cmp__sort(g->acts, g->nacts, sizeof(*g->acts), act_cmp);
 	for (i = 0; i < g->nacts; i++) {
 		const struct act *a = &g->acts[i];
 

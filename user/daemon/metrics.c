@@ -15,6 +15,7 @@
 #include "lib/hash.h"
 #include "lib/hmap.h"
 #include "lib/vec.h"
+#include "lib/cmp.h"
 
 #define FAIL_SLOTS 16		/* (api, code) pairs per process; more go to code="other" */
 #define PROC_LABEL_MAX 128	/* bytes of a process name in a label */
@@ -522,7 +523,7 @@ static void render_fails(const struct gt_metrics *m, struct obuf *o)
 		struct fail_slot s[FAIL_SLOTS];
 
 		memcpy(s, p->fail, p->nfail * sizeof(*s));
-		qsort(s, p->nfail, sizeof(*s), cmp_fail);
+		cmp__sort(s, p->nfail, sizeof(*s), cmp_fail);
 		for (unsigned j = 0; j < p->nfail; j++) {
 			proc_series(o, name, p);
 			str_label(o, "api", gt_api__name(s[j].api));

@@ -15,6 +15,7 @@
 #include "format/records.h"
 #include "lib/u64map.h"
 #include "lib/vec.h"
+#include "lib/cmp.h"
 
 /* A span still open while the trace is read (never seen after finish). */
 #define CAPSPAN_OPEN 0
@@ -298,7 +299,7 @@ static size_t interval_union(struct interval *iv, size_t n)
 
 	if (!n)
 		return 0;	/* iv may be NULL: qsort must not see it */
-	qsort(iv, n, sizeof(*iv), cmp_interval);
+	cmp__sort(iv, n, sizeof(*iv), cmp_interval);
 	for (size_t i = 0; i < n; i++) {
 		if (k && iv[i].a <= iv[k - 1].b) {
 			if (iv[i].b > iv[k - 1].b)
@@ -357,9 +358,9 @@ void capture_spans__finish(struct capture_spans *c, uint64_t end_ts)
 			interval_add(c, c->v[i].start_ts, c->v[i].end_ts);
 	c->niv = interval_union(c->iv, c->niv);
 	if (c->n)
-		qsort(c->v, c->n, sizeof(*c->v), cmp_span);
+		cmp__sort(c->v, c->n, sizeof(*c->v), cmp_span);
 	if (c->nsh)
-		qsort(c->sh, c->nsh, sizeof(*c->sh), cmp_shed);
+		cmp__sort(c->sh, c->nsh, sizeof(*c->sh), cmp_shed);
 	for (size_t i = 0; i < c->n; i++) {
 		struct capspan *s = &c->v[i];
 		uint64_t live;

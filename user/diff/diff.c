@@ -13,6 +13,7 @@
 #include "lib/installer.h"
 #include "lib/term_text.h"
 #include "lib/vec.h"
+#include "lib/cmp.h"
 
 /* ---- names of things ---------------------------------------------------- */
 
@@ -168,7 +169,7 @@ static int names_rows(struct diff_result *r, struct diff_table *t, const struct 
 		if (!diff_names__find(nb, no->v[i]->name))
 			err = add_row(r, t, &cap, no->v[i]->name, b, NULL, o, no->v[i]);
 	if (!err && t->n)
-		qsort(t->rows, t->n, sizeof(*t->rows), row_cmp);
+		cmp__sort(t->rows, t->n, sizeof(*t->rows), row_cmp);
 	return err;
 }
 
@@ -180,7 +181,7 @@ static int api_rows(struct diff_result *r, const struct diff_side *b, const stru
 	for (unsigned i = 0; i < GT_API__COUNT && !err; i++)
 		err = add_row(r, &r->apis, &cap, gt_api__name(i), b, &b->api[i], o, &o->api[i]);
 	if (!err && r->apis.n)
-		qsort(r->apis.rows, r->apis.n, sizeof(*r->apis.rows), row_cmp);
+		cmp__sort(r->apis.rows, r->apis.n, sizeof(*r->apis.rows), row_cmp);
 	return err;
 }
 
@@ -341,7 +342,7 @@ static void analysis_of(const struct diff_side *b, const struct diff_side *o, st
 			f->cost[k] = per_iter(side[k], (double)az->f[i].cost_ns);
 		}
 	}
-	qsort(an->findings, an->nfindings, sizeof(*an->findings), finding_cmp);
+	cmp__sort(an->findings, an->nfindings, sizeof(*an->findings), finding_cmp);
 }
 
 /* ---- the core ----------------------------------------------------------- */

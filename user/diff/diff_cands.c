@@ -12,6 +12,7 @@
 #include "decode/capture_spans.h"
 #include "diff/diff_scan.h"
 #include "lib/vec.h"
+#include "lib/cmp.h"
 
 /* ---- candidates ---------------------------------------------------------- */
 
@@ -104,7 +105,7 @@ static int cand_ivs(struct diff_scan *s, enum diff_iter_source src, uint32_t pid
 	*out = NULL;
 	if (n < 2)
 		return 0;
-	qsort(v, n, sizeof(*v), iv_cmp);
+	cmp__sort(v, n, sizeof(*v), iv_cmp);
 	x = cand_new(s, src, pid, n);
 	if (!x)
 		return -ENOMEM;
@@ -191,7 +192,7 @@ static int graph_cands(struct diff_scan *s)
 
 		if (!s->graphs.s[i].used)
 			continue;
-		qsort(g->ts, g->n, sizeof(*g->ts), u64_cmp);
+		cmp__sort(g->ts, g->n, sizeof(*g->ts), u64_cmp);
 		err = cand_starts(s, DIFF_ITER_GRAPH, g->pid, g->ts, g->n, &x);
 		if (err)
 			return err;

@@ -7,6 +7,7 @@
 #include "diff/diff_stat.h"
 #include "stats/stats_acc.h"
 #include "lib/hash.h"
+#include "lib/cmp.h"
 
 /* ---- moments ------------------------------------------------------------ */
 
@@ -246,7 +247,7 @@ int diff_stat__ratio(const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
 	free(sb);
 	free(scratch);
 	if (k) {
-		qsort(ratios, k, sizeof(*ratios), cmp_double);
+		cmp__sort(ratios, k, sizeof(*ratios), cmp_double);
 		/* ranks ceil(0.025 k) and ceil(0.975 k), 1-based */
 		lo = (k * 25 + 999) / 1000;
 		hi = (k * 975 + 999) / 1000;

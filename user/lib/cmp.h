@@ -8,7 +8,9 @@
 #ifndef GTRACE_CMP_H
 #define GTRACE_CMP_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 static inline int cmp__u64(uint64_t a, uint64_t b)
 {
@@ -23,5 +25,16 @@ static inline int cmp__u64(uint64_t a, uint64_t b)
 		if (cmp_a_ != cmp_b_)                                   \
 			return cmp_a_ < cmp_b_ ? -1 : 1;                \
 	} while (0)
+
+/*
+ * qsort that takes an empty array as sorted: qsort's base must not be NULL
+ * even for no elements, and an empty vector's is. Every sort goes through it.
+ */
+static inline void cmp__sort(void *base, size_t n, size_t size,
+			     int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
 
 #endif

@@ -446,7 +446,7 @@ int merge__link(struct merge_call *calls, size_t ncalls, struct merge_api *apis,
 	if (nperm > 1)
 		qsort_r(perm, nperm, sizeof(*perm), call_perm_cmp, calls);
 	if (napis > 1)
-		qsort(apis, napis, sizeof(*apis), api_cmp);
+		cmp__sort(apis, napis, sizeof(*apis), api_cmp);
 
 	for (i = 0; i < napis; i++) {
 		if (pid_set_add(&pids, apis[i].pid))

@@ -181,7 +181,7 @@ static void leave_out_edges(struct merger *m)
 	if (m->ranged)
 		return;
 	if (m->napis > 1)
-		qsort(m->apis, m->napis, sizeof(*m->apis), api_cmp);
+		cmp__sort(m->apis, m->napis, sizeof(*m->apis), api_cmp);
 	for (i = 0; i < m->ngpu; i++) {
 		const struct merge_gpu *g = &m->gpu[i];
 		struct merge_api key = { .pid = g->pid, .correlation = g->correlation };
@@ -496,7 +496,7 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	if (nlinked > 1)
 		qsort_r(linked, nlinked, sizeof(*linked), linked_cmp, m->gpu);
 	if (m->ntail > 1)
-		qsort(m->tail, m->ntail, sizeof(*m->tail), tail_cmp);
+		cmp__sort(m->tail, m->ntail, sizeof(*m->tail), tail_cmp);
 
 	/* the output, through a temporary file next to it */
 	info = *trace_reader__info(r);

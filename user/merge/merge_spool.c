@@ -18,6 +18,7 @@
 #include "lib/vec.h"
 #include "merge/merge_int.h"
 #include "format/records.h"
+#include "lib/cmp.h"
 
 int mg__add_spool_file(struct merger *m, const char *path)
 {
@@ -72,7 +73,7 @@ int mg__add_spool_dir(struct merger *m, const char *dir)
 	closedir(d);
 	/* names is NULL in an empty directory, which qsort does not take */
 	if (!err && n > 1)
-		qsort(names, n, sizeof(*names), name_cmp);
+		cmp__sort(names, n, sizeof(*names), name_cmp);
 	if (err)
 		pr_err("failed to list %s: %s", dir, strerror(-err));
 	for (i = 0; i < n; i++) {

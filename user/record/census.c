@@ -17,6 +17,7 @@
 #include "lib/log.h"
 #include "record/probes/bpf_log.h"
 #include "record/probes/uprobe_ladder.h"
+#include "lib/cmp.h"
 
 #define CENSUS_MAX 4096	/* GT_CENSUS_MAX in bpf/census.bpf.c */
 
@@ -116,7 +117,7 @@ static void report(struct census *c)
 		rows[i].name = c->names[i];
 		bpf_map_lookup_elem(fd, &k, &rows[i].count);
 	}
-	qsort(rows, c->n, sizeof(*rows), cmp_row);
+	cmp__sort(rows, c->n, sizeof(*rows), cmp_row);
 	printf("%12s  %-8s %s\n", "calls", "probed", "function");
 	for (i = 0; i < c->n && rows[i].count; i++) {
 		bool probed = gt_api__by_name(rows[i].name) > 0;

@@ -21,6 +21,7 @@
 #include "record/probe_cost.h"
 #include "record/probes/cuda_probes.h"
 #include "record/recorder.h"
+#include "lib/cmp.h"
 
 #define CALIB_CALLS	5000		/* calls timed per calibration round */
 #define CALIB_ROUNDS	9		/* rounds; the median is taken */
@@ -118,7 +119,7 @@ static double per_call(void (*fn)(void))
 
 	for (i = 0; i < CALIB_ROUNDS; i++)
 		v[i] = (double)time_calls(fn, CALIB_CALLS) / CALIB_CALLS;
-	qsort(v, CALIB_ROUNDS, sizeof(v[0]), cmp_double);
+	cmp__sort(v, CALIB_ROUNDS, sizeof(v[0]), cmp_double);
 	return v[CALIB_ROUNDS / 2];
 }
 

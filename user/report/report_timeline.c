@@ -14,6 +14,7 @@
 #include "lib/hash.h"
 #include "lib/hmap.h"
 #include "lib/vec.h"
+#include "lib/cmp.h"
 
 /* ---- names -------------------------------------------------------------- */
 
@@ -486,10 +487,9 @@ int report_timeline__finish(struct report_timeline *tl, uint64_t end_ts)
 		return -ENOMEM;
 	if (tl->nev > tl->budget)
 		ev_shrink(tl);
-	if (tl->nev)
-		qsort(tl->ev, tl->nev, sizeof(*tl->ev), cmp_ev);
+	cmp__sort(tl->ev, tl->nev, sizeof(*tl->ev), cmp_ev);
 	for (size_t i = 0; i < tl->ndev; i++)
-		qsort(tl->dev[i].iv, tl->dev[i].n, sizeof(*tl->dev[i].iv), cmp_ival);
+		cmp__sort(tl->dev[i].iv, tl->dev[i].n, sizeof(*tl->dev[i].iv), cmp_ival);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "format/records.h"
 #include "lib/hash.h"
 #include "lib/vec.h"
+#include "lib/cmp.h"
 
 #define GRAPH_NAME "[CUDA graph launch]"
 #define NO_SHAPE UINT32_MAX
@@ -51,7 +52,7 @@ static void select_kth(uint64_t *v, size_t n, size_t k)
 		uint64_t a = v[lo], b = v[mid], c = v[hi], pivot, t;
 
 		if (budget-- == 0) {
-			qsort(v + lo, (size_t)(hi - lo + 1), sizeof(*v), cmp_u64);
+			cmp__sort(v + lo, (size_t)(hi - lo + 1), sizeof(*v), cmp_u64);
 			return;
 		}
 		pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));

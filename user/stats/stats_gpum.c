@@ -52,6 +52,7 @@
 #include "decode/decode.h"
 #include "format/records.h"
 #include "lib/vec.h"
+#include "lib/cmp.h"
 
 #define SOLE_MIN	3		/* samples a kernel row needs */
 /* The share (%) of an interval's GPU time a kernel needs for its sample.
@@ -309,7 +310,7 @@ static int put_row(struct rows *x, uint32_t device, const char *scope, const cha
 	c[4] = (struct stats_cell){ .s = gt_gpu_metric__unit(metric) };
 	c[5] = (struct stats_cell){ .u = n };
 	c[6] = (struct stats_cell){ .u = (uint64_t)stats_gpum__mean(v, n) };
-	qsort(v, n, sizeof(*v), cmp_i64);
+	cmp__sort(v, n, sizeof(*v), cmp_i64);
 	c[7] = (struct stats_cell){ .u = (uint64_t)v[rank(n, 50)] };
 	c[8] = (struct stats_cell){ .u = (uint64_t)v[rank(n, 95)] };
 	c[9] = (struct stats_cell){ .u = (uint64_t)v[n - 1] };
@@ -535,7 +536,7 @@ static int occupancy_build(struct gpum_acc *a, struct occupancy *o)
 	a->unplaced = 0;
 	a->unplaced_pids = 0;
 	/* per process: one CUPTI device, listed on one NVML GPU */
-	qsort(a->w, a->nw, sizeof(*a->w), cmp_work_pid);
+	cmp__sort(a->w, a->nw, sizeof(*a->w), cmp_work_pid);
 	for (i = 0; i < a->nw; i = j) {
 		uint32_t dev = NO_DEV;
 		bool one_cupti = true;
@@ -583,7 +584,7 @@ static int occupancy_build(struct gpum_acc *a, struct occupancy *o)
 		o->unseen[o->nunseen].hi = hi;
 		o->nunseen++;
 	}
-	qsort(a->w, a->nw, sizeof(*a->w), cmp_work);
+	cmp__sort(a->w, a->nw, sizeof(*a->w), cmp_work);
 	o->ndev = ndev;
 	o->dev = calloc(ndev ? ndev : 1, sizeof(*o->dev));
 	if (!o->dev)
@@ -683,7 +684,7 @@ static int kernel_rows(struct rows *x, struct gpum_acc *a, uint64_t lo, uint64_t
 		}
 	}
 	if (!err && nk)
-		qsort(k, nk, sizeof(*k), cmp_kern);
+		cmp__sort(k, nk, sizeof(*k), cmp_kern);
 	for (size_t i = 0; !err && i < nk; i++)
 		if (k[i].n >= SOLE_MIN)
 			err = put_row(x, k[i].device, "kernel", k[i].name, k[i].metric, k[i].v, k[i].n,
@@ -706,10 +707,10 @@ int stats_gpum__sum(struct stats_run *run, struct stats_report *r)
 
 	if (!a || !a->n)
 		return 0;
-	qsort(a->s, a->n, sizeof(*a->s), cmp_series);
+	cmp__sort(a->s, a->n, sizeof(*a->s), cmp_series);
 	a->last = a->n;
 	for (size_t i = 0; i < a->n; i++)
-		qsort(a->s[i].s, a->s[i].n, sizeof(*a->s[i].s), cmp_sample);
+		cmp__sort(a->s[i].s, a->s[i].n, sizeof(*a->s[i].s), cmp_sample);
 	if (run->scope) {
 		const struct capspan *c = run->scope;
 

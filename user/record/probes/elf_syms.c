@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "record/probes/elf_syms.h"
+#include "lib/cmp.h"
 
 /* Virtual address -> file offset through the PT_LOAD segment holding it. */
 static uint64_t vaddr_to_offset(Elf *elf, uint64_t addr)
@@ -146,7 +147,7 @@ int elf_syms__resolve(const char *path, const char *const *names, size_t n, uint
 	if (!c.sorted)
 		return -ENOMEM;
 	memcpy(c.sorted, names, n * sizeof(*c.sorted));
-	qsort(c.sorted, n, sizeof(*c.sorted), cmp_str);
+	cmp__sort(c.sorted, n, sizeof(*c.sorted), cmp_str);
 	err = walk(path, resolve_visit, &c);
 	free(c.sorted);
 	return err ? err : c.found;

@@ -27,6 +27,7 @@
 #include "lib/hmap.h"
 #include "lib/vec.h"
 #include "record/stacks/ustacks.h"
+#include "lib/cmp.h"
 
 #define REREAD_NS	100000000ull	/* a process' maps read again, after a reading that
 					 * did not have an address, at most this often */
@@ -169,7 +170,7 @@ static void read_symbols(struct module *m, Elf *e)
 				m->nsyms++;
 		}
 	}
-	qsort(m->syms, m->nsyms, sizeof(*m->syms), cmp_sym);
+	cmp__sort(m->syms, m->nsyms, sizeof(*m->syms), cmp_sym);
 }
 
 /* m's file as its process sees it (through /proc/PID/root: a container's
@@ -379,7 +380,7 @@ static int maps_read(struct ustacks *u, uint32_t pid, struct pmaps *pm)
 		pm->v[pm->n++] = (struct map){ start, end, pgoff, m };
 	}
 	fclose(f);
-	qsort(pm->v, pm->n, sizeof(*pm->v), cmp_map);
+	cmp__sort(pm->v, pm->n, sizeof(*pm->v), cmp_map);
 	return err;
 }
 
