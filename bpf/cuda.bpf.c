@@ -160,8 +160,9 @@ struct {
  * thread; a call from one of them sends its key only. */
 struct stack_site {
 	__u32 tid;
-	__u32 _pad;
+	__u32 pyinstr;		/* the innermost Python frame's instruction */
 	__u64 caller, site2;
+	__u64 pycode;		/* ... and code object, 0 without Python */
 };
 
 struct {
@@ -171,10 +172,13 @@ struct {
 	__type(value, __u8);
 } stack_sites SEC(".maps");
 
+#include "pystack.bpf.h"
+
 static __always_inline void ustack(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts)
 {
 	__u32 pid = id >> 32;
 	struct stack_site site = { .tid = (__u32)id };
+	struct py_walk *w;
 	struct gt_ustack *e;
 	bool first;
 	__u8 one = 1;
@@ -184,11 +188,17 @@ static __always_inline void ustack(struct pt_regs *ctx, __u64 id, __u64 cookie, 
 		return;
 	if (cookie & GT_COOKIE_STACK_CACHE) {
 		/* the call site: the return address at the stack pointer and
-		 * the one above the caller's frame pointer */
+		 * the one above the caller's frame pointer, and the innermost
+		 * Python frame where the thread runs Python */
 		if (bpf_probe_read_user(&site.caller, sizeof(site.caller), (void *)PT_REGS_SP(ctx)))
 			site.caller = 0;
 		if (bpf_probe_read_user(&site.site2, sizeof(site.site2), (void *)(PT_REGS_FP(ctx) + 8)))
 			site.site2 = 0;
+		w = py_walk(id, ts, 1);
+		if (w && w->n) {
+			site.pycode = w->f[0].code;
+			site.pyinstr = w->f[0].instr;
+		}
 		if (site.caller && bpf_map_lookup_elem(&stack_sites, &site)) {
 			struct gt_ustack_same *s = reserve(sizeof(*s));
 
@@ -196,17 +206,34 @@ static __always_inline void ustack(struct pt_regs *ctx, __u64 id, __u64 cookie, 
 				return;
 			s->caller = site.caller;
 			s->site2 = site.site2;
+			s->pycode = site.pycode;
+			s->pyinstr = site.pyinstr;
+			s->_pad = 0;
 			fill_hdr_at(&s->hdr, id, GT_REC_USTACK_SAME, sizeof(*s), GT_COOKIE_API(cookie), ts);
 			submit(s);
 			return;
 		}
 	}
+	/* the Python frames first: their new code objects go out before the
+	 * stack that names them */
+	w = py_walk(id, ts, GT_PYSTACK_MAX + 1);
+	if (w)
+		py_send_codes(w);
 	e = reserve(sizeof(*e));
 	if (!e)
 		return;
 	e->flags = 0;
 	e->_pad = 0;
+	e->_pad2 = 0;
 	e->site2 = site.site2;
+	e->npy = 0;
+	e->pyversion = 0;
+	if (w) {
+		e->pyversion = w->c.version;
+		e->npy = w->n > GT_PYSTACK_MAX ? GT_PYSTACK_MAX : w->n;
+		e->flags |= w->flags & (GT_STACK_PY_CUT | GT_STACK_PY_FAULT);
+		bpf_probe_read_kernel(e->py, sizeof(e->py), w->f);
+	}
 	if ((cookie & GT_COOKIE_STACK_CACHE) && site.caller) {
 		e->flags |= GT_STACK_SITE;
 		bpf_map_update_elem(&stack_sites, &site, &one, BPF_ANY);

@@ -42,6 +42,9 @@ enum gt_rec_type {
 	GT_REC_USTACK_SAME = 18,/* the call entered next on hdr.tid comes from a call site whose
 				 * stack was sent before (struct gt_ustack_same): from BPF to the
 				 * recorder only, which writes a GT_REC_STACK_REF in its place */
+	GT_REC_PYCODE = 19,	/* a Python code object seen for the first time in a process' stacks
+				 * (struct gt_pycode): from BPF to the recorder only, which writes
+				 * a GT_REC_PYFUNC for it */
 
 	GT_REC_NAME = 32,	/* name table entry written by the recorder (struct gt_name) */
 	GT_REC_STATS = 33,	/* snapshot of the drop and event counters (struct gt_stats) */
@@ -70,6 +73,7 @@ enum gt_rec_type {
 	GT_REC_STACK = 53,	/* an interned stack: its frames as module + offset (struct gt_stack) */
 	GT_REC_MODULE = 54,	/* a file the frames of stacks point into (struct gt_module) */
 	GT_REC_SYMBOL = 55,	/* the function a frame of a module falls in (struct gt_symbol) */
+	GT_REC_PYFUNC = 56,	/* a Python function Python frames of stacks point to (struct gt_pyfunc) */
 	GT_REC_MAX = 63,
 };
 
@@ -614,6 +618,7 @@ struct gt_merge_stats {
 /* ---- call stacks (--stacks): native user stacks by frame pointers ---- */
 
 #define GT_USTACK_MAX	48	/* frames BPF takes of a stack; a deeper one is cut */
+#define GT_PYSTACK_MAX	64	/* Python frames BPF takes of a thread; deeper ones are cut */
 
 /* Flags of struct gt_ustack and struct gt_stack. */
 #define GT_STACK_CUT		(1u << 0)	/* GT_USTACK_MAX frames: the stack may go deeper */
@@ -624,6 +629,22 @@ struct gt_merge_stats {
 #define GT_STACK_SITE		(1u << 3)	/* gt_ustack of a call site seen for the first time
 						 * (--stacks all): later calls from it send only
 						 * its key (gt_ustack_same) */
+#define GT_STACK_PYTHON		(1u << 4)	/* Python frames in place of the interpreter's */
+#define GT_STACK_PY_CUT		(1u << 5)	/* GT_PYSTACK_MAX Python frames: it may go deeper */
+#define GT_STACK_PY_FAULT	(1u << 6)	/* a Python frame could not be read: the walk
+						 * stopped there */
+#define GT_STACK_PY_AFTER	(1u << 7)	/* the native frames did not reach the
+						 * interpreter (a library without frame pointers):
+						 * the Python frames follow the last one found */
+
+/* A Python frame as BPF found it: the code object and where in it. */
+#define GT_PYFRAME_ENTRY	(1u << 31)	/* in line0: a C function called the eval loop
+						 * that runs this frame (3.11+) */
+struct gt_pyframe {
+	__u64 code;		/* the code object's address */
+	__u32 instr;		/* the instruction, in code units from the code's start */
+	__u32 line0;		/* the code's co_firstlineno, GT_PYFRAME_ENTRY */
+};
 
 /* BPF's raw user stack of a call, just before its entry record (same ts and
  * thread): ip[0] the probed function, then return addresses by frame
@@ -637,15 +658,52 @@ struct gt_ustack {
 	__u64 caller;		/* *(u64 *)sp at the entry, 0 when unreadable */
 	__u64 site2;		/* GT_STACK_SITE: *(u64 *)(bp + 8), the call site's second key */
 	__u64 ip[GT_USTACK_MAX];
+	__u16 npy;		/* py[] entries used, innermost first */
+	__u16 _pad2;		/* explicit padding, zero */
+	__u32 pyversion;	/* the interpreter's version (0x030c for 3.12), 0 = no Python */
+	struct gt_pyframe py[GT_PYSTACK_MAX];
+};
+
+/* The characters of a str BPF copied: one byte each (ASCII, Latin-1), two
+ * (UCS-2) or four (UCS-4). */
+#define GT_PYCODE_FILE		256	/* bytes of the file name kept: its end */
+#define GT_PYCODE_NAME		128	/* bytes of the function's name kept: its start */
+#define GT_PYCODE_LINES		4096	/* bytes of the line table kept: its start */
+#define GT_PYCODE_FILE_CUT	(1u << 0)	/* the file name's start was cut */
+#define GT_PYCODE_NAME_CUT	(1u << 1)
+#define GT_PYCODE_LINES_CUT	(1u << 2)	/* the line table's end was cut: later lines unknown */
+#define GT_PYCODE_FAULT		(1u << 3)	/* the code object could not be read */
+
+/* A code object of a process seen in a stack for the first time (by its
+ * address and first line), sent before the stack that holds it. */
+struct gt_pycode {
+	struct gt_hdr hdr;
+	__u64 code;		/* its address, as gt_pyframe.code */
+	__u32 firstlineno;	/* as gt_pyframe.line0, without the flag */
+	__u32 version;		/* the interpreter's, as gt_ustack.pyversion */
+	__u16 file_len;		/* bytes of file[] used */
+	__u16 name_len;		/* bytes of name[] used */
+	__u16 lines_len;	/* bytes of linetable[] used */
+	__u8 file_kind;		/* bytes a character of file[]: 1, 2 or 4; 0 unreadable */
+	__u8 name_kind;
+	__u32 flags;		/* GT_PYCODE_* */
+	__u32 _pad;		/* explicit padding, zero */
+	char file[GT_PYCODE_FILE];
+	char name[GT_PYCODE_NAME];
+	__u8 linetable[GT_PYCODE_LINES];	/* co_linetable's bytes, in the version's format */
 };
 
 /* A hot call from a call site whose stack was sent (GT_STACK_SITE): its
  * key, the return address at the stack pointer and the one above the
- * frame pointer (the caller's caller), as gt_ustack.caller and .site2. */
+ * frame pointer (the caller's caller), as gt_ustack.caller and .site2, and
+ * the innermost Python frame's code and instruction (0 without Python). */
 struct gt_ustack_same {
 	struct gt_hdr hdr;	/* api = the call's */
 	__u64 caller;
 	__u64 site2;
+	__u64 pycode;
+	__u32 pyinstr;
+	__u32 _pad;		/* explicit padding, zero */
 };
 
 /* A call's stack: the next entry of hdr.tid, whose hdr.ts it carries. */
@@ -656,9 +714,11 @@ struct gt_stack_ref {
 };
 
 /* A frame: an offset in a file (a GT_REC_MODULE), or, module 0, an address
- * in no file (JIT code, anonymous memory). */
+ * in no file (JIT code, anonymous memory), or a Python frame: module
+ * GT_FRAME_PY | a GT_REC_PYFUNC id, offset its line (0 = unknown). */
+#define GT_FRAME_PY		(1u << 31)
 struct gt_stack_frame {
-	__u32 module;		/* GT_REC_MODULE id, 0 = none */
+	__u32 module;		/* GT_REC_MODULE id, 0 = none; GT_FRAME_PY | GT_REC_PYFUNC id */
 	__u32 _pad;		/* explicit padding, zero */
 	__u64 offset;		/* file offset of the instruction (the return address for
 				 * frames after the first); the address when module is 0 */
@@ -696,8 +756,22 @@ struct gt_symbol {
 	char name[];		/* the symbol (mangled, as the file has it) */
 };
 
-_Static_assert(sizeof(struct gt_ustack) == 432, "gt_ustack size");
-_Static_assert(sizeof(struct gt_ustack_same) == 40, "gt_ustack_same size");
+/* A Python function: its file and qualified name, as frames show them. */
+struct gt_pyfunc {
+	struct gt_hdr hdr;	/* pid: the process it was first seen in */
+	__u32 id;		/* from 1, unique in the trace */
+	__u32 firstlineno;	/* the line its code starts at */
+	__u16 file_len;		/* bytes of the file name in text[], with its NUL */
+	__u16 name_len;		/* bytes of the name after it, with its NUL */
+	__u32 _pad;		/* explicit padding, zero */
+	char text[];		/* the file name, NUL, the qualified name, NUL (UTF-8) */
+};
+
+_Static_assert(sizeof(struct gt_ustack) == 432 + 8 + GT_PYSTACK_MAX * 16, "gt_ustack size");
+_Static_assert(sizeof(struct gt_pycode) == 56 + GT_PYCODE_FILE + GT_PYCODE_NAME + GT_PYCODE_LINES,
+	       "gt_pycode size");
+_Static_assert(sizeof(struct gt_pyfunc) == 40, "gt_pyfunc size");
+_Static_assert(sizeof(struct gt_ustack_same) == 56, "gt_ustack_same size");
 _Static_assert(sizeof(struct gt_stack_ref) == 32, "gt_stack_ref size");
 _Static_assert(sizeof(struct gt_stack) == 32, "gt_stack size");
 _Static_assert(sizeof(struct gt_module) == 56, "gt_module size");

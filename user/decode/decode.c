@@ -652,6 +652,7 @@ int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec)
 	case GT_REC_STACK:
 	case GT_REC_MODULE:
 	case GT_REC_SYMBOL:
+	case GT_REC_PYFUNC:
 		rc = dec__on_stack_rec(d, rec);
 		if (rc)
 			return rc;

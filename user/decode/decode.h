@@ -215,10 +215,14 @@ uint64_t gt_decoder__last_ts(const struct gt_decoder *d);
 
 /* A frame as the readers show it. */
 struct gt_frame {
-	const char *module;	/* the file's path, NULL when in none */
-	const char *symbol;	/* the function, NULL when not known */
-	uint64_t offset;	/* in the file (the address when module is NULL) */
+	const char *module;	/* the file's path, NULL when in none; a Python frame's
+				 * source file */
+	const char *symbol;	/* the function, NULL when not known; a Python frame's
+				 * qualified name */
+	uint64_t offset;	/* in the file (the address when module is NULL); a Python
+				 * frame's line, 0 when not known */
 	uint64_t delta;		/* from the function's start, with symbol */
+	bool python;		/* a Python frame: module:offset is file:line */
 };
 
 /* Stack id's frames, innermost first (the probed libcuda function): their

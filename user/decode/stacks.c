@@ -22,6 +22,7 @@ struct dec_stacks {
 	struct hmap stacks;	/* (id, 0) -> struct gt_stack (a copy of the record) */
 	struct hmap modules;	/* (id, 0) -> char * path */
 	struct hmap symbols;	/* (offset, module) -> struct dsym */
+	struct hmap funcs;	/* (id, 0) -> struct dfunc: Python functions */
 	struct pending pend[PENDING];
 };
 
@@ -29,6 +30,11 @@ struct dsym {
 	uint64_t delta;
 	const char *shown;	/* demangled (the decoder's cache keeps it), else name */
 	char name[];
+};
+
+struct dfunc {
+	const char *name;	/* in text, after the file */
+	char text[];		/* the file NUL the name NUL */
 };
 
 static struct dec_stacks *table(struct gt_decoder *d)
@@ -88,6 +94,27 @@ int dec__on_stack_rec(struct gt_decoder *d, const struct gt_hdr *rec)
 		err = hmap_put(&t->modules, m->id, 0, path, &old);
 		break;
 	}
+	case GT_REC_PYFUNC: {
+		const struct gt_pyfunc *p = (const void *)rec;
+		size_t max = rec->size - sizeof(*p), fl = p->file_len, nl = p->name_len;
+		struct dfunc *y;
+
+		if (!p->id || fl > max || nl > max - fl) {
+			d->stats.unknown_records++;
+			return 0;
+		}
+		y = malloc(sizeof(*y) + fl + nl + 2);
+		if (!y)
+			return -ENOMEM;
+		/* each ends at its length whatever the record holds */
+		memcpy(y->text, p->text, fl);
+		y->text[fl] = 0;
+		y->name = y->text + strlen(y->text) + 1;
+		memcpy((char *)y->name, p->text + fl, nl);
+		((char *)y->name)[nl] = 0;
+		err = hmap_put(&t->funcs, p->id, 0, y, &old);
+		break;
+	}
 	case GT_REC_SYMBOL: {
 		const struct gt_symbol *s = (const void *)rec;
 		size_t max = rec->size - sizeof(*s), n = s->len > max ? max : s->len;
@@ -145,6 +172,14 @@ bool gt_decoder__frame(const struct gt_decoder *d, uint32_t id, size_t i, struct
 	*f = (struct gt_frame){ .offset = fr->offset };
 	if (!fr->module)
 		return true;
+	if (fr->module & GT_FRAME_PY) {
+		const struct dfunc *y = hmap_get(&d->stacks->funcs, fr->module & ~GT_FRAME_PY, 0);
+
+		f->python = true;
+		f->module = y ? y->text : "?";
+		f->symbol = y ? y->name : "?";
+		return true;
+	}
 	f->module = hmap_get(&d->stacks->modules, fr->module, 0);
 	y = hmap_get(&d->stacks->symbols, fr->offset, fr->module);
 	if (y) {
@@ -163,7 +198,11 @@ static const char *base_name(const char *path)
 
 const char *gt_frame__str(const struct gt_frame *f, char *buf, size_t len)
 {
-	if (f->symbol && f->module)
+	if (f->python && f->offset)
+		snprintf(buf, len, "%s (%s:%llu)", f->symbol, f->module, (unsigned long long)f->offset);
+	else if (f->python)
+		snprintf(buf, len, "%s (%s)", f->symbol, f->module);
+	else if (f->symbol && f->module)
 		snprintf(buf, len, "%s+0x%llx (%s)", f->symbol, (unsigned long long)f->delta,
 			 base_name(f->module));
 	else if (f->module)
@@ -188,10 +227,37 @@ static bool cuda_library(const char *path)
 	return false;
 }
 
+/* A Python file of a library (the standard one, an installed package) or
+ * of the interpreter itself, not the program's own. */
+static bool python_library(const char *file)
+{
+	return strstr(file, "/site-packages/") || strstr(file, "/dist-packages/") ||
+	       strstr(file, "/lib/python3") || !strncmp(file, "<frozen", 7);
+}
+
 bool gt_decoder__call_site(const struct gt_decoder *d, uint32_t id, struct gt_frame *f)
 {
-	size_t n = gt_decoder__stack(d, id, NULL);
+	uint16_t flags;
+	size_t n = gt_decoder__stack(d, id, &flags);
 
+	/* with Python frames: the program's innermost line, else the
+	 * innermost Python line (a library's own) */
+	if (flags & GT_STACK_PYTHON) {
+		struct gt_frame first = { 0 };
+
+		for (size_t i = 0; i < n; i++) {
+			if (!gt_decoder__frame(d, id, i, f) || !f->python)
+				continue;
+			if (!python_library(f->module))
+				return true;
+			if (!first.python)
+				first = *f;
+		}
+		if (first.python) {
+			*f = first;
+			return true;
+		}
+	}
 	for (size_t i = 1; i < n; i++)
 		if (gt_decoder__frame(d, id, i, f) && (!f->module || !cuda_library(f->module)))
 			return true;
@@ -211,6 +277,7 @@ void dec__stacks_free(struct gt_decoder *d)
 	hmap_free_all(&d->stacks->stacks, NULL);
 	hmap_free_all(&d->stacks->modules, NULL);
 	hmap_free_all(&d->stacks->symbols, NULL);
+	hmap_free_all(&d->stacks->funcs, NULL);
 	free(d->stacks);
 	d->stacks = NULL;
 }

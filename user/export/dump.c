@@ -303,7 +303,8 @@ static int load_count(struct dump *dp, const struct gt_libload *l)
 }
 
 /* A stack of the table (the calls carry its id): its frames as names,
- * innermost first: {"ts","pid","type":"stack","id","cut","frames":[...]}. */
+ * innermost first: {"ts","pid","type":"stack","id","cut","frames":[...]};
+ * a Python frame reads "function (file:line)". */
 static int dump_stack(struct dump *dp, const struct gt_hdr *rec)
 {
 	const struct gt_stack *s = (const void *)rec;
@@ -322,6 +323,14 @@ static int dump_stack(struct dump *dp, const struct gt_hdr *rec)
 		OBUF_LIT(o, ",\"cut\":true");
 	if (flags & GT_STACK_FAULT)
 		OBUF_LIT(o, ",\"unwound\":false");
+	if (flags & GT_STACK_PYTHON)
+		OBUF_LIT(o, ",\"python\":true");
+	if (flags & GT_STACK_PY_CUT)
+		OBUF_LIT(o, ",\"python_cut\":true");
+	if (flags & GT_STACK_PY_FAULT)
+		OBUF_LIT(o, ",\"python_unreadable\":true");
+	if (flags & GT_STACK_PY_AFTER)
+		OBUF_LIT(o, ",\"python_after_native\":true");
 	OBUF_LIT(o, ",\"frames\":");
 	fields__json_frames(o, dp->d, s->id);
 	OBUF_LIT(o, "}\n");

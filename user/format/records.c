@@ -44,6 +44,8 @@ size_t gt_rec__min_size(uint16_t type)
 	case GT_REC_STACK:	return sizeof(struct gt_stack);
 	case GT_REC_MODULE:	return sizeof(struct gt_module);
 	case GT_REC_SYMBOL:	return sizeof(struct gt_symbol);
+	case GT_REC_PYCODE:	return sizeof(struct gt_pycode);
+	case GT_REC_PYFUNC:	return sizeof(struct gt_pyfunc);
 	default:		return sizeof(struct gt_hdr);
 	}
 }

@@ -34,6 +34,7 @@
 #include "lib/log.h"
 #include "record/probes/bpf_log.h"
 #include "record/procs/proc_names.h"
+#include "record/stacks/pyconf.h"
 #include "record/stacks/ustacks.h"
 #include "record/record.h"
 #include "record/gpum/gpu_metrics.h"
@@ -152,6 +153,15 @@ static int on_event(void *ctx, void *data, size_t len)
 		note_process(r, h);
 		return recorder__write(r, &c.l.hdr);
 	}
+	case GT_REC_PYCODE:
+		if (!r->stacks)
+			return 0;
+		err = ustacks__on_pycode(r->stacks, data);
+		if (err == -EINVAL) {
+			r->bad_records++;
+			return 0;
+		}
+		return err;
 	case GT_REC_USTACK:
 	case GT_REC_USTACK_SAME:
 		/* before its call's entry: the process' first record may be it */
@@ -168,6 +178,7 @@ static int on_event(void *ctx, void *data, size_t len)
 	case GT_REC_EXEC:
 		if (r->stacks)
 			ustacks__forget(r->stacks, h->pid);
+		pyconf__forget(r->py, h->pid);
 		if (r->nscan < SCAN_QUEUE)
 			r->scan_queue[r->nscan++] = h->pid;
 		if (!relevant(r, h->pid))
@@ -188,6 +199,7 @@ static int on_event(void *ctx, void *data, size_t len)
 		proc_names__forget_cmdline(r->procs, h->pid);
 		if (r->stacks)
 			ustacks__forget(r->stacks, h->pid);
+		pyconf__forget(r->py, h->pid);
 		if (!relevant(r, h->pid))
 			return 0;
 		kernel_names__on_record(r->names, h);
@@ -393,6 +405,18 @@ static int finish(struct recorder *r)
 			"symbol%s", (unsigned long long)sc->stacks, (unsigned long long)sc->interned,
 			(unsigned long long)sc->cut, GT_USTACK_MAX, (unsigned long long)sc->fault,
 			(unsigned long long)sc->unmapped, (unsigned long long)sc->no_symbol, same);
+		if (sc->py_stacks || sc->py_late || pyconf__counters(r->py)->interpreters)
+			pr_info("stacks: %llu with Python frames (%u interpreter%s), %llu code objects, %llu "
+				"frames without their code object, %llu without a line, %llu cut at %d Python "
+				"frames, %llu walks stopped at a frame not readable (%llu in BPF), %llu taken "
+				"before the process' interpreter was known",
+				(unsigned long long)sc->py_stacks, pyconf__counters(r->py)->interpreters,
+				pyconf__counters(r->py)->interpreters == 1 ? "" : "s",
+				(unsigned long long)sc->py_codes, (unsigned long long)sc->py_unknown,
+				(unsigned long long)sc->py_no_line, (unsigned long long)sc->py_cut,
+				GT_PYSTACK_MAX, (unsigned long long)sc->py_fault,
+				(unsigned long long)__atomic_load_n(&r->skel->bss->n_py_fault, __ATOMIC_RELAXED),
+				(unsigned long long)sc->py_late);
 	}
 	if (c.drop_ringbuf)
 		pr_warn("%llu events were lost to a full ring buffer; raise --buffer-size",
@@ -585,10 +609,26 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 	}
 	r->names = kernel_names__new(emit_name_rec, kernel_names__read_process, r);
 	r->procs = proc_names__new(r->filter, emit_name_rec, r);
-	if (o->stacks != RECORD_STACKS_NONE && !(r->stacks = ustacks__new(emit_name_rec, r))) {
-		err = -ENOMEM;
-		pr_err("failed to allocate the recorder: %s", strerror(-err));
-		goto cleanup;
+	if (o->stacks != RECORD_STACKS_NONE) {
+		struct pyconf_bpf pb = {
+			.cfgs_fd = bpf_map__fd(r->skel->maps.py_cfgs),
+			.files_fd = bpf_map__fd(r->skel->maps.py_files),
+			.procs_fd = bpf_map__fd(r->skel->maps.py_procs),
+			.nfiles = &r->skel->bss->py_nfiles, .gen = &r->skel->bss->py_gen,
+		};
+
+		if (!(r->stacks = ustacks__new(emit_name_rec, r)) || !(r->py = pyconf__new(&pb))) {
+			err = -ENOMEM;
+			pr_err("failed to allocate the recorder: %s", strerror(-err));
+			goto cleanup;
+		}
+		ustacks__set_python(r->stacks, r->py);
+		/* the interpreters known before their first calls: the program
+		 * about to start, the running processes to follow */
+		if (o->cmd)
+			pyconf__scan_cmd(r->py, o->cmd, getenv("PATH"));
+		if (o->all || o->npids)
+			pyconf__scan_procs(r->py);
 	}
 	if (r->names && EXT_HOOK(r, on_learned))
 		kernel_names__on_learn(r->names, learned);
@@ -729,6 +769,7 @@ cleanup:
 	pid_watch__free(r->watch);
 	kernel_names__free(r->names);
 	ustacks__free(r->stacks);
+	pyconf__free(r->py);
 	/* no process is left held, none held from here on */
 	hold__free(r->hold);
 	cuda_bpf__destroy(r->skel);

@@ -113,6 +113,7 @@ struct recorder {
 					 * attached (hold.c), NULL without --trace cuda */
 	bool libcuda_waiting;		/* no libcuda attached yet: said once, cleared at the first */
 	struct ustacks *stacks;		/* --stacks: raw stacks interned, NULL = off */
+	struct pyconf *py;		/* --stacks: the Python interpreters BPF walks */
 };
 
 /* SIGINT/SIGTERM received: the first stops the recording, a second kills

@@ -26,6 +26,7 @@
 #include "lib/hash.h"
 #include "lib/hmap.h"
 #include "lib/vec.h"
+#include "record/stacks/pyconf.h"
 #include "record/stacks/ustacks.h"
 #include "lib/cmp.h"
 
@@ -47,6 +48,7 @@ struct module {
 	bool emitted;			/* its GT_REC_MODULE written (at its first frame) */
 	bool loaded;			/* segments read (or tried), at that time */
 	bool syms_loaded;		/* symbols read (or tried), at its first frame's symbol */
+	bool interp;			/* a Python interpreter BPF walks (pyconf) */
 	uint32_t pid;			/* a process that maps it: its files are read through it */
 	int fd;				/* the file, opened at its first frame (while a process
 					 * that maps it lives), for its symbols later; -1 none */
@@ -67,12 +69,32 @@ struct pmaps {
 	size_t n, cap;
 	uint64_t read_ns;		/* when read, 0 never */
 	uint64_t miss_ns;		/* when a reading did not have an address looked for */
+	bool python;			/* an interpreter BPF walks is among them */
 };
+
+#define FRAMES_MAX	(GT_USTACK_MAX + 1 + GT_PYSTACK_MAX)
 
 struct stack_ent {
 	uint32_t id;
 	uint16_t n, flags;
-	struct gt_stack_frame f[GT_USTACK_MAX + 1];
+	struct gt_stack_frame f[FRAMES_MAX];
+};
+
+/* A Python code object of a process, as BPF sent it (struct gt_pycode). */
+struct pycode {
+	uint32_t func;			/* its GT_REC_PYFUNC id */
+	uint32_t version, firstlineno;
+	uint32_t lines_len;
+	bool lines_cut;
+	uint8_t *lines;			/* co_linetable */
+};
+
+/* A Python function of the trace (file, name, first line). */
+struct pyfunc {
+	uint32_t id;
+	uint32_t firstlineno;
+	char *text;			/* file NUL name NUL */
+	size_t file_len, name_len;	/* with their NULs */
 };
 
 struct ustacks {
@@ -82,9 +104,12 @@ struct ustacks {
 	struct hmap modules;		/* (inode, dev) -> struct module */
 	struct hmap stacks;		/* (hash of the frames, 0) -> struct stack_ent */
 	struct hmap symbols;		/* (offset, module) -> (void *)1: its GT_REC_SYMBOL written */
-	struct hmap sites;		/* (hash of the call site's two keys, tid) -> stack id as a
+	struct hmap sites;		/* (hash of the call site's keys, tid) -> stack id as a
 					 * pointer (--stacks all) */
-	uint32_t next_module, next_stack;
+	struct hmap codes;		/* (code address, pid) -> struct pycode */
+	struct hmap funcs;		/* (hash of file, name and line, 0) -> struct pyfunc */
+	struct pyconf *py;		/* the interpreters BPF walks, NULL: none */
+	uint32_t next_module, next_stack, next_func;
 	struct ustacks_counters c;
 	uint64_t buf[(8192 + NAME_MAX_LEN) / 8];	/* a record being written */
 };
@@ -340,6 +365,7 @@ static struct module *module_of(struct ustacks *u, uint32_t pid, uint32_t dev, u
 		if (!m->path)
 			return NULL;
 	}
+	m->interp = pyconf__on_file(u->py, pid, path, dev, ino);
 	return m;
 }
 
@@ -378,6 +404,7 @@ static int maps_read(struct ustacks *u, uint32_t pid, struct pmaps *pm)
 			break;
 		}
 		pm->v[pm->n++] = (struct map){ start, end, pgoff, m };
+		pm->python |= m->interp;
 	}
 	fclose(f);
 	cmp__sort(pm->v, pm->n, sizeof(*pm->v), cmp_map);
@@ -499,10 +526,229 @@ static int emit_ref(struct ustacks *u, const struct gt_hdr *at, uint32_t id)
 	return u->emit(u->ctx, &ref.hdr);
 }
 
+/* A hot call's site: its native keys and its innermost Python frame. */
+static uint64_t site_key(uint64_t caller, uint64_t site2, uint64_t pycode, uint32_t pyinstr)
+{
+	return hash__pair(hash__pair(caller, site2), hash__pair(pycode, pyinstr));
+}
+
+/* ---- Python frames --------------------------------------------------------- */
+
+void ustacks__set_python(struct ustacks *u, struct pyconf *py)
+{
+	u->py = py;
+}
+
+/* A str BPF copied (kind bytes a character) as UTF-8 into out (NUL ended;
+ * a NUL character becomes '?'); its length. */
+static size_t utf8_of(const char *in, size_t bytes, unsigned kind, char *out, size_t cap)
+{
+	size_t o = 0;
+
+	if (kind != 1 && kind != 2 && kind != 4) {
+		snprintf(out, cap, "?");
+		return 1;
+	}
+	for (size_t i = 0; i + kind <= bytes && o + 5 < cap; i += kind) {
+		uint32_t c = 0;
+
+		memcpy(&c, in + i, kind);
+		if (!c)
+			c = '?';
+		if (c < 0x80) {
+			out[o++] = (char)c;
+		} else if (c < 0x800) {
+			out[o++] = (char)(0xc0 | c >> 6);
+			out[o++] = (char)(0x80 | (c & 63));
+		} else if (c < 0x10000) {
+			if (c >= 0xd800 && c < 0xe000)
+				c = 0xfffd;	/* a lone surrogate */
+			out[o++] = (char)(0xe0 | c >> 12);
+			out[o++] = (char)(0x80 | ((c >> 6) & 63));
+			out[o++] = (char)(0x80 | (c & 63));
+		} else if (c < 0x110000) {
+			out[o++] = (char)(0xf0 | c >> 18);
+			out[o++] = (char)(0x80 | ((c >> 12) & 63));
+			out[o++] = (char)(0x80 | ((c >> 6) & 63));
+			out[o++] = (char)(0x80 | (c & 63));
+		} else {
+			out[o++] = '?';
+		}
+	}
+	out[o] = 0;
+	return o;
+}
+
+static int emit_func(struct ustacks *u, const struct gt_hdr *at, const struct pyfunc *f)
+{
+	struct gt_pyfunc *r = (void *)u->buf;
+	size_t len = f->file_len + f->name_len;
+
+	memset(r, 0, sizeof(*r));
+	r->hdr.ts = at->ts;
+	r->hdr.pid = at->pid;
+	r->hdr.type = GT_REC_PYFUNC;
+	r->hdr.size = (uint16_t)GT_REC_ALIGN(sizeof(*r) + len);
+	r->id = f->id;
+	r->firstlineno = f->firstlineno;
+	r->file_len = (uint16_t)f->file_len;
+	r->name_len = (uint16_t)f->name_len;
+	memcpy(r->text, f->text, len);
+	memset(r->text + len, 0, r->hdr.size - sizeof(*r) - len);
+	return u->emit(u->ctx, &r->hdr);
+}
+
+int ustacks__on_pycode(struct ustacks *u, const struct gt_pycode *raw)
+{
+	char file[GT_PYCODE_FILE * 2 + 8], name[GT_PYCODE_NAME * 2 + 8];
+	size_t fl, nl;
+	struct pyfunc *f;
+	struct pycode *c;
+	uint64_t h;
+	bool created;
+	void *old;
+	int err;
+
+	if (raw->hdr.size < sizeof(*raw) || raw->file_len > GT_PYCODE_FILE || raw->name_len > GT_PYCODE_NAME ||
+	    raw->lines_len > GT_PYCODE_LINES)
+		return -EINVAL;
+	u->c.py_codes++;
+	/* a name cut at its start reads "...tail" */
+	fl = (raw->flags & GT_PYCODE_FILE_CUT) ? (size_t)snprintf(file, sizeof(file), "...") : 0;
+	fl += utf8_of(raw->file, raw->file_len, raw->file_kind, file + fl, sizeof(file) - fl);
+	nl = utf8_of(raw->name, raw->name_len, raw->name_kind, name, sizeof(name));
+	h = hash__bytes(file, fl) ^ hash__mix64(hash__bytes(name, nl) + raw->firstlineno);
+	f = hmap_get_or_new(&u->funcs, h, 0, sizeof(*f), &created);
+	if (!f)
+		return -ENOMEM;
+	if (created) {
+		f->id = ++u->next_func;
+		f->firstlineno = raw->firstlineno;
+		f->file_len = fl + 1;
+		f->name_len = nl + 1;
+		f->text = malloc(fl + nl + 2);
+		if (!f->text)
+			return -ENOMEM;
+		memcpy(f->text, file, fl + 1);
+		memcpy(f->text + fl + 1, name, nl + 1);
+		if ((err = emit_func(u, &raw->hdr, f)))
+			return err;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->func = f->id;
+	c->version = raw->version;
+	c->firstlineno = raw->firstlineno;
+	c->lines_len = raw->lines_len;
+	c->lines_cut = raw->flags & GT_PYCODE_LINES_CUT;
+	c->lines = malloc(raw->lines_len ? raw->lines_len : 1);
+	if (!c->lines) {
+		free(c);
+		return -ENOMEM;
+	}
+	memcpy(c->lines, raw->linetable, raw->lines_len);
+	if (hmap_put(&u->codes, raw->code, raw->hdr.pid, c, &old)) {
+		free(c->lines);
+		free(c);
+		return -ENOMEM;
+	}
+	if (old) {
+		free(((struct pycode *)old)->lines);
+		free(old);
+	}
+	return 0;
+}
+
+/* A Python frame of process pid as a stack frame; module 0 (no file) with
+ * the code's address when its code object never came. */
+static struct gt_stack_frame py_frame(struct ustacks *u, uint32_t pid, const struct gt_pyframe *pf)
+{
+	const struct pycode *c = hmap_get(&u->codes, pf->code, pid);
+	uint32_t line;
+
+	if (!c || c->firstlineno != (pf->line0 & ~GT_PYFRAME_ENTRY)) {
+		u->c.py_unknown++;
+		return (struct gt_stack_frame){ .module = 0, .offset = pf->code };
+	}
+	line = pyconf__line(c->version, c->lines, c->lines_len, c->firstlineno, pf->instr);
+	if (!line)
+		u->c.py_no_line++;
+	return (struct gt_stack_frame){ .module = GT_FRAME_PY | c->func, .offset = line };
+}
+
+/* Whether native frame i (a module's, not the first) runs the eval loop of
+ * the interpreter: where a group of Python frames goes. */
+static bool eval_frame(struct module *m, uint64_t off)
+{
+	uint64_t delta;
+	const char *name;
+
+	if (!m || !m->interp || !off)
+		return false;
+	if (!m->loaded) {
+		uint8_t id[20], len;
+
+		module_load(m, id, &len);
+	}
+	name = module_symbol(m, off - 1, &delta);
+	return name && !strcmp(name, "_PyEval_EvalFrameDefault");
+}
+
+/* Puts the Python frames of raw among the native ones of s (mods[] their
+ * modules): each run of the interpreter's own frames is replaced by the
+ * Python frames its eval loop ran (a group ends at a frame a C function
+ * called: GT_PYFRAME_ENTRY; on 3.10 every frame is a group); what the native
+ * frames did not reach (a library without frame pointers) follows the last
+ * of them, flagged. */
+static void py_mix(struct ustacks *u, const struct gt_ustack *raw, struct stack_ent *s,
+		   struct module **mods)
+{
+	struct gt_stack_frame out[FRAMES_MAX];
+	struct module *omods[FRAMES_MAX];
+	uint32_t npy = raw->npy > GT_PYSTACK_MAX ? GT_PYSTACK_MAX : raw->npy, p = 0, o = 0;
+	bool per_frame = raw->pyversion == 0x030a;
+
+	u->c.py_stacks++;
+	s->flags |= GT_STACK_PYTHON | (raw->flags & (GT_STACK_PY_CUT | GT_STACK_PY_FAULT));
+	u->c.py_cut += !!(raw->flags & GT_STACK_PY_CUT);
+	u->c.py_fault += !!(raw->flags & GT_STACK_PY_FAULT);
+	for (uint16_t i = 0; i < s->n && o < FRAMES_MAX; i++) {
+		if (!(mods[i] && mods[i]->interp)) {
+			omods[o] = mods[i];
+			out[o++] = s->f[i];
+			continue;
+		}
+		if (i == 0 || !eval_frame(mods[i], s->f[i].offset))
+			continue;	/* the interpreter's other frames: the Python ones say it */
+		/* this eval loop's frames: up to the next that a C function called */
+		while (p < npy && o < FRAMES_MAX) {
+			bool entry = raw->py[p].line0 & GT_PYFRAME_ENTRY;
+
+			omods[o] = NULL;
+			out[o++] = py_frame(u, raw->hdr.pid, &raw->py[p++]);
+			if (entry || per_frame)
+				break;
+		}
+	}
+	if (p < npy) {
+		/* not reached by the native frames: after them */
+		if (p == 0)
+			s->flags |= GT_STACK_PY_AFTER;
+		while (p < npy && o < FRAMES_MAX) {
+			omods[o] = NULL;
+			out[o++] = py_frame(u, raw->hdr.pid, &raw->py[p++]);
+		}
+	}
+	memcpy(s->f, out, o * sizeof(out[0]));
+	memcpy(mods, omods, o * sizeof(omods[0]));
+	s->n = (uint16_t)o;
+}
+
 int ustacks__on_raw(struct ustacks *u, const struct gt_ustack *raw)
 {
 	struct stack_ent s = { 0 };
-	struct module *mods[GT_USTACK_MAX + 1] = { 0 };
+	struct module *mods[FRAMES_MAX] = { 0 };
 	uint64_t ips[GT_USTACK_MAX + 1];
 	struct pmaps *pm;
 	bool created, reread = false;
@@ -556,6 +802,10 @@ int ustacks__on_raw(struct ustacks *u, const struct gt_ustack *raw)
 		}
 	}
 	s.n = (uint16_t)n;
+	if (raw->pyversion && (raw->npy || (raw->flags & GT_STACK_PY_FAULT)))
+		py_mix(u, raw, &s, mods);
+	else if (pm->python)
+		u->c.py_late += !raw->pyversion;
 	id = intern(u, &raw->hdr, &s, mods, &err);
 	if (err)
 		return err;
@@ -563,8 +813,9 @@ int ustacks__on_raw(struct ustacks *u, const struct gt_ustack *raw)
 	if (raw->flags & GT_STACK_SITE) {
 		void *old;
 
-		if (hmap_put(&u->sites, hash__pair(raw->caller, raw->site2), raw->hdr.tid,
-			     (void *)(uintptr_t)id, &old))
+		if (hmap_put(&u->sites, site_key(raw->caller, raw->site2, raw->npy ? raw->py[0].code : 0,
+						 raw->npy ? raw->py[0].instr : 0),
+			     raw->hdr.tid, (void *)(uintptr_t)id, &old))
 			return -ENOMEM;
 	}
 	return emit_ref(u, &raw->hdr, id);
@@ -572,7 +823,8 @@ int ustacks__on_raw(struct ustacks *u, const struct gt_ustack *raw)
 
 int ustacks__on_same(struct ustacks *u, const struct gt_ustack_same *same)
 {
-	uint32_t id = (uint32_t)(uintptr_t)hmap_get(&u->sites, hash__pair(same->caller, same->site2),
+	uint32_t id = (uint32_t)(uintptr_t)hmap_get(&u->sites, site_key(same->caller, same->site2, same->pycode,
+								       same->pyinstr),
 						    same->hdr.tid);
 
 	u->c.same++;
@@ -598,6 +850,16 @@ const struct ustacks_counters *ustacks__counters(const struct ustacks *u)
 	return &u->c;
 }
 
+static void pycode_free(void *v)
+{
+	free(((struct pycode *)v)->lines);
+}
+
+static void pyfunc_free(void *v)
+{
+	free(((struct pyfunc *)v)->text);
+}
+
 static void pmaps_free(void *v)
 {
 	free(((struct pmaps *)v)->v);
@@ -610,6 +872,8 @@ void ustacks__free(struct ustacks *u)
 	hmap_free_all(&u->procs, pmaps_free);
 	hmap_free_all(&u->modules, module_free);
 	hmap_free_all(&u->stacks, NULL);
+	hmap_free_all(&u->codes, pycode_free);
+	hmap_free_all(&u->funcs, pyfunc_free);
 	/* values are markers and ids, not allocations */
 	free(u->symbols.s);
 	free(u->sites.s);

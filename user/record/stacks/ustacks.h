@@ -15,6 +15,7 @@
 #include "format/records.h"
 
 struct ustacks;
+struct pyconf;
 
 /* Where records go (the trace): 0 or a negative errno, which is returned. */
 typedef int (*ustacks_emit_fn)(void *ctx, const struct gt_hdr *rec);
@@ -28,10 +29,25 @@ struct ustacks_counters {
 	uint64_t no_symbol;	/* frames of a file with no symbol covering them */
 	uint64_t same;		/* hot calls from a known call site (--stacks all): no walk */
 	uint64_t same_unknown;	/* ... whose site's stack was not known here */
+	uint64_t py_stacks;	/* stacks with Python frames */
+	uint64_t py_codes;	/* Python code objects BPF sent */
+	uint64_t py_unknown;	/* Python frames whose code object never came (no line) */
+	uint64_t py_no_line;	/* Python frames whose line the line table did not give */
+	uint64_t py_cut;	/* Python stacks deeper than GT_PYSTACK_MAX frames */
+	uint64_t py_fault;	/* Python walks that stopped at a frame they could not read */
+	uint64_t py_late;	/* stacks of a Python process taken before its interpreter
+				 * was named to BPF: native only */
 };
 
 /* NULL when out of memory. */
 struct ustacks *ustacks__new(ustacks_emit_fn emit, void *ctx);
+/* The interpreters whose Python frames BPF sends (NULL: none); a file
+ * mapped by a process is offered to it when first met. */
+void ustacks__set_python(struct ustacks *u, struct pyconf *py);
+/* A Python code object BPF sent before the stacks that hold it: its
+ * function is written (GT_REC_PYFUNC) when new. 0, -EINVAL (too short) or
+ * what emit returned. */
+int ustacks__on_pycode(struct ustacks *u, const struct gt_pycode *raw);
 /* A raw stack from BPF: its records, then the call's GT_REC_STACK_REF.
  * Returns 0 or what emit returned (a raw record too short is counted by the
  * caller as a bad record: -EINVAL). */

@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Python frames of the thread that calls libcuda (--stacks), for CPython
+ * 3.10-3.13 (bpf/gtrace_py.h: what the recorder tells BPF). At a probe:
+ *
+ *   1. the process' interpreter: its pid in py_procs, else its mappings are
+ *      looked through once (the kernel's VMA iterator) for a file the
+ *      recorder named in py_files; the address of _PyRuntime follows. A
+ *      process found to be none is looked at again when the recorder names
+ *      a new file (py_gen);
+ *   2. the thread's state: cached per thread in py_threads and checked by
+ *      its thread id, else found in the first interpreter's list of threads;
+ *   3. its frames, innermost first, up to GT_PYSTACK_MAX: the code object,
+ *      the instruction and the code's first line; entry shims of the eval
+ *      loop (3.12+) are left out and mark the frame above them;
+ *   4. each code object not seen before in the process (by address and first
+ *      line) is sent as a struct gt_pycode, before the stack: its file,
+ *      name and line table, from which the recorder computes every line.
+ *
+ * A frame that cannot be read (paged out, torn by the thread itself) ends
+ * the walk, flagged and counted: never an error of the call.
+ */
+#ifndef GTRACE_PYSTACK_BPF_H
+#define GTRACE_PYSTACK_BPF_H
+
+#include "gtrace_py.h"
+
+__u64 n_py_fault = 0;		/* Python walks that stopped at a frame they could not read */
+__u64 n_py_scans = 0;		/* processes whose mappings were looked through */
+__u64 n_py_nothread = 0;	/* calls of a Python process from a thread without a thread state */
+__u64 n_py_code_drop = 0;	/* code objects that found no room in the ring buffer */
+
+/* Written by the recorder: interpreters named in py_files, and a number it
+ * raises each time it names one more. */
+__u32 py_nfiles = 0;
+__u32 py_gen = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, GT_PY_CFGS);
+	__type(key, __u32);
+	__type(value, struct gt_py_cfg);
+} py_cfgs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, struct gt_py_file_key);
+	__type(value, struct gt_py_file);
+} py_files SEC(".maps");
+
+struct py_proc {
+	__u64 runtime;	/* _PyRuntime's address, 0 = not a Python process known */
+	__u32 cfg;
+	__u32 gen;	/* py_gen when it was looked at */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct py_proc);
+} py_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);		/* tid */
+	__type(value, __u64);		/* its PyThreadState */
+} py_threads SEC(".maps");
+
+struct py_seen_key {
+	__u64 code;
+	__u32 pid;
+	__u32 line0;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct py_seen_key);
+	__type(value, __u8);
+} py_seen SEC(".maps");
+
+/* A walk in progress, per CPU (too large for the BPF stack). */
+struct py_walk {
+	struct gt_py_cfg c;
+	__u64 frame;		/* the next frame to read */
+	__u64 id;		/* pid_tgid of the call */
+	__u64 ts;
+	__u32 n;		/* f[] entries */
+	__u32 flags;		/* GT_STACK_PY_* */
+	struct gt_pyframe f[GT_PYSTACK_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct py_walk);
+} py_scratch SEC(".maps");
+
+extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
+				 __u64 addr) __ksym;
+extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym;
+extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym;
+
+#define PY_FRAME_OWNED_BY_CSTACK 3	/* 3.12+: the eval loop's entry shim */
+
+/* The interpreter file the current process maps, by its first mapping. */
+static __always_inline void py_find(struct py_proc *pp)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct bpf_iter_task_vma it;
+	struct vm_area_struct *vma;
+
+	count(&n_py_scans);
+	bpf_iter_task_vma_new(&it, task, 0);
+	while ((vma = bpf_iter_task_vma_next(&it))) {
+		struct gt_py_file_key k = {};
+		struct gt_py_file *f;
+		struct file *file = vma->vm_file;
+
+		if (vma->vm_pgoff || !file)
+			continue;
+		k.ino = BPF_CORE_READ(file, f_inode, i_ino);
+		k.dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
+		f = bpf_map_lookup_elem(&py_files, &k);
+		if (!f)
+			continue;
+		pp->runtime = vma->vm_start + f->runtime;
+		pp->cfg = f->cfg;
+		break;
+	}
+	bpf_iter_task_vma_destroy(&it);
+}
+
+static __always_inline __u64 rd64(__u64 addr, bool *bad)
+{
+	__u64 v = 0;
+
+	if (bpf_probe_read_user(&v, sizeof(v), (void *)addr))
+		*bad = true;
+	return v;
+}
+
+/* The calling thread's PyThreadState, 0 when it has none. */
+static __always_inline __u64 py_tstate(const struct gt_py_cfg *c, __u64 runtime, __u32 tid)
+{
+	__u64 want = tid, ts, interp, *cached;
+	bool bad = false;
+
+	if (c->tid_kind == GT_PY_TID_PTHREAD) {
+#if defined(__TARGET_ARCH_x86)
+		struct task_struct *task = bpf_get_current_task_btf();
+
+		want = task->thread.fsbase;
+#else
+		return 0;
+#endif
+	}
+	cached = bpf_map_lookup_elem(&py_threads, &tid);
+	if (cached && *cached) {
+		ts = *cached;
+		if (rd64(ts + c->ts_tid, &bad) == want && !bad)
+			return ts;
+		bad = false;
+	}
+	interp = rd64(runtime + c->interp_head, &bad);
+	if (bad || !interp)
+		return 0;
+	ts = rd64(interp + c->threads_head, &bad);
+	for (int i = 0; i < 128 && ts && !bad; i++) {
+		if (rd64(ts + c->ts_tid, &bad) == want && !bad) {
+			bpf_map_update_elem(&py_threads, &tid, &ts, BPF_ANY);
+			return ts;
+		}
+		ts = rd64(ts + c->ts_next, &bad);
+	}
+	return 0;
+}
+
+/* The CPU's walk, for bpf_loop's bodies (their context must be on the
+ * stack: the walk is looked up again). */
+static __always_inline struct py_walk *py_scratch_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&py_scratch, &zero);
+}
+
+/* One frame of the walk (bpf_loop's body): 1 ends it. */
+static long py_frame_step(__u64 i, void *ctx)
+{
+	struct py_walk *w = py_scratch_get();
+	const struct gt_py_cfg *c;
+	__u64 frame, code, ip;
+	__u32 n, line0 = 0;
+	__s32 lasti = 0;
+	bool bad = false;
+	__u8 b = 0;
+
+	if (!w)
+		return 1;
+	c = &w->c;
+	frame = w->frame;
+	n = w->n;
+	if (!frame)
+		return 1;
+	if (n >= GT_PYSTACK_MAX) {
+		w->flags |= GT_STACK_PY_CUT;
+		return 1;
+	}
+	code = rd64(frame + c->fr_code, &bad);
+	w->frame = rd64(frame + c->fr_prev, &bad);
+	if (bad)
+		goto fault;
+	if (c->fr_owner != GT_PY_NONE && c->version >= 0x030c) {
+		if (bpf_probe_read_user(&b, 1, (void *)(frame + c->fr_owner)))
+			goto fault;
+		if (b == PY_FRAME_OWNED_BY_CSTACK) {
+			if (n > 0 && n <= GT_PYSTACK_MAX)
+				w->f[n - 1].line0 |= GT_PYFRAME_ENTRY;
+			return 0;
+		}
+	}
+	if (!code)
+		return 0;
+	if (bpf_probe_read_user(&line0, sizeof(line0), (void *)(code + c->co_firstlineno)))
+		goto fault;
+	line0 &= ~GT_PYFRAME_ENTRY;
+	if (c->instr_kind == GT_PY_INSTR_LASTI) {
+		if (bpf_probe_read_user(&lasti, sizeof(lasti), (void *)(frame + c->fr_instr)))
+			goto fault;
+		w->f[n].instr = lasti < 0 ? 0 : (__u32)lasti;
+	} else {
+		ip = rd64(frame + c->fr_instr, &bad);
+		if (bad)
+			goto fault;
+		ip -= code + c->co_code;
+		w->f[n].instr = ip >= (1ull << 33) ? 0xffffffffu : (__u32)(ip / 2);
+	}
+	if (c->fr_entry != GT_PY_NONE) {
+		b = 0;
+		if (!bpf_probe_read_user(&b, 1, (void *)(frame + c->fr_entry)) && b)
+			line0 |= GT_PYFRAME_ENTRY;
+	}
+	w->f[n].code = code;
+	w->f[n].line0 = line0;
+	w->n = n + 1;
+	return 0;
+fault:
+	w->flags |= GT_STACK_PY_FAULT;
+	count(&n_py_fault);
+	return 1;
+}
+
+/* The characters of the str at obj into dst (at most cap bytes: the end of
+ * it when tail, else the start); its kind, 0 when unreadable. */
+static __always_inline __u32 py_str(const struct gt_py_cfg *c, __u64 obj, char *dst, __u32 cap,
+				    bool tail, __u8 *kind, bool *cut)
+{
+	__u32 state = 0, k;
+	__u64 len = 0, data, bytes;
+
+	*kind = 0;
+	if (!obj || bpf_probe_read_user(&state, sizeof(state), (void *)(obj + c->str_state)) ||
+	    bpf_probe_read_user(&len, sizeof(len), (void *)(obj + 16)))
+		return 0;
+	k = (state >> 2) & 7;
+	if ((k != 1 && k != 2 && k != 4) || !(state & (1u << 5)))
+		return 0;
+	data = obj + ((state & (1u << 6)) ? c->str_ascii : c->str_compact);
+	bytes = len * k;
+	if (bytes > cap) {
+		*cut = true;
+		if (tail)
+			data += bytes - cap;
+		bytes = cap;
+	}
+	if (bytes > GT_PYCODE_FILE)	/* the larger of the two caps, for the verifier */
+		bytes = GT_PYCODE_FILE;
+	if (bytes && bpf_probe_read_user(dst, bytes, (void *)data))
+		return 0;
+	*kind = k;
+	return bytes;
+}
+
+/* The code object of frame i, sent when the process' stacks had it not
+ * (bpf_loop's body). */
+static long py_code_step(__u64 i, void *ctx)
+{
+	struct py_walk *w = py_scratch_get();
+	const struct gt_py_cfg *c;
+	struct py_seen_key key = {};
+	struct gt_pycode *r;
+	__u64 code, obj, size = 0;
+	bool bad = false, cut = false;
+	__u8 one = 1;
+
+	if (!w || i >= GT_PYSTACK_MAX || i >= w->n)
+		return 1;
+	c = &w->c;
+	key.code = code = w->f[i].code;
+	key.pid = w->id >> 32;
+	key.line0 = w->f[i].line0 & ~GT_PYFRAME_ENTRY;
+	if (bpf_map_lookup_elem(&py_seen, &key))
+		return 0;
+	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	if (!r) {
+		count(&n_py_code_drop);
+		return 1;
+	}
+	r->code = code;
+	r->firstlineno = key.line0;
+	r->version = c->version;
+	r->flags = 0;
+	r->_pad = 0;
+	r->file_len = py_str(c, rd64(code + c->co_filename, &bad), r->file, GT_PYCODE_FILE, true,
+			     &r->file_kind, &cut);
+	if (cut)
+		r->flags |= GT_PYCODE_FILE_CUT;
+	cut = false;
+	r->name_len = py_str(c, rd64(code + c->co_name, &bad), r->name, GT_PYCODE_NAME, false,
+			     &r->name_kind, &cut);
+	if (cut)
+		r->flags |= GT_PYCODE_NAME_CUT;
+	r->lines_len = 0;
+	obj = rd64(code + c->co_linetable, &bad);
+	if (obj && !bpf_probe_read_user(&size, sizeof(size), (void *)(obj + 16))) {
+		if (size > GT_PYCODE_LINES) {
+			size = GT_PYCODE_LINES;
+			r->flags |= GT_PYCODE_LINES_CUT;
+		}
+		if (size && !bpf_probe_read_user(r->linetable, size, (void *)(obj + 32)))
+			r->lines_len = size;
+	}
+	if (bad)
+		r->flags |= GT_PYCODE_FAULT;
+	fill_hdr_at(&r->hdr, w->id, GT_REC_PYCODE, sizeof(*r), 0, w->ts);
+	submit(r);
+	bpf_map_update_elem(&py_seen, &key, &one, BPF_ANY);
+	return 0;
+}
+
+/* The calling thread's Python frames into the CPU's walk (at most max of
+ * them; NULL when the process is no Python known or the thread has no
+ * state: w->n is 0 then). */
+static __always_inline struct py_walk *py_walk(__u64 id, __u64 ts, __u32 max)
+{
+	__u32 zero = 0, pid = id >> 32, cfg;
+	struct py_proc *pp, np = {};
+	struct gt_py_cfg *c;
+	struct py_walk *w;
+	__u64 tstate, frame;
+	bool bad = false;
+
+	if (!py_nfiles)
+		return NULL;
+	pp = bpf_map_lookup_elem(&py_procs, &pid);
+	if (pp && (pp->runtime || pp->gen == py_gen)) {
+		np = *pp;
+	} else {
+		np.gen = py_gen;
+		py_find(&np);
+		bpf_map_update_elem(&py_procs, &pid, &np, BPF_ANY);
+	}
+	if (!np.runtime)
+		return NULL;
+	cfg = np.cfg;
+	c = bpf_map_lookup_elem(&py_cfgs, &cfg);
+	w = bpf_map_lookup_elem(&py_scratch, &zero);
+	if (!c || !w || !c->version)
+		return NULL;
+	w->n = 0;
+	w->flags = 0;
+	w->id = id;
+	w->ts = ts;
+	tstate = py_tstate(c, np.runtime, (__u32)id);
+	if (!tstate) {
+		count(&n_py_nothread);
+		return NULL;
+	}
+	w->c = *c;
+	frame = rd64(tstate + c->ts_frame, &bad);
+	if (!bad && c->cframe_frame != GT_PY_NONE && frame)
+		frame = rd64(frame + c->cframe_frame, &bad);
+	if (bad) {
+		w->flags |= GT_STACK_PY_FAULT;
+		count(&n_py_fault);
+		return w;
+	}
+	w->frame = frame;
+	bpf_loop(max, py_frame_step, &zero, 0);
+	return w;
+}
+
+/* Sends the code objects of w not seen before in its process. */
+static __always_inline void py_send_codes(struct py_walk *w)
+{
+	__u32 zero = 0;
+
+	if (w->n)
+		bpf_loop(w->n, py_code_step, &zero, 0);
+}
+
+#endif

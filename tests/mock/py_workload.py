@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: MIT
+"""py_workload: CUDA calls from known Python lines, for --stacks' Python frames.
+
+Drives the libcuda of GT_LIBCUDA (the mock) through ctypes. Every call site
+ends with a marker comment (`# @NAME`) that the tests look up to know its line:
+
+  main -> train -> step -> launch       cuLaunchKernel        (STEPS times)
+                       -> sync_here     cuStreamSynchronize   (STEPS times)
+  main -> (generator) gen_syncs         cuCtxSynchronize      (3 times)
+  main -> Worker.run (a thread)         cuCtxSynchronize      (once)
+  main -> deep(DEPTH) -> ... deep(0)    cuCtxSynchronize      (once, deeper than
+                                                               the recorder keeps)
+
+Usage: py_workload.py [STEPS [DEPTH]] (defaults 12 and 80). Prints one JSON line:
+the calls made.
+"""
+import ctypes
+import json
+import os
+import sys
+import threading
+
+lib = ctypes.CDLL(os.environ.get("GT_LIBCUDA", "libcuda.so.1"))
+lib.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
+lib.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
+lib.cuCtxSetCurrent.argtypes = [ctypes.c_void_p]
+PTX = b".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry vecAdd(\n)\n{\n\tret;\n}\n"
+calls = {"launches": 0, "stream_syncs": 0, "ctx_syncs": 0}
+
+
+def check(rc, what):
+    if rc:
+        sys.exit(f"py_workload: {what} failed: {rc}")
+
+
+def setup():
+    dev = ctypes.c_int()
+    ctx = ctypes.c_void_p()
+    mod = ctypes.c_void_p()
+    fn = ctypes.c_void_p()
+    check(lib.cuInit(0), "cuInit")
+    check(lib.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
+    check(lib.cuCtxCreate_v2(ctypes.byref(ctx), 0, dev), "cuCtxCreate")
+    check(lib.cuModuleLoadData(ctypes.byref(mod), PTX), "cuModuleLoadData")
+    check(lib.cuModuleGetFunction(ctypes.byref(fn), mod, b"vecAdd"), "cuModuleGetFunction")
+    return ctx, fn
+
+
+def launch(fn):
+    check(lib.cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, None, None, None), "cuLaunchKernel")  # @launch
+    calls["launches"] += 1
+
+
+def sync_here():
+    check(lib.cuStreamSynchronize(None), "cuStreamSynchronize")  # @sync_here
+    calls["stream_syncs"] += 1
+
+
+def step(fn):
+    launch(fn)  # @step_launch
+    sync_here()  # @step_sync
+
+
+def train(fn, steps):
+    for _ in range(steps):
+        step(fn)  # @train_step
+
+
+def gen_syncs(n):
+    for i in range(n):
+        check(lib.cuCtxSynchronize(), "cuCtxSynchronize")  # @gen_sync
+        calls["ctx_syncs"] += 1
+        yield i
+
+
+class Worker(threading.Thread):
+    def __init__(self, ctx):
+        super().__init__(name="py-worker")
+        self.ctx = ctx
+
+    def run(self):
+        check(lib.cuCtxSetCurrent(self.ctx), "cuCtxSetCurrent")
+        check(lib.cuCtxSynchronize(), "cuCtxSynchronize")  # @thread_sync
+        calls["ctx_syncs"] += 1
+
+
+def deep(n):
+    if n == 0:
+        check(lib.cuCtxSynchronize(), "cuCtxSynchronize")  # @deep_sync
+        calls["ctx_syncs"] += 1
+        return
+    deep(n - 1)  # @deep_rec
+
+
+def main():
+    steps = int(sys.argv[1]) if len(sys.argv) > 1 else 12
+    depth = int(sys.argv[2]) if len(sys.argv) > 2 else 80
+    ctx, fn = setup()
+    train(fn, steps)  # @main_train
+    for _ in gen_syncs(3):  # @main_gen
+        pass
+    w = Worker(ctx)
+    w.start()
+    w.join()
+    sys.setrecursionlimit(max(1000, depth + 100))
+    deep(depth)  # @main_deep
+    print(json.dumps(calls))
+
+
+if __name__ == "__main__":
+    main()  # @module_main
