@@ -148,8 +148,181 @@ t_all() {
 	"$GTRACE" dump --summary "$T/a.gtrace" | grep -q '^options:.*stacks=all' || err "the header does not say stacks=all"
 }
 
+# ---- Python frames -----------------------------------------------------------
+
+PY_WL=$ROOT/tests/mock/py_workload.py
+
+# pyline MARKER: the line of py_workload.py that ends with "# @MARKER".
+pyline() {
+	grep -n "# @$1\$" "$PY_WL" | cut -d: -f1
+}
+
+# pyrec NAME PYTHON [OPTIONS...]: py_workload (12 steps, 80 deep) run by
+# PYTHON into $T/NAME.gtrace, dumped into $T/NAME.json.
+pyrec() {
+	local name=$1 py=$2 rc
+	shift 2
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/$name.gtrace" "$@" -- "$py" "$PY_WL" 12 80 \
+		> "$T/$name.out" 2> "$T/$name.err"
+	rc=$?
+	[ $rc -eq 0 ] || fatal "gtrace-bpf $* -- $py py_workload.py: status $rc: $(tail -n 3 "$T/$name.err" | tr '\n' '|')"
+	jq -e '.launches == 12 and .stream_syncs == 12 and .ctx_syncs == 5' "$T/$name.out" > /dev/null ||
+		fatal "the workload: $(cat "$T/$name.out")"
+	dump_trace "$T/$name.gtrace" "$T/$name.json"
+}
+
+# pyframes FILE API [N]: the Python frames of the stacks of the API calls
+# in dump FILE (the N-th such call, default each distinct stack), one
+# "function:line" a line, innermost first; frames of other files as
+# "function@file".
+pyframes() {
+	jq -r -s --arg api "$2" --arg wl "$PY_WL" '
+		(map(select(.type == "stack") | {key: (.id | tostring), value: .frames}) | from_entries) as $s
+		| [.[] | select(.api == $api and .type != "stack") | .stack] | unique[] | $s[tostring]
+		| [.[] | select(test(" \\(.*\\.py(:[0-9]+)?\\)$"))
+		       | capture("^(?<f>.*) \\((?<file>.*\\.py)(:(?<l>[0-9]+))?\\)$")
+		       | if .file == $wl then "\(.f):\(.l)" else "\(.f)@\(.file | sub(".*/"; ""))" end]
+		| join(" ")' "$1"
+}
+
+# expect_py FILE API WANT...: every distinct stack of API's calls holds the
+# Python frames WANT ("function:MARKER", innermost first) at its start.
+expect_py() {
+	local file=$1 api=$2 want="" w got
+	shift 2
+	for w in "$@"; do
+		want+="${want:+ }${w%%:*}:$(pyline "${w#*:}")"
+	done
+	got=$(pyframes "$file" "$api")
+	[ -n "$got" ] || { err "$api: no Python frames in $file"; return; }
+	while read -r line; do
+		[ "${line:0:${#want}}" = "$want" ] || err "$api: Python frames '$line', expected '$want' first"
+	done <<< "$got"
+}
+
+# py_checks NAME: the stacks of run NAME name every call's Python lines.
+py_checks() {
+	local f=$T/$1.json
+	expect_py "$f" cuStreamSynchronize sync_here:sync_here step:step_sync train:train_step main:main_train \
+		"<module>:module_main"
+	expect_py "$f" cuLaunchKernel launch:launch step:step_launch train:train_step main:main_train \
+		"<module>:module_main"
+	# the generator, the thread and the deep recursion (cuCtxSynchronize)
+	pyframes "$f" cuCtxSynchronize > "$T/$1.ctx"
+	grep -qx "gen_syncs:$(pyline gen_sync) main:$(pyline main_gen) <module>:$(pyline module_main)" "$T/$1.ctx" ||
+		err "the generator's sync: $(tr '\n' '|' < "$T/$1.ctx")"
+	# (3.10's code objects have no qualified name: "run")
+	grep -Eq "^(Worker\.)?run:$(pyline thread_sync) .*_bootstrap_inner@threading.py" "$T/$1.ctx" ||
+		err "the thread's sync: $(tr '\n' '|' < "$T/$1.ctx")"
+	grep -q "^deep:$(pyline deep_sync)\( deep:$(pyline deep_rec)\)\{63\}$" "$T/$1.ctx" ||
+		err "the deep sync: $(grep '^deep' "$T/$1.ctx" | cut -c1-200)"
+	jq -e -s '[.[] | select(.type == "stack" and .python_cut == true)] | length == 1' "$f" > /dev/null ||
+		err "not one stack cut at 64 Python frames: $(jq -s -c '[.[] | select(.type == "stack") | {id, python, python_cut}]' "$f")"
+	jq -e -s '[.[] | select(.api != null and .type != "stack" and .stack != null)] as $c
+		| (map(select(.type == "stack" and .python == true) | .id)) as $py
+		| [$c[] | select(.api | test("Synchronize$|Launch")) | select(.stack as $id | $py | index($id) | not)] | length == 0' \
+		"$f" > /dev/null || err "syncs or launches without Python frames"
+}
+
+# Debian's python3 (3.11): syncs, launches, a generator, a thread and a
+# recursion deeper than kept, each with its exact lines; analyze names the
+# line the host waited at.
+t_python() {
+	local py=/usr/bin/python3 f
+	[ -x "$py" ] || fatal "no $py (python3 is a test dependency)"
+	pyrec p "$py" --stacks all
+	grep -Eq '^gtrace-bpf: stacks: [0-9]+ with Python frames \(1 interpreter\)' "$T/p.err" ||
+		err "no Python stacks line: $(grep 'stacks:' "$T/p.err" | tr '\n' '|')"
+	# the program's interpreter is named to BPF before it starts: no call without its frames
+	[ "$(sed -n 's/.*, \([0-9]*\) taken before the process. interpreter was known$/\1/p' "$T/p.err")" = 0 ] ||
+		err "stacks taken before the interpreter was known: $(grep 'Python frames' "$T/p.err")"
+	py_checks p
+	grep -q "^Worker\.run:$(pyline thread_sync) " "$T/p.ctx" || err "the thread's function is not Worker.run: $(grep run "$T/p.ctx")"
+	# analyze: who synchronized, by file:line
+	"$GTRACE" analyze --format json -o "$T/pa.json" "$T/p.gtrace" 2> "$T/pa.err" || fatal "analyze: $(cat "$T/pa.err")"
+	f=$(jq -c '[.scopes[] | select(.kind == "process") | .findings[] | select(.id == "sync_site")][0]' "$T/pa.json")
+	jq -e --arg site "sync_here ($PY_WL:$(pyline sync_here))" '.count == 12 and (.summary | contains("most at " + $site))
+		and (.examples[0].what | endswith("from " + $site))' <<< "$f" > /dev/null ||
+		err "sync_site: $(jq -c '{count, summary, ex: [.examples[].what]}' <<< "$f")"
+	"$GTRACE" stats -r cuda_sync_site_sum --format json "$T/p.gtrace" > "$T/ps.json" 2> /dev/null ||
+		err "stats -r cuda_sync_site_sum failed"
+	jq -e --arg site "sync_here ($PY_WL:$(pyline sync_here))" '.reports[0].rows[0] | .site == $site and .num_calls == 12' \
+		"$T/ps.json" > /dev/null || err "cuda_sync_site_sum: $(jq -c '.reports[0].rows[0]' "$T/ps.json")"
+}
+
+# The other versions found on this machine (3.10, 3.12, 3.13; each one
+# exercised is named in the log); a runtime of an unsupported version is
+# said once and its stacks stay native.
+t_python_versions() {
+	local v py n=0
+	for v in 3.10 3.12 3.13; do
+		py=$(ls -d /root/.pyenv/versions/"$v".*/bin/python"$v" /usr/bin/python"$v" /usr/local/bin/python"$v" 2> /dev/null | head -n 1)
+		if [ -z "$py" ]; then
+			log "Python $v: not on this machine, not exercised"
+			continue
+		fi
+		log "Python $v: $py"
+		pyrec "v$v" "$py" --stacks all
+		grep -Eq '^gtrace-bpf: stacks: [0-9]+ with Python frames \(1 interpreter\)' "$T/v$v.err" ||
+			err "Python $v: no Python stacks line: $(grep 'stacks:' "$T/v$v.err" | tr '\n' '|')"
+		py_checks "v$v"
+		n=$((n + 1))
+	done
+	log "$n other Python versions exercised"
+	# a runtime that says it is 3.9 (its _PyRuntime, its name): native only, said once
+	printf '%s\n' '#include <dlfcn.h>' 'char _PyRuntime[4096];' \
+		'int main(void) { void *l = dlopen(getenv("GT_LIBCUDA"), RTLD_NOW); int (*i)(unsigned) = dlsym(l, "cuInit");' \
+		'int (*s)(void) = dlsym(l, "cuCtxSynchronize"); i(0); for (int k = 0; k < 3; k++) s(); return 0; }' \
+		| sed '1a #include <stdlib.h>' > "$T/old.c"
+	cc -O1 -fno-omit-frame-pointer -o "$T/python3.9" "$T/old.c" -ldl || fatal "cannot build the 3.9 stand-in"
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/o.gtrace" --stacks sync -- "$T/python3.9" \
+		> /dev/null 2> "$T/o.err" || fatal "python3.9 stand-in: $(tail -n 3 "$T/o.err" | tr '\n' '|')"
+	[ "$(grep -c 'is Python 3.9: its processes. stacks are native only' "$T/o.err")" -eq 1 ] ||
+		err "unsupported Python not said once: $(grep -i python "$T/o.err" | tr '\n' '|')"
+	dump_trace "$T/o.gtrace" "$T/o.json"
+	jq -e -s '[.[] | select(.api == "cuCtxSynchronize")] | length == 3 and all(.[]; .stack != null)' "$T/o.json" > /dev/null ||
+		err "the 3.9 stand-in's syncs lack their stacks"
+	jq -e -s '[.[] | select(.type == "stack" and .python == true)] | length == 0' "$T/o.json" > /dev/null ||
+		err "Python frames from an unsupported runtime"
+}
+
+# --cupti --stacks all on the Python workload (the mock CUPTI agent runs each
+# kernel): stats' cuda_gpu_site_sum puts all GPU kernel time at the line that
+# launched it; the launches reached through env are Python's from the first.
+t_python_gpu() {
+	local out_dir agent mock site
+	out_dir=$(dirname "$MOCK_DIR")
+	agent=$out_dir/libgtrace-cupti.so
+	mock=$out_dir/cupti/mock
+	[ -f "$agent" ] && ls "$mock"/libcupti.so.* > /dev/null 2>&1 ||
+		fatal "cannot run: no CUPTI agent or mock ($agent, $mock): build them with make cupti-mock"
+	export GTRACE_RUN_DIR=$T/run
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --cupti --cupti-lib "$agent" --stacks all -o "$T/g.gtrace" \
+		-- env GT_MOCK_INJECTION=1 LD_LIBRARY_PATH="$mock" /usr/bin/python3 "$PY_WL" 12 80 > "$T/g.out" 2> "$T/g.err" ||
+		fatal "--cupti --stacks all: $(tail -n 3 "$T/g.err" | tr '\n' '|')"
+	jq -e '.launches == 12' "$T/g.out" > /dev/null || fatal "the workload: $(cat "$T/g.out")"
+	[ "$(sed -n 's/.*, \([0-9]*\) taken before the process. interpreter was known$/\1/p' "$T/g.err")" = 0 ] ||
+		err "stacks taken before the interpreter was known: $(grep 'Python frames' "$T/g.err")"
+	"$GTRACE" stats -r cuda_gpu_site_sum --format json "$T/g.gtrace" > "$T/gs.json" 2> "$T/gs.err" ||
+		fatal "stats -r cuda_gpu_site_sum: $(cat "$T/gs.err")"
+	site="launch ($PY_WL:$(pyline launch))"
+	jq -e --arg site "$site" '.reports[0].rows | length == 1 and .[0].site == $site and .[0].instances == 12
+		and .[0].time_pct == 100 and .[0].processes == 1' "$T/gs.json" > /dev/null ||
+		err "cuda_gpu_site_sum: $(jq -c '.reports[0].rows' "$T/gs.json")"
+	# without stacks the kernels are there, under no site
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --cupti --cupti-lib "$agent" -o "$T/h.gtrace" \
+		-- env GT_MOCK_INJECTION=1 LD_LIBRARY_PATH="$mock" /usr/bin/python3 "$PY_WL" 12 80 > /dev/null 2> "$T/h.err" ||
+		fatal "--cupti: $(tail -n 3 "$T/h.err" | tr '\n' '|')"
+	"$GTRACE" stats -r cuda_gpu_site_sum --format json "$T/h.gtrace" 2> /dev/null |
+		jq -e '.reports[0].rows | length == 1 and .[0].site == "(launch without a stack)" and .[0].instances == 12' > /dev/null ||
+		err "cuda_gpu_site_sum without stacks: $("$GTRACE" stats -r cuda_gpu_site_sum --format json "$T/h.gtrace" 2>&1 | head -c 300)"
+}
+
 add_case t_native "--stacks sync: every synchronize call carries its stack, frames naming the workload's functions in order; a 60-deep stack cut at 48 and marked; the CSV's stack column"
 add_case t_sync_site "analyze: sync_site names the call site where the host waited most, the examples where each wait came from; stats' cuda_sync_site_sum by call site"
 add_case t_none "without --stacks: no stacks anywhere; a kind not known: one line, status 2"
 add_case t_all "--stacks all: every call has a stack, launches too; launches from a known call site send its keys, no walk"
+add_case t_python "Debian's python3 through ctypes: syncs, launches, a generator, a thread, a recursion cut at 64 frames, each with its file:line:function; analyze and stats name the line"
+add_case t_python_gpu "--cupti --stacks all from Python: stats' cuda_gpu_site_sum puts the GPU time of every kernel at the line that launched it"
+add_case t_python_versions "the other CPython versions on the machine (3.10, 3.12, 3.13) alike; a runtime of 3.9: native stacks, said once"
 run_cases "$@"

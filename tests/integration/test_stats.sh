@@ -16,6 +16,7 @@ TITLES=('CUDA API Summary (cuda_api_sum)' 'CUDA Launch Summary (cuda_launch_sum)
 	'CUDA Synchronization Summary (cuda_sync_sum)'
 	'CUDA Synchronization by Call Site (cuda_sync_site_sum)' 'Process Summary (process_sum)'
 	'NVIDIA Driver ioctl Summary (ioctl_sum)' 'CUDA GPU Kernel Summary (cuda_gpu_kern_sum)'
+	'CUDA GPU Kernel Time by Launch Site (cuda_gpu_site_sum)'
 	'CUDA GPU MemOps Summary (by Time) (cuda_gpu_mem_time_sum)'
 	'CUDA GPU MemOps Summary (by Size) (cuda_gpu_mem_size_sum)'
 	'NVTX Range Summary (nvtx_sum)' 'GPU Launch Latency (gpu_launch_latency)'
@@ -131,7 +132,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 names = [r["report"] for r in d["reports"]]
 assert names == ["cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_sum", "cuda_sync_site_sum", "process_sum",
-                 "ioctl_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
+                 "ioctl_sum", "cuda_gpu_kern_sum", "cuda_gpu_site_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
                  "nvtx_sum", "gpu_launch_latency", "capture_sum", "gpu_metrics_sum", "cuda_device_sum",
                  "nccl_sum"], names
 assert d["timeunit"] == "ns" and d["truncated"] is False
@@ -143,7 +144,7 @@ for r in d["reports"]:
     # cuda_sync_site_sum is
     if r["report"] in ("ioctl_sum", "gpu_metrics_sum") and not r["rows"]:
         continue
-    if r["report"] in ("cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
+    if r["report"] in ("cuda_gpu_kern_sum", "cuda_gpu_site_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
                        "nvtx_sum", "gpu_launch_latency", "capture_sum", "nccl_sum", "cuda_sync_site_sum"):
         assert not r["rows"], r["report"]
         continue

@@ -351,19 +351,20 @@ static void test_select(void **state)
 	assert_string_equal(stats_report_names[5], "process_sum");
 	assert_string_equal(stats_report_names[6], "ioctl_sum");
 	assert_string_equal(stats_report_names[7], "cuda_gpu_kern_sum");
-	assert_string_equal(stats_report_names[11], "gpu_launch_latency");
-	assert_string_equal(stats_report_names[12], "capture_sum");
-	assert_string_equal(stats_report_names[13], "gpu_metrics_sum");
-	assert_string_equal(stats_report_names[14], "cuda_device_sum");
-	assert_string_equal(stats_report_names[15], "nccl_sum");
-	assert_null(stats_report_names[16]);
+	assert_string_equal(stats_report_names[8], "cuda_gpu_site_sum");
+	assert_string_equal(stats_report_names[12], "gpu_launch_latency");
+	assert_string_equal(stats_report_names[13], "capture_sum");
+	assert_string_equal(stats_report_names[14], "gpu_metrics_sum");
+	assert_string_equal(stats_report_names[15], "cuda_device_sum");
+	assert_string_equal(stats_report_names[16], "nccl_sum");
+	assert_null(stats_report_names[17]);
 }
 
 static void test_unknown_report(void **state)
 {
 	static const char want[] = "gtrace-bpf: unknown report 'cuda_gpu_sum' (cuda_api_sum, "
 		"cuda_launch_sum, cuda_mem_size_sum, cuda_sync_sum, cuda_sync_site_sum, process_sum, ioctl_sum, "
-		"cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, nvtx_sum, "
+		"cuda_gpu_kern_sum, cuda_gpu_site_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, nvtx_sum, "
 		"gpu_launch_latency, capture_sum, gpu_metrics_sum, cuda_device_sum, nccl_sum)\n";
 	struct run r = { 0 };
 
@@ -379,7 +380,7 @@ static void test_unknown_report(void **state)
 	assert_int_equal(r.rc, 2);	/* a bad command line */
 	assert_string_equal(r.err, "gtrace-bpf: unknown report '' (cuda_api_sum, cuda_launch_sum, "
 				   "cuda_mem_size_sum, cuda_sync_sum, cuda_sync_site_sum, process_sum, ioctl_sum, "
-				   "cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, "
+				   "cuda_gpu_kern_sum, cuda_gpu_site_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, "
 				   "nvtx_sum, gpu_launch_latency, capture_sum, gpu_metrics_sum, "
 				   "cuda_device_sum, nccl_sum)\n");
 	assert_string_equal(r.out, "");

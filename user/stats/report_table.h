@@ -27,6 +27,8 @@ STATS_REPORT(IOCTL_SUM, "ioctl_sum", "NVIDIA Driver ioctl Summary", "ioctls", st
 	     stats_ioctl_notes, NOT_HOT)
 STATS_REPORT(CUDA_GPU_KERN_SUM, "cuda_gpu_kern_sum", "CUDA GPU Kernel Summary", "GPU records (kernels)",
 	     stats_gpu_kern_cols, stats_gpu_kern_notes, NOT_HOT)
+STATS_REPORT(CUDA_GPU_SITE_SUM, "cuda_gpu_site_sum", "CUDA GPU Kernel Time by Launch Site",
+	     "GPU records (kernels)", stats_gsite_cols, stats_gsite_notes, NOT_HOT)
 STATS_REPORT(CUDA_GPU_MEM_TIME_SUM, "cuda_gpu_mem_time_sum", "CUDA GPU MemOps Summary (by Time)",
 	     "GPU records (memory copies or sets)", stats_gpu_mem_time_cols, stats_gpu_mem_time_notes,
 	     NOT_HOT)

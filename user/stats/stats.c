@@ -205,6 +205,7 @@ static int build(int which, struct stats_run *run, struct stats_report *r)
 	case SR_CUDA_MEM_SIZE_SUM: return stats_gpu__size_rows(s->mem, r);
 	case SR_CUDA_SYNC_SUM: return stats_cpu__sync_sum(s, r);
 	case SR_CUDA_SYNC_SITE_SUM: return stats_cpu__site_sum(s, r);
+	case SR_CUDA_GPU_SITE_SUM: return stats_cpu__gpu_site_sum(s, r);
 	case SR_PROCESS_SUM: return stats_cpu__proc_sum(s, r, run->d);
 	case SR_IOCTL_SUM: return stats_cpu__ioctl_sum(s, r, &run->majors);
 	case SR_CUDA_GPU_KERN_SUM: return stats_gpu__named_sum(&s->gkern, r, by_device(which, s) ? s : NULL);

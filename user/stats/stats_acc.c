@@ -181,33 +181,71 @@ static struct proc_acc *proc_of(struct stats_acc *s, uint32_t pid)
 	return p;
 }
 
-/* A synchronizing call with a stack: to its call site's group. */
-static int site_add(struct stats_acc *s, const struct gt_callrec *c)
+/* The group of stack's call site in sites; NULL when out of memory, *none
+ * when the stack has no site. */
+static struct site_acc *site_of(struct stats_acc *s, struct hmap *sites, uint32_t stack, bool *none)
 {
 	struct gt_frame f;
 	struct site_acc *a;
 	uint64_t key;
 	void *old;
 
-	if (!gt_decoder__call_site(s->d, c->stack, &f))
-		return 0;
+	*none = !gt_decoder__call_site(s->d, stack, &f);
+	if (*none)
+		return NULL;
 	key = gt_frame__key(&f);
-	a = hmap_get(&s->sites, key, 0);
+	a = hmap_get(sites, key, 0);
 	if (!a) {
 		a = calloc(1, sizeof(*a));
 		if (!a)
-			return -ENOMEM;
-		a->stack = c->stack;
-		if (hmap_put(&s->sites, key, 0, a, &old)) {
+			return NULL;
+		a->stack = stack;
+		if (hmap_put(sites, key, 0, a, &old)) {
 			free(a);
-			return -ENOMEM;
+			return NULL;
 		}
 	}
-	if (a->last_pid != c->pid) {
+	return a;
+}
+
+static void site_pid(struct site_acc *a, uint32_t pid)
+{
+	if (a->last_pid != pid) {
 		a->pids++;
-		a->last_pid = c->pid;
+		a->last_pid = pid;
 	}
+}
+
+/* A synchronizing call with a stack: to its call site's group. */
+static int site_add(struct stats_acc *s, const struct gt_callrec *c)
+{
+	bool none;
+	struct site_acc *a = site_of(s, &s->sites, c->stack, &none);
+
+	if (!a)
+		return none ? 0 : -ENOMEM;
+	site_pid(a, c->pid);
 	return dur_add(&a->d, c->has_exit, c->dur);
+}
+
+/* A GPU kernel: its time to the call site of its launch (cuda_gpu_site_sum). */
+static int gsite_add(struct stats_acc *s, const struct gt_gpu_kernel *k)
+{
+	uint32_t stack = 0;
+	struct site_acc *a = NULL;
+	bool none = true;
+
+	if (k->flags & GT_GPU_LINKED)
+		stack = (uint32_t)(uintptr_t)hmap_del(&s->launch_stacks, k->launch_ts, k->hdr.tid);
+	if (stack) {
+		a = site_of(s, &s->gsites, stack, &none);
+		if (!a && !none)
+			return -ENOMEM;
+	}
+	if (!a)
+		return dur_add(&s->gsite_none, true, k->dur);
+	site_pid(a, k->hdr.pid);
+	return dur_add(&a->d, true, k->dur);
 }
 
 static int sync_add(struct stats_acc *s, const struct gt_callrec *c, struct proc_acc *p)
@@ -506,6 +544,13 @@ int stats_acc__call(void *ctx, const struct gt_callrec *c)
 	switch (c->type) {
 	case GT_T_LAUNCH:
 		p->launches++;
+		/* its kernel's GPU record comes later: it finds the launch's stack */
+		if (c->stack && s->d) {
+			void *old;
+
+			if (hmap_put(&s->launch_stacks, c->ts, c->tid, (void *)(uintptr_t)c->stack, &old))
+				return -ENOMEM;
+		}
 		return launch_add(s, c);
 	case GT_T_MEMCPY:
 	case GT_T_MEMSET:
@@ -647,7 +692,7 @@ int stats_acc__other(void *ctx, const struct gt_hdr *rec)
 		a = named_get(&s->gkern, name, k->device <= INT32_MAX ? (int32_t)k->device : GT_DEVICE_UNKNOWN);
 		s->gkern_devs |= stats_dev_bit(k->device <= INT32_MAX ? (int32_t)k->device : GT_DEVICE_UNKNOWN);
 		if (!a || dur_add(a, true, k->dur) ||
-		    stats_dev__gpu_kernel(s, rec->pid, k->device, k->dur))
+		    stats_dev__gpu_kernel(s, rec->pid, k->device, k->dur) || gsite_add(s, k))
 			return -ENOMEM;
 		return (k->flags & GT_GPU_LINKED) ? latency_add(s, k) : 0;
 	case GT_REC_GPU_MEMCPY:
@@ -717,6 +762,13 @@ void stats_acc__free(struct stats_acc *s)
 		if (s->sites.s[i].used)
 			free(((struct site_acc *)s->sites.s[i].v)->d.dur.v);
 	hmap_free_values(&s->sites, false);
+	for (uint32_t i = 0; i < s->gsites.cap; i++)
+		if (s->gsites.s[i].used)
+			free(((struct site_acc *)s->gsites.s[i].v)->d.dur.v);
+	hmap_free_values(&s->gsites, false);
+	free(s->gsite_none.dur.v);
+	/* values are stack ids */
+	free(s->launch_stacks.s);
 	for (uint32_t i = 0; i < s->ioctls.cap; i++)
 		if (s->ioctls.s[i].used)
 			free(((struct ioctl_acc *)s->ioctls.s[i].v)->d.dur.v);

@@ -180,6 +180,11 @@ struct stats_acc {
 	struct dur_acc mem[MEM_KINDS];		/* bytes by copy kind, memset last */
 	struct hmap syncs;			/* (pid, api) -> struct sync_acc */
 	struct hmap sites;			/* (site key, 0) -> struct site_acc */
+	struct hmap launch_stacks;		/* (launch entry ts, tid) -> stack id: launches with a
+						 * stack whose GPU record is still to come */
+	struct hmap gsites;			/* (site key, 0) -> struct site_acc: GPU kernel time
+						 * by the call site of its launch */
+	struct dur_acc gsite_none;		/* ... of kernels whose launch has no stack */
 	struct hmap procs;			/* (pid, 0) -> struct proc_acc */
 	struct hmap ioctls;			/* (cmd << 32 | rdev, param) -> struct ioctl_acc */
 	struct proc_acc *last_proc;		/* cache: records of a pid come in runs */

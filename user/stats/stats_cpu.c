@@ -244,7 +244,9 @@ const struct stats_col stats_site_cols[] = {
 
 const char *const stats_site_notes[] = {
 	"The synchronizing calls of cuda_sync_sum whose stack was taken (record with --stacks "
-	"sync), by call site: the first frame of the stack past the CUDA libraries (libcuda, "
+	"sync), by call site: where the stack has Python frames, the program's innermost "
+	"Python line, function (file:line) (a library's own line when every Python frame is a "
+	"library's); else the first frame of the stack past the CUDA libraries (libcuda, "
 	"libcudart, libcublas, ...), function+offset (file); a frame without a symbol is "
 	"file+offset. Processes: how many made calls there.",
 	NULL,
@@ -286,6 +288,68 @@ int stats_cpu__site_sum(struct stats_acc *s, struct stats_report *r)
 		c[9] = (struct stats_cell){ .u = order[i]->pids };
 		c[10] = (struct stats_cell){ .s = stats_acc__strdup(s, buf) };
 		if (!c[10].s)
+			err = -ENOMEM;
+	}
+	free(order);
+	return err;
+}
+
+/* ---- report: cuda_gpu_site_sum ------------------------------------------ */
+
+const struct stats_col stats_gsite_cols[] = {
+	{ "Time (%)", "time_pct", SK_PCT },
+	{ "Total Time", "total_time", SK_TIME },
+	{ "Instances", "instances", SK_INT },
+	{ "Avg", "avg", SK_TIMEF },
+	{ "Med", "med", SK_TIMEF },
+	{ "Min", "min", SK_TIME },
+	{ "Max", "max", SK_TIME },
+	{ "StdDev", "stddev", SK_TIMEF },
+	{ "Processes", "processes", SK_INT },
+	{ "Launch Site", "site", SK_STR },
+};
+
+const char *const stats_gsite_notes[] = {
+	"The GPU time of the kernels of a merged trace (--cupti) by the call site of the launch "
+	"that made each (record with --stacks all): the program's innermost Python line where "
+	"the stack has Python frames (a library's own line when every Python frame is a "
+	"library's), else the first native frame past the CUDA libraries. Kernels whose launch "
+	"has no stack, or that no launch is linked to, are the row '(launch without a stack)'.",
+	NULL,
+};
+
+int stats_cpu__gpu_site_sum(struct stats_acc *s, struct stats_report *r)
+{
+	size_t n;
+	struct site_acc **order = (struct site_acc **)sorted_values(&s->gsites, cmp_site, &n);
+	uint64_t whole = s->gsite_none.total;
+	int err = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		whole += order[i]->d.total;
+	for (size_t i = 0; i <= n && !err; i++) {
+		bool none = i == n;
+		struct stats_cell *c;
+		struct gt_frame f;
+		char buf[1200] = "?";
+
+		if (none && !s->gsite_none.calls)
+			break;
+		c = stats_report__row(r);
+		if (!c) {
+			err = -ENOMEM;
+			break;
+		}
+		if (none)
+			snprintf(buf, sizeof(buf), "(launch without a stack)");
+		else if (gt_decoder__call_site(s->d, order[i]->stack, &f))
+			gt_frame__str(&f, buf, sizeof(buf));
+		time_cells(c, none ? &s->gsite_none : &order[i]->d, whole);
+		c[8] = (struct stats_cell){ .u = none ? 0 : order[i]->pids };
+		c[9] = (struct stats_cell){ .s = stats_acc__strdup(s, buf) };
+		if (!c[9].s)
 			err = -ENOMEM;
 	}
 	free(order);

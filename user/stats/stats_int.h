@@ -97,6 +97,8 @@ extern const struct stats_col stats_sync_cols[11];
 extern const char *const stats_sync_notes[];
 extern const struct stats_col stats_site_cols[11];
 extern const char *const stats_site_notes[];
+extern const struct stats_col stats_gsite_cols[10];
+extern const char *const stats_gsite_notes[];
 extern const struct stats_col stats_proc_cols[7];
 extern const char *const stats_proc_notes[];
 extern const struct stats_col stats_ioctl_cols[11];
@@ -107,6 +109,7 @@ int stats_cpu__api_sum(struct stats_acc *s, struct stats_report *r);
 int stats_cpu__launch_sum(struct stats_acc *s, struct stats_report *r, bool by_device);
 int stats_cpu__sync_sum(struct stats_acc *s, struct stats_report *r);
 int stats_cpu__site_sum(struct stats_acc *s, struct stats_report *r);
+int stats_cpu__gpu_site_sum(struct stats_acc *s, struct stats_report *r);
 /* cuda_sync_sum's order of sync_accs (on pointers to them): total time, highest
  * first, then pid and api name. */
 int stats_cpu__cmp_sync(const void *pa, const void *pb);
