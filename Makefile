@@ -98,6 +98,7 @@ NCCL_MOCK := $(MOCK_DIR)/libnccl.so.2
 WORKLOAD  := $(MOCK_DIR)/cuda_workload
 IOCTL_WL  := $(MOCK_DIR)/ioctl_workload
 STACK_WL  := $(MOCK_DIR)/stack_workload
+POOL_LIB  := $(MOCK_DIR)/libpool.so
 # NVML for --gpu-metrics, in a folder of its own (GTRACE_NVML_LIB names it)
 NVML_MOCK := $(MOCK_DIR)/nvml/libnvidia-ml.so.1
 # The mock and the workload take their prototypes from cuda.h when the CUDA
@@ -259,12 +260,16 @@ $(STACK_WL): tests/mock/stack_workload.c | $(MOCK_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(MOCK_CFLAGS) $< -ldl -o $@
 
+$(POOL_LIB): tests/mock/pool_lib.c | $(MOCK_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(MOCK_CFLAGS) -shared -fPIC $< -ldl -lpthread -o $@
+
 $(NVML_MOCK): tests/mock/libnvml_mock.c user/record/gpum/nvml_abi.h | $(MOCK_DIR)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(MOCK_CFLAGS) -iquote . -shared -Wl,-soname,libnvidia-ml.so.1 $< -o $@
 
-mock: $(MOCK_LIB) $(NCCL_MOCK) $(WORKLOAD) $(IOCTL_WL) $(STACK_WL) $(NVML_MOCK)
+mock: $(MOCK_LIB) $(NCCL_MOCK) $(WORKLOAD) $(IOCTL_WL) $(STACK_WL) $(POOL_LIB) $(NVML_MOCK)
 
 # CUPTI agent
 .PHONY: cupti-agent install-cupti cupti-check cupti-mock

@@ -231,7 +231,7 @@ static __always_inline void ustack(struct pt_regs *ctx, __u64 id, __u64 cookie, 
 	if (w) {
 		e->pyversion = w->c.version;
 		e->npy = w->n > GT_PYSTACK_MAX ? GT_PYSTACK_MAX : w->n;
-		e->flags |= w->flags & (GT_STACK_PY_CUT | GT_STACK_PY_FAULT);
+		e->flags |= w->flags & (GT_STACK_PY_CUT | GT_STACK_PY_FAULT | GT_STACK_PY_MAIN);
 		bpf_probe_read_kernel(e->py, sizeof(e->py), w->f);
 	}
 	if ((cookie & GT_COOKIE_STACK_CACHE) && site.caller) {

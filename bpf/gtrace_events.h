@@ -636,6 +636,9 @@ struct gt_merge_stats {
 #define GT_STACK_PY_AFTER	(1u << 7)	/* the native frames did not reach the
 						 * interpreter (a library without frame pointers):
 						 * the Python frames follow the last one found */
+#define GT_STACK_PY_MAIN	(1u << 8)	/* the calling thread runs no Python (autograd's, a
+						 * framework's pool): the Python frames are the
+						 * main thread's, where it waits for the work */
 
 /* A Python frame as BPF found it: the code object and where in it. */
 #define GT_PYFRAME_ENTRY	(1u << 31)	/* in line0: a C function called the eval loop

@@ -10,6 +10,9 @@
  *      a new file (py_gen);
  *   2. the thread's state: cached per thread in py_threads and checked by
  *      its thread id, else found in the first interpreter's list of threads;
+ *      a thread without one (autograd's, a framework's pool) takes the main
+ *      thread's, which waits in the Python line that asked for the work
+ *      (GT_STACK_PY_MAIN);
  *   3. its frames, innermost first, up to GT_PYSTACK_MAX: the code object,
  *      the instruction and the code's first line; entry shims of the eval
  *      loop (3.12+) are left out and mark the frame above them;
@@ -144,8 +147,9 @@ static __always_inline __u64 rd64(__u64 addr, bool *bad)
 	return v;
 }
 
-/* The calling thread's PyThreadState, 0 when it has none. */
-static __always_inline __u64 py_tstate(const struct gt_py_cfg *c, __u64 runtime, __u32 tid)
+/* The PyThreadState of thread tid (the calling one when self), 0 when it
+ * has none. */
+static __always_inline __u64 py_tstate(const struct gt_py_cfg *c, __u64 runtime, __u32 tid, bool self)
 {
 	__u64 want = tid, ts, interp, *cached;
 	bool bad = false;
@@ -154,6 +158,8 @@ static __always_inline __u64 py_tstate(const struct gt_py_cfg *c, __u64 runtime,
 #if defined(__TARGET_ARCH_x86)
 		struct task_struct *task = bpf_get_current_task_btf();
 
+		if (!self)
+			return 0;	/* another thread's pthread id is not known here */
 		want = task->thread.fsbase;
 #else
 		return 0;
@@ -187,6 +193,16 @@ static __always_inline struct py_walk *py_scratch_get(void)
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(&py_scratch, &zero);
+}
+
+/* The innermost frame of a thread state, 0 when it runs no Python. */
+static __always_inline __u64 py_top(const struct gt_py_cfg *c, __u64 tstate, bool *bad)
+{
+	__u64 frame = rd64(tstate + c->ts_frame, bad);
+
+	if (!*bad && c->cframe_frame != GT_PY_NONE && frame)
+		frame = rd64(frame + c->cframe_frame, bad);
+	return *bad ? 0 : frame;
 }
 
 /* One frame of the walk (bpf_loop's body): 1 ends it. */
@@ -376,15 +392,24 @@ static __always_inline struct py_walk *py_walk(__u64 id, __u64 ts, __u32 max)
 	w->flags = 0;
 	w->id = id;
 	w->ts = ts;
-	tstate = py_tstate(c, np.runtime, (__u32)id);
+	tstate = py_tstate(c, np.runtime, (__u32)id, true);
+	frame = tstate ? py_top(c, tstate, &bad) : 0;
+	/* a thread that runs no Python now (autograd's, which keeps a thread
+	 * state for hooks; a framework's pool) launches for the main thread,
+	 * which waits in the Python line that asked for the work: its frames,
+	 * flagged */
+	if (!frame && !bad && (__u32)id != pid) {
+		__u64 main = py_tstate(c, np.runtime, pid, false);
+
+		if (main && (frame = py_top(c, main, &bad)))
+			w->flags |= GT_STACK_PY_MAIN;
+		tstate = tstate ? tstate : main;
+	}
 	if (!tstate) {
 		count(&n_py_nothread);
 		return NULL;
 	}
 	w->c = *c;
-	frame = rd64(tstate + c->ts_frame, &bad);
-	if (!bad && c->cframe_frame != GT_PY_NONE && frame)
-		frame = rd64(frame + c->cframe_frame, &bad);
 	if (bad) {
 		w->flags |= GT_STACK_PY_FAULT;
 		count(&n_py_fault);

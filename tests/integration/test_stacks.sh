@@ -231,13 +231,27 @@ t_python() {
 	local py=/usr/bin/python3 f
 	[ -x "$py" ] || fatal "no $py (python3 is a test dependency)"
 	pyrec p "$py" --stacks all
-	grep -Eq '^gtrace-bpf: stacks: [0-9]+ with Python frames \(1 interpreter\)' "$T/p.err" ||
+	grep -Eq '^gtrace-bpf: stacks: [0-9]+ with Python frames \(1 interpreter;' "$T/p.err" ||
 		err "no Python stacks line: $(grep 'stacks:' "$T/p.err" | tr '\n' '|')"
 	# the program's interpreter is named to BPF before it starts: no call without its frames
 	[ "$(sed -n 's/.*, \([0-9]*\) taken before the process. interpreter was known$/\1/p' "$T/p.err")" = 0 ] ||
 		err "stacks taken before the interpreter was known: $(grep 'Python frames' "$T/p.err")"
 	py_checks p
 	grep -q "^Worker\.run:$(pyline thread_sync) " "$T/p.ctx" || err "the thread's function is not Worker.run: $(grep run "$T/p.ctx")"
+	# a native thread that calls for the waiting main thread: the main thread's frames, flagged
+	GT_POOL_LIB=$MOCK_DIR/libpool.so GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/m.gtrace" --stacks sync \
+		-- /usr/bin/python3 "$PY_WL" 2 3 > "$T/m.out" 2> "$T/m.err" || fatal "GT_POOL_LIB: $(tail -n 3 "$T/m.err" | tr '\n' '|')"
+	jq -e '.pool_syncs == 1' "$T/m.out" > /dev/null || fatal "the workload's pool call: $(cat "$T/m.out")"
+	dump_trace "$T/m.gtrace" "$T/m.json"
+	jq -e -s --arg f "pool_call ($PY_WL:$(pyline pool_sync))" --arg mf "main ($PY_WL:$(pyline main_pool))" '
+		(map(select(.type == "stack") | {key: (.id | tostring), value: .}) | from_entries) as $s
+		| [.[] | select(.api == "cuCtxSynchronize" and .tid != .pid) | $s[.stack | tostring]]
+		| map(select(.python_of_main_thread == true)) as $m
+		| ($m | length) == 1 and ([$m[0].frames | to_entries[] | select(.value == $f or .value == $mf) | .key]) as $at
+		| ($at | length) == 2 and $at[0] + 1 == $at[1] and $m[0].frames[$at[0]] == $f' "$T/m.json" > /dev/null ||
+		err "the pool thread's sync: $(jq -s -c '(map(select(.type == "stack") | {key: (.id | tostring), value: .}) | from_entries) as $s | [.[] | select(.api == "cuCtxSynchronize") | {tid, pid, s: $s[.stack | tostring]}]' "$T/m.json" | head -c 1500)"
+	grep -Eq 'Python frames \(1 interpreter; 1 of a thread without Python' "$T/m.err" ||
+		err "the stacks line: $(grep 'Python frames' "$T/m.err")"
 	# analyze: who synchronized, by file:line
 	"$GTRACE" analyze --format json -o "$T/pa.json" "$T/p.gtrace" 2> "$T/pa.err" || fatal "analyze: $(cat "$T/pa.err")"
 	f=$(jq -c '[.scopes[] | select(.kind == "process") | .findings[] | select(.id == "sync_site")][0]' "$T/pa.json")
@@ -263,7 +277,7 @@ t_python_versions() {
 		fi
 		log "Python $v: $py"
 		pyrec "v$v" "$py" --stacks all
-		grep -Eq '^gtrace-bpf: stacks: [0-9]+ with Python frames \(1 interpreter\)' "$T/v$v.err" ||
+		grep -Eq '^gtrace-bpf: stacks: [0-9]+ with Python frames \(1 interpreter;' "$T/v$v.err" ||
 			err "Python $v: no Python stacks line: $(grep 'stacks:' "$T/v$v.err" | tr '\n' '|')"
 		py_checks "v$v"
 		n=$((n + 1))

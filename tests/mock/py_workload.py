@@ -10,6 +10,9 @@ ends with a marker comment (`# @NAME`) that the tests look up to know its line:
   main -> Worker.run (a thread)         cuCtxSynchronize      (once)
   main -> deep(DEPTH) -> ... deep(0)    cuCtxSynchronize      (once, deeper than
                                                                the recorder keeps)
+  main -> pool_call -> libpool's native thread -> cuCtxSynchronize
+                                        (once, with GT_POOL_LIB: a thread that runs
+                                         no Python calls for the waiting main thread)
 
 Usage: py_workload.py [STEPS [DEPTH]] (defaults 12 and 80). Prints one JSON line:
 the calls made.
@@ -25,7 +28,7 @@ lib.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.
 lib.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
 lib.cuCtxSetCurrent.argtypes = [ctypes.c_void_p]
 PTX = b".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry vecAdd(\n)\n{\n\tret;\n}\n"
-calls = {"launches": 0, "stream_syncs": 0, "ctx_syncs": 0}
+calls = {"launches": 0, "stream_syncs": 0, "ctx_syncs": 0, "pool_syncs": 0}
 
 
 def check(rc, what):
@@ -92,6 +95,14 @@ def deep(n):
     deep(n - 1)  # @deep_rec
 
 
+def pool_call():
+    pool = ctypes.CDLL(os.environ["GT_POOL_LIB"])
+    pool.pool_sync.argtypes = [ctypes.c_char_p]
+    # its result is the mock's (no context on the new thread): a call all the same
+    pool.pool_sync(os.environ.get("GT_LIBCUDA", "libcuda.so.1").encode())  # @pool_sync
+    calls["pool_syncs"] += 1
+
+
 def main():
     steps = int(sys.argv[1]) if len(sys.argv) > 1 else 12
     depth = int(sys.argv[2]) if len(sys.argv) > 2 else 80
@@ -104,6 +115,8 @@ def main():
     w.join()
     sys.setrecursionlimit(max(1000, depth + 100))
     deep(depth)  # @main_deep
+    if os.environ.get("GT_POOL_LIB"):
+        pool_call()  # @main_pool
     print(json.dumps(calls))
 
 

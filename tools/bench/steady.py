@@ -74,15 +74,18 @@ def run_timed(name, step, steps, sync, profile=False, cuda=True):
 
 def parse_args(argv, usage):
     """Splits argv into positional arguments and the options of the scripts:
-    --profile, --steady SECONDS, --step-log FILE, --device DEV, --warmup N.
-    Returns (positional, options dict)."""
+    --profile, --steady SECONDS, --step-log FILE, --device DEV, --warmup N,
+    --item (the step reads its loss back, as a loop that logs it: one
+    synchronization a step). Returns (positional, options dict)."""
     pos, opts = [], {"profile": False, "steady": None, "step_log": None, "device": "cuda",
-                     "warmup": 20}
+                     "warmup": 20, "item": False}
     i = 0
     while i < len(argv):
         a = argv[i]
         if a == "--profile":
             opts["profile"] = True
+        elif a == "--item":
+            opts["item"] = True
         elif a in ("--steady", "--step-log", "--device", "--warmup"):
             if i + 1 >= len(argv):
                 raise SystemExit("%s needs a value\n%s" % (a, usage))

@@ -5,6 +5,7 @@
 # bound: the GPU work is a fraction of that).
 #   python3 torch_step.py STEPS [--profile]
 #   python3 torch_step.py --steady SECONDS --step-log FILE
+# --item reads each step's loss back (.item(): one synchronization a step).
 # --profile runs the measured steps under torch.profiler (CPU and CUDA
 # activities); the trace it collects is left unexported, and the process
 # ends without the profiler's post-processing (which does not touch the
@@ -41,7 +42,8 @@ def step():
     loss = torch.nn.functional.cross_entropy(model(x), t)
     loss.backward()
     opt.step()
-    return loss
+    # --item: the loss read back, as a loop that logs it (a sync a step)
+    return loss.item() if opts["item"] else loss
 
 
 for _ in range(opts["warmup"]):

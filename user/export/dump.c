@@ -331,6 +331,8 @@ static int dump_stack(struct dump *dp, const struct gt_hdr *rec)
 		OBUF_LIT(o, ",\"python_unreadable\":true");
 	if (flags & GT_STACK_PY_AFTER)
 		OBUF_LIT(o, ",\"python_after_native\":true");
+	if (flags & GT_STACK_PY_MAIN)
+		OBUF_LIT(o, ",\"python_of_main_thread\":true");
 	OBUF_LIT(o, ",\"frames\":");
 	fields__json_frames(o, dp->d, s->id);
 	OBUF_LIT(o, "}\n");

@@ -406,12 +406,14 @@ static int finish(struct recorder *r)
 			(unsigned long long)sc->cut, GT_USTACK_MAX, (unsigned long long)sc->fault,
 			(unsigned long long)sc->unmapped, (unsigned long long)sc->no_symbol, same);
 		if (sc->py_stacks || sc->py_late || pyconf__counters(r->py)->interpreters)
-			pr_info("stacks: %llu with Python frames (%u interpreter%s), %llu code objects, %llu "
+			pr_info("stacks: %llu with Python frames (%u interpreter%s; %llu of a thread without "
+				"Python, the main thread's frames), %llu code objects, %llu "
 				"frames without their code object, %llu without a line, %llu cut at %d Python "
 				"frames, %llu walks stopped at a frame not readable (%llu in BPF), %llu taken "
 				"before the process' interpreter was known",
 				(unsigned long long)sc->py_stacks, pyconf__counters(r->py)->interpreters,
 				pyconf__counters(r->py)->interpreters == 1 ? "" : "s",
+				(unsigned long long)sc->py_main,
 				(unsigned long long)sc->py_codes, (unsigned long long)sc->py_unknown,
 				(unsigned long long)sc->py_no_line, (unsigned long long)sc->py_cut,
 				GT_PYSTACK_MAX, (unsigned long long)sc->py_fault,

@@ -710,7 +710,8 @@ static void py_mix(struct ustacks *u, const struct gt_ustack *raw, struct stack_
 	bool per_frame = raw->pyversion == 0x030a;
 
 	u->c.py_stacks++;
-	s->flags |= GT_STACK_PYTHON | (raw->flags & (GT_STACK_PY_CUT | GT_STACK_PY_FAULT));
+	s->flags |= GT_STACK_PYTHON | (raw->flags & (GT_STACK_PY_CUT | GT_STACK_PY_FAULT | GT_STACK_PY_MAIN));
+	u->c.py_main += !!(raw->flags & GT_STACK_PY_MAIN);
 	u->c.py_cut += !!(raw->flags & GT_STACK_PY_CUT);
 	u->c.py_fault += !!(raw->flags & GT_STACK_PY_FAULT);
 	for (uint16_t i = 0; i < s->n && o < FRAMES_MAX; i++) {

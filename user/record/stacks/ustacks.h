@@ -34,6 +34,7 @@ struct ustacks_counters {
 	uint64_t py_unknown;	/* Python frames whose code object never came (no line) */
 	uint64_t py_no_line;	/* Python frames whose line the line table did not give */
 	uint64_t py_cut;	/* Python stacks deeper than GT_PYSTACK_MAX frames */
+	uint64_t py_main;	/* ... of a thread without Python: the main thread's frames */
 	uint64_t py_fault;	/* Python walks that stopped at a frame they could not read */
 	uint64_t py_late;	/* stacks of a Python process taken before its interpreter
 				 * was named to BPF: native only */
