@@ -238,6 +238,15 @@ t_python() {
 		err "stacks taken before the interpreter was known: $(grep 'Python frames' "$T/p.err")"
 	py_checks p
 	grep -q "^Worker\.run:$(pyline thread_sync) " "$T/p.ctx" || err "the thread's function is not Worker.run: $(grep run "$T/p.ctx")"
+	# Perfetto: the stack on the call's slice (TrackEvent.callstack), a Python
+	# frame as function, file and line; the lint passes
+	"$GTRACE" export -f perfetto -o "$T/p.pftrace" "$T/p.gtrace" > /dev/null 2>&1 || err "export -f perfetto failed"
+	protoc --decode_raw < "$T/p.pftrace" > "$T/p.raw" 2> /dev/null || err "protoc cannot read the Perfetto file"
+	[ "$(grep -m1 -A2 "^ *1: \"sync_here\"$" "$T/p.raw" | tr -d ' \n')" = "$(printf '1:"sync_here"2:"%s"3:%s' "$PY_WL" "$(pyline sync_here)" | tr -d ' ')" ] ||
+		err "Perfetto: the sync_here frame: $(grep -m1 -A2 'sync_here' "$T/p.raw" | tr '\n' '|')"
+	[ "$(grep -c '^ *55 {' "$T/p.raw")" -eq "$(jq -s '[.[] | select(.stack != null and .type != "stack")] | length' "$T/p.json")" ] ||
+		err "Perfetto: $(grep -c '^ *55 {' "$T/p.raw") call stacks, $(jq -s '[.[] | select(.stack != null and .type != "stack")] | length' "$T/p.json") calls with a stack"
+	python3 "$ROOT/tools/perfetto_lint.py" "$T/p.pftrace" > /dev/null || err "perfetto_lint: $(python3 "$ROOT/tools/perfetto_lint.py" "$T/p.pftrace" 2>&1 | tail -n 2)"
 	# a native thread that calls for the waiting main thread: the main thread's frames, flagged
 	GT_POOL_LIB=$MOCK_DIR/libpool.so GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/m.gtrace" --stacks sync \
 		-- /usr/bin/python3 "$PY_WL" 2 3 > "$T/m.out" 2> "$T/m.err" || fatal "GT_POOL_LIB: $(tail -n 3 "$T/m.err" | tr '\n' '|')"

@@ -152,6 +152,35 @@ static void event_category(struct pf *x, const struct item *it)
 		pftrace__event_category(x->w, cat, strlen(cat));
 }
 
+/* A call's stack (--stacks) on its slice, outermost frame first: a Python
+ * frame as its function, file and line; a native one as its function (or
+ * file+offset) and file. */
+static void call_stack(struct pf *x, const struct item *it)
+{
+	enum { MAX = GT_USTACK_MAX + 1 + GT_PYSTACK_MAX };
+	struct pftrace_frame f[MAX];
+	char names[MAX][96];
+	size_t n = gt_decoder__stack(x->d, it->c.stack, NULL), k = 0;
+
+	if (n > MAX)
+		n = MAX;
+	for (size_t i = n; i-- > 0;) {
+		struct gt_frame g;
+
+		if (!gt_decoder__frame(x->d, it->c.stack, i, &g))
+			continue;
+		f[k] = (struct pftrace_frame){ .function = g.symbol, .source = g.module };
+		if (g.python) {
+			f[k].line = g.offset > UINT32_MAX ? 0 : (uint32_t)g.offset;
+		} else if (!g.symbol) {
+			snprintf(names[k], sizeof(names[k]), "0x%llx", (unsigned long long)g.offset);
+			f[k].function = names[k];
+		}
+		k++;
+	}
+	pftrace__event_callstack(x->w, f, k);
+}
+
 void pf__write_call(struct pf *x, struct thr *t, struct pf_seq *s, const struct item *it)
 {
 	pftrace__event_open(x->w, &t->tr, s, item_slice(it) ? PF_SLICE_BEGIN : PF_INSTANT,
@@ -164,6 +193,8 @@ void pf__write_call(struct pf *x, struct thr *t, struct pf_seq *s, const struct 
 			call_args(x, it);
 		else
 			kernel_args(x, it);
+		if (it->kind == IK_CALL && it->c.stack && x->d)
+			call_stack(x, it);
 	}
 	for (uint32_t i = 0; i < it->nflow; i++)
 		pftrace__event_flow(x->w, it->flow_base << FLOW_SHIFT | i);

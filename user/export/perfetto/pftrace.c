@@ -49,7 +49,9 @@ enum {
 	F_THD_PID = 1, F_THD_TID = 2, F_THD_NAME = 5,
 	/* trace/track_event/track_event.proto TrackEvent */
 	F_TE_ANNOT = 4, F_TE_TYPE = 9, F_TE_NAME_IID = 10, F_TE_TRACK = 11, F_TE_CATEGORIES = 22,
-	F_TE_FLOW = 47,
+	F_TE_FLOW = 47, F_TE_CALLSTACK = 55,
+	/* TrackEvent.Callstack and its Frame */
+	F_CS_FRAMES = 1, F_FR_FUNCTION = 1, F_FR_SOURCE = 2, F_FR_LINE = 3,
 	F_TE_COUNTER_VALUE = 30, F_TE_DOUBLE_COUNTER_VALUE = 44,
 	/* trace/track_event/debug_annotation.proto DebugAnnotation */
 	F_DA_NAME_IID = 1, F_DA_BOOL = 2, F_DA_UINT = 3, F_DA_INT = 4, F_DA_DOUBLE = 5, F_DA_PTR = 7,
@@ -540,6 +542,28 @@ void pftrace__event_category(struct pftrace *w, const char *cat, size_t n)
 void pftrace__event_flow(struct pftrace *w, uint64_t flow_id)
 {
 	pb_buf__fixed64(&w->out, F_TE_FLOW, flow_id + w->flow_salt);
+}
+
+void pftrace__event_callstack(struct pftrace *w, const struct pftrace_frame *f, size_t n)
+{
+	struct pb_buf *b = &w->out;
+	size_t cs;
+
+	if (!n)
+		return;
+	cs = pb_buf__begin(b, F_TE_CALLSTACK);
+	for (size_t i = 0; i < n; i++) {
+		size_t fr = pb_buf__begin(b, F_CS_FRAMES);
+
+		if (f[i].function)
+			pb_buf__string(b, F_FR_FUNCTION, f[i].function);
+		if (f[i].source)
+			pb_buf__string(b, F_FR_SOURCE, f[i].source);
+		if (f[i].line)
+			pb_buf__varint(b, F_FR_LINE, f[i].line);
+		pb_buf__end(b, fr);
+	}
+	pb_buf__end(b, cs);
 }
 
 int pftrace__event_close(struct pftrace *w)

@@ -133,6 +133,13 @@ void pftrace__ann_double(struct pftrace *w, uint32_t name, double v);
 void pftrace__ann_ptr(struct pftrace *w, uint32_t name, uint64_t v);
 void pftrace__ann_str(struct pftrace *w, uint32_t name, uint32_t str);
 void pftrace__ann_uints(struct pftrace *w, uint32_t name, const uint32_t *v, int n);
+/* The open event's call stack (TrackEvent.callstack, inline): n frames,
+ * outermost first; a NULL field is left out, line 0 too. */
+struct pftrace_frame {
+	const char *function, *source;
+	uint32_t line;
+};
+void pftrace__event_callstack(struct pftrace *w, const struct pftrace_frame *f, size_t n);
 /* Returns 0 or the writer's first error. */
 int pftrace__event_close(struct pftrace *w);
 
