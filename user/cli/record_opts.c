@@ -46,10 +46,11 @@ static const struct argp_option options[] = {
 	  "tensor, DRAM, PCIe and NVLink activity on GPUs with GPM) HZ times a second, 1-1000 "
 	  "(default: 10 in full mode, off in light mode; --gpu-metrics alone: 10)", 0 },
 	{ "stacks", RO_STACKS, "none|sync|all", 0,
-	  "Native call stacks (frame pointers): sync takes the stack of every call the host waits "
-	  "in or that changes memory or modules (synchronizations, blocking copies and sets, "
-	  "allocations and frees, module loads); all of every call, launches and the other hot calls "
-	  "once per call site of a thread; none (default) takes none", 0 },
+	  "Call stacks, native (frame pointers) and Python (CPython 3.10-3.13, file:line): sync "
+	  "takes the stack of every call the host waits in or that changes memory or modules "
+	  "(synchronizations, blocking copies and sets, allocations and frees, module loads); all of "
+	  "every call, launches and the other hot calls once per call site of a thread; none "
+	  "(default) takes none", 0 },
 	{ "quiet", 'q', NULL, 0, "Warnings and errors only: no status line or summary", 0 },
 	{ "verbose", 'v', NULL, 0, "More diagnostics (-v: libbpf's warnings too, -vv: all of libbpf's log)", 0 },
 	{ 0 },
