@@ -247,6 +247,28 @@ t_python() {
 	[ "$(grep -c '^ *55 {' "$T/p.raw")" -eq "$(jq -s '[.[] | select(.stack != null and .type != "stack")] | length' "$T/p.json")" ] ||
 		err "Perfetto: $(grep -c '^ *55 {' "$T/p.raw") call stacks, $(jq -s '[.[] | select(.stack != null and .type != "stack")] | length' "$T/p.json") calls with a stack"
 	python3 "$ROOT/tools/perfetto_lint.py" "$T/p.pftrace" > /dev/null || err "perfetto_lint: $(python3 "$ROOT/tools/perfetto_lint.py" "$T/p.pftrace" 2>&1 | tail -n 2)"
+	# diff by call site: the same program with half the steps
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/h.gtrace" --stacks all \
+		-- /usr/bin/python3 "$PY_WL" 6 80 > /dev/null 2> "$T/h.err" || fatal "6 steps: $(tail -n 3 "$T/h.err" | tr '\n' '|')"
+	"$GTRACE" diff --format json "$T/p.gtrace" "$T/h.gtrace" > "$T/d.json" 2> "$T/d.err" || err "diff: $(cat "$T/d.err")"
+	jq -e --arg s "sync_here ($PY_WL:$(pyline sync_here))" --arg l "launch ($PY_WL:$(pyline launch))" '
+		[.sites.rows[] | select(.name == $s or .name == $l) | [.name, .base.count, .opt.count]] | sort
+		== ([[$l, 12, 6], [$s, 12, 6]] | sort)' "$T/d.json" > /dev/null ||
+		err "diff's call sites: $(jq -c '[.sites.rows[] | [.name, .base.count, .opt.count]]' "$T/d.json" | head -c 600)"
+	"$GTRACE" diff "$T/p.gtrace" "$T/h.gtrace" 2> /dev/null | grep -q "^Call sites (CPU time in the calls with a stack made there)" ||
+		err "diff's table has no call-site rows"
+	# a file name the program chose is text everywhere: dump's JSON, the report's page
+	mkdir -p "$T/a<b>&\"q'" && cp "$PY_WL" "$T/a<b>&\"q'/wl.py" || fatal "cannot copy the workload"
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/x.gtrace" --stacks sync \
+		-- /usr/bin/python3 "$T/a<b>&\"q'/wl.py" 2 3 > /dev/null 2> "$T/x.err" || fatal "the hostile path: $(tail -n 3 "$T/x.err" | tr '\n' '|')"
+	"$GTRACE" dump "$T/x.gtrace" | jq -e -s --arg f "sync_here ($T/a<b>&\"q'/wl.py:$(pyline sync_here))" \
+		'[.[] | select(.type == "stack") | .frames[]] | index($f) != null' > /dev/null ||
+		err "dump does not hold the hostile file name as it is"
+	"$GTRACE" report "$T/x.gtrace" -o "$T/x.html" 2> /dev/null || err "report of the hostile path failed"
+	python3 "$ROOT/tests/integration/report_page.py" "$T/xpage.json" "$T/x.html" 2> /dev/null || fatal "report_page.py failed"
+	jq -e --arg f "sync_here ($T/a<b>&\"q'/wl.py:$(pyline sync_here))" '.[0] | .errors == []
+		and ([.sites[] | select(.site == $f)] | length) == 1' "$T/xpage.json" > /dev/null ||
+		err "the report's sites with a hostile file name: $(jq -c '.[0] | {errors, sites}' "$T/xpage.json")"
 	# a native thread that calls for the waiting main thread: the main thread's frames, flagged
 	GT_POOL_LIB=$MOCK_DIR/libpool.so GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/m.gtrace" --stacks sync \
 		-- /usr/bin/python3 "$PY_WL" 2 3 > "$T/m.out" 2> "$T/m.err" || fatal "GT_POOL_LIB: $(tail -n 3 "$T/m.err" | tr '\n' '|')"
@@ -332,6 +354,13 @@ t_python_gpu() {
 	jq -e --arg site "$site" '.reports[0].rows | length == 1 and .[0].site == $site and .[0].instances == 12
 		and .[0].time_pct == 100 and .[0].processes == 1' "$T/gs.json" > /dev/null ||
 		err "cuda_gpu_site_sum: $(jq -c '.reports[0].rows' "$T/gs.json")"
+	# the report: its call-site section lists the launch line, with the GPU's share
+	"$GTRACE" report "$T/g.gtrace" -o "$T/g.html" 2> "$T/gr.err" || fatal "report: $(cat "$T/gr.err")"
+	python3 "$ROOT/tests/integration/report_page.py" "$T/page.json" "$T/g.html" 2> "$T/page.err" ||
+		fatal "report_page.py: $(tail -n 3 "$T/page.err" | tr '\n' '|')"
+	jq -e --arg site "$site" '.[0] | .errors == [] and (.sites | length) == 1 and .sites[0].site == $site
+		and .sites[0].siteKind == "gpu" and .sites[0].instances == "12" and .sites[0].pct == "100"' "$T/page.json" > /dev/null ||
+		err "report's call sites: $(jq -c '.[0] | {errors, sites}' "$T/page.json")"
 	# without stacks the kernels are there, under no site
 	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --cupti --cupti-lib "$agent" -o "$T/h.gtrace" \
 		-- env GT_MOCK_INJECTION=1 LD_LIBRARY_PATH="$mock" /usr/bin/python3 "$PY_WL" 12 80 > /dev/null 2> "$T/h.err" ||
@@ -345,7 +374,7 @@ add_case t_native "--stacks sync: every synchronize call carries its stack, fram
 add_case t_sync_site "analyze: sync_site names the call site where the host waited most, the examples where each wait came from; stats' cuda_sync_site_sum by call site"
 add_case t_none "without --stacks: no stacks anywhere; a kind not known: one line, status 2"
 add_case t_all "--stacks all: every call has a stack, launches too; launches from a known call site send its keys, no walk"
-add_case t_python "Debian's python3 through ctypes: syncs, launches, a generator, a thread, a recursion cut at 64 frames, each with its file:line:function; analyze and stats name the line"
+add_case t_python "Debian's python3 through ctypes: syncs, launches, a generator, a thread, a recursion cut at 64 frames, each with its file:line:function; analyze, stats, Perfetto, diff and the report name the line; a native thread gets the main thread's frames; a hostile file name stays text"
 add_case t_python_gpu "--cupti --stacks all from Python: stats' cuda_gpu_site_sum puts the GPU time of every kernel at the line that launched it"
 add_case t_python_versions "the other CPython versions on the machine (3.10, 3.12, 3.13) alike; a runtime of 3.9: native stacks, said once"
 run_cases "$@"

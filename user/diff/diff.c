@@ -71,6 +71,7 @@ void diff_result__free(struct diff_result *r)
 		free(r->strs[i]);
 	free(r->strs);
 	free(r->kernels.rows);
+	free(r->sites.rows);
 	free(r->apis.rows);
 	free(r);
 }
@@ -402,6 +403,8 @@ int diff__compute(const struct diff_side *b, const struct diff_side *o, bool par
 				 &o->tab[gpu ? DIFF_TAB_GPU : DIFF_TAB_LAUNCH]);
 	if (!err)
 		err = api_rows(r, b, o);
+	if (!err)
+		err = names_rows(r, &r->sites, b, &b->tab[DIFF_TAB_SITE], o, &o->tab[DIFF_TAB_SITE]);
 	if (!err) {
 		analysis_of(b, o, &r->analysis);
 		mismatches(r, partial);

@@ -211,6 +211,7 @@ struct diff_result {
 				 * of launch calls (counts, CPU time when recorded) */
 	struct diff_table kernels;
 	struct diff_table apis;
+	struct diff_table sites;	/* calls with a stack (--stacks) by call site */
 	struct diff_analysis analysis;	/* what moved in analyze's terms */
 	unsigned mismatch;	/* enum diff_mismatch bits */
 	bool checked;		/* iterations were found on both sides and checked to correspond */

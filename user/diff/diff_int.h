@@ -71,7 +71,7 @@ struct diff_gpu_iv {
 	uint32_t iter;
 };
 
-enum diff_tab { DIFF_TAB_GPU, DIFF_TAB_LAUNCH, DIFF_TAB__COUNT };
+enum diff_tab { DIFF_TAB_GPU, DIFF_TAB_LAUNCH, DIFF_TAB_SITE, DIFF_TAB__COUNT };
 
 /* analyze's figures of one side, over the span of its iterations (totals:
  * diff__compute divides them by the iterations). */
@@ -99,7 +99,8 @@ struct diff_side {
 	uint64_t *iter_ns;		/* each one's time */
 	uint64_t *gpu_ns;		/* each one's GPU busy time */
 	uint64_t *gpu_end;		/* the end of its busy time so far */
-	struct diff_names tab[DIFF_TAB__COUNT];	/* GPU records by name; launch calls by kernel */
+	struct diff_names tab[DIFF_TAB__COUNT];	/* GPU records by name; launch calls by kernel;
+						 * calls with a stack by call site */
 	struct diff_acc api[GT_API__COUNT];	/* calls by api (names static, not owned) */
 	/* the GPU intervals held, DIFF_GPU_REORDER at most in all: those that
 	 * came in start order in a FIFO ring (run), the others in a min-heap */

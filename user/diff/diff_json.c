@@ -363,6 +363,8 @@ int diff__write_json(const struct diff_result *r, FILE *f)
 	j_table(&o, &r->kernels, r->kernels_gpu ? "gpu" : "launches");
 	j_key(&o, "apis", false);
 	j_table(&o, &r->apis, "calls");
+	j_key(&o, "sites", false);
+	j_table(&o, &r->sites, "calls");
 	j_key(&o, "analysis", false);
 	j_analysis(&o, &r->analysis, r->whole_run);
 	j_key(&o, "mismatch", false);

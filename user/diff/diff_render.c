@@ -273,6 +273,9 @@ static void write_table(const struct diff_result *r, FILE *f)
 				     : "Kernel launches (CPU side: counts, and times when recorded)",
 		   &r->kernels, r->whole_run);
 	table_rows(f, "CUDA API calls (CPU time)", &r->apis, r->whole_run);
+	if (r->sites.n)
+		table_rows(f, "Call sites (CPU time in the calls with a stack made there)", &r->sites,
+			   r->whole_run);
 	table_analysis(f, &r->analysis, r->whole_run);
 	fprintf(f, "\nRows are over the %s compared; ~: a median estimated within 3 %%. Unchanged: the change "
 		"is inside %.2f standard errors of its spread across the %s, or under %.0f %% of the "
@@ -434,6 +437,8 @@ static void write_md(const struct diff_result *r, FILE *f)
 	md_rows(f, r->kernels_gpu ? "GPU kernels, copies and sets" : "Kernel launches", &r->kernels,
 		r->whole_run);
 	md_rows(f, "CUDA API calls", &r->apis, r->whole_run);
+	if (r->sites.n)
+		md_rows(f, "Call sites (calls with a stack)", &r->sites, r->whole_run);
 	md_analysis(f, &r->analysis, r->whole_run);
 }
 

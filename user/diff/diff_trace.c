@@ -451,6 +451,16 @@ static int agg_call(void *ctx, const struct gt_callrec *c)
 	if (c->pid != g->pid || c->api >= GT_API__COUNT || (it = agg_iter(g, c->ts)) < 0)
 		return 0;
 	err = diff_acc__add(diff_side__api(g->side, c->api), (uint32_t)it, timed, c->dur);
+	/* a call with a stack: its call site's too (the program's line) */
+	if (!err && c->stack && g->d) {
+		struct gt_frame f;
+		char site[1200];
+
+		if (gt_decoder__call_site(g->d, c->stack, &f)) {
+			k = diff_names__get(&g->side->tab[DIFF_TAB_SITE], gt_frame__str(&f, site, sizeof(site)));
+			err = k ? diff_acc__add(k, (uint32_t)it, timed, c->dur) : -ENOMEM;
+		}
+	}
 	if (err || c->type != GT_T_LAUNCH)
 		return err;
 	k = diff_names__get(&g->side->tab[DIFF_TAB_LAUNCH],

@@ -1106,6 +1106,44 @@
 			div.append(missing('No sizes to show.'));
 	});
 
+	// the lines of the program (with --stacks): GPU time by the call site of
+	// each kernel's launch, and the host's waits by the call site of each sync
+	section('sites', () => {
+		const b = body('sites'), gpu = REPORTS.cuda_gpu_site_sum || [], waits = REPORTS.cuda_sync_site_sum || [];
+		if (!gpu.length && !waits.length) {
+			b.append(missing('No call stacks in this trace: record with --stacks sync (waits) or --stacks all (launches too) to see the lines of the program here.'));
+			return;
+		}
+		if (gpu.length) {
+			const top = gpu.slice(0, 30), max = Math.max(1, ...top.map(r => r.total_time || 0));
+			b.append(el('h3', {}, 'GPU time by launch site'));
+			b.append(table([
+				{ title: 'GPU Time', get: r => dur(r.total_time) },
+				{ title: '', get: r => bar((r.total_time || 0) / max, '#4f86c6') },
+				{ title: 'Time (%)', get: r => pct(r.time_pct) },
+				{ title: 'Kernels', get: r => int(r.instances) },
+				{ title: 'Avg', get: r => dur(r.avg) },
+				{ title: 'Launch site', cls: 'name', get: r => r.site },
+			], top, r => ({ 'data-site': r.site, 'data-site-kind': 'gpu', 'data-instances': r.instances, 'data-pct': r.time_pct })));
+			if (gpu.length > top.length)
+				b.append(el('div', { class: 'note' }, gpu.length - top.length + ' more: gtrace-bpf stats -r cuda_gpu_site_sum.'));
+		}
+		if (waits.length) {
+			const top = waits.slice(0, 30), max = Math.max(1, ...top.map(r => r.total_time || 0));
+			b.append(el('h3', {}, 'Host waits by call site'));
+			b.append(table([
+				{ title: 'Waited', get: r => dur(r.total_time) },
+				{ title: '', get: r => bar((r.total_time || 0) / max, '#c0504d') },
+				{ title: 'Time (%)', get: r => pct(r.time_pct) },
+				{ title: 'Calls', get: r => int(r.num_calls) },
+				{ title: 'Med', get: r => dur(r.med) },
+				{ title: 'Call site', cls: 'name', get: r => r.site },
+			], top, r => ({ 'data-site': r.site, 'data-site-kind': 'sync', 'data-calls': r.num_calls, 'data-pct': r.time_pct })));
+			if (waits.length > top.length)
+				b.append(el('div', { class: 'note' }, waits.length - top.length + ' more: gtrace-bpf stats -r cuda_sync_site_sum.'));
+		}
+	});
+
 	section('processes', () => {
 		const b = body('processes'), rows = REPORTS.process_sum || [];
 		if (!rows.length) { b.append(missing('No process records in this trace.')); return; }
