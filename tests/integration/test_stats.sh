@@ -159,11 +159,11 @@ EOF
 		err "csv of every report on stdout: not status 2 and one line saying -o BASE: $(head -n 3 "$T/e.csv" | tr '\n' '|')"
 	stats "$T/s.csv" "$T/a.gtrace" --format csv -o "$T/s"
 	# stdout: the files written, a line each, and nothing else
-	[ "$(grep -c '^wrote ' "$T/s.csv")" -eq 16 ] && [ "$(grep -vc '^wrote ' "$T/s.csv")" -eq 0 ] ||
-		err "stats --format csv -o BASE: stdout is not the 15 paths written: $(head -c 200 "$T/s.csv")"
-	python3 - "$T/s" <<'EOF' || err "stats --format csv -o BASE: not fifteen loadable CSV files, 0600"
+	[ "$(grep -c '^wrote ' "$T/s.csv")" -eq 17 ] && [ "$(grep -vc '^wrote ' "$T/s.csv")" -eq 0 ] ||
+		err "stats --format csv -o BASE: stdout is not the 17 paths written: $(head -c 200 "$T/s.csv")"
+	python3 - "$T/s" <<'EOF' || err "stats --format csv -o BASE: not seventeen loadable CSV files, 0600"
 import csv, os, sys
-gpu = ["cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum", "nvtx_sum",
+gpu = ["cuda_gpu_kern_sum", "cuda_gpu_site_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum", "nvtx_sum",
        "gpu_launch_latency", "capture_sum", "gpu_metrics_sum", "nccl_sum"]
 for name in ["cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_sum", "process_sum",
              "ioctl_sum", "cuda_device_sum"] + gpu:
@@ -230,8 +230,8 @@ t_errors() {
 	[ "$(wc -l < "$T/e3")" -eq 1 ] &&
 		grep -q "^gtrace-bpf: $T/cut.gtrace is damaged: .*; read [0-9]* records before it .*; the reports cover the records read\$" "$T/e3" ||
 		err "a cut trace: stderr is not the one line of the damage: $(head -n 3 "$T/e3" | tr '\n' '|')"
-	jq -e '.truncated == true and (.damage | length > 0) and (.reports | length == 16)' "$T/o3" > /dev/null ||
-		err "a cut trace: the JSON does not say truncated with fifteen reports: $(head -c 300 "$T/o3")"
+	jq -e '.truncated == true and (.damage | length > 0) and (.reports | length == 17)' "$T/o3" > /dev/null ||
+		err "a cut trace: the JSON does not say truncated with seventeen reports: $(head -c 300 "$T/o3")"
 
 	# a full disk is named so, on one line, status 1: stats and export
 	for f in table json csv; do
