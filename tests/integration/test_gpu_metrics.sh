@@ -528,10 +528,16 @@ t_burst() {
 		print("%d bursts: %s samples, spans %s ms" % (len(bursts), [len(x) for x in bursts],
 		      [round((x[-1] - x[0]) / 1e6) for x in bursts]), file=sys.stderr)
 		assert len(full) >= 2, "fewer than 3 bursts"
-		assert all(x[-1] - x[0] <= 200e6 for x in bursts), "a burst longer than 200 ms"
+		# a sample is due every 10 ms while the burst is on; a loaded machine
+		# takes it late by up to L, which the bursts' own intervals show (the
+		# longest one past its 10 ms): a burst spans at most 200 ms + L, and
+		# the next one starts 400 ms - L .. 420 ms + L after its last sample
+		late = max([max(0, b - a - 10e6) for x in bursts for a, b in zip(x, x[1:])] + [0])
+		print("lateness %.1f ms" % (late / 1e6), file=sys.stderr)
+		assert all(x[-1] - x[0] <= 200e6 + late for x in bursts), "a burst longer than 200 ms + %.1f" % (late / 1e6)
 		assert all(14 <= len(x) <= 21 for x in full), "not ~20 samples at 100 Hz in a 200 ms burst"
 		gaps = [b[0] - a[-1] for a, b in zip(bursts, bursts[1:])]
-		assert all(390e6 <= g <= 450e6 for g in gaps), "gaps %s ms" % [round(g / 1e6) for g in gaps]
+		assert all(400e6 - late <= g <= 420e6 + late for g in gaps), "gaps %s ms" % [round(g / 1e6) for g in gaps]
 	EOF
 	GTRACE_GPUM_BURST=600/200 rec bb 1 --gpu-metrics=20
 	grep -q "warning: GTRACE_GPUM_BURST=600/200 ignored: it takes ON_MS/PERIOD_MS, 0 < ON < PERIOD" "$T/bb.err" ||
