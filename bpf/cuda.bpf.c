@@ -174,7 +174,21 @@ struct {
 
 #include "pystack.bpf.h"
 
+static __always_inline void ustack_of(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts, bool at_exit);
+
 static __always_inline void ustack(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts)
+{
+	ustack_of(ctx, id, cookie, ts, false);
+}
+
+/* The stack of a call that failed, at its exit, when its entry took none. */
+static __always_inline void ustack_failed(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts, int ret)
+{
+	if (ret && (cookie & GT_COOKIE_STACK_FAIL) && !(cookie & GT_COOKIE_STACK))
+		ustack_of(ctx, id, (cookie | GT_COOKIE_STACK) & ~GT_COOKIE_STACK_CACHE, ts, true);
+}
+
+static __always_inline void ustack_of(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts, bool at_exit)
 {
 	__u32 pid = id >> 32;
 	struct stack_site site = { .tid = (__u32)id };
@@ -231,15 +245,20 @@ static __always_inline void ustack(struct pt_regs *ctx, __u64 id, __u64 cookie, 
 	if (w) {
 		e->pyversion = w->c.version;
 		e->npy = w->n > GT_PYSTACK_MAX ? GT_PYSTACK_MAX : w->n;
-		e->flags |= w->flags & (GT_STACK_PY_CUT | GT_STACK_PY_FAULT | GT_STACK_PY_MAIN);
+		e->flags |= w->flags & (GT_STACK_PY_CUT | GT_STACK_PY_FAULT | GT_STACK_PY_MAIN |
+					GT_STACK_PY_SKIPPED);
 		bpf_probe_read_kernel(e->py, sizeof(e->py), w->f);
 	}
 	if ((cookie & GT_COOKIE_STACK_CACHE) && site.caller) {
 		e->flags |= GT_STACK_SITE;
 		bpf_map_update_elem(&stack_sites, &site, &one, BPF_ANY);
 	}
-	if (bpf_probe_read_user(&e->caller, sizeof(e->caller), (void *)PT_REGS_SP(ctx)))
+	/* at an exit the stack pointer holds no return address: ip[0] is the
+	 * caller's */
+	if (at_exit || bpf_probe_read_user(&e->caller, sizeof(e->caller), (void *)PT_REGS_SP(ctx)))
 		e->caller = 0;
+	if (at_exit)
+		e->flags |= GT_STACK_AT_EXIT;
 	n = bpf_get_stack(ctx, e->ip, sizeof(e->ip), BPF_F_USER_STACK);
 	if (n <= 0) {
 		e->ip[0] = PT_REGS_IP(ctx);
@@ -616,17 +635,19 @@ int call_exit(struct pt_regs *ctx)
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u64 id = bpf_get_current_pid_tgid();
 	struct gt_ret *e;
-	__u64 addr;
+	__u64 addr, ts;
 
 	if (!traced(id >> 32) || !exit_wanted(id, cookie))
 		return 0;
 	addr = take_out(id, cookie);
 	if (!captured(id >> 32))
 		return 0;
+	ts = bpf_ktime_get_ns();
+	ustack_failed(ctx, id, cookie, ts, (__s32)PT_REGS_RC(ctx));
 	e = reserve(sizeof(*e));
 	if (!e)
 		goto out;
-	fill_hdr(&e->hdr, id, GT_REC_RET, sizeof(*e), GT_COOKIE_API(cookie));
+	fill_hdr_at(&e->hdr, id, GT_REC_RET, sizeof(*e), GT_COOKIE_API(cookie), ts);
 	e->ret = (__s32)PT_REGS_RC(ctx);
 	e->flags = 0;
 	e->out = 0;
@@ -656,7 +677,7 @@ int call_exit_str(struct pt_regs *ctx)
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u64 id = bpf_get_current_pid_tgid();
 	struct gt_ret_str_max *e;
-	__u64 addr, s = 0;
+	__u64 addr, s = 0, ts;
 	long n = 0;
 
 	if (!traced(id >> 32) || !exit_wanted(id, cookie))
@@ -664,6 +685,8 @@ int call_exit_str(struct pt_regs *ctx)
 	addr = take_out(id, cookie);
 	if (!captured(id >> 32))
 		return 0;
+	ts = bpf_ktime_get_ns();
+	ustack_failed(ctx, id, cookie, ts, (__s32)PT_REGS_RC(ctx));
 	e = reserve(sizeof(*e));
 	if (!e)
 		return 0;
@@ -681,8 +704,8 @@ int call_exit_str(struct pt_regs *ctx)
 	e->rec.out = s;
 	e->rec.len = n;
 	e->rec.truncated = n == GT_STR_MAX;
-	fill_hdr(&e->rec.hdr, id, GT_REC_RET_STR, GT_REC_ALIGN(sizeof(e->rec) + n),
-		 GT_COOKIE_API(cookie));
+	fill_hdr_at(&e->rec.hdr, id, GT_REC_RET_STR, GT_REC_ALIGN(sizeof(e->rec) + n),
+		    GT_COOKIE_API(cookie), ts);
 	submit(e);
 	return 0;
 }

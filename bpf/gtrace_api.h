@@ -108,6 +108,9 @@ enum gt_copy_kind {
  * thread (its return address and its caller's); later calls from there
  * send a GT_REC_USTACK_SAME */
 #define GT_COOKIE_STACK_CACHE	(1ull << 36)
+/* --stacks: a call whose entry takes no stack takes it at its exit when it
+ * failed (struct gt_ustack flagged GT_STACK_AT_EXIT, before the exit record) */
+#define GT_COOKIE_STACK_FAIL	(1ull << 37)
 
 /* api_state[api], one byte per api, written by the recorder during a swap:
  *   GEN   the generation whose probes record the api now;

@@ -636,6 +636,11 @@ struct gt_merge_stats {
 #define GT_STACK_PY_AFTER	(1u << 7)	/* the native frames did not reach the
 						 * interpreter (a library without frame pointers):
 						 * the Python frames follow the last one found */
+#define GT_STACK_PY_SKIPPED	(1u << 10)	/* a Python frame's code or instruction could
+						 * not be read: kept without its line */
+#define GT_STACK_AT_EXIT	(1u << 9)	/* taken at the exit of a call that failed (its
+						 * entry took none): frame 0 is the return
+						 * address in the caller, not the probed function */
 #define GT_STACK_PY_MAIN	(1u << 8)	/* the calling thread runs no Python (autograd's, a
 						 * framework's pool): the Python frames are the
 						 * main thread's, where it waits for the work */
@@ -709,11 +714,14 @@ struct gt_ustack_same {
 	__u32 _pad;		/* explicit padding, zero */
 };
 
-/* A call's stack: the next entry of hdr.tid, whose hdr.ts it carries. */
+/* A call's stack: the next entry of hdr.tid, whose hdr.ts it carries (or,
+ * GT_STACK_REF_EXIT, the next exit). */
+#define GT_STACK_REF_EXIT	(1u << 0)	/* the stack of the call whose exit record
+						 * comes next on hdr.tid at hdr.ts */
 struct gt_stack_ref {
 	struct gt_hdr hdr;	/* api = the call's */
 	__u32 stack;		/* a GT_REC_STACK's id, written before this record */
-	__u32 _pad;		/* explicit padding, zero */
+	__u32 flags;		/* GT_STACK_REF_*; 0 (before it existed too): the next entry's */
 };
 
 /* A frame: an offset in a file (a GT_REC_MODULE), or, module 0, an address

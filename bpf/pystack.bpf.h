@@ -20,8 +20,10 @@
  *      line) is sent as a struct gt_pycode, before the stack: its file,
  *      name and line table, from which the recorder computes every line.
  *
- * A frame that cannot be read (paged out, torn by the thread itself) ends
- * the walk, flagged and counted: never an error of the call.
+ * A frame whose link to its caller cannot be read (paged out, torn by the
+ * thread itself) ends the walk, flagged and counted; one whose code or
+ * instruction cannot be read is kept without its line, flagged and counted:
+ * never an error of the call.
  */
 #ifndef GTRACE_PYSTACK_BPF_H
 #define GTRACE_PYSTACK_BPF_H
@@ -29,6 +31,7 @@
 #include "gtrace_py.h"
 
 __u64 n_py_fault = 0;		/* Python walks that stopped at a frame they could not read */
+__u64 n_py_skipped = 0;		/* Python frames kept without their line: code or instruction unreadable */
 __u64 n_py_scans = 0;		/* processes whose mappings were looked through */
 __u64 n_py_nothread = 0;	/* calls of a Python process from a thread without a thread state */
 __u64 n_py_code_drop = 0;	/* code objects that found no room in the ring buffer */
@@ -242,19 +245,31 @@ static long py_frame_step(__u64 i, void *ctx)
 	}
 	if (!code)
 		return 0;
-	if (bpf_probe_read_user(&line0, sizeof(line0), (void *)(code + c->co_firstlineno)))
-		goto fault;
+	/* the caller's frame is known: a frame whose code or instruction
+	 * cannot be read (paged out) is kept without its line, counted, and
+	 * the walk goes on */
+	if (bpf_probe_read_user(&line0, sizeof(line0), (void *)(code + c->co_firstlineno))) {
+		line0 = 0;
+		bad = true;
+	}
 	line0 &= ~GT_PYFRAME_ENTRY;
-	if (c->instr_kind == GT_PY_INSTR_LASTI) {
-		if (bpf_probe_read_user(&lasti, sizeof(lasti), (void *)(frame + c->fr_instr)))
-			goto fault;
-		w->f[n].instr = lasti < 0 ? 0 : (__u32)lasti;
+	w->f[n].instr = 0xffffffffu;
+	if (bad) {
+		/* no line without the code's first line */
+	} else if (c->instr_kind == GT_PY_INSTR_LASTI) {
+		if (!bpf_probe_read_user(&lasti, sizeof(lasti), (void *)(frame + c->fr_instr)))
+			w->f[n].instr = lasti < 0 ? 0 : (__u32)lasti;
+		else
+			bad = true;
 	} else {
 		ip = rd64(frame + c->fr_instr, &bad);
-		if (bad)
-			goto fault;
 		ip -= code + c->co_code;
-		w->f[n].instr = ip >= (1ull << 33) ? 0xffffffffu : (__u32)(ip / 2);
+		if (!bad)
+			w->f[n].instr = ip >= (1ull << 33) ? 0xffffffffu : (__u32)(ip / 2);
+	}
+	if (bad) {
+		w->flags |= GT_STACK_PY_SKIPPED;
+		count(&n_py_skipped);
 	}
 	if (c->fr_entry != GT_PY_NONE) {
 		b = 0;
@@ -320,6 +335,8 @@ static long py_code_step(__u64 i, void *ctx)
 	key.code = code = w->f[i].code;
 	key.pid = w->id >> 32;
 	key.line0 = w->f[i].line0 & ~GT_PYFRAME_ENTRY;
+	if (w->f[i].instr == 0xffffffffu && !key.line0)
+		return 0;	/* its code could not be read: nothing to send */
 	if (bpf_map_lookup_elem(&py_seen, &key))
 		return 0;
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);

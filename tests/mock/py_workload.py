@@ -10,6 +10,7 @@ ends with a marker comment (`# @NAME`) that the tests look up to know its line:
   main -> Worker.run (a thread)         cuCtxSynchronize      (once)
   main -> deep(DEPTH) -> ... deep(0)    cuCtxSynchronize      (once, deeper than
                                                                the recorder keeps)
+  main -> lookup_missing                cuModuleGetFunction   (once, fails)
   main -> pool_call -> libpool's native thread -> cuCtxSynchronize
                                         (once, with GT_POOL_LIB: a thread that runs
                                          no Python calls for the waiting main thread)
@@ -28,7 +29,7 @@ lib.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.
 lib.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
 lib.cuCtxSetCurrent.argtypes = [ctypes.c_void_p]
 PTX = b".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry vecAdd(\n)\n{\n\tret;\n}\n"
-calls = {"launches": 0, "stream_syncs": 0, "ctx_syncs": 0, "pool_syncs": 0}
+calls = {"launches": 0, "stream_syncs": 0, "ctx_syncs": 0, "pool_syncs": 0, "failed": 0}
 
 
 def check(rc, what):
@@ -46,7 +47,13 @@ def setup():
     check(lib.cuCtxCreate_v2(ctypes.byref(ctx), 0, dev), "cuCtxCreate")
     check(lib.cuModuleLoadData(ctypes.byref(mod), PTX), "cuModuleLoadData")
     check(lib.cuModuleGetFunction(ctypes.byref(fn), mod, b"vecAdd"), "cuModuleGetFunction")
-    return ctx, fn
+    return ctx, mod, fn
+
+
+def lookup_missing(mod):
+    fn = ctypes.c_void_p()
+    # a call that fails: its stack is taken at its exit when its entry took none
+    calls["failed"] = int(lib.cuModuleGetFunction(ctypes.byref(fn), mod, b"no_such_kernel") != 0)  # @lookup_fail
 
 
 def launch(fn):
@@ -106,7 +113,8 @@ def pool_call():
 def main():
     steps = int(sys.argv[1]) if len(sys.argv) > 1 else 12
     depth = int(sys.argv[2]) if len(sys.argv) > 2 else 80
-    ctx, fn = setup()
+    ctx, mod, fn = setup()
+    lookup_missing(mod)  # @main_lookup
     train(fn, steps)  # @main_train
     for _ in gen_syncs(3):  # @main_gen
         pass

@@ -520,6 +520,8 @@ static int on_exit_rec(struct gt_decoder *d, const struct gt_hdr *rec,
 		rc = emit(d, stack_take(st, i + 1), NULL, 0);
 	st->depth = i + 1;	/* after an error, those left above go unemitted */
 	e = stack_take(st, i);
+	if (!e->stack)
+		e->stack = dec__stack_of_exit(d, rec);
 	st->last_exit = rec->ts;
 	err = learn_from_exit(d, ai, e, &x);
 	if (!rc)

@@ -110,6 +110,8 @@ int dec__on_stack_rec(struct gt_decoder *d, const struct gt_hdr *rec);
 /* The stack id of the entry rec: the thread's GT_REC_STACK_REF of its
  * time, taken; 0 when none came. */
 uint32_t dec__stack_of_entry(struct gt_decoder *d, const struct gt_hdr *rec);
+/* The stack taken at the exit rec of a failed call (GT_STACK_REF_EXIT), 0 none. */
+uint32_t dec__stack_of_exit(struct gt_decoder *d, const struct gt_hdr *rec);
 void dec__stacks_free(struct gt_decoder *d);
 
 /* decode/names.c */

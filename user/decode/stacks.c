@@ -16,6 +16,7 @@
 struct pending {
 	uint64_t ts;
 	uint32_t pid, tid, stack;
+	bool exit;		/* for the next exit (GT_STACK_REF_EXIT), not the next entry */
 };
 
 struct dec_stacks {
@@ -67,7 +68,7 @@ int dec__on_stack_rec(struct gt_decoder *d, const struct gt_hdr *rec)
 		const struct gt_stack_ref *r = (const void *)rec;
 		struct pending *p = &t->pend[rec->tid % PENDING];
 
-		*p = (struct pending){ rec->ts, rec->pid, rec->tid, r->stack };
+		*p = (struct pending){ rec->ts, rec->pid, rec->tid, r->stack, r->flags & GT_STACK_REF_EXIT };
 		return 0;
 	}
 	case GT_REC_STACK: {
@@ -136,7 +137,7 @@ int dec__on_stack_rec(struct gt_decoder *d, const struct gt_hdr *rec)
 	return err;
 }
 
-uint32_t dec__stack_of_entry(struct gt_decoder *d, const struct gt_hdr *rec)
+static uint32_t stack_taken(struct gt_decoder *d, const struct gt_hdr *rec, bool exit)
 {
 	struct pending *p;
 	uint32_t id;
@@ -144,11 +145,21 @@ uint32_t dec__stack_of_entry(struct gt_decoder *d, const struct gt_hdr *rec)
 	if (!d->stacks)
 		return 0;
 	p = &d->stacks->pend[rec->tid % PENDING];
-	if (!p->stack || p->tid != rec->tid || p->pid != rec->pid || p->ts != rec->ts)
+	if (!p->stack || p->tid != rec->tid || p->pid != rec->pid || p->ts != rec->ts || p->exit != exit)
 		return 0;
 	id = p->stack;
 	p->stack = 0;
 	return id;
+}
+
+uint32_t dec__stack_of_entry(struct gt_decoder *d, const struct gt_hdr *rec)
+{
+	return stack_taken(d, rec, false);
+}
+
+uint32_t dec__stack_of_exit(struct gt_decoder *d, const struct gt_hdr *rec)
+{
+	return stack_taken(d, rec, true);
 }
 
 size_t gt_decoder__stack(const struct gt_decoder *d, uint32_t id, uint16_t *flags)
@@ -258,10 +269,14 @@ bool gt_decoder__call_site(const struct gt_decoder *d, uint32_t id, struct gt_fr
 			return true;
 		}
 	}
-	for (size_t i = 1; i < n; i++)
+	/* frame 0 is the probed function, except in a stack taken at a failed
+	 * call's exit: there it is the caller */
+	size_t first = (flags & GT_STACK_AT_EXIT) ? 0 : 1;
+
+	for (size_t i = first; i < n; i++)
 		if (gt_decoder__frame(d, id, i, f) && (!f->module || !cuda_library(f->module)))
 			return true;
-	return n > 1 && gt_decoder__frame(d, id, 1, f);
+	return n > first && gt_decoder__frame(d, id, first, f);
 }
 
 uint64_t gt_frame__key(const struct gt_frame *f)

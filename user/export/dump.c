@@ -331,6 +331,10 @@ static int dump_stack(struct dump *dp, const struct gt_hdr *rec)
 		OBUF_LIT(o, ",\"python_unreadable\":true");
 	if (flags & GT_STACK_PY_AFTER)
 		OBUF_LIT(o, ",\"python_after_native\":true");
+	if (flags & GT_STACK_PY_SKIPPED)
+		OBUF_LIT(o, ",\"python_frame_unread\":true");
+	if (flags & GT_STACK_AT_EXIT)
+		OBUF_LIT(o, ",\"at_exit\":true");
 	if (flags & GT_STACK_PY_MAIN)
 		OBUF_LIT(o, ",\"python_of_main_thread\":true");
 	OBUF_LIT(o, ",\"frames\":");

@@ -402,9 +402,10 @@ static int finish(struct recorder *r)
 				 (unsigned long long)sc->same_unknown);
 		pr_info("stacks: %llu taken, %llu distinct, %llu cut at %d frames, %llu not unwound past "
 			"the probed call (no frame pointers?), %llu frames in no file, %llu without a "
-			"symbol%s", (unsigned long long)sc->stacks, (unsigned long long)sc->interned,
-			(unsigned long long)sc->cut, GT_USTACK_MAX, (unsigned long long)sc->fault,
-			(unsigned long long)sc->unmapped, (unsigned long long)sc->no_symbol, same);
+			"symbol, %llu at the exit of a failed call%s", (unsigned long long)sc->stacks,
+			(unsigned long long)sc->interned, (unsigned long long)sc->cut, GT_USTACK_MAX,
+			(unsigned long long)sc->fault, (unsigned long long)sc->unmapped,
+			(unsigned long long)sc->no_symbol, (unsigned long long)sc->at_exit, same);
 		if (sc->py_stacks || sc->py_late || pyconf__counters(r->py)->interpreters)
 			pr_info("stacks: %llu with Python frames (%u interpreter%s; %llu of a thread without "
 				"Python, the main thread's frames), %llu code objects, %llu "

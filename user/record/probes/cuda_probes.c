@@ -322,6 +322,8 @@ static uint64_t api_cookie(const struct cuda_probes *p, unsigned api, bool *entr
 		cookie |= GT_COOKIE_STACK;
 	if (p->opts.stacks_all)
 		cookie |= GT_COOKIE_STACK | (gt_api__hot(api) ? GT_COOKIE_STACK_CACHE : 0);
+	if (p->opts.stacks_sync || p->opts.stacks_all)
+		cookie |= GT_COOKIE_STACK_FAIL;
 	return cookie;
 }
 

@@ -497,7 +497,8 @@ static uint32_t intern(struct ustacks *u, const struct gt_hdr *at, struct stack_
 	u->c.interned++;
 	for (uint16_t i = 0; i < s->n && !*err; i++)
 		if (mods[i])
-			*err = emit_symbol(u, at, mods[i], s->f[i].offset, i > 0);
+			*err = emit_symbol(u, at, mods[i], s->f[i].offset,
+					   i > 0 || (s->flags & GT_STACK_AT_EXIT));
 	if (!*err)
 		*err = emit_stack(u, at, s);
 	/* a hash taken already (by other frames) keeps its first stack */
@@ -513,8 +514,9 @@ static uint32_t intern(struct ustacks *u, const struct gt_hdr *at, struct stack_
 	return *err ? 0 : s->id;
 }
 
-/* The call's GT_REC_STACK_REF (at its entry's time, on its thread). */
-static int emit_ref(struct ustacks *u, const struct gt_hdr *at, uint32_t id)
+/* The call's GT_REC_STACK_REF (at its entry's time, on its thread; at its
+ * exit's for a stack taken there). */
+static int emit_ref(struct ustacks *u, const struct gt_hdr *at, uint32_t id, uint32_t flags)
 {
 	struct gt_stack_ref ref;
 
@@ -523,6 +525,7 @@ static int emit_ref(struct ustacks *u, const struct gt_hdr *at, uint32_t id)
 	ref.hdr.type = GT_REC_STACK_REF;
 	ref.hdr.size = sizeof(ref);
 	ref.stack = id;
+	ref.flags = flags;
 	return u->emit(u->ctx, &ref.hdr);
 }
 
@@ -667,6 +670,12 @@ static struct gt_stack_frame py_frame(struct ustacks *u, uint32_t pid, const str
 	const struct pycode *c = hmap_get(&u->codes, pf->code, pid);
 	uint32_t line;
 
+	/* a frame BPF could not read the code or instruction of: its function
+	 * when the code object came before, no line */
+	if (c && pf->instr == 0xffffffffu && !(pf->line0 & ~GT_PYFRAME_ENTRY)) {
+		u->c.py_no_line++;
+		return (struct gt_stack_frame){ .module = GT_FRAME_PY | c->func, .offset = 0 };
+	}
 	if (!c || c->firstlineno != (pf->line0 & ~GT_PYFRAME_ENTRY)) {
 		u->c.py_unknown++;
 		return (struct gt_stack_frame){ .module = 0, .offset = pf->code };
@@ -710,7 +719,8 @@ static void py_mix(struct ustacks *u, const struct gt_ustack *raw, struct stack_
 	bool per_frame = raw->pyversion == 0x030a;
 
 	u->c.py_stacks++;
-	s->flags |= GT_STACK_PYTHON | (raw->flags & (GT_STACK_PY_CUT | GT_STACK_PY_FAULT | GT_STACK_PY_MAIN));
+	s->flags |= GT_STACK_PYTHON | (raw->flags & (GT_STACK_PY_CUT | GT_STACK_PY_FAULT | GT_STACK_PY_MAIN |
+						     GT_STACK_PY_SKIPPED));
 	u->c.py_main += !!(raw->flags & GT_STACK_PY_MAIN);
 	u->c.py_cut += !!(raw->flags & GT_STACK_PY_CUT);
 	u->c.py_fault += !!(raw->flags & GT_STACK_PY_FAULT);
@@ -760,13 +770,14 @@ int ustacks__on_raw(struct ustacks *u, const struct gt_ustack *raw)
 	if (raw->hdr.size < sizeof(*raw) || !n || n > GT_USTACK_MAX)
 		return -EINVAL;
 	u->c.stacks++;
-	s.flags = raw->flags & (GT_STACK_CUT | GT_STACK_FAULT);	/* SITE is the recorder's */
+	s.flags = raw->flags & (GT_STACK_CUT | GT_STACK_FAULT | GT_STACK_AT_EXIT);	/* SITE is the recorder's */
 	u->c.cut += !!(s.flags & GT_STACK_CUT);
 	u->c.fault += !!(s.flags & GT_STACK_FAULT);
+	u->c.at_exit += !!(s.flags & GT_STACK_AT_EXIT);
 	/* the caller the kernel's unwinder skipped at the probed entry */
 	ips[0] = raw->ip[0];
 	n = 1;
-	if (raw->caller && (raw->nframes < 2 || raw->ip[1] != raw->caller)) {
+	if (raw->caller && !(raw->flags & GT_STACK_AT_EXIT) && (raw->nframes < 2 || raw->ip[1] != raw->caller)) {
 		ips[n++] = raw->caller;
 		s.flags |= GT_STACK_CALLER;
 	}
@@ -819,7 +830,7 @@ int ustacks__on_raw(struct ustacks *u, const struct gt_ustack *raw)
 			     raw->hdr.tid, (void *)(uintptr_t)id, &old))
 			return -ENOMEM;
 	}
-	return emit_ref(u, &raw->hdr, id);
+	return emit_ref(u, &raw->hdr, id, (raw->flags & GT_STACK_AT_EXIT) ? GT_STACK_REF_EXIT : 0);
 }
 
 int ustacks__on_same(struct ustacks *u, const struct gt_ustack_same *same)
@@ -833,7 +844,7 @@ int ustacks__on_same(struct ustacks *u, const struct gt_ustack_same *same)
 		u->c.same_unknown++;
 		return 0;
 	}
-	return emit_ref(u, &same->hdr, id);
+	return emit_ref(u, &same->hdr, id, 0);
 }
 
 void ustacks__forget(struct ustacks *u, uint32_t pid)

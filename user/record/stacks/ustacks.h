@@ -25,6 +25,7 @@ struct ustacks_counters {
 	uint64_t interned;	/* distinct stacks written */
 	uint64_t cut;		/* stacks deeper than GT_USTACK_MAX frames */
 	uint64_t fault;		/* the unwinder got no frame past the probed function */
+	uint64_t at_exit;	/* taken at the exit of a failed call whose entry took none */
 	uint64_t unmapped;	/* frames in no file (JIT, anonymous memory, a process gone) */
 	uint64_t no_symbol;	/* frames of a file with no symbol covering them */
 	uint64_t same;		/* hot calls from a known call site (--stacks all): no walk */
