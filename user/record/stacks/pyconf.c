@@ -25,6 +25,7 @@
 #include "bpf/gtrace_py.h"
 #include "lib/hmap.h"
 #include "lib/log.h"
+#include "record/stacks/elf_symtab.h"
 #include "record/stacks/pyconf.h"
 
 #define N GT_PY_NONE
@@ -238,31 +239,32 @@ static void elf_close(struct elf_file *f)
 	close(f->fd);
 }
 
+struct sym_want {
+	const char *name;
+	uint64_t value, size;
+};
+
+static bool sym_is(void *ctx, const GElf_Sym *s, const char *name)
+{
+	struct sym_want *w = ctx;
+
+	if (s->st_shndx == SHN_UNDEF || strcmp(name, w->name))
+		return false;
+	w->value = s->st_value;
+	w->size = s->st_size;
+	return true;
+}
+
 /* A defined symbol's value and size; false when the file has none. */
 static bool elf_sym(Elf *e, const char *want, uint64_t *value, uint64_t *size)
 {
-	Elf_Scn *scn = NULL;
+	struct sym_want w = { want, 0, 0 };
 
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *name;
-
-			if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF ||
-			    !(name = elf_strptr(e, sh.sh_link, s.st_name)) || strcmp(name, want))
-				continue;
-			*value = s.st_value;
-			*size = s.st_size;
-			return true;
-		}
-	}
-	return false;
+	if (!elf_symtab__each(e, sym_is, &w))
+		return false;
+	*value = w.value;
+	*size = w.size;
+	return true;
 }
 
 /* n bytes at vaddr from the file's loaded data; false when not in it. */

@@ -26,6 +26,7 @@
 #include "lib/hash.h"
 #include "lib/hmap.h"
 #include "lib/vec.h"
+#include "record/stacks/elf_symtab.h"
 #include "record/stacks/pyconf.h"
 #include "record/stacks/ustacks.h"
 #include "lib/cmp.h"
@@ -167,34 +168,36 @@ static void read_build_id(Elf *e, uint8_t *id, uint8_t *len)
 	}
 }
 
+struct syms_ctx {
+	struct module *m;
+	size_t cap;
+	bool full;		/* out of memory: the symbols read so far stand */
+};
+
+static bool add_symbol(void *ctx, const GElf_Sym *s, const char *name)
+{
+	struct syms_ctx *c = ctx;
+	struct module *m = c->m;
+
+	if (GELF_ST_TYPE(s->st_info) != STT_FUNC || !s->st_value)
+		return false;
+	if (vec__reserve(&m->syms, &c->cap, m->nsyms, 1, 256)) {
+		c->full = true;
+		return true;
+	}
+	m->syms[m->nsyms].addr = s->st_value;
+	m->syms[m->nsyms].size = s->st_size;
+	m->syms[m->nsyms].name = strndup(name, NAME_MAX_LEN - 1);
+	if (m->syms[m->nsyms].name)
+		m->nsyms++;
+	return false;
+}
+
 static void read_symbols(struct module *m, Elf *e)
 {
-	Elf_Scn *scn = NULL;
-	size_t cap = 0;
+	struct syms_ctx c = { m, 0, false };
 
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *name;
-
-			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value ||
-			    !(name = elf_strptr(e, sh.sh_link, s.st_name)) || !*name)
-				continue;
-			if (vec__reserve(&m->syms, &cap, m->nsyms, 1, 256))
-				return;
-			m->syms[m->nsyms].addr = s.st_value;
-			m->syms[m->nsyms].size = s.st_size;
-			m->syms[m->nsyms].name = strndup(name, NAME_MAX_LEN - 1);
-			if (m->syms[m->nsyms].name)
-				m->nsyms++;
-		}
-	}
+	elf_symtab__each(e, add_symbol, &c);
 	cmp__sort(m->syms, m->nsyms, sizeof(*m->syms), cmp_sym);
 }
 
