@@ -60,7 +60,7 @@ open_pages() {
 # when zoomed in far from 0.  $1: what the browser saw (one page), $2: its
 # name in messages.
 check_basics() {
-	local p=$1 what=$2 got want="answers timeline gpu-util kernels sync sites copies processes api nvtx capture compare about"
+	local p=$1 what=$2 got want="answers timeline gpu-util kernels sync sites flame copies processes api nvtx capture compare about"
 	[ "${3:-}" = compare ] && want="compare ${want/ compare/}"
 	got=$(jq -c '.errors' <<< "$p")
 	[ "$got" = "[]" ] || err "$what: console errors: $got"

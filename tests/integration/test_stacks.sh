@@ -373,6 +373,12 @@ t_python_gpu() {
 	jq -e --arg site "$site" '.[0] | .errors == [] and ([.sites[] | select(.siteKind == "gpu")] | length == 1
 		and .[0].site == $site and .[0].instances == "12" and .[0].pct == "100")' "$T/page.json" > /dev/null ||
 		err "report's call sites: $(jq -c '.[0] | {errors, sites}' "$T/page.json")"
+	# its flame graph: the launch line's box holds all the GPU time, under main and <module>
+	jq -e --arg l "$site" --arg m "main ($PY_WL:$(pyline main_train))" '.[0].flame as $f
+		| ([$f[] | select(.flameDepth == "0")] | map(.ns | tonumber) | add) as $all
+		| [$f[] | select(.flame == $l)] | length == 1 and (.[0].ns | tonumber) == $all
+		and ([$f[] | select(.flame == $m)] | length == 1)' "$T/page.json" > /dev/null ||
+		err "report's flame graph: $(jq -c '[.[0].flame[] | [.flame, .flameDepth, .ns]]' "$T/page.json" | head -c 700)"
 	# without stacks the kernels are there, under no site
 	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --cupti --cupti-lib "$agent" -o "$T/h.gtrace" \
 		-- env GT_MOCK_INJECTION=1 LD_LIBRARY_PATH="$mock" /usr/bin/python3 "$PY_WL" 12 80 > /dev/null 2> "$T/h.err" ||

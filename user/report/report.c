@@ -25,6 +25,7 @@
  *    "timeline": report_timeline.h's object,
  *    "captures": [{"kind": "range"|"window", "number", "source", "pid",
  *                  "start", "end", "state"}]   (ns since the origin),
+ *    "flame": GPU kernel time by the launch's whole stack (write_flame),
  *    "hist": {"sync": [{"api", "pid", "counts": [[bucket, n], ...]}],
  *             "copy": [{"kind", "counts"}]}   (bucket b: [2^(b-1), 2^b)),
  *    "stats": stats' JSON document,
@@ -364,6 +365,79 @@ static int hist_group(void *ctx, const char *group, uint32_t pid, const uint64_t
 	return 0;
 }
 
+/* ---- the flame graph's stacks --------------------------------------------- */
+
+#define FLAME_STACKS	200	/* stacks the page draws, the costliest */
+
+struct flame_ctx {
+	struct report_run *rr;
+	struct obuf *o;
+	unsigned n, more;
+	uint64_t total, more_ns, none_ns, none_kernels;
+};
+
+static int flame_stack(void *ctx, uint32_t stack, uint64_t ns, uint64_t kernels)
+{
+	struct flame_ctx *c = ctx;
+	size_t nf;
+	char buf[1200];
+
+	c->total += ns;
+	if (!stack) {
+		c->none_ns = ns;
+		c->none_kernels = kernels;
+		return 0;
+	}
+	if (c->n == FLAME_STACKS) {
+		c->more++;
+		c->more_ns += ns;
+		return 0;
+	}
+	nf = gt_decoder__stack(c->rr->d, stack, NULL);
+	OBUF_LIT(c->o, c->n++ ? ",\n{\"ns\":" : "{\"ns\":");
+	obuf__u64(c->o, ns);
+	OBUF_LIT(c->o, ",\"kernels\":");
+	obuf__u64(c->o, kernels);
+	OBUF_LIT(c->o, ",\"frames\":[");
+	/* outermost first: the root of the graph is where the program began */
+	for (size_t i = nf, k = 0; i-- > 0;) {
+		struct gt_frame f;
+
+		if (!gt_decoder__frame(c->rr->d, stack, i, &f))
+			continue;
+		if (k++)
+			OBUF_LIT(c->o, ",");
+		obuf__json_str(c->o, gt_frame__str(&f, buf, sizeof(buf)));
+	}
+	OBUF_LIT(c->o, "]}");
+	return c->o->err;
+}
+
+/* "flame": GPU kernel time by the stack of the launch that made each
+ * (--cupti --stacks all): {"total", "stacks": [{"ns", "kernels", "frames"
+ * (outermost first)}], "more", "more_ns" (stacks left out), "none_ns",
+ * "none_kernels" (kernels whose launch has no stack)}. */
+static int write_flame(struct report_run *rr, struct obuf *o)
+{
+	struct flame_ctx c = { .rr = rr, .o = o };
+	int rc;
+
+	OBUF_LIT(o, "{\"stacks\":[");
+	rc = stats_run__gpu_stacks(rr->stats, flame_stack, &c);
+	OBUF_LIT(o, "],\"total\":");
+	obuf__u64(o, c.total);
+	OBUF_LIT(o, ",\"more\":");
+	obuf__u64(o, c.more);
+	OBUF_LIT(o, ",\"more_ns\":");
+	obuf__u64(o, c.more_ns);
+	OBUF_LIT(o, ",\"none_ns\":");
+	obuf__u64(o, c.none_ns);
+	OBUF_LIT(o, ",\"none_kernels\":");
+	obuf__u64(o, c.none_kernels);
+	OBUF_LIT(o, "}");
+	return rc ? rc : o->err;
+}
+
 static int write_hist(struct report_run *rr, struct obuf *o)
 {
 	struct hist_ctx h = { .o = o, .first = true, .sync = true };
@@ -523,6 +597,9 @@ static int build_data(struct report_run *rr)
 	write_captures(stats_run__spans(rr->stats), origin, &o);
 	OBUF_LIT(&o, ",\n\"hist\":");
 	rc = write_hist(rr, &o);
+	OBUF_LIT(&o, ",\n\"flame\":");
+	if (!rc)
+		rc = write_flame(rr, &o);
 	embed(&o, "analyze", "analyze_missing", rr->analyze, rr->nanalyze, rr->analyze_why,
 	      rr->nwhy);
 	if (rr->o->compare)

@@ -471,6 +471,31 @@ int stats_run__size_values(struct stats_run *run, bool gpu, stats_values_fn fn, 
 	return rc;
 }
 
+static int cmp_gstack(const void *pa, const void *pb)
+{
+	const struct gstack_acc *a = *(struct gstack_acc *const *)pa, *b = *(struct gstack_acc *const *)pb;
+
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return a->stack < b->stack ? -1 : a->stack > b->stack;
+}
+
+int stats_run__gpu_stacks(struct stats_run *run, stats_stack_fn fn, void *ctx)
+{
+	size_t n;
+	struct gstack_acc **v = (struct gstack_acc **)sorted_values(&run->s->gstacks, cmp_gstack, &n);
+	int rc = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = fn(ctx, v[i]->stack, v[i]->ns, v[i]->kernels);
+	if (!rc && run->s->gsite_none.calls)
+		rc = fn(ctx, 0, run->s->gsite_none.total, run->s->gsite_none.calls);
+	free(v);
+	return rc;
+}
+
 const struct capture_spans *stats_run__spans(const struct stats_run *run)
 {
 	return run->cap;

@@ -101,6 +101,12 @@ int stats_run__size_values(struct stats_run *run, bool gpu, stats_values_fn fn, 
 /* The trace's capture ranges and windows as the reports have them, once
  * finished (decode/capture_spans.h). */
 const struct capture_spans *stats_run__spans(const struct stats_run *run);
+/* The GPU time of a merged trace's kernels by the whole stack of the launch
+ * that made each (--stacks all), most first: fn(ctx, stack id, ns, kernels)
+ * for each, then once with stack 0 for the kernels whose launch has no
+ * stack (when there are some). Returns what fn returned, or 0. */
+typedef int (*stats_stack_fn)(void *ctx, uint32_t stack, uint64_t ns, uint64_t kernels);
+int stats_run__gpu_stacks(struct stats_run *run, stats_stack_fn fn, void *ctx);
 void stats_run__free(struct stats_run *run);
 
 #endif

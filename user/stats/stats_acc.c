@@ -238,6 +238,13 @@ static int gsite_add(struct stats_acc *s, const struct gt_gpu_kernel *k)
 	if (k->flags & GT_GPU_LINKED)
 		stack = (uint32_t)(uintptr_t)hmap_del(&s->launch_stacks, k->launch_ts, k->hdr.tid);
 	if (stack) {
+		struct gstack_acc *g = hmap_get_or_new(&s->gstacks, stack, 0, sizeof(*g), NULL);
+
+		if (!g)
+			return -ENOMEM;
+		g->stack = stack;
+		g->ns += k->dur;
+		g->kernels++;
 		a = site_of(s, &s->gsites, stack, &none);
 		if (!a && !none)
 			return -ENOMEM;
@@ -767,6 +774,7 @@ void stats_acc__free(struct stats_acc *s)
 			free(((struct site_acc *)s->gsites.s[i].v)->d.dur.v);
 	hmap_free_values(&s->gsites, false);
 	free(s->gsite_none.dur.v);
+	hmap_free_values(&s->gstacks, false);
 	/* values are stack ids */
 	free(s->launch_stacks.s);
 	for (uint32_t i = 0; i < s->ioctls.cap; i++)

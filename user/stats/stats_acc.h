@@ -54,6 +54,12 @@ struct site_acc {
 	struct dur_acc d;	/* their durations */
 };
 
+/* The GPU kernels launched from one stack (--stacks all, a merged trace). */
+struct gstack_acc {
+	uint32_t stack;
+	uint64_t ns, kernels;
+};
+
 struct proc_acc {
 	uint32_t pid;
 	uint64_t records;	/* records with this pid (stats snapshots left out) */
@@ -185,6 +191,8 @@ struct stats_acc {
 	struct hmap gsites;			/* (site key, 0) -> struct site_acc: GPU kernel time
 						 * by the call site of its launch */
 	struct dur_acc gsite_none;		/* ... of kernels whose launch has no stack */
+	struct hmap gstacks;			/* (stack id, 0) -> struct gstack_acc: GPU kernel time by
+						 * the whole stack of its launch (the report's flame graph) */
 	struct hmap procs;			/* (pid, 0) -> struct proc_acc */
 	struct hmap ioctls;			/* (cmd << 32 | rdev, param) -> struct ioctl_acc */
 	struct proc_acc *last_proc;		/* cache: records of a pid come in runs */

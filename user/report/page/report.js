@@ -1144,6 +1144,53 @@
 		}
 	});
 
+	// a flame graph (an icicle, the program's outermost frame on top) of
+	// the GPU kernel time by the stack of the launch that made each kernel
+	section('flame', () => {
+		const b = body('flame'), F = D.flame || { stacks: [], total: 0 };
+		if (!F.stacks.length) {
+			b.append(missing('No launch stacks with GPU time in this trace: record with --cupti --stacks all to see which lines of the program the GPU time came from.'));
+			return;
+		}
+		const root = { name: 'all', ns: 0, kids: new Map() };
+		const add = (frames, ns) => {
+			let n = root;
+			root.ns += ns;
+			for (const f of frames) {
+				if (!n.kids.has(f)) n.kids.set(f, { name: f, ns: 0, kids: new Map() });
+				n = n.kids.get(f);
+				n.ns += ns;
+			}
+		};
+		for (const s of F.stacks) add(s.frames, s.ns);
+		if (F.more_ns) add(['(' + F.more + ' more stacks)'], F.more_ns);
+		if (F.none_ns) add(['(launch without a stack)'], F.none_ns);
+		const total = Math.max(root.ns, 1), ROW = 17, MAX_DEPTH = 60;
+		const box = el('div', { class: 'flame' });
+		let depth = 0;
+		const draw = (n, x, d) => {
+			if (d > MAX_DEPTH) return;
+			depth = Math.max(depth, d);
+			let at = x;
+			for (const k of [...n.kids.values()].sort((p, q) => q.ns - p.ns)) {
+				const w = k.ns / total;
+				if (w < 0.002) { at += w; continue; }
+				const share = (100 * k.ns / total).toFixed(1) + ' %';
+				box.append(el('div', {
+					class: 'flame-node', 'data-flame': k.name, 'data-flame-depth': d, 'data-ns': k.ns,
+					title: k.name + ' \u2014 ' + dur(k.ns) + ' (' + share + ')',
+					style: 'left:' + (100 * at) + '%;width:' + (100 * w) + '%;top:' + (d * ROW) + 'px;background:' + hashColor(k.name, 60, 72),
+				}, k.name));
+				draw(k, at, d + 1);
+				at += w;
+			}
+		};
+		draw(root, 0, 0);
+		box.style.height = ((depth + 1) * ROW) + 'px';
+		b.append(el('div', { class: 'note' }, dur(F.total) + ' of GPU kernel time; each box is a frame, as wide as the GPU time of the kernels launched under it; the outermost frame on top.'));
+		b.append(box);
+	});
+
 	section('processes', () => {
 		const b = body('processes'), rows = REPORTS.process_sum || [];
 		if (!rows.length) { b.append(missing('No process records in this trace.')); return; }
