@@ -181,6 +181,8 @@ static struct proc_acc *proc_of(struct stats_acc *s, uint32_t pid)
 	return p;
 }
 
+#define LAUNCH_STACKS_MAX	(1u << 20)
+
 /* The group of stack's call site in sites; NULL when out of memory, *none
  * when the stack has no site. */
 static struct site_acc *site_of(struct stats_acc *s, struct hmap *sites, uint32_t stack, bool *none)
@@ -551,8 +553,11 @@ int stats_acc__call(void *ctx, const struct gt_callrec *c)
 	switch (c->type) {
 	case GT_T_LAUNCH:
 		p->launches++;
-		/* its kernel's GPU record comes later: it finds the launch's stack */
-		if (c->stack && s->d) {
+		/* its kernel's GPU record comes later: it finds the launch's stack
+		 * (a trace without GPU records would keep every launch: at most
+		 * LAUNCH_STACKS_MAX wait, which a merged trace's in-flight
+		 * launches are far below) */
+		if (c->stack && s->d && s->launch_stacks.n < LAUNCH_STACKS_MAX) {
 			void *old;
 
 			if (hmap_put(&s->launch_stacks, c->ts, c->tid, (void *)(uintptr_t)c->stack, &old))
