@@ -61,7 +61,7 @@ static inline void obuf__mem(struct obuf *o, const char *s, size_t n)
 }
 
 /* Literal strings only: the length is known at compile time. */
-#define OBUF_LIT(o, s) obuf__mem((o), (s), sizeof(s) - 1)
+#define OBUF_LIT(o, s) obuf__mem((o), "" s, sizeof(s) - 1)	/* s a literal: "" s fails otherwise */
 
 /* Decimal digits of v at p (at most 20); returns the end. For writers that
  * fill a line through a pointer of their own. */

@@ -394,7 +394,9 @@ static int flame_stack(void *ctx, uint32_t stack, uint64_t ns, uint64_t kernels)
 		return 0;
 	}
 	nf = gt_decoder__stack(c->rr->d, stack, NULL);
-	OBUF_LIT(c->o, c->n++ ? ",\n{\"ns\":" : "{\"ns\":");
+	if (c->n++)
+		OBUF_LIT(c->o, ",\n");
+	OBUF_LIT(c->o, "{\"ns\":");
 	obuf__u64(c->o, ns);
 	OBUF_LIT(c->o, ",\"kernels\":");
 	obuf__u64(c->o, kernels);
