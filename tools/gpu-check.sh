@@ -194,6 +194,13 @@ GTRACE=$B CUPTI_LIB=$agent tools/gpu/gpu_metrics_check.sh "$OUT/gpu_metrics" > "
 grep -E '^(PASS|FAIL|INFO) ' "$OUT/gpu_metrics.txt" | tee -a "$OUT/summary.txt"
 fails=$((fails + $(grep -c '^FAIL' "$OUT/gpu_metrics.txt")))
 
+# Python frames of --stacks (tools/gpu/pystacks_check.sh): the lines of a
+# planted .item() and synchronize named by analyze; GPT-2 training's GPU time
+# at the lines of its script (the cost part is left to a run of its own)
+GTRACE=$B PARTS="item gpt2" OUT="$OUT/pystacks" tools/gpu/pystacks_check.sh > "$OUT/pystacks.txt" 2>&1
+grep -E '^(PASS|FAIL) ' "$OUT/pystacks.txt" | tee -a "$OUT/summary.txt"
+fails=$((fails + $(grep -c '^FAIL' "$OUT/pystacks.txt")))
+
 # 7. capture ranges: PyTorch with torch.cuda.profiler.start()/stop() around
 # steps 10..19: -c cudaProfilerApi records exactly the launches the full
 # recording has between the markers; light mode's gap is printed

@@ -22,7 +22,7 @@ PY=${PYTHON:-python3}
 ROUNDS=${ROUNDS:-6}
 PARTS=${PARTS:-item gpt2 cost}	# which of the three to run
 part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
-G=./gtrace-bpf
+G=${GTRACE:-./gtrace-bpf}
 mkdir -p "$OUT"
 fail=0
 "$PY" -c 'import sys; print("python", sys.version.split()[0], sys.executable)'
