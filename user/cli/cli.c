@@ -10,6 +10,7 @@
 #include "record/procs/cgroup_target.h"
 #include "record/gpum/gpu_metrics.h"
 #include "lib/log.h"
+#include "lib/path_find.h"
 
 int cli__parse_u64(const char *s, uint64_t *out, bool size_suffix)
 {
@@ -357,20 +358,6 @@ error_t cli__cmd_arg(int key, struct argp_state *state, char ***cmd, bool *after
 	}
 }
 
-/* 0 when path is a regular file we may execute, else -errno. */
-static int executable(const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st))
-		return -errno;
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if (!S_ISREG(st.st_mode) || access(path, X_OK))
-		return -EACCES;
-	return 0;
-}
-
 int cli__check_cgroup(const char **path)
 {
 	static struct cgroup_target t;
@@ -386,26 +373,9 @@ int cli__check_cgroup(const char **path)
 
 int cli__check_cmd(const char *prog, bool after_dashdash)
 {
-	const char *path = getenv("PATH"), *p;
 	char full[4096];
-	int err = -ENOENT, e;
+	int err = path__find(prog, getenv("PATH"), full, sizeof(full));
 
-	if (strchr(prog, '/')) {
-		err = executable(prog);
-	} else if (prog[0]) {
-		/* execvp's search, where an unreadable candidate does not hide a later one */
-		for (p = path ? path : "/bin:/usr/bin"; err; p++) {
-			size_t n = strcspn(p, ":");
-
-			snprintf(full, sizeof(full), "%.*s%s%s", (int)n, p, n ? "/" : "", prog);
-			e = executable(full);
-			if (!e || (e == -EACCES && err == -ENOENT))
-				err = e;
-			p += n;
-			if (!*p)
-				break;
-		}
-	}
 	if (!err)
 		return 0;
 	pr_err("cannot run %s: %s%s", prog, strerror(-err),

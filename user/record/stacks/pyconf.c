@@ -25,6 +25,7 @@
 #include "bpf/gtrace_py.h"
 #include "lib/hmap.h"
 #include "lib/log.h"
+#include "lib/path_find.h"
 #include "record/stacks/elf_symtab.h"
 #include "record/stacks/pyconf.h"
 
@@ -495,25 +496,6 @@ void pyconf__scan_procs(struct pyconf *pc)
 	closedir(d);
 }
 
-/* name on the PATH (or itself when it has a slash) into out. */
-static bool which(const char *name, const char *path_env, char *out, size_t n)
-{
-	const char *p = path_env && *path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
-
-	if (strchr(name, '/')) {
-		snprintf(out, n, "%s", name);
-		return access(out, X_OK) == 0;
-	}
-	while (*p) {
-		size_t len = strcspn(p, ":");
-
-		if (len && (size_t)snprintf(out, n, "%.*s/%s", (int)len, p, name) < n && access(out, X_OK) == 0)
-			return true;
-		p += len + !!p[len];
-	}
-	return false;
-}
-
 /* The libpython an executable needs, where its run path or the system's
  * directories have it. */
 static void needed_libpython(struct pyconf *pc, const char *exe)
@@ -578,7 +560,7 @@ static void on_program(struct pyconf *pc, const char *prog, const char *path_env
 	char path[PATH_MAX], line[512], *interp, *arg;
 	FILE *f;
 
-	if (depth > 2 || !which(prog, path_env, path, sizeof(path)))
+	if (depth > 2 || path__find(prog, path_env, path, sizeof(path)))
 		return;
 	f = fopen(path, "re");
 	if (!f)
