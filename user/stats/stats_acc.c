@@ -183,18 +183,30 @@ static struct proc_acc *proc_of(struct stats_acc *s, uint32_t pid)
 
 #define LAUNCH_STACKS_MAX	(1u << 20)
 
-/* The group of stack's call site in sites; NULL when out of memory, *none
- * when the stack has no site. */
+/* site_cache's value for a stack that names no call site. */
+static struct site_acc no_site;
+
+/* The group of stack's call site in sites (s->sites or s->gsites); NULL
+ * when out of memory, *none when the stack has no site. A stack's group is
+ * found once (its frames walked, the site's key hashed), then cached. */
 static struct site_acc *site_of(struct stats_acc *s, struct hmap *sites, uint32_t stack, bool *none)
 {
+	uint32_t which = sites == &s->gsites;
+	struct site_acc *a = hmap_get(&s->site_cache, stack, which);
 	struct gt_frame f;
-	struct site_acc *a;
 	uint64_t key;
 	void *old;
 
+	if (a) {
+		*none = a == &no_site;
+		return *none ? NULL : a;
+	}
 	*none = !gt_decoder__call_site(s->d, stack, &f);
-	if (*none)
+	if (*none) {
+		if (hmap_put(&s->site_cache, stack, which, &no_site, &old))
+			*none = false;	/* out of memory */
 		return NULL;
+	}
 	key = gt_frame__key(&f);
 	a = hmap_get(sites, key, 0);
 	if (!a) {
@@ -207,7 +219,7 @@ static struct site_acc *site_of(struct stats_acc *s, struct hmap *sites, uint32_
 			return NULL;
 		}
 	}
-	return a;
+	return hmap_put(&s->site_cache, stack, which, a, &old) ? NULL : a;
 }
 
 static void site_pid(struct site_acc *a, uint32_t pid)
@@ -748,6 +760,14 @@ static void hmap_free_values(struct hmap *m, bool sync)
 	free(m->s);
 }
 
+static void sites_free(struct hmap *m)
+{
+	for (uint32_t i = 0; i < m->cap; i++)
+		if (m->s[i].used)
+			free(((struct site_acc *)m->s[i].v)->d.dur.v);
+	hmap_free_values(m, false);
+}
+
 void stats_acc__free(struct stats_acc *s)
 {
 	if (!s)
@@ -770,18 +790,13 @@ void stats_acc__free(struct stats_acc *s)
 			free(((struct lat_acc *)s->lat.s[i].v)->v.v);
 	hmap_free_values(&s->lat, false);
 	hmap_free_values(&s->syncs, true);
-	for (uint32_t i = 0; i < s->sites.cap; i++)
-		if (s->sites.s[i].used)
-			free(((struct site_acc *)s->sites.s[i].v)->d.dur.v);
-	hmap_free_values(&s->sites, false);
-	for (uint32_t i = 0; i < s->gsites.cap; i++)
-		if (s->gsites.s[i].used)
-			free(((struct site_acc *)s->gsites.s[i].v)->d.dur.v);
-	hmap_free_values(&s->gsites, false);
+	sites_free(&s->sites);
+	sites_free(&s->gsites);
 	free(s->gsite_none.dur.v);
 	hmap_free_values(&s->gstacks, false);
-	/* values are stack ids */
+	/* values are stack ids, and the sites' groups (freed above) */
 	free(s->launch_stacks.s);
+	free(s->site_cache.s);
 	for (uint32_t i = 0; i < s->ioctls.cap; i++)
 		if (s->ioctls.s[i].used)
 			free(((struct ioctl_acc *)s->ioctls.s[i].v)->d.dur.v);

@@ -191,6 +191,8 @@ struct stats_acc {
 	struct hmap gsites;			/* (site key, 0) -> struct site_acc: GPU kernel time
 						 * by the call site of its launch */
 	struct dur_acc gsite_none;		/* ... of kernels whose launch has no stack */
+	struct hmap site_cache;			/* (stack id, 0: sites / 1: gsites) -> its group there,
+						 * or a marker for a stack without a site */
 	struct hmap gstacks;			/* (stack id, 0) -> struct gstack_acc: GPU kernel time by
 						 * the whole stack of its launch (the report's flame graph) */
 	struct hmap procs;			/* (pid, 0) -> struct proc_acc */

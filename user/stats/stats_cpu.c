@@ -261,18 +261,24 @@ static int cmp_site(const void *pa, const void *pb)
 	return a->stack < b->stack ? -1 : a->stack > b->stack;
 }
 
-int stats_cpu__site_sum(struct stats_acc *s, struct stats_report *r)
+/* The rows of a report by call site (sites, most time first; then none's,
+ * when given and counted): the time columns, with incomplete the calls cut
+ * short, the processes, the site. */
+static int site_rows(struct stats_acc *s, struct stats_report *r, const struct hmap *sites,
+		     struct dur_acc *none, bool incomplete)
 {
 	size_t n;
-	struct site_acc **order = (struct site_acc **)sorted_values(&s->sites, cmp_site, &n);
-	uint64_t whole = 0;
+	struct site_acc **order = (struct site_acc **)sorted_values(sites, cmp_site, &n);
+	uint64_t whole = none ? none->total : 0;
+	unsigned col = incomplete ? 9 : 8;
 	int err = 0;
 
 	if (!order)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		whole += order[i]->d.total;
-	for (size_t i = 0; i < n && !err; i++) {
+	for (size_t i = 0; i < n + (none && none->calls) && !err; i++) {
+		struct site_acc *a = i < n ? order[i] : NULL;
 		struct stats_cell *c = stats_report__row(r);
 		struct gt_frame f;
 		char buf[1200] = "?";
@@ -281,17 +287,25 @@ int stats_cpu__site_sum(struct stats_acc *s, struct stats_report *r)
 			err = -ENOMEM;
 			break;
 		}
-		if (gt_decoder__call_site(s->d, order[i]->stack, &f))
+		if (!a)
+			snprintf(buf, sizeof(buf), "(launch without a stack)");
+		else if (gt_decoder__call_site(s->d, a->stack, &f))
 			gt_frame__str(&f, buf, sizeof(buf));
-		time_cells(c, &order[i]->d, whole);
-		c[8] = (struct stats_cell){ .u = order[i]->d.incomplete };
-		c[9] = (struct stats_cell){ .u = order[i]->pids };
-		c[10] = (struct stats_cell){ .s = stats_acc__strdup(s, buf) };
-		if (!c[10].s)
+		time_cells(c, a ? &a->d : none, whole);
+		if (incomplete)
+			c[8] = (struct stats_cell){ .u = a ? a->d.incomplete : none->incomplete };
+		c[col] = (struct stats_cell){ .u = a ? a->pids : 0 };
+		c[col + 1] = (struct stats_cell){ .s = stats_acc__strdup(s, buf) };
+		if (!c[col + 1].s)
 			err = -ENOMEM;
 	}
 	free(order);
 	return err;
+}
+
+int stats_cpu__site_sum(struct stats_acc *s, struct stats_report *r)
+{
+	return site_rows(s, r, &s->sites, NULL, true);
 }
 
 /* ---- report: cuda_gpu_site_sum ------------------------------------------ */
@@ -320,40 +334,7 @@ const char *const stats_gsite_notes[] = {
 
 int stats_cpu__gpu_site_sum(struct stats_acc *s, struct stats_report *r)
 {
-	size_t n;
-	struct site_acc **order = (struct site_acc **)sorted_values(&s->gsites, cmp_site, &n);
-	uint64_t whole = s->gsite_none.total;
-	int err = 0;
-
-	if (!order)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		whole += order[i]->d.total;
-	for (size_t i = 0; i <= n && !err; i++) {
-		bool none = i == n;
-		struct stats_cell *c;
-		struct gt_frame f;
-		char buf[1200] = "?";
-
-		if (none && !s->gsite_none.calls)
-			break;
-		c = stats_report__row(r);
-		if (!c) {
-			err = -ENOMEM;
-			break;
-		}
-		if (none)
-			snprintf(buf, sizeof(buf), "(launch without a stack)");
-		else if (gt_decoder__call_site(s->d, order[i]->stack, &f))
-			gt_frame__str(&f, buf, sizeof(buf));
-		time_cells(c, none ? &s->gsite_none : &order[i]->d, whole);
-		c[8] = (struct stats_cell){ .u = none ? 0 : order[i]->pids };
-		c[9] = (struct stats_cell){ .s = stats_acc__strdup(s, buf) };
-		if (!c[9].s)
-			err = -ENOMEM;
-	}
-	free(order);
-	return err;
+	return site_rows(s, r, &s->gsites, &s->gsite_none, false);
 }
 
 /* ---- report: process_sum ------------------------------------------------ */
