@@ -86,8 +86,7 @@ struct pycode {
 	uint32_t func;			/* its GT_REC_PYFUNC id */
 	uint32_t version, firstlineno;
 	uint32_t lines_len;
-	bool lines_cut;
-	uint8_t *lines;			/* co_linetable */
+	uint8_t *lines;			/* co_linetable (cut short: later lines are 0, not known) */
 };
 
 /* A Python function of the trace (file, name, first line). */
@@ -647,7 +646,6 @@ int ustacks__on_pycode(struct ustacks *u, const struct gt_pycode *raw)
 	c->version = raw->version;
 	c->firstlineno = raw->firstlineno;
 	c->lines_len = raw->lines_len;
-	c->lines_cut = raw->flags & GT_PYCODE_LINES_CUT;
 	c->lines = malloc(raw->lines_len ? raw->lines_len : 1);
 	if (!c->lines) {
 		free(c);
