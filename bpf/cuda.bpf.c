@@ -192,7 +192,7 @@ static __always_inline void ustack_of(struct pt_regs *ctx, __u64 id, __u64 cooki
 {
 	__u32 pid = id >> 32;
 	struct stack_site site = { .tid = (__u32)id };
-	struct py_walk *w;
+	struct py_walk *w = NULL;
 	struct gt_ustack *e;
 	bool first;
 	__u8 one = 1;
@@ -229,8 +229,12 @@ static __always_inline void ustack_of(struct pt_regs *ctx, __u64 id, __u64 cooki
 		}
 	}
 	/* the Python frames first: their new code objects go out before the
-	 * stack that names them */
-	w = py_walk(id, ts, GT_PYSTACK_MAX + 1);
+	 * stack that names them (a call site not seen before: the key's walk
+	 * of one frame goes on) */
+	if (cookie & GT_COOKIE_STACK_CACHE)
+		py_walk_on(w, GT_PYSTACK_MAX);
+	else
+		w = py_walk(id, ts, GT_PYSTACK_MAX + 1);
 	if (w)
 		py_send_codes(w);
 	e = reserve(sizeof(*e));

@@ -437,6 +437,16 @@ static __always_inline struct py_walk *py_walk(__u64 id, __u64 ts, __u32 max)
 	return w;
 }
 
+/* Goes on with a walk py_walk began with fewer frames: up to max more, from
+ * where it stopped (a walk that met an unreadable frame stays as it is). */
+static __always_inline void py_walk_on(struct py_walk *w, __u32 max)
+{
+	__u32 zero = 0;
+
+	if (w && w->frame && !(w->flags & GT_STACK_PY_FAULT))
+		bpf_loop(max, py_frame_step, &zero, 0);
+}
+
 /* Sends the code objects of w not seen before in its process. */
 static __always_inline void py_send_codes(struct py_walk *w)
 {
