@@ -302,6 +302,22 @@ static int load_count(struct dump *dp, const struct gt_libload *l)
 	return 0;
 }
 
+/* A stack's flags as dump writes them, in this order. */
+static const struct {
+	uint16_t flag;
+	const char *json;
+} stack_flags[] = {
+	{ GT_STACK_CUT, ",\"cut\":true" },
+	{ GT_STACK_FAULT, ",\"unwound\":false" },
+	{ GT_STACK_PYTHON, ",\"python\":true" },
+	{ GT_STACK_PY_CUT, ",\"python_cut\":true" },
+	{ GT_STACK_PY_FAULT, ",\"python_unreadable\":true" },
+	{ GT_STACK_PY_AFTER, ",\"python_after_native\":true" },
+	{ GT_STACK_PY_SKIPPED, ",\"python_frame_unread\":true" },
+	{ GT_STACK_AT_EXIT, ",\"at_exit\":true" },
+	{ GT_STACK_PY_MAIN, ",\"python_of_main_thread\":true" },
+};
+
 /* A stack of the table (the calls carry its id): its frames as names,
  * innermost first: {"ts","pid","type":"stack","id","cut","frames":[...]};
  * a Python frame reads "function (file:line)". */
@@ -319,24 +335,9 @@ static int dump_stack(struct dump *dp, const struct gt_hdr *rec)
 	obuf__u64(o, rec->pid);
 	OBUF_LIT(o, ",\"type\":\"stack\",\"id\":");
 	obuf__u64(o, s->id);
-	if (flags & GT_STACK_CUT)
-		OBUF_LIT(o, ",\"cut\":true");
-	if (flags & GT_STACK_FAULT)
-		OBUF_LIT(o, ",\"unwound\":false");
-	if (flags & GT_STACK_PYTHON)
-		OBUF_LIT(o, ",\"python\":true");
-	if (flags & GT_STACK_PY_CUT)
-		OBUF_LIT(o, ",\"python_cut\":true");
-	if (flags & GT_STACK_PY_FAULT)
-		OBUF_LIT(o, ",\"python_unreadable\":true");
-	if (flags & GT_STACK_PY_AFTER)
-		OBUF_LIT(o, ",\"python_after_native\":true");
-	if (flags & GT_STACK_PY_SKIPPED)
-		OBUF_LIT(o, ",\"python_frame_unread\":true");
-	if (flags & GT_STACK_AT_EXIT)
-		OBUF_LIT(o, ",\"at_exit\":true");
-	if (flags & GT_STACK_PY_MAIN)
-		OBUF_LIT(o, ",\"python_of_main_thread\":true");
+	for (size_t i = 0; i < sizeof(stack_flags) / sizeof(stack_flags[0]); i++)
+		if (flags & stack_flags[i].flag)
+			obuf__mem(o, stack_flags[i].json, strlen(stack_flags[i].json));
 	OBUF_LIT(o, ",\"frames\":");
 	fields__json_frames(o, dp->d, s->id);
 	OBUF_LIT(o, "}\n");
