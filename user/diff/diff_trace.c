@@ -425,6 +425,7 @@ char *diff_scan__describe(const struct diff_scan *s)
 struct agg {
 	struct diff_side *side;
 	struct gt_decoder *d;
+	struct hmap sites;		/* (stack id, 0) -> its call site's row, or &no_site */
 	uint32_t pid;
 	struct diff_iterset its;	/* n 0: the whole run, iteration 0 */
 	uint64_t unattributed;
@@ -440,6 +441,25 @@ static inline ssize_t agg_iter(struct agg *g, uint64_t t)
 	return it;
 }
 
+/* agg.sites' value for a stack that names no call site. */
+static struct diff_acc no_site;
+
+/* The row of stack's call site, found once a stack: NULL when out of
+ * memory, &no_site when it has none. */
+static struct diff_acc *site_row(struct agg *g, uint32_t stack)
+{
+	struct diff_acc *k = hmap_get(&g->sites, stack, 0);
+	struct gt_frame f;
+	char site[1200];
+	void *old;
+
+	if (k)
+		return k;
+	k = !gt_decoder__call_site(g->d, stack, &f) ? &no_site :
+	    diff_names__get(&g->side->tab[DIFF_TAB_SITE], gt_frame__str(&f, site, sizeof(site)));
+	return k && !hmap_put(&g->sites, stack, 0, k, &old) ? k : NULL;
+}
+
 static int agg_call(void *ctx, const struct gt_callrec *c)
 {
 	struct agg *g = ctx;
@@ -453,13 +473,8 @@ static int agg_call(void *ctx, const struct gt_callrec *c)
 	err = diff_acc__add(diff_side__api(g->side, c->api), (uint32_t)it, timed, c->dur);
 	/* a call with a stack: its call site's too (the program's line) */
 	if (!err && c->stack && g->d) {
-		struct gt_frame f;
-		char site[1200];
-
-		if (gt_decoder__call_site(g->d, c->stack, &f)) {
-			k = diff_names__get(&g->side->tab[DIFF_TAB_SITE], gt_frame__str(&f, site, sizeof(site)));
-			err = k ? diff_acc__add(k, (uint32_t)it, timed, c->dur) : -ENOMEM;
-		}
+		k = site_row(g, c->stack);
+		err = !k ? -ENOMEM : k == &no_site ? 0 : diff_acc__add(k, (uint32_t)it, timed, c->dur);
 	}
 	if (err || c->type != GT_T_LAUNCH)
 		return err;
@@ -660,9 +675,11 @@ int diff_scan__side(struct diff_scan *s, ssize_t ci, struct diff_side **out, FIL
 		g.side->iter_ns[0] = p && p->last_ts > p->first_ts ? p->last_ts - p->first_ts : 0;
 	}
 	if (side_analyze(s->path, x, &g, &g.side->az, err)) {
+		free(g.sites.s);
 		diff_side__free(g.side);
 		return 1;
 	}
+	free(g.sites.s);	/* values are the side's rows */
 	info->it.unattributed = g.unattributed;
 	diff_side__finish(g.side);
 	*out = g.side;
