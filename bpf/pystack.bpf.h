@@ -31,8 +31,6 @@
 #include "gtrace_py.h"
 
 __u64 n_py_fault = 0;		/* Python walks that stopped at a frame they could not read */
-__u64 n_py_skipped = 0;		/* Python frames kept without their line: code or instruction unreadable */
-__u64 n_py_scans = 0;		/* processes whose mappings were looked through */
 __u64 n_py_nothread = 0;	/* calls of a Python process from a thread without a thread state */
 __u64 n_py_code_drop = 0;	/* code objects that found no room in the ring buffer */
 
@@ -120,7 +118,6 @@ static __always_inline void py_find(struct py_proc *pp)
 	struct bpf_iter_task_vma it;
 	struct vm_area_struct *vma;
 
-	count(&n_py_scans);
 	bpf_iter_task_vma_new(&it, task, 0);
 	while ((vma = bpf_iter_task_vma_next(&it))) {
 		struct gt_py_file_key k = {};
@@ -267,10 +264,8 @@ static long py_frame_step(__u64 i, void *ctx)
 		if (!bad)
 			w->f[n].instr = ip >= (1ull << 33) ? 0xffffffffu : (__u32)(ip / 2);
 	}
-	if (bad) {
-		w->flags |= GT_STACK_PY_SKIPPED;
-		count(&n_py_skipped);
-	}
+	if (bad)
+		w->flags |= GT_STACK_PY_SKIPPED;	/* counted by the recorder: a frame without its line */
 	if (c->fr_entry != GT_PY_NONE) {
 		b = 0;
 		if (!bpf_probe_read_user(&b, 1, (void *)(frame + c->fr_entry)) && b)

@@ -410,8 +410,9 @@ static int finish(struct recorder *r)
 			pr_info("stacks: %llu with Python frames (%u interpreter%s; %llu of a thread without "
 				"Python, the main thread's frames), %llu code objects, %llu "
 				"frames without their code object, %llu without a line, %llu cut at %d Python "
-				"frames, %llu walks stopped at a frame not readable (%llu in BPF), %llu taken "
-				"before the process' interpreter was known",
+				"frames, %llu walks stopped at a frame not readable (%llu in BPF), %llu code "
+				"objects lost to a full ring buffer, %llu calls of a thread with no Python "
+				"state, %llu taken before the process' interpreter was known",
 				(unsigned long long)sc->py_stacks, pyconf__counters(r->py)->interpreters,
 				pyconf__counters(r->py)->interpreters == 1 ? "" : "s",
 				(unsigned long long)sc->py_main,
@@ -419,6 +420,8 @@ static int finish(struct recorder *r)
 				(unsigned long long)sc->py_no_line, (unsigned long long)sc->py_cut,
 				GT_PYSTACK_MAX, (unsigned long long)sc->py_fault,
 				(unsigned long long)__atomic_load_n(&r->skel->bss->n_py_fault, __ATOMIC_RELAXED),
+				(unsigned long long)__atomic_load_n(&r->skel->bss->n_py_code_drop, __ATOMIC_RELAXED),
+				(unsigned long long)__atomic_load_n(&r->skel->bss->n_py_nothread, __ATOMIC_RELAXED),
 				(unsigned long long)sc->py_late);
 	}
 	if (c.drop_ringbuf)
