@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/stacks/ustacks.c's Python frames, from records as BPF sends them
+ * record/stacks/ustacks_py.c's Python frames, from records as BPF sends them
  * (this process' own pid, so that its mappings are real): a code object
  * sent once names every frame of it, with the line its table gives; a frame
  * whose code object never came has no function (counted); one BPF could not

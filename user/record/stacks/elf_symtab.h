@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The symbols of an ELF file's symbol tables (.symtab and .dynsym), one by
- * one, for record/stacks/: ustacks.c keeps the functions, pyconf.c looks up
- * the interpreter's data.
+ * one, for record/stacks/: ustacks_sym.c keeps the functions, pyconf.c looks
+ * up the interpreter's data.
  */
 #ifndef GTRACE_ELF_SYMTAB_H
 #define GTRACE_ELF_SYMTAB_H

@@ -10,55 +10,27 @@
  * address its symbols use, an open descriptor (its symbols are read when a
  * frame first needs a name, which may be after the process exited), and its
  * function symbols, sorted. A process that exits before its first stack is
- * read leaves frames in no file, counted.
+ * read leaves frames in no file, counted. A file's build id, segments and
+ * symbols are read in ustacks_sym.c; the Python frames are put in by
+ * ustacks_py.c.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 #include "lib/hash.h"
 #include "lib/hmap.h"
 #include "lib/vec.h"
-#include "record/stacks/elf_symtab.h"
 #include "record/stacks/pyconf.h"
 #include "record/stacks/ustacks.h"
+#include "record/stacks/ustacks_int.h"
 #include "lib/cmp.h"
 
 #define REREAD_NS	100000000ull	/* a process' maps read again, after a reading that
 					 * did not have an address, at most this often */
-#define NAME_MAX_LEN	1024		/* a symbol's name is cut here (C++ names run long) */
-
-struct seg {
-	uint64_t off, vaddr, len;	/* a PT_LOAD: file bytes [off, off + len) at vaddr */
-};
-
-struct sym {
-	uint64_t addr, size;
-	char *name;
-};
-
-struct module {
-	uint32_t id;
-	bool emitted;			/* its GT_REC_MODULE written (at its first frame) */
-	bool loaded;			/* segments read (or tried), at that time */
-	bool syms_loaded;		/* symbols read (or tried), at its first frame's symbol */
-	bool interp;			/* a Python interpreter BPF walks (pyconf) */
-	uint32_t pid;			/* a process that maps it: its files are read through it */
-	int fd;				/* the file, opened at its first frame (while a process
-					 * that maps it lives), for its symbols later; -1 none */
-	char *path;
-	struct seg *segs;
-	size_t nsegs;
-	struct sym *syms;		/* by address */
-	size_t nsyms;
-};
 
 struct map {
 	uint64_t start, end, pgoff;
@@ -71,47 +43,6 @@ struct pmaps {
 	uint64_t read_ns;		/* when read, 0 never */
 	uint64_t miss_ns;		/* when a reading did not have an address looked for */
 	bool python;			/* an interpreter BPF walks is among them */
-};
-
-#define FRAMES_MAX	(GT_USTACK_MAX + 1 + GT_PYSTACK_MAX)
-
-struct stack_ent {
-	uint32_t id;
-	uint16_t n, flags;
-	struct gt_stack_frame f[FRAMES_MAX];
-};
-
-/* A Python code object of a process, as BPF sent it (struct gt_pycode). */
-struct pycode {
-	uint32_t func;			/* its GT_REC_PYFUNC id */
-	uint32_t version, firstlineno;
-	uint32_t lines_len;
-	uint8_t *lines;			/* co_linetable (cut short: later lines are 0, not known) */
-};
-
-/* A Python function of the trace (file, name, first line). */
-struct pyfunc {
-	uint32_t id;
-	uint32_t firstlineno;
-	char *text;			/* file NUL name NUL */
-	size_t file_len, name_len;	/* with their NULs */
-};
-
-struct ustacks {
-	ustacks_emit_fn emit;
-	void *ctx;
-	struct hmap procs;		/* (pid, 0) -> struct pmaps */
-	struct hmap modules;		/* (inode, dev) -> struct module */
-	struct hmap stacks;		/* (hash of the frames, 0) -> struct stack_ent */
-	struct hmap symbols;		/* (offset, module) -> (void *)1: its GT_REC_SYMBOL written */
-	struct hmap sites;		/* (hash of the call site's keys, tid) -> stack id as a
-					 * pointer (--stacks all) */
-	struct hmap codes;		/* (code address, pid) -> struct pycode */
-	struct hmap funcs;		/* (hash of file, name and line, 0) -> struct pyfunc */
-	struct pyconf *py;		/* the interpreters BPF walks, NULL: none */
-	uint32_t next_module, next_stack, next_func;
-	struct ustacks_counters c;
-	uint64_t buf[(8192 + NAME_MAX_LEN) / 8];	/* a record being written */
 };
 
 static uint64_t now_ns(void)
@@ -134,197 +65,6 @@ struct ustacks *ustacks__new(ustacks_emit_fn emit, void *ctx)
 	return u;
 }
 
-/* ---- a file: build id, segments, symbols ---------------------------------- */
-
-static int cmp_sym(const void *a, const void *b)
-{
-	const struct sym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static void read_build_id(Elf *e, uint8_t *id, uint8_t *len)
-{
-	Elf_Scn *scn = NULL;
-
-	*len = 0;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		GElf_Nhdr nh;
-		size_t off = 0, noff, doff;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)))
-			continue;
-		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)d->d_buf + noff, "GNU", 4) && nh.n_descsz) {
-				*len = nh.n_descsz > 20 ? 20 : (uint8_t)nh.n_descsz;
-				memcpy(id, (char *)d->d_buf + doff, *len);
-				return;
-			}
-		}
-	}
-}
-
-struct syms_ctx {
-	struct module *m;
-	size_t cap;
-	bool full;		/* out of memory: the symbols read so far stand */
-};
-
-static bool add_symbol(void *ctx, const GElf_Sym *s, const char *name)
-{
-	struct syms_ctx *c = ctx;
-	struct module *m = c->m;
-
-	if (GELF_ST_TYPE(s->st_info) != STT_FUNC || !s->st_value)
-		return false;
-	if (vec__reserve(&m->syms, &c->cap, m->nsyms, 1, 256)) {
-		c->full = true;
-		return true;
-	}
-	m->syms[m->nsyms].addr = s->st_value;
-	m->syms[m->nsyms].size = s->st_size;
-	m->syms[m->nsyms].name = strndup(name, NAME_MAX_LEN - 1);
-	if (m->syms[m->nsyms].name)
-		m->nsyms++;
-	return false;
-}
-
-static void read_symbols(struct module *m, Elf *e)
-{
-	struct syms_ctx c = { m, 0, false };
-
-	elf_symtab__each(e, add_symbol, &c);
-	cmp__sort(m->syms, m->nsyms, sizeof(*m->syms), cmp_sym);
-}
-
-/* m's file as its process sees it (through /proc/PID/root: a container's
- * own), opened once: a regular file only (the path is the traced
- * program's to change), never blocking. */
-static void module_open(struct module *m)
-{
-	char path[4200];
-	struct stat st;
-
-	m->fd = -1;
-	if (snprintf(path, sizeof(path), "/proc/%u/root%s", m->pid, m->path) >= (int)sizeof(path))
-		return;
-	m->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (m->fd >= 0 && (fstat(m->fd, &st) || !S_ISREG(st.st_mode))) {
-		close(m->fd);
-		m->fd = -1;
-	}
-}
-
-/* m's file as ELF; NULL when it cannot be read. */
-static Elf *module_elf(const struct module *m)
-{
-	Elf *e;
-
-	if (m->fd < 0)
-		return NULL;
-	e = elf_begin(m->fd, ELF_C_READ, NULL);
-	if (e && elf_kind(e) != ELF_K_ELF) {
-		elf_end(e);
-		e = NULL;
-	}
-	return e;
-}
-
-/* m's build id and segments, read at its first frame; a file that cannot
- * be read leaves its frames without names. */
-static void module_load(struct module *m, uint8_t *build_id, uint8_t *build_id_len)
-{
-	size_t nph, cap = 0;
-	Elf *e;
-
-	m->loaded = true;
-	*build_id_len = 0;
-	module_open(m);
-	e = module_elf(m);
-	if (!e)
-		return;
-	if (!elf_getphdrnum(e, &nph)) {
-		for (size_t i = 0; i < nph; i++) {
-			GElf_Phdr ph;
-
-			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD ||
-			    vec__reserve(&m->segs, &cap, m->nsegs, 1, 4))
-				continue;
-			m->segs[m->nsegs++] = (struct seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
-		}
-	}
-	read_build_id(e, build_id, build_id_len);
-	elf_end(e);
-}
-
-/* m's function symbols, read at the first frame that needs a name: a large
- * library's table is read only when a stack passes through it. */
-static void module_symbols(struct module *m)
-{
-	Elf *e;
-
-	m->syms_loaded = true;
-	e = module_elf(m);
-	if (!e)
-		return;
-	read_symbols(m, e);
-	elf_end(e);
-}
-
-/* The function holding file offset off of m: its name, *delta the distance
- * from its start; NULL when none is known. */
-static const char *module_symbol(struct module *m, uint64_t off, uint64_t *delta)
-{
-	uint64_t addr = 0;
-	size_t lo = 0, hi = m->nsyms;
-	bool found = false;
-
-	for (size_t i = 0; i < m->nsegs && !found; i++)
-		if (off >= m->segs[i].off && off < m->segs[i].off + m->segs[i].len) {
-			addr = off - m->segs[i].off + m->segs[i].vaddr;
-			found = true;
-		}
-	if (!found)
-		return NULL;
-	if (!m->syms_loaded) {
-		module_symbols(m);
-		hi = m->nsyms;
-	}
-	while (lo < hi) {	/* the last symbol starting at or before addr */
-		size_t mid = (lo + hi) / 2;
-
-		if (m->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	const struct sym *s = &m->syms[lo - 1];
-
-	/* a sized symbol must cover it; an unsized one is taken as running on */
-	if (s->size && addr >= s->addr + s->size)
-		return NULL;
-	*delta = addr - s->addr;
-	return s->name;
-}
-
-static void module_free(void *v)
-{
-	struct module *m = v;
-
-	for (size_t i = 0; i < m->nsyms; i++)
-		free(m->syms[i].name);
-	free(m->syms);
-	free(m->segs);
-	free(m->path);
-	if (m->emitted && m->fd >= 0)
-		close(m->fd);
-}
-
 /* ---- a process' mappings --------------------------------------------------- */
 
 /* m's GT_REC_MODULE, at its first frame (its segments and build id read). */
@@ -337,7 +77,7 @@ static int emit_module(struct ustacks *u, uint32_t pid, uint64_t ts, struct modu
 		len = sizeof(u->buf) - 8 - sizeof(*r);
 	memset(r, 0, sizeof(*r));
 	m->emitted = true;
-	module_load(m, r->build_id, &r->build_id_len);
+	ustacks_sym__load(m, r->build_id, &r->build_id_len);
 	r->hdr.ts = ts;
 	r->hdr.pid = pid;
 	r->hdr.type = GT_REC_MODULE;
@@ -445,7 +185,7 @@ static int emit_symbol(struct ustacks *u, const struct gt_hdr *at, struct module
 		return -ENOMEM;
 	/* a return address is the instruction after the call: its function is
 	 * the one holding the byte before it */
-	name = module_symbol(m, ret && off ? off - 1 : off, &delta);
+	name = ustacks_sym__symbol(m, ret && off ? off - 1 : off, &delta);
 	if (!name) {
 		u->c.no_symbol++;
 		return 0;
@@ -537,226 +277,6 @@ static uint64_t site_key(uint64_t caller, uint64_t site2, uint64_t pycode, uint3
 	return hash__pair(hash__pair(caller, site2), hash__pair(pycode, pyinstr));
 }
 
-/* ---- Python frames --------------------------------------------------------- */
-
-void ustacks__set_python(struct ustacks *u, struct pyconf *py)
-{
-	u->py = py;
-}
-
-/* A str BPF copied (kind bytes a character) as UTF-8 into out (NUL ended;
- * a NUL character becomes '?'); its length. */
-static size_t utf8_of(const char *in, size_t bytes, unsigned kind, char *out, size_t cap)
-{
-	size_t o = 0;
-
-	if (kind != 1 && kind != 2 && kind != 4) {
-		snprintf(out, cap, "?");
-		return 1;
-	}
-	for (size_t i = 0; i + kind <= bytes && o + 5 < cap; i += kind) {
-		uint32_t c = 0;
-
-		memcpy(&c, in + i, kind);
-		if (!c)
-			c = '?';
-		if (c < 0x80) {
-			out[o++] = (char)c;
-		} else if (c < 0x800) {
-			out[o++] = (char)(0xc0 | c >> 6);
-			out[o++] = (char)(0x80 | (c & 63));
-		} else if (c < 0x10000) {
-			if (c >= 0xd800 && c < 0xe000)
-				c = 0xfffd;	/* a lone surrogate */
-			out[o++] = (char)(0xe0 | c >> 12);
-			out[o++] = (char)(0x80 | ((c >> 6) & 63));
-			out[o++] = (char)(0x80 | (c & 63));
-		} else if (c < 0x110000) {
-			out[o++] = (char)(0xf0 | c >> 18);
-			out[o++] = (char)(0x80 | ((c >> 12) & 63));
-			out[o++] = (char)(0x80 | ((c >> 6) & 63));
-			out[o++] = (char)(0x80 | (c & 63));
-		} else {
-			out[o++] = '?';
-		}
-	}
-	out[o] = 0;
-	return o;
-}
-
-static int emit_func(struct ustacks *u, const struct gt_hdr *at, const struct pyfunc *f)
-{
-	struct gt_pyfunc *r = (void *)u->buf;
-	size_t len = f->file_len + f->name_len;
-
-	memset(r, 0, sizeof(*r));
-	r->hdr.ts = at->ts;
-	r->hdr.pid = at->pid;
-	r->hdr.type = GT_REC_PYFUNC;
-	r->hdr.size = (uint16_t)GT_REC_ALIGN(sizeof(*r) + len);
-	r->id = f->id;
-	r->firstlineno = f->firstlineno;
-	r->file_len = (uint16_t)f->file_len;
-	r->name_len = (uint16_t)f->name_len;
-	memcpy(r->text, f->text, len);
-	memset(r->text + len, 0, r->hdr.size - sizeof(*r) - len);
-	return u->emit(u->ctx, &r->hdr);
-}
-
-int ustacks__on_pycode(struct ustacks *u, const struct gt_pycode *raw)
-{
-	char file[GT_PYCODE_FILE * 2 + 8], name[GT_PYCODE_NAME * 2 + 8];
-	size_t fl, nl;
-	struct pyfunc *f;
-	struct pycode *c;
-	uint64_t h;
-	bool created;
-	void *old;
-	int err;
-
-	if (raw->hdr.size < sizeof(*raw) || raw->file_len > GT_PYCODE_FILE || raw->name_len > GT_PYCODE_NAME ||
-	    raw->lines_len > GT_PYCODE_LINES)
-		return -EINVAL;
-	u->c.py_codes++;
-	/* a name cut at its start reads "...tail" */
-	fl = (raw->flags & GT_PYCODE_FILE_CUT) ? (size_t)snprintf(file, sizeof(file), "...") : 0;
-	fl += utf8_of(raw->file, raw->file_len, raw->file_kind, file + fl, sizeof(file) - fl);
-	nl = utf8_of(raw->name, raw->name_len, raw->name_kind, name, sizeof(name));
-	h = hash__bytes(file, fl) ^ hash__mix64(hash__bytes(name, nl) + raw->firstlineno);
-	f = hmap_get_or_new(&u->funcs, h, 0, sizeof(*f), &created);
-	if (!f)
-		return -ENOMEM;
-	if (created) {
-		f->id = ++u->next_func;
-		f->firstlineno = raw->firstlineno;
-		f->file_len = fl + 1;
-		f->name_len = nl + 1;
-		f->text = malloc(fl + nl + 2);
-		if (!f->text)
-			return -ENOMEM;
-		memcpy(f->text, file, fl + 1);
-		memcpy(f->text + fl + 1, name, nl + 1);
-		if ((err = emit_func(u, &raw->hdr, f)))
-			return err;
-	}
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	c->func = f->id;
-	c->version = raw->version;
-	c->firstlineno = raw->firstlineno;
-	c->lines_len = raw->lines_len;
-	c->lines = malloc(raw->lines_len ? raw->lines_len : 1);
-	if (!c->lines) {
-		free(c);
-		return -ENOMEM;
-	}
-	memcpy(c->lines, raw->linetable, raw->lines_len);
-	if (hmap_put(&u->codes, raw->code, raw->hdr.pid, c, &old)) {
-		free(c->lines);
-		free(c);
-		return -ENOMEM;
-	}
-	if (old) {
-		free(((struct pycode *)old)->lines);
-		free(old);
-	}
-	return 0;
-}
-
-/* A Python frame of process pid as a stack frame; module 0 (no file) with
- * the code's address when its code object never came. */
-static struct gt_stack_frame py_frame(struct ustacks *u, uint32_t pid, const struct gt_pyframe *pf)
-{
-	const struct pycode *c = hmap_get(&u->codes, pf->code, pid);
-	uint32_t line;
-
-	/* a frame BPF could not read the code or instruction of: its function
-	 * when the code object came before, no line */
-	if (c && pf->instr == 0xffffffffu && !(pf->line0 & ~GT_PYFRAME_ENTRY)) {
-		u->c.py_no_line++;
-		return (struct gt_stack_frame){ .module = GT_FRAME_PY | c->func, .offset = 0 };
-	}
-	if (!c || c->firstlineno != (pf->line0 & ~GT_PYFRAME_ENTRY)) {
-		u->c.py_unknown++;
-		return (struct gt_stack_frame){ .module = 0, .offset = pf->code };
-	}
-	line = pyconf__line(c->version, c->lines, c->lines_len, c->firstlineno, pf->instr);
-	if (!line)
-		u->c.py_no_line++;
-	return (struct gt_stack_frame){ .module = GT_FRAME_PY | c->func, .offset = line };
-}
-
-/* Whether native frame i (a module's, not the first) runs the eval loop of
- * the interpreter: where a group of Python frames goes. */
-static bool eval_frame(struct module *m, uint64_t off)
-{
-	uint64_t delta;
-	const char *name;
-
-	if (!m || !m->interp || !off)
-		return false;
-	if (!m->loaded) {
-		uint8_t id[20], len;
-
-		module_load(m, id, &len);
-	}
-	name = module_symbol(m, off - 1, &delta);
-	return name && !strcmp(name, "_PyEval_EvalFrameDefault");
-}
-
-/* Puts the Python frames of raw among the native ones of s (mods[] their
- * modules): each run of the interpreter's own frames is replaced by the
- * Python frames its eval loop ran (a group ends at a frame a C function
- * called: GT_PYFRAME_ENTRY; on 3.10 every frame is a group); what the native
- * frames did not reach (a library without frame pointers) follows the last
- * of them, flagged. */
-static void py_mix(struct ustacks *u, const struct gt_ustack *raw, struct stack_ent *s,
-		   struct module **mods)
-{
-	struct gt_stack_frame out[FRAMES_MAX];
-	struct module *omods[FRAMES_MAX];
-	uint32_t npy = raw->npy > GT_PYSTACK_MAX ? GT_PYSTACK_MAX : raw->npy, p = 0, o = 0;
-	bool per_frame = raw->pyversion == 0x030a;
-
-	u->c.py_stacks++;
-	s->flags |= GT_STACK_PYTHON | (raw->flags & (GT_STACK_PY_CUT | GT_STACK_PY_FAULT | GT_STACK_PY_MAIN |
-						     GT_STACK_PY_SKIPPED));
-	u->c.py_main += !!(raw->flags & GT_STACK_PY_MAIN);
-	u->c.py_cut += !!(raw->flags & GT_STACK_PY_CUT);
-	u->c.py_fault += !!(raw->flags & GT_STACK_PY_FAULT);
-	for (uint16_t i = 0; i < s->n && o < FRAMES_MAX; i++) {
-		if (!(mods[i] && mods[i]->interp)) {
-			omods[o] = mods[i];
-			out[o++] = s->f[i];
-			continue;
-		}
-		if (i == 0 || !eval_frame(mods[i], s->f[i].offset))
-			continue;	/* the interpreter's other frames: the Python ones say it */
-		/* this eval loop's frames: up to the next that a C function called */
-		while (p < npy && o < FRAMES_MAX) {
-			bool entry = raw->py[p].line0 & GT_PYFRAME_ENTRY;
-
-			omods[o] = NULL;
-			out[o++] = py_frame(u, raw->hdr.pid, &raw->py[p++]);
-			if (entry || per_frame)
-				break;
-		}
-	}
-	if (p < npy) {
-		/* not reached by the native frames: after them */
-		if (p == 0)
-			s->flags |= GT_STACK_PY_AFTER;
-		while (p < npy && o < FRAMES_MAX) {
-			omods[o] = NULL;
-			out[o++] = py_frame(u, raw->hdr.pid, &raw->py[p++]);
-		}
-	}
-	memcpy(s->f, out, o * sizeof(out[0]));
-	memcpy(mods, omods, o * sizeof(omods[0]));
-	s->n = (uint16_t)o;
-}
-
 int ustacks__on_raw(struct ustacks *u, const struct gt_ustack *raw)
 {
 	struct stack_ent s = { 0 };
@@ -816,7 +336,7 @@ int ustacks__on_raw(struct ustacks *u, const struct gt_ustack *raw)
 	}
 	s.n = (uint16_t)n;
 	if (raw->pyversion && (raw->npy || (raw->flags & GT_STACK_PY_FAULT)))
-		py_mix(u, raw, &s, mods);
+		ustacks_py__mix(u, raw, &s, mods);
 	else if (pm->python)
 		u->c.py_late += !raw->pyversion;
 	id = intern(u, &raw->hdr, &s, mods, &err);
@@ -883,7 +403,7 @@ void ustacks__free(struct ustacks *u)
 	if (!u)
 		return;
 	hmap_free_all(&u->procs, pmaps_free);
-	hmap_free_all(&u->modules, module_free);
+	hmap_free_all(&u->modules, ustacks_sym__free);
 	hmap_free_all(&u->stacks, NULL);
 	hmap_free_all(&u->codes, pycode_free);
 	hmap_free_all(&u->funcs, pyfunc_free);
