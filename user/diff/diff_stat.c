@@ -263,7 +263,7 @@ int diff_stat__ratio(const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
 
 static double sqrt_nonneg(double x)
 {
-	/* Newton from above; libm is not linked (see stats_acc.c) */
+	/* Newton from above; libm is not linked (see stats_dvec.c) */
 	double g = x > 1 ? x : 1;
 
 	if (!(x > 0))

@@ -4,7 +4,9 @@
  * of a pass that must keep up with millions of records a second, so it does
  * array indexing and vector appends; lookups happen only for launches (the
  * kernel, by the address of its name, and the shape), for the (pid, api) of
- * sync calls and for the process when it differs from the last one.
+ * sync calls and for the process when it differs from the last one.  The
+ * kernel and shape tables are in stats_kern.c, the summaries of the values
+ * kept in stats_dvec.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,12 +14,9 @@
 #include <string.h>
 #include "stats/stats_acc.h"
 #include "format/records.h"
-#include "lib/hash.h"
 #include "lib/vec.h"
-#include "lib/cmp.h"
 
 #define GRAPH_NAME "[CUDA graph launch]"
-#define NO_SHAPE UINT32_MAX
 
 /* ---- value vectors ------------------------------------------------------ */
 
@@ -27,114 +26,6 @@ static inline int dvec_push(struct dvec *d, uint64_t x)
 		return -ENOMEM;
 	d->v[d->n++] = x;
 	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Reorders v[0..n) so that v[k] is the k-th smallest, with nothing larger
- * before it and nothing smaller after (quickselect, median-of-three pivot,
- * Hoare partition: linear on average, also with many equal values).  Past a
- * budget of rounds it sorts what is left, so no input makes it quadratic. */
-static void select_kth(uint64_t *v, size_t n, size_t k)
-{
-	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1;
-	int budget = 16;
-
-	for (size_t m = n; m; m >>= 1)
-		budget += 2;
-	while (hi > lo) {
-		ptrdiff_t mid = lo + (hi - lo) / 2, i = lo, j = hi;
-		uint64_t a = v[lo], b = v[mid], c = v[hi], pivot, t;
-
-		if (budget-- == 0) {
-			cmp__sort(v + lo, (size_t)(hi - lo + 1), sizeof(*v), cmp_u64);
-			return;
-		}
-		pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-		while (i <= j) {
-			while (v[i] < pivot)
-				i++;
-			while (v[j] > pivot)
-				j--;
-			if (i <= j) {
-				t = v[i];
-				v[i++] = v[j];
-				v[j--] = t;
-			}
-		}
-		/* now v[lo..j] <= pivot, v[i..hi] >= pivot, and v[j+1..i-1] == pivot */
-		if ((ptrdiff_t)k <= j)
-			hi = j;
-		else if ((ptrdiff_t)k >= i)
-			lo = i;
-		else
-			return;
-	}
-}
-
-/* The C library's sqrt is in libm, which the build does not link: Newton's
- * iteration from a guess made by halving the exponent reaches full double
- * precision in a few steps, and is run once per report row. */
-static double sqrt_pos(double x)
-{
-	union { double d; uint64_t u; } g = { .d = x };
-
-	if (!(x > 0))
-		return 0;
-	g.u = (g.u >> 1) + (1023ull << 51);
-	for (int i = 0; i < 8; i++)
-		g.d = 0.5 * (g.d + x / g.d);
-	return g.d;
-}
-
-void dvec__summarize(struct dvec *d, uint64_t total, struct dvec_summary *out)
-{
-	size_t n = d->n, k = n / 2;
-	double mean, ss = 0;
-
-	*out = (struct dvec_summary){ 0 };
-	if (!n)
-		return;
-	mean = (double)total / (double)n;
-	for (size_t i = 0; i < n; i++) {
-		double x = (double)d->v[i] - mean;
-
-		ss += x * x;
-	}
-	select_kth(d->v, n, k);
-	if (n % 2) {
-		out->median = (double)d->v[k];
-	} else {
-		/* the lower middle is the largest of the half before k */
-		uint64_t lo = d->v[0];
-
-		for (size_t i = 1; i < k; i++)
-			if (d->v[i] > lo)
-				lo = d->v[i];
-		out->median = ((double)lo + (double)d->v[k]) / 2.0;
-	}
-	out->mean = mean;
-	out->stddev = n > 1 ? sqrt_pos(ss / (double)(n - 1)) : 0.0;
-}
-
-uint64_t dvec__percentile(struct dvec *d, unsigned p)
-{
-	/* rank ceil(p n / 100), 1-based */
-	size_t rank = (size_t)(((uint64_t)p * d->n + 99) / 100);
-
-	if (!d->n)
-		return 0;
-	if (rank < 1)
-		rank = 1;
-	if (rank > d->n)
-		rank = d->n;
-	select_kth(d->v, d->n, rank - 1);
-	return d->v[rank - 1];
 }
 
 static inline int dur_add(struct dur_acc *a, bool has_value, uint64_t v)
@@ -298,160 +189,9 @@ static int sync_add(struct stats_acc *s, const struct gt_callrec *c, struct proc
 
 /* ---- kernels and shapes ------------------------------------------------- */
 
-/* The name's hash, and its length for the copy. */
-static uint64_t name_hash(const char *s, size_t *len)
-{
-	*len = strlen(s);
-	return hash__bytes(s, *len);
-}
-
-/* Doubles an index of (entry + 1) slots; hash_of gives an entry's hash. */
-static int idx_grow(uint32_t **idx, uint32_t *cap, uint32_t n,
-		    uint64_t (*hash_of)(const void *tab, uint32_t i), const void *tab)
-{
-	uint32_t ncap = *cap ? *cap * 2 : 256, *ni = calloc(ncap, sizeof(*ni));
-
-	if (!ni)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t j = (uint32_t)hash_of(tab, i) & (ncap - 1);
-
-		while (ni[j])
-			j = (j + 1) & (ncap - 1);
-		ni[j] = i + 1;
-	}
-	free(*idx);
-	*idx = ni;
-	*cap = ncap;
-	return 0;
-}
-
-static uint64_t kern_hash_of(const void *tab, uint32_t i)
-{
-	return ((const struct kern_table *)tab)->v[i].hash;
-}
-
-static uint64_t shape_hash(uint32_t kern, const uint32_t grid[3], const uint32_t block[3])
-{
-	uint64_t h = hash__mix64(kern + ((uint64_t)grid[0] << 32));
-
-	h = hash__mix64(h ^ grid[1] ^ ((uint64_t)grid[2] << 32));
-	h = hash__mix64(h ^ block[0] ^ ((uint64_t)block[1] << 32));
-	return hash__mix64(h ^ block[2]);
-}
-
-static uint64_t shape_hash_of(const void *tab, uint32_t i)
-{
-	const struct shape_acc *a = &((const struct shape_table *)tab)->v[i];
-
-	return shape_hash(a->kern, a->grid, a->block);
-}
-
-static struct kern_acc *kern_get(struct kern_table *t, const char *name, int32_t device)
-{
-	size_t len;
-	uint64_t h = name_hash(name, &len) ^ hash__mix64((uint64_t)(uint32_t)device + 1);
-	uint32_t mask = t->idx_cap - 1, j;
-	struct kern_acc *k;
-
-	if (t->idx_cap) {
-		for (j = (uint32_t)h & mask; t->idx[j]; j = (j + 1) & mask) {
-			k = &t->v[t->idx[j] - 1];
-			if (k->hash == h && k->device == device && !strcmp(k->name, name))
-				return k;
-		}
-	}
-	/* new: keep the index at most half full */
-	if ((t->n + 1) * 2 > t->idx_cap &&
-	    idx_grow(&t->idx, &t->idx_cap, t->n, kern_hash_of, t))
-		return NULL;
-	if (vec__reserve(&t->v, &t->cap, t->n, 1, 64))
-		return NULL;
-	k = &t->v[t->n];
-	*k = (struct kern_acc){ .hash = h, .device = device, .last_shape = NO_SHAPE };
-	k->name = malloc(len + 1);
-	if (!k->name)
-		return NULL;
-	memcpy(k->name, name, len + 1);
-	mask = t->idx_cap - 1;
-	for (j = (uint32_t)h & mask; t->idx[j]; j = (j + 1) & mask)
-		;
-	t->idx[j] = ++t->n;
-	return k;
-}
-
-static int shape_add(struct shape_table *t, struct kern_acc *k, uint32_t kern,
-		     const uint32_t grid[3], const uint32_t block[3])
-{
-	uint64_t h;
-	uint32_t mask, j;
-	struct shape_acc *a;
-
-	/* a kernel is mostly launched again with the shape of its last launch */
-	if (k->last_shape != NO_SHAPE) {
-		a = &t->v[k->last_shape];
-		if (!memcmp(a->grid, grid, sizeof(a->grid)) &&
-		    !memcmp(a->block, block, sizeof(a->block))) {
-			a->count++;
-			return 0;
-		}
-	}
-	h = shape_hash(kern, grid, block);
-	mask = t->idx_cap - 1;
-	if (t->idx_cap) {
-		for (j = (uint32_t)h & mask; t->idx[j]; j = (j + 1) & mask) {
-			a = &t->v[t->idx[j] - 1];
-			if (a->kern == kern && !memcmp(a->grid, grid, sizeof(a->grid)) &&
-			    !memcmp(a->block, block, sizeof(a->block))) {
-				a->count++;
-				k->last_shape = t->idx[j] - 1;
-				return 0;
-			}
-		}
-	}
-	if ((t->n + 1) * 2 > t->idx_cap &&
-	    idx_grow(&t->idx, &t->idx_cap, t->n, shape_hash_of, t))
-		return -ENOMEM;
-	if (vec__reserve(&t->v, &t->cap, t->n, 1, 64))
-		return -ENOMEM;
-	a = &t->v[t->n];
-	*a = (struct shape_acc){ .kern = kern, .count = 1 };
-	memcpy(a->grid, grid, sizeof(a->grid));
-	memcpy(a->block, block, sizeof(a->block));
-	mask = t->idx_cap - 1;
-	for (j = (uint32_t)h & mask; t->idx[j]; j = (j + 1) & mask)
-		;
-	t->idx[j] = t->n + 1;
-	k->last_shape = t->n++;
-	k->nshapes++;
-	return 0;
-}
-
-/* The kernel of a launch's name.  The decoder hands out the same string
- * for every launch of a kernel, so a cache by address skips hashing it; a
- * hit is confirmed with strcmp because an address can be reused for another
- * name (a process' names are freed when it exits, the placeholder buffer is
- * rewritten per launch). */
-static struct kern_acc *kern_cached(struct kern_table *t, struct kcache_slot *cache,
-				    const char *name, int32_t device)
-{
-	struct kcache_slot *slot = &cache[((uintptr_t)name >> 3) % KCACHE_SLOTS];
-	struct kern_acc *k;
-
-	if (slot->name == name && t->v[slot->kern].device == device &&
-	    !strcmp(t->v[slot->kern].name, name))
-		return &t->v[slot->kern];
-	k = kern_get(t, name, device);
-	if (k) {
-		slot->name = name;
-		slot->kern = (uint32_t)(k - t->v);
-	}
-	return k;
-}
-
 static struct kern_acc *kern_of(struct stats_acc *s, const char *name, int32_t device)
 {
-	return kern_cached(&s->kern, s->kcache, name, device);
+	return stats_kern__cached(&s->kern, s->kcache, name, device);
 }
 
 static int launch_add(struct stats_acc *s, const struct gt_callrec *c)
@@ -467,7 +207,7 @@ static int launch_add(struct stats_acc *s, const struct gt_callrec *c)
 		k->apis |= 1ull << c->api;
 	if (c->graph)
 		return 0;
-	return shape_add(&s->shapes, k, (uint32_t)(k - s->kern.v), c->grid, c->block);
+	return stats_kern__shape_add(&s->shapes, k, (uint32_t)(k - s->kern.v), c->grid, c->block);
 }
 
 /* ---- the callbacks ------------------------------------------------------ */
@@ -600,7 +340,7 @@ int stats_acc__call(void *ctx, const struct gt_callrec *c)
  * memory. */
 static struct dur_acc *named_get(struct named_durs *n, const char *name, int32_t device)
 {
-	struct kern_acc *k = kern_cached(&n->names, n->cache, name, device);
+	struct kern_acc *k = stats_kern__cached(&n->names, n->cache, name, device);
 	uint32_t i, old;
 
 	if (!k)

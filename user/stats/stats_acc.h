@@ -250,10 +250,19 @@ void stats_dev__free(struct stats_dev *sd);
  * stats_acc); 0 or -ENOMEM.  The accumulator is made on first use. */
 int stats_nccl__call(void *ctx, const struct gt_ncclrec *n);
 void stats_nccl__free(struct stats_nccl *sn);
+/* The kernel and shape tables (stats_kern.c): the kernel of name on device
+ * in t, through cache (the last kernels by their name's address; a new one
+ * is added; NULL when out of memory); a launch of k, index kern of its
+ * table, with grid and block into t (0 or -ENOMEM). */
+struct kern_acc *stats_kern__cached(struct kern_table *t, struct kcache_slot *cache,
+				    const char *name, int32_t device);
+int stats_kern__shape_add(struct shape_table *t, struct kern_acc *k, uint32_t kern,
+			  const uint32_t grid[3], const uint32_t block[3]);
 /* Adds one value (has_value false: a call without an exit) to a. */
 int stats_acc__dur_add(struct dur_acc *a, bool has_value, uint64_t v);
 
-/* Mean, exact median and sample deviation of v (reorders v). */
+/* The summaries of values (stats_dvec.c).  Mean, exact median and sample
+ * deviation of v (reorders v). */
 void dvec__summarize(struct dvec *v, uint64_t total, struct dvec_summary *out);
 /* The p-th percentile of v (0 < p <= 100), nearest rank: the smallest value
  * with at least p % of the values at or below it; 0 for an empty v.
