@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of `gtrace-bpf dump` (user/export/dump.c): a small trace written with
- * trace_writer must come out as exactly the expected JSON lines; the summary
- * table adds up; unreadable and damaged files give one line on err.
+ * Unit tests of `gtrace-bpf dump` (user/export/dump.c, dump_summary.c): a
+ * small trace written with trace_writer must come out as exactly the expected
+ * JSON lines; the summary table adds up; unreadable and damaged files give
+ * one line on err.
  */
 #include <errno.h>
 #include <setjmp.h>
