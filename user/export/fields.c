@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The fields of a call shared by dump and the exports (fields.h says why
- * they are kept in one place).
+ * they are kept in one place); those of a process' records are in
+ * fields_proc.c, of the GPU side in fields_gpu.c, of the daemon's and
+ * capture control's in fields_daemon.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,7 +14,6 @@
 #include "decode/pass.h"
 #include "format/api.h"
 #include "format/capture.h"
-#include "format/nv_ioctl.h"
 #include "format/records.h"
 #include "format/trace_file.h"
 
@@ -438,226 +439,6 @@ char *fields__nccl_name(const struct gt_ncclrec *nc, char *buf, size_t len)
 	return buf;
 }
 
-int fields__process_label(const struct gt_decoder *d, uint32_t pid, char **out)
-{
-	const char *name = gt_decoder__process_name(d, pid);
-	char rank[48];
-
-	*out = NULL;
-	gt_decoder__rank_text(d, pid, rank, sizeof(rank));
-	if (!rank[0] && !name)
-		return 0;
-	/* as long as the name is: a command line of 4 KB keeps its rank */
-	if (!rank[0])
-		*out = strdup(name);
-	else if (asprintf(out, "%s%s[%s]", name ? name : "", name ? " " : "", rank) < 0)
-		*out = NULL;
-	return *out ? 0 : -ENOMEM;
-}
-
-static unsigned rank_fields(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
-{
-	const struct gt_proc_rank *r = (const void *)rec;
-	unsigned n = 0;
-
-	vu(v, &n, CF_TS, rec->ts);
-	vu(v, &n, CF_PID, rec->pid);
-	vs(v, &n, CF_TYPE, "rank");
-	/* -1: not in the environment */
-	vi(v, &n, CF_RANK, r->rank);
-	vi(v, &n, CF_LOCAL_RANK, r->local_rank);
-	vi(v, &n, CF_WORLD_SIZE, r->world_size);
-	vi(v, &n, CF_LOCAL_WORLD, r->local_world_size);
-	return n;
-}
-
-/* Device majors of the trace being formatted (dump, exports: one trace at a
- * time per process). */
-static struct nv_majors trace_majors;
-
-void fields__set_trace_info(const struct gt_file_info *info)
-{
-	nv_majors__from_info(info, &trace_majors);
-}
-
-static void common_fields(const struct gt_hdr *rec, struct cf_val v[CF_MAX], unsigned *n,
-			  const char *type)
-{
-	vu(v, n, CF_TS, rec->ts);
-	vu(v, n, CF_PID, rec->pid);
-	vu(v, n, CF_TID, rec->tid);
-	vu(v, n, CF_CPU, rec->cpu);
-	vs(v, n, CF_TYPE, type);
-}
-
-static unsigned ioctl_fields(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
-{
-	static char dev[48], cmd[64], rm[24];
-	const struct gt_ioctl *io = (const void *)rec;
-	unsigned n = 0;
-	const char *name;
-
-	common_fields(rec, v, &n, "ioctl");
-	vu(v, &n, CF_DUR, io->dur);
-	vi(v, &n, CF_RET, io->ret);
-	vb(v, &n, CF_FAILED, io->ret < 0);
-	vs(v, &n, CF_DEVICE, nv_ioctl__device_name(&trace_majors, io->rdev >> 20,
-						   io->rdev & 0xfffff, dev, sizeof(dev)));
-	vu(v, &n, CF_CMD, io->cmd);
-	vs(v, &n, CF_NAME, nv_ioctl__cmd_name(&trace_majors, io->rdev >> 20, io->cmd, cmd, sizeof(cmd)));
-	if ((io->flags & (GT_IOCTL_RM_CONTROL | GT_IOCTL_RM_ALLOC)) && !(io->flags & GT_IOCTL_PARAM_FAULT)) {
-		name = io->flags & GT_IOCTL_RM_CONTROL ? nv_ioctl__rm_control_name(io->param) :
-							nv_ioctl__rm_class_name(io->param);
-		if (!name) {
-			snprintf(rm, sizeof(rm), "0x%x", io->param);
-			name = rm;
-		}
-		vs(v, &n, CF_RM, name);
-	}
-	if (io->fd >= 0)
-		vi(v, &n, CF_FD, io->fd);
-	return n;
-}
-
-static unsigned offcpu_fields(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
-{
-	static char state[16];
-	const struct gt_offcpu *oc = (const void *)rec;
-	unsigned n = 0;
-
-	common_fields(rec, v, &n, "offcpu");
-	vu(v, &n, CF_DUR, oc->dur);
-	/* R: preempted while runnable; S: waiting (sleep, futex, poll); D:
-	 * uninterruptible (also killable and idle waits). Modifier bits such as
-	 * TASK_FREEZABLE (0x2000) or TASK_WAKEKILL (0x100) ride along. */
-	if (oc->state == 0)
-		snprintf(state, sizeof(state), "R");
-	else if (oc->state & 1)
-		snprintf(state, sizeof(state), "S");
-	else if (oc->state & 2)
-		snprintf(state, sizeof(state), "D");
-	else
-		snprintf(state, sizeof(state), "0x%x", oc->state);
-	vs(v, &n, CF_STATE, state);
-	vu(v, &n, CF_NEXT_CPU, oc->next_cpu);
-	return n;
-}
-
-unsigned fields__proc(const struct gt_hdr *rec, struct cf_val v[CF_MAX])
-{
-	static const char *const events[] = {
-		[GT_REC_EXEC] = "exec", [GT_REC_FORK] = "fork", [GT_REC_EXIT] = "exit",
-		[GT_REC_PROC_INFO] = "seen",
-	};
-	const struct gt_proc_evt *pe = (const void *)rec;
-	unsigned n = 0;
-
-	if (rec->type == GT_REC_IOCTL)
-		return ioctl_fields(rec, v);
-	if (rec->type == GT_REC_OFFCPU)
-		return offcpu_fields(rec, v);
-	if (rec->type == GT_REC_PROC_RANK)
-		return rank_fields(rec, v);
-	if (rec->type != GT_REC_EXEC && rec->type != GT_REC_FORK && rec->type != GT_REC_EXIT &&
-	    rec->type != GT_REC_PROC_INFO)
-		return 0;
-	common_fields(rec, v, &n, "process");
-	vs(v, &n, CF_EVENT, events[rec->type]);
-	vu(v, &n, CF_PPID, pe->ppid);
-	vsn(v, &n, CF_COMM, pe->comm, strnlen(pe->comm, sizeof(pe->comm)));
-	if (rec->type == GT_REC_EXIT)
-		vi(v, &n, CF_EXIT_CODE, pe->exit_code);
-	if (pe->cgroup)
-		vu(v, &n, CF_CGROUP, pe->cgroup);
-	return n;
-}
-
-/* GPU side: where it ran, then what, then the call it came from. */
-static void gpu_common(const struct gt_hdr *rec, struct cf_val v[CF_MAX], unsigned *n,
-		       const char *type, uint64_t dur, uint32_t device, uint32_t context,
-		       uint32_t stream_id, uint32_t correlation)
-{
-	vu(v, n, CF_TS, rec->ts);
-	vu(v, n, CF_PID, rec->pid);
-	vs(v, n, CF_TYPE, type);
-	vu(v, n, CF_DUR, dur);
-	vu(v, n, CF_DEVICE, device);
-	vu(v, n, CF_CONTEXT, context);
-	vu(v, n, CF_STREAM_ID, stream_id);
-	vu(v, n, CF_CORRELATION, correlation);
-}
-
-/* A linked record names its call (launch_ts, the launching thread); an
- * unmatched one nothing. */
-static void gpu_link(const struct gt_hdr *rec, struct cf_val v[CF_MAX], unsigned *n,
-		     uint16_t flags, uint64_t launch_ts)
-{
-	if (flags & GT_GPU_LINKED) {
-		vu(v, n, CF_LAUNCH_TS, launch_ts);
-		vu(v, n, CF_LAUNCH_TID, rec->tid);
-	}
-	if (flags & GT_GPU_CAUSALITY)
-		vb(v, n, CF_CAUSALITY, true);
-	if (flags & GT_GPU_BY_ORDER)
-		vb(v, n, CF_BY_ORDER, true);
-}
-
-unsigned fields__gpu(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX])
-{
-	unsigned n = 0;
-
-	switch (rec->type) {
-	case GT_REC_GPU_KERNEL: {
-		const struct gt_gpu_kernel *k = (const void *)rec;
-		const char *mangled, *name;
-
-		if (rec->size < sizeof(*k))
-			return 0;
-		name = gt_decoder__gpu_kernel_name(d, k, &mangled);
-		gpu_common(rec, v, &n, "gpu_kernel", k->dur, k->device, k->context, k->stream,
-			   k->correlation);
-		vs(v, &n, CF_KERNEL, name);
-		if (mangled)
-			vs(v, &n, CF_MANGLED, mangled);
-		vd(v, &n, CF_GRID, k->grid);
-		vd(v, &n, CF_BLOCK, k->block);
-		vu(v, &n, CF_SHMEM, k->shmem);
-		gpu_link(rec, v, &n, k->flags, k->launch_ts);
-		return n;
-	}
-	case GT_REC_GPU_MEMCPY:
-	case GT_REC_GPU_MEMSET: {
-		const struct gt_gpu_copy *c = (const void *)rec;
-		bool copy = rec->type == GT_REC_GPU_MEMCPY;
-
-		if (rec->size < sizeof(*c))
-			return 0;
-		gpu_common(rec, v, &n, copy ? "gpu_memcpy" : "gpu_memset", c->dur, c->device,
-			   c->context, c->stream, c->correlation);
-		vu(v, &n, CF_BYTES, c->bytes);
-		if (copy)
-			vs(v, &n, CF_KIND, gt_copy_kind__name((enum gt_copy_kind)c->kind));
-		gpu_link(rec, v, &n, c->flags, c->launch_ts);
-		return n;
-	}
-	case GT_REC_NVTX: {
-		const struct gt_nvtx *nv = (const void *)rec;
-
-		if (rec->size < sizeof(*nv))
-			return 0;
-		vu(v, &n, CF_TS, rec->ts);
-		vu(v, &n, CF_PID, rec->pid);
-		vu(v, &n, CF_TID, rec->tid);
-		vs(v, &n, CF_TYPE, "nvtx");
-		vu(v, &n, CF_DUR, nv->dur);
-		vsn(v, &n, CF_NAME, nv->name, nv->len ? gt_rec_strlen(rec, nv->name, nv->len) : 0);
-		return n;
-	}
-	default:
-		return 0;
-	}
-}
-
 char *fields__bytes(char *buf, size_t len, uint64_t bytes)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
@@ -670,37 +451,6 @@ char *fields__bytes(char *buf, size_t len, uint64_t bytes)
 	else
 		snprintf(buf, len, "%.1f %s", (double)bytes / (double)(1ull << (10 * u)), units[u]);
 	return buf;
-}
-
-const char *fields__gpu_name(struct gt_decoder *d, const struct gt_hdr *rec,
-			      char buf[CF_NAME_BUF], size_t *n)
-{
-	const struct gt_gpu_copy *c = (const void *)rec;
-	const struct gt_nvtx *nv = (const void *)rec;
-	const char *mangled, *s;
-	char size[24];
-
-	switch (rec->type) {
-	case GT_REC_GPU_KERNEL:
-		s = gt_decoder__gpu_kernel_name(d, (const struct gt_gpu_kernel *)rec, &mangled);
-		*n = strlen(s);
-		return s;
-	case GT_REC_GPU_MEMCPY:
-		fields__bytes(size, sizeof(size), c->bytes);
-		*n = (size_t)snprintf(buf, CF_NAME_BUF, "memcpy %s %s",
-				      gt_copy_kind__name((enum gt_copy_kind)c->kind), size);
-		return buf;
-	case GT_REC_GPU_MEMSET:
-		fields__bytes(size, sizeof(size), c->bytes);
-		*n = (size_t)snprintf(buf, CF_NAME_BUF, "memset %s", size);
-		return buf;
-	case GT_REC_NVTX:
-		*n = nv->len ? gt_rec_strlen(rec, nv->name, nv->len) : 0;
-		return nv->name;
-	default:
-		*n = 0;
-		return NULL;
-	}
 }
 
 unsigned fields__record(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX])

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The builders of a record's field list (struct cf_val), shared by the
- * files of the fields (fields.c: calls, processes, the GPU side;
+ * files of the fields (fields.c: calls, NCCL calls; fields_proc.c:
+ * processes, ioctls, off-CPU intervals; fields_gpu.c: the GPU side;
  * fields_daemon.c: capture control, triggers, overhead, GPU metrics).
  */
 #ifndef GTRACE_FIELDS_INT_H
