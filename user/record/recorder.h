@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal to the recorder (record.c sets up and finishes a recording,
- * loop.c runs it): the state both share and the helpers they call across.
+ * loop.c runs it, events.c takes each record from BPF): the state they share
+ * and the helpers they call across.
  */
 #ifndef GTRACE_RECORDER_H
 #define GTRACE_RECORDER_H
@@ -148,6 +149,9 @@ uint64_t capture__tick(struct recorder *r, uint64_t now);
 void capture__on_range(struct recorder *r, const struct gt_capture *e);
 /* Before the trace is finished: closes what is open, says what was captured. */
 void capture__finish(struct recorder *r);
+/* The ring buffer's callback (events.c; ctx = the recorder): a record from
+ * BPF checked, completed and written. 0 or -errno. */
+int recorder__on_event(void *ctx, void *data, size_t len);
 /* Once a second: counters into the trace, a flush, the status line. */
 void tick(struct recorder *r, uint64_t start, uint64_t *last_events, bool tty);
 /* In the child of -- CMD before its exec (child__start's setup). */
