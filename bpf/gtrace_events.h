@@ -74,6 +74,9 @@ enum gt_rec_type {
 	GT_REC_MODULE = 54,	/* a file the frames of stacks point into (struct gt_module) */
 	GT_REC_SYMBOL = 55,	/* the function a frame of a module falls in (struct gt_symbol) */
 	GT_REC_PYFUNC = 56,	/* a Python function Python frames of stacks point to (struct gt_pyfunc) */
+	GT_REC_GPU_GRAPH_NODE = 57,/* the CUPTI agent saw a CUDA graph's kernel node made (stream
+				 * capture, cuGraphAddKernelNode) or cloned (instantiation,
+				 * cuGraphClone) (struct gt_gpu_graph_node) */
 	GT_REC_MAX = 63,
 };
 
@@ -511,6 +514,10 @@ struct gt_gpu_metric {
 #define GT_GPU_CAUSALITY	(1u << 1)	/* linked, but the GPU started before the call's entry */
 #define GT_GPU_API_MATCHED	(1u << 2)	/* a GT_REC_GPU_API with the correlation id was found */
 #define GT_GPU_BY_ORDER		(1u << 3)	/* linked by launch order (no GT_REC_GPU_API), see FORMAT.md */
+#define GT_GPU_GRAPH		(1u << 4)	/* kernel: a CUDA graph ran it; a struct gt_gpu_graph
+						 * ends the record (the agent) */
+#define GT_GPU_CAPTURED		(1u << 5)	/* kernel: its gt_gpu_graph names the launch call that
+						 * made its node during stream capture (the merger) */
 
 /* A kernel as the GPU ran it. Written by the CUPTI agent with the link
  * fields 0; the merger fills them. */
@@ -529,6 +536,30 @@ struct gt_gpu_kernel {
 	__u16 flags;		/* GT_GPU_* */
 	__u16 len;		/* bytes in name including the NUL */
 	char name[];		/* mangled kernel name as CUPTI gives it, record padded to 8 */
+};
+
+/* The last bytes of a kernel record that a CUDA graph ran (GT_GPU_GRAPH),
+ * after the name's padding: the graph node that ran it and, once the merger
+ * found it (GT_GPU_CAPTURED), the launch call whose stream capture made that
+ * node -- the line of code that put the kernel in the graph. */
+struct gt_gpu_graph {
+	__u64 node;		/* CUPTI's id of the node that ran it (the executable graph's) */
+	__u64 capture_ts;	/* entry ts of the eBPF launch call that made the node, 0 = unknown */
+	__u32 capture_tid;	/* its thread */
+	__u32 stack;		/* its stack (a GT_REC_STACK id), 0 = none recorded */
+};
+
+/* A kernel node of a CUDA graph made (flags 0: inside the call that made
+ * it, on its thread -- a launch on a capturing stream, cuGraphAddKernelNode)
+ * or cloned from another node (GT_GRAPH_NODE_CLONED: cuGraphInstantiate's
+ * executable graph, cuGraphClone). */
+#define GT_GRAPH_NODE_CLONED	(1u << 0)
+struct gt_gpu_graph_node {
+	struct gt_hdr hdr;	/* ts = when (CLOCK_MONOTONIC); pid; tid = the calling thread */
+	__u64 node;		/* CUPTI's node id */
+	__u64 original;		/* GT_GRAPH_NODE_CLONED: the node it is a clone of */
+	__u32 graph;		/* CUPTI's id of the node's graph, 0 = unknown */
+	__u32 flags;		/* GT_GRAPH_NODE_* */
 };
 
 /* A copy or set as the GPU ran it. */

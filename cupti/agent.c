@@ -41,6 +41,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,6 +62,7 @@
 #define OUT_SIZE	(1u << 20)	/* converted records are written in chunks of up to this */
 #define IDLE_MS		50		/* writer's sleep between looks at the queue */
 #define EXIT_WAIT_S	5		/* at exit, how long to wait for the writer */
+#define NODES_MAX	(1u << 20)	/* graph node records waiting for the writer, at most */
 
 _Static_assert(BUF_COUNT <= GT_POOL_MAX && BUF_COUNT <= GT_RING_CAP, "pool larger than the queue");
 _Static_assert(BUF_SIZE % 8 == 0, "CUPTI buffers are 8-byte aligned");
@@ -115,8 +117,16 @@ static struct agent {
 	bool writer_started;
 	pthread_mutex_t lock;		/* guards nothing but the wake-up below */
 	pthread_cond_t wake;		/* at exit: wakes the writer at once */
+	/* CUDA graphs' kernel nodes made and cloned (program threads, in
+	 * CUPTI's resource callbacks) waiting for the writer */
+	pthread_mutex_t nodes_mu;	/* guards the four below */
+	struct gt_gpu_graph_node *nodes;
+	size_t nnodes, nodes_cap;
+	uint64_t nodes_lost;		/* not kept: out of memory or NODES_MAX waiting */
+	bool node_cbs;			/* the graph node callbacks are enabled */
 } g = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.nodes_mu = PTHREAD_MUTEX_INITIALIZER,
 	.spool = { .fd = -1 },
 };
 
@@ -242,8 +252,53 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	gt_buf_pool__put(&g.pool, buffer);
 }
 
+/* A CUDA graph's kernel node made (a launch on a capturing stream, an added
+ * node: inside that call, on its thread) or cloned (instantiation): kept for
+ * the writer, so that the merger can give each kernel a graph runs the call
+ * that put its node in the graph.  Program threads; capture and
+ * instantiation only, never per launch. */
+static void on_graph_node(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
+{
+	const CUpti_GraphData *gd = rd ? rd->resourceDescriptor : NULL;
+	uint64_t node = 0, original = 0;
+	uint32_t graph = 0;
+	bool cloned = cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED;
+	struct gt_gpu_graph_node r;
+
+	if (!gd || gd->nodeType != CU_GRAPH_NODE_TYPE_KERNEL || getpid() != g.pid)
+		return;
+	if (cuptiGetGraphNodeId(gd->node, &node) != CUPTI_SUCCESS || !node ||
+	    (cloned && (!gd->originalNode ||
+			cuptiGetGraphNodeId(gd->originalNode, &original) != CUPTI_SUCCESS))) {
+		pthread_mutex_lock(&g.nodes_mu);
+		g.nodes_lost++;
+		pthread_mutex_unlock(&g.nodes_mu);
+		return;
+	}
+	if (gd->graph && cuptiGetGraphId(gd->graph, &graph) != CUPTI_SUCCESS)
+		graph = 0;
+	gt_cupti_conv__graph_node((uint32_t)g.pid, (uint32_t)syscall(SYS_gettid), mono_ns(), node, original,
+				  graph, cloned ? GT_GRAPH_NODE_CLONED : 0, &r);
+	pthread_mutex_lock(&g.nodes_mu);
+	if (g.nnodes == g.nodes_cap) {
+		size_t cap = g.nodes_cap ? g.nodes_cap * 2 : 256;
+		void *v = cap <= NODES_MAX ? realloc(g.nodes, cap * sizeof(*g.nodes)) : NULL;
+
+		if (v) {
+			g.nodes = v;
+			g.nodes_cap = cap;
+		}
+	}
+	if (g.nnodes < g.nodes_cap)
+		g.nodes[g.nnodes++] = r;
+	else
+		g.nodes_lost++;
+	pthread_mutex_unlock(&g.nodes_mu);
+}
+
 /* cudaDeviceReset / cuCtxDestroy: hand over what the context's buffers
- * hold while CUPTI still knows the context.  NVTX: capture ranges. */
+ * hold while CUPTI still knows the context.  NVTX: capture ranges.  CUDA
+ * graphs: their kernel nodes. */
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 				 const void *data)
 {
@@ -253,6 +308,22 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
 	else if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING &&
 		 atomic_load(&g.state) == ST_ON)
 		cuptiActivityFlushAll(0);
+	else if (domain == CUPTI_CB_DOMAIN_RESOURCE &&
+		 (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED || cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) &&
+		 atomic_load(&g.state) == ST_ON)
+		on_graph_node(cbid, data);
+}
+
+/* The graph node callbacks on or off (on: false when CUPTI refused them). */
+static bool graph_node_cbs(int on)
+{
+	CUptiResult a = cuptiEnableCallback((uint32_t)on, g.sub, CUPTI_CB_DOMAIN_RESOURCE,
+					    CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);
+	CUptiResult b = cuptiEnableCallback((uint32_t)on, g.sub, CUPTI_CB_DOMAIN_RESOURCE,
+					    CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
+
+	g.node_cbs = on && a == CUPTI_SUCCESS && b == CUPTI_SUCCESS;
+	return a == CUPTI_SUCCESS && b == CUPTI_SUCCESS;
 }
 
 /* ------------------------------------------------------------ CUPTI on/off */
@@ -323,6 +394,8 @@ static void unsubscribe(void)
 	if (!g.subscribed)
 		return;
 	cuptiEnableCallback(0, g.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+	if (g.node_cbs)
+		graph_node_cbs(0);
 	if (g.nvtx_cbs)
 		for (size_t i = 0; i < gt_nvtx_capture_cbids_len; i++)
 			cuptiEnableCallback(0, g.sub, CUPTI_CB_DOMAIN_NVTX, gt_nvtx_capture_cbids[i]);
@@ -403,6 +476,27 @@ static void convert_buffer(uint8_t *buf, size_t valid)
 	}
 }
 
+/* The graph node records the program's threads left, into out (taken from
+ * them under the lock, written without it). */
+static void put_nodes(void)
+{
+	struct gt_gpu_graph_node *v;
+	size_t n;
+
+	pthread_mutex_lock(&g.nodes_mu);
+	v = g.nodes;
+	n = g.nnodes;
+	g.nodes = NULL;
+	g.nnodes = g.nodes_cap = 0;
+	pthread_mutex_unlock(&g.nodes_mu);
+	for (size_t i = 0; i < n && !g.write_failed; i++) {
+		out_room();
+		memcpy(g.out + g.out_len, &v[i], sizeof(v[i]));
+		out_put(sizeof(v[i]), true);
+	}
+	free(v);
+}
+
 /* Converts and writes every queued buffer; returns how many there were. */
 static unsigned drain(void)
 {
@@ -410,6 +504,7 @@ static unsigned drain(void)
 	uint8_t *buf;
 	size_t valid;
 
+	put_nodes();	/* before the kernels the nodes ran */
 	while (gt_buf_ring__pop(&g.ring, &buf, &valid)) {
 		if (!g.write_failed)
 			convert_buffer(buf, valid);
@@ -448,6 +543,19 @@ static void write_stats(uint64_t flags)
 	x.buffers = atomic_load(&g.buffers) - g.base_buffers;
 	x.lost_disk = g.spool.lost_disk;
 	x.lost_backlog = g.spool.lost_backlog;
+	{
+		uint64_t lost;
+
+		pthread_mutex_lock(&g.nodes_mu);
+		lost = g.nodes_lost;
+		g.nodes_lost = 0;
+		pthread_mutex_unlock(&g.nodes_mu);
+		/* the merger counts the kernels it could not trace back */
+		if (lost)
+			say("%llu CUDA graph kernel nodes of pid %d not kept (out of memory, or %u "
+			    "waiting): their kernels are not traced back to the launches that "
+			    "captured them", (unsigned long long)lost, (int)g.pid, NODES_MAX);
+	}
 	x.flags = flags | g.spool.flags;
 	out_room();
 	out_put(gt_cupti_conv__stats(g.conv, mono_ns(), &x, g.out + g.out_len), false);
@@ -610,6 +718,9 @@ static enum begin_result begin_recording(void)
 	if (r != CUPTI_SUCCESS && !g.cupti_ready)
 		say("failed to watch context destruction: %s (records of reset devices may be lost)",
 		    cupti_err(r));
+	if (!graph_node_cbs(1) && !g.cupti_ready)
+		say("failed to watch CUDA graph nodes: kernels that graphs run will not be traced back "
+		    "to the launches that captured them");
 	enable_nvtx_capture();
 	g.cupti_ready = true;
 	g.conflict_said = false;

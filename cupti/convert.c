@@ -135,7 +135,32 @@ static int conv_kernel(struct gt_cupti_conv *c, const CUpti_ActivityKernel10 *k,
 	r->shmem = nonneg(k->dynamicSharedMemory) + nonneg(k->staticSharedMemory);
 	r->flags = 0;
 	r->len = name_copy(r->name, k->name);
+	if (k->graphNodeId) {
+		/* the graph part after the name's padding (gt_gpu_kernel__graph) */
+		size_t at = (size_t)rec_finish(out, sizeof(*r), r->len);
+		struct gt_gpu_graph *gr = (void *)((char *)out + at);
+
+		*gr = (struct gt_gpu_graph){ .node = k->graphNodeId };
+		r->flags = GT_GPU_GRAPH;
+		r->hdr.size = (__u16)(at + sizeof(*gr));
+		return (int)r->hdr.size;
+	}
 	return rec_finish(out, sizeof(*r), r->len);
+}
+
+size_t gt_cupti_conv__graph_node(__u32 pid, __u32 tid, __u64 ts, __u64 node, __u64 original,
+				 __u32 graph, __u32 flags, void *out)
+{
+	struct gt_gpu_graph_node *r = out;
+
+	memset(r, 0, sizeof(*r));
+	hdr_init(&r->hdr, GT_REC_GPU_GRAPH_NODE, pid, tid, ts);
+	r->hdr.size = sizeof(*r);
+	r->node = node;
+	r->original = original;
+	r->graph = graph;
+	r->flags = flags;
+	return sizeof(*r);
 }
 
 static void copy_common(struct gt_gpu_copy *r, __u16 type, __u32 pid, __u64 start, __u64 end,

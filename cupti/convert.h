@@ -16,8 +16,10 @@
 #include <cupti.h>
 #include "gtrace_events.h"
 
-/* Largest record a conversion writes: a kernel whose name fills GT_STR_MAX. */
-#define GT_CUPTI_REC_MAX GT_REC_ALIGN(sizeof(struct gt_gpu_kernel) + GT_STR_MAX)
+/* Largest record a conversion writes: a kernel a graph ran whose name fills
+ * GT_STR_MAX. */
+#define GT_CUPTI_REC_MAX \
+	(GT_REC_ALIGN(sizeof(struct gt_gpu_kernel) + GT_STR_MAX) + sizeof(struct gt_gpu_graph))
 
 /* NVTX ranges open at once (started, not yet ended) that can be paired. */
 #define GT_CUPTI_NVTX_OPEN_MAX 768
@@ -78,6 +80,12 @@ size_t gt_cupti_conv__stats(const struct gt_cupti_conv *c, __u64 now,
  * flush_ns (live spooling) into out, which holds at least
  * sizeof(struct gt_cupti_mark) bytes; returns its size. */
 size_t gt_cupti_conv__mark(const struct gt_cupti_conv *c, __u64 ts, __u64 flush_ns, void *out);
+
+/* Writes the GT_REC_GPU_GRAPH_NODE of a kernel node made (original 0) or
+ * cloned from original, seen at ts on thread tid, into out, which holds at
+ * least sizeof(struct gt_gpu_graph_node) bytes; returns its size. */
+size_t gt_cupti_conv__graph_node(__u32 pid, __u32 tid, __u64 ts, __u64 node, __u64 original,
+				 __u32 graph, __u32 flags, void *out);
 
 /* enum gt_copy_kind of a CUpti_ActivityMemcpyKind (GT_COPY_UNKNOWN for
  * values this code does not know). */

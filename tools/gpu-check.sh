@@ -196,8 +196,9 @@ fails=$((fails + $(grep -c '^FAIL' "$OUT/gpu_metrics.txt")))
 
 # Python frames of --stacks (tools/gpu/pystacks_check.sh): the lines of a
 # planted .item() and synchronize named by analyze; GPT-2 training's GPU time
-# at the lines of its script (the cost part is left to a run of its own)
-GTRACE=$B PARTS="item gpt2" OUT="$OUT/pystacks" tools/gpu/pystacks_check.sh > "$OUT/pystacks.txt" 2>&1
+# at the lines of its script; CUDA graphs' replayed kernels at the lines that
+# captured them (the cost part is left to a run of its own)
+GTRACE=$B PARTS="item gpt2 graph" OUT="$OUT/pystacks" tools/gpu/pystacks_check.sh > "$OUT/pystacks.txt" 2>&1
 grep -E '^(PASS|FAIL) ' "$OUT/pystacks.txt" | tee -a "$OUT/summary.txt"
 fails=$((fails + $(grep -c '^FAIL' "$OUT/pystacks.txt")))
 

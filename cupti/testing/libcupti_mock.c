@@ -41,6 +41,7 @@ static CUpti_CallbackFunc sub_cb;	/* the subscriber's callback */
 static void *sub_ud;			/* its userdata */
 static int nvtx_on[CUPTI_CBID_NVTX_SIZE];	/* NVTX callback ids enabled */
 static int nvtx_calls;			/* NVTX callbacks made */
+static int res_on[64];			/* resource callback ids enabled */
 static uint8_t *cur;
 static size_t cur_size, cur_used, dropped;
 
@@ -86,6 +87,15 @@ CUptiResult cuptiEnableCallback(uint32_t e, CUpti_SubscriberHandle s, CUpti_Call
 	const char *fail = getenv("MOCK_FAIL_NVTX_CBID");
 
 	(void)s;
+	if (d == CUPTI_CB_DOMAIN_RESOURCE && c < 64) {
+		if (e && getenv("MOCK_NO_GRAPH_CBS") &&
+		    (c == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED || c == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED))
+			return CUPTI_ERROR_NOT_SUPPORTED;
+		pthread_mutex_lock(&mu);
+		res_on[c] = !!e;
+		pthread_mutex_unlock(&mu);
+		return CUPTI_SUCCESS;
+	}
 	if (d != CUPTI_CB_DOMAIN_NVTX)
 		return CUPTI_SUCCESS;
 	if (c >= CUPTI_CBID_NVTX_SIZE)
@@ -348,13 +358,14 @@ unsigned mock_gpu_work(const struct mock_gpu_work *w)
 		pthread_mutex_unlock(&mu);
 		return 0;
 	}
-	corr = next_corr++;
-	if (kind_on[CUPTI_ACTIVITY_KIND_DRIVER] || driver_ids > 0) {
+	corr = w->corr ? w->corr : next_corr++;
+	if (!w->corr && (kind_on[CUPTI_ACTIVITY_KIND_DRIVER] || driver_ids > 0)) {
 		CUpti_ActivityAPI a;
 
 		memset(&a, 0, sizeof(a));
 		a.kind = CUPTI_ACTIVITY_KIND_DRIVER;
-		a.cbid = w->kind == MOCK_WORK_KERNEL ? CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel :
+		a.cbid = w->graph_node ? CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch :
+			 w->kind == MOCK_WORK_KERNEL ? CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel :
 			 w->kind == MOCK_WORK_MEMCPY ? CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2 :
 			 CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2;
 		a.start = w->api_start;
@@ -380,6 +391,7 @@ unsigned mock_gpu_work(const struct mock_gpu_work *w)
 		k.streamId = w->stream;
 		k.deviceId = w->device;
 		k.contextId = w->context;
+		k.graphNodeId = w->graph_node;
 		k.name = intern_name(w->name ? w->name : "");
 		put(&k, sizeof(k));
 	} else if (w->kind == MOCK_WORK_MEMCPY && kind_on[CUPTI_ACTIVITY_KIND_MEMCPY]) {
@@ -412,6 +424,49 @@ unsigned mock_gpu_work(const struct mock_gpu_work *w)
 	}
 	pthread_mutex_unlock(&mu);
 	return corr;
+}
+
+CUptiResult cuptiGetGraphNodeId(CUgraphNode node, uint64_t *id)
+{
+	if (!node || !id)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	*id = (uint64_t)(uintptr_t)node;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiGetGraphId(CUgraph graph, uint32_t *id)
+{
+	if (!graph || !id)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	*id = (uint32_t)(uintptr_t)graph;
+	return CUPTI_SUCCESS;
+}
+
+void mock_graph_node(unsigned long long node, unsigned long long original, unsigned graph)
+{
+	CUpti_CallbackId cbid = original ? CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED : CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED;
+	CUpti_GraphData gd;
+	CUpti_ResourceData rd;
+	CUpti_CallbackFunc cb;
+	void *ud;
+	int on;
+
+	pthread_mutex_lock(&mu);
+	on = subscribed && res_on[cbid];
+	cb = sub_cb;
+	ud = sub_ud;
+	pthread_mutex_unlock(&mu);
+	if (!on || !cb)
+		return;
+	memset(&gd, 0, sizeof(gd));
+	gd.graph = (CUgraph)(uintptr_t)graph;
+	gd.node = (CUgraphNode)(uintptr_t)node;
+	gd.originalNode = (CUgraphNode)(uintptr_t)original;
+	gd.nodeType = CU_GRAPH_NODE_TYPE_KERNEL;
+	memset(&rd, 0, sizeof(rd));
+	rd.resourceDescriptor = &gd;
+	/* outside mu, as CUPTI calls the subscriber in the calling thread */
+	cb(ud, CUPTI_CB_DOMAIN_RESOURCE, cbid, &rd);
 }
 
 /* A range's name, kept for the life of the process (the agent reads it

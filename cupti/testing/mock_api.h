@@ -37,10 +37,18 @@ struct mock_gpu_work {
 	unsigned long long api_end;
 	unsigned long long start;	/* the work on the "GPU" */
 	unsigned long long end;
+	unsigned long long graph_node;	/* kernel: the graph node that ran it, 0 = not a graph */
+	unsigned corr;			/* not 0: the correlation id of an earlier piece of the
+					 * same call (a graph's later nodes): no API record */
 };
 /* Returns the correlation id given, 0 when nothing records (no kind on). */
 unsigned mock_gpu_work(const struct mock_gpu_work *w);
 void mock_complete_async(void);
+/* A CUDA graph's kernel node made (original 0: by a launch on a capturing
+ * stream, inside that call) or cloned from original (instantiation), in
+ * graph: CUPTI's resource callback, when the subscriber enabled it.  Node
+ * and graph handles are their ids (cuptiGetGraphNodeId, cuptiGetGraphId). */
+void mock_graph_node(unsigned long long node, unsigned long long original, unsigned graph);
 /* An NVTX range of the calling thread from start to end (CLOCK_MONOTONIC ns)
  * named name, as CUPTI records one: a start and an end marker of one id.
  * Returns the id, 0 when nothing records (the marker kind off). */

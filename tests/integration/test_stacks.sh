@@ -388,11 +388,65 @@ t_python_gpu() {
 		err "cuda_gpu_site_sum without stacks: $("$GTRACE" stats -r cuda_gpu_site_sum --format json "$T/h.gtrace" 2>&1 | head -c 300)"
 }
 
+# t_python_graph: a CUDA graph captured from known lines (tests/mock/py_graph.py),
+# replayed: the merged trace traces every replayed kernel back to the launch
+# that captured it, and its GPU time goes to that line.
+t_python_graph() {
+	local out_dir agent mock g=$ROOT/tests/mock/py_graph.py at ml ea
+	out_dir=$(dirname "$MOCK_DIR")
+	agent=$out_dir/libgtrace-cupti.so
+	mock=$out_dir/cupti/mock
+	[ -f "$agent" ] && ls "$mock"/libcupti.so.* > /dev/null 2>&1 ||
+		fatal "cannot run: no CUPTI agent or mock ($agent, $mock): build them with make cupti-mock"
+	gline() { grep -n "# @$1\$" "$g" | cut -d: -f1; }
+	at="attention ($g:$(gline attention))" ml="mlp ($g:$(gline mlp))" ea="eager ($g:$(gline eager))"
+	export GTRACE_RUN_DIR=$T/run
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --cupti --cupti-lib "$agent" --stacks all -o "$T/g.gtrace" \
+		-- env GT_MOCK_INJECTION=1 LD_LIBRARY_PATH="$mock" /usr/bin/python3 "$g" 7 > "$T/g.out" 2> "$T/g.err" ||
+		fatal "--cupti --stacks all: $(tail -n 3 "$T/g.err" | tr '\n' '|')"
+	jq -e '.captured == 3 and .replays == 7 and .eager == 1' "$T/g.out" > /dev/null || fatal "the workload: $(cat "$T/g.out")"
+	# the merge says it: 21 kernels run by the graph, all traced back; the 3
+	# captured launches are not launches without GPU work
+	grep -q 'merged 22 GPU records from 1 processes: 22 linked (100.0 %), 0 unmatched, 0 causality violations, 0 launches without GPU work; 21 kernels run by CUDA graphs, 21 of them (100.0 %) traced back to the launch that captured them; 3 launches captured into CUDA graphs$' "$T/g.err" ||
+		err "the merge's line: $(grep merged "$T/g.err")"
+	dump_trace "$T/g.gtrace" "$T/g.json"
+	# every replayed kernel names its node, the capturing launch (its entry,
+	# thread and stack: that launch's own)
+	jq -e -s '([.[] | select(.type == "launch" and .stack != null) | {key: (.ts | tostring), value: .stack}] | from_entries) as $ls
+		| [.[] | select(.type == "gpu_kernel" and .graph_node != null)]
+		| length == 21 and all(.capture_ts != null and .capture_tid == .launch_tid and .stack == $ls[.capture_ts | tostring])
+		and ([.[].graph_node] | unique | length == 3)' "$T/g.json" > /dev/null ||
+		err "the replayed kernels: $(jq -c -s '[.[] | select(.type == "gpu_kernel")][:4]' "$T/g.json" | head -c 900)"
+	[ "$(jq -s '[.[] | select(.type == "gpu_graph_node")] | length' "$T/g.json")" = 6 ] ||
+		err "graph node records: $(jq -c -s '[.[] | select(.type == "gpu_graph_node")]' "$T/g.json" | head -c 600)"
+	# stats: the GPU time at the capture's lines, none at the replay's
+	"$GTRACE" stats -r cuda_gpu_site_sum --format json "$T/g.gtrace" > "$T/gs.json" 2> "$T/gs.err" ||
+		fatal "stats -r cuda_gpu_site_sum: $(cat "$T/gs.err")"
+	jq -e --arg at "$at" --arg ml "$ml" --arg ea "$ea" '.reports[0].rows as $r | ($r | length == 3)
+		and ($r[0].site == $ml and $r[0].instances == 14) and ($r[1].site == $at and $r[1].instances == 7)
+		and ($r[2].site == $ea and $r[2].instances == 1)' "$T/gs.json" > /dev/null ||
+		err "cuda_gpu_site_sum: $(jq -c '.reports[0].rows | map({site, instances})' "$T/gs.json")"
+	# a CUPTI that tells no graph nodes: one line; the kernels keep their
+	# node, none traced back (no line: a graph launch's kernels are written
+	# before its exit, whose record brings its stack)
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --cupti --cupti-lib "$agent" --stacks all -o "$T/n.gtrace" \
+		-- env GT_MOCK_INJECTION=1 MOCK_NO_GRAPH_CBS=1 LD_LIBRARY_PATH="$mock" /usr/bin/python3 "$g" 7 > /dev/null 2> "$T/n.err" ||
+		fatal "--cupti, no graph callbacks: $(tail -n 3 "$T/n.err" | tr '\n' '|')"
+	[ "$(grep -c 'failed to watch CUDA graph nodes' "$T/n.err")" = 1 ] || err "no graph callbacks, not said once: $(cat "$T/n.err")"
+	grep -q '21 kernels run by CUDA graphs, 0 of them (0.0 %) traced back' "$T/n.err" || err "no graph callbacks, the merge: $(grep merged "$T/n.err")"
+	grep -q '3 launches without GPU work' "$T/n.err" || err "no graph callbacks: the captured launches are not counted: $(grep merged "$T/n.err")"
+	"$GTRACE" stats -r cuda_gpu_site_sum --format json "$T/n.gtrace" 2> /dev/null |
+		jq -e --arg ea "$ea" '.reports[0].rows | length == 2 and .[0].site == $ea
+			and .[1].site == "(launch without a stack)" and .[1].instances == 21' > /dev/null ||
+		err "no graph callbacks, cuda_gpu_site_sum: $("$GTRACE" stats -r cuda_gpu_site_sum --format json "$T/n.gtrace" 2>&1 | head -c 400)"
+}
+
 add_case t_native "--stacks sync: every synchronize call carries its stack, frames naming the workload's functions in order; a 60-deep stack cut at 48 and marked; the CSV's stack column"
 add_case t_sync_site "analyze: sync_site names the call site where the host waited most, the examples where each wait came from; stats' cuda_sync_site_sum by call site"
 add_case t_none "without --stacks: no stacks anywhere; a kind not known: one line, status 2"
 add_case t_all "--stacks all: every call has a stack, launches too; launches from a known call site send its keys, no walk"
 add_case t_python "Debian's python3 through ctypes: syncs, launches, a generator, a thread, a recursion cut at 64 frames, each with its file:line:function; analyze, stats, Perfetto, diff and the report name the line; a native thread gets the main thread's frames; a hostile file name stays text"
 add_case t_python_gpu "--cupti --stacks all from Python: stats' cuda_gpu_site_sum puts the GPU time of every kernel at the line that launched it"
+add_case t_python_graph "a CUDA graph captured from known Python lines and replayed: every replayed kernel traced back to its capturing launch (node, entry, thread, stack), its GPU time at the capture's lines; a CUPTI without graph callbacks: said once, none traced back"
 add_case t_python_versions "the other CPython versions on the machine (3.10, 3.12, 3.13) alike; a runtime of 3.9: native stacks, said once"
 run_cases "$@"

@@ -4,7 +4,8 @@
  * (timing, contexts, initialization, errors, devices, streams, events,
  * profiler markers), libcuda_mock_inject.c (the GPU work the CUPTI agent
  * sees), libcuda_mock_mem.c (the memory registry, allocation),
- * libcuda_mock_copy.c (copies and sets), libcuda_mock_module.c (modules,
+ * libcuda_mock_copy.c (copies and sets), libcuda_mock_graph.c (stream
+ * capture, graphs), libcuda_mock_module.c (modules,
  * libraries, kernels, launches).  Built together into one shared object:
  * cc -shared tests/mock/libcuda_mock*.c.
  *
@@ -74,6 +75,12 @@ extern pthread_once_t inject_once;
 void inject(void);
 void gpu_work(struct mock_gpu_work *w, uint64_t api_start);
 unsigned stream_id(const void *s);
+
+/* libcuda_mock_graph.c */
+extern void (*graph_node_fn)(unsigned long long, unsigned long long, unsigned);
+/* A launch on a capturing stream: a kernel node of its graph (true), no GPU
+ * work; false when s does not capture. */
+bool graph_capture_launch(CUstream s, const char *name, const unsigned grid[3], const unsigned block[3]);
 
 /* libcuda_mock_mem.c */
 int region_lookup_dev(uintptr_t p, size_t n, int *dev);

@@ -38,6 +38,7 @@ void inject(void)
 		init_fn();
 	*(void **)&gpu_work_fn = dlsym(h, "mock_gpu_work");
 	*(void **)&nvtx_range_fn = dlsym(h, "mock_nvtx_range_record");
+	*(void **)&graph_node_fn = dlsym(h, "mock_graph_node");
 	if (!gpu_work_fn)
 		fprintf(stderr, "libcuda mock: %s brings no mock libcupti (mock_gpu_work): no GPU records\n",
 			path);
@@ -60,7 +61,7 @@ void gpu_work(struct mock_gpu_work *w, uint64_t api_start)
 	pthread_mutex_unlock(&gpu_lock);
 	w->api_start = api_start;
 	w->api_end = now;
-	gpu_work_fn(w);
+	w->corr = gpu_work_fn(w);
 }
 
 /* An NVTX range of the calling thread, start to end (CLOCK_MONOTONIC ns),

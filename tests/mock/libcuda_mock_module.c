@@ -234,6 +234,12 @@ static CUresult launch_check(CUfunction f, unsigned int gx, unsigned int gy, uns
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!stream_valid(s))
 		return CUDA_ERROR_INVALID_HANDLE;
+	{
+		const unsigned grid[3] = { gx, gy, gz }, block[3] = { bx, by, bz };
+
+		if (graph_capture_launch(s, fn->name, grid, block))
+			return CUDA_SUCCESS;	/* a node of the graph, no GPU work now */
+	}
 	if (gpu_work_fn) {
 		struct mock_gpu_work w = { .kind = MOCK_WORK_KERNEL, .name = fn->name,
 					   .grid = { gx, gy, gz }, .block = { bx, by, bz },
@@ -432,19 +438,3 @@ MOCK_API CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int grid
 	return launch_check(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream);
 }
 
-static CUresult graph_launch(CUgraphExec g, CUstream s)
-{
-	if (!g)
-		return CUDA_ERROR_INVALID_VALUE;
-	return async_check(s);
-}
-
-MOCK_API CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
-{
-	return graph_launch(hGraphExec, hStream);
-}
-
-MOCK_API CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
-{
-	return graph_launch(hGraphExec, hStream);
-}

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "convert.h"
+#include "user/format/records.h"	/* gt_gpu_kernel__graph, inline */
 #include "bpf/gtrace_api.h"
 #include "cupti_fixtures.h"
 
@@ -77,6 +78,57 @@ static void test_kernel_fields(void **state)
 	check_padding(r, sizeof(*r) + len);
 	assert_int_equal(gt_cupti_conv__records(c), 1);
 	assert_int_equal(gt_cupti_conv__unknown(c), 0);
+}
+
+/* A kernel a CUDA graph ran: the graph part after the name's padding, with
+ * its node; what the merger fills left 0. */
+static void test_kernel_graph(void **state)
+{
+	struct gt_cupti_conv *c = *state;
+	const char *name = "_Z4attnv";
+	CUpti_ActivityKernel10 k = kernel_rec(name);
+	struct gt_gpu_kernel *r = OUT;
+	size_t len = strlen(name) + 1;
+	const struct gt_gpu_graph *gr;
+	int n;
+
+	k.graphNodeId = 0x123456789ull;
+	k.graphId = 3;
+	n = conv(c, &k);
+	assert_int_equal(n, GT_REC_ALIGN(sizeof(*r) + len) + sizeof(struct gt_gpu_graph));
+	assert_int_equal(r->hdr.size, n);
+	assert_int_equal(r->flags, GT_GPU_GRAPH);
+	assert_string_equal(r->name, name);
+	gr = gt_gpu_kernel__graph(r);
+	assert_non_null(gr);
+	assert_ptr_equal(gr, (const char *)r + n - sizeof(*gr));
+	assert_int_equal(gr->node, 0x123456789ull);
+	assert_int_equal(gr->capture_ts, 0);
+	assert_int_equal(gr->capture_tid, 0);
+	assert_int_equal(gr->stack, 0);
+	/* a record too short for its graph part has none */
+	r->hdr.size = (__u16)GT_REC_ALIGN(sizeof(*r) + len);
+	assert_null(gt_gpu_kernel__graph(r));
+	/* nor has a kernel without the flag */
+	k.graphNodeId = 0;
+	n = conv(c, &k);
+	assert_int_equal(n, GT_REC_ALIGN(sizeof(*r) + len));
+	assert_null(gt_gpu_kernel__graph(r));
+}
+
+static void test_graph_node_record(void **state)
+{
+	struct gt_gpu_graph_node *r = OUT;
+	size_t n;
+
+	(void)state;
+	n = gt_cupti_conv__graph_node(PID, 43, 5000, 11, 1, 3, GT_GRAPH_NODE_CLONED, OUT);
+	assert_int_equal(n, sizeof(*r));
+	check_hdr(&r->hdr, GT_REC_GPU_GRAPH_NODE, 5000, 43, (int)n);
+	assert_int_equal(r->node, 11);
+	assert_int_equal(r->original, 1);
+	assert_int_equal(r->graph, 3);
+	assert_int_equal(r->flags, GT_GRAPH_NODE_CLONED);
 }
 
 static void test_kernel_edge_values(void **state)
@@ -682,6 +734,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unknown_kinds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stats_record, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_graph, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_graph_node_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mark_record, setup, teardown),
 	};
 

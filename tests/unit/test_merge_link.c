@@ -389,6 +389,66 @@ static void t_unmatched_calls(void **state)
 	assert_int_equal(st.processes, 1);
 }
 
+/* ------------------------------------------------------------ CUDA graphs */
+
+/* Two launches captured into a graph (no GPU work of their own), the graph
+ * instantiated (clones) and cloned again, then launched: each kernel of the
+ * launch goes back to the captured launch that made its node; the captured
+ * launches are not launches without GPU work. */
+static void t_graph_nodes(void **state)
+{
+	struct merge_call c[4] = {
+		call_x(T0, T0 + 4 * US, TID, MERGE_CALL_LAUNCH),			/* captured: node 1 */
+		call_x(T0 + 10 * US, T0 + 14 * US, TID, MERGE_CALL_LAUNCH),		/* captured: node 2 */
+		call_x(T0 + 20 * US, T0 + 24 * US, TID, MERGE_CALL_LAUNCH),		/* not captured, no kernel */
+		call_x(T0 + 100 * US, T0 + 104 * US, TID, MERGE_CALL_GRAPH),	/* the graph's launch */
+	};
+	struct merge_node n[6] = {
+		{ .node = 12, .original = 2, .ts = T0 + 50 * US, .pid = PID, .tid = TID },	/* clone */
+		{ .node = 1, .ts = T0 + 2 * US, .pid = PID, .tid = TID },			/* made in c[0] */
+		{ .node = 2, .ts = T0 + 12 * US, .pid = PID, .tid = TID },			/* made in c[1] */
+		{ .node = 11, .original = 1, .ts = T0 + 50 * US, .pid = PID, .tid = TID },	/* clone */
+		{ .node = 21, .original = 11, .ts = T0 + 60 * US, .pid = PID, .tid = TID },	/* clone of a clone */
+		{ .node = 3, .ts = T0 + 500 * US, .pid = PID, .tid = TID },			/* in no call */
+	};
+	struct merge_api a[1] = { api(7, TID, T0 + 101 * US, 2 * US) };
+	struct merge_gpu g[2] = { gpu_rec(GT_REC_GPU_KERNEL, 7, T0 + 110 * US),
+				  gpu_rec(GT_REC_GPU_KERNEL, 7, T0 + 120 * US) };
+	struct merge_link_stats st;
+
+	(void)state;
+	assert_int_equal(merge__link_nodes(c, 4, n, 6, NULL), 0);
+	assert_true(c[0].captured && c[1].captured && !c[2].captured && !c[3].captured);
+	link_ok(c, 4, a, 1, g, 2, &st);
+	assert_int_equal(g[0].call, 3);
+	assert_int_equal(g[1].call, 3);
+	/* c[2] alone made no GPU work; c[0] and c[1] made the graph's */
+	expect_stats(&st, 2, 2, 0, 1, 0, 0, 0);
+	assert_int_equal(st.captured_calls, 2);
+	assert_int_equal(merge__node_call(n, 6, PID, 11), 0);
+	assert_int_equal(merge__node_call(n, 6, PID, 12), 1);
+	assert_int_equal(merge__node_call(n, 6, PID, 21), 0);
+	assert_int_equal(merge__node_call(n, 6, PID, 1), 0);
+	assert_int_equal(merge__node_call(n, 6, PID, 3), MERGE_NO_CALL);
+	assert_int_equal(merge__node_call(n, 6, PID, 99), MERGE_NO_CALL);
+	assert_int_equal(merge__node_call(n, 6, PID + 1, 11), MERGE_NO_CALL);
+	assert_int_equal(merge__node_call(NULL, 0, PID, 11), MERGE_NO_CALL);
+}
+
+/* A clone whose chain never reaches a made node (a loop of clones, damaged
+ * input) ends after a bounded walk. */
+static void t_graph_node_loop(void **state)
+{
+	struct merge_node n[2] = {
+		{ .node = 5, .original = 6, .pid = PID, .tid = TID },
+		{ .node = 6, .original = 5, .pid = PID, .tid = TID },
+	};
+
+	(void)state;
+	assert_int_equal(merge__link_nodes(NULL, 0, n, 2, NULL), 0);
+	assert_int_equal(merge__node_call(n, 2, PID, 5), MERGE_NO_CALL);
+}
+
 /* ------------------------------------------------------------ by order */
 
 #define ORDER_FLAGS (GT_GPU_LINKED | GT_GPU_BY_ORDER)
@@ -579,6 +639,8 @@ int main(void)
 		cmocka_unit_test(t_order_thread),
 		cmocka_unit_test(t_order_streams),
 		cmocka_unit_test(t_order_kinds),
+		cmocka_unit_test(t_graph_nodes),
+		cmocka_unit_test(t_graph_node_loop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

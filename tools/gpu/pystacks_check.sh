@@ -8,6 +8,11 @@
 #  2. transformers GPT-2 training (tools/gpu/gpt2_step.py) recorded with
 #     --cupti --stacks all: the share of GPU kernel time whose launch's call
 #     site is a line of the script (stats' cuda_gpu_site_sum), wanted >= 95 %;
+#  4. CUDA graphs (PARTS graph): a model's forward captured by hand
+#     (torch.cuda.graph) and by torch.compile(mode="reduce-overhead"), then
+#     replayed, recorded with --cupti --stacks all: the share of the replayed
+#     kernels' GPU time whose capturing launch's stack holds a line of the
+#     script, wanted >= 95 %;
 #  3. the cost in one running process (tools/bench/inproc.py): --stacks sync
 #     over the same recorder without on the launch-bound MLP step that reads
 #     its loss back each step (--item: a sync a step), and full
@@ -20,7 +25,7 @@ OUT=${OUT:-$(mktemp -d /tmp/pystacks-check.XXXXXX)}
 CUDA=${CUDA_HOME:-/usr/local/cuda}
 PY=${PYTHON:-python3}
 ROUNDS=${ROUNDS:-6}
-PARTS=${PARTS:-item gpt2 cost}	# which of the three to run
+PARTS=${PARTS:-item gpt2 graph cost}	# which of the parts to run
 part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 G=${GTRACE:-./gtrace-bpf}
 mkdir -p "$OUT"
@@ -73,11 +78,16 @@ $G analyze "$OUT/item.gtrace" > "$OUT/item.az.txt" 2>&1
 PY
 fi
 
+# the CUPTI agent, built once for parts 2 and 4
+agent() {
+	[ -f "$OUT/libgtrace-cupti.so" ] || CUDA_HOME=$CUDA tools/gpu/build_agent.sh "$OUT/libgtrace-cupti.so" "$OUT/agent.build"
+}
+
 # 2. GPT-2 training: GPU time by the Python line that launched it
 if ! part gpt2; then
 	:
 elif [ -d cupti ] && ls cupti/*.c > /dev/null 2>&1; then
-	CUDA_HOME=$CUDA tools/gpu/build_agent.sh "$OUT/libgtrace-cupti.so" "$OUT/agent.build"
+	agent
 	$G -q --cupti --cupti-lib "$OUT/libgtrace-cupti.so" --stacks all -o "$OUT/gpt2.gtrace" --force -- \
 		"$PY" "$PWD/tools/gpu/gpt2_step.py" 12 > "$OUT/gpt2.out" 2> "$OUT/gpt2.err"
 	grep -h 'stacks:\|merged\|wrote' "$OUT/gpt2.err" | head -n 6
@@ -99,6 +109,85 @@ elif [ -d cupti ] && ls cupti/*.c > /dev/null 2>&1; then
 else
 	echo "FAIL pystacks gpt2: no cupti/ sources"
 	fail=1
+fi
+
+# 4. CUDA graphs: replayed kernels traced back to the line that captured them
+if part graph; then
+agent
+cat > "$OUT/graph_step.py" <<'EOF'
+import sys
+import torch
+
+torch.manual_seed(0)
+mode, steps = sys.argv[1], int(sys.argv[2])
+model = torch.nn.Sequential(torch.nn.Linear(1024, 4096), torch.nn.GELU(), torch.nn.Linear(4096, 1024),
+                            torch.nn.LayerNorm(1024)).cuda()
+x = torch.randn(256, 1024, device="cuda")
+
+
+def forward(inp):
+    with torch.no_grad():
+        h = model(inp)  # @model
+        return (h.relu() * 0.5).sum(dim=0)  # @tail
+
+
+if mode == "manual":
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            forward(x)  # @warmup
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = forward(x)  # @capture
+    for _ in range(steps):
+        g.replay()  # @replay
+else:
+    f = torch.compile(forward, mode="reduce-overhead")
+    for _ in range(steps):
+        out = f(x)  # @call
+        out = out.clone()
+torch.cuda.synchronize()
+print("done", float(out.sum()) != 0.0)
+EOF
+for mode in manual compile; do
+	$G -q --cupti --cupti-lib "$OUT/libgtrace-cupti.so" --stacks all -o "$OUT/graph_$mode.gtrace" --force -- \
+		"$PY" "$OUT/graph_step.py" "$mode" 200 > "$OUT/graph_$mode.out" 2> "$OUT/graph_$mode.err"
+	echo "pystacks graph $mode: exit $?; $(grep -h 'merged' "$OUT/graph_$mode.err" | head -n 1)"
+	$G dump "$OUT/graph_$mode.gtrace" > "$OUT/graph_$mode.jsonl" 2> "$OUT/graph_$mode.dump.err"
+	"$PY" - "$OUT/graph_$mode.jsonl" "$OUT/graph_step.py" "$mode" <<- 'PY' || fail=1
+		import json, sys
+		stacks, kernels = {}, []
+		for line in open(sys.argv[1]):
+		    r = json.loads(line)
+		    if r.get("type") == "stack":
+		        stacks[r["id"]] = r["frames"]
+		    elif r.get("type") == "gpu_kernel":
+		        kernels.append(r)
+		script, mode = sys.argv[2], sys.argv[3]
+		graph = [k for k in kernels if "graph_node" in k]
+		total = sum(k["dur"] for k in kernels)
+		gtime = sum(k["dur"] for k in graph)
+		traced = sum(k["dur"] for k in graph if "capture_ts" in k)
+		mine = sum(k["dur"] for k in graph if any(script + ":" in f for f in stacks.get(k.get("stack"), [])))
+		share = 100.0 * mine / gtime if gtime else 0
+		lines = {}
+		for k in graph:
+		    fr = [f for f in stacks.get(k.get("stack"), []) if script + ":" in f]
+		    key = fr[0] if fr else "(no line of the script)"
+		    lines[key] = lines.get(key, 0) + k["dur"]
+		for key, ns in sorted(lines.items(), key=lambda x: -x[1])[:4]:
+		    print("pystacks graph %s: %5.1f %% %s" % (mode, 100.0 * ns / gtime if gtime else 0, key[:150]))
+		print("pystacks graph %s: %d replayed kernels, %.1f ms of %.1f ms GPU time; traced back to their capture %.1f %%, "
+		      "to a line of graph_step.py %.1f %%" % (mode, len(graph), gtime / 1e6, total / 1e6,
+		      100.0 * traced / gtime if gtime else 0, share))
+		ok = len(graph) > 0 and share >= 95
+		print("%s pystacks graph %s: >= 95 %% of replayed kernels' GPU time carries the capture-time line" %
+		      ("PASS" if ok else "FAIL", mode))
+		sys.exit(0 if ok else 1)
+	PY
+done
 fi
 
 # 3. the cost, in one running process each

@@ -164,7 +164,9 @@ char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 	X(CF_SAMPLER_PPM, "sampler_ppm") X(CF_SAMPLER_PCT, "sampler_pct")		\
 	X(CF_CUT, "cut")							\
 	X(CF_METRIC, "metric") X(CF_VALUE, "value") X(CF_UNIT, "unit")	\
-	X(CF_STACK, "stack")
+	X(CF_STACK, "stack") X(CF_GRAPH_NODE, "graph_node")			\
+	X(CF_CAPTURE_TS, "capture_ts") X(CF_CAPTURE_TID, "capture_tid")	\
+	X(CF_CLONED_FROM, "cloned_from")
 
 const char *const cf_names[CF__COUNT] = {
 #define X(id, name) [id] = name,

@@ -66,7 +66,11 @@ enum cf_id {
 	CF_METRIC, CF_VALUE, CF_UNIT,
 	/* call stacks (--stacks), from CF_STACKS_FIRST on: a CSV has this column
 	 * when the trace was recorded with them */
-	CF_STACK,	/* calls: the id of their stack (dump's "stack" lines) */
+	CF_STACK,	/* calls: the id of their stack (dump's "stack" lines); kernels a
+			 * CUDA graph ran: the stack of the launch that captured them */
+	CF_GRAPH_NODE,	/* kernels a CUDA graph ran: CUPTI's node id */
+	CF_CAPTURE_TS, CF_CAPTURE_TID,	/* ... the capturing launch's entry and thread */
+	CF_CLONED_FROM,	/* a graph node record: the node it is a clone of */
 	CF__COUNT,
 };
 

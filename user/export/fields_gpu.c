@@ -42,6 +42,23 @@ static void gpu_link(const struct gt_hdr *rec, struct cf_val v[CF_MAX], unsigned
 		vb(v, n, CF_BY_ORDER, true);
 }
 
+/* A kernel a CUDA graph ran: its node and, when the merger found it, the
+ * launch whose capture made the node (its entry, thread and stack). */
+static void gpu_graph(const struct gt_gpu_kernel *k, struct cf_val v[CF_MAX], unsigned *n)
+{
+	const struct gt_gpu_graph *gr = gt_gpu_kernel__graph(k);
+
+	if (!gr)
+		return;
+	vu(v, n, CF_GRAPH_NODE, gr->node);
+	if (!(k->flags & GT_GPU_CAPTURED))
+		return;
+	vu(v, n, CF_CAPTURE_TS, gr->capture_ts);
+	vu(v, n, CF_CAPTURE_TID, gr->capture_tid);
+	if (gr->stack)
+		vu(v, n, CF_STACK, gr->stack);
+}
+
 unsigned fields__gpu(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_val v[CF_MAX])
 {
 	unsigned n = 0;
@@ -63,6 +80,7 @@ unsigned fields__gpu(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_v
 		vd(v, &n, CF_BLOCK, k->block);
 		vu(v, &n, CF_SHMEM, k->shmem);
 		gpu_link(rec, v, &n, k->flags, k->launch_ts);
+		gpu_graph(k, v, &n);
 		return n;
 	}
 	case GT_REC_GPU_MEMCPY:
@@ -91,6 +109,22 @@ unsigned fields__gpu(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_v
 		vs(v, &n, CF_TYPE, "nvtx");
 		vu(v, &n, CF_DUR, nv->dur);
 		vsn(v, &n, CF_NAME, nv->name, nv->len ? gt_rec_strlen(rec, nv->name, nv->len) : 0);
+		return n;
+	}
+	case GT_REC_GPU_GRAPH_NODE: {
+		const struct gt_gpu_graph_node *gn = (const void *)rec;
+
+		if (rec->size < sizeof(*gn))
+			return 0;
+		vu(v, &n, CF_TS, rec->ts);
+		vu(v, &n, CF_PID, rec->pid);
+		vu(v, &n, CF_TID, rec->tid);
+		vs(v, &n, CF_TYPE, "gpu_graph_node");
+		vu(v, &n, CF_GRAPH_NODE, gn->node);
+		if (gn->flags & GT_GRAPH_NODE_CLONED)
+			vu(v, &n, CF_CLONED_FROM, gn->original);
+		if (gn->graph)
+			vu(v, &n, CF_GRAPH, gn->graph);
 		return n;
 	}
 	default:

@@ -46,6 +46,7 @@ size_t gt_rec__min_size(uint16_t type)
 	case GT_REC_SYMBOL:	return sizeof(struct gt_symbol);
 	case GT_REC_PYCODE:	return sizeof(struct gt_pycode);
 	case GT_REC_PYFUNC:	return sizeof(struct gt_pyfunc);
+	case GT_REC_GPU_GRAPH_NODE: return sizeof(struct gt_gpu_graph_node);
 	default:		return sizeof(struct gt_hdr);
 	}
 }

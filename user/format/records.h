@@ -30,6 +30,19 @@ static inline bool gt_rec__size_ok(const struct gt_hdr *rec)
 	return rec->size >= gt_rec__min_size(rec->type);
 }
 
+/* The graph part at the end of a kernel record a CUDA graph ran
+ * (GT_GPU_GRAPH), NULL for another kernel or a record too short to hold it
+ * after its name.  k passed gt_rec__size_ok. */
+static inline struct gt_gpu_graph *gt_gpu_kernel__graph(const struct gt_gpu_kernel *k)
+{
+	size_t tail = sizeof(struct gt_gpu_graph);
+
+	if (!(k->flags & GT_GPU_GRAPH) || k->hdr.size < tail ||
+	    GT_REC_ALIGN(sizeof(*k) + (size_t)k->len) > (size_t)k->hdr.size - tail)
+		return NULL;
+	return (struct gt_gpu_graph *)((char *)k + k->hdr.size - tail);
+}
+
 /* "sync", "error", "exit", "profiler", "signal", "gpu-idle" for enum gt_trigger_kind
  * (struct gt_trigger, GT_REC_TRIGGER); "unknown" for another value. */
 const char *gt_trigger_kind__name(uint32_t kind);

@@ -534,7 +534,9 @@ int merge__link(struct merge_call *calls, size_t ncalls, struct merge_api *apis,
 		/* a launch makes exactly one kernel; a graph any number */
 		if (c->kind == MERGE_CALL_LAUNCH && c->nlinked > 1)
 			st->duplicates += c->nlinked - 1;
-		if (c->nlinked || c->failed)
+		if (c->captured)
+			st->captured_calls++;
+		if (c->nlinked || c->failed || c->captured)
 			continue;
 		e = find_pid_end(ends, nends, c->pid);
 		if (!e)
@@ -551,4 +553,81 @@ out:
 	free(oends);
 	free(pids.v);
 	return err;
+}
+
+/* ------------------------------------------------------------ CUDA graphs */
+
+static int node_cmp(const void *a, const void *b)
+{
+	const struct merge_node *x = a, *y = b;
+
+	CMP_BY(x->pid, y->pid);
+	CMP_BY(x->node, y->node);
+	return cmp__u64(x->ts, y->ts);
+}
+
+int merge__link_nodes(struct merge_call *calls, size_t ncalls, struct merge_node *nodes, size_t nnodes,
+		      const struct merge_link_opts *o)
+{
+	uint64_t tol = o && o->tolerance_ns ? o->tolerance_ns : MERGE_TOLERANCE_NS;
+	uint64_t win = o && o->no_exit_window_ns ? o->no_exit_window_ns : MERGE_NO_EXIT_WINDOW_NS;
+	uint32_t *perm = NULL;
+	size_t nperm = 0, i;
+
+	if (!nnodes)
+		return 0;
+	cmp__sort(nodes, nnodes, sizeof(*nodes), node_cmp);
+	perm = malloc((ncalls ? ncalls : 1) * sizeof(*perm));
+	if (!perm)
+		return -ENOMEM;
+	for (i = 0; i < ncalls; i++)
+		if (calls[i].kind == MERGE_CALL_LAUNCH)
+			perm[nperm++] = (uint32_t)i;
+	if (nperm > 1)
+		qsort_r(perm, nperm, sizeof(*perm), call_perm_cmp, calls);
+	for (i = 0; i < nnodes; i++) {
+		struct merge_node *n = &nodes[i];
+
+		n->call = MERGE_NO_CALL;
+		if (n->original)
+			continue;
+		/* a launch makes kernels: the node's kind; a thread's latest
+		 * call is the one it is in (no partial-calls question: the
+		 * node's call is on the node's own thread, at once) */
+		n->call = find_call(calls, perm, nperm, n->pid, n->tid, n->ts, GT_REC_GPU_KERNEL, tol, win,
+				    MERGE_NO_EXIT_LATEST_NS);
+		if (n->call != MERGE_NO_CALL)
+			calls[n->call].captured = 1;
+	}
+	free(perm);
+	return 0;
+}
+
+#define CLONE_DEPTH 8	/* clones of clones followed back, at most */
+
+uint32_t merge__node_call(const struct merge_node *nodes, size_t nnodes, uint32_t pid, uint64_t node)
+{
+	for (int depth = 0; depth <= CLONE_DEPTH && node; depth++) {
+		struct merge_node key = { .pid = pid, .node = node };
+		size_t lo = 0, hi = nnodes;
+
+		/* the first entry of (pid, node): the ts order puts a node
+		 * seen twice (made, later cloned under the same id) by time */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			const struct merge_node *n = &nodes[mid];
+
+			if (n->pid < key.pid || (n->pid == key.pid && n->node < key.node))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == nnodes || nodes[lo].pid != pid || nodes[lo].node != node)
+			return MERGE_NO_CALL;
+		for (size_t j = lo; j < nnodes && nodes[j].pid == pid && nodes[j].node == node; j++)
+			if (!nodes[j].original)
+				return nodes[j].call;
+		node = nodes[lo].original;
+	}
+	return MERGE_NO_CALL;
 }

@@ -36,10 +36,23 @@ struct merge_call {
 	uint8_t kind;		/* enum merge_call_kind */
 	uint8_t has_exit;	/* an exit was recorded (not with --no-launch-exit) */
 	uint8_t failed;		/* the exit returned an error: no GPU work expected */
-	uint8_t _pad;		/* explicit padding */
+	uint8_t captured;	/* output: it made a CUDA graph's node (stream capture): its
+				 * GPU work comes with the graph's launches */
 	uint32_t nlinked;	/* output: GPU records linked to it */
 	uint64_t shape;		/* launch: merge__shape of its dims; copy: bytes; 0 = unknown */
 	uint64_t stream;	/* launch: the stream handle */
+	uint32_t stack;		/* its stack (GT_REC_STACK id), 0 = none */
+	uint32_t _pad;		/* explicit padding */
+};
+
+/* A CUDA graph's kernel node made or cloned (GT_REC_GPU_GRAPH_NODE). */
+struct merge_node {
+	uint64_t node;		/* CUPTI's node id */
+	uint64_t original;	/* cloned: the node it is a clone of; 0 = made */
+	uint64_t ts;		/* made: inside the call that made it, on tid */
+	uint32_t pid, tid;
+	uint32_t call;		/* output (made nodes): the call that made it, MERGE_NO_CALL */
+	uint32_t _pad;		/* explicit padding */
 };
 
 /* One GT_REC_GPU_API record: joins GPU records (by correlation) to a thread
@@ -85,6 +98,10 @@ struct merge_link_stats {
 	uint64_t by_order;		/* of the linked, linked by launch order (no API record) */
 	uint64_t duplicates;		/* extra GPU records on a single-kernel launch */
 	uint64_t processes;		/* distinct pids among the API and GPU records */
+	uint64_t captured_calls;	/* launches that made a CUDA graph's node (not counted in
+					 * unmatched_calls: their work is the graph's) */
+	uint64_t graph_kernels;		/* kernels a CUDA graph ran (the writer counts them) */
+	uint64_t graph_traced;		/* ... traced back to the launch whose capture made the node */
 };
 
 /* Launch dims as one number to compare a kernel with its launch; never 0. */
@@ -105,6 +122,22 @@ static inline uint64_t merge__shape_known(const uint32_t grid[3], const uint32_t
 			return 0;
 	return merge__shape(grid, block);
 }
+
+/*
+ * CUDA graphs: each made node of nodes[] to the launch call on its (pid,
+ * tid) whose [entry, exit] holds its ts (within tolerance_ns; a call without
+ * exit holds it up to no_exit_window_ns after its entry), which is marked
+ * captured.  Call before merge__link, which then counts captured calls in
+ * captured_calls, not as launches without GPU work.  Sorts nodes[] by (pid,
+ * node) for merge__node_call.  Returns 0 or -ENOMEM.
+ */
+int merge__link_nodes(struct merge_call *calls, size_t ncalls, struct merge_node *nodes, size_t nnodes,
+		      const struct merge_link_opts *o);
+
+/* The call whose capture made pid's node, following clones back to the
+ * node made (at most a few steps); MERGE_NO_CALL when not known.  nodes[]
+ * as merge__link_nodes left it. */
+uint32_t merge__node_call(const struct merge_node *nodes, size_t nnodes, uint32_t pid, uint64_t node);
 
 /* The kind of call a libcuda api is (enum gt_api). */
 enum merge_call_kind merge__call_kind(unsigned api);

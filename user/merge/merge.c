@@ -99,9 +99,12 @@ static int on_call(void *ctx, const struct gt_callrec *rc)
 	struct merger *m = ctx;
 	struct merge_call *c;
 
-	if (!rc->cookie || !rc->has_exit)
+	if (!rc->cookie)
 		return 0;
 	c = &m->calls[rc->cookie - 1];
+	c->stack = rc->stack;
+	if (!rc->has_exit)
+		return 0;
 	c->exit = rc->ts + rc->dur;
 	c->has_exit = 1;
 	c->failed = rc->ret != 0;
@@ -268,7 +271,7 @@ char *merge__default_output(const char *trace)
 static void print_summary(const struct merger *m)
 {
 	const struct merge_link_stats *s = &m->res.link;
-	char extra[384] = "";
+	char extra[640] = "";
 	size_t n = 0;
 
 	if (s->duplicates)
@@ -287,8 +290,16 @@ static void print_summary(const struct merger *m)
 		n += snprintf(extra + n, sizeof(extra) - n, ", %llu spool files left out",
 			      (unsigned long long)m->res.spool_refused);
 	if (m->res.outside_ranges)
-		snprintf(extra + n, sizeof(extra) - n, ", %llu GPU-side records outside the capture ranges "
-			 "left out", (unsigned long long)m->res.outside_ranges);
+		n += snprintf(extra + n, sizeof(extra) - n, ", %llu GPU-side records outside the capture "
+			      "ranges left out", (unsigned long long)m->res.outside_ranges);
+	if (s->graph_kernels && n < sizeof(extra))
+		n += snprintf(extra + n, sizeof(extra) - n, "; %llu kernels run by CUDA graphs, %llu of them "
+			      "(%.1f %%) traced back to the launch that captured them",
+			      (unsigned long long)s->graph_kernels, (unsigned long long)s->graph_traced,
+			      100.0 * s->graph_traced / s->graph_kernels);
+	if (s->captured_calls && n < sizeof(extra))
+		snprintf(extra + n, sizeof(extra) - n, "; %llu launches captured into CUDA graphs",
+			 (unsigned long long)s->captured_calls);
 	pr_info("merged %llu GPU records from %llu processes: %llu linked (%.1f %%), %llu unmatched, "
 		"%llu causality violations, %llu launches without GPU work%s",
 		(unsigned long long)s->gpu_records, (unsigned long long)s->processes,
@@ -313,6 +324,7 @@ static void merger_free(struct merger *m)
 	free(m->calls);
 	free(m->apis);
 	free(m->gpu);
+	free(m->nodes);
 	free(m->tail);
 	free(m->stats);
 	free(m->inl);
@@ -465,7 +477,12 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	leave_out_edges(m);
 	lo = o->link;
 	lo.partial_calls = m->ranged || capture_spans__light(m->spans);
-	err = merge__link(m->calls, m->ncalls, m->apis, m->napis, m->gpu, m->ngpu, &lo, &m->res.link);
+	/* the launches that made CUDA graphs' nodes first: their work is the
+	 * graphs' launches', not missing */
+	err = merge__link_nodes(m->calls, m->ncalls, m->nodes, m->nnodes, &lo);
+	if (!err)
+		err = merge__link(m->calls, m->ncalls, m->apis, m->napis, m->gpu, m->ngpu, &lo,
+				  &m->res.link);
 	if (err) {
 		pr_err("failed to link GPU records: %s", strerror(-err));
 		goto out;

@@ -60,6 +60,8 @@ struct merger {
 	size_t napis, apis_cap;
 	struct merge_gpu *gpu;
 	size_t ngpu, gpu_cap;
+	struct merge_node *nodes;	/* CUDA graphs' kernel nodes made and cloned */
+	size_t nnodes, nodes_cap;
 	struct tail_ent *tail;
 	size_t ntail, tail_cap;
 	uint64_t *stats;	/* locs of GT_REC_CUPTI_STATS */

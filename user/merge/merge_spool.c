@@ -189,6 +189,21 @@ static int index_spool_rec(struct merger *m, const struct gt_hdr *h, uint64_t lo
 	}
 	case GT_REC_CUPTI_STATS:
 		return VEC_PUSH(m->stats, m->nstats, m->stats_cap, loc);
+	case GT_REC_GPU_GRAPH_NODE: {
+		const struct gt_gpu_graph_node *gn = (const void *)h;
+		struct merge_node n = {
+			.node = gn->node, .original = (gn->flags & GT_GRAPH_NODE_CLONED) ? gn->original : 0,
+			.ts = h->ts, .pid = h->pid, .tid = h->tid, .call = MERGE_NO_CALL,
+		};
+		struct tail_ent t = { .ts = h->ts, .loc = loc };
+
+		/* a clone of nothing known is no clone: left out of the chain */
+		if ((gn->flags & GT_GRAPH_NODE_CLONED) && !gn->original)
+			return VEC_PUSH(m->tail, m->ntail, m->tail_cap, t);
+		/* indexed, and kept in the trace by time, as it came */
+		return VEC_PUSH(m->nodes, m->nnodes, m->nodes_cap, n) ?:
+		       VEC_PUSH(m->tail, m->ntail, m->tail_cap, t);
+	}
 	default: {
 		/* NVTX, and later record types of the agent: by time after the trace */
 		struct tail_ent t = { .ts = h->ts, .loc = loc };
@@ -274,7 +289,7 @@ int mg__index_spool(struct merger *m, size_t fi)
 bool mg__agent_rec(const struct gt_hdr *h)
 {
 	return (h->type >= GT_REC_GPU_KERNEL && h->type <= GT_REC_CUPTI_STATS) ||
-	       h->type == GT_REC_CUPTI_MARK;
+	       h->type == GT_REC_CUPTI_MARK || h->type == GT_REC_GPU_GRAPH_NODE;
 }
 
 #define INL_CHUNK	(1u << 20)	/* the first pass' agent records go out in writes of this */

@@ -88,8 +88,25 @@ static int write_gpu(struct merger *m, struct trace_writer *w, const struct merg
 	}
 	k->hdr.tid = tid;
 	if (src->type == GT_REC_GPU_KERNEL) {
+		struct gt_gpu_graph *gr;
+
 		k->launch_ts = launch_ts;
-		k->flags = g->flags;
+		k->flags = g->flags & ~GT_GPU_CAPTURED;
+		gr = gt_gpu_kernel__graph(k);
+		if (gr) {
+			/* a graph ran it: the launch whose capture made its node */
+			uint32_t call = merge__node_call(m->nodes, m->nnodes, k->hdr.pid, gr->node);
+
+			m->res.link.graph_kernels++;
+			gr->capture_ts = gr->capture_tid = gr->stack = 0;
+			if (call != MERGE_NO_CALL) {
+				gr->capture_ts = m->calls[call].entry;
+				gr->capture_tid = m->calls[call].tid;
+				gr->stack = m->calls[call].stack;
+				k->flags |= GT_GPU_CAPTURED;
+				m->res.link.graph_traced++;
+			}
+		}
 	} else {
 		c->launch_ts = launch_ts;
 		c->flags = g->flags;

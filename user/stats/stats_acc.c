@@ -140,7 +140,14 @@ static int gsite_add(struct stats_acc *s, const struct gt_gpu_kernel *k)
 	struct site_acc *a = NULL;
 	bool none = true;
 
-	if (k->flags & GT_GPU_LINKED)
+	const struct gt_gpu_graph *gr = gt_gpu_kernel__graph(k);
+
+	/* a CUDA graph's kernel: the launch whose capture made its node (a
+	 * graph launch's kernels come before its exit, which gives its stack:
+	 * without the capture, none) */
+	if (gr && (k->flags & GT_GPU_CAPTURED))
+		stack = gr->stack;
+	else if (k->flags & GT_GPU_LINKED)
 		stack = (uint32_t)(uintptr_t)hmap_del(&s->launch_stacks, k->launch_ts, k->hdr.tid);
 	if (stack) {
 		struct gstack_acc *g = hmap_get_or_new(&s->gstacks, stack, 0, sizeof(*g), NULL);
