@@ -6,8 +6,9 @@
 # pointers): every synchronize call carries its stack, whose frames name the
 # workload's functions in order; a stack deeper than the recorder keeps is
 # cut and marked; analyze's sync_site names the call site where the host
-# waited most, and its examples say where each wait came from. Without
-# --stacks no call carries one, and the CSV has no stack column.
+# waited most, and its examples say where each wait came from. With
+# --stacks none no call carries one, and the CSV has no stack column;
+# without --stacks, full mode takes every call's, light mode the waits'.
 REQUIRES="root jq mock gtrace"
 . "$(dirname "$0")/lib.sh"
 
@@ -76,7 +77,9 @@ t_native() {
 	"$GTRACE" dump --summary "$T/s.gtrace" | grep -Eq '^call stacks \(distinct\) +'"$n"'$' ||
 		err "dump --summary: $(grep -i stack <<< "$("$GTRACE" dump --summary "$T/s.gtrace")")"
 	"$GTRACE" export -f csv -o "$T/s.csv" "$T/s.gtrace" > /dev/null 2>&1 || err "export -f csv failed"
-	head -n 1 "$T/s.csv" | grep -q ',stack$' || err "the CSV has no stack column: $(head -n 1 "$T/s.csv" | tail -c 60)"
+	# the stack columns last: the call's stack, and a CUDA graph's kernel's
+	head -n 1 "$T/s.csv" | grep -q ',stack,graph_node,capture_ts,capture_tid,cloned_from$' ||
+		err "the CSV has no stack column: $(head -n 1 "$T/s.csv" | tail -c 80)"
 	# Chrome JSON: the frames in the call's args
 	"$GTRACE" export -f json -o "$T/s.trace.json" "$T/s.gtrace" > /dev/null 2>&1 || err "export -f json failed"
 	jq -e '[.traceEvents[] | select(.name == "cuStreamSynchronize")] | length == 12 and
@@ -107,15 +110,25 @@ t_sync_site() {
 		"$T/st.json" > /dev/null || err "cuda_sync_site_sum: $(jq -c '.reports[0].rows | map({site, num_calls, processes})' "$T/st.json")"
 }
 
-# Without --stacks: no stack taken, none in the dump, no CSV column.
+# --stacks none: no stack taken, none in the dump, no CSV column. Without
+# --stacks: full mode takes every call's (all), light mode the waits' (sync).
 t_none() {
-	rec n
-	grep -q 'stacks:' "$T/n.err" && err "a stacks line without --stacks: $(grep 'stacks:' "$T/n.err")"
+	rec n --stacks none
+	grep -q 'stacks:' "$T/n.err" && err "a stacks line with --stacks none: $(grep 'stacks:' "$T/n.err")"
 	jq -e -s '[.[] | select(.stack != null or .type == "stack")] | length == 0' "$T/n.json" > /dev/null ||
-		err "stacks in a trace recorded without --stacks"
-	"$GTRACE" dump --summary "$T/n.gtrace" | grep -q '^options:.*stacks=' && err "the header says stacks= without --stacks"
+		err "stacks in a trace recorded with --stacks none"
+	"$GTRACE" dump --summary "$T/n.gtrace" | grep -q '^options:.*stacks=' && err "the header says stacks= with --stacks none"
 	"$GTRACE" export -f csv -o "$T/n.csv" "$T/n.gtrace" > /dev/null 2>&1 || err "export -f csv failed"
-	head -n 1 "$T/n.csv" | grep -q ',stack' && err "the CSV has a stack column without --stacks"
+	head -n 1 "$T/n.csv" | grep -q ',stack' && err "the CSV has a stack column with --stacks none"
+	# the defaults
+	rec d
+	"$GTRACE" dump --summary "$T/d.gtrace" | grep -q '^options:.* stacks=all' || err "full mode's default is not --stacks all"
+	jq -e -s '[.[] | select(.type == "launch" or .type == "sync")] | length > 0 and all(.stack != null)' "$T/d.json" > /dev/null ||
+		err "full mode's default: a launch or sync without its stack"
+	rec l --mode light --trace cuda
+	"$GTRACE" dump --summary "$T/l.gtrace" | grep -q '^options:.* stacks=sync' || err "light mode's default is not --stacks sync"
+	jq -e -s '[.[] | select(.type == "sync")] | length > 0 and all(.stack != null)' "$T/l.json" > /dev/null ||
+		err "light mode's default: a sync without its stack"
 	"$GTRACE" --stacks everything -o "$T/x.gtrace" -- true 2> "$T/x.err"
 	[ $? -eq 2 ] && [ "$(wc -l < "$T/x.err")" -eq 1 ] && grep -q "unknown stacks kind 'everything'" "$T/x.err" ||
 		err "--stacks everything: $(cat "$T/x.err")"
@@ -238,15 +251,17 @@ t_python() {
 		err "stacks taken before the interpreter was known: $(grep 'Python frames' "$T/p.err")"
 	py_checks p
 	grep -q "^Worker\.run:$(pyline thread_sync) " "$T/p.ctx" || err "the thread's function is not Worker.run: $(grep run "$T/p.ctx")"
-	# Perfetto: the stack on the call's slice (TrackEvent.callstack), a Python
-	# frame as function, file and line; the lint passes
+	# Perfetto: the stack on the call's slice, interned (TrackEvent.callstack_iid:
+	# each stack once per sequence), a Python frame as function, file and
+	# line; the lint checks every callstack, frame and string is defined
+	# before use
 	"$GTRACE" export -f perfetto -o "$T/p.pftrace" "$T/p.gtrace" > /dev/null 2>&1 || err "export -f perfetto failed"
-	protoc --decode_raw < "$T/p.pftrace" > "$T/p.raw" 2> /dev/null || err "protoc cannot read the Perfetto file"
-	[ "$(grep -m1 -A2 "^ *1: \"sync_here\"$" "$T/p.raw" | tr -d ' \n')" = "$(printf '1:"sync_here"2:"%s"3:%s' "$PY_WL" "$(pyline sync_here)" | tr -d ' ')" ] ||
-		err "Perfetto: the sync_here frame: $(grep -m1 -A2 'sync_here' "$T/p.raw" | tr '\n' '|')"
-	[ "$(grep -c '^ *55 {' "$T/p.raw")" -eq "$(jq -s '[.[] | select(.stack != null and .type != "stack")] | length' "$T/p.json")" ] ||
-		err "Perfetto: $(grep -c '^ *55 {' "$T/p.raw") call stacks, $(jq -s '[.[] | select(.stack != null and .type != "stack")] | length' "$T/p.json") calls with a stack"
-	python3 "$ROOT/tools/perfetto_lint.py" "$T/p.pftrace" > /dev/null || err "perfetto_lint: $(python3 "$ROOT/tools/perfetto_lint.py" "$T/p.pftrace" 2>&1 | tail -n 2)"
+	python3 "$ROOT/tools/perfetto_lint.py" --json "$T/p.pftrace" > "$T/p.lint" 2> "$T/p.lint.err" ||
+		err "perfetto_lint: $(tail -n 2 "$T/p.lint.err")"
+	jq -e --arg f "sync_here ($PY_WL:$(pyline sync_here))" --argjson n "$(jq -s '[.[] | select(.stack != null and .type != "stack")] | length' "$T/p.json")" \
+		--argjson ns "$(jq -s '[.[] | select(.stack != null and .type != "stack") | .stack] | unique | length' "$T/p.json")" \
+		'.callstack_events == $n and .callstacks == $ns and .callstack_repeats == 0 and (.stack_frames | index($f) != null)' "$T/p.lint" > /dev/null ||
+		err "Perfetto's call stacks: $(jq -c '{callstack_events, callstacks, f: [.stack_frames[] | select(test("sync_here"))]}' "$T/p.lint")"
 	# diff by call site: the same program with half the steps
 	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/h.gtrace" --stacks all \
 		-- /usr/bin/python3 "$PY_WL" 6 80 > /dev/null 2> "$T/h.err" || fatal "6 steps: $(tail -n 3 "$T/h.err" | tr '\n' '|')"
@@ -426,6 +441,18 @@ t_python_graph() {
 		and ($r[0].site == $ml and $r[0].instances == 14) and ($r[1].site == $at and $r[1].instances == 7)
 		and ($r[2].site == $ea and $r[2].instances == 1)' "$T/gs.json" > /dev/null ||
 		err "cuda_gpu_site_sum: $(jq -c '.reports[0].rows | map({site, instances})' "$T/gs.json")"
+	# the exports: each replayed kernel's slice carries the capture's stack
+	# (Perfetto: interned, defined before use; Chrome JSON: its frames)
+	"$GTRACE" export -f perfetto -o "$T/g.pftrace" "$T/g.gtrace" > /dev/null 2>&1 || err "export -f perfetto failed"
+	python3 "$ROOT/tools/perfetto_lint.py" --json "$T/g.pftrace" > "$T/g.lint" 2> "$T/g.lint.err" ||
+		err "perfetto_lint: $(tail -n 2 "$T/g.lint.err")"
+	jq -e --argjson n "$(jq -s '[.[] | select(.stack != null and .type != "stack")] | length' "$T/g.json")" \
+		--arg at "$at" --arg ml "$ml" '.callstack_events == $n and (.stack_frames | index($at) != null and index($ml) != null)' "$T/g.lint" > /dev/null ||
+		err "Perfetto's call stacks: $(jq -c '{callstack_events, callstacks}' "$T/g.lint")"
+	"$GTRACE" export -f json -o "$T/g.chrome.json" "$T/g.gtrace" > /dev/null 2>&1 || err "export -f json failed"
+	jq -e --arg at "$at" --arg ml "$ml" '[.traceEvents[] | select(.args.graph_node != null)] | length == 21
+		and all(.args.frames | index($at) != null or index($ml) != null)' "$T/g.chrome.json" > /dev/null ||
+		err "Chrome JSON's replayed kernels: $(jq -c '[.traceEvents[] | select(.args.graph_node != null)][0].args' "$T/g.chrome.json" | head -c 600)"
 	# a CUPTI that tells no graph nodes: one line; the kernels keep their
 	# node, none traced back (no line: a graph launch's kernels are written
 	# before its exit, whose record brings its stack)
@@ -443,7 +470,7 @@ t_python_graph() {
 
 add_case t_native "--stacks sync: every synchronize call carries its stack, frames naming the workload's functions in order; a 60-deep stack cut at 48 and marked; the CSV's stack column"
 add_case t_sync_site "analyze: sync_site names the call site where the host waited most, the examples where each wait came from; stats' cuda_sync_site_sum by call site"
-add_case t_none "without --stacks: no stacks anywhere; a kind not known: one line, status 2"
+add_case t_none "--stacks none: no stacks anywhere; without --stacks: all in full mode, sync in light mode; a kind not known: one line, status 2"
 add_case t_all "--stacks all: every call has a stack, launches too; launches from a known call site send its keys, no walk"
 add_case t_python "Debian's python3 through ctypes: syncs, launches, a generator, a thread, a recursion cut at 64 frames, each with its file:line:function; analyze, stats, Perfetto, diff and the report name the line; a native thread gets the main thread's frames; a hostile file name stays text"
 add_case t_python_gpu "--cupti --stacks all from Python: stats' cuda_gpu_site_sum puts the GPU time of every kernel at the line that launched it"
