@@ -23,13 +23,19 @@ and checks what trace_processor relies on when it imports track events:
   - per track, taking events in time order (ties in file order, as
     trace_processor sorts them), every SLICE_END closes an open SLICE_BEGIN
     and no slice is left open at the end;
-  - every flow id appears on at least two events.
+  - every flow id appears on at least two events;
+  - an event's interned call stack (callstack_iid) is defined on its
+    sequence before or in its packet, with every frame it lists, and each
+    frame's function name and source file.
 
 On success it prints the counts (packets, sequences, tracks, slices,
 instants, ...), with --json as one JSON object that also lists the process,
 thread and other tracks (GPU streams, NVTX: name and parent), how often each
 slice / instant name occurs, and the most events one flow id is on
-(flow_events_max: 2 for gtrace-bpf's launch -> GPU arrows).  On the
+(flow_events_max: 2 for gtrace-bpf's launch -> GPU arrows), the events with
+a call stack and their distinct stacks (callstack_events, callstacks), the
+callstacks sent again on a sequence that had them (callstack_repeats), and
+the frames those stacks hold as "function (file:line)" (stack_frames).  On the
 first violation it prints "perfetto_lint: FILE: packet N (offset X): why" on
 stderr and exits 1; an unreadable file exits 2.
 
@@ -89,6 +95,8 @@ TE_FLOW_IDS_OLD = 36
 TE_TERMINATING_FLOW_IDS_OLD = 42
 TE_FLOW_IDS = 47
 TE_TERMINATING_FLOW_IDS = 48
+TE_CALLSTACK = 55
+TE_CALLSTACK_IID = 56
 SLICE_BEGIN, SLICE_END, INSTANT, COUNTER = 1, 2, 3, 4
 # debug_annotation.proto DebugAnnotation
 DA_NAME_IID = 1
@@ -108,6 +116,15 @@ INTERNED_KINDS = {
 }
 IN_IID = 1
 IN_NAME = 2  # EventCategory.name, EventName.name, DebugAnnotationName.name, InternedString.str
+# interned call stacks: InternedData fields; profile_common.proto Frame, Callstack
+ID_FUNCTION_NAMES = 5
+ID_FRAMES = 6
+ID_CALLSTACKS = 7
+ID_SOURCE_PATHS = 18
+INTERNED_KINDS[ID_FUNCTION_NAMES] = "function name"
+INTERNED_KINDS[ID_SOURCE_PATHS] = "source path"
+FR_IID, FR_FUNCTION, FR_SOURCE, FR_LINE = 1, 2, 5, 6
+CSK_IID, CSK_FRAMES = 1, 2
 
 BUILTIN_CLOCKS = {1: "REALTIME", 2: "REALTIME_COARSE", 3: "MONOTONIC", 4: "MONOTONIC_COARSE",
                   5: "MONOTONIC_RAW", 6: "BOOTTIME"}
@@ -227,6 +244,8 @@ class Sequence:
         self.packets = 0
         self.last_ts = None
         self.interned = {}          # interned_data field -> {iid: string}
+        self.frames = {}            # frame iid -> "function (file:line)"
+        self.callstacks = {}        # callstack iid -> tuple of frame iids
         self.default_track = None   # TrackEventDefaults.track_uuid
 
 
@@ -239,9 +258,12 @@ class Linter:
         self.counts = {"packets": 0, "sequences": 0, "tracks": 0, "process_tracks": 0,
                        "thread_tracks": 0, "other_tracks": 0, "track_events": 0, "slices": 0,
                        "slice_ends": 0, "instants": 0, "counters": 0, "flows": 0,
-                       "interned": 0, "clock_snapshots": 0}
+                       "interned": 0, "clock_snapshots": 0, "callstack_events": 0,
+                       "callstack_repeats": 0}
         self.primary_clock = None
         self.names = {"slices": {}, "instants": {}}
+        self.stacks_used = set()    # (sequence, callstack iid) of the events
+        self.stack_frames = set()   # the frames of the stacks events used
         self.ts_min = self.ts_max = None
         self.idx = 0
 
@@ -265,6 +287,8 @@ class Linter:
             self.counts["sequences"] += 1
         elif cleared:
             seq.interned = {}
+            seq.frames = {}
+            seq.callstacks = {}
             seq.default_track = None
         seq.packets += 1
         if ((PKT_INTERNED in f or PKT_TRACK_EVENT in f) and
@@ -300,7 +324,9 @@ class Linter:
             self.event(seq, seq_id, ts, v)
 
     def interned(self, seq, seq_id, msg):
-        for field, _, v in fields(msg):
+        # strings first: a frame of this packet may name one of them
+        msgs = list(fields(msg))
+        for field, _, v in msgs:
             if field not in INTERNED_KINDS:
                 continue
             iid = name = None
@@ -318,6 +344,44 @@ class Linter:
             if iid not in table:
                 self.counts["interned"] += 1
             table[iid] = name
+        for field, wire, v in msgs:
+            if field == ID_FRAMES:
+                self.frame(seq, seq_id, v)
+        for field, wire, v in msgs:
+            if field == ID_CALLSTACKS:
+                iid, frames = None, []
+                for ff, ww, vv in fields(v):
+                    if ff == CSK_IID:
+                        iid = vv
+                    elif ff == CSK_FRAMES:
+                        frames.extend(repeated_ints(ff, ww, vv, False))
+                if not iid:
+                    raise LintError("an interned callstack without an iid")
+                for fid in frames:
+                    if fid not in seq.frames:
+                        raise LintError("callstack %d names frame %d, not defined on sequence %d"
+                                        % (iid, fid, seq_id))
+                if iid in seq.callstacks:
+                    if seq.callstacks[iid] != tuple(frames):
+                        raise LintError("interned callstack %d redefined on sequence %d" % (iid, seq_id))
+                    self.counts["callstack_repeats"] += 1
+                seq.callstacks[iid] = tuple(frames)
+
+    def frame(self, seq, seq_id, msg):
+        iid, fn, src, line = None, None, None, None
+        for ff, _, vv in fields(msg):
+            if ff == FR_IID:
+                iid = vv
+            elif ff == FR_FUNCTION:
+                fn = self.lookup(seq, seq_id, ID_FUNCTION_NAMES, vv)
+            elif ff == FR_SOURCE:
+                src = self.lookup(seq, seq_id, ID_SOURCE_PATHS, vv)
+            elif ff == FR_LINE:
+                line = vv
+        if not iid:
+            raise LintError("an interned frame without an iid")
+        where = src + (":%d" % line if line else "") if src else ""
+        seq.frames[iid] = "%s (%s)" % (fn or "?", where) if where else (fn or "?")
 
     def lookup(self, seq, seq_id, kind, iid):
         name = seq.interned.get(kind, {}).get(iid)
@@ -413,6 +477,16 @@ class Linter:
                     self.lookup(seq, seq_id, ID_CATEGORIES, iid)
             elif field == TE_ANNOTATIONS:
                 self.annotations(seq, seq_id, v)
+            elif field == TE_CALLSTACK_IID:
+                if v not in seq.callstacks:
+                    raise LintError("callstack iid %d used on sequence %d before it was defined there"
+                                    % (v, seq_id))
+                self.counts["callstack_events"] += 1
+                if (seq_id, v) not in self.stacks_used:
+                    self.stacks_used.add((seq_id, v))
+                    self.stack_frames.update(seq.frames[f] for f in seq.callstacks[v])
+            elif field == TE_CALLSTACK:
+                self.counts["callstack_events"] += 1
             elif field in (TE_FLOW_IDS, TE_TERMINATING_FLOW_IDS,
                            TE_FLOW_IDS_OLD, TE_TERMINATING_FLOW_IDS_OLD):
                 fixed = field in (TE_FLOW_IDS, TE_TERMINATING_FLOW_IDS)
@@ -470,6 +544,8 @@ class Linter:
         s["other"] = [{"uuid": u, "name": d["name"], "parent": d["parent"]}
                       for u, d in self.tracks.items() if d["kind"] == "other"]
         s["flow_events_max"] = max(self.flows.values(), default=0)
+        s["callstacks"] = len({iid for _, iid in self.stacks_used})
+        s["stack_frames"] = sorted(self.stack_frames)
         s["slice_names"] = self.names["slices"]
         s["instant_names"] = self.names["instants"]
         return s

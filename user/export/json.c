@@ -614,6 +614,15 @@ static int on_gpu(struct jx *j, const struct gt_hdr *rec)
 	jx__put_pid_tid(o, rec->pid, lane);
 	OBUF_LIT(o, ",\"args\":{");
 	fields__json(o, v, n, ARGS_SKIP);
+	/* a CUDA graph's kernel: the stack of the launch that captured it */
+	if (rec->type == GT_REC_GPU_KERNEL && (flags & GT_GPU_CAPTURED)) {
+		const struct gt_gpu_graph *gr = gt_gpu_kernel__graph(k);
+
+		if (gr && gr->stack) {
+			OBUF_LIT(o, ",\"frames\":");
+			fields__json_frames(o, j->d, gr->stack);
+		}
+	}
 	OBUF_LIT(o, "}}");
 	if (flags & GT_GPU_LINKED)
 		return flow_add(j, rec, launch_ts, lane);

@@ -152,24 +152,34 @@ static void event_category(struct pf *x, const struct item *it)
 		pftrace__event_category(x->w, cat, strlen(cat));
 }
 
-/* A call's stack (--stacks) on its slice, outermost frame first: a Python
- * frame as its function, file and line; a native one as its function (or
- * file+offset) and file. */
-static void call_stack(struct pf *x, const struct item *it)
+/* A call's stack (--stacks) on its slice, interned (each stack's frames
+ * once per sequence), outermost frame first: a Python frame as its
+ * function, file and line; a native one as its function (or file+offset)
+ * and file. */
+void pf__event_stack(struct pf *x, uint32_t stack)
 {
 	enum { MAX = GT_USTACK_MAX + 1 + GT_PYSTACK_MAX };
 	struct pftrace_frame f[MAX];
 	char names[MAX][96];
-	size_t n = gt_decoder__stack(x->d, it->c.stack, NULL), k = 0;
+	size_t n, k = 0;
+	uint64_t iid;
 
+	if (!stack || !x->d)
+		return;
+	n = gt_decoder__stack(x->d, stack, NULL);
+	iid = pftrace__callstack_iid(x->w, stack);
+	if (iid) {
+		pftrace__event_callstack_iid(x->w, iid);
+		return;
+	}
 	if (n > MAX)
 		n = MAX;
 	for (size_t i = n; i-- > 0;) {
 		struct gt_frame g;
 
-		if (!gt_decoder__frame(x->d, it->c.stack, i, &g))
+		if (!gt_decoder__frame(x->d, stack, i, &g))
 			continue;
-		f[k] = (struct pftrace_frame){ .function = g.symbol, .source = g.module };
+		f[k] = (struct pftrace_frame){ .function = g.symbol, .source = g.module, .python = g.python };
 		if (g.python) {
 			f[k].line = g.offset > UINT32_MAX ? 0 : (uint32_t)g.offset;
 		} else if (!g.symbol) {
@@ -178,7 +188,7 @@ static void call_stack(struct pf *x, const struct item *it)
 		}
 		k++;
 	}
-	pftrace__event_callstack(x->w, f, k);
+	pftrace__event_callstack_iid(x->w, pftrace__callstack(x->w, stack, f, k));
 }
 
 void pf__write_call(struct pf *x, struct thr *t, struct pf_seq *s, const struct item *it)
@@ -193,8 +203,8 @@ void pf__write_call(struct pf *x, struct thr *t, struct pf_seq *s, const struct 
 			call_args(x, it);
 		else
 			kernel_args(x, it);
-		if (it->kind == IK_CALL && it->c.stack && x->d)
-			call_stack(x, it);
+		if (it->kind == IK_CALL)
+			pf__event_stack(x, it->c.stack);
 	}
 	for (uint32_t i = 0; i < it->nflow; i++)
 		pftrace__event_flow(x->w, it->flow_base << FLOW_SHIFT | i);

@@ -166,7 +166,7 @@ static void span_end(struct pf *x, struct span *sp, struct pf_seq *s, uint64_t t
 
 /* One slice (an instant when dur is 0) on a span track, see the top. */
 static void span_put(struct pf *x, struct span *sp, uint64_t ts, uint64_t dur, uint32_t name,
-		     const struct cf_val *v, unsigned n, uint64_t flow)
+		     const struct cf_val *v, unsigned n, uint64_t flow, uint32_t stack)
 {
 	struct pf_seq *s = pftrace__track_seq(x->w, &sp->tr, ts);
 	uint64_t end = ts + dur;
@@ -187,6 +187,7 @@ static void span_put(struct pf *x, struct span *sp, uint64_t ts, uint64_t dur, u
 		       (1ull << CF_DUR) | (1ull << CF_KERNEL));
 	if (flow)
 		pftrace__event_flow(x->w, flow);
+	pf__event_stack(x, stack);
 	pftrace__event_close(x->w);
 	if (!dur)
 		return;
@@ -269,6 +270,7 @@ int pf__on_gpu(struct pf *x, const struct gt_hdr *rec)
 	char buf[CF_NAME_BUF];
 	const char *name;
 	uint64_t dur, flow = 0;
+	uint32_t stack = 0;
 	struct span *sp;
 	size_t len;
 	unsigned n = fields__gpu(x->d, rec, v);
@@ -283,6 +285,12 @@ int pf__on_gpu(struct pf *x, const struct gt_hdr *rec)
 		sp = span_get(x, false, (uint64_t)k->context << 32 | k->stream, rec->pid, k->device);
 		if (k->flags & GT_GPU_LINKED)
 			flow = gpu_flow(x, rec->pid, rec->tid, k->launch_ts);
+		/* a CUDA graph's kernel: the stack of the launch that captured it */
+		if (k->flags & GT_GPU_CAPTURED) {
+			const struct gt_gpu_graph *gr = gt_gpu_kernel__graph(k);
+
+			stack = gr ? gr->stack : 0;
+		}
 	} else {
 		dur = cp->dur;
 		sp = span_get(x, false, (uint64_t)cp->context << 32 | cp->stream, rec->pid,
@@ -293,7 +301,7 @@ int pf__on_gpu(struct pf *x, const struct gt_hdr *rec)
 	if (!sp)
 		return pf_err(x);
 	name = fields__gpu_name(x->d, rec, buf, &len);
-	span_put(x, sp, rec->ts, dur, pftrace__string(x->w, name, len), v, n, flow);
+	span_put(x, sp, rec->ts, dur, pftrace__string(x->w, name, len), v, n, flow, stack);
 	return pf_err(x);
 }
 

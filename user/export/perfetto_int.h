@@ -190,6 +190,8 @@ struct proc *pf__proc_get(struct pf *x, uint32_t pid);
 
 /* A slice begin or an instant, with category, name and arguments. */
 void pf__write_call(struct pf *x, struct thr *t, struct pf_seq *s, const struct item *it);
+/* The open event's call stack: the trace's stack id (0: none), interned. */
+void pf__event_stack(struct pf *x, uint32_t stack);
 
 /* perfetto_order.c */
 

@@ -49,24 +49,39 @@ enum {
 	F_THD_PID = 1, F_THD_TID = 2, F_THD_NAME = 5,
 	/* trace/track_event/track_event.proto TrackEvent */
 	F_TE_ANNOT = 4, F_TE_TYPE = 9, F_TE_NAME_IID = 10, F_TE_TRACK = 11, F_TE_CATEGORIES = 22,
-	F_TE_FLOW = 47, F_TE_CALLSTACK = 55,
-	/* TrackEvent.Callstack and its Frame */
-	F_CS_FRAMES = 1, F_FR_FUNCTION = 1, F_FR_SOURCE = 2, F_FR_LINE = 3,
+	F_TE_FLOW = 47, F_TE_CALLSTACK_IID = 56,
 	F_TE_COUNTER_VALUE = 30, F_TE_DOUBLE_COUNTER_VALUE = 44,
 	/* trace/track_event/debug_annotation.proto DebugAnnotation */
 	F_DA_NAME_IID = 1, F_DA_BOOL = 2, F_DA_UINT = 3, F_DA_INT = 4, F_DA_DOUBLE = 5, F_DA_PTR = 7,
 	F_DA_ARRAY = 12, F_DA_STR_IID = 17,
 	/* trace/interned_data/interned_data.proto InternedData */
 	F_ID_EVENT_NAMES = 2, F_ID_ANNOT_NAMES = 3, F_ID_ANNOT_STRINGS = 29,
+	F_ID_FUNCTION_NAMES = 5, F_ID_FRAMES = 6, F_ID_CALLSTACKS = 7, F_ID_SOURCE_PATHS = 18,
+	/* profiling/profile_common.proto Frame, Callstack */
+	F_PF_IID = 1, F_PF_FUNCTION = 2, F_PF_SOURCE = 5, F_PF_LINE = 6, F_PF_KIND = 7,
+	F_PC_IID = 1, F_PC_FRAMES = 2,
 	/* EventName, DebugAnnotationName, InternedString (profile_common.proto) */
 	F_IN_IID = 1, F_IN_STR = 2,
 };
 
 enum { SEQ_CLEARED = 1, SEQ_NEEDS_STATE = 2 };	/* TracePacket.SequenceFlags */
+enum { FRAME_NATIVE = 1, FRAME_INTERPRETED = 3 };	/* Frame.Kind */
 enum { CLK_REALTIME = 1, CLK_MONOTONIC = 3 };	/* common/builtin_clock.proto BuiltinClock */
 
-/* What an interned id names, per sequence: the low bits of a sent key. */
-enum { KIND_EVENT_NAME = 1, KIND_ANNOT_NAME = 2, KIND_ANNOT_STR = 3 };
+/* What an interned id names, per sequence: the low bits of a sent key
+ * (0: a callstack, with its frames and their strings). */
+enum { KIND_CALLSTACK = 0, KIND_EVENT_NAME = 1, KIND_ANNOT_NAME = 2, KIND_ANNOT_STR = 3 };
+
+/* An interned callstack: its frames, outermost first, in fr[]. */
+struct istack {
+	uint32_t first, n;
+};
+
+/* An interned frame: its strings' ids in the string table. */
+struct iframe {
+	uint32_t function, source, line;
+	bool python;
+};
 
 struct sent {
 	uint64_t h;		/* hash */
@@ -91,6 +106,13 @@ struct pftrace {
 	struct pf_seq *seq;		/* its sequence */
 	uint64_t pending[PENDING_MAX];	/* interned entries it introduces */
 	uint32_t npending;
+	uint64_t pending_cs;		/* the callstack it introduces, 0 = none */
+	/* interned callstacks: iid = index + 1 in cs[], frame iid = index + 1 in fr[] */
+	struct u64map cs_key;		/* the caller's key -> iid */
+	struct istack *cs;
+	size_t ncs, cs_cap;
+	struct iframe *fr;
+	size_t nfr, fr_cap;
 	uint64_t next_uuid;
 	uint32_t next_seq;
 	uint64_t flow_salt;		/* added to every flow id (pftrace__set_ids) */
@@ -177,6 +199,9 @@ void pftrace__free(struct pftrace *w)
 	free(w->slot);
 	free(w->ent);
 	free(w->chars);
+	u64map__free(&w->cs_key);
+	free(w->cs);
+	free(w->fr);
 	pb_buf__free(&w->out);
 	free(w);
 }
@@ -283,6 +308,7 @@ static void pkt_begin(struct pftrace *w, struct pf_seq *s, const uint64_t *ts)
 	w->pkt = pb_buf__begin(b, F_TRACE_PACKET);
 	w->seq = s;
 	w->npending = 0;
+	w->pending_cs = 0;
 	if (ts) {
 		pb_buf__varint(b, F_PKT_TIMESTAMP, *ts);
 		if (*ts > s->last_ts)
@@ -303,6 +329,65 @@ static void pkt_begin(struct pftrace *w, struct pf_seq *s, const uint64_t *ts)
 	s->started = true;
 }
 
+/* One interned string of the string table, as field (InternedString). */
+static void interned_str(struct pftrace *w, uint32_t field, uint32_t id)
+{
+	const struct sent *e = &w->ent[id - 1];
+	size_t em = pb_buf__begin(&w->out, field);
+
+	pb_buf__varint(&w->out, F_IN_IID, id);
+	pb_buf__bytes(&w->out, F_IN_STR, w->chars + e->off, e->len);
+	pb_buf__end(&w->out, em);
+}
+
+/* Whether frames [first, i) of a stack already name string id in field f
+ * (0: function, 1: source): each string goes once into a packet. */
+static bool str_before(const struct pftrace *w, const struct istack *st, uint32_t i, int f, uint32_t id)
+{
+	for (uint32_t j = st->first; j < i; j++)
+		if ((f ? w->fr[j].source : w->fr[j].function) == id)
+			return true;
+	return false;
+}
+
+/* The interned data of callstack iid: its function names, source files,
+ * frames and the callstack itself (all of it, once per sequence). */
+static void interned_callstack(struct pftrace *w, uint64_t iid)
+{
+	const struct istack *st = &w->cs[iid - 1];
+	struct pb_buf *b = &w->out;
+	uint32_t end = st->first + st->n, i;
+	size_t m;
+
+	for (i = st->first; i < end; i++) {
+		const struct iframe *f = &w->fr[i];
+
+		if (f->function && !str_before(w, st, i, 0, f->function))
+			interned_str(w, F_ID_FUNCTION_NAMES, f->function);
+		if (f->source && !str_before(w, st, i, 1, f->source))
+			interned_str(w, F_ID_SOURCE_PATHS, f->source);
+	}
+	for (i = st->first; i < end; i++) {
+		const struct iframe *f = &w->fr[i];
+
+		m = pb_buf__begin(b, F_ID_FRAMES);
+		pb_buf__varint(b, F_PF_IID, i + 1);
+		if (f->function)
+			pb_buf__varint(b, F_PF_FUNCTION, f->function);
+		if (f->source)
+			pb_buf__varint(b, F_PF_SOURCE, f->source);
+		if (f->line)
+			pb_buf__varint(b, F_PF_LINE, f->line);
+		pb_buf__varint(b, F_PF_KIND, f->python ? FRAME_INTERPRETED : FRAME_NATIVE);
+		pb_buf__end(b, m);
+	}
+	m = pb_buf__begin(b, F_ID_CALLSTACKS);
+	pb_buf__varint(b, F_PC_IID, iid);
+	for (i = st->first; i < end; i++)
+		pb_buf__varint(b, F_PC_FRAMES, i + 1);
+	pb_buf__end(b, m);
+}
+
 /* Closes the packet, adding the interned entries it introduced. */
 static int pkt_end(struct pftrace *w)
 {
@@ -312,20 +397,16 @@ static int pkt_end(struct pftrace *w)
 	};
 	struct pb_buf *b = &w->out;
 
-	if (w->npending) {
+	if (w->npending || w->pending_cs) {
 		size_t im = pb_buf__begin(b, F_PKT_INTERNED);
 
-		for (uint32_t i = 0; i < w->npending; i++) {
-			uint32_t id = (uint32_t)(w->pending[i] >> 2);
-			const struct sent *e = &w->ent[id - 1];
-			size_t em = pb_buf__begin(b, kind_field[w->pending[i] & 3]);
-
-			pb_buf__varint(b, F_IN_IID, id);
-			pb_buf__bytes(b, F_IN_STR, w->chars + e->off, e->len);
-			pb_buf__end(b, em);
-		}
+		for (uint32_t i = 0; i < w->npending; i++)
+			interned_str(w, kind_field[w->pending[i] & 3], (uint32_t)(w->pending[i] >> 2));
+		if (w->pending_cs)
+			interned_callstack(w, w->pending_cs);
 		pb_buf__end(b, im);
 		w->npending = 0;
+		w->pending_cs = 0;
 	}
 	pb_buf__end(b, w->pkt);
 	w->stats.packets++;
@@ -544,26 +625,52 @@ void pftrace__event_flow(struct pftrace *w, uint64_t flow_id)
 	pb_buf__fixed64(&w->out, F_TE_FLOW, flow_id + w->flow_salt);
 }
 
-void pftrace__event_callstack(struct pftrace *w, const struct pftrace_frame *f, size_t n)
+uint64_t pftrace__callstack_iid(const struct pftrace *w, uint64_t key)
 {
-	struct pb_buf *b = &w->out;
-	size_t cs;
+	const uint64_t *iid = u64map__get(&w->cs_key, key);
 
-	if (!n)
-		return;
-	cs = pb_buf__begin(b, F_TE_CALLSTACK);
-	for (size_t i = 0; i < n; i++) {
-		size_t fr = pb_buf__begin(b, F_CS_FRAMES);
+	return iid ? *iid : 0;
+}
 
-		if (f[i].function)
-			pb_buf__string(b, F_FR_FUNCTION, f[i].function);
-		if (f[i].source)
-			pb_buf__string(b, F_FR_SOURCE, f[i].source);
-		if (f[i].line)
-			pb_buf__varint(b, F_FR_LINE, f[i].line);
-		pb_buf__end(b, fr);
+uint64_t pftrace__callstack(struct pftrace *w, uint64_t key, const struct pftrace_frame *f, size_t n)
+{
+	uint64_t iid = pftrace__callstack_iid(w, key);
+
+	if (iid || !n)
+		return iid;
+	if (n > UINT32_MAX - w->nfr || vec__reserve(&w->fr, &w->fr_cap, w->nfr, n, 1024) ||
+	    vec__reserve(&w->cs, &w->cs_cap, w->ncs, 1, 256)) {
+		fail(w, -ENOMEM, "intern a call stack");
+		return 0;
 	}
-	pb_buf__end(b, cs);
+	for (size_t i = 0; i < n; i++)
+		w->fr[w->nfr + i] = (struct iframe){
+			.function = f[i].function ? pftrace__cstring(w, f[i].function) : 0,
+			.source = f[i].source ? pftrace__cstring(w, f[i].source) : 0,
+			.line = f[i].line, .python = f[i].python,
+		};
+	w->cs[w->ncs++] = (struct istack){ .first = (uint32_t)w->nfr, .n = (uint32_t)n };
+	w->nfr += n;
+	iid = w->ncs;
+	if (u64map__set(&w->cs_key, key, iid)) {
+		fail(w, -ENOMEM, "intern a call stack");
+		return 0;
+	}
+	return iid;
+}
+
+void pftrace__event_callstack_iid(struct pftrace *w, uint64_t iid)
+{
+	uint64_t key = iid << 2 | KIND_CALLSTACK;
+
+	if (!iid)
+		return;
+	if (!u64map__get(&w->seq->sent, key)) {
+		if (u64map__set(&w->seq->sent, key, 1))
+			fail(w, -ENOMEM, "intern a call stack");
+		w->pending_cs = iid;
+	}
+	pb_buf__varint(&w->out, F_TE_CALLSTACK_IID, iid);
 }
 
 int pftrace__event_close(struct pftrace *w)

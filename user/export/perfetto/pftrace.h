@@ -133,13 +133,24 @@ void pftrace__ann_double(struct pftrace *w, uint32_t name, double v);
 void pftrace__ann_ptr(struct pftrace *w, uint32_t name, uint64_t v);
 void pftrace__ann_str(struct pftrace *w, uint32_t name, uint32_t str);
 void pftrace__ann_uints(struct pftrace *w, uint32_t name, const uint32_t *v, int n);
-/* The open event's call stack (TrackEvent.callstack, inline): n frames,
- * outermost first; a NULL field is left out, line 0 too. */
+/* A frame of a call stack; a NULL field is left out, line 0 too. */
 struct pftrace_frame {
 	const char *function, *source;
 	uint32_t line;
+	bool python;		/* an interpreted frame (Frame.kind, interned stacks) */
 };
-void pftrace__event_callstack(struct pftrace *w, const struct pftrace_frame *f, size_t n);
+/* Interned call stacks (TrackEvent.callstack_iid, InternedData.callstacks):
+ * a stack is given once, by the caller's key (a trace's stack id), frames
+ * outermost first; its iid (from 1) is then put on any number of events,
+ * and a sequence that has not seen it gets the callstack, its frames and
+ * their function names and source files in the event's packet.
+ * pftrace__callstack_iid: the iid of key, 0 before it was given.
+ * pftrace__callstack: gives it (when not yet given); returns its iid, 0
+ * for no frames or out of memory (the writer's error). */
+uint64_t pftrace__callstack_iid(const struct pftrace *w, uint64_t key);
+uint64_t pftrace__callstack(struct pftrace *w, uint64_t key, const struct pftrace_frame *f, size_t n);
+/* The open event's call stack by iid (0: none). */
+void pftrace__event_callstack_iid(struct pftrace *w, uint64_t iid);
 /* Returns 0 or the writer's first error. */
 int pftrace__event_close(struct pftrace *w);
 
