@@ -7,7 +7,8 @@
  * repeat is kept once, a newer name of the same thing replaces the old one
  * once the window starts after it; a bound full of names in use loses (and
  * counts) what does not fit, a bound full of dead names makes room; a
- * process gone without its exit record is found by the sweep.
+ * process gone without its exit record is found by the sweep; the stack
+ * table's records (--stacks) outlive the process they were first seen in.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -128,6 +129,42 @@ static void test_exit(void **state)
 	oldest = 1000;
 	name_store__prune(S);
 	assert_int_equal(stats().records, 2);
+}
+
+/* The stack table: a stack, its module and Python function, first seen in
+ * a process that exits, stay for the other processes' calls that name them. */
+static void test_stack_table(void **state)
+{
+	struct {
+		struct gt_stack s;
+		struct gt_stack_frame f[2];
+	} st = { .s = { .hdr = { .ts = 10, .pid = 100, .type = GT_REC_STACK, .size = sizeof(st) },
+			.id = 7, .nframes = 2 } };
+	struct gt_module m = { .hdr = { .ts = 10, .pid = 100, .type = GT_REC_MODULE, .size = sizeof(m) },
+			       .id = 3 };
+	struct gt_pyfunc pf = { .hdr = { .ts = 10, .pid = 100, .type = GT_REC_PYFUNC, .size = sizeof(pf) },
+				.id = 5 };
+	size_t len, off, n = 0;
+	const uint8_t *p;
+
+	(void)state;
+	assert_int_equal(name(9, 100, GT_NAME_PROCESS, 100, "train.py"), 0);
+	assert_int_equal(name_store__note(S, &st.s.hdr), 0);
+	assert_int_equal(name_store__note(S, &m.hdr), 0);
+	assert_int_equal(name_store__note(S, &pf.hdr), 0);
+	proc_evt(GT_REC_EXIT, 50, 100);
+	oldest = 51;
+	name_store__prune(S);
+	assert_int_equal(held(100, 0, NULL), 0);
+	p = name_store__data(S, &len);
+	for (off = 0; off < len; off += ((const struct gt_hdr *)(p + off))->size) {
+		const struct gt_hdr *h = (const void *)(p + off);
+
+		assert_int_equal(h->pid, 100);	/* kept as written */
+		n += h->type == GT_REC_STACK || h->type == GT_REC_MODULE || h->type == GT_REC_PYFUNC;
+	}
+	assert_int_equal(n, 3);
+	assert_int_equal(stats().live, 3);
 }
 
 /* A pid reused: the old process' names die with its exit, the new one's
@@ -314,6 +351,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reused_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_repeat_and_replace, setup, teardown),

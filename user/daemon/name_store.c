@@ -225,10 +225,21 @@ static int lose(struct name_store *s, const struct gt_hdr *h, int err)
 	return err;
 }
 
+/* A record of the stack table (--stacks): kept as a name of no process,
+ * which never dies (one stack, module or function serves every process
+ * that reaches it; each is written once). */
+static bool table_rec(const struct gt_hdr *h)
+{
+	return h->type == GT_REC_STACK || h->type == GT_REC_MODULE || h->type == GT_REC_SYMBOL ||
+	       h->type == GT_REC_PYFUNC;
+}
+
 static int add(struct name_store *s, const struct gt_hdr *h)
 {
 	uint64_t key, skey = 0, *prev, *f, older = 0;
-	uint16_t kind = rec_kind(h, &key);
+	bool table = table_rec(h);
+	uint16_t kind = table ? 0 : rec_kind(h, &key);
+	uint32_t pid = table ? 0 : h->pid;
 	struct ent *e;
 
 	if (kind) {
@@ -258,14 +269,14 @@ static int add(struct name_store *s, const struct gt_hdr *h)
 		return lose(s, h, -ENOMEM);
 	/* where a death of the process starts looking: without it, the name
 	 * would never die */
-	f = u64map__get(&s->first, (uint64_t)h->pid + 1);
-	if (h->pid && (!f || !*f) && u64map__set(&s->first, (uint64_t)h->pid + 1, s->next_seq + 1))
+	f = u64map__get(&s->first, (uint64_t)pid + 1);
+	if (pid && (!f || !*f) && u64map__set(&s->first, (uint64_t)pid + 1, s->next_seq + 1))
 		return lose(s, h, -ENOMEM);
 	/* without it, a repeat is kept twice: no loss */
 	if (kind)
 		u64map__set(&s->same, skey, s->next_seq + 1);
 	memcpy(s->buf + s->len, h, h->size);
-	s->ent[s->n++] = (struct ent){ .seq = s->next_seq++, .off = s->len, .pid = h->pid,
+	s->ent[s->n++] = (struct ent){ .seq = s->next_seq++, .off = s->len, .pid = pid,
 				       .size = h->size, .kind = kind };
 	s->len += h->size;
 	s->live++;
@@ -282,6 +293,10 @@ int name_store__note(struct name_store *s, const struct gt_hdr *h)
 	switch (h->type) {
 	case GT_REC_NAME:
 	case GT_REC_PROC_INFO:
+	case GT_REC_STACK:
+	case GT_REC_MODULE:
+	case GT_REC_SYMBOL:
+	case GT_REC_PYFUNC:
 		return add(s, h);
 	case GT_REC_EXIT:
 		kill_pid(s, h->pid, h->ts, true);

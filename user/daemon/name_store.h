@@ -18,8 +18,13 @@
  * no process (pid 0) never die. A name that repeats the one kept for the
  * same thing is not kept twice.
  *
+ * The stack table of --stacks (GT_REC_STACK, _MODULE, _SYMBOL, _PYFUNC:
+ * each written once, then named by id from any process' calls) is kept the
+ * same way, as names of no process: they never die.
+ *
  * Bounded in bytes: a name that finds no room once the dead are let go is
- * lost, counted (snapshots show a placeholder for it).
+ * lost, counted (snapshots show a placeholder for it; a stack lost so is
+ * a call's stack id without its frames).
  */
 #ifndef GTRACE_NAME_STORE_H
 #define GTRACE_NAME_STORE_H
@@ -56,7 +61,7 @@ struct name_store_stats {
 int name_store__new(size_t limit, name_store_oldest_fn oldest, void *ctx, struct name_store **out);
 /*
  * A record written to the window: name records (GT_REC_NAME,
- * GT_REC_PROC_INFO) kept, exits and execs (GT_REC_EXIT, GT_REC_EXEC) noted;
+ * GT_REC_PROC_INFO) and the stack table's kept, exits and execs (GT_REC_EXIT, GT_REC_EXEC) noted;
  * others ignored. Returns 0, or -ENOSPC / -ENOMEM when a name was lost
  * (counted).
  */
