@@ -5,12 +5,17 @@
 #  1. a CUDA C++ program built with frame pointers (nvcc -Xcompiler
 #     -fno-omit-frame-pointer), synchronizing from sync_a <- step <- loop <-
 #     main: each cuStreamSynchronize's stack names those functions, in order;
+#     recorded again with the default (--stacks all in full mode), each
+#     launch's stack names step <- loop <- main;
 #  2. a PyTorch loop with torch.cuda.synchronize() at a known line: what the
 #     native stacks name (libtorch is built without frame pointers: how far
 #     they unwind is reported, not required) and analyze's sync_site;
 #  3. the cost in one running process (tools/bench/inproc.py, the launch-bound
 #     MLP step): --stacks sync against the same recorder without, paired per
-#     round (ROUNDS, default 8).
+#     round (ROUNDS, default 8); the GPT-2-like step: full mode as it records
+#     by default (--stacks all) against full mode without stacks and against
+#     no recorder.
+# PARTS (default "fp torch cost") picks the parts.
 # As root from the repository root with a static build at ./gtrace-bpf.
 # OUT=DIR keeps the files. Prints PASS/FAIL lines and the figures.
 set -u
@@ -19,9 +24,13 @@ OUT=${OUT:-$(mktemp -d /tmp/stacks-check.XXXXXX)}
 CUDA=${CUDA_HOME:-/usr/local/cuda}
 PY=${PYTHON:-python3}
 ROUNDS=${ROUNDS:-8}
-G=./gtrace-bpf
+G=${GTRACE:-./gtrace-bpf}
+PARTS=${PARTS:-fp torch cost}
+part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 mkdir -p "$OUT"
 fail=0
+
+if part fp; then
 
 cat > "$OUT/fp.cu" <<'EOF'
 #include <cstdio>
@@ -67,10 +76,35 @@ if "$CUDA/bin/nvcc" -O1 -Xcompiler -fno-omit-frame-pointer,-fno-optimize-sibling
 		sys.exit(0 if syncs and ok == len(syncs) else 1)
 	PY
 	grep -h 'stacks:' "$OUT/fp.err"
+	# the default of full mode: every call's stack, launches once per call site
+	$G -q -o "$OUT/fpall.gtrace" --force -- "$OUT/fp" > "$OUT/fpall.out" 2> "$OUT/fpall.err"
+	$G dump "$OUT/fpall.gtrace" > "$OUT/fpall.json" 2> /dev/null
+	"$PY" - "$OUT/fpall.json" <<- 'PY' || fail=1
+		import json, re, sys
+		recs = [json.loads(l) for l in open(sys.argv[1])]
+		stacks = {r["id"]: r["frames"] for r in recs if r.get("type") == "stack"}
+		launches = [r for r in recs if r.get("type") == "launch"]
+		want = ["step", "loop", "main"]
+		ok = 0
+		for s in launches:
+		    names = [f for f in stacks.get(s.get("stack"), []) if "(fp)" in f]
+		    pos = [next((i for i, f in enumerate(names) if re.search(r"^%s\b" % w, f)), -1) for w in want]
+		    ok += all(p >= 0 for p in pos) and pos == sorted(pos)
+		first = stacks.get(launches[0].get("stack"), []) if launches else []
+		print("stacks fp (default --stacks all): %d launches, %d with step <- loop <- main in order; the first: %s"
+		      % (len(launches), ok, " | ".join(first[:8])))
+		print("%s stacks fp: launches name their calling functions (the default of full mode)" %
+		      ("PASS" if launches and ok == len(launches) else "FAIL"))
+		sys.exit(0 if launches and ok == len(launches) else 1)
+	PY
+	grep -h 'stacks:' "$OUT/fpall.err"
 else
 	echo "FAIL stacks fp: nvcc failed: $(tail -n 3 "$OUT/fp.build" | tr '\n' '|')"
 	fail=1
 fi
+fi
+
+if part torch; then
 
 cat > "$OUT/torch_sync.py" <<'EOF'
 import torch
@@ -102,8 +136,11 @@ $G analyze --format json -o "$OUT/torch.az.json" --force "$OUT/torch.gtrace" 2> 
 	except (OSError, ValueError, KeyError) as e:
 	    print("stacks torch: no analyze JSON (%s)" % e)
 PY
+fi
 
-"$PY" tools/bench/inproc.py --workload torch --configs "base=--trace cuda,stk=--trace cuda --stacks sync" \
+if part cost; then
+
+"$PY" tools/bench/inproc.py --workload torch --configs "base=--trace cuda --stacks none,stk=--trace cuda --stacks sync" \
 	--pairs stk:base --rounds "$ROUNDS" --on 4 --off 4 --cpus-workload 2,3 --cpus-tool 4-7 \
 	--max-seconds "${STACKS_MAX_S:-300}" --out "$OUT/inproc" > "$OUT/inproc.log" 2>&1 || fail=1
 "$PY" - "$OUT/inproc/inproc.json" <<- 'PY' || fail=1
@@ -125,9 +162,9 @@ PY
 	          % (wl, "%.3f" % info["step_ms"] if info.get("step_ms") else "n/a", p.get("n", 0),
 	             p["median"] * 100, p["min"] * 100, p["max"] * 100, (base.get("median") or 0) * 100))
 PY
-# --stacks all on the GPT-2-like step (tools/bench/transformer_step.py): full mode with launch stacks against
-# full mode without, and each against no recorder (the window's own ratio)
-"$PY" tools/bench/inproc.py --workload transformer --configs "none,full,all=--stacks all" \
+# --stacks all on the GPT-2-like step (tools/bench/transformer_step.py): full mode as it records by default
+# (launch stacks) against full mode without stacks, and each against no recorder (the window's own ratio)
+"$PY" tools/bench/inproc.py --workload transformer --configs "none,full=--stacks none,all=--stacks all" \
 	--pairs all:full --rounds "$ROUNDS" --on 4 --off 4 --cpus-workload 2,3 --cpus-tool 4-7 \
 	--max-seconds "${STACKS_MAX_S:-300}" --out "$OUT/inproc-all" > "$OUT/inproc-all.log" 2>&1 || fail=1
 grep -h 'stacks:' "$OUT"/inproc-all/*-all-r1.err 2> /dev/null | head -n 1
@@ -151,5 +188,6 @@ grep -h 'stacks:' "$OUT"/inproc-all/*-all-r1.err 2> /dev/null | head -n 1
 	        print("stacks all cost %s: --stacks all over full without, paired over %d rounds: median %+.2f %%, "
 	              "range %+.2f .. %+.2f %%" % (wl, p.get("n", 0), p["median"] * 100, p["min"] * 100, p["max"] * 100))
 PY
+fi
 echo "files in $OUT"
 exit $fail

@@ -125,6 +125,7 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		c->common.o = &o->rec;
+		c->common.daemon = true;
 		state->child_inputs[0] = &c->common;
 		break;
 	case OPT_WINDOW:

@@ -49,8 +49,8 @@ static const struct argp_option options[] = {
 	  "Call stacks, native (frame pointers) and Python (CPython 3.10-3.13, file:line): sync "
 	  "takes the stack of every call the host waits in or that changes memory or modules "
 	  "(synchronizations, blocking copies and sets, allocations and frees, module loads); all of "
-	  "every call, launches and the other hot calls once per call site of a thread; none "
-	  "(default) takes none", 0 },
+	  "every call, launches and the other hot calls once per call site of a thread; none takes "
+	  "none. Default: all in full mode, sync in light mode and the daemon", 0 },
 	{ "quiet", 'q', NULL, 0, "Warnings and errors only: no status line or summary", 0 },
 	{ "verbose", 'v', NULL, 0, "More diagnostics (-v: libbpf's warnings too, -vv: all of libbpf's log)", 0 },
 	{ 0 },
@@ -102,6 +102,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 							    RECORD_STACKS_ALL };
 
 		o->stacks = kinds[cli__choose(state, "stacks kind", arg, stacks)];
+		c->stacks_set = true;
 		break;
 	}
 	case 'q':
@@ -135,5 +136,9 @@ int record_common__finish(struct record_common *c)
 	}
 	if (!c->gpum_set)
 		o->gpu_metrics_hz = o->light ? 0 : GPU_METRICS_HZ_DEFAULT;
+	/* launches' stacks cost a lookup a call site (the cache): full mode
+	 * takes them; a long run (light mode, the daemon) the waits' only */
+	if (!c->stacks_set)
+		o->stacks = o->light || c->daemon ? RECORD_STACKS_SYNC : RECORD_STACKS_ALL;
 	return 0;
 }

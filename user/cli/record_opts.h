@@ -17,6 +17,8 @@ struct record_common {
 	bool quiet;			/* -q: warnings and errors only */
 	bool window_set;		/* --light-window given */
 	bool gpum_set;			/* --gpu-metrics given */
+	bool stacks_set;		/* --stacks given */
+	bool daemon;			/* the daemon's options (set by it before parsing) */
 };
 
 /* The child: the parent's parser sets state->child_inputs[i] to its struct
@@ -24,7 +26,8 @@ struct record_common {
 extern const struct argp record_common_argp;
 
 /* After parsing: --libcuda into o, the default of --gpu-metrics (off in
- * light mode, else GPU_METRICS_HZ_DEFAULT), and the checks of the options
+ * light mode, else GPU_METRICS_HZ_DEFAULT) and of --stacks (all in full
+ * mode, sync in light mode and the daemon), and the checks of the options
  * together. Returns 0, or 2 after one line on stderr. */
 int record_common__finish(struct record_common *c);
 
