@@ -320,7 +320,8 @@ t_mock_clean() {
 # sync's 2 ms, they leave the GPU idle more than half the time.
 t_mock_sync_loop() {
 	mock sync 800000 --launches 100 --sync-every 1
-	expect "findings" "$(ids "$T/sync.json")" "cuda_api_sync,gpu_time_util,sync_in_loop"
+	# with the stacks full mode takes by default, the waits have their call site
+	expect "findings" "$(ids "$T/sync.json")" "cuda_api_sync,gpu_time_util,sync_in_loop,sync_site"
 	expect "busy" "$(q "$T/sync.json" .gpu.busy_ns)" $((102 * 800000))
 	# 100 in the loop, the workload's event and context syncs at its end
 	expect "waits" "$(q "$T/sync.json" '.parallelism | "\(.waits) \(.launches_per_wait)"')" "102 1"

@@ -395,7 +395,7 @@ t_python_gpu() {
 		and ([$f[] | select(.flame == $m)] | length == 1)' "$T/page.json" > /dev/null ||
 		err "report's flame graph: $(jq -c '[.[0].flame[] | [.flame, .flameDepth, .ns]]' "$T/page.json" | head -c 700)"
 	# without stacks the kernels are there, under no site
-	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --cupti --cupti-lib "$agent" -o "$T/h.gtrace" \
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --cupti --cupti-lib "$agent" --stacks none -o "$T/h.gtrace" \
 		-- env GT_MOCK_INJECTION=1 LD_LIBRARY_PATH="$mock" /usr/bin/python3 "$PY_WL" 12 80 > /dev/null 2> "$T/h.err" ||
 		fatal "--cupti: $(tail -n 3 "$T/h.err" | tr '\n' '|')"
 	"$GTRACE" stats -r cuda_gpu_site_sum --format json "$T/h.gtrace" 2> /dev/null |

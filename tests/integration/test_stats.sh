@@ -140,12 +140,12 @@ for r in d["reports"]:
     # no NVIDIA device on a machine without a GPU: ioctl_sum may be empty;
     # no CUPTI agent in this recording: the GPU side's reports are, and
     # no capture range either: capture_sum is; no NVML here: gpu_metrics_sum
-    # may be empty; no libnccl in the workload: nccl_sum is; no --stacks:
-    # cuda_sync_site_sum is
+    # may be empty; no libnccl in the workload: nccl_sum is (full mode takes
+    # the stacks: cuda_sync_site_sum has the workload's sync sites)
     if r["report"] in ("ioctl_sum", "gpu_metrics_sum") and not r["rows"]:
         continue
     if r["report"] in ("cuda_gpu_kern_sum", "cuda_gpu_site_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
-                       "nvtx_sum", "gpu_launch_latency", "capture_sum", "nccl_sum", "cuda_sync_site_sum"):
+                       "nvtx_sum", "gpu_launch_latency", "capture_sum", "nccl_sum"):
         assert not r["rows"], r["report"]
         continue
     assert r["rows"], r["report"] + " has no rows"
