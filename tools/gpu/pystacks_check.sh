@@ -192,11 +192,11 @@ fi
 
 # 3. the cost, in one running process each
 if part cost; then
-"$PY" tools/bench/inproc.py --workload torch --workload-args=--item --configs "base=--trace cuda --stacks none,stk=--trace cuda --stacks sync" \
+"$PY" tools/bench/inproc.py --gtrace "$G" --workload torch --workload-args=--item --configs "base=--trace cuda --stacks none,stk=--trace cuda --stacks sync" \
 	--pairs stk:base --rounds "$ROUNDS" --on 4 --off 4 --cpus-workload 2,3 --cpus-tool 4-7 \
 	--max-seconds "${STACKS_MAX_S:-200}" --out "$OUT/inproc" > "$OUT/inproc.log" 2>&1 || fail=1
 grep -h 'stacks:' "$OUT"/inproc/*stk*-r1.err 2> /dev/null | head -n 2
-"$PY" tools/bench/inproc.py --workload transformer --configs "none,full=--stacks none,all=--stacks all" \
+"$PY" tools/bench/inproc.py --gtrace "$G" --workload transformer --configs "none,full=--stacks none,all=--stacks all" \
 	--pairs all:full --rounds "$ROUNDS" --on 4 --off 4 --cpus-workload 2,3 --cpus-tool 4-7 \
 	--max-seconds "${STACKS_MAX_S:-200}" --out "$OUT/inproc-all" > "$OUT/inproc-all.log" 2>&1 || fail=1
 grep -h 'stacks:' "$OUT"/inproc-all/*-all-r1.err 2> /dev/null | head -n 2

@@ -140,7 +140,7 @@ fi
 
 if part cost; then
 
-"$PY" tools/bench/inproc.py --workload torch --configs "base=--trace cuda --stacks none,stk=--trace cuda --stacks sync" \
+"$PY" tools/bench/inproc.py --gtrace "$G" --workload torch --configs "base=--trace cuda --stacks none,stk=--trace cuda --stacks sync" \
 	--pairs stk:base --rounds "$ROUNDS" --on 4 --off 4 --cpus-workload 2,3 --cpus-tool 4-7 \
 	--max-seconds "${STACKS_MAX_S:-300}" --out "$OUT/inproc" > "$OUT/inproc.log" 2>&1 || fail=1
 "$PY" - "$OUT/inproc/inproc.json" <<- 'PY' || fail=1
@@ -164,7 +164,7 @@ if part cost; then
 PY
 # --stacks all on the GPT-2-like step (tools/bench/transformer_step.py): full mode as it records by default
 # (launch stacks) against full mode without stacks, and each against no recorder (the window's own ratio)
-"$PY" tools/bench/inproc.py --workload transformer --configs "none,full=--stacks none,all=--stacks all" \
+"$PY" tools/bench/inproc.py --gtrace "$G" --workload transformer --configs "none,full=--stacks none,all=--stacks all" \
 	--pairs all:full --rounds "$ROUNDS" --on 4 --off 4 --cpus-workload 2,3 --cpus-tool 4-7 \
 	--max-seconds "${STACKS_MAX_S:-300}" --out "$OUT/inproc-all" > "$OUT/inproc-all.log" 2>&1 || fail=1
 grep -h 'stacks:' "$OUT"/inproc-all/*-all-r1.err 2> /dev/null | head -n 1
