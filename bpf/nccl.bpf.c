@@ -10,7 +10,9 @@
  * decoder pairs entries with exits.
  */
 #include "common.bpf.h"
+#include "gtrace_api.h"
 #include "gtrace_nccl.h"
+#include "ustack.bpf.h"
 
 __u64 n_nccl_args_fault = 0;	/* stack arguments or unique ids that could not be read */
 __u64 n_nccl_drop_stash = 0;	/* out-pointer stash full: an init's exit lost its communicator */
@@ -71,7 +73,8 @@ SEC("uprobe")
 int nccl_entry(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 api = (__u32)bpf_get_attach_cookie(ctx) & 0xffff;
+	__u64 cookie = bpf_get_attach_cookie(ctx), ts;
+	__u32 api = (__u32)cookie & 0xffff;
 	const struct nccl_layout *l;
 	__u64 stk[2] = { 0, 0 }, uid[16];
 	struct gt_nccl *e;
@@ -82,10 +85,14 @@ int nccl_entry(struct pt_regs *ctx)
 	l = &layouts[api];
 	if (l->comm >= 6 || l->stream >= 6)
 		err = bpf_probe_read_user(stk, sizeof(stk), (void *)(PT_REGS_SP(ctx) + 8));
+	/* --stacks: the stack first, at the entry's time (the recorder puts
+	 * its reference before the entry) */
+	ts = bpf_ktime_get_ns();
+	ustack(ctx, id, cookie, ts);
 	e = reserve(sizeof(*e));
 	if (!e)
 		return 0;
-	fill_hdr(&e->hdr, id, GT_REC_NCCL, sizeof(*e), api);
+	fill_hdr_at(&e->hdr, id, GT_REC_NCCL, sizeof(*e), api, ts);
 	e->flags = 0;
 	if (err) {
 		count(&n_nccl_args_fault);
@@ -129,7 +136,8 @@ SEC("uretprobe")
 int nccl_exit(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 api = (__u32)bpf_get_attach_cookie(ctx) & 0xffff;
+	__u64 cookie = bpf_get_attach_cookie(ctx), ts;
+	__u32 api = (__u32)cookie & 0xffff;
 	struct nccl_stash_key k = { .tid = (__u32)id, .api = api };
 	__u64 *addr, a = 0;
 	struct gt_ret *e;
@@ -142,10 +150,13 @@ int nccl_exit(struct pt_regs *ctx)
 	}
 	if (!captured(id >> 32))
 		return 0;
+	/* a failed call's stack, at its exit, when its entry took none */
+	ts = bpf_ktime_get_ns();
+	ustack_failed(ctx, id, cookie, ts, (__s32)PT_REGS_RC(ctx));
 	e = reserve(sizeof(*e));
 	if (!e)
 		return 0;
-	fill_hdr(&e->hdr, id, GT_REC_NCCL_RET, sizeof(*e), api);
+	fill_hdr_at(&e->hdr, id, GT_REC_NCCL_RET, sizeof(*e), api, ts);
 	e->ret = (__s32)PT_REGS_RC(ctx);
 	e->flags = 0;
 	e->out = 0;

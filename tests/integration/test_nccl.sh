@@ -128,6 +128,16 @@ $d"
 	d=$(jq -c --argjson n "$N" --argjson k "$ROUNDS" '[.reports[0].rows[] | select(.name == "ncclAllReduce") | {rank, num_calls, bytes}] | sort_by(.rank)' "$T/ns.json")
 	[ "$d" = "[{\"rank\":\"0/2\",\"num_calls\":$ROUNDS,\"bytes\":$((ROUNDS * N * 4))},{\"rank\":\"1/2\",\"num_calls\":$ROUNDS,\"bytes\":$((ROUNDS * N * 4))}]" ] ||
 		err "nccl_sum's ncclAllReduce rows: $d"
+	# the stacks full mode takes by default: every NCCL call of both ranks
+	# carries one, whose frames name the workload's nccl_phase (frame
+	# pointers); the collectives of a round, from known call sites, are a
+	# lookup (the same stack each round)
+	d=$(jq -s -r '(map(select(.type == "stack") | {key: (.id | tostring), value: .frames}) | from_entries) as $st
+		| [.[] | select(.type == "nccl")] as $n
+		| "\($n | length) \([$n[] | select(.stack != null and ($st[.stack | tostring] // [] | any(test("^nccl_phase\\+0x[0-9a-f]+ \\(cuda_workload\\)$"))))] | length)"' "$T/a.dump")
+	[ "${d% *}" -gt 0 ] && [ "${d% *}" = "${d#* }" ] || err "NCCL calls with a stack naming nccl_phase (calls, with): $d"
+	d=$(jq -s -r '[.[] | select(.type == "nccl" and .api == "ncclAllReduce") | .stack] | unique | length' "$T/a.dump")
+	[ "$d" -ge 1 ] && [ "$d" -le 2 ] || err "ncclAllReduce's stacks: $d distinct, expected one call site (per rank at most)"
 }
 
 t_exports() {
@@ -217,7 +227,7 @@ t_discovery() {
 	done
 }
 
-add_case t_collectives "two ranks: every NCCL call per rank with its fields, one uid, collectives numbered, ranks from the environment, nccl_sum, the library's launches"
+add_case t_collectives "two ranks: every NCCL call per rank with its fields, one uid, collectives numbered, ranks from the environment, nccl_sum, the library's launches; each call's stack names the workload's function"
 add_case t_exports "two ranks: process names with their rank, a communicator track with a lane per rank in JSON and Perfetto, NCCL rows in CSV"
 add_case t_late_rank "a late rank (--nccl-late): the other rank's collectives wait for it, its own do not"
 add_case t_discovery "a libnccl opened after the recording began (no --libnccl): found, every call of both ranks"

@@ -48,8 +48,10 @@ static const struct argp_option options[] = {
 	{ "stacks", RO_STACKS, "none|sync|all", 0,
 	  "Call stacks, native (frame pointers) and Python (CPython 3.10-3.13, file:line): sync "
 	  "takes the stack of every call the host waits in or that changes memory or modules "
-	  "(synchronizations, blocking copies and sets, allocations and frees, module loads); all of "
-	  "every call, launches and the other hot calls once per call site of a thread; none takes "
+	  "(synchronizations, blocking copies and sets, allocations and frees, module loads, NCCL "
+	  "communicators made or destroyed); all of "
+	  "every call, launches, NCCL collectives and the other hot calls once per call site of a "
+	  "thread; none takes "
 	  "none. Default: all in full mode, sync in light mode and the daemon", 0 },
 	{ "quiet", 'q', NULL, 0, "Warnings and errors only: no status line or summary", 0 },
 	{ "verbose", 'v', NULL, 0, "More diagnostics (-v: libbpf's warnings too, -vv: all of libbpf's log)", 0 },

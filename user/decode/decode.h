@@ -122,6 +122,7 @@ struct gt_ncclrec {
 	bool in_group;		/* issued between ncclGroupStart and ncclGroupEnd of its thread */
 	uint32_t flags;		/* GT_NCCL_* of the entry */
 	uint64_t cookie;	/* as gt_callrec's (no entry hook sees NCCL entries: 0) */
+	uint32_t stack;		/* its stack (--stacks), as gt_callrec's; 0 none */
 };
 
 /* A process' place in its job: from its environment (GT_REC_PROC_RANK),

@@ -171,6 +171,7 @@ int dec__nccl_emit(struct gt_decoder *d, const struct open_call *e, const struct
 	n.api = (uint16_t)api;
 	n.kind = ni ? ni->kind : GT_NCCL_K_NONE;
 	n.cookie = e->cookie;
+	n.stack = e->stack;
 	if (x) {
 		n.has_exit = true;
 		n.dur = exit_ts >= e->ts ? exit_ts - e->ts : 0;

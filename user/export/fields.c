@@ -410,6 +410,8 @@ unsigned fields__nccl(const struct gt_ncclrec *nc, struct cf_val v[CF_MAX])
 		vu(v, &n, CF_DEVICE, (uint64_t)nc->device);
 	if (nc->in_group)
 		vb(v, &n, CF_GROUP, true);
+	if (nc->stack)
+		vu(v, &n, CF_STACK, nc->stack);
 	return n;
 }
 

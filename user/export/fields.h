@@ -113,7 +113,7 @@ struct cf_val {
 	};
 };
 
-#define CF_MAX 24		/* fields of one call or event, at most */
+#define CF_MAX 32		/* fields of one call or event, at most (an NCCL collective with its stack has over 24) */
 
 /* Field names as dump writes them, indexed by enum cf_id. */
 extern const char *const cf_names[CF__COUNT];

@@ -400,6 +400,10 @@ static void put_nccl_event(struct jx *j, const struct gt_ncclrec *nc, const char
 	OBUF_LIT(o, ",\"args\":{");
 	/* on a communicator's lane the args keep the call's own pid and tid */
 	fields__json(o, v, n, pid == nc->pid ? ARGS_SKIP : ARGS_SKIP & ~((1ull << CF_PID) | (1ull << CF_TID)));
+	if (nc->stack) {
+		OBUF_LIT(o, ",\"frames\":");
+		fields__json_frames(o, j->d, nc->stack);
+	}
 	OBUF_LIT(o, "}}");
 }
 

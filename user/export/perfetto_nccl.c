@@ -104,6 +104,7 @@ void pf__nccl_args(struct pf *x, const struct gt_ncclrec *nc)
 	/* the event's own: its time and length; pid and tid kept (the
 	 * communicator's tracks are no process') */
 	pf__field_args(x, v, n, (1ull << CF_TS) | (1ull << CF_DUR));
+	pf__event_stack(x, nc->stack);
 }
 
 void pf__nccl_comm_event(struct pf *x, const struct gt_ncclrec *nc)

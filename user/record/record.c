@@ -263,6 +263,13 @@ static int finish(struct recorder *r)
 			(unsigned long long)sc->interned, (unsigned long long)sc->cut, GT_USTACK_MAX,
 			(unsigned long long)sc->fault, (unsigned long long)sc->unmapped,
 			(unsigned long long)sc->no_symbol, (unsigned long long)sc->at_exit, same);
+		/* BPF's counts: the cuda object's and the NCCL object's */
+		uint64_t bc[4] = { 0,
+				   __atomic_load_n(&r->skel->bss->n_py_fault, __ATOMIC_RELAXED),
+				   __atomic_load_n(&r->skel->bss->n_py_code_drop, __ATOMIC_RELAXED),
+				   __atomic_load_n(&r->skel->bss->n_py_nothread, __ATOMIC_RELAXED) };
+
+		nccl_probes__stack_counts(r->nccl, bc);
 		if (sc->py_stacks || sc->py_late || pyconf__counters(r->py)->interpreters)
 			pr_info("stacks: %llu with Python frames (%u interpreter%s; %llu of a thread without "
 				"Python, the main thread's frames), %llu code objects, %llu "
@@ -276,9 +283,7 @@ static int finish(struct recorder *r)
 				(unsigned long long)sc->py_codes, (unsigned long long)sc->py_unknown,
 				(unsigned long long)sc->py_no_line, (unsigned long long)sc->py_cut,
 				GT_PYSTACK_MAX, (unsigned long long)sc->py_fault,
-				(unsigned long long)__atomic_load_n(&r->skel->bss->n_py_fault, __ATOMIC_RELAXED),
-				(unsigned long long)__atomic_load_n(&r->skel->bss->n_py_code_drop, __ATOMIC_RELAXED),
-				(unsigned long long)__atomic_load_n(&r->skel->bss->n_py_nothread, __ATOMIC_RELAXED),
+				(unsigned long long)bc[1], (unsigned long long)bc[2], (unsigned long long)bc[3],
 				(unsigned long long)sc->py_late);
 	}
 	if (c.drop_ringbuf)
@@ -464,6 +469,14 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 			.rb_fd = bpf_map__fd(r->skel->maps.rb), .pids_fd = bpf_map__fd(r->skel->maps.pids),
 			.active_fd = bpf_map__fd(r->skel->maps.active_pids),
 			.ranges_fd = bpf_map__fd(r->skel->maps.ranges),
+			.stacks_sync = o->stacks == RECORD_STACKS_SYNC, .stacks_all = o->stacks == RECORD_STACKS_ALL,
+			.stack_pids_fd = bpf_map__fd(r->skel->maps.stack_pids),
+			.stack_sites_fd = bpf_map__fd(r->skel->maps.stack_sites),
+			.py_cfgs_fd = bpf_map__fd(r->skel->maps.py_cfgs),
+			.py_files_fd = bpf_map__fd(r->skel->maps.py_files),
+			.py_procs_fd = bpf_map__fd(r->skel->maps.py_procs),
+			.py_threads_fd = bpf_map__fd(r->skel->maps.py_threads),
+			.py_seen_fd = bpf_map__fd(r->skel->maps.py_seen),
 		};
 
 		err = nccl_probes__new(&no, &r->nccl);
@@ -479,6 +492,8 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 			.procs_fd = bpf_map__fd(r->skel->maps.py_procs),
 			.nfiles = &r->skel->bss->py_nfiles, .gen = &r->skel->bss->py_gen,
 		};
+
+		nccl_probes__py_globals(r->nccl, &pb.nfiles2, &pb.gen2);
 
 		if (!(r->stacks = ustacks__new(emit_name_rec, r)) || !(r->py = pyconf__new(&pb))) {
 			err = -ENOMEM;

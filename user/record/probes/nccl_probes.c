@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "nccl.skel.h"
+#include "bpf/gtrace_api.h"
 #include "format/nccl.h"
 #include "lib/log.h"
 #include "lib/vec.h"
@@ -30,6 +31,7 @@ struct nccl_file {
 struct nccl_probes {
 	struct nccl_bpf *skel;
 	bool multi;
+	bool stacks_sync, stacks_all;
 	struct nccl_file *files;
 	size_t nfiles, cap;
 	size_t nprobes;
@@ -49,6 +51,20 @@ int nccl_probes__new(const struct nccl_probes_opts *o, struct nccl_probes **out)
 		goto fail;
 	}
 	err = SHARE_MAPS(p->skel, o);
+	p->stacks_sync = o->stacks_sync;
+	p->stacks_all = o->stacks_all;
+	if (!err && (o->stacks_sync || o->stacks_all)) {
+		/* one stack table and one view of the interpreters for both */
+		const struct { struct bpf_map *m; int fd; } share[] = {
+			{ p->skel->maps.stack_pids, o->stack_pids_fd }, { p->skel->maps.stack_sites, o->stack_sites_fd },
+			{ p->skel->maps.py_cfgs, o->py_cfgs_fd }, { p->skel->maps.py_files, o->py_files_fd },
+			{ p->skel->maps.py_procs, o->py_procs_fd }, { p->skel->maps.py_threads, o->py_threads_fd },
+			{ p->skel->maps.py_seen, o->py_seen_fd },
+		};
+
+		for (size_t i = 0; i < sizeof(share) / sizeof(share[0]) && !err; i++)
+			err = bpf_map__reuse_fd(share[i].m, share[i].fd);
+	}
 	uprobe_multi__prepare(p->skel->progs.nccl_entry, o->multi);
 	uprobe_multi__prepare(p->skel->progs.nccl_exit, o->multi);
 	if (!err)
@@ -133,10 +149,24 @@ int nccl_probes__attach_file(struct nccl_probes *p, const char *path, const char
 	if (found <= 0)
 		return found ? found : -ENOEXEC;
 	for (i = 0; i < NAPI; i++) {
+		const struct gt_nccl_info *in = gt_nccl__info((unsigned)i + 1);
+		bool setup = in && (in->kind == GT_NCCL_K_INIT || in->kind == GT_NCCL_K_SPLIT ||
+				    in->kind == GT_NCCL_K_FREE);
+
 		if (!offs[i])
 			continue;
 		found_offs[n] = offs[i];
-		cookies[n++] = i + 1;
+		cookies[n] = i + 1;
+		/* the communicators' making and ending always; the calls made
+		 * per step (collectives, sends, groups) once per call site */
+		if ((p->stacks_sync && setup) || p->stacks_all)
+			cookies[n] |= GT_COOKIE_STACK;
+		if (p->stacks_all && !setup)
+			cookies[n] |= GT_COOKIE_STACK_CACHE;
+		/* a failed call's stack at its exit, whatever its kind */
+		if (p->stacks_sync || p->stacks_all)
+			cookies[n] |= GT_COOKIE_STACK_FAIL;
+		n++;
 	}
 	if (!p->multi && !(f.links = calloc(2 * n, sizeof(*f.links))))
 		return -ENOMEM;
@@ -162,6 +192,25 @@ size_t nccl_probes__nfiles(const struct nccl_probes *p)
 size_t nccl_probes__nprobes(const struct nccl_probes *p)
 {
 	return p ? p->nprobes : 0;
+}
+
+void nccl_probes__py_globals(struct nccl_probes *p, volatile uint32_t **nfiles, volatile uint32_t **gen)
+{
+	*nfiles = p && p->skel->bss ? &p->skel->bss->py_nfiles : NULL;
+	*gen = p && p->skel->bss ? &p->skel->bss->py_gen : NULL;
+}
+
+void nccl_probes__stack_counts(const struct nccl_probes *p, uint64_t v[4])
+{
+	const struct nccl_bpf__bss *b;
+
+	if (!p || !p->skel || !p->skel->bss)
+		return;
+	b = p->skel->bss;
+	v[0] += __atomic_load_n(&b->n_stack_fault, __ATOMIC_RELAXED);
+	v[1] += __atomic_load_n(&b->n_py_fault, __ATOMIC_RELAXED);
+	v[2] += __atomic_load_n(&b->n_py_code_drop, __ATOMIC_RELAXED);
+	v[3] += __atomic_load_n(&b->n_py_nothread, __ATOMIC_RELAXED);
 }
 
 void nccl_probes__counters(const struct nccl_probes *p, struct gt_counters *c)

@@ -23,6 +23,12 @@ struct nccl_probes_opts {
 	uint64_t wakeup_bytes;		/* as the cuda object */
 	uint32_t self_pid;		/* the recorder */
 	int rb_fd, pids_fd, active_fd, ranges_fd; /* the cuda object's maps */
+	/* --stacks: sync takes the stacks of communicator inits, splits and
+	 * frees; all of every call, collectives and the others once per call
+	 * site (a lookup). The cuda object's stack and Python maps (-1: none,
+	 * with stacks off) */
+	bool stacks_sync, stacks_all;
+	int stack_pids_fd, stack_sites_fd, py_cfgs_fd, py_files_fd, py_procs_fd, py_threads_fd, py_seen_fd;
 };
 
 struct nccl_probes;
@@ -37,6 +43,13 @@ int nccl_probes__new(const struct nccl_probes_opts *o, struct nccl_probes **out)
 int nccl_probes__attach_file(struct nccl_probes *p, const char *path, const char *label);
 size_t nccl_probes__nfiles(const struct nccl_probes *p);
 size_t nccl_probes__nprobes(const struct nccl_probes *p);
+/* This object's copy of the Python globals the recorder's pyconf sets
+ * (pystack.bpf.h's py_nfiles, py_gen), to mirror the cuda object's; NULL
+ * pointers when p is NULL. */
+void nccl_probes__py_globals(struct nccl_probes *p, volatile uint32_t **nfiles, volatile uint32_t **gen);
+/* The stacks this object could not take or walk (its n_stack_fault,
+ * n_py_fault, n_py_code_drop, n_py_nothread), added into v[0..3]. */
+void nccl_probes__stack_counts(const struct nccl_probes *p, uint64_t v[4]);
 /* Adds this object's drops and faults into c (p may be NULL). */
 void nccl_probes__counters(const struct nccl_probes *p, struct gt_counters *c);
 /* The loaded object (the overhead budget's run counts), NULL when none. */

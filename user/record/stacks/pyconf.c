@@ -427,6 +427,10 @@ static bool interp_check(struct pyconf *pc, uint32_t pid, const char *path, uint
 			return false;
 		*pc->bpf.nfiles = ++pc->nfiles;
 		*pc->bpf.gen = *pc->bpf.gen + 1;
+		if (pc->bpf.nfiles2 && pc->bpf.gen2) {
+			*pc->bpf.nfiles2 = pc->nfiles;
+			*pc->bpf.gen2 = *pc->bpf.gen;
+		}
 	}
 	pc->c.interpreters++;
 	pr_debug("stacks: Python %u.%u at %s", version >> 8, version & 0xff, path);

@@ -22,6 +22,7 @@ struct pyconf;
 struct pyconf_bpf {
 	int cfgs_fd, files_fd, procs_fd;
 	volatile uint32_t *nfiles, *gen;
+	volatile uint32_t *nfiles2, *gen2;	/* another object's copies (the NCCL one's), or NULL */
 };
 
 struct pyconf_counters {
