@@ -380,7 +380,7 @@ t_python_gpu() {
 	site="launch ($PY_WL:$(pyline launch))"
 	jq -e --arg site "$site" '.reports[0].rows | length == 1 and .[0].site == $site and .[0].instances == 12
 		and .[0].time_pct == 100 and .[0].processes == 1' "$T/gs.json" > /dev/null ||
-		err "cuda_gpu_site_sum: $(jq -c '.reports[0].rows' "$T/gs.json")"
+		err "cuda_gpu_site_sum: $(jq -c '.reports[0].rows' "$T/gs.json"); the merge: $(grep -h 'merged' "$T/g.err"); the agent: $("$GTRACE" dump --summary "$T/g.gtrace" 2> /dev/null | grep -A9 '^cupti agent' | tr -s ' ' | tr '\n' ';')"
 	# the report: its call-site section lists the launch line, with the GPU's share
 	"$GTRACE" report "$T/g.gtrace" -o "$T/g.html" 2> "$T/gr.err" || fatal "report: $(cat "$T/gr.err")"
 	python3 "$ROOT/tests/integration/report_page.py" "$T/page.json" "$T/g.html" 2> "$T/page.err" ||
