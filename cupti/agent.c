@@ -20,6 +20,10 @@
  * (the run directory exists, no recorder wants the process now): the writer
  * thread looks every GT_CUPTI_POLL_STOP_MS, CUPTI records nothing.
  *
+ * Files: this one starts the agent, switches CUPTI on and off and runs the
+ * writer's loop; agent_write.c writes what the writer takes into the spool
+ * file; agent_graph.c keeps CUDA graphs' kernel nodes (agent_int.h).
+ *
  * NVTX capture ranges (GTRACE_NVTX_CAPTURE, nvtx_capture.c): only then are
  * NVTX callbacks enabled, and the agent starts at NVTX's initialization if
  * that comes before cuInit, so that no range of the program goes unseen.
@@ -41,7 +45,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,80 +58,14 @@
 
 #define GT_EXPORT __attribute__((visibility("default")))
 
-#define BUF_SIZE	(4u << 20)	/* bytes per CUPTI activity buffer */
-#define BUF_COUNT	GT_POOL_MAX	/* buffers at most: CUPTI 13 holds one per thread
-					 * with records, made as needed; their pages
-					 * become memory only as CUPTI fills them */
-#define OUT_SIZE	(1u << 20)	/* converted records are written in chunks of up to this */
-#define IDLE_MS		50		/* writer's sleep between looks at the queue */
-#define EXIT_WAIT_S	5		/* at exit, how long to wait for the writer */
-#define NODES_MAX	(1u << 20)	/* graph node records waiting for the writer, at most */
+#include "agent_int.h"
 
-_Static_assert(BUF_COUNT <= GT_POOL_MAX && BUF_COUNT <= GT_RING_CAP, "pool larger than the queue");
-_Static_assert(BUF_SIZE % 8 == 0, "CUPTI buffers are 8-byte aligned");
-_Static_assert(OUT_SIZE >= 4 * GT_CUPTI_REC_MAX, "output chunk too small");
-
-enum agent_state {
-	ST_OFF = 0,	/* not recording: idle, armed (paused), or refused */
-	ST_ON,		/* recording */
-	ST_STOPPING,	/* the writer is switching CUPTI off (a pause or the end) */
-	ST_DONE,	/* stopped for good: the spool file is complete and closed */
-};
-
-/* What starting to record came to. */
-enum begin_result {
-	BEGIN_OK,
-	BEGIN_LATER,	/* not now (another CUPTI client holds the process): try again later */
-	BEGIN_NEVER,	/* not in this process (said) */
-};
-
-static struct agent {
-	_Atomic int state;		/* enum agent_state */
-	_Atomic int exiting;		/* the program is exiting: writer, finish */
-	_Atomic int initialized;	/* InitializeInjection ran */
-	pid_t pid;			/* process that records (a forked child is not it) */
-	struct gt_ctl ctl;		/* where it spools, what the recorder wants */
-	struct gt_spool spool;		/* the spool file */
-	bool write_failed;		/* a write failed for good: nothing more is written */
-	bool driver_all;		/* the DRIVER kind is on (GTRACE_CUPTI_API=all) */
-	bool driver_ids;		/* the launch/copy/set calls' records are on */
-	bool subscribed;		/* sub holds CUPTI's one subscriber slot */
-	bool nvtx_cbs;			/* the NVTX capture callbacks are enabled */
-	bool cupti_ready;		/* clock and buffer callbacks given to CUPTI (once) */
-	bool conflict_said;		/* "another CUPTI client" said */
-	bool full_said, backlog_said;	/* the spool's bounds said */
-	bool create_said;		/* the spool file could not be made: said */
-	CUpti_SubscriberHandle sub;
-	struct gt_buf_pool pool;	/* activity buffers lent to CUPTI */
-	struct gt_buf_ring ring;	/* completed buffers for the writer */
-	struct gt_cupti_conv *conv;	/* converter (writer thread only) */
-	uint8_t *out;			/* converted records not yet written */
-	size_t out_len;			/* bytes in out */
-	uint64_t out_recs;		/* records of the program's in out (not the agent's own) */
-	_Atomic uint64_t buffers;	/* buffers completed */
-	_Atomic uint64_t unqueued;	/* records in buffers the queue could not take */
-	_Atomic uint64_t refused;	/* buffer requests with the pool empty */
-	/* this stretch of recording (from its start or resumption): the
-	 * counters above as they were then (the spool counts its losses) */
-	uint64_t base_buffers, base_unqueued, base_dropped;
-	uint64_t clock_offset_ns;	/* |CUPTI timestamp - CLOCK_MONOTONIC| at start */
-	unsigned kinds_on;		/* bit i: kinds[i] enabled */
-	pthread_t writer;		/* writer thread (joined at exit) */
-	bool writer_started;
-	pthread_mutex_t lock;		/* guards nothing but the wake-up below */
-	pthread_cond_t wake;		/* at exit: wakes the writer at once */
-	/* CUDA graphs' kernel nodes made and cloned (program threads, in
-	 * CUPTI's resource callbacks) waiting for the writer */
-	pthread_mutex_t nodes_mu;	/* guards the four below */
-	struct gt_gpu_graph_node *nodes;
-	size_t nnodes, nodes_cap;
-	uint64_t nodes_lost;		/* not kept: out of memory or NODES_MAX waiting */
-	bool node_cbs;			/* the graph node callbacks are enabled */
-} g = {
+struct agent g = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.nodes_mu = PTHREAD_MUTEX_INITIALIZER,
 	.spool = { .fd = -1 },
 };
+
 
 /* Activity kinds enabled, in order; only the first is required. */
 static const struct {
@@ -146,8 +83,7 @@ static const struct {
 
 /* ------------------------------------------------------------ helpers */
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
+void say(const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -160,7 +96,7 @@ static void say(const char *fmt, ...)
 	fprintf(stderr, "%s\n", msg);
 }
 
-static const char *cupti_err(CUptiResult r)
+const char *cupti_err(CUptiResult r)
 {
 	const char *s = NULL;
 
@@ -169,7 +105,7 @@ static const char *cupti_err(CUptiResult r)
 	return s;
 }
 
-static uint64_t mono_ns(void)
+uint64_t mono_ns(void)
 {
 	struct timespec ts;
 
@@ -252,50 +188,6 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	gt_buf_pool__put(&g.pool, buffer);
 }
 
-/* A CUDA graph's kernel node made (a launch on a capturing stream, an added
- * node: inside that call, on its thread) or cloned (instantiation): kept for
- * the writer, so that the merger can give each kernel a graph runs the call
- * that put its node in the graph.  Program threads; capture and
- * instantiation only, never per launch. */
-static void on_graph_node(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
-{
-	const CUpti_GraphData *gd = rd ? rd->resourceDescriptor : NULL;
-	uint64_t node = 0, original = 0;
-	uint32_t graph = 0;
-	bool cloned = cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED;
-	struct gt_gpu_graph_node r;
-
-	if (!gd || gd->nodeType != CU_GRAPH_NODE_TYPE_KERNEL || getpid() != g.pid)
-		return;
-	if (cuptiGetGraphNodeId(gd->node, &node) != CUPTI_SUCCESS || !node ||
-	    (cloned && (!gd->originalNode ||
-			cuptiGetGraphNodeId(gd->originalNode, &original) != CUPTI_SUCCESS))) {
-		pthread_mutex_lock(&g.nodes_mu);
-		g.nodes_lost++;
-		pthread_mutex_unlock(&g.nodes_mu);
-		return;
-	}
-	if (gd->graph && cuptiGetGraphId(gd->graph, &graph) != CUPTI_SUCCESS)
-		graph = 0;
-	gt_cupti_conv__graph_node((uint32_t)g.pid, (uint32_t)syscall(SYS_gettid), mono_ns(), node, original,
-				  graph, cloned ? GT_GRAPH_NODE_CLONED : 0, &r);
-	pthread_mutex_lock(&g.nodes_mu);
-	if (g.nnodes == g.nodes_cap) {
-		size_t cap = g.nodes_cap ? g.nodes_cap * 2 : 256;
-		void *v = cap <= NODES_MAX ? realloc(g.nodes, cap * sizeof(*g.nodes)) : NULL;
-
-		if (v) {
-			g.nodes = v;
-			g.nodes_cap = cap;
-		}
-	}
-	if (g.nnodes < g.nodes_cap)
-		g.nodes[g.nnodes++] = r;
-	else
-		g.nodes_lost++;
-	pthread_mutex_unlock(&g.nodes_mu);
-}
-
 /* cudaDeviceReset / cuCtxDestroy: hand over what the context's buffers
  * hold while CUPTI still knows the context.  NVTX: capture ranges.  CUDA
  * graphs: their kernel nodes. */
@@ -312,18 +204,6 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
 		 (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED || cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) &&
 		 atomic_load(&g.state) == ST_ON)
 		on_graph_node(cbid, data);
-}
-
-/* The graph node callbacks on or off (on: false when CUPTI refused them). */
-static bool graph_node_cbs(int on)
-{
-	CUptiResult a = cuptiEnableCallback((uint32_t)on, g.sub, CUPTI_CB_DOMAIN_RESOURCE,
-					    CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);
-	CUptiResult b = cuptiEnableCallback((uint32_t)on, g.sub, CUPTI_CB_DOMAIN_RESOURCE,
-					    CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
-
-	g.node_cbs = on && a == CUPTI_SUCCESS && b == CUPTI_SUCCESS;
-	return a == CUPTI_SUCCESS && b == CUPTI_SUCCESS;
 }
 
 /* ------------------------------------------------------------ CUPTI on/off */
@@ -402,184 +282,6 @@ static void unsubscribe(void)
 	g.nvtx_cbs = false;
 	cuptiUnsubscribe(g.sub);
 	g.subscribed = false;
-}
-
-/* ------------------------------------------------------------ writer */
-
-/* Writes out's records as one chunk, or counts them as lost: the spool's
- * file system is full, or it holds more unread than its bound (both go
- * away, so the next chunk is tried again); other errors end the writing. */
-static void out_flush_as(bool last)
-{
-	if (g.out_len && !g.write_failed) {
-		switch (gt_spool__write(&g.spool, g.out, g.out_len, g.out_recs, last)) {
-		case GT_SPOOL_OK:
-			break;
-		case GT_SPOOL_FULL:
-			if (!g.full_said)
-				say("the file system of %s is full: GPU records of pid %d are lost until there "
-				    "is room (counted)", g.ctl.dir, (int)g.pid);
-			g.full_said = true;
-			break;
-		case GT_SPOOL_BACKLOG:
-			if (!g.backlog_said)
-				say("%s holds more than %llu bytes nobody read: GPU records of pid %d are lost "
-				    "until the recorder catches up (counted)", g.spool.path,
-				    (unsigned long long)g.spool.max_unread, (int)g.pid);
-			g.backlog_said = true;
-			break;
-		case GT_SPOOL_ERR:
-			g.write_failed = true;
-			say("failed to write %s: %s; GPU-side recording off for pid %d", g.spool.path,
-			    strerror(errno), (int)g.pid);
-			break;
-		}
-	}
-	g.out_len = 0;
-	g.out_recs = 0;
-}
-
-static void out_flush(void)
-{
-	out_flush_as(false);
-}
-
-/* Makes room for one more record of any size in out; returns the bytes free
- * at g.out + g.out_len. */
-static size_t out_room(void)
-{
-	if (OUT_SIZE - g.out_len < GT_CUPTI_REC_MAX)
-		out_flush();
-	return OUT_SIZE - g.out_len;
-}
-
-/* n bytes of records put into out; data: one record of the program's (what
- * the losses count), else the agent's own (a mark, the counters). */
-static void out_put(size_t n, bool data)
-{
-	g.out_len += n;
-	g.out_recs += data;
-}
-
-static void convert_buffer(uint8_t *buf, size_t valid)
-{
-	CUpti_Activity *rec = NULL;
-
-	/* stops at the end (MAX_LIMIT_REACHED) or at a record CUPTI left
-	 * incomplete (INVALID_KIND) */
-	while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
-		size_t room = out_room();
-		int n = gt_cupti_conv__record(g.conv, rec, g.out + g.out_len, room);
-
-		if (n > 0)
-			out_put((size_t)n, true);
-	}
-}
-
-/* The graph node records the program's threads left, into out (taken from
- * them under the lock, written without it). */
-static void put_nodes(void)
-{
-	struct gt_gpu_graph_node *v;
-	size_t n;
-
-	pthread_mutex_lock(&g.nodes_mu);
-	v = g.nodes;
-	n = g.nnodes;
-	g.nodes = NULL;
-	g.nnodes = g.nodes_cap = 0;
-	pthread_mutex_unlock(&g.nodes_mu);
-	for (size_t i = 0; i < n && !g.write_failed; i++) {
-		out_room();
-		memcpy(g.out + g.out_len, &v[i], sizeof(v[i]));
-		out_put(sizeof(v[i]), true);
-	}
-	free(v);
-}
-
-/* Converts and writes every queued buffer; returns how many there were. */
-static unsigned drain(void)
-{
-	unsigned n = 0;
-	uint8_t *buf;
-	size_t valid;
-
-	put_nodes();	/* before the kernels the nodes ran */
-	while (gt_buf_ring__pop(&g.ring, &buf, &valid)) {
-		if (!g.write_failed)
-			convert_buffer(buf, valid);
-		gt_buf_pool__put(&g.pool, buf);
-		n++;
-	}
-	out_flush();
-	return n;
-}
-
-/* The counters of this stretch of recording, its NVTX ranges still open,
- * written after everything else; flags: GT_CUPTI_ST_FINAL or _PAUSED. */
-static void write_stats(uint64_t flags)
-{
-	struct gt_cupti_conv_extra x = {
-		.clock_offset_ns = g.clock_offset_ns,
-	};
-	size_t dropped = 0;
-	uint64_t unqueued = atomic_load(&g.unqueued) - g.base_unqueued;
-	int n;
-
-	drain();
-	for (;;) {
-		size_t room = out_room();
-
-		n = gt_cupti_conv__drain_open(g.conv, g.out + g.out_len, room);
-		if (n <= 0)
-			break;
-		out_put((size_t)n, true);
-	}
-	/* what the bounds cost is known once what is in out was tried */
-	out_flush();
-	if (cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) != CUPTI_SUCCESS || dropped < g.base_dropped)
-		dropped = g.base_dropped;
-	x.dropped = dropped - g.base_dropped + unqueued;
-	x.buffers = atomic_load(&g.buffers) - g.base_buffers;
-	x.lost_disk = g.spool.lost_disk;
-	x.lost_backlog = g.spool.lost_backlog;
-	{
-		uint64_t lost;
-
-		pthread_mutex_lock(&g.nodes_mu);
-		lost = g.nodes_lost;
-		g.nodes_lost = 0;
-		pthread_mutex_unlock(&g.nodes_mu);
-		/* the merger counts the kernels it could not trace back */
-		if (lost)
-			say("%llu CUDA graph kernel nodes of pid %d not kept (out of memory, or %u "
-			    "waiting): their kernels are not traced back to the launches that "
-			    "captured them", (unsigned long long)lost, (int)g.pid, NODES_MAX);
-	}
-	x.flags = flags | g.spool.flags;
-	out_room();
-	out_put(gt_cupti_conv__stats(g.conv, mono_ns(), &x, g.out + g.out_len), false);
-	out_flush_as(true);	/* alone in out: the room kept for it takes it */
-	if (x.dropped)
-		say("%llu GPU records lost in pid %d (CUPTI found no free buffer %llu times)",
-		    (unsigned long long)x.dropped, (int)g.pid, (unsigned long long)atomic_load(&g.refused));
-}
-
-/* Live spooling: what CUPTI has completed, handed over now, then the mark
- * that says so (its ts: before the flush began). */
-static void live_flush(void)
-{
-	uint64_t t0 = mono_ns();
-
-	if (atomic_load(&g.state) != ST_ON)
-		return;
-	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-	drain();
-	if (g.write_failed)
-		return;
-	out_room();
-	out_put(gt_cupti_conv__mark(g.conv, t0, mono_ns() - t0, g.out + g.out_len), false);
-	out_flush();
 }
 
 /* ------------------------------------------------------------ recording on and off */
