@@ -347,6 +347,11 @@ enum gt_capture_kind {
 				 * hot calls from its open to here) */
 	GT_CAP_HOT_OFF = 6,	/* GT_REC_CAPTURE: no range open any more: hot calls after hdr.ts
 				 * are not recorded */
+	GT_CAP_LOOKUPS_OFF = 7,	/* GT_REC_CAPTURE: the kernel lookups (cuKernelGetFunction, made by
+				 * the runtime per launch) are not recorded after hdr.ts: kernel
+				 * names come from the driver's function structures, checked
+				 * against index names the program looked up; latency_ns = how
+				 * long their probes took to detach (starting at hdr.ts) */
 };
 
 /* What opened a capture range, or that a record is about a window. */

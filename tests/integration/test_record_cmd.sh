@@ -135,6 +135,61 @@ t_names() {
 	[ -z "$d" ] || err "$d"
 }
 
+# The kernel lookups (cuKernelGetFunction, one before every fill launch as
+# the CUDA runtime makes them) are recorded until the names of 3 launched
+# kernels read from the driver's structures matched the looked-up ones, and
+# not after their probes are gone: the workload pauses after launch 20 until
+# the recorder says so; --keep-lookups records every one.
+t_lookups() {
+	local out=$T/lk.out errf=$T/lk.err pid rc got made before d
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -v -o "$T/lk.gtrace" -- "$WORKLOAD" \
+		--launches 40 --syncs 1 --lookup-each --pause-at 20 > "$out" 2> "$errf" &
+	pid=$!
+	PIDS+=("$pid")
+	wait_line "$out" '^paused [0-9]+$' 30 "$pid" ||
+		fatal "the workload did not pause; stderr: $(tail -n 3 "$errf" | tr '\n' '|')"
+	wait_line "$errf" 'kernel lookups no longer recorded' 30 "$pid" ||
+		fatal "the recorder did not drop the kernel lookups while the workload waited; stderr: $(tail -n 5 "$errf" | tr '\n' '|')"
+	kill -USR1 "$(awk '/^paused/ { print $2 }' "$out")"
+	wait_exit "$pid" 60 || fatal "gtrace-bpf -- cuda_workload still running 60 s after the signal"
+	rc=$WAIT_RC
+	[ "$rc" -eq 0 ] || fatal "gtrace-bpf exited $rc; stderr: $(tail -n 3 "$errf" | tr '\n' '|')"
+	WJ=$(grep '^{' "$out" | tail -n 1)
+	WL_PID=$(jq -r .pid <<< "$WJ")
+	made=$(jq '.calls.cuKernelGetFunction' <<< "$WJ")
+	before=$((made - $(jq '.calls_after_ready.cuKernelGetFunction // 0' <<< "$WJ")))
+	[ "$made" -eq 21 ] && [ "$before" -eq 11 ] ||
+		fatal "the workload made $made lookups, $before before its pause: expected 21 and 11"
+	dump_trace "$T/lk.gtrace" "$T/lk.json"
+	got=$(jq -s --argjson p "$WL_PID" '[.[] | select(.pid == $p and .api == "cuKernelGetFunction" and .type != "stack")] | length' "$T/lk.json")
+	log "lookups: $got of $made recorded ($before made before the pause)"
+	[ "$got" -ge 1 ] && [ "$got" -le "$before" ] ||
+		err "$got of the $made kernel lookups recorded: expected 1 to $before (none after the probes came off)"
+	d=$(jq -s -r '[.[] | select(.type == "capture" and .kind == "lookups_off")]
+		| if length != 1 then "\(length) lookups_off records, expected 1"
+		  elif .[0].index < 3 then "lookups_off after \(.[0].index) names checked, expected 3 or more"
+		  else empty end' "$T/lk.json")
+	[ -z "$d" ] || err "$d"
+	# every launch still named, the later ones from the driver's structures
+	sig_check "kernel names with the lookups dropped" "$T/lk.json" "$WL_PID" '.type == "launch"' '.kernel' \
+		"$(jq -n -c --arg v "$K_VECADD" --arg s "$K_SCALE" --arg f "$K_FILL" '{($v): 10, ($s): 10, ($f): 20}')"
+	"$GTRACE" dump --summary "$T/lk.gtrace" > "$T/lk.sum" 2>&1 || err "dump --summary failed"
+	grep -q '^cuKernelGetFunction +' "$T/lk.sum" && grep -q '^+ kernel lookups (cuKernelGetFunction) recorded only until' "$T/lk.sum" ||
+		err "dump --summary does not mark cuKernelGetFunction and say why: $(grep -i lookup "$T/lk.sum" | tr '\n' '|')"
+	"$GTRACE" stats -r cuda_api_sum "$T/lk.gtrace" > "$T/lk.stats" 2>&1 || err "stats failed"
+	grep -q 'kernel lookups (cuKernelGetFunction) recorded only until' "$T/lk.stats" ||
+		err "stats cuda_api_sum does not say the lookups were dropped"
+	"$GTRACE" stats -r cuda_api_sum --format json "$T/lk.gtrace" 2> /dev/null |
+		jq -e '.lookups_note | test("recorded only until")' > /dev/null ||
+		err "stats --format json has no lookups_note"
+	# --keep-lookups: all 21
+	REC_OPTS=--keep-lookups record_workload --launches 40 --syncs 1 --lookup-each
+	got=$(jq -s --argjson p "$WL_PID" '[.[] | select(.pid == $p and .api == "cuKernelGetFunction" and .type != "stack")] | length' "$T/a.json")
+	[ "$got" -eq 21 ] || err "--keep-lookups: $got of 21 kernel lookups recorded"
+	[ "$(jq -s '[.[] | select(.kind == "lookups_off")] | length' "$T/a.json")" -eq 0 ] ||
+		err "--keep-lookups: the trace has a lookups_off record"
+}
+
 t_exit_status() {
 	local rc
 	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/b.gtrace" -- "$WORKLOAD" --threads 0 \
@@ -408,6 +463,7 @@ add_case t_launches "-- CMD: grid, block, shmem, stream, function and names of e
 add_case t_memory "-- CMD: copy bytes/kind/pointers, memset, alloc pointers equal to the frees'"
 add_case t_syncs "-- CMD: sync durations >= GT_MOCK_SYNC_US (20 ms) and their stream/event"
 add_case t_names "-- CMD: demangled names of all three kernels (module, library+cuKernelGetFunction, Ex launch)"
+add_case t_lookups "-- CMD: cuKernelGetFunction before every fill launch: recorded until 3 names are checked, none after its probes come off, every launch named; the notes in dump --summary and stats; --keep-lookups records all 21"
 add_case t_exit_status "-- CMD: gtrace-bpf exits with the command's status (0, 1, 2)"
 add_case t_fail "-- CMD: a failing call (cuMemAlloc_v2 of 0 bytes) is recorded with ret 1, failed true"
 add_case t_launch_exit "-- CMD: launches at entry only by default (no dur/ret, not incomplete); --launch-exit: every one with ret 0 and dur > 0"

@@ -265,7 +265,7 @@ static void json_steps(struct worker *w, long n)
 }
 
 /* Prints "WORD PID" and waits for SIGUSR1 (blocked in set). */
-static void say_and_wait(const char *word, const sigset_t *set)
+void say_and_wait(const char *word, const sigset_t *set)
 {
 	int sig;
 
@@ -288,7 +288,6 @@ int main(int argc, char **argv)
 	CUdevice dev;
 	CUmodule mod[MAX_DEV];
 	CUlibrary lib;
-	CUkernel k_fill;
 	CUevent ev;
 	float *h;
 	char devname[256];
@@ -309,7 +308,8 @@ int main(int argc, char **argv)
 	/* Block SIGUSR1 before anything can send it: it is taken with sigwait. */
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
-	if ((o.wait_signal || o.open_signal) && pthread_sigmask(SIG_BLOCK, &usr1, NULL))
+	usr1_set = usr1;
+	if ((o.wait_signal || o.open_signal || o.pause_at) && pthread_sigmask(SIG_BLOCK, &usr1, NULL))
 		die("cannot block SIGUSR1");
 
 	if (o.open_signal)
@@ -600,7 +600,7 @@ int main(int argc, char **argv)
 	 * "other_calls": the rest (so that a test can apply a newer table) */
 	json_load();
 	json_counts("calls", C_CALLS, true);
-	if (o.wait_signal)
+	if (o.wait_signal || o.pause_at)
 		json_counts("calls_after_ready", C_AFTER_READY, true);
 	json_counts("failed", C_FAILED, true);
 	json_counts("other_calls", C_CALLS, false);

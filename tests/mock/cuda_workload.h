@@ -78,6 +78,8 @@ struct opts {
 	bool sync_each;		/* with flood_s: cuStreamSynchronize after every launch */
 	long steady;		/* with flood_s: cuCtxSynchronize calls per second */
 	const char *copy_lib;	/* --copy-lib DIR: dlopen a copy of GT_LIBCUDA made there at the start */
+	bool lookup_each;	/* --lookup-each: cuKernelGetFunction before each fill launch */
+	long pause_at;		/* --pause-at: after this launch "paused PID", wait for SIGUSR1 */
 	bool open_signal;	/* --open-signal: print "waiting PID", wait for SIGUSR1 before
 				 * loading libcuda */
 };
@@ -162,6 +164,10 @@ extern const char *const op_apis[OP__COUNT];
 /* per device (index 0 .. ndev - 1) */
 extern CUcontext ctxs[MAX_DEV];
 extern CUfunction f_vecadd[MAX_DEV], f_scale[MAX_DEV], f_fill[MAX_DEV];
+extern CUkernel k_fill;
+/* Prints "WORD PID" and waits for SIGUSR1 (blocked in set). */
+void say_and_wait(const char *word, const sigset_t *set);
+extern sigset_t usr1_set;	/* SIGUSR1, blocked from the start when a signal is awaited */
 /* each device's buffers a, b, c (N_ELEMS floats) */
 extern CUdeviceptr d_a[MAX_DEV], d_b[MAX_DEV], d_c[MAX_DEV];
 extern int ndev;

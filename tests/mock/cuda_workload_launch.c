@@ -18,6 +18,8 @@ const char *const op_apis[OP__COUNT] = {
 /* per device (index 0 .. ndev - 1) */
 CUcontext ctxs[MAX_DEV];
 CUfunction f_vecadd[MAX_DEV], f_scale[MAX_DEV], f_fill[MAX_DEV];
+CUkernel k_fill;
+sigset_t usr1_set;
 CUdeviceptr d_a[MAX_DEV], d_b[MAX_DEV], d_c[MAX_DEV];
 int ndev = 1;
 int n_elems = N_ELEMS;
@@ -288,7 +290,13 @@ void *worker_main(void *arg)
 				while (now_s() < until)
 					;
 			}
+			if (p->lookup_each && i % OP__COUNT >= OP_FILL_EX)
+				CK(cuKernelGetFunction, &f_fill[(w->index + i) % ndev], k_fill);
 			launch_i(w, i, p->legacy_every && k % p->legacy_every == 0);
+			if (p->pause_at && k == p->pause_at) {
+				say_and_wait("paused", &usr1_set);
+				after_ready = true;
+			}
 			/* the planted calls on the device of that launch, now current */
 			if (p->sync_every && k % p->sync_every == 0)
 				CK(cuStreamSynchronize, w->streams[w->cur]);

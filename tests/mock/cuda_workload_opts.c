@@ -20,6 +20,10 @@ static void usage(FILE *f)
 		"  --wait-signal    after initialization and kernel lookups print \"ready PID\"\n"
 		"                   and wait for SIGUSR1 before the rest\n"
 		"  --fail           also make one failing call (cuMemAlloc_v2 of 0 bytes)\n"
+		"  --lookup-each    cuKernelGetFunction(fill) before every fill launch, as the\n"
+		"                   CUDA runtime looks a kernel up per launch\n"
+		"  --pause-at N     after launch N print \"paused PID\" and wait for SIGUSR1\n"
+		"                   (calls after it are counted in calls_after_ready)\n"
 		"  --flood SECONDS  launch as fast as possible on every thread for SECONDS\n"
 		"  --rate N         with --flood: N launches per second per thread, evenly paced\n"
 		"  --work US        spin US microseconds on the CPU before each launch\n"
@@ -108,7 +112,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 	       O_PAGEABLE_EVERY, O_LEGACY_EVERY, O_GRID, O_STEPS,
 	       O_STEP_US, O_JITTER, O_NVTX_STEPS, O_STEP_GROUPS, O_STEP_GRAPH, O_NVTX_LIB, O_SLOW_STEPS, O_DEVICES, O_PEER, O_NCCL,
 	       O_NCCL_ID, O_NCCL_LATE, O_NCCL_OPEN,
-	       O_SYNC_EACH, O_STEADY, O_COPY_LIB, O_OPEN_SIGNAL };
+	       O_SYNC_EACH, O_STEADY, O_COPY_LIB, O_OPEN_SIGNAL, O_LOOKUP_EACH, O_PAUSE_AT };
 	static const struct option longopts[] = {
 		{ "launches", required_argument, NULL, O_LAUNCHES },
 		{ "copies", required_argument, NULL, O_COPIES },
@@ -116,6 +120,8 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		{ "threads", required_argument, NULL, O_THREADS },
 		{ "wait-signal", no_argument, NULL, O_WAIT },
 		{ "fail", no_argument, NULL, O_FAIL },
+		{ "lookup-each", no_argument, NULL, O_LOOKUP_EACH },
+		{ "pause-at", required_argument, NULL, O_PAUSE_AT },
 		{ "flood", required_argument, NULL, O_FLOOD },
 		{ "rate", required_argument, NULL, O_RATE },
 		{ "ranges", required_argument, NULL, O_RANGES },
@@ -273,6 +279,12 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		case O_FAIL:
 			o->fail = true;
 			break;
+		case O_LOOKUP_EACH:
+			o->lookup_each = true;
+			break;
+		case O_PAUSE_AT:
+			o->pause_at = parse_num("--pause-at", optarg, 1, 1L << 40);
+			break;
 		case O_COPY_LIB:
 			o->copy_lib = optarg;
 			break;
@@ -298,6 +310,10 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		bad_usage("%s does not go with --rate or --ranges", "--work");
 	if (o->ranges > 0 && (o->threads > 1 || o->flood_s))
 		bad_usage("%s needs one launch thread and no --flood", "--ranges");
+	if ((o->lookup_each || o->pause_at) &&
+	    (o->threads > 1 || o->flood_s || o->ranges > 0 || o->steps || o->wait_signal))
+		bad_usage("%s needs one launch thread and no --flood, --ranges, --steps or --wait-signal",
+			  o->lookup_each ? "--lookup-each" : "--pause-at");
 	if (o->sync_each && (!o->flood_s || o->threads > 1))
 		bad_usage("%s needs --flood and one launch thread", "--sync-each");
 	if (o->steady && !o->flood_s)

@@ -135,7 +135,8 @@ static void test_names(void **state)
 	assert_string_equal(gt_capture_kind__name(GT_CAP_HOT_LIVE), "hot_live");
 	assert_string_equal(gt_capture_kind__name(GT_CAP_HOT_OFF), "hot_off");
 	assert_null(gt_capture_kind__name(0));
-	assert_null(gt_capture_kind__name(7));
+	assert_string_equal(gt_capture_kind__name(GT_CAP_LOOKUPS_OFF), "lookups_off");
+	assert_null(gt_capture_kind__name(8));
 	assert_string_equal(gt_capture_source__name(GT_CAPSRC_PROFILER), "cudaProfilerApi");
 	assert_string_equal(gt_capture_source__name(GT_CAPSRC_NVTX), "nvtx");
 	assert_string_equal(gt_capture_source__name(GT_CAPSRC_WINDOW), "window");
@@ -404,6 +405,31 @@ static void test_none(void **state)
 	capture_spans__free(c);
 }
 
+/* The kernel lookups dropped: a note from when, nothing sampled, not light
+ * mode; one in a range record or with no names checked is malformed. */
+static void test_lookups(void **state)
+{
+	struct capture_spans *c = spans_new("buffer=64M");
+	struct capspan before = { .start_ts = 100, .end_ts = 1500 };
+	char note[256];
+
+	(void)state;
+	assert_false(capture_spans__lookups_note(c, NULL, note, sizeof(note)));
+	feed(c, cap(C, 2100, 0, GT_CAP_LOOKUPS_OFF, GT_CAPSRC_NONE, 4, 0, 900));
+	feed(c, cap(R, 2200, 100, GT_CAP_LOOKUPS_OFF, GT_CAPSRC_NONE, 4, 0, 0));
+	feed(c, cap(C, 2300, 0, GT_CAP_LOOKUPS_OFF, GT_CAPSRC_NONE, 0, 0, 0));
+	capture_spans__finish(c, 5000);
+	assert_false(capture_spans__light(c));
+	assert_int_equal(capture_spans__anomaly(c, CAPTURE_AN_MALFORMED), 2);
+	assert_true(capture_spans__lookups_note(c, NULL, note, sizeof(note)));
+	assert_non_null(strstr(note, "kernel lookups (cuKernelGetFunction) recorded only until +2.0 us"));
+	assert_non_null(strstr(note, "checked against 4 names"));
+	/* a scope that ends before the drop holds every lookup */
+	assert_false(capture_spans__lookups_note(c, &before, note, sizeof(note)));
+	assert_string_equal(note, "");
+	capture_spans__free(c);
+}
+
 /* A pass of its own over a file: the trailer's end ends what is open. */
 static void test_read(void **state)
 {
@@ -460,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_light_ranges),
 		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_lookups),
 		cmocka_unit_test(test_read),
 	};
 

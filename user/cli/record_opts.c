@@ -15,7 +15,7 @@
 /* above the parents' keys (0x100 onwards, a few dozen) */
 enum {
 	RO_CGROUP = 0x180, RO_BUFSIZE, RO_LIBCUDA, RO_MODE, RO_LIGHT_WINDOW, RO_CUPTI, RO_CUPTI_LIB,
-	RO_GPU_METRICS, RO_STACKS,
+	RO_GPU_METRICS, RO_STACKS, RO_KEEP_LOOKUPS,
 };
 
 static const struct argp_option options[] = {
@@ -53,6 +53,10 @@ static const struct argp_option options[] = {
 	  "every call, launches, NCCL collectives and the other hot calls once per call site of a "
 	  "thread; none takes "
 	  "none. Default: all in full mode, sync in light mode and the daemon", 0 },
+	{ "keep-lookups", RO_KEEP_LOOKUPS, NULL, 0,
+	  "Record the kernel lookups (cuKernelGetFunction, which the CUDA runtime makes per launch) "
+	  "all through: by default their probes come off once the names of 3 launched kernels read "
+	  "from the driver's function structures matched the names the programs looked up", 0 },
 	{ "quiet", 'q', NULL, 0, "Warnings and errors only: no status line or summary", 0 },
 	{ "verbose", 'v', NULL, 0, "More diagnostics (-v: libbpf's warnings too, -vv: all of libbpf's log)", 0 },
 	{ 0 },
@@ -107,6 +111,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		c->stacks_set = true;
 		break;
 	}
+	case RO_KEEP_LOOKUPS:
+		o->keep_lookups = true;
+		break;
 	case 'q':
 		c->quiet = true;
 		break;

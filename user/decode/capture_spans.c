@@ -45,6 +45,8 @@ struct capture_spans {
 	struct capture_shed *sh;	/* the budget's sheds and give-backs, in ts order once
 					 * finished */
 	size_t nsh, capsh;
+	uint64_t lookups_ts;		/* GT_CAP_LOOKUPS_OFF's ts, 0 = none */
+	uint32_t lookups_checked;	/* ... and its names checked */
 };
 
 struct capture_spans *capture_spans__new(const struct gt_file_info *info)
@@ -240,6 +242,14 @@ int capture_spans__feed(struct capture_spans *c, const struct gt_hdr *rec)
 	if (!cp->index && cp->kind != GT_CAP_HOT_LIVE && cp->kind != GT_CAP_HOT_OFF)
 		goto malformed;
 	switch (cp->kind) {
+	case GT_CAP_LOOKUPS_OFF:
+		if (range)
+			goto malformed;
+		if (!c->lookups_ts || rec->ts < c->lookups_ts) {
+			c->lookups_ts = rec->ts;
+			c->lookups_checked = cp->index;
+		}
+		return 0;
 	case GT_CAP_RANGE_OPEN:
 	case GT_CAP_RANGE_CLOSE:
 		if (!range)
@@ -611,6 +621,22 @@ bool capture_spans__shed_note(const struct capture_spans *c, const struct capspa
 	if (n && n < len)
 		note[n - 1] = '.';
 	return n > 0;
+}
+
+bool capture_spans__lookups_note(const struct capture_spans *c, const struct capspan *sc,
+				 char *note, size_t len)
+{
+	char t[32];
+
+	note[0] = '\0';
+	if (!c->lookups_ts || (sc && c->lookups_ts > sc->end_ts))
+		return false;
+	snprintf(note, len, "kernel lookups (cuKernelGetFunction) recorded only until +%s: from then "
+		 "on kernel names come from the driver's function structures, checked against %u "
+		 "names the programs looked up.",
+		 gt_ns__text(c->lookups_ts > c->start_ts ? c->lookups_ts - c->start_ts : 0, t, sizeof(t)),
+		 c->lookups_checked);
+	return true;
 }
 
 /* ---- anomalies and names ------------------------------------------------ */

@@ -172,6 +172,11 @@ bool capture_spans__shed_in(const struct capture_spans *c, unsigned api, uint64_
  * cuStreamSynchronize shed at +12.3 s."); false and "" when none was. */
 bool capture_spans__shed_note(const struct capture_spans *c, const struct capspan *scope, char *note,
 			      size_t len);
+/* When the recorder stopped recording kernel lookups (GT_CAP_LOOKUPS_OFF)
+ * before the end of scope (a span; NULL: the whole trace): note says from
+ * when, in one line; false and "" when it did not. */
+bool capture_spans__lookups_note(const struct capture_spans *c, const struct capspan *scope,
+				 char *note, size_t len);
 /* A span's length in ns (0 for a refused one). */
 static inline uint64_t capspan__ns(const struct capspan *s)
 {

@@ -284,12 +284,13 @@ void dump__print_summary(struct dump *dp, struct trace_reader *r, const struct g
 	const struct gt_file_info *info = trace_reader__info(r);
 	const struct gt_trailer *t = trace_reader__trailer(r);
 	uint64_t last = gt_decoder__last_ts(d);
-	char note[320], shed[384];
-	bool sampled, sheds;
+	char note[320], shed[384], lookups[256];
+	bool sampled, sheds, lookups_off;
 
 	capture_spans__finish(dp->cap, t && t->end_ts > last ? t->end_ts : last);
 	sampled = capture_spans__sampled(dp->cap, NULL, note, sizeof(note));
 	sheds = sampled && capture_spans__shed_note(dp->cap, NULL, shed, sizeof(shed));
+	lookups_off = capture_spans__lookups_note(dp->cap, NULL, lookups, sizeof(lookups));
 	put_header(f, info);
 	fprintf(f, "%-36s %12s %10s %10s %16s\n", "api", "calls", "failed", "incomplete",
 		"total_dur_ns");
@@ -304,6 +305,8 @@ void dump__print_summary(struct dump *dp, struct trace_reader *r, const struct g
 				capture_spans__shed_in(dp->cap, i, capture_spans__start_ts(dp->cap),
 						       capture_spans__end_ts(dp->cap))))
 			snprintf(name, sizeof(name), "%s *", gt_api__name(i));
+		else if (lookups_off && gt_api__class(i) == GT_CLS_KERNEL_FUNC)
+			snprintf(name, sizeof(name), "%s +", gt_api__name(i));
 		else
 			snprintf(name, sizeof(name), "%s", gt_api__name(i));
 		if (s->entry_only == s->calls)	/* no exits: no result, no time */
@@ -325,6 +328,8 @@ void dump__print_summary(struct dump *dp, struct trace_reader *r, const struct g
 		fprintf(f, "* %s\n", note);
 	if (sheds)
 		fprintf(f, "* %s\n", shed);
+	if (lookups_off)
+		fprintf(f, "+ %s\n", lookups);
 	fprintf(f, "%-36s %12llu\n", "process events", (unsigned long long)dp->proc_events);
 	fprintf(f, "%-36s %12llu %10llu %10s %16llu\n", "ioctls", (unsigned long long)dp->ioctls,
 		(unsigned long long)dp->ioctls_failed, "", (unsigned long long)dp->ioctl_dur);

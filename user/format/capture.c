@@ -50,6 +50,7 @@ const char *gt_capture_kind__name(uint32_t kind)
 		[GT_CAP_RANGE_OPEN] = "range_open", [GT_CAP_RANGE_CLOSE] = "range_close",
 		[GT_CAP_WINDOW_OPEN] = "window_open", [GT_CAP_WINDOW_CLOSE] = "window_close",
 		[GT_CAP_HOT_LIVE] = "hot_live", [GT_CAP_HOT_OFF] = "hot_off",
+		[GT_CAP_LOOKUPS_OFF] = "lookups_off",
 	};
 
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : NULL;

@@ -10,7 +10,9 @@
  * keeps the probes of the hot calls (gt_api__hot: launches and the like)
  * detached outside windows and ranges rather than filtering in BPF. The
  * hot_on flag in the object's bss bounds what is recorded exactly: set
- * after the attach and its timestamp, cleared before the detach.
+ * after the attach and its timestamp, cleared before the detach. The kernel
+ * lookups' probes, which serve names only, come off for good once the
+ * names are known to come from the driver's structures (lookups_tick).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@
 #include "lib/log.h"
 #include "lib/vec.h"
 #include "record/probes/cuda_probes.h"
+#include "record/procs/kname_recovery.h"
 #include "record/recorder.h"
 
 static void capture_write(struct recorder *r, uint16_t type, uint32_t kind, uint32_t source,
@@ -139,10 +142,41 @@ static void window_close(struct recorder *r)
 	hot_off(r, GT_CAP_WINDOW_CLOSE, GT_CAPSRC_WINDOW, r->cap.windows);
 }
 
+/* The kernel lookups' probes dropped once LOOKUP_CHECKS names read from
+ * the driver's function structures matched the programs' own lookups (and
+ * none differed): from then on names come from those structures alone; the
+ * record says when, once the probes are gone (wait: block until then). */
+#define LOOKUP_CHECKS 3
+
+static void lookups_tick(struct recorder *r, bool wait)
+{
+	struct capture_ctl *c = &r->cap;
+	uint64_t checked, ns;
+
+	if (!r->probes || r->o->keep_lookups)
+		return;
+	if (!c->lookups_ts) {
+		checked = r->names ? kernel_names__checked(r->names) : 0;
+		if (checked < LOOKUP_CHECKS || cuda_probes__drop_lookups(r->probes))
+			return;
+		c->lookups_ts = now_ns(CLOCK_MONOTONIC);
+		c->lookups_checked = checked > UINT32_MAX ? UINT32_MAX : (uint32_t)checked;
+	}
+	if (c->lookups_written || !cuda_probes__lookups_done(r->probes, wait, &ns))
+		return;
+	capture_write(r, GT_REC_CAPTURE, GT_CAP_LOOKUPS_OFF, GT_CAPSRC_NONE, c->lookups_checked, 0,
+		      c->lookups_ts, ns, 0, 0);
+	c->lookups_written = true;
+	pr_verbose("kernel lookups no longer recorded: their probes detached in %.2f ms (%u kernel "
+		   "names checked against the driver's function structures)", ns / 1e6,
+		   c->lookups_checked);
+}
+
 uint64_t capture__tick(struct recorder *r, uint64_t now)
 {
 	struct capture_ctl *c = &r->cap;
 
+	lookups_tick(r, false);
 	flush_close(r, false);
 	if (c->window_end && now >= c->window_end)
 		window_close(r);
@@ -223,6 +257,8 @@ void capture__finish(struct recorder *r)
 	if (r->o->light && c->nopen)
 		hot_off(r, GT_CAP_HOT_OFF, c->open[0].source, c->open[0].index);
 	flush_close(r, true);
+	if (c->lookups_ts)
+		lookups_tick(r, true);
 	if (r->o->capture_range == RECORD_RANGE_PROFILER && !c->opened)
 		pr_info("no capture range opened (cuProfilerStart was never called): the trace holds 0 "
 			"ranges");

@@ -31,6 +31,7 @@ struct record_opts {
 	char **cmd;			/* -- CMD ARGS: start and trace it, NULL-terminated */
 	const char *output;		/* -o, NULL = default name in the current directory */
 	enum record_stacks stacks;	/* --stacks */
+	bool keep_lookups;		/* --keep-lookups: never drop the kernel lookups' probes */
 	char *written;			/* when not NULL: the path of the trace written (PATH_MAX
 					 * bytes), "" when none was finished */
 	bool force;			/* replace an existing output */

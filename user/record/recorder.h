@@ -53,6 +53,9 @@ struct capture_ctl {
 	uint32_t pend_kind;		/* close record waiting for its detach time, 0 = none */
 	uint32_t pend_source, pend_index;/* ... its source and number */
 	uint64_t pend_ts;		/* ... and when the gate closed */
+	uint64_t lookups_ts;		/* when the kernel lookups' probes were dropped, 0 = not */
+	uint32_t lookups_checked;	/* ... the names checked by then */
+	bool lookups_written;		/* ... and their record written */
 	struct capture_lat attach, detach;
 };
 

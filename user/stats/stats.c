@@ -250,6 +250,10 @@ static int write_report(struct stats_writer *w, int which, struct stats_run *run
 		notes[n++] = run->sampled_note;
 		if (run->shed)
 			notes[n++] = run->shed_note;
+	}
+	if (which == SR_CUDA_API_SUM && run->lookups)
+		notes[n++] = run->lookups_note;
+	if (n) {
 		for (const char *const *p = r.notes; p && *p && n < 7; p++)
 			notes[n++] = *p;
 		r.notes = notes;

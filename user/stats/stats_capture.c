@@ -145,6 +145,8 @@ static void sampled_note(struct stats_run *run)
 	/* in a scope in which every probe was live nothing is sampled */
 	run->shed = run->sampled && capture_spans__shed_note(run->cap, run->scope, run->shed_note,
 							     sizeof(run->shed_note));
+	run->lookups = capture_spans__lookups_note(run->cap, run->scope, run->lookups_note,
+						   sizeof(run->lookups_note));
 }
 
 /* capture_sum's notes: what the columns mean, the totals, the anomalies. */
@@ -325,8 +327,12 @@ static size_t heads(struct stats_run *run)
 	char a[32], b[32], d[32], what[64];
 	size_t n = 0;
 
-	if (!capture_spans__any(c))
-		return 0;
+	if (!capture_spans__any(c)) {
+		if (run->lookups)
+			n = (size_t)snprintf(run->head_json, sizeof(run->head_json),
+					     "\"lookups_note\":\"%s\"", run->lookups_note);
+		return n < sizeof(run->head_json) ? n : sizeof(run->head_json) - 1;
+	}
 	n = (size_t)snprintf(run->head_json, sizeof(run->head_json),
 			     "\"capture\":{\"mode\":\"%s\",\"capture_range\":\"%s\"}",
 			     capture_spans__light(c) ? "light" : "full",
@@ -363,6 +369,9 @@ static size_t heads(struct stats_run *run)
 	if (run->shed && n < sizeof(run->head_json))
 		n += (size_t)snprintf(run->head_json + n, sizeof(run->head_json) - n,
 				      ",\"shed_note\":\"%s\"", run->shed_note);
+	if (run->lookups && n < sizeof(run->head_json))
+		n += (size_t)snprintf(run->head_json + n, sizeof(run->head_json) - n,
+				      ",\"lookups_note\":\"%s\"", run->lookups_note);
 	return n < sizeof(run->head_json) ? n : sizeof(run->head_json) - 1;
 }
 

@@ -182,6 +182,8 @@ struct stats_run {
 	char sampled_note[320];		/* "sampled: launches and other hot calls only ..." */
 	bool shed;			/* the overhead budget shed an api in the scope */
 	char shed_note[384];		/* "shed by the overhead budget (...): ..." */
+	bool lookups;			/* the kernel lookups were dropped in the scope */
+	char lookups_note[256];		/* "kernel lookups (cuKernelGetFunction) recorded only ..." */
 	char head_text[320];		/* the table's lines before the reports, "" none */
 	char head_json[1280];		/* the JSON document's members before them, "" none */
 	char capture_notes[3][640];	/* capture_sum's notes of this trace */

@@ -42,7 +42,7 @@ void *probes__detach_main(void *arg)
 	return NULL;
 }
 
-static uint64_t batch_join(struct detach_batch *b)
+uint64_t probes__batch_join(struct detach_batch *b)
 {
 	uint64_t ns;
 
@@ -258,19 +258,21 @@ int probes__make_groups(struct cuda_probes *p, const struct attached_file *f, co
 		const struct probe *pr = &f->pr[i];
 		struct probe_group *g = NULL;
 		uint16_t shed_api;
-		bool hot = probe_hot(p, pr->api, &shed_api);
+		bool hot = probe_hot(p, pr->api, &shed_api), lookup = probes__lookup_api(pr->api);
 
 		if (keep && !keep(p, pr, ctx))
 			continue;
+		if (lookup && p->lookups_off)
+			continue;
 		for (j = 0; j < ng && !g; j++) {
 			if (groups[j].prog == pr->prog && groups[j].ret == pr->ret && groups[j].hot == hot &&
-			    groups[j].shed_api == shed_api)
+			    groups[j].shed_api == shed_api && groups[j].lookup == lookup)
 				g = &groups[j];
 		}
 		if (!g) {
 			g = &groups[ng++];
 			*g = (struct probe_group){ .prog = pr->prog, .ret = pr->ret, .hot = hot,
-						   .shed_api = shed_api, .fd = -1 };
+						   .shed_api = shed_api, .lookup = lookup, .fd = -1 };
 			g->offs = calloc(f->npr, sizeof(*g->offs));
 			g->cookies = calloc(f->npr, sizeof(*g->cookies));
 			g->links = p->opts.multi ? NULL : calloc(f->npr, sizeof(*g->links));
@@ -434,7 +436,7 @@ fail:
 /* The hot links' detach thread joined: its time kept to be reported. */
 static void join_detach(struct cuda_probes *p)
 {
-	p->last_detach_ns = batch_join(p->detaching);
+	p->last_detach_ns = probes__batch_join(p->detaching);
 	p->detaching = NULL;
 	p->detach_reported = false;
 }
@@ -448,18 +450,21 @@ static unsigned test_detach_delay_ms(void)
 	return s ? (unsigned)strtoul(s, NULL, 10) : 0;
 }
 
-/* Moves the links of the detached hot groups into a batch closed by a
- * thread; without a thread they are closed here. */
-static int detach_hot(struct cuda_probes *p)
+static bool group_hot(const struct probe_group *g)
+{
+	return g->hot;
+}
+
+struct detach_batch *probes__detach_batch(struct cuda_probes *p,
+					  bool (*which)(const struct probe_group *), uint64_t *ns)
 {
 	struct detach_batch *b;
 	size_t i, j, k, n = 0;
 
-	if (p->detaching)
-		join_detach(p);
+	*ns = 0;
 	for (i = 0; i < p->nfiles; i++)
 		for (j = 0; j < p->files[i].ngroups; j++)
-			if (p->files[i].groups[j].hot)
+			if (which(&p->files[i].groups[j]))
 				n += p->files[i].groups[j].n;
 	b = calloc(1, sizeof(*b));
 	if (b) {
@@ -471,7 +476,7 @@ static int detach_hot(struct cuda_probes *p)
 		for (j = 0; j < p->files[i].ngroups; j++) {
 			struct probe_group *g = &p->files[i].groups[j];
 
-			if (!g->hot)
+			if (!which(g))
 				continue;
 			if (b && b->fds && b->links) {
 				if (g->fd >= 0)
@@ -493,19 +498,32 @@ static int detach_hot(struct cuda_probes *p)
 		if (b && b->fds && b->links) {
 			uint64_t t0 = clock__mono_ns();
 
-			b->thread = 0;
 			probes__detach_main(b);
-			p->last_detach_ns = clock__mono_ns() - t0;
-			p->detach_reported = false;
+			*ns = clock__mono_ns() - t0;
 		}
 		if (b) {
 			free(b->fds);
 			free(b->links);
 			free(b);
 		}
-		return 0;
+		return NULL;
 	}
-	p->detaching = b;
+	return b;
+}
+
+/* Moves the links of the detached hot groups into a batch closed by a
+ * thread; without a thread they are closed here. */
+static int detach_hot(struct cuda_probes *p)
+{
+	uint64_t ns;
+
+	if (p->detaching)
+		join_detach(p);
+	p->detaching = probes__detach_batch(p, group_hot, &ns);
+	if (!p->detaching) {
+		p->last_detach_ns = ns;
+		p->detach_reported = false;
+	}
 	return 0;
 }
 
@@ -615,7 +633,9 @@ void cuda_probes__free(struct cuda_probes *p)
 		return;
 	n = p->nprobes;
 	if (p->detaching)
-		batch_join(p->detaching);
+		probes__batch_join(p->detaching);
+	if (p->lookup_batch)
+		probes__batch_join(p->lookup_batch);
 	if (p->swap) {
 		uint64_t ns;
 

@@ -82,6 +82,13 @@ bool cuda_probes__swap_done(struct cuda_probes *p, bool wait, uint64_t *ns);
 bool cuda_probes__swapping(const struct cuda_probes *p);
 /* True when api was moved to the window set (cuda_probes__swap_begin). */
 bool cuda_probes__is_shed(const struct cuda_probes *p, unsigned api);
+/* Takes the kernel lookups' probes (cuKernelGetFunction) away for good,
+ * in a thread, once their names are not needed (see cuda_probes_lookup.c). */
+int cuda_probes__drop_lookups(struct cuda_probes *p);
+/* True once, when that detach has finished (wait: block until then), with
+ * how long it took in *ns. */
+bool cuda_probes__lookups_done(struct cuda_probes *p, bool wait, uint64_t *ns);
+bool cuda_probes__lookups_dropped(const struct cuda_probes *p);
 size_t cuda_probes__nfiles(const struct cuda_probes *p);
 size_t cuda_probes__nprobes(const struct cuda_probes *p);
 size_t cuda_probes__nfailed(const struct cuda_probes *p);

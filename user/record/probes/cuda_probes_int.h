@@ -27,6 +27,7 @@ struct probe_group {
 	bool ret;			/* return probes */
 	bool hot;			/* in the window set: detachable */
 	uint16_t shed_api;		/* the shed api whose window group this is, 0 = none */
+	bool lookup;			/* kernel lookups (probes__lookup_api): dropped together */
 	uint64_t *offs, *cookies;	/* n probe points */
 	size_t n;
 	int fd;				/* multi mode: the link, -1 while detached */
@@ -87,6 +88,10 @@ struct cuda_probes {
 	bool shed[GT_SW_APIS];		/* apis the budget moved to the window set */
 	uint8_t gen[GT_SW_APIS];	/* the generation each api's probes record in now */
 	struct probe_swap *swap;	/* a swap in progress, NULL = none */
+	bool lookups_off;		/* the kernel lookups' probes dropped (cuda_probes__drop_lookups) */
+	struct detach_batch *lookup_batch;/* ... their links being closed by a thread */
+	uint64_t lookup_ns;		/* how long that took, once done */
+	bool lookup_reported;		/* ... and cuda_probes__lookups_done() said so */
 };
 
 /* Links whose detach runs in a thread: closing a uprobe link waits for the
@@ -111,6 +116,16 @@ void *probes__detach_main(void *arg);
 /* Attaches group g of file f (one uprobe_multi link, or one per probe).
  * Returns the probes attached. */
 size_t probes__group_attach(struct cuda_probes *p, struct attached_file *f, struct probe_group *g);
+/* Moves the links of the groups which picks into a batch closed by a
+ * thread (returned); NULL when no thread could be started: they were closed
+ * here, in *ns. */
+struct detach_batch *probes__detach_batch(struct cuda_probes *p,
+					  bool (*which)(const struct probe_group *), uint64_t *ns);
+/* Waits for b's thread, frees b; returns how long its detach took. */
+uint64_t probes__batch_join(struct detach_batch *b);
+/* The per-launch kernel lookups (cuKernelGetFunction) whose probes serve
+ * only names once the driver's function structures are known to give them. */
+bool probes__lookup_api(unsigned api);
 /* Closes g's links here and now. */
 void probes__group_detach(struct cuda_probes *p, struct probe_group *g);
 void probes__groups_free(struct probe_group *g, size_t n);

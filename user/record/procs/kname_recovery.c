@@ -286,6 +286,11 @@ void kernel_names__counters(const struct kernel_names *kn, struct gt_counters *c
 	c->names_mem_mismatch = kn->mismatch;
 }
 
+uint64_t kernel_names__checked(const struct kernel_names *kn)
+{
+	return kn->mismatch ? 0 : kn->verified;
+}
+
 void kernel_names__free(struct kernel_names *kn)
 {
 	size_t i;

@@ -39,6 +39,9 @@ void kernel_names__on_learn(struct kernel_names *kn, kernel_names_learned_fn fn)
 void kernel_names__forget_pid(struct kernel_names *kn, uint32_t pid);
 /* Adds this module's counters (names_mem*) into c. */
 void kernel_names__counters(const struct kernel_names *kn, struct gt_counters *c);
+/* The layout checks that held, 0 once one failed: how far the names read
+ * from the driver's structures can be trusted. */
+uint64_t kernel_names__checked(const struct kernel_names *kn);
 void kernel_names__free(struct kernel_names *kn);
 
 /* process_vm_readv-based kernel_names_read_fn (ctx unused). */
