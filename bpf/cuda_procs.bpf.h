@@ -62,6 +62,7 @@ int proc_exec(struct bpf_raw_tracepoint_args *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 ppid = BPF_CORE_READ(t, real_parent, tgid);
 
+	py_forget(id >> 32);
 	if (!traced(id >> 32))
 		return 0;
 	own_run();
@@ -146,6 +147,7 @@ int proc_exit(struct bpf_raw_tracepoint_args *ctx)
 	own_run();
 	if ((__u32)id != id >> 32)
 		return 0;	/* only the thread group leader ends the process */
+	py_forget(id >> 32);
 	if (capture_ranges)
 		range_close(id, GT_CAP_F_EXIT);
 	proc_event(GT_REC_EXIT, id >> 32, (__u32)id, BPF_CORE_READ(t, real_parent, tgid),

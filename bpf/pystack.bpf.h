@@ -7,7 +7,9 @@
  *      looked through once (the kernel's VMA iterator) for a file the
  *      recorder named in py_files; the address of _PyRuntime follows. A
  *      process found to be none is looked at again when the recorder names
- *      a new file (py_gen);
+ *      a new file (py_gen); an exec or the exit of the process drops what
+ *      was found (py_forget, from the scheduler's tracepoints: at once, not
+ *      when the recorder reads their records);
  *   2. the thread's state: cached per thread in py_threads and checked by
  *      its thread id, else found in the first interpreter's list of threads;
  *      a thread without one (autograd's, a framework's pool) takes the main
@@ -33,6 +35,8 @@
 __u64 n_py_fault = 0;		/* Python walks that stopped at a frame they could not read */
 __u64 n_py_nothread = 0;	/* calls of a Python process from a thread without a thread state */
 __u64 n_py_code_drop = 0;	/* code objects that found no room in the ring buffer */
+__u64 n_py_busy = 0;		/* interpreter lookups that found the process' mappings busy (a
+				 * thread mapping memory): looked at again at its next call */
 
 /* Written by the recorder: interpreters named in py_files, and a number it
  * raises each time it names one more. */
@@ -109,16 +113,30 @@ extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struc
 extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym;
 extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym;
 
+/* Process pid exec'd or exited: its interpreter and its main thread's
+ * state are another's from now on. */
+static __always_inline void py_forget(__u32 pid)
+{
+	bpf_map_delete_elem(&py_procs, &pid);
+	bpf_map_delete_elem(&py_threads, &pid);
+}
+
 #define PY_FRAME_OWNED_BY_CSTACK 3	/* 3.12+: the eval loop's entry shim */
 
-/* The interpreter file the current process maps, by its first mapping. */
-static __always_inline void py_find(struct py_proc *pp)
+/* The interpreter file the current process maps, by its first mapping.
+ * False when its mappings could not be looked through now (the iterator
+ * only tries the lock: another thread is mapping memory): not an answer. */
+static __always_inline bool py_find(struct py_proc *pp)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct bpf_iter_task_vma it;
 	struct vm_area_struct *vma;
 
-	bpf_iter_task_vma_new(&it, task, 0);
+	if (bpf_iter_task_vma_new(&it, task, 0)) {
+		bpf_iter_task_vma_destroy(&it);
+		count(&n_py_busy);
+		return false;
+	}
 	while ((vma = bpf_iter_task_vma_next(&it))) {
 		struct gt_py_file_key k = {};
 		struct gt_py_file *f;
@@ -136,6 +154,7 @@ static __always_inline void py_find(struct py_proc *pp)
 		break;
 	}
 	bpf_iter_task_vma_destroy(&it);
+	return true;
 }
 
 static __always_inline __u64 rd64(__u64 addr, bool *bad)
@@ -149,9 +168,15 @@ static __always_inline __u64 rd64(__u64 addr, bool *bad)
 
 /* The PyThreadState of thread tid (the calling one when self), 0 when it
  * has none. */
+/* A thread found to have no state is not looked for again for this long
+ * (py_threads holds it as an odd value, the time in units of 2^20 ns): the
+ * list of an interpreter's threads is a walk of two reads a thread, and a
+ * thread without Python (autograd's) launches the whole backward pass. */
+#define PY_NOSTATE_RECHECK_NS	(1ull << 30)
+
 static __always_inline __u64 py_tstate(const struct gt_py_cfg *c, __u64 runtime, __u32 tid, bool self)
 {
-	__u64 want = tid, ts, interp, *cached;
+	__u64 want = tid, ts, interp, *cached, now, none;
 	bool bad = false;
 
 	if (c->tid_kind == GT_PY_TID_PTHREAD) {
@@ -166,7 +191,12 @@ static __always_inline __u64 py_tstate(const struct gt_py_cfg *c, __u64 runtime,
 #endif
 	}
 	cached = bpf_map_lookup_elem(&py_threads, &tid);
-	if (cached && *cached) {
+	now = 0;
+	if (cached && (*cached & 1)) {
+		now = bpf_ktime_get_ns();
+		if ((now >> 20) - (*cached >> 1) < (PY_NOSTATE_RECHECK_NS >> 20))
+			return 0;
+	} else if (cached && *cached) {
 		ts = *cached;
 		if (rd64(ts + c->ts_tid, &bad) == want && !bad)
 			return ts;
@@ -182,6 +212,10 @@ static __always_inline __u64 py_tstate(const struct gt_py_cfg *c, __u64 runtime,
 			return ts;
 		}
 		ts = rd64(ts + c->ts_next, &bad);
+	}
+	if (!bad) {
+		none = (((now ? now : bpf_ktime_get_ns()) >> 20) << 1) | 1;
+		bpf_map_update_elem(&py_threads, &tid, &none, BPF_ANY);
 	}
 	return 0;
 }
@@ -390,7 +424,8 @@ static __always_inline struct py_walk *py_walk(__u64 id, __u64 ts, __u32 max)
 		np = *pp;
 	} else {
 		np.gen = py_gen;
-		py_find(&np);
+		if (!py_find(&np))
+			return NULL;
 		bpf_map_update_elem(&py_procs, &pid, &np, BPF_ANY);
 	}
 	if (!np.runtime)

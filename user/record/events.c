@@ -111,7 +111,6 @@ int recorder__on_event(void *ctx, void *data, size_t len)
 	case GT_REC_EXEC:
 		if (r->stacks)
 			ustacks__forget(r->stacks, h->pid);
-		pyconf__forget(r->py, h->pid);
 		if (r->nscan < SCAN_QUEUE)
 			r->scan_queue[r->nscan++] = h->pid;
 		if (!relevant(r, h->pid))
@@ -132,7 +131,6 @@ int recorder__on_event(void *ctx, void *data, size_t len)
 		proc_names__forget_cmdline(r->procs, h->pid);
 		if (r->stacks)
 			ustacks__forget(r->stacks, h->pid);
-		pyconf__forget(r->py, h->pid);
 		if (!relevant(r, h->pid))
 			return 0;
 		kernel_names__on_record(r->names, h);

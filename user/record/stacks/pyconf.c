@@ -608,12 +608,6 @@ void pyconf__scan_cmd(struct pyconf *pc, char *const *argv, const char *path_env
 	on_program(pc, "python3", path_env, 0);
 }
 
-void pyconf__forget(struct pyconf *pc, uint32_t pid)
-{
-	if (pc && pc->have_bpf)
-		bpf_map_delete_elem(pc->bpf.procs_fd, &pid);
-}
-
 const struct pyconf_counters *pyconf__counters(const struct pyconf *pc)
 {
 	return &pc->c;

@@ -46,8 +46,6 @@ void pyconf__scan_procs(struct pyconf *pc);
  * on PATH (after env's options and variables), a script's #! interpreter,
  * the libpython an executable needs; and the python3 of PATH. */
 void pyconf__scan_cmd(struct pyconf *pc, char *const *argv, const char *path_env);
-/* The process exited or exec'd: BPF looks at its mappings again. */
-void pyconf__forget(struct pyconf *pc, uint32_t pid);
 const struct pyconf_counters *pyconf__counters(const struct pyconf *pc);
 void pyconf__free(struct pyconf *pc);
 
