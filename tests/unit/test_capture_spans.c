@@ -423,7 +423,7 @@ static void test_lookups(void **state)
 	assert_int_equal(capture_spans__anomaly(c, CAPTURE_AN_MALFORMED), 2);
 	assert_true(capture_spans__lookups_note(c, NULL, note, sizeof(note)));
 	assert_non_null(strstr(note, "kernel lookups (cuKernelGetFunction) recorded only until +2.0 us"));
-	assert_non_null(strstr(note, "checked against 4 names"));
+	assert_non_null(strstr(note, "whose layout held for 4 names"));
 	/* a scope that ends before the drop holds every lookup */
 	assert_false(capture_spans__lookups_note(c, &before, note, sizeof(note)));
 	assert_string_equal(note, "");

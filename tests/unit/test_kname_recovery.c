@@ -178,6 +178,8 @@ static void test_raw_name_written_checked(void **state)
 	counters(kn, &g);
 	assert_int_equal(g.names_mem, 1);
 	assert_int_equal(g.names_mem_rejected, 0);
+	/* a recovered symbol name counts as one that held */
+	assert_int_equal(kernel_names__checked(kn), 1);
 	kernel_names__free(kn);
 }
 
@@ -194,6 +196,9 @@ static void test_garbage_rejected(void **state)
 	counters(kn, &g);
 	assert_int_equal(g.names_mem, 0);
 	assert_int_equal(g.names_mem_rejected, 2);
+	/* strings that are no names: nothing can be trusted */
+	assert_int_equal(feed_raw(kn, 0x7000, "_Z5otherv"), 0);
+	assert_int_equal(kernel_names__checked(kn), 0);
 	kernel_names__free(kn);
 }
 
@@ -214,6 +219,7 @@ static void test_lookup_verifies_layout(void **state)
 	/* a handle never looked up is then named from the driver structure */
 	assert_int_equal(feed_raw(kn, 0x7000, "_Z5otherv"), 0);
 	assert_int_equal(c.nemitted, 1);
+	assert_int_equal(kernel_names__checked(kn), 2);
 	kernel_names__free(kn);
 }
 
@@ -232,6 +238,7 @@ static void test_mismatch_disables_recovery(void **state)
 	assert_int_equal(g.names_mem_mismatch, 1);
 	assert_int_equal(g.names_mem_rejected, 1);
 	assert_int_equal(g.names_mem, 0);
+	assert_int_equal(kernel_names__checked(kn), 0);
 	kernel_names__free(kn);
 }
 

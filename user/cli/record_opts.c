@@ -56,7 +56,8 @@ static const struct argp_option options[] = {
 	{ "keep-lookups", RO_KEEP_LOOKUPS, NULL, 0,
 	  "Record the kernel lookups (cuKernelGetFunction, which the CUDA runtime makes per launch) "
 	  "all through: by default their probes come off once the names of 3 launched kernels read "
-	  "from the driver's function structures matched the names the programs looked up", 0 },
+	  "from the driver's function structures held (matched the names the programs looked up, or "
+	  "were symbol names), none failing", 0 },
 	{ "quiet", 'q', NULL, 0, "Warnings and errors only: no status line or summary", 0 },
 	{ "verbose", 'v', NULL, 0, "More diagnostics (-v: libbpf's warnings too, -vv: all of libbpf's log)", 0 },
 	{ 0 },

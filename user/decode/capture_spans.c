@@ -632,8 +632,8 @@ bool capture_spans__lookups_note(const struct capture_spans *c, const struct cap
 	if (!c->lookups_ts || (sc && c->lookups_ts > sc->end_ts))
 		return false;
 	snprintf(note, len, "kernel lookups (cuKernelGetFunction) recorded only until +%s: from then "
-		 "on kernel names come from the driver's function structures, checked against %u "
-		 "names the programs looked up.",
+		 "on kernel names come from the driver's function structures, whose layout held for "
+		 "%u names.",
 		 gt_ns__text(c->lookups_ts > c->start_ts ? c->lookups_ts - c->start_ts : 0, t, sizeof(t)),
 		 c->lookups_checked);
 	return true;

@@ -143,9 +143,11 @@ static void window_close(struct recorder *r)
 }
 
 /* The kernel lookups' probes dropped once LOOKUP_CHECKS names read from
- * the driver's function structures matched the programs' own lookups (and
- * none differed): from then on names come from those structures alone; the
- * record says when, once the probes are gone (wait: block until then). */
+ * the driver's function structures held (kernel_names__checked: matched the
+ * programs' own lookups, or were symbol names where the program looked its
+ * kernels up before the recording), none failing: from then on names come
+ * from those structures alone; the record says when, once the probes are
+ * gone (wait: block until then). */
 #define LOOKUP_CHECKS 3
 
 static void lookups_tick(struct recorder *r, bool wait)
@@ -168,7 +170,7 @@ static void lookups_tick(struct recorder *r, bool wait)
 		      c->lookups_ts, ns, 0, 0);
 	c->lookups_written = true;
 	pr_verbose("kernel lookups no longer recorded: their probes detached in %.2f ms (%u kernel "
-		   "names checked against the driver's function structures)", ns / 1e6,
+		   "names read from the driver's function structures held)", ns / 1e6,
 		   c->lookups_checked);
 }
 

@@ -288,7 +288,7 @@ void kernel_names__counters(const struct kernel_names *kn, struct gt_counters *c
 
 uint64_t kernel_names__checked(const struct kernel_names *kn)
 {
-	return kn->mismatch ? 0 : kn->verified;
+	return kn->mismatch || kn->rejected ? 0 : kn->verified + kn->recovered;
 }
 
 void kernel_names__free(struct kernel_names *kn)

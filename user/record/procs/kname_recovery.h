@@ -39,8 +39,9 @@ void kernel_names__on_learn(struct kernel_names *kn, kernel_names_learned_fn fn)
 void kernel_names__forget_pid(struct kernel_names *kn, uint32_t pid);
 /* Adds this module's counters (names_mem*) into c. */
 void kernel_names__counters(const struct kernel_names *kn, struct gt_counters *c);
-/* The layout checks that held, 0 once one failed: how far the names read
- * from the driver's structures can be trusted. */
+/* How far the names read from the driver's structures can be trusted: the
+ * names that held (matched a looked-up name, or were recovered as symbol
+ * names), 0 once a check failed or a recovered string was not a name. */
 uint64_t kernel_names__checked(const struct kernel_names *kn);
 void kernel_names__free(struct kernel_names *kn);
 
