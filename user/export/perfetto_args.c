@@ -166,12 +166,12 @@ void pf__event_stack(struct pf *x, uint32_t stack)
 
 	if (!stack || !x->d)
 		return;
-	n = gt_decoder__stack(x->d, stack, NULL);
 	iid = pftrace__callstack_iid(x->w, stack);
 	if (iid) {
 		pftrace__event_callstack_iid(x->w, iid);
 		return;
 	}
+	n = gt_decoder__stack(x->d, stack, NULL);
 	if (n > MAX)
 		n = MAX;
 	for (size_t i = n; i-- > 0;) {

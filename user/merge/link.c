@@ -112,6 +112,23 @@ static int call_perm_cmp(const void *a, const void *b, void *ctx)
 	return cmp__u64(i, j);
 }
 
+/* The indices of the calls of kind (every kind but none: MERGE_CALL_NONE)
+ * in find_call's order, in a new array of *n; NULL when out of memory. */
+static uint32_t *sorted_calls(struct merge_call *calls, size_t ncalls, int kind, size_t *n)
+{
+	uint32_t *perm = malloc((ncalls ? ncalls : 1) * sizeof(*perm));
+
+	*n = 0;
+	if (!perm)
+		return NULL;
+	for (size_t i = 0; i < ncalls; i++)
+		if (kind == MERGE_CALL_NONE ? calls[i].kind != MERGE_CALL_NONE : calls[i].kind == kind)
+			perm[(*n)++] = (uint32_t)i;
+	if (*n > 1)
+		qsort_r(perm, *n, sizeof(*perm), call_perm_cmp, calls);
+	return perm;
+}
+
 /* The call of a compatible kind on (pid, tid) that holds the API start s.
  * Walks back from the latest call entered by s + tol: a thread runs one
  * driver call at a time, so the first call that ended before s - tol ends
@@ -434,17 +451,12 @@ int merge__link(struct merge_call *calls, size_t ncalls, struct merge_api *apis,
 	memset(st, 0, sizeof(*st));
 	if (ncalls >= MERGE_NO_CALL)
 		return -E2BIG;
-	perm = malloc((ncalls ? ncalls : 1) * sizeof(*perm));
+	for (i = 0; i < ncalls; i++)
+		calls[i].nlinked = 0;
+	perm = sorted_calls(calls, ncalls, MERGE_CALL_NONE, &nperm);
 	if (!perm)
 		goto out;
-	for (i = 0; i < ncalls; i++) {
-		calls[i].nlinked = 0;
-		if (calls[i].kind != MERGE_CALL_NONE)
-			perm[nperm++] = i;
-	}
 	/* apis is NULL when there are none, which qsort does not take */
-	if (nperm > 1)
-		qsort_r(perm, nperm, sizeof(*perm), call_perm_cmp, calls);
 	if (napis > 1)
 		cmp__sort(apis, napis, sizeof(*apis), api_cmp);
 
@@ -577,14 +589,9 @@ int merge__link_nodes(struct merge_call *calls, size_t ncalls, struct merge_node
 	if (!nnodes)
 		return 0;
 	cmp__sort(nodes, nnodes, sizeof(*nodes), node_cmp);
-	perm = malloc((ncalls ? ncalls : 1) * sizeof(*perm));
+	perm = sorted_calls(calls, ncalls, MERGE_CALL_LAUNCH, &nperm);
 	if (!perm)
 		return -ENOMEM;
-	for (i = 0; i < ncalls; i++)
-		if (calls[i].kind == MERGE_CALL_LAUNCH)
-			perm[nperm++] = (uint32_t)i;
-	if (nperm > 1)
-		qsort_r(perm, nperm, sizeof(*perm), call_perm_cmp, calls);
 	for (i = 0; i < nnodes; i++) {
 		struct merge_node *n = &nodes[i];
 
