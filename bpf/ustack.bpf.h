@@ -11,6 +11,11 @@
 #define GTRACE_USTACK_BPF_H
 
 __u64 n_stack_fault = 0;	/* stacks the unwinder could not take (--stacks) */
+/* Measurement only (tools/gpu/hot_cost.sh, GTRACE_BENCH_STACK_SKIP): parts
+ * of a hot call's call-site key left out, to time each: 1 the Python frame,
+ * 2 the lookup of the site (every call a hit), 4 the record, 8 the native
+ * reads. 0 in every recording. */
+const volatile __u32 stack_bench_skip = 0;
 
 /* --stacks: the thread's user stack, as a record just before the call's
  * entry (same time), when the probe's cookie asks for it. The kernel's
@@ -74,17 +79,24 @@ static __always_inline void ustack_of(struct pt_regs *ctx, __u64 id, __u64 cooki
 		/* the call site: the return address at the stack pointer and
 		 * the one above the caller's frame pointer, and the innermost
 		 * Python frame where the thread runs Python */
-		if (bpf_probe_read_user(&site.caller, sizeof(site.caller), (void *)PT_REGS_SP(ctx)))
+		if (stack_bench_skip & 8)
+			site.caller = 1;
+		else if (bpf_probe_read_user(&site.caller, sizeof(site.caller), (void *)PT_REGS_SP(ctx)))
 			site.caller = 0;
-		if (bpf_probe_read_user(&site.site2, sizeof(site.site2), (void *)(PT_REGS_FP(ctx) + 8)))
+		if ((stack_bench_skip & 8) ||
+		    bpf_probe_read_user(&site.site2, sizeof(site.site2), (void *)(PT_REGS_FP(ctx) + 8)))
 			site.site2 = 0;
-		w = py_walk(id, ts, 1);
+		w = (stack_bench_skip & 1) ? NULL : py_walk(id, ts, 1);
 		if (w && w->n) {
 			site.pycode = w->f[0].code;
 			site.pyinstr = w->f[0].instr;
 		}
-		if (site.caller && bpf_map_lookup_elem(&stack_sites, &site)) {
-			struct gt_ustack_same *s = reserve(sizeof(*s));
+		if (site.caller && ((stack_bench_skip & 2) || bpf_map_lookup_elem(&stack_sites, &site))) {
+			struct gt_ustack_same *s;
+
+			if (stack_bench_skip & 4)
+				return;
+			s = reserve(sizeof(*s));
 
 			if (!s)
 				return;
