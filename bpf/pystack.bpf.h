@@ -90,6 +90,11 @@ struct {
 	__type(value, __u8);
 } py_seen SEC(".maps");
 
+/* The bytes of a frame py_top_key reads at once: every field it needs lies
+ * in them for 3.10 to 3.13 (the frame object's f_lasti at 96 in 3.10 the
+ * farthest). */
+#define PY_FRAME_CHUNK 128
+
 /* A walk in progress, per CPU (too large for the BPF stack). */
 struct py_walk {
 	struct gt_py_cfg c;
@@ -99,6 +104,7 @@ struct py_walk {
 	__u32 n;		/* f[] entries */
 	__u32 flags;		/* GT_STACK_PY_* */
 	struct gt_pyframe f[GT_PYSTACK_MAX];
+	__u8 chunk[PY_FRAME_CHUNK];	/* py_top_key's copy of the innermost frame */
 };
 
 struct {
@@ -465,6 +471,76 @@ static __always_inline struct py_walk *py_walk(__u64 id, __u64 ts, __u32 max)
 	w->frame = frame;
 	bpf_loop(max, py_frame_step, &zero, 0);
 	return w;
+}
+
+/* A hot call's Python part of its site key: the code and instruction of the
+ * innermost frame of the calling thread (for one that runs no Python, of
+ * the main thread), as py_walk's first frame has them, from four reads
+ * instead of a walk's ten: the thread's state and its frame as py_walk finds
+ * them, then one read of the frame's first PY_FRAME_CHUNK bytes. 1: found;
+ * 0: the process or its threads run no Python (key 0, 0); -1: not known
+ * here (the process not looked at yet, an entry shim on top, something
+ * unreadable): the caller takes py_walk's answer. */
+static __always_inline int py_top_key(__u64 id, __u64 *code, __u32 *instr)
+{
+	__u32 pid = id >> 32, cfgi, zero = 0, off;
+	struct py_proc *pp;
+	struct gt_py_cfg *c;
+	struct py_walk *w;
+	__u64 tstate, frame, ip;
+	bool bad = false;
+
+	if (!py_nfiles)
+		return 0;
+	pp = bpf_map_lookup_elem(&py_procs, &pid);
+	if (!pp || (!pp->runtime && pp->gen != py_gen))
+		return -1;
+	if (!pp->runtime)
+		return 0;
+	cfgi = pp->cfg;
+	c = bpf_map_lookup_elem(&py_cfgs, &cfgi);
+	w = bpf_map_lookup_elem(&py_scratch, &zero);
+	if (!c || !w || !c->version)
+		return -1;
+	tstate = py_tstate(c, pp->runtime, (__u32)id, true);
+	frame = tstate ? py_top(c, tstate, &bad) : 0;
+	if (!frame && !bad && (__u32)id != pid) {
+		__u64 main = py_tstate(c, pp->runtime, pid, false);
+
+		if (main)
+			frame = py_top(c, main, &bad);
+	}
+	if (bad || !tstate)
+		return -1;
+	if (!frame)
+		return 0;
+	if (bpf_probe_read_user(w->chunk, sizeof(w->chunk), (void *)frame))
+		return -1;
+	if (c->fr_owner != GT_PY_NONE && c->version >= 0x030c) {
+		off = c->fr_owner;
+		if (off > PY_FRAME_CHUNK - 1)
+			return -1;
+		if (w->chunk[off] == PY_FRAME_OWNED_BY_CSTACK)
+			return -1;
+	}
+	off = c->fr_code;
+	if (off > PY_FRAME_CHUNK - 8)
+		return -1;
+	*code = *(__u64 *)(w->chunk + off);
+	if (!*code)
+		return -1;
+	off = c->fr_instr;
+	if (off > PY_FRAME_CHUNK - 8)
+		return -1;
+	if (c->instr_kind == GT_PY_INSTR_LASTI) {
+		__s32 lasti = *(__s32 *)(w->chunk + off);
+
+		*instr = lasti < 0 ? 0 : (__u32)lasti;
+	} else {
+		ip = *(__u64 *)(w->chunk + off) - (*code + c->co_code);
+		*instr = ip >= (1ull << 33) ? 0xffffffffu : (__u32)(ip / 2);
+	}
+	return 1;
 }
 
 /* Goes on with a walk py_walk began with fewer frames: up to max more, from

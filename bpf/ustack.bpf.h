@@ -86,10 +86,14 @@ static __always_inline void ustack_of(struct pt_regs *ctx, __u64 id, __u64 cooki
 		if ((stack_bench_skip & 8) ||
 		    bpf_probe_read_user(&site.site2, sizeof(site.site2), (void *)(PT_REGS_FP(ctx) + 8)))
 			site.site2 = 0;
-		w = (stack_bench_skip & 1) ? NULL : py_walk(id, ts, 1);
-		if (w && w->n) {
-			site.pycode = w->f[0].code;
-			site.pyinstr = w->f[0].instr;
+		/* the Python part cheaply; where that cannot tell, the
+		 * first frame of a walk (which goes on below if needed) */
+		if (!(stack_bench_skip & 1) && py_top_key(id, &site.pycode, &site.pyinstr) < 0) {
+			w = py_walk(id, ts, 1);
+			if (w && w->n) {
+				site.pycode = w->f[0].code;
+				site.pyinstr = w->f[0].instr;
+			}
 		}
 		if (site.caller && ((stack_bench_skip & 2) || bpf_map_lookup_elem(&stack_sites, &site))) {
 			struct gt_ustack_same *s;
@@ -113,7 +117,7 @@ static __always_inline void ustack_of(struct pt_regs *ctx, __u64 id, __u64 cooki
 	/* the Python frames first: their new code objects go out before the
 	 * stack that names them (a call site not seen before: the key's walk
 	 * of one frame goes on) */
-	if (cookie & GT_COOKIE_STACK_CACHE)
+	if (w)
 		py_walk_on(w, GT_PYSTACK_MAX);
 	else
 		w = py_walk(id, ts, GT_PYSTACK_MAX + 1);
@@ -135,7 +139,12 @@ static __always_inline void ustack_of(struct pt_regs *ctx, __u64 id, __u64 cooki
 					GT_STACK_PY_SKIPPED);
 		bpf_probe_read_kernel(e->py, sizeof(e->py), w->f);
 	}
-	if ((cookie & GT_COOKIE_STACK_CACHE) && site.caller) {
+	/* the site is known from now on when the key read cheaply names the
+	 * frame the walk found (not where the walk could not read the code:
+	 * the next call walks again) */
+	if ((cookie & GT_COOKIE_STACK_CACHE) && site.caller &&
+	    ((stack_bench_skip & 1) || (site.pycode == (e->npy ? e->py[0].code : 0) &&
+					site.pyinstr == (e->npy ? e->py[0].instr : 0)))) {
 		e->flags |= GT_STACK_SITE;
 		bpf_map_update_elem(&stack_sites, &site, &one, BPF_ANY);
 	}
