@@ -35,6 +35,8 @@
 __u64 n_py_fault = 0;		/* Python walks that stopped at a frame they could not read */
 __u64 n_py_nothread = 0;	/* calls of a Python process from a thread without a thread state */
 __u64 n_py_code_drop = 0;	/* code objects that found no room in the ring buffer */
+__u64 n_py_slowkey = 0;		/* hot calls whose call-site key took a walk (py_top_key could
+				 * not tell) */
 __u64 n_py_busy = 0;		/* interpreter lookups that found the process' mappings busy (a
 				 * thread mapping memory): looked at again at its next call */
 
@@ -509,9 +511,10 @@ static __always_inline int py_top_key(__u64 id, __u64 *code, __u32 *instr)
 
 		if (main)
 			frame = py_top(c, main, &bad);
+		tstate = tstate ? tstate : main;
 	}
 	if (bad || !tstate)
-		return -1;
+		return -1;	/* the walk counts the thread without a state */
 	if (!frame)
 		return 0;
 	if (bpf_probe_read_user(w->chunk, sizeof(w->chunk), (void *)frame))

@@ -249,6 +249,10 @@ t_python() {
 	# the program's interpreter is named to BPF before it starts: no call without its frames
 	[ "$(sed -n 's/.*, \([0-9]*\) taken before the process. interpreter was known (.*/\1/p' "$T/p.err")" = 0 ] ||
 		err "stacks taken before the interpreter was known: $(grep 'Python frames' "$T/p.err")"
+	# every hot call's site key read cheaply (the thread and its innermost
+	# frame), none by a walk
+	grep -q '; 0 hot calls keyed by a walk$' "$T/p.err" ||
+		err "hot calls keyed by a walk: $(grep -o '[0-9]* hot calls keyed by a walk' "$T/p.err")"
 	py_checks p
 	grep -q "^Worker\.run:$(pyline thread_sync) " "$T/p.ctx" || err "the thread's function is not Worker.run: $(grep run "$T/p.ctx")"
 	# Perfetto: the stack on the call's slice, interned (TrackEvent.callstack_iid:

@@ -118,14 +118,18 @@ def per_launch(c):
     if not launches:
         return None
     return sum(n * ns for n, ns in progs.values()) / launches, sum(n for n, _ in progs.values()) / launches
-if "none" in res and "all" in res:
-    a, b = per_launch("none"), per_launch("all")
-    n = steps_in("all")
-    if a and b and n:
-        lps = res["all"][1] / n
-        print("hot cost: BPF time per launch (every program's run time over the launches): --stacks none %.0f ns "
-              "(%.2f program runs), default %.0f ns (%.2f runs): %+.0f ns a launch; at %.0f launches a step "
-              "(%d steps recorded) %+.2f %% of a %.2f ms step" % (a[0], a[1], b[0], b[1], b[0] - a[0], lps, n,
+if "none" in res:
+    a = per_launch("none")
+    for c in configs:
+        if c == "none" or not a:
+            continue
+        b, n = per_launch(c), steps_in(c)
+        if not b or not n:
+            continue
+        lps = res[c][1] / n
+        print("hot cost %s: BPF time per launch (every program's run time over the launches) %.0f ns (%.2f program "
+              "runs) against --stacks none's %.0f ns (%.2f runs): %+.0f ns a launch; at %.0f launches a step "
+              "(%d steps recorded) %+.2f %% of a %.2f ms step" % (c, b[0], b[1], a[0], a[1], b[0] - a[0], lps, n,
               (b[0] - a[0]) * lps / 1e6 / step_ms * 100 if step_ms else 0, step_ms))
 if "keep" in res:
     _, launches, lookups = res["keep"]

@@ -264,11 +264,12 @@ static int finish(struct recorder *r)
 			(unsigned long long)sc->fault, (unsigned long long)sc->unmapped,
 			(unsigned long long)sc->no_symbol, (unsigned long long)sc->at_exit, same);
 		/* BPF's counts: the cuda object's and the NCCL object's */
-		uint64_t bc[5] = { 0,
+		uint64_t bc[6] = { 0,
 				   __atomic_load_n(&r->skel->bss->n_py_fault, __ATOMIC_RELAXED),
 				   __atomic_load_n(&r->skel->bss->n_py_code_drop, __ATOMIC_RELAXED),
 				   __atomic_load_n(&r->skel->bss->n_py_nothread, __ATOMIC_RELAXED),
-				   __atomic_load_n(&r->skel->bss->n_py_busy, __ATOMIC_RELAXED) };
+				   __atomic_load_n(&r->skel->bss->n_py_busy, __ATOMIC_RELAXED),
+				   __atomic_load_n(&r->skel->bss->n_py_slowkey, __ATOMIC_RELAXED) };
 
 		nccl_probes__stack_counts(r->nccl, bc);
 		if (sc->py_stacks || sc->py_late || pyconf__counters(r->py)->interpreters)
@@ -278,7 +279,7 @@ static int finish(struct recorder *r)
 				"frames, %llu walks stopped at a frame not readable (%llu in BPF), %llu code "
 				"objects lost to a full ring buffer, %llu calls of a thread with no Python "
 				"state, %llu taken before the process' interpreter was known (%llu "
-				"lookups of it put off: its mappings busy)",
+				"lookups of it put off: its mappings busy); %llu hot calls keyed by a walk",
 				(unsigned long long)sc->py_stacks, pyconf__counters(r->py)->interpreters,
 				pyconf__counters(r->py)->interpreters == 1 ? "" : "s",
 				(unsigned long long)sc->py_main,
@@ -286,7 +287,8 @@ static int finish(struct recorder *r)
 				(unsigned long long)sc->py_no_line, (unsigned long long)sc->py_cut,
 				GT_PYSTACK_MAX, (unsigned long long)sc->py_fault,
 				(unsigned long long)bc[1], (unsigned long long)bc[2], (unsigned long long)bc[3],
-				(unsigned long long)sc->py_late, (unsigned long long)bc[4]);
+				(unsigned long long)sc->py_late, (unsigned long long)bc[4],
+				(unsigned long long)bc[5]);
 	}
 	if (c.drop_ringbuf)
 		pr_warn("%llu events were lost to a full ring buffer; raise --buffer-size",

@@ -200,7 +200,7 @@ void nccl_probes__py_globals(struct nccl_probes *p, volatile uint32_t **nfiles, 
 	*gen = p && p->skel->bss ? &p->skel->bss->py_gen : NULL;
 }
 
-void nccl_probes__stack_counts(const struct nccl_probes *p, uint64_t v[5])
+void nccl_probes__stack_counts(const struct nccl_probes *p, uint64_t v[6])
 {
 	const struct nccl_bpf__bss *b;
 
@@ -212,6 +212,7 @@ void nccl_probes__stack_counts(const struct nccl_probes *p, uint64_t v[5])
 	v[2] += __atomic_load_n(&b->n_py_code_drop, __ATOMIC_RELAXED);
 	v[3] += __atomic_load_n(&b->n_py_nothread, __ATOMIC_RELAXED);
 	v[4] += __atomic_load_n(&b->n_py_busy, __ATOMIC_RELAXED);
+	v[5] += __atomic_load_n(&b->n_py_slowkey, __ATOMIC_RELAXED);
 }
 
 void nccl_probes__counters(const struct nccl_probes *p, struct gt_counters *c)

@@ -48,8 +48,9 @@ size_t nccl_probes__nprobes(const struct nccl_probes *p);
  * pointers when p is NULL. */
 void nccl_probes__py_globals(struct nccl_probes *p, volatile uint32_t **nfiles, volatile uint32_t **gen);
 /* The stacks this object could not take or walk (its n_stack_fault,
- * n_py_fault, n_py_code_drop, n_py_nothread, n_py_busy), added into v[0..4]. */
-void nccl_probes__stack_counts(const struct nccl_probes *p, uint64_t v[5]);
+ * n_py_fault, n_py_code_drop, n_py_nothread, n_py_busy, n_py_slowkey), added into
+ * v[0..5]. */
+void nccl_probes__stack_counts(const struct nccl_probes *p, uint64_t v[6]);
 /* Adds this object's drops and faults into c (p may be NULL). */
 void nccl_probes__counters(const struct nccl_probes *p, struct gt_counters *c);
 /* The loaded object (the overhead budget's run counts), NULL when none. */
