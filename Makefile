@@ -98,6 +98,11 @@ NCCL_MOCK := $(MOCK_DIR)/libnccl.so.2
 WORKLOAD  := $(MOCK_DIR)/cuda_workload
 IOCTL_WL  := $(MOCK_DIR)/ioctl_workload
 STACK_WL  := $(MOCK_DIR)/stack_workload
+# the injector's tests: a library to load, a program to load it into (and a
+# static build of it, which is refused)
+INJECT_LIB := $(MOCK_DIR)/libinject_probe.so
+INJECT_WL  := $(MOCK_DIR)/inject_target
+INJECT_WL_STATIC := $(MOCK_DIR)/inject_target_static
 POOL_LIB  := $(MOCK_DIR)/libpool.so
 # NVML for --gpu-metrics, in a folder of its own (GTRACE_NVML_LIB names it)
 NVML_MOCK := $(MOCK_DIR)/nvml/libnvidia-ml.so.1
@@ -234,6 +239,11 @@ fuzz-build: $(FUZZ_BINS) $(FUZZ_SEEDS)/stamp
 $(OUTPUT)/tests/test_elf_syms: $(MOCK_LIB)
 $(OUTPUT)/tests/test_elf_syms: CPPFLAGS += -DGT_MOCK_LIB='"$(MOCK_LIB)"'
 
+# the injector's: its library and programs
+$(OUTPUT)/tests/test_inject: $(INJECT_LIB) $(INJECT_WL) $(INJECT_WL_STATIC)
+$(OUTPUT)/tests/test_inject: CPPFLAGS += -DGT_INJECT_LIB='"$(abspath $(INJECT_LIB))"' \
+	-DGT_INJECT_WL='"$(abspath $(INJECT_WL))"' -DGT_INJECT_WL_STATIC='"$(abspath $(INJECT_WL_STATIC))"'
+
 # the sampler over the mock NVML
 $(OUTPUT)/tests/test_gpu_metrics: $(NVML_MOCK)
 $(OUTPUT)/tests/test_gpu_metrics: CPPFLAGS += -DGT_NVML_MOCK='"$(abspath $(NVML_MOCK))"'
@@ -256,6 +266,18 @@ $(IOCTL_WL): tests/mock/ioctl_workload.c | $(MOCK_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(MOCK_CFLAGS) $< -o $@
 
+$(INJECT_LIB): tests/mock/inject_probe.c | $(MOCK_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(MOCK_CFLAGS) -shared $< -o $@
+
+$(INJECT_WL): tests/mock/inject_target.c | $(MOCK_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(MOCK_CFLAGS) $< -o $@
+
+$(INJECT_WL_STATIC): tests/mock/inject_target.c | $(MOCK_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(MOCK_CFLAGS) -static $< -o $@
+
 $(STACK_WL): tests/mock/stack_workload.c | $(MOCK_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(MOCK_CFLAGS) $< -ldl -o $@
@@ -269,7 +291,8 @@ $(NVML_MOCK): tests/mock/libnvml_mock.c user/record/gpum/nvml_abi.h | $(MOCK_DIR
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(MOCK_CFLAGS) -iquote . -shared -Wl,-soname,libnvidia-ml.so.1 $< -o $@
 
-mock: $(MOCK_LIB) $(NCCL_MOCK) $(WORKLOAD) $(IOCTL_WL) $(STACK_WL) $(POOL_LIB) $(NVML_MOCK)
+mock: $(MOCK_LIB) $(NCCL_MOCK) $(WORKLOAD) $(IOCTL_WL) $(STACK_WL) $(POOL_LIB) $(NVML_MOCK) \
+      $(INJECT_LIB) $(INJECT_WL) $(INJECT_WL_STATIC)
 
 # CUPTI agent
 .PHONY: cupti-agent install-cupti cupti-check cupti-mock

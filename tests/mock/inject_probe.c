@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A library for the injector's tests (test_inject): loaded into a running
+ * process, its constructor appends "loaded PID" to the file named by
+ * INJECT_PROBE_OUT in that process' environment.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+__attribute__((constructor)) static void probe_loaded(void)
+{
+	const char *out = getenv("INJECT_PROBE_OUT");
+	char line[64];
+	int fd, n;
+
+	if (!out)
+		return;
+	fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	n = snprintf(line, sizeof(line), "loaded %d\n", (int)getpid());
+	if (write(fd, line, (size_t)n) != n)
+		n = -1;
+	close(fd);
+}

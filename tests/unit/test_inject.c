@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of loading a library into a running process
+ * (user/record/inject): a program started without anything of ours
+ * (tests/mock/inject_target.c, which checks its own floating-point results
+ * across the system calls it is stopped at) takes a library whose
+ * constructor says so in a file (five loads: one constructor, the same
+ * handle), and goes on
+ * unharmed: status 0, every round's sum the same, no descriptor left
+ * behind; a file that is no library fails with dlopen's reason and harms
+ * nothing; a static program, one already traced and a setuid one are
+ * refused with one line and nothing done. Not tested here: Yama's
+ * ptrace_scope 3 (setting it cannot be undone until a reboot).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+#include "record/inject/inject.h"
+
+struct target {
+	pid_t pid;
+	FILE *out;		/* its stdout */
+};
+
+static char dir[64];
+
+static const char *in_dir(const char *name)
+{
+	static char buf[4][128];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
+	return buf[i];
+}
+
+/* Starts prog for secs seconds (INJECT_PROBE_OUT=probe_out) and reads its
+ * "ready PID" line. */
+static struct target start(const char *prog, const char *secs)
+{
+	struct target t = { 0 };
+	char line[64];
+	int p[2];
+
+	assert_int_equal(pipe(p), 0);
+	t.pid = fork();
+	assert_true(t.pid >= 0);
+	if (!t.pid) {
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		setenv("INJECT_PROBE_OUT", in_dir("probe.out"), 1);
+		execl(prog, prog, secs, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	t.out = fdopen(p[0], "r");
+	assert_non_null(t.out);
+	assert_non_null(fgets(line, sizeof(line), t.out));
+	assert_int_equal(atoi(line + 6), t.pid);
+	return t;
+}
+
+/* Waits for t: its exit status 0 and "ok ROUNDS" with ROUNDS > 0. */
+static void finish_ok(struct target *t)
+{
+	char line[64] = "";
+	int st;
+
+	assert_int_equal(waitpid(t->pid, &st, 0), t->pid);
+	if (!fgets(line, sizeof(line), t->out))
+		line[0] = 0;
+	fclose(t->out);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || strncmp(line, "ok ", 3) || atol(line + 3) <= 0)
+		fail_msg("the target ended with status 0x%x and '%s'", st, line);
+}
+
+static int count_fds(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static int probe_lines(pid_t pid)
+{
+	char line[64], want[64];
+	FILE *f = fopen(in_dir("probe.out"), "r");
+	int n = 0;
+
+	if (!f)
+		return 0;
+	snprintf(want, sizeof(want), "loaded %d\n", (int)pid);
+	while (fgets(line, sizeof(line), f))
+		n += !strcmp(line, want);
+	fclose(f);
+	return n;
+}
+
+static void test_loads(void **state)
+{
+	struct target t;
+	uint64_t h = 0;
+	char why[256] = "";
+	int fds, err;
+
+	(void)state;
+	unlink(in_dir("probe.out"));
+	t = start(GT_INJECT_WL, "3");
+	fds = count_fds(t.pid);
+	err = inject__dlopen(t.pid, GT_INJECT_LIB, 2000, &h, why, sizeof(why));
+	if (err)
+		fail_msg("inject__dlopen: %d: %s", err, why);
+	assert_true(h != 0);
+	assert_int_equal(probe_lines(t.pid), 1);
+	/* the memfd closed again: its mapping holds the library */
+	assert_int_equal(count_fds(t.pid), fds);
+	finish_ok(&t);
+}
+
+/* Five loads of the same library: the first maps it, the others find it
+ * loaded (dlopen's own count), one constructor, no descriptor left. */
+static void test_five_times(void **state)
+{
+	struct target t;
+	uint64_t h, first = 0;
+	char why[256];
+	int fds;
+
+	(void)state;
+	unlink(in_dir("probe.out"));
+	t = start(GT_INJECT_WL, "3");
+	fds = count_fds(t.pid);
+	for (int i = 0; i < 5; i++) {
+		int err = inject__dlopen(t.pid, GT_INJECT_LIB, 2000, &h, why, sizeof(why));
+
+		if (err)
+			fail_msg("load %d: %d: %s", i + 1, err, why);
+		if (!i)
+			first = h;
+		assert_true(h == first);
+	}
+	assert_int_equal(probe_lines(t.pid), 1);
+	assert_int_equal(count_fds(t.pid), fds);
+	finish_ok(&t);
+}
+
+static void test_not_a_library(void **state)
+{
+	const char *bad = in_dir("notalib.so");
+	FILE *f = fopen(bad, "w");
+	struct target t;
+	uint64_t h = 1;
+	char why[256] = "";
+	int fds, err;
+
+	(void)state;
+	assert_non_null(f);
+	for (int i = 0; i < 8; i++)
+		fputs("not an ELF file, long enough to have its header read\n", f);
+	fclose(f);
+	t = start(GT_INJECT_WL, "2");
+	fds = count_fds(t.pid);
+	err = inject__dlopen(t.pid, bad, 2000, &h, why, sizeof(why));
+	assert_int_equal(err, -ENOEXEC);
+	assert_int_equal(h, 0);
+	/* dlopen's own reason, in one line */
+	assert_non_null(strstr(why, "dlopen of"));
+	if (!strstr(why, "ELF"))
+		fail_msg("why: %s", why);
+	assert_null(strchr(why, '\n'));
+	assert_int_equal(count_fds(t.pid), fds);
+	finish_ok(&t);
+	unlink(bad);
+}
+
+static void test_static_refused(void **state)
+{
+	struct target t;
+	uint64_t h = 1;
+	char why[256] = "";
+
+	(void)state;
+	t = start(GT_INJECT_WL_STATIC, "1");
+	assert_int_equal(inject__check(t.pid, why, sizeof(why)), -ENOEXEC);
+	assert_non_null(strstr(why, "static program"));
+	assert_int_equal(inject__dlopen(t.pid, GT_INJECT_LIB, 1000, &h, why, sizeof(why)), -ENOEXEC);
+	assert_int_equal(h, 0);
+	assert_int_equal(probe_lines(t.pid), 0);
+	finish_ok(&t);
+}
+
+static void test_traced_refused(void **state)
+{
+	struct target t;
+	uint64_t h = 1;
+	char why[256] = "";
+
+	(void)state;
+	t = start(GT_INJECT_WL, "1");
+	assert_int_equal(ptrace(PTRACE_SEIZE, t.pid, 0, 0), 0);
+	assert_int_equal(inject__dlopen(t.pid, GT_INJECT_LIB, 1000, &h, why, sizeof(why)), -EBUSY);
+	assert_non_null(strstr(why, "already traced by pid"));
+	assert_int_equal(h, 0);
+	assert_int_equal(probe_lines(t.pid), 0);
+	assert_int_equal(ptrace(PTRACE_INTERRUPT, t.pid, 0, 0), 0);
+	{
+		int st;
+
+		assert_int_equal(waitpid(t.pid, &st, __WALL), t.pid);
+	}
+	assert_int_equal(ptrace(PTRACE_DETACH, t.pid, 0, 0), 0);
+	finish_ok(&t);
+}
+
+static void test_setuid_refused(void **state)
+{
+	const char *copy = in_dir("inject_target_suid");
+	char cmd[512], why[256] = "";
+	struct target t;
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "cp %s %s", GT_INJECT_WL, copy);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(chmod(copy, 04755), 0);
+	t = start(copy, "1");
+	assert_int_equal(inject__check(t.pid, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "setuid"));
+	finish_ok(&t);
+	unlink(copy);
+}
+
+/* Debian's python3 (a real interpreter, its own threads' locks): a script
+ * that checks its own sums around 1 ms sleeps. */
+static void test_python(void **state)
+{
+	const char *script = in_dir("target.py");
+	FILE *f = fopen(script, "w");
+	struct target t;
+	uint64_t h = 0;
+	char why[256] = "";
+	int err;
+
+	(void)state;
+	assert_non_null(f);
+	fputs("#!/usr/bin/python3\n"
+	      "import os, sys, time\n"
+	      "want = sum(1.0 / (i * i) for i in range(1, 1000))\n"
+	      "print('ready', os.getpid(), flush=True)\n"
+	      "end, n = time.monotonic() + float(sys.argv[1]), 0\n"
+	      "while time.monotonic() < end:\n"
+	      "    time.sleep(0.001)\n"
+	      "    if sum(1.0 / (i * i) for i in range(1, 1000)) != want:\n"
+	      "        print('bad', n)\n"
+	      "        sys.exit(1)\n"
+	      "    n += 1\n"
+	      "print('ok', n)\n", f);
+	fclose(f);
+	assert_int_equal(chmod(script, 0755), 0);
+	unlink(in_dir("probe.out"));
+	t = start(script, "2");
+	err = inject__dlopen(t.pid, GT_INJECT_LIB, 2000, &h, why, sizeof(why));
+	if (err)
+		fail_msg("inject__dlopen into python3: %d: %s", err, why);
+	assert_int_equal(probe_lines(t.pid), 1);
+	finish_ok(&t);
+	unlink(script);
+}
+
+static void test_no_process(void **state)
+{
+	char why[256] = "";
+	uint64_t h;
+
+	(void)state;
+	assert_int_equal(inject__check(0, why, sizeof(why)), -EINVAL);
+	assert_int_equal(inject__dlopen(getpid(), GT_INJECT_LIB, 100, &h, why, sizeof(why)), -EINVAL);
+	assert_int_equal(inject__check(0x3fffffff, why, sizeof(why)), -ENOENT);
+	assert_non_null(strstr(why, "no such process"));
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/test_inject.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	unlink(in_dir("probe.out"));
+	unlink(in_dir("notalib.so"));
+	unlink(in_dir("target.py"));
+	unlink(in_dir("inject_target_suid"));
+	return rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_loads),
+		cmocka_unit_test(test_five_times),
+		cmocka_unit_test(test_not_a_library),
+		cmocka_unit_test(test_python),
+		cmocka_unit_test(test_static_refused),
+		cmocka_unit_test(test_traced_refused),
+		cmocka_unit_test(test_setuid_refused),
+		cmocka_unit_test(test_no_process),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Loading a library into a running process (x86-64): the first part of
+ * attaching the CUPTI agent to a job that was not started with it.
+ *
+ * The process' main thread is stopped with ptrace at a system call (one in
+ * which it waits, not one of the memory calls malloc makes with its lock
+ * held), the library is copied into a memfd the process creates, dlopen of
+ * /proc/self/fd/N runs in the thread as a call of its own, and every
+ * register is put back, the interrupted call restarted: the program goes
+ * on where it was. Nothing is left in the process but the library's
+ * mapping; the memfd is closed again.
+ *
+ * Refused, with one line saying why and nothing done, where that is unsafe
+ * or impossible: Yama's ptrace_scope 3, a process already traced, a static
+ * or setuid program, a libc without dlopen, another architecture.
+ */
+#ifndef GTRACE_INJECT_H
+#define GTRACE_INJECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* 0 when pid can take a library now; else -errno and why (one line). */
+int inject__check(pid_t pid, char *why, size_t len);
+
+/* Loads the library at path (a file of ours, read here) into pid: waits at
+ * most wait_ms for its main thread to reach a system call and as long for
+ * dlopen to return. 0 and the handle dlopen gave in *handle; -errno and
+ * why (one line) when nothing was loaded. The process is left running in
+ * every case. */
+int inject__dlopen(pid_t pid, const char *path, unsigned wait_ms, uint64_t *handle, char *why,
+		   size_t len);
+
+#endif
