@@ -2,7 +2,8 @@
 /*
  * A library for the injector's tests (test_inject): loaded into a running
  * process, its constructor appends "loaded PID" to the file named by
- * INJECT_PROBE_OUT in that process' environment.
+ * INJECT_PROBE_OUT in that process' environment, after sleeping
+ * INJECT_PROBE_SLEEP_MS when that is set (a dlopen that outlasts the wait).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,6 +19,8 @@ __attribute__((constructor)) static void probe_loaded(void)
 
 	if (!out)
 		return;
+	if (getenv("INJECT_PROBE_SLEEP_MS"))
+		usleep((useconds_t)atoi(getenv("INJECT_PROBE_SLEEP_MS")) * 1000);
 	fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;

@@ -47,6 +47,8 @@ static const char *in_dir(const char *name)
 	return buf[i];
 }
 
+static const char *slow_ms;	/* INJECT_PROBE_SLEEP_MS of the next start */
+
 /* Starts prog for secs seconds (INJECT_PROBE_OUT=probe_out) and reads its
  * "ready PID" line. */
 static struct target start(const char *prog, const char *secs)
@@ -63,6 +65,8 @@ static struct target start(const char *prog, const char *secs)
 		close(p[0]);
 		close(p[1]);
 		setenv("INJECT_PROBE_OUT", in_dir("probe.out"), 1);
+		if (slow_ms)
+			setenv("INJECT_PROBE_SLEEP_MS", slow_ms, 1);
 		execl(prog, prog, secs, (char *)NULL);
 		_exit(127);
 	}
@@ -165,6 +169,30 @@ static void test_five_times(void **state)
 	assert_int_equal(probe_lines(t.pid), 1);
 	assert_int_equal(count_fds(t.pid), fds);
 	finish_ok(&t);
+}
+
+/* A dlopen slower than the wait (its constructor sleeps 600 ms, the wait is
+ * 100 ms): said, and the thread let go inside it; the stub it returns to
+ * resumes the program, which ends as it would have. */
+static void test_slower_than_wait(void **state)
+{
+	struct target t;
+	uint64_t h = 1;
+	char why[256] = "";
+	int err;
+
+	(void)state;
+	unlink(in_dir("probe.out"));
+	slow_ms = "600";
+	t = start(GT_INJECT_WL, "2");
+	slow_ms = NULL;
+	err = inject__dlopen(t.pid, GT_INJECT_LIB, 100, &h, why, sizeof(why));
+	assert_int_equal(err, -ETIMEDOUT);
+	assert_int_equal(h, 0);
+	assert_non_null(strstr(why, "did not return within 100 ms"));
+	finish_ok(&t);
+	/* the constructor did finish, later */
+	assert_int_equal(probe_lines(t.pid), 1);
 }
 
 static void test_not_a_library(void **state)
@@ -323,6 +351,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loads),
 		cmocka_unit_test(test_five_times),
+		cmocka_unit_test(test_slower_than_wait),
 		cmocka_unit_test(test_not_a_library),
 		cmocka_unit_test(test_python),
 		cmocka_unit_test(test_static_refused),
