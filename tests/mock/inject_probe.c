@@ -3,7 +3,9 @@
  * A library for the injector's tests (test_inject): loaded into a running
  * process, its constructor appends "loaded PID" to the file named by
  * INJECT_PROBE_OUT in that process' environment, after sleeping
- * INJECT_PROBE_SLEEP_MS when that is set (a dlopen that outlasts the wait).
+ * INJECT_PROBE_SLEEP_MS when that is set (a dlopen that outlasts the wait);
+ * inject_probe_say(ARG), called in the process by the injector, appends
+ * "said ARG" and returns 42.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,4 +30,22 @@ __attribute__((constructor)) static void probe_loaded(void)
 	if (write(fd, line, (size_t)n) != n)
 		n = -1;
 	close(fd);
+}
+
+__attribute__((visibility("default"))) int inject_probe_say(const char *arg)
+{
+	const char *out = getenv("INJECT_PROBE_OUT");
+	char line[256];
+	int fd, n;
+
+	if (!out)
+		return -1;
+	fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	n = snprintf(line, sizeof(line), "said %s\n", arg ? arg : "(null)");
+	if (write(fd, line, (size_t)n) != n)
+		n = -1;
+	close(fd);
+	return 42;
 }

@@ -13,6 +13,7 @@
  * ptrace_scope 3 (setting it cannot be undone until a reboot).
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -141,6 +142,37 @@ static void test_loads(void **state)
 	assert_int_equal(probe_lines(t.pid), 1);
 	/* the memfd closed again: its mapping holds the library */
 	assert_int_equal(count_fds(t.pid), fds);
+	finish_ok(&t);
+}
+
+/* A function of the library called with a string: its return value; a
+ * name the library does not have: said, nothing called. */
+static void test_call(void **state)
+{
+	char line[128], why[256] = "";
+	struct target t;
+	uint64_t h = 0, ret = 0;
+	bool said = false;
+	FILE *f;
+	int err;
+
+	(void)state;
+	unlink(in_dir("probe.out"));
+	t = start(GT_INJECT_WL, "3");
+	err = inject__load(t.pid, GT_INJECT_LIB, "inject_probe_say", "hello, process", 2000, &h, &ret, why,
+			   sizeof(why));
+	if (err)
+		fail_msg("inject__load: %d: %s", err, why);
+	assert_int_equal(ret, 42);
+	f = fopen(in_dir("probe.out"), "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		said |= !strcmp(line, "said hello, process\n");
+	fclose(f);
+	assert_true(said);
+	err = inject__load(t.pid, GT_INJECT_LIB, "no_such_function", NULL, 2000, &h, &ret, why, sizeof(why));
+	assert_int_equal(err, -ENOENT);
+	assert_non_null(strstr(why, "has no function no_such_function"));
 	finish_ok(&t);
 }
 
@@ -351,6 +383,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loads),
 		cmocka_unit_test(test_five_times),
+		cmocka_unit_test(test_call),
 		cmocka_unit_test(test_slower_than_wait),
 		cmocka_unit_test(test_not_a_library),
 		cmocka_unit_test(test_python),

@@ -317,6 +317,8 @@ static int write_remote(pid_t pid, uint64_t addr, const void *buf, size_t n)
 #define A_PATH		64	/* "/proc/self/fd/N" */
 #define A_RESULT	128	/* the call's return value */
 #define A_REGS		256	/* rflags, rax, rbx, rcx, rdx, rsi, rdi, rbp, r8 .. r15 */
+#define A_FN		512	/* the library function's name (inject__load) */
+#define A_ARG		1024	/* ... and its argument */
 #define A_SP		(A_REGS + 16 * 8)
 #define A_IP		(A_SP + 8)
 
@@ -410,17 +412,31 @@ static int remote_call(struct target *t, uint64_t fn, uint64_t a0, uint64_t a1, 
 	return 0;
 }
 
-/* The libc of pid: where dlopen (and dlerror) are and a syscall gadget. */
-static int find_libc(pid_t pid, uint64_t *dlopen_at, uint64_t *dlerror_at, uint64_t *gadget, char *why,
-		     size_t len)
+/* Where pid's libc has what the load calls. */
+struct libc_fns {
+	uint64_t dlopen, dlerror, dlsym;	/* 0: none (dlopen: then __libc_dlopen_mode) */
+	uint64_t gadget;			/* a `syscall` instruction */
+};
+
+/* The address in pid of file offset off of a mapping of m (n of them), 0 none. */
+static uint64_t at_offset(const struct map *m, int n, uint64_t off)
 {
-	static const char *const names[] = { "dlopen", "__libc_dlopen_mode", "dlerror" };
-	uint64_t off[3] = { 0 };
+	for (int i = 0; off && i < n; i++)
+		if (strchr(m[i].perms, 'x') && off >= m[i].pgoff && off < m[i].pgoff + (m[i].end - m[i].start))
+			return m[i].start + off - m[i].pgoff;
+	return 0;
+}
+
+static int find_libc(pid_t pid, struct libc_fns *fn, char *why, size_t len)
+{
+	static const char *const names[] = { "dlopen", "__libc_dlopen_mode", "dlerror", "dlsym" };
+	uint64_t off[4] = { 0 };
 	struct map m[16];
 	char file[128];
 	bool loader;
 	int n, i, got = -1;
 
+	memset(fn, 0, sizeof(*fn));
 	n = libc_maps(pid, m, 16, &loader);
 	if (n <= 0)
 		return fail(why, len, -ENOEXEC, "pid %d: no libc mapped", (int)pid);
@@ -429,37 +445,35 @@ static int find_libc(pid_t pid, uint64_t *dlopen_at, uint64_t *dlerror_at, uint6
 			continue;
 		snprintf(file, sizeof(file), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m[i].start,
 			 m[i].end);
-		got = elf_syms__resolve(file, names, 3, off);
+		got = elf_syms__resolve(file, names, 4, off);
 	}
 	if (got <= 0 || (!off[0] && !off[1]))
 		return fail(why, len, -ENOENT, "pid %d: its libc (%s) has no dlopen", (int)pid, m[0].path);
-	*dlopen_at = *dlerror_at = *gadget = 0;
-	for (i = 0; i < n; i++) {
-		uint64_t want = off[0] ? off[0] : off[1];
+	fn->dlopen = at_offset(m, n, off[0] ? off[0] : off[1]);
+	fn->dlerror = at_offset(m, n, off[2]);
+	fn->dlsym = at_offset(m, n, off[3]);
+	for (i = 0; i < n && !fn->gadget; i++) {
+		/* a `syscall` (0f 05) in its code */
+		size_t sz = m[i].end - m[i].start > (1u << 20) ? (1u << 20) : m[i].end - m[i].start;
+		unsigned char *buf;
+		struct iovec l, r;
+		ssize_t got_b;
 
-		if (strchr(m[i].perms, 'x') && want >= m[i].pgoff && want < m[i].pgoff + (m[i].end - m[i].start))
-			*dlopen_at = m[i].start + want - m[i].pgoff;
-		if (strchr(m[i].perms, 'x') && off[2] >= m[i].pgoff &&
-		    off[2] < m[i].pgoff + (m[i].end - m[i].start))
-			*dlerror_at = m[i].start + off[2] - m[i].pgoff;
-		if (strchr(m[i].perms, 'x') && !*gadget) {
-			/* a `syscall` (0f 05) in its code */
-			size_t sz = m[i].end - m[i].start > (1u << 20) ? (1u << 20) : m[i].end - m[i].start;
-			unsigned char *buf = malloc(sz);
-			struct iovec l = { buf, sz }, r = { (void *)(uintptr_t)m[i].start, sz };
-			ssize_t got_b = buf ? process_vm_readv(pid, &l, 1, &r, 1, 0) : -1;
-
-			for (ssize_t k = 0; k + 1 < got_b; k++)
-				if (buf[k] == 0x0f && buf[k + 1] == 0x05) {
-					*gadget = m[i].start + (uint64_t)k;
-					break;
-				}
-			free(buf);
-		}
+		if (!strchr(m[i].perms, 'x') || !(buf = malloc(sz)))
+			continue;
+		l = (struct iovec){ buf, sz };
+		r = (struct iovec){ (void *)(uintptr_t)m[i].start, sz };
+		got_b = process_vm_readv(pid, &l, 1, &r, 1, 0);
+		for (ssize_t k = 0; k + 1 < got_b; k++)
+			if (buf[k] == 0x0f && buf[k + 1] == 0x05) {
+				fn->gadget = m[i].start + (uint64_t)k;
+				break;
+			}
+		free(buf);
 	}
-	if (!*dlopen_at || !*gadget)
+	if (!fn->dlopen || !fn->gadget)
 		return fail(why, len, -ENOENT, "pid %d: its libc's %s not found in its mappings", (int)pid,
-			    !*dlopen_at ? "dlopen" : "system call instruction");
+			    !fn->dlopen ? "dlopen" : "system call instruction");
 	return 0;
 }
 
@@ -492,22 +506,30 @@ static int copy_into(const char *path, pid_t pid, long fd)
 	return err;
 }
 
-int inject__dlopen(pid_t pid, const char *path, unsigned wait_ms, uint64_t *handle, char *why,
-		   size_t len)
+int inject__load(pid_t pid, const char *path, const char *fn_name, const char *arg, unsigned wait_ms,
+		 uint64_t *handle, uint64_t *fn_ret, char *why, size_t len)
 {
 	struct target t = { .pid = pid };
-	uint64_t dl = 0, dlerr = 0, a = 0, h = 0;
+	struct libc_fns fn;
+	uint64_t a = 0, h = 0;
 	char fdpath[64], msg[160] = "";
 	long ret, memfd = -1;
 	int err, st;
 
 	*handle = 0;
+	if (fn_ret)
+		*fn_ret = 0;
 	if ((err = inject__check(pid, why, len)))
 		return err;
 	if (access(path, R_OK))
 		return fail(why, len, -errno, "%s: %s", path, strerror(errno));
-	if ((err = find_libc(pid, &dl, &dlerr, &t.gadget, why, len)))
+	if (fn_name && (strlen(fn_name) >= A_ARG - A_FN || (arg && strlen(arg) >= PG - A_ARG)))
+		return fail(why, len, -EINVAL, "a function name or argument too long to pass");
+	if ((err = find_libc(pid, &fn, why, len)))
 		return err;
+	if (fn_name && !fn.dlsym)
+		return fail(why, len, -ENOENT, "pid %d: its libc has no dlsym", (int)pid);
+	t.gadget = fn.gadget;
 	t.xstate = calloc(1, XSTATE_MAX);
 	if (!t.xstate)
 		return fail(why, len, -ENOMEM, "out of memory");
@@ -552,7 +574,7 @@ int inject__dlopen(pid_t pid, const char *path, unsigned wait_ms, uint64_t *hand
 		goto restore;
 	}
 	t.deadline = mono_ns() + (uint64_t)wait_ms * 1000000ull;
-	err = remote_call(&t, dl, a + A_PATH, 2 /* RTLD_NOW */, a, a + PG, &h);
+	err = remote_call(&t, fn.dlopen, a + A_PATH, 2 /* RTLD_NOW */, a, a + PG, &h);
 	if (err == -ETIMEDOUT) {
 		fail(why, len, err, "pid %d: dlopen did not return within %u ms: the process goes on "
 		     "with it (it resumes where it was when it returns)", (int)pid, wait_ms);
@@ -567,13 +589,42 @@ int inject__dlopen(pid_t pid, const char *path, unsigned wait_ms, uint64_t *hand
 		struct iovec l = { msg, sizeof(msg) - 1 }, r;
 
 		t.deadline = mono_ns() + 1000000000ull;
-		if (dlerr && !remote_call(&t, dlerr, 0, 0, a, a + PG, &e) && e) {
+		if (fn.dlerror && !remote_call(&t, fn.dlerror, 0, 0, a, a + PG, &e) && e) {
 			r = (struct iovec){ (void *)(uintptr_t)e, sizeof(msg) - 1 };
 			if (process_vm_readv(pid, &l, 1, &r, 1, 0) <= 0)
 				msg[0] = 0;
 		}
 		err = fail(why, len, -ENOEXEC, "pid %d: dlopen of %s failed: %s", (int)pid, path,
 			   msg[0] ? msg : "no reason given");
+		goto restore;
+	}
+	if (fn_name) {
+		/* the library's function, with its argument: name and string in A */
+		uint64_t f = 0;
+
+		t.deadline = mono_ns() + (uint64_t)wait_ms * 1000000ull;
+		if (write_remote(pid, a + A_FN, fn_name, strlen(fn_name) + 1) ||
+		    (arg && write_remote(pid, a + A_ARG, arg, strlen(arg) + 1)) ||
+		    (err = remote_call(&t, fn.dlsym, h, a + A_FN, a, a + PG, &f))) {
+			err = fail(why, len, err == -ETIMEDOUT ? err : -EIO, "pid %d: dlsym of %s failed", (int)pid,
+				   fn_name);
+			goto restore;
+		}
+		if (!f) {
+			err = fail(why, len, -ENOENT, "pid %d: %s has no function %s", (int)pid, path, fn_name);
+			goto restore;
+		}
+		t.deadline = mono_ns() + (uint64_t)wait_ms * 1000000ull;
+		err = remote_call(&t, f, arg ? a + A_ARG : 0, 0, a, a + PG, fn_ret ? fn_ret : &f);
+		if (err == -ETIMEDOUT) {
+			fail(why, len, err, "pid %d: %s did not return within %u ms: the process goes on with "
+			     "it", (int)pid, fn_name, wait_ms);
+			goto let_go;
+		}
+		if (err) {
+			fail(why, len, err, "pid %d: the call of %s failed: %s", (int)pid, fn_name, strerror(-err));
+			goto restore;
+		}
 	}
 restore:
 	if (memfd >= 0)
@@ -600,13 +651,23 @@ let_go:
 
 #else
 
-int inject__dlopen(pid_t pid, const char *path, unsigned wait_ms, uint64_t *handle, char *why,
-		   size_t len)
+int inject__load(pid_t pid, const char *path, const char *fn_name, const char *arg, unsigned wait_ms,
+		 uint64_t *handle, uint64_t *fn_ret, char *why, size_t len)
 {
 	(void)path;
+	(void)fn_name;
+	(void)arg;
 	(void)wait_ms;
 	*handle = 0;
+	if (fn_ret)
+		*fn_ret = 0;
 	return inject__check(pid, why, len);
 }
 
 #endif
+
+int inject__dlopen(pid_t pid, const char *path, unsigned wait_ms, uint64_t *handle, char *why,
+		   size_t len)
+{
+	return inject__load(pid, path, NULL, NULL, wait_ms, handle, NULL, why, len);
+}

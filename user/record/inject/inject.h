@@ -33,4 +33,11 @@ int inject__check(pid_t pid, char *why, size_t len);
 int inject__dlopen(pid_t pid, const char *path, unsigned wait_ms, uint64_t *handle, char *why,
 		   size_t len);
 
+/* The same, then fn_name(arg) of the library (arg a string, NULL: a null
+ * pointer), its return value in *fn_ret (may be NULL): how a library is
+ * started in a process that has no other way to call it. The name and the
+ * argument: under 512 and 3072 bytes. */
+int inject__load(pid_t pid, const char *path, const char *fn_name, const char *arg, unsigned wait_ms,
+		 uint64_t *handle, uint64_t *fn_ret, char *why, size_t len);
+
 #endif
