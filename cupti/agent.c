@@ -709,6 +709,39 @@ void gt_agent__init_once(void)
 		    "can open in pid %d", (int)g.pid);
 }
 
+static void CUPTIAPI no_callback(void *ud, CUpti_CallbackDomain d, CUpti_CallbackId id, const void *data)
+{
+	(void)ud;
+	(void)d;
+	(void)id;
+	(void)data;
+}
+
+/* Called in a running process by the recorder that loaded the agent there
+ * (record/inject), dir its run directory's spool directory: the agent
+ * starts as at cuInit, armed there, for the recorder to admit. 1: started
+ * (or was already); 0: it cannot (said on stderr); -1: another CUPTI
+ * subscriber holds CUPTI (torch.profiler, Kineto, nsys): nothing started. */
+GT_EXPORT int gt_agent_attach(const char *dir)
+{
+	CUpti_SubscriberHandle probe;
+	CUptiResult r;
+
+	if (atomic_load(&g.initialized))
+		return g.writer_started ? 1 : 0;
+	if (gt_ctl__init_dir(&g.ctl, getpid(), dir) == GT_CTL_NONE)
+		return 0;
+	r = cuptiSubscribe(&probe, no_callback, NULL);
+	if (is_conflict(r))
+		return -1;
+	if (r == CUPTI_SUCCESS)
+		cuptiUnsubscribe(probe);
+	if (atomic_exchange(&g.initialized, 1))
+		return g.writer_started ? 1 : 0;
+	start();
+	return g.writer_started ? 1 : 0;
+}
+
 /* Called by the CUDA driver in cuInit when CUDA_INJECTION64_PATH names this
  * library.  Returns 1 in every case: the agent never fails the program. */
 GT_EXPORT int InitializeInjection(void)

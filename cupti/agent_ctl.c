@@ -34,6 +34,8 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+static enum gt_ctl_mode ctl_run(struct gt_ctl *c, int n);
+
 enum gt_ctl_mode gt_ctl__init(struct gt_ctl *c, pid_t pid)
 {
 	const char *env = getenv(GT_CUPTI_ENV_DIR), *run = getenv(GT_RUN_DIR_ENV);
@@ -51,6 +53,19 @@ enum gt_ctl_mode gt_ctl__init(struct gt_ctl *c, pid_t pid)
 		n = snprintf(c->dir, sizeof(c->dir), "%s/" GT_CUPTI_RUN_SUBDIR, run);
 	else
 		n = snprintf(c->dir, sizeof(c->dir), "%s", GTRACE_CUPTI_RUN_DIR);
+	return ctl_run(c, n);
+}
+
+enum gt_ctl_mode gt_ctl__init_dir(struct gt_ctl *c, pid_t pid, const char *dir)
+{
+	memset(c, 0, sizeof(*c));
+	c->pid = pid;
+	return ctl_run(c, dir && *dir ? snprintf(c->dir, sizeof(c->dir), "%s", dir) : -1);
+}
+
+/* The run directory's mode, c->dir written by a snprintf that returned n. */
+static enum gt_ctl_mode ctl_run(struct gt_ctl *c, int n)
+{
 	if (n < 0 || (size_t)n >= sizeof(c->dir) || !is_dir(c->dir) ||
 	    (size_t)snprintf(c->session, sizeof(c->session), "%s/" GT_CUPTI_SESSION_FILE, c->dir) >=
 		    sizeof(c->session)) {

@@ -41,6 +41,9 @@ struct gt_ctl {
 /* Where this process spools, from its environment: GTRACE_CUPTI_DIR, else the
  * run directory when it exists.  Returns the mode (GT_CTL_NONE: stay out). */
 enum gt_ctl_mode gt_ctl__init(struct gt_ctl *c, pid_t pid);
+/* The same in the run directory dir (its spool directory), named by the
+ * recorder that loaded the agent into a running process (gt_agent_attach). */
+enum gt_ctl_mode gt_ctl__init_dir(struct gt_ctl *c, pid_t pid, const char *dir);
 /* What the recorder wants now (cupti/gtrace_cupti.h says how it says so). */
 enum gt_want gt_ctl__want(struct gt_ctl *c);
 /* A cheap look (one stat): true when the run directory's session file

@@ -21,6 +21,7 @@
 #define NVTX_NO_IMPL
 #include <cupti.h>
 #include <generated_nvtx_meta.h>
+#include <dlfcn.h>
 #include <locale.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -54,6 +55,22 @@ CUptiResult cuptiGetResultString(CUptiResult r, const char **s)
 	return CUPTI_SUCCESS;
 }
 
+/* CUPTI attaches itself to the driver when it starts, whenever that is: the
+ * mock libcuda of the process (by its soname) learns where GPU work goes
+ * also when the agent was loaded into the running process, not at cuInit. */
+static void register_with_driver(void)
+{
+	void (*reg)(void *, void *, void *);
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+
+	if (!h)
+		return;
+	*(void **)&reg = dlsym(h, "gt_mock_cupti_register");
+	if (reg)
+		reg((void *)mock_gpu_work, (void *)mock_nvtx_range_record, (void *)mock_graph_node);
+	dlclose(h);
+}
+
 CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *h, CUpti_CallbackFunc cb, void *ud)
 {
 	pthread_mutex_lock(&mu);
@@ -66,6 +83,7 @@ CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *h, CUpti_CallbackFunc cb, voi
 	pthread_mutex_unlock(&mu);
 	if (getenv("MOCK_CONFLICT"))
 		return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+	register_with_driver();
 	*h = (CUpti_SubscriberHandle)0x1;
 	return CUPTI_SUCCESS;
 }

@@ -363,11 +363,65 @@ t_never_loaded() {
 	one_line "--cupti=maybe" "$T/m.err"
 }
 
+# -p PID --cupti=attach: a program started without the agent (its
+# environment names none; LD_LIBRARY_PATH only finds the mock libcupti the
+# agent needs) takes it while it waits: every GPU record of its calls after
+# the signal linked; the process ends as it would have. Refused, said once,
+# status 1: a process whose CUPTI another subscriber holds (MOCK_CONFLICT),
+# a static program.
+t_attach() {
+	local a want got run=$T/run/cupti
+	need_cupti
+	start_workload a "GT_LIBCUDA=$MOCK_LIB" "LD_LIBRARY_PATH=$CUPTI_MOCK" -- --wait-signal --launches 40 --copies 3
+	a=$WPID
+	wait_ready a "$a"
+	grep -q gtrace-cupti "/proc/$a/maps" && fatal "the agent is in the program before the attach"
+	start_tracer -p "$a" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach --cupti-lib "$AGENT" -o "$T/at.gtrace"
+	grep -q "^gtrace-bpf: --cupti=attach: the agent is in pid $a (" "$T/tracer.err" ||
+		err "no attach line: $(grep -i attach "$T/tracer.err" | tr '\n' '|')"
+	grep -q 'memfd:gtrace-agent' "/proc/$a/maps" || err "the agent is not mapped in the program"
+	for _ in $(seq 100); do
+		[ -e "$run/go.$a" ] && break
+		sleep 0.1
+	done
+	kill -USR1 "$a"
+	finish_workload a "$a"
+	stop_tracer INT
+	want="gtrace-bpf: merged 45 GPU records from 1 processes: 45 linked (100.0 %), 0 unmatched, 0 causality violations, 0 launches without GPU work"
+	got=$(summary "$T/tracer.err")
+	[ "$got" = "$want" ] || err "-p --cupti=attach summary:
+  got      $got
+  expected $want"
+	# another subscriber holds CUPTI: the agent stays inert, said, status 1
+	start_workload b "GT_LIBCUDA=$MOCK_LIB" "LD_LIBRARY_PATH=$CUPTI_MOCK" MOCK_CONFLICT=1 -- --wait-signal --launches 8
+	wait_ready b "$WPID"
+	"$GTRACE" record -p "$WPID" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach --cupti-lib "$AGENT" -d 1 \
+		-o "$T/conf.gtrace" > /dev/null 2> "$T/conf.err"
+	RC=$?
+	[ "$RC" -eq 1 ] || err "--cupti=attach into a process whose CUPTI is held exited $RC, expected 1"
+	[ "$(grep -c 'another CUPTI subscriber holds CUPTI' "$T/conf.err")" -eq 1 ] ||
+		err "the other subscriber not said once: $(grep -i 'attach\|cupti' "$T/conf.err" | tr '\n' '|')"
+	kill -USR1 "$WPID"
+	finish_workload b "$WPID"
+	# a static program: refused before anything is done
+	PROG=$MOCK_DIR/inject_target_static start_workload s -- 3
+	wait_line "$T/s.out" "^ready $WPID\$" 20 "$WPID" || fatal "the static program did not start"
+	"$GTRACE" record -p "$WPID" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach --cupti-lib "$AGENT" -d 1 \
+		-o "$T/st.gtrace" > /dev/null 2> "$T/st.err"
+	RC=$?
+	[ "$RC" -eq 1 ] || err "--cupti=attach into a static program exited $RC, expected 1"
+	[ "$(grep -c -- "--cupti=attach: pid $WPID is a static program" "$T/st.err")" -eq 1 ] ||
+		err "the static program not said once: $(grep -i 'attach' "$T/st.err" | tr '\n' '|')"
+	wait_exit "$WPID" 10
+	[ "$WAIT_RC" -eq 0 ] || err "the static program exited $WAIT_RC after the refused attach"
+}
+
 add_case t_cmd "--cupti -- CMD: the agent's environment, a private directory that goes, every GPU record linked"
 add_case t_all "--all --cupti: the run directory (1733) and session while recording, a program joins, armed after"
 add_case t_takeover "--all --cupti after a SIGKILLed recorder: the agents taken over, every launch of its own linked, exit 0"
 add_case t_optional "--all --cupti=optional with nobody joining exits 0, plain --cupti 1"
 add_case t_listed "-p PID --cupti: only the traced process' agent records"
+add_case t_attach "-p PID --cupti=attach: a program started without the agent takes it, every GPU record linked; refused and said: another CUPTI subscriber, a static program"
 add_case t_swapped_dir "--cupti -- CMD: a private directory swapped for a link steers root nowhere"
 add_case t_nonroot "--all --cupti: a program of another user joins, its kernels linked"
 add_case t_unjoined "--all --cupti: a program whose agent could not join is counted and named"

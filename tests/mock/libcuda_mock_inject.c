@@ -44,6 +44,19 @@ void inject(void)
 			path);
 }
 
+/* The mock libcupti, started in the running process by an agent loaded
+ * there later (not at cuInit), says where GPU work goes from now on. */
+__attribute__((visibility("default"))) void gt_mock_cupti_register(void *gpu_work, void *nvtx_range,
+								   void *graph_node)
+{
+	if (!gpu_work_fn)
+		*(void **)&gpu_work_fn = gpu_work;
+	if (!nvtx_range_fn)
+		*(void **)&nvtx_range_fn = nvtx_range;
+	if (!graph_node_fn)
+		*(void **)&graph_node_fn = graph_node;
+}
+
 /* Work of a call that began at api_start: on the current context's "GPU"
  * from when it is free (at the earliest 1 us after the call) for gpu_ns. */
 void gpu_work(struct mock_gpu_work *w, uint64_t api_start)

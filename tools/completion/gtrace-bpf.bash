@@ -119,8 +119,8 @@ _gtrace_bpf() {
 		# its argument is optional: "--gpu-metrics=HZ" or "=off"
 		((eq)) && { COMPREPLY=($(compgen -W "off 1 10 100" -- "$cur")); return 0; } ;;
 	--cupti)
-		# its argument is optional: only record's "--cupti=optional" takes one
-		((eq)) && [[ $cmd != daemon ]] && { COMPREPLY=($(compgen -W "optional" -- "$cur")); return 0; } ;;
+		# its argument is optional: record's "--cupti=optional" and "--cupti=attach"
+		((eq)) && [[ $cmd != daemon ]] && { COMPREPLY=($(compgen -W "optional attach" -- "$cur")); return 0; } ;;
 	-o|--output|--libcuda|--libnccl|--cupti-lib|--log|--compare)
 		_gtrace_bpf_files "$cur"; return 0 ;;
 	--dir)

@@ -221,8 +221,11 @@ int cmd_daemon(int argc, char **argv, const char *cmdline)
 	daemon_opts__init(&c.d);
 	if (cli__parse(&argp, argc, argv, &c))
 		return 2;
-	if ((err = record_common__finish(&c.common)) ||
-	    (c.d.rec.cgroup && (err = cli__check_cgroup(&c.d.rec.cgroup)))) {
+	if (!(err = record_common__finish(&c.common)) && c.d.rec.cupti_attach) {
+		pr_err("--cupti=attach is record's (-p PID): the daemon does not attach the agent yet");
+		err = 2;
+	}
+	if (err || (c.d.rec.cgroup && (err = cli__check_cgroup(&c.d.rec.cgroup)))) {
 		free(c.common.libcuda.v);
 		return err;
 	}

@@ -33,11 +33,12 @@ static const struct argp_option options[] = {
 	  "ranges", 0 },
 	{ "light-window", RO_LIGHT_WINDOW, "LEN/PERIOD", 0,
 	  "Light mode: capture everything for LEN every PERIOD (default 200ms/5s); 0: no windows", 0 },
-	{ "cupti", RO_CUPTI, "optional", OPTION_ARG_OPTIONAL,
+	{ "cupti", RO_CUPTI, "optional|attach", OPTION_ARG_OPTIONAL,
 	  "Also record the GPU side (kernels, copies, sets, NVTX ranges) with the CUPTI agent and "
 	  "merge it into the trace: the command of -- CMD loads it, other programs join when started "
-	  "with CUDA_INJECTION64_PATH=<agent>. An agent that never loads is a failure (status 1) "
-	  "unless the option is given as =optional", 0 },
+	  "with CUDA_INJECTION64_PATH=<agent>; =attach loads it into the running processes of -p "
+	  "(ptrace, x86-64; refused, said, where unsafe). An agent that never loads is a failure "
+	  "(status 1) unless the option is given as =optional", 0 },
 	{ "cupti-lib", RO_CUPTI_LIB, "PATH", 0,
 	  "The CUPTI agent library (default: libgtrace-cupti.so next to gtrace-bpf, in "
 	  "../lib/gtrace-bpf or .output)", 0 },
@@ -89,10 +90,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		c->window_set = true;
 		break;
 	case RO_CUPTI:
-		if (arg && strcmp(arg, "optional"))
-			argp_error(state, "invalid --cupti=%s (only --cupti=optional)", arg);
+		if (arg && strcmp(arg, "optional") && strcmp(arg, "attach"))
+			argp_error(state, "invalid --cupti=%s (--cupti, --cupti=optional or --cupti=attach)", arg);
 		o->cupti = true;
-		o->cupti_optional = arg != NULL;
+		o->cupti_optional = arg && !strcmp(arg, "optional");
+		o->cupti_attach = arg && !strcmp(arg, "attach");
 		break;
 	case RO_CUPTI_LIB:
 		if (!arg[0])

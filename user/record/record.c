@@ -526,7 +526,9 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		if (err)
 			goto cleanup;
 	}
-	/* the calls are recorded from now on: the agents' records too */
+	/* the agent into the running processes of --cupti=attach, then the
+	 * calls are recorded from now on: the agents' records too */
+	recorder__cupti_attach(r);
 	cupti_session__begin(r->cupti, recorder__cupti_wants(r), r);
 	err = cuda_object__attach_static(r->skel, &r->open_probe);
 	if (err)

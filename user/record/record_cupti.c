@@ -21,6 +21,8 @@
 #include "record/cupti_session.h"
 #include "record/procs/proc_names.h"
 #include "record/recorder.h"
+#include "record/inject/inject.h"
+#include "lib/clock.h"
 
 static bool wants_pid(void *ctx, pid_t pid)
 {
@@ -91,6 +93,42 @@ static void on_take(void *ctx, void **slot, const struct gt_hdr *h)
 {
 	(void)slot;
 	recorder__write(ctx, h);
+}
+
+/* How long a process may take to reach a system call, and dlopen and the
+ * agent's start to return (record/inject.h). */
+#define INJECT_WAIT_MS 2000
+
+/* --cupti=attach: the agent loaded into each process of -p that runs now
+ * and started there in the session's run directory, where the recording
+ * admits it as any armed agent. A process it cannot go into is said once
+ * and recorded by its calls only. */
+void recorder__cupti_attach(struct recorder *r)
+{
+	const struct record_opts *o = r->o;
+	const char *dir = cupti_session__dir(r->cupti), *lib = cupti_session__lib(r->cupti);
+	char why[320];
+
+	if (!o->cupti_attach || !dir)
+		return;
+	for (size_t i = 0; i < o->npids; i++) {
+		uint64_t h = 0, ret = 0;
+		uint64_t t0 = clock__mono_ns();
+		int err = inject__load(o->pids[i], lib, "gt_agent_attach", dir, INJECT_WAIT_MS, &h, &ret, why,
+				       sizeof(why));
+
+		if (!err && (int)ret == 1) {
+			pr_info("--cupti=attach: the agent is in pid %d (%.1f ms)", (int)o->pids[i],
+				(clock__mono_ns() - t0) / 1e6);
+			continue;
+		}
+		if (!err)
+			snprintf(why, sizeof(why), "pid %d: %s", (int)o->pids[i],
+				 (int)ret == -1 ? "another CUPTI subscriber holds CUPTI (torch.profiler, Kineto, "
+						  "nsys): the agent stays inert" :
+						  "the agent could not start (its message is on the process' stderr)");
+		pr_warn("--cupti=attach: %s; its GPU side is not recorded, its calls are", why);
+	}
 }
 
 int recorder__cupti_start(struct recorder *r)
@@ -177,7 +215,9 @@ static bool joined(struct recorder *r)
 	cupti_follow__counts(r->follow, &c);
 	if (c.files)
 		return true;
-	if (!r->o->cmd)
+	if (r->o->cupti_attach)
+		why = "no process took the agent (--cupti=attach: why is said above; the agent: ";
+	else if (!r->o->cmd)
 		why = "no program joined: start them with CUDA_INJECTION64_PATH=";
 	else if (!r->o->trace_cuda)
 		why = "the agent never loaded: the command did not use CUDA, is linked statically, runs "
@@ -189,7 +229,7 @@ static bool joined(struct recorder *r)
 		      "statically, runs under another injection or cleared its environment "
 		      "(CUDA_INJECTION64_PATH=";
 	pr_warn("--cupti: no GPU records: %s%s%s", why, cupti_session__lib(r->cupti),
-		r->o->cmd ? ")" : "");
+		r->o->cmd || r->o->cupti_attach ? ")" : "");
 	return false;
 }
 

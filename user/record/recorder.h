@@ -209,6 +209,8 @@ int recorder__wait_delay(struct recorder *r);
  * over; false when no agent joined, said) and what is left to free. */
 int recorder__cupti_new(struct recorder *r);
 int recorder__cupti_start(struct recorder *r);
+/* --cupti=attach: the agent into the running processes of -p (record_cupti.c). */
+void recorder__cupti_attach(struct recorder *r);
 void recorder__cupti_poll(struct recorder *r);
 void recorder__cupti_note(struct recorder *r, uint32_t pid);
 bool recorder__cupti_finish(struct recorder *r);

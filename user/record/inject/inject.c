@@ -8,6 +8,8 @@
  * this (debuggers, checkpointing tools) do not offer it as one; what it
  * needs is the kernel's ptrace interface and the x86-64 calling convention.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <inttypes.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -271,6 +273,49 @@ static int to_boundary(struct target *t, char *why, size_t len)
 	}
 }
 
+/* The thread of pid to borrow: one that waits in a system call now (not a
+ * memory call of malloc's), the main thread first; else the main thread,
+ * which is followed to its next call. Any thread can run dlopen: a thread
+ * that only computes (a busy loop, a launch loop reading the clock in the
+ * vDSO) may make no call for a long time while the others wait in theirs. */
+static pid_t pick_thread(pid_t pid)
+{
+	char path[64], buf[128];
+	struct dirent *e;
+	pid_t best = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return pid;
+	while ((e = readdir(d)) && best != pid) {
+		pid_t tid = (pid_t)strtol(e->d_name, NULL, 10);
+		long nr;
+		int fd;
+		ssize_t n;
+
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		if (!isdigit((unsigned char)buf[0]))
+			continue;	/* "running", or -1: not in a call */
+		nr = strtol(buf, NULL, 10);
+		if (!unsafe_call(nr) && (!best || tid == pid))
+			best = tid;
+	}
+	closedir(d);
+	return best ? best : pid;
+}
+
 /* Runs one system call in t at its gadget; its result in *ret. */
 static int remote_syscall(struct target *t, long nr, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
 			  uint64_t e, uint64_t f, long *ret)
@@ -530,11 +575,12 @@ int inject__load(pid_t pid, const char *path, const char *fn_name, const char *a
 	if (fn_name && !fn.dlsym)
 		return fail(why, len, -ENOENT, "pid %d: its libc has no dlsym", (int)pid);
 	t.gadget = fn.gadget;
+	t.pid = pick_thread(pid);
 	t.xstate = calloc(1, XSTATE_MAX);
 	if (!t.xstate)
 		return fail(why, len, -ENOMEM, "out of memory");
 	t.xv = (struct iovec){ t.xstate, XSTATE_MAX };
-	if (ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACESYSGOOD)) {
+	if (ptrace(PTRACE_SEIZE, t.pid, 0, PTRACE_O_TRACESYSGOOD)) {
 		err = fail(why, len, -errno, "cannot attach to pid %d: %s", (int)pid, strerror(errno));
 		free(t.xstate);
 		return err;
@@ -542,7 +588,7 @@ int inject__load(pid_t pid, const char *path, const char *fn_name, const char *a
 	t.deadline = mono_ns() + (uint64_t)wait_ms * 1000000ull;
 	if ((err = to_boundary(&t, why, len)))
 		goto let_go;
-	if (ptrace(PTRACE_GETREGSET, pid, (void *)NT_X86_XSTATE, &t.xv))
+	if (ptrace(PTRACE_GETREGSET, t.pid, (void *)NT_X86_XSTATE, &t.xv))
 		t.xv.iov_len = 0;
 	/* page A for the strings and registers, B for the stub */
 	err = remote_syscall(&t, SYS_mmap, 0, 2 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -632,9 +678,9 @@ restore:
 	if (a)
 		remote_syscall(&t, SYS_munmap, a, 2 * PG, 0, 0, 0, 0, &ret);
 	if (t.xv.iov_len)
-		ptrace(PTRACE_SETREGSET, pid, (void *)NT_X86_XSTATE, &t.xv);
-	ptrace(PTRACE_SETREGS, pid, 0, &t.back);
-	ptrace(PTRACE_DETACH, pid, 0, t.pending_sig);
+		ptrace(PTRACE_SETREGSET, t.pid, (void *)NT_X86_XSTATE, &t.xv);
+	ptrace(PTRACE_SETREGS, t.pid, 0, &t.back);
+	ptrace(PTRACE_DETACH, t.pid, 0, t.pending_sig);
 	free(t.xstate);
 	if (!err)
 		*handle = h;
@@ -642,9 +688,9 @@ restore:
 let_go:
 	/* no state of ours to take back: stopped, it is let go as it is */
 	t.deadline = mono_ns() + 1000000000ull;
-	if (ptrace(PTRACE_DETACH, pid, 0, t.pending_sig) &&
-	    !ptrace(PTRACE_INTERRUPT, pid, 0, 0) && !wait_stop(&t, &st))
-		ptrace(PTRACE_DETACH, pid, 0, t.pending_sig);
+	if (ptrace(PTRACE_DETACH, t.pid, 0, t.pending_sig) &&
+	    !ptrace(PTRACE_INTERRUPT, t.pid, 0, 0) && !wait_stop(&t, &st))
+		ptrace(PTRACE_DETACH, t.pid, 0, t.pending_sig);
 	free(t.xstate);
 	return err;
 }
