@@ -97,7 +97,7 @@ static void on_take(void *ctx, void **slot, const struct gt_hdr *h)
 
 /* How long a process may take to reach a system call, and dlopen and the
  * agent's start to return (record/inject.h). */
-#define INJECT_WAIT_MS 2000
+#define INJECT_WAIT_MS 10000
 
 /* --cupti=attach: the agent loaded into each process of -p that runs now
  * and started there in the session's run directory, where the recording
