@@ -106,11 +106,12 @@ static void on_take(void *ctx, void **slot, const struct gt_hdr *h)
 void recorder__cupti_attach(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
-	const char *dir = cupti_session__dir(r->cupti), *lib = cupti_session__lib(r->cupti);
+	const char *dir, *lib;
 	char why[320];
 
-	if (!o->cupti_attach || !dir)
+	if (!o->cupti_attach || !r->cupti || !(dir = cupti_session__dir(r->cupti)))
 		return;
+	lib = cupti_session__lib(r->cupti);
 	for (size_t i = 0; i < o->npids; i++) {
 		uint64_t h = 0, ret = 0;
 		uint64_t t0 = clock__mono_ns();
