@@ -483,7 +483,16 @@ static __always_inline struct py_walk *py_walk(__u64 id, __u64 ts, __u32 max)
  * 0: the process or its threads run no Python (key 0, 0); -1: not known
  * here (the process not looked at yet, an entry shim on top, something
  * unreadable): the caller takes py_walk's answer. */
-static __always_inline int py_top_key(__u64 id, __u64 *code, __u32 *instr)
+struct py_key {
+	__u64 code;
+	__u32 instr;
+	__u32 _pad;
+};
+
+/* A global function: the verifier checks it once, on its own, not again in
+ * every probe program at every path that reaches it (inlined, it cost the
+ * recorder's start 0.6 s on the CI VM). */
+__noinline int py_top_key(__u64 id, struct py_key *k)
 {
 	__u32 pid = id >> 32, cfgi, zero = 0, off;
 	struct py_proc *pp;
@@ -492,6 +501,8 @@ static __always_inline int py_top_key(__u64 id, __u64 *code, __u32 *instr)
 	__u64 tstate, frame, ip;
 	bool bad = false;
 
+	if (!k)
+		return -1;
 	if (!py_nfiles)
 		return 0;
 	pp = bpf_map_lookup_elem(&py_procs, &pid);
@@ -529,8 +540,8 @@ static __always_inline int py_top_key(__u64 id, __u64 *code, __u32 *instr)
 	off = c->fr_code;
 	if (off > PY_FRAME_CHUNK - 8)
 		return -1;
-	*code = *(__u64 *)(w->chunk + off);
-	if (!*code)
+	k->code = *(__u64 *)(w->chunk + off);
+	if (!k->code)
 		return -1;
 	off = c->fr_instr;
 	if (off > PY_FRAME_CHUNK - 8)
@@ -538,10 +549,10 @@ static __always_inline int py_top_key(__u64 id, __u64 *code, __u32 *instr)
 	if (c->instr_kind == GT_PY_INSTR_LASTI) {
 		__s32 lasti = *(__s32 *)(w->chunk + off);
 
-		*instr = lasti < 0 ? 0 : (__u32)lasti;
+		k->instr = lasti < 0 ? 0 : (__u32)lasti;
 	} else {
-		ip = *(__u64 *)(w->chunk + off) - (*code + c->co_code);
-		*instr = ip >= (1ull << 33) ? 0xffffffffu : (__u32)(ip / 2);
+		ip = *(__u64 *)(w->chunk + off) - (k->code + c->co_code);
+		k->instr = ip >= (1ull << 33) ? 0xffffffffu : (__u32)(ip / 2);
 	}
 	return 1;
 }

@@ -88,7 +88,13 @@ static __always_inline void ustack_of(struct pt_regs *ctx, __u64 id, __u64 cooki
 			site.site2 = 0;
 		/* the Python part cheaply; where that cannot tell, the
 		 * first frame of a walk (which goes on below if needed) */
-		if (!(stack_bench_skip & 1) && py_top_key(id, &site.pycode, &site.pyinstr) < 0) {
+		struct py_key pk = {};
+		int found = (stack_bench_skip & 1) ? 0 : py_top_key(id, &pk);
+
+		if (found > 0) {
+			site.pycode = pk.code;
+			site.pyinstr = pk.instr;
+		} else if (found < 0) {
 			count(&n_py_slowkey);
 			w = py_walk(id, ts, 1);
 			if (w && w->n) {
