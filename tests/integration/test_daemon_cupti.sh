@@ -163,7 +163,7 @@ t_bounded() {
 t_takeover() {
 	local wp launches got
 	start_cupti_daemon --mode full --window 30s
-	start_workload k "${AGENT_ENV[@]}" "GT_LIBCUDA=$MOCK_LIB" GT_MOCK_GPU_NS=1000 -- --flood 4 --rate 10000
+	start_workload k "${AGENT_ENV[@]}" "GT_LIBCUDA=$MOCK_LIB" GT_MOCK_GPU_NS=1000 -- --flood 8 --rate 10000
 	wp=$WPID
 	sleep 1.5
 	kill -KILL "$DPID"

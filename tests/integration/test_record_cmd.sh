@@ -148,6 +148,8 @@ t_lookups() {
 	PIDS+=("$pid")
 	wait_line "$out" '^paused [0-9]+$' 30 "$pid" ||
 		fatal "the workload did not pause; stderr: $(tail -n 3 "$errf" | tr '\n' '|')"
+	# a paused workload must not outlive a failure of the case
+	PIDS+=("$(awk '/^paused/ { print $2 }' "$out")")
 	wait_line "$errf" 'kernel lookups no longer recorded' 30 "$pid" ||
 		fatal "the recorder did not drop the kernel lookups while the workload waited; stderr: $(tail -n 5 "$errf" | tr '\n' '|')"
 	kill -USR1 "$(awk '/^paused/ { print $2 }' "$out")"
