@@ -204,7 +204,7 @@ static void test_five_times(void **state)
 }
 
 /* A dlopen slower than the wait (its constructor sleeps 600 ms, the wait is
- * 100 ms): said, and the thread let go inside it; the stub it returns to
+ * 100 ms): said, and the thread let go inside it; the trampoline it returns to
  * resumes the program, which ends as it would have. */
 static void test_slower_than_wait(void **state)
 {

@@ -353,7 +353,7 @@ static int write_remote(pid_t pid, uint64_t addr, const void *buf, size_t n)
 }
 
 /* The call's two pages: A (read-write) holds the strings, the result and
- * the registers to resume with; B (read-execute) a stub the call returns
+ * the registers to resume with; B (read-execute) a trampoline the call returns
  * to, which stores the result and resumes the thread as it was, by itself:
  * a call that outlasts the wait (the thread then let go) returns into the
  * program unharmed, leaving these pages and the memfd behind. */
@@ -377,8 +377,8 @@ static size_t put_rip_op(unsigned char *code, size_t at, const unsigned char *op
 	return at + oplen + 4;
 }
 
-/* The stub at b (page A at a) and the registers it resumes with. */
-static int write_stub(struct target *t, uint64_t a, uint64_t b)
+/* The trampoline at b (page A at a) and the registers it resumes with. */
+static int write_trampoline(struct target *t, uint64_t a, uint64_t b)
 {
 	static const unsigned char store_rax[] = { 0x48, 0x89, 0x05 }, lea_rsp[] = { 0x48, 0x8d, 0x25 },
 				   load_rsp[] = { 0x48, 0x8b, 0x25 }, jmp_ind[] = { 0xff, 0x25 },
@@ -403,9 +403,9 @@ static int write_stub(struct target *t, uint64_t a, uint64_t b)
 }
 
 /* Calls fn(a0, a1) in t on its own stack, below the red zone, returning to
- * the stub at b, and waits (until the deadline) for the thread to be back
+ * the trampoline at b, and waits (until the deadline) for the thread to be back
  * at its own system call: *ret then. -ETIMEDOUT: the call is still running
- * (the caller lets the thread go: the stub resumes it). */
+ * (the caller lets the thread go: the trampoline resumes it). */
 static int remote_call(struct target *t, uint64_t fn, uint64_t a0, uint64_t a1, uint64_t a, uint64_t b,
 		       uint64_t *ret)
 {
@@ -431,7 +431,7 @@ static int remote_call(struct target *t, uint64_t fn, uint64_t a0, uint64_t a1, 
 		if ((err = wait_stop(t, &st)))
 			return err;
 		if (WSTOPSIG(st) == (SIGTRAP | 0x80)) {
-			/* the call's own system calls, until the stub makes the
+			/* the call's own system calls, until the trampoline makes the
 			 * thread's again: there, at its stack, it is done */
 			if (ptrace(PTRACE_GETREGS, t->pid, 0, &r))
 				return -errno;
@@ -443,7 +443,7 @@ static int remote_call(struct target *t, uint64_t fn, uint64_t a0, uint64_t a1, 
 		if (ptrace(PTRACE_SYSCALL, t->pid, 0, sig))
 			return -errno;
 	}
-	/* at the entry of its own call again, the stub's registers: that call
+	/* at the entry of its own call again, the trampoline's registers: that call
 	 * is skipped (its exit stop next) and made again at the detach */
 	r.orig_rax = (unsigned long long)-1;
 	t->deadline = mono_ns() + 1000000000ull;
@@ -590,7 +590,7 @@ int inject__load(pid_t pid, const char *path, const char *fn_name, const char *a
 		goto let_go;
 	if (ptrace(PTRACE_GETREGSET, t.pid, (void *)NT_X86_XSTATE, &t.xv))
 		t.xv.iov_len = 0;
-	/* page A for the strings and registers, B for the stub */
+	/* page A for the strings and registers, B for the trampoline */
 	err = remote_syscall(&t, SYS_mmap, 0, 2 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			     (uint64_t)-1, 0, &ret);
 	if (err || ret < 0 || (ret & (PG - 1))) {
@@ -598,7 +598,7 @@ int inject__load(pid_t pid, const char *path, const char *fn_name, const char *a
 		goto restore;
 	}
 	a = (uint64_t)ret;
-	if (write_stub(&t, a, a + PG) ||
+	if (write_trampoline(&t, a, a + PG) ||
 	    remote_syscall(&t, SYS_mprotect, a + PG, PG, PROT_READ | PROT_EXEC, 0, 0, 0, &ret) || ret) {
 		err = fail(why, len, -EIO, "pid %d: cannot prepare the call", (int)pid);
 		goto restore;
