@@ -247,6 +247,30 @@ static __always_inline __u64 py_top(const struct gt_py_cfg *c, __u64 tstate, boo
 	return *bad ? 0 : frame;
 }
 
+/* The innermost frame a call of thread id runs under: its own thread's, or
+ * for a thread that runs no Python now (autograd's, which keeps a thread
+ * state for hooks; a framework's pool) the main thread's, which waits in
+ * the Python line that asked for the work (*main set). *tstate: the state
+ * found, the main thread's for a thread without one (0: none). */
+static __always_inline __u64 py_call_frame(const struct gt_py_cfg *c, __u64 runtime, __u64 id,
+					   __u64 *tstate, bool *main, bool *bad)
+{
+	__u32 pid = id >> 32;
+	__u64 frame, m;
+
+	*main = false;
+	*tstate = py_tstate(c, runtime, (__u32)id, true);
+	frame = *tstate ? py_top(c, *tstate, bad) : 0;
+	if (!frame && !*bad && (__u32)id != pid) {
+		m = py_tstate(c, runtime, pid, false);
+		if (m && (frame = py_top(c, m, bad)))
+			*main = true;
+		if (!*tstate)
+			*tstate = m;
+	}
+	return frame;
+}
+
 /* One frame of the walk (bpf_loop's body): 1 ends it. */
 static long py_frame_step(__u64 i, void *ctx)
 {
@@ -423,7 +447,7 @@ static __always_inline struct py_walk *py_walk(__u64 id, __u64 ts, __u32 max)
 	struct gt_py_cfg *c;
 	struct py_walk *w;
 	__u64 tstate, frame;
-	bool bad = false;
+	bool bad = false, main;
 
 	if (!py_nfiles)
 		return NULL;
@@ -447,19 +471,9 @@ static __always_inline struct py_walk *py_walk(__u64 id, __u64 ts, __u32 max)
 	w->flags = 0;
 	w->id = id;
 	w->ts = ts;
-	tstate = py_tstate(c, np.runtime, (__u32)id, true);
-	frame = tstate ? py_top(c, tstate, &bad) : 0;
-	/* a thread that runs no Python now (autograd's, which keeps a thread
-	 * state for hooks; a framework's pool) launches for the main thread,
-	 * which waits in the Python line that asked for the work: its frames,
-	 * flagged */
-	if (!frame && !bad && (__u32)id != pid) {
-		__u64 main = py_tstate(c, np.runtime, pid, false);
-
-		if (main && (frame = py_top(c, main, &bad)))
-			w->flags |= GT_STACK_PY_MAIN;
-		tstate = tstate ? tstate : main;
-	}
+	frame = py_call_frame(c, np.runtime, id, &tstate, &main, &bad);
+	if (main)
+		w->flags |= GT_STACK_PY_MAIN;
 	if (!tstate) {
 		count(&n_py_nothread);
 		return NULL;
@@ -499,7 +513,7 @@ __noinline int py_top_key(__u64 id, struct py_key *k)
 	struct gt_py_cfg *c;
 	struct py_walk *w;
 	__u64 tstate, frame, ip;
-	bool bad = false;
+	bool bad = false, main;
 
 	if (!k)
 		return -1;
@@ -515,15 +529,7 @@ __noinline int py_top_key(__u64 id, struct py_key *k)
 	w = bpf_map_lookup_elem(&py_scratch, &zero);
 	if (!c || !w || !c->version)
 		return -1;
-	tstate = py_tstate(c, pp->runtime, (__u32)id, true);
-	frame = tstate ? py_top(c, tstate, &bad) : 0;
-	if (!frame && !bad && (__u32)id != pid) {
-		__u64 main = py_tstate(c, pp->runtime, pid, false);
-
-		if (main)
-			frame = py_top(c, main, &bad);
-		tstate = tstate ? tstate : main;
-	}
+	frame = py_call_frame(c, pp->runtime, id, &tstate, &main, &bad);
 	if (bad || !tstate)
 		return -1;	/* the walk counts the thread without a state */
 	if (!frame)
