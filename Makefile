@@ -268,7 +268,7 @@ $(IOCTL_WL): tests/mock/ioctl_workload.c | $(MOCK_DIR)
 
 $(INJECT_LIB): tests/mock/inject_probe.c | $(MOCK_DIR)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(MOCK_CFLAGS) -shared $< -o $@
+	$(Q)$(CC) $(MOCK_CFLAGS) -shared -Wl,-soname,libinject_probe.so $< -o $@
 
 $(INJECT_WL): tests/mock/inject_target.c | $(MOCK_DIR)
 	$(call msg,CC,$@)

@@ -77,6 +77,9 @@ enum gt_rec_type {
 	GT_REC_GPU_GRAPH_NODE = 57,/* the CUPTI agent saw a CUDA graph's kernel node made (stream
 				 * capture, cuGraphAddKernelNode) or cloned (instantiation,
 				 * cuGraphClone) (struct gt_gpu_graph_node) */
+	GT_REC_CUPTI_ATTACH = 58,/* the recorder loaded the CUPTI agent into a running process
+				 * (--cupti=attach), or refused to, or could not (struct
+				 * gt_cupti_attach) */
 	GT_REC_MAX = 63,
 };
 
@@ -554,6 +557,31 @@ struct gt_gpu_graph {
 	__u32 stack;		/* its stack (a GT_REC_STACK id), 0 = none recorded */
 };
 
+/* gt_cupti_attach.result */
+enum gt_attach_result {
+	GT_ATTACH_OK = 0,	/* the agent is in the process and started: its GPU side is recorded */
+	GT_ATTACH_REFUSED = 1,	/* unsafe or impossible (why says): nothing was done to it */
+	GT_ATTACH_CONFLICT = 2,	/* another CUPTI subscriber holds CUPTI (torch.profiler, Kineto,
+				 * nsys): the agent is in the process, inert */
+	GT_ATTACH_FAILED = 3,	/* the agent is in the process but could not start (it said why
+				 * on the process' stderr) */
+	GT_ATTACH_BUSY = 4,	/* the agent there records for another recorder now */
+	GT_ATTACH__COUNT
+};
+
+/* One process the recorder tried to load the CUPTI agent into: what came of
+ * it, and how long the process' thread was held for it (the stall the
+ * attach cost the program: its system call interrupted, dlopen, CUPTI's
+ * start).  A process not GT_ATTACH_OK is recorded by its calls only. */
+struct gt_cupti_attach {
+	struct gt_hdr hdr;	/* ts = when the attach began (CLOCK_MONOTONIC); pid = the process */
+	__u64 held_ns;		/* how long its thread was held, 0 when it never was */
+	__u32 result;		/* enum gt_attach_result */
+	__u16 len;		/* bytes in why including its NUL, 0 = none */
+	__u16 _pad;		/* explicit padding */
+	char why[];		/* why it was not attached, in words; record padded to 8 */
+};
+
 /* A kernel node of a CUDA graph made (flags 0: inside the call that made
  * it, on its thread -- a launch on a capturing stream, cuGraphAddKernelNode)
  * or cloned from another node (GT_GRAPH_NODE_CLONED: cuGraphInstantiate's
@@ -611,6 +639,9 @@ enum gt_cupti_stats_flags {
 	GT_CUPTI_ST_DISK_FULL = 1u << 2,/* the spool's file system was full at least once */
 	GT_CUPTI_ST_BACKLOG = 1u << 3,	/* the spool held more unread bytes than the agent's
 					 * bound at least once (no recorder read it fast enough) */
+	GT_CUPTI_ST_DETACHED = 1u << 4,	/* the agent was loaded into the running process
+					 * (--cupti=attach) and detaches: CUPTI is finalized at the
+					 * program's next CUDA call, the agent inert after */
 };
 
 /* The agent's own counters for one process, written when it stops or pauses:

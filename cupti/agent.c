@@ -188,14 +188,34 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	gt_buf_pool__put(&g.pool, buffer);
 }
 
+/* The detach, in the exit callback of a CUDA call of the program's (the
+ * driver and runtime domains are enabled only while it is wanted): CUPTI
+ * torn down where no other call of this thread is inside it, as CUPTI
+ * advises.  One thread does it; the writer waits for it (bounded). */
+static void finalize_here(const CUpti_CallbackData *cd)
+{
+	int want = FIN_WANT;
+
+	if (!cd || cd->callbackSite != CUPTI_API_EXIT || atomic_load_explicit(&g.forked, memory_order_relaxed) ||
+	    !atomic_compare_exchange_strong(&g.fin, &want, FIN_DOING))
+		return;
+	cuptiFinalize();
+	pthread_mutex_lock(&g.lock);
+	atomic_store(&g.fin, FIN_DONE);
+	pthread_cond_broadcast(&g.wake);
+	pthread_mutex_unlock(&g.lock);
+}
+
 /* cudaDeviceReset / cuCtxDestroy: hand over what the context's buffers
  * hold while CUPTI still knows the context.  NVTX: capture ranges.  CUDA
- * graphs: their kernel nodes. */
+ * graphs: their kernel nodes.  The driver and runtime calls: the detach. */
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 				 const void *data)
 {
 	(void)userdata;
-	if (domain == CUPTI_CB_DOMAIN_NVTX)
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API || domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+		finalize_here(data);
+	else if (domain == CUPTI_CB_DOMAIN_NVTX)
 		gt_nvtx_capture__callback(cbid, data);
 	else if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING &&
 		 atomic_load(&g.state) == ST_ON)
@@ -267,9 +287,8 @@ static void disable_activity(void)
 	}
 }
 
-/* Gives the subscriber slot back, so that a profiler started later in the
- * program's life (torch.profiler) can have it. */
-static void unsubscribe(void)
+/* The subscriber's callbacks of a recording off (the subscription stays). */
+static void callbacks_off(void)
 {
 	if (!g.subscribed)
 		return;
@@ -280,6 +299,15 @@ static void unsubscribe(void)
 		for (size_t i = 0; i < gt_nvtx_capture_cbids_len; i++)
 			cuptiEnableCallback(0, g.sub, CUPTI_CB_DOMAIN_NVTX, gt_nvtx_capture_cbids[i]);
 	g.nvtx_cbs = false;
+}
+
+/* Gives the subscriber slot back, so that a profiler started later in the
+ * program's life (torch.profiler) can have it. */
+static void unsubscribe(void)
+{
+	if (!g.subscribed)
+		return;
+	callbacks_off();
 	cuptiUnsubscribe(g.sub);
 	g.subscribed = false;
 }
@@ -357,9 +385,16 @@ static bool prepare(void)
  * kind), for a new stretch of recording into the open spool file. */
 static enum begin_result begin_recording(void)
 {
-	CUptiResult r;
+	CUptiResult r = CUPTI_SUCCESS;
 
-	r = cuptiSubscribe(&g.sub, on_callback, NULL);
+	/* attached: CUPTI starts here, in a process with contexts and modules;
+	 * its clock is ours before it starts */
+	if (g.attached && !g.cupti_ready)
+		setup_clock();
+	/* a detach that had not happened yet was called off: CUPTI still has
+	 * the subscriber */
+	if (!g.subscribed)
+		r = cuptiSubscribe(&g.sub, on_callback, NULL);
 	if (r != CUPTI_SUCCESS) {
 		if (is_conflict(r)) {
 			say_conflict();
@@ -426,6 +461,8 @@ static enum begin_result begin_recording(void)
 	enable_nvtx_capture();
 	g.cupti_ready = true;
 	g.conflict_said = false;
+	if (g.attached)
+		g.attach_recorded = true;
 	return BEGIN_OK;
 }
 
@@ -440,9 +477,82 @@ static void end_recording(uint64_t flags)
 		return;
 	disable_activity();
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-	unsubscribe();
+	/* a detach finalizes CUPTI through the subscriber's callback */
+	if (flags & GT_CUPTI_ST_DETACHED)
+		callbacks_off();
+	else
+		unsubscribe();
 	write_stats(flags);
 	atomic_store(&g.state, ST_OFF);
+}
+
+/* Attached: the recorder that loaded the agent is done with the process
+ * (it ended, paused, or is gone: SIGKILL leaves its lock) or never admitted
+ * it: what was recorded is handed over, then CUPTI is finalized in the
+ * exit callback of the program's next CUDA call, so that the process runs
+ * on as before the attach.  The writer waits FIN_WAIT_MS for that call; a
+ * process that makes none by then is left with the one callback armed, at
+ * no cost until its next call (finalizing from this thread could tear CUPTI
+ * down under a call another thread is blocked in).  The agent's code stays
+ * mapped: CUPTI may hold its callbacks until it is finalized. */
+static void detach(void)
+{
+	struct timespec until;
+	uint64_t end;
+	CUptiResult r;
+
+	if (atomic_load(&g.state) == ST_ON)
+		end_recording(GT_CUPTI_ST_FINAL | GT_CUPTI_ST_DETACHED);
+	if (!g.subscribed) {
+		/* never recorded (not admitted): CUPTI started all the same
+		 * when the attach asked whether another client holds it */
+		r = cuptiSubscribe(&g.sub, on_callback, NULL);
+		if (r != CUPTI_SUCCESS)
+			return;	/* another client holds CUPTI now: it is theirs */
+		g.subscribed = true;
+	}
+	atomic_store(&g.fin, FIN_WANT);
+	r = cuptiEnableDomain(1, g.sub, CUPTI_CB_DOMAIN_DRIVER_API);
+	if (r == CUPTI_SUCCESS)
+		cuptiEnableDomain(1, g.sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+	else
+		r = cuptiEnableDomain(1, g.sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+	if (r != CUPTI_SUCCESS) {
+		int want = FIN_WANT;
+
+		/* no callback to finalize in: CUPTI stays, idle, without us */
+		if (atomic_compare_exchange_strong(&g.fin, &want, FIN_NONE))
+			unsubscribe();
+		say("failed to watch CUDA calls to detach from pid %d: %s; CUPTI stays loaded, idle",
+		    (int)g.pid, cupti_err(r));
+		return;
+	}
+	end = mono_ns() + FIN_WAIT_MS * 1000000ull;
+	until.tv_sec = (time_t)(end / 1000000000ull);
+	until.tv_nsec = (long)(end % 1000000000ull);
+	pthread_mutex_lock(&g.lock);
+	while (atomic_load(&g.fin) != FIN_DONE && !atomic_load(&g.exiting) &&
+	       pthread_cond_timedwait(&g.wake, &g.lock, &until) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&g.lock);
+}
+
+/* Attached: whether the agent detaches now.  want: what the recorder
+ * wants.  It does when its detach file appears, when a recorder that had it
+ * record wants no more, and when one that loaded it never admits it (it
+ * failed, or died first) within ADMIT_MS. */
+static bool detach_now(enum gt_want want)
+{
+	if (!g.attached)
+		return false;
+	/* a daemon's attach for a while: its session goes on */
+	if (gt_ctl__detach_asked(&g.ctl))
+		return true;
+	if (want == GT_WANT_RECORD)
+		return false;
+	if (g.attach_recorded)
+		return want != GT_WANT_WAIT;
+	return mono_ns() - g.attach_ns > ADMIT_MS * 1000000ull;
 }
 
 /* The spool file, made when a recorder first wants this process; made anew
@@ -496,6 +606,10 @@ static bool follow(enum gt_want want)
 {
 	int state = atomic_load(&g.state);
 
+	if (detach_now(want)) {
+		detach();
+		return false;
+	}
 	switch (want) {
 	case GT_WANT_END:
 		return false;
@@ -582,16 +696,20 @@ static void *writer_main(void *arg)
 
 static int writer_start(void)
 {
+	static bool cond_made;
 	pthread_condattr_t ca;
 	sigset_t all, old;
 	int err;
 
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	err = pthread_cond_init(&g.wake, &ca);
-	pthread_condattr_destroy(&ca);
-	if (err)
-		return -err;
+	if (!cond_made) {	/* once: a later attach starts a writer again */
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		err = pthread_cond_init(&g.wake, &ca);
+		pthread_condattr_destroy(&ca);
+		if (err)
+			return -err;
+		cond_made = true;
+	}
 	/* signals stay with the program's threads */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -623,6 +741,15 @@ static void at_exit(void)
 	until.tv_sec += EXIT_WAIT_S;
 	if (pthread_timedjoin_np(g.writer, NULL, &until) != 0)
 		say("writer did not finish in %d s; %s may be incomplete", EXIT_WAIT_S, g.spool.path);
+	g.writer_started = false;
+}
+
+/* A fork child of the process that records: it has no writer, and what
+ * CUPTI would hand it is not its to write (the spool is the parent's). */
+static void on_fork_child(void)
+{
+	atomic_store(&g.forked, 1);
+	atomic_store(&g.state, ST_DONE);
 	g.writer_started = false;
 }
 
@@ -693,7 +820,11 @@ static void start(void)
 		gt_spool__discard(&g.spool);
 		return;
 	}
-	atexit(at_exit);
+	if (!g.atexit_set) {
+		g.atexit_set = true;
+		atexit(at_exit);
+		pthread_atfork(NULL, NULL, on_fork_child);
+	}
 }
 
 /* Starts the agent, once, when a recording may want this process. */
@@ -717,27 +848,80 @@ static void CUPTIAPI no_callback(void *ud, CUpti_CallbackDomain d, CUpti_Callbac
 	(void)data;
 }
 
+/* An agent that detached, made ready to start again: its writer joined,
+ * CUPTI's finalize done or called off.  False when it cannot be (a
+ * finalize under way did not end). */
+static bool rearm(void)
+{
+	int want = FIN_WANT;
+
+	if (g.writer_started) {
+		pthread_join(g.writer, NULL);	/* it ended: the state is ST_DONE */
+		g.writer_started = false;
+	}
+	if (atomic_compare_exchange_strong(&g.fin, &want, FIN_NONE)) {
+		/* no CUDA call came since: CUPTI still runs with our
+		 * subscriber, which records again */
+		cuptiEnableDomain(0, g.sub, CUPTI_CB_DOMAIN_DRIVER_API);
+		cuptiEnableDomain(0, g.sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+	} else {
+		for (int i = 0; i < FIN_WAIT_MS && atomic_load(&g.fin) == FIN_DOING; i++)
+			usleep(1000);
+		if (atomic_load(&g.fin) == FIN_DOING)
+			return false;
+		if (atomic_load(&g.fin) == FIN_DONE) {
+			/* CUPTI is gone: its callbacks and subscriber anew */
+			g.subscribed = false;
+			g.cupti_ready = false;
+		}
+		atomic_store(&g.fin, FIN_NONE);
+	}
+	g.write_failed = g.conflict_said = g.create_said = false;
+	g.attach_recorded = false;
+	atomic_store(&g.state, ST_OFF);
+	return true;
+}
+
 /* Called in a running process by the recorder that loaded the agent there
  * (record/inject), dir its run directory's spool directory: the agent
- * starts as at cuInit, armed there, for the recorder to admit. 1: started
- * (or was already); 0: it cannot (said on stderr); -1: another CUPTI
- * subscriber holds CUPTI (torch.profiler, Kineto, nsys): nothing started. */
+ * starts as at cuInit, armed there, for the recorder to admit, and detaches
+ * when that recorder is done (detach()); a later attach starts it again.
+ * 1: started (or was already, at cuInit); 0: it cannot (said on stderr);
+ * -1: another CUPTI subscriber holds CUPTI (torch.profiler, Kineto, nsys):
+ * nothing started; 2: attached for another recording that is not done. */
 GT_EXPORT int gt_agent_attach(const char *dir)
 {
 	CUpti_SubscriberHandle probe;
+	struct gt_ctl ctl;
 	CUptiResult r;
+	bool again = atomic_load(&g.initialized);
 
-	if (atomic_load(&g.initialized))
-		return g.writer_started ? 1 : 0;
-	if (gt_ctl__init_dir(&g.ctl, getpid(), dir) == GT_CTL_NONE)
+	if (again && (!g.attached || atomic_load(&g.forked)))
+		return g.writer_started ? 1 : 0;	/* started at cuInit */
+	if (again && g.writer_started) {
+		/* a detach may be under way (the last recorder just ended):
+		 * it takes at most FIN_WAIT_MS */
+		for (int i = 0; i < FIN_WAIT_MS + 1000 && atomic_load(&g.state) != ST_DONE; i++)
+			usleep(1000);
+		if (atomic_load(&g.state) != ST_DONE)
+			return 2;
+	}
+	if (gt_ctl__init_dir(&ctl, getpid(), dir) == GT_CTL_NONE)
 		return 0;
-	r = cuptiSubscribe(&probe, no_callback, NULL);
-	if (is_conflict(r))
-		return -1;
-	if (r == CUPTI_SUCCESS)
-		cuptiUnsubscribe(probe);
-	if (atomic_exchange(&g.initialized, 1))
-		return g.writer_started ? 1 : 0;
+	if (!again || atomic_load(&g.fin) == FIN_DONE || !g.subscribed) {
+		/* CUPTI takes our clock from its start */
+		setup_clock();
+		r = cuptiSubscribe(&probe, no_callback, NULL);
+		if (is_conflict(r))
+			return -1;
+		if (r == CUPTI_SUCCESS)
+			cuptiUnsubscribe(probe);
+	}
+	if (again ? !rearm() : atomic_exchange(&g.initialized, 1))
+		return 0;
+	g.ctl = ctl;
+	g.attached = true;
+	g.attach_ns = mono_ns();
 	start();
 	return g.writer_started ? 1 : 0;
 }

@@ -197,6 +197,24 @@ enum gt_want gt_ctl__want(struct gt_ctl *c)
 	return w;
 }
 
+bool gt_ctl__detach_asked(const struct gt_ctl *c)
+{
+	char name[32];
+	struct stat st;
+	bool asked;
+	int dfd;
+
+	if (c->mode != GT_CTL_RUN)
+		return false;
+	dfd = open(c->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return false;
+	snprintf(name, sizeof(name), GT_CUPTI_DETACH_FMT, (int)c->pid);
+	asked = !fstat(dfd, &st) && exists_trusted(dfd, st.st_uid, name);
+	close(dfd);
+	return asked;
+}
+
 /* ------------------------------------------------------------ the spool file */
 
 void gt_spool__init(struct gt_spool *s)

@@ -46,6 +46,9 @@ enum gt_ctl_mode gt_ctl__init(struct gt_ctl *c, pid_t pid);
 enum gt_ctl_mode gt_ctl__init_dir(struct gt_ctl *c, pid_t pid, const char *dir);
 /* What the recorder wants now (cupti/gtrace_cupti.h says how it says so). */
 enum gt_want gt_ctl__want(struct gt_ctl *c);
+/* True when the run directory holds this process' detach file (a trusted
+ * one: root's or the directory owner's): an attached agent detaches. */
+bool gt_ctl__detach_asked(const struct gt_ctl *c);
 /* A cheap look (one stat): true when the run directory's session file
  * changed since gt_ctl__want last looked (a recorder began, ended, or
  * listed more processes). */

@@ -32,6 +32,10 @@
 #define IDLE_MS		50		/* writer's sleep between looks at the queue */
 #define EXIT_WAIT_S	5		/* at exit, how long to wait for the writer */
 #define NODES_MAX	(1u << 20)	/* graph node records waiting for the writer, at most */
+#define FIN_WAIT_MS	2000		/* detach: how long the writer waits for a CUDA call to
+					 * finalize CUPTI in; then it leaves it to the next one */
+#define ADMIT_MS	30000		/* attached: how long to wait for the recorder to admit
+					 * the process before detaching */
 
 _Static_assert(BUF_COUNT <= GT_POOL_MAX && BUF_COUNT <= GT_RING_CAP, "pool larger than the queue");
 _Static_assert(BUF_SIZE % 8 == 0, "CUPTI buffers are 8-byte aligned");
@@ -93,6 +97,24 @@ struct agent {
 	size_t nnodes, nodes_cap;
 	uint64_t nodes_lost;		/* not kept: out of memory or NODES_MAX waiting */
 	bool node_cbs;			/* the graph node callbacks are enabled */
+	/* loaded into the running process by a recorder (gt_agent_attach):
+	 * when that recorder is done (or gone), the agent detaches */
+	bool attached;
+	bool attach_recorded;		/* it recorded since the attach */
+	uint64_t attach_ns;		/* when it was attached (CLOCK_MONOTONIC) */
+	bool atexit_set;		/* at_exit registered (once) */
+	_Atomic int fin;		/* enum fin_state: CUPTI's detach */
+	_Atomic int forked;		/* this is a fork child of the process that records */
+};
+
+/* CUPTI's detach (cuptiFinalize), done in the exit callback of the
+ * program's next CUDA call: CUPTI's own advice, so that no call of another
+ * thread is inside CUPTI while it is torn down. */
+enum fin_state {
+	FIN_NONE = 0,	/* not asked for */
+	FIN_WANT,	/* asked for: the next API exit callback does it */
+	FIN_DOING,	/* a callback is doing it */
+	FIN_DONE,	/* done: CUPTI is gone from the process until the next attach */
 };
 
 /* The agent's one state (agent.c). */

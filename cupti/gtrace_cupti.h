@@ -135,6 +135,10 @@
 /* "scope listed": the recorder wants the process of this file, printf format
  * taking the pid */
 #define GT_CUPTI_GO_FMT		"go.%d"
+/* an agent loaded into the running process (--cupti=attach, the daemon's
+ * attach) detaches when this file appears (a daemon's attach for a while: its
+ * session goes on), as when its recorder ends; printf format taking the pid */
+#define GT_CUPTI_DETACH_FMT	"detach.%d"
 
 /* how often an agent looks at what the recorder wants */
 #define GT_CUPTI_POLL_STOP_MS	200

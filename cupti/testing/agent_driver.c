@@ -8,6 +8,11 @@
  *   c  CUPTI's thread completes the current buffer
  *   s  sleep 500 ms                     S  create $GTRACE_CUPTI_DIR/stop
  *   f  fork a child that exits          x  _exit(0) (no exit handlers)
+ *   a  gt_agent_attach($GTRACE_RUN_DIR/cupti), as a recorder's --cupti=attach
+ *   w  100 kernels, each through its driver call's exit (mock_gpu_work)
+ *   F  fork a child that makes 100 such calls (w) and exits
+ *   D  wait (10 s at most) until the agent watches the driver calls (the
+ *      mock's api_domains): a detach asked for CUPTI's finalize
  *   q  print the mock's state as key=value
  *   L U A l P R g   the run directory ($GTRACE_RUN_DIR/cupti) as a recorder
  *      keeps it: hold / let go its lock, the session file "scope all",
@@ -46,11 +51,12 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mock_api.h"
 
-static int (*init)(void), (*nvtx)(const void *(*)(unsigned));
+static int (*init)(void), (*nvtx)(const void *(*)(unsigned)), (*attach)(const char *);
 
 static void print_state(void)
 {
@@ -58,9 +64,10 @@ static void print_state(void)
 
 	mock_state(&s);
 	printf("subscribed=%d kinds=%d driver_ids=%d order_errors=%d subscribes=%d "
-	       "unsubscribes=%d flushes=%d nvtx_inits=%d nvtx_cbs=%d nvtx_calls=%d\n", s.subscribed,
+	       "unsubscribes=%d flushes=%d nvtx_inits=%d nvtx_cbs=%d nvtx_calls=%d finalizes=%d "
+	       "api_domains=%d\n", s.subscribed,
 	       s.kinds, s.driver_ids, s.order_errors, s.subscribes, s.unsubscribes, s.flushes,
-	       s.nvtx_inits, s.nvtx_cbs, s.nvtx_calls);
+	       s.nvtx_inits, s.nvtx_cbs, s.nvtx_calls, s.finalizes, s.api_domains);
 }
 
 /* ------------------------------------------------------------ uprobe counters */
@@ -423,6 +430,28 @@ static void recorder_step(char c)
 	}
 }
 
+/* 'w': 100 kernel launches as the mock libcuda makes them: each call's
+ * exit through CUPTI's callbacks, then its records. */
+static void launches(void)
+{
+	for (int i = 0; i < 100; i++) {
+		struct timespec ts;
+		unsigned long long now;
+		struct mock_gpu_work w = {
+			.kind = MOCK_WORK_KERNEL, .name = "_Z10mockKernelv",
+			.grid = { 1, 1, 1 }, .block = { 32, 1, 1 }, .stream = 7,
+		};
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+		w.api_start = now;
+		w.api_end = now + 1000;
+		w.start = now + 2000;
+		w.end = now + 5000;
+		mock_gpu_work(&w);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	unsigned corr = 1;
@@ -439,7 +468,8 @@ int main(int argc, char **argv)
 	}
 	*(void **)&init = dlsym(h, "InitializeInjection");
 	*(void **)&nvtx = dlsym(h, "InitializeInjectionNvtx2");
-	if (!init || !nvtx) {
+	*(void **)&attach = dlsym(h, "gt_agent_attach");
+	if (!init || !nvtx || !attach) {
 		fprintf(stderr, "the agent does not export its entry points\n");
 		return 2;
 	}
@@ -480,6 +510,36 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'q': print_state(); break;
+		case 'a': {
+			char dir[4200];
+
+			snprintf(dir, sizeof(dir), "%s/cupti", getenv("GTRACE_RUN_DIR"));
+			printf("attach=%d\n", attach(dir));
+			break;
+		}
+		case 'w': launches(); break;
+		case 'D':
+			for (int j = 0; j < 1000; j++) {
+				struct mock_state st;
+
+				mock_state(&st);
+				if (st.api_domains)
+					break;
+				usleep(10000);
+			}
+			break;
+		case 'F': {
+			pid_t pid;
+
+			fflush(stdout);
+			pid = fork();
+			if (pid == 0) {
+				launches();
+				exit(0);
+			}
+			waitpid(pid, NULL, 0);
+			break;
+		}
 		case 'x': fflush(stdout); fflush(stderr); _exit(0);
 		case 'L': case 'U': case 'A': case 'l': case 'P': case 'R': case 'g':
 			recorder_step(*p);

@@ -17,6 +17,11 @@
  * fails), MOCK_NO_FINE=1 (cuptiActivityEnableDriverApi unsupported),
  * MOCK_FAIL_NVTX_CBID=<id> (cuptiEnableCallback of that NVTX id fails),
  * MOCK_NO_RANGE_ID=1 (range starts report no return value).
+ *
+ * The driver and runtime domains (cuptiEnableDomain): each piece of GPU work
+ * of the mock libcuda calls the subscriber's callback at its call's exit, as
+ * CUPTI does; cuptiFinalize tears the mock down to where it was before the
+ * first call and says on stderr whether it ran in such a callback.
  */
 #define NVTX_NO_IMPL
 #include <cupti.h>
@@ -43,6 +48,9 @@ static void *sub_ud;			/* its userdata */
 static int nvtx_on[CUPTI_CBID_NVTX_SIZE];	/* NVTX callback ids enabled */
 static int nvtx_calls;			/* NVTX callbacks made */
 static int res_on[64];			/* resource callback ids enabled */
+static int api_domains;			/* the driver and runtime domains enabled (0-2) */
+static int finalizes;			/* cuptiFinalize calls */
+static __thread int in_api_cb;		/* this thread is in an API callback */
 static uint8_t *cur;
 static size_t cur_size, cur_used, dropped;
 
@@ -124,6 +132,62 @@ CUptiResult cuptiEnableCallback(uint32_t e, CUpti_SubscriberHandle s, CUpti_Call
 	nvtx_on[c] = !!e;
 	pthread_mutex_unlock(&mu);
 	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiEnableDomain(uint32_t e, CUpti_SubscriberHandle s, CUpti_CallbackDomain d)
+{
+	static int on[2];
+
+	(void)s;
+	if (d != CUPTI_CB_DOMAIN_DRIVER_API && d != CUPTI_CB_DOMAIN_RUNTIME_API)
+		return CUPTI_SUCCESS;
+	pthread_mutex_lock(&mu);
+	on[d == CUPTI_CB_DOMAIN_RUNTIME_API] = subscribed && e;
+	api_domains = on[0] + on[1];
+	pthread_mutex_unlock(&mu);
+	return subscribed ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
+}
+
+/* CUPTI detached: everything the client set up is gone. */
+CUptiResult cuptiFinalize(void)
+{
+	pthread_mutex_lock(&mu);
+	finalizes++;
+	subscribed = 0;
+	sub_cb = NULL;
+	req = NULL;
+	done = NULL;
+	clock_cb = NULL;
+	memset(kind_on, 0, sizeof(kind_on));
+	memset(nvtx_on, 0, sizeof(nvtx_on));
+	memset(res_on, 0, sizeof(res_on));
+	driver_ids = 0;
+	api_domains = 0;
+	pthread_mutex_unlock(&mu);
+	fprintf(stderr, "mock libcupti: cuptiFinalize %s\n",
+		in_api_cb ? "in an API exit callback" : "outside an API callback");
+	return CUPTI_SUCCESS;
+}
+
+/* The exit of a driver call cbid: the subscriber's callback when the
+ * driver domain is on (mu not held: the callback may call in again). */
+static void api_exit(CUpti_CallbackId cbid)
+{
+	CUpti_CallbackData cd;
+	CUpti_CallbackFunc cb;
+	void *ud;
+
+	pthread_mutex_lock(&mu);
+	cb = api_domains ? sub_cb : NULL;
+	ud = sub_ud;
+	pthread_mutex_unlock(&mu);
+	if (!cb)
+		return;
+	memset(&cd, 0, sizeof(cd));
+	cd.callbackSite = CUPTI_API_EXIT;
+	in_api_cb = 1;
+	cb(ud, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &cd);
+	in_api_cb = 0;
 }
 
 CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc f)
@@ -369,6 +433,11 @@ unsigned mock_gpu_work(const struct mock_gpu_work *w)
 	unsigned corr;
 	int any = 0;
 
+	if (!w->corr)	/* the call's exit, as far as CUPTI's callbacks go */
+		api_exit(w->graph_node ? CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch :
+			 w->kind == MOCK_WORK_KERNEL ? CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel :
+			 w->kind == MOCK_WORK_MEMCPY ? CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2 :
+			 CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2);
 	pthread_mutex_lock(&mu);
 	for (int k = 0; k < 128; k++)
 		any |= kind_on[k];
@@ -564,6 +633,8 @@ void mock_state(struct mock_state *s)
 	for (int c = 0; c < CUPTI_CBID_NVTX_SIZE; c++)
 		s->nvtx_cbs += nvtx_on[c];
 	s->nvtx_calls = nvtx_calls;
+	s->finalizes = finalizes;
+	s->api_domains = api_domains;
 	pthread_mutex_unlock(&mu);
 }
 

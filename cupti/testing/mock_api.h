@@ -14,6 +14,8 @@ struct mock_state {
 	int nvtx_inits;		/* InitializeInjectionNvtx2 calls forwarded to "libcupti" */
 	int nvtx_cbs;		/* NVTX callback ids enabled now */
 	int nvtx_calls;		/* NVTX callbacks made */
+	int finalizes;		/* cuptiFinalize calls */
+	int api_domains;	/* driver and runtime callback domains enabled now */
 };
 
 int mock_emit(int n, unsigned corr);

@@ -78,6 +78,40 @@ expect_spool "run directory: two stretches of 200 kernels, each closed by paused
 	ok "run directory: paused, CUPTI off and the subscriber slot given back; silent" ||
 	bad "run directory: paused" "$(cat "$out" "$err" | tr '\n' ' ')"
 
+# attached to a running process (gt_agent_attach, as --cupti=attach): records
+# while its recorder wants it, then detaches (its counters final and
+# detached; CUPTI finalized in the exit callback of the next driver call,
+# which is not recorded); a second attach records again into a new file
+rundir attach LAawsUDwsqLawsUDwsq
+spools=$(ls "$dir"/gtrace-cupti.*.spool 2>/dev/null | wc -l)
+second=$(ls "$dir"/gtrace-cupti.*.1.spool 2>/dev/null | head -n 1)
+expect_spool "attach: 100 kernels recorded, then detached (final, detached)" "k == 100 and stats['flags'] == 17"
+spool=$second expect_spool "attach again: 100 kernels into a file of its own, detached again" \
+	"k == 100 and stats['flags'] == 17"
+[ "$spools" = 2 ] && [ "$(grep -c '^attach=1$' "$out")" = 2 ] && [ "$(state finalizes)" = 2 ] &&
+	[ "$(state subscribed)" = 0 ] && [ "$(state api_domains)" = 0 ] &&
+	[ "$(grep -c 'cuptiFinalize in an API exit callback' "$err")" = 2 ] &&
+	[ "$(grep -vc 'cuptiFinalize in an API exit callback' "$err")" = 0 ] &&
+	ok "attach, detach, twice: CUPTI finalized in an API exit callback each time, nothing left watching" ||
+	bad "attach and detach" "spools=$spools $(cat "$out" "$err" | tr '\n' ' ')"
+
+# a detach while the program makes no CUDA call: the agent waits 2 s, then
+# leaves the finalize to the next call (nothing runs until then); an
+# attach before that call takes CUPTI back as it is; a fork child's calls
+# finalize nothing and write nothing
+rundir attachidle LAawsUDFsssssqLawsUDwsq
+first=$(ls "$dir"/gtrace-cupti.*.spool 2>/dev/null | grep -v '\.1\.spool' | head -n 1)
+second=$(ls "$dir"/gtrace-cupti.*.1.spool 2>/dev/null | head -n 1)
+spool=$first expect_spool "attach, no call after the detach: 100 kernels, detached" "k == 100 and stats['flags'] == 17"
+spool=$second expect_spool "attach again before any call: 100 kernels, detached" "k == 100 and stats['flags'] == 17"
+[ "$(grep -o 'finalizes=[0-9]*' "$out" | tr '\n' ' ')" = "finalizes=0 finalizes=1 " ] &&
+	[ "$(grep -c 'cuptiFinalize' "$err")" = 1 ] && [ "$(grep -c '^attach=1$' "$out")" = 2 ] &&
+	ok "detach without a CUDA call: CUPTI left to the next call, attached again as it was, a fork child finalizes nothing" ||
+	bad "detach without a call" "$(cat "$out" "$err" | tr '\n' ' ')"
+
+# attached, never admitted by its recorder (it died first): after 30 s
+# without a recording the agent detaches by itself; not run here (30 s)
+
 # no recorder: armed, nothing recorded, no file
 rundir norecorder iAseesq
 [ $rc -eq 0 ] && [ -z "$spool" ] && [ "$(state subscribes)" = 0 ] && ok "run directory without a live recorder: no file, CUPTI never started" ||

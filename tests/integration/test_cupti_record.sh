@@ -416,12 +416,82 @@ t_attach() {
 	[ "$WAIT_RC" -eq 0 ] || err "the static program exited $WAIT_RC after the refused attach"
 }
 
+# -p PID --cupti=attach, three times into one running program, then a
+# recorder SIGKILLed while attached: each recording links all its GPU
+# records; after each the agent detaches (CUPTI finalized in the exit
+# callback of the program's next call, as the mock libcupti says on its
+# stderr) and the program's threads and descriptors are as before the first
+# attach; the program runs on to its end.
+# finalized FILE N: FILE (a program's stderr over the mock libcupti) says
+# CUPTI was finalized N times in an API exit callback; waits 20 s at most
+finalized() {
+	local i
+	for ((i = 0; i < 400; i++)); do
+		[ "$(grep -c 'cuptiFinalize in an API exit callback' "$1")" -ge "$2" ] && break
+		sleep 0.05
+	done
+	[ "$(grep -c 'cuptiFinalize in an API exit callback' "$1")" -eq "$2" ]
+}
+
+t_attach_cycles() {
+	local w c n0 f0 fin want=0
+	need_cupti
+	start_workload w "GT_LIBCUDA=$MOCK_LIB" "LD_LIBRARY_PATH=$CUPTI_MOCK" -- --wait-signal --flood 60 --rate 400 --steady 50
+	w=$WPID
+	wait_ready w "$w"
+	kill -USR1 "$w"
+	n0=$(ls "/proc/$w/task" | wc -l)
+	f0=$(ls "/proc/$w/fd" | wc -l)
+	for c in 1 2 3; do
+		"$GTRACE" record -p "$w" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach --cupti-lib "$AGENT" -d 1 \
+			-o "$T/c$c.gtrace" > /dev/null 2> "$T/c$c.err"
+		RC=$?
+		[ "$RC" -eq 0 ] || fatal "attach $c exited $RC: $(tail -n 3 "$T/c$c.err" | tr '\n' '|')"
+		summary "$T/c$c.err" | grep -qE 'from 1 processes: ([1-9][0-9]*) linked \(100\.0 %\), 0 unmatched, 0 causality violations' ||
+			err "attach $c: not every GPU record linked: $(summary "$T/c$c.err")"
+		[ "$(field linked "$T/c$c.err")" -ge 50 ] || err "attach $c: fewer than 50 GPU records in 1 s at 400 launches/s"
+		"$GTRACE" dump --summary "$T/c$c.gtrace" | grep -Eq '^ +ended +detached$' ||
+			err "attach $c: the agent's counters do not say it detached"
+		want=$((want + 1))
+		finalized "$T/w.err" "$want" ||
+			fatal "attach $c: CUPTI not finalized once more in an API exit callback: $(grep -c cuptiFinalize "$T/w.err") times"
+		for _ in $(seq 100); do
+			[ "$(ls "/proc/$w/task" | wc -l)" -eq "$n0" ] && break
+			sleep 0.1
+		done
+		[ "$(ls "/proc/$w/task" | wc -l)" -eq "$n0" ] ||
+			err "attach $c: the program has $(ls "/proc/$w/task" | wc -l) threads after the detach, $n0 before the first attach"
+		[ "$(ls "/proc/$w/fd" | wc -l)" -eq "$f0" ] ||
+			err "attach $c: the program has $(ls "/proc/$w/fd" | wc -l) descriptors after the detach, $f0 before: $(ls -l "/proc/$w/fd" | tr '\n' '|')"
+	done
+	grep -q 'outside an API callback' "$T/w.err" && err "CUPTI finalized outside an API callback"
+	# SIGKILL of the recorder while attached: the agent sees its lock go and detaches
+	[ "$(find "$T/run/cupti" -name "gtrace-cupti.$w.*spool" | wc -l)" -eq 0 ] ||
+		err "spool files of the detached agents left: $(ls "$T/run/cupti" | tr '\n' ' ')"
+	start_tracer record -p "$w" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach --cupti-lib "$AGENT" -o "$T/k.gtrace"
+	wait_line "$T/tracer.err" "the agent is in pid $w" 20 || fatal "no attach line: $(tail -n 3 "$T/tracer.err" | tr '\n' '|')"
+	# recording: the agent's spool holds records (a flush mark every 500 ms)
+	for _ in $(seq 200); do
+		find "$T/run/cupti" -name "gtrace-cupti.$w.*spool" -size +1k 2> /dev/null | grep -q . && break
+		sleep 0.1
+	done
+	kill -KILL "$TRACER_PID"
+	wait "$TRACER_PID" 2> /dev/null
+	want=$((want + 1))
+	finalized "$T/w.err" "$want" ||
+		err "after the recorder's SIGKILL: CUPTI not finalized ($(grep -c cuptiFinalize "$T/w.err") times)"
+	kill -0 "$w" || fatal "the program died after the recorder's SIGKILL"
+	kill -TERM "$w"
+	wait_exit "$w" 20
+}
+
 add_case t_cmd "--cupti -- CMD: the agent's environment, a private directory that goes, every GPU record linked"
 add_case t_all "--all --cupti: the run directory (1733) and session while recording, a program joins, armed after"
 add_case t_takeover "--all --cupti after a SIGKILLed recorder: the agents taken over, every launch of its own linked, exit 0"
 add_case t_optional "--all --cupti=optional with nobody joining exits 0, plain --cupti 1"
 add_case t_listed "-p PID --cupti: only the traced process' agent records"
 add_case t_attach "-p PID --cupti=attach: a program started without the agent takes it, every GPU record linked; refused and said: another CUPTI subscriber, a static program"
+add_case t_attach_cycles "-p PID --cupti=attach three times into one running program and a SIGKILLed recorder: all linked, CUPTI finalized in an API exit callback after each, threads and descriptors as before"
 add_case t_swapped_dir "--cupti -- CMD: a private directory swapped for a link steers root nowhere"
 add_case t_nonroot "--all --cupti: a program of another user joins, its kernels linked"
 add_case t_unjoined "--all --cupti: a program whose agent could not join is counted and named"

@@ -242,11 +242,110 @@ t_bad() {
 		err "gpu-idle without --cupti: the line does not say it needs --cupti"
 }
 
+# the program started without the agent (no injection), its libcupti the mock
+PLAIN_ENV=("GT_LIBCUDA=$MOCK_LIB" "LD_LIBRARY_PATH=$CUPTI_MOCK")
+
+# finalized N: the program w's stderr says CUPTI was finalized N times, each
+# in an API exit callback (the agent detached); waits for the Nth (20 s at most)
+finalized() {
+	local i
+	for ((i = 0; i < 400; i++)); do
+		[ "$(grep -c 'cuptiFinalize in an API exit callback' "$T/w.err")" -ge "$1" ] && break
+		sleep 0.05
+	done
+	[ "$(grep -c 'cuptiFinalize in an API exit callback' "$T/w.err")" -eq "$1" ] &&
+		! grep -q 'outside an API callback' "$T/w.err"
+}
+
+# A slow synchronize in a running program started without the agent fires
+# the sync trigger, which attaches the agent for 1 s: the snapshot, taken
+# once it detached, holds the program's kernels, named and linked, and the
+# attach; CUPTI is finalized in the program, which runs on.
+t_attach_trigger() {
+	local w got linked
+	start_cupti_daemon --mode full --window 30s --trigger 'sync>30ms' --attach-cupti 1s --post 0.2s
+	start_workload w "${PLAIN_ENV[@]}" GT_MOCK_SYNC_US=60000 -- --wait-signal --flood 30 --rate 400 --steady 1
+	w=$WPID
+	wait_ready w "$w"
+	kill -USR1 "$w"
+	wait_line "$T/daemon.err" "attach: pid $w detaches" 30 "$DPID" || fatal "no attach and detach: $(grep -i 'attach\|trigger' "$T/daemon.err" | tr '\n' '|')"
+	finalized 1 || err "CUPTI not finalized once in an API exit callback: $(grep cuptiFinalize "$T/w.err" | tr '\n' '|')"
+	for _ in $(seq 200); do
+		f=$(find "$T/snaps" -name 'system_sync_trigger_*.gtrace' | head -n 1)
+		[ -n "$f" ] && break
+		sleep 0.05
+	done
+	[ -n "$f" ] || fatal "no sync trigger snapshot: $(ls "$T/snaps" | tr '\n' ' ')"
+	dump_trace "$f" "$T/t.json"
+	got=$(count "$T/t.json" "$w" '.type == "gpu_kernel"')
+	linked=$(count "$T/t.json" "$w" '.type == "gpu_kernel" and .launch_ts != null and .kernel != null')
+	[ "$got" -ge 100 ] || err "the snapshot holds $got GPU kernels of the attached program in 1 s at 400 launches/s"
+	[ "$linked" -eq "$got" ] || err "$linked of $got GPU kernels named and linked to their launch"
+	got=$(count "$T/t.json" "$w" '.type == "cupti_attach" and .event == "attached" and .dur > 0')
+	[ "$got" -eq 1 ] || err "$got attach records of the program, expected 1"
+	kill -0 "$w" || fatal "the program died"
+	kill -TERM "$w"
+	wait_exit "$w" 20
+	stop_daemon
+}
+
+# gtrace-bpf attach -p PID -d 1s: the agent into a running program on
+# demand, the window holds its kernels linked, it detaches; twice, its
+# threads and descriptors as before each time. Refused with one line and
+# status 1: a static program, no such process, a daemon without --cupti.
+t_attach_demand() {
+	local w got n0 f0 c
+	start_cupti_daemon --mode full --window 30s
+	start_workload w "${PLAIN_ENV[@]}" -- --wait-signal --flood 30 --rate 400 --steady 50
+	w=$WPID
+	wait_ready w "$w"
+	kill -USR1 "$w"
+	n0=$(ls "/proc/$w/task" | wc -l)
+	f0=$(ls "/proc/$w/fd" | wc -l)
+	for c in 1 2; do
+		"$GTRACE" attach -p "$w" -d 1s > "$T/a$c.out" 2> "$T/a$c.err" ||
+			fatal "attach $c exited $?: $(cat "$T/a$c.err")"
+		grep -q "^pid $w attached (held [0-9.]* ms)" "$T/a$c.out" || err "attach $c: $(cat "$T/a$c.out")"
+		finalized "$c" || fatal "attach $c: CUPTI not finalized $c times: $(grep cuptiFinalize "$T/w.err" | tr '\n' '|')"
+		[ "$(ls "/proc/$w/task" | wc -l)" -eq "$n0" ] && [ "$(ls "/proc/$w/fd" | wc -l)" -eq "$f0" ] ||
+			err "attach $c: threads $(ls "/proc/$w/task" | wc -l) and descriptors $(ls "/proc/$w/fd" | wc -l), before $n0 and $f0"
+	done
+	sleep 1.5
+	snap -p "$w"
+	dump_trace "$SNAP" "$T/d.json"
+	got=$(count "$T/d.json" "$w" '.type == "gpu_kernel"')
+	[ "$got" -ge 200 ] || err "the snapshot holds $got GPU kernels of two 1 s attaches at 400 launches/s"
+	[ "$(count "$T/d.json" "$w" '.type == "gpu_kernel" and .launch_ts != null')" -eq "$got" ] ||
+		err "not every GPU kernel linked: $(count "$T/d.json" "$w" '.type == "gpu_kernel" and .launch_ts == null') not"
+	[ "$(count "$T/d.json" "$w" '.type == "cupti_attach" and .event == "attached"')" -eq 2 ] || err "not two attach records"
+	[ "$(status_of attach_attached)" = 2 ] || err "status: attach_attached $(status_of attach_attached)"
+	kill -TERM "$w"
+	wait_exit "$w" 20
+	# refused: one line, status 1, the process untouched
+	PROG=$MOCK_DIR/inject_target_static start_workload s -- 3
+	wait_line "$T/s.out" "^ready $WPID\$" 20 "$WPID" || fatal "the static program did not start"
+	"$GTRACE" attach -p "$WPID" -d 1s > "$T/st.out" 2> "$T/st.err"
+	[ $? -eq 1 ] && [ "$(wc -l < "$T/st.err")" -eq 1 ] && grep -q "pid $WPID is a static program" "$T/st.err" ||
+		err "attach to a static program: $(cat "$T/st.err")"
+	wait_exit "$WPID" 10
+	[ "$WAIT_RC" -eq 0 ] || err "the static program exited $WAIT_RC after the refused attach"
+	"$GTRACE" attach -p 4194000 -d 1s > /dev/null 2> "$T/np.err"
+	[ $? -eq 1 ] && [ "$(wc -l < "$T/np.err")" -eq 1 ] || err "attach to no process: $(cat "$T/np.err")"
+	[ "$(count "$T/d.json" "$w" '.type == "cupti_attach" and .event != "attached"')" -eq 0 ] || err "a refused attach recorded for the attached program"
+	stop_daemon
+	start_daemon --mode full --window 5s
+	"$GTRACE" attach -p "$$" -d 1s > /dev/null 2> "$T/nc.err"
+	[ $? -eq 1 ] && grep -q 'without --cupti' "$T/nc.err" || err "attach to a daemon without --cupti: $(cat "$T/nc.err")"
+	stop_daemon
+}
+
 add_case t_snapshot "daemon --cupti: a snapshot holds the GPU kernels (named), copies, sets, API records and NVTX of the programs that joined, linked; their spool files go with them"
 add_case t_gap "daemon --cupti --trigger gpu-idle>500ms: a planted 1.5 s GPU idle gap fires once, a snapshot and a trigger record named after it"
 add_case t_no_gap "daemon --trigger gpu-idle: no gap, a process without the agent, a process before its first GPU work: none fires"
 add_case t_bounded "daemon --cupti: spool files give back what was read; at 10000 launches/s nothing is skipped, every kernel in the snapshot"
 add_case t_takeover "daemon --cupti: after a SIGKILLed daemon the next reads on where it stopped: every launch of its own with its kernel"
 add_case t_stall "daemon --cupti: snapshots under a GPU-record flood are merged off the loop, which each holds a few ms; nothing dropped or skipped"
+add_case t_attach_trigger "daemon --cupti --attach-cupti 1s: a slow sync's trigger attaches the agent to a program started without it; the snapshot after its detach holds its kernels named and linked"
+add_case t_attach_demand "gtrace-bpf attach -p PID -d 1s twice: kernels linked in the window, detached each time, threads and descriptors as before; refusals one line, status 1"
 add_case t_bad "daemon --cupti: bad gpu-idle specs and --cupti-lib without --cupti exit 2 with one line"
 run_cases "$@"

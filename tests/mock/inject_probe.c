@@ -5,7 +5,8 @@
  * INJECT_PROBE_OUT in that process' environment, after sleeping
  * INJECT_PROBE_SLEEP_MS when that is set (a dlopen that outlasts the wait);
  * inject_probe_say(ARG), called in the process by the injector, appends
- * "said ARG" and returns 42.
+ * "said ARG" and returns 42; inject_probe_hold() opens /dev/null and keeps
+ * it (the process' next descriptor is another number from then on).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -48,4 +49,10 @@ __attribute__((visibility("default"))) int inject_probe_say(const char *arg)
 		n = -1;
 	close(fd);
 	return 42;
+}
+
+__attribute__((visibility("default"))) int inject_probe_hold(const char *arg)
+{
+	(void)arg;
+	return open("/dev/null", O_RDONLY);
 }

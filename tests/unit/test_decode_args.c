@@ -299,7 +299,7 @@ static void test_unknown_records(void **state)
 	struct gt_hdr *h = (void *)rbuf;
 
 	memset(rbuf, 0, 64);
-	hdr(h, 60, 32, 1, 100, 1, 0);			/* a type from the future */
+	hdr(h, 62, 32, 1, 100, 1, 0);			/* a type from the future */
 	feed_ok(d, h);
 	assert_int_equal(S.nother, 1);
 	assert_int_equal(gt_decoder__stats(d)->unknown_records, 1);

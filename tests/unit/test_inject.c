@@ -203,6 +203,52 @@ static void test_five_times(void **state)
 	finish_ok(&t);
 }
 
+/* A library loaded again and again, the process' descriptors changing
+ * between (so that a memfd's path would differ): by its soname the copy
+ * loaded first is found and used (one constructor, the same handle); a load
+ * by the memfd's path alone maps a second copy. */
+static void test_load_once(void **state)
+{
+	struct target t;
+	uint64_t h1 = 0, h2 = 0, h3 = 0, ret = 0;
+	char why[256];
+	int err;
+
+	(void)state;
+	unlink(in_dir("probe.out"));
+	t = start(GT_INJECT_WL, "3");
+	err = inject__load_once(t.pid, GT_INJECT_LIB, "libinject_probe.so", "inject_probe_hold", NULL, 2000, &h1,
+				&ret, why, sizeof(why));
+	if (err)
+		fail_msg("first load: %d: %s", err, why);
+	assert_true((int)ret >= 0);
+	/* found by its soname (no memfd): the held descriptor takes the
+	 * number the first load's memfd had */
+	err = inject__load_once(t.pid, GT_INJECT_LIB, "libinject_probe.so", "inject_probe_hold", NULL, 2000, &h2,
+				&ret, why, sizeof(why));
+	if (err)
+		fail_msg("second load: %d: %s", err, why);
+	assert_true(h2 == h1);
+	err = inject__load_once(t.pid, GT_INJECT_LIB, "libinject_probe.so", "inject_probe_say", "again", 2000,
+				&h2, &ret, why, sizeof(why));
+	if (err)
+		fail_msg("third load: %d: %s", err, why);
+	assert_true(h2 == h1);
+	assert_int_equal(ret, 42);
+	assert_int_equal(probe_lines(t.pid), 1);
+	/* what it spares: a load by the memfd's path alone maps a second copy */
+	err = inject__load(t.pid, GT_INJECT_LIB, NULL, NULL, 2000, &h3, NULL, why, sizeof(why));
+	if (err)
+		fail_msg("plain load: %d: %s", err, why);
+	assert_true(h3 != h1);
+	assert_int_equal(probe_lines(t.pid), 2);
+	/* a soname with a path in it is no soname */
+	err = inject__load_once(t.pid, GT_INJECT_LIB, "/x/libinject_probe.so", NULL, NULL, 2000, &h3, NULL, why,
+				sizeof(why));
+	assert_int_equal(err, -EINVAL);
+	finish_ok(&t);
+}
+
 /* A dlopen slower than the wait (its constructor sleeps 600 ms, the wait is
  * 100 ms): said, and the thread let go inside it; the trampoline it returns to
  * resumes the program, which ends as it would have. */
@@ -383,6 +429,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loads),
 		cmocka_unit_test(test_five_times),
+		cmocka_unit_test(test_load_once),
 		cmocka_unit_test(test_call),
 		cmocka_unit_test(test_slower_than_wait),
 		cmocka_unit_test(test_not_a_library),

@@ -29,6 +29,7 @@ int cmd_census(int argc, char **argv, const char *cmdline);
 int cmd_daemon(int argc, char **argv, const char *cmdline);
 int cmd_snapshot(int argc, char **argv, const char *cmdline);
 int cmd_status(int argc, char **argv, const char *cmdline);
+int cmd_attach(int argc, char **argv, const char *cmdline);
 
 /* Parses argv with the command's argp (options, parser, args_doc, doc) and
  * argp's usage errors as one line on stderr, without the "Try --help" hint.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * gtrace-bpf snapshot / status: ask the daemon (gtrace-bpf daemon) over its
- * control socket (daemon/control.h).
+ * gtrace-bpf snapshot / status / attach: ask the daemon (gtrace-bpf daemon)
+ * over its control socket (daemon/control.h).
  */
 #include <argp.h>
 #include <errno.h>
@@ -67,7 +67,8 @@ static error_t snapshot_parse(int key, char *arg, struct argp_state *state)
  * written: it may take minutes (a large window, a slow disk). */
 static int ask(const char *req, FILE *out)
 {
-	int ms = strncmp(req, "snapshot", 8) ? 30000 : 600000;
+	/* an attach holds the process at most 10 s at each of its three steps */
+	int ms = !strncmp(req, "snapshot", 8) ? 600000 : !strncmp(req, "attach", 6) ? 60000 : 30000;
 	int err = control__request(control__dir(), req, ms, out, stderr);
 
 	if (err < 0) {
@@ -115,6 +116,65 @@ int cmd_snapshot(int argc, char **argv, const char *cmdline)
 		pr_err("-o path too long");
 		return 2;
 	}
+	return ask(req, stdout);
+}
+
+struct attach_cli {
+	long pid;		/* -p */
+	double secs;		/* -d */
+};
+
+static const struct argp_option attach_options[] = {
+	{ "pid", 'p', "PID", 0, "The running process", 0 },
+	{ "duration", 'd', "TIME", 0, "For how long (default 10s, at most 1h)", 0 },
+	{ 0 },
+};
+
+static error_t attach_parse(int key, char *arg, struct argp_state *state)
+{
+	struct attach_cli *a = state->input;
+	uint64_t v;
+
+	switch (key) {
+	case 'p':
+		if (cli__parse_u64(arg, &v, false) || v == 0 || v > 4194304)
+			argp_error(state, "invalid pid '%s'", arg);
+		a->pid = (long)v;
+		break;
+	case 'd':
+		if (cli__parse_duration(arg, &a->secs) || !(a->secs >= 0.001) || a->secs > 3600)
+			argp_error(state, "invalid -d '%s' (a time from 1ms to 1h, e.g. 10s)", arg);
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	case ARGP_KEY_END:
+		if (!a->pid)
+			argp_error(state, "which process? give -p PID");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int cmd_attach(int argc, char **argv, const char *cmdline)
+{
+	static const char doc[] =
+		"Ask the daemon (gtrace-bpf daemon --cupti) to load the CUPTI agent into a running process "
+		"that was not started with it: its GPU side (kernels, copies, sets, their links to the calls) "
+		"goes into the daemon's window for TIME, then the agent detaches and the process runs on as "
+		"before. A process that cannot take it (ptrace_scope 3, already traced, static, setuid, "
+		"another CUPTI client such as torch.profiler) is refused with one line, status 1.\n\n"
+		"EXAMPLES:\n  sudo gtrace-bpf attach -p 4242 -d 10s\n  sudo gtrace-bpf snapshot -p 4242 --last 15s";
+	struct argp argp = { attach_options, attach_parse, NULL, doc, NULL, NULL, NULL };
+	struct attach_cli a = { .secs = 10 };
+	char req[CONTROL_REQ_MAX];
+
+	(void)cmdline;
+	if (cli__parse(&argp, argc, argv, &a))
+		return 2;
+	snprintf(req, sizeof(req), "attach pid=%ld ms=%llu", a.pid, (unsigned long long)(a.secs * 1e3 + 0.5));
 	return ask(req, stdout);
 }
 

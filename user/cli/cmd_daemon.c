@@ -19,7 +19,7 @@
 #include "lib/owner.h"
 
 enum { OPT_WINDOW = 0x100, OPT_MEMORY, OPT_DIR, OPT_LOG, OPT_METRICS, OPT_METRICS_REMOTE, OPT_TRIGGER, OPT_POST,
-       OPT_BUDGET, OPT_OWNER };
+       OPT_BUDGET, OPT_OWNER, OPT_ATTACH_CUPTI };
 
 static const struct argp_option daemon_options[] = {
 	{ "window", OPT_WINDOW, "TIME", 0, "Keep the last TIME of recording in memory (default 60s)", 0 },
@@ -43,6 +43,10 @@ static const struct argp_option daemon_options[] = {
 	  "live process with the agent ran nothing of it for longer, after it had run something). "
 	  "Repeatable; one snapshot per --window, later ones counted", 0 },
 	{ "post", OPT_POST, "TIME", 0, "A triggered snapshot also holds TIME after the trigger (default 5s)", 0 },
+	{ "attach-cupti", OPT_ATTACH_CUPTI, "TIME", 0,
+	  "With --cupti: a trigger that names a process (sync, error, profiler, gpu-idle) also loads "
+	  "the CUPTI agent into it for TIME (its GPU side: kernels, copies, their links), then detaches "
+	  "it; the snapshot waits for that", 0 },
 	{ "metrics-remote", OPT_METRICS_REMOTE, NULL, 0,
 	  "Allow --metrics on an address other than loopback (it has no authentication)", 0 },
 	{ 0 },
@@ -60,6 +64,8 @@ static const char daemon_doc[] =
 "  sudo gtrace-bpf daemon --trigger 'sync>2s' --trigger exit --post 10s\n"
 "  sudo gtrace-bpf daemon --cupti --trigger 'gpu-idle>500ms'\n"
 "  sudo CUDA_INJECTION64_PATH=/usr/local/lib/gtrace-bpf/libgtrace-cupti.so python train.py\n"
+"  sudo gtrace-bpf daemon --cupti --trigger 'sync>2s' --attach-cupti 10s\n"
+"  sudo gtrace-bpf attach -p 4242 -d 10s     # the GPU side of a running job\n"
 "  sudo gtrace-bpf snapshot --last 30s        # prints the file's path\n"
 "  sudo gtrace-bpf status";
 
@@ -183,6 +189,11 @@ static error_t daemon_parse(int key, char *arg, struct argp_state *state)
 				   "error=CODE, exit, profiler or signal)", arg);
 		o->ntriggers++;
 		break;
+	case OPT_ATTACH_CUPTI:
+		if (cli__parse_duration(arg, &d) || !(d > 0) || d > 3600)
+			argp_error(state, "invalid --attach-cupti '%s' (a time from 0 to 1h, e.g. 10s)", arg);
+		o->attach_cupti_ns = (uint64_t)(d * 1e9);
+		break;
 	case OPT_POST:
 		if (cli__parse_duration(arg, &d) || !(d >= 0) || d > 3600)
 			argp_error(state, "invalid --post '%s' (a time from 0 to 1h, e.g. 5s)", arg);
@@ -222,7 +233,12 @@ int cmd_daemon(int argc, char **argv, const char *cmdline)
 	if (cli__parse(&argp, argc, argv, &c))
 		return 2;
 	if (!(err = record_common__finish(&c.common)) && c.d.rec.cupti_attach) {
-		pr_err("--cupti=attach is record's (-p PID): the daemon does not attach the agent yet");
+		pr_err("--cupti=attach is record's: the daemon attaches the agent with --attach-cupti TIME "
+		       "(on a trigger) or gtrace-bpf attach -p PID (on demand)");
+		err = 2;
+	}
+	if (!err && c.d.attach_cupti_ns && !c.d.rec.cupti) {
+		pr_err("--attach-cupti needs --cupti (the agents' run directory)");
 		err = 2;
 	}
 	if (err || (c.d.rec.cgroup && (err = cli__check_cgroup(&c.d.rec.cgroup)))) {

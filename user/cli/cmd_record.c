@@ -373,8 +373,9 @@ static int cmd_record_check(const struct argp *argp, int argc, char **argv, stru
 			"nothing to trace: give --all, --cgroup PATH, -p PID or -- CMD (see --help)");
 		return 2;
 	}
-	if (c->rec.cupti_attach && !c->rec.npids) {
-		pr_err("--cupti=attach loads the agent into running processes: give them with -p PID");
+	if (c->rec.cupti_attach && c->rec.cmd) {
+		pr_err("--cupti=attach loads the agent into running processes (-p PID, --all): a command "
+		       "started here takes it at its start with --cupti");
 		return 2;
 	}
 	/* --cgroup is --all within the cgroup */

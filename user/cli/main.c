@@ -49,6 +49,7 @@ static const struct cmd cmds[] = {
 	{ "daemon", cmd_daemon, false, G_DAEMON, "record always into a window kept in memory" },
 	{ "snapshot", cmd_snapshot, false, G_DAEMON, "the daemon's window written to a trace file" },
 	{ "status", cmd_status, false, G_DAEMON, "what the daemon is doing" },
+	{ "attach", cmd_attach, false, G_DAEMON, "the daemon records a running process' GPU side for a while" },
 	{ "help", cmd_help, false, G_HELP, "this overview, or a command's options (help COMMAND)" },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))

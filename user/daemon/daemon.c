@@ -365,6 +365,24 @@ static size_t do_snapshot(struct daemon *d, uint64_t client, const char *req, ch
 	return CONTROL_DEFER;
 }
 
+/* "attach pid=P ms=M": the reply when the agent is in, or why not */
+static size_t do_attach(struct daemon *d, uint64_t client, const char *req, char *buf, size_t len)
+{
+	unsigned long long ms = 0;
+	char why[320];
+	long pid = 0;
+	int err;
+
+	if (sscanf(req, "attach pid=%ld ms=%llu", &pid, &ms) != 2 || pid <= 0 || !ms || ms > 86400000ull)
+		return daemon__reply(buf, len, "error: bad attach request\n");
+	err = attach__request(d, (pid_t)pid, ms * 1000000ull, client, why, sizeof(why));
+	if (err == -EALREADY)
+		return daemon__reply(buf, len, "ok\n%s\n", why);
+	if (err)
+		return daemon__reply(buf, len, "error: %s\n", why);
+	return CONTROL_DEFER;
+}
+
 static size_t handle(void *ctx, uint64_t client, const char *req, char *buf, size_t len)
 {
 	struct daemon *d = ctx;
@@ -373,6 +391,8 @@ static size_t handle(void *ctx, uint64_t client, const char *req, char *buf, siz
 		return daemon__status(d, buf, len);
 	if (!strncmp(req, "snapshot ", 9))
 		return do_snapshot(d, client, req, buf, len);
+	if (!strncmp(req, "attach ", 7))
+		return do_attach(d, client, req, buf, len);
 	return daemon__reply(buf, len, "error: unknown request\n");
 }
 
@@ -425,6 +445,7 @@ static void serve(void *ctx)
 	names_poll(d, clock__mono_ns());
 	daemon__metrics_poll(d);
 	daemon_cupti__poll(d, false);
+	attach__poll(d);
 	trigger__poll(d);
 	if (hup) {
 		hup = 0;
@@ -454,6 +475,7 @@ static void stopped(void *ctx)
 	struct daemon *d = ctx;
 
 	budget__finish(d->bud);
+	attach__free(d);
 	daemon_cupti__free(d);
 }
 

@@ -35,6 +35,8 @@ struct daemon_opts {
 					 * fraction (light mode), 0 = estimate only */
 	const char *metrics;		/* --metrics ADDR, NULL = none */
 	bool metrics_remote;		/* --metrics-remote */
+	uint64_t attach_cupti_ns;	/* --attach-cupti: a trigger with a process loads the CUPTI
+					 * agent into it for this long (its snapshot after), 0 = no */
 };
 
 /* The defaults of a daemon (--all, light mode, 60 s window ...) into o. */

@@ -25,6 +25,7 @@ struct trigger_ctl {
 	uint64_t last_snap;		/* when the last triggered snapshot was taken */
 	uint64_t fired, suppressed;	/* triggers seen; of them, rate-limited */
 	uint32_t since_last;		/* suppressed since the last trigger record */
+	uint32_t attach_pid;		/* --attach-cupti: the pending trigger's attached process */
 };
 
 struct daemon {
@@ -52,6 +53,8 @@ struct daemon {
 	struct trigger_ctl trig;	/* --trigger */
 	struct budget *bud;		/* the overhead budget (budget/budget.c), NULL = none */
 	struct daemon_cupti *dcupti;	/* --cupti: the agents' spool files read live */
+	struct daemon_attach *att;	/* the agent loaded into running processes (attach.c),
+					 * NULL until the first attach */
 	struct gt_metrics *metrics;	/* --metrics: the aggregator, NULL = none */
 	struct metrics_http *http;	/* ... and its endpoint */
 };
@@ -67,6 +70,18 @@ size_t daemon__status(struct daemon *d, char *buf, size_t len);
 /* The metrics endpoint's figures, once per poll (status.c). */
 void daemon__metrics_poll(struct daemon *d);
 size_t daemon__reply(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The CUPTI agent into a running process for dur_ns (attach.c): started on
+ * a thread of its own (0; client, not 0, gets the reply then), or not (a
+ * negative errno and why). */
+int attach__request(struct daemon *d, pid_t pid, uint64_t dur_ns, uint64_t client, char *why, size_t len);
+/* From the loop: an attach's outcome taken, the agents due detached. */
+void attach__poll(struct daemon *d);
+/* Whether pid is being attached, is attached, or a detach is settling. */
+bool attach__busy(const struct daemon *d, pid_t pid);
+size_t attach__status(const struct daemon *d, char *buf, size_t len);
+/* At the end: every attached agent asked to detach. */
+void attach__free(struct daemon *d);
 
 /* Triggers (trigger.c): installed at the start, fed every record from BPF,
  * polled from the loop (fires SIGUSR1's, takes due snapshots). */

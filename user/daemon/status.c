@@ -235,6 +235,7 @@ size_t daemon__status(struct daemon *d, char *buf, size_t len)
 	/* libcuda discovery and holds (record/discovery.c), the agents' spools */
 	n += recorder__hold_status(d->r, buf + n, len - n);
 	n += daemon_cupti__status(d, buf + n, len - n);
+	n += attach__status(d, buf + n, len - n);
 	if (d->http && n < len)
 		n += metrics_lines(d, buf + n, len - n);
 	return n;

@@ -78,10 +78,22 @@ static void fire(struct daemon *d, uint32_t kind, const struct gt_hdr *at, int32
 	recorder__write(d->r, &g.hdr);
 	t->pending_kind = kind;
 	t->due = now + d->o->post_ns;
+	t->attach_pid = 0;
 	pr_info("trigger %s fired (pid %u%s): snapshot in %.1f s", gt_trigger_kind__name(kind),
 		g.hdr.pid, kind == GT_TRIG_SYNC ? ", a long wait" : kind == GT_TRIG_ERROR ?
 		", a failed call" : kind == GT_TRIG_GPU_IDLE ? ", its GPU idle" : "",
 		d->o->post_ns / 1e9);
+	/* --attach-cupti: the process' GPU side from now on, the snapshot
+	 * once its agent detached */
+	if (d->o->attach_cupti_ns && g.hdr.pid && kind != GT_TRIG_EXIT) {
+		char why[320];
+		int err = attach__request(d, (pid_t)g.hdr.pid, d->o->attach_cupti_ns, 0, why, sizeof(why));
+
+		if (!err || err == -EALREADY)
+			t->attach_pid = g.hdr.pid;
+		else
+			pr_warn("trigger %s: no attach to pid %u: %s", gt_trigger_kind__name(kind), g.hdr.pid, why);
+	}
 }
 
 uint64_t trigger__gpu_idle_threshold(const struct daemon *d)
@@ -162,6 +174,10 @@ void trigger__poll(struct daemon *d)
 	}
 	if (!t->pending_kind || (now = clock__mono_ns()) < t->due)
 		return;
+	/* its attach: the snapshot holds what the agent recorded */
+	if (t->attach_pid && attach__busy(d, (pid_t)t->attach_pid))
+		return;
+	t->attach_pid = 0;
 	snprintf(name, sizeof(name), "%s_trigger", gt_trigger_kind__name(t->pending_kind));
 	err = daemon__snapshot(d, name, 0, 0, NULL);
 	if (err)

@@ -674,6 +674,7 @@ int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec)
 	case GT_REC_CUPTI_STATS:
 	case GT_REC_MERGE_STATS:
 	case GT_REC_GPU_GRAPH_NODE:
+	case GT_REC_CUPTI_ATTACH:
 		/* from the CUPTI agent and the merger: complete in themselves,
 		 * placed in the file by the merger (see FORMAT.md) */
 		break;

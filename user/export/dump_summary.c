@@ -69,8 +69,8 @@ static void print_gpu(FILE *f, const struct gpu_sum *g)
 		ROW(f, "clock_offset_ns", c->clock_offset_ns);
 		if (c->hdr.size < sizeof(*c))
 			continue;
-		fprintf(f, "  %-34s %12s\n", "ended", c->flags & GT_CUPTI_ST_FINAL ? "final" :
-			c->flags & GT_CUPTI_ST_PAUSED ? "paused" : "-");
+		fprintf(f, "  %-34s %12s\n", "ended", c->flags & GT_CUPTI_ST_DETACHED ? "detached" :
+			c->flags & GT_CUPTI_ST_FINAL ? "final" : c->flags & GT_CUPTI_ST_PAUSED ? "paused" : "-");
 		ROW(f, "lost_disk", c->lost_disk);
 		ROW(f, "lost_backlog", c->lost_backlog);
 	}

@@ -111,6 +111,20 @@ unsigned fields__gpu(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_v
 		vsn(v, &n, CF_NAME, nv->name, nv->len ? gt_rec_strlen(rec, nv->name, nv->len) : 0);
 		return n;
 	}
+	case GT_REC_CUPTI_ATTACH: {
+		const struct gt_cupti_attach *a = (const void *)rec;
+
+		if (rec->size < sizeof(*a))
+			return 0;
+		vu(v, &n, CF_TS, rec->ts);
+		vu(v, &n, CF_PID, rec->pid);
+		vs(v, &n, CF_TYPE, "cupti_attach");
+		vs(v, &n, CF_EVENT, gt_attach_result__name(a->result));
+		vu(v, &n, CF_DUR, a->held_ns);
+		if (a->len)
+			vsn(v, &n, CF_REASON, a->why, gt_rec_strlen(rec, a->why, a->len));
+		return n;
+	}
 	case GT_REC_GPU_GRAPH_NODE: {
 		const struct gt_gpu_graph_node *gn = (const void *)rec;
 

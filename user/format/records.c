@@ -47,6 +47,7 @@ size_t gt_rec__min_size(uint16_t type)
 	case GT_REC_PYCODE:	return sizeof(struct gt_pycode);
 	case GT_REC_PYFUNC:	return sizeof(struct gt_pyfunc);
 	case GT_REC_GPU_GRAPH_NODE: return sizeof(struct gt_gpu_graph_node);
+	case GT_REC_CUPTI_ATTACH: return sizeof(struct gt_cupti_attach);
 	default:		return sizeof(struct gt_hdr);
 	}
 }
@@ -60,6 +61,16 @@ const char *gt_trigger_kind__name(uint32_t kind)
 	};
 
 	return kind < sizeof(names) / sizeof(names[0]) && names[kind] ? names[kind] : "unknown";
+}
+
+const char *gt_attach_result__name(uint32_t result)
+{
+	static const char *const names[GT_ATTACH__COUNT] = {
+		[GT_ATTACH_OK] = "attached", [GT_ATTACH_REFUSED] = "refused",
+		[GT_ATTACH_CONFLICT] = "conflict", [GT_ATTACH_FAILED] = "failed", [GT_ATTACH_BUSY] = "busy",
+	};
+
+	return result < GT_ATTACH__COUNT ? names[result] : "unknown";
 }
 
 const char *gt_overhead_reason__name(uint32_t reason)

@@ -53,6 +53,8 @@ const char *gt_trigger_kind__name(uint32_t kind);
  * gt_overhead_reason (struct gt_overhead, GT_REC_OVERHEAD); "unknown" for
  * another value. */
 const char *gt_overhead_reason__name(uint32_t reason);
+/* gt_cupti_attach.result in words: attached, refused, conflict, failed, busy. */
+const char *gt_attach_result__name(uint32_t result);
 
 /* The name of a GPU metric (enum gt_gpu_metric_id: "gpu_util", "sm_active",
  * ...), NULL for an id this build does not know; its unit ("%", "B", "MHz",

@@ -325,6 +325,10 @@ static void take_stats(struct cupti_follow *f, struct tail *t, const struct gt_h
 	const struct gt_cupti_stats *s = (const void *)h;
 
 	t->stats_ts = h->ts;
+	/* a detached agent closed the file for good: it goes once read, as
+	 * the file of a process that ended (a later attach makes another) */
+	if (h->size >= sizeof(*s) && (s->flags & GT_CUPTI_ST_DETACHED))
+		t->gone = true;
 	t->dropped += s->dropped;
 	f->c.dropped += s->dropped;
 	if (h->size >= sizeof(*s)) {

@@ -232,11 +232,26 @@ static void remove_stale(struct cupti_session *s)
 	/* a dup shares the offset: from the start, whoever read it last */
 	rewinddir(d);
 	while ((de = readdir(d))) {
-		if (!strncmp(de->d_name, "go.", 3) || !strcmp(de->d_name, GT_CUPTI_STOP_FILE) ||
+		if (!strncmp(de->d_name, "go.", 3) || !strncmp(de->d_name, "detach.", 7) ||
+		    !strcmp(de->d_name, GT_CUPTI_STOP_FILE) ||
 		    !strcmp(de->d_name, "live") || (de->d_name[0] == '.' && strstr(de->d_name, ".new")))
 			remove_file(s, de->d_name);
 	}
 	closedir(d);
+}
+
+int cupti_session__detach(struct cupti_session *s, pid_t pid, bool on)
+{
+	char name[32];
+
+	if (!s || s->dir_fd < 0 || s->private_dir)
+		return -EINVAL;
+	snprintf(name, sizeof(name), GT_CUPTI_DETACH_FMT, (int)pid);
+	if (!on) {
+		remove_file(s, name);
+		return 0;
+	}
+	return put_file(s, name, "");
 }
 
 int cupti_session__admit(struct cupti_session *s, pid_t pid)

@@ -66,6 +66,10 @@ bool cupti_session__listed(const struct cupti_session *s);
 /* Gives pid's agent its go file (listed sessions; nothing otherwise).
  * Returns 0 or a negative errno. */
 int cupti_session__admit(struct cupti_session *s, pid_t pid);
+/* on: asks pid's agent, loaded into the running process (an attach), to
+ * detach (its detach file); off: removes that file, before pid is attached
+ * again. Run directory only. Returns 0 or a negative errno. */
+int cupti_session__detach(struct cupti_session *s, pid_t pid, bool on);
 /* In the child of -- CMD: the agent's environment (nothing while no spool
  * directory), GTRACE_NVTX_CAPTURE too when asked for. Returns 0 or a
  * negative errno. */

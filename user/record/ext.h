@@ -108,6 +108,21 @@ size_t recorder__hold_status(struct recorder *r, char *buf, size_t len);
 struct gpu_metrics *recorder__gpum(const struct recorder *r);
 /* --cupti: the session (the agents' directory and library), NULL without. */
 struct cupti_session *recorder__cupti(const struct recorder *r);
+/* The CUPTI agent loaded into a running process and started there in the
+ * session's run directory (--cupti=attach, the daemon's attach): what came
+ * of it. Blocks while the process is held (bounded: 10 s at each step);
+ * touches nothing of r's but its session's names, so that a thread of its
+ * own may run it. */
+#define GT_CUPTI_ATTACH_REC_MAX	(sizeof(struct gt_cupti_attach) + 328)
+struct cupti_attach_out {
+	uint64_t ts;		/* when the attach began (CLOCK_MONOTONIC) */
+	uint64_t held_ns;	/* how long the process' thread was held, 0 = never */
+	uint32_t result;	/* enum gt_attach_result */
+	char why[320];		/* not GT_ATTACH_OK: why, one line */
+};
+void recorder__cupti_attach_pid(const struct recorder *r, pid_t pid, struct cupti_attach_out *out);
+/* Its GT_REC_CUPTI_ATTACH into the trace. */
+int recorder__write_attach(struct recorder *r, pid_t pid, const struct cupti_attach_out *a);
 /* The spool follower's options that come from the recording: its session,
  * whom it wants, the users the processes run as (ctx = r). */
 void recorder__cupti_follow_opts(struct recorder *r, struct cupti_follow_opts *fo);

@@ -6,6 +6,7 @@
  * asked to hand over at the end, and what to tell the user when programs
  * ran the agent but their GPU side did not come.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,42 +100,166 @@ static void on_take(void *ctx, void **slot, const struct gt_hdr *h)
  * agent's start to return (record/inject.h). */
 #define INJECT_WAIT_MS 10000
 
-/* --cupti=attach: the agent loaded into each process of -p that runs now
- * and started there in the session's run directory, where the recording
- * admits it as any armed agent. A process it cannot go into is said once
- * and recorded by its calls only. */
+/* An attach's outcome as a GT_REC_CUPTI_ATTACH record into buf (at least
+ * GT_CUPTI_ATTACH_REC_MAX bytes); returns its size. */
+static size_t attach_rec(void *buf, pid_t pid, const struct cupti_attach_out *a)
+{
+	size_t len = a->result == GT_ATTACH_OK ? 0 : strnlen(a->why, sizeof(a->why) - 1) + 1;
+	size_t size = GT_REC_ALIGN(sizeof(struct gt_cupti_attach) + len);
+	struct gt_cupti_attach *rec = buf;
+
+	memset(rec, 0, size);
+	rec->hdr.type = GT_REC_CUPTI_ATTACH;
+	rec->hdr.size = (uint16_t)size;
+	rec->hdr.ts = a->ts;
+	rec->hdr.pid = (uint32_t)pid;
+	rec->held_ns = a->held_ns;
+	rec->result = a->result;
+	rec->len = (uint16_t)len;
+	if (len)
+		memcpy(rec->why, a->why, len - 1);
+	return size;
+}
+
+int recorder__write_attach(struct recorder *r, pid_t pid, const struct cupti_attach_out *a)
+{
+	uint64_t buf[GT_CUPTI_ATTACH_REC_MAX / 8];
+
+	attach_rec(buf, pid, a);
+	return recorder__write(r, (const struct gt_hdr *)buf);
+}
+
+/* One attach's outcome, kept for the trace until it is open. */
+static void keep_attach(struct recorder *r, pid_t pid, const struct cupti_attach_out *a)
+{
+	if (vec__reserve(&r->attach_recs, &r->attach_cap, r->attach_len, GT_CUPTI_ATTACH_REC_MAX, 256))
+		return;
+	r->attach_len += attach_rec(r->attach_recs + r->attach_len, pid, a);
+}
+
+void recorder__cupti_attach_pid(const struct recorder *r, pid_t pid, struct cupti_attach_out *out)
+{
+	const char *dir = cupti_session__dir(r->cupti), *lib = cupti_session__lib(r->cupti);
+	const char *soname = strrchr(lib, '/') ? strrchr(lib, '/') + 1 : lib;
+	uint64_t h = 0, ret = 0;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->ts = clock__mono_ns();
+	/* a process attached before keeps its copy of the agent: by its
+	 * soname, the library's file name */
+	err = inject__load_once(pid, lib, soname, "gt_agent_attach", dir, INJECT_WAIT_MS, &h, &ret, out->why,
+				sizeof(out->why));
+	/* a refusal touched nothing: the process was never held */
+	out->held_ns = err && err != -ETIMEDOUT ? 0 : clock__mono_ns() - out->ts;
+	if (!err && (int)ret == 1) {
+		out->result = GT_ATTACH_OK;
+		return;
+	}
+	out->result = err ? GT_ATTACH_REFUSED : (int)ret == -1 ? GT_ATTACH_CONFLICT :
+		      (int)ret == 2 ? GT_ATTACH_BUSY : GT_ATTACH_FAILED;
+	if (!err)
+		snprintf(out->why, sizeof(out->why), "pid %d: %s", (int)pid,
+			 out->result == GT_ATTACH_CONFLICT ? "another CUPTI subscriber holds CUPTI (torch.profiler, "
+							     "Kineto, nsys): the agent stays inert" :
+			 out->result == GT_ATTACH_BUSY ? "the agent there records for another recorder now" :
+							 "the agent could not start (its message is on the process' "
+							 "stderr)");
+}
+
+/* Whether pid maps a libcuda (a CUDA process). */
+static bool maps_libcuda(pid_t pid)
+{
+	char path[64], line[4096];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "/libcuda.so") != NULL;
+	fclose(f);
+	return found;
+}
+
+/* --all --cupti=attach: the CUDA processes running now (with --cgroup,
+ * those of the cgroup), in *out (malloc'd); how many. */
+static size_t cuda_processes(struct recorder *r, pid_t **out)
+{
+	size_t n = 0, cap = 0;
+	pid_t *v = NULL, self = getpid();
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	*out = NULL;
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid == self || (r->cgroup && !cgroup_target__holds_pid(r->cgroup, (pid_t)pid)) ||
+		    !maps_libcuda((pid_t)pid))
+			continue;
+		if (vec__reserve(&v, &cap, n, 1, 16))
+			break;
+		v[n++] = (pid_t)pid;
+	}
+	closedir(d);
+	*out = v;
+	return n;
+}
+
+/* --cupti=attach: the agent loaded into each process of -p (--all: each
+ * CUDA process) that runs now and started there in the session's run
+ * directory, where the recording admits it as any armed agent; it detaches
+ * when the recording ends. A
+ * process it cannot go into is said once and recorded by its calls only;
+ * the trace says which and why (GT_REC_CUPTI_ATTACH). */
 void recorder__cupti_attach(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
-	const char *dir, *lib;
-	char why[320];
+	pid_t *found = NULL;
+	const pid_t *pids = o->pids;
+	size_t npids = o->npids;
 
-	if (!o->cupti_attach || !r->cupti || !(dir = cupti_session__dir(r->cupti)))
+	if (!o->cupti_attach || !r->cupti || !cupti_session__dir(r->cupti))
 		return;
-	lib = cupti_session__lib(r->cupti);
-	for (size_t i = 0; i < o->npids; i++) {
-		uint64_t h = 0, ret = 0;
-		uint64_t t0 = clock__mono_ns();
-		int err = inject__load(o->pids[i], lib, "gt_agent_attach", dir, INJECT_WAIT_MS, &h, &ret, why,
-				       sizeof(why));
-
-		if (!err && (int)ret == 1) {
-			pr_info("--cupti=attach: the agent is in pid %d (%.1f ms)", (int)o->pids[i],
-				(clock__mono_ns() - t0) / 1e6);
-			continue;
-		}
-		if (!err)
-			snprintf(why, sizeof(why), "pid %d: %s", (int)o->pids[i],
-				 (int)ret == -1 ? "another CUPTI subscriber holds CUPTI (torch.profiler, Kineto, "
-						  "nsys): the agent stays inert" :
-						  "the agent could not start (its message is on the process' stderr)");
-		pr_warn("--cupti=attach: %s; its GPU side is not recorded, its calls are", why);
+	if (o->all) {
+		npids = cuda_processes(r, &found);
+		pids = found;
+		pr_info("--cupti=attach: %zu CUDA process%s running%s", npids, npids == 1 ? "" : "es",
+			npids ? "" : ": the GPU side of those that start later comes only with "
+			"CUDA_INJECTION64_PATH set");
 	}
+	for (size_t i = 0; i < npids; i++) {
+		struct cupti_attach_out a;
+
+		recorder__cupti_attach_pid(r, pids[i], &a);
+		keep_attach(r, pids[i], &a);
+		if (a.result == GT_ATTACH_OK)
+			pr_info("--cupti=attach: the agent is in pid %d (%.1f ms)", (int)pids[i], a.held_ns / 1e6);
+		else
+			pr_warn("--cupti=attach: %s; its GPU side is not recorded, its calls are", a.why);
+	}
+	free(found);
 }
 
 int recorder__cupti_start(struct recorder *r)
 {
 	struct cupti_follow_opts fo = { .take = on_take };
+
+	/* what the attaches came to, first in the trace */
+	for (size_t off = 0; off < r->attach_len;) {
+		const struct gt_hdr *h = (const void *)(r->attach_recs + off);
+		int err = recorder__write(r, h);
+
+		if (err)
+			return err;
+		off += h->size;
+	}
 
 	if (!r->cupti || (r->o->ext && r->o->ext->reads_cupti))
 		return 0;
@@ -266,5 +391,8 @@ void recorder__cupti_end(struct recorder *r)
 	cupti_session__end(r->cupti);
 	free(r->cupti_pids);
 	r->cupti_pids = NULL;
+	free(r->attach_recs);
+	r->attach_recs = NULL;
+	r->attach_len = r->attach_cap = 0;
 	r->ncupti_pids = r->cupti_pids_cap = 0;
 }

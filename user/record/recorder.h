@@ -103,6 +103,9 @@ struct recorder {
 					 * for the agent in those that did not join */
 	size_t ncupti_pids, cupti_pids_cap;
 	uint64_t cupti_unjoined;	/* ... that ran the agent and did not join */
+	uint8_t *attach_recs;		/* --cupti=attach: a GT_REC_CUPTI_ATTACH per process
+					 * tried, written once the trace is open */
+	size_t attach_len, attach_cap;
 	uint64_t calls_end;		/* --cupti: when the calls stopped being taken (the
 					 * trailer's end_ts), 0 = at the trailer */
 	bool to_file;			/* the trace is a file (not a stage's sink) */

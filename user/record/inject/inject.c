@@ -551,8 +551,8 @@ static int copy_into(const char *path, pid_t pid, long fd)
 	return err;
 }
 
-int inject__load(pid_t pid, const char *path, const char *fn_name, const char *arg, unsigned wait_ms,
-		 uint64_t *handle, uint64_t *fn_ret, char *why, size_t len)
+static int load(pid_t pid, const char *path, const char *soname, const char *fn_name, const char *arg,
+		unsigned wait_ms, uint64_t *handle, uint64_t *fn_ret, char *why, size_t len)
 {
 	struct target t = { .pid = pid };
 	struct libc_fns fn;
@@ -568,8 +568,9 @@ int inject__load(pid_t pid, const char *path, const char *fn_name, const char *a
 		return err;
 	if (access(path, R_OK))
 		return fail(why, len, -errno, "%s: %s", path, strerror(errno));
-	if (fn_name && (strlen(fn_name) >= A_ARG - A_FN || (arg && strlen(arg) >= PG - A_ARG)))
-		return fail(why, len, -EINVAL, "a function name or argument too long to pass");
+	if ((fn_name && (strlen(fn_name) >= A_ARG - A_FN || (arg && strlen(arg) >= PG - A_ARG))) ||
+	    (soname && (strchr(soname, '/') || strlen(soname) >= 64)))
+		return fail(why, len, -EINVAL, "a function name, argument or soname not fit to pass");
 	if ((err = find_libc(pid, &fn, why, len)))
 		return err;
 	if (fn_name && !fn.dlsym)
@@ -602,6 +603,22 @@ int inject__load(pid_t pid, const char *path, const char *fn_name, const char *a
 	    remote_syscall(&t, SYS_mprotect, a + PG, PG, PROT_READ | PROT_EXEC, 0, 0, 0, &ret) || ret) {
 		err = fail(why, len, -EIO, "pid %d: cannot prepare the call", (int)pid);
 		goto restore;
+	}
+	if (soname) {
+		/* loaded by an earlier attach (or at the program's start):
+		 * the same copy again, no second one in its memory */
+		t.deadline = mono_ns() + (uint64_t)wait_ms * 1000000ull;
+		if (write_remote(pid, a + A_PATH, soname, strlen(soname) + 1) ||
+		    (err = remote_call(&t, fn.dlopen, a + A_PATH, 2 | 4 /* RTLD_NOW | RTLD_NOLOAD */, a, a + PG,
+				       &h))) {
+			err = fail(why, len, err == -ETIMEDOUT ? err : -EIO, "pid %d: the call of dlopen failed",
+				   (int)pid);
+			if (err == -ETIMEDOUT)
+				goto let_go;
+			goto restore;
+		}
+		if (h)
+			goto loaded;
 	}
 	if (write_remote(pid, a + A_NAME, "gtrace-agent", 13) ||
 	    remote_syscall(&t, SYS_memfd_create, a + A_NAME, 1 /* MFD_CLOEXEC */, 0, 0, 0, 0, &memfd) ||
@@ -644,6 +661,7 @@ int inject__load(pid_t pid, const char *path, const char *fn_name, const char *a
 			   msg[0] ? msg : "no reason given");
 		goto restore;
 	}
+loaded:
 	if (fn_name) {
 		/* the library's function, with its argument: name and string in A */
 		uint64_t f = 0;
@@ -695,7 +713,26 @@ let_go:
 	return err;
 }
 
+int inject__load(pid_t pid, const char *path, const char *fn_name, const char *arg, unsigned wait_ms,
+		 uint64_t *handle, uint64_t *fn_ret, char *why, size_t len)
+{
+	return load(pid, path, NULL, fn_name, arg, wait_ms, handle, fn_ret, why, len);
+}
+
+int inject__load_once(pid_t pid, const char *path, const char *soname, const char *fn_name, const char *arg,
+		      unsigned wait_ms, uint64_t *handle, uint64_t *fn_ret, char *why, size_t len)
+{
+	return load(pid, path, soname, fn_name, arg, wait_ms, handle, fn_ret, why, len);
+}
+
 #else
+
+int inject__load_once(pid_t pid, const char *path, const char *soname, const char *fn_name, const char *arg,
+		      unsigned wait_ms, uint64_t *handle, uint64_t *fn_ret, char *why, size_t len)
+{
+	(void)soname;
+	return inject__load(pid, path, fn_name, arg, wait_ms, handle, fn_ret, why, len);
+}
 
 int inject__load(pid_t pid, const char *path, const char *fn_name, const char *arg, unsigned wait_ms,
 		 uint64_t *handle, uint64_t *fn_ret, char *why, size_t len)

@@ -40,4 +40,11 @@ int inject__dlopen(pid_t pid, const char *path, unsigned wait_ms, uint64_t *hand
 int inject__load(pid_t pid, const char *path, const char *fn_name, const char *arg, unsigned wait_ms,
 		 uint64_t *handle, uint64_t *fn_ret, char *why, size_t len);
 
+/* inject__load, where a library of that soname (no '/', under 64 bytes)
+ * already in pid (an earlier load, RTLD_NOLOAD finds it by its DT_SONAME) is
+ * used as it is: loading it again from a new memfd would map a second copy
+ * each time. */
+int inject__load_once(pid_t pid, const char *path, const char *soname, const char *fn_name, const char *arg,
+		      unsigned wait_ms, uint64_t *handle, uint64_t *fn_ret, char *why, size_t len);
+
 #endif
