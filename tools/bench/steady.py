@@ -9,6 +9,11 @@
 # and at the end: one write() per 256 steps, nothing else per step but the
 # clock read and the formatting of one integer.
 #
+# --loss-log FILE (with --steady): every 200th step's loss, "STEP LOSS" a
+# line (its .item(): one synchronization per 200 steps), for a check that a
+# tool attached to the job left its results as they were (tools/gpu/
+# attach_check.sh: the same steps of a run without it).
+#
 # Once warmed up (the caller's business) and with the log open, it prints
 # "ready PID" on stdout; at the end one JSON line:
 #   {"mode": NAME, "steady": true, "pid": PID, "steps": N, "seconds": S,
@@ -16,8 +21,12 @@
 import json, os, signal, time
 
 
-def run_steady(name, step, seconds, log_path, sync):
+LOSS_EVERY = 200
+
+
+def run_steady(name, step, seconds, log_path, sync, loss_log=None):
     stop = []
+    losses = open(loss_log, "w", buffering=1) if loss_log else None
 
     def on_signal(signum, frame):
         stop.append(signum)
@@ -32,7 +41,9 @@ def run_steady(name, step, seconds, log_path, sync):
     write("%d\n" % t)
     n = 0
     while not stop and t < end:
-        step()
+        r = step()
+        if losses and n % LOSS_EVERY == 0 and r is not None:
+            losses.write("%d %r\n" % (n, float(r.item() if hasattr(r, "item") else r)))
         t = now()
         write("%d\n" % t)
         n += 1
@@ -40,6 +51,8 @@ def run_steady(name, step, seconds, log_path, sync):
             log.flush()
     sync()
     log.close()
+    if losses:
+        losses.close()
     secs = (t - t0) / 1e9
     print(json.dumps({"mode": name, "steady": True, "pid": os.getpid(), "steps": n,
                       "seconds": round(secs, 3),
@@ -78,7 +91,7 @@ def parse_args(argv, usage):
     --item (the step reads its loss back, as a loop that logs it: one
     synchronization a step). Returns (positional, options dict)."""
     pos, opts = [], {"profile": False, "steady": None, "step_log": None, "device": "cuda",
-                     "warmup": 20, "item": False}
+                     "warmup": 20, "item": False, "loss_log": None}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -86,7 +99,7 @@ def parse_args(argv, usage):
             opts["profile"] = True
         elif a == "--item":
             opts["item"] = True
-        elif a in ("--steady", "--step-log", "--device", "--warmup"):
+        elif a in ("--steady", "--step-log", "--device", "--warmup", "--loss-log"):
             if i + 1 >= len(argv):
                 raise SystemExit("%s needs a value\n%s" % (a, usage))
             i += 1

@@ -8,7 +8,7 @@
 # on a fast GPU it is bound by launches, like torch_step.py, but with the
 # kernels of a real model (attention, layer norms, GELU, embeddings).
 #   python3 transformer_step.py STEPS [--profile]
-#   python3 transformer_step.py --steady SECONDS --step-log FILE
+#   python3 transformer_step.py --steady SECONDS --step-log FILE [--loss-log FILE]
 # STEPS measured steps after 20 warm-up steps (default 200); prints one JSON
 # line {"mode":"transformer","ops":STEPS,"ns_per_op":..,"ms":..,"loss":..}.
 # --profile runs the measured steps under torch.profiler (as torch_step.py).
@@ -71,7 +71,7 @@ def main():
     sync()
 
     if opts["steady"] is not None:
-        run_steady("transformer", step, opts["steady"], opts["step_log"], sync)
+        run_steady("transformer", step, opts["steady"], opts["step_log"], sync, opts["loss_log"])
         return
 
     run_timed("transformer", step, steps, sync, opts["profile"], dev.type == "cuda")

@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# --cupti=attach on the GPU machine (issue 30): a PyTorch training job
-# (tools/bench/transformer_step.py --steady) started without the CUPTI
-# agent; the recorder attached with -p PID --cupti=attach for SECS seconds,
-# CYCLES times. For each: the merge's line (kernels linked to their
-# launches), the longest step around the attach against the median (the
-# stall), the job's threads, descriptors and resident memory after it; at the
-# end the median step before the first attach and after the last.
-# As root from the repository root with a static build at $GTRACE (default
-# ./gtrace-bpf); the agent built here (tools/gpu/build_agent.sh) unless
-# AGENT names one. OUT=DIR keeps the files. PASS/FAIL lines and the figures.
+# --cupti=attach on the GPU machine (issue 30). As root from the repository
+# root with a static build at $GTRACE (default ./gtrace-bpf); the agent built
+# here (tools/gpu/build_agent.sh) unless AGENT names one. OUT=DIR keeps the
+# files. PASS/FAIL lines and the figures.
+#
+#   train  a PyTorch training job (tools/bench/transformer_step.py --steady,
+#          its losses logged) started without the agent: the recorder
+#          attached with -p PID --cupti=attach for SECS seconds, CYCLES times;
+#          for each the merge's line (kernels linked to their launches, the
+#          causality violations), where in the window the unlinked ones lie,
+#          the longest step in its first 3 s against the median (the stall),
+#          the job's threads, descriptors and resident memory after it; the
+#          step time in the 3 s before each attach against the 3 s after its
+#          detach (in process, paired); then a recorder SIGKILLed while
+#          attached (the job runs on, its agent detaches); then the same steps
+#          of a job run alone, whose losses must equal the attached job's.
+#   jax, cupy   the same for one cycle of a JAX and a CuPy job.
+#   profiler    a job under torch.profiler: the attach refused, status 1,
+#          the job runs on.
+# MODES (default "train jax cupy profiler") picks.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 OUT=${OUT:-$(mktemp -d /tmp/attach-check.XXXXXX)}
@@ -18,67 +28,174 @@ PY=${PYTHON:-python3}
 G=${GTRACE:-./gtrace-bpf}
 SECS=${SECS:-5}
 CYCLES=${CYCLES:-3}
+MODES=${MODES:-train jax cupy profiler}
 mkdir -p "$OUT"
 AGENT=${AGENT:-$OUT/libgtrace-cupti.so}
 [ -f "$AGENT" ] || tools/gpu/build_agent.sh "$AGENT" "$OUT/agent.build" ||
 	{ echo "FAIL attach: the agent does not build: $(tail -n 3 "$OUT/agent.build")"; exit 1; }
-(cd tools/bench && exec "$PY" transformer_step.py --steady 900 --step-log "$OUT/steps.log") > "$OUT/wl.out" 2>&1 &
-WL=$!
-trap 'kill "$WL" 2> /dev/null' EXIT
-for _ in $(seq 240); do
-	[ -s "$OUT/steps.log" ] && break
-	kill -0 "$WL" 2> /dev/null || break
-	sleep 0.5
-done
-[ -s "$OUT/steps.log" ] || { echo "FAIL attach: the job did not start: $(tail -n 3 "$OUT/wl.out")"; exit 1; }
-sleep 4
+fail=0
+WL=
+
+# wait_ready FILE: the job's step log has its first line (the job is warm)
+wait_ready() {
+	for _ in $(seq 360); do
+		[ -s "$1" ] && return 0
+		kill -0 "$WL" 2> /dev/null || return 1
+		sleep 0.5
+	done
+	return 1
+}
 state() {
 	echo "threads $(ls /proc/"$WL"/task | wc -l) fds $(ls /proc/"$WL"/fd | wc -l) rss_kb $(awk '/^VmRSS/ { print $2 }' /proc/"$WL"/status)"
 }
-echo "attach: before: $(state)"
-fail=0
-for c in $(seq "$CYCLES"); do
+threads() { cat /proc/"$WL"/task/*/comm 2> /dev/null | sort | uniq -c | tr -s ' ' | tr '\n' ',' ; }
+
+# attach TAG: one recording of SECS with the agent attached; its span in TAG.span
+attach() {
+	local tag=$1 t0 rc
 	t0=$(date +%s%N)
-	"$G" record -p "$WL" --cupti=attach --cupti-lib "$AGENT" -d "$SECS" -o "$OUT/at$c.gtrace" --force \
-		> "$OUT/at$c.out" 2> "$OUT/at$c.err"
+	"$G" record -p "$WL" --cupti=attach --cupti-lib "$AGENT" -d "$SECS" -o "$OUT/$tag.gtrace" --force \
+		> "$OUT/$tag.out" 2> "$OUT/$tag.err"
 	rc=$?
-	echo "$t0 $(date +%s%N)" > "$OUT/at$c.span"
-	grep -h 'cupti=attach\|merged' "$OUT/at$c.err" | sed "s/^/attach $c: /" | cut -c1-400
-	kill -0 "$WL" 2> /dev/null || { echo "FAIL attach $c: the job died"; fail=1; break; }
-	echo "attach $c: rc $rc; after: $(state)"
-	grep -q 'linked' "$OUT/at$c.err" || fail=1
-	sleep 3
-done
-sleep 5
-kill -0 "$WL" 2> /dev/null && echo "attach: the job runs on: $(state)" || { echo "FAIL attach: the job is gone"; fail=1; }
-"$PY" - "$OUT" "$CYCLES" <<'PY'
-import statistics, sys, time
-out, cycles = sys.argv[1], int(sys.argv[2])
-ts = [int(l) for l in open(out + "/steps.log") if l.strip().isdigit()]
-# the step log's times are CLOCK_MONOTONIC; the spans are CLOCK_REALTIME: shift by now's difference
-shift = time.monotonic_ns() - time.time_ns()
+	echo "$t0 $(date +%s%N)" > "$OUT/$tag.span"
+	grep -h 'cupti=attach\|merged\|CUPTI' "$OUT/$tag.err" | sed "s/^/$tag: /" | cut -c1-400
+	echo "$tag: rc $rc; after: $(state)"
+	[ "$rc" -eq 0 ] && grep -q 'merged' "$OUT/$tag.err" || { echo "FAIL $tag: rc $rc, no merge"; fail=1; }
+	"$G" dump "$OUT/$tag.gtrace" 2> /dev/null | "$PY" tools/gpu/attach_diag.py "$tag" || fail=1
+}
+
+# steps TAG STEPLOG: the step time around each attach of TAG-1..TAG-N
+steps() {
+	"$PY" - "$OUT" "$1" "$2" <<'PY'
+import glob, statistics, sys, time
+out, tag, log = sys.argv[1:4]
+ts = [int(l) for l in open(log) if l.strip().isdigit()]
+shift = time.monotonic_ns() - time.time_ns()	# spans are CLOCK_REALTIME
 steps = list(zip(ts, ts[1:]))
-def med(sel):
-    d = [(b - a) / 1e6 for a, b in sel]
-    return statistics.median(d) if d else float("nan"), len(d)
-spans = []
-for c in range(1, cycles + 1):
-    try:
-        a, b = (int(x) + shift for x in open("%s/at%d.span" % (out, c)).read().split())
-        spans.append((a, b))
-    except (OSError, ValueError):
-        pass
-if spans:
-    before = med([s for s in steps if s[1] < spans[0][0]][-400:])
-    after = med([s for s in steps if s[0] > spans[-1][1]][:400])
-    print("attach: median step before the first attach %.3f ms (%d steps), after the last %.3f ms (%d steps): %+.2f %%"
-          % (before[0], before[1], after[0], after[1], (after[0] / before[0] - 1) * 100 if before[1] and after[1] else 0))
-    for i, (a, b) in enumerate(spans, 1):
-        win = [(x, y) for x, y in steps if a <= y and x <= a + 3_000_000_000]
-        if win:
-            worst = max((y - x) / 1e6 for x, y in win)
-            print("attach %d: the longest step in the first 3 s of the recorder %.1f ms against a median of %.3f ms"
-                  % (i, worst, before[0]))
+def med(a, b):
+    d = [(y - x) / 1e6 for x, y in steps if x >= a and y <= b]
+    return (statistics.median(d), len(d)) if d else (float("nan"), 0)
+ratios = []
+for f in sorted(glob.glob("%s/%s-*.span" % (out, tag)), key=lambda p: int(p.rsplit("-", 1)[1].split(".")[0])):
+    a, b = (int(x) + shift for x in open(f).read().split())
+    before, nb = med(a - 3_000_000_000, a)
+    after, na = med(b + 500_000_000, b + 3_500_000_000)
+    win = [(y - x) / 1e6 for x, y in steps if a <= y and x <= a + 3_000_000_000]
+    worst = max(win) if win else float("nan")
+    name = f.rsplit("/", 1)[1][:-5]
+    print("%s: step %.3f ms in the 3 s before the attach (%d steps), %.3f ms in the 3 s after the detach (%d): %+.2f %%; "
+          "the longest step in the first 3 s of the recorder %.1f ms" % (name, before, nb, after, na,
+          (after / before - 1) * 100 if nb and na else float("nan"), worst))
+    if nb and na:
+        ratios.append(after / before - 1)
+if ratios:
+    r = sorted(ratios)
+    print("%s: after the detach against before the attach, paired over %d cycles: median %+.2f %%, range %+.2f .. %+.2f %%"
+          % (tag, len(r), statistics.median(r) * 100, r[0] * 100, r[-1] * 100))
 PY
+}
+
+stop_job() {
+	kill -TERM "$WL" 2> /dev/null
+	for _ in $(seq 60); do kill -0 "$WL" 2> /dev/null || break; sleep 0.5; done
+	kill -KILL "$WL" 2> /dev/null
+	wait "$WL" 2> /dev/null
+}
+trap '[ -n "$WL" ] && kill -KILL "$WL" 2> /dev/null' EXIT
+
+for mode in $MODES; do
+case $mode in
+train)
+	(cd tools/bench && exec "$PY" transformer_step.py --steady 900 --step-log "$OUT/steps.log" \
+		--loss-log "$OUT/loss.log") > "$OUT/wl.out" 2>&1 &
+	WL=$!
+	wait_ready "$OUT/steps.log" || { echo "FAIL train: the job did not start: $(tail -n 3 "$OUT/wl.out")"; fail=1; continue; }
+	sleep 4
+	echo "train: before: $(state); threads $(threads)"
+	for c in $(seq "$CYCLES"); do
+		attach "train-$c"
+		kill -0 "$WL" 2> /dev/null || { echo "FAIL train $c: the job died"; fail=1; break; }
+		[ "$c" = 1 ] && echo "train: threads after the first detach $(threads)"
+		sleep 4
+	done
+	echo "train: after the cycles: $(state); threads $(threads)"
+	# a recorder SIGKILLed while attached: the agent detaches by itself
+	"$G" record -p "$WL" --cupti=attach --cupti-lib "$AGENT" -d 60 -o "$OUT/killed.gtrace" --force \
+		> "$OUT/killed.out" 2> "$OUT/killed.err" &
+	rec=$!
+	for _ in $(seq 100); do grep -q 'the agent is in' "$OUT/killed.err" && break; sleep 0.1; done
+	sleep 3
+	kill -KILL "$rec"
+	wait "$rec" 2> /dev/null
+	t_kill=$(date +%s%N)
+	sleep 5
+	if kill -0 "$WL" 2> /dev/null; then
+		echo "train: SIGKILL of the recorder while attached: the job runs on: $(state); threads $(threads)"
+	else
+		echo "FAIL train: the job died after the recorder's SIGKILL"
+		fail=1
+	fi
+	echo "$t_kill $t_kill" > "$OUT/train-kill-0.span"
+	stop_job
+	grep '"steady"' "$OUT/wl.out"
+	steps train "$OUT/steps.log"
+	# the same steps alone: the losses must not have changed
+	n=$(tail -n 1 "$OUT/loss.log" | cut -d' ' -f1)
+	(cd tools/bench && exec timeout 120 "$PY" transformer_step.py --steady 60 --step-log "$OUT/ref-steps.log" \
+		--loss-log "$OUT/ref-loss.log") > "$OUT/ref.out" 2>&1 &
+	WL=$!
+	for _ in $(seq 240); do
+		[ -n "$n" ] && [ -s "$OUT/ref-loss.log" ] && [ "$(tail -n 1 "$OUT/ref-loss.log" | cut -d' ' -f1)" -ge "$n" ] 2> /dev/null && break
+		kill -0 "$WL" 2> /dev/null || break
+		sleep 0.5
+	done
+	stop_job
+	"$PY" - "$OUT/loss.log" "$OUT/ref-loss.log" <<'PY' || fail=1
+import sys
+a = dict(l.split() for l in open(sys.argv[1]) if l.strip())
+b = dict(l.split() for l in open(sys.argv[2]) if l.strip())
+common = sorted(set(a) & set(b), key=int)
+same = [k for k in common if a[k] == b[k]]
+worst = max((abs(float(a[k]) - float(b[k])) / max(abs(float(b[k])), 1e-12) for k in common), default=float("nan"))
+print("train: losses of the attached job against a job run alone: %d steps compared, %d bit-identical, largest relative difference %.3g"
+      % (len(common), len(same), worst))
+sys.exit(0 if common and worst < 1e-3 else 1)
+PY
+	WL=
+	;;
+jax|cupy)
+	"$PY" tools/gpu/attach_jobs.py "$mode" 120 "$OUT/$mode-steps.log" > "$OUT/$mode.wl" 2>&1 &
+	WL=$!
+	wait_ready "$OUT/$mode-steps.log" || { echo "FAIL $mode: the job did not start: $(tail -n 3 "$OUT/$mode.wl")"; fail=1; continue; }
+	sleep 4
+	echo "$mode: before: $(state)"
+	attach "$mode-1"
+	sleep 4
+	kill -0 "$WL" 2> /dev/null && echo "$mode: the job runs on: $(state)" || { echo "FAIL $mode: the job died"; fail=1; }
+	stop_job
+	tail -n 1 "$OUT/$mode.wl"
+	steps "$mode" "$OUT/$mode-steps.log"
+	WL=
+	;;
+profiler)
+	(cd tools/bench && exec "$PY" transformer_step.py 100000 --profile) > "$OUT/prof.wl" 2>&1 &
+	WL=$!
+	sleep 25
+	"$G" record -p "$WL" --cupti=attach --cupti-lib "$AGENT" -d 2 -o "$OUT/prof.gtrace" --force \
+		> "$OUT/prof.out" 2> "$OUT/prof.err"
+	rc=$?
+	sed 's/^/profiler: /' "$OUT/prof.err" | grep -i 'attach\|cupti' | cut -c1-300
+	sleep 2
+	if [ "$rc" -eq 1 ] && kill -0 "$WL" 2> /dev/null && grep -q 'another CUPTI subscriber' "$OUT/prof.err"; then
+		echo "PASS profiler: a job under torch.profiler: refused (status 1, said), the job runs on: $(state)"
+	else
+		echo "FAIL profiler: rc $rc; job alive: $(kill -0 "$WL" 2> /dev/null && echo yes || echo no)"
+		fail=1
+	fi
+	stop_job
+	WL=
+	;;
+esac
+done
 echo "files in $OUT"
 exit $fail

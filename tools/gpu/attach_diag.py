@@ -1,0 +1,56 @@
+# Where in a --cupti=attach recording its GPU records failed to link or
+# started before their call (tools/gpu/attach_check.sh): reads `gtrace-bpf
+# dump` of the merged trace on stdin, prints one line per finding, tagged.
+#   gtrace-bpf dump T.gtrace | python3 attach_diag.py TAG
+# Exit status 1 when fewer than 99 % of the GPU records are linked.
+import json, sys
+
+tag = sys.argv[1] if len(sys.argv) > 1 else "diag"
+gpu, calls = [], []
+for line in sys.stdin:
+    try:
+        r = json.loads(line)
+    except ValueError:
+        continue
+    t = r.get("type", "")
+    if t in ("gpu_kernel", "gpu_memcpy", "gpu_memset"):
+        gpu.append((r["ts"], r.get("launch_ts"), bool(r.get("causality")), t))
+    elif "api" in r and "ts" in r:
+        calls.append(r["ts"])
+if not gpu or not calls:
+    print("%s: no GPU records (%d) or no calls (%d)" % (tag, len(gpu), len(calls)))
+    sys.exit(1)
+lo, hi = min(calls), max(calls)
+span = max(hi - lo, 1)
+
+
+def decile(ts):
+    return min(max(int((ts - lo) * 10 / span), 0), 9)
+
+
+unl = [0] * 10
+cau = [0] * 10
+gaps = []
+lat = []
+for ts, launch, c, _ in gpu:
+    if launch is None:
+        unl[decile(ts)] += 1
+    else:
+        lat.append(ts - launch)
+    if c:
+        cau[decile(ts)] += 1
+        gaps.append(launch - ts)
+n, linked = len(gpu), sum(1 for g in gpu if g[1] is not None)
+print("%s: %d GPU records, %d linked (%.2f %%), %d started before their call; recording %.2f s of calls"
+      % (tag, n, linked, linked * 100.0 / n, len(gaps), span / 1e9))
+print("%s: unlinked by tenth of the recording: %s" % (tag, " ".join(map(str, unl))))
+if gaps:
+    gaps.sort()
+    q = lambda p: gaps[min(int(p * len(gaps)), len(gaps) - 1)] / 1e3
+    print("%s: started before their call by (us): median %.1f, p90 %.1f, max %.1f; by tenth: %s"
+          % (tag, q(0.5), q(0.9), gaps[-1] / 1e3, " ".join(map(str, cau))))
+if lat:
+    lat.sort()
+    print("%s: GPU start after the call's entry (us): min %.1f, p1 %.1f, median %.1f"
+          % (tag, lat[0] / 1e3, lat[int(0.01 * len(lat))] / 1e3, lat[len(lat) // 2] / 1e3))
+sys.exit(0 if linked * 100.0 / n >= 99.0 else 1)
