@@ -54,8 +54,9 @@ try:
     doc = json.load(open(exp, encoding="utf-8"), parse_float=D)
 except ValueError as e:
     print("the export is not valid JSON: %s" % e); sys.exit()
-# the stack table is dump only (an event carries its stack id, a slice its frames)
-lines = [l for l in map(json.loads, open(dump, encoding="utf-8")) if l.get("type") != "stack"]
+# the stack table and the clock pairs are dump only (an event carries its stack
+# id, a slice its frames; the pairs are for merge --hosts)
+lines = [l for l in map(json.loads, open(dump, encoding="utf-8")) if l.get("type") not in ("stack", "clock", "host")]
 out = []
 if doc.get("displayTimeUnit") != "ns":
     out.append("displayTimeUnit is %r, expected \"ns\"" % doc.get("displayTimeUnit"))
@@ -133,8 +134,9 @@ CHECK_CSV='
 import csv, json, sys
 exp, dump, kernel = sys.argv[1], sys.argv[2], sys.argv[3]
 rows = list(csv.reader(open(exp, encoding="utf-8", newline="")))
-# the stack table is dump only (an event carries its stack id, a slice its frames)
-lines = [l for l in map(json.loads, open(dump, encoding="utf-8")) if l.get("type") != "stack"]
+# the stack table and the clock pairs are dump only (an event carries its stack
+# id, a slice its frames; the pairs are for merge --hosts)
+lines = [l for l in map(json.loads, open(dump, encoding="utf-8")) if l.get("type") not in ("stack", "clock", "host")]
 out = []
 want_head = ("ts,pid,tid,cpu,type,api,dur,ret,failed,incomplete,kernel,mangled,func,grid_x,grid_y,grid_z,"
              "block_x,block_y,block_z,shmem,stream,bytes,kind,dst,src,ptr,handle,parent,name,path,event,"

@@ -678,6 +678,10 @@ int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec)
 		/* from the CUPTI agent and the merger: complete in themselves,
 		 * placed in the file by the merger (see FORMAT.md) */
 		break;
+	case GT_REC_CLOCK:
+	case GT_REC_HOST:
+		/* what aligns hosts (merge --hosts), and what it did */
+		break;
 	default:
 		d->stats.unknown_records++;
 		break;

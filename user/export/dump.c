@@ -251,6 +251,89 @@ static int dump_stack(struct dump *dp, const struct gt_hdr *rec)
 	return o->err;
 }
 
+static void hex16(struct obuf *o, const uint8_t b[16])
+{
+	char s[33];
+
+	for (int i = 0; i < 16; i++)
+		snprintf(s + 2 * i, 3, "%02x", b[i]);
+	obuf__mem(o, s, 32);
+}
+
+/* A clock pair: {"ts","type":"clock","kind","realtime_ns","half_span_ns",
+ * "sync","max_error_ns","est_error_ns","sync_offset_ns","boot_id"} (the
+ * errors only when known). */
+static int dump_clock(struct dump *dp, const struct gt_hdr *rec)
+{
+	static const char *const kinds[] = { "?", "start", "periodic", "end" };
+	static const char *const syncs[] = { "unknown", "synced", "unsynced" };
+	const struct gt_clock *c = (const void *)rec;
+	struct obuf *o = &dp->ob;
+
+	OBUF_LIT(o, "{\"ts\":");
+	obuf__u64(o, rec->ts);
+	OBUF_LIT(o, ",\"type\":\"clock\",\"kind\":\"");
+	obuf__mem(o, kinds[c->kind <= 3 ? c->kind : 0], strlen(kinds[c->kind <= 3 ? c->kind : 0]));
+	OBUF_LIT(o, "\",\"realtime_ns\":");
+	obuf__i64(o, c->realtime_ns);
+	OBUF_LIT(o, ",\"half_span_ns\":");
+	obuf__u64(o, c->half_span_ns);
+	OBUF_LIT(o, ",\"sync\":\"");
+	obuf__mem(o, syncs[c->sync <= 2 ? c->sync : 0], strlen(syncs[c->sync <= 2 ? c->sync : 0]));
+	OBUF_LIT(o, "\"");
+	if (c->max_error_ns != UINT64_MAX) {
+		OBUF_LIT(o, ",\"max_error_ns\":");
+		obuf__u64(o, c->max_error_ns);
+	}
+	if (c->est_error_ns != UINT64_MAX) {
+		OBUF_LIT(o, ",\"est_error_ns\":");
+		obuf__u64(o, c->est_error_ns);
+	}
+	OBUF_LIT(o, ",\"sync_offset_ns\":");
+	obuf__i64(o, c->sync_offset_ns);
+	OBUF_LIT(o, ",\"boot_id\":\"");
+	hex16(o, c->boot_id);
+	OBUF_LIT(o, "\"}\n");
+	return o->err;
+}
+
+/* A job trace's host: {"ts","type":"host","host","name","file","method",
+ * "offset_ns","realtime_offset_ns","collectives","residual_ns",
+ * "residual_max_ns","boot_id"}. */
+static int dump_host(struct dump *dp, const struct gt_hdr *rec)
+{
+	static const char *const methods[] = { "reference", "same_boot", "realtime", "collectives" };
+	const struct gt_host *h = (const void *)rec;
+	struct obuf *o = &dp->ob;
+	size_t room = rec->size - sizeof(*h), nlen = h->len <= room ? h->len : room;
+	size_t n1 = strnlen(h->name, nlen), n2 = n1 < nlen ? strnlen(h->name + n1 + 1, nlen - n1 - 1) : 0;
+
+	OBUF_LIT(o, "{\"ts\":");
+	obuf__u64(o, rec->ts);
+	OBUF_LIT(o, ",\"type\":\"host\",\"host\":");
+	obuf__u64(o, rec->pid);
+	OBUF_LIT(o, ",\"name\":");
+	obuf__json_strn(o, h->name, n1);
+	OBUF_LIT(o, ",\"file\":");
+	obuf__json_strn(o, n1 < nlen ? h->name + n1 + 1 : "", n2);
+	OBUF_LIT(o, ",\"method\":\"");
+	obuf__mem(o, methods[h->method <= 3 ? h->method : 0], strlen(methods[h->method <= 3 ? h->method : 0]));
+	OBUF_LIT(o, "\",\"offset_ns\":");
+	obuf__i64(o, h->offset_ns);
+	OBUF_LIT(o, ",\"realtime_offset_ns\":");
+	obuf__i64(o, h->realtime_ns);
+	OBUF_LIT(o, ",\"collectives\":");
+	obuf__u64(o, h->collectives);
+	OBUF_LIT(o, ",\"residual_ns\":");
+	obuf__u64(o, h->residual_ns);
+	OBUF_LIT(o, ",\"residual_max_ns\":");
+	obuf__u64(o, h->residual_max_ns);
+	OBUF_LIT(o, ",\"boot_id\":\"");
+	hex16(o, h->boot_id);
+	OBUF_LIT(o, "\"}\n");
+	return o->err;
+}
+
 static int on_other(void *ctx, const struct gt_hdr *rec)
 {
 	struct dump *dp = ctx;
@@ -264,6 +347,10 @@ static int on_other(void *ctx, const struct gt_hdr *rec)
 		dp->stacks++;
 		return dp->o->summary ? 0 : dump_stack(dp, rec);
 	}
+	if (rec->type == GT_REC_CLOCK)
+		return dp->o->summary ? 0 : dump_clock(dp, rec);
+	if (rec->type == GT_REC_HOST)
+		return dp->o->summary ? 0 : dump_host(dp, rec);
 	if (dp->o->summary && (rec->type == GT_REC_RANGE || rec->type == GT_REC_CAPTURE)) {
 		dp->capture_records++;
 		return capture_spans__feed(dp->cap, rec);

@@ -48,6 +48,8 @@ size_t gt_rec__min_size(uint16_t type)
 	case GT_REC_PYFUNC:	return sizeof(struct gt_pyfunc);
 	case GT_REC_GPU_GRAPH_NODE: return sizeof(struct gt_gpu_graph_node);
 	case GT_REC_CUPTI_ATTACH: return sizeof(struct gt_cupti_attach);
+	case GT_REC_CLOCK:	return sizeof(struct gt_clock);
+	case GT_REC_HOST:	return sizeof(struct gt_host);
 	default:		return sizeof(struct gt_hdr);
 	}
 }

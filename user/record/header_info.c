@@ -16,6 +16,7 @@
 #include "record/procs/cgroup_target.h"
 #include "record/probes/cuda_object.h"
 #include "record/probes/ioctl_ladder.h"
+#include "record/clock_pair.h"
 #include "record/recorder.h"
 #include "record/probes/sched_ioctl_sources.h"
 
@@ -51,7 +52,7 @@ void recorder__fill_info(struct recorder *r, struct gt_file_info *info, struct u
 	memset(info, 0, sizeof(*info));
 	info->version = GT_FILE_VERSION;
 	info->clock_id = CLOCK_MONOTONIC;
-	info->realtime_offset_ns = (int64_t)(real - mono);
+	info->realtime_offset_ns = (int64_t)(real - mono) + clock_pair__test_shift();
 	info->start_ts = mono;
 	info->host = u->nodename;
 	info->kernel = u->release;

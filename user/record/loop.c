@@ -94,6 +94,8 @@ int recorder__run_loop(struct recorder *r)
 		}
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
 
+		if (r->next_clock && now >= r->next_clock)
+			recorder__clock(r, GT_CLOCK_PERIODIC);
 		if (end && now >= end) {
 			/* -d bounds the trace: -- CMD runs on untraced after it */
 			r->untraced_stop = true;

@@ -32,6 +32,7 @@
 #include "record/probes/libcuda_finder.h"
 #include "record/probes/nccl_probes.h"
 #include "lib/log.h"
+#include "record/clock_pair.h"
 #include "record/probes/bpf_log.h"
 #include "record/procs/proc_names.h"
 #include "record/stacks/pyconf.h"
@@ -205,6 +206,15 @@ static int start_sources(struct recorder *r)
 	return kernel_sources__start(&ko, &r->ks);
 }
 
+void recorder__clock(struct recorder *r, uint32_t kind)
+{
+	struct gt_clock c;
+
+	clock_pair__read(&c, kind);
+	recorder__write(r, &c.hdr);
+	r->next_clock = c.hdr.ts + GT_CLOCK_PERIOD_NS;
+}
+
 static int finish(struct recorder *r)
 {
 	struct gt_trailer t;
@@ -221,8 +231,10 @@ static int finish(struct recorder *r)
 			 hs.gaps == 1 ? "" : "s");
 	memset(&t, 0, sizeof(t));
 	capture__finish(r);
-	if (!r->write_err)
+	if (!r->write_err) {
+		recorder__clock(r, GT_CLOCK_END);
 		write_stats(r, &c);
+	}
 	recorder__counters(r, &c);
 	/* --cupti: the calls were recorded up to the agents' last hand-over
 	 * began; what the agents gave after that is not in the calls' span */
@@ -569,6 +581,8 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		r->w = NULL;
 		goto cleanup;
 	}
+	/* the trace's first clock pair: what aligns it with other hosts' */
+	recorder__clock(r, GT_CLOCK_START);
 	if (EXT_HOOK(r, start) && (err = o->ext->start(o->ext->ctx)))
 		goto cleanup;
 	if ((err = recorder__cupti_start(r)))

@@ -103,6 +103,7 @@ struct recorder {
 					 * for the agent in those that did not join */
 	size_t ncupti_pids, cupti_pids_cap;
 	uint64_t cupti_unjoined;	/* ... that ran the agent and did not join */
+	uint64_t next_clock;		/* when the next clock pair is written (GT_REC_CLOCK) */
 	uint8_t *attach_recs;		/* --cupti=attach: a GT_REC_CUPTI_ATTACH per process
 					 * tried, written once the trace is open */
 	size_t attach_len, attach_cap;
@@ -214,6 +215,9 @@ int recorder__cupti_new(struct recorder *r);
 int recorder__cupti_start(struct recorder *r);
 /* --cupti=attach: the agent into the running processes of -p (record_cupti.c). */
 void recorder__cupti_attach(struct recorder *r);
+/* A clock pair of kind (enum gt_clock_kind) into the trace; the next
+ * periodic one is due GT_CLOCK_PERIOD_NS later. */
+void recorder__clock(struct recorder *r, uint32_t kind);
 void recorder__cupti_poll(struct recorder *r);
 void recorder__cupti_note(struct recorder *r, uint32_t pid);
 bool recorder__cupti_finish(struct recorder *r);
