@@ -158,7 +158,7 @@ t_help() {
 		grep -qx "$c" "$T/help" || err "the overview has no group '$c'"
 	done
 	n=$(grep -cE '^  [a-z]+ +[a-z]' "$T/help")
-	[ "$n" -eq 13 ] || err "the overview lists $n commands, expected 13: $(tr '\n' '|' < "$T/help")"
+	[ "$n" -eq 14 ] || err "the overview lists $n commands, expected 14: $(tr '\n' '|' < "$T/help")"
 	"$GTRACE" --help > "$T/top" 2> /dev/null
 	for c in $(grep -E '^  [a-z]+ +[a-z]' "$T/help" | awk '{ print $1 }'); do
 		grep -qE "^  $c +" "$T/top" || err "--help does not list $c"

@@ -25,7 +25,7 @@ _gtrace_bpf_opts() {
 	analyze) echo "--force --format --output --pid --range --rules --sms $common" ;;
 	report) echo "--compare --force --max-events --output $common" ;;
 	diff) echo "--force --format --iter --output --pid $common" ;;
-	merge) echo "--force --output --quiet $common" ;;
+	merge) echo "--force --hosts --output --quiet $common" ;;
 	census) echo "--functions --libcuda $common" ;;
 	daemon) echo "--attach-cupti --budget --buffer-size --cgroup --cupti --cupti-lib --dir --gpu-metrics --keep-lookups --libcuda --light-window --log --memory --metrics --metrics-remote --mode --owner --post --quiet --stacks --trigger --verbose --window $common" ;;
 	snapshot) echo "--last --output --pid $common" ;;

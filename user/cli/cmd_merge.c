@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* gtrace-bpf merge TRACE [SPOOL...] [-o OUT] [--force] */
+/* gtrace-bpf merge TRACE [SPOOL...] [-o OUT] [--force]
+ * gtrace-bpf merge --hosts TRACE TRACE... -o OUT [--force] */
 #include <argp.h>
 #include <errno.h>
 #include <stdio.h>
@@ -9,11 +10,18 @@
 #include "lib/log.h"
 #include "format/trace_file.h"
 #include "merge/merge.h"
+#include "merge/hosts.h"
+
+enum { OPT_HOSTS = 0x100 };
 
 static const struct argp_option merge_options[] = {
 	{ "output", 'o', "OUT", 0, "Merged trace (default: TRACE with .gtrace replaced by _merged.gtrace)", 0 },
 	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace OUT if it exists", 0 },
 	{ "quiet", 'q', NULL, 0, "No summary line", 0 },
+	{ "hosts", OPT_HOSTS, NULL, 0,
+	  "The TRACEs are one job's hosts' (each host's recording): one job trace of them on one clock, "
+	  "each host's aligned by its wall-clock pairs, then on the ends of the NCCL collectives they "
+	  "share (-o needed)", 0 },
 	{ 0 },
 };
 
@@ -28,12 +36,14 @@ static const char merge_doc[] =
 "\n"
 "EXAMPLES:\n"
 "  gtrace-bpf merge run.gtrace /tmp/gtrace-cupti.Ab12Cd   # run_merged.gtrace\n"
-"  gtrace-bpf merge run.gtrace gtrace-cupti.4242.spool -o run+gpu.gtrace";
+"  gtrace-bpf merge run.gtrace gtrace-cupti.4242.spool -o run+gpu.gtrace\n"
+"  gtrace-bpf merge --hosts node0.gtrace node1.gtrace -o job.gtrace";
 
 struct merge_cli {
 	struct merge_opts o;	/* what merge__run() takes */
 	struct cli_strs spools;	/* the SPOOL arguments, into o.spools */
 	bool quiet;		/* -q: no summary line */
+	bool hosts;		/* --hosts: the arguments are hosts' traces */
 };
 
 /* Whether path is a trace that holds the agent's records itself (a daemon's
@@ -59,6 +69,9 @@ static error_t merge_parse(int key, char *arg, struct argp_state *state)
 	case 'q':
 		c->quiet = true;
 		break;
+	case OPT_HOSTS:
+		c->hosts = true;
+		break;
 	case ARGP_KEY_ARG:
 		if (!c->o.trace) {
 			c->o.trace = arg;
@@ -69,7 +82,9 @@ static error_t merge_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!c->o.trace)
 			argp_error(state, "no trace file given");
-		if (!c->spools.n && !holds_gpu_records(c->o.trace))
+		if (c->hosts && (!c->spools.n || !c->o.output))
+			argp_error(state, "--hosts: give two traces or more, one per host, and -o OUT");
+		if (!c->hosts && !c->spools.n && !holds_gpu_records(c->o.trace))
 			argp_error(state, "no spool file or directory given (only a daemon's snapshot left "
 				   "unmerged, cupti=inline, holds its GPU records itself)");
 		break;
@@ -81,7 +96,7 @@ static error_t merge_parse(int key, char *arg, struct argp_state *state)
 
 int cmd_merge(int argc, char **argv, const char *cmdline)
 {
-	struct argp argp = { merge_options, merge_parse, "TRACE [SPOOL...]", merge_doc, NULL, NULL, NULL };
+	struct argp argp = { merge_options, merge_parse, "TRACE [SPOOL...]\n--hosts TRACE TRACE... -o OUT", merge_doc, NULL, NULL, NULL };
 	struct merge_cli c = { 0 };
 	struct merge_result res;
 	char *out = NULL;
@@ -100,6 +115,22 @@ int cmd_merge(int argc, char **argv, const char *cmdline)
 	c.o.nspools = c.spools.n;
 	if (c.quiet)
 		gt_log_level = GT_LOG_WARN;
+	if (c.hosts) {
+		const char **all = calloc(c.spools.n + 1, sizeof(*all));
+		struct hosts_opts ho = { .traces = all, .n = c.spools.n + 1, .output = c.o.output,
+					 .force = c.o.force };
+
+		if (!all) {
+			pr_err("out of memory");
+			goto out;
+		}
+		all[0] = c.o.trace;
+		for (size_t i = 0; i < c.spools.n; i++)
+			all[i + 1] = c.spools.v[i];
+		status = merge__hosts(&ho, NULL) ? 1 : 0;
+		free(all);
+		goto out;
+	}
 	err = merge__run(&c.o, &res);
 	/* the readers' rule: what was read is merged, a damaged input (the
 	 * trace, a spool cut short or with bad records) still exits 1 */
