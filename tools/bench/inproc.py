@@ -382,7 +382,8 @@ def parse_dump(lines, pid):
         if not m:
             continue
         if int(m.group(1)) != pid:
-            if '"type":"process"' not in line.replace(" ", ""):
+            # pid 0: the recorder's own records (its clock pairs)
+            if int(m.group(1)) != 0 and '"type":"process"' not in line.replace(" ", ""):
                 others += 1
         elif '"type":"launch"' in line.replace(" ", ""):
             launches += 1

@@ -260,7 +260,7 @@ static void hex16(struct obuf *o, const uint8_t b[16])
 	obuf__mem(o, s, 32);
 }
 
-/* A clock pair: {"ts","type":"clock","kind","realtime_ns","half_span_ns",
+/* A clock pair (the recorder's own: pid 0): {"ts","pid","type":"clock","kind","realtime_ns","half_span_ns",
  * "sync","max_error_ns","est_error_ns","sync_offset_ns","boot_id"} (the
  * errors only when known). */
 static int dump_clock(struct dump *dp, const struct gt_hdr *rec)
@@ -272,7 +272,7 @@ static int dump_clock(struct dump *dp, const struct gt_hdr *rec)
 
 	OBUF_LIT(o, "{\"ts\":");
 	obuf__u64(o, rec->ts);
-	OBUF_LIT(o, ",\"type\":\"clock\",\"kind\":\"");
+	OBUF_LIT(o, ",\"pid\":0,\"type\":\"clock\",\"kind\":\"");
 	obuf__mem(o, kinds[c->kind <= 3 ? c->kind : 0], strlen(kinds[c->kind <= 3 ? c->kind : 0]));
 	OBUF_LIT(o, "\",\"realtime_ns\":");
 	obuf__i64(o, c->realtime_ns);
@@ -297,7 +297,7 @@ static int dump_clock(struct dump *dp, const struct gt_hdr *rec)
 	return o->err;
 }
 
-/* A job trace's host: {"ts","type":"host","host","name","file","method",
+/* A job trace's host (pid 0): {"ts","pid","type":"host","host","name","file","method",
  * "offset_ns","realtime_offset_ns","collectives","residual_ns",
  * "residual_max_ns","boot_id"}. */
 static int dump_host(struct dump *dp, const struct gt_hdr *rec)
@@ -310,7 +310,7 @@ static int dump_host(struct dump *dp, const struct gt_hdr *rec)
 
 	OBUF_LIT(o, "{\"ts\":");
 	obuf__u64(o, rec->ts);
-	OBUF_LIT(o, ",\"type\":\"host\",\"host\":");
+	OBUF_LIT(o, ",\"pid\":0,\"type\":\"host\",\"host\":");
 	obuf__u64(o, rec->pid);
 	OBUF_LIT(o, ",\"name\":");
 	obuf__json_strn(o, h->name, n1);
