@@ -9,7 +9,8 @@
 # the same), every collective's ends together, no collective ending before a
 # rank entered it, the planted late rank named with its wait, the host
 # without NCCL aligned by its wall clock and said so; the records all there,
-# their processes numbered by host.  Bad input: one line, status 1 or 2.
+# their processes numbered by host; stats' host_sum, the exports' process
+# names and analyze's findings (rank 0 waited for rank 1) say the hosts.  Bad input: one line, status 1 or 2.
 REQUIRES="root jq mock gtrace"
 . "$(dirname "$0")/lib.sh"
 
@@ -83,6 +84,23 @@ two_ranks() {
 		err "the NCCL calls' processes are not numbered by host: $(jq -s -c '[.[] | select(.type == "nccl") | .pid] | unique' "$T/job.json")"
 	jq -s -e '[.[] | select(.type == "launch") | .pid / 4194304 | floor] | unique == [0, 1, 2]' "$T/job.json" > /dev/null ||
 		err "the launches' processes are not numbered by host"
+	# stats per host and rank; the exports name each process' host
+	"$GTRACE" stats -r host_sum --format json "$T/job.gtrace" > "$T/hs.json" 2> "$T/hs.err" ||
+		fatal "stats -r host_sum failed: $(cat "$T/hs.err")"
+	jq -e --argjson c "$COLLS" '.reports[0].rows | length == 3 and
+		(.[0].aligned_by == "reference" and .[0].ranks == "0" and .[0].nccl_calls > 0) and
+		(.[1].aligned_by == "collectives" and .[1].collectives == $c and .[1].ranks == "1" and .[1].nccl_calls > 0) and
+		(.[2].aligned_by == "realtime" and .[2].ranks == "-" and .[2].launches == 10)' "$T/hs.json" > /dev/null ||
+		err "host_sum: $(jq -c '.reports[0].rows' "$T/hs.json")"
+	"$GTRACE" export -f json "$T/job.gtrace" -o "$T/job.trace.json" > /dev/null 2>&1 || fatal "export -f json failed"
+	jq -e '[.traceEvents[] | select(.ph == "M" and .name == "process_name") | .args.name |
+		capture("@ host (?<h>[0-9]+) ") | .h] | unique == ["0", "1", "2"]' "$T/job.trace.json" > /dev/null ||
+		err "the JSON export's process names do not say their hosts"
+	# analyze across the hosts: rank 0 waited for rank 1, named with its host
+	"$GTRACE" analyze "$T/job.gtrace" > "$T/az.out" 2> "$T/az.err" || fatal "analyze failed: $(tail -n 2 "$T/az.err")"
+	grep -Eq "nccl_wait: waited [0-9.]+ ms for later ranks .* for rank 1 \(pid [0-9]+ on host 1\)" "$T/az.out" ||
+		err "analyze does not say rank 0 waited for rank 1 on host 1: $(grep -E 'nccl_|== Process' "$T/az.out" | tr '\n' '|')"
+	grep -Eq "^== Process [0-9]+ on host 1, whole run" "$T/az.out" || err "analyze's process of host 1 not named so"
 }
 
 t_ahead() { two_ranks 5000000; }

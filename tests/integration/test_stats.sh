@@ -21,7 +21,8 @@ TITLES=('CUDA API Summary (cuda_api_sum)' 'CUDA Launch Summary (cuda_launch_sum)
 	'CUDA GPU MemOps Summary (by Size) (cuda_gpu_mem_size_sum)'
 	'NVTX Range Summary (nvtx_sum)' 'GPU Launch Latency (gpu_launch_latency)'
 	'Capture Ranges and Windows (capture_sum)' 'GPU Metrics Summary (gpu_metrics_sum)'
-	'CUDA Device Summary (cuda_device_sum)' 'NCCL Summary (nccl_sum)')
+	'CUDA Device Summary (cuda_device_sum)' 'NCCL Summary (nccl_sum)'
+	'Host Summary (job trace) (host_sum)')
 
 # Records `cuda_workload ARGS` into $T/a.gtrace; sets WJ (the workload's
 # JSON line) and WL_PID.
@@ -134,18 +135,19 @@ names = [r["report"] for r in d["reports"]]
 assert names == ["cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_sum", "cuda_sync_site_sum", "process_sum",
                  "ioctl_sum", "cuda_gpu_kern_sum", "cuda_gpu_site_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
                  "nvtx_sum", "gpu_launch_latency", "capture_sum", "gpu_metrics_sum", "cuda_device_sum",
-                 "nccl_sum"], names
+                 "nccl_sum", "host_sum"], names
 assert d["timeunit"] == "ns" and d["truncated"] is False
 for r in d["reports"]:
     # no NVIDIA device on a machine without a GPU: ioctl_sum may be empty;
     # no CUPTI agent in this recording: the GPU side's reports are, and
     # no capture range either: capture_sum is; no NVML here: gpu_metrics_sum
-    # may be empty; no libnccl in the workload: nccl_sum is (full mode takes
-    # the stacks: cuda_sync_site_sum has the workload's sync sites)
+    # may be empty; no libnccl in the workload: nccl_sum is; not a job trace:
+    # host_sum is (full mode takes the stacks: cuda_sync_site_sum has the
+    # workload's sync sites)
     if r["report"] in ("ioctl_sum", "gpu_metrics_sum") and not r["rows"]:
         continue
     if r["report"] in ("cuda_gpu_kern_sum", "cuda_gpu_site_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
-                       "nvtx_sum", "gpu_launch_latency", "capture_sum", "nccl_sum"):
+                       "nvtx_sum", "gpu_launch_latency", "capture_sum", "nccl_sum", "host_sum"):
         assert not r["rows"], r["report"]
         continue
     assert r["rows"], r["report"] + " has no rows"
@@ -159,12 +161,12 @@ EOF
 		err "csv of every report on stdout: not status 2 and one line saying -o BASE: $(head -n 3 "$T/e.csv" | tr '\n' '|')"
 	stats "$T/s.csv" "$T/a.gtrace" --format csv -o "$T/s"
 	# stdout: the files written, a line each, and nothing else
-	[ "$(grep -c '^wrote ' "$T/s.csv")" -eq 17 ] && [ "$(grep -vc '^wrote ' "$T/s.csv")" -eq 0 ] ||
-		err "stats --format csv -o BASE: stdout is not the 17 paths written: $(head -c 200 "$T/s.csv")"
-	python3 - "$T/s" <<'EOF' || err "stats --format csv -o BASE: not seventeen loadable CSV files, 0600"
+	[ "$(grep -c '^wrote ' "$T/s.csv")" -eq 18 ] && [ "$(grep -vc '^wrote ' "$T/s.csv")" -eq 0 ] ||
+		err "stats --format csv -o BASE: stdout is not the 18 paths written: $(head -c 200 "$T/s.csv")"
+	python3 - "$T/s" <<'EOF' || err "stats --format csv -o BASE: not eighteen loadable CSV files, 0600"
 import csv, os, sys
 gpu = ["cuda_gpu_kern_sum", "cuda_gpu_site_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum", "nvtx_sum",
-       "gpu_launch_latency", "capture_sum", "gpu_metrics_sum", "nccl_sum"]
+       "gpu_launch_latency", "capture_sum", "gpu_metrics_sum", "nccl_sum", "host_sum"]
 for name in ["cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_sum", "process_sum",
              "ioctl_sum", "cuda_device_sum"] + gpu:
     path = "%s_%s.csv" % (sys.argv[1], name)
@@ -173,7 +175,7 @@ for name in ["cuda_api_sum", "cuda_launch_sum", "cuda_mem_size_sum", "cuda_sync_
     # a header and rows; ioctl_sum may have only its header (no NVIDIA device
     # here), the GPU side's reports have only theirs (no CUPTI agent), and
     # capture_sum (no capture range)
-    assert rows[0][0] in ("Time (%)", "Launches", "Total (bytes)", "PID", "Count", "Number", "GPU"), (name, rows[0])
+    assert rows[0][0] in ("Time (%)", "Launches", "Total (bytes)", "PID", "Count", "Number", "GPU", "Host"), (name, rows[0])
     assert (len(rows) > 1 or name == "ioctl_sum" or name in gpu) and all(len(r) == len(rows[0]) for r in rows), name
     assert name not in gpu or len(rows) == 1, name
 EOF
@@ -230,8 +232,8 @@ t_errors() {
 	[ "$(wc -l < "$T/e3")" -eq 1 ] &&
 		grep -q "^gtrace-bpf: $T/cut.gtrace is damaged: .*; read [0-9]* records before it .*; the reports cover the records read\$" "$T/e3" ||
 		err "a cut trace: stderr is not the one line of the damage: $(head -n 3 "$T/e3" | tr '\n' '|')"
-	jq -e '.truncated == true and (.damage | length > 0) and (.reports | length == 17)' "$T/o3" > /dev/null ||
-		err "a cut trace: the JSON does not say truncated with seventeen reports: $(head -c 300 "$T/o3")"
+	jq -e '.truncated == true and (.damage | length > 0) and (.reports | length == 18)' "$T/o3" > /dev/null ||
+		err "a cut trace: the JSON does not say truncated with eighteen reports: $(head -c 300 "$T/o3")"
 
 	# a full disk is named so, on one line, status 1: stats and export
 	for f in table json csv; do

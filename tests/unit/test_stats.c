@@ -181,11 +181,16 @@ static void test_table(void **state)
 		assert_non_null(strstr(r.out, "\n 100  unknown         4       2       4,000 "));
 		assert_non_null(strstr(r.out, "\n 200  unknown         1       0           0 "));
 		assert_non_null(strstr(r.out, "never guessed.\n"));
-		/* then NCCL's, the last report, which ends the output */
+		/* then NCCL's */
 		snprintf(want, sizeof(want), "\n ** NCCL Summary (nccl_sum):\n\n"
 			 " SKIPPED: %s does not contain NCCL calls.\n", path);
 		assert_non_null(strstr(r.out, want));
 		assert_true(strstr(r.out, "(cuda_device_sum)") < strstr(r.out, "(nccl_sum)"));
+		/* then the hosts of a job trace, the last report, which ends the output */
+		snprintf(want, sizeof(want), "\n ** Host Summary (job trace) (host_sum):\n\n"
+			 " SKIPPED: %s does not contain hosts (a job trace of merge --hosts).\n", path);
+		assert_non_null(strstr(r.out, want));
+		assert_true(strstr(r.out, "(nccl_sum)") < strstr(r.out, "(host_sum)"));
 		assert_string_equal(strstr(r.out, want) + strlen(want), "");
 	}
 	assert_non_null(strstr(r.out, "(cuda_gpu_mem_time_sum):\n\n SKIPPED: "));
@@ -357,7 +362,8 @@ static void test_select(void **state)
 	assert_string_equal(stats_report_names[14], "gpu_metrics_sum");
 	assert_string_equal(stats_report_names[15], "cuda_device_sum");
 	assert_string_equal(stats_report_names[16], "nccl_sum");
-	assert_null(stats_report_names[17]);
+	assert_string_equal(stats_report_names[17], "host_sum");
+	assert_null(stats_report_names[18]);
 }
 
 static void test_unknown_report(void **state)
@@ -365,7 +371,7 @@ static void test_unknown_report(void **state)
 	static const char want[] = "gtrace-bpf: unknown report 'cuda_gpu_sum' (cuda_api_sum, "
 		"cuda_launch_sum, cuda_mem_size_sum, cuda_sync_sum, cuda_sync_site_sum, process_sum, ioctl_sum, "
 		"cuda_gpu_kern_sum, cuda_gpu_site_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, nvtx_sum, "
-		"gpu_launch_latency, capture_sum, gpu_metrics_sum, cuda_device_sum, nccl_sum)\n";
+		"gpu_launch_latency, capture_sum, gpu_metrics_sum, cuda_device_sum, nccl_sum, host_sum)\n";
 	struct run r = { 0 };
 
 	(void)state;
@@ -382,7 +388,7 @@ static void test_unknown_report(void **state)
 				   "cuda_mem_size_sum, cuda_sync_sum, cuda_sync_site_sum, process_sum, ioctl_sum, "
 				   "cuda_gpu_kern_sum, cuda_gpu_site_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, "
 				   "nvtx_sum, gpu_launch_latency, capture_sum, gpu_metrics_sum, "
-				   "cuda_device_sum, nccl_sum)\n");
+				   "cuda_device_sum, nccl_sum, host_sum)\n");
 	assert_string_equal(r.out, "");
 	run_free(&r);
 

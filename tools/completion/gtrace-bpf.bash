@@ -11,7 +11,7 @@
 # tests/integration/test_docs.sh fails when they drift apart.
 
 _gtrace_bpf_cmds="record census dump export stats merge analyze report diff daemon snapshot status attach help"
-_gtrace_bpf_reports="cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_sum cuda_sync_site_sum process_sum ioctl_sum cuda_gpu_kern_sum cuda_gpu_site_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency capture_sum gpu_metrics_sum cuda_device_sum nccl_sum"
+_gtrace_bpf_reports="cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_sum cuda_sync_site_sum process_sum ioctl_sum cuda_gpu_kern_sum cuda_gpu_site_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency capture_sum gpu_metrics_sum cuda_device_sum nccl_sum host_sum"
 _gtrace_bpf_rules="gpu_time_util gpu_gaps launch_bound cuda_api_sync sync_in_loop cuda_memcpy_sync cuda_memcpy_async cuda_memset_sync small_grid single_stream default_stream host_stall sync_site nccl_wait nccl_straggler"
 
 # The long options of command $1 (those of --help, which every command takes).

@@ -491,13 +491,13 @@ static void rules(struct rule_ctx *rc, struct az_acc *acc)
 					     gpu ? "GPU idle intervals" : "gaps between launches",
 					     D(par->host_gap_ns), P(par->host_gap_ns, wall)));
 	if (s->comm.waited_ns >= MIN_NCCL_WAIT_NS && s->comm.waited_ns * 50 >= wall) {
-		char who[48];
+		char who[80], pid[40];
 
+		az_pid_text(pid, sizeof(pid), s->comm.waited_for_pid);
 		if (s->comm.waited_for_rank >= 0)
-			snprintf(who, sizeof(who), "rank %d (pid %u)", s->comm.waited_for_rank,
-				 s->comm.waited_for_pid);
+			snprintf(who, sizeof(who), "rank %d (pid %s)", s->comm.waited_for_rank, pid);
 		else
-			snprintf(who, sizeof(who), "pid %u", s->comm.waited_for_pid);
+			snprintf(who, sizeof(who), "pid %s", pid);
 		add_finding(rc, AZ_RULE_NCCL_WAIT, s->comm.waited_ns, false,
 			    s->comm.matched - s->comm.last, &acc->nccl_wait_top,
 			    az_store__printf(st, "waited %s for later ranks in %s of its %s matched "

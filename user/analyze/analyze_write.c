@@ -90,18 +90,19 @@ static double pctf(uint64_t part, uint64_t whole)
 
 static void scope_title(FILE *out, const struct az_scope *s, bool md, bool whole)
 {
-	char wall[32];
+	char wall[32], pid[40];
 
 	fmt_dur(wall, sizeof(wall), s->end_ts - s->start_ts);
+	az_pid_text(pid, sizeof(pid), s->pid);
 	fputs(md ? "## " : "== ", out);
 	if (s->kind == AZ_SCOPE_STEADY)
-		fprintf(out, "Process %u, steady state", s->pid);
+		fprintf(out, "Process %s, steady state", pid);
 	else if (s->kind == AZ_SCOPE_RANGE)
-		fprintf(out, "Capture range %u of process %u", s->number, s->pid);
+		fprintf(out, "Capture range %u of process %s", s->number, pid);
 	else if (s->kind == AZ_SCOPE_WINDOW)
-		fprintf(out, "Process %u in light-mode window %u", s->pid, s->number);
+		fprintf(out, "Process %s in light-mode window %u", pid, s->number);
 	else
-		fprintf(out, whole ? "Process %u, whole run" : "Process %u", s->pid);
+		fprintf(out, whole ? "Process %s, whole run" : "Process %s", pid);
 	if (s->name) {
 		fputs(" (", out);
 		if (md)

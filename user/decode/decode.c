@@ -590,6 +590,8 @@ bool gt_decoder__takes_entry(const struct gt_hdr *rec)
 		rec->type == GT_REC_CALL_STR) && gt_rec__size_ok(rec) && gt_api__info(rec->api);
 }
 
+static int host_rec(struct gt_decoder *d, const struct gt_hdr *rec);
+
 int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec)
 {
 	const struct gt_api_info *ai;
@@ -678,9 +680,13 @@ int gt_decoder__feed(struct gt_decoder *d, const struct gt_hdr *rec)
 		/* from the CUPTI agent and the merger: complete in themselves,
 		 * placed in the file by the merger (see FORMAT.md) */
 		break;
-	case GT_REC_CLOCK:
 	case GT_REC_HOST:
-		/* what aligns hosts (merge --hosts), and what it did */
+		rc = host_rec(d, rec);
+		if (rc)
+			return rc;
+		break;
+	case GT_REC_CLOCK:
+		/* what aligns hosts (merge --hosts) */
 		break;
 	default:
 		d->stats.unknown_records++;
@@ -715,12 +721,48 @@ const struct gt_decoder_stats *gt_decoder__stats(const struct gt_decoder *d)
 	return &d->stats;
 }
 
+/* A job trace's host record: its name kept by its index. */
+static int host_rec(struct gt_decoder *d, const struct gt_hdr *rec)
+{
+	const struct gt_host *h = (const void *)rec;
+	size_t room = rec->size - sizeof(*h), n = strnlen(h->name, h->len <= room ? h->len : room);
+	uint32_t i = rec->pid;
+
+	if (i >= 1024)
+		return 0;
+	if (i >= d->nhosts) {
+		char **v = realloc(d->hosts, (i + 1) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		memset(v + d->nhosts, 0, (i + 1 - d->nhosts) * sizeof(*v));
+		d->hosts = v;
+		d->nhosts = i + 1;
+	}
+	free(d->hosts[i]);
+	d->hosts[i] = strndup(h->name, n);
+	return d->hosts[i] ? 0 : -ENOMEM;
+}
+
+uint32_t gt_decoder__nhosts(const struct gt_decoder *d)
+{
+	return d->nhosts;
+}
+
+const char *gt_decoder__host_name(const struct gt_decoder *d, uint32_t host)
+{
+	return host < d->nhosts ? d->hosts[host] : NULL;
+}
+
 void gt_decoder__free(struct gt_decoder *d)
 {
 	struct tstack *st, *next;
 
 	if (!d)
 		return;
+	for (uint32_t i = 0; i < d->nhosts; i++)
+		free(d->hosts[i]);
+	free(d->hosts);
 	for (st = d->active_head; st; st = next) {
 		next = st->next;
 		stack_free(st);

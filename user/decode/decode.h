@@ -248,6 +248,11 @@ void gt_decoder__free(struct gt_decoder *d);
 /* Process name (command line, else comm from exec) learned from GT_NAME_PROCESS
  * and GT_REC_EXEC records so far; NULL if unknown.  Valid until the next feed. */
 const char *gt_decoder__process_name(const struct gt_decoder *d, uint32_t pid);
+/* A job trace (merge --hosts): its hosts (0 for any other trace), and host
+ * h's name (NULL unknown), from its GT_REC_HOST records; a process of host h
+ * has pid >> GT_HOST_SHIFT == h. */
+uint32_t gt_decoder__nhosts(const struct gt_decoder *d);
+const char *gt_decoder__host_name(const struct gt_decoder *d, uint32_t host);
 /* The process name when it is the command line (GT_NAME_PROCESS, or a
  * forked child's inherited from its parent), NULL when it is a comm or
  * unknown.  Valid until the next feed. */

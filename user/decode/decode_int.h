@@ -83,6 +83,8 @@ struct gt_decoder {
 					 * exit: an older one lost its exit) */
 	uint32_t ncomms;		/* communicators numbered so far (gt_ncclrec.comm_index) */
 	bool nccl_seen;			/* an NCCL entry was taken: calls may be inside one */
+	char **hosts;			/* a job trace (merge --hosts): each host's name, by index */
+	uint32_t nhosts;
 	void *ctx;			/* passed to all three */
 	struct gt_decoder_stats stats;
 	uint64_t last_ts;		/* latest ts of a record fed */

@@ -19,16 +19,24 @@
 int fields__process_label(const struct gt_decoder *d, uint32_t pid, char **out)
 {
 	const char *name = gt_decoder__process_name(d, pid);
-	char rank[48];
+	char rank[48], host[300] = "";
 
 	*out = NULL;
 	gt_decoder__rank_text(d, pid, rank, sizeof(rank));
-	if (!rank[0] && !name)
+	/* a job trace: the host, and the pid as the host knows it */
+	if (gt_decoder__nhosts(d)) {
+		const char *hn = gt_decoder__host_name(d, pid >> GT_HOST_SHIFT);
+
+		snprintf(host, sizeof(host), " @ host %u (%.200s) pid %u", pid >> GT_HOST_SHIFT, hn ? hn : "?",
+			 pid & ((1u << GT_HOST_SHIFT) - 1));
+	}
+	if (!rank[0] && !name && !host[0])
 		return 0;
 	/* as long as the name is: a command line of 4 KB keeps its rank */
-	if (!rank[0])
+	if (!rank[0] && !host[0])
 		*out = strdup(name);
-	else if (asprintf(out, "%s%s[%s]", name ? name : "", name ? " " : "", rank) < 0)
+	else if (asprintf(out, "%s%s%s%s%s%s", name ? name : "", name && rank[0] ? " " : "", rank[0] ? "[" : "",
+			  rank, rank[0] ? "]" : "", host) < 0)
 		*out = NULL;
 	return *out ? 0 : -ENOMEM;
 }

@@ -19,7 +19,8 @@
 #include <stdint.h>
 #include "merge/align.h"
 
-#define HOSTS_MAX	1023	/* hosts in a job trace, at most (pids keep 10 bits) */
+#define HOSTS_MAX	511	/* hosts in a job trace, at most: pid | host << 22 stays a positive
+				 * 32-bit number (Perfetto's and JSON's pids are int32) */
 
 struct hosts_opts {
 	const char *const *traces;	/* the hosts' traces, the reference first */

@@ -47,3 +47,5 @@ STATS_REPORT(CUDA_DEVICE_SUM, "cuda_device_sum", "CUDA Device Summary", "calls t
 	     stats_dev_cols, stats_dev_notes, ALL_ROWS)
 STATS_REPORT(NCCL_SUM, "nccl_sum", "NCCL Summary", "NCCL calls", stats_nccl_cols, stats_nccl_notes,
 	     NOT_HOT)
+STATS_REPORT(HOST_SUM, "host_sum", "Host Summary (job trace)", "hosts (a job trace of merge --hosts)",
+	     stats_host_cols, stats_host_notes, NOT_HOT)

@@ -73,6 +73,10 @@
  *   nccl_sum           per process, communicator and NCCL api: the time
  *                      columns (host time of the calls), Bytes, Failed, PID,
  *                      Rank, Communicator, Incomplete, Name
+ * and a job trace's hosts (stats_hosts.c):
+ *   host_sum           per host: Host, Name, Offset (ms), Aligned By,
+ *                      Collectives, Residual, Ranks, Calls, Launches, GPU
+ *                      Kernels, GPU Time, NCCL Calls, NCCL Time
  * In a trace whose launches ran on more than one device cuda_launch_sum has
  * a Device column before Name and a row per kernel and device; so has
  * cuda_gpu_kern_sum when its GPU kernels did.
@@ -216,6 +220,7 @@ static int build(int which, struct stats_run *run, struct stats_report *r)
 	case SR_GPU_METRICS_SUM: return stats_gpum__sum(run, r);
 	case SR_CUDA_DEVICE_SUM: return stats_dev__sum(s, r);
 	case SR_NCCL_SUM: return stats_nccl__sum(s, r);
+	case SR_HOST_SUM: return stats_hosts__sum(s, r);
 	case SR_CAPTURE_SUM:
 	default: return stats_capture__sum(run, r);
 	}

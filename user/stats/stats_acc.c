@@ -305,6 +305,7 @@ int stats_acc__call(void *ctx, const struct gt_callrec *c)
 	}
 	if (stats_dev__call(s, c))
 		return -ENOMEM;
+	stats_hosts__call(s, c);
 	if (c->entry_only)
 		s->api[c->api].calls++;	/* no time by design, not incomplete */
 	else if (dur_add(&s->api[c->api], c->has_exit, c->dur))
@@ -437,6 +438,8 @@ int stats_acc__other(void *ctx, const struct gt_hdr *rec)
 
 	if ((rec->type == GT_REC_RANGE || rec->type == GT_REC_CAPTURE) && s->cap)
 		return capture_spans__feed(s->cap, rec);
+	if (rec->type == GT_REC_HOST)
+		return stats_hosts__rec(s, rec);
 	if (rec->type == GT_REC_OVERHEAD) {
 		/* sheds label the rows of their apis (capture_spans) */
 		int err = s->cap ? capture_spans__feed(s->cap, rec) : 0;
@@ -465,6 +468,7 @@ int stats_acc__other(void *ctx, const struct gt_hdr *rec)
 		if (!a || dur_add(a, true, k->dur) ||
 		    stats_dev__gpu_kernel(s, rec->pid, k->device, k->dur) || gsite_add(s, k))
 			return -ENOMEM;
+		stats_hosts__gpu_kernel(s, rec->pid, k->dur);
 		return (k->flags & GT_GPU_LINKED) ? latency_add(s, k) : 0;
 	case GT_REC_GPU_MEMCPY:
 	case GT_REC_GPU_MEMSET:
@@ -529,6 +533,7 @@ void stats_acc__free(struct stats_acc *s)
 	named_free(&s->gkern);
 	stats_dev__free(s->dev);
 	stats_nccl__free(s->nccl);
+	stats_hosts__free(s->hosts);
 	named_free(&s->nvtx);
 	stats_gpum__free(s);
 	free(s->ovh.est.v);

@@ -204,6 +204,7 @@ struct stats_acc {
 	uint64_t launch_devs;			/* stats_dev_bit()s of the launches' devices */
 	struct stats_dev *dev;			/* cuda_device_sum's accumulator (stats_dev.c) */
 	struct stats_nccl *nccl;		/* nccl_sum's (stats_nccl.c) */
+	struct stats_hosts *hosts;		/* host_sum's (stats_hosts.c), a job trace only */
 	char **strs;				/* strings made for reports, freed with s */
 	size_t nstrs, strs_cap;
 	/* GPU side (merged traces) */
@@ -250,6 +251,13 @@ void stats_dev__free(struct stats_dev *sd);
  * stats_acc); 0 or -ENOMEM.  The accumulator is made on first use. */
 int stats_nccl__call(void *ctx, const struct gt_ncclrec *n);
 void stats_nccl__free(struct stats_nccl *sn);
+/* host_sum (stats_hosts.c): a job trace's host records, and what each
+ * host's processes did (nothing until a host record was seen). */
+int stats_hosts__rec(struct stats_acc *s, const struct gt_hdr *rec);
+void stats_hosts__call(struct stats_acc *s, const struct gt_callrec *c);
+void stats_hosts__gpu_kernel(struct stats_acc *s, uint32_t pid, uint64_t dur);
+void stats_hosts__nccl(struct stats_acc *s, const struct gt_ncclrec *n);
+void stats_hosts__free(struct stats_hosts *sh);
 /* The kernel and shape tables (stats_kern.c): the kernel of name on device
  * in t, through cache (the last kernels by their name's address; a new one
  * is added; NULL when out of memory); a launch of k, index kern of its

@@ -159,6 +159,10 @@ int stats_dev__sum(struct stats_acc *s, struct stats_report *r);
 extern const struct stats_col stats_nccl_cols[15];
 extern const char *const stats_nccl_notes[];
 int stats_nccl__sum(struct stats_acc *s, struct stats_report *r);
+/* stats_hosts.c: host_sum, one row per host of a job trace (merge --hosts). */
+extern const struct stats_col stats_host_cols[13];
+extern const char *const stats_host_notes[];
+int stats_hosts__sum(struct stats_acc *s, struct stats_report *r);
 /* The text of a Device cell: "3", "unknown"; NULL when out of memory. */
 const char *stats_dev__name(struct stats_acc *s, int32_t device);
 

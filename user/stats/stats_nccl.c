@@ -52,6 +52,7 @@ int stats_nccl__call(void *ctx, const struct gt_ncclrec *n)
 		*r = (struct nccl_row){ .pid = n->pid, .comm = n->comm_index, .api = n->api,
 					.rank = n->rank, .nranks = n->nranks };
 	}
+	stats_hosts__nccl(s, n);
 	r->bytes += n->bytes;
 	r->failed += n->has_exit && n->ret && n->ret != 7;
 	return stats_acc__dur_add(&r->d, n->has_exit, n->dur);
