@@ -485,6 +485,36 @@ t_attach_cycles() {
 	wait_exit "$w" 20
 }
 
+# --all --cupti=attach: every CUDA process running at the start takes the
+# agent (here the one program, started without it), its GPU records linked;
+# the trace says so (a cupti_attach record).
+t_attach_all() {
+	local a want got
+	need_cupti
+	start_workload a "GT_LIBCUDA=$MOCK_LIB" "LD_LIBRARY_PATH=$CUPTI_MOCK" -- --wait-signal --launches 30 --copies 2
+	a=$WPID
+	wait_ready a "$a"
+	start_tracer --all --libcuda "$MOCK_LIB" --trace cuda --cupti=attach --cupti-lib "$AGENT" -o "$T/all.gtrace"
+	grep -q "^gtrace-bpf: --cupti=attach: the agent is in pid $a (" "$T/tracer.err" ||
+		fatal "no attach line for pid $a: $(grep -i attach "$T/tracer.err" | tr '\n' '|')"
+	# the session says "scope all": the agent records once it looked
+	for _ in $(seq 100); do
+		find "$T/run/cupti" -name "gtrace-cupti.$a.*spool" -size +1k 2> /dev/null | grep -q . && break
+		sleep 0.1
+	done
+	kill -USR1 "$a"
+	finish_workload a "$a"
+	stop_tracer INT
+	# 30 launches, 2 copies up and the workload's own copy back and set
+	want="gtrace-bpf: merged 34 GPU records from 1 processes: 34 linked (100.0 %), 0 unmatched, 0 causality violations, 0 launches without GPU work"
+	got=$(summary "$T/tracer.err")
+	[ "$got" = "$want" ] || err "--all --cupti=attach summary:
+  got      $got
+  expected $want"
+	got=$("$GTRACE" dump "$T/all.gtrace" | jq -s --argjson p "$a" '[.[] | select(.type == "cupti_attach" and .pid == $p and .event == "attached")] | length')
+	[ "$got" -eq 1 ] || err "$got attach records of pid $a, expected 1"
+}
+
 add_case t_cmd "--cupti -- CMD: the agent's environment, a private directory that goes, every GPU record linked"
 add_case t_all "--all --cupti: the run directory (1733) and session while recording, a program joins, armed after"
 add_case t_takeover "--all --cupti after a SIGKILLed recorder: the agents taken over, every launch of its own linked, exit 0"
@@ -492,6 +522,7 @@ add_case t_optional "--all --cupti=optional with nobody joining exits 0, plain -
 add_case t_listed "-p PID --cupti: only the traced process' agent records"
 add_case t_attach "-p PID --cupti=attach: a program started without the agent takes it, every GPU record linked; refused and said: another CUPTI subscriber, a static program"
 add_case t_attach_cycles "-p PID --cupti=attach three times into one running program and a SIGKILLed recorder: all linked, CUPTI finalized in an API exit callback after each, threads and descriptors as before"
+add_case t_attach_all "--all --cupti=attach: the CUDA program running at the start takes the agent, every GPU record linked, the attach in the trace"
 add_case t_swapped_dir "--cupti -- CMD: a private directory swapped for a link steers root nowhere"
 add_case t_nonroot "--all --cupti: a program of another user joins, its kernels linked"
 add_case t_unjoined "--all --cupti: a program whose agent could not join is counted and named"
