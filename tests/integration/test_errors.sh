@@ -344,7 +344,7 @@ t_help() {
 	"$GTRACE" stats --help > "$T/shelp" 2>&1 || err "gtrace-bpf stats --help exited non-zero"
 	names=$(sed -n '/^REPORTS/,/^$/p' "$T/shelp" | sed -n 's/^  \([a-z_0-9]*\)$/\1/p')
 	[ "$names" = "$known" ] || err "stats --help lists [$(tr '\n' ' ' <<< "$names")], stats knows [$(tr '\n' ' ' <<< "$known")]"
-	[ "$(wc -l <<< "$names")" -eq 17 ] || err "stats --help lists $(wc -l <<< "$names") reports, expected 17"
+	[ "$(wc -l <<< "$names")" -eq 18 ] || err "stats --help lists $(wc -l <<< "$names") reports, expected 18"
 	for cmd in cuda_api_sum cuda_launch_sum cuda_mem_size_sum cuda_sync_sum process_sum ioctl_sum \
 		   cuda_gpu_kern_sum cuda_gpu_site_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum nvtx_sum gpu_launch_latency \
 		   capture_sum gpu_metrics_sum; do
@@ -404,7 +404,7 @@ t_shared_options() {
 add_case t_limits "--buffer-size above 2G and census --functions of an unknown name: one line naming the limit or the name"
 add_case t_usage "bad command lines (unknown option, bad numbers, conflicting modes, bad formats, unknown reports): one line each, exit 2"
 add_case t_shared_options "record and daemon: the same shared recording options in both --help's, the same line and status 2 for the same bad value"
-add_case t_help "--help shows every command and the exit statuses; stats --help lists all 17 reports"
+add_case t_help "--help shows every command and the exit statuses; stats --help lists all 18 reports"
 add_case t_unknown_pid "-p of a pid that does not exist: one-line error, non-zero exit"
 add_case t_unwritable_output "-o where a file cannot be created: one-line error, non-zero exit"
 add_case t_no_libcuda "--libcuda of a missing or non-libcuda file: one-line error, command not run"
