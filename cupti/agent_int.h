@@ -125,6 +125,23 @@ void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *cupti_err(CUptiResult r);
 uint64_t mono_ns(void);
 
+/* agent.c, for agent_attach.c */
+bool is_conflict(CUptiResult r);
+void setup_clock(void);
+void unsubscribe(void);
+void end_recording(uint64_t flags);
+void start(void);
+void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data);
+
+/* agent_attach.c: an agent loaded into the running process (g.attached) */
+/* CUPTI finalized here, in a driver or runtime call's exit callback, when a
+ * detach asked for it. */
+void finalize_here(const CUpti_CallbackData *cd);
+/* Whether the agent detaches now (what the recorder wants: want), and the
+ * detach itself (the writer's; the writer ends after it). */
+bool detach_now(enum gt_want want);
+void detach(void);
+
 /* agent_write.c: the writer thread's output (out: converted records not
  * yet written, at most OUT_SIZE) */
 /* Writes out's records as one chunk (last: the agent's final one). */
