@@ -167,8 +167,8 @@ void recorder__cupti_attach_pid(const struct recorder *r, pid_t pid, struct cupt
 							 "stderr)");
 }
 
-/* Whether pid maps a libcuda (a CUDA process). */
-static bool maps_libcuda(pid_t pid)
+/* Whether a line of pid's mappings holds a (or b, when not NULL). */
+static bool maps_hold(pid_t pid, const char *a, const char *b)
 {
 	char path[64], line[4096];
 	bool found = false;
@@ -179,7 +179,7 @@ static bool maps_libcuda(pid_t pid)
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "/libcuda.so") != NULL;
+		found = strstr(line, a) || (b && strstr(line, b));
 	fclose(f);
 	return found;
 }
@@ -201,7 +201,7 @@ static size_t cuda_processes(struct recorder *r, pid_t **out)
 		long pid = strtol(de->d_name, &end, 10);
 
 		if (*end || pid <= 0 || pid == self || (r->cgroup && !cgroup_target__holds_pid(r->cgroup, (pid_t)pid)) ||
-		    !maps_libcuda((pid_t)pid))
+		    !maps_hold((pid_t)pid, "/libcuda.so", NULL))
 			continue;
 		if (vec__reserve(&v, &cap, n, 1, 16))
 			break;
@@ -291,19 +291,8 @@ void recorder__cupti_note(struct recorder *r, uint32_t pid)
 static bool runs_agent(const struct recorder *r, uint32_t pid)
 {
 	const char *lib = cupti_session__lib(r->cupti), *base = strrchr(lib, '/');
-	char path[64], line[4096];
-	bool found = false;
-	FILE *f;
 
-	base = base ? base + 1 : lib;
-	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, lib) || strstr(line, base);
-	fclose(f);
-	return found;
+	return maps_hold((pid_t)pid, lib, base ? base + 1 : lib);
 }
 
 /* The programs that ran the agent and did not join: said, with why to look
