@@ -6,7 +6,10 @@
 # WORLD_SIZE, LOCAL_RANK; 0, 1, 0 when unset).  In ddp mode rank SLOW_RANK
 # sleeps SLOW_MS on the host before every step, so the others wait for it
 # in the gradients' all-reduce.  The last line on stdout is one JSON object
-# with what the job did, for the check.
+# with what the job did, for the check.  START_FILE=PATH (tools/gpu/
+# hosts_check.sh): say "waiting PID" and wait for PATH before the process
+# group exists (a recorder attached with -p sees the communicator made);
+# GAP_MS=N: sleep N ms between the all-reduces.
 import json, os, sys, time
 import torch
 import torch.distributed as dist
@@ -19,6 +22,12 @@ os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
 os.environ.setdefault("MASTER_PORT", "29517")
 torch.cuda.set_device(local)
 dev = torch.device("cuda", local)
+start_file = os.environ.get("START_FILE")
+if start_file:
+    print("waiting %d" % os.getpid(), flush=True)
+    while not os.path.exists(start_file):
+        time.sleep(0.02)
+gap = float(os.environ.get("GAP_MS", "0")) / 1000
 dist.init_process_group("nccl", rank=rank, world_size=world)
 out = {"pid": os.getpid(), "rank": rank, "world": world, "local_rank": local, "mode": mode,
        "nccl_version": ".".join(map(str, torch.cuda.nccl.version()))}
@@ -27,6 +36,8 @@ if mode == "allreduce":
     x = torch.ones(numel, device=dev)
     for i in range(iters):
         dist.all_reduce(x)
+        if gap:
+            time.sleep(gap)
     torch.cuda.synchronize()
     out.update(iters=iters, numel=numel, value=float(x[0]))
 else:
