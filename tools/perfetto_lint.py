@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Structural checks of a native Perfetto trace (.pftrace), python3 stdlib only.
 
-Usage: tools/perfetto_lint.py [--json] FILE
+Usage: tools/perfetto_lint.py [--json] [--part] FILE
 
 Reads the protobuf wire format itself (no protobuf package, no .proto files:
 the field numbers it needs are below, from Perfetto's protos/perfetto/trace)
@@ -23,7 +23,9 @@ and checks what trace_processor relies on when it imports track events:
   - per track, taking events in time order (ties in file order, as
     trace_processor sorts them), every SLICE_END closes an open SLICE_BEGIN
     and no slice is left open at the end;
-  - every flow id appears on at least two events;
+  - every flow id appears on at least two events (with --part, a part of a
+    timeline that `export --split` wrote, one event is allowed: an arrow
+    whose other end is in another part; counted as flows_cut);
   - an event's interned call stack (callstack_iid) is defined on its
     sequence before or in its packet, with every frame it lists, and each
     frame's function name and source file.
@@ -250,7 +252,8 @@ class Sequence:
 
 
 class Linter:
-    def __init__(self):
+    def __init__(self, part=False):
+        self.part = part
         self.seqs = {}
         self.tracks = {}        # uuid -> {"kind", "parent", "pid", "tid", "name"}
         self.track_events = {}  # uuid -> [(ts, packet index, type)]
@@ -259,7 +262,7 @@ class Linter:
                        "thread_tracks": 0, "other_tracks": 0, "track_events": 0, "slices": 0,
                        "slice_ends": 0, "instants": 0, "counters": 0, "flows": 0,
                        "interned": 0, "clock_snapshots": 0, "callstack_events": 0,
-                       "callstack_repeats": 0}
+                       "callstack_repeats": 0, "flows_cut": 0}
         self.primary_clock = None
         self.names = {"slices": {}, "instants": {}}
         self.stacks_used = set()    # (sequence, callstack iid) of the events
@@ -528,7 +531,9 @@ class Linter:
             if depth:
                 raise LintError("%d slice(s) on track %d never end" % (depth, track))
         for fid, n in self.flows.items():
-            if n < 2:
+            if n < 2 and self.part:
+                self.counts["flows_cut"] += 1
+            elif n < 2:
                 raise LintError("flow id %d appears on only %d event" % (fid, n))
         self.counts["flows"] = len(self.flows)
 
@@ -551,9 +556,9 @@ class Linter:
         return s
 
 
-def lint_bytes(data):
+def lint_bytes(data, part=False):
     """Checks a whole trace; returns the summary dict or raises LintError."""
-    lt = Linter()
+    lt = Linter(part)
     for idx, (off, pkt) in enumerate(packets(data)):
         try:
             lt.packet(idx, pkt)
@@ -577,8 +582,9 @@ def offset_of(data, index):
 
 
 def main(argv):
-    args = [a for a in argv[1:] if a != "--json"]
+    args = [a for a in argv[1:] if a not in ("--json", "--part")]
     as_json = "--json" in argv[1:]
+    part = "--part" in argv[1:]
     if len(args) != 1 or args[0] in ("-h", "--help"):
         sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
         return 2
@@ -590,7 +596,7 @@ def main(argv):
         sys.stderr.write("perfetto_lint: cannot read %s: %s\n" % (path, e.strerror))
         return 2
     try:
-        s = lint_bytes(data)
+        s = lint_bytes(data, part)
     except LintError as e:
         sys.stderr.write("perfetto_lint: %s: %s\n" % (path, e))
         return 1

@@ -112,6 +112,102 @@ t_export_fail() {
 	grep -q '"failed"' "$T/b.raw" || err "no 'failed' annotation name in the protoc dump"
 }
 
+# peak_kb FILE CMD...: CMD's largest resident size in KiB (its rusage)
+# into FILE; the status is CMD's
+peak_kb() {
+	python3 -c 'import resource, subprocess, sys
+rc = subprocess.call(sys.argv[2:])
+open(sys.argv[1], "w").write("%d\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(rc)' "$@"
+}
+
+# export --split SIZE: a generated trace with its GPU side (gen_trace -g)
+# whose Perfetto timeline is ~40 MB, in parts of 4M: each part at most 4M,
+# protoc decodes it, the lint passes it as a part (every track it uses
+# described in it, names interned in it, slices that end, time in order),
+# each has every process and thread track; together they hold every slice,
+# instant and counter of the whole export, the arrows the export says it cut
+# are the parts' one-ended ones, and the parts follow each other in time.
+# The same trace four times as long, in parts: its peak memory is that of
+# the short one (the export streams: what is in flight, not the length).
+t_split() {
+	local n=400000 f parts rss1 rss4 cut said
+	need_tools
+	gen_trace -g "$T/g.gtrace" "$n" > /dev/null || fatal "gen_trace failed"
+	gen_trace -g "$T/g4.gtrace" $((4 * n)) > /dev/null || fatal "gen_trace failed"
+	"$GTRACE" export "$T/g.gtrace" -o "$T/whole.pftrace" > /dev/null 2>&1 || fatal "the whole export failed"
+	python3 "$LINT" --json "$T/whole.pftrace" > "$T/whole.lint" || fatal "the lint rejects the whole export"
+	peak_kb "$T/rss1" "$GTRACE" export "$T/g.gtrace" --split 4M -o "$T/p.pftrace" 2> "$T/p.err" > "$T/p.out" ||
+		fatal "export --split 4M failed: $(cat "$T/p.err")"
+	rss1=$(cat "$T/rss1")
+	parts=$(ls "$T"/p-*.pftrace | wc -l)
+	[ "$parts" -ge 8 ] || err "$parts parts of a $(stat -c %s "$T/whole.pftrace")-byte timeline at 4M"
+	said=$(grep -c "^wrote $T/p-[0-9][0-9][0-9].pftrace (perfetto, part [0-9]* of $parts, [0-9]* bytes)$" "$T/p.out")
+	[ "$said" -eq "$parts" ] || err "the export said $said of its $parts parts: $(head -n 2 "$T/p.out" | tr '\n' '|')"
+	for f in "$T"/p-*.pftrace; do
+		[ "$(stat -c %s "$f")" -le $((4 << 20)) ] || err "$f is $(stat -c %s "$f") bytes, over 4M"
+		[ "$(stat -c %a "$f")" = 600 ] || err "$f has mode $(stat -c %a "$f")"
+		protoc --decode_raw < "$f" > /dev/null 2> "$T/protoc.err" || err "protoc cannot read $f: $(head -n 2 "$T/protoc.err")"
+		python3 "$LINT" --part --json "$f" > "$f.lint" 2> "$f.linterr" || err "the lint rejects $f: $(cat "$f.linterr")"
+	done
+	cut=$(sed -n 's/^gtrace-bpf: \([0-9]*\) arrows\? from a call to its GPU work cross.*/\1/p' "$T/p.err")
+	jq -s -e --slurpfile w "$T/whole.lint" --argjson cut "${cut:-0}" '
+		($w[0]) as $w
+		| ([.[].slices] | add) == $w.slices and ([.[].instants] | add) == $w.instants
+		  and ([.[].counters] | add) == $w.counters and ([.[].flows_cut] | add) == $cut
+		  and all(.[]; .process_tracks == $w.process_tracks and .thread_tracks == $w.thread_tracks
+		                and .other_tracks == $w.other_tracks and .flows_cut < 100)
+		  and ([.[].ts_min] | . == sort) and ([.[].ts_max] | . == sort)' "$T"/p-*.pftrace.lint > /dev/null ||
+		err "the parts against the whole (slices, instants, counters, tracks, cut arrows $cut, time order): $(jq -c '{slices, instants, counters, flows_cut, thread_tracks, other_tracks, ts_min, ts_max}' "$T"/p-*.pftrace.lint | head -n 4 | tr '\n' ' ') whole $(jq -c '{slices, instants, counters, thread_tracks, other_tracks}' "$T/whole.lint")"
+	peak_kb "$T/rss4" "$GTRACE" export "$T/g4.gtrace" --split 4M -o "$T/q.pftrace" 2> "$T/q.err" > /dev/null ||
+		fatal "export --split 4M of the long trace failed: $(cat "$T/q.err")"
+	rss4=$(cat "$T/rss4")
+	for f in "$T"/q-*.pftrace; do
+		protoc --decode_raw < "$f" > /dev/null 2> "$T/protoc.err" || err "protoc cannot read $f"
+	done
+	log "parts: $parts of the ${n}-record trace (peak $rss1 KiB), $(ls "$T"/q-*.pftrace | wc -l) of the $((4 * n))-record one (peak $rss4 KiB); $cut arrows cut"
+	[ "$rss4" -le $((rss1 + rss1 / 4)) ] ||
+		err "the export's peak memory grew with the trace: $rss1 KiB for $n records, $rss4 KiB for four times as many"
+}
+
+# export --split, bad input: one line, status 2 (usage) or 1; a part that
+# exists without --force stops the export, and the parts it had written go
+# (the one that was there stays as it was)
+t_split_bad() {
+	local args rc
+	gen_trace -g "$T/g.gtrace" 200000 > /dev/null || fatal "gen_trace failed"
+	while IFS= read -r args; do
+		# shellcheck disable=SC2086
+		"$GTRACE" export "$T/g.gtrace" $args > /dev/null 2> "$T/bad.err"
+		rc=$?
+		[ $rc -eq 2 ] && [ "$(grep -c . "$T/bad.err")" -eq 1 ] ||
+			err "export $args: status $rc, $(tr '\n' '|' < "$T/bad.err")"
+	done <<- EOF
+		--split 100K -o $T/x.pftrace
+		--split 0 -o $T/x.pftrace
+		--split lots -o $T/x.pftrace
+		--split 4M -f json -o $T/x.json
+		--split 4M -o -
+	EOF
+	echo keep > "$T/y-003.pftrace"
+	"$GTRACE" export "$T/g.gtrace" --split 1M -o "$T/y.pftrace" > /dev/null 2> "$T/y.err"
+	rc=$?
+	[ $rc -eq 1 ] && grep -q "y-003.pftrace exists: use --force" "$T/y.err" && [ "$(grep -c . "$T/y.err")" -eq 1 ] ||
+		err "a part there without --force: status $rc, $(tr '\n' '|' < "$T/y.err")"
+	[ "$(cat "$T/y-003.pftrace")" = keep ] || err "the file that was there was changed"
+	[ -z "$(ls "$T"/y-00[124].pftrace "$T"/.y* 2> /dev/null)" ] || err "parts left after the failed export: $(ls "$T" | grep '^\.\?y')"
+	"$GTRACE" export "$T/g.gtrace" --split 1M -o "$T/y.pftrace" --force > /dev/null 2> "$T/y.err" ||
+		err "with --force: $(cat "$T/y.err")"
+	[ "$(cat "$T/y-003.pftrace")" != keep ] || err "--force did not replace the part"
+	ln -s /etc/passwd "$T/z-002.pftrace"
+	"$GTRACE" export "$T/g.gtrace" --split 1M -o "$T/z.pftrace" --force > /dev/null 2> "$T/z.err"
+	rc=$?
+	[ $rc -eq 1 ] && grep -q "refusing to replace .*z-002.pftrace" "$T/z.err" && [ -L "$T/z-002.pftrace" ] &&
+		[ ! -e "$T/z-001.pftrace" ] || err "a link as a part's name: status $rc, $(tr '\n' '|' < "$T/z.err")"
+}
+
 add_case t_export "export -f perfetto: protoc decodes it, the lint passes, slices/instants/tracks/names match dump (3 threads)"
 add_case t_export_fail "export -f perfetto: a trace with a failed call matches dump and passes the lint"
+add_case t_split "export --split 4M: parts each at most 4M, each decoded and linted on its own with its tracks, together the whole export; memory that does not grow with the trace"
+add_case t_split_bad "export --split: bad sizes, formats and stdout refused with one line; a part there stops the export and its parts go; a link refused"
 run_cases "$@"

@@ -11,7 +11,7 @@
 #include "lib/log.h"
 #include "lib/cmp.h"
 
-enum { OPT_FINDINGS = 0x100 };
+enum { OPT_FINDINGS = 0x100, OPT_SPLIT };
 
 /* -f's and -o's help name the formats of the format table (export/format_table.h). */
 static char format_doc[256], output_doc[256];
@@ -22,6 +22,8 @@ static struct argp_option export_options[] = {
 	{ "force", CLI_OPT_FORCE, NULL, 0, "Replace OUT if it exists", 0 },
 	{ "findings", OPT_FINDINGS, NULL, 0, "Add the findings of gtrace-bpf analyze: a lane per "
 	  "rule in each process, with the examples where they happened (perfetto and json)", 0 },
+	{ "split", OPT_SPLIT, "SIZE", 0, "Perfetto in parts of at most SIZE (e.g. 1G; 1M at least): "
+	  "OUT-001.pftrace, OUT-002.pftrace, ..., each a time-contiguous trace of its own", 0 },
 	{ 0 },
 };
 
@@ -52,6 +54,7 @@ static const char export_doc[] =
 "  gtrace-bpf export run.gtrace --findings      # with analyze's findings on the timeline\n"
 "  gtrace-bpf export run.gtrace -f json -o -    # Chrome trace JSON on stdout\n"
 "  gtrace-bpf export run.gtrace -o run.csv      # the format from the extension\n"
+"  gtrace-bpf export job.gtrace --split 1G      # job-001.pftrace, ...: under Perfetto's 4 GB\n"
 "\v"
 "The format follows OUT's extension (.pftrace or .perfetto-trace, .json, .csv)\n"
 "unless -f says otherwise; -f and an extension that disagree: -f, and a\n"
@@ -76,6 +79,10 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 	case OPT_FINDINGS:
 		x->findings = true;
 		break;
+	case OPT_SPLIT:
+		if (cli__parse_u64(arg, &o->split, true) || o->split < EXPORT_SPLIT_MIN)
+			argp_error(state, "invalid --split '%s' (a size of 1M or more, e.g. 1G)", arg);
+		break;
 	case ARGP_KEY_END: {
 		/* the format follows OUT's extension unless -f says; -f and an
 		 * extension that disagree: -f wins, and a warning says so */
@@ -88,6 +95,10 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 				export__format_names()[o->format], o->output, export__format_names()[ext]);
 		if (x->findings && o->format == EXPORT_CSV)
 			argp_error(state, "--findings goes on a timeline: -f perfetto or json");
+		if (o->split && o->format != EXPORT_PERFETTO)
+			argp_error(state, "--split splits a Perfetto timeline: -f perfetto");
+		if (o->split && o->output && !strcmp(o->output, "-"))
+			argp_error(state, "--split writes files, not standard output");
 		return cli__trace_file_arg(key, arg, state, &o->path);
 	}
 	default:

@@ -7,13 +7,17 @@
  * leaves a file that looks finished, nor destroys the one it would replace.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "export/fields.h"
 #include "export/export.h"
 #include "format/trace_file.h"
 #include "lib/installer.h"
+#include "lib/vec.h"
 
 typedef int (*export_write_fn)(struct trace_reader *r, FILE *out, const char **why);
 
@@ -92,6 +96,187 @@ static int write_stdout(struct trace_reader *r, const struct export_opts *o, FIL
 	return 0;
 }
 
+/* ---- export --split: a Perfetto timeline in parts ---------------------- */
+
+/* A part installed: its name, and what it is, so that a failed export
+ * removes only files it made. */
+struct part_done {
+	char *name;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+};
+
+struct parts_run {
+	const struct export_opts *o;
+	char *stem;			/* "job" of job.pftrace */
+	const char *ext;		/* ".pftrace" */
+	struct installer *in;		/* the part being written */
+	FILE *f;
+	char *name;			/* its name */
+	struct part_done *done;
+	size_t ndone, cap;
+	char why[512];
+};
+
+static char *part_name(const struct parts_run *p, size_t k)
+{
+	char *s;
+
+	return asprintf(&s, "%s-%03zu%s", p->stem, k, p->ext) < 0 ? NULL : s;
+}
+
+/* The next part's temporary file, as p->f. */
+static int part_open(struct parts_run *p)
+{
+	struct stat st;
+	int fd, rc;
+
+	p->name = part_name(p, p->ndone + 1);
+	if (!p->name)
+		return -ENOMEM;
+	if (installer__refusal(p->name)) {
+		snprintf(p->why, sizeof(p->why), "refusing to replace %s: %s", p->name,
+			 installer__refusal(p->name));
+		return -EPERM;
+	}
+	if (!p->o->force && !lstat(p->name, &st)) {
+		snprintf(p->why, sizeof(p->why), "%s exists: use --force to replace it", p->name);
+		return -EEXIST;
+	}
+	rc = installer__create(p->name, "", 0600, &p->in);
+	if (!rc) {
+		fd = fcntl(installer__fd(p->in), F_DUPFD_CLOEXEC, 0);
+		p->f = fd < 0 ? NULL : fdopen(fd, "w");
+		if (!p->f) {
+			rc = -errno;
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	if (rc)
+		snprintf(p->why, sizeof(p->why), "cannot write %s: %s", p->name, strerror(-rc));
+	return rc;
+}
+
+/* The part written to p->f, complete: on disk under its name. */
+static int part_close(struct parts_run *p)
+{
+	struct stat st;
+	int rc = fclose(p->f) ? -errno : 0;
+
+	p->f = NULL;
+	if (!rc && fstat(installer__fd(p->in), &st))
+		rc = -errno;
+	if (!rc && vec__reserve(&p->done, &p->cap, p->ndone, 1, 8))
+		rc = -ENOMEM;
+	if (!rc)
+		rc = installer__commit(p->in, p->o->force);
+	if (rc) {
+		snprintf(p->why, sizeof(p->why), rc == -EEXIST ? "%s exists: use --force to replace it" :
+			 "cannot write %s: %s", p->name, strerror(-rc));
+		return rc;
+	}
+	installer__free(p->in);
+	p->in = NULL;
+	p->done[p->ndone++] = (struct part_done){ p->name, st.st_dev, st.st_ino, st.st_size };
+	p->name = NULL;
+	return 0;
+}
+
+static int part_next(void *ctx, FILE **f, const char **why)
+{
+	struct parts_run *p = ctx;
+	int rc = part_close(p);
+
+	if (!rc)
+		rc = part_open(p);
+	*f = p->f;
+	*why = rc ? p->why : NULL;
+	return rc;
+}
+
+/* A failed export: its parts go, those still what it made. */
+static void parts_undo(struct parts_run *p)
+{
+	struct stat st;
+
+	if (p->f)
+		fclose(p->f);
+	installer__free(p->in);
+	for (size_t i = 0; i < p->ndone; i++)
+		if (!lstat(p->done[i].name, &st) && S_ISREG(st.st_mode) && st.st_dev == p->done[i].dev &&
+		    st.st_ino == p->done[i].ino)
+			unlink(p->done[i].name);
+}
+
+static int write_parts(struct trace_reader *r, const struct export_opts *o, const char *out, FILE *err)
+{
+	struct parts_run p = { .o = o, .ext = formats[EXPORT_PERFETTO].ext };
+	struct export_parts parts = { .size = o->split, .next = part_next, .ctx = &p };
+	const char *why = NULL;
+	size_t n = strlen(out), e;
+	int rc, ret = 1;
+
+	/* job.pftrace -> job-001.pftrace, …; another name gets the extension */
+	e = n > 15 && !strcmp(out + n - 15, ".perfetto-trace") ? 15 :
+	    n > strlen(p.ext) && !strcmp(out + n - strlen(p.ext), p.ext) ? strlen(p.ext) : 0;
+	if (e)
+		p.ext = out + n - e;
+	p.stem = strndup(out, n - e);
+	if (!p.stem) {
+		fprintf(err, "gtrace-bpf: failed to allocate a file name: %s\n", strerror(ENOMEM));
+		return 1;
+	}
+	rc = part_open(&p);
+	if (!rc) {
+		rc = export_perfetto__write_parts(r, p.f, &parts, &why);
+		if (rc && p.f && ferror(p.f))
+			fprintf(err, "gtrace-bpf: cannot write %s: %s\n", p.name, strerror(-rc));
+		else if (rc)
+			fprintf(err, "gtrace-bpf: failed to export %s: %s\n", o->path, why ? why : strerror(-rc));
+		else if ((rc = part_close(&p)))
+			fprintf(err, "gtrace-bpf: %s\n", p.why);
+	} else {
+		fprintf(err, "gtrace-bpf: %s\n", p.why);
+	}
+	if (rc) {
+		parts_undo(&p);
+		goto out;
+	}
+	ret = 0;
+	for (size_t i = 0; i < p.ndone; i++) {
+		if (o->said)
+			fprintf(o->said, "wrote %s (perfetto, part %zu of %zu, %lld bytes)\n", p.done[i].name, i + 1,
+				p.ndone, (long long)p.done[i].size);
+		if ((uint64_t)p.done[i].size > o->split)
+			fprintf(err, "gtrace-bpf: warning: %s is %lld bytes, over --split %llu: the events of "
+				"one record did not fit\n", p.done[i].name, (long long)p.done[i].size,
+				(unsigned long long)o->split);
+	}
+	if (parts.flows_cut)
+		fprintf(err, "gtrace-bpf: %llu arrow%s from a call to its GPU work cross%s a part boundary: drawn "
+			"in neither part\n", (unsigned long long)parts.flows_cut, parts.flows_cut == 1 ? "" : "s",
+			parts.flows_cut == 1 ? "es" : "");
+	{
+		/* a part of an earlier, longer export left beside these */
+		struct stat st;
+		char *next = part_name(&p, p.ndone + 1);
+
+		if (next && !lstat(next, &st))
+			fprintf(err, "gtrace-bpf: warning: %s is not of this export (%zu parts): left as it was\n",
+				next, p.ndone);
+		free(next);
+	}
+out:
+	for (size_t i = 0; i < p.ndone; i++)
+		free(p.done[i].name);
+	free(p.done);
+	free(p.name);
+	free(p.stem);
+	return ret;
+}
+
 int export__format_of_name(const char *name)
 {
 	size_t n = name ? strlen(name) : 0;
@@ -133,6 +318,10 @@ int export__run(const struct export_opts *o)
 			  installer__sibling_name(o->path, TRACE_EXT, formats[o->format].ext);
 	if (!out) {
 		fprintf(err, "gtrace-bpf: failed to allocate a file name: %s\n", strerror(ENOMEM));
+		goto out;
+	}
+	if (o->split) {
+		ret = write_parts(r, o, out, err);
 		goto out;
 	}
 	/* refused before the work, not after it */

@@ -28,6 +28,7 @@ struct export_opts {
 	const char *output;		/* NULL: input name with the format's extension; "-": stdout */
 	enum export_format format;
 	bool force;			/* replace an existing output */
+	uint64_t split;			/* -f perfetto: parts of at most this many bytes, 0: one file */
 	FILE *err;			/* diagnostics (one line on failure) */
 	FILE *said;			/* where the path written is said, NULL: nowhere */
 };
@@ -71,5 +72,22 @@ int export__run(const struct export_opts *o);
 	int writer(struct trace_reader *r, FILE *out, const char **why);
 #include "export/format_table.h"
 #undef EXPORT_FORMAT
+
+/* The smallest --split: a part repeats every track's descriptor. */
+#define EXPORT_SPLIT_MIN	(1ull << 20)
+
+/* A Perfetto timeline in parts (export --split): each part a trace of its
+ * own, time-contiguous, with the clock, the tracks and the names it needs.
+ * next closes the part written to *f (complete) and opens the next in *f;
+ * returns 0 or a negative errno with *why set. */
+struct export_parts {
+	uint64_t size;			/* a part's bytes at most */
+	int (*next)(void *ctx, FILE **f, const char **why);
+	void *ctx;
+	uint64_t flows_cut;		/* out: arrows whose ends fell in two parts */
+};
+/* export_perfetto__write in parts: the first part is out. */
+int export_perfetto__write_parts(struct trace_reader *r, FILE *out, struct export_parts *parts,
+				 const char **why);
 
 #endif

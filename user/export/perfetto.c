@@ -531,15 +531,53 @@ static uint64_t trace_seed(const struct gt_file_info *info)
 	return h;
 }
 
+/* export --split: the part written so far is complete, later records go
+ * to the next.  Time-contiguous: slices open now end in this part (their
+ * true ends), later calls nested in them begin the next at the top; the
+ * arrows from a call not yet written to GPU work already written are cut
+ * (counted). */
+static void next_part(struct pf *x)
+{
+	uint64_t preamble;
+	const char *why = NULL;
+	FILE *f = NULL;
+	int rc;
+
+	pf__threads_end_slices(x);
+	pf__spans_finish(x, &x->gpu);
+	pf__spans_finish(x, &x->nvtx);
+	x->parts->flows_cut += pf__threads_cut_flows(x);
+	if (pf_err(x) || pftrace__end_part(x->w))
+		return;
+	rc = x->parts->next(x->parts->ctx, &f, &why);
+	if (rc) {
+		pf__fail(x, rc, why ? why : "start the next part");
+		return;
+	}
+	pftrace__next_part(x->w, f);
+	/* what every part repeats (the tracks) must leave room for events */
+	preamble = pftrace__part_bytes(x->w);
+	if (preamble > x->roll_at / 2) {
+		snprintf(why_buf, sizeof(why_buf), "--split %llu is too small: each part repeats %llu bytes "
+			 "of track descriptors", (unsigned long long)x->parts->size, (unsigned long long)preamble);
+		x->err = -EFBIG;
+		x->why = why_buf;
+	}
+}
+
 /* The pass over the records (decode/pass.h): anything else than GPU work
  * ends the run of a held launch's GPU records; a failure already said ends
- * the pass; what is held is placed when the records end. */
+ * the pass; what is held is placed when the records end.  With --split, a
+ * part that reached its size ends between records (not inside a held
+ * launch's run). */
 static int pass_record(void *ctx, const struct gt_hdr *rec)
 {
 	struct pf *x = ctx;
 
 	if (x->holding && !gpu_work(rec))
 		pf__held_place(x);
+	if (x->parts && !x->holding && pftrace__part_bytes(x->w) >= x->roll_at)
+		next_part(x);
 	return 0;
 }
 
@@ -554,6 +592,12 @@ static void pass_done(void *ctx)
 }
 
 int export_perfetto__write(struct trace_reader *r, FILE *out, const char **why)
+{
+	return export_perfetto__write_parts(r, out, NULL, why);
+}
+
+int export_perfetto__write_parts(struct trace_reader *r, FILE *out, struct export_parts *parts,
+				 const char **why)
 {
 	const struct gt_file_info *info = trace_reader__info(r);
 	struct gt_pass p = { .record = pass_record, .stop = pass_stop, .done = pass_done };
@@ -570,6 +614,14 @@ int export_perfetto__write(struct trace_reader *r, FILE *out, const char **why)
 		return rc;
 	}
 	pftrace__set_ids(x->w, trace_seed(info));
+	if (parts) {
+		/* room for what one record adds after the size is reached */
+		uint64_t room = parts->size / 8 < (4ull << 20) ? parts->size / 8 : 4ull << 20;
+
+		x->parts = parts;
+		x->roll_at = parts->size - room;
+		pftrace__keep_parts(x->w);
+	}
 	pftrace__clock_snapshot(x->w, info->start_ts, info->realtime_offset_ns);
 	p.ctx = x;
 	rc = gt_pass__run(r, x->d, &p, &fail);

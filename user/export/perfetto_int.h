@@ -171,6 +171,8 @@ struct pf {
 	struct pf_track ovh[PF_OVH__COUNT];	/* overhead tracks, each described at its first event */
 	bool ovh_live[PF_OVH__COUNT];	/* ovh[i] is described */
 	struct pf_gpum *gpum;		/* GPU metric tracks (perfetto_gpum.c), NULL until the first */
+	struct export_parts *parts;	/* export --split, NULL: one file */
+	uint64_t roll_at;		/* a part's bytes from which the next begins */
 };
 
 static inline int pf_err(struct pf *x)
@@ -200,6 +202,12 @@ int pf__place(struct pf *x, struct thr *t, struct item *it);
 /* Writes the buffered calls that begin before w, then the slice ends
  * below it. */
 void pf__drain_below(struct pf *x, struct thr *t, uint64_t w);
+/* Ends every slice a thread's track has open, now (before a new part). */
+void pf__threads_end_slices(struct pf *x);
+/* Before a new part: the arrows whose GPU end is written and whose call is
+ * not (buffered, or still open) are cut, their calls will carry none;
+ * returns how many. */
+uint64_t pf__threads_cut_flows(struct pf *x);
 /* Pushes the end of a slice just begun on a track's stack of open slices
  * (thread or GPU span track); out of memory fails the export. */
 void pf__ends_push(struct pf *x, uint64_t **ends, uint32_t *depth, uint32_t *cap, uint64_t end);

@@ -122,6 +122,45 @@ void pf__drain_below(struct pf *x, struct thr *t, uint64_t w)
 		write_end(x, t, &t->tr.seq, t->ends[--t->depth]);
 }
 
+static int cut_entry(void *ctx, const struct gt_open_entry *e)
+{
+	uint64_t *n = ctx;
+
+	*n += ck_nflow(*e->cookie);
+	/* the call comes back without these; a GPU record linked to it later
+	 * starts a new base, in the new part */
+	*e->cookie &= CK_GIVEN_UP;
+	return 0;
+}
+
+uint64_t pf__threads_cut_flows(struct pf *x)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < x->thrs.cap; i++) {
+		struct thr *t = x->thrs.s[i].v;
+
+		if (!x->thrs.s[i].used)
+			continue;
+		for (uint32_t k = 0; k < t->nbuf; k++) {
+			n += t->buf[k].nflow;
+			t->buf[k].nflow = 0;
+		}
+		gt_decoder__open_entries(x->d, t->pid, t->tid, cut_entry, &n);
+	}
+	return n;
+}
+
+void pf__threads_end_slices(struct pf *x)
+{
+	for (uint32_t i = 0; i < x->thrs.cap && !pf_err(x); i++) {
+		struct thr *t = x->thrs.s[i].v;
+
+		while (x->thrs.s[i].used && t->depth && !pf_err(x))
+			write_end(x, t, &t->tr.seq, t->ends[--t->depth]);
+	}
+}
+
 static void drain(struct pf *x, struct thr *t)
 {
 	pf__drain_below(x, t, watermark(x, t));

@@ -83,6 +83,13 @@ struct iframe {
 	bool python;
 };
 
+/* A track's latest TrackDescriptor (the field, tag and length included),
+ * kept for the parts after the first: bytes [off, off + len) of descs. */
+struct kept_desc {
+	uint64_t uuid;
+	size_t off, len;
+};
+
 struct sent {
 	uint64_t h;		/* hash */
 	size_t off;		/* in chars */
@@ -117,6 +124,19 @@ struct pftrace {
 	uint32_t next_seq;
 	uint64_t flow_salt;		/* added to every flow id (pftrace__set_ids) */
 	struct pftrace_stats stats;
+	/* parts (pftrace__keep_parts) */
+	bool keep;			/* keep the snapshot and descriptors */
+	uint32_t part;			/* parts begun before the current one */
+	uint64_t part_written;		/* bytes of the current part written to f */
+	bool has_snapshot;
+	uint64_t snap_mono;
+	int64_t snap_offset;
+	struct kept_desc *kd;		/* in the order the tracks were first described */
+	size_t nkd, kd_cap;
+	struct u64map kd_of;		/* uuid -> index in kd + 1 */
+	uint8_t *descs;			/* the descriptors' bytes */
+	size_t dlen, dcap;
+	size_t desc_at;			/* where the open descriptor field starts in out */
 };
 
 static void fail(struct pftrace *w, int err, const char *what)
@@ -151,6 +171,7 @@ static int out_write(struct pftrace *w)
 
 	if (b->len && !w->err && fwrite(b->b, 1, b->len, w->f) != b->len)
 		fail(w, errno ? -errno : -EIO, "write the output");
+	w->part_written += b->len;
 	b->len = 0;
 	return w->err;
 }
@@ -202,6 +223,9 @@ void pftrace__free(struct pftrace *w)
 	u64map__free(&w->cs_key);
 	free(w->cs);
 	free(w->fr);
+	free(w->kd);
+	u64map__free(&w->kd_of);
+	free(w->descs);
 	pb_buf__free(&w->out);
 	free(w);
 }
@@ -297,14 +321,29 @@ static uint64_t intern(struct pftrace *w, int kind, uint32_t id)
 	return id;
 }
 
+/* A sequence first used in this part starts again: its state cleared,
+ * its names and call stacks interned anew, its timestamps free of the
+ * previous part's. */
+static void seq_fresh(struct pftrace *w, struct pf_seq *s)
+{
+	if (s->part == w->part)
+		return;
+	s->part = w->part;
+	s->started = false;
+	s->last_ts = 0;
+	memset(s->low, 0, sizeof(s->low));
+	u64map__free(&s->sent);
+}
+
 /* Opens a TracePacket on s (ts may be NULL).  The first packet of a
- * sequence clears its incremental state and sets the clock of every later
- * timestamp on it. */
+ * sequence (in a part) clears its incremental state and sets the clock of
+ * every later timestamp on it. */
 static void pkt_begin(struct pftrace *w, struct pf_seq *s, const uint64_t *ts)
 {
 	struct pb_buf *b = &w->out;
 	size_t dm;
 
+	seq_fresh(w, s);
 	w->pkt = pb_buf__begin(b, F_TRACE_PACKET);
 	w->seq = s;
 	w->npending = 0;
@@ -421,6 +460,7 @@ static void seq_init(struct pftrace *w, struct pf_seq *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->id = w->next_seq++;
+	s->part = w->part;
 	w->stats.sequences++;
 }
 
@@ -435,6 +475,11 @@ void pftrace__clock_snapshot(struct pftrace *w, uint64_t mono, int64_t realtime_
 	bool has_real = mono <= INT64_MAX &&
 			!__builtin_add_overflow((int64_t)mono, realtime_offset, &real) && real >= 0;
 
+	if (!w->has_snapshot) {
+		w->has_snapshot = true;
+		w->snap_mono = mono;
+		w->snap_offset = realtime_offset;
+	}
 	seq_init(w, &s);
 	pkt_begin(w, &s, NULL);
 	cs = pb_buf__begin(b, F_PKT_CLOCK_SNAPSHOT);
@@ -451,6 +496,45 @@ void pftrace__clock_snapshot(struct pftrace *w, uint64_t mono, int64_t realtime_
 	pb_buf__varint(b, F_CS_PRIMARY, CLK_MONOTONIC);
 	pb_buf__end(b, cs);
 	pkt_end(w);
+}
+
+/* ---- parts -------------------------------------------------------------- */
+
+void pftrace__keep_parts(struct pftrace *w)
+{
+	w->keep = true;
+}
+
+uint64_t pftrace__part_bytes(const struct pftrace *w)
+{
+	return w->part_written + w->out.len;
+}
+
+int pftrace__end_part(struct pftrace *w)
+{
+	return pftrace__flush(w);
+}
+
+void pftrace__next_part(struct pftrace *w, FILE *f)
+{
+	struct pf_seq s;
+
+	w->f = f;
+	w->part++;
+	w->part_written = 0;
+	if (w->has_snapshot)
+		pftrace__clock_snapshot(w, w->snap_mono, w->snap_offset);
+	/* the tracks, on a sequence of their own: parents were described
+	 * before their children, and stay so */
+	seq_init(w, &s);
+	for (size_t i = 0; i < w->nkd && !w->err; i++) {
+		pkt_begin(w, &s, NULL);
+		if (pb_buf__room(&w->out, w->kd[i].len)) {
+			memcpy(w->out.b + w->out.len, w->descs + w->kd[i].off, w->kd[i].len);
+			w->out.len += w->kd[i].len;
+		}
+		pkt_end(w);
+	}
 }
 
 /* ---- tracks ------------------------------------------------------------- */
@@ -474,6 +558,9 @@ void pftrace__track_free(struct pf_track *t)
 
 struct pf_seq *pftrace__track_seq(struct pftrace *w, struct pf_track *t, uint64_t ts)
 {
+	seq_fresh(w, &t->seq);
+	if (t->late)
+		seq_fresh(w, t->late);
 	if (ts >= t->seq.last_ts)
 		return &t->seq;
 	w->stats.late++;
@@ -495,17 +582,44 @@ struct pf_seq *pftrace__track_seq(struct pftrace *w, struct pf_track *t, uint64_
 }
 
 /* Opens a TrackDescriptor packet on t's sequence; returns the mark of the
- * descriptor. */
+ * descriptor (desc_end closes it). */
 static size_t desc_begin(struct pftrace *w, struct pf_track *t, uint64_t parent)
 {
 	size_t td;
 
 	pkt_begin(w, &t->seq, NULL);
+	w->desc_at = w->out.len;
 	td = pb_buf__begin(&w->out, F_PKT_TRACK_DESC);
 	pb_buf__varint(&w->out, F_TD_UUID, t->uuid);
 	if (parent)
 		pb_buf__varint(&w->out, F_TD_PARENT, parent);
 	return td;
+}
+
+/* Closes the descriptor opened by desc_begin and its packet; keeps the
+ * descriptor for later parts. */
+static void desc_end(struct pftrace *w, const struct pf_track *t, size_t td)
+{
+	pb_buf__end(&w->out, td);
+	if (w->keep && !w->out.err) {
+		size_t n = w->out.len - w->desc_at;
+		uint64_t *i = u64map__get(&w->kd_of, t->uuid);
+
+		/* a descriptor again (a renamed thread) replaces the kept one;
+		 * the old bytes stay unused: renames are few */
+		if (vec__reserve(&w->descs, &w->dcap, w->dlen, n, 4096) ||
+		    (!i && (vec__reserve(&w->kd, &w->kd_cap, w->nkd, 1, 64) ||
+			    u64map__set(&w->kd_of, t->uuid, w->nkd + 1)))) {
+			fail(w, -ENOMEM, "keep a track descriptor");
+		} else {
+			struct kept_desc *k = i ? &w->kd[*i - 1] : &w->kd[w->nkd++];
+
+			memcpy(w->descs + w->dlen, w->out.b + w->desc_at, n);
+			*k = (struct kept_desc){ .uuid = t->uuid, .off = w->dlen, .len = n };
+			w->dlen += n;
+		}
+	}
+	pkt_end(w);
 }
 
 void pftrace__process_track(struct pftrace *w, struct pf_track *t, uint32_t pid, const char *name,
@@ -521,8 +635,7 @@ void pftrace__process_track(struct pftrace *w, struct pf_track *t, uint32_t pid,
 	if (cmdline)
 		pb_buf__string(b, F_PD_CMDLINE, cmdline);
 	pb_buf__end(b, pd);
-	pb_buf__end(b, td);
-	pkt_end(w);
+	desc_end(w, t, td);
 }
 
 void pftrace__thread_track(struct pftrace *w, struct pf_track *t, const struct pf_track *process,
@@ -537,8 +650,7 @@ void pftrace__thread_track(struct pftrace *w, struct pf_track *t, const struct p
 	if (name)
 		pb_buf__string(b, F_THD_NAME, name);
 	pb_buf__end(b, d);
-	pb_buf__end(b, td);
-	pkt_end(w);
+	desc_end(w, t, td);
 }
 
 void pftrace__track(struct pftrace *w, struct pf_track *t, uint64_t parent, const char *name)
@@ -547,8 +659,7 @@ void pftrace__track(struct pftrace *w, struct pf_track *t, uint64_t parent, cons
 
 	if (name)
 		pb_buf__string(&w->out, F_TD_NAME, name);
-	pb_buf__end(&w->out, td);
-	pkt_end(w);
+	desc_end(w, t, td);
 }
 
 void pftrace__counter_track(struct pftrace *w, struct pf_track *t, uint64_t parent, const char *name,
@@ -563,8 +674,7 @@ void pftrace__counter_track(struct pftrace *w, struct pf_track *t, uint64_t pare
 	if (unit != PF_UNIT_UNSPECIFIED)
 		pb_buf__varint(&w->out, F_CD_UNIT, unit);
 	pb_buf__end(&w->out, cd);
-	pb_buf__end(&w->out, td);
-	pkt_end(w);
+	desc_end(w, t, td);
 }
 
 /* A TYPE_COUNTER event of t at ts, open: the caller adds the value. */

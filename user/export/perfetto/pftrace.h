@@ -47,6 +47,7 @@ enum pf_counter_unit {
  * and interned ids are per sequence. */
 struct pf_seq {
 	uint32_t id;		/* trusted_packet_sequence_id */
+	uint32_t part;		/* the output part its state below is of (pftrace__next_part) */
 	bool started;		/* its first packet (state cleared, defaults) is written */
 	uint64_t last_ts;	/* latest timestamp written on it */
 	uint64_t low[3][PF_LOW_IDS / 64];	/* per kind, ids below PF_LOW_IDS interned here */
@@ -72,6 +73,25 @@ int pftrace__new(FILE *f, struct pftrace **out);
 void pftrace__set_ids(struct pftrace *w, uint64_t seed);
 /* Writes what is buffered and fflushes f.  Returns 0 or the first error. */
 int pftrace__flush(struct pftrace *w);
+
+/*
+ * A timeline in parts (export --split): each part a trace of its own.
+ * pftrace__keep_parts, before the first packet, makes the writer keep what a
+ * later part must repeat: the clock snapshot and every track's latest
+ * descriptor.  pftrace__part_bytes: the bytes of the current part so far
+ * (written and buffered).  pftrace__end_part: the current part flushed to
+ * its file (returns 0 or the first error; the caller then closes it).
+ * pftrace__next_part: later packets go to f, which starts with the clock snapshot and the descriptors of
+ * every track described so far (once each, parents first), and every
+ * sequence clears its incremental state again at its next packet, so that
+ * names and call stacks are interned anew.  Slices must not be open across
+ * the change (the caller ends them first); a flow whose ends fall in two
+ * parts is drawn in neither.
+ */
+void pftrace__keep_parts(struct pftrace *w);
+uint64_t pftrace__part_bytes(const struct pftrace *w);
+int pftrace__end_part(struct pftrace *w);
+void pftrace__next_part(struct pftrace *w, FILE *f);
 /* The first error (negative errno), 0 if none; *why then a one-line reason. */
 int pftrace__err(const struct pftrace *w, const char **why);
 void pftrace__free(struct pftrace *w);
