@@ -71,7 +71,8 @@ struct gt_cupti_attach {
 	__u32 result;		/* enum gt_attach_result */
 	__u16 len;		/* bytes in why including its NUL, 0 = none */
 	__u16 _pad;		/* explicit padding */
-	char why[];		/* why it was not attached, in words; record padded to 8 */
+	char why[];		/* why it was not attached, in words (attached: what it does not
+				 * record, "no NVTX ranges ..."; len 0 when nothing); record padded to 8 */
 };
 
 /* A kernel node of a CUDA graph made (flags 0: inside the call that made

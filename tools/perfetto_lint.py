@@ -23,6 +23,10 @@ and checks what trace_processor relies on when it imports track events:
   - per track, taking events in time order (ties in file order, as
     trace_processor sorts them), every SLICE_END closes an open SLICE_BEGIN
     and no slice is left open at the end;
+  - machines (TracePacket.machine_id, a job trace's hosts): a track's events
+    come from the machine of its descriptor, a track's machine is its
+    parent's, and a machine has a clock snapshot of its own before its
+    first track;
   - every flow id appears on at least two events (with --part, a part of a
     timeline that `export --split` wrote, one event is allowed: an arrow
     whose other end is in another part; counted as flows_cut);
@@ -63,6 +67,7 @@ PKT_INCREMENTAL_STATE_CLEARED = 41  # deprecated bool form of the flag
 PKT_DEFAULTS = 59
 PKT_CLOCK_ID = 58
 PKT_TRACK_DESC = 60
+PKT_MACHINE_ID = 98
 SEQ_INCREMENTAL_STATE_CLEARED = 1
 SEQ_NEEDS_INCREMENTAL_STATE = 2
 # trace_packet_defaults.proto, track_event.proto TrackEventDefaults
@@ -269,6 +274,8 @@ class Linter:
         self.stack_frames = set()   # the frames of the stacks events used
         self.ts_min = self.ts_max = None
         self.idx = 0
+        self.machine = 0
+        self.snapshots = set()      # machines with a clock snapshot
 
     # one packet
     def packet(self, idx, pkt):
@@ -278,6 +285,7 @@ class Linter:
         for field, wire, v in fields(pkt):
             f.setdefault(field, []).append((wire, v))
         one = lambda k: f[k][-1][1] if k in f else None  # noqa: E731
+        self.machine = one(PKT_MACHINE_ID) or 0
         seq_id = one(PKT_SEQ_ID) or 0
         seq = self.seqs.get(seq_id)
         cleared = bool((one(PKT_SEQ_FLAGS) or 0) & SEQ_INCREMENTAL_STATE_CLEARED or
@@ -395,6 +403,7 @@ class Linter:
 
     def clock_snapshot(self, msg):
         self.counts["clock_snapshots"] += 1
+        self.snapshots.add(self.machine)
         clocks = []
         for field, _, v in fields(msg):
             if field == CS_CLOCK:
@@ -407,7 +416,9 @@ class Linter:
 
     def descriptor(self, msg):
         d = {"kind": "other", "parent": None, "pid": None, "tid": None, "name": None,
-             "cmdline": None}
+             "cmdline": None, "machine": self.machine}
+        if self.machine not in self.snapshots:
+            raise LintError("a track of machine %d before that machine's clock snapshot" % self.machine)
         uuid = None
         for field, _, v in fields(msg):
             if field == TD_UUID:
@@ -439,10 +450,13 @@ class Linter:
         if d["parent"] is not None and d["parent"] not in self.tracks:
             raise LintError("track %d names parent %d, which has no descriptor before it"
                             % (uuid, d["parent"]))
+        if d["parent"] is not None and self.tracks[d["parent"]]["machine"] != d["machine"]:
+            raise LintError("track %d is on machine %d, its parent %d on machine %d"
+                            % (uuid, d["machine"], d["parent"], self.tracks[d["parent"]]["machine"]))
         old = self.tracks.get(uuid)
         if old is not None:
-            if (old["kind"], old["parent"], old["pid"], old["tid"]) != \
-               (d["kind"], d["parent"], d["pid"], d["tid"]):
+            if (old["kind"], old["parent"], old["pid"], old["tid"], old["machine"]) != \
+               (d["kind"], d["parent"], d["pid"], d["tid"], d["machine"]):
                 raise LintError("track %d described again as another track: %s, then %s"
                                 % (uuid, old, d))
             if d["kind"] == "process":
@@ -497,6 +511,9 @@ class Linter:
                     self.flows[fid] = self.flows.get(fid, 0) + 1
         if track is None:
             raise LintError("a track event with no track_uuid (and no default track)")
+        if track in self.tracks and self.tracks[track]["machine"] != self.machine:
+            raise LintError("an event of machine %d on track %d of machine %d"
+                            % (self.machine, track, self.tracks[track]["machine"]))
         if track not in self.tracks:
             raise LintError("track event on track %d, which has no descriptor before it" % track)
         self.counts["track_events"] += 1
@@ -541,7 +558,9 @@ class Linter:
         s = dict(self.counts)
         s["primary_clock"] = self.primary_clock
         s["ts_min"], s["ts_max"] = self.ts_min, self.ts_max
-        s["processes"] = [{"uuid": u, "pid": d["pid"], "name": d["name"], "cmdline": d["cmdline"]}
+        s["machines"] = sorted({d["machine"] for d in self.tracks.values()})
+        s["processes"] = [{"uuid": u, "pid": d["pid"], "name": d["name"], "cmdline": d["cmdline"],
+                           "machine": d["machine"]}
                           for u, d in self.tracks.items() if d["kind"] == "process"]
         s["threads"] = [{"uuid": u, "pid": d["pid"], "tid": d["tid"], "name": d["name"],
                          "parent": d["parent"]}

@@ -513,6 +513,12 @@ t_attach_all() {
   expected $want"
 	got=$("$GTRACE" dump "$T/all.gtrace" | jq -s --argjson p "$a" '[.[] | select(.type == "cupti_attach" and .pid == $p and .event == "attached")] | length')
 	[ "$got" -eq 1 ] || err "$got attach records of pid $a, expected 1"
+	# started without NVTX_INJECTION64_PATH: its NVTX ranges cannot come,
+	# said on the line and in the record
+	grep -q "^gtrace-bpf: --cupti=attach: the agent is in pid $a (.*); no NVTX ranges (NVTX_INJECTION64_PATH was not set" "$T/tracer.err" ||
+		err "the attach line does not say there are no NVTX ranges: $(grep 'agent is in' "$T/tracer.err")"
+	"$GTRACE" dump "$T/all.gtrace" | jq -s -e --argjson p "$a" '[.[] | select(.type == "cupti_attach" and .pid == $p)][0].reason |
+		startswith("pid \($p): no NVTX ranges")' > /dev/null || err "the attach record does not say there are no NVTX ranges"
 }
 
 add_case t_cmd "--cupti -- CMD: the agent's environment, a private directory that goes, every GPU record linked"
@@ -522,7 +528,7 @@ add_case t_optional "--all --cupti=optional with nobody joining exits 0, plain -
 add_case t_listed "-p PID --cupti: only the traced process' agent records"
 add_case t_attach "-p PID --cupti=attach: a program started without the agent takes it, every GPU record linked; refused and said: another CUPTI subscriber, a static program"
 add_case t_attach_cycles "-p PID --cupti=attach three times into one running program and a SIGKILLed recorder: all linked, CUPTI finalized in an API exit callback after each, threads and descriptors as before"
-add_case t_attach_all "--all --cupti=attach: the CUDA program running at the start takes the agent, every GPU record linked, the attach in the trace"
+add_case t_attach_all "--all --cupti=attach: the CUDA program running at the start takes the agent, every GPU record linked, the attach in the trace, its missing NVTX ranges said"
 add_case t_swapped_dir "--cupti -- CMD: a private directory swapped for a link steers root nowhere"
 add_case t_nonroot "--all --cupti: a program of another user joins, its kernels linked"
 add_case t_unjoined "--all --cupti: a program whose agent could not join is counted and named"

@@ -96,6 +96,16 @@ two_ranks() {
 	jq -e '[.traceEvents[] | select(.ph == "M" and .name == "process_name") | .args.name |
 		capture("@ host (?<h>[0-9]+) ") | .h] | unique == ["0", "1", "2"]' "$T/job.trace.json" > /dev/null ||
 		err "the JSON export's process names do not say their hosts"
+	# Perfetto: each host a machine (TracePacket.machine_id: host 0 the
+	# trace's own, no id), every process on its host's, the lint's rules
+	# for machines kept (a track's events from its machine, a thread's
+	# machine its process', a clock snapshot per machine)
+	"$GTRACE" export "$T/job.gtrace" -o "$T/job.pftrace" > /dev/null 2>&1 || fatal "export -f perfetto failed"
+	python3 "$ROOT/tools/perfetto_lint.py" --json "$T/job.pftrace" > "$T/job.lint" 2> "$T/lint.err" ||
+		err "the lint rejects the job's Perfetto export: $(cat "$T/lint.err")"
+	jq -e '.machines == [0, 1, 2] and (.processes | length > 0) and
+		all(.processes[]; .machine == ((.pid / 4194304) | floor)) and .clock_snapshots == 3' "$T/job.lint" > /dev/null ||
+		err "the Perfetto export's machines: $(jq -c '{machines, clock_snapshots, p: [.processes[] | {pid, machine}]}' "$T/job.lint")"
 	# analyze across the hosts: rank 0 waited for rank 1, named with its host
 	"$GTRACE" analyze "$T/job.gtrace" > "$T/az.out" 2> "$T/az.err" || fatal "analyze failed: $(tail -n 2 "$T/az.err")"
 	grep -Eq "nccl_wait: waited [0-9.]+ ms for later ranks .* for rank 1 \(pid [0-9]+ on host 1\)" "$T/az.out" ||

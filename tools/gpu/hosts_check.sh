@@ -108,6 +108,8 @@ check(len(hp) == 2, "the job trace's collectives in two processes, one per host:
 st = open(d + "/stats.txt").read()
 check("host_sum" in st.lower() or "host" in st.lower(), "stats host_sum printed")
 check(arc == 0, "analyze over the job trace exit %d" % arc)
-check(lrc == 0, "the Perfetto export of the job trace valid (lint exit %d)" % lrc)
+lint = json.load(open(d + "/lint.json")) if lrc == 0 else {}
+check(lrc == 0 and lint.get("machines") == [0, 1],
+      "the Perfetto export of the job trace valid (lint exit %d), the hosts its machines %s" % (lrc, lint.get("machines")))
 sys.exit(0 if ok else 1)
 PYEOF

@@ -93,6 +93,8 @@ static struct proc *proc_find(struct pf *x, uint32_t pid)
 	}
 	p->pid = pid;
 	pftrace__track_init(x->w, &p->tr);
+	/* a job trace's host (merge --hosts) is a machine of its own */
+	pftrace__track_machine(x->w, &p->tr, pid >> GT_HOST_SHIFT);
 	return p;
 }
 

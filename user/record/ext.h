@@ -118,7 +118,8 @@ struct cupti_attach_out {
 	uint64_t ts;		/* when the attach began (CLOCK_MONOTONIC) */
 	uint64_t held_ns;	/* how long the process' thread was held, 0 = never */
 	uint32_t result;	/* enum gt_attach_result */
-	char why[320];		/* not GT_ATTACH_OK: why, one line */
+	char why[320];		/* not GT_ATTACH_OK: why, one line; GT_ATTACH_OK: what it does not
+				 * record (no NVTX ranges), or empty */
 };
 void recorder__cupti_attach_pid(const struct recorder *r, pid_t pid, struct cupti_attach_out *out);
 /* Its GT_REC_CUPTI_ATTACH into the trace. */

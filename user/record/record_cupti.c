@@ -8,6 +8,8 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +106,7 @@ static void on_take(void *ctx, void **slot, const struct gt_hdr *h)
  * GT_CUPTI_ATTACH_REC_MAX bytes); returns its size. */
 static size_t attach_rec(void *buf, pid_t pid, const struct cupti_attach_out *a)
 {
-	size_t len = a->result == GT_ATTACH_OK ? 0 : strnlen(a->why, sizeof(a->why) - 1) + 1;
+	size_t len = a->why[0] ? strnlen(a->why, sizeof(a->why) - 1) + 1 : 0;
 	size_t size = GT_REC_ALIGN(sizeof(struct gt_cupti_attach) + len);
 	struct gt_cupti_attach *rec = buf;
 
@@ -137,6 +139,33 @@ static void keep_attach(struct recorder *r, pid_t pid, const struct cupti_attach
 	r->attach_len += attach_rec(r->attach_recs + r->attach_len, pid, a);
 }
 
+/* Whether pid's environment (as it was started; its first 256 KiB) sets
+ * name ("NAME="). */
+static bool env_sets(pid_t pid, const char *name)
+{
+	enum { ENV_MAX = 256 << 10 };
+	size_t len = strlen(name), n = 0;
+	char path[64], *env = malloc(ENV_MAX + 1);
+	bool found = false;
+	ssize_t got;
+	int fd;
+
+	if (!env)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		while (n < ENV_MAX && (got = read(fd, env + n, ENV_MAX - n)) > 0)
+			n += (size_t)got;
+		close(fd);
+	}
+	env[n] = 0;
+	for (size_t i = 0; i < n && !found; i += strlen(env + i) + 1)
+		found = !strncmp(env + i, name, len);
+	free(env);
+	return found;
+}
+
 void recorder__cupti_attach_pid(const struct recorder *r, pid_t pid, struct cupti_attach_out *out)
 {
 	const char *dir = cupti_session__dir(r->cupti), *lib = cupti_session__lib(r->cupti);
@@ -154,6 +183,11 @@ void recorder__cupti_attach_pid(const struct recorder *r, pid_t pid, struct cupt
 	out->held_ns = err && err != -ETIMEDOUT ? 0 : clock__mono_ns() - out->ts;
 	if (!err && (int)ret == 1) {
 		out->result = GT_ATTACH_OK;
+		/* NVTX binds its injection once, at the program's first NVTX
+		 * call: an agent that comes later gets none of its ranges */
+		if (!env_sets(pid, "NVTX_INJECTION64_PATH="))
+			snprintf(out->why, sizeof(out->why), "pid %d: no NVTX ranges (NVTX_INJECTION64_PATH was not "
+				 "set when it started: NVTX takes its injection at its first call)", (int)pid);
 		return;
 	}
 	out->result = err ? GT_ATTACH_REFUSED : (int)ret == -1 ? GT_ATTACH_CONFLICT :
@@ -240,7 +274,8 @@ void recorder__cupti_attach(struct recorder *r)
 		recorder__cupti_attach_pid(r, pids[i], &a);
 		keep_attach(r, pids[i], &a);
 		if (a.result == GT_ATTACH_OK)
-			pr_info("--cupti=attach: the agent is in pid %d (%.1f ms)", (int)pids[i], a.held_ns / 1e6);
+			pr_info("--cupti=attach: the agent is in pid %d (%.1f ms)%s%s", (int)pids[i], a.held_ns / 1e6,
+				a.why[0] ? "; " : "", a.why[0] ? strstr(a.why, ": ") + 2 : "");
 		else
 			pr_warn("--cupti=attach: %s; its GPU side is not recorded, its calls are", a.why);
 	}

@@ -33,6 +33,7 @@ enum {
 	F_PKT_SEQ_FLAGS = 13,		/* sequence_flags */
 	F_PKT_DEFAULTS = 59,		/* trace_packet_defaults */
 	F_PKT_TRACK_DESC = 60,		/* track_descriptor */
+	F_PKT_MACHINE_ID = 98,		/* machine_id */
 	/* trace/trace_packet_defaults.proto TracePacketDefaults */
 	F_DEF_CLOCK_ID = 58,		/* timestamp_clock_id */
 	/* trace/clock_snapshot.proto ClockSnapshot, ClockSnapshot.Clock */
@@ -88,6 +89,7 @@ struct iframe {
 struct kept_desc {
 	uint64_t uuid;
 	size_t off, len;
+	uint32_t machine;
 };
 
 struct sent {
@@ -137,6 +139,9 @@ struct pftrace {
 	uint8_t *descs;			/* the descriptors' bytes */
 	size_t dlen, dcap;
 	size_t desc_at;			/* where the open descriptor field starts in out */
+	struct u64map machine_of;	/* uuid -> machine, tracks on a machine other than 0 */
+	uint32_t *machines;		/* machines with their clock snapshot, in order */
+	size_t nmachines, mcap;
 };
 
 static void fail(struct pftrace *w, int err, const char *what)
@@ -225,6 +230,8 @@ void pftrace__free(struct pftrace *w)
 	free(w->fr);
 	free(w->kd);
 	u64map__free(&w->kd_of);
+	u64map__free(&w->machine_of);
+	free(w->machines);
 	free(w->descs);
 	pb_buf__free(&w->out);
 	free(w);
@@ -354,6 +361,8 @@ static void pkt_begin(struct pftrace *w, struct pf_seq *s, const uint64_t *ts)
 			s->last_ts = *ts;
 	}
 	pb_buf__varint(b, F_PKT_SEQ_ID, s->id);
+	if (s->machine)
+		pb_buf__varint(b, F_PKT_MACHINE_ID, s->machine);
 	if (s->started) {
 		pb_buf__varint(b, F_PKT_SEQ_FLAGS, SEQ_NEEDS_STATE);
 		return;
@@ -464,7 +473,7 @@ static void seq_init(struct pftrace *w, struct pf_seq *s)
 	w->stats.sequences++;
 }
 
-void pftrace__clock_snapshot(struct pftrace *w, uint64_t mono, int64_t realtime_offset)
+static void snapshot(struct pftrace *w, uint32_t machine, uint64_t mono, int64_t realtime_offset)
 {
 	struct pb_buf *b = &w->out;
 	struct pf_seq s;
@@ -475,12 +484,8 @@ void pftrace__clock_snapshot(struct pftrace *w, uint64_t mono, int64_t realtime_
 	bool has_real = mono <= INT64_MAX &&
 			!__builtin_add_overflow((int64_t)mono, realtime_offset, &real) && real >= 0;
 
-	if (!w->has_snapshot) {
-		w->has_snapshot = true;
-		w->snap_mono = mono;
-		w->snap_offset = realtime_offset;
-	}
 	seq_init(w, &s);
+	s.machine = machine;
 	pkt_begin(w, &s, NULL);
 	cs = pb_buf__begin(b, F_PKT_CLOCK_SNAPSHOT);
 	c = pb_buf__begin(b, F_CS_CLOCKS);
@@ -496,6 +501,40 @@ void pftrace__clock_snapshot(struct pftrace *w, uint64_t mono, int64_t realtime_
 	pb_buf__varint(b, F_CS_PRIMARY, CLK_MONOTONIC);
 	pb_buf__end(b, cs);
 	pkt_end(w);
+}
+
+void pftrace__clock_snapshot(struct pftrace *w, uint64_t mono, int64_t realtime_offset)
+{
+	if (!w->has_snapshot) {
+		w->has_snapshot = true;
+		w->snap_mono = mono;
+		w->snap_offset = realtime_offset;
+	}
+	snapshot(w, 0, mono, realtime_offset);
+}
+
+void pftrace__track_machine(struct pftrace *w, struct pf_track *t, uint32_t machine)
+{
+	size_t i;
+
+	t->seq.machine = machine;
+	if (!machine)
+		return;
+	if (u64map__set(&w->machine_of, t->uuid, machine)) {
+		fail(w, -ENOMEM, "keep a track's machine");
+		return;
+	}
+	for (i = 0; i < w->nmachines && w->machines[i] != machine; i++)
+		;
+	if (i < w->nmachines)
+		return;
+	if (vec__reserve(&w->machines, &w->mcap, w->nmachines, 1, 8)) {
+		fail(w, -ENOMEM, "keep a machine");
+		return;
+	}
+	w->machines[w->nmachines++] = machine;
+	if (w->has_snapshot)
+		snapshot(w, machine, w->snap_mono, w->snap_offset);
 }
 
 /* ---- parts -------------------------------------------------------------- */
@@ -522,12 +561,16 @@ void pftrace__next_part(struct pftrace *w, FILE *f)
 	w->f = f;
 	w->part++;
 	w->part_written = 0;
-	if (w->has_snapshot)
-		pftrace__clock_snapshot(w, w->snap_mono, w->snap_offset);
+	if (w->has_snapshot) {
+		snapshot(w, 0, w->snap_mono, w->snap_offset);
+		for (size_t i = 0; i < w->nmachines; i++)
+			snapshot(w, w->machines[i], w->snap_mono, w->snap_offset);
+	}
 	/* the tracks, on a sequence of their own: parents were described
 	 * before their children, and stay so */
 	seq_init(w, &s);
 	for (size_t i = 0; i < w->nkd && !w->err; i++) {
+		s.machine = w->kd[i].machine;
 		pkt_begin(w, &s, NULL);
 		if (pb_buf__room(&w->out, w->kd[i].len)) {
 			memcpy(w->out.b + w->out.len, w->descs + w->kd[i].off, w->kd[i].len);
@@ -578,6 +621,7 @@ struct pf_seq *pftrace__track_seq(struct pftrace *w, struct pf_track *t, uint64_
 		}
 	}
 	seq_init(w, t->late);
+	t->late->machine = t->seq.machine;
 	return t->late;
 }
 
@@ -587,6 +631,12 @@ static size_t desc_begin(struct pftrace *w, struct pf_track *t, uint64_t parent)
 {
 	size_t td;
 
+	if (parent && !t->seq.machine) {
+		const uint64_t *m = u64map__get(&w->machine_of, parent);
+
+		if (m)
+			pftrace__track_machine(w, t, (uint32_t)*m);
+	}
 	pkt_begin(w, &t->seq, NULL);
 	w->desc_at = w->out.len;
 	td = pb_buf__begin(&w->out, F_PKT_TRACK_DESC);
@@ -615,7 +665,7 @@ static void desc_end(struct pftrace *w, const struct pf_track *t, size_t td)
 			struct kept_desc *k = i ? &w->kd[*i - 1] : &w->kd[w->nkd++];
 
 			memcpy(w->descs + w->dlen, w->out.b + w->desc_at, n);
-			*k = (struct kept_desc){ .uuid = t->uuid, .off = w->dlen, .len = n };
+			*k = (struct kept_desc){ .uuid = t->uuid, .off = w->dlen, .len = n, .machine = t->seq.machine };
 			w->dlen += n;
 		}
 	}

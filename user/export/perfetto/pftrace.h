@@ -48,6 +48,7 @@ enum pf_counter_unit {
 struct pf_seq {
 	uint32_t id;		/* trusted_packet_sequence_id */
 	uint32_t part;		/* the output part its state below is of (pftrace__next_part) */
+	uint32_t machine;	/* TracePacket.machine_id of its packets, 0: none (the host) */
 	bool started;		/* its first packet (state cleared, defaults) is written */
 	uint64_t last_ts;	/* latest timestamp written on it */
 	uint64_t low[3][PF_LOW_IDS / 64];	/* per kind, ids below PF_LOW_IDS interned here */
@@ -119,6 +120,13 @@ void pftrace__process_track(struct pftrace *w, struct pf_track *t, uint32_t pid,
 			    const char *cmdline);
 void pftrace__thread_track(struct pftrace *w, struct pf_track *t, const struct pf_track *process,
 			   uint32_t pid, uint32_t tid, const char *name);
+/* Several machines in one trace (a job trace of merge --hosts): the
+ * packets of t, and of every track later described under it, carry
+ * TracePacket.machine_id machine (0: the trace's own machine, no field);
+ * the first track of a machine brings a clock snapshot of that machine
+ * (the same clocks: the job's times are on one clock already).  Between
+ * pftrace__track_init and t's descriptor. */
+void pftrace__track_machine(struct pftrace *w, struct pf_track *t, uint32_t machine);
 /* A named track under parent (0: a root track), e.g. one per GPU stream. */
 void pftrace__track(struct pftrace *w, struct pf_track *t, uint64_t parent, const char *name);
 
