@@ -113,6 +113,31 @@ two_ranks() {
 	grep -Eq "^== Process [0-9]+ on host 1, whole run" "$T/az.out" || err "analyze's process of host 1 not named so"
 }
 
+# diff of two job traces: the rank compared is said (the busiest by
+# default), --rank R compares rank R of each, named with its host; a rank
+# no trace holds, and --rank with -p: one line, status 2
+t_diff() {
+	local rc
+	two_ranks 5000000
+	mv "$T/job.gtrace" "$T/ja.gtrace"
+	rm -f "$T"/job.* "$T"/h*.gtrace
+	two_ranks -5000000
+	"$GTRACE" diff "$T/ja.gtrace" "$T/job.gtrace" > "$T/d.out" 2> "$T/d.err" || fatal "diff failed: $(cat "$T/d.err")"
+	[ "$(grep -c "holds 2 ranks: rank [01] (pid [0-9]*\( on host 1\)\?) compared, the busiest; --rank R picks another" "$T/d.err")" -eq 2 ] ||
+		err "the rank compared not said once per trace: $(tr '\n' '|' < "$T/d.err")"
+	"$GTRACE" diff "$T/ja.gtrace" "$T/job.gtrace" --rank 1 > "$T/d1.out" 2> "$T/d1.err" || fatal "diff --rank 1 failed: $(cat "$T/d1.err")"
+	[ "$(grep -Ec "^(Baseline|Optimized): .*\(pid [0-9]+ on host 1: .*--nccl" "$T/d1.out")" -eq 2 ] ||
+		err "--rank 1: not host 1's rank on both sides: $(head -n 2 "$T/d1.out" | tr '\n' '|')"
+	grep -q "holds 2 ranks" "$T/d1.err" && err "--rank 1: the default's choice said anyway"
+	"$GTRACE" diff "$T/ja.gtrace" "$T/job.gtrace" --rank 7 > /dev/null 2> "$T/d7.err"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(grep -c . "$T/d7.err")" -eq 1 ] && grep -q -- "--rank 7: no process of that rank made CUDA calls in" "$T/d7.err" ||
+		err "--rank 7: status $rc, $(tr '\n' '|' < "$T/d7.err")"
+	"$GTRACE" diff "$T/ja.gtrace" "$T/job.gtrace" --rank 1 -p 5 > /dev/null 2> "$T/dp.err"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q -- "-p and --rank both say which process" "$T/dp.err" || err "--rank with -p: status $rc, $(head -n 1 "$T/dp.err")"
+}
+
 t_ahead() { two_ranks 5000000; }
 t_behind() { two_ranks -5000000; }
 
@@ -135,5 +160,6 @@ t_bad() {
 
 add_case t_ahead "merge --hosts: two ranks recorded apart, one wall clock 5 ms ahead, a host without NCCL 5 ms behind: offsets recovered within 50 us, no collective ending before an entry, the late rank named, every record there numbered by host"
 add_case t_behind "merge --hosts: the same, the rank's wall clock 5 ms behind, the host without NCCL 5 ms ahead"
+add_case t_diff "diff of two job traces: the rank compared said, --rank R compares rank R of each with its host; an absent rank and --rank with -p refused"
 add_case t_bad "merge --hosts: one trace, a job trace, not a trace, an existing output: one line, status 2 or 1"
 run_cases "$@"

@@ -20,11 +20,11 @@ _gtrace_bpf_opts() {
 	case $1 in
 	record) echo "--all --as-root --buffer-size --capture-range --capture-range-end --cgroup --cupti --cupti-lib --delay --duration --force --gpu-metrics --ioctl-majors --keep-lookups --launch-exit --libcuda --libnccl --light-window --max-size --mode --nvtx-capture --output --pid --quiet --scenario --stacks --stats --trace --verbose $common" ;;
 	dump) echo "--summary $common" ;;
-	export) echo "--findings --force --format --output $common" ;;
+	export) echo "--findings --force --format --output --split $common" ;;
 	stats) echo "--force --format --output --range --report --timeunit $common" ;;
 	analyze) echo "--force --format --output --pid --range --rules --sms $common" ;;
 	report) echo "--compare --force --max-events --output $common" ;;
-	diff) echo "--force --format --iter --output --pid $common" ;;
+	diff) echo "--force --format --iter --output --pid --rank $common" ;;
 	merge) echo "--force --hosts --output --quiet $common" ;;
 	census) echo "--functions --libcuda $common" ;;
 	daemon) echo "--attach-cupti --budget --buffer-size --cgroup --cupti --cupti-lib --dir --gpu-metrics --keep-lookups --libcuda --light-window --log --memory --metrics --metrics-remote --mode --owner --post --quiet --stacks --trigger --verbose --window $common" ;;

@@ -70,15 +70,6 @@ struct az_top {
 
 /* Keeps (value, ex) when it is among the best AZ_MAX_EXAMPLES (ties: the
  * earlier one stays). */
-/* A pid as the text says it: in a job trace (merge --hosts) the process'
- * own pid and its host, "18540 on host 1"; else the number. */
-static inline void az_pid_text(char *buf, size_t len, uint32_t pid)
-{
-	if (pid >> GT_HOST_SHIFT)
-		snprintf(buf, len, "%u on host %u", pid & ((1u << GT_HOST_SHIFT) - 1), pid >> GT_HOST_SHIFT);
-	else
-		snprintf(buf, len, "%u", pid);
-}
 
 static inline void az_top__add_at(struct az_top *t, uint64_t value, uint64_t ts, uint64_t dur,
 				  uint32_t pid, uint32_t tid, const char *what, uint32_t stack)

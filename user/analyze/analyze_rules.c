@@ -493,7 +493,7 @@ static void rules(struct rule_ctx *rc, struct az_acc *acc)
 	if (s->comm.waited_ns >= MIN_NCCL_WAIT_NS && s->comm.waited_ns * 50 >= wall) {
 		char who[80], pid[40];
 
-		az_pid_text(pid, sizeof(pid), s->comm.waited_for_pid);
+		gt_pid_text(pid, sizeof(pid), s->comm.waited_for_pid);
 		if (s->comm.waited_for_rank >= 0)
 			snprintf(who, sizeof(who), "rank %d (pid %s)", s->comm.waited_for_rank, pid);
 		else

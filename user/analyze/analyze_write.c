@@ -93,7 +93,7 @@ static void scope_title(FILE *out, const struct az_scope *s, bool md, bool whole
 	char wall[32], pid[40];
 
 	fmt_dur(wall, sizeof(wall), s->end_ts - s->start_ts);
-	az_pid_text(pid, sizeof(pid), s->pid);
+	gt_pid_text(pid, sizeof(pid), s->pid);
 	fputs(md ? "## " : "== ", out);
 	if (s->kind == AZ_SCOPE_STEADY)
 		fprintf(out, "Process %s, steady state", pid);

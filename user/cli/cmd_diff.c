@@ -7,7 +7,7 @@
 #include "cli/cli.h"
 #include "diff/diff.h"
 
-enum { OPT_FORMAT = 0x100, OPT_ITER };
+enum { OPT_FORMAT = 0x100, OPT_ITER, OPT_RANK };
 
 static const struct argp_option diff_options[] = {
 	{ "iter", OPT_ITER, "NAME", 0, "What an iteration is: an NVTX range name (step: \"step 1\", "
@@ -16,6 +16,8 @@ static const struct argp_option diff_options[] = {
 	  "kernel sequence), none (the whole run); default: the first of these both traces have "
 	  "(a library's NVTX ranges only when named)", 0 },
 	{ "format", OPT_FORMAT, "FORMAT", 0, "table (default), json or md", 0 },
+	{ "rank", OPT_RANK, "R", 0, "The process of rank R in each trace (a job trace of merge --hosts, "
+	  "or one host's ranks: RANK from the environment); default: the busiest, said", 0 },
 	{ "pid", 'p', "PID[,PID]", 0, "The process compared in a trace of several: the first of the "
 	  "baseline, the second of the optimized (one: both); default: the one with the most calls "
 	  "and GPU work", 0 },
@@ -83,6 +85,15 @@ static error_t diff_parse(int key, char *arg, struct argp_state *state)
 		a->o.pid_b = comma ? (uint32_t)y : (uint32_t)x;
 		return 0;
 	}
+	case OPT_RANK: {
+		uint64_t x;
+
+		if (cli__parse_u64(arg, &x, false) || x > INT32_MAX)
+			argp_error(state, "invalid --rank '%s' (a rank: 0, 1, ...)", arg);
+		a->o.by_rank = true;
+		a->o.rank = (int32_t)x;
+		return 0;
+	}
 	case ARGP_KEY_ARG:
 		if (a->nfiles == 2)
 			argp_error(state, "two traces to compare, not more");
@@ -95,6 +106,8 @@ static error_t diff_parse(int key, char *arg, struct argp_state *state)
 		if (a->nfiles < 2)
 			argp_error(state, a->nfiles ? "one trace given: diff compares two (BASELINE OPTIMIZED)"
 						    : "no trace given: diff compares two (BASELINE OPTIMIZED)");
+		if (a->o.by_rank && a->o.pid_a)
+			argp_error(state, "-p and --rank both say which process: give one");
 		return 0;
 	default:
 		return cli__output_arg(key, arg, state, true, &a->o.output, &a->o.force);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "bpf/gtrace_events.h"
 #include "bpf/gtrace_api.h"
 #include "bpf/gtrace_nccl.h"
@@ -252,6 +253,15 @@ const char *gt_decoder__process_name(const struct gt_decoder *d, uint32_t pid);
  * h's name (NULL unknown), from its GT_REC_HOST records; a process of host h
  * has pid >> GT_HOST_SHIFT == h. */
 uint32_t gt_decoder__nhosts(const struct gt_decoder *d);
+/* A pid as the readers' text says it: in a job trace the process' own pid
+ * and its host, "18540 on host 1"; else the number. */
+static inline void gt_pid_text(char *buf, size_t len, uint32_t pid)
+{
+	if (pid >> GT_HOST_SHIFT)
+		snprintf(buf, len, "%u on host %u", pid & ((1u << GT_HOST_SHIFT) - 1), pid >> GT_HOST_SHIFT);
+	else
+		snprintf(buf, len, "%u", pid);
+}
 const char *gt_decoder__host_name(const struct gt_decoder *d, uint32_t host);
 /* The process name when it is the command line (GT_NAME_PROCESS, or a
  * forked child's inherited from its parent), NULL when it is a comm or

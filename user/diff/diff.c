@@ -532,8 +532,8 @@ int diff__traces(const char *base, const char *opt, const struct diff_params *p,
 			"sync, kernels or none\n", iter);
 		return 2;
 	}
-	if ((rc = diff_scan__open(base, p ? p->pid_base : 0, &sa, p ? p->base_dmg : NULL, err)) ||
-	    (rc = diff_scan__open(opt, p ? p->pid_opt : 0, &sb, NULL, err))) {
+	if ((rc = diff_scan__open(base, p ? p->pid_base : 0, p && p->by_rank ? p->rank : -1, &sa, p ? p->base_dmg : NULL, err)) ||
+	    (rc = diff_scan__open(opt, p ? p->pid_opt : 0, p && p->by_rank ? p->rank : -1, &sb, NULL, err))) {
 		status = rc;
 		goto out;
 	}
@@ -619,6 +619,8 @@ int diff__run(const struct diff_opts *o)
 	/* -p A,B is of the traces as given: follows them when they swap */
 	p.pid_base = swapped ? o->pid_b : o->pid_a;
 	p.pid_opt = swapped ? o->pid_a : o->pid_b;
+	p.by_rank = o->by_rank;
+	p.rank = o->rank;
 	/* before the work: an output that may not be written */
 	if (to_file && installer__check(o->output, base, o->force, err))
 		return 1;

@@ -241,6 +241,8 @@ struct diff_params {
 	struct trace_damage *base_dmg;	/* not NULL: what the baseline's reader met of
 					 * damage, filled also when the diff fails */
 	uint32_t pid_base, pid_opt;	/* -p: the process compared on each side, 0: the busiest */
+	bool by_rank;			/* --rank: the process of rank on each side */
+	int32_t rank;
 };
 
 /* Which of a and b is the baseline: b when a's name ends in "_optimized.gtrace"
@@ -272,6 +274,8 @@ struct diff_opts {
 	const char *iter;	/* --iter, NULL: chosen */
 	enum diff_format format;
 	uint32_t pid_a, pid_b;	/* -p A[,B]: of a and of b, 0: the busiest */
+	bool by_rank;		/* --rank R: the process of rank R in each (a job trace's ranks) */
+	int32_t rank;
 	const char *output;	/* -o: a file (through the installer), NULL or "-": out */
 	bool force;		/* replace output */
 	FILE *out;		/* the diff */

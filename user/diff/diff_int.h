@@ -146,7 +146,10 @@ struct diff_scan;
  * on err (cannot read, not a trace, no CUDA call), 2 after one line when pid
  * made no CUDA call there.  *dmg (when not NULL): what its reader met of
  * damage, also when it fails. */
-int diff_scan__open(const char *path, uint32_t pid, struct diff_scan **out, struct trace_damage *dmg, FILE *err);
+/* pid: the process compared (0: the busiest, or with rank >= 0 the one of
+ * that rank). */
+int diff_scan__open(const char *path, uint32_t pid, int32_t rank, struct diff_scan **out, struct trace_damage *dmg,
+		    FILE *err);
 /* Its candidates (valid while the scan lives). */
 const struct diff_cand *diff_scan__cands(const struct diff_scan *s, size_t *n);
 /* The command line (or comm) of process pid in the scanned trace, NULL

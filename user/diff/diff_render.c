@@ -94,9 +94,10 @@ static void put_iter_words(FILE *f, const struct diff_side_info *s, bool md)
 
 static void side_line(FILE *f, const char *label, const struct diff_side_info *s)
 {
-	char *path = term_text__escape(s->path), *cmd = term_text__escape(s->cmdline);
+	char *path = term_text__escape(s->path), *cmd = term_text__escape(s->cmdline), pid[48];
 
-	fprintf(f, "%-11s %s (pid %u%s%s)", label, path ? path : "?", s->pid, cmd && *cmd ? ": " : "",
+	gt_pid_text(pid, sizeof(pid), s->pid);
+	fprintf(f, "%-11s %s (pid %s%s%s)", label, path ? path : "?", pid, cmd && *cmd ? ": " : "",
 		cmd ? cmd : "");
 	if (s->processes > 1)
 		fprintf(f, ", 1 of its %u processes with CUDA calls", s->processes);

@@ -283,7 +283,46 @@ static void fail(FILE *err, const char *path, const char *why, int rc)
 		fprintf(err, "gtrace-bpf: failed to decode %s: %s\n", path, strerror(-rc));
 }
 
-int diff_scan__open(const char *path, uint32_t pid, struct diff_scan **out, struct trace_damage *dmg, FILE *err)
+/* --rank: the process of that rank that made CUDA calls (the busiest if
+ * several say it), 0 when none. */
+static uint32_t pid_of_rank(const struct diff_scan *s, const struct gt_decoder *d, int32_t rank)
+{
+	const struct scan_proc *best = NULL;
+
+	for (uint32_t i = 0; i < s->procs.cap; i++) {
+		const struct scan_proc *p = s->procs.s[i].v;
+		struct gt_rank_info ri;
+
+		if (s->procs.s[i].used && (p->calls || p->gpu) && gt_decoder__process_rank(d, p->pid, &ri) &&
+		    ri.rank == rank && (!best || p->calls + p->gpu > best->calls + best->gpu))
+			best = p;
+	}
+	return best ? best->pid : 0;
+}
+
+/* A trace of several ranks compared without -p or --rank: which one, said
+ * once (a job trace of merge --hosts, or one host's ranks). */
+static void say_rank_chosen(const struct diff_scan *s, const struct gt_decoder *d, FILE *err)
+{
+	struct gt_rank_info ri;
+	uint32_t ranks = 0;
+	char pid[48];
+
+	for (uint32_t i = 0; i < s->procs.cap; i++) {
+		const struct scan_proc *p = s->procs.s[i].v;
+
+		ranks += s->procs.s[i].used && (p->calls || p->gpu) && gt_decoder__process_rank(d, p->pid, &ri) &&
+			 ri.rank >= 0;
+	}
+	if (ranks < 2 || !gt_decoder__process_rank(d, s->main_pid, &ri) || ri.rank < 0)
+		return;
+	gt_pid_text(pid, sizeof(pid), s->main_pid);
+	fprintf(err, "gtrace-bpf: %s holds %u ranks: rank %d (pid %s) compared, the busiest; --rank R picks "
+		"another\n", s->path, ranks, ri.rank, pid);
+}
+
+int diff_scan__open(const char *path, uint32_t pid, int32_t rank, struct diff_scan **out, struct trace_damage *dmg,
+		    FILE *err)
 {
 	struct diff_scan *s = calloc(1, sizeof(*s));
 	struct gt_decoder *d = NULL;
@@ -307,12 +346,23 @@ int diff_scan__open(const char *path, uint32_t pid, struct diff_scan **out, stru
 	s->cap = capture_spans__new(trace_reader__info(s->r));
 	s->steady = steady_scan__new();
 	rc = s->cap && s->steady ? read_all(s, scan_call, scan_other, s, &d, &why) : -ENOMEM;
+	if (!rc && rank >= 0) {
+		s->want_pid = pid = pid_of_rank(s, d, rank);
+		if (!pid) {
+			fprintf(err, "gtrace-bpf: --rank %d: no process of that rank made CUDA calls in %s\n", rank, path);
+			gt_decoder__free(d);
+			diff_scan__free(s);
+			return 2;
+		}
+	}
 	if (!rc) {
 		const struct gt_trailer *t = trace_reader__trailer(s->r);
 		uint64_t last = gt_decoder__last_ts(d);
 
 		capture_spans__finish(s->cap, t && t->end_ts > last ? t->end_ts : last);
 		rc = scan_finish(s);
+		if (!rc && !pid)
+			say_rank_chosen(s, d, err);
 	}
 	if (!rc && trace_reader__truncated(s->r) && !(s->damage = strdup(trace_reader__damage(s->r))))
 		rc = -ENOMEM;
