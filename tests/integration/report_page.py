@@ -13,7 +13,7 @@ writes to OUT.json (a list, in the order given) what the tests check:
   requests   every network request but the page's own file
   sections   the ids of the page's sections
   banners    the text of its banners; missing: its "not available" texts
-  kernels_time / kernels_count / sync / sites / flame / processes / api / copies / metrics /
+  kernels_time / kernels_count / sync / sites / flame / processes / ranks / api / copies / metrics /
   speedup / diff_rows (the comparison's):
              the rows of those tables as their data attributes hold them
   facts      the "About" table
@@ -203,6 +203,7 @@ JS_SUMMARY = r'''(() => {
     sites: rows('tr[data-site]'),
     flame: rows('[data-flame]'),
     processes: rows('#processes tr[data-pid]'),
+    ranks: rows('#ranks tr[data-rank]'),
     api: rows('tr[data-api]'),
     copies: rows('tr[data-copy]'),
     metrics: rows('tr[data-metric]'),

@@ -60,7 +60,7 @@ open_pages() {
 # when zoomed in far from 0.  $1: what the browser saw (one page), $2: its
 # name in messages.
 check_basics() {
-	local p=$1 what=$2 got want="answers timeline gpu-util kernels sync sites flame copies processes api nvtx capture compare about"
+	local p=$1 what=$2 got want="answers timeline gpu-util ranks kernels sync sites flame copies processes api nvtx capture compare about"
 	[ "${3:-}" = compare ] && want="compare ${want/ compare/}"
 	got=$(jq -c '.errors' <<< "$p")
 	[ "$got" = "[]" ] || err "$what: console errors: $got"
@@ -489,11 +489,46 @@ sys.exit(0 if title == 'gtrace-bpf report: ' + sys.argv[2] else 1)
 PY
 }
 
+# The rank x time view: the two ranks of a mock NCCL job (rank 1 late to
+# every round by 2 ms), each recorded by its own recorder as if on its own
+# host, merged with --hosts: the page has a row per rank with its host, its
+# NCCL calls and time, and the early rank (which waits) more time in NCCL
+# than the late one; a trace without NCCL says there are no ranks.
+t_ranks() {
+	local r p
+	[ "$(id -u)" -eq 0 ] || fatal "recording the job needs root"
+	[ -x "$WORKLOAD" ] && [ -f "$MOCK_DIR/libnccl.so.2" ] || fatal "the mock is not built: make mock"
+	for r in 0 1; do
+		env GT_LIBCUDA="$MOCK_LIB" GT_MOCK_SYNC_US=200 LD_LIBRARY_PATH="$MOCK_DIR" GT_MOCK_NCCL_DIR="$T" \
+			RANK=$r LOCAL_RANK=$r WORLD_SIZE=2 "$GTRACE" --libcuda "$MOCK_LIB" --libnccl "$MOCK_DIR/libnccl.so.2" \
+			-o "$T/h$r.gtrace" -- "$WORKLOAD" --launches 4 --nccl 30 --nccl-id "$T/job.id" --nccl-late 1:2 \
+			> /dev/null 2> "$T/h$r.err" &
+	done
+	wait || true
+	[ -s "$T/h0.gtrace" ] && [ -s "$T/h1.gtrace" ] || fatal "a rank's recording failed: $(tail -n 2 "$T"/h*.err | tr '\n' '|')"
+	"$GTRACE" merge --hosts "$T/h0.gtrace" "$T/h1.gtrace" -o "$T/job.gtrace" > /dev/null 2> "$T/m.err" ||
+		fatal "merge --hosts failed: $(cat "$T/m.err")"
+	report "$T/job.html" "$T/job.gtrace"
+	gen c "" 2000
+	report "$T/c.html" "$T/c.gtrace"
+	open_pages "$T/o.json" "$T/job.html" "$T/c.html"
+	p=$(jq -c '.[0]' "$T/o.json")
+	check_basics "$p" "job page"
+	jq -e '.ranks | length == 2 and (map(.rank) == ["0", "1"]) and (map(.host) == ["0", "1"]) and
+		all(.[]; (."ncclCalls" | tonumber) > 0 and (.cells | tonumber) > 0) and
+		((.[0].ncclNs | tonumber) > (.[1].ncclNs | tonumber))' <<< "$p" > /dev/null ||
+		err "the ranks' rows: $(jq -c .ranks <<< "$p")"
+	p=$(jq -c '.[1]' "$T/o.json")
+	jq -e '.ranks == [] and ([.missing[] | select(startswith("ranks: No NCCL calls"))] | length == 1)' <<< "$p" > /dev/null ||
+		err "a trace without NCCL: $(jq -c '{ranks, missing}' <<< "$p")"
+}
+
 add_case t_cpu_page "a CPU-only trace's page: no errors, no requests, stats' numbers, a drawn timeline that zooms"
 add_case t_gpu_page "a merged trace's page: kernels by GPU time as stats has them, analyze's answers and findings, utilization, a launch arrow"
 add_case t_fold "threads without CUDA calls: folded into one row per process, said in the note, a click shows their off-CPU lanes (in the browser)"
 add_case t_metric_lanes "every GPU metric of two GPUs: SM, tensor, DRAM, PCIe and NVLink shown, the rest folded and said; the lanes in the first screen (in the browser)"
 add_case t_steady_page "a trace with step ranges: the answers open on each process' steady state, the timeline marks it"
+add_case t_ranks "a job trace's page: the rank x time view has a row per rank with its host and NCCL time, the waiting rank darker; a trace without NCCL says so"
 add_case t_aggregated "--max-events: the timeline says what it left out and is still drawn; the tables do not change"
 add_case t_no_calls "a trace with no calls: a page that says what is missing in each section"
 add_case t_cut_short "a trace cut short: a page that says so, one line, status 1"

@@ -94,8 +94,9 @@ static int on_call(void *ctx, const struct gt_callrec *c)
 static int on_nccl(void *ctx, const struct gt_ncclrec *n)
 {
 	struct report_run *rr = ctx;
+	int rc = stats_run__nccl(rr->stats, n);
 
-	return stats_run__nccl(rr->stats, n);
+	return rc ? rc : report_timeline__nccl(rr->tl, n);
 }
 
 static int on_other(void *ctx, const struct gt_hdr *rec)

@@ -247,6 +247,24 @@ int report_timeline__call(struct report_timeline *tl, const struct gt_callrec *c
 	return ev_add(tl, &e);
 }
 
+int report_timeline__nccl(struct report_timeline *tl, const struct gt_ncclrec *n)
+{
+	const char *api = gt_nccl__name(n->api);
+	struct ev e = { .ts = n->ts, .link_lane = UINT32_MAX };
+
+	if (!api)
+		return 0;
+	e.lane = lane_get(tl, LK_NCCL, n->pid, n->tid, 0, 0, 0);
+	e.name = str_stable(tl, api);
+	if (e.lane == UINT32_MAX || e.name == UINT32_MAX)
+		return -ENOMEM;
+	if (n->has_exit)
+		e.dur = n->dur;
+	else
+		e.flags = EV_OPEN;
+	return ev_add(tl, &e);
+}
+
 static struct gpu_dev *dev_get(struct report_timeline *tl, uint32_t device)
 {
 	for (size_t i = 0; i < tl->ndev; i++)

@@ -46,6 +46,10 @@ struct report_timeline *report_timeline__new(uint64_t origin, size_t budget,
  * ignored).  Return 0 or -ENOMEM. */
 int report_timeline__call(struct report_timeline *tl, const struct gt_callrec *c);
 int report_timeline__other(struct report_timeline *tl, const struct gt_hdr *rec);
+/* An NCCL call (the decoder's NCCL callback): on its thread's NCCL lane,
+ * whose process' rank the page's rank x time view shows.  Returns 0 or
+ * -ENOMEM. */
+int report_timeline__nccl(struct report_timeline *tl, const struct gt_ncclrec *n);
 /* Ends the timeline at end_ts (the trace's end): calls still open end
  * there.  Once, after the decoder is finished.  Returns 0 or -ENOMEM. */
 int report_timeline__finish(struct report_timeline *tl, uint64_t end_ts);

@@ -15,7 +15,8 @@
 #include "format/api.h"
 #include "lib/hmap.h"
 
-enum lane_kind { LK_CALLS, LK_OFFCPU, LK_NVTX, LK_GPU, LK_COUNTER };
+/* LK_NCCL: a thread's NCCL calls (a rank's collectives: the rank x time view) */
+enum lane_kind { LK_CALLS, LK_OFFCPU, LK_NVTX, LK_GPU, LK_COUNTER, LK_NCCL };
 
 
 /* A GPU metric's samples, or the means of runs of them once there were

@@ -14,7 +14,7 @@
 #include "format/records.h"
 #include "lib/hmap.h"
 
-static const char *const lane_kind_names[] = { "calls", "offcpu", "nvtx", "gpu", "counter" };
+static const char *const lane_kind_names[] = { "calls", "offcpu", "nvtx", "gpu", "counter", "nccl" };
 
 /* ---- JSON --------------------------------------------------------------- */
 
@@ -163,6 +163,7 @@ static const char *const lane_fields[] = {
 	[LK_NVTX] = "[\"gap\",\"dur\",\"name\",\"depth\"]",
 	[LK_GPU] = "[\"gap\",\"dur\",\"name\",\"launch_lane\",\"launch_gap\",\"bytes\",\"causality\"]",
 	[LK_COUNTER] = "[\"gap\",\"value\"]",
+	[LK_NCCL] = "[\"gap\",\"dur\",\"name\"]",
 };
 
 static void write_util(struct report_timeline *tl, struct obuf *o)
@@ -295,7 +296,7 @@ void report_timeline__write_json(struct report_timeline *tl, struct obuf *o)
 	json_u64(o, &first, "triggers_left_out", tl->triggers_left_out);
 	json_key(o, &first, "fields");
 	OBUF_LIT(o, "{");
-	for (int k = LK_CALLS; k <= LK_COUNTER; k++) {
+	for (int k = LK_CALLS; k <= LK_NCCL; k++) {
 		if (k)
 			OBUF_LIT(o, ",");
 		obuf__json_str(o, lane_kind_names[k]);
@@ -360,6 +361,14 @@ void report_timeline__write_json(struct report_timeline *tl, struct obuf *o)
 			json_u64(o, &f, "stream", l->stream);
 		} else {
 			json_u64(o, &f, "tid", l->tid);
+		}
+		if (l->kind == LK_NCCL) {
+			struct gt_rank_info ri;
+
+			/* the process' rank in its job (-1: none known); host: a job trace's */
+			json_key(o, &f, "rank");
+			obuf__i64(o, gt_decoder__process_rank(tl->d, l->pid, &ri) ? ri.rank : -1);
+			json_u64(o, &f, "host", l->pid >> GT_HOST_SHIFT);
 		}
 		json_u64(o, &f, "events", l->events);
 		json_u64(o, &f, "omitted", l->omitted);

@@ -121,7 +121,7 @@
 			return lane;
 		}
 		const f = TL.fields[l.kind], k = f.length, n = l.ev.length / k;
-		const lane = { idx, kind: l.kind, pid: l.pid, tid: l.tid, device: l.device,
+		const lane = { idx, kind: l.kind, pid: l.pid, tid: l.tid, device: l.device, rank: l.rank, host: l.host,
 			stream: l.stream, context: l.context, events: l.events, omitted: l.omitted, n,
 			start: new Float64Array(n), dur: new Float64Array(n), maxDur: 0,
 			open: new Set(l.open), depth: 0 };
@@ -187,7 +187,7 @@
 	// when in the set)
 	const collapsed = new Set();
 	// a thread's lanes (its calls, off-CPU time, NVTX ranges), not a GPU's
-	const onCpu = l => l.kind === 'calls' || l.kind === 'offcpu' || l.kind === 'nvtx';
+	const onCpu = l => l.kind === 'calls' || l.kind === 'nccl' || l.kind === 'offcpu' || l.kind === 'nvtx';
 	// Of a GPU's metric lanes, those shown unfolded: all of a few; of more,
 	// SM activity (the utilization where there is none), tensor activity,
 	// DRAM bandwidth, PCIe, and NVLink where it carried anything, in that
@@ -216,11 +216,11 @@
 			if (collapsed.has(key)) continue;
 			const mine = lanes.filter(l => onCpu(l) && l.pid === pid);
 			const tids = [...new Set(mine.map(l => l.tid))].sort((a, b) => a - b);
-			const cuda = new Set(mine.filter(l => l.kind === 'calls').map(l => l.tid));
-			const order = { calls: 0, offcpu: 1, nvtx: 2 };
+			const cuda = new Set(mine.filter(l => l.kind === 'calls' || l.kind === 'nccl').map(l => l.tid));
+			const order = { calls: 0, nccl: 1, offcpu: 2, nvtx: 3 };
 			const laneRows = tid => {
 				for (const l of mine.filter(m => m.tid === tid).sort((a, b) => order[a.kind] - order[b.kind])) {
-					const what = { calls: 'CUDA calls', offcpu: 'off-CPU', nvtx: 'NVTX' }[l.kind];
+					const what = { calls: 'CUDA calls', nccl: 'NCCL', offcpu: 'off-CPU', nvtx: 'NVTX' }[l.kind];
 					rows.push({ type: 'lane', lane: l, label: (thrName.get(tid) || 'thread') + ' ' + tid + ': ' + what,
 						h: l.kind === 'nvtx' ? Math.max(1, Math.min(l.depth, 8)) * 14 + 4 : ROW_H });
 				}
@@ -1000,6 +1000,60 @@
 		if (rows.length > top.length)
 			b.append(el('div', { class: 'note' }, rows.length - top.length + ' more kernels: gtrace-bpf stats -r cuda_launch_sum lists all.'));
 	}
+
+	// The ranks over time: one row per process with NCCL calls (a job's
+	// ranks, a job trace's from every host), the share of each stretch of
+	// the trace it spent in NCCL calls: a rank that others wait for shows
+	// light where they show dark.
+	section('ranks', () => {
+		const b = body('ranks'), COLS = 160;
+		const by = new Map();
+		for (const l of lanes) {
+			if (l.kind !== 'nccl') continue;
+			if (!by.has(l.pid)) by.set(l.pid, { pid: l.pid, rank: l.rank, host: l.host || 0, busy: new Float64Array(COLS), calls: 0, time: 0 });
+			const r = by.get(l.pid), bw = TL.bin_ns;
+			r.calls += l.events;
+			for (let i = 0; i < TL.bins; i++) {
+				if (!l.busy[i]) continue;
+				r.time += l.busy[i];
+				r.busy[Math.min(COLS - 1, Math.floor(i * bw / T_END * COLS))] += l.busy[i];
+			}
+		}
+		if (!by.size) { b.append(missing('No NCCL calls in this trace: no ranks to show.')); return; }
+		const colW = T_END / COLS, W = 640, H = 14, ns = 'http://www.w3.org/2000/svg';
+		const list = [...by.values()].sort((x, y) => (x.rank < 0) - (y.rank < 0) || x.rank - y.rank || x.host - y.host || x.pid - y.pid);
+		const strip = r => {
+			const svg = document.createElementNS(ns, 'svg');
+			svg.setAttribute('width', String(W));
+			svg.setAttribute('height', String(H));
+			for (let c = 0; c < COLS; c++) {
+				const share = Math.min(1, r.busy[c] / colW);
+				if (!(share > 0)) continue;
+				const rect = document.createElementNS(ns, 'rect');
+				rect.setAttribute('x', String(c * W / COLS));
+				rect.setAttribute('width', String(Math.max(1, W / COLS)));
+				rect.setAttribute('height', String(H));
+				rect.setAttribute('fill', 'rgba(176,64,64,' + (0.15 + 0.85 * share).toFixed(3) + ')');
+				const tip = document.createElementNS(ns, 'title');
+				tip.textContent = dur(c * colW) + ' – ' + dur((c + 1) * colW) + ': ' + (share * 100).toFixed(1) + ' % in NCCL calls';
+				rect.append(tip);
+				svg.append(rect);
+			}
+			return el('td', { class: 'bar' }, svg);
+		};
+		b.append(el('p', { class: 'note' }, 'Each row a process with NCCL calls, across the whole trace in ' + COLS +
+			' stretches of ' + dur(colW) + ': the darker, the more of it spent in NCCL calls (waiting for the other ranks, then the transfer).'));
+		b.append(table([
+			{ title: 'Rank', get: r => r.rank >= 0 ? r.rank : '-' },
+			{ title: 'Host', get: r => r.host },
+			{ title: 'PID', get: r => r.pid & 0x3fffff },
+			{ title: 'NCCL calls', get: r => int(r.calls) },
+			{ title: 'In NCCL', get: r => dur(r.time) },
+			{ title: 'Share of the trace in NCCL calls, over time', get: strip },
+			{ title: 'Process', cls: 'name', get: r => procName.get(r.pid) || '-' },
+		], list, r => ({ 'data-rank': r.rank, 'data-host': r.host, 'data-pid': r.pid, 'data-nccl-calls': r.calls,
+			'data-nccl-ns': Math.round(r.time), 'data-cells': r.busy.filter(v => v > 0).length })));
+	});
 
 	section('kernels', () => {
 		const b = body('kernels');
