@@ -61,6 +61,17 @@ void detach(void)
 
 	if (atomic_load(&g.state) == ST_ON)
 		end_recording(GT_CUPTI_ST_FINAL | GT_CUPTI_ST_DETACHED);
+	if (atomic_load(&g.graphs_seen)) {
+		/* the graphs CUPTI instrumented would replay into memory that
+		 * cuptiFinalize frees: CUPTI stays, its activity off, without
+		 * our subscriber (a profiler started later can have it) */
+		unsubscribe();
+		if (!g.graphs_said)
+			say("pid %d ran CUDA graphs while attached: CUPTI is left loaded and idle, not finalized "
+			    "(the graphs it instrumented would replay into memory a finalize frees)", (int)g.pid);
+		g.graphs_said = true;
+		return;
+	}
 	if (!g.subscribed) {
 		/* never recorded (not admitted): CUPTI started all the same
 		 * when the attach asked whether another client holds it */

@@ -28,6 +28,8 @@ void on_graph_node(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
 	bool cloned = cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED;
 	struct gt_gpu_graph_node r;
 
+	atomic_store_explicit(&g.graphs_seen, 1, memory_order_relaxed);
+
 	if (!gd || gd->nodeType != CU_GRAPH_NODE_TYPE_KERNEL || getpid() != g.pid)
 		return;
 	if (cuptiGetGraphNodeId(gd->node, &node) != CUPTI_SUCCESS || !node ||

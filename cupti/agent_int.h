@@ -104,6 +104,12 @@ struct agent {
 	uint64_t attach_ns;		/* when it was attached (CLOCK_MONOTONIC) */
 	bool atexit_set;		/* at_exit registered (once) */
 	_Atomic int fin;		/* enum fin_state: CUPTI's detach */
+	/* CUDA graphs ran or were built while CUPTI recorded: CUPTI's
+	 * instrumentation of their kernels points into memory of its own that
+	 * cuptiFinalize frees, so that the next replay of such a graph faults
+	 * the GPU (Xid 31 seen on the H200 under JAX): no finalize then */
+	_Atomic int graphs_seen;
+	bool graphs_said;		/* that CUPTI was left unfinalized, said (once) */
 	_Atomic int forked;		/* this is a fork child of the process that records */
 };
 

@@ -78,7 +78,10 @@ static void convert_buffer(uint8_t *buf, size_t valid)
 	while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
 		size_t room = out_room();
 		int n = gt_cupti_conv__record(g.conv, rec, g.out + g.out_len, room);
+		const struct gt_gpu_kernel *k = (const void *)(g.out + g.out_len);
 
+		if (n > 0 && k->hdr.type == GT_REC_GPU_KERNEL && (k->flags & GT_GPU_GRAPH))
+			atomic_store_explicit(&g.graphs_seen, 1, memory_order_relaxed);
 		if (n > 0)
 			out_put((size_t)n, true);
 	}

@@ -10,6 +10,7 @@
  *   f  fork a child that exits          x  _exit(0) (no exit handlers)
  *   a  gt_agent_attach($GTRACE_RUN_DIR/cupti), as a recorder's --cupti=attach
  *   w  100 kernels, each through its driver call's exit (mock_gpu_work)
+ *   W  the same 100 kernels run by a CUDA graph (cuGraphLaunch, a node each)
  *   F  fork a child that makes 100 such calls (w) and exits
  *   D  wait (10 s at most) until the agent watches the driver calls (the
  *      mock's api_domains): a detach asked for CUPTI's finalize
@@ -431,8 +432,9 @@ static void recorder_step(char c)
 }
 
 /* 'w': 100 kernel launches as the mock libcuda makes them: each call's
- * exit through CUPTI's callbacks, then its records. */
-static void launches(void)
+ * exit through CUPTI's callbacks, then its records; 'W' (graph): the same
+ * kernels run by a CUDA graph's replays (each a node of it). */
+static void launches(bool graph)
 {
 	for (int i = 0; i < 100; i++) {
 		struct timespec ts;
@@ -448,6 +450,8 @@ static void launches(void)
 		w.api_end = now + 1000;
 		w.start = now + 2000;
 		w.end = now + 5000;
+		if (graph)
+			w.graph_node = (unsigned long long)i + 1;
 		mock_gpu_work(&w);
 	}
 }
@@ -517,7 +521,8 @@ int main(int argc, char **argv)
 			printf("attach=%d\n", attach(dir));
 			break;
 		}
-		case 'w': launches(); break;
+		case 'w': launches(false); break;
+		case 'W': launches(true); break;
 		case 'D':
 			for (int j = 0; j < 1000; j++) {
 				struct mock_state st;
@@ -534,7 +539,7 @@ int main(int argc, char **argv)
 			fflush(stdout);
 			pid = fork();
 			if (pid == 0) {
-				launches();
+				launches(false);
 				exit(0);
 			}
 			waitpid(pid, NULL, 0);

@@ -109,6 +109,22 @@ spool=$second expect_spool "attach again before any call: 100 kernels, detached"
 	ok "detach without a CUDA call: CUPTI left to the next call, attached again as it was, a fork child finalizes nothing" ||
 	bad "detach without a call" "$(cat "$out" "$err" | tr '\n' ' ')"
 
+# attached while the program replays a CUDA graph: recorded, then detached
+# without cuptiFinalize (its instrumentation of the graph's kernels points
+# into memory a finalize frees: the H200 faulted, Xid 31, under JAX): CUPTI
+# stays loaded, idle, the subscriber slot given back, said once; a later
+# attach records again
+rundir attachgraph LAaWsUDwsqLawsUDwsq
+first=$(ls "$dir"/gtrace-cupti.*.spool 2>/dev/null | grep -v '\.1\.spool' | head -n 1)
+second=$(ls "$dir"/gtrace-cupti.*.1.spool 2>/dev/null | head -n 1)
+spool=$first expect_spool "attach under a CUDA graph: 100 graph kernels, detached" "k == 100 and stats['flags'] == 17"
+spool=$second expect_spool "attach again after it: 100 kernels, detached" "k == 100 and stats['flags'] == 17"
+[ "$(state finalizes)" = 0 ] && [ "$(state subscribed)" = 0 ] && [ "$(grep -c '^attach=1$' "$out")" = 2 ] &&
+	[ "$(grep -c 'ran CUDA graphs while attached: CUPTI is left loaded and idle, not finalized' "$err")" = 1 ] &&
+	! grep -q cuptiFinalize "$err" &&
+	ok "attach under a CUDA graph: CUPTI never finalized, said once, the slot given back, attached again" ||
+	bad "attach under a CUDA graph" "$(cat "$out" "$err" | tr '\n' ' ')"
+
 # attached, never admitted by its recorder (it died first): after 30 s
 # without a recording the agent detaches by itself; not run here (30 s)
 
