@@ -138,9 +138,10 @@ static void finish_job(struct daemon *d)
 	if (o->result == GT_ATTACH_OK && a->non < ATTACH_MAX) {
 		a->attached++;
 		a->on[a->non++] = (struct attached){ .pid = a->job.pid, .until = clock__mono_ns() + a->job.dur_ns };
+		const char *note = recorder__attach_note(o);
+
 		pr_info("attach: the agent is in pid %d (held %.1f ms): its GPU side is recorded for %.1f s%s%s",
-			(int)a->job.pid, o->held_ns / 1e6, a->job.dur_ns / 1e9, o->why[0] ? "; " : "",
-			o->why[0] ? strstr(o->why, ": ") + 2 : "");
+			(int)a->job.pid, o->held_ns / 1e6, a->job.dur_ns / 1e9, note ? "; " : "", note ? note : "");
 		n = daemon__reply(reply, sizeof(reply), "ok\npid %d attached (held %.1f ms): its GPU side goes "
 				  "into the window for %.1f s, then it detaches\n", (int)a->job.pid,
 				  o->held_ns / 1e6, a->job.dur_ns / 1e9);

@@ -122,6 +122,9 @@ struct cupti_attach_out {
 				 * record (no NVTX ranges), or empty */
 };
 void recorder__cupti_attach_pid(const struct recorder *r, pid_t pid, struct cupti_attach_out *out);
+/* An attach that went in: what its agent cannot record there ("no NVTX
+ * ranges (…)"), without the "pid N: " of the record; NULL when nothing. */
+const char *recorder__attach_note(const struct cupti_attach_out *a);
 /* Its GT_REC_CUPTI_ATTACH into the trace. */
 int recorder__write_attach(struct recorder *r, pid_t pid, const struct cupti_attach_out *a);
 /* The spool follower's options that come from the recording: its session,

@@ -8,8 +8,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,31 +137,24 @@ static void keep_attach(struct recorder *r, pid_t pid, const struct cupti_attach
 	r->attach_len += attach_rec(r->attach_recs + r->attach_len, pid, a);
 }
 
-/* Whether pid's environment (as it was started; its first 256 KiB) sets
- * name ("NAME="). */
+/* Whether pid's environment (as it was started) sets name ("NAME="). */
 static bool env_sets(pid_t pid, const char *name)
 {
-	enum { ENV_MAX = 256 << 10 };
-	size_t len = strlen(name), n = 0;
-	char path[64], *env = malloc(ENV_MAX + 1);
+	size_t len = strlen(name), n;
+	char *env = proc_names__environ((uint32_t)pid, &n);
 	bool found = false;
-	ssize_t got;
-	int fd;
 
-	if (!env)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		while (n < ENV_MAX && (got = read(fd, env + n, ENV_MAX - n)) > 0)
-			n += (size_t)got;
-		close(fd);
-	}
-	env[n] = 0;
-	for (size_t i = 0; i < n && !found; i += strlen(env + i) + 1)
+	for (size_t i = 0; env && i < n && !found; i += strlen(env + i) + 1)
 		found = !strncmp(env + i, name, len);
 	free(env);
 	return found;
+}
+
+const char *recorder__attach_note(const struct cupti_attach_out *a)
+{
+	const char *s = a->result == GT_ATTACH_OK && a->why[0] ? strstr(a->why, ": ") : NULL;
+
+	return s ? s + 2 : NULL;
 }
 
 void recorder__cupti_attach_pid(const struct recorder *r, pid_t pid, struct cupti_attach_out *out)
@@ -273,9 +264,11 @@ void recorder__cupti_attach(struct recorder *r)
 
 		recorder__cupti_attach_pid(r, pids[i], &a);
 		keep_attach(r, pids[i], &a);
+		const char *note = recorder__attach_note(&a);
+
 		if (a.result == GT_ATTACH_OK)
 			pr_info("--cupti=attach: the agent is in pid %d (%.1f ms)%s%s", (int)pids[i], a.held_ns / 1e6,
-				a.why[0] ? "; " : "", a.why[0] ? strstr(a.why, ": ") + 2 : "");
+				note ? "; " : "", note ? note : "");
 		else
 			pr_warn("--cupti=attach: %s; its GPU side is not recorded, its calls are", a.why);
 	}

@@ -219,22 +219,32 @@ struct report_timeline *report_timeline__new(uint64_t origin, size_t budget, str
 	return tl;
 }
 
+/* A call's event on its thread's lane of kind, named api (a stable
+ * string): its length, or open to the end when its exit never came (one
+ * recorded at entry only is a point).  False when out of memory. */
+static bool call_ev(struct report_timeline *tl, struct ev *e, enum lane_kind kind, uint32_t pid, uint32_t tid,
+		    const char *api, bool has_exit, uint64_t dur, bool entry_only)
+{
+	e->link_lane = UINT32_MAX;
+	e->lane = lane_get(tl, kind, pid, tid, 0, 0, 0);
+	e->name = str_stable(tl, api);
+	if (has_exit)
+		e->dur = dur;
+	else if (!entry_only)
+		e->flags = EV_OPEN;
+	return e->lane != UINT32_MAX && e->name != UINT32_MAX;
+}
+
 int report_timeline__call(struct report_timeline *tl, const struct gt_callrec *c)
 {
 	const char *api = gt_api__name(c->api);
-	struct ev e = { .ts = c->ts, .link_lane = UINT32_MAX };
+	struct ev e = { .ts = c->ts };
 
 	if (!api)
 		return 0;
 	tl->api_type[c->api] = (int8_t)c->type;
-	e.lane = lane_get(tl, LK_CALLS, c->pid, c->tid, 0, 0, 0);
-	e.name = str_stable(tl, api);
-	if (e.lane == UINT32_MAX || e.name == UINT32_MAX)
+	if (!call_ev(tl, &e, LK_CALLS, c->pid, c->tid, api, c->has_exit, c->dur, c->entry_only))
 		return -ENOMEM;
-	if (c->has_exit)
-		e.dur = c->dur;
-	else if (!c->entry_only)
-		e.flags = EV_OPEN;
 	if (c->type == GT_T_LAUNCH && c->kernel) {
 		uint32_t k = str_stable(tl, c->kernel);
 
@@ -250,18 +260,12 @@ int report_timeline__call(struct report_timeline *tl, const struct gt_callrec *c
 int report_timeline__nccl(struct report_timeline *tl, const struct gt_ncclrec *n)
 {
 	const char *api = gt_nccl__name(n->api);
-	struct ev e = { .ts = n->ts, .link_lane = UINT32_MAX };
+	struct ev e = { .ts = n->ts };
 
 	if (!api)
 		return 0;
-	e.lane = lane_get(tl, LK_NCCL, n->pid, n->tid, 0, 0, 0);
-	e.name = str_stable(tl, api);
-	if (e.lane == UINT32_MAX || e.name == UINT32_MAX)
+	if (!call_ev(tl, &e, LK_NCCL, n->pid, n->tid, api, n->has_exit, n->dur, false))
 		return -ENOMEM;
-	if (n->has_exit)
-		e.dur = n->dur;
-	else
-		e.flags = EV_OPEN;
 	return ev_add(tl, &e);
 }
 

@@ -244,26 +244,38 @@ bool proc_names__parse_rank(const char *env, size_t n, struct gt_proc_rank *r)
  * (torchrun's RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE): a record when
  * any is set and it is not the one last written for the process.  The
  * environment may be large; the first 256 KiB are read. */
+char *proc_names__environ(uint32_t pid, size_t *n)
+{
+	char path[64], *env = malloc(PROC_ENV_MAX + 1);
+	ssize_t got;
+	int fd;
+
+	*n = 0;
+	if (!env)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%u/environ", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(env);
+		return NULL;
+	}
+	while (*n < PROC_ENV_MAX && (got = read(fd, env + *n, PROC_ENV_MAX - *n)) > 0)
+		*n += (size_t)got;
+	close(fd);
+	env[*n] = 0;
+	return env;
+}
+
 static void write_rank(struct proc_names *pn, const struct gt_hdr *h)
 {
-	enum { ENV_MAX = 256 << 10 };
 	struct gt_proc_rank r;
-	char path[64], *env = malloc(ENV_MAX);
-	ssize_t n = -1, got;
-	int fd;
+	size_t n;
+	char *env = proc_names__environ(h->pid, &n);
 
 	if (!env)
 		return;
-	snprintf(path, sizeof(path), "/proc/%u/environ", h->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = 0;
-		while (n < ENV_MAX && (got = read(fd, env + n, ENV_MAX - n)) > 0)
-			n += got;
-		close(fd);
-	}
 	memset(&r, 0, sizeof(r));
-	if (n > 0 && proc_names__parse_rank(env, (size_t)n, &r)) {
+	if (n > 0 && proc_names__parse_rank(env, n, &r)) {
 		int32_t v[4] = { r.rank, r.local_rank, r.world_size, r.local_world_size };
 		uint64_t hv = hash__bytes(v, sizeof(v)) | 1, *old = u64map__get(&pn->ranks, (uint64_t)h->pid + 1);
 

@@ -24,6 +24,12 @@ typedef int (*proc_names_emit_fn)(void *ctx, const struct gt_hdr *rec);
 struct proc_names *proc_names__new(bool filter, proc_names_emit_fn emit, void *ctx);
 /* Reads a small /proc file; NULs (cmdline separators) become spaces. */
 void proc_names__read_proc(const char *path, char *buf, size_t len);
+/* pid's environment as it was started (/proc/PID/environ, its first
+ * PROC_ENV_MAX bytes: NAME=VALUE strings, each ending in a NUL), in a buffer
+ * of the caller's to free, NUL-terminated after *n bytes; NULL when it
+ * cannot be read (*n 0). */
+#define PROC_ENV_MAX (256 << 10)
+char *proc_names__environ(uint32_t pid, size_t *n);
 /* True when pid's records are kept: filtered by BPF, or traced and not
  * exited. */
 bool proc_names__relevant(const struct proc_names *pn, uint32_t pid);
