@@ -521,8 +521,46 @@ t_attach_all() {
 		startswith("pid \($p): no NVTX ranges")' > /dev/null || err "the attach record does not say there are no NVTX ranges"
 }
 
+# A spool file the recorder finds before its agent wrote a byte (the agent
+# makes it, then writes its magic): read from its magic once that comes,
+# every record there taken. The recorder says (verbose) that it waits; the
+# test writes the agent's bytes only after that line, so the case is the
+# race CI met once (the magic taken for a record at offset 0, reading
+# skipped to the first flush mark, the records before it lost).
+t_spool_empty() {
+	local run=$T/run/cupti s
+	need_cupti
+	sleep 600 &
+	s=$!
+	PIDS+=("$s")
+	start_tracer -v --all --libcuda "$MOCK_LIB" --trace cuda --cupti --cupti-lib "$AGENT" -o "$T/e.gtrace"
+	install -m 600 /dev/null "$run/gtrace-cupti.$s.spool"
+	wait_line "$T/tracer.err" "gtrace-cupti.$s.spool: empty: waiting for pid $s's agent to write its first bytes" 30 "$TRACER_PID" ||
+		fatal "the recorder never looked at the empty spool: $(grep -i cupti "$T/tracer.err" | tr '\n' '|')"
+	# the agent's bytes: its magic, its counters (7 records), then a flush mark
+	python3 - "$run/gtrace-cupti.$s.spool" "$s" <<'PY'
+import struct, sys, time
+path, pid = sys.argv[1], int(sys.argv[2])
+now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+def hdr(ts, typ, size):
+    return struct.pack("<QIIHHHH", ts, pid, 0, typ, size, 0, 0)
+stats = hdr(now, 45, 24 + 8 * 8) + struct.pack("<8Q", 7, 0, 1, 0, 0, 1, 0, 0)
+mark = hdr(now + 1000, 50, 24 + 16) + struct.pack("<QQ", 7, 1000)
+with open(path, "ab") as f:
+    f.write(b"GTCUPTI1" + stats + mark)
+PY
+	kill "$s"
+	wait "$s" 2> /dev/null
+	stop_tracer INT
+	grep -q "damaged record" "$T/tracer.err" && err "the magic taken for a record: $(grep damaged "$T/tracer.err")"
+	"$GTRACE" dump --summary "$T/e.gtrace" > "$T/e.sum" 2>&1
+	grep -A1 "^cupti agent (pid $s)" "$T/e.sum" | grep -Eq "^ *records +7$" ||
+		err "the agent's counters written before its first flush mark are not in the trace: $(grep -A3 'cupti agent' "$T/e.sum" | tr '\n' '|')"
+}
+
 add_case t_cmd "--cupti -- CMD: the agent's environment, a private directory that goes, every GPU record linked"
 add_case t_all "--all --cupti: the run directory (1733) and session while recording, a program joins, armed after"
+add_case t_spool_empty "--all --cupti: a spool file found empty (its agent about to write its magic) is read from its magic once it comes, nothing before the first flush mark lost"
 add_case t_takeover "--all --cupti after a SIGKILLed recorder: the agents taken over, every launch of its own linked, exit 0"
 add_case t_optional "--all --cupti=optional with nobody joining exits 0, plain --cupti 1"
 add_case t_listed "-p PID --cupti: only the traced process' agent records"

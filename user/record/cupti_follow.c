@@ -62,6 +62,7 @@ struct tail {
 	bool at_end;		/* the last read reached the end of what is written */
 	bool cut;		/* it ends in a record cut short */
 	bool behind_said;	/* "writes faster than the recorder reads" said */
+	bool empty_said;	/* "its agent has not written its magic yet" said (verbose) */
 	void *slot;		/* the owner's */
 };
 
@@ -423,9 +424,21 @@ static bool starts_here(const struct tail *t, const struct gt_hdr *h)
  * false while the agent has not written its magic yet. */
 static bool find_start(struct cupti_follow *f, struct tail *t, uint64_t size)
 {
-	off_t data = lseek(t->fd, 0, SEEK_DATA);
+	off_t data;
 	uint64_t pos;
 
+	/* made, its magic not written yet: an empty file is no file given
+	 * back (SEEK_DATA finds no data in either), and reading it from 0
+	 * would take the magic for a record and skip to the first flush mark,
+	 * losing what came before it */
+	if (size < GT_CUPTI_MAGIC_LEN) {
+		if (!t->empty_said)
+			pr_verbose("CUPTI: %s/%s: empty: waiting for pid %u's agent to write its first bytes",
+				   f->dir, t->name, t->pid);
+		t->empty_said = true;
+		return false;
+	}
+	data = lseek(t->fd, 0, SEEK_DATA);
 	if (data < 0 && errno == ENXIO) {	/* all given back: on from its end */
 		t->off = t->punched = size & ~7ull;
 		t->mode = TAIL_READ;
