@@ -404,7 +404,8 @@ t_attach() {
 	kill -USR1 "$WPID"
 	finish_workload b "$WPID"
 	# a static program: refused before anything is done
-	PROG=$MOCK_DIR/inject_target_static start_workload s -- 3
+	# it runs until told (SIGUSR1) after the recorder has answered, however slow
+	PROG=$MOCK_DIR/inject_target_static start_workload s -- 600
 	wait_line "$T/s.out" "^ready $WPID\$" 20 "$WPID" || fatal "the static program did not start"
 	"$GTRACE" record -p "$WPID" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach --cupti-lib "$AGENT" -d 1 \
 		-o "$T/st.gtrace" > /dev/null 2> "$T/st.err"
@@ -412,6 +413,7 @@ t_attach() {
 	[ "$RC" -eq 1 ] || err "--cupti=attach into a static program exited $RC, expected 1"
 	[ "$(grep -c -- "--cupti=attach: pid $WPID is a static program" "$T/st.err")" -eq 1 ] ||
 		err "the static program not said once: $(grep -i 'attach' "$T/st.err" | tr '\n' '|')"
+	kill -USR1 "$WPID" 2> /dev/null || err "the static program was gone after the refused attach"
 	wait_exit "$WPID" 10
 	[ "$WAIT_RC" -eq 0 ] || err "the static program exited $WAIT_RC after the refused attach"
 }
