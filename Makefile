@@ -103,6 +103,10 @@ STACK_WL  := $(MOCK_DIR)/stack_workload
 INJECT_LIB := $(MOCK_DIR)/libinject_probe.so
 INJECT_WL  := $(MOCK_DIR)/inject_target
 INJECT_WL_STATIC := $(MOCK_DIR)/inject_target_static
+# a thread waiting inside a "driver" (a libcuda.so.1 of the tests'), which
+# the injector must pass over
+INJECT_DRV := $(MOCK_DIR)/drvwait/libcuda.so.1
+INJECT_DRV_WL := $(MOCK_DIR)/inject_drv_target
 POOL_LIB  := $(MOCK_DIR)/libpool.so
 # NVML for --gpu-metrics, in a folder of its own (GTRACE_NVML_LIB names it)
 NVML_MOCK := $(MOCK_DIR)/nvml/libnvidia-ml.so.1
@@ -240,9 +244,10 @@ $(OUTPUT)/tests/test_elf_syms: $(MOCK_LIB)
 $(OUTPUT)/tests/test_elf_syms: CPPFLAGS += -DGT_MOCK_LIB='"$(MOCK_LIB)"'
 
 # the injector's: its library and programs
-$(OUTPUT)/tests/test_inject: $(INJECT_LIB) $(INJECT_WL) $(INJECT_WL_STATIC)
+$(OUTPUT)/tests/test_inject: $(INJECT_LIB) $(INJECT_WL) $(INJECT_WL_STATIC) $(INJECT_DRV) $(INJECT_DRV_WL)
 $(OUTPUT)/tests/test_inject: CPPFLAGS += -DGT_INJECT_LIB='"$(abspath $(INJECT_LIB))"' \
-	-DGT_INJECT_WL='"$(abspath $(INJECT_WL))"' -DGT_INJECT_WL_STATIC='"$(abspath $(INJECT_WL_STATIC))"'
+	-DGT_INJECT_WL='"$(abspath $(INJECT_WL))"' -DGT_INJECT_WL_STATIC='"$(abspath $(INJECT_WL_STATIC))"' \
+	-DGT_INJECT_DRV='"$(abspath $(INJECT_DRV))"' -DGT_INJECT_DRV_WL='"$(abspath $(INJECT_DRV_WL))"'
 
 # the sampler over the mock NVML
 $(OUTPUT)/tests/test_gpu_metrics: $(NVML_MOCK)
@@ -278,6 +283,15 @@ $(INJECT_WL_STATIC): tests/mock/inject_target.c | $(MOCK_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(MOCK_CFLAGS) -static $< -o $@
 
+$(INJECT_DRV): tests/mock/inject_drv_wait.c | $(MOCK_DIR)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(MOCK_CFLAGS) -shared -Wl,-soname,libcuda.so.1 $< -o $@
+
+$(INJECT_DRV_WL): tests/mock/inject_drv_target.c | $(MOCK_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(MOCK_CFLAGS) $< -ldl -lpthread -o $@
+
 $(STACK_WL): tests/mock/stack_workload.c | $(MOCK_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(MOCK_CFLAGS) $< -ldl -o $@
@@ -292,7 +306,7 @@ $(NVML_MOCK): tests/mock/libnvml_mock.c user/record/gpum/nvml_abi.h | $(MOCK_DIR
 	$(Q)$(CC) $(MOCK_CFLAGS) -iquote . -shared -Wl,-soname,libnvidia-ml.so.1 $< -o $@
 
 mock: $(MOCK_LIB) $(NCCL_MOCK) $(WORKLOAD) $(IOCTL_WL) $(STACK_WL) $(POOL_LIB) $(NVML_MOCK) \
-      $(INJECT_LIB) $(INJECT_WL) $(INJECT_WL_STATIC)
+      $(INJECT_LIB) $(INJECT_WL) $(INJECT_WL_STATIC) $(INJECT_DRV) $(INJECT_DRV_WL)
 
 # CUPTI agent
 .PHONY: cupti-agent install-cupti cupti-check cupti-mock

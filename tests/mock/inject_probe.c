@@ -6,12 +6,14 @@
  * INJECT_PROBE_SLEEP_MS when that is set (a dlopen that outlasts the wait);
  * inject_probe_say(ARG), called in the process by the injector, appends
  * "said ARG" and returns 42; inject_probe_hold() opens /dev/null and keeps
- * it (the process' next descriptor is another number from then on).
+ * it (the process' next descriptor is another number from then on);
+ * inject_probe_tid() returns the thread it runs in.
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 __attribute__((constructor)) static void probe_loaded(void)
@@ -55,4 +57,11 @@ __attribute__((visibility("default"))) int inject_probe_hold(const char *arg)
 {
 	(void)arg;
 	return open("/dev/null", O_RDONLY);
+}
+
+/* The thread it was called in (the one the injector borrowed). */
+__attribute__((visibility("default"))) long inject_probe_tid(const char *arg)
+{
+	(void)arg;
+	return syscall(SYS_gettid);
 }

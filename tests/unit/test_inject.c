@@ -9,7 +9,10 @@
  * unharmed: status 0, every round's sum the same, no descriptor left
  * behind; a file that is no library fails with dlopen's reason and harms
  * nothing; a static program, one already traced and a setuid one are
- * refused with one line and nothing done. Not tested here: Yama's
+ * refused with one line and nothing done; a thread waiting inside the
+ * CUDA driver (a libcuda.so.1 of the tests') is never the one borrowed:
+ * another is, or, when it is the only one, the load is refused and the
+ * program runs on. Not tested here: Yama's
  * ptrace_scope 3 (setting it cannot be undone until a reboot).
  */
 #include <dirent.h>
@@ -407,6 +410,111 @@ static void test_no_process(void **state)
 	assert_non_null(strstr(why, "no such process"));
 }
 
+/* tests/mock/inject_drv_target: its main thread waits inside the "driver"
+ * for a byte on its stdin (*in); with "both" a second thread sleeps beside
+ * it. *other: the second thread's id (0: none). */
+static struct target start_drv(const char *mode, int *in, pid_t *other)
+{
+	struct target t = { 0 };
+	int o[2], i[2], pid = 0, main_tid = 0, oth = -1;
+	char line[96];
+
+	assert_int_equal(pipe(o), 0);
+	assert_int_equal(pipe(i), 0);
+	t.pid = fork();
+	assert_true(t.pid >= 0);
+	if (!t.pid) {
+		dup2(o[1], 1);
+		dup2(i[0], 0);
+		close(o[0]), close(o[1]), close(i[0]), close(i[1]);
+		setenv("INJECT_PROBE_OUT", in_dir("probe.out"), 1);
+		execl(GT_INJECT_DRV_WL, GT_INJECT_DRV_WL, GT_INJECT_DRV, mode, (char *)NULL);
+		_exit(127);
+	}
+	close(o[1]);
+	close(i[0]);
+	*in = i[1];
+	t.out = fdopen(o[0], "r");
+	assert_non_null(t.out);
+	assert_non_null(fgets(line, sizeof(line), t.out));
+	assert_int_equal(sscanf(line, "ready %d %d %d", &pid, &main_tid, &oth), 3);
+	assert_int_equal(pid, t.pid);
+	*other = oth;
+	return t;
+}
+
+/* Lets the program's "driver" call return: "ok" and status 0. */
+static void finish_drv(struct target *t, int in)
+{
+	char line[64] = "";
+	int st;
+
+	assert_int_equal(write(in, "x", 1), 1);
+	close(in);
+	assert_int_equal(waitpid(t->pid, &st, 0), t->pid);
+	if (!fgets(line, sizeof(line), t->out))
+		line[0] = 0;
+	fclose(t->out);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || strcmp(line, "ok\n"))
+		fail_msg("the target ended with status 0x%x and '%s'", st, line);
+}
+
+/* The main thread waits inside the driver, another thread in a sleep: the
+ * other one runs the call, the main thread is passed over (at least once)
+ * and both go on. */
+static void test_driver_thread_passed_over(void **state)
+{
+	char why[256] = "";
+	struct inject_last last;
+	struct target t;
+	uint64_t h = 0, ret = 0;
+	pid_t other;
+	int in, err;
+
+	(void)state;
+	unlink(in_dir("probe.out"));
+	t = start_drv("both", &in, &other);
+	assert_true(other > 0);
+	err = inject__load(t.pid, GT_INJECT_LIB, "inject_probe_tid", NULL, 3000, &h, &ret, why, sizeof(why));
+	if (err)
+		fail_msg("inject__load: %d: %s", err, why);
+	assert_int_equal((pid_t)ret, other);
+	inject__last(&last);
+	assert_int_equal(last.tid, other);
+	assert_false(last.inside);
+	assert_true(last.passed_over >= 1);
+	assert_int_equal(probe_lines(t.pid), 1);
+	finish_drv(&t, in);
+}
+
+/* Its only thread waits inside the driver: passed over while another
+ * might come (half of the 300 ms wait), then taken in that wait all the
+ * same, said; the call ran there once, and it goes on. */
+static void test_driver_only_thread_taken(void **state)
+{
+	char why[256] = "";
+	struct inject_last last;
+	struct target t;
+	uint64_t h = 0, ret = 0;
+	pid_t other;
+	int in, err;
+
+	(void)state;
+	unlink(in_dir("probe.out"));
+	t = start_drv("one", &in, &other);
+	assert_int_equal(other, 0);
+	err = inject__load(t.pid, GT_INJECT_LIB, "inject_probe_tid", NULL, 300, &h, &ret, why, sizeof(why));
+	if (err)
+		fail_msg("inject__load: %d: %s", err, why);
+	assert_int_equal((pid_t)ret, t.pid);
+	inject__last(&last);
+	assert_int_equal(last.tid, t.pid);
+	assert_true(last.inside);
+	assert_true(last.passed_over >= 1);
+	assert_int_equal(probe_lines(t.pid), 1);
+	finish_drv(&t, in);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -438,6 +546,8 @@ int main(void)
 		cmocka_unit_test(test_traced_refused),
 		cmocka_unit_test(test_setuid_refused),
 		cmocka_unit_test(test_no_process),
+		cmocka_unit_test(test_driver_thread_passed_over),
+		cmocka_unit_test(test_driver_only_thread_taken),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

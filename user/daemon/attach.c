@@ -139,9 +139,11 @@ static void finish_job(struct daemon *d)
 		a->attached++;
 		a->on[a->non++] = (struct attached){ .pid = a->job.pid, .until = clock__mono_ns() + a->job.dur_ns };
 		const char *note = recorder__attach_note(o);
+		char th[160];
 
-		pr_info("attach: the agent is in pid %d (held %.1f ms): its GPU side is recorded for %.1f s%s%s",
-			(int)a->job.pid, o->held_ns / 1e6, a->job.dur_ns / 1e9, note ? "; " : "", note ? note : "");
+		pr_info("attach: the agent is in pid %d (held %.1f ms, %s): its GPU side is recorded for %.1f s%s%s",
+			(int)a->job.pid, o->held_ns / 1e6, recorder__attach_thread(o, th, sizeof(th)),
+			a->job.dur_ns / 1e9, note ? "; " : "", note ? note : "");
 		n = daemon__reply(reply, sizeof(reply), "ok\npid %d attached (held %.1f ms): its GPU side goes "
 				  "into the window for %.1f s, then it detaches\n", (int)a->job.pid,
 				  o->held_ns / 1e6, a->job.dur_ns / 1e9);

@@ -118,6 +118,11 @@ struct cupti_attach_out {
 	uint64_t ts;		/* when the attach began (CLOCK_MONOTONIC) */
 	uint64_t held_ns;	/* how long the process' thread was held, 0 = never */
 	uint32_t result;	/* enum gt_attach_result */
+	int32_t tid;		/* the thread the agent was started in (0: none) */
+	int32_t passed_over;	/* threads found inside the CUDA driver and not borrowed */
+	bool stack_maybe;	/* tid's stack held a word pointing into the driver (no thread
+				 * without one waited) */
+	bool inside;		/* tid was taken in a wait of the driver's (no other waited) */
 	char why[320];		/* not GT_ATTACH_OK: why, one line; GT_ATTACH_OK: what it does not
 				 * record (no NVTX ranges), or empty */
 };
@@ -125,6 +130,10 @@ void recorder__cupti_attach_pid(const struct recorder *r, pid_t pid, struct cupt
 /* An attach that went in: what its agent cannot record there ("no NVTX
  * ranges (…)"), without the "pid N: " of the record; NULL when nothing. */
 const char *recorder__attach_note(const struct cupti_attach_out *a);
+/* "thread T" and, when some were, "; N threads inside the CUDA driver
+ * passed over", and how far the thread it took was inside the driver,
+ * for the attach's line (buf of len). */
+const char *recorder__attach_thread(const struct cupti_attach_out *a, char *buf, size_t len);
 /* Its GT_REC_CUPTI_ATTACH into the trace. */
 int recorder__write_attach(struct recorder *r, pid_t pid, const struct cupti_attach_out *a);
 /* The spool follower's options that come from the recording: its session,

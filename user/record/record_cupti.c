@@ -157,10 +157,26 @@ const char *recorder__attach_note(const struct cupti_attach_out *a)
 	return s ? s + 2 : NULL;
 }
 
+const char *recorder__attach_thread(const struct cupti_attach_out *a, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "thread %d", (int)a->tid);
+
+	if (a->passed_over > 0 && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, "; %d thread%s inside the CUDA driver passed over",
+			      (int)a->passed_over, a->passed_over == 1 ? "" : "s");
+	if (a->inside && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ", in a wait of the CUDA driver's: no other thread waited");
+	else if (a->stack_maybe && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ", its stack pointing into the CUDA driver: no other thread "
+			 "waited");
+	return buf;
+}
+
 void recorder__cupti_attach_pid(const struct recorder *r, pid_t pid, struct cupti_attach_out *out)
 {
 	const char *dir = cupti_session__dir(r->cupti), *lib = cupti_session__lib(r->cupti);
 	const char *soname = strrchr(lib, '/') ? strrchr(lib, '/') + 1 : lib;
+	struct inject_last last;
 	uint64_t h = 0, ret = 0;
 	int err;
 
@@ -170,6 +186,11 @@ void recorder__cupti_attach_pid(const struct recorder *r, pid_t pid, struct cupt
 	 * soname, the library's file name */
 	err = inject__load_once(pid, lib, soname, "gt_agent_attach", dir, INJECT_WAIT_MS, &h, &ret, out->why,
 				sizeof(out->why));
+	inject__last(&last);
+	out->tid = last.tid;
+	out->passed_over = last.passed_over;
+	out->stack_maybe = last.maybe;
+	out->inside = last.inside;
 	/* a refusal touched nothing: the process was never held */
 	out->held_ns = err && err != -ETIMEDOUT ? 0 : clock__mono_ns() - out->ts;
 	if (!err && (int)ret == 1) {
@@ -265,10 +286,12 @@ void recorder__cupti_attach(struct recorder *r)
 		recorder__cupti_attach_pid(r, pids[i], &a);
 		keep_attach(r, pids[i], &a);
 		const char *note = recorder__attach_note(&a);
+		char th[160];
 
 		if (a.result == GT_ATTACH_OK)
-			pr_info("--cupti=attach: the agent is in pid %d (%.1f ms)%s%s", (int)pids[i], a.held_ns / 1e6,
-				note ? "; " : "", note ? note : "");
+			pr_info("--cupti=attach: the agent is in pid %d (%.1f ms, %s)%s%s", (int)pids[i],
+				a.held_ns / 1e6, recorder__attach_thread(&a, th, sizeof(th)), note ? "; " : "",
+				note ? note : "");
 		else
 			pr_warn("--cupti=attach: %s; its GPU side is not recorded, its calls are", a.why);
 	}

@@ -273,27 +273,169 @@ static int to_boundary(struct target *t, char *why, size_t len)
 	}
 }
 
-/* The thread of pid to borrow: one that waits in a system call now (not a
- * memory call of malloc's), the main thread first; else the main thread,
- * which is followed to its next call. Any thread can run dlopen: a thread
- * that only computes (a busy loop, a launch loop reading the clock in the
- * vDSO) may make no call for a long time while the others wait in theirs. */
-static pid_t pick_thread(pid_t pid)
-{
-	char path[64], buf[128];
-	struct dirent *e;
-	pid_t best = 0;
-	DIR *d;
+/* The executable mappings of the libraries a thread must not be borrowed
+ * inside: the CUDA driver and runtime, CUPTI, NVIDIA's other user-space
+ * libraries, and our agent (a thread of its own, or one in its callback).
+ * The agent's start calls CUPTI, which calls the driver: on a thread that
+ * is itself inside a driver call (waiting in one of its ioctls or futexes)
+ * that call would be entered again from within itself.  Beside them, the
+ * C and C++ runtimes' mappings, which every blocking call passes through
+ * (a driver's wait is libc's pthread_cond_wait, ioctl or poll, or
+ * libstdc++'s condition variable on top of it). */
+#define DRV_MAX 64
+struct drv_ranges {
+	int n, nrt;
+	uint64_t lo[DRV_MAX], hi[DRV_MAX];
+	uint64_t rt_lo[DRV_MAX], rt_hi[DRV_MAX];
+	uint64_t x_lo[DRV_MAX * 4], x_hi[DRV_MAX * 4];	/* every executable mapping */
+	int nx;
+};
 
+static bool named(const char *path, const char *const *names, size_t n)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(base, names[i], strlen(names[i])))
+			return true;
+	return false;
+}
+
+static bool driver_library(const char *path)
+{
+	static const char *const names[] = { "libcuda.so", "libcudart", "libcupti", "libnvidia-", "libnvcuda" };
+
+	if (strstr(path, "gtrace-agent"))	/* the agent's memfd */
+		return true;
+	return named(path, names, sizeof(names) / sizeof(names[0]));
+}
+
+static bool runtime_library(const char *path)
+{
+	static const char *const names[] = { "libc.so", "libc-", "ld-linux", "libpthread", "libstdc++",
+					     "libgcc_s", "[vdso]" };
+
+	return named(path, names, sizeof(names) / sizeof(names[0]));
+}
+
+static void driver_ranges(pid_t pid, struct drv_ranges *d)
+{
+	char path[64], line[4096], perm[8];
+	unsigned long long lo, hi;
+	FILE *f;
+	int off;
+
+	d->n = d->nrt = d->nx = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		off = 0;
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &lo, &hi, perm, &off) < 3 || perm[2] != 'x')
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		if (d->nx < DRV_MAX * 4) {
+			d->x_lo[d->nx] = lo;
+			d->x_hi[d->nx++] = hi;
+		}
+		if (!off)
+			continue;
+		if (driver_library(line + off) && d->n < DRV_MAX) {
+			d->lo[d->n] = lo;
+			d->hi[d->n++] = hi;
+		} else if (runtime_library(line + off) && d->nrt < DRV_MAX) {
+			d->rt_lo[d->nrt] = lo;
+			d->rt_hi[d->nrt++] = hi;
+		}
+	}
+	fclose(f);
+}
+
+static bool in_ranges(const uint64_t *lo, const uint64_t *hi, int n, uint64_t v)
+{
+	for (int i = 0; i < n; i++)
+		if (v >= lo[i] && v < hi[i])
+			return true;
+	return false;
+}
+
+enum drv_where {
+	DRV_OUT,	/* nothing of the driver's on its stack */
+	DRV_MAYBE,	/* a word deeper in its stack points into it: a call in
+			 * progress, or a function pointer or stale value */
+	DRV_IN,		/* its call was made by the driver */
+};
+
+/* Where the thread stopped (or blocked) with stack pointer sp at pc is:
+ * inside one of d's libraries when pc is in one, or when the first word of
+ * its stack (from sp up) that points into executable code outside the C
+ * and C++ runtimes points into one (the return address of whoever made
+ * the blocking call, the runtimes' own frames being skipped); maybe inside
+ * when a word further up (at most 256 KiB, as far as it can be read) does:
+ * a return address of a call in progress, or a function pointer or a stale
+ * value a frame left, which cannot be told apart without unwinding. */
+static enum drv_where in_driver(pid_t pid, const struct drv_ranges *d, uint64_t sp, uint64_t pc)
+{
+	uint64_t words[512];
+	size_t at = 0;
+	bool first = true;
+
+	if (!d->n)
+		return DRV_OUT;
+	if (in_ranges(d->lo, d->hi, d->n, pc))
+		return DRV_IN;
+	while (at < 256 * 1024) {
+		struct iovec l = { words, sizeof(words) }, r = { (void *)(uintptr_t)(sp + at), sizeof(words) };
+		ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+
+		if (n <= 0)
+			break;
+		for (size_t i = 0; i < (size_t)n / 8; i++) {
+			if (in_ranges(d->lo, d->hi, d->n, words[i]))
+				return first ? DRV_IN : DRV_MAYBE;
+			if (first && in_ranges(d->x_lo, d->x_hi, d->nx, words[i]) &&
+			    !in_ranges(d->rt_lo, d->rt_hi, d->nrt, words[i]))
+				first = false;
+		}
+		at += (size_t)n;
+		if ((size_t)n < sizeof(words))
+			break;
+	}
+	return DRV_OUT;
+}
+
+/* The threads of pid that may be borrowed now, best first, in out (at most
+ * max): those that wait in a system call (not a memory call of malloc's)
+ * that the driver did not make, those with nothing of the driver's on
+ * their stack first, the main thread first of each; with inside, then
+ * those whose call the driver made. *skipped counts those passed over.
+ * Any thread can run dlopen: a thread that only computes (a busy loop, a
+ * launch loop reading the clock in the vDSO) may make no call for a long
+ * time while the others wait in theirs. */
+static int pick_threads(pid_t pid, const struct drv_ranges *d, bool inside, pid_t *out, int max, int *skipped)
+{
+	char path[64], buf[256];
+	pid_t maybe[64], in[64];
+	struct dirent *e;
+	int n = 0, nm = 0, ni = 0;
+	DIR *d_;
+
+	*skipped = 0;
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return pid;
-	while ((e = readdir(d)) && best != pid) {
+	d_ = opendir(path);
+	if (!d_)
+		return 0;
+	while ((e = readdir(d_))) {
 		pid_t tid = (pid_t)strtol(e->d_name, NULL, 10);
+		unsigned long long sp = 0, pc = 0;
+		enum drv_where w;
+		pid_t *to;
+		int *k;
 		long nr;
 		int fd;
-		ssize_t n;
+		ssize_t len;
 
 		if (tid <= 0)
 			continue;
@@ -301,19 +443,114 @@ static pid_t pick_thread(pid_t pid)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
+		len = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
-		if (n <= 0)
+		if (len <= 0)
 			continue;
-		buf[n] = 0;
+		buf[len] = 0;
 		if (!isdigit((unsigned char)buf[0]))
 			continue;	/* "running", or -1: not in a call */
-		nr = strtol(buf, NULL, 10);
-		if (!unsafe_call(nr) && (!best || tid == pid))
-			best = tid;
+		/* "NR ARG1 .. ARG6 SP PC" */
+		if (sscanf(buf, "%ld %*s %*s %*s %*s %*s %*s %llx %llx", &nr, &sp, &pc) != 3 || unsafe_call(nr))
+			continue;
+		w = in_driver(pid, d, sp, pc);
+		if (w == DRV_IN && !inside) {
+			(*skipped)++;
+			continue;
+		}
+		to = w == DRV_OUT ? out : w == DRV_MAYBE ? maybe : in;
+		k = w == DRV_OUT ? &n : w == DRV_MAYBE ? &nm : &ni;
+		if (*k >= (w == DRV_OUT ? max : 64))
+			continue;
+		to[(*k)++] = tid;
+		if (tid == pid && *k > 1) {	/* the main thread first */
+			to[*k - 1] = to[0];
+			to[0] = pid;
+		}
 	}
-	closedir(d);
-	return best ? best : pid;
+	closedir(d_);
+	for (int i = 0; i < nm && n < max; i++)
+		out[n++] = maybe[i];
+	for (int i = 0; i < ni && n < max; i++)
+		out[n++] = in[i];
+	return n;
+}
+
+/* What the last load in this thread borrowed (inject__last). */
+static _Thread_local struct inject_last last;
+
+void inject__last(struct inject_last *out)
+{
+	*out = last;
+}
+
+/* Puts t's thread back as it was at its boundary and lets it go. */
+static void let_back(struct target *t)
+{
+	ptrace(PTRACE_SETREGS, t->pid, 0, &t->back);
+	ptrace(PTRACE_DETACH, t->pid, 0, t->pending_sig);
+	t->pending_sig = 0;
+}
+
+/* How long a thread outside the driver is waited for (at most half the
+ * whole wait) before a thread waiting in one of the driver's own calls is
+ * taken: a program whose only thread launches and synchronizes makes its
+ * system calls in the driver alone (its waits), and the agent has been
+ * started from such waits without harm; where any other thread waits, it
+ * goes first. */
+#define INSIDE_AFTER_NS 500000000ull
+
+/* Seizes a thread of pid that may be borrowed and brings it to a system
+ * call (t->pid, t->back): outside the driver's libraries, the threads found
+ * inside them passed over, the whole process again every 10 ms; after
+ * INSIDE_AFTER_NS one inside them too, until t->deadline. 0, or -errno and
+ * why: nothing of the process held. */
+static int borrow_thread(pid_t pid, struct target *t, char *why, size_t len)
+{
+	struct drv_ranges d;
+	pid_t cand[64];
+	int err = 0, skipped = 0, n;
+	uint64_t deadline = t->deadline, now = mono_ns(), grace = deadline > now ? (deadline - now) / 2 : 0;
+	uint64_t inside_at = now + (grace < INSIDE_AFTER_NS ? grace : INSIDE_AFTER_NS);
+	enum drv_where w;
+	bool inside;
+
+	memset(&last, 0, sizeof(last));
+	for (;;) {
+		inside = mono_ns() >= inside_at;
+		driver_ranges(pid, &d);
+		n = pick_threads(pid, &d, inside, cand, (int)(sizeof(cand) / sizeof(cand[0])), &skipped);
+		last.passed_over += skipped;
+		if (!n && !skipped)
+			cand[n++] = pid;	/* none waits: the main thread, to its next call */
+		for (int i = 0; i < n; i++) {
+			t->pid = cand[i];
+			t->pending_sig = 0;
+			if (ptrace(PTRACE_SEIZE, t->pid, 0, PTRACE_O_TRACESYSGOOD)) {
+				err = fail(why, len, -errno, "cannot attach to pid %d: %s", (int)pid, strerror(errno));
+				if (err == -EPERM)
+					break;	/* not a thread's end: the process' */
+				continue;
+			}
+			t->deadline = deadline;
+			if ((err = to_boundary(t, why, len)))
+				return err;	/* held where it is: let go by the caller */
+			w = in_driver(pid, &d, t->back.rsp, t->back.rip);
+			if (w != DRV_IN || inside) {
+				last.tid = t->pid;
+				last.maybe = w == DRV_MAYBE;
+				last.inside = w == DRV_IN;
+				return 0;
+			}
+			last.passed_over++;
+			let_back(t);
+		}
+		if (mono_ns() >= deadline)
+			break;
+		usleep(10000);
+	}
+	t->pid = 0;
+	return err ? err : fail(why, len, -ESRCH, "pid %d: no thread could be held", (int)pid);
 }
 
 /* Runs one system call in t at its gadget; its result in *ret. */
@@ -576,19 +813,17 @@ static int load(pid_t pid, const char *path, const char *soname, const char *fn_
 	if (fn_name && !fn.dlsym)
 		return fail(why, len, -ENOENT, "pid %d: its libc has no dlsym", (int)pid);
 	t.gadget = fn.gadget;
-	t.pid = pick_thread(pid);
 	t.xstate = calloc(1, XSTATE_MAX);
 	if (!t.xstate)
 		return fail(why, len, -ENOMEM, "out of memory");
 	t.xv = (struct iovec){ t.xstate, XSTATE_MAX };
-	if (ptrace(PTRACE_SEIZE, t.pid, 0, PTRACE_O_TRACESYSGOOD)) {
-		err = fail(why, len, -errno, "cannot attach to pid %d: %s", (int)pid, strerror(errno));
+	t.deadline = mono_ns() + (uint64_t)wait_ms * 1000000ull;
+	if ((err = borrow_thread(pid, &t, why, len))) {
+		if (t.pid)
+			goto let_go;	/* held by to_boundary */
 		free(t.xstate);
 		return err;
 	}
-	t.deadline = mono_ns() + (uint64_t)wait_ms * 1000000ull;
-	if ((err = to_boundary(&t, why, len)))
-		goto let_go;
 	if (ptrace(PTRACE_GETREGSET, t.pid, (void *)NT_X86_XSTATE, &t.xv))
 		t.xv.iov_len = 0;
 	/* page A for the strings and registers, B for the trampoline */
@@ -726,6 +961,11 @@ int inject__load_once(pid_t pid, const char *path, const char *soname, const cha
 }
 
 #else
+
+void inject__last(struct inject_last *out)
+{
+	memset(out, 0, sizeof(*out));
+}
 
 int inject__load_once(pid_t pid, const char *path, const char *soname, const char *fn_name, const char *arg,
 		      unsigned wait_ms, uint64_t *handle, uint64_t *fn_ret, char *why, size_t len)

@@ -3,9 +3,10 @@
  * Loading a library into a running process (x86-64): the first part of
  * attaching the CUPTI agent to a job that was not started with it.
  *
- * The process' main thread is stopped with ptrace at a system call (one in
- * which it waits, not one of the memory calls malloc makes with its lock
- * held), the library is copied into a memfd the process creates, dlopen of
+ * A thread of the process (the main thread when it can) is stopped with
+ * ptrace at a system call (one in which it waits, not one of the memory
+ * calls malloc makes with its lock held, and not inside the CUDA driver,
+ * CUPTI or the agent), the library is copied into a memfd the process creates, dlopen of
  * /proc/self/fd/N runs in the thread as a call of its own, and every
  * register is put back, the interrupted call restarted: the program goes
  * on where it was. Nothing is left in the process but the library's
@@ -18,6 +19,7 @@
 #ifndef GTRACE_INJECT_H
 #define GTRACE_INJECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -46,5 +48,21 @@ int inject__load(pid_t pid, const char *path, const char *fn_name, const char *a
  * each time. */
 int inject__load_once(pid_t pid, const char *path, const char *soname, const char *fn_name, const char *arg,
 		      unsigned wait_ms, uint64_t *handle, uint64_t *fn_ret, char *why, size_t len);
+
+/* What the last load made by this thread borrowed: tid, the thread its
+ * calls ran in (0: none); passed_over, how many times a thread was found
+ * inside the CUDA driver's libraries, CUPTI or the agent (its blocking
+ * call made by them) and passed over: the agent's start would enter the
+ * driver again from within its own call; inside, no other thread waited
+ * and the borrowed thread was taken in such a call all the same (after
+ * half a second, or half the wait); maybe, the borrowed thread's stack
+ * held a word pointing into them further up (a call in progress, or a
+ * function pointer: threads without one go first). */
+struct inject_last {
+	pid_t tid;
+	int passed_over;
+	bool maybe, inside;
+};
+void inject__last(struct inject_last *out);
 
 #endif
