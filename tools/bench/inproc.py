@@ -137,6 +137,28 @@ def mean(xs):
     return sum(xs) / len(xs) if xs else None
 
 
+# two-sided 95 % critical values of Student's t, degrees of freedom 1..30
+# (the standard table); above 30 the normal value 1.96 is used
+T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+       2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+       2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def mean_ci95(xs):
+    """Mean and the 95 % interval of the mean (Student's t over the values,
+    taken as independent): (mean, lo, hi); (mean, None, None) below 2."""
+    n = len(xs)
+    if n == 0:
+        return None, None, None
+    m = mean(xs)
+    if n < 2:
+        return m, None, None
+    sd = (sum((x - m) ** 2 for x in xs) / (n - 1)) ** 0.5
+    t = T95[n - 2] if n - 1 <= len(T95) else 1.96
+    h = t * sd / n ** 0.5
+    return m, m - h, m + h
+
+
 def read_step_log(path):
     """The times of a step log, in order; a line that is not a whole number
     (the last one, cut short when the process was killed) ends the list."""
@@ -305,7 +327,9 @@ def pair_summary(windows, pairs):
                 by_round.setdefault(w["round"], {})[w["config"]] = w["ratio_median"]
         vals = [(1 + r[a]) / (1 + r[b]) - 1 for _, r in sorted(by_round.items()) if a in r and b in r]
         m, lo, hi = spread(vals)
-        out["%s:%s" % (a, b)] = {"n": len(vals), "median": m, "min": lo, "max": hi, "values": vals}
+        mu, clo, chi = mean_ci95(vals)
+        out["%s:%s" % (a, b)] = {"n": len(vals), "median": m, "min": lo, "max": hi, "mean": mu,
+                                 "ci95_lo": clo, "ci95_hi": chi, "values": vals}
     return out
 
 
@@ -489,8 +513,10 @@ def report(meta, per_wl, no_steps):
         if pairs:
             out.append("  paired: per round (1 + A's ratio) / (1 + B's ratio) - 1, both against their own "
                        "quiet period")
-            out.append(table([[k, p["n"], pct(p["median"], 2), pct_range(p["min"], p["max"])]
-                              for k, p in pairs.items()], ["A:B", "rounds", "median", "min..max"]))
+            out.append(table([[k, p["n"], pct(p["median"], 2), pct_range(p["min"], p["max"]),
+                               pct(p.get("mean"), 2), pct_range(p.get("ci95_lo"), p.get("ci95_hi"))]
+                              for k, p in pairs.items()],
+                             ["A:B", "rounds", "median", "min..max", "mean", "95 % CI of the mean"]))
         lat = []
         for name, c in s.items():
             a, d = c["attach_lat_ns"], c["detach_lat_ns"]
@@ -1322,6 +1348,17 @@ def selftest():
             self.assertAlmostEqual(p["median"], 0.0)
             self.assertAlmostEqual(p["min"], 1.0 / 1.02 - 1)
             self.assertAlmostEqual(p["max"], 1.03 / 1.01 - 1)
+            # mean and its interval: t with 2 degrees of freedom (4.303)
+            v = p["values"]
+            mu = sum(v) / 3
+            sd = (sum((x - mu) ** 2 for x in v) / 2) ** 0.5
+            self.assertAlmostEqual(p["mean"], mu)
+            self.assertAlmostEqual(p["ci95_hi"] - mu, 4.303 * sd / 3 ** 0.5)
+            self.assertAlmostEqual(mu - p["ci95_lo"], 4.303 * sd / 3 ** 0.5)
+            self.assertEqual(mean_ci95([0.1]), (0.1, None, None))
+            lo40, hi40 = mean_ci95([0.1] * 40)[1:]
+            self.assertAlmostEqual(lo40, 0.1)
+            self.assertAlmostEqual(hi40, 0.1)
             self.assertEqual(parse_pairs("gpum-10:gpum-off, gpum-100:gpum-off", ["gpum-off", "gpum-10", "gpum-100"]),
                              [("gpum-10", "gpum-off"), ("gpum-100", "gpum-off")])
             self.assertEqual(parse_pairs("", ["a"]), [])

@@ -17,7 +17,10 @@
 #          detach (in process, paired); then a recorder SIGKILLed while
 #          attached (the job runs on, its agent detaches); then the same steps
 #          of a job run alone, whose losses must equal the attached job's.
-#   jax, cupy   the same for one cycle of a JAX and a CuPy job.
+#   jax, cupy   the same for one cycle of a JAX and a CuPy job (a mode named
+#          more than once: a new job each time, its files numbered; a job
+#          that dies: its Python traceback (PYTHONFAULTHANDLER) and the
+#          kernel's segfault line).
 #   profiler    a job under torch.profiler: the attach refused, status 1,
 #          the job runs on.
 # MODES (default "train jax cupy profiler") picks.
@@ -103,7 +106,10 @@ stop_job() {
 }
 trap '[ -n "$WL" ] && kill -KILL "$WL" 2> /dev/null' EXIT
 
+export PYTHONFAULTHANDLER=1
+k=0
 for mode in $MODES; do
+k=$((k + 1))
 case $mode in
 train)
 	(cd tools/bench && exec "$PY" transformer_step.py --steady 900 --step-log "$OUT/steps.log" \
@@ -164,17 +170,24 @@ PY
 	WL=
 	;;
 jax|cupy)
-	"$PY" tools/gpu/attach_jobs.py "$mode" 120 "$OUT/$mode-steps.log" > "$OUT/$mode.wl" 2>&1 &
+	"$PY" tools/gpu/attach_jobs.py "$mode" 120 "$OUT/$mode-$k-steps.log" > "$OUT/$mode-$k.wl" 2>&1 &
 	WL=$!
-	wait_ready "$OUT/$mode-steps.log" || { echo "FAIL $mode: the job did not start: $(tail -n 3 "$OUT/$mode.wl")"; fail=1; continue; }
+	wait_ready "$OUT/$mode-$k-steps.log" || { echo "FAIL $mode: the job did not start: $(tail -n 3 "$OUT/$mode-$k.wl")"; fail=1; continue; }
 	sleep 4
-	echo "$mode: before: $(state)"
-	attach "$mode-1"
+	echo "$mode-$k: before: $(state)"
+	attach "$mode-$k"
 	sleep 4
-	kill -0 "$WL" 2> /dev/null && echo "$mode: the job runs on: $(state)" || { echo "FAIL $mode: the job died"; fail=1; }
+	if kill -0 "$WL" 2> /dev/null; then
+		echo "$mode-$k: the job runs on: $(state)"
+	else
+		echo "FAIL $mode-$k: the job died"
+		fail=1
+		grep -A12 'Fatal Python error\|Current thread\|Thread 0x' "$OUT/$mode-$k.wl" | head -n 40 | sed "s/^/$mode-$k: /"
+		dmesg 2> /dev/null | grep -i 'segfault\|Xid' | tail -n 3 | sed "s/^/$mode-$k: /"
+	fi
 	stop_job
-	tail -n 1 "$OUT/$mode.wl"
-	steps "$mode" "$OUT/$mode-steps.log"
+	tail -n 1 "$OUT/$mode-$k.wl"
+	steps "$mode-$k" "$OUT/$mode-$k-steps.log"
 	WL=
 	;;
 profiler)
