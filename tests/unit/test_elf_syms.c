@@ -50,7 +50,19 @@ static int probe_shift(void *handle, const char *path, const char *name)
 	assert_true(off > 0);
 	shift = memcmp(code, endbr64, sizeof(endbr64)) ? 0 : 4;
 	file_bytes(path, off, at_probe, sizeof(at_probe));
-	assert_memory_equal(at_probe, code + shift, sizeof(at_probe));
+	/* a recorder running meanwhile (another test's) has its uprobes in
+	 * the file: the kernel's int3 at each in every mapping of it, the file
+	 * unchanged; every other byte must be the file's */
+	{
+		size_t same = 0;
+
+		for (size_t i = 0; i < sizeof(at_probe); i++) {
+			if (code[shift + i] != 0xcc || at_probe[i] == 0xcc)
+				assert_int_equal(code[shift + i], at_probe[i]);
+			same += code[shift + i] == at_probe[i];
+		}
+		assert_true(same >= sizeof(at_probe) - 4);
+	}
 	assert_memory_not_equal(at_probe, endbr64, sizeof(endbr64));
 	return shift;
 }
