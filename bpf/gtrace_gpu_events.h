@@ -18,6 +18,8 @@
 						 * ends the record (the agent) */
 #define GT_GPU_CAPTURED		(1u << 5)	/* kernel: its gt_gpu_graph names the launch call that
 						 * made its node during stream capture (the merger) */
+#define GT_GPU_CLOCK_FIXED	(1u << 6)	/* hdr.ts moved by the merger: the process' GPU clock
+						 * drifted from the host's (FORMAT.md) */
 
 /* A kernel as the GPU ran it. Written by the CUPTI agent with the link
  * fields 0; the merger fills them. */

@@ -302,25 +302,76 @@ t_merge_order() {
 	    | select(($skip | any(. == $x.ts)) | not)
 	    | if $x.type == "launch" then "kernel \($pid) \($i + 1) \($x.ts + 5000) 2000 _Z4testv \($x.grid | join(" ")) \($x.block | join(" "))"
 	      else "\($x.type) \($pid) \($i + 1) \($x.ts + 1000) 3000 \($x.bytes)" end ),
+	  # after every recorded call in correlation order, of dims no launch
+	  # had: one that ran before the end of the recording (its call lost:
+	  # unmatched), one that ran 5 s after it (a call made after the end,
+	  # which the agent recorded a little longer: left out, counted)
+	  "kernel \($pid) 90000 \($c[-1].ts - 1000) 2000 _Z4lostv 7 7 7 3 3 3",
+	  "kernel \($pid) 90001 \($c[-1].ts + 5000000000) 2000 _Z5afterv 7 7 7 3 3 3",
 	  "stats \($pid) \($c[-1].ts + 5000000) 100 0"' "$T/a.json" > "$T/order.txt" || fatal "jq failed on $T/a.json"
 	n=$(grep -c '^\(kernel\|memcpy\|memset\) ' "$T/order.txt")
+	n=$((n - 2))
 	"$SPOOLGEN" "$T/order.spool" < "$T/order.txt" || fatal "spoolgen failed"
 	"$GTRACE" merge "$T/a.gtrace" "$T/order.spool" -o "$T/o.gtrace" > /dev/null 2> "$T/o.err"
 	RC=$?
 	[ "$RC" -eq 0 ] || fatal "merge of a spool without API records exited with $RC: $(tr '\n' '|' < "$T/o.err")"
 	got=$(cat "$T/o.err")
 	case $got in
-	"gtrace-bpf: merged $n GPU records from 1 processes: $n linked (100.0 %), 0 unmatched, 0 causality violations, "*", $n of the links by launch order") ;;
-	*) err "merge by launch order: $got (expected all $n linked by launch order)" ;;
+	"gtrace-bpf: merged $((n + 1)) GPU records from 1 processes: $n linked ("*" %), 1 unmatched, 0 causality violations, "*", $n of the links by launch order, 1 GPU-side records of calls before or after the recording left out") ;;
+	*) err "merge by launch order: $got (expected all $n linked by launch order, the lost call's kernel unmatched, the late one left out)" ;;
 	esac
 	dump_trace "$T/o.gtrace" "$T/o.json"
 	bad=$(jq -r 'select(.type == "gpu_kernel" or .type == "gpu_memcpy" or .type == "gpu_memset")
+		| select(.mangled != "_Z4lostv")
 		| select(.by_order != true or .launch_ts != .ts - (if .type == "gpu_kernel" then 5000 else 1000 end))
 		| "\(.type) ts=\(.ts) correlation=\(.correlation) launch_ts=\(.launch_ts) by_order=\(.by_order)"' "$T/o.json" | head -n 5)
 	[ -z "$bad" ] || err "GPU records linked to another call than their own:
 $bad"
 	got=$(jq -s '[.[] | select(.type == "gpu_kernel" or .type == "gpu_memcpy" or .type == "gpu_memset")] | length' "$T/o.json")
-	[ "$got" -eq "$n" ] || err "$got GPU records in the merged dump, expected $n"
+	[ "$got" -eq "$((n + 1))" ] || err "$got GPU records in the merged dump, expected $((n + 1)) (the lost call's unlinked)"
+	jq -e -s '[.[] | select(.type == "gpu_kernel" and (.mangled == "_Z5afterv" or (.mangled == "_Z4lostv" and .launch_ts == null)))] | map(.mangled) == ["_Z4lostv"]' "$T/o.json" > /dev/null ||
+		err "not the lost call's kernel alone unlinked, the late one left out: $(jq -c 'select(.type == "gpu_kernel" and .launch_ts == null)' "$T/o.json" | head -n 3)"
+}
+
+# A spool without API records whose GPU clock drifts from the host's by
+# -20 ppm (20 us behind after 1 s: as CUPTI's timestamps of a process the
+# agent was attached to late): each kernel starts 5 + (i % 4) us after its
+# launch on the host's clock. Every kernel linked to its own launch, none
+# before it, moved back to within 1 us of its true start and flagged
+# clock_fixed, the drift said on the summary line.
+t_merge_drift() {
+	local got bad n p1 p2
+	build_spoolgen
+	record_workload --flood 1 --rate 400
+	jq -s -r --argjson pid "$WL_PID" '
+	[ .[] | select(.pid == $pid and .type == "launch") ] | sort_by(.ts) as $c
+	| ($c[0].ts) as $t0
+	| ( $c | to_entries[] | .key as $i | .value as $x
+	    | "kernel \($pid) \($i + 1) \($x.ts + 5000 + ($i % 4) * 1000 - (($x.ts - $t0) * 0.00002 | floor)) 2000 _Z4testv \($x.grid | join(" ")) \($x.block | join(" "))" ),
+	  "stats \($pid) \($c[-1].ts + 5000000) 100 0"' "$T/a.json" > "$T/drift.txt" || fatal "jq failed on $T/a.json"
+	n=$(grep -c '^kernel ' "$T/drift.txt")
+	[ "$n" -ge 300 ] || fatal "the workload made $n launches in 1 s at 400/s, expected 300 or more"
+	"$SPOOLGEN" "$T/drift.spool" < "$T/drift.txt" || fatal "spoolgen failed"
+	"$GTRACE" merge "$T/a.gtrace" "$T/drift.spool" -o "$T/d.gtrace" > /dev/null 2> "$T/d.err"
+	RC=$?
+	[ "$RC" -eq 0 ] || fatal "merge exited with $RC: $(tr '\n' '|' < "$T/d.err")"
+	got=$(cat "$T/d.err")
+	# the drift as planted, -20 us a second (to the line's second decimal)
+	p1="gtrace-bpf: merged $n GPU records from 1 processes: $n linked (100.0 %), 0 unmatched, 0 causality violations, "
+	p2=" launches without GPU work, $n of the links by launch order; the GPU clock drifted from the host's in 1 process, its records moved back onto the host's (estimated from the kernels that started right after their launch): pid $WL_PID's by "
+	case $got in
+	"$p1"*"$p2"-19.9?" us a second, moved +"*" us at most" | "$p1"*"$p2"-20.0?" us a second, moved +"*" us at most") ;;
+	*) err "merge of a drifting GPU clock: $got" ;;
+	esac
+	dump_trace "$T/d.gtrace" "$T/d.json"
+	bad=$(jq -s -r '[.[] | select(.type == "launch")] | sort_by(.ts) | to_entries | map({key: (.key + 1 | tostring), value: .value.ts}) | from_entries as $e
+		| .[] | select(.type == "gpu_kernel")
+		| ($e[.correlation | tostring]) as $entry
+		| ($entry + 5000 + ((.correlation - 1) % 4) * 1000) as $truth
+		| select(.launch_ts != $entry or .clock_fixed != true or ((.ts - $truth) | fabs) > 1000)
+		| "correlation \(.correlation): ts \(.ts) launch_ts \(.launch_ts) (its launch \($entry), true start \($truth)) clock_fixed \(.clock_fixed)"' "$T/d.json" | head -n 5)
+	[ -z "$bad" ] || err "kernels not on their own launch, not moved back or not flagged:
+$bad"
 }
 
 t_merge_damaged() {
@@ -453,7 +504,8 @@ t_merge_ranges() {
 
 add_case t_merge_ranges "merge of a -c trace: GPU-side records outside the process' ranges left out and counted"
 add_case t_merge "merge TRACE DIR: exact summary for a synthetic spool of a real recording, every call kept, refusals"
-add_case t_merge_order "merge: a spool without API records is linked by launch order, every record to its own call"
+add_case t_merge_order "merge: a spool without API records is linked by launch order, every record to its own call; a late call's work left out, counted"
+add_case t_merge_drift "merge: a GPU clock 20 ppm behind the host's, linked by order: every kernel on its own launch, none before it, moved back within 1 us, flagged, the drift said"
 add_case t_merge_damaged "merge: a cut-off spool merges with one warning and exit 1; bad inputs: one line, exit 1, no output"
 add_case t_merge_hostile_spools "merge: a FIFO, links and another user's file among the spools: left out, counted, no hang"
 run_cases "$@"

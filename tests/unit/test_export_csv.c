@@ -155,7 +155,7 @@ static const char header[] =
 	"handle,parent,name,path,event,ppid,comm,exit_code,graph,ctx,cooperative,"
 	"cgroup,device,cmd,rm,fd,state,next_cpu,src_device,dst_device,"
 	"communicator,uid,rank,nranks,seq,count,datatype,op,peer,group,local_rank,world_size,local_world,nccl_ts,"
-	"context,stream_id,correlation,launch_ts,launch_tid,causality,by_order,"
+	"context,stream_id,correlation,launch_ts,launch_tid,causality,by_order,clock_fixed,"
 	"source,index,flags,latency_ns,code,wait_ns,suppressed";
 
 /* A row from "column", "cell text" pairs (NULL-terminated), the other cells

@@ -6,6 +6,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -301,6 +302,113 @@ static void t_causality(void **state)
 	assert_int_equal(g[1].flags, LINKED_FLAGS | GT_GPU_CAUSALITY);
 	assert_int_equal(g[0].flags, LINKED_FLAGS);
 	expect_stats(&st, 3, 3, 0, 0, 1, 0, 0);
+}
+
+/* ------------------------------------------------------------ GPU clock drift */
+
+/* N launches every 150 us for 3 s on one thread, three shapes in turn,
+ * each kernel starting 5 us + (i % 4) us after its launch's entry on the
+ * host's clock; its GPU timestamp drifting by ppm (negative: the GPU's
+ * clock falls behind), or, when busy, the GPU's queue full half the time
+ * (delays up to 400 us in those stretches); the API records of the calls. */
+#define DRIFT_N 20000
+static void drift_job(struct merge_call *c, struct merge_api *a, struct merge_gpu *g, double ppm, bool busy)
+{
+	for (int i = 0; i < DRIFT_N; i++) {
+		uint64_t e = T0 + (uint64_t)i * 150 * US, d = 5 * US + (uint64_t)(i % 4) * US;
+		int64_t drift = (int64_t)(ppm * 1e-6 * (double)(e - T0));
+
+		if (busy && (i / 2000) % 2)
+			d += (uint64_t)((i % 2000) * 200);
+		c[i] = call_x(e, e + 3 * US, TID, MERGE_CALL_LAUNCH);
+		c[i].shape = 1 + (uint64_t)(i % 3);
+		a[i] = api(100 + (uint32_t)i, TID, e + 300, 2 * US);
+		g[i] = gpu_rec(GT_REC_GPU_KERNEL, 100 + (uint32_t)i, (uint64_t)((int64_t)(e + d) + drift));
+		g[i].shape = c[i].shape;
+	}
+}
+
+struct drift_case {
+	struct merge_call c[DRIFT_N];
+	struct merge_api a[DRIFT_N];
+	struct merge_gpu g[DRIFT_N];
+};
+
+/* Linked by order, the GPU clock 7 us a second behind (as a CuPy job on the
+ * H200): without the fit, its kernels begin before their launches beyond the
+ * 2 us tolerance after 0.4 s and order linking loses them; with it, every
+ * kernel linked to its own launch, none before it, each moved back to within
+ * a microsecond of its true start, flagged, the drift said. */
+static void t_clock_drift_order(void **state)
+{
+	struct drift_case *k = calloc(1, sizeof(*k));
+	struct merge_link_stats st;
+	uint64_t worst = 0;
+
+	(void)state;
+	assert_non_null(k);
+	drift_job(k->c, k->a, k->g, -7.0, false);
+	link_ok(k->c, DRIFT_N, NULL, 0, k->g, DRIFT_N, &st);
+	assert_int_equal(st.linked, DRIFT_N);
+	assert_int_equal(st.by_order, DRIFT_N);
+	assert_int_equal(st.causality, 0);
+	assert_int_equal(st.clock_fixed, 1);
+	assert_int_equal(st.clock_pid, PID);
+	assert_true(st.clock_rate < -6.8e-6 && st.clock_rate > -7.2e-6);
+	for (int i = 0; i < DRIFT_N; i++) {
+		uint64_t truth = k->c[i].entry + 5 * US + (uint64_t)(i % 4) * US;
+		uint64_t off = k->g[i].ts > truth ? k->g[i].ts - truth : truth - k->g[i].ts;
+
+		assert_int_equal(k->g[i].call, i);
+		assert_true(k->g[i].flags & GT_GPU_CLOCK_FIXED);
+		worst = off > worst ? off : worst;
+	}
+	assert_true(worst < 1 * US);
+	free(k);
+}
+
+/* With API records every kernel links whatever the clock; the fit moves the
+ * GPU records back all the same, and no link is a causality violation. */
+static void t_clock_drift_api(void **state)
+{
+	struct drift_case *k = calloc(1, sizeof(*k));
+	struct merge_link_stats st;
+
+	(void)state;
+	assert_non_null(k);
+	drift_job(k->c, k->a, k->g, -7.0, false);
+	link_ok(k->c, DRIFT_N, k->a, DRIFT_N, k->g, DRIFT_N, &st);
+	assert_int_equal(st.linked, DRIFT_N);
+	assert_int_equal(st.by_order, 0);
+	assert_int_equal(st.causality, 0);
+	assert_int_equal(st.clock_fixed, 1);
+	for (int i = 0; i < DRIFT_N; i++) {
+		assert_int_equal(k->g[i].call, i);
+		assert_true(k->g[i].ts >= k->c[i].entry + 4 * US && k->g[i].ts <= k->c[i].entry + 9 * US);
+	}
+	free(k);
+}
+
+/* No drift: nothing moved, nothing flagged; a GPU busy half the time (its
+ * delays far above the launch latency then) is not taken for a drift. */
+static void t_clock_steady(void **state)
+{
+	struct drift_case *k = calloc(1, sizeof(*k));
+	struct merge_link_stats st;
+
+	(void)state;
+	assert_non_null(k);
+	for (int busy = 0; busy < 2; busy++) {
+		drift_job(k->c, k->a, k->g, 0, busy);
+		link_ok(k->c, DRIFT_N, NULL, 0, k->g, DRIFT_N, &st);
+		assert_int_equal(st.linked, DRIFT_N);
+		assert_int_equal(st.clock_fixed, 0);
+		for (int i = 0; i < DRIFT_N; i++)
+			assert_false(k->g[i].flags & GT_GPU_CLOCK_FIXED);
+		assert_int_equal(k->g[DRIFT_N - 1].ts, k->c[DRIFT_N - 1].entry + 5 * US + 3 * US +
+				 (busy ? 1999 * 200 : 0));
+	}
+	free(k);
 }
 
 static void t_graph(void **state)
@@ -631,6 +739,9 @@ int main(void)
 		cmocka_unit_test(t_back_to_back),
 		cmocka_unit_test(t_no_exit),
 		cmocka_unit_test(t_causality),
+		cmocka_unit_test(t_clock_drift_order),
+		cmocka_unit_test(t_clock_drift_api),
+		cmocka_unit_test(t_clock_steady),
 		cmocka_unit_test(t_graph),
 		cmocka_unit_test(t_kinds),
 		cmocka_unit_test(t_unmatched_calls),

@@ -152,6 +152,7 @@ char *fields__scalar(char *p, const struct cf_val *f, bool brackets)
 	X(CF_CORRELATION, "correlation")		\
 	X(CF_LAUNCH_TS, "launch_ts") X(CF_LAUNCH_TID, "launch_tid")		\
 	X(CF_CAUSALITY, "causality") X(CF_BY_ORDER, "by_order")		\
+	X(CF_CLOCK_FIXED, "clock_fixed")					\
 	X(CF_SOURCE, "source") X(CF_INDEX, "index") X(CF_FLAGS, "flags")	\
 	X(CF_LATENCY_NS, "latency_ns")						\
 	X(CF_CODE, "code") X(CF_WAIT_NS, "wait_ns") X(CF_SUPPRESSED, "suppressed")	\

@@ -50,6 +50,7 @@ enum cf_id {
 	CF_CONTEXT,
 	CF_STREAM_ID,	/* CUPTI's stream id, not the CUstream handle of calls (CF_STREAM) */
 	CF_CORRELATION, CF_LAUNCH_TS, CF_LAUNCH_TID, CF_CAUSALITY, CF_BY_ORDER,
+	CF_CLOCK_FIXED,	/* ts moved by the merger: the GPU clock drifted */
 	/* capture records (GT_REC_RANGE, GT_REC_CAPTURE); their kind is CF_KIND */
 	CF_SOURCE, CF_INDEX, CF_FLAGS, CF_LATENCY_NS,
 	/* flight-recorder triggers (GT_REC_TRIGGER); their kind is CF_KIND */

@@ -40,6 +40,8 @@ static void gpu_link(const struct gt_hdr *rec, struct cf_val v[CF_MAX], unsigned
 		vb(v, n, CF_CAUSALITY, true);
 	if (flags & GT_GPU_BY_ORDER)
 		vb(v, n, CF_BY_ORDER, true);
+	if (flags & GT_GPU_CLOCK_FIXED)
+		vb(v, n, CF_CLOCK_FIXED, true);
 }
 
 /* A kernel a CUDA graph ran: its node and, when the merger found it, the

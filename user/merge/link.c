@@ -341,6 +341,116 @@ static int link_process(struct merge_call *calls, const uint32_t *cs, size_t nc,
 	return 0;
 }
 
+/* A process' fit counted in st (the one moved the most named). */
+static void clock_count(const struct merge_clock_fit *f, struct merge_link_stats *st)
+{
+	if (!f->fixed)
+		return;
+	st->clock_fixed++;
+	if (st->clock_fixed == 1 || llabs(f->max_shift_ns) > llabs(st->clock_max_shift_ns)) {
+		st->clock_max_shift_ns = f->max_shift_ns;
+		st->clock_rate = f->slope;
+		st->clock_pid = f->pid;
+	}
+}
+
+/* The pairs a clock fit needs, by order, when the GPU clock has drifted
+ * past tol: a first pass with this much room (at least CLOCK_EST_NS, or
+ * 20 ppm of the process' calls' span), undone after the fit. */
+#define CLOCK_EST_NS 200000ull
+
+/* link_process over one process, its GPU clock's drift taken out first
+ * when there is a clear one (merge/gpu_clock.c). */
+static int link_process_clocked(struct merge_call *calls, const uint32_t *cs, size_t nc, struct merge_gpu *gpu,
+				const uint32_t *order, size_t g0, size_t g1, uint64_t tol, struct u64map *streams,
+				struct u64map *last, struct merge_link_stats *st)
+{
+	struct merge_link_stats first = { 0 };
+	struct merge_clock_fit f;
+	uint64_t room = CLOCK_EST_NS;
+	size_t lo = 0;
+	int err;
+
+	if (nc > 1 && (calls[cs[nc - 1]].entry - calls[cs[0]].entry) / 50000 > room)
+		room = (calls[cs[nc - 1]].entry - calls[cs[0]].entry) / 50000;
+	err = link_process(calls, cs, nc, &lo, gpu, order, g0, g1, room > tol ? room : tol, streams, last,
+			   &first);
+	if (!err)
+		err = merge__clock_fit(calls, gpu, order + g0, g1 - g0, &f);
+	for (size_t i = g0; i < g1; i++) {
+		struct merge_gpu *r = &gpu[order[i]];
+
+		if (r->call != MERGE_NO_CALL)
+			calls[r->call].nlinked--;
+		r->call = MERGE_NO_CALL;
+		r->flags &= ~(GT_GPU_LINKED | GT_GPU_CAUSALITY | GT_GPU_BY_ORDER);
+	}
+	u64map__free(streams);
+	u64map__free(last);
+	memset(streams, 0, sizeof(*streams));
+	memset(last, 0, sizeof(*last));
+	if (err)
+		return err;
+	merge__clock_apply(gpu, order + g0, g1 - g0, &f);
+	clock_count(&f, st);
+	lo = 0;
+	return link_process(calls, cs, nc, &lo, gpu, order, g0, g1, tol, streams, last, st);
+}
+
+static int pid_ts_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct merge_gpu *gpu = ctx;
+	const struct merge_gpu *x = &gpu[*(const uint32_t *)a], *y = &gpu[*(const uint32_t *)b];
+
+	CMP_BY(x->pid, y->pid);
+	CMP_BY(x->ts, y->ts);
+	return cmp__u64(*(const uint32_t *)a, *(const uint32_t *)b);
+}
+
+/* Processes with API records, linked: each one's GPU clock drift taken out
+ * where it is clear, the causality of its links judged again. */
+static int clock_api_processes(const struct merge_call *calls, struct merge_gpu *gpu, size_t ngpu,
+			       const struct pid_end *ends, size_t nends, struct merge_link_stats *st)
+{
+	uint32_t *idx;
+	size_t n = 0;
+	int err = 0;
+
+	if (!nends)
+		return 0;
+	idx = malloc((ngpu ? ngpu : 1) * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < ngpu; i++)
+		if (find_pid_end(ends, nends, gpu[i].pid))
+			idx[n++] = (uint32_t)i;
+	if (n > 1)
+		qsort_r(idx, n, sizeof(*idx), pid_ts_cmp, gpu);
+	for (size_t i = 0, j; i < n && !err; i = j) {
+		struct merge_clock_fit f;
+
+		for (j = i; j < n && gpu[idx[j]].pid == gpu[idx[i]].pid; j++)
+			;
+		err = merge__clock_fit(calls, gpu, idx + i, j - i, &f);
+		if (err || !f.fixed)
+			continue;
+		merge__clock_apply(gpu, idx + i, j - i, &f);
+		clock_count(&f, st);
+		for (size_t k = i; k < j; k++) {
+			struct merge_gpu *g = &gpu[idx[k]];
+			bool was = g->flags & GT_GPU_CAUSALITY, is;
+
+			if (g->call == MERGE_NO_CALL)
+				continue;
+			is = g->ts < calls[g->call].entry;
+			g->flags = (uint16_t)((g->flags & ~GT_GPU_CAUSALITY) | (is ? GT_GPU_CAUSALITY : 0));
+			st->causality += (uint64_t)is - (uint64_t)was;
+		}
+	}
+	free(idx);
+	return err;
+}
+
 /* Step 3 of merge__link: the records of processes without API records
  * (ends[] holds one entry per process that has some). */
 static int link_by_order(struct merge_call *calls, size_t ncalls, struct merge_gpu *gpu,
@@ -374,7 +484,7 @@ static int link_by_order(struct merge_call *calls, size_t ncalls, struct merge_g
 		qsort_r(cs, nc, sizeof(*cs), call_order_cmp, calls);
 	for (gi = 0; gi < ng;) {
 		uint32_t pid = gpu[order[gi]].pid;
-		size_t gj = gi, c0, lo = 0;
+		size_t gj = gi, c0;
 
 		while (gj < ng && gpu[order[gj]].pid == pid)
 			gj++;
@@ -387,8 +497,8 @@ static int link_by_order(struct merge_call *calls, size_t ncalls, struct merge_g
 		u64map__free(&last);
 		memset(&streams, 0, sizeof(streams));
 		memset(&last, 0, sizeof(last));
-		err = link_process(calls, cs + c0, ci - c0, &lo, gpu, order, gi, gj, tol, &streams, &last,
-				   st);
+		err = link_process_clocked(calls, cs + c0, ci - c0, gpu, order, gi, gj, tol, &streams, &last,
+					   st);
 		if (err)
 			goto out;
 		gi = gj;
@@ -488,7 +598,8 @@ int merge__link(struct merge_call *calls, size_t ncalls, struct merge_api *apis,
 			goto out;
 		st->gpu_records++;
 		g->call = MERGE_NO_CALL;
-		g->flags &= ~(GT_GPU_LINKED | GT_GPU_CAUSALITY | GT_GPU_API_MATCHED | GT_GPU_BY_ORDER);
+		g->flags &= ~(GT_GPU_LINKED | GT_GPU_CAUSALITY | GT_GPU_API_MATCHED | GT_GPU_BY_ORDER |
+			      GT_GPU_CLOCK_FIXED);
 		a = find_api(apis, napis, g->pid, g->correlation);
 		if (!a) {
 			/* lost from a process with API records; a process without
@@ -515,6 +626,9 @@ int merge__link(struct merge_call *calls, size_t ncalls, struct merge_api *apis,
 		}
 	}
 
+	err = clock_api_processes(calls, gpu, ngpu, ends, nends, st);
+	if (err)
+		goto out;
 	err = link_by_order(calls, ncalls, gpu, ngpu, ends, nends, tol, st);
 	if (err)
 		goto out;

@@ -7,6 +7,7 @@
 #ifndef GTRACE_MERGE_LINK_H
 #define GTRACE_MERGE_LINK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "bpf/gtrace_events.h"
@@ -102,7 +103,36 @@ struct merge_link_stats {
 					 * unmatched_calls: their work is the graph's) */
 	uint64_t graph_kernels;		/* kernels a CUDA graph ran (the writer counts them) */
 	uint64_t graph_traced;		/* ... traced back to the launch whose capture made the node */
+	uint64_t clock_fixed;		/* processes whose GPU records were moved (merge__clock_fit) */
+	int64_t clock_max_shift_ns;	/* ... the largest move, of clock_pid's */
+	double clock_rate;		/* ... clock_pid's drift, ns a ns (floor change) */
+	uint32_t clock_pid;		/* ... the process moved the most */
 };
+
+/* The GPU clock's drift against the host's in one process, fitted on its
+ * linked single-kernel launches (merge/gpu_clock.c): the delay from a
+ * launch's entry to its kernel's start has a floor (the launch latency)
+ * that only the drift moves. */
+struct merge_clock_fit {
+	uint32_t pid;
+	bool fixed;		/* a clear drift: merge__clock_apply moves the records */
+	uint64_t pairs;		/* launches with their one kernel */
+	uint64_t segments;	/* stretches with a floor */
+	int64_t t0;		/* the first launch's entry */
+	int64_t span_ns;	/* to the last */
+	double slope;		/* the floor's change, ns a ns */
+	double floor0;		/* its value at t0, ns */
+	double resid_ns;	/* the floors' median distance from the line */
+	double drift_ns;	/* slope * span */
+	int64_t max_shift_ns;	/* merge__clock_apply: the largest move */
+};
+
+/* Fits gpu[idx[0..n)) (one process' records, linked) to calls. -ENOMEM or 0. */
+int merge__clock_fit(const struct merge_call *calls, const struct merge_gpu *gpu, const uint32_t *idx, size_t n,
+		     struct merge_clock_fit *out);
+/* A fixed fit: each record's ts moved back onto the host's clock, flagged
+ * GT_GPU_CLOCK_FIXED. */
+void merge__clock_apply(struct merge_gpu *gpu, const uint32_t *idx, size_t n, struct merge_clock_fit *f);
 
 /* Launch dims as one number to compare a kernel with its launch; never 0. */
 static inline uint64_t merge__shape(const uint32_t grid[3], const uint32_t block[3])

@@ -210,6 +210,56 @@ static void leave_out_edges(struct merger *m)
 	m->napis = n;
 }
 
+/*
+ * The end edge of a process linked by launch order (no API records say when
+ * its calls were made): a GPU record left unlinked whose correlation comes
+ * after every linked one of its process (no recorded call could have made
+ * it: calls are numbered in entry order) and that started on the GPU after
+ * the recording's end is the work of a call made after the end, which the
+ * agent recorded a little longer: left out and counted with the records
+ * outside the recording, as the API records tell for other processes.
+ * One that started before the end stays unmatched (its call was lost).
+ */
+static int leave_out_late(struct merger *m)
+{
+	struct u64map maxc = { 0 }, api = { 0 };
+	size_t i, n = 0, gone = 0;
+	int err = 0;
+
+	if (m->ranged)
+		return 0;
+	for (i = 0; i < m->ngpu && !err; i++) {
+		const struct merge_gpu *g = &m->gpu[i];
+		uint64_t *v = u64map__get(&maxc, g->pid);
+
+		if (g->flags & GT_GPU_API_MATCHED)
+			err = u64map__set(&api, g->pid, 1);
+		else if (g->call != MERGE_NO_CALL && (!v || *v < g->correlation))
+			err = u64map__set(&maxc, g->pid, g->correlation);
+	}
+	for (i = 0; i < m->ngpu && !err; i++) {
+		const struct merge_gpu *g = &m->gpu[i];
+		uint64_t *v = u64map__get(&maxc, g->pid);
+		uint64_t *last = u64map__get(&m->last, g->pid);
+
+		if (g->call == MERGE_NO_CALL && !u64map__get(&api, g->pid) && v && g->correlation > *v && last &&
+		    outside_span(m, g->pid, g->ts, g->ts) && g->ts > *last) {
+			gone++;
+			continue;
+		}
+		m->gpu[n++] = *g;
+	}
+	if (!err) {
+		m->ngpu = n;
+		m->res.outside_recording += gone;
+		m->res.link.gpu_records -= gone;
+		m->res.link.unmatched_gpu -= gone;
+	}
+	u64map__free(&maxc);
+	u64map__free(&api);
+	return err;
+}
+
 static int linked_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct merge_gpu *gpu = ctx;
@@ -271,7 +321,7 @@ char *merge__default_output(const char *trace)
 static void print_summary(const struct merger *m)
 {
 	const struct merge_link_stats *s = &m->res.link;
-	char extra[640] = "";
+	char extra[1024] = "";
 	size_t n = 0;
 
 	if (s->duplicates)
@@ -298,8 +348,14 @@ static void print_summary(const struct merger *m)
 			      (unsigned long long)s->graph_kernels, (unsigned long long)s->graph_traced,
 			      100.0 * s->graph_traced / s->graph_kernels);
 	if (s->captured_calls && n < sizeof(extra))
-		snprintf(extra + n, sizeof(extra) - n, "; %llu launches captured into CUDA graphs",
-			 (unsigned long long)s->captured_calls);
+		n += snprintf(extra + n, sizeof(extra) - n, "; %llu launches captured into CUDA graphs",
+			      (unsigned long long)s->captured_calls);
+	if (s->clock_fixed && n < sizeof(extra))
+		snprintf(extra + n, sizeof(extra) - n, "; the GPU clock drifted from the host's in %llu "
+			 "process%s, its records moved back onto the host's (estimated from the kernels that "
+			 "started right after their launch): pid %u's by %+.2f us a second, moved %+.1f us "
+			 "at most", (unsigned long long)s->clock_fixed, s->clock_fixed == 1 ? "" : "es",
+			 s->clock_pid, s->clock_rate * 1e6, s->clock_max_shift_ns / 1e3);
 	pr_info("merged %llu GPU records from %llu processes: %llu linked (%.1f %%), %llu unmatched, "
 		"%llu causality violations, %llu launches without GPU work%s",
 		(unsigned long long)s->gpu_records, (unsigned long long)s->processes,
@@ -483,6 +539,8 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	if (!err)
 		err = merge__link(m->calls, m->ncalls, m->apis, m->napis, m->gpu, m->ngpu, &lo,
 				  &m->res.link);
+	if (!err)
+		err = leave_out_late(m);
 	if (err) {
 		pr_err("failed to link GPU records: %s", strerror(-err));
 		goto out;

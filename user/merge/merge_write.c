@@ -87,6 +87,8 @@ static int write_gpu(struct merger *m, struct trace_writer *w, const struct merg
 		launch_ts = m->calls[g->call].entry;
 	}
 	k->hdr.tid = tid;
+	/* moved when the process' GPU clock drifted (GT_GPU_CLOCK_FIXED) */
+	k->hdr.ts = g->ts;
 	if (src->type == GT_REC_GPU_KERNEL) {
 		struct gt_gpu_graph *gr;
 
