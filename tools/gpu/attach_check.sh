@@ -107,6 +107,12 @@ stop_job() {
 trap '[ -n "$WL" ] && kill -KILL "$WL" 2> /dev/null' EXIT
 
 export PYTHONFAULTHANDLER=1
+# the jobs' native crash place (attach_jobs.py loads it)
+if cc -O2 -shared -fPIC -o "$OUT/crash_report.so" tools/gpu/crash_report.c 2> "$OUT/crash_report.build"; then
+	export CRASH_REPORT_LIB=$OUT/crash_report.so
+else
+	echo "attach: no native crash reports: $(head -n 2 "$OUT/crash_report.build" | tr '\n' ' ')"
+fi
 k=0
 for mode in $MODES; do
 k=$((k + 1))
@@ -182,6 +188,7 @@ jax|cupy)
 	else
 		echo "FAIL $mode-$k: the job died"
 		fail=1
+		grep '^crash_report:' "$OUT/$mode-$k.wl" | head -n 90 | sed "s/^/$mode-$k: /"
 		grep -A12 'Fatal Python error\|Current thread\|Thread 0x' "$OUT/$mode-$k.wl" | head -n 40 | sed "s/^/$mode-$k: /"
 		dmesg 2> /dev/null | grep -i 'segfault\|Xid' | tail -n 3 | sed "s/^/$mode-$k: /"
 	fi

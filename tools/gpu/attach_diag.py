@@ -6,7 +6,8 @@
 import json, sys
 
 tag = sys.argv[1] if len(sys.argv) > 1 else "diag"
-gpu, calls = [], []
+gpu, calls, extra = [], [], []
+last_api = ""
 for line in sys.stdin:
     try:
         r = json.loads(line)
@@ -15,8 +16,11 @@ for line in sys.stdin:
     t = r.get("type", "")
     if t in ("gpu_kernel", "gpu_memcpy", "gpu_memset"):
         gpu.append((r["ts"], r.get("launch_ts"), bool(r.get("causality")), t))
+        extra.append((r.get("graph_node") is not None, bool(r.get("clock_fixed")), r.get("correlation", 0)))
     elif "api" in r and "ts" in r:
         calls.append(r["ts"])
+        if r["ts"] >= (calls[-2] if len(calls) > 1 else 0):
+            last_api = r["api"]
 if not gpu or not calls:
     print("%s: no GPU records (%d) or no calls (%d)" % (tag, len(gpu), len(calls)))
     sys.exit(1)
@@ -53,4 +57,18 @@ if lat:
     lat.sort()
     print("%s: GPU start after the call's entry (us): min %.1f, p1 %.1f, median %.1f"
           % (tag, lat[0] / 1e3, lat[int(0.01 * len(lat))] / 1e3, lat[len(lat) // 2] / 1e3))
+# the unlinked of the last tenth: after the last call (work of calls the
+# recording did not see), graph kernels, their correlation ids against the
+# linked ones'
+tail = [(g, e) for g, e in zip(gpu, extra) if g[1] is None and decile(g[0]) == 9]
+if tail:
+    after = sorted((g[0] - hi) / 1e6 for g, _ in tail)
+    maxc = max((e[2] for g, e in zip(gpu, extra) if g[1] is not None), default=0)
+    print("%s: last tenth's %d unlinked: GPU start - last call (ms) min %.3f median %.3f max %.3f; "
+          "%d run by graphs; %d with a correlation above the last linked one (%d); the last call %s"
+          % (tag, len(tail), after[0], after[len(after) // 2], after[-1], sum(1 for _, e in tail if e[0]),
+             sum(1 for _, e in tail if e[2] > maxc), maxc, last_api))
+fixed = sum(1 for e in extra if e[1])
+if fixed:
+    print("%s: %d GPU records moved by the merger (the GPU clock drifted)" % (tag, fixed))
 sys.exit(0 if linked * 100.0 / n >= 99.0 else 1)

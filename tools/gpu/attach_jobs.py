@@ -5,8 +5,9 @@
 # start), "ready PID" once warmed up, for SECONDS or until SIGTERM.
 #   python3 attach_jobs.py jax|cupy SECONDS STEP_LOG
 # At the end one line "checksum X": the last matrix's sum, the same for the
-# same number of steps.
-import os, signal, sys, time
+# same number of steps. CRASH_REPORT_LIB=crash_report.so: a crash's native
+# place on stderr too (tools/gpu/crash_report.c).
+import ctypes, os, signal, sys, time
 
 N = 1024
 
@@ -46,6 +47,8 @@ def cupy_step():
 def main():
     if len(sys.argv) != 4 or sys.argv[1] not in ("jax", "cupy"):
         raise SystemExit("usage: attach_jobs.py jax|cupy SECONDS STEP_LOG")
+    if os.environ.get("CRASH_REPORT_LIB"):
+        ctypes.CDLL(os.environ["CRASH_REPORT_LIB"]).crash_report_install()
     step, checksum = (jax_step if sys.argv[1] == "jax" else cupy_step)()
     for _ in range(50):
         step()
