@@ -440,6 +440,29 @@ static struct target start_drv(const char *mode, int *in, pid_t *other)
 	assert_int_equal(sscanf(line, "ready %d %d %d", &pid, &main_tid, &oth), 3);
 	assert_int_equal(pid, t.pid);
 	*other = oth;
+	/* "ready" comes just before the driver's read: wait until the main
+	 * thread is in it (its system call, read, is 0) */
+	{
+		char path[64], buf[32] = "";
+		int i;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)t.pid, main_tid);
+		for (i = 0; i < 10000; i++) {
+			FILE *f = fopen(path, "r");
+
+			buf[0] = 0;
+			if (f) {
+				if (!fgets(buf, sizeof(buf), f))
+					buf[0] = 0;
+				fclose(f);
+			}
+			if (!strncmp(buf, "0 ", 2))
+				break;
+			usleep(1000);
+		}
+		if (i == 10000)
+			fail_msg("the target's main thread never waited in the driver's read: '%s'", buf);
+	}
 	return t;
 }
 
@@ -459,32 +482,43 @@ static void finish_drv(struct target *t, int in)
 		fail_msg("the target ended with status 0x%x and '%s'", st, line);
 }
 
-/* The main thread waits inside the driver, another thread in a sleep: the
- * other one runs the call, the main thread is passed over (at least once)
- * and both go on. */
-static void test_driver_thread_passed_over(void **state)
+/* The driver's target in mode ("both": its main thread waits inside the
+ * fake driver, another sleeps; "one": the main thread alone), loaded with
+ * a wait of wait_ms: the call ran once, in the other thread where there is
+ * one, else in the main thread; the target goes on. What the load
+ * borrowed, in *last. */
+static void drv_load(const char *mode, unsigned wait_ms, struct inject_last *last)
 {
 	char why[256] = "";
-	struct inject_last last;
 	struct target t;
 	uint64_t h = 0, ret = 0;
 	pid_t other;
 	int in, err;
 
-	(void)state;
 	unlink(in_dir("probe.out"));
-	t = start_drv("both", &in, &other);
-	assert_true(other > 0);
-	err = inject__load(t.pid, GT_INJECT_LIB, "inject_probe_tid", NULL, 3000, &h, &ret, why, sizeof(why));
+	t = start_drv(mode, &in, &other);
+	assert_true(strcmp(mode, "both") ? other == 0 : other > 0);
+	err = inject__load(t.pid, GT_INJECT_LIB, "inject_probe_tid", NULL, wait_ms, &h, &ret, why, sizeof(why));
 	if (err)
 		fail_msg("inject__load: %d: %s", err, why);
-	assert_int_equal((pid_t)ret, other);
-	inject__last(&last);
-	assert_int_equal(last.tid, other);
-	assert_false(last.inside);
-	assert_true(last.passed_over >= 1);
+	assert_int_equal((pid_t)ret, other ? other : t.pid);
+	inject__last(last);
+	assert_int_equal(last->tid, (pid_t)ret);
 	assert_int_equal(probe_lines(t.pid), 1);
 	finish_drv(&t, in);
+}
+
+/* The main thread waits inside the driver, another thread in a sleep: the
+ * other one runs the call, the main thread is passed over (at least once)
+ * and both go on. */
+static void test_driver_thread_passed_over(void **state)
+{
+	struct inject_last last;
+
+	(void)state;
+	drv_load("both", 3000, &last);
+	assert_false(last.inside);
+	assert_true(last.passed_over >= 1);
 }
 
 /* Its only thread waits inside the driver: passed over while another
@@ -492,27 +526,12 @@ static void test_driver_thread_passed_over(void **state)
  * same, said; the call ran there once, and it goes on. */
 static void test_driver_only_thread_taken(void **state)
 {
-	char why[256] = "";
 	struct inject_last last;
-	struct target t;
-	uint64_t h = 0, ret = 0;
-	pid_t other;
-	int in, err;
 
 	(void)state;
-	unlink(in_dir("probe.out"));
-	t = start_drv("one", &in, &other);
-	assert_int_equal(other, 0);
-	err = inject__load(t.pid, GT_INJECT_LIB, "inject_probe_tid", NULL, 300, &h, &ret, why, sizeof(why));
-	if (err)
-		fail_msg("inject__load: %d: %s", err, why);
-	assert_int_equal((pid_t)ret, t.pid);
-	inject__last(&last);
-	assert_int_equal(last.tid, t.pid);
+	drv_load("one", 300, &last);
 	assert_true(last.inside);
 	assert_true(last.passed_over >= 1);
-	assert_int_equal(probe_lines(t.pid), 1);
-	finish_drv(&t, in);
 }
 
 static int group_setup(void **state)
