@@ -215,10 +215,12 @@ static void leave_out_edges(struct merger *m)
  * its calls were made): a GPU record left unlinked whose correlation comes
  * after every linked one of its process (no recorded call could have made
  * it: calls are numbered in entry order) and that started on the GPU after
- * the recording's end is the work of a call made after the end, which the
- * agent recorded a little longer: left out and counted with the records
- * outside the recording, as the API records tell for other processes.
- * One that started before the end stays unmatched (its call was lost).
+ * the process' last recorded call (when the trace dropped nothing: the
+ * probes saw every call until they went; else after the recording's end) is
+ * the work of a call made after the probes were gone, which the agent
+ * recorded a little longer: left out and counted with the records outside
+ * the recording, as the API records tell for other processes.  One that
+ * started before stays unmatched (its call was lost, or not probed).
  */
 static int leave_out_late(struct merger *m)
 {
@@ -226,7 +228,7 @@ static int leave_out_late(struct merger *m)
 	size_t i, n = 0, gone = 0;
 	int err = 0;
 
-	if (m->ranged)
+	if (m->ranged || capture_spans__light(m->spans))
 		return 0;
 	for (i = 0; i < m->ngpu && !err; i++) {
 		const struct merge_gpu *g = &m->gpu[i];
@@ -243,7 +245,7 @@ static int leave_out_late(struct merger *m)
 		uint64_t *last = u64map__get(&m->last, g->pid);
 
 		if (g->call == MERGE_NO_CALL && !u64map__get(&api, g->pid) && v && g->correlation > *v && last &&
-		    outside_span(m, g->pid, g->ts, g->ts) && g->ts > *last) {
+		    g->ts > *last + MERGE_TOLERANCE_NS && (m->whole || outside_span(m, g->pid, g->ts, g->ts))) {
 			gone++;
 			continue;
 		}
@@ -522,6 +524,7 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	/* the second pass stops at the last record: the trailer is read now */
 	m->end_ts = trace_reader__trailer(r) ? trace_reader__trailer(r)->end_ts : m->max_ts;
 	m->counters = *trace_reader__counters(r);
+	m->whole = trace_reader__trailer(r) && !m->counters.drop_ringbuf && !m->counters.drop_stash;
 	capture_spans__finish(m->spans, m->end_ts);
 	m->ranged = capture_spans__mode(m->spans)->range != GT_CAPSRC_NONE;
 	gt_decoder__free(m->dec);

@@ -69,6 +69,8 @@ struct merger {
 	struct gt_decoder *dec;	/* pairs the first pass's entries with their exits */
 	uint64_t max_ts;	/* highest ts of the trace's records */
 	uint64_t end_ts;	/* the trace's trailer end_ts, else max_ts */
+	bool whole;		/* a trailer says no event was dropped: every call the probes
+				 * saw is in the trace */
 	struct gt_counters counters;	/* the trace's final counters (first pass) */
 	struct capture_spans *spans;	/* the trace's capture ranges (first pass) */
 	bool inline_gpu;		/* the trace holds the agent's records (cupti=inline) */
