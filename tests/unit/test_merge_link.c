@@ -354,7 +354,7 @@ static void t_clock_drift_order(void **state)
 	assert_int_equal(st.causality, 0);
 	assert_int_equal(st.clock_fixed, 1);
 	assert_int_equal(st.clock_pid, PID);
-	assert_true(st.clock_rate < -6.8e-6 && st.clock_rate > -7.2e-6);
+	assert_true(st.clock_rate < -6.98e-6 && st.clock_rate > -7.02e-6);
 	for (int i = 0; i < DRIFT_N; i++) {
 		uint64_t truth = k->c[i].entry + 5 * US + (uint64_t)(i % 4) * US;
 		uint64_t off = k->g[i].ts > truth ? k->g[i].ts - truth : truth - k->g[i].ts;

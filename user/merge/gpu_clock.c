@@ -58,9 +58,12 @@ static int dbl_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int i64_cmp(const void *a, const void *b)
+static int delay_cmp(const void *a, const void *b)
 {
-	CMP_BY(*(const int64_t *)a, *(const int64_t *)b);
+	const struct pair *x = a, *y = b;
+
+	CMP_BY(x->d, y->d);
+	CMP_BY(x->t, y->t);
 	return 0;
 }
 
@@ -75,7 +78,8 @@ int merge__clock_fit(const struct merge_call *calls, const struct merge_gpu *gpu
 {
 	struct pair *p = NULL;
 	double *ft = NULL, *ff = NULL, *sl = NULL;
-	int64_t *seg = NULL, span, len;
+	struct pair *seg = NULL;
+	int64_t span, len;
 	size_t np = 0, nf = 0, ns = 0;
 	int err = -ENOMEM;
 
@@ -122,12 +126,14 @@ int merge__clock_fit(const struct merge_call *calls, const struct merge_gpu *gpu
 		size_t j = i, k = 0;
 
 		while (j < np && p[j].t < end)
-			seg[k++] = p[j++].d;
+			seg[k++] = p[j++];
 		if (k >= SEG_PAIRS) {
-			cmp__sort(seg, k, sizeof(*seg), i64_cmp);
-			/* the stretch's floor: its 1st percentile */
-			ff[nf] = (double)seg[k / 100];
-			ft[nf++] = (double)(p[i].t + (p[j - 1].t - p[i].t) / 2 - out->t0);
+			cmp__sort(seg, k, sizeof(*seg), delay_cmp);
+			/* the stretch's floor, its 1st percentile, at the time of
+			 * the launch that has it (not the stretch's middle: the
+			 * drift within a stretch would blur the line) */
+			ff[nf] = (double)seg[k / 100].d;
+			ft[nf++] = (double)(seg[k / 100].t - out->t0);
 		}
 		i = j;
 	}
