@@ -2,7 +2,8 @@
 /*
  * Loading a library into a running process (inject.h): ptrace, a system
  * call boundary, raw system calls at a `syscall` instruction of the
- * process' libc, a memfd, and one call of dlopen.
+ * process' libc, a memfd, and one call of dlopen.  Which thread to hold
+ * (not one inside the CUDA driver) is threads.c's.
  *
  * Written here rather than taken from a library: the few projects that do
  * this (debuggers, checkpointing tools) do not offer it as one; what it
@@ -33,6 +34,7 @@
 #include <sys/user.h>
 #endif
 #include "record/inject/inject.h"
+#include "record/inject/inject_int.h"
 #include "record/probes/elf_syms.h"
 
 static int fail(char *why, size_t len, int err, const char *fmt, ...)
@@ -202,13 +204,6 @@ static int wait_stop(struct target *t, int *status)
 	}
 }
 
-static bool unsafe_call(long nr)
-{
-	/* what malloc calls with an arena's lock held: dlopen would wait on it */
-	return nr == SYS_brk || nr == SYS_mmap || nr == SYS_munmap || nr == SYS_mremap ||
-	       nr == SYS_mprotect || nr == SYS_madvise;
-}
-
 /* Brings t's thread to a system call in which it may be borrowed: t->back
  * is then what it resumes with (the call made again). */
 static int to_boundary(struct target *t, char *why, size_t len)
@@ -273,209 +268,6 @@ static int to_boundary(struct target *t, char *why, size_t len)
 	}
 }
 
-/* The executable mappings of the libraries a thread must not be borrowed
- * inside: the CUDA driver and runtime, CUPTI, NVIDIA's other user-space
- * libraries, and our agent (a thread of its own, or one in its callback).
- * The agent's start calls CUPTI, which calls the driver: on a thread that
- * is itself inside a driver call (waiting in one of its ioctls or futexes)
- * that call would be entered again from within itself.  Beside them, the
- * C and C++ runtimes' mappings, which every blocking call passes through
- * (a driver's wait is libc's pthread_cond_wait, ioctl or poll, or
- * libstdc++'s condition variable on top of it). */
-#define DRV_MAX 64
-struct drv_ranges {
-	int n, nrt;
-	uint64_t lo[DRV_MAX], hi[DRV_MAX];
-	uint64_t rt_lo[DRV_MAX], rt_hi[DRV_MAX];
-	uint64_t x_lo[DRV_MAX * 4], x_hi[DRV_MAX * 4];	/* every executable mapping */
-	int nx;
-};
-
-static bool named(const char *path, const char *const *names, size_t n)
-{
-	const char *base = strrchr(path, '/');
-
-	base = base ? base + 1 : path;
-	for (size_t i = 0; i < n; i++)
-		if (!strncmp(base, names[i], strlen(names[i])))
-			return true;
-	return false;
-}
-
-static bool driver_library(const char *path)
-{
-	static const char *const names[] = { "libcuda.so", "libcudart", "libcupti", "libnvidia-", "libnvcuda" };
-
-	if (strstr(path, "gtrace-agent"))	/* the agent's memfd */
-		return true;
-	return named(path, names, sizeof(names) / sizeof(names[0]));
-}
-
-static bool runtime_library(const char *path)
-{
-	static const char *const names[] = { "libc.so", "libc-", "ld-linux", "libpthread", "libstdc++",
-					     "libgcc_s", "[vdso]" };
-
-	return named(path, names, sizeof(names) / sizeof(names[0]));
-}
-
-static void driver_ranges(pid_t pid, struct drv_ranges *d)
-{
-	char path[64], line[4096], perm[8];
-	unsigned long long lo, hi;
-	FILE *f;
-	int off;
-
-	d->n = d->nrt = d->nx = 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		off = 0;
-		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &lo, &hi, perm, &off) < 3 || perm[2] != 'x')
-			continue;
-		line[strcspn(line, "\n")] = 0;
-		if (d->nx < DRV_MAX * 4) {
-			d->x_lo[d->nx] = lo;
-			d->x_hi[d->nx++] = hi;
-		}
-		if (!off)
-			continue;
-		if (driver_library(line + off) && d->n < DRV_MAX) {
-			d->lo[d->n] = lo;
-			d->hi[d->n++] = hi;
-		} else if (runtime_library(line + off) && d->nrt < DRV_MAX) {
-			d->rt_lo[d->nrt] = lo;
-			d->rt_hi[d->nrt++] = hi;
-		}
-	}
-	fclose(f);
-}
-
-static bool in_ranges(const uint64_t *lo, const uint64_t *hi, int n, uint64_t v)
-{
-	for (int i = 0; i < n; i++)
-		if (v >= lo[i] && v < hi[i])
-			return true;
-	return false;
-}
-
-enum drv_where {
-	DRV_OUT,	/* nothing of the driver's on its stack */
-	DRV_MAYBE,	/* a word deeper in its stack points into it: a call in
-			 * progress, or a function pointer or stale value */
-	DRV_IN,		/* its call was made by the driver */
-};
-
-/* Where the thread stopped (or blocked) with stack pointer sp at pc is:
- * inside one of d's libraries when pc is in one, or when the first word of
- * its stack (from sp up) that points into executable code outside the C
- * and C++ runtimes points into one (the return address of whoever made
- * the blocking call, the runtimes' own frames being skipped); maybe inside
- * when a word further up (at most 256 KiB, as far as it can be read) does:
- * a return address of a call in progress, or a function pointer or a stale
- * value a frame left, which cannot be told apart without unwinding. */
-static enum drv_where in_driver(pid_t pid, const struct drv_ranges *d, uint64_t sp, uint64_t pc)
-{
-	uint64_t words[512];
-	size_t at = 0;
-	bool first = true;
-
-	if (!d->n)
-		return DRV_OUT;
-	if (in_ranges(d->lo, d->hi, d->n, pc))
-		return DRV_IN;
-	while (at < 256 * 1024) {
-		struct iovec l = { words, sizeof(words) }, r = { (void *)(uintptr_t)(sp + at), sizeof(words) };
-		ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
-
-		if (n <= 0)
-			break;
-		for (size_t i = 0; i < (size_t)n / 8; i++) {
-			if (in_ranges(d->lo, d->hi, d->n, words[i]))
-				return first ? DRV_IN : DRV_MAYBE;
-			if (first && in_ranges(d->x_lo, d->x_hi, d->nx, words[i]) &&
-			    !in_ranges(d->rt_lo, d->rt_hi, d->nrt, words[i]))
-				first = false;
-		}
-		at += (size_t)n;
-		if ((size_t)n < sizeof(words))
-			break;
-	}
-	return DRV_OUT;
-}
-
-/* The threads of pid that may be borrowed now, best first, in out (at most
- * max): those that wait in a system call (not a memory call of malloc's)
- * that the driver did not make, those with nothing of the driver's on
- * their stack first, the main thread first of each; with inside, then
- * those whose call the driver made. *skipped counts those passed over.
- * Any thread can run dlopen: a thread that only computes (a busy loop, a
- * launch loop reading the clock in the vDSO) may make no call for a long
- * time while the others wait in theirs. */
-static int pick_threads(pid_t pid, const struct drv_ranges *d, bool inside, pid_t *out, int max, int *skipped)
-{
-	char path[64], buf[256];
-	pid_t maybe[64], in[64];
-	struct dirent *e;
-	int n = 0, nm = 0, ni = 0;
-	DIR *d_;
-
-	*skipped = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d_ = opendir(path);
-	if (!d_)
-		return 0;
-	while ((e = readdir(d_))) {
-		pid_t tid = (pid_t)strtol(e->d_name, NULL, 10);
-		unsigned long long sp = 0, pc = 0;
-		enum drv_where w;
-		pid_t *to;
-		int *k;
-		long nr;
-		int fd;
-		ssize_t len;
-
-		if (tid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = 0;
-		if (!isdigit((unsigned char)buf[0]))
-			continue;	/* "running", or -1: not in a call */
-		/* "NR ARG1 .. ARG6 SP PC" */
-		if (sscanf(buf, "%ld %*s %*s %*s %*s %*s %*s %llx %llx", &nr, &sp, &pc) != 3 || unsafe_call(nr))
-			continue;
-		w = in_driver(pid, d, sp, pc);
-		if (w == DRV_IN && !inside) {
-			(*skipped)++;
-			continue;
-		}
-		to = w == DRV_OUT ? out : w == DRV_MAYBE ? maybe : in;
-		k = w == DRV_OUT ? &n : w == DRV_MAYBE ? &nm : &ni;
-		if (*k >= (w == DRV_OUT ? max : 64))
-			continue;
-		to[(*k)++] = tid;
-		if (tid == pid && *k > 1) {	/* the main thread first */
-			to[*k - 1] = to[0];
-			to[0] = pid;
-		}
-	}
-	closedir(d_);
-	for (int i = 0; i < nm && n < max; i++)
-		out[n++] = maybe[i];
-	for (int i = 0; i < ni && n < max; i++)
-		out[n++] = in[i];
-	return n;
-}
-
 /* What the last load in this thread borrowed (inject__last). */
 static _Thread_local struct inject_last last;
 
@@ -518,8 +310,8 @@ static int borrow_thread(pid_t pid, struct target *t, char *why, size_t len)
 	memset(&last, 0, sizeof(last));
 	for (;;) {
 		inside = mono_ns() >= inside_at;
-		driver_ranges(pid, &d);
-		n = pick_threads(pid, &d, inside, cand, (int)(sizeof(cand) / sizeof(cand[0])), &skipped);
+		inject__driver_ranges(pid, &d);
+		n = inject__pick_threads(pid, &d, inside, cand, (int)(sizeof(cand) / sizeof(cand[0])), &skipped);
 		last.passed_over += skipped;
 		if (!n && !skipped)
 			cand[n++] = pid;	/* none waits: the main thread, to its next call */
@@ -535,7 +327,7 @@ static int borrow_thread(pid_t pid, struct target *t, char *why, size_t len)
 			t->deadline = deadline;
 			if ((err = to_boundary(t, why, len)))
 				return err;	/* held where it is: let go by the caller */
-			w = in_driver(pid, &d, t->back.rsp, t->back.rip);
+			w = inject__in_driver(pid, &d, t->back.rsp, t->back.rip);
 			if (w != DRV_IN || inside) {
 				last.tid = t->pid;
 				last.maybe = w == DRV_MAYBE;
