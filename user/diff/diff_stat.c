@@ -194,13 +194,6 @@ static double draw_median(const uint64_t *v, const uint64_t *sorted, size_t n, u
 	return sorted ? fast_median(sorted, n, state) : resampled_median(v, n, scratch, state);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 int diff_stat__ratio(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint32_t resamples,
 		     uint64_t seed, struct diff_ratio *r)
 {
@@ -247,7 +240,7 @@ int diff_stat__ratio(const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
 	free(sb);
 	free(scratch);
 	if (k) {
-		cmp__sort(ratios, k, sizeof(*ratios), cmp_double);
+		cmp__sort(ratios, k, sizeof(*ratios), cmp__double);
 		/* ranks ceil(0.025 k) and ceil(0.975 k), 1-based */
 		lo = (k * 25 + 999) / 1000;
 		hi = (k * 975 + 999) / 1000;

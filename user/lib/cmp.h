@@ -17,6 +17,14 @@ static inline int cmp__u64(uint64_t a, uint64_t b)
 	return (a > b) - (a < b);
 }
 
+/* A qsort comparator of doubles, ascending (no NaN expected). */
+static inline int cmp__double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 /* Returns from the comparator when a and b differ: -1 or 1 as a < b or a > b. */
 #define CMP_BY(a, b)                                                    \
 	do {                                                            \

@@ -51,13 +51,6 @@ static int pair_cmp(const void *a, const void *b)
 	return 0;
 }
 
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static int delay_cmp(const void *a, const void *b)
 {
 	const struct pair *x = a, *y = b;
@@ -69,7 +62,7 @@ static int delay_cmp(const void *a, const void *b)
 
 static double median(double *v, size_t n)
 {
-	cmp__sort(v, n, sizeof(*v), dbl_cmp);
+	cmp__sort(v, n, sizeof(*v), cmp__double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 

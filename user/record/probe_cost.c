@@ -104,13 +104,6 @@ static uint64_t time_calls(void (*volatile fn)(void), int n)
 	return now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Median ns per call of fn over CALIB_ROUNDS rounds. */
 static double per_call(void (*fn)(void))
 {
@@ -119,7 +112,7 @@ static double per_call(void (*fn)(void))
 
 	for (i = 0; i < CALIB_ROUNDS; i++)
 		v[i] = (double)time_calls(fn, CALIB_CALLS) / CALIB_CALLS;
-	cmp__sort(v, CALIB_ROUNDS, sizeof(v[0]), cmp_double);
+	cmp__sort(v, CALIB_ROUNDS, sizeof(v[0]), cmp__double);
 	return v[CALIB_ROUNDS / 2];
 }
 
