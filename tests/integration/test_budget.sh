@@ -132,12 +132,30 @@ pct() { awk -v x="$1" 'BEGIN { printf "%.2f%%", x * 100 }'; }
 # workload has stopped, the configured period comes back.
 t_keeps() {
 	local period m est wins t0 i
-	GT_LIBCUDA=$MOCK_LIB "$WORKLOAD" --flood 12 --work 3 --launch-log "$T/ll" > "$T/wl.out" 2> "$T/wl.err" &
+	# the workload runs until stopped: how far the period stretches, and so
+	# how long two windows after the change take, depends on what a trap
+	# costs this machine (a fixed run of 12 s held no window after a
+	# stretch to 6.5 s)
+	GT_LIBCUDA=$MOCK_LIB "$WORKLOAD" --flood 120 --until-term --work 3 --launch-log "$T/ll" > "$T/wl.out" 2> "$T/wl.err" &
 	local wp=$!
 	PIDS+=("$wp")
 	sleep 0.5
-	start_daemon -v --light-window 500ms/1s --budget 8% --window 60s
-	sleep 9
+	start_daemon -v --light-window 500ms/1s --budget 8% --window 120s
+	# the change, then three more windows opened: the estimate interval
+	# from the first window under the new period to the next is complete
+	for ((i = 0; i < 60; i++)); do
+		[ "$(status_of overhead_changes)" -ge 1 ] && break
+		sleep 0.5
+	done
+	[ $i -lt 60 ] || fatal "no change of the period in 30 s at an 8% budget"
+	wins=$(status_of light_windows)
+	period=$(status_of light_period_s)
+	local deadline=$(awk -v p="$period" 'BEGIN { d = (4 * p + 10) * 2; printf "%d", (d > 160 ? 160 : d) }')
+	for ((i = 0; i < deadline; i++)); do
+		[ "$(status_of light_windows)" -ge $((wins + 3)) ] && break
+		sleep 0.5
+	done
+	[ $i -lt "$deadline" ] || fatal "fewer than 3 windows in $((deadline / 2)) s after the period became ${period} s"
 	# stretched past the configured second (how far depends on what a trap
 	# costs this machine: the cost after the change is checked below)
 	period=$(status_of light_period_s)
@@ -146,6 +164,7 @@ t_keeps() {
 	grep -q 'budget 8.00%: estimated .*light windows 500 ms every' "$T/daemon.err" ||
 		err "no line saying the period changed: $(grep budget "$T/daemon.err" | tail -n 2 | tr '\n' '|')"
 	"$GTRACE" snapshot -o "$T/s.gtrace" > /dev/null 2> "$T/snap.err" || fatal "snapshot: $(cat "$T/snap.err")"
+	kill -TERM "$wp"
 	wait_exit "$wp" 30 || fatal "the workload did not end"
 	dump_trace "$T/s.gtrace" "$T/s.json"
 	jq -e -s 'any(.[]; .type == "overhead" and .reason == "duty_down")' "$T/s.json" > /dev/null ||

@@ -64,11 +64,16 @@ t_profiler_repeat() {
 		got=$(captures "$T/$end.json" | jq '[.[] | select(.kind == "range_close")] | length')
 		[ "$got" -eq "$kinds" ] || err "$end: $got ranges closed, expected $kinds"
 		# per range: the launches between its open and close are its own
+		# (its two records by kind: other capture records carry an index
+		# of their own, lookups_off the count of names it read)
 		for i in $(seq 1 "$kinds"); do
 			got=$(jq -s --argjson i "$i" '
-				([.[] | select(.type == "capture" and .index == $i)] | sort_by(.ts)) as $r
-				| [.[] | select(.type == "launch" and .ts >= $r[0].ts and .ts <= $r[1].ts)] | length' "$T/$end.json")
+				([.[] | select(.type == "capture" and .index == $i and
+					(.kind == "range_open" or .kind == "range_close"))] | sort_by(.ts)) as $r
+				| if ($r | length) != 2 then -1 else
+					[.[] | select(.type == "launch" and .ts >= $r[0].ts and .ts <= $r[1].ts)] | length end' "$T/$end.json")
 			want=$(jq --argjson i "$i" '.range_launches[$i - 1]' <<< "$wj")
+			[ "$got" -ge 0 ] || { err "$end: range $i has not one open and one close"; continue; }
 			[ "$got" -eq "$want" ] || err "$end: range $i holds $got launches, expected $want"
 		done
 	done

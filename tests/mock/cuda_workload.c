@@ -264,6 +264,12 @@ static void json_steps(struct worker *w, long n)
 	free(tmp);
 }
 
+static void on_term(int sig)
+{
+	(void)sig;
+	flood_stop = 1;
+}
+
 /* Prints "WORD PID" and waits for SIGUSR1 (blocked in set). */
 void say_and_wait(const char *word, const sigset_t *set)
 {
@@ -312,6 +318,13 @@ int main(int argc, char **argv)
 	if ((o.wait_signal || o.open_signal || o.pause_at) && pthread_sigmask(SIG_BLOCK, &usr1, NULL))
 		die("cannot block SIGUSR1");
 
+	if (o.until_term) {
+		struct sigaction sa = { .sa_handler = on_term };
+
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGTERM, &sa, NULL))
+			die("cannot take SIGTERM");
+	}
 	if (o.open_signal)
 		say_and_wait("waiting", &usr1);
 	load_libcuda(o.copy_lib);
@@ -335,7 +348,11 @@ int main(int argc, char **argv)
 			die("RANK %ld is not below WORLD_SIZE %ld", nc_rank, nc_world);
 	}
 	if (o.launch_log) {
-		log_cap = o.flood_s ? (size_t)o.flood_s * (size_t)(o.rate ? o.rate : 2000000) * (size_t)o.threads :
+		/* room for the fastest the flood can go: 2 M/s, or its rate, or one
+		 * launch per --work (calloc's pages are touched as used) */
+		log_cap = o.flood_s ? (size_t)o.flood_s *
+					      (size_t)(o.rate ? o.rate : o.work_us ? 1000000 / o.work_us + 1 : 2000000) *
+					      (size_t)o.threads :
 				      (size_t)o.launches * (size_t)o.threads;
 		log_ts = calloc(log_cap ? 2 * log_cap : 2, sizeof(*log_ts));
 		if (!log_ts)

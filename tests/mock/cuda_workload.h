@@ -55,6 +55,7 @@ struct opts {
 	long forks;		/* child processes making a few calls each (--fork) */
 	const char *launch_log;	/* CLOCK_MONOTONIC ns before and after each launch, a pair a line */
 	long work_us;		/* busy this long (on-CPU) before each launch (not with rate) */
+	bool until_term;	/* --until-term: SIGTERM ends --flood early, as if its time were up */
 	/* planted patterns (see the top), 0 none: in the order of their O_ ids */
 	long sync_every;
 	long dtoh_every;
@@ -117,6 +118,7 @@ extern void (*p_nvtx_range)(const char *name, unsigned long long start, unsigned
 /* --step-graph's, outside the counted calls */
 extern CUresult (*p_cuGraphLaunch)(CUgraphExec g, CUstream s);
 
+extern volatile sig_atomic_t flood_stop;	/* SIGTERM with --until-term */
 extern bool after_ready;	/* set once, before any launch thread starts */
 
 /* Counts a call to a that returned r; returns r. */

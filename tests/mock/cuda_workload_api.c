@@ -38,6 +38,7 @@ static const char *const probed_names[] = {
 };
 
 bool after_ready;	/* set once, before any launch thread starts */
+volatile sig_atomic_t flood_stop;
 
 CUresult wl_count(enum wl_api a, CUresult r)
 {

@@ -231,16 +231,16 @@ void *worker_main(void *arg)
 
 				while ((t = now_s()) < due)
 					;
-				if (t >= end)
+				if (t >= end || flood_stop)
 					break;
 			} else if (w->work_us) {
 				double until = now_s() + w->work_us / 1e6, t;
 
 				while ((t = now_s()) < until)
 					;
-				if (t >= end)
+				if (t >= end || flood_stop)
 					break;
-			} else if ((i & 15) == 0 && now_s() >= end) {
+			} else if ((i & 15) == 0 && (now_s() >= end || flood_stop)) {
 				break;
 			}
 			launch_i(w, i, false);

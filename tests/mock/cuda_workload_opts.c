@@ -26,6 +26,8 @@ static void usage(FILE *f)
 		"                   (calls after it are counted in calls_after_ready)\n"
 		"  --flood SECONDS  launch as fast as possible on every thread for SECONDS\n"
 		"  --rate N         with --flood: N launches per second per thread, evenly paced\n"
+		"  --until-term     with --flood: SIGTERM ends the flood early, the rest (launch\n"
+		"                   log, exit status 0) as when its time is up\n"
 		"  --work US        spin US microseconds on the CPU before each launch\n"
 		"                   (host work between launches, as a launch-bound program has)\n"
 		"  --ranges R       cut the launches into 2R+1 parts, every second one between\n"
@@ -112,7 +114,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 	       O_PAGEABLE_EVERY, O_LEGACY_EVERY, O_GRID, O_STEPS,
 	       O_STEP_US, O_JITTER, O_NVTX_STEPS, O_STEP_GROUPS, O_STEP_GRAPH, O_NVTX_LIB, O_SLOW_STEPS, O_DEVICES, O_PEER, O_NCCL,
 	       O_NCCL_ID, O_NCCL_LATE, O_NCCL_OPEN,
-	       O_SYNC_EACH, O_STEADY, O_COPY_LIB, O_OPEN_SIGNAL, O_LOOKUP_EACH, O_PAUSE_AT };
+	       O_SYNC_EACH, O_STEADY, O_COPY_LIB, O_OPEN_SIGNAL, O_LOOKUP_EACH, O_PAUSE_AT, O_UNTIL_TERM };
 	static const struct option longopts[] = {
 		{ "launches", required_argument, NULL, O_LAUNCHES },
 		{ "copies", required_argument, NULL, O_COPIES },
@@ -123,6 +125,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		{ "lookup-each", no_argument, NULL, O_LOOKUP_EACH },
 		{ "pause-at", required_argument, NULL, O_PAUSE_AT },
 		{ "flood", required_argument, NULL, O_FLOOD },
+		{ "until-term", no_argument, NULL, O_UNTIL_TERM },
 		{ "rate", required_argument, NULL, O_RATE },
 		{ "ranges", required_argument, NULL, O_RANGES },
 		{ "gap", required_argument, NULL, O_GAP },
@@ -178,6 +181,9 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case O_FLOOD:
 			o->flood_s = parse_num("--flood", optarg, 1, 86400);
+			break;
+		case O_UNTIL_TERM:
+			o->until_term = true;
 			break;
 		case O_RATE:
 			o->rate = parse_num("--rate", optarg, 1, 100000000L);
@@ -316,6 +322,8 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			  o->lookup_each ? "--lookup-each" : "--pause-at");
 	if (o->sync_each && (!o->flood_s || o->threads > 1))
 		bad_usage("%s needs --flood and one launch thread", "--sync-each");
+	if (o->until_term && !o->flood_s)
+		bad_usage("%s needs --flood", "--until-term");
 	if (o->steady && !o->flood_s)
 		bad_usage("%s needs --flood", "--steady");
 	if (o->idle_ms && (o->ranges > 0 || o->flood_s))
