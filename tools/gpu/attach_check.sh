@@ -14,7 +14,10 @@
 #          the longest step in its first 3 s against the median (the stall),
 #          the job's threads, descriptors and resident memory after it; the
 #          step time in the 3 s before each attach against the 3 s after its
-#          detach (in process, paired); then a recorder SIGKILLed while
+#          detach (in process, paired), and the job's first PERIOD seconds
+#          (never attached) against the PERIOD seconds after its last detach,
+#          each period's halves against each other as the noise at that
+#          scale; then a recorder SIGKILLed while
 #          attached (the job runs on, its agent detaches); then the same steps
 #          of a job run alone, whose losses must equal the attached job's.
 #   jax, cupy   the same for one cycle of a JAX and a CuPy job (a mode named
@@ -23,7 +26,8 @@
 #          kernel's segfault line).
 #   profiler    a job under torch.profiler: the attach refused, status 1,
 #          the job runs on.
-# MODES (default "train jax cupy profiler") picks.
+# MODES (default "train jax cupy profiler") picks. CPUS_JOB and CPUS_TOOL
+# (taskset CPU lists) keep the training job and the recorder apart.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 OUT=${OUT:-$(mktemp -d /tmp/attach-check.XXXXXX)}
@@ -32,6 +36,12 @@ G=${GTRACE:-./gtrace-bpf}
 SECS=${SECS:-5}
 CYCLES=${CYCLES:-3}
 MODES=${MODES:-train jax cupy profiler}
+PERIOD=${PERIOD:-20}
+# CPUS_JOB / CPUS_TOOL (taskset lists, optional): the jobs and the recorder
+# kept apart, so that the recorder's own work does not take the job's CPUs
+CPUS_JOB=${CPUS_JOB:-}
+CPUS_TOOL=${CPUS_TOOL:-}
+pin_job() { [ -n "$CPUS_JOB" ] && taskset -a -p -c "$CPUS_JOB" "$1" > /dev/null 2>&1; return 0; }
 mkdir -p "$OUT"
 AGENT=${AGENT:-$OUT/libgtrace-cupti.so}
 [ -f "$AGENT" ] || tools/gpu/build_agent.sh "$AGENT" "$OUT/agent.build" ||
@@ -57,8 +67,8 @@ threads() { cat /proc/"$WL"/task/*/comm 2> /dev/null | sort | uniq -c | tr -s ' 
 attach() {
 	local tag=$1 t0 rc
 	t0=$(date +%s%N)
-	"$G" record -p "$WL" --cupti=attach --cupti-lib "$AGENT" -d "$SECS" -o "$OUT/$tag.gtrace" --force \
-		> "$OUT/$tag.out" 2> "$OUT/$tag.err"
+	${CPUS_TOOL:+taskset -c "$CPUS_TOOL"} "$G" record -p "$WL" --cupti=attach --cupti-lib "$AGENT" -d "$SECS" \
+		-o "$OUT/$tag.gtrace" --force > "$OUT/$tag.out" 2> "$OUT/$tag.err"
 	rc=$?
 	echo "$t0 $(date +%s%N)" > "$OUT/$tag.span"
 	grep -h 'cupti=attach\|merged\|CUPTI' "$OUT/$tag.err" | sed "s/^/$tag: /" | cut -c1-400
@@ -93,8 +103,39 @@ for f in sorted(glob.glob("%s/%s-*.span" % (out, tag)), key=lambda p: int(p.rspl
         ratios.append(after / before - 1)
 if ratios:
     r = sorted(ratios)
-    print("%s: after the detach against before the attach, paired over %d cycles: median %+.2f %%, range %+.2f .. %+.2f %%"
-          % (tag, len(r), statistics.median(r) * 100, r[0] * 100, r[-1] * 100))
+    ci = ""
+    if len(r) >= 3:
+        # Student's t at 95 %, two-sided, for n - 1 degrees of freedom
+        t = {2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26, 10: 2.23}.get(len(r) - 1, 2.0)
+        mean = statistics.mean(r)
+        half = t * statistics.stdev(r) / len(r) ** 0.5
+        ci = "; mean %+.2f %%, 95 %% interval %+.2f .. %+.2f %%" % (mean * 100, (mean - half) * 100, (mean + half) * 100)
+    print("%s: after the detach against before the attach, paired over %d cycles: median %+.2f %%, range %+.2f .. %+.2f %%%s"
+          % (tag, len(r), statistics.median(r) * 100, r[0] * 100, r[-1] * 100, ci))
+# the job never attached (its first PRE seconds before the first attach)
+# against the job after its last detach (the POST seconds after it): the
+# halves of each period against each other are the noise at that scale
+try:
+    pre_s, post_s = (int(x) + shift for x in open("%s/%s.periods" % (out, tag)).read().split())
+except (OSError, ValueError):
+    sys.exit(0)
+spans = sorted(tuple(int(x) + shift for x in open(f).read().split())
+               for f in glob.glob("%s/%s-[1-9]*.span" % (out, tag)))
+if not spans:
+    sys.exit(0)
+first_a, last_b = spans[0][0], spans[-1][1]
+def period(a, b):
+    return [(y - x) / 1e6 for x, y in steps if x >= a and y <= b]
+pre = period(pre_s, first_a)
+post = period(last_b + 500_000_000, post_s)
+if len(pre) > 20 and len(post) > 20:
+    m = statistics.median
+    h1, h2 = pre[:len(pre) // 2], pre[len(pre) // 2:]
+    p1, p2 = post[:len(post) // 2], post[len(post) // 2:]
+    print("%s: step never attached (%d steps, %.1f s) %.3f ms, after the last of %d detaches (%d steps) %.3f ms: %+.2f %%; "
+          "noise at this scale: the halves of the first period %+.2f %%, of the second %+.2f %%"
+          % (tag, len(pre), (first_a - pre_s) / 1e9, m(pre), len(spans), len(post), m(post),
+             (m(post) / m(pre) - 1) * 100, (m(h2) / m(h1) - 1) * 100, (m(p2) / m(p1) - 1) * 100))
 PY
 }
 
@@ -121,15 +162,23 @@ train)
 	(cd tools/bench && exec "$PY" transformer_step.py --steady 900 --step-log "$OUT/steps.log" \
 		--loss-log "$OUT/loss.log") > "$OUT/wl.out" 2>&1 &
 	WL=$!
+	pin_job "$WL"
 	wait_ready "$OUT/steps.log" || { echo "FAIL train: the job did not start: $(tail -n 3 "$OUT/wl.out")"; fail=1; continue; }
 	sleep 4
+	# PERIOD seconds of the job never attached, and as many after the last
+	# detach: the step time of both, in process
+	p_start=$(date +%s%N)
+	sleep "$PERIOD"
 	echo "train: before: $(state); threads $(threads)"
 	for c in $(seq "$CYCLES"); do
 		attach "train-$c"
 		kill -0 "$WL" 2> /dev/null || { echo "FAIL train $c: the job died"; fail=1; break; }
 		[ "$c" = 1 ] && echo "train: threads after the first detach $(threads)"
+		[ "$c" = 1 ] && echo "train: after the first cycle: $(state)"
 		sleep 4
 	done
+	sleep "$PERIOD"
+	echo "$p_start $(date +%s%N)" > "$OUT/train.periods"
 	echo "train: after the cycles: $(state); threads $(threads)"
 	# a recorder SIGKILLed while attached: the agent detaches by itself
 	"$G" record -p "$WL" --cupti=attach --cupti-lib "$AGENT" -d 60 -o "$OUT/killed.gtrace" --force \
