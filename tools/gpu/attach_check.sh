@@ -27,7 +27,8 @@
 #   profiler    a job under torch.profiler: the attach refused, status 1,
 #          the job runs on.
 # MODES (default "train jax cupy profiler") picks. CPUS_JOB and CPUS_TOOL
-# (taskset CPU lists) keep the training job and the recorder apart.
+# (taskset CPU lists) keep the training job and the recorder apart;
+# CPUS_TWIN runs a twin job, never attached, as the control.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 OUT=${OUT:-$(mktemp -d /tmp/attach-check.XXXXXX)}
@@ -41,6 +42,9 @@ PERIOD=${PERIOD:-20}
 # kept apart, so that the recorder's own work does not take the job's CPUs
 CPUS_JOB=${CPUS_JOB:-}
 CPUS_TOOL=${CPUS_TOOL:-}
+# CPUS_TWIN: a second training job, never attached, runs there as the
+# control of the step time and memory comparisons
+CPUS_TWIN=${CPUS_TWIN:-}
 pin_job() { [ -n "$CPUS_JOB" ] && taskset -a -p -c "$CPUS_JOB" "$1" > /dev/null 2>&1; return 0; }
 mkdir -p "$OUT"
 AGENT=${AGENT:-$OUT/libgtrace-cupti.so}
@@ -77,9 +81,9 @@ attach() {
 	"$G" dump "$OUT/$tag.gtrace" 2> /dev/null | "$PY" tools/gpu/attach_diag.py "$tag" || fail=1
 }
 
-# steps TAG STEPLOG: the step time around each attach of TAG-1..TAG-N
+# steps TAG STEPLOG [TWINLOG]: the step time around each attach of TAG-1..TAG-N
 steps() {
-	"$PY" - "$OUT" "$1" "$2" <<'PY'
+	"$PY" - "$OUT" "$@" <<'PY'
 import glob, statistics, sys, time
 out, tag, log = sys.argv[1:4]
 ts = [int(l) for l in open(log) if l.strip().isdigit()]
@@ -124,18 +128,31 @@ spans = sorted(tuple(int(x) + shift for x in open(f).read().split())
 if not spans:
     sys.exit(0)
 first_a, last_b = spans[0][0], spans[-1][1]
-def period(a, b):
-    return [(y - x) / 1e6 for x, y in steps if x >= a and y <= b]
-pre = period(pre_s, first_a)
-post = period(last_b + 500_000_000, post_s)
-if len(pre) > 20 and len(post) > 20:
-    m = statistics.median
+m = statistics.median
+def compare(who, steps):
+    def period(a, b):
+        return [(y - x) / 1e6 for x, y in steps if x >= a and y <= b]
+    pre = period(pre_s, first_a)
+    post = period(last_b + 500_000_000, post_s)
+    if len(pre) <= 20 or len(post) <= 20:
+        return None
     h1, h2 = pre[:len(pre) // 2], pre[len(pre) // 2:]
     p1, p2 = post[:len(post) // 2], post[len(post) // 2:]
+    change = m(post) / m(pre) - 1
     print("%s: step never attached (%d steps, %.1f s) %.3f ms, after the last of %d detaches (%d steps) %.3f ms: %+.2f %%; "
           "noise at this scale: the halves of the first period %+.2f %%, of the second %+.2f %%"
-          % (tag, len(pre), (first_a - pre_s) / 1e9, m(pre), len(spans), len(post), m(post),
-             (m(post) / m(pre) - 1) * 100, (m(h2) / m(h1) - 1) * 100, (m(p2) / m(p1) - 1) * 100))
+          % (who, len(pre), (first_a - pre_s) / 1e9, m(pre), len(spans), len(post), m(post),
+             change * 100, (m(h2) / m(h1) - 1) * 100, (m(p2) / m(p1) - 1) * 100))
+    return change
+mine = compare(tag, steps)
+# a twin job never attached, on its own CPUs, over the same periods: what
+# changed for both (the machine, the GPU's clocks) is not the detach's
+if len(sys.argv) > 4 and mine is not None:
+    tw = [int(l) for l in open(sys.argv[4]) if l.strip().isdigit()]
+    twin = compare(tag + " twin (never attached)", list(zip(tw, tw[1:])))
+    if twin is not None:
+        print("%s: after the detaches against before, over the twin's own change: %+.2f %%"
+              % (tag, ((1 + mine) / (1 + twin) - 1) * 100))
 PY
 }
 
@@ -145,7 +162,7 @@ stop_job() {
 	kill -KILL "$WL" 2> /dev/null
 	wait "$WL" 2> /dev/null
 }
-trap '[ -n "$WL" ] && kill -KILL "$WL" 2> /dev/null' EXIT
+trap '[ -n "$WL" ] && kill -KILL "$WL" 2> /dev/null; [ -n "${TW:-}" ] && kill -KILL "$TW" 2> /dev/null' EXIT
 
 export PYTHONFAULTHANDLER=1
 # the jobs' native crash place (attach_jobs.py loads it)
@@ -163,6 +180,13 @@ train)
 		--loss-log "$OUT/loss.log") > "$OUT/wl.out" 2>&1 &
 	WL=$!
 	pin_job "$WL"
+	TW=
+	if [ -n "$CPUS_TWIN" ]; then
+		# the same job, never attached, on its own CPUs: the control
+		(cd tools/bench && exec taskset -c "$CPUS_TWIN" "$PY" transformer_step.py --steady 900 \
+			--step-log "$OUT/twin-steps.log") > "$OUT/twin.out" 2>&1 &
+		TW=$!
+	fi
 	wait_ready "$OUT/steps.log" || { echo "FAIL train: the job did not start: $(tail -n 3 "$OUT/wl.out")"; fail=1; continue; }
 	sleep 4
 	# PERIOD seconds of the job never attached, and as many after the last
@@ -175,11 +199,13 @@ train)
 		kill -0 "$WL" 2> /dev/null || { echo "FAIL train $c: the job died"; fail=1; break; }
 		[ "$c" = 1 ] && echo "train: threads after the first detach $(threads)"
 		[ "$c" = 1 ] && echo "train: after the first cycle: $(state)"
+		[ "$c" = 1 ] && [ -n "$TW" ] && twin_first=$(WL=$TW state)
 		sleep 4
 	done
 	sleep "$PERIOD"
 	echo "$p_start $(date +%s%N)" > "$OUT/train.periods"
 	echo "train: after the cycles: $(state); threads $(threads)"
+	[ -n "$TW" ] && echo "train: the twin, never attached: at the first cycle's end $twin_first, now $(WL=$TW state)"
 	# a recorder SIGKILLed while attached: the agent detaches by itself
 	"$G" record -p "$WL" --cupti=attach --cupti-lib "$AGENT" -d 60 -o "$OUT/killed.gtrace" --force \
 		> "$OUT/killed.out" 2> "$OUT/killed.err" &
@@ -198,8 +224,9 @@ train)
 	fi
 	echo "$t_kill $t_kill" > "$OUT/train-kill-0.span"
 	stop_job
+	[ -n "$TW" ] && { kill -TERM "$TW"; wait "$TW"; }
 	grep '"steady"' "$OUT/wl.out"
-	steps train "$OUT/steps.log"
+	steps train "$OUT/steps.log" ${TW:+"$OUT/twin-steps.log"}
 	# the same steps alone: the losses must not have changed
 	n=$(tail -n 1 "$OUT/loss.log" | cut -d' ' -f1)
 	(cd tools/bench && exec timeout 120 "$PY" transformer_step.py --steady 60 --step-log "$OUT/ref-steps.log" \
