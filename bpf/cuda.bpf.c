@@ -143,6 +143,34 @@ static __always_inline void range_close(__u64 id, __u32 flags)
 
 #include "ustack.bpf.h"
 
+/* A launch from a known call site: its stack reference and itself in one
+ * ring-buffer sample (the recorder reads the records of a sample in order). */
+struct launch_same {
+	struct gt_ustack_same same;
+	struct gt_launch launch;
+};
+
+/* The launch record, after the site's reference when same is set; *rec is
+ * what to submit. NULL when the buffer is full. */
+static __always_inline struct gt_launch *launch_reserve(bool same, const struct stack_site *site, __u64 id,
+							__u64 cookie, __u64 ts, void **rec)
+{
+	struct launch_same *p;
+	struct gt_launch *e;
+
+	if (same) {
+		p = reserve(sizeof(*p));
+		*rec = p;
+		if (!p)
+			return NULL;
+		same_fill(&p->same, site, id, cookie, ts);
+		return &p->launch;
+	}
+	e = reserve(sizeof(*e));
+	*rec = e;
+	return e;
+}
+
 /* Remembers where the call will write its result (new handle, pointer). */
 static __always_inline void stash_out(struct pt_regs *ctx, __u64 id, __u64 cookie)
 {
@@ -270,13 +298,16 @@ int launch_entry(struct pt_regs *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u64 ts;
 	struct gt_launch *e;
+	struct stack_site site;
+	void *rec;
 	__u64 stk[3];
+	bool same;
 
 	if (!entry_wanted(id, cookie, &ts))
 		return 0;
 	name_once(id, PT_REGS_PARM1(ctx));
-	ustack(ctx, id, cookie, ts);
-	e = reserve(sizeof(*e));
+	same = ustack_site(ctx, id, cookie, ts, &site);
+	e = launch_reserve(same, &site, id, cookie, ts, &rec);
 	if (!e)
 		return 0;
 	fill_hdr_at(&e->hdr, id, GT_REC_LAUNCH, sizeof(*e), GT_COOKIE_API(cookie), ts);
@@ -298,7 +329,7 @@ int launch_entry(struct pt_regs *ctx)
 	e->block[2] = (__u32)stk[0];
 	e->shmem = (__u32)stk[1];
 	e->stream = stk[2];
-	submit(e);
+	submit(rec);
 	return 0;
 }
 
@@ -323,12 +354,15 @@ int launch_ex_entry(struct pt_regs *ctx)
 	__u64 ts;
 	struct gt_launch_config cfg;
 	struct gt_launch *e;
+	struct stack_site site;
+	void *rec;
+	bool same;
 
 	if (!entry_wanted(id, cookie, &ts))
 		return 0;
 	name_once(id, PT_REGS_PARM2(ctx));
-	ustack(ctx, id, cookie, ts);
-	e = reserve(sizeof(*e));
+	same = ustack_site(ctx, id, cookie, ts, &site);
+	e = launch_reserve(same, &site, id, cookie, ts, &rec);
 	if (!e)
 		return 0;
 	fill_hdr_at(&e->hdr, id, GT_REC_LAUNCH, sizeof(*e), GT_COOKIE_API(cookie), ts);
@@ -350,7 +384,7 @@ int launch_ex_entry(struct pt_regs *ctx)
 	e->shmem = cfg.shmem;
 	e->stream = cfg.stream;
 	e->nattrs = cfg.nattrs > 0xffff ? 0xffff : cfg.nattrs;
-	submit(e);
+	submit(rec);
 	return 0;
 }
 

@@ -49,21 +49,45 @@ struct {
 
 #include "pystack.bpf.h"
 
-static __always_inline void ustack_of(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts, bool at_exit);
+static __always_inline bool ustack_of(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts, bool at_exit,
+				      struct stack_site *same);
 
 static __always_inline void ustack(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts)
 {
-	ustack_of(ctx, id, cookie, ts, false);
+	ustack_of(ctx, id, cookie, ts, false, NULL);
+}
+
+/* A launch's stack: true when its call site is one seen before, in *site,
+ * whose reference the launch sends in its own reservation (same_fill). */
+static __always_inline bool ustack_site(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts,
+					struct stack_site *site)
+{
+	return ustack_of(ctx, id, cookie, ts, false, site);
+}
+
+static __always_inline void same_fill(struct gt_ustack_same *s, const struct stack_site *site, __u64 id,
+				      __u64 cookie, __u64 ts)
+{
+	s->caller = site->caller;
+	s->site2 = site->site2;
+	s->pycode = site->pycode;
+	s->pyinstr = site->pyinstr;
+	s->_pad = 0;
+	fill_hdr_at(&s->hdr, id, GT_REC_USTACK_SAME, sizeof(*s), GT_COOKIE_API(cookie), ts);
 }
 
 /* The stack of a call that failed, at its exit, when its entry took none. */
 static __always_inline void ustack_failed(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts, int ret)
 {
 	if (ret && (cookie & GT_COOKIE_STACK_FAIL) && !(cookie & GT_COOKIE_STACK))
-		ustack_of(ctx, id, (cookie | GT_COOKIE_STACK) & ~GT_COOKIE_STACK_CACHE, ts, true);
+		ustack_of(ctx, id, (cookie | GT_COOKIE_STACK) & ~GT_COOKIE_STACK_CACHE, ts, true, NULL);
 }
 
-static __always_inline void ustack_of(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts, bool at_exit)
+/* The stack of a call, as a record before its own. A call from a site seen
+ * before sends the site's key only: into *same when given (true returned:
+ * the caller puts it in its own reservation), else as a record of its own. */
+static __always_inline bool ustack_of(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts, bool at_exit,
+				      struct stack_site *same)
 {
 	__u32 pid = id >> 32;
 	struct stack_site site = { .tid = (__u32)id };
@@ -74,7 +98,7 @@ static __always_inline void ustack_of(struct pt_regs *ctx, __u64 id, __u64 cooki
 	long n;
 
 	if (!(cookie & GT_COOKIE_STACK))
-		return;
+		return false;
 	if (cookie & GT_COOKIE_STACK_CACHE) {
 		/* the call site: the return address at the stack pointer and
 		 * the one above the caller's frame pointer, and the innermost
@@ -106,19 +130,17 @@ static __always_inline void ustack_of(struct pt_regs *ctx, __u64 id, __u64 cooki
 			struct gt_ustack_same *s;
 
 			if (stack_bench_skip & 4)
-				return;
+				return false;
+			if (same) {
+				*same = site;
+				return true;
+			}
 			s = reserve(sizeof(*s));
-
 			if (!s)
-				return;
-			s->caller = site.caller;
-			s->site2 = site.site2;
-			s->pycode = site.pycode;
-			s->pyinstr = site.pyinstr;
-			s->_pad = 0;
-			fill_hdr_at(&s->hdr, id, GT_REC_USTACK_SAME, sizeof(*s), GT_COOKIE_API(cookie), ts);
+				return false;
+			same_fill(s, &site, id, cookie, ts);
 			submit(s);
-			return;
+			return false;
 		}
 	}
 	/* the Python frames first: their new code objects go out before the
@@ -132,7 +154,7 @@ static __always_inline void ustack_of(struct pt_regs *ctx, __u64 id, __u64 cooki
 		py_send_codes(w);
 	e = reserve(sizeof(*e));
 	if (!e)
-		return;
+		return false;
 	e->flags = 0;
 	e->_pad = 0;
 	e->_pad2 = 0;
@@ -182,6 +204,7 @@ static __always_inline void ustack_of(struct pt_regs *ctx, __u64 id, __u64 cooki
 	} else {
 		submit(e);
 	}
+	return false;
 }
 
 #endif

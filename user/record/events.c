@@ -43,9 +43,8 @@ static void note_process(struct recorder *r, const struct gt_hdr *h)
 	proc_names__note_thread(r->procs, h);
 }
 
-int recorder__on_event(void *ctx, void *data, size_t len)
+static int on_record(struct recorder *r, void *data, size_t len)
 {
-	struct recorder *r = ctx;
 	const struct gt_hdr *h = data;
 	int err;
 
@@ -160,4 +159,28 @@ int recorder__on_event(void *ctx, void *data, size_t len)
 		break;
 	}
 	return recorder__write(r, h);
+}
+
+/* One ring-buffer sample. It may hold more than one record: a launch from a
+ * call site already seen sends its stack reference and its own record in
+ * one reservation (a reserve and a submit less on every launch). */
+int recorder__on_event(void *ctx, void *data, size_t len)
+{
+	const struct gt_hdr *h;
+	size_t off = 0, n;
+	int err;
+
+	do {
+		h = (const void *)((const char *)data + off);
+		n = len - off;
+		/* a well-formed record with more after it: that one alone (a bad
+		 * one takes the rest of the sample with it, counted once) */
+		if (n > sizeof(*h) && h->size >= sizeof(*h) && h->size < n && !(h->size % 8))
+			n = h->size;
+		err = on_record(ctx, (char *)data + off, n);
+		if (err)
+			return err;
+		off += n;
+	} while (off < len);
+	return 0;
 }
