@@ -143,8 +143,14 @@ static __always_inline void range_close(__u64 id, __u32 flags)
 
 #include "ustack.bpf.h"
 
-/* A launch from a known call site: its stack reference and itself in one
- * ring-buffer sample (the recorder reads the records of a sample in order). */
+/* A hot call or launch from a known call site: its stack reference and
+ * itself in one ring-buffer sample (the recorder reads the records of a
+ * sample in order). */
+struct call_same {
+	struct gt_ustack_same same;
+	struct gt_call call;
+};
+
 struct launch_same {
 	struct gt_ustack_same same;
 	struct gt_launch launch;
@@ -192,16 +198,28 @@ int call_entry(struct pt_regs *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u64 ts;
 	struct gt_call *e;
+	struct stack_site site;
+	struct call_same *p;
+	void *rec;
 
 	if ((cookie & GT_COOKIE_RANGE_OPEN) && traced(id >> 32))
 		range_open(id, GT_CAPSRC_PROFILER);
 	if (!entry_wanted(id, cookie, &ts))
 		return 0;
 	stash_out(ctx, id, cookie);
-	ustack(ctx, id, cookie, ts);
-	e = reserve(sizeof(*e));
-	if (!e)
-		return 0;
+	if (ustack_site(ctx, id, cookie, ts, &site)) {
+		p = reserve(sizeof(*p));
+		if (!p)
+			return 0;
+		same_fill(&p->same, &site, id, cookie, ts);
+		e = &p->call;
+		rec = p;
+	} else {
+		e = reserve(sizeof(*e));
+		if (!e)
+			return 0;
+		rec = e;
+	}
 	fill_hdr_at(&e->hdr, id, GT_REC_CALL, sizeof(*e), GT_COOKIE_API(cookie), ts);
 	e->args[0] = PT_REGS_PARM1(ctx);
 	e->args[1] = PT_REGS_PARM2(ctx);
@@ -209,7 +227,7 @@ int call_entry(struct pt_regs *ctx)
 	e->args[3] = PT_REGS_PARM4(ctx);
 	e->args[4] = PT_REGS_PARM5(ctx);
 	e->args[5] = PT_REGS_PARM6(ctx);
-	submit(e);
+	submit(rec);
 	return 0;
 }
 
