@@ -159,6 +159,11 @@ t_all() {
 	[ -n "$taken" ] && [ -n "$same" ] && [ $((taken + same)) -eq "$n" ] && [ "$same" -ge 150 ] ||
 		err "stacks taken '$taken' and from known sites '$same' of $n calls: $(grep 'stacks:' "$T/a.err")"
 	"$GTRACE" dump --summary "$T/a.gtrace" | grep -q '^options:.*stacks=all' || err "the header does not say stacks=all"
+	# a call site's reference shares its call's reservation; a name's
+	# reservation is longer than its record: both read right, nothing malformed
+	! grep -i 'malformed' "$T/a.err" || err "the recorder skipped malformed records"
+	[ "$(jq -s '[.[] | select(.type == "name" or .kernel != null)] | length' "$T/a.json")" -gt 0 ] ||
+		err "no kernel names in the trace"
 }
 
 # ---- Python frames -----------------------------------------------------------

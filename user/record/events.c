@@ -161,26 +161,22 @@ static int on_record(struct recorder *r, void *data, size_t len)
 	return recorder__write(r, h);
 }
 
-/* One ring-buffer sample. It may hold more than one record: a launch from a
- * call site already seen sends its stack reference and its own record in
- * one reservation (a reserve and a submit less on every launch). */
+/* One ring-buffer sample: one record, whose reservation may be longer than
+ * it (a name's, reserved for the longest), or a call site's reference
+ * (GT_REC_USTACK_SAME, fixed size) and then its call's record: a hot call
+ * from a site already seen sends both in one reservation, a reserve and a
+ * submit less on every launch. */
 int recorder__on_event(void *ctx, void *data, size_t len)
 {
-	const struct gt_hdr *h;
-	size_t off = 0, n;
+	const struct gt_hdr *h = data;
+	size_t n = sizeof(struct gt_ustack_same);
 	int err;
 
-	do {
-		h = (const void *)((const char *)data + off);
-		n = len - off;
-		/* a well-formed record with more after it: that one alone (a bad
-		 * one takes the rest of the sample with it, counted once) */
-		if (n > sizeof(*h) && h->size >= sizeof(*h) && h->size < n && !(h->size % 8))
-			n = h->size;
-		err = on_record(ctx, (char *)data + off, n);
+	if (len > n && len >= sizeof(*h) && h->type == GT_REC_USTACK_SAME && h->size == n) {
+		err = on_record(ctx, data, n);
 		if (err)
 			return err;
-		off += n;
-	} while (off < len);
-	return 0;
+		return on_record(ctx, (char *)data + n, len - n);
+	}
+	return on_record(ctx, data, len);
 }
