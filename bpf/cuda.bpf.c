@@ -207,7 +207,7 @@ int call_entry(struct pt_regs *ctx)
 	if (!entry_wanted(id, cookie, &ts))
 		return 0;
 	stash_out(ctx, id, cookie);
-	if (ustack_site(ctx, id, cookie, ts, &site)) {
+	if (ustack_site(ctx, id, cookie, ts, &site, 0)) {
 		p = reserve(sizeof(*p));
 		if (!p)
 			return 0;
@@ -318,13 +318,16 @@ int launch_entry(struct pt_regs *ctx)
 	struct gt_launch *e;
 	struct stack_site site;
 	void *rec;
-	__u64 stk[3];
-	bool same;
+	__u64 top[4];	/* the return address, then the last three arguments */
+	bool same, fault;
 
 	if (!entry_wanted(id, cookie, &ts))
 		return 0;
 	name_once(id, PT_REGS_PARM1(ctx));
-	same = ustack_site(ctx, id, cookie, ts, &site);
+	/* one read for the arguments on the stack and the call site's return
+	 * address beside them */
+	fault = bpf_probe_read_user(top, sizeof(top), (void *)PT_REGS_SP(ctx)) != 0;
+	same = ustack_site(ctx, id, cookie, ts, &site, fault ? 0 : top[0]);
 	e = launch_reserve(same, &site, id, cookie, ts, &rec);
 	if (!e)
 		return 0;
@@ -339,14 +342,14 @@ int launch_entry(struct pt_regs *ctx)
 	if (cookie & GT_COOKIE_NOEXIT)
 		e->flags |= GT_LAUNCH_NO_EXIT;
 	e->nattrs = 0;
-	if (bpf_probe_read_user(stk, sizeof(stk), (void *)(PT_REGS_SP(ctx) + 8))) {
+	if (fault) {
 		count(&n_args_fault);
-		stk[0] = stk[1] = stk[2] = 0;
+		top[1] = top[2] = top[3] = 0;
 		e->flags |= GT_LAUNCH_CFG_FAULT;
 	}
-	e->block[2] = (__u32)stk[0];
-	e->shmem = (__u32)stk[1];
-	e->stream = stk[2];
+	e->block[2] = (__u32)top[1];
+	e->shmem = (__u32)top[2];
+	e->stream = top[3];
 	submit(rec);
 	return 0;
 }
@@ -379,7 +382,7 @@ int launch_ex_entry(struct pt_regs *ctx)
 	if (!entry_wanted(id, cookie, &ts))
 		return 0;
 	name_once(id, PT_REGS_PARM2(ctx));
-	same = ustack_site(ctx, id, cookie, ts, &site);
+	same = ustack_site(ctx, id, cookie, ts, &site, 0);
 	e = launch_reserve(same, &site, id, cookie, ts, &rec);
 	if (!e)
 		return 0;

@@ -121,10 +121,47 @@ extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struc
 extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym;
 extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym;
 
+/* In front of py_procs and py_threads for py_top_key (every hot call's key),
+ * per CPU: the thread last keyed in each slot, its interpreter and its own
+ * state, which an array lookup finds where the two hash lookups cost more
+ * than the reads. A thread that runs under the main thread's state is not
+ * kept here. Any exec or exit (py_forget) raises py_epoch, and every slot
+ * of an older epoch is stale: a pid or tid is reused only after its exit. */
+struct py_fast {
+	__u32 tid;
+	__u32 pid;
+	__u32 epoch;
+	__u32 cfg;
+	__u64 tstate;
+};
+
+#define PY_FAST_SLOTS 256
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PY_FAST_SLOTS);
+	__type(key, __u32);
+	__type(value, struct py_fast);
+} py_fast SEC(".maps");
+
+/* py_fast's epoch: a map, not a global, so that every object that keys
+ * Python frames (cuda, nccl) shares the one the scheduler's tracepoints
+ * raise. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} py_epoch SEC(".maps");
+
 /* Process pid exec'd or exited: its interpreter and its main thread's
  * state are another's from now on. */
 static __always_inline void py_forget(__u32 pid)
 {
+	__u32 zero = 0, *ep = bpf_map_lookup_elem(&py_epoch, &zero);
+
+	if (ep)
+		__sync_fetch_and_add(ep, 1);
 	bpf_map_delete_elem(&py_procs, &pid);
 	bpf_map_delete_elem(&py_threads, &pid);
 }
@@ -182,21 +219,33 @@ static __always_inline __u64 rd64(__u64 addr, bool *bad)
  * thread without Python (autograd's) launches the whole backward pass. */
 #define PY_NOSTATE_RECHECK_NS	(1ull << 30)
 
+/* The calling thread's id as its PyThreadState holds it (enum gt_py_tid);
+ * false where it cannot be known here. */
+static __always_inline bool py_self_id(const struct gt_py_cfg *c, __u32 tid, __u64 *want)
+{
+	*want = tid;
+	if (c->tid_kind == GT_PY_TID_PTHREAD) {
+#if defined(__TARGET_ARCH_x86)
+		struct task_struct *task = bpf_get_current_task_btf();
+
+		*want = task->thread.fsbase;
+#else
+		return false;
+#endif
+	}
+	return true;
+}
+
 static __always_inline __u64 py_tstate(const struct gt_py_cfg *c, __u64 runtime, __u32 tid, bool self)
 {
 	__u64 want = tid, ts, interp, *cached, now, none;
 	bool bad = false;
 
 	if (c->tid_kind == GT_PY_TID_PTHREAD) {
-#if defined(__TARGET_ARCH_x86)
-		struct task_struct *task = bpf_get_current_task_btf();
-
 		if (!self)
 			return 0;	/* another thread's pthread id is not known here */
-		want = task->thread.fsbase;
-#else
-		return 0;
-#endif
+		if (!py_self_id(c, tid, &want))
+			return 0;
 	}
 	cached = bpf_map_lookup_elem(&py_threads, &tid);
 	now = 0;
@@ -508,32 +557,60 @@ struct py_key {
  * recorder's start 0.6 s on the CI VM). */
 __noinline int py_top_key(__u64 id, struct py_key *k)
 {
-	__u32 pid = id >> 32, cfgi, zero = 0, off;
+	__u32 pid = id >> 32, tid = (__u32)id, cfgi, zero = 0, off, slot = tid & (PY_FAST_SLOTS - 1);
+	__u32 *ep = bpf_map_lookup_elem(&py_epoch, &zero), epoch = ep ? *(volatile __u32 *)ep : 0;
+	struct py_fast *pf = ep ? bpf_map_lookup_elem(&py_fast, &slot) : NULL;
 	struct py_proc *pp;
 	struct gt_py_cfg *c;
 	struct py_walk *w;
-	__u64 tstate, frame, ip;
+	__u64 tstate, frame, ip, want, runtime;
 	bool bad = false, main;
 
 	if (!k)
 		return -1;
 	if (!py_nfiles)
 		return 0;
+	w = bpf_map_lookup_elem(&py_scratch, &zero);
+	/* the thread keyed last in its slot: its own state, checked by the
+	 * thread id it holds, as py_threads' are */
+	if (pf && pf->tid == tid && pf->pid == pid && pf->epoch == epoch) {
+		cfgi = pf->cfg;
+		c = bpf_map_lookup_elem(&py_cfgs, &cfgi);
+		if (!c || !w || !c->version)
+			return -1;
+		tstate = pf->tstate;
+		if (py_self_id(c, tid, &want) && rd64(tstate + c->ts_tid, &bad) == want && !bad) {
+			frame = py_top(c, tstate, &bad);
+			if (!bad && frame)
+				goto have_frame;
+		}
+		/* not its state now, or no Python on it now: the long way */
+		pf->tid = 0;
+		bad = false;
+	}
 	pp = bpf_map_lookup_elem(&py_procs, &pid);
 	if (!pp || (!pp->runtime && pp->gen != py_gen))
 		return -1;
 	if (!pp->runtime)
 		return 0;
 	cfgi = pp->cfg;
+	runtime = pp->runtime;
 	c = bpf_map_lookup_elem(&py_cfgs, &cfgi);
-	w = bpf_map_lookup_elem(&py_scratch, &zero);
 	if (!c || !w || !c->version)
 		return -1;
-	frame = py_call_frame(c, pp->runtime, id, &tstate, &main, &bad);
+	frame = py_call_frame(c, runtime, id, &tstate, &main, &bad);
 	if (bad || !tstate)
 		return -1;	/* the walk counts the thread without a state */
 	if (!frame)
 		return 0;
+	if (!main && pf) {
+		pf->tid = tid;
+		pf->pid = pid;
+		pf->epoch = epoch;
+		pf->cfg = cfgi;
+		pf->tstate = tstate;
+	}
+have_frame:
 	if (bpf_probe_read_user(w->chunk, sizeof(w->chunk), (void *)frame))
 		return -1;
 	if (c->fr_owner != GT_PY_NONE && c->version >= 0x030c) {

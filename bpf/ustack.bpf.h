@@ -50,19 +50,21 @@ struct {
 #include "pystack.bpf.h"
 
 static __always_inline bool ustack_of(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts, bool at_exit,
-				      struct stack_site *same);
+				      struct stack_site *same, __u64 caller);
 
 static __always_inline void ustack(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts)
 {
-	ustack_of(ctx, id, cookie, ts, false, NULL);
+	ustack_of(ctx, id, cookie, ts, false, NULL, 0);
 }
 
 /* A launch's stack: true when its call site is one seen before, in *site,
- * whose reference the launch sends in its own reservation (same_fill). */
+ * whose reference the launch sends in its own reservation (same_fill).
+ * caller: the return address at the stack pointer when the probe read it
+ * already (with the arguments beside it), else 0. */
 static __always_inline bool ustack_site(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts,
-					struct stack_site *site)
+					struct stack_site *site, __u64 caller)
 {
-	return ustack_of(ctx, id, cookie, ts, false, site);
+	return ustack_of(ctx, id, cookie, ts, false, site, caller);
 }
 
 static __always_inline void same_fill(struct gt_ustack_same *s, const struct stack_site *site, __u64 id,
@@ -80,14 +82,14 @@ static __always_inline void same_fill(struct gt_ustack_same *s, const struct sta
 static __always_inline void ustack_failed(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts, int ret)
 {
 	if (ret && (cookie & GT_COOKIE_STACK_FAIL) && !(cookie & GT_COOKIE_STACK))
-		ustack_of(ctx, id, (cookie | GT_COOKIE_STACK) & ~GT_COOKIE_STACK_CACHE, ts, true, NULL);
+		ustack_of(ctx, id, (cookie | GT_COOKIE_STACK) & ~GT_COOKIE_STACK_CACHE, ts, true, NULL, 0);
 }
 
 /* The stack of a call, as a record before its own. A call from a site seen
  * before sends the site's key only: into *same when given (true returned:
  * the caller puts it in its own reservation), else as a record of its own. */
 static __always_inline bool ustack_of(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts, bool at_exit,
-				      struct stack_site *same)
+				      struct stack_site *same, __u64 caller)
 {
 	__u32 pid = id >> 32;
 	struct stack_site site = { .tid = (__u32)id };
@@ -105,6 +107,8 @@ static __always_inline bool ustack_of(struct pt_regs *ctx, __u64 id, __u64 cooki
 		 * Python frame where the thread runs Python */
 		if (stack_bench_skip & 8)
 			site.caller = 1;
+		else if (caller)
+			site.caller = caller;
 		else if (bpf_probe_read_user(&site.caller, sizeof(site.caller), (void *)PT_REGS_SP(ctx)))
 			site.caller = 0;
 		if ((stack_bench_skip & 8) ||

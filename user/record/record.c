@@ -493,6 +493,8 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 			.py_procs_fd = bpf_map__fd(r->skel->maps.py_procs),
 			.py_threads_fd = bpf_map__fd(r->skel->maps.py_threads),
 			.py_seen_fd = bpf_map__fd(r->skel->maps.py_seen),
+			.py_fast_fd = bpf_map__fd(r->skel->maps.py_fast),
+			.py_epoch_fd = bpf_map__fd(r->skel->maps.py_epoch),
 		};
 
 		err = nccl_probes__new(&no, &r->nccl);

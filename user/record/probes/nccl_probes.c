@@ -59,7 +59,8 @@ int nccl_probes__new(const struct nccl_probes_opts *o, struct nccl_probes **out)
 			{ p->skel->maps.stack_pids, o->stack_pids_fd }, { p->skel->maps.stack_sites, o->stack_sites_fd },
 			{ p->skel->maps.py_cfgs, o->py_cfgs_fd }, { p->skel->maps.py_files, o->py_files_fd },
 			{ p->skel->maps.py_procs, o->py_procs_fd }, { p->skel->maps.py_threads, o->py_threads_fd },
-			{ p->skel->maps.py_seen, o->py_seen_fd },
+			{ p->skel->maps.py_seen, o->py_seen_fd }, { p->skel->maps.py_fast, o->py_fast_fd },
+			{ p->skel->maps.py_epoch, o->py_epoch_fd },
 		};
 
 		for (size_t i = 0; i < sizeof(share) / sizeof(share[0]) && !err; i++)

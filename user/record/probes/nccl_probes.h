@@ -29,6 +29,7 @@ struct nccl_probes_opts {
 	 * with stacks off) */
 	bool stacks_sync, stacks_all;
 	int stack_pids_fd, stack_sites_fd, py_cfgs_fd, py_files_fd, py_procs_fd, py_threads_fd, py_seen_fd;
+	int py_fast_fd, py_epoch_fd;	/* py_top_key's cache and its epoch (bpf/pystack.bpf.h) */
 };
 
 struct nccl_probes;
