@@ -16,16 +16,9 @@
 # Usage: tools/gpu/attach_ondemand.sh [ATTACH_S [SECS]]
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-OUT=${OUT:-$(mktemp -d)}
-G=${GTRACE:-$PWD/gtrace-bpf}
-PY=${PYTHON:-python3}
 attach_s=${1:-10}
 secs=${2:-5}
-d=$OUT/ondemand
-mkdir -p -m 0700 "$d/snaps"
-AGENT=${AGENT:-$OUT/libgtrace-cupti.so}
-[ -f "$AGENT" ] || tools/gpu/build_agent.sh "$AGENT" "$d/agent.build" ||
-	{ echo "FAIL attach_ondemand: the agent does not build"; exit 1; }
+. tools/gpu/agent_env.sh ondemand
 fail=0
 pids=()
 trap 'for p in "${pids[@]}"; do kill -KILL "$p" 2> /dev/null; done' EXIT

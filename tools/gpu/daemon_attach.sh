@@ -12,17 +12,10 @@
 # Usage: tools/gpu/daemon_attach.sh [ATTACH_S [SECONDS [SLOW_AT]]]
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-OUT=${OUT:-$(mktemp -d)}
-G=${GTRACE:-$PWD/gtrace-bpf}
-PY=${PYTHON:-python3}
 attach_s=${1:-10}
 secs=${2:-40}
 slow_at=${3:-12}
-d=$OUT/daemon_attach
-mkdir -p -m 0700 "$d/snaps"
-AGENT=${AGENT:-$OUT/libgtrace-cupti.so}
-[ -f "$AGENT" ] || tools/gpu/build_agent.sh "$AGENT" "$d/agent.build" ||
-	{ echo "FAIL daemon_attach: the agent does not build"; exit 1; }
+. tools/gpu/agent_env.sh daemon_attach
 run=$(mktemp -d)
 export GTRACE_RUN_DIR=$run
 "$G" daemon --cupti --cupti-lib "$AGENT" --mode full --dir "$d/snaps" --window 60s --trigger 'sync>1s' \
