@@ -152,6 +152,13 @@ static void *buffer_alloc(size_t size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* A free buffer's pages given back (after a detach): the job's memory as
+ * before the attach until CUPTI writes there again. */
+void buffer_drop(uint8_t *buf, size_t size)
+{
+	madvise(buf, size, MADV_DONTNEED);
+}
+
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
 	uint8_t *b = gt_buf_pool__get(&g.pool);
@@ -523,6 +530,9 @@ static bool follow(enum gt_want want)
 
 	if (detach_now(want)) {
 		detach();
+		/* CUPTI's activity is off and what it held written: the job's
+		 * memory as before the attach, less the buffers' pages */
+		gt_buf_pool__trim(&g.pool, buffer_drop);
 		return false;
 	}
 	switch (want) {

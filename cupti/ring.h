@@ -104,6 +104,27 @@ static inline bool gt_buf_pool__put(struct gt_buf_pool *p, uint8_t *buf)
 	return !(old & bit);
 }
 
+/* Hands every buffer free now to fn (the agent gives their pages back to the
+ * system after a detach), taken out of the pool meanwhile, then returns
+ * them: a buffer lent out is left alone. A get meanwhile finds none free
+ * and may make another. The number handed. */
+static inline unsigned gt_buf_pool__trim(struct gt_buf_pool *p, void (*fn)(uint8_t *buf, size_t size))
+{
+	uint64_t m = atomic_exchange_explicit(&p->free_mask, 0, memory_order_acquire);
+	unsigned n = 0;
+
+	for (uint64_t r = m; r; r &= r - 1) {
+		uint8_t *b = atomic_load_explicit(&p->slot[__builtin_ctzll(r)], memory_order_acquire);
+
+		if (b) {
+			fn(b, p->size);
+			n++;
+		}
+	}
+	atomic_fetch_or_explicit(&p->free_mask, m, memory_order_release);
+	return n;
+}
+
 /* ------------------------------------------------------------ queue */
 
 #define GT_RING_CAP 64	/* a power of two >= GT_POOL_MAX: never full in the agent */

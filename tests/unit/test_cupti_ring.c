@@ -136,6 +136,45 @@ static void test_pool(void **state)
 	assert_ptr_equal(gt_buf_pool__get(&p), base + 8 * 63);
 }
 
+static uint8_t *trimmed[8];
+static unsigned ntrimmed;
+
+static void trim_one(uint8_t *buf, size_t size)
+{
+	assert_int_equal(size, 64);
+	assert_true(ntrimmed < 8);
+	trimmed[ntrimmed++] = buf;
+}
+
+/* After a detach: every free buffer handed over once, the lent ones not;
+ * all of them free again afterwards (taken without making any). */
+static void test_pool_trim(void **state)
+{
+	uint8_t *b[4];
+	struct gt_buf_pool p;
+
+	(void)state;
+	pool_used = 0;
+	pool_alloc_fails = false;
+	ntrimmed = 0;
+	gt_buf_pool__init(&p, 64, 4, pool_alloc);
+	assert_int_equal(gt_buf_pool__trim(&p, trim_one), 0);	/* none made */
+	for (int i = 0; i < 4; i++)
+		b[i] = gt_buf_pool__get(&p);
+	assert_true(gt_buf_pool__put(&p, b[0]));
+	assert_true(gt_buf_pool__put(&p, b[2]));
+	assert_int_equal(gt_buf_pool__trim(&p, trim_one), 2);
+	assert_int_equal(ntrimmed, 2);
+	assert_ptr_equal(trimmed[0], b[0]);
+	assert_ptr_equal(trimmed[1], b[2]);
+	assert_false(gt_buf_pool__put(&p, b[0]));		/* free again, not lent */
+	assert_ptr_equal(gt_buf_pool__get(&p), b[0]);
+	assert_ptr_equal(gt_buf_pool__get(&p), b[2]);
+	assert_null(gt_buf_pool__get(&p));			/* b[1], b[3] still lent */
+	assert_int_equal(pool_used, 4 * 64);
+	assert_int_equal(gt_buf_pool__trim(&p, trim_one), 0);
+}
+
 #define POOL_THREADS 4
 
 static struct gt_buf_pool shared_pool;
@@ -249,6 +288,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_driver_cbids),
 		cmocka_unit_test(test_pool),
+		cmocka_unit_test(test_pool_trim),
 		cmocka_unit_test(test_pool_threads),
 		cmocka_unit_test(test_ring_fifo),
 		cmocka_unit_test(test_ring_producers),
