@@ -125,8 +125,9 @@ extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym;
  * per CPU: the thread last keyed in each slot, its interpreter and its own
  * state, which an array lookup finds where the two hash lookups cost more
  * than the reads. A thread that runs under the main thread's state is not
- * kept here. Any exec or exit (py_forget) raises py_epoch, and every slot
- * of an older epoch is stale: a pid or tid is reused only after its exit. */
+ * kept here. Any exec, and the exit of a traced process (py_forget), raises
+ * py_epoch: every slot of an older epoch is stale (a pid is reused only
+ * after its exit; a thread's reused tid is caught by the state's check). */
 struct py_fast {
 	__u32 tid;
 	__u32 pid;
