@@ -331,6 +331,50 @@ t_python() {
 		"$T/ps.json" > /dev/null || err "cuda_sync_site_sum: $(jq -c '.reports[0].rows[0]' "$T/ps.json")"
 }
 
+# A Python process that execs Python: the pid and the main thread's id stay,
+# the interpreter (another version where the machine has one) and every
+# address change. The new interpreter is named at the exec (the workload's
+# second image waits until the recorder said so, then launches); its
+# launches must name its own line, not what was known of the first
+# (bpf/pystack.bpf.h: py_forget at the exec).
+t_python_exec() {
+	local wl=$ROOT/tests/mock/py_exec.py py2 v lf ls rec pid
+	py2=$(ls -d /root/.pyenv/versions/3.12.*/bin/python3.12 /usr/bin/python3.12 2> /dev/null | head -n 1)
+	if [ -z "$py2" ]; then
+		py2=/usr/bin/python3
+		log "no Python 3.12 here: the second image runs $py2 again (its interpreter known from the start)"
+	fi
+	log "first image /usr/bin/python3, second $py2"
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" -vv --libcuda "$MOCK_LIB" -o "$T/x.gtrace" --stacks all -- /usr/bin/python3 \
+		"$wl" first "$py2" > "$T/x.out" 2> "$T/x.err" &
+	rec=$!
+	wait_line "$T/x.out" '^ready [0-9]+$' 30 "$rec" || fatal "the second image did not start: $(tail -n 3 "$T/x.err")"
+	pid=$(sed -n 's/^ready //p' "$T/x.out")
+	v=$("$py2" -c 'import sys; print("%d\\.%d" % sys.version_info[:2])')
+	wait_line "$T/x.err" "stacks: Python $v at /" 30 "$rec" ||
+		fatal "the exec'd interpreter $py2 not named: $(grep 'stacks: Python' "$T/x.err" | tr '\n' '|')"
+	kill -USR1 "$pid"
+	wait "$rec" || fatal "py_exec: $(grep -v libbpf "$T/x.err" | tail -n 3 | tr '\n' '|')"
+	[ "$(grep -c '^{' "$T/x.out")" -eq 2 ] && [ "$(grep '^{' "$T/x.out" | jq -s '[.[] | .pid] | unique | length')" -eq 1 ] ||
+		fatal "the workload did not exec in place: $(cat "$T/x.out")"
+	dump_trace "$T/x.gtrace" "$T/x.json"
+	lf=$(grep -n '# @first_launch$' "$wl" | cut -d: -f1)
+	ls=$(grep -n '# @second_launch$' "$wl" | cut -d: -f1)
+	for v in "first:$lf:1" "second:$ls:2"; do
+		local f=${v%%:*} l got
+		l=${v#*:}
+		l=${l%%:*}
+		got=$(jq -r -s --arg g "${v##*:}" '
+			(map(select(.type == "stack") | {key: (.id | tostring), value: .frames}) | from_entries) as $s
+			| [.[] | select(.type == "launch" and (.grid[0] | tostring) == $g) | $s[.stack | tostring]
+			   | ([.[] | select(test(" \\(.*py_exec\\.py:[0-9]+\\)$"))
+			          | capture("^(?<f>.*) \\((?<file>.*):(?<l>[0-9]+)\\)$")
+			          | "\(.f) (\(.file | sub(".*/"; "")):\(.l))"][0] // "none")]
+			| group_by(.) | map("\(length) \(.[0])") | join("|")' "$T/x.json")
+		[ "$got" = "20 $f (py_exec.py:$l)" ] || err "the $f image's launches: '$got', expected 20 at '$f (py_exec.py:$l)'"
+	done
+}
+
 # The other versions found on this machine (3.10, 3.12, 3.13; each one
 # exercised is named in the log); a runtime of an unsupported version is
 # said once and its stacks stay native.
@@ -484,5 +528,6 @@ add_case t_all "--stacks all: every call has a stack, launches too; launches fro
 add_case t_python "Debian's python3 through ctypes: syncs, launches, a generator, a thread, a recursion cut at 64 frames, each with its file:line:function; analyze, stats, Perfetto, diff and the report name the line; a native thread gets the main thread's frames; a hostile file name stays text"
 add_case t_python_gpu "--cupti --stacks all from Python: stats' cuda_gpu_site_sum puts the GPU time of every kernel at the line that launched it"
 add_case t_python_graph "a CUDA graph captured from known Python lines and replayed: every replayed kernel traced back to its capturing launch (node, entry, thread, stack), its GPU time at the capture's lines; a CUPTI without graph callbacks: said once, none traced back"
+add_case t_python_exec "a Python process that execs another interpreter (same pid, same main thread): each image's launches carry its own lines"
 add_case t_python_versions "the other CPython versions on the machine (3.10, 3.12, 3.13) alike; a runtime of 3.9: native stacks, said once"
 run_cases "$@"

@@ -591,6 +591,27 @@ static void on_program(struct pyconf *pc, const char *prog, const char *path_env
 	needed_libpython(pc, path);
 }
 
+void pyconf__on_exec(struct pyconf *pc, uint32_t pid)
+{
+	char link[64], exe[PATH_MAX], in_root[PATH_MAX + 32];
+	struct stat st;
+	ssize_t n;
+
+	if (!pc)
+		return;
+	snprintf(link, sizeof(link), "/proc/%u/exe", pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return;
+	exe[n] = 0;
+	/* the name first: most execs are of other programs, not read at all */
+	if (exe[0] != '/' || !python_name(exe) || stat(link, &st) || !S_ISREG(st.st_mode))
+		return;
+	pyconf__on_file(pc, pid, exe, (major(st.st_dev) << 20) | minor(st.st_dev), st.st_ino);
+	snprintf(in_root, sizeof(in_root), "/proc/%u/root%s", pid, exe);
+	needed_libpython(pc, in_root);
+}
+
 void pyconf__scan_cmd(struct pyconf *pc, char *const *argv, const char *path_env)
 {
 	const char *b;

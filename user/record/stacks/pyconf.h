@@ -42,6 +42,10 @@ bool pyconf__is_interp(const struct pyconf *pc, uint32_t dev, uint64_t ino);
 /* Every interpreter mapped by a running process (--all, -p: before their
  * next call). */
 void pyconf__scan_procs(struct pyconf *pc);
+/* Process pid ran exec: its new executable, when an interpreter, and the
+ * libpython it needs, named now, before the new image's first calls (its
+ * stacks would find it unknown until the recorder reads its mappings). */
+void pyconf__on_exec(struct pyconf *pc, uint32_t pid);
 /* The interpreter `-- CMD` (argv, NULL-ended) will run: the program found
  * on PATH (after env's options and variables), a script's #! interpreter,
  * the libpython an executable needs; and the python3 of PATH. */
