@@ -59,6 +59,31 @@ static void t_sync_loop_metrics(void **state)
 	run_free(&x);
 }
 
+/* Samples of the process' time written before its first record (the
+ * recorder drains its metric queue and its ring buffer in turns): they are
+ * its all the same, as when they come after; one from before its first
+ * record is not. */
+static void t_metrics_before_calls(void **state)
+{
+	const size_t n = sizeof(struct gt_gpu_metric);
+	struct run x;
+	const struct az_scope *s;
+
+	(void)state;
+	run_begin(&x, NULL, false, false);
+	put_metric(&x, AZS_T0 - 1000 * US, GT_GPUM_GPU_UTIL, 90000000, 0, n);
+	put_metric(&x, AZS_T0 + 1000 * US, GT_GPUM_GPU_UTIL, 40000000, 0, n);
+	put_metric(&x, AZS_T0 + 2000 * US, GT_GPUM_GPU_UTIL, 60000000, 0, n);
+	put_metric(&x, AZS_T0 + 3000 * US, GT_GPUM_GPU_UTIL, 20000000, 0, n);	/* judged at the end */
+	assert_true(azs_run(&x.s, "sync_loop"));
+	run_end(&x);
+	s = &x.r->scopes[0];
+	assert_int_equal(s->gpu.source, AZ_BUSY_GPU_METRICS);
+	assert_int_equal(s->gpu.util_samples, 3);
+	assert_int_equal(s->gpu.util_micro, 40000000);
+	run_free(&x);
+}
+
 /* Without GPU records, GPU metric samples give the busy time and the bound:
  * 80 % utilization, tensor pipes at 60 %. */
 static void t_metrics(void **state)
@@ -288,6 +313,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_sync_loop_metrics),
 		cmocka_unit_test(t_metrics),
+		cmocka_unit_test(t_metrics_before_calls),
 		cmocka_unit_test(t_metrics_busy),
 		cmocka_unit_test(t_metrics_few),
 		cmocka_unit_test(t_metrics_no_util),

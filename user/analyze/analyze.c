@@ -320,7 +320,7 @@ int analyze__call(void *ctx, const struct gt_callrec *c)
 	struct gt_callrec cut;
 	struct az_acc *acc[3];
 	struct az_proc *p;
-	bool nested;
+	bool nested, first;
 	int n, rc = 0;
 
 	if (!t)
@@ -354,6 +354,7 @@ int analyze__call(void *ctx, const struct gt_callrec *c)
 	p = proc_get(a, c->pid);
 	if (!p)
 		return -ENOMEM;
+	first = !p->seen;
 	p->seen = true;
 	if (!nested)
 		startup_call(p, c);
@@ -362,6 +363,8 @@ int analyze__call(void *ctx, const struct gt_callrec *c)
 	n = scopes_of(p, c->ts, acc);
 	for (int i = 0; i < n && !rc; i++)
 		rc = az_calls__acc(a, acc[i], p, c, nested, t->off_cum);
+	if (first)
+		az_metric__seen(a, p);
 	return rc ? rc : a->err;
 }
 
@@ -424,6 +427,7 @@ static int on_gpu(struct analyze *a, const struct gt_hdr *rec)
 	struct az_proc *p;
 	const char *mangled;
 	uint64_t at;
+	bool first;
 
 	if (rec->type == GT_REC_GPU_KERNEL) {
 		it.end = rec->ts + k->dur;
@@ -458,6 +462,7 @@ static int on_gpu(struct analyze *a, const struct gt_hdr *rec)
 	p = proc_get(a, rec->pid);
 	if (!p)
 		return -ENOMEM;
+	first = !p->seen;
 	p->seen = true;
 	scopes_of(p, at, it.acc);
 	if (it.launch)
@@ -465,6 +470,8 @@ static int on_gpu(struct analyze *a, const struct gt_hdr *rec)
 	for (int i = 0; i < 3; i++)
 		if (it.acc[i])
 			acc_seen(it.acc[i], it.start < at ? it.start : at, it.end);
+	if (first)
+		az_metric__seen(a, p);
 	return az_gpu__push(a, &it);
 }
 

@@ -40,6 +40,11 @@
  * GT_GPUM_GPU_UTIL, _SM_ACTIVE, _TENSOR_ACTIVE, _DRAM_BW). */
 enum az_mid { AZ_M_UTIL, AZ_M_SM, AZ_M_TENSOR, AZ_M_DRAM, AZ_M__COUNT };
 
+/* GPU metric samples kept after they were judged: a process's records may
+ * be written after samples of its time (the recorder's metric queue and its
+ * ring buffer are drained in turns). 1 GPU at 50 Hz: 20 s; 8 at 100 Hz: 1.3 s. */
+#define AZ_MRECENT 1024
+
 /* One GPU's sample being read: the records of one sampling round of one
  * GPU share its time and come one after the other (the sampler queues a
  * GPU's round at once, the recorder writes the queue in order: see
@@ -327,6 +332,10 @@ struct analyze {
 					 * the open call (analyze_nccl.c) */
 	struct az_msample msamp[AZ_METRIC_DEVS];	/* per GPU, the sample being read */
 	uint32_t nmsamp;
+	/* the last AZ_MRECENT samples judged, for a process first seen after
+	 * them whose time they fall in (az_metric__seen) */
+	struct az_msample mrecent[AZ_MRECENT];
+	uint32_t nrecent;		/* samples judged in all; mrecent[n % AZ_MRECENT] */
 	uint64_t msamp_over;		/* metric records of GPUs beyond AZ_METRIC_DEVS: left out */
 	uint32_t gpum_hz;		/* the header's gpu_metrics=HZ, 0 unknown */
 	uint64_t end_set;		/* analyze__set_end's, 0 = not set */
@@ -422,6 +431,9 @@ void az_store__free(struct az_store *st);
 void az_metric(struct analyze *a, uint64_t ts, uint32_t device, uint32_t metric, int64_t micro);
 /* Judges the samples still being read (at the end of the pass). */
 void az_metric__flush(struct analyze *a);
+/* Process p was seen for the first time (its first record read): the
+ * samples judged before that within its time are its too. */
+void az_metric__seen(struct analyze *a, struct az_proc *p);
 
 /* analyze_notes.c: r's notes (NULL-terminated) from the finished scopes;
  * end: the trace's end.  Returns 0 or -ENOMEM. */

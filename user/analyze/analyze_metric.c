@@ -30,43 +30,56 @@
  * time, whose zeros say nothing of its work.  Samples without a
  * utilization are kept apart: they stand in when the scope has no
  * utilization at all (a GPU or NVML without it). */
-static void msample_apply(struct analyze *a, const struct az_msample *m)
+static void msample_to(struct analyze *a, struct az_proc *p, const struct az_msample *m)
 {
 	const uint32_t act = (1u << AZ_M_SM) | (1u << AZ_M_TENSOR) | (1u << AZ_M_DRAM);
 	bool util = m->have & (1u << AZ_M_UTIL);
+	struct az_acc *acc = p->whole;
+	struct az_msum *sum;
 
+	/* from its first record to its exit (samples of the time before it
+	 * come after it, up to a poll interval late; those of its time may
+	 * come before it: az_metric__seen) */
+	if (m->ts < acc->start || (p->exit_ts && m->ts > p->exit_ts + a->slack))
+		return;
+	if (util) {
+		acc->m_util += m->v[AZ_M_UTIL];
+		acc->m_util_n++;
+	}
+	if (!(m->have & act))
+		return;
+	if (util && m->v[AZ_M_UTIL] <= 0) {
+		acc->m_idle++;
+		return;
+	}
+	sum = util ? &acc->m_busy : &acc->m_nogate;
+	sum->samples++;
+	for (int k = AZ_M_SM; k < AZ_M__COUNT; k++)
+		if (m->have & (1u << k)) {
+			sum->sum[k] += m->v[k];
+			sum->n[k]++;
+		}
+}
+
+static void msample_apply(struct analyze *a, const struct az_msample *m)
+{
 	if (!m->have)
 		return;
 	for (uint32_t i = 0; i < a->procs.cap; i++) {
 		struct az_proc *p = a->procs.s[i].v;
-		struct az_acc *acc;
-		struct az_msum *sum;
 
-		if (!a->procs.s[i].used || !p->seen)
-			continue;
-		acc = p->whole;
-		/* from its first record to its exit (samples of the time before
-		 * it come after it, up to a poll interval late) */
-		if (m->ts < acc->start || (p->exit_ts && m->ts > p->exit_ts + a->slack))
-			continue;
-		if (util) {
-			acc->m_util += m->v[AZ_M_UTIL];
-			acc->m_util_n++;
-		}
-		if (!(m->have & act))
-			continue;
-		if (util && m->v[AZ_M_UTIL] <= 0) {
-			acc->m_idle++;
-			continue;
-		}
-		sum = util ? &acc->m_busy : &acc->m_nogate;
-		sum->samples++;
-		for (int k = AZ_M_SM; k < AZ_M__COUNT; k++)
-			if (m->have & (1u << k)) {
-				sum->sum[k] += m->v[k];
-				sum->n[k]++;
-			}
+		if (a->procs.s[i].used && p->seen)
+			msample_to(a, p, m);
 	}
+	a->mrecent[a->nrecent++ % AZ_MRECENT] = *m;
+}
+
+void az_metric__seen(struct analyze *a, struct az_proc *p)
+{
+	uint32_t n = a->nrecent < AZ_MRECENT ? a->nrecent : AZ_MRECENT;
+
+	for (uint32_t i = a->nrecent - n; i != a->nrecent; i++)
+		msample_to(a, p, &a->mrecent[i % AZ_MRECENT]);
 }
 
 void az_metric(struct analyze *a, uint64_t ts, uint32_t device, uint32_t metric, int64_t micro)
