@@ -348,8 +348,10 @@ t_python_exec() {
 	GT_LIBCUDA=$MOCK_LIB "$GTRACE" -vv --libcuda "$MOCK_LIB" -o "$T/x.gtrace" --stacks all -- /usr/bin/python3 \
 		"$wl" first "$py2" > "$T/x.out" 2> "$T/x.err" &
 	rec=$!
+	PIDS+=("$rec")
 	wait_line "$T/x.out" '^ready [0-9]+$' 30 "$rec" || fatal "the second image did not start: $(tail -n 3 "$T/x.err")"
 	pid=$(sed -n 's/^ready //p' "$T/x.out")
+	PIDS+=("$pid")
 	v=$("$py2" -c 'import sys; print("%d\\.%d" % sys.version_info[:2])')
 	wait_line "$T/x.err" "stacks: Python $v at /" 30 "$rec" ||
 		fatal "the exec'd interpreter $py2 not named: $(grep 'stacks: Python' "$T/x.err" | tr '\n' '|')"

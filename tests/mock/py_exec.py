@@ -5,9 +5,10 @@ Drives the libcuda of GT_LIBCUDA (the mock) through ctypes, as py_workload.py
 does. Run as `py_exec.py first [PYTHON]`: 20 launches from the line marked
 @first_launch, then the process execs PYTHON (default: the same interpreter)
 on this file with `second`, which prints "ready PID", waits for SIGUSR1 (the
-test knows then that the recorder has read the new interpreter) and makes 20
-launches from @second_launch: one pid, one main thread id, two interpreters'
-frames. Each image prints one JSON line: its mode, pid and launches.
+test knows then that the recorder has read the new interpreter; 60 s at
+most) and makes 20 launches from @second_launch: one pid, one main thread
+id, two interpreters' frames. Each image prints one JSON line: its mode, pid
+and launches.
 """
 import ctypes
 import json
@@ -34,7 +35,9 @@ def main():
     if mode == "second":
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
         print("ready %d" % os.getpid(), flush=True)
-        signal.sigwait({signal.SIGUSR1})
+        # bounded: a test that failed before sending it leaves nothing behind
+        if signal.sigtimedwait({signal.SIGUSR1}, 60) is None:
+            sys.exit("py_exec: no SIGUSR1 in 60 s")
     _, _, fn = setup()
     (first if mode == "first" else second)(fn)
     print(json.dumps({"mode": mode, "pid": os.getpid(), "launches": 20}), flush=True)
