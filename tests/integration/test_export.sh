@@ -160,6 +160,9 @@ for i, (r, l) in enumerate(zip(rows[1:], lines)):
     for k, v in l.items():
         if k in ("grid", "block"):
             for s, x in zip("xyz", v): want[k + "_" + s] = cell(x)
+        elif isinstance(v, list):
+            # a set of flags: "a|b" in a cell, an empty one an empty cell
+            if v: want[k] = "|".join(map(str, v))
         else:
             want[k] = cell(v)
     got = {k: v for k, v in zip(head, r) if v != ""}
