@@ -143,38 +143,25 @@ static __always_inline void range_close(__u64 id, __u32 flags)
 
 #include "ustack.bpf.h"
 
-/* A hot call or launch from a known call site: its stack reference and
- * itself in one ring-buffer sample (the recorder reads the records of a
- * sample in order). */
-struct call_same {
-	struct gt_ustack_same same;
-	struct gt_call call;
-};
-
-struct launch_same {
-	struct gt_ustack_same same;
-	struct gt_launch launch;
-};
-
-/* The launch record, after the site's reference when same is set; *rec is
- * what to submit. NULL when the buffer is full. */
-static __always_inline struct gt_launch *launch_reserve(bool same, const struct stack_site *site, __u64 id,
-							__u64 cookie, __u64 ts, void **rec)
+/* A call's record of size bytes, after its call site's reference when same
+ * (a hot call from a site seen before: both in one ring-buffer sample, which
+ * the recorder reads in order); *rec is what to submit. NULL when the
+ * buffer is full. */
+static __always_inline void *reserve_after_site(bool same, const struct stack_site *site, __u64 id,
+						__u64 cookie, __u64 ts, __u32 size, void **rec)
 {
-	struct launch_same *p;
-	struct gt_launch *e;
+	struct gt_ustack_same *s;
 
-	if (same) {
-		p = reserve(sizeof(*p));
-		*rec = p;
-		if (!p)
-			return NULL;
-		same_fill(&p->same, site, id, cookie, ts);
-		return &p->launch;
+	if (!same) {
+		*rec = reserve(size);
+		return *rec;
 	}
-	e = reserve(sizeof(*e));
-	*rec = e;
-	return e;
+	s = reserve(sizeof(*s) + size);
+	*rec = s;
+	if (!s)
+		return NULL;
+	same_fill(s, site, id, cookie, ts);
+	return s + 1;
 }
 
 /* Remembers where the call will write its result (new handle, pointer). */
@@ -199,27 +186,18 @@ int call_entry(struct pt_regs *ctx)
 	__u64 ts;
 	struct gt_call *e;
 	struct stack_site site;
-	struct call_same *p;
 	void *rec;
+	bool same;
 
 	if ((cookie & GT_COOKIE_RANGE_OPEN) && traced(id >> 32))
 		range_open(id, GT_CAPSRC_PROFILER);
 	if (!entry_wanted(id, cookie, &ts))
 		return 0;
 	stash_out(ctx, id, cookie);
-	if (ustack_site(ctx, id, cookie, ts, &site, 0)) {
-		p = reserve(sizeof(*p));
-		if (!p)
-			return 0;
-		same_fill(&p->same, &site, id, cookie, ts);
-		e = &p->call;
-		rec = p;
-	} else {
-		e = reserve(sizeof(*e));
-		if (!e)
-			return 0;
-		rec = e;
-	}
+	same = ustack_site(ctx, id, cookie, ts, &site, 0);
+	e = reserve_after_site(same, &site, id, cookie, ts, sizeof(*e), &rec);
+	if (!e)
+		return 0;
 	fill_hdr_at(&e->hdr, id, GT_REC_CALL, sizeof(*e), GT_COOKIE_API(cookie), ts);
 	e->args[0] = PT_REGS_PARM1(ctx);
 	e->args[1] = PT_REGS_PARM2(ctx);
@@ -328,7 +306,7 @@ int launch_entry(struct pt_regs *ctx)
 	 * address beside them */
 	fault = bpf_probe_read_user(top, sizeof(top), (void *)PT_REGS_SP(ctx)) != 0;
 	same = ustack_site(ctx, id, cookie, ts, &site, fault ? 0 : top[0]);
-	e = launch_reserve(same, &site, id, cookie, ts, &rec);
+	e = reserve_after_site(same, &site, id, cookie, ts, sizeof(*e), &rec);
 	if (!e)
 		return 0;
 	fill_hdr_at(&e->hdr, id, GT_REC_LAUNCH, sizeof(*e), GT_COOKIE_API(cookie), ts);
@@ -383,7 +361,7 @@ int launch_ex_entry(struct pt_regs *ctx)
 		return 0;
 	name_once(id, PT_REGS_PARM2(ctx));
 	same = ustack_site(ctx, id, cookie, ts, &site, 0);
-	e = launch_reserve(same, &site, id, cookie, ts, &rec);
+	e = reserve_after_site(same, &site, id, cookie, ts, sizeof(*e), &rec);
 	if (!e)
 		return 0;
 	fill_hdr_at(&e->hdr, id, GT_REC_LAUNCH, sizeof(*e), GT_COOKIE_API(cookie), ts);

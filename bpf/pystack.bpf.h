@@ -564,7 +564,7 @@ __noinline int py_top_key(__u64 id, struct py_key *k)
 	struct py_proc *pp;
 	struct gt_py_cfg *c;
 	struct py_walk *w;
-	__u64 tstate, frame, ip, want, runtime;
+	__u64 tstate, frame, ip, want;
 	bool bad = false, main;
 
 	if (!k)
@@ -595,11 +595,10 @@ __noinline int py_top_key(__u64 id, struct py_key *k)
 	if (!pp->runtime)
 		return 0;
 	cfgi = pp->cfg;
-	runtime = pp->runtime;
 	c = bpf_map_lookup_elem(&py_cfgs, &cfgi);
 	if (!c || !w || !c->version)
 		return -1;
-	frame = py_call_frame(c, runtime, id, &tstate, &main, &bad);
+	frame = py_call_frame(c, pp->runtime, id, &tstate, &main, &bad);
 	if (bad || !tstate)
 		return -1;	/* the walk counts the thread without a state */
 	if (!frame)

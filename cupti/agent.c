@@ -154,7 +154,7 @@ static void *buffer_alloc(size_t size)
 
 /* A free buffer's pages given back (after a detach): the job's memory as
  * before the attach until CUPTI writes there again. */
-void buffer_drop(uint8_t *buf, size_t size)
+static void buffer_drop(uint8_t *buf, size_t size)
 {
 	madvise(buf, size, MADV_DONTNEED);
 }

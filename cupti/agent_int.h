@@ -147,7 +147,6 @@ void finalize_here(const CUpti_CallbackData *cd);
  * detach itself (the writer's; the writer ends after it). */
 bool detach_now(enum gt_want want);
 void detach(void);
-void buffer_drop(uint8_t *buf, size_t size);
 
 /* agent_write.c: the writer thread's output (out: converted records not
  * yet written, at most OUT_SIZE) */

@@ -110,13 +110,13 @@ static int on_record(struct recorder *r, void *data, size_t len)
 	case GT_REC_EXEC:
 		if (r->stacks)
 			ustacks__forget(r->stacks, h->pid);
-		/* an interpreter known before the new image's first calls */
-		if (r->py && relevant(r, h->pid))
-			pyconf__on_exec(r->py, h->pid);
 		if (r->nscan < SCAN_QUEUE)
 			r->scan_queue[r->nscan++] = h->pid;
 		if (!relevant(r, h->pid))
 			return 0;
+		/* an interpreter known before the new image's first calls */
+		if (r->py)
+			pyconf__on_exec(r->py, h->pid);
 		/* after the exec: the rank of the new program's environment */
 		err = recorder__write(r, h);
 		if (!err)
