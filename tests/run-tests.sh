@@ -260,7 +260,7 @@ run_integration_tests() {
 	fi
 	for k in "${J_KIND[@]}"; do count[$k]=$(( ${count[$k]:-0} + 1 )); done
 	if [ ${#J_LEFT[@]} -gt 0 ]; then
-		echo "note: the sanitized pass leaves out ${#J_LEFT[@]} cases that measure time" \
+		echo "note: the sanitized pass leaves out ${#J_LEFT[@]} cases that measure time or memory" \
 		     "(QUIET_CASES; the plain pass runs them): ${J_LEFT[*]}"
 	fi
 	echo "note: ${#J_KIND[@]} integration jobs: ${count[solo]:-0} solo (they see every process on the machine)," \

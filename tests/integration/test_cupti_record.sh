@@ -13,6 +13,8 @@
 # checked. Each case has its own run directory ($T/run, GTRACE_RUN_DIR, which
 # the agents read too).
 REQUIRES="root jq mock gtrace"
+# memory measured on the plain build only: see t_attach_memory
+QUIET_CASES="t_attach_memory"
 . "$(dirname "$0")/lib.sh"
 
 OUT_DIR=$(dirname "$MOCK_DIR")
@@ -487,6 +489,41 @@ t_attach_cycles() {
 	wait_exit "$w" 20
 }
 
+# -p PID --cupti=attach eight times into one running program: after the
+# first cycles (the agent's memory, made once: its buffers, converter and
+# writer's stack) the program's anonymous memory stays where it was, cycle
+# after cycle. Memory of the plain build only (QUIET_CASES): a sanitizer's
+# allocator keeps what is freed in quarantine.
+anon_kb() { awk '/^Anonymous:/ { print $2 }' "/proc/$1/smaps_rollup"; }
+
+t_attach_memory() {
+	local w c seen=() grow
+	need_cupti
+	start_workload w "GT_LIBCUDA=$MOCK_LIB" "LD_LIBRARY_PATH=$CUPTI_MOCK" -- --wait-signal --flood 90 --rate 400 --steady 50
+	w=$WPID
+	wait_ready w "$w"
+	kill -USR1 "$w"
+	seen+=("$(anon_kb "$w")")
+	for c in 1 2 3 4 5 6 7 8; do
+		"$GTRACE" record -p "$w" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach --cupti-lib "$AGENT" -d 1 \
+			-o "$T/m$c.gtrace" > /dev/null 2> "$T/m$c.err"
+		RC=$?
+		[ "$RC" -eq 0 ] || fatal "attach $c exited $RC: $(tail -n 3 "$T/m$c.err" | tr '\n' '|')"
+		finalized "$T/w.err" "$c" ||
+			fatal "attach $c: CUPTI not finalized once more: $(grep -c cuptiFinalize "$T/w.err") times"
+		rm -f "$T/m$c.gtrace"
+		seen+=("$(anon_kb "$w")")
+	done
+	# what the agent makes once is made by the end of the second cycle;
+	# after it, less than a page a cycle on average
+	grow=$((seen[8] - seen[2]))
+	[ "$grow" -lt $((4 * 6)) ] ||
+		err "the program's anonymous memory grew by $grow kB over attach cycles 3-8 (kB before and after each cycle: ${seen[*]})"
+	kill -0 "$w" || fatal "the program died during the attach cycles"
+	kill -TERM "$w"
+	wait_exit "$w" 20
+}
+
 # --all --cupti=attach: every CUDA process running at the start takes the
 # agent (here the one program, started without it), its GPU records linked;
 # the trace says so (a cupti_attach record).
@@ -568,6 +605,7 @@ add_case t_optional "--all --cupti=optional with nobody joining exits 0, plain -
 add_case t_listed "-p PID --cupti: only the traced process' agent records"
 add_case t_attach "-p PID --cupti=attach: a program started without the agent takes it, every GPU record linked; refused and said: another CUPTI subscriber, a static program"
 add_case t_attach_cycles "-p PID --cupti=attach three times into one running program and a SIGKILLed recorder: all linked, CUPTI finalized in an API exit callback after each, threads and descriptors as before"
+add_case t_attach_memory "-p PID --cupti=attach eight times into one running program: its anonymous memory after the second cycle grows by less than a page a cycle"
 add_case t_attach_all "--all --cupti=attach: the CUDA program running at the start takes the agent, every GPU record linked, the attach in the trace, its missing NVTX ranges said"
 add_case t_swapped_dir "--cupti -- CMD: a private directory swapped for a link steers root nowhere"
 add_case t_nonroot "--all --cupti: a program of another user joins, its kernels linked"
