@@ -17,7 +17,11 @@
 #          detach (in process, paired), and the job's first PERIOD seconds
 #          (never attached) against the PERIOD seconds after its last detach,
 #          each period's halves against each other as the noise at that
-#          scale; then a recorder SIGKILLed while
+#          scale; with LAT=SECS, the driver's launch call timed by the
+#          recorder alone (eBPF, --launch-exit, no agent) for SECS seconds
+#          before the job's first period and again after its last: what a
+#          detached CUPTI could leave in the driver's launch path shows
+#          there without the step's noise; then a recorder SIGKILLed while
 #          attached (the job runs on, its agent detaches); then the same steps
 #          of a job run alone, whose losses must equal the attached job's.
 #   jax, cupy   the same for one cycle of a JAX and a CuPy job (a mode named
@@ -45,6 +49,9 @@ CPUS_TOOL=${CPUS_TOOL:-}
 # CPUS_TWIN: a second training job, never attached, runs there as the
 # control of the step time and memory comparisons
 CPUS_TWIN=${CPUS_TWIN:-}
+# LAT: seconds of launch timing by the recorder alone (no agent) before the
+# first period and after the last; 0 leaves it out
+LAT=${LAT:-0}
 pin_job() { [ -n "$CPUS_JOB" ] && taskset -a -p -c "$CPUS_JOB" "$1" > /dev/null 2>&1; return 0; }
 mkdir -p "$OUT"
 AGENT=${AGENT:-$OUT/libgtrace-cupti.so}
@@ -63,7 +70,8 @@ wait_ready() {
 	return 1
 }
 state() {
-	echo "threads $(ls /proc/"$WL"/task | wc -l) fds $(ls /proc/"$WL"/fd | wc -l) rss_kb $(awk '/^VmRSS/ { print $2 }' /proc/"$WL"/status)"
+	echo "threads $(ls /proc/"$WL"/task | wc -l) fds $(ls /proc/"$WL"/fd | wc -l) rss_kb $(awk '/^VmRSS/ { print $2 }' /proc/"$WL"/status)" \
+		"anon_kb $(awk '/^Anonymous:/ { print $2 }' /proc/"$WL"/smaps_rollup 2> /dev/null) maps $(wc -l < /proc/"$WL"/maps)"
 }
 threads() { cat /proc/"$WL"/task/*/comm 2> /dev/null | sort | uniq -c | tr -s ' ' | tr '\n' ',' ; }
 
@@ -79,6 +87,16 @@ attach() {
 	echo "$tag: rc $rc; after: $(state)"
 	[ "$rc" -eq 0 ] && grep -q 'merged' "$OUT/$tag.err" || { echo "FAIL $tag: rc $rc, no merge"; fail=1; }
 	"$G" dump "$OUT/$tag.gtrace" 2> /dev/null | "$PY" tools/gpu/attach_diag.py "$tag" || fail=1
+}
+
+# lat TAG: the job's launch calls timed by the recorder alone (eBPF, no
+# agent) for LAT seconds: the median CPU time of each launch call
+lat() {
+	${CPUS_TOOL:+taskset -c "$CPUS_TOOL"} "$G" record -p "$WL" --launch-exit -d "$LAT" -o "$OUT/$1.gtrace" \
+		--force > /dev/null 2> "$OUT/$1.err" || { echo "FAIL $1: the recorder failed: $(tail -n 1 "$OUT/$1.err")"; fail=1; return; }
+	"$G" stats "$OUT/$1.gtrace" -r cuda_api_sum --format csv > "$OUT/$1.csv" 2>&1
+	awk -F, -v tag="$1" '$NF ~ /^cuLaunchKernel(Ex)?$/ { printf "%s: %s: %d calls, median %d ns, mean %.0f ns (recorder alone)\n", tag, $NF, $3, $5, $4 }' "$OUT/$1.csv"
+	rm -f "$OUT/$1.gtrace"
 }
 
 # steps TAG STEPLOG [TWINLOG]: the step time around each attach of TAG-1..TAG-N
@@ -103,14 +121,16 @@ for f in sorted(glob.glob("%s/%s-*.span" % (out, tag)), key=lambda p: int(p.rspl
     print("%s: step %.3f ms in the 3 s before the attach (%d steps), %.3f ms in the 3 s after the detach (%d): %+.2f %%; "
           "the longest step in the first 3 s of the recorder %.1f ms" % (name, before, nb, after, na,
           (after / before - 1) * 100 if nb and na else float("nan"), worst))
-    if nb and na:
+    # the SIGKILL's span (0): its "before" is a recording, not a job left alone
+    if nb and na and not name.endswith("-0"):
         ratios.append(after / before - 1)
 if ratios:
     r = sorted(ratios)
     ci = ""
     if len(r) >= 3:
         # Student's t at 95 %, two-sided, for n - 1 degrees of freedom
-        t = {2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26, 10: 2.23}.get(len(r) - 1, 2.0)
+        t = {2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26, 10: 2.23, 11: 2.20,
+             12: 2.18, 13: 2.16, 14: 2.14, 15: 2.13, 16: 2.12, 17: 2.11, 18: 2.10, 19: 2.09, 20: 2.09}.get(len(r) - 1, 2.0)
         mean = statistics.mean(r)
         half = t * statistics.stdev(r) / len(r) ** 0.5
         ci = "; mean %+.2f %%, 95 %% interval %+.2f .. %+.2f %%" % (mean * 100, (mean - half) * 100, (mean + half) * 100)
@@ -189,6 +209,7 @@ train)
 	fi
 	wait_ready "$OUT/steps.log" || { echo "FAIL train: the job did not start: $(tail -n 3 "$OUT/wl.out")"; fail=1; continue; }
 	sleep 4
+	[ "$LAT" != 0 ] && lat train-lat-before
 	# PERIOD seconds of the job never attached, and as many after the last
 	# detach: the step time of both, in process
 	p_start=$(date +%s%N)
@@ -204,6 +225,7 @@ train)
 	done
 	sleep "$PERIOD"
 	echo "$p_start $(date +%s%N)" > "$OUT/train.periods"
+	[ "$LAT" != 0 ] && lat train-lat-after
 	echo "train: after the cycles: $(state); threads $(threads)"
 	[ -n "$TW" ] && echo "train: the twin, never attached: at the first cycle's end $twin_first, now $(WL=$TW state)"
 	# a recorder SIGKILLed while attached: the agent detaches by itself
