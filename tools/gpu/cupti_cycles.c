@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CUPTI alone, started and finalized again and again in one process, with
+ * no code of gtrace-bpf's: how much of a job's memory growth over attach
+ * cycles (tools/gpu/attach_check.sh) is CUPTI's and the driver's own.
+ *
+ *   gcc -O2 -I$CUDA/include tools/gpu/cupti_cycles.c -L$CUDA/lib64 -lcupti -lcuda -o cc
+ *   ./cc [CYCLES] [LAUNCHES]
+ *
+ * Each cycle does what the agent does while attached, in one thread: the
+ * activity kinds it records (kernels, copies, sets, driver API records of
+ * the launches), a subscriber with the driver API domain, LAUNCHES launches
+ * of an empty kernel and a copy, a flush, then cuptiFinalize; then as many
+ * launches without CUPTI. After each cycle one line: the process' resident
+ * and anonymous memory (kB), its mappings and threads.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+#include <cupti.h>
+
+#define BUF_SIZE (4u << 20)
+
+static const char ptx[] =
+	".version 7.0\n.target sm_75\n.address_size 64\n"
+	".visible .entry empty() { ret; }\n";
+
+static unsigned long records;
+
+static void CUPTIAPI requested(uint8_t **buf, size_t *size, size_t *max)
+{
+	*buf = aligned_alloc(8, BUF_SIZE);
+	*size = *buf ? BUF_SIZE : 0;
+	*max = 0;
+}
+
+static void CUPTIAPI completed(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size, size_t valid)
+{
+	CUpti_Activity *rec = NULL;
+
+	(void)ctx;
+	(void)stream;
+	(void)size;
+	while (valid && cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS)
+		records++;
+	free(buf);
+}
+
+static void CUPTIAPI callback(void *ud, CUpti_CallbackDomain d, CUpti_CallbackId id, const void *data)
+{
+	(void)ud;
+	(void)d;
+	(void)id;
+	(void)data;
+}
+
+static long field(const char *path, const char *name)
+{
+	char line[256];
+	long v = -1;
+	size_t n = strlen(name);
+	FILE *f = fopen(path, "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n)) {
+			v = strtol(line + n, NULL, 10);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static long lines(const char *path)
+{
+	long n = 0;
+	int c;
+	FILE *f = fopen(path, "r");
+
+	while (f && (c = fgetc(f)) != EOF)
+		n += c == '\n';
+	if (f)
+		fclose(f);
+	return n;
+}
+
+#define CK(x)                                                                         \
+	do {                                                                          \
+		if ((x) != 0) {                                                       \
+			fprintf(stderr, "cupti_cycles: %s failed (line %d)\n", #x, __LINE__); \
+			return 1;                                                     \
+		}                                                                     \
+	} while (0)
+
+static int work(CUfunction fn, CUdeviceptr d, void *h, int launches)
+{
+	for (int i = 0; i < launches; i++)
+		CK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL));
+	CK(cuMemcpyHtoD(d, h, 4096));
+	CK(cuCtxSynchronize());
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int cycles = argc > 1 ? atoi(argv[1]) : 10, launches = argc > 2 ? atoi(argv[2]) : 20000;
+	static const CUpti_ActivityKind kinds[] = {
+		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+		CUPTI_ACTIVITY_KIND_DRIVER,
+	};
+	static char host[4096];
+	CUdevice dev;
+	CUcontext ctx;
+	CUmodule mod;
+	CUfunction fn;
+	CUdeviceptr d;
+
+	CK(cuInit(0));
+	CK(cuDeviceGet(&dev, 0));
+	CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+	CK(cuCtxSetCurrent(ctx));
+	CK(cuModuleLoadData(&mod, ptx));
+	CK(cuModuleGetFunction(&fn, mod, "empty"));
+	CK(cuMemAlloc(&d, 4096));
+	CK(work(fn, d, host, launches));
+	printf("cycle 0 (no CUPTI): rss_kb %ld anon_kb %ld maps %ld threads %ld\n", field("/proc/self/status", "VmRSS:"),
+	       field("/proc/self/smaps_rollup", "Anonymous:"), lines("/proc/self/maps"), field("/proc/self/status", "Threads:"));
+	for (int c = 1; c <= cycles; c++) {
+		CUpti_SubscriberHandle sub;
+
+		CK(cuptiActivityRegisterCallbacks(requested, completed));
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+			CK(cuptiActivityEnable(kinds[k]));
+		CK(cuptiSubscribe(&sub, callback, NULL));
+		CK(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API));
+		CK(work(fn, d, host, launches));
+		CK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+		CK(cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_DRIVER_API));
+		CK(cuptiUnsubscribe(sub));
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+			CK(cuptiActivityDisable(kinds[k]));
+		CK(cuptiFinalize());
+		CK(work(fn, d, host, launches));
+		printf("cycle %d: rss_kb %ld anon_kb %ld maps %ld threads %ld records %lu\n", c,
+		       field("/proc/self/status", "VmRSS:"), field("/proc/self/smaps_rollup", "Anonymous:"),
+		       lines("/proc/self/maps"), field("/proc/self/status", "Threads:"), records);
+		fflush(stdout);
+	}
+	return 0;
+}
