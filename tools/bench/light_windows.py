@@ -44,6 +44,13 @@ period used. The quiet stretch gets the same arithmetic over a made-up
 schedule of the same windows with nothing attached: its figures are the
 method's noise floor and should read 0.
 
+A window has every probe live, as full mode has all the time: the ratio
+is full mode's cost at this time scale (the always-on rest is light mode's
+counted rare calls). --tool-opts "--stacks all" gives the windows full
+mode's launch stacks (light mode takes the waits' only), "--stacks none"
+none: run each in turn for what the stacks add (docs/PERFORMANCE.md, "Full
+mode's cost at the windows' time scale").
+
 With --gpum HZ the same arithmetic measures the GPU-metrics sampler
 instead: the recorder runs in light mode outside any capture range (`-c
 cudaProfilerApi`: probes quiet, nothing written but the samples) with
