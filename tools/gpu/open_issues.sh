@@ -33,6 +33,16 @@
 #             its own estimate beside them)
 #   nccl      issue 18: nccl_single.sh (world size 1; ddp_two_rank.sh needs
 #             the 2-GPU machine)
+#   full-cost issue 29: full mode's cost at the windows' time scale on the
+#             GPT-2-like step, light_windows.py with --stacks all and with
+#             --stacks none (400 ms windows every 1.5 s, a job each), then
+#             hot_cost.sh none/all (the programs' own accounting); about 6
+#             minutes
+#   attach-memory  issue 30: cupti_cycles.c (CUPTI alone started and
+#             finalized 16 times, no code of ours: whose the job's memory
+#             growth over attach cycles is), then attach_check.sh with 16
+#             cycles of 2 s on the training job (LAT=3: the driver's launch
+#             time before and after); about 7 minutes
 #
 # Each script runs under `timeout` (its share of the call); its output goes
 # to $OUT/NAME.log, and its PASS/FAIL/INFO lines, its wall time and status to
@@ -121,8 +131,26 @@ for g in "$@"; do
 			--quiet 25 --record 80 --cpus-workload 2,3 --cpus-tool 4-7 --out "$OUT/daemon_windows" ;;
 	nccl)
 		step nccl_single 240 tools/gpu/nccl_single.sh ;;
+	full-cost)
+		for st in all none; do
+			step full_cost_$st 130 python3 tools/bench/light_windows.py --workload transformer \
+				--window 400ms --period 1500ms --quiet 15 --record 45 --tool-opts "--stacks $st" \
+				--cpus-workload 2,3 --cpus-tool 4-7 --out "$OUT/full_cost_$st"
+			cat "$OUT/full_cost_$st/light_windows.txt" >> "$OUT/summary.txt" 2> /dev/null
+		done
+		step hot_cost 150 env SECS=6 CONFIGS="none all" tools/gpu/hot_cost.sh
+		grep -h '^hot cost' "$OUT/hot_cost.log" | cut -c1-400 >> "$OUT/summary.txt" ;;
+	attach-memory)
+		step cupti_cycles 120 bash -c 'mkdir -p "$OUT" && C=${CUDA_HOME:-/usr/local/cuda} && gcc -O2 -I"$C/include" \
+			tools/gpu/cupti_cycles.c -L"$C/lib64" -L"$C/lib64/stubs" -Wl,-rpath,"$C/lib64" -lcupti -lcuda \
+			-o "$OUT/cupti_cycles" && LD_LIBRARY_PATH=/usr/local/nvidia/lib64 "$OUT/cupti_cycles" 16 20000'
+		sed 's/^/INFO cupti_cycles: /' "$OUT/cupti_cycles.log" >> "$OUT/summary.txt"
+		step attach_cycles 420 env MODES=train CYCLES=16 SECS=2 PERIOD=15 LAT=3 CPUS_JOB=2-5 \
+			CPUS_TOOL=8-15 tools/gpu/attach_check.sh
+		grep -E 'recorder alone|paired|never attached|after the cycles|losses|rc [0-9]+; after' \
+			"$OUT/attach_cycles.log" | cut -c1-300 >> "$OUT/summary.txt" ;;
 	*)
-		echo "open_issues: unknown group '$g' (metrics, metrics-check, gpum10, gpum100, gpum100-long, gpum1000, gpum-launch, verdicts, report, light, budget, shed, daemon-cost, nccl)" >&2
+		echo "open_issues: unknown group '$g' (metrics, metrics-check, gpum10, gpum100, gpum100-long, gpum1000, gpum-launch, verdicts, report, light, budget, shed, daemon-cost, nccl, full-cost, attach-memory)" >&2
 		exit 2 ;;
 	esac
 done
