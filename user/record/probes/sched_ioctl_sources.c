@@ -172,6 +172,8 @@ static int start_sched(struct kernel_sources *ks, const struct kernel_sources_op
 		err = sched_bpf__load(ks->sched);
 	if (!err)
 		err = add_link(ks, bpf_program__attach(ks->sched->progs.on_switch));
+	if (!err)
+		err = add_link(ks, bpf_program__attach(ks->sched->progs.on_thread_exit));
 	return err;
 }
 
