@@ -122,7 +122,9 @@ sys.exit(rc)' "$@"
 }
 
 # export --split SIZE: a generated trace with its GPU side (gen_trace -g)
-# whose Perfetto timeline is ~40 MB, in parts of 4M: each part at most 4M,
+# whose Perfetto timeline is ~10 MB, in parts of 1M (the smallest --split
+# takes; 4M parts of a 40 MB timeline checked the same, four times slower):
+# each part at most 1M,
 # protoc decodes it, the lint passes it as a part (every track it uses
 # described in it, names interned in it, slices that end, time in order),
 # each has every process and thread track; together they hold every slice,
@@ -131,21 +133,21 @@ sys.exit(rc)' "$@"
 # The same trace four times as long, in parts: its peak memory is that of
 # the short one (the export streams: what is in flight, not the length).
 t_split() {
-	local n=400000 f parts rss1 rss4 cut said
+	local n=100000 f parts rss1 rss4 cut said
 	need_tools
 	gen_trace -g "$T/g.gtrace" "$n" > /dev/null || fatal "gen_trace failed"
 	gen_trace -g "$T/g4.gtrace" $((4 * n)) > /dev/null || fatal "gen_trace failed"
 	"$GTRACE" export "$T/g.gtrace" -o "$T/whole.pftrace" > /dev/null 2>&1 || fatal "the whole export failed"
 	python3 "$LINT" --json "$T/whole.pftrace" > "$T/whole.lint" || fatal "the lint rejects the whole export"
-	peak_kb "$T/rss1" "$GTRACE" export "$T/g.gtrace" --split 4M -o "$T/p.pftrace" 2> "$T/p.err" > "$T/p.out" ||
-		fatal "export --split 4M failed: $(cat "$T/p.err")"
+	peak_kb "$T/rss1" "$GTRACE" export "$T/g.gtrace" --split 1M -o "$T/p.pftrace" 2> "$T/p.err" > "$T/p.out" ||
+		fatal "export --split 1M failed: $(cat "$T/p.err")"
 	rss1=$(cat "$T/rss1")
 	parts=$(ls "$T"/p-*.pftrace | wc -l)
-	[ "$parts" -ge 8 ] || err "$parts parts of a $(stat -c %s "$T/whole.pftrace")-byte timeline at 4M"
+	[ "$parts" -ge 8 ] || err "$parts parts of a $(stat -c %s "$T/whole.pftrace")-byte timeline at 1M"
 	said=$(grep -c "^wrote $T/p-[0-9][0-9][0-9].pftrace (perfetto, part [0-9]* of $parts, [0-9]* bytes)$" "$T/p.out")
 	[ "$said" -eq "$parts" ] || err "the export said $said of its $parts parts: $(head -n 2 "$T/p.out" | tr '\n' '|')"
 	for f in "$T"/p-*.pftrace; do
-		[ "$(stat -c %s "$f")" -le $((4 << 20)) ] || err "$f is $(stat -c %s "$f") bytes, over 4M"
+		[ "$(stat -c %s "$f")" -le $((1 << 20)) ] || err "$f is $(stat -c %s "$f") bytes, over 1M"
 		[ "$(stat -c %a "$f")" = 600 ] || err "$f has mode $(stat -c %a "$f")"
 		protoc --decode_raw < "$f" > /dev/null 2> "$T/protoc.err" || err "protoc cannot read $f: $(head -n 2 "$T/protoc.err")"
 		python3 "$LINT" --part --json "$f" > "$f.lint" 2> "$f.linterr" || err "the lint rejects $f: $(cat "$f.linterr")"
@@ -159,8 +161,8 @@ t_split() {
 		                and .other_tracks == $w.other_tracks and .flows_cut < 100)
 		  and ([.[].ts_min] | . == sort) and ([.[].ts_max] | . == sort)' "$T"/p-*.pftrace.lint > /dev/null ||
 		err "the parts against the whole (slices, instants, counters, tracks, cut arrows $cut, time order): $(jq -c '{slices, instants, counters, flows_cut, thread_tracks, other_tracks, ts_min, ts_max}' "$T"/p-*.pftrace.lint | head -n 4 | tr '\n' ' ') whole $(jq -c '{slices, instants, counters, thread_tracks, other_tracks}' "$T/whole.lint")"
-	peak_kb "$T/rss4" "$GTRACE" export "$T/g4.gtrace" --split 4M -o "$T/q.pftrace" 2> "$T/q.err" > /dev/null ||
-		fatal "export --split 4M of the long trace failed: $(cat "$T/q.err")"
+	peak_kb "$T/rss4" "$GTRACE" export "$T/g4.gtrace" --split 1M -o "$T/q.pftrace" 2> "$T/q.err" > /dev/null ||
+		fatal "export --split 1M of the long trace failed: $(cat "$T/q.err")"
 	rss4=$(cat "$T/rss4")
 	for f in "$T"/q-*.pftrace; do
 		protoc --decode_raw < "$f" > /dev/null 2> "$T/protoc.err" || err "protoc cannot read $f"
@@ -208,6 +210,6 @@ t_split_bad() {
 
 add_case t_export "export -f perfetto: protoc decodes it, the lint passes, slices/instants/tracks/names match dump (3 threads)"
 add_case t_export_fail "export -f perfetto: a trace with a failed call matches dump and passes the lint"
-add_case t_split "export --split 4M: parts each at most 4M, each decoded and linted on its own with its tracks, together the whole export; memory that does not grow with the trace"
+add_case t_split "export --split 1M: parts each at most 1M, each decoded and linted on its own with its tracks, together the whole export; memory that does not grow with the trace"
 add_case t_split_bad "export --split: bad sizes, formats and stdout refused with one line; a part there stops the export and its parts go; a link refused"
 run_cases "$@"
