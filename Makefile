@@ -249,6 +249,10 @@ $(OUTPUT)/tests/test_inject: CPPFLAGS += -DGT_INJECT_LIB='"$(abspath $(INJECT_LI
 	-DGT_INJECT_WL='"$(abspath $(INJECT_WL))"' -DGT_INJECT_WL_STATIC='"$(abspath $(INJECT_WL_STATIC))"' \
 	-DGT_INJECT_DRV='"$(abspath $(INJECT_DRV))"' -DGT_INJECT_DRV_WL='"$(abspath $(INJECT_DRV_WL))"'
 
+# the remote-script load: the injector's library, tools/python314.sh
+$(OUTPUT)/tests/test_py_remote: $(INJECT_LIB)
+$(OUTPUT)/tests/test_py_remote: CPPFLAGS += -DGT_INJECT_LIB='"$(abspath $(INJECT_LIB))"' -DGT_ROOT='"$(abspath .)"'
+
 # the sampler over the mock NVML
 $(OUTPUT)/tests/test_gpu_metrics: $(NVML_MOCK)
 $(OUTPUT)/tests/test_gpu_metrics: CPPFLAGS += -DGT_NVML_MOCK='"$(abspath $(NVML_MOCK))"'

@@ -37,21 +37,6 @@
 #include "record/inject/inject_int.h"
 #include "record/probes/elf_syms.h"
 
-static int fail(char *why, size_t len, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *why, size_t len, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && len) {
-		va_start(ap, fmt);
-		vsnprintf(why, len, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
-
 /* A /proc file's first line starting with key ("TracerPid:"): its value. */
 static long status_field(pid_t pid, const char *key)
 {
@@ -124,16 +109,16 @@ int inject__check(pid_t pid, char *why, size_t len)
 	int n;
 
 #if !defined(__x86_64__)
-	return fail(why, len, -ENOTSUP, "loading a library into a running process is built for x86-64 only");
+	return inject__fail(why, len, -ENOTSUP, "loading a library into a running process is built for x86-64 only");
 #endif
 	if (pid <= 0 || pid == getpid())
-		return fail(why, len, -EINVAL, "pid %d: not a process this can load a library into", (int)pid);
+		return inject__fail(why, len, -EINVAL, "pid %d: not a process this can load a library into", (int)pid);
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	if (stat(path, &st))
-		return fail(why, len, -errno, "pid %d: %s", (int)pid,
+		return inject__fail(why, len, -errno, "pid %d: %s", (int)pid,
 			    errno == ENOENT ? "no such process" : strerror(errno));
 	if (st.st_mode & (S_ISUID | S_ISGID))
-		return fail(why, len, -EPERM, "pid %d runs a setuid or setgid program: not attached to",
+		return inject__fail(why, len, -EPERM, "pid %d runs a setuid or setgid program: not attached to",
 			    (int)pid);
 	f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
 	if (f) {
@@ -142,17 +127,17 @@ int inject__check(pid_t pid, char *why, size_t len)
 		fclose(f);
 	}
 	if (scope[0] == '3')
-		return fail(why, len, -EPERM, "kernel.yama.ptrace_scope is 3: no process can be attached to "
+		return inject__fail(why, len, -EPERM, "kernel.yama.ptrace_scope is 3: no process can be attached to "
 			    "(lower it to 1 or 2 to attach as root)");
 	tracer = status_field(pid, "TracerPid:");
 	if (tracer > 0)
-		return fail(why, len, -EBUSY, "pid %d is already traced by pid %ld (a debugger or another "
+		return inject__fail(why, len, -EBUSY, "pid %d is already traced by pid %ld (a debugger or another "
 			    "tool): not attached to", (int)pid, tracer);
 	n = libc_maps(pid, m, 16, &loader);
 	if (n < 0)
-		return fail(why, len, n, "pid %d: cannot read its mappings: %s", (int)pid, strerror(-n));
+		return inject__fail(why, len, n, "pid %d: cannot read its mappings: %s", (int)pid, strerror(-n));
 	if (!n || !loader)
-		return fail(why, len, -ENOEXEC, "pid %d is a static program (no %s mapped): no library can be "
+		return inject__fail(why, len, -ENOEXEC, "pid %d is a static program (no %s mapped): no library can be "
 			    "loaded into it", (int)pid, !n ? "libc" : "dynamic loader");
 	return 0;
 }
@@ -213,11 +198,11 @@ static int to_boundary(struct target *t, char *why, size_t len)
 	int st, err;
 
 	if (ptrace(PTRACE_INTERRUPT, t->pid, 0, 0))
-		return fail(why, len, -errno, "PTRACE_INTERRUPT: %s", strerror(errno));
+		return inject__fail(why, len, -errno, "PTRACE_INTERRUPT: %s", strerror(errno));
 	if ((err = wait_stop(t, &st)))
-		return fail(why, len, err, "pid %d did not stop", (int)t->pid);
+		return inject__fail(why, len, err, "pid %d did not stop", (int)t->pid);
 	if (ptrace(PTRACE_GETREGS, t->pid, 0, &r))
-		return fail(why, len, -errno, "PTRACE_GETREGS: %s", strerror(errno));
+		return inject__fail(why, len, -errno, "PTRACE_GETREGS: %s", strerror(errno));
 	/* stopped inside a call that the kernel would restart */
 	if ((long)r.orig_rax >= 0 && !unsafe_call((long)r.orig_rax) &&
 	    ((long)r.rax == -ERESTARTSYS_ || (long)r.rax == -ERESTARTNOINTR_ ||
@@ -234,9 +219,9 @@ static int to_boundary(struct target *t, char *why, size_t len)
 		int sig = 0;
 
 		if (ptrace(PTRACE_SYSCALL, t->pid, 0, 0))
-			return fail(why, len, -errno, "PTRACE_SYSCALL: %s", strerror(errno));
+			return inject__fail(why, len, -errno, "PTRACE_SYSCALL: %s", strerror(errno));
 		if ((err = wait_stop(t, &st)))
-			return fail(why, len, err, "pid %d made no system call within the wait", (int)t->pid);
+			return inject__fail(why, len, err, "pid %d made no system call within the wait", (int)t->pid);
 		if (WSTOPSIG(st) != (SIGTRAP | 0x80)) {
 			sig = WSTOPSIG(st);
 			if (sig != SIGTRAP && sig != SIGSTOP && (st >> 16) == 0)
@@ -244,11 +229,11 @@ static int to_boundary(struct target *t, char *why, size_t len)
 			continue;
 		}
 		if (ptrace(PTRACE_GETREGS, t->pid, 0, &r))
-			return fail(why, len, -errno, "PTRACE_GETREGS: %s", strerror(errno));
+			return inject__fail(why, len, -errno, "PTRACE_GETREGS: %s", strerror(errno));
 		if (unsafe_call((long)r.orig_rax)) {
 			/* let this one run: to its exit stop, then the next */
 			if (ptrace(PTRACE_SYSCALL, t->pid, 0, 0) || wait_stop(t, &st))
-				return fail(why, len, -ETIMEDOUT, "pid %d: its memory calls did not end",
+				return inject__fail(why, len, -ETIMEDOUT, "pid %d: its memory calls did not end",
 					    (int)t->pid);
 			continue;
 		}
@@ -258,11 +243,11 @@ static int to_boundary(struct target *t, char *why, size_t len)
 		t->back.orig_rax = (unsigned long long)-1;
 		r.orig_rax = (unsigned long long)-1;	/* skipped: made again at the end */
 		if (ptrace(PTRACE_SETREGS, t->pid, 0, &r))
-			return fail(why, len, -EIO, "pid %d: cannot hold it at its system call", (int)t->pid);
+			return inject__fail(why, len, -EIO, "pid %d: cannot hold it at its system call", (int)t->pid);
 		/* the skipped call's exit comes at once: its own time for it */
 		t->deadline = mono_ns() + 1000000000ull;
 		if (ptrace(PTRACE_SYSCALL, t->pid, 0, 0) || wait_stop(t, &st))
-			return fail(why, len, -EIO, "pid %d: lost at its system call", (int)t->pid);
+			return inject__fail(why, len, -EIO, "pid %d: lost at its system call", (int)t->pid);
 		t->deadline = deadline;
 		return 0;
 	}
@@ -319,7 +304,7 @@ static int borrow_thread(pid_t pid, struct target *t, char *why, size_t len)
 			t->pid = cand[i];
 			t->pending_sig = 0;
 			if (ptrace(PTRACE_SEIZE, t->pid, 0, PTRACE_O_TRACESYSGOOD)) {
-				err = fail(why, len, -errno, "cannot attach to pid %d: %s", (int)pid, strerror(errno));
+				err = inject__fail(why, len, -errno, "cannot attach to pid %d: %s", (int)pid, strerror(errno));
 				if (err == -EPERM)
 					break;	/* not a thread's end: the process' */
 				continue;
@@ -342,7 +327,7 @@ static int borrow_thread(pid_t pid, struct target *t, char *why, size_t len)
 		usleep(10000);
 	}
 	t->pid = 0;
-	return err ? err : fail(why, len, -ESRCH, "pid %d: no thread could be held", (int)pid);
+	return err ? err : inject__fail(why, len, -ESRCH, "pid %d: no thread could be held", (int)pid);
 }
 
 /* Runs one system call in t at its gadget; its result in *ret. */
@@ -513,7 +498,7 @@ static int find_libc(pid_t pid, struct libc_fns *fn, char *why, size_t len)
 	memset(fn, 0, sizeof(*fn));
 	n = libc_maps(pid, m, 16, &loader);
 	if (n <= 0)
-		return fail(why, len, -ENOEXEC, "pid %d: no libc mapped", (int)pid);
+		return inject__fail(why, len, -ENOEXEC, "pid %d: no libc mapped", (int)pid);
 	for (i = 0; i < n && got < 0; i++) {
 		if (m[i].pgoff)
 			continue;
@@ -522,7 +507,7 @@ static int find_libc(pid_t pid, struct libc_fns *fn, char *why, size_t len)
 		got = elf_syms__resolve(file, names, 4, off);
 	}
 	if (got <= 0 || (!off[0] && !off[1]))
-		return fail(why, len, -ENOENT, "pid %d: its libc (%s) has no dlopen", (int)pid, m[0].path);
+		return inject__fail(why, len, -ENOENT, "pid %d: its libc (%s) has no dlopen", (int)pid, m[0].path);
 	fn->dlopen = at_offset(m, n, off[0] ? off[0] : off[1]);
 	fn->dlerror = at_offset(m, n, off[2]);
 	fn->dlsym = at_offset(m, n, off[3]);
@@ -546,7 +531,7 @@ static int find_libc(pid_t pid, struct libc_fns *fn, char *why, size_t len)
 		free(buf);
 	}
 	if (!fn->dlopen || !fn->gadget)
-		return fail(why, len, -ENOENT, "pid %d: its libc's %s not found in its mappings", (int)pid,
+		return inject__fail(why, len, -ENOENT, "pid %d: its libc's %s not found in its mappings", (int)pid,
 			    !fn->dlopen ? "dlopen" : "system call instruction");
 	return 0;
 }
@@ -596,18 +581,18 @@ static int load(pid_t pid, const char *path, const char *soname, const char *fn_
 	if ((err = inject__check(pid, why, len)))
 		return err;
 	if (access(path, R_OK))
-		return fail(why, len, -errno, "%s: %s", path, strerror(errno));
+		return inject__fail(why, len, -errno, "%s: %s", path, strerror(errno));
 	if ((fn_name && (strlen(fn_name) >= A_ARG - A_FN || (arg && strlen(arg) >= PG - A_ARG))) ||
 	    (soname && (strchr(soname, '/') || strlen(soname) >= 64)))
-		return fail(why, len, -EINVAL, "a function name, argument or soname not fit to pass");
+		return inject__fail(why, len, -EINVAL, "a function name, argument or soname not fit to pass");
 	if ((err = find_libc(pid, &fn, why, len)))
 		return err;
 	if (fn_name && !fn.dlsym)
-		return fail(why, len, -ENOENT, "pid %d: its libc has no dlsym", (int)pid);
+		return inject__fail(why, len, -ENOENT, "pid %d: its libc has no dlsym", (int)pid);
 	t.gadget = fn.gadget;
 	t.xstate = calloc(1, XSTATE_MAX);
 	if (!t.xstate)
-		return fail(why, len, -ENOMEM, "out of memory");
+		return inject__fail(why, len, -ENOMEM, "out of memory");
 	t.xv = (struct iovec){ t.xstate, XSTATE_MAX };
 	t.deadline = mono_ns() + (uint64_t)wait_ms * 1000000ull;
 	if ((err = borrow_thread(pid, &t, why, len))) {
@@ -622,13 +607,13 @@ static int load(pid_t pid, const char *path, const char *soname, const char *fn_
 	err = remote_syscall(&t, SYS_mmap, 0, 2 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			     (uint64_t)-1, 0, &ret);
 	if (err || ret < 0 || (ret & (PG - 1))) {
-		err = fail(why, len, err ? err : -ENOMEM, "pid %d: no pages for the call", (int)pid);
+		err = inject__fail(why, len, err ? err : -ENOMEM, "pid %d: no pages for the call", (int)pid);
 		goto restore;
 	}
 	a = (uint64_t)ret;
 	if (write_trampoline(&t, a, a + PG) ||
 	    remote_syscall(&t, SYS_mprotect, a + PG, PG, PROT_READ | PROT_EXEC, 0, 0, 0, &ret) || ret) {
-		err = fail(why, len, -EIO, "pid %d: cannot prepare the call", (int)pid);
+		err = inject__fail(why, len, -EIO, "pid %d: cannot prepare the call", (int)pid);
 		goto restore;
 	}
 	if (soname) {
@@ -638,7 +623,7 @@ static int load(pid_t pid, const char *path, const char *soname, const char *fn_
 		if (write_remote(pid, a + A_PATH, soname, strlen(soname) + 1) ||
 		    (err = remote_call(&t, fn.dlopen, a + A_PATH, 2 | 4 /* RTLD_NOW | RTLD_NOLOAD */, a, a + PG,
 				       &h))) {
-			err = fail(why, len, err == -ETIMEDOUT ? err : -EIO, "pid %d: the call of dlopen failed",
+			err = inject__fail(why, len, err == -ETIMEDOUT ? err : -EIO, "pid %d: the call of dlopen failed",
 				   (int)pid);
 			if (err == -ETIMEDOUT)
 				goto let_go;
@@ -650,28 +635,28 @@ static int load(pid_t pid, const char *path, const char *soname, const char *fn_
 	if (write_remote(pid, a + A_NAME, "gtrace-agent", 13) ||
 	    remote_syscall(&t, SYS_memfd_create, a + A_NAME, 1 /* MFD_CLOEXEC */, 0, 0, 0, 0, &memfd) ||
 	    memfd < 0) {
-		err = fail(why, len, -EIO, "pid %d: memfd_create failed (%ld)", (int)pid, memfd);
+		err = inject__fail(why, len, -EIO, "pid %d: memfd_create failed (%ld)", (int)pid, memfd);
 		memfd = -1;
 		goto restore;
 	}
 	if ((err = copy_into(path, pid, memfd))) {
-		fail(why, len, err, "cannot copy %s into pid %d: %s", path, (int)pid, strerror(-err));
+		inject__fail(why, len, err, "cannot copy %s into pid %d: %s", path, (int)pid, strerror(-err));
 		goto restore;
 	}
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%ld", memfd);
 	if (write_remote(pid, a + A_PATH, fdpath, strlen(fdpath) + 1)) {
-		err = fail(why, len, -EIO, "pid %d: cannot write the path", (int)pid);
+		err = inject__fail(why, len, -EIO, "pid %d: cannot write the path", (int)pid);
 		goto restore;
 	}
 	t.deadline = mono_ns() + (uint64_t)wait_ms * 1000000ull;
 	err = remote_call(&t, fn.dlopen, a + A_PATH, 2 /* RTLD_NOW */, a, a + PG, &h);
 	if (err == -ETIMEDOUT) {
-		fail(why, len, err, "pid %d: dlopen did not return within %u ms: the process goes on "
+		inject__fail(why, len, err, "pid %d: dlopen did not return within %u ms: the process goes on "
 		     "with it (it resumes where it was when it returns)", (int)pid, wait_ms);
 		goto let_go;
 	}
 	if (err) {
-		fail(why, len, err, "pid %d: the call of dlopen failed: %s", (int)pid, strerror(-err));
+		inject__fail(why, len, err, "pid %d: the call of dlopen failed: %s", (int)pid, strerror(-err));
 		goto restore;
 	}
 	if (!h) {
@@ -684,7 +669,7 @@ static int load(pid_t pid, const char *path, const char *soname, const char *fn_
 			if (process_vm_readv(pid, &l, 1, &r, 1, 0) <= 0)
 				msg[0] = 0;
 		}
-		err = fail(why, len, -ENOEXEC, "pid %d: dlopen of %s failed: %s", (int)pid, path,
+		err = inject__fail(why, len, -ENOEXEC, "pid %d: dlopen of %s failed: %s", (int)pid, path,
 			   msg[0] ? msg : "no reason given");
 		goto restore;
 	}
@@ -697,23 +682,23 @@ loaded:
 		if (write_remote(pid, a + A_FN, fn_name, strlen(fn_name) + 1) ||
 		    (arg && write_remote(pid, a + A_ARG, arg, strlen(arg) + 1)) ||
 		    (err = remote_call(&t, fn.dlsym, h, a + A_FN, a, a + PG, &f))) {
-			err = fail(why, len, err == -ETIMEDOUT ? err : -EIO, "pid %d: dlsym of %s failed", (int)pid,
+			err = inject__fail(why, len, err == -ETIMEDOUT ? err : -EIO, "pid %d: dlsym of %s failed", (int)pid,
 				   fn_name);
 			goto restore;
 		}
 		if (!f) {
-			err = fail(why, len, -ENOENT, "pid %d: %s has no function %s", (int)pid, path, fn_name);
+			err = inject__fail(why, len, -ENOENT, "pid %d: %s has no function %s", (int)pid, path, fn_name);
 			goto restore;
 		}
 		t.deadline = mono_ns() + (uint64_t)wait_ms * 1000000ull;
 		err = remote_call(&t, f, arg ? a + A_ARG : 0, 0, a, a + PG, fn_ret ? fn_ret : &f);
 		if (err == -ETIMEDOUT) {
-			fail(why, len, err, "pid %d: %s did not return within %u ms: the process goes on with "
+			inject__fail(why, len, err, "pid %d: %s did not return within %u ms: the process goes on with "
 			     "it", (int)pid, fn_name, wait_ms);
 			goto let_go;
 		}
 		if (err) {
-			fail(why, len, err, "pid %d: the call of %s failed: %s", (int)pid, fn_name, strerror(-err));
+			inject__fail(why, len, err, "pid %d: the call of %s failed: %s", (int)pid, fn_name, strerror(-err));
 			goto restore;
 		}
 	}

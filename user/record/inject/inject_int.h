@@ -2,15 +2,35 @@
 /*
  * The injector's parts (record/inject): inject.c holds a thread at a system
  * call and runs the loader's calls in it; threads.c tells which threads may
- * be borrowed (those not inside the CUDA driver).  Not for other folders.
+ * be borrowed (those not inside the CUDA driver); py_remote.c has CPython
+ * 3.14 load it.  Not for other folders.
  */
 #ifndef GTRACE_INJECT_INT_H
 #define GTRACE_INJECT_INT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+
+/* Writes why (one line, when given) and returns err: every refusal and
+ * failure of the injector's says why. */
+static inline int inject__fail(char *why, size_t len, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static inline int inject__fail(char *why, size_t len, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && len) {
+		va_start(ap, fmt);
+		vsnprintf(why, len, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
 
 /* What malloc calls with an arena's lock held: dlopen would wait on it. */
 static inline bool unsafe_call(long nr)

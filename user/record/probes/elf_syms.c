@@ -262,3 +262,62 @@ int elf_syms__insn_classes(const char *path, const uint64_t *offs, size_t n, uin
 	close(fd);
 	return 0;
 }
+
+int elf_syms__data(const char *path, const char *name, uint64_t *value, uint64_t *base)
+{
+	Elf_Scn *scn = NULL;
+	bool found = false, based = false;
+	size_t nph;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+	Elf *elf;
+	int fd, err = 0;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nph)) {
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	for (size_t i = 0; i < nph && !based; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
+			if (ph.p_offset > (ph.p_vaddr & 0xfff))
+				break;	/* offset 0 is not in the first segment */
+			*base = ph.p_vaddr & ~0xfffull;
+			based = true;
+		}
+	}
+	while (based && !found && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		size_t i, count;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+			continue;
+		count = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < count && !found; i++) {
+			const char *n;
+
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			n = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (n && !strcmp(n, name)) {
+				*value = sym.st_value;
+				found = true;
+			}
+		}
+	}
+	if (!found)
+		err = -ENOENT;
+cleanup:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return err;
+}

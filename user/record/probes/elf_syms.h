@@ -27,6 +27,12 @@ int elf_syms__each(const char *path, const char *prefix, elf_syms_fn fn, void *c
  * (-ENOEXEC: not ELF).  Links are not followed. */
 int elf_syms__exports(const char *path, const char *name);
 
+/* The unrelocated address of the symbol name (data or code, .symtab or
+ * .dynsym) the file at path defines, and of the page its offset 0 is
+ * loaded at (its first loadable segment's): where a process that maps the
+ * file at offset 0 from START has it, START - base + value. 0; -ENOENT when
+ * not defined there; -errno when the file cannot be read as ELF. */
+int elf_syms__data(const char *path, const char *name, uint64_t *value, uint64_t *base);
 /* How the kernel takes a uprobe hit on an x86-64 instruction: emulated in
  * the trap (push of a register, a relative jump or call, a conditional
  * jump, a one-byte nop), or by single-stepping a copy out of line, a second
