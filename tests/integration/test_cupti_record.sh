@@ -420,6 +420,48 @@ t_attach() {
 	[ "$WAIT_RC" -eq 0 ] || err "the static program exited $WAIT_RC after the refused attach"
 }
 
+# -p PID --cupti=attach into a CPython 3.14 job (Debian unstable's, from
+# tools/python314.sh): its interpreter loads the agent itself, in its main
+# thread (PEP 768's remote script: no thread stopped), said on the attach
+# line; every GPU record linked, the job ends well, nothing of the attempt
+# left in its /tmp. With its remote debugging switched off
+# (PYTHON_DISABLE_REMOTE_DEBUG) a thread is held instead, as for any program.
+t_attach_py314() {
+	local py a mode run=$T/run/cupti got left
+	need_cupti
+	py=$("$ROOT/tools/python314.sh" 2> "$T/py314.err") ||
+		fatal "no CPython 3.14 for the test (tools/python314.sh): $(tail -n 2 "$T/py314.err" | tr '\n' '|')"
+	for mode in remote held; do
+		local -a envs=("GT_LIBCUDA=$MOCK_LIB" "LD_LIBRARY_PATH=$CUPTI_MOCK")
+		[ $mode = held ] && envs+=(PYTHON_DISABLE_REMOTE_DEBUG=1)
+		rm -f "$T/go"
+		PROG=$py start_workload "p$mode" "${envs[@]}" -- "$ROOT/tests/mock/py_attach.py" "$T/go" 40
+		a=$WPID
+		wait_ready "p$mode" "$a"
+		start_tracer -p "$a" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach --cupti-lib "$AGENT" -o "$T/$mode.gtrace"
+		got=$(grep "^gtrace-bpf: --cupti=attach: the agent is in pid $a (" "$T/tracer.err")
+		if [ $mode = remote ]; then
+			[[ $got == *"by its interpreter (Python's remote debugging: no thread stopped)"* ]] ||
+				err "3.14: the attach line does not say the interpreter loaded the agent: ${got:-$(grep -i attach "$T/tracer.err" | tr '\n' '|')}"
+		else
+			[ -n "$got" ] && [[ $got != *"by its interpreter"* ]] ||
+				err "remote debugging off: not attached by a held thread: ${got:-$(grep -i attach "$T/tracer.err" | tr '\n' '|')}"
+		fi
+		grep -q 'memfd:gtrace-agent' "/proc/$a/maps" || err "$mode: the agent is not mapped in the job"
+		for _ in $(seq 100); do
+			[ -e "$run/go.$a" ] && break
+			sleep 0.1
+		done
+		touch "$T/go"
+		finish_workload "p$mode" "$a"
+		stop_tracer INT
+		left=$(ls -d /tmp/.gtrace-attach-"$a"-* 2> /dev/null)
+		[ -z "$left" ] || err "$mode: the attempt's directory left in /tmp: $left"
+		[ "$(field linked "$T/tracer.err")" -ge 40 ] && [ "$(field linked "$T/tracer.err")" = "$(field 'GPU records' "$T/tracer.err")" ] ||
+			err "$mode: not every GPU record of the 40 launches linked: $(summary "$T/tracer.err")"
+	done
+}
+
 # -p PID --cupti=attach, three times into one running program, then a
 # recorder SIGKILLed while attached: each recording links all its GPU
 # records; after each the agent detaches (CUPTI finalized in the exit
@@ -604,6 +646,7 @@ add_case t_takeover "--all --cupti after a SIGKILLed recorder: the agents taken 
 add_case t_optional "--all --cupti=optional with nobody joining exits 0, plain --cupti 1"
 add_case t_listed "-p PID --cupti: only the traced process' agent records"
 add_case t_attach "-p PID --cupti=attach: a program started without the agent takes it, every GPU record linked; refused and said: another CUPTI subscriber, a static program"
+add_case t_attach_py314 "-p PID --cupti=attach into a CPython 3.14 job: its interpreter loads the agent in its main thread (PEP 768, no thread stopped), every GPU record linked; with remote debugging off a thread is held instead"
 add_case t_attach_cycles "-p PID --cupti=attach three times into one running program and a SIGKILLed recorder: all linked, CUPTI finalized in an API exit callback after each, threads and descriptors as before"
 add_case t_attach_memory "-p PID --cupti=attach eight times into one running program: its anonymous memory after the second cycle grows by less than a page a cycle"
 add_case t_attach_all "--all --cupti=attach: the CUDA program running at the start takes the agent, every GPU record linked, the attach in the trace, its missing NVTX ranges said"

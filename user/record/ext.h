@@ -123,6 +123,8 @@ struct cupti_attach_out {
 	bool stack_maybe;	/* tid's stack held a word pointing into the driver (no thread
 				 * without one waited) */
 	bool inside;		/* tid was taken in a wait of the driver's (no other waited) */
+	bool python;		/* loaded by the interpreter (CPython 3.14's remote debugging):
+				 * tid ran it in its own eval loop, no thread was stopped */
 	char why[320];		/* not GT_ATTACH_OK: why, one line; GT_ATTACH_OK: what it does not
 				 * record (no NVTX ranges), or empty */
 };

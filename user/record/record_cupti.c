@@ -23,6 +23,7 @@
 #include "record/procs/proc_names.h"
 #include "record/recorder.h"
 #include "record/inject/inject.h"
+#include "record/inject/py_remote.h"
 #include "lib/clock.h"
 
 static bool wants_pid(void *ctx, pid_t pid)
@@ -99,6 +100,9 @@ static void on_take(void *ctx, void **slot, const struct gt_hdr *h)
 /* How long a process may take to reach a system call, and dlopen and the
  * agent's start to return (record/inject.h). */
 #define INJECT_WAIT_MS 10000
+/* for CPython 3.14 to run the script that loads the agent: a Python job
+ * runs Python code between its steps */
+#define PY_REMOTE_WAIT_MS 2000
 
 /* An attach's outcome as a GT_REC_CUPTI_ATTACH record into buf (at least
  * GT_CUPTI_ATTACH_REC_MAX bytes); returns its size. */
@@ -159,7 +163,14 @@ const char *recorder__attach_note(const struct cupti_attach_out *a)
 
 const char *recorder__attach_thread(const struct cupti_attach_out *a, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "thread %d", (int)a->tid);
+	int n;
+
+	if (a->python) {
+		snprintf(buf, len, "thread %d, by its interpreter (Python's remote debugging: no thread stopped)",
+			 (int)a->tid);
+		return buf;
+	}
+	n = snprintf(buf, len, "thread %d", (int)a->tid);
 
 	if (a->passed_over > 0 && n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, "; %d thread%s inside the CUDA driver passed over",
@@ -178,19 +189,36 @@ void recorder__cupti_attach_pid(const struct recorder *r, pid_t pid, struct cupt
 	const char *soname = strrchr(lib, '/') ? strrchr(lib, '/') + 1 : lib;
 	struct inject_last last;
 	uint64_t h = 0, ret = 0;
+	pid_t ptid = 0;
 	int err;
 
 	memset(out, 0, sizeof(*out));
 	out->ts = clock__mono_ns();
 	/* a process attached before keeps its copy of the agent: by its
-	 * soname, the library's file name */
-	err = inject__load_once(pid, lib, soname, "gt_agent_attach", dir, INJECT_WAIT_MS, &h, &ret, out->why,
-				sizeof(out->why));
-	inject__last(&last);
-	out->tid = last.tid;
-	out->passed_over = last.passed_over;
-	out->stack_maybe = last.maybe;
-	out->inside = last.inside;
+	 * soname, the library's file name. CPython 3.14 loads it itself,
+	 * in its main thread between two of its instructions; where it does
+	 * not (another program, its remote debugging switched off, no Python
+	 * code run in the wait: called off, nothing done), a thread is held */
+	err = inject__check(pid, out->why, sizeof(out->why));
+	if (!err) {
+		err = py_remote__load(pid, lib, soname, "gt_agent_attach", dir, PY_REMOTE_WAIT_MS, &ret, &ptid,
+				      out->why, sizeof(out->why));
+		/* anything else did nothing: a thread is held instead */
+		out->python = !err || err == -EINPROGRESS;
+		if (!out->python)
+			pr_debug("%s: a thread held instead", out->why);
+	}
+	if (out->python) {
+		out->tid = ptid;
+	} else {
+		err = inject__load_once(pid, lib, soname, "gt_agent_attach", dir, INJECT_WAIT_MS, &h, &ret,
+					out->why, sizeof(out->why));
+		inject__last(&last);
+		out->tid = last.tid;
+		out->passed_over = last.passed_over;
+		out->stack_maybe = last.maybe;
+		out->inside = last.inside;
+	}
 	/* a refusal touched nothing: the process was never held */
 	out->held_ns = err && err != -ETIMEDOUT ? 0 : clock__mono_ns() - out->ts;
 	if (!err && (int)ret == 1) {
