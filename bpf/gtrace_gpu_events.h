@@ -67,12 +67,16 @@ enum gt_attach_result {
  * it, and how long the process' thread was held for it (the stall the
  * attach cost the program: its system call interrupted, dlopen, CUPTI's
  * start).  A process not GT_ATTACH_OK is recorded by its calls only. */
+/* The process' CPython (3.14) loaded the agent itself, as a remote script
+ * (PEP 768): no thread was stopped; held_ns is the time its interpreter
+ * spent on it. Without it a thread was held (ptrace). */
+#define GT_ATTACH_F_INTERP	(1u << 0)
 struct gt_cupti_attach {
 	struct gt_hdr hdr;	/* ts = when the attach began (CLOCK_MONOTONIC); pid = the process */
 	__u64 held_ns;		/* how long its thread was held, 0 when it never was */
 	__u32 result;		/* enum gt_attach_result */
 	__u16 len;		/* bytes in why including its NUL, 0 = none */
-	__u16 _pad;		/* explicit padding */
+	__u16 flags;		/* GT_ATTACH_F_*: how the agent went in (0 in older traces) */
 	char why[];		/* why it was not attached, in words (attached: what it does not
 				 * record, "no NVTX ranges ..."; len 0 when nothing); record padded to 8 */
 };

@@ -423,8 +423,8 @@ t_attach() {
 # -p PID --cupti=attach into a CPython 3.14 job (Debian unstable's, from
 # tools/python314.sh): its interpreter loads the agent itself, in its main
 # thread (PEP 768's remote script: no thread stopped), said on the attach
-# line; every GPU record linked, the job ends well, nothing of the attempt
-# left in its /tmp. With its remote debugging switched off
+# line and in the trace's attach record; every GPU record linked, the job
+# ends well, nothing of the attempt left in its /tmp. With its remote debugging switched off
 # (PYTHON_DISABLE_REMOTE_DEBUG) a thread is held instead, as for any program.
 t_attach_py314() {
 	local py a mode run=$T/run/cupti got left
@@ -455,6 +455,12 @@ t_attach_py314() {
 		touch "$T/go"
 		finish_workload "p$mode" "$a"
 		stop_tracer INT
+		got=$("$GTRACE" dump "$T/$mode.gtrace" | jq -s -c --argjson p "$a" '[.[] | select(.type == "cupti_attach" and .pid == $p) | [.event, .kind]]')
+		if [ $mode = remote ]; then
+			[ "$got" = '[["attached","interpreter"]]' ] || err "3.14: the trace's attach record: $got, expected attached by the interpreter"
+		else
+			[ "$got" = '[["attached","thread"]]' ] || err "remote debugging off: the trace's attach record: $got, expected attached by a held thread"
+		fi
 		left=$(ls -d /tmp/.gtrace-attach-"$a"-* 2> /dev/null)
 		[ -z "$left" ] || err "$mode: the attempt's directory left in /tmp: $left"
 		[ "$(field linked "$T/tracer.err")" -ge 40 ] && [ "$(field linked "$T/tracer.err")" = "$(field 'GPU records' "$T/tracer.err")" ] ||

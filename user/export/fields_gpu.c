@@ -122,6 +122,8 @@ unsigned fields__gpu(struct gt_decoder *d, const struct gt_hdr *rec, struct cf_v
 		vu(v, &n, CF_PID, rec->pid);
 		vs(v, &n, CF_TYPE, "cupti_attach");
 		vs(v, &n, CF_EVENT, gt_attach_result__name(a->result));
+		if (a->result == GT_ATTACH_OK)
+			vs(v, &n, CF_KIND, a->flags & GT_ATTACH_F_INTERP ? "interpreter" : "thread");
 		vu(v, &n, CF_DUR, a->held_ns);
 		if (a->len)
 			vsn(v, &n, CF_REASON, a->why, gt_rec_strlen(rec, a->why, a->len));

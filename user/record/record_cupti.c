@@ -120,6 +120,7 @@ static size_t attach_rec(void *buf, pid_t pid, const struct cupti_attach_out *a)
 	rec->held_ns = a->held_ns;
 	rec->result = a->result;
 	rec->len = (uint16_t)len;
+	rec->flags = a->python ? GT_ATTACH_F_INTERP : 0;
 	if (len)
 		memcpy(rec->why, a->why, len - 1);
 	return size;
