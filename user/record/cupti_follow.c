@@ -103,13 +103,17 @@ static uint64_t ts_ns(const struct timespec *t)
 }
 
 /* Gives [punched, upto) back, exactly: upto is where the next unread record
- * starts, so the file's first non-zero bytes say where reading goes on. */
+ * starts, so the file's first non-zero bytes say where reading goes on. The
+ * hole starts at the page punched is in: [0, punched) is zeros already, and
+ * a page the last hole ended inside is only freed by a hole that covers it
+ * whole (else one page a give-back would stay on disk). */
 static void give_back(struct cupti_follow *f, struct tail *t, uint64_t upto, bool now)
 {
+	uint64_t from = t->punched & ~4095ull;
+
 	if (f->no_punch || t->fd < 0 || upto <= t->punched || (!now && upto < t->punched + SPOOL_PUNCH_MIN))
 		return;
-	if (fallocate(t->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)t->punched,
-		      (off_t)(upto - t->punched))) {
+	if (fallocate(t->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from, (off_t)(upto - from))) {
 		f->no_punch = true;
 		pr_warn("CUPTI: cannot give read bytes of %s/%s back (%s): spool files grow until "
 			"their process exits", f->dir, t->name, strerror(errno));
