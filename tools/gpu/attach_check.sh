@@ -210,6 +210,7 @@ train)
 	wait_ready "$OUT/steps.log" || { echo "FAIL train: the job did not start: $(tail -n 3 "$OUT/wl.out")"; fail=1; continue; }
 	sleep 4
 	[ "$LAT" != 0 ] && lat train-lat-before
+	[ "$LAT" != 0 ] && [ -n "$TW" ] && WL=$TW lat train-twin-lat-before
 	# PERIOD seconds of the job never attached, and as many after the last
 	# detach: the step time of both, in process
 	p_start=$(date +%s%N)
@@ -226,6 +227,7 @@ train)
 	sleep "$PERIOD"
 	echo "$p_start $(date +%s%N)" > "$OUT/train.periods"
 	[ "$LAT" != 0 ] && lat train-lat-after
+	[ "$LAT" != 0 ] && [ -n "$TW" ] && WL=$TW lat train-twin-lat-after
 	echo "train: after the cycles: $(state); threads $(threads)"
 	[ -n "$TW" ] && echo "train: the twin, never attached: at the first cycle's end $twin_first, now $(WL=$TW state)"
 	# a recorder SIGKILLed while attached: the agent detaches by itself

@@ -5,27 +5,36 @@
  * cycles (tools/gpu/attach_check.sh) is CUPTI's and the driver's own.
  *
  *   gcc -O2 -I$CUDA/include tools/gpu/cupti_cycles.c -L$CUDA/lib64 -lcupti -lcuda -o cc
- *   ./cc [CYCLES] [LAUNCHES]
+ *   ./cc [CYCLES] [LAUNCHES] [MODULES]
  *
  * Each cycle does what the agent does while attached, in one thread: the
  * activity kinds it records (kernels, copies, sets, driver API records of
  * the launches), a subscriber with the driver API domain, LAUNCHES launches
  * of an empty kernel and a copy, a flush, then cuptiFinalize; then as many
  * launches without CUPTI. After each cycle one line: the process' resident
- * and anonymous memory (kB), its mappings and threads.
+ * and anonymous memory (kB), its mappings and threads, and the launches
+ * without CUPTI timed (ns a launch, their mean): whether CUPTI leaves the
+ * driver's launch slower after its finalize. MODULES (1 by default)
+ * modules of one kernel each, launched in turn: whether what a cycle leaves
+ * grows with the code CUPTI instruments (a framework loads hundreds).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cuda.h>
 #include <cupti.h>
 
 #define BUF_SIZE (4u << 20)
 
+#define MAX_MODULES 1024
+
 static const char ptx[] =
 	".version 7.0\n.target sm_75\n.address_size 64\n"
 	".visible .entry empty() { ret; }\n";
+
+static double launch_ns;	/* the last work()'s launches, ns a launch */
 
 static unsigned long records;
 
@@ -94,10 +103,21 @@ static long lines(const char *path)
 		}                                                                     \
 	} while (0)
 
-static int work(CUfunction fn, CUdeviceptr d, void *h, int launches)
+static double now_ns(void)
 {
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+static int work(CUfunction *fn, int nfn, CUdeviceptr d, void *h, int launches)
+{
+	double t0 = now_ns();
+
 	for (int i = 0; i < launches; i++)
-		CK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL));
+		CK(cuLaunchKernel(fn[i % nfn], 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL));
+	launch_ns = (now_ns() - t0) / (launches > 0 ? launches : 1);
 	CK(cuMemcpyHtoD(d, h, 4096));
 	CK(cuCtxSynchronize());
 	return 0;
@@ -106,6 +126,7 @@ static int work(CUfunction fn, CUdeviceptr d, void *h, int launches)
 int main(int argc, char **argv)
 {
 	int cycles = argc > 1 ? atoi(argv[1]) : 10, launches = argc > 2 ? atoi(argv[2]) : 20000;
+	int nmod = argc > 3 ? atoi(argv[3]) : 1;
 	static const CUpti_ActivityKind kinds[] = {
 		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
 		CUPTI_ACTIVITY_KIND_DRIVER,
@@ -113,20 +134,27 @@ int main(int argc, char **argv)
 	static char host[4096];
 	CUdevice dev;
 	CUcontext ctx;
-	CUmodule mod;
-	CUfunction fn;
+	static CUmodule mod[MAX_MODULES];
+	static CUfunction fn[MAX_MODULES];
 	CUdeviceptr d;
 
+	if (nmod < 1 || nmod > MAX_MODULES) {
+		fprintf(stderr, "cupti_cycles: MODULES must be 1 to %d\n", MAX_MODULES);
+		return 2;
+	}
 	CK(cuInit(0));
 	CK(cuDeviceGet(&dev, 0));
 	CK(cuDevicePrimaryCtxRetain(&ctx, dev));
 	CK(cuCtxSetCurrent(ctx));
-	CK(cuModuleLoadData(&mod, ptx));
-	CK(cuModuleGetFunction(&fn, mod, "empty"));
+	for (int m = 0; m < nmod; m++) {
+		CK(cuModuleLoadData(&mod[m], ptx));
+		CK(cuModuleGetFunction(&fn[m], mod[m], "empty"));
+	}
 	CK(cuMemAlloc(&d, 4096));
-	CK(work(fn, d, host, launches));
-	printf("cycle 0 (no CUPTI): rss_kb %ld anon_kb %ld maps %ld threads %ld\n", field("/proc/self/status", "VmRSS:"),
-	       field("/proc/self/smaps_rollup", "Anonymous:"), lines("/proc/self/maps"), field("/proc/self/status", "Threads:"));
+	CK(work(fn, nmod, d, host, launches));
+	printf("cycle 0 (no CUPTI, %d modules): rss_kb %ld anon_kb %ld maps %ld threads %ld launch_ns %.0f\n", nmod,
+	       field("/proc/self/status", "VmRSS:"), field("/proc/self/smaps_rollup", "Anonymous:"), lines("/proc/self/maps"),
+	       field("/proc/self/status", "Threads:"), launch_ns);
 	for (int c = 1; c <= cycles; c++) {
 		CUpti_SubscriberHandle sub;
 
@@ -135,17 +163,17 @@ int main(int argc, char **argv)
 			CK(cuptiActivityEnable(kinds[k]));
 		CK(cuptiSubscribe(&sub, callback, NULL));
 		CK(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API));
-		CK(work(fn, d, host, launches));
+		CK(work(fn, nmod, d, host, launches));
 		CK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
 		CK(cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_DRIVER_API));
 		CK(cuptiUnsubscribe(sub));
 		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 			CK(cuptiActivityDisable(kinds[k]));
 		CK(cuptiFinalize());
-		CK(work(fn, d, host, launches));
-		printf("cycle %d: rss_kb %ld anon_kb %ld maps %ld threads %ld records %lu\n", c,
+		CK(work(fn, nmod, d, host, launches));
+		printf("cycle %d: rss_kb %ld anon_kb %ld maps %ld threads %ld records %lu launch_ns %.0f\n", c,
 		       field("/proc/self/status", "VmRSS:"), field("/proc/self/smaps_rollup", "Anonymous:"),
-		       lines("/proc/self/maps"), field("/proc/self/status", "Threads:"), records);
+		       lines("/proc/self/maps"), field("/proc/self/status", "Threads:"), records, launch_ns);
 		fflush(stdout);
 	}
 	return 0;

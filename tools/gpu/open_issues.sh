@@ -39,10 +39,13 @@
 #             hot_cost.sh none/all (the programs' own accounting); about 6
 #             minutes
 #   attach-memory  issue 30: cupti_cycles.c (CUPTI alone started and
-#             finalized 16 times, no code of ours: whose the job's memory
-#             growth over attach cycles is), then attach_check.sh with 16
-#             cycles of 2 s on the training job (LAT=3: the driver's launch
-#             time before and after); about 7 minutes
+#             finalized 16 times, no code of ours, with 1 module and with
+#             256: whose the job's memory growth over attach cycles is, and
+#             the driver's launch time after each finalize), then
+#             attach_check.sh with 16 cycles of 2 s on the training job and
+#             a twin job never attached beside it (the control for memory
+#             and step time; LAT=3: both jobs' launch time before and after);
+#             about 7 minutes
 #
 # Each script runs under `timeout` (its share of the call); its output goes
 # to $OUT/NAME.log, and its PASS/FAIL/INFO lines, its wall time and status to
@@ -143,11 +146,12 @@ for g in "$@"; do
 	attach-memory)
 		step cupti_cycles 120 bash -c 'mkdir -p "$OUT" && C=${CUDA_HOME:-/usr/local/cuda} && gcc -O2 -I"$C/include" \
 			tools/gpu/cupti_cycles.c -L"$C/lib64" -L"$C/lib64/stubs" -Wl,-rpath,"$C/lib64" -lcupti -lcuda \
-			-o "$OUT/cupti_cycles" && LD_LIBRARY_PATH=/usr/local/nvidia/lib64 "$OUT/cupti_cycles" 16 20000'
+			-o "$OUT/cupti_cycles" && LD_LIBRARY_PATH=/usr/local/nvidia/lib64 "$OUT/cupti_cycles" 16 20000 1 && \
+			LD_LIBRARY_PATH=/usr/local/nvidia/lib64 "$OUT/cupti_cycles" 16 20000 256'
 		sed 's/^/INFO cupti_cycles: /' "$OUT/cupti_cycles.log" >> "$OUT/summary.txt"
-		step attach_cycles 420 env MODES=train CYCLES=16 SECS=2 PERIOD=15 LAT=3 CPUS_JOB=2-5 \
-			CPUS_TOOL=8-15 tools/gpu/attach_check.sh
-		grep -E 'recorder alone|paired|never attached|after the cycles|losses|rc [0-9]+; after' \
+		step attach_cycles 420 env MODES=train CYCLES=16 SECS=2 PERIOD=15 LAT=3 CPUS_JOB=2-4 \
+			CPUS_TWIN=5-7 CPUS_TOOL=8-15 tools/gpu/attach_check.sh
+		grep -E 'recorder alone|paired|never attached|twin|after the cycles|losses|rc [0-9]+; after' \
 			"$OUT/attach_cycles.log" | cut -c1-300 >> "$OUT/summary.txt" ;;
 	*)
 		echo "open_issues: unknown group '$g' (metrics, metrics-check, gpum10, gpum100, gpum100-long, gpum1000, gpum-launch, verdicts, report, light, budget, shed, daemon-cost, nccl, full-cost, attach-memory)" >&2
