@@ -22,6 +22,15 @@
  * line, and at least MIN_DRIFT_NS of it over the recording.  The GPU
  * records are then moved back onto the line's value at the start (and
  * later, when even the start's floor lay before the launches), and flagged.
+ *
+ * A GPU busy most of the time (another job shares it, a deep queue) leaves
+ * few stretches with a floor at the launch latency: the median line runs
+ * through the busy ones and misses the rest.  Busy time only ever raises a
+ * floor, so the line sought is then the lower envelope's: of the edges of
+ * the floors' lower convex hull, the one with the most floors within
+ * MAX_RESID_NS above it, fitted again on those alone.  It is taken where
+ * those floors are enough (MIN_SEGS) and lie across half the recording at
+ * least (so that they set a slope), and not otherwise.
  */
 #include <errno.h>
 #include <math.h>
@@ -66,14 +75,98 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Theil-Sen over the floors (ft, ff)[0, n) that keep[] holds (all when
+ * NULL): slope, intercept and the kept floors' median distance from the
+ * line into *out. sl: room for n * (n - 1) / 2 + n. False: fewer than two
+ * times. */
+static bool theil_sen(const double *ft, const double *ff, const bool *keep, size_t n, double *sl,
+		      struct merge_clock_fit *out)
+{
+	size_t ns = 0, nk = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if ((!keep || (keep[i] && keep[j])) && ft[j] > ft[i])
+				sl[ns++] = (ff[j] - ff[i]) / (ft[j] - ft[i]);
+	if (!ns)
+		return false;
+	out->slope = median(sl, ns);
+	for (size_t i = 0; i < n; i++)
+		if (!keep || keep[i])
+			sl[nk++] = ff[i] - out->slope * ft[i];
+	out->floor0 = median(sl, nk);
+	nk = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!keep || keep[i])
+			sl[nk++] = fabs(ff[i] - out->floor0 - out->slope * ft[i]);
+	out->resid_ns = median(sl, nk);
+	return true;
+}
+
+/* The lower envelope's line (see above) into *out, true where it is clear.
+ * The floors come in time order. hull, keep: room for n each. */
+static bool envelope(const double *ft, const double *ff, size_t n, size_t *hull, bool *keep, double *sl,
+		     struct merge_clock_fit *out)
+{
+	size_t nh = 0, best = 0, bi = 0, nk = 0;
+	double lo = 0, hi = 0;
+
+	/* the lower hull, left to right (Andrew's monotone chain) */
+	for (size_t i = 0; i < n; i++) {
+		while (nh >= 2) {
+			size_t a = hull[nh - 2], b = hull[nh - 1];
+			double cross = (ft[b] - ft[a]) * (ff[i] - ff[a]) - (ff[b] - ff[a]) * (ft[i] - ft[a]);
+
+			if (cross > 0)
+				break;
+			nh--;
+		}
+		hull[nh++] = i;
+	}
+	for (size_t e = 0; e + 1 < nh; e++) {
+		size_t a = hull[e], b = hull[e + 1], in = 0;
+		double m;
+
+		if (ft[b] <= ft[a])
+			continue;
+		m = (ff[b] - ff[a]) / (ft[b] - ft[a]);
+		for (size_t i = 0; i < n; i++)
+			in += ff[i] - (ff[a] + m * (ft[i] - ft[a])) <= MAX_RESID_NS;
+		if (in > best) {
+			best = in;
+			bi = e;
+		}
+	}
+	if (best < MIN_SEGS)
+		return false;
+	{
+		size_t a = hull[bi], b = hull[bi + 1];
+		double m = (ff[b] - ff[a]) / (ft[b] - ft[a]);
+
+		for (size_t i = 0; i < n; i++) {
+			keep[i] = ff[i] - (ff[a] + m * (ft[i] - ft[a])) <= MAX_RESID_NS;
+			if (!keep[i])
+				continue;
+			if (!nk++)
+				lo = ft[i];
+			hi = ft[i];
+		}
+	}
+	if (hi - lo < (ft[n - 1] - ft[0]) / 2)
+		return false;
+	return theil_sen(ft, ff, keep, n, sl, out) && out->resid_ns <= MAX_RESID_NS;
+}
+
 int merge__clock_fit(const struct merge_call *calls, const struct merge_gpu *gpu, const uint32_t *idx, size_t n,
 		     struct merge_clock_fit *out)
 {
 	struct pair *p = NULL;
 	double *ft = NULL, *ff = NULL, *sl = NULL;
 	struct pair *seg = NULL;
+	size_t *hull = NULL;
+	bool *keep = NULL;
 	int64_t span, len;
-	size_t np = 0, nf = 0, ns = 0;
+	size_t np = 0, nf = 0;
 	int err = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
@@ -136,23 +229,22 @@ int merge__clock_fit(const struct merge_call *calls, const struct merge_gpu *gpu
 		goto out;
 	}
 	sl = malloc((nf * (nf - 1) / 2 + nf) * sizeof(*sl));
-	if (!sl)
+	hull = malloc(nf * sizeof(*hull));
+	keep = malloc(nf * sizeof(*keep));
+	if (!sl || !hull || !keep)
 		goto out;
-	for (size_t i = 0; i < nf; i++)
-		for (size_t j = i + 1; j < nf; j++)
-			if (ft[j] > ft[i])
-				sl[ns++] = (ff[j] - ff[i]) / (ft[j] - ft[i]);
-	if (!ns) {
+	if (!theil_sen(ft, ff, NULL, nf, sl, out)) {
 		err = 0;
 		goto out;
 	}
-	out->slope = median(sl, ns);
-	for (size_t i = 0; i < nf; i++)
-		sl[i] = ff[i] - out->slope * ft[i];
-	out->floor0 = median(sl, nf);
-	for (size_t i = 0; i < nf; i++)
-		sl[i] = fabs(ff[i] - out->floor0 - out->slope * ft[i]);
-	out->resid_ns = median(sl, nf);
+	if (out->resid_ns > MAX_RESID_NS) {
+		struct merge_clock_fit e = *out;
+
+		if (envelope(ft, ff, nf, hull, keep, sl, &e)) {
+			*out = e;
+			out->envelope = true;
+		}
+	}
 	out->drift_ns = out->slope * (double)span;
 	out->fixed = out->resid_ns <= MAX_RESID_NS &&
 		     (fabs(out->drift_ns) >= MIN_DRIFT_NS || out->floor0 + fmin(out->drift_ns, 0) < 0);
@@ -163,6 +255,8 @@ out:
 	free(ff);
 	free(seg);
 	free(sl);
+	free(hull);
+	free(keep);
 	return err;
 }
 

@@ -353,11 +353,14 @@ static void print_summary(const struct merger *m)
 		n += snprintf(extra + n, sizeof(extra) - n, "; %llu launches captured into CUDA graphs",
 			      (unsigned long long)s->captured_calls);
 	if (s->clock_fixed && n < sizeof(extra))
-		snprintf(extra + n, sizeof(extra) - n, "; the GPU clock drifted from the host's in %llu "
-			 "process%s, its records moved back onto the host's (estimated from the kernels that "
-			 "started right after their launch): pid %u's by %+.2f us a second, moved %+.1f us "
-			 "at most", (unsigned long long)s->clock_fixed, s->clock_fixed == 1 ? "" : "es",
-			 s->clock_pid, s->clock_rate * 1e6, s->clock_max_shift_ns / 1e3);
+		n += snprintf(extra + n, sizeof(extra) - n, "; the GPU clock drifted from the host's in %llu "
+			      "process%s, its records moved back onto the host's (estimated from the kernels "
+			      "that started right after their launch): pid %u's by %+.2f us a second, moved "
+			      "%+.1f us at most", (unsigned long long)s->clock_fixed, s->clock_fixed == 1 ? "" : "es",
+			      s->clock_pid, s->clock_rate * 1e6, s->clock_max_shift_ns / 1e3);
+	if (s->clock_envelope && n < sizeof(extra))
+		snprintf(extra + n, sizeof(extra) - n, " (%llu of them from the few stretches where the GPU "
+			 "was not busy with other work)", (unsigned long long)s->clock_envelope);
 	pr_info("merged %llu GPU records from %llu processes: %llu linked (%.1f %%), %llu unmatched, "
 		"%llu causality violations, %llu launches without GPU work%s",
 		(unsigned long long)s->gpu_records, (unsigned long long)s->processes,
