@@ -23,14 +23,17 @@
  * records are then moved back onto the line's value at the start (and
  * later, when even the start's floor lay before the launches), and flagged.
  *
- * A GPU busy most of the time (another job shares it, a deep queue) leaves
- * few stretches with a floor at the launch latency: the median line runs
- * through the busy ones and misses the rest.  Busy time only ever raises a
- * floor, so the line sought is then the lower envelope's: of the edges of
- * the floors' lower convex hull, the one with the most floors within
- * MAX_RESID_NS above it, fitted again on those alone.  It is taken where
- * those floors are enough (MIN_SEGS) and lie across half the recording at
- * least (so that they set a slope), and not otherwise.
+ * A GPU busy most of the time (another job shares it, a deep queue) starts
+ * few kernels at once: fewer than one in a hundred in a stretch, or none in
+ * most stretches.  The floors' median line then runs through busy delays
+ * and misses the rest.  Where it is not clear, the floors are taken again
+ * as each stretch's second-least delay (one odd link cannot set it), and
+ * where their median line is not clear either, the line sought is their
+ * lower envelope's (busy time only ever raises a floor): of the edges of the
+ * floors' lower convex hull, the one with the most floors within
+ * MAX_RESID_NS above it, fitted again on those alone; taken where those are
+ * enough (MIN_SEGS) and lie across half the recording at least (so that
+ * they set a slope), and not otherwise.
  */
 #include <errno.h>
 #include <math.h>
@@ -157,6 +160,34 @@ static bool envelope(const double *ft, const double *ff, size_t n, size_t *hull,
 	return theil_sen(ft, ff, keep, n, sl, out) && out->resid_ns <= MAX_RESID_NS;
 }
 
+/* The stretches' floors of p[0, np) (sorted by time) into (ft, ff), their
+ * number returned: each stretch's 1st percentile, or with low its
+ * second-least delay (a GPU whose queue is seldom empty starts a few kernels
+ * a stretch at once, fewer than one in a hundred), at the time of the launch
+ * that has it (not the stretch's middle: the drift within a stretch would
+ * blur the line). seg: room for np. */
+static size_t floors(const struct pair *p, size_t np, int64_t len, bool low, struct pair *seg, int64_t t0, double *ft,
+		     double *ff)
+{
+	size_t nf = 0;
+
+	for (size_t i = 0; i < np;) {
+		int64_t end = p[i].t + len;
+		size_t j = i, k = 0, r;
+
+		while (j < np && p[j].t < end)
+			seg[k++] = p[j++];
+		if (k >= SEG_PAIRS) {
+			cmp__sort(seg, k, sizeof(*seg), delay_cmp);
+			r = low ? 1 : k / 100;
+			ff[nf] = (double)seg[r].d;
+			ft[nf++] = (double)(seg[r].t - t0);
+		}
+		i = j;
+	}
+	return nf;
+}
+
 int merge__clock_fit(const struct merge_call *calls, const struct merge_gpu *gpu, const uint32_t *idx, size_t n,
 		     struct merge_clock_fit *out)
 {
@@ -166,7 +197,7 @@ int merge__clock_fit(const struct merge_call *calls, const struct merge_gpu *gpu
 	size_t *hull = NULL;
 	bool *keep = NULL;
 	int64_t span, len;
-	size_t np = 0, nf = 0;
+	size_t np = 0, nf;
 	int err = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
@@ -207,22 +238,7 @@ int merge__clock_fit(const struct merge_call *calls, const struct merge_gpu *gpu
 		goto out;
 	out->t0 = p[0].t;
 	out->span_ns = span;
-	for (size_t i = 0; i < np;) {
-		int64_t end = p[i].t + len;
-		size_t j = i, k = 0;
-
-		while (j < np && p[j].t < end)
-			seg[k++] = p[j++];
-		if (k >= SEG_PAIRS) {
-			cmp__sort(seg, k, sizeof(*seg), delay_cmp);
-			/* the stretch's floor, its 1st percentile, at the time of
-			 * the launch that has it (not the stretch's middle: the
-			 * drift within a stretch would blur the line) */
-			ff[nf] = (double)seg[k / 100].d;
-			ft[nf++] = (double)(seg[k / 100].t - out->t0);
-		}
-		i = j;
-	}
+	nf = floors(p, np, len, false, seg, out->t0, ft, ff);
 	out->segments = nf;
 	if (nf < MIN_SEGS) {
 		err = 0;
@@ -238,11 +254,20 @@ int merge__clock_fit(const struct merge_call *calls, const struct merge_gpu *gpu
 		goto out;
 	}
 	if (out->resid_ns > MAX_RESID_NS) {
+		/* the floors again, each stretch's second-least delay, then
+		 * their lower envelope */
 		struct merge_clock_fit e = *out;
+		size_t n2 = floors(p, np, len, true, seg, out->t0, ft, ff);
 
-		if (envelope(ft, ff, nf, hull, keep, sl, &e)) {
-			*out = e;
-			out->envelope = true;
+		if (n2 >= MIN_SEGS && theil_sen(ft, ff, NULL, n2, sl, &e)) {
+			if (e.resid_ns <= MAX_RESID_NS) {
+				*out = e;
+				out->low = true;
+			} else if (envelope(ft, ff, n2, hull, keep, sl, &e)) {
+				*out = e;
+				out->low = true;
+				out->envelope = true;
+			}
 		}
 	}
 	out->drift_ns = out->slope * (double)span;

@@ -104,8 +104,8 @@ struct merge_link_stats {
 	uint64_t graph_kernels;		/* kernels a CUDA graph ran (the writer counts them) */
 	uint64_t graph_traced;		/* ... traced back to the launch whose capture made the node */
 	uint64_t clock_fixed;		/* processes whose GPU records were moved (merge__clock_fit) */
-	uint64_t clock_envelope;	/* ... of them, by their floors' lower envelope (a GPU busy
-					 * with other work most of the time) */
+	uint64_t clock_busy;		/* ... of them, from the few kernels that started at once on
+					 * a GPU busy most of the time (merge_clock_fit's low) */
 	int64_t clock_max_shift_ns;	/* ... the largest move, of clock_pid's */
 	double clock_rate;		/* ... clock_pid's drift, ns a ns (floor change) */
 	uint32_t clock_pid;		/* ... the process moved the most */
@@ -125,8 +125,9 @@ struct merge_clock_fit {
 	double slope;		/* the floor's change, ns a ns */
 	double floor0;		/* its value at t0, ns */
 	double resid_ns;	/* the floors' median distance from the line */
-	bool envelope;		/* the line of the floors' lower envelope (a GPU busy
-				 * most of the time) */
+	bool low;		/* the floors taken as each stretch's second-least delay
+				 * (a GPU busy most of the time) */
+	bool envelope;		/* ... and the line their lower envelope's */
 	double drift_ns;	/* slope * span */
 	int64_t max_shift_ns;	/* merge__clock_apply: the largest move */
 };

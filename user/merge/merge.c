@@ -358,9 +358,9 @@ static void print_summary(const struct merger *m)
 			      "that started right after their launch): pid %u's by %+.2f us a second, moved "
 			      "%+.1f us at most", (unsigned long long)s->clock_fixed, s->clock_fixed == 1 ? "" : "es",
 			      s->clock_pid, s->clock_rate * 1e6, s->clock_max_shift_ns / 1e3);
-	if (s->clock_envelope && n < sizeof(extra))
-		snprintf(extra + n, sizeof(extra) - n, " (%llu of them from the few stretches where the GPU "
-			 "was not busy with other work)", (unsigned long long)s->clock_envelope);
+	if (s->clock_busy && n < sizeof(extra))
+		snprintf(extra + n, sizeof(extra) - n, " (%llu of them from the few kernels that started at "
+			 "once on a GPU busy most of the time)", (unsigned long long)s->clock_busy);
 	pr_info("merged %llu GPU records from %llu processes: %llu linked (%.1f %%), %llu unmatched, "
 		"%llu causality violations, %llu launches without GPU work%s",
 		(unsigned long long)s->gpu_records, (unsigned long long)s->processes,
