@@ -25,9 +25,24 @@ captures() {
 }
 
 t_profiler_stop() {
-	local rc r1 got opens
+	local rc r1 got opens gp i
+	# CMD outlives the recording: after its workload it waits (30 s at
+	# most) for the test to have read the line saying it runs on untraced
+	# (a CMD that ended first would end the recording by itself: the
+	# sanitized recorder once took longer than the workload's last ranges)
 	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -c cudaProfilerApi -o "$T/s.gtrace" -- \
-		sh -c "\"$WORKLOAD\" --launches 50 --ranges 2 --gap 5 --copies 3; exit 4" > "$T/w.out" 2> "$T/w.err"
+		sh -c "\"$WORKLOAD\" --launches 50 --ranges 2 --gap 5 --copies 3; i=0
+			while [ ! -e \"$T/go\" ] && [ \$i -lt 600 ]; do sleep 0.05; i=\$((i + 1)); done; exit 4" \
+		> "$T/w.out" 2> "$T/w.err" &
+	gp=$!
+	PIDS+=("$gp")
+	for ((i = 0; i < 600; i++)); do
+		grep -q 'runs on untraced until it exits' "$T/w.err" && break
+		kill -0 "$gp" 2> /dev/null || break
+		sleep 0.05
+	done
+	touch "$T/go"
+	wait "$gp"
 	rc=$?
 	[ $rc -eq 4 ] || err "-c cudaProfilerApi -- CMD exited $rc, expected CMD's 4: $(tail -n 3 "$T/w.err" | tr '\n' '|')"
 	grep -q 'stopping (--capture-range-end=stop)' "$T/w.err" || err "no line saying the first range's end stops the recording"
