@@ -96,6 +96,9 @@ struct {
  * in them for 3.10 to 3.13 (the frame object's f_lasti at 96 in 3.10 the
  * farthest). */
 #define PY_FRAME_CHUNK 128
+/* The bytes of a thread state py_top_key reads at once, from the first to
+ * the last of its id and its frame (96-160 bytes for 3.10 to 3.13). */
+#define PY_TS_CHUNK 192
 
 /* A walk in progress, per CPU (too large for the BPF stack). */
 struct py_walk {
@@ -107,6 +110,7 @@ struct py_walk {
 	__u32 flags;		/* GT_STACK_PY_* */
 	struct gt_pyframe f[GT_PYSTACK_MAX];
 	__u8 chunk[PY_FRAME_CHUNK];	/* py_top_key's copy of the innermost frame */
+	__u8 tsc[PY_TS_CHUNK];		/* ... and of a thread state's id and frame */
 };
 
 struct {
@@ -124,8 +128,10 @@ extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym;
 /* In front of py_procs and py_threads for py_top_key (every hot call's key),
  * per CPU: the thread last keyed in each slot, its interpreter and its own
  * state, which an array lookup finds where the two hash lookups cost more
- * than the reads. A thread that runs under the main thread's state is not
- * kept here. Any exec, and the exit of a traced process (py_forget), raises
+ * than the reads. A thread with a state of its own that runs no Python
+ * (autograd's: it runs the backward pass for the main thread) is kept with
+ * the main thread's state beside its own; one without a state of its own is
+ * not kept here. Any exec, and the exit of a traced process (py_forget), raises
  * py_epoch: every slot of an older epoch is stale (a pid is reused only
  * after its exit; a thread's reused tid is caught by the state's check). */
 struct py_fast {
@@ -133,7 +139,9 @@ struct py_fast {
 	__u32 pid;
 	__u32 epoch;
 	__u32 cfg;
-	__u64 tstate;
+	__u64 tstate;	/* its own */
+	__u64 main;	/* the main thread's, for a thread whose own state runs no
+			 * Python (autograd's): 0 for one that runs Python */
 };
 
 #define PY_FAST_SLOTS 256
@@ -300,21 +308,25 @@ static __always_inline __u64 py_top(const struct gt_py_cfg *c, __u64 tstate, boo
 /* The innermost frame a call of thread id runs under: its own thread's, or
  * for a thread that runs no Python now (autograd's, which keeps a thread
  * state for hooks; a framework's pool) the main thread's, which waits in
- * the Python line that asked for the work (*main set). *tstate: the state
- * found, the main thread's for a thread without one (0: none). */
+ * the Python line that asked for the work (*main set, *mts that state; 0
+ * where the frame is the thread's own). *tstate: the state found, the main
+ * thread's for a thread without one (0: none). */
 static __always_inline __u64 py_call_frame(const struct gt_py_cfg *c, __u64 runtime, __u64 id,
-					   __u64 *tstate, bool *main, bool *bad)
+					   __u64 *tstate, __u64 *mts, bool *main, bool *bad)
 {
 	__u32 pid = id >> 32;
 	__u64 frame, m;
 
 	*main = false;
+	*mts = 0;
 	*tstate = py_tstate(c, runtime, (__u32)id, true);
 	frame = *tstate ? py_top(c, *tstate, bad) : 0;
 	if (!frame && !*bad && (__u32)id != pid) {
 		m = py_tstate(c, runtime, pid, false);
-		if (m && (frame = py_top(c, m, bad)))
+		if (m && (frame = py_top(c, m, bad))) {
 			*main = true;
+			*mts = m;
+		}
 		if (!*tstate)
 			*tstate = m;
 	}
@@ -496,7 +508,7 @@ static __always_inline struct py_walk *py_walk(__u64 id, __u64 ts, __u32 max)
 	struct py_proc *pp, np = {};
 	struct gt_py_cfg *c;
 	struct py_walk *w;
-	__u64 tstate, frame;
+	__u64 tstate, frame, mts;
 	bool bad = false, main;
 
 	if (!py_nfiles)
@@ -521,7 +533,7 @@ static __always_inline struct py_walk *py_walk(__u64 id, __u64 ts, __u32 max)
 	w->flags = 0;
 	w->id = id;
 	w->ts = ts;
-	frame = py_call_frame(c, np.runtime, id, &tstate, &main, &bad);
+	frame = py_call_frame(c, np.runtime, id, &tstate, &mts, &main, &bad);
 	if (main)
 		w->flags |= GT_STACK_PY_MAIN;
 	if (!tstate) {
@@ -537,6 +549,29 @@ static __always_inline struct py_walk *py_walk(__u64 id, __u64 ts, __u32 max)
 	w->frame = frame;
 	bpf_loop(max, py_frame_step, &zero, 0);
 	return w;
+}
+
+/* A thread state's innermost frame (0: it runs no Python) into *frame, true
+ * where the state is the thread's whose id it holds is want: its id and its
+ * frame (or _PyCFrame) in one read, then the _PyCFrame's frame. */
+static __always_inline bool py_ts_top(const struct gt_py_cfg *c, struct py_walk *w, __u64 tstate, __u64 want,
+				      __u64 *frame)
+{
+	__u32 lo = c->ts_tid < c->ts_frame ? c->ts_tid : c->ts_frame;
+	__u32 hi = c->ts_tid < c->ts_frame ? c->ts_frame : c->ts_tid;
+	__u32 sz = hi + 8 - lo, a = c->ts_tid - lo, b = c->ts_frame - lo;
+	bool bad = false;
+
+	if (hi < lo || sz > PY_TS_CHUNK || sz < 8 || a > PY_TS_CHUNK - 8 || b > PY_TS_CHUNK - 8)
+		return false;
+	if (bpf_probe_read_user(w->tsc, sz, (void *)(tstate + lo)))
+		return false;
+	if (*(__u64 *)(w->tsc + a) != want)
+		return false;
+	*frame = *(__u64 *)(w->tsc + b);
+	if (c->cframe_frame != GT_PY_NONE && *frame)
+		*frame = rd64(*frame + c->cframe_frame, &bad);
+	return !bad;
 }
 
 /* A hot call's Python part of its site key: the code and instruction of the
@@ -564,7 +599,7 @@ __noinline int py_top_key(__u64 id, struct py_key *k)
 	struct py_proc *pp;
 	struct gt_py_cfg *c;
 	struct py_walk *w;
-	__u64 tstate, frame, ip, want;
+	__u64 tstate, frame, ip, want, mts;
 	bool bad = false, main;
 
 	if (!k)
@@ -580,14 +615,16 @@ __noinline int py_top_key(__u64 id, struct py_key *k)
 		if (!c || !w || !c->version)
 			return -1;
 		tstate = pf->tstate;
-		if (py_self_id(c, tid, &want) && rd64(tstate + c->ts_tid, &bad) == want && !bad) {
-			frame = py_top(c, tstate, &bad);
-			if (!bad && frame)
+		if (py_self_id(c, tid, &want) && py_ts_top(c, w, tstate, want, &frame)) {
+			if (frame)
+				goto have_frame;
+			/* no Python on its own state now: the main thread's,
+			 * where that is what it ran under last time */
+			if (pf->main && py_ts_top(c, w, pf->main, pid, &frame) && frame)
 				goto have_frame;
 		}
 		/* not its state now, or no Python on it now: the long way */
 		pf->tid = 0;
-		bad = false;
 	}
 	pp = bpf_map_lookup_elem(&py_procs, &pid);
 	if (!pp || (!pp->runtime && pp->gen != py_gen))
@@ -598,17 +635,20 @@ __noinline int py_top_key(__u64 id, struct py_key *k)
 	c = bpf_map_lookup_elem(&py_cfgs, &cfgi);
 	if (!c || !w || !c->version)
 		return -1;
-	frame = py_call_frame(c, pp->runtime, id, &tstate, &main, &bad);
+	frame = py_call_frame(c, pp->runtime, id, &tstate, &mts, &main, &bad);
 	if (bad || !tstate)
 		return -1;	/* the walk counts the thread without a state */
 	if (!frame)
 		return 0;
-	if (!main && pf) {
+	/* a thread under the main thread's state is kept only with a state of
+	 * its own (one without is looked for again now and then: py_tstate) */
+	if (pf && (!main || (mts && tstate != mts))) {
 		pf->tid = tid;
 		pf->pid = pid;
 		pf->epoch = epoch;
 		pf->cfg = cfgi;
 		pf->tstate = tstate;
+		pf->main = main ? mts : 0;
 	}
 have_frame:
 	if (bpf_probe_read_user(w->chunk, sizeof(w->chunk), (void *)frame))

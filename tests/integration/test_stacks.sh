@@ -523,11 +523,48 @@ t_python_graph() {
 		err "no graph callbacks, cuda_gpu_site_sum: $("$GTRACE" stats -r cuda_gpu_site_sum --format json "$T/n.gtrace" 2>&1 | head -c 400)"
 }
 
+# A thread with a Python state of its own that runs no Python (autograd's:
+# it launches the backward pass for the main thread, which waits in a
+# line): its launches, from one call site, name the main thread's line; a
+# hook it runs in Python on its own state names the hook's line; after the
+# hook the main thread's again. Its hot calls after the first are site
+# references (the thread's key read cheaply, py_fast keeping the main
+# thread's state beside its own), none keyed by a walk.
+t_python_pool_hot() {
+	local n=40
+	GT_POOL_LIB=$MOCK_DIR/libpool.so GT_POOL_HOT=$n GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/h.gtrace" \
+		--stacks all -- /usr/bin/python3 "$PY_WL" 2 3 > "$T/h.out" 2> "$T/h.err" ||
+		fatal "GT_POOL_HOT: $(tail -n 3 "$T/h.err" | tr '\n' '|')"
+	jq -e --argjson n $((2 * n)) '.pool_launches == $n and .hook_launches == 1' "$T/h.out" > /dev/null ||
+		fatal "the workload's pool launches: $(cat "$T/h.out")"
+	dump_trace "$T/h.gtrace" "$T/h.json"
+	jq -e -s --argjson n $((2 * n)) --arg p "pool_hot ($PY_WL:$(pyline pool_hot))" \
+		--arg m "main ($PY_WL:$(pyline main_pool_hot))" --arg h "pool_hot.<locals>.hook ($PY_WL:$(pyline hook_launch))" '
+		(map(select(.type == "stack") | {key: (.id | tostring), value: .}) | from_entries) as $s
+		| [.[] | select(.api == "cuLaunchKernel" and .type != "stack" and .tid != .pid) | {ts, s: $s[(.stack // 0) | tostring]}]
+		| sort_by(.ts) as $l
+		| ($l | length) == $n + 1
+		| . and ([$l[] | select(.s.frames | index($h) != null)] | length == 1
+			and .[0].s.python_of_main_thread != true)
+		| . and ([$l[] | select(.s.frames | index($h) == null)] | length == $n
+			and all(.s.python_of_main_thread == true and (.s.frames | index($p)) != null
+				and (.s.frames | index($m)) == (.s.frames | index($p)) + 1))
+		| . and ($l[$n / 2].s.frames | index($h) != null)' "$T/h.json" > /dev/null ||
+		err "the pool thread's launches: $(jq -s -c '(map(select(.type == "stack") | {key: (.id | tostring), value: .}) | from_entries) as $s | [.[] | select(.api == "cuLaunchKernel" and .type != "stack" and .tid != .pid) | {ts, m: $s[(.stack // 0) | tostring].python_of_main_thread, f: ($s[(.stack // 0) | tostring].frames | map(select(test("py_workload"))) | .[0:2])}] | sort_by(.ts) | .[0:3] + .[$n / 2 - 1:$n / 2 + 2]' --argjson n $((2 * n)) "$T/h.json" | head -c 1500)"
+	# the thread's own launches: one walk, then site references
+	same=$(sed -n 's/.*; \([0-9]*\) hot calls from a call site seen before (0 of them not known).*/\1/p' "$T/h.err")
+	[ "${same:-0}" -ge $((2 * n - 2)) ] ||
+		err "hot calls from a known site: ${same:-none} of the pool thread's $((2 * n)) launches: $(grep 'hot calls' "$T/h.err")"
+	grep -q '; 0 hot calls keyed by a walk$' "$T/h.err" ||
+		err "hot calls keyed by a walk: $(grep -o '[0-9]* hot calls keyed by a walk' "$T/h.err")"
+}
+
 add_case t_native "--stacks sync: every synchronize call carries its stack, frames naming the workload's functions in order; a 60-deep stack cut at 48 and marked; the CSV's stack column"
 add_case t_sync_site "analyze: sync_site names the call site where the host waited most, the examples where each wait came from; stats' cuda_sync_site_sum by call site"
 add_case t_none "--stacks none: no stacks anywhere; without --stacks: all in full mode, sync in light mode; a kind not known: one line, status 2"
 add_case t_all "--stacks all: every call has a stack, launches too; launches from a known call site send its keys, no walk"
 add_case t_python "Debian's python3 through ctypes: syncs, launches, a generator, a thread, a recursion cut at 64 frames, each with its file:line:function; analyze, stats, Perfetto, diff and the report name the line; a native thread gets the main thread's frames; a hostile file name stays text"
+add_case t_python_pool_hot "a thread with a Python state of its own that runs no Python (autograd's): its launches name the waiting main thread's line, a Python hook on it its own line, then the main thread's again; site references after the first, none keyed by a walk"
 add_case t_python_gpu "--cupti --stacks all from Python: stats' cuda_gpu_site_sum puts the GPU time of every kernel at the line that launched it"
 add_case t_python_graph "a CUDA graph captured from known Python lines and replayed: every replayed kernel traced back to its capturing launch (node, entry, thread, stack), its GPU time at the capture's lines; a CUPTI without graph callbacks: said once, none traced back"
 add_case t_python_exec "a Python process that execs another interpreter (same pid, same main thread): each image's launches carry its own lines"

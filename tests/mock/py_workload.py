@@ -14,6 +14,10 @@ ends with a marker comment (`# @NAME`) that the tests look up to know its line:
   main -> pool_call -> libpool's native thread -> cuCtxSynchronize
                                         (once, with GT_POOL_LIB: a thread that runs
                                          no Python calls for the waiting main thread)
+  main -> pool_hot -> libpool's thread with a Python state of its own (as
+          autograd's) -> cuLaunchKernel  (GT_POOL_HOT times, with GT_POOL_LIB)
+                   -> hook (Python on that thread's state) -> cuLaunchKernel (once)
+                   -> cuLaunchKernel     (GT_POOL_HOT times more)
 
 Usage: py_workload.py [STEPS [DEPTH]] (defaults 12 and 80). Prints one JSON line:
 the calls made.
@@ -29,7 +33,8 @@ lib.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.
 lib.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
 lib.cuCtxSetCurrent.argtypes = [ctypes.c_void_p]
 PTX = b".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry vecAdd(\n)\n{\n\tret;\n}\n"
-calls = {"launches": 0, "stream_syncs": 0, "ctx_syncs": 0, "pool_syncs": 0, "failed": 0}
+calls = {"launches": 0, "stream_syncs": 0, "ctx_syncs": 0, "pool_syncs": 0, "failed": 0, "pool_launches": 0,
+         "hook_launches": 0}
 
 
 def check(rc, what):
@@ -110,6 +115,21 @@ def pool_call():
     calls["pool_syncs"] += 1
 
 
+def pool_hot(ctx, fn, n):
+    pool = ctypes.CDLL(os.environ["GT_POOL_LIB"])
+    hook_t = ctypes.CFUNCTYPE(None)
+
+    def hook():
+        check(lib.cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, None, None, None), "the hook's launch")  # @hook_launch
+        calls["hook_launches"] += 1
+
+    cb = hook_t(hook)
+    pool.pool_launches.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, hook_t]
+    rc = pool.pool_launches(os.environ.get("GT_LIBCUDA", "libcuda.so.1").encode(), ctx, fn, n, cb)  # @pool_hot
+    check(rc, "pool_launches")
+    calls["pool_launches"] += 2 * n
+
+
 def main():
     steps = int(sys.argv[1]) if len(sys.argv) > 1 else 12
     depth = int(sys.argv[2]) if len(sys.argv) > 2 else 80
@@ -125,6 +145,8 @@ def main():
     deep(depth)  # @main_deep
     if os.environ.get("GT_POOL_LIB"):
         pool_call()  # @main_pool
+        if os.environ.get("GT_POOL_HOT"):
+            pool_hot(ctx, fn, int(os.environ["GT_POOL_HOT"]))  # @main_pool_hot
     print(json.dumps(calls))
 
 
