@@ -552,8 +552,10 @@ static __always_inline struct py_walk *py_walk(__u64 id, __u64 ts, __u32 max)
 }
 
 /* A thread state's innermost frame (0: it runs no Python) into *frame, true
- * where the state is the thread's whose id it holds is want: its id and its
- * frame (or _PyCFrame) in one read, then the _PyCFrame's frame. */
+ * where the thread id the state holds is want (the main thread's is its
+ * pid where states hold native ids, the only kind py_fast keeps it for):
+ * the id and the frame (or _PyCFrame) in one read, then the _PyCFrame's
+ * frame. */
 static __always_inline bool py_ts_top(const struct gt_py_cfg *c, struct py_walk *w, __u64 tstate, __u64 want,
 				      __u64 *frame)
 {
@@ -576,9 +578,11 @@ static __always_inline bool py_ts_top(const struct gt_py_cfg *c, struct py_walk 
 
 /* A hot call's Python part of its site key: the code and instruction of the
  * innermost frame of the calling thread (for one that runs no Python, of
- * the main thread), as py_walk's first frame has them, from four reads
- * instead of a walk's ten: the thread's state and its frame as py_walk finds
- * them, then one read of the frame's first PY_FRAME_CHUNK bytes. 1: found;
+ * the main thread), as py_walk's first frame has them, from two or three
+ * reads (four or five under the main thread's frames) instead of a walk's
+ * ten: the thread's state's id and frame at once (py_ts_top), the
+ * _PyCFrame's frame before 3.13, then one read of the frame's first
+ * PY_FRAME_CHUNK bytes. 1: found;
  * 0: the process or its threads run no Python (key 0, 0); -1: not known
  * here (the process not looked at yet, an entry shim on top, something
  * unreadable): the caller takes py_walk's answer. */
