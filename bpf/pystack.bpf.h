@@ -579,7 +579,7 @@ static __always_inline bool py_ts_top(const struct gt_py_cfg *c, struct py_walk 
 /* A hot call's Python part of its site key: the code and instruction of the
  * innermost frame of the calling thread (for one that runs no Python, of
  * the main thread), as py_walk's first frame has them, from two or three
- * reads (four or five under the main thread's frames) instead of a walk's
+ * reads (three to five under the main thread's frames) instead of a walk's
  * ten: the thread's state's id and frame at once (py_ts_top), the
  * _PyCFrame's frame before 3.13, then one read of the frame's first
  * PY_FRAME_CHUNK bytes. 1: found;
