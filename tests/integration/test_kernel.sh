@@ -55,12 +55,15 @@ t_offcpu() {
 	# three sleeps of 40 ms: three intervals off-CPU in state S of about 40 ms
 	# (from the switch after the timer was armed, microseconds into the
 	# sleep: a hair under 40 ms at times), more than half of it: nothing else
-	# of the workload sleeps
-	got=$(jq -s -c --argjson p "$IPID" '[.[] | select(.type == "offcpu" and .pid == $p and .dur >= 20000000)] |
+	# of the workload sleeps. A runnable thread kept off a busy machine's
+	# CPUs is off-CPU in state R, as long as the scheduler makes it (CI's
+	# sanitized pass once held one 20 ms or more): logged, not counted
+	got=$(jq -s -c --argjson p "$IPID" '[.[] | select(.type == "offcpu" and .pid == $p and .dur >= 20000000 and .state != "R")] |
 		{n: length, states: ([.[].state] | unique), tids: ([.[].tid] | unique),
 		 short: all(.dur < 1000000000)}' "$T/k.json")
 	[ "$got" = "{\"n\":3,\"states\":[\"S\"],\"tids\":[$IPID],\"short\":true}" ] ||
 		err "off-CPU intervals of >= 20 ms (three 40 ms sleeps): $got; expected 3 in state S on tid $IPID"
+	log "runnable but off-CPU for 20 ms or more: $(jq -s -c --argjson p "$IPID" '[.[] | select(.type == "offcpu" and .pid == $p and .dur >= 20000000 and .state == "R") | .dur]' "$T/k.json")"
 	got=$(jq -s -c --argjson p "$IPID" '[.[] | select(.type == "offcpu" and .pid != $p)] | length' "$T/k.json")
 	[ "$got" = 0 ] || err "$got off-CPU intervals of untraced processes"
 	got=$(jq -s -c '[.[] | select(.type == "ioctl")] | length' "$T/k.json")
