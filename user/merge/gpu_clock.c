@@ -111,8 +111,8 @@ static bool theil_sen(const double *ft, const double *ff, const bool *keep, size
 static bool envelope(const double *ft, const double *ff, size_t n, size_t *hull, bool *keep, double *sl,
 		     struct merge_clock_fit *out)
 {
-	size_t nh = 0, best = 0, bi = 0, nk = 0;
-	double lo = 0, hi = 0;
+	size_t nh = 0, best = 0, ba = 0, nk = 0;
+	double bm = 0, lo = 0, hi = 0;
 
 	/* the lower hull, left to right (Andrew's monotone chain) */
 	for (size_t i = 0; i < n; i++) {
@@ -137,51 +137,48 @@ static bool envelope(const double *ft, const double *ff, size_t n, size_t *hull,
 			in += ff[i] - (ff[a] + m * (ft[i] - ft[a])) <= MAX_RESID_NS;
 		if (in > best) {
 			best = in;
-			bi = e;
+			ba = a;
+			bm = m;
 		}
 	}
 	if (best < MIN_SEGS)
 		return false;
-	{
-		size_t a = hull[bi], b = hull[bi + 1];
-		double m = (ff[b] - ff[a]) / (ft[b] - ft[a]);
-
-		for (size_t i = 0; i < n; i++) {
-			keep[i] = ff[i] - (ff[a] + m * (ft[i] - ft[a])) <= MAX_RESID_NS;
-			if (!keep[i])
-				continue;
-			if (!nk++)
-				lo = ft[i];
-			hi = ft[i];
-		}
+	for (size_t i = 0; i < n; i++) {
+		keep[i] = ff[i] - (ff[ba] + bm * (ft[i] - ft[ba])) <= MAX_RESID_NS;
+		if (!keep[i])
+			continue;
+		if (!nk++)
+			lo = ft[i];
+		hi = ft[i];
 	}
 	if (hi - lo < (ft[n - 1] - ft[0]) / 2)
 		return false;
 	return theil_sen(ft, ff, keep, n, sl, out) && out->resid_ns <= MAX_RESID_NS;
 }
 
-/* The stretches' floors of p[0, np) (sorted by time) into (ft, ff), their
- * number returned: each stretch's 1st percentile, or with low its
- * second-least delay (a GPU whose queue is seldom empty starts a few kernels
- * a stretch at once, fewer than one in a hundred), at the time of the launch
- * that has it (not the stretch's middle: the drift within a stretch would
- * blur the line). seg: room for np. */
-static size_t floors(const struct pair *p, size_t np, int64_t len, bool low, struct pair *seg, int64_t t0, double *ft,
-		     double *ff)
+/* The stretches' floors of p[0, np) (sorted by time), their number
+ * returned: into (ft, ff) each stretch's 1st percentile, into (ft2, ff2)
+ * its second-least delay (a GPU whose queue is seldom empty starts a few
+ * kernels a stretch at once, fewer than one in a hundred); each at the time
+ * of the launch that has it (not the stretch's middle: the drift within a
+ * stretch would blur the line). seg: room for np. */
+static size_t floors(const struct pair *p, size_t np, int64_t len, struct pair *seg, int64_t t0, double *ft,
+		     double *ff, double *ft2, double *ff2)
 {
 	size_t nf = 0;
 
 	for (size_t i = 0; i < np;) {
 		int64_t end = p[i].t + len;
-		size_t j = i, k = 0, r;
+		size_t j = i, k = 0;
 
 		while (j < np && p[j].t < end)
 			seg[k++] = p[j++];
 		if (k >= SEG_PAIRS) {
 			cmp__sort(seg, k, sizeof(*seg), delay_cmp);
-			r = low ? 1 : k / 100;
-			ff[nf] = (double)seg[r].d;
-			ft[nf++] = (double)(seg[r].t - t0);
+			ff[nf] = (double)seg[k / 100].d;
+			ft[nf] = (double)(seg[k / 100].t - t0);
+			ff2[nf] = (double)seg[1].d;
+			ft2[nf++] = (double)(seg[1].t - t0);
 		}
 		i = j;
 	}
@@ -192,7 +189,7 @@ int merge__clock_fit(const struct merge_call *calls, const struct merge_gpu *gpu
 		     struct merge_clock_fit *out)
 {
 	struct pair *p = NULL;
-	double *ft = NULL, *ff = NULL, *sl = NULL;
+	double *ft = NULL, *ff = NULL, *ft2 = NULL, *ff2 = NULL, *sl = NULL;
 	struct pair *seg = NULL;
 	size_t *hull = NULL;
 	bool *keep = NULL;
@@ -233,12 +230,14 @@ int merge__clock_fit(const struct merge_call *calls, const struct merge_gpu *gpu
 		len = (int64_t)((double)span * 2 * SEG_PAIRS / (double)np);
 	ft = malloc((np / SEG_PAIRS + 1) * sizeof(*ft));
 	ff = malloc((np / SEG_PAIRS + 1) * sizeof(*ff));
+	ft2 = malloc((np / SEG_PAIRS + 1) * sizeof(*ft2));
+	ff2 = malloc((np / SEG_PAIRS + 1) * sizeof(*ff2));
 	seg = malloc(np * sizeof(*seg));
-	if (!ft || !ff || !seg)
+	if (!ft || !ff || !ft2 || !ff2 || !seg)
 		goto out;
 	out->t0 = p[0].t;
 	out->span_ns = span;
-	nf = floors(p, np, len, false, seg, out->t0, ft, ff);
+	nf = floors(p, np, len, seg, out->t0, ft, ff, ft2, ff2);
 	out->segments = nf;
 	if (nf < MIN_SEGS) {
 		err = 0;
@@ -254,20 +253,14 @@ int merge__clock_fit(const struct merge_call *calls, const struct merge_gpu *gpu
 		goto out;
 	}
 	if (out->resid_ns > MAX_RESID_NS) {
-		/* the floors again, each stretch's second-least delay, then
-		 * their lower envelope */
+		/* each stretch's second-least delay, then their lower
+		 * envelope */
 		struct merge_clock_fit e = *out;
-		size_t n2 = floors(p, np, len, true, seg, out->t0, ft, ff);
 
-		if (n2 >= MIN_SEGS && theil_sen(ft, ff, NULL, n2, sl, &e)) {
-			if (e.resid_ns <= MAX_RESID_NS) {
-				*out = e;
-				out->low = true;
-			} else if (envelope(ft, ff, n2, hull, keep, sl, &e)) {
-				*out = e;
-				out->low = true;
-				out->envelope = true;
-			}
+		if (theil_sen(ft2, ff2, NULL, nf, sl, &e) &&
+		    (e.resid_ns <= MAX_RESID_NS || envelope(ft2, ff2, nf, hull, keep, sl, &e))) {
+			*out = e;
+			out->low = true;
 		}
 	}
 	out->drift_ns = out->slope * (double)span;
@@ -278,6 +271,8 @@ out:
 	free(p);
 	free(ft);
 	free(ff);
+	free(ft2);
+	free(ff2);
 	free(seg);
 	free(sl);
 	free(hull);

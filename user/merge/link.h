@@ -127,7 +127,6 @@ struct merge_clock_fit {
 	double resid_ns;	/* the floors' median distance from the line */
 	bool low;		/* the floors taken as each stretch's second-least delay
 				 * (a GPU busy most of the time) */
-	bool envelope;		/* ... and the line their lower envelope's */
 	double drift_ns;	/* slope * span */
 	int64_t max_shift_ns;	/* merge__clock_apply: the largest move */
 };
