@@ -295,14 +295,21 @@ static __always_inline struct py_walk *py_scratch_get(void)
 	return bpf_map_lookup_elem(&py_scratch, &zero);
 }
 
+/* The frame a thread state's frame field names: itself, or before 3.13
+ * the frame of the _PyCFrame it points to; 0 when it runs no Python. */
+static __always_inline __u64 py_state_frame(const struct gt_py_cfg *c, __u64 frame, bool *bad)
+{
+	if (c->cframe_frame != GT_PY_NONE && frame)
+		frame = rd64(frame + c->cframe_frame, bad);
+	return *bad ? 0 : frame;
+}
+
 /* The innermost frame of a thread state, 0 when it runs no Python. */
 static __always_inline __u64 py_top(const struct gt_py_cfg *c, __u64 tstate, bool *bad)
 {
 	__u64 frame = rd64(tstate + c->ts_frame, bad);
 
-	if (!*bad && c->cframe_frame != GT_PY_NONE && frame)
-		frame = rd64(frame + c->cframe_frame, bad);
-	return *bad ? 0 : frame;
+	return *bad ? 0 : py_state_frame(c, frame, bad);
 }
 
 /* The innermost frame a call of thread id runs under: its own thread's, or
@@ -564,15 +571,13 @@ static __always_inline bool py_ts_top(const struct gt_py_cfg *c, struct py_walk 
 	__u32 sz = hi + 8 - lo, a = c->ts_tid - lo, b = c->ts_frame - lo;
 	bool bad = false;
 
-	if (hi < lo || sz > PY_TS_CHUNK || sz < 8 || a > PY_TS_CHUNK - 8 || b > PY_TS_CHUNK - 8)
+	if (sz > PY_TS_CHUNK || a > PY_TS_CHUNK - 8 || b > PY_TS_CHUNK - 8)
 		return false;
 	if (bpf_probe_read_user(w->tsc, sz, (void *)(tstate + lo)))
 		return false;
 	if (*(__u64 *)(w->tsc + a) != want)
 		return false;
-	*frame = *(__u64 *)(w->tsc + b);
-	if (c->cframe_frame != GT_PY_NONE && *frame)
-		*frame = rd64(*frame + c->cframe_frame, &bad);
+	*frame = py_state_frame(c, *(__u64 *)(w->tsc + b), &bad);
 	return !bad;
 }
 
