@@ -228,7 +228,19 @@ train)
 		[ "$c" = 1 ] && echo "train: threads after the first detach $(threads)"
 		[ "$c" = 1 ] && echo "train: after the first cycle: $(state)"
 		[ "$c" = 1 ] && [ -n "$TW" ] && twin_first=$(WL=$TW state)
+		# the mappings after the first cycle, half-way and at the end:
+		# where the memory grew (smaps_diff.py)
+		if [ "$c" = 1 ] || [ "$c" = $(((CYCLES + 1) / 2)) ] || [ "$c" = "$CYCLES" ]; then
+			cat /proc/"$WL"/smaps > "$OUT/train-$c.smaps" 2> /dev/null
+			[ -n "$TW" ] && cat /proc/"$TW"/smaps > "$OUT/twin-$c.smaps" 2> /dev/null
+		fi
 		sleep 4
+	done
+	for w in train ${TW:+twin}; do
+		"$PY" tools/gpu/smaps_diff.py "$w: memory, cycle 1 to $(((CYCLES + 1) / 2))" \
+			"$OUT/$w-1.smaps" "$OUT/$w-$(((CYCLES + 1) / 2)).smaps"
+		"$PY" tools/gpu/smaps_diff.py "$w: memory, cycle $(((CYCLES + 1) / 2)) to $CYCLES" \
+			"$OUT/$w-$(((CYCLES + 1) / 2)).smaps" "$OUT/$w-$CYCLES.smaps"
 	done
 	sleep "$PERIOD"
 	echo "$p_start $(date +%s%N)" > "$OUT/train.periods"

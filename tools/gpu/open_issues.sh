@@ -151,7 +151,7 @@ for g in "$@"; do
 		sed 's/^/INFO cupti_cycles: /' "$OUT/cupti_cycles.log" >> "$OUT/summary.txt"
 		step attach_cycles 420 env MODES=train CYCLES=16 SECS=2 PERIOD=15 LAT=3 CPUS_JOB=2-4 \
 			CPUS_TWIN=5-7 CPUS_TOOL=8-15 tools/gpu/attach_check.sh
-		grep -E 'recorder alone|paired|never attached|twin|after the cycles|losses|rc [0-9]+; after' \
+		grep -E 'recorder alone|paired|never attached|twin|after the cycles|losses|memory, cycle|KiB at|rc [0-9]+; after' \
 			"$OUT/attach_cycles.log" | cut -c1-300 >> "$OUT/summary.txt" ;;
 	*)
 		echo "open_issues: unknown group '$g' (metrics, metrics-check, gpum10, gpum100, gpum100-long, gpum1000, gpum-launch, verdicts, report, light, budget, shed, daemon-cost, nccl, full-cost, attach-memory)" >&2
