@@ -6,7 +6,7 @@
 import json, sys
 
 tag = sys.argv[1] if len(sys.argv) > 1 else "diag"
-gpu, calls, extra = [], [], []
+gpu, calls, extra, launches = [], [], [], []
 last_api = ""
 for line in sys.stdin:
     try:
@@ -19,6 +19,8 @@ for line in sys.stdin:
         extra.append((r.get("graph_node") is not None, bool(r.get("clock_fixed")), r.get("correlation", 0)))
     elif "api" in r and "ts" in r:
         calls.append(r["ts"])
+        if "Launch" in r["api"]:
+            launches.append(r["ts"])
         if r["ts"] >= (calls[-2] if len(calls) > 1 else 0):
             last_api = r["api"]
 if not gpu or not calls:
@@ -68,6 +70,35 @@ if tail:
           "%d run by graphs; %d with a correlation above the last linked one (%d); the last call %s"
           % (tag, len(tail), after[0], after[len(after) // 2], after[-1], sum(1 for _, e in tail if e[0]),
              sum(1 for _, e in tail if e[2] > maxc), maxc, last_api))
+# the floor of the delay from a launch to its kernel, by tenth: an offset or
+# a drift of the GPU clock moves it
+floor = [None] * 10
+for ts, launch, _, t in gpu:
+    if launch is not None and t == "gpu_kernel":
+        d = decile(ts)
+        floor[d] = ts - launch if floor[d] is None else min(floor[d], ts - launch)
+print("%s: least delay launch -> kernel by tenth (us): %s" % (tag, " ".join(
+    "-" if f is None else "%.1f" % (f / 1e3) for f in floor)))
+# the first unlinked kernels: the launches left without GPU work near
+# them (their entry - the kernel's start), and the delays of the linked
+# kernels just before them in correlation order
+free = sorted(set(launches) - set(g[1] for g in gpu if g[1] is not None))
+byc = sorted(range(len(gpu)), key=lambda i: (extra[i][2], gpu[i][0]))
+import bisect
+shown = 0
+for pos, i in enumerate(byc):
+    if gpu[i][1] is not None or gpu[i][3] != "gpu_kernel":
+        continue
+    ts = gpu[i][0]
+    a, b = bisect.bisect_left(free, ts - 100000), bisect.bisect_right(free, ts + 100000)
+    near = ["%+.1f" % ((f - ts) / 1e3) for f in free[a:b]][:6]
+    before = ["%.1f" % ((gpu[j][0] - gpu[j][1]) / 1e3) for j in byc[max(pos - 4, 0):pos] if gpu[j][1] is not None]
+    print("%s: unlinked kernel, correlation %d at %.6f s: free launches within 100 us (us) %s; the linked "
+          "before it: delays (us) %s" % (tag, extra[i][2], (ts - lo) / 1e9, " ".join(near) or "none",
+                                         " ".join(before) or "none"))
+    shown += 1
+    if shown == 5:
+        break
 fixed = sum(1 for e in extra if e[1])
 if fixed:
     print("%s: %d GPU records moved by the merger (the GPU clock drifted)" % (tag, fixed))

@@ -46,6 +46,10 @@
 #             a twin job never attached beside it (the control for memory
 #             and step time; LAT=3: both jobs' launch time before and after);
 #             about 7 minutes
+#   attach-link  issue 30: attach_check.sh's training job with a twin beside
+#             it, CYCLES (12) of 2 s: kernels linked in each cycle, where the
+#             unlinked ones lie; the traces of the cycles below 99 % in
+#             $OUT/unlinked_traces.tgz; about 4 minutes
 #
 # Each script runs under `timeout` (its share of the call); its output goes
 # to $OUT/NAME.log, and its PASS/FAIL/INFO lines, its wall time and status to
@@ -153,8 +157,17 @@ for g in "$@"; do
 			CPUS_TWIN=5-7 CPUS_TOOL=8-15 tools/gpu/attach_check.sh
 		grep -E 'recorder alone|paired|never attached|twin|after the cycles|losses|memory, cycle|KiB at|rc [0-9]+; after' \
 			"$OUT/attach_cycles.log" | cut -c1-300 >> "$OUT/summary.txt" ;;
+	attach-link)
+		step attach_link 300 env MODES=train CYCLES=${CYCLES:-12} SECS=2 PERIOD=5 LAT=0 CPUS_JOB=2-4 \
+			CPUS_TWIN=5-7 CPUS_TOOL=8-15 tools/gpu/attach_check.sh
+		grep -E 'linked \(|least delay|unlinked kernel|paired|memory, cycle|KiB at' "$OUT/attach_link.log" |
+			cut -c1-300 >> "$OUT/summary.txt"
+		# the traces of the cycles that did not link, in one file (few
+		# files come back)
+		(cd "$OUT/attach_link" 2> /dev/null && ls train-*.gtrace > /dev/null 2>&1 &&
+			tar czf "$OUT/unlinked_traces.tgz" train-*.gtrace) ;;
 	*)
-		echo "open_issues: unknown group '$g' (metrics, metrics-check, gpum10, gpum100, gpum100-long, gpum1000, gpum-launch, verdicts, report, light, budget, shed, daemon-cost, nccl, full-cost, attach-memory)" >&2
+		echo "open_issues: unknown group '$g' (metrics, metrics-check, gpum10, gpum100, gpum100-long, gpum1000, gpum-launch, verdicts, report, light, budget, shed, daemon-cost, nccl, full-cost, attach-memory, attach-link)" >&2
 		exit 2 ;;
 	esac
 done
