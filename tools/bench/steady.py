@@ -18,10 +18,38 @@
 # "ready PID" on stdout; at the end one JSON line:
 #   {"mode": NAME, "steady": true, "pid": PID, "steps": N, "seconds": S,
 #    "ms_per_step": ..}
-import json, os, signal, time
+#
+# GT_MALLOC_LOG=FILE in the environment: SIGUSR2 appends the C heap's state
+# (glibc's mallinfo2, summed over its arenas: bytes taken from the system,
+# in use, free) to FILE, SIGHUP does the same after malloc_trim(0), for
+# tools/gpu/attach_check.sh: whether memory a tool left grew in use (held)
+# or free (kept by the allocator).
+import ctypes, json, os, signal, time
 
 
 LOSS_EVERY = 200
+
+
+class _Mallinfo2(ctypes.Structure):
+    _fields_ = [(f, ctypes.c_size_t) for f in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                                "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+
+def _malloc_log(path):
+    libc = ctypes.CDLL(None)
+    libc.mallinfo2.restype = _Mallinfo2
+
+    def log(signum, frame):
+        if signum == signal.SIGHUP:
+            libc.malloc_trim(0)
+        m = libc.mallinfo2()
+        with open(path, "a") as f:
+            f.write("%s system_kb %d mmapped_kb %d in_use_kb %d free_kb %d\n" % (
+                "trimmed" if signum == signal.SIGHUP else "heap", m.arena >> 10, m.hblkhd >> 10,
+                (m.uordblks) >> 10, m.fordblks >> 10))
+
+    signal.signal(signal.SIGUSR2, log)
+    signal.signal(signal.SIGHUP, log)
 
 
 def run_steady(name, step, seconds, log_path, sync, loss_log=None):
@@ -33,6 +61,8 @@ def run_steady(name, step, seconds, log_path, sync, loss_log=None):
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    if os.environ.get("GT_MALLOC_LOG"):
+        _malloc_log(os.environ["GT_MALLOC_LOG"])
     log = open(log_path, "w", buffering=1 << 16)
     write, now = log.write, time.monotonic_ns
     print("ready %d" % os.getpid(), flush=True)

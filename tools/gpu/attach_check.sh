@@ -73,6 +73,17 @@ state() {
 	echo "threads $(ls /proc/"$WL"/task | wc -l) fds $(ls /proc/"$WL"/fd | wc -l) rss_kb $(awk '/^VmRSS/ { print $2 }' /proc/"$WL"/status)" \
 		"anon_kb $(awk '/^Anonymous:/ { print $2 }' /proc/"$WL"/smaps_rollup 2> /dev/null) maps $(wc -l < /proc/"$WL"/maps)"
 }
+# heap [SIG]: the job's C heap (steady.py's GT_MALLOC_LOG: SIGUSR2 the
+# state, SIGHUP after malloc_trim)
+heap() {
+	local f=$OUT/malloc-$WL.log n
+	# only a job started with the log: the signal would end another
+	tr '\0' '\n' < /proc/"$WL"/environ 2> /dev/null | grep -q '^GT_MALLOC_LOG=' || return 0
+	n=$(cat "$f" 2> /dev/null | wc -l)
+	kill -"${1:-USR2}" "$WL" 2> /dev/null
+	for _ in $(seq 50); do [ "$(cat "$f" 2> /dev/null | wc -l)" -gt "$n" ] && break; sleep 0.1; done
+	tail -n 1 "$f" 2> /dev/null
+}
 threads() { cat /proc/"$WL"/task/*/comm 2> /dev/null | sort | uniq -c | tr -s ' ' | tr '\n' ',' ; }
 
 # attach TAG: one recording of SECS with the agent attached; its span in TAG.span
@@ -84,7 +95,7 @@ attach() {
 	rc=$?
 	echo "$t0 $(date +%s%N)" > "$OUT/$tag.span"
 	grep -h 'cupti=attach\|merged\|CUPTI' "$OUT/$tag.err" | sed "s/^/$tag: /" | cut -c1-400
-	echo "$tag: rc $rc; after: $(state)"
+	echo "$tag: rc $rc; after: $(state); $(heap)"
 	[ "$rc" -eq 0 ] && grep -q 'merged' "$OUT/$tag.err" || { echo "FAIL $tag: rc $rc, no merge"; fail=1; }
 	# a cycle that links its kernels keeps no trace: the ones that do not
 	# come back from the GPU machine (it returns a limited number of files)
@@ -202,14 +213,15 @@ for mode in $MODES; do
 k=$((k + 1))
 case $mode in
 train)
-	(cd tools/bench && exec "$PY" transformer_step.py --steady 900 --step-log "$OUT/steps.log" \
-		--loss-log "$OUT/loss.log") > "$OUT/wl.out" 2>&1 &
+	(cd tools/bench && GT_MALLOC_LOG=$OUT/malloc-$BASHPID.log exec "$PY" transformer_step.py --steady 900 \
+		--step-log "$OUT/steps.log" --loss-log "$OUT/loss.log") > "$OUT/wl.out" 2>&1 &
 	WL=$!
 	pin_job "$WL"
 	TW=
 	if [ -n "$CPUS_TWIN" ]; then
 		# the same job, never attached, on its own CPUs: the control
-		(cd tools/bench && exec taskset -c "$CPUS_TWIN" "$PY" transformer_step.py --steady 900 \
+		(cd tools/bench && GT_MALLOC_LOG=$OUT/malloc-$BASHPID.log exec taskset -c "$CPUS_TWIN" \
+			"$PY" transformer_step.py --steady 900 \
 			--step-log "$OUT/twin-steps.log") > "$OUT/twin.out" 2>&1 &
 		TW=$!
 	fi
@@ -248,6 +260,10 @@ train)
 	[ "$LAT" != 0 ] && [ -n "$TW" ] && WL=$TW lat train-twin-lat-after
 	echo "train: after the cycles: $(state); threads $(threads)"
 	[ -n "$TW" ] && echo "train: the twin, never attached: at the first cycle's end $twin_first, now $(WL=$TW state)"
+	# the heap given back (malloc_trim): what grew was free memory the
+	# allocator kept, or memory in use
+	echo "train: heap $(heap); after malloc_trim: $(heap HUP); $(state)"
+	[ -n "$TW" ] && echo "train: the twin's heap $(WL=$TW heap); after malloc_trim: $(WL=$TW heap HUP); $(WL=$TW state)"
 	# a recorder SIGKILLed while attached: the agent detaches by itself
 	"$G" record -p "$WL" --cupti=attach --cupti-lib "$AGENT" -d 60 -o "$OUT/killed.gtrace" --force \
 		> "$OUT/killed.out" 2> "$OUT/killed.err" &
