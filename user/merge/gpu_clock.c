@@ -34,6 +34,18 @@
  * MAX_RESID_NS above it, fitted again on those alone; taken where those are
  * enough (MIN_SEGS) and lie across half the recording at least (so that
  * they set a slope), and not otherwise.
+ *
+ * A GPU time-sliced with another job starts a few kernels a stretch at once,
+ * and "at once" itself varies by microseconds with the context switch each
+ * met: no line holds the floors within MAX_RESID_NS, and the envelope's edge
+ * tilts with whichever stretches happened to switch quickly.  The line is
+ * then the floors' low quantile (the line through two of them with the
+ * fewest weighted misses: SCATTER_Q of the floors below it, busy ones far
+ * above it changing nothing), moved down onto the lowest floor near it, and
+ * taken only where the records need it: where that line falls below zero,
+ * quick starts before their launches.  Scattered floors set a slope less
+ * exactly than clear ones, but a few microseconds' error beats losing the
+ * kernels; with the line above zero the records are left as they are.
  */
 #include <errno.h>
 #include <math.h>
@@ -48,6 +60,9 @@
 #define MIN_SEGS	5
 #define MAX_RESID_NS	500.0		/* median distance of the floors from the line */
 #define MIN_DRIFT_NS	1000.0		/* drift over the recording worth taking out */
+#define MAX_SCATTER_NS	8000.0		/* scattered floors: the farthest below the low
+					 * quantile's line one is taken as its floor */
+#define SCATTER_Q	0.1
 
 struct pair {
 	int64_t t;	/* the launch's entry */
@@ -156,6 +171,47 @@ static bool envelope(const double *ft, const double *ff, size_t n, size_t *hull,
 	return theil_sen(ft, ff, keep, n, sl, out) && out->resid_ns <= MAX_RESID_NS;
 }
 
+/* The floors' SCATTER_Q quantile line (see above) into *out's slope and
+ * floor0 (moved down onto the lowest floor within MAX_SCATTER_NS below it).
+ * The line with the least check loss
+ * passes through two of the floors: each pair is tried (n is at most
+ * SEG_MAX). False: fewer than two times. */
+static bool quantile_line(const double *ft, const double *ff, size_t n, struct merge_clock_fit *out)
+{
+	double best = INFINITY, bm = 0, bc = 0, lo = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++) {
+			double m, c, loss = 0;
+
+			if (ft[j] <= ft[i])
+				continue;
+			m = (ff[j] - ff[i]) / (ft[j] - ft[i]);
+			c = ff[i] - m * ft[i];
+			for (size_t k = 0; k < n && loss < best; k++) {
+				double r = ff[k] - c - m * ft[k];
+
+				loss += r >= 0 ? SCATTER_Q * r : (SCATTER_Q - 1) * r;
+			}
+			if (loss < best) {
+				best = loss;
+				bm = m;
+				bc = c;
+			}
+		}
+	if (best == INFINITY)
+		return false;
+	for (size_t k = 0; k < n; k++) {
+		double r = ff[k] - bc - bm * ft[k];
+
+		if (r < lo && r >= -MAX_SCATTER_NS)
+			lo = r;
+	}
+	out->slope = bm;
+	out->floor0 = bc + lo;
+	return true;
+}
+
 /* The stretches' floors of p[0, np) (sorted by time), their number
  * returned: into (ft, ff) each stretch's 1st percentile, into (ft2, ff2)
  * its second-least delay (a GPU whose queue is seldom empty starts a few
@@ -261,11 +317,16 @@ int merge__clock_fit(const struct merge_call *calls, const struct merge_gpu *gpu
 		    (e.resid_ns <= MAX_RESID_NS || envelope(ft2, ff2, nf, hull, keep, sl, &e))) {
 			*out = e;
 			out->low = true;
+		} else if (quantile_line(ft2, ff2, nf, out)) {
+			out->low = out->scattered = true;
 		}
 	}
 	out->drift_ns = out->slope * (double)span;
-	out->fixed = out->resid_ns <= MAX_RESID_NS &&
-		     (fabs(out->drift_ns) >= MIN_DRIFT_NS || out->floor0 + fmin(out->drift_ns, 0) < 0);
+	if (out->scattered)
+		out->fixed = out->floor0 + fmin(out->drift_ns, 0) < 0;
+	else
+		out->fixed = out->resid_ns <= MAX_RESID_NS &&
+			     (fabs(out->drift_ns) >= MIN_DRIFT_NS || out->floor0 + fmin(out->drift_ns, 0) < 0);
 	err = 0;
 out:
 	free(p);

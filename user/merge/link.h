@@ -125,6 +125,8 @@ struct merge_clock_fit {
 	double slope;		/* the floor's change, ns a ns */
 	double floor0;		/* its value at t0, ns */
 	double resid_ns;	/* the floors' median distance from the line */
+	bool scattered;		/* the floors' low quantile's line (a time-sliced GPU:
+				 * see gpu_clock.c), taken only where it falls below 0 */
 	bool low;		/* the floors taken as each stretch's second-least delay
 				 * (a GPU busy most of the time) */
 	double drift_ns;	/* slope * span */
