@@ -5,7 +5,7 @@
  * cycles (tools/gpu/attach_check.sh) is CUPTI's and the driver's own.
  *
  *   gcc -O2 -I$CUDA/include tools/gpu/cupti_cycles.c -L$CUDA/lib64 -lcupti -lcuda -o cc
- *   ./cc [CYCLES] [LAUNCHES] [MODULES]
+ *   ./cc [CYCLES] [LAUNCHES] [MODULES] [THREADS]
  *
  * Each cycle does what the agent does while attached, in one thread: the
  * activity kinds it records (kernels, copies, sets, driver API records of
@@ -17,7 +17,15 @@
  * driver's launch slower after its finalize. MODULES (1 by default)
  * modules of one kernel each, launched in turn: whether what a cycle leaves
  * grows with the code CUPTI instruments (a framework loads hundreds).
+ * THREADS (0 by default) more threads, made once and living through every
+ * cycle (as a framework's: PyTorch's autograd thread launches the backward
+ * pass), each launching as many again on a stream of its own: whether what
+ * a cycle leaves grows with the threads that called CUDA under CUPTI. Each
+ * line also gives the C heap's memory in use and free (glibc's mallinfo2):
+ * held memory against memory the allocator keeps.
  */
+#include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +119,48 @@ static double now_ns(void)
 	return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
+/* The THREADS launchers: each waits at go, launches on its stream, waits at
+ * done; until stop. */
+struct launcher {
+	pthread_t t;
+	CUcontext ctx;
+	CUstream s;
+	CUfunction *fn;
+	int nfn, launches;
+};
+
+static pthread_barrier_t go, done;
+static volatile int stop;
+
+static void *launcher(void *arg)
+{
+	struct launcher *l = arg;
+
+	if (cuCtxSetCurrent(l->ctx) || cuStreamCreate(&l->s, CU_STREAM_NON_BLOCKING))
+		l->launches = -1;
+	for (;;) {
+		pthread_barrier_wait(&go);
+		if (stop)
+			return NULL;
+		for (int i = 0; i < l->launches; i++)
+			if (cuLaunchKernel(l->fn[i % l->nfn], 1, 1, 1, 32, 1, 1, 0, l->s, NULL, NULL)) {
+				l->launches = -1;
+				break;
+			}
+		if (l->launches >= 0 && cuStreamSynchronize(l->s))
+			l->launches = -1;
+		pthread_barrier_wait(&done);
+	}
+}
+
+static void heap(long *in_use_kb, long *free_kb)
+{
+	struct mallinfo2 m = mallinfo2();
+
+	*in_use_kb = (long)(m.uordblks >> 10);
+	*free_kb = (long)(m.fordblks >> 10);
+}
+
 static int work(CUfunction *fn, int nfn, CUdeviceptr d, void *h, int launches)
 {
 	double t0 = now_ns();
@@ -123,10 +173,29 @@ static int work(CUfunction *fn, int nfn, CUdeviceptr d, void *h, int launches)
 	return 0;
 }
 
+/* work() on this thread while the launchers do theirs; a launcher that
+ * failed fails the cycle. */
+static int work_all(CUfunction *fn, int nfn, CUdeviceptr d, void *h, int launches, struct launcher *thr, int nthr)
+{
+	int err;
+
+	pthread_barrier_wait(&go);
+	err = work(fn, nfn, d, h, launches);
+	pthread_barrier_wait(&done);
+	for (int t = 0; t < nthr; t++)
+		if (thr[t].launches < 0) {
+			fprintf(stderr, "cupti_cycles: launcher %d failed\n", t);
+			return 1;
+		}
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	int cycles = argc > 1 ? atoi(argv[1]) : 10, launches = argc > 2 ? atoi(argv[2]) : 20000;
-	int nmod = argc > 3 ? atoi(argv[3]) : 1;
+	int nmod = argc > 3 ? atoi(argv[3]) : 1, nthr = argc > 4 ? atoi(argv[4]) : 0;
+	static struct launcher thr[64];
+	long in_use, freed;
 	static const CUpti_ActivityKind kinds[] = {
 		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
 		CUPTI_ACTIVITY_KIND_DRIVER,
@@ -138,8 +207,8 @@ int main(int argc, char **argv)
 	static CUfunction fn[MAX_MODULES];
 	CUdeviceptr d;
 
-	if (nmod < 1 || nmod > MAX_MODULES) {
-		fprintf(stderr, "cupti_cycles: MODULES must be 1 to %d\n", MAX_MODULES);
+	if (nmod < 1 || nmod > MAX_MODULES || nthr < 0 || nthr > 64) {
+		fprintf(stderr, "cupti_cycles: MODULES must be 1 to %d, THREADS 0 to 64\n", MAX_MODULES);
 		return 2;
 	}
 	CK(cuInit(0));
@@ -151,9 +220,16 @@ int main(int argc, char **argv)
 		CK(cuModuleGetFunction(&fn[m], mod[m], "empty"));
 	}
 	CK(cuMemAlloc(&d, 4096));
-	CK(work(fn, nmod, d, host, launches));
-	printf("cycle 0 (no CUPTI, %d modules): rss_kb %ld anon_kb %ld maps %ld threads %ld launch_ns %.0f\n", nmod,
-	       field("/proc/self/status", "VmRSS:"), field("/proc/self/smaps_rollup", "Anonymous:"), lines("/proc/self/maps"),
+	CK(pthread_barrier_init(&go, NULL, (unsigned)nthr + 1) || pthread_barrier_init(&done, NULL, (unsigned)nthr + 1));
+	for (int t = 0; t < nthr; t++) {
+		thr[t] = (struct launcher){ .ctx = ctx, .fn = fn, .nfn = nmod, .launches = launches };
+		CK(pthread_create(&thr[t].t, NULL, launcher, &thr[t]));
+	}
+	CK(work_all(fn, nmod, d, host, launches, thr, nthr));
+	heap(&in_use, &freed);
+	printf("cycle 0 (no CUPTI, %d modules, %d threads more): rss_kb %ld anon_kb %ld heap_in_use_kb %ld heap_free_kb "
+	       "%ld maps %ld threads %ld launch_ns %.0f\n", nmod, nthr, field("/proc/self/status", "VmRSS:"),
+	       field("/proc/self/smaps_rollup", "Anonymous:"), in_use, freed, lines("/proc/self/maps"),
 	       field("/proc/self/status", "Threads:"), launch_ns);
 	for (int c = 1; c <= cycles; c++) {
 		CUpti_SubscriberHandle sub;
@@ -163,18 +239,24 @@ int main(int argc, char **argv)
 			CK(cuptiActivityEnable(kinds[k]));
 		CK(cuptiSubscribe(&sub, callback, NULL));
 		CK(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API));
-		CK(work(fn, nmod, d, host, launches));
+		CK(work_all(fn, nmod, d, host, launches, thr, nthr));
 		CK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
 		CK(cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_DRIVER_API));
 		CK(cuptiUnsubscribe(sub));
 		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 			CK(cuptiActivityDisable(kinds[k]));
 		CK(cuptiFinalize());
-		CK(work(fn, nmod, d, host, launches));
-		printf("cycle %d: rss_kb %ld anon_kb %ld maps %ld threads %ld records %lu launch_ns %.0f\n", c,
-		       field("/proc/self/status", "VmRSS:"), field("/proc/self/smaps_rollup", "Anonymous:"),
-		       lines("/proc/self/maps"), field("/proc/self/status", "Threads:"), records, launch_ns);
+		CK(work_all(fn, nmod, d, host, launches, thr, nthr));
+		heap(&in_use, &freed);
+		printf("cycle %d: rss_kb %ld anon_kb %ld heap_in_use_kb %ld heap_free_kb %ld maps %ld threads %ld records "
+		       "%lu launch_ns %.0f\n", c, field("/proc/self/status", "VmRSS:"),
+		       field("/proc/self/smaps_rollup", "Anonymous:"), in_use, freed, lines("/proc/self/maps"),
+		       field("/proc/self/status", "Threads:"), records, launch_ns);
 		fflush(stdout);
 	}
+	stop = 1;
+	pthread_barrier_wait(&go);
+	for (int t = 0; t < nthr; t++)
+		pthread_join(thr[t].t, NULL);
 	return 0;
 }

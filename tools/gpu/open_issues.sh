@@ -39,8 +39,10 @@
 #             hot_cost.sh none/all (the programs' own accounting); about 6
 #             minutes
 #   attach-memory  issue 30: cupti_cycles.c (CUPTI alone started and
-#             finalized 16 times, no code of ours, with 1 module and with
-#             256: whose the job's memory growth over attach cycles is, and
+#             finalized 16 times, no code of ours, with 1 module, with 256,
+#             and with 256 and two more launching threads living through the
+#             cycles, each line with the C heap in use: whose the job's
+#             memory growth over attach cycles is, and
 #             the driver's launch time after each finalize), then
 #             attach_check.sh with 16 cycles of 2 s on the training job and
 #             a twin job never attached beside it (the control for memory
@@ -150,8 +152,9 @@ for g in "$@"; do
 	attach-memory)
 		step cupti_cycles 120 bash -c 'mkdir -p "$OUT" && C=${CUDA_HOME:-/usr/local/cuda} && gcc -O2 -I"$C/include" \
 			tools/gpu/cupti_cycles.c -L"$C/lib64" -L"$C/lib64/stubs" -Wl,-rpath,"$C/lib64" -lcupti -lcuda \
-			-o "$OUT/cupti_cycles" && LD_LIBRARY_PATH=/usr/local/nvidia/lib64 "$OUT/cupti_cycles" 16 20000 1 && \
-			LD_LIBRARY_PATH=/usr/local/nvidia/lib64 "$OUT/cupti_cycles" 16 20000 256'
+			-lpthread -o "$OUT/cupti_cycles" && LD_LIBRARY_PATH=/usr/local/nvidia/lib64 "$OUT/cupti_cycles" 16 20000 1 && \
+			LD_LIBRARY_PATH=/usr/local/nvidia/lib64 "$OUT/cupti_cycles" 16 20000 256 && \
+			LD_LIBRARY_PATH=/usr/local/nvidia/lib64 "$OUT/cupti_cycles" 16 20000 256 2'
 		sed 's/^/INFO cupti_cycles: /' "$OUT/cupti_cycles.log" >> "$OUT/summary.txt"
 		step attach_cycles 420 env MODES=train CYCLES=16 SECS=2 PERIOD=15 LAT=3 CPUS_JOB=2-4 \
 			CPUS_TWIN=5-7 CPUS_TOOL=8-15 tools/gpu/attach_check.sh
