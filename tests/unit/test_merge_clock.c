@@ -150,6 +150,7 @@ static void busy_drift(int busy, double ppm, double max_ppm, uint64_t max_off)
 	assert_int_equal(st.causality, 0);
 	assert_int_equal(st.clock_fixed, 1);
 	assert_int_equal(st.clock_busy, 1);
+	assert_int_equal(st.clock_scattered, busy == 4);
 	assert_true(st.clock_rate < (ppm + max_ppm) * 1e-6 && st.clock_rate > (ppm - max_ppm) * 1e-6);
 	for (int i = 0; i < DRIFT_N; i++) {
 		uint64_t truth = k->c[i].entry + 5 * US + (uint64_t)(i % 4) * US + busy_wait(i, busy);

@@ -348,6 +348,7 @@ static void clock_count(const struct merge_clock_fit *f, struct merge_link_stats
 		return;
 	st->clock_fixed++;
 	st->clock_busy += f->low;
+	st->clock_scattered += f->scattered;
 	if (st->clock_fixed == 1 || llabs(f->max_shift_ns) > llabs(st->clock_max_shift_ns)) {
 		st->clock_max_shift_ns = f->max_shift_ns;
 		st->clock_rate = f->slope;

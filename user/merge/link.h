@@ -106,6 +106,8 @@ struct merge_link_stats {
 	uint64_t clock_fixed;		/* processes whose GPU records were moved (merge__clock_fit) */
 	uint64_t clock_busy;		/* ... of them, from the few kernels that started at once on
 					 * a GPU busy most of the time (merge_clock_fit's low) */
+	uint64_t clock_scattered;	/* ... of those, from quick starts scattered by a GPU shared
+					 * in time slices (merge_clock_fit's scattered) */
 	int64_t clock_max_shift_ns;	/* ... the largest move, of clock_pid's */
 	double clock_rate;		/* ... clock_pid's drift, ns a ns (floor change) */
 	uint32_t clock_pid;		/* ... the process moved the most */

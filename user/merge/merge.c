@@ -359,8 +359,14 @@ static void print_summary(const struct merger *m)
 			      "%+.1f us at most", (unsigned long long)s->clock_fixed, s->clock_fixed == 1 ? "" : "es",
 			      s->clock_pid, s->clock_rate * 1e6, s->clock_max_shift_ns / 1e3);
 	if (s->clock_busy && n < sizeof(extra))
-		snprintf(extra + n, sizeof(extra) - n, " (%llu of them from the few kernels that started at "
-			 "once on a GPU busy most of the time)", (unsigned long long)s->clock_busy);
+		n += snprintf(extra + n, sizeof(extra) - n, " (%llu of them from the few kernels that started at "
+			      "once on a GPU busy most of the time", (unsigned long long)s->clock_busy);
+	if (s->clock_scattered && n < sizeof(extra))
+		n += snprintf(extra + n, sizeof(extra) - n, "; %llu from quick starts scattered by a GPU shared in "
+			      "time slices: placed so that none starts before its launch, good to a few us",
+			      (unsigned long long)s->clock_scattered);
+	if (s->clock_busy && n < sizeof(extra))
+		snprintf(extra + n, sizeof(extra) - n, ")");
 	pr_info("merged %llu GPU records from %llu processes: %llu linked (%.1f %%), %llu unmatched, "
 		"%llu causality violations, %llu launches without GPU work%s",
 		(unsigned long long)s->gpu_records, (unsigned long long)s->processes,
