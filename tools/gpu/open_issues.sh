@@ -161,7 +161,7 @@ for g in "$@"; do
 		grep -E 'recorder alone|paired|never attached|twin|after the cycles|losses|memory, cycle|KiB at|rc [0-9]+; after' \
 			"$OUT/attach_cycles.log" | cut -c1-300 >> "$OUT/summary.txt" ;;
 	attach-link)
-		step attach_link 300 env MODES=train CYCLES=${CYCLES:-12} SECS=2 PERIOD=5 LAT=0 CPUS_JOB=2-4 \
+		step attach_link 380 env MODES=train CYCLES=${CYCLES:-12} SECS=2 PERIOD=5 LAT=0 CPUS_JOB=2-4 \
 			CPUS_TWIN=5-7 CPUS_TOOL=8-15 tools/gpu/attach_check.sh
 		grep -E 'linked \(|least delay|unlinked kernel|paired|memory, cycle|KiB at|rc [0-9]+; after|heap' "$OUT/attach_link.log" |
 			cut -c1-300 >> "$OUT/summary.txt"
