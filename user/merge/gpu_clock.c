@@ -173,9 +173,8 @@ static bool envelope(const double *ft, const double *ff, size_t n, size_t *hull,
 
 /* The floors' SCATTER_Q quantile line (see above) into *out's slope and
  * floor0 (moved down onto the lowest floor within MAX_SCATTER_NS below it).
- * The line with the least check loss
- * passes through two of the floors: each pair is tried (n is at most
- * SEG_MAX). False: fewer than two times. */
+ * The line with the least check loss passes through two of the floors: each
+ * pair is tried (n is at most SEG_MAX). False: fewer than two times. */
 static bool quantile_line(const double *ft, const double *ff, size_t n, struct merge_clock_fit *out)
 {
 	double best = INFINITY, bm = 0, bc = 0, lo = 0;
