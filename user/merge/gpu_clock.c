@@ -247,7 +247,7 @@ int merge__clock_fit(const struct merge_call *calls, const struct merge_gpu *gpu
 	double *ft = NULL, *ff = NULL, *ft2 = NULL, *ff2 = NULL, *sl = NULL;
 	struct pair *seg = NULL;
 	size_t *hull = NULL;
-	bool *keep = NULL;
+	bool *keep = NULL, below;
 	int64_t span, len;
 	size_t np = 0, nf;
 	int err = -ENOMEM;
@@ -321,11 +321,10 @@ int merge__clock_fit(const struct merge_call *calls, const struct merge_gpu *gpu
 		}
 	}
 	out->drift_ns = out->slope * (double)span;
-	if (out->scattered)
-		out->fixed = out->floor0 + fmin(out->drift_ns, 0) < 0;
-	else
-		out->fixed = out->resid_ns <= MAX_RESID_NS &&
-			     (fabs(out->drift_ns) >= MIN_DRIFT_NS || out->floor0 + fmin(out->drift_ns, 0) < 0);
+	/* quick starts before their launches somewhere along the line */
+	below = out->floor0 + fmin(out->drift_ns, 0) < 0;
+	out->fixed = out->scattered ? below
+				    : out->resid_ns <= MAX_RESID_NS && (fabs(out->drift_ns) >= MIN_DRIFT_NS || below);
 	err = 0;
 out:
 	free(p);
