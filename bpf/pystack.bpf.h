@@ -315,25 +315,22 @@ static __always_inline __u64 py_top(const struct gt_py_cfg *c, __u64 tstate, boo
 /* The innermost frame a call of thread id runs under: its own thread's, or
  * for a thread that runs no Python now (autograd's, which keeps a thread
  * state for hooks; a framework's pool) the main thread's, which waits in
- * the Python line that asked for the work (*main set, *mts that state; 0
- * where the frame is the thread's own). *tstate: the state found, the main
- * thread's for a thread without one (0: none). */
+ * the Python line that asked for the work (*mts that state; 0 where the
+ * frame is the thread's own). *tstate: the state found, the main thread's
+ * for a thread without one (0: none). */
 static __always_inline __u64 py_call_frame(const struct gt_py_cfg *c, __u64 runtime, __u64 id,
-					   __u64 *tstate, __u64 *mts, bool *main, bool *bad)
+					   __u64 *tstate, __u64 *mts, bool *bad)
 {
 	__u32 pid = id >> 32;
 	__u64 frame, m;
 
-	*main = false;
 	*mts = 0;
 	*tstate = py_tstate(c, runtime, (__u32)id, true);
 	frame = *tstate ? py_top(c, *tstate, bad) : 0;
 	if (!frame && !*bad && (__u32)id != pid) {
 		m = py_tstate(c, runtime, pid, false);
-		if (m && (frame = py_top(c, m, bad))) {
-			*main = true;
+		if (m && (frame = py_top(c, m, bad)))
 			*mts = m;
-		}
 		if (!*tstate)
 			*tstate = m;
 	}
@@ -516,7 +513,7 @@ static __always_inline struct py_walk *py_walk(__u64 id, __u64 ts, __u32 max)
 	struct gt_py_cfg *c;
 	struct py_walk *w;
 	__u64 tstate, frame, mts;
-	bool bad = false, main;
+	bool bad = false;
 
 	if (!py_nfiles)
 		return NULL;
@@ -540,8 +537,8 @@ static __always_inline struct py_walk *py_walk(__u64 id, __u64 ts, __u32 max)
 	w->flags = 0;
 	w->id = id;
 	w->ts = ts;
-	frame = py_call_frame(c, np.runtime, id, &tstate, &mts, &main, &bad);
-	if (main)
+	frame = py_call_frame(c, np.runtime, id, &tstate, &mts, &bad);
+	if (mts)
 		w->flags |= GT_STACK_PY_MAIN;
 	if (!tstate) {
 		count(&n_py_nothread);
@@ -609,7 +606,7 @@ __noinline int py_top_key(__u64 id, struct py_key *k)
 	struct gt_py_cfg *c;
 	struct py_walk *w;
 	__u64 tstate, frame, ip, want, mts;
-	bool bad = false, main;
+	bool bad = false;
 
 	if (!k)
 		return -1;
@@ -644,20 +641,20 @@ __noinline int py_top_key(__u64 id, struct py_key *k)
 	c = bpf_map_lookup_elem(&py_cfgs, &cfgi);
 	if (!c || !w || !c->version)
 		return -1;
-	frame = py_call_frame(c, pp->runtime, id, &tstate, &mts, &main, &bad);
+	frame = py_call_frame(c, pp->runtime, id, &tstate, &mts, &bad);
 	if (bad || !tstate)
 		return -1;	/* the walk counts the thread without a state */
 	if (!frame)
 		return 0;
 	/* a thread under the main thread's state is kept only with a state of
 	 * its own (one without is looked for again now and then: py_tstate) */
-	if (pf && (!main || (mts && tstate != mts))) {
+	if (pf && (!mts || tstate != mts)) {
 		pf->tid = tid;
 		pf->pid = pid;
 		pf->epoch = epoch;
 		pf->cfg = cfgi;
 		pf->tstate = tstate;
-		pf->main = main ? mts : 0;
+		pf->main = mts;
 	}
 have_frame:
 	if (bpf_probe_read_user(w->chunk, sizeof(w->chunk), (void *)frame))
