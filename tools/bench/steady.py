@@ -46,7 +46,7 @@ def _malloc_log(path):
         with open(path, "a") as f:
             f.write("%s system_kb %d mmapped_kb %d in_use_kb %d free_kb %d\n" % (
                 "trimmed" if signum == signal.SIGHUP else "heap", m.arena >> 10, m.hblkhd >> 10,
-                (m.uordblks) >> 10, m.fordblks >> 10))
+                m.uordblks >> 10, m.fordblks >> 10))
 
     signal.signal(signal.SIGUSR2, log)
     signal.signal(signal.SIGHUP, log)

@@ -232,6 +232,7 @@ train)
 	# PERIOD seconds of the job never attached, and as many after the last
 	# detach: the step time of both, in process
 	p_start=$(date +%s%N)
+	half=$(((CYCLES + 1) / 2))
 	sleep "$PERIOD"
 	echo "train: before: $(state); threads $(threads)"
 	for c in $(seq "$CYCLES"); do
@@ -242,17 +243,16 @@ train)
 		[ "$c" = 1 ] && [ -n "$TW" ] && twin_first=$(WL=$TW state)
 		# the mappings after the first cycle, half-way and at the end:
 		# where the memory grew (smaps_diff.py)
-		if [ "$c" = 1 ] || [ "$c" = $(((CYCLES + 1) / 2)) ] || [ "$c" = "$CYCLES" ]; then
+		if [ "$c" = 1 ] || [ "$c" = "$half" ] || [ "$c" = "$CYCLES" ]; then
 			cat /proc/"$WL"/smaps > "$OUT/train-$c.smaps" 2> /dev/null
 			[ -n "$TW" ] && cat /proc/"$TW"/smaps > "$OUT/twin-$c.smaps" 2> /dev/null
 		fi
 		sleep 4
 	done
 	for w in train ${TW:+twin}; do
-		"$PY" tools/gpu/smaps_diff.py "$w: memory, cycle 1 to $(((CYCLES + 1) / 2))" \
-			"$OUT/$w-1.smaps" "$OUT/$w-$(((CYCLES + 1) / 2)).smaps"
-		"$PY" tools/gpu/smaps_diff.py "$w: memory, cycle $(((CYCLES + 1) / 2)) to $CYCLES" \
-			"$OUT/$w-$(((CYCLES + 1) / 2)).smaps" "$OUT/$w-$CYCLES.smaps"
+		"$PY" tools/gpu/smaps_diff.py "$w: memory, cycle 1 to $half" "$OUT/$w-1.smaps" "$OUT/$w-$half.smaps"
+		"$PY" tools/gpu/smaps_diff.py "$w: memory, cycle $half to $CYCLES" "$OUT/$w-$half.smaps" \
+			"$OUT/$w-$CYCLES.smaps"
 	done
 	sleep "$PERIOD"
 	echo "$p_start $(date +%s%N)" > "$OUT/train.periods"

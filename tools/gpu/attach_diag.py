@@ -3,7 +3,7 @@
 # dump` of the merged trace on stdin, prints one line per finding, tagged.
 #   gtrace-bpf dump T.gtrace | python3 attach_diag.py TAG
 # Exit status 1 when fewer than 99 % of the GPU records are linked.
-import json, sys
+import bisect, json, sys
 
 tag = sys.argv[1] if len(sys.argv) > 1 else "diag"
 gpu, calls, extra, launches = [], [], [], []
@@ -38,11 +38,17 @@ unl = [0] * 10
 cau = [0] * 10
 gaps = []
 lat = []
-for ts, launch, c, _ in gpu:
+# the least delay from a launch to its kernel, by tenth: an offset or a
+# drift of the GPU clock moves it
+floor = [None] * 10
+for ts, launch, c, t in gpu:
     if launch is None:
         unl[decile(ts)] += 1
     else:
         lat.append(ts - launch)
+        d = decile(ts)
+        if t == "gpu_kernel" and (floor[d] is None or ts - launch < floor[d]):
+            floor[d] = ts - launch
     if c:
         cau[decile(ts)] += 1
         gaps.append(launch - ts)
@@ -70,13 +76,6 @@ if tail:
           "%d run by graphs; %d with a correlation above the last linked one (%d); the last call %s"
           % (tag, len(tail), after[0], after[len(after) // 2], after[-1], sum(1 for _, e in tail if e[0]),
              sum(1 for _, e in tail if e[2] > maxc), maxc, last_api))
-# the floor of the delay from a launch to its kernel, by tenth: an offset or
-# a drift of the GPU clock moves it
-floor = [None] * 10
-for ts, launch, _, t in gpu:
-    if launch is not None and t == "gpu_kernel":
-        d = decile(ts)
-        floor[d] = ts - launch if floor[d] is None else min(floor[d], ts - launch)
 print("%s: least delay launch -> kernel by tenth (us): %s" % (tag, " ".join(
     "-" if f is None else "%.1f" % (f / 1e3) for f in floor)))
 # the first unlinked kernels: the launches left without GPU work near
@@ -84,7 +83,6 @@ print("%s: least delay launch -> kernel by tenth (us): %s" % (tag, " ".join(
 # kernels just before them in correlation order
 free = sorted(set(launches) - set(g[1] for g in gpu if g[1] is not None))
 byc = sorted(range(len(gpu)), key=lambda i: (extra[i][2], gpu[i][0]))
-import bisect
 shown = 0
 for pos, i in enumerate(byc):
     if gpu[i][1] is not None or gpu[i][3] != "gpu_kernel":
