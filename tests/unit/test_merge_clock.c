@@ -8,6 +8,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -99,6 +100,14 @@ struct drift_case {
 	struct merge_gpu g[DRIFT_N];
 };
 
+/* k's job made (drift_job) and linked, by order or, with api, by its API
+ * records too. */
+static void drift_link(struct drift_case *k, double ppm, int busy, bool api, struct merge_link_stats *st)
+{
+	drift_job(k->c, k->a, k->g, ppm, busy);
+	link_ok(k->c, DRIFT_N, api ? k->a : NULL, api ? DRIFT_N : 0, k->g, DRIFT_N, st);
+}
+
 /* Linked by order, the GPU clock 7 us a second behind (as a CuPy job on the
  * H200): without the fit, its kernels begin before their launches beyond the
  * 2 us tolerance after 0.4 s and order linking loses them; with it, every
@@ -112,8 +121,7 @@ static void t_clock_drift_order(void **state)
 
 	(void)state;
 	assert_non_null(k);
-	drift_job(k->c, k->a, k->g, -7.0, 0);
-	link_ok(k->c, DRIFT_N, NULL, 0, k->g, DRIFT_N, &st);
+	drift_link(k, -7.0, 0, false, &st);
 	assert_int_equal(st.linked, DRIFT_N);
 	assert_int_equal(st.by_order, DRIFT_N);
 	assert_int_equal(st.causality, 0);
@@ -144,8 +152,7 @@ static void busy_drift(int busy, double ppm, double max_ppm, uint64_t max_off)
 	uint64_t worst = 0;
 
 	assert_non_null(k);
-	drift_job(k->c, k->a, k->g, ppm, busy);
-	link_ok(k->c, DRIFT_N, NULL, 0, k->g, DRIFT_N, &st);
+	drift_link(k, ppm, busy, false, &st);
 	assert_int_equal(st.linked, DRIFT_N);
 	assert_int_equal(st.causality, 0);
 	assert_int_equal(st.clock_fixed, 1);
@@ -213,8 +220,7 @@ static void t_clock_sliced_ahead(void **state)
 
 	(void)state;
 	assert_non_null(k);
-	drift_job(k->c, k->a, k->g, 5.0, 4);
-	link_ok(k->c, DRIFT_N, NULL, 0, k->g, DRIFT_N, &st);
+	drift_link(k, 5.0, 4, false, &st);
 	assert_int_equal(st.linked, DRIFT_N);
 	assert_int_equal(st.causality, 0);
 	assert_int_equal(st.clock_fixed, 0);
@@ -234,8 +240,7 @@ static void t_clock_drift_api(void **state)
 
 	(void)state;
 	assert_non_null(k);
-	drift_job(k->c, k->a, k->g, -7.0, 0);
-	link_ok(k->c, DRIFT_N, k->a, DRIFT_N, k->g, DRIFT_N, &st);
+	drift_link(k, -7.0, 0, true, &st);
 	assert_int_equal(st.linked, DRIFT_N);
 	assert_int_equal(st.by_order, 0);
 	assert_int_equal(st.causality, 0);
@@ -258,8 +263,7 @@ static void t_clock_steady(void **state)
 	(void)state;
 	assert_non_null(k);
 	for (int busy = 0; busy < 5; busy++) {
-		drift_job(k->c, k->a, k->g, 0, busy);
-		link_ok(k->c, DRIFT_N, NULL, 0, k->g, DRIFT_N, &st);
+		drift_link(k, 0, busy, false, &st);
 		assert_int_equal(st.linked, DRIFT_N);
 		assert_int_equal(st.clock_fixed, 0);
 		for (int i = 0; i < DRIFT_N; i++)
