@@ -12,8 +12,9 @@
  * refused with one line and nothing done; a thread waiting inside the
  * CUDA driver (a libcuda.so.1 of the tests') is never the one borrowed:
  * another is, or, when it is the only one, the load is refused and the
- * program runs on. Not tested here: Yama's
- * ptrace_scope 3 (setting it cannot be undone until a reboot).
+ * program runs on; Yama's ptrace_scope 3 refuses with one line and nothing
+ * done (read from a file of the test's: setting the kernel's to 3 cannot be
+ * undone until a reboot).
  */
 #include <dirent.h>
 #include <stdbool.h>
@@ -321,6 +322,40 @@ static void test_static_refused(void **state)
 	finish_ok(&t);
 }
 
+/* ptrace_scope 3: refused before anything is done, one line naming the
+ * setting; 1 (root may attach) and a kernel without Yama: not refused. */
+static void test_yama_refused(void **state)
+{
+	char file[] = "/tmp/gtrace-yama.XXXXXX", why[256] = "";
+	struct target t;
+	uint64_t h = 1;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(file);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "3\n", 2), 2);
+	close(fd);
+	t = start(GT_INJECT_WL, "1");
+	inject__set_yama_path(file);
+	assert_int_equal(inject__check(t.pid, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "ptrace_scope is 3"));
+	assert_null(strchr(why, '\n'));
+	assert_int_equal(inject__dlopen(t.pid, GT_INJECT_LIB, 1000, &h, why, sizeof(why)), -EPERM);
+	assert_int_equal(h, 0);
+	assert_int_equal(probe_lines(t.pid), 0);
+	fd = open(file, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "1\n", 2), 2);
+	close(fd);
+	assert_int_equal(inject__check(t.pid, why, sizeof(why)), 0);
+	inject__set_yama_path("/nonexistent/ptrace_scope");
+	assert_int_equal(inject__check(t.pid, why, sizeof(why)), 0);
+	inject__set_yama_path(NULL);
+	unlink(file);
+	finish_ok(&t);
+}
+
 static void test_traced_refused(void **state)
 {
 	struct target t;
@@ -562,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_not_a_library),
 		cmocka_unit_test(test_python),
 		cmocka_unit_test(test_static_refused),
+		cmocka_unit_test(test_yama_refused),
 		cmocka_unit_test(test_traced_refused),
 		cmocka_unit_test(test_setuid_refused),
 		cmocka_unit_test(test_no_process),

@@ -98,6 +98,15 @@ static int libc_maps(pid_t pid, struct map *out, int max, bool *loader)
 	return n;
 }
 
+/* Where Yama's ptrace_scope is read: the kernel's, or the tests' file
+ * (inject__set_yama_path). */
+static const char *yama_path = "/proc/sys/kernel/yama/ptrace_scope";
+
+void inject__set_yama_path(const char *path)
+{
+	yama_path = path ? path : "/proc/sys/kernel/yama/ptrace_scope";
+}
+
 int inject__check(pid_t pid, char *why, size_t len)
 {
 	struct map m[16];
@@ -120,7 +129,7 @@ int inject__check(pid_t pid, char *why, size_t len)
 	if (st.st_mode & (S_ISUID | S_ISGID))
 		return inject__fail(why, len, -EPERM, "pid %d runs a setuid or setgid program: not attached to",
 			    (int)pid);
-	f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+	f = fopen(yama_path, "re");
 	if (f) {
 		if (!fgets(scope, sizeof(scope), f))
 			scope[0] = 0;

@@ -26,6 +26,9 @@
 
 /* 0 when pid can take a library now; else -errno and why (one line). */
 int inject__check(pid_t pid, char *why, size_t len);
+/* For the unit tests (Yama's ptrace_scope 3 cannot be set back without a
+ * reboot): the file read as kernel.yama.ptrace_scope; NULL: the kernel's. */
+void inject__set_yama_path(const char *path);
 
 /* Loads the library at path (a file of ours, read here) into pid: waits at
  * most wait_ms for its main thread to reach a system call and as long for
