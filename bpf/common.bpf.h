@@ -54,6 +54,9 @@ const volatile __s32 cgroup_level = 0;		/* ... at this depth (the root is 0), or
 
 /* Counters of every object, read by the recorder through the skeletons' bss. */
 __u64 n_drop_ringbuf = 0;
+/* Records lost because the start their exit needs could not be stored: the
+ * kernel refused the map update (full, or its lock not taken in time). */
+__u64 n_drop_state = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -334,7 +334,9 @@ struct gt_counters {
 	__u64 records_written;	/* records written to the file (BPF and userspace) */
 	__u64 ranges_nested;	/* range opens inside an open range of the process: ignored */
 	__u64 ranges_refused;	/* range opens beyond --capture-range-end's count: not recorded */
-	__u64 _reserved[1];	/* room for later counters, zero */
+	__u64 drop_state;	/* ioctls and off-CPU intervals lost: their start could not be
+				 * stored (the kernel refused the map update); 0 in traces
+				 * from before this counter */
 };
 
 struct gt_stats {

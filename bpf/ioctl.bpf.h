@@ -94,7 +94,8 @@ static __always_inline void ioctl_enter(struct file *f, int fd, __u32 cmd, __u64
 	s.fd = fd;
 	s.rung = rung;
 	rm_param(&s);
-	bpf_map_update_elem(&ioctl_inflight, &id, &s, BPF_ANY);
+	if (bpf_map_update_elem(&ioctl_inflight, &id, &s, BPF_ANY))
+		count(&n_drop_state);
 }
 
 static __always_inline void ioctl_exit(__s64 ret)

@@ -64,7 +64,9 @@ int on_switch(struct bpf_raw_tracepoint_args *ctx)
 			.cpu = bpf_get_smp_processor_id(), .pid = prev_pid,
 		};
 
-		bpf_map_update_elem(&offcpu, &prev_tid, &st, BPF_ANY);
+		/* not stored, the interval is lost: counted, never silent */
+		if (bpf_map_update_elem(&offcpu, &prev_tid, &st, BPF_ANY))
+			count(&n_drop_state);
 		own = true;
 	}
 	s = next_tid ? bpf_map_lookup_elem(&offcpu, &next_tid) : NULL;

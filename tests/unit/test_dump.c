@@ -193,6 +193,7 @@ static void write_trace(const char *path, bool finish)
 		t.end_ts = 11000;
 		t.counters.events = 50;
 		t.counters.drop_ringbuf = 4;
+		t.counters.drop_state = 6;
 		assert_int_equal(trace_writer__finish(W, &t), 0);
 	} else {
 		/* a crash after the first chunk: the second never reached the file */
@@ -307,6 +308,11 @@ static void test_summary(void **state)
 	assert_int_equal(calls, 50);
 	assert_non_null(strstr(r.out, "\n  drop_ringbuf "));
 	assert_non_null(strstr(r.out, "\n  records_written "));
+	/* the last counter, in what was the reserved word */
+	row = strstr(r.out, "\n  drop_state ");
+	assert_non_null(row);
+	assert_int_equal(sscanf(row, " %*s %llu", &calls), 1);
+	assert_int_equal(calls, 6);
 	row = strstr(r.out, "\n  placeholder_names ");
 	assert_non_null(row);
 	assert_int_equal(sscanf(row, " %*s %llu", &calls), 1);

@@ -212,7 +212,8 @@ static const char exp_metadata[] =
 	"\"options\":\"buffer=8\",\"truncated\":false,\"counters\":{\"events\":50,\"drop_ringbuf\":4,"
 	"\"drop_stash\":0,\"str_fault\":0,\"args_fault\":0,\"names_mem\":0,\"names_mem_rejected\":0,"
 	"\"names_mem_verified\":0,\"names_mem_mismatch\":0,\"attach_files\":0,\"attach_probes\":0,"
-	"\"attach_failed\":0,\"records_written\":0,\"ranges_nested\":0,\"ranges_refused\":0},"
+	"\"attach_failed\":0,\"records_written\":0,\"ranges_nested\":0,\"ranges_refused\":0,"
+	"\"drop_state\":0},"
 	"\"decoder\":{\"calls\":7,\"unmatched_exits\":0,"
 	"\"incomplete\":1,\"placeholder_names\":0,\"device_unknown\":5,\"nccl_calls\":0,\"nccl_comm_unknown\":0,\"unknown_records\":0}}}";
 

@@ -221,6 +221,7 @@ static void feed_fixture(void)
 	st = hdr(GT_REC_STATS, sizeof(*st), 5500, 0, 0);
 	st->c.events = 20;
 	st->c.drop_ringbuf = 3;
+	st->c.drop_state = 2;
 	put(st);
 	m_launch(8000, 200, API(cuLaunchKernel_ptsz), 0x6000);
 	m_proc(GT_REC_EXIT, 9000, 200, "worker");
@@ -269,6 +270,7 @@ static void test_fixture_counts(void **state)
 	assert_string_equal(series("gtrace_copy_bytes_total"),
 		"gtrace_copy_bytes_total{pid=\"100\",process=\"app --tag \\\"x\\\\y\\\"\\nz\",direction=\"HtoD\"} 4000");
 	assert_string_equal(series("gtrace_events_dropped_total"), "gtrace_events_dropped_total 3");
+	assert_string_equal(series("gtrace_state_dropped_total"), "gtrace_state_dropped_total 2");
 	assert_string_equal(series("gtrace_bpf_events_total"), "gtrace_bpf_events_total 20");
 	assert_string_equal(series("gtrace_processes"), "gtrace_processes 2");
 	assert_string_equal(series("gtrace_processes_evicted_total"), "gtrace_processes_evicted_total 0");
@@ -312,7 +314,7 @@ static void test_families(void **state)
 			assert_string_equal(type, "gauge");
 		families++;
 	}
-	assert_int_equal(families, 25);
+	assert_int_equal(families, 26);
 }
 
 static void test_self(void **state)

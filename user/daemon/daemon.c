@@ -484,7 +484,7 @@ static void finished(void *ctx, const struct gt_counters *c, const char *gaps)
 	struct daemon *d = ctx;
 
 	pr_info("daemon stopped: %llu events, %llu dropped%s, %llu snapshots written",
-		(unsigned long long)c->events, (unsigned long long)c->drop_ringbuf, gaps,
+		(unsigned long long)c->events, (unsigned long long)(c->drop_ringbuf + c->drop_state), gaps,
 		(unsigned long long)d->snapshots);
 }
 

@@ -585,6 +585,9 @@ static void render_recorder(const struct gt_metrics *m, struct obuf *o)
 
 	single_u64(o, "gtrace_events_dropped_total", "counter",
 		   "Records lost to a full ring buffer.", m->has_cnt, m->cnt.drop_ringbuf);
+	single_u64(o, "gtrace_state_dropped_total", "counter",
+		   "ioctls and off-CPU intervals lost: their start could not be stored.", m->has_cnt,
+		   m->cnt.drop_state);
 	single_u64(o, "gtrace_bpf_events_total", "counter",
 		   "Records the BPF programs submitted.", m->has_cnt, m->cnt.events);
 	single_u64(o, "gtrace_processes", "gauge",

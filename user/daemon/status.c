@@ -202,7 +202,7 @@ size_t daemon__status(struct daemon *d, char *buf, size_t len)
 		     (int)getpid(), up / 1e9, ro->light ? "light" : "full", cg,
 		     (unsigned long long)f.nprocs, (unsigned long long)(f.nprocs - d->procs_exited),
 		     (unsigned long long)c.events,
-		     (unsigned long long)c.drop_ringbuf, (unsigned long long)rs.chunks,
+		     (unsigned long long)(c.drop_ringbuf + c.drop_state), (unsigned long long)rs.chunks,
 		     (unsigned long long)rs.records, (unsigned long long)rs.mem_bytes,
 		     (unsigned long long)d->o->memory,
 		     rs.chunks ? (rs.newest_ts - rs.oldest_ts) / 1e9 : 0.0,

@@ -343,7 +343,7 @@ void dump__print_summary(struct dump *dp, struct trace_reader *r, const struct g
 
 	fprintf(f, "\ncounters\n");
 	if (cn) {
-		/* the fields of struct gt_counters in order, _reserved left out */
+		/* the fields of struct gt_counters in order */
 		const __u64 *v = &cn->events;
 
 		for (unsigned i = 0; i < gt_counter_count; i++)

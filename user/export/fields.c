@@ -198,11 +198,12 @@ const char *const gt_counter_names[] = {
 	"names_mem", "names_mem_rejected", "names_mem_verified",
 	"names_mem_mismatch", "attach_files", "attach_probes",
 	"attach_failed", "records_written", "ranges_nested", "ranges_refused",
+	"drop_state",
 };
 const unsigned gt_counter_count = sizeof(gt_counter_names) / sizeof(gt_counter_names[0]);
 
 _Static_assert(sizeof(gt_counter_names) / sizeof(gt_counter_names[0]) ==
-	       offsetof(struct gt_counters, _reserved) / sizeof(__u64),
+	       sizeof(struct gt_counters) / sizeof(__u64),
 	       "a counter of struct gt_counters has no name here");
 
 static void launch_fields(const struct gt_callrec *c, struct cf_val *v, unsigned *n)

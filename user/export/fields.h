@@ -225,7 +225,7 @@ void fields__json(struct obuf *o, const struct cf_val *v, unsigned n, uint64_t s
  * JSON's. */
 void fields__json_frames(struct obuf *o, const struct gt_decoder *d, uint32_t stack);
 
-/* Names of the fields of struct gt_counters in order, _reserved left out. */
+/* Names of the fields of struct gt_counters in order. */
 extern const char *const gt_counter_names[];
 extern const unsigned gt_counter_count;
 

@@ -533,7 +533,8 @@ int merge__run(const struct merge_opts *o, struct merge_result *res)
 	/* the second pass stops at the last record: the trailer is read now */
 	m->end_ts = trace_reader__trailer(r) ? trace_reader__trailer(r)->end_ts : m->max_ts;
 	m->counters = *trace_reader__counters(r);
-	m->whole = trace_reader__trailer(r) && !m->counters.drop_ringbuf && !m->counters.drop_stash;
+	m->whole = trace_reader__trailer(r) && !m->counters.drop_ringbuf && !m->counters.drop_stash &&
+		   !m->counters.drop_state;
 	capture_spans__finish(m->spans, m->end_ts);
 	m->ranged = capture_spans__mode(m->spans)->range != GT_CAPSRC_NONE;
 	gt_decoder__free(m->dec);

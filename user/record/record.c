@@ -159,7 +159,7 @@ void tick(struct recorder *r, uint64_t start, uint64_t *last_events, bool tty)
 		gt_log_status("gtrace-bpf: %llus  %llu events  %llu/s  %llu dropped  %llu process%s%s",
 			      (unsigned long long)(el / 1000000000ull), (unsigned long long)c.events,
 			      (unsigned long long)(c.events - *last_events),
-			      (unsigned long long)c.drop_ringbuf, (unsigned long long)r->nprocs,
+			      (unsigned long long)(c.drop_ringbuf + c.drop_state), (unsigned long long)r->nprocs,
 			      r->nprocs == 1 ? "" : "es", cap);
 	}
 	*last_events = c.events;
@@ -257,7 +257,7 @@ static int finish(struct recorder *r)
 	pr_info("wrote %s: %llu records, %.1f %s, %llu events dropped%s, %llu process%s",
 		r->path, (unsigned long long)trace_writer__records(r->w),
 		bytes < 104858 ? bytes / 1024.0 : bytes / 1048576.0, bytes < 104858 ? "KiB" : "MiB",
-		(unsigned long long)c.drop_ringbuf, gaps, (unsigned long long)r->nprocs,
+		(unsigned long long)(c.drop_ringbuf + c.drop_state), gaps, (unsigned long long)r->nprocs,
 		r->nprocs == 1 ? "" : "es");
 	recorder__hold_summary(r);
 	if (r->stacks) {
@@ -305,6 +305,9 @@ static int finish(struct recorder *r)
 	if (c.drop_ringbuf)
 		pr_warn("%llu events were lost to a full ring buffer; raise --buffer-size",
 			(unsigned long long)c.drop_ringbuf);
+	if (c.drop_state)
+		pr_warn("%llu ioctls or off-CPU intervals lost: the kernel did not store their start",
+			(unsigned long long)c.drop_state);
 	if (c.drop_stash)
 		pr_warn("%llu call results lost (too many calls in flight)",
 			(unsigned long long)c.drop_stash);

@@ -185,6 +185,7 @@ static void write_counters(struct obuf *o, const struct gt_counters *c)
 		C(events), C(drop_ringbuf), C(drop_stash), C(str_fault), C(args_fault),
 		C(names_mem), C(names_mem_rejected), C(attach_files), C(attach_probes),
 		C(attach_failed), C(records_written), C(ranges_nested), C(ranges_refused),
+		C(drop_state),
 #undef C
 	};
 
@@ -277,6 +278,12 @@ static void write_trace(struct report_run *rr, struct obuf *o)
 			snprintf(line, sizeof(line), "The recorder lost %llu records (its ring buffer was "
 				 "full): the timeline has gaps there.",
 				 (unsigned long long)c->drop_ringbuf);
+			warning(o, &first, line);
+		}
+		if (c->drop_state) {
+			snprintf(line, sizeof(line), "The recorder lost %llu ioctls or off-CPU intervals "
+				 "(the kernel did not store their start).",
+				 (unsigned long long)c->drop_state);
 			warning(o, &first, line);
 		}
 		if (c->attach_failed) {

@@ -220,6 +220,8 @@ enum gt_ioctl_rung kernel_sources__rung(const struct kernel_sources *ks)
 		if (skel) {                                                                \
 			(c)->drop_ringbuf +=                                               \
 				__atomic_load_n(&(skel)->bss->n_drop_ringbuf, __ATOMIC_RELAXED); \
+			(c)->drop_state +=                                                 \
+				__atomic_load_n(&(skel)->bss->n_drop_state, __ATOMIC_RELAXED); \
 		}                                                                          \
 	} while (0)
 
