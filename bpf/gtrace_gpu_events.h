@@ -60,6 +60,9 @@ enum gt_attach_result {
 	GT_ATTACH_FAILED = 3,	/* the agent is in the process but could not start (it said why
 				 * on the process' stderr) */
 	GT_ATTACH_BUSY = 4,	/* the agent there records for another recorder now */
+	GT_ATTACH_DIED = 5,	/* the process died while the agent was loaded or started in it
+				 * (why says how: the fault of the held thread and where it was,
+				 * or the signal that ended it) */
 	GT_ATTACH__COUNT
 };
 

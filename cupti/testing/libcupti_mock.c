@@ -16,7 +16,8 @@
  * holds the process), MOCK_FAIL_KIND=<kind> (cuptiActivityEnable of it
  * fails), MOCK_NO_FINE=1 (cuptiActivityEnableDriverApi unsupported),
  * MOCK_FAIL_NVTX_CBID=<id> (cuptiEnableCallback of that NVTX id fails),
- * MOCK_NO_RANGE_ID=1 (range starts report no return value).
+ * MOCK_NO_RANGE_ID=1 (range starts report no return value), MOCK_FAULT=1
+ * (cuptiSubscribe reads address 0x5c: CUPTI crashing in the agent's start).
  *
  * The driver and runtime domains (cuptiEnableDomain): each piece of GPU work
  * of the mock libcuda calls the subscriber's callback at its call's exit, as
@@ -29,6 +30,7 @@
 #include <dlfcn.h>
 #include <locale.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +83,8 @@ static void register_with_driver(void)
 
 CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *h, CUpti_CallbackFunc cb, void *ud)
 {
+	if (getenv("MOCK_FAULT"))
+		return (CUptiResult)*(volatile const int *)(uintptr_t)0x5c;
 	pthread_mutex_lock(&mu);
 	subscribes++;
 	if (!getenv("MOCK_CONFLICT")) {

@@ -409,6 +409,24 @@ t_attach() {
 		err "the other subscriber not said once: $(grep -i 'attach\|cupti' "$T/conf.err" | tr '\n' '|')"
 	kill -USR1 "$WPID"
 	finish_workload b "$WPID"
+	# CUPTI faults in the agent's start (a read of address 0x5c): the
+	# program dies of it as it would have; the recorder says where (the
+	# signal, the file and offset, the address), in one line, status 1,
+	# and the trace's attach record says "died"
+	ulimit -c 0
+	start_workload f "GT_LIBCUDA=$MOCK_LIB" "LD_LIBRARY_PATH=$CUPTI_MOCK" MOCK_FAULT=1 -- --wait-signal --launches 8
+	wait_ready f "$WPID"
+	"$GTRACE" record -p "$WPID" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach --cupti-lib "$AGENT" -d 1 \
+		-o "$T/fault.gtrace" > /dev/null 2> "$T/fault.err"
+	RC=$?
+	[ "$RC" -eq 1 ] || err "--cupti=attach into a process that faulted in it exited $RC, expected 1"
+	[ "$(grep -c -- "^gtrace-bpf: warning: --cupti=attach: pid $WPID died while gt_agent_attach ran in it (thread [0-9]*): SIGSEGV at libcupti.so[.0-9]*+0x[0-9a-f]*, address 0x5c; killed by SIGSEGV (11)\$" "$T/fault.err")" -eq 1 ] ||
+		err "the fault not said once, with where: $(grep -i 'attach' "$T/fault.err" | tr '\n' '|')"
+	kill -0 "$WPID" 2> /dev/null && err "the program that faulted is still there"
+	wait_exit "$WPID" 10
+	[ "$WAIT_RC" -eq $((128 + 11)) ] || err "the program that faulted ended with $WAIT_RC, expected $((128 + 11)) (SIGSEGV)"
+	got=$("$GTRACE" dump "$T/fault.gtrace" | jq -c 'select(.type == "cupti_attach") | [.event, (.dur > 0)]')
+	[ "$got" = '["died",true]' ] || err "the trace's attach record: $got, expected [\"died\",true] (held for some time)"
 	# a static program: refused before anything is done
 	# it runs until told (SIGUSR1) after the recorder has answered, however slow
 	PROG=$MOCK_DIR/inject_target_static start_workload s -- 600
@@ -665,7 +683,7 @@ add_case t_spool_empty "--all --cupti: a spool file found empty (its agent about
 add_case t_takeover "--all --cupti after a SIGKILLed recorder: the agents taken over, every launch of its own linked, exit 0"
 add_case t_optional "--all --cupti=optional with nobody joining exits 0, plain --cupti 1"
 add_case t_listed "-p PID --cupti: only the traced process' agent records"
-add_case t_attach "-p PID --cupti=attach: a program started without the agent takes it, every GPU record linked; refused and said: another CUPTI subscriber, a static program"
+add_case t_attach "-p PID --cupti=attach: a program started without the agent takes it, every GPU record linked; refused and said: another CUPTI subscriber, a static program; CUPTI faulting in the agent's start: the program dies as it would, the fault said with where"
 add_case t_attach_py314 "-p PID --cupti=attach into a CPython 3.14 job: its interpreter loads the agent in its main thread (PEP 768, no thread stopped), every GPU record linked; with remote debugging off a thread is held instead"
 add_case t_attach_cycles "-p PID --cupti=attach three times into one running program and a SIGKILLed recorder: all linked, CUPTI finalized in an API exit callback after each, threads and descriptors as before"
 add_case t_attach_memory "-p PID --cupti=attach eight times into one running program: its anonymous memory after the second cycle grows by less than a page a cycle"

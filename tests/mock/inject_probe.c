@@ -7,9 +7,12 @@
  * inject_probe_say(ARG), called in the process by the injector, appends
  * "said ARG" and returns 42; inject_probe_hold() opens /dev/null and keeps
  * it (the process' next descriptor is another number from then on);
- * inject_probe_tid() returns the thread it runs in.
+ * inject_probe_tid() returns the thread it runs in; inject_probe_crash()
+ * reads address 0x5c (a fault in the loaded library, as CUPTI took one in a
+ * JAX job).
  */
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,4 +67,13 @@ __attribute__((visibility("default"))) long inject_probe_tid(const char *arg)
 {
 	(void)arg;
 	return syscall(SYS_gettid);
+}
+
+/* A read of a small address through a null structure pointer. */
+__attribute__((visibility("default"))) int inject_probe_crash(const char *arg)
+{
+	volatile const int *p = (volatile const int *)(uintptr_t)0x5c;
+
+	(void)arg;
+	return *p;
 }

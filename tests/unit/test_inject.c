@@ -19,6 +19,7 @@
 #include <dirent.h>
 #include <stdbool.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -30,10 +31,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 #include "record/inject/inject.h"
+#include "record/probes/elf_syms.h"
 
 struct target {
 	pid_t pid;
@@ -72,6 +75,8 @@ static struct target start(const char *prog, const char *secs)
 		setenv("INJECT_PROBE_OUT", in_dir("probe.out"), 1);
 		if (slow_ms)
 			setenv("INJECT_PROBE_SLEEP_MS", slow_ms, 1);
+		/* test_fault kills it: no core file */
+		setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
 		execl(prog, prog, secs, (char *)NULL);
 		_exit(127);
 	}
@@ -275,6 +280,42 @@ static void test_slower_than_wait(void **state)
 	finish_ok(&t);
 	/* the constructor did finish, later */
 	assert_int_equal(probe_lines(t.pid), 1);
+}
+
+/* The loaded library's function faults (a read of address 0x5c): the
+ * process dies of it as it would have, and the error says where: the
+ * signal, the file and offset of the instruction, the address read, the
+ * thread. */
+static void test_fault(void **state)
+{
+	struct target t;
+	uint64_t h = 0, ret = 0;
+	char why[512] = "", want[64];
+	int err;
+
+	(void)state;
+	t = start(GT_INJECT_WL, "3");
+	err = inject__load(t.pid, GT_INJECT_LIB, "inject_probe_crash", NULL, 2000, &h, &ret, why, sizeof(why));
+	assert_int_equal(err, -EOWNERDEAD);
+	snprintf(want, sizeof(want), "pid %d died while inject_probe_crash ran in it (thread ", (int)t.pid);
+	if (!strstr(why, want) || !strstr(why, "): SIGSEGV at memfd:gtrace-agent+0x") ||
+	    !strstr(why, ", address 0x5c; killed by SIGSEGV (11)"))
+		fail_msg("the error does not say where it faulted: %s", why);
+	{
+		/* the offset is in the library's file: within the few bytes
+		 * of inject_probe_crash */
+		static const char *const name[] = { "inject_probe_crash" };
+		uint64_t fn = 0, off = 0;
+
+		assert_int_equal(elf_syms__resolve(GT_INJECT_LIB, name, 1, &fn), 1);
+		assert_int_equal(sscanf(strstr(why, "gtrace-agent+0x") + 15, "%" SCNx64, &off), 1);
+		if (off < (fn & ~15ull) || off >= fn + 32)
+			fail_msg("the fault at +0x%" PRIx64 " is not in inject_probe_crash (+0x%" PRIx64 ")", off, fn);
+	}
+	/* reaped by the injector, which saw it die: gone */
+	assert_int_equal(waitpid(t.pid, NULL, WNOHANG), -1);
+	assert_int_equal(kill(t.pid, 0), -1);
+	fclose(t.out);
 }
 
 static void test_not_a_library(void **state)
@@ -594,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_load_once),
 		cmocka_unit_test(test_call),
 		cmocka_unit_test(test_slower_than_wait),
+		cmocka_unit_test(test_fault),
 		cmocka_unit_test(test_not_a_library),
 		cmocka_unit_test(test_python),
 		cmocka_unit_test(test_static_refused),

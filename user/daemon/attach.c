@@ -149,7 +149,8 @@ static void finish_job(struct daemon *d)
 				  o->held_ns / 1e6, a->job.dur_ns / 1e9);
 	} else {
 		a->refused++;
-		pr_warn("attach: %s; its GPU side is not recorded, its calls are", o->why);
+		pr_warn("attach: %s%s", o->why, o->result == GT_ATTACH_DIED ? "" :
+			"; its GPU side is not recorded, its calls are");
 		n = daemon__reply(reply, sizeof(reply), "error: %s\n", o->why);
 	}
 	if (a->job.client && control__reply(d->ctl, a->job.client, reply, n))

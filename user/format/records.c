@@ -70,6 +70,7 @@ const char *gt_attach_result__name(uint32_t result)
 	static const char *const names[GT_ATTACH__COUNT] = {
 		[GT_ATTACH_OK] = "attached", [GT_ATTACH_REFUSED] = "refused",
 		[GT_ATTACH_CONFLICT] = "conflict", [GT_ATTACH_FAILED] = "failed", [GT_ATTACH_BUSY] = "busy",
+		[GT_ATTACH_DIED] = "died",
 	};
 
 	return result < GT_ATTACH__COUNT ? names[result] : "unknown";

@@ -221,7 +221,7 @@ void recorder__cupti_attach_pid(const struct recorder *r, pid_t pid, struct cupt
 		out->inside = last.inside;
 	}
 	/* a refusal touched nothing: the process was never held */
-	out->held_ns = err && err != -ETIMEDOUT ? 0 : clock__mono_ns() - out->ts;
+	out->held_ns = err && err != -ETIMEDOUT && err != -EOWNERDEAD ? 0 : clock__mono_ns() - out->ts;
 	if (!err && (int)ret == 1) {
 		out->result = GT_ATTACH_OK;
 		/* NVTX binds its injection once, at the program's first NVTX
@@ -231,7 +231,7 @@ void recorder__cupti_attach_pid(const struct recorder *r, pid_t pid, struct cupt
 				 "set when it started: NVTX takes its injection at its first call)", (int)pid);
 		return;
 	}
-	out->result = err ? GT_ATTACH_REFUSED : (int)ret == -1 ? GT_ATTACH_CONFLICT :
+	out->result = err == -EOWNERDEAD ? GT_ATTACH_DIED : err ? GT_ATTACH_REFUSED : (int)ret == -1 ? GT_ATTACH_CONFLICT :
 		      (int)ret == 2 ? GT_ATTACH_BUSY : GT_ATTACH_FAILED;
 	if (!err)
 		snprintf(out->why, sizeof(out->why), "pid %d: %s", (int)pid,
@@ -322,7 +322,8 @@ void recorder__cupti_attach(struct recorder *r)
 				a.held_ns / 1e6, recorder__attach_thread(&a, th, sizeof(th)), note ? "; " : "",
 				note ? note : "");
 		else
-			pr_warn("--cupti=attach: %s; its GPU side is not recorded, its calls are", a.why);
+			pr_warn("--cupti=attach: %s%s", a.why, a.result == GT_ATTACH_DIED ? "" :
+				"; its GPU side is not recorded, its calls are");
 	}
 	free(found);
 }

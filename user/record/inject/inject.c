@@ -168,6 +168,8 @@ struct target {
 	struct iovec xv;
 	uint64_t gadget;		/* a `syscall` instruction in its libc */
 	int pending_sig;		/* a signal it got meanwhile, given back at the detach */
+	int died;			/* gone: the signal that killed it, -1 it exited */
+	char fault[192];		/* the first fault of its own in a call of ours: where */
 };
 
 static uint64_t mono_ns(void)
@@ -186,8 +188,10 @@ static int wait_stop(struct target *t, int *status)
 		pid_t r = waitpid(t->pid, status, __WALL | WNOHANG);
 
 		if (r == t->pid) {
-			if (WIFEXITED(*status) || WIFSIGNALED(*status))
+			if (WIFEXITED(*status) || WIFSIGNALED(*status)) {
+				t->died = WIFSIGNALED(*status) ? WTERMSIG(*status) : -1;
 				return -ESRCH;
+			}
 			return 0;
 		}
 		if (r < 0 && errno != EINTR)
@@ -425,6 +429,97 @@ static int write_trampoline(struct target *t, uint64_t a, uint64_t b)
 	return 0;
 }
 
+static const char *sig_name(int sig)
+{
+	switch (sig) {
+	case SIGSEGV: return "SIGSEGV";
+	case SIGBUS: return "SIGBUS";
+	case SIGILL: return "SIGILL";
+	case SIGFPE: return "SIGFPE";
+	case SIGABRT: return "SIGABRT";
+	case SIGKILL: return "SIGKILL";
+	case SIGTERM: return "SIGTERM";
+	default: return "a signal";
+	}
+}
+
+/* addr in pid as "FILE+0xOFFSET" (the file's base name, the offset in the
+ * file: what a symbol table or a disassembler takes), else the bare address.
+ * The names are the process' own: printable characters only. */
+static void where_in(pid_t pid, uint64_t addr, char *out, size_t len)
+{
+	char path[64], line[512];
+	FILE *f;
+
+	snprintf(out, len, "0x%" PRIx64, addr);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t start, end, pgoff;
+		char *name, *del;
+		int off = 0;
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %*s %n", &start, &end, &pgoff,
+			   &off) < 3 || addr < start || addr >= end)
+			continue;
+		name = line + off;
+		name[strcspn(name, "\n")] = 0;
+		if ((del = strstr(name, " (deleted)")))
+			*del = 0;
+		if (strrchr(name, '/'))
+			name = strrchr(name, '/') + 1;
+		for (char *c = name; *c; c++)
+			if (!isprint((unsigned char)*c))
+				*c = '?';
+		if (off && *name)
+			snprintf(out, len, "%.120s+0x%" PRIx64, name, addr - start + pgoff);
+		break;
+	}
+	fclose(f);
+}
+
+/* A signal the borrowed thread got in a call of ours: a fault there (a
+ * crash in the loaded library, or in what it called) is noted with where
+ * it happened, before it is delivered, while the process can still be
+ * looked at. */
+static void note_fault(struct target *t, int sig)
+{
+	struct user_regs_struct r;
+	siginfo_t si;
+	char at[160];
+
+	if (t->fault[0] || (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE && sig != SIGABRT))
+		return;
+	if (ptrace(PTRACE_GETREGS, t->pid, 0, &r))
+		r.rip = 0;
+	where_in(t->pid, r.rip, at, sizeof(at));
+	if ((sig == SIGSEGV || sig == SIGBUS) && !ptrace(PTRACE_GETSIGINFO, t->pid, 0, &si) && si.si_code > 0)
+		snprintf(t->fault, sizeof(t->fault), "%s at %s, address 0x%" PRIxPTR, sig_name(sig), at,
+			 (uintptr_t)si.si_addr);
+	else
+		snprintf(t->fault, sizeof(t->fault), "%s at %s", sig_name(sig), at);
+}
+
+/* Why t's process is gone after a call of ours (what) ran in it: the fault
+ * it took there, else how it ended (another thread's fault, a kill).
+ * -EOWNERDEAD: it died under the call. */
+static int died_in(const struct target *t, pid_t pid, const char *what, char *why, size_t len)
+{
+	char how[64];
+
+	if (t->died > 0)
+		snprintf(how, sizeof(how), "killed by %s (%d)", sig_name(t->died), t->died);
+	else
+		snprintf(how, sizeof(how), "it exited");
+	if (t->fault[0])
+		return inject__fail(why, len, -EOWNERDEAD, "pid %d died while %s ran in it (thread %d): %s; %s", (int)pid,
+				    what, (int)t->pid, t->fault, how);
+	return inject__fail(why, len, -EOWNERDEAD, "pid %d died while %s ran in it (thread %d): %s, not by a fault "
+			    "of that thread", (int)pid, what, (int)t->pid, how);
+}
+
 /* Calls fn(a0, a1) in t on its own stack, below the red zone, returning to
  * the trampoline at b, and waits (until the deadline) for the thread to be back
  * at its own system call: *ret then. -ETIMEDOUT: the call is still running
@@ -462,6 +557,7 @@ static int remote_call(struct target *t, uint64_t fn, uint64_t a0, uint64_t a1, 
 				break;
 		} else if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP) {
 			sig = WSTOPSIG(st);	/* its handler runs on top, as anywhere */
+			note_fault(t, sig);
 		}
 		if (ptrace(PTRACE_SYSCALL, t->pid, 0, sig))
 			return -errno;
@@ -664,6 +760,10 @@ static int load(pid_t pid, const char *path, const char *soname, const char *fn_
 		     "with it (it resumes where it was when it returns)", (int)pid, wait_ms);
 		goto let_go;
 	}
+	if (err == -ESRCH) {
+		err = died_in(&t, pid, "dlopen of the library", why, len);
+		goto restore;
+	}
 	if (err) {
 		inject__fail(why, len, err, "pid %d: the call of dlopen failed: %s", (int)pid, strerror(-err));
 		goto restore;
@@ -705,6 +805,10 @@ loaded:
 			inject__fail(why, len, err, "pid %d: %s did not return within %u ms: the process goes on with "
 			     "it", (int)pid, fn_name, wait_ms);
 			goto let_go;
+		}
+		if (err == -ESRCH) {
+			err = died_in(&t, pid, fn_name, why, len);
+			goto restore;
 		}
 		if (err) {
 			inject__fail(why, len, err, "pid %d: the call of %s failed: %s", (int)pid, fn_name, strerror(-err));

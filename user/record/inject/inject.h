@@ -34,7 +34,10 @@ void inject__set_yama_path(const char *path);
  * most wait_ms for its main thread to reach a system call and as long for
  * dlopen to return. 0 and the handle dlopen gave in *handle; -errno and
  * why (one line) when nothing was loaded. The process is left running in
- * every case. */
+ * every case but one: -EOWNERDEAD, it died under the call (a fault in the
+ * library or in what it called, or another thread's; why says which
+ * signal, and for a fault of the held thread the file and offset of the
+ * instruction and the address it touched). */
 int inject__dlopen(pid_t pid, const char *path, unsigned wait_ms, uint64_t *handle, char *why,
 		   size_t len);
 
