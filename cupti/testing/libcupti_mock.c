@@ -17,7 +17,9 @@
  * fails), MOCK_NO_FINE=1 (cuptiActivityEnableDriverApi unsupported),
  * MOCK_FAIL_NVTX_CBID=<id> (cuptiEnableCallback of that NVTX id fails),
  * MOCK_NO_RANGE_ID=1 (range starts report no return value), MOCK_FAULT=1
- * (cuptiSubscribe reads address 0x5c: CUPTI crashing in the agent's start).
+ * (cuptiSubscribe reads address 0x5c: CUPTI crashing in the agent's start),
+ * MOCK_FAULT=flush (cuptiActivityFlushAll does, once GPU work was recorded:
+ * CUPTI crashing later).
  *
  * The driver and runtime domains (cuptiEnableDomain): each piece of GPU work
  * of the mock libcuda calls the subscriber's callback at its call's exit, as
@@ -83,7 +85,7 @@ static void register_with_driver(void)
 
 CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *h, CUpti_CallbackFunc cb, void *ud)
 {
-	if (getenv("MOCK_FAULT"))
+	if (getenv("MOCK_FAULT") && strcmp(getenv("MOCK_FAULT"), "flush"))
 		return (CUptiResult)*(volatile const int *)(uintptr_t)0x5c;
 	pthread_mutex_lock(&mu);
 	subscribes++;
@@ -304,6 +306,8 @@ CUptiResult cuptiActivityFlushAll(uint32_t flag)
 {
 	(void)flag;
 	pthread_mutex_lock(&mu);
+	if (cur_used && getenv("MOCK_FAULT") && !strcmp(getenv("MOCK_FAULT"), "flush"))
+		return (CUptiResult)*(volatile const int *)(uintptr_t)0x5c;
 	flushes++;
 	if (done)
 		complete_current();

@@ -427,6 +427,21 @@ t_attach() {
 	[ "$WAIT_RC" -eq $((128 + 11)) ] || err "the program that faulted ended with $WAIT_RC, expected $((128 + 11)) (SIGSEGV)"
 	got=$("$GTRACE" dump "$T/fault.gtrace" | jq -c 'select(.type == "cupti_attach") | [.event, (.dur > 0)]')
 	[ "$got" = '["died",true]' ] || err "the trace's attach record: $got, expected [\"died\",true] (held for some time)"
+	# ... and later, once the attached agent recorded GPU work (its flush):
+	# said once
+	start_workload g "GT_LIBCUDA=$MOCK_LIB" "LD_LIBRARY_PATH=$CUPTI_MOCK" MOCK_FAULT=flush -- --wait-signal --launches 8
+	wait_ready g "$WPID"
+	start_tracer -p "$WPID" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach --cupti-lib "$AGENT" -o "$T/late.gtrace"
+	for _ in $(seq 100); do
+		[ -e "$run/go.$WPID" ] && break
+		sleep 0.1
+	done
+	kill -USR1 "$WPID"
+	wait_exit "$WPID" 10
+	stop_tracer INT
+	cp "$T/tracer.err" "$T/late.err"
+	[ "$(grep -c "^gtrace-bpf: warning: pid $WPID was killed by Segmentation fault [0-9.]* s after the CUPTI agent was attached to it" "$T/late.err")" -eq 1 ] ||
+		err "the later fault not said once: $(grep -i 'attach\|killed' "$T/late.err" | tr '\n' '|')"
 	# a static program: refused before anything is done
 	# it runs until told (SIGUSR1) after the recorder has answered, however slow
 	PROG=$MOCK_DIR/inject_target_static start_workload s -- 600
@@ -683,7 +698,7 @@ add_case t_spool_empty "--all --cupti: a spool file found empty (its agent about
 add_case t_takeover "--all --cupti after a SIGKILLed recorder: the agents taken over, every launch of its own linked, exit 0"
 add_case t_optional "--all --cupti=optional with nobody joining exits 0, plain --cupti 1"
 add_case t_listed "-p PID --cupti: only the traced process' agent records"
-add_case t_attach "-p PID --cupti=attach: a program started without the agent takes it, every GPU record linked; refused and said: another CUPTI subscriber, a static program; CUPTI faulting in the agent's start: the program dies as it would, the fault said with where"
+add_case t_attach "-p PID --cupti=attach: a program started without the agent takes it, every GPU record linked; refused and said: another CUPTI subscriber, a static program; CUPTI faulting in the agent's start: the program dies as it would, the fault said with where; a fault later said"
 add_case t_attach_py314 "-p PID --cupti=attach into a CPython 3.14 job: its interpreter loads the agent in its main thread (PEP 768, no thread stopped), every GPU record linked; with remote debugging off a thread is held instead"
 add_case t_attach_cycles "-p PID --cupti=attach three times into one running program and a SIGKILLed recorder: all linked, CUPTI finalized in an API exit callback after each, threads and descriptors as before"
 add_case t_attach_memory "-p PID --cupti=attach eight times into one running program: its anonymous memory after the second cycle grows by less than a page a cycle"

@@ -8,10 +8,12 @@
  * ranges, the kernel names checked.
  */
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "cuda.skel.h"
+#include "lib/log.h"
 #include "record/probes/hold.h"
 #include "record/procs/kname_recovery.h"
 #include "record/procs/pid_watch.h"
@@ -41,6 +43,23 @@ static void note_process(struct recorder *r, const struct gt_hdr *h)
 		proc_names__write_process(r->procs, h);
 	}
 	proc_names__note_thread(r->procs, h);
+}
+
+/* A process this recording attached the agent to, killed by a fault
+ * (the recorder's probes cannot make one; the agent and CUPTI in it can):
+ * said, with how long after the attach. */
+static void said_fault(struct recorder *r, const struct gt_proc_evt *e)
+{
+	int st = e->exit_code, sig = st & 0x7f;
+	uint64_t at;
+
+	if (e->hdr.size < sizeof(*e) || !(sig && sig != 0x7f) ||
+	    (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE && sig != SIGABRT) ||
+	    !(at = recorder__attached_at(r, e->hdr.pid)))
+		return;
+	pr_warn("pid %d was killed by %s %.1f s after the CUPTI agent was attached to it (--cupti=attach): "
+		"the agent or CUPTI may have caused it", (int)e->hdr.pid, strsignal(sig),
+		e->hdr.ts > at ? (e->hdr.ts - at) / 1e9 : 0.0);
 }
 
 static int on_record(struct recorder *r, void *data, size_t len)
@@ -130,6 +149,7 @@ static int on_record(struct recorder *r, void *data, size_t len)
 			pid_watch__add(r->watch, h->pid);
 		break;
 	case GT_REC_EXIT:
+		said_fault(r, data);
 		proc_names__forget_cmdline(r->procs, h->pid);
 		if (r->stacks)
 			ustacks__forget(r->stacks, h->pid);

@@ -155,6 +155,18 @@ static bool env_sets(pid_t pid, const char *name)
 	return found;
 }
 
+uint64_t recorder__attached_at(const struct recorder *r, uint32_t pid)
+{
+	for (size_t off = 0; off + sizeof(struct gt_cupti_attach) <= r->attach_len;) {
+		const struct gt_cupti_attach *a = (const void *)(r->attach_recs + off);
+
+		if (a->hdr.pid == pid && a->result == GT_ATTACH_OK)
+			return a->hdr.ts;
+		off += a->hdr.size;
+	}
+	return 0;
+}
+
 const char *recorder__attach_note(const struct cupti_attach_out *a)
 {
 	const char *s = a->result == GT_ATTACH_OK && a->why[0] ? strstr(a->why, ": ") : NULL;

@@ -215,6 +215,9 @@ int recorder__cupti_new(struct recorder *r);
 int recorder__cupti_start(struct recorder *r);
 /* --cupti=attach: the agent into the running processes of -p (record_cupti.c). */
 void recorder__cupti_attach(struct recorder *r);
+/* When this recording's --cupti=attach put the agent into pid (the
+ * attach's start, CLOCK_MONOTONIC ns); 0 when it did not. */
+uint64_t recorder__attached_at(const struct recorder *r, uint32_t pid);
 /* A clock pair of kind (enum gt_clock_kind) into the trace; the next
  * periodic one is due GT_CLOCK_PERIOD_NS later. */
 void recorder__clock(struct recorder *r, uint32_t kind);
