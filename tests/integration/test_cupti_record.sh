@@ -375,6 +375,19 @@ t_never_loaded() {
 # the signal linked; the process ends as it would have. Refused, said once,
 # status 1: a process whose CUPTI another subscriber holds (MOCK_CONFLICT),
 # a static program.
+# attach_to NAME ENV...: a mock CUDA program with ENV that waits for
+# SIGUSR1 (its pid in WPID), and one recording of 1 s attached to it:
+# $T/NAME.gtrace, the recorder's stderr in $T/NAME.rec, its status in RC.
+attach_to() {
+	local name=$1
+	shift
+	start_workload "$name" "GT_LIBCUDA=$MOCK_LIB" "LD_LIBRARY_PATH=$CUPTI_MOCK" "$@" -- --wait-signal --launches 8
+	wait_ready "$name" "$WPID"
+	"$GTRACE" record -p "$WPID" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach --cupti-lib "$AGENT" -d 1 \
+		-o "$T/$name.gtrace" > /dev/null 2> "$T/$name.rec"
+	RC=$?
+}
+
 t_attach() {
 	local a want got run=$T/run/cupti
 	need_cupti
@@ -399,14 +412,10 @@ t_attach() {
   got      $got
   expected $want"
 	# another subscriber holds CUPTI: the agent stays inert, said, status 1
-	start_workload b "GT_LIBCUDA=$MOCK_LIB" "LD_LIBRARY_PATH=$CUPTI_MOCK" MOCK_CONFLICT=1 -- --wait-signal --launches 8
-	wait_ready b "$WPID"
-	"$GTRACE" record -p "$WPID" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach --cupti-lib "$AGENT" -d 1 \
-		-o "$T/conf.gtrace" > /dev/null 2> "$T/conf.err"
-	RC=$?
+	attach_to b MOCK_CONFLICT=1
 	[ "$RC" -eq 1 ] || err "--cupti=attach into a process whose CUPTI is held exited $RC, expected 1"
-	[ "$(grep -c 'another CUPTI subscriber holds CUPTI' "$T/conf.err")" -eq 1 ] ||
-		err "the other subscriber not said once: $(grep -i 'attach\|cupti' "$T/conf.err" | tr '\n' '|')"
+	[ "$(grep -c 'another CUPTI subscriber holds CUPTI' "$T/b.rec")" -eq 1 ] ||
+		err "the other subscriber not said once: $(grep -i 'attach\|cupti' "$T/b.rec" | tr '\n' '|')"
 	kill -USR1 "$WPID"
 	finish_workload b "$WPID"
 	# CUPTI faults in the agent's start (a read of address 0x5c): the
@@ -414,18 +423,14 @@ t_attach() {
 	# signal, the file and offset, the address), in one line, status 1,
 	# and the trace's attach record says "died"
 	ulimit -c 0
-	start_workload f "GT_LIBCUDA=$MOCK_LIB" "LD_LIBRARY_PATH=$CUPTI_MOCK" MOCK_FAULT=1 -- --wait-signal --launches 8
-	wait_ready f "$WPID"
-	"$GTRACE" record -p "$WPID" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach --cupti-lib "$AGENT" -d 1 \
-		-o "$T/fault.gtrace" > /dev/null 2> "$T/fault.err"
-	RC=$?
+	attach_to f MOCK_FAULT=1
 	[ "$RC" -eq 1 ] || err "--cupti=attach into a process that faulted in it exited $RC, expected 1"
-	[ "$(grep -c -- "^gtrace-bpf: warning: --cupti=attach: pid $WPID died while gt_agent_attach ran in it (thread [0-9]*): SIGSEGV at libcupti.so[.0-9]*+0x[0-9a-f]*, address 0x5c; killed by SIGSEGV (11)\$" "$T/fault.err")" -eq 1 ] ||
-		err "the fault not said once, with where: $(grep -i 'attach' "$T/fault.err" | tr '\n' '|')"
+	[ "$(grep -c -- "^gtrace-bpf: warning: --cupti=attach: pid $WPID died while gt_agent_attach ran in it (thread [0-9]*): SIGSEGV at libcupti.so[.0-9]*+0x[0-9a-f]*, address 0x5c; killed by SIGSEGV (11)\$" "$T/f.rec")" -eq 1 ] ||
+		err "the fault not said once, with where: $(grep -i 'attach' "$T/f.rec" | tr '\n' '|')"
 	kill -0 "$WPID" 2> /dev/null && err "the program that faulted is still there"
 	wait_exit "$WPID" 10
 	[ "$WAIT_RC" -eq $((128 + 11)) ] || err "the program that faulted ended with $WAIT_RC, expected $((128 + 11)) (SIGSEGV)"
-	got=$("$GTRACE" dump "$T/fault.gtrace" | jq -c 'select(.type == "cupti_attach") | [.event, (.dur > 0)]')
+	got=$("$GTRACE" dump "$T/f.gtrace" | jq -c 'select(.type == "cupti_attach") | [.event, (.dur > 0)]')
 	[ "$got" = '["died",true]' ] || err "the trace's attach record: $got, expected [\"died\",true] (held for some time)"
 	# ... and later, once the attached agent recorded GPU work (its flush):
 	# said once
