@@ -61,15 +61,17 @@ void detach(void)
 
 	if (atomic_load(&g.state) == ST_ON)
 		end_recording(GT_CUPTI_ST_FINAL | GT_CUPTI_ST_DETACHED);
-	if (atomic_load(&g.graphs_seen)) {
+	if (atomic_load(&g.graphs_seen) || g.ctl.detach_idle) {
 		/* the graphs CUPTI instrumented would replay into memory that
-		 * cuptiFinalize frees: CUPTI stays, its activity off, without
+		 * cuptiFinalize frees (or the recorder asked for it: a later
+		 * attach is then quick): CUPTI stays, its activity off, without
 		 * our subscriber (a profiler started later can have it) */
 		unsubscribe();
-		if (!g.graphs_said)
+		if (atomic_load(&g.graphs_seen) && !g.graphs_said) {
 			say("pid %d ran CUDA graphs while attached: CUPTI is left loaded and idle, not finalized "
 			    "(the graphs it instrumented would replay into memory a finalize frees)", (int)g.pid);
-		g.graphs_said = true;
+			g.graphs_said = true;
+		}
 		return;
 	}
 	if (!g.subscribed) {

@@ -140,8 +140,10 @@ static bool locked(int fd)
 }
 
 /* The run directory's session: GT_WANT_RECORD for "scope all", for "scope
- * listed" when this process' go file is there (else GT_WANT_WAIT). */
-static enum gt_want session_wants(const struct gt_ctl *c, int dfd, uid_t dir_uid)
+ * listed" when this process' go file is there (else GT_WANT_WAIT); how an
+ * attached agent detaches, from a scope session (a pause keeps it: the
+ * recorder that wanted it says "pause" as it ends). */
+static enum gt_want session_wants(struct gt_ctl *c, int dfd, uid_t dir_uid)
 {
 	char buf[64], go[32];
 	int fd = trusted(dfd, dir_uid, GT_CUPTI_SESSION_FILE);
@@ -154,6 +156,9 @@ static enum gt_want session_wants(const struct gt_ctl *c, int dfd, uid_t dir_uid
 	if (n <= 0)
 		return GT_WANT_PAUSE;
 	buf[n] = 0;
+	if (!strncmp(buf, GT_CUPTI_SCOPE_ALL, strlen(GT_CUPTI_SCOPE_ALL)) ||
+	    !strncmp(buf, GT_CUPTI_SCOPE_LISTED, strlen(GT_CUPTI_SCOPE_LISTED)))
+		c->detach_idle = strstr(buf, "\n" GT_CUPTI_DETACH_IDLE "\n") != NULL;
 	if (!strncmp(buf, GT_CUPTI_SCOPE_ALL, strlen(GT_CUPTI_SCOPE_ALL)))
 		return GT_WANT_RECORD;
 	/* "pause": the recorder ends, and waits for what the agents hold */

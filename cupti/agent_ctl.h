@@ -36,6 +36,7 @@ struct gt_ctl {
 	char dir[PATH_MAX];	/* the spool directory */
 	char session[PATH_MAX];	/* the run directory's session file */
 	uint64_t seen[3];	/* the session file at the last look: inode, mtime, size */
+	bool detach_idle;	/* the last session that wanted agents said GT_CUPTI_DETACH_IDLE */
 };
 
 /* Where this process spools, from its environment: GTRACE_CUPTI_DIR, else the

@@ -132,6 +132,11 @@
 #define GT_CUPTI_SCOPE_ALL	"scope all"
 #define GT_CUPTI_SCOPE_LISTED	"scope listed"
 #define GT_CUPTI_PAUSE		"pause"
+/* a second line of a scope session (record --cupti-detach=idle): an agent
+ * loaded into a running process detaches leaving CUPTI loaded, its activity
+ * off and its subscriber slot given back, as a paused agent does, instead of
+ * finalizing it; a later attach starts it again without CUPTI's start */
+#define GT_CUPTI_DETACH_IDLE	"detach idle"
 /* "scope listed": the recorder wants the process of this file, printf format
  * taking the pid */
 #define GT_CUPTI_GO_FMT		"go.%d"

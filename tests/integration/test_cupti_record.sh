@@ -579,6 +579,55 @@ t_attach_cycles() {
 	wait_exit "$w" 20
 }
 
+# --cupti-detach=idle, three times into one running program: every GPU
+# record of each linked, each detach said in the agent's counters, CUPTI
+# never finalized (left loaded and idle, as a paused agent), the program's
+# threads and descriptors as before; then one attach without it: finalized
+# once (the flag is the session's, not the agent's for good).
+t_attach_idle() {
+	local w c n0 f0
+	need_cupti
+	start_workload w "GT_LIBCUDA=$MOCK_LIB" "LD_LIBRARY_PATH=$CUPTI_MOCK" -- --wait-signal --flood 60 --rate 400 --steady 50
+	w=$WPID
+	wait_ready w "$w"
+	kill -USR1 "$w"
+	n0=$(ls "/proc/$w/task" | wc -l)
+	f0=$(ls "/proc/$w/fd" | wc -l)
+	for c in 1 2 3 4; do
+		local how=(--cupti-detach=idle)
+		[ "$c" = 4 ] && how=()
+		"$GTRACE" record -p "$w" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach "${how[@]}" --cupti-lib "$AGENT" \
+			-d 1 -o "$T/i$c.gtrace" > /dev/null 2> "$T/i$c.err"
+		RC=$?
+		[ "$RC" -eq 0 ] || fatal "attach $c exited $RC: $(tail -n 3 "$T/i$c.err" | tr '\n' '|')"
+		summary "$T/i$c.err" | grep -qE 'from 1 processes: ([1-9][0-9]*) linked \(100\.0 %\), 0 unmatched, 0 causality violations' ||
+			err "attach $c: not every GPU record linked: $(summary "$T/i$c.err")"
+		[ "$(field linked "$T/i$c.err")" -ge 50 ] || err "attach $c: fewer than 50 GPU records in 1 s at 400 launches/s"
+		"$GTRACE" dump --summary "$T/i$c.gtrace" > "$T/i$c.sum"
+		grep -Eq '^ +ended +detached$' "$T/i$c.sum" || err "attach $c: the agent's counters do not say it detached"
+		[ "$(grep -c ' cupti_detach=idle\( \|$\)' "$T/i$c.sum")" -eq $((c == 4 ? 0 : 1)) ] ||
+			err "attach $c: the header's options: $(grep options "$T/i$c.sum")"
+		for _ in $(seq 100); do
+			[ "$(ls "/proc/$w/task" | wc -l)" -eq "$n0" ] && break
+			sleep 0.1
+		done
+		[ "$(ls "/proc/$w/task" | wc -l)" -eq "$n0" ] ||
+			err "attach $c: the program has $(ls "/proc/$w/task" | wc -l) threads after the detach, $n0 before the first attach"
+		[ "$(ls "/proc/$w/fd" | wc -l)" -eq "$f0" ] ||
+			err "attach $c: the program has $(ls "/proc/$w/fd" | wc -l) descriptors after the detach, $f0 before"
+		if [ "$c" != 4 ]; then
+			[ "$(grep -c cuptiFinalize "$T/w.err")" -eq 0 ] ||
+				err "attach $c with --cupti-detach=idle: CUPTI finalized: $(grep cuptiFinalize "$T/w.err" | tr '\n' '|')"
+		else
+			finalized "$T/w.err" 1 ||
+				err "the attach without --cupti-detach=idle: CUPTI finalized $(grep -c cuptiFinalize "$T/w.err") times, expected once"
+		fi
+	done
+	kill -0 "$w" || fatal "the program died"
+	kill -TERM "$w"
+	wait_exit "$w" 20
+}
+
 # -p PID --cupti=attach eight times into one running program: after the
 # first cycles (the agent's memory, made once: its buffers, converter and
 # writer's stack) the program's anonymous memory stays where it was, cycle
@@ -705,6 +754,7 @@ add_case t_optional "--all --cupti=optional with nobody joining exits 0, plain -
 add_case t_listed "-p PID --cupti: only the traced process' agent records"
 add_case t_attach "-p PID --cupti=attach: a program started without the agent takes it, every GPU record linked; refused and said: another CUPTI subscriber, a static program; CUPTI faulting in the agent's start: the program dies as it would, the fault said with where; a fault later said"
 add_case t_attach_py314 "-p PID --cupti=attach into a CPython 3.14 job: its interpreter loads the agent in its main thread (PEP 768, no thread stopped), every GPU record linked; with remote debugging off a thread is held instead"
+add_case t_attach_idle "-p PID --cupti=attach --cupti-detach=idle three times into one running program: all linked, CUPTI never finalized, threads and descriptors as before; without it again: finalized once"
 add_case t_attach_cycles "-p PID --cupti=attach three times into one running program and a SIGKILLed recorder: all linked, CUPTI finalized in an API exit callback after each, threads and descriptors as before"
 add_case t_attach_memory "-p PID --cupti=attach eight times into one running program: its anonymous memory after the second cycle grows by less than a page a cycle"
 add_case t_attach_all "--all --cupti=attach: the CUDA program running at the start takes the agent, every GPU record linked, the attach in the trace, its missing NVTX ranges said"

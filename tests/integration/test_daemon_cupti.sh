@@ -293,6 +293,41 @@ t_attach_trigger() {
 # demand, the window holds its kernels linked, it detaches; twice, its
 # threads and descriptors as before each time. Refused with one line and
 # status 1: a static program, no such process, a daemon without --cupti.
+# The daemon with --cupti-detach=idle: each on-demand attach records its
+# second, then the agent detaches (its writer thread gone) and CUPTI stays
+# loaded and idle: never finalized; every kernel of both in the window linked.
+t_attach_demand_idle() {
+	local w got c
+	start_cupti_daemon --mode full --window 30s --cupti-detach=idle
+	start_workload w "${PLAIN_ENV[@]}" -- --wait-signal --flood 30 --rate 400 --steady 50
+	w=$WPID
+	wait_ready w "$w"
+	kill -USR1 "$w"
+	for c in 1 2; do
+		"$GTRACE" attach -p "$w" -d 1s > "$T/a$c.out" 2> "$T/a$c.err" ||
+			fatal "attach $c exited $?: $(cat "$T/a$c.err")"
+		grep -q "^pid $w attached (held [0-9.]* ms)" "$T/a$c.out" || err "attach $c: $(cat "$T/a$c.out")"
+		# the writer starts with the attach and ends with the detach
+		grep -qx gtrace-cupti /proc/"$w"/task/*/comm || fatal "attach $c: the agent's writer is not running"
+		for _ in $(seq 200); do
+			grep -qx gtrace-cupti /proc/"$w"/task/*/comm 2> /dev/null || break
+			sleep 0.05
+		done
+		grep -qx gtrace-cupti /proc/"$w"/task/*/comm 2> /dev/null && fatal "attach $c: the agent did not detach in 10 s"
+		[ "$(grep -c cuptiFinalize "$T/w.err")" -eq 0 ] ||
+			err "attach $c: CUPTI finalized with --cupti-detach=idle: $(grep cuptiFinalize "$T/w.err" | tr '\n' '|')"
+	done
+	snap -p "$w"
+	dump_trace "$SNAP" "$T/d.json"
+	got=$(count "$T/d.json" "$w" '.type == "gpu_kernel"')
+	[ "$got" -ge 200 ] || err "the snapshot holds $got GPU kernels of two 1 s attaches at 400 launches/s"
+	[ "$(count "$T/d.json" "$w" '.type == "gpu_kernel" and .launch_ts != null')" -eq "$got" ] ||
+		err "not every GPU kernel linked: $(count "$T/d.json" "$w" '.type == "gpu_kernel" and .launch_ts == null') not"
+	kill -TERM "$w"
+	wait_exit "$w" 20
+	stop_daemon
+}
+
 t_attach_demand() {
 	local w got n0 f0 c
 	start_cupti_daemon --mode full --window 30s
@@ -346,6 +381,7 @@ add_case t_bounded "daemon --cupti: spool files give back what was read; at 1000
 add_case t_takeover "daemon --cupti: after a SIGKILLed daemon the next reads on where it stopped: every launch of its own with its kernel"
 add_case t_stall "daemon --cupti: snapshots under a GPU-record flood are merged off the loop, which each holds a few ms; nothing dropped or skipped"
 add_case t_attach_trigger "daemon --cupti --attach-cupti 1s: a slow sync's trigger attaches the agent to a program started without it; the snapshot after its detach holds its kernels named and linked"
+add_case t_attach_demand_idle "daemon --cupti-detach=idle, gtrace-bpf attach twice: kernels linked, the agent detached each time, CUPTI never finalized"
 add_case t_attach_demand "gtrace-bpf attach -p PID -d 1s twice: kernels linked in the window, detached each time, threads and descriptors as before; refusals one line, status 1"
 add_case t_bad "daemon --cupti: bad gpu-idle specs and --cupti-lib without --cupti exit 2 with one line"
 run_cases "$@"

@@ -18,7 +18,7 @@ _gtrace_bpf_rules="gpu_time_util gpu_gaps launch_bound cuda_api_sync sync_in_loo
 _gtrace_bpf_opts() {
 	local common="--help --usage --version"
 	case $1 in
-	record) echo "--all --as-root --buffer-size --capture-range --capture-range-end --cgroup --cupti --cupti-lib --delay --duration --force --gpu-metrics --ioctl-majors --keep-lookups --launch-exit --libcuda --libnccl --light-window --max-size --mode --nvtx-capture --output --pid --quiet --scenario --stacks --stats --trace --verbose $common" ;;
+	record) echo "--all --as-root --buffer-size --capture-range --capture-range-end --cgroup --cupti --cupti-detach --cupti-lib --delay --duration --force --gpu-metrics --ioctl-majors --keep-lookups --launch-exit --libcuda --libnccl --light-window --max-size --mode --nvtx-capture --output --pid --quiet --scenario --stacks --stats --trace --verbose $common" ;;
 	dump) echo "--summary $common" ;;
 	export) echo "--findings --force --format --output --split $common" ;;
 	stats) echo "--force --format --output --range --report --timeunit $common" ;;
@@ -27,7 +27,7 @@ _gtrace_bpf_opts() {
 	diff) echo "--force --format --iter --output --pid --rank $common" ;;
 	merge) echo "--force --hosts --output --quiet $common" ;;
 	census) echo "--functions --libcuda $common" ;;
-	daemon) echo "--attach-cupti --budget --buffer-size --cgroup --cupti --cupti-lib --dir --gpu-metrics --keep-lookups --libcuda --light-window --log --memory --metrics --metrics-remote --mode --owner --post --quiet --stacks --trigger --verbose --window $common" ;;
+	daemon) echo "--attach-cupti --budget --buffer-size --cgroup --cupti --cupti-detach --cupti-lib --dir --gpu-metrics --keep-lookups --libcuda --light-window --log --memory --metrics --metrics-remote --mode --owner --post --quiet --stacks --trigger --verbose --window $common" ;;
 	snapshot) echo "--last --output --pid $common" ;;
 	status) echo "--json --verbose $common" ;;
 	attach) echo "--duration --pid $common" ;;
@@ -112,6 +112,8 @@ _gtrace_bpf() {
 		COMPREPLY=($(compgen -W "full light" -- "$cur")); return 0 ;;
 	--stacks)
 		COMPREPLY=($(compgen -W "none sync all" -- "$cur")); return 0 ;;
+	--cupti-detach)
+		COMPREPLY=($(compgen -W "finalize idle" -- "$cur")); return 0 ;;
 	-c|--capture-range)
 		COMPREPLY=($(compgen -W "none cudaProfilerApi nvtx" -- "$cur")); return 0 ;;
 	--capture-range-end)

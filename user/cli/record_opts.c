@@ -14,7 +14,7 @@
 
 /* above the parents' keys (0x100 onwards, a few dozen) */
 enum {
-	RO_CGROUP = 0x180, RO_BUFSIZE, RO_LIBCUDA, RO_MODE, RO_LIGHT_WINDOW, RO_CUPTI, RO_CUPTI_LIB,
+	RO_CGROUP = 0x180, RO_BUFSIZE, RO_LIBCUDA, RO_MODE, RO_LIGHT_WINDOW, RO_CUPTI, RO_CUPTI_LIB, RO_CUPTI_DETACH,
 	RO_GPU_METRICS, RO_STACKS, RO_KEEP_LOOKUPS,
 };
 
@@ -39,6 +39,11 @@ static const struct argp_option options[] = {
 	  "with CUDA_INJECTION64_PATH=<agent>; =attach loads it into the running processes of -p "
 	  "(ptrace, x86-64; refused, said, where unsafe). An agent that never loads is a failure "
 	  "(status 1) unless the option is given as =optional", 0 },
+	{ "cupti-detach", RO_CUPTI_DETACH, "finalize|idle", 0,
+	  "How an agent loaded into a running process leaves it: finalize (default) tears CUPTI down "
+	  "in the program's next CUDA call; idle leaves CUPTI loaded with its activity off and the "
+	  "subscriber slot free, as an agent started with the program pauses: a later attach skips "
+	  "CUPTI's start (hundreds of ms)", 0 },
 	{ "cupti-lib", RO_CUPTI_LIB, "PATH", 0,
 	  "The CUPTI agent library (default: libgtrace-cupti.so next to gtrace-bpf, in "
 	  "../lib/gtrace-bpf or .output)", 0 },
@@ -96,6 +101,13 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		o->cupti_optional = arg && !strcmp(arg, "optional");
 		o->cupti_attach = arg && !strcmp(arg, "attach");
 		break;
+	case RO_CUPTI_DETACH: {
+		static const char *const how[] = { "finalize", "idle", NULL };
+
+		o->cupti_detach_idle = cli__choose(state, "--cupti-detach", arg, how) == 1;
+		c->detach_set = true;
+		break;
+	}
 	case RO_CUPTI_LIB:
 		if (!arg[0])
 			argp_error(state, "empty --cupti-lib path");
@@ -140,6 +152,8 @@ int record_common__finish(struct record_common *c)
 	o->nlibcuda = c->libcuda.n;
 	if (o->cupti_lib && !o->cupti)
 		why = "--cupti-lib needs --cupti";
+	else if (c->detach_set && !o->cupti)
+		why = "--cupti-detach needs --cupti";
 	else if (c->window_set && !o->light)
 		why = "--light-window needs --mode light";
 	if (why) {

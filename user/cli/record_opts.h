@@ -17,6 +17,7 @@ struct record_common {
 	bool quiet;			/* -q: warnings and errors only */
 	bool window_set;		/* --light-window given */
 	bool gpum_set;			/* --gpu-metrics given */
+	bool detach_set;		/* --cupti-detach given */
 	bool stacks_set;		/* --stacks given */
 	bool daemon;			/* the daemon's options (set by it before parsing) */
 };

@@ -24,6 +24,7 @@
 struct cupti_session {
 	bool private_dir;	/* -- CMD: the spool directory is ours alone */
 	bool listed;		/* run directory: go files say which processes */
+	bool detach_idle;	/* the session says GT_CUPTI_DETACH_IDLE */
 	const char *nvtx_capture;	/* GTRACE_NVTX_CAPTURE for the agents, NULL = none */
 	char lib[PATH_MAX];	/* the agent library, absolute */
 	char dir[PATH_MAX];	/* the spool directory's path, "" while none */
@@ -112,6 +113,7 @@ int cupti_session__new(const struct cupti_session_opts *o, struct cupti_session 
 	s->private_dir = o->private_dir;
 	s->listed = !o->private_dir && o->listed;
 	s->nvtx_capture = o->nvtx_capture;
+	s->detach_idle = o->detach_idle;
 	s->dir_fd = s->parent_fd = s->lock_fd = -1;
 	err = cupti_find_agent(s, o);
 	if (err) {
@@ -254,6 +256,14 @@ int cupti_session__detach(struct cupti_session *s, pid_t pid, bool on)
 	return put_file(s, name, "");
 }
 
+/* What the run directory's session file says while s records. */
+static const char *session_text(const struct cupti_session *s)
+{
+	if (s->listed)
+		return s->detach_idle ? GT_CUPTI_SCOPE_LISTED "\n" GT_CUPTI_DETACH_IDLE "\n" : GT_CUPTI_SCOPE_LISTED "\n";
+	return s->detach_idle ? GT_CUPTI_SCOPE_ALL "\n" GT_CUPTI_DETACH_IDLE "\n" : GT_CUPTI_SCOPE_ALL "\n";
+}
+
 int cupti_session__admit(struct cupti_session *s, pid_t pid)
 {
 	char name[32];
@@ -264,7 +274,7 @@ int cupti_session__admit(struct cupti_session *s, pid_t pid)
 	snprintf(name, sizeof(name), GT_CUPTI_GO_FMT, (int)pid);
 	err = put_file(s, name, NULL);
 	/* the session file made anew: waiting agents look at once */
-	return err ? err : put_file(s, GT_CUPTI_SESSION_FILE, GT_CUPTI_SCOPE_LISTED "\n");
+	return err ? err : put_file(s, GT_CUPTI_SESSION_FILE, session_text(s));
 }
 
 /* ------------------------------------------------------------ the directories */
@@ -399,8 +409,7 @@ static int open_run(struct cupti_session *s)
 	remove_stale(s);
 	/* until cupti_session__begin, everything they record is before */
 	s->start_ts = UINT64_MAX;
-	err = put_file(s, GT_CUPTI_SESSION_FILE,
-		       s->listed ? GT_CUPTI_SCOPE_LISTED "\n" : GT_CUPTI_SCOPE_ALL "\n");
+	err = put_file(s, GT_CUPTI_SESSION_FILE, session_text(s));
 	s->published = clock__ns(CLOCK_MONOTONIC);
 	if (err) {
 		pr_err("failed to create %s/%s: %s", s->dir, GT_CUPTI_SESSION_FILE, strerror(-err));

@@ -30,6 +30,8 @@ struct cupti_session_opts {
 				 * else the run directory where any program can join */
 	bool listed;		/* run directory: only the processes given go files
 				 * (-p, --cgroup), else every one (--all) */
+	bool detach_idle;	/* --cupti-detach=idle: agents loaded into running processes
+				 * leave CUPTI loaded and idle when they detach */
 	const char *nvtx_capture;	/* --nvtx-capture NAME[@DOMAIN] for the agents
 					 * (GTRACE_NVTX_CAPTURE), NULL = none; the caller's,
 					 * kept for the session */

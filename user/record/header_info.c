@@ -87,6 +87,11 @@ void recorder__fill_info(struct recorder *r, struct gt_file_info *info, struct u
 
 		snprintf(opts + n, len - n, " stacks=%s", r->o->stacks == RECORD_STACKS_ALL ? "all" : "sync");
 	}
+	if (r->o->cupti && r->o->cupti_detach_idle) {
+		size_t n = strlen(opts);
+
+		snprintf(opts + n, len - n, " cupti_detach=idle");
+	}
 	if (r->cgroup) {
 		char esc[3 * PATH_MAX];
 		size_t n = strlen(opts);

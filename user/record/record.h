@@ -53,6 +53,8 @@ struct record_opts {
 	const char *cmdline;		/* our own command line, for the header */
 	bool cupti;			/* --cupti: GPU-side records by the CUPTI agent, left to merge */
 	bool cupti_optional;		/* --cupti=optional: no agent loading is not a failure */
+	bool cupti_detach_idle;		/* --cupti-detach=idle: CUPTI left loaded and idle at
+					 * an attached agent's detach, not finalized */
 	bool cupti_attach;		/* --cupti=attach: load the agent into the -p processes
 					 * running now (record/inject) */
 	const char *cupti_lib;		/* --cupti-lib: the agent library, NULL = found next to us */

@@ -86,6 +86,7 @@ int recorder__cupti_new(struct recorder *r)
 	struct cupti_session_opts co = {
 		.lib = o->cupti_lib, .private_dir = o->cmd != NULL,
 		.listed = !o->cmd && (o->npids || o->cgroup), .nvtx_capture = o->nvtx_capture,
+		.detach_idle = o->cupti_detach_idle,
 	};
 
 	return o->cupti ? cupti_session__new(&co, &r->cupti) : 0;
