@@ -30,7 +30,10 @@
 #          kernel's segfault line).
 #   profiler    a job under torch.profiler: the attach refused, status 1,
 #          the job runs on.
-# MODES (default "train jax cupy profiler") picks. CPUS_JOB and CPUS_TOOL
+# MODES (default "train jax cupy profiler") picks. IDLE_AFTER=N: the cycles
+# after the Nth detach with --cupti-detach=idle (CUPTI left loaded, not
+# finalized): the memory of finalize cycles and of idle ones in one job.
+# CPUS_JOB and CPUS_TOOL
 # (taskset CPU lists) keep the training job and the recorder apart;
 # CPUS_TWIN runs a twin job, never attached, as the control.
 set -u
@@ -52,6 +55,7 @@ CPUS_TWIN=${CPUS_TWIN:-}
 # LAT: seconds of launch timing by the recorder alone (no agent) before the
 # first period and after the last; 0 leaves it out
 LAT=${LAT:-0}
+IDLE_AFTER=${IDLE_AFTER:-}
 pin_job() { [ -n "$CPUS_JOB" ] && taskset -a -p -c "$CPUS_JOB" "$1" > /dev/null 2>&1; return 0; }
 mkdir -p "$OUT"
 AGENT=${AGENT:-$OUT/libgtrace-cupti.so}
@@ -88,14 +92,15 @@ threads() { cat /proc/"$WL"/task/*/comm 2> /dev/null | sort | uniq -c | tr -s ' 
 
 # attach TAG: one recording of SECS with the agent attached; its span in TAG.span
 attach() {
-	local tag=$1 t0 rc
+	local tag=$1 t0 rc how=()
 	t0=$(date +%s%N)
-	${CPUS_TOOL:+taskset -c "$CPUS_TOOL"} "$G" record -p "$WL" --cupti=attach --cupti-lib "$AGENT" -d "$SECS" \
+	[ -n "$IDLE_AFTER" ] && [ "${tag##*-}" -gt "$IDLE_AFTER" ] 2> /dev/null && how=(--cupti-detach=idle)
+	${CPUS_TOOL:+taskset -c "$CPUS_TOOL"} "$G" record -p "$WL" --cupti=attach "${how[@]}" --cupti-lib "$AGENT" -d "$SECS" \
 		-o "$OUT/$tag.gtrace" --force > "$OUT/$tag.out" 2> "$OUT/$tag.err"
 	rc=$?
 	echo "$t0 $(date +%s%N)" > "$OUT/$tag.span"
 	grep -h 'cupti=attach\|merged\|CUPTI' "$OUT/$tag.err" | sed "s/^/$tag: /" | cut -c1-400
-	echo "$tag: rc $rc; after: $(state); $(heap)"
+	echo "$tag: rc $rc${how:+ (${how[*]})}; after: $(state); $(heap)"
 	[ "$rc" -eq 0 ] && grep -q 'merged' "$OUT/$tag.err" || { echo "FAIL $tag: rc $rc, no merge"; fail=1; }
 	# a cycle that links its kernels keeps no trace: the ones that do not
 	# come back from the GPU machine (it returns a limited number of files)

@@ -48,6 +48,11 @@
 #             a twin job never attached beside it (the control for memory
 #             and step time; LAT=3: both jobs' launch time before and after);
 #             about 7 minutes
+#   attach-idle  issue 30: attach_check.sh's training job, 16 cycles of 2 s,
+#             the first 8 finalizing CUPTI at the detach, the last 8 leaving
+#             it loaded and idle (--cupti-detach=idle): the memory and the
+#             C heap per cycle of each kind in one job, the attach's stall
+#             (held ms) once CUPTI stays; about 5 minutes
 #   attach-link  issue 30: attach_check.sh's training job with a twin beside
 #             it, CYCLES (12) of 2 s: kernels linked in each cycle, where the
 #             unlinked ones lie; the traces of the cycles below 99 % in
@@ -160,6 +165,11 @@ for g in "$@"; do
 			CPUS_TWIN=5-7 CPUS_TOOL=8-15 tools/gpu/attach_check.sh
 		grep -E 'recorder alone|paired|never attached|twin|after the cycles|losses|memory, cycle|KiB at|rc [0-9]+; after' \
 			"$OUT/attach_cycles.log" | cut -c1-300 >> "$OUT/summary.txt" ;;
+	attach-idle)
+		step attach_idle 380 env MODES=train CYCLES=16 IDLE_AFTER=8 SECS=2 PERIOD=5 LAT=0 CPUS_JOB=2-4 \
+			CPUS_TOOL=8-15 tools/gpu/attach_check.sh
+		grep -E 'linked \(|the agent is in|paired|memory, cycle|KiB at|rc [0-9]+|heap' "$OUT/attach_idle.log" |
+			cut -c1-300 >> "$OUT/summary.txt" ;;
 	attach-link)
 		step attach_link 380 env MODES=train CYCLES=${CYCLES:-12} SECS=2 PERIOD=5 LAT=0 CPUS_JOB=2-4 \
 			CPUS_TWIN=5-7 CPUS_TOOL=8-15 tools/gpu/attach_check.sh
@@ -170,7 +180,7 @@ for g in "$@"; do
 		(cd "$OUT/attach_link" 2> /dev/null && ls train-*.gtrace > /dev/null 2>&1 &&
 			tar czf "$OUT/unlinked_traces.tgz" train-*.gtrace) ;;
 	*)
-		echo "open_issues: unknown group '$g' (metrics, metrics-check, gpum10, gpum100, gpum100-long, gpum1000, gpum-launch, verdicts, report, light, budget, shed, daemon-cost, nccl, full-cost, attach-memory, attach-link)" >&2
+		echo "open_issues: unknown group '$g' (metrics, metrics-check, gpum10, gpum100, gpum100-long, gpum1000, gpum-launch, verdicts, report, light, budget, shed, daemon-cost, nccl, full-cost, attach-memory, attach-idle, attach-link)" >&2
 		exit 2 ;;
 	esac
 done
