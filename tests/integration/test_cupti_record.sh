@@ -445,7 +445,7 @@ t_attach() {
 	wait_exit "$WPID" 10
 	stop_tracer INT
 	cp "$T/tracer.err" "$T/late.err"
-	[ "$(grep -c "^gtrace-bpf: warning: pid $WPID was killed by Segmentation fault [0-9.]* s after the CUPTI agent was attached to it" "$T/late.err")" -eq 1 ] ||
+	[ "$(grep -c "^gtrace-bpf: warning: pid $WPID was killed by SIGSEGV [0-9.]* s after the CUPTI agent was attached to it" "$T/late.err")" -eq 1 ] ||
 		err "the later fault not said once: $(grep -i 'attach\|killed' "$T/late.err" | tr '\n' '|')"
 	# a static program: refused before anything is done
 	# it runs until told (SIGUSR1) after the recorder has answered, however slow

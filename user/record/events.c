@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 #include "cuda.skel.h"
 #include "lib/log.h"
+#include "record/inject/inject.h"
 #include "record/probes/hold.h"
 #include "record/procs/kname_recovery.h"
 #include "record/procs/pid_watch.h"
@@ -58,7 +59,7 @@ static void said_fault(struct recorder *r, const struct gt_proc_evt *e)
 	    !(at = recorder__attached_at(r, e->hdr.pid)))
 		return;
 	pr_warn("pid %d was killed by %s %.1f s after the CUPTI agent was attached to it (--cupti=attach): "
-		"the agent or CUPTI may have caused it", (int)e->hdr.pid, strsignal(sig),
+		"the agent or CUPTI may have caused it", (int)e->hdr.pid, inject__signal_name(sig),
 		e->hdr.ts > at ? (e->hdr.ts - at) / 1e9 : 0.0);
 }
 

@@ -151,6 +151,20 @@ int inject__check(pid_t pid, char *why, size_t len)
 	return 0;
 }
 
+const char *inject__signal_name(int sig)
+{
+	switch (sig) {
+	case SIGSEGV: return "SIGSEGV";
+	case SIGBUS: return "SIGBUS";
+	case SIGILL: return "SIGILL";
+	case SIGFPE: return "SIGFPE";
+	case SIGABRT: return "SIGABRT";
+	case SIGKILL: return "SIGKILL";
+	case SIGTERM: return "SIGTERM";
+	default: return "a signal";
+	}
+}
+
 #if defined(__x86_64__)
 
 #define ERESTARTSYS_		512
@@ -429,20 +443,6 @@ static int write_trampoline(struct target *t, uint64_t a, uint64_t b)
 	return 0;
 }
 
-static const char *sig_name(int sig)
-{
-	switch (sig) {
-	case SIGSEGV: return "SIGSEGV";
-	case SIGBUS: return "SIGBUS";
-	case SIGILL: return "SIGILL";
-	case SIGFPE: return "SIGFPE";
-	case SIGABRT: return "SIGABRT";
-	case SIGKILL: return "SIGKILL";
-	case SIGTERM: return "SIGTERM";
-	default: return "a signal";
-	}
-}
-
 /* addr in pid as "FILE+0xOFFSET" (the file's base name, the offset in the
  * file: what a symbol table or a disassembler takes), else the bare address.
  * The names are the process' own: printable characters only. */
@@ -496,10 +496,10 @@ static void note_fault(struct target *t, int sig)
 		r.rip = 0;
 	where_in(t->pid, r.rip, at, sizeof(at));
 	if ((sig == SIGSEGV || sig == SIGBUS) && !ptrace(PTRACE_GETSIGINFO, t->pid, 0, &si) && si.si_code > 0)
-		snprintf(t->fault, sizeof(t->fault), "%s at %s, address 0x%" PRIxPTR, sig_name(sig), at,
+		snprintf(t->fault, sizeof(t->fault), "%s at %s, address 0x%" PRIxPTR, inject__signal_name(sig), at,
 			 (uintptr_t)si.si_addr);
 	else
-		snprintf(t->fault, sizeof(t->fault), "%s at %s", sig_name(sig), at);
+		snprintf(t->fault, sizeof(t->fault), "%s at %s", inject__signal_name(sig), at);
 }
 
 /* Why t's process is gone after a call of ours (what) ran in it: the fault
@@ -510,7 +510,7 @@ static int died_in(const struct target *t, pid_t pid, const char *what, char *wh
 	char how[64];
 
 	if (t->died > 0)
-		snprintf(how, sizeof(how), "killed by %s (%d)", sig_name(t->died), t->died);
+		snprintf(how, sizeof(how), "killed by %s (%d)", inject__signal_name(t->died), t->died);
 	else
 		snprintf(how, sizeof(how), "it exited");
 	if (t->fault[0])

@@ -24,6 +24,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGKILL, SIGTERM by name, any
+ * other as "a signal". */
+const char *inject__signal_name(int sig);
+
 /* 0 when pid can take a library now; else -errno and why (one line). */
 int inject__check(pid_t pid, char *why, size_t len);
 /* For the unit tests (Yama's ptrace_scope 3 cannot be set back without a
