@@ -163,6 +163,8 @@ uint64_t recorder__attached_at(const struct recorder *r, uint32_t pid)
 
 		if (a->hdr.pid == pid && a->result == GT_ATTACH_OK)
 			return a->hdr.ts;
+		if (!a->hdr.size)
+			break;
 		off += a->hdr.size;
 	}
 	return 0;
