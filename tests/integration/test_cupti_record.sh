@@ -527,36 +527,55 @@ finalized() {
 	[ "$(grep -c 'cuptiFinalize in an API exit callback' "$1")" -eq "$2" ]
 }
 
+# flood_program SECS: a mock program started without the agent, launching
+# 400 times a second for SECS seconds: its pid in W (its stderr $T/w.err),
+# its threads and descriptors in N0 and F0.
+flood_program() {
+	start_workload w "GT_LIBCUDA=$MOCK_LIB" "LD_LIBRARY_PATH=$CUPTI_MOCK" -- --wait-signal --flood "$1" --rate 400 --steady 50
+	W=$WPID
+	wait_ready w "$W"
+	kill -USR1 "$W"
+	N0=$(ls "/proc/$W/task" | wc -l)
+	F0=$(ls "/proc/$W/fd" | wc -l)
+}
+
+# attach_cycle TAG [OPTION...]: one recording of 1 s attached to W with the
+# options (the trace $T/TAG.gtrace, its stderr $T/TAG.err, its dump
+# --summary $T/TAG.sum): status 0, every GPU record linked and at least 50
+# of them, the detach in the agent's counters; then the program's threads
+# and descriptors back to N0 and F0.
+attach_cycle() {
+	local tag=$1
+	shift
+	"$GTRACE" record -p "$W" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach "$@" --cupti-lib "$AGENT" -d 1 \
+		-o "$T/$tag.gtrace" > /dev/null 2> "$T/$tag.err"
+	RC=$?
+	[ "$RC" -eq 0 ] || fatal "attach $tag exited $RC: $(tail -n 3 "$T/$tag.err" | tr '\n' '|')"
+	summary "$T/$tag.err" | grep -qE 'from 1 processes: ([1-9][0-9]*) linked \(100\.0 %\), 0 unmatched, 0 causality violations' ||
+		err "attach $tag: not every GPU record linked: $(summary "$T/$tag.err")"
+	[ "$(field linked "$T/$tag.err")" -ge 50 ] || err "attach $tag: fewer than 50 GPU records in 1 s at 400 launches/s"
+	"$GTRACE" dump --summary "$T/$tag.gtrace" > "$T/$tag.sum"
+	grep -Eq '^ +ended +detached$' "$T/$tag.sum" || err "attach $tag: the agent's counters do not say it detached"
+	for _ in $(seq 100); do
+		[ "$(ls "/proc/$W/task" | wc -l)" -eq "$N0" ] && break
+		sleep 0.1
+	done
+	[ "$(ls "/proc/$W/task" | wc -l)" -eq "$N0" ] ||
+		err "attach $tag: the program has $(ls "/proc/$W/task" | wc -l) threads after the detach, $N0 before the first attach"
+	[ "$(ls "/proc/$W/fd" | wc -l)" -eq "$F0" ] ||
+		err "attach $tag: the program has $(ls "/proc/$W/fd" | wc -l) descriptors after the detach, $F0 before: $(ls -l "/proc/$W/fd" | tr '\n' '|')"
+}
+
 t_attach_cycles() {
-	local w c n0 f0 fin want=0
+	local w c want=0
 	need_cupti
-	start_workload w "GT_LIBCUDA=$MOCK_LIB" "LD_LIBRARY_PATH=$CUPTI_MOCK" -- --wait-signal --flood 60 --rate 400 --steady 50
-	w=$WPID
-	wait_ready w "$w"
-	kill -USR1 "$w"
-	n0=$(ls "/proc/$w/task" | wc -l)
-	f0=$(ls "/proc/$w/fd" | wc -l)
+	flood_program 60
+	w=$W
 	for c in 1 2 3; do
-		"$GTRACE" record -p "$w" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach --cupti-lib "$AGENT" -d 1 \
-			-o "$T/c$c.gtrace" > /dev/null 2> "$T/c$c.err"
-		RC=$?
-		[ "$RC" -eq 0 ] || fatal "attach $c exited $RC: $(tail -n 3 "$T/c$c.err" | tr '\n' '|')"
-		summary "$T/c$c.err" | grep -qE 'from 1 processes: ([1-9][0-9]*) linked \(100\.0 %\), 0 unmatched, 0 causality violations' ||
-			err "attach $c: not every GPU record linked: $(summary "$T/c$c.err")"
-		[ "$(field linked "$T/c$c.err")" -ge 50 ] || err "attach $c: fewer than 50 GPU records in 1 s at 400 launches/s"
-		"$GTRACE" dump --summary "$T/c$c.gtrace" | grep -Eq '^ +ended +detached$' ||
-			err "attach $c: the agent's counters do not say it detached"
+		attach_cycle "c$c"
 		want=$((want + 1))
 		finalized "$T/w.err" "$want" ||
 			fatal "attach $c: CUPTI not finalized once more in an API exit callback: $(grep -c cuptiFinalize "$T/w.err") times"
-		for _ in $(seq 100); do
-			[ "$(ls "/proc/$w/task" | wc -l)" -eq "$n0" ] && break
-			sleep 0.1
-		done
-		[ "$(ls "/proc/$w/task" | wc -l)" -eq "$n0" ] ||
-			err "attach $c: the program has $(ls "/proc/$w/task" | wc -l) threads after the detach, $n0 before the first attach"
-		[ "$(ls "/proc/$w/fd" | wc -l)" -eq "$f0" ] ||
-			err "attach $c: the program has $(ls "/proc/$w/fd" | wc -l) descriptors after the detach, $f0 before: $(ls -l "/proc/$w/fd" | tr '\n' '|')"
 	done
 	grep -q 'outside an API callback' "$T/w.err" && err "CUPTI finalized outside an API callback"
 	# SIGKILL of the recorder while attached: the agent sees its lock go and detaches
@@ -585,40 +604,20 @@ t_attach_cycles() {
 # threads and descriptors as before; then one attach without it: finalized
 # once (the flag is the session's, not the agent's for good).
 t_attach_idle() {
-	local w c n0 f0
+	local w c
 	need_cupti
-	start_workload w "GT_LIBCUDA=$MOCK_LIB" "LD_LIBRARY_PATH=$CUPTI_MOCK" -- --wait-signal --flood 60 --rate 400 --steady 50
-	w=$WPID
-	wait_ready w "$w"
-	kill -USR1 "$w"
-	n0=$(ls "/proc/$w/task" | wc -l)
-	f0=$(ls "/proc/$w/fd" | wc -l)
+	flood_program 60
+	w=$W
 	for c in 1 2 3 4; do
-		local how=(--cupti-detach=idle)
-		[ "$c" = 4 ] && how=()
-		"$GTRACE" record -p "$w" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach "${how[@]}" --cupti-lib "$AGENT" \
-			-d 1 -o "$T/i$c.gtrace" > /dev/null 2> "$T/i$c.err"
-		RC=$?
-		[ "$RC" -eq 0 ] || fatal "attach $c exited $RC: $(tail -n 3 "$T/i$c.err" | tr '\n' '|')"
-		summary "$T/i$c.err" | grep -qE 'from 1 processes: ([1-9][0-9]*) linked \(100\.0 %\), 0 unmatched, 0 causality violations' ||
-			err "attach $c: not every GPU record linked: $(summary "$T/i$c.err")"
-		[ "$(field linked "$T/i$c.err")" -ge 50 ] || err "attach $c: fewer than 50 GPU records in 1 s at 400 launches/s"
-		"$GTRACE" dump --summary "$T/i$c.gtrace" > "$T/i$c.sum"
-		grep -Eq '^ +ended +detached$' "$T/i$c.sum" || err "attach $c: the agent's counters do not say it detached"
-		[ "$(grep -c ' cupti_detach=idle\( \|$\)' "$T/i$c.sum")" -eq $((c == 4 ? 0 : 1)) ] ||
-			err "attach $c: the header's options: $(grep options "$T/i$c.sum")"
-		for _ in $(seq 100); do
-			[ "$(ls "/proc/$w/task" | wc -l)" -eq "$n0" ] && break
-			sleep 0.1
-		done
-		[ "$(ls "/proc/$w/task" | wc -l)" -eq "$n0" ] ||
-			err "attach $c: the program has $(ls "/proc/$w/task" | wc -l) threads after the detach, $n0 before the first attach"
-		[ "$(ls "/proc/$w/fd" | wc -l)" -eq "$f0" ] ||
-			err "attach $c: the program has $(ls "/proc/$w/fd" | wc -l) descriptors after the detach, $f0 before"
 		if [ "$c" != 4 ]; then
+			attach_cycle "i$c" --cupti-detach=idle
+			[ "$(grep -c ' cupti_detach=idle\( \|$\)' "$T/i$c.sum")" -eq 1 ] ||
+				err "attach $c: the header's options do not say cupti_detach=idle: $(grep options "$T/i$c.sum")"
 			[ "$(grep -c cuptiFinalize "$T/w.err")" -eq 0 ] ||
 				err "attach $c with --cupti-detach=idle: CUPTI finalized: $(grep cuptiFinalize "$T/w.err" | tr '\n' '|')"
 		else
+			attach_cycle "i$c"
+			grep -q ' cupti_detach=' "$T/i$c.sum" && err "attach $c: the header's options say cupti_detach: $(grep options "$T/i$c.sum")"
 			finalized "$T/w.err" 1 ||
 				err "the attach without --cupti-detach=idle: CUPTI finalized $(grep -c cuptiFinalize "$T/w.err") times, expected once"
 		fi
@@ -638,10 +637,8 @@ anon_kb() { awk '/^Anonymous:/ { print $2 }' "/proc/$1/smaps_rollup"; }
 t_attach_memory() {
 	local w c seen=() grow
 	need_cupti
-	start_workload w "GT_LIBCUDA=$MOCK_LIB" "LD_LIBRARY_PATH=$CUPTI_MOCK" -- --wait-signal --flood 90 --rate 400 --steady 50
-	w=$WPID
-	wait_ready w "$w"
-	kill -USR1 "$w"
+	flood_program 90
+	w=$W
 	seen+=("$(anon_kb "$w")")
 	for c in 1 2 3 4 5 6 7 8; do
 		"$GTRACE" record -p "$w" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach --cupti-lib "$AGENT" -d 1 \

@@ -293,11 +293,24 @@ t_attach_trigger() {
 # demand, the window holds its kernels linked, it detaches; twice, its
 # threads and descriptors as before each time. Refused with one line and
 # status 1: a static program, no such process, a daemon without --cupti.
+# two_attaches_linked PID: a snapshot of PID ($T/d.json its dump) after two
+# on-demand attaches of 1 s at 400 launches/s: at least 200 GPU kernels of
+# it, every one linked to its launch.
+two_attaches_linked() {
+	local got
+	snap -p "$1"
+	dump_trace "$SNAP" "$T/d.json"
+	got=$(count "$T/d.json" "$1" '.type == "gpu_kernel"')
+	[ "$got" -ge 200 ] || err "the snapshot holds $got GPU kernels of two 1 s attaches at 400 launches/s"
+	[ "$(count "$T/d.json" "$1" '.type == "gpu_kernel" and .launch_ts != null')" -eq "$got" ] ||
+		err "not every GPU kernel linked: $(count "$T/d.json" "$1" '.type == "gpu_kernel" and .launch_ts == null') not"
+}
+
 # The daemon with --cupti-detach=idle: each on-demand attach records its
 # second, then the agent detaches (its writer thread gone) and CUPTI stays
 # loaded and idle: never finalized; every kernel of both in the window linked.
 t_attach_demand_idle() {
-	local w got c
+	local w c
 	start_cupti_daemon --mode full --window 30s --cupti-detach=idle
 	start_workload w "${PLAIN_ENV[@]}" -- --wait-signal --flood 30 --rate 400 --steady 50
 	w=$WPID
@@ -317,19 +330,14 @@ t_attach_demand_idle() {
 		[ "$(grep -c cuptiFinalize "$T/w.err")" -eq 0 ] ||
 			err "attach $c: CUPTI finalized with --cupti-detach=idle: $(grep cuptiFinalize "$T/w.err" | tr '\n' '|')"
 	done
-	snap -p "$w"
-	dump_trace "$SNAP" "$T/d.json"
-	got=$(count "$T/d.json" "$w" '.type == "gpu_kernel"')
-	[ "$got" -ge 200 ] || err "the snapshot holds $got GPU kernels of two 1 s attaches at 400 launches/s"
-	[ "$(count "$T/d.json" "$w" '.type == "gpu_kernel" and .launch_ts != null')" -eq "$got" ] ||
-		err "not every GPU kernel linked: $(count "$T/d.json" "$w" '.type == "gpu_kernel" and .launch_ts == null') not"
+	two_attaches_linked "$w"
 	kill -TERM "$w"
 	wait_exit "$w" 20
 	stop_daemon
 }
 
 t_attach_demand() {
-	local w got n0 f0 c
+	local w n0 f0 c
 	start_cupti_daemon --mode full --window 30s
 	start_workload w "${PLAIN_ENV[@]}" -- --wait-signal --flood 30 --rate 400 --steady 50
 	w=$WPID
@@ -346,12 +354,7 @@ t_attach_demand() {
 			err "attach $c: threads $(ls "/proc/$w/task" | wc -l) and descriptors $(ls "/proc/$w/fd" | wc -l), before $n0 and $f0"
 	done
 	sleep 1.5
-	snap -p "$w"
-	dump_trace "$SNAP" "$T/d.json"
-	got=$(count "$T/d.json" "$w" '.type == "gpu_kernel"')
-	[ "$got" -ge 200 ] || err "the snapshot holds $got GPU kernels of two 1 s attaches at 400 launches/s"
-	[ "$(count "$T/d.json" "$w" '.type == "gpu_kernel" and .launch_ts != null')" -eq "$got" ] ||
-		err "not every GPU kernel linked: $(count "$T/d.json" "$w" '.type == "gpu_kernel" and .launch_ts == null') not"
+	two_attaches_linked "$w"
 	[ "$(count "$T/d.json" "$w" '.type == "cupti_attach" and .event == "attached"')" -eq 2 ] || err "not two attach records"
 	[ "$(status_of attach_attached)" = 2 ] || err "status: attach_attached $(status_of attach_attached)"
 	kill -TERM "$w"
