@@ -149,8 +149,7 @@ static void finish_job(struct daemon *d)
 				  o->held_ns / 1e6, a->job.dur_ns / 1e9);
 	} else {
 		a->refused++;
-		pr_warn("attach: %s%s", o->why, o->result == GT_ATTACH_DIED ? "" :
-			"; its GPU side is not recorded, its calls are");
+		pr_warn("attach: %s%s", o->why, recorder__attach_failed_tail(o));
 		n = daemon__reply(reply, sizeof(reply), "error: %s\n", o->why);
 	}
 	if (a->job.client && control__reply(d->ctl, a->job.client, reply, n))

@@ -8,7 +8,6 @@
  * ranges, the kernel names checked.
  */
 #include <errno.h>
-#include <signal.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -51,12 +50,10 @@ static void note_process(struct recorder *r, const struct gt_hdr *h)
  * said, with how long after the attach. */
 static void said_fault(struct recorder *r, const struct gt_proc_evt *e)
 {
-	int st = e->exit_code, sig = st & 0x7f;
+	int sig = e->exit_code & 0x7f;	/* the wait status' terminating signal */
 	uint64_t at;
 
-	if (e->hdr.size < sizeof(*e) || !(sig && sig != 0x7f) ||
-	    (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE && sig != SIGABRT) ||
-	    !(at = recorder__attached_at(r, e->hdr.pid)))
+	if (e->hdr.size < sizeof(*e) || !inject__fault_signal(sig) || !(at = recorder__attached_at(r, e->hdr.pid)))
 		return;
 	pr_warn("pid %d was killed by %s %.1f s after the CUPTI agent was attached to it (--cupti=attach): "
 		"the agent or CUPTI may have caused it", (int)e->hdr.pid, inject__signal_name(sig),

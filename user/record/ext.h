@@ -132,6 +132,9 @@ void recorder__cupti_attach_pid(const struct recorder *r, pid_t pid, struct cupt
 /* An attach that went in: what its agent cannot record there ("no NVTX
  * ranges (…)"), without the "pid N: " of the record; NULL when nothing. */
 const char *recorder__attach_note(const struct cupti_attach_out *a);
+/* What follows the reason of an attach that did not go in: that the
+ * process' calls are still recorded, unless it died of it. */
+const char *recorder__attach_failed_tail(const struct cupti_attach_out *a);
 /* "thread T" and, when some were, "; N threads inside the CUDA driver
  * passed over", and how far the thread it took was inside the driver,
  * for the attach's line (buf of len). */

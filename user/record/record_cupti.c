@@ -170,6 +170,11 @@ uint64_t recorder__attached_at(const struct recorder *r, uint32_t pid)
 	return 0;
 }
 
+const char *recorder__attach_failed_tail(const struct cupti_attach_out *a)
+{
+	return a->result == GT_ATTACH_DIED ? "" : "; its GPU side is not recorded, its calls are";
+}
+
 const char *recorder__attach_note(const struct cupti_attach_out *a)
 {
 	const char *s = a->result == GT_ATTACH_OK && a->why[0] ? strstr(a->why, ": ") : NULL;
@@ -337,8 +342,7 @@ void recorder__cupti_attach(struct recorder *r)
 				a.held_ns / 1e6, recorder__attach_thread(&a, th, sizeof(th)), note ? "; " : "",
 				note ? note : "");
 		else
-			pr_warn("--cupti=attach: %s%s", a.why, a.result == GT_ATTACH_DIED ? "" :
-				"; its GPU side is not recorded, its calls are");
+			pr_warn("--cupti=attach: %s%s", a.why, recorder__attach_failed_tail(&a));
 	}
 	free(found);
 }

@@ -165,6 +165,11 @@ const char *inject__signal_name(int sig)
 	}
 }
 
+bool inject__fault_signal(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGABRT;
+}
+
 #if defined(__x86_64__)
 
 #define ERESTARTSYS_		512
@@ -490,7 +495,7 @@ static void note_fault(struct target *t, int sig)
 	siginfo_t si;
 	char at[160];
 
-	if (t->fault[0] || (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE && sig != SIGABRT))
+	if (t->fault[0] || !inject__fault_signal(sig))
 		return;
 	if (ptrace(PTRACE_GETREGS, t->pid, 0, &r))
 		r.rip = 0;

@@ -27,6 +27,8 @@
 /* SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGKILL, SIGTERM by name, any
  * other as "a signal". */
 const char *inject__signal_name(int sig);
+/* Whether sig is a crash's: SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGABRT. */
+bool inject__fault_signal(int sig);
 
 /* 0 when pid can take a library now; else -errno and why (one line). */
 int inject__check(pid_t pid, char *why, size_t len);
