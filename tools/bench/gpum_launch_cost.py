@@ -25,6 +25,9 @@ in the first QUIET seconds (the recorder not yet started) is the method's
 noise floor. Hundreds of thousands of launches a second make each burst's
 median precise; the pairing takes out the drift.
 
+The flood goes on for QUIET seconds, then for SECONDS after the recorder
+said it records, and ends by SIGTERM (the workload's --until-term).
+
   python3 tools/bench/gpum_launch_cost.py --gpum HZ [--seconds 60] [--quiet 10]
       [--window 250ms --period 500ms] [--rate 20000] [--workload-args '--grid 1']
       [--gtrace ./gtrace-bpf]
@@ -159,7 +162,7 @@ def selftest():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--gpum", type=int, metavar="HZ")
-    ap.add_argument("--seconds", type=float, default=60, help="the launches' flood after the quiet part")
+    ap.add_argument("--seconds", type=float, default=60, help="the launches' flood once the recorder records")
     ap.add_argument("--quiet", type=float, default=10, help="seconds of launches before the recorder starts")
     ap.add_argument("--window", type=parse_time, default=parse_time("250ms"))
     ap.add_argument("--period", type=parse_time, default=parse_time("500ms"))
@@ -186,8 +189,11 @@ def main():
     res = {"gpum_hz": a.gpum, "window": "%d ms" % (a.window // 1_000_000),
            "period": "%d ms" % (a.period // 1_000_000), "rate": a.rate, "error": None}
     pin = lambda cpus: ["taskset", "-c", cpus] if cpus else []  # noqa: E731
-    wcmd = pin(a.cpus_workload) + [a.workload, "--wait-signal", "--flood", "%g" % (a.quiet + a.seconds),
-                                   "--rate", str(a.rate), "--launch-log", log_path] + shlex.split(a.workload_args)
+    # the flood ends by SIGTERM --seconds after the recorder said it records
+    # (however long its start took); its own limit is only a backstop
+    wcmd = pin(a.cpus_workload) + [a.workload, "--wait-signal", "--flood", "%g" % (a.quiet + a.seconds + 300),
+                                   "--until-term", "--rate", str(a.rate), "--launch-log", log_path] + \
+        shlex.split(a.workload_args)
     wout = open(os.path.join(out, "workload.out"), "wb")
     werr = open(os.path.join(out, "workload.err"), "wb")
     w = subprocess.Popen(wcmd, stdout=subprocess.PIPE, stderr=werr, stdin=subprocess.DEVNULL)
@@ -211,7 +217,10 @@ def main():
             res["error"] = "the recorder did not start"
             return finish(a, out, res, [], [])
         inproc.drain(rec.stderr, rerr)
-        w.wait(a.seconds + a.quiet + 120)
+        time.sleep(a.seconds)
+        if w.poll() is None:
+            w.send_signal(signal.SIGTERM)
+        w.wait(120)
         rec.wait(120)
         if w.returncode:
             res["error"] = "the workload exited with status %d" % w.returncode
@@ -248,6 +257,10 @@ def main():
 def finish(a, out, res, wins, fake):
     log = read_log(os.path.join(out, "launch.log")) if os.path.exists(os.path.join(out, "launch.log")) else []
     res["launches"] = len(log)
+    # the span of the log by the workload's own clock: paced at --rate, the
+    # workload makes rate x span launches (it catches up when it falls behind)
+    res["launch_span_s"] = (log[-1][0] - log[0][0]) / 1e9 if len(log) > 1 else 0.0
+    res["bursts_in_trace"] = len(wins)
     res["bursts"] = summary(measure(log, wins))
     res["noise"] = summary(measure(log, fake))
     if not res["error"] and not res["bursts"]["windows"]:
