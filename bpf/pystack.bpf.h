@@ -100,6 +100,22 @@ struct {
  * the last of its id and its frame (96-160 bytes for 3.10 to 3.13). */
 #define PY_TS_CHUNK 192
 
+/* An interpreter's list of thread states, looked through for one thread
+ * id (py_ts_step, bpf_loop's body: the verifier checks the step once, where
+ * a loop of PY_THREADS_MAX was checked state by state along every path of
+ * every probe that takes stacks: nine in ten of the instructions it went
+ * through at the recorder's start). */
+#define PY_THREADS_MAX 128
+
+struct py_ts_find {
+	__u64 ts;		/* the next state to look at */
+	__u64 want;		/* the thread id it must hold */
+	__u64 found;		/* the state found, 0: none yet */
+	__u32 off_tid, off_next;
+	__u32 bad;		/* a state could not be read */
+	__u32 _pad;
+};
+
 /* A walk in progress, per CPU (too large for the BPF stack). */
 struct py_walk {
 	struct gt_py_cfg c;
@@ -111,6 +127,7 @@ struct py_walk {
 	struct gt_pyframe f[GT_PYSTACK_MAX];
 	__u8 chunk[PY_FRAME_CHUNK];	/* py_top_key's copy of the innermost frame */
 	__u8 tsc[PY_TS_CHUNK];		/* ... and of a thread state's id and frame */
+	struct py_ts_find find;		/* py_tstate's look through a thread list */
 };
 
 struct {
@@ -245,9 +262,42 @@ static __always_inline bool py_self_id(const struct gt_py_cfg *c, __u32 tid, __u
 	return true;
 }
 
+/* The CPU's walk, for bpf_loop's bodies (their context must be on the
+ * stack: the walk is looked up again). */
+static __always_inline struct py_walk *py_scratch_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&py_scratch, &zero);
+}
+
+static long py_ts_step(__u64 i, void *ctx)
+{
+	struct py_walk *w = py_scratch_get();
+	struct py_ts_find *f;
+	bool bad = false;
+	__u64 v;
+
+	if (!w)
+		return 1;
+	f = &w->find;
+	if (!f->ts)
+		return 1;
+	v = rd64(f->ts + f->off_tid, &bad);
+	if (!bad && v == f->want) {
+		f->found = f->ts;
+		return 1;
+	}
+	if (!bad)
+		f->ts = rd64(f->ts + f->off_next, &bad);
+	f->bad = bad;
+	return bad;
+}
+
 static __always_inline __u64 py_tstate(const struct gt_py_cfg *c, __u64 runtime, __u32 tid, bool self)
 {
 	__u64 want = tid, ts, interp, *cached, now, none;
+	struct py_walk *f;
 	bool bad = false;
 
 	if (c->tid_kind == GT_PY_TID_PTHREAD) {
@@ -271,28 +321,29 @@ static __always_inline __u64 py_tstate(const struct gt_py_cfg *c, __u64 runtime,
 	interp = rd64(runtime + c->interp_head, &bad);
 	if (bad || !interp)
 		return 0;
-	ts = rd64(interp + c->threads_head, &bad);
-	for (int i = 0; i < 128 && ts && !bad; i++) {
-		if (rd64(ts + c->ts_tid, &bad) == want && !bad) {
-			bpf_map_update_elem(&py_threads, &tid, &ts, BPF_ANY);
-			return ts;
-		}
-		ts = rd64(ts + c->ts_next, &bad);
+	f = py_scratch_get();
+	if (!f)
+		return 0;
+	f->find.ts = rd64(interp + c->threads_head, &bad);
+	f->find.want = want;
+	f->find.found = 0;
+	f->find.off_tid = c->ts_tid;
+	f->find.off_next = c->ts_next;
+	f->find.bad = 0;
+	if (!bad) {
+		bpf_loop(PY_THREADS_MAX, py_ts_step, NULL, 0);
+		bad = f->find.bad;
+	}
+	if (f->find.found) {
+		ts = f->find.found;
+		bpf_map_update_elem(&py_threads, &tid, &ts, BPF_ANY);
+		return ts;
 	}
 	if (!bad) {
 		none = (((now ? now : bpf_ktime_get_ns()) >> 20) << 1) | 1;
 		bpf_map_update_elem(&py_threads, &tid, &none, BPF_ANY);
 	}
 	return 0;
-}
-
-/* The CPU's walk, for bpf_loop's bodies (their context must be on the
- * stack: the walk is looked up again). */
-static __always_inline struct py_walk *py_scratch_get(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&py_scratch, &zero);
 }
 
 /* The frame a thread state's frame field names: itself, or before 3.13
