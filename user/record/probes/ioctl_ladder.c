@@ -28,7 +28,9 @@ static void scan_kallsyms(const char *path, struct ioctl_caps *c)
 
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
+	/* the file's own block size is 1 KiB: a read a few lines */
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	while (!(c->nv_sym && c->uvm_sym) && fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%*s %*s %255s", name) != 1)
 			continue;
 		if (!strcmp(name, GT_NV_IOCTL_FN))

@@ -185,9 +185,13 @@ int kernel_sources__start(const struct kernel_sources_opts *o, struct kernel_sou
 
 	if (!ks)
 		return -ENOMEM;
+	/* the ladder is looked at only when there are ioctls to record: its
+	 * look through /proc/kallsyms is most of a second of the start on a
+	 * small machine */
+	memset(&caps, 0, sizeof(caps));
 	if (o->caps)
 		caps = *o->caps;
-	else
+	else if (o->ioctl && o->nmajors)
 		ioctl_ladder__probe(&caps, NULL, NULL, NULL, NULL);
 	if (o->ioctl && o->nmajors) {
 		err = start_ioctl(ks, o, &caps);
