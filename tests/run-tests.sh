@@ -137,7 +137,7 @@ run_unit_tests() {
 INTEG_JOBS=${GT_TEST_JOBS:-$(( $(nproc 2>/dev/null || echo 1) * 2 ))}
 [ "$INTEG_JOBS" -le 8 ] || [ -n "${GT_TEST_JOBS:-}" ] || INTEG_JOBS=8
 job_dir=
-declare -a J_SCRIPT=() J_CASE=() J_TAG=() J_OUT_DIR=() J_GTRACE=() J_KIND=() J_LAST=() J_DONE=() J_LEFT=()
+declare -a J_SCRIPT=() J_CASE=() J_TAG=() J_OUT_DIR=() J_GTRACE=() J_KIND=() J_LAST=() J_DONE=() J_LEFT=() J_ONCE=()
 
 # add_jobs TAG OUT_DIR GTRACE: the jobs of the integration tests with the
 # recorder GTRACE and the mock of the build in OUT_DIR; TAG tags their
@@ -164,9 +164,18 @@ add_jobs() {
 			done < <(bash "$t" __list 2> /dev/null)
 		fi
 		if [ "$listed" -eq 0 ]; then
-			# not built on lib.sh, or it listed no case: the whole script
-			J_SCRIPT+=("$t") J_CASE+=("") J_TAG+=("$tag") J_OUT_DIR+=("$odir") J_GTRACE+=("$gt")
-			J_KIND+=(solo) J_LAST+=(0) J_DONE+=(0)
+			# not built on lib.sh, or it listed no case: the whole script,
+			# solo unless a line "# run-tests: KIND" says otherwise; with
+			# "once" it runs in the plain pass only (it tests no build of
+			# the recorder: the sanitized pass would run the same thing)
+			kind=$(sed -n 's/^# run-tests: \(shared\|solo\|quiet\)\( once\)\{0,1\}$/\1\2/p' "$t" | head -n 1)
+			if [ "${kind#* }" = once ] && [ -n "$tag" ]; then
+				J_ONCE+=("$(basename "$t" .sh)")
+			else
+				kind=${kind% once}
+				J_SCRIPT+=("$t") J_CASE+=("") J_TAG+=("$tag") J_OUT_DIR+=("$odir") J_GTRACE+=("$gt")
+				J_KIND+=("${kind:-solo}") J_LAST+=(0) J_DONE+=(0)
+			fi
 		fi
 		[ ${#J_SCRIPT[@]} -gt "$n" ] && J_LAST[-1]=1
 	done
@@ -262,6 +271,10 @@ run_integration_tests() {
 	if [ ${#J_LEFT[@]} -gt 0 ]; then
 		echo "note: the sanitized pass leaves out ${#J_LEFT[@]} cases that measure time or memory" \
 		     "(QUIET_CASES; the plain pass runs them): ${J_LEFT[*]}"
+	fi
+	if [ ${#J_ONCE[@]} -gt 0 ]; then
+		echo "note: the sanitized pass leaves out ${#J_ONCE[@]} scripts that test no build of the recorder" \
+		     "(\"# run-tests: KIND once\"; the plain pass runs them): ${J_ONCE[*]}"
 	fi
 	echo "note: ${#J_KIND[@]} integration jobs: ${count[solo]:-0} solo (they see every process on the machine)," \
 	     "one at a time; then ${count[quiet]:-0} quiet, one at a time;" \

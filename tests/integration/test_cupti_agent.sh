@@ -4,6 +4,11 @@
 # The CUPTI agent (libgtrace-cupti.so) over a mock libcupti, no GPU needed:
 # the cases of cupti/testing/run.sh (make cupti-check), one PASS/FAIL line
 # each. Real CUPTI on a GPU: tools/gpu-check.sh.
+#
+# The agent and its mock, built by make, not the recorder under test: the
+# plain pass runs it, beside other cases (it starts no recorder), the
+# sanitized pass not.
+# run-tests: shared once
 cd "$(dirname "$0")/../.." || exit 2
 if [ ! -f "${CUDA_HOME:-/usr/local/cuda}/include/cupti.h" ]; then
 	echo "FAIL test_cupti_agent: no cupti.h in ${CUDA_HOME:-/usr/local/cuda}/include: the agent cannot be built or tested here"

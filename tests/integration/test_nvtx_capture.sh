@@ -6,6 +6,11 @@
 # cupti/testing/nvtx_capture.sh, one PASS/FAIL line each.  Each counts the
 # agent's gtrace_capture_open/close calls with uprobes on those exported
 # symbols of the agent file, as the recorder sees them: needs root.
+#
+# The agent and its mock, built by make, not the recorder under test: the
+# plain pass runs it, beside other cases (the driver's uprobe counters count
+# its own calls only), the sanitized pass not.
+# run-tests: shared once
 cd "$(dirname "$0")/../.." || exit 2
 if [ ! -f "${CUDA_HOME:-/usr/local/cuda}/include/cupti.h" ]; then
 	echo "FAIL test_nvtx_capture: no cupti.h in ${CUDA_HOME:-/usr/local/cuda}/include: the agent cannot be built or tested here"
