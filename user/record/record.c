@@ -433,8 +433,6 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		bo.filter_cgroup = true;
 		bo.cgroup_id = cgroup.id;
 		bo.cgroup_level = cgroup.level;
-		pr_verbose("--cgroup %s: cgroup id %llu at depth %d", cgroup.path, (unsigned long long)cgroup.id,
-			   cgroup.level);
 	}
 	if (recorder__cupti_new(r))
 		return 1;
@@ -447,6 +445,10 @@ int record__run(const struct record_opts *o, struct record_spools **spools)
 		goto cleanup;
 	if (EXT_HOOK(r, open) && (err = o->ext->open(o->ext->ctx, r)))
 		goto cleanup;
+	/* after the extension's open: the daemon's --log is where this goes */
+	if (o->cgroup)
+		pr_verbose("--cgroup %s: cgroup id %llu at depth %d", cgroup.path, (unsigned long long)cgroup.id,
+			   cgroup.level);
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		err = -ENOENT;
 		pr_err("this kernel has no BTF (/sys/kernel/btf/vmlinux): gtrace-bpf needs CONFIG_DEBUG_INFO_BTF");
