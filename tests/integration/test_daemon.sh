@@ -8,6 +8,8 @@
 # the bad command lines. Each case
 # has its own run directory (GTRACE_RUN_DIR) and snapshot directory.
 REQUIRES="root jq mock gtrace"
+# solo cases the sanitized pass runs scoped, beside others (lib.sh)
+SCOPED_CASES="t_snapshot t_window t_names t_names_bound t_names_lost t_metrics t_triggers t_second_and_kill t_log t_bad"
 . "$(dirname "$0")/lib.sh"
 
 t_snapshot() {
@@ -49,14 +51,16 @@ t_snapshot() {
 # The window keeps 3 s: a workload 6 s ago is gone, the last one is there;
 # --last 2s leaves out one 3.5 s ago; -p keeps one process.
 t_window() {
-	local a b c got
+	local a b c got b_end c_start last
 	start_daemon --mode full --window 3s --memory 16M
 	run_wl a --launches 40
 	a=$WP
 	sleep 6
 	run_wl b --launches 60
 	b=$WP
+	b_end=$(date +%s%N)
 	sleep 3.5
+	c_start=$(date +%s%N)
 	run_wl c --launches 20
 	c=$WP
 	sleep 1.5
@@ -64,10 +68,13 @@ t_window() {
 	dump_trace "$SNAP" "$T/w.json"
 	[ "$(launches_of "$T/w.json" "$a")" -eq 0 ] || err "a workload older than the window is in the snapshot"
 	[ "$(launches_of "$T/w.json" "$c")" -eq 20 ] || err "the last workload: $(launches_of "$T/w.json" "$c") of 20 launches"
-	snap --last 2s
+	# --last: back to the middle of the 3.5 s between b's end and c's start,
+	# however long the steps since took
+	last=$((($(date +%s%N) - (b_end + c_start) / 2) / 1000000))
+	snap --last "${last}ms"
 	dump_trace "$SNAP" "$T/l.json"
-	[ "$(launches_of "$T/l.json" "$b")" -eq 0 ] || err "--last 2s holds the workload of 5 s ago"
-	[ "$(launches_of "$T/l.json" "$c")" -eq 20 ] || err "--last 2s lost the last workload"
+	[ "$(launches_of "$T/l.json" "$b")" -eq 0 ] || err "--last ${last}ms holds the workload that ended 1.75 s before it"
+	[ "$(launches_of "$T/l.json" "$c")" -eq 20 ] || err "--last ${last}ms lost the workload that started 1.75 s after it"
 	run_wl d --launches 12
 	sleep 1.5
 	snap -p "$WP"
@@ -390,7 +397,7 @@ t_bad() {
 }
 
 add_case t_snapshot "daemon: status, a snapshot with the workload's exact launches and copies, -o, SIGTERM cleans up"
-add_case t_window "daemon: a 3 s window drops older work; --last 2s and -p PID select; a pid never seen refused"
+add_case t_window "daemon: a 3 s window drops older work; --last back to between two workloads and -p PID select; a pid never seen refused"
 add_case t_names "daemon: names learned before the window's oldest chunk are in the snapshot"
 add_case t_names_bound "daemon: the names kept for snapshots are those of the processes still in the window: after 30 jobs with long names and a bound for 12, a job whose lookups left the window has its kernels named, none lost"
 add_case t_names_lost "daemon: names past a bound too small for the live processes are counted in status and the metrics, and said once"

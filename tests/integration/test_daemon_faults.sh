@@ -12,6 +12,8 @@ REQUIRES="root jq mock gtrace"
 # they time the recording loop or the probes: nothing else may run beside
 # them, and they measure the plain build (the sanitized pass leaves them out)
 QUIET_CASES="t_stall t_sigkill"
+# solo cases the sanitized pass runs scoped, beside others (lib.sh)
+SCOPED_CASES="t_full_disk t_clients t_fork t_pid_reuse"
 . "$(dirname "$0")/lib.sh"
 
 alive() {
@@ -101,7 +103,11 @@ t_clients() {
 	ms=$(date +%s%N)
 	"$GTRACE" status -v > "$T/st" 2> "$T/st.err" || err "status failed while the silent clients were connected: $(cat "$T/st.err")"
 	ms=$((($(date +%s%N) - ms) / 1000000))
-	[ "$ms" -lt 500 ] || err "status took $ms ms with silent clients connected, expected < 500"
+	# a daemon that served its clients in turn would make status wait for the
+	# 12 silent ones' deadlines (READ_MS, 1 s each, user/daemon/control.c):
+	# 12 s; one that serves them together answers long before half that,
+	# however loaded the machine
+	[ "$ms" -lt 6000 ] || err "status took $ms ms with 12 silent clients connected: were they waited for in turn (12 x 1 s)?"
 	run_wl a --launches 400
 	sleep 1.5
 	snap -o "$T/c.gtrace"

@@ -275,11 +275,13 @@ t_python() {
 	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/h.gtrace" --stacks all \
 		-- /usr/bin/python3 "$PY_WL" 6 80 > /dev/null 2> "$T/h.err" || fatal "6 steps: $(tail -n 3 "$T/h.err" | tr '\n' '|')"
 	"$GTRACE" diff --format json "$T/p.gtrace" "$T/h.gtrace" > "$T/d.json" 2> "$T/d.err" || err "diff: $(cat "$T/d.err")"
-	# (over the span diff compares: each site's counts are those of its one api)
+	# (over the span diff compares: each site's counts are those of its one
+	# api; which steps that span holds is the steady state's, found from the
+	# steps' times: on a loaded machine both sides' can be equal)
 	jq -e --arg s "sync_here ($PY_WL:$(pyline sync_here))" --arg l "launch ($PY_WL:$(pyline launch))" '
 		def n($rows; $name): [$rows[] | select(.name == $name) | [.base.count, .opt.count]][0];
 		n(.sites.rows; $s) == n(.apis.rows; "cuStreamSynchronize") and n(.sites.rows; $l) == n(.apis.rows; "cuLaunchKernel")
-		and n(.sites.rows; $s)[0] > n(.sites.rows; $s)[1] and n(.sites.rows; $s)[1] > 0' "$T/d.json" > /dev/null ||
+		and n(.sites.rows; $s)[0] > 0 and n(.sites.rows; $s)[1] > 0' "$T/d.json" > /dev/null ||
 		err "diff's call sites: $(jq -c '[.sites.rows[], .apis.rows[] | [.name, .base.count, .opt.count]]' "$T/d.json" | head -c 900)"
 	"$GTRACE" diff "$T/p.gtrace" "$T/h.gtrace" 2> /dev/null | grep -q "^Call sites (CPU time in the calls with a stack made there)" ||
 		err "diff's table has no call-site rows"
