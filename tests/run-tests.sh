@@ -129,6 +129,9 @@ run_unit_tests() {
 # kind (lib.sh says why): the solo jobs (and the scripts not built on
 # lib.sh) run first, one at a time, with no other test beside them; then the
 # quiet ones, the same way; then the shared ones, GT_TEST_JOBS at a time.
+# In the sanitized pass a solo case its script lists in SCOPED_CASES is a
+# shared one, in a cgroup of its own that its recorder records instead of
+# every process (lib.sh); the plain pass runs it solo.
 # The output of each job is kept and printed in order: the scripts in turn,
 # the plain build's, then the sanitized build's, each script's cases in
 # their order, then the time its cases took (added up).
@@ -138,6 +141,11 @@ INTEG_JOBS=${GT_TEST_JOBS:-$(( $(nproc 2>/dev/null || echo 1) * 2 ))}
 [ "$INTEG_JOBS" -le 8 ] || [ -n "${GT_TEST_JOBS:-}" ] || INTEG_JOBS=8
 job_dir=
 declare -a J_SCRIPT=() J_CASE=() J_TAG=() J_OUT_DIR=() J_GTRACE=() J_KIND=() J_LAST=() J_DONE=() J_LEFT=() J_ONCE=()
+declare -a J_SCOPE=()
+N_SCOPED=0
+# a cgroup2 file system for the scoped cases (tests/integration/lib.sh)
+HAVE_CG2=0
+grep -q '^[^ ]* [^ ]* cgroup2 ' /proc/self/mounts 2> /dev/null && HAVE_CG2=1
 
 # add_jobs TAG OUT_DIR GTRACE: the jobs of the integration tests with the
 # recorder GTRACE and the mock of the build in OUT_DIR; TAG tags their
@@ -149,10 +157,15 @@ add_jobs() {
 		[ -n "$filter" ] && [[ $(basename "$t") != *"$filter"* ]] && continue
 		n=${#J_SCRIPT[@]} listed=0
 		if grep -q '^run_cases' "$t" && grep -q 'lib\.sh"$' "$t"; then
-			while read -r c kind; do
+			while read -r c kind scoped; do
 				[ -n "$c" ] || continue
 				listed=1
 				case $kind in shared|solo|quiet) ;; *) kind=solo ;; esac
+				scope=0
+				if [ "$kind" = solo ] && [ "${scoped:-}" = scoped ] && [ -n "$tag" ] && [ "$HAVE_CG2" = 1 ]; then
+					# the sanitized pass: in a cgroup of its own, beside others
+					kind=shared scope=1
+				fi
 				if [ "$kind" = quiet ] && [ -n "$tag" ]; then
 					# a case that measures time measures the plain build:
 					# the sanitized one's is not what anyone runs
@@ -160,7 +173,8 @@ add_jobs() {
 					continue
 				fi
 				J_SCRIPT+=("$t") J_CASE+=("$c") J_TAG+=("$tag") J_OUT_DIR+=("$odir") J_GTRACE+=("$gt")
-				J_KIND+=("$kind") J_LAST+=(0) J_DONE+=(0)
+				J_KIND+=("$kind") J_LAST+=(0) J_DONE+=(0) J_SCOPE+=("$scope")
+				[ "$scope" = 1 ] && N_SCOPED=$((N_SCOPED + 1))
 			done < <(bash "$t" __list 2> /dev/null)
 		fi
 		if [ "$listed" -eq 0 ]; then
@@ -174,7 +188,7 @@ add_jobs() {
 			else
 				kind=${kind% once}
 				J_SCRIPT+=("$t") J_CASE+=("") J_TAG+=("$tag") J_OUT_DIR+=("$odir") J_GTRACE+=("$gt")
-				J_KIND+=("${kind:-solo}") J_LAST+=(0) J_DONE+=(0)
+				J_KIND+=("${kind:-solo}") J_LAST+=(0) J_DONE+=(0) J_SCOPE+=(0)
 			fi
 		fi
 		[ ${#J_SCRIPT[@]} -gt "$n" ] && J_LAST[-1]=1
@@ -189,6 +203,7 @@ run_job() {
 	(
 		export GT_OUTPUT=${J_OUT_DIR[$i]} GTRACE=${J_GTRACE[$i]}
 		if [ -n "${J_CASE[$i]}" ]; then export GT_TEST_ONLY=${J_CASE[$i]}; else unset GT_TEST_ONLY; fi
+		if [ "${J_SCOPE[$i]}" = 1 ]; then export GT_TEST_SCOPE=1; else unset GT_TEST_SCOPE; fi
 		bash "${J_SCRIPT[$i]}" 2>&1 < /dev/null | sed "s/^\(PASS\|FAIL\) /\1 ${J_TAG[$i]}/"
 		exit "${PIPESTATUS[0]}"
 	) > "$job_dir/$i.out"
@@ -275,6 +290,10 @@ run_integration_tests() {
 	if [ ${#J_ONCE[@]} -gt 0 ]; then
 		echo "note: the sanitized pass leaves out ${#J_ONCE[@]} scripts that test no build of the recorder" \
 		     "(\"# run-tests: KIND once\"; the plain pass runs them): ${J_ONCE[*]}"
+	fi
+	if [ "$N_SCOPED" -gt 0 ]; then
+		echo "note: the sanitized pass runs $N_SCOPED solo cases scoped, beside others: each in a cgroup" \
+		     "of its own, recording that cgroup instead of every process (SCOPED_CASES; the plain pass runs them solo)"
 	fi
 	echo "note: ${#J_KIND[@]} integration jobs: ${count[solo]:-0} solo (they see every process on the machine)," \
 	     "one at a time; then ${count[quiet]:-0} quiet, one at a time;" \

@@ -27,7 +27,13 @@
 #   quiet   a case the script names in QUIET_CASES (its checks assume an
 #           otherwise idle machine) runs with nothing at all beside it
 #   shared  every other case
+#   scoped  (the sanitized pass only) a solo case the script names in
+#           SCOPED_CASES: it runs beside others in a cgroup of its own
+#           (GT_TEST_SCOPE=1), and start_tracer and start_daemon record
+#           that cgroup (--cgroup) instead of every process (--all, the
+#           daemon's default); the plain pass runs it solo, as written
 #     bash test_x.sh __list      prints "CASE shared|solo|quiet" per case
+#                                (and "scoped" after a solo one in SCOPED_CASES)
 #     GT_TEST_ONLY="c1 c2"       runs only the cases named (exactly)
 
 set -u
@@ -53,6 +59,9 @@ SCRIPT_NAME=$(basename "$0" .sh)
 REQUIRES=${REQUIRES:-}
 SHARED_CASES=${SHARED_CASES:-}
 QUIET_CASES=${QUIET_CASES:-}
+SCOPED_CASES=${SCOPED_CASES:-}
+# the case's own cgroup when it runs scoped (GT_TEST_SCOPE=1), else empty
+CASE_CGROUP=${CASE_CGROUP:-}
 
 # Workload constants (tests/mock/cuda_workload.c).
 N_ELEMS=1048576
@@ -163,12 +172,15 @@ run_cases() {
 	fi
 	local c
 	if [ "${1:-}" = __list ]; then
+		local k
 		for c in "${CASES[@]}"; do
-			echo "$c $(case_kind "$c")"
+			k=$(case_kind "$c")
+			[ "$k" = solo ] && [[ " $SCOPED_CASES " == *" $c "* ]] && k="solo scoped"
+			echo "$c $k"
 		done
 		return 0
 	fi
-	local filter=${1:-} why dir rc status=0 t0 secs
+	local filter=${1:-} why dir rc status=0 t0 secs cg
 	why=$(missing_prereqs)
 	for c in "${CASES[@]}"; do
 		[ -n "$filter" ] && [[ $c != *$filter* ]] && continue
@@ -182,8 +194,13 @@ run_cases() {
 		dir=$(mktemp -d "${TMPDIR:-/tmp}/gtrace-itest.XXXXXX")
 		: > "$dir/errors"
 		t0=$(date +%s%N)
-		CASE_DIR=$dir timeout -k 10 "$CASE_TIMEOUT" bash "$0" __case "$c" > "$dir/output" 2>&1
+		cg=
+		if [ "${GT_TEST_SCOPE:-}" = 1 ] && [[ " $SCOPED_CASES " == *" $c "* ]]; then
+			cg=$(scope_make "$c") || { echo "cannot make a cgroup for the scoped case" >> "$dir/errors"; }
+		fi
+		CASE_CGROUP=$cg CASE_DIR=$dir timeout -k 10 "$CASE_TIMEOUT" bash "$0" __case "$c" > "$dir/output" 2>&1
 		rc=$?
+		[ -n "$cg" ] && scope_remove "$cg"
 		secs=$(( ($(date +%s%N) - t0) / 1000000 ))
 		secs="$((secs / 1000)).$((secs % 1000 / 100)) s"
 		if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
@@ -212,10 +229,55 @@ run_cases() {
 	return $status
 }
 
+# The cgroup2 mount point, empty when there is none.
+cg2_root() {
+	awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' /proc/self/mountinfo
+}
+
+# scope_make CASE: makes a cgroup for a scoped case, prints its path.
+scope_make() {
+	local root d
+	root=$(cg2_root)
+	[ -n "$root" ] || return 1
+	d=$root/gtrace-itest-$$-$1
+	mkdir "$d" 2> /dev/null || return 1
+	echo "$d"
+}
+
+# scope_remove DIR: what is left in the case's cgroup goes to the root
+# (the case ended them; one that outlived it stays alive), and it goes.
+scope_remove() {
+	local root p
+	root=$(cg2_root)
+	for p in $(cat "$1/cgroup.procs" 2> /dev/null); do
+		echo "$p" > "$root/cgroup.procs" 2> /dev/null
+	done
+	rmdir "$1" 2> /dev/null
+}
+
+# scope_args ARGS...: ARGS into SCOPED_ARGS, with the case's cgroup for
+# every process (--all, -a) when the case runs scoped.
+scope_args() {
+	local a
+	SCOPED_ARGS=()
+	for a in "$@"; do
+		if [ -n "$CASE_CGROUP" ] && { [ "$a" = --all ] || [ "$a" = -a ]; }; then
+			SCOPED_ARGS+=(--cgroup "$CASE_CGROUP")
+		else
+			SCOPED_ARGS+=("$a")
+		fi
+	done
+}
+
 case_main() {
 	T=$CASE_DIR
 	ERRS=$T/errors
 	cd "$T" || exit 1
+	# a scoped case: this process, and so all it starts, in its cgroup
+	if [ -n "$CASE_CGROUP" ] && ! echo "$BASHPID" > "$CASE_CGROUP/cgroup.procs"; then
+		printf '%s\n' "cannot join the case's cgroup $CASE_CGROUP" >> "$ERRS"
+		exit 1
+	fi
 	trap case_cleanup EXIT
 	trap 'exit 143' TERM INT
 	log "case $1 in $T"
@@ -275,8 +337,9 @@ wait_exit() {
 # stderr in $T/tracer.out, $T/tracer.err) and waits for its
 # "gtrace-bpf: recording" line.  Sets TRACER_PID.
 start_tracer() {
-	log "start: $GTRACE $*"
-	"$GTRACE" "$@" > "$T/tracer.out" 2> "$T/tracer.err" &
+	scope_args "$@"
+	log "start: $GTRACE ${SCOPED_ARGS[*]}"
+	"$GTRACE" "${SCOPED_ARGS[@]}" > "$T/tracer.out" 2> "$T/tracer.err" &
 	TRACER_PID=$!
 	PIDS+=("$TRACER_PID")
 	if ! wait_line "$T/tracer.err" '^gtrace-bpf: recording' 30 "$TRACER_PID"; then
@@ -317,7 +380,9 @@ start_daemon() {
 	export GTRACE_RUN_DIR=$T/run
 	mkdir -p -m 0700 "$T/snaps"
 	[ -f "$T/daemon.err" ] && mv "$T/daemon.err" "$T/daemon.err.$(date +%s%N)"
-	"$GTRACE" daemon --libcuda "$MOCK_LIB" --dir "$T/snaps" "$@" > "$T/daemon.out" 2> "$T/daemon.err" &
+	log "daemon: $GTRACE daemon --libcuda $MOCK_LIB --dir $T/snaps ${CASE_CGROUP:+--cgroup $CASE_CGROUP }$*"
+	"$GTRACE" daemon --libcuda "$MOCK_LIB" --dir "$T/snaps" ${CASE_CGROUP:+--cgroup "$CASE_CGROUP"} "$@" \
+		> "$T/daemon.out" 2> "$T/daemon.err" &
 	DPID=$!
 	PIDS+=("$DPID")
 	wait_line "$log" '^gtrace-bpf: recording' 30 "$DPID" ||

@@ -11,6 +11,8 @@ REQUIRES="root jq mock gtrace"
 # t_light counts its windows and t_delay_duration times its span against
 # the wall clock: both assume the recorder's timers run on time.
 QUIET_CASES="t_light t_delay_duration"
+# solo cases the sanitized pass runs scoped, beside others (lib.sh)
+SCOPED_CASES="t_refused t_all_two"
 . "$(dirname "$0")/lib.sh"
 
 # count_in JSON PID JQ-FILTER: how many records of PID match the filter.

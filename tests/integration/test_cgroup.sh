@@ -16,7 +16,7 @@ CGROUPS=()
 # cg2_mount: the cgroup2 mount point (mounting one under $T if there is
 # none: on a hybrid machine that is the same hierarchy). Sets CG2.
 cg2_mount() {
-	CG2=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' /proc/self/mountinfo)
+	CG2=$(cg2_root)
 	if [ -z "$CG2" ]; then
 		mkdir -p "$T/cg2" && mount -t cgroup2 none "$T/cg2" || fatal "no cgroup2 file system is mounted and mounting one failed"
 		CG2=$T/cg2

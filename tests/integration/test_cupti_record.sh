@@ -15,6 +15,10 @@
 REQUIRES="root jq mock gtrace"
 # memory measured on the plain build only: see t_attach_memory
 QUIET_CASES="t_attach_memory"
+# solo cases the sanitized pass runs scoped, beside others (lib.sh)
+# the --all --cupti cases that check the session of every process (scope all)
+# run solo in both passes
+SCOPED_CASES="t_spool_empty t_attach_all t_unjoined"
 . "$(dirname "$0")/lib.sh"
 
 OUT_DIR=$(dirname "$MOCK_DIR")

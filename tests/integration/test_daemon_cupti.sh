@@ -15,6 +15,11 @@
 REQUIRES="root jq mock gtrace"
 # it times the recording loop: nothing else beside it, the plain build only
 QUIET_CASES="t_stall"
+# solo cases the sanitized pass runs scoped, beside others (lib.sh)
+# t_snapshot and t_takeover check the session of every process (scope all),
+# t_gap and t_no_gap the GPU's idle time and t_bounded a rate that a loaded
+# machine changes: solo in both passes
+SCOPED_CASES="t_attach_trigger t_attach_demand_idle t_attach_demand t_bad"
 . "$(dirname "$0")/lib.sh"
 
 OUT_DIR=$(dirname "$MOCK_DIR")

@@ -18,6 +18,8 @@
 # dlopen, then about a thousand more calls; it logs its own counts and how
 # long its dlopen took.
 REQUIRES="root jq mock gtrace"
+# solo cases the sanitized pass runs scoped, beside others (lib.sh)
+SCOPED_CASES="t_all_waits t_all_copy t_job_not_held t_ptrace_not_held t_stale t_timeout t_sigkill"
 . "$(dirname "$0")/lib.sh"
 
 N=1000 M=2 K=2

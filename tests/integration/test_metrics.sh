@@ -10,6 +10,8 @@
 # send nothing (more of them than the endpoint's slots) do not keep another
 # from its answer.
 REQUIRES="jq gtrace"
+# solo cases the sanitized pass runs scoped, beside others (lib.sh)
+SCOPED_CASES="t_prometheus_scrape t_http_paths t_silent_client t_idle_clients t_light_sampled t_daemon_idle_clients"
 . "$(dirname "$0")/lib.sh"
 
 OUT_DIR=${GT_OUTPUT:-.output}
