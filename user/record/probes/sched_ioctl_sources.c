@@ -185,15 +185,14 @@ int kernel_sources__start(const struct kernel_sources_opts *o, struct kernel_sou
 
 	if (!ks)
 		return -ENOMEM;
-	/* the ladder is looked at only when there are ioctls to record: its
-	 * look through /proc/kallsyms is most of a second of the start on a
-	 * small machine */
-	memset(&caps, 0, sizeof(caps));
-	if (o->caps)
-		caps = *o->caps;
-	else if (o->ioctl && o->nmajors)
-		ioctl_ladder__probe(&caps, NULL, NULL, NULL, NULL);
 	if (o->ioctl && o->nmajors) {
+		/* the ladder is looked at only when there are ioctls to record:
+		 * its look through /proc/kallsyms is most of a second of the
+		 * start on a small machine */
+		if (o->caps)
+			caps = *o->caps;
+		else
+			ioctl_ladder__probe(&caps, NULL, NULL, NULL, NULL);
 		err = start_ioctl(ks, o, &caps);
 		if (err) {
 			pr_err("failed to start ioctl recording: %s", strerror(-err));
