@@ -308,13 +308,19 @@ t_fork() {
 	[ "$(jq -s --argjson p "$WP" '[.[] | select(.pid == $p and .type == "launch")] | length' "$T/f.json")" -eq 4 ] ||
 		err "the parent's own launches are not 4"
 	# a thread's time off the CPU ends before its process' exit (a start
-	# left behind was once read in the child's teardown, after it)
+	# left behind was once read in the child's teardown, after it): each
+	# interval against the first exit of its pid at or after its start, so
+	# that a pid the kernel gave to a later child (pid_max wraps on a busy
+	# machine) is that child's
 	got=$(jq -s -c --argjson p "$WP" '
 		[.[] | select(.pid != $p)] | group_by(.pid)
-		| map((map(select(.type == "process" and .event == "exit") | .ts) | first) as $x
-		      | select($x != null) | map(select(.type == "offcpu" and .ts + .dur > $x)) | .[])
+		| map([.[] | select(.type == "process" and .event == "exit") | .ts] as $xs
+		      | .[] | select(.type == "offcpu") | . as $o
+		      | ([$xs[] | select(. >= $o.ts)] | min) as $x
+		      | select($x != null and $o.ts + $o.dur > $x))
 		| .[:3]' "$T/f.json")
 	[ "$got" = "[]" ] || err "off-CPU intervals of children ending after their exit: $got"
+	log "child pids given twice in the run: $(jq -s --argjson p "$WP" '[.[] | select(.type == "process" and .ppid == $p and .event == "fork") | .pid] | (length - (unique | length))' "$T/f.json")"
 	stop_daemon
 }
 
