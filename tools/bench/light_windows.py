@@ -60,6 +60,17 @@ first to its last sample) is a window, compared with the stretch before it.
 Its ratio is what sampling costs while it runs, and so what it costs all
 the time at that rate; "cost" is then the mean excess / WINDOW.
 
+With --bare FUNCS the windows are a bare counting uprobe's instead of a
+recorder's: every --period, `gtrace-bpf census --functions FUNCS` runs a
+child that sleeps --window (census puts a uprobe on those functions of
+libcuda, whose trap every process mapping it pays, and counts the child's
+calls only: the job's cost is the trap and a map lookup). The window is the
+child's own span (it prints its clock when it starts and when it wakes),
+its attach from census' start, its detach to census' exit. The ratio is the
+floor any tracer with a uprobe on those calls pays at this time scale, the
+figure full mode's ratios stand on (--bare cuLaunchKernel,cuLaunchKernelEx
+for the launches).
+
 With --daemon BUDGET the recorder is `gtrace-bpf daemon --budget BUDGET`
 with its default light mode: its windows are light mode's 200 ms at the
 period its budget keeps (the windows' median spacing, printed), their
@@ -189,6 +200,11 @@ def report(res):
                  "just before it" % res["gpum_hz"],
                  "(bursts of %s every %s; the cost column = mean excess / %s: sampling all the time)" % (
                      res["window"], res["period"], res["window"]), ""]
+    elif res.get("bare"):
+        lines = ["a bare counting uprobe on %s (gtrace-bpf census), its windows measured against the stretch "
+                 "just before each one" % res["bare"],
+                 "(window %s every %s: the trap's floor under a recorder's ratios)" % (res["window"], res["period"]),
+                 ""]
     elif res.get("daemon"):
         lines = ["the daemon's light-mode windows (--budget %s), measured against the stretch just before each one"
                  % res["daemon"],
@@ -259,6 +275,11 @@ def run_workload(a, wl, out):
             env["GTRACE_GPUM_BURST"] = ms.replace("ms", "")
         else:
             what = ["--light-window=" + ms]
+        if a.bare:
+            res["error"] = bare_windows(a, proc.pid, out, wl)
+            if proc.poll() is not None:
+                res["error"] = "the workload exited during the run"
+            return res
         if a.daemon:
             # the daemon as it runs in production: its own windows and period
             rundir = tempfile.mkdtemp(prefix="gtrace-lw-daemon.")
@@ -319,9 +340,41 @@ def run_workload(a, wl, out):
     return res
 
 
+def bare_windows(a, pid, out, wl):
+    """--bare: census' windows over the running job (pid), for a.record
+    seconds, written as the capture lines analyze reads; an error string or
+    None."""
+    child = ("import time; print(time.monotonic_ns(), flush=True); time.sleep(%.6f); "
+             "print(time.monotonic_ns(), flush=True)" % (a.window / 1e9))
+    cmd = (["taskset", "-c", a.cpus_tool] if a.cpus_tool else []) + \
+        [a.gtrace, "census", "--functions", a.bare] + shlex.split(a.tool_opts) + ["--", a.python, "-c", child]
+    caps, fails, end = [], 0, now() + int(a.record * 1e9)
+    with open(os.path.join(out, wl + "-census.err"), "w") as err:
+        while now() < end:
+            att = now()
+            r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace")
+            det = now()
+            t = [int(x) for x in r.stdout.split() if x.isdigit() and len(x) > 9][:2]
+            if r.returncode or len(t) != 2:
+                fails += 1
+                err.write("census: status %d, child's times %r: %s\n" % (r.returncode, t, r.stderr[-300:]))
+            else:
+                caps.append({"type": "capture", "kind": "window_open", "ts": t[0], "latency_ns": t[0] - att})
+                caps.append({"type": "capture", "kind": "window_close", "ts": t[1], "latency_ns": det - t[1]})
+            rest = att + a.period - now()
+            if rest > 0:
+                time.sleep(rest / 1e9)
+    with open(os.path.join(out, wl + ".capture.jsonl"), "w") as f:
+        for c in caps:
+            f.write(json.dumps(c) + "\n")
+    if fails:
+        return "census failed %d times (%s-census.err)" % (fails, wl)
+    return None
+
+
 def analyze(a, out, workloads, meta):
     res = {"window": "%d ms" % (a.window // 1_000_000), "period": "%d ms" % (a.period // 1_000_000),
-           "gpum_hz": a.gpum, "daemon": a.daemon,
+           "gpum_hz": a.gpum, "daemon": a.daemon, "bare": a.bare,
            "tail_ms": a.tail // 1_000_000, "workloads": {}}
     ok = True
     for wl in workloads:
@@ -440,6 +493,9 @@ def main(argv):
                     "status and snapshot at the end) instead of a light-mode recorder")
     ap.add_argument("--gpum", type=int, metavar="HZ",
                     help="measure the GPU-metrics sampler at HZ in bursts of --window every --period")
+    ap.add_argument("--bare", metavar="FUNCS",
+                    help="measure a bare counting uprobe on these libcuda functions (gtrace-bpf census "
+                    "--functions FUNCS), in windows of --window every --period, instead of a recorder")
     ap.add_argument("--analyze", metavar="DIR")
     ap.add_argument("--selftest", action="store_true")
     a = ap.parse_args(argv)
@@ -447,8 +503,8 @@ def main(argv):
         return selftest()
     if a.window >= a.period:
         ap.error("--window must be shorter than --period")
-    if a.daemon and a.gpum:
-        ap.error("--daemon and --gpum do not mix")
+    if sum(bool(x) for x in (a.daemon, a.gpum, a.bare)) > 1:
+        ap.error("--daemon, --gpum and --bare do not mix")
     workloads = [w for w in a.workload.split(",") if w]
     if a.workload_cmd:
         workloads = ["cmd"]

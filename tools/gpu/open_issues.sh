@@ -35,9 +35,10 @@
 #             the 2-GPU machine)
 #   full-cost issue 29: full mode's cost at the windows' time scale on the
 #             GPT-2-like step, light_windows.py with --stacks all and with
-#             --stacks none (400 ms windows every 1.5 s, a job each), then
-#             hot_cost.sh none/all (the programs' own accounting); about 6
-#             minutes
+#             --stacks none (400 ms windows every 1.5 s, a job each), and
+#             the floor under both: a bare counting uprobe on the two launch
+#             functions (--bare, census' windows); then hot_cost.sh none/all
+#             (the programs' own accounting); about 8 minutes
 #   attach-memory  issue 30: cupti_cycles.c (CUPTI alone started and
 #             finalized 16 times, no code of ours, with 1 module, with 256,
 #             and with 256 and two more launching threads living through the
@@ -146,6 +147,11 @@ for g in "$@"; do
 	nccl)
 		step nccl_single 240 tools/gpu/nccl_single.sh ;;
 	full-cost)
+		step full_cost_bare 130 python3 tools/bench/light_windows.py --workload transformer \
+			--window 400ms --period 1500ms --quiet 15 --record 45 --bare cuLaunchKernel,cuLaunchKernelEx \
+			--tool-opts "--libcuda ${GT_LIBCUDA:-/usr/local/nvidia/lib64/libcuda.so.1}" \
+			--cpus-workload 2,3 --cpus-tool 4-7 --out "$OUT/full_cost_bare"
+		cat "$OUT/full_cost_bare/light_windows.txt" >> "$OUT/summary.txt" 2> /dev/null
 		for st in all none; do
 			step full_cost_$st 130 python3 tools/bench/light_windows.py --workload transformer \
 				--window 400ms --period 1500ms --quiet 15 --record 45 --tool-opts "--stacks $st" \
