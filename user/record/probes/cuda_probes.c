@@ -25,6 +25,41 @@
 
 _Static_assert(GT_API__COUNT <= GT_SW_APIS, "api_state holds every api");
 
+/* Closes link fds, each in a thread of its own: a uprobe link's close waits
+ * for the kernel's synchronization (tens of ms on the CI VM), and waits
+ * that run together share it; one after the other they were ~300 ms of
+ * every recording's end. Where a thread cannot start, its fd is closed
+ * here. */
+#define CLOSE_THREADS_MAX 64
+
+static void *close_main(void *arg)
+{
+	close((int)(intptr_t)arg);
+	return NULL;
+}
+
+static void close_together(const int *fds, size_t n)
+{
+	pthread_t th[CLOSE_THREADS_MAX];
+	bool started[CLOSE_THREADS_MAX];
+	size_t i, k = 0;
+
+	while (k < n) {
+		size_t m = n - k < CLOSE_THREADS_MAX ? n - k : CLOSE_THREADS_MAX;
+
+		for (i = 0; i < m; i++) {
+			started[i] = !pthread_create(&th[i], NULL, close_main, (void *)(intptr_t)fds[k + i]);
+			if (!started[i])
+				close(fds[k + i]);
+		}
+		for (i = 0; i < m; i++) {
+			if (started[i])
+				pthread_join(th[i], NULL);
+		}
+		k += m;
+	}
+}
+
 void *probes__detach_main(void *arg)
 {
 	struct detach_batch *b = arg;
@@ -33,8 +68,7 @@ void *probes__detach_main(void *arg)
 
 	if (b->delay_ms)	/* tests: a detach as slow as a loaded machine's */
 		usleep(b->delay_ms * 1000);
-	for (i = 0; i < b->nfds; i++)
-		close(b->fds[i]);
+	close_together(b->fds, b->nfds);
 	for (i = 0; i < b->nlinks; i++)
 		bpf_link__destroy(b->links[i]);
 	b->ns = clock__mono_ns() - t0;
@@ -622,41 +656,6 @@ uint32_t cuda_probes__detach_waits(const struct cuda_probes *p) { return p->deta
 const char *cuda_probes__file_label(const struct cuda_probes *p, size_t i)
 {
 	return i < p->nfiles ? p->files[i].label : NULL;
-}
-
-/* Closes link fds, each in a thread of its own: a uprobe link's close waits
- * for the kernel's synchronization (tens of ms on the CI VM), and waits
- * that run together share it; one after the other they were ~300 ms of
- * every recording's end. Where a thread cannot start, its fd is closed
- * here. */
-#define CLOSE_THREADS_MAX 64
-
-static void *close_main(void *arg)
-{
-	close((int)(intptr_t)arg);
-	return NULL;
-}
-
-static void close_together(const int *fds, size_t n)
-{
-	pthread_t th[CLOSE_THREADS_MAX];
-	bool started[CLOSE_THREADS_MAX];
-	size_t i, k = 0;
-
-	while (k < n) {
-		size_t m = n - k < CLOSE_THREADS_MAX ? n - k : CLOSE_THREADS_MAX;
-
-		for (i = 0; i < m; i++) {
-			started[i] = !pthread_create(&th[i], NULL, close_main, (void *)(intptr_t)fds[k + i]);
-			if (!started[i])
-				close(fds[k + i]);
-		}
-		for (i = 0; i < m; i++) {
-			if (started[i])
-				pthread_join(th[i], NULL);
-		}
-		k += m;
-	}
 }
 
 /* The multi-mode links of every file, closed together (close_together);
