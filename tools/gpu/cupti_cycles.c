@@ -5,7 +5,7 @@
  * cycles (tools/gpu/attach_check.sh) is CUPTI's and the driver's own.
  *
  *   gcc -O2 -I$CUDA/include tools/gpu/cupti_cycles.c -L$CUDA/lib64 -lcupti -lcuda -o cc
- *   ./cc [CYCLES] [LAUNCHES] [MODULES] [THREADS]
+ *   ./cc [CYCLES] [LAUNCHES] [MODULES] [THREADS] [PARTS]
  *
  * Each cycle does what the agent does while attached, in one thread: the
  * activity kinds it records (kernels, copies, sets, driver API records of
@@ -22,7 +22,11 @@
  * pass), each launching as many again on a stream of its own: whether what
  * a cycle leaves grows with the threads that called CUDA under CUPTI. Each
  * line also gives the C heap's memory in use and free (glibc's mallinfo2):
- * held memory against memory the allocator keeps.
+ * held memory against memory the allocator keeps. PARTS (31 by default),
+ * which of the agent's uses of CUPTI a cycle makes, to tell which one leaves
+ * memory held after cuptiFinalize: 1 kernel records, 2 copies, 4 sets,
+ * 8 driver API records, 16 a subscriber with the driver API domain (0: the
+ * activity callbacks registered and CUPTI finalized, nothing else).
  */
 #include <malloc.h>
 #include <pthread.h>
@@ -194,6 +198,7 @@ int main(int argc, char **argv)
 {
 	int cycles = argc > 1 ? atoi(argv[1]) : 10, launches = argc > 2 ? atoi(argv[2]) : 20000;
 	int nmod = argc > 3 ? atoi(argv[3]) : 1, nthr = argc > 4 ? atoi(argv[4]) : 0;
+	int parts = argc > 5 ? atoi(argv[5]) : 31;
 	static struct launcher thr[64];
 	long in_use, freed;
 	static const CUpti_ActivityKind kinds[] = {
@@ -207,8 +212,8 @@ int main(int argc, char **argv)
 	static CUfunction fn[MAX_MODULES];
 	CUdeviceptr d;
 
-	if (nmod < 1 || nmod > MAX_MODULES || nthr < 0 || nthr > 64) {
-		fprintf(stderr, "cupti_cycles: MODULES must be 1 to %d, THREADS 0 to 64\n", MAX_MODULES);
+	if (nmod < 1 || nmod > MAX_MODULES || nthr < 0 || nthr > 64 || parts < 0 || parts > 31) {
+		fprintf(stderr, "cupti_cycles: MODULES must be 1 to %d, THREADS 0 to 64, PARTS 0 to 31\n", MAX_MODULES);
 		return 2;
 	}
 	CK(cuInit(0));
@@ -227,8 +232,8 @@ int main(int argc, char **argv)
 	}
 	CK(work_all(fn, nmod, d, host, launches, thr, nthr));
 	heap(&in_use, &freed);
-	printf("cycle 0 (no CUPTI, %d modules, %d threads more): rss_kb %ld anon_kb %ld heap_in_use_kb %ld heap_free_kb "
-	       "%ld maps %ld threads %ld launch_ns %.0f\n", nmod, nthr, field("/proc/self/status", "VmRSS:"),
+	printf("cycle 0 (no CUPTI, %d modules, %d threads more, parts %d): rss_kb %ld anon_kb %ld heap_in_use_kb %ld heap_free_kb "
+	       "%ld maps %ld threads %ld launch_ns %.0f\n", nmod, nthr, parts, field("/proc/self/status", "VmRSS:"),
 	       field("/proc/self/smaps_rollup", "Anonymous:"), in_use, freed, lines("/proc/self/maps"),
 	       field("/proc/self/status", "Threads:"), launch_ns);
 	for (int c = 1; c <= cycles; c++) {
@@ -236,15 +241,21 @@ int main(int argc, char **argv)
 
 		CK(cuptiActivityRegisterCallbacks(requested, completed));
 		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
-			CK(cuptiActivityEnable(kinds[k]));
-		CK(cuptiSubscribe(&sub, callback, NULL));
-		CK(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API));
+			if (parts & (1 << k))
+				CK(cuptiActivityEnable(kinds[k]));
+		if (parts & 16) {
+			CK(cuptiSubscribe(&sub, callback, NULL));
+			CK(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API));
+		}
 		CK(work_all(fn, nmod, d, host, launches, thr, nthr));
 		CK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
-		CK(cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_DRIVER_API));
-		CK(cuptiUnsubscribe(sub));
+		if (parts & 16) {
+			CK(cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_DRIVER_API));
+			CK(cuptiUnsubscribe(sub));
+		}
 		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
-			CK(cuptiActivityDisable(kinds[k]));
+			if (parts & (1 << k))
+				CK(cuptiActivityDisable(kinds[k]));
 		CK(cuptiFinalize());
 		CK(work_all(fn, nmod, d, host, launches, thr, nthr));
 		heap(&in_use, &freed);
