@@ -276,7 +276,7 @@ def run_workload(a, wl, out):
         else:
             what = ["--light-window=" + ms]
         if a.bare:
-            res["error"] = bare_windows(a, proc.pid, out, wl)
+            res["error"] = bare_windows(a, out, wl)
             if proc.poll() is not None:
                 res["error"] = "the workload exited during the run"
             return res
@@ -340,8 +340,8 @@ def run_workload(a, wl, out):
     return res
 
 
-def bare_windows(a, pid, out, wl):
-    """--bare: census' windows over the running job (pid), for a.record
+def bare_windows(a, out, wl):
+    """--bare: census' windows over the running job, for a.record
     seconds, written as the capture lines analyze reads; an error string or
     None."""
     child = ("import time; print(time.monotonic_ns(), flush=True); time.sleep(%.6f); "
