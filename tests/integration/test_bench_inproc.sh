@@ -192,6 +192,42 @@ t_lw_mock() {
 	grep -q '^cmd  *windows ' "$T/lw.out" || err "no table row for the windows: $(cat "$T/lw.out")"
 }
 
+# --bare: census' windows (a bare counting uprobe on the mock's launch
+# function) over a job that launches through it: each census run a window,
+# each window measured against the stretch before it
+t_lw_bare() {
+	local rc n opens
+	cat > "$T/steps.py" <<-'EOF'
+	import ctypes, os, sys, time
+	lib = ctypes.CDLL(os.environ["GT_LIBCUDA"])
+	f = open(sys.argv[1], "w")
+	print("ready %d" % os.getpid(), flush=True)
+	end = time.monotonic() + float(sys.argv[2])
+	f.write("%d\n" % time.monotonic_ns())
+	while time.monotonic() < end:
+	    time.sleep(0.005)
+	    for _ in range(20):
+	        lib.cuLaunchKernel(None, 1, 1, 1, 1, 1, 1, 0, None, None, None)
+	    f.write("%d\n" % time.monotonic_ns())
+	    f.flush()
+	EOF
+	GT_LIBCUDA=$MOCK_LIB python3 "$LIGHTWIN" --gtrace "$GTRACE" --workload-cmd "python3 $T/steps.py {step_log} {seconds}" \
+		--quiet 3 --record 5 --period 1s --window 200ms --bare cuLaunchKernel --tool-opts "--libcuda $MOCK_LIB" \
+		--out "$T/lw" > "$T/lw.out" 2> "$T/lw.err"
+	rc=$?
+	[ $rc -eq 0 ] || err "light_windows.py --bare exited with $rc: $(tail -n 5 "$T/lw.err" | tr '\n' '|') $(cat "$T/lw/cmd-census.err" 2> /dev/null)"
+	n=$(jq '.workloads.cmd.windows.windows' "$T/lw/light_windows.json")
+	opens=$(grep -c '"kind": "window_open"' "$T/lw/cmd.capture.jsonl")
+	log "$n windows measured of $opens census runs: $(grep '^cmd  *windows' "$T/lw.out")"
+	# every census run is a window and each is measured: 40 steps of 5 ms
+	# in its 200 ms and in the stretch before it
+	[ "$opens" -ge 2 ] && [ "$n" = "$opens" ] ||
+		err "$n windows measured of $opens census runs: $(cat "$T/lw/light_windows.txt")"
+	[ "$(grep -c '"kind": "window_close"' "$T/lw/cmd.capture.jsonl")" = "$opens" ] || err "a census window without its close"
+	jq -e '.bare == "cuLaunchKernel"' "$T/lw/light_windows.json" > /dev/null || err "the JSON does not say the bare functions"
+	grep -q '^a bare counting uprobe on cuLaunchKernel' "$T/lw.out" || err "the table does not say what it measured: $(head -n 2 "$T/lw.out")"
+}
+
 t_glc_selftest() {
 	python3 "$GLC" --selftest > "$T/self.out" 2>&1 ||
 		err "gpum_launch_cost.py --selftest failed: $(tr '\n' '|' < "$T/self.out")"
@@ -229,6 +265,7 @@ t_glc_mock() {
 }
 
 add_case t_lw_selftest "light_windows.py --selftest: a planted 9 % trap cost and 5 ms attach stall read back, noise floor 0"
+add_case t_lw_bare "light_windows.py --bare on the mock: each census run over a job launching through it is a window, measured against the stretch before it"
 add_case t_lw_mock "light_windows.py on the mock: every light window of the trace paired with the stretch before it"
 add_case t_glc_selftest "gpum_launch_cost.py --selftest: a planted 2 % slower launch inside bursts read back, noise floor 0"
 add_case t_glc_mock "gpum_launch_cost.py on the mock with the mock NVML: each burst of samples paired with the stretch before it"

@@ -66,7 +66,9 @@ child that sleeps --window (census puts a uprobe on those functions of
 libcuda, whose trap every process mapping it pays, and counts the child's
 calls only: the job's cost is the trap and a map lookup). The window is the
 child's own span (it prints its clock when it starts and when it wakes),
-its attach from census' start, its detach to census' exit. The ratio is the
+its attach from census' start, its detach to census' exit; the next starts
+a --period after it, and never sooner than --window and --tail after its
+exit (a slow census leaves the next window its stretch before). The ratio is the
 floor any tracer with a uprobe on those calls pays at this time scale, the
 figure full mode's ratios stand on (--bare cuLaunchKernel,cuLaunchKernelEx
 for the launches).
@@ -361,9 +363,10 @@ def bare_windows(a, out, wl):
             else:
                 caps.append({"type": "capture", "kind": "window_open", "ts": t[0], "latency_ns": t[0] - att})
                 caps.append({"type": "capture", "kind": "window_close", "ts": t[1], "latency_ns": det - t[1]})
-            rest = att + a.period - now()
-            if rest > 0:
-                time.sleep(rest / 1e9)
+            # the next window's "before" stretch is free of this one's
+            # detach and tail however long census took
+            rest = max(att + a.period - now(), a.window + a.tail)
+            time.sleep(rest / 1e9)
     with open(os.path.join(out, wl + ".capture.jsonl"), "w") as f:
         for c in caps:
             f.write(json.dumps(c) + "\n")
