@@ -151,22 +151,33 @@ t_lw_selftest() {
 	grep -q '^light_windows selftest: PASS' "$T/self.out" || err "no PASS line: $(tail -n 3 "$T/self.out" | tr '\n' '|')"
 }
 
-# light_windows.py end to end: the real recorder in light mode on the mock
-# libcuda beside a stepping process: each of its windows found in the trace,
-# paired with the stretch before it, and the same over the quiet stretch
-t_lw_mock() {
-	local rc n
+# steps_py: $T/steps.py STEP_LOG SECONDS, a stepping job for light_windows.py's
+# "cmd" workload: a step every 5 ms logged, "ready" once it logs; with
+# GT_STEP_LAUNCHES=N each step also makes N launches through GT_LIBCUDA
+steps_py() {
 	cat > "$T/steps.py" <<-'EOF'
-	import os, sys, time
+	import ctypes, os, sys, time
+	n = int(os.environ.get("GT_STEP_LAUNCHES", "0"))
+	lib = ctypes.CDLL(os.environ["GT_LIBCUDA"]) if n else None
 	f = open(sys.argv[1], "w")
 	print("ready %d" % os.getpid(), flush=True)
 	end = time.monotonic() + float(sys.argv[2])
 	f.write("%d\n" % time.monotonic_ns())
 	while time.monotonic() < end:
 	    time.sleep(0.005)
+	    for _ in range(n):
+	        lib.cuLaunchKernel(None, 1, 1, 1, 1, 1, 1, 0, None, None, None)
 	    f.write("%d\n" % time.monotonic_ns())
 	    f.flush()
 	EOF
+}
+
+# light_windows.py end to end: the real recorder in light mode on the mock
+# libcuda beside a stepping process: each of its windows found in the trace,
+# paired with the stretch before it, and the same over the quiet stretch
+t_lw_mock() {
+	local rc n
+	steps_py
 	python3 "$LIGHTWIN" --gtrace "$GTRACE" --workload-cmd "python3 $T/steps.py {step_log} {seconds}" \
 		--quiet 4 --record 6 --period 1s --window 200ms --tool-opts "--libcuda $MOCK_LIB" \
 		--out "$T/lw" > "$T/lw.out" 2> "$T/lw.err"
@@ -197,21 +208,9 @@ t_lw_mock() {
 # each window measured against the stretch before it
 t_lw_bare() {
 	local rc n opens
-	cat > "$T/steps.py" <<-'EOF'
-	import ctypes, os, sys, time
-	lib = ctypes.CDLL(os.environ["GT_LIBCUDA"])
-	f = open(sys.argv[1], "w")
-	print("ready %d" % os.getpid(), flush=True)
-	end = time.monotonic() + float(sys.argv[2])
-	f.write("%d\n" % time.monotonic_ns())
-	while time.monotonic() < end:
-	    time.sleep(0.005)
-	    for _ in range(20):
-	        lib.cuLaunchKernel(None, 1, 1, 1, 1, 1, 1, 0, None, None, None)
-	    f.write("%d\n" % time.monotonic_ns())
-	    f.flush()
-	EOF
-	GT_LIBCUDA=$MOCK_LIB python3 "$LIGHTWIN" --gtrace "$GTRACE" --workload-cmd "python3 $T/steps.py {step_log} {seconds}" \
+	steps_py
+	GT_LIBCUDA=$MOCK_LIB GT_STEP_LAUNCHES=20 python3 "$LIGHTWIN" --gtrace "$GTRACE" \
+		--workload-cmd "python3 $T/steps.py {step_log} {seconds}" \
 		--quiet 3 --record 5 --period 1s --window 200ms --bare cuLaunchKernel --tool-opts "--libcuda $MOCK_LIB" \
 		--out "$T/lw" > "$T/lw.out" 2> "$T/lw.err"
 	rc=$?
