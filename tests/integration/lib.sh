@@ -175,7 +175,7 @@ run_cases() {
 		local k
 		for c in "${CASES[@]}"; do
 			k=$(case_kind "$c")
-			[ "$k" = solo ] && [[ " $SCOPED_CASES " == *" $c "* ]] && k="solo scoped"
+			[ "$k" = solo ] && case_scoped "$c" && k="solo scoped"
 			echo "$c $k"
 		done
 		return 0
@@ -195,7 +195,7 @@ run_cases() {
 		: > "$dir/errors"
 		t0=$(date +%s%N)
 		cg=
-		if [ "${GT_TEST_SCOPE:-}" = 1 ] && [[ " $SCOPED_CASES " == *" $c "* ]]; then
+		if [ "${GT_TEST_SCOPE:-}" = 1 ] && case_scoped "$c"; then
 			cg=$(scope_make "$c") || { echo "cannot make a cgroup for the scoped case" >> "$dir/errors"; }
 		fi
 		CASE_CGROUP=$cg CASE_DIR=$dir timeout -k 10 "$CASE_TIMEOUT" bash "$0" __case "$c" > "$dir/output" 2>&1
@@ -227,6 +227,11 @@ run_cases() {
 		fi
 	done
 	return $status
+}
+
+# case_scoped CASE: the script names CASE in SCOPED_CASES.
+case_scoped() {
+	[[ " $SCOPED_CASES " == *" $1 "* ]]
 }
 
 # The cgroup2 mount point, empty when there is none.
