@@ -344,6 +344,10 @@ wait_exit() {
 start_tracer() {
 	scope_args "$@"
 	log "start: $GTRACE ${SCOPED_ARGS[*]}"
+	# a case's second tracer: the first one's stderr moved aside here, not
+	# truncated by the background shell's redirection, which can come after
+	# wait_line has read the old "recording" line
+	[ -f "$T/tracer.err" ] && mv "$T/tracer.err" "$T/tracer.err.$(date +%s%N)"
 	"$GTRACE" "${SCOPED_ARGS[@]}" > "$T/tracer.out" 2> "$T/tracer.err" &
 	TRACER_PID=$!
 	PIDS+=("$TRACER_PID")
