@@ -98,6 +98,8 @@ NCCL_MOCK := $(MOCK_DIR)/libnccl.so.2
 WORKLOAD  := $(MOCK_DIR)/cuda_workload
 IOCTL_WL  := $(MOCK_DIR)/ioctl_workload
 STACK_WL  := $(MOCK_DIR)/stack_workload
+# a process whose main thread ends before its other thread's calls
+LEADER_WL := $(MOCK_DIR)/leader_exit
 # the injector's tests: a library to load, a program to load it into (and a
 # static build of it, which is refused)
 INJECT_LIB := $(MOCK_DIR)/libinject_probe.so
@@ -300,6 +302,10 @@ $(STACK_WL): tests/mock/stack_workload.c | $(MOCK_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(MOCK_CFLAGS) $< -ldl -o $@
 
+$(LEADER_WL): tests/mock/leader_exit.c | $(MOCK_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(MOCK_CFLAGS) $< -ldl -lpthread -o $@
+
 $(POOL_LIB): tests/mock/pool_lib.c | $(MOCK_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(MOCK_CFLAGS) -shared -fPIC $< -ldl -lpthread -o $@
@@ -309,7 +315,7 @@ $(NVML_MOCK): tests/mock/libnvml_mock.c user/record/gpum/nvml_abi.h | $(MOCK_DIR
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(MOCK_CFLAGS) -iquote . -shared -Wl,-soname,libnvidia-ml.so.1 $< -o $@
 
-mock: $(MOCK_LIB) $(NCCL_MOCK) $(WORKLOAD) $(IOCTL_WL) $(STACK_WL) $(POOL_LIB) $(NVML_MOCK) \
+mock: $(MOCK_LIB) $(NCCL_MOCK) $(WORKLOAD) $(IOCTL_WL) $(STACK_WL) $(LEADER_WL) $(POOL_LIB) $(NVML_MOCK) \
       $(INJECT_LIB) $(INJECT_WL) $(INJECT_WL_STATIC) $(INJECT_DRV) $(INJECT_DRV_WL)
 
 # CUPTI agent

@@ -10,7 +10,9 @@
 
 /* ---- processes: lifecycle for names and the pid filter ---- */
 
-static __always_inline void proc_event(__u16 type, __u32 pid, __u32 tid, __u32 ppid, int code)
+/* kcomm: the name to give (a kernel address), NULL for the current task's */
+static __always_inline void proc_event(__u16 type, __u32 pid, __u32 tid, __u32 ppid, int code,
+				       const char *kcomm)
 {
 	struct gt_proc_evt *e = reserve(sizeof(*e));
 
@@ -19,7 +21,10 @@ static __always_inline void proc_event(__u16 type, __u32 pid, __u32 tid, __u32 p
 	fill_hdr(&e->hdr, ((__u64)pid << 32) | tid, type, sizeof(*e), 0);
 	e->ppid = ppid;
 	e->exit_code = code;
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	if (kcomm)
+		bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), kcomm);
+	else
+		bpf_get_current_comm(e->comm, sizeof(e->comm));
 	e->cgroup = bpf_get_current_cgroup_id();
 	submit(e);
 }
@@ -66,7 +71,7 @@ int proc_exec(struct bpf_raw_tracepoint_args *ctx)
 	if (!traced(id >> 32))
 		return 0;
 	own_run();
-	proc_event(GT_REC_EXEC, id >> 32, (__u32)id, ppid, 0);
+	proc_event(GT_REC_EXEC, id >> 32, (__u32)id, ppid, 0, NULL);
 	exec_cmdline(t, id);
 	return 0;
 }
@@ -79,7 +84,7 @@ int proc_fork(struct bpf_raw_tracepoint_args *ctx)
 
 	if (follow_fork(ctx, &ppid, &cpid)) {
 		own_run();
-		proc_event(GT_REC_FORK, cpid, cpid, ppid, 0);
+		proc_event(GT_REC_FORK, cpid, cpid, ppid, 0, NULL);
 	}
 	return 0;
 }
@@ -138,20 +143,28 @@ int thread_rename(struct bpf_raw_tracepoint_args *ctx)
 SEC("raw_tp/sched_process_exit")
 int proc_exit(struct bpf_raw_tracepoint_args *ctx)
 {
-	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task(), *leader;
 	__u64 id = bpf_get_current_pid_tgid();
 
 	/* every thread's last name, before the process' exit record */
 	if (!thread_name(id, (__u32)id, NULL))
 		return 0;	/* not traced */
 	own_run();
-	if ((__u32)id != id >> 32)
-		return 0;	/* only the thread group leader ends the process */
+	/* The process ends with its last thread: do_exit counts its threads
+	 * down (signal->live) before this tracepoint. Not with its leader: a
+	 * main thread that ends first (pthread_exit, or the first of a group
+	 * exit to get here) leaves other threads' calls and exits to come, and
+	 * an exec from another thread ends the leader, not the process. */
+	if (BPF_CORE_READ(t, signal, live.counter))
+		return 0;
+	leader = BPF_CORE_READ(t, group_leader);
 	py_forget(id >> 32);
 	if (capture_ranges)
 		range_close(id, GT_CAP_F_EXIT);
+	/* in a group exit every thread's code is the group's; the name is the
+	 * process', its leader's */
 	proc_event(GT_REC_EXIT, id >> 32, (__u32)id, BPF_CORE_READ(t, real_parent, tgid),
-		   BPF_CORE_READ(t, exit_code));
+		   BPF_CORE_READ(t, exit_code), leader ? (const char *)&leader->comm : NULL);
 	return 0;
 }
 

@@ -395,6 +395,36 @@ t_delay() {
 
 add_case t_late_libcuda "-- CMD: a libcuda the command dlopens from its own copy is found and traced, every call; none at all is an error at its end"
 add_case t_second_interrupt "-- CMD: a second SIGINT kills and reaps CMD and exits non-zero"
+
+# A process whose main thread ends first (pthread_exit) and whose other thread
+# launches after that: the process ends with its last thread. One exit record,
+# after every call of the worker, with the worker's status and the process'
+# name; the worker's launches keep their kernel names and device (the end of
+# a process is when the readers let its kernels and devices go).
+t_leader_exit() {
+	local rc pid wtid got
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/le.gtrace" -- "$MOCK_DIR/leader_exit" 20 \
+		> "$T/le.out" 2> "$T/le.err"
+	rc=$?
+	[ $rc -eq 0 ] || fatal "gtrace-bpf -- leader_exit exited $rc; stderr: $(tail -n 3 "$T/le.err" | tr '\n' '|')"
+	jq -e '.launches == 20 and .failed == 0' "$T/le.out" > /dev/null || fatal "leader_exit printed: $(cat "$T/le.out")"
+	pid=$(jq .pid "$T/le.out") wtid=$(jq .worker_tid "$T/le.out")
+	dump_trace "$T/le.gtrace" "$T/le.json"
+	got=$(jq -s -c --argjson p "$pid" '[.[] | select(.pid == $p and .type == "process" and .event == "exit")]
+		| map({tid, exit_code, comm})' "$T/le.json")
+	[ "$got" = "[{\"tid\":$wtid,\"exit_code\":0,\"comm\":\"leader_exit\"}]" ] ||
+		err "exit records of the process: $got, expected one by its last thread $wtid, status 0, named leader_exit"
+	got=$(jq -s -c --argjson p "$pid" '
+		([.[] | select(.pid == $p and .type == "process" and .event == "exit") | .ts] | min) as $x
+		| [.[] | select(.pid == $p and .api != null and .ts > $x) | .api]' "$T/le.json")
+	[ "$got" = "[]" ] || err "calls recorded after the process' exit record: $got"
+	got=$(jq -s -c --argjson p "$pid" --argjson w "$wtid" '[.[] | select(.pid == $p and .type == "launch")]
+		| {n: length, worker: map(select(.tid == $w)) | length, named: map(select(.kernel == "vecAdd")) | length,
+		   device: map(select(.device == 0)) | length}' "$T/le.json")
+	[ "$got" = '{"n":20,"worker":20,"named":20,"device":20}' ] ||
+		err "the worker's launches after the main thread ended: $got, expected 20 by $wtid, each vecAdd on device 0"
+}
+add_case t_leader_exit "-- CMD: a main thread that ends first: the process' exit comes with its last thread, after the other thread's launches, their names and devices kept"
 # --max-size: the recording stops once the file holds the size (plus the chunk
 # that crossed it); CMD runs on untraced to its end and its status is ours.
 # What a user of nsys expects: -o NAME writes NAME.gtrace (a name there
