@@ -423,8 +423,25 @@ t_leader_exit() {
 		   device: map(select(.device == 0)) | length}' "$T/le.json")
 	[ "$got" = '{"n":20,"worker":20,"named":20,"device":20}' ] ||
 		err "the worker's launches after the main thread ended: $got, expected 20 by $wtid, each vecAdd on device 0"
+	# an exec from another thread than the main one ends the main thread, not
+	# the process: one exit, with the new program's status
+	"$GTRACE" --libcuda "$MOCK_LIB" -o "$T/ex.gtrace" -- python3 -c '
+import os, sys, threading
+print(os.getpid(), flush=True)
+threading.Thread(target=lambda: os.execv("/bin/sh", ["sh", "-c", "exit 3"])).start()
+threading.Event().wait(60)' > "$T/ex.out" 2> "$T/ex.err"
+	rc=$?
+	[ $rc -eq 3 ] || fatal "gtrace-bpf -- python3 (exec from a thread, sh exit 3) exited $rc; stderr: $(tail -n 3 "$T/ex.err" | tr '\n' '|')"
+	pid=$(head -n 1 "$T/ex.out")
+	dump_trace "$T/ex.gtrace" "$T/ex.json"
+	got=$(jq -s -c --argjson p "$pid" '[.[] | select(.pid == $p and .type == "process" and (.event == "exit" or .event == "exec"))
+		| [.event, .comm] + (if .event == "exit" then [.exit_code] else [] end)] | .[-2:]' "$T/ex.json")
+	[ "$got" = '[["exec","sh"],["exit","sh",768]]' ] ||
+		err "the last exec and exit records of a process that exec'd from a thread: $got, expected sh's exec, then one exit with status 3 << 8"
+	got=$(jq -s --argjson p "$pid" '[.[] | select(.pid == $p and .type == "process" and .event == "exit")] | length' "$T/ex.json")
+	[ "$got" = 1 ] || err "exit records of a process that exec'd from a thread: $got, expected 1"
 }
-add_case t_leader_exit "-- CMD: a main thread that ends first: the process' exit comes with its last thread, after the other thread's launches, their names and devices kept"
+add_case t_leader_exit "-- CMD: a main thread that ends first: the process' exit comes with its last thread, after the other thread's launches, their names and devices kept; an exec from a thread ends no process"
 # --max-size: the recording stops once the file holds the size (plus the chunk
 # that crossed it); CMD runs on untraced to its end and its status is ours.
 # What a user of nsys expects: -o NAME writes NAME.gtrace (a name there
