@@ -211,16 +211,19 @@ static __always_inline bool py_find(struct py_proc *pp)
 	while ((vma = bpf_iter_task_vma_next(&it))) {
 		struct gt_py_file_key k = {};
 		struct gt_py_file *f;
-		struct file *file = vma->vm_file;
+		/* read, not dereferenced: each load through a BTF pointer has the
+		 * verifier look a type up by name among all of the kernel's, in
+		 * every state it explores (most of a recorder's start) */
+		struct file *file = BPF_CORE_READ(vma, vm_file);
 
-		if (vma->vm_pgoff || !file)
+		if (BPF_CORE_READ(vma, vm_pgoff) || !file)
 			continue;
 		k.ino = BPF_CORE_READ(file, f_inode, i_ino);
 		k.dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
 		f = bpf_map_lookup_elem(&py_files, &k);
 		if (!f)
 			continue;
-		pp->runtime = vma->vm_start + f->runtime;
+		pp->runtime = BPF_CORE_READ(vma, vm_start) + f->runtime;
 		pp->cfg = f->cfg;
 		break;
 	}
@@ -254,7 +257,7 @@ static __always_inline bool py_self_id(const struct gt_py_cfg *c, __u32 tid, __u
 #if defined(__TARGET_ARCH_x86)
 		struct task_struct *task = bpf_get_current_task_btf();
 
-		*want = task->thread.fsbase;
+		*want = BPF_CORE_READ(task, thread.fsbase);
 #else
 		return false;
 #endif
