@@ -129,9 +129,11 @@ run_unit_tests() {
 # kind (lib.sh says why): the solo jobs (and the scripts not built on
 # lib.sh) run first, one at a time, with no other test beside them; then the
 # quiet ones, the same way; then the shared ones, GT_TEST_JOBS at a time.
-# In the sanitized pass a solo case its script lists in SCOPED_CASES is a
-# shared one, in a cgroup of its own that its recorder records instead of
-# every process (lib.sh); the plain pass runs it solo.
+# A solo case its script lists in SCOPED_CASES is a shared one, in a cgroup
+# of its own that its recorder records instead of every process (lib.sh),
+# in both passes: the solo cases left are the ones whose subject is the
+# recording of every process (--all, the daemon's default), and those run
+# as written.
 # The output of each job is kept and printed in order: the scripts in turn,
 # the plain build's, then the sanitized build's, each script's cases in
 # their order, then the time its cases took (added up).
@@ -156,14 +158,19 @@ add_jobs() {
 		[ -f "$t" ] || continue
 		[ -n "$filter" ] && [[ $(basename "$t") != *"$filter"* ]] && continue
 		n=${#J_SCRIPT[@]} listed=0
+		# "# run-tests: [KIND ]once": the plain pass only (below)
+		if [ -n "$tag" ] && grep -Eq '^# run-tests: ((shared|solo|quiet) )?once$' "$t"; then
+			J_ONCE+=("$(basename "$t" .sh)")
+			continue
+		fi
 		if grep -q '^run_cases' "$t" && grep -q 'lib\.sh"$' "$t"; then
 			while read -r c kind scoped; do
 				[ -n "$c" ] || continue
 				listed=1
 				case $kind in shared|solo|quiet) ;; *) kind=solo ;; esac
 				scope=0
-				if [ "$kind" = solo ] && [ "${scoped:-}" = scoped ] && [ -n "$tag" ] && [ "$HAVE_CG2" = 1 ]; then
-					# the sanitized pass: in a cgroup of its own, beside others
+				if [ "$kind" = solo ] && [ "${scoped:-}" = scoped ] && [ "$HAVE_CG2" = 1 ]; then
+					# in a cgroup of its own, beside others
 					kind=shared scope=1
 				fi
 				if [ "$kind" = quiet ] && [ -n "$tag" ]; then
@@ -179,17 +186,10 @@ add_jobs() {
 		fi
 		if [ "$listed" -eq 0 ]; then
 			# not built on lib.sh, or it listed no case: the whole script,
-			# solo unless a line "# run-tests: KIND" says otherwise; with
-			# "once" it runs in the plain pass only (it tests no build of
-			# the recorder: the sanitized pass would run the same thing)
-			kind=$(sed -n 's/^# run-tests: \(shared\|solo\|quiet\)\( once\)\{0,1\}$/\1\2/p' "$t" | head -n 1)
-			if [ "${kind#* }" = once ] && [ -n "$tag" ]; then
-				J_ONCE+=("$(basename "$t" .sh)")
-			else
-				kind=${kind% once}
-				J_SCRIPT+=("$t") J_CASE+=("") J_TAG+=("$tag") J_OUT_DIR+=("$odir") J_GTRACE+=("$gt")
-				J_KIND+=("${kind:-solo}") J_LAST+=(0) J_DONE+=(0) J_SCOPE+=(0)
-			fi
+			# solo unless a line "# run-tests: KIND" says otherwise
+			kind=$(sed -n 's/^# run-tests: \(shared\|solo\|quiet\)\( once\)\{0,1\}$/\1/p' "$t" | head -n 1)
+			J_SCRIPT+=("$t") J_CASE+=("") J_TAG+=("$tag") J_OUT_DIR+=("$odir") J_GTRACE+=("$gt")
+			J_KIND+=("${kind:-solo}") J_LAST+=(0) J_DONE+=(0) J_SCOPE+=(0)
 		fi
 		[ ${#J_SCRIPT[@]} -gt "$n" ] && J_LAST[-1]=1
 	done
@@ -288,12 +288,13 @@ run_integration_tests() {
 		     "(QUIET_CASES; the plain pass runs them): ${J_LEFT[*]}"
 	fi
 	if [ ${#J_ONCE[@]} -gt 0 ]; then
-		echo "note: the sanitized pass leaves out ${#J_ONCE[@]} scripts that test no build of the recorder" \
-		     "(\"# run-tests: KIND once\"; the plain pass runs them): ${J_ONCE[*]}"
+		echo "note: the sanitized pass leaves out ${#J_ONCE[@]} scripts whose subject is no memory the" \
+		     "recorder's C code handles, or whose C code the sanitized fuzzers run" \
+		     "(\"# run-tests: once\", each says why; the plain pass runs them): ${J_ONCE[*]}"
 	fi
 	if [ "$N_SCOPED" -gt 0 ]; then
-		echo "note: the sanitized pass runs $N_SCOPED solo cases scoped, beside others: each in a cgroup" \
-		     "of its own, recording that cgroup instead of every process (SCOPED_CASES; the plain pass runs them solo)"
+		echo "note: $N_SCOPED jobs of solo cases run scoped, beside others: each in a cgroup" \
+		     "of its own, recording that cgroup instead of every process (SCOPED_CASES)"
 	fi
 	echo "note: ${#J_KIND[@]} integration jobs: ${count[solo]:-0} solo (they see every process on the machine)," \
 	     "one at a time; then ${count[quiet]:-0} quiet, one at a time;" \

@@ -27,11 +27,12 @@
 #   quiet   a case the script names in QUIET_CASES (its checks assume an
 #           otherwise idle machine) runs with nothing at all beside it
 #   shared  every other case
-#   scoped  (the sanitized pass only) a solo case the script names in
-#           SCOPED_CASES: it runs beside others in a cgroup of its own
-#           (GT_TEST_SCOPE=1), and start_tracer and start_daemon record
-#           that cgroup (--cgroup) instead of every process (--all, the
-#           daemon's default); the plain pass runs it solo, as written
+#   scoped  a solo case the script names in SCOPED_CASES (one whose
+#           subject is not the recording of every process): it runs beside
+#           others in a cgroup of its own (GT_TEST_SCOPE=1), and
+#           start_tracer and start_daemon record that cgroup (--cgroup)
+#           instead of every process (--all, the daemon's default); run by
+#           hand without GT_TEST_SCOPE it runs as written
 #     bash test_x.sh __list      prints "CASE shared|solo|quiet" per case
 #                                (and "scoped" after a solo one in SCOPED_CASES)
 #     GT_TEST_ONLY="c1 c2"       runs only the cases named (exactly)
@@ -304,17 +305,50 @@ case_cleanup() {
 
 # --- processes --------------------------------------------------------------
 
+# The polls below run 20 times a second in every case: they sleep and match
+# in the shell itself, with no process started (a fork of the test's shell
+# was most of the CPU the shell scripts took, and the shared cases are
+# bound by the CPU).
+# nap SECONDS: read's timeout on a FIFO nobody writes, opened (read and
+# write, unlinked at once) at the first nap and inherited by subshells
+# (sleep where one cannot be made).
+NAP_FD=
+nap() {
+	local f
+	if [ -z "$NAP_FD" ]; then
+		f=$(mktemp -u "${TMPDIR:-/tmp}/gtrace-nap.XXXXXX")
+		if ! mkfifo -m 600 "$f" 2>/dev/null || ! exec {NAP_FD}<>"$f"; then
+			rm -f "$f"
+			NAP_FD=
+			sleep "$1"
+			return 0
+		fi
+		rm -f "$f"
+	fi
+	read -r -t "$1" -u "$NAP_FD" _ || :
+}
+
+# has_line FILE REGEX: a line of FILE matches REGEX (extended, as grep -E)
+has_line() {
+	local line
+	[ -r "$1" ] || return 1
+	while IFS= read -r line || [ -n "$line" ]; do
+		[[ $line =~ $2 ]] && return 0
+	done < "$1"
+	return 1
+}
+
 # wait_line FILE REGEX SECONDS [PID]: waits until a line of FILE matches
 # REGEX; fails after SECONDS, or as soon as PID has exited.
 wait_line() {
 	local file=$1 re=$2 secs=$3 pid=${4:-} i
 	for ((i = 0; i < secs * 20; i++)); do
-		grep -Eq -- "$re" "$file" 2>/dev/null && return 0
+		has_line "$file" "$re" && return 0
 		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
-			grep -Eq -- "$re" "$file" 2>/dev/null && return 0
+			has_line "$file" "$re" && return 0
 			return 1
 		fi
-		sleep 0.05
+		nap 0.05
 	done
 	return 1
 }
@@ -325,7 +359,7 @@ wait_exit() {
 	local pid=$1 secs=$2 i
 	for ((i = 0; i < secs * 20; i++)); do
 		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
+		nap 0.05
 	done
 	if kill -0 "$pid" 2>/dev/null; then
 		kill -KILL "$pid" 2>/dev/null

@@ -10,7 +10,7 @@
 REQUIRES="root jq mock gtrace python3"
 # they time the workload: nothing else may run beside them
 QUIET_CASES="t_estimate t_keeps"
-# solo cases the sanitized pass runs scoped, beside others (lib.sh)
+# solo cases run scoped, beside others, in a cgroup of their own (lib.sh)
 SCOPED_CASES="t_status t_mean_max t_bad"
 . "$(dirname "$0")/lib.sh"
 

@@ -11,7 +11,7 @@ REQUIRES="root jq mock gtrace"
 # t_light counts its windows and t_delay_duration times its span against
 # the wall clock: both assume the recorder's timers run on time.
 QUIET_CASES="t_light t_delay_duration"
-# solo cases the sanitized pass runs scoped, beside others (lib.sh)
+# solo cases run scoped, beside others, in a cgroup of their own (lib.sh)
 SCOPED_CASES="t_refused t_all_two"
 . "$(dirname "$0")/lib.sh"
 
@@ -41,7 +41,7 @@ t_profiler_stop() {
 	for ((i = 0; i < 600; i++)); do
 		grep -q 'runs on untraced until it exits' "$T/w.err" && break
 		kill -0 "$gp" 2> /dev/null || break
-		sleep 0.05
+		nap 0.05
 	done
 	touch "$T/go"
 	wait "$gp"

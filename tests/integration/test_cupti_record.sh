@@ -15,7 +15,7 @@
 REQUIRES="root jq mock gtrace"
 # memory measured on the plain build only: see t_attach_memory
 QUIET_CASES="t_attach_memory"
-# solo cases the sanitized pass runs scoped, beside others (lib.sh)
+# solo cases run scoped, beside others, in a cgroup of their own (lib.sh)
 # the --all --cupti cases that check the session of every process (scope all)
 # run solo in both passes
 SCOPED_CASES="t_spool_empty t_attach_all t_unjoined"
@@ -526,7 +526,7 @@ finalized() {
 	local i
 	for ((i = 0; i < 400; i++)); do
 		[ "$(grep -c 'cuptiFinalize in an API exit callback' "$1")" -ge "$2" ] && break
-		sleep 0.05
+		nap 0.05
 	done
 	[ "$(grep -c 'cuptiFinalize in an API exit callback' "$1")" -eq "$2" ]
 }

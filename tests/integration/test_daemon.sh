@@ -8,7 +8,7 @@
 # the bad command lines. Each case
 # has its own run directory (GTRACE_RUN_DIR) and snapshot directory.
 REQUIRES="root jq mock gtrace"
-# solo cases the sanitized pass runs scoped, beside others (lib.sh)
+# solo cases run scoped, beside others, in a cgroup of their own (lib.sh)
 SCOPED_CASES="t_snapshot t_window t_names t_names_bound t_names_lost t_metrics t_triggers t_second_and_kill t_log t_bad"
 . "$(dirname "$0")/lib.sh"
 

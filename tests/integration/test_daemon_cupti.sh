@@ -15,7 +15,7 @@
 REQUIRES="root jq mock gtrace"
 # it times the recording loop: nothing else beside it, the plain build only
 QUIET_CASES="t_stall"
-# solo cases the sanitized pass runs scoped, beside others (lib.sh)
+# solo cases run scoped, beside others, in a cgroup of their own (lib.sh)
 # t_snapshot and t_takeover check the session of every process (scope all),
 # t_gap and t_no_gap the GPU's idle time and t_bounded a rate that a loaded
 # machine changes: solo in both passes
@@ -256,7 +256,7 @@ finalized() {
 	local i
 	for ((i = 0; i < 400; i++)); do
 		[ "$(grep -c 'cuptiFinalize in an API exit callback' "$T/w.err")" -ge "$1" ] && break
-		sleep 0.05
+		nap 0.05
 	done
 	[ "$(grep -c 'cuptiFinalize in an API exit callback' "$T/w.err")" -eq "$1" ] &&
 		! grep -q 'outside an API callback' "$T/w.err"
@@ -278,7 +278,7 @@ t_attach_trigger() {
 	for _ in $(seq 200); do
 		f=$(find "$T/snaps" -name 'system_sync_trigger_*.gtrace' | head -n 1)
 		[ -n "$f" ] && break
-		sleep 0.05
+		nap 0.05
 	done
 	[ -n "$f" ] || fatal "no sync trigger snapshot: $(ls "$T/snaps" | tr '\n' ' ')"
 	dump_trace "$f" "$T/t.json"
@@ -329,7 +329,7 @@ t_attach_demand_idle() {
 		grep -qx gtrace-cupti /proc/"$w"/task/*/comm || fatal "attach $c: the agent's writer is not running"
 		for _ in $(seq 200); do
 			grep -qx gtrace-cupti /proc/"$w"/task/*/comm 2> /dev/null || break
-			sleep 0.05
+			nap 0.05
 		done
 		grep -qx gtrace-cupti /proc/"$w"/task/*/comm 2> /dev/null && fatal "attach $c: the agent did not detach in 10 s"
 		[ "$(grep -c cuptiFinalize "$T/w.err")" -eq 0 ] ||

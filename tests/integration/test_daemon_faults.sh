@@ -12,7 +12,7 @@ REQUIRES="root jq mock gtrace"
 # they time the recording loop or the probes: nothing else may run beside
 # them, and they measure the plain build (the sanitized pass leaves them out)
 QUIET_CASES="t_stall t_sigkill"
-# solo cases the sanitized pass runs scoped, beside others (lib.sh)
+# solo cases run scoped, beside others, in a cgroup of their own (lib.sh)
 # t_fork runs solo in both passes: scoped beside others once in CI, 84 of its
 # 1000 children came out with off-CPU intervals after their exit (not
 # explained yet)

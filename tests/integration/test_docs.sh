@@ -8,6 +8,9 @@
 # puts both where man and bash-completion look, and the binary and the
 # systemd unit (which systemd-analyze verifies) with their modes.
 REQUIRES="gtrace"
+# The sanitized pass leaves this script out: the man page, the completion
+# and make install check text and files, no memory the C code handles.
+# run-tests: once
 # "daemon" only as a word the completion offers
 SHARED_CASES="t_completion t_lists"
 . "$(dirname "$0")/lib.sh"

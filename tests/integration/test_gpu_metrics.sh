@@ -34,7 +34,7 @@
 # GTRACE_MOCK_NVML_IDLE=1: utilization 0 at the odd calls, and the GPM
 # activity metrics 0 after them (test_analyze's).
 REQUIRES="root jq mock gtrace python3"
-# solo cases the sanitized pass runs scoped, beside others (lib.sh)
+# solo cases run scoped, beside others, in a cgroup of their own (lib.sh)
 # t_status reads the sampler's CPU time, which a loaded machine changes: solo
 # in both passes
 SCOPED_CASES="t_bad"

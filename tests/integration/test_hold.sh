@@ -18,7 +18,7 @@
 # dlopen, then about a thousand more calls; it logs its own counts and how
 # long its dlopen took.
 REQUIRES="root jq mock gtrace"
-# solo cases the sanitized pass runs scoped, beside others (lib.sh)
+# solo cases run scoped, beside others, in a cgroup of their own (lib.sh)
 SCOPED_CASES="t_all_waits t_all_copy t_job_not_held t_ptrace_not_held t_stale t_timeout t_sigkill"
 . "$(dirname "$0")/lib.sh"
 
@@ -308,13 +308,13 @@ t_sigkill() {
 	for ((i = 0; i < 200; i++)); do
 		wd=$(pgrep -P "$TRACER_PID" -x gtrace-watchdog)
 		[ -n "$wd" ] || ! kill -0 "$TRACER_PID" 2>/dev/null && break
-		sleep 0.05
+		nap 0.05
 	done
 	[ -n "$wd" ] || fatal "no gtrace-watchdog child of the recorder $TRACER_PID"
 	copy_workload wl "$T/kl" --launches 40 --copies $M --syncs $K
 	for ((i = 0; i < 400; i++)); do
 		[ "$(state_of "$WPID")" = T ] && break
-		sleep 0.05
+		nap 0.05
 	done
 	[ "$(state_of "$WPID")" = T ] || fatal "the workload (pid $WPID) was not held: state $(state_of "$WPID")"
 	t0=$(date +%s%N)
@@ -325,7 +325,7 @@ t_sigkill() {
 		err "the held workload went on $(( (end - t0) / 1000000 )) ms after the recorder was killed, not within the 1 s bound"
 	for ((i = 0; i < 200; i++)); do
 		kill -0 "$wd" 2> /dev/null || break
-		sleep 0.05
+		nap 0.05
 	done
 	kill -0 "$wd" 2> /dev/null && err "the watchdog (pid $wd) still runs 10 s after the recorder was killed"
 	return 0

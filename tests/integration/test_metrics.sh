@@ -10,7 +10,7 @@
 # send nothing (more of them than the endpoint's slots) do not keep another
 # from its answer.
 REQUIRES="jq gtrace"
-# solo cases the sanitized pass runs scoped, beside others (lib.sh)
+# solo cases run scoped, beside others, in a cgroup of their own (lib.sh)
 SCOPED_CASES="t_prometheus_scrape t_http_paths t_silent_client t_idle_clients t_light_sampled t_daemon_idle_clients"
 . "$(dirname "$0")/lib.sh"
 

@@ -107,7 +107,7 @@ t_static_program() {
 	# until the child has exec'd, its maps are the shell's, with shared libraries
 	for ((i = 0; i < 200; i++)); do
 		[ "$(readlink "/proc/$pid/exe" 2> /dev/null)" = "$T/st" ] && break
-		sleep 0.05
+		nap 0.05
 	done
 	[ "$(readlink "/proc/$pid/exe")" = "$T/st" ] || fatal "$T/st did not start in 10 s"
 	timeout 30 "$GTRACE" -p "$pid" -d 1 --libcuda "$MOCK_LIB" -o "$T/s.gtrace" > /dev/null 2> "$T/s.err"

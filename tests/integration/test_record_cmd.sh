@@ -299,7 +299,7 @@ t_second_interrupt() {
 	for ((i = 0; i < 200; i++)); do
 		child=$(pgrep -P "$TRACER_PID" -x sleep)
 		[ -n "$child" ] || ! kill -0 "$TRACER_PID" 2>/dev/null && break
-		sleep 0.05
+		nap 0.05
 	done
 	[ -n "$child" ] || fatal "no sleep process under the recorder (pid $TRACER_PID) 10 s after it said 'recording'"
 	kill -INT "$TRACER_PID"

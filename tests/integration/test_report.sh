@@ -11,6 +11,12 @@
 # missing; an unwritable output, a file that is not a trace and a baseline
 # that is none one line and status 1, and no file.
 REQUIRES="jq gtrace"
+# The sanitized pass leaves this script out: its cases are the browser's
+# (a page of generated traces, checked in Chromium, ~20 s a case); the
+# page's C code runs under ASAN and UBSAN in fuzz_report (stats, the
+# timeline's budget, analyze, a page with its baseline) and the sanitized
+# unit tests.
+# run-tests: once
 . "$(dirname "$0")/lib.sh"
 
 PAGE_PY=$ROOT/tests/integration/report_page.py

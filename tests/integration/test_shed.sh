@@ -13,7 +13,7 @@
 # after it; every cuCtxSynchronize (same always-on links, swapped under it)
 # once, entry and exit, across the swaps.
 REQUIRES="root jq mock gtrace python3"
-# solo cases the sanitized pass runs scoped, beside others (lib.sh)
+# solo cases run scoped, beside others, in a cgroup of their own (lib.sh)
 SCOPED_CASES="t_shed"
 . "$(dirname "$0")/lib.sh"
 TRACE_ARGS=${MOCK_DIR%/mock}/tools/trace_args

@@ -6,7 +6,7 @@
 # (still 0600) and opens as them; -- CMD runs as them (--as-root: as root);
 # the daemon's snapshots stay root's unless --owner USER.
 REQUIRES="root jq mock gtrace"
-# solo cases the sanitized pass runs scoped, beside others (lib.sh)
+# solo cases run scoped, beside others, in a cgroup of their own (lib.sh)
 SCOPED_CASES="t_daemon"
 . "$(dirname "$0")/lib.sh"
 
