@@ -18,7 +18,9 @@
 #   The options choose the parts (default: unit and integration tests).
 #   --sanitized DIR runs the unit and integration parts again with the
 #   sanitized build in DIR (make SANITIZE=1): its tests and DIR/gtrace-bpf
-#   (its integration tests beside the plain build's).
+#   (its integration tests beside the plain build's; the cases that measure
+#   time and the scripts marked "# run-tests: once" only in the plain pass,
+#   named at the start).
 #   FILTER keeps the test files whose name contains it.
 # Environment: GT_OUTPUT (build directory, default .output), GTRACE
 # (recorder, default ./gtrace-bpf), GT_TEST_KEEP=1 keeps the files of failed
