@@ -372,6 +372,20 @@ wait_exit() {
 	return 0
 }
 
+# tracer_child NAME: the pid of the recorder's child named NAME, looked for
+# until it has that name (a command runs its exec, the watchdog names itself,
+# after the 'recording' line), for at most 10 s or until the recorder has
+# exited; empty when none came.
+tracer_child() {
+	local i c
+	for ((i = 0; i < 200; i++)); do
+		c=$(pgrep -P "$TRACER_PID" -x "$1")
+		[ -n "$c" ] || ! kill -0 "$TRACER_PID" 2>/dev/null && break
+		nap 0.05
+	done
+	echo "$c"
+}
+
 # start_tracer ARGS...: starts gtrace-bpf in the background (stdout and
 # stderr in $T/tracer.out, $T/tracer.err) and waits for its
 # "gtrace-bpf: recording" line.  Sets TRACER_PID.

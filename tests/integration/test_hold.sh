@@ -304,12 +304,7 @@ t_sigkill() {
 	local wd t0 end i
 	GTRACE_TEST_ATTACH_DELAY_MS=60000 GTRACE_HOLD_BOUND_MS=60000 \
 		start_tracer --all --libcuda "$MOCK_LIB" -o "$T/k.gtrace"
-	# the watchdog names itself once it runs: looked for until it has
-	for ((i = 0; i < 200; i++)); do
-		wd=$(pgrep -P "$TRACER_PID" -x gtrace-watchdog)
-		[ -n "$wd" ] || ! kill -0 "$TRACER_PID" 2>/dev/null && break
-		nap 0.05
-	done
+	wd=$(tracer_child gtrace-watchdog)
 	[ -n "$wd" ] || fatal "no gtrace-watchdog child of the recorder $TRACER_PID"
 	copy_workload wl "$T/kl" --launches 40 --copies $M --syncs $K
 	for ((i = 0; i < 400; i++)); do

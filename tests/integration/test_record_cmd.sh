@@ -292,15 +292,9 @@ t_launch_exit() {
 # A first Ctrl-C leaves CMD to finish; a second must not leave it running,
 # orphaned, while the recorder exits 0 as if it had finished.
 t_second_interrupt() {
-	local child i
+	local child
 	start_tracer --libcuda "$MOCK_LIB" -o "$T/int.gtrace" -- sleep 60
-	# CMD is released once the recorder says 'recording' and runs its exec
-	# after that: its child is looked for until it has become sleep
-	for ((i = 0; i < 200; i++)); do
-		child=$(pgrep -P "$TRACER_PID" -x sleep)
-		[ -n "$child" ] || ! kill -0 "$TRACER_PID" 2>/dev/null && break
-		nap 0.05
-	done
+	child=$(tracer_child sleep)
 	[ -n "$child" ] || fatal "no sleep process under the recorder (pid $TRACER_PID) 10 s after it said 'recording'"
 	kill -INT "$TRACER_PID"
 	wait_line "$T/tracer.err" 'waiting for sleep' 10 "$TRACER_PID" ||
