@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
 	--sanitized)
 		[ $# -ge 2 ] || { echo "run-tests: --sanitized needs a directory" >&2; exit 2; }
 		san_dir=$2; shift ;;
-	-h|--help) sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 	-*) echo "run-tests: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
