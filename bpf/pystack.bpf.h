@@ -558,9 +558,12 @@ static long py_code_step(__u64 i, void *ctx)
 }
 
 /* The calling thread's Python frames into the CPU's walk (at most max of
- * them; NULL when the process is no Python known or the thread has no
- * state: w->n is 0 then). */
-static __always_inline struct py_walk *py_walk(__u64 id, __u64 ts, __u32 max)
+ * them): 1 when the walk holds them, 0 when the process is no Python known
+ * or the thread has no state. A global function, like py_top_key: the
+ * verifier checks it once per program, where inlined at its two callers it
+ * was checked at each, along every path (two thirds of the instructions it
+ * went through at the recorder's start). */
+__noinline int py_walk_into(__u64 id, __u64 ts, __u32 max)
 {
 	__u32 zero = 0, pid = id >> 32, cfg;
 	struct py_proc *pp, np = {};
@@ -570,23 +573,23 @@ static __always_inline struct py_walk *py_walk(__u64 id, __u64 ts, __u32 max)
 	bool bad = false;
 
 	if (!py_nfiles)
-		return NULL;
+		return 0;
 	pp = bpf_map_lookup_elem(&py_procs, &pid);
 	if (pp && (pp->runtime || pp->gen == py_gen)) {
 		np = *pp;
 	} else {
 		np.gen = py_gen;
 		if (!py_find(&np))
-			return NULL;
+			return 0;
 		bpf_map_update_elem(&py_procs, &pid, &np, BPF_ANY);
 	}
 	if (!np.runtime)
-		return NULL;
+		return 0;
 	cfg = np.cfg;
 	c = bpf_map_lookup_elem(&py_cfgs, &cfg);
 	w = bpf_map_lookup_elem(&py_scratch, &zero);
 	if (!c || !w || !c->version)
-		return NULL;
+		return 0;
 	w->n = 0;
 	w->flags = 0;
 	w->id = id;
@@ -596,17 +599,22 @@ static __always_inline struct py_walk *py_walk(__u64 id, __u64 ts, __u32 max)
 		w->flags |= GT_STACK_PY_MAIN;
 	if (!tstate) {
 		count(&n_py_nothread);
-		return NULL;
+		return 0;
 	}
 	w->c = *c;
 	if (bad) {
 		w->flags |= GT_STACK_PY_FAULT;
 		count(&n_py_fault);
-		return w;
+		return 1;
 	}
 	w->frame = frame;
 	bpf_loop(max, py_frame_step, &zero, 0);
-	return w;
+	return 1;
+}
+
+static __always_inline struct py_walk *py_walk(__u64 id, __u64 ts, __u32 max)
+{
+	return py_walk_into(id, ts, max) > 0 ? py_scratch_get() : NULL;
 }
 
 /* A thread state's innermost frame (0: it runs no Python) into *frame, true
@@ -740,23 +748,41 @@ have_frame:
 	return 1;
 }
 
-/* Goes on with a walk py_walk began with fewer frames: up to max more, from
- * where it stopped (a walk that met an unreadable frame stays as it is). */
-static __always_inline void py_walk_on(struct py_walk *w, __u32 max)
+/* Goes on with the CPU's walk that py_walk began with fewer frames: up to
+ * max more, from where it stopped (a walk that met an unreadable frame
+ * stays as it is). Global, like py_walk_into: checked once. */
+__noinline int py_walk_more(__u32 max)
 {
+	struct py_walk *w = py_scratch_get();
 	__u32 zero = 0;
 
 	if (w && w->frame && !(w->flags & GT_STACK_PY_FAULT))
 		bpf_loop(max, py_frame_step, &zero, 0);
+	return 0;
 }
 
-/* Sends the code objects of w not seen before in its process. */
-static __always_inline void py_send_codes(struct py_walk *w)
+static __always_inline void py_walk_on(struct py_walk *w, __u32 max)
 {
+	if (w)
+		py_walk_more(max);
+}
+
+/* Sends the code objects of the CPU's walk not seen before in its
+ * process. Global, like py_walk_into: checked once. */
+__noinline int py_codes_send(void)
+{
+	struct py_walk *w = py_scratch_get();
 	__u32 zero = 0;
 
-	if (w->n)
+	if (w && w->n)
 		bpf_loop(w->n, py_code_step, &zero, 0);
+	return 0;
+}
+
+static __always_inline void py_send_codes(struct py_walk *w)
+{
+	if (w)
+		py_codes_send();
 }
 
 #endif
