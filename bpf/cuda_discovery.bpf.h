@@ -21,21 +21,32 @@ struct gt_path_max {
 	char path[GT_PATH_MAX];
 };
 
-/* True when buf (n bytes with the NUL) ends in a component of len bytes that
- * is libcuda.so or libnccl.so, or either followed by .<anything>. Fixed
- * offsets from the end keep the verifier's work small: no scan of the
- * whole path for its last '/'. */
-static __always_inline bool ends_in_lib(const char *buf, long n, int len)
+/* True when the last component of the path in buf (n bytes with the NUL) is
+ * libcuda.so or libnccl.so, or either followed by .<anything>, in at most
+ * 28 bytes. Its '/' is looked for from the end, 29 bytes at most: a loop of
+ * one test each, which the verifier goes through once per byte (trying each
+ * of the 19 lengths at fixed offsets took it through 20,000 instructions). */
+static __always_inline bool ends_in_lib(const char *buf, long n)
 {
-	int start = n - 1 - len;
-	char c[10];
+	int start = -1, len, i, pos;
+	char c[11];
 
-	if (start < 0)
+	for (i = 1; i <= 29; i++) {
+		pos = n - 1 - i;
+		if (pos < 0) {
+			start = 0;
+			break;
+		}
+		if (buf[pos & (GT_PATH_MAX - 1)] == '/') {
+			start = pos + 1;
+			break;
+		}
+	}
+	len = n - 1 - start;
+	if (start < 0 || len < 10 || len > 28)
 		return false;
-	if (start > 0 && buf[(start - 1) & (GT_PATH_MAX - 1)] != '/')
-		return false;
-	for (int j = 0; j < 10; j++)
-		c[j] = buf[(start + j) & (GT_PATH_MAX - 1)];
+	for (i = 0; i < 11; i++)
+		c[i] = buf[(start + i) & (GT_PATH_MAX - 1)];
 	/* "lib", "cuda" or "nccl", ".so": each part decided before the next,
 	 * so that the verifier's states stay few */
 	if (c[0] != 'l' || c[1] != 'i' || c[2] != 'b')
@@ -45,8 +56,7 @@ static __always_inline bool ends_in_lib(const char *buf, long n, int len)
 		return false;
 	if (c[7] != '.' || c[8] != 's' || c[9] != 'o')
 		return false;
-	c[0] = buf[(start + 10) & (GT_PATH_MAX - 1)];
-	return c[0] == 0 || c[0] == '.';
+	return c[10] == 0 || c[10] == '.';
 }
 
 /* ---- holding the process until the file's probes are attached ---- */
@@ -308,9 +318,7 @@ static __always_inline int check_open(const char *upath, long flags)
 	__u32 tid = (__u32)id, zero = 0;
 	struct open_pending *op;
 	struct gt_path_max *e;
-	bool hit = false;
 	long n;
-	int len;
 
 	/* a loader opens for reading; a copy being written is no load (and
 	 * would be judged no library before it has its bytes) */
@@ -324,9 +332,7 @@ static __always_inline int check_open(const char *upath, long flags)
 	n = bpf_probe_read_user_str(op->path, sizeof(op->path), upath);
 	if (n < 11 || n > GT_PATH_MAX)
 		return 0;
-	for (len = 10; len <= 28 && !hit; len++)
-		hit = ends_in_lib(op->path, n, len);
-	if (!hit)
+	if (!ends_in_lib(op->path, n))
 		return 0;
 	own_run();
 	op->len = n;
