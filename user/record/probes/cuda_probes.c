@@ -68,8 +68,14 @@ void *probes__detach_main(void *arg)
 
 	if (b->delay_ms)	/* tests: a detach as slow as a loaded machine's */
 		usleep(b->delay_ms * 1000);
-	close_together(b->fds, b->nfds);
-	for (i = 0; i < b->nlinks; i++)
+	/* the return probes first, then the entries: a call can meet an exit
+	 * program only while its entry program is attached too (one that
+	 * met the exit alone would be recorded without its entry) */
+	close_together(b->fds, b->nret_fds);
+	for (i = 0; i < b->nret_links; i++)
+		bpf_link__destroy(b->links[i]);
+	close_together(b->fds + b->nret_fds, b->nfds - b->nret_fds);
+	for (i = b->nret_links; i < b->nlinks; i++)
 		bpf_link__destroy(b->links[i]);
 	b->ns = clock__mono_ns() - t0;
 	__atomic_store_n(&b->done, true, __ATOMIC_RELEASE);
@@ -489,11 +495,33 @@ static bool group_hot(const struct probe_group *g)
 	return g->hot;
 }
 
+/* Moves g's links into b, or without b closes them here. */
+static void batch_take(struct cuda_probes *p, struct detach_batch *b, struct probe_group *g)
+{
+	size_t k;
+
+	if (!b || !b->fds || !b->links) {
+		probes__group_detach(p, g);
+		return;
+	}
+	if (g->fd >= 0)
+		b->fds[b->nfds++] = g->fd;
+	for (k = 0; g->links && k < g->n; k++)
+		if (g->links[k])
+			b->links[b->nlinks++] = g->links[k];
+	g->fd = -1;
+	for (k = 0; g->links && k < g->n; k++)
+		g->links[k] = NULL;
+	p->nprobes -= g->nlive;
+	g->nlive = 0;
+}
+
 struct detach_batch *probes__detach_batch(struct cuda_probes *p,
 					  bool (*which)(const struct probe_group *), uint64_t *ns)
 {
 	struct detach_batch *b;
-	size_t i, j, k, n = 0;
+	size_t i, j, n = 0;
+	int ret;
 
 	*ns = 0;
 	for (i = 0; i < p->nfiles; i++)
@@ -506,26 +534,20 @@ struct detach_batch *probes__detach_batch(struct cuda_probes *p,
 		b->links = calloc(n + 1, sizeof(*b->links));
 		b->delay_ms = test_detach_delay_ms();
 	}
-	for (i = 0; i < p->nfiles; i++) {
-		for (j = 0; j < p->files[i].ngroups; j++) {
-			struct probe_group *g = &p->files[i].groups[j];
+	/* the return probes' links first (probes__detach_main closes them
+	 * before the entries'; without a batch they are closed here first) */
+	for (ret = 1; ret >= 0; ret--) {
+		for (i = 0; i < p->nfiles; i++) {
+			for (j = 0; j < p->files[i].ngroups; j++) {
+				struct probe_group *g = &p->files[i].groups[j];
 
-			if (!which(g))
-				continue;
-			if (b && b->fds && b->links) {
-				if (g->fd >= 0)
-					b->fds[b->nfds++] = g->fd;
-				for (k = 0; g->links && k < g->n; k++)
-					if (g->links[k])
-						b->links[b->nlinks++] = g->links[k];
-				g->fd = -1;
-				for (k = 0; g->links && k < g->n; k++)
-					g->links[k] = NULL;
-				p->nprobes -= g->nlive;
-				g->nlive = 0;
-			} else {
-				probes__group_detach(p, g);
+				if (which(g) && g->ret == ret)
+					batch_take(p, b, g);
 			}
+		}
+		if (ret && b) {
+			b->nret_fds = b->nfds;
+			b->nret_links = b->nlinks;
 		}
 	}
 	if (!b || !b->fds || !b->links || pthread_create(&b->thread, NULL, probes__detach_main, b)) {
@@ -579,16 +601,19 @@ int cuda_probes__set_hot(struct cuda_probes *p, bool on)
 		pr_verbose("the hot probes waited %.2f ms for the last window's detach",
 			   (clock__mono_ns() - t0) / 1e6);
 	}
-	for (i = 0; i < p->nfiles; i++) {
-		struct attached_file *f = &p->files[i];
+	/* the entries first, then the return probes (probes__detach_main) */
+	for (int ret = 0; ret <= 1; ret++) {
+		for (i = 0; i < p->nfiles; i++) {
+			struct attached_file *f = &p->files[i];
 
-		for (j = 0; j < f->ngroups; j++) {
-			struct probe_group *g = &f->groups[j];
+			for (j = 0; j < f->ngroups; j++) {
+				struct probe_group *g = &f->groups[j];
 
-			if (!g->hot)
-				continue;
-			want += g->n;
-			live += probes__group_attach(p, f, g);
+				if (!g->hot || g->ret != ret)
+					continue;
+				want += g->n;
+				live += probes__group_attach(p, f, g);
+			}
 		}
 	}
 	return live < want ? -EIO : 0;

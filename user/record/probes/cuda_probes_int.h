@@ -103,6 +103,9 @@ struct detach_batch {
 	int *fds;
 	struct bpf_link **links;
 	size_t nfds, nlinks;
+	/* the first nret_fds fds and nret_links links are return probes,
+	 * closed before the rest (probes__detach_batch) */
+	size_t nret_fds, nret_links;
 	uint64_t ns;			/* how long the detach took */
 	bool done;			/* set by the thread when finished */
 	unsigned delay_ms;		/* tests: GTRACE_TEST_DETACH_DELAY_MS, waited first */
