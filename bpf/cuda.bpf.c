@@ -81,8 +81,12 @@ static __always_inline bool exit_wanted(__u64 id, __u64 cookie)
 
 	if (!*(volatile __u32 *)&calls_on)
 		return false;
+	/* a hot call's exit (--launch-exit in light mode) only while the gate
+	 * is open: a call that entered after it closed, while the probes were
+	 * still being detached, was not recorded; one recorded before, which
+	 * returns after it, is incomplete (at most one a thread per window) */
 	if (!swap_gate || !(cookie & GT_COOKIE_SWAP))
-		return true;
+		return hot_gate(cookie);
 	st = *(volatile __u8 *)&api_state[GT_COOKIE_API(cookie) & (GT_SW_APIS - 1)];
 	if (!(st & (GT_SW_PAIR | GT_SW_MARK)))
 		return (st & GT_SW_GEN) == GT_COOKIE_GEN_OF(cookie);

@@ -252,6 +252,31 @@ t_light_slow_detach() {
 	check_windows 2
 }
 
+# Light mode with --launch-exit: a launch's exit is recorded only while the
+# window's gate is open, as its entry is. The launches made while a closed
+# window's probes were still being detached (held 300 ms here, as a loaded
+# machine's) leave no exit without its entry (before: every one of them);
+# the workload's one launching thread can leave one at each edge: a launch
+# in flight as the gate opens has its exit without its entry, one recorded
+# just before it closes is incomplete.
+t_light_launch_exit() {
+	local wins unmatched incomplete
+	GTRACE_TEST_DETACH_DELAY_MS=300 GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" --mode light --launch-exit \
+		--light-window 100ms/500ms -o "$T/le.gtrace" -- "$WORKLOAD" --flood 3 > "$T/w.out" 2> "$T/w.err" ||
+		fatal "light mode --launch-exit exited $?: $(tail -n 3 "$T/w.err" | tr '\n' '|')"
+	wins=$(sed -n 's/.*light mode: \([0-9]*\) windows.*/\1/p' "$T/w.err")
+	[ "${wins:-0}" -ge 2 ] || fatal "fewer than 2 windows: $(grep 'light mode:' "$T/w.err")"
+	"$GTRACE" dump --summary "$T/le.gtrace" > "$T/sum.txt" 2> "$T/sum.err" || fatal "dump --summary: $(cat "$T/sum.err")"
+	unmatched=$(awk '$1 == "unmatched_exits" { print $2 }' "$T/sum.txt")
+	incomplete=$(awk '$1 ~ /^cuLaunch/ && $2 == "*" { n += $5 } END { print n + 0 }' "$T/sum.txt")
+	[ -n "$unmatched" ] && [ "$unmatched" -le "$wins" ] ||
+		err "${unmatched:-no count of} launch exits without their entry over $wins windows, at most one a window expected"
+	[ "$incomplete" -le "$wins" ] || err "$incomplete launches incomplete over $wins windows, at most one a window expected"
+	[ "$(awk '$1 ~ /^cuLaunch/ && $2 == "*" { n += $3 } END { print n + 0 }' "$T/sum.txt")" -gt 0 ] ||
+		err "no launch recorded in the windows"
+	log "$wins windows: $unmatched exits without entry, $incomplete launches incomplete"
+}
+
 # Light mode with ranges: the hot probes follow the ranges; launches are
 # recorded only inside them and after they went live, which the trace says.
 # Each range waits 300 ms before its launches: the attach takes ~10 ms on
@@ -362,6 +387,7 @@ add_case t_all_two "--all -c cudaProfilerApi --capture-range-end=repeat: two pro
 add_case t_no_range "-c cudaProfilerApi with no range: ends normally, says 0 ranges, no call recorded"
 add_case t_light "--mode light: launches recorded exactly inside the windows (against the workload's log), cold calls complete"
 add_case t_light_slow_detach "--mode light, a detach slower than the gap between windows: the next attach waits, no launch recorded twice"
+add_case t_light_launch_exit "--mode light --launch-exit: exits only while the window is open, none without its entry while a closed window detaches; at most one exit without entry and one launch incomplete a window"
 add_case t_light_range "--mode light -c cudaProfilerApi: hot probes live inside ranges only, marked in the trace"
 add_case t_delay_duration "-y 1s -d 2s: launches recorded only from about 1 s to about 2 s into a 4 s flood, all of them"
 add_case t_trace_none "-t none --cupti: no CPU-side records, the lifecycle kept, trace=none in the header"
