@@ -615,15 +615,15 @@ counts_of() {
 		  else . end" "$1"
 }
 
-# counts_of_big DUMP PID: the same for a dump of millions of lines, read as
-# text (jq -s holds the whole dump: a minute for a 2 s flood's 1.2 M lines).
-# A line of PID's with an "api" field is one of its calls; a quote inside a
-# string is escaped in dump's JSON, so '"api":"' starts the field itself.
-counts_of_big() {
-	LC_ALL=C grep -F "\"pid\":$2," "$1" | LC_ALL=C grep -v '"type":"process"' |
-		LC_ALL=C grep -o '"api":"[^"]*"' | LC_ALL=C sort | uniq -c |
-		awk '{ a = substr($2, 8, length($2) - 8); printf "%s\"%s\":%d", (n++ ? "," : "{"), a, $1 }
-		     END { print (n ? "}" : "{}") }'
+# summary_counts SUMMARY: calls per api, as counts_of makes them, from the
+# api table of `dump --summary` (a recording of one program, -- CMD): for a
+# trace of millions of calls, whose JSON dump jq takes tens of seconds to
+# read and check.
+summary_counts() {
+	awk '$1 == "api" && $2 == "calls" { t = 1; next }
+	     t && $1 == "total" { exit }
+	     t { n = ($2 == "*" || $2 == "+") ? $3 : $2; printf "%s\"%s\":%d", (k++ ? "," : "{"), $1, n }
+	     END { print (k ? "}" : "{}") }' "$1"
 }
 
 # compare_counts LABEL GOT WANT: records the apis whose counts differ.
