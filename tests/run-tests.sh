@@ -25,9 +25,9 @@
 # Environment: GT_OUTPUT (build directory, default .output), GTRACE
 # (recorder, default ./gtrace-bpf), GT_TEST_KEEP=1 keeps the files of failed
 # integration cases, GT_TEST_CASE_TIMEOUT (s, default 150), GT_TEST_JOBS
-# (unit test binaries and shared integration cases at a time, default 2 per
-# CPU, at most 8; 1 runs them one by one), GT_FUZZ_JOBS (harnesses at a
-# time, default 1 per CPU).
+# (shared integration cases at a time, default 2 per CPU, at most 8; 1 runs
+# them one by one), GT_UNIT_JOBS (unit test binaries at a time, default 1
+# per CPU), GT_FUZZ_JOBS (harnesses at a time, default 1 per CPU).
 set -u
 
 cd "$(dirname "$0")/.." || exit 2
@@ -102,11 +102,11 @@ run_unit_binary() {
 }
 
 # The unit tests of the build in $1; $2 tags their result lines. The
-# binaries run UNIT_JOBS at a time (most of their time is waits: test_inject's
-# bounded waits, 22 of its 22.4 s), their lines printed in order, and their
-# counts added.
-UNIT_JOBS=${GT_TEST_JOBS:-$(( $(nproc 2>/dev/null || echo 1) * 2 ))}
-[ "$UNIT_JOBS" -le 8 ] || [ -n "${GT_TEST_JOBS:-}" ] || UNIT_JOBS=8
+# binaries run GT_UNIT_JOBS at a time, one per CPU (most of their time is
+# waits: test_inject's bounded waits, 22 of its 22.4 s; one per CPU keeps
+# each a CPU of its own for the ones that serve sockets against deadlines),
+# their lines printed in order, and their counts added.
+UNIT_JOBS=${GT_UNIT_JOBS:-$(nproc 2>/dev/null || echo 1)}
 run_unit_tests() {
 	local dir=$1 tag=$2 bin src name tmp i n=0 p f line
 	local -A seen=()
