@@ -761,12 +761,6 @@ __noinline int py_walk_more(__u32 max)
 	return 0;
 }
 
-static __always_inline void py_walk_on(struct py_walk *w, __u32 max)
-{
-	if (w)
-		py_walk_more(max);
-}
-
 /* Sends the code objects of the CPU's walk not seen before in its
  * process. Global, like py_walk_into: checked once. */
 __noinline int py_codes_send(void)
@@ -777,12 +771,6 @@ __noinline int py_codes_send(void)
 	if (w && w->n)
 		bpf_loop(w->n, py_code_step, &zero, 0);
 	return 0;
-}
-
-static __always_inline void py_send_codes(struct py_walk *w)
-{
-	if (w)
-		py_codes_send();
 }
 
 #endif

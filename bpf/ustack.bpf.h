@@ -151,11 +151,11 @@ static __always_inline bool ustack_of(struct pt_regs *ctx, __u64 id, __u64 cooki
 	 * stack that names them (a call site not seen before: the key's walk
 	 * of one frame goes on) */
 	if (w)
-		py_walk_on(w, GT_PYSTACK_MAX);
+		py_walk_more(GT_PYSTACK_MAX);
 	else
 		w = py_walk(id, ts, GT_PYSTACK_MAX + 1);
 	if (w)
-		py_send_codes(w);
+		py_codes_send();
 	e = reserve(sizeof(*e));
 	if (!e)
 		return false;
