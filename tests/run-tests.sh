@@ -71,7 +71,7 @@ UNIT_TIMEOUT=${GT_TEST_UNIT_TIMEOUT:-300}
 # ] N test(s), listed below:"; a crash or a non-zero status without a FAILED
 # count counts as one failure.
 run_unit_binary() {
-	local bin=$1 tag=$2 name out rc p f why=
+	local tag=$1 bin=$2 name out rc p f why=
 	name=$(basename "$bin")
 	out=$(mktemp)
 	CMOCKA_MESSAGE_OUTPUT=stdout timeout -k 10 "$UNIT_TIMEOUT" "$bin" > "$out" 2>&1
@@ -101,6 +101,46 @@ run_unit_binary() {
 	rm -f "$out"
 }
 
+# lanes JOBS LABEL FN ARGS... -- ITEMS...: runs "FN ARGS... ITEM" for each
+# item, JOBS at a time in the background, each one's output kept; then prints
+# the outputs in the items' order, all but the "COUNTS P F" line each ends
+# with, whose counts it adds. A job that ended without it fails, named with
+# LABEL and the item's base name.
+lanes() {
+	local jobs=$1 label=$2 fn=$3 tmp i line p f
+	local -a args=()
+	shift 3
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/gtrace-lanes.XXXXXX")
+	for ((i = 1; i <= $#; i++)); do
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+			wait -n
+		done
+		"$fn" "${args[@]}" "${!i}" > "$tmp/$i" 2>&1 &
+	done
+	wait
+	for ((i = 1; i <= $#; i++)); do
+		p= f=
+		while IFS= read -r line; do
+			case $line in
+			"COUNTS "*) read -r _ p f <<< "$line" ;;
+			*) printf '%s\n' "$line" ;;
+			esac
+		done < "$tmp/$i"
+		if [ -z "$p" ] || [ -z "$f" ]; then
+			echo "FAIL $label$(basename "${!i}"): the runner's job for it ended without its counts"
+			p=0 f=1
+		fi
+		passed=$((passed + p))
+		failed=$((failed + f))
+	done
+	rm -rf "$tmp"
+}
+
 # The unit tests of the build in $1; $2 tags their result lines. The
 # binaries run GT_UNIT_JOBS at a time, one per CPU (most of their time is
 # waits: test_inject's bounded waits, 22 of its 22.4 s; one per CPU keeps
@@ -108,7 +148,7 @@ run_unit_binary() {
 # their lines printed in order, and their counts added.
 UNIT_JOBS=${GT_UNIT_JOBS:-$(nproc 2>/dev/null || echo 1)}
 run_unit_tests() {
-	local dir=$1 tag=$2 bin src name tmp i n=0 p f line
+	local dir=$1 tag=$2 bin src name
 	local -A seen=()
 	local -a bins=()
 	for bin in "$dir"/tests/test_*; do
@@ -118,31 +158,7 @@ run_unit_tests() {
 		seen[$(basename "$bin")]=1
 		bins+=("$bin")
 	done
-	tmp=$(mktemp -d "${TMPDIR:-/tmp}/gtrace-unit.XXXXXX")
-	for i in "${!bins[@]}"; do
-		while [ "$(jobs -rp | wc -l)" -ge "$UNIT_JOBS" ]; do
-			wait -n
-		done
-		run_unit_binary "${bins[$i]}" "$tag" > "$tmp/$i" 2>&1 &
-		n=$((n + 1))
-	done
-	wait
-	for ((i = 0; i < n; i++)); do
-		p= f=
-		while IFS= read -r line; do
-			case $line in
-			"COUNTS "*) read -r _ p f <<< "$line" ;;
-			*) printf '%s\n' "$line" ;;
-			esac
-		done < "$tmp/$i"
-		if [ -z "$p" ] || [ -z "$f" ]; then
-			echo "FAIL ${tag}unit $(basename "${bins[$i]}"): the runner's job for it ended without its counts"
-			p=0 f=1
-		fi
-		passed=$((passed + p))
-		failed=$((failed + f))
-	done
-	rm -rf "$tmp"
+	lanes "$UNIT_JOBS" "${tag}unit " run_unit_binary "$tag" -- "${bins[@]}"
 	for src in tests/unit/test_*.c; do
 		[ -f "$src" ] || continue
 		name=$(basename "$src" .c)
@@ -346,8 +362,9 @@ run_integration_tests() {
 # leak or timeout fails it and the input is kept in $1/crashes/.  A harness
 # is one process on one CPU: GT_FUZZ_JOBS of them (default: one per CPU)
 # run at a time, each for its full time, their lines printed in order.
+# fuzz_one DIR SECS HARNESS runs one, its last line "COUNTS P F" (lanes).
 fuzz_one() {
-	local dir=$1 h=$2 secs=$3 name log rc s seeds start
+	local dir=$1 secs=$2 h=$3 name log rc s seeds start
 	name=$(basename "$h")
 	log=$dir/logs/$name.log
 	mkdir -p "$dir/corpus/$name"
@@ -368,29 +385,21 @@ fuzz_one() {
 		grep -E '^(==[0-9]+==|SUMMARY|.*runtime error)' "$log" | head -n 10 | sed 's/^/    /'
 	fi
 	echo "    (fuzz $name: $(( $(date +%s) - start )) s)"
+	if [ "$rc" -eq 0 ]; then echo "COUNTS 1 0"; else echo "COUNTS 0 1"; fi
 }
 
 run_fuzzers() {
-	local dir=$1 secs=${GT_FUZZ_SECONDS:-60} h name src i n=0 tmp
-	local jobs=${GT_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+	local dir=$1 secs=${GT_FUZZ_SECONDS:-60} h name src
+	local -a hs=()
 	mkdir -p "$dir/crashes" "$dir/logs"
-	tmp=$(mktemp -d "${TMPDIR:-/tmp}/gtrace-fuzz.XXXXXX")
 	for h in "$dir"/fuzz_*; do
 		[ -f "$h" ] && [ -x "$h" ] || continue
 		case $h in *.d|*.o) continue ;; esac
 		name=$(basename "$h")
 		[ -n "$filter" ] && [[ $name != *"$filter"* ]] && continue
-		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-		fuzz_one "$dir" "$h" "$secs" > "$tmp/$n.out" 2>&1 &
-		n=$((n + 1))
+		hs+=("$h")
 	done
-	wait
-	for ((i = 0; i < n; i++)); do
-		cat "$tmp/$i.out"
-		passed=$((passed + $(grep -c '^PASS ' "$tmp/$i.out")))
-		failed=$((failed + $(grep -c '^FAIL ' "$tmp/$i.out")))
-	done
-	rm -rf "$tmp"
+	lanes "${GT_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}" "fuzz " fuzz_one "$dir" "$secs" -- "${hs[@]}"
 	for src in tests/fuzz/fuzz_*.c; do
 		[ -f "$src" ] || continue
 		name=$(basename "$src" .c)
