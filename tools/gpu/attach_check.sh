@@ -129,10 +129,27 @@ out, tag, log = sys.argv[1:4]
 ts = [int(l) for l in open(log) if l.strip().isdigit()]
 shift = time.monotonic_ns() - time.time_ns()	# spans are CLOCK_REALTIME
 steps = list(zip(ts, ts[1:]))
-def med(a, b):
+# the twin, never attached, over the same periods: what moved both (the
+# host, the GPU they share) is not the detach's
+tw = [int(l) for l in open(sys.argv[4]) if l.strip().isdigit()] if len(sys.argv) > 4 else []
+twin_steps = list(zip(tw, tw[1:]))
+def med(a, b, steps=steps):
     d = [(y - x) / 1e6 for x, y in steps if x >= a and y <= b]
     return (statistics.median(d), len(d)) if d else (float("nan"), 0)
-ratios = []
+def interval(r):
+    if len(r) < 3:
+        return ""
+    # Student's t at 95 %, two-sided, for n - 1 degrees of freedom
+    t = {2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26, 10: 2.23, 11: 2.20,
+         12: 2.18, 13: 2.16, 14: 2.14, 15: 2.13, 16: 2.12, 17: 2.11, 18: 2.10, 19: 2.09, 20: 2.09}.get(len(r) - 1, 2.0)
+    mean = statistics.mean(r)
+    half = t * statistics.stdev(r) / len(r) ** 0.5
+    return "; mean %+.2f %%, 95 %% interval %+.2f .. %+.2f %%" % (mean * 100, (mean - half) * 100, (mean + half) * 100)
+def summary(what, r):
+    r = sorted(r)
+    print("%s, paired over %d cycles: median %+.2f %%, range %+.2f .. %+.2f %%%s"
+          % (what, len(r), statistics.median(r) * 100, r[0] * 100, r[-1] * 100, interval(r)))
+ratios, over_twin = [], []
 for f in sorted(glob.glob("%s/%s-*.span" % (out, tag)), key=lambda p: int(p.rsplit("-", 1)[1].split(".")[0])):
     a, b = (int(x) + shift for x in open(f).read().split())
     before, nb = med(a - 3_000_000_000, a)
@@ -146,18 +163,17 @@ for f in sorted(glob.glob("%s/%s-*.span" % (out, tag)), key=lambda p: int(p.rspl
     # the SIGKILL's span (0): its "before" is a recording, not a job left alone
     if nb and na and not name.endswith("-0"):
         ratios.append(after / before - 1)
+        tb, ntb = med(a - 3_000_000_000, a, twin_steps)
+        ta, nta = med(b + 500_000_000, b + 3_500_000_000, twin_steps)
+        if ntb and nta:
+            over_twin.append((after / before) / (ta / tb) - 1)
+            print("%s: the twin %.3f ms before, %.3f ms after: %+.2f %%; the job over the twin %+.2f %%"
+                  % (name, tb, ta, (ta / tb - 1) * 100, over_twin[-1] * 100))
 if ratios:
-    r = sorted(ratios)
-    ci = ""
-    if len(r) >= 3:
-        # Student's t at 95 %, two-sided, for n - 1 degrees of freedom
-        t = {2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26, 10: 2.23, 11: 2.20,
-             12: 2.18, 13: 2.16, 14: 2.14, 15: 2.13, 16: 2.12, 17: 2.11, 18: 2.10, 19: 2.09, 20: 2.09}.get(len(r) - 1, 2.0)
-        mean = statistics.mean(r)
-        half = t * statistics.stdev(r) / len(r) ** 0.5
-        ci = "; mean %+.2f %%, 95 %% interval %+.2f .. %+.2f %%" % (mean * 100, (mean - half) * 100, (mean + half) * 100)
-    print("%s: after the detach against before the attach, paired over %d cycles: median %+.2f %%, range %+.2f .. %+.2f %%%s"
-          % (tag, len(r), statistics.median(r) * 100, r[0] * 100, r[-1] * 100, ci))
+    summary("%s: after the detach against before the attach" % tag, ratios)
+if over_twin:
+    summary("%s: after the detach against before the attach, over the twin's change in the same periods" % tag,
+            over_twin)
 # the job never attached (its first PRE seconds before the first attach)
 # against the job after its last detach (the POST seconds after it): the
 # halves of each period against each other are the noise at that scale
@@ -189,9 +205,8 @@ def compare(who, steps):
 mine = compare(tag, steps)
 # a twin job never attached, on its own CPUs, over the same periods: what
 # changed for both (the machine, the GPU's clocks) is not the detach's
-if len(sys.argv) > 4 and mine is not None:
-    tw = [int(l) for l in open(sys.argv[4]) if l.strip().isdigit()]
-    twin = compare(tag + " twin (never attached)", list(zip(tw, tw[1:])))
+if twin_steps and mine is not None:
+    twin = compare(tag + " twin (never attached)", twin_steps)
     if twin is not None:
         print("%s: after the detaches against before, over the twin's own change: %+.2f %%"
               % (tag, ((1 + mine) / (1 + twin) - 1) * 100))
