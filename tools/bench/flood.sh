@@ -16,6 +16,8 @@
 #                 and an exit record each: 1 M events/s)
 #   max entry     8 threads as fast as they go (the ceiling; drops are
 #                 reported, not a failure of the target)
+# FLOOD_OPTS: recorder options added to every configuration (e.g.
+# "--buffer-size 8M").
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 secs=${1:-10}
@@ -28,7 +30,8 @@ flood() { # label threads rate(0 = unpaced) target(1 = must not drop) [recorder 
 	local label=$1 threads=$2 rate=$3 target=$4 wj made recs drops bytes rate_opt=
 	shift 4
 	[ "$rate" -gt 0 ] && rate_opt="--rate $rate"
-	GT_LIBCUDA=$W/libcuda.so.1 "$B" -q --libcuda "$W/libcuda.so.1" "$@" -o "$W/f.gtrace" --force -- \
+	# shellcheck disable=SC2086
+	GT_LIBCUDA=$W/libcuda.so.1 "$B" -q --libcuda "$W/libcuda.so.1" "$@" ${FLOOD_OPTS:-} -o "$W/f.gtrace" --force -- \
 		"$W/cuda_workload" --flood "$secs" --threads "$threads" $rate_opt --copies 1 --syncs 1 \
 		> "$W/out" 2> "$W/err"
 	wj=$(grep '^{' "$W/out" | tail -n 1)
