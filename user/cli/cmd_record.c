@@ -423,7 +423,7 @@ int cmd_record(int argc, char **argv, const char *cmdline)
 	struct argp argp = { record_options, record_parse,
 			     "--all | -p PID[,PID...] | --cgroup PATH\n[--] CMD [ARGS...]", doc, record_children,
 			     NULL, NULL };
-	struct record_cli c = { .rec = { .buffer_size = 64ull << 20, .scenario = "trace", .trace_cuda = true,
+	struct record_cli c = { .rec = { .buffer_size = 16ull << 20, .scenario = "trace", .trace_cuda = true,
 				  .trace_ioctl = true, .trace_sched = true, .range_max = 1,
 				  .window_ns = 200000000ull, .period_ns = 5000000000ull } };
 	struct record_spools *spools;

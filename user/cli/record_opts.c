@@ -25,7 +25,7 @@ static const struct argp_option options[] = {
 	  "a systemd unit, a job), also ones started later: an absolute path or one under the cgroup2 "
 	  "mount (system.slice/train.service)", 0 },
 	{ "libcuda", RO_LIBCUDA, "PATH", 0, "Also trace this libcuda file (repeatable)", 0 },
-	{ "buffer-size", RO_BUFSIZE, "SIZE", 0, "Ring buffer size, a power of two up to 2G, e.g. 64M (default), 1G", 0 },
+	{ "buffer-size", RO_BUFSIZE, "SIZE", 0, "Ring buffer size, a power of two up to 2G, e.g. 16M (default), 1G", 0 },
 	{ "mode", RO_MODE, "full|light", 0,
 	  "full (record's default): every probed call. light (the daemon's default): for long runs, at "
 	  "most ~1 %: waits, allocations, modules, contexts, ioctls and off-CPU all the time; launches "

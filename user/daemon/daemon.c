@@ -520,7 +520,7 @@ void daemon_opts__init(struct daemon_opts *o)
 {
 	*o = (struct daemon_opts){
 		.rec = {
-			.all = true, .buffer_size = 64ull << 20, .scenario = "snapshot", .trace_cuda = true,
+			.all = true, .buffer_size = 16ull << 20, .scenario = "snapshot", .trace_cuda = true,
 			.trace_ioctl = true, .trace_sched = true, .light = true, .window_ns = 200000000ull,
 			.period_ns = 5000000000ull,
 		},
