@@ -10,7 +10,7 @@
 #          dropped once their names are checked)
 #   keep   the same with --keep-lookups (every cuKernelGetFunction probed)
 #   sync   --stacks sync
-#   NAME+bufSIZE  NAME with a ring buffer of SIZE (--buffer-size SIZE): what
+#   NAME_bufSIZE  NAME with a ring buffer of SIZE (--buffer-size SIZE): what
 #          a buffer that the CPU's caches hold saves each record
 #   skipN  the default with parts of a hot call's call-site key left out
 #          (GTRACE_BENCH_STACK_SKIP=N, bpf/ustack.bpf.h: 1 the Python frame,
@@ -45,10 +45,10 @@ done
 [ -s "$OUT/steps.log" ] || { echo "FAIL hot cost: the workload did not start: $(tail -n 3 "$OUT/wl.out")"; exit 1; }
 sleep 2
 for c in $CONFIGS; do
-	# NAME+bufSIZE: NAME's options with a ring buffer of SIZE (e.g. all+buf8M)
+	# NAME_bufSIZE: NAME's options with a ring buffer of SIZE (e.g. all_buf8M)
 	buf=
-	case $c in *+buf*) buf="--buffer-size ${c#*+buf}" ;; esac
-	case ${c%%+buf*} in
+	case $c in *_buf*) buf="--buffer-size ${c#*_buf}" ;; esac
+	case ${c%%_buf*} in
 	none) opts="--stacks none" ;;
 	all) opts="" ;;
 	keep) opts="--keep-lookups" ;;
@@ -57,7 +57,7 @@ for c in $CONFIGS; do
 	*) echo "unknown config $c"; exit 2 ;;
 	esac
 	skip=0
-	case ${c%%+buf*} in skip*) skip=${c#skip}; skip=${skip%%+buf*} ;; esac
+	case ${c%%_buf*} in skip*) skip=${c#skip}; skip=${skip%%_buf*} ;; esac
 	# shellcheck disable=SC2086
 	GTRACE_BENCH_STACK_SKIP=$skip taskset -c 4-7 "$G" -p "$WL" $opts $buf -v -o "$OUT/$c.gtrace" --force \
 		> "$OUT/$c.out" 2> "$OUT/$c.err" &
