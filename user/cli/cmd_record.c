@@ -423,9 +423,9 @@ int cmd_record(int argc, char **argv, const char *cmdline)
 	struct argp argp = { record_options, record_parse,
 			     "--all | -p PID[,PID...] | --cgroup PATH\n[--] CMD [ARGS...]", doc, record_children,
 			     NULL, NULL };
-	struct record_cli c = { .rec = { .buffer_size = 16ull << 20, .scenario = "trace", .trace_cuda = true,
+	struct record_cli c = { .rec = { .buffer_size = RECORD_BUFFER_DEFAULT, .scenario = "trace", .trace_cuda = true,
 				  .trace_ioctl = true, .trace_sched = true, .range_max = 1,
-				  .window_ns = 200000000ull, .period_ns = 5000000000ull } };
+				  .window_ns = RECORD_WINDOW_DEFAULT_NS, .period_ns = RECORD_PERIOD_DEFAULT_NS } };
 	struct record_spools *spools;
 	int status = doc ? cmd_record_check(&argp, argc, argv, &c) : 1;
 

@@ -520,9 +520,9 @@ void daemon_opts__init(struct daemon_opts *o)
 {
 	*o = (struct daemon_opts){
 		.rec = {
-			.all = true, .buffer_size = 16ull << 20, .scenario = "snapshot", .trace_cuda = true,
-			.trace_ioctl = true, .trace_sched = true, .light = true, .window_ns = 200000000ull,
-			.period_ns = 5000000000ull,
+			.all = true, .buffer_size = RECORD_BUFFER_DEFAULT, .scenario = "snapshot", .trace_cuda = true,
+			.trace_ioctl = true, .trace_sched = true, .light = true, .window_ns = RECORD_WINDOW_DEFAULT_NS,
+			.period_ns = RECORD_PERIOD_DEFAULT_NS,
 		},
 		.window_ns = 60000000000ull, .memory = 256ull << 20, .dir = "/var/lib/gtrace-bpf",
 		.post_ns = 5000000000ull, .budget = 0.01,

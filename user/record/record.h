@@ -22,6 +22,14 @@ struct record_ext;
 /* --stacks: which calls take their native user stack. */
 enum record_stacks { RECORD_STACKS_NONE, RECORD_STACKS_SYNC, RECORD_STACKS_ALL };
 
+/* Defaults that record and the daemon share: the ring buffer (16 MiB: the
+ * producer goes round all of it, and a buffer the last-level cache holds
+ * saves each record a fetch from memory, docs/PERFORMANCE.md), and light
+ * mode's windows. */
+#define RECORD_BUFFER_DEFAULT	(16ull << 20)
+#define RECORD_WINDOW_DEFAULT_NS	200000000ull	/* 200 ms of full capture ... */
+#define RECORD_PERIOD_DEFAULT_NS	5000000000ull	/* ... every 5 s */
+
 struct record_opts {
 	bool all;			/* --all: every process */
 	const char *cgroup;		/* --cgroup: with all, only the processes of this cgroup v2
