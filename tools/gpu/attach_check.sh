@@ -152,8 +152,10 @@ def summary(what, r):
 ratios, over_twin = [], []
 for f in sorted(glob.glob("%s/%s-*.span" % (out, tag)), key=lambda p: int(p.rsplit("-", 1)[1].split(".")[0])):
     a, b = (int(x) + shift for x in open(f).read().split())
-    before, nb = med(a - 3_000_000_000, a)
-    after, na = med(b + 500_000_000, b + 3_500_000_000)
+    # the 3 s before the attach, and 3 s from 0.5 s after the detach
+    pre, post = (a - 3_000_000_000, a), (b + 500_000_000, b + 3_500_000_000)
+    before, nb = med(*pre)
+    after, na = med(*post)
     win = [(y - x) / 1e6 for x, y in steps if a <= y and x <= a + 3_000_000_000]
     worst = max(win) if win else float("nan")
     name = f.rsplit("/", 1)[1][:-5]
@@ -163,8 +165,8 @@ for f in sorted(glob.glob("%s/%s-*.span" % (out, tag)), key=lambda p: int(p.rspl
     # the SIGKILL's span (0): its "before" is a recording, not a job left alone
     if nb and na and not name.endswith("-0"):
         ratios.append(after / before - 1)
-        tb, ntb = med(a - 3_000_000_000, a, twin_steps)
-        ta, nta = med(b + 500_000_000, b + 3_500_000_000, twin_steps)
+        tb, ntb = med(*pre, twin_steps)
+        ta, nta = med(*post, twin_steps)
         if ntb and nta:
             over_twin.append((after / before) / (ta / tb) - 1)
             print("%s: the twin %.3f ms before, %.3f ms after: %+.2f %%; the job over the twin %+.2f %%"
