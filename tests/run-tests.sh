@@ -62,6 +62,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-exitcode=86:print_stacktrace=1:halt_on_err
 export LSAN_OPTIONS=${LSAN_OPTIONS:-exitcode=86:suppressions=$PWD/tests/sanitize/lsan.supp}
 
 passed=0 failed=0
+NCPU=$(nproc 2>/dev/null || echo 1)
 UNIT_TIMEOUT=${GT_TEST_UNIT_TIMEOUT:-300}
 
 # --- unit tests -------------------------------------------------------------
@@ -146,7 +147,7 @@ lanes() {
 # waits: test_inject's bounded waits, 22 of its 22.4 s; one per CPU keeps
 # each a CPU of its own for the ones that serve sockets against deadlines),
 # their lines printed in order, and their counts added.
-UNIT_JOBS=${GT_UNIT_JOBS:-$(nproc 2>/dev/null || echo 1)}
+UNIT_JOBS=${GT_UNIT_JOBS:-$NCPU}
 run_unit_tests() {
 	local dir=$1 tag=$2 bin src name
 	local -A seen=()
@@ -188,7 +189,7 @@ run_unit_tests() {
 # their order, then the time its cases took (added up).
 # Two per CPU (at most 8): a case spends much of its time waiting (probes
 # attached and detached, workloads that sleep), not on a CPU.
-INTEG_JOBS=${GT_TEST_JOBS:-$(( $(nproc 2>/dev/null || echo 1) * 2 ))}
+INTEG_JOBS=${GT_TEST_JOBS:-$((NCPU * 2))}
 [ "$INTEG_JOBS" -le 8 ] || [ -n "${GT_TEST_JOBS:-}" ] || INTEG_JOBS=8
 job_dir=
 declare -a J_SCRIPT=() J_CASE=() J_TAG=() J_OUT_DIR=() J_GTRACE=() J_KIND=() J_LAST=() J_DONE=() J_LEFT=() J_ONCE=()
@@ -399,7 +400,7 @@ run_fuzzers() {
 		[ -n "$filter" ] && [[ $name != *"$filter"* ]] && continue
 		hs+=("$h")
 	done
-	lanes "${GT_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}" "fuzz " fuzz_one "$dir" "$secs" -- "${hs[@]}"
+	lanes "${GT_FUZZ_JOBS:-$NCPU}" "fuzz " fuzz_one "$dir" "$secs" -- "${hs[@]}"
 	for src in tests/fuzz/fuzz_*.c; do
 		[ -f "$src" ] || continue
 		name=$(basename "$src" .c)
