@@ -198,7 +198,7 @@ int call_entry(struct pt_regs *ctx)
 	if (!entry_wanted(id, cookie, &ts))
 		return 0;
 	stash_out(ctx, id, cookie);
-	same = ustack_site(ctx, id, cookie, ts, &site, 0);
+	same = ustack_site(ctx, id, cookie, ts, &site, 0, 0);
 	e = reserve_after_site(same, &site, id, cookie, ts, sizeof(*e), &rec);
 	if (!e)
 		return 0;
@@ -305,11 +305,14 @@ int launch_entry(struct pt_regs *ctx)
 
 	if (!entry_wanted(id, cookie, &ts))
 		return 0;
-	name_once(id, PT_REGS_PARM1(ctx));
 	/* one read for the arguments on the stack and the call site's return
 	 * address beside them */
 	fault = bpf_probe_read_user(top, sizeof(top), (void *)PT_REGS_SP(ctx)) != 0;
-	same = ustack_site(ctx, id, cookie, ts, &site, fault ? 0 : top[0]);
+	same = ustack_site(ctx, id, cookie, ts, &site, fault ? 0 : top[0], PT_REGS_PARM1(ctx));
+	/* a call site known with this kernel: its name was sent by the launch
+	 * that made the site known (the kernel is part of its key) */
+	if (!same)
+		name_once(id, PT_REGS_PARM1(ctx));
 	e = reserve_after_site(same, &site, id, cookie, ts, sizeof(*e), &rec);
 	if (!e)
 		return 0;
@@ -363,8 +366,9 @@ int launch_ex_entry(struct pt_regs *ctx)
 
 	if (!entry_wanted(id, cookie, &ts))
 		return 0;
-	name_once(id, PT_REGS_PARM2(ctx));
-	same = ustack_site(ctx, id, cookie, ts, &site, 0);
+	same = ustack_site(ctx, id, cookie, ts, &site, 0, PT_REGS_PARM2(ctx));
+	if (!same)
+		name_once(id, PT_REGS_PARM2(ctx));	/* as launch_entry */
 	e = reserve_after_site(same, &site, id, cookie, ts, sizeof(*e), &rec);
 	if (!e)
 		return 0;

@@ -57,7 +57,8 @@ struct gt_ustack {
 	__u16 flags;		/* GT_STACK_* */
 	__u32 _pad;		/* explicit padding, zero */
 	__u64 caller;		/* *(u64 *)sp at the entry, 0 when unreadable */
-	__u64 site2;		/* GT_STACK_SITE: *(u64 *)(bp + 8), the call site's second key */
+	__u64 site2;		/* GT_STACK_SITE: the call site's second key: *(u64 *)(bp + 8)
+				 * mixed with the Python frames' hash and the kernel */
 	__u64 ip[GT_USTACK_MAX];
 	__u16 npy;		/* py[] entries used, innermost first */
 	__u16 _pad2;		/* explicit padding, zero */
@@ -95,9 +96,11 @@ struct gt_pycode {
 };
 
 /* A hot call from a call site whose stack was sent (GT_STACK_SITE): its
- * key, the return address at the stack pointer and the one above the
- * frame pointer (the caller's caller), as gt_ustack.caller and .site2, and
- * the innermost Python frame's code and instruction (0 without Python). */
+ * key, the return address at the stack pointer and the second key, as
+ * gt_ustack.caller and .site2 (the one above the frame pointer, the
+ * caller's caller, mixed with a hash of every Python frame and the kernel
+ * a launch starts), and the innermost Python frame's code and instruction
+ * (0 without Python). */
 struct gt_ustack_same {
 	struct gt_hdr hdr;	/* api = the call's */
 	__u64 caller;

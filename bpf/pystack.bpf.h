@@ -116,6 +116,19 @@ struct py_ts_find {
 	__u32 _pad;
 };
 
+/* py_top_key's hash of every frame of a thread (py_deep_step, bpf_loop's
+ * body): the next frame to read, the hash so far, and where a frame holds
+ * its caller, code and instruction (the config's, checked to lie in
+ * PY_FRAME_CHUNK). */
+struct py_deep {
+	__u64 frame;
+	__u64 h;
+	__u32 rd;		/* bytes of a frame read: the farthest field's end */
+	__u32 fr_prev, fr_code, fr_instr;
+	__u32 ilen;		/* bytes of the instruction: 4 (f_lasti) or 8 (a pointer) */
+	__u32 _pad;
+};
+
 /* A walk in progress, per CPU (too large for the BPF stack). */
 struct py_walk {
 	struct gt_py_cfg c;
@@ -125,7 +138,8 @@ struct py_walk {
 	__u32 n;		/* f[] entries */
 	__u32 flags;		/* GT_STACK_PY_* */
 	struct gt_pyframe f[GT_PYSTACK_MAX];
-	__u8 chunk[PY_FRAME_CHUNK];	/* py_top_key's copy of the innermost frame */
+	__u8 chunk[PY_FRAME_CHUNK];	/* py_top_key's copy of a frame */
+	struct py_deep deep;		/* ... and its hash of the thread's frames */
 	__u8 tsc[PY_TS_CHUNK];		/* ... and of a thread state's id and frame */
 	struct py_ts_find find;		/* py_tstate's look through a thread list */
 };
@@ -642,11 +656,11 @@ static __always_inline bool py_ts_top(const struct gt_py_cfg *c, struct py_walk 
 
 /* A hot call's Python part of its site key: the code and instruction of the
  * innermost frame of the calling thread (for one that runs no Python, of
- * the main thread), as py_walk's first frame has them, from two or three
- * reads (three to five under the main thread's frames) instead of a walk's
- * ten: the thread's state's id and frame at once (py_ts_top), the
- * _PyCFrame's frame before 3.13, then one read of the frame's first
- * PY_FRAME_CHUNK bytes. 1: found;
+ * the main thread), as py_walk's first frame has them, and a hash of every
+ * frame's (deep), from two or three reads (three to five under the main
+ * thread's frames) and one a frame, where a walk takes five a frame: the
+ * thread's state's id and frame at once (py_ts_top), the _PyCFrame's frame
+ * before 3.13, then one read of each frame's first bytes. 1: found;
  * 0: the process or its threads run no Python (key 0, 0); -1: not known
  * here (the process not looked at yet, an entry shim on top, something
  * unreadable): the caller takes py_walk's answer. */
@@ -654,7 +668,54 @@ struct py_key {
 	__u64 code;
 	__u32 instr;
 	__u32 _pad;
+	__u64 deep;	/* every frame's code and instruction, hashed (py_deep_step) */
 };
+
+static __always_inline __u64 py_mix(__u64 h, __u64 v)
+{
+	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 31);
+}
+
+/* One frame of a site key's hash, from one read: its code and instruction
+ * mixed in, then on to its caller. The key of a call site names the whole
+ * Python stack, not its innermost frame only: a helper called from two
+ * lines is two sites. A frame that cannot be read ends the hash, marked
+ * (the same stack ends there the same way). */
+static long py_deep_step(__u64 i, void *ctx)
+{
+	struct py_walk *w = py_scratch_get();
+	struct py_deep *d;
+	__u32 rd, off;
+	__u64 code, ip;
+
+	if (!w)
+		return 1;
+	d = &w->deep;
+	if (!d->frame)
+		return 1;
+	rd = d->rd;
+	if (rd > PY_FRAME_CHUNK)
+		return 1;
+	if (bpf_probe_read_user(w->chunk, rd, (void *)d->frame)) {
+		d->h = py_mix(d->h, 1);
+		return 1;
+	}
+	off = d->fr_code;
+	if (off > PY_FRAME_CHUNK - 8)
+		return 1;
+	code = *(__u64 *)(w->chunk + off);
+	off = d->fr_instr;
+	if (off > PY_FRAME_CHUNK - 8)
+		return 1;
+	ip = d->ilen == 4 ? *(__u32 *)(w->chunk + off) : *(__u64 *)(w->chunk + off);
+	off = d->fr_prev;
+	if (off > PY_FRAME_CHUNK - 8)
+		return 1;
+	d->frame = *(__u64 *)(w->chunk + off);
+	d->h = py_mix(py_mix(d->h, code), ip);
+	return 0;
+}
 
 /* A global function: the verifier checks it once, on its own, not again in
  * every probe program at every path that reaches it (inlined, it cost the
@@ -667,6 +728,7 @@ __noinline int py_top_key(__u64 id, struct py_key *k)
 	struct py_proc *pp;
 	struct gt_py_cfg *c;
 	struct py_walk *w;
+	struct py_deep *d;
 	__u64 tstate, frame, ip, want, mts;
 	bool bad = false;
 
@@ -734,17 +796,36 @@ have_frame:
 	k->code = *(__u64 *)(w->chunk + off);
 	if (!k->code)
 		return -1;
+	d = &w->deep;
+	d->fr_code = off;
+	d->rd = off + 8;
 	off = c->fr_instr;
 	if (off > PY_FRAME_CHUNK - 8)
 		return -1;
+	d->fr_instr = off;
+	d->rd = off + 8 > d->rd ? off + 8 : d->rd;
 	if (c->instr_kind == GT_PY_INSTR_LASTI) {
 		__s32 lasti = *(__s32 *)(w->chunk + off);
 
 		k->instr = lasti < 0 ? 0 : (__u32)lasti;
+		ip = *(__u32 *)(w->chunk + off);
+		d->ilen = 4;
 	} else {
-		ip = *(__u64 *)(w->chunk + off) - (k->code + c->co_code);
-		k->instr = ip >= (1ull << 33) ? 0xffffffffu : (__u32)(ip / 2);
+		ip = *(__u64 *)(w->chunk + off);
+		d->ilen = 8;
+		k->instr = ip - (k->code + c->co_code) >= (1ull << 33) ? 0xffffffffu :
+			   (__u32)((ip - (k->code + c->co_code)) / 2);
 	}
+	/* the frames below: the whole stack in the key (py_deep_step) */
+	off = c->fr_prev;
+	if (off > PY_FRAME_CHUNK - 8)
+		return -1;
+	d->fr_prev = off;
+	d->rd = off + 8 > d->rd ? off + 8 : d->rd;
+	d->frame = *(__u64 *)(w->chunk + off);
+	d->h = py_mix(py_mix(0, k->code), ip);
+	bpf_loop(GT_PYSTACK_MAX - 1, py_deep_step, NULL, 0);
+	k->deep = d->h;
 	return 1;
 }
 

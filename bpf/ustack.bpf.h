@@ -50,21 +50,25 @@ struct {
 #include "pystack.bpf.h"
 
 static __always_inline bool ustack_of(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts, bool at_exit,
-				      struct stack_site *same, __u64 caller);
+				      struct stack_site *same, __u64 caller, __u64 func);
 
 static __always_inline void ustack(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts)
 {
-	ustack_of(ctx, id, cookie, ts, false, NULL, 0);
+	ustack_of(ctx, id, cookie, ts, false, NULL, 0, 0);
 }
 
 /* A launch's stack: true when its call site is one seen before, in *site,
  * whose reference the launch sends in its own reservation (same_fill).
  * caller: the return address at the stack pointer when the probe read it
- * already (with the arguments beside it), else 0. */
+ * already (with the arguments beside it), else 0. func: the kernel a launch
+ * starts (0 for other calls), part of the site's key: the runtime's launch
+ * function calls the driver from the same two return addresses for every
+ * kernel, and a thread without Python (autograd's) launches every kernel
+ * of the backward pass under the same Python line. */
 static __always_inline bool ustack_site(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts,
-					struct stack_site *site, __u64 caller)
+					struct stack_site *site, __u64 caller, __u64 func)
 {
-	return ustack_of(ctx, id, cookie, ts, false, site, caller);
+	return ustack_of(ctx, id, cookie, ts, false, site, caller, func);
 }
 
 static __always_inline void same_fill(struct gt_ustack_same *s, const struct stack_site *site, __u64 id,
@@ -82,20 +86,21 @@ static __always_inline void same_fill(struct gt_ustack_same *s, const struct sta
 static __always_inline void ustack_failed(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts, int ret)
 {
 	if (ret && (cookie & GT_COOKIE_STACK_FAIL) && !(cookie & GT_COOKIE_STACK))
-		ustack_of(ctx, id, (cookie | GT_COOKIE_STACK) & ~GT_COOKIE_STACK_CACHE, ts, true, NULL, 0);
+		ustack_of(ctx, id, (cookie | GT_COOKIE_STACK) & ~GT_COOKIE_STACK_CACHE, ts, true, NULL, 0, 0);
 }
 
 /* The stack of a call, as a record before its own. A call from a site seen
  * before sends the site's key only: into *same when given (true returned:
  * the caller puts it in its own reservation), else as a record of its own. */
 static __always_inline bool ustack_of(struct pt_regs *ctx, __u64 id, __u64 cookie, __u64 ts, bool at_exit,
-				      struct stack_site *same, __u64 caller)
+				      struct stack_site *same, __u64 caller, __u64 func)
 {
 	__u32 pid = id >> 32;
 	struct stack_site site = { .tid = (__u32)id };
 	struct py_walk *w = NULL;
 	struct gt_ustack *e;
 	bool first;
+	bool keyed = true;	/* the key names the whole Python stack */
 	__u8 one = 1;
 	long n;
 
@@ -123,6 +128,9 @@ static __always_inline bool ustack_of(struct pt_regs *ctx, __u64 id, __u64 cooki
 			site.pycode = pk.code;
 			site.pyinstr = pk.instr;
 		} else if (found < 0) {
+			/* a walk's innermost frame: not the whole stack,
+			 * so the site is not kept (the next call walks) */
+			keyed = false;
 			count(&n_py_slowkey);
 			w = py_walk(id, ts, 1);
 			if (w && w->n) {
@@ -130,6 +138,9 @@ static __always_inline bool ustack_of(struct pt_regs *ctx, __u64 id, __u64 cooki
 				site.pyinstr = w->f[0].instr;
 			}
 		}
+		/* the rest of the key in the second return address' place: the
+		 * recorder keys the site by the same four values */
+		site.site2 = py_mix(py_mix(site.site2, pk.deep), func);
 		if (site.caller && ((stack_bench_skip & 2) || bpf_map_lookup_elem(&stack_sites, &site))) {
 			struct gt_ustack_same *s;
 
@@ -175,7 +186,7 @@ static __always_inline bool ustack_of(struct pt_regs *ctx, __u64 id, __u64 cooki
 	/* the site is known from now on when the key read cheaply names the
 	 * frame the walk found (not where the walk could not read the code:
 	 * the next call walks again) */
-	if ((cookie & GT_COOKIE_STACK_CACHE) && site.caller &&
+	if ((cookie & GT_COOKIE_STACK_CACHE) && site.caller && keyed &&
 	    ((stack_bench_skip & 1) || (site.pycode == (e->npy ? e->py[0].code : 0) &&
 					site.pyinstr == (e->npy ? e->py[0].instr : 0)))) {
 		e->flags |= GT_STACK_SITE;

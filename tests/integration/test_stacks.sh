@@ -561,11 +561,70 @@ t_python_pool_hot() {
 		err "hot calls keyed by a walk: $(grep -o '[0-9]* hot calls keyed by a walk' "$T/h.err")"
 }
 
+# py_sites NAME PYTHON: tests/mock/py_sites.py (40 launches from each of two
+# lines through one helper) run by PYTHON: each launch names its own line;
+# after the first from each, site references, none keyed by a walk.
+py_sites() {
+	local name=$1 py=$2 n=40 a b same PY_WL=$ROOT/tests/mock/py_sites.py
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/$name.gtrace" --stacks all -- "$py" "$PY_WL" $n \
+		> "$T/$name.out" 2> "$T/$name.err" || fatal "$py py_sites.py: $(tail -n 3 "$T/$name.err" | tr '\n' '|')"
+	jq -e --argjson n $n '.a == $n and .b == $n' "$T/$name.out" > /dev/null || fatal "py_sites.py: $(cat "$T/$name.out")"
+	dump_trace "$T/$name.gtrace" "$T/$name.json"
+	a="helper:$(pyline helper) site_a:$(pyline site_a) <module>:$(pyline loop_a)"
+	b="helper:$(pyline helper) site_b:$(pyline site_b) <module>:$(pyline loop_b)"
+	jq -r -s --arg wl "$PY_WL" '
+		(map(select(.type == "stack") | {key: (.id | tostring), value: .frames}) | from_entries) as $s
+		| .[] | select(.type == "launch") | $s[(.stack // 0) | tostring] // []
+		| [.[] | select(test(" \\(.*\\.py(:[0-9]+)?\\)$"))
+		       | capture("^(?<f>.*) \\((?<file>.*\\.py)(:(?<l>[0-9]+))?\\)$") | select(.file == $wl) | "\(.f):\(.l)"]
+		| join(" ")' "$T/$name.json" | sort | uniq -c | awk '{$1 = $1; print}' > "$T/$name.sites"
+	[ "$(cat "$T/$name.sites")" = "$n $a
+$n $b" ] || err "$py: the launches' lines (count frames), expected $n of '$a' and $n of '$b': $(tr '\n' '|' < "$T/$name.sites")"
+	same=$(sed -n 's/.*; \([0-9]*\) hot calls from a call site seen before (0 of them not known).*/\1/p' "$T/$name.err")
+	[ "${same:-0}" -ge $((2 * n - 2)) ] ||
+		err "$py: hot calls from a known site: ${same:-none} of $((2 * n)) launches: $(grep 'hot calls' "$T/$name.err")"
+	grep -q '; 0 hot calls keyed by a walk$' "$T/$name.err" ||
+		err "$py: hot calls keyed by a walk: $(grep -o '[0-9]* hot calls keyed by a walk' "$T/$name.err")"
+}
+
+# A hot call's site is the whole stack that leads to it, not its nearest
+# frames. Native: launch_a and launch_b start kern_a and kern_b through the
+# same two wrapper functions (the return addresses nearest the driver are
+# the same, as under a CUDA runtime): each launch names its own function.
+# Python (Debian's python3, and 3.10, 3.12, 3.13 where the machine has them):
+# one helper called from two lines, its frame at the same place in both.
+t_sites() {
+	local n=40 v py
+	[ -x "$STACK_WL" ] || fatal "no $STACK_WL (make mock)"
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/ns.gtrace" --stacks all -- "$STACK_WL" 2 3 1 $n \
+		> "$T/ns.out" 2> "$T/ns.err" || fatal "stack_workload with launches: $(tail -n 3 "$T/ns.err" | tr '\n' '|')"
+	jq -e --argjson n $n '.launches_a == $n and .launches_b == $n' "$T/ns.out" > /dev/null ||
+		fatal "the workload: $(cat "$T/ns.out")"
+	dump_trace "$T/ns.gtrace" "$T/ns.json"
+	jq -e -s --argjson n $n '
+		(map(select(.type == "stack") | {key: (.id | tostring), value: .frames}) | from_entries) as $s
+		| [.[] | select(.type == "launch") | {k: .kernel, f: ($s[(.stack // 0) | tostring] // [] | .[1:5] | map(sub("\\+0x[0-9a-f]+ \\(stack_workload\\)$"; "")))}]
+		| (map(select(.k == "kern_a" and .f == ["launch_inner", "launch_outer", "launch_a", "launches"])) | length) == $n
+		and (map(select(.k == "kern_b" and .f == ["launch_inner", "launch_outer", "launch_b", "launches"])) | length) == $n' \
+		"$T/ns.json" > /dev/null ||
+		err "the native launches' stacks: $(jq -s -c '(map(select(.type == "stack") | {key: (.id | tostring), value: .frames}) | from_entries) as $s | [.[] | select(.type == "launch") | {k: .kernel, f: ($s[(.stack // 0) | tostring] // [] | .[1:5])}] | group_by(.) | map({n: length, l: .[0]})' "$T/ns.json" | head -c 1200)"
+	py_sites ps /usr/bin/python3
+	for v in 3.10 3.12 3.13; do
+		py=$(ls -d /root/.pyenv/versions/"$v".*/bin/python"$v" /usr/bin/python"$v" /usr/local/bin/python"$v" 2> /dev/null | head -n 1)
+		if [ -z "$py" ]; then
+			log "Python $v: not on this machine, not exercised"
+			continue
+		fi
+		py_sites "ps$v" "$py"
+	done
+}
+
 add_case t_native "--stacks sync: every synchronize call carries its stack, frames naming the workload's functions in order; a 60-deep stack cut at 48 and marked; the CSV's stack column"
 add_case t_sync_site "analyze: sync_site names the call site where the host waited most, the examples where each wait came from; stats' cuda_sync_site_sum by call site"
 add_case t_none "--stacks none: no stacks anywhere; without --stacks: all in full mode, sync in light mode; a kind not known: one line, status 2"
 add_case t_all "--stacks all: every call has a stack, launches too; launches from a known call site send its keys, no walk"
 add_case t_python "Debian's python3 through ctypes: syncs, launches, a generator, a thread, a recursion cut at 64 frames, each with its file:line:function; analyze, stats, Perfetto, diff and the report name the line; a native thread gets the main thread's frames; a hostile file name stays text"
+add_case t_sites "a hot call's site is its whole stack: two kernels through the same native wrappers from two functions, one Python helper called from two lines: each launch names its own function or line; site references after the first"
 add_case t_python_pool_hot "a thread with a Python state of its own that runs no Python (autograd's): its launches name the waiting main thread's line, a Python hook on it its own line, then the main thread's again; site references after the first, none keyed by a walk"
 add_case t_python_gpu "--cupti --stacks all from Python: stats' cuda_gpu_site_sum puts the GPU time of every kernel at the line that launched it"
 add_case t_python_graph "a CUDA graph captured from known Python lines and replayed: every replayed kernel traced back to its capturing launch (node, entry, thread, stack), its GPU time at the capture's lines; a CUPTI without graph callbacks: said once, none traced back"
