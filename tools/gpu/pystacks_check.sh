@@ -7,7 +7,9 @@
 #     that file:line;
 #  2. transformers GPT-2 training (tools/gpu/gpt2_step.py) recorded with
 #     --cupti --stacks all: the share of GPU kernel time whose launch's call
-#     site is a line of the script (stats' cuda_gpu_site_sum), wanted >= 95 %;
+#     site is a line of the script (stats' cuda_gpu_site_sum), wanted >= 95 %,
+#     and the model's forward layer norms at their own lines of
+#     modeling_gpt2.py (ln_1, ln_2, ln_f: at least 3), not all at the first;
 #  4. CUDA graphs (PARTS graph): a model's forward captured by hand
 #     (torch.cuda.graph) and by torch.compile(mode="reduce-overhead"), then
 #     replayed, recorded with --cupti --stacks all: the share of the replayed
@@ -105,6 +107,27 @@ elif [ -d cupti ] && ls cupti/*.c > /dev/null 2>&1; then
 		print("%s pystacks gpt2: >= 95 %% of GPU time attributed to a line of the user's script" %
 		      ("PASS" if share >= 95 else "FAIL"))
 		sys.exit(0 if share >= 95 else 1)
+	PY
+	# a call site is the whole stack: the model's layer norms (ln_1, ln_2 of
+	# each block, ln_f) reach the kernel through one line of torch's
+	# functional.py, and must each name their own line of modeling_gpt2.py
+	$G dump "$OUT/gpt2.gtrace" 2> /dev/null | "$PY" - <<- 'PY' || fail=1
+		import collections, json, re, sys
+		stacks, lines = {}, collections.Counter()
+		for l in sys.stdin:
+		    r = json.loads(l)
+		    if r.get("type") == "stack":
+		        stacks[r["id"]] = r["frames"]
+		    elif r.get("type") == "launch" and re.search(r"layer_norm_kernel", r.get("kernel") or "") \
+		            and not re.search(r"[Bb]ackward", r.get("kernel") or ""):
+		        own = [f for f in stacks.get(r.get("stack"), []) if "modeling_gpt2.py:" in f]
+		        lines[own[0] if own else "(none)"] += 1
+		for k, n in lines.most_common():
+		    print("pystacks gpt2 layer norms: %5d %s" % (n, k[:160]))
+		ok = len([k for k in lines if k != "(none)"]) >= 3 and "(none)" not in lines
+		print("%s pystacks gpt2: the forward layer norms at %d lines of modeling_gpt2.py (ln_1, ln_2, ln_f: >= 3)"
+		      % ("PASS" if ok else "FAIL", len([k for k in lines if k != "(none)"])))
+		sys.exit(0 if ok else 1)
 	PY
 else
 	echo "FAIL pystacks gpt2: no cupti/ sources"
