@@ -352,15 +352,19 @@ $(OUTPUT)/tests/test_cupti_ring: tests/unit/test_cupti_ring.c $(OUTPUT)/tests/cu
 # LD_LIBRARY_PATH=$(CUPTI_MOCK) puts it under the agent) and its driver;
 # cupti-check runs the agent's cases over them.
 CUPTI_MOCK := $(OUTPUT)/cupti/mock
+# built under a name of its own and renamed into place: a test that runs
+# make cupti-check beside others must never leave a program that loads the
+# mock a file half written (cannot load the agent: file too short)
 cupti-mock: $(CUPTI_AGENT) | $(OUTPUT)/cupti
 	$(Q)so=$$(readelf -d $(CUPTI_AGENT) | sed -n 's/.*NEEDED.*\[\(libcupti[^]]*\)\].*/\1/p'); \
-	mkdir -p $(CUPTI_MOCK) && echo "$$so { global: *; };" > $(CUPTI_MOCK)/libcupti.map && \
+	new=.new.$$$$; mkdir -p $(CUPTI_MOCK) && echo "$$so { global: *; };" > $(CUPTI_MOCK)/$$new.map && \
 	$(CC) -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -fPIC -shared -I$(CUDA_HOME)/include \
-		-Icupti/testing -Wl,-soname,$$so -Wl,--version-script=$(CUPTI_MOCK)/libcupti.map \
-		cupti/testing/libcupti_mock.c -lpthread -o $(CUPTI_MOCK)/$$so && \
+		-Icupti/testing -Wl,-soname,$$so -Wl,--version-script=$(CUPTI_MOCK)/$$new.map \
+		cupti/testing/libcupti_mock.c -lpthread -o $(CUPTI_MOCK)/$$new.so && \
+	mv -f $(CUPTI_MOCK)/$$new.map $(CUPTI_MOCK)/libcupti.map && mv -f $(CUPTI_MOCK)/$$new.so $(CUPTI_MOCK)/$$so && \
 	$(CC) -O1 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Icupti/testing \
 		cupti/testing/agent_driver.c -L$(CUPTI_MOCK) -l:$$so -Wl,-rpath,$(abspath $(CUPTI_MOCK)) \
-		-ldl -o $(CUPTI_MOCK)/agent_driver
+		-ldl -o $(CUPTI_MOCK)/$$new.driver && mv -f $(CUPTI_MOCK)/$$new.driver $(CUPTI_MOCK)/agent_driver
 
 cupti-check: cupti-mock
 	$(Q)cupti/testing/run.sh $(CUPTI_AGENT) $(CUPTI_MOCK)/agent_driver

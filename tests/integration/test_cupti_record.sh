@@ -39,6 +39,14 @@ summary() { grep '^gtrace-bpf: merged' "$1"; }
 # field N FILE: the merge summary's number before WORD
 field() { summary "$2" | grep -oE "[0-9]+ $1" | head -n 1 | cut -d' ' -f1; }
 
+# tell FILE: the recorder's last lines of FILE (its stderr, CMD's too), and
+# before them what else spoke there (the agent, "gtrace-cupti: ...", and the
+# mock libcuda that loads it, "libcuda mock: ...", whose dlopen error says
+# why no agent ran), on one line.
+tell() {
+	{ grep -E '^(gtrace-cupti|libcuda mock):' "$1" | head -n 4; tail -n 3 "$1"; } | tr '\n' '|'
+}
+
 one_line() {
 	local n
 	n=$(wc -l < "$2")
@@ -61,7 +69,7 @@ EOF
 		-o "$T/c.gtrace" -- env GT_MOCK_INJECTION=1 LD_LIBRARY_PATH="$CUPTI_MOCK" "$T/wrap.sh" \
 		"$WORKLOAD" --launches 40 --copies 3 > "$T/c.out" 2> "$T/c.err"
 	RC=$?
-	[ "$RC" -eq 0 ] || fatal "gtrace-bpf --cupti -- CMD exited with $RC: $(tail -n 3 "$T/c.err" | tr '\n' '|')"
+	[ "$RC" -eq 0 ] || fatal "gtrace-bpf --cupti -- CMD exited with $RC: $(tell "$T/c.err")"
 	dir=$(sed -n 's/^GTRACE_CUPTI_DIR=//p' "$T/env.txt")
 	[ -n "$dir" ] || fatal "CMD did not get GTRACE_CUPTI_DIR: $(tr '\n' '|' < "$T/env.txt")"
 	grep -qx "CUDA_INJECTION64_PATH=$AGENT" "$T/env.txt" || err "CUDA_INJECTION64_PATH in CMD: $(grep CUDA_INJ "$T/env.txt"), expected $AGENT"
@@ -72,7 +80,8 @@ EOF
 	got=$(summary "$T/c.err")
 	[ "$got" = "$want" ] || err "--cupti -- CMD summary:
   got      $got
-  expected $want"
+  expected $want
+  stderr   $(tell "$T/c.err")"
 	"$GTRACE" dump --summary "$T/c.gtrace" > "$T/sum.out" 2>&1
 	grep -q 'cupti=merged' "$T/sum.out" || err "the trace's options do not say cupti=merged: $(grep options "$T/sum.out")"
 	[ "$(stat -c %a "$T/c.gtrace")" = 600 ] || err "the merged trace has mode $(stat -c %a "$T/c.gtrace")"
@@ -177,7 +186,7 @@ t_optional() {
 	"$GTRACE" --all --libcuda "$MOCK_LIB" --trace cuda --cupti=optional --cupti-lib "$AGENT" -d 1 \
 		-o "$T/o.gtrace" > "$T/o.out" 2> "$T/o.err"
 	rc=$?
-	[ "$rc" -eq 0 ] || err "--all --cupti=optional, nobody joining: exit $rc, expected 0: $(tail -n 3 "$T/o.err" | tr '\n' '|')"
+	[ "$rc" -eq 0 ] || err "--all --cupti=optional, nobody joining: exit $rc, expected 0: $(tell "$T/o.err")"
 	grep -q 'warning: --cupti: no GPU records: no program joined' "$T/o.err" || err "--cupti=optional: no warning: $(cat "$T/o.err")"
 	"$GTRACE" --all --libcuda "$MOCK_LIB" --trace cuda --cupti --cupti-lib "$AGENT" -d 1 \
 		-o "$T/p.gtrace" > "$T/p.out" 2> "$T/p.err"
@@ -262,7 +271,7 @@ t_nonroot() {
 	su nobody -s /bin/sh -c "GTRACE_RUN_DIR='$T/run' GT_LIBCUDA='$nb/libcuda.so.1' GT_MOCK_INJECTION=1 \
 		CUDA_INJECTION64_PATH='$nb/libgtrace-cupti.so' LD_LIBRARY_PATH='$nb' '$nb/cuda_workload' --launches 40 --copies 3 \
 		--gpu-idle 1000" \
-		> "$T/w.out" 2> "$T/w.err" || fatal "the workload as nobody failed: $(tail -n 3 "$T/w.err" | tr '\n' '|')"
+		> "$T/w.out" 2> "$T/w.err" || fatal "the workload as nobody failed: $(tell "$T/w.err")"
 	stop_tracer INT
 	want="gtrace-bpf: merged 45 GPU records from 1 processes: 45 linked (100.0 %), 0 unmatched, 0 causality violations, 0 launches without GPU work"
 	got=$(summary "$T/tracer.err")
@@ -306,7 +315,7 @@ t_full() {
 		--launches 400 > "$T/f.out" 2> "$T/f.err" &
 	TRACER_PID=$!
 	PIDS+=("$TRACER_PID")
-	wait_line "$T/f.out" '^ready ' 30 "$TRACER_PID" || fatal "the workload did not start: $(tail -n 3 "$T/f.err" | tr '\n' '|')"
+	wait_line "$T/f.out" '^ready ' 30 "$TRACER_PID" || fatal "the workload did not start: $(tell "$T/f.err")"
 	pid=$(sed -n 's/^ready //p' "$T/f.out")
 	# the agent's file is there with its room kept: now the disk fills
 	dd if=/dev/zero of="$T/tmp/fill" bs=4k > /dev/null 2>&1
@@ -365,7 +374,7 @@ t_never_loaded() {
 	GT_LIBCUDA="$MOCK_LIB" "$GTRACE" --libcuda "$MOCK_LIB" --trace cuda --cupti=optional --cupti-lib "$AGENT" \
 		-o "$T/o.gtrace" -- "$WORKLOAD" --launches 4 --copies 1 --syncs 1 > "$T/o.out" 2> "$T/o.err"
 	rc=$?
-	[ "$rc" -eq 0 ] || err "--cupti=optional with an agent that never loaded: exit $rc, expected 0; stderr: $(tail -n 3 "$T/o.err" | tr '\n' '|')"
+	[ "$rc" -eq 0 ] || err "--cupti=optional with an agent that never loaded: exit $rc, expected 0; stderr: $(tell "$T/o.err")"
 	grep -q 'warning: --cupti: no GPU records' "$T/o.err" || err "--cupti=optional: no warning about the missing GPU records"
 	"$GTRACE" --cupti=maybe -o "$T/m.gtrace" -- true > /dev/null 2> "$T/m.err"
 	rc=$?
@@ -554,7 +563,7 @@ attach_cycle() {
 	"$GTRACE" record -p "$W" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach "$@" --cupti-lib "$AGENT" -d 1 \
 		-o "$T/$tag.gtrace" > /dev/null 2> "$T/$tag.err"
 	RC=$?
-	[ "$RC" -eq 0 ] || fatal "attach $tag exited $RC: $(tail -n 3 "$T/$tag.err" | tr '\n' '|')"
+	[ "$RC" -eq 0 ] || fatal "attach $tag exited $RC: $(tell "$T/$tag.err")"
 	summary "$T/$tag.err" | grep -qE 'from 1 processes: ([1-9][0-9]*) linked \(100\.0 %\), 0 unmatched, 0 causality violations' ||
 		err "attach $tag: not every GPU record linked: $(summary "$T/$tag.err")"
 	[ "$(field linked "$T/$tag.err")" -ge 50 ] || err "attach $tag: fewer than 50 GPU records in 1 s at 400 launches/s"
@@ -586,7 +595,7 @@ t_attach_cycles() {
 	[ "$(find "$T/run/cupti" -name "gtrace-cupti.$w.*spool" | wc -l)" -eq 0 ] ||
 		err "spool files of the detached agents left: $(ls "$T/run/cupti" | tr '\n' ' ')"
 	start_tracer record -p "$w" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach --cupti-lib "$AGENT" -o "$T/k.gtrace"
-	wait_line "$T/tracer.err" "the agent is in pid $w" 20 || fatal "no attach line: $(tail -n 3 "$T/tracer.err" | tr '\n' '|')"
+	wait_line "$T/tracer.err" "the agent is in pid $w" 20 || fatal "no attach line: $(tell "$T/tracer.err")"
 	# recording: the agent's spool holds records (a flush mark every 500 ms)
 	for _ in $(seq 200); do
 		find "$T/run/cupti" -name "gtrace-cupti.$w.*spool" -size +1k 2> /dev/null | grep -q . && break
@@ -648,7 +657,7 @@ t_attach_memory() {
 		"$GTRACE" record -p "$w" --libcuda "$MOCK_LIB" --trace cuda --cupti=attach --cupti-lib "$AGENT" -d 1 \
 			-o "$T/m$c.gtrace" > /dev/null 2> "$T/m$c.err"
 		RC=$?
-		[ "$RC" -eq 0 ] || fatal "attach $c exited $RC: $(tail -n 3 "$T/m$c.err" | tr '\n' '|')"
+		[ "$RC" -eq 0 ] || fatal "attach $c exited $RC: $(tell "$T/m$c.err")"
 		finalized "$T/w.err" "$c" ||
 			fatal "attach $c: CUPTI not finalized once more: $(grep -c cuptiFinalize "$T/w.err") times"
 		rm -f "$T/m$c.gtrace"
