@@ -440,7 +440,8 @@ static bool joined(struct recorder *r)
 	else if (!r->nprocs)
 		why = "the command never used CUDA, so the agent never loaded (";
 	else
-		why = "the agent never loaded although the command used CUDA: it is linked "
+		why = "the agent never loaded although the command used CUDA: the agent could "
+		      "not be loaded (its libcupti not found?), or the command is linked "
 		      "statically, runs under another injection or cleared its environment "
 		      "(CUDA_INJECTION64_PATH=";
 	pr_warn("--cupti: no GPU records: %s%s%s", why, cupti_session__lib(r->cupti),
