@@ -137,6 +137,8 @@ struct py_walk {
 	__u64 ts;
 	__u32 n;		/* f[] entries */
 	__u32 flags;		/* GT_STACK_PY_* */
+	__u32 frd;		/* bytes of a frame a step reads (py_frame_bytes) */
+	__u32 _pad;
 	struct gt_pyframe f[GT_PYSTACK_MAX];
 	__u8 chunk[PY_FRAME_CHUNK];	/* py_top_key's copy of a frame */
 	struct py_deep deep;		/* ... and its hash of the thread's frames */
@@ -406,15 +408,29 @@ static __always_inline __u64 py_call_frame(const struct gt_py_cfg *c, __u64 runt
 }
 
 /* One frame of the walk (bpf_loop's body): 1 ends it. */
+/* The bytes from a frame's start that hold every field a walk's step
+ * reads, 0 when they are more than PY_FRAME_CHUNK (no such version). */
+static __always_inline __u32 py_frame_bytes(const struct gt_py_cfg *c)
+{
+	__u32 n = c->fr_code + 8;
+
+	n = c->fr_prev + 8 > n ? c->fr_prev + 8 : n;
+	n = c->fr_instr + 8 > n ? c->fr_instr + 8 : n;
+	if (c->fr_owner != GT_PY_NONE && c->fr_owner + 1 > n)
+		n = c->fr_owner + 1;
+	if (c->fr_entry != GT_PY_NONE && c->fr_entry + 1 > n)
+		n = c->fr_entry + 1;
+	return n > PY_FRAME_CHUNK ? 0 : n;
+}
+
 static long py_frame_step(__u64 i, void *ctx)
 {
 	struct py_walk *w = py_scratch_get();
 	const struct gt_py_cfg *c;
 	__u64 frame, code, ip;
-	__u32 n, line0 = 0;
+	__u32 n, line0 = 0, rd, off;
 	__s32 lasti = 0;
 	bool bad = false;
-	__u8 b = 0;
 
 	if (!w)
 		return 1;
@@ -427,14 +443,24 @@ static long py_frame_step(__u64 i, void *ctx)
 		w->flags |= GT_STACK_PY_CUT;
 		return 1;
 	}
-	code = rd64(frame + c->fr_code, &bad);
-	w->frame = rd64(frame + c->fr_prev, &bad);
-	if (bad)
+	/* the frame's fields in one read (py_walk_into: w->frd bytes, every
+	 * field the step reads lies in them) */
+	rd = w->frd;
+	if (!rd || rd > PY_FRAME_CHUNK || bpf_probe_read_user(w->chunk, rd, (void *)frame))
 		goto fault;
+	off = c->fr_code;
+	if (off > PY_FRAME_CHUNK - 8)
+		goto fault;
+	code = *(__u64 *)(w->chunk + off);
+	off = c->fr_prev;
+	if (off > PY_FRAME_CHUNK - 8)
+		goto fault;
+	w->frame = *(__u64 *)(w->chunk + off);
 	if (c->fr_owner != GT_PY_NONE && c->version >= 0x030c) {
-		if (bpf_probe_read_user(&b, 1, (void *)(frame + c->fr_owner)))
+		off = c->fr_owner;
+		if (off > PY_FRAME_CHUNK - 1)
 			goto fault;
-		if (b == PY_FRAME_OWNED_BY_CSTACK) {
+		if (w->chunk[off] == PY_FRAME_OWNED_BY_CSTACK) {
 			if (n > 0 && n <= GT_PYSTACK_MAX)
 				w->f[n - 1].line0 |= GT_PYFRAME_ENTRY;
 			return 0;
@@ -451,26 +477,22 @@ static long py_frame_step(__u64 i, void *ctx)
 	}
 	line0 &= ~GT_PYFRAME_ENTRY;
 	w->f[n].instr = 0xffffffffu;
-	if (bad) {
+	off = c->fr_instr;
+	if (bad || off > PY_FRAME_CHUNK - 8) {
 		/* no line without the code's first line */
+		bad = true;
 	} else if (c->instr_kind == GT_PY_INSTR_LASTI) {
-		if (!bpf_probe_read_user(&lasti, sizeof(lasti), (void *)(frame + c->fr_instr)))
-			w->f[n].instr = lasti < 0 ? 0 : (__u32)lasti;
-		else
-			bad = true;
+		lasti = *(__s32 *)(w->chunk + off);
+		w->f[n].instr = lasti < 0 ? 0 : (__u32)lasti;
 	} else {
-		ip = rd64(frame + c->fr_instr, &bad);
-		ip -= code + c->co_code;
-		if (!bad)
-			w->f[n].instr = ip >= (1ull << 33) ? 0xffffffffu : (__u32)(ip / 2);
+		ip = *(__u64 *)(w->chunk + off) - (code + c->co_code);
+		w->f[n].instr = ip >= (1ull << 33) ? 0xffffffffu : (__u32)(ip / 2);
 	}
 	if (bad)
 		w->flags |= GT_STACK_PY_SKIPPED;	/* counted by the recorder: a frame without its line */
-	if (c->fr_entry != GT_PY_NONE) {
-		b = 0;
-		if (!bpf_probe_read_user(&b, 1, (void *)(frame + c->fr_entry)) && b)
-			line0 |= GT_PYFRAME_ENTRY;
-	}
+	off = c->fr_entry;
+	if (off != GT_PY_NONE && off <= PY_FRAME_CHUNK - 1 && w->chunk[off])
+		line0 |= GT_PYFRAME_ENTRY;
 	w->f[n].code = code;
 	w->f[n].line0 = line0;
 	w->n = n + 1;
@@ -616,6 +638,7 @@ __noinline int py_walk_into(__u64 id, __u64 ts, __u32 max)
 		return 0;
 	}
 	w->c = *c;
+	w->frd = py_frame_bytes(c);
 	if (bad) {
 		w->flags |= GT_STACK_PY_FAULT;
 		count(&n_py_fault);
