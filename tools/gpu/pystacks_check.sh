@@ -111,10 +111,11 @@ elif [ -d cupti ] && ls cupti/*.c > /dev/null 2>&1; then
 	# a call site is the whole stack: the model's layer norms (ln_1, ln_2 of
 	# each block, ln_f) reach the kernel through one line of torch's
 	# functional.py, and must each name their own line of modeling_gpt2.py
-	$G dump "$OUT/gpt2.gtrace" 2> /dev/null | "$PY" - <<- 'PY' || fail=1
+	$G dump "$OUT/gpt2.gtrace" > "$OUT/gpt2.jsonl" 2> /dev/null
+	"$PY" - "$OUT/gpt2.jsonl" <<- 'PY' || fail=1
 		import collections, json, re, sys
 		stacks, lines = {}, collections.Counter()
-		for l in sys.stdin:
+		for l in open(sys.argv[1]):
 		    r = json.loads(l)
 		    if r.get("type") == "stack":
 		        stacks[r["id"]] = r["frames"]
