@@ -120,13 +120,19 @@ struct py_ts_find {
  * body): the next frame to read, the hash so far, and where a frame holds
  * its caller, code and instruction (the config's, checked to lie in
  * PY_FRAME_CHUNK). */
+#define PY_DEEP_PAGE	4096
+#define PY_DEEP_BUF	(PY_DEEP_PAGE + PY_FRAME_CHUNK)
+
 struct py_deep {
 	__u64 frame;
 	__u64 h;
+	__u64 lo, hi;		/* the user bytes buf holds: [lo, hi) */
 	__u32 rd;		/* bytes of a frame read: the farthest field's end */
 	__u32 fr_prev, fr_code, fr_instr;
 	__u32 ilen;		/* bytes of the instruction: 4 (f_lasti) or 8 (a pointer) */
-	__u32 _pad;
+	__u32 page;		/* 3.11+: frames lie together on the thread's data stack,
+				 * read a page at a time; 0: a frame at a time (3.10) */
+	__u8 buf[PY_DEEP_BUF];
 };
 
 /* A walk in progress, per CPU (too large for the BPF stack). */
@@ -700,42 +706,56 @@ static __always_inline __u64 py_mix(__u64 h, __u64 v)
 	return h ^ (h >> 31);
 }
 
-/* One frame of a site key's hash, from one read: its code and instruction
- * mixed in, then on to its caller. The key of a call site names the whole
- * Python stack, not its innermost frame only: a helper called from two
- * lines is two sites. A frame that cannot be read ends the hash, marked
- * (the same stack ends there the same way). */
+/* One frame of a site key's hash: its code and instruction mixed in, then
+ * on to its caller. The key of a call site names the whole Python stack,
+ * not its innermost frame only: a helper called from two lines is two
+ * sites. From 3.11 the frames lie together on the thread's data stack,
+ * callers below callees: one read takes the page of a frame up to its
+ * fields, and the callers on that page come from it (a read a page, not a
+ * frame: each read costs about as much as a frame's dependent load, and
+ * the copy of a page less than its frames read one by one). A frame that
+ * cannot be read ends the hash, marked (the same stack ends there the
+ * same way). */
 static long py_deep_step(__u64 i, void *ctx)
 {
 	struct py_walk *w = py_scratch_get();
 	struct py_deep *d;
-	__u32 rd, off;
-	__u64 code, ip;
+	__u64 code, ip, f, lo;
+	__u32 n, idx;
 
 	if (!w)
 		return 1;
 	d = &w->deep;
-	if (!d->frame)
+	f = d->frame;
+	if (!f)
 		return 1;
-	rd = d->rd;
-	if (rd > PY_FRAME_CHUNK)
-		return 1;
-	if (bpf_probe_read_user(w->chunk, rd, (void *)d->frame)) {
-		d->h = py_mix(d->h, 1);
-		return 1;
+	if (f < d->lo || f + d->rd > d->hi) {
+		/* the frame's page up to its fields (never below the page:
+		 * the data stack's chunk may start there) */
+		lo = d->page ? f & ~(__u64)(PY_DEEP_PAGE - 1) : f;
+		n = (__u32)(f + d->rd - lo);
+		if (n > PY_DEEP_BUF || bpf_probe_read_user(d->buf, n, (void *)lo)) {
+			d->h = py_mix(d->h, 1);
+			return 1;
+		}
+		d->lo = lo;
+		d->hi = lo + n;
 	}
-	off = d->fr_code;
-	if (off > PY_FRAME_CHUNK - 8)
+	idx = (__u32)(f - d->lo);
+	if (idx > PY_DEEP_PAGE)
 		return 1;
-	code = *(__u64 *)(w->chunk + off);
-	off = d->fr_instr;
-	if (off > PY_FRAME_CHUNK - 8)
+	n = idx + d->fr_code;
+	if (n > PY_DEEP_BUF - 8)
 		return 1;
-	ip = d->ilen == 4 ? *(__u32 *)(w->chunk + off) : *(__u64 *)(w->chunk + off);
-	off = d->fr_prev;
-	if (off > PY_FRAME_CHUNK - 8)
+	code = *(__u64 *)(d->buf + n);
+	n = idx + d->fr_instr;
+	if (n > PY_DEEP_BUF - 8)
 		return 1;
-	d->frame = *(__u64 *)(w->chunk + off);
+	ip = d->ilen == 4 ? *(__u32 *)(d->buf + n) : *(__u64 *)(d->buf + n);
+	n = idx + d->fr_prev;
+	if (n > PY_DEEP_BUF - 8)
+		return 1;
+	d->frame = *(__u64 *)(d->buf + n);
 	d->h = py_mix(py_mix(d->h, code), ip);
 	return 0;
 }
@@ -847,6 +867,8 @@ have_frame:
 	d->rd = off + 8 > d->rd ? off + 8 : d->rd;
 	d->frame = *(__u64 *)(w->chunk + off);
 	d->h = py_mix(py_mix(0, k->code), ip);
+	d->lo = d->hi = 0;
+	d->page = c->version >= 0x030b;
 	bpf_loop(GT_PYSTACK_MAX - 1, py_deep_step, NULL, 0);
 	k->deep = d->h;
 	return 1;
