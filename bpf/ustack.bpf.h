@@ -14,7 +14,8 @@ __u64 n_stack_fault = 0;	/* stacks the unwinder could not take (--stacks) */
 /* Measurement only (tools/gpu/hot_cost.sh, GTRACE_BENCH_STACK_SKIP): parts
  * of a hot call's call-site key left out, to time each: 1 the Python frame,
  * 2 the lookup of the site (every call a hit), 4 the record, 8 the native
- * reads. 0 in every recording. */
+ * reads, 16 the Python frames below the innermost (the whole stack's hash:
+ * every site of a line then the first one's). 0 in every recording. */
 const volatile __u32 stack_bench_skip = 0;
 
 /* --stacks: the thread's user stack, as a record just before the call's

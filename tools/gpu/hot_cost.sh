@@ -14,7 +14,8 @@
 #          a buffer that the CPU's caches hold saves each record
 #   skipN  the default with parts of a hot call's call-site key left out
 #          (GTRACE_BENCH_STACK_SKIP=N, bpf/ustack.bpf.h: 1 the Python frame,
-#          2 the site's lookup, 4 the record, 8 the native reads): what each
+#          2 the site's lookup, 4 the record, 8 the native reads, 16 the
+#          Python frames below the innermost: the whole stack's hash): what each
 #          costs (measurement only: such a trace's hot calls have no stacks)
 # For each: the runs and ns per run of every program that ran, and from the
 # trace the calls per api; then per launch: the BPF time of the call-site
