@@ -189,30 +189,32 @@ have_frame:
 		return -1;
 	d = &w->deep;
 	d->fr_code = off;
-	d->rd = off + 8;
+	d->rd = py_frame_bytes(c);
+	if (!d->rd)
+		return -1;
 	off = c->fr_instr;
 	if (off > PY_FRAME_CHUNK - 8)
 		return -1;
 	d->fr_instr = off;
-	d->rd = off + 8 > d->rd ? off + 8 : d->rd;
 	if (c->instr_kind == GT_PY_INSTR_LASTI) {
 		__s32 lasti = *(__s32 *)(w->chunk + off);
 
 		k->instr = lasti < 0 ? 0 : (__u32)lasti;
-		ip = *(__u32 *)(w->chunk + off);
+		ip = (__u32)lasti;
 		d->ilen = 4;
 	} else {
+		__u64 at;
+
 		ip = *(__u64 *)(w->chunk + off);
+		at = ip - (k->code + c->co_code);
 		d->ilen = 8;
-		k->instr = ip - (k->code + c->co_code) >= (1ull << 33) ? 0xffffffffu :
-			   (__u32)((ip - (k->code + c->co_code)) / 2);
+		k->instr = at >= (1ull << 33) ? 0xffffffffu : (__u32)(at / 2);
 	}
 	/* the frames below: the whole stack in the key (py_deep_step) */
 	off = c->fr_prev;
 	if (off > PY_FRAME_CHUNK - 8)
 		return -1;
 	d->fr_prev = off;
-	d->rd = off + 8 > d->rd ? off + 8 : d->rd;
 	d->frame = *(__u64 *)(w->chunk + off);
 	d->h = py_mix(py_mix(0, k->code), ip);
 	d->lo = d->hi = 0;

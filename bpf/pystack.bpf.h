@@ -146,9 +146,9 @@ struct py_walk {
 	__u32 frd;		/* bytes of a frame a step reads (py_frame_bytes) */
 	__u32 _pad;
 	struct gt_pyframe f[GT_PYSTACK_MAX];
-	__u8 chunk[PY_FRAME_CHUNK];	/* py_top_key's copy of a frame */
-	struct py_deep deep;		/* ... and its hash of the thread's frames */
-	__u8 tsc[PY_TS_CHUNK];		/* ... and of a thread state's id and frame */
+	__u8 chunk[PY_FRAME_CHUNK];	/* a frame's first bytes (the walk's step, py_top_key) */
+	struct py_deep deep;		/* py_top_key's hash of the thread's frames */
+	__u8 tsc[PY_TS_CHUNK];		/* py_top_key's copy of a thread state's id and frame */
 	struct py_ts_find find;		/* py_tstate's look through a thread list */
 };
 
@@ -413,9 +413,9 @@ static __always_inline __u64 py_call_frame(const struct gt_py_cfg *c, __u64 runt
 	return frame;
 }
 
-/* One frame of the walk (bpf_loop's body): 1 ends it. */
-/* The bytes from a frame's start that hold every field a walk's step
- * reads, 0 when they are more than PY_FRAME_CHUNK (no such version). */
+/* The bytes from a frame's start that hold every field a walk's step (and
+ * the site key's hash) reads, 0 when they are more than PY_FRAME_CHUNK (no
+ * such version). */
 static __always_inline __u32 py_frame_bytes(const struct gt_py_cfg *c)
 {
 	__u32 n = c->fr_code + 8;
@@ -429,6 +429,7 @@ static __always_inline __u32 py_frame_bytes(const struct gt_py_cfg *c)
 	return n > PY_FRAME_CHUNK ? 0 : n;
 }
 
+/* One frame of the walk (bpf_loop's body): 1 ends it. */
 static long py_frame_step(__u64 i, void *ctx)
 {
 	struct py_walk *w = py_scratch_get();
