@@ -61,9 +61,13 @@ static __always_inline __u64 py_mix(__u64 h, __u64 v)
  * callers below callees: one read takes the page of a frame up to its
  * fields, and the callers on that page come from it (a read a page, not a
  * frame: each read costs about as much as a frame's dependent load, and
- * the copy of a page less than its frames read one by one). A frame that
- * cannot be read ends the hash, marked (the same stack ends there the
- * same way). */
+ * the copy of a page less than its frames read one by one). From 3.12 a
+ * call into Python from C (a module's __call__, every PyTorch layer) puts
+ * an entry frame on the C stack between two of the data stack's: that one
+ * is read alone, into chunk, so the page of its caller stays in buf (a page
+ * of the C stack read for it cost two page reads a layer). A frame that
+ * cannot be read ends the hash, marked (the same stack ends there the same
+ * way). */
 static long py_deep_step(__u64 i, void *ctx)
 {
 	struct py_walk *w = py_scratch_get();
@@ -77,6 +81,28 @@ static long py_deep_step(__u64 i, void *ctx)
 	f = d->frame;
 	if (!f)
 		return 1;
+	if (d->sp && f - d->sp < PY_DEEP_CSTACK && !(stack_bench_skip & 32)) {
+		/* on the C stack: this frame's fields alone */
+		n = d->rd;
+		if (n == 0 || n > PY_FRAME_CHUNK || bpf_probe_read_user(w->chunk, n, (void *)f)) {
+			d->h = py_mix(d->h, 1);
+			return 1;
+		}
+		n = d->fr_code;
+		if (n > PY_FRAME_CHUNK - 8)
+			return 1;
+		code = *(__u64 *)(w->chunk + n);
+		n = d->fr_instr;
+		if (n > PY_FRAME_CHUNK - 8)
+			return 1;
+		ip = d->ilen == 4 ? *(__u32 *)(w->chunk + n) : *(__u64 *)(w->chunk + n);
+		n = d->fr_prev;
+		if (n > PY_FRAME_CHUNK - 8)
+			return 1;
+		d->frame = *(__u64 *)(w->chunk + n);
+		d->h = py_mix(py_mix(d->h, code), ip);
+		return 0;
+	}
 	if (f < d->lo || f + d->rd > d->hi) {
 		/* the frame's page up to its fields (never below the page:
 		 * the data stack's chunk may start there) */
@@ -111,7 +137,7 @@ static long py_deep_step(__u64 i, void *ctx)
 /* A global function: the verifier checks it once, on its own, not again in
  * every probe program at every path that reaches it (inlined, it cost the
  * recorder's start 0.6 s on the CI VM). */
-__noinline int py_top_key(__u64 id, struct py_key *k)
+__noinline int py_top_key(__u64 id, __u64 sp, struct py_key *k)
 {
 	__u32 pid = id >> 32, tid = (__u32)id, cfgi, zero = 0, off, slot = tid & (PY_FAST_SLOTS - 1);
 	__u32 *ep = bpf_map_lookup_elem(&py_epoch, &zero), epoch = ep ? *(volatile __u32 *)ep : 0;
@@ -219,6 +245,7 @@ have_frame:
 	d->h = py_mix(py_mix(0, k->code), ip);
 	d->lo = d->hi = 0;
 	d->page = c->version >= 0x030b;
+	d->sp = c->version >= 0x030c ? sp : 0;
 	if (!(stack_bench_skip & 16))
 		bpf_loop(GT_PYSTACK_MAX - 1, py_deep_step, NULL, 0);
 	k->deep = d->h;

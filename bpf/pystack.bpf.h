@@ -122,6 +122,7 @@ struct py_ts_find {
  * PY_FRAME_CHUNK). */
 #define PY_DEEP_PAGE	4096
 #define PY_DEEP_BUF	(PY_DEEP_PAGE + PY_FRAME_CHUNK)
+#define PY_DEEP_CSTACK	(8ull << 20)
 
 struct py_deep {
 	__u64 frame;
@@ -132,6 +133,9 @@ struct py_deep {
 	__u32 ilen;		/* bytes of the instruction: 4 (f_lasti) or 8 (a pointer) */
 	__u32 page;		/* 3.11+: frames lie together on the thread's data stack,
 				 * read a page at a time; 0: a frame at a time (3.10) */
+	__u64 sp;		/* the thread's stack pointer at the call: a frame
+				 * within PY_DEEP_CSTACK above it is an entry frame
+				 * on the C stack (3.12+), read alone */
 	__u8 buf[PY_DEEP_BUF];
 };
 

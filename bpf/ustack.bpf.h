@@ -123,7 +123,7 @@ static __always_inline bool ustack_of(struct pt_regs *ctx, __u64 id, __u64 cooki
 		/* the Python part cheaply; where that cannot tell, the
 		 * first frame of a walk (which goes on below if needed) */
 		struct py_key pk = {};
-		int found = (stack_bench_skip & 1) ? 0 : py_top_key(id, &pk);
+		int found = (stack_bench_skip & 1) ? 0 : py_top_key(id, PT_REGS_SP(ctx), &pk);
 
 		if (found > 0) {
 			site.pycode = pk.code;
