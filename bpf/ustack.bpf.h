@@ -15,7 +15,9 @@ __u64 n_stack_fault = 0;	/* stacks the unwinder could not take (--stacks) */
  * of a hot call's call-site key left out, to time each: 1 the Python frame,
  * 2 the lookup of the site (every call a hit), 4 the record, 8 the native
  * reads, 16 the Python frames below the innermost (the whole stack's hash:
- * every site of a line then the first one's). 0 in every recording. */
+ * every site of a line then the first one's); 32 reads an entry frame on
+ * the C stack a page at a time, as the data stack's (what reading it alone
+ * saves). 0 in every recording. */
 const volatile __u32 stack_bench_skip = 0;
 
 /* --stacks: the thread's user stack, as a record just before the call's
