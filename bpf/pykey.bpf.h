@@ -146,8 +146,9 @@ __noinline int py_top_key(__u64 id, __u64 sp, struct py_key *k)
 	struct gt_py_cfg *c;
 	struct py_walk *w;
 	struct py_deep *d;
-	__u64 tstate, frame, ip, want, mts;
+	__u64 tstate, frame, ip, want, mts, lo;
 	bool bad = false;
+	__u32 n;
 
 	if (!k)
 		return -1;
@@ -198,32 +199,38 @@ __noinline int py_top_key(__u64 id, __u64 sp, struct py_key *k)
 		pf->main = mts;
 	}
 have_frame:
-	if (bpf_probe_read_user(w->chunk, sizeof(w->chunk), (void *)frame))
+	/* the innermost frame with its page below it (3.11+: its callers on
+	 * the data stack), in one read: the hash's first read is this one */
+	d = &w->deep;
+	lo = c->version >= 0x030b ? frame & ~(__u64)(PY_DEEP_PAGE - 1) : frame;
+	n = (__u32)(frame - lo);
+	if (n > PY_DEEP_PAGE || bpf_probe_read_user(d->buf, n + PY_FRAME_CHUNK, (void *)lo))
 		return -1;
+	d->lo = lo;
+	d->hi = lo + n + PY_FRAME_CHUNK;
 	if (c->fr_owner != GT_PY_NONE && c->version >= 0x030c) {
-		off = c->fr_owner;
-		if (off > PY_FRAME_CHUNK - 1)
+		off = n + c->fr_owner;
+		if (off > PY_DEEP_BUF - 1)
 			return -1;
-		if (w->chunk[off] == PY_FRAME_OWNED_BY_CSTACK)
+		if (d->buf[off] == PY_FRAME_OWNED_BY_CSTACK)
 			return -1;
 	}
-	off = c->fr_code;
-	if (off > PY_FRAME_CHUNK - 8)
+	off = n + c->fr_code;
+	if (off > PY_DEEP_BUF - 8)
 		return -1;
-	k->code = *(__u64 *)(w->chunk + off);
+	k->code = *(__u64 *)(d->buf + off);
 	if (!k->code)
 		return -1;
-	d = &w->deep;
-	d->fr_code = off;
+	d->fr_code = c->fr_code;
 	d->rd = py_frame_bytes(c);
 	if (!d->rd)
 		return -1;
-	off = c->fr_instr;
-	if (off > PY_FRAME_CHUNK - 8)
+	d->fr_instr = c->fr_instr;
+	off = n + c->fr_instr;
+	if (off > PY_DEEP_BUF - 8)
 		return -1;
-	d->fr_instr = off;
 	if (c->instr_kind == GT_PY_INSTR_LASTI) {
-		__s32 lasti = *(__s32 *)(w->chunk + off);
+		__s32 lasti = *(__s32 *)(d->buf + off);
 
 		k->instr = lasti < 0 ? 0 : (__u32)lasti;
 		ip = (__u32)lasti;
@@ -231,19 +238,18 @@ have_frame:
 	} else {
 		__u64 at;
 
-		ip = *(__u64 *)(w->chunk + off);
+		ip = *(__u64 *)(d->buf + off);
 		at = ip - (k->code + c->co_code);
 		d->ilen = 8;
 		k->instr = at >= (1ull << 33) ? 0xffffffffu : (__u32)(at / 2);
 	}
 	/* the frames below: the whole stack in the key (py_deep_step) */
-	off = c->fr_prev;
-	if (off > PY_FRAME_CHUNK - 8)
+	d->fr_prev = c->fr_prev;
+	off = n + c->fr_prev;
+	if (off > PY_DEEP_BUF - 8)
 		return -1;
-	d->fr_prev = off;
-	d->frame = *(__u64 *)(w->chunk + off);
+	d->frame = *(__u64 *)(d->buf + off);
 	d->h = py_mix(py_mix(0, k->code), ip);
-	d->lo = d->hi = 0;
 	d->page = c->version >= 0x030b;
 	d->sp = c->version >= 0x030c ? sp : 0;
 	if (!(stack_bench_skip & 16))
