@@ -17,8 +17,9 @@
 #          2 the site's lookup, 4 the record, 8 the native reads, 16 the
 #          Python frames below the innermost: the whole stack's hash; 32 the
 #          hash reading an entry frame on the C stack a page at a time, as
-#          before it was read alone): what each costs (measurement only: such
-#          a trace's hot calls have no stacks, but with 32)
+#          before it was read alone): what each costs (measurement only: with
+#          1-16 a trace's hot calls have no stacks or wrong ones; 32 only
+#          costs more)
 # For each: the runs and ns per run of every program that ran, and from the
 # trace the calls per api; then per launch: the BPF time of the call-site
 # cache (all - none), the kernel lookups a launch made (keep) and what
