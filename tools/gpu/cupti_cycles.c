@@ -26,7 +26,10 @@
  * which of the agent's uses of CUPTI a cycle makes, to tell which one leaves
  * memory held after cuptiFinalize: 1 kernel records, 2 copies, 4 sets,
  * 8 driver API records, 16 a subscriber with the driver API domain (0: the
- * activity callbacks registered and CUPTI finalized, nothing else).
+ * activity callbacks registered and CUPTI finalized, nothing else); 32 the
+ * agent's idle detach: no cuptiFinalize, CUPTI left loaded with its kinds
+ * off and the subscriber gone, the callbacks registered once (whether an
+ * idle CUPTI keeps memory from cycle to cycle).
  */
 #include <malloc.h>
 #include <pthread.h>
@@ -212,8 +215,8 @@ int main(int argc, char **argv)
 	static CUfunction fn[MAX_MODULES];
 	CUdeviceptr d;
 
-	if (nmod < 1 || nmod > MAX_MODULES || nthr < 0 || nthr > 64 || parts < 0 || parts > 31) {
-		fprintf(stderr, "cupti_cycles: MODULES must be 1 to %d, THREADS 0 to 64, PARTS 0 to 31\n", MAX_MODULES);
+	if (nmod < 1 || nmod > MAX_MODULES || nthr < 0 || nthr > 64 || parts < 0 || parts > 63) {
+		fprintf(stderr, "cupti_cycles: MODULES must be 1 to %d, THREADS 0 to 64, PARTS 0 to 63\n", MAX_MODULES);
 		return 2;
 	}
 	CK(cuInit(0));
@@ -239,7 +242,8 @@ int main(int argc, char **argv)
 	for (int c = 1; c <= cycles; c++) {
 		CUpti_SubscriberHandle sub;
 
-		CK(cuptiActivityRegisterCallbacks(requested, completed));
+		if (!(parts & 32) || c == 1)
+			CK(cuptiActivityRegisterCallbacks(requested, completed));
 		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 			if (parts & (1 << k))
 				CK(cuptiActivityEnable(kinds[k]));
@@ -256,7 +260,8 @@ int main(int argc, char **argv)
 		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 			if (parts & (1 << k))
 				CK(cuptiActivityDisable(kinds[k]));
-		CK(cuptiFinalize());
+		if (!(parts & 32))
+			CK(cuptiFinalize());
 		CK(work_all(fn, nmod, d, host, launches, thr, nthr));
 		heap(&in_use, &freed);
 		printf("cycle %d: rss_kb %ld anon_kb %ld heap_in_use_kb %ld heap_free_kb %ld maps %ld threads %ld records "
