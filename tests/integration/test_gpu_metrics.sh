@@ -522,7 +522,7 @@ t_burst() {
 	grep -q "GPU metrics sampled only in the first 200 ms of every 600 ms (GTRACE_GPUM_BURST)" "$T/b.err" ||
 		err "no line naming the burst schedule: $(grep -i 'gpu metrics' "$T/b.err" | tr '\n' '|')"
 	python3 - "$T/b.dump" <<- 'EOF' || err "the samples are not in bursts of 200 ms every 600 ms"
-		import json, sys
+		import json, math, sys
 		ts = sorted(set(r["ts"] for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "gpu_metric"
 		                and r["metric"] == "gpu_util"))
 		bursts = [[ts[0]]]
@@ -551,7 +551,7 @@ t_burst() {
 		# a burst begun at phase s holds the ticks of s .. 200 ms, (200 - s) / 10
 		# of them, less those a late sample skipped: it samples to its end
 		for x in full:
-		    due = (ON - phase(x[0])) / 10e6
+		    due = math.ceil((ON - phase(x[0])) / 10e6)	# the 10 ms grid from where it began
 		    skipped = sum(max(0, round((b - a) / 10e6) - 1) for a, b in zip(x, x[1:]))
 		    assert due - skipped - 2 <= len(x) <= due + 1, "%d samples (%d ticks skipped) in a burst begun %d ms into its 200 ms" % \
 		           (len(x), skipped, phase(x[0]) / 1e6)
