@@ -68,12 +68,35 @@ static __always_inline __u64 py_mix(__u64 h, __u64 v)
  * of the C stack read for it cost two page reads a layer). A frame that
  * cannot be read ends the hash, marked (the same stack ends there the same
  * way). */
+/* A frame's code, instruction and caller from b (room lim), where the
+ * frame starts at idx: mixed into the hash, the caller next. */
+static __always_inline long py_deep_take(struct py_deep *d, const __u8 *b, __u32 idx, __u32 lim)
+{
+	__u64 code, ip;
+	__u32 n;
+
+	n = idx + d->fr_code;
+	if (n > lim - 8)
+		return 1;
+	code = *(__u64 *)(b + n);
+	n = idx + d->fr_instr;
+	if (n > lim - 8)
+		return 1;
+	ip = d->ilen == 4 ? *(__u32 *)(b + n) : *(__u64 *)(b + n);
+	n = idx + d->fr_prev;
+	if (n > lim - 8)
+		return 1;
+	d->frame = *(__u64 *)(b + n);
+	d->h = py_mix(py_mix(d->h, code), ip);
+	return 0;
+}
+
 static long py_deep_step(__u64 i, void *ctx)
 {
 	struct py_walk *w = py_scratch_get();
 	struct py_deep *d;
-	__u64 code, ip, f, lo;
-	__u32 n, idx;
+	__u64 f, lo;
+	__u32 n;
 
 	if (!w)
 		return 1;
@@ -88,20 +111,7 @@ static long py_deep_step(__u64 i, void *ctx)
 			d->h = py_mix(d->h, 1);
 			return 1;
 		}
-		n = d->fr_code;
-		if (n > PY_FRAME_CHUNK - 8)
-			return 1;
-		code = *(__u64 *)(w->chunk + n);
-		n = d->fr_instr;
-		if (n > PY_FRAME_CHUNK - 8)
-			return 1;
-		ip = d->ilen == 4 ? *(__u32 *)(w->chunk + n) : *(__u64 *)(w->chunk + n);
-		n = d->fr_prev;
-		if (n > PY_FRAME_CHUNK - 8)
-			return 1;
-		d->frame = *(__u64 *)(w->chunk + n);
-		d->h = py_mix(py_mix(d->h, code), ip);
-		return 0;
+		return py_deep_take(d, w->chunk, 0, PY_FRAME_CHUNK);
 	}
 	if (f < d->lo || f + d->rd > d->hi) {
 		/* the frame's page up to its fields (never below the page:
@@ -115,23 +125,10 @@ static long py_deep_step(__u64 i, void *ctx)
 		d->lo = lo;
 		d->hi = lo + n;
 	}
-	idx = (__u32)(f - d->lo);
-	if (idx > PY_DEEP_PAGE)
+	n = (__u32)(f - d->lo);
+	if (n > PY_DEEP_PAGE)
 		return 1;
-	n = idx + d->fr_code;
-	if (n > PY_DEEP_BUF - 8)
-		return 1;
-	code = *(__u64 *)(d->buf + n);
-	n = idx + d->fr_instr;
-	if (n > PY_DEEP_BUF - 8)
-		return 1;
-	ip = d->ilen == 4 ? *(__u32 *)(d->buf + n) : *(__u64 *)(d->buf + n);
-	n = idx + d->fr_prev;
-	if (n > PY_DEEP_BUF - 8)
-		return 1;
-	d->frame = *(__u64 *)(d->buf + n);
-	d->h = py_mix(py_mix(d->h, code), ip);
-	return 0;
+	return py_deep_take(d, d->buf, n, PY_DEEP_BUF);
 }
 
 /* A global function: the verifier checks it once, on its own, not again in
