@@ -143,12 +143,35 @@ static void test_too_few(void **state)
 	assert_int_equal(st.collectives, 2);
 }
 
+/* A host's wall clock from its pairs: a pair whose reads a busy machine
+ * split (a wide span) is left out, whichever side of the tight ones it lies;
+ * of pairs alike in span, the median; one pair, its own. */
+static void test_realtime_pairs(void **state)
+{
+	/* a recording's start and end: the end's reads 32 us apart, off by 16 */
+	struct align_pair two[2] = { { 5 * MS, 30 }, { 5 * MS - 16 * US, 16 * US } };
+	struct align_pair late[2] = { { 5 * MS + 16 * US, 16 * US }, { 5 * MS, 40 } };
+	/* five alike (within twice the tightest and 2 us): their median */
+	struct align_pair five[6] = {
+		{ 7 * MS + 3, 100 }, { 7 * MS - 2, 150 }, { 7 * MS + 1, 2100 }, { 7 * MS, 80 },
+		{ 7 * MS - 40 * US, 50 * US }, { 7 * MS + 2, 90 },
+	};
+	struct align_pair one[1] = { { -3 * MS, 900 * US } };
+
+	(void)state;
+	assert_int_equal(align__realtime(two, 2), 5 * MS);
+	assert_int_equal(align__realtime(late, 2), 5 * MS);
+	assert_int_equal(align__realtime(five, 6), 7 * MS + 1);
+	assert_int_equal(align__realtime(one, 1), -3 * MS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_hosts),
 		cmocka_unit_test(test_fallbacks),
 		cmocka_unit_test(test_too_few),
+		cmocka_unit_test(test_realtime_pairs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,6 +43,28 @@ static int64_t median(int64_t *v, size_t n)
 	return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
 }
 
+static int pair_cmp(const void *a, const void *b)
+{
+	return i64_cmp(&((const struct align_pair *)a)->off, &((const struct align_pair *)b)->off);
+}
+
+/* The tight pairs: those read within twice the tightest's span and 2 us
+ * more (one pair split by a busy machine among few, a recording's start and
+ * end, would move a plain median by up to half its span). */
+int64_t align__realtime(struct align_pair *v, size_t n)
+{
+	uint64_t lo = UINT64_MAX;
+	size_t k = 0;
+
+	for (size_t j = 0; j < n; j++)
+		lo = v[j].half < lo ? v[j].half : lo;
+	for (size_t j = 0; j < n; j++)
+		if (v[j].half <= 2 * lo + 2000)
+			v[k++] = v[j];
+	qsort(v, k, sizeof(*v), pair_cmp);
+	return v[k / 2].off;
+}
+
 static bool zero_id(const uint8_t id[16])
 {
 	for (int i = 0; i < 16; i++)

@@ -49,6 +49,18 @@ struct align_stats {
 	uint64_t causality_after;	/* ... after the alignment */
 };
 
+/* A clock pair of a host: its wall clock less its monotonic one, and half
+ * the time the monotonic clock took around the wall clock's read (the
+ * pair's doubt: a recorder preempted between the reads errs by up to it). */
+struct align_pair {
+	int64_t off;
+	uint64_t half;
+};
+
+/* A host's wall clock against its monotonic one from its n (> 0) pairs: the
+ * median of the tight ones (v is reordered). */
+int64_t align__realtime(struct align_pair *v, size_t n);
+
 /*
  * Aligns nh hosts (host 0 the reference) on np parts (sorted in place).
  * Returns 0 or -ENOMEM.

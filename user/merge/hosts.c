@@ -30,18 +30,10 @@
 #include "lib/vec.h"
 #include "merge/hosts.h"
 
-/* A clock pair: the wall clock less the monotonic one, and half the time
- * the monotonic clock took around the wall clock's read (the pair's doubt:
- * a recorder preempted between the reads errs by up to that much). */
-struct rt_pair {
-	int64_t off;
-	uint64_t half;
-};
-
 struct input {
 	const char *path;
 	struct trace_reader *r;
-	struct rt_pair *rt;		/* its pairs: CLOCK_REALTIME - CLOCK_MONOTONIC */
+	struct align_pair *rt;		/* its pairs: CLOCK_REALTIME - CLOCK_MONOTONIC */
 	size_t nrt, rt_cap;
 	uint8_t boot[16];
 	uint64_t max_error;		/* the last pair's, UINT64_MAX unknown */
@@ -93,7 +85,7 @@ static int first_record(void *ctx, const struct gt_hdr *h)
 		return 0;
 	if (vec__reserve(&in->rt, &in->rt_cap, in->nrt, 1, 16))
 		return -ENOMEM;
-	in->rt[in->nrt++] = (struct rt_pair){ c->realtime_ns - (int64_t)h->ts, c->half_span_ns };
+	in->rt[in->nrt++] = (struct align_pair){ c->realtime_ns - (int64_t)h->ts, c->half_span_ns };
 	memcpy(in->boot, c->boot_id, 16);
 	in->max_error = c->max_error_ns;
 	return 0;
@@ -112,37 +104,6 @@ static void counters_add(struct gt_counters *a, const struct gt_counters *b)
 
 	for (size_t i = 0; i < sizeof(*a) / sizeof(uint64_t); i++)
 		x[i] += y[i];
-}
-
-static int i64_cmp(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int rt_cmp(const void *a, const void *b)
-{
-	return i64_cmp(&((const struct rt_pair *)a)->off, &((const struct rt_pair *)b)->off);
-}
-
-/* A host's wall clock against its monotonic one from its n (> 0) pairs:
- * the median of the tight ones, those read within twice the tightest's
- * span and 2 us more (a pair whose reads a busy machine split errs by up
- * to half its span: one such among few pairs would move a plain median).
- * v is reordered. */
-static int64_t rt_offset(struct rt_pair *v, size_t n)
-{
-	uint64_t lo = UINT64_MAX;
-	size_t k = 0;
-
-	for (size_t j = 0; j < n; j++)
-		lo = v[j].half < lo ? v[j].half : lo;
-	for (size_t j = 0; j < n; j++)
-		if (v[j].half <= 2 * lo + 2000)
-			v[k++] = v[j];
-	qsort(v, k, sizeof(*v), rt_cmp);
-	return v[k / 2].off;
 }
 
 /* Reads input i's clock pairs and collectives. */
@@ -168,9 +129,9 @@ static int first_pass(struct hosts *hs, size_t i)
 	if (!in->nrt) {
 		if (vec__reserve(&in->rt, &in->rt_cap, 0, 1, 1))
 			return -ENOMEM;
-		in->rt[in->nrt++] = (struct rt_pair){ trace_reader__info(in->r)->realtime_offset_ns, 0 };
+		in->rt[in->nrt++] = (struct align_pair){ trace_reader__info(in->r)->realtime_offset_ns, 0 };
 	}
-	hs->h[i].rt_offset_ns = rt_offset(in->rt, in->nrt);
+	hs->h[i].rt_offset_ns = align__realtime(in->rt, in->nrt);
 	memcpy(hs->h[i].boot_id, in->boot, 16);
 	trace_reader__rewind(in->r);
 	return 0;
