@@ -35,7 +35,10 @@
 # finalized): the memory of finalize cycles and of idle ones in one job.
 # CPUS_JOB and CPUS_TOOL
 # (taskset CPU lists) keep the training job and the recorder apart;
-# CPUS_TWIN runs a twin job, never attached, as the control.
+# CPUS_TWIN runs a twin job, never attached, as the control. JOB_PRELOAD=LIB
+# (tools/gpu/heap_sites.c built as a shared library): the training job runs
+# with it, its heap by the code that holds it in $OUT/heap_sites.log every
+# 5 s: whose memory grows over the cycles.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 OUT=${OUT:-$(mktemp -d /tmp/attach-check.XXXXXX)}
@@ -56,6 +59,7 @@ CPUS_TWIN=${CPUS_TWIN:-}
 # first period and after the last; 0 leaves it out
 LAT=${LAT:-0}
 IDLE_AFTER=${IDLE_AFTER:-}
+JOB_PRELOAD=${JOB_PRELOAD:-}
 pin_job() { [ -n "$CPUS_JOB" ] && taskset -a -p -c "$CPUS_JOB" "$1" > /dev/null 2>&1; return 0; }
 mkdir -p "$OUT"
 AGENT=${AGENT:-$OUT/libgtrace-cupti.so}
@@ -235,8 +239,9 @@ for mode in $MODES; do
 k=$((k + 1))
 case $mode in
 train)
-	(cd tools/bench && GT_MALLOC_LOG=$OUT/malloc-$BASHPID.log exec "$PY" transformer_step.py --steady 900 \
-		--step-log "$OUT/steps.log" --loss-log "$OUT/loss.log") > "$OUT/wl.out" 2>&1 &
+	(cd tools/bench && GT_MALLOC_LOG=$OUT/malloc-$BASHPID.log exec env \
+		${JOB_PRELOAD:+"LD_PRELOAD=$JOB_PRELOAD" "HEAP_SITES_OUT=$OUT/heap_sites.log"} "$PY" transformer_step.py \
+		--steady 900 --step-log "$OUT/steps.log" --loss-log "$OUT/loss.log") > "$OUT/wl.out" 2>&1 &
 	WL=$!
 	pin_job "$WL"
 	TW=
