@@ -563,8 +563,8 @@ t_python_pool_hot() {
 
 # py_sites NAME PYTHON: tests/mock/py_sites.py (40 launches from each of four
 # lines through one helper, two of them through map) run by PYTHON: each
-# launch names its own line; after the first from each, site references,
-# none keyed by a walk.
+# launch names its own line; after the first of each stack, site
+# references, none keyed by a walk.
 py_sites() {
 	local name=$1 py=$2 n=40 a b c d same nst PY_WL=$ROOT/tests/mock/py_sites.py
 	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/$name.gtrace" --stacks all -- "$py" "$PY_WL" $n \
@@ -635,7 +635,7 @@ add_case t_sync_site "analyze: sync_site names the call site where the host wait
 add_case t_none "--stacks none: no stacks anywhere; without --stacks: all in full mode, sync in light mode; a kind not known: one line, status 2"
 add_case t_all "--stacks all: every call has a stack, launches too; launches from a known call site send its keys, no walk"
 add_case t_python "Debian's python3 through ctypes: syncs, launches, a generator, a thread, a recursion cut at 64 frames, each with its file:line:function; analyze, stats, Perfetto, diff and the report name the line; a native thread gets the main thread's frames; a hostile file name stays text"
-add_case t_sites "a hot call's site is its whole stack: two kernels through the same native wrappers from two functions, one Python helper called from two lines: each launch names its own function or line; site references after the first"
+add_case t_sites "a hot call's site is its whole stack: two kernels through the same native wrappers from two functions, one Python helper called from four lines (two through map, C between): each launch names its own function or line; site references after the first"
 add_case t_python_pool_hot "a thread with a Python state of its own that runs no Python (autograd's): its launches name the waiting main thread's line, a Python hook on it its own line, then the main thread's again; site references after the first, none keyed by a walk"
 add_case t_python_gpu "--cupti --stacks all from Python: stats' cuda_gpu_site_sum puts the GPU time of every kernel at the line that launched it"
 add_case t_python_graph "a CUDA graph captured from known Python lines and replayed: every replayed kernel traced back to its capturing launch (node, entry, thread, stack), its GPU time at the capture's lines; a CUPTI without graph callbacks: said once, none traced back"
