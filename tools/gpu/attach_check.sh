@@ -38,7 +38,7 @@
 # CPUS_TWIN runs a twin job, never attached, as the control. JOB_PRELOAD=LIB
 # (tools/gpu/heap_sites.c built as a shared library): the training job runs
 # with it, its heap by the code that holds it in $OUT/heap_sites.log every
-# 5 s: whose memory grows over the cycles.
+# 5 s, and heap_sites_diff.py's summary after the cycles: whose memory grows.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 OUT=${OUT:-$(mktemp -d /tmp/attach-check.XXXXXX)}
@@ -291,6 +291,8 @@ train)
 	# allocator kept, or memory in use
 	echo "train: heap $(heap); after malloc_trim: $(heap HUP); $(state)"
 	[ -n "$TW" ] && echo "train: the twin's heap $(WL=$TW heap); after malloc_trim: $(WL=$TW heap HUP); $(WL=$TW state)"
+	# JOB_PRELOAD: whose heap moved over the cycles
+	[ -n "$JOB_PRELOAD" ] && "$PY" tools/gpu/heap_sites_diff.py "$OUT/heap_sites.log" | sed 's/^/train: /'
 	# a recorder SIGKILLed while attached: the agent detaches by itself
 	"$G" record -p "$WL" --cupti=attach --cupti-lib "$AGENT" -d 60 -o "$OUT/killed.gtrace" --force \
 		> "$OUT/killed.out" 2> "$OUT/killed.err" &
