@@ -123,6 +123,7 @@ struct py_ts_find {
 #define PY_DEEP_PAGE	4096
 #define PY_DEEP_BUF	(PY_DEEP_PAGE + PY_FRAME_CHUNK)
 #define PY_DEEP_CSTACK	(8ull << 20)
+#define PY_DEEP_CBUF	4096
 
 struct py_deep {
 	__u64 frame;
@@ -135,8 +136,10 @@ struct py_deep {
 				 * read a page at a time; 0: a frame at a time (3.10) */
 	__u64 sp;		/* the thread's stack pointer at the call: a frame
 				 * within PY_DEEP_CSTACK above it is an entry frame
-				 * on the C stack (3.12+), read alone */
+				 * on the C stack (3.12+), read alone into cbuf */
+	__u64 clo, chi;		/* the C stack's bytes cbuf holds: [clo, chi) */
 	__u8 buf[PY_DEEP_BUF];
+	__u8 cbuf[PY_DEEP_CBUF];
 };
 
 /* A walk in progress, per CPU (too large for the BPF stack). */

@@ -17,7 +17,9 @@ __u64 n_stack_fault = 0;	/* stacks the unwinder could not take (--stacks) */
  * reads, 16 the Python frames below the innermost (the whole stack's hash:
  * every site of a line then the first one's); 32 reads an entry frame on
  * the C stack a page at a time, as the data stack's (what reading it alone
- * saves). 0 in every recording. */
+ * saves); 64 reads 4 KiB of the C stack from an entry frame, the next ones
+ * with it where they lie close (whether that saves reads on a GPU host).
+ * 0 in every recording. */
 const volatile __u32 stack_bench_skip = 0;
 
 /* --stacks: the thread's user stack, as a record just before the call's

@@ -17,9 +17,10 @@
 #          2 the site's lookup, 4 the record, 8 the native reads, 16 the
 #          Python frames below the innermost: the whole stack's hash; 32 the
 #          hash reading an entry frame on the C stack a page at a time, as
-#          before it was read alone): what each costs (measurement only: with
-#          1-16 a trace's hot calls have no stacks or wrong ones; 32 only
-#          costs more)
+#          before it was read alone; 64 reading 4 KiB of the C stack from an
+#          entry frame, the next entry frames with it): what each costs (measurement only: with
+#          1-16 a trace's hot calls have no stacks or wrong ones; 32 and 64
+#          change only what it costs)
 # For each: the runs and ns per run of every program that ran, and from the
 # trace the calls per api; then per launch: the BPF time of the call-site
 # cache (all - none), the kernel lookups a launch made (keep) and what
