@@ -34,10 +34,11 @@ static __always_inline bool py_ts_top(const struct gt_py_cfg *c, struct py_walk 
 /* A hot call's Python part of its site key: the code and instruction of the
  * innermost frame of the calling thread (for one that runs no Python, of
  * the main thread), as py_walk's first frame has them, and a hash of every
- * frame's (deep), from two or three reads (three to five under the main
- * thread's frames) and one a frame, where a walk takes five a frame: the
- * thread's state's id and frame at once (py_ts_top), the _PyCFrame's frame
- * before 3.13, then one read of each frame's first bytes. 1: found;
+ * frame's (deep): the thread's state's id and frame at once (py_ts_top),
+ * the _PyCFrame's frame before 3.13 (two or three reads, three to five
+ * under the main thread's frames), then the innermost frame with its page
+ * in one read, and a read for each page of callers and each entry frame on
+ * the C stack (py_deep_step). 1: found;
  * 0: the process or its threads run no Python (key 0, 0); -1: not known
  * here (the process not looked at yet, an entry shim on top, something
  * unreadable): the caller takes py_walk's answer. */
@@ -54,20 +55,6 @@ static __always_inline __u64 py_mix(__u64 h, __u64 v)
 	return h ^ (h >> 31);
 }
 
-/* One frame of a site key's hash: its code and instruction mixed in, then
- * on to its caller. The key of a call site names the whole Python stack,
- * not its innermost frame only: a helper called from two lines is two
- * sites. From 3.11 the frames lie together on the thread's data stack,
- * callers below callees: one read takes the page of a frame up to its
- * fields, and the callers on that page come from it (a read a page, not a
- * frame: each read costs about as much as a frame's dependent load, and
- * the copy of a page less than its frames read one by one). From 3.12 a
- * call into Python from C (a module's __call__, every PyTorch layer) puts
- * an entry frame on the C stack between two of the data stack's: that one
- * is read alone, into chunk, so the page of its caller stays in buf (a page
- * of the C stack read for it cost two page reads a layer). A frame that
- * cannot be read ends the hash, marked (the same stack ends there the same
- * way). */
 /* A frame's code, instruction and caller from b (room lim), where the
  * frame starts at idx: mixed into the hash, the caller next. */
 static __always_inline long py_deep_take(struct py_deep *d, const __u8 *b, __u32 idx, __u32 lim)
@@ -91,6 +78,20 @@ static __always_inline long py_deep_take(struct py_deep *d, const __u8 *b, __u32
 	return 0;
 }
 
+/* One frame of a site key's hash: its code and instruction mixed in, then
+ * on to its caller. The key of a call site names the whole Python stack,
+ * not its innermost frame only: a helper called from two lines is two
+ * sites. From 3.11 the frames lie together on the thread's data stack,
+ * callers below callees: one read takes the page of a frame up to its
+ * fields, and the callers on that page come from it (a read a page, not a
+ * frame: each read costs about as much as a frame's dependent load, and
+ * the copy of a page less than its frames read one by one). From 3.12 a
+ * call into Python from C (a module's __call__, every PyTorch layer) puts
+ * an entry frame on the C stack between two of the data stack's: that one
+ * is read alone, into cbuf, so the page of its caller stays in buf (a page
+ * of the C stack read for it cost two page reads a layer). A frame that
+ * cannot be read ends the hash, marked (the same stack ends there the same
+ * way). */
 static long py_deep_step(__u64 i, void *ctx)
 {
 	struct py_walk *w = py_scratch_get();

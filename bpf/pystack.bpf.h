@@ -153,7 +153,7 @@ struct py_walk {
 	__u32 frd;		/* bytes of a frame a step reads (py_frame_bytes) */
 	__u32 _pad;
 	struct gt_pyframe f[GT_PYSTACK_MAX];
-	__u8 chunk[PY_FRAME_CHUNK];	/* a frame's first bytes (the walk's step, py_top_key) */
+	__u8 chunk[PY_FRAME_CHUNK];	/* a frame's first bytes (the walk's step) */
 	struct py_deep deep;		/* py_top_key's hash of the thread's frames */
 	__u8 tsc[PY_TS_CHUNK];		/* py_top_key's copy of a thread state's id and frame */
 	struct py_ts_find find;		/* py_tstate's look through a thread list */
