@@ -10,6 +10,33 @@
 
 /* ---- processes: lifecycle for names and the pid filter ---- */
 
+/* Processes whose exit record was sent, by pid, with the start time of
+ * their leader: two threads of a group exit may both find signal->live at
+ * zero (one counted it down, the other reads it after), and the first to
+ * insert says the exit. The start time tells a new process that took the
+ * pid again from the one that left it here. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} exit_said SEC(".maps");
+
+/* True the first time it is asked for this process (pid and leader's start). */
+static __always_inline bool exit_first(__u32 pid, __u64 start)
+{
+	__u64 *old;
+
+	if (!bpf_map_update_elem(&exit_said, &pid, &start, BPF_NOEXIST))
+		return true;
+	old = bpf_map_lookup_elem(&exit_said, &pid);
+	if (old && *old == start)
+		return false;
+	/* an earlier process' pid: this one's own first */
+	bpf_map_update_elem(&exit_said, &pid, &start, BPF_ANY);
+	return true;
+}
+
 /* kcomm: the name to give (a kernel address), NULL for the current task's */
 static __always_inline void proc_event(__u16 type, __u32 pid, __u32 tid, __u32 ppid, int code,
 				       const char *kcomm)
@@ -158,6 +185,8 @@ int proc_exit(struct bpf_raw_tracepoint_args *ctx)
 	if (BPF_CORE_READ(t, signal, live.counter))
 		return 0;
 	leader = BPF_CORE_READ(t, group_leader);
+	if (!exit_first(id >> 32, BPF_CORE_READ(leader, start_time)))
+		return 0;	/* another thread of the group exit said it */
 	py_forget(id >> 32);
 	if (capture_ranges)
 		range_close(id, GT_CAP_F_EXIT);
