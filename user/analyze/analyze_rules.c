@@ -351,11 +351,11 @@ static void sync_sites(struct rule_ctx *rc, const struct az_acc *acc)
 	if (!best || !gt_decoder__call_site(rc->a->d, best->longest.ex.stack, &f))
 		return;
 	add_finding(rc, AZ_RULE_SYNC_SITE, best->ns, false, best->n, &top,
-		    az_store__printf(st, "the host waited %s in %s synchronize calls from %s call site%s; "
-				     "most at %s: %s in %s calls (%s of the waits)",
-				     D(acc->site_wait_ns), N(acc->site_waits), N(nsites),
+		    az_store__printf(st, "the host waited %s in %s synchronize call%s from %s call site%s; "
+				     "most at %s: %s in %s call%s (%s of the waits)",
+				     D(acc->site_wait_ns), N(acc->site_waits), acc->site_waits == 1 ? "" : "s", N(nsites),
 				     nsites == 1 ? "" : "s", gt_frame__str(&f, buf, sizeof(buf)),
-				     D(best->ns), N(best->n), P(best->ns, acc->site_wait_ns)));
+				     D(best->ns), N(best->n), best->n == 1 ? "" : "s", P(best->ns, acc->site_wait_ns)));
 }
 
 static int cmp_finding(const void *pa, const void *pb)
