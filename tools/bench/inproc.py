@@ -1370,7 +1370,7 @@ def selftest():
             with tempfile.TemporaryDirectory() as d:
                 p = os.path.join(d, "e")
                 with open(p, "w") as f:
-                    f.write("gtrace-bpf: recording to x\ngtrace-bpf: GPU metrics: 30 samples, 300 records (0 of "
+                    f.write("gtrace-bpf: recording to x\ngtrace-bpf: GPU metrics: 30 samples, 0 missed (the sampler late), 300 records (0 of "
                             "process memory), 0 read errors, 0 dropped, 0 GPUs lost mid-run, 0 in MIG mode; the "
                             "sampler's threads used 12.5 ms of CPU in 3.0 s (0.417% of one CPU, measured: the "
                             "recorder's own cost)\n")

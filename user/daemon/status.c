@@ -107,6 +107,7 @@ static size_t gpum_lines(struct daemon *d, char *buf, size_t len)
 		     "gpu_metrics_gpus %u\n"
 		     "gpu_metrics_mig %u\n"
 		     "gpu_metrics_samples %llu\n"
+		     "gpu_metrics_missed %llu\n"
 		     "gpu_metrics_records %llu\n"
 		     "gpu_metrics_proc_records %llu\n"
 		     "gpu_metrics_errors %llu\n"
@@ -114,7 +115,8 @@ static size_t gpum_lines(struct daemon *d, char *buf, size_t len)
 		     "gpu_metrics_lost %u\n"
 		     "gpu_metrics_cpu_ms %.3f\n"
 		     "gpu_metrics_cpu_pct %.4f\n",
-		     s.hz, s.gpus, s.mig, (unsigned long long)s.samples, (unsigned long long)s.records,
+		     s.hz, s.gpus, s.mig, (unsigned long long)s.samples, (unsigned long long)s.missed,
+		     (unsigned long long)s.records,
 		     (unsigned long long)s.proc_samples, (unsigned long long)s.errors,
 		     (unsigned long long)s.dropped, s.lost, s.cpu_ns / 1e6,
 		     s.wall_ns ? 100.0 * (double)s.cpu_ns / (double)s.wall_ns : 0.0);

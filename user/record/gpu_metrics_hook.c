@@ -59,10 +59,10 @@ void recorder__gpum_finish(struct recorder *r)
 	gpu_metrics__stop(r->gpum);
 	recorder__gpum_drain(r);
 	gpu_metrics__stats(r->gpum, &s);
-	pr_info("GPU metrics: %llu samples, %llu records (%llu of process memory), %llu read errors, "
-		"%llu dropped, %u GPU%s lost mid-run, %u in MIG mode; the sampler's threads used %.1f ms "
-		"of CPU in %.1f s (%.3f%% of one CPU, measured: the recorder's own cost)",
-		(unsigned long long)s.samples, (unsigned long long)s.records,
+	pr_info("GPU metrics: %llu samples, %llu missed (the sampler late), %llu records (%llu of process memory), "
+		"%llu read errors, %llu dropped, %u GPU%s lost mid-run, %u in MIG mode; the sampler's threads used "
+		"%.1f ms of CPU in %.1f s (%.3f%% of one CPU, measured: the recorder's own cost)",
+		(unsigned long long)s.samples, (unsigned long long)s.missed, (unsigned long long)s.records,
 		(unsigned long long)s.proc_samples, (unsigned long long)s.errors,
 		(unsigned long long)s.dropped, s.lost, s.lost == 1 ? "" : "s", s.mig, s.cpu_ns / 1e6,
 		s.wall_ns / 1e9, s.wall_ns ? 100.0 * (double)s.cpu_ns / (double)s.wall_ns : 0.0);

@@ -272,14 +272,31 @@ static uint64_t burst_next(const struct gpu_metrics *g, uint64_t next)
 	return phase < g->burst_on ? next : next + g->burst_period - phase;
 }
 
+/* The rounds of the grid in [from, to) (a period apart) that fell in the
+ * sampled part of a GTRACE_GPUM_BURST period: those a late sampler missed.
+ * Past 2^16 of them (a stop of minutes) counted without the burst test. */
+static uint64_t missed_rounds(const struct gpu_metrics *g, uint64_t from, uint64_t to, uint64_t period)
+{
+	uint64_t n = 0, t;
+	unsigned int i;
+
+	if (to <= from)
+		return 0;
+	if (!g->burst_period)
+		return (to - from) / period;
+	for (t = from, i = 0; t < to && i < 65536; t += period, i++)
+		n += t < g->burst_t0 || (t - g->burst_t0) % g->burst_period < g->burst_on;
+	return t < to ? n + (to - t) / period : n;
+}
+
 static void *sampler(void *arg)
 {
 	struct gpu_metrics *g = arg;
 	struct gt_gpu_metric recs[MAX_PER_SAMPLE];
-	uint64_t period = 1000000000ull / g->hz, next = clock__ns(CLOCK_MONOTONIC);
+	uint64_t period = 1000000000ull / g->hz, next = clock__ns(CLOCK_MONOTONIC), end;
 
 	while (!wait_until(g, next)) {
-		uint64_t ts = clock__ns(CLOCK_MONOTONIC), failed;
+		uint64_t ts = clock__ns(CLOCK_MONOTONIC), failed, after;
 		uint32_t i, ok;
 		bool lost;
 
@@ -300,8 +317,17 @@ static void *sampler(void *arg)
 		}
 		__atomic_add_fetch(&g->samples, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&g->cpu_ns[0], clock__ns(CLOCK_THREAD_CPUTIME_ID), __ATOMIC_RELAXED);
-		next = burst_next(g, next_tick(next, period, ts));
+		/* the rounds between this one's and the next one's were missed */
+		after = next_tick(next, period, ts);
+		__atomic_add_fetch(&g->missed, missed_rounds(g, next + period, after, period), __ATOMIC_RELAXED);
+		next = burst_next(g, after);
 	}
+	/* the rounds due before the stop was asked that a late sampler did
+	 * not take */
+	pthread_mutex_lock(&g->lock);
+	end = g->stop_ns;
+	pthread_mutex_unlock(&g->lock);
+	__atomic_add_fetch(&g->missed, missed_rounds(g, next, end, period), __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -467,11 +493,12 @@ void gpu_metrics__stop(struct gpu_metrics *g)
 		return;
 	pthread_mutex_lock(&g->lock);
 	g->stop = true;
+	/* the sampler's time ends here (its wall time, its last rounds due) */
+	g->stop_ns = clock__ns(CLOCK_MONOTONIC);
 	pthread_cond_broadcast(&g->cond);
 	pthread_mutex_unlock(&g->lock);
 	pthread_join(g->thread, NULL);
 	g->running = false;
-	g->stop_ns = clock__ns(CLOCK_MONOTONIC);
 	if (g->procs_running)
 		pthread_join(g->procs_thread, NULL);
 	g->procs_running = false;
@@ -486,6 +513,7 @@ void gpu_metrics__stats(const struct gpu_metrics *g, struct gpu_metrics_stats *s
 {
 	memset(s, 0, sizeof(*s));
 	s->samples = __atomic_load_n(&g->samples, __ATOMIC_RELAXED);
+	s->missed = __atomic_load_n(&g->missed, __ATOMIC_RELAXED);
 	s->records = __atomic_load_n(&g->records, __ATOMIC_RELAXED);
 	s->errors = __atomic_load_n(&g->errors, __ATOMIC_RELAXED);
 	s->lost = __atomic_load_n(&g->lost, __ATOMIC_RELAXED);

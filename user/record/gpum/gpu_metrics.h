@@ -38,6 +38,8 @@ struct gpu_metrics_stats {
 	uint32_t gpus;			/* GPUs read */
 	uint32_t mig;			/* of which in MIG mode at the start */
 	uint64_t samples;		/* sampling rounds */
+	uint64_t missed;		/* rounds not taken: their time passed while the sampler was
+					 * late (a stalled machine); counted, never made up */
 	uint64_t records;		/* records queued */
 	uint64_t proc_samples;		/* of which per-process memory (and the 0 of one gone) */
 	uint64_t errors;		/* queries that failed after the probe said they work */

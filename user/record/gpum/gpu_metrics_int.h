@@ -85,6 +85,7 @@ struct gpu_metrics {
 	uint64_t burst_on, burst_period, burst_t0;
 	/* written by the threads; read after they stopped or as a snapshot */
 	uint64_t samples, records, errors, proc_samples;
+	uint64_t missed;		/* rounds whose time passed while the sampler was late */
 	uint64_t cpu_ns[2];		/* CPU time of the sampler and of the procs thread */
 	uint32_t lost;
 };
