@@ -283,10 +283,10 @@ static uint64_t missed_rounds(const struct gpu_metrics *g, uint64_t from, uint64
 	if (to <= from)
 		return 0;
 	if (!g->burst_period)
-		return (to - from) / period;
+		return (to - from + period - 1) / period;
 	for (t = from, i = 0; t < to && i < 65536; t += period, i++)
 		n += t < g->burst_t0 || (t - g->burst_t0) % g->burst_period < g->burst_on;
-	return t < to ? n + (to - t) / period : n;
+	return t < to ? n + (to - t + period - 1) / period : n;
 }
 
 static void *sampler(void *arg)
