@@ -258,7 +258,10 @@ trig_case() {
 
 trig_check() { # KIND FIRED
 	local kind=$1 n f
-	sleep 1.5
+	# written once the post time is over: the daemon says so (a slow
+	# machine's writer takes what it takes)
+	wait_line "$T/daemon.err" "snapshot [^ ]*system_${kind}_trigger_[^ ]*: [0-9]+ records" 60 "$DPID" ||
+		err "$kind: no snapshot named after the trigger written: $(grep -i 'trigger\|snapshot' "$T/daemon.err" | tr '\n' '|')"
 	n=$(trig_files "$kind" | grep -c .)
 	[ "$n" -eq 1 ] || { err "$kind: $n snapshots named after the trigger, expected 1: $(ls "$T/snaps" | tr '\n' ' ')"; return; }
 	f=$(trig_files "$kind")
