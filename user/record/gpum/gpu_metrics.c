@@ -300,6 +300,15 @@ static void *sampler(void *arg)
 		uint32_t i, ok;
 		bool lost;
 
+		if (burst_next(g, ts) != ts) {
+			/* woken so late that the sampled part of the burst
+			 * period is over: this round is missed too, nothing
+			 * is read in the part that samples nothing */
+			after = next_tick(next, period, ts);
+			__atomic_add_fetch(&g->missed, missed_rounds(g, next, after, period), __ATOMIC_RELAXED);
+			next = burst_next(g, after);
+			continue;
+		}
 		for (i = 0; i < g->ndev; i++) {
 			struct gpum_dev *d = &g->dev[i];
 			size_t k;
