@@ -645,7 +645,7 @@ t_sites() {
 		| (map(select(.k == "kern_a" and .f == ["launch_inner", "launch_outer", "launch_a", "launches"])) | length) == $n
 		and (map(select(.k == "kern_b" and .f == ["launch_inner", "launch_outer", "launch_b", "launches"])) | length) == $n' \
 		"$T/ns.json" > /dev/null ||
-		err "the native launches' stacks: $(jq -s -c '(map(select(.type == "stack") | {key: (.id | tostring), value: .frames}) | from_entries) as $s | [.[] | select(.type == "launch") | {k: .kernel, f: ($s[(.stack // 0) | tostring] // [] | .[1:5])}] | group_by(.) | map({n: length, l: .[0]})' "$T/ns.json" | head -c 1200)"
+		err "the native launches' stacks: $(jq -s -c '(map(select(.type == "stack") | {key: (.id | tostring), value: .frames}) | from_entries) as $s | [.[] | select(.type == "launch") | {k: .kernel, f: ($s[(.stack // 0) | tostring] // [] | .[1:5])}] | group_by(.) | map({n: length, l: .[0]})' "$T/ns.json" | head -c 1200); the recorder: $(grep 'stacks: ' "$T/ns.err" | head -n 1)"
 	py_sites ps /usr/bin/python3
 	for v in 3.10 3.12 3.13; do
 		py=$(ls -d /root/.pyenv/versions/"$v".*/bin/python"$v" /usr/bin/python"$v" /usr/local/bin/python"$v" 2> /dev/null | head -n 1)

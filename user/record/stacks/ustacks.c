@@ -101,6 +101,8 @@ static struct module *module_of(struct ustacks *u, uint32_t pid, uint32_t dev, u
 		return m;
 	m->id = ++u->next_module;
 	m->pid = pid;
+	m->dev = dev;
+	m->ino = ino;
 	m->path = strdup(path);
 	if (!m->path) {
 		m->path = strdup("?");

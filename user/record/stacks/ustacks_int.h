@@ -33,6 +33,8 @@ struct module {
 	bool syms_loaded;		/* symbols read (or tried), at its first frame's symbol */
 	bool interp;			/* a Python interpreter BPF walks (pyconf) */
 	uint32_t pid;			/* a process that maps it: its files are read through it */
+	uint32_t dev;			/* the mapping's device ((major << 20) | minor) and inode: */
+	uint64_t ino;			/* a file opened elsewhere must be this one */
 	int fd;				/* the file, opened at its first frame (while a process
 					 * that maps it lives), for its symbols later; -1 none */
 	char *path;

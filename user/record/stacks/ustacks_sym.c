@@ -3,8 +3,9 @@
  * The files of the native stacks (ustacks_int.h): per file, its build id and
  * the segments that turn a file offset into the address its symbols use, read
  * at its first frame through a descriptor opened then (/proc/PID/root: a
- * container's own file), and its function symbols, read when a frame first
- * needs a name and sorted by address; the function holding an offset.
+ * container's own file; the process gone, the recorder's own path when it is
+ * the same file), and its function symbols, read when a frame first needs a
+ * name and sorted by address; the function holding an offset.
  */
 #include <fcntl.h>
 #include <gelf.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "lib/vec.h"
 #include "record/stacks/elf_symtab.h"
@@ -83,19 +85,35 @@ static void read_symbols(struct module *m, Elf *e)
 	cmp__sort(m->syms, m->nsyms, sizeof(*m->syms), cmp_sym);
 }
 
-/* m's file as its process sees it (through /proc/PID/root: a container's
- * own), opened once: a regular file only (the path is the traced
- * program's to change), never blocking. */
+/* path opened as a regular file, never blocking (the path is the traced
+ * program's to change): its descriptor, *st its status; -1 when none. */
+static int open_regular(const char *path, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd >= 0 && (fstat(fd, st) || !S_ISREG(st->st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* m's file, opened once: as its process sees it (through /proc/PID/root: a
+ * container's own); that process gone (a short one, its first stack read
+ * by a recorder running behind it: the maps read, the process exited
+ * before its files were opened), the path in the recorder's root when it
+ * is the file mapped (same device and inode): a container's root may hold
+ * another file at that path. */
 static void module_open(struct module *m)
 {
 	char path[4200];
 	struct stat st;
 
 	m->fd = -1;
-	if (snprintf(path, sizeof(path), "/proc/%u/root%s", m->pid, m->path) >= (int)sizeof(path))
-		return;
-	m->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (m->fd >= 0 && (fstat(m->fd, &st) || !S_ISREG(st.st_mode))) {
+	if (snprintf(path, sizeof(path), "/proc/%u/root%s", m->pid, m->path) < (int)sizeof(path))
+		m->fd = open_regular(path, &st);
+	if (m->fd < 0 && m->path[0] == '/' && (m->fd = open_regular(m->path, &st)) >= 0 &&
+	    (st.st_ino != m->ino || ((major(st.st_dev) << 20) | minor(st.st_dev)) != m->dev)) {
 		close(m->fd);
 		m->fd = -1;
 	}
