@@ -289,6 +289,18 @@ static uint64_t missed_rounds(const struct gpu_metrics *g, uint64_t from, uint64
 	return t < to ? n + (to - t + period - 1) / period : n;
 }
 
+/* The sampler's next round after the one due at next, at ts (taken: that
+ * one was read): the rounds between that it did not take are counted
+ * missed, the one due at next too when it was not read. */
+static uint64_t grid_advance(struct gpu_metrics *g, uint64_t next, uint64_t period, uint64_t ts, bool taken)
+{
+	uint64_t after = next_tick(next, period, ts);
+
+	__atomic_add_fetch(&g->missed, missed_rounds(g, taken ? next + period : next, after, period),
+			   __ATOMIC_RELAXED);
+	return burst_next(g, after);
+}
+
 static void *sampler(void *arg)
 {
 	struct gpu_metrics *g = arg;
@@ -296,7 +308,7 @@ static void *sampler(void *arg)
 	uint64_t period = 1000000000ull / g->hz, next = clock__ns(CLOCK_MONOTONIC), end;
 
 	while (!wait_until(g, next)) {
-		uint64_t ts = clock__ns(CLOCK_MONOTONIC), failed, after;
+		uint64_t ts = clock__ns(CLOCK_MONOTONIC), failed;
 		uint32_t i, ok;
 		bool lost;
 
@@ -304,9 +316,7 @@ static void *sampler(void *arg)
 			/* woken so late that the sampled part of the burst
 			 * period is over: this round is missed too, nothing
 			 * is read in the part that samples nothing */
-			after = next_tick(next, period, ts);
-			__atomic_add_fetch(&g->missed, missed_rounds(g, next, after, period), __ATOMIC_RELAXED);
-			next = burst_next(g, after);
+			next = grid_advance(g, next, period, ts, false);
 			continue;
 		}
 		for (i = 0; i < g->ndev; i++) {
@@ -326,10 +336,7 @@ static void *sampler(void *arg)
 		}
 		__atomic_add_fetch(&g->samples, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&g->cpu_ns[0], clock__ns(CLOCK_THREAD_CPUTIME_ID), __ATOMIC_RELAXED);
-		/* the rounds between this one's and the next one's were missed */
-		after = next_tick(next, period, ts);
-		__atomic_add_fetch(&g->missed, missed_rounds(g, next + period, after, period), __ATOMIC_RELAXED);
-		next = burst_next(g, after);
+		next = grid_advance(g, next, period, ts, true);
 	}
 	/* the rounds due before the stop was asked that a late sampler did
 	 * not take */
