@@ -85,6 +85,38 @@ static __always_inline void exec_cmdline(struct task_struct *t, __u64 id)
 	submit(e);
 }
 
+/* Environments read at an exec that found no room in the ring (not counted
+ * among the dropped events: the recorder reads /proc instead). */
+__u64 n_environ_drop = 0;
+
+/* The new program's environment, read now for its rank (RANK, LOCAL_RANK,
+ * WORLD_SIZE): a short-lived rank may be gone before the recorder reads
+ * /proc/PID/environ. With a pid filter only (`-- CMD`, `-p`): under --all
+ * every exec of the machine would send it. */
+static __always_inline void exec_environ(struct task_struct *t, __u64 id)
+{
+	__u64 start = BPF_CORE_READ(t, mm, env_start), end = BPF_CORE_READ(t, mm, env_end);
+	struct gt_environ *e;
+	__u64 n = end - start;
+
+	if (!filter_pids || !start || end <= start)
+		return;
+	e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	if (!e) {
+		count(&n_environ_drop);
+		return;
+	}
+	e->total = n;
+	if (n > GT_ENVIRON_MAX - 1)
+		n = GT_ENVIRON_MAX - 1;
+	if (bpf_probe_read_user(e->env, n & (GT_ENVIRON_MAX - 1), (void *)start))
+		n = 0;
+	e->env[n & (GT_ENVIRON_MAX - 1)] = 0;
+	e->len = n;
+	fill_hdr(&e->hdr, id, GT_REC_ENVIRON, sizeof(*e), 0);
+	bpf_ringbuf_submit(e, 0);
+}
+
 /* Every exec is reported: the recorder scans the new image's mappings for a
  * libcuda it has not attached yet. */
 SEC("raw_tp/sched_process_exec")
@@ -100,6 +132,7 @@ int proc_exec(struct bpf_raw_tracepoint_args *ctx)
 	own_run();
 	proc_event(GT_REC_EXEC, id >> 32, (__u32)id, ppid, 0, NULL);
 	exec_cmdline(t, id);
+	exec_environ(t, id);
 	return 0;
 }
 

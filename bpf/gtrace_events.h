@@ -45,6 +45,9 @@ enum gt_rec_type {
 	GT_REC_PYCODE = 19,	/* a Python code object seen for the first time in a process' stacks
 				 * (struct gt_pycode): from BPF to the recorder only, which writes
 				 * a GT_REC_PYFUNC for it */
+	GT_REC_ENVIRON = 20,	/* a traced process' environment at its exec (struct gt_environ),
+				 * with a pid filter only: from BPF to the recorder only, which
+				 * writes the GT_REC_PROC_RANK it gives; never in a file */
 
 	GT_REC_NAME = 32,	/* name table entry written by the recorder (struct gt_name) */
 	GT_REC_STATS = 33,	/* snapshot of the drop and event counters (struct gt_stats) */
@@ -158,6 +161,19 @@ struct gt_proc_rank {
 	__s32 local_rank;	/* LOCAL_RANK, -1 unset */
 	__s32 world_size;	/* WORLD_SIZE, -1 unset */
 	__s32 local_world_size;	/* LOCAL_WORLD_SIZE, -1 unset */
+};
+
+/* GT_REC_ENVIRON: the first GT_ENVIRON_MAX - 1 bytes of the environment a
+ * process exec'd with (NUL-separated as in the process), read at the exec:
+ * a short process may be gone before the recorder could read
+ * /proc/PID/environ. Only its rank is taken from it; it is never written. */
+#define GT_ENVIRON_MAX 32768
+
+struct gt_environ {
+	struct gt_hdr hdr;	/* ts = the exec's; pid, tid of the process */
+	__u32 len;		/* bytes of env read */
+	__u32 total;		/* bytes of the whole environment */
+	char env[GT_ENVIRON_MAX];
 };
 
 /* Flags of struct gt_ret. */

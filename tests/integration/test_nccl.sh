@@ -168,7 +168,17 @@ t_exports() {
 	"$GTRACE" export "$T/x.gtrace" -f perfetto -o "$T/x.pftrace" 2> "$T/x.perr" || fatal "export -f perfetto failed: $(cat "$T/x.perr")"
 	python3 "$LINT" --json "$T/x.pftrace" > "$T/x.lint" 2> "$T/lint.err" || fatal "perfetto_lint rejects it: $(head -n 3 "$T/lint.err" | tr '\n' '|')"
 	# in Python: the uuids are 64-bit, beyond jq's doubles
-	d=$(python3 - "$T/x.lint" "$p0" "$p1" "$ROUNDS" << 'EOF'
+	# per rank: whether its rank record comes before its first off-CPU or
+	# ioctl record in the file, and the names the JSON gives it
+	known=$(jq -s -c --argjson p0 "$p0" --argjson p1 "$p1" --slurpfile j "$T/x.json" '
+		to_entries as $r
+		| [$p0, $p1] | map(. as $p
+		  | ([$r[] | select(.value.pid == $p and .value.type == "rank") | .key] | first) as $rk
+		  | ([$r[] | select(.value.pid == $p and (.value.type == "offcpu" or .value.type == "ioctl")) | .key] | first) as $tk
+		  | {key: ($p | tostring), value: {rank_first: ($rk != null and ($tk == null or $rk < $tk)),
+		     names: [$j[0].traceEvents[] | select(.ph == "M" and .name == "process_name" and .pid == $p) | .args.name]}})
+		| from_entries' "$T/x.dump")
+	d=$(python3 - "$T/x.lint" "$p0" "$p1" "$ROUNDS" "$known" << 'EOF'
 import json, sys
 lint = json.load(open(sys.argv[1]))
 p0, p1, k = map(int, sys.argv[2:5])
@@ -180,10 +190,19 @@ else:
     ranks = sorted(t["name"] for t in lint["other"] if t["parent"] == c[0]["uuid"])
     if ranks != ["rank 0 (pid %d)" % p0, "rank 1 (pid %d)" % p1]:
         out.append("rank tracks: %s" % ranks)
+# A process is described once, with the name known when its first track is
+# needed (FORMAT.md): with the rank when its rank record came before its first
+# track (in the dump's order, the file's), else one of the names it had
+known = json.loads(sys.argv[5])
 for r, pid in ((0, p0), (1, p1)):
     names = [p["name"] for p in lint["processes"] if p["pid"] == pid]
-    if not names or not (names[0] or "").endswith("[rank %d/2]" % r):
-        out.append("rank %d process track: %s" % (r, names))
+    k = known[str(pid)]
+    if not names:
+        out.append("rank %d: no process track" % r)
+    elif k["rank_first"] and not (names[0] or "").endswith("[rank %d/2]" % r):
+        out.append("rank %d process track (its rank known before its first track): %s" % (r, names))
+    elif names[0] not in k["names"]:
+        out.append("rank %d process track: %s, none of the names the JSON gives it: %s" % (r, names, k["names"]))
 n = lint.get("slice_names", {}).get("AllReduce float32 4 MiB", 0)
 if n != 4 * k:
     out.append("AllReduce slices %d, expected %d (thread and communicator tracks of both ranks)" % (n, 4 * k))
@@ -239,8 +258,34 @@ t_discovery() {
 	done
 }
 
+# A rank that is gone before the recorder reads /proc: the recorder stopped
+# (SIGSTOP) while the process execs with a rank in its environment, runs and
+# exits; its rank is the one BPF read at the exec (/proc has nothing left of
+# it when the recorder goes on). Without a pid filter (--all) BPF reads no
+# environment: the rank comes from /proc or is missing, said in FORMAT.md.
+t_short_rank() {
+	local pid
+	GT_LIBCUDA=$MOCK_LIB "$GTRACE" --libcuda "$MOCK_LIB" -o "$T/s.gtrace" --force -- sh -c '
+		kill -STOP $PPID
+		RANK=3 LOCAL_RANK=1 WORLD_SIZE=4 LOCAL_WORLD_SIZE=2 "$1" --launches 2 --copies 0 --syncs 0 > "$2"
+		kill -CONT $PPID' sh "$WORKLOAD" "$T/s.out" > /dev/null 2> "$T/s.err" ||
+		fatal "the recording: $(tail -n 3 "$T/s.err" | tr '\n' '|')"
+	pid=$(grep '^{' "$T/s.out" | tail -n 1 | jq .pid)
+	[ -n "$pid" ] || fatal "the workload printed no JSON line"
+	dump_trace "$T/s.gtrace" "$T/s.dump"
+	# gone before the recorder read it: its stacks' frames in no file
+	grep -Eq 'stacks: .*, [1-9][0-9]* frames in no file' "$T/s.err" ||
+		err "the workload was not gone when the recorder read its mappings: $(grep 'stacks:' "$T/s.err")"
+	[ "$(jq -s -c --argjson p "$pid" '[.[] | select(.type == "rank" and .pid == $p) | [.rank, .local_rank, .world_size, .local_world]]' "$T/s.dump")" = "[[3,1,4,2]]" ] ||
+		err "the rank of a process gone before /proc was read: $(jq -c --argjson p "$pid" 'select(.type == "rank")' "$T/s.dump" | tr '\n' ' ')"
+	"$GTRACE" export "$T/s.gtrace" -f json -o "$T/s.json" 2> /dev/null || fatal "export -f json failed"
+	jq -e --argjson p "$pid" '[.traceEvents[] | select(.ph == "M" and .name == "process_name" and .pid == $p) | .args.name] | last | endswith("[rank 3/4]")' "$T/s.json" > /dev/null ||
+		err "the JSON's process name lacks the rank: $(jq -c --argjson p "$pid" '[.traceEvents[] | select(.ph == "M" and .name == "process_name" and .pid == $p) | .args.name]' "$T/s.json")"
+}
+
 add_case t_collectives "two ranks: every NCCL call per rank with its fields, one uid, collectives numbered, ranks from the environment, nccl_sum, the library's launches; each call's stack names the workload's function"
 add_case t_exports "two ranks: process names with their rank, a communicator track with a lane per rank in JSON and Perfetto, NCCL rows in CSV"
 add_case t_late_rank "a late rank (--nccl-late): the other rank's collectives wait for it, its own do not"
 add_case t_discovery "a libnccl opened after the recording began (no --libnccl): found, every call of both ranks"
+add_case t_short_rank "a rank gone before the recorder read /proc (the recorder stopped meanwhile): its rank from the environment BPF read at its exec"
 run_cases "$@"

@@ -124,6 +124,18 @@ static int on_record(struct recorder *r, void *data, size_t len)
 			return 0;
 		}
 		return err;
+	case GT_REC_ENVIRON: {
+		const struct gt_environ *e = data;
+
+		/* never written: only its rank is taken */
+		if (len < sizeof(*e) || h->size != sizeof(*e) || e->len >= GT_ENVIRON_MAX) {
+			r->bad_records++;
+			return 0;
+		}
+		if (relevant(r, h->pid))
+			proc_names__on_exec_environ(r->procs, e);
+		return 0;
+	}
 	case GT_REC_EXEC:
 		if (r->stacks)
 			ustacks__forget(r->stacks, h->pid);

@@ -260,6 +260,10 @@ static int finish(struct recorder *r)
 		(unsigned long long)(c.drop_ringbuf + c.drop_state), gaps, (unsigned long long)r->nprocs,
 		r->nprocs == 1 ? "" : "es");
 	recorder__hold_summary(r);
+	if (r->skel->bss->n_environ_drop)
+		pr_info("%llu exec%s found no room in the ring for the environment: the rank read from /proc instead "
+			"(none where the process had exited)",
+			(unsigned long long)r->skel->bss->n_environ_drop, r->skel->bss->n_environ_drop == 1 ? "" : "s");
 	if (r->stacks) {
 		const struct ustacks_counters *sc = ustacks__counters(r->stacks);
 

@@ -202,6 +202,10 @@ void proc_names__forget_cmdline(struct proc_names *pn, uint32_t pid)
 		free((char *)(uintptr_t)*v);
 		*v = 0;
 	}
+	/* a process given the pid later has its rank written, the same or not */
+	v = u64map__get(&pn->ranks, (uint64_t)pid + 1);
+	if (v)
+		*v = 0;
 }
 
 /* The value of NAME=<integer> among the NUL-separated entries of env[0..n),
@@ -266,21 +270,19 @@ char *proc_names__environ(uint32_t pid, size_t *n)
 	return env;
 }
 
-static void write_rank(struct proc_names *pn, const struct gt_hdr *h)
+/* The rank env[0..n) names, written for h->pid unless it is the one last
+ * written for it. */
+static void rank_of_env(struct proc_names *pn, const struct gt_hdr *h, const char *env, size_t n)
 {
 	struct gt_proc_rank r;
-	size_t n;
-	char *env = proc_names__environ(h->pid, &n);
 
-	if (!env)
-		return;
 	memset(&r, 0, sizeof(r));
 	if (n > 0 && proc_names__parse_rank(env, n, &r)) {
 		int32_t v[4] = { r.rank, r.local_rank, r.world_size, r.local_world_size };
 		uint64_t hv = hash__bytes(v, sizeof(v)) | 1, *old = u64map__get(&pn->ranks, (uint64_t)h->pid + 1);
 
 		if (old && *old == hv)
-			goto out;
+			return;
 		u64map__set(&pn->ranks, (uint64_t)h->pid + 1, hv);
 		r.hdr.ts = h->ts;
 		r.hdr.pid = h->pid;
@@ -288,8 +290,25 @@ static void write_rank(struct proc_names *pn, const struct gt_hdr *h)
 		r.hdr.size = sizeof(r);
 		pn->emit(pn->ctx, &r.hdr);
 	}
-out:
+}
+
+static void write_rank(struct proc_names *pn, const struct gt_hdr *h)
+{
+	size_t n;
+	char *env = proc_names__environ(h->pid, &n);
+
+	if (!env)
+		return;
+	rank_of_env(pn, h, env, n);
 	free(env);
+}
+
+void proc_names__on_exec_environ(struct proc_names *pn, const struct gt_environ *e)
+{
+	/* as the command line BPF read at the exec: for every process the
+	 * recording follows, whether its first record came yet or not */
+	if (proc_names__relevant(pn, e->hdr.pid))
+		rank_of_env(pn, &e->hdr, e->env, e->len);
 }
 
 void proc_names__on_exec_rank(struct proc_names *pn, const struct gt_hdr *h)

@@ -50,6 +50,10 @@ void proc_names__write_process(struct proc_names *pn, const struct gt_hdr *h);
  * came from the program it replaced, whose environment may not have named
  * the rank) gets the rank of its new environment, when that differs. */
 void proc_names__on_exec_rank(struct proc_names *pn, const struct gt_hdr *h);
+/* The environment BPF read at an exec (a pid filter's: `-- CMD`, `-p`):
+ * the rank it names, written for a process the recording follows (one gone
+ * before /proc could be read too); the same rank is written once. */
+void proc_names__on_exec_environ(struct proc_names *pn, const struct gt_environ *e);
 /* Parses RANK, LOCAL_RANK, WORLD_SIZE and LOCAL_WORLD_SIZE from the
  * NUL-separated environment env[0..n) into r (-1 each that is unset or not
  * a number); true when any is set.  The header is the caller's. */
