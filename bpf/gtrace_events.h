@@ -170,7 +170,7 @@ struct gt_proc_rank {
 #define GT_ENVIRON_MAX 32768
 
 struct gt_environ {
-	struct gt_hdr hdr;	/* ts = the exec's; pid, tid of the process */
+	struct gt_hdr hdr;	/* ts = when read, at the exec; pid, tid of the process */
 	__u32 len;		/* bytes of env read */
 	__u32 total;		/* bytes of the whole environment */
 	char env[GT_ENVIRON_MAX];
