@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "lib/kdev.h"
 #include "record/probes/hold.h"
 #include "record/procs/procfs.h"
 
@@ -26,9 +27,9 @@ static void test_kdev(void **state)
 {
 	(void)state;
 	/* major << 20 | minor, as the kernel's s_dev */
-	assert_int_equal(hold__kdev(makedev(8, 1)), (8u << 20) | 1);
-	assert_int_equal(hold__kdev(makedev(0, 44)), 44);
-	assert_int_equal(hold__kdev(makedev(259, 70000)), (259u << 20) | 70000);
+	assert_int_equal(kdev__of(makedev(8, 1)), (8u << 20) | 1);
+	assert_int_equal(kdev__of(makedev(0, 44)), 44);
+	assert_int_equal(kdev__of(makedev(259, 70000)), (259u << 20) | 70000);
 }
 
 static void test_same_start(void **state)

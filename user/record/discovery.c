@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "format/records.h"
 #include "lib/clock.h"
+#include "lib/kdev.h"
 #include "lib/log.h"
 #include "lib/term_text.h"
 #include "record/procs/cgroup_target.h"
@@ -170,7 +171,7 @@ static int libload_places(const struct gt_libload *l, char (*p)[PATH_MAX + 64])
 
 	if (l->fd >= 0) {
 		snprintf(p[n], sizeof(p[n]), "/proc/%u/fd/%d", l->hdr.pid, l->fd);
-		if (!stat(p[n], &st) && st.st_ino == l->ino && hold__kdev(st.st_dev) == l->dev)
+		if (!stat(p[n], &st) && st.st_ino == l->ino && kdev__of(st.st_dev) == l->dev)
 			n++;
 	}
 	if (l->path[0] == '/')
@@ -180,7 +181,7 @@ static int libload_places(const struct gt_libload *l, char (*p)[PATH_MAX + 64])
 	if (!access(p[n], R_OK))
 		n++;
 	snprintf(p[n], sizeof(p[n]), "%s", l->path);
-	if (l->path[0] == '/' && !stat(p[n], &st) && st.st_ino == l->ino && hold__kdev(st.st_dev) == l->dev)
+	if (l->path[0] == '/' && !stat(p[n], &st) && st.st_ino == l->ino && kdev__of(st.st_dev) == l->dev)
 		n++;
 	return n;
 }
@@ -233,7 +234,7 @@ int recorder__on_libload(struct recorder *r, struct gt_libload *l)
 		 * opener's kernel gave it */
 		if (!stat(places[i], &sb)) {
 			k.ino = sb.st_ino;
-			k.dev = hold__kdev(sb.st_dev);
+			k.dev = kdev__of(sb.st_dev);
 		}
 		if (!hold__file_state(r->hold, &k, &st))
 			st = (struct gt_file_state){ .kind = file_kind(n), .since = clock__mono_ns() };

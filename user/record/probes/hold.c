@@ -22,13 +22,13 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "format/records.h"
 #include "lib/clock.h"
+#include "lib/kdev.h"
 #include "lib/log.h"
 #include "record/probes/hold.h"
 #include "record/procs/procfs.h"
@@ -295,11 +295,6 @@ void hold__tick(struct hold *h)
 	}
 }
 
-uint32_t hold__kdev(dev_t dev)
-{
-	return (uint32_t)(major(dev) << 20 | (minor(dev) & 0xfffff));
-}
-
 bool hold__file_state(struct hold *h, const struct gt_file_key *k, struct gt_file_state *st)
 {
 	return h && !bpf_map_lookup_elem(h->o.files_fd, k, st);
@@ -326,7 +321,7 @@ void hold__note_file(struct hold *h, const char *path, const struct gt_file_key 
 		return;
 	if (path && !stat(path, &sb)) {
 		k.ino = sb.st_ino;
-		k.dev = hold__kdev(sb.st_dev);
+		k.dev = kdev__of(sb.st_dev);
 		note_key(h, &k, kind, since);
 	}
 	/* the file as the opener's kernel saw it: an overlay's or a btrfs

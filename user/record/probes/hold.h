@@ -66,8 +66,6 @@ void hold__note_file(struct hold *h, const char *path, const struct gt_file_key 
 		     uint64_t since);
 /* The files map's entry of k; false when there is none. */
 bool hold__file_state(struct hold *h, const struct gt_file_key *k, struct gt_file_state *st);
-/* The kernel's encoding of a device number from stat's: major << 20 | minor. */
-uint32_t hold__kdev(dev_t dev);
 
 /* A held load's process continued, its probes now in place or not: sets
  * l->cont_ts; the outcome becomes GT_LL_TIMEOUT when the watchdog continued

@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "bpf/gtrace_py.h"
 #include "lib/hmap.h"
+#include "lib/kdev.h"
 #include "lib/log.h"
 #include "lib/path_find.h"
 #include "record/stacks/elf_symtab.h"
@@ -465,7 +465,7 @@ static void on_path(struct pyconf *pc, const char *path)
 	struct stat st;
 
 	if (!stat(path, &st) && S_ISREG(st.st_mode))
-		pyconf__on_file(pc, 0, path, (major(st.st_dev) << 20) | minor(st.st_dev), st.st_ino);
+		pyconf__on_file(pc, 0, path, kdev__of(st.st_dev), st.st_ino);
 }
 
 void pyconf__scan_procs(struct pyconf *pc)
@@ -607,7 +607,7 @@ void pyconf__on_exec(struct pyconf *pc, uint32_t pid)
 	/* the name first: most execs are of other programs, not read at all */
 	if (exe[0] != '/' || !python_name(exe) || stat(link, &st) || !S_ISREG(st.st_mode))
 		return;
-	pyconf__on_file(pc, pid, exe, (major(st.st_dev) << 20) | minor(st.st_dev), st.st_ino);
+	pyconf__on_file(pc, pid, exe, kdev__of(st.st_dev), st.st_ino);
 	snprintf(in_root, sizeof(in_root), "/proc/%u/root%s", pid, exe);
 	needed_libpython(pc, in_root);
 }

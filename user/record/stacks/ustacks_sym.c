@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
+#include "lib/kdev.h"
 #include "lib/vec.h"
 #include "record/stacks/elf_symtab.h"
 #include "record/stacks/ustacks_int.h"
@@ -113,7 +113,7 @@ static void module_open(struct module *m)
 	if (snprintf(path, sizeof(path), "/proc/%u/root%s", m->pid, m->path) < (int)sizeof(path))
 		m->fd = open_regular(path, &st);
 	if (m->fd < 0 && m->path[0] == '/' && (m->fd = open_regular(m->path, &st)) >= 0 &&
-	    (st.st_ino != m->ino || ((major(st.st_dev) << 20) | minor(st.st_dev)) != m->dev)) {
+	    (st.st_ino != m->ino || kdev__of(st.st_dev) != m->dev)) {
 		close(m->fd);
 		m->fd = -1;
 	}
